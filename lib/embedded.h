@@ -1,0 +1,34 @@
+/* pm_embedded: the embedded compiler back end, upstream MLIR/LLVM (mlir-opt → mlir-translate → llc),
+ * with a tiling + full-unroll pipeline so compile cost grows with model size and window
+ * (see ../shared/reference/embedded-compiler.md). */
+#ifndef PM_EMBEDDED_H
+#define PM_EMBEDDED_H
+
+#include "backend.h"
+#include "error.h"
+
+typedef struct pm_embedded_opts {
+    const char *bindir;      /* NULL: $PASSMAP_LLVM_BINDIR, then the newest /usr/lib/llvm-N/bin with mlir-opt, then PATH */
+    int tile;                /* affine-loop-tile size; 0: 256 */
+    int unroll;              /* unroll-full-threshold; 0: 16 */
+    int no_rollback;         /* back end with allow-pattern-rollback=0 */
+    int single_thread;       /* --mlir-disable-threading */
+    const char *display;     /* "tree" (default) or "list" */
+    int json;                /* --mlir-output-format=json */
+    int llc_opt;             /* llc -O level; 0..3, default 2 (use -1 for default) */
+} pm_embedded_opts;
+
+typedef struct pm_embedded_tools {
+    char bindir[512];
+    char mlir_opt[600], mlir_translate[600], llc[600];
+    char version[64];        /* e.g. "22.1.8" */
+} pm_embedded_tools;
+
+int pm_embedded_find_tools(const char *bindir, pm_embedded_tools *tools, pm_err *err);
+/* The three steps that compile input_mlir inside workdir (outputs: out.mlirbc, out.ll, out.o). */
+int pm_embedded_steps(const pm_embedded_opts *opts, const pm_embedded_tools *tools, const char *input_mlir,
+                      const char *workdir, pm_steps *out, pm_err *err);
+/* The --pass-pipeline string used (heap). */
+char *pm_embedded_pipeline(const pm_embedded_opts *opts);
+
+#endif

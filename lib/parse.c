@@ -1,0 +1,206 @@
+/* Report container and format dispatch; the formats live in parse_*.c. */
+#include "parse_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const format_names[PM_FMT__COUNT] = {
+    [PM_FMT_AUTO] = "auto",
+    [PM_FMT_MLIR_TEXT] = "mlir-text",
+    [PM_FMT_MLIR_JSON] = "mlir-json",
+    [PM_FMT_LLVM_TEXT] = "llvm-text",
+    [PM_FMT_LLVM_JSON] = "llvm-json",
+    [PM_FMT_CHROME_TRACE] = "chrome-trace",
+    [PM_FMT_NPU_LOG] = "npu-log",
+    [PM_FMT_NPU_SCHEDULE] = "npu-schedule-trace",
+    [PM_FMT_NPU_STRATEGY] = "npu-strategy",
+    [PM_FMT_NPU_TASK_STATS] = "npu-task-stats",
+};
+
+static const pm_parse_fn parsers[PM_FMT__COUNT] = {
+    [PM_FMT_MLIR_TEXT] = pm_parse_mlir_text,
+    [PM_FMT_MLIR_JSON] = pm_parse_mlir_json,
+    [PM_FMT_LLVM_TEXT] = pm_parse_llvm_text,
+    [PM_FMT_LLVM_JSON] = pm_parse_llvm_json,
+    [PM_FMT_CHROME_TRACE] = pm_parse_chrome_trace,
+    [PM_FMT_NPU_LOG] = pm_parse_npu_log,
+    [PM_FMT_NPU_SCHEDULE] = pm_parse_npu_schedule,
+    [PM_FMT_NPU_STRATEGY] = pm_parse_npu_strategy,
+    [PM_FMT_NPU_TASK_STATS] = pm_parse_npu_task_stats,
+};
+
+const char *pm_format_name(pm_format f)
+{
+    return (f >= 0 && f < PM_FMT__COUNT) ? format_names[f] : "unknown";
+}
+
+pm_format pm_format_from_name(const char *name)
+{
+    for (int f = 0; f < PM_FMT__COUNT; f++)
+        if (name && strcmp(name, format_names[f]) == 0)
+            return (pm_format)f;
+    return PM_FMT__COUNT;
+}
+
+void pm_report_init(pm_report *r)
+{
+    memset(r, 0, sizeof *r);
+    r->total_wall_s = -1;
+    r->total_user_s = -1;
+}
+
+void pm_report_free(pm_report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_passes; i++) {
+        free(r->passes[i].name);
+        free(r->passes[i].section);
+    }
+    for (size_t i = 0; i < r->n_metrics; i++)
+        free(r->metrics[i].name);
+    free(r->passes);
+    free(r->metrics);
+    pm_report_init(r);
+}
+
+static int grow(void **items, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return PM_OK;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    while (ncap < need)
+        ncap *= 2;
+    void *p = realloc(*items, ncap * size);
+    if (!p)
+        return PM_ERR_NOMEM;
+    *items = p;
+    *cap = ncap;
+    return PM_OK;
+}
+
+int pm_report_add_pass(pm_report *r, const pm_pass *p)
+{
+    if (grow((void **)&r->passes, &r->cap_passes, r->n_passes + 1, sizeof *r->passes))
+        return PM_ERR_NOMEM;
+    pm_pass *d = &r->passes[r->n_passes];
+    *d = *p;
+    d->name = strdup(p->name ? p->name : "");
+    d->section = p->section ? strdup(p->section) : NULL;
+    if (!d->name || (p->section && !d->section)) {
+        free(d->name);
+        free(d->section);
+        return PM_ERR_NOMEM;
+    }
+    r->n_passes++;
+    return PM_OK;
+}
+
+int pm_report_add_metric(pm_report *r, const char *name, double value)
+{
+    if (grow((void **)&r->metrics, &r->cap_metrics, r->n_metrics + 1, sizeof *r->metrics))
+        return PM_ERR_NOMEM;
+    char *n = strdup(name);
+    if (!n)
+        return PM_ERR_NOMEM;
+    r->metrics[r->n_metrics].name = n;
+    r->metrics[r->n_metrics].value = value;
+    r->n_metrics++;
+    return PM_OK;
+}
+
+double pm_report_pass_wall(const pm_report *r)
+{
+    double sum = 0;
+    for (size_t i = 0; i < r->n_passes; i++)
+        if (!(r->passes[i].flags & (PM_PASS_GROUP | PM_PASS_SUMMARY)))
+            sum += r->passes[i].wall_s;
+    return sum;
+}
+
+static int contains(const char *buf, size_t len, const char *needle)
+{
+    return memmem(buf, len, needle, strlen(needle)) != NULL;
+}
+
+pm_format pm_parse_sniff(const char *buf, size_t len)
+{
+    pm_format f;
+    if (pm_sniff_npu(buf, len, &f))
+        return f;
+    size_t i = 0;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
+        i++;
+    if (i < len && (buf[i] == '{' || buf[i] == '[')) {
+        if (contains(buf, len, "\"traceEvents\"") || contains(buf, len, "\"ph\""))
+            return PM_FMT_CHROME_TRACE;
+        if (contains(buf, len, "\"wall\""))
+            return PM_FMT_MLIR_JSON;
+        return PM_FMT_LLVM_JSON;
+    }
+    if (contains(buf, len, "Pass execution timing report") ||
+        contains(buf, len, "Instruction Selection and Scheduling") ||
+        contains(buf, len, "DWARF Emission") || contains(buf, len, "Register Allocation"))
+        return PM_FMT_LLVM_TEXT;
+    if (contains(buf, len, "Execution time report"))
+        return PM_FMT_MLIR_TEXT;
+    return PM_FMT_AUTO;
+}
+
+int pm_parse_buffer(const char *buf, size_t len, pm_format fmt, pm_report *out, pm_err *err)
+{
+    if (fmt == PM_FMT_AUTO) {
+        fmt = pm_parse_sniff(buf, len);
+        if (fmt == PM_FMT_AUTO) /* nothing recognisable: no report, not an error */
+            return PM_OK;
+    }
+    if (fmt <= PM_FMT_AUTO || fmt >= PM_FMT__COUNT || !parsers[fmt])
+        return pm_err_set(err, PM_ERR_USAGE, "unknown report format %d", (int)fmt);
+    if (out->format == PM_FMT_AUTO)
+        out->format = fmt;
+    return parsers[fmt](buf, len, out, err);
+}
+
+int pm_parse_file(const char *path, pm_format fmt, pm_report *out, pm_err *err)
+{
+    int rc = PM_OK;
+    char *buf = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pm_err_errno(err, PM_ERR_IO, "cannot open %s", path);
+    size_t cap = 1 << 16, len = 0;
+    buf = malloc(cap);
+    if (!buf) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
+        goto cleanup;
+    }
+    for (;;) {
+        if (len == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
+                goto cleanup;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f)) {
+                rc = pm_err_errno(err, PM_ERR_IO, "cannot read %s", path);
+                goto cleanup;
+            }
+            break;
+        }
+    }
+    rc = pm_parse_buffer(buf, len, fmt, out, err);
+    if (rc != PM_OK)
+        pm_err_wrap(err, "%s", path);
+cleanup:
+    free(buf);
+    fclose(f);
+    return rc;
+}

@@ -1,0 +1,76 @@
+/* pm_parse: per-pass timing reports and compiler metrics, from files or buffers. */
+#ifndef PM_PARSE_H
+#define PM_PARSE_H
+
+#include <stddef.h>
+#include "error.h"
+
+typedef enum pm_format {
+    PM_FMT_AUTO = 0,
+    PM_FMT_MLIR_TEXT,       /* -mlir-timing, list or tree display */
+    PM_FMT_MLIR_JSON,       /* -mlir-timing --mlir-output-format=json */
+    PM_FMT_LLVM_TEXT,       /* llc/opt -time-passes */
+    PM_FMT_LLVM_JSON,       /* -time-passes-json (where available) */
+    PM_FMT_CHROME_TRACE,    /* Chrome trace / -ftime-trace JSON */
+    PM_FMT_NPU_LOG,         /* OpenVINO NPU plugin + compiler log (LOG_INFO) */
+    PM_FMT_NPU_SCHEDULE,    /* compileTimeScheduleTrace.json */
+    PM_FMT_NPU_STRATEGY,    /* strategy_out.json */
+    PM_FMT_NPU_TASK_STATS,  /* dump-task-stats / IE op statistics blocks */
+    PM_FMT__COUNT
+} pm_format;
+
+enum {
+    PM_PASS_GROUP = 1u << 0,    /* pipeline/group row ('func.func' Pipeline, Pass execution timing report
+                                   headers, "Compile network"): excluded from per-pass totals */
+    PM_PASS_ANALYSIS = 1u << 1, /* (A) rows / analysis passes: counted */
+    PM_PASS_SUMMARY = 1u << 2,  /* Total, Rest, root, Parser/Output summary rows: excluded from totals */
+};
+
+typedef struct pm_pass {
+    char *name;       /* as printed, trimmed; "(A) " prefix removed (flag kept) */
+    char *section;    /* report section or group when the format has one (LLVM: "Pass execution timing
+                         report" / "Instruction Selection and Scheduling" ...), else NULL */
+    double wall_s;
+    double user_s;    /* < 0: absent */
+    int depth;        /* tree depth; 0 for flat formats */
+    int parent;       /* index into passes[], -1 at top */
+    unsigned flags;   /* PM_PASS_* */
+    int report_index; /* which report block of the input (0..n_reports-1) */
+} pm_pass;
+
+typedef struct pm_metric {
+    char *name;       /* e.g. "npu.tasks", "npu.tasks.DMA", "npu.tiles", "npu.peak_kb", "ops.total" */
+    double value;
+} pm_metric;
+
+typedef struct pm_report {
+    pm_format format;
+    int n_reports;          /* timing report blocks found */
+    double total_wall_s;    /* the report's own Total (summed over blocks); < 0: absent */
+    double total_user_s;    /* < 0: absent */
+    pm_pass *passes;
+    size_t n_passes, cap_passes;
+    pm_metric *metrics;
+    size_t n_metrics, cap_metrics;
+} pm_report;
+
+void pm_report_init(pm_report *r);
+void pm_report_free(pm_report *r);
+/* Appends (names are copied). Return PM_OK or PM_ERR_NOMEM. */
+int pm_report_add_pass(pm_report *r, const pm_pass *p);
+int pm_report_add_metric(pm_report *r, const char *name, double value);
+
+/* Sum of wall time over passes that are neither groups nor summaries: no double counting. */
+double pm_report_pass_wall(const pm_report *r);
+
+/* Parses buf (need not be NUL-terminated). AUTO sniffs the format. Appends to out (so several inputs,
+ * e.g. stderr of mlir-opt plus a schedule trace, can share one report). Input with no report block is
+ * not an error: n_reports stays 0. Malformed input is PM_ERR_PARSE with a line number in the message. */
+int pm_parse_buffer(const char *buf, size_t len, pm_format fmt, pm_report *out, pm_err *err);
+int pm_parse_file(const char *path, pm_format fmt, pm_report *out, pm_err *err);
+
+pm_format pm_parse_sniff(const char *buf, size_t len);
+const char *pm_format_name(pm_format f);              /* "mlir-text", "llvm-text", "npu-log" ... */
+pm_format pm_format_from_name(const char *name);      /* PM_FMT__COUNT when unknown */
+
+#endif

@@ -1,0 +1,52 @@
+/* pm_run: one command in its own process (fork/exec, no shell), measured. */
+#ifndef PM_RUN_H
+#define PM_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "error.h"
+
+typedef enum pm_run_status {
+    PM_RUN_OK = 0,      /* exited 0 */
+    PM_RUN_FAILED,      /* exited non-zero or killed by a signal */
+    PM_RUN_TIMEOUT,     /* killed by passmap after timeout_s */
+    PM_RUN_OOM,         /* hit mem_limit_bytes (RLIMIT_AS) or the kernel OOM killer */
+    PM_RUN_SPAWN_ERROR  /* could not start (exec failed: no such file, not executable) */
+} pm_run_status;
+
+typedef struct pm_run_opts {
+    double timeout_s;           /* 0: none. On expiry the whole process group gets SIGTERM, then SIGKILL. */
+    uint64_t mem_limit_bytes;   /* 0: none. Applied as RLIMIT_AS in the child. */
+    const char *cwd;            /* NULL: inherit */
+    const char *stdout_path;    /* capture file; NULL: discard */
+    const char *stderr_path;    /* capture file; NULL: discard */
+    size_t capture_limit;       /* bytes kept per stream; 0: default 64 MiB. Beyond it the head and the
+                                   last quarter of the limit are kept, the middle dropped (counted). */
+    const char *const *env_set; /* NULL-terminated "NAME=VALUE" added/overridden in the child; NULL: none */
+    int count_instructions;     /* try perf_event_open (user-space instructions of the child tree) */
+    const char *stdin_path;     /* NULL: /dev/null */
+} pm_run_opts;
+
+typedef struct pm_run_result {
+    pm_run_status status;
+    double wall_s, user_s, sys_s;  /* of the child and its waited-for descendants */
+    long maxrss_kb;
+    int64_t instructions;          /* -1: unavailable (kernel or permissions) */
+    int exit_code;                 /* -1 when signalled */
+    int term_signal;               /* 0 when exited */
+    size_t stdout_bytes, stderr_bytes;      /* total written by the child */
+    int stdout_truncated, stderr_truncated; /* capture dropped bytes */
+    char spawn_error[256];         /* with PM_RUN_SPAWN_ERROR */
+} pm_run_result;
+
+/* Runs argv[0] (PATH-searched) with argv. Returns PM_OK when the child was run and measured, whatever its
+ * exit status (see res->status); an error code only when passmap itself could not do its job. */
+int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res, pm_err *err);
+
+const char *pm_run_status_name(pm_run_status s);
+/* Parses "30", "2.5s", "5m", "1h" into seconds. */
+int pm_run_parse_duration(const char *text, double *seconds, pm_err *err);
+/* Parses "512M", "8G", "1073741824" into bytes. */
+int pm_run_parse_size(const char *text, uint64_t *bytes, pm_err *err);
+
+#endif

@@ -1,0 +1,9 @@
+/* STUB: to be written. */
+#include <stdio.h>
+#include "cmds.h"
+
+int cmd_cache(int argc, char **argv)
+{
+    fprintf(stderr, "passmap: '%s' is not built yet\n", argv[0]);
+    return PM_EXIT_FAIL;
+}

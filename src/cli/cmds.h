@@ -1,0 +1,18 @@
+/* One function per subcommand, dispatched from main.c as in git. Each returns the process exit status. */
+#ifndef PM_CLI_CMDS_H
+#define PM_CLI_CMDS_H
+
+int cmd_run(int argc, char **argv);
+int cmd_parse(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
+int cmd_ov_compile(int argc, char **argv);
+
+/* Exit statuses: 0 ok, 1 the work failed, 2 usage error. */
+enum { PM_EXIT_OK = 0, PM_EXIT_FAIL = 1, PM_EXIT_USAGE = 2 };
+
+#endif

@@ -1,0 +1,56 @@
+/* passmap: finds what dominates a model compiler's compile time, why, and fixes it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+
+#ifndef PM_VERSION
+#define PM_VERSION "0.1.0"
+#endif
+
+struct command {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"run", cmd_run, "run a command N times, cold, in isolated processes, and measure it"},
+    {"parse", cmd_parse, "parse a timing report (MLIR, LLVM, Chrome trace, NPU logs) into passes"},
+    {"import", cmd_import, "import a timing report file into a results database"},
+    {"gen", cmd_gen, "generate a workload (LLM decoder or CNN) as MLIR"},
+    {"sweep", cmd_sweep, "run a sweep spec (matrix of configs x repeats) into SQLite"},
+    {"report", cmd_report, "analyse a results database: stages, regimes, fits, fixes, HTML"},
+    {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
+    {"cache", cmd_cache, "content-addressed cache of compiled artifacts"},
+    {"ov-compile", cmd_ov_compile, "compile (and import) one OpenVINO model, used by the openvino back end"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: passmap <command> [options]   (passmap <command> --help for more)\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return PM_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return PM_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("passmap %s\n", PM_VERSION);
+        return PM_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "passmap: '%s' is not a command\n", argv[1]);
+    usage(stderr);
+    return PM_EXIT_USAGE;
+}
