@@ -1,9 +1,116 @@
-/* STUB: to be written. */
+/* passmap compare A.db [B.db]: A/B comparison of two result sets (see lib/compare.h). */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmds.h"
+#include "compare.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: passmap compare A.db [B.db] [options]\n"
+          "Compares compile times of B against A per config (matched on the key without its variant),\n"
+          "per step tool and per pass: means, ratio B/A with 95% CI, Welch t, significance (|delta| >= 3 sigma).\n"
+          "With one database, pick the two variants with --a-variant and --b-variant.\n"
+          "  --a-variant V, --b-variant V  variant of each side (needed when a side holds several)\n"
+          "  --sweep NAME                  sweep on both sides (needed when a database holds several)\n"
+          "  --a-sweep NAME, --b-sweep NAME  sweep per side\n"
+          "  --top N                       pass rows per config and in the summary (default 10)\n"
+          "  --all-passes                  every pass row\n"
+          "  --markdown                    GitHub Markdown tables\n"
+          "  --json                        everything as JSON\n"
+          "  -h, --help                    this help\n"
+          "Exit: 0 ok, 1 no config matched or a database could not be read, 2 usage error.\n",
+          out);
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "passmap compare: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+    fputs("try 'passmap compare --help'\n", stderr);
+    return PM_EXIT_USAGE;
+}
 
 int cmd_compare(int argc, char **argv)
 {
-    fprintf(stderr, "passmap: '%s' is not built yet\n", argv[0]);
-    return PM_EXIT_FAIL;
+    enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON };
+    static const struct option longopts[] = {
+        {"a-variant", required_argument, NULL, O_AVAR}, {"b-variant", required_argument, NULL, O_BVAR},
+        {"sweep", required_argument, NULL, O_SWEEP},    {"a-sweep", required_argument, NULL, O_ASWEEP},
+        {"b-sweep", required_argument, NULL, O_BSWEEP}, {"top", required_argument, NULL, O_TOP},
+        {"all-passes", no_argument, NULL, O_ALL},       {"markdown", no_argument, NULL, O_MD},
+        {"json", no_argument, NULL, O_JSON},            {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    pm_compare_opts opts = {0};
+    const char *sweep = NULL;
+    size_t top = 10;
+    int all = 0, markdown = 0, json = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_AVAR: opts.variant_a = optarg; break;
+        case O_BVAR: opts.variant_b = optarg; break;
+        case O_SWEEP: sweep = optarg; break;
+        case O_ASWEEP: opts.sweep_a = optarg; break;
+        case O_BSWEEP: opts.sweep_b = optarg; break;
+        case O_TOP: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end || v < 1)
+                return usage_error("--top needs a positive integer", optarg);
+            top = (size_t)v;
+            break;
+        }
+        case O_ALL: all = 1; break;
+        case O_MD: markdown = 1; break;
+        case O_JSON: json = 1; break;
+        case 'h': usage(stdout); return PM_EXIT_OK;
+        default:
+            return usage_error("unknown or incomplete option", argv[optind - 1]);
+        }
+    }
+    if (markdown && json)
+        return usage_error("--markdown and --json exclude each other", NULL);
+    int n_paths = argc - optind;
+    if (n_paths < 1 || n_paths > 2)
+        return usage_error(n_paths < 1 ? "no database given" : "at most two databases", NULL);
+    opts.path_a = argv[optind];
+    opts.path_b = argv[optind + (n_paths == 2)];
+    if (n_paths == 1 && (!opts.variant_a || !opts.variant_b))
+        return usage_error("with one database, give --a-variant and --b-variant", NULL);
+    if (!opts.sweep_a)
+        opts.sweep_a = sweep;
+    if (!opts.sweep_b)
+        opts.sweep_b = sweep;
+
+    pm_compare_result res;
+    pm_err err = {0};
+    int rc = pm_compare_run(&opts, &res, &err);
+    if (rc != PM_OK) {
+        fprintf(stderr, "passmap compare: %s\n", err.msg);
+        return rc == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;
+    }
+    int status = PM_EXIT_OK;
+    if (json) {
+        json_t *root = pm_compare_to_json(&res);
+        if (!root || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
+            fprintf(stderr, "passmap compare: could not write JSON\n");
+            status = PM_EXIT_FAIL;
+        }
+        fputc('\n', stdout);
+        json_decref(root);
+    } else if (pm_compare_write(stdout, &res, markdown ? PM_COMPARE_MARKDOWN : PM_COMPARE_TEXT, all ? 0 : top,
+                                &err) != PM_OK) {
+        fprintf(stderr, "passmap compare: %s\n", err.msg);
+        status = PM_EXIT_FAIL;
+    }
+    if (status == PM_EXIT_OK && res.n_configs == 0) {
+        fprintf(stderr, "passmap compare: no config matched (%zu only in A, %zu only in B)\n", res.n_only_a,
+                res.n_only_b);
+        status = PM_EXIT_FAIL;
+    }
+    pm_compare_free(&res);
+    return status;
 }

@@ -1,0 +1,1074 @@
+/* pm_compare: load two sides from results databases, match configs, compare (see compare.h). */
+#include "compare.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "store.h"
+
+#define SIGMA_THRESHOLD 3.0
+
+/* One measured quantity over the runs of one config side: v[i] belongs to runs[i] (0 when absent in that
+ * run but present in another). */
+typedef struct series {
+    char *tool, *pass;
+    double *v;
+} series;
+
+typedef struct side_cfg {
+    int64_t id;
+    char *key, *base, *variant;
+    size_t n_runs;
+    int64_t *run_ids;   /* ascending */
+    double *wall;       /* run wall, only runs where it is known */
+    size_t n_wall;
+    series *steps, *passes;   /* sorted by (tool, pass) */
+    size_t n_steps, n_passes;
+} side_cfg;
+
+typedef struct side {
+    pm_store *st;
+    side_cfg *cfgs;     /* sorted by base */
+    size_t n_cfgs;
+} side;
+
+static int nomem(pm_err *err)
+{
+    return pm_err_set(err, PM_ERR_NOMEM, "compare: out of memory");
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* Grows *arr (element size sz) to hold n + 1 elements. */
+static int grow(void *arr, size_t *cap, size_t n, size_t sz)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : 8;
+    void *p = realloc(*(void **)arr, nc * sz);
+    if (!p)
+        return -1;
+    *(void **)arr = p;
+    *cap = nc;
+    return 0;
+}
+
+int pm_compare_split_key(const char *key, const char *variant_column, char **base, char **variant, pm_err *err)
+{
+    *base = *variant = NULL;
+    const char *slash = strrchr(key, '/');
+    size_t base_len = strlen(key);
+    const char *var = "";
+    if (variant_column) {
+        size_t vl = strlen(variant_column);
+        var = variant_column;
+        if (slash && strcmp(slash + 1, variant_column) == 0 && vl > 0)
+            base_len = (size_t)(slash - key);
+    } else if (slash) {
+        var = slash + 1;
+        base_len = (size_t)(slash - key);
+    }
+    *base = strndup(key, base_len);
+    *variant = strdup(var);
+    if (!*base || !*variant) {
+        free(*base);
+        free(*variant);
+        *base = *variant = NULL;
+        return nomem(err);
+    }
+    return PM_OK;
+}
+
+static void free_series(series *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(s[i].tool);
+        free(s[i].pass);
+        free(s[i].v);
+    }
+    free(s);
+}
+
+static void free_side_cfg(side_cfg *c)
+{
+    free(c->key);
+    free(c->base);
+    free(c->variant);
+    free(c->run_ids);
+    free(c->wall);
+    free_series(c->steps, c->n_steps);
+    free_series(c->passes, c->n_passes);
+}
+
+static void free_side(side *s)
+{
+    for (size_t i = 0; i < s->n_cfgs; i++)
+        free_side_cfg(&s->cfgs[i]);
+    free(s->cfgs);
+    pm_store_close(s->st);
+    memset(s, 0, sizeof *s);
+}
+
+static int db_fail(sqlite3 *db, const char *path, pm_err *err, const char *what)
+{
+    return pm_err_set(err, PM_ERR_DB, "%s: %s: %s", path, what, sqlite3_errmsg(db));
+}
+
+static int cmp_str_nullable(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+/* Same order as SQLite's BINARY collation for the ORDER BY below (NULL first). */
+static int cmp_tool_pass(const char *ta, const char *pa, const char *tb, const char *pb)
+{
+    int c = cmp_str_nullable(ta, tb);
+    return c ? c : cmp_str_nullable(pa, pb);
+}
+
+/* Resolves the sweep id: by name, or the only one. */
+static int resolve_sweep(sqlite3 *db, const char *path, const char *want, int64_t *id, char **name, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = PM_OK;
+    if (sqlite3_prepare_v2(db, "SELECT id, name FROM sweep ORDER BY name", -1, &s, NULL) != SQLITE_OK)
+        return db_fail(db, path, err, "list sweeps");
+    char names[512] = "";
+    size_t n = 0, found = 0;
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *nm = (const char *)sqlite3_column_text(s, 1);
+        n++;
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", nm ? nm : "");
+        if (!want || (nm && strcmp(nm, want) == 0)) {
+            *id = sqlite3_column_int64(s, 0);
+            free(*name);
+            *name = dup_or_null(nm);
+            found++;
+        }
+    }
+    if (step != SQLITE_DONE)
+        rc = db_fail(db, path, err, "list sweeps");
+    else if (n == 0)
+        rc = pm_err_set(err, PM_ERR_NOTFOUND, "%s: no sweep recorded", path);
+    else if (want && !found)
+        rc = pm_err_set(err, PM_ERR_USAGE, "%s: no sweep '%s' (sweeps: %s)", path, want, names);
+    else if (!want && found > 1)
+        rc = pm_err_set(err, PM_ERR_USAGE, "%s holds several sweeps (%s): pick one with --sweep", path, names);
+    else if (!*name)
+        rc = nomem(err);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static int find_run(const side_cfg *c, int64_t run_id, size_t *idx)
+{
+    size_t lo = 0, hi = c->n_runs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->run_ids[mid] == run_id) {
+            *idx = mid;
+            return 1;
+        }
+        if (c->run_ids[mid] < run_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/* Fills series from rows (run_id, tool, pass, value) ordered by tool, pass. */
+static int load_series(sqlite3 *db, const char *path, const char *sql, side_cfg *c, series **out, size_t *n_out,
+                       pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    series *arr = NULL;
+    size_t n = 0, cap = 0;
+    int rc = PM_OK, step;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return db_fail(db, path, err, "prepare");
+    sqlite3_bind_int64(s, 1, c->id);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        size_t ri;
+        if (!find_run(c, sqlite3_column_int64(s, 0), &ri))
+            continue;
+        const char *tool = (const char *)sqlite3_column_text(s, 1);
+        const char *pass = (const char *)sqlite3_column_text(s, 2);
+        if (n == 0 || cmp_tool_pass(arr[n - 1].tool, arr[n - 1].pass, tool, pass) != 0) {
+            if (grow(&arr, &cap, n, sizeof *arr) != 0) {
+                rc = nomem(err);
+                goto cleanup;
+            }
+            series *se = &arr[n++];
+            *se = (series){.tool = dup_or_null(tool), .pass = dup_or_null(pass),
+                           .v = calloc(c->n_runs ? c->n_runs : 1, sizeof(double))};
+            if ((tool && !se->tool) || (pass && !se->pass) || !se->v) {
+                rc = nomem(err);
+                goto cleanup;
+            }
+        }
+        arr[n - 1].v[ri] += sqlite3_column_double(s, 3);
+    }
+    if (step != SQLITE_DONE)
+        rc = db_fail(db, path, err, "query");
+cleanup:
+    sqlite3_finalize(s);
+    if (rc != PM_OK) {
+        free_series(arr, n);
+        return rc;
+    }
+    *out = arr;
+    *n_out = n;
+    return PM_OK;
+}
+
+static const char *const runs_sql =
+    "SELECT id, wall_s FROM run WHERE config_id = ?1 AND mode = 'cold' AND status = 'ok' ORDER BY id";
+/* tool is never NULL-compared badly: coalesce keeps the BINARY order consistent with cmp_tool_pass. */
+static const char *const steps_sql =
+    "SELECT s.run_id, coalesce(s.tool, ''), NULL, sum(s.wall_s) FROM step s JOIN run r ON r.id = s.run_id\n"
+    "WHERE r.config_id = ?1 AND r.mode = 'cold' AND r.status = 'ok' AND s.wall_s IS NOT NULL\n"
+    "GROUP BY s.run_id, coalesce(s.tool, '') ORDER BY 2, 1";
+static const char *const passes_sql =
+    "SELECT run_id, coalesce(tool, ''), pass, sum(wall_s) FROM v_pass\n"
+    "WHERE config_id = ?1 AND mode = 'cold' AND run_status = 'ok' AND counted AND wall_s IS NOT NULL\n"
+    "GROUP BY run_id, coalesce(tool, ''), pass ORDER BY 2, 3, 1";
+
+static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    size_t cap = 0, cap_w = 0;
+    int rc = PM_OK, step;
+    if (sqlite3_prepare_v2(db, runs_sql, -1, &s, NULL) != SQLITE_OK)
+        return db_fail(db, path, err, "prepare runs");
+    sqlite3_bind_int64(s, 1, c->id);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (grow(&c->run_ids, &cap, c->n_runs, sizeof *c->run_ids) != 0) {
+            rc = nomem(err);
+            goto cleanup;
+        }
+        c->run_ids[c->n_runs++] = sqlite3_column_int64(s, 0);
+        if (sqlite3_column_type(s, 1) != SQLITE_NULL) {
+            if (grow(&c->wall, &cap_w, c->n_wall, sizeof *c->wall) != 0) {
+                rc = nomem(err);
+                goto cleanup;
+            }
+            c->wall[c->n_wall++] = sqlite3_column_double(s, 1);
+        }
+    }
+    if (step != SQLITE_DONE)
+        rc = db_fail(db, path, err, "query runs");
+cleanup:
+    sqlite3_finalize(s);
+    if (rc == PM_OK)
+        rc = load_series(db, path, steps_sql, c, &c->steps, &c->n_steps, err);
+    if (rc == PM_OK)
+        rc = load_series(db, path, passes_sql, c, &c->passes, &c->n_passes, err);
+    if (rc != PM_OK)
+        pm_err_wrap(err, "config %s", c->key);
+    return rc;
+}
+
+static int cmp_cfg_base(const void *a, const void *b)
+{
+    return strcmp(((const side_cfg *)a)->base, ((const side_cfg *)b)->base);
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Picks the variant: the one asked for, or the only one. Lists the choices when ambiguous. */
+static int resolve_variant(side_cfg *cfgs, size_t n, const char *path, const char *label, const char *want,
+                           char **chosen, pm_err *err)
+{
+    char **vars = malloc((n ? n : 1) * sizeof *vars);
+    size_t nv = 0;
+    int rc = PM_OK;
+    if (!vars)
+        return nomem(err);
+    for (size_t i = 0; i < n; i++)
+        vars[nv++] = cfgs[i].variant;
+    qsort(vars, nv, sizeof *vars, cmp_strp);
+    size_t nd = 0;
+    for (size_t i = 0; i < nv; i++)
+        if (i == 0 || strcmp(vars[i], vars[nd - 1]) != 0)
+            vars[nd++] = vars[i];
+    char list[512] = "";
+    for (size_t i = 0; i < nd; i++) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", *vars[i] ? vars[i] : "(none)");
+    }
+    const char *pick = NULL;
+    if (want) {
+        for (size_t i = 0; i < nd && !pick; i++)
+            if (strcmp(vars[i], want) == 0)
+                pick = vars[i];
+        if (!pick)
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: no variant '%s' on side %s (variants: %s)", path, want, label,
+                            nd ? list : "none");
+    } else if (nd > 1) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "%s holds several variants (%s): pick one with --%s-variant", path,
+                        list, label);
+    } else if (nd == 1) {
+        pick = vars[0];
+    } else {
+        pick = "";
+    }
+    if (rc == PM_OK && !(*chosen = strdup(pick)))
+        rc = nomem(err);
+    free(vars);
+    return rc;
+}
+
+static int load_side(const char *path, const char *sweep, const char *variant, const char *label, side *sd,
+                     pm_compare_side *info, pm_err *err)
+{
+    int rc = pm_store_open_readonly(path, &sd->st, err);
+    if (rc != PM_OK)
+        return rc;
+    sqlite3 *db = pm_store_db(sd->st);
+    int64_t sweep_id = 0;
+    sqlite3_stmt *s = NULL;
+    side_cfg *all = NULL;
+    size_t n_all = 0, cap = 0;
+    if (!(info->path = strdup(path)))
+        return nomem(err);
+    if ((rc = resolve_sweep(db, path, sweep, &sweep_id, &info->sweep, err)) != PM_OK)
+        return rc;
+    if (sqlite3_prepare_v2(db, "SELECT id, key, variant FROM config WHERE sweep_id = ?1", -1, &s, NULL)
+        != SQLITE_OK)
+        return db_fail(db, path, err, "list configs");
+    sqlite3_bind_int64(s, 1, sweep_id);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (grow(&all, &cap, n_all, sizeof *all) != 0) {
+            rc = nomem(err);
+            goto cleanup;
+        }
+        side_cfg *c = &all[n_all++];
+        *c = (side_cfg){.id = sqlite3_column_int64(s, 0)};
+        const char *key = (const char *)sqlite3_column_text(s, 1);
+        if (!(c->key = strdup(key ? key : ""))) {
+            rc = nomem(err);
+            goto cleanup;
+        }
+        if ((rc = pm_compare_split_key(c->key, (const char *)sqlite3_column_text(s, 2), &c->base, &c->variant,
+                                       err)) != PM_OK)
+            goto cleanup;
+    }
+    if (step != SQLITE_DONE) {
+        rc = db_fail(db, path, err, "list configs");
+        goto cleanup;
+    }
+    if ((rc = resolve_variant(all, n_all, path, label, variant, &info->variant, err)) != PM_OK)
+        goto cleanup;
+    /* Keep the chosen variant's configs, then load their runs. */
+    size_t kept = 0;
+    for (size_t i = 0; i < n_all; i++) {
+        if (strcmp(all[i].variant, info->variant) == 0)
+            all[kept++] = all[i];
+        else
+            free_side_cfg(&all[i]);
+    }
+    n_all = kept;
+    qsort(all, n_all, sizeof *all, cmp_cfg_base);
+    for (size_t i = 1; i < n_all; i++)
+        if (strcmp(all[i].base, all[i - 1].base) == 0) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: configs %s and %s both match as %s", path, all[i - 1].key,
+                            all[i].key, all[i].base);
+            goto cleanup;
+        }
+    for (size_t i = 0; i < n_all && rc == PM_OK; i++)
+        rc = load_cfg_data(db, path, &all[i], err);
+cleanup:
+    sqlite3_finalize(s);
+    sd->cfgs = all;
+    sd->n_cfgs = n_all;
+    return rc;
+}
+
+static void stat_compare(const double *a, size_t na, const double *b, size_t nb, pm_compare_stat *o)
+{
+    *o = (pm_compare_stat){.n_a = na, .n_b = nb, .mean_a = NAN, .mean_b = NAN, .sd_a = NAN, .sd_b = NAN,
+                           .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .t = NAN, .df = NAN, .p = NAN,
+                           .delta = NAN, .sigma = NAN, .significant = PM_COMPARE_NA};
+    pm_stats_summary sa, sb;
+    pm_stats_summarize(a, na, &sa);
+    pm_stats_summarize(b, nb, &sb);
+    o->mean_a = sa.mean;
+    o->mean_b = sb.mean;
+    o->sd_a = sa.sd;
+    o->sd_b = sb.sd;
+    if (na > 0 && nb > 0)
+        o->delta = sb.mean - sa.mean;
+    pm_stats_ratio r;
+    pm_stats_ratio_of_means(b, nb, a, na, &r);
+    o->ratio = r.ratio;
+    o->ci_lo = r.ci_lo;
+    o->ci_hi = r.ci_hi;
+    if (na < 2 || nb < 2)
+        return;
+    pm_stats_welch w;
+    if (pm_stats_welch_test(b, nb, a, na, &w) == PM_STATS_OK) {
+        o->t = w.t;
+        o->df = w.df;
+        o->p = w.p;
+    }
+    o->sigma = sqrt(sa.sd * sa.sd / (double)na + sb.sd * sb.sd / (double)nb);
+    o->significant = o->delta != 0 && fabs(o->delta) >= SIGMA_THRESHOLD * o->sigma;
+}
+
+static int make_row(const char *tool, const char *pass, pm_compare_presence pr, const double *a, size_t na,
+                    const double *b, size_t nb, pm_compare_row *row)
+{
+    *row = (pm_compare_row){.tool = dup_or_null(tool), .pass = dup_or_null(pass), .presence = pr};
+    if ((tool && !row->tool) || (pass && !row->pass))
+        return -1;
+    /* Present on one side only: the other side's time is truly zero, not unknown. */
+    stat_compare(a, na, b, nb, &row->st);
+    if (pr != PM_COMPARE_BOTH) {
+        row->st.mean_a = pr == PM_COMPARE_ADDED ? 0 : row->st.mean_a;
+        row->st.mean_b = pr == PM_COMPARE_REMOVED ? 0 : row->st.mean_b;
+        row->st.delta = row->st.mean_b - row->st.mean_a;
+    }
+    return 0;
+}
+
+/* Merges two sorted series lists into comparison rows. */
+static int merge_rows(const side_cfg *ca, const series *sa, size_t na, const side_cfg *cb, const series *sb,
+                      size_t nb, pm_compare_row **out, size_t *n_out)
+{
+    pm_compare_row *rows = calloc(na + nb + 1, sizeof *rows);
+    size_t n = 0, i = 0, j = 0;
+    if (!rows)
+        return -1;
+    while (i < na || j < nb) {
+        int c = i >= na ? 1 : j >= nb ? -1 : cmp_tool_pass(sa[i].tool, sa[i].pass, sb[j].tool, sb[j].pass);
+        int bad;
+        if (c == 0) {
+            bad = make_row(sa[i].tool, sa[i].pass, PM_COMPARE_BOTH, sa[i].v, ca->n_runs, sb[j].v, cb->n_runs,
+                           &rows[n]);
+            i++, j++;
+        } else if (c < 0) {
+            bad = make_row(sa[i].tool, sa[i].pass, PM_COMPARE_REMOVED, sa[i].v, ca->n_runs, NULL, 0, &rows[n]);
+            i++;
+        } else {
+            bad = make_row(sb[j].tool, sb[j].pass, PM_COMPARE_ADDED, NULL, 0, sb[j].v, cb->n_runs, &rows[n]);
+            j++;
+        }
+        n++;
+        if (bad) {
+            *out = rows;
+            *n_out = n;
+            return -1;
+        }
+    }
+    *out = rows;
+    *n_out = n;
+    return 0;
+}
+
+static double abs_delta(double d)
+{
+    return d == d ? fabs(d) : -1;
+}
+
+static int cmp_row_delta(const void *x, const void *y)
+{
+    const pm_compare_row *a = x, *b = y;
+    double da = abs_delta(a->st.delta), db = abs_delta(b->st.delta);
+    if (da != db)
+        return da < db ? 1 : -1;
+    return cmp_tool_pass(a->tool, a->pass, b->tool, b->pass);
+}
+
+static int compare_cfg(const side_cfg *ca, const side_cfg *cb, pm_compare_config *o)
+{
+    o->key = strdup(ca->base);
+    o->key_a = strdup(ca->key);
+    o->key_b = strdup(cb->key);
+    if (!o->key || !o->key_a || !o->key_b)
+        return -1;
+    stat_compare(ca->wall, ca->n_wall, cb->wall, cb->n_wall, &o->wall);
+    const char *regime = "-";
+    double best = -1;
+    for (size_t i = 0; i < ca->n_steps; i++) {
+        double sum = 0;
+        for (size_t k = 0; k < ca->n_runs; k++)
+            sum += ca->steps[i].v[k];
+        if (ca->n_runs && sum / (double)ca->n_runs > best) {
+            best = sum / (double)ca->n_runs;
+            regime = ca->steps[i].tool;
+        }
+    }
+    if (!(o->regime = strdup(regime)))
+        return -1;
+    if (merge_rows(ca, ca->steps, ca->n_steps, cb, cb->steps, cb->n_steps, &o->steps, &o->n_steps) != 0 ||
+        merge_rows(ca, ca->passes, ca->n_passes, cb, cb->passes, cb->n_passes, &o->passes, &o->n_passes) != 0)
+        return -1;
+    qsort(o->passes, o->n_passes, sizeof *o->passes, cmp_row_delta);
+    return 0;
+}
+
+static double finite_or_zero(double v)
+{
+    return v == v ? v : 0;
+}
+
+static int cmp_rowp_name(const void *x, const void *y)
+{
+    const pm_compare_row *a = *(const pm_compare_row *const *)x, *b = *(const pm_compare_row *const *)y;
+    return cmp_tool_pass(a->tool, a->pass, b->tool, b->pass);
+}
+
+static int cmp_total_delta(const void *x, const void *y)
+{
+    const pm_compare_pass_total *a = x, *b = y;
+    double da = fabs(a->delta), db = fabs(b->delta);
+    if (da != db)
+        return da < db ? 1 : -1;
+    return cmp_tool_pass(a->tool, a->pass, b->tool, b->pass);
+}
+
+/* Folds every config's pass rows by (tool, pass). */
+static int total_passes(pm_compare_result *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_configs; i++)
+        n += r->configs[i].n_passes;
+    const pm_compare_row **rows = malloc((n ? n : 1) * sizeof *rows);
+    r->passes = calloc(n ? n : 1, sizeof *r->passes);
+    if (!rows || !r->passes) {
+        free(rows);
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < r->n_configs; i++)
+        for (size_t j = 0; j < r->configs[i].n_passes; j++)
+            rows[k++] = &r->configs[i].passes[j];
+    qsort(rows, n, sizeof *rows, cmp_rowp_name);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const pm_compare_row *row = rows[i];
+        pm_compare_pass_total *t = r->n_passes ? &r->passes[r->n_passes - 1] : NULL;
+        if (!t || cmp_tool_pass(t->tool, t->pass, row->tool, row->pass) != 0) {
+            t = &r->passes[r->n_passes++];
+            t->tool = dup_or_null(row->tool);
+            t->pass = dup_or_null(row->pass);
+            if ((row->tool && !t->tool) || (row->pass && !t->pass))
+                rc = -1;
+        }
+        t->n_configs++;
+        t->total_a += finite_or_zero(row->st.mean_a);
+        t->total_b += finite_or_zero(row->st.mean_b);
+        t->delta = t->total_b - t->total_a;
+        t->added += row->presence == PM_COMPARE_ADDED;
+        t->removed += row->presence == PM_COMPARE_REMOVED;
+        if (row->st.significant == 1) {
+            t->faster += row->st.delta < 0;
+            t->slower += row->st.delta > 0;
+        }
+    }
+    free(rows);
+    qsort(r->passes, r->n_passes, sizeof *r->passes, cmp_total_delta);
+    return rc;
+}
+
+static int usable_ratio(const pm_compare_config *c)
+{
+    return c->wall.ratio == c->wall.ratio && c->wall.ratio > 0 && isfinite(c->wall.ratio);
+}
+
+static int cmp_regime(const void *x, const void *y)
+{
+    return strcmp(((const pm_compare_regime *)x)->regime, ((const pm_compare_regime *)y)->regime);
+}
+
+static int summarize(pm_compare_result *r)
+{
+    double *logs = malloc((r->n_configs ? r->n_configs : 1) * sizeof *logs);
+    double *ratios = malloc((r->n_configs ? r->n_configs : 1) * sizeof *ratios);
+    r->regimes = calloc(r->n_configs ? r->n_configs : 1, sizeof *r->regimes);
+    int rc = 0;
+    if (!logs || !ratios || !r->regimes) {
+        rc = -1;
+        goto cleanup;
+    }
+    r->geomean_ratio = r->geomean_ci_lo = r->geomean_ci_hi = NAN;
+    for (size_t i = 0; i < r->n_configs; i++) {
+        const pm_compare_config *c = &r->configs[i];
+        if (c->wall.significant == 1) {
+            r->faster += c->wall.delta < 0;
+            r->slower += c->wall.delta > 0;
+        }
+        if (usable_ratio(c)) {
+            ratios[r->n_ratios] = c->wall.ratio;
+            logs[r->n_ratios++] = log(c->wall.ratio);
+        }
+    }
+    pm_stats_geomean(ratios, r->n_ratios, &r->geomean_ratio);
+    pm_stats_summary ls;
+    if (pm_stats_summarize(logs, r->n_ratios, &ls) == PM_STATS_OK && ls.ci_lo == ls.ci_lo) {
+        r->geomean_ci_lo = exp(ls.ci_lo);
+        r->geomean_ci_hi = exp(ls.ci_hi);
+    }
+    /* Regimes: distinct names in order, each with its geomean. */
+    for (size_t i = 0; i < r->n_configs; i++) {
+        const char *name = r->configs[i].regime;
+        size_t g = 0;
+        while (g < r->n_regimes && strcmp(r->regimes[g].regime, name) != 0)
+            g++;
+        if (g == r->n_regimes) {
+            if (!(r->regimes[g].regime = strdup(name))) {
+                rc = -1;
+                goto cleanup;
+            }
+            r->n_regimes++;
+        }
+    }
+    for (size_t g = 0; g < r->n_regimes; g++) {
+        pm_compare_regime *rg = &r->regimes[g];
+        size_t n = 0;
+        for (size_t i = 0; i < r->n_configs; i++) {
+            const pm_compare_config *c = &r->configs[i];
+            if (strcmp(c->regime, rg->regime) != 0)
+                continue;
+            if (c->wall.significant == 1) {
+                rg->faster += c->wall.delta < 0;
+                rg->slower += c->wall.delta > 0;
+            }
+            if (usable_ratio(c))
+                ratios[n++] = c->wall.ratio;
+        }
+        rg->n_configs = n;
+        pm_stats_geomean(ratios, n, &rg->geomean_ratio);
+    }
+    qsort(r->regimes, r->n_regimes, sizeof *r->regimes, cmp_regime);
+cleanup:
+    free(logs);
+    free(ratios);
+    return rc;
+}
+
+int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *err)
+{
+    memset(out, 0, sizeof *out);
+    side a = {0}, b = {0};
+    int rc;
+    if (!opts || !opts->path_a || !opts->path_b)
+        return pm_err_set(err, PM_ERR_USAGE, "compare: two databases needed");
+    if ((rc = load_side(opts->path_a, opts->sweep_a, opts->variant_a, "a", &a, &out->a, err)) != PM_OK ||
+        (rc = load_side(opts->path_b, opts->sweep_b, opts->variant_b, "b", &b, &out->b, err)) != PM_OK)
+        goto cleanup;
+    size_t cap = a.n_cfgs < b.n_cfgs ? a.n_cfgs : b.n_cfgs;
+    out->configs = calloc(cap ? cap : 1, sizeof *out->configs);
+    out->only_a = calloc(a.n_cfgs ? a.n_cfgs : 1, sizeof *out->only_a);
+    out->only_b = calloc(b.n_cfgs ? b.n_cfgs : 1, sizeof *out->only_b);
+    if (!out->configs || !out->only_a || !out->only_b) {
+        rc = nomem(err);
+        goto cleanup;
+    }
+    size_t i = 0, j = 0;
+    while (i < a.n_cfgs || j < b.n_cfgs) {
+        int c = i >= a.n_cfgs ? 1 : j >= b.n_cfgs ? -1 : strcmp(a.cfgs[i].base, b.cfgs[j].base);
+        int bad = 0;
+        if (c == 0) {
+            bad = compare_cfg(&a.cfgs[i++], &b.cfgs[j++], &out->configs[out->n_configs++]);
+        } else if (c < 0) {
+            bad = !(out->only_a[out->n_only_a++] = strdup(a.cfgs[i++].key));
+        } else {
+            bad = !(out->only_b[out->n_only_b++] = strdup(b.cfgs[j++].key));
+        }
+        if (bad) {
+            rc = nomem(err);
+            goto cleanup;
+        }
+    }
+    if (total_passes(out) != 0 || summarize(out) != 0)
+        rc = nomem(err);
+cleanup:
+    free_side(&a);
+    free_side(&b);
+    if (rc != PM_OK)
+        pm_compare_free(out);
+    return rc;
+}
+
+static void free_rows(pm_compare_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(rows[i].tool);
+        free(rows[i].pass);
+    }
+    free(rows);
+}
+
+void pm_compare_free(pm_compare_result *r)
+{
+    if (!r)
+        return;
+    free(r->a.path), free(r->a.sweep), free(r->a.variant);
+    free(r->b.path), free(r->b.sweep), free(r->b.variant);
+    for (size_t i = 0; i < r->n_configs; i++) {
+        pm_compare_config *c = &r->configs[i];
+        free(c->key), free(c->key_a), free(c->key_b), free(c->regime);
+        free_rows(c->steps, c->n_steps);
+        free_rows(c->passes, c->n_passes);
+    }
+    free(r->configs);
+    for (size_t i = 0; i < r->n_only_a; i++)
+        free(r->only_a[i]);
+    for (size_t i = 0; i < r->n_only_b; i++)
+        free(r->only_b[i]);
+    free(r->only_a);
+    free(r->only_b);
+    for (size_t i = 0; i < r->n_passes; i++)
+        free(r->passes[i].tool), free(r->passes[i].pass);
+    free(r->passes);
+    for (size_t i = 0; i < r->n_regimes; i++)
+        free(r->regimes[i].regime);
+    free(r->regimes);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- output ---- */
+
+#define TBL_COLS 12
+#define TBL_CELL 192
+
+typedef struct table {
+    int n_cols;
+    char (*cells)[TBL_COLS][TBL_CELL]; /* row 0: header */
+    size_t n_rows, cap;
+} table;
+
+static int tbl_row(table *t, ...)
+{
+    if (grow(&t->cells, &t->cap, t->n_rows, sizeof *t->cells) != 0)
+        return -1;
+    va_list ap;
+    va_start(ap, t);
+    for (int c = 0; c < t->n_cols; c++) {
+        const char *s = va_arg(ap, const char *);
+        snprintf(t->cells[t->n_rows][c], TBL_CELL, "%s", s ? s : "");
+    }
+    va_end(ap);
+    t->n_rows++;
+    return 0;
+}
+
+/* Text: first column left-aligned, the rest right-aligned. Markdown: a GitHub table. */
+static void tbl_write(FILE *out, const table *t, pm_compare_format fmt, const char *indent)
+{
+    if (t->n_rows == 0)
+        return;
+    size_t w[TBL_COLS] = {0};
+    for (size_t r = 0; r < t->n_rows; r++)
+        for (int c = 0; c < t->n_cols; c++) {
+            size_t l = strlen(t->cells[r][c]);
+            if (l > w[c])
+                w[c] = l;
+        }
+    for (size_t r = 0; r < t->n_rows; r++) {
+        if (fmt == PM_COMPARE_MARKDOWN) {
+            fputc('|', out);
+            for (int c = 0; c < t->n_cols; c++)
+                fprintf(out, " %s |", t->cells[r][c]);
+            fputc('\n', out);
+            if (r == 0) {
+                fputc('|', out);
+                for (int c = 0; c < t->n_cols; c++)
+                    fputs(c == 0 ? "---|" : "---:|", out);
+                fputc('\n', out);
+            }
+            continue;
+        }
+        fputs(indent, out);
+        for (int c = 0; c < t->n_cols; c++) {
+            if (c == 0)
+                fprintf(out, "%-*s", (int)w[c], t->cells[r][c]);
+            else
+                fprintf(out, "  %*s", (int)w[c], t->cells[r][c]);
+        }
+        fputc('\n', out);
+    }
+}
+
+static const char *fmt_time(char *buf, size_t sz, double s, int sign)
+{
+    if (s != s)
+        return "-";
+    double a = fabs(s);
+    const char *f = sign ? (a >= 1 ? "%+.3f s" : a >= 1e-3 ? "%+.2f ms" : "%+.1f us")
+                         : (a >= 1 ? "%.3f s" : a >= 1e-3 ? "%.2f ms" : "%.1f us");
+    snprintf(buf, sz, f, a >= 1 ? s : a >= 1e-3 ? s * 1e3 : s * 1e6);
+    return buf;
+}
+
+static const char *fmt_num(char *buf, size_t sz, const char *f, double v)
+{
+    if (v != v || isinf(v))
+        return "-";
+    snprintf(buf, sz, f, v);
+    return buf;
+}
+
+static const char *sig_text(const pm_compare_row *row, const pm_compare_stat *st)
+{
+    if (row && row->presence == PM_COMPARE_ADDED)
+        return "added";
+    if (row && row->presence == PM_COMPARE_REMOVED)
+        return "removed";
+    return st->significant == PM_COMPARE_NA ? "n/a" : st->significant ? "yes" : "no";
+}
+
+static int stat_row(table *t, const char *label, const pm_compare_row *row, const pm_compare_stat *st)
+{
+    char na[24], nb[24], ma[32], mb[32], ra[32], ci[64], de[32], tt[32], df[32], p[32];
+    snprintf(na, sizeof na, "%zu", st->n_a);
+    snprintf(nb, sizeof nb, "%zu", st->n_b);
+    if (st->ci_lo == st->ci_lo)
+        snprintf(ci, sizeof ci, "[%.3f, %.3f]", st->ci_lo, st->ci_hi);
+    else
+        snprintf(ci, sizeof ci, "-");
+    int one_side = row && row->presence != PM_COMPARE_BOTH;
+    return tbl_row(t, label, row && row->presence == PM_COMPARE_ADDED ? "-" : na,
+                   row && row->presence == PM_COMPARE_REMOVED ? "-" : nb, fmt_time(ma, sizeof ma, st->mean_a, 0),
+                   fmt_time(mb, sizeof mb, st->mean_b, 0),
+                   one_side ? "-" : fmt_num(ra, sizeof ra, "%.3f", st->ratio), ci,
+                   fmt_time(de, sizeof de, st->delta, 1), fmt_num(tt, sizeof tt, "%.2f", st->t),
+                   fmt_num(df, sizeof df, "%.1f", st->df), fmt_num(p, sizeof p, "%.3g", st->p),
+                   sig_text(row, st));
+}
+
+static void heading(FILE *out, pm_compare_format fmt, int level, const char *text)
+{
+    if (fmt == PM_COMPARE_MARKDOWN)
+        fprintf(out, "\n%.*s %s\n\n", level, "###", text);
+    else
+        fprintf(out, "\n%s\n", text);
+}
+
+int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fmt, size_t top, pm_err *err)
+{
+    table t = {.n_cols = 12};
+    int bad = 0;
+    char buf[1024], x[64], y[64], z[64];
+    const char *ind = fmt == PM_COMPARE_MARKDOWN ? "" : "  ";
+    if (fmt == PM_COMPARE_MARKDOWN)
+        fputs("## passmap compare\n\n", out);
+    fprintf(out, "%sA: %s (sweep %s, variant %s)\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->a.path,
+            r->a.sweep, *r->a.variant ? r->a.variant : "(none)");
+    fprintf(out, "%sB: %s (sweep %s, variant %s)\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->b.path,
+            r->b.sweep, *r->b.variant ? r->b.variant : "(none)");
+    fprintf(out, "%sratio = B/A with 95%% CI (delta method); Welch t on B-A; sig: |delta| >= 3 sigma with n >= 2 "
+                 "per side; runs with mode cold, status ok\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "");
+    for (size_t i = 0; i < r->n_configs; i++) {
+        const pm_compare_config *c = &r->configs[i];
+        snprintf(buf, sizeof buf, "%s (A: %s, B: %s; regime %s)", c->key, c->key_a, c->key_b, c->regime);
+        heading(out, fmt, 3, buf);
+        t.n_rows = 0;
+        bad |= tbl_row(&t, "row", "nA", "nB", "mean A", "mean B", "ratio", "95% CI", "delta", "t", "df", "p", "sig");
+        bad |= stat_row(&t, "compile wall", NULL, &c->wall);
+        for (size_t k = 0; k < c->n_steps; k++) {
+            snprintf(buf, sizeof buf, "step %s", c->steps[k].tool);
+            bad |= stat_row(&t, buf, &c->steps[k], &c->steps[k].st);
+        }
+        size_t shown = top && top < c->n_passes ? top : c->n_passes;
+        for (size_t k = 0; k < shown; k++) {
+            snprintf(buf, sizeof buf, "pass %s: %s", c->passes[k].tool, c->passes[k].pass);
+            bad |= stat_row(&t, buf, &c->passes[k], &c->passes[k].st);
+        }
+        tbl_write(out, &t, fmt, ind);
+        if (shown < c->n_passes)
+            fprintf(out, "%s(%zu more passes; --all-passes or --top N)\n", ind, c->n_passes - shown);
+    }
+
+    heading(out, fmt, 3, "Summary");
+    fprintf(out, "%s%zu configs matched, %zu with a wall ratio; geomean ratio B/A %s", ind, r->n_configs,
+            r->n_ratios, fmt_num(x, sizeof x, "%.3f", r->geomean_ratio));
+    if (r->geomean_ci_lo == r->geomean_ci_lo)
+        fprintf(out, " [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
+    fprintf(out, "; %zu significantly faster, %zu slower\n", r->faster, r->slower);
+
+    if (r->n_regimes) {
+        heading(out, fmt, 3, "By regime (dominant step tool on A)");
+        table g = {.n_cols = 5};
+        bad |= tbl_row(&g, "regime", "configs", "geomean B/A", "faster", "slower");
+        for (size_t i = 0; i < r->n_regimes; i++) {
+            const pm_compare_regime *rg = &r->regimes[i];
+            char n[24], f[24], s[24];
+            snprintf(n, sizeof n, "%zu", rg->n_configs);
+            snprintf(f, sizeof f, "%zu", rg->faster);
+            snprintf(s, sizeof s, "%zu", rg->slower);
+            bad |= tbl_row(&g, rg->regime, n, fmt_num(x, sizeof x, "%.3f", rg->geomean_ratio), f, s);
+        }
+        tbl_write(out, &g, fmt, ind);
+        free(g.cells);
+    }
+
+    if (r->n_passes) {
+        heading(out, fmt, 3, "Top passes by saved time (sums of means over configs)");
+        table p = {.n_cols = 8};
+        bad |= tbl_row(&p, "pass", "configs", "A total", "B total", "saved", "faster", "slower", "note");
+        size_t shown = top && top < r->n_passes ? top : r->n_passes;
+        for (size_t i = 0; i < shown; i++) {
+            const pm_compare_pass_total *pt = &r->passes[i];
+            char n[24], f[24], s[24], note[64] = "";
+            snprintf(buf, sizeof buf, "%s: %s", pt->tool, pt->pass);
+            snprintf(n, sizeof n, "%zu", pt->n_configs);
+            snprintf(f, sizeof f, "%zu", pt->faster);
+            snprintf(s, sizeof s, "%zu", pt->slower);
+            if (pt->added || pt->removed)
+                snprintf(note, sizeof note, "%s%zu added, %zu removed", "", pt->added, pt->removed);
+            bad |= tbl_row(&p, buf, n, fmt_time(x, sizeof x, pt->total_a, 0), fmt_time(y, sizeof y, pt->total_b, 0),
+                           fmt_time(z, sizeof z, -pt->delta, 1), f, s, note);
+        }
+        tbl_write(out, &p, fmt, ind);
+        free(p.cells);
+        if (shown < r->n_passes)
+            fprintf(out, "%s(%zu more passes)\n", ind, r->n_passes - shown);
+    }
+    if (r->n_only_a || r->n_only_b)
+        heading(out, fmt, 3, "Unmatched configs");
+    for (size_t i = 0; i < r->n_only_a; i++)
+        fprintf(out, "%sonly in A: %s\n", fmt == PM_COMPARE_MARKDOWN ? "- " : ind, r->only_a[i]);
+    for (size_t i = 0; i < r->n_only_b; i++)
+        fprintf(out, "%sonly in B: %s\n", fmt == PM_COMPARE_MARKDOWN ? "- " : ind, r->only_b[i]);
+    free(t.cells);
+    if (bad)
+        return nomem(err);
+    if (ferror(out))
+        return pm_err_set(err, PM_ERR_IO, "compare: write failed");
+    return PM_OK;
+}
+
+static json_t *jnum(double v)
+{
+    return v == v && !isinf(v) ? json_real(v) : json_null();
+}
+
+static json_t *jstr(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+/* Adds the stat fields to obj. */
+static void json_stat(json_t *o, const pm_compare_stat *st)
+{
+    json_object_set_new(o, "n_a", json_integer((json_int_t)st->n_a));
+    json_object_set_new(o, "n_b", json_integer((json_int_t)st->n_b));
+    json_object_set_new(o, "mean_a", jnum(st->mean_a));
+    json_object_set_new(o, "mean_b", jnum(st->mean_b));
+    json_object_set_new(o, "sd_a", jnum(st->sd_a));
+    json_object_set_new(o, "sd_b", jnum(st->sd_b));
+    json_object_set_new(o, "ratio", jnum(st->ratio));
+    json_object_set_new(o, "ci_lo", jnum(st->ci_lo));
+    json_object_set_new(o, "ci_hi", jnum(st->ci_hi));
+    json_object_set_new(o, "t", jnum(st->t));
+    json_object_set_new(o, "df", jnum(st->df));
+    json_object_set_new(o, "p", jnum(st->p));
+    json_object_set_new(o, "delta", jnum(st->delta));
+    json_object_set_new(o, "sigma", jnum(st->sigma));
+    json_object_set_new(o, "significant",
+                        st->significant == PM_COMPARE_NA ? json_null() : json_boolean(st->significant));
+}
+
+static const char *presence_name(pm_compare_presence p)
+{
+    return p == PM_COMPARE_ADDED ? "added" : p == PM_COMPARE_REMOVED ? "removed" : "both";
+}
+
+static json_t *json_rows(const pm_compare_row *rows, size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "tool", jstr(rows[i].tool));
+        if (rows[i].pass)
+            json_object_set_new(o, "pass", jstr(rows[i].pass));
+        json_object_set_new(o, "presence", json_string(presence_name(rows[i].presence)));
+        json_stat(o, &rows[i].st);
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static json_t *json_side(const pm_compare_side *s)
+{
+    return json_pack("{s:s, s:s, s:s}", "db", s->path, "sweep", s->sweep, "variant", s->variant);
+}
+
+static json_t *json_strs(char *const *v, size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++)
+        json_array_append_new(arr, json_string(v[i]));
+    return arr;
+}
+
+json_t *pm_compare_to_json(const pm_compare_result *r)
+{
+    json_t *root = json_object(), *configs = json_array(), *passes = json_array(), *summary = json_object(),
+           *regimes = json_array();
+    if (!root || !configs || !passes || !summary || !regimes) {
+        json_decref(root), json_decref(configs), json_decref(passes), json_decref(summary), json_decref(regimes);
+        return NULL;
+    }
+    json_object_set_new(root, "a", json_side(&r->a));
+    json_object_set_new(root, "b", json_side(&r->b));
+    for (size_t i = 0; i < r->n_configs; i++) {
+        const pm_compare_config *c = &r->configs[i];
+        json_t *o = json_object(), *wall = json_object();
+        json_object_set_new(o, "key", json_string(c->key));
+        json_object_set_new(o, "key_a", json_string(c->key_a));
+        json_object_set_new(o, "key_b", json_string(c->key_b));
+        json_object_set_new(o, "regime", json_string(c->regime));
+        json_stat(wall, &c->wall);
+        json_object_set_new(o, "wall", wall);
+        json_object_set_new(o, "steps", json_rows(c->steps, c->n_steps));
+        json_object_set_new(o, "passes", json_rows(c->passes, c->n_passes));
+        json_array_append_new(configs, o);
+    }
+    for (size_t i = 0; i < r->n_passes; i++) {
+        const pm_compare_pass_total *p = &r->passes[i];
+        json_array_append_new(passes, json_pack("{s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I}",
+            "tool", jstr(p->tool), "pass", jstr(p->pass), "n_configs", (json_int_t)p->n_configs,
+            "total_a", jnum(p->total_a), "total_b", jnum(p->total_b), "delta", jnum(p->delta),
+            "saved", jnum(-p->delta), "faster", (json_int_t)p->faster, "slower", (json_int_t)p->slower,
+            "added", (json_int_t)p->added, "removed", (json_int_t)p->removed));
+    }
+    for (size_t i = 0; i < r->n_regimes; i++) {
+        const pm_compare_regime *g = &r->regimes[i];
+        json_array_append_new(regimes, json_pack("{s:s, s:I, s:o, s:I, s:I}", "regime", g->regime, "n_configs",
+            (json_int_t)g->n_configs, "geomean_ratio", jnum(g->geomean_ratio), "faster", (json_int_t)g->faster,
+            "slower", (json_int_t)g->slower));
+    }
+    json_object_set_new(summary, "geomean_ratio", jnum(r->geomean_ratio));
+    json_object_set_new(summary, "ci_lo", jnum(r->geomean_ci_lo));
+    json_object_set_new(summary, "ci_hi", jnum(r->geomean_ci_hi));
+    json_object_set_new(summary, "n_configs", json_integer((json_int_t)r->n_configs));
+    json_object_set_new(summary, "n_ratios", json_integer((json_int_t)r->n_ratios));
+    json_object_set_new(summary, "faster", json_integer((json_int_t)r->faster));
+    json_object_set_new(summary, "slower", json_integer((json_int_t)r->slower));
+    json_object_set_new(summary, "by_regime", regimes);
+    json_object_set_new(root, "configs", configs);
+    json_object_set_new(root, "passes", passes);
+    json_object_set_new(root, "summary", summary);
+    json_object_set_new(root, "only_a", json_strs(r->only_a, r->n_only_a));
+    json_object_set_new(root, "only_b", json_strs(r->only_b, r->n_only_b));
+    return root;
+}

@@ -1,0 +1,451 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "store.h"
+
+/* cmocka's assert_float_equal rounds to float: too coarse for these checks. */
+#define assert_near(a, b, eps) assert_near_at((a), (b), (eps), #a, __FILE__, __LINE__)
+static void assert_near_at(double a, double b, double eps, const char *what, const char *file, int line)
+{
+    if (!(fabs(a - b) <= eps)) {
+        print_error("%s = %.15g, expected %.15g (+- %g)\n", what, a, b, eps);
+        _fail(file, line);
+    }
+}
+
+/* Synthetic databases with known numbers, written through pm_store_record_run.
+ * Config llm/qwen2/0.5b/w256/int8/L1: A walls 1.0, 1.1, 0.9 s; B 0.5, 0.55, 0.45 s (ratio 0.5).
+ *   mlir-opt passes: Canonicalizer twice per run (equal on both sides), Conv (faster in B),
+ *   OldPass (A only), NewPass (B only), plus a group and a summary row that must not count.
+ *   Steps mlir-opt 80% and llc 20% of the wall: regime mlir-opt.
+ * Config cnn/resnet18/r224/fp16/B4: equal on both sides, llc dominates: regime llc.
+ * A also has llm/qwen2/0.5b/w256/int8/L2 (only in A), plus a failed and a warm run that must not count. */
+
+typedef struct fixture {
+    char dir[64];
+    char a[96], b[96], both[96], two_sweeps[96], junk[96];
+} fixture;
+
+typedef struct pass_spec {
+    const char *name;
+    double wall;
+    unsigned flags;
+} pass_spec;
+
+static void record(pm_store *st, int64_t sweep, const char *key, const char *variant, const char *mode,
+                   const char *status, double wall, double llc_share, const pass_spec *passes, size_t n_passes)
+{
+    pm_err err = {0};
+    pm_config cfg = {.key = key, .kind = "llm", .variant = variant};
+    int64_t cid = 0;
+    assert_int_equal(pm_store_config(st, sweep, &cfg, &cid, &err), PM_OK);
+    pm_report rep;
+    pm_report_init(&rep);
+    for (size_t i = 0; i < n_passes; i++) {
+        pm_pass p = {.name = (char *)passes[i].name, .wall_s = passes[i].wall, .user_s = -1, .parent = -1,
+                     .flags = passes[i].flags};
+        assert_int_equal(pm_report_add_pass(&rep, &p), PM_OK);
+    }
+    pm_run_result r_opt = {.wall_s = wall * (1 - llc_share), .user_s = -1, .sys_s = -1, .instructions = -1};
+    pm_run_result r_llc = {.wall_s = wall * llc_share, .user_s = -1, .sys_s = -1, .instructions = -1};
+    pm_step_record steps[2] = {{.tool = "mlir-opt", .result = &r_opt, .report = &rep},
+                               {.tool = "llc", .result = &r_llc}};
+    pm_run_record rec = {.config_id = cid, .mode = mode, .status = status, .wall_s = wall, .user_s = -1,
+                         .sys_s = -1, .maxrss_kb = -1, .steps = steps, .n_steps = 2};
+    assert_int_equal(pm_store_record_run(st, &rec, NULL, &err), PM_OK);
+    pm_report_free(&rep);
+}
+
+static const double wall_a[3] = {1.0, 1.1, 0.9}, wall_b[3] = {0.5, 0.55, 0.45};
+static const double canon2[3] = {0.2, 0.3, 0.1};  /* second Canonicalizer; first is 0.1: run sums 0.3 0.4 0.2 */
+static const double conv_a[3] = {0.5, 0.6, 0.4}, conv_b[3] = {0.1, 0.12, 0.08};
+
+static void fill_side(pm_store *st, int64_t sweep, const char *variant, int is_b)
+{
+    char key[128];
+    for (int i = 0; i < 3; i++) {
+        pass_spec ps[] = {
+            {"'func.func' Pipeline", 5.0, PM_PASS_GROUP},
+            {"Canonicalizer", 0.1, 0},
+            {is_b ? "NewPass" : "OldPass", 0.05, 0},
+            {"Conv", is_b ? conv_b[i] : conv_a[i], 0},
+            {"Canonicalizer", canon2[i], 0},
+            {"Total", 9.0, PM_PASS_SUMMARY},
+        };
+        snprintf(key, sizeof key, "llm/qwen2/0.5b/w256/int8/L1/%s", variant);
+        record(st, sweep, key, variant, "cold", "ok", is_b ? wall_b[i] : wall_a[i], 0.2, ps, 6);
+        snprintf(key, sizeof key, "cnn/resnet18/r224/fp16/B4/%s", variant);
+        record(st, sweep, key, variant, "cold", "ok", wall_a[i] * 2, 0.9, ps + 1, 1);
+    }
+    snprintf(key, sizeof key, "llm/qwen2/0.5b/w256/int8/L1/%s", variant);
+    pass_spec big = {"Conv", 100, 0};
+    record(st, sweep, key, variant, "cold", "failed", 100, 0.2, &big, 1);
+    record(st, sweep, key, variant, "warm", "ok", 50, 0.2, &big, 1);
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->dir, sizeof f->dir, "%s/pm-compare.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->a, sizeof f->a, "%s/a.db", f->dir);
+    snprintf(f->b, sizeof f->b, "%s/b.db", f->dir);
+    snprintf(f->both, sizeof f->both, "%s/both.db", f->dir);
+    snprintf(f->two_sweeps, sizeof f->two_sweeps, "%s/two.db", f->dir);
+    snprintf(f->junk, sizeof f->junk, "%s/junk.db", f->dir);
+    pm_err err = {0};
+    pm_store *st;
+    int64_t sw, sw2;
+    /* a.db: stock; b.db: no-rollback; both.db: both variants in one sweep; two.db: two sweeps. */
+    if (pm_store_open(f->a, &st, &err) || pm_store_sweep(st, "demo", "embedded", NULL, NULL, &sw, &err))
+        return -1;
+    fill_side(st, sw, "stock", 0);
+    pm_config only = {.key = "llm/qwen2/0.5b/w256/int8/L2/stock", .kind = "llm", .variant = "stock"};
+    int64_t cid;
+    if (pm_store_config(st, sw, &only, &cid, &err))
+        return -1;
+    pm_store_close(st);
+    if (pm_store_open(f->b, &st, &err) || pm_store_sweep(st, "demo", "embedded", NULL, NULL, &sw, &err))
+        return -1;
+    fill_side(st, sw, "no-rollback", 1);
+    pm_store_close(st);
+    if (pm_store_open(f->both, &st, &err) || pm_store_sweep(st, "demo", "embedded", NULL, NULL, &sw, &err))
+        return -1;
+    fill_side(st, sw, "stock", 0);
+    fill_side(st, sw, "no-rollback", 1);
+    pm_store_close(st);
+    if (pm_store_open(f->two_sweeps, &st, &err) || pm_store_sweep(st, "s1", NULL, NULL, NULL, &sw, &err) ||
+        pm_store_sweep(st, "s2", NULL, NULL, NULL, &sw2, &err))
+        return -1;
+    fill_side(st, sw, "stock", 0);
+    fill_side(st, sw2, "no-rollback", 1);
+    pm_store_close(st);
+    FILE *j = fopen(f->junk, "w");
+    if (!j)
+        return -1;
+    fputs("this is not a database\n", j);
+    fclose(j);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    if (system(cmd) != 0)
+        return -1;
+    free(f);
+    return 0;
+}
+
+static const pm_compare_row *find_pass(const pm_compare_config *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_passes; i++)
+        if (strcmp(c->passes[i].pass, name) == 0)
+            return &c->passes[i];
+    return NULL;
+}
+
+static void check_llm_config(const pm_compare_config *c)
+{
+    assert_string_equal(c->key, "llm/qwen2/0.5b/w256/int8/L1");
+    assert_string_equal(c->key_a, "llm/qwen2/0.5b/w256/int8/L1/stock");
+    assert_string_equal(c->key_b, "llm/qwen2/0.5b/w256/int8/L1/no-rollback");
+    assert_string_equal(c->regime, "mlir-opt");
+    /* Only the three cold ok runs count (the failed and warm ones would move the means a lot). */
+    assert_int_equal(c->wall.n_a, 3);
+    assert_int_equal(c->wall.n_b, 3);
+    assert_near(c->wall.mean_a, 1.0, 1e-12);
+    assert_near(c->wall.mean_b, 0.5, 1e-12);
+    assert_near(c->wall.ratio, 0.5, 1e-12);
+    assert_near(c->wall.delta, -0.5, 1e-12);
+    /* sigma = sqrt(0.01/3 + 0.0025/3); Welch t = -0.5 / sigma; df by Welch-Satterthwaite. */
+    assert_near(c->wall.sigma, sqrt(0.0125 / 3), 1e-12);
+    assert_near(c->wall.t, -0.5 / sqrt(0.0125 / 3), 1e-9);
+    assert_near(c->wall.df, 2.941176, 1e-5);
+    assert_true(c->wall.p > 0 && c->wall.p < 0.01);
+    assert_true(c->wall.ci_lo < 0.5 && c->wall.ci_hi > 0.5 && c->wall.ci_hi < 1.0);
+    assert_int_equal(c->wall.significant, 1);
+    /* Steps by tool. */
+    assert_int_equal(c->n_steps, 2);
+    assert_string_equal(c->steps[0].tool, "llc");
+    assert_null(c->steps[0].pass);
+    assert_near(c->steps[0].st.mean_a, 0.2, 1e-12);
+    assert_string_equal(c->steps[1].tool, "mlir-opt");
+    assert_near(c->steps[1].st.mean_b, 0.4, 1e-12);
+    /* Passes: group and summary rows excluded; Canonicalizer summed per run (0.3, 0.4, 0.2). */
+    assert_int_equal(c->n_passes, 4);
+    assert_null(find_pass(c, "Total"));
+    assert_null(find_pass(c, "'func.func' Pipeline"));
+    const pm_compare_row *canon = find_pass(c, "Canonicalizer");
+    assert_non_null(canon);
+    assert_int_equal(canon->presence, PM_COMPARE_BOTH);
+    assert_near(canon->st.mean_a, 0.3, 1e-12);
+    assert_near(canon->st.ratio, 1.0, 1e-12);
+    assert_near(canon->st.delta, 0.0, 1e-12);
+    assert_int_equal(canon->st.significant, 0);
+    const pm_compare_row *conv = find_pass(c, "Conv");
+    assert_non_null(conv);
+    assert_near(conv->st.ratio, 0.2, 1e-12);
+    assert_int_equal(conv->st.significant, 1);
+    const pm_compare_row *added = find_pass(c, "NewPass"), *removed = find_pass(c, "OldPass");
+    assert_non_null(added);
+    assert_non_null(removed);
+    assert_int_equal(added->presence, PM_COMPARE_ADDED);
+    assert_near(added->st.mean_b, 0.05, 1e-12);
+    assert_near(added->st.mean_a, 0.0, 0);
+    assert_near(added->st.delta, 0.05, 1e-12);
+    assert_int_equal(removed->presence, PM_COMPARE_REMOVED);
+    assert_near(removed->st.delta, -0.05, 1e-12);
+    /* Sorted by |delta|: Conv (0.4) first. */
+    assert_string_equal(c->passes[0].pass, "Conv");
+}
+
+static void check_summary(const pm_compare_result *r)
+{
+    assert_int_equal(r->n_configs, 2);
+    assert_string_equal(r->configs[0].key, "cnn/resnet18/r224/fp16/B4");
+    assert_string_equal(r->configs[0].regime, "llc");
+    assert_near(r->configs[0].wall.ratio, 1.0, 1e-12);
+    assert_int_equal(r->configs[0].wall.significant, 0);
+    check_llm_config(&r->configs[1]);
+    assert_int_equal(r->n_ratios, 2);
+    assert_near(r->geomean_ratio, sqrt(0.5), 1e-12);
+    assert_true(r->geomean_ci_lo < r->geomean_ratio && r->geomean_ci_hi > r->geomean_ratio);
+    assert_int_equal(r->faster, 1);
+    assert_int_equal(r->slower, 0);
+    assert_int_equal(r->n_regimes, 2);
+    assert_string_equal(r->regimes[0].regime, "llc");
+    assert_near(r->regimes[0].geomean_ratio, 1.0, 1e-12);
+    assert_string_equal(r->regimes[1].regime, "mlir-opt");
+    assert_near(r->regimes[1].geomean_ratio, 0.5, 1e-12);
+    assert_int_equal(r->regimes[1].faster, 1);
+    /* Pass totals over configs: Conv saves 0.4 s, first. Canonicalizer in both configs. */
+    assert_true(r->n_passes >= 4);
+    assert_string_equal(r->passes[0].pass, "Conv");
+    assert_near(r->passes[0].delta, -0.4, 1e-12);
+    assert_int_equal(r->passes[0].faster, 1);
+    for (size_t i = 0; i < r->n_passes; i++)
+        if (strcmp(r->passes[i].pass, "Canonicalizer") == 0) {
+            assert_int_equal(r->passes[i].n_configs, 2);
+            assert_near(r->passes[i].delta, 0, 1e-12);
+        }
+}
+
+static void test_two_databases(void **state)
+{
+    fixture *f = *state;
+    pm_compare_opts o = {.path_a = f->a, .path_b = f->b};
+    pm_compare_result r;
+    pm_err err = {0};
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_OK);
+    assert_string_equal(r.a.variant, "stock");
+    assert_string_equal(r.b.variant, "no-rollback");
+    assert_string_equal(r.a.sweep, "demo");
+    check_summary(&r);
+    assert_int_equal(r.n_only_a, 1);
+    assert_string_equal(r.only_a[0], "llm/qwen2/0.5b/w256/int8/L2/stock");
+    assert_int_equal(r.n_only_b, 0);
+    pm_compare_free(&r);
+}
+
+static void test_one_database_variants(void **state)
+{
+    fixture *f = *state;
+    pm_compare_opts o = {.path_a = f->both, .path_b = f->both, .variant_a = "stock", .variant_b = "no-rollback"};
+    pm_compare_result r;
+    pm_err err = {0};
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_OK);
+    check_summary(&r);
+    assert_int_equal(r.n_only_a + r.n_only_b, 0);
+    pm_compare_free(&r);
+}
+
+static void test_ambiguous_variant(void **state)
+{
+    fixture *f = *state;
+    pm_compare_opts o = {.path_a = f->both, .path_b = f->b};
+    pm_compare_result r;
+    pm_err err = {0};
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "several variants (no-rollback, stock)"));
+    assert_non_null(strstr(err.msg, "--a-variant"));
+    o.variant_a = "per-layer";
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "no variant 'per-layer'"));
+}
+
+static void test_sweeps(void **state)
+{
+    fixture *f = *state;
+    pm_compare_opts o = {.path_a = f->two_sweeps, .path_b = f->b};
+    pm_compare_result r;
+    pm_err err = {0};
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "several sweeps (s1, s2)"));
+    o = (pm_compare_opts){.path_a = f->two_sweeps, .path_b = f->two_sweeps, .sweep_a = "s1", .sweep_b = "s2"};
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_OK);
+    check_summary(&r);
+    pm_compare_free(&r);
+    o.sweep_b = "nope";
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "no sweep 'nope'"));
+}
+
+static void test_bad_files(void **state)
+{
+    fixture *f = *state;
+    char missing[128];
+    snprintf(missing, sizeof missing, "%s/missing.db", f->dir);
+    pm_compare_opts o = {.path_a = missing, .path_b = f->b};
+    pm_compare_result r;
+    pm_err err = {0};
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_ERR_NOTFOUND);
+    assert_non_null(strstr(err.msg, "no such database"));
+    o.path_a = f->junk;
+    assert_int_not_equal(pm_compare_run(&o, &r, &err), PM_OK);
+    assert_non_null(strstr(err.msg, "junk.db"));
+    /* The read-only open must not have created anything. */
+    assert_int_not_equal(access(missing, F_OK), 0);
+}
+
+static void test_no_match(void **state)
+{
+    fixture *f = *state;
+    /* B against a database whose only config matches nothing: everything listed, nothing dropped. */
+    char path[128];
+    snprintf(path, sizeof path, "%s/other.db", f->dir);
+    pm_store *st;
+    pm_err err = {0};
+    int64_t sw, cid;
+    assert_int_equal(pm_store_open(path, &st, &err), PM_OK);
+    assert_int_equal(pm_store_sweep(st, "x", NULL, NULL, NULL, &sw, &err), PM_OK);
+    pm_config cfg = {.key = "cmd/echo/stock", .kind = "cmd", .variant = "stock"};
+    assert_int_equal(pm_store_config(st, sw, &cfg, &cid, &err), PM_OK);
+    pm_store_close(st);
+    pm_compare_opts o = {.path_a = f->b, .path_b = path};
+    pm_compare_result r;
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_OK);
+    assert_int_equal(r.n_configs, 0);
+    assert_int_equal(r.n_only_a, 2);
+    assert_int_equal(r.n_only_b, 1);
+    assert_string_equal(r.only_b[0], "cmd/echo/stock");
+    assert_true(isnan(r.geomean_ratio));
+    pm_compare_free(&r);
+}
+
+static void test_split_key(void **state)
+{
+    (void)state;
+    char *base, *var;
+    pm_err err = {0};
+    assert_int_equal(pm_compare_split_key("llm/a/L1/no-rollback+per-layer", NULL, &base, &var, &err), PM_OK);
+    assert_string_equal(base, "llm/a/L1");
+    assert_string_equal(var, "no-rollback+per-layer");
+    free(base), free(var);
+    /* A variant column that is not the key's tail leaves the key whole. */
+    assert_int_equal(pm_compare_split_key("cmd/x", "stock", &base, &var, &err), PM_OK);
+    assert_string_equal(base, "cmd/x");
+    assert_string_equal(var, "stock");
+    free(base), free(var);
+    assert_int_equal(pm_compare_split_key("plain", NULL, &base, &var, &err), PM_OK);
+    assert_string_equal(base, "plain");
+    assert_string_equal(var, "");
+    free(base), free(var);
+}
+
+static char *render(const pm_compare_result *r, pm_compare_format fmt, size_t top)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    assert_non_null(m);
+    pm_err err = {0};
+    assert_int_equal(pm_compare_write(m, r, fmt, top, &err), PM_OK);
+    fclose(m);
+    return buf;
+}
+
+static void test_output(void **state)
+{
+    fixture *f = *state;
+    pm_compare_opts o = {.path_a = f->a, .path_b = f->b};
+    pm_compare_result r;
+    pm_err err = {0};
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_OK);
+    char *text = render(&r, PM_COMPARE_TEXT, 10);
+    assert_non_null(strstr(text, "compile wall"));
+    assert_non_null(strstr(text, "0.500"));
+    assert_non_null(strstr(text, "pass mlir-opt: NewPass"));
+    assert_non_null(strstr(text, "added"));
+    assert_non_null(strstr(text, "removed"));
+    assert_non_null(strstr(text, "geomean ratio B/A 0.707"));
+    assert_non_null(strstr(text, "only in A: llm/qwen2/0.5b/w256/int8/L2/stock"));
+    free(text);
+    text = render(&r, PM_COMPARE_TEXT, 1);
+    assert_non_null(strstr(text, "(3 more passes; --all-passes or --top N)"));
+    assert_null(strstr(text, "pass mlir-opt: NewPass"));
+    free(text);
+    char *md = render(&r, PM_COMPARE_MARKDOWN, 0);
+    assert_non_null(strstr(md, "| row | nA | nB |"));
+    assert_non_null(strstr(md, "|---|---:|"));
+    assert_non_null(strstr(md, "- only in A: "));
+    free(md);
+
+    json_t *j = pm_compare_to_json(&r);
+    assert_non_null(j);
+    json_t *sum = json_object_get(j, "summary");
+    assert_near(json_real_value(json_object_get(sum, "geomean_ratio")), sqrt(0.5), 1e-12);
+    assert_int_equal(json_integer_value(json_object_get(sum, "n_configs")), 2);
+    assert_int_equal(json_integer_value(json_object_get(sum, "faster")), 1);
+    assert_int_equal(json_array_size(json_object_get(sum, "by_regime")), 2);
+    json_t *cfg = json_array_get(json_object_get(j, "configs"), 1);
+    assert_string_equal(json_string_value(json_object_get(cfg, "key")), "llm/qwen2/0.5b/w256/int8/L1");
+    json_t *wall = json_object_get(cfg, "wall");
+    assert_true(json_is_true(json_object_get(wall, "significant")));
+    assert_near(json_real_value(json_object_get(wall, "ratio")), 0.5, 1e-12);
+    json_t *passes = json_object_get(cfg, "passes");
+    int seen_added = 0;
+    for (size_t i = 0; i < json_array_size(passes); i++) {
+        json_t *p = json_array_get(passes, i);
+        if (strcmp(json_string_value(json_object_get(p, "pass")), "NewPass") == 0) {
+            seen_added = 1;
+            assert_string_equal(json_string_value(json_object_get(p, "presence")), "added");
+            assert_true(json_is_null(json_object_get(p, "significant")));
+        }
+    }
+    assert_true(seen_added);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(j, "only_a"), 0)),
+                        "llm/qwen2/0.5b/w256/int8/L2/stock");
+    json_decref(j);
+    pm_compare_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_split_key),
+        cmocka_unit_test(test_two_databases),
+        cmocka_unit_test(test_one_database_variants),
+        cmocka_unit_test(test_ambiguous_variant),
+        cmocka_unit_test(test_sweeps),
+        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_no_match),
+        cmocka_unit_test(test_output),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
