@@ -251,6 +251,9 @@ static void child_main(char *const argv[], char **envp, const pm_run_opts *opts,
     setpgid(0, 0);
     if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         child_fail(report_fd, STAGE_DUP);
+    /* fds the caller opened without O_CLOEXEC (a make jobserver, say) must not reach the command either.
+     * CLOEXEC rather than close: the report and go pipes are still needed until the exec. */
+    close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
     if (opts->cwd && chdir(opts->cwd) < 0)
         child_fail(report_fd, STAGE_CHDIR);
     if (opts->mem_limit_bytes) {
