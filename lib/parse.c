@@ -115,7 +115,7 @@ double pm_report_pass_wall(const pm_report *r)
 {
     double sum = 0;
     for (size_t i = 0; i < r->n_passes; i++)
-        if (!(r->passes[i].flags & (PM_PASS_GROUP | PM_PASS_SUMMARY)))
+        if (!(r->passes[i].flags & (PM_PASS_GROUP | PM_PASS_SUMMARY | PM_PASS_DETAIL)))
             sum += r->passes[i].wall_s;
     return sum;
 }
