@@ -41,16 +41,27 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
     for (size_t li = 0; li < L.n; li++) {
         const char *line = L.line[li];
         if (is_rule(line)) {
-            if (li + 2 < L.n && !is_rule(L.line[li + 1]) && is_rule(L.line[li + 2])) {
+            /* the closing rule follows the title; tolerate a stray log line in between. Titles are centred
+             * (indented), log lines usually start at column 0. */
+            size_t close = 0, pick = 0;
+            for (size_t j = li + 2; j < L.n && j <= li + 4 && !close; j++)
+                if (is_rule(L.line[j]))
+                    close = j;
+            for (size_t j = li + 1; close && j < close && !pick; j++)
+                if (L.line[j][0] == ' ')
+                    pick = j;
+            if (close && !pick)
+                pick = li + 1;
+            if (close && !is_rule(L.line[li + 1])) {
                 free(title);
-                if (!(title = pm_trim_dup(L.line[li + 1]))) {
+                if (!(title = pm_trim_dup(L.line[pick]))) {
                     rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
                     goto cleanup;
                 }
                 counted = counted_section(title);
                 report_index = out->n_reports++;
                 ncols = 0;
-                li += 2;
+                li = close;
             }
             continue;
         }
