@@ -1,10 +1,11 @@
 /* Chrome trace JSON ({"traceEvents":[...]} or a bare array): clang -ftime-trace, llc --time-trace, any tool.
  *
  * "X" events (ts, dur in µs) and matched "B"/"E" pairs become spans; name is "name: args.detail" when a detail is
- * present. Spans nest by time containment on the same pid/tid: depth and parent follow, a span with children is a
- * GROUP (its time is inclusive), leaves are counted. "Total X" events (clang/LLVM per-name sums, each on its own
- * tid) are SUMMARY. total_wall_s is the extent of all other spans (the root span, e.g. ExecuteCompiler).
- * Self time of a group outside its children is not attributed to any counted row, so counted sum <= total. */
+ * present. Spans nest by time containment on the same pid/tid: depth and parent follow. A span with children is a
+ * GROUP (its time is inclusive) and gets a synthetic counted child "NAME (self)" holding its time outside its
+ * children (clang's Frontend is mostly self time: parsing); leaves are counted. So on one thread the counted rows
+ * add up to the root span. "Total X" events (clang/LLVM per-name sums, each on its own tid) are SUMMARY.
+ * total_wall_s is the extent of all other spans (the root span, e.g. ExecuteCompiler). */
 #include "parse_internal.h"
 
 #include <jansson.h>
@@ -87,12 +88,15 @@ static int cmp_span(const void *a, const void *b)
 
 #define MAX_DEPTH 256
 
+
 int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *err)
 {
     json_error_t je;
     int rc = PM_OK;
     spans s = {0};
     json_t **open = NULL; /* "B" events waiting for their "E" */
+    int *par = NULL, *map = NULL, *nkid = NULL; /* parent span; span index -> pass index; child count */
+    double *kids = NULL;         /* sum of direct children's durations */
     size_t n_open = 0;
     json_t *root = json_loadb(buf, len, 0, &je);
     if (!root)
@@ -139,12 +143,44 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
     if (s.n == 0)
         goto cleanup;
     qsort(s.v, s.n, sizeof *s.v, cmp_span);
-    int report_index = out->n_reports++;
-    size_t base = out->n_passes;
+    /* pass 1: parent span by containment on the same thread, and each span's children total */
+    par = malloc(s.n * sizeof *par);
+    kids = calloc(s.n, sizeof *kids);
+    map = malloc(s.n * sizeof *map);
+    nkid = calloc(s.n, sizeof *nkid);
+    if (!par || !kids || !map || !nkid)
+        goto nomem;
     int stack[MAX_DEPTH];
     int depth = 0;
     double lo = 0, hi = 0;
     int have_extent = 0;
+    for (size_t k = 0; k < s.n; k++) {
+        span *sp = &s.v[k];
+        par[k] = -1;
+        if (sp->summary)
+            continue;
+        /* pop spans that end before this one ends, or that belong to another thread */
+        while (depth > 0) {
+            const span *top = &s.v[stack[depth - 1]];
+            if (top->pid == sp->pid && top->tid == sp->tid && sp->ts + sp->dur <= top->ts + top->dur)
+                break;
+            depth--;
+        }
+        if (depth > 0) {
+            par[k] = stack[depth - 1];
+            kids[par[k]] += sp->dur;
+            nkid[par[k]]++;
+        }
+        if (depth < MAX_DEPTH)
+            stack[depth++] = (int)k;
+        if (!have_extent || sp->ts < lo)
+            lo = sp->ts;
+        if (!have_extent || sp->ts + sp->dur > hi)
+            hi = sp->ts + sp->dur;
+        have_extent = 1;
+    }
+    /* pass 2: emit; a span with children is a GROUP and gets a counted "(self)" child for its own time */
+    int report_index = out->n_reports++;
     for (size_t k = 0; k < s.n; k++) {
         span *sp = &s.v[k];
         pm_pass p = {0};
@@ -152,32 +188,31 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
         p.wall_s = sp->dur / 1e6;
         p.user_s = -1;
         p.report_index = report_index;
-        p.parent = -1;
-        if (sp->summary) {
+        p.parent = par[k] >= 0 ? map[par[k]] : -1;
+        p.depth = p.parent >= 0 ? out->passes[p.parent].depth + 1 : 0;
+        if (sp->summary)
             p.flags = PM_PASS_SUMMARY;
-        } else {
-            /* pop spans that end before this one starts, or that belong to another thread */
-            while (depth > 0) {
-                const span *top = &s.v[stack[depth - 1]];
-                if (top->pid == sp->pid && top->tid == sp->tid && sp->ts + sp->dur <= top->ts + top->dur)
-                    break;
-                depth--;
-            }
-            if (depth > 0) {
-                p.parent = (int)(base + (size_t)stack[depth - 1]);
-                out->passes[p.parent].flags |= PM_PASS_GROUP;
-            }
-            p.depth = depth;
-            if (depth < MAX_DEPTH)
-                stack[depth++] = (int)k;
-            if (!have_extent || sp->ts < lo)
-                lo = sp->ts;
-            if (!have_extent || sp->ts + sp->dur > hi)
-                hi = sp->ts + sp->dur;
-            have_extent = 1;
-        }
+        else if (nkid[k] > 0)
+            p.flags = PM_PASS_GROUP;
+        map[k] = (int)out->n_passes;
         if ((rc = pm_report_add_pass(out, &p)))
             goto nomem;
+        double self = sp->dur - kids[k];
+        if ((p.flags & PM_PASS_GROUP) && self > 0) {
+            pm_pass q = p;
+            char *nm = NULL;
+            if (asprintf(&nm, "%s (self)", sp->name) < 0)
+                goto nomem;
+            q.name = nm;
+            q.flags = 0;
+            q.wall_s = self / 1e6;
+            q.parent = map[k];
+            q.depth = p.depth + 1;
+            rc = pm_report_add_pass(out, &q);
+            free(nm);
+            if (rc)
+                goto nomem;
+        }
     }
     if (have_extent)
         out->total_wall_s = (out->total_wall_s < 0 ? 0 : out->total_wall_s) + (hi - lo) / 1e6;
@@ -189,6 +224,10 @@ cleanup:
         free(s.v[k].name);
     free(s.v);
     free(open);
+    free(par);
+    free(map);
+    free(nkid);
+    free(kids);
     json_decref(root);
     return rc;
 }

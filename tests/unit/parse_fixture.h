@@ -11,7 +11,7 @@
 #define FIXTURE(rel) PM_SOURCE_DIR "/tests/fixtures/" rel
 
 /* Whole file, NUL-terminated (len excludes the NUL); aborts the test on failure. */
-static char *slurp(const char *path, size_t *len)
+static inline char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
@@ -28,7 +28,7 @@ static char *slurp(const char *path, size_t *len)
 }
 
 /* Index of the nth (0-based) row named name, or -1. */
-static int find_pass(const pm_report *r, const char *name, int nth)
+static inline int find_pass(const pm_report *r, const char *name, int nth)
 {
     for (size_t i = 0; i < r->n_passes; i++)
         if (strcmp(r->passes[i].name, name) == 0 && nth-- == 0)
@@ -36,7 +36,7 @@ static int find_pass(const pm_report *r, const char *name, int nth)
     return -1;
 }
 
-static void parse_fixture(const char *path, pm_format fmt, pm_report *r)
+static inline void parse_fixture(const char *path, pm_format fmt, pm_report *r)
 {
     pm_err e;
     pm_err_clear(&e);
@@ -46,7 +46,7 @@ static void parse_fixture(const char *path, pm_format fmt, pm_report *r)
         fail_msg("%s: %s", path, e.msg);
 }
 
-static size_t counted_rows(const pm_report *r)
+static inline size_t counted_rows(const pm_report *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->n_passes; i++)
