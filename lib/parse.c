@@ -154,6 +154,7 @@ pm_format pm_parse_sniff(const char *buf, size_t len)
         return PM_FMT_LLVM_JSON;
     }
     if (contains(buf, len, "Pass execution timing report") ||
+        contains(buf, len, "Analysis execution timing report") || contains(buf, len, "LLVM IR Parsing") ||
         contains(buf, len, "Instruction Selection and Scheduling") ||
         contains(buf, len, "DWARF Emission") || contains(buf, len, "Register Allocation"))
         return PM_FMT_LLVM_TEXT;

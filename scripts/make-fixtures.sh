@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the real-tool timing-report fixtures under tests/fixtures/{mlir,llvm,chrome}.
-# Needs mlir-22-tools and llvm-22 (LLVM_BIN overrides the directory). Timings differ on every run, so tests that
-# assert values read them from the committed files, not from a fresh run.
+# Needs mlir-22-tools, llvm-22 (LLVM_BIN overrides the directory) and clang-14. Timings differ on every run and
+# tests/unit/test_parse_*.c assert values read off the committed files: after regenerating, update those values.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LLVM_BIN=${LLVM_BIN:-/usr/lib/llvm-22/bin}
