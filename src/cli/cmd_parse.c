@@ -111,8 +111,13 @@ static int print_table(const pm_report *r, int all, int tree, long top)
     size_t counted = 0;
     for (size_t i = 0; i < r->n_passes; i++)
         counted += !(r->passes[i].flags & (PM_PASS_GROUP | PM_PASS_SUMMARY | PM_PASS_DETAIL));
-    printf("format %s, %d report(s): total %.4f s, per-pass sum %.4f s over %zu passes\n", pm_format_name(r->format),
-           r->n_reports, r->total_wall_s, pm_report_pass_wall(r), counted);
+    char tot[32];
+    if (r->total_wall_s >= 0)
+        snprintf(tot, sizeof tot, "%.4f s", r->total_wall_s);
+    else
+        snprintf(tot, sizeof tot, "absent");
+    printf("format %s, %d report(s): total %s, per-pass sum %.4f s over %zu passes\n", pm_format_name(r->format),
+           r->n_reports, tot, pm_report_pass_wall(r), counted);
     free(idx);
     return PM_EXIT_OK;
 }
