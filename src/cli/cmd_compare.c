@@ -48,7 +48,7 @@ int cmd_compare(int argc, char **argv)
     int all = 0, markdown = 0, json = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case O_AVAR: opts.variant_a = optarg; break;
         case O_BVAR: opts.variant_b = optarg; break;
