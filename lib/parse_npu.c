@@ -267,19 +267,25 @@ static int parse_count_row(const char *msg, const char **name, size_t *name_len,
     return 1;
 }
 
+static int ends_with(const char *s, size_t len, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return len >= n && !strncmp(s + len - n, suffix, n);
+}
+
 static int stats_line(stats_state *st, const log_line *ll)
 {
     const char *msg = ll->msg + ll->indent;
     size_t mlen = strlen(msg);
     while (mlen && (msg[mlen - 1] == ' ' || msg[mlen - 1] == '\n'))
         mlen--;
-    if (mlen >= 18 && !strncmp(msg + mlen - 18, " tasks statistics:", 18)) {
+    if (ends_with(msg, mlen, " tasks statistics:")) {
         st->block = STATS_VPUIP;
         st->base_indent = -1;
         st->seen_vpuip = 1;
         return PM_OK;
     }
-    if (mlen >= 21 && !strncmp(msg + mlen - 21, "IE dialect statistics:", 21)) {
+    if (ends_with(msg, mlen, "IE dialect statistics:")) {
         st->block = STATS_IE;
         st->base_indent = -1;
         st->seen_ie = 1;
