@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,46 @@ static void sniffing(void **state)
     assert_int_equal(pm_sniff_npu(chrome, strlen(chrome), &f), 0);
 }
 
+/* data/stages-npu.tsv: first fnmatch match wins, tool ov-compile. */
+static const char *stage_of(const char *pass)
+{
+    static char stage[64];
+    FILE *f = fopen(PM_DATA_DIR "/stages-npu.tsv", "r");
+    assert_non_null(f);
+    char line[512];
+    const char *found = NULL;
+    while (!found && fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        char *tool = strtok(line, "\t"), *pat = strtok(NULL, "\t"), *st = strtok(NULL, "\t");
+        assert_non_null(st);
+        assert_string_equal(tool, "ov-compile");
+        if (fnmatch(pat, pass, 0) == 0) {
+            snprintf(stage, sizeof stage, "%s", st);
+            found = stage;
+        }
+    }
+    fclose(f);
+    return found ? found : "(none)";
+}
+
+static void stage_map(void **state)
+{
+    assert_string_equal(stage_of("MultiClusterStrategyAssignment"), "tiling-search");
+    assert_string_equal(stage_of("OutputPipelineTiling"), "tiling-search");
+    assert_string_equal(stage_of("MergeVfSubgraphs"), "vertical-fusion");
+    assert_string_equal(stage_of("VfTiling"), "vertical-fusion");
+    assert_string_equal(stage_of("FeasibleAllocation"), "memory-scheduling");
+    assert_string_equal(stage_of("BarrierSimulation"), "memory-scheduling");
+    assert_string_equal(stage_of("ConvertVPUIP2VPUMI40XX"), "serialization");
+    assert_string_equal(stage_of("ConvertVPUASM2NPUReg40XXPass"), "serialization");
+    assert_string_equal(stage_of("'func.func' Pipeline"), "pipeline");
+    assert_string_equal(stage_of("IE to VPUIP pipeline"), "pipeline");
+    assert_string_equal(stage_of("Total"), "total");
+    assert_string_equal(stage_of("ConvertShapeTo4D"), "other");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +367,7 @@ int main(void)
         cmocka_unit_test(task_stats_fixture),
         cmocka_unit_test(malformed_json_is_parse_error),
         cmocka_unit_test(sniffing),
+        cmocka_unit_test(stage_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
