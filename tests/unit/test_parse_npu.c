@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,12 +50,44 @@ static double metric(const pm_report *r, const char *name)
     return v;
 }
 
-/* The MLIR text parser lives on another branch: until it is merged it answers PM_ERR_UNSUPPORTED, and the
- * NPU log parser still reports blocks and metrics. */
-static void assert_log_rc(int rc)
+static void assert_log_rc(int rc, const pm_err *e)
 {
-    if (rc != PM_OK && rc != PM_ERR_UNSUPPORTED)
-        fail_msg("rc %d", rc);
+    if (rc != PM_OK)
+        fail_msg("rc %d: %s", rc, e->msg);
+}
+
+static const pm_pass *find_pass(const pm_report *r, const char *name, int report_index)
+{
+    for (size_t i = 0; i < r->n_passes; i++)
+        if (!strcmp(r->passes[i].name, name) && r->passes[i].report_index == report_index)
+            return &r->passes[i];
+    fail_msg("pass %s (report %d) absent", name, report_index);
+    return NULL;
+}
+
+/* Timing rows, as pm_parse_mlir_text reads each block, with report_index and parents per block. */
+static void assert_log_passes(const pm_report *r)
+{
+    assert_int_equal(r->n_passes, 14 + 7); /* Rest and Total rows included (PM_PASS_SUMMARY) */
+    assert_true(fabs(r->total_wall_s - (41.2345 + 10.0)) < 1e-9);
+    const pm_pass *mc0 = find_pass(r, "MultiClusterStrategyAssignment", 0);
+    const pm_pass *mc1 = find_pass(r, "MultiClusterStrategyAssignment", 1);
+    assert_true(mc0->wall_s == 15.0 && mc0->user_s == 20.0);
+    assert_true(mc1->wall_s == 5.0 && mc1->user_s == 6.0);
+    assert_int_equal(mc0->depth, 3);
+    assert_string_equal(r->passes[mc0->parent].name, "'func.func' Pipeline");
+    assert_true(r->passes[mc0->parent].flags & PM_PASS_GROUP);
+    assert_string_equal(r->passes[mc1->parent].name, "IE to VPUIP pipeline");
+    assert_int_equal(r->passes[mc1->parent].report_index, 1);
+    assert_true(find_pass(r, "FeasibleAllocation", 0)->wall_s == 9.0);
+    assert_true(find_pass(r, "MergeVfSubgraphs", 0)->wall_s == 4.0);
+    assert_true(find_pass(r, "ConvertVPUIP2VPUMI40XX", 0)->wall_s == 2.5);
+    assert_true(find_pass(r, "QueryArgsAllocationAnalysis", 0)->flags & PM_PASS_ANALYSIS);
+    assert_true(find_pass(r, "Compile network", 0)->flags & PM_PASS_GROUP);
+    for (size_t i = 0; i < r->n_passes; i++) /* a parent is always in the same block */
+        if (r->passes[i].parent >= 0)
+            assert_int_equal(r->passes[r->passes[i].parent].report_index, r->passes[i].report_index);
+    assert_true(fabs(pm_report_pass_wall(r) - 39.2) < 1e-9);
 }
 
 static void assert_log_metrics(const pm_report *r)
@@ -86,8 +119,9 @@ static void log_fixture(void **state)
     pm_report r;
     pm_err e;
     pm_report_init(&r);
-    assert_log_rc(pm_parse_npu_log(buf, len, &r, &e));
+    assert_log_rc(pm_parse_npu_log(buf, len, &r, &e), &e);
     assert_log_metrics(&r);
+    assert_log_passes(&r);
     free(buf);
     pm_report_free(&r);
 }
@@ -123,8 +157,9 @@ static void log_ansi_coloured(void **state)
     pm_report r;
     pm_err e;
     pm_report_init(&r);
-    assert_log_rc(pm_parse_npu_log(col, strlen(col), &r, &e));
+    assert_log_rc(pm_parse_npu_log(col, strlen(col), &r, &e), &e);
     assert_log_metrics(&r);
+    assert_log_passes(&r);
     free(buf);
     free(col);
     pm_report_free(&r);
@@ -151,8 +186,9 @@ static void log_interleaved(void **state)
     pm_report r;
     pm_err e;
     pm_report_init(&r);
-    assert_log_rc(pm_parse_npu_log(mixed, strlen(mixed), &r, &e));
+    assert_log_rc(pm_parse_npu_log(mixed, strlen(mixed), &r, &e), &e);
     assert_int_equal(r.n_reports, 2);
+    assert_log_passes(&r); /* the injected lines did not become (or break) timing rows */
     assert_true(metric(&r, "npu.vcl.export_ms") == 100); /* 20 inside the block + 80 after it */
     assert_true(metric(&r, "npu.estimated_latency_us") == 99);
     assert_true(metric(&r, "npu.estimated_latency_us.1") == 1234);
@@ -188,8 +224,9 @@ static void log_truncated_block_counts(void **state)
     pm_report r;
     pm_err e;
     pm_report_init(&r);
-    assert_log_rc(pm_parse_npu_log(s, strlen(s), &r, &e));
+    assert_log_rc(pm_parse_npu_log(s, strlen(s), &r, &e), &e);
     assert_int_equal(r.n_reports, 1);
+    assert_true(find_pass(&r, "Compile network", 0)->wall_s == 1.0);
     pm_report_free(&r);
 }
 
