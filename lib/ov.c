@@ -782,3 +782,85 @@ int pm_ov_strategy_fetch(const char *cache_dir, const char *key, char **path, pm
     }
     return rc;
 }
+
+/* ---- sweep step ----------------------------------------------------------------------------------------- */
+
+static int push2(char ***argv, const char *opt, const char *value)
+{
+    return pm_argv_push(argv, opt) || (value && pm_argv_push(argv, value)) ? PM_ERR_NOMEM : PM_OK;
+}
+
+int pm_ov_add_step(const char *passmap_exe, const pm_ov_opts *o, int reuse_strategy, const char *cache_dir,
+                   pm_steps *out, pm_err *err)
+{
+    if (!o->model_xml)
+        return pm_err_set(err, PM_ERR_USAGE, "no model given");
+    pm_step st;
+    memset(&st, 0, sizeof st);
+    char num[32];
+    char **argv = pm_argv_new(passmap_exe ? passmap_exe : "passmap", "ov-compile", "--model", o->model_xml,
+                              "--device", o->device ? o->device : "NPU", (char *)NULL);
+    int rc = argv ? PM_OK : PM_ERR_NOMEM;
+    if (!rc && o->model_bin)
+        rc = push2(&argv, "--weights", o->model_bin);
+    if (!rc && o->window > 0) {
+        snprintf(num, sizeof num, "%d", o->window);
+        rc = push2(&argv, "--window", num);
+    }
+    if (!rc && o->log_level)
+        rc = push2(&argv, "--log-level", o->log_level);
+    if (!rc && o->schedule_trace)
+        rc = push2(&argv, "--schedule-trace", NULL);
+    if (!rc && o->strategy_out)
+        rc = push2(&argv, "--strategy-out", NULL);
+    if (!rc && o->strategy_in)
+        rc = push2(&argv, "--strategy-in", o->strategy_in);
+    if (!rc && reuse_strategy)
+        rc = push2(&argv, "--reuse-strategy", NULL);
+    if (!rc && reuse_strategy && cache_dir)
+        rc = push2(&argv, "--cache-dir", cache_dir);
+    for (const char *const *e = o->extra; !rc && e && *e; e++)
+        rc = push2(&argv, "--prop", *e);
+    if (!rc && o->workdir)
+        rc = push2(&argv, "--workdir", o->workdir);
+    if (!rc && o->export_path)
+        rc = push2(&argv, "--export", o->export_path);
+    if (!rc && o->do_import)
+        rc = push2(&argv, "--import", NULL);
+    if (!rc && o->lib)
+        rc = push2(&argv, "--lib", o->lib);
+    st.argv = argv;
+    st.tool = strdup("ov-compile");
+    st.input = strdup(o->model_xml);
+    st.cwd = o->workdir ? strdup(o->workdir) : NULL;
+    const char *blob = o->export_path ? o->export_path : o->do_import ? "model.blob" : NULL;
+    st.output = blob ? strdup(blob) : NULL;
+    st.report_stream = PM_STREAM_STDOUT;
+    st.report_format = PM_FMT_NPU_LOG;
+    if (rc || !st.tool || !st.input || (o->workdir && !st.cwd) || (blob && !st.output))
+        rc = PM_ERR_NOMEM;
+    if (!rc && o->schedule_trace) {
+        st.artifact_formats[st.n_artifacts] = PM_FMT_NPU_SCHEDULE;
+        if (!(st.artifacts[st.n_artifacts++] = strdup("compileTimeScheduleTrace.json")))
+            rc = PM_ERR_NOMEM;
+    }
+    if (!rc && (o->strategy_out || reuse_strategy)) {
+        st.artifact_formats[st.n_artifacts] = PM_FMT_NPU_STRATEGY;
+        if (!(st.artifacts[st.n_artifacts++] = strdup("strategy_out.json")))
+            rc = PM_ERR_NOMEM;
+    }
+    pm_step *items = rc ? NULL : realloc(out->items, (size_t)(out->n + 1) * sizeof *items);
+    if (!items) {
+        free(st.tool);
+        pm_argv_free(st.argv);
+        free(st.cwd);
+        free(st.output);
+        free(st.input);
+        for (int k = 0; k < st.n_artifacts; k++)
+            free(st.artifacts[k]);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    out->items = items;
+    out->items[out->n++] = st;
+    return PM_OK;
+}

@@ -4,6 +4,7 @@
 #define PM_OV_H
 
 #include <stddef.h>
+#include "backend.h"
 #include "error.h"
 
 #define PM_OV_MAX_PROPS 24   /* key/value pairs passed to one ov_core_compile_model */
@@ -77,5 +78,11 @@ int pm_ov_strategy_key(const pm_ov_opts *o, char key[33], pm_err *err);
 int pm_ov_strategy_store(const char *cache_dir, const char *key, const char *strategy_out_json, pm_err *err);
 /* Sets *path (heap) to the cached file; PM_ERR_NOTFOUND when absent. */
 int pm_ov_strategy_fetch(const char *cache_dir, const char *key, char **path, pm_err *err);
+
+/* For the sweep: appends one "ov-compile" step (argv: passmap_exe ov-compile ... from o; cwd NULL = the run
+ * folder, which is then the compile's workdir) to out. Report on stdout, format npu-log; artifacts
+ * compileTimeScheduleTrace.json / strategy_out.json when asked (or with reuse_strategy). */
+int pm_ov_add_step(const char *passmap_exe, const pm_ov_opts *o, int reuse_strategy, const char *cache_dir,
+                   pm_steps *out, pm_err *err);
 
 #endif

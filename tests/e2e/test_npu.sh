@@ -37,6 +37,12 @@ done
 grep -q 'MultiClusterStrategyAssignment' "$TMP/out1.txt" && ok "compiler log on stdout" || fail "no compiler log"
 grep -q '^ov-compile: NPU compile' "$TMP/err1.txt" && ok "summary on stderr" || fail "no summary"
 
+# The captured stdout is an NPU log: two report blocks (NPUW prefill + generate), the result line ignored.
+"$PASSMAP" parse "$TMP/out1.txt" >"$TMP/parse1.txt" 2>&1
+grep -q '^format npu-log, 2 report(s)' "$TMP/parse1.txt" && ok "passmap parse reads the stdout as npu-log" \
+  || { fail "parse of the stdout"; tail -3 "$TMP/parse1.txt" | sed 's/^/#   /'; }
+grep -q '^MultiClusterStrategyAssignment' "$TMP/parse1.txt" && ok "strategy pass parsed" || fail "no strategy pass row"
+
 cat >"$TMP/expect1.txt" <<EOF
 nargs=12
 device=NPU

@@ -422,6 +422,32 @@ static void strategy_key_and_cache(void **state)
     assert_int_equal(pm_ov_strategy_store(cache, "../../etc", src, &e), PM_ERR_USAGE);
 }
 
+static void sweep_step(void **state)
+{
+    const char *extra[] = {"NPU_COMPILER_TYPE=PLUGIN", NULL};
+    pm_ov_opts o = {.model_xml = "models/qwen2-0.5b-int4.xml", .window = 4096, .schedule_trace = 1,
+                    .do_import = 1, .extra = extra, .lib = "/opt/ov/libopenvino_c.so"};
+    pm_steps steps = {0};
+    pm_err e;
+    assert_int_equal(pm_ov_add_step("/usr/bin/passmap", &o, 1, "/c", &steps, &e), PM_OK);
+    assert_int_equal(steps.n, 1);
+    pm_step *s = &steps.items[0];
+    char *cmd = pm_argv_join(s->argv);
+    assert_string_equal(cmd, "/usr/bin/passmap ov-compile --model models/qwen2-0.5b-int4.xml --device NPU "
+                             "--window 4096 --schedule-trace --reuse-strategy --cache-dir /c "
+                             "--prop NPU_COMPILER_TYPE=PLUGIN --import --lib /opt/ov/libopenvino_c.so");
+    free(cmd);
+    assert_string_equal(s->tool, "ov-compile");
+    assert_null(s->cwd);
+    assert_int_equal(s->report_stream, PM_STREAM_STDOUT);
+    assert_int_equal(s->report_format, PM_FMT_NPU_LOG);
+    assert_string_equal(s->output, "model.blob");
+    assert_int_equal(s->n_artifacts, 2);
+    assert_string_equal(s->artifacts[0], "compileTimeScheduleTrace.json");
+    assert_int_equal(s->artifact_formats[1], PM_FMT_NPU_STRATEGY);
+    pm_steps_free(&steps);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -435,6 +461,7 @@ int main(void)
         cmocka_unit_test(bad_device),
         cmocka_unit_test(result_line_round_trip),
         cmocka_unit_test(strategy_key_and_cache),
+        cmocka_unit_test(sweep_step),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
