@@ -423,6 +423,8 @@ static double number_after(const char *line, const char *phrase, int *found)
 
 static int log_metric_line(log_state *ls, pm_report *out, const char *line)
 {
+    if (starts_with(line, "PASSMAP-OV-RESULT ")) /* ov-compile's own result line (lib/ov.h), not the log */
+        return PM_OK;
     log_line ll;
     split_log_line(line, &ll);
     if (ll.logger && ll.time_ms >= 0) {
