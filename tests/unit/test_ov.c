@@ -60,7 +60,7 @@ static char *read_text(const char *path)
 
 static int exists(const char *dir, const char *name)
 {
-    char p[PATH_MAX];
+    char p[PATH_MAX + 256];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     return access(p, R_OK) == 0;
 }
