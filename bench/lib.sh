@@ -6,7 +6,8 @@
 #   $ROOT            repository root
 #   $LLVM_BIN        newest /usr/lib/llvm-*/bin (PASSMAP_LLVM_BINDIR overrides)
 #   $PY              python3 used to parse JSON and compute statistics
-#   $BENCH_TMP       scratch directory, removed on exit (add more cleanup with bench_on_exit, not `trap ... EXIT`)
+#   $BENCH_TMP       scratch directory, removed on exit (add more cleanup with bench_on_exit, not `trap ... EXIT`);
+#                    BENCH_KEEP=1 in the environment keeps it for inspection
 #   $BENCH_RESULTS   the results file (TSV, one line per result; see bench_result); run.sh sets it, else a temp one
 #   bench_result NAME METRIC VALUE UNIT [PEER] [TARGET] [NOTE]   record (and print) one result
 #   bench_result_ci NAME METRIC VALUE UNIT PEER TARGET LO HI [NOTE]  same, LO..HI a 95% interval of the ratio
@@ -45,10 +46,13 @@ bench_on_exit() { _bench_exit_cmds+=("$1"); }
 _bench_cleanup() {
     local c
     for c in "${_bench_exit_cmds[@]+"${_bench_exit_cmds[@]}"}"; do eval "$c" || true; done
-    rm -rf "$BENCH_TMP"
+    if [ -n "${BENCH_KEEP:-}" ]; then
+        echo "bench: kept $BENCH_TMP (BENCH_KEEP)" >&2
+    else
+        rm -rf "$BENCH_TMP"
+    fi
 }
 trap _bench_cleanup EXIT
-[ -n "${BENCH_KEEP:-}" ] && trap - EXIT
 
 bench_machine() {
     local model cores load

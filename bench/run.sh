@@ -125,7 +125,11 @@ for r in noisy:
 for r in errors:
     print(f"ERROR: bench {r['bench']}: {r['note']}")
 passed = len(listing("PASS"))
-print(f"targets: {passed} met, {len(missed)} MISSED, {len(noisy)} noisy; {len(errors)} bench error(s)")
+skipped = listing("SKIP")
+for r in skipped:
+    print(f"SKIPPED: {r['bench']} {r['metric']}: {r['note']}")
+print(f"targets: {passed} met, {len(missed)} MISSED, {len(noisy)} noisy; {len(skipped)} skipped, "
+      f"{len(errors)} bench error(s)")
 sys.exit(3 if errors else 0)
 EOF
 rc=$?
