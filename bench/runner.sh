@@ -5,12 +5,16 @@
 #   llc          llc -O2 -filetype=obj of a small .ll made here from MLIR (a real, short compile)
 #   mlir-opt     mlir-opt --version (a near-empty process that still loads the large MLIR libraries)
 #   true         /bin/true, from which passmap's fixed per-run overhead is estimated
-# Usage: bench/runner.sh PASSMAP_BINARY    (BENCH_RUNNER_BLOCKS=N: N blocks of 10 runs per tool, default 2)
+# Usage: bench/runner.sh PASSMAP_BINARY
+#   BENCH_RUNNER_BLOCKS=N       blocks of 10 runs per tool for llc and mlir-opt (default 2: 20 runs each)
+#   BENCH_RUNNER_TRUE_BLOCKS=N  the same for true (default 10: it costs ~1 ms a run, and the overhead estimate is a
+#                               difference of two small, noisy means)
 source "$(dirname "$0")/lib.sh"
 
 NAME=runner
 BLOCK=10
 BLOCKS=${BENCH_RUNNER_BLOCKS:-2}
+TRUE_BLOCKS=${BENCH_RUNNER_TRUE_BLOCKS:-10}
 WARMUP=2
 # Agreement wanted on commands doing real work: passmap's mean wall within 10% of hyperfine's. Tighter would be
 # noise here: on 2 shared cores, block means of the same command drift by 20-30% (see bench/README.md).
@@ -62,13 +66,14 @@ cases=(llc mlir-opt true)
 declare -A cmd
 cmd[llc]="$LLVM_BIN/llc -O2 -filetype=obj $BENCH_TMP/kernel.ll -o $BENCH_TMP/kernel.o"
 cmd[mlir-opt]="$LLVM_BIN/mlir-opt --version"
-cmd[true]="$(command -v true)"
+cmd[true]="$(type -P true)"
 
-echo "runner: hyperfine $(hyperfine --version | cut -d' ' -f2) vs passmap run, $BLOCKS x ABAB blocks of $BLOCK runs" \
-     "(+$WARMUP warmup each)"
+declare -A nblocks=([llc]=$BLOCKS [mlir-opt]=$BLOCKS [true]=$TRUE_BLOCKS)
+echo "runner: hyperfine $(hyperfine --version | cut -d' ' -f2) vs passmap run, ABAB blocks of $BLOCK runs" \
+     "(+$WARMUP warmup each): $BLOCKS blocks per tool for llc and mlir-opt, $TRUE_BLOCKS for true"
 for c in "${cases[@]}"; do
     read -r -a argv <<<"${cmd[$c]}"
-    for ((b = 1; b <= BLOCKS; b++)); do
+    for ((b = 1; b <= nblocks[$c]; b++)); do
         if ! hyperfine -N --style none --warmup $WARMUP --runs $BLOCK \
                 --export-json "$BENCH_TMP/$c.hyperfine.$b.json" "${cmd[$c]}" >/dev/null 2>"$BENCH_TMP/hf.err"; then
             echo "runner bench: hyperfine failed on: ${cmd[$c]}" >&2
@@ -90,34 +95,41 @@ if [ "$(head -c 4 "$BENCH_TMP/kernel.o" | od -An -c | tr -d ' ')" != '177ELF' ];
 fi
 
 # Prints "metric<TAB>value<TAB>unit<TAB>peer<TAB>target<TAB>lo<TAB>hi<TAB>note" lines for bench_result_ci.
-"$PY" - "$BENCH_TMP" "$BLOCKS" "$AGREE" >"$BENCH_TMP/lines.tsv" <<'EOF' || exit 1
-import glob, json, math, statistics, sys
+"$PY" - "$BENCH_TMP" "$BLOCKS" "$TRUE_BLOCKS" "$AGREE" >"$BENCH_TMP/lines.tsv" <<'EOF' || exit 1
+import json, math, statistics, sys
 
-tmp, blocks, agree = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+tmp, agree = sys.argv[1], sys.argv[4]
+nblocks = {"llc": int(sys.argv[2]), "mlir-opt": int(sys.argv[2]), "true": int(sys.argv[3])}
 
 def hyperfine_times(case):
-    """Per-run wall times, and CPU (user+sys) per run averaged over all blocks (hyperfine gives only means)."""
-    times, cpu = [], 0.0
-    for b in range(1, blocks + 1):
+    """Wall times per block, and CPU (user+sys) per run averaged over all blocks (hyperfine gives only means)."""
+    blocks_t, cpu, n = [], 0.0, 0
+    for b in range(1, nblocks[case] + 1):
         with open(f"{tmp}/{case}.hyperfine.{b}.json") as f:
             r = json.load(f)["results"][0]
         if any(code != 0 for code in r.get("exit_codes", [])):
             sys.exit(f"runner bench: hyperfine saw a failing run of {case}")
-        times += r["times"]
+        blocks_t.append(r["times"])
         cpu += (r["user"] + r["system"]) * len(r["times"])
-    return times, cpu / len(times)
+        n += len(r["times"])
+    return blocks_t, cpu / n
 
 def passmap_times(case):
-    times, cpu = [], []
-    for b in range(1, blocks + 1):
+    blocks_t, cpu = [], []
+    for b in range(1, nblocks[case] + 1):
         with open(f"{tmp}/{case}.passmap.{b}.json") as f:
             doc = json.load(f)
         bad = [r for r in doc["runs"] if r["status"] != "ok"]
         if bad:
             sys.exit(f"runner bench: passmap saw a failing run of {case}: {bad[0]['status']}")
-        times += [r["wall_s"] for r in doc["runs"]]
+        blocks_t.append([r["wall_s"] for r in doc["runs"]])
         cpu += [r["user_s"] + r["sys_s"] for r in doc["runs"]]
-    return times, statistics.mean(cpu)
+    return blocks_t, statistics.mean(cpu)
+
+def self_drift(blocks_t):
+    """How far one tool's block medians of the same command move apart: max/min - 1."""
+    med = [statistics.median(t) for t in blocks_t]
+    return max(med) / min(med) - 1 if len(med) > 1 else 0.0
 
 def ratio_ci(a, b):
     """Ratio of means a/b with a 95% interval by the delta method (normal approximation)."""
@@ -130,14 +142,22 @@ ms = lambda s: f"{s * 1e3:.3f}"
 out = []
 walls = {}
 for case in ("llc", "mlir-opt", "true"):
-    (h, h_cpu), (p, p_cpu) = hyperfine_times(case), passmap_times(case)
+    (hb, h_cpu), (pb, p_cpu) = hyperfine_times(case), passmap_times(case)
+    h, p = sum(hb, []), sum(pb, [])
     walls[case] = (p, h)
     r, lo, hi = ratio_ci(p, h)
-    note = (f"ratio 95% CI [{lo:.3f}, {hi:.3f}]; medians {ms(statistics.median(p))}/{ms(statistics.median(h))} ms; "
-            f"sd {ms(statistics.stdev(p))}/{ms(statistics.stdev(h))} ms; n={len(p)}/{len(h)}")
+    # The iid interval ignores drift between blocks, which here is often larger than any passmap effect: widen it
+    # by the larger of the two tools' own block-to-block drift before it decides whether a miss is only noise.
+    drift = max(self_drift(hb), self_drift(pb))
+    pairs = ", ".join(f"{statistics.mean(a) / statistics.mean(b):.3f}" for a, b in zip(pb, hb))
+    note = (f"iid ratio 95% CI [{lo:.3f}, {hi:.3f}], widened by self-drift {drift * 100:.0f}% to "
+            f"[{lo / (1 + drift):.3f}, {hi * (1 + drift):.3f}]; block-pair ratios {pairs}; "
+            f"medians {ms(statistics.median(p))}/{ms(statistics.median(h))} ms; "
+            f"sd {ms(statistics.stdev(p))}/{ms(statistics.stdev(h))} ms; max {ms(max(p))}/{ms(max(h))} ms; "
+            f"n={len(p)}/{len(h)} (passmap/hyperfine)")
     target = agree if case != "true" else "-"
     out.append((f"{case}.wall_mean", ms(statistics.mean(p)), "ms", ms(statistics.mean(h)), target,
-                f"{lo:.4f}", f"{hi:.4f}", note))
+                f"{lo / (1 + drift):.4f}", f"{hi * (1 + drift):.4f}", note))
     if case != "true":
         out.append((f"{case}.cpu_mean", ms(p_cpu), "ms", ms(h_cpu), "-", "-", "-",
                     "user+sys of the child, from wait4 rusage"))
