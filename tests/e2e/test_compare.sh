@@ -1,60 +1,41 @@
 #!/usr/bin/env bash
-# e2e: passmap compare on real compiles. Two tiny matmul configs are compiled through the real
-# mlir-opt -> mlir-translate -> llc chain with the stock back end (A) and with allow-pattern-rollback=0 (B),
-# recorded by tests/e2e/compare_mkdb.c (real runner and parsers) until `passmap sweep` lands on main.
+# e2e: passmap compare on real compiles: passmap sweep runs the embedded compiler (qwen2 0.5b, one layer,
+# window 64, int8 and fp16, 2 repeats) with the stock back end (A) and with allow-pattern-rollback=0 (B).
 source "$(dirname "$0")/lib.sh"
 
 json_check() { # FILE PYTHON-EXPR-ON-d
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"
 }
 
-BUILD=${PASSMAP_BUILD:-$(dirname "$PASSMAP")}
-SANF=""
-case "$BUILD" in */san) SANF="-fsanitize=address,undefined";; esac
-MKDB=$TMP/compare_mkdb
-# shellcheck disable=SC2046
-if ! cc -std=c11 -D_GNU_SOURCE $SANF -I"$ROOT/lib" $(pkg-config --cflags sqlite3 jansson) \
-     -o "$MKDB" "$ROOT/tests/e2e/compare_mkdb.c" "$BUILD/libpassmap.a" \
-     $(pkg-config --libs sqlite3 jansson gsl libzstd libxxhash inih) -ldl -lm -lpthread 2>"$TMP/cc.err"; then
-  fail "build compare_mkdb"; sed 's/^/#   /' "$TMP/cc.err"; finish; exit 1
-fi
-
-FRONT="func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,canonicalize,cse),one-shot-bufferize{bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map},canonicalize,buffer-deallocation-pipeline,func.func(convert-linalg-to-affine-loops,canonicalize,cse,lower-affine)"
-STOCK="convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts"
-NORB="convert-scf-to-cf{allow-pattern-rollback=0},expand-strided-metadata,lower-affine,convert-to-llvm{allow-pattern-rollback=0},reconcile-unrealized-casts"
-
-model() { # N: one matmul function on NxN tensors
-  cat <<MLIR
-func.func @mm(%a: tensor<$1x$1xf32>, %b: tensor<$1x$1xf32>) -> tensor<$1x$1xf32> {
-  %z = tensor.empty() : tensor<$1x$1xf32>
-  %c = linalg.matmul ins(%a, %b : tensor<$1x$1xf32>, tensor<$1x$1xf32>) outs(%z : tensor<$1x$1xf32>) -> tensor<$1x$1xf32>
-  return %c : tensor<$1x$1xf32>
+spec() { # NAME VARIANTS PRECISIONS WINDOW REPEATS
+  cat <<INI
+[sweep]
+name = $1
+repeats = $5
+timeout = 120s
+mem_limit = 8G
+[embedded]
+tile = 256
+[llm q]
+models = qwen2:0.5b
+windows = $4
+precisions = $3
+layers = 1
+variants = $2
+INI
 }
-MLIR
-}
-
-record() { # DB VARIANT BACKEND N
-  local w=$TMP/work-$2-$4; mkdir -p "$w"; model "$4" >"$w/in.mlir"
-  "$MKDB" "$1" demo "llm/tiny/mm/w$4/f32/L1/$2" "$2" 2 "$w" \
-    "$LLVM_BIN/mlir-opt" "$w/in.mlir" "--pass-pipeline=builtin.module($FRONT,$3)" --mlir-timing \
-      --mlir-timing-display=list -o "$w/out.mlir" :: \
-    "$LLVM_BIN/mlir-translate" --mlir-to-llvmir "$w/out.mlir" -o "$w/out.ll" :: \
-    "$LLVM_BIN/llc" -O2 -filetype=obj -time-passes "$w/out.ll" -o "$w/out.o"
-}
-
-ok_all=1
-for n in 16 32; do
-  record "$TMP/a.db" stock "$STOCK" $n || ok_all=0
-  record "$TMP/b.db" no-rollback "$NORB" $n || ok_all=0
-  record "$TMP/c.db" stock "$STOCK" $n || ok_all=0
-  record "$TMP/c.db" no-rollback "$NORB" $n || ok_all=0
+spec demo stock "int8, fp16" 64 2 >"$TMP/a.ini"
+spec demo no-rollback "int8, fp16" 64 2 >"$TMP/b.ini"
+spec demo "stock, no-rollback" int8 64 2 >"$TMP/c.ini"
+spec other stock int8 32 1 >"$TMP/d.ini"
+for x in a b c d; do
+  check "sweep $x.db" "$PASSMAP" sweep --quiet --db "$TMP/$x.db" "$TMP/$x.ini"
 done
-if [ $ok_all = 1 ]; then ok "real compiles recorded"; else fail "real compiles recorded"; fi
 
 "$PASSMAP" compare "$TMP/a.db" "$TMP/b.db" >"$TMP/out.txt" 2>"$TMP/err.txt"
 check "compare A B exits 0" test $? -eq 0
-check "text: both configs" grep -q "llm/tiny/mm/w16/f32/L1 (A: llm/tiny/mm/w16/f32/L1/stock, B: llm/tiny/mm/w16/f32/L1/no-rollback" "$TMP/out.txt"
-check "text: w32 config" grep -q "^llm/tiny/mm/w32/f32/L1 " "$TMP/out.txt"
+check "text: both configs" grep -q "llm/qwen2/0.5b/w64/int8/L1 (A: llm/qwen2/0.5b/w64/int8/L1/stock, B: llm/qwen2/0.5b/w64/int8/L1/no-rollback" "$TMP/out.txt"
+check "text: w32 config" grep -q "^llm/qwen2/0.5b/w64/fp16/L1 " "$TMP/out.txt"
 check "text: compile wall row with n=2 each" grep -Eq "^  compile wall +2 +2 " "$TMP/out.txt"
 check "text: step rows for the three tools" \
   bash -c "grep -c '^  step \(llc\|mlir-opt\|mlir-translate\) ' '$TMP/out.txt' | grep -qx 6"
@@ -87,7 +68,7 @@ check "--top 2 limits pass rows" bash -c "'$PASSMAP' compare --top 2 '$TMP/a.db'
 check "ambiguous variant is a usage error (2)" test $? -eq 2
 check "ambiguity message lists variants" grep -q "several variants (no-rollback, stock): pick one with --a-variant" "$TMP/amb.err"
 check "one database, two variants" bash -c \
-  "'$PASSMAP' compare '$TMP/c.db' --a-variant stock --b-variant no-rollback | grep -q '2 configs matched'"
+  "'$PASSMAP' compare '$TMP/c.db' --a-variant stock --b-variant no-rollback | grep -q '1 configs matched'"
 "$PASSMAP" compare "$TMP/c.db" >/dev/null 2>&1
 check "one database without variants: usage (2)" test $? -eq 2
 
@@ -105,11 +86,9 @@ check "no arguments: usage (2)" test $? -eq 2
 check "--help exits 0" bash -c "'$PASSMAP' compare --help | grep -q '^usage: passmap compare'"
 
 # Nothing matches: exit 1, unmatched configs listed.
-w=$TMP/work-other; mkdir -p "$w"; model 16 >"$w/in.mlir"
-"$MKDB" "$TMP/d.db" demo "cnn/other/r8/f32/B1/stock" stock 1 "$w" "$LLVM_BIN/mlir-opt" "$w/in.mlir" -o "$w/out.mlir"
 "$PASSMAP" compare "$TMP/a.db" "$TMP/d.db" >"$TMP/nomatch.txt" 2>"$TMP/nomatch.err"
 check "no match exits 1" test $? -eq 1
-check "unmatched listed" grep -q "only in B: cnn/other/r8/f32/B1/stock" "$TMP/nomatch.txt"
+check "unmatched listed" grep -q "only in B: llm/qwen2/0.5b/w32/int8/L1/stock" "$TMP/nomatch.txt"
 check "no match said on stderr" grep -q "no config matched (2 only in A, 1 only in B)" "$TMP/nomatch.err"
 
 finish
