@@ -356,6 +356,21 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
                 goto cleanup;
         }
     }
+    for (size_t k = 0; k < rg->n_cells; k++) {
+        /* and down each column: the next larger row (cells are in sorted config order) */
+        const pm_an_cell *here = &rg->cells[k], *next = NULL;
+        for (size_t j = k + 1; j < rg->n_cells && !next; j++)
+            if (rg->cells[j].col == here->col && strcmp(rg->cells[j].row, here->row))
+                next = &rg->cells[j];
+        if (next && next->stage != here->stage) {
+            char text[512];
+            snprintf(text, sizeof text, "%s %d: %s dominates at %s %s, %s from %s %s", is_llm ? "window" : "resolution",
+                     here->col, stage_name(a, here->stage), is_llm ? "size" : "family", here->row,
+                     stage_name(a, next->stage), is_llm ? "size" : "family", next->row);
+            if ((rc = strlist_add(&rg->boundaries, &rg->n_boundaries, text)))
+                goto cleanup;
+        }
+    }
     if (!rg->n_boundaries && rg->n_cells) {
         char text[256];
         snprintf(text, sizeof text, "%s dominates every %s cell mapped (no boundary in this sweep)",
@@ -669,6 +684,24 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     rc = PM_OK;
     sqlite3_finalize(st);
     st = NULL;
+    {
+        /* Keep only the stages this sweep's passes hit (the map may cover other back ends), plus overhead. */
+        int remap[256];
+        size_t kept = 0;
+        for (size_t s = 0; s < NS && s < 256; s++) {
+            int used = (int)s == st_over;
+            for (size_t i = 0; !used && i < pv->n_pids; i++)
+                used = pv->pids[i].stage == (int)s;
+            remap[s] = used ? (int)kept : -1;
+            if (used)
+                a->stages[kept++] = a->stages[s];
+        }
+        for (size_t i = 0; i < pv->n_pids; i++)
+            pv->pids[i].stage = remap[pv->pids[i].stage];
+        st_over = remap[st_over];
+        st_other = remap[st_other];   /* -1 when no pass is unmapped */
+        a->n_stages = NS = kept;
+    }
     DB_TRY(sqlite3_prepare_v2(db, "INSERT INTO temp.pm_an_pid VALUES(?,?,?)", -1, &st, NULL));
     DB_TRY(sqlite3_exec(db, "SAVEPOINT pm_an", NULL, NULL, NULL));
     for (size_t i = 0; i < pv->n_pids; i++) {
@@ -902,7 +935,43 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
         f->tool = pv->pids[best].tool;
         f->name = pv->pids[best].name;
         f->stage = pv->pids[best].stage;
+        /* Which IR size a pass processes is not known up front: of the sizes the back end records, keep
+           the one that explains its time best (highest R^2). */
+        const char *cands[2];
+        int ncand = 0;
+        if (f->tool && !strncmp(f->tool, "ov-", 3)) {
+            cands[ncand++] = "npu.tasks";
+            cands[ncand++] = "npu.tiles";
+        } else {
+            cands[ncand++] = "ir.ops";
+            cands[ncand++] = "ir.llvm_ops";
+        }
         f->x_metric = x_metric_for(f->tool, stage_name(a, f->stage));
+        double best_r2 = -1;
+        for (int ci2 = 0; ci2 < ncand; ci2++) {
+            double xs_[4096], ys_[4096];
+            int m = 0;
+            for (size_t ci = 0; ci < a->n_configs && m < 4096; ci++) {
+                const pm_an_config *c = &a->configs[ci];
+                double xv = config_metric(c, cands[ci2]);
+                for (size_t p = 0; p < c->n_passes; p++)
+                    if (c->passes[p].id == (int)best) {
+                        if (xv > 0 && c->passes[p].mean_s > 0) {
+                            xs_[m] = xv;
+                            ys_[m++] = c->passes[p].mean_s;
+                        }
+                        break;
+                    }
+            }
+            double e1, l1, h1, r21, p1;
+            int distinct = 0;
+            for (int i = 0; i < m; i++)
+                distinct += i == 0 || xs_[i] != xs_[0];
+            if (distinct >= 3 && !powerlaw_fit(xs_, ys_, m, &e1, &l1, &h1, &r21, &p1) && r21 > best_r2) {
+                best_r2 = r21;
+                f->x_metric = cands[ci2];
+            }
+        }
         f->max_share = mshare;
         f->x = calloc(a->n_configs + 1, sizeof *f->x);
         f->y = calloc(a->n_configs + 1, sizeof *f->y);

@@ -166,8 +166,11 @@ static void sizes_sorted_numerically_and_regimes(void **state)
         assert_int_equal(cell->stage, want);
         assert_float_equal(cell->share, 0.7, 1e-9);
     }
-    assert_int_equal(a->regime_llm.n_boundaries, 1);
+    assert_int_equal(a->regime_llm.n_boundaries, 2);
     assert_non_null(strstr(a->regime_llm.boundaries[0], "size 7b: cleanup dominates at window 128, isel from window 256"));
+    assert_non_null(strstr(a->regime_llm.boundaries[1], "window 256: cleanup dominates at size 1.5b, isel from size 7b"));
+    /* only stages this sweep's passes hit are listed, plus process-overhead */
+    assert_int_equal(a->n_stages, 3);
     pm_analysis_free(a);
 }
 
