@@ -19,8 +19,8 @@ static const char *COLORS[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#946
 #define NCOLORS (sizeof COLORS / sizeof COLORS[0])
 static const char *color(int i) { return COLORS[(size_t)(i < 0 ? 0 : i) % NCOLORS]; }
 
-static const char *HEAD = "set encoding utf8\nset key outside right top box\nset grid\n"
-                          "set border lw 1.2\nset termoption noenhanced\n";
+static const char *HEAD = "set encoding utf8\nset key below box\nset grid\nset format x '%g'\nset format y '%g'\n"
+                          "set border lw 1.2\n";
 
 /* Writes the SVG and PNG terminals around a plot body: the body is replayed for the PNG. */
 static int write_script(const char *dir, const char *name, const char *body, int w, int h)
@@ -30,8 +30,8 @@ static int write_script(const char *dir, const char *name, const char *body, int
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fprintf(f, "%sset terminal svg size %d,%d dynamic font 'sans,13' background '#ffffff'\nset output '%s.svg'\n%s\n"
-               "unset output\nset terminal pngcairo size %d,%d font 'sans,11' background '#ffffff'\nset output '%s.png'\n%s\nunset output\n",
+    fprintf(f, "%sset terminal svg size %d,%d dynamic noenhanced font 'sans,13' background '#ffffff'\nset output '%s.svg'\n%s\n"
+               "unset output\nset terminal pngcairo noenhanced size %d,%d font 'sans,11' background '#ffffff'\nset output '%s.png'\n%s\nunset output\n",
             HEAD, w, h, name, body, w, h, name, body);
     return fclose(f);
 }
@@ -512,7 +512,7 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
             snprintf(note, sizeof note, "%s in this sweep", what);
             fg->note = strdup(note);
         } else {
-            int w = i == 4 ? 1400 : 1000, h = i == 4 ? 560 : 640;
+            int w = i == 4 ? 1400 : 1000, h = i == 4 ? 640 : 720;
             if (write_script(dir, fg->name, body, w, h))
                 rc = pm_err_errno(err, PM_ERR_IO, "writing %s/%s.gp", dir, fg->name);
             else if ((rc = run_gnuplot(dir, fg->name, err)) == PM_OK) {

@@ -139,7 +139,8 @@ def new_db(path, name):
     db = sqlite3.connect(path)
     db.executescript(SCHEMA)
     meta = '{"compiler":"%s","machine":"%s","cold":"fresh process per compile, no cache"}' % (
-        subprocess.run([f"{BIN}/llc", "--version"], capture_output=True, text=True).stdout.split("\n")[1].strip(),
+        next(l.strip() for l in subprocess.run([f"{BIN}/llc", "--version"], capture_output=True, text=True).stdout.splitlines()
+             if "LLVM version" in l),
         os.uname().machine)
     db.execute("INSERT INTO sweep(id,name,backend,meta_json) VALUES(1,?,?,?)", (name, "embedded", meta))
     return db
