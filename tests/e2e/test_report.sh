@@ -35,7 +35,7 @@ assert "process-overhead" in j["stages"]
 assert j["fits"] and all(f["n"] >= 3 for f in j["fits"])
 assert j["fixes"] and all(f["fix"] for f in j["fixes"]), "every regime gets a fix from data/fixes.tsv"
 assert j["regimes"]["llm"]["cells"], "regime cells"
-assert j["meta"]["compiler"].startswith("LLVM version 22"), j["meta"]
+assert j["meta"]["compiler"].startswith("Debian LLVM version 22"), j["meta"]
 PY
 
 html=$TMP/report.html
