@@ -1,9 +1,130 @@
-/* STUB: to be written. */
+/* passmap import: a timing report file (any format passmap parses) becomes one run in a results database. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmds.h"
+#include "parse.h"
+#include "store.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: passmap import --db FILE [options] REPORT...\n"
+            "Parses each report file and records it as one run (one step) in the database.\n\n"
+            "  --db FILE        results database (created when missing)\n"
+            "  --sweep NAME     sweep to record into (default: imported)\n"
+            "  --config KEY     config key (default: the report file's name)\n"
+            "  --tool NAME      the compiler that printed the report (default: by format: mlir-opt, llc ...)\n"
+            "  --format NAME    mlir-text, mlir-json, llvm-text, llvm-json, chrome-trace, npu-log,\n"
+            "                   npu-schedule-trace, npu-strategy, npu-task-stats (default: detected)\n"
+            "  --mode NAME      run mode recorded (default: cold)\n"
+            "  --quiet          print nothing on success\n"
+            "  -h, --help       this help\n");
+}
+
+static const char *default_tool(pm_format f)
+{
+    switch (f) {
+    case PM_FMT_MLIR_TEXT:
+    case PM_FMT_MLIR_JSON: return "mlir-opt";
+    case PM_FMT_LLVM_TEXT:
+    case PM_FMT_LLVM_JSON: return "llc";
+    case PM_FMT_NPU_LOG:
+    case PM_FMT_NPU_SCHEDULE:
+    case PM_FMT_NPU_STRATEGY:
+    case PM_FMT_NPU_TASK_STATS: return "ov-compile";
+    default: return "unknown";
+    }
+}
 
 int cmd_import(int argc, char **argv)
 {
-    fprintf(stderr, "passmap: '%s' is not built yet\n", argv[0]);
-    return PM_EXIT_FAIL;
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},   {"sweep", required_argument, NULL, 's'},
+        {"config", required_argument, NULL, 'c'}, {"tool", required_argument, NULL, 't'},
+        {"format", required_argument, NULL, 'f'}, {"mode", required_argument, NULL, 'm'},
+        {"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *db = NULL, *sweep = "imported", *config = NULL, *tool = NULL, *mode = "cold";
+    pm_format fmt = PM_FMT_AUTO;
+    int quiet = 0, c, rc = PM_EXIT_OK;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 's': sweep = optarg; break;
+        case 'c': config = optarg; break;
+        case 't': tool = optarg; break;
+        case 'm': mode = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'f':
+            fmt = pm_format_from_name(optarg);
+            if (fmt == PM_FMT__COUNT) {
+                fprintf(stderr, "passmap import: unknown format '%s' (see --help)\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            break;
+        case 'h': usage(stdout); return PM_EXIT_OK;
+        default: fprintf(stderr, "try 'passmap import --help'\n"); return PM_EXIT_USAGE;
+        }
+    }
+    if (!db || optind >= argc) {
+        fprintf(stderr, "passmap import: needs --db FILE and at least one REPORT\ntry 'passmap import --help'\n");
+        return PM_EXIT_USAGE;
+    }
+    pm_err err = {0};
+    pm_store *st = NULL;
+    int64_t sweep_id;
+    if (pm_store_open(db, &st, &err) || pm_store_sweep(st, sweep, "import", NULL, NULL, &sweep_id, &err)) {
+        fprintf(stderr, "passmap import: %s\n", err.msg);
+        pm_store_close(st);
+        return PM_EXIT_FAIL;
+    }
+    for (int i = optind; i < argc; i++) {
+        const char *path = argv[i];
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        pm_report rep;
+        pm_report_init(&rep);
+        if (pm_parse_file(path, fmt, &rep, &err)) {
+            fprintf(stderr, "passmap import: %s\n", err.msg);
+            rc = PM_EXIT_FAIL;
+            pm_report_free(&rep);
+            continue;
+        }
+        if (rep.n_passes == 0 && rep.n_metrics == 0) {
+            fprintf(stderr, "passmap import: %s: no timing report found\n", path);
+            rc = PM_EXIT_FAIL;
+            pm_report_free(&rep);
+            continue;
+        }
+        pm_config cfg = {.key = config ? config : base, .kind = "cmd"};
+        int64_t config_id, run_id;
+        int done = 0;
+        double wall = rep.total_wall_s >= 0 ? rep.total_wall_s : pm_report_pass_wall(&rep);
+        pm_run_result res = {.status = PM_RUN_OK, .wall_s = wall,
+                             .user_s = rep.total_user_s >= 0 ? rep.total_user_s : -1, .instructions = -1};
+        const char *t = tool ? tool : default_tool(rep.format);
+        pm_step_record step = {.tool = t, .argv = path, .result = &res, .report = &rep};
+        if (pm_store_config(st, sweep_id, &cfg, &config_id, &err) ||
+            pm_store_runs_done(st, config_id, mode, &done, &err)) {
+            fprintf(stderr, "passmap import: %s\n", err.msg);
+            rc = PM_EXIT_FAIL;
+            pm_report_free(&rep);
+            break;
+        }
+        pm_run_record rec = {.config_id = config_id, .repeat = done, .mode = mode, .status = "ok", .wall_s = wall,
+                             .user_s = res.user_s, .sys_s = 0, .steps = &step, .n_steps = 1};
+        if (pm_store_record_run(st, &rec, &run_id, &err)) {
+            fprintf(stderr, "passmap import: %s\n", err.msg);
+            rc = PM_EXIT_FAIL;
+        } else if (!quiet) {
+            printf("%s: %s, %zu passes, %zu metrics, %.4f s -> %s config %s repeat %d\n", path,
+                   pm_format_name(rep.format), rep.n_passes, rep.n_metrics, wall, db, cfg.key, done);
+        }
+        pm_report_free(&rep);
+    }
+    pm_store_close(st);
+    return rc;
 }

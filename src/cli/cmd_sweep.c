@@ -1,9 +1,170 @@
-/* STUB: to be written. */
+/* passmap sweep: runs a spec's matrix into SQLite, resumable, with a progress bar on a TTY. */
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmds.h"
+#include "spec.h"
+#include "sweep.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+    signal(SIGINT, SIG_DFL); /* a second Ctrl-C stops at once */
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: passmap sweep [options] SPEC.ini\n"
+            "Runs every config of the spec's matrix (repeats interleaved) and records each run in SQLite.\n"
+            "Rerunning the same command resumes: runs already recorded are skipped.\n\n"
+            "  --db FILE         results database (default: NAME.db, NAME from [sweep] name)\n"
+            "  --work-dir DIR    run folders and the warm cache (default: DB.runs)\n"
+            "  --warm            also run each config through the compiled-artifact cache (recompile / hit)\n"
+            "  --no-warm         do not, even if the spec says warm = true\n"
+            "  --keep            keep every run's folder (outputs, stderr); failed runs are always kept\n"
+            "  --max-runs N      stop after N runs (resume later)\n"
+            "  --dry-run         print the plan, run nothing\n"
+            "  --quiet           no per-run lines (the TTY progress bar stays)\n"
+            "  --json            print the summary as JSON on stdout\n"
+            "  -h, --help        this help\n\n"
+            "Spec format: see studies/demo.ini and the README.\n");
+}
+
+typedef struct progress_state {
+    int tty, quiet, dry;
+} progress_state;
+
+static void fmt_dur(double s, char *out, size_t cap)
+{
+    if (s < 0)
+        snprintf(out, cap, "?");
+    else if (s < 60)
+        snprintf(out, cap, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(out, cap, "%dm%02ds", (int)s / 60, (int)s % 60);
+    else
+        snprintf(out, cap, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
+}
+
+static void on_progress(void *user, const pm_sweep_progress *p)
+{
+    progress_state *ps = user;
+    if (ps->dry) {
+        printf("%-60s %-10s r%d\n", p->config_key, p->mode, p->repeat);
+        return;
+    }
+    char el[16], eta[16];
+    fmt_dur(p->elapsed_s, el, sizeof el);
+    fmt_dur(p->done >= 2 || p->done == p->total ? p->eta_s : -1, eta, sizeof eta);
+    if (ps->tty) {
+        int width = 30, fill = p->total ? p->done * width / p->total : width;
+        char bar[64];
+        for (int i = 0; i < width; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[width] = '\0';
+        char failed[32] = "";
+        if (p->failed)
+            snprintf(failed, sizeof failed, "  %d failed", p->failed);
+        fprintf(stderr, "\r\033[K[%s] %d/%d %3d%%  %s elapsed, ETA %s%s", bar, p->done, p->total,
+                p->total ? 100 * p->done / p->total : 100, el, eta, failed);
+        if (p->done == p->total)
+            fputc('\n', stderr);
+    } else if (!ps->quiet) {
+        fprintf(stderr, "[%d/%d] %-56s %-10s r%d %-8s %7.2fs  ETA %s\n", p->done, p->total, p->config_key, p->mode,
+                p->repeat, p->status, p->wall_s, eta);
+    }
+}
 
 int cmd_sweep(int argc, char **argv)
 {
-    fprintf(stderr, "passmap: '%s' is not built yet\n", argv[0]);
-    return PM_EXIT_FAIL;
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},      {"work-dir", required_argument, NULL, 'w'},
+        {"warm", no_argument, NULL, 'W'},          {"no-warm", no_argument, NULL, 'N'},
+        {"keep", no_argument, NULL, 'k'},          {"max-runs", required_argument, NULL, 'm'},
+        {"dry-run", no_argument, NULL, 'n'},       {"quiet", no_argument, NULL, 'q'},
+        {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    pm_sweep_opts opts = {.warm = -1, .stop = &stop_requested};
+    const char *db = NULL;
+    int json = 0, quiet = 0, c;
+    char dbbuf[256];
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 'w': opts.work_dir = optarg; break;
+        case 'W': opts.warm = 1; break;
+        case 'N': opts.warm = 0; break;
+        case 'k': opts.keep_outputs = 1; break;
+        case 'm': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v <= 0) {
+                fprintf(stderr, "passmap sweep: --max-runs needs a positive integer, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            opts.max_runs = (int)v;
+            break;
+        }
+        case 'n': opts.dry_run = 1; break;
+        case 'q': quiet = 1; break;
+        case 'j': json = 1; break;
+        case 'h': usage(stdout); return PM_EXIT_OK;
+        default: fprintf(stderr, "try 'passmap sweep --help'\n"); return PM_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "passmap sweep: expected one SPEC.ini\ntry 'passmap sweep --help'\n");
+        return PM_EXIT_USAGE;
+    }
+    pm_err err = {0};
+    pm_spec *spec = NULL;
+    if (pm_spec_load(argv[optind], &spec, &err)) {
+        fprintf(stderr, "passmap sweep: %s\n", err.msg);
+        return err.code == PM_ERR_IO ? PM_EXIT_FAIL : PM_EXIT_USAGE;
+    }
+    if (!db) {
+        snprintf(dbbuf, sizeof dbbuf, "%s.db", spec->name);
+        db = dbbuf;
+    }
+    opts.db_path = db;
+    progress_state ps = {.tty = isatty(STDERR_FILENO), .quiet = quiet, .dry = opts.dry_run};
+    opts.progress = on_progress;
+    opts.progress_user = &ps;
+    signal(SIGINT, on_sigint);
+    signal(SIGTERM, on_sigint);
+    pm_sweep_summary sum;
+    int rc = pm_sweep_run(spec, &opts, &sum, &err);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (rc) {
+        fprintf(stderr, "\npassmap sweep: %s\n", err.msg);
+        pm_spec_free(spec);
+        return PM_EXIT_FAIL;
+    }
+    if (json) {
+        json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:f}", "sweep", spec->name, "db", db,
+                              "configs", sum.configs, "planned", sum.planned, "already_done", sum.already_done, "ran",
+                              sum.ran, "ok", sum.ok, "failed", sum.failed, "interrupted", sum.interrupted, "wall_s",
+                              sum.wall_s);
+        json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        putchar('\n');
+        json_decref(o);
+    } else if (!opts.dry_run) {
+        printf("sweep %s: %d configs, %d runs planned (%d already recorded), %d ran: %d ok, %d failed, %.1f s%s\n"
+               "results: %s\n",
+               spec->name, sum.configs, sum.planned, sum.already_done, sum.ran, sum.ok, sum.failed, sum.wall_s,
+               sum.interrupted ? " (interrupted: rerun to resume)" : "", db);
+    }
+    pm_spec_free(spec);
+    return sum.interrupted ? 130 : PM_EXIT_OK;
 }

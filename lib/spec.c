@@ -1,0 +1,509 @@
+/* Sweep spec loading: inih reads the INI into a list of entries; expansion into the config matrix happens
+ * afterwards so key order inside a section does not matter and every error can name its line's section. */
+#include "spec.h"
+
+#include <ctype.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gen.h"
+#include "run.h"
+
+#define MAX_ITEMS 64
+
+typedef struct entry {
+    char *section, *name, *value;
+} entry;
+
+typedef struct entries {
+    entry *items;
+    int n, cap;
+    int oom;
+} entries;
+
+static int collect(void *user, const char *section, const char *name, const char *value)
+{
+    entries *es = user;
+    if (es->n == es->cap) {
+        int ncap = es->cap ? es->cap * 2 : 32;
+        entry *ni = realloc(es->items, (size_t)ncap * sizeof *ni);
+        if (!ni) {
+            es->oom = 1;
+            return 0;
+        }
+        es->items = ni;
+        es->cap = ncap;
+    }
+    entry *e = &es->items[es->n];
+    e->section = strdup(section);
+    e->name = strdup(name);
+    e->value = strdup(value ? value : "");
+    if (!e->section || !e->name || !e->value) {
+        free(e->section);
+        free(e->name);
+        free(e->value);
+        es->oom = 1;
+        return 0;
+    }
+    es->n++;
+    return 1;
+}
+
+static void entries_free(entries *es)
+{
+    for (int i = 0; i < es->n; i++) {
+        free(es->items[i].section);
+        free(es->items[i].name);
+        free(es->items[i].value);
+    }
+    free(es->items);
+}
+
+/* Splits a list value on commas and white space into items (in place copies). */
+typedef struct list {
+    char buf[2048];
+    char *items[MAX_ITEMS];
+    int n;
+} list;
+
+static int split_list(const char *value, list *l, pm_err *err, const char *what)
+{
+    snprintf(l->buf, sizeof l->buf, "%s", value);
+    l->n = 0;
+    for (char *save = NULL, *tok = strtok_r(l->buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+        if (l->n == MAX_ITEMS)
+            return pm_err_set(err, PM_ERR_USAGE, "%s: more than %d items", what, MAX_ITEMS);
+        l->items[l->n++] = tok;
+    }
+    return PM_OK;
+}
+
+static int parse_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || x < lo || x > hi)
+        return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' is not an integer in [%d, %d]", what, v, lo, hi);
+    *out = (int)x;
+    return PM_OK;
+}
+
+static int parse_bool(const char *v, int *out, pm_err *err, const char *what)
+{
+    if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcmp(v, "1") || !strcasecmp(v, "on"))
+        *out = 1;
+    else if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcmp(v, "0") || !strcasecmp(v, "off"))
+        *out = 0;
+    else
+        return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' is not true/false", what, v);
+    return PM_OK;
+}
+
+static int copy_str(char *dst, size_t cap, const char *v, pm_err *err, const char *what)
+{
+    if (strlen(v) >= cap)
+        return pm_err_set(err, PM_ERR_USAGE, "%s: value too long (max %zu)", what, cap - 1);
+    memcpy(dst, v, strlen(v) + 1);
+    return PM_OK;
+}
+
+static int in_list(const char *name, const char *const *names)
+{
+    for (; names && *names; names++)
+        if (!strcmp(*names, name))
+            return 1;
+    return 0;
+}
+
+static void join_names(const char *const *names, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (; names && *names; names++) {
+        if (out[0])
+            strncat(out, ", ", cap - strlen(out) - 1);
+        strncat(out, *names, cap - strlen(out) - 1);
+    }
+}
+
+static int check_precision(const char *p, pm_err *err, const char *what)
+{
+    static const char *const precisions[] = {"int4", "int8", "fp16", NULL};
+    if (!in_list(p, precisions))
+        return pm_err_set(err, PM_ERR_USAGE, "%s: unknown precision '%s' (int4, int8, fp16)", what, p);
+    return PM_OK;
+}
+
+static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const char *what)
+{
+    char buf[48];
+    if (strlen(v) >= sizeof buf)
+        return pm_err_set(err, PM_ERR_USAGE, "%s: variant '%s' too long", what, v);
+    strcpy(buf, v);
+    c->no_rollback = c->func_per_layer = 0;
+    for (char *save = NULL, *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
+        if (!strcmp(t, "stock"))
+            continue;
+        else if (!strcmp(t, "no-rollback"))
+            c->no_rollback = 1;
+        else if (!strcmp(t, "per-layer"))
+            c->func_per_layer = 1;
+        else
+            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown variant '%s' (stock, no-rollback, per-layer)", what, t);
+    }
+    strcpy(c->variant, v);
+    return PM_OK;
+}
+
+static int add_config(pm_spec *s, const pm_spec_config *c, pm_err *err)
+{
+    for (int i = 0; i < s->n_configs; i++)
+        if (!strcmp(s->configs[i].key, c->key))
+            return pm_err_set(err, PM_ERR_USAGE, "config %s appears twice in the matrix", c->key);
+    pm_spec_config *nc = realloc(s->configs, (size_t)(s->n_configs + 1) * sizeof *nc);
+    if (!nc)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    s->configs = nc;
+    s->configs[s->n_configs++] = *c;
+    return PM_OK;
+}
+
+/* Replaces {family} {size} {precision} {window} in tmpl; relative results are taken from the spec's folder. */
+static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_config *c, char *out, size_t cap,
+                           pm_err *err)
+{
+    char buf[1024] = "";
+    char num[16];
+    snprintf(num, sizeof num, "%d", c->window);
+    for (const char *p = tmpl; *p;) {
+        const char *rep = NULL;
+        size_t skip = 0;
+        if (!strncmp(p, "{family}", 8)) rep = c->family, skip = 8;
+        else if (!strncmp(p, "{size}", 6)) rep = c->size, skip = 6;
+        else if (!strncmp(p, "{precision}", 11)) rep = c->precision, skip = 11;
+        else if (!strncmp(p, "{window}", 8)) rep = num, skip = 8;
+        size_t len = strlen(buf);
+        if (rep) {
+            snprintf(buf + len, sizeof buf - len, "%s", rep);
+            p += skip;
+        } else if (len + 1 < sizeof buf) {
+            buf[len] = *p++;
+            buf[len + 1] = '\0';
+        } else {
+            p++;
+        }
+    }
+    const char *slash = strrchr(s->path, '/');
+    int n;
+    if (buf[0] != '/' && slash)
+        n = snprintf(out, cap, "%.*s/%s", (int)(slash - s->path), s->path, buf);
+    else
+        n = snprintf(out, cap, "%s", buf);
+    if (n < 0 || (size_t)n >= cap)
+        return pm_err_set(err, PM_ERR_USAGE, "model path too long: %s", buf);
+    return PM_OK;
+}
+
+static int expand_llm(pm_spec *s, const entries *es, const char *section, pm_err *err)
+{
+    list models = {0}, windows = {0}, precisions = {0}, variants = {0};
+    int layers = 1, rc = PM_OK;
+    char what[192];
+    split_list("stock", &variants, err, "variants");
+    for (int i = 0; i < es->n; i++) {
+        const entry *e = &es->items[i];
+        if (strcmp(e->section, section))
+            continue;
+        snprintf(what, sizeof what, "[%s] %s", section, e->name);
+        if (!strcmp(e->name, "models")) rc = split_list(e->value, &models, err, what);
+        else if (!strcmp(e->name, "windows")) rc = split_list(e->value, &windows, err, what);
+        else if (!strcmp(e->name, "precisions")) rc = split_list(e->value, &precisions, err, what);
+        else if (!strcmp(e->name, "variants")) rc = split_list(e->value, &variants, err, what);
+        else if (!strcmp(e->name, "layers")) rc = parse_int(e->value, 0, 1000, &layers, err, what);
+        else rc = pm_err_set(err, PM_ERR_USAGE, "[%s]: unknown key '%s' (models, windows, precisions, layers, variants)",
+                             section, e->name);
+        if (rc)
+            return rc;
+    }
+    if (!models.n || !windows.n || !precisions.n)
+        return pm_err_set(err, PM_ERR_USAGE, "[%s] needs models, windows and precisions", section);
+    for (int m = 0; m < models.n; m++) {
+        pm_spec_config base = {0};
+        strcpy(base.kind, "llm");
+        char *colon = strchr(models.items[m], ':');
+        if (!colon)
+            return pm_err_set(err, PM_ERR_USAGE, "[%s] models: '%s' is not FAMILY:SIZE", section, models.items[m]);
+        *colon = '\0';
+        if (copy_str(base.family, sizeof base.family, models.items[m], err, "family") ||
+            copy_str(base.size, sizeof base.size, colon + 1, err, "size"))
+            return err->code;
+        const char *const *sizes = pm_gen_llm_sizes(base.family);
+        char names[512];
+        if (!sizes) {
+            join_names(pm_gen_llm_families(), names, sizeof names);
+            return pm_err_set(err, PM_ERR_USAGE, "[%s] unknown LLM family '%s' (%s)", section, base.family, names);
+        }
+        if (!in_list(base.size, sizes)) {
+            join_names(sizes, names, sizeof names);
+            return pm_err_set(err, PM_ERR_USAGE, "[%s] %s has no size '%s' (%s)", section, base.family, base.size, names);
+        }
+        base.layers = layers;
+        for (int w = 0; w < windows.n; w++)
+            for (int p = 0; p < precisions.n; p++)
+                for (int v = 0; v < variants.n; v++) {
+                    pm_spec_config c = base;
+                    snprintf(what, sizeof what, "[%s] windows", section);
+                    if ((rc = parse_int(windows.items[w], 1, 1 << 20, &c.window, err, what)) ||
+                        (rc = check_precision(precisions.items[p], err, section)) ||
+                        (rc = decode_variant(variants.items[v], &c, err, section)))
+                        return rc;
+                    strcpy(c.precision, precisions.items[p]);
+                    snprintf(c.key, sizeof c.key, "llm/%s/%s/w%d/%s/L%d/%s", c.family, c.size, c.window, c.precision,
+                             c.layers, c.variant);
+                    if (s->ov_model_template[0] &&
+                        (rc = expand_template(s, s->ov_model_template, &c, c.model_xml, sizeof c.model_xml, err)))
+                        return rc;
+                    if ((rc = add_config(s, &c, err)))
+                        return rc;
+                }
+    }
+    return PM_OK;
+}
+
+static int expand_cnn(pm_spec *s, const entries *es, const char *section, pm_err *err)
+{
+    list families = {0}, resolutions = {0}, precisions = {0}, variants = {0};
+    int blocks = 0, rc = PM_OK;
+    char what[192];
+    split_list("stock", &variants, err, "variants");
+    for (int i = 0; i < es->n; i++) {
+        const entry *e = &es->items[i];
+        if (strcmp(e->section, section))
+            continue;
+        snprintf(what, sizeof what, "[%s] %s", section, e->name);
+        if (!strcmp(e->name, "families")) rc = split_list(e->value, &families, err, what);
+        else if (!strcmp(e->name, "resolutions")) rc = split_list(e->value, &resolutions, err, what);
+        else if (!strcmp(e->name, "precisions")) rc = split_list(e->value, &precisions, err, what);
+        else if (!strcmp(e->name, "variants")) rc = split_list(e->value, &variants, err, what);
+        else if (!strcmp(e->name, "blocks")) rc = parse_int(e->value, 0, 1000, &blocks, err, what);
+        else rc = pm_err_set(err, PM_ERR_USAGE,
+                             "[%s]: unknown key '%s' (families, resolutions, precisions, blocks, variants)", section,
+                             e->name);
+        if (rc)
+            return rc;
+    }
+    if (!families.n || !resolutions.n || !precisions.n)
+        return pm_err_set(err, PM_ERR_USAGE, "[%s] needs families, resolutions and precisions", section);
+    for (int f = 0; f < families.n; f++) {
+        if (!in_list(families.items[f], pm_gen_cnn_families())) {
+            char names[512];
+            join_names(pm_gen_cnn_families(), names, sizeof names);
+            return pm_err_set(err, PM_ERR_USAGE, "[%s] unknown CNN family '%s' (%s)", section, families.items[f], names);
+        }
+        for (int r = 0; r < resolutions.n; r++)
+            for (int p = 0; p < precisions.n; p++)
+                for (int v = 0; v < variants.n; v++) {
+                    pm_spec_config c = {0};
+                    strcpy(c.kind, "cnn");
+                    if ((rc = copy_str(c.family, sizeof c.family, families.items[f], err, "family")))
+                        return rc;
+                    snprintf(what, sizeof what, "[%s] resolutions", section);
+                    if ((rc = parse_int(resolutions.items[r], 8, 4096, &c.resolution, err, what)) ||
+                        (rc = check_precision(precisions.items[p], err, section)) ||
+                        (rc = decode_variant(variants.items[v], &c, err, section)))
+                        return rc;
+                    strcpy(c.precision, precisions.items[p]);
+                    c.blocks = blocks;
+                    snprintf(c.key, sizeof c.key, "cnn/%s/r%d/%s/B%d/%s", c.family, c.resolution, c.precision, c.blocks,
+                             c.variant);
+                    if ((rc = add_config(s, &c, err)))
+                        return rc;
+                }
+    }
+    return PM_OK;
+}
+
+static int apply_scalar(pm_spec *s, const entry *e, pm_err *err)
+{
+    char what[160];
+    snprintf(what, sizeof what, "[%s] %s", e->section, e->name);
+    const char *n = e->name, *v = e->value;
+    if (!strcmp(e->section, "sweep")) {
+        if (!strcmp(n, "name")) return copy_str(s->name, sizeof s->name, v, err, what);
+        if (!strcmp(n, "backend")) {
+            if (strcmp(v, "embedded") && strcmp(v, "openvino"))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (embedded, openvino)", what, v);
+            return copy_str(s->backend, sizeof s->backend, v, err, what);
+        }
+        if (!strcmp(n, "repeats")) return parse_int(v, 1, 1000, &s->repeats, err, what);
+        if (!strcmp(n, "warm_repeats")) return parse_int(v, 1, 1000, &s->warm_repeats, err, what);
+        if (!strcmp(n, "seed")) {
+            int seed;
+            int rc = parse_int(v, 0, 1 << 30, &seed, err, what);
+            s->seed = (unsigned)seed;
+            return rc;
+        }
+        if (!strcmp(n, "order")) {
+            if (strcmp(v, "interleaved") && strcmp(v, "sequential"))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (interleaved, sequential)", what, v);
+            s->interleaved = !strcmp(v, "interleaved");
+            return PM_OK;
+        }
+        if (!strcmp(n, "timeout")) return pm_run_parse_duration(v, &s->timeout_s, err) ? pm_err_wrap(err, "%s", what) : PM_OK;
+        if (!strcmp(n, "mem_limit")) return pm_run_parse_size(v, &s->mem_limit, err) ? pm_err_wrap(err, "%s", what) : PM_OK;
+        if (!strcmp(n, "warm")) return parse_bool(v, &s->warm, err, what);
+    } else if (!strcmp(e->section, "embedded")) {
+        if (!strcmp(n, "tile")) return parse_int(v, 1, 1 << 16, &s->tile, err, what);
+        if (!strcmp(n, "unroll")) return parse_int(v, 1, 1 << 16, &s->unroll, err, what);
+        if (!strcmp(n, "llc_opt")) return parse_int(v, 0, 3, &s->llc_opt, err, what);
+        if (!strcmp(n, "json")) return parse_bool(v, &s->json, err, what);
+        if (!strcmp(n, "single_thread")) return parse_bool(v, &s->single_thread, err, what);
+        if (!strcmp(n, "bindir")) return copy_str(s->bindir, sizeof s->bindir, v, err, what);
+        if (!strcmp(n, "display")) {
+            if (strcmp(v, "tree") && strcmp(v, "list"))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (tree, list)", what, v);
+            return copy_str(s->display, sizeof s->display, v, err, what);
+        }
+    } else if (!strcmp(e->section, "openvino")) {
+        if (!strcmp(n, "device")) return copy_str(s->ov_device, sizeof s->ov_device, v, err, what);
+        if (!strcmp(n, "lib")) return copy_str(s->ov_lib, sizeof s->ov_lib, v, err, what);
+        if (!strcmp(n, "log_level")) return copy_str(s->ov_log_level, sizeof s->ov_log_level, v, err, what);
+        if (!strcmp(n, "props")) return copy_str(s->ov_props, sizeof s->ov_props, v, err, what);
+        if (!strcmp(n, "model")) return copy_str(s->ov_model_template, sizeof s->ov_model_template, v, err, what);
+        if (!strcmp(n, "schedule_trace")) return parse_bool(v, &s->ov_schedule_trace, err, what);
+        if (!strcmp(n, "strategy_json")) return parse_bool(v, &s->ov_strategy_json, err, what);
+        if (!strcmp(n, "reuse_strategy")) return parse_bool(v, &s->ov_reuse_strategy, err, what);
+    } else {
+        return pm_err_set(err, PM_ERR_USAGE, "unknown section [%s] (sweep, embedded, openvino, llm NAME, cnn NAME)",
+                          e->section);
+    }
+    return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key", what);
+}
+
+static int is_matrix_section(const char *section, const char *kind)
+{
+    size_t n = strlen(kind);
+    return !strncmp(section, kind, n) && (section[n] == '\0' || section[n] == ' ');
+}
+
+int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err)
+{
+    int rc = PM_OK;
+    entries es = {0};
+    pm_spec *s = calloc(1, sizeof *s);
+    if (!s)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    snprintf(s->path, sizeof s->path, "%s", path ? path : "");
+    s->repeats = 3;
+    s->interleaved = 1;
+    s->seed = 1;
+    s->timeout_s = 600;
+    s->mem_limit = 16ULL << 30;
+    s->warm_repeats = 3;
+    s->tile = 256;
+    s->unroll = 16;
+    s->llc_opt = 2;
+    strcpy(s->display, "tree");
+    strcpy(s->backend, "embedded");
+    strcpy(s->ov_device, "NPU");
+    strcpy(s->ov_log_level, "LOG_INFO");
+    if (!(s->text = strdup(text))) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    int line = ini_parse_string(text, collect, &es);
+    if (es.oom) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
+        goto cleanup;
+    }
+    if (line != 0) {
+        rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: not INI syntax", path, line);
+        goto cleanup;
+    }
+    /* Scalars first: model templates must be known before matrix sections expand. */
+    for (int i = 0; i < es.n; i++) {
+        if (is_matrix_section(es.items[i].section, "llm") || is_matrix_section(es.items[i].section, "cnn"))
+            continue;
+        if ((rc = apply_scalar(s, &es.items[i], err)))
+            goto fail;
+    }
+    if (!s->name[0]) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "[sweep] name is required");
+        goto fail;
+    }
+    for (int i = 0; i < es.n; i++) {
+        const char *sec = es.items[i].section;
+        int first = 1;
+        for (int j = 0; j < i; j++)
+            if (!strcmp(es.items[j].section, sec))
+                first = 0;
+        if (!first)
+            continue;
+        if (is_matrix_section(sec, "llm"))
+            rc = expand_llm(s, &es, sec, err);
+        else if (is_matrix_section(sec, "cnn"))
+            rc = expand_cnn(s, &es, sec, err);
+        if (rc)
+            goto fail;
+    }
+    if (s->n_configs == 0) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "no configs: add an [llm NAME] or [cnn NAME] section");
+        goto fail;
+    }
+    if (!strcmp(s->backend, "openvino") && !s->ov_model_template[0]) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "[openvino] model is required for backend openvino");
+        goto fail;
+    }
+    goto cleanup;
+fail:
+    pm_err_wrap(err, "%s", path);
+cleanup:
+    entries_free(&es);
+    if (rc) {
+        pm_spec_free(s);
+        s = NULL;
+    }
+    *out = s;
+    return rc;
+}
+
+int pm_spec_load(const char *path, pm_spec **out, pm_err *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pm_err_errno(err, PM_ERR_IO, "cannot open spec %s", path);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = PM_OK;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) {
+        fclose(f);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, mem);
+    if (ferror(f))
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot read %s", path);
+    fclose(f);
+    fclose(mem);
+    if (rc == PM_OK && memchr(text, '\0', len))
+        rc = pm_err_set(err, PM_ERR_PARSE, "%s: binary data in spec", path);
+    if (rc == PM_OK)
+        rc = pm_spec_parse(text, path, out, err);
+    free(text);
+    return rc;
+}
+
+void pm_spec_free(pm_spec *spec)
+{
+    if (!spec)
+        return;
+    free(spec->configs);
+    free(spec->text);
+    free(spec);
+}

@@ -1,0 +1,60 @@
+/* pm_spec: a sweep spec (INI, parsed with inih) expanded into its matrix of configs.
+ *
+ *   [sweep]    name, backend (embedded|openvino), repeats, order (interleaved|sequential), seed,
+ *              timeout (e.g. 120s), mem_limit (e.g. 8G), warm (true|false), warm_repeats
+ *   [embedded] tile, unroll, display (tree|list), json, single_thread, llc_opt, bindir
+ *   [openvino] device, lib, log_level, schedule_trace, strategy_json, reuse_strategy,
+ *              model (template with {family} {size} {precision} {window}), props (K=V K=V)
+ *   [llm NAME] models (family:size ...), windows, precisions, layers, variants
+ *   [cnn NAME] families, resolutions, precisions, blocks, variants
+ * Lists are separated by commas or spaces. A variant is stock, no-rollback, per-layer, or a '+' join.
+ * Several [llm …]/[cnn …] sections add up; each section is its own cartesian product.
+ */
+#ifndef PM_SPEC_H
+#define PM_SPEC_H
+
+#include <stdint.h>
+#include "error.h"
+
+typedef struct pm_spec_config {
+    char key[192];          /* unique: "llm/qwen2/0.5b/w256/int8/L1/stock" */
+    char kind[8];           /* llm | cnn */
+    char family[32];
+    char size[16];          /* llm only */
+    int window;             /* llm only */
+    int resolution;         /* cnn only */
+    char precision[8];
+    int layers;             /* llm: decoder layers emitted */
+    int blocks;             /* cnn: blocks emitted (0: all) */
+    char variant[48];
+    int no_rollback, func_per_layer;   /* decoded from variant */
+    char model_xml[512];    /* openvino: resolved model path */
+} pm_spec_config;
+
+typedef struct pm_spec {
+    char name[128];
+    char backend[16];       /* embedded | openvino */
+    int repeats;
+    int interleaved;
+    unsigned seed;
+    double timeout_s;
+    uint64_t mem_limit;
+    int warm, warm_repeats;
+    /* embedded */
+    int tile, unroll, json, single_thread, llc_opt;
+    char display[8];
+    char bindir[512];
+    /* openvino */
+    char ov_device[32], ov_lib[512], ov_log_level[32], ov_props[1024], ov_model_template[512];
+    int ov_schedule_trace, ov_strategy_json, ov_reuse_strategy;
+    pm_spec_config *configs;
+    int n_configs;
+    char *text;             /* the spec file as read, stored with the sweep */
+    char path[1024];
+} pm_spec;
+
+int pm_spec_load(const char *path, pm_spec **out, pm_err *err);
+int pm_spec_parse(const char *text, const char *path_for_messages, pm_spec **out, pm_err *err);
+void pm_spec_free(pm_spec *spec);
+
+#endif

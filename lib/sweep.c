@@ -1,0 +1,566 @@
+/* The sweep engine. Each planned run is (config, mode, repeat). A run compiles its config's input through the
+ * back end's steps, each step a fresh process measured by pm_run_exec; reports are parsed and the whole run is
+ * stored in one transaction, so an interrupted sweep resumes where it stopped. */
+#include "sweep.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "embedded.h"
+#include "gen.h"
+#include "parse.h"
+#include "run.h"
+#include "store.h"
+#include "sweep_ov.h"
+
+typedef struct task {
+    int config;      /* index into spec->configs */
+    int repeat;
+    const char *mode;
+} task;
+
+typedef struct config_state {
+    int64_t id;
+    char dir[PATH_MAX];
+    char input[PATH_MAX];
+    pm_gen_info info;
+} config_state;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* snprintf that reports truncation instead of silently cutting a path. */
+static int fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, cap, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap)
+        return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s...", out);
+    return PM_OK;
+}
+
+static int mkdir_p(const char *path, pm_err *err)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return pm_err_set(err, PM_ERR_USAGE, "path too long: %s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) && errno != EEXIST)
+            return pm_err_errno(err, PM_ERR_IO, "cannot create %s", buf);
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) && errno != EEXIST)
+        return pm_err_errno(err, PM_ERR_IO, "cannot create %s", buf);
+    return PM_OK;
+}
+
+static int remove_tree(const char *path)
+{
+    /* Run folders hold a handful of flat files: no recursion deeper than one level is needed. */
+    char cmdless[PATH_MAX + 16];
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(cmdless, sizeof cmdless, "%s/%s", path, e->d_name);
+        if (unlink(cmdless) && errno == EISDIR)
+            remove_tree(cmdless);
+    }
+    closedir(d);
+    return rmdir(path);
+}
+
+static void safe_name(const char *key, char *out, size_t cap)
+{
+    size_t i = 0;
+    for (; key[i] && i + 1 < cap; i++)
+        out[i] = (key[i] == '/' || key[i] == ' ') ? '_' : key[i];
+    out[i] = '\0';
+}
+
+static char *config_params_json(const pm_spec_config *c, const pm_gen_info *info)
+{
+    json_t *o = json_pack("{s:I, s:I, s:i, s:i, s:i, s:i, s:i}", "params", (json_int_t)info->params, "weight_bytes",
+                          (json_int_t)info->weight_bytes, "layers_total", info->layers_total, "layers_emitted",
+                          info->layers_emitted, "linalg_ops", info->linalg_ops, "functions", info->functions, "blocks",
+                          c->blocks);
+    if (c->model_xml[0])
+        json_object_set_new(o, "model", json_string(c->model_xml));
+    char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    return s;
+}
+
+static int generate_input(const pm_spec_config *c, config_state *cs, pm_err *err)
+{
+    FILE *f = fopen(cs->input, "w");
+    if (!f)
+        return pm_err_errno(err, PM_ERR_IO, "cannot write %s", cs->input);
+    int rc;
+    memset(&cs->info, 0, sizeof cs->info);
+    if (!strcmp(c->kind, "llm")) {
+        pm_llm_opts o = {.family = c->family, .size = c->size, .window = c->window, .precision = c->precision,
+                         .layers = c->layers, .func_per_layer = c->func_per_layer};
+        rc = pm_gen_llm(&o, f, &cs->info, err);
+    } else {
+        pm_cnn_opts o = {.family = c->family, .resolution = c->resolution, .precision = c->precision,
+                         .blocks = c->blocks};
+        rc = pm_gen_cnn(&o, f, &cs->info, err);
+    }
+    if (fclose(f) && rc == PM_OK)
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", cs->input);
+    if (rc)
+        pm_err_wrap(err, "generating %s", c->key);
+    return rc;
+}
+
+/* Counts LLVM IR instructions (indented lines inside function bodies): the IR size codegen processes. */
+static long count_llvm_insts(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[4096];
+    long n = 0;
+    int in_fn = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "define ", 7))
+            in_fn = 1;
+        else if (line[0] == '}')
+            in_fn = 0;
+        else if (in_fn && line[0] == ' ' && line[1] == ' ' && line[2] != ';')
+            n++;
+    }
+    fclose(f);
+    return n;
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) ? -1 : (long)st.st_size;
+}
+
+static char *read_tail(const char *path, size_t max)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    long from = size > (long)max ? size - (long)max : 0;
+    fseek(f, from, SEEK_SET);
+    char *buf = malloc(max + 1);
+    size_t n = buf ? fread(buf, 1, max, f) : 0;
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+static const char *status_of(pm_run_status s)
+{
+    switch (s) {
+    case PM_RUN_OK: return "ok";
+    case PM_RUN_TIMEOUT: return "timeout";
+    case PM_RUN_OOM: return "oom";
+    case PM_RUN_SPAWN_ERROR: return "spawn-error";
+    default: return "failed";
+    }
+}
+
+/* Wraps a step's command so it runs through `passmap cache exec` (the warm path). */
+static int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir)
+{
+    char **argv = pm_argv_new(self, "cache", "exec", "--dir", cache_dir, (char *)NULL);
+    if (!argv)
+        return PM_ERR_NOMEM;
+    int rc = PM_OK;
+    if (st->input)
+        rc |= pm_argv_push(&argv, "--input") | pm_argv_push(&argv, st->input);
+    if (st->output)
+        rc |= pm_argv_push(&argv, "--output") | pm_argv_push(&argv, st->output);
+    rc |= pm_argv_push(&argv, "--");
+    for (char **a = st->argv; *a; a++)
+        rc |= pm_argv_push(&argv, *a);
+    if (rc) {
+        pm_argv_free(argv);
+        return PM_ERR_NOMEM;
+    }
+    pm_argv_free(st->argv);
+    st->argv = argv;
+    return PM_OK;
+}
+
+typedef struct sweep_ctx {
+    const pm_spec *spec;
+    const pm_sweep_opts *opts;
+    pm_store *store;
+    pm_embedded_tools tools;
+    config_state *cs;
+    char work[PATH_MAX];
+    char cache_dir[PATH_MAX];
+    char self[PATH_MAX];
+} sweep_ctx;
+
+static int backend_steps(sweep_ctx *x, const pm_spec_config *c, const config_state *cs, const char *dir,
+                         pm_steps *steps, pm_err *err)
+{
+    if (!strcmp(x->spec->backend, "openvino"))
+        return pm_sweep_ov_steps(x->spec, c, x->self, dir, steps, err);
+    pm_embedded_opts eo = {.bindir = x->tools.bindir, .tile = x->spec->tile, .unroll = x->spec->unroll,
+                           .no_rollback = c->no_rollback, .single_thread = x->spec->single_thread,
+                           .display = x->spec->display, .json = x->spec->json, .llc_opt = x->spec->llc_opt};
+    return pm_embedded_steps(&eo, &x->tools, cs->input, dir, steps, err);
+}
+
+static int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_out, pm_err *err)
+{
+    const pm_spec_config *c = &x->spec->configs[t->config];
+    config_state *cs = &x->cs[t->config];
+    char dir[PATH_MAX];
+    pm_steps steps = {0};
+    pm_report reports[8];
+    pm_run_result results[8];
+    pm_step_record recs[8];
+    char *argvs[8] = {0}, *tails[8] = {0};
+    pm_metric metrics[16];
+    int n_metrics = 0, n_done = 0, rc;
+    const char *status = "ok";
+    char note[512] = "";
+    double wall = 0, user = 0, sys = 0;
+    long rss = 0;
+    char path[PATH_MAX + 64];
+
+    if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)))
+        goto cleanup;
+    remove_tree(dir); /* a leftover from an interrupted run is not a result */
+    if ((rc = mkdir_p(dir, err)) || (rc = backend_steps(x, c, cs, dir, &steps, err)))
+        goto cleanup;
+    if (steps.n > 8) {
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "back end made %d steps (max 8)", steps.n);
+        goto cleanup;
+    }
+    for (int i = 0; i < steps.n; i++)
+        if (strcmp(t->mode, "cold") && (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir)))
+            goto cleanup;
+
+    for (int i = 0; i < steps.n; i++) {
+        pm_step *st = &steps.items[i];
+        char out_path[PATH_MAX + 64], err_path[PATH_MAX + 64];
+        snprintf(out_path, sizeof out_path, "%s/%s.stdout", dir, st->tool);
+        snprintf(err_path, sizeof err_path, "%s/%s.stderr", dir, st->tool);
+        pm_run_opts ro = {.timeout_s = x->spec->timeout_s, .mem_limit_bytes = x->spec->mem_limit,
+                          .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
+                          .count_instructions = 1, .cancel = x->opts->stop};
+        pm_report_init(&reports[i]);
+        memset(&results[i], 0, sizeof results[i]);
+        n_done = i + 1;
+        if ((rc = pm_run_exec(st->argv, &ro, &results[i], err)))
+            goto cleanup;
+        argvs[i] = pm_argv_join(st->argv);
+        pm_run_result *r = &results[i];
+        if (x->opts->stop && *x->opts->stop) {
+            /* Cut short by Ctrl-C: not a measurement, so nothing is recorded; the run resumes later. */
+            *status_out = "interrupted";
+            goto cleanup;
+        }
+        wall += r->wall_s;
+        user += r->user_s;
+        sys += r->sys_s;
+        if (r->maxrss_kb > rss)
+            rss = r->maxrss_kb;
+        recs[i] = (pm_step_record){.tool = st->tool, .argv = argvs[i], .result = r, .report = NULL};
+        if (r->status != PM_RUN_OK) {
+            status = status_of(r->status);
+            tails[i] = read_tail(err_path, 2048);
+            recs[i].stderr_tail = tails[i];
+            snprintf(note, sizeof note, "%s %s%s%s", st->tool, status, r->spawn_error[0] ? ": " : "",
+                     r->spawn_error);
+            break;
+        }
+        const char *rep_path = st->report_stream == PM_STREAM_STDOUT ? out_path
+                               : st->report_stream == PM_STREAM_STDERR ? err_path : NULL;
+        pm_err perr = {0};
+        int parsed = 0;
+        if (rep_path) {
+            if (pm_parse_file(rep_path, st->report_format, &reports[i], &perr) == PM_OK)
+                parsed = 1;
+            else
+                snprintf(note, sizeof note, "%s report: %.400s", st->tool, perr.msg);
+        }
+        for (int k = 0; k < st->n_artifacts; k++) {
+            snprintf(path, sizeof path, "%s/%s", ro.cwd, st->artifacts[k]);
+            if (access(path, R_OK) == 0 && pm_parse_file(path, st->artifact_formats[k], &reports[i], &perr) == PM_OK)
+                parsed = 1;
+        }
+        if (parsed)
+            recs[i].report = &reports[i];
+        if (!strcmp(x->spec->backend, "openvino"))
+            pm_sweep_ov_metrics(out_path, &reports[i]);
+    }
+
+    /* IR sizes of what the compiler produced: the x axis of the scaling-law fits. */
+    if (cs->info.linalg_ops > 0)
+        metrics[n_metrics++] = (pm_metric){"ir.linalg_ops", cs->info.linalg_ops};
+    if (cs->info.weight_bytes > 0)
+        metrics[n_metrics++] = (pm_metric){"ir.weight_bytes", (double)cs->info.weight_bytes};
+    snprintf(path, sizeof path, "%s/out.ll", dir);
+    long insts = !strcmp(status, "ok") ? count_llvm_insts(path) : -1;
+    if (insts >= 0)
+        metrics[n_metrics++] = (pm_metric){"ir.llvm_insts", (double)insts};
+    snprintf(path, sizeof path, "%s/out.mlirbc", dir);
+    long bc = file_size(path);
+    if (bc >= 0)
+        metrics[n_metrics++] = (pm_metric){"ir.mlirbc_bytes", (double)bc};
+    snprintf(path, sizeof path, "%s/out.o", dir);
+    long obj = file_size(path);
+    if (obj >= 0)
+        metrics[n_metrics++] = (pm_metric){"ir.object_bytes", (double)obj};
+
+    pm_run_record rec = {.config_id = cs->id, .repeat = t->repeat, .mode = t->mode, .status = status,
+                         .wall_s = wall, .user_s = user, .sys_s = sys, .maxrss_kb = rss,
+                         .note = note[0] ? note : NULL, .steps = recs, .n_steps = n_done,
+                         .metrics = metrics, .n_metrics = n_metrics};
+    int64_t run_id;
+    rc = pm_store_record_run(x->store, &rec, &run_id, err);
+    *status_out = status;
+    *wall_out = wall;
+cleanup:
+    for (int i = 0; i < n_done; i++) {
+        pm_report_free(&reports[i]);
+        free(argvs[i]);
+        free(tails[i]);
+    }
+    pm_steps_free(&steps);
+    if (!x->opts->keep_outputs && (rc != PM_OK || !strcmp(status, "ok")))
+        remove_tree(dir);
+    return rc;
+}
+
+/* Deterministic shuffle (xorshift) so an interleaved order is reproducible from the spec's seed. */
+static void shuffle(int *idx, int n, unsigned *state)
+{
+    for (int i = n - 1; i > 0; i--) {
+        *state ^= *state << 13;
+        *state ^= *state >> 17;
+        *state ^= *state << 5;
+        int j = (int)(*state % (unsigned)(i + 1));
+        int tmp = idx[i];
+        idx[i] = idx[j];
+        idx[j] = tmp;
+    }
+}
+
+static int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err)
+{
+    const pm_spec *s = x->spec;
+    int *done = calloc((size_t)s->n_configs, sizeof *done);
+    int *order = malloc((size_t)s->n_configs * sizeof *order);
+    int rc = PM_OK;
+    if (!done || !order) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (int c = 0; c < s->n_configs; c++) {
+        if ((rc = pm_store_runs_done(x->store, x->cs[c].id, mode, &done[c], err)))
+            goto cleanup;
+        *already += done[c] < repeats ? done[c] : repeats;
+    }
+    unsigned state = s->seed ? s->seed : 1;
+    for (int r = 0; r < repeats; r++) {
+        for (int c = 0; c < s->n_configs; c++)
+            order[c] = c;
+        if (s->interleaved)
+            shuffle(order, s->n_configs, &state);
+        for (int k = 0; k < s->n_configs; k++) {
+            /* sequential: config-major; interleaved: repeat-major, configs shuffled per round */
+            int c = s->interleaved ? order[k] : (r * s->n_configs + k) / repeats;
+            int rep = s->interleaved ? r : (r * s->n_configs + k) % repeats;
+            if (rep < done[c])
+                continue;
+            task *nt = realloc(*tasks, (size_t)(*n_tasks + 1) * sizeof *nt);
+            if (!nt) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                goto cleanup;
+            }
+            *tasks = nt;
+            (*tasks)[(*n_tasks)++] = (task){.config = c, .repeat = rep, .mode = mode};
+        }
+    }
+cleanup:
+    free(done);
+    free(order);
+    return rc;
+}
+
+static char *sweep_meta(sweep_ctx *x)
+{
+    struct utsname u;
+    uname(&u);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:s}", "host", host, "kernel", u.release, "machine", u.machine,
+                          "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN), "backend", x->spec->backend);
+    if (!strcmp(x->spec->backend, "embedded")) {
+        json_object_set_new(o, "compiler", json_string("MLIR/LLVM"));
+        json_object_set_new(o, "compiler_version", json_string(x->tools.version));
+        json_object_set_new(o, "bindir", json_string(x->tools.bindir));
+        json_object_set_new(o, "tile", json_integer(x->spec->tile));
+        json_object_set_new(o, "unroll", json_integer(x->spec->unroll));
+        char *pipe = NULL;
+        pm_embedded_opts eo = {.tile = x->spec->tile, .unroll = x->spec->unroll};
+        if ((pipe = pm_embedded_pipeline(&eo)))
+            json_object_set_new(o, "pipeline", json_string(pipe));
+        free(pipe);
+    } else {
+        json_object_set_new(o, "device", json_string(x->spec->ov_device));
+    }
+    json_object_set_new(o, "repeats", json_integer(x->spec->repeats));
+    json_object_set_new(o, "timeout_s", json_real(x->spec->timeout_s));
+    json_object_set_new(o, "mem_limit_bytes", json_integer((json_int_t)x->spec->mem_limit));
+    json_object_set_new(o, "cold", json_string("each repeat is a fresh process per step; no compiler cache; "
+                                               "inputs regenerated per config; OS file cache not dropped"));
+    char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    return s;
+}
+
+int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err)
+{
+    sweep_ctx x = {.spec = spec, .opts = opts};
+    task *tasks = NULL;
+    int n_tasks = 0, already = 0, rc = PM_OK;
+    int64_t sweep_id;
+    char *meta = NULL;
+    memset(sum, 0, sizeof *sum);
+    sum->configs = spec->n_configs;
+
+    if (opts->self_exe)
+        snprintf(x.self, sizeof x.self, "%s", opts->self_exe);
+    else if (!realpath("/proc/self/exe", x.self))
+        return pm_err_errno(err, PM_ERR_IO, "cannot find passmap's own executable");
+    if (opts->work_dir)
+        snprintf(x.work, sizeof x.work, "%s", opts->work_dir);
+    else
+        snprintf(x.work, sizeof x.work, "%s.runs", opts->db_path);
+    if (!strcmp(spec->backend, "embedded") &&
+        (rc = pm_embedded_find_tools(spec->bindir[0] ? spec->bindir : NULL, &x.tools, err)))
+        return rc;
+    if ((rc = mkdir_p(x.work, err)))
+        return rc;
+    {
+        /* Steps run with the run folder as cwd: every path handed to them must be absolute. */
+        char abs[PATH_MAX];
+        if (!realpath(x.work, abs))
+            return pm_err_errno(err, PM_ERR_IO, "cannot resolve %s", x.work);
+        memcpy(x.work, abs, sizeof abs);
+    }
+    if ((rc = fmt_path(x.cache_dir, sizeof x.cache_dir, err, "%s/cache", x.work)) ||
+        (rc = pm_store_open(opts->db_path, &x.store, err)))
+        return rc;
+    meta = sweep_meta(&x);
+    if ((rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err)))
+        goto cleanup;
+    if (!(x.cs = calloc((size_t)spec->n_configs, sizeof *x.cs))) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (int c = 0; c < spec->n_configs; c++) {
+        const pm_spec_config *cfg = &spec->configs[c];
+        config_state *cs = &x.cs[c];
+        char safe[200];
+        safe_name(cfg->key, safe, sizeof safe);
+        if ((rc = fmt_path(cs->dir, sizeof cs->dir, err, "%s/%s", x.work, safe)) ||
+            (rc = fmt_path(cs->input, sizeof cs->input, err, "%s/input.mlir", cs->dir)) ||
+            (rc = mkdir_p(cs->dir, err)))
+            goto cleanup;
+        if (!strcmp(spec->backend, "embedded") && (rc = generate_input(cfg, cs, err)))
+            goto cleanup;
+        char *params = config_params_json(cfg, &cs->info);
+        pm_config pc = {.key = cfg->key, .kind = cfg->kind, .family = cfg->family,
+                        .size = cfg->size[0] ? cfg->size : NULL, .window = cfg->window,
+                        .precision = cfg->precision, .resolution = cfg->resolution,
+                        .layers = cfg->kind[0] == 'l' ? cfg->layers : cfg->blocks, .variant = cfg->variant,
+                        .params_json = params};
+        rc = pm_store_config(x.store, sweep_id, &pc, &cs->id, err);
+        free(params);
+        if (rc)
+            goto cleanup;
+    }
+    int warm = opts->warm >= 0 ? opts->warm : spec->warm;
+    if ((rc = plan(&x, "cold", spec->repeats, &tasks, &n_tasks, &already, err)))
+        goto cleanup;
+    if (warm) {
+        /* One miss fills the cache (recorded as "cache-miss": the cache's own overhead), then timed hits. */
+        if ((rc = plan(&x, "cache-miss", 1, &tasks, &n_tasks, &already, err)) ||
+            (rc = plan(&x, "warm", spec->warm_repeats, &tasks, &n_tasks, &already, err)))
+            goto cleanup;
+    }
+    if (opts->max_runs > 0 && n_tasks > opts->max_runs)
+        n_tasks = opts->max_runs;
+    sum->planned = n_tasks;
+    sum->already_done = already;
+
+    double t0 = now_s();
+    for (int i = 0; i < n_tasks; i++) {
+        const char *status = "planned";
+        double wall = 0;
+        if (opts->stop && *opts->stop) {
+            sum->interrupted = 1;
+            break;
+        }
+        if (!opts->dry_run) {
+            if ((rc = run_task(&x, &tasks[i], &status, &wall, err)))
+                goto cleanup;
+            if (!strcmp(status, "interrupted")) {
+                sum->interrupted = 1;
+                break;
+            }
+            sum->ran++;
+            if (!strcmp(status, "ok"))
+                sum->ok++;
+            else
+                sum->failed++;
+        }
+        if (opts->progress) {
+            double el = now_s() - t0;
+            pm_sweep_progress p = {.done = i + 1, .total = n_tasks, .already_done = already, .failed = sum->failed,
+                                   .elapsed_s = el, .eta_s = el / (i + 1) * (n_tasks - i - 1),
+                                   .config_key = spec->configs[tasks[i].config].key, .mode = tasks[i].mode,
+                                   .repeat = tasks[i].repeat, .status = status, .wall_s = wall};
+            opts->progress(opts->progress_user, &p);
+        }
+    }
+    sum->wall_s = now_s() - t0;
+cleanup:
+    free(tasks);
+    free(x.cs);
+    free(meta);
+    pm_store_close(x.store);
+    return rc;
+}

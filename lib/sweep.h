@@ -1,0 +1,43 @@
+/* pm_sweep: runs a spec's matrix into the store — interleaved repeats, resumable, with progress. */
+#ifndef PM_SWEEP_H
+#define PM_SWEEP_H
+
+#include <signal.h>
+#include "error.h"
+#include "spec.h"
+
+typedef struct pm_sweep_progress {
+    int done, total;          /* runs finished / planned in this invocation */
+    int already_done;         /* found in the database (resume) */
+    int failed;               /* runs whose status is not ok */
+    double elapsed_s, eta_s;  /* eta_s < 0: unknown yet */
+    const char *config_key;   /* the run just finished */
+    const char *mode;
+    int repeat;
+    const char *status;
+    double wall_s;
+} pm_sweep_progress;
+
+typedef void (*pm_sweep_progress_fn)(void *user, const pm_sweep_progress *p);
+
+typedef struct pm_sweep_opts {
+    const char *db_path;
+    const char *work_dir;     /* NULL: DB_PATH.runs */
+    const char *self_exe;     /* passmap itself, for `cache exec` and `ov-compile` children; NULL: /proc/self/exe */
+    int keep_outputs;         /* keep each run's folder (outputs, stderr) */
+    int warm;                 /* -1: as the spec says; 0/1: override */
+    int max_runs;             /* 0: no limit; else stop after this many runs (the rest resumes later) */
+    int dry_run;              /* plan only: progress is called per planned run with status "planned" */
+    pm_sweep_progress_fn progress;
+    void *progress_user;
+    volatile sig_atomic_t *stop;  /* when set (SIGINT), stop after the run in progress */
+} pm_sweep_opts;
+
+typedef struct pm_sweep_summary {
+    int configs, planned, already_done, ran, ok, failed, interrupted;
+    double wall_s;
+} pm_sweep_summary;
+
+int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err);
+
+#endif

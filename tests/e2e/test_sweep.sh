@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# passmap sweep on the real embedded compiler: records, resumes, survives a kill, records failures.
+source "$(dirname "$0")/lib.sh"
+
+cat > "$TMP/tiny.ini" <<'INI'
+[sweep]
+name = tiny
+repeats = 2
+timeout = 120s
+mem_limit = 8G
+[embedded]
+tile = 256
+[llm q]
+models = qwen2:0.5b
+windows = 64
+precisions = int8, fp16
+layers = 1
+INI
+db=$TMP/tiny.db
+q() { sqlite3 "$db" "$1"; }
+
+check "sweep runs a 2-config x 2-repeat matrix" "$PASSMAP" sweep --quiet --db "$db" "$TMP/tiny.ini"
+[ "$(q "select count(*) from run where mode='cold' and status='ok'")" = 4 ] && ok "4 ok cold runs recorded" \
+  || fail "4 ok cold runs recorded (got $(q "select count(*)||' '||group_concat(status) from run"))"
+[ "$(q "select count(*) from step")" = 12 ] && ok "3 steps per run" || fail "3 steps per run ($(q "select count(*) from step"))"
+n=$(q "select count(*) from pass_time p join step s on s.id=p.step_id where s.tool='mlir-opt'")
+[ "${n:-0}" -gt 20 ] && ok "mlir-opt passes stored ($n)" || fail "mlir-opt passes stored ($n)"
+n=$(q "select count(*) from pass_time p join step s on s.id=p.step_id where s.tool='llc'")
+[ "${n:-0}" -gt 20 ] && ok "llc passes stored ($n)" || fail "llc passes stored ($n)"
+n=$(q "select count(*) from metric where name='ir.llvm_insts' and value > 0")
+[ "$n" = 4 ] && ok "IR size metric per run" || fail "IR size metric per run ($n)"
+keys=$(q "select group_concat(key, ' ') from (select key from config order by key)")
+[ "$keys" = "llm/qwen2/0.5b/w64/fp16/L1/stock llm/qwen2/0.5b/w64/int8/L1/stock" ] && ok "config keys" || fail "config keys: $keys"
+
+out=$("$PASSMAP" sweep --json --db "$db" "$TMP/tiny.ini" 2>/dev/null)
+echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["ran"]==0 and d["already_done"]==4, d' \
+  && ok "rerun resumes: nothing left to run" || fail "rerun resumes: $out"
+
+# Interrupted sweep: kill it after its first run, then resume; nothing recorded is lost, nothing doubled.
+sed -e 's/name = tiny/name = killed/' -e 's/repeats = 2/repeats = 3/' "$TMP/tiny.ini" > "$TMP/killed.ini"
+db2=$TMP/killed.db
+"$PASSMAP" sweep --quiet --db "$db2" "$TMP/killed.ini" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+  n=$(sqlite3 "$db2" "select count(*) from run" 2>/dev/null || echo 0)
+  [ "${n:-0}" -ge 1 ] && break
+  sleep 0.1
+done
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+before=$(sqlite3 "$db2" "select count(*) from run")
+partial=$(sqlite3 "$db2" "select count(*) from run r where (select count(*) from step s where s.run_id=r.id)=0")
+[ "$partial" = 0 ] && ok "killed sweep left no partial run ($before runs kept)" || fail "partial runs after kill: $partial"
+check "resumed sweep completes" "$PASSMAP" sweep --quiet --db "$db2" "$TMP/killed.ini"
+after=$(sqlite3 "$db2" "select count(*) from run")
+dups=$(sqlite3 "$db2" "select count(*) from (select config_id, repeat from run group by config_id, repeat, mode having count(*)>1)")
+[ "$after" = 6 ] && [ "$dups" = 0 ] && ok "6 runs after resume, no duplicate repeat" || fail "after resume: $after runs, $dups dups"
+
+# A compile that times out is recorded as a timeout, not lost, and the sweep goes on.
+sed -e 's/name = tiny/name = slow/' -e 's/timeout = 120s/timeout = 0.01s/' -e 's/repeats = 2/repeats = 1/' "$TMP/tiny.ini" > "$TMP/slow.ini"
+"$PASSMAP" sweep --quiet --db "$TMP/slow.db" "$TMP/slow.ini" >/dev/null 2>&1
+st=$(sqlite3 "$TMP/slow.db" "select group_concat(status) from run")
+[ "$st" = "timeout,timeout" ] && ok "timeouts recorded as runs" || fail "timeouts recorded: '$st'"
+
+check_fails "bad spec is a usage error" "$PASSMAP" sweep --db "$TMP/x.db" /nonexistent.ini
+printf '[sweep]\nname = x\n[llm a]\nmodels = qwen2:77b\nwindows = 64\nprecisions = int8\n' > "$TMP/bad.ini"
+out=$("$PASSMAP" sweep --db "$TMP/x.db" "$TMP/bad.ini" 2>&1); rc=$?
+[ "$rc" = 2 ] && [[ "$out" == *"0.5b"* ]] && ok "unknown size names the valid sizes" || fail "bad size: rc=$rc $out"
+check "sweep --help" "$PASSMAP" sweep --help
+finish

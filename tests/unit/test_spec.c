@@ -1,0 +1,76 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "spec.h"
+
+static const char *demo =
+    "[sweep]\nname = t\nrepeats = 2\ntimeout = 30s\nmem_limit = 2G\n"
+    "[embedded]\ntile = 128\n"
+    "[llm a]\nmodels = qwen2:0.5b, tinyllama:1.1b\nwindows = 128 256\nprecisions = int8, fp16\nlayers = 1\n"
+    "[cnn b]\nfamilies = resnet18\nresolutions = 64\nprecisions = fp16\nblocks = 2\nvariants = stock, no-rollback\n";
+
+static void expands_the_matrix(void **state)
+{
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_equal(pm_spec_parse(demo, "demo.ini", &s, &e), PM_OK);
+    assert_string_equal(s->name, "t");
+    assert_int_equal(s->repeats, 2);
+    assert_int_equal(s->tile, 128);
+    assert_true(s->timeout_s == 30.0);
+    assert_true(s->mem_limit == 2ULL << 30);
+    assert_int_equal(s->n_configs, 2 * 2 * 2 + 2);
+    assert_string_equal(s->configs[0].key, "llm/qwen2/0.5b/w128/int8/L1/stock");
+    assert_string_equal(s->configs[8].key, "cnn/resnet18/r64/fp16/B2/stock");
+    assert_int_equal(s->configs[9].no_rollback, 1);
+    assert_non_null(strstr(s->text, "[cnn b]"));
+    pm_spec_free(s);
+}
+
+static void rejects_bad_input(void **state)
+{
+    static const char *bad[] = {
+        "[sweep]\nrepeats = 2\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int8\n", /* no name */
+        "[sweep]\nname = x\n[llm a]\nmodels = qwen2:99b\nwindows = 1\nprecisions = int8\n",     /* bad size */
+        "[sweep]\nname = x\n[llm a]\nmodels = nosuch:1b\nwindows = 1\nprecisions = int8\n",     /* bad family */
+        "[sweep]\nname = x\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int3\n",    /* precision */
+        "[sweep]\nname = x\n[llm a]\nmodels = qwen2:0.5b\nwindows = -5\nprecisions = int8\n",   /* window */
+        "[sweep]\nname = x\nrepeats = many\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int8\n",
+        "[sweep]\nname = x\nfrobnicate = 1\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int8\n",
+        "[sweep]\nname = x\n",                                                                   /* no configs */
+        "[sweep]\nname = x\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1 1\nprecisions = int8\n",  /* duplicate */
+        "[sweep]\nname = x\ntimeout = soon\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int8\n",
+        "not ini at all\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pm_spec *s = NULL;
+        pm_err e = {0};
+        int rc = pm_spec_parse(bad[i], "bad.ini", &s, &e);
+        if (rc == PM_OK)
+            fail_msg("spec %zu was accepted", i);
+        assert_null(s);
+        assert_true(strlen(e.msg) > 0);
+    }
+}
+
+static void error_names_valid_choices(void **state)
+{
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    pm_spec_parse("[sweep]\nname = x\n[llm a]\nmodels = qwen2:99b\nwindows = 1\nprecisions = int8\n", "x.ini", &s, &e);
+    assert_non_null(strstr(e.msg, "0.5b"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(expands_the_matrix),
+        cmocka_unit_test(rejects_bad_input),
+        cmocka_unit_test(error_names_valid_choices),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
