@@ -6,84 +6,51 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_fit.h>
-#include <gsl/gsl_statistics_double.h>
-#include <gsl/gsl_sort.h>
+#include <gsl/gsl_fit.h>   /* the handoff trend is a plain linear fit, which pm_stats has not */
 
-/* ---- statistics (private until lib/stats.h lands; then replaced by pm_stats_) ---- */
+#include "stats.h"
+
+/* ---- statistics: thin adapters onto pm_stats_ (lib/stats.h) ---- */
 
 static pm_ci ci95(const double *v, int n)
 {
+    pm_stats_summary sm;
     pm_ci c = {NAN, NAN, NAN, n};
     if (n <= 0)
         return c;
-    c.mean = gsl_stats_mean(v, 1, (size_t)n);
-    if (n == 1) {
-        c.lo = c.hi = c.mean;
-        return c;
-    }
-    double h = gsl_cdf_tdist_Pinv(0.975, n - 1) * gsl_stats_sd_m(v, 1, (size_t)n, c.mean) / sqrt(n);
-    c.lo = c.mean - h;
-    c.hi = c.mean + h;
+    pm_stats_summarize(v, (size_t)n, &sm);
+    c.mean = sm.mean;
+    /* one repeat: no spread to speak of; the interval collapses onto the value */
+    c.lo = n > 1 ? sm.ci_lo : sm.mean;
+    c.hi = n > 1 ? sm.ci_hi : sm.mean;
     return c;
 }
 
-/* Least squares of log y on log x: exponent with 95% CI and R^2. */
+/* y = pref * x^expo with the exponent's 95% CI and R^2 of the log-log fit; -1 when it cannot be fitted. */
 static int powerlaw_fit(const double *x, const double *y, int n, double *expo, double *lo, double *hi,
                         double *r2, double *pref)
 {
-    if (n < 3)
+    pm_stats_powerlaw pl;
+    if (n < 3 || pm_stats_powerlaw_fit(x, y, (size_t)n, &pl) != PM_STATS_OK || pl.n < 3)
         return -1;
-    double *lx = malloc(sizeof(double) * (size_t)n * 2);
-    if (!lx)
-        return -1;
-    double *ly = lx + n;
-    for (int i = 0; i < n; i++) {
-        lx[i] = log(x[i]);
-        ly[i] = log(y[i]);
-    }
-    double c0, c1, cov00, cov01, cov11, sumsq;
-    gsl_fit_linear(lx, 1, ly, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
-    double mean = gsl_stats_mean(ly, 1, (size_t)n), sst = 0;
-    for (int i = 0; i < n; i++)
-        sst += (ly[i] - mean) * (ly[i] - mean);
-    double h = gsl_cdf_tdist_Pinv(0.975, n - 2) * sqrt(cov11);
-    *expo = c1;
-    *lo = c1 - h;
-    *hi = c1 + h;
-    *r2 = sst > 0 ? 1 - sumsq / sst : 1;
-    *pref = exp(c0);
-    free(lx);
+    *expo = pl.b;
+    *lo = pl.b_ci_lo;
+    *hi = pl.b_ci_hi;
+    *r2 = pl.r2;
+    *pref = pl.a;
     return 0;
 }
 
-/* Jensen-Shannon distance (base 2, in [0,1]) between two distributions of length n. */
 static double js_distance(const double *p, const double *q, size_t n)
 {
-    double sp = 0, sq = 0, d = 0;
-    for (size_t i = 0; i < n; i++) {
-        sp += p[i];
-        sq += q[i];
-    }
-    if (sp <= 0 || sq <= 0)
-        return NAN;
-    for (size_t i = 0; i < n; i++) {
-        double a = p[i] / sp, b = q[i] / sq, m = (a + b) / 2;
-        if (a > 0)
-            d += 0.5 * a * log2(a / m);
-        if (b > 0)
-            d += 0.5 * b * log2(b / m);
-    }
-    return sqrt(d > 0 ? d : 0);
+    double d = NAN;
+    return pm_stats_js_distance(p, q, n, &d) == PM_STATS_OK ? d : NAN;
 }
 
 static double median(double *v, size_t n)
 {
-    if (!n)
-        return NAN;
-    gsl_sort(v, 1, n);
-    return gsl_stats_median_from_sorted_data(v, 1, n);
+    double m = NAN;
+    return pm_stats_quantile(v, n, 0.5, &m) == PM_STATS_OK ? m : NAN;
 }
 
 /* ---- helpers ---- */
