@@ -1,5 +1,5 @@
-/* Analysis on hand-built databases with known numbers. Until lib/store.c lands the DB is built with the
- * sqlite3 API using the schema documented in lib/store.h. */
+/* Analysis on hand-built databases with known numbers; runs are recorded through pm_store_record_run, as a
+ * sweep records them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,83 +13,105 @@
 
 #include "analysis.h"
 #include "stagemap.h"
+#include "store.h"
 
-static const char *SCHEMA =
-    "CREATE TABLE sweep(id INTEGER PRIMARY KEY, name TEXT UNIQUE, backend TEXT, spec_text TEXT, meta_json TEXT,"
-    " created_at TEXT);"
-    "CREATE TABLE config(id INTEGER PRIMARY KEY, sweep_id INT, key TEXT, kind TEXT, family TEXT, size TEXT,"
-    " window INT, precision TEXT, resolution INT, layers INT, variant TEXT, params_json TEXT);"
-    "CREATE TABLE run(id INTEGER PRIMARY KEY, config_id INT, repeat INT, mode TEXT, status TEXT, wall_s REAL,"
-    " user_s REAL, sys_s REAL, maxrss_kb INT, started_at TEXT, note TEXT);"
-    "CREATE TABLE step(id INTEGER PRIMARY KEY, run_id INT, seq INT, tool TEXT, argv TEXT, status TEXT, wall_s REAL,"
-    " user_s REAL, sys_s REAL, maxrss_kb INT, instructions INT, exit_code INT, term_signal INT, report_format TEXT,"
-    " report_wall_s REAL, stderr_tail TEXT);"
-    "CREATE TABLE pass_time(step_id INT, idx INT, name TEXT, section TEXT, parent_idx INT, depth INT, wall_s REAL,"
-    " user_s REAL, flags INT, report_index INT);"
-    "CREATE TABLE metric(run_id INT, step_id INT, name TEXT, value REAL);"
-    "INSERT INTO sweep(id,name,backend,meta_json) VALUES(1,'t','embedded','{\"machine\":\"test\"}');";
-
+static pm_store *store;
 static sqlite3 *db;
 static pm_stagemap *map;
-static int64_t next_cfg = 1, next_run = 1, next_step = 1;
+static int64_t sweep_id;
+static char db_path[64];
 
 static int64_t add_config(const char *kind, const char *fam, const char *size, int window, const char *prec, int res)
 {
-    char sql[1024];
-    int64_t id = next_cfg++;
-    snprintf(sql, sizeof sql,
-             "INSERT INTO config(id,sweep_id,key,kind,family,size,window,precision,resolution,layers,variant)"
-             " VALUES(%lld,1,'%s/%s/%s/w%d/%s/r%d','%s','%s','%s',%d,'%s',%d,2,'stock')",
-             (long long)id, kind, fam, size, window, prec, res, kind, fam, size, window, prec, res);
-    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    char key[256];
+    snprintf(key, sizeof key, "%s/%s/%s/w%d/%s/r%d", kind, fam, size ? size : "-", window, prec, res);
+    pm_config c = {.key = key, .kind = kind, .family = fam, .size = size, .window = window, .precision = prec,
+                   .resolution = res, .layers = 2, .variant = "stock"};
+    int64_t id = 0;
+    pm_err e = {0};
+    assert_int_equal(pm_store_config(store, sweep_id, &c, &id, &e), PM_OK);
     return id;
 }
 
-/* One run with one step of `tool`; passes given as name,wall pairs (NULL-terminated), plus a summary row. */
-static int64_t add_run(int64_t cfg, const char *mode, double wall, double user, const char *tool, ...)
+static int64_t record(int64_t cfg, const char *mode, double wall, double user, const char *tool, pm_report *rep,
+                      const char *metric, double value)
 {
-    char sql[1024];
-    int64_t rid = next_run++, sid = next_step++;
-    snprintf(sql, sizeof sql, "INSERT INTO run VALUES(%lld,%lld,0,'%s','ok',%g,%g,0,0,NULL,NULL);"
-                              "INSERT INTO step(id,run_id,seq,tool,status,wall_s,user_s) VALUES(%lld,%lld,0,'%s','ok',%g,%g);"
-                              "INSERT INTO pass_time VALUES(%lld,0,'Total',NULL,-1,0,%g,-1,4,0);",
-             (long long)rid, (long long)cfg, mode, wall, user, (long long)sid, (long long)rid, tool, wall, user,
-             (long long)sid, wall);
-    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    va_list ap;
-    va_start(ap, tool);
-    int idx = 1;
+    pm_run_result res = {.status = PM_RUN_OK, .wall_s = wall, .user_s = user, .instructions = -1};
+    pm_step_record step = {.tool = tool, .argv = tool, .result = &res, .report = rep};
+    pm_metric m = {.name = (char *)metric, .value = value};
+    pm_run_record rec = {.config_id = cfg, .mode = mode, .status = "ok", .wall_s = wall, .user_s = user,
+                         .steps = &step, .n_steps = 1, .metrics = metric ? &m : NULL, .n_metrics = metric ? 1 : 0};
+    int64_t id = 0;
+    pm_err e = {0};
+    assert_int_equal(pm_store_record_run(store, &rec, &id, &e), PM_OK);
+    return id;
+}
+
+/* One run with one step of `tool`; passes given as name,wall pairs (NULL-terminated), plus a summary row
+ * (which the analysis must not count). */
+static int64_t add_run_metric(int64_t cfg, const char *mode, double wall, double user, const char *metric,
+                              double value, const char *tool, va_list ap)
+{
+    pm_report rep;
+    pm_report_init(&rep);
+    pm_pass total = {.name = "Total", .wall_s = wall, .user_s = -1, .parent = -1, .flags = PM_PASS_SUMMARY};
+    assert_int_equal(pm_report_add_pass(&rep, &total), PM_OK);
     const char *name;
     while ((name = va_arg(ap, const char *))) {
         double w = va_arg(ap, double);
-        snprintf(sql, sizeof sql, "INSERT INTO pass_time VALUES(%lld,%d,'%s',NULL,-1,0,%g,%g,0,0)", (long long)sid,
-                 idx++, name, w, w);
-        assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        pm_pass p = {.name = (char *)name, .wall_s = w, .user_s = w, .parent = -1};
+        assert_int_equal(pm_report_add_pass(&rep, &p), PM_OK);
     }
-    va_end(ap);
-    return rid;
+    rep.n_reports = 1;
+    int64_t id = record(cfg, mode, wall, user, tool, &rep, metric, value);
+    pm_report_free(&rep);
+    return id;
 }
 
-static void add_metric(int64_t run, const char *name, double v)
+static int64_t add_run(int64_t cfg, const char *mode, double wall, double user, const char *tool, ...)
 {
-    char sql[256];
-    snprintf(sql, sizeof sql, "INSERT INTO metric VALUES(%lld,NULL,'%s',%.17g)", (long long)run, name, v);
-    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    va_list ap;
+    va_start(ap, tool);
+    int64_t id = add_run_metric(cfg, mode, wall, user, NULL, 0, tool, ap);
+    va_end(ap);
+    return id;
+}
+
+static int64_t add_run_ops(int64_t cfg, double ops, double wall, double user, const char *tool, ...)
+{
+    va_list ap;
+    va_start(ap, tool);
+    int64_t id = add_run_metric(cfg, "cold", wall, user, "ir.ops", ops, tool, ap);
+    va_end(ap);
+    return id;
 }
 
 static int setup(void **state)
 {
-    next_cfg = next_run = next_step = 1;
-    if (sqlite3_open(":memory:", &db) != SQLITE_OK || sqlite3_exec(db, SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
+    snprintf(db_path, sizeof db_path, "/tmp/pm-test-analysis-XXXXXX");
+    int fd = mkstemp(db_path);
+    if (fd < 0)
         return -1;
+    close(fd);
+    unlink(db_path);
+    pm_err e = {0};
+    if (pm_store_open(db_path, &store, &e) ||
+        pm_store_sweep(store, "t", "embedded", NULL, "{\"machine\":\"test\"}", &sweep_id, &e))
+        return -1;
+    db = pm_store_db(store);
     map = pm_stagemap_new();
-    pm_err e;
     return pm_stagemap_load(map, PM_SOURCE_DIR "/tests/fixtures/stagemap/stages-embedded.tsv", &e);
 }
 
 static int teardown(void **state)
 {
-    sqlite3_close(db);
+    pm_store_close(store);
+    char side[96];
+    unlink(db_path);
+    snprintf(side, sizeof side, "%s-wal", db_path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", db_path);
+    unlink(side);
     pm_stagemap_free(map);
     return 0;
 }
@@ -182,8 +204,7 @@ static void fit_recovers_exponent(void **state)
         snprintf(size, sizeof size, "%db", i + 1);
         int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
         double t = 1e-4 * pow(xs[i], 0.7), t2 = 1e-7 * pow(xs[i], 1.5);
-        int64_t r = add_run(c, "cold", (t + t2) * 1.25, t + t2, "mlir-opt", "Canonicalizer", t, "CSE", t2, (char *)NULL);
-        add_metric(r, "ir.ops", xs[i]);
+        add_run_ops(c, xs[i], (t + t2) * 1.25, t + t2, "mlir-opt", "Canonicalizer", t, "CSE", t2, (char *)NULL);
     }
     pm_analysis *a = analyse("/nonexistent");
     const pm_an_fit *canon = NULL, *cse = NULL;
@@ -252,8 +273,7 @@ static void fix_rules_pick_by_evidence(void **state)
         snprintf(size, sizeof size, "%db", i + 1);
         int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
         double t = 1e-7 * pow(xs[i], 1.4);
-        int64_t r = add_run(c, "cold", t * 1.1, t, "mlir-opt", "CSE", t, (char *)NULL);
-        add_metric(r, "ir.ops", xs[i]);
+        add_run_ops(c, xs[i], t * 1.1, t, "mlir-opt", "CSE", t, (char *)NULL);
     }
     /* a start-up-bound config: no pass time at all */
     int64_t c = add_config("cnn", "resnet18", NULL, 0, "int8", 224);
