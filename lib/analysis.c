@@ -682,16 +682,25 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
        once (fnmatch). */
     snprintf(sql, sizeof sql,
              "SELECT s.run_id, s.tool, p.name, p.wall_s, p.user_s FROM temp.pm_an_run r JOIN step s ON "
-             "s.run_id=r.id JOIN pass_time p ON p.step_id=s.id WHERE %s ORDER BY s.run_id", EXCLUDED);
+             "s.run_id=r.id JOIN pass_time p ON p.step_id=s.id WHERE %s", EXCLUDED);
     DB_TRY(sqlite3_prepare_v2(db, sql, -1, &st, NULL));
     cap = 0;
     size_t ri = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t rid = sqlite3_column_int64(st, 0);
-        while (ri < n_runs && runs[ri].id < rid)
-            ri++;
-        if (ri == n_runs || runs[ri].id != rid)
-            continue;
+        if (ri >= n_runs || runs[ri].id != rid) {   /* rows come grouped by run: search only on a change */
+            size_t lo = 0, hi = n_runs;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (runs[mid].id < rid)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            ri = lo;
+            if (ri == n_runs || runs[ri].id != rid)
+                continue;
+        }
         const char *tool = (const char *)sqlite3_column_text(st, 1);
         const char *name = (const char *)sqlite3_column_text(st, 2);
         int pid = pid_lookup(pv, tool ? tool : "", name ? name : "");

@@ -36,7 +36,7 @@ static int write_script(const char *dir, const char *name, const char *body, int
     return fclose(f);
 }
 
-static int run_gnuplot(const char *dir, const char *name, pm_err *err)
+static int spawn_gnuplot(const char *dir, const char *name, pid_t *pid, pm_err *err)
 {
     char script[4096], log[4096];
     snprintf(script, sizeof script, "%s.gp", name);
@@ -48,17 +48,22 @@ static int run_gnuplot(const char *dir, const char *name, pm_err *err)
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     posix_spawn_file_actions_addchdir_np(&fa, dir);
     char *argv[] = {"gnuplot", script, NULL};
-    pid_t pid;
-    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    int rc = posix_spawnp(pid, "gnuplot", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc)
         return pm_err_set(err, PM_ERR_NOTFOUND, "cannot run gnuplot: %s", strerror(rc));
+    return PM_OK;
+}
+
+static int wait_gnuplot(const char *dir, const char *name, pid_t pid, pm_err *err)
+{
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return pm_err_errno(err, PM_ERR_CHILD, "waitpid gnuplot");
     if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-        char tail[512] = "";
+        char log[4096], tail[512] = "";
+        snprintf(log, sizeof log, "%s/%s.log", dir, name);
         FILE *f = fopen(log, "r");
         if (f) {
             size_t n = fread(tail, 1, sizeof tail - 1, f);
@@ -471,6 +476,7 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         return pm_err_errno(err, PM_ERR_IO, "mkdir %s", dir);
     }
     fig_ctx x = {a, dir};
+    pid_t pids[PM_N_FIGURES] = {0};
     static const struct { const char *name, *title; } defs[PM_N_FIGURES] = {
         {"regime-map", "Regime map"},
         {"handoff", "Handoff"},
@@ -515,14 +521,28 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
             int w = i == 4 ? 1400 : 1000, h = i == 4 ? 640 : 720;
             if (write_script(dir, fg->name, body, w, h))
                 rc = pm_err_errno(err, PM_ERR_IO, "writing %s/%s.gp", dir, fg->name);
-            else if ((rc = run_gnuplot(dir, fg->name, err)) == PM_OK) {
-                char path[4096];
-                snprintf(path, sizeof path, "%s/%s.svg", dir, fg->name);
-                if (!(fg->svg = slurp(path)))
-                    rc = pm_err_errno(err, PM_ERR_IO, "reading %s", path);
-            }
+            else
+                rc = spawn_gnuplot(dir, fg->name, &pids[i], err);   /* figures render in parallel */
         }
         free(body);
+    }
+    /* reap every child even after an error, then read the SVGs back */
+    for (int i = 0; i < PM_N_FIGURES; i++) {
+        if (!pids[i])
+            continue;
+        pm_err werr = {0};
+        int wrc = wait_gnuplot(dir, out->fig[i].name, pids[i], &werr);
+        if (wrc && rc == PM_OK) {
+            rc = wrc;
+            if (err)
+                *err = werr;
+        }
+        if (rc == PM_OK) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.svg", dir, out->fig[i].name);
+            if (!(out->fig[i].svg = slurp(path)))
+                rc = pm_err_errno(err, PM_ERR_IO, "reading %s", path);
+        }
     }
     if (own)
         nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

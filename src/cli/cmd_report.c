@@ -164,10 +164,12 @@ int cmd_report(int argc, char **argv)
     if (rc)
         goto cleanup;
     /* read-write in memory terms only: temp tables are used; the file itself is opened read-only */
-    if (sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         pm_err_set(&err, PM_ERR_DB, "cannot open %s: %s", dbpath, db ? sqlite3_errmsg(db) : "out of memory");
         goto cleanup;
     }
+    /* mmap reads skip a copy per page on the one big scan; temp tables stay in memory */
+    sqlite3_exec(db, "PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL);
     pm_an_opts o = {.sweep = sweep, .map = map, .fixes_path = fixes};
     if ((rc = pm_analysis_run(db, &o, &a, &err)))
         goto cleanup;
