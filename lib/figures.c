@@ -15,7 +15,7 @@
 extern char **environ;
 
 static const char *COLORS[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-                               "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939"};
+                               "#7f7f7f", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78"};
 #define NCOLORS (sizeof COLORS / sizeof COLORS[0])
 static const char *color(int i) { return COLORS[(size_t)(i < 0 ? 0 : i) % NCOLORS]; }
 
@@ -182,8 +182,9 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
             used |= rg->cells[k].stage == (int)s;
         if (!used)
             continue;
-        fprintf(f, "%s'%s' using 1:($3==%zu?$2:NaN) with points pt 5 ps 6 lc rgb '%s' title ", first ? "" : ", ", fn, s,
-                color((int)s));
+        /* big squares without a title, and a normal-sized NaN series for the legend entry */
+        fprintf(f, "%s'%s' using 1:($3==%zu?$2:NaN) with points pt 5 ps 7 lc rgb '%s' notitle, NaN with points pt 5 "
+                   "ps 2 lc rgb '%s' title ", first ? "" : ", ", fn, s, color((int)s), color((int)s));
         q(f, a->stages[s]);
         first = 0;
     }

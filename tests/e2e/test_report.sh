@@ -3,7 +3,8 @@
 # e2e-sweep.sql, regenerate with scripts/make-bench-db.py e2e): text, JSON, HTML with the nine figures
 # (gnuplot), rendered in headless Chromium.
 source "$(dirname "$0")/lib.sh"
-export PASSMAP_DATA_DIR=$ROOT/tests/fixtures/stagemap
+# stage maps and fix rules: the real data files (data/stages-*.tsv, data/fixes.tsv)
+export PASSMAP_DATA_DIR=$ROOT/data
 DB=$TMP/e2e.db
 sqlite3 "$DB" < "$ROOT/tests/fixtures/report/e2e-sweep.sql"
 
@@ -13,14 +14,16 @@ check_fails "no database is a usage error" "$PASSMAP" report
 check_fails "missing sweep fails" "$PASSMAP" report "$DB" --sweep nope
 check_fails "bad stage map fails" "$PASSMAP" report "$DB" --stage-map /nonexistent.tsv
 
-out=$("$PASSMAP" report "$DB" --fixes "$ROOT/data/fixes.tsv" 2>&1)
+out=$("$PASSMAP" report "$DB" 2>&1)
 echo "$out" | grep -q '^sweep e2e (embedded): 24 configs, 72 ok runs' && ok "text header" || fail "text header"
 echo "$out" | grep -qE '^llm/matmul/4/w2/f16/stock +[0-9.]+s' && ok "per-config row" || fail "per-config row"
 # sizes numerically: 4 before 8 before 12
 order=$(echo "$out" | grep -oE '^llm/matmul/[0-9]+/w2/f32' | head -3 | cut -d/ -f3 | tr '\n' ' ')
 [ "$order" = "4 8 12 " ] && ok "sizes in numeric order" || fail "sizes in numeric order ($order)"
 
-json=$("$PASSMAP" report "$DB" --json --fixes "$ROOT/data/fixes.tsv")
+json=$("$PASSMAP" report "$DB" --json)
+alt=$("$PASSMAP" report "$DB" --json --stage-map "$ROOT/tests/fixtures/stagemap/stages-embedded.tsv")
+echo "$alt" | grep -q '"cleanup"' && ok "--stage-map replaces the default map" || fail "--stage-map replaces the default map"
 python3 - "$json" <<'PY' && ok "json content consistent" || fail "json content consistent"
 import json, sys
 j = json.loads(sys.argv[1])
@@ -59,7 +62,8 @@ else
   prof=$(mktemp -d "$TMP/chrome.XXXXXX")
   flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
          --disable-component-update --disable-sync --user-data-dir="$prof")
-  dom=$(timeout 60 chromium "${flags[@]}" --dump-dom "file://$html" 2>"$TMP/chrome.err")
+  dom=$(timeout 60 chromium "${flags[@]}" --enable-logging=stderr --v=0 --dump-dom "file://$html" 2>"$TMP/chrome.err")
+  grep -E 'CONSOLE|Uncaught' "$TMP/chrome.err" && fail "chromium: console errors" || ok "chromium: no console errors"
   n=$(echo "$dom" | grep -o 'data-figure="[a-z-]*"' | sort -u | wc -l)
   [ "$n" -eq 9 ] && ok "chromium: all nine figure slots in the DOM" || fail "chromium: figure slots ($n)"
   nsvg=$(echo "$dom" | grep -o '<svg' | wc -l)
