@@ -556,7 +556,9 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
         NOMEM();
     for (size_t i = 0; i < nms; i++)
         if (strcmp(pm_stagemap_stage(opts->map, i), PM_STAGE_OVERHEAD) && strcmp(pm_stagemap_stage(opts->map, i), PM_STAGE_OTHER))
-            a->stages[a->n_stages++] = pm_stagemap_stage(opts->map, i);
+            /* copied: the analysis outlives the map */
+            if (!(a->stages[a->n_stages++] = pool_add(&pv->pool, pm_stagemap_stage(opts->map, i))))
+                NOMEM();
     int st_over = (int)a->n_stages, st_other = st_over + 1;
     a->stages[a->n_stages++] = PM_STAGE_OVERHEAD;
     a->stages[a->n_stages++] = PM_STAGE_OTHER;

@@ -13,7 +13,7 @@
 
 typedef struct pm_an_opts {
     const char *sweep;            /* sweep name; NULL: the latest sweep */
-    const pm_stagemap *map;       /* pass -> stage */
+    const pm_stagemap *map;       /* pass -> stage; used during the call only */
     const char *fixes_path;       /* fix rules; NULL: $data_dir/fixes.tsv (absent: no fixes chosen) */
 } pm_an_opts;
 
@@ -88,7 +88,7 @@ typedef struct pm_an_fix {
 typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
     int max_repeats, n_runs_ok, n_runs_failed;
-    const char **stages;          /* stage names; the map's, then "process-overhead", "other" */
+    const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
     size_t n_stages;
     pm_an_config *configs;        /* sorted: kind, family, size (numeric), window, precision, resolution */
     size_t n_configs;
