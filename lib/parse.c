@@ -111,11 +111,16 @@ int pm_report_add_metric(pm_report *r, const char *name, double value)
     return PM_OK;
 }
 
+int pm_pass_counted(const pm_pass *p)
+{
+    return !(p->flags & (PM_PASS_GROUP | PM_PASS_SUMMARY | PM_PASS_DETAIL));
+}
+
 double pm_report_pass_wall(const pm_report *r)
 {
     double sum = 0;
     for (size_t i = 0; i < r->n_passes; i++)
-        if (!(r->passes[i].flags & (PM_PASS_GROUP | PM_PASS_SUMMARY | PM_PASS_DETAIL)))
+        if (pm_pass_counted(&r->passes[i]))
             sum += r->passes[i].wall_s;
     return sum;
 }

@@ -63,7 +63,9 @@ void pm_report_free(pm_report *r);
 int pm_report_add_pass(pm_report *r, const pm_pass *p);
 int pm_report_add_metric(pm_report *r, const char *name, double value);
 
-/* Sum of wall time over passes that are not groups, summaries or details: no double counting. */
+/* Whether a row's time is its own work (not a group, summary or breakdown): the one rule every total uses. */
+int pm_pass_counted(const pm_pass *p);
+/* Sum of wall time over counted passes: no double counting. */
 double pm_report_pass_wall(const pm_report *r);
 
 /* Parses buf (need not be NUL-terminated). AUTO sniffs the format. Appends to out (so several inputs,

@@ -7,7 +7,8 @@
  *              model (template with {family} {size} {precision} {window}), props (K=V K=V)
  *   [llm NAME] models (family:size ...), windows, precisions, layers, variants
  *   [cnn NAME] families, resolutions, precisions, blocks, variants
- * Lists are separated by commas or spaces. A variant is stock, no-rollback, per-layer, or a '+' join.
+ * Lists are separated by commas or spaces. A variant is stock, no-rollback, per-layer (embedded),
+ * reuse-strategy (openvino: offer the cached strategy_out.json of the same model), or a '+' join.
  * Several [llm …]/[cnn …] sections add up; each section is its own cartesian product.
  */
 #ifndef PM_SPEC_H
@@ -27,7 +28,7 @@ typedef struct pm_spec_config {
     int layers;             /* llm: decoder layers emitted */
     int blocks;             /* cnn: blocks emitted (0: all) */
     char variant[48];
-    int no_rollback, func_per_layer;   /* decoded from variant */
+    int no_rollback, func_per_layer, reuse_strategy;   /* decoded from variant */
     char model_xml[512];    /* openvino: resolved model path */
 } pm_spec_config;
 

@@ -85,6 +85,7 @@ static const char schema_sql[] =
     "  user_s REAL,\n"
     "  flags INTEGER NOT NULL,\n"     /* PM_PASS_* bits: 1 group, 2 analysis, 4 summary */
     "  report_index INTEGER NOT NULL,\n"
+    "  counted INTEGER NOT NULL,\n"   /* pm_pass_counted(): the parsers' rule, stored so SQL sums agree */
     "  PRIMARY KEY(step_id, idx)\n"   /* also the pass_time(step_id) index */
     ") WITHOUT ROWID;\n"
     "CREATE TABLE metric(\n"
@@ -111,7 +112,7 @@ static const char schema_sql[] =
     "  s.id AS step_id, s.seq AS step_seq, s.tool AS tool, s.status AS step_status,\n"
     "  p.idx AS pass_idx, p.name AS pass, p.section AS section, p.parent_idx AS parent_idx,\n"
     "  p.depth AS depth, p.wall_s AS wall_s, p.user_s AS user_s, p.flags AS flags,\n"
-    "  p.report_index AS report_index, (p.flags & 5) = 0 AS counted\n"
+    "  p.report_index AS report_index, p.counted AS counted\n"
     "FROM pass_time p\n"
     "  JOIN step s ON s.id = p.step_id\n"
     "  JOIN run r ON r.id = s.run_id\n"
@@ -151,7 +152,7 @@ static const char *const stmt_sql[S__COUNT] = {
                "  instructions, exit_code, term_signal, report_format, report_wall_s, stderr_tail)\n"
                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     [S_PASS] = "INSERT INTO pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s,\n"
-               "  flags, report_index) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+               "  flags, report_index, counted) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     [S_METRIC] = "INSERT INTO metric(run_id, step_id, name, value) VALUES(?1, ?2, ?3, ?4)",
     [S_META_SET] = "INSERT INTO meta(key, value) VALUES(?1, ?2)\n"
                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -464,7 +465,8 @@ static int insert_passes(pm_store *st, int64_t step_id, const pm_report *r, pm_e
                   bind_text(s, 3, p->name ? p->name : "") | bind_text(s, 4, p->section) |
                   bind_int_nonneg(s, 5, p->parent) | sqlite3_bind_int(s, 6, p->depth) |
                   bind_real_nonneg(s, 7, p->wall_s) | bind_real_nonneg(s, 8, p->user_s) |
-                  sqlite3_bind_int64(s, 9, p->flags) | sqlite3_bind_int(s, 10, p->report_index);
+                  sqlite3_bind_int64(s, 9, p->flags) | sqlite3_bind_int(s, 10, p->report_index) |
+                  sqlite3_bind_int(s, 11, pm_pass_counted(p));
         if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
             rc = db_err(st, err, "pass");
         done_stmt(s);

@@ -1,10 +1,72 @@
-/* STUB until the OpenVINO back end lands. */
 #include "sweep_ov.h"
 
-int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *self_exe, const char *dir,
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ov.h"
+
+int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *self_exe, const char *cache_dir,
                       pm_steps *out, pm_err *err)
 {
-    return pm_err_set(err, PM_ERR_UNSUPPORTED, "openvino back end not built");
+    /* [openvino] props = "K=V K=V": split into the NULL-terminated list ov-compile takes. */
+    char buf[sizeof spec->ov_props];
+    const char *extra[PM_OV_MAX_PROPS + 1];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", spec->ov_props);
+    for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        if (n == PM_OV_MAX_PROPS)
+            return pm_err_set(err, PM_ERR_USAGE, "[openvino] props: more than %d properties", PM_OV_MAX_PROPS);
+        if (!strchr(t, '='))
+            return pm_err_set(err, PM_ERR_USAGE, "[openvino] props: '%s' is not KEY=VALUE", t);
+        extra[n++] = t;
+    }
+    extra[n] = NULL;
+    int reuse = spec->ov_reuse_strategy || c->reuse_strategy;
+    pm_ov_opts o = {.lib = spec->ov_lib[0] ? spec->ov_lib : NULL, .model_xml = c->model_xml,
+                    .device = spec->ov_device, .log_level = spec->ov_log_level,
+                    .window = !strcmp(c->kind, "llm") ? c->window : 0, .schedule_trace = spec->ov_schedule_trace,
+                    .strategy_out = spec->ov_strategy_json || reuse, .extra = extra, .do_import = 1};
+    return pm_ov_add_step(self_exe, &o, reuse, cache_dir, out, err);
 }
 
-void pm_sweep_ov_metrics(const char *stdout_path, pm_report *report) {}
+void pm_sweep_ov_result(const char *stdout_path, pm_store *store, pm_report *report, double *import_s)
+{
+    *import_s = -1;
+    FILE *f = fopen(stdout_path, "rb");
+    if (!f)
+        return;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    char chunk[8192];
+    size_t n;
+    while (mem && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        fwrite(chunk, 1, n, mem);
+    fclose(f);
+    if (!mem)
+        return;
+    fclose(mem);
+    pm_ov_result r;
+    memset(&r, 0, sizeof r);
+    int ok = 0;
+    pm_err err = {0};
+    if (pm_ov_parse_result_line(buf, len, &r, &ok, NULL, 0, &err) == PM_OK && ok) {
+        if (r.read_s >= 0) pm_report_add_metric(report, "ov.read_s", r.read_s);
+        if (r.compile_s >= 0) pm_report_add_metric(report, "ov.compile_s", r.compile_s);
+        if (r.export_s >= 0) pm_report_add_metric(report, "ov.export_s", r.export_s);
+        if (r.import_s >= 0) pm_report_add_metric(report, "ov.import_s", r.import_s);
+        if (r.blob_bytes >= 0) pm_report_add_metric(report, "ov.blob_bytes", (double)r.blob_bytes);
+        pm_report_add_metric(report, "ov.strategy_reused", r.strategy_reused);
+        *import_s = r.import_s;
+        const char *keys[][2] = {{"ov.version", r.ov_version}, {"ov.compiler_type", r.compiler_type},
+                                 {"ov.compiler_type_set", r.compiler_type_set},
+                                 {"ov.compiler_version", r.compiler_version}, {"ov.driver_version", r.driver_version},
+                                 {"ov.device_architecture", r.device_arch}, {"ov.device", r.device}};
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            if (keys[i][1][0])
+                pm_store_meta_set(store, keys[i][0], keys[i][1], &err);
+    }
+    pm_ov_result_free(&r);
+    free(buf);
+}

@@ -1,9 +1,172 @@
-/* STUB: to be written. */
+/* passmap ov-compile: one cold OpenVINO compile in this process; the sweep runs one per repeat. The compiler's
+ * own output goes to stdout as it comes; the last thing printed is one "PASSMAP-OV-RESULT {json}" line. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmds.h"
+#include "ov.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: passmap ov-compile --model X.xml [options]\n"
+            "  --model FILE          OpenVINO IR .xml\n"
+            "  --weights FILE        its .bin (default: beside the .xml)\n"
+            "  --device NAME         NPU (default), CPU, GPU\n"
+            "  --window N            LLM prompt window: NPU_USE_NPUW/NPUW_LLM/NPUW_LLM_MAX_PROMPT_LEN=N\n"
+            "  --log-level L         LOG_LEVEL (default LOG_INFO: turns the per-pass timing report on)\n"
+            "  --schedule-trace      enable-schedule-trace=true (compileTimeScheduleTrace.json)\n"
+            "  --strategy-out        write-strategy-to-json=true (strategy_out.json)\n"
+            "  --strategy-in FILE    offer FILE as strategy_in.json, read-strategy-from-json=true\n"
+            "  --reuse-strategy      look the strategy up in the cache (by model and options); when absent,\n"
+            "                        write it and store it after a successful compile\n"
+            "  --cache-dir DIR       strategy cache root (default $PASSMAP_CACHE_DIR, ~/.cache/passmap)\n"
+            "  --prop KEY=VALUE      extra property (repeatable; overrides a built one)\n"
+            "  --workdir DIR         working directory of the compile (trace files land there; default .)\n"
+            "  --export FILE         export the blob (default with --import: WORKDIR/model.blob)\n"
+            "  --import              time ov_core_import_model of the exported blob (the warm path)\n"
+            "  --lib PATH            libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)\n"
+            "  --json                end with the bare JSON object instead of the PASSMAP-OV-RESULT line\n");
+}
+
+/* One write(2): the line stays whole even when the compiler's buffered output is flushed around it. */
+static void emit_line(const char *json, int bare)
+{
+    char *line = NULL;
+    if (asprintf(&line, "%s%s\n", bare ? "" : PM_OV_RESULT_PREFIX, json) < 0)
+        return;
+    fflush(stdout);
+    size_t n = strlen(line), off = 0;
+    while (off < n) {
+        ssize_t w = write(STDOUT_FILENO, line + off, n - off);
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    free(line);
+}
 
 int cmd_ov_compile(int argc, char **argv)
 {
-    fprintf(stderr, "passmap: '%s' is not built yet\n", argv[0]);
-    return PM_EXIT_FAIL;
+    enum { O_SCHED = 256, O_SOUT, O_SIN, O_REUSE, O_CACHE, O_PROP, O_WORKDIR, O_EXPORT, O_IMPORT, O_LIB, O_JSON,
+           O_LOG, O_WEIGHTS };
+    static const struct option longopts[] = {
+        {"model", required_argument, 0, 'm'},       {"weights", required_argument, 0, O_WEIGHTS},
+        {"device", required_argument, 0, 'd'},      {"window", required_argument, 0, 'w'},
+        {"log-level", required_argument, 0, O_LOG}, {"schedule-trace", no_argument, 0, O_SCHED},
+        {"strategy-out", no_argument, 0, O_SOUT},   {"strategy-in", required_argument, 0, O_SIN},
+        {"reuse-strategy", no_argument, 0, O_REUSE}, {"cache-dir", required_argument, 0, O_CACHE},
+        {"prop", required_argument, 0, O_PROP},     {"workdir", required_argument, 0, O_WORKDIR},
+        {"export", required_argument, 0, O_EXPORT}, {"import", no_argument, 0, O_IMPORT},
+        {"lib", required_argument, 0, O_LIB},       {"json", no_argument, 0, O_JSON},
+        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+    pm_ov_opts o = {0};
+    pm_ov_result r;
+    pm_err err;
+    int json = 0, reuse = 0, rc = PM_EXIT_FAIL;
+    const char *cache_dir = NULL;
+    const char **extra = calloc((size_t)argc + 1, sizeof *extra);
+    int n_extra = 0;
+    char *cached = NULL, *json_text = NULL, key[33] = "";
+    if (!extra)
+        return PM_EXIT_FAIL;
+    pm_err_clear(&err);
+    memset(&r, 0, sizeof r);
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "m:d:w:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'm': o.model_xml = optarg; break;
+        case O_WEIGHTS: o.model_bin = optarg; break;
+        case 'd': o.device = optarg; break;
+        case 'w': {
+            char *end;
+            long w = strtol(optarg, &end, 10);
+            if (*end || w < 0 || w > 1 << 24) {
+                fprintf(stderr, "passmap ov-compile: --window wants a non-negative integer, got '%s'\n", optarg);
+                rc = PM_EXIT_USAGE;
+                goto cleanup;
+            }
+            o.window = (int)w;
+            break;
+        }
+        case O_LOG: o.log_level = optarg; break;
+        case O_SCHED: o.schedule_trace = 1; break;
+        case O_SOUT: o.strategy_out = 1; break;
+        case O_SIN: o.strategy_in = optarg; break;
+        case O_REUSE: reuse = 1; break;
+        case O_CACHE: cache_dir = optarg; break;
+        case O_PROP: extra[n_extra++] = optarg; break;
+        case O_WORKDIR: o.workdir = optarg; break;
+        case O_EXPORT: o.export_path = optarg; break;
+        case O_IMPORT: o.do_import = 1; break;
+        case O_LIB: o.lib = optarg; break;
+        case O_JSON: json = 1; break;
+        case 'h': usage(stdout); rc = PM_EXIT_OK; goto cleanup;
+        default:
+            fprintf(stderr, "passmap ov-compile: see 'passmap ov-compile --help'\n");
+            rc = PM_EXIT_USAGE;
+            goto cleanup;
+        }
+    }
+    if (optind < argc || !o.model_xml) {
+        fprintf(stderr, "passmap ov-compile: %s (see --help)\n",
+                optind < argc ? "unexpected argument" : "--model is required");
+        rc = PM_EXIT_USAGE;
+        goto cleanup;
+    }
+    o.extra = extra;
+
+    int status = PM_OK;
+    if (reuse && !o.strategy_in) {
+        if ((status = pm_ov_strategy_key(&o, key, &err)) != PM_OK)
+            goto report;
+        int f = pm_ov_strategy_fetch(cache_dir, key, &cached, &err);
+        if (f == PM_OK) {
+            o.strategy_in = cached;
+        } else if (f == PM_ERR_NOTFOUND) {
+            o.strategy_out = 1;
+            pm_err_clear(&err);
+        } else {
+            status = f;
+            goto report;
+        }
+    }
+    status = pm_ov_compile(&o, &r, &err);
+    if (*key) {
+        snprintf(r.strategy_key, sizeof r.strategy_key, "%s", key);
+        r.strategy_reused = cached != NULL;
+        if (status == PM_OK && !cached) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/strategy_out.json", o.workdir ? o.workdir : ".");
+            /* The compiler may not write it (e.g. a CPU compile): reuse is then simply not offered later. */
+            if (access(path, R_OK) == 0)
+                status = pm_ov_strategy_store(cache_dir, key, path, &err);
+        }
+    }
+report:
+    json_text = pm_ov_result_json(&r, status == PM_OK, status == PM_OK ? NULL : err.msg);
+    if (json_text)
+        emit_line(json_text, json);
+    if (status != PM_OK) {
+        fprintf(stderr, "passmap ov-compile: %s\n", err.msg);
+        goto cleanup;
+    }
+    fprintf(stderr, "ov-compile: %s compile %.3f s", r.device, r.compile_s);
+    if (r.export_s >= 0)
+        fprintf(stderr, ", export %.3f s (%lld bytes)", r.export_s, r.blob_bytes);
+    if (r.import_s >= 0)
+        fprintf(stderr, ", import %.3f s", r.import_s);
+    fprintf(stderr, "; OpenVINO %s, compiler %s%s\n", *r.ov_version ? r.ov_version : "?",
+            *r.compiler_type ? r.compiler_type : "?", r.strategy_reused ? ", strategy reused" : "");
+    rc = PM_EXIT_OK;
+cleanup:
+    pm_ov_result_free(&r);
+    free(json_text);
+    free(cached);
+    free(extra);
+    return rc;
 }

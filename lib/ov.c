@@ -1,0 +1,866 @@
+/* OpenVINO back end: dlopen libopenvino_c, compile one IR cold, export, time the import; strategy cache. */
+#include "ov.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+/* ---- the used subset of the OpenVINO C API, declared here so passmap builds without its headers ---------
+ * From openvino/c/ov_common.h (ov_status_e: OK = 0, errors negative; ov_free), ov_core.h (ov_version_t,
+ * ov_available_devices_t, ov_core_*), ov_compiled_model.h and ov_model.h; OpenVINO 2023.0 .. 2026.
+ * ov_get_last_err_msg exists from 2024.x only: it is optional here, as are the device/property queries. */
+typedef struct ov_core ov_core_t;
+typedef struct ov_model ov_model_t;
+typedef struct ov_compiled_model ov_compiled_model_t;
+typedef int ov_status_e; /* a C enum: int-sized */
+typedef struct ov_version {
+    const char *buildNumber;
+    const char *description;
+} ov_version_t;
+typedef struct {
+    char **devices;
+    size_t size;
+} ov_available_devices_t;
+
+typedef struct ov_api {
+    void *handle;
+    ov_status_e (*core_create)(ov_core_t **core);
+    void (*core_free)(ov_core_t *core);
+    ov_status_e (*core_read_model)(const ov_core_t *core, const char *xml, const char *bin, ov_model_t **model);
+    void (*model_free)(ov_model_t *model);
+    ov_status_e (*core_compile_model)(const ov_core_t *core, const ov_model_t *model, const char *device,
+                                      const size_t property_args_size, ov_compiled_model_t **compiled, ...);
+    ov_status_e (*export_model)(const ov_compiled_model_t *compiled, const char *path);
+    ov_status_e (*core_import_model)(const ov_core_t *core, const char *content, const size_t size,
+                                     const char *device, ov_compiled_model_t **compiled);
+    ov_status_e (*compiled_get_property)(const ov_compiled_model_t *compiled, const char *key, char **value);
+    void (*compiled_free)(ov_compiled_model_t *compiled);
+    ov_status_e (*get_version)(ov_version_t *version);
+    void (*version_free)(ov_version_t *version);
+    void (*free_str)(const char *content);
+    /* optional */
+    const char *(*last_err_msg)(void);
+    const char *(*error_info)(ov_status_e status);
+    ov_status_e (*core_get_property)(const ov_core_t *core, const char *device, const char *key, char **value);
+    ov_status_e (*core_get_devices)(const ov_core_t *core, ov_available_devices_t *devices);
+    void (*devices_free)(ov_available_devices_t *devices);
+} ov_api;
+
+static const char *const status_names[] = {
+    "OK", "GENERAL_ERROR", "NOT_IMPLEMENTED", "NETWORK_NOT_LOADED", "PARAMETER_MISMATCH", "NOT_FOUND",
+    "OUT_OF_BOUNDS", "UNEXPECTED", "REQUEST_BUSY", "RESULT_NOT_READY", "NOT_ALLOCATED", "INFER_NOT_STARTED",
+    "NETWORK_NOT_READ", "INFER_CANCELLED", "INVALID_C_PARAM", "UNKNOWN_C_ERROR", "NOT_IMPLEMENT_C_METHOD",
+    "UNKNOW_EXCEPTION"};
+
+static int ov_fail(const ov_api *api, pm_err *err, ov_status_e st, const char *what)
+{
+    const char *name = (st <= 0 && -st < (int)(sizeof status_names / sizeof *status_names)) ? status_names[-st]
+                                                                                            : "?";
+    const char *msg = api->last_err_msg ? api->last_err_msg() : NULL;
+    if ((!msg || !*msg) && api->error_info)
+        msg = api->error_info(st);
+    return pm_err_set(err, PM_ERR_CHILD, "%s failed (status %d %s)%s%s", what, st, name, msg && *msg ? ": " : "",
+                      msg && *msg ? msg : "");
+}
+
+static void *sym(void *h, const char *name)
+{
+    return dlsym(h, name);
+}
+
+/* ISO C has no cast from void * to a function pointer; copying the bytes is what POSIX dlsym implies. */
+#define LOAD(field, name, required)                                                        \
+    do {                                                                                   \
+        void *p_ = sym(api->handle, name);                                                 \
+        if (!p_ && (required))                                                             \
+            return pm_err_set(err, PM_ERR_NOTFOUND, "%s lacks symbol %s (OpenVINO too old?)", \
+                              path, name);                                                 \
+        memcpy(&api->field, &p_, sizeof p_);                                               \
+    } while (0)
+
+static int try_open(ov_api *api, const char *name, char *used, size_t used_size)
+{
+    api->handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (api->handle)
+        snprintf(used, used_size, "%s", name);
+    return api->handle != NULL;
+}
+
+static int load_api(ov_api *api, const char *lib, char *used, size_t used_size, pm_err *err)
+{
+    memset(api, 0, sizeof *api);
+    const char *explicit_lib = lib && *lib ? lib : getenv("PASSMAP_OPENVINO_LIB");
+    if (explicit_lib && *explicit_lib) {
+        if (!try_open(api, explicit_lib, used, used_size))
+            return pm_err_set(err, PM_ERR_NOTFOUND,
+                              "libopenvino_c.so not found: %s (install OpenVINO or set PASSMAP_OPENVINO_LIB)",
+                              dlerror());
+    } else if (!try_open(api, "libopenvino_c.so", used, used_size)) {
+        /* Archives and wheels ship only versioned names (libopenvino_c.so.2025.1.0, .so.2510). */
+        static const char *const patterns[] = {
+            "/usr/lib/x86_64-linux-gnu/libopenvino_c.so.*", "/usr/lib/libopenvino_c.so.*",
+            "/usr/local/lib/libopenvino_c.so.*", "/opt/intel/openvino*/runtime/lib/intel64/libopenvino_c.so*",
+            NULL};
+        char env_pat[600] = "";
+        const char *ovdir = getenv("INTEL_OPENVINO_DIR");
+        if (ovdir && *ovdir)
+            snprintf(env_pat, sizeof env_pat, "%s/runtime/lib/intel64/libopenvino_c.so*", ovdir);
+        for (int i = *env_pat ? -1 : 0; patterns[i < 0 ? 0 : i] && !api->handle; i++) {
+            glob_t g;
+            if (glob(i < 0 ? env_pat : patterns[i], 0, NULL, &g) == 0) {
+                for (size_t k = g.gl_pathc; k-- > 0 && !api->handle;) /* highest version sorts last */
+                    try_open(api, g.gl_pathv[k], used, used_size);
+            }
+            globfree(&g);
+        }
+        if (!api->handle)
+            return pm_err_set(err, PM_ERR_NOTFOUND,
+                              "libopenvino_c.so not found (install OpenVINO or set PASSMAP_OPENVINO_LIB)");
+    }
+    const char *path = used;
+    LOAD(core_create, "ov_core_create", 1);
+    LOAD(core_free, "ov_core_free", 1);
+    LOAD(core_read_model, "ov_core_read_model", 1);
+    LOAD(model_free, "ov_model_free", 1);
+    LOAD(core_compile_model, "ov_core_compile_model", 1);
+    LOAD(export_model, "ov_compiled_model_export_model", 1);
+    LOAD(core_import_model, "ov_core_import_model", 1);
+    LOAD(compiled_get_property, "ov_compiled_model_get_property", 1);
+    LOAD(compiled_free, "ov_compiled_model_free", 1);
+    LOAD(get_version, "ov_get_openvino_version", 1);
+    LOAD(version_free, "ov_version_free", 1);
+    LOAD(free_str, "ov_free", 1);
+    LOAD(last_err_msg, "ov_get_last_err_msg", 0);
+    LOAD(error_info, "ov_get_error_info", 0);
+    LOAD(core_get_property, "ov_core_get_property", 0);
+    LOAD(core_get_devices, "ov_core_get_available_devices", 0);
+    LOAD(devices_free, "ov_available_devices_free", 0);
+    return PM_OK;
+}
+
+/* ---- properties ----------------------------------------------------------------------------------------- */
+
+void pm_ov_props_free(pm_ov_props *p)
+{
+    for (int i = 0; i < p->n; i++) {
+        free(p->items[i].key);
+        free(p->items[i].value);
+    }
+    p->n = 0;
+}
+
+void pm_ov_result_free(pm_ov_result *r)
+{
+    pm_ov_props_free(&r->props);
+}
+
+static int props_set(pm_ov_props *p, const char *key, size_t key_len, const char *value, pm_err *err)
+{
+    for (int i = 0; i < p->n; i++)
+        if (strlen(p->items[i].key) == key_len && !strncmp(p->items[i].key, key, key_len)) {
+            char *v = strdup(value);
+            if (!v)
+                return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            free(p->items[i].value);
+            p->items[i].value = v;
+            return PM_OK;
+        }
+    if (p->n == PM_OV_MAX_PROPS)
+        return pm_err_set(err, PM_ERR_USAGE, "more than %d properties", PM_OV_MAX_PROPS);
+    char *k = strndup(key, key_len), *v = strdup(value);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    p->items[p->n].key = k;
+    p->items[p->n].value = v;
+    p->n++;
+    return PM_OK;
+}
+
+static int is_npu(const char *device)
+{
+    return !strncmp(device, "NPU", 3);
+}
+
+static int append_word(char *buf, size_t size, const char *word)
+{
+    size_t n = strlen(buf);
+    int w = snprintf(buf + n, size - n, "%s%s", n ? " " : "", word);
+    return w < 0 || (size_t)w >= size - n ? PM_ERR_USAGE : PM_OK;
+}
+
+int pm_ov_build_props(const pm_ov_opts *o, pm_ov_props *out, pm_err *err)
+{
+    int rc;
+    const char *device = o->device ? o->device : "NPU";
+    char mode[1024] = "", num[32];
+    memset(out, 0, sizeof *out);
+    if ((rc = props_set(out, "LOG_LEVEL", 9, o->log_level ? o->log_level : "LOG_INFO", err)))
+        goto fail;
+    if (is_npu(device)) {
+        if ((rc = props_set(out, "NPU_BYPASS_UMD_CACHING", 22, "YES", err)))
+            goto fail;
+        if (o->window > 0) {
+            snprintf(num, sizeof num, "%d", o->window);
+            if ((rc = props_set(out, "NPU_USE_NPUW", 12, "YES", err)) ||
+                (rc = props_set(out, "NPUW_LLM", 8, "YES", err)) ||
+                (rc = props_set(out, "NPUW_LLM_MAX_PROMPT_LEN", 23, num, err)))
+                goto fail;
+        }
+    }
+    for (const char *const *e = o->extra; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || eq == *e) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "property '%s' is not KEY=VALUE", *e);
+            goto fail;
+        }
+        if (!strncmp(*e, "NPU_COMPILATION_MODE_PARAMS=", 28)) {
+            if (append_word(mode, sizeof mode, eq + 1))
+                goto too_long;
+            continue;
+        }
+        if ((rc = props_set(out, *e, (size_t)(eq - *e), eq + 1, err)))
+            goto fail;
+    }
+    if ((o->schedule_trace && append_word(mode, sizeof mode, "enable-schedule-trace=true")) ||
+        (o->strategy_out && append_word(mode, sizeof mode, "write-strategy-to-json=true")) ||
+        (o->strategy_in && append_word(mode, sizeof mode, "read-strategy-from-json=true")))
+        goto too_long;
+    if (*mode && (rc = props_set(out, "NPU_COMPILATION_MODE_PARAMS", 27, mode, err)))
+        goto fail;
+    return PM_OK;
+too_long:
+    rc = pm_err_set(err, PM_ERR_USAGE, "NPU_COMPILATION_MODE_PARAMS longer than %zu bytes", sizeof mode - 1);
+fail:
+    pm_ov_props_free(out);
+    return rc;
+}
+
+/* ---- compile ---------------------------------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int read_file(const char *path, char **data, size_t *size, pm_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pm_err_errno(err, PM_ERR_IO, "cannot open %s", path);
+    int rc = PM_OK;
+    struct stat st;
+    *data = NULL;
+    if (fstat(fileno(f), &st) != 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot stat %s", path);
+        goto cleanup;
+    }
+    *size = (size_t)st.st_size;
+    *data = malloc(*size ? *size : 1);
+    if (!*data) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
+        goto cleanup;
+    }
+    if (fread(*data, 1, *size, f) != *size) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot read %s", path);
+        free(*data);
+        *data = NULL;
+    }
+cleanup:
+    fclose(f);
+    return rc;
+}
+
+static int copy_file(const char *from, const char *to, pm_err *err)
+{
+    char *data = NULL;
+    size_t size = 0;
+    int rc = read_file(from, &data, &size, err);
+    if (rc)
+        return rc;
+    FILE *f = fopen(to, "wb");
+    if (!f) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot create %s", to);
+    } else {
+        if (fwrite(data, 1, size, f) != size)
+            rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", to);
+        if (fclose(f) != 0 && !rc)
+            rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", to);
+    }
+    free(data);
+    return rc;
+}
+
+/* Virtual devices (AUTO, HETERO:..., MULTI:...) are resolved by OpenVINO itself: not checked here. */
+static int check_device(const ov_api *api, ov_core_t *core, const char *device, pm_err *err)
+{
+    if (!api->core_get_devices || strchr(device, ':') || !strcmp(device, "AUTO") || !strncmp(device, "MULTI", 5) ||
+        !strncmp(device, "HETERO", 6) || !strncmp(device, "BATCH", 5))
+        return PM_OK;
+    ov_available_devices_t devs = {0};
+    ov_status_e st = api->core_get_devices(core, &devs);
+    if (st != 0)
+        return ov_fail(api, err, st, "ov_core_get_available_devices");
+    int found = 0;
+    char list[512] = "";
+    size_t dlen = strlen(device);
+    for (size_t i = 0; i < devs.size; i++) {
+        const char *d = devs.devices[i];
+        if (!strcmp(d, device) || (!strchr(device, '.') && !strncmp(d, device, dlen) && d[dlen] == '.'))
+            found = 1;
+        size_t n = strlen(list);
+        snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", d);
+    }
+    if (api->devices_free)
+        api->devices_free(&devs);
+    if (!found)
+        return pm_err_set(err, PM_ERR_NOTFOUND, "device %s not available; OpenVINO lists: %s", device,
+                          *list ? list : "(none)");
+    return PM_OK;
+}
+
+static void read_prop(const ov_api *api, ov_core_t *core, ov_compiled_model_t *cm, const char *device,
+                      const char *key, char *out, size_t size)
+{
+    char *v = NULL;
+    if (api->compiled_get_property(cm, key, &v) != 0 || !v) {
+        v = NULL;
+        if (api->core_get_property && (api->core_get_property(core, device, key, &v) != 0 || !v))
+            v = NULL;
+    }
+    if (v) {
+        snprintf(out, size, "%s", v);
+        api->free_str(v);
+    }
+}
+
+int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
+{
+    int rc = PM_OK, saved_cwd = -1;
+    ov_api api;
+    ov_core_t *core = NULL;
+    ov_model_t *model = NULL;
+    ov_compiled_model_t *compiled = NULL, *imported = NULL;
+    char *blob = NULL, *export_alloc = NULL;
+    const char *device = o->device ? o->device : "NPU";
+    ov_version_t ver = {0};
+
+    memset(r, 0, sizeof *r);
+    r->read_s = r->compile_s = r->export_s = r->import_s = -1;
+    r->blob_bytes = -1;
+    snprintf(r->device, sizeof r->device, "%s", device);
+    if (!o->model_xml)
+        return pm_err_set(err, PM_ERR_USAGE, "no model given");
+    if ((rc = pm_ov_build_props(o, &r->props, err)))
+        return rc;
+    r->n_prop_args = 2 * r->props.n;
+    for (int i = 0; i < r->props.n; i++)
+        if (!strcmp(r->props.items[i].key, "NPU_COMPILER_TYPE"))
+            snprintf(r->compiler_type_set, sizeof r->compiler_type_set, "%s", r->props.items[i].value);
+
+    if ((rc = load_api(&api, o->lib, r->lib_path, sizeof r->lib_path, err)))
+        goto cleanup;
+    ov_status_e st = api.get_version(&ver);
+    if (st == 0) {
+        snprintf(r->ov_version, sizeof r->ov_version, "%s", ver.buildNumber ? ver.buildNumber : "");
+        snprintf(r->ov_description, sizeof r->ov_description, "%s", ver.description ? ver.description : "");
+        api.version_free(&ver);
+    }
+    if ((st = api.core_create(&core)) != 0) {
+        rc = ov_fail(&api, err, st, "ov_core_create");
+        goto cleanup;
+    }
+    if ((rc = check_device(&api, core, device, err)))
+        goto cleanup;
+
+    double t0 = now_s();
+    if ((st = api.core_read_model(core, o->model_xml, o->model_bin, &model)) != 0) {
+        rc = ov_fail(&api, err, st, "ov_core_read_model");
+        pm_err_wrap(err, "%s", o->model_xml);
+        goto cleanup;
+    }
+    r->read_s = now_s() - t0;
+
+    const char *workdir = o->workdir && *o->workdir ? o->workdir : ".";
+    if (o->strategy_in) {
+        char dest[4096];
+        snprintf(dest, sizeof dest, "%s/strategy_in.json", workdir);
+        char *a = realpath(o->strategy_in, NULL), *b = realpath(dest, NULL);
+        int same = a && b && !strcmp(a, b);
+        free(a);
+        free(b);
+        if (!same && (rc = copy_file(o->strategy_in, dest, err)))
+            goto cleanup;
+    }
+
+    /* The compiler writes its trace files into the process's working directory. */
+    saved_cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (saved_cwd < 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot open the current directory");
+        goto cleanup;
+    }
+    if (chdir(workdir) != 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot enter %s", workdir);
+        goto cleanup;
+    }
+    /* ov_core_compile_model is variadic and reads property_args_size/2 key/value pairs. It is called once with
+     * all PM_OV_MAX_PROPS slots: C (6.5.2.2, 7.16) defines surplus variadic arguments as evaluated and
+     * ignored, so one call covers 0..N pairs without a switch. Not ov_core_set_property per pair: that changes
+     * the plugin's config for the whole core, whereas compile-time config is what is documented per compile. */
+    const char *a[2 * PM_OV_MAX_PROPS] = {0};
+    for (int i = 0; i < r->props.n; i++) {
+        a[2 * i] = r->props.items[i].key;
+        a[2 * i + 1] = r->props.items[i].value;
+    }
+    t0 = now_s();
+    st = api.core_compile_model(core, model, device, (size_t)r->n_prop_args, &compiled, a[0], a[1], a[2], a[3], a[4],
+                                a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17],
+                                a[18], a[19], a[20], a[21], a[22], a[23], a[24], a[25], a[26], a[27], a[28], a[29],
+                                a[30], a[31], a[32], a[33], a[34], a[35], a[36], a[37], a[38], a[39], a[40], a[41],
+                                a[42], a[43], a[44], a[45], a[46], a[47]);
+    double t1 = now_s();
+    fflush(stdout); /* the compiler's own output, before ours */
+    if (fchdir(saved_cwd) != 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot return to the previous directory");
+        goto cleanup;
+    }
+    if (st != 0) {
+        rc = ov_fail(&api, err, st, "ov_core_compile_model");
+        goto cleanup;
+    }
+    r->compile_s = t1 - t0;
+
+    read_prop(&api, core, compiled, device, "NPU_COMPILER_TYPE", r->compiler_type, sizeof r->compiler_type);
+    read_prop(&api, core, compiled, device, "NPU_COMPILER_VERSION", r->compiler_version, sizeof r->compiler_version);
+    read_prop(&api, core, compiled, device, "NPU_DRIVER_VERSION", r->driver_version, sizeof r->driver_version);
+    read_prop(&api, core, compiled, device, "DEVICE_ARCHITECTURE", r->device_arch, sizeof r->device_arch);
+    read_prop(&api, core, compiled, device, "COMPILATION_NUM_THREADS", r->num_threads, sizeof r->num_threads);
+
+    const char *export_path = o->export_path;
+    if (!export_path && o->do_import) {
+        if (asprintf(&export_alloc, "%s/model.blob", workdir) < 0) {
+            export_alloc = NULL;
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+        export_path = export_alloc;
+    }
+    if (export_path) {
+        t0 = now_s();
+        st = api.export_model(compiled, export_path);
+        t1 = now_s();
+        if (st != 0) {
+            rc = ov_fail(&api, err, st, "ov_compiled_model_export_model");
+            goto cleanup;
+        }
+        r->export_s = t1 - t0;
+        struct stat sb;
+        if (stat(export_path, &sb) == 0)
+            r->blob_bytes = (long long)sb.st_size;
+    }
+    if (o->do_import) {
+        size_t size = 0;
+        if ((rc = read_file(export_path, &blob, &size, err)))
+            goto cleanup;
+        t0 = now_s();
+        st = api.core_import_model(core, blob, size, device, &imported);
+        t1 = now_s();
+        if (st != 0) {
+            rc = ov_fail(&api, err, st, "ov_core_import_model");
+            goto cleanup;
+        }
+        r->import_s = t1 - t0;
+    }
+cleanup:
+    if (saved_cwd >= 0)
+        close(saved_cwd);
+    if (imported)
+        api.compiled_free(imported);
+    if (compiled)
+        api.compiled_free(compiled);
+    if (model)
+        api.model_free(model);
+    if (core)
+        api.core_free(core);
+    if (api.handle)
+        dlclose(api.handle);
+    free(blob);
+    free(export_alloc);
+    return rc;
+}
+
+/* ---- the result line ---------------------------------------------------------------------------------------- */
+
+static json_t *num_or_null(double v)
+{
+    return v < 0 ? json_null() : json_real(v);
+}
+
+char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
+{
+    json_t *props = json_object();
+    for (int i = 0; i < r->props.n; i++)
+        json_object_set_new(props, r->props.items[i].key, json_string(r->props.items[i].value));
+    json_t *o = json_object();
+    json_object_set_new(o, "schema", json_integer(1));
+    json_object_set_new(o, "ok", json_boolean(ok));
+    json_object_set_new(o, "error", error ? json_string(error) : json_null());
+    const struct { const char *key, *value; } strs[] = {
+        {"device", r->device}, {"lib", r->lib_path}, {"openvino_version", r->ov_version},
+        {"openvino_description", r->ov_description}, {"compiler_type", r->compiler_type},
+        {"compiler_type_set", r->compiler_type_set}, {"compiler_version", r->compiler_version},
+        {"driver_version", r->driver_version}, {"device_architecture", r->device_arch},
+        {"compilation_num_threads", r->num_threads}};
+    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
+        json_object_set_new(o, strs[i].key, json_string(strs[i].value));
+    json_object_set_new(o, "read_s", num_or_null(r->read_s));
+    json_object_set_new(o, "compile_s", num_or_null(r->compile_s));
+    json_object_set_new(o, "export_s", num_or_null(r->export_s));
+    json_object_set_new(o, "import_s", num_or_null(r->import_s));
+    json_object_set_new(o, "blob_bytes", r->blob_bytes < 0 ? json_null() : json_integer(r->blob_bytes));
+    json_object_set_new(o, "n_property_args", json_integer(r->n_prop_args));
+    json_object_set_new(o, "properties", props);
+    json_object_set_new(o, "strategy_key", *r->strategy_key ? json_string(r->strategy_key) : json_null());
+    json_object_set_new(o, "strategy_reused", json_boolean(r->strategy_reused));
+    if (!o)
+        return NULL;
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return s;
+}
+
+static void get_str(json_t *o, const char *key, char *out, size_t size)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    snprintf(out, size, "%s", s ? s : "");
+}
+
+static double get_num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *ok, char *error,
+                            size_t error_size, pm_err *err)
+{
+    const char *line = NULL, *p = buf;
+    size_t plen = strlen(PM_OV_RESULT_PREFIX);
+    while ((p = memmem(p, len - (size_t)(p - buf), PM_OV_RESULT_PREFIX, plen))) {
+        line = p;
+        p += plen;
+    }
+    if (!line)
+        return pm_err_set(err, PM_ERR_NOTFOUND, "no %sline in the output", PM_OV_RESULT_PREFIX);
+    line += plen;
+    const char *end = memchr(line, '\n', len - (size_t)(line - buf));
+    size_t n = end ? (size_t)(end - line) : len - (size_t)(line - buf);
+    json_error_t je;
+    json_t *o = json_loadb(line, n, 0, &je);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return pm_err_set(err, PM_ERR_PARSE, "bad %sline: %s", PM_OV_RESULT_PREFIX, je.text);
+    }
+    memset(r, 0, sizeof *r);
+    int rc = PM_OK;
+    *ok = json_is_true(json_object_get(o, "ok"));
+    if (error && error_size)
+        get_str(o, "error", error, error_size);
+    get_str(o, "device", r->device, sizeof r->device);
+    get_str(o, "lib", r->lib_path, sizeof r->lib_path);
+    get_str(o, "openvino_version", r->ov_version, sizeof r->ov_version);
+    get_str(o, "openvino_description", r->ov_description, sizeof r->ov_description);
+    get_str(o, "compiler_type", r->compiler_type, sizeof r->compiler_type);
+    get_str(o, "compiler_type_set", r->compiler_type_set, sizeof r->compiler_type_set);
+    get_str(o, "compiler_version", r->compiler_version, sizeof r->compiler_version);
+    get_str(o, "driver_version", r->driver_version, sizeof r->driver_version);
+    get_str(o, "device_architecture", r->device_arch, sizeof r->device_arch);
+    get_str(o, "compilation_num_threads", r->num_threads, sizeof r->num_threads);
+    r->read_s = get_num(o, "read_s");
+    r->compile_s = get_num(o, "compile_s");
+    r->export_s = get_num(o, "export_s");
+    r->import_s = get_num(o, "import_s");
+    r->blob_bytes = (long long)get_num(o, "blob_bytes");
+    r->n_prop_args = (int)json_integer_value(json_object_get(o, "n_property_args"));
+    get_str(o, "strategy_key", r->strategy_key, sizeof r->strategy_key);
+    r->strategy_reused = json_is_true(json_object_get(o, "strategy_reused"));
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(o, "properties"), k, v) {
+        const char *sv = json_string_value(v);
+        if (sv && (rc = props_set(&r->props, k, strlen(k), sv, err)))
+            break;
+    }
+    json_decref(o);
+    if (rc)
+        pm_ov_result_free(r);
+    return rc;
+}
+
+/* ---- strategy reuse --------------------------------------------------------------------------------------- */
+
+static int hash_file(XXH3_state_t *s, const char *path, pm_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pm_err_errno(err, PM_ERR_IO, "cannot open %s", path);
+    char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        XXH3_128bits_update(s, buf, n);
+    int bad = ferror(f);
+    fclose(f);
+    return bad ? pm_err_errno(err, PM_ERR_IO, "cannot read %s", path) : PM_OK;
+}
+
+/* The switches that only ask for files (not what the compiler decides) stay out of the key. */
+static int mode_word_shapes_strategy(const char *w, size_t n)
+{
+    static const char *const skip[] = {"enable-schedule-trace", "write-strategy-to-json", "read-strategy-from-json",
+                                       "schedule-trace-file-name", "dump-task-stats", NULL};
+    for (int i = 0; skip[i]; i++) {
+        size_t k = strlen(skip[i]);
+        if (n >= k && !strncmp(w, skip[i], k) && (n == k || w[k] == '='))
+            return 0;
+    }
+    return 1;
+}
+
+int pm_ov_strategy_key(const pm_ov_opts *o, char key[33], pm_err *err)
+{
+    int rc = PM_OK;
+    char *bin = NULL;
+    XXH3_state_t *s = XXH3_createState();
+    if (!s)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    XXH3_128bits_reset(s);
+    if (!o->model_xml) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "no model given");
+        goto cleanup;
+    }
+    if ((rc = hash_file(s, o->model_xml, err)))
+        goto cleanup;
+    const char *bin_path = o->model_bin;
+    if (!bin_path) { /* OpenVINO's own default: the .bin beside the .xml */
+        size_t n = strlen(o->model_xml);
+        if (n > 4 && !strcmp(o->model_xml + n - 4, ".xml") && (bin = strdup(o->model_xml))) {
+            memcpy(bin + n - 4, ".bin", 4);
+            if (access(bin, R_OK) == 0)
+                bin_path = bin;
+        }
+    }
+    XXH3_128bits_update(s, "\0bin\0", 5);
+    if (bin_path && (rc = hash_file(s, bin_path, err)))
+        goto cleanup;
+    char opt[128];
+    int n = snprintf(opt, sizeof opt, "\ndevice=%s\nwindow=%d\n", o->device ? o->device : "NPU", o->window);
+    XXH3_128bits_update(s, opt, (size_t)n);
+    for (const char *const *e = o->extra; e && *e; e++) {
+        if (!strncmp(*e, "LOG_LEVEL=", 10) || !strncmp(*e, "CACHE_DIR=", 10) ||
+            !strncmp(*e, "NPU_BYPASS_UMD_CACHING=", 23))
+            continue;
+        if (!strncmp(*e, "NPU_COMPILATION_MODE_PARAMS=", 28)) {
+            for (const char *w = *e + 28; *w;) {
+                while (*w == ' ')
+                    w++;
+                size_t wl = strcspn(w, " ");
+                if (wl && mode_word_shapes_strategy(w, wl)) {
+                    XXH3_128bits_update(s, w, wl);
+                    XXH3_128bits_update(s, "\n", 1);
+                }
+                w += wl;
+            }
+            continue;
+        }
+        XXH3_128bits_update(s, *e, strlen(*e));
+        XXH3_128bits_update(s, "\n", 1);
+    }
+    XXH128_canonical_t c;
+    XXH128_canonicalFromHash(&c, XXH3_128bits_digest(s));
+    for (int i = 0; i < 16; i++)
+        snprintf(key + 2 * i, 3, "%02x", c.digest[i]);
+cleanup:
+    free(bin);
+    XXH3_freeState(s);
+    return rc;
+}
+
+static int cache_root(const char *cache_dir, char *out, size_t size, pm_err *err)
+{
+    const char *env;
+    if (cache_dir && *cache_dir)
+        snprintf(out, size, "%s", cache_dir);
+    else if ((env = getenv("PASSMAP_CACHE_DIR")) && *env)
+        snprintf(out, size, "%s", env);
+    else if ((env = getenv("XDG_CACHE_HOME")) && *env)
+        snprintf(out, size, "%s/passmap", env);
+    else if ((env = getenv("HOME")) && *env)
+        snprintf(out, size, "%s/.cache/passmap", env);
+    else
+        return pm_err_set(err, PM_ERR_NOTFOUND, "no cache directory (set PASSMAP_CACHE_DIR)");
+    return PM_OK;
+}
+
+static int mkdir_p(char *path, pm_err *err)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int bad = mkdir(path, 0777) != 0 && errno != EEXIST;
+        *p = '/';
+        if (bad)
+            return pm_err_errno(err, PM_ERR_IO, "cannot create %s", path);
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return pm_err_errno(err, PM_ERR_IO, "cannot create %s", path);
+    return PM_OK;
+}
+
+static int valid_key(const char *key)
+{
+    if (strlen(key) != 32)
+        return 0;
+    return strspn(key, "0123456789abcdef") == 32;
+}
+
+int pm_ov_strategy_store(const char *cache_dir, const char *key, const char *strategy_out_json, pm_err *err)
+{
+    char dir[4096], tmp[4200], dest[4200];
+    int rc;
+    if (!valid_key(key))
+        return pm_err_set(err, PM_ERR_USAGE, "bad strategy key '%s'", key);
+    if ((rc = cache_root(cache_dir, dir, sizeof dir - 16, err)))
+        return rc;
+    strcat(dir, "/strategy");
+    if ((rc = mkdir_p(dir, err)))
+        return rc;
+    snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, key, (long)getpid());
+    snprintf(dest, sizeof dest, "%s/%s.json", dir, key);
+    /* Written aside then renamed: a concurrent fetch never sees half a file. */
+    if ((rc = copy_file(strategy_out_json, tmp, err))) {
+        unlink(tmp);
+        return rc;
+    }
+    if (rename(tmp, dest) != 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot rename %s to %s", tmp, dest);
+        unlink(tmp);
+    }
+    return rc;
+}
+
+int pm_ov_strategy_fetch(const char *cache_dir, const char *key, char **path, pm_err *err)
+{
+    char dir[4096];
+    int rc;
+    *path = NULL;
+    if (!valid_key(key))
+        return pm_err_set(err, PM_ERR_USAGE, "bad strategy key '%s'", key);
+    if ((rc = cache_root(cache_dir, dir, sizeof dir, err)))
+        return rc;
+    if (asprintf(path, "%s/strategy/%s.json", dir, key) < 0) {
+        *path = NULL;
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    if (access(*path, R_OK) != 0) {
+        rc = pm_err_set(err, PM_ERR_NOTFOUND, "no cached strategy %s", key);
+        free(*path);
+        *path = NULL;
+    }
+    return rc;
+}
+
+/* ---- sweep step ----------------------------------------------------------------------------------------- */
+
+static int push2(char ***argv, const char *opt, const char *value)
+{
+    return pm_argv_push(argv, opt) || (value && pm_argv_push(argv, value)) ? PM_ERR_NOMEM : PM_OK;
+}
+
+int pm_ov_add_step(const char *passmap_exe, const pm_ov_opts *o, int reuse_strategy, const char *cache_dir,
+                   pm_steps *out, pm_err *err)
+{
+    if (!o->model_xml)
+        return pm_err_set(err, PM_ERR_USAGE, "no model given");
+    pm_step st;
+    memset(&st, 0, sizeof st);
+    char num[32];
+    char **argv = pm_argv_new(passmap_exe ? passmap_exe : "passmap", "ov-compile", "--model", o->model_xml,
+                              "--device", o->device ? o->device : "NPU", (char *)NULL);
+    int rc = argv ? PM_OK : PM_ERR_NOMEM;
+    if (!rc && o->model_bin)
+        rc = push2(&argv, "--weights", o->model_bin);
+    if (!rc && o->window > 0) {
+        snprintf(num, sizeof num, "%d", o->window);
+        rc = push2(&argv, "--window", num);
+    }
+    if (!rc && o->log_level)
+        rc = push2(&argv, "--log-level", o->log_level);
+    if (!rc && o->schedule_trace)
+        rc = push2(&argv, "--schedule-trace", NULL);
+    if (!rc && o->strategy_out)
+        rc = push2(&argv, "--strategy-out", NULL);
+    if (!rc && o->strategy_in)
+        rc = push2(&argv, "--strategy-in", o->strategy_in);
+    if (!rc && reuse_strategy)
+        rc = push2(&argv, "--reuse-strategy", NULL);
+    if (!rc && reuse_strategy && cache_dir)
+        rc = push2(&argv, "--cache-dir", cache_dir);
+    for (const char *const *e = o->extra; !rc && e && *e; e++)
+        rc = push2(&argv, "--prop", *e);
+    if (!rc && o->workdir)
+        rc = push2(&argv, "--workdir", o->workdir);
+    if (!rc && o->export_path)
+        rc = push2(&argv, "--export", o->export_path);
+    if (!rc && o->do_import)
+        rc = push2(&argv, "--import", NULL);
+    if (!rc && o->lib)
+        rc = push2(&argv, "--lib", o->lib);
+    st.argv = argv;
+    st.tool = strdup("ov-compile");
+    st.input = strdup(o->model_xml);
+    st.cwd = o->workdir ? strdup(o->workdir) : NULL;
+    const char *blob = o->export_path ? o->export_path : o->do_import ? "model.blob" : NULL;
+    st.output = blob ? strdup(blob) : NULL;
+    st.report_stream = PM_STREAM_STDOUT;
+    st.report_format = PM_FMT_NPU_LOG;
+    if (rc || !st.tool || !st.input || (o->workdir && !st.cwd) || (blob && !st.output))
+        rc = PM_ERR_NOMEM;
+    if (!rc && o->schedule_trace) {
+        st.artifact_formats[st.n_artifacts] = PM_FMT_NPU_SCHEDULE;
+        if (!(st.artifacts[st.n_artifacts++] = strdup("compileTimeScheduleTrace.json")))
+            rc = PM_ERR_NOMEM;
+    }
+    if (!rc && (o->strategy_out || reuse_strategy)) {
+        st.artifact_formats[st.n_artifacts] = PM_FMT_NPU_STRATEGY;
+        if (!(st.artifacts[st.n_artifacts++] = strdup("strategy_out.json")))
+            rc = PM_ERR_NOMEM;
+    }
+    pm_step *items = rc ? NULL : realloc(out->items, (size_t)(out->n + 1) * sizeof *items);
+    if (!items) {
+        free(st.tool);
+        pm_argv_free(st.argv);
+        free(st.cwd);
+        free(st.output);
+        free(st.input);
+        for (int k = 0; k < st.n_artifacts; k++)
+            free(st.artifacts[k]);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    out->items = items;
+    out->items[out->n++] = st;
+    return PM_OK;
+}

@@ -1,0 +1,88 @@
+/* pm_ov: one cold compile through OpenVINO (libopenvino_c loaded with dlopen at run time, so passmap builds
+ * and tests without OpenVINO), its export and the timed import of the blob; plus the strategy-reuse cache. */
+#ifndef PM_OV_H
+#define PM_OV_H
+
+#include <stddef.h>
+#include "backend.h"
+#include "error.h"
+
+#define PM_OV_MAX_PROPS 24   /* key/value pairs passed to one ov_core_compile_model */
+
+typedef struct pm_ov_prop {
+    char *key, *value;
+} pm_ov_prop;
+
+typedef struct pm_ov_props {
+    pm_ov_prop items[PM_OV_MAX_PROPS];
+    int n;
+} pm_ov_props;
+
+typedef struct pm_ov_opts {
+    const char *lib;          /* libopenvino_c path; NULL: $PASSMAP_OPENVINO_LIB, then libopenvino_c.so[.N] */
+    const char *model_xml;    /* OpenVINO IR */
+    const char *model_bin;    /* NULL: OpenVINO looks for the .bin beside the .xml */
+    const char *device;       /* "NPU" (also "CPU", "GPU"); NULL: "NPU" */
+    const char *log_level;    /* NULL: "LOG_INFO" (turns the compiler's timing report on) */
+    int window;               /* > 0 (NPU): NPU_USE_NPUW, NPUW_LLM, NPUW_LLM_MAX_PROMPT_LEN = window */
+    int schedule_trace;       /* NPU_COMPILATION_MODE_PARAMS enable-schedule-trace=true */
+    int strategy_out;         /* ... write-strategy-to-json=true */
+    const char *strategy_in;  /* copied to <workdir>/strategy_in.json, then read-strategy-from-json=true */
+    const char *const *extra; /* NULL-terminated "KEY=VALUE": override a built key, or appended;
+                                 NPU_COMPILATION_MODE_PARAMS is merged with the built one */
+    const char *workdir;      /* compile runs with this as cwd (the trace files land there); NULL: cwd */
+    const char *export_path;  /* blob path; NULL: <workdir>/model.blob when do_import, else no export */
+    int do_import;            /* time ov_core_import_model of the exported blob (the warm path) */
+} pm_ov_opts;
+
+typedef struct pm_ov_result {
+    double read_s, compile_s, export_s, import_s;  /* < 0: not done */
+    long long blob_bytes;                          /* < 0: not exported */
+    char lib_path[512];
+    char ov_version[128], ov_description[128];
+    /* Read back from the compiled model (or the core): empty when the device does not report them. */
+    char compiler_type[32], compiler_version[64], driver_version[64], device_arch[64], num_threads[16];
+    char compiler_type_set[32];                    /* what we asked for (NPU_COMPILER_TYPE), "" if not */
+    char device[32];
+    pm_ov_props props;                             /* exactly what was passed to compile */
+    int n_prop_args;                               /* the nargs given: 2 * props.n */
+    char strategy_key[33];                         /* set by the caller when strategy reuse is on */
+    int strategy_reused;                           /* 1: a cached strategy_in.json was offered */
+} pm_ov_result;
+
+void pm_ov_props_free(pm_ov_props *p);
+void pm_ov_result_free(pm_ov_result *r);
+
+/* Builds the documented property list (order: LOG_LEVEL, NPU_BYPASS_UMD_CACHING=YES, NPUW*, extras,
+ * NPU_COMPILATION_MODE_PARAMS). Never sets CACHE_DIR: every compile is cold. */
+int pm_ov_build_props(const pm_ov_opts *o, pm_ov_props *out, pm_err *err);
+
+/* Loads the library, checks the device, reads, compiles (cwd = workdir), exports and imports.
+ * The compiler prints to this process's stdout. r is filled as far as it got, also on error. */
+int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err);
+
+/* The child's result line: "PASSMAP-OV-RESULT {json}\n" (see docs/npu.md). Heap string. */
+#define PM_OV_RESULT_PREFIX "PASSMAP-OV-RESULT "
+char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error);
+/* Finds the last result line in captured stdout (anywhere, since compiler output may precede it without a
+ * newline) and fills r (strings and timings), *ok and error (may be NULL). PM_ERR_NOTFOUND without one. */
+int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *ok, char *error,
+                            size_t error_size, pm_err *err);
+
+/* Strategy reuse. Key: XXH3-128 (hex, 32 chars) of the model's .xml and .bin contents plus the options
+ * that shape the tiling search (device, window, extra properties, NPU_COMPILATION_MODE_PARAMS other than
+ * the trace/strategy switches). Not included: log level, trace and export switches. */
+int pm_ov_strategy_key(const pm_ov_opts *o, char key[33], pm_err *err);
+/* Cache dir: cache_dir, else $PASSMAP_CACHE_DIR, else $XDG_CACHE_HOME/passmap, else ~/.cache/passmap.
+ * Files: <dir>/strategy/<key>.json. */
+int pm_ov_strategy_store(const char *cache_dir, const char *key, const char *strategy_out_json, pm_err *err);
+/* Sets *path (heap) to the cached file; PM_ERR_NOTFOUND when absent. */
+int pm_ov_strategy_fetch(const char *cache_dir, const char *key, char **path, pm_err *err);
+
+/* For the sweep: appends one "ov-compile" step (argv: passmap_exe ov-compile ... from o; cwd NULL = the run
+ * folder, which is then the compile's workdir) to out. Report on stdout, format npu-log; artifacts
+ * compileTimeScheduleTrace.json / strategy_out.json when asked (or with reuse_strategy). */
+int pm_ov_add_step(const char *passmap_exe, const pm_ov_opts *o, int reuse_strategy, const char *cache_dir,
+                   pm_steps *out, pm_err *err);
+
+#endif

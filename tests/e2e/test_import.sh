@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# passmap import: real timing reports (fixtures made by scripts/make-fixtures.sh) into a database.
+source "$(dirname "$0")/lib.sh"
+fx=$ROOT/tests/fixtures
+db=$TMP/imp.db
+check "import an MLIR tree report" "$PASSMAP" import --db "$db" --config mlir-tree "$fx/mlir/tree-single.txt"
+check "import an llc -time-passes report" "$PASSMAP" import --db "$db" --config llc "$fx/llvm/llc-time-passes.txt"
+check "import an MLIR JSON report with an explicit format" "$PASSMAP" import --db "$db" --format mlir-json --config mlir-json "$fx/mlir/tree-single.json"
+tools=$(sqlite3 "$db" "select group_concat(tool, ',') from (select tool from step order by id)")
+[ "$tools" = "mlir-opt,llc,mlir-opt" ] && ok "tools inferred from the format" || fail "tools: $tools"
+# The stored per-pass sum equals what passmap parse reports for the same file (no loss, no double counting).
+want=$("$PASSMAP" parse --json "$fx/mlir/tree-single.txt" | python3 -c 'import json,sys; print("%.6f" % json.load(sys.stdin)["pass_wall_s"])')
+got=$(sqlite3 "$db" "select printf('%.6f', sum(wall_s)) from v_pass where config_key='mlir-tree' and counted")
+[ "$want" = "$got" ] && ok "stored counted wall = parsed pass sum ($got s)" || fail "stored $got vs parsed $want"
+check "a second import of the same config is the next repeat" "$PASSMAP" import --db "$db" --config llc "$fx/llvm/llc-time-passes.txt"
+[ "$(sqlite3 "$db" "select max(repeat) from run r join config c on c.id=r.config_id where c.key='llc'")" = 1 ] \
+  && ok "repeat numbering" || fail "repeat numbering"
+printf 'hello\nno report here\n' > "$TMP/none.txt"
+check_fails "a file without a report is an error" "$PASSMAP" import --db "$db" "$TMP/none.txt"
+check_fails "a missing file is an error" "$PASSMAP" import --db "$db" "$TMP/missing.txt"
+check_fails "an unknown format is a usage error" "$PASSMAP" import --db "$db" --format nope "$fx/llvm/llc-time-passes.txt"
+[ "$(sqlite3 "$db" "select count(*) from run")" = 4 ] && ok "failed imports recorded nothing" || fail "run count"
+check "import --help" "$PASSMAP" import --help
+finish

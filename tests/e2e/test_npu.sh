@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# passmap ov-compile end to end against the stand-in libopenvino_c (tests/support/openvino_c.c): the dlopen path,
+# the exact property list, the per-run working directory, export/import timing, strategy reuse, and the errors.
+source "$(dirname "$0")/lib.sh"
+BUILD=${PASSMAP_BUILD:-$ROOT/build}
+LIB=$BUILD/tests/libopenvino_c.so
+[ -f "$LIB" ] || { fail "stand-in $LIB not built (make test-support)"; finish; exit 1; }
+
+printf '<?xml version="1.0"?>\n<net name="tiny" version="11"/>\n' >"$TMP/m.xml"
+printf 'weights' >"$TMP/m.bin"
+mkdir -p "$TMP/run1" "$TMP/run2" "$TMP/run3" "$TMP/cpu"
+
+# result FILE KEY: the raw JSON value of KEY on the PASSMAP-OV-RESULT line.
+result() { grep '^PASSMAP-OV-RESULT ' "$1" | tail -1 | grep -o "\"$2\":[^,}]*" | head -1 | cut -d: -f2-; }
+
+PASSMAP_FAKEOV_PROPS_OUT=$TMP/props1.txt \
+  check "ov-compile succeeds" "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --window 512 \
+    --schedule-trace --strategy-out --import --workdir "$TMP/run1"
+PASSMAP_FAKEOV_PROPS_OUT=$TMP/props1.txt "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --window 512 \
+  --schedule-trace --strategy-out --import --workdir "$TMP/run1" >"$TMP/out1.txt" 2>"$TMP/err1.txt"
+
+[ "$(grep -c '^PASSMAP-OV-RESULT {' "$TMP/out1.txt")" = 1 ] && ok "one result line" || fail "result line count"
+[ "$(tail -1 "$TMP/out1.txt" | cut -c1-18)" = "PASSMAP-OV-RESULT " ] && ok "result line is last" || fail "result line not last"
+[ "$(result "$TMP/out1.txt" ok)" = true ] && ok "ok is true" || fail "ok: $(result "$TMP/out1.txt" ok)"
+[ "$(result "$TMP/out1.txt" n_property_args)" = 12 ] && ok "12 property args" || fail "n_property_args"
+for k in compile_s export_s import_s read_s; do
+  v=$(result "$TMP/out1.txt" $k)
+  [[ "$v" =~ ^[0-9.eE+-]+$ ]] && ok "$k is a number ($v)" || fail "$k is '$v'"
+done
+[ "$(result "$TMP/out1.txt" blob_bytes)" = $((34 + 4096 + 16 * 512)) ] && ok "blob size" || fail "blob_bytes"
+[ "$(result "$TMP/out1.txt" compiler_type)" = '"PLUGIN"' ] && ok "compiler type read back" || fail "compiler_type"
+[ "$(result "$TMP/out1.txt" openvino_version)" = '"2025.4.0-standin"' ] && ok "OpenVINO version" || fail "version"
+for f in compileTimeScheduleTrace.json strategy_out.json model.blob; do
+  [ -s "$TMP/run1/$f" ] && ok "$f in the workdir" || fail "$f missing from the workdir"
+done
+[ ! -e "$PWD/compileTimeScheduleTrace.json" ] || [ "$PWD" = "$TMP/run1" ] && ok "no trace in the caller's cwd" || fail "trace leaked to cwd"
+grep -q 'MultiClusterStrategyAssignment' "$TMP/out1.txt" && ok "compiler log on stdout" || fail "no compiler log"
+grep -q '^ov-compile: NPU compile' "$TMP/err1.txt" && ok "summary on stderr" || fail "no summary"
+
+# The captured stdout is an NPU log: two report blocks (NPUW prefill + generate), the result line ignored.
+"$PASSMAP" parse "$TMP/out1.txt" >"$TMP/parse1.txt" 2>&1
+grep -q '^format npu-log, 2 report(s)' "$TMP/parse1.txt" && ok "passmap parse reads the stdout as npu-log" \
+  || { fail "parse of the stdout"; tail -3 "$TMP/parse1.txt" | sed 's/^/#   /'; }
+grep -q '^MultiClusterStrategyAssignment' "$TMP/parse1.txt" && ok "strategy pass parsed" || fail "no strategy pass row"
+
+cat >"$TMP/expect1.txt" <<EOF
+nargs=12
+device=NPU
+cwd=$(cd "$TMP/run1" && pwd -P)
+LOG_LEVEL=LOG_INFO
+NPU_BYPASS_UMD_CACHING=YES
+NPU_USE_NPUW=YES
+NPUW_LLM=YES
+NPUW_LLM_MAX_PROMPT_LEN=512
+NPU_COMPILATION_MODE_PARAMS=enable-schedule-trace=true write-strategy-to-json=true
+EOF
+check "property list exactly as documented" diff "$TMP/expect1.txt" "$TMP/props1.txt"
+
+# --prop overrides and merges; CPU gets no NPU-only keys.
+PASSMAP_FAKEOV_PROPS_OUT=$TMP/props2.txt "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --device CPU \
+  --prop PERFORMANCE_HINT=LATENCY --log-level LOG_WARNING --workdir "$TMP/cpu" >/dev/null 2>&1
+printf 'nargs=4\ndevice=CPU\ncwd=%s\nLOG_LEVEL=LOG_WARNING\nPERFORMANCE_HINT=LATENCY\n' "$(cd "$TMP/cpu" && pwd -P)" >"$TMP/expect2.txt"
+check "CPU property list" diff "$TMP/expect2.txt" "$TMP/props2.txt"
+
+# Strategy reuse through the cache: the first compile stores strategy_out.json, the second is offered it.
+export PASSMAP_CACHE_DIR=$TMP/cache
+"$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --window 512 --reuse-strategy --workdir "$TMP/run2" \
+  >"$TMP/out2.txt" 2>&1
+[ "$(result "$TMP/out2.txt" strategy_reused)" = false ] && ok "first compile: no strategy to reuse" || fail "reused on first"
+key=$(result "$TMP/out2.txt" strategy_key | tr -d '"')
+[ -s "$TMP/cache/strategy/$key.json" ] && ok "strategy stored under its key" || fail "no cache/strategy/$key.json"
+PASSMAP_FAKEOV_PROPS_OUT=$TMP/props3.txt "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --window 512 \
+  --reuse-strategy --workdir "$TMP/run3" >"$TMP/out3.txt" 2>&1
+[ "$(result "$TMP/out3.txt" strategy_reused)" = true ] && ok "second compile reuses the strategy" || fail "not reused"
+grep -qx 'NPU_COMPILATION_MODE_PARAMS=read-strategy-from-json=true' "$TMP/props3.txt" && ok "read-strategy-from-json passed" \
+  || fail "read-strategy-from-json missing"
+check "strategy_in.json in the workdir" cmp "$TMP/cache/strategy/$key.json" "$TMP/run3/strategy_in.json"
+mc() { grep 'MultiClusterStrategyAssignment' "$1" | head -1 | awk '{print $3}'; }
+awk -v a="$(mc "$TMP/out2.txt")" -v b="$(mc "$TMP/out3.txt")" 'BEGIN { exit !(b * 5 < a) }' \
+  && ok "reused strategy: MultiClusterStrategyAssignment faster" || fail "mc time $(mc "$TMP/out2.txt") -> $(mc "$TMP/out3.txt")"
+unset PASSMAP_CACHE_DIR
+
+# Errors: missing library (explicit and default search), bad device, usage.
+out=$(env -u PASSMAP_OPENVINO_LIB LD_LIBRARY_PATH=/nonexistent "$PASSMAP" ov-compile --model "$TMP/m.xml" 2>&1); rc=$?
+[ $rc = 1 ] && ok "missing library exits 1" || fail "missing library rc=$rc"
+echo "$out" | grep -qF 'passmap ov-compile: libopenvino_c.so not found (install OpenVINO or set PASSMAP_OPENVINO_LIB)' \
+  && ok "missing library message" || { fail "missing library message"; echo "$out" | sed 's/^/#   /'; }
+echo "$out" | grep -q '^PASSMAP-OV-RESULT {"schema":1,"ok":false' && ok "failure still has a result line" || fail "no failure result line"
+out=$(PASSMAP_OPENVINO_LIB=$TMP/nope.so "$PASSMAP" ov-compile --model "$TMP/m.xml" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q "not found: $TMP/nope.so" && ok "PASSMAP_OPENVINO_LIB is used" || fail "env lib rc=$rc"
+out=$("$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --device NOPE --workdir "$TMP" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -qF 'device NOPE not available; OpenVINO lists: CPU, GPU, NPU' \
+  && ok "bad device: clear error, exit 1" || fail "bad device rc=$rc: $out"
+"$PASSMAP" ov-compile --lib "$LIB" >/dev/null 2>&1; rc=$?
+[ $rc = 2 ] && ok "no --model is a usage error" || fail "usage rc=$rc"
+"$PASSMAP" ov-compile --help | grep -q -- '--reuse-strategy' && ok "--help" || fail "--help"
+finish

@@ -1,0 +1,467 @@
+/* OpenVINO back end against the stand-in libopenvino_c (tests/support/openvino_c.c): the dlopen path, the property
+ * list, the per-run working directory, export/import timing, errors, the result line and the strategy cache. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ov.h"
+#include "parse_internal.h"
+
+static char standin[PATH_MAX];
+static char tmpdir[512];
+
+static void standin_path(void)
+{
+    const char *b = getenv("PASSMAP_BUILD");
+    if (b && *b) {
+        snprintf(standin, sizeof standin, "%s/tests/libopenvino_c.so", b);
+        return;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(n > 0);
+    exe[n] = '\0';
+    snprintf(standin, sizeof standin, "%s/libopenvino_c.so", dirname(exe));
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char p[PATH_MAX + 256];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, R_OK) == 0;
+}
+
+static int setup(void **state)
+{
+    standin_path();
+    snprintf(tmpdir, sizeof tmpdir, "%s/pm-ov-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(tmpdir));
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/m.xml", tmpdir);
+    write_text(p, "<?xml version=\"1.0\"?>\n<net name=\"tiny\" version=\"11\"/>\n");
+    snprintf(p, sizeof p, "%s/m.bin", tmpdir);
+    write_text(p, "weights");
+    unsetenv("PASSMAP_FAKEOV_DEVICES");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *prop(const pm_ov_props *p, const char *key)
+{
+    for (int i = 0; i < p->n; i++)
+        if (!strcmp(p->items[i].key, key))
+            return p->items[i].value;
+    return NULL;
+}
+
+static void props_default_npu(void **state)
+{
+    pm_ov_opts o = {.model_xml = "x.xml"};
+    pm_ov_props p;
+    pm_err e;
+    assert_int_equal(pm_ov_build_props(&o, &p, &e), PM_OK);
+    assert_int_equal(p.n, 2);
+    assert_string_equal(p.items[0].key, "LOG_LEVEL");
+    assert_string_equal(p.items[0].value, "LOG_INFO");
+    assert_string_equal(p.items[1].key, "NPU_BYPASS_UMD_CACHING");
+    assert_string_equal(p.items[1].value, "YES");
+    assert_null(prop(&p, "CACHE_DIR"));
+    pm_ov_props_free(&p);
+}
+
+static void props_llm_and_mode_params(void **state)
+{
+    const char *extra[] = {"NPU_COMPILATION_MODE_PARAMS=optimization-level=1", "LOG_LEVEL=LOG_DEBUG",
+                           "NPU_COMPILER_TYPE=DRIVER", NULL};
+    pm_ov_opts o = {.model_xml = "x.xml", .device = "NPU", .window = 2048, .schedule_trace = 1,
+                    .strategy_out = 1, .strategy_in = "s.json", .extra = extra};
+    pm_ov_props p;
+    pm_err e;
+    assert_int_equal(pm_ov_build_props(&o, &p, &e), PM_OK);
+    assert_int_equal(p.n, 7);
+    assert_string_equal(p.items[0].value, "LOG_DEBUG"); /* an extra overrides in place */
+    assert_string_equal(p.items[2].key, "NPU_USE_NPUW");
+    assert_string_equal(p.items[3].key, "NPUW_LLM");
+    assert_string_equal(p.items[4].key, "NPUW_LLM_MAX_PROMPT_LEN");
+    assert_string_equal(p.items[4].value, "2048");
+    assert_string_equal(p.items[5].key, "NPU_COMPILER_TYPE");
+    assert_string_equal(p.items[6].key, "NPU_COMPILATION_MODE_PARAMS");
+    assert_string_equal(p.items[6].value, "optimization-level=1 enable-schedule-trace=true "
+                                          "write-strategy-to-json=true read-strategy-from-json=true");
+    pm_ov_props_free(&p);
+}
+
+static void props_cpu_and_bad_extra(void **state)
+{
+    pm_ov_opts o = {.model_xml = "x.xml", .device = "CPU", .window = 512, .schedule_trace = 1};
+    pm_ov_props p;
+    pm_err e;
+    assert_int_equal(pm_ov_build_props(&o, &p, &e), PM_OK);
+    assert_int_equal(p.n, 2); /* LOG_LEVEL and the mode params the caller asked for, no NPU-only keys */
+    assert_null(prop(&p, "NPU_BYPASS_UMD_CACHING"));
+    assert_null(prop(&p, "NPUW_LLM"));
+    pm_ov_props_free(&p);
+    const char *bad[] = {"NOEQUALS", NULL};
+    o.extra = bad;
+    assert_int_equal(pm_ov_build_props(&o, &p, &e), PM_ERR_USAGE);
+    assert_non_null(strstr(e.msg, "NOEQUALS"));
+}
+
+/* Runs pm_ov_compile with stdout sent to a file (the stand-in prints the compiler log there). */
+static int compile_captured(const pm_ov_opts *o, pm_ov_result *r, pm_err *e, const char *log_path)
+{
+    fflush(stdout);
+    int saved = dup(1), fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 1);
+    close(fd);
+    int rc = pm_ov_compile(o, r, e);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    return rc;
+}
+
+static void compile_end_to_end(void **state)
+{
+    char xml[PATH_MAX], work[PATH_MAX], props_out[PATH_MAX], log[PATH_MAX], expect[2 * PATH_MAX];
+    snprintf(xml, sizeof xml, "%s/m.xml", tmpdir);
+    snprintf(work, sizeof work, "%s/run1", tmpdir);
+    snprintf(props_out, sizeof props_out, "%s/props.txt", tmpdir);
+    snprintf(log, sizeof log, "%s/log.txt", tmpdir);
+    assert_int_equal(mkdir(work, 0777), 0);
+    setenv("PASSMAP_FAKEOV_PROPS_OUT", props_out, 1);
+    pm_ov_opts o = {.lib = standin, .model_xml = xml, .device = "NPU", .window = 256, .schedule_trace = 1,
+                    .strategy_out = 1, .workdir = work, .do_import = 1};
+    pm_ov_result r;
+    pm_err e;
+    char before[PATH_MAX];
+    assert_non_null(getcwd(before, sizeof before));
+    int rc = compile_captured(&o, &r, &e, log);
+    if (rc)
+        fail_msg("%s", e.msg);
+    char after[PATH_MAX];
+    assert_non_null(getcwd(after, sizeof after));
+    assert_string_equal(before, after); /* the cwd is restored */
+    assert_true(r.compile_s >= 0.003); /* the stand-in sleeps 3 ms */
+    assert_true(r.read_s >= 0 && r.export_s >= 0 && r.import_s >= 0);
+    assert_int_equal(r.blob_bytes, 12 + 11 + 11 + 4096 + 16 * 256);
+    assert_int_equal(r.n_prop_args, 12);
+    assert_string_equal(r.ov_version, "2025.4.0-standin");
+    assert_string_equal(r.compiler_type, "PLUGIN");
+    assert_string_equal(r.compiler_version, "7.4.0-standin");
+    assert_string_equal(r.driver_version, "1.19.0-standin");
+    assert_string_equal(r.device_arch, "4000");
+    assert_string_equal(r.num_threads, "8");
+    assert_true(exists(work, "compileTimeScheduleTrace.json"));
+    assert_true(exists(work, "strategy_out.json"));
+    assert_true(exists(work, "model.blob"));
+    char *got = read_text(props_out);
+    char *real = realpath(work, NULL);
+    snprintf(expect, sizeof expect,
+             "nargs=12\ndevice=NPU\ncwd=%s\nLOG_LEVEL=LOG_INFO\nNPU_BYPASS_UMD_CACHING=YES\nNPU_USE_NPUW=YES\n"
+             "NPUW_LLM=YES\nNPUW_LLM_MAX_PROMPT_LEN=256\n"
+             "NPU_COMPILATION_MODE_PARAMS=enable-schedule-trace=true write-strategy-to-json=true\n",
+             real);
+    assert_string_equal(got, expect);
+    free(got);
+    free(real);
+
+    /* The log it printed parses: two blocks (NPUW prefill + generate), metrics scaled by the window. */
+    pm_report rep;
+    pm_report_init(&rep);
+    rc = pm_parse_file(log, PM_FMT_AUTO, &rep, &e);
+    if (rc)
+        fail_msg("%s", e.msg);
+    assert_int_equal(rep.format, PM_FMT_NPU_LOG);
+    assert_int_equal(rep.n_reports, 2);
+    int peak = 0;
+    for (size_t i = 0; i < rep.n_metrics; i++)
+        if (!strcmp(rep.metrics[i].name, "npu.peak_kb"))
+            peak = (int)rep.metrics[i].value;
+    assert_int_equal(peak, 100000 + 10 * 256);
+    int fa = 0;
+    for (size_t i = 0; i < rep.n_passes; i++)
+        if (!strcmp(rep.passes[i].name, "FeasibleAllocation")) {
+            assert_true(fabs(rep.passes[i].wall_s - (rep.passes[i].report_index ? 0.005 : 0.020)) < 1e-9);
+            fa++;
+        }
+    assert_int_equal(fa, 2); /* prefill and generate blocks */
+    pm_report_free(&rep);
+    pm_ov_result_free(&r);
+    unsetenv("PASSMAP_FAKEOV_PROPS_OUT");
+}
+
+/* Wall time of a timing row, read straight from the text (the MLIR parser is tested elsewhere). */
+static double row_wall(const char *log, const char *name)
+{
+    for (const char *p = strstr(log, name); p; p = strstr(p + 1, name)) {
+        const char *bol = p;
+        while (bol > log && bol[-1] != '\n')
+            bol--;
+        double user, wall;
+        if (sscanf(bol, " %lf (%*[^)]) %lf", &user, &wall) == 2)
+            return wall;
+    }
+    return -1;
+}
+
+static void strategy_in_is_offered(void **state)
+{
+    char xml[PATH_MAX], work[PATH_MAX], sin[PATH_MAX], log[PATH_MAX], log2[PATH_MAX];
+    snprintf(xml, sizeof xml, "%s/m.xml", tmpdir);
+    snprintf(work, sizeof work, "%s/run2", tmpdir);
+    snprintf(sin, sizeof sin, "%s/cached_strategy.json", tmpdir);
+    snprintf(log, sizeof log, "%s/log2.txt", tmpdir);
+    snprintf(log2, sizeof log2, "%s/log3.txt", tmpdir);
+    assert_int_equal(mkdir(work, 0777), 0);
+    write_text(sin, "{\"Conv\": {\"multiClusterStrategy\": \"SplitOverHeight\"}}\n");
+    pm_ov_opts o = {.lib = standin, .model_xml = xml, .workdir = work};
+    pm_ov_result r;
+    pm_err e;
+    assert_int_equal(compile_captured(&o, &r, &e, log), PM_OK);
+    pm_ov_result_free(&r);
+    o.strategy_in = sin;
+    int rc = compile_captured(&o, &r, &e, log2);
+    if (rc)
+        fail_msg("%s", e.msg);
+    assert_string_equal(prop(&r.props, "NPU_COMPILATION_MODE_PARAMS"), "read-strategy-from-json=true");
+    assert_true(exists(work, "strategy_in.json"));
+    char *a = read_text(log), *b = read_text(log2);
+    double cold = row_wall(a, "MultiClusterStrategyAssignment"), reused = row_wall(b, "MultiClusterStrategyAssignment");
+    assert_true(cold > 0 && reused > 0);
+    assert_true(reused * 5 < cold);
+    free(a);
+    free(b);
+    pm_ov_result_free(&r);
+}
+
+static void window_scales_strategy_time(void **state)
+{
+    char xml[PATH_MAX], log[PATH_MAX], log2[PATH_MAX];
+    snprintf(xml, sizeof xml, "%s/m.xml", tmpdir);
+    snprintf(log, sizeof log, "%s/w128.txt", tmpdir);
+    snprintf(log2, sizeof log2, "%s/w4096.txt", tmpdir);
+    pm_ov_opts o = {.lib = standin, .model_xml = xml, .workdir = tmpdir, .window = 128};
+    pm_ov_result r;
+    pm_err e;
+    assert_int_equal(compile_captured(&o, &r, &e, log), PM_OK);
+    pm_ov_result_free(&r);
+    o.window = 4096;
+    assert_int_equal(compile_captured(&o, &r, &e, log2), PM_OK);
+    pm_ov_result_free(&r);
+    char *a = read_text(log), *b = read_text(log2);
+    assert_true(row_wall(b, "FeasibleAllocation") > 20 * row_wall(a, "FeasibleAllocation"));
+    free(a);
+    free(b);
+}
+
+static void missing_library(void **state)
+{
+    pm_ov_opts o = {.lib = "/nonexistent/libopenvino_c.so", .model_xml = "x.xml"};
+    pm_ov_result r;
+    pm_err e;
+    assert_int_equal(pm_ov_compile(&o, &r, &e), PM_ERR_NOTFOUND);
+    assert_non_null(strstr(e.msg, "libopenvino_c.so not found"));
+    assert_non_null(strstr(e.msg, "set PASSMAP_OPENVINO_LIB"));
+    pm_ov_result_free(&r);
+    setenv("PASSMAP_OPENVINO_LIB", "/nonexistent/also.so", 1);
+    o.lib = NULL;
+    assert_int_equal(pm_ov_compile(&o, &r, &e), PM_ERR_NOTFOUND);
+    assert_non_null(strstr(e.msg, "/nonexistent/also.so"));
+    pm_ov_result_free(&r);
+    unsetenv("PASSMAP_OPENVINO_LIB");
+}
+
+static void bad_device(void **state)
+{
+    char xml[PATH_MAX];
+    snprintf(xml, sizeof xml, "%s/m.xml", tmpdir);
+    pm_ov_opts o = {.lib = standin, .model_xml = xml, .device = "NOPE", .workdir = tmpdir};
+    pm_ov_result r;
+    pm_err e;
+    assert_int_equal(pm_ov_compile(&o, &r, &e), PM_ERR_NOTFOUND);
+    assert_string_equal(e.msg, "device NOPE not available; OpenVINO lists: CPU, GPU, NPU");
+    pm_ov_result_free(&r);
+    /* A device that is listed but fails in compile_model: OpenVINO's own message comes through. */
+    setenv("PASSMAP_FAKEOV_DEVICES", "CPU,NOPE", 1);
+    assert_int_equal(pm_ov_compile(&o, &r, &e), PM_ERR_CHILD);
+    assert_non_null(strstr(e.msg, "ov_core_compile_model failed (status -1 GENERAL_ERROR)"));
+    assert_non_null(strstr(e.msg, "not registered"));
+    pm_ov_result_free(&r);
+    unsetenv("PASSMAP_FAKEOV_DEVICES");
+}
+
+static void result_line_round_trip(void **state)
+{
+    pm_ov_result r = {0}, back;
+    pm_err e;
+    pm_ov_opts o = {.model_xml = "x.xml", .window = 64};
+    assert_int_equal(pm_ov_build_props(&o, &r.props, &e), PM_OK);
+    r.n_prop_args = 2 * r.props.n;
+    r.compile_s = 12.5;
+    r.export_s = 0.25;
+    r.import_s = -1;
+    r.read_s = 0.125;
+    r.blob_bytes = 123456;
+    strcpy(r.device, "NPU");
+    strcpy(r.compiler_type, "DRIVER");
+    strcpy(r.ov_version, "2025.4.0");
+    strcpy(r.strategy_key, "00112233445566778899aabbccddeeff");
+    r.strategy_reused = 1;
+    char *json = pm_ov_result_json(&r, 1, NULL);
+    assert_non_null(json);
+    /* Compiler output without a trailing newline may precede the line. */
+    char buf[8192];
+    snprintf(buf, sizeof buf, "PASSMAP-OV-RESULT {\"ok\":false}\nsome output" PM_OV_RESULT_PREFIX "%s\ntrailing\n", json);
+    int ok = 0;
+    char error[64] = "x";
+    assert_int_equal(pm_ov_parse_result_line(buf, strlen(buf), &back, &ok, error, sizeof error, &e), PM_OK);
+    assert_int_equal(ok, 1);
+    assert_string_equal(error, "");
+    assert_true(back.compile_s == 12.5 && back.export_s == 0.25 && back.import_s == -1 && back.read_s == 0.125);
+    assert_int_equal(back.blob_bytes, 123456);
+    assert_string_equal(back.compiler_type, "DRIVER");
+    assert_string_equal(back.ov_version, "2025.4.0");
+    assert_string_equal(back.strategy_key, "00112233445566778899aabbccddeeff");
+    assert_int_equal(back.strategy_reused, 1);
+    assert_int_equal(back.n_prop_args, 10);
+    assert_int_equal(back.props.n, 5);
+    assert_string_equal(prop(&back.props, "NPUW_LLM_MAX_PROMPT_LEN"), "64");
+    free(json);
+    pm_ov_result_free(&r);
+    pm_ov_result_free(&back);
+    assert_int_equal(pm_ov_parse_result_line("no line\n", 8, &back, &ok, NULL, 0, &e), PM_ERR_NOTFOUND);
+}
+
+static void strategy_key_and_cache(void **state)
+{
+    char xml[PATH_MAX], bin[PATH_MAX], cache[PATH_MAX], src[PATH_MAX];
+    snprintf(xml, sizeof xml, "%s/m.xml", tmpdir);
+    snprintf(bin, sizeof bin, "%s/m.bin", tmpdir);
+    snprintf(cache, sizeof cache, "%s/cache", tmpdir);
+    snprintf(src, sizeof src, "%s/strategy_src.json", tmpdir);
+    const char *trace_only[] = {"LOG_LEVEL=LOG_DEBUG", "NPU_COMPILATION_MODE_PARAMS=enable-schedule-trace=true", NULL};
+    const char *opt_level[] = {"NPU_COMPILATION_MODE_PARAMS=optimization-level=0", NULL};
+    pm_ov_opts o = {.model_xml = xml, .window = 512};
+    char k1[33], k2[33], k3[33], k4[33], k5[33];
+    pm_err e;
+    assert_int_equal(pm_ov_strategy_key(&o, k1, &e), PM_OK);
+    assert_int_equal(strlen(k1), 32);
+    assert_int_equal(strspn(k1, "0123456789abcdef"), 32);
+    o.extra = trace_only;
+    o.schedule_trace = 1;
+    assert_int_equal(pm_ov_strategy_key(&o, k2, &e), PM_OK);
+    assert_string_equal(k1, k2); /* log level and trace switches do not change the strategy */
+    o.extra = opt_level;
+    assert_int_equal(pm_ov_strategy_key(&o, k3, &e), PM_OK);
+    assert_string_not_equal(k1, k3);
+    o.extra = NULL;
+    o.window = 1024;
+    assert_int_equal(pm_ov_strategy_key(&o, k4, &e), PM_OK);
+    assert_string_not_equal(k1, k4);
+    o.window = 512;
+    write_text(bin, "other weights");
+    assert_int_equal(pm_ov_strategy_key(&o, k5, &e), PM_OK);
+    assert_string_not_equal(k1, k5); /* the .bin beside the .xml is part of the content */
+    write_text(bin, "weights");
+
+    char *path = NULL;
+    assert_int_equal(pm_ov_strategy_fetch(cache, k1, &path, &e), PM_ERR_NOTFOUND);
+    assert_null(path);
+    write_text(src, "{\"a\": {\"multiClusterStrategy\": \"Clustering\"}}\n");
+    assert_int_equal(pm_ov_strategy_store(cache, k1, src, &e), PM_OK);
+    assert_int_equal(pm_ov_strategy_fetch(cache, k1, &path, &e), PM_OK);
+    char want[PATH_MAX + 64];
+    snprintf(want, sizeof want, "%s/strategy/%s.json", cache, k1);
+    assert_string_equal(path, want);
+    char *got = read_text(path);
+    assert_string_equal(got, "{\"a\": {\"multiClusterStrategy\": \"Clustering\"}}\n");
+    free(got);
+    free(path);
+    assert_int_equal(pm_ov_strategy_store(cache, "../../etc", src, &e), PM_ERR_USAGE);
+}
+
+static void sweep_step(void **state)
+{
+    const char *extra[] = {"NPU_COMPILER_TYPE=PLUGIN", NULL};
+    pm_ov_opts o = {.model_xml = "models/qwen2-0.5b-int4.xml", .window = 4096, .schedule_trace = 1,
+                    .do_import = 1, .extra = extra, .lib = "/opt/ov/libopenvino_c.so"};
+    pm_steps steps = {0};
+    pm_err e;
+    assert_int_equal(pm_ov_add_step("/usr/bin/passmap", &o, 1, "/c", &steps, &e), PM_OK);
+    assert_int_equal(steps.n, 1);
+    pm_step *s = &steps.items[0];
+    char *cmd = pm_argv_join(s->argv);
+    assert_string_equal(cmd, "/usr/bin/passmap ov-compile --model models/qwen2-0.5b-int4.xml --device NPU "
+                             "--window 4096 --schedule-trace --reuse-strategy --cache-dir /c "
+                             "--prop NPU_COMPILER_TYPE=PLUGIN --import --lib /opt/ov/libopenvino_c.so");
+    free(cmd);
+    assert_string_equal(s->tool, "ov-compile");
+    assert_null(s->cwd);
+    assert_int_equal(s->report_stream, PM_STREAM_STDOUT);
+    assert_int_equal(s->report_format, PM_FMT_NPU_LOG);
+    assert_string_equal(s->output, "model.blob");
+    assert_int_equal(s->n_artifacts, 2);
+    assert_string_equal(s->artifacts[0], "compileTimeScheduleTrace.json");
+    assert_int_equal(s->artifact_formats[1], PM_FMT_NPU_STRATEGY);
+    pm_steps_free(&steps);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(props_default_npu),
+        cmocka_unit_test(props_llm_and_mode_params),
+        cmocka_unit_test(props_cpu_and_bad_extra),
+        cmocka_unit_test(compile_end_to_end),
+        cmocka_unit_test(strategy_in_is_offered),
+        cmocka_unit_test(window_scales_strategy_time),
+        cmocka_unit_test(missing_library),
+        cmocka_unit_test(bad_device),
+        cmocka_unit_test(result_line_round_trip),
+        cmocka_unit_test(strategy_key_and_cache),
+        cmocka_unit_test(sweep_step),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

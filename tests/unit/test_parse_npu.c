@@ -1,0 +1,410 @@
+/* NPU parsers on fixtures written from the documented formats (tests/fixtures/npu/README.md), plus ANSI-coloured
+ * and interleaved variants built here. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse_internal.h"
+
+#define FIX PM_SOURCE_DIR "/tests/fixtures/npu/"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static int has_metric(const pm_report *r, const char *name, double *v)
+{
+    for (size_t i = 0; i < r->n_metrics; i++)
+        if (!strcmp(r->metrics[i].name, name)) {
+            if (v)
+                *v = r->metrics[i].value;
+            return 1;
+        }
+    return 0;
+}
+
+static double metric(const pm_report *r, const char *name)
+{
+    double v = 0;
+    if (!has_metric(r, name, &v))
+        fail_msg("metric %s absent", name);
+    return v;
+}
+
+static void assert_log_rc(int rc, const pm_err *e)
+{
+    if (rc != PM_OK)
+        fail_msg("rc %d: %s", rc, e->msg);
+}
+
+static const pm_pass *find_pass(const pm_report *r, const char *name, int report_index)
+{
+    for (size_t i = 0; i < r->n_passes; i++)
+        if (!strcmp(r->passes[i].name, name) && r->passes[i].report_index == report_index)
+            return &r->passes[i];
+    fail_msg("pass %s (report %d) absent", name, report_index);
+    return NULL;
+}
+
+/* Timing rows, as pm_parse_mlir_text reads each block, with report_index and parents per block. */
+static void assert_log_passes(const pm_report *r)
+{
+    assert_int_equal(r->n_passes, 14 + 7); /* Rest and Total rows included (PM_PASS_SUMMARY) */
+    assert_true(fabs(r->total_wall_s - (41.2345 + 10.0)) < 1e-9);
+    const pm_pass *mc0 = find_pass(r, "MultiClusterStrategyAssignment", 0);
+    const pm_pass *mc1 = find_pass(r, "MultiClusterStrategyAssignment", 1);
+    assert_true(mc0->wall_s == 15.0 && mc0->user_s == 20.0);
+    assert_true(mc1->wall_s == 5.0 && mc1->user_s == 6.0);
+    assert_int_equal(mc0->depth, 3);
+    assert_string_equal(r->passes[mc0->parent].name, "'func.func' Pipeline");
+    assert_true(r->passes[mc0->parent].flags & PM_PASS_GROUP);
+    assert_string_equal(r->passes[mc1->parent].name, "IE to VPUIP pipeline");
+    assert_int_equal(r->passes[mc1->parent].report_index, 1);
+    assert_true(find_pass(r, "FeasibleAllocation", 0)->wall_s == 9.0);
+    assert_true(find_pass(r, "MergeVfSubgraphs", 0)->wall_s == 4.0);
+    assert_true(find_pass(r, "ConvertVPUIP2VPUMI40XX", 0)->wall_s == 2.5);
+    assert_true(find_pass(r, "QueryArgsAllocationAnalysis", 0)->flags & PM_PASS_ANALYSIS);
+    assert_true(find_pass(r, "Compile network", 0)->flags & PM_PASS_GROUP);
+    for (size_t i = 0; i < r->n_passes; i++) /* a parent is always in the same block */
+        if (r->passes[i].parent >= 0)
+            assert_int_equal(r->passes[r->passes[i].parent].report_index, r->passes[i].report_index);
+    assert_true(fabs(pm_report_pass_wall(r) - 39.2) < 1e-9);
+}
+
+static void assert_log_metrics(const pm_report *r)
+{
+    assert_int_equal(r->n_reports, 2);
+    assert_true(metric(r, "npu.peak_kb") == 2345678);  /* max of 2345678 and the 2024-style 1000000 */
+    assert_true(metric(r, "npu.vcl.compile_net_ms") == 51234);
+    assert_true(metric(r, "npu.vcl.get_compiled_network_ms") == 120);
+    assert_true(metric(r, "npu.vcl.export_ms") == 80);
+    assert_true(metric(r, "npu.estimated_latency_us") == 1234);
+    assert_true(metric(r, "npu.estimated_latency_us.1") == 310);
+    assert_false(has_metric(r, "npu.estimated_latency_us.2", NULL));
+    assert_true(metric(r, "npu.logger_time_ms.feasible-allocation") == 1250);
+    assert_true(metric(r, "npu.log.lines.feasible-allocation") == 3);
+    assert_true(metric(r, "npu.log.lines.VCL") == 4);
+    assert_true(metric(r, "npu.ie_ops.MatMul") == 48);
+    assert_true(metric(r, "npu.ie_ops.SoftMax") == 8);
+    assert_true(metric(r, "npu.ie_ops.total") == 80);
+    assert_true(metric(r, "npu.vpuip.VPUIP.NNDMA") == 120);
+    assert_true(metric(r, "npu.vpuip.NCETask_Operations") == 50);
+    assert_true(metric(r, "npu.vpuip.VPUIP.NCEClusterTask") == 50);
+    assert_true(metric(r, "npu.vpuip.total") == 180); /* the nested breakdown row is not counted twice */
+}
+
+static void log_fixture(void **state)
+{
+    size_t len;
+    char *buf = slurp(FIX "npu-log.txt", &len);
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_log_rc(pm_parse_npu_log(buf, len, &r, &e), &e);
+    assert_log_metrics(&r);
+    assert_log_passes(&r);
+    free(buf);
+    pm_report_free(&r);
+}
+
+/* Builds a variant of the fixture: colour codes around levels, logger names and one timing row. */
+static char *colourize(const char *in)
+{
+    size_t cap = strlen(in) * 3 + 64, o = 0;
+    char *out = malloc(cap);
+    for (const char *p = in; *p;) {
+        if (!strncmp(p, "[INFO]", 6)) {
+            o += (size_t)sprintf(out + o, "\033[1;32m[INFO]\033[0m");
+            p += 6;
+        } else if (!strncmp(p, "[VCL]", 5)) {
+            o += (size_t)sprintf(out + o, "\033[36m[VCL]\033[m");
+            p += 5;
+        } else if (!strncmp(p, "Rest\n", 5)) {
+            o += (size_t)sprintf(out + o, "\033[33mRest\033[0m\r\n");
+            p += 5;
+        } else {
+            out[o++] = *p++;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static void log_ansi_coloured(void **state)
+{
+    size_t len;
+    char *buf = slurp(FIX "npu-log.txt", &len), *col = colourize(buf);
+    assert_non_null(strstr(col, "\033[1;32m[INFO]\033[0m 10:15:01.000 [feasible-allocation]"));
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_log_rc(pm_parse_npu_log(col, strlen(col), &r, &e), &e);
+    assert_log_metrics(&r);
+    assert_log_passes(&r);
+    free(buf);
+    free(col);
+    pm_report_free(&r);
+}
+
+/* The plugin's std::cout and the compiler's llvm::outs() are buffered apart: plugin lines land inside a
+ * report block. They must still be seen as log lines, and the block must still close at its Total. */
+static void log_interleaved(void **state)
+{
+    size_t len;
+    char *buf = slurp(FIX "npu-log.txt", &len);
+    const char *anchor = "MultiClusterStrategyAssignment\n";
+    char *at = strstr(buf, anchor);
+    assert_non_null(at);
+    at += strlen(anchor);
+    const char *inject = "\033[32m[INFO]\033[0m 10:15:20.000 [NPUPlugin] still compiling\n"
+                         "[INFO] 10:15:20.500 [VCL] exportNetwork time: 20 ms\n"
+                         "Estimated inference latency: 99us\n";
+    size_t head = (size_t)(at - buf);
+    char *mixed = malloc(len + strlen(inject) + 1);
+    memcpy(mixed, buf, head);
+    strcpy(mixed + head, inject);
+    strcat(mixed, buf + head);
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_log_rc(pm_parse_npu_log(mixed, strlen(mixed), &r, &e), &e);
+    assert_int_equal(r.n_reports, 2);
+    assert_log_passes(&r); /* the injected lines did not become (or break) timing rows */
+    assert_true(metric(&r, "npu.vcl.export_ms") == 100); /* 20 inside the block + 80 after it */
+    assert_true(metric(&r, "npu.estimated_latency_us") == 99);
+    assert_true(metric(&r, "npu.estimated_latency_us.1") == 1234);
+    assert_true(metric(&r, "npu.estimated_latency_us.2") == 310);
+    assert_true(metric(&r, "npu.log.lines.NPUPlugin") == 2);
+    free(buf);
+    free(mixed);
+    pm_report_free(&r);
+}
+
+static void log_without_reports(void **state)
+{
+    const char *s = "[INFO] 23:59:59.900 [NPUPlugin] cache hit: importing blob\n"
+                    "[INFO] 00:00:00.100 [NPUPlugin] done\n";
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_npu_log(s, strlen(s), &r, &e), PM_OK);
+    assert_int_equal(r.n_reports, 0);
+    assert_true(metric(&r, "npu.logger_time_ms.NPUPlugin") == 200); /* across midnight */
+    assert_false(has_metric(&r, "npu.peak_kb", NULL));
+    pm_report_free(&r);
+}
+
+static void log_truncated_block_counts(void **state)
+{
+    const char *s = "===-------------------------------------------------------------------------===\n"
+                    "                         ... Execution time report ...\n"
+                    "===-------------------------------------------------------------------------===\n"
+                    "  Total Execution Time: 3.0000 seconds\n\n"
+                    "  ----User Time----  ----Wall Time----  ----Name----\n"
+                    "    1.0000 ( 33.3%)    1.0000 ( 33.3%)  Compile network\n";
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_log_rc(pm_parse_npu_log(s, strlen(s), &r, &e), &e);
+    assert_int_equal(r.n_reports, 1);
+    assert_true(find_pass(&r, "Compile network", 0)->wall_s == 1.0);
+    pm_report_free(&r);
+}
+
+static void schedule_fixture(void **state)
+{
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_file(FIX "compileTimeScheduleTrace.json", PM_FMT_AUTO, &r, &e), PM_OK);
+    assert_int_equal(r.format, PM_FMT_NPU_SCHEDULE);
+    assert_true(metric(&r, "npu.tasks") == 7);
+    assert_true(metric(&r, "npu.tasks.DMA") == 3);
+    assert_true(metric(&r, "npu.tasks.DPU") == 2);
+    assert_true(metric(&r, "npu.tasks.SW") == 1);
+    assert_true(metric(&r, "npu.tasks.M2I") == 1);
+    assert_true(metric(&r, "npu.task_dur_us") == 25);
+    assert_true(metric(&r, "npu.schedule_span_us") == 25);
+    assert_true(metric(&r, "npu.task_stats.total_duration") == 25);
+    assert_true(metric(&r, "npu.task_stats.idle.DMA") == 21);
+    assert_true(metric(&r, "npu.workpoint_freq_mhz") == 1850);
+    pm_report_free(&r);
+}
+
+static void schedule_empty_has_zero_categories(void **state)
+{
+    const char *s = "{\"traceEvents\":[], \"taskStatistics\":{}}";
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_npu_schedule(s, strlen(s), &r, &e), PM_OK);
+    assert_true(metric(&r, "npu.tasks") == 0);
+    assert_true(metric(&r, "npu.tasks.M2I") == 0);
+    assert_false(has_metric(&r, "npu.schedule_span_us", NULL));
+    pm_report_free(&r);
+}
+
+static void strategy_fixture(void **state)
+{
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_file(FIX "strategy_out.json", PM_FMT_AUTO, &r, &e), PM_OK);
+    assert_int_equal(r.format, PM_FMT_NPU_STRATEGY);
+    assert_true(metric(&r, "npu.strategy.ops") == 4);
+    assert_true(metric(&r, "npu.tiles") == 16); /* 8 + 1 (NONE) + 6 + 1 (absent) */
+    assert_true(metric(&r, "npu.strategy.tiled_ops") == 2);
+    assert_true(metric(&r, "npu.strategy.mc.SplitOverHeight") == 2);
+    assert_true(metric(&r, "npu.strategy.mc.SplitOverKernel") == 1);
+    assert_true(metric(&r, "npu.strategy.mc.Clustering") == 1);
+    assert_true(metric(&r, "npu.vf.ops") == 3);
+    assert_true(metric(&r, "npu.vf.subgraphs") == 2);
+    pm_report_free(&r);
+}
+
+static void task_stats_fixture(void **state)
+{
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_file(FIX "task-stats.txt", PM_FMT_AUTO, &r, &e), PM_OK);
+    assert_int_equal(r.format, PM_FMT_NPU_TASK_STATS);
+    assert_true(metric(&r, "npu.ie_ops.Convolution") == 3);
+    assert_true(metric(&r, "npu.ie_ops.Add") == 1);
+    assert_true(metric(&r, "npu.ie_ops.total") == 4);
+    assert_true(metric(&r, "npu.vpuip.VPUIP.NNDMA") == 12);
+    assert_true(metric(&r, "npu.vpuip.total") == 19);
+    pm_report_free(&r);
+}
+
+static void malformed_json_is_parse_error(void **state)
+{
+    const char *s = "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"DPU\"\n";
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_npu_schedule(s, strlen(s), &r, &e), PM_ERR_PARSE);
+    assert_non_null(strstr(e.msg, "line"));
+    assert_int_equal(pm_parse_npu_strategy("[1]", 3, &r, &e), PM_ERR_PARSE);
+    pm_report_free(&r);
+}
+
+/* Real mlir-opt output (mlir-opt-22 --mlir-timing --mlir-timing-display=tree --canonicalize --cse): no NPU
+ * markers, so not an NPU log. */
+static const char *const mlir_opt_report =
+    "===-------------------------------------------------------------------------===\n"
+    "                         ... Execution time report ...\n"
+    "===-------------------------------------------------------------------------===\n"
+    "  Total Execution Time: 0.0009 seconds\n\n"
+    "  ----Wall Time----  ----Name----\n"
+    "    0.0004 ( 50.5%)  Parser\n"
+    "    0.0001 ( 12.2%)  Canonicalizer\n"
+    "    0.0000 (  2.7%)  CSE\n"
+    "    0.0000 (  0.2%)    (A) DominanceInfo\n"
+    "    0.0001 (  9.8%)  Output\n"
+    "    0.0002 ( 24.7%)  Rest\n"
+    "    0.0009 (100.0%)  Total\n";
+
+static void sniffing(void **state)
+{
+    static const struct { const char *file; pm_format f; } cases[] = {
+        {"npu-log.txt", PM_FMT_NPU_LOG},
+        {"compileTimeScheduleTrace.json", PM_FMT_NPU_SCHEDULE},
+        {"strategy_out.json", PM_FMT_NPU_STRATEGY},
+        {"task-stats.txt", PM_FMT_NPU_TASK_STATS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[512];
+        size_t len;
+        snprintf(path, sizeof path, FIX "%s", cases[i].file);
+        char *buf = slurp(path, &len);
+        pm_format f = PM_FMT_AUTO;
+        assert_int_equal(pm_sniff_npu(buf, len, &f), 1);
+        assert_int_equal(f, cases[i].f);
+        assert_int_equal(pm_parse_sniff(buf, len), cases[i].f);
+        free(buf);
+    }
+    pm_format f = PM_FMT_AUTO;
+    assert_int_equal(pm_sniff_npu(mlir_opt_report, strlen(mlir_opt_report), &f), 0);
+    assert_int_equal(pm_parse_sniff(mlir_opt_report, strlen(mlir_opt_report)), PM_FMT_MLIR_TEXT);
+    const char *chrome = "{\"traceEvents\":[{\"name\":\"Parse\",\"cat\":\"function\",\"ph\":\"X\",\"ts\":1,\"dur\":2}]}";
+    assert_int_equal(pm_sniff_npu(chrome, strlen(chrome), &f), 0);
+}
+
+/* data/stages-npu.tsv: first fnmatch match wins, tool ov-compile. */
+static const char *stage_of(const char *pass)
+{
+    static char stage[64];
+    FILE *f = fopen(PM_DATA_DIR "/stages-npu.tsv", "r");
+    assert_non_null(f);
+    char line[512];
+    const char *found = NULL;
+    while (!found && fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        char *tool = strtok(line, "\t"), *pat = strtok(NULL, "\t"), *st = strtok(NULL, "\t");
+        assert_non_null(st);
+        assert_string_equal(tool, "ov-compile");
+        if (fnmatch(pat, pass, 0) == 0) {
+            snprintf(stage, sizeof stage, "%s", st);
+            found = stage;
+        }
+    }
+    fclose(f);
+    return found ? found : "(none)";
+}
+
+static void stage_map(void **state)
+{
+    assert_string_equal(stage_of("MultiClusterStrategyAssignment"), "tiling-search");
+    assert_string_equal(stage_of("OutputPipelineTiling"), "tiling-search");
+    assert_string_equal(stage_of("MergeVfSubgraphs"), "vertical-fusion");
+    assert_string_equal(stage_of("VfTiling"), "vertical-fusion");
+    assert_string_equal(stage_of("FeasibleAllocation"), "memory-scheduling");
+    assert_string_equal(stage_of("BarrierSimulation"), "memory-scheduling");
+    assert_string_equal(stage_of("ConvertVPUIP2VPUMI40XX"), "serialization");
+    assert_string_equal(stage_of("ConvertVPUASM2NPUReg40XXPass"), "serialization");
+    assert_string_equal(stage_of("'func.func' Pipeline"), "pipeline");
+    assert_string_equal(stage_of("IE to VPUIP pipeline"), "pipeline");
+    assert_string_equal(stage_of("Total"), "total");
+    assert_string_equal(stage_of("ConvertShapeTo4D"), "other");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(log_fixture),
+        cmocka_unit_test(log_ansi_coloured),
+        cmocka_unit_test(log_interleaved),
+        cmocka_unit_test(log_without_reports),
+        cmocka_unit_test(log_truncated_block_counts),
+        cmocka_unit_test(schedule_fixture),
+        cmocka_unit_test(schedule_empty_has_zero_categories),
+        cmocka_unit_test(strategy_fixture),
+        cmocka_unit_test(task_stats_fixture),
+        cmocka_unit_test(malformed_json_is_parse_error),
+        cmocka_unit_test(sniffing),
+        cmocka_unit_test(stage_map),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
