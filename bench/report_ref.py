@@ -10,7 +10,10 @@ Usage: report_ref.py DB STAGEMAP.tsv...
 import fnmatch, sqlite3, sys
 import numpy as np
 import pandas as pd
-from scipy import stats as st  # noqa: F401  (t quantile); falls back below when scipy is absent
+try:
+    from scipy import stats as st  # t quantile
+except ImportError:  # pandas does not need scipy; fall back to a fixed t(0.975, 9)
+    st = None
 
 def load_map(paths):
     rules = []
@@ -50,10 +53,7 @@ def main():
     shares["config_id"] = runs.set_index("run_id").config_id
     g = shares.groupby("config_id")
     mean, sd, n = g.mean(), g.std(), g.size()
-    try:
-        tq = st.t.ppf(0.975, n - 1)
-    except Exception:
-        tq = 2.262
+    tq = st.t.ppf(0.975, n - 1) if st else 2.262
     half = sd.mul(tq / np.sqrt(n), axis=0)
     dominant = mean.idxmax(axis=1)
     walls = runs.groupby("config_id").wall_s.agg(["mean", "std", "count"])
