@@ -1,0 +1,131 @@
+/* pm_analysis: turns a sweep's results database into the study: stage shares, regimes, handoff, cost
+ * fits against IR size, precision, parallelism and the fix table. Everything derives from measured rows;
+ * the pass -> stage map and the fix rules are data files. */
+#ifndef PM_ANALYSIS_H
+#define PM_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+#include <jansson.h>
+#include "error.h"
+#include "stagemap.h"
+
+typedef struct pm_an_opts {
+    const char *sweep;            /* sweep name; NULL: the latest sweep */
+    const pm_stagemap *map;       /* pass -> stage; used during the call only */
+    const char *fixes_path;       /* fix rules; NULL: $data_dir/fixes.tsv (absent: no fixes chosen) */
+} pm_an_opts;
+
+typedef struct pm_ci { double mean, lo, hi; int n; } pm_ci;   /* 95% CI (t) across repeats */
+
+typedef struct pm_an_pass {       /* one pass of one config, over its cold repeats */
+    const char *tool, *name;      /* owned by the analysis */
+    int stage;
+    int id;                       /* index of the (tool, pass) pair in the analysis */
+    double mean_s, share;         /* share of compile wall, 0..1 */
+    double user_wall;             /* NAN: no user time in the report */
+} pm_an_pass;
+
+typedef struct pm_an_config {
+    int64_t id;
+    char *key, *kind, *family, *size, *precision, *variant;
+    double size_num;              /* "1.5b" -> 1.5e9; NAN when not numeric */
+    int window, resolution, layers;
+    int n_cold, n_warm, n_failed;
+    pm_ci wall;                   /* cold compile wall, s */
+    double user_wall;             /* process user/wall over cold runs; NAN when absent */
+    pm_ci *share;                 /* [n_stages], 0..1, sums to 1 */
+    double *stage_s;              /* [n_stages], mean s */
+    int dominant_stage;           /* -1 when no cold run */
+    pm_an_pass *passes;           /* sorted by mean_s, largest first */
+    size_t n_passes;
+    double warm_s, cache_ratio;   /* warm mean wall, cold/warm; NAN without warm runs */
+    double ir_ops, llvm_ops, npu_tasks, npu_tiles;   /* means of run metrics; NAN when absent */
+} pm_an_config;
+
+typedef struct pm_an_cell {       /* one cell of a regime map */
+    const char *row;              /* size (LLM) or family (CNN) */
+    double row_num;
+    int col;                      /* window (LLM) or resolution (CNN) */
+    int stage;                    /* dominant stage */
+    double share;
+    int n_configs;
+} pm_an_cell;
+
+typedef struct pm_an_regime {
+    const char *kind;             /* "llm" or "cnn" */
+    const char *precision, *variant;   /* the slice mapped (most common) */
+    pm_an_cell *cells;
+    size_t n_cells;
+    char **boundaries;            /* sentences */
+    size_t n_boundaries;
+} pm_an_regime;
+
+typedef struct pm_an_fit {        /* pass time = a * x^exponent */
+    const char *tool, *name;
+    int stage;
+    const char *x_metric;         /* "ir.ops", "ir.llvm_ops", "npu.tasks", "npu.tiles" */
+    int n;
+    double exponent, lo, hi, r2, prefactor;
+    int superlinear;              /* lower CI bound > 1 */
+    double *x, *y;                /* [n] points (per config means) */
+    double max_share, user_wall;
+} pm_an_fit;
+
+typedef struct pm_an_trend { int stage; double slope, intercept; int n; } pm_an_trend; /* share vs log10 s */
+
+typedef struct pm_an_series { const char *label; size_t n; double *x, *y; const char **xlabel; } pm_an_series;
+
+typedef struct pm_an_fix {
+    int stage;                    /* the regime */
+    int n_configs;
+    const char *tool, *pass;      /* NULL for process-overhead */
+    double share, exponent, exponent_lo, user_wall, cache_ratio;  /* NAN when not measured */
+    char *fix;                    /* NULL: no rule matched or no rules */
+} pm_an_fix;
+
+typedef struct pm_analysis {
+    char *sweep, *backend, *meta_json;
+    int max_repeats, n_runs_ok, n_runs_failed;
+    const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
+    size_t n_stages;
+    pm_an_config *configs;        /* sorted: kind, family, size (numeric), window, precision, resolution */
+    size_t n_configs;
+    pm_an_regime regime_llm, regime_cnn;
+    pm_an_fit *fits;
+    size_t n_fits;
+    pm_an_trend *trends;          /* [n_stages] handoff trend lines (LLM configs) */
+    double family_jsd;            /* mean Jensen-Shannon distance between families' breakdowns (NAN: <2) */
+    int family_jsd_pairs;
+    /* precision study (LLM, reference variant) */
+    int prec_window;              /* fixed window of the "cold time vs size" panel; 0: no data */
+    pm_an_series *prec_time;      /* per precision: x size_num, y cold wall */
+    size_t n_prec;
+    const char *prec_base;        /* "int8" or the first precision */
+    pm_an_series *prec_ratio;     /* per precision: median over windows of wall / base wall per size */
+    char **crossovers;
+    size_t n_crossovers;
+    int fingerprint_window;       /* family fingerprint window (LLM) */
+    const char *prec_window_size; /* size of the precision x window figure */
+    int cnn_resolution;           /* CNN fingerprint resolution */
+    /* parallelism */
+    size_t n_tools;
+    char **tools;
+    double *tool_user_wall;       /* per tool process user/wall; NAN when absent */
+    double *stage_user_wall;      /* [n_stages] from pass user times; NAN when absent */
+    pm_an_fix *fixes;
+    size_t n_fixes;
+} pm_analysis;
+
+int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);
+void pm_analysis_free(pm_analysis *a);
+/* The whole report as JSON (schema in the function's comment in analysis.c). New reference. */
+json_t *pm_analysis_json(const pm_analysis *a);
+
+/* Helpers exposed for tests and the figures. */
+double pm_an_size_value(const char *size);       /* "0.5b" -> 5e8, "125m" -> 1.25e8; NAN */
+int pm_an_stage_index(const pm_analysis *a, const char *stage);   /* -1 when absent */
+const pm_an_config *pm_an_find_config(const pm_analysis *a, const char *key);
+
+#endif

@@ -1,0 +1,148 @@
+/* JSON form of the analysis. Schema (numbers NaN/unmeasured -> null):
+ * { "sweep", "backend", "meta": <sweep.meta_json parsed or null>, "repeats", "runs_ok", "runs_failed",
+ *   "stages": [names],
+ *   "configs": [{ "key","kind","family","size","window","precision","resolution","layers","variant",
+ *                 "cold_runs","warm_runs","failed_runs", "wall_s": {"mean","lo","hi"}, "user_wall",
+ *                 "dominant_stage", "dominant_share", "dominant_pass": {"tool","name","mean_s","share"},
+ *                 "shares": {stage: {"mean","lo","hi"}}, "warm_s", "cache_ratio",
+ *                 "ir": {"ops","llvm_ops","npu_tasks","npu_tiles"} }],
+ *   "regimes": {"llm"|"cnn": {"precision","variant","cells":[{"row","col","stage","share","configs"}],
+ *                              "boundaries":[text]}},
+ *   "handoff": {"trends":[{"stage","slope","intercept","n"}], "family_js_distance", "family_pairs"},
+ *   "fits": [{"tool","pass","stage","x_metric","n","exponent","lo","hi","r2","superlinear","max_share","user_wall"}],
+ *   "precision": {"window","base","time":[{"precision","points":[{"size","wall_s"}]}],
+ *                 "ratio":[{"precision","points":[{"size","ratio"}]}], "crossovers":[text]},
+ *   "parallelism": {"tools":{tool:user_wall}, "stages":{stage:user_wall}},
+ *   "fixes": [{"stage","configs","tool","pass","share","exponent","exponent_lo","user_wall","cache_ratio","fix"}] }
+ */
+#include "analysis.h"
+
+#include <math.h>
+
+static json_t *num(double v)
+{
+    return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *str(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *ci(pm_ci c)
+{
+    return json_pack("{s:o,s:o,s:o}", "mean", num(c.mean), "lo", num(c.lo), "hi", num(c.hi));
+}
+
+static json_t *regime(const pm_analysis *a, const pm_an_regime *r)
+{
+    json_t *cells = json_array(), *b = json_array();
+    for (size_t i = 0; i < r->n_cells; i++)
+        json_array_append_new(cells, json_pack("{s:s,s:i,s:s,s:o,s:i}", "row", r->cells[i].row, "col", r->cells[i].col,
+                                               "stage", a->stages[r->cells[i].stage], "share", num(r->cells[i].share),
+                                               "configs", r->cells[i].n_configs));
+    for (size_t i = 0; i < r->n_boundaries; i++)
+        json_array_append_new(b, json_string(r->boundaries[i]));
+    return json_pack("{s:o,s:o,s:o,s:o}", "precision", str(r->precision), "variant", str(r->variant), "cells", cells,
+                     "boundaries", b);
+}
+
+static json_t *series(const pm_an_series *s, size_t n, const char *yname)
+{
+    json_t *arr = json_array();
+    for (size_t k = 0; k < n; k++) {
+        json_t *pts = json_array();
+        for (size_t i = 0; i < s[k].n; i++)
+            json_array_append_new(pts, json_pack("{s:o,s:o}", "size", str(s[k].xlabel[i]), yname, num(s[k].y[i])));
+        json_array_append_new(arr, json_pack("{s:s,s:o}", "precision", s[k].label, "points", pts));
+    }
+    return arr;
+}
+
+json_t *pm_analysis_json(const pm_analysis *a)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "sweep", str(a->sweep));
+    json_object_set_new(root, "backend", str(a->backend));
+    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
+    json_object_set_new(root, "meta", meta ? meta : json_null());
+    json_object_set_new(root, "repeats", json_integer(a->max_repeats));
+    json_object_set_new(root, "runs_ok", json_integer(a->n_runs_ok));
+    json_object_set_new(root, "runs_failed", json_integer(a->n_runs_failed));
+    json_t *stages = json_array();
+    for (size_t s = 0; s < a->n_stages; s++)
+        json_array_append_new(stages, json_string(a->stages[s]));
+    json_object_set_new(root, "stages", stages);
+
+    json_t *cfgs = json_array();
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        json_t *o = json_pack("{s:o,s:o,s:o,s:o,s:i,s:o,s:i,s:i,s:o,s:i,s:i,s:i}", "key", str(c->key), "kind",
+                              str(c->kind), "family", str(c->family), "size", str(c->size), "window", c->window,
+                              "precision", str(c->precision), "resolution", c->resolution, "layers", c->layers,
+                              "variant", str(c->variant), "cold_runs", c->n_cold, "warm_runs", c->n_warm,
+                              "failed_runs", c->n_failed);
+        json_object_set_new(o, "wall_s", ci(c->wall));
+        json_object_set_new(o, "user_wall", num(c->user_wall));
+        int d = c->dominant_stage;
+        json_object_set_new(o, "dominant_stage", d >= 0 ? json_string(a->stages[d]) : json_null());
+        json_object_set_new(o, "dominant_share", d >= 0 ? num(c->share[d].mean) : json_null());
+        json_object_set_new(o, "dominant_pass",
+                            c->n_passes ? json_pack("{s:s,s:s,s:o,s:o}", "tool", c->passes[0].tool, "name",
+                                                    c->passes[0].name, "mean_s", num(c->passes[0].mean_s), "share",
+                                                    num(c->passes[0].share))
+                                        : json_null());
+        json_t *sh = json_object();
+        for (size_t s = 0; s < a->n_stages && c->n_cold; s++)
+            json_object_set_new(sh, a->stages[s], ci(c->share[s]));
+        json_object_set_new(o, "shares", sh);
+        json_object_set_new(o, "warm_s", num(c->warm_s));
+        json_object_set_new(o, "cache_ratio", num(c->cache_ratio));
+        json_object_set_new(o, "ir", json_pack("{s:o,s:o,s:o,s:o}", "ops", num(c->ir_ops), "llvm_ops", num(c->llvm_ops),
+                                               "npu_tasks", num(c->npu_tasks), "npu_tiles", num(c->npu_tiles)));
+        json_array_append_new(cfgs, o);
+    }
+    json_object_set_new(root, "configs", cfgs);
+    json_object_set_new(root, "regimes", json_pack("{s:o,s:o}", "llm", regime(a, &a->regime_llm), "cnn",
+                                                   regime(a, &a->regime_cnn)));
+    json_t *tr = json_array();
+    for (size_t s = 0; a->trends && s < a->n_stages; s++)
+        json_array_append_new(tr, json_pack("{s:s,s:o,s:o,s:i}", "stage", a->stages[s], "slope", num(a->trends[s].slope),
+                                            "intercept", num(a->trends[s].intercept), "n", a->trends[s].n));
+    json_object_set_new(root, "handoff", json_pack("{s:o,s:o,s:i}", "trends", tr, "family_js_distance",
+                                                   num(a->family_jsd), "family_pairs", a->family_jsd_pairs));
+    json_t *fits = json_array();
+    for (size_t i = 0; i < a->n_fits; i++) {
+        const pm_an_fit *f = &a->fits[i];
+        json_array_append_new(fits, json_pack("{s:s,s:s,s:s,s:s,s:i,s:o,s:o,s:o,s:o,s:b,s:o,s:o}", "tool", f->tool,
+                                              "pass", f->name, "stage", a->stages[f->stage], "x_metric", f->x_metric,
+                                              "n", f->n, "exponent", num(f->exponent), "lo", num(f->lo), "hi",
+                                              num(f->hi), "r2", num(f->r2), "superlinear", f->superlinear,
+                                              "max_share", num(f->max_share), "user_wall", num(f->user_wall)));
+    }
+    json_object_set_new(root, "fits", fits);
+    json_t *cx = json_array();
+    for (size_t i = 0; i < a->n_crossovers; i++)
+        json_array_append_new(cx, json_string(a->crossovers[i]));
+    json_object_set_new(root, "precision",
+                        json_pack("{s:i,s:o,s:o,s:o,s:o}", "window", a->prec_window, "base", str(a->prec_base), "time",
+                                  series(a->prec_time, a->n_prec, "wall_s"), "ratio",
+                                  series(a->prec_ratio, a->n_prec, "ratio"), "crossovers", cx));
+    json_t *pt = json_object(), *ps = json_object();
+    for (size_t i = 0; i < a->n_tools; i++)
+        json_object_set_new(pt, a->tools[i] ? a->tools[i] : "-", num(a->tool_user_wall[i]));
+    for (size_t s = 0; a->stage_user_wall && s < a->n_stages; s++)
+        json_object_set_new(ps, a->stages[s], num(a->stage_user_wall[s]));
+    json_object_set_new(root, "parallelism", json_pack("{s:o,s:o}", "tools", pt, "stages", ps));
+    json_t *fx = json_array();
+    for (size_t i = 0; i < a->n_fixes; i++) {
+        const pm_an_fix *f = &a->fixes[i];
+        json_array_append_new(fx, json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "stage", a->stages[f->stage],
+                                            "configs", f->n_configs, "tool", str(f->tool), "pass", str(f->pass),
+                                            "share", num(f->share), "exponent", num(f->exponent), "exponent_lo",
+                                            num(f->exponent_lo), "user_wall", num(f->user_wall), "cache_ratio",
+                                            num(f->cache_ratio), "fix", str(f->fix)));
+    }
+    json_object_set_new(root, "fixes", fx);
+    return root;
+}

@@ -1,0 +1,563 @@
+#include "figures.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *COLORS[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                               "#7f7f7f", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78"};
+#define NCOLORS (sizeof COLORS / sizeof COLORS[0])
+static const char *color(int i) { return COLORS[(size_t)(i < 0 ? 0 : i) % NCOLORS]; }
+
+static const char *HEAD = "set encoding utf8\nset key below box\nset grid\nset format x '%g'\nset format y '%g'\n"
+                          "set border lw 1.2\n";
+
+/* Writes the SVG and PNG terminals around a plot body: the body is replayed for the PNG. */
+static int write_script(const char *dir, const char *name, const char *body, int w, int h)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.gp", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "%sset terminal svg size %d,%d dynamic noenhanced font 'sans,13' background '#ffffff'\nset output '%s.svg'\n%s\n"
+               "unset output\nset terminal pngcairo noenhanced size %d,%d font 'sans,11' background '#ffffff'\nset output '%s.png'\n%s\nunset output\n",
+            HEAD, w, h, name, body, w, h, name, body);
+    return fclose(f);
+}
+
+static int spawn_gnuplot(const char *dir, const char *name, pid_t *pid, pm_err *err)
+{
+    char script[4096], log[4096];
+    snprintf(script, sizeof script, "%s.gp", name);
+    snprintf(log, sizeof log, "%s/%s.log", dir, name);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawn_file_actions_addchdir_np(&fa, dir);
+    char *argv[] = {"gnuplot", script, NULL};
+    int rc = posix_spawnp(pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc)
+        return pm_err_set(err, PM_ERR_NOTFOUND, "cannot run gnuplot: %s", strerror(rc));
+    return PM_OK;
+}
+
+static int wait_gnuplot(const char *dir, const char *name, pid_t pid, pm_err *err)
+{
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return pm_err_errno(err, PM_ERR_CHILD, "waitpid gnuplot");
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+        char log[4096], tail[512] = "";
+        snprintf(log, sizeof log, "%s/%s.log", dir, name);
+        FILE *f = fopen(log, "r");
+        if (f) {
+            size_t n = fread(tail, 1, sizeof tail - 1, f);
+            tail[n] = 0;
+            fclose(f);
+        }
+        return pm_err_set(err, PM_ERR_CHILD, "gnuplot failed on %s.gp: %s", name, tail);
+    }
+    return PM_OK;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (buf) {
+        size_t got = fread(buf, 1, (size_t)n, f);
+        buf[got] = 0;
+    }
+    fclose(f);
+    return buf;
+}
+
+static int is_kind(const pm_an_config *c, const char *kind)
+{
+    return c->kind && !strcmp(c->kind, kind) && c->n_cold > 0;
+}
+
+static int same(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
+
+/* gnuplot string literal: single-quoted, quotes doubled. */
+static void q(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; s && *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+typedef struct fig_ctx { const pm_analysis *a; const char *dir; } fig_ctx;
+
+static FILE *data_file(const fig_ctx *x, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", x->dir, name);
+    return fopen(path, "w");
+}
+
+/* Regime map: cells as coloured squares, rows (size / family) against columns (window / resolution). */
+static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name, const char *colname, char **body)
+{
+    const pm_analysis *a = x->a;
+    if (!rg->n_cells)
+        return 1;
+    const char *rows[256];
+    int cols[256];
+    size_t nr = 0, nc = 0;
+    for (size_t k = 0; k < rg->n_cells; k++) {   /* cells come in config order: rows sorted already */
+        size_t i;
+        for (i = 0; i < nr && strcmp(rows[i], rg->cells[k].row); i++)
+            ;
+        if (i == nr && nr < 256)
+            rows[nr++] = rg->cells[k].row;
+        for (i = 0; i < nc && cols[i] != rg->cells[k].col; i++)
+            ;
+        if (i == nc && nc < 256)
+            cols[nc++] = rg->cells[k].col;
+    }
+    for (size_t i = 1; i < nc; i++)   /* columns numerically */
+        for (size_t j = i; j > 0 && cols[j - 1] > cols[j]; j--) {
+            int t = cols[j];
+            cols[j] = cols[j - 1];
+            cols[j - 1] = t;
+        }
+    char fn[64];
+    snprintf(fn, sizeof fn, "%s.dat", name);
+    FILE *d = data_file(x, fn);
+    if (!d)
+        return -1;
+    for (size_t k = 0; k < rg->n_cells; k++) {
+        size_t r = 0, c = 0;
+        while (r < nr && strcmp(rows[r], rg->cells[k].row)) r++;
+        while (c < nc && cols[c] != rg->cells[k].col) c++;
+        fprintf(d, "%zu %zu %d %.1f\n", c, r, rg->cells[k].stage, rg->cells[k].share * 100);
+    }
+    fclose(d);
+    char *b = NULL;
+    size_t bl = 0;
+    FILE *f = open_memstream(&b, &bl);
+    fprintf(f, "set title 'Regime map (%s, %s): dominant stage per cell, label = its share %%'\n",
+            rg->precision ? rg->precision : "-", rg->variant ? rg->variant : "-");
+    fprintf(f, "set xlabel '%s'\nset ylabel '%s'\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\nunset grid\n",
+            colname, !strcmp(rg->kind, "llm") ? "model size (parameters)" : "CNN family", nc - 1, nr - 1);
+    fprintf(f, "set xtics (");
+    for (size_t c = 0; c < nc; c++)
+        fprintf(f, "%s'%d' %zu", c ? "," : "", cols[c], c);
+    fprintf(f, ")\nset ytics (");
+    for (size_t r = 0; r < nr; r++) {
+        fprintf(f, "%s", r ? "," : "");
+        q(f, rows[r]);
+        fprintf(f, " %zu", r);
+    }
+    fprintf(f, ")\nplot ");
+    int first = 1;
+    for (size_t s = 0; s < a->n_stages; s++) {
+        int used = 0;
+        for (size_t k = 0; k < rg->n_cells; k++)
+            used |= rg->cells[k].stage == (int)s;
+        if (!used)
+            continue;
+        /* big squares without a title, and a normal-sized NaN series for the legend entry */
+        fprintf(f, "%s'%s' using 1:($3==%zu?$2:NaN) with points pt 5 ps 7 lc rgb '%s' notitle, NaN with points pt 5 "
+                   "ps 2 lc rgb '%s' title ", first ? "" : ", ", fn, s, color((int)s), color((int)s));
+        q(f, a->stages[s]);
+        first = 0;
+    }
+    fprintf(f, ", '%s' using 1:2:(sprintf('%%.0f%%%%',$4)) with labels tc rgb '#000000' notitle\n", fn);
+    fclose(f);
+    *body = b;
+    return 0;
+}
+
+static int fig_handoff(const fig_ctx *x, char **body)
+{
+    const pm_analysis *a = x->a;
+    const char *fams[32];
+    size_t nf = 0;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (!is_kind(c, "llm"))
+            continue;
+        size_t k;
+        for (k = 0; k < nf && !same(fams[k], c->family); k++)
+            ;
+        if (k == nf && nf < 32)
+            fams[nf++] = c->family;
+    }
+    if (!nf)
+        return 1;
+    FILE *d = data_file(x, "handoff.dat");
+    if (!d)
+        return -1;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (!is_kind(c, "llm"))
+            continue;
+        size_t k = 0;
+        while (k < nf && !same(fams[k], c->family)) k++;
+        fprintf(d, "%.6g %zu", c->wall.mean, k);
+        for (size_t s = 0; s < a->n_stages; s++)
+            fprintf(d, " %.4f", c->share[s].mean * 100);
+        fputc('\n', d);
+    }
+    fclose(d);
+    char *b = NULL;
+    size_t bl = 0;
+    FILE *f = open_memstream(&b, &bl);
+    fprintf(f, "set title 'Handoff: stage share vs cold compile time (points: families, lines: trend per stage)'\n"
+               "set logscale x\nset xlabel 'cold compile wall time (s)'\nset ylabel 'share of compile wall (%%)'\n"
+               "set yrange [0:100]\nplot ");
+    int first = 1;
+    for (size_t s = 0; s < a->n_stages; s++) {
+        int dom = 0;
+        for (size_t i = 0; i < a->n_configs; i++)
+            dom |= is_kind(&a->configs[i], "llm") && a->configs[i].dominant_stage == (int)s;
+        if (!dom)
+            continue;
+        for (size_t k = 0; k < nf; k++) {
+            fprintf(f, "%s'handoff.dat' using 1:($2==%zu?$%zu:NaN) with points pt %zu ps 1.3 lc rgb '%s' title ",
+                    first ? "" : ", ", k, s + 3, 4 + 2 * k, color((int)s));
+            char t[256];
+            snprintf(t, sizeof t, "%s / %s", a->stages[s], fams[k] ? fams[k] : "-");
+            q(f, t);
+            first = 0;
+        }
+        if (!isnan(a->trends[s].slope))
+            fprintf(f, ", (%.6g + %.6g*log10(x))*100 with lines lw 2 lc rgb '%s' title '%s trend'", a->trends[s].intercept,
+                    a->trends[s].slope, color((int)s), a->stages[s]);
+    }
+    fputc('\n', f);
+    fclose(f);
+    *body = b;
+    return 0;
+}
+
+static int fig_why(const fig_ctx *x, char **body)
+{
+    const pm_analysis *a = x->a;
+    int any = 0;
+    for (size_t i = 0; i < a->n_fits; i++)
+        any |= a->fits[i].n > 0;
+    if (!any)
+        return 1;
+    FILE *d = data_file(x, "why-costly.dat");
+    if (!d)
+        return -1;
+    for (size_t i = 0; i < a->n_fits; i++) {
+        for (int k = 0; k < a->fits[i].n; k++)
+            fprintf(d, "%.6g %.6g\n", a->fits[i].x[k], a->fits[i].y[k]);
+        fprintf(d, "\n\n");
+    }
+    fclose(d);
+    char *b = NULL;
+    size_t bl = 0;
+    FILE *f = open_memstream(&b, &bl);
+    fprintf(f, "set title 'Why costly: heavy pass time vs IR size it processes (log-log, power-law fit)'\n"
+               "set logscale xy\nset xlabel 'IR size (ops; NPU: tasks or tiles)'\nset ylabel 'pass wall time (s)'\nplot ");
+    for (size_t i = 0; i < a->n_fits; i++) {
+        const pm_an_fit *fit = &a->fits[i];
+        char t[256];
+        snprintf(t, sizeof t, "%s [%s]", fit->name, fit->x_metric);
+        fprintf(f, "%s'why-costly.dat' index %zu using 1:2 with points pt 7 lc rgb '%s' title ", i ? ", " : "", i,
+                color((int)i));
+        q(f, t);
+        if (!isnan(fit->exponent)) {
+            snprintf(t, sizeof t, "fit: x^%.2f [%.2f, %.2f], R2 %.3f%s", fit->exponent, fit->lo, fit->hi, fit->r2,
+                     fit->superlinear ? " SUPERLINEAR" : "");
+            fprintf(f, ", %.6g*x**%.6g with lines lw 2 lc rgb '%s' title ", fit->prefactor, fit->exponent, color((int)i));
+            q(f, t);
+        }
+    }
+    fputc('\n', f);
+    fclose(f);
+    *body = b;
+    return 0;
+}
+
+/* Stacked stage bars: one bar per selected config. */
+typedef int (*pick_fn)(const pm_analysis *a, const pm_an_config *c, char *label, size_t n);
+
+static int fig_stacked(const fig_ctx *x, const char *name, const char *title, const char *xlabel, pick_fn pick,
+                       char **body)
+{
+    const pm_analysis *a = x->a;
+    char fn[64];
+    snprintf(fn, sizeof fn, "%s.dat", name);
+    FILE *d = data_file(x, fn);
+    if (!d)
+        return -1;
+    fprintf(d, "label");
+    for (size_t s = 0; s < a->n_stages; s++)
+        fprintf(d, " \"%s\"", a->stages[s]);
+    fputc('\n', d);
+    int n = 0;
+    char label[256];
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (pick(a, &a->configs[i], label, sizeof label)) {
+            fprintf(d, "\"%s\"", label);
+            for (size_t s = 0; s < a->n_stages; s++)
+                fprintf(d, " %.4f", a->configs[i].share[s].mean * 100);
+            fputc('\n', d);
+            n++;
+        }
+    fclose(d);
+    if (!n)
+        return 1;
+    char *b = NULL;
+    size_t bl = 0;
+    FILE *f = open_memstream(&b, &bl);
+    fprintf(f, "set title ");
+    q(f, title);
+    fprintf(f, "\nset style data histograms\nset style histogram rowstacked\nset style fill solid 0.9 border -1\n"
+               "set boxwidth 0.75\nset yrange [0:100]\nset ylabel 'share of compile wall (%%)'\nset xlabel ");
+    q(f, xlabel);
+    fprintf(f, "\nset xtics rotate by -40\nplot ");
+    for (size_t s = 0; s < a->n_stages; s++)
+        fprintf(f, "%s'%s' using %zu:xtic(1) title columnheader(%zu) lc rgb '%s'", s ? ", " : "", fn, s + 2, s + 2,
+                color((int)s));
+    fputc('\n', f);
+    fclose(f);
+    *body = b;
+    return 0;
+}
+
+static int pick_fingerprint(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
+{
+    if (!is_kind(c, "llm") || c->window != a->fingerprint_window || !same(c->precision, a->regime_llm.precision) ||
+        !same(c->variant, a->regime_llm.variant))
+        return 0;
+    snprintf(label, n, "%s %s", c->family ? c->family : "-", c->size ? c->size : "-");
+    return 1;
+}
+
+static int pick_prec_window(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
+{
+    if (!is_kind(c, "llm") || !same(c->size, a->prec_window_size) || !same(c->variant, a->regime_llm.variant))
+        return 0;
+    snprintf(label, n, "%s %s w%d", c->family ? c->family : "-", c->precision ? c->precision : "-", c->window);
+    return 1;
+}
+
+static int pick_cnn(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
+{
+    if (!is_kind(c, "cnn") || c->resolution != a->cnn_resolution || !same(c->precision, a->regime_cnn.precision))
+        return 0;
+    snprintf(label, n, "%s", c->family ? c->family : "-");
+    return 1;
+}
+
+static int fig_precision(const fig_ctx *x, char **body)
+{
+    const pm_analysis *a = x->a;
+    if (a->n_prec < 1 || !a->prec_window)
+        return 1;
+    FILE *d = data_file(x, "precision.dat");
+    if (!d)
+        return -1;
+    for (size_t k = 0; k < a->n_prec; k++) {   /* index 2k: time, 2k+1: ratio */
+        for (size_t i = 0; i < a->prec_time[k].n; i++)
+            fprintf(d, "%.6g %.6g\n", a->prec_time[k].x[i], a->prec_time[k].y[i]);
+        fprintf(d, "\n\n");
+        for (size_t i = 0; i < a->prec_ratio[k].n; i++)
+            fprintf(d, "%.6g %.6g\n", a->prec_ratio[k].x[i], a->prec_ratio[k].y[i]);
+        fprintf(d, "\n\n");
+    }
+    fclose(d);
+    char *b = NULL;
+    size_t bl = 0;
+    FILE *f = open_memstream(&b, &bl);
+    fprintf(f, "set multiplot layout 1,2 title 'Precision'\nset logscale xy\nset key inside top left box\n"
+               "set title 'cold compile time vs size (window %d)'\nset xlabel 'model size (parameters)'\n"
+               "set ylabel 'cold compile wall (s)'\nplot ", a->prec_window);
+    for (size_t k = 0; k < a->n_prec; k++) {
+        fprintf(f, "%s'precision.dat' index %zu using 1:2 with linespoints pt 7 lw 2 lc rgb '%s' title ", k ? ", " : "",
+                2 * k, color((int)k));
+        q(f, a->prec_time[k].label);
+    }
+    fprintf(f, "\nunset logscale y\nset title 'time / %s (median over windows)'\nset ylabel 'ratio to %s'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
+            a->prec_base, a->prec_base);
+    for (size_t k = 0; k < a->n_prec; k++) {
+        fprintf(f, ", 'precision.dat' index %zu using 1:2 with linespoints pt 7 lw 2 lc rgb '%s' title ", 2 * k + 1,
+                color((int)k));
+        q(f, a->prec_ratio[k].label);
+    }
+    fprintf(f, "\nunset multiplot\n");
+    fclose(f);
+    *body = b;
+    return 0;
+}
+
+static int fig_cnn_spine(const fig_ctx *x, char **body)
+{
+    const pm_analysis *a = x->a;
+    const char *fams[32];
+    size_t nf = 0;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (!is_kind(c, "cnn") || !same(c->precision, a->regime_cnn.precision))
+            continue;
+        size_t k;
+        for (k = 0; k < nf && !same(fams[k], c->family); k++)
+            ;
+        if (k == nf && nf < 32)
+            fams[nf++] = c->family;
+    }
+    if (!nf)
+        return 1;
+    FILE *d = data_file(x, "cnn-spine.dat");
+    if (!d)
+        return -1;
+    for (size_t k = 0; k < nf; k++) {
+        for (size_t i = 0; i < a->n_configs; i++) {
+            const pm_an_config *c = &a->configs[i];
+            if (is_kind(c, "cnn") && same(c->family, fams[k]) && same(c->precision, a->regime_cnn.precision) &&
+                c->resolution > 0)
+                fprintf(d, "%d %.6g\n", c->resolution, c->wall.mean);
+        }
+        fprintf(d, "\n\n");
+    }
+    fclose(d);
+    char *b = NULL;
+    size_t bl = 0;
+    FILE *f = open_memstream(&b, &bl);
+    fprintf(f, "set title 'CNN resolution spine: cold compile time vs input resolution'\nset logscale xy\n"
+               "set xlabel 'input resolution (pixels, H = W)'\nset ylabel 'cold compile wall (s)'\nplot ");
+    for (size_t k = 0; k < nf; k++) {
+        fprintf(f, "%s'cnn-spine.dat' index %zu using 1:2 with linespoints pt 7 lw 2 lc rgb '%s' title ", k ? ", " : "",
+                k, color((int)k));
+        q(f, fams[k] ? fams[k] : "-");
+    }
+    fputc('\n', f);
+    fclose(f);
+    *body = b;
+    return 0;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    return remove(p);
+}
+
+int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm_err *err)
+{
+    memset(out, 0, sizeof *out);
+    char tmpdir[] = "/tmp/passmap-fig.XXXXXX";
+    int rc = PM_OK, own = 0;
+    if (!dir) {
+        if (!mkdtemp(tmpdir))
+            return pm_err_errno(err, PM_ERR_IO, "mkdtemp");
+        dir = tmpdir;
+        own = 1;
+    } else if (mkdir(dir, 0755) && errno != EEXIST) {
+        return pm_err_errno(err, PM_ERR_IO, "mkdir %s", dir);
+    }
+    fig_ctx x = {a, dir};
+    pid_t pids[PM_N_FIGURES] = {0};
+    static const struct { const char *name, *title; } defs[PM_N_FIGURES] = {
+        {"regime-map", "Regime map"},
+        {"handoff", "Handoff"},
+        {"why-costly", "Why costly: time vs IR size"},
+        {"fingerprint", "Family fingerprint"},
+        {"precision", "Precision"},
+        {"precision-window", "Precision x window stage share"},
+        {"cnn-regime-map", "CNN regime map"},
+        {"cnn-spine", "CNN resolution spine"},
+        {"cnn-fingerprint", "CNN fingerprint"},
+    };
+    char t1[256], t2[256], t3[256];
+    snprintf(t1, sizeof t1, "Family fingerprint: stage breakdown per family and size (window %d)", a->fingerprint_window);
+    snprintf(t2, sizeof t2, "Stage share by precision and window (size %s)", a->prec_window_size ? a->prec_window_size : "-");
+    snprintf(t3, sizeof t3, "CNN fingerprint: stage breakdown per family (resolution %d)", a->cnn_resolution);
+    for (int i = 0; i < PM_N_FIGURES && rc == PM_OK; i++) {
+        pm_figure *fg = &out->fig[i];
+        fg->name = defs[i].name;
+        fg->title = defs[i].title;
+        out->n++;
+        char *body = NULL;
+        int r;
+        switch (i) {
+        case 0: r = fig_regime(&x, &a->regime_llm, fg->name, "window (prompt tokens)", &body); break;
+        case 1: r = fig_handoff(&x, &body); break;
+        case 2: r = fig_why(&x, &body); break;
+        case 3: r = fig_stacked(&x, fg->name, t1, "family and size", pick_fingerprint, &body); break;
+        case 4: r = fig_precision(&x, &body); break;
+        case 5: r = fig_stacked(&x, fg->name, t2, "family, precision, window", pick_prec_window, &body); break;
+        case 6: r = fig_regime(&x, &a->regime_cnn, fg->name, "input resolution (pixels)", &body); break;
+        case 7: r = fig_cnn_spine(&x, &body); break;
+        default: r = fig_stacked(&x, fg->name, t3, "CNN family", pick_cnn, &body); break;
+        }
+        if (r < 0) {
+            rc = pm_err_errno(err, PM_ERR_IO, "writing figure data for %s in %s", fg->name, dir);
+        } else if (r > 0) {
+            const char *what = i == 2 ? "no IR-size metrics for the heavy passes" : i >= 6 ? "no CNN data" : "no LLM data";
+            char note[128];
+            snprintf(note, sizeof note, "%s in this sweep", what);
+            fg->note = strdup(note);
+        } else {
+            int w = i == 4 ? 1400 : 1000, h = i == 4 ? 640 : 720;
+            if (write_script(dir, fg->name, body, w, h))
+                rc = pm_err_errno(err, PM_ERR_IO, "writing %s/%s.gp", dir, fg->name);
+            else
+                rc = spawn_gnuplot(dir, fg->name, &pids[i], err);   /* figures render in parallel */
+        }
+        free(body);
+    }
+    /* reap every child even after an error, then read the SVGs back */
+    for (int i = 0; i < PM_N_FIGURES; i++) {
+        if (!pids[i])
+            continue;
+        pm_err werr = {0};
+        int wrc = wait_gnuplot(dir, out->fig[i].name, pids[i], &werr);
+        if (wrc && rc == PM_OK) {
+            rc = wrc;
+            if (err)
+                *err = werr;
+        }
+        if (rc == PM_OK) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.svg", dir, out->fig[i].name);
+            if (!(out->fig[i].svg = slurp(path)))
+                rc = pm_err_errno(err, PM_ERR_IO, "reading %s", path);
+        }
+    }
+    if (own)
+        nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (rc)
+        pm_figures_free(out);
+    return rc;
+}
+
+void pm_figures_free(pm_figures *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->fig[i].svg);
+        free(f->fig[i].note);
+        f->fig[i].svg = f->fig[i].note = NULL;
+    }
+    f->n = 0;
+}

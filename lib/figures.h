@@ -1,0 +1,28 @@
+/* pm_figures: the report's nine figures, each drawn by gnuplot (SVG + PNG) from data files it writes. */
+#ifndef PM_FIGURES_H
+#define PM_FIGURES_H
+
+#include <stddef.h>
+#include "analysis.h"
+#include "error.h"
+
+#define PM_N_FIGURES 9
+
+typedef struct pm_figure {
+    const char *name;     /* file stem: "regime-map", "handoff", ... (DIR/name.svg, DIR/name.png) */
+    const char *title;
+    char *svg;            /* SVG text; NULL when the figure was omitted */
+    char *note;           /* why it was omitted ("no CNN data in this sweep"), or NULL */
+} pm_figure;
+
+typedef struct pm_figures {
+    pm_figure fig[PM_N_FIGURES];
+    size_t n;
+} pm_figures;
+
+/* Renders every figure into dir (created if missing; NULL: a temp dir, removed afterwards). Figures
+ * without data are omitted with a note, not an error. Needs `gnuplot` on PATH (PM_ERR_NOTFOUND if not). */
+int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm_err *err);
+void pm_figures_free(pm_figures *f);
+
+#endif

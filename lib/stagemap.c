@@ -1,0 +1,226 @@
+#include "stagemap.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PM_DATA_DIR
+#define PM_DATA_DIR "data"
+#endif
+
+typedef struct rule {
+    char *tool, *pattern, *stage;
+} rule;
+
+struct pm_stagemap {
+    rule *rules;
+    size_t n, cap;
+    char **stages;      /* distinct, first-seen order */
+    size_t n_stages, cap_stages;
+};
+
+pm_stagemap *pm_stagemap_new(void)
+{
+    return calloc(1, sizeof(pm_stagemap));
+}
+
+void pm_stagemap_free(pm_stagemap *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->rules[i].tool);
+        free(m->rules[i].pattern);
+        free(m->rules[i].stage);
+    }
+    for (size_t i = 0; i < m->n_stages; i++)
+        free(m->stages[i]);
+    free(m->rules);
+    free(m->stages);
+    free(m);
+}
+
+const char *pm_data_dir(void)
+{
+    const char *d = getenv("PASSMAP_DATA_DIR");
+    return d && *d ? d : PM_DATA_DIR;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = 0;
+    return s;
+}
+
+static int add_stage(pm_stagemap *m, const char *stage)
+{
+    for (size_t i = 0; i < m->n_stages; i++)
+        if (!strcmp(m->stages[i], stage))
+            return PM_OK;
+    if (m->n_stages == m->cap_stages) {
+        size_t cap = m->cap_stages ? m->cap_stages * 2 : 8;
+        char **p = realloc(m->stages, cap * sizeof *p);
+        if (!p)
+            return PM_ERR_NOMEM;
+        m->stages = p;
+        m->cap_stages = cap;
+    }
+    if (!(m->stages[m->n_stages] = strdup(stage)))
+        return PM_ERR_NOMEM;
+    m->n_stages++;
+    return PM_OK;
+}
+
+static int add_rule(pm_stagemap *m, const char *tool, const char *pattern, const char *stage)
+{
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 32;
+        rule *p = realloc(m->rules, cap * sizeof *p);
+        if (!p)
+            return PM_ERR_NOMEM;
+        m->rules = p;
+        m->cap = cap;
+    }
+    rule *r = &m->rules[m->n];
+    r->tool = strdup(tool);
+    r->pattern = strdup(pattern);
+    r->stage = strdup(stage);
+    if (!r->tool || !r->pattern || !r->stage) {
+        free(r->tool);
+        free(r->pattern);
+        free(r->stage);
+        return PM_ERR_NOMEM;
+    }
+    m->n++;
+    return add_stage(m, stage);
+}
+
+int pm_stagemap_load_text(pm_stagemap *m, const char *text, const char *origin, pm_err *err)
+{
+    char *copy = strdup(text);
+    if (!copy)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    int rc = PM_OK, lineno = 0;
+    char *save = NULL;
+    /* strtok_r would skip empty lines and so miscount: split by hand. */
+    for (char *line = copy; line; line = save) {
+        char *nl = strchr(line, '\n');
+        save = nl ? nl + 1 : NULL;
+        if (nl)
+            *nl = 0;
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        char *t = trim(line);
+        if (!*t)
+            continue;
+        char *f[3];
+        int nf = 0;
+        char *p = t;
+        while (nf < 3 && p) {
+            char *tab = strchr(p, '\t');
+            if (tab)
+                *tab = 0;
+            f[nf++] = trim(p);
+            p = tab ? tab + 1 : NULL;
+        }
+        if (nf != 3 || p || !*f[0] || !*f[1] || !*f[2]) {
+            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: expected tool<TAB>pattern<TAB>stage", origin, lineno);
+            goto cleanup;
+        }
+        if ((rc = add_rule(m, f[0], f[1], f[2])) != PM_OK) {
+            pm_err_set(err, rc, "out of memory");
+            goto cleanup;
+        }
+    }
+cleanup:
+    free(copy);
+    return rc;
+}
+
+int pm_stagemap_load(pm_stagemap *m, const char *path, pm_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pm_err_errno(err, PM_ERR_IO, "open %s", path);
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = PM_OK;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem) {
+        rc = pm_err_errno(err, PM_ERR_NOMEM, "memstream");
+        goto cleanup;
+    }
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        fwrite(chunk, 1, n, mem);
+    if (ferror(f)) {
+        rc = pm_err_errno(err, PM_ERR_IO, "read %s", path);
+        fclose(mem);
+        goto cleanup;
+    }
+    fclose(mem);
+    rc = pm_stagemap_load_text(m, buf, path, err);
+cleanup:
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pm_stagemap_load_default(pm_stagemap *m, pm_err *err)
+{
+    const char *dir = pm_data_dir();
+    DIR *d = opendir(dir);
+    if (!d)
+        return PM_OK;
+    char *names[64];
+    size_t n = 0;
+    int rc = PM_OK;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 64) {
+        size_t len = strlen(e->d_name);
+        if (!strncmp(e->d_name, "stages-", 7) && len > 4 && !strcmp(e->d_name + len - 4, ".tsv"))
+            if (!(names[n++] = strdup(e->d_name))) {
+                n--;
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                break;
+            }
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_str); /* deterministic order across file systems */
+    for (size_t i = 0; i < n; i++) {
+        if (rc == PM_OK) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            rc = pm_stagemap_load(m, path, err);
+        }
+        free(names[i]);
+    }
+    return rc;
+}
+
+const char *pm_stagemap_match(const pm_stagemap *m, const char *tool, const char *pass)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (!fnmatch(m->rules[i].tool, tool ? tool : "", 0) && !fnmatch(m->rules[i].pattern, pass, 0))
+            return m->rules[i].stage;
+    return PM_STAGE_OTHER;
+}
+
+size_t pm_stagemap_rules(const pm_stagemap *m) { return m->n; }
+size_t pm_stagemap_n_stages(const pm_stagemap *m) { return m->n_stages; }
+const char *pm_stagemap_stage(const pm_stagemap *m, size_t i) { return i < m->n_stages ? m->stages[i] : NULL; }

@@ -1,0 +1,36 @@
+/* pm_stagemap: pass -> stage maps kept as data files (data/stages-*.tsv).
+ * Line format: tool<TAB>pattern<TAB>stage, fnmatch globs on tool and pass name, first match wins,
+ * '#' starts a comment, blank lines ignored. */
+#ifndef PM_STAGEMAP_H
+#define PM_STAGEMAP_H
+
+#include <stddef.h>
+#include "error.h"
+
+typedef struct pm_stagemap pm_stagemap;
+
+/* Stage given to time inside a process not covered by any pass (start-up, parsing, output). */
+#define PM_STAGE_OVERHEAD "process-overhead"
+/* Stage of a pass no rule matches. */
+#define PM_STAGE_OTHER "other"
+
+pm_stagemap *pm_stagemap_new(void);
+void pm_stagemap_free(pm_stagemap *m);
+/* Appends the rules of one file (several files may be loaded; earlier rules win). */
+int pm_stagemap_load(pm_stagemap *m, const char *path, pm_err *err);
+/* Parses rules from a NUL-terminated buffer; origin names it in error messages. */
+int pm_stagemap_load_text(pm_stagemap *m, const char *text, const char *origin, pm_err *err);
+/* Loads every data/stages-*.tsv of the data dir ($PASSMAP_DATA_DIR, else PM_DATA_DIR). Finding none is
+ * not an error (every pass then maps to PM_STAGE_OTHER). */
+int pm_stagemap_load_default(pm_stagemap *m, pm_err *err);
+/* Stage of (tool, pass): the first matching rule's stage, else PM_STAGE_OTHER. Never NULL. */
+const char *pm_stagemap_match(const pm_stagemap *m, const char *tool, const char *pass);
+size_t pm_stagemap_rules(const pm_stagemap *m);
+/* Stages in first-seen rule order (index < count). */
+size_t pm_stagemap_n_stages(const pm_stagemap *m);
+const char *pm_stagemap_stage(const pm_stagemap *m, size_t i);
+
+/* The data dir: $PASSMAP_DATA_DIR when set and non-empty, else the compiled-in PM_DATA_DIR. */
+const char *pm_data_dir(void);
+
+#endif

@@ -1,0 +1,349 @@
+/* Analysis on hand-built databases with known numbers; runs are recorded through pm_store_record_run, as a
+ * sweep records them. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "stagemap.h"
+#include "store.h"
+
+static pm_store *store;
+static sqlite3 *db;
+static pm_stagemap *map;
+static int64_t sweep_id;
+static char db_path[64];
+
+static int64_t add_config(const char *kind, const char *fam, const char *size, int window, const char *prec, int res)
+{
+    char key[256];
+    snprintf(key, sizeof key, "%s/%s/%s/w%d/%s/r%d", kind, fam, size ? size : "-", window, prec, res);
+    pm_config c = {.key = key, .kind = kind, .family = fam, .size = size, .window = window, .precision = prec,
+                   .resolution = res, .layers = 2, .variant = "stock"};
+    int64_t id = 0;
+    pm_err e = {0};
+    assert_int_equal(pm_store_config(store, sweep_id, &c, &id, &e), PM_OK);
+    return id;
+}
+
+static int64_t record(int64_t cfg, const char *mode, double wall, double user, const char *tool, pm_report *rep,
+                      const char *metric, double value)
+{
+    pm_run_result res = {.status = PM_RUN_OK, .wall_s = wall, .user_s = user, .instructions = -1};
+    pm_step_record step = {.tool = tool, .argv = tool, .result = &res, .report = rep};
+    pm_metric m = {.name = (char *)metric, .value = value};
+    pm_run_record rec = {.config_id = cfg, .mode = mode, .status = "ok", .wall_s = wall, .user_s = user,
+                         .steps = &step, .n_steps = 1, .metrics = metric ? &m : NULL, .n_metrics = metric ? 1 : 0};
+    int64_t id = 0;
+    pm_err e = {0};
+    assert_int_equal(pm_store_record_run(store, &rec, &id, &e), PM_OK);
+    return id;
+}
+
+/* One run with one step of `tool`; passes given as name,wall pairs (NULL-terminated), plus a summary row
+ * (which the analysis must not count). */
+static int64_t add_run_metric(int64_t cfg, const char *mode, double wall, double user, const char *metric,
+                              double value, const char *tool, va_list ap)
+{
+    pm_report rep;
+    pm_report_init(&rep);
+    pm_pass total = {.name = "Total", .wall_s = wall, .user_s = -1, .parent = -1, .flags = PM_PASS_SUMMARY};
+    assert_int_equal(pm_report_add_pass(&rep, &total), PM_OK);
+    const char *name;
+    while ((name = va_arg(ap, const char *))) {
+        double w = va_arg(ap, double);
+        pm_pass p = {.name = (char *)name, .wall_s = w, .user_s = w, .parent = -1};
+        assert_int_equal(pm_report_add_pass(&rep, &p), PM_OK);
+    }
+    rep.n_reports = 1;
+    int64_t id = record(cfg, mode, wall, user, tool, &rep, metric, value);
+    pm_report_free(&rep);
+    return id;
+}
+
+static int64_t add_run(int64_t cfg, const char *mode, double wall, double user, const char *tool, ...)
+{
+    va_list ap;
+    va_start(ap, tool);
+    int64_t id = add_run_metric(cfg, mode, wall, user, NULL, 0, tool, ap);
+    va_end(ap);
+    return id;
+}
+
+static int64_t add_run_ops(int64_t cfg, double ops, double wall, double user, const char *tool, ...)
+{
+    va_list ap;
+    va_start(ap, tool);
+    int64_t id = add_run_metric(cfg, "cold", wall, user, "ir.ops", ops, tool, ap);
+    va_end(ap);
+    return id;
+}
+
+static int setup(void **state)
+{
+    snprintf(db_path, sizeof db_path, "/tmp/pm-test-analysis-XXXXXX");
+    int fd = mkstemp(db_path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    unlink(db_path);
+    pm_err e = {0};
+    if (pm_store_open(db_path, &store, &e) ||
+        pm_store_sweep(store, "t", "embedded", NULL, "{\"machine\":\"test\"}", &sweep_id, &e))
+        return -1;
+    db = pm_store_db(store);
+    map = pm_stagemap_new();
+    return pm_stagemap_load(map, PM_SOURCE_DIR "/tests/fixtures/stagemap/stages-embedded.tsv", &e);
+}
+
+static int teardown(void **state)
+{
+    pm_store_close(store);
+    char side[96];
+    unlink(db_path);
+    snprintf(side, sizeof side, "%s-wal", db_path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", db_path);
+    unlink(side);
+    pm_stagemap_free(map);
+    return 0;
+}
+
+static pm_analysis *analyse(const char *fixes)
+{
+    pm_an_opts o = {.map = map, .fixes_path = fixes};
+    pm_analysis *a = NULL;
+    pm_err e = {0};
+    int rc = pm_analysis_run(db, &o, &a, &e);
+    if (rc)
+        fprintf(stderr, "analysis: %s\n", e.msg);
+    assert_int_equal(rc, PM_OK);
+    return a;
+}
+
+static void shares_dominant_and_overhead(void **state)
+{
+    int64_t c1 = add_config("llm", "qwen2", "0.5b", 128, "int8", 0);
+    /* repeats: walls 1.0 and 1.2; Canonicalizer 0.6/0.6, Linalg 0.2/0.2 -> overhead 0.2/0.4 */
+    add_run(c1, "cold", 1.0, 0.9, "mlir-opt", "Canonicalizer", 0.6, "LinalgGeneralizeNamedOpsPass", 0.2, (char *)NULL);
+    add_run(c1, "cold", 1.2, 1.0, "mlir-opt", "Canonicalizer", 0.6, "LinalgGeneralizeNamedOpsPass", 0.2, (char *)NULL);
+    add_run(c1, "warm", 0.1, 0.1, "mlir-opt", (char *)NULL);
+    pm_analysis *a = analyse("/nonexistent");
+    assert_int_equal(a->n_configs, 1);
+    const pm_an_config *c = &a->configs[0];
+    assert_int_equal(c->n_cold, 2);
+    assert_int_equal(c->n_warm, 1);
+    int cl = pm_an_stage_index(a, "cleanup"), fe = pm_an_stage_index(a, "front-end"),
+        ov = pm_an_stage_index(a, PM_STAGE_OVERHEAD);
+    assert_true(cl >= 0 && fe >= 0 && ov >= 0);
+    assert_float_equal(c->share[cl].mean, (0.6 + 0.5) / 2, 1e-9);
+    assert_float_equal(c->share[fe].mean, (0.2 + 0.2 / 1.2) / 2, 1e-9);
+    assert_float_equal(c->share[ov].mean, (0.2 + 0.4 / 1.2) / 2, 1e-9);
+    double sum = 0;
+    for (size_t s = 0; s < a->n_stages; s++)
+        sum += c->share[s].mean;
+    assert_float_equal(sum, 1.0, 1e-9);
+    assert_int_equal(c->dominant_stage, cl);
+    assert_string_equal(c->passes[0].name, "Canonicalizer");
+    assert_float_equal(c->passes[0].mean_s, 0.6, 1e-9);
+    assert_float_equal(c->wall.mean, 1.1, 1e-9);
+    /* CI of {1.0,1.2}: mean +- t(0.975,1) * sd/sqrt(2) = 1.1 +- 12.7062 * 0.1 */
+    assert_float_equal(c->wall.hi - c->wall.mean, 12.7062047 * 0.1414213562 / sqrt(2), 1e-5);
+    assert_float_equal(c->cache_ratio, 11.0, 1e-9);
+    assert_float_equal(c->user_wall, 1.9 / 2.2, 1e-9);
+    pm_analysis_free(a);
+}
+
+static void sizes_sorted_numerically_and_regimes(void **state)
+{
+    const char *sizes[] = {"7b", "0.5b", "1.5b"};
+    for (int i = 0; i < 3; i++)
+        for (int w = 128; w <= 256; w *= 2) {
+            int64_t c = add_config("llm", "qwen2", sizes[i], w, "int8", 0);
+            /* small cells dominated by cleanup, 7b at w256 by isel via a second tool */
+            int big = !strcmp(sizes[i], "7b") && w == 256;
+            add_run(c, "cold", 1.0, 1.0, big ? "llc" : "mlir-opt", big ? "X86 DAG->DAG Instruction Selection" : "CSE",
+                    0.7, (char *)NULL);
+        }
+    pm_analysis *a = analyse("/nonexistent");
+    assert_int_equal(a->n_configs, 6);
+    assert_string_equal(a->configs[0].size, "0.5b");
+    assert_string_equal(a->configs[2].size, "1.5b");
+    assert_string_equal(a->configs[4].size, "7b");
+    assert_float_equal(pm_an_size_value("1.5b"), 1.5e9, 1);
+    assert_float_equal(pm_an_size_value("125m"), 1.25e8, 1);
+    assert_true(isnan(pm_an_size_value("big")));
+    assert_int_equal(a->regime_llm.n_cells, 6);
+    int isel = pm_an_stage_index(a, "isel"), cl = pm_an_stage_index(a, "cleanup");
+    for (size_t k = 0; k < a->regime_llm.n_cells; k++) {
+        const pm_an_cell *cell = &a->regime_llm.cells[k];
+        int want = !strcmp(cell->row, "7b") && cell->col == 256 ? isel : cl;
+        assert_int_equal(cell->stage, want);
+        assert_float_equal(cell->share, 0.7, 1e-9);
+    }
+    assert_int_equal(a->regime_llm.n_boundaries, 2);
+    assert_non_null(strstr(a->regime_llm.boundaries[0], "size 7b: cleanup dominates at window 128, isel from window 256"));
+    assert_non_null(strstr(a->regime_llm.boundaries[1], "window 256: cleanup dominates at size 1.5b, isel from size 7b"));
+    /* only stages this sweep's passes hit are listed, plus process-overhead */
+    assert_int_equal(a->n_stages, 3);
+    pm_analysis_free(a);
+}
+
+static void fit_recovers_exponent(void **state)
+{
+    double xs[] = {1e2, 1e3, 1e4, 1e5, 1e6};
+    char size[16];
+    for (int i = 0; i < 5; i++) {
+        snprintf(size, sizeof size, "%db", i + 1);
+        int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
+        double t = 1e-4 * pow(xs[i], 0.7), t2 = 1e-7 * pow(xs[i], 1.5);
+        add_run_ops(c, xs[i], (t + t2) * 1.25, t + t2, "mlir-opt", "Canonicalizer", t, "CSE", t2, (char *)NULL);
+    }
+    pm_analysis *a = analyse("/nonexistent");
+    const pm_an_fit *canon = NULL, *cse = NULL;
+    for (size_t i = 0; i < a->n_fits; i++) {
+        if (!strcmp(a->fits[i].name, "Canonicalizer"))
+            canon = &a->fits[i];
+        if (!strcmp(a->fits[i].name, "CSE"))
+            cse = &a->fits[i];
+    }
+    assert_non_null(canon);
+    assert_non_null(cse);
+    assert_int_equal(canon->n, 5);
+    assert_string_equal(canon->x_metric, "ir.ops");
+    assert_float_equal(canon->exponent, 0.7, 1e-6);
+    assert_float_equal(canon->r2, 1.0, 1e-9);
+    assert_false(canon->superlinear);
+    assert_float_equal(cse->exponent, 1.5, 1e-6);
+    assert_true(cse->superlinear);
+    pm_analysis_free(a);
+}
+
+static void precision_ratio_and_crossover(void **state)
+{
+    const char *sizes[] = {"0.5b", "1.5b", "7b"};
+    double int8[] = {1.0, 2.0, 4.0}, int4[] = {0.8, 2.0 * 1.1, 4.0 * 1.5};
+    for (int i = 0; i < 3; i++)
+        for (int w = 128; w <= 256; w *= 2) {
+            double f = w == 256 ? 2 : 1;
+            add_run(add_config("llm", "qwen2", sizes[i], w, "int8", 0), "cold", int8[i] * f, 1, "mlir-opt", "CSE",
+                    0.5 * int8[i] * f, (char *)NULL);
+            add_run(add_config("llm", "qwen2", sizes[i], w, "int4", 0), "cold", int4[i] * f, 1, "mlir-opt", "CSE",
+                    0.5 * int4[i] * f, (char *)NULL);
+        }
+    pm_analysis *a = analyse("/nonexistent");
+    assert_string_equal(a->prec_base, "int8");
+    assert_int_equal(a->n_prec, 2);
+    const pm_an_series *r4 = NULL;
+    for (size_t k = 0; k < a->n_prec; k++)
+        if (!strcmp(a->prec_ratio[k].label, "int4"))
+            r4 = &a->prec_ratio[k];
+    assert_non_null(r4);
+    assert_int_equal(r4->n, 3);
+    assert_float_equal(r4->y[0], 0.8, 1e-9);
+    assert_float_equal(r4->y[1], 1.1, 1e-9);
+    assert_float_equal(r4->y[2], 1.5, 1e-9);
+    assert_int_equal(a->n_crossovers, 1);
+    assert_non_null(strstr(a->crossovers[0], "int4 becomes slower than int8 between 0.5b"));
+    pm_analysis_free(a);
+}
+
+static void fix_rules_pick_by_evidence(void **state)
+{
+    char path[] = "/tmp/pm-fixes-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *rules = "# test rules\n"
+                        "*\t*\texponent_lo>1\tsplit functions\n"
+                        "process-overhead\t*\tshare>=0.3\tbatch compiles\n"
+                        "*\t*\tcache_ratio>=3\twarm cache\n"
+                        "*\t*\t*\tprofile\n";
+    assert_int_equal(write(fd, rules, strlen(rules)), (ssize_t)strlen(rules));
+    close(fd);
+    double xs[] = {1e2, 1e3, 1e4, 1e5};
+    char size[16];
+    for (int i = 0; i < 4; i++) {
+        snprintf(size, sizeof size, "%db", i + 1);
+        int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
+        double t = 1e-7 * pow(xs[i], 1.4);
+        add_run_ops(c, xs[i], t * 1.1, t, "mlir-opt", "CSE", t, (char *)NULL);
+    }
+    /* a start-up-bound config: no pass time at all */
+    int64_t c = add_config("cnn", "resnet18", NULL, 0, "int8", 224);
+    add_run(c, "cold", 0.05, 0.05, "mlir-opt", (char *)NULL);
+    add_run(c, "warm", 0.01, 0.01, "mlir-opt", (char *)NULL);
+    pm_analysis *a = analyse(path);
+    unlink(path);
+    assert_int_equal(a->n_fixes, 2);
+    for (size_t i = 0; i < a->n_fixes; i++) {
+        const pm_an_fix *f = &a->fixes[i];
+        if (!strcmp(a->stages[f->stage], "cleanup")) {
+            assert_string_equal(f->pass, "CSE");
+            assert_float_equal(f->exponent, 1.4, 1e-6);
+            assert_string_equal(f->fix, "split functions");
+            assert_int_equal(f->n_configs, 4);
+        } else {
+            assert_string_equal(a->stages[f->stage], PM_STAGE_OVERHEAD);
+            assert_null(f->pass);
+            assert_float_equal(f->share, 1.0, 1e-9);
+            assert_float_equal(f->cache_ratio, 5.0, 1e-9);
+            assert_string_equal(f->fix, "batch compiles");
+        }
+    }
+    json_t *j = pm_analysis_json(a);
+    assert_int_equal(json_array_size(json_object_get(j, "fixes")), 2);
+    assert_int_equal(json_array_size(json_object_get(j, "configs")), 5);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "meta"), "machine")), "test");
+    json_decref(j);
+    pm_analysis_free(a);
+}
+
+static void family_similarity(void **state)
+{
+    /* two families with equal breakdowns at equal compile times: distance 0; a third differs */
+    const char *fams[] = {"qwen2", "llama3.2"};
+    for (int f = 0; f < 2; f++)
+        add_run(add_config("llm", fams[f], "1b", 128, "int8", 0), "cold", 1.0, 1, "mlir-opt", "CSE", 0.5,
+                (char *)NULL);
+    pm_analysis *a = analyse("/nonexistent");
+    assert_int_equal(a->family_jsd_pairs, 1);
+    assert_float_equal(a->family_jsd, 0.0, 1e-9);
+    pm_analysis_free(a);
+    add_run(add_config("llm", "phi3", "1b", 128, "int8", 0), "cold", 1.0, 1, "mlir-opt", "LinalgFoo", 0.9,
+            (char *)NULL);
+    a = analyse("/nonexistent");
+    assert_int_equal(a->family_jsd_pairs, 3);
+    assert_true(a->family_jsd > 0.2);
+    pm_analysis_free(a);
+}
+
+static void missing_sweep_is_notfound(void **state)
+{
+    pm_an_opts o = {.map = map, .sweep = "nope"};
+    pm_analysis *a = NULL;
+    pm_err e = {0};
+    assert_int_equal(pm_analysis_run(db, &o, &a, &e), PM_ERR_NOTFOUND);
+    assert_null(a);
+    assert_non_null(strstr(e.msg, "nope"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(shares_dominant_and_overhead, setup, teardown),
+        cmocka_unit_test_setup_teardown(sizes_sorted_numerically_and_regimes, setup, teardown),
+        cmocka_unit_test_setup_teardown(fit_recovers_exponent, setup, teardown),
+        cmocka_unit_test_setup_teardown(precision_ratio_and_crossover, setup, teardown),
+        cmocka_unit_test_setup_teardown(fix_rules_pick_by_evidence, setup, teardown),
+        cmocka_unit_test_setup_teardown(family_similarity, setup, teardown),
+        cmocka_unit_test_setup_teardown(missing_sweep_is_notfound, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,162 @@
+/* Figures and HTML from a hand-built sweep with LLM and CNN configs: all nine render through gnuplot, and
+ * a sweep without CNN configs omits the CNN figures with a note. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "figures.h"
+#include "html.h"
+#include "stagemap.h"
+#include "store.h"
+
+static pm_store *store;
+static int64_t sweep_id;
+static char dir[64];
+
+static void run(const char *kind, const char *fam, const char *size, int window, const char *prec, int res,
+                double scale)
+{
+    char key[256];
+    snprintf(key, sizeof key, "%s/%s/%s/%d/%s/%d", kind, fam, size ? size : "-", window, prec, res);
+    pm_config c = {.key = key, .kind = kind, .family = fam, .size = size, .window = window, .precision = prec,
+                   .resolution = res, .variant = "stock"};
+    int64_t cfg;
+    pm_err e = {0};
+    assert_int_equal(pm_store_config(store, sweep_id, &c, &cfg, &e), PM_OK);
+    for (int rep = 0; rep < 2; rep++) {
+        pm_report r;
+        pm_report_init(&r);
+        pm_pass p1 = {.name = "Canonicalizer", .wall_s = 0.1 * scale, .user_s = 0.1 * scale, .parent = -1};
+        pm_pass p2 = {.name = "CSE", .wall_s = 0.01 * scale * scale, .user_s = -1, .parent = -1};
+        pm_report_add_pass(&r, &p1);
+        pm_report_add_pass(&r, &p2);
+        pm_run_result res_ = {.wall_s = 0.2 * scale + 0.01 * scale * scale + 0.05 * rep, .user_s = 0.2 * scale};
+        pm_step_record st = {.tool = "mlir-opt", .result = &res_, .report = &r};
+        pm_metric m = {.name = "ir.ops", .value = 1000 * scale};
+        pm_run_record rec = {.config_id = cfg, .repeat = rep, .mode = "cold", .status = "ok",
+                             .wall_s = res_.wall_s, .user_s = res_.user_s, .steps = &st, .n_steps = 1,
+                             .metrics = &m, .n_metrics = 1};
+        assert_int_equal(pm_store_record_run(store, &rec, NULL, &e), PM_OK);
+        pm_report_free(&r);
+    }
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) { return remove(p); }
+
+static int setup(void **state)
+{
+    snprintf(dir, sizeof dir, "/tmp/pm-test-fig-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    char path[128];
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    pm_err e = {0};
+    return pm_store_open(path, &store, &e) || pm_store_sweep(store, "figs", "embedded", NULL, NULL, &sweep_id, &e);
+}
+
+static int teardown(void **state)
+{
+    pm_store_close(store);
+    nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    return 0;
+}
+
+static pm_analysis *analyse(void)
+{
+    pm_stagemap *map = pm_stagemap_new();
+    pm_err e = {0};
+    assert_int_equal(pm_stagemap_load(map, PM_SOURCE_DIR "/tests/fixtures/stagemap/stages-embedded.tsv", &e), PM_OK);
+    pm_an_opts o = {.map = map, .fixes_path = PM_SOURCE_DIR "/data/fixes.tsv"};
+    pm_analysis *a = NULL;
+    assert_int_equal(pm_analysis_run(pm_store_db(store), &o, &a, &e), PM_OK);
+    pm_stagemap_free(map);
+    return a;
+}
+
+static int have_gnuplot(void)
+{
+    return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+static void all_nine_figures_render(void **state)
+{
+    if (!have_gnuplot())
+        skip();
+    const char *sizes[] = {"0.5b", "1.5b", "7b"};
+    for (int i = 0; i < 3; i++)
+        for (int w = 128; w <= 512; w *= 2) {
+            run("llm", "qwen2", sizes[i], w, "int8", 0, (i + 1) * w / 128.0);
+            run("llm", "qwen2", sizes[i], w, "int4", 0, (i + 1) * w / 100.0);
+            run("llm", "phi3", sizes[i], w, "int8", 0, (i + 1.5) * w / 128.0);
+        }
+    for (int r = 112; r <= 448; r *= 2) {
+        run("cnn", "resnet18", NULL, 0, "int8", r, r / 50.0);
+        run("cnn", "mobilenet", NULL, 0, "int8", r, r / 80.0);
+    }
+    pm_analysis *a = analyse();
+    char figdir[128];
+    snprintf(figdir, sizeof figdir, "%s/figs", dir);
+    pm_figures figs;
+    pm_err e = {0};
+    int rc = pm_figures_render(a, figdir, &figs, &e);
+    if (rc)
+        fprintf(stderr, "%s\n", e.msg);
+    assert_int_equal(rc, PM_OK);
+    assert_int_equal(figs.n, PM_N_FIGURES);
+    for (size_t i = 0; i < figs.n; i++) {
+        if (!figs.fig[i].svg)
+            fprintf(stderr, "figure %s omitted: %s\n", figs.fig[i].name, figs.fig[i].note);
+        assert_non_null(figs.fig[i].svg);
+        assert_non_null(strstr(figs.fig[i].svg, "<svg"));
+        char png[256];
+        snprintf(png, sizeof png, "%s/%s.png", figdir, figs.fig[i].name);
+        struct stat sb;
+        assert_int_equal(stat(png, &sb), 0);
+        assert_true(sb.st_size > 1000);
+    }
+    assert_string_equal(figs.fig[7].name, "cnn-spine");
+    char html[128];
+    snprintf(html, sizeof html, "%s/r.html", dir);
+    FILE *f = fopen(html, "w");
+    assert_int_equal(pm_html_write(a, &figs, f, &e), PM_OK);
+    fclose(f);
+    pm_figures_free(&figs);
+    pm_analysis_free(a);
+}
+
+static void cnn_figures_omitted_without_cnn(void **state)
+{
+    if (!have_gnuplot())
+        skip();
+    run("llm", "qwen2", "0.5b", 128, "int8", 0, 1);
+    run("llm", "qwen2", "1.5b", 128, "int8", 0, 2);
+    pm_analysis *a = analyse();
+    pm_figures figs;
+    pm_err e = {0};
+    assert_int_equal(pm_figures_render(a, NULL, &figs, &e), PM_OK);
+    for (size_t i = 6; i < 9; i++) {
+        assert_null(figs.fig[i].svg);
+        assert_string_equal(figs.fig[i].note, "no CNN data in this sweep");
+    }
+    assert_non_null(figs.fig[0].svg);
+    pm_figures_free(&figs);
+    pm_analysis_free(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(all_nine_figures_render, setup, teardown),
+        cmocka_unit_test_setup_teardown(cnn_figures_omitted_without_cnn, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

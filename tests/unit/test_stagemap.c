@@ -1,0 +1,63 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stagemap.h"
+
+static void first_match_wins_and_globs(void **state)
+{
+    pm_stagemap *m = pm_stagemap_new();
+    pm_err e = {0};
+    assert_int_equal(pm_stagemap_load_text(m, "# comment\n\nllc\t*Instruction Selection*\tisel # trailing\n"
+                                              "llc\t*\tcodegen\nmlir-*\tCSE\tcleanup\n", "t", &e), PM_OK);
+    assert_int_equal(pm_stagemap_rules(m), 3);
+    assert_string_equal(pm_stagemap_match(m, "llc", "X86 DAG->DAG Instruction Selection"), "isel");
+    assert_string_equal(pm_stagemap_match(m, "llc", "Machine Instruction Scheduler"), "codegen");
+    assert_string_equal(pm_stagemap_match(m, "mlir-opt", "CSE"), "cleanup");
+    assert_string_equal(pm_stagemap_match(m, "mlir-opt", "Canonicalizer"), PM_STAGE_OTHER);
+    assert_int_equal(pm_stagemap_n_stages(m), 3);
+    assert_string_equal(pm_stagemap_stage(m, 1), "codegen");
+    pm_stagemap_free(m);
+}
+
+static void bad_line_names_file_and_line(void **state)
+{
+    pm_stagemap *m = pm_stagemap_new();
+    pm_err e = {0};
+    assert_int_equal(pm_stagemap_load_text(m, "llc\t*\tisel\n\nllc only-two\tfields\n", "map.tsv", &e), PM_ERR_PARSE);
+    assert_non_null(strstr(e.msg, "map.tsv:3"));
+    pm_stagemap_free(m);
+}
+
+static void loads_fixture_file_and_default_dir(void **state)
+{
+    pm_stagemap *m = pm_stagemap_new();
+    pm_err e = {0};
+    assert_int_equal(pm_stagemap_load(m, PM_SOURCE_DIR "/tests/fixtures/stagemap/stages-embedded.tsv", &e), PM_OK);
+    assert_string_equal(pm_stagemap_match(m, "mlir-opt", "AffineLoopUnroll"), "tiling");
+    assert_string_equal(pm_stagemap_match(m, "mlir-opt", "FinalizeMemRefToLLVMConversionPass"), "llvm-lowering");
+    assert_string_equal(pm_stagemap_match(m, "mlir-translate", "anything"), "translate");
+    assert_int_equal(pm_stagemap_load(m, "/nonexistent/x.tsv", &e), PM_ERR_IO);
+    pm_stagemap_free(m);
+    setenv("PASSMAP_DATA_DIR", PM_SOURCE_DIR "/tests/fixtures/stagemap", 1);
+    m = pm_stagemap_new();
+    assert_int_equal(pm_stagemap_load_default(m, &e), PM_OK);
+    assert_string_equal(pm_stagemap_match(m, "ov-compile", "FeasibleAllocation"), "memory-scheduling");
+    assert_string_equal(pm_stagemap_match(m, "llc", "Greedy Register Allocator"), "regalloc");
+    pm_stagemap_free(m);
+    unsetenv("PASSMAP_DATA_DIR");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(first_match_wins_and_globs),
+        cmocka_unit_test(bad_line_names_file_and_line),
+        cmocka_unit_test(loads_fixture_file_and_default_dir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
