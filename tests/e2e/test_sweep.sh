@@ -27,7 +27,7 @@ n=$(q "select count(*) from pass_time p join step s on s.id=p.step_id where s.to
 [ "${n:-0}" -gt 20 ] && ok "mlir-opt passes stored ($n)" || fail "mlir-opt passes stored ($n)"
 n=$(q "select count(*) from pass_time p join step s on s.id=p.step_id where s.tool='llc'")
 [ "${n:-0}" -gt 20 ] && ok "llc passes stored ($n)" || fail "llc passes stored ($n)"
-n=$(q "select count(*) from metric where name='ir.llvm_insts' and value > 0")
+n=$(q "select count(*) from metric where name='ir.llvm_ops' and value > 0")
 [ "$n" = 4 ] && ok "IR size metric per run" || fail "IR size metric per run ($n)"
 keys=$(q "select group_concat(key, ' ') from (select key from config order by key)")
 [ "$keys" = "llm/qwen2/0.5b/w64/fp16/L1/stock llm/qwen2/0.5b/w64/int8/L1/stock" ] && ok "config keys" || fail "config keys: $keys"
