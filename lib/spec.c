@@ -211,7 +211,7 @@ static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_con
 static int expand_llm(pm_spec *s, const entries *es, const char *section, pm_err *err)
 {
     list models = {0}, windows = {0}, precisions = {0}, variants = {0};
-    int layers = 1, rc = PM_OK;
+    int layers = 1, tile = s->tile, unroll = s->unroll, rc = PM_OK;
     char what[192];
     split_list("stock", &variants, err, "variants");
     for (int i = 0; i < es->n; i++) {
@@ -224,7 +224,10 @@ static int expand_llm(pm_spec *s, const entries *es, const char *section, pm_err
         else if (!strcmp(e->name, "precisions")) rc = split_list(e->value, &precisions, err, what);
         else if (!strcmp(e->name, "variants")) rc = split_list(e->value, &variants, err, what);
         else if (!strcmp(e->name, "layers")) rc = parse_int(e->value, 0, 1000, &layers, err, what);
-        else rc = pm_err_set(err, PM_ERR_USAGE, "[%s]: unknown key '%s' (models, windows, precisions, layers, variants)",
+        else if (!strcmp(e->name, "tile")) rc = parse_int(e->value, 1, 1 << 16, &tile, err, what);
+        else if (!strcmp(e->name, "unroll")) rc = parse_int(e->value, 1, 1 << 16, &unroll, err, what);
+        else rc = pm_err_set(err, PM_ERR_USAGE,
+                             "[%s]: unknown key '%s' (models, windows, precisions, layers, variants, tile, unroll)",
                              section, e->name);
         if (rc)
             return rc;
@@ -252,6 +255,8 @@ static int expand_llm(pm_spec *s, const entries *es, const char *section, pm_err
             return pm_err_set(err, PM_ERR_USAGE, "[%s] %s has no size '%s' (%s)", section, base.family, base.size, names);
         }
         base.layers = layers;
+        base.tile = tile;
+        base.unroll = unroll;
         for (int w = 0; w < windows.n; w++)
             for (int p = 0; p < precisions.n; p++)
                 for (int v = 0; v < variants.n; v++) {
@@ -262,8 +267,11 @@ static int expand_llm(pm_spec *s, const entries *es, const char *section, pm_err
                         (rc = decode_variant(variants.items[v], &c, err, section)))
                         return rc;
                     strcpy(c.precision, precisions.items[p]);
-                    snprintf(c.key, sizeof c.key, "llm/%s/%s/w%d/%s/L%d/%s", c.family, c.size, c.window, c.precision,
-                             c.layers, c.variant);
+                    char pipe[32] = "";
+                    if (c.tile != s->tile || c.unroll != s->unroll)
+                        snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
+                    snprintf(c.key, sizeof c.key, "llm/%s/%s/w%d/%s/L%d%s/%s", c.family, c.size, c.window,
+                             c.precision, c.layers, pipe, c.variant);
                     if (s->ov_model_template[0] &&
                         (rc = expand_template(s, s->ov_model_template, &c, c.model_xml, sizeof c.model_xml, err)))
                         return rc;
@@ -277,7 +285,7 @@ static int expand_llm(pm_spec *s, const entries *es, const char *section, pm_err
 static int expand_cnn(pm_spec *s, const entries *es, const char *section, pm_err *err)
 {
     list families = {0}, resolutions = {0}, precisions = {0}, variants = {0};
-    int blocks = 0, rc = PM_OK;
+    int blocks = 0, tile = s->tile, unroll = s->unroll, rc = PM_OK;
     char what[192];
     split_list("stock", &variants, err, "variants");
     for (int i = 0; i < es->n; i++) {
@@ -290,9 +298,11 @@ static int expand_cnn(pm_spec *s, const entries *es, const char *section, pm_err
         else if (!strcmp(e->name, "precisions")) rc = split_list(e->value, &precisions, err, what);
         else if (!strcmp(e->name, "variants")) rc = split_list(e->value, &variants, err, what);
         else if (!strcmp(e->name, "blocks")) rc = parse_int(e->value, 0, 1000, &blocks, err, what);
+        else if (!strcmp(e->name, "tile")) rc = parse_int(e->value, 1, 1 << 16, &tile, err, what);
+        else if (!strcmp(e->name, "unroll")) rc = parse_int(e->value, 1, 1 << 16, &unroll, err, what);
         else rc = pm_err_set(err, PM_ERR_USAGE,
-                             "[%s]: unknown key '%s' (families, resolutions, precisions, blocks, variants)", section,
-                             e->name);
+                             "[%s]: unknown key '%s' (families, resolutions, precisions, blocks, variants, tile, unroll)",
+                             section, e->name);
         if (rc)
             return rc;
     }
@@ -318,8 +328,13 @@ static int expand_cnn(pm_spec *s, const entries *es, const char *section, pm_err
                         return rc;
                     strcpy(c.precision, precisions.items[p]);
                     c.blocks = blocks;
-                    snprintf(c.key, sizeof c.key, "cnn/%s/r%d/%s/B%d/%s", c.family, c.resolution, c.precision, c.blocks,
-                             c.variant);
+                    c.tile = tile;
+                    c.unroll = unroll;
+                    char pipe[32] = "";
+                    if (c.tile != s->tile || c.unroll != s->unroll)
+                        snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
+                    snprintf(c.key, sizeof c.key, "cnn/%s/r%d/%s/B%d%s/%s", c.family, c.resolution, c.precision,
+                             c.blocks, pipe, c.variant);
                     if ((rc = add_config(s, &c, err)))
                         return rc;
                 }

@@ -5,8 +5,9 @@
  *   [embedded] tile, unroll, display (tree|list), json, single_thread, llc_opt, bindir
  *   [openvino] device, lib, log_level, schedule_trace, strategy_json, reuse_strategy,
  *              model (template with {family} {size} {precision} {window}), props (K=V K=V)
- *   [llm NAME] models (family:size ...), windows, precisions, layers, variants
- *   [cnn NAME] families, resolutions, precisions, blocks, variants
+ *   [llm NAME] models (family:size ...), windows, precisions, layers, variants, tile, unroll
+ *   [cnn NAME] families, resolutions, precisions, blocks, variants, tile, unroll
+ * tile/unroll in a matrix section override [embedded] for that section; the key then carries /T<tile>U<unroll>.
  * Lists are separated by commas or spaces. A variant is stock, no-rollback, per-layer (embedded),
  * reuse-strategy (openvino: offer the cached strategy_out.json of the same model), or a '+' join.
  * Several [llm …]/[cnn …] sections add up; each section is its own cartesian product.
@@ -27,6 +28,7 @@ typedef struct pm_spec_config {
     char precision[8];
     int layers;             /* llm: decoder layers emitted */
     int blocks;             /* cnn: blocks emitted (0: all) */
+    int tile, unroll;       /* embedded pipeline parameters for this config */
     char variant[48];
     int no_rollback, func_per_layer, reuse_strategy;   /* decoded from variant */
     char model_xml[512];    /* openvino: resolved model path */

@@ -31,6 +31,21 @@ static void expands_the_matrix(void **state)
     pm_spec_free(s);
 }
 
+static void section_tile_overrides_the_default(void **state)
+{
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    const char *text = "[sweep]\nname = t\n[llm a]\nmodels = qwen2:0.5b\nwindows = 2048\nprecisions = int4\ntile = 512\n"
+                       "[llm b]\nmodels = qwen2:0.5b\nwindows = 256\nprecisions = int4\n";
+    assert_int_equal(pm_spec_parse(text, "t.ini", &s, &e), PM_OK);
+    assert_int_equal(s->n_configs, 2);
+    assert_string_equal(s->configs[0].key, "llm/qwen2/0.5b/w2048/int4/L1/T512U16/stock");
+    assert_int_equal(s->configs[0].tile, 512);
+    assert_string_equal(s->configs[1].key, "llm/qwen2/0.5b/w256/int4/L1/stock");
+    assert_int_equal(s->configs[1].tile, 256);
+    pm_spec_free(s);
+}
+
 static void rejects_bad_input(void **state)
 {
     static const char *bad[] = {
@@ -69,6 +84,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(expands_the_matrix),
+        cmocka_unit_test(section_tile_overrides_the_default),
         cmocka_unit_test(rejects_bad_input),
         cmocka_unit_test(error_names_valid_choices),
     };
