@@ -184,7 +184,7 @@ static void bad_arguments(void **state)
     assert_null(pm_gen_llm_sizes("mistral"));
 }
 
-/* Every family x precision parses and verifies with the real mlir-opt. */
+/* Every family x size x precision parses and verifies with the real mlir-opt (fp16 ones one func per layer). */
 static void modules_verify_with_mlir_opt(void **state)
 {
     pm_embedded_tools tools;
@@ -195,8 +195,9 @@ static void modules_verify_with_mlir_opt(void **state)
     assert_non_null(mkdtemp(dir));
     const char *precs[] = {"int4", "int8", "fp16"};
     for (const char *const *f = pm_gen_llm_families(); *f; f++)
+        for (const char *const *sz = pm_gen_llm_sizes(*f); *sz; sz++)
         for (int p = 0; p < 3; p++) {
-            const char *size = pm_gen_llm_sizes(*f)[0];
+            const char *size = *sz;
             char path[128], cmd[1024];
             snprintf(path, sizeof path, "%s/m.mlir", dir);
             FILE *out = fopen(path, "w");
