@@ -536,8 +536,9 @@ int pm_gen_llm(const pm_llm_opts *opts, FILE *out, pm_gen_info *info, pm_err *er
     gen_ctx *g = calloc(1, sizeof *g);
     layer_w *lw = calloc((size_t)nl, sizeof *lw);
     pm_val *all = calloc((size_t)nl * MAX_LAYER_ARGS, sizeof *all);
+    int *n_layer = calloc((size_t)nl, sizeof *n_layer);
     int rc = PM_OK;
-    if (!g || !lw || !all) {
+    if (!g || !lw || !all || !n_layer) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
@@ -552,11 +553,6 @@ int pm_gen_llm(const pm_llm_opts *opts, FILE *out, pm_gen_info *info, pm_err *er
     pm_val fixed[3] = {pm_emit_arg("%x", xd, 2, "f32"), pm_emit_arg("%rope_cos", rd, 2, "f32"),
                        pm_emit_arg("%rope_sin", rd, 2, "f32")};
     int n_all = 0;
-    int *n_layer = calloc((size_t)nl, sizeof *n_layer);
-    if (!n_layer) {
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        goto cleanup;
-    }
     for (int l = 0; l < nl; l++) {
         make_layer(g, l, &lw[l]);
         n_layer[l] = layer_args(&lw[l], all + n_all);
@@ -607,10 +603,8 @@ int pm_gen_llm(const pm_llm_opts *opts, FILE *out, pm_gen_info *info, pm_err *er
     pm_emit_printf(e, "    return %s : %s\n  }\n}\n", x.name, x.type);
     if (e->failed || ferror(out)) {
         rc = pm_err_errno(err, PM_ERR_IO, "writing the MLIR module");
-        free(n_layer);
         goto cleanup;
     }
-    free(n_layer);
     if (info) {
         memset(info, 0, sizeof *info);
         info->params = param_count(c);
@@ -621,6 +615,7 @@ int pm_gen_llm(const pm_llm_opts *opts, FILE *out, pm_gen_info *info, pm_err *er
         info->functions = functions;
     }
 cleanup:
+    free(n_layer);
     free(all);
     free(lw);
     free(g);

@@ -81,9 +81,13 @@ static int gen_list(int argc, char **argv)
 
 int cmd_gen(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? PM_EXIT_USAGE : PM_EXIT_OK;
+    if (argc < 2) {
+        fprintf(stderr, "passmap gen: missing workload kind (llm, cnn, list); see passmap gen --help\n");
+        return PM_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return PM_EXIT_OK;
     }
     const char *kind = argv[1];
     if (!strcmp(kind, "list"))
