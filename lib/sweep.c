@@ -197,7 +197,7 @@ static const char *status_of(pm_run_status s)
 /* Wraps a step's command so it runs through `passmap cache exec` (the warm path). */
 static int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir)
 {
-    char **argv = pm_argv_new(self, "cache", "exec", "--dir", cache_dir, (char *)NULL);
+    char **argv = pm_argv_new(self, "cache", "--dir", cache_dir, "exec", (char *)NULL);
     if (!argv)
         return PM_ERR_NOMEM;
     int rc = PM_OK;
@@ -308,7 +308,10 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
                      r->spawn_error);
             break;
         }
-        const char *rep_path = st->report_stream == PM_STREAM_STDOUT ? out_path
+        /* A warm run is served from the cache, which replays the miss's stderr: its timing report describes
+         * that earlier compile, not this run, so it is not parsed. */
+        const char *rep_path = !strcmp(t->mode, "warm") ? NULL
+                               : st->report_stream == PM_STREAM_STDOUT ? out_path
                                : st->report_stream == PM_STREAM_STDERR ? err_path : NULL;
         pm_err perr = {0};
         int parsed = 0;
@@ -318,7 +321,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
             else
                 snprintf(note, sizeof note, "%s report: %.400s", st->tool, perr.msg);
         }
-        for (int k = 0; k < st->n_artifacts; k++) {
+        for (int k = 0; rep_path && k < st->n_artifacts; k++) {
             snprintf(path, sizeof path, "%s/%s", ro.cwd, st->artifacts[k]);
             if (access(path, R_OK) == 0 && pm_parse_file(path, st->artifact_formats[k], &reports[i], &perr) == PM_OK)
                 parsed = 1;
