@@ -1069,6 +1069,7 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
         child_wall = rr.wall_s;
     }
 #endif
+    res->cmd_wall_s = child_wall;
     if (rc)
         goto cleanup;
     if ((rc = read_file(out_path, &res->out, &res->out_len, NULL, err)) ||
@@ -1297,8 +1298,6 @@ int pm_cache_clear(pm_cache *c, pm_err *err)
     char sub[PATH_MAX];
     snprintf(sub, sizeof sub, "%s/manifests", c->dir);
     remove_files_in(sub, 0);
-    snprintf(sub, sizeof sub, "%s/compilers", c->dir);
-    unlink(sub);
     memset(v, 0, sizeof v);
     return stats_unlock(c, v, err);
 }
@@ -1381,7 +1380,7 @@ int pm_cache_explain_request(pm_cache *c, const pm_cache_request *req, pm_cache_
         if (sscanf(line, "%15s %32s %4095[^\n]", tag, prev, what) < 2)
             continue;
         if (!strcmp(tag, "key")) {
-            snprintf(ex->previous_key, sizeof ex->previous_key, "%s", prev);
+            snprintf(ex->previous_key, sizeof ex->previous_key, "%.32s", prev);
         } else if (!strcmp(tag, "compiler")) {
             hex128(k.compiler, hex);
             if (strcmp(hex, prev))

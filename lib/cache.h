@@ -43,6 +43,7 @@ typedef struct pm_cache_result {
     int exit_code;        /* of CMD (0 on a hit); -1 when signalled */
     int term_signal;
     double wall_s;        /* of this call */
+    double cmd_wall_s;    /* of CMD itself on a miss (wall_s - cmd_wall_s: the cache's overhead) */
     double saved_s;       /* on a hit: original run time minus this call's time (>= 0) */
     char key[33];         /* hex */
     char *out, *err;      /* CMD's captured stdout/stderr, for the caller to replay */
@@ -81,7 +82,7 @@ int pm_cache_key(pm_cache *c, const pm_cache_request *req, char key[33], pm_err 
 int pm_cache_entry_path(const pm_cache *c, const char *key, char *buf, size_t n);
 
 int pm_cache_stats_get(pm_cache *c, pm_cache_stats *st, pm_err *err);
-/* Removes every entry and manifest and zeroes the stats. */
+/* Removes every entry and manifest and zeroes the stats (keeps the compiler-identity memo). */
 int pm_cache_clear(pm_cache *c, pm_err *err);
 /* Checks every entry's header and checksum. */
 int pm_cache_verify(pm_cache *c, uint64_t *n_ok, uint64_t *n_bad, pm_err *err);

@@ -158,8 +158,9 @@ static int do_exec(pm_cache *c, cli *o, char **cmd)
     fwrite(res.err, 1, res.err_len, stderr);
     int rc = res.hit ? 0 : res.term_signal ? 128 + res.term_signal : res.exit_code;
     if (getenv("PASSMAP_CACHE_DEBUG"))
-        fprintf(stderr, "passmap cache: %s%s key %s\n", res.hit ? "hit" : "miss",
-                res.corrupt ? " (corrupt entry)" : "", res.key);
+        fprintf(stderr, "passmap cache: %s%s key %s wall %.6f cmd %.6f overhead %.6f\n",
+                res.hit ? "hit" : "miss", res.corrupt ? " (corrupt entry)" : "", res.key, res.wall_s,
+                res.cmd_wall_s, res.wall_s - res.cmd_wall_s);
     pm_cache_result_free(&res);
     return rc;
 }

@@ -79,7 +79,7 @@ check "llc output byte-identical after the hit" cmp m.s ref.s
 # --- corrupted entry on disk: rerun, never a wrong restore ---
 cd "$TMP/a"
 printf 'int triple(int x) { return 3 * x; }\nint main(void) { return triple(0); }\n' > x.c
-key=$(PASSMAP_CACHE_DEBUG=1 "$P" cache exec -o x.o -- gcc -c x.c -o x.o 2>&1 | sed -n 's/.*key //p')
+key=$(PASSMAP_CACHE_DEBUG=1 "$P" cache exec -o x.o -- gcc -c x.c -o x.o 2>&1 | sed -n 's/.*key \([0-9a-f]*\).*/\1/p')
 entry=$PASSMAP_CACHE_DIR/${key:0:2}/${key:2}.entry
 [ -f "$entry" ] && ok "entry file at DIR/xx/rest.entry" || fail "entry file at DIR/xx/rest.entry ($entry)"
 size=$(stat -c %s "$entry")
