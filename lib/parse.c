@@ -115,7 +115,7 @@ double pm_report_pass_wall(const pm_report *r)
 {
     double sum = 0;
     for (size_t i = 0; i < r->n_passes; i++)
-        if (!(r->passes[i].flags & (PM_PASS_GROUP | PM_PASS_SUMMARY)))
+        if (!(r->passes[i].flags & (PM_PASS_GROUP | PM_PASS_SUMMARY | PM_PASS_DETAIL)))
             sum += r->passes[i].wall_s;
     return sum;
 }
@@ -123,6 +123,19 @@ double pm_report_pass_wall(const pm_report *r)
 static int contains(const char *buf, size_t len, const char *needle)
 {
     return memmem(buf, len, needle, strlen(needle)) != NULL;
+}
+
+/* '[' or '{' then what JSON allows next: a log line such as "[INFO] ..." is not JSON. */
+static int looks_like_json(const char *p, size_t len)
+{
+    size_t i = 1;
+    while (i < len && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
+        i++;
+    if (i >= len)
+        return 0;
+    if (p[0] == '{')
+        return p[i] == '"' || p[i] == '}';
+    return p[i] == '{' || p[i] == '[' || p[i] == ']' || p[i] == '"' || p[i] == '-' || (p[i] >= '0' && p[i] <= '9');
 }
 
 pm_format pm_parse_sniff(const char *buf, size_t len)
@@ -133,7 +146,7 @@ pm_format pm_parse_sniff(const char *buf, size_t len)
     size_t i = 0;
     while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
         i++;
-    if (i < len && (buf[i] == '{' || buf[i] == '[')) {
+    if (i < len && (buf[i] == '{' || buf[i] == '[') && looks_like_json(buf + i, len - i)) {
         if (contains(buf, len, "\"traceEvents\"") || contains(buf, len, "\"ph\""))
             return PM_FMT_CHROME_TRACE;
         if (contains(buf, len, "\"wall\""))
@@ -141,6 +154,7 @@ pm_format pm_parse_sniff(const char *buf, size_t len)
         return PM_FMT_LLVM_JSON;
     }
     if (contains(buf, len, "Pass execution timing report") ||
+        contains(buf, len, "Analysis execution timing report") || contains(buf, len, "LLVM IR Parsing") ||
         contains(buf, len, "Instruction Selection and Scheduling") ||
         contains(buf, len, "DWARF Emission") || contains(buf, len, "Register Allocation"))
         return PM_FMT_LLVM_TEXT;

@@ -22,8 +22,11 @@ typedef enum pm_format {
 enum {
     PM_PASS_GROUP = 1u << 0,    /* pipeline/group row ('func.func' Pipeline, Pass execution timing report
                                    headers, "Compile network"): excluded from per-pass totals */
-    PM_PASS_ANALYSIS = 1u << 1, /* (A) rows / analysis passes: counted */
-    PM_PASS_SUMMARY = 1u << 2,  /* Total, Rest, root, Parser/Output summary rows: excluded from totals */
+    PM_PASS_ANALYSIS = 1u << 1, /* (A) rows / analysis passes: counted unless also DETAIL */
+    PM_PASS_SUMMARY = 1u << 2,  /* Total, Rest, root, clang "Total X" rows: excluded from totals (MLIR
+                                   Parser/Output are counted: they are work inside Total) */
+    PM_PASS_DETAIL = 1u << 3,   /* breakdown of time already counted in another row (llc "Instruction Selection
+                                   and Scheduling", MLIR analyses nested in a pass): kept, excluded from totals */
 };
 
 typedef struct pm_pass {
@@ -60,7 +63,7 @@ void pm_report_free(pm_report *r);
 int pm_report_add_pass(pm_report *r, const pm_pass *p);
 int pm_report_add_metric(pm_report *r, const char *name, double value);
 
-/* Sum of wall time over passes that are neither groups nor summaries: no double counting. */
+/* Sum of wall time over passes that are not groups, summaries or details: no double counting. */
 double pm_report_pass_wall(const pm_report *r);
 
 /* Parses buf (need not be NUL-terminated). AUTO sniffs the format. Appends to out (so several inputs,

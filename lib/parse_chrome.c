@@ -1,3 +1,233 @@
-/* STUB: replaced by the parser work. */
+/* Chrome trace JSON ({"traceEvents":[...]} or a bare array): clang -ftime-trace, llc --time-trace, any tool.
+ *
+ * "X" events (ts, dur in µs) and matched "B"/"E" pairs become spans; name is "name: args.detail" when a detail is
+ * present. Spans nest by time containment on the same pid/tid: depth and parent follow. A span with children is a
+ * GROUP (its time is inclusive) and gets a synthetic counted child "NAME (self)" holding its time outside its
+ * children (clang's Frontend is mostly self time: parsing); leaves are counted. So on one thread the counted rows
+ * add up to the root span. "Total X" events (clang/LLVM per-name sums, each on its own tid) are SUMMARY.
+ * total_wall_s is the extent of all other spans (the root span, e.g. ExecuteCompiler). */
 #include "parse_internal.h"
-int pm_parse_chrome_trace(const char *b, size_t l, pm_report *o, pm_err *e) { return pm_err_set(e, PM_ERR_UNSUPPORTED, "chrome-trace parser not built"); }
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct span {
+    char *name;
+    double ts, dur; /* µs */
+    long long pid, tid;
+    size_t order;
+    int summary;
+} span;
+
+typedef struct spans {
+    span *v;
+    size_t n, cap;
+} spans;
+
+static long long int_of(json_t *j)
+{
+    if (json_is_integer(j))
+        return (long long)json_integer_value(j);
+    if (json_is_real(j))
+        return (long long)json_real_value(j);
+    if (json_is_string(j)) /* some producers write tids as strings */
+        return strtoll(json_string_value(j), NULL, 10);
+    return 0;
+}
+
+static int push(spans *s, json_t *ev, double ts, double dur)
+{
+    const char *name = json_string_value(json_object_get(ev, "name"));
+    const char *detail = json_string_value(json_object_get(json_object_get(ev, "args"), "detail"));
+    if (!name)
+        name = "";
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 256;
+        span *p = realloc(s->v, nc * sizeof *p);
+        if (!p)
+            return PM_ERR_NOMEM;
+        s->v = p;
+        s->cap = nc;
+    }
+    span *d = &s->v[s->n];
+    char *full = NULL;
+    if (detail && *detail) {
+        if (asprintf(&full, "%s: %s", name, detail) < 0)
+            return PM_ERR_NOMEM;
+    } else if (!(full = strdup(name))) {
+        return PM_ERR_NOMEM;
+    }
+    d->name = full;
+    d->ts = ts;
+    d->dur = dur < 0 ? 0 : dur;
+    d->pid = int_of(json_object_get(ev, "pid"));
+    d->tid = int_of(json_object_get(ev, "tid"));
+    d->order = s->n;
+    d->summary = strncmp(name, "Total ", 6) == 0;
+    s->n++;
+    return PM_OK;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    if (x->summary != y->summary)
+        return x->summary - y->summary;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->dur != y->dur) /* the enclosing span first */
+        return x->dur > y->dur ? -1 : 1;
+    return x->order < y->order ? -1 : (x->order > y->order);
+}
+
+#define MAX_DEPTH 256
+
+
+int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *err)
+{
+    json_error_t je;
+    int rc = PM_OK;
+    spans s = {0};
+    json_t **open = NULL; /* "B" events waiting for their "E" */
+    int *par = NULL, *map = NULL, *nkid = NULL; /* parent span; span index -> pass index; child count */
+    double *kids = NULL;         /* sum of direct children's durations */
+    size_t n_open = 0;
+    json_t *root = json_loadb(buf, len, 0, &je);
+    if (!root)
+        return pm_err_set(err, PM_ERR_PARSE, "line %d: %s", je.line, je.text);
+    json_t *events = json_is_array(root) ? root : json_object_get(root, "traceEvents");
+    if (!json_is_array(events)) {
+        rc = pm_err_set(err, PM_ERR_PARSE, "no traceEvents array");
+        goto cleanup;
+    }
+    open = calloc(json_array_size(events) + 1, sizeof *open);
+    if (!open) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    size_t i;
+    json_t *ev;
+    json_array_foreach(events, i, ev) {
+        const char *ph = json_string_value(json_object_get(ev, "ph"));
+        json_t *jts = json_object_get(ev, "ts");
+        if (!ph || !json_is_number(jts))
+            continue;
+        double ts = json_number_value(jts);
+        if (strcmp(ph, "X") == 0) {
+            json_t *jd = json_object_get(ev, "dur");
+            if (json_is_number(jd) && (rc = push(&s, ev, ts, json_number_value(jd))))
+                goto nomem;
+        } else if (strcmp(ph, "B") == 0) {
+            open[n_open++] = ev;
+        } else if (strcmp(ph, "E") == 0) {
+            long long pid = int_of(json_object_get(ev, "pid")), tid = int_of(json_object_get(ev, "tid"));
+            for (size_t k = n_open; k-- > 0;) {
+                json_t *b = open[k];
+                if (int_of(json_object_get(b, "pid")) != pid || int_of(json_object_get(b, "tid")) != tid)
+                    continue;
+                double bts = json_number_value(json_object_get(b, "ts"));
+                if ((rc = push(&s, b, bts, ts - bts)))
+                    goto nomem;
+                memmove(open + k, open + k + 1, (n_open - k - 1) * sizeof *open);
+                n_open--;
+                break;
+            }
+        }
+    }
+    if (s.n == 0)
+        goto cleanup;
+    qsort(s.v, s.n, sizeof *s.v, cmp_span);
+    /* pass 1: parent span by containment on the same thread, and each span's children total */
+    par = malloc(s.n * sizeof *par);
+    kids = calloc(s.n, sizeof *kids);
+    map = malloc(s.n * sizeof *map);
+    nkid = calloc(s.n, sizeof *nkid);
+    if (!par || !kids || !map || !nkid)
+        goto nomem;
+    int stack[MAX_DEPTH];
+    int depth = 0;
+    double lo = 0, hi = 0;
+    int have_extent = 0;
+    for (size_t k = 0; k < s.n; k++) {
+        span *sp = &s.v[k];
+        par[k] = -1;
+        if (sp->summary)
+            continue;
+        /* pop spans that end before this one ends, or that belong to another thread */
+        while (depth > 0) {
+            const span *top = &s.v[stack[depth - 1]];
+            if (top->pid == sp->pid && top->tid == sp->tid && sp->ts + sp->dur <= top->ts + top->dur)
+                break;
+            depth--;
+        }
+        if (depth > 0) {
+            par[k] = stack[depth - 1];
+            kids[par[k]] += sp->dur;
+            nkid[par[k]]++;
+        }
+        if (depth < MAX_DEPTH)
+            stack[depth++] = (int)k;
+        if (!have_extent || sp->ts < lo)
+            lo = sp->ts;
+        if (!have_extent || sp->ts + sp->dur > hi)
+            hi = sp->ts + sp->dur;
+        have_extent = 1;
+    }
+    /* pass 2: emit; a span with children is a GROUP and gets a counted "(self)" child for its own time */
+    int report_index = out->n_reports++;
+    for (size_t k = 0; k < s.n; k++) {
+        span *sp = &s.v[k];
+        pm_pass p = {0};
+        p.name = sp->name;
+        p.wall_s = sp->dur / 1e6;
+        p.user_s = -1;
+        p.report_index = report_index;
+        p.parent = par[k] >= 0 ? map[par[k]] : -1;
+        p.depth = p.parent >= 0 ? out->passes[p.parent].depth + 1 : 0;
+        if (sp->summary)
+            p.flags = PM_PASS_SUMMARY;
+        else if (nkid[k] > 0)
+            p.flags = PM_PASS_GROUP;
+        map[k] = (int)out->n_passes;
+        if ((rc = pm_report_add_pass(out, &p)))
+            goto nomem;
+        double self = sp->dur - kids[k];
+        if ((p.flags & PM_PASS_GROUP) && self > 0) {
+            pm_pass q = p;
+            char *nm = NULL;
+            if (asprintf(&nm, "%s (self)", sp->name) < 0)
+                goto nomem;
+            q.name = nm;
+            q.flags = 0;
+            q.wall_s = self / 1e6;
+            q.parent = map[k];
+            q.depth = p.depth + 1;
+            rc = pm_report_add_pass(out, &q);
+            free(nm);
+            if (rc)
+                goto nomem;
+        }
+    }
+    if (have_extent)
+        out->total_wall_s = (out->total_wall_s < 0 ? 0 : out->total_wall_s) + (hi - lo) / 1e6;
+    goto cleanup;
+nomem:
+    rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+cleanup:
+    for (size_t k = 0; k < s.n; k++)
+        free(s.v[k].name);
+    free(s.v);
+    free(open);
+    free(par);
+    free(map);
+    free(nkid);
+    free(kids);
+    json_decref(root);
+    return rc;
+}

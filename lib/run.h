@@ -3,6 +3,7 @@
 #define PM_RUN_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include "error.h"
 
@@ -25,6 +26,9 @@ typedef struct pm_run_opts {
     const char *const *env_set; /* NULL-terminated "NAME=VALUE" added/overridden in the child; NULL: none */
     int count_instructions;     /* try perf_event_open (user-space instructions of the child tree) */
     const char *stdin_path;     /* NULL: /dev/null */
+    /* Added by the runner: when *cancel becomes non-zero (e.g. set by a SIGINT handler) the process group is
+     * terminated like on a timeout and the run ends as PM_RUN_FAILED. NULL: not cancellable. */
+    const volatile sig_atomic_t *cancel;
 } pm_run_opts;
 
 typedef struct pm_run_result {
@@ -37,6 +41,9 @@ typedef struct pm_run_result {
     size_t stdout_bytes, stderr_bytes;      /* total written by the child */
     int stdout_truncated, stderr_truncated; /* capture dropped bytes */
     char spawn_error[256];         /* with PM_RUN_SPAWN_ERROR */
+    /* Added by the runner: */
+    size_t stdout_dropped, stderr_dropped;  /* bytes cut from the middle of the capture */
+    int instructions_errno;        /* why instructions is -1 (errno of perf_event_open), 0 otherwise */
 } pm_run_result;
 
 /* Runs argv[0] (PATH-searched) with argv. Returns PM_OK when the child was run and measured, whatever its

@@ -10,6 +10,9 @@
  *        term_signal, report_format, report_wall_s, stderr_tail)
  *   pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s, flags, report_index)
  *   metric(run_id, step_id, name, value)     -- step_id NULL for run-level metrics
+ *   meta(key PRIMARY KEY, value)             -- free-form facts, e.g. compiler versions
+ *   view v_pass: one row per pass joined up to its sweep (columns in store.c)
+ * Absent values are NULL: window/resolution/layers 0, user_s/wall_s < 0, instructions < 0, parent -1.
  */
 #ifndef PM_STORE_H
 #define PM_STORE_H
@@ -71,5 +74,9 @@ int pm_store_config(pm_store *st, int64_t sweep_id, const pm_config *cfg, int64_
 int pm_store_runs_done(pm_store *st, int64_t config_id, const char *mode, int *n, pm_err *err);
 /* Records a run with its steps, passes and metrics in one transaction. */
 int pm_store_record_run(pm_store *st, const pm_run_record *rec, int64_t *run_id, pm_err *err);
+
+/* Free-form key/value facts. get: *value is malloc'd (free it); PM_ERR_NOTFOUND when the key is absent. */
+int pm_store_meta_set(pm_store *st, const char *key, const char *value, pm_err *err);
+int pm_store_meta_get(pm_store *st, const char *key, char **value, pm_err *err);
 
 #endif

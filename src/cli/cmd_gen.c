@@ -1,9 +1,193 @@
-/* STUB: to be written. */
+/* passmap gen {llm,cnn,list}: writes workload MLIR for the embedded compiler. */
+#include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmds.h"
+#include "gen.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: passmap gen llm --family F [--size S] --window W --precision P [--layers N]\n"
+            "                       [--func-per-layer] [-o FILE] [--info] [--json]\n"
+            "       passmap gen cnn --family F --resolution R --precision P [--blocks N] [-o FILE] [--info] [--json]\n"
+            "       passmap gen list [--json]\n"
+            "Writes a linalg-on-tensors MLIR module (stdout or FILE). --info prints the workload summary to stderr;\n"
+            "--json prints it as JSON on stdout (then -o is needed for the module). Precisions: int4, int8, fp16.\n");
+}
+
+static json_t *info_json(const char *kind, const char *family, const char *size, const pm_gen_info *info)
+{
+    return json_pack("{s:s, s:s, s:s?, s:I, s:I, s:i, s:i, s:i, s:i}", "kind", kind, "family", family, "size", size,
+                     "params", (json_int_t)info->params, "weight_bytes", (json_int_t)info->weight_bytes,
+                     "layers_total", info->layers_total, "layers_emitted", info->layers_emitted, "linalg_ops",
+                     info->linalg_ops, "functions", info->functions);
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < 0 || v > 1 << 30)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int gen_list(int argc, char **argv)
+{
+    int json = argc > 1 && !strcmp(argv[1], "--json");
+    if (argc > 1 && !json) {
+        if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+            usage(stdout);
+            return PM_EXIT_OK;
+        }
+        fprintf(stderr, "passmap gen list: unknown option '%s' (try --json)\n", argv[1]);
+        return PM_EXIT_USAGE;
+    }
+    const char *const *fams = pm_gen_llm_families();
+    const char *const *cnn = pm_gen_cnn_families();
+    if (json) {
+        json_t *root = json_object(), *llm = json_object(), *cnns = json_array();
+        for (int i = 0; fams[i]; i++) {
+            json_t *sz = json_array();
+            for (const char *const *s = pm_gen_llm_sizes(fams[i]); *s; s++)
+                json_array_append_new(sz, json_string(*s));
+            json_object_set_new(llm, fams[i], sz);
+        }
+        for (int i = 0; cnn[i]; i++)
+            json_array_append_new(cnns, json_string(cnn[i]));
+        json_object_set_new(root, "llm", llm);
+        json_object_set_new(root, "cnn", cnns);
+        json_dumpf(root, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(root);
+        return PM_EXIT_OK;
+    }
+    printf("%-8s %-12s %s\n", "KIND", "FAMILY", "SIZES");
+    for (int i = 0; fams[i]; i++) {
+        printf("%-8s %-12s", "llm", fams[i]);
+        for (const char *const *s = pm_gen_llm_sizes(fams[i]); *s; s++)
+            printf(" %s", *s);
+        printf("\n");
+    }
+    for (int i = 0; cnn[i]; i++)
+        printf("%-8s %-12s -\n", "cnn", cnn[i]);
+    return PM_EXIT_OK;
+}
 
 int cmd_gen(int argc, char **argv)
 {
-    fprintf(stderr, "passmap: '%s' is not built yet\n", argv[0]);
-    return PM_EXIT_FAIL;
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? PM_EXIT_USAGE : PM_EXIT_OK;
+    }
+    const char *kind = argv[1];
+    if (!strcmp(kind, "list"))
+        return gen_list(argc - 1, argv + 1);
+    int is_llm = !strcmp(kind, "llm"), is_cnn = !strcmp(kind, "cnn");
+    if (!is_llm && !is_cnn) {
+        fprintf(stderr, "passmap gen: unknown workload kind '%s' (llm, cnn, list)\n", kind);
+        return PM_EXIT_USAGE;
+    }
+    static const struct option longopts[] = {
+        {"family", required_argument, NULL, 'f'},   {"size", required_argument, NULL, 's'},
+        {"window", required_argument, NULL, 'w'},   {"precision", required_argument, NULL, 'p'},
+        {"layers", required_argument, NULL, 'l'},   {"func-per-layer", no_argument, NULL, 'F'},
+        {"resolution", required_argument, NULL, 'r'}, {"blocks", required_argument, NULL, 'b'},
+        {"output", required_argument, NULL, 'o'},   {"info", no_argument, NULL, 'i'},
+        {"json", no_argument, NULL, 'j'},           {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    pm_llm_opts lo = {0};
+    pm_cnn_opts co = {0};
+    const char *outpath = NULL, *family = NULL, *size = NULL, *precision = NULL;
+    int want_info = 0, json = 0, window = -1, layers = 0, resolution = -1, blocks = 0, fpl = 0;
+    optind = 1;
+    int ac = argc - 1;
+    char **av = argv + 1;
+    for (int c; (c = getopt_long(ac, av, "o:h", longopts, NULL)) != -1;) {
+        int bad = 0;
+        switch (c) {
+        case 'f': family = optarg; break;
+        case 's': size = optarg; break;
+        case 'p': precision = optarg; break;
+        case 'w': bad = parse_int(optarg, &window); break;
+        case 'l': bad = parse_int(optarg, &layers); break;
+        case 'r': bad = parse_int(optarg, &resolution); break;
+        case 'b': bad = parse_int(optarg, &blocks); break;
+        case 'F': fpl = 1; break;
+        case 'o': outpath = optarg; break;
+        case 'i': want_info = 1; break;
+        case 'j': json = 1; break;
+        case 'h': usage(stdout); return PM_EXIT_OK;
+        default:
+            fprintf(stderr, "passmap gen %s: bad option (see passmap gen --help)\n", kind);
+            return PM_EXIT_USAGE;
+        }
+        if (bad) {
+            fprintf(stderr, "passmap gen %s: '%s' is not a non-negative integer\n", kind, optarg);
+            return PM_EXIT_USAGE;
+        }
+    }
+    if (optind < ac) {
+        fprintf(stderr, "passmap gen %s: unexpected argument '%s'\n", kind, av[optind]);
+        return PM_EXIT_USAGE;
+    }
+    if (!family || !precision || (is_llm && window < 0) || (is_cnn && resolution < 0)) {
+        fprintf(stderr, "passmap gen %s: --family, --precision and %s are required (see passmap gen --help)\n", kind,
+                is_llm ? "--window" : "--resolution");
+        return PM_EXIT_USAGE;
+    }
+    if (json && !outpath) {
+        fprintf(stderr, "passmap gen %s: --json prints to stdout; give the module a file with -o\n", kind);
+        return PM_EXIT_USAGE;
+    }
+    FILE *out = stdout;
+    if (outpath && !(out = fopen(outpath, "w"))) {
+        perror(outpath);
+        return PM_EXIT_FAIL;
+    }
+    pm_gen_info info;
+    pm_err err = {0};
+    int rc;
+    if (is_llm) {
+        lo.family = family;
+        lo.size = size;
+        lo.window = window;
+        lo.precision = precision;
+        lo.layers = layers;
+        lo.func_per_layer = fpl;
+        rc = pm_gen_llm(&lo, out, &info, &err);
+    } else {
+        co.family = family;
+        co.resolution = resolution;
+        co.precision = precision;
+        co.blocks = blocks;
+        rc = pm_gen_cnn(&co, out, &info, &err);
+    }
+    if (outpath && fclose(out) != 0 && rc == PM_OK) {
+        perror(outpath);
+        rc = PM_ERR_IO;
+        err.msg[0] = '\0';
+    }
+    if (rc != PM_OK) {
+        if (outpath)
+            remove(outpath);
+        if (err.msg[0])
+            fprintf(stderr, "passmap gen %s: %s\n", kind, err.msg);
+        return rc == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;
+    }
+    if (json) {
+        json_t *j = info_json(kind, family, size, &info);
+        json_dumpf(j, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(j);
+    } else if (want_info)
+        fprintf(stderr, "%s %s%s%s: params %lld, weight bytes %lld, layers %d/%d, linalg ops %d, functions %d\n", kind,
+                family, size ? " " : "", size ? size : "", (long long)info.params, (long long)info.weight_bytes,
+                info.layers_emitted, info.layers_total, info.linalg_ops, info.functions);
+    return PM_EXIT_OK;
 }

@@ -1,9 +1,188 @@
-/* STUB: to be written. */
+/* passmap parse: reads timing reports (MLIR, LLVM, Chrome trace, NPU) and prints the per-pass table. */
+#include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmds.h"
+#include "parse.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: passmap parse [--format NAME] [--json] [--all] [--tree] [--top N] FILE...\n"
+            "Reads per-pass timing reports (mlir-opt --mlir-timing, llc/opt -time-passes, Chrome traces, NPU\n"
+            "logs) and prints one table over all FILEs, sorted by wall time.\n"
+            "  --format NAME  mlir-text, mlir-json, llvm-text, chrome-trace, npu-log, ... (default: sniff)\n"
+            "  --json         machine-readable: {format, n_reports, total_wall_s, pass_wall_s, passes:[...]},\n"
+            "                 every row in report order with its flags\n"
+            "  --all          also show group (g), summary (s) and detail (d) rows; a = analysis\n"
+            "  --tree         report order with indentation instead of sorting by wall time\n"
+            "  --top N        show only the N largest rows\n");
+}
+
+static const pm_report *sort_report; /* qsort has no context argument in C11 */
+
+static int by_wall_desc(const void *a, const void *b)
+{
+    double x = sort_report->passes[*(const size_t *)a].wall_s, y = sort_report->passes[*(const size_t *)b].wall_s;
+    if (x != y)
+        return x > y ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static void flag_string(unsigned f, char out[5])
+{
+    int n = 0;
+    if (f & PM_PASS_GROUP)
+        out[n++] = 'g';
+    if (f & PM_PASS_ANALYSIS)
+        out[n++] = 'a';
+    if (f & PM_PASS_SUMMARY)
+        out[n++] = 's';
+    if (f & PM_PASS_DETAIL)
+        out[n++] = 'd';
+    out[n] = '\0';
+}
+
+static int print_json(const pm_report *r)
+{
+    json_t *root = json_object(), *arr = json_array();
+    json_object_set_new(root, "format", json_string(pm_format_name(r->format)));
+    json_object_set_new(root, "n_reports", json_integer(r->n_reports));
+    json_object_set_new(root, "total_wall_s", r->total_wall_s >= 0 ? json_real(r->total_wall_s) : json_null());
+    json_object_set_new(root, "total_user_s", r->total_user_s >= 0 ? json_real(r->total_user_s) : json_null());
+    json_object_set_new(root, "pass_wall_s", json_real(pm_report_pass_wall(r)));
+    for (size_t i = 0; i < r->n_passes; i++) {
+        const pm_pass *p = &r->passes[i];
+        char fl[5];
+        flag_string(p->flags, fl);
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(p->name));
+        json_object_set_new(o, "section", p->section ? json_string(p->section) : json_null());
+        json_object_set_new(o, "wall_s", json_real(p->wall_s));
+        json_object_set_new(o, "user_s", p->user_s >= 0 ? json_real(p->user_s) : json_null());
+        json_object_set_new(o, "depth", json_integer(p->depth));
+        json_object_set_new(o, "parent", json_integer(p->parent));
+        json_object_set_new(o, "report", json_integer(p->report_index));
+        json_object_set_new(o, "flags", json_string(fl));
+        json_object_set_new(o, "counted",
+                            json_boolean(!(p->flags & (PM_PASS_GROUP | PM_PASS_SUMMARY | PM_PASS_DETAIL))));
+        json_array_append_new(arr, o);
+    }
+    json_object_set_new(root, "passes", arr);
+    int rc = json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) == 0 ? PM_EXIT_OK : PM_EXIT_FAIL;
+    fputc('\n', stdout);
+    json_decref(root);
+    return rc;
+}
+
+static int print_table(const pm_report *r, int all, int tree, long top)
+{
+    size_t *idx = malloc((r->n_passes + 1) * sizeof *idx), n = 0;
+    if (!idx) {
+        fprintf(stderr, "passmap parse: out of memory\n");
+        return PM_EXIT_FAIL;
+    }
+    for (size_t i = 0; i < r->n_passes; i++)
+        if (all || !(r->passes[i].flags & (PM_PASS_GROUP | PM_PASS_SUMMARY | PM_PASS_DETAIL)))
+            idx[n++] = i;
+    if (!tree) {
+        sort_report = r;
+        qsort(idx, n, sizeof *idx, by_wall_desc);
+    }
+    if (top > 0 && (size_t)top < n)
+        n = (size_t)top;
+    double total = r->total_wall_s > 0 ? r->total_wall_s : pm_report_pass_wall(r);
+    printf("%-56s %10s %10s %7s %5s\n", "pass", "wall_s", "user_s", "%total", "flags");
+    for (size_t k = 0; k < n; k++) {
+        const pm_pass *p = &r->passes[idx[k]];
+        char fl[5], user[16], name[256];
+        flag_string(p->flags, fl);
+        if (p->user_s >= 0)
+            snprintf(user, sizeof user, "%10.4f", p->user_s);
+        else
+            snprintf(user, sizeof user, "%10s", "-");
+        snprintf(name, sizeof name, "%*s%s", tree ? 2 * p->depth : 0, "", p->name);
+        printf("%-56s %10.4f %s %6.1f%% %5s\n", name, p->wall_s, user, total > 0 ? 100.0 * p->wall_s / total : 0.0,
+               fl);
+    }
+    size_t counted = 0;
+    for (size_t i = 0; i < r->n_passes; i++)
+        counted += !(r->passes[i].flags & (PM_PASS_GROUP | PM_PASS_SUMMARY | PM_PASS_DETAIL));
+    char tot[32];
+    if (r->total_wall_s >= 0)
+        snprintf(tot, sizeof tot, "%.4f s", r->total_wall_s);
+    else
+        snprintf(tot, sizeof tot, "absent");
+    printf("format %s, %d report(s): total %s, per-pass sum %.4f s over %zu passes\n", pm_format_name(r->format),
+           r->n_reports, tot, pm_report_pass_wall(r), counted);
+    free(idx);
+    return PM_EXIT_OK;
+}
 
 int cmd_parse(int argc, char **argv)
 {
-    fprintf(stderr, "passmap: '%s' is not built yet\n", argv[0]);
-    return PM_EXIT_FAIL;
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
+        {"all", no_argument, NULL, 'a'},          {"tree", no_argument, NULL, 't'},
+        {"top", required_argument, NULL, 'n'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    pm_format fmt = PM_FMT_AUTO;
+    int json = 0, all = 0, tree = 0;
+    long top = 0;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:jatn:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            fmt = pm_format_from_name(optarg);
+            if (fmt == PM_FMT__COUNT) {
+                fprintf(stderr, "passmap parse: unknown format '%s' (try --help)\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            break;
+        case 'j': json = 1; break;
+        case 'a': all = 1; break;
+        case 't': tree = 1; break;
+        case 'n': {
+            char *e;
+            top = strtol(optarg, &e, 10);
+            if (*e || top <= 0) {
+                fprintf(stderr, "passmap parse: --top needs a positive number, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            break;
+        }
+        case 'h': usage(stdout); return PM_EXIT_OK;
+        default: fprintf(stderr, "passmap parse: try --help\n"); return PM_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "passmap parse: no FILE given (try --help)\n");
+        return PM_EXIT_USAGE;
+    }
+    pm_report r;
+    pm_report_init(&r);
+    int rc = PM_EXIT_OK;
+    for (int i = optind; i < argc; i++) {
+        pm_err err;
+        pm_err_clear(&err);
+        if (pm_parse_file(argv[i], fmt, &r, &err) != PM_OK) {
+            fprintf(stderr, "passmap parse: %s\n", err.msg);
+            rc = PM_EXIT_FAIL;
+            goto cleanup;
+        }
+    }
+    if (r.n_reports == 0 || r.n_passes == 0) {
+        fprintf(stderr, "passmap parse: no timing report found\n");
+        rc = PM_EXIT_FAIL;
+        goto cleanup;
+    }
+    rc = json ? print_json(&r) : print_table(&r, all, tree, top);
+cleanup:
+    pm_report_free(&r);
+    return rc;
 }

@@ -1,9 +1,378 @@
-/* STUB: to be written. */
+/* passmap run: runs a command N times, each cold in its own process, and summarises the measurements. */
+#include <getopt.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
 #include "cmds.h"
+#include "run.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: passmap run [options] -- CMD [ARGS...]\n"
+            "Runs CMD (no shell) N times, each cold in its own process group, and reports wall, user and sys\n"
+            "time, max RSS and user-space instructions (n/a where perf counters are unavailable).\n"
+            "Statistics cover the runs that succeeded; every failed run is listed and counted by status.\n"
+            "\n"
+            "  -n, --runs N          measured runs (default 5)\n"
+            "      --warmup K        unmeasured runs first (default 0)\n"
+            "      --timeout DUR     per run, e.g. 30, 2.5s, 500ms, 5m, 1h; the process group is killed\n"
+            "      --mem-limit SIZE  address-space limit (RLIMIT_AS) per run, e.g. 512M, 8G\n"
+            "      --cwd DIR         working directory of CMD\n"
+            "      --stdout FILE     keep CMD's stdout (with -n > 1: FILE.1, FILE.2, ... per run)\n"
+            "      --stderr FILE     keep CMD's stderr (with -n > 1: FILE.1, FILE.2, ... per run)\n"
+            "      --json            one JSON object on stdout instead of the table\n"
+            "  -v, --verbose         one line per run\n"
+            "  -h, --help            this help\n"
+            "Exit status: 0 all runs succeeded, 1 a run failed (or passmap could not run it), 2 bad usage.\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "passmap run: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see passmap run --help)\n");
+    return PM_EXIT_USAGE;
+}
+
+static int parse_count(const char *text, long min, long *out)
+{
+    char *end;
+    if (!text[0] || text[0] == '-' || text[0] == '+')
+        return -1;
+    long v = strtol(text, &end, 10);
+    if (*end || v < min || v > 1000000)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+typedef struct metric {
+    const char *name;
+    int optional; /* instructions: runs without a value are skipped */
+} metric;
+
+static const metric metrics[] = {
+    {"wall_s", 0}, {"user_s", 0}, {"sys_s", 0}, {"maxrss_kb", 0}, {"instructions", 1},
+};
+enum { N_METRICS = sizeof metrics / sizeof metrics[0] };
+
+static double metric_value(const pm_run_result *r, int m)
+{
+    switch (m) {
+    case 0: return r->wall_s;
+    case 1: return r->user_s;
+    case 2: return r->sys_s;
+    case 3: return (double)r->maxrss_kb;
+    default: return r->instructions >= 0 ? (double)r->instructions : NAN;
+    }
+}
+
+typedef struct stats {
+    size_t n;
+    double mean, median, stddev, min, max;
+} stats;
+
+/* Over the runs that succeeded (and, for optional metrics, that have a value). */
+static void compute_stats(const pm_run_result *runs, size_t n_runs, int m, double *scratch, stats *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < n_runs; i++) {
+        double v = metric_value(&runs[i], m);
+        if (runs[i].status == PM_RUN_OK && !isnan(v))
+            scratch[n++] = v;
+    }
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    if (n == 0)
+        return;
+    gsl_sort(scratch, 1, n);
+    s->mean = gsl_stats_mean(scratch, 1, n);
+    s->median = gsl_stats_median_from_sorted_data(scratch, 1, n);
+    s->stddev = n > 1 ? gsl_stats_sd(scratch, 1, n) : 0.0;
+    s->min = scratch[0];
+    s->max = scratch[n - 1];
+}
+
+static json_t *run_to_json(const pm_run_result *r, int index, const char *stdout_file, const char *stderr_file)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "index", json_integer(index));
+    json_object_set_new(o, "status", json_string(pm_run_status_name(r->status)));
+    json_object_set_new(o, "exit_code", r->term_signal || r->status == PM_RUN_SPAWN_ERROR
+                                            ? json_null() : json_integer(r->exit_code));
+    json_object_set_new(o, "signal", r->term_signal ? json_integer(r->term_signal) : json_null());
+    const char *signame = r->term_signal ? sigabbrev_np(r->term_signal) : NULL;
+    json_object_set_new(o, "signal_name", signame ? json_string(signame) : json_null());
+    json_object_set_new(o, "wall_s", json_real(r->wall_s));
+    json_object_set_new(o, "user_s", json_real(r->user_s));
+    json_object_set_new(o, "sys_s", json_real(r->sys_s));
+    json_object_set_new(o, "maxrss_kb", json_integer(r->maxrss_kb));
+    json_object_set_new(o, "instructions", r->instructions >= 0 ? json_integer(r->instructions) : json_null());
+    json_object_set_new(o, "stdout_bytes", json_integer((json_int_t)r->stdout_bytes));
+    json_object_set_new(o, "stderr_bytes", json_integer((json_int_t)r->stderr_bytes));
+    json_object_set_new(o, "stdout_truncated", json_boolean(r->stdout_truncated));
+    json_object_set_new(o, "stderr_truncated", json_boolean(r->stderr_truncated));
+    if (stdout_file)
+        json_object_set_new(o, "stdout_file", json_string(stdout_file));
+    if (stderr_file)
+        json_object_set_new(o, "stderr_file", json_string(stderr_file));
+    if (r->status == PM_RUN_SPAWN_ERROR)
+        json_object_set_new(o, "spawn_error", json_string(r->spawn_error));
+    return o;
+}
+
+static void print_run_line(FILE *out, const pm_run_result *r, int index)
+{
+    fprintf(out, "run %d: %-11s", index, pm_run_status_name(r->status));
+    if (r->status == PM_RUN_SPAWN_ERROR) {
+        fprintf(out, " %s\n", r->spawn_error);
+        return;
+    }
+    if (r->term_signal)
+        fprintf(out, " signal %-4s", sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "?");
+    else
+        fprintf(out, " exit %-6d", r->exit_code);
+    fprintf(out, " wall %.4f s  user %.4f s  sys %.4f s  maxrss %ld kB  instructions ", r->wall_s, r->user_s,
+            r->sys_s, r->maxrss_kb);
+    if (r->instructions >= 0)
+        fprintf(out, "%lld\n", (long long)r->instructions);
+    else
+        fprintf(out, "n/a\n");
+}
+
+/* FILE for a single run, FILE.i for several. */
+static char *run_file(const char *base, long n_runs, int index)
+{
+    if (!base)
+        return NULL;
+    char *p;
+    if (n_runs == 1)
+        p = strdup(base);
+    else if (asprintf(&p, "%s.%d", base, index) < 0)
+        p = NULL;
+    return p;
+}
 
 int cmd_run(int argc, char **argv)
 {
-    fprintf(stderr, "passmap: '%s' is not built yet\n", argv[0]);
-    return PM_EXIT_FAIL;
+    static const struct option longopts[] = {
+        {"runs", required_argument, NULL, 'n'},       {"warmup", required_argument, NULL, 'W'},
+        {"timeout", required_argument, NULL, 't'},    {"mem-limit", required_argument, NULL, 'm'},
+        {"cwd", required_argument, NULL, 'C'},        {"stdout", required_argument, NULL, 'O'},
+        {"stderr", required_argument, NULL, 'E'},     {"json", no_argument, NULL, 'j'},
+        {"verbose", no_argument, NULL, 'v'},          {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    long n_runs = 5, warmup = 0;
+    int json = 0, verbose = 0;
+    pm_run_opts opts = {.count_instructions = 1, .cancel = &interrupted};
+    const char *stdout_base = NULL, *stderr_base = NULL;
+    pm_err err;
+    pm_err_clear(&err);
+
+    opterr = 0;
+    optind = 1;
+    int c;
+    /* '+': stop at CMD, so its own options are not taken for ours. */
+    while ((c = getopt_long(argc, argv, "+n:vh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (parse_count(optarg, 1, &n_runs) < 0)
+                return usage_error("-n wants a whole number of runs >= 1, not '%s'", optarg);
+            break;
+        case 'W':
+            if (parse_count(optarg, 0, &warmup) < 0)
+                return usage_error("--warmup wants a whole number >= 0, not '%s'", optarg);
+            break;
+        case 't':
+            if (pm_run_parse_duration(optarg, &opts.timeout_s, &err) != PM_OK)
+                return usage_error("--timeout: %s", err.msg);
+            break;
+        case 'm':
+            if (pm_run_parse_size(optarg, &opts.mem_limit_bytes, &err) != PM_OK)
+                return usage_error("--mem-limit: %s", err.msg);
+            break;
+        case 'C': opts.cwd = optarg; break;
+        case 'O': stdout_base = optarg; break;
+        case 'E': stderr_base = optarg; break;
+        case 'j': json = 1; break;
+        case 'v': verbose = 1; break;
+        case 'h': usage(stdout); return PM_EXIT_OK;
+        default:
+            if (optopt && strchr("n", optopt))
+                return usage_error("option -%s needs a value", (char[]){(char)optopt, 0});
+            return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return usage_error("%s", "missing command (passmap run [options] -- CMD [ARGS...])");
+    char **cmd = argv + optind;
+
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt; /* no SA_RESTART: poll() in pm_run_exec wakes up */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    int rc = PM_EXIT_OK, progress = isatty(STDERR_FILENO);
+    pm_run_result *runs = calloc((size_t)n_runs, sizeof *runs);
+    char **out_files = calloc((size_t)n_runs, sizeof *out_files);
+    char **err_files = calloc((size_t)n_runs, sizeof *err_files);
+    double *scratch = calloc((size_t)n_runs, sizeof *scratch);
+    json_t *root = NULL;
+    long done = 0;
+    if (!runs || !out_files || !err_files || !scratch) {
+        fprintf(stderr, "passmap run: out of memory\n");
+        rc = PM_EXIT_FAIL;
+        goto cleanup;
+    }
+
+    for (long i = 0; i < warmup && !interrupted; i++) {
+        pm_run_opts w = opts;
+        w.stdout_path = w.stderr_path = NULL;
+        pm_run_result r;
+        if (progress)
+            fprintf(stderr, "\rwarmup %ld/%ld ", i + 1, warmup);
+        if (pm_run_exec(cmd, &w, &r, &err) != PM_OK) {
+            fprintf(stderr, "%spassmap run: %s\n", progress ? "\n" : "", err.msg);
+            rc = PM_EXIT_FAIL;
+            goto cleanup;
+        }
+        if (r.status != PM_RUN_OK)
+            fprintf(stderr, "%spassmap run: warmup run %ld: %s\n", progress ? "\n" : "", i + 1,
+                    r.status == PM_RUN_SPAWN_ERROR ? r.spawn_error : pm_run_status_name(r.status));
+    }
+    for (long i = 0; i < n_runs && !interrupted; i++) {
+        pm_run_opts o = opts;
+        out_files[i] = run_file(stdout_base, n_runs, (int)i + 1);
+        err_files[i] = run_file(stderr_base, n_runs, (int)i + 1);
+        if ((stdout_base && !out_files[i]) || (stderr_base && !err_files[i])) {
+            fprintf(stderr, "passmap run: out of memory\n");
+            rc = PM_EXIT_FAIL;
+            goto cleanup;
+        }
+        o.stdout_path = out_files[i];
+        o.stderr_path = err_files[i];
+        if (progress)
+            fprintf(stderr, "\rrun %ld/%ld ", i + 1, n_runs);
+        if (pm_run_exec(cmd, &o, &runs[i], &err) != PM_OK) {
+            fprintf(stderr, "%spassmap run: %s\n", progress ? "\n" : "", err.msg);
+            rc = PM_EXIT_FAIL;
+            goto cleanup;
+        }
+        done = i + 1;
+        if (verbose) {
+            if (progress)
+                fprintf(stderr, "\r\033[K");
+            print_run_line(json ? stderr : stdout, &runs[i], (int)i + 1);
+        }
+    }
+    if (progress)
+        fprintf(stderr, "\r\033[K");
+    if (interrupted) {
+        fprintf(stderr, "passmap run: interrupted after %ld of %ld runs\n", done, n_runs);
+        rc = PM_EXIT_FAIL;
+    }
+
+    long counts[PM_RUN_SPAWN_ERROR + 1] = {0};
+    for (long i = 0; i < done; i++)
+        counts[runs[i].status]++;
+    if (counts[PM_RUN_OK] != done)
+        rc = PM_EXIT_FAIL;
+    stats st[N_METRICS];
+    for (int m = 0; m < N_METRICS; m++)
+        compute_stats(runs, (size_t)done, m, scratch, &st[m]);
+
+    if (json) {
+        root = json_object();
+        json_t *jcmd = json_array(), *jruns = json_array(), *summary = json_object(), *fails = json_object();
+        json_object_set_new(root, "command", jcmd);
+        json_object_set_new(root, "runs", jruns);
+        json_object_set_new(root, "summary", summary);
+        for (char **a = cmd; *a; a++)
+            json_array_append_new(jcmd, json_string(*a));
+        for (long i = 0; i < done; i++)
+            json_array_append_new(jruns, run_to_json(&runs[i], (int)i + 1, out_files[i], err_files[i]));
+        json_object_set_new(summary, "runs", json_integer(done));
+        json_object_set_new(summary, "ok", json_integer(counts[PM_RUN_OK]));
+        for (int s = PM_RUN_FAILED; s <= PM_RUN_SPAWN_ERROR; s++)
+            json_object_set_new(fails, pm_run_status_name((pm_run_status)s), json_integer(counts[s]));
+        json_object_set_new(summary, "failures", fails);
+        for (int m = 0; m < N_METRICS; m++) {
+            if (st[m].n == 0) {
+                json_object_set_new(summary, metrics[m].name, json_null());
+                continue;
+            }
+            json_t *o = json_object();
+            json_object_set_new(o, "n", json_integer((json_int_t)st[m].n));
+            json_object_set_new(o, "mean", json_real(st[m].mean));
+            json_object_set_new(o, "median", json_real(st[m].median));
+            json_object_set_new(o, "stddev", json_real(st[m].stddev));
+            json_object_set_new(o, "min", json_real(st[m].min));
+            json_object_set_new(o, "max", json_real(st[m].max));
+            json_object_set_new(summary, metrics[m].name, o);
+        }
+        if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0 || fputc('\n', stdout) == EOF)
+            rc = PM_EXIT_FAIL;
+    } else {
+        char *joined = pm_argv_join(cmd);
+        printf("command: %s\n", joined ? joined : cmd[0]);
+        free(joined);
+        printf("runs: %ld, ok: %ld", done, counts[PM_RUN_OK]);
+        for (int s = PM_RUN_FAILED; s <= PM_RUN_SPAWN_ERROR; s++)
+            if (counts[s])
+                printf(", %s: %ld", pm_run_status_name((pm_run_status)s), counts[s]);
+        printf("\n%-13s %14s %14s %14s %14s %14s\n", "", "mean", "median", "stddev", "min", "max");
+        for (int m = 0; m < N_METRICS; m++) {
+            printf("%-13s", metrics[m].name);
+            if (st[m].n == 0) {
+                printf(" %14s\n", "n/a");
+                continue;
+            }
+            const char *fmt = m < 3 ? " %14.6f" : " %14.0f";
+            double v[5] = {st[m].mean, st[m].median, st[m].stddev, st[m].min, st[m].max};
+            for (int k = 0; k < 5; k++)
+                printf(fmt, v[k]);
+            printf("\n");
+        }
+        for (long i = 0; i < done; i++)
+            if (runs[i].status != PM_RUN_OK && !verbose)
+                print_run_line(stdout, &runs[i], (int)i + 1);
+        if (counts[PM_RUN_OK] != done)
+            printf("statistics cover the %ld successful run(s) only\n", counts[PM_RUN_OK]);
+    }
+    if (fflush(stdout) == EOF)
+        rc = PM_EXIT_FAIL;
+
+cleanup:
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    json_decref(root);
+    for (long i = 0; i < n_runs && out_files && err_files; i++) {
+        free(out_files[i]);
+        free(err_files[i]);
+    }
+    free(out_files);
+    free(err_files);
+    free(runs);
+    free(scratch);
+    return rc;
 }

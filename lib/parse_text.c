@@ -1,0 +1,151 @@
+/* Line splitting and column parsing shared by parse_mlir.c and parse_llvm.c. */
+#include "parse_text.h"
+#include "error.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pm_lines_free(pm_lines *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->line[i]);
+    free(l->line);
+    l->line = NULL;
+    l->n = 0;
+}
+
+/* Copies [s, s+n) dropping ANSI escape sequences (ESC '[' params final-byte) and a trailing CR. */
+static char *strip_line(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (!d)
+        return NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\x1b') {
+            if (i + 1 < n && s[i + 1] == '[') {
+                i += 2;
+                while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e))
+                    i++;
+            }
+            continue;
+        }
+        d[j++] = s[i] == '\0' ? ' ' : s[i];
+    }
+    while (j > 0 && (d[j - 1] == '\r' || d[j - 1] == '\n'))
+        j--;
+    d[j] = '\0';
+    return d;
+}
+
+int pm_lines_split(const char *buf, size_t len, pm_lines *out)
+{
+    size_t cap = 0;
+    out->line = NULL;
+    out->n = 0;
+    size_t start = 0;
+    while (start < len) {
+        const char *nl = memchr(buf + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - buf) : len;
+        if (out->n == cap) {
+            size_t ncap = cap ? cap * 2 : 256;
+            char **p = realloc(out->line, ncap * sizeof *p);
+            if (!p)
+                goto nomem;
+            out->line = p;
+            cap = ncap;
+        }
+        char *l = strip_line(buf + start, end - start);
+        if (!l)
+            goto nomem;
+        out->line[out->n++] = l;
+        start = end + 1;
+    }
+    return PM_OK;
+nomem:
+    pm_lines_free(out);
+    return PM_ERR_NOMEM;
+}
+
+int pm_timing_header(const char *line, int *ncols, int *wall_col, int *user_col)
+{
+    if (!strstr(line, "Wall Time") || !strstr(line, "Name"))
+        return 0;
+    int n = 0, wall = -1, user = -1;
+    const char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        /* a label ends at two spaces: labels themselves contain single spaces ("---User Time---") */
+        const char *e = p;
+        while (*e && !(e[0] == ' ' && (e[1] == ' ' || e[1] == '\0')) && *e != '\t')
+            e++;
+        size_t l = (size_t)(e - p);
+        if (memmem(p, l, "Name", 4))
+            break;
+        if (memmem(p, l, "Wall", 4))
+            wall = n;
+        else if (memmem(p, l, "User Time", 9))
+            user = n;
+        n++;
+        p = e;
+    }
+    if (wall < 0)
+        return 0;
+    *ncols = n;
+    *wall_col = wall;
+    *user_col = user;
+    return 1;
+}
+
+int pm_timing_row(const char *line, int ncols, double *vals, const char **rest)
+{
+    const char *p = line;
+    for (int c = 0; c < ncols; c++) {
+        while (*p == ' ')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return 0;
+        char *e;
+        vals[c] = strtod(p, &e);
+        if (e == p)
+            return 0;
+        p = e;
+        const char *q = p;
+        while (*q == ' ')
+            q++;
+        if (*q == '(') { /* "(  2.1%)" */
+            q++;
+            while (*q == ' ')
+                q++;
+            strtod(q, &e);
+            if (e == q || *e != '%' || e[1] != ')')
+                return 0;
+            p = e + 2;
+        } else if (*p != ' ') {
+            return 0;
+        }
+    }
+    if (*p != ' ')
+        return 0;
+    *rest = p;
+    return 1;
+}
+
+char *pm_trim_dup(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    char *d = malloc(n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}

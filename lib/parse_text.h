@@ -1,0 +1,27 @@
+/* Helpers shared by the text timing-report parsers (MLIR and LLVM print the same column layout). */
+#ifndef PM_PARSE_TEXT_H
+#define PM_PARSE_TEXT_H
+
+#include <stddef.h>
+
+typedef struct pm_lines {
+    char **line;  /* NUL-terminated, ANSI colour codes and trailing CR/LF removed */
+    size_t n;
+} pm_lines;
+
+/* Splits buf into lines; returns PM_OK or PM_ERR_NOMEM. */
+int pm_lines_split(const char *buf, size_t len, pm_lines *out);
+void pm_lines_free(pm_lines *l);
+
+/* Column header ("---User Time---   ---Wall Time---  --- Name ---"): number of time columns before Name and the
+ * indexes of the wall and user columns (-1 when absent). Returns 0 when the line is not such a header. */
+int pm_timing_header(const char *line, int *ncols, int *wall_col, int *user_col);
+
+/* A row of ncols "value (pct%)" columns then the name (a column may lack the "(pct%)" part). Fills vals[0..ncols)
+ * and *rest (the text right after the last column). Returns 0 when the line is not a row. */
+int pm_timing_row(const char *line, int ncols, double *vals, const char **rest);
+
+/* Copy of s without leading/trailing white space (NULL on out of memory). */
+char *pm_trim_dup(const char *s);
+
+#endif

@@ -1,0 +1,707 @@
+/* pm_run: fork/exec one command in its own process group and measure it.
+ *
+ * Sequence: the parent opens the capture files and pipes (all O_CLOEXEC), forks; the child resets signals,
+ * moves into its own process group, wires stdin/stdout/stderr, chdir()s, sets RLIMIT_AS, then blocks until
+ * the parent closes the "go" pipe, so that the parent can attach a perf counter (enable_on_exec) before the
+ * exec. An exec failure is written to a CLOEXEC "report" pipe (EOF there means the exec succeeded). The
+ * parent then polls the output pipes and a pidfd until the child exits, enforcing the timeout. Rusage comes
+ * from wait4() on the child: descendants count only if the child waited for them. */
+#include "run.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define PM_RUN_DEFAULT_CAPTURE ((size_t)64 << 20)
+#define PM_RUN_KILL_GRACE_S 1.0   /* SIGTERM -> SIGKILL */
+#define PM_RUN_DRAIN_S 1.0        /* after the leader exits, how long pipes held by descendants are read */
+#define PM_RUN_ERRTAIL 4096       /* stderr tail kept in memory for OOM detection */
+
+enum { STAGE_EXEC, STAGE_CHDIR, STAGE_RLIMIT, STAGE_DUP };
+
+struct child_report {
+    int stage;
+    int err;
+};
+
+/* One captured stream: the head goes straight to the file, the tail is kept in a ring until the end. */
+typedef struct capture {
+    int fd;                 /* output file, -1: discard */
+    size_t head_cap, tail_cap, head_len;
+    char *ring;
+    size_t ring_start, ring_len;
+    size_t total, dropped;
+    int write_errno;
+} capture;
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+static int write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        buf += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static void capture_init(capture *c, size_t limit)
+{
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+    c->tail_cap = limit / 4;
+    c->head_cap = limit - c->tail_cap;
+}
+
+static void capture_write(capture *c, const char *buf, size_t n)
+{
+    if (!c->write_errno && n > 0)
+        c->write_errno = write_all(c->fd, buf, n);
+}
+
+/* Appends to the ring, overwriting (and counting as dropped) its oldest bytes. */
+static void ring_push(capture *c, const char *buf, size_t n)
+{
+    if (c->tail_cap == 0) {
+        c->dropped += n;
+        return;
+    }
+    if (!c->ring) {
+        c->ring = malloc(c->tail_cap);
+        if (!c->ring) {
+            c->write_errno = ENOMEM;
+            c->dropped += n;
+            return;
+        }
+    }
+    if (n >= c->tail_cap) {
+        c->dropped += c->ring_len + (n - c->tail_cap);
+        memcpy(c->ring, buf + (n - c->tail_cap), c->tail_cap);
+        c->ring_start = 0;
+        c->ring_len = c->tail_cap;
+        return;
+    }
+    if (c->ring_len + n > c->tail_cap) {
+        size_t over = c->ring_len + n - c->tail_cap;
+        c->dropped += over;
+        c->ring_start = (c->ring_start + over) % c->tail_cap;
+        c->ring_len -= over;
+    }
+    size_t pos = (c->ring_start + c->ring_len) % c->tail_cap;
+    size_t first = c->tail_cap - pos < n ? c->tail_cap - pos : n;
+    memcpy(c->ring + pos, buf, first);
+    memcpy(c->ring, buf + first, n - first);
+    c->ring_len += n;
+}
+
+static void capture_feed(capture *c, const char *buf, size_t n)
+{
+    c->total += n;
+    if (c->fd < 0)
+        return;
+    size_t room = c->head_cap - c->head_len, take = n < room ? n : room;
+    capture_write(c, buf, take);
+    c->head_len += take;
+    if (take < n)
+        ring_push(c, buf + take, n - take);
+}
+
+static void capture_finish(capture *c)
+{
+    if (c->fd >= 0 && c->ring_len > 0) {
+        size_t first = c->tail_cap - c->ring_start;
+        if (first > c->ring_len)
+            first = c->ring_len;
+        capture_write(c, c->ring + c->ring_start, first);
+        capture_write(c, c->ring, c->ring_len - first);
+    }
+    free(c->ring);
+    c->ring = NULL;
+    close_fd(&c->fd);
+}
+
+/* Keeps fds 0-2 free so the child's dup2() onto them can never clobber another pipe end. */
+static int pipe_high(int fds[2])
+{
+    int raw[2];
+    if (pipe2(raw, O_CLOEXEC) < 0)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        if (raw[i] > 2) {
+            fds[i] = raw[i];
+            continue;
+        }
+        fds[i] = fcntl(raw[i], F_DUPFD_CLOEXEC, 3);
+        int saved = errno;
+        close(raw[i]);
+        if (fds[i] < 0) {
+            if (i == 0)
+                close(raw[1]);
+            else
+                close(fds[0]);
+            errno = saved;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int open_high(const char *path, int flags, mode_t mode)
+{
+    int fd = open(path, flags | O_CLOEXEC, mode);
+    if (fd < 0 || fd > 2)
+        return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return high;
+}
+
+static size_t env_name_len(const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    return eq ? (size_t)(eq - kv) : strlen(kv);
+}
+
+/* environ with env_set entries replacing same-named variables (pointers only, nothing copied). */
+static char **build_env(const char *const *env_set)
+{
+    size_t n_env = 0, n_set = 0;
+    while (environ && environ[n_env])
+        n_env++;
+    while (env_set[n_set])
+        n_set++;
+    char **envp = malloc((n_env + n_set + 1) * sizeof *envp);
+    if (!envp)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n_env; i++) {
+        size_t len = env_name_len(environ[i]);
+        int overridden = 0;
+        for (size_t j = 0; j < n_set && !overridden; j++)
+            overridden = env_name_len(env_set[j]) == len && !strncmp(env_set[j], environ[i], len);
+        if (!overridden)
+            envp[k++] = environ[i];
+    }
+    for (size_t j = 0; j < n_set; j++)
+        envp[k++] = (char *)env_set[j];
+    envp[k] = NULL;
+    return envp;
+}
+
+static void child_fail(int report_fd, int stage)
+{
+    struct child_report r = {stage, errno};
+    ssize_t ignored = write(report_fd, &r, sizeof r);
+    (void)ignored;
+    _exit(127);
+}
+
+/* Runs in the forked child: async-signal-safe calls only. Never returns. */
+static void child_main(char *const argv[], char **envp, const pm_run_opts *opts, int in_fd, int out_fd,
+                       int err_fd, int report_fd, int go_fd, int go_wr, int out_rd, int err_rd)
+{
+    close(go_wr);
+    close(out_rd);
+    close(err_rd);
+    /* Ignored signals survive exec: give the command default dispositions and an empty mask. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaction(sig, &dfl, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    setpgid(0, 0);
+    if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+        child_fail(report_fd, STAGE_DUP);
+    /* fds the caller opened without O_CLOEXEC (a make jobserver, say) must not reach the command either.
+     * CLOEXEC rather than close: the report and go pipes are still needed until the exec. */
+    close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+    if (opts->cwd && chdir(opts->cwd) < 0)
+        child_fail(report_fd, STAGE_CHDIR);
+    if (opts->mem_limit_bytes) {
+        struct rlimit rl = {(rlim_t)opts->mem_limit_bytes, (rlim_t)opts->mem_limit_bytes};
+        if (setrlimit(RLIMIT_AS, &rl) < 0)
+            child_fail(report_fd, STAGE_RLIMIT);
+    }
+    /* Wait for the parent's go (EOF on the pipe): the perf counter is attached by then. */
+    char c;
+    while (read(go_fd, &c, 1) < 0 && errno == EINTR)
+        ;
+    execvpe(argv[0], argv, envp);
+    child_fail(report_fd, STAGE_EXEC);
+}
+
+static int open_perf_counter(pid_t pid, int *err_out)
+{
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_HARDWARE;
+    attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+    attr.disabled = 1;
+    attr.enable_on_exec = 1;
+    attr.inherit = 1;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+    long fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) {
+        *err_out = errno;
+        return -1;
+    }
+    *err_out = 0;
+    return (int)fd;
+}
+
+/* Counter value, scaled when the PMU was multiplexed; -1 when it never ran. */
+static int64_t read_perf_counter(int fd)
+{
+    uint64_t v[3];
+    ssize_t n;
+    do
+        n = read(fd, v, sizeof v);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof v || v[2] == 0)
+        return -1;
+    if (v[2] < v[1])
+        return (int64_t)((double)v[0] * ((double)v[1] / (double)v[2]));
+    return (int64_t)v[0];
+}
+
+static void kill_and_reap(pid_t pid)
+{
+    killpg(pid, SIGKILL);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+static int stderr_says_oom(const char *tail, size_t n)
+{
+    static const char *const needles[] = {"out of memory", "Cannot allocate memory", "std::bad_alloc",
+                                          "LLVM ERROR: out of memory", "MemoryError"};
+    for (size_t i = 0; i < sizeof needles / sizeof needles[0]; i++)
+        if (memmem(tail, n, needles[i], strlen(needles[i])))
+            return 1;
+    return 0;
+}
+
+static void errtail_push(char *tail, size_t *len, const char *buf, size_t n)
+{
+    if (n >= PM_RUN_ERRTAIL) {
+        memcpy(tail, buf + n - PM_RUN_ERRTAIL, PM_RUN_ERRTAIL);
+        *len = PM_RUN_ERRTAIL;
+        return;
+    }
+    if (*len + n > PM_RUN_ERRTAIL) {
+        size_t over = *len + n - PM_RUN_ERRTAIL;
+        memmove(tail, tail + over, *len - over);
+        *len -= over;
+    }
+    memcpy(tail + *len, buf, n);
+    *len += n;
+}
+
+static const char *stage_name(int stage)
+{
+    switch (stage) {
+    case STAGE_CHDIR: return "chdir";
+    case STAGE_RLIMIT: return "setrlimit";
+    case STAGE_DUP: return "dup2";
+    default: return "exec";
+    }
+}
+
+int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res, pm_err *err)
+{
+    static const pm_run_opts no_opts;
+    if (!opts)
+        opts = &no_opts;
+    memset(res, 0, sizeof *res);
+    res->instructions = -1;
+    res->exit_code = -1;
+    res->status = PM_RUN_FAILED;
+    if (!argv || !argv[0] || !argv[0][0])
+        return pm_err_set(err, PM_ERR_USAGE, "run: empty command");
+    if (opts->timeout_s < 0 || isnan(opts->timeout_s))
+        return pm_err_set(err, PM_ERR_USAGE, "run: negative timeout");
+
+    int rc = PM_OK;
+    int in_fd = -1, out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, report_p[2] = {-1, -1}, go_p[2] = {-1, -1};
+    int perf_fd = -1, pidfd = -1;
+    char **envp = NULL;
+    pid_t pid = -1;
+    char *buf = NULL;
+    capture cap[2];
+    size_t limit = opts->capture_limit ? opts->capture_limit : PM_RUN_DEFAULT_CAPTURE;
+    capture_init(&cap[0], limit);
+    capture_init(&cap[1], limit);
+    const char *paths[2] = {opts->stdout_path, opts->stderr_path};
+    char errtail[PM_RUN_ERRTAIL];
+    size_t errtail_len = 0;
+
+    const char *in_path = opts->stdin_path ? opts->stdin_path : "/dev/null";
+    if ((in_fd = open_high(in_path, O_RDONLY, 0)) < 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "run: open stdin %s", in_path);
+        goto cleanup;
+    }
+    for (int i = 0; i < 2; i++)
+        if (paths[i] && (cap[i].fd = open_high(paths[i], O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
+            rc = pm_err_errno(err, PM_ERR_IO, "run: open capture %s", paths[i]);
+            goto cleanup;
+        }
+    if (pipe_high(out_p) < 0 || pipe_high(err_p) < 0 || pipe_high(report_p) < 0 || pipe_high(go_p) < 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "run: pipe");
+        goto cleanup;
+    }
+    envp = opts->env_set ? build_env(opts->env_set) : environ;
+    buf = malloc(65536);
+    if (!envp || !buf) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "run: out of memory");
+        goto cleanup;
+    }
+
+    pid = fork();
+    if (pid < 0) {
+        rc = pm_err_errno(err, PM_ERR_CHILD, "run: fork");
+        goto cleanup;
+    }
+    if (pid == 0)
+        child_main(argv, envp, opts, in_fd, out_p[1], err_p[1], report_p[1], go_p[0], go_p[1], out_p[0],
+                   err_p[0]);
+
+    setpgid(pid, pid); /* also done by the child; whichever runs first wins, so killpg() is never early */
+    close_fd(&in_fd);
+    close_fd(&out_p[1]);
+    close_fd(&err_p[1]);
+    close_fd(&report_p[1]);
+    close_fd(&go_p[0]);
+    if (opts->count_instructions)
+        perf_fd = open_perf_counter(pid, &res->instructions_errno);
+    else
+        res->instructions_errno = EPERM;
+#ifdef SYS_pidfd_open
+    pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+
+    double t0 = mono_now();
+    close_fd(&go_p[1]); /* go: closing, not writing, so a dead child cannot raise SIGPIPE here */
+
+    struct child_report report;
+    ssize_t got;
+    do
+        got = read(report_p[0], &report, sizeof report);
+    while (got < 0 && errno == EINTR);
+    close_fd(&report_p[0]);
+    if (got > 0) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        pid = -1;
+        res->status = PM_RUN_SPAWN_ERROR;
+        res->exit_code = 127;
+        if (report.stage == STAGE_CHDIR)
+            snprintf(res->spawn_error, sizeof res->spawn_error, "chdir %s: %s", opts->cwd, strerror(report.err));
+        else
+            snprintf(res->spawn_error, sizeof res->spawn_error, "%s %s: %s", stage_name(report.stage), argv[0],
+                     strerror(report.err));
+        res->wall_s = mono_now() - t0;
+        goto cleanup;
+    }
+
+    int fds[2] = {out_p[0], err_p[0]};
+    int reaped = 0, term_sent = 0, kill_sent = 0, timed_out = 0, cancelled = 0, wstatus = 0;
+    double term_time = 0, exit_time = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    for (;;) {
+        double now = mono_now();
+        if (!reaped) {
+            int cancel_now = opts->cancel && *opts->cancel;
+            if (!term_sent && (cancel_now || (opts->timeout_s > 0 && now - t0 >= opts->timeout_s))) {
+                killpg(pid, SIGTERM);
+                term_sent = 1;
+                term_time = now;
+                cancelled = cancel_now;
+                timed_out = !cancel_now;
+            } else if (term_sent && !kill_sent && now - term_time >= PM_RUN_KILL_GRACE_S) {
+                killpg(pid, SIGKILL);
+                kill_sent = 1;
+            }
+        } else {
+            if (fds[0] < 0 && fds[1] < 0)
+                break;
+            if (now - exit_time >= PM_RUN_DRAIN_S) {
+                /* A descendant still holds a pipe: do not wait for it forever. */
+                killpg(pid, SIGKILL);
+                break;
+            }
+        }
+
+        double wake = INFINITY;
+        if (reaped)
+            wake = exit_time + PM_RUN_DRAIN_S;
+        else if (term_sent && !kill_sent)
+            wake = term_time + PM_RUN_KILL_GRACE_S;
+        else if (!term_sent && opts->timeout_s > 0)
+            wake = t0 + opts->timeout_s;
+        if (!reaped && pidfd < 0)
+            wake = fmin(wake, now + 0.005); /* no pidfd: poll wait4 */
+        if (!reaped && opts->cancel)
+            wake = fmin(wake, now + 0.1);
+        int ms = -1;
+        if (isfinite(wake))
+            ms = wake <= now ? 0 : (int)ceil((wake - now) * 1000.0);
+
+        struct pollfd pfd[3];
+        int np = 0, idx[2] = {-1, -1}, pid_idx = -1;
+        for (int i = 0; i < 2; i++)
+            if (fds[i] >= 0) {
+                idx[i] = np;
+                pfd[np++] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+            }
+        if (!reaped && pidfd >= 0) {
+            pid_idx = np;
+            pfd[np++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
+        }
+        int n = poll(pfd, (nfds_t)np, ms);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = pm_err_errno(err, PM_ERR_IO, "run: poll");
+            if (!reaped)
+                kill_and_reap(pid);
+            pid = -1;
+            goto cleanup;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (idx[i] < 0 || !(pfd[idx[i]].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            ssize_t r = read(fds[i], buf, 65536);
+            if (r > 0) {
+                capture_feed(&cap[i], buf, (size_t)r);
+                if (i == 1)
+                    errtail_push(errtail, &errtail_len, buf, (size_t)r);
+            } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+                close_fd(&fds[i]);
+            }
+        }
+        if (!reaped && (pidfd < 0 || (pfd[pid_idx].revents & POLLIN))) {
+            pid_t w = wait4(pid, &wstatus, WNOHANG, &ru);
+            if (w == pid) {
+                reaped = 1;
+                exit_time = mono_now();
+                res->wall_s = exit_time - t0;
+            } else if (w < 0 && errno != EINTR) {
+                rc = pm_err_errno(err, PM_ERR_CHILD, "run: wait4");
+                kill_and_reap(pid);
+                pid = -1;
+                goto cleanup;
+            }
+        }
+    }
+    out_p[0] = fds[0];
+    err_p[0] = fds[1];
+    pid = -1;
+
+    res->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
+    res->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    res->maxrss_kb = ru.ru_maxrss;
+    if (perf_fd >= 0) {
+        res->instructions = read_perf_counter(perf_fd);
+        if (res->instructions < 0)
+            res->instructions_errno = ENODATA;
+    }
+    if (WIFEXITED(wstatus)) {
+        res->exit_code = WEXITSTATUS(wstatus);
+        res->term_signal = 0;
+    } else if (WIFSIGNALED(wstatus)) {
+        res->exit_code = -1;
+        res->term_signal = WTERMSIG(wstatus);
+    }
+    int sig = res->term_signal;
+    if (timed_out)
+        res->status = PM_RUN_TIMEOUT;
+    else if (cancelled)
+        res->status = PM_RUN_FAILED;
+    else if (sig == SIGKILL) /* not sent by us: the kernel OOM killer is the usual sender */
+        res->status = PM_RUN_OOM;
+    else if (sig && opts->mem_limit_bytes && (sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS))
+        res->status = PM_RUN_OOM;
+    else if (sig)
+        res->status = PM_RUN_FAILED;
+    else if (res->exit_code == 0)
+        res->status = PM_RUN_OK;
+    else if (opts->mem_limit_bytes && stderr_says_oom(errtail, errtail_len))
+        res->status = PM_RUN_OOM;
+    else
+        res->status = PM_RUN_FAILED;
+
+cleanup:
+    if (pid > 0)
+        kill_and_reap(pid);
+    for (int i = 0; i < 2; i++) {
+        capture_finish(&cap[i]);
+        if (cap[i].write_errno && rc == PM_OK) {
+            errno = cap[i].write_errno;
+            rc = pm_err_errno(err, PM_ERR_IO, "run: write capture %s", paths[i]);
+        }
+    }
+    res->stdout_bytes = cap[0].total;
+    res->stderr_bytes = cap[1].total;
+    res->stdout_dropped = cap[0].dropped;
+    res->stderr_dropped = cap[1].dropped;
+    res->stdout_truncated = cap[0].dropped > 0;
+    res->stderr_truncated = cap[1].dropped > 0;
+    close_fd(&in_fd);
+    close_fd(&out_p[0]);
+    close_fd(&out_p[1]);
+    close_fd(&err_p[0]);
+    close_fd(&err_p[1]);
+    close_fd(&report_p[0]);
+    close_fd(&report_p[1]);
+    close_fd(&go_p[0]);
+    close_fd(&go_p[1]);
+    close_fd(&perf_fd);
+    close_fd(&pidfd);
+    if (envp != environ)
+        free(envp);
+    free(buf);
+    return rc;
+}
+
+const char *pm_run_status_name(pm_run_status s)
+{
+    switch (s) {
+    case PM_RUN_OK: return "ok";
+    case PM_RUN_FAILED: return "failed";
+    case PM_RUN_TIMEOUT: return "timeout";
+    case PM_RUN_OOM: return "oom";
+    case PM_RUN_SPAWN_ERROR: return "spawn_error";
+    }
+    return "unknown";
+}
+
+/* Number then optional unit; rejects signs, blanks, nan/inf and trailing junk. */
+static int parse_number(const char *text, double *value, const char **unit)
+{
+    if (!text || !isdigit((unsigned char)text[0]))
+        return -1;
+    for (const char *p = text; *p && *p != '.' && !isalpha((unsigned char)*p); p++)
+        if (!isdigit((unsigned char)*p))
+            return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || !isfinite(v) || v < 0)
+        return -1;
+    /* strtod would take "1e3" or "0x10": only plain decimals are accepted. */
+    for (const char *p = text; p < end; p++)
+        if (!isdigit((unsigned char)*p) && *p != '.')
+            return -1;
+    *value = v;
+    *unit = end;
+    return 0;
+}
+
+int pm_run_parse_duration(const char *text, double *seconds, pm_err *err)
+{
+    double v;
+    const char *unit;
+    if (parse_number(text, &v, &unit) < 0)
+        return pm_err_set(err, PM_ERR_USAGE, "invalid duration '%s' (expected e.g. 30, 2.5s, 500ms, 5m, 1h)",
+                          text ? text : "");
+    double scale;
+    if (!*unit || !strcmp(unit, "s"))
+        scale = 1;
+    else if (!strcmp(unit, "ms"))
+        scale = 1e-3;
+    else if (!strcmp(unit, "m"))
+        scale = 60;
+    else if (!strcmp(unit, "h"))
+        scale = 3600;
+    else
+        return pm_err_set(err, PM_ERR_USAGE, "invalid duration '%s': unknown unit '%s' (use ms, s, m or h)", text,
+                          unit);
+    *seconds = v * scale;
+    return PM_OK;
+}
+
+int pm_run_parse_size(const char *text, uint64_t *bytes, pm_err *err)
+{
+    double v;
+    const char *unit;
+    if (parse_number(text, &v, &unit) < 0)
+        return pm_err_set(err, PM_ERR_USAGE, "invalid size '%s' (expected e.g. 1073741824, 512M, 8G)",
+                          text ? text : "");
+    /* Binary multiples: K=1024. "512M", "512MB", "512MiB" and "512m" mean the same. */
+    int shift = -1;
+    switch (toupper((unsigned char)unit[0])) {
+    case '\0': shift = 0; break;
+    case 'B': shift = unit[1] ? -1 : 0; break;
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    }
+    if (shift > 0) {
+        const char *rest = unit + 1;
+        if (!*rest || !strcmp(rest, "B") || !strcmp(rest, "iB"))
+            ;
+        else
+            shift = -1;
+    }
+    if (shift < 0)
+        return pm_err_set(err, PM_ERR_USAGE, "invalid size '%s': unknown unit '%s' (use K, M, G or T)", text, unit);
+    if (!strchr(text, '.') && shift == 0) {
+        /* Exact for large plain byte counts, where a double would round. */
+        errno = 0;
+        unsigned long long n = strtoull(text, NULL, 10);
+        if (errno)
+            return pm_err_set(err, PM_ERR_USAGE, "invalid size '%s': too large", text);
+        *bytes = n;
+        return PM_OK;
+    }
+    double b = ldexp(v, shift);
+    if (b >= 18446744073709551615.0)
+        return pm_err_set(err, PM_ERR_USAGE, "invalid size '%s': too large", text);
+    *bytes = (uint64_t)b;
+    return PM_OK;
+}

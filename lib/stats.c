@@ -1,0 +1,210 @@
+/* pm_stats on GSL. Inputs are checked before GSL sees them: GSL's default error handler aborts, and a
+ * library must not replace that process-wide handler. */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+double pm_stats_t_crit(double df, double conf)
+{
+    if (!(df > 0) || !(conf > 0 && conf < 1))
+        return NAN;
+    return gsl_cdf_tdist_Pinv(0.5 + conf / 2, df);
+}
+
+static double *sorted_copy(const double *x, size_t n)
+{
+    double *s = malloc(n * sizeof *s);
+    if (s) {
+        memcpy(s, x, n * sizeof *s);
+        gsl_sort(s, 1, n);
+    }
+    return s;
+}
+
+int pm_stats_summarize(const double *x, size_t n, pm_stats_summary *out)
+{
+    *out = (pm_stats_summary){.n = n, .mean = NAN, .median = NAN, .sd = NAN, .min = NAN, .max = NAN,
+                              .ci_lo = NAN, .ci_hi = NAN};
+    if (n == 0)
+        return PM_STATS_TOO_FEW;
+    double *s = sorted_copy(x, n);
+    if (!s)
+        return PM_STATS_NOMEM;
+    out->mean = gsl_stats_mean(s, 1, n);
+    out->median = gsl_stats_median_from_sorted_data(s, 1, n);
+    out->min = s[0];
+    out->max = s[n - 1];
+    int rc = PM_STATS_TOO_FEW;
+    if (n >= 2) {
+        out->sd = gsl_stats_sd_m(s, 1, n, out->mean);
+        double half = pm_stats_t_crit((double)(n - 1), 0.95) * out->sd / sqrt((double)n);
+        out->ci_lo = out->mean - half;
+        out->ci_hi = out->mean + half;
+        rc = PM_STATS_OK;
+    }
+    free(s);
+    return rc;
+}
+
+int pm_stats_quantile(const double *x, size_t n, double q, double *out)
+{
+    *out = NAN;
+    if (!(q >= 0 && q <= 1))
+        return PM_STATS_BAD_INPUT;
+    if (n == 0)
+        return PM_STATS_TOO_FEW;
+    double *s = sorted_copy(x, n);
+    if (!s)
+        return PM_STATS_NOMEM;
+    *out = gsl_stats_quantile_from_sorted_data(s, 1, n, q);
+    free(s);
+    return PM_STATS_OK;
+}
+
+int pm_stats_welch_test(const double *a, size_t na, const double *b, size_t nb, pm_stats_welch *out)
+{
+    *out = (pm_stats_welch){.mean_diff = NAN, .t = NAN, .df = NAN, .p = NAN};
+    if (na == 0 || nb == 0)
+        return PM_STATS_TOO_FEW;
+    double ma = gsl_stats_mean(a, 1, na), mb = gsl_stats_mean(b, 1, nb);
+    out->mean_diff = ma - mb;
+    if (na < 2 || nb < 2)
+        return PM_STATS_TOO_FEW;
+    double ua = gsl_stats_variance_m(a, 1, na, ma) / (double)na;
+    double ub = gsl_stats_variance_m(b, 1, nb, mb) / (double)nb;
+    if (!(ua + ub > 0))
+        return PM_STATS_DEGENERATE;
+    out->t = out->mean_diff / sqrt(ua + ub);
+    out->df = (ua + ub) * (ua + ub) / (ua * ua / (double)(na - 1) + ub * ub / (double)(nb - 1));
+    out->p = 2 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
+    return PM_STATS_OK;
+}
+
+int pm_stats_ratio_of_means(const double *a, size_t na, const double *b, size_t nb, pm_stats_ratio *out)
+{
+    *out = (pm_stats_ratio){.ratio = NAN, .se = NAN, .df = NAN, .ci_lo = NAN, .ci_hi = NAN};
+    if (na == 0 || nb == 0)
+        return PM_STATS_TOO_FEW;
+    double ma = gsl_stats_mean(a, 1, na), mb = gsl_stats_mean(b, 1, nb);
+    if (mb == 0)
+        return PM_STATS_DEGENERATE;
+    out->ratio = ma / mb;
+    if (na < 2 || nb < 2)
+        return PM_STATS_TOO_FEW;
+    if (ma == 0)
+        return PM_STATS_DEGENERATE; /* relative variance of a undefined */
+    /* Relative variances of the two means; var(ratio) ~ ratio^2 * (ra + rb). */
+    double ra = gsl_stats_variance_m(a, 1, na, ma) / ((double)na * ma * ma);
+    double rb = gsl_stats_variance_m(b, 1, nb, mb) / ((double)nb * mb * mb);
+    out->se = fabs(out->ratio) * sqrt(ra + rb);
+    if (!(ra + rb > 0)) {
+        out->ci_lo = out->ci_hi = out->ratio; /* no scatter: the CI collapses */
+        return PM_STATS_DEGENERATE;
+    }
+    out->df = (ra + rb) * (ra + rb) / (ra * ra / (double)(na - 1) + rb * rb / (double)(nb - 1));
+    double half = pm_stats_t_crit(out->df, 0.95) * out->se;
+    out->ci_lo = out->ratio - half;
+    out->ci_hi = out->ratio + half;
+    return PM_STATS_OK;
+}
+
+int pm_stats_geomean(const double *x, size_t n, double *out)
+{
+    *out = NAN;
+    if (n == 0)
+        return PM_STATS_TOO_FEW;
+    double *l = malloc(n * sizeof *l);
+    if (!l)
+        return PM_STATS_NOMEM;
+    int rc = PM_STATS_OK;
+    for (size_t i = 0; i < n && rc == PM_STATS_OK; i++) {
+        if (!(x[i] > 0))
+            rc = PM_STATS_BAD_INPUT;
+        else
+            l[i] = log(x[i]);
+    }
+    if (rc == PM_STATS_OK)
+        *out = exp(gsl_stats_mean(l, 1, n));
+    free(l);
+    return rc;
+}
+
+int pm_stats_powerlaw_fit(const double *x, const double *y, size_t n, pm_stats_powerlaw *out)
+{
+    *out = (pm_stats_powerlaw){.a = NAN, .b = NAN, .b_se = NAN, .b_ci_lo = NAN, .b_ci_hi = NAN, .r2 = NAN};
+    double *lx = malloc((n ? n : 1) * sizeof *lx), *ly = malloc((n ? n : 1) * sizeof *ly);
+    int rc = PM_STATS_OK;
+    if (!lx || !ly) {
+        rc = PM_STATS_NOMEM;
+        goto cleanup;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] > 0 && y[i] > 0) {
+            lx[m] = log(x[i]);
+            ly[m] = log(y[i]);
+            m++;
+        }
+    }
+    out->n = m;
+    out->n_skipped = n - m;
+    if (m < 2) {
+        rc = PM_STATS_TOO_FEW;
+        goto cleanup;
+    }
+    if (gsl_stats_variance(lx, 1, m) == 0) {
+        rc = PM_STATS_DEGENERATE;
+        goto cleanup;
+    }
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(lx, 1, ly, 1, m, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    out->a = exp(c0);
+    out->b = c1;
+    double tss = gsl_stats_tss(ly, 1, m);
+    out->r2 = tss > 0 ? 1 - sumsq / tss : 1.0; /* constant y: the flat line fits exactly */
+    if (m < 3) {
+        rc = PM_STATS_TOO_FEW;
+        goto cleanup;
+    }
+    /* GSL estimates cov11 from the residual scatter, sumsq / (m - 2). */
+    out->b_se = sqrt(cov11);
+    double half = pm_stats_t_crit((double)(m - 2), 0.95) * out->b_se;
+    out->b_ci_lo = out->b - half;
+    out->b_ci_hi = out->b + half;
+cleanup:
+    free(lx);
+    free(ly);
+    return rc;
+}
+
+int pm_stats_js_distance(const double *p, const double *q, size_t n, double *out)
+{
+    *out = NAN;
+    double sp = 0, sq = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(p[i] >= 0) || !(q[i] >= 0))
+            return PM_STATS_BAD_INPUT;
+        sp += p[i];
+        sq += q[i];
+    }
+    if (!(sp > 0) || !(sq > 0))
+        return PM_STATS_DEGENERATE;
+    /* 0 log 0 = 0; where pi > 0, mi >= pi/2 > 0 so the logs are finite. */
+    double jsd = 0;
+    for (size_t i = 0; i < n; i++) {
+        double pi = p[i] / sp, qi = q[i] / sq, mi = (pi + qi) / 2;
+        if (pi > 0)
+            jsd += 0.5 * pi * log2(pi / mi);
+        if (qi > 0)
+            jsd += 0.5 * qi * log2(qi / mi);
+    }
+    *out = sqrt(jsd < 0 ? 0 : jsd > 1 ? 1 : jsd); /* clamp rounding */
+    return PM_STATS_OK;
+}

@@ -1,0 +1,71 @@
+/* pm_stats: the statistics passmap reports, on GSL. Values must be finite. Every function returns a
+ * PM_STATS_* status; fields that cannot be computed are NaN (never a crash on n = 0 or 1). */
+#ifndef PM_STATS_H
+#define PM_STATS_H
+
+#include <stddef.h>
+
+enum {
+    PM_STATS_OK = 0,
+    PM_STATS_TOO_FEW = 1,     /* too few values for some fields (those are NaN) */
+    PM_STATS_DEGENERATE = 2,  /* zero variance / zero denominator / no mass: the affected fields are NaN */
+    PM_STATS_NOMEM = 3,
+    PM_STATS_BAD_INPUT = 4,   /* negative probabilities, quantile outside [0,1] */
+};
+
+typedef struct pm_stats_summary {
+    size_t n;
+    double mean, median, sd;  /* sd: sample (n-1); NaN when n < 2 */
+    double min, max;
+    double ci_lo, ci_hi;      /* 95% CI of the mean, t with n-1 df; NaN when n < 2 */
+} pm_stats_summary;
+
+/* n = 0: TOO_FEW, all NaN. n = 1: TOO_FEW, mean/median/min/max set. */
+int pm_stats_summarize(const double *x, size_t n, pm_stats_summary *out);
+
+/* Quantile q in [0,1] with linear interpolation between order statistics (GSL; numpy's default). */
+int pm_stats_quantile(const double *x, size_t n, double q, double *out);
+
+/* Two-sided critical value of Student's t for confidence conf (0.95) and df degrees of freedom. */
+double pm_stats_t_crit(double df, double conf);
+
+typedef struct pm_stats_welch {
+    double mean_diff; /* mean(a) - mean(b) */
+    double t, df, p;  /* df: Welch-Satterthwaite; p: two-sided */
+} pm_stats_welch;
+
+/* Needs na, nb >= 2 (else TOO_FEW); both variances zero: DEGENERATE. */
+int pm_stats_welch_test(const double *a, size_t na, const double *b, size_t nb, pm_stats_welch *out);
+
+typedef struct pm_stats_ratio {
+    double ratio;         /* mean(a) / mean(b) */
+    double se;            /* delta method: ratio * sqrt(va/(na ma^2) + vb/(nb mb^2)) */
+    double df;            /* Welch-Satterthwaite over the two relative-variance terms */
+    double ci_lo, ci_hi;  /* ratio -/+ t(0.975, df) * se; NaN when na or nb < 2 */
+} pm_stats_ratio;
+
+/* Ratio of means of independent samples, 95% CI by the delta method (first-order; fine while the
+ * denominator's CV is small, say < 0.1 — the regime of repeated compile times). mean(b) = 0: DEGENERATE. */
+int pm_stats_ratio_of_means(const double *a, size_t na, const double *b, size_t nb, pm_stats_ratio *out);
+
+/* exp(mean(log x)); any x <= 0: BAD_INPUT, NaN. n = 0: TOO_FEW. */
+int pm_stats_geomean(const double *x, size_t n, double *out);
+
+typedef struct pm_stats_powerlaw {
+    double a, b;          /* y = a * x^b, least squares on (ln x, ln y) */
+    double b_se;          /* from the residual scatter (n-2 df); NaN when n < 3 */
+    double b_ci_lo, b_ci_hi; /* 95%, t with n-2 df */
+    double r2;            /* of the log-log fit */
+    size_t n;             /* points used */
+    size_t n_skipped;     /* points dropped for x <= 0 or y <= 0 */
+} pm_stats_powerlaw;
+
+/* n < 2 used points or all x equal: TOO_FEW / DEGENERATE with NaN. n = 2: a, b set, b_se NaN, TOO_FEW. */
+int pm_stats_powerlaw_fit(const double *x, const double *y, size_t n, pm_stats_powerlaw *out);
+
+/* Jensen-Shannon distance (sqrt of the base-2 divergence, in [0,1]) between two discrete distributions
+ * over the same n bins; each is normalised to sum 1 first. Negative entries: BAD_INPUT; a zero-sum
+ * distribution: DEGENERATE. */
+int pm_stats_js_distance(const double *p, const double *q, size_t n, double *out);
+
+#endif

@@ -1,0 +1,580 @@
+/* pm_store: the SQLite results database (see store.h for the layout).
+ *
+ * Durability: WAL with synchronous=NORMAL survives a killed process (only a power loss can drop the last
+ * commits), and pm_store_record_run writes a run with everything below it in one BEGIN IMMEDIATE
+ * transaction, so a reader never sees a run without its steps. */
+#include "store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Bump when the DDL changes; older passmaps refuse newer databases instead of misreading them. */
+#define PM_STORE_SCHEMA_VERSION 1
+/* 'pmap': marks the file as ours, so a foreign SQLite database is rejected clearly. */
+#define PM_STORE_APPLICATION_ID 0x706d6170
+#define PM_STORE_BUSY_TIMEOUT_MS 10000
+
+static const char schema_sql[] =
+    "CREATE TABLE sweep(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  name TEXT NOT NULL UNIQUE,\n"
+    "  backend TEXT,\n"
+    "  spec_text TEXT,\n"
+    "  meta_json TEXT,\n"
+    "  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))\n"
+    ");\n"
+    "CREATE TABLE config(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  sweep_id INTEGER NOT NULL REFERENCES sweep(id) ON DELETE CASCADE,\n"
+    "  key TEXT NOT NULL,\n"
+    "  kind TEXT NOT NULL,\n"
+    "  family TEXT,\n"
+    "  size TEXT,\n"
+    "  window INTEGER,\n"       /* NULL when not applicable (pm_config: 0) */
+    "  precision TEXT,\n"
+    "  resolution INTEGER,\n"   /* NULL when not applicable */
+    "  layers INTEGER,\n"       /* NULL when not applicable */
+    "  variant TEXT,\n"
+    "  params_json TEXT,\n"
+    "  UNIQUE(sweep_id, key)\n" /* also the config(sweep_id) index */
+    ");\n"
+    "CREATE TABLE run(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  config_id INTEGER NOT NULL REFERENCES config(id) ON DELETE CASCADE,\n"
+    "  repeat INTEGER NOT NULL,\n"
+    "  mode TEXT NOT NULL,\n"
+    "  status TEXT NOT NULL,\n"
+    "  wall_s REAL,\n"
+    "  user_s REAL,\n"
+    "  sys_s REAL,\n"
+    "  maxrss_kb INTEGER,\n"
+    "  started_at TEXT NOT NULL,\n" /* recording time minus wall_s, UTC ISO 8601 */
+    "  note TEXT\n"
+    ");\n"
+    "CREATE INDEX run_config_mode ON run(config_id, mode);\n"
+    "CREATE TABLE step(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,\n"
+    "  seq INTEGER NOT NULL,\n"
+    "  tool TEXT,\n"
+    "  argv TEXT,\n"
+    "  status TEXT,\n"
+    "  wall_s REAL,\n"
+    "  user_s REAL,\n"
+    "  sys_s REAL,\n"
+    "  maxrss_kb INTEGER,\n"
+    "  instructions INTEGER,\n"  /* NULL: unavailable */
+    "  exit_code INTEGER,\n"
+    "  term_signal INTEGER,\n"
+    "  report_format TEXT,\n"    /* NULL: no report parsed */
+    "  report_wall_s REAL,\n"    /* the report's own Total */
+    "  stderr_tail TEXT,\n"
+    "  UNIQUE(run_id, seq)\n"    /* also the step(run_id) index */
+    ");\n"
+    "CREATE TABLE pass_time(\n"
+    "  step_id INTEGER NOT NULL REFERENCES step(id) ON DELETE CASCADE,\n"
+    "  idx INTEGER NOT NULL,\n"       /* position in the report, 0-based */
+    "  name TEXT NOT NULL,\n"
+    "  section TEXT,\n"
+    "  parent_idx INTEGER,\n"         /* idx of the parent row, NULL at top level */
+    "  depth INTEGER NOT NULL,\n"
+    "  wall_s REAL,\n"
+    "  user_s REAL,\n"
+    "  flags INTEGER NOT NULL,\n"     /* PM_PASS_* bits: 1 group, 2 analysis, 4 summary */
+    "  report_index INTEGER NOT NULL,\n"
+    "  PRIMARY KEY(step_id, idx)\n"   /* also the pass_time(step_id) index */
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE metric(\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,\n"
+    "  step_id INTEGER REFERENCES step(id) ON DELETE CASCADE,\n" /* NULL: run-level */
+    "  name TEXT NOT NULL,\n"
+    "  value REAL\n"
+    ");\n"
+    "CREATE INDEX metric_run ON metric(run_id, step_id);\n"
+    "CREATE INDEX metric_step ON metric(step_id);\n" /* cascades from step need it */
+    "CREATE TABLE meta(\n"
+    "  key TEXT PRIMARY KEY,\n"
+    "  value TEXT\n"
+    ");\n"
+    /* One row per pass with what analyses group by. counted = neither group nor summary row, i.e. the
+     * rows pm_report_pass_wall sums. */
+    "CREATE VIEW v_pass AS SELECT\n"
+    "  sw.id AS sweep_id, sw.name AS sweep, sw.backend AS backend,\n"
+    "  c.id AS config_id, c.key AS config_key, c.kind AS kind, c.family AS family, c.size AS size,\n"
+    "  c.window AS window, c.precision AS precision, c.resolution AS resolution, c.layers AS layers,\n"
+    "  c.variant AS variant,\n"
+    "  r.id AS run_id, r.repeat AS repeat, r.mode AS mode, r.status AS run_status,\n"
+    "  s.id AS step_id, s.seq AS step_seq, s.tool AS tool, s.status AS step_status,\n"
+    "  p.idx AS pass_idx, p.name AS pass, p.section AS section, p.parent_idx AS parent_idx,\n"
+    "  p.depth AS depth, p.wall_s AS wall_s, p.user_s AS user_s, p.flags AS flags,\n"
+    "  p.report_index AS report_index, (p.flags & 5) = 0 AS counted\n"
+    "FROM pass_time p\n"
+    "  JOIN step s ON s.id = p.step_id\n"
+    "  JOIN run r ON r.id = s.run_id\n"
+    "  JOIN config c ON c.id = r.config_id\n"
+    "  JOIN sweep sw ON sw.id = c.sweep_id;\n";
+
+enum {
+    S_BEGIN, S_COMMIT, S_ROLLBACK,
+    S_SWEEP, S_CONFIG, S_RUNS_DONE,
+    S_RUN, S_STEP, S_PASS, S_METRIC,
+    S_META_SET, S_META_GET,
+    S__COUNT
+};
+
+/* Prepared lazily: a read-only store never compiles the writes. */
+static const char *const stmt_sql[S__COUNT] = {
+    [S_BEGIN] = "BEGIN IMMEDIATE",
+    [S_COMMIT] = "COMMIT",
+    [S_ROLLBACK] = "ROLLBACK",
+    [S_SWEEP] = "INSERT INTO sweep(name, backend, spec_text, meta_json) VALUES(?1, ?2, ?3, ?4)\n"
+                "ON CONFLICT(name) DO UPDATE SET\n"
+                "  backend = coalesce(sweep.backend, excluded.backend),\n"
+                "  spec_text = coalesce(excluded.spec_text, sweep.spec_text),\n"
+                "  meta_json = coalesce(excluded.meta_json, sweep.meta_json)\n"
+                "RETURNING id",
+    /* The no-op update makes RETURNING yield the existing id in one atomic statement. */
+    [S_CONFIG] = "INSERT INTO config(sweep_id, key, kind, family, size, window, precision, resolution,\n"
+                 "  layers, variant, params_json) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)\n"
+                 "ON CONFLICT(sweep_id, key) DO UPDATE SET key = excluded.key\n"
+                 "RETURNING id",
+    [S_RUNS_DONE] = "SELECT count(*) FROM run WHERE config_id = ?1 AND mode = ?2",
+    [S_RUN] = "INSERT INTO run(config_id, repeat, mode, status, wall_s, user_s, sys_s, maxrss_kb,\n"
+              "  started_at, note)\n"
+              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,\n"
+              "  strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') - coalesce(?5, 0) / 86400.0), ?9)",
+    [S_STEP] = "INSERT INTO step(run_id, seq, tool, argv, status, wall_s, user_s, sys_s, maxrss_kb,\n"
+               "  instructions, exit_code, term_signal, report_format, report_wall_s, stderr_tail)\n"
+               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    [S_PASS] = "INSERT INTO pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s,\n"
+               "  flags, report_index) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [S_METRIC] = "INSERT INTO metric(run_id, step_id, name, value) VALUES(?1, ?2, ?3, ?4)",
+    [S_META_SET] = "INSERT INTO meta(key, value) VALUES(?1, ?2)\n"
+                   "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    [S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+};
+
+struct pm_store {
+    sqlite3 *db;
+    char *path;
+    int readonly;
+    sqlite3_stmt *stmt[S__COUNT];
+};
+
+static int db_err(pm_store *st, pm_err *err, const char *what)
+{
+    return pm_err_set(err, PM_ERR_DB, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+}
+
+static int get_stmt(pm_store *st, int which, sqlite3_stmt **out, pm_err *err)
+{
+    if (!st->stmt[which] &&
+        sqlite3_prepare_v3(st->db, stmt_sql[which], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[which], NULL)
+            != SQLITE_OK)
+        return db_err(st, err, "prepare");
+    *out = st->stmt[which];
+    return PM_OK;
+}
+
+static void done_stmt(sqlite3_stmt *s)
+{
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+}
+
+/* Steps a statement that returns no rows. */
+static int exec_stmt(pm_store *st, int which, pm_err *err, const char *what)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, which, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    rc = sqlite3_step(s) == SQLITE_DONE ? PM_OK : db_err(st, err, what);
+    done_stmt(s);
+    return rc;
+}
+
+static int exec_sql(pm_store *st, const char *sql, pm_err *err, const char *what)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        pm_err_set(err, PM_ERR_DB, "%s: %s: %s", st->path, what, msg ? msg : sqlite3_errmsg(st->db));
+        sqlite3_free(msg);
+        return PM_ERR_DB;
+    }
+    return PM_OK;
+}
+
+static int pragma_int(pm_store *st, const char *sql, int *value, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = PM_OK;
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return db_err(st, err, sql);
+    int step = sqlite3_step(s);
+    if (step == SQLITE_ROW)
+        *value = sqlite3_column_int(s, 0);
+    else
+        rc = db_err(st, err, sql);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* Checks user_version and application_id; creates the schema in a fresh file when allowed. Runs inside
+ * BEGIN IMMEDIATE for writers, so two processes opening a new file do not both create it. */
+static int check_schema(pm_store *st, int may_create, pm_err *err)
+{
+    int version = 0, app_id = 0, n_objects = 0, rc;
+    if ((rc = pragma_int(st, "PRAGMA user_version", &version, err)) != PM_OK ||
+        (rc = pragma_int(st, "PRAGMA application_id", &app_id, err)) != PM_OK ||
+        (rc = pragma_int(st, "SELECT count(*) FROM sqlite_schema", &n_objects, err)) != PM_OK)
+        return rc;
+    if (app_id != 0 && app_id != PM_STORE_APPLICATION_ID)
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (application_id %d)",
+                          st->path, app_id);
+    if (version > PM_STORE_SCHEMA_VERSION)
+        return pm_err_set(err, PM_ERR_UNSUPPORTED,
+                          "%s: database schema version %d is newer than this passmap supports (%d); "
+                          "use a newer passmap", st->path, version, PM_STORE_SCHEMA_VERSION);
+    if (version == PM_STORE_SCHEMA_VERSION && app_id == PM_STORE_APPLICATION_ID)
+        return PM_OK;
+    if (version != 0 || n_objects != 0)
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (schema version %d, %d objects)",
+                          st->path, version, n_objects);
+    if (!may_create)
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: empty database, not a passmap database", st->path);
+    if ((rc = exec_sql(st, schema_sql, err, "create schema")) != PM_OK)
+        return rc;
+    char pragmas[128];
+    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version = %d; PRAGMA application_id = %d;",
+             PM_STORE_SCHEMA_VERSION, PM_STORE_APPLICATION_ID);
+    return exec_sql(st, pragmas, err, "set schema version");
+}
+
+static int store_open(const char *path, int readonly, pm_store **out, pm_err *err)
+{
+    *out = NULL;
+    if (!path || !*path)
+        return pm_err_set(err, PM_ERR_USAGE, "store: no database path given");
+    struct stat sb;
+    if (readonly && stat(path, &sb) != 0)
+        return errno == ENOENT ? pm_err_set(err, PM_ERR_NOTFOUND, "%s: no such database", path)
+                               : pm_err_errno(err, PM_ERR_IO, "%s", path);
+    pm_store *st = calloc(1, sizeof *st);
+    if (!st || !(st->path = strdup(path))) {
+        free(st);
+        return pm_err_set(err, PM_ERR_NOMEM, "store: out of memory");
+    }
+    st->readonly = readonly;
+    int rc = PM_OK;
+    int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+        rc = st->db ? db_err(st, err, "open") : pm_err_set(err, PM_ERR_NOMEM, "%s: open: out of memory", path);
+        goto cleanup;
+    }
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_busy_timeout(st->db, PM_STORE_BUSY_TIMEOUT_MS);
+    if (readonly) {
+        if ((rc = exec_sql(st, "BEGIN", err, "begin")) != PM_OK)
+            goto cleanup;
+        rc = check_schema(st, 0, err);
+        exec_sql(st, "COMMIT", NULL, "commit");
+        goto cleanup;
+    }
+    /* journal_mode cannot change inside a transaction; it is persistent once set. */
+    if ((rc = exec_sql(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+                       err, "configure")) != PM_OK)
+        goto cleanup;
+    if ((rc = exec_stmt(st, S_BEGIN, err, "begin")) != PM_OK)
+        goto cleanup;
+    if ((rc = check_schema(st, 1, err)) != PM_OK) {
+        exec_stmt(st, S_ROLLBACK, NULL, "rollback");
+        goto cleanup;
+    }
+    rc = exec_stmt(st, S_COMMIT, err, "commit");
+cleanup:
+    if (rc != PM_OK) {
+        pm_store_close(st);
+        return rc;
+    }
+    *out = st;
+    return PM_OK;
+}
+
+int pm_store_open(const char *path, pm_store **out, pm_err *err)
+{
+    return store_open(path, 0, out, err);
+}
+
+int pm_store_open_readonly(const char *path, pm_store **out, pm_err *err)
+{
+    return store_open(path, 1, out, err);
+}
+
+void pm_store_close(pm_store *st)
+{
+    if (!st)
+        return;
+    for (int i = 0; i < S__COUNT; i++)
+        sqlite3_finalize(st->stmt[i]);
+    sqlite3_close(st->db);
+    free(st->path);
+    free(st);
+}
+
+sqlite3 *pm_store_db(pm_store *st)
+{
+    return st ? st->db : NULL;
+}
+
+/* Binding helpers; each returns an SQLite result code, collected with |= (SQLITE_OK is 0). */
+static int bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+    return v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
+}
+
+static int bind_real_nonneg(sqlite3_stmt *s, int i, double v)   /* < 0 (absent) or NaN: NULL */
+{
+    return v >= 0 ? sqlite3_bind_double(s, i, v) : sqlite3_bind_null(s, i);
+}
+
+static int bind_int_nonzero(sqlite3_stmt *s, int i, int64_t v)  /* 0 (not applicable): NULL */
+{
+    return v ? sqlite3_bind_int64(s, i, v) : sqlite3_bind_null(s, i);
+}
+
+static int bind_int_nonneg(sqlite3_stmt *s, int i, int64_t v)   /* < 0 (unavailable): NULL */
+{
+    return v >= 0 ? sqlite3_bind_int64(s, i, v) : sqlite3_bind_null(s, i);
+}
+
+/* Steps an INSERT ... RETURNING id. */
+static int step_returning_id(pm_store *st, sqlite3_stmt *s, int64_t *id, pm_err *err, const char *what)
+{
+    int rc = PM_OK;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        *id = sqlite3_column_int64(s, 0);
+    else
+        rc = db_err(st, err, what);
+    if (rc == PM_OK && sqlite3_step(s) != SQLITE_DONE)
+        rc = db_err(st, err, what);
+    done_stmt(s);
+    return rc;
+}
+
+int pm_store_sweep(pm_store *st, const char *name, const char *backend, const char *spec_text,
+                   const char *meta_json, int64_t *sweep_id, pm_err *err)
+{
+    if (!name || !*name)
+        return pm_err_set(err, PM_ERR_USAGE, "store: sweep needs a name");
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_SWEEP, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    if ((bind_text(s, 1, name) | bind_text(s, 2, backend) | bind_text(s, 3, spec_text) |
+         bind_text(s, 4, meta_json)) != SQLITE_OK) {
+        rc = db_err(st, err, "sweep: bind");
+        done_stmt(s);
+        return rc;
+    }
+    return step_returning_id(st, s, sweep_id, err, "sweep");
+}
+
+int pm_store_config(pm_store *st, int64_t sweep_id, const pm_config *cfg, int64_t *config_id, pm_err *err)
+{
+    if (!cfg || !cfg->key || !*cfg->key || !cfg->kind)
+        return pm_err_set(err, PM_ERR_USAGE, "store: config needs a key and a kind");
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_CONFIG, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    if ((sqlite3_bind_int64(s, 1, sweep_id) | bind_text(s, 2, cfg->key) | bind_text(s, 3, cfg->kind) |
+         bind_text(s, 4, cfg->family) | bind_text(s, 5, cfg->size) | bind_int_nonzero(s, 6, cfg->window) |
+         bind_text(s, 7, cfg->precision) | bind_int_nonzero(s, 8, cfg->resolution) |
+         bind_int_nonzero(s, 9, cfg->layers) | bind_text(s, 10, cfg->variant) |
+         bind_text(s, 11, cfg->params_json)) != SQLITE_OK) {
+        rc = db_err(st, err, "config: bind");
+        done_stmt(s);
+        return rc;
+    }
+    rc = step_returning_id(st, s, config_id, err, "config");
+    if (rc != PM_OK)
+        pm_err_wrap(err, "config %s", cfg->key);
+    return rc;
+}
+
+int pm_store_runs_done(pm_store *st, int64_t config_id, const char *mode, int *n, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_RUNS_DONE, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    sqlite3_bind_int64(s, 1, config_id);
+    bind_text(s, 2, mode ? mode : "");
+    if (sqlite3_step(s) == SQLITE_ROW)
+        *n = sqlite3_column_int(s, 0);
+    else
+        rc = db_err(st, err, "runs done");
+    done_stmt(s);
+    return rc;
+}
+
+static const char *run_status_text(pm_run_status s)
+{
+    /* Same names as pm_run_status_name, kept here so the store does not depend on the runner. */
+    switch (s) {
+    case PM_RUN_OK: return "ok";
+    case PM_RUN_FAILED: return "failed";
+    case PM_RUN_TIMEOUT: return "timeout";
+    case PM_RUN_OOM: return "oom";
+    case PM_RUN_SPAWN_ERROR: return "spawn-error";
+    }
+    return "unknown";
+}
+
+static int insert_metric(pm_store *st, int64_t run_id, int64_t step_id, const pm_metric *m, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_METRIC, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    int brc = sqlite3_bind_int64(s, 1, run_id) |
+              (step_id > 0 ? sqlite3_bind_int64(s, 2, step_id) : sqlite3_bind_null(s, 2)) |
+              bind_text(s, 3, m->name ? m->name : "") |
+              (m->value == m->value ? sqlite3_bind_double(s, 4, m->value) : sqlite3_bind_null(s, 4));
+    if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
+        rc = db_err(st, err, "metric");
+    done_stmt(s);
+    return rc;
+}
+
+static int insert_passes(pm_store *st, int64_t step_id, const pm_report *r, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_PASS, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    for (size_t i = 0; i < r->n_passes && rc == PM_OK; i++) {
+        const pm_pass *p = &r->passes[i];
+        int brc = sqlite3_bind_int64(s, 1, step_id) | sqlite3_bind_int64(s, 2, (int64_t)i) |
+                  bind_text(s, 3, p->name ? p->name : "") | bind_text(s, 4, p->section) |
+                  bind_int_nonneg(s, 5, p->parent) | sqlite3_bind_int(s, 6, p->depth) |
+                  bind_real_nonneg(s, 7, p->wall_s) | bind_real_nonneg(s, 8, p->user_s) |
+                  sqlite3_bind_int64(s, 9, p->flags) | sqlite3_bind_int(s, 10, p->report_index);
+        if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
+            rc = db_err(st, err, "pass");
+        done_stmt(s);
+    }
+    return rc;
+}
+
+static int insert_step(pm_store *st, int64_t run_id, int seq, const pm_step_record *sr, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_STEP, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    const pm_run_result *res = sr->result;
+    const pm_report *rep = sr->report;
+    int brc = sqlite3_bind_int64(s, 1, run_id) | sqlite3_bind_int(s, 2, seq) | bind_text(s, 3, sr->tool) |
+              bind_text(s, 4, sr->argv) | bind_text(s, 15, sr->stderr_tail);
+    if (res)
+        brc |= bind_text(s, 5, run_status_text(res->status)) | bind_real_nonneg(s, 6, res->wall_s) |
+               bind_real_nonneg(s, 7, res->user_s) | bind_real_nonneg(s, 8, res->sys_s) |
+               bind_int_nonneg(s, 9, res->maxrss_kb) | bind_int_nonneg(s, 10, res->instructions) |
+               sqlite3_bind_int(s, 11, res->exit_code) | sqlite3_bind_int(s, 12, res->term_signal);
+    if (rep)
+        brc |= bind_text(s, 13, pm_format_name(rep->format)) | bind_real_nonneg(s, 14, rep->total_wall_s);
+    if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
+        rc = db_err(st, err, "step");
+    done_stmt(s);
+    if (rc != PM_OK)
+        return rc;
+    int64_t step_id = sqlite3_last_insert_rowid(st->db);
+    if (!rep)
+        return PM_OK;
+    if ((rc = insert_passes(st, step_id, rep, err)) != PM_OK)
+        return rc;
+    for (size_t i = 0; i < rep->n_metrics && rc == PM_OK; i++)
+        rc = insert_metric(st, run_id, step_id, &rep->metrics[i], err);
+    return rc;
+}
+
+int pm_store_record_run(pm_store *st, const pm_run_record *rec, int64_t *run_id, pm_err *err)
+{
+    if (!rec || !rec->mode || !rec->status || rec->n_steps < 0 || (rec->n_steps > 0 && !rec->steps) ||
+        rec->n_metrics < 0 || (rec->n_metrics > 0 && !rec->metrics))
+        return pm_err_set(err, PM_ERR_USAGE, "store: incomplete run record");
+    int rc = exec_stmt(st, S_BEGIN, err, "begin");
+    if (rc != PM_OK)
+        return rc;
+    sqlite3_stmt *s = NULL;
+    if ((rc = get_stmt(st, S_RUN, &s, err)) != PM_OK)
+        goto cleanup;
+    int brc = sqlite3_bind_int64(s, 1, rec->config_id) | sqlite3_bind_int(s, 2, rec->repeat) |
+              bind_text(s, 3, rec->mode) | bind_text(s, 4, rec->status) | bind_real_nonneg(s, 5, rec->wall_s) |
+              bind_real_nonneg(s, 6, rec->user_s) | bind_real_nonneg(s, 7, rec->sys_s) |
+              bind_int_nonneg(s, 8, rec->maxrss_kb) | bind_text(s, 9, rec->note);
+    if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
+        rc = db_err(st, err, "run");
+    done_stmt(s);
+    if (rc != PM_OK)
+        goto cleanup;
+    int64_t id = sqlite3_last_insert_rowid(st->db);
+    for (int i = 0; i < rec->n_steps && rc == PM_OK; i++)
+        rc = insert_step(st, id, i, &rec->steps[i], err);
+    for (int i = 0; i < rec->n_metrics && rc == PM_OK; i++)
+        rc = insert_metric(st, id, 0, &rec->metrics[i], err);
+    if (rc == PM_OK && (rc = exec_stmt(st, S_COMMIT, err, "commit")) == PM_OK && run_id)
+        *run_id = id;
+cleanup:
+    if (rc != PM_OK) {
+        /* COMMIT may have failed with the transaction still open: always try to roll back. */
+        if (!sqlite3_get_autocommit(st->db))
+            exec_stmt(st, S_ROLLBACK, NULL, "rollback");
+        pm_err_wrap(err, "recording run of config %lld", (long long)rec->config_id);
+    }
+    return rc;
+}
+
+int pm_store_meta_set(pm_store *st, const char *key, const char *value, pm_err *err)
+{
+    if (!key || !*key)
+        return pm_err_set(err, PM_ERR_USAGE, "store: meta needs a key");
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_META_SET, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    if ((bind_text(s, 1, key) | bind_text(s, 2, value)) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
+        rc = db_err(st, err, "meta set");
+    done_stmt(s);
+    return rc;
+}
+
+int pm_store_meta_get(pm_store *st, const char *key, char **value, pm_err *err)
+{
+    *value = NULL;
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_META_GET, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    bind_text(s, 1, key ? key : "");
+    int step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        const unsigned char *v = sqlite3_column_text(s, 0);
+        if (v && !(*value = strdup((const char *)v)))
+            rc = pm_err_set(err, PM_ERR_NOMEM, "store: out of memory");
+        else if (!v)
+            rc = pm_err_set(err, PM_ERR_NOTFOUND, "%s: meta %s is NULL", st->path, key);
+    } else if (step == SQLITE_DONE) {
+        rc = pm_err_set(err, PM_ERR_NOTFOUND, "%s: no meta key %s", st->path, key ? key : "");
+    } else {
+        rc = db_err(st, err, "meta get");
+    }
+    done_stmt(s);
+    return rc;
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# passmap parse on fresh output of the real mlir-opt and llc, plus the CLI's error paths.
+source "$(dirname "$0")/lib.sh"
+FX=$ROOT/tests/fixtures
+PIPE='builtin.module(func.func(linalg-generalize-named-ops,canonicalize,cse),one-shot-bufferize{bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map},buffer-deallocation-pipeline,convert-bufferization-to-memref,func.func(convert-linalg-to-affine-loops,affine-loop-tile{tile-size=8},canonicalize,lower-affine),convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)'
+
+# checks a `passmap parse --json` output: FORMAT, n_reports, non-empty counted passes, per-pass sum <= total
+json_ok() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == sys.argv[2], d["format"]
+assert d["n_reports"] == int(sys.argv[3]), d["n_reports"]
+counted = [p for p in d["passes"] if p["counted"]]
+assert counted, "no counted passes"
+s = sum(p["wall_s"] for p in counted)
+assert abs(s - d["pass_wall_s"]) < 1e-6, (s, d["pass_wall_s"])
+assert 0 < s <= d["total_wall_s"] * 1.02 + 0.001, (s, d["total_wall_s"])
+for p in d["passes"]:
+    assert p["parent"] < len(d["passes"])
+PY
+}
+
+for disp in tree list; do
+  if "$LLVM_BIN/mlir-opt" "$FX/mlir/input.mlir" --pass-pipeline="$PIPE" --mlir-timing --mlir-timing-display=$disp \
+       -o "$TMP/out.mlir" 2>"$TMP/mlir-$disp.txt"; then ok "mlir-opt $disp runs"; else fail "mlir-opt $disp runs"; fi
+  check "parse mlir $disp text" sh -c "'$PASSMAP' parse --json '$TMP/mlir-$disp.txt' >'$TMP/m.json'"
+  check "mlir $disp text: passes sum <= total" json_ok "$TMP/m.json" mlir-text 1
+  "$LLVM_BIN/mlir-opt" "$FX/mlir/input.mlir" --pass-pipeline="$PIPE" --mlir-timing --mlir-timing-display=$disp \
+      --mlir-output-format=json -o /dev/null 2>"$TMP/mlir-$disp.json"
+  check "parse mlir $disp json" sh -c "'$PASSMAP' parse --json '$TMP/mlir-$disp.json' >'$TMP/mj.json'"
+  check "mlir $disp json: passes sum <= total" json_ok "$TMP/mj.json" mlir-json 1
+done
+check "func.func Pipeline is a group" sh -c "'$PASSMAP' parse --all '$TMP/mlir-tree.txt' | grep -E \"^'func.func' Pipeline .* g\$\""
+
+check "mlir-translate" "$LLVM_BIN/mlir-translate" --mlir-to-llvmir "$TMP/out.mlir" -o "$TMP/out.ll"
+"$LLVM_BIN/llc" -O2 -filetype=obj -time-passes "$TMP/out.ll" -o "$TMP/out.o" 2>"$TMP/llc.txt"
+check "parse llc -time-passes" sh -c "'$PASSMAP' parse --json '$TMP/llc.txt' >'$TMP/l.json'"
+check "llc: 4 sections, passes sum <= total" json_ok "$TMP/l.json" llvm-text 4
+check "llc: ISel breakdown rows are details" python3 -c "
+import json; d = json.load(open('$TMP/l.json'))
+rows = [p for p in d['passes'] if p['section'] == 'Instruction Selection and Scheduling' and p['name'] != 'Total']
+assert rows and all(p['flags'] == 'd' for p in rows)"
+"$LLVM_BIN/llc" -O2 -filetype=obj --time-trace --time-trace-file="$TMP/trace.json" "$TMP/out.ll" -o "$TMP/out.o"
+check "parse llc --time-trace" sh -c "'$PASSMAP' parse --json '$TMP/trace.json' >'$TMP/t.json'"
+check "chrome trace: passes sum <= total" json_ok "$TMP/t.json" chrome-trace 1
+
+# several files share one report; the table prints a summary line
+check "two files in one table" sh -c "'$PASSMAP' parse --top 5 '$TMP/mlir-tree.txt' '$TMP/llc.txt' | grep -q '5 report(s)'"
+check "--tree keeps report order" sh -c "'$PASSMAP' parse --tree '$FX/mlir/tree-single.txt' | sed -n 2p | grep -q '^Parser '"
+
+check "--help" "$PASSMAP" parse --help
+check_fails "missing file fails" "$PASSMAP" parse "$TMP/nope.txt"
+"$PASSMAP" parse "$TMP/nope.txt" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "cannot open" "$TMP/err.txt" \
+  && ok "missing file: exit 1, clear message" || fail "missing file: exit 1, clear message"
+echo "just a log line" >"$TMP/empty.txt"
+"$PASSMAP" parse "$TMP/empty.txt" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "no timing report found" "$TMP/err.txt" \
+  && ok "no report: exit 1" || fail "no report: exit 1"
+printf '[{"wall": {"duration": 1}, "name": 3}]' >"$TMP/bad.json"
+"$PASSMAP" parse --format mlir-json "$TMP/bad.json" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "bad.json" "$TMP/err.txt" \
+  && ok "malformed json: exit 1 naming the file" || fail "malformed json: exit 1 naming the file"
+"$PASSMAP" parse --format nosuch "$TMP/empty.txt" 2>/dev/null; [ $? -eq 2 ] && ok "unknown format: usage error" \
+  || fail "unknown format: usage error"
+finish

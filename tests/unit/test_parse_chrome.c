@@ -1,0 +1,165 @@
+/* Chrome trace parser on real clang-14 -ftime-trace and llc-22 --time-trace output, plus format sniffing of
+ * every fixture. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <math.h>
+
+#include "parse_fixture.h"
+
+#define EPS 1e-9
+
+static void clang_trace(void **state)
+{
+    pm_report r;
+    parse_fixture(FIXTURE("chrome/clang14-ftime-trace.json"), PM_FMT_AUTO, &r);
+    assert_int_equal(r.format, PM_FMT_CHROME_TRACE);
+    assert_int_equal(r.n_reports, 1);
+    /* 1031 "X" events (the 2 "M" metadata events are skipped) + 86 "(self)" rows, one per span with children */
+    assert_int_equal(r.n_passes, 1117);
+    assert_true(fabs(r.total_wall_s - 0.085321) < EPS); /* ExecuteCompiler, the root span */
+    int root = find_pass(&r, "ExecuteCompiler", 0);
+    assert_true(root >= 0);
+    assert_int_equal(r.passes[root].depth, 0);
+    assert_int_equal(r.passes[root].parent, -1);
+    assert_int_equal(r.passes[root].flags, PM_PASS_GROUP);
+    int fe = find_pass(&r, "Total Frontend", 0);
+    assert_int_equal(r.passes[fe].flags, PM_PASS_SUMMARY);
+    assert_true(fabs(r.passes[fe].wall_s - 0.026534) < EPS);
+    /* detail is appended to the name; ISel of the first function is a leaf under CodeGen passes */
+    int isel = find_pass(&r, "RunPass: X86 DAG->DAG Instruction Selection", 0);
+    assert_true(isel >= 0);
+    assert_true(fabs(r.passes[isel].wall_s - 0.005576) < EPS);
+    assert_int_equal(r.passes[isel].flags, 0);
+    assert_true(r.passes[isel].depth >= 2);
+    int p = r.passes[isel].parent;
+    assert_true(p >= 0 && (r.passes[p].flags & PM_PASS_GROUP));
+    /* nesting is by time containment */
+    for (size_t i = 0; i < r.n_passes; i++) {
+        if (r.passes[i].parent < 0)
+            continue;
+        assert_true(r.passes[i].wall_s <= r.passes[r.passes[i].parent].wall_s + EPS);
+        assert_int_equal(r.passes[i].depth, r.passes[r.passes[i].parent].depth + 1);
+    }
+    /* one thread, one root: leaves plus self rows add up to the root span */
+    assert_true(fabs(pm_report_pass_wall(&r) - r.total_wall_s) < 1e-6);
+    int fself = find_pass(&r, "Frontend (self)", 0);
+    int front = find_pass(&r, "Frontend", 0);
+    assert_int_equal(r.passes[fself].parent, front);
+    assert_int_equal(r.passes[fself].flags, 0);
+    assert_int_equal(r.passes[front].flags, PM_PASS_GROUP);
+    assert_true(r.passes[fself].wall_s > 0.001 && r.passes[fself].wall_s < r.passes[front].wall_s);
+    pm_report_free(&r);
+}
+
+static void llc_trace(void **state)
+{
+    pm_report r;
+    parse_fixture(FIXTURE("chrome/llc-time-trace.json"), PM_FMT_CHROME_TRACE, &r);
+    assert_int_equal(r.n_passes, 917); /* 880 "X" events + 37 "(self)" rows */
+    assert_true(fabs(r.total_wall_s - 0.069075) < EPS);
+    int isel = find_pass(&r, "RunPass: X86 DAG->DAG Instruction Selection", 0);
+    assert_true(fabs(r.passes[isel].wall_s - 0.012546) < EPS);
+    assert_int_equal(r.passes[find_pass(&r, "Total OptModule", 0)].flags, PM_PASS_SUMMARY);
+    /* several top-level spans with untraced gaps between them (IR parsing is not traced) */
+    assert_true(fabs(pm_report_pass_wall(&r) - 0.063354) < 1e-6);
+    assert_true(pm_report_pass_wall(&r) <= r.total_wall_s);
+    pm_report_free(&r);
+}
+
+/* The same events as "B"/"E" pairs in a bare array give the same spans. */
+static void begin_end_pairs(void **state)
+{
+    json_error_t je;
+    json_t *root = json_load_file(FIXTURE("chrome/llc-time-trace.json"), 0, &je);
+    assert_non_null(root);
+    json_t *out = json_array(), *ev;
+    size_t i;
+    json_array_foreach(json_object_get(root, "traceEvents"), i, ev) {
+        if (strcmp(json_string_value(json_object_get(ev, "ph")), "X") != 0)
+            continue;
+        json_int_t ts = json_integer_value(json_object_get(ev, "ts"));
+        json_int_t dur = json_integer_value(json_object_get(ev, "dur"));
+        json_t *b = json_deep_copy(ev), *e = json_object();
+        json_object_del(b, "dur");
+        json_object_set_new(b, "ph", json_string("B"));
+        json_object_set(e, "pid", json_object_get(ev, "pid"));
+        json_object_set(e, "tid", json_object_get(ev, "tid"));
+        json_object_set_new(e, "ph", json_string("E"));
+        json_object_set_new(e, "ts", json_integer(ts + dur));
+        json_array_append_new(out, b);
+        json_array_append_new(out, e);
+    }
+    char *txt = json_dumps(out, JSON_COMPACT);
+    pm_report r, x;
+    pm_err err;
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_sniff(txt, strlen(txt)), PM_FMT_CHROME_TRACE);
+    assert_int_equal(pm_parse_buffer(txt, strlen(txt), PM_FMT_AUTO, &r, &err), PM_OK);
+    parse_fixture(FIXTURE("chrome/llc-time-trace.json"), PM_FMT_CHROME_TRACE, &x);
+    /* B/E pairs close innermost-first; "X" events of a whole trace are matched per thread the same way */
+    assert_int_equal(r.n_passes, x.n_passes);
+    assert_true(fabs(r.total_wall_s - x.total_wall_s) < EPS);
+    assert_true(fabs(pm_report_pass_wall(&r) - pm_report_pass_wall(&x)) < 1e-6);
+    pm_report_free(&r);
+    pm_report_free(&x);
+    free(txt);
+    json_decref(out);
+    json_decref(root);
+}
+
+static void truncations_do_not_crash(void **state)
+{
+    size_t len;
+    char *buf = slurp(FIXTURE("chrome/clang14-ftime-trace.json"), &len);
+    for (size_t cut = 0; cut < len; cut += 1009) {
+        char *copy = malloc(cut + 1);
+        memcpy(copy, buf, cut);
+        pm_report r;
+        pm_err e;
+        pm_report_init(&r);
+        assert_int_equal(pm_parse_buffer(copy, cut, PM_FMT_CHROME_TRACE, &r, &e), PM_ERR_PARSE);
+        pm_report_free(&r);
+        free(copy);
+    }
+    free(buf);
+}
+
+static void sniff_every_fixture(void **state)
+{
+    static const struct {
+        const char *file;
+        pm_format fmt;
+    } cases[] = {
+        {"mlir/tree-single.txt", PM_FMT_MLIR_TEXT},       {"mlir/tree-threaded.txt", PM_FMT_MLIR_TEXT},
+        {"mlir/list-single.txt", PM_FMT_MLIR_TEXT},       {"mlir/list-threaded.txt", PM_FMT_MLIR_TEXT},
+        {"mlir/tree-single.json", PM_FMT_MLIR_JSON},      {"mlir/tree-threaded.json", PM_FMT_MLIR_JSON},
+        {"mlir/list-single.json", PM_FMT_MLIR_JSON},      {"mlir/list-threaded.json", PM_FMT_MLIR_JSON},
+        {"llvm/llc-time-passes.txt", PM_FMT_LLVM_TEXT},   {"llvm/llc-time-passes-per-run.txt", PM_FMT_LLVM_TEXT},
+        {"llvm/opt-O2-time-passes.txt", PM_FMT_LLVM_TEXT}, {"chrome/clang14-ftime-trace.json", PM_FMT_CHROME_TRACE},
+        {"chrome/llc-time-trace.json", PM_FMT_CHROME_TRACE}, {"mlir/input.mlir", PM_FMT_AUTO},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/fixtures/%s", PM_SOURCE_DIR, cases[i].file);
+        size_t len;
+        char *buf = slurp(path, &len);
+        if (pm_parse_sniff(buf, len) != cases[i].fmt)
+            fail_msg("%s sniffed as %s", cases[i].file, pm_format_name(pm_parse_sniff(buf, len)));
+        free(buf);
+    }
+    assert_int_equal(pm_parse_sniff("[INFO] hello\n", 13), PM_FMT_AUTO);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(clang_trace),     cmocka_unit_test(llc_trace),
+        cmocka_unit_test(begin_end_pairs), cmocka_unit_test(truncations_do_not_crash),
+        cmocka_unit_test(sniff_every_fixture),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
