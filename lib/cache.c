@@ -808,55 +808,6 @@ static void entry_free_arrays(entry *e)
 
 /* ---------- running CMD on a miss ---------- */
 
-#ifndef PM_CACHE_PRIVATE_SPAWN
-#define PM_CACHE_PRIVATE_SPAWN 1 /* until lib/run.c (pm_run_exec) lands on main */
-#endif
-
-#if PM_CACHE_PRIVATE_SPAWN
-/* Minimal fork/exec with stdout/stderr to files and stdin from /dev/null. */
-static int spawn_capture(char *const argv[], const char *out_path, const char *err_path, int *exit_code,
-                         int *term_signal, double *wall_s, pm_err *err)
-{
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC))
-        return pm_err_errno(err, PM_ERR_IO, "pipe");
-    double t0 = now_s();
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pipefd[0]);
-        close(pipefd[1]);
-        return pm_err_errno(err, PM_ERR_CHILD, "fork");
-    }
-    if (pid == 0) {
-        int in = open("/dev/null", O_RDONLY);
-        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (in >= 0 && o >= 0 && e >= 0 && dup2(in, 0) >= 0 && dup2(o, 1) >= 0 && dup2(e, 2) >= 0)
-            execvp(argv[0], argv);
-        int code = errno;
-        if (write(pipefd[1], &code, sizeof code)) {
-        }
-        _exit(127);
-    }
-    close(pipefd[1]);
-    int child_errno = 0;
-    ssize_t n;
-    while ((n = read(pipefd[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
-    }
-    close(pipefd[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return pm_err_errno(err, PM_ERR_CHILD, "waitpid");
-    *wall_s = now_s() - t0;
-    if (n == (ssize_t)sizeof child_errno)
-        return pm_err_set(err, PM_ERR_CHILD, "cannot run %s: %s", argv[0], strerror(child_errno));
-    *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    *term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    return PM_OK;
-}
-#endif
-
 /* ---------- eviction (caller holds the stats lock) ---------- */
 
 typedef struct scanned {
@@ -1053,9 +1004,7 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
     close(fd);
 
     double child_wall = 0;
-#if PM_CACHE_PRIVATE_SPAWN
-    rc = spawn_capture(req->argv, out_path, err_path, &res->exit_code, &res->term_signal, &child_wall, err);
-#else
+    int truncated = 0;
     {
         pm_run_opts opts = {0};
         pm_run_result rr;
@@ -1067,8 +1016,8 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
         res->exit_code = rr.exit_code;
         res->term_signal = rr.term_signal;
         child_wall = rr.wall_s;
+        truncated = rr.stdout_truncated || rr.stderr_truncated;
     }
-#endif
     res->cmd_wall_s = child_wall;
     if (rc)
         goto cleanup;
@@ -1077,7 +1026,8 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
         goto cleanup;
 
     uint64_t v[ST_N];
-    int store = res->exit_code == 0 && res->term_signal == 0;
+    /* a capture the runner had to cut could not be replayed faithfully: run, but don't store */
+    int store = res->exit_code == 0 && res->term_signal == 0 && !truncated;
     size_t n_out = k->n_outputs;
     odata = calloc(n_out + 1, sizeof *odata);
     olen = calloc(n_out + 1, sizeof *olen);

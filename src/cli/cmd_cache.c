@@ -1,5 +1,4 @@
 /* passmap cache: exec / stats / clear / explain / verify over lib/cache.h. */
-#include <ctype.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -37,32 +36,6 @@ static const char usage_text[] =
     "Input rule: besides --input files, every argument that names an existing regular file, or whose\n"
     "text after the first '=' does (-opt=path), is an input, unless it is a declared --output.\n"
     "Paths are canonicalised, so the same compile run from another directory hits.\n";
-
-/* Local until the runner's pm_run_parse_size lands on main. */
-static int parse_size(const char *text, uint64_t *bytes)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || v < 0)
-        return -1;
-    double mult = 1;
-    switch (toupper((unsigned char)*end)) {
-    case 0: break;
-    case 'K': mult = 1024.0; end++; break;
-    case 'M': mult = 1024.0 * 1024; end++; break;
-    case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    default: return -1;
-    }
-    if (*end == 'i' || *end == 'I')
-        end++;
-    if (*end == 'b' || *end == 'B')
-        end++;
-    if (*end)
-        return -1;
-    *bytes = (uint64_t)(v * mult);
-    return 0;
-}
 
 static void human_size(uint64_t b, char *buf, size_t n)
 {
@@ -115,14 +88,15 @@ typedef struct cli {
 /* Parses options (global ones allowed anywhere before CMD); returns -1 on help, 2 on usage error. */
 static int parse_opts(int argc, char **argv, cli *o, const char *where)
 {
+    pm_err err;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+hi:o:e:", long_opts, NULL)) != -1) {
         switch (c) {
         case OPT_DIR: o->dir = optarg; break;
         case OPT_MAX_SIZE:
-            if (parse_size(optarg, &o->max_size)) {
-                fprintf(stderr, "passmap cache: bad size '%s' (try 500M, 5G)\n", optarg);
+            if (pm_run_parse_size(optarg, &o->max_size, &err)) {
+                fprintf(stderr, "passmap cache: %s\n", err.msg);
                 return PM_EXIT_USAGE;
             }
             break;
