@@ -1010,6 +1010,7 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
         pm_run_result rr;
         opts.stdout_path = out_path;
         opts.stderr_path = err_path;
+        opts.cancel = req->cancel; /* CMD runs in its own process group: passmap forwards interrupts */
         rc = pm_run_exec(req->argv, &opts, &rr, err);
         if (!rc && rr.status == PM_RUN_SPAWN_ERROR)
             rc = pm_err_set(err, PM_ERR_CHILD, "cannot run %s: %s", req->argv[0], rr.spawn_error);

@@ -21,6 +21,7 @@
 #ifndef PM_CACHE_H
 #define PM_CACHE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "error.h"
@@ -34,6 +35,7 @@ typedef struct pm_cache_request {
     const char *const *inputs;      /* NULL-terminated declared inputs, or NULL */
     const char *const *outputs;     /* NULL-terminated declared outputs, or NULL */
     const char *const *env_names;   /* NULL-terminated variable names in the key, or NULL */
+    const volatile sig_atomic_t *cancel; /* set non-zero (signal handler) to kill CMD on a miss; NULL: none */
 } pm_cache_request;
 
 typedef struct pm_cache_result {

@@ -1,6 +1,7 @@
 /* passmap cache: exec / stats / clear / explain / verify over lib/cache.h. */
 #include <getopt.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,9 +121,18 @@ static int fail(const pm_err *err)
     return PM_EXIT_FAIL;
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig) { interrupted = sig; }
+
 static int do_exec(pm_cache *c, cli *o, char **cmd)
 {
-    pm_cache_request req = {cmd, o->inputs.v, o->outputs.v, o->env.v};
+    pm_cache_request req = {cmd, o->inputs.v, o->outputs.v, o->env.v, &interrupted};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     pm_cache_result res;
     pm_err err;
     if (pm_cache_exec(c, &req, &res, &err))
@@ -131,6 +141,8 @@ static int do_exec(pm_cache *c, cli *o, char **cmd)
     fflush(stdout);
     fwrite(res.err, 1, res.err_len, stderr);
     int rc = res.hit ? 0 : res.term_signal ? 128 + res.term_signal : res.exit_code;
+    if (interrupted && !res.hit)
+        rc = 128 + interrupted;
     if (getenv("PASSMAP_CACHE_DEBUG"))
         fprintf(stderr, "passmap cache: %s%s key %s wall %.6f cmd %.6f overhead %.6f\n",
                 res.hit ? "hit" : "miss", res.corrupt ? " (corrupt entry)" : "", res.key, res.wall_s,
@@ -141,7 +153,7 @@ static int do_exec(pm_cache *c, cli *o, char **cmd)
 
 static int do_explain(pm_cache *c, cli *o, char **cmd)
 {
-    pm_cache_request req = {cmd, o->inputs.v, o->outputs.v, o->env.v};
+    pm_cache_request req = {cmd, o->inputs.v, o->outputs.v, o->env.v, NULL};
     pm_cache_explain ex;
     pm_err err;
     if (pm_cache_explain_request(c, &req, &ex, &err))

@@ -48,6 +48,13 @@ check "hit restored the declared output" cmp copy.txt in.txt
 "$P" cache exec -- sh -c 'exit 7'; expect_eq "miss returns CMD's exit code" $? 7
 "$P" cache exec -- sh -c 'exit 7'; expect_eq "a failure is not stored (still 7)" $? 7
 
+# an interrupted miss kills CMD (its own process group) and stores nothing
+"$P" cache exec -- sh -c 'echo $$ > child.pid; exec sleep 30' & pm_pid=$!
+for _ in $(seq 1 50); do [ -s child.pid ] && break; sleep 0.1; done
+kill -TERM "$pm_pid"; wait "$pm_pid"; expect_eq "SIGTERM during a miss exits 143" $? 143
+sleep 0.2
+kill -0 "$(cat child.pid)" 2>/dev/null && fail "CMD killed with passmap" || ok "CMD killed with passmap"
+
 # --- explain ---
 "$P" cache explain -o x.o -- gcc -c x.c -o x.o > ex1
 grep -q '^would hit' ex1 && ok "explain: would hit" || { fail "explain: would hit"; cat ex1; }

@@ -69,7 +69,7 @@ static int teardown(void **state)
 static void key_of(pm_cache *c, char *const *argv, const char *const *in, const char *const *out,
                    const char *const *env, char key[33])
 {
-    pm_cache_request req = {argv, in, out, env};
+    pm_cache_request req = {argv, in, out, env, NULL};
     pm_err err;
     int rc = pm_cache_key(c, &req, key, &err);
     if (rc)
@@ -163,7 +163,7 @@ static void key_stable_and_sensitive(void **state)
 
 static pm_cache_result run_req(pm_cache *c, char *const *argv, const char *const *in, const char *const *out)
 {
-    pm_cache_request req = {argv, in, out, NULL};
+    pm_cache_request req = {argv, in, out, NULL, NULL};
     pm_cache_result res;
     pm_err err;
     if (pm_cache_exec(c, &req, &res, &err))
@@ -362,7 +362,7 @@ static void explain_components(void **state)
     write_text("in.txt", "v1\n");
     const char *in[] = {"in.txt", NULL}, *out[] = {"out.bin", NULL}, *env[] = {"PM_T_ENV", NULL};
     char *argv[] = {"/bin/sh", "-c", "cat in.txt > out.bin", NULL};
-    pm_cache_request req = {argv, in, out, env};
+    pm_cache_request req = {argv, in, out, env, NULL};
 
     assert_int_equal(pm_cache_explain_request(fx->c, &req, &ex, &err), PM_OK);
     assert_false(ex.have_previous);
@@ -382,7 +382,7 @@ static void explain_components(void **state)
     write_text("in.txt", "v2\n");
     setenv("PM_T_ENV", "changed", 1);
     char *argv2[] = {"/bin/sh", "-c", "cat in.txt  > out.bin", NULL};
-    pm_cache_request req2 = {argv2, in, out, env};
+    pm_cache_request req2 = {argv2, in, out, env, NULL};
     assert_int_equal(pm_cache_explain_request(fx->c, &req2, &ex, &err), PM_OK);
     assert_true(ex.have_previous);
     assert_false(ex.would_hit);
@@ -415,7 +415,7 @@ static void missing_compiler_is_an_error(void **state)
 {
     fixture *fx = *state;
     char *argv[] = {"pm-no-such-compiler-xyz", NULL};
-    pm_cache_request req = {argv, NULL, NULL, NULL};
+    pm_cache_request req = {argv, NULL, NULL, NULL, NULL};
     pm_cache_result r;
     pm_err err;
     assert_int_equal(pm_cache_exec(fx->c, &req, &r, &err), PM_ERR_NOTFOUND);
