@@ -73,7 +73,20 @@ own_overhead() { # label, command...
   done | sort -k2 -n | awk -v l="$label" '{c[NR]=$1; o[NR]=$2} END {m=int((NR+1)/2);
     printf "%-21s cmd %8.2f ms   cache overhead (median of %d) %6.2f ms = %.2f%%\n", l, c[m]*1000, NR, o[m]*1000, 100*o[m]/c[m]}'
 }
+# Plain and miss interleaved in pairs, so load drift on a shared host hits both alike; median of ratios.
+paired() { # label, output, compiler command...
+  local label=$1 out=$2; shift 2
+  for i in $(seq 1 10); do
+    "$P" cache clear; rm -f "$out"
+    local t0=$(date +%s%N); "$@" >/dev/null 2>&1; local t1=$(date +%s%N)
+    "$P" cache exec -o "$out" -- "$@" >/dev/null 2>&1; local t2=$(date +%s%N)
+    echo "$(( t1 - t0 )) $(( t2 - t1 ))"
+  done | awk '{print $2 / $1}' | sort -g | awk -v l="$label" '{r[NR]=$1} END {n=NR; m=r[int((n+1)/2)];
+    printf "%-21s miss/plain median of %d interleaved pairs %.3f = %+.1f%%\n", l, n, m, (m-1)*100}'
+}
 echo
+paired "gcc miss (paired)" x.o gcc -O2 -c x.c -o x.o
+paired "llc miss (paired)" m.s "$LLVM_BIN/llc" -O2 m.ll -o m.s
 own_overhead "gcc miss (in-process)" -o x.o -- gcc -O2 -c x.c -o x.o
 own_overhead "llc miss (in-process)" -o m.s -- "$LLVM_BIN/llc" -O2 m.ll -o m.s
 awk -v plain="$plain" -v phit="$phit" -v chit="$chit" -v pmiss="$pmiss" -v cmiss="$cmiss" \
