@@ -1,9 +1,288 @@
-/* STUB: to be written. */
+/* passmap cache: exec / stats / clear / explain / verify over lib/cache.h. */
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
 #include "cmds.h"
+#include "run.h"
+
+static const char usage_text[] =
+    "usage: passmap cache [--dir DIR] [--max-size SIZE] COMMAND ...\n"
+    "\n"
+    "commands:\n"
+    "  exec [--input F]... [--output F]... [--env NAME]... -- CMD ARGS...\n"
+    "                 run CMD through the cache: a hit restores the outputs and replays stdout/stderr\n"
+    "                 (exit 0) without running CMD; a miss runs it and stores the results if it exited 0.\n"
+    "  stats [--json] hits, misses, corrupt, evicted, stores, entries, bytes, time saved\n"
+    "  clear          remove every entry and zero the stats\n"
+    "  explain [--input F]... [--output F]... [--env NAME]... -- CMD ARGS...\n"
+    "                 which key component changed since the last exec producing the same first output\n"
+    "                 (or, without outputs, of the same command line), or 'would hit'\n"
+    "  verify [--json] check every entry's checksum\n"
+    "\n"
+    "options:\n"
+    "  --dir DIR        cache directory (default $PASSMAP_CACHE_DIR, else $XDG_CACHE_HOME/passmap,\n"
+    "                   else ~/.cache/passmap)\n"
+    "  --max-size SIZE  evict least recently used entries beyond SIZE (e.g. 500M, 5G; default 5G)\n"
+    "  -i, --input F    an input whose content is part of the key\n"
+    "  -o, --output F   an output to store and restore (outputs are never guessed)\n"
+    "  -e, --env NAME   an environment variable that is part of the key\n"
+    "\n"
+    "The key: cache format version, the compiler's content hash (argv[0] searched in PATH), argv with\n"
+    "input/output paths replaced by @IN<k>/@OUT<k>, every input's content, the named variables.\n"
+    "Input rule: besides --input files, every argument that names an existing regular file, or whose\n"
+    "text after the first '=' does (-opt=path), is an input, unless it is a declared --output.\n"
+    "Paths are canonicalised, so the same compile run from another directory hits.\n";
+
+static void human_size(uint64_t b, char *buf, size_t n)
+{
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+typedef struct strlist {
+    const char **v;
+    size_t n;
+} strlist;
+
+static int push(strlist *l, const char *s)
+{
+    const char **bigger = realloc(l->v, (l->n + 2) * sizeof *bigger);
+    if (!bigger)
+        return -1;
+    l->v = bigger;
+    l->v[l->n++] = s;
+    l->v[l->n] = NULL;
+    return 0;
+}
+
+enum { OPT_DIR = 1000, OPT_MAX_SIZE, OPT_JSON };
+
+static const struct option long_opts[] = {
+    {"dir", required_argument, NULL, OPT_DIR},
+    {"max-size", required_argument, NULL, OPT_MAX_SIZE},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"input", required_argument, NULL, 'i'},
+    {"output", required_argument, NULL, 'o'},
+    {"env", required_argument, NULL, 'e'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct cli {
+    const char *dir;
+    uint64_t max_size;
+    int json;
+    strlist inputs, outputs, env;
+} cli;
+
+/* Parses options (global ones allowed anywhere before CMD); returns -1 on help, 2 on usage error. */
+static int parse_opts(int argc, char **argv, cli *o, const char *where)
+{
+    pm_err err;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+hi:o:e:", long_opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DIR: o->dir = optarg; break;
+        case OPT_MAX_SIZE:
+            if (pm_run_parse_size(optarg, &o->max_size, &err)) {
+                fprintf(stderr, "passmap cache: %s\n", err.msg);
+                return PM_EXIT_USAGE;
+            }
+            break;
+        case OPT_JSON: o->json = 1; break;
+        case 'i': push(&o->inputs, optarg); break;
+        case 'o': push(&o->outputs, optarg); break;
+        case 'e': push(&o->env, optarg); break;
+        case 'h': fputs(usage_text, stdout); return -1;
+        default:
+            fprintf(stderr, "passmap cache%s%s: bad option (see passmap cache --help)\n", where ? " " : "",
+                    where ? where : "");
+            return PM_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+static int fail(const pm_err *err)
+{
+    fprintf(stderr, "passmap cache: %s\n", err->msg);
+    return PM_EXIT_FAIL;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig) { interrupted = sig; }
+
+static int do_exec(pm_cache *c, cli *o, char **cmd)
+{
+    pm_cache_request req = {cmd, o->inputs.v, o->outputs.v, o->env.v, &interrupted};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    pm_cache_result res;
+    pm_err err;
+    if (pm_cache_exec(c, &req, &res, &err))
+        return fail(&err);
+    fwrite(res.out, 1, res.out_len, stdout);
+    fflush(stdout);
+    fwrite(res.err, 1, res.err_len, stderr);
+    int rc = res.hit ? 0 : res.term_signal ? 128 + res.term_signal : res.exit_code;
+    if (interrupted && !res.hit)
+        rc = 128 + interrupted;
+    if (getenv("PASSMAP_CACHE_DEBUG"))
+        fprintf(stderr, "passmap cache: %s%s key %s wall %.6f cmd %.6f overhead %.6f\n",
+                res.hit ? "hit" : "miss", res.corrupt ? " (corrupt entry)" : "", res.key, res.wall_s,
+                res.cmd_wall_s, res.wall_s - res.cmd_wall_s);
+    pm_cache_result_free(&res);
+    return rc;
+}
+
+static int do_explain(pm_cache *c, cli *o, char **cmd)
+{
+    pm_cache_request req = {cmd, o->inputs.v, o->outputs.v, o->env.v, NULL};
+    pm_cache_explain ex;
+    pm_err err;
+    if (pm_cache_explain_request(c, &req, &ex, &err))
+        return fail(&err);
+    if (o->json) {
+        json_t *j = json_pack("{s:s, s:b, s:b}", "key", ex.key, "have_previous", ex.have_previous,
+                              "would_hit", ex.would_hit);
+        json_t *ch = json_array();
+        for (size_t i = 0; i < ex.n_changes; i++)
+            json_array_append_new(ch, json_string(ex.changes[i]));
+        json_object_set_new(j, "changes", ch);
+        if (ex.have_previous)
+            json_object_set_new(j, "previous_key", json_string(ex.previous_key));
+        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+        putchar('\n');
+        json_decref(j);
+    } else {
+        if (!ex.have_previous)
+            printf("no previous run of this command line recorded\n");
+        for (size_t i = 0; i < ex.n_changes; i++)
+            printf("%s\n", ex.changes[i]);
+        printf(ex.would_hit ? "would hit (key %s)\n" : "would miss (key %s)\n", ex.key);
+    }
+    pm_cache_explain_free(&ex);
+    return PM_EXIT_OK;
+}
+
+static int do_stats(pm_cache *c, cli *o)
+{
+    pm_cache_stats st;
+    pm_err err;
+    if (pm_cache_stats_get(c, &st, &err))
+        return fail(&err);
+    if (o->json) {
+        json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "dir", pm_cache_dir(c),
+                              "hits", (json_int_t)st.hits, "misses", (json_int_t)st.misses, "corrupt",
+                              (json_int_t)st.corrupt, "evicted", (json_int_t)st.evicted, "stores",
+                              (json_int_t)st.stores, "entries", (json_int_t)st.entries, "bytes",
+                              (json_int_t)st.bytes, "max_size", (json_int_t)st.max_size, "saved_s", st.saved_s);
+        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+        putchar('\n');
+        json_decref(j);
+        return PM_EXIT_OK;
+    }
+    char b[32], m[32];
+    human_size(st.bytes, b, sizeof b);
+    human_size(st.max_size, m, sizeof m);
+    uint64_t total = st.hits + st.misses;
+    printf("directory   %s\n", pm_cache_dir(c));
+    printf("hits        %llu\n", (unsigned long long)st.hits);
+    printf("misses      %llu\n", (unsigned long long)st.misses);
+    printf("hit rate    %.1f%%\n", total ? 100.0 * st.hits / total : 0.0);
+    printf("corrupt     %llu\n", (unsigned long long)st.corrupt);
+    printf("evicted     %llu\n", (unsigned long long)st.evicted);
+    printf("stores      %llu\n", (unsigned long long)st.stores);
+    printf("entries     %llu\n", (unsigned long long)st.entries);
+    printf("size        %s (%llu bytes) of max %s\n", b, (unsigned long long)st.bytes, m);
+    printf("time saved  %.3f s\n", st.saved_s);
+    return PM_EXIT_OK;
+}
+
+static int do_verify(pm_cache *c, cli *o)
+{
+    uint64_t ok = 0, bad = 0;
+    pm_err err;
+    if (pm_cache_verify(c, &ok, &bad, &err))
+        return fail(&err);
+    if (o->json)
+        printf("{\"ok\": %llu, \"bad\": %llu}\n", (unsigned long long)ok, (unsigned long long)bad);
+    else
+        printf("%llu entries ok, %llu bad\n", (unsigned long long)ok, (unsigned long long)bad);
+    return bad ? PM_EXIT_FAIL : PM_EXIT_OK;
+}
 
 int cmd_cache(int argc, char **argv)
 {
-    fprintf(stderr, "passmap: '%s' is not built yet\n", argv[0]);
-    return PM_EXIT_FAIL;
+    cli o = {0};
+    int rc = parse_opts(argc, argv, &o, NULL);
+    pm_cache *c = NULL;
+    if (rc)
+        goto cleanup;
+    if (optind >= argc) {
+        fprintf(stderr, "passmap cache: no command (exec, stats, clear, explain, verify; see --help)\n");
+        rc = PM_EXIT_USAGE;
+        goto cleanup;
+    }
+    const char *sub = argv[optind];
+    int sub_argc = argc - optind;
+    char **sub_argv = argv + optind;
+    if ((rc = parse_opts(sub_argc, sub_argv, &o, sub)))
+        goto cleanup;
+    int is_cmd = !strcmp(sub, "exec") || !strcmp(sub, "explain");
+    char **cmd = sub_argv + optind;
+    if (!is_cmd && !strcmp(sub, "stats") + !strcmp(sub, "clear") + !strcmp(sub, "verify") == 0) {
+        fprintf(stderr, "passmap cache: unknown command '%s' (see passmap cache --help)\n", sub);
+        rc = PM_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (is_cmd && optind >= sub_argc) {
+        fprintf(stderr, "passmap cache %s: no command given (passmap cache %s [opts] -- CMD ARGS...)\n", sub, sub);
+        rc = PM_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (!is_cmd && optind < sub_argc) {
+        fprintf(stderr, "passmap cache %s: unexpected argument '%s'\n", sub, cmd[0]);
+        rc = PM_EXIT_USAGE;
+        goto cleanup;
+    }
+    pm_err err;
+    if (pm_cache_open(o.dir, o.max_size, &c, &err)) {
+        rc = fail(&err);
+        goto cleanup;
+    }
+    if (!strcmp(sub, "exec"))
+        rc = do_exec(c, &o, cmd);
+    else if (!strcmp(sub, "explain"))
+        rc = do_explain(c, &o, cmd);
+    else if (!strcmp(sub, "stats"))
+        rc = do_stats(c, &o);
+    else if (!strcmp(sub, "verify"))
+        rc = do_verify(c, &o);
+    else
+        rc = pm_cache_clear(c, &err) ? fail(&err) : PM_EXIT_OK;
+cleanup:
+    if (rc < 0)
+        rc = PM_EXIT_OK;
+    pm_cache_close(c);
+    free(o.inputs.v);
+    free(o.outputs.v);
+    free(o.env.v);
+    return rc;
 }

@@ -1,0 +1,439 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache.h"
+
+typedef struct fixture {
+    char root[PATH_MAX];
+    char old_cwd[PATH_MAX];
+    pm_cache *c;
+} fixture;
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = malloc(1 << 16);
+    *len = fread(buf, 1, (1 << 16) - 1, f);
+    buf[*len] = 0;
+    fclose(f);
+    return buf;
+}
+
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    snprintf(fx->root, sizeof fx->root, "%s/pm-cache-unit.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(fx->root) || !getcwd(fx->old_cwd, sizeof fx->old_cwd) || chdir(fx->root))
+        return -1;
+    pm_err err;
+    if (pm_cache_open("cache", 0, &fx->c, &err))
+        return -1;
+    unsetenv("PM_T_ENV");
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    pm_cache_close(fx->c);
+    if (chdir(fx->old_cwd))
+        return -1;
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx->root);
+    int rc = system(cmd);
+    free(fx);
+    return rc;
+}
+
+static void key_of(pm_cache *c, char *const *argv, const char *const *in, const char *const *out,
+                   const char *const *env, char key[33])
+{
+    pm_cache_request req = {argv, in, out, env, NULL};
+    pm_err err;
+    int rc = pm_cache_key(c, &req, key, &err);
+    if (rc)
+        fail_msg("pm_cache_key: %s", err.msg);
+}
+
+static void fields_cannot_run_together(void **state)
+{
+    fixture *fx = *state;
+    char k1[33], k2[33], k3[33];
+    char *a1[] = {"/bin/echo", "ab", "c", NULL};
+    char *a2[] = {"/bin/echo", "a", "bc", NULL};
+    char *a3[] = {"/bin/echo", "abc", NULL};
+    key_of(fx->c, a1, NULL, NULL, NULL, k1);
+    key_of(fx->c, a2, NULL, NULL, NULL, k2);
+    key_of(fx->c, a3, NULL, NULL, NULL, k3);
+    assert_string_not_equal(k1, k2);
+    assert_string_not_equal(k1, k3);
+    assert_string_not_equal(k2, k3);
+    assert_int_equal(strlen(k1), 32);
+}
+
+static void key_stable_and_sensitive(void **state)
+{
+    fixture *fx = *state;
+    char base[33], again[33], k[33];
+    write_text("in.txt", "hello\n");
+    write_text("dep.txt", "dep\n");
+    char *argv[] = {"/bin/sh", "-c", "cat in.txt dep.txt > out.bin", "x", "dep.txt", NULL};
+    const char *in[] = {"in.txt", NULL};
+    const char *out[] = {"out.bin", NULL};
+    const char *env[] = {"PM_T_ENV", NULL};
+    key_of(fx->c, argv, in, out, env, base);
+    key_of(fx->c, argv, in, out, env, again);
+    assert_string_equal(base, again);
+
+    /* the same paths written differently normalise to the same placeholders */
+    char abs_in[PATH_MAX + 16];
+    snprintf(abs_in, sizeof abs_in, "%s/in.txt", fx->root);
+    const char *in_abs[] = {abs_in, NULL};
+    char *argv_dot[] = {"/bin/sh", "-c", "cat in.txt dep.txt > out.bin", "x", "./dep.txt", NULL};
+    key_of(fx->c, argv_dot, in_abs, out, env, k);
+    assert_string_equal(base, k);
+
+    /* argv */
+    char *argv2[] = {"/bin/sh", "-c", "cat in.txt dep.txt >  out.bin", "x", "dep.txt", NULL};
+    key_of(fx->c, argv2, in, out, env, k);
+    assert_string_not_equal(base, k);
+    /* declared input content */
+    write_text("in.txt", "hellO\n");
+    key_of(fx->c, argv, in, out, env, k);
+    assert_string_not_equal(base, k);
+    write_text("in.txt", "hello\n");
+    key_of(fx->c, argv, in, out, env, k);
+    assert_string_equal(base, k);
+    /* an input found in argv (an existing regular file) */
+    write_text("dep.txt", "dep2\n");
+    key_of(fx->c, argv, in, out, env, k);
+    assert_string_not_equal(base, k);
+    write_text("dep.txt", "dep\n");
+    /* env: unset, empty and a value all differ */
+    setenv("PM_T_ENV", "", 1);
+    key_of(fx->c, argv, in, out, env, k);
+    assert_string_not_equal(base, k);
+    char k_empty[33];
+    memcpy(k_empty, k, 33);
+    setenv("PM_T_ENV", "1", 1);
+    key_of(fx->c, argv, in, out, env, k);
+    assert_string_not_equal(base, k);
+    assert_string_not_equal(k_empty, k);
+    unsetenv("PM_T_ENV");
+    key_of(fx->c, argv, in, out, env, k);
+    assert_string_equal(base, k);
+    /* number of outputs */
+    const char *out2[] = {"out.bin", "other.bin", NULL};
+    key_of(fx->c, argv, in, out2, env, k);
+    assert_string_not_equal(base, k);
+
+    /* compiler identity: a copy of the same binary has the same key, a changed one not */
+    char tool[PATH_MAX + 16];
+    snprintf(tool, sizeof tool, "%s/tool", fx->root);
+    assert_int_equal(system("cp /bin/sh tool"), 0);
+    char *argv_tool[] = {tool, "-c", "cat in.txt dep.txt > out.bin", "x", "dep.txt", NULL};
+    char kt1[33], kt2[33];
+    key_of(fx->c, argv_tool, in, out, env, kt1);
+    assert_string_equal(base, kt1);
+    assert_int_equal(system("printf x >> tool"), 0);
+    key_of(fx->c, argv_tool, in, out, env, kt2);
+    assert_string_not_equal(kt1, kt2);
+}
+
+static pm_cache_result run_req(pm_cache *c, char *const *argv, const char *const *in, const char *const *out)
+{
+    pm_cache_request req = {argv, in, out, NULL, NULL};
+    pm_cache_result res;
+    pm_err err;
+    if (pm_cache_exec(c, &req, &res, &err))
+        fail_msg("pm_cache_exec: %s", err.msg);
+    return res;
+}
+
+static char *const produce_argv[] = {"/bin/sh", "-c", "printf out; printf err >&2; cat in.txt in.txt > out.bin",
+                                     NULL};
+
+static void round_trip_hit_and_miss(void **state)
+{
+    fixture *fx = *state;
+    write_text("in.txt", "payload\n");
+    const char *in[] = {"in.txt", NULL}, *out[] = {"out.bin", NULL};
+    pm_cache_result r = run_req(fx->c, produce_argv, in, out);
+    assert_false(r.hit);
+    assert_true(r.stored);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(r.out_len, 3);
+    assert_memory_equal(r.out, "out", 3);
+    pm_cache_result_free(&r);
+    unlink("out.bin");
+
+    r = run_req(fx->c, produce_argv, in, out);
+    assert_true(r.hit);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(r.out_len, 3);
+    assert_memory_equal(r.out, "out", 3);
+    assert_int_equal(r.err_len, 3);
+    assert_memory_equal(r.err, "err", 3);
+    pm_cache_result_free(&r);
+    size_t len;
+    char *restored = slurp("out.bin", &len);
+    assert_non_null(restored);
+    assert_string_equal(restored, "payload\npayload\n");
+    free(restored);
+
+    /* a failing command is never stored */
+    char *const failing[] = {"/bin/sh", "-c", "echo no >&2; exit 3", NULL};
+    for (int i = 0; i < 2; i++) {
+        r = run_req(fx->c, failing, NULL, NULL);
+        assert_false(r.hit);
+        assert_false(r.stored);
+        assert_int_equal(r.exit_code, 3);
+        assert_memory_equal(r.err, "no\n", 3);
+        pm_cache_result_free(&r);
+    }
+    pm_cache_stats st;
+    pm_err err;
+    assert_int_equal(pm_cache_stats_get(fx->c, &st, &err), PM_OK);
+    assert_int_equal(st.hits, 1);
+    assert_int_equal(st.misses, 3);
+    assert_int_equal(st.stores, 1);
+    assert_int_equal(st.entries, 1);
+    assert_int_equal(st.corrupt, 0);
+    struct stat sb;
+    char path[PATH_MAX];
+    char key[33];
+    key_of(fx->c, produce_argv, in, out, NULL, key);
+    assert_int_equal(pm_cache_entry_path(fx->c, key, path, sizeof path), 0);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(st.bytes, (uint64_t)sb.st_size);
+}
+
+/* Stores one entry, damages it with `damage`, and checks the next exec reruns, counts and rewrites. */
+static void damaged_entry_is_a_miss(fixture *fx, void (*damage)(const char *path))
+{
+    write_text("in.txt", "payload\n");
+    const char *in[] = {"in.txt", NULL}, *out[] = {"out.bin", NULL};
+    pm_cache_result r = run_req(fx->c, produce_argv, in, out);
+    assert_true(r.stored);
+    char path[PATH_MAX];
+    assert_int_equal(pm_cache_entry_path(fx->c, r.key, path, sizeof path), 0);
+    pm_cache_result_free(&r);
+    damage(path);
+    uint64_t ok, bad;
+    pm_err err;
+    assert_int_equal(pm_cache_verify(fx->c, &ok, &bad, &err), PM_OK);
+    assert_int_equal(ok, 0);
+    assert_int_equal(bad, 1);
+
+    write_text("out.bin", "stale");
+    r = run_req(fx->c, produce_argv, in, out);
+    assert_false(r.hit);
+    assert_true(r.corrupt);
+    assert_true(r.stored);
+    pm_cache_result_free(&r);
+    size_t len;
+    char *content = slurp("out.bin", &len);
+    assert_string_equal(content, "payload\npayload\n"); /* produced by the rerun, not restored garbage */
+    free(content);
+
+    pm_cache_stats st;
+    assert_int_equal(pm_cache_stats_get(fx->c, &st, &err), PM_OK);
+    assert_int_equal(st.corrupt, 1);
+    assert_int_equal(st.misses, 2);
+    assert_int_equal(st.hits, 0);
+    assert_int_equal(st.entries, 1);
+    assert_int_equal(pm_cache_verify(fx->c, &ok, &bad, &err), PM_OK);
+    assert_int_equal(ok, 1);
+    assert_int_equal(bad, 0);
+    r = run_req(fx->c, produce_argv, in, out);
+    assert_true(r.hit);
+    pm_cache_result_free(&r);
+}
+
+static void flip_byte(const char *path)
+{
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    struct stat st;
+    fstat(fd, &st);
+    off_t at = 64 + (st.st_size - 64) / 2;
+    unsigned char b;
+    assert_int_equal(pread(fd, &b, 1, at), 1);
+    b ^= 0x40;
+    assert_int_equal(pwrite(fd, &b, 1, at), 1);
+    close(fd);
+}
+
+static void truncate_half(const char *path)
+{
+    struct stat st;
+    stat(path, &st);
+    assert_int_equal(truncate(path, st.st_size / 2), 0);
+}
+
+static void truncate_header(const char *path) { assert_int_equal(truncate(path, 10), 0); }
+
+static void corrupt_entry(void **state) { damaged_entry_is_a_miss(*state, flip_byte); }
+static void truncated_entry(void **state) { damaged_entry_is_a_miss(*state, truncate_half); }
+static void truncated_header(void **state) { damaged_entry_is_a_miss(*state, truncate_header); }
+
+static void eviction_is_lru(void **state)
+{
+    fixture *fx = *state;
+    pm_err err;
+    const char *out[] = {"o.bin", NULL};
+    /* three commands whose entries have the same size: one distinct digit each */
+    char *const a[] = {"/bin/sh", "-c", "echo 1 > o.bin", NULL};
+    char *const b[] = {"/bin/sh", "-c", "echo 2 > o.bin", NULL};
+    char *const c3[] = {"/bin/sh", "-c", "echo 3 > o.bin", NULL};
+    pm_cache_result r = run_req(fx->c, a, NULL, out);
+    char ka[33];
+    memcpy(ka, r.key, 33);
+    pm_cache_result_free(&r);
+    pm_cache_stats st;
+    assert_int_equal(pm_cache_stats_get(fx->c, &st, &err), PM_OK);
+    uint64_t one = st.bytes;
+    assert_true(one > 64);
+    pm_cache_close(fx->c);
+    assert_int_equal(pm_cache_open("cache", one * 2 + one / 2, &fx->c, &err), PM_OK);
+
+    r = run_req(fx->c, b, NULL, out);
+    char kb[33];
+    memcpy(kb, r.key, 33);
+    pm_cache_result_free(&r);
+    r = run_req(fx->c, a, NULL, out); /* a becomes more recently used than b */
+    assert_true(r.hit);
+    pm_cache_result_free(&r);
+    r = run_req(fx->c, c3, NULL, out);
+    char kc[33];
+    memcpy(kc, r.key, 33);
+    pm_cache_result_free(&r);
+
+    assert_int_equal(pm_cache_stats_get(fx->c, &st, &err), PM_OK);
+    assert_int_equal(st.evicted, 1);
+    assert_int_equal(st.entries, 2);
+    assert_int_equal(st.bytes, 2 * one);
+    char path[PATH_MAX];
+    pm_cache_entry_path(fx->c, kb, path, sizeof path);
+    assert_int_not_equal(access(path, F_OK), 0);
+    pm_cache_entry_path(fx->c, ka, path, sizeof path);
+    assert_int_equal(access(path, F_OK), 0);
+    pm_cache_entry_path(fx->c, kc, path, sizeof path);
+    assert_int_equal(access(path, F_OK), 0);
+    r = run_req(fx->c, b, NULL, out);
+    assert_false(r.hit);
+    pm_cache_result_free(&r);
+}
+
+static int has_change(const pm_cache_explain *ex, const char *text)
+{
+    for (size_t i = 0; i < ex->n_changes; i++)
+        if (!strcmp(ex->changes[i], text))
+            return 1;
+    return 0;
+}
+
+static void explain_components(void **state)
+{
+    fixture *fx = *state;
+    pm_err err;
+    pm_cache_explain ex;
+    write_text("in.txt", "v1\n");
+    const char *in[] = {"in.txt", NULL}, *out[] = {"out.bin", NULL}, *env[] = {"PM_T_ENV", NULL};
+    char *argv[] = {"/bin/sh", "-c", "cat in.txt > out.bin", NULL};
+    pm_cache_request req = {argv, in, out, env, NULL};
+
+    assert_int_equal(pm_cache_explain_request(fx->c, &req, &ex, &err), PM_OK);
+    assert_false(ex.have_previous);
+    assert_false(ex.would_hit);
+    pm_cache_explain_free(&ex);
+
+    pm_cache_result r;
+    assert_int_equal(pm_cache_exec(fx->c, &req, &r, &err), PM_OK);
+    pm_cache_result_free(&r);
+    assert_int_equal(pm_cache_explain_request(fx->c, &req, &ex, &err), PM_OK);
+    assert_true(ex.have_previous);
+    assert_true(ex.would_hit);
+    assert_int_equal(ex.n_changes, 0);
+    assert_string_equal(ex.key, ex.previous_key);
+    pm_cache_explain_free(&ex);
+
+    write_text("in.txt", "v2\n");
+    setenv("PM_T_ENV", "changed", 1);
+    char *argv2[] = {"/bin/sh", "-c", "cat in.txt  > out.bin", NULL};
+    pm_cache_request req2 = {argv2, in, out, env, NULL};
+    assert_int_equal(pm_cache_explain_request(fx->c, &req2, &ex, &err), PM_OK);
+    assert_true(ex.have_previous);
+    assert_false(ex.would_hit);
+    assert_int_equal(ex.n_changes, 3);
+    assert_true(has_change(&ex, "input 0 (in.txt) content changed"));
+    assert_true(has_change(&ex, "env PM_T_ENV changed"));
+    assert_true(has_change(&ex, "argv changed"));
+    pm_cache_explain_free(&ex);
+
+    /* only the input */
+    unsetenv("PM_T_ENV");
+    assert_int_equal(pm_cache_explain_request(fx->c, &req, &ex, &err), PM_OK);
+    assert_int_equal(ex.n_changes, 1);
+    assert_string_equal(ex.changes[0], "input 0 (in.txt) content changed");
+    pm_cache_explain_free(&ex);
+
+    /* after clear: same key, no entry */
+    write_text("in.txt", "v1\n");
+    assert_int_equal(pm_cache_clear(fx->c, &err), PM_OK);
+    assert_int_equal(pm_cache_explain_request(fx->c, &req, &ex, &err), PM_OK);
+    assert_false(ex.have_previous);
+    assert_false(ex.would_hit);
+    pm_cache_explain_free(&ex);
+    pm_cache_stats st;
+    assert_int_equal(pm_cache_stats_get(fx->c, &st, &err), PM_OK);
+    assert_int_equal(st.entries + st.hits + st.misses + st.bytes, 0);
+}
+
+static void missing_compiler_is_an_error(void **state)
+{
+    fixture *fx = *state;
+    char *argv[] = {"pm-no-such-compiler-xyz", NULL};
+    pm_cache_request req = {argv, NULL, NULL, NULL, NULL};
+    pm_cache_result r;
+    pm_err err;
+    assert_int_equal(pm_cache_exec(fx->c, &req, &r, &err), PM_ERR_NOTFOUND);
+    assert_non_null(strstr(err.msg, "pm-no-such-compiler-xyz"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(fields_cannot_run_together, setup, teardown),
+        cmocka_unit_test_setup_teardown(key_stable_and_sensitive, setup, teardown),
+        cmocka_unit_test_setup_teardown(round_trip_hit_and_miss, setup, teardown),
+        cmocka_unit_test_setup_teardown(corrupt_entry, setup, teardown),
+        cmocka_unit_test_setup_teardown(truncated_entry, setup, teardown),
+        cmocka_unit_test_setup_teardown(truncated_header, setup, teardown),
+        cmocka_unit_test_setup_teardown(eviction_is_lru, setup, teardown),
+        cmocka_unit_test_setup_teardown(explain_components, setup, teardown),
+        cmocka_unit_test_setup_teardown(missing_compiler_is_an_error, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
