@@ -15,7 +15,12 @@ if [ "$rc" -eq 2 ] && grep -q 'gemma2, tinyllama, llama3.2, phi3, qwen2' "$TMP/b
 else fail "bad family (rc=$rc)"; sed 's/^/#   /' "$TMP/bad.err"; fi
 check_fails "missing --window" "$PASSMAP" gen llm --family qwen2 --precision int4
 check_fails "bad precision" "$PASSMAP" gen llm --family qwen2 --window 8 --precision bf16
-check_fails "gen cnn (stub) fails cleanly" "$PASSMAP" gen cnn --family resnet18 --resolution 32 --precision int8 -o "$TMP/c.mlir"
+check "gen cnn writes a module" "$PASSMAP" gen cnn --family resnet18 --resolution 64 --precision int8 --blocks 2 -o "$TMP/c.mlir"
+check "the CNN module verifies in mlir-opt" "$LLVM_BIN/mlir-opt" "$TMP/c.mlir" -o /dev/null
+grep -q 'linalg.conv_2d' "$TMP/c.mlir" && grep -q 'arith.sitofp' "$TMP/c.mlir" && ok "CNN int8: convolutions with dequantised weights" \
+  || fail "CNN int8 module content"
+check_fails "gen cnn: bad resolution is an error" "$PASSMAP" gen cnn --family resnet18 --resolution 33 --precision int8 -o "$TMP/c2.mlir"
+check_fails "gen cnn: unknown family is an error" "$PASSMAP" gen cnn --family vgg --resolution 64 --precision int8 -o "$TMP/c2.mlir"
 
 "$PASSMAP" gen llm --family qwen2 --size 0.5b --window 16 --precision int4 --layers 2 -o "$TMP/q.mlir" --json >"$TMP/info.json"
 if grep -q '"params": 494032768' "$TMP/info.json" && grep -q '"layers_emitted": 2' "$TMP/info.json" \
