@@ -1,5 +1,6 @@
 #include "sweep_ov.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,13 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
     }
     extra[n] = NULL;
     int reuse = spec->ov_reuse_strategy || c->reuse_strategy;
-    pm_ov_opts o = {.lib = spec->ov_lib[0] ? spec->ov_lib : NULL, .model_xml = c->model_xml,
+    /* The child runs in its own folder: hand it absolute paths (a missing model keeps its name for the error). */
+    char model_abs[PATH_MAX], lib_abs[PATH_MAX];
+    const char *model = realpath(c->model_xml, model_abs) ? model_abs : c->model_xml;
+    const char *lib = spec->ov_lib[0] ? spec->ov_lib : NULL;
+    if (lib && strchr(lib, '/') && realpath(lib, lib_abs))
+        lib = lib_abs;
+    pm_ov_opts o = {.lib = lib, .model_xml = model,
                     .device = spec->ov_device, .log_level = spec->ov_log_level,
                     .window = !strcmp(c->kind, "llm") ? c->window : 0, .schedule_trace = spec->ov_schedule_trace,
                     .strategy_out = spec->ov_strategy_json || reuse, .extra = extra, .do_import = 1};

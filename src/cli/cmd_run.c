@@ -1,4 +1,5 @@
 /* passmap run: runs a command N times, each cold in its own process, and summarises the measurements. */
+#include <errno.h>
 #include <getopt.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -10,9 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <limits.h>
+#include <sys/stat.h>
+
 #include "backend.h"
 #include "cmds.h"
+#include "ov.h"
 #include "run.h"
+#include "stats.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -26,6 +32,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: passmap run [options] -- CMD [ARGS...]\n"
+            "       passmap run [options] --backend openvino --model X.xml [--device NPU] [--window W]\n"
             "Runs CMD (no shell) N times, each cold in its own process group, and reports wall, user and sys\n"
             "time, max RSS and user-space instructions (n/a where perf counters are unavailable).\n"
             "Statistics cover the runs that succeeded; every failed run is listed and counted by status.\n"
@@ -39,6 +46,14 @@ static void usage(FILE *out)
             "      --stderr FILE     keep CMD's stderr (with -n > 1: FILE.1, FILE.2, ... per run)\n"
             "      --json            one JSON object on stdout instead of the table\n"
             "  -v, --verbose         one line per run\n"
+            "OpenVINO back end (each run is a `passmap ov-compile` child in its own folder RUN_DIR/i, cold):\n"
+            "      --backend NAME    command (default) or openvino\n"
+            "      --model X.xml     OpenVINO IR to compile; --device NPU|CPU|GPU (default NPU)\n"
+            "      --window W        LLM prompt window (NPUW_LLM_MAX_PROMPT_LEN)\n"
+            "      --ov-lib PATH     libopenvino_c (default: $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)\n"
+            "      --schedule-trace, --strategy-out   ask the NPU compiler for its trace files\n"
+            "      --run-dir DIR     run folders (default passmap-run); compile and blob-import seconds are\n"
+            "                        read from each child's result line and summarised too\n"
             "  -h, --help            this help\n"
             "Exit status: 0 all runs succeeded, 1 a run failed (or passmap could not run it), 2 bad usage.\n");
 }
@@ -178,8 +193,16 @@ int cmd_run(int argc, char **argv)
         {"cwd", required_argument, NULL, 'C'},        {"stdout", required_argument, NULL, 'O'},
         {"stderr", required_argument, NULL, 'E'},     {"json", no_argument, NULL, 'j'},
         {"verbose", no_argument, NULL, 'v'},          {"help", no_argument, NULL, 'h'},
+        {"backend", required_argument, NULL, 'B'},    {"model", required_argument, NULL, 'M'},
+        {"device", required_argument, NULL, 'D'},     {"window", required_argument, NULL, 'w'},
+        {"ov-lib", required_argument, NULL, 'L'},     {"schedule-trace", no_argument, NULL, 'S'},
+        {"strategy-out", no_argument, NULL, 'T'},     {"run-dir", required_argument, NULL, 'R'},
         {NULL, 0, NULL, 0},
     };
+    pm_ov_opts ov = {.do_import = 1};
+    const char *backend = "command", *run_dir = "passmap-run";
+    pm_steps ov_steps = {0};
+    char self[PATH_MAX];
     long n_runs = 5, warmup = 0;
     int json = 0, verbose = 0;
     pm_run_opts opts = {.count_instructions = 1, .cancel = &interrupted};
@@ -215,15 +238,56 @@ int cmd_run(int argc, char **argv)
         case 'j': json = 1; break;
         case 'v': verbose = 1; break;
         case 'h': usage(stdout); return PM_EXIT_OK;
+        case 'B':
+            if (strcmp(optarg, "command") && strcmp(optarg, "openvino"))
+                return usage_error("--backend is command or openvino, not '%s'", optarg);
+            backend = optarg;
+            break;
+        case 'M': ov.model_xml = optarg; break;
+        case 'D': ov.device = optarg; break;
+        case 'L': ov.lib = optarg; break;
+        case 'S': ov.schedule_trace = 1; break;
+        case 'T': ov.strategy_out = 1; break;
+        case 'R': run_dir = optarg; break;
+        case 'w': {
+            long w;
+            if (parse_count(optarg, 1, &w) < 0 || w > 1 << 20)
+                return usage_error("--window wants a positive whole number, not '%s'", optarg);
+            ov.window = (int)w;
+            break;
+        }
         default:
             if (optopt && strchr("n", optopt))
                 return usage_error("option -%s needs a value", (char[]){(char)optopt, 0});
             return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return usage_error("%s", "missing command (passmap run [options] -- CMD [ARGS...])");
+    int openvino = !strcmp(backend, "openvino");
     char **cmd = argv + optind;
+    if (openvino) {
+        if (optind < argc)
+            return usage_error("%s", "--backend openvino compiles --model; it takes no CMD");
+        if (!ov.model_xml)
+            return usage_error("%s", "--backend openvino needs --model X.xml");
+        /* Each run has its own cwd: paths given relative to ours must not change meaning there. */
+        char model_abs[PATH_MAX], lib_abs[PATH_MAX];
+        if (realpath(ov.model_xml, model_abs))
+            ov.model_xml = model_abs;
+        if (ov.lib && strchr(ov.lib, '/') && realpath(ov.lib, lib_abs))
+            ov.lib = lib_abs;
+        if (!realpath("/proc/self/exe", self) || pm_ov_add_step(self, &ov, 0, NULL, &ov_steps, &err) != PM_OK) {
+            fprintf(stderr, "passmap run: %s\n", err.msg[0] ? err.msg : "cannot find passmap's own executable");
+            return PM_EXIT_FAIL;
+        }
+        cmd = ov_steps.items[0].argv;
+        if (mkdir(run_dir, 0777) && errno != EEXIST) {
+            fprintf(stderr, "passmap run: cannot create %s: %s\n", run_dir, strerror(errno));
+            pm_steps_free(&ov_steps);
+            return PM_EXIT_FAIL;
+        }
+    } else if (optind >= argc) {
+        return usage_error("%s", "missing command (passmap run [options] -- CMD [ARGS...])");
+    }
 
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -269,6 +333,22 @@ int cmd_run(int argc, char **argv)
             rc = PM_EXIT_FAIL;
             goto cleanup;
         }
+        char ov_dir[PATH_MAX + 32];
+        if (openvino) {
+            /* Own folder per run: the compiler writes its trace files into its working directory. */
+            snprintf(ov_dir, sizeof ov_dir, "%s/%ld", run_dir, i + 1);
+            if (mkdir(ov_dir, 0777) && errno != EEXIST) {
+                fprintf(stderr, "passmap run: cannot create %s: %s\n", ov_dir, strerror(errno));
+                rc = PM_EXIT_FAIL;
+                goto cleanup;
+            }
+            o.cwd = ov_dir;
+            if (!out_files[i] && asprintf(&out_files[i], "%s/ov-compile.stdout", ov_dir) < 0) {
+                out_files[i] = NULL;
+                rc = PM_EXIT_FAIL;
+                goto cleanup;
+            }
+        }
         o.stdout_path = out_files[i];
         o.stderr_path = err_files[i];
         if (progress)
@@ -301,6 +381,43 @@ int cmd_run(int argc, char **argv)
     for (int m = 0; m < N_METRICS; m++)
         compute_stats(runs, (size_t)done, m, scratch, &st[m]);
 
+    /* The child's own timings of the compile and of the blob import (the warm path). */
+    pm_stats_summary ov_compile = {0}, ov_import = {0};
+    if (openvino) {
+        size_t nc = 0, ni = 0;
+        double *imp = calloc((size_t)done + 1, sizeof *imp);
+        for (long i = 0; imp && i < done; i++) {
+            FILE *f = out_files[i] ? fopen(out_files[i], "rb") : NULL;
+            char *buf = NULL;
+            size_t len = 0;
+            if (f) {
+                FILE *mem = open_memstream(&buf, &len);
+                char chunk[8192];
+                size_t k;
+                while (mem && (k = fread(chunk, 1, sizeof chunk, f)) > 0)
+                    fwrite(chunk, 1, k, mem);
+                if (mem)
+                    fclose(mem);
+                fclose(f);
+            }
+            pm_ov_result r;
+            memset(&r, 0, sizeof r);
+            int ok = 0;
+            pm_err e2 = {0};
+            if (buf && pm_ov_parse_result_line(buf, len, &r, &ok, NULL, 0, &e2) == PM_OK && ok) {
+                if (r.compile_s >= 0)
+                    scratch[nc++] = r.compile_s;
+                if (r.import_s >= 0)
+                    imp[ni++] = r.import_s;
+            }
+            pm_ov_result_free(&r);
+            free(buf);
+        }
+        pm_stats_summarize(scratch, nc, &ov_compile);
+        pm_stats_summarize(imp, ni, &ov_import);
+        free(imp);
+    }
+
     if (json) {
         root = json_object();
         json_t *jcmd = json_array(), *jruns = json_array(), *summary = json_object(), *fails = json_object();
@@ -330,6 +447,16 @@ int cmd_run(int argc, char **argv)
             json_object_set_new(o, "max", json_real(st[m].max));
             json_object_set_new(summary, metrics[m].name, o);
         }
+        if (openvino) {
+            const pm_stats_summary *ss[2] = {&ov_compile, &ov_import};
+            const char *names[2] = {"ov_compile_s", "ov_import_s"};
+            for (int k = 0; k < 2; k++)
+                json_object_set_new(summary, names[k],
+                                    ss[k]->n ? json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)ss[k]->n,
+                                                         "mean", ss[k]->mean, "median", ss[k]->median, "min",
+                                                         ss[k]->min, "max", ss[k]->max)
+                                             : json_null());
+        }
         if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0 || fputc('\n', stdout) == EOF)
             rc = PM_EXIT_FAIL;
     } else {
@@ -353,6 +480,20 @@ int cmd_run(int argc, char **argv)
                 printf(fmt, v[k]);
             printf("\n");
         }
+        if (openvino) {
+            const pm_stats_summary *ss[2] = {&ov_compile, &ov_import};
+            const char *names[2] = {"ov compile s", "ov import s"};
+            for (int k = 0; k < 2; k++) {
+                printf("%-13s", names[k]);
+                if (!ss[k]->n)
+                    printf(" %14s\n", "n/a");
+                else
+                    printf(" %14.6f %14.6f %14.6f %14.6f %14.6f\n", ss[k]->mean, ss[k]->median,
+                           isnan(ss[k]->sd) ? 0.0 : ss[k]->sd, ss[k]->min, ss[k]->max);
+            }
+            if (ov_compile.n && ov_import.n && ov_import.mean > 0)
+                printf("recompile / blob import: %.1fx\n", ov_compile.mean / ov_import.mean);
+        }
         for (long i = 0; i < done; i++)
             if (runs[i].status != PM_RUN_OK && !verbose)
                 print_run_line(stdout, &runs[i], (int)i + 1);
@@ -374,5 +515,6 @@ cleanup:
     free(err_files);
     free(runs);
     free(scratch);
+    pm_steps_free(&ov_steps);
     return rc;
 }
