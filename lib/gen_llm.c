@@ -42,7 +42,7 @@ static const llm_cfg CFGS[] = {
     {"tinyllama", "1.1b", 2048, 5632, 32, 4, 64, 22, 32000, 2048, 1e-5, 10000.0, 0, ACT_SILU, 0, 0, 0, 0, 0, 0, 0, 1.10},
     {"llama3.2", "1b", 2048, 8192, 32, 8, 64, 16, 128256, 131072, 1e-5, 500000.0, 1, ACT_SILU, 0, 0, 0, 0, 0, 0, 0, 1.24},
     {"llama3.2", "3b", 3072, 8192, 24, 8, 128, 28, 128256, 131072, 1e-5, 500000.0, 1, ACT_SILU, 0, 0, 0, 0, 0, 0, 0, 3.21},
-    {"phi3", "mini", 3072, 8192, 32, 32, 96, 32, 32064, 4096, 1e-5, 10000.0, 0, ACT_SILU, 0, 0, 0, 0, 0, 0, 1, 3.82},
+    {"phi3", "3.8b", 3072, 8192, 32, 32, 96, 32, 32064, 4096, 1e-5, 10000.0, 0, ACT_SILU, 0, 0, 0, 0, 0, 0, 1, 3.82},
     {"qwen2", "0.5b", 896, 4864, 14, 2, 64, 24, 151936, 32768, 1e-6, 1000000.0, 1, ACT_SILU, 0, 0, 0, 0, 0, 1, 0, 0.49},
     {"qwen2", "1.5b", 1536, 8960, 12, 2, 128, 28, 151936, 32768, 1e-6, 1000000.0, 1, ACT_SILU, 0, 0, 0, 0, 0, 1, 0, 1.54},
     {"qwen2", "7b", 3584, 18944, 28, 4, 128, 28, 152064, 32768, 1e-6, 1000000.0, 0, ACT_SILU, 0, 0, 0, 0, 0, 1, 0, 7.62},
@@ -53,7 +53,7 @@ static const char *const FAMILIES[] = {"gemma2", "tinyllama", "llama3.2", "phi3"
 static const char *const SIZES_GEMMA2[] = {"2b", "9b", NULL};
 static const char *const SIZES_TINYLLAMA[] = {"1.1b", NULL};
 static const char *const SIZES_LLAMA32[] = {"1b", "3b", NULL};
-static const char *const SIZES_PHI3[] = {"mini", NULL};
+static const char *const SIZES_PHI3[] = {"3.8b", NULL};
 static const char *const SIZES_QWEN2[] = {"0.5b", "1.5b", "7b", NULL};
 static const char *const PRECISIONS[] = {"int4", "int8", "fp16", NULL};
 

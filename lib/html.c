@@ -1,6 +1,8 @@
 #include "html.h"
 
+#include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void esc(FILE *f, const char *s)
@@ -64,9 +66,27 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, FILE *f, pm_err 
     fputs("<li>cold = a fresh compiler process per run with no compile cache (warm runs, when present, recompile "
           "with the cache and give the cache-hit ratio); shares are of the whole process wall, time outside every "
           "pass counted as <i>process-overhead</i>; 95% confidence intervals are Student-t across repeats.</li>", f);
-    fputs("<li>sweep metadata (compiler versions, machine): <code>", f);
-    esc(f, a->meta_json ? a->meta_json : "none recorded");
-    fputs("</code></li></ul>\n", f);
+    fputs("</ul>\n", f);
+    /* The sweep's metadata (compiler, versions, machine, pipeline), one row per key. */
+    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
+    if (json_is_object(meta)) {
+        fputs("<table class=meta><tr><th>recorded</th><th>value</th></tr>", f);
+        const char *key;
+        json_t *val;
+        json_object_foreach(meta, key, val) {
+            char *text = json_is_string(val) ? NULL : json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
+            fputs("<tr><td>", f);
+            esc(f, key);
+            fputs("</td><td><code>", f);
+            esc(f, json_is_string(val) ? json_string_value(val) : text ? text : "");
+            fputs("</code></td></tr>", f);
+            free(text);
+        }
+        fputs("</table>\n", f);
+    } else {
+        fputs("<p>sweep metadata: none recorded</p>\n", f);
+    }
+    json_decref(meta);
 
     fputs("<h2 id=figures>Figures</h2>\n", f);
     for (size_t i = 0; figs && i < figs->n; i++) {

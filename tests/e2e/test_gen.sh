@@ -38,7 +38,7 @@ compile() { # NAME: compiles $TMP/NAME.mlir through the three tools
   "$LLVM_BIN/mlir-translate" --mlir-to-llvmir --mlir-timing "$d/out.mlirbc" -o "$d/out.ll" 2>"$d/tr.err" &&
   "$LLVM_BIN/llc" -O2 -filetype=obj -time-passes "$d/out.ll" -o "$d/out.o" 2>"$d/llc.err"
 }
-for cfg in "qwen2 0.5b int4 0" "phi3 mini int8 1" "gemma2 2b fp16 0"; do
+for cfg in "qwen2 0.5b int4 0" "phi3 3.8b int8 1" "gemma2 2b fp16 0"; do
   set -- $cfg
   name=$1-$3
   fpl=(); [ "$4" = 1 ] && fpl=(--func-per-layer)

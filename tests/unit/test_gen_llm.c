@@ -124,7 +124,7 @@ static void param_counts_near_nominal(void **state)
 {
     static const struct { const char *fam, *size; double nominal; } want[] = {
         {"gemma2", "2b", 2.61e9}, {"gemma2", "9b", 9.24e9}, {"tinyllama", "1.1b", 1.10e9},
-        {"llama3.2", "1b", 1.24e9}, {"llama3.2", "3b", 3.21e9}, {"phi3", "mini", 3.82e9},
+        {"llama3.2", "1b", 1.24e9}, {"llama3.2", "3b", 3.21e9}, {"phi3", "3.8b", 3.82e9},
         {"qwen2", "0.5b", 0.49e9}, {"qwen2", "1.5b", 1.54e9}, {"qwen2", "7b", 7.62e9}};
     int n = 0;
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
