@@ -22,6 +22,7 @@
 #include <zstd.h>
 
 #include "run.h"
+#include "util.h"
 
 #define FORMAT_VERSION 1u
 #define KEY_VERSION "passmap-cache-key-1"
@@ -39,13 +40,6 @@ struct pm_cache {
 
 /* ---------- small helpers ---------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void hex128(XXH128_hash_t h, char out[33])
 {
     XXH128_canonical_t c;
@@ -58,25 +52,6 @@ static int path_join(char *buf, size_t n, const char *a, const char *b, pm_err *
 {
     if ((size_t)snprintf(buf, n, "%s/%s", a, b) >= n)
         return pm_err_set(err, PM_ERR_USAGE, "path too long: %s/%s", a, b);
-    return PM_OK;
-}
-
-static int mkdir_p(const char *path, pm_err *err)
-{
-    char tmp[PATH_MAX];
-    if (strlen(path) >= sizeof tmp)
-        return pm_err_set(err, PM_ERR_USAGE, "path too long: %s", path);
-    strcpy(tmp, path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0777) && errno != EEXIST)
-            return pm_err_errno(err, PM_ERR_IO, "mkdir %s", tmp);
-        *p = '/';
-    }
-    if (mkdir(tmp, 0777) && errno != EEXIST)
-        return pm_err_errno(err, PM_ERR_IO, "mkdir %s", tmp);
     return PM_OK;
 }
 
@@ -276,7 +251,7 @@ int pm_cache_open(const char *dir, uint64_t max_size, pm_cache **out, pm_err *er
         snprintf(path, sizeof path, "%s/.cache/passmap", env);
     else
         return pm_err_set(err, PM_ERR_USAGE, "no cache directory: set PASSMAP_CACHE_DIR or HOME");
-    if ((rc = mkdir_p(path, err)))
+    if ((rc = pm_util_mkdir_p(path, err)))
         return rc;
     pm_cache *c = calloc(1, sizeof *c);
     if (!c)
@@ -296,8 +271,8 @@ int pm_cache_open(const char *dir, uint64_t max_size, pm_cache **out, pm_err *er
     umask(mask);
     c->file_mode = 0666 & ~mask;
     char sub[PATH_MAX];
-    if ((rc = path_join(sub, sizeof sub, c->dir, "manifests", err)) || (rc = mkdir_p(sub, err)) ||
-        (rc = path_join(sub, sizeof sub, c->dir, "tmp", err)) || (rc = mkdir_p(sub, err)) ||
+    if ((rc = path_join(sub, sizeof sub, c->dir, "manifests", err)) || (rc = pm_util_mkdir_p(sub, err)) ||
+        (rc = path_join(sub, sizeof sub, c->dir, "tmp", err)) || (rc = pm_util_mkdir_p(sub, err)) ||
         (rc = path_join(sub, sizeof sub, c->dir, "stats", err)))
         goto fail;
     c->stats_fd = open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
@@ -1053,7 +1028,7 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
                    .data = (const char **)odata, .len = olen};
         char sub[PATH_MAX - 32];
         snprintf(sub, sizeof sub, "%.*s", (int)(strrchr(entry_path, '/') - entry_path), entry_path);
-        if ((rc = entry_encode(&e, k->key, &file, &flen, err)) || (rc = mkdir_p(sub, err)))
+        if ((rc = entry_encode(&e, k->key, &file, &flen, err)) || (rc = pm_util_mkdir_p(sub, err)))
             goto cleanup;
         snprintf(tmp, sizeof tmp, "%s/.pmtmp.XXXXXX", sub);
         if ((fd = mkstemp(tmp)) < 0) {
@@ -1110,7 +1085,7 @@ cleanup:
 
 int pm_cache_exec(pm_cache *c, const pm_cache_request *req, pm_cache_result *res, pm_err *err)
 {
-    double t0 = now_s();
+    double t0 = pm_util_now();
     key_info k;
     memset(res, 0, sizeof *res);
     int rc = compute_key(c, req, &k, err);
@@ -1137,7 +1112,7 @@ int pm_cache_exec(pm_cache *c, const pm_cache_request *req, pm_cache_result *res
             clock_gettime(CLOCK_REALTIME, &now);
             utimensat(AT_FDCWD, path, (struct timespec[2]){now, now}, 0); /* LRU "last used" */
             res->hit = 1;
-            res->wall_s = now_s() - t0;
+            res->wall_s = pm_util_now() - t0;
             res->saved_s = e.wall_s > res->wall_s ? e.wall_s - res->wall_s : 0;
             uint64_t v[ST_N];
             if (!(rc = stats_lock(c, v, err))) {
@@ -1178,7 +1153,7 @@ int pm_cache_exec(pm_cache *c, const pm_cache_request *req, pm_cache_result *res
     }
     if (!rc)
         rc = run_miss(c, req, &k, path, res, t0, err);
-    res->wall_s = now_s() - t0;
+    res->wall_s = pm_util_now() - t0;
     if (!rc)
         rc = write_manifest(c, &k, req, err);
     key_info_free(&k);

@@ -1,4 +1,5 @@
 #include "figures.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,23 +74,6 @@ static int wait_gnuplot(const char *dir, const char *name, pid_t pid, pm_err *er
         return pm_err_set(err, PM_ERR_CHILD, "gnuplot failed on %s.gp: %s", name, tail);
     }
     return PM_OK;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf) {
-        size_t got = fread(buf, 1, (size_t)n, f);
-        buf[got] = 0;
-    }
-    fclose(f);
-    return buf;
 }
 
 static int is_kind(const pm_an_config *c, const char *kind)
@@ -458,11 +442,6 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     return 0;
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    return remove(p);
-}
-
 int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -541,12 +520,14 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         if (rc == PM_OK) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s.svg", dir, out->fig[i].name);
-            if (!(out->fig[i].svg = slurp(path)))
+            size_t svg_len;
+            pm_err ignored;
+            if (pm_util_read_file(path, &out->fig[i].svg, &svg_len, &ignored))
                 rc = pm_err_errno(err, PM_ERR_IO, "reading %s", path);
         }
     }
     if (own)
-        nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        pm_util_remove_tree(tmpdir);
     if (rc)
         pm_figures_free(out);
     return rc;

@@ -1,5 +1,6 @@
 /* OpenVINO back end: dlopen libopenvino_c, compile one IR cold, export, time the import; strategy cache. */
 #include "ov.h"
+#include "util.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -249,46 +250,11 @@ fail:
 
 /* ---- compile ---------------------------------------------------------------------------------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int read_file(const char *path, char **data, size_t *size, pm_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pm_err_errno(err, PM_ERR_IO, "cannot open %s", path);
-    int rc = PM_OK;
-    struct stat st;
-    *data = NULL;
-    if (fstat(fileno(f), &st) != 0) {
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot stat %s", path);
-        goto cleanup;
-    }
-    *size = (size_t)st.st_size;
-    *data = malloc(*size ? *size : 1);
-    if (!*data) {
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
-        goto cleanup;
-    }
-    if (fread(*data, 1, *size, f) != *size) {
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot read %s", path);
-        free(*data);
-        *data = NULL;
-    }
-cleanup:
-    fclose(f);
-    return rc;
-}
-
 static int copy_file(const char *from, const char *to, pm_err *err)
 {
     char *data = NULL;
     size_t size = 0;
-    int rc = read_file(from, &data, &size, err);
+    int rc = pm_util_read_file(from, &data, &size, err);
     if (rc)
         return rc;
     FILE *f = fopen(to, "wb");
@@ -386,13 +352,13 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     if ((rc = check_device(&api, core, device, err)))
         goto cleanup;
 
-    double t0 = now_s();
+    double t0 = pm_util_now();
     if ((st = api.core_read_model(core, o->model_xml, o->model_bin, &model)) != 0) {
         rc = ov_fail(&api, err, st, "ov_core_read_model");
         pm_err_wrap(err, "%s", o->model_xml);
         goto cleanup;
     }
-    r->read_s = now_s() - t0;
+    r->read_s = pm_util_now() - t0;
 
     const char *workdir = o->workdir && *o->workdir ? o->workdir : ".";
     if (o->strategy_in) {
@@ -425,13 +391,13 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         a[2 * i] = r->props.items[i].key;
         a[2 * i + 1] = r->props.items[i].value;
     }
-    t0 = now_s();
+    t0 = pm_util_now();
     st = api.core_compile_model(core, model, device, (size_t)r->n_prop_args, &compiled, a[0], a[1], a[2], a[3], a[4],
                                 a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17],
                                 a[18], a[19], a[20], a[21], a[22], a[23], a[24], a[25], a[26], a[27], a[28], a[29],
                                 a[30], a[31], a[32], a[33], a[34], a[35], a[36], a[37], a[38], a[39], a[40], a[41],
                                 a[42], a[43], a[44], a[45], a[46], a[47]);
-    double t1 = now_s();
+    double t1 = pm_util_now();
     fflush(stdout); /* the compiler's own output, before ours */
     if (fchdir(saved_cwd) != 0) {
         rc = pm_err_errno(err, PM_ERR_IO, "cannot return to the previous directory");
@@ -459,9 +425,9 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         export_path = export_alloc;
     }
     if (export_path) {
-        t0 = now_s();
+        t0 = pm_util_now();
         st = api.export_model(compiled, export_path);
-        t1 = now_s();
+        t1 = pm_util_now();
         if (st != 0) {
             rc = ov_fail(&api, err, st, "ov_compiled_model_export_model");
             goto cleanup;
@@ -473,11 +439,11 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     }
     if (o->do_import) {
         size_t size = 0;
-        if ((rc = read_file(export_path, &blob, &size, err)))
+        if ((rc = pm_util_read_file(export_path, &blob, &size, err)))
             goto cleanup;
-        t0 = now_s();
+        t0 = pm_util_now();
         st = api.core_import_model(core, blob, size, device, &imported);
-        t1 = now_s();
+        t1 = pm_util_now();
         if (st != 0) {
             rc = ov_fail(&api, err, st, "ov_core_import_model");
             goto cleanup;
@@ -714,22 +680,6 @@ static int cache_root(const char *cache_dir, char *out, size_t size, pm_err *err
     return PM_OK;
 }
 
-static int mkdir_p(char *path, pm_err *err)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        int bad = mkdir(path, 0777) != 0 && errno != EEXIST;
-        *p = '/';
-        if (bad)
-            return pm_err_errno(err, PM_ERR_IO, "cannot create %s", path);
-    }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return pm_err_errno(err, PM_ERR_IO, "cannot create %s", path);
-    return PM_OK;
-}
-
 static int valid_key(const char *key)
 {
     if (strlen(key) != 32)
@@ -746,7 +696,7 @@ int pm_ov_strategy_store(const char *cache_dir, const char *key, const char *str
     if ((rc = cache_root(cache_dir, dir, sizeof dir - 16, err)))
         return rc;
     strcat(dir, "/strategy");
-    if ((rc = mkdir_p(dir, err)))
+    if ((rc = pm_util_mkdir_p(dir, err)))
         return rc;
     snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, key, (long)getpid());
     snprintf(dest, sizeof dest, "%s/%s.json", dir, key);

@@ -1,5 +1,6 @@
 /* Report container and format dispatch; the formats live in parse_*.c. */
 #include "parse_internal.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -184,42 +185,14 @@ int pm_parse_buffer(const char *buf, size_t len, pm_format fmt, pm_report *out, 
 
 int pm_parse_file(const char *path, pm_format fmt, pm_report *out, pm_err *err)
 {
-    int rc = PM_OK;
-    char *buf = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pm_err_errno(err, PM_ERR_IO, "cannot open %s", path);
-    size_t cap = 1 << 16, len = 0;
-    buf = malloc(cap);
-    if (!buf) {
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
-        goto cleanup;
-    }
-    for (;;) {
-        if (len == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
-                goto cleanup;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) {
-            if (ferror(f)) {
-                rc = pm_err_errno(err, PM_ERR_IO, "cannot read %s", path);
-                goto cleanup;
-            }
-            break;
-        }
-    }
+    char *buf;
+    size_t len;
+    int rc = pm_util_read_file(path, &buf, &len, err);
+    if (rc != PM_OK)
+        return rc;
     rc = pm_parse_buffer(buf, len, fmt, out, err);
     if (rc != PM_OK)
         pm_err_wrap(err, "%s", path);
-cleanup:
     free(buf);
-    fclose(f);
     return rc;
 }

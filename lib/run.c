@@ -7,6 +7,7 @@
  * parent then polls the output pipes and a pidfd until the child exits, enforcing the timeout. Rusage comes
  * from wait4() on the child: descendants count only if the child waited for them. */
 #include "run.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -47,13 +48,6 @@ typedef struct capture {
     size_t total, dropped;
     int write_errno;
 } capture;
-
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void close_fd(int *fd)
 {
@@ -422,7 +416,7 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
     pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 #endif
 
-    double t0 = mono_now();
+    double t0 = pm_util_now();
     close_fd(&go_p[1]); /* go: closing, not writing, so a dead child cannot raise SIGPIPE here */
 
     struct child_report report;
@@ -442,7 +436,7 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
         else
             snprintf(res->spawn_error, sizeof res->spawn_error, "%s %s: %s", stage_name(report.stage), argv[0],
                      strerror(report.err));
-        res->wall_s = mono_now() - t0;
+        res->wall_s = pm_util_now() - t0;
         goto cleanup;
     }
 
@@ -452,7 +446,7 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
     for (;;) {
-        double now = mono_now();
+        double now = pm_util_now();
         if (!reaped) {
             int cancel_now = opts->cancel && *opts->cancel;
             if (!term_sent && (cancel_now || (opts->timeout_s > 0 && now - t0 >= opts->timeout_s))) {
@@ -527,7 +521,7 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
             pid_t w = wait4(pid, &wstatus, WNOHANG, &ru);
             if (w == pid) {
                 reaped = 1;
-                exit_time = mono_now();
+                exit_time = pm_util_now();
                 res->wall_s = exit_time - t0;
             } else if (w < 0 && errno != EINTR) {
                 rc = pm_err_errno(err, PM_ERR_CHILD, "run: wait4");

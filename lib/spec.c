@@ -11,6 +11,7 @@
 
 #include "gen.h"
 #include "run.h"
+#include "util.h"
 
 #define MAX_ITEMS 64
 
@@ -489,28 +490,14 @@ cleanup:
 int pm_spec_load(const char *path, pm_spec **out, pm_err *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pm_err_errno(err, PM_ERR_IO, "cannot open spec %s", path);
-    char *text = NULL;
-    size_t len = 0;
-    int rc = PM_OK;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem) {
-        fclose(f);
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    }
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, mem);
-    if (ferror(f))
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot read %s", path);
-    fclose(f);
-    fclose(mem);
-    if (rc == PM_OK && memchr(text, '\0', len))
+    char *text;
+    size_t len;
+    int rc = pm_util_read_file(path, &text, &len, err);
+    if (rc != PM_OK)
+        return pm_err_wrap(err, "spec");
+    if (memchr(text, '\0', len))
         rc = pm_err_set(err, PM_ERR_PARSE, "%s: binary data in spec", path);
-    if (rc == PM_OK)
+    else
         rc = pm_spec_parse(text, path, out, err);
     free(text);
     return rc;

@@ -1,4 +1,5 @@
 #include "stagemap.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -148,31 +149,13 @@ cleanup:
 
 int pm_stagemap_load(pm_stagemap *m, const char *path, pm_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pm_err_errno(err, PM_ERR_IO, "open %s", path);
-    char *buf = NULL;
-    size_t len = 0;
-    int rc = PM_OK;
-    FILE *mem = open_memstream(&buf, &len);
-    if (!mem) {
-        rc = pm_err_errno(err, PM_ERR_NOMEM, "memstream");
-        goto cleanup;
-    }
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        fwrite(chunk, 1, n, mem);
-    if (ferror(f)) {
-        rc = pm_err_errno(err, PM_ERR_IO, "read %s", path);
-        fclose(mem);
-        goto cleanup;
-    }
-    fclose(mem);
+    char *buf;
+    size_t len;
+    int rc = pm_util_read_file(path, &buf, &len, err);
+    if (rc != PM_OK)
+        return rc;
     rc = pm_stagemap_load_text(m, buf, path, err);
-cleanup:
     free(buf);
-    fclose(f);
     return rc;
 }
 

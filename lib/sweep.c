@@ -23,6 +23,7 @@
 #include "run.h"
 #include "store.h"
 #include "sweep_ov.h"
+#include "util.h"
 
 typedef struct task {
     int config;      /* index into spec->configs */
@@ -37,13 +38,6 @@ typedef struct config_state {
     pm_gen_info info;
 } config_state;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* snprintf that reports truncation instead of silently cutting a path. */
 static int fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...)
@@ -55,43 +49,6 @@ static int fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...)
     if (n < 0 || (size_t)n >= cap)
         return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s...", out);
     return PM_OK;
-}
-
-static int mkdir_p(const char *path, pm_err *err)
-{
-    char buf[PATH_MAX];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return pm_err_set(err, PM_ERR_USAGE, "path too long: %s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) && errno != EEXIST)
-            return pm_err_errno(err, PM_ERR_IO, "cannot create %s", buf);
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) && errno != EEXIST)
-        return pm_err_errno(err, PM_ERR_IO, "cannot create %s", buf);
-    return PM_OK;
-}
-
-static int remove_tree(const char *path)
-{
-    /* Run folders hold a handful of flat files: no recursion deeper than one level is needed. */
-    char cmdless[PATH_MAX + 16];
-    DIR *d = opendir(path);
-    if (!d)
-        return -1;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(cmdless, sizeof cmdless, "%s/%s", path, e->d_name);
-        if (unlink(cmdless) && errno == EISDIR)
-            remove_tree(cmdless);
-    }
-    closedir(d);
-    return rmdir(path);
 }
 
 static void safe_name(const char *key, char *out, size_t cap)
@@ -260,8 +217,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
 
     if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)))
         goto cleanup;
-    remove_tree(dir); /* a leftover from an interrupted run is not a result */
-    if ((rc = mkdir_p(dir, err)) || (rc = backend_steps(x, c, cs, dir, &steps, err)))
+    pm_util_remove_tree(dir); /* a leftover from an interrupted run is not a result */
+    if ((rc = pm_util_mkdir_p(dir, err)) || (rc = backend_steps(x, c, cs, dir, &steps, err)))
         goto cleanup;
     if (steps.n > 8) {
         rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "back end made %d steps (max 8)", steps.n);
@@ -375,7 +332,7 @@ cleanup:
     }
     pm_steps_free(&steps);
     if (!x->opts->keep_outputs && (rc != PM_OK || !strcmp(status, "ok")))
-        remove_tree(dir);
+        pm_util_remove_tree(dir);
     return rc;
 }
 
@@ -488,7 +445,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     if (!strcmp(spec->backend, "embedded") &&
         (rc = pm_embedded_find_tools(spec->bindir[0] ? spec->bindir : NULL, &x.tools, err)))
         return rc;
-    if ((rc = mkdir_p(x.work, err)))
+    if ((rc = pm_util_mkdir_p(x.work, err)))
         return rc;
     {
         /* Steps run with the run folder as cwd: every path handed to them must be absolute. */
@@ -514,7 +471,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         safe_name(cfg->key, safe, sizeof safe);
         if ((rc = fmt_path(cs->dir, sizeof cs->dir, err, "%s/%s", x.work, safe)) ||
             (rc = fmt_path(cs->input, sizeof cs->input, err, "%s/input.mlir", cs->dir)) ||
-            (rc = mkdir_p(cs->dir, err)))
+            (rc = pm_util_mkdir_p(cs->dir, err)))
             goto cleanup;
         if (!strcmp(spec->backend, "embedded") && (rc = generate_input(cfg, cs, err)))
             goto cleanup;
@@ -543,7 +500,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     sum->planned = n_tasks;
     sum->already_done = already;
 
-    double t0 = now_s();
+    double t0 = pm_util_now();
     for (int i = 0; i < n_tasks; i++) {
         const char *status = "planned";
         double wall = 0;
@@ -565,7 +522,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
                 sum->failed++;
         }
         if (opts->progress) {
-            double el = now_s() - t0;
+            double el = pm_util_now() - t0;
             pm_sweep_progress p = {.done = i + 1, .total = n_tasks, .already_done = already, .failed = sum->failed,
                                    .elapsed_s = el, .eta_s = el / (i + 1) * (n_tasks - i - 1),
                                    .config_key = spec->configs[tasks[i].config].key, .mode = tasks[i].mode,
@@ -573,7 +530,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
             opts->progress(opts->progress_user, &p);
         }
     }
-    sum->wall_s = now_s() - t0;
+    sum->wall_s = pm_util_now() - t0;
 cleanup:
     free(tasks);
     free(x.cs);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ov.h"
+#include "util.h"
 
 int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *self_exe, const char *cache_dir,
                       pm_steps *out, pm_err *err)
@@ -40,24 +41,14 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
 void pm_sweep_ov_result(const char *stdout_path, pm_store *store, pm_report *report, double *import_s)
 {
     *import_s = -1;
-    FILE *f = fopen(stdout_path, "rb");
-    if (!f)
+    char *buf;
+    size_t len;
+    pm_err err = {0};
+    if (pm_util_read_file(stdout_path, &buf, &len, &err) != PM_OK)
         return;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    char chunk[8192];
-    size_t n;
-    while (mem && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        fwrite(chunk, 1, n, mem);
-    fclose(f);
-    if (!mem)
-        return;
-    fclose(mem);
     pm_ov_result r;
     memset(&r, 0, sizeof r);
     int ok = 0;
-    pm_err err = {0};
     if (pm_ov_parse_result_line(buf, len, &r, &ok, NULL, 0, &err) == PM_OK && ok) {
         if (r.read_s >= 0) pm_report_add_metric(report, "ov.read_s", r.read_s);
         if (r.compile_s >= 0) pm_report_add_metric(report, "ov.compile_s", r.compile_s);

@@ -19,6 +19,7 @@
 #include "ov.h"
 #include "run.h"
 #include "stats.h"
+#include "util.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -387,23 +388,14 @@ int cmd_run(int argc, char **argv)
         size_t nc = 0, ni = 0;
         double *imp = calloc((size_t)done + 1, sizeof *imp);
         for (long i = 0; imp && i < done; i++) {
-            FILE *f = out_files[i] ? fopen(out_files[i], "rb") : NULL;
             char *buf = NULL;
             size_t len = 0;
-            if (f) {
-                FILE *mem = open_memstream(&buf, &len);
-                char chunk[8192];
-                size_t k;
-                while (mem && (k = fread(chunk, 1, sizeof chunk, f)) > 0)
-                    fwrite(chunk, 1, k, mem);
-                if (mem)
-                    fclose(mem);
-                fclose(f);
-            }
+            pm_err e2 = {0};
+            if (out_files[i])
+                pm_util_read_file(out_files[i], &buf, &len, &e2);
             pm_ov_result r;
             memset(&r, 0, sizeof r);
             int ok = 0;
-            pm_err e2 = {0};
             if (buf && pm_ov_parse_result_line(buf, len, &r, &ok, NULL, 0, &e2) == PM_OK && ok) {
                 if (r.compile_s >= 0)
                     scratch[nc++] = r.compile_s;
