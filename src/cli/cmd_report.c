@@ -49,7 +49,12 @@ static void print_text(const pm_analysis *a)
 {
     printf("sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n\n", a->sweep ? a->sweep : "-",
            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
-    printf("%-44s %10s %9s %-18s %7s  %s\n", "config", "cold wall", "+-95%", "dominant stage", "share", "dominant pass");
+    /* The recompile / cache-hit column appears when the sweep measured warm runs (sweep --warm). */
+    int warm = 0;
+    for (size_t i = 0; i < a->n_configs; i++)
+        warm |= !isnan(a->configs[i].cache_ratio);
+    printf("%-44s %10s %9s %-18s %7s %s %s\n", "config", "cold wall", "+-95%", "dominant stage", "share",
+           warm ? "recompile/hit" : "", "dominant pass");
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!c->n_cold) {
@@ -59,7 +64,13 @@ static void print_text(const pm_analysis *a)
         printf("%-44s %9.4fs %8.4fs %-18s", c->key, c->wall.mean, c->wall.hi - c->wall.mean,
                a->stages[c->dominant_stage]);
         pct(c->share[c->dominant_stage].mean);
-        printf("  %s\n", c->n_passes ? c->passes[0].name : "-");
+        if (warm) {
+            if (isnan(c->cache_ratio))
+                printf(" %13s", "-");
+            else
+                printf(" %12.1fx", c->cache_ratio);
+        }
+        printf(" %s\n", c->n_passes ? c->passes[0].name : "-");
     }
     printf("\nstage shares (%% of cold compile wall)\n%-44s", "config");
     for (size_t s = 0; s < a->n_stages; s++)

@@ -61,6 +61,18 @@ sed -e 's/name = tiny/name = slow/' -e 's/timeout = 120s/timeout = 0.01s/' -e 's
 st=$(sqlite3 "$TMP/slow.db" "select group_concat(status) from run")
 [ "$st" = "timeout,timeout" ] && ok "timeouts recorded as runs" || fail "timeouts recorded: '$st'"
 
+# --warm: one compile through the cache fills it, then hits; the report shows recompile / hit per config.
+check "sweep --warm on the recorded sweep" "$PASSMAP" sweep --quiet --warm --db "$db" "$TMP/tiny.ini"
+[ "$(q "select count(*) from run where mode='cache-miss' and status='ok'")" = 2 ] && ok "one cache-filling compile per config" || fail "cache-miss runs"
+[ "$(q "select count(*) from run where mode='warm' and status='ok'")" = 6 ] && ok "warm hits recorded (3 per config)" || fail "warm runs: $(q "select count(*) from run where mode='warm'")"
+r=$(q "select (select avg(wall_s) from run where mode='cold') / (select avg(wall_s) from run where mode='warm')")
+python3 -c "import sys; sys.exit(0 if float('$r') > 5 else 1)" && ok "a cache hit is much cheaper than a recompile (x$r)" || fail "recompile/hit ratio $r"
+[ "$(q "select count(*) from pass_time p join step s on s.id=p.step_id join run r on r.id=s.run_id where r.mode='warm'")" = 0 ] \
+  && ok "replayed timing reports of hits are not stored as passes" || fail "warm runs have pass rows"
+"$PASSMAP" report "$db" > "$TMP/report.txt" 2>&1
+grep -q "recompile/hit" "$TMP/report.txt" && grep -qE "[0-9.]+x " "$TMP/report.txt" && ok "report shows recompile/hit per config" \
+  || { fail "report recompile/hit"; head -5 "$TMP/report.txt"; }
+
 check_fails "bad spec is a usage error" "$PASSMAP" sweep --db "$TMP/x.db" /nonexistent.ini
 printf '[sweep]\nname = x\n[llm a]\nmodels = qwen2:77b\nwindows = 64\nprecisions = int8\n' > "$TMP/bad.ini"
 out=$("$PASSMAP" sweep --db "$TMP/x.db" "$TMP/bad.ini" 2>&1); rc=$?
