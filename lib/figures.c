@@ -15,8 +15,10 @@
 
 extern char **environ;
 
+/* tab20: enough distinct colours for every stage of a back end (the embedded map has 14). */
 static const char *COLORS[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-                               "#7f7f7f", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78"};
+                               "#7f7f7f", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896",
+                               "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"};
 #define NCOLORS (sizeof COLORS / sizeof COLORS[0])
 static const char *color(int i) { return COLORS[(size_t)(i < 0 ? 0 : i) % NCOLORS]; }
 
