@@ -35,6 +35,8 @@ static void usage(FILE *out)
             "  --dry-run         print the plan, run nothing\n"
             "  --quiet           no per-run lines (the TTY progress bar stays)\n"
             "  --json            print the summary as JSON on stdout\n"
+            "  --backend NAME    override the spec's back end: embedded or openvino\n"
+            "  --device NAME     override [openvino] device (NPU, CPU, GPU ...)\n"
             "  -h, --help        this help\n\n"
             "Spec format: see studies/demo.ini and the README.\n");
 }
@@ -92,9 +94,10 @@ int cmd_sweep(int argc, char **argv)
         {"keep", no_argument, NULL, 'k'},          {"max-runs", required_argument, NULL, 'm'},
         {"dry-run", no_argument, NULL, 'n'},       {"quiet", no_argument, NULL, 'q'},
         {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
+        {"backend", required_argument, NULL, 'B'}, {"device", required_argument, NULL, 'D'},
         {NULL, 0, NULL, 0}};
     pm_sweep_opts opts = {.warm = -1, .stop = &stop_requested};
-    const char *db = NULL;
+    const char *db = NULL, *backend = NULL, *device = NULL;
     int json = 0, quiet = 0, c;
     char dbbuf[256];
     optind = 1;
@@ -118,6 +121,14 @@ int cmd_sweep(int argc, char **argv)
         case 'n': opts.dry_run = 1; break;
         case 'q': quiet = 1; break;
         case 'j': json = 1; break;
+        case 'B':
+            if (strcmp(optarg, "embedded") && strcmp(optarg, "openvino")) {
+                fprintf(stderr, "passmap sweep: --backend is embedded or openvino, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            backend = optarg;
+            break;
+        case 'D': device = optarg; break;
         case 'h': usage(stdout); return PM_EXIT_OK;
         default: fprintf(stderr, "try 'passmap sweep --help'\n"); return PM_EXIT_USAGE;
         }
@@ -131,6 +142,18 @@ int cmd_sweep(int argc, char **argv)
     if (pm_spec_load(argv[optind], &spec, &err)) {
         fprintf(stderr, "passmap sweep: %s\n", err.msg);
         return err.code == PM_ERR_IO ? PM_EXIT_FAIL : PM_EXIT_USAGE;
+    }
+    if (backend)
+        snprintf(spec->backend, sizeof spec->backend, "%s", backend);
+    if (device && snprintf(spec->ov_device, sizeof spec->ov_device, "%s", device) >= (int)sizeof spec->ov_device) {
+        fprintf(stderr, "passmap sweep: --device name too long\n");
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
+    if (!strcmp(spec->backend, "openvino") && !spec->ov_model_template[0]) {
+        fprintf(stderr, "passmap sweep: backend openvino needs [openvino] model = TEMPLATE in the spec\n");
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
     }
     if (!db) {
         snprintf(dbbuf, sizeof dbbuf, "%s.db", spec->name);

@@ -4,7 +4,14 @@
 # and the strategy-reuse arm. It checks passmap's plumbing, not a real NPU compiler.
 source "$(dirname "$0")/lib.sh"
 LIB=$PASSMAP_BUILD/tests/libopenvino_c.so
-[ -f "$LIB" ] || { fail "stand-in library missing: $LIB"; finish; exit 1; }
+[ -f "$LIB" ] || { fail "stand-in library missing: $LIB"; # --backend / --device on the command line override the spec.
+sed -e '/^backend = openvino/d' -e 's/npu-tiny/npu-override/' -e 's/repeats = 2/repeats = 1/' "$TMP/npu.ini" > "$TMP/override.ini"
+check "sweep --backend openvino --device CPU overrides the spec" "$PASSMAP" sweep --quiet --backend openvino --device CPU --db "$TMP/ov2.db" "$TMP/override.ini"
+[ "$(sqlite3 "$TMP/ov2.db" "select backend from sweep")" = openvino ] && ok "sweep recorded as openvino" || fail "override backend"
+n=$(sqlite3 "$TMP/ov2.db" "select count(*) from step where argv like '%--device CPU%'")
+[ "$n" = 8 ] && ok "every compile asked for device CPU" || fail "device override: $n"
+check_fails "unknown --backend is a usage error" "$PASSMAP" sweep --backend tpu --db "$TMP/x.db" "$TMP/override.ini"
+finish; exit 1; }
 mkdir -p "$TMP/models"
 for p in int4 fp16; do printf '<?xml version="1.0"?>\n<net name="qwen2-%s" version="11"/>\n' $p > "$TMP/models/qwen2-0.5b-$p.xml"; done
 cat > "$TMP/npu.ini" <<INI
@@ -55,4 +62,11 @@ st=$(sqlite3 "$TMP/nolib.db" "select count(*) from run where status='failed'")
 err=$(sqlite3 "$TMP/nolib.db" "select stderr_tail from step limit 1")
 [ "$st" = 16 ] && [[ "$err" == *"libopenvino_c"* || "$err" == *"none.so"* ]] && ok "missing library: every run recorded as failed, naming it" \
   || fail "missing library: $st failed; $err"
+# --backend / --device on the command line override the spec.
+sed -e '/^backend = openvino/d' -e 's/npu-tiny/npu-override/' -e 's/repeats = 2/repeats = 1/' "$TMP/npu.ini" > "$TMP/override.ini"
+check "sweep --backend openvino --device CPU overrides the spec" "$PASSMAP" sweep --quiet --backend openvino --device CPU --db "$TMP/ov2.db" "$TMP/override.ini"
+[ "$(sqlite3 "$TMP/ov2.db" "select backend from sweep")" = openvino ] && ok "sweep recorded as openvino" || fail "override backend"
+n=$(sqlite3 "$TMP/ov2.db" "select count(*) from step where argv like '%--device CPU%'")
+[ "$n" = 8 ] && ok "every compile asked for device CPU" || fail "device override: $n"
+check_fails "unknown --backend is a usage error" "$PASSMAP" sweep --backend tpu --db "$TMP/x.db" "$TMP/override.ini"
 finish
