@@ -209,30 +209,53 @@ static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_con
     return PM_OK;
 }
 
+/* The keys a matrix section takes: each fills a list or an integer in [lo, hi]. */
+typedef struct section_key {
+    const char *name;
+    list *values;
+    int *number;
+    int lo, hi;
+} section_key;
+
+static int read_section(const entries *es, const char *section, const section_key *keys, pm_err *err)
+{
+    char what[192];
+    for (int i = 0; i < es->n; i++) {
+        const entry *e = &es->items[i];
+        if (strcmp(e->section, section))
+            continue;
+        snprintf(what, sizeof what, "[%s] %s", section, e->name);
+        const section_key *k = keys;
+        while (k->name && strcmp(k->name, e->name))
+            k++;
+        int rc;
+        if (!k->name) {
+            char names[256] = "";
+            for (k = keys; k->name; k++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k == keys ? "" : ", ", k->name);
+            rc = pm_err_set(err, PM_ERR_USAGE, "[%s]: unknown key '%s' (%s)", section, e->name, names);
+        } else if (k->values) {
+            rc = split_list(e->value, k->values, err, what);
+        } else {
+            rc = parse_int(e->value, k->lo, k->hi, k->number, err, what);
+        }
+        if (rc)
+            return rc;
+    }
+    return PM_OK;
+}
+
 static int expand_llm(pm_spec *s, const entries *es, const char *section, pm_err *err)
 {
     list models = {0}, windows = {0}, precisions = {0}, variants = {0};
     int layers = 1, tile = s->tile, unroll = s->unroll, rc = PM_OK;
     char what[192];
     split_list("stock", &variants, err, "variants");
-    for (int i = 0; i < es->n; i++) {
-        const entry *e = &es->items[i];
-        if (strcmp(e->section, section))
-            continue;
-        snprintf(what, sizeof what, "[%s] %s", section, e->name);
-        if (!strcmp(e->name, "models")) rc = split_list(e->value, &models, err, what);
-        else if (!strcmp(e->name, "windows")) rc = split_list(e->value, &windows, err, what);
-        else if (!strcmp(e->name, "precisions")) rc = split_list(e->value, &precisions, err, what);
-        else if (!strcmp(e->name, "variants")) rc = split_list(e->value, &variants, err, what);
-        else if (!strcmp(e->name, "layers")) rc = parse_int(e->value, 0, 1000, &layers, err, what);
-        else if (!strcmp(e->name, "tile")) rc = parse_int(e->value, 1, 1 << 16, &tile, err, what);
-        else if (!strcmp(e->name, "unroll")) rc = parse_int(e->value, 1, 1 << 16, &unroll, err, what);
-        else rc = pm_err_set(err, PM_ERR_USAGE,
-                             "[%s]: unknown key '%s' (models, windows, precisions, layers, variants, tile, unroll)",
-                             section, e->name);
-        if (rc)
-            return rc;
-    }
+    const section_key keys[] = {{"models", &models, NULL, 0, 0}, {"windows", &windows, NULL, 0, 0}, {"precisions", &precisions, NULL, 0, 0},
+                                {"variants", &variants, NULL, 0, 0}, {"layers", NULL, &layers, 0, 1000},
+                                {"tile", NULL, &tile, 1, 1 << 16}, {"unroll", NULL, &unroll, 1, 1 << 16}, {NULL, NULL, NULL, 0, 0}};
+    if ((rc = read_section(es, section, keys, err)))
+        return rc;
     if (!models.n || !windows.n || !precisions.n)
         return pm_err_set(err, PM_ERR_USAGE, "[%s] needs models, windows and precisions", section);
     for (int m = 0; m < models.n; m++) {
@@ -289,24 +312,11 @@ static int expand_cnn(pm_spec *s, const entries *es, const char *section, pm_err
     int blocks = 0, tile = s->tile, unroll = s->unroll, rc = PM_OK;
     char what[192];
     split_list("stock", &variants, err, "variants");
-    for (int i = 0; i < es->n; i++) {
-        const entry *e = &es->items[i];
-        if (strcmp(e->section, section))
-            continue;
-        snprintf(what, sizeof what, "[%s] %s", section, e->name);
-        if (!strcmp(e->name, "families")) rc = split_list(e->value, &families, err, what);
-        else if (!strcmp(e->name, "resolutions")) rc = split_list(e->value, &resolutions, err, what);
-        else if (!strcmp(e->name, "precisions")) rc = split_list(e->value, &precisions, err, what);
-        else if (!strcmp(e->name, "variants")) rc = split_list(e->value, &variants, err, what);
-        else if (!strcmp(e->name, "blocks")) rc = parse_int(e->value, 0, 1000, &blocks, err, what);
-        else if (!strcmp(e->name, "tile")) rc = parse_int(e->value, 1, 1 << 16, &tile, err, what);
-        else if (!strcmp(e->name, "unroll")) rc = parse_int(e->value, 1, 1 << 16, &unroll, err, what);
-        else rc = pm_err_set(err, PM_ERR_USAGE,
-                             "[%s]: unknown key '%s' (families, resolutions, precisions, blocks, variants, tile, unroll)",
-                             section, e->name);
-        if (rc)
-            return rc;
-    }
+    const section_key keys[] = {{"families", &families, NULL, 0, 0}, {"resolutions", &resolutions, NULL, 0, 0}, {"precisions", &precisions, NULL, 0, 0},
+                                {"variants", &variants, NULL, 0, 0}, {"blocks", NULL, &blocks, 0, 1000},
+                                {"tile", NULL, &tile, 1, 1 << 16}, {"unroll", NULL, &unroll, 1, 1 << 16}, {NULL, NULL, NULL, 0, 0}};
+    if ((rc = read_section(es, section, keys, err)))
+        return rc;
     if (!families.n || !resolutions.n || !precisions.n)
         return pm_err_set(err, PM_ERR_USAGE, "[%s] needs families, resolutions and precisions", section);
     for (int f = 0; f < families.n; f++) {
