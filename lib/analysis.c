@@ -851,6 +851,12 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
             free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
             NOMEM();
         }
+        /* Same denominator as the stage shares: threaded timers can sum past the process wall. */
+        double pass_sum = 0;
+        for (size_t p = 0; p < NP; p++)
+            if (cfg_pass_s[ci * NP + p] > 0)
+                pass_sum += cfg_pass_s[ci * NP + p] / c->n_cold;
+        double denom = c->wall.mean > pass_sum ? c->wall.mean : pass_sum;
         for (size_t p = 0; p < NP; p++) {
             double s = cfg_pass_s[ci * NP + p];
             if (s <= 0)
@@ -861,7 +867,7 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
             ps->stage = pv->pids[p].stage;
             ps->id = (int)p;
             ps->mean_s = s / c->n_cold;
-            ps->share = c->wall.mean > 0 ? ps->mean_s / c->wall.mean : NAN;
+            ps->share = denom > 0 ? ps->mean_s / denom : NAN;
             double uw = cfg_pass_uw[ci * NP + p];
             ps->user_wall = uw > 0 ? cfg_pass_u[ci * NP + p] / uw : NAN;
         }
