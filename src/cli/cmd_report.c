@@ -94,6 +94,11 @@ static void print_text(const pm_analysis *a)
         printf("\ncost = a * size^k (heavy passes)\n  %-40s %-12s %3s %7s %17s %6s\n", "pass", "x", "n", "k", "95% CI", "R2");
         for (size_t i = 0; i < a->n_fits; i++) {
             const pm_an_fit *f = &a->fits[i];
+            if (isnan(f->exponent) || isnan(f->lo)) { /* too few distinct sizes to fit */
+                printf("  %-40.40s %-12s %3d %7s %17s %6s  (too few sizes to fit)\n", f->name, f->x_metric, f->n, "-",
+                       "-", "-");
+                continue;
+            }
             printf("  %-40.40s %-12s %3d %7.3f [%7.3f, %7.3f] %6.3f%s\n", f->name, f->x_metric, f->n, f->exponent, f->lo,
                    f->hi, f->r2, f->superlinear ? "  superlinear" : "");
         }
