@@ -61,7 +61,7 @@ demo: deps
 
 # The contract: sanitizer build, then every unit binary and e2e script through one runner.
 test: deps
-	$(MAKE) SAN=1 check
+	@$(MAKE) --no-print-directory SAN=1 check
 
 check: all $(TEST_BIN) test-support
 	tests/run-tests.sh $(BUILD)
