@@ -303,6 +303,18 @@ static const char *stage_name(const pm_analysis *a, int s)
     return s >= 0 && (size_t)s < a->n_stages ? a->stages[s] : "none";
 }
 
+/* Orders a series by x (insertion sort: a series has one point per model size). */
+static void sort_series(pm_an_series *sr)
+{
+    for (size_t i = 1; i < sr->n; i++)
+        for (size_t j = i; j > 0 && sr->x[j] < sr->x[j - 1]; j--) {
+            double tx = sr->x[j], ty = sr->y[j];
+            const char *tl = sr->xlabel[j];
+            sr->x[j] = sr->x[j - 1], sr->y[j] = sr->y[j - 1], sr->xlabel[j] = sr->xlabel[j - 1];
+            sr->x[j - 1] = tx, sr->y[j - 1] = ty, sr->xlabel[j - 1] = tl;
+        }
+}
+
 /* Regime map over configs of one kind, a slice of precision + variant. */
 static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
 {
@@ -379,11 +391,19 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
         }
     }
     for (size_t k = 0; k < rg->n_cells; k++) {
-        /* and down each column: the next larger row (cells are in sorted config order) */
+        /* and down each column: the next larger size (LLM rows are sizes: numeric order across families);
+         * CNN rows are families, taken in sorted config order */
         const pm_an_cell *here = &rg->cells[k], *next = NULL;
-        for (size_t j = k + 1; j < rg->n_cells && !next; j++)
-            if (rg->cells[j].col == here->col && strcmp(rg->cells[j].row, here->row))
-                next = &rg->cells[j];
+        if (is_llm && !isnan(here->row_num)) {
+            for (size_t j = 0; j < rg->n_cells; j++)
+                if (rg->cells[j].col == here->col && rg->cells[j].row_num > here->row_num &&
+                    (!next || rg->cells[j].row_num < next->row_num))
+                    next = &rg->cells[j];
+        } else {
+            for (size_t j = k + 1; j < rg->n_cells && !next; j++)
+                if (rg->cells[j].col == here->col && strcmp(rg->cells[j].row, here->row))
+                    next = &rg->cells[j];
+        }
         if (next && next->stage != here->stage) {
             char text[512];
             snprintf(text, sizeof text, "%s %d: %s dominates at %s %s, %s from %s %s", is_llm ? "window" : "resolution",
@@ -1232,6 +1252,9 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
                     r->y[r->n++] = median(tmp, (size_t)n);
                 }
             }
+            /* Series were filled in config order (family-major): put them in size order first. */
+            sort_series(t);
+            sort_series(r);
             /* Crossovers: ratio crosses 1 between consecutive sizes. */
             for (size_t j = 1; j < r->n; j++) {
                 double d0 = r->y[j - 1] - 1, d1 = r->y[j] - 1;
