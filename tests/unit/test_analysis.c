@@ -255,6 +255,33 @@ static void precision_ratio_and_crossover(void **state)
     pm_analysis_free(a);
 }
 
+/* Two families whose sizes interleave (a: 1b, 7b; b: 0.5b, 3b): series and crossovers follow size, not family. */
+static void precision_series_in_size_order_across_families(void **state)
+{
+    struct { const char *fam, *size; double int8, int4; } pts[] = {
+        {"fam-a", "1b", 1.0, 1.2}, {"fam-a", "7b", 4.0, 3.0}, {"fam-b", "0.5b", 1.0, 1.3}, {"fam-b", "3b", 2.0, 1.0}};
+    for (int i = 0; i < 4; i++) {
+        add_run(add_config("llm", pts[i].fam, pts[i].size, 128, "int8", 0), "cold", pts[i].int8, 1, "mlir-opt", "CSE",
+                0.5 * pts[i].int8, (char *)NULL);
+        add_run(add_config("llm", pts[i].fam, pts[i].size, 128, "int4", 0), "cold", pts[i].int4, 1, "mlir-opt", "CSE",
+                0.5 * pts[i].int4, (char *)NULL);
+    }
+    pm_analysis *a = analyse("/nonexistent");
+    const pm_an_series *r4 = NULL;
+    for (size_t k = 0; k < a->n_prec; k++)
+        if (!strcmp(a->prec_ratio[k].label, "int4"))
+            r4 = &a->prec_ratio[k];
+    assert_non_null(r4);
+    assert_int_equal(r4->n, 4);
+    const char *order[] = {"0.5b", "1b", "3b", "7b"};
+    for (int i = 0; i < 4; i++)
+        assert_string_equal(r4->xlabel[i], order[i]);
+    /* ratios 1.3, 1.2, 0.5, 0.75: one crossover, between 1b and 3b */
+    assert_int_equal(a->n_crossovers, 1);
+    assert_non_null(strstr(a->crossovers[0], "int4 becomes faster than int8 between 1b"));
+    pm_analysis_free(a);
+}
+
 static void fix_rules_pick_by_evidence(void **state)
 {
     char path[] = "/tmp/pm-fixes-XXXXXX";
@@ -341,6 +368,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(sizes_sorted_numerically_and_regimes, setup, teardown),
         cmocka_unit_test_setup_teardown(fit_recovers_exponent, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_ratio_and_crossover, setup, teardown),
+        cmocka_unit_test_setup_teardown(precision_series_in_size_order_across_families, setup, teardown),
         cmocka_unit_test_setup_teardown(fix_rules_pick_by_evidence, setup, teardown),
         cmocka_unit_test_setup_teardown(family_similarity, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_sweep_is_notfound, setup, teardown),
