@@ -115,17 +115,27 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     const char *rows[256];
     int cols[256];
     size_t nr = 0, nc = 0;
-    for (size_t k = 0; k < rg->n_cells; k++) {   /* cells come in config order: rows sorted already */
+    double row_num[256];
+    for (size_t k = 0; k < rg->n_cells; k++) {   /* cells come in config order (family-major) */
         size_t i;
         for (i = 0; i < nr && strcmp(rows[i], rg->cells[k].row); i++)
             ;
-        if (i == nr && nr < 256)
+        if (i == nr && nr < 256) {
+            row_num[nr] = rg->cells[k].row_num;
             rows[nr++] = rg->cells[k].row;
+        }
         for (i = 0; i < nc && cols[i] != rg->cells[k].col; i++)
             ;
         if (i == nc && nc < 256)
             cols[nc++] = rg->cells[k].col;
     }
+    for (size_t i = 1; i < nr; i++)   /* LLM rows are sizes: numerically across families (NaN rows keep order) */
+        for (size_t j = i; j > 0 && row_num[j - 1] > row_num[j]; j--) {
+            const char *t = rows[j];
+            double tn = row_num[j];
+            rows[j] = rows[j - 1], row_num[j] = row_num[j - 1];
+            rows[j - 1] = t, row_num[j - 1] = tn;
+        }
     for (size_t i = 1; i < nc; i++)   /* columns numerically */
         for (size_t j = i; j > 0 && cols[j - 1] > cols[j]; j--) {
             int t = cols[j];
