@@ -410,18 +410,23 @@ static int fig_precision(const fig_ctx *x, char **body)
 
 static int fig_cnn_spine(const fig_ctx *x, char **body)
 {
+    /* One line per (family, blocks): a network cut to its first blocks is another workload, not a point on
+     * the whole network's spine. */
     const pm_analysis *a = x->a;
     const char *fams[32];
+    int blocks[32];
     size_t nf = 0;
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!is_kind(c, "cnn") || !same(c->precision, a->regime_cnn.precision))
             continue;
         size_t k;
-        for (k = 0; k < nf && !same(fams[k], c->family); k++)
+        for (k = 0; k < nf && !(same(fams[k], c->family) && blocks[k] == c->layers); k++)
             ;
-        if (k == nf && nf < 32)
+        if (k == nf && nf < 32) {
+            blocks[nf] = c->layers;
             fams[nf++] = c->family;
+        }
     }
     if (!nf)
         return 1;
@@ -431,8 +436,8 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     for (size_t k = 0; k < nf; k++) {
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
-            if (is_kind(c, "cnn") && same(c->family, fams[k]) && same(c->precision, a->regime_cnn.precision) &&
-                c->resolution > 0)
+            if (is_kind(c, "cnn") && same(c->family, fams[k]) && c->layers == blocks[k] &&
+                same(c->precision, a->regime_cnn.precision) && c->resolution > 0)
                 fprintf(d, "%d %.6g\n", c->resolution, c->wall.mean);
         }
         fprintf(d, "\n\n");
@@ -444,9 +449,14 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     fprintf(f, "set title 'CNN resolution spine: cold compile time vs input resolution'\nset logscale xy\n"
                "set xlabel 'input resolution (pixels, H = W)'\nset ylabel 'cold compile wall (s)'\nplot ");
     for (size_t k = 0; k < nf; k++) {
+        char label[96];
+        if (blocks[k] > 0)
+            snprintf(label, sizeof label, "%s (first %d blocks)", fams[k] ? fams[k] : "-", blocks[k]);
+        else
+            snprintf(label, sizeof label, "%s", fams[k] ? fams[k] : "-");
         fprintf(f, "%s'cnn-spine.dat' index %zu using 1:2 with linespoints pt 7 lw 2 lc rgb '%s' title ", k ? ", " : "",
                 k, color((int)k));
-        q(f, fams[k] ? fams[k] : "-");
+        q(f, label);
     }
     fputc('\n', f);
     fclose(f);
