@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Benchmark of passmap cache (not run by tests): hit latency vs ccache on the same `gcc -c`, miss overhead
-# over a plain compile, and llc recompile / hit.  Usage: bench/cache.sh [build/passmap]
-# Needs hyperfine, ccache, jq, gcc, and llc/mlir-translate from LLVM.
-set -eu
-P=$(realpath "${1:-build/passmap}")
-LLVM_BIN=${PASSMAP_LLVM_BINDIR:-$(ls -d /usr/lib/llvm-*/bin 2>/dev/null | sort -V | tail -1)}
+# over a plain compile, and llc recompile / hit.  Usage: bench/cache.sh build/passmap
+# Needs hyperfine, ccache, gcc, and llc/mlir-translate from LLVM; results go through bench/lib.sh.
+source "$(dirname "$0")/lib.sh"
+set -e
+bench_require_hyperfine || { bench_skip cache all "hyperfine missing"; exit 0; }
+bench_require ccache gcc || { bench_skip cache all "ccache or gcc missing"; exit 0; }
+P=$PASSMAP
 RUNS=${RUNS:-20}
-W=$(mktemp -d "${TMPDIR:-/tmp}/pm-cache-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+W=$BENCH_TMP
 cd "$W"
 export PASSMAP_CACHE_DIR=$W/pmcache CCACHE_DIR=$W/ccache
 unset CCACHE_DISABLE CCACHE_PREFIX
@@ -41,7 +42,7 @@ unset CCACHE_DISABLE CCACHE_PREFIX
 "$LLVM_BIN/mlir-translate" --mlir-to-llvmir m.mlir -o m.ll
 
 HF="hyperfine -N --style basic --runs $RUNS --warmup 3"
-mean() { jq -r ".results[$2].mean" "$1"; }
+mean() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["mean"])' "$1" "$2"; }
 
 echo "== gcc -O2 -c x.c: plain, passmap hit, ccache hit =="
 $HF --export-json hit.json \
@@ -71,7 +72,7 @@ own_overhead() { # label, command...
     "$P" cache clear
     PASSMAP_CACHE_DEBUG=1 "$P" cache exec "$@" 2>&1 >/dev/null | sed -n 's/.* cmd \([0-9.]*\) overhead \([0-9.]*\)/\1 \2/p'
   done | sort -k2 -n | awk -v l="$label" '{c[NR]=$1; o[NR]=$2} END {m=int((NR+1)/2);
-    printf "%-21s cmd %8.2f ms   cache overhead (median of %d) %6.2f ms = %.2f%%\n", l, c[m]*1000, NR, o[m]*1000, 100*o[m]/c[m]}'
+    printf "%s %.6f %.6f\n", l, c[m], o[m]}'
 }
 # Plain and miss interleaved in pairs, so load drift on a shared host hits both alike; median of ratios.
 paired() { # label, output, compiler command...
@@ -82,19 +83,18 @@ paired() { # label, output, compiler command...
     "$P" cache exec -o "$out" -- "$@" >/dev/null 2>&1; local t2=$(date +%s%N)
     echo "$(( t1 - t0 )) $(( t2 - t1 ))"
   done | awk '{print $2 / $1}' | sort -g | awk -v l="$label" '{r[NR]=$1} END {n=NR; m=r[int((n+1)/2)];
-    printf "%-21s miss/plain median of %d interleaved pairs %.3f = %+.1f%%\n", l, n, m, (m-1)*100}'
+    printf "%s %.6f\n", l, m}'
 }
-echo
-paired "gcc miss (paired)" x.o gcc -O2 -c x.c -o x.o
-paired "llc miss (paired)" m.s "$LLVM_BIN/llc" -O2 m.ll -o m.s
-own_overhead "gcc miss (in-process)" -o x.o -- gcc -O2 -c x.c -o x.o
-own_overhead "llc miss (in-process)" -o m.s -- "$LLVM_BIN/llc" -O2 m.ll -o m.s
-awk -v plain="$plain" -v phit="$phit" -v chit="$chit" -v pmiss="$pmiss" -v cmiss="$cmiss" \
-    -v lplain="$lplain" -v lhit="$lhit" -v lmiss="$lmiss" 'BEGIN {
-  printf "\nsummary (means)\n"
-  printf "gcc -c plain          %8.2f ms\n", plain * 1000
-  printf "passmap hit           %8.2f ms   ccache hit %8.2f ms   passmap/ccache %.2f  (goal <= 1)\n", phit * 1000, chit * 1000, phit / chit
-  printf "passmap miss          %8.2f ms   overhead over plain %+.1f%%  (goal <= 5%%)   ccache miss overhead %+.1f%%\n", pmiss * 1000, (pmiss / plain - 1) * 100, (cmiss / plain - 1) * 100
-  printf "llc plain             %8.2f ms   passmap hit %8.2f ms   recompile/hit %.1fx  (goal >= 20x)\n", lplain * 1000, lhit * 1000, lplain / lhit
-  printf "llc passmap miss      %8.2f ms   overhead over plain %+.1f%%\n", lmiss * 1000, (lmiss / lplain - 1) * 100
-}'
+# Results (VALUE/PEER = passmap/peer): hit latency vs ccache, miss overhead, llc recompile / hit.
+read -r _ gcc_pair < <(paired gcc x.o gcc -O2 -c x.c -o x.o)
+read -r _ llc_pair < <(paired llc m.s "$LLVM_BIN/llc" -O2 m.ll -o m.s)
+read -r _ gcc_cmd gcc_own < <(own_overhead gcc -o x.o -- gcc -O2 -c x.c -o x.o)
+read -r _ llc_cmd llc_own < <(own_overhead llc -o m.s -- "$LLVM_BIN/llc" -O2 m.ll -o m.s)
+ms() { awk -v v="$1" 'BEGIN { printf "%.3f", v * 1000 }'; }
+bench_result cache gcc.hit_latency "$(ms "$phit")" ms "$(ms "$chit")" 'ratio<=1' "hyperfine means, $RUNS runs; peer = ccache hit on the same gcc -c"
+bench_result cache gcc.miss_overhead_paired "$gcc_pair" ratio - 'value<=1.05' "miss/plain, median of 10 interleaved pairs"
+bench_result cache gcc.miss_overhead_own "$(awk -v o="$gcc_own" -v c="$gcc_cmd" 'BEGIN { printf "%.5f", o / c }')" fraction - 'value<=0.05' "cache's own time / compile time inside passmap, median of 10"
+bench_result cache llc.miss_overhead_paired "$llc_pair" ratio - 'value<=1.05' "miss/plain, median of 10 interleaved pairs"
+bench_result cache llc.miss_overhead_own "$(awk -v o="$llc_own" -v c="$llc_cmd" 'BEGIN { printf "%.5f", o / c }')" fraction - 'value<=0.05' "cache's own time / compile time inside passmap, median of 10"
+bench_result cache llc.recompile_over_hit "$(awk -v a="$lplain" -v b="$lhit" 'BEGIN { printf "%.1f", a / b }')" x - 'value>=20' "llc -O2 plain mean / passmap hit mean"
+bench_result cache gcc.miss_vs_plain_means "$(ms "$pmiss")" ms "$(ms "$plain")" - "hyperfine means; noisy on a shared host, see the paired rows"
