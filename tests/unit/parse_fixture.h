@@ -8,24 +8,9 @@
 
 #include "parse.h"
 
-#define FIXTURE(rel) PM_SOURCE_DIR "/tests/fixtures/" rel
+#include "slurp.h"
 
-/* Whole file, NUL-terminated (len excludes the NUL); aborts the test on failure. */
-static inline char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
+#define FIXTURE(rel) PM_SOURCE_DIR "/tests/fixtures/" rel
 
 /* Index of the nth (0-based) row named name, or -1. */
 static inline int find_pass(const pm_report *r, const char *name, int nth)

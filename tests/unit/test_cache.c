@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "slurp.h"
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -25,18 +26,6 @@ static void write_text(const char *path, const char *text)
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = malloc(1 << 16);
-    *len = fread(buf, 1, (1 << 16) - 1, f);
-    buf[*len] = 0;
-    fclose(f);
-    return buf;
 }
 
 static int setup(void **state)

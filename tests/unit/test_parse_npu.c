@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "slurp.h"
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,22 +15,6 @@
 #include "parse_internal.h"
 
 #define FIX PM_SOURCE_DIR "/tests/fixtures/npu/"
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
 
 static int has_metric(const pm_report *r, const char *name, double *v)
 {
