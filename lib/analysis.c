@@ -584,29 +584,49 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     a->stages[a->n_stages++] = PM_STAGE_OTHER;
     size_t NS = a->n_stages;
 
-    /* Sweep */
-    int64_t sweep_id = 0;
-    DB_TRY(sqlite3_prepare_v2(db, opts->sweep ? "SELECT id,name,backend,meta_json FROM sweep WHERE name=?"
-                                              : "SELECT id,name,backend,meta_json FROM sweep ORDER BY id DESC LIMIT 1",
-                              -1, &st, NULL));
-    if (opts->sweep)
-        sqlite3_bind_text(st, 1, opts->sweep, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        rc = opts->sweep ? pm_err_set(err, PM_ERR_NOTFOUND, "no sweep named '%s' in the database", opts->sweep)
-                         : pm_err_set(err, PM_ERR_NOTFOUND, "the database has no sweep");
-        goto cleanup;
+    /* Sweeps: one by name, several as "a,b" (e.g. the LLM and CNN studies in one database), or the latest. */
+    char sweep_ids[512] = "";
+    if (opts->sweep) {
+        char names[512];
+        snprintf(names, sizeof names, "%s", opts->sweep);
+        DB_TRY(sqlite3_prepare_v2(db, "SELECT id,name,backend,meta_json FROM sweep WHERE name=?", -1, &st, NULL));
+        for (char *save = NULL, *nm = strtok_r(names, ",", &save); nm; nm = strtok_r(NULL, ",", &save)) {
+            sqlite3_reset(st);
+            sqlite3_bind_text(st, 1, nm, -1, SQLITE_TRANSIENT);
+            if (sqlite3_step(st) != SQLITE_ROW) {
+                rc = pm_err_set(err, PM_ERR_NOTFOUND, "no sweep named '%s' in the database", nm);
+                goto cleanup;
+            }
+            size_t used = strlen(sweep_ids);
+            snprintf(sweep_ids + used, sizeof sweep_ids - used, "%s%lld", used ? "," : "",
+                     (long long)sqlite3_column_int64(st, 0));
+            if (!a->backend) { /* back end and method from the first sweep named */
+                a->backend = dup_or_null(sqlite3_column_text(st, 2));
+                a->meta_json = dup_or_null(sqlite3_column_text(st, 3));
+            }
+        }
+        if (!(a->sweep = strdup(opts->sweep)))
+            NOMEM();
+    } else {
+        DB_TRY(sqlite3_prepare_v2(db, "SELECT id,name,backend,meta_json FROM sweep ORDER BY id DESC LIMIT 1", -1, &st,
+                                  NULL));
+        if (sqlite3_step(st) != SQLITE_ROW) {
+            rc = pm_err_set(err, PM_ERR_NOTFOUND, "the database has no sweep");
+            goto cleanup;
+        }
+        snprintf(sweep_ids, sizeof sweep_ids, "%lld", (long long)sqlite3_column_int64(st, 0));
+        a->sweep = dup_or_null(sqlite3_column_text(st, 1));
+        a->backend = dup_or_null(sqlite3_column_text(st, 2));
+        a->meta_json = dup_or_null(sqlite3_column_text(st, 3));
     }
-    sweep_id = sqlite3_column_int64(st, 0);
-    a->sweep = dup_or_null(sqlite3_column_text(st, 1));
-    a->backend = dup_or_null(sqlite3_column_text(st, 2));
-    a->meta_json = dup_or_null(sqlite3_column_text(st, 3));
     sqlite3_finalize(st);
     st = NULL;
 
     /* Configs */
-    DB_TRY(sqlite3_prepare_v2(db, "SELECT id,key,kind,family,size,window,precision,resolution,layers,variant "
-                                  "FROM config WHERE sweep_id=? ORDER BY id", -1, &st, NULL));
-    sqlite3_bind_int64(st, 1, sweep_id);
+    snprintf(sql, sizeof sql,
+             "SELECT id,key,kind,family,size,window,precision,resolution,layers,variant FROM config "
+             "WHERE sweep_id IN (%s) ORDER BY id", sweep_ids);
+    DB_TRY(sqlite3_prepare_v2(db, sql, -1, &st, NULL));
     size_t cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (a->n_configs == cap) {
@@ -651,12 +671,13 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
                         NULL, NULL, NULL));
     snprintf(sql, sizeof sql,
              "INSERT INTO temp.pm_an_run SELECT r.id, r.config_id, r.mode='cold' FROM run r JOIN config c ON "
-             "c.id=r.config_id WHERE c.sweep_id=%lld AND r.status='ok' AND r.mode IN ('cold','warm')",
-             (long long)sweep_id);
+             "c.id=r.config_id WHERE c.sweep_id IN (%s) AND r.status='ok' AND r.mode IN ('cold','warm')",
+             sweep_ids);
     DB_TRY(sqlite3_exec(db, sql, NULL, NULL, NULL));
-    DB_TRY(sqlite3_prepare_v2(db, "SELECT r.id, r.config_id, r.mode, r.status, r.wall_s, r.user_s FROM run r "
-                                  "JOIN config c ON c.id=r.config_id WHERE c.sweep_id=? ORDER BY r.id", -1, &st, NULL));
-    sqlite3_bind_int64(st, 1, sweep_id);
+    snprintf(sql, sizeof sql,
+             "SELECT r.id, r.config_id, r.mode, r.status, r.wall_s, r.user_s FROM run r "
+             "JOIN config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) ORDER BY r.id", sweep_ids);
+    DB_TRY(sqlite3_prepare_v2(db, sql, -1, &st, NULL));
     cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int ci = find_cfg(a, sqlite3_column_int64(st, 1));

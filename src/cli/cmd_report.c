@@ -22,7 +22,7 @@ static void usage(FILE *out)
             "  --json            the same content as JSON on stdout\n"
             "  --html FILE       one self-contained HTML report (figures inline; needs gnuplot)\n"
             "  --figures DIR     also keep the figures (SVG + PNG + gnuplot scripts) in DIR\n"
-            "  --sweep NAME      which sweep (default: the latest)\n"
+            "  --sweep NAME      which sweep (default: the latest); A,B reports several together\n"
             "  --stage-map FILE  pass->stage map (tool<TAB>glob<TAB>stage); repeatable; default: data/stages-*.tsv\n"
             "  --fixes FILE      fix rules (default: data/fixes.tsv)\n"
             "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());

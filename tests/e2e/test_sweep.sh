@@ -73,6 +73,18 @@ python3 -c "import sys; sys.exit(0 if float('$r') > 5 else 1)" && ok "a cache hi
 grep -q "recompile/hit" "$TMP/report.txt" && grep -qE "[0-9.]+x " "$TMP/report.txt" && ok "report shows recompile/hit per config" \
   || { fail "report recompile/hit"; head -5 "$TMP/report.txt"; }
 
+# Two sweeps in one database (an LLM and a CNN study), reported together with --sweep A,B.
+printf '[sweep]\nname = tinycnn\nrepeats = 1\n[cnn r]\nfamilies = resnet18\nresolutions = 64\nprecisions = fp16\nblocks = 1\n' > "$TMP/cnn.ini"
+check "a CNN sweep into the same database" "$PASSMAP" sweep --quiet --db "$db" "$TMP/cnn.ini"
+"$PASSMAP" report "$db" --sweep tiny,tinycnn --json > "$TMP/both.json" 2>"$TMP/both.err"
+python3 - "$TMP/both.json" <<'PY' && ok "report --sweep tiny,tinycnn covers both sweeps" || fail "report of two sweeps: $(cat "$TMP/both.err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+kinds = sorted({c["kind"] for c in d["configs"]})
+assert kinds == ["cnn", "llm"] and len(d["configs"]) == 3, (kinds, len(d["configs"]))
+PY
+check_fails "report of an unknown sweep name fails" "$PASSMAP" report "$db" --sweep tiny,nosuch
+
 check_fails "bad spec is a usage error" "$PASSMAP" sweep --db "$TMP/x.db" /nonexistent.ini
 printf '[sweep]\nname = x\n[llm a]\nmodels = qwen2:77b\nwindows = 64\nprecisions = int8\n' > "$TMP/bad.ini"
 out=$("$PASSMAP" sweep --db "$TMP/x.db" "$TMP/bad.ini" 2>&1); rc=$?
