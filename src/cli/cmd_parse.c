@@ -72,6 +72,10 @@ static int print_json(const pm_report *r)
         json_array_append_new(arr, o);
     }
     json_object_set_new(root, "passes", arr);
+    json_t *metrics = json_object();
+    for (size_t i = 0; i < r->n_metrics; i++)
+        json_object_set_new(metrics, r->metrics[i].name, json_real(r->metrics[i].value));
+    json_object_set_new(root, "metrics", metrics);
     int rc = json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) == 0 ? PM_EXIT_OK : PM_EXIT_FAIL;
     fputc('\n', stdout);
     json_decref(root);
@@ -86,7 +90,7 @@ static int print_table(const pm_report *r, int all, int tree, long top)
         return PM_EXIT_FAIL;
     }
     for (size_t i = 0; i < r->n_passes; i++)
-        if (all || !(r->passes[i].flags & (PM_PASS_GROUP | PM_PASS_SUMMARY | PM_PASS_DETAIL)))
+        if (all || pm_pass_counted(&r->passes[i]))
             idx[n++] = i;
     if (!tree) {
         sort_report = r;
@@ -118,6 +122,11 @@ static int print_table(const pm_report *r, int all, int tree, long top)
         snprintf(tot, sizeof tot, "absent");
     printf("format %s, %d report(s): total %s, per-pass sum %.4f s over %zu passes\n", pm_format_name(r->format),
            r->n_reports, tot, pm_report_pass_wall(r), counted);
+    if (r->n_metrics) {
+        printf("%smetrics\n", n ? "\n" : "");
+        for (size_t m = 0; m < r->n_metrics; m++)
+            printf("  %-40s %.6g\n", r->metrics[m].name, r->metrics[m].value);
+    }
     free(idx);
     return PM_EXIT_OK;
 }
@@ -176,8 +185,8 @@ int cmd_parse(int argc, char **argv)
             goto cleanup;
         }
     }
-    if (r.n_reports == 0 || r.n_passes == 0) {
-        fprintf(stderr, "passmap parse: no timing report found\n");
+    if ((r.n_reports == 0 || r.n_passes == 0) && r.n_metrics == 0) {
+        fprintf(stderr, "passmap parse: no timing report or metrics found\n");
         rc = PM_EXIT_FAIL;
         goto cleanup;
     }

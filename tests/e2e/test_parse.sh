@@ -54,11 +54,15 @@ check_fails "missing file fails" "$PASSMAP" parse "$TMP/nope.txt"
 "$PASSMAP" parse "$TMP/nope.txt" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "cannot open" "$TMP/err.txt" \
   && ok "missing file: exit 1, clear message" || fail "missing file: exit 1, clear message"
 echo "just a log line" >"$TMP/empty.txt"
-"$PASSMAP" parse "$TMP/empty.txt" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "no timing report found" "$TMP/err.txt" \
+"$PASSMAP" parse "$TMP/empty.txt" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "no timing report or metrics found" "$TMP/err.txt" \
   && ok "no report: exit 1" || fail "no report: exit 1"
 printf '[{"wall": {"duration": 1}, "name": 3}]' >"$TMP/bad.json"
 "$PASSMAP" parse --format mlir-json "$TMP/bad.json" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "bad.json" "$TMP/err.txt" \
   && ok "malformed json: exit 1 naming the file" || fail "malformed json: exit 1 naming the file"
 "$PASSMAP" parse --format nosuch "$TMP/empty.txt" 2>/dev/null; [ $? -eq 2 ] && ok "unknown format: usage error" \
   || fail "unknown format: usage error"
+# A metrics-only file (the NPU schedule trace) prints its metrics rather than "no report".
+out=$("$PASSMAP" parse --json "$ROOT/tests/fixtures/npu/compileTimeScheduleTrace.json")
+echo "$out" | python3 -c 'import json,sys; m=json.load(sys.stdin)["metrics"]; assert m["npu.tasks"]==7 and m["npu.tasks.DMA"]==3, m' \
+  && ok "schedule trace: metrics in --json (7 tasks, 3 DMA)" || fail "schedule trace metrics: $out"
 finish
