@@ -531,6 +531,25 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         }
     }
     sum->wall_s = pm_util_now() - t0;
+    if (!strcmp(spec->backend, "openvino") && sum->ran > 0) {
+        /* The versions the compiles reported (ov-compile result lines) join the sweep's method metadata. */
+        static const char *const keys[] = {"ov.version", "ov.compiler_type", "ov.compiler_type_set",
+                                           "ov.compiler_version", "ov.driver_version", "ov.device_architecture",
+                                           "ov.device"};
+        json_t *o = json_loads(meta, 0, NULL);
+        for (size_t k = 0; o && k < sizeof keys / sizeof keys[0]; k++) {
+            char *v = NULL;
+            pm_err ignored;
+            if (pm_store_meta_get(x.store, keys[k], &v, &ignored) == PM_OK && v)
+                json_object_set_new(o, keys[k], json_string(v));
+            free(v);
+        }
+        char *updated = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        json_decref(o);
+        if (updated)
+            rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, updated, &sweep_id, err);
+        free(updated);
+    }
 cleanup:
     free(tasks);
     free(x.cs);

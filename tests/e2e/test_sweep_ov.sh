@@ -56,6 +56,8 @@ stock=$(q "select count(*) from metric m join run r on r.id=m.run_id join config
 [ "$stock" = 0 ] && ok "stock arm never reuses" || fail "stock reused: $stock"
 v=$(q "select value from meta where key='ov.version'")
 [ -n "$v" ] && ok "OpenVINO version recorded ($v)" || fail "ov.version meta"
+m=$(q "select json_extract(meta_json, '$.\"ov.version\"') from sweep where name='npu-tiny'")
+[ "$m" = "$v" ] && ok "versions in the sweep's method metadata (report/HTML)" || fail "sweep meta ov.version: '$m'"
 sed -e "s#lib = .*#lib = $TMP/none.so#" -e 's/npu-tiny/npu-nolib/' "$TMP/npu.ini" > "$TMP/nolib.ini"
 "$PASSMAP" sweep --quiet --db "$TMP/nolib.db" "$TMP/nolib.ini" >/dev/null 2>&1
 st=$(sqlite3 "$TMP/nolib.db" "select count(*) from run where status='failed'")
