@@ -329,7 +329,7 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set title ");
     q(f, title);
-    fprintf(f, "\nset style data histograms\nset style histogram rowstacked\nset style fill solid 0.9 border -1\n"
+    fprintf(f, "\nset style data histograms\nset style histogram rowstacked\nset key outside right top vertical box\nset style fill solid 0.9 border -1\n"
                "set boxwidth 0.75\nset yrange [0:100]\nset ylabel 'share of compile wall (%%)'\nset xlabel ");
     q(f, xlabel);
     fprintf(f, "\nset xtics rotate by -40\nplot ");
