@@ -37,7 +37,8 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory splitting input");
     int rc = PM_OK;
     char *title = NULL;
-    int ncols = 0, wall_col = -1, user_col = -1, report_index = -1, counted = 0;
+    pm_timing_cols cols = {0, -1, -1};
+    int report_index = -1, counted = 0;
     for (size_t li = 0; li < L.n; li++) {
         const char *line = L.line[li];
         if (is_rule(line)) {
@@ -60,7 +61,7 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
                 }
                 counted = counted_section(title);
                 report_index = out->n_reports++;
-                ncols = 0;
+                cols.ncols = 0;
                 li = close;
             }
             continue;
@@ -77,16 +78,9 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
                 out->total_wall_s = (out->total_wall_s < 0 ? 0 : out->total_wall_s) + v;
             continue;
         }
-        int nc, wc, uc;
-        if (pm_timing_header(line, &nc, &wc, &uc)) {
-            ncols = nc;
-            wall_col = wc;
-            user_col = uc;
-            continue;
-        }
-        double vals[8];
+        double vals[PM_TIMING_MAX_COLS];
         const char *rest;
-        if (ncols <= 0 || ncols > 8 || !pm_timing_row(line, ncols, vals, &rest))
+        if (!pm_timing_line(line, &cols, vals, &rest))
             continue;
         char *name = pm_trim_dup(rest);
         if (!name) {
@@ -100,8 +94,8 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
         pm_pass p = {0};
         p.name = name;
         p.section = title;
-        p.wall_s = vals[wall_col];
-        p.user_s = user_col >= 0 ? vals[user_col] : -1;
+        p.wall_s = vals[cols.wall_col];
+        p.user_s = cols.user_col >= 0 ? vals[cols.user_col] : -1;
         p.parent = -1;
         p.report_index = report_index;
         if (strcmp(name, "Total") == 0) {

@@ -88,7 +88,8 @@ int pm_parse_mlir_text(const char *buf, size_t len, pm_report *out, pm_err *err)
     if (pm_lines_split(buf, len, &L))
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory splitting input");
     int rc = PM_OK;
-    int in_block = 0, ncols = 0, wall_col = -1, user_col = -1, report_index = -1;
+    pm_timing_cols cols = {0, -1, -1};
+    int in_block = 0, report_index = -1;
     size_t first = 0;
     int stack[MAX_DEPTH];
     for (size_t li = 0; li < L.n; li++) {
@@ -97,7 +98,7 @@ int pm_parse_mlir_text(const char *buf, size_t len, pm_report *out, pm_err *err)
             if (in_block)
                 finish_block(out, first);
             in_block = 1;
-            ncols = 0;
+            cols.ncols = 0;
             first = out->n_passes;
             report_index = out->n_reports++;
             continue;
@@ -112,16 +113,9 @@ int pm_parse_mlir_text(const char *buf, size_t len, pm_report *out, pm_err *err)
                 add_total(out, v);
             continue;
         }
-        int nc, wc, uc;
-        if (pm_timing_header(line, &nc, &wc, &uc)) {
-            ncols = nc;
-            wall_col = wc;
-            user_col = uc;
-            continue;
-        }
-        double vals[8];
+        double vals[PM_TIMING_MAX_COLS];
         const char *rest;
-        if (ncols <= 0 || ncols > 8 || !pm_timing_row(line, ncols, vals, &rest))
+        if (!pm_timing_line(line, &cols, vals, &rest))
             continue; /* interleaved log line or blank */
         /* two separator spaces, then two per tree level */
         size_t sp = strspn(rest, " ");
@@ -140,7 +134,7 @@ int pm_parse_mlir_text(const char *buf, size_t len, pm_report *out, pm_err *err)
             goto cleanup;
         }
         int parent = depth > 0 ? stack[depth - 1] : -1;
-        rc = add_row(out, name, vals[wall_col], user_col >= 0 ? vals[user_col] : -1, depth, parent, report_index);
+        rc = add_row(out, name, vals[cols.wall_col], cols.user_col >= 0 ? vals[cols.user_col] : -1, depth, parent, report_index);
         int is_total = strcmp(name, "Total") == 0 && depth == 0;
         free(name);
         if (rc) {

@@ -149,3 +149,13 @@ char *pm_trim_dup(const char *s)
     d[n] = '\0';
     return d;
 }
+
+int pm_timing_line(const char *line, pm_timing_cols *cols, double vals[PM_TIMING_MAX_COLS], const char **rest)
+{
+    pm_timing_cols header;
+    if (pm_timing_header(line, &header.ncols, &header.wall_col, &header.user_col)) {
+        *cols = header;
+        return 0;
+    }
+    return cols->ncols > 0 && cols->ncols <= PM_TIMING_MAX_COLS && pm_timing_row(line, cols->ncols, vals, rest);
+}

@@ -21,6 +21,16 @@ int pm_timing_header(const char *line, int *ncols, int *wall_col, int *user_col)
  * and *rest (the text right after the last column). Returns 0 when the line is not a row. */
 int pm_timing_row(const char *line, int ncols, double *vals, const char **rest);
 
+/* The column layout of the table being read; ncols 0 until a header line sets it. */
+typedef struct pm_timing_cols {
+    int ncols, wall_col, user_col;
+} pm_timing_cols;
+#define PM_TIMING_MAX_COLS 8
+
+/* One line of a timing table: a header updates *cols (returns 0); a row under a known header fills vals and
+ * *rest and returns 1; anything else (blank, interleaved log line) returns 0. */
+int pm_timing_line(const char *line, pm_timing_cols *cols, double vals[PM_TIMING_MAX_COLS], const char **rest);
+
 /* Copy of s without leading/trailing white space (NULL on out of memory). */
 char *pm_trim_dup(const char *s);
 
