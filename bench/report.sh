@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark of `passmap report`: analysis (+ figures) of a 1,500-run sweep (150 configs x 10 repeats, ~250
-# counted passes per run, replayed from real mlir-opt/llc timing reports by scripts/make-bench-db.py), against
+# counted passes per run, replayed from a real sweep's runs by scripts/make-bench-db.py), against
 # the same aggregation in Python/pandas (bench/report_ref.py), side by side with hyperfine.
 # Targets: analysis + figures < 2 s; analysis >= 10x faster than pandas.
 # Usage: bench/report.sh PASSMAP_BINARY   (PASSMAP_BENCH_DB: reuse a database; default build/bench-report.db)
@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 bench_require_hyperfine || { bench_skip report all "hyperfine missing"; exit 0; }
 "$PY" -c 'import pandas, numpy' 2>/dev/null || { bench_skip report vs_pandas "python3-pandas missing"; exit 0; }
 db=${PASSMAP_BENCH_DB:-$ROOT/build/bench-report.db}
-[ -s "$db" ] || "$PY" "$ROOT/scripts/make-bench-db.py" bench "$db" || exit 1
+[ -s "$db" ] || "$PY" "$ROOT/scripts/make-bench-db.py" "$db" || exit 1
 maps=("$ROOT"/data/stages-*.tsv)
 export PASSMAP_DATA_DIR=$ROOT/data
 # the two must agree before their speed means anything

@@ -32,8 +32,8 @@ def main():
     runs = pd.read_sql("SELECT r.id AS run_id, r.config_id, r.mode, r.wall_s FROM run r JOIN config c ON "
                        "c.id=r.config_id WHERE c.sweep_id=? AND r.status='ok' AND r.mode='cold'", db, params=(int(sweep),))
     steps = pd.read_sql("SELECT id AS step_id, run_id, tool FROM step", db)
-    passes = pd.read_sql("SELECT step_id, name, wall_s, user_s, flags FROM pass_time", db)
-    passes = passes[(passes["flags"] & ~2) == 0]
+    passes = pd.read_sql("SELECT step_id, name, wall_s, user_s, counted FROM pass_time", db)
+    passes = passes[passes["counted"] == 1]
     df = passes.merge(steps, on="step_id").merge(runs[["run_id", "config_id"]], on="run_id")
     names = df[["tool", "name"]].drop_duplicates()
     def stage_of(tool, name):

@@ -549,7 +549,6 @@ static double config_metric(const pm_an_config *c, const char *m)
     return NAN;
 }
 
-static const char *EXCLUDED = "(p.flags & ~2) = 0";   /* every flag but ANALYSIS is excluded from totals */
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err)
 {
@@ -725,7 +724,7 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
        once (fnmatch). */
     snprintf(sql, sizeof sql,
              "SELECT s.run_id, s.tool, p.name, p.wall_s, p.user_s FROM temp.pm_an_run r JOIN step s ON "
-             "s.run_id=r.id JOIN pass_time p ON p.step_id=s.id WHERE %s", EXCLUDED);
+             "s.run_id=r.id JOIN pass_time p ON p.step_id=s.id WHERE p.counted");
     DB_TRY(sqlite3_prepare_v2(db, sql, -1, &st, NULL));
     cap = 0;
     size_t ri = 0;

@@ -1,201 +1,81 @@
 #!/usr/bin/python3
-"""Builds results databases for the report's e2e test and benchmark from REAL compiler timing reports.
+"""Builds the report benchmark's database: 150 configs x 10 cold repeats (~250 counted passes per run, 3 steps
+each), replayed from a real sweep: tests/fixtures/report/e2e-sweep.sql.gz (`passmap sweep` output, so passmap's
+own schema, parsers and pass names). Config i copies the cold runs of real config i mod n, with its times scaled
+by a per-config factor (a bigger "model") and jittered per repeat; one warm run each, for the cache ratio.
 
-  make-bench-db.py e2e OUT.db    real mlir-opt / mlir-translate / llc compiles of tiny matmuls (2 families x
-                                 3 sizes x 2 windows x 2 precisions, 2 cold repeats + 1 warm), one DB row per run
-  make-bench-db.py bench OUT.db  150 configs x 10 repeats: real reports of a few compiles, replayed per config with
-                                 time scaled by the config's size (the pass names, counts and shapes are real)
-
-Schema as documented in lib/store.h (until lib/store.c lands, this script writes it itself). Reports are parsed
-here with a small regex parser; the product's parsers live in lib/parse_*.c.
+  make-bench-db.py OUT.db
 """
-import os, random, re, resource, sqlite3, subprocess, sys, tempfile, time
+import gzip, os, random, sqlite3, sys
 
-BIN = os.environ.get("PASSMAP_LLVM_BINDIR", "/usr/lib/llvm-22/bin")
-SCHEMA = """
-CREATE TABLE sweep(id INTEGER PRIMARY KEY, name TEXT UNIQUE, backend TEXT, spec_text TEXT, meta_json TEXT, created_at TEXT);
-CREATE TABLE config(id INTEGER PRIMARY KEY, sweep_id INT, key TEXT, kind TEXT, family TEXT, size TEXT, window INT,
-  precision TEXT, resolution INT, layers INT, variant TEXT, params_json TEXT, UNIQUE(sweep_id, key));
-CREATE TABLE run(id INTEGER PRIMARY KEY, config_id INT, repeat INT, mode TEXT, status TEXT, wall_s REAL, user_s REAL,
-  sys_s REAL, maxrss_kb INT, started_at TEXT, note TEXT);
-CREATE TABLE step(id INTEGER PRIMARY KEY, run_id INT, seq INT, tool TEXT, argv TEXT, status TEXT, wall_s REAL,
-  user_s REAL, sys_s REAL, maxrss_kb INT, instructions INT, exit_code INT, term_signal INT, report_format TEXT,
-  report_wall_s REAL, stderr_tail TEXT);
-CREATE TABLE pass_time(step_id INT, idx INT, name TEXT, section TEXT, parent_idx INT, depth INT, wall_s REAL,
-  user_s REAL, flags INT, report_index INT);
-CREATE INDEX pass_time_step ON pass_time(step_id);
-CREATE TABLE metric(run_id INT, step_id INT, name TEXT, value REAL);
-"""
-GROUP, ANALYSIS, SUMMARY, DETAIL = 1, 2, 4, 8
-MLIR_ROW = re.compile(r"^\s+(?:([\d.]+) \(\s*[\d.]+%\)\s+)?([\d.]+) \(\s*[\d.]+%\)\s{2}(\s*)(\S.*)$")
-LLVM_ROW = re.compile(r"^\s+([\d.]+) \(\s*[\d.]+%\)\s+([\d.]+) \(\s*[\d.]+%\)\s+([\d.]+) \(\s*[\d.]+%\)\s+([\d.]+) \(\s*[\d.]+%\)\s+(\S.*)$")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURE = os.path.join(ROOT, "tests", "fixtures", "report", "e2e-sweep.sql.gz")
+CONFIGS, REPEATS = 150, 10
 
-def parse_mlir(text):
-    rows = []
-    for line in text.splitlines():
-        m = MLIR_ROW.match(line)
-        if not m:
-            continue
-        user, wall, _, name = m.groups()
-        flags = 0
-        if name.startswith("(A) "):
-            name, flags = name[4:], ANALYSIS
-        if name in ("root", "Total", "Rest", "Parser", "Output"):
-            flags = SUMMARY
-        elif name.endswith("Pipeline") or name.startswith("Pipeline Collection"):
-            flags = GROUP
-        rows.append((name, float(wall), float(user) if user else -1.0, flags))
-    return rows
 
-def parse_llvm(text):
-    rows, section = [], None
-    for line in text.splitlines():
-        s = line.strip()
-        if s and not s.startswith("-") and not s.startswith("=") and "Total Execution Time" not in s and not LLVM_ROW.match(line):
-            section = s
-        m = LLVM_ROW.match(line)
-        if not m:
-            continue
-        user, _, _, wall, name = m.groups()
-        flags = 0 if section == "Pass execution timing report" else DETAIL
-        if name == "Total":
-            flags = SUMMARY
-        rows.append((name, float(wall), float(user), flags))
-    return rows
-
-def timed(argv):
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.monotonic()
-    p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120)
-    wall = time.monotonic() - t0
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if p.returncode:
-        raise SystemExit("failed: %s\n%s" % (" ".join(argv), p.stderr[-2000:]))
-    return wall, (r1.ru_utime - r0.ru_utime), (r1.ru_stime - r0.ru_stime), p.stderr
-
-def workload(family, n, prec):
-    t = "f32" if prec == "f32" else "f16"
-    if family == "matmul":
-        return (f"func.func @f(%a: tensor<{n}x{n}x{t}>, %b: tensor<{n}x{n}x{t}>, %c: tensor<{n}x{n}x{t}>) -> tensor<{n}x{n}x{t}> {{\n"
-                f"  %0 = linalg.matmul ins(%a, %b : tensor<{n}x{n}x{t}>, tensor<{n}x{n}x{t}>) outs(%c : tensor<{n}x{n}x{t}>) -> tensor<{n}x{n}x{t}>\n"
-                f"  return %0 : tensor<{n}x{n}x{t}>\n}}\n")
-    return (f"#m = affine_map<(i, j) -> (i, j)>\n"
-            f"func.func @f(%a: tensor<{n}x{n}x{t}>, %c: tensor<{n}x{n}x{t}>) -> tensor<{n}x{n}x{t}> {{\n"
-            f"  %0 = linalg.generic {{indexing_maps = [#m, #m], iterator_types = [\"parallel\", \"parallel\"]}} "
-            f"ins(%a : tensor<{n}x{n}x{t}>) outs(%c : tensor<{n}x{n}x{t}>) {{\n"
-            f"  ^bb0(%x: {t}, %y: {t}):\n    %s = arith.mulf %x, %x : {t}\n    %r = arith.addf %s, %y : {t}\n"
-            f"    linalg.yield %r : {t}\n  }} -> tensor<{n}x{n}x{t}>\n  return %0 : tensor<{n}x{n}x{t}>\n}}\n")
-
-def pipeline(tile):
-    return ("builtin.module(func.func(linalg-generalize-named-ops,canonicalize,cse),"
-            "one-shot-bufferize{bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map},"
-            f"func.func(convert-linalg-to-affine-loops,affine-loop-tile{{tile-size={tile}}},canonicalize,"
-            "affine-loop-unroll{unroll-factor=-1 unroll-full-threshold=16},canonicalize,cse,lower-affine),"
-            "convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-arith-to-llvm,"
-            "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)")
-
-def count_ops(path):
-    # ops of the emitted MLIR: lines that define or are an operation (rough but from the real IR)
-    n = 0
-    with open(path) as f:
-        for line in f:
-            s = line.strip()
-            if s and not s.startswith(("}", "^", "//", "#", "module")) and ("=" in s or s.startswith(("llvm.", "func.", "return"))):
-                n += 1
-    return n
-
-def compile_once(tmp, family, n, tile, prec):
-    src = os.path.join(tmp, "in.mlir")
-    with open(src, "w") as f:
-        f.write(workload(family, n, prec))
-    out, ll, obj = (os.path.join(tmp, x) for x in ("out.mlir", "out.ll", "out.o"))
-    steps = []
-    a1 = [f"{BIN}/mlir-opt", src, f"--pass-pipeline={pipeline(tile)}", "--mlir-timing", "--mlir-timing-display=list", "-o", out]
-    w, u, s, err = timed(a1)
-    steps.append(("mlir-opt", a1, w, u, s, "mlir-text", parse_mlir(err)))
-    a2 = [f"{BIN}/mlir-translate", "--mlir-to-llvmir", out, "-o", ll]
-    w, u, s, err = timed(a2)
-    steps.append(("mlir-translate", a2, w, u, s, None, []))
-    a3 = [f"{BIN}/llc", "-O2", "-filetype=obj", "-time-passes", ll, "-o", obj]
-    w, u, s, err = timed(a3)
-    steps.append(("llc", a3, w, u, s, "llvm-text", parse_llvm(err)))
-    return steps, count_ops(src), count_ops(out)
-
-def insert_run(db, cfg, rep, mode, steps, metrics):
-    wall = sum(s[2] for s in steps); user = sum(s[3] for s in steps); sysv = sum(s[4] for s in steps)
-    cur = db.execute("INSERT INTO run(config_id,repeat,mode,status,wall_s,user_s,sys_s,maxrss_kb) VALUES(?,?,?,?,?,?,?,0)",
-                     (cfg, rep, mode, "ok", wall, user, sysv))
-    rid = cur.lastrowid
-    for seq, (tool, argv, w, u, s, fmt, rows) in enumerate(steps):
-        sid = db.execute("INSERT INTO step(run_id,seq,tool,argv,status,wall_s,user_s,sys_s,exit_code,term_signal,report_format)"
-                         " VALUES(?,?,?,?,?,?,?,?,0,0,?)", (rid, seq, tool, " ".join(argv), "ok", w, u, s, fmt)).lastrowid
-        db.executemany("INSERT INTO pass_time VALUES(?,?,?,NULL,-1,0,?,?,?,0)",
-                       [(sid, i, r[0], r[1], r[2], r[3]) for i, r in enumerate(rows)])
-    db.executemany("INSERT INTO metric VALUES(?,NULL,?,?)", [(rid, k, v) for k, v in metrics.items()])
-
-def new_db(path, name):
-    if os.path.exists(path):
-        os.unlink(path)
-    db = sqlite3.connect(path)
-    db.executescript(SCHEMA)
-    meta = '{"compiler":"%s","machine":"%s","cold":"fresh process per compile, no cache"}' % (
-        next(l.strip() for l in subprocess.run([f"{BIN}/llc", "--version"], capture_output=True, text=True).stdout.splitlines()
-             if "LLVM version" in l),
-        os.uname().machine)
-    db.execute("INSERT INTO sweep(id,name,backend,meta_json) VALUES(1,?,?,?)", (name, "embedded", meta))
-    return db
-
-def add_config(db, family, size, window, prec, variant="stock"):
-    key = f"llm/{family}/{size}/w{window}/{prec}/{variant}"
-    return db.execute("INSERT INTO config(sweep_id,key,kind,family,size,window,precision,resolution,layers,variant)"
-                      " VALUES(1,?,?,?,?,?,?,0,1,?)", (key, "llm", family, size, window, prec, variant)).lastrowid
-
-def e2e(path):
-    db = new_db(path, "e2e")
-    with tempfile.TemporaryDirectory() as tmp:
-        for family in ("matmul", "square-add"):
-            for n in (4, 8, 12):
-                for tile in (2, 4):
-                    for prec in ("f32", "f16"):
-                        cfg = add_config(db, family, str(n), tile, prec)
-                        for rep in range(2):
-                            steps, ops_in, ops_out = compile_once(tmp, family, n, tile, prec)
-                            insert_run(db, cfg, rep, "cold", steps, {"ir.ops": ops_in, "ir.llvm_ops": ops_out})
-                        # "warm": the recompile a cache hit costs is only the process start of one tool
-                        w, u, s, _ = timed([f"{BIN}/llc", "--version"])
-                        insert_run(db, cfg, 0, "warm", [("llc", ["llc", "--version"], w, u, s, None, [])], {})
-    db.commit()
-
-def bench(path):
-    """Real reports of 3 sizes, replayed for 150 configs x 10 repeats with a size-proportional scale."""
-    db = new_db(path, "bench")
-    real = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in (4, 8, 12):
-            real[n] = compile_once(tmp, "matmul", n, 4, "f32")
+def main(out):
+    if os.path.exists(out):
+        os.unlink(out)
+    db = sqlite3.connect(out)
+    with gzip.open(FIXTURE, "rt") as f:
+        db.executescript(f.read())
     rnd = random.Random(1)
-    fams = ("qwen2", "llama3.2", "phi3", "gemma2", "tinyllama")
-    sizes = ("0.5b", "1b", "1.5b", "3b", "7b")
-    windows = (128, 256, 512, 1024, 2048, 4096)
-    cfg_n = 0
-    for fam in fams:
-        for si, size in enumerate(sizes):
-            for wi, window in enumerate(windows):
-                cfg = add_config(db, fam, size, window, "int8")
-                cfg_n += 1
-                base = (4, 8, 12)[min(2, (si + wi) // 3)]
-                steps0, ops_in, ops_out = real[base]
-                scale = (1 + si) * (1 + wi) / 4
-                for rep in range(10):
-                    steps = []
-                    for tool, argv, w, u, s, fmt, rows in steps0:
-                        j = lambda v: v * scale * rnd.uniform(0.95, 1.05)
-                        steps.append((tool, argv, j(w), j(u), s, fmt, [(r[0], j(r[1]), j(r[2]) if r[2] >= 0 else -1, r[3]) for r in rows]))
-                    insert_run(db, cfg, rep, "cold", steps, {"ir.ops": ops_in * scale, "ir.llvm_ops": ops_out * scale})
+    src = db.execute("SELECT id, kind, family, size, window, precision, resolution, layers, variant FROM config "
+                     "ORDER BY id").fetchall()
+    db.execute("INSERT INTO sweep(name, backend, spec_text, meta_json) SELECT 'bench', backend, spec_text, meta_json "
+               "FROM sweep LIMIT 1")
+    sweep = db.execute("SELECT id FROM sweep WHERE name='bench'").fetchone()[0]
+    for i in range(CONFIGS):
+        cid, kind, family, size, window, prec, res, layers, variant = src[i % len(src)]
+        generation = i // len(src)
+        scale = 1.0 + 0.35 * generation
+        if kind == "llm":
+            size = "%gb" % (float(size.rstrip("b")) * scale)
+        else:
+            res = (res or 224) + 32 * generation
+        key = "%s/%s/%s/%s/%s/g%d" % (kind, family, size, window or res, prec, generation)
+        new_cfg = db.execute("INSERT INTO config(sweep_id, key, kind, family, size, window, precision, resolution, "
+                             "layers, variant) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                             (sweep, key, kind, family, size, window, prec, res, layers, variant)).lastrowid
+        cold = [r[0] for r in db.execute("SELECT id FROM run WHERE config_id=? AND mode='cold' AND status='ok'", (cid,))]
+        warm = [r[0] for r in db.execute("SELECT id FROM run WHERE config_id=? AND mode='warm'", (cid,))]
+        plan = [(cold[r % len(cold)], r, "cold") for r in range(REPEATS)] + [(w, 0, "warm") for w in warm[:1]]
+        for run, repeat, mode in plan:
+            f = scale * rnd.uniform(0.95, 1.05)
+            new_run = db.execute("INSERT INTO run(config_id, repeat, mode, status, wall_s, user_s, sys_s, maxrss_kb, "
+                                 "started_at, note) SELECT ?, ?, mode, status, wall_s*?, user_s*?, sys_s*?, maxrss_kb, "
+                                 "started_at, note FROM run WHERE id=?", (new_cfg, repeat, f, f, f, run)).lastrowid
+            for (step,) in db.execute("SELECT id FROM step WHERE run_id=? ORDER BY seq", (run,)).fetchall():
+                new_step = db.execute(
+                    "INSERT INTO step(run_id, seq, tool, argv, status, wall_s, user_s, sys_s, maxrss_kb, instructions, "
+                    "exit_code, term_signal, report_format, report_wall_s, stderr_tail) SELECT ?, seq, tool, argv, "
+                    "status, wall_s*?, user_s*?, sys_s*?, maxrss_kb, instructions, exit_code, term_signal, "
+                    "report_format, report_wall_s*?, stderr_tail FROM step WHERE id=?", (new_run, f, f, f, f, step)
+                ).lastrowid
+                db.execute("INSERT INTO pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s, "
+                           "flags, report_index, counted) SELECT ?, idx, name, section, parent_idx, depth, wall_s*?, "
+                           "user_s*?, flags, report_index, counted FROM pass_time WHERE step_id=?", (new_step, f, f, step))
+            db.execute("INSERT INTO metric(run_id, step_id, name, value) SELECT ?, NULL, name, "
+                       "CASE WHEN name LIKE 'ir.%' THEN value*? ELSE value END FROM metric WHERE run_id=? "
+                       "AND step_id IS NULL", (new_run, scale, run))
+    # Only the replayed sweep stays: the report and the pandas reference both read the latest sweep.
+    db.execute("DELETE FROM sweep WHERE name != 'bench'")
+    for t in ("pass_time WHERE step_id NOT IN (SELECT id FROM step WHERE run_id IN (SELECT r.id FROM run r JOIN "
+              "config c ON c.id=r.config_id WHERE c.sweep_id=%d))" % sweep,
+              "metric WHERE run_id NOT IN (SELECT r.id FROM run r JOIN config c ON c.id=r.config_id WHERE c.sweep_id=%d)" % sweep,
+              "step WHERE run_id NOT IN (SELECT r.id FROM run r JOIN config c ON c.id=r.config_id WHERE c.sweep_id=%d)" % sweep,
+              "run WHERE config_id NOT IN (SELECT id FROM config WHERE sweep_id=%d)" % sweep,
+              "config WHERE sweep_id != %d" % sweep):
+        db.execute("DELETE FROM " + t)
     db.commit()
-    print(f"{path}: {cfg_n} configs x 10 repeats, {sum(len(s[6]) for s in real[12][0])} passes per run", file=sys.stderr)
+    n_runs, n_pass = db.execute("SELECT (SELECT count(*) FROM run WHERE mode='cold'), (SELECT count(*) FROM pass_time "
+                                "WHERE counted)").fetchone()
+    db.execute("VACUUM")
+    db.close()
+    print("%s: %d configs, %d cold runs, %.0f counted passes per run" % (out, CONFIGS, n_runs, n_pass / n_runs))
+
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("e2e", "bench"):
-        raise SystemExit(__doc__)
-    (e2e if sys.argv[1] == "e2e" else bench)(sys.argv[2])
+    if len(sys.argv) != 2:
+        sys.exit("usage: make-bench-db.py OUT.db")
+    main(sys.argv[1])

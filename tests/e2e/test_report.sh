@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# passmap report on a database of real mlir-opt / mlir-translate / llc compiles (tests/fixtures/report/
-# e2e-sweep.sql, regenerate with scripts/make-bench-db.py e2e): text, JSON, HTML with the nine figures
-# (gnuplot), rendered in headless Chromium.
+# passmap report on a real sweep's database (tests/fixtures/report/e2e-sweep.sql.gz: `passmap sweep` of
+# tests/fixtures/report/e2e.ini, regenerate with scripts/make-report-fixture.sh): text, JSON, HTML with the nine
+# figures (gnuplot), rendered in headless Chromium.
 source "$(dirname "$0")/lib.sh"
 # stage maps and fix rules: the real data files (data/stages-*.tsv, data/fixes.tsv)
 export PASSMAP_DATA_DIR=$ROOT/data
 DB=$TMP/e2e.db
-sqlite3 "$DB" < "$ROOT/tests/fixtures/report/e2e-sweep.sql"
+gzip -dc "$ROOT/tests/fixtures/report/e2e-sweep.sql.gz" | sqlite3 "$DB"
 
 check "help exits 0" "$PASSMAP" report --help
 check_fails "no database is a usage error" "$PASSMAP" report
@@ -15,11 +15,11 @@ check_fails "missing sweep fails" "$PASSMAP" report "$DB" --sweep nope
 check_fails "bad stage map fails" "$PASSMAP" report "$DB" --stage-map /nonexistent.tsv
 
 out=$("$PASSMAP" report "$DB" 2>&1)
-echo "$out" | grep -q '^sweep e2e (embedded): 24 configs, 72 ok runs' && ok "text header" || fail "text header"
-echo "$out" | grep -qE '^llm/matmul/4/w2/f16/stock +[0-9.]+s' && ok "per-config row" || fail "per-config row"
-# sizes numerically: 4 before 8 before 12
-order=$(echo "$out" | grep -oE '^llm/matmul/[0-9]+/w2/f32' | head -3 | cut -d/ -f3 | tr '\n' ' ')
-[ "$order" = "4 8 12 " ] && ok "sizes in numeric order" || fail "sizes in numeric order ($order)"
+echo "$out" | grep -q '^sweep e2e (embedded): 16 configs, 48 ok runs' && ok "text header" || fail "text header"
+echo "$out" | grep -qE '^llm/qwen2/0.5b/w128/int8/L1/stock +[0-9.]+s +[0-9.]+s [a-z-]+ +[0-9.]+% +[0-9.]+x ' \
+  && ok "per-config row: wall, CI, dominant stage, share, recompile/hit" || fail "per-config row"
+# regime boundaries are stated in words
+echo "$out" | sed -n '/^regimes/,/^$/p' | grep -qE 'dominates' && ok "regimes stated in words" || fail "regimes in words"
 
 json=$("$PASSMAP" report "$DB" --json)
 alt=$("$PASSMAP" report "$DB" --json --stage-map "$ROOT/tests/fixtures/stagemap/stages-embedded.tsv")
@@ -27,7 +27,8 @@ echo "$alt" | grep -q '"cleanup"' && ok "--stage-map replaces the default map" |
 python3 - "$json" <<'PY' && ok "json content consistent" || fail "json content consistent"
 import json, sys
 j = json.loads(sys.argv[1])
-assert j["sweep"] == "e2e" and len(j["configs"]) == 24, "configs"
+assert j["sweep"] == "e2e" and len(j["configs"]) == 16, "configs"
+assert sum(c["kind"] == "cnn" for c in j["configs"]) == 4, "cnn configs"
 for c in j["configs"]:
     s = sum(v["mean"] for v in c["shares"].values())
     assert abs(s - 1) < 1e-4, (c["key"], s)  # JSON keeps 6 significant digits
@@ -38,17 +39,21 @@ assert "process-overhead" in j["stages"]
 assert j["fits"] and all(f["n"] >= 3 for f in j["fits"])
 assert j["fixes"] and all(f["fix"] for f in j["fixes"]), "every regime gets a fix from data/fixes.tsv"
 assert j["regimes"]["llm"]["cells"], "regime cells"
-assert j["meta"]["compiler"].startswith("Debian LLVM version 22"), j["meta"]
+assert j["meta"]["compiler"] == "MLIR/LLVM" and j["meta"]["compiler_version"].startswith("22."), j["meta"]
 PY
 
 html=$TMP/report.html
 figs=$TMP/figs
 check "html + figures" "$PASSMAP" report "$DB" --html "$html" --figures "$figs"
 n_svg=$(grep -c '<svg' "$html")
-[ "$n_svg" -eq 6 ] && ok "six LLM figures inline" || fail "six LLM figures inline (got $n_svg)"
-[ "$(grep -c 'omitted: no CNN data in this sweep' "$html")" -eq 3 ] && ok "three CNN figures omitted with a note" \
+[ "$n_svg" -eq 9 ] && ok "all nine figures inline" || fail "nine figures inline (got $n_svg)"
+[ "$(grep -c 'omitted:' "$html")" -eq 0 ] && ok "no figure omitted" || fail "omitted figures"
+# a sweep without CNN configs leaves the CNN figures out with a note, not an error
+sqlite3 "$DB" "DELETE FROM run WHERE config_id IN (SELECT id FROM config WHERE kind='cnn'); DELETE FROM config WHERE kind='cnn';"
+"$PASSMAP" report "$DB" --html "$TMP/llm-only.html" >/dev/null 2>&1
+[ "$(grep -c 'omitted: no CNN data in this sweep' "$TMP/llm-only.html")" -eq 3 ] && ok "three CNN figures omitted with a note" \
   || fail "CNN figures note"
-for f in regime-map handoff why-costly fingerprint precision precision-window; do
+for f in regime-map handoff why-costly fingerprint precision precision-window cnn-regime-map cnn-spine cnn-fingerprint; do
   [ -s "$figs/$f.svg" ] && [ -s "$figs/$f.png" ] || { fail "figure $f svg+png"; continue; }
   ok "figure $f svg+png"
 done
@@ -67,7 +72,7 @@ else
   n=$(echo "$dom" | grep -o 'data-figure="[a-z-]*"' | sort -u | wc -l)
   [ "$n" -eq 9 ] && ok "chromium: all nine figure slots in the DOM" || fail "chromium: figure slots ($n)"
   nsvg=$(echo "$dom" | grep -o '<svg' | wc -l)
-  [ "$nsvg" -ge 6 ] && ok "chromium: SVGs parsed into the DOM" || fail "chromium: svgs ($nsvg)"
+  [ "$nsvg" -ge 9 ] && ok "chromium: SVGs parsed into the DOM" || fail "chromium: svgs ($nsvg)"
   echo "$dom" | grep -q 'parsererror' && fail "chromium: page has parse errors" || ok "chromium: no parse errors"
   rm -f "$art/report.png"
   timeout 60 chromium "${flags[@]}" --screenshot="$art/report.png" --window-size=1200,4000 "file://$html" \
