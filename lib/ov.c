@@ -814,3 +814,19 @@ int pm_ov_add_step(const char *passmap_exe, const pm_ov_opts *o, int reuse_strat
     out->items[out->n++] = st;
     return PM_OK;
 }
+
+int pm_ov_read_result_file(const char *path, pm_ov_result *r, pm_err *err)
+{
+    char *buf;
+    size_t len;
+    int rc = pm_util_read_file(path, &buf, &len, err);
+    if (rc != PM_OK)
+        return rc;
+    int ok = 0;
+    char error[512] = "";
+    rc = pm_ov_parse_result_line(buf, len, r, &ok, error, sizeof error, err);
+    free(buf);
+    if (rc == PM_OK && !ok)
+        rc = pm_err_set(err, PM_ERR_CHILD, "%s: compile failed: %s", path, error[0] ? error : "no reason given");
+    return rc;
+}

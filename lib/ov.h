@@ -68,6 +68,9 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error);
  * newline) and fills r (strings and timings), *ok and error (may be NULL). PM_ERR_NOTFOUND without one. */
 int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *ok, char *error,
                             size_t error_size, pm_err *err);
+/* The same, from a captured stdout file: PM_OK only for a result line saying ok (r filled); PM_ERR_CHILD with its
+ * error when the compile failed; PM_ERR_NOTFOUND without a result line. */
+int pm_ov_read_result_file(const char *path, pm_ov_result *r, pm_err *err);
 
 /* Strategy reuse. Key: XXH3-128 (hex, 32 chars) of the model's .xml and .bin contents plus the options
  * that shape the tiling search (device, window, extra properties, NPU_COMPILATION_MODE_PARAMS other than

@@ -183,6 +183,7 @@ typedef struct sweep_ctx {
     char work[PATH_MAX];
     char cache_dir[PATH_MAX];
     char self[PATH_MAX];
+    json_t *versions;   /* openvino: what the compiles reported, written once at the end */
 } sweep_ctx;
 
 static int backend_steps(sweep_ctx *x, const pm_spec_config *c, const config_state *cs, const char *dir,
@@ -286,7 +287,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         if (parsed)
             recs[i].report = &reports[i];
         if (!strcmp(x->spec->backend, "openvino")) {
-            pm_sweep_ov_result(out_path, x->store, &reports[i], &import_s);
+            pm_sweep_ov_result(out_path, x->versions, &reports[i], &import_s);
             recs[i].report = &reports[i];
         }
     }
@@ -296,18 +297,19 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         metrics[n_metrics++] = (pm_metric){"ir.ops", cs->info.linalg_ops};
     if (cs->info.weight_bytes > 0)
         metrics[n_metrics++] = (pm_metric){"ir.weight_bytes", (double)cs->info.weight_bytes};
-    snprintf(path, sizeof path, "%s/out.ll", dir);
-    long insts = !strcmp(status, "ok") ? count_llvm_insts(path) : -1;
-    if (insts >= 0)
-        metrics[n_metrics++] = (pm_metric){"ir.llvm_ops", (double)insts};
-    snprintf(path, sizeof path, "%s/out.mlirbc", dir);
-    long bc = file_size(path);
-    if (bc >= 0)
-        metrics[n_metrics++] = (pm_metric){"ir.mlirbc_bytes", (double)bc};
-    snprintf(path, sizeof path, "%s/out.o", dir);
-    long obj = file_size(path);
-    if (obj >= 0)
-        metrics[n_metrics++] = (pm_metric){"ir.object_bytes", (double)obj};
+    /* Each step's output, by its kind (the back end names them): LLVM IR instructions, bytecode and object sizes. */
+    for (int i = 0; i < n_done; i++) {
+        const char *o = steps.items[i].output, *ext = o ? strrchr(o, '.') : NULL;
+        long v;
+        if (!ext)
+            continue;
+        if (!strcmp(ext, ".ll") && !strcmp(status, "ok") && (v = count_llvm_insts(o)) >= 0)
+            metrics[n_metrics++] = (pm_metric){"ir.llvm_ops", (double)v};
+        else if (!strcmp(ext, ".mlirbc") && (v = file_size(o)) >= 0)
+            metrics[n_metrics++] = (pm_metric){"ir.mlirbc_bytes", (double)v};
+        else if (!strcmp(ext, ".o") && (v = file_size(o)) >= 0)
+            metrics[n_metrics++] = (pm_metric){"ir.object_bytes", (double)v};
+    }
 
     pm_run_record rec = {.config_id = cs->id, .repeat = t->repeat, .mode = t->mode, .status = status,
                          .wall_s = wall, .user_s = user, .sys_s = sys, .maxrss_kb = rss,
@@ -454,9 +456,11 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
             return pm_err_errno(err, PM_ERR_IO, "cannot resolve %s", x.work);
         memcpy(x.work, abs, sizeof abs);
     }
+    if (!strcmp(spec->backend, "openvino") && !(x.versions = json_object()))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     if ((rc = fmt_path(x.cache_dir, sizeof x.cache_dir, err, "%s/cache", x.work)) ||
         (rc = pm_store_open(opts->db_path, &x.store, err)))
-        return rc;
+        goto cleanup;
     meta = sweep_meta(&x);
     if ((rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err)))
         goto cleanup;
@@ -531,26 +535,25 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         }
     }
     sum->wall_s = pm_util_now() - t0;
-    if (!strcmp(spec->backend, "openvino") && sum->ran > 0) {
-        /* The versions the compiles reported (ov-compile result lines) join the sweep's method metadata. */
-        static const char *const keys[] = {"ov.version", "ov.compiler_type", "ov.compiler_type_set",
-                                           "ov.compiler_version", "ov.driver_version", "ov.device_architecture",
-                                           "ov.device"};
+    if (x.versions && json_object_size(x.versions)) {
+        /* The versions the compiles reported join the store's meta table and the sweep's method metadata. */
         json_t *o = json_loads(meta, 0, NULL);
-        for (size_t k = 0; o && k < sizeof keys / sizeof keys[0]; k++) {
-            char *v = NULL;
-            pm_err ignored;
-            if (pm_store_meta_get(x.store, keys[k], &v, &ignored) == PM_OK && v)
-                json_object_set_new(o, keys[k], json_string(v));
-            free(v);
+        const char *key;
+        json_t *val;
+        json_object_foreach(x.versions, key, val) {
+            if ((rc = pm_store_meta_set(x.store, key, json_string_value(val), err)))
+                break;
+            if (o)
+                json_object_set(o, key, val);
         }
-        char *updated = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        char *updated = o && rc == PM_OK ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
         json_decref(o);
         if (updated)
             rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, updated, &sweep_id, err);
         free(updated);
     }
 cleanup:
+    json_decref(x.versions);
     free(tasks);
     free(x.cs);
     free(meta);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "ov.h"
-#include "util.h"
 
 int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *self_exe, const char *cache_dir,
                       pm_steps *out, pm_err *err)
@@ -38,18 +37,13 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
     return pm_ov_add_step(self_exe, &o, reuse, cache_dir, out, err);
 }
 
-void pm_sweep_ov_result(const char *stdout_path, pm_store *store, pm_report *report, double *import_s)
+void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *report, double *import_s)
 {
     *import_s = -1;
-    char *buf;
-    size_t len;
-    pm_err err = {0};
-    if (pm_util_read_file(stdout_path, &buf, &len, &err) != PM_OK)
-        return;
     pm_ov_result r;
     memset(&r, 0, sizeof r);
-    int ok = 0;
-    if (pm_ov_parse_result_line(buf, len, &r, &ok, NULL, 0, &err) == PM_OK && ok) {
+    pm_err err = {0};
+    if (pm_ov_read_result_file(stdout_path, &r, &err) == PM_OK) {
         if (r.read_s >= 0) pm_report_add_metric(report, "ov.read_s", r.read_s);
         if (r.compile_s >= 0) pm_report_add_metric(report, "ov.compile_s", r.compile_s);
         if (r.export_s >= 0) pm_report_add_metric(report, "ov.export_s", r.export_s);
@@ -61,10 +55,9 @@ void pm_sweep_ov_result(const char *stdout_path, pm_store *store, pm_report *rep
                                  {"ov.compiler_type_set", r.compiler_type_set},
                                  {"ov.compiler_version", r.compiler_version}, {"ov.driver_version", r.driver_version},
                                  {"ov.device_architecture", r.device_arch}, {"ov.device", r.device}};
-        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        for (size_t i = 0; versions && i < sizeof keys / sizeof keys[0]; i++)
             if (keys[i][1][0])
-                pm_store_meta_set(store, keys[i][0], keys[i][1], &err);
+                json_object_set_new(versions, keys[i][0], json_string(keys[i][1]));
     }
     pm_ov_result_free(&r);
-    free(buf);
 }

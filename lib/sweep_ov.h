@@ -6,13 +6,13 @@
 #include "backend.h"
 #include "parse.h"
 #include "spec.h"
-#include "store.h"
+#include <jansson.h>
 
 int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *self_exe, const char *cache_dir,
                       pm_steps *out, pm_err *err);
 /* Reads the ov-compile result line from the step's stdout: adds compile/export/import seconds and blob bytes
- * to report as metrics, records compiler/driver versions in the store's meta table, and returns the import
- * time (the warm path: a blob load) in *import_s (< 0 when none). */
-void pm_sweep_ov_result(const char *stdout_path, pm_store *store, pm_report *report, double *import_s);
+ * to report as metrics, puts the reported OpenVINO/compiler/driver versions into versions (a JSON object, the
+ * latest run's win), and returns the import time (the warm path: a blob load) in *import_s (< 0 when none). */
+void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *report, double *import_s);
 
 #endif

@@ -19,7 +19,6 @@
 #include "ov.h"
 #include "run.h"
 #include "stats.h"
-#include "util.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -388,22 +387,16 @@ int cmd_run(int argc, char **argv)
         size_t nc = 0, ni = 0;
         double *imp = calloc((size_t)done + 1, sizeof *imp);
         for (long i = 0; imp && i < done; i++) {
-            char *buf = NULL;
-            size_t len = 0;
-            pm_err e2 = {0};
-            if (out_files[i])
-                pm_util_read_file(out_files[i], &buf, &len, &e2);
             pm_ov_result r;
             memset(&r, 0, sizeof r);
-            int ok = 0;
-            if (buf && pm_ov_parse_result_line(buf, len, &r, &ok, NULL, 0, &e2) == PM_OK && ok) {
+            pm_err e2 = {0};
+            if (out_files[i] && pm_ov_read_result_file(out_files[i], &r, &e2) == PM_OK) {
                 if (r.compile_s >= 0)
                     scratch[nc++] = r.compile_s;
                 if (r.import_s >= 0)
                     imp[ni++] = r.import_s;
             }
             pm_ov_result_free(&r);
-            free(buf);
         }
         pm_stats_summarize(scratch, nc, &ov_compile);
         pm_stats_summarize(imp, ni, &ov_import);
