@@ -120,6 +120,14 @@ static const char *elt_of(const pm_val *v, char *buf, size_t n)
     return buf;
 }
 
+/* A fresh value of x's element type with a new shape (reshapes and slices). */
+static pm_val fresh_like(pm_emit *e, const pm_val *x, const int64_t *dims, int rank)
+{
+    char t[128], elt[32];
+    elt_of(x, elt, sizeof elt);
+    return fresh(e, pm_emit_ttype(t, sizeof t, dims, rank, elt));
+}
+
 static void generic_head(pm_emit *e, const char *maps, const char *iters, const pm_val *ins, int n_ins,
                          const pm_val *outs, int n_outs, const pm_val *results)
 {
@@ -246,10 +254,7 @@ static void dims_list(pm_emit *e, const int64_t *dims, int rank)
 
 pm_val pm_emit_expand(pm_emit *e, pm_val x, const char *reassoc, const int64_t *dims, int rank)
 {
-    char t[128];
-    char elt[32];
-    elt_of(&x, elt, sizeof elt);
-    pm_val r = fresh(e, pm_emit_ttype(t, sizeof t, dims, rank, elt));
+    pm_val r = fresh_like(e, &x, dims, rank);
     pm_emit_printf(e, "    %s = tensor.expand_shape %s %s output_shape [", r.name, x.name, reassoc);
     dims_list(e, dims, rank);
     pm_emit_printf(e, "] : %s into %s\n", x.type, r.type);
@@ -258,10 +263,7 @@ pm_val pm_emit_expand(pm_emit *e, pm_val x, const char *reassoc, const int64_t *
 
 pm_val pm_emit_collapse(pm_emit *e, pm_val x, const char *reassoc, const int64_t *dims, int rank)
 {
-    char t[128];
-    char elt[32];
-    elt_of(&x, elt, sizeof elt);
-    pm_val r = fresh(e, pm_emit_ttype(t, sizeof t, dims, rank, elt));
+    pm_val r = fresh_like(e, &x, dims, rank);
     pm_emit_printf(e, "    %s = tensor.collapse_shape %s %s : %s into %s\n", r.name, x.name, reassoc, x.type,
                    r.type);
     return r;
@@ -269,10 +271,7 @@ pm_val pm_emit_collapse(pm_emit *e, pm_val x, const char *reassoc, const int64_t
 
 pm_val pm_emit_extract(pm_emit *e, pm_val x, const int64_t *offsets, const int64_t *sizes, int rank)
 {
-    char t[128];
-    char elt[32];
-    elt_of(&x, elt, sizeof elt);
-    pm_val r = fresh(e, pm_emit_ttype(t, sizeof t, sizes, rank, elt));
+    pm_val r = fresh_like(e, &x, sizes, rank);
     pm_emit_printf(e, "    %s = tensor.extract_slice %s[", r.name, x.name);
     dims_list(e, offsets, rank);
     pm_emit_printf(e, "] [");
