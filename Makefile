@@ -1,5 +1,7 @@
-# passmap build. Every lib/*.c goes into libpassmap.a, every src/cli/*.c into the CLI,
+# passmap build. Every lib/LAYER/*.c goes into libpassmap.a, every src/cli/*.c into the CLI,
 # every tests/unit/test_*.c becomes its own cmocka binary: adding a module needs no edit here.
+# LAYERS is the dependency order: a layer may include headers of its own and earlier layers only
+# (scripts/check-layers.sh enforces it in make test).
 CC      ?= cc
 BUILD   ?= build
 SAN     ?= 0
@@ -13,12 +15,14 @@ ifeq ($(SAN),1)
   BUILD := $(BUILD)/san
 endif
 DATA_DIR := $(abspath data)
-CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SANF) -Ilib $(shell pkg-config --cflags $(PKGS)) \
+LAYERS  := base run parse workload backend store cache sweep study output
+LAYER_INC := $(addprefix -Ilib/,$(LAYERS))
+CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SANF) $(LAYER_INC) $(shell pkg-config --cflags $(PKGS)) \
            -DPM_DATA_DIR='"$(DATA_DIR)"' -DPM_SOURCE_DIR='"$(abspath .)"' -MMD -MP
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -ldl -lm -lpthread
 LDFLAGS += $(SANF)
 
-LIB_SRC  := $(sort $(wildcard lib/*.c))
+LIB_SRC  := $(sort $(foreach l,$(LAYERS),$(wildcard lib/$(l)/*.c)))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TESTLIB_SRC := $(sort $(wildcard tests/support/*.c))
@@ -49,7 +53,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBA)
 # Helper shared objects the tests build (e.g. the stand-in libopenvino_c).
 $(BUILD)/tests/lib%.so: tests/support/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O1 -g -fPIC -shared -Ilib -o $@ $< $(shell pkg-config --cflags --libs jansson)
+	$(CC) $(CSTD) $(WARN) -O1 -g -fPIC -shared $(LAYER_INC) -o $@ $< $(shell pkg-config --cflags --libs jansson)
 
 # Installs Debian packages when something is missing (needs root or sudo).
 deps:
