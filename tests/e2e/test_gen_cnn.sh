@@ -26,7 +26,7 @@ int main(int argc, char **argv)
     return 0;
 }
 C
-check "driver builds" cc -std=c11 -fsanitize=address,undefined -I"$ROOT/lib" "$TMP/drv.c" "$BUILD/libpassmap.a" -lm -o "$TMP/drv"
+check "driver builds" cc -std=c11 -fsanitize=address,undefined $(for d in "$ROOT"/lib/*/; do printf -- "-I%s " "$d"; done) "$TMP/drv.c" "$BUILD/libpassmap.a" -lm -o "$TMP/drv"
 
 FRONT='func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,canonicalize,cse),one-shot-bufferize{bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map},canonicalize,buffer-deallocation-pipeline'
 TILE='func.func(convert-linalg-to-affine-loops,affine-loop-tile{tile-size=256},canonicalize,affine-loop-unroll{unroll-factor=-1 unroll-full-threshold=16},canonicalize,cse,lower-affine)'
