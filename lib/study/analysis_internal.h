@@ -58,7 +58,8 @@ int an_precision(an_work *w, pm_err *err);       /* analysis_precision.c */
 int an_fixes(an_work *w, pm_err *err);           /* analysis_fixes.c: the fix table and its rules */
 
 /* analysis_util.c */
-pm_ci an_ci95(const double *v, int n);
+pm_ci an_time_ci(const double *v, int n);    /* geometric mean, log-t interval */
+pm_ci an_share_ci(const double *v, int n);   /* arithmetic mean, t interval within [0, 1] */
 int an_powerlaw_fit(const double *x, const double *y, int n, double *expo, double *lo, double *hi, double *r2,
                     double *pref);
 double an_js_distance(const double *p, const double *q, size_t n);

@@ -59,19 +59,22 @@ int an_stages(an_work *w, pm_err *err)
     for (size_t ci = 0; ci < a->n_configs; ci++) {
         pm_an_config *c = &a->configs[ci];
         int n = 0;
+        double wall_sum = 0;
         for (size_t i = 0; i < n_runs; i++)
             if (runs[i].cfg == (int)ci && runs[i].cold)
-                tmp[n++] = runs[i].wall;
-        c->wall = an_ci95(tmp, n);
+                wall_sum += tmp[n++] = runs[i].wall;
+        c->wall = an_time_ci(tmp, n);
+        /* Shares and seconds per stage are parts of a sum: they use the arithmetic mean wall. */
+        double wall_amean = n ? wall_sum / n : 0;
         for (size_t s = 0; s < NS; s++) {
             n = 0;
             for (size_t i = 0; i < n_runs; i++)
                 if (runs[i].cfg == (int)ci && runs[i].cold)
                     tmp[n++] = run_stage[i * NS + s];
-            c->share[s] = an_ci95(tmp, n);
+            c->share[s] = an_share_ci(tmp, n);
             if (n == 0)
                 c->share[s].mean = 0;
-            c->stage_s[s] = c->share[s].mean * (isnan(c->wall.mean) ? 0 : c->wall.mean);
+            c->stage_s[s] = c->share[s].mean * wall_amean;
         }
         double u = 0, uwall = 0, ws = 0;
         int nw = 0;
@@ -83,14 +86,14 @@ int an_stages(an_work *w, pm_err *err)
                 uwall += runs[i].wall;
             }
             if (!runs[i].cold) {
-                ws += runs[i].wall;
+                ws += log(runs[i].wall > 0 ? runs[i].wall : 1e-9);
                 nw++;
             }
         }
         if (uwall > 0)
             c->user_wall = u / uwall;
         if (nw) {
-            c->warm_s = ws / nw;
+            c->warm_s = exp(ws / nw);   /* geometric mean, like the cold wall */
             if (c->warm_s > 0 && c->n_cold)
                 c->cache_ratio = c->wall.mean / c->warm_s;
         }
@@ -116,7 +119,7 @@ int an_stages(an_work *w, pm_err *err)
         for (size_t p = 0; p < NP; p++)
             if (cfg_pass_s[ci * NP + p] > 0)
                 pass_sum += cfg_pass_s[ci * NP + p] / c->n_cold;
-        double denom = c->wall.mean > pass_sum ? c->wall.mean : pass_sum;
+        double denom = wall_amean > pass_sum ? wall_amean : pass_sum;
         for (size_t p = 0; p < NP; p++) {
             double s = cfg_pass_s[ci * NP + p];
             if (s <= 0)

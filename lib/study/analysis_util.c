@@ -13,7 +13,21 @@
 
 /* ---- statistics: thin adapters onto pm_stats_ (lib/stats.h) ---- */
 
-pm_ci an_ci95(const double *v, int n)
+pm_ci an_time_ci(const double *v, int n)
+{
+    pm_stats_logci lc;
+    pm_ci c = {NAN, NAN, NAN, n};
+    if (n <= 0)
+        return c;
+    /* geometric mean, t-interval of the log times; n < 3: the value alone (lo/hi NaN) */
+    pm_stats_log_interval(v, (size_t)n, 0.95, &lc);
+    c.mean = lc.gmean;
+    c.lo = lc.lo;
+    c.hi = lc.hi;
+    return c;
+}
+
+pm_ci an_share_ci(const double *v, int n)
 {
     pm_stats_summary sm;
     pm_ci c = {NAN, NAN, NAN, n};
@@ -21,9 +35,11 @@ pm_ci an_ci95(const double *v, int n)
         return c;
     pm_stats_summarize(v, (size_t)n, &sm);
     c.mean = sm.mean;
-    /* one repeat: no spread to speak of; the interval collapses onto the value */
-    c.lo = n > 1 ? sm.ci_lo : sm.mean;
-    c.hi = n > 1 ? sm.ci_hi : sm.mean;
+    if (n >= PM_STATS_MIN_INTERVAL_N) {
+        /* a share is a fraction: its t-interval is clipped to [0, 1] */
+        c.lo = sm.ci_lo < 0 ? 0 : sm.ci_lo;
+        c.hi = sm.ci_hi > 1 ? 1 : sm.ci_hi;
+    }
     return c;
 }
 
