@@ -99,6 +99,9 @@ typedef struct pm_ov_probe_result {
         device_arch[64];
 } pm_ov_probe_result;
 int pm_ov_probe(const char *lib, pm_ov_probe_result *p, pm_err *err);
+/* Writes DIR/passmap-doctor.xml + .bin: a tiny OpenVINO IR v11, one matmul block (MatMul 1x64 by a 64x64
+ * constant, bias Add, ReLU). xml_path gets the .xml's path. */
+int pm_ov_write_tiny_ir(const char *dir, char *xml_path, size_t xml_path_size, pm_err *err);
 
 void pm_ov_props_free(pm_ov_props *p);
 void pm_ov_result_free(pm_ov_result *r);

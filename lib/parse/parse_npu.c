@@ -978,10 +978,10 @@ int pm_sniff_npu(const char *buf, size_t len, pm_format *fmt)
         return 0;
     }
     /* Markers only the NPU plugin/compiler prints; plain mlir-opt output has none of them. "Compile network"
-     * alone is not one: MLIR reports interleaved with other logs may carry it (see test_parse_mlir.c). */
+     * alone is not one, nor a "[vpux-compiler]" logger line (the parser reads its lines; sniffing needs more): MLIR reports interleaved with other logs may carry it (see test_parse_mlir.c). */
     static const char *const log_markers[] = {
         "IE to VPUIP", "Build compilation pipeline", "memory usage: Peak", "Estimated inference latency:",
-        "Compile net time:", "getCompiledNetwork time:", "[NPUPlugin]", "[NPUW", "[VCL]", "[vpux-compiler]",
+        "Compile net time:", "getCompiledNetwork time:", "[NPUPlugin]", "[NPUW", "[VCL]",
         "[inference-execution-analysis]", NULL};
     for (int k = 0; log_markers[k]; k++)
         if (has(buf, len, log_markers[k])) {

@@ -460,6 +460,9 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
     int npu = !strncmp(device, "NPU", 3);
     if (npu && !npu_present() && !*platform)
         return fail(GENERAL_ERROR, "[NPU] No NPU device found and NPU_PLATFORM is not set");
+    if (*platform && strcmp(platform, "NPU3720") && strcmp(platform, "NPU4000") && strcmp(platform, "NPU5010") &&
+        strcmp(platform, "NPU5020"))
+        return fail(GENERAL_ERROR, "[NPU] Unsupported NPU_PLATFORM value: %s", platform);
     char bad[128];
     if (mode && unknown_mode_key(mode, bad, sizeof bad))
         return fail(GENERAL_ERROR, "[NPU] failed to parse COMPILATION_MODE_PARAMS: unknown key %s", bad);
