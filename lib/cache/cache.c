@@ -900,6 +900,9 @@ static int compute_key(pm_cache *c, const pm_cache_request *req, key_info *k, pm
     feed(s, 'O', &k->n_outputs, sizeof k->n_outputs);
     feed(s, 'S', &k->stdout_output, sizeof k->stdout_output);
     feed(s, 'D', &k->deps, sizeof k->deps);
+    /* the user's -MF file names the outputs as written (its make target): they are content, not paths */
+    for (size_t i = 0; k->user_depfile && i < k->n_outputs; i++)
+        feed(s, 'm', k->out_paths[i], strlen(k->out_paths[i]));
     feed(s, 'E', &n_env, sizeof n_env);
     for (size_t i = 0; i < n_env; i++)
         feed(s, 'e', &k->env_h[i], sizeof k->env_h[i]);
@@ -1595,11 +1598,11 @@ static int remove_junk(const char *path)
     return lstat(path, &st) ? 0 : -1;
 }
 
-/* Encodes and publishes the entry, counting it; any failure is returned for the caller to warn about. */
-static int store_entry(pm_cache *c, const key_info *k, const char *entry_path, const entry *e, uint64_t v[ST_N],
-                       int *stored, pm_err *err)
+/* Encodes the entry into a temp file beside its path (tmp; "" on failure), outside the stats lock. */
+static int prepare_entry(const key_info *k, const char *entry_path, const entry *e, char tmp[PATH_MAX + 16],
+                         size_t *flen_out, pm_err *err)
 {
-    char *file = NULL, tmp[PATH_MAX + 16], sub[PATH_MAX];
+    char *file = NULL, sub[PATH_MAX];
     size_t flen = 0;
     int fd = -1, rc;
     tmp[0] = 0;
@@ -1611,7 +1614,7 @@ static int store_entry(pm_cache *c, const key_info *k, const char *entry_path, c
         unlink(sub);
     if ((rc = pm_util_mkdir_p(sub, err)))
         goto cleanup;
-    snprintf(tmp, sizeof tmp, "%s/.pmtmp.XXXXXX", sub);
+    snprintf(tmp, PATH_MAX + 16, "%s/.pmtmp.XXXXXX", sub);
     if ((fd = mkstemp(tmp)) < 0) {
         tmp[0] = 0;
         rc = pm_err_errno(err, PM_ERR_IO, "create %s/.pmtmp.*", sub);
@@ -1625,7 +1628,22 @@ static int store_entry(pm_cache *c, const key_info *k, const char *entry_path, c
         rc = pm_err_errno(err, PM_ERR_IO, "write %s", tmp);
         goto cleanup;
     }
-    /* publish and count under one lock so bytes/entries stay exact with concurrent writers */
+    *flen_out = flen;
+cleanup:
+    if (rc && tmp[0]) {
+        unlink(tmp);
+        tmp[0] = 0;
+    }
+    free(file);
+    return rc;
+}
+
+/* Publishes a prepared entry and counts it: under the stats lock, so bytes/entries stay exact with
+ * concurrent writers. tmp is consumed. */
+static int publish_entry(pm_cache *c, const char *entry_path, char tmp[PATH_MAX + 16], size_t flen,
+                         uint64_t v[ST_N], int *stored, pm_err *err)
+{
+    int rc = PM_OK;
     struct stat old;
     if (remove_junk(entry_path)) {
         rc = pm_err_set(err, PM_ERR_IO, "cannot remove junk at %s", entry_path);
@@ -1646,7 +1664,7 @@ static int store_entry(pm_cache *c, const key_info *k, const char *entry_path, c
 cleanup:
     if (tmp[0])
         unlink(tmp);
-    free(file);
+    tmp[0] = 0;
     return rc;
 }
 
@@ -1746,9 +1764,10 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
     char **odata = calloc(k->n_outputs + 1, sizeof *odata);
     uint64_t *olen = calloc(k->n_outputs + 1, sizeof *olen);
     pre_output *pre = calloc(k->n_outputs + 1, sizeof *pre);
-    char **argv = NULL, depfile[PATH_MAX], why[400];
+    char **argv = NULL, depfile[PATH_MAX], why[400], tmp[PATH_MAX + 16];
+    size_t flen = 0;
     dep_list deps = {0};
-    depfile[0] = 0;
+    depfile[0] = tmp[0] = 0;
     int own_depfile = 0;
     if (!odata || !olen || !pre) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -1823,22 +1842,13 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
         warn(res, "not cached: %s", why);
         store = 0;
     }
-    uint64_t v[ST_N];
     pm_err serr;
-    if (stats_lock(c, v, &serr)) {
-        warn(res, "cache not updated: %s", serr.msg);
-        goto cleanup;
-    }
-    v[ST_MISSES]++;
-    if (res->corrupt)
-        v[ST_CORRUPT]++;
     if (store) {
         entry e = {.wall_s = res->cmd_wall_s, .exit_code = 0, .out = res->out, .err = res->err,
                    .out_len = res->out_len, .err_len = res->err_len, .n_outputs = (uint32_t)k->n_outputs,
                    .data = (const char **)odata, .len = olen, .n_deps = (uint32_t)deps.n};
         uint32_t *dl = calloc(deps.n + 1, sizeof *dl);
         if (!dl) {
-            stats_unlock(c, NULL, &serr);
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             goto cleanup;
         }
@@ -1847,13 +1857,25 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
         e.dep_path = (const char **)deps.path;
         e.dep_len = dl;
         e.dep_h = deps.h;
-        if (store_entry(c, k, entry_path, &e, v, &res->stored, &serr))
+        if (prepare_entry(k, entry_path, &e, tmp, &flen, &serr))
             warn(res, "result not cached: %s", serr.msg);
         free(dl);
     }
+    uint64_t v[ST_N];
+    if (stats_lock(c, v, &serr)) {
+        warn(res, "cache not updated: %s", serr.msg);
+        goto cleanup;
+    }
+    v[ST_MISSES]++;
+    if (res->corrupt)
+        v[ST_CORRUPT]++;
+    if (tmp[0] && publish_entry(c, entry_path, tmp, flen, v, &res->stored, &serr))
+        warn(res, "result not cached: %s", serr.msg);
     if (stats_unlock(c, v, &serr))
         warn(res, "cache not updated: %s", serr.msg);
 cleanup:
+    if (tmp[0])
+        unlink(tmp);
     if (own_depfile)
         unlink(depfile);
     for (size_t i = 0; odata && i < k->n_outputs; i++)

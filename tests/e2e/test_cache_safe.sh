@@ -70,6 +70,9 @@ expect_eq "nothing stored without an output" "$(stat_of stores)/$(stat_of entrie
 [ -f x.o ] && [ -f x.d ] && cmp -s x.d ref.d && ok "hit restores the object and the -MF file" \
   || fail "hit restores the object and the -MF file"
 
+"$P" cache exec -- gcc -MD -MF a.d -c x.c -o a.o; "$P" cache exec -- gcc -MD -MF b.d -c x.c -o b.o
+grep -q '^b.o:' b.d && ok "the -MF file names this run's target, not an earlier run's" || { fail "-MF target"; cat b.d; }
+
 # --- headers: a changed #include is a miss, explain says which ---
 "$P" cache clear
 printf '#define K 3\n' > h.h
