@@ -21,7 +21,9 @@
 #include "gen.h"
 #include "parse.h"
 #include "run.h"
+#include "stats.h"
 #include "store.h"
+#include "store_query.h"
 #include "sweep_ov.h"
 #include "util.h"
 
@@ -397,6 +399,55 @@ cleanup:
     return rc;
 }
 
+/* Adaptive repeats (repeats = auto): the next round holds one more cold run of each config that has not settled
+ * (pm_stats_settled on its ok cold walls; at most max_repeats runs of any status), shuffled like any
+ * interleaved round. Reads the store, so a resumed sweep continues where it stopped. */
+static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err)
+{
+    const pm_spec *s = x->spec;
+    int rc = PM_OK;
+    *n_tasks = 0;
+    task *t = calloc((size_t)s->n_configs + 1, sizeof *t);
+    if (!t)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (int c = 0; c < s->n_configs && !rc; c++) {
+        int done = 0;
+        double *walls = NULL;
+        size_t n_ok = 0;
+        if ((rc = pm_store_runs_done(x->store, x->cs[c].id, "cold", &done, err)) ||
+            (rc = pm_sq_cold_walls(pm_store_db(x->store), x->cs[c].id, &walls, &n_ok, err)))
+            break;
+        if (done < s->max_repeats &&
+            !pm_stats_settled(walls, n_ok, (size_t)s->min_repeats, 0, s->precision))
+            t[(*n_tasks)++] = (task){.config = c, .repeat = done, .mode = "cold"};
+        free(walls);
+    }
+    if (!rc && s->interleaved && *n_tasks > 1) {
+        int *order = malloc((size_t)*n_tasks * sizeof *order);
+        task *shuffled = malloc((size_t)*n_tasks * sizeof *shuffled);
+        if (!order || !shuffled) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        } else {
+            for (int k = 0; k < *n_tasks; k++)
+                order[k] = k;
+            shuffle(order, *n_tasks, state);
+            for (int k = 0; k < *n_tasks; k++)
+                shuffled[k] = t[order[k]];
+            memcpy(t, shuffled, (size_t)*n_tasks * sizeof *t);
+        }
+        free(order);
+        free(shuffled);
+    }
+    if (rc) {
+        free(t);
+        *n_tasks = 0;
+        return rc;
+    }
+    free(*tasks);
+    *tasks = t;
+    return PM_OK;
+}
+
 static char *sweep_meta(sweep_ctx *x)
 {
     struct utsname u;
@@ -419,7 +470,14 @@ static char *sweep_meta(sweep_ctx *x)
     } else {
         json_object_set_new(o, "device", json_string(x->spec->ov_device));
     }
-    json_object_set_new(o, "repeats", json_integer(x->spec->repeats));
+    if (x->spec->repeats_auto) {
+        json_object_set_new(o, "repeats", json_string("auto"));
+        json_object_set_new(o, "min_repeats", json_integer(x->spec->min_repeats));
+        json_object_set_new(o, "max_repeats", json_integer(x->spec->max_repeats));
+        json_object_set_new(o, "precision", json_real(x->spec->precision));
+    } else {
+        json_object_set_new(o, "repeats", json_integer(x->spec->repeats));
+    }
     json_object_set_new(o, "timeout_s", json_real(x->spec->timeout_s));
     json_object_set_new(o, "mem_limit_bytes", json_integer((json_int_t)x->spec->mem_limit));
     json_object_set_new(o, "cold", json_string("each repeat is a fresh process per step; no compiler cache; "
@@ -427,6 +485,58 @@ static char *sweep_meta(sweep_ctx *x)
     char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(o);
     return s;
+}
+
+typedef struct batch_state {
+    double t0;
+    int done;        /* runs finished (or planned, dry run) in this invocation */
+    int already;     /* found in the store at start */
+    int capped;      /* opts->max_runs reached */
+} batch_state;
+
+/* Runs one batch of tasks. Progress counts what is left: this batch's remaining runs plus `after` runs known
+ * to follow (adaptive rounds add to it as they are planned). */
+static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, batch_state *bs, pm_sweep_summary *sum,
+                     pm_err *err)
+{
+    const pm_sweep_opts *opts = x->opts;
+    for (int i = 0; i < n_tasks; i++) {
+        const char *status = "planned";
+        double wall = 0;
+        if (opts->stop && *opts->stop) {
+            sum->interrupted = 1;
+            break;
+        }
+        if (opts->max_runs > 0 && bs->done >= opts->max_runs) {
+            bs->capped = 1;
+            break;
+        }
+        if (!opts->dry_run) {
+            int rc = run_task(x, &tasks[i], &status, &wall, err);
+            if (rc)
+                return rc;
+            if (!strcmp(status, "interrupted")) {
+                sum->interrupted = 1;
+                break;
+            }
+            sum->ran++;
+            if (!strcmp(status, "ok"))
+                sum->ok++;
+            else
+                sum->failed++;
+        }
+        bs->done++;
+        if (opts->progress) {
+            double el = pm_util_now() - bs->t0;
+            int left = n_tasks - i - 1 + after;
+            pm_sweep_progress p = {.done = bs->done, .total = bs->done + left, .already_done = bs->already,
+                                   .failed = sum->failed, .elapsed_s = el, .eta_s = el / bs->done * left,
+                                   .config_key = x->spec->configs[tasks[i].config].key, .mode = tasks[i].mode,
+                                   .repeat = tasks[i].repeat, .status = status, .wall_s = wall};
+            opts->progress(opts->progress_user, &p);
+        }
+    }
+    return PM_OK;
 }
 
 int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err)
@@ -504,39 +614,32 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     }
     if (opts->max_runs > 0 && n_tasks > opts->max_runs)
         n_tasks = opts->max_runs;
-    sum->planned = n_tasks;
     sum->already_done = already;
 
     double t0 = pm_util_now();
-    for (int i = 0; i < n_tasks; i++) {
-        const char *status = "planned";
-        double wall = 0;
-        if (opts->stop && *opts->stop) {
-            sum->interrupted = 1;
-            break;
-        }
-        if (!opts->dry_run) {
-            if ((rc = run_task(&x, &tasks[i], &status, &wall, err)))
-                goto cleanup;
-            if (!strcmp(status, "interrupted")) {
-                sum->interrupted = 1;
-                break;
-            }
-            sum->ran++;
-            if (!strcmp(status, "ok"))
-                sum->ok++;
-            else
-                sum->failed++;
-        }
-        if (opts->progress) {
-            double el = pm_util_now() - t0;
-            pm_sweep_progress p = {.done = i + 1, .total = n_tasks, .already_done = already, .failed = sum->failed,
-                                   .elapsed_s = el, .eta_s = el / (i + 1) * (n_tasks - i - 1),
-                                   .config_key = spec->configs[tasks[i].config].key, .mode = tasks[i].mode,
-                                   .repeat = tasks[i].repeat, .status = status, .wall_s = wall};
-            opts->progress(opts->progress_user, &p);
-        }
+    batch_state bs = {.t0 = t0, .already = already};
+    if (!spec->repeats_auto || opts->dry_run) {
+        rc = run_batch(&x, tasks, n_tasks, 0, &bs, sum, err);
+    } else {
+        /* The first round(s) up to min_repeats, then rounds of the configs not settled, then the warm runs. */
+        int n_cold = 0;
+        while (n_cold < n_tasks && !strcmp(tasks[n_cold].mode, "cold"))
+            n_cold++;
+        int n_rest = n_tasks - n_cold;
+        task *rest = tasks + n_cold, *round = NULL;
+        unsigned state = spec->seed ? spec->seed + 7919 : 7919;
+        rc = run_batch(&x, tasks, n_cold, n_rest, &bs, sum, err);
+        int n_round = 0;
+        while (!rc && !sum->interrupted && !bs.capped && !(rc = plan_round(&x, &state, &round, &n_round, err)) &&
+               n_round > 0)
+            rc = run_batch(&x, round, n_round, n_rest, &bs, sum, err);
+        free(round);
+        if (!rc && !sum->interrupted && !bs.capped)
+            rc = run_batch(&x, rest, n_rest, 0, &bs, sum, err);
     }
+    sum->planned = spec->repeats_auto ? bs.done : n_tasks;
+    if (rc)
+        goto cleanup;
     sum->wall_s = pm_util_now() - t0;
     if (x.versions && json_object_size(x.versions)) {
         /* The versions the compiles reported join the store's meta table and the sweep's method metadata. */
