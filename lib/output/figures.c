@@ -270,26 +270,40 @@ static int fig_why(const fig_ctx *x, char **body)
         fprintf(d, "\n\n");
     }
     fclose(d);
+    /* Small multiples: one panel per heavy pass, each on its own axes, each fit drawn only over the sizes it was
+     * fitted on (a sampled range), so no panel extrapolates. */
+    size_t np = a->n_fits, cols = np <= 1 ? 1 : np <= 4 ? 2 : 3, rows = (np + cols - 1) / cols;
     char *b = NULL;
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
-    fprintf(f, "set title 'Why costly: heavy pass time vs IR size it processes (log-log, power-law fit)'\n"
-               "set logscale xy\nset xlabel 'IR size (ops; NPU: tasks or tiles)'\nset ylabel 'pass wall time (s)'\nplot ");
-    for (size_t i = 0; i < a->n_fits; i++) {
+    fprintf(f, "set multiplot layout %zu,%zu title 'Why costly: heavy pass time vs the IR size at its stage entry "
+               "(log-log, power-law fit over the measured range)'\nset logscale xy\nset key inside top left box opaque font ',9'\n"
+               "set ylabel 'pass wall (s)'\nset format x '%%.0e'\n", rows, cols);
+    for (size_t i = 0; i < np; i++) {
         const pm_an_fit *fit = &a->fits[i];
-        char t[256];
-        snprintf(t, sizeof t, "%s [%s]", fit->name, fit->x_metric);
-        fprintf(f, "%s'why-costly.dat' index %zu using 1:2 with points pt 7 lc rgb '%s' title ", i ? ", " : "", i,
-                color((int)i));
+        double lo = INFINITY, hi = -INFINITY;
+        for (int k = 0; k < fit->n; k++) {
+            lo = fit->x[k] < lo ? fit->x[k] : lo;
+            hi = fit->x[k] > hi ? fit->x[k] : hi;
+        }
+        char t[320];
+        snprintf(t, sizeof t, "%s (%s)", fit->name, a->stages[fit->stage]);
+        fprintf(f, "set title ");
         q(f, t);
-        if (!isnan(fit->exponent)) {
-            snprintf(t, sizeof t, "fit: x^%.2f [%.2f, %.2f], R2 %.3f%s", fit->exponent, fit->lo, fit->hi, fit->r2,
-                     fit->superlinear ? " SUPERLINEAR" : "");
-            fprintf(f, ", %.6g*x**%.6g with lines lw 2 lc rgb '%s' title ", fit->prefactor, fit->exponent, color((int)i));
+        fprintf(f, " font ',10'\nset xlabel ");
+        q(f, fit->x_metric);
+        fprintf(f, "\nplot 'why-costly.dat' index %zu using 1:2 with points pt 7 lc rgb '%s' title 'configs'", i,
+                color((int)i));
+        if (!isnan(fit->exponent) && fit->n > 0 && hi > lo) {
+            snprintf(t, sizeof t, "x^%.2f [%.2f, %.2f], R2 %.2f%s", fit->exponent, fit->lo, fit->hi, fit->r2,
+                     fit->superlinear ? " superlinear" : "");
+            fprintf(f, ", [%.6g:%.6g] %.6g*x**%.6g with lines lw 2 lc rgb '%s' title ", lo, hi, fit->prefactor,
+                    fit->exponent, color((int)i));
             q(f, t);
         }
+        fputc('\n', f);
     }
-    fputc('\n', f);
+    fprintf(f, "unset multiplot\n");
     fclose(f);
     *body = b;
     return 0;
@@ -520,7 +534,7 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
             snprintf(note, sizeof note, "%s in this sweep", what);
             fg->note = strdup(note);
         } else {
-            int w = i == 4 ? 1400 : 1000, h = i == 4 ? 640 : 720;
+            int w = i == 4 || i == 2 ? 1400 : 1000, h = i == 4 ? 640 : i == 2 ? 900 : 720;
             if (write_script(dir, fg->name, body, w, h))
                 rc = pm_err_errno(err, PM_ERR_IO, "writing %s/%s.gp", dir, fg->name);
             else

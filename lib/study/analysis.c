@@ -58,7 +58,7 @@ void pm_analysis_free(pm_analysis *a)
     for (size_t i = 0; i < a->n_configs; i++) {
         pm_an_config *c = &a->configs[i];
         free(c->key); free(c->kind); free(c->family); free(c->size); free(c->precision); free(c->variant);
-        free(c->share); free(c->stage_s); free(c->passes);
+        free(c->share); free(c->stage_s); free(c->passes); free(c->stage_ir);
     }
     free(a->configs);
     free_regime(&a->regime_llm);

@@ -45,6 +45,7 @@ typedef struct pm_an_config {
     size_t n_passes;
     double warm_s, cache_ratio;   /* warm geometric-mean wall, cold/warm; NAN without warm runs */
     double ir_ops, llvm_ops, npu_tasks, npu_tiles;   /* means of run metrics; NAN when absent */
+    double *stage_ir;             /* [n_stages] IR ops at the entry of each stage (ir.stage.<stage>); NAN: absent */
     int instrumented;             /* NPU: compiled with instrumentation switches (analysis_npu.c) */
 } pm_an_config;
 
@@ -69,7 +70,9 @@ typedef struct pm_an_regime {
 typedef struct pm_an_fit {        /* pass time = a * x^exponent */
     const char *tool, *name;
     int stage;
-    const char *x_metric;         /* "ir.ops", "ir.llvm_ops", "npu.tasks", "npu.tiles" */
+    const char *x_metric;         /* the size at the entry of the pass's own stage: "ir.stage.<stage>" (embedded
+                                     mlir-opt stages), "ir.llvm_ops" (llc, mlir-translate), "npu.tiles" / "npu.tasks"
+                                     (NPU); "ir.ops" (input size) when the stage's entry was not measured */
     int n;
     double exponent, lo, hi, r2, prefactor;
     int superlinear;              /* lower CI bound > 1 */

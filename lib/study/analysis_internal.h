@@ -79,7 +79,7 @@ const char *an_stage_name(const pm_analysis *a, int s);
 void an_sort_series(pm_an_series *sr);
 int an_cmp_config(const void *pa, const void *pb);
 int an_cmp_pass(const void *pa, const void *pb);
-double an_config_metric(const pm_an_config *c, const char *m);
+double an_config_metric(const pm_analysis *a, const pm_an_config *c, const char *m);
 int an_nomem(pm_err *err);
 
 /* In a section with `int rc` and a `cleanup:` label. */

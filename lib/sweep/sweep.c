@@ -38,6 +38,10 @@ typedef struct config_state {
     char dir[PATH_MAX];
     char input[PATH_MAX];
     pm_gen_info info;
+    /* IR size at the entry of each stage (embedded): measured once per config, outside the timed runs */
+    char stage_metric[PM_EMBEDDED_N_PROBES][64];
+    double stage_ops[PM_EMBEDDED_N_PROBES];
+    int n_stage, stage_measured;
 } config_state;
 
 /* snprintf that reports truncation instead of silently cutting a path. */
@@ -188,6 +192,26 @@ typedef struct sweep_ctx {
     json_t *versions;   /* openvino: what the compiles reported, written once at the end */
 } sweep_ctx;
 
+/* Embedded: the IR each stage processes, once per config before its first timed run in this invocation (an extra
+ * mlir-opt with op counts at the stage boundaries), recorded with every run as ir.stage.<stage>. A config whose
+ * probe fails (e.g. a compile that fails) just has no stage sizes: the analysis then uses its input size. */
+static void measure_stage_sizes(sweep_ctx *x, const pm_spec_config *c, config_state *cs)
+{
+    pm_err perr = {0};
+    cs->stage_measured = 1;
+    pm_embedded_opts eo = {.bindir = x->tools.bindir, .tile = c->tile, .unroll = c->unroll,
+                           .no_rollback = c->no_rollback};
+    pm_embedded_stage_size sz[PM_EMBEDDED_N_PROBES];
+    if (pm_embedded_stage_sizes(&eo, &x->tools, cs->input, cs->dir, x->spec->timeout_s, sz, &perr))
+        return;
+    cs->n_stage = 0;
+    for (int i = 0; i < PM_EMBEDDED_N_PROBES; i++)
+        if (sz[i].ops > 0) {
+            snprintf(cs->stage_metric[cs->n_stage], sizeof cs->stage_metric[0], "ir.stage.%s", sz[i].stage);
+            cs->stage_ops[cs->n_stage++] = sz[i].ops;
+        }
+}
+
 static int backend_steps(sweep_ctx *x, const pm_spec_config *c, const config_state *cs, const char *dir,
                          pm_steps *steps, pm_err *err)
 {
@@ -209,7 +233,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
     pm_run_result results[8];
     pm_step_record recs[8];
     char *argvs[8] = {0}, *tails[8] = {0};
-    pm_metric metrics[16];
+    pm_metric metrics[16 + PM_EMBEDDED_N_PROBES];
     int n_metrics = 0, n_done = 0, rc;
     const char *status = "ok";
     double import_s = -1;
@@ -221,6 +245,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
 
     if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)))
         goto cleanup;
+    if (!strcmp(x->spec->backend, "embedded") && !cs->stage_measured)
+        measure_stage_sizes(x, c, cs);   /* before the steps: outside every timed region */
     pm_util_remove_tree(dir); /* a leftover from an interrupted run is not a result */
     if ((rc = pm_util_mkdir_p(dir, err)) || (rc = backend_steps(x, c, cs, dir, &steps, err)))
         goto cleanup;
@@ -300,6 +326,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         metrics[n_metrics++] = (pm_metric){"ir.ops", cs->info.linalg_ops};
     if (cs->info.weight_bytes > 0)
         metrics[n_metrics++] = (pm_metric){"ir.weight_bytes", (double)cs->info.weight_bytes};
+    for (int i = 0; i < cs->n_stage; i++)
+        metrics[n_metrics++] = (pm_metric){cs->stage_metric[i], cs->stage_ops[i]};
     /* Each step's output, by its kind (the back end names them): LLVM IR instructions, bytecode and object sizes. */
     for (int i = 0; i < n_done; i++) {
         const char *o = steps.items[i].output, *ext = o ? strrchr(o, '.') : NULL;
