@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Bump when the DDL changes; older passmaps refuse newer databases instead of misreading them. */
-#define PM_STORE_SCHEMA_VERSION 1
+/* The schema is schema_sql (version 1) followed by the migrations below, in order; the version is the last
+ * migration's. Older passmaps refuse newer databases instead of misreading them. */
 /* 'pmap': marks the file as ours, so a foreign SQLite database is rejected clearly. */
 #define PM_STORE_APPLICATION_ID 0x706d6170
 #define PM_STORE_BUSY_TIMEOUT_MS 10000
@@ -119,11 +119,60 @@ static const char schema_sql[] =
     "  JOIN config c ON c.id = r.config_id\n"
     "  JOIN sweep sw ON sw.id = c.sweep_id;\n";
 
+/* Ordered schema changes after version 1. An existing database gets each missing step in one transaction
+ * when a writer opens it; a new one gets them all. Add a step at the end, never edit a landed one. */
+typedef struct migration {
+    int version;
+    const char *what;
+    const char *sql;
+} migration;
+
+static const migration migrations[] = {
+    {2, "hosts, shard plans, merge log",
+     "CREATE TABLE host(\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  name TEXT NOT NULL,\n"
+     "  fingerprint TEXT NOT NULL,\n"  /* hash of the fields below (pm_host_fingerprint) */
+     "  cpu_model TEXT,\n"
+     "  cores INTEGER,\n"
+     "  kernel TEXT,\n"
+     "  machine TEXT,\n"
+     "  compiler TEXT,\n"
+     "  first_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
+     "  UNIQUE(name, fingerprint)\n"
+     ");\n"
+     "ALTER TABLE run ADD COLUMN host_id INTEGER REFERENCES host(id);\n"
+     /* (config, mode, repeat) names a run: resume and merge look runs up by it. */
+     "DROP INDEX run_config_mode;\n"
+     "CREATE INDEX run_key ON run(config_id, mode, repeat);\n"
+     "CREATE TABLE shard(\n"
+     "  sweep_id INTEGER NOT NULL REFERENCES sweep(id) ON DELETE CASCADE,\n"
+     "  shard_k INTEGER NOT NULL,\n"
+     "  shard_n INTEGER NOT NULL,\n"
+     "  config_key TEXT NOT NULL,\n"
+     "  cold INTEGER NOT NULL,\n"        /* runs planned per mode */
+     "  cache_miss INTEGER NOT NULL,\n"
+     "  warm INTEGER NOT NULL,\n"
+     "  PRIMARY KEY(sweep_id, shard_n, config_key)\n"
+     ") WITHOUT ROWID;\n"
+     "CREATE TABLE merge_log(\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  source TEXT NOT NULL,\n"
+     "  sweep TEXT,\n"
+     "  runs_merged INTEGER NOT NULL,\n"
+     "  runs_skipped INTEGER NOT NULL,\n"
+     "  forced INTEGER NOT NULL,\n"      /* 1: spec or compiler differed and --force merged it anyway */
+     "  note TEXT,\n"
+     "  merged_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))\n"
+     ");\n"},
+};
+#define PM_STORE_SCHEMA_VERSION (migrations[sizeof migrations / sizeof migrations[0] - 1].version)
+
 enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK,
     S_SWEEP, S_CONFIG, S_RUNS_DONE,
     S_RUN, S_STEP, S_PASS, S_METRIC,
-    S_META_SET, S_META_GET,
+    S_META_SET, S_META_GET, S_HOST, S_SHARD,
     S__COUNT
 };
 
@@ -145,9 +194,9 @@ static const char *const stmt_sql[S__COUNT] = {
                  "RETURNING id",
     [S_RUNS_DONE] = "SELECT count(*) FROM run WHERE config_id = ?1 AND mode = ?2",
     [S_RUN] = "INSERT INTO run(config_id, repeat, mode, status, wall_s, user_s, sys_s, maxrss_kb,\n"
-              "  started_at, note)\n"
+              "  started_at, note, host_id)\n"
               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,\n"
-              "  strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') - coalesce(?5, 0) / 86400.0), ?9)",
+              "  strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') - coalesce(?5, 0) / 86400.0), ?9, ?10)",
     [S_STEP] = "INSERT INTO step(run_id, seq, tool, argv, status, wall_s, user_s, sys_s, maxrss_kb,\n"
                "  instructions, exit_code, term_signal, report_format, report_wall_s, stderr_tail)\n"
                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
@@ -157,12 +206,21 @@ static const char *const stmt_sql[S__COUNT] = {
     [S_META_SET] = "INSERT INTO meta(key, value) VALUES(?1, ?2)\n"
                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     [S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+    [S_HOST] = "INSERT INTO host(name, fingerprint, cpu_model, cores, kernel, machine, compiler)\n"
+               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)\n"
+               "ON CONFLICT(name, fingerprint) DO UPDATE SET name = excluded.name\n"
+               "RETURNING id",
+    [S_SHARD] = "INSERT INTO shard(sweep_id, shard_k, shard_n, config_key, cold, cache_miss, warm)\n"
+                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)\n"
+                "ON CONFLICT(sweep_id, shard_n, config_key) DO UPDATE SET shard_k = excluded.shard_k,\n"
+                "  cold = excluded.cold, cache_miss = excluded.cache_miss, warm = excluded.warm",
 };
 
 struct pm_store {
     sqlite3 *db;
     char *path;
     int readonly;
+    int version;
     sqlite3_stmt *stmt[S__COUNT];
 };
 
@@ -225,9 +283,18 @@ static int pragma_int(pm_store *st, const char *sql, int *value, pm_err *err)
     return rc;
 }
 
-/* Checks user_version and application_id; creates the schema in a fresh file when allowed. Runs inside
- * BEGIN IMMEDIATE for writers, so two processes opening a new file do not both create it. */
-static int check_schema(pm_store *st, int may_create, pm_err *err)
+static int set_version(pm_store *st, int version, pm_err *err)
+{
+    char pragmas[128];
+    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version = %d; PRAGMA application_id = %d;", version,
+             PM_STORE_APPLICATION_ID);
+    return exec_sql(st, pragmas, err, "set schema version");
+}
+
+/* Checks user_version and application_id; creates the schema in a fresh file and applies missing migrations
+ * when allowed (a writer). Runs inside BEGIN IMMEDIATE for writers, so two processes opening a new file do not
+ * both create it and a migration is all or nothing. A reader of an older database keeps its version. */
+static int check_schema(pm_store *st, int may_write, pm_err *err)
 {
     int version = 0, app_id = 0, n_objects = 0, rc;
     if ((rc = pragma_int(st, "PRAGMA user_version", &version, err)) != PM_OK ||
@@ -241,19 +308,28 @@ static int check_schema(pm_store *st, int may_create, pm_err *err)
         return pm_err_set(err, PM_ERR_UNSUPPORTED,
                           "%s: database schema version %d is newer than this passmap supports (%d); "
                           "use a newer passmap", st->path, version, PM_STORE_SCHEMA_VERSION);
-    if (version == PM_STORE_SCHEMA_VERSION && app_id == PM_STORE_APPLICATION_ID)
+    if (version == 0 || app_id != PM_STORE_APPLICATION_ID) {
+        if (version != 0 || n_objects != 0)
+            return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (schema version %d, %d objects)",
+                              st->path, version, n_objects);
+        if (!may_write)
+            return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: empty database, not a passmap database", st->path);
+        if ((rc = exec_sql(st, schema_sql, err, "create schema")) != PM_OK || (rc = set_version(st, 1, err)) != PM_OK)
+            return rc;
+        version = 1;
+    }
+    st->version = version;
+    if (!may_write)
         return PM_OK;
-    if (version != 0 || n_objects != 0)
-        return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (schema version %d, %d objects)",
-                          st->path, version, n_objects);
-    if (!may_create)
-        return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: empty database, not a passmap database", st->path);
-    if ((rc = exec_sql(st, schema_sql, err, "create schema")) != PM_OK)
-        return rc;
-    char pragmas[128];
-    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version = %d; PRAGMA application_id = %d;",
-             PM_STORE_SCHEMA_VERSION, PM_STORE_APPLICATION_ID);
-    return exec_sql(st, pragmas, err, "set schema version");
+    for (size_t i = 0; i < sizeof migrations / sizeof migrations[0]; i++) {
+        if (migrations[i].version <= version)
+            continue;
+        if ((rc = exec_sql(st, migrations[i].sql, err, migrations[i].what)) != PM_OK ||
+            (rc = set_version(st, migrations[i].version, err)) != PM_OK)
+            return pm_err_wrap(err, "upgrading to schema version %d", migrations[i].version);
+        st->version = migrations[i].version;
+    }
+    return PM_OK;
 }
 
 static int store_open(const char *path, int readonly, pm_store **out, pm_err *err)
@@ -330,6 +406,16 @@ void pm_store_close(pm_store *st)
 sqlite3 *pm_store_db(pm_store *st)
 {
     return st ? st->db : NULL;
+}
+
+const char *pm_store_path(pm_store *st)
+{
+    return st ? st->path : NULL;
+}
+
+int pm_store_schema_version(pm_store *st)
+{
+    return st ? st->version : 0;
 }
 
 /* Binding helpers; each returns an SQLite result code, collected with |= (SQLITE_OK is 0). */
@@ -520,7 +606,8 @@ int pm_store_record_run(pm_store *st, const pm_run_record *rec, int64_t *run_id,
     int brc = sqlite3_bind_int64(s, 1, rec->config_id) | sqlite3_bind_int(s, 2, rec->repeat) |
               bind_text(s, 3, rec->mode) | bind_text(s, 4, rec->status) | bind_real_nonneg(s, 5, rec->wall_s) |
               bind_real_nonneg(s, 6, rec->user_s) | bind_real_nonneg(s, 7, rec->sys_s) |
-              bind_int_nonneg(s, 8, rec->maxrss_kb) | bind_text(s, 9, rec->note);
+              bind_int_nonneg(s, 8, rec->maxrss_kb) | bind_text(s, 9, rec->note) |
+              (rec->host_id > 0 ? sqlite3_bind_int64(s, 10, rec->host_id) : sqlite3_bind_null(s, 10));
     if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
         rc = db_err(st, err, "run");
     done_stmt(s);
@@ -577,6 +664,39 @@ int pm_store_meta_get(pm_store *st, const char *key, char **value, pm_err *err)
     } else {
         rc = db_err(st, err, "meta get");
     }
+    done_stmt(s);
+    return rc;
+}
+
+int pm_store_host(pm_store *st, const pm_host *h, int64_t *host_id, pm_err *err)
+{
+    if (!h || !h->name[0] || !h->fingerprint[0])
+        return pm_err_set(err, PM_ERR_USAGE, "store: host needs a name and a fingerprint");
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_HOST, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    if ((bind_text(s, 1, h->name) | bind_text(s, 2, h->fingerprint) | bind_text(s, 3, h->cpu_model) |
+         sqlite3_bind_int(s, 4, h->cores) | bind_text(s, 5, h->kernel) | bind_text(s, 6, h->machine) |
+         bind_text(s, 7, h->compiler)) != SQLITE_OK) {
+        rc = db_err(st, err, "host: bind");
+        done_stmt(s);
+        return rc;
+    }
+    return step_returning_id(st, s, host_id, err, "host");
+}
+
+int pm_store_shard_plan(pm_store *st, int64_t sweep_id, int shard_k, int shard_n, const char *config_key,
+                        int cold, int cache_miss, int warm, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_SHARD, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    if ((sqlite3_bind_int64(s, 1, sweep_id) | sqlite3_bind_int(s, 2, shard_k) | sqlite3_bind_int(s, 3, shard_n) |
+         bind_text(s, 4, config_key) | sqlite3_bind_int(s, 5, cold) | sqlite3_bind_int(s, 6, cache_miss) |
+         sqlite3_bind_int(s, 7, warm)) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
+        rc = db_err(st, err, "shard plan");
     done_stmt(s);
     return rc;
 }

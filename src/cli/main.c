@@ -22,6 +22,8 @@ static const struct command commands[] = {
     {"sweep", cmd_sweep, "run a sweep spec (matrix of configs x repeats) into SQLite"},
     {"report", cmd_report, "analyse a results database: stages, regimes, fits, fixes, HTML"},
     {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
+    {"merge", cmd_merge, "merge shard databases (or any studies of the same spec) into one"},
+    {"status", cmd_status, "done/left per shard of a sweep database"},
     {"cache", cmd_cache, "content-addressed cache of compiled artifacts"},
     {"ov-compile", cmd_ov_compile, "compile (and import) one OpenVINO model, used by the openvino back end"},
 };

@@ -137,7 +137,9 @@ static void schema_is_created(void **state)
     assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
     sqlite3 *db = pm_store_db(st);
     char buf[64];
-    assert_int_equal(q_int(db, "PRAGMA user_version"), 1);
+    /* version 1 plus the migrations, each step applied to a fresh file too */
+    assert_true(q_int(db, "PRAGMA user_version") >= 2);
+    assert_int_equal(q_int(db, "PRAGMA user_version"), pm_store_schema_version(st));
     assert_string_equal(q_text(db, "PRAGMA journal_mode", buf, sizeof buf), "wal");
     assert_int_equal(q_int(db, "PRAGMA foreign_keys"), 1);
     assert_int_equal(q_int(db, "PRAGMA synchronous"), 1); /* NORMAL */
@@ -145,12 +147,81 @@ static void schema_is_created(void **state)
                                "('sweep','config','run','step','pass_time','metric','meta')"), 7);
     assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='view' AND name='v_pass'"), 1);
     assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='index' AND name IN "
-                               "('run_config_mode','metric_run','metric_step')"), 3);
+                               "('run_key','metric_run','metric_step')"), 3);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name IN "
+                               "('host','shard','merge_log')"), 3);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('run') WHERE name = 'host_id'"), 1);
+    int version = pm_store_schema_version(st);
     pm_store_close(st);
     /* Reopening an existing database keeps it. */
     assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
-    assert_int_equal(q_int(pm_store_db(st), "PRAGMA user_version"), 1);
+    assert_int_equal(q_int(pm_store_db(st), "PRAGMA user_version"), version);
     pm_store_close(st);
+}
+
+/* A database of schema 1 (as passmap wrote it before hosts existed) is read as is and upgraded by a writer,
+ * keeping its runs. */
+static void schema_1_is_migrated(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(f->path, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw,
+        "CREATE TABLE sweep(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, backend TEXT, spec_text TEXT,"
+        "  meta_json TEXT, created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));"
+        "CREATE TABLE config(id INTEGER PRIMARY KEY, sweep_id INTEGER NOT NULL REFERENCES sweep(id) ON DELETE CASCADE,"
+        "  key TEXT NOT NULL, kind TEXT NOT NULL, family TEXT, size TEXT, window INTEGER, precision TEXT,"
+        "  resolution INTEGER, layers INTEGER, variant TEXT, params_json TEXT, UNIQUE(sweep_id, key));"
+        "CREATE TABLE run(id INTEGER PRIMARY KEY, config_id INTEGER NOT NULL REFERENCES config(id) ON DELETE CASCADE,"
+        "  repeat INTEGER NOT NULL, mode TEXT NOT NULL, status TEXT NOT NULL, wall_s REAL, user_s REAL, sys_s REAL,"
+        "  maxrss_kb INTEGER, started_at TEXT NOT NULL, note TEXT);"
+        "CREATE INDEX run_config_mode ON run(config_id, mode);"
+        "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+        "INSERT INTO sweep(name) VALUES('old'); INSERT INTO config(sweep_id, key, kind) VALUES(1, 'k', 'llm');"
+        "INSERT INTO run(config_id, repeat, mode, status, started_at) VALUES(1, 0, 'cold', 'ok', 'x');"
+        "PRAGMA user_version = 1; PRAGMA application_id = 1886216560;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+    pm_store *st = NULL;
+    pm_err e = {0};
+    assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_OK);
+    assert_int_equal(pm_store_schema_version(st), 1);
+    pm_store_close(st);
+    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
+    assert_true(pm_store_schema_version(st) >= 2);
+    sqlite3 *db = pm_store_db(st);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM run WHERE host_id IS NULL"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'run_config_mode'"), 0);
+    pm_host h;
+    int64_t host = 0, again = 0, run = 0;
+    assert_int_equal(pm_host_probe(&h, &e), PM_OK);
+    pm_host_set_compiler(&h, "test 1.0");
+    assert_int_equal(pm_store_host(st, &h, &host, &e), PM_OK);
+    assert_int_equal(pm_store_host(st, &h, &again, &e), PM_OK);
+    assert_int_equal(host, again);
+    pm_run_record rec = {.config_id = 1, .repeat = 1, .mode = "cold", .status = "ok", .wall_s = 1, .user_s = 1,
+                         .sys_s = 0, .host_id = host};
+    assert_int_equal(pm_store_record_run(st, &rec, &run, &e), PM_OK);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT host_id FROM run WHERE id = %lld", (long long)run);
+    assert_int_equal(q_int(db, sql), host);
+    pm_store_close(st);
+}
+
+/* The machine fingerprint changes with the compiler build, not with the host name. */
+static void host_fingerprint(void **state)
+{
+    (void)state;
+    pm_host a, b;
+    pm_err e = {0};
+    assert_int_equal(pm_host_probe(&a, &e), PM_OK);
+    assert_true(a.cores > 0);
+    assert_true(a.cpu_model[0] && a.kernel[0] && a.name[0]);
+    b = a;
+    snprintf(b.name, sizeof b.name, "elsewhere");
+    pm_host_fingerprint(&b);
+    assert_string_equal(a.fingerprint, b.fingerprint);
+    pm_host_set_compiler(&b, "LLVM 23");
+    assert_string_not_equal(a.fingerprint, b.fingerprint);
 }
 
 static void sweep_and_config_get_or_create(void **state)
@@ -516,6 +587,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(schema_is_created, setup, teardown),
+        cmocka_unit_test_setup_teardown(schema_1_is_migrated, setup, teardown),
+        cmocka_unit_test(host_fingerprint),
         cmocka_unit_test_setup_teardown(sweep_and_config_get_or_create, setup, teardown),
         cmocka_unit_test_setup_teardown(run_round_trip_keeps_tree, setup, teardown),
         cmocka_unit_test_setup_teardown(runs_done_counts_per_mode, setup, teardown),
