@@ -11,8 +11,63 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The schema is schema_sql (version 1) followed by the migrations below, in order; the version is the last
- * migration's. Older passmaps refuse newer databases instead of misreading them. */
+/* schema_sql below is version 1, frozen. Every later change is one entry appended to `migrations`
+ * (never edited, never reordered): entry i takes user_version i+1 to i+2. A new database gets version 1
+ * and then every migration, an existing one the migrations it lacks, each in the opening writer's
+ * transaction. Older passmaps refuse newer databases instead of misreading them. */
+typedef struct pm_migration {
+    const char *what;   /* for the error message */
+    const char *sql;
+} pm_migration;
+
+static const pm_migration migrations[] = {
+    /* v2 (issue 12, report): what a trace needs. start_s: the span's start offset in its step's report
+     * (NULL: the report gives none); pass_order: "timed" (every span has a start), "sequence" (rows in
+     * execution order, e.g. MLIR's tree), NULL (rows not in execution order, e.g. LLVM's list). */
+    {"trace columns", "ALTER TABLE pass_time ADD COLUMN start_s REAL;\n"
+                      "ALTER TABLE step ADD COLUMN pass_order TEXT;\n"},
+    /* v3 (issue 13, scale-out): which machine measured each run, the plan of each shard, the merges made.
+     * host.fingerprint: pm_host_fingerprint (CPU, cores, kernel, compiler build); a run names its host. */
+    {"hosts, shard plans, merge log",
+     "CREATE TABLE host(\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  name TEXT NOT NULL,\n"
+     "  fingerprint TEXT NOT NULL,\n"
+     "  cpu_model TEXT,\n"
+     "  cores INTEGER,\n"
+     "  kernel TEXT,\n"
+     "  machine TEXT,\n"
+     "  compiler TEXT,\n"
+     "  first_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
+     "  UNIQUE(name, fingerprint)\n"
+     ");\n"
+     "ALTER TABLE run ADD COLUMN host_id INTEGER REFERENCES host(id);\n"
+     /* (config, mode, repeat) names a run: resume and merge look runs up by it */
+     "DROP INDEX run_config_mode;\n"
+     "CREATE INDEX run_key ON run(config_id, mode, repeat);\n"
+     "CREATE TABLE shard(\n"
+     "  sweep_id INTEGER NOT NULL REFERENCES sweep(id) ON DELETE CASCADE,\n"
+     "  shard_k INTEGER NOT NULL,\n"
+     "  shard_n INTEGER NOT NULL,\n"
+     "  config_key TEXT NOT NULL,\n"
+     "  cold INTEGER NOT NULL,\n"        /* runs planned per mode */
+     "  cache_miss INTEGER NOT NULL,\n"
+     "  warm INTEGER NOT NULL,\n"
+     "  PRIMARY KEY(sweep_id, shard_n, config_key)\n"
+     ") WITHOUT ROWID;\n"
+     "CREATE TABLE merge_log(\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  source TEXT NOT NULL,\n"
+     "  sweep TEXT,\n"
+     "  runs_merged INTEGER NOT NULL,\n"
+     "  runs_skipped INTEGER NOT NULL,\n"
+     "  forced INTEGER NOT NULL,\n"      /* 1: spec or compiler differed and --force merged it anyway */
+     "  note TEXT,\n"
+     "  merged_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))\n"
+     ");\n"},
+};
+#define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
+#define PM_STORE_SCHEMA_VERSION (1 + PM_STORE_N_MIGRATIONS)
 /* 'pmap': marks the file as ours, so a foreign SQLite database is rejected clearly. */
 #define PM_STORE_APPLICATION_ID 0x706d6170
 #define PM_STORE_BUSY_TIMEOUT_MS 10000
@@ -119,55 +174,6 @@ static const char schema_sql[] =
     "  JOIN config c ON c.id = r.config_id\n"
     "  JOIN sweep sw ON sw.id = c.sweep_id;\n";
 
-/* Ordered schema changes after version 1. An existing database gets each missing step in one transaction
- * when a writer opens it; a new one gets them all. Add a step at the end, never edit a landed one. */
-typedef struct migration {
-    int version;
-    const char *what;
-    const char *sql;
-} migration;
-
-static const migration migrations[] = {
-    {2, "hosts, shard plans, merge log",
-     "CREATE TABLE host(\n"
-     "  id INTEGER PRIMARY KEY,\n"
-     "  name TEXT NOT NULL,\n"
-     "  fingerprint TEXT NOT NULL,\n"  /* hash of the fields below (pm_host_fingerprint) */
-     "  cpu_model TEXT,\n"
-     "  cores INTEGER,\n"
-     "  kernel TEXT,\n"
-     "  machine TEXT,\n"
-     "  compiler TEXT,\n"
-     "  first_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
-     "  UNIQUE(name, fingerprint)\n"
-     ");\n"
-     "ALTER TABLE run ADD COLUMN host_id INTEGER REFERENCES host(id);\n"
-     /* (config, mode, repeat) names a run: resume and merge look runs up by it. */
-     "DROP INDEX run_config_mode;\n"
-     "CREATE INDEX run_key ON run(config_id, mode, repeat);\n"
-     "CREATE TABLE shard(\n"
-     "  sweep_id INTEGER NOT NULL REFERENCES sweep(id) ON DELETE CASCADE,\n"
-     "  shard_k INTEGER NOT NULL,\n"
-     "  shard_n INTEGER NOT NULL,\n"
-     "  config_key TEXT NOT NULL,\n"
-     "  cold INTEGER NOT NULL,\n"        /* runs planned per mode */
-     "  cache_miss INTEGER NOT NULL,\n"
-     "  warm INTEGER NOT NULL,\n"
-     "  PRIMARY KEY(sweep_id, shard_n, config_key)\n"
-     ") WITHOUT ROWID;\n"
-     "CREATE TABLE merge_log(\n"
-     "  id INTEGER PRIMARY KEY,\n"
-     "  source TEXT NOT NULL,\n"
-     "  sweep TEXT,\n"
-     "  runs_merged INTEGER NOT NULL,\n"
-     "  runs_skipped INTEGER NOT NULL,\n"
-     "  forced INTEGER NOT NULL,\n"      /* 1: spec or compiler differed and --force merged it anyway */
-     "  note TEXT,\n"
-     "  merged_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))\n"
-     ");\n"},
-};
-#define PM_STORE_SCHEMA_VERSION (migrations[sizeof migrations / sizeof migrations[0] - 1].version)
-
 enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK,
     S_SWEEP, S_CONFIG, S_RUNS_DONE,
@@ -198,10 +204,10 @@ static const char *const stmt_sql[S__COUNT] = {
               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,\n"
               "  strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') - coalesce(?5, 0) / 86400.0), ?9, ?10)",
     [S_STEP] = "INSERT INTO step(run_id, seq, tool, argv, status, wall_s, user_s, sys_s, maxrss_kb,\n"
-               "  instructions, exit_code, term_signal, report_format, report_wall_s, stderr_tail)\n"
-               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+               "  instructions, exit_code, term_signal, report_format, report_wall_s, stderr_tail, pass_order)\n"
+               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     [S_PASS] = "INSERT INTO pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s,\n"
-               "  flags, report_index, counted) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+               "  flags, report_index, counted, start_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [S_METRIC] = "INSERT INTO metric(run_id, step_id, name, value) VALUES(?1, ?2, ?3, ?4)",
     [S_META_SET] = "INSERT INTO meta(key, value) VALUES(?1, ?2)\n"
                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -220,7 +226,7 @@ struct pm_store {
     sqlite3 *db;
     char *path;
     int readonly;
-    int version;
+    int version;        /* schema version of the file (a read-only open may see an older one) */
     sqlite3_stmt *stmt[S__COUNT];
 };
 
@@ -283,24 +289,33 @@ static int pragma_int(pm_store *st, const char *sql, int *value, pm_err *err)
     return rc;
 }
 
-static int set_version(pm_store *st, int version, pm_err *err)
+/* Applies migrations[version-1 ..] in order, bumping user_version after each (same transaction). */
+static int migrate(pm_store *st, int version, pm_err *err)
 {
-    char pragmas[128];
-    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version = %d; PRAGMA application_id = %d;", version,
-             PM_STORE_APPLICATION_ID);
-    return exec_sql(st, pragmas, err, "set schema version");
+    for (int v = version; v < PM_STORE_SCHEMA_VERSION; v++) {
+        char what[160], bump[64];
+        snprintf(what, sizeof what, "migrate schema %d -> %d (%s)", v, v + 1, migrations[v - 1].what);
+        int rc = exec_sql(st, migrations[v - 1].sql, err, what);
+        if (rc != PM_OK)
+            return rc;
+        snprintf(bump, sizeof bump, "PRAGMA user_version = %d;", v + 1);
+        if ((rc = exec_sql(st, bump, err, what)) != PM_OK)
+            return rc;
+    }
+    st->version = PM_STORE_SCHEMA_VERSION;
+    return PM_OK;
 }
 
-/* Checks user_version and application_id; creates the schema in a fresh file and applies missing migrations
- * when allowed (a writer). Runs inside BEGIN IMMEDIATE for writers, so two processes opening a new file do not
- * both create it and a migration is all or nothing. A reader of an older database keeps its version. */
-static int check_schema(pm_store *st, int may_write, pm_err *err)
+/* Checks user_version and application_id; creates the schema in a fresh file when allowed. Runs inside
+ * BEGIN IMMEDIATE for writers, so two processes opening a new file do not both create it. */
+static int check_schema(pm_store *st, int may_create, pm_err *err)
 {
     int version = 0, app_id = 0, n_objects = 0, rc;
     if ((rc = pragma_int(st, "PRAGMA user_version", &version, err)) != PM_OK ||
         (rc = pragma_int(st, "PRAGMA application_id", &app_id, err)) != PM_OK ||
         (rc = pragma_int(st, "SELECT count(*) FROM sqlite_schema", &n_objects, err)) != PM_OK)
         return rc;
+    st->version = version;
     if (app_id != 0 && app_id != PM_STORE_APPLICATION_ID)
         return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (application_id %d)",
                           st->path, app_id);
@@ -308,28 +323,26 @@ static int check_schema(pm_store *st, int may_write, pm_err *err)
         return pm_err_set(err, PM_ERR_UNSUPPORTED,
                           "%s: database schema version %d is newer than this passmap supports (%d); "
                           "use a newer passmap", st->path, version, PM_STORE_SCHEMA_VERSION);
-    if (version == 0 || app_id != PM_STORE_APPLICATION_ID) {
-        if (version != 0 || n_objects != 0)
-            return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (schema version %d, %d objects)",
-                              st->path, version, n_objects);
-        if (!may_write)
-            return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: empty database, not a passmap database", st->path);
-        if ((rc = exec_sql(st, schema_sql, err, "create schema")) != PM_OK || (rc = set_version(st, 1, err)) != PM_OK)
-            return rc;
-        version = 1;
-    }
-    st->version = version;
-    if (!may_write)
+    if (version == PM_STORE_SCHEMA_VERSION && app_id == PM_STORE_APPLICATION_ID)
         return PM_OK;
-    for (size_t i = 0; i < sizeof migrations / sizeof migrations[0]; i++) {
-        if (migrations[i].version <= version)
-            continue;
-        if ((rc = exec_sql(st, migrations[i].sql, err, migrations[i].what)) != PM_OK ||
-            (rc = set_version(st, migrations[i].version, err)) != PM_OK)
-            return pm_err_wrap(err, "upgrading to schema version %d", migrations[i].version);
-        st->version = migrations[i].version;
+    if (version >= 1 && app_id == PM_STORE_APPLICATION_ID) {
+        if (!may_create)   /* read-only: readers cope with the missing columns (see pm_store_schema_version) */
+            return PM_OK;
+        return migrate(st, version, err);
     }
-    return PM_OK;
+    if (version != 0 || n_objects != 0)
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (schema version %d, %d objects)",
+                          st->path, version, n_objects);
+    if (!may_create)
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: empty database, not a passmap database", st->path);
+    if ((rc = exec_sql(st, schema_sql, err, "create schema")) != PM_OK)
+        return rc;
+    char pragmas[128];
+    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version = 1; PRAGMA application_id = %d;",
+             PM_STORE_APPLICATION_ID);
+    if ((rc = exec_sql(st, pragmas, err, "set schema version")) != PM_OK)
+        return rc;
+    return migrate(st, 1, err);
 }
 
 static int store_open(const char *path, int readonly, pm_store **out, pm_err *err)
@@ -413,7 +426,7 @@ const char *pm_store_path(pm_store *st)
     return st ? st->path : NULL;
 }
 
-int pm_store_schema_version(pm_store *st)
+int pm_store_schema_version(const pm_store *st)
 {
     return st ? st->version : 0;
 }
@@ -552,7 +565,8 @@ static int insert_passes(pm_store *st, int64_t step_id, const pm_report *r, pm_e
                   bind_int_nonneg(s, 5, p->parent) | sqlite3_bind_int(s, 6, p->depth) |
                   bind_real_nonneg(s, 7, p->wall_s) | bind_real_nonneg(s, 8, p->user_s) |
                   sqlite3_bind_int64(s, 9, p->flags) | sqlite3_bind_int(s, 10, p->report_index) |
-                  sqlite3_bind_int(s, 11, pm_pass_counted(p));
+                  sqlite3_bind_int(s, 11, pm_pass_counted(p)) |
+                  (p->has_start ? sqlite3_bind_double(s, 12, p->start_s) : sqlite3_bind_null(s, 12));
         if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
             rc = db_err(st, err, "pass");
         done_stmt(s);
@@ -576,7 +590,8 @@ static int insert_step(pm_store *st, int64_t run_id, int seq, const pm_step_reco
                bind_int_nonneg(s, 9, res->maxrss_kb) | bind_int_nonneg(s, 10, res->instructions) |
                sqlite3_bind_int(s, 11, res->exit_code) | sqlite3_bind_int(s, 12, res->term_signal);
     if (rep)
-        brc |= bind_text(s, 13, pm_format_name(rep->format)) | bind_real_nonneg(s, 14, rep->total_wall_s);
+        brc |= bind_text(s, 13, pm_format_name(rep->format)) | bind_real_nonneg(s, 14, rep->total_wall_s) |
+               bind_text(s, 16, rep->pass_order == PM_ORDER_NONE ? NULL : pm_pass_order_name(rep->pass_order));
     if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
         rc = db_err(st, err, "step");
     done_stmt(s);

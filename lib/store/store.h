@@ -7,15 +7,17 @@
  *          params_json, UNIQUE(sweep_id, key))
  *   run(id, config_id, repeat, mode, status, wall_s, user_s, sys_s, maxrss_kb, started_at, note)
  *   step(id, run_id, seq, tool, argv, status, wall_s, user_s, sys_s, maxrss_kb, instructions, exit_code,
- *        term_signal, report_format, report_wall_s, stderr_tail)
- *   pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s, flags, report_index)
+ *        term_signal, report_format, report_wall_s, stderr_tail, pass_order)   -- pass_order (v2): "timed",
+ *                                        "sequence" (rows in execution order) or NULL (not in order)
+ *   pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s, flags, report_index, counted,
+ *             start_s)                  -- start_s: offset in the step's report (v2; NULL: not given)
  *   metric(run_id, step_id, name, value)     -- step_id NULL for run-level metrics
  *   meta(key PRIMARY KEY, value)             -- free-form facts, e.g. compiler versions
- *   host(id, name, fingerprint, cpu_model, cores, kernel, machine, compiler, UNIQUE(name, fingerprint))
- *                                            -- run.host_id: the machine that measured the run (NULL: unknown)
- *   shard(sweep_id, shard_k, shard_n, config_key, cold, cache_miss, warm)
+ *   host(id, name, fingerprint, cpu_model, cores, kernel, machine, compiler, UNIQUE(name, fingerprint))  (v3)
+ *                                            -- run.host_id (v3): the machine that measured the run (NULL: unknown)
+ *   shard(sweep_id, shard_k, shard_n, config_key, cold, cache_miss, warm)  (v3)
  *                                            -- the plan of each shard: runs planned per config and mode
- *   merge_log(id, source, sweep, runs_merged, runs_skipped, forced, note, merged_at)
+ *   merge_log(id, source, sweep, runs_merged, runs_skipped, forced, note, merged_at)  (v3)
  *   view v_pass: one row per pass joined up to its sweep (columns in store.c)
  * Absent values are NULL: window/resolution/layers 0, user_s/wall_s < 0, instructions < 0, parent -1.
  */
@@ -72,6 +74,11 @@ int pm_store_open_readonly(const char *path, pm_store **out, pm_err *err);
 void pm_store_close(pm_store *st);
 sqlite3 *pm_store_db(pm_store *st);                                 /* for read queries (analysis) */
 const char *pm_store_path(pm_store *st);
+/* The schema version that added hosts, shard plans and the merge log: older files have none. */
+#define PM_STORE_VERSION_HOSTS 3
+/* The file's schema version: the current one after a writer opened it; a read-only open of an older
+ * file keeps its version (e.g. 1 has no pass_time.start_s / step.pass_order). */
+int pm_store_schema_version(const pm_store *st);
 
 /* Get-or-create a sweep by name; spec_text and meta_json are updated when given. */
 int pm_store_sweep(pm_store *st, const char *name, const char *backend, const char *spec_text,
@@ -89,9 +96,6 @@ int pm_store_meta_get(pm_store *st, const char *key, char **value, pm_err *err);
 
 /* Get-or-create the host row of a machine (by name and fingerprint). */
 int pm_store_host(pm_store *st, const pm_host *h, int64_t *host_id, pm_err *err);
-
-/* Schema version of the open database (older databases opened read-only keep theirs). */
-int pm_store_schema_version(pm_store *st);
 
 /* Records that config KEY belongs to shard K of N of the sweep, with the runs planned per mode (idempotent). */
 int pm_store_shard_plan(pm_store *st, int64_t sweep_id, int shard_k, int shard_n, const char *config_key,

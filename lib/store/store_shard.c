@@ -46,7 +46,7 @@ int pm_store_shard_status(pm_store *st, pm_shard_status **rows, int *n_rows, pm_
 {
     *rows = NULL;
     *n_rows = 0;
-    if (pm_store_schema_version(st) < 2)
+    if (pm_store_schema_version(st) < PM_STORE_VERSION_HOSTS)
         return PM_OK; /* written before shard plans existed: nothing planned is known */
     sqlite3 *db = pm_store_db(st);
     sqlite3_stmt *s = NULL;
