@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "slurp.h"
 
 /* Each test gets a scratch directory holding db.sqlite (plus its -wal/-shm). */
 typedef struct fixture {
@@ -372,20 +373,38 @@ static void meta_set_get(void **state)
 
 /* A version 1 file (before the migrations) is upgraded by the next writer and keeps its rows; a reader
  * leaves it as it is. */
+/* A file as passmap 1 wrote it: tests/fixtures/store/schema-v1.sql (the frozen version-1 DDL) plus one config
+ * and one run. */
+static void make_version_1(const char *path)
+{
+    size_t len;
+    char *ddl = slurp(PM_SOURCE_DIR "/tests/fixtures/store/schema-v1.sql", &len);
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, ddl, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw,
+                                  "INSERT INTO sweep(name) VALUES('old');"
+                                  "INSERT INTO config(sweep_id, key, kind) VALUES(1, 'k', 'llm');"
+                                  "INSERT INTO run(config_id, repeat, mode, status, started_at) "
+                                  "VALUES(1, 0, 'cold', 'ok', 'x');",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(raw);
+    free(ddl);
+}
+
 static void version_1_database_is_migrated(void **state)
 {
     fixture *f = *state;
     pm_store *st = NULL;
     pm_err e = {0};
-    int64_t cfg;
-    open_with_config(f->path, &st, &cfg);
+    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
     int current = pm_store_schema_version(st);
-    assert_int_equal(sqlite3_exec(pm_store_db(st),
-                                  "ALTER TABLE pass_time DROP COLUMN start_s; ALTER TABLE step DROP COLUMN pass_order;"
-                                  "PRAGMA user_version = 1",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
     pm_store_close(st);
+    teardown(state);
+    setup(state);
+    f = *state;
+    make_version_1(f->path);
     assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_OK);
     assert_int_equal(pm_store_schema_version(st), 1);
     pm_store_close(st);
@@ -551,23 +570,7 @@ static void concurrent_writers_lose_nothing(void **state)
 static void schema_1_is_migrated(void **state)
 {
     fixture *f = *state;
-    sqlite3 *raw = NULL;
-    assert_int_equal(sqlite3_open(f->path, &raw), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(raw,
-        "CREATE TABLE sweep(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, backend TEXT, spec_text TEXT,"
-        "  meta_json TEXT, created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));"
-        "CREATE TABLE config(id INTEGER PRIMARY KEY, sweep_id INTEGER NOT NULL REFERENCES sweep(id) ON DELETE CASCADE,"
-        "  key TEXT NOT NULL, kind TEXT NOT NULL, family TEXT, size TEXT, window INTEGER, precision TEXT,"
-        "  resolution INTEGER, layers INTEGER, variant TEXT, params_json TEXT, UNIQUE(sweep_id, key));"
-        "CREATE TABLE run(id INTEGER PRIMARY KEY, config_id INTEGER NOT NULL REFERENCES config(id) ON DELETE CASCADE,"
-        "  repeat INTEGER NOT NULL, mode TEXT NOT NULL, status TEXT NOT NULL, wall_s REAL, user_s REAL, sys_s REAL,"
-        "  maxrss_kb INTEGER, started_at TEXT NOT NULL, note TEXT);"
-        "CREATE INDEX run_config_mode ON run(config_id, mode);"
-        "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
-        "INSERT INTO sweep(name) VALUES('old'); INSERT INTO config(sweep_id, key, kind) VALUES(1, 'k', 'llm');"
-        "INSERT INTO run(config_id, repeat, mode, status, started_at) VALUES(1, 0, 'cold', 'ok', 'x');"
-        "PRAGMA user_version = 1; PRAGMA application_id = 1886216560;", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(raw);
+    make_version_1(f->path);
     pm_store *st = NULL;
     pm_err e = {0};
     assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_OK);
@@ -609,365 +612,6 @@ static void host_fingerprint(void **state)
     assert_string_equal(a.fingerprint, b.fingerprint);
     pm_host_set_compiler(&b, "LLVM 23");
     assert_string_not_equal(a.fingerprint, b.fingerprint);
-}
-
-static void sweep_and_config_get_or_create(void **state)
-{
-    fixture *f = *state;
-    pm_store *st = NULL;
-    pm_err e = {0};
-    int64_t a, b, c1, c2, c3;
-    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
-    assert_int_equal(pm_store_sweep(st, "s", "embedded", "v1", NULL, &a, &e), PM_OK);
-    assert_int_equal(pm_store_sweep(st, "s", NULL, NULL, "{\"x\":1}", &b, &e), PM_OK);
-    assert_true(a == b);
-    char buf[64];
-    sqlite3 *db = pm_store_db(st);
-    assert_string_equal(q_text(db, "SELECT spec_text FROM sweep", buf, sizeof buf), "v1"); /* kept */
-    assert_string_equal(q_text(db, "SELECT meta_json FROM sweep", buf, sizeof buf), "{\"x\":1}");
-    assert_string_equal(q_text(db, "SELECT backend FROM sweep", buf, sizeof buf), "embedded");
-    assert_int_equal(pm_store_sweep(st, "s", NULL, "v2", NULL, &b, &e), PM_OK);
-    assert_string_equal(q_text(db, "SELECT spec_text FROM sweep", buf, sizeof buf), "v2"); /* updated */
-    int64_t other;
-    assert_int_equal(pm_store_sweep(st, "t", "npu", NULL, NULL, &other, &e), PM_OK);
-    assert_true(other != a);
-
-    pm_config c = {.key = "llm/qwen2/0.5b/w256/int8/stock", .kind = "llm", .family = "qwen2", .size = "0.5b",
-                   .window = 256, .precision = "int8", .variant = "stock"};
-    assert_int_equal(pm_store_config(st, a, &c, &c1, &e), PM_OK);
-    assert_int_equal(pm_store_config(st, a, &c, &c2, &e), PM_OK);
-    assert_true(c1 == c2);
-    assert_int_equal(pm_store_config(st, other, &c, &c3, &e), PM_OK); /* same key, other sweep */
-    assert_true(c3 != c1);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM config"), 2);
-    assert_int_equal(q_int(db, "SELECT window FROM config WHERE id = 1"), 256);
-    assert_int_equal(q_int(db, "SELECT resolution FROM config WHERE id = 1"), -1000); /* 0 -> NULL */
-    assert_int_equal(q_int(db, "SELECT layers FROM config WHERE id = 1"), -1000);
-    /* A config in a sweep that does not exist violates the foreign key. */
-    assert_int_equal(pm_store_config(st, 9999, &c, &c3, &e), PM_ERR_DB);
-    assert_non_null(strstr(e.msg, "FOREIGN KEY"));
-    pm_config bad = {.key = NULL, .kind = "llm"};
-    assert_int_equal(pm_store_config(st, a, &bad, &c3, &e), PM_ERR_USAGE);
-    pm_store_close(st);
-}
-
-static void run_round_trip_keeps_tree(void **state)
-{
-    fixture *f = *state;
-    pm_store *st = NULL;
-    int64_t cfg, run_id = 0;
-    pm_err e = {0};
-    open_with_config(f->path, &st, &cfg);
-    pm_report rep;
-    build_report(&rep, 3);
-    pm_run_result r0 = ok_result(1.5), r1 = ok_result(0.5);
-    r1.instructions = -1;   /* unavailable -> NULL */
-    r1.user_s = -1;         /* absent -> NULL */
-    pm_step_record steps[2] = {
-        {.tool = "mlir-opt", .argv = "mlir-opt -mlir-timing x.mlir", .result = &r0, .report = &rep},
-        {.tool = "llc", .argv = "llc x.ll", .result = &r1, .report = NULL, .stderr_tail = "warn"},
-    };
-    pm_metric run_metrics[1] = {{.name = "ir.ops", .value = 777}};
-    pm_run_record rec = {.config_id = cfg, .repeat = 2, .mode = "cold", .status = "ok", .wall_s = 2.0,
-                         .user_s = 1.8, .sys_s = 0.1, .maxrss_kb = 12345, .note = NULL, .steps = steps,
-                         .n_steps = 2, .metrics = run_metrics, .n_metrics = 1};
-    assert_int_equal(pm_store_record_run(st, &rec, &run_id, &e), PM_OK);
-    assert_true(run_id > 0);
-    sqlite3 *db = pm_store_db(st);
-    char buf[128];
-    assert_int_equal(q_int(db, "SELECT repeat FROM run"), 2);
-    assert_string_equal(q_text(db, "SELECT mode || '/' || status FROM run", buf, sizeof buf), "cold/ok");
-    assert_int_equal(q_int(db, "SELECT note IS NULL AND started_at LIKE '20__-__-__T%Z' FROM run"), 1);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM step"), 2);
-    assert_string_equal(q_text(db, "SELECT tool || '|' || argv || '|' || status || '|' || report_format "
-                                   "FROM step WHERE seq = 0", buf, sizeof buf),
-                        "mlir-opt|mlir-opt -mlir-timing x.mlir|ok|mlir-text");
-    assert_true(q_real(db, "SELECT report_wall_s FROM step WHERE seq = 0") == 2.5);
-    assert_int_equal(q_int(db, "SELECT instructions FROM step WHERE seq = 0"), 1000000);
-    assert_int_equal(q_int(db, "SELECT maxrss_kb FROM step WHERE seq = 0"), 12345);
-    /* NULL handling on the second step */
-    assert_int_equal(q_int(db, "SELECT instructions FROM step WHERE seq = 1"), -1000);
-    assert_int_equal(q_int(db, "SELECT user_s FROM step WHERE seq = 1"), -1000);
-    assert_int_equal(q_int(db, "SELECT report_format FROM step WHERE seq = 1"), -1000);
-    assert_int_equal(q_int(db, "SELECT report_wall_s FROM step WHERE seq = 1"), -1000);
-    assert_string_equal(q_text(db, "SELECT stderr_tail FROM step WHERE seq = 1", buf, sizeof buf), "warn");
-    /* passes: order, parents, depth, flags, sections, NULL user_s */
-    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_time"), 5);
-    assert_string_equal(q_text(db, "SELECT group_concat(name || ':' || coalesce(parent_idx, '-') || ':' || "
-                                   "depth || ':' || flags, ',') FROM (SELECT * FROM pass_time ORDER BY idx)",
-                               buf, sizeof buf),
-                        "func.func:-:0:1,pass-0:0:1:0,pass-1:0:1:2,pass-2:0:1:0,Total:-:0:4");
-    assert_string_equal(q_text(db, "SELECT section FROM pass_time WHERE idx = 1", buf, sizeof buf), "sec");
-    assert_int_equal(q_int(db, "SELECT user_s FROM pass_time WHERE idx = 0"), -1000);
-    assert_true(q_real(db, "SELECT user_s FROM pass_time WHERE idx = 2") == 0.01);
-    assert_true(q_real(db, "SELECT wall_s FROM pass_time WHERE idx = 3") == 0.03);
-    /* metrics: the report's with its step, the run's with NULL */
-    assert_int_equal(q_int(db, "SELECT value FROM metric WHERE name = 'ops.total' AND step_id = "
-                               "(SELECT id FROM step WHERE seq = 0)"), 42);
-    assert_int_equal(q_int(db, "SELECT value FROM metric WHERE name = 'ir.ops' AND step_id IS NULL"), 777);
-    /* the view: counted rows sum to pm_report_pass_wall */
-    assert_true(q_real(db, "SELECT sum(wall_s) FROM v_pass WHERE counted") == pm_report_pass_wall(&rep));
-    assert_string_equal(q_text(db, "SELECT sweep || '|' || config_key || '|' || kind || '|' || family || '|' || "
-                                   "size || '|' || precision || '|' || resolution || '|' || variant || '|' || "
-                                   "repeat || '|' || mode || '|' || run_status || '|' || tool || '|' || pass "
-                                   "FROM v_pass WHERE pass_idx = 1", buf, sizeof buf),
-                        "s1|cnn/r18/224/f32|cnn|resnet|18|f32|224|stock|2|cold|ok|mlir-opt|pass-0");
-    assert_int_equal(q_int(db, "SELECT window FROM v_pass LIMIT 1"), -1000);
-    pm_report_free(&rep);
-    pm_store_close(st);
-}
-
-static void runs_done_counts_per_mode(void **state)
-{
-    fixture *f = *state;
-    pm_store *st = NULL;
-    int64_t cfg;
-    pm_err e = {0};
-    int n = -1;
-    open_with_config(f->path, &st, &cfg);
-    assert_int_equal(pm_store_runs_done(st, cfg, "cold", &n, &e), PM_OK);
-    assert_int_equal(n, 0);
-    pm_run_result r = ok_result(0.1);
-    pm_step_record step = {.tool = "t", .result = &r};
-    const char *statuses[] = {"ok", "failed", "timeout"};
-    for (int i = 0; i < 3; i++) {
-        pm_run_record rec = {.config_id = cfg, .repeat = i, .mode = "cold", .status = statuses[i],
-                             .wall_s = 0.1, .user_s = -1, .steps = &step, .n_steps = 1};
-        assert_int_equal(pm_store_record_run(st, &rec, NULL, &e), PM_OK);
-    }
-    pm_run_record warm = {.config_id = cfg, .mode = "warm", .status = "ok", .steps = &step, .n_steps = 1};
-    assert_int_equal(pm_store_record_run(st, &warm, NULL, &e), PM_OK);
-    assert_int_equal(pm_store_runs_done(st, cfg, "cold", &n, &e), PM_OK);
-    assert_int_equal(n, 3);
-    assert_int_equal(pm_store_runs_done(st, cfg, "warm", &n, &e), PM_OK);
-    assert_int_equal(n, 1);
-    assert_int_equal(pm_store_runs_done(st, cfg + 1, "cold", &n, &e), PM_OK);
-    assert_int_equal(n, 0);
-    assert_int_equal(q_int(pm_store_db(st), "SELECT count(*) FROM run WHERE user_s IS NULL"), 3);
-    pm_store_close(st);
-}
-
-static void failed_record_rolls_back(void **state)
-{
-    fixture *f = *state;
-    pm_store *st = NULL;
-    int64_t cfg, id = -5;
-    pm_err e = {0};
-    open_with_config(f->path, &st, &cfg);
-    sqlite3 *db = pm_store_db(st);
-    /* Makes the second step's insert fail after the run and first step rows went in. */
-    assert_int_equal(sqlite3_exec(db, "CREATE TEMP TRIGGER boom BEFORE INSERT ON step WHEN NEW.seq = 1 "
-                                      "BEGIN SELECT RAISE(ABORT, 'boom'); END", NULL, NULL, NULL), SQLITE_OK);
-    pm_run_result r = ok_result(0.1);
-    pm_step_record steps[2] = {{.tool = "a", .result = &r}, {.tool = "b", .result = &r}};
-    pm_run_record rec = {.config_id = cfg, .mode = "cold", .status = "ok", .steps = steps, .n_steps = 2};
-    assert_int_equal(pm_store_record_run(st, &rec, &id, &e), PM_ERR_DB);
-    assert_non_null(strstr(e.msg, "boom"));
-    assert_true(id == -5);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM run"), 0);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM step"), 0);
-    /* The connection is usable afterwards. */
-    rec.n_steps = 1;
-    assert_int_equal(pm_store_record_run(st, &rec, &id, &e), PM_OK);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM run"), 1);
-    /* Unknown config: foreign key error, nothing written. */
-    rec.config_id = 4242;
-    assert_int_equal(pm_store_record_run(st, &rec, &id, &e), PM_ERR_DB);
-    assert_non_null(strstr(e.msg, "FOREIGN KEY"));
-    assert_int_equal(q_int(db, "SELECT count(*) FROM run"), 1);
-    pm_store_close(st);
-}
-
-static void readonly_open(void **state)
-{
-    fixture *f = *state;
-    pm_store *st = NULL;
-    pm_err e = {0};
-    assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_ERR_NOTFOUND);
-    assert_null(st);
-    assert_non_null(strstr(e.msg, "no such database"));
-    assert_int_equal(access(f->path, F_OK), -1); /* not created */
-    int64_t cfg;
-    open_with_config(f->path, &st, &cfg);
-    assert_int_equal(pm_store_meta_set(st, "llvm.version", "22.1", &e), PM_OK);
-    pm_store_close(st);
-    assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_OK);
-    assert_int_equal(q_int(pm_store_db(st), "SELECT count(*) FROM config"), 1);
-    char *v = NULL;
-    assert_int_equal(pm_store_meta_get(st, "llvm.version", &v, &e), PM_OK);
-    assert_string_equal(v, "22.1");
-    free(v);
-    int64_t sw;
-    assert_int_equal(pm_store_sweep(st, "new", NULL, NULL, NULL, &sw, &e), PM_ERR_DB);
-    assert_non_null(strstr(e.msg, "readonly"));
-    pm_store_close(st);
-}
-
-static void meta_set_get(void **state)
-{
-    fixture *f = *state;
-    pm_store *st = NULL;
-    pm_err e = {0};
-    char *v = NULL;
-    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
-    assert_int_equal(pm_store_meta_get(st, "cc", &v, &e), PM_ERR_NOTFOUND);
-    assert_null(v);
-    assert_int_equal(pm_store_meta_set(st, "cc", "gcc 14", &e), PM_OK);
-    assert_int_equal(pm_store_meta_set(st, "cc", "gcc 15", &e), PM_OK);
-    assert_int_equal(pm_store_meta_get(st, "cc", &v, &e), PM_OK);
-    assert_string_equal(v, "gcc 15");
-    free(v);
-    assert_int_equal(q_int(pm_store_db(st), "SELECT count(*) FROM meta"), 1);
-    pm_store_close(st);
-}
-
-static void newer_or_foreign_schema_rejected(void **state)
-{
-    fixture *f = *state;
-    pm_store *st = NULL;
-    pm_err e = {0};
-    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
-    assert_int_equal(sqlite3_exec(pm_store_db(st), "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
-    pm_store_close(st);
-    assert_int_equal(pm_store_open(f->path, &st, &e), PM_ERR_UNSUPPORTED);
-    assert_null(st);
-    assert_non_null(strstr(e.msg, "schema version 99 is newer"));
-    assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_ERR_UNSUPPORTED);
-    teardown(state);
-    setup(state);
-    f = *state;
-    /* Some other application's database. */
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "CREATE TABLE foo(x)", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
-    assert_int_equal(pm_store_open(f->path, &st, &e), PM_ERR_UNSUPPORTED);
-    assert_non_null(strstr(e.msg, "not a passmap database"));
-}
-
-enum { DUR_STEPS = 3, DUR_CHILDREN = 20 };
-
-/* Child side: records runs forever (until killed or max_runs), writing each returned id to fd. */
-static void child_record_loop(const char *path, int64_t cfg, int fd, int max_runs)
-{
-    pm_store *st = NULL;
-    pm_err e = {0};
-    if (pm_store_open(path, &st, &e) != PM_OK)
-        _exit(3);
-    pm_report rep;
-    build_report(&rep, DUR_CHILDREN);
-    pm_run_result r = ok_result(0.2);
-    pm_step_record steps[DUR_STEPS];
-    for (int i = 0; i < DUR_STEPS; i++)
-        steps[i] = (pm_step_record){.tool = "t", .argv = "t x", .result = &r, .report = &rep};
-    for (int i = 0; i < max_runs; i++) {
-        pm_run_record rec = {.config_id = cfg, .repeat = i, .mode = "cold", .status = "ok", .wall_s = 0.6,
-                             .steps = steps, .n_steps = DUR_STEPS};
-        int64_t id;
-        if (pm_store_record_run(st, &rec, &id, &e) != PM_OK)
-            _exit(4);
-        if (fd >= 0 && write(fd, &id, sizeof id) != (ssize_t)sizeof id)
-            _exit(5);
-    }
-    pm_report_free(&rep);
-    pm_store_close(st);
-    _exit(0);
-}
-
-/* Every run present has all its steps and passes. */
-static void assert_all_runs_intact(sqlite3 *db)
-{
-    const int passes = DUR_CHILDREN + 2;
-    assert_int_equal(q_int(db, "SELECT count(*) FROM run WHERE (SELECT count(*) FROM step "
-                               "WHERE step.run_id = run.id) != 3"), 0);
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM step WHERE (SELECT count(*) FROM pass_time "
-                              "WHERE pass_time.step_id = step.id) != %d", passes);
-    assert_int_equal(q_int(db, sql), 0);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM step s WHERE (SELECT count(*) FROM metric m "
-                               "WHERE m.step_id = s.id) != 1"), 0);
-    char buf[32];
-    assert_string_equal(q_text(db, "PRAGMA integrity_check", buf, sizeof buf), "ok");
-    assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
-}
-
-static void killed_writer_keeps_finished_runs(void **state)
-{
-    fixture *f = *state;
-    pm_store *st = NULL;
-    int64_t cfg;
-    pm_err e = {0};
-    open_with_config(f->path, &st, &cfg);
-    pm_store_close(st);
-    for (int round = 0; round < 3; round++) {
-        int fds[2];
-        assert_int_equal(pipe(fds), 0);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            close(fds[0]);
-            child_record_loop(f->path, cfg, fds[1], 1000000);
-        }
-        close(fds[1]);
-        /* Kill after a varying number of returned runs, at a varying point inside the next one. */
-        int want = 20 + 15 * round, got = 0;
-        int64_t ids[64];
-        while (got < want && read(fds[0], &ids[got], sizeof ids[got]) == (ssize_t)sizeof ids[got])
-            got++;
-        usleep(300 * round);
-        kill(pid, SIGKILL);
-        int status;
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-        /* ids written before the kill but not yet read are still in the pipe */
-        int64_t extra;
-        while (got < 64 && read(fds[0], &extra, sizeof extra) == (ssize_t)sizeof extra)
-            ids[got++] = extra;
-        close(fds[0]);
-        assert_true(got >= want);
-
-        assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
-        sqlite3 *db = pm_store_db(st);
-        for (int i = 0; i < got; i++) {
-            char sql[128];
-            snprintf(sql, sizeof sql, "SELECT count(*) FROM step WHERE run_id = %lld", (long long)ids[i]);
-            assert_int_equal(q_int(db, sql), DUR_STEPS);
-        }
-        assert_all_runs_intact(db);
-        int64_t n_runs = q_int(db, "SELECT count(*) FROM run");
-        assert_true(n_runs >= got);
-        pm_store_close(st);
-    }
-}
-
-static void concurrent_writers_lose_nothing(void **state)
-{
-    fixture *f = *state;
-    pm_store *st = NULL;
-    int64_t cfg;
-    pm_err e = {0};
-    open_with_config(f->path, &st, &cfg);
-    pm_store_close(st);
-    enum { WRITERS = 3, RUNS = 30 };
-    pid_t pids[WRITERS];
-    for (int w = 0; w < WRITERS; w++) {
-        pids[w] = fork();
-        assert_true(pids[w] >= 0);
-        if (pids[w] == 0)
-            child_record_loop(f->path, cfg, -1, RUNS);
-    }
-    for (int w = 0; w < WRITERS; w++) {
-        int status;
-        assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
-    }
-    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
-    int n = 0;
-    assert_int_equal(pm_store_runs_done(st, cfg, "cold", &n, &e), PM_OK);
-    assert_int_equal(n, WRITERS * RUNS);
-    assert_all_runs_intact(pm_store_db(st));
-    pm_store_close(st);
 }
 
 int main(void)
