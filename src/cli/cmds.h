@@ -15,6 +15,7 @@ int cmd_cache(int argc, char **argv);
 int cmd_ov_compile(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 /* Prints done/left per shard of each database (passmap status, sweep --status). */
 int pm_cli_status(const char *const *dbs, int n_dbs, int json);

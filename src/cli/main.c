@@ -28,6 +28,7 @@ static const struct command commands[] = {
     {"status", cmd_status, "done/left per shard of a sweep database"},
     {"cache", cmd_cache, "content-addressed cache of compiled artifacts"},
     {"ov-compile", cmd_ov_compile, "compile (and import) one OpenVINO model, used by the openvino back end"},
+    {"doctor", cmd_doctor, "check OpenVINO and the NPU compiler here: versions, devices, a tiny compile"},
 };
 
 static void usage(FILE *out)
