@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <gsl/gsl_fit.h>   /* the handoff trend is a plain linear fit, which pm_stats has not */
 
 #include <xxhash.h>
@@ -477,19 +478,35 @@ static int cond_holds(const pm_an_fix *f, const char *cond, const char *r2_name,
 static int choose_fixes(pm_analysis *a, const char *path, double *fit_r2, pm_err *err)
 {
     char def[4096];
+    int explicit_path = path != NULL;
     if (!path) {
         snprintf(def, sizeof def, "%s/fixes.tsv", pm_data_dir());
         path = def;
     }
     FILE *f = fopen(path, "r");
-    if (!f)
-        return PM_OK;   /* no rules: the table still shows the evidence */
+    if (!f) {
+        if (!explicit_path)
+            return PM_OK; /* no default rules installed: the table still shows the evidence */
+        return pm_err_errno(err, PM_ERR_IO, "fix rules %s", path);
+    }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fclose(f);
+        return pm_err_set(err, PM_ERR_IO, "fix rules %s: not a regular file", path);
+    }
     char line[2048];
     int lineno = 0, rc = PM_OK;
-    char *rules[256][4];
+    enum { MAX_RULES = 256 };
+    char *rules[MAX_RULES][4];
     int nr = 0;
-    while (fgets(line, sizeof line, f) && nr < 256) {
+    while (fgets(line, sizeof line, f)) {
         lineno++;
+        size_t ll = strlen(line);
+        if (ll == sizeof line - 1 && line[ll - 1] != '\n' && !feof(f)) {
+            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: line longer than %zu characters", path, lineno,
+                            sizeof line - 2);
+            break;
+        }
         line[strcspn(line, "\r\n")] = 0;
         if (!line[0] || line[0] == '#')
             continue;
@@ -506,10 +523,16 @@ static int choose_fixes(pm_analysis *a, const char *path, double *fit_r2, pm_err
             rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: expected stage<TAB>pass<TAB>condition<TAB>fix", path, lineno);
             break;
         }
+        if (nr == MAX_RULES) {
+            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: more than %d rules", path, lineno, MAX_RULES);
+            break;
+        }
         for (int i = 0; i < 4; i++)
             rules[nr][i] = strdup(fld[i]);
         nr++;
     }
+    if (rc == PM_OK && ferror(f))
+        rc = pm_err_errno(err, PM_ERR_IO, "fix rules %s", path);
     fclose(f);
     for (size_t i = 0; rc == PM_OK && i < a->n_fixes; i++) {
         pm_an_fix *x = &a->fixes[i];
@@ -662,6 +685,11 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     rc = PM_OK;
     sqlite3_finalize(st);
     st = NULL;
+    if (a->n_configs == 0) { /* a failed import or a sweep stopped before its first run: nothing to analyse */
+        rc = pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s' has no configs: nothing was recorded in it",
+                        a->sweep ? a->sweep : "?");
+        goto cleanup;
+    }
     qsort(a->configs, a->n_configs, sizeof *a->configs, cmp_config);
 
     /* Runs of the sweep; a temp table lets the pass aggregation below join on it. */

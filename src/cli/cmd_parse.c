@@ -1,4 +1,5 @@
 /* passmap parse: reads timing reports (MLIR, LLVM, Chrome trace, NPU) and prints the per-pass table. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -158,8 +159,9 @@ int cmd_parse(int argc, char **argv)
         case 't': tree = 1; break;
         case 'n': {
             char *e;
+            errno = 0;
             top = strtol(optarg, &e, 10);
-            if (*e || top <= 0) {
+            if (*e || e == optarg || errno || top <= 0) {
                 fprintf(stderr, "passmap parse: --top needs a positive number, not '%s'\n", optarg);
                 return PM_EXIT_USAGE;
             }

@@ -73,7 +73,7 @@ sed -n '/Instruction Selection and Scheduling/,/Total$/p' "$FX/llvm/llc-time-pas
 "$PASSMAP" parse /dev/zero 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "not a regular file" "$TMP/err.txt" \
   && ok "/dev/zero refused" || fail "/dev/zero refused"
 mkfifo "$TMP/fifo"
-"$PASSMAP" parse "$TMP/fifo" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "not a regular file" "$TMP/err.txt" \
+timeout 60 "$PASSMAP" parse "$TMP/fifo" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "not a regular file" "$TMP/err.txt" \
   && ok "FIFO refused without blocking" || fail "FIFO refused without blocking"
 printf '[{"wall": {"duration": 1}, "name": 3}]' >"$TMP/bad.json"
 "$PASSMAP" parse --format mlir-json "$TMP/bad.json" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "bad.json" "$TMP/err.txt" \
