@@ -359,6 +359,22 @@ int pm_store_open_readonly(const char *path, pm_store **out, pm_err *err)
     return store_open(path, 1, out, err);
 }
 
+int pm_store_open_db_readonly(const char *path, sqlite3 **db, pm_err *err)
+{
+    *db = NULL;
+    char *uri = immutable_uri(path);
+    int rc = sqlite3_open_v2(uri ? uri : path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0),
+                             NULL);
+    free(uri);
+    if (rc != SQLITE_OK) {
+        pm_err_set(err, PM_ERR_DB, "cannot open %s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
+        sqlite3_close(*db);
+        *db = NULL;
+        return PM_ERR_DB;
+    }
+    return PM_OK;
+}
+
 void pm_store_close(pm_store *st)
 {
     if (!st)

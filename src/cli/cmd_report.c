@@ -170,7 +170,6 @@ int cmd_report(int argc, char **argv)
     int ret = PM_EXIT_FAIL;
     pm_err err = {0};
     sqlite3 *db = NULL;
-    pm_store *store = NULL;
     pm_analysis *a = NULL;
     pm_figures figs = {0};
     pm_stagemap *map = pm_stagemap_new();
@@ -187,9 +186,8 @@ int cmd_report(int argc, char **argv)
         goto cleanup;
     /* read-write in memory terms only: temp tables are used; the file itself is opened read-only (also in a
      * read-only folder) */
-    if ((rc = pm_store_open_readonly(dbpath, &store, &err)))
+    if ((rc = pm_store_open_db_readonly(dbpath, &db, &err)))
         goto cleanup;
-    db = pm_store_db(store);
     /* mmap reads skip a copy per page on the one big scan; temp tables stay in memory */
     sqlite3_exec(db, "PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL);
     pm_an_opts o = {.sweep = sweep, .map = map, .fixes_path = fixes};
@@ -226,6 +224,7 @@ cleanup:
     pm_figures_free(&figs);
     pm_analysis_free(a);
     pm_stagemap_free(map);
-    pm_store_close(store);
+    if (db)
+        sqlite3_close(db);
     return ret;
 }
