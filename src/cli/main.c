@@ -1,4 +1,5 @@
 /* passmap: finds what dominates a model compiler's compile time, why, and fixes it. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,8 @@ static const struct command commands[] = {
     {"trace", cmd_trace, "export one stored compile as a Chrome trace (Perfetto, chrome://tracing)"},
     {"show", cmd_show, "a stored compile's pass tree in the terminal, with bars and shares"},
     {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
+    {"merge", cmd_merge, "merge shard databases (or any studies of the same spec) into one"},
+    {"status", cmd_status, "done/left per shard of a sweep database"},
     {"cache", cmd_cache, "content-addressed cache of compiled artifacts"},
     {"ov-compile", cmd_ov_compile, "compile (and import) one OpenVINO model, used by the openvino back end"},
     {"doctor", cmd_doctor, "check OpenVINO and the NPU compiler here: versions, devices, a tiny compile"},
@@ -36,7 +39,7 @@ static void usage(FILE *out)
         fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -56,4 +59,24 @@ int main(int argc, char **argv)
     fprintf(stderr, "passmap: '%s' is not a command\n", argv[1]);
     usage(stderr);
     return PM_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    /* One place for every command: output that never reached stdout (a full disk, /dev/full, a closed pipe) is
+     * a failure, not a silent success. The buffer is flushed here so the error is seen before exit. */
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int saved = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        saved = errno;
+    }
+    if (bad) {
+        fprintf(stderr, "passmap: cannot write output: %s\n", saved ? strerror(saved) : "write error");
+        if (rc == PM_EXIT_OK)
+            rc = PM_EXIT_FAIL;
+    }
+    return rc;
 }
