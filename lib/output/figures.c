@@ -159,6 +159,8 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set title 'Regime map (%s, %s): dominant stage per cell, label = its share %%'\n",
             rg->precision ? rg->precision : "-", rg->variant ? rg->variant : "-");
+    /* the legend beside the plot, never over its cells */
+    fprintf(f, "set key outside right top vertical box title 'dominant stage'\n");
     fprintf(f, "set xlabel '%s'\nset ylabel '%s'\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\nunset grid\n",
             colname, !strcmp(rg->kind, "llm") ? "model size (parameters)" : "CNN family", nc - 1, nr - 1);
     fprintf(f, "set xtics (");
@@ -381,6 +383,19 @@ static int pick_cnn(const pm_analysis *a, const pm_an_config *c, char *label, si
     return 1;
 }
 
+/* One line per (precision, family), never a line across families: left, cold wall vs size at the precision
+ * window; right, wall / base-precision wall of the same family, size and window (median over windows). */
+static int same_str(const char *p, const char *q)
+{
+    return (!p && !q) || (p && q && !strcmp(p, q));
+}
+
+static int prec_member(const pm_analysis *a, const pm_an_config *c)
+{
+    return c->kind && !strcmp(c->kind, "llm") && c->n_cold && c->wall.mean > 0 &&
+           same_str(c->variant, a->regime_llm.variant);
+}
+
 static int fig_precision(const fig_ctx *x, char **body)
 {
     const pm_analysis *a = x->a;
@@ -389,32 +404,105 @@ static int fig_precision(const fig_ctx *x, char **body)
     FILE *d = data_file(x, "precision.dat");
     if (!d)
         return -1;
-    for (size_t k = 0; k < a->n_prec; k++) {   /* index 2k: time, 2k+1: ratio */
-        for (size_t i = 0; i < a->prec_time[k].n; i++)
-            fprintf(d, "%.6g %.6g\n", a->prec_time[k].x[i], a->prec_time[k].y[i]);
+    /* the (precision, family) pairs, in config order (sizes ascend within a family) */
+    const char *pp[256], *pf[256];
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_configs && n < 256; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (!prec_member(a, c))
+            continue;
+        size_t k;
+        for (k = 0; k < n && !(same_str(pp[k], c->precision) && same_str(pf[k], c->family)); k++)
+            ;
+        if (k == n)
+            pp[n] = c->precision, pf[n++] = c->family;
+    }
+    double ratios[256];
+    for (size_t k = 0; k < n; k++) {   /* index 2k: time, 2k+1: ratio */
+        for (size_t i = 0; i < a->n_configs; i++) {
+            const pm_an_config *c = &a->configs[i];
+            if (prec_member(a, c) && same_str(c->precision, pp[k]) && same_str(c->family, pf[k]) &&
+                c->window == a->prec_window && !isnan(c->size_num))
+                fprintf(d, "%.6g %.6g\n", c->size_num, c->wall.mean);
+        }
         fprintf(d, "\n\n");
-        for (size_t i = 0; i < a->prec_ratio[k].n; i++)
-            fprintf(d, "%.6g %.6g\n", a->prec_ratio[k].x[i], a->prec_ratio[k].y[i]);
+        const char *last = NULL;
+        for (size_t i = 0; i < a->n_configs; i++) {
+            const pm_an_config *c = &a->configs[i];
+            if (!prec_member(a, c) || !same_str(c->precision, pp[k]) || !same_str(c->family, pf[k]) ||
+                isnan(c->size_num) || (last && same_str(last, c->size)))
+                continue;
+            last = c->size;
+            size_t m = 0;
+            for (size_t j = 0; j < a->n_configs && m < 256; j++) {
+                const pm_an_config *c2 = &a->configs[j];
+                if (!prec_member(a, c2) || !same_str(c2->precision, pp[k]) || !same_str(c2->family, pf[k]) ||
+                    !same_str(c2->size, c->size))
+                    continue;
+                for (size_t b = 0; b < a->n_configs && m < 256; b++) {
+                    const pm_an_config *cb = &a->configs[b];
+                    if (prec_member(a, cb) && same_str(cb->precision, a->prec_base) &&
+                        same_str(cb->family, c2->family) && same_str(cb->size, c2->size) && cb->window == c2->window)
+                        ratios[m++] = c2->wall.mean / cb->wall.mean;
+                }
+            }
+            for (size_t u = 1; u < m; u++)   /* median: insertion sort of a handful of windows */
+                for (size_t v = u; v > 0 && ratios[v - 1] > ratios[v]; v--) {
+                    double t = ratios[v];
+                    ratios[v] = ratios[v - 1];
+                    ratios[v - 1] = t;
+                }
+            if (m)
+                fprintf(d, "%.6g %.6g\n", c->size_num, m % 2 ? ratios[m / 2] : (ratios[m / 2 - 1] + ratios[m / 2]) / 2);
+        }
         fprintf(d, "\n\n");
     }
     fclose(d);
     char *b = NULL;
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
-    fprintf(f, "set multiplot layout 1,2 title 'Precision'\nset logscale xy\nset key inside top left box\n"
+    fprintf(f, "set multiplot layout 1,2 title 'Precision: one line per family (colour: precision, point: family)'\n"
+               "set logscale xy\nset key inside top left vertical box font ',9'\n"
                "set title 'cold compile time vs size (window %d)'\nset xlabel 'model size (parameters)'\n"
-               "set ylabel 'cold compile wall (s)'\nplot ", a->prec_window);
-    for (size_t k = 0; k < a->n_prec; k++) {
-        fprintf(f, "%s'precision.dat' index %zu using 1:2 with linespoints pt 7 lw 2 lc rgb '%s' title ", k ? ", " : "",
-                2 * k, color((int)k));
-        q(f, a->prec_time[k].label);
+               "set ylabel 'cold compile wall (s, geometric mean)'\nplot ", a->prec_window);
+    const char *fams[64];
+    size_t nf = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t j;
+        for (j = 0; j < nf && !same_str(fams[j], pf[k]); j++)
+            ;
+        if (j == nf && nf < 64)
+            fams[nf++] = pf[k];
     }
-    fprintf(f, "\nunset logscale y\nset title 'time / %s (median over windows)'\nset ylabel 'ratio to %s'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
+    char t[256];
+    for (size_t k = 0; k < n; k++) {
+        size_t pi = 0, fi = 0;
+        for (size_t i = 0; i < a->n_prec; i++)
+            if (same_str(a->prec_time[i].label, pp[k] ? pp[k] : "-"))
+                pi = i;
+        while (fi < nf && !same_str(fams[fi], pf[k]))
+            fi++;
+        snprintf(t, sizeof t, "%s %s", pp[k] ? pp[k] : "-", pf[k] ? pf[k] : "-");
+        fprintf(f, "%s'precision.dat' index %zu using 1:2 with linespoints pt %zu lw 2 lc rgb '%s' title ", k ? ", " : "",
+                2 * k, 5 + 2 * (fi % 6), color((int)pi));
+        q(f, t);
+    }
+    fprintf(f, "\nunset logscale y\nset title 'time / %s of the same family (median over windows)'\n"
+               "set ylabel 'ratio to %s'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
             a->prec_base, a->prec_base);
-    for (size_t k = 0; k < a->n_prec; k++) {
-        fprintf(f, ", 'precision.dat' index %zu using 1:2 with linespoints pt 7 lw 2 lc rgb '%s' title ", 2 * k + 1,
-                color((int)k));
-        q(f, a->prec_ratio[k].label);
+    for (size_t k = 0; k < n; k++) {
+        if (same_str(pp[k], a->prec_base))
+            continue;
+        size_t pi = 0, fi = 0;
+        for (size_t i = 0; i < a->n_prec; i++)
+            if (same_str(a->prec_time[i].label, pp[k] ? pp[k] : "-"))
+                pi = i;
+        while (fi < nf && !same_str(fams[fi], pf[k]))
+            fi++;
+        snprintf(t, sizeof t, "%s %s", pp[k] ? pp[k] : "-", pf[k] ? pf[k] : "-");
+        fprintf(f, ", 'precision.dat' index %zu using 1:2 with linespoints pt %zu lw 2 lc rgb '%s' title ", 2 * k + 1,
+                5 + 2 * (fi % 6), color((int)pi));
+        q(f, t);
     }
     fprintf(f, "\nunset multiplot\n");
     fclose(f);

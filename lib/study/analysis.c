@@ -9,7 +9,7 @@
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err)
 {
     static int (*const sections[])(an_work *, pm_err *) = {
-        an_load, an_stages, an_parallel, an_npu, an_regimes, an_fits, an_handoff, an_precision, an_fixes,
+        an_load, an_stages, an_parallel, an_npu, an_noise, an_regimes, an_fits, an_handoff, an_precision, an_fixes,
     };
     int rc = PM_OK;
     analysis_full *full = calloc(1, sizeof *full);

@@ -46,6 +46,11 @@ typedef struct pm_an_config {
     double warm_s, cache_ratio;   /* warm geometric-mean wall, cold/warm; NAN without warm runs */
     double ir_ops, llvm_ops, npu_tasks, npu_tiles;   /* means of run metrics; NAN when absent */
     double *stage_ir;             /* [n_stages] IR ops at the entry of each stage (ir.stage.<stage>); NAN: absent */
+    /* noise diagnostics over the cold repeats */
+    double cv;                    /* sd / mean of cold wall; NAN: n < 2 */
+    int n_outliers;               /* MAD outliers (modified z > 3.5), n >= 3 */
+    double load1;                 /* mean 1-min load average at the runs' start (host.load1); NAN: not recorded */
+    int contended;                /* load above the CPUs, or user/wall below 0.75 x the sweep's baseline */
     int instrumented;             /* NPU: compiled with instrumentation switches (analysis_npu.c) */
 } pm_an_config;
 
@@ -135,6 +140,10 @@ typedef struct pm_analysis {
     pm_an_npu_config *npu;
     size_t n_npu;
     int n_npu_instrumented, n_npu_offline;
+    /* noise; the fix table is never drawn from contended configs */
+    double user_wall_baseline;    /* 90th percentile of the configs' user/wall: the uncontended level; NAN */
+    int cpus;                     /* from the sweep's metadata; 0: unknown */
+    int n_contended, n_noisy;     /* noisy: CV > 10% or a MAD outlier */
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);

@@ -144,7 +144,8 @@ int an_fixes(an_work *w, pm_err *err)
     size_t NS = a->n_stages, NP = pv->n_pids;
     int st_over = w->st_over;
     double *tmp = w->tmp, *fit_r2 = NULL;
-    /* Fix table: one row per regime (dominant stage among configs). */
+    /* Fix table: one row per regime (dominant stage among configs). Contended configs are left out: a busy
+       machine moves CPU wait into process-overhead and lowers user/wall, which is not a finding. */
     a->fixes = calloc(NS, sizeof *a->fixes);
     fit_r2 = calloc(NS, sizeof *fit_r2);
     if (!a->fixes || !fit_r2)
@@ -154,7 +155,7 @@ int an_fixes(an_work *w, pm_err *err)
         double share_sum = 0;
         int nr = 0;
         for (size_t ci = 0; ci < a->n_configs; ci++)
-            if (a->configs[ci].dominant_stage == (int)s && an_compared(a, &a->configs[ci])) {
+            if (a->configs[ci].dominant_stage == (int)s && !a->configs[ci].contended && an_compared(a, &a->configs[ci])) {
                 n++;
                 share_sum += a->configs[ci].share[s].mean;
                 if (!isnan(a->configs[ci].cache_ratio))
@@ -216,7 +217,7 @@ int an_fixes(an_work *w, pm_err *err)
             /* start-up is a single-threaded process phase */
             double u = 0, nu = 0;
             for (size_t ci = 0; ci < a->n_configs; ci++)
-                if (a->configs[ci].dominant_stage == (int)s && !isnan(a->configs[ci].user_wall) &&
+                if (a->configs[ci].dominant_stage == (int)s && !a->configs[ci].contended && !isnan(a->configs[ci].user_wall) &&
                     an_compared(a, &a->configs[ci])) {
                     u += a->configs[ci].user_wall;
                     nu += 1;

@@ -18,6 +18,10 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
             c->stage_ir[s] = r->mean;
         return PM_OK;
     }
+    if (!strcmp(r->name, "host.load1")) {
+        c->load1 = r->mean;
+        return PM_OK;
+    }
     if (!strcmp(r->name, "ir.ops")) c->ir_ops = r->mean;
     else if (!strcmp(r->name, "ir.llvm_ops")) c->llvm_ops = r->mean;
     else if (!strcmp(r->name, "npu.tasks")) c->npu_tasks = r->mean;

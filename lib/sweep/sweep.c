@@ -236,7 +236,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
     pm_run_result results[8];
     pm_step_record recs[8];
     char *argvs[8] = {0}, *tails[8] = {0};
-    pm_metric metrics[16 + PM_EMBEDDED_N_PROBES];
+    pm_metric metrics[17 + PM_EMBEDDED_N_PROBES];
     int n_metrics = 0, n_done = 0, rc;
     const char *status = "ok";
     double import_s = -1;
@@ -250,6 +250,15 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         goto cleanup;
     if (!strcmp(x->spec->backend, "embedded") && !cs->stage_measured)
         measure_stage_sizes(x, c, cs);   /* before the steps: outside every timed region */
+    {
+        /* How busy the machine is as this run starts: a noise diagnostic (contended configs are flagged). */
+        FILE *la = fopen("/proc/loadavg", "r");
+        double load1;
+        if (la && fscanf(la, "%lf", &load1) == 1)
+            metrics[n_metrics++] = (pm_metric){"host.load1", load1};
+        if (la)
+            fclose(la);
+    }
     pm_util_remove_tree(dir); /* a leftover from an interrupted run is not a result */
     if ((rc = pm_util_mkdir_p(dir, err)) || (rc = backend_steps(x, c, cs, dir, &steps, err)))
         goto cleanup;

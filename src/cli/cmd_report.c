@@ -114,6 +114,13 @@ static void print_text(const pm_analysis *a)
                a->family_jsd_pairs);
     for (size_t i = 0; i < a->n_crossovers; i++)
         printf("precision: %s\n", a->crossovers[i]);
+    printf("\nnoise: %d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended (load average above %d "
+           "CPUs or user/wall below 0.75 x the sweep's %.2f): the fix table leaves contended configs out\n",
+           a->n_noisy, a->n_configs, a->n_contended, a->cpus, a->user_wall_baseline);
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (a->configs[i].contended)
+            printf("  contended: %s (load %.1f, user/wall %.2f, CV %.0f%%)\n", a->configs[i].key, a->configs[i].load1,
+                   a->configs[i].user_wall, a->configs[i].cv * 100);
     printf("\nparallelism (user/wall)\n");
     for (size_t i = 0; i < a->n_tools; i++)
         printf("  %-20s %.2f\n", a->tools[i] ? a->tools[i] : "-", a->tool_user_wall[i]);

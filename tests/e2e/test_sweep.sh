@@ -29,6 +29,8 @@ n=$(q "select count(*) from pass_time p join step s on s.id=p.step_id where s.to
 [ "${n:-0}" -gt 20 ] && ok "llc passes stored ($n)" || fail "llc passes stored ($n)"
 n=$(q "select count(*) from metric where name='ir.llvm_ops' and value > 0")
 [ "$n" = 4 ] && ok "IR size metric per run" || fail "IR size metric per run ($n)"
+n=$(q "select count(*) from metric where name='host.load1' and value >= 0 and step_id is null")
+[ "$n" = 4 ] && ok "load average at each run's start" || fail "load average at each run's start ($n)"
 # the IR each stage processes, measured once per config outside the timed runs, recorded with each run
 n=$(q "select count(distinct name) from metric where name like 'ir.stage.%' and value > 0")
 [ "$n" = 5 ] && ok "IR size at the entry of 5 stages" || fail "IR size at the entry of 5 stages ($n)"

@@ -277,7 +277,7 @@ static void fit_uses_stage_entry_size(void **state)
         assert_int_equal(pm_store_record_run(store, &rec, NULL, &e), PM_OK);
         pm_report_free(&rep);
     }
-    pm_analysis *a = analyse("/nonexistent");
+    pm_analysis *a = analyse(NO_RULES);
     const pm_an_fit *canon = NULL;
     for (size_t i = 0; i < a->n_fits; i++)
         if (!strcmp(a->fits[i].name, "Canonicalizer"))
@@ -289,6 +289,37 @@ static void fit_uses_stage_entry_size(void **state)
     const pm_an_config *c = &a->configs[0];
     int cl = pm_an_stage_index(a, "cleanup");
     assert_float_equal(c->stage_ir[cl], 1e3, 1e-6);
+    pm_analysis_free(a);
+}
+
+/* A config whose process got a fraction of the CPU it gets elsewhere is contended: flagged, and the fix table
+ * draws nothing from it. CV and MAD outliers per config. */
+static void contended_configs_left_out_of_fixes(void **state)
+{
+    char size[16];
+    for (int i = 0; i < 5; i++) {
+        snprintf(size, sizeof size, "%db", i + 1);
+        int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
+        double walls[] = {1.0, 1.01, 0.99, i == 0 ? 1.9 : 1.0};
+        for (int r = 0; r < 4; r++) {
+            double user = i == 4 ? 0.3 * walls[r] : 0.9 * walls[r];   /* config 5: starved of CPU */
+            add_run(c, "cold", walls[r], user, "mlir-opt", "Canonicalizer", 0.5 * walls[r], (char *)NULL);
+        }
+    }
+    pm_analysis *a = analyse(NO_RULES);
+    assert_int_equal(a->n_configs, 5);
+    assert_int_equal(a->configs[0].n_outliers, 1);   /* the 1.9 s repeat */
+    assert_true(a->configs[0].cv > 0.3);
+    assert_int_equal(a->configs[1].n_outliers, 0);
+    assert_true(a->configs[1].cv < 0.02);
+    for (int i = 0; i < 4; i++)
+        assert_false(a->configs[i].contended);
+    assert_true(a->configs[4].contended);
+    assert_int_equal(a->n_contended, 1);
+    int total = 0;
+    for (size_t k = 0; k < a->n_fixes; k++)
+        total += a->fixes[k].n_configs;
+    assert_int_equal(total, 4);
     pm_analysis_free(a);
 }
 
@@ -435,6 +466,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(sizes_sorted_numerically_and_regimes, setup, teardown),
         cmocka_unit_test_setup_teardown(fit_recovers_exponent, setup, teardown),
         cmocka_unit_test_setup_teardown(fit_uses_stage_entry_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(contended_configs_left_out_of_fixes, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_ratio_and_crossover, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_series_in_size_order_across_families, setup, teardown),
         cmocka_unit_test_setup_teardown(fix_rules_pick_by_evidence, setup, teardown),
