@@ -22,6 +22,7 @@ device = NPU
 lib = $LIB
 schedule_trace = true
 strategy_json = true
+task_stats = true
 prefill_hint = STATIC
 generate_pyramid = false
 model = models/{family}-{size}-{precision}/openvino_model.xml
