@@ -15,7 +15,7 @@
  *   "precision": {"window","base","time":[{"precision","points":[{"size","wall_s"}]}],
  *                 "ratio":[{"precision","points":[{"size","ratio"}]}], "crossovers":[text]},
  *   "parallelism": {"tools":{tool:user_wall}, "stages":{stage:user_wall}},
- *   "fixes": [{"stage","configs","tool","pass","share","exponent","exponent_lo","user_wall","cache_ratio","fix"}] }
+ *   "fixes": [{"stage","configs","contended" (then no fix),"tool","pass","share","exponent","exponent_lo","user_wall","cache_ratio","fix"}] }
  */
 #include "analysis.h"
 #include "npu_report.h"
@@ -150,8 +150,8 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_t *fx = json_array();
     for (size_t i = 0; i < a->n_fixes; i++) {
         const pm_an_fix *f = &a->fixes[i];
-        json_array_append_new(fx, json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "stage", a->stages[f->stage],
-                                            "configs", f->n_configs, "tool", str(f->tool), "pass", str(f->pass),
+        json_array_append_new(fx, json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "stage", a->stages[f->stage],
+                                            "configs", f->n_configs, "contended", f->n_contended, "tool", str(f->tool), "pass", str(f->pass),
                                             "share", num(f->share), "exponent", num(f->exponent), "exponent_lo",
                                             num(f->exponent_lo), "user_wall", num(f->user_wall), "cache_ratio",
                                             num(f->cache_ratio), "fix", str(f->fix)));

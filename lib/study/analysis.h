@@ -92,6 +92,7 @@ typedef struct pm_an_series { const char *label; size_t n; double *x, *y; const 
 typedef struct pm_an_fix {
     int stage;                    /* the regime */
     int n_configs;
+    int n_contended;              /* of them contended: then no fix is chosen (no conclusion) */
     const char *tool, *pass;      /* NULL for process-overhead */
     double share, exponent, exponent_lo, user_wall, cache_ratio;  /* NAN when not measured */
     char *fix;                    /* NULL: no rule matched or no rules */

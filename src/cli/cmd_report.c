@@ -115,7 +115,7 @@ static void print_text(const pm_analysis *a)
     for (size_t i = 0; i < a->n_crossovers; i++)
         printf("precision: %s\n", a->crossovers[i]);
     printf("\nnoise: %d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended (load average above %d "
-           "CPUs or user/wall below 0.75 x the sweep's %.2f): the fix table leaves contended configs out\n",
+           "CPUs or user/wall below 0.75 x the sweep's %.2f): the fix table draws no conclusion from them\n",
            a->n_noisy, a->n_configs, a->n_contended, a->cpus, a->user_wall_baseline);
     for (size_t i = 0; i < a->n_configs; i++)
         if (a->configs[i].contended)
@@ -133,7 +133,10 @@ static void print_text(const pm_analysis *a)
         numf(x->exponent, "%6.2f");
         numf(x->user_wall, "%6.2f");
         numf(x->cache_ratio, "%6.1f");
-        printf("  %s\n", x->fix ? x->fix : "no rule matched");
+        if (x->n_contended)
+            printf("  no conclusion: %d of %d configs contended\n", x->n_contended, x->n_configs);
+        else
+            printf("  %s\n", x->fix ? x->fix : "no rule matched");
     }
     pm_npu_report_text(a, stdout); /* NPU back end only: see npu_report.h */
 }
