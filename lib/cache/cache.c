@@ -577,7 +577,7 @@ static void analyse_cc(char *const *argv, size_t first, analysis *a)
     static const char *const side_files[] = {"-save-temps", "-ftime-trace", "-gsplit-dwarf", "-fdump-",
                                              "-fstack-usage", "-fcallgraph-info", "-fopt-info=", "-ftest-coverage",
                                              "--coverage", "-fsave-optimization-record", "-fprofile-arcs",
-                                             "-fmodules", "-fmodule-output", NULL};
+                                             "-fmodules", "-fmodule-output", "-Wp,-M", NULL};
     for (size_t i = first; argv[i]; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "-o") || !strcmp(s, "--output")) {
@@ -1495,7 +1495,7 @@ static int capture_open(pm_cache *c, capture *cap, pm_err *err)
     for (int i = 0; i < 2; i++) {
         if (i == 0 && !c)
             continue;
-        snprintf(cap->path, sizeof cap->path, "%s/%s.XXXXXX", i == 0 ? c->dir : tmpdir && *tmpdir ? tmpdir : "/tmp",
+        snprintf(cap->path, sizeof cap->path, "%s/%s.XXXXXX", i == 0 ? c->dir : tmpdir && *tmpdir ? tmpdir : P_tmpdir,
                  i == 0 ? "tmp/capture" : "passmap-capture");
         if ((cap->fd = mkstemp(cap->path)) >= 0) {
             cap->on_disk = 1;
@@ -1742,6 +1742,20 @@ static int check_run(pm_cache *c, const key_info *k, const pre_output *pre, stru
         if (pre_deps && j < pre_deps->n) { /* hashed before the run too: compare contents */
             if (!pre_deps->ok[j] || !XXH128_isEqual(pre_deps->h[j], deps->h[i])) {
                 snprintf(why, 400, "dependency %s changed during the run", deps->path[i]);
+                return PM_OK;
+            }
+            continue;
+        }
+        /* a direct input (the source) was hashed with the key: compare contents */
+        char *canon = canon_path(deps->path[i]);
+        if (!canon)
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        for (j = 0; j < k->n_inputs && strcmp(canon, k->input_canon[j]); j++)
+            ;
+        free(canon);
+        if (j < k->n_inputs) {
+            if (!XXH128_isEqual(k->input_h[j], deps->h[i])) {
+                snprintf(why, 400, "input %s changed during the run", deps->path[i]);
                 return PM_OK;
             }
             continue;

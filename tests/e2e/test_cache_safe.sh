@@ -209,6 +209,14 @@ else
   ok "# SKIP device node needs root"
 fi
 
+# --- every temp-file-and-rename write goes through the one helper that refuses non-regular targets ---
+renames=$(grep -rn --include='*.c' 'rename(' "$ROOT/lib" "$ROOT/src" | grep -v "$ROOT/lib/base/util.c" \
+  | grep -v 'only ever over a regular file' || true)
+[ -z "$renames" ] && ok "no rename(2) outside pm_util_publish (and the guarded entry publish)" \
+  || { fail "rename(2) outside pm_util_publish"; echo "$renames"; }
+"$P" cache exec -- gcc -Wp,-MD,wp.d -c x.c -o x.o 2>err
+grep -q 'not cached' err && ok "-Wp,-MD writes a file passmap does not infer: uncached" || fail "-Wp,-MD: $(cat err)"
+
 # --- tests never hand a device to a tool as an output file (tools may write through temp-file-and-rename) ---
 hits=$(grep -rnE --include='*.sh' --include='*.c' --include='*.py' \
   -- '(-o|--output|--stdout|--stderr|--export|-MF)[= ]+"?/dev/(null|full|zero)' "$ROOT/tests" "$ROOT/bench" \
