@@ -1681,13 +1681,11 @@ static int ts_before(struct timespec a, struct timespec b)
 }
 
 /* Why the result of a successful run cannot be stored ("" when it can); fills odata/olen and deps. */
-static int check_run(pm_cache *c, const key_info *k, const pre_output *pre, struct timespec start,
+static int check_run(const key_info *k, const pre_output *pre, struct timespec start,
                      const char *depfile, const dep_list *pre_deps, char **odata, uint64_t *olen, dep_list *deps,
                      char why[400], pm_err *err)
 {
-    int rc;
     why[0] = 0;
-    (void)c;
     for (size_t i = 0; i < k->n_outputs; i++) {
         struct stat st;
         size_t l = 0;
@@ -1767,7 +1765,6 @@ static int check_run(pm_cache *c, const key_info *k, const pre_output *pre, stru
             return PM_OK;
         }
     }
-    (void)rc;
     return PM_OK;
 }
 
@@ -1850,7 +1847,7 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
     }
     int store = res->exit_code == 0 && res->term_signal == 0 && !truncated && !(req->cancel && *req->cancel);
     why[0] = 0;
-    if (store && (rc = check_run(c, k, pre, start, depfile, pre_deps, odata, olen, &deps, why, err)))
+    if (store && (rc = check_run(k, pre, start, depfile, pre_deps, odata, olen, &deps, why, err)))
         goto cleanup;
     if (why[0]) {
         warn(res, "not cached: %s", why);
