@@ -5,7 +5,7 @@
 CC      ?= cc
 BUILD   ?= build
 SAN     ?= 0
-PKGS    := sqlite3 jansson gsl libzstd libxxhash inih
+PKGS    := sqlite3 jansson gsl libzstd libxxhash
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 OPT     ?= -O2 -g

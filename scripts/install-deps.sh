@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs passmap's Debian dependencies when any is missing. Idempotent and quiet when all are present.
 set -euo pipefail
-pkgs=(build-essential pkg-config libsqlite3-dev libjansson-dev libgsl-dev libzstd-dev libxxhash-dev libinih-dev
+pkgs=(build-essential pkg-config libsqlite3-dev libjansson-dev libgsl-dev libzstd-dev libxxhash-dev
       libcmocka-dev gnuplot-nox sqlite3 mlir-22-tools llvm-22 clang-22 libclang-rt-22-dev ccache hyperfine python3-pandas
       chromium)
 missing=()
