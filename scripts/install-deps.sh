@@ -2,7 +2,8 @@
 # Installs passmap's Debian dependencies when any is missing. Idempotent and quiet when all are present.
 set -euo pipefail
 pkgs=(build-essential pkg-config libsqlite3-dev libjansson-dev libgsl-dev libzstd-dev libxxhash-dev libinih-dev
-      libcmocka-dev gnuplot-nox sqlite3 mlir-22-tools llvm-22 ccache hyperfine python3-pandas chromium)
+      libcmocka-dev gnuplot-nox sqlite3 mlir-22-tools llvm-22 ccache hyperfine python3-pandas chromium
+      slurmctld slurmd slurm-client munge)   # a real single-node Slurm for tests/e2e/test_slurm.sh
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
