@@ -82,7 +82,7 @@ scontrol show job "$merge" | grep -q 'JobState=COMPLETED' && ok "merge job compl
   || { fail "merge job: $(scontrol show job "$merge" | grep -o 'JobState=[A-Z]*')"; sed 's/^/#   /' "$TMP/out.db.slurm/merge.log"; }
 
 # The merged store against the one-machine plan.
-"$PASSMAP" sweep --dry-run --db "$TMP/plan.db" s.ini | awk '{print $1, $2, $3}' | sort > plan.txt
+"$PASSMAP" sweep --dry-run --db "$TMP/plan.db" s.ini | grep -v '^  \|^dry run:' | awk '{print $1, $2, $3}' | sort > plan.txt
 sqlite3 "$TMP/out.db" "select c.key, r.mode, 'r'||r.repeat from run r join config c on c.id = r.config_id" \
   | tr '|' ' ' | sort > merged.txt
 [ -s plan.txt ] && cmp -s plan.txt merged.txt && ok "merged store = the one-machine plan ($(wc -l < plan.txt) runs, each once)" \
