@@ -52,7 +52,16 @@ typedef struct pm_an_config {
     double load1;                 /* mean 1-min load average at the runs' start (host.load1); NAN: not recorded */
     int contended;                /* load above the CPUs, or user/wall below 0.75 x the sweep's baseline */
     int instrumented;             /* NPU: compiled with instrumentation switches (analysis_npu.c) */
+    int host;                     /* index into pm_analysis.hosts of the machine of its cold runs;
+                                     -1: none recorded, -2: several machines */
 } pm_an_config;
+
+typedef struct pm_an_host {       /* a machine that measured cold runs of the study */
+    char *name, *fingerprint, *cpu_model, *kernel, *compiler;
+    int cores;
+    int n_configs, n_runs;        /* configs it measured (all their cold runs, or some), cold runs */
+    double wall_geomean;          /* geometric mean of the cold walls of the configs only it measured; NAN: none */
+} pm_an_host;
 
 typedef struct pm_an_cell {       /* one cell of a regime map */
     const char *row;              /* size (LLM) or family (CNN) */
@@ -145,6 +154,12 @@ typedef struct pm_analysis {
     double user_wall_baseline;    /* 90th percentile of the configs' user/wall: the uncontended level; NAN */
     int cpus;                     /* from the sweep's metadata; 0: unknown */
     int n_contended, n_noisy;     /* noisy: CV > 10% or a MAD outlier */
+    /* machines (analysis_hosts.c): stratified when the study mixes them */
+    pm_an_host *hosts;
+    size_t n_hosts;
+    int n_machine_kinds;          /* distinct fingerprints (CPU, cores, kernel, compiler build) */
+    char **host_warnings;         /* sentences: comparisons that cross machines */
+    size_t n_host_warnings;
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);
