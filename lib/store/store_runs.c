@@ -316,10 +316,8 @@ int pm_store_pick_sweep(sqlite3 *db, const char *name, int64_t *sweep_id, pm_err
 int pm_store_find_run(sqlite3 *db, int64_t sweep_id, const char *config_key, const char *mode, int repeat,
                       int64_t *run_id, pm_err *err)
 {
-    if (!mode)
-        mode = "cold";
     sqlite3_stmt *s = NULL;
-    int rc = PM_OK, step;
+    int step;
     if (sqlite3_prepare_v2(db, "SELECT id FROM config WHERE sweep_id = ?1 AND key = ?2", -1, &s, NULL) != SQLITE_OK)
         return db_fail(db, err, "config");
     sqlite3_bind_int64(s, 1, sweep_id);
@@ -332,6 +330,16 @@ int pm_store_find_run(sqlite3 *db, int64_t sweep_id, const char *config_key, con
         return pm_err_set(err, PM_ERR_NOTFOUND, "no config '%s' in this sweep", config_key);
     if (step != SQLITE_ROW)
         return db_fail(db, err, "config");
+    return pm_store_config_run(db, config_id, config_key, mode, repeat, run_id, err);
+}
+
+int pm_store_config_run(sqlite3 *db, int64_t config_id, const char *config_key, const char *mode, int repeat,
+                        int64_t *run_id, pm_err *err)
+{
+    if (!mode)
+        mode = "cold";
+    sqlite3_stmt *s = NULL;
+    int rc = PM_OK, step;
     /* A repeat asked for: exactly that one. Otherwise the median-wall ok run (lower median). */
     const char *sql = repeat >= 0 ? "SELECT id FROM run WHERE config_id = ?1 AND mode = ?2 AND repeat = ?3 ORDER BY id LIMIT 1"
                                   : "SELECT id FROM run WHERE config_id = ?1 AND mode = ?2 AND status = 'ok'"
