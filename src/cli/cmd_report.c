@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "json_out.h"
 #include "cmds.h"
 #include "figures.h"
 #include "html.h"
@@ -187,6 +188,11 @@ int cmd_report(int argc, char **argv)
     }
     if (json) {
         json_t *j = pm_analysis_json(a);
+        pm_json_stamp(j, "wall_s", "s", "warm_s", "s", "mean_s", "s", "share", "fraction (0..1) of the cold compile wall",
+                      "shares", "fraction (0..1) of the cold compile wall", "dominant_share", "fraction (0..1)",
+                      "cache_ratio", "cold wall / warm wall", "user_wall", "user CPU s / wall s", "exponent",
+                      "k in time = a * size^k", "max_share", "fraction (0..1)", "window", "tokens", "resolution",
+                      "pixels", NULL);
         json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
         putchar('\n');
         json_decref(j);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_out.h"
 #include "cmds.h"
 #include "spec.h"
 #include "sweep.h"
@@ -179,6 +180,7 @@ int cmd_sweep(int argc, char **argv)
                               "configs", sum.configs, "planned", sum.planned, "already_done", sum.already_done, "ran",
                               sum.ran, "ok", sum.ok, "failed", sum.failed, "interrupted", sum.interrupted, "wall_s",
                               sum.wall_s);
+        pm_json_stamp(o, "wall_s", "s", NULL);
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         putchar('\n');
         json_decref(o);
