@@ -477,6 +477,9 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
           "time outside every pass is the stage <i>process-overhead</i>.</li><li><b>cold wall</b> = geometric mean over "
           "the cold repeats; <b>\u00b1</b> is the half-width of its 95% interval on the log scale (t over log "
           "times); with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
+          "<li><b>config keys</b>: LLM <code>llm/FAMILY/SIZE/wWINDOW/PRECISION/LLAYERS/VARIANT</code> (window in prompt "
+          "tokens, L = decoder layers emitted); CNN <code>cnn/FAMILY/rRESOLUTION/PRECISION/BBLOCKS/VARIANT</code> "
+          "(B0 = whole network, BN = stem and first N blocks).</li>"
           "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
           "section (runs, argv, stderr, IR size, pass tree).</li></ul>\n", f);
     json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;

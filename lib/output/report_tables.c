@@ -270,7 +270,8 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         if (a->fixes[i].fix && (!top || a->fixes[i].n_configs > top->n_configs))
             top = &a->fixes[i];
     if (top)
-        snprintf(h->fix, sizeof h->fix, "%s \u2014 for the %s regime (%d configs; dominant pass %s at %.0f%% of the compile%s)",
+        snprintf(h->fix, sizeof h->fix, "%s \u2014 for the %s regime (%d configs; its heaviest pass, %s, takes %.0f%% of "
+                                        "the compile%s)",
                  top->fix, a->stages[top->stage], top->n_configs, top->pass ? top->pass : "(outside passes)",
                  top->share * 100, isnan(top->exponent) ? "" : ", cost grows with IR size");
     else
