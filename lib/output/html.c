@@ -4,6 +4,7 @@
 #include "html.h"
 #include "passtree.h"
 #include "report_tables.h"
+#include "npu_report.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -571,6 +572,8 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
           "</p>\n", f);
     if ((rc = table_section(f, pm_rt_stage_shares(a, "#cfg-"), 1, err)))
         return rc;
+
+    pm_npu_report_html(a, f); /* NPU back end only: see npu_report.h */
 
     fputs("<h2 id=drilldown>Per config</h2>", f);
     legend(f, a);

@@ -15,6 +15,7 @@
 #include "figures.h"
 #include "html.h"
 #include "report_tables.h"
+#include "npu_report.h"
 #include "stagemap.h"
 
 static void usage(FILE *out)
@@ -99,6 +100,7 @@ static int print_text(const pm_analysis *a, int markdown)
         rc = put_table(pm_rt_tools(a), "parallelism", markdown, width);
     if (!rc)
         rc = put_table(pm_rt_fixes(a), "fix table", markdown, width);
+    pm_npu_report_text(a, stdout); /* NPU back end only: see npu_report.h */
     return rc;
 }
 
