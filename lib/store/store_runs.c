@@ -1,5 +1,6 @@
 /* Reading one run back (see store_runs.h). */
 #include "store_runs.h"
+#include "store.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,12 +22,9 @@ int pm_store_open_sqlite_readonly(const char *path, sqlite3 **db, pm_err *err)
                                : pm_err_errno(err, PM_ERR_IO, "%s", path);
     if (!S_ISREG(sb.st_mode))
         return pm_err_set(err, PM_ERR_USAGE, "%s: not a regular file", path);
-    if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        int rc = pm_err_set(err, PM_ERR_DB, "cannot open %s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
-        sqlite3_close(*db);
-        *db = NULL;
+    int rc = pm_store_open_db_readonly(path, db, err);   /* also in a read-only folder */
+    if (rc)
         return rc;
-    }
     sqlite3_stmt *s = NULL;
     int ok = sqlite3_prepare_v2(*db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'pass_time'", -1, &s,
                                 NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW;
