@@ -22,6 +22,7 @@ device = NPU
 lib = $LIB
 schedule_trace = true
 strategy_json = true
+task_stats = true
 prefill_hint = STATIC
 generate_pyramid = false
 model = models/{family}-{size}-{precision}/openvino_model.xml
@@ -42,6 +43,8 @@ m() { q "select count(*) from metric m join run r on r.id=m.run_id join config c
   && ok "instrumented runs recorded apart from stock ones" || fail "ov.instrumented"
 [ "$(m "m.name='npu.tasks' and c.variant='stock'")" = 0 ] && [ "$(m "m.name='npu.tasks' and c.variant='instrumented'")" = 8 ] \
   && ok "schedule trace only in instrumented runs" || fail "npu.tasks per variant"
+[ "$(m "m.name='npu.vpuip.total' and c.variant='instrumented' and m.value > 0")" = 8 ] && [ "$(m "m.name='npu.vpuip.total' and c.variant='stock'")" = 0 ] \
+  && ok "task statistics (dump-task-stats) only in instrumented runs" || fail "npu.vpuip.total per variant"
 n=$(q "select count(*) from step s join run r on r.id=s.run_id join config c on c.id=r.config_id where c.variant='stock' and s.argv like '%--schedule-trace%'")
 [ "$n" = 0 ] && ok "stock compiles ask for no instrumentation" || fail "stock argv: $n"
 [ "$(q "select count(*) from run r join config c on c.id=r.config_id where r.mode='warm' and r.status='ok' and c.variant='stock' and r.wall_s > 0")" = 8 ] \
@@ -86,6 +89,12 @@ for c in n["configs"]:
     assert (c["blob_bytes"] is None) == c["instrumented"] and (c["blob_weightless_bytes"] is None) != c["instrumented"], c
 assert sum(f["configs"] for f in d["fixes"]) == 4, d["fixes"]
 ' && ok "report JSON: submodel split, ELF export, blob sizes; fix table over stock configs only" || fail "report json"
+if "$PASSMAP" report "$db" --html "$TMP/report.html" >/dev/null 2>&1; then
+  grep -q '<h2 id=npu>NPU (OpenVINO) runs</h2>' "$TMP/report.html" && [ "$(grep -c '<tr class=instrumented>' "$TMP/report.html")" = 4 ] \
+    && grep -q 'ELF export (s)' "$TMP/report.html" && ok "HTML report: NPU section, instrumented rows marked" || fail "report html"
+else
+  fail "passmap report --html failed"
+fi
 
 # A blob that cannot be imported (weightless NPUW export): the cold compile stays ok, the warm run fails with the reason.
 sed -e 's/npu-tiny/npu-weightless/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' \
