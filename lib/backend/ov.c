@@ -704,6 +704,7 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
     json_object_set_new(o, "properties", props);
     json_object_set_new(o, "strategy_key", *r->strategy_key ? json_string(r->strategy_key) : json_null());
     json_object_set_new(o, "strategy_reused", json_boolean(r->strategy_reused));
+    json_object_set_new(o, "units", json_pack("{s:s,s:s}", "*_s", "s", "blob_bytes", "B"));
     if (!o)
         return NULL;
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

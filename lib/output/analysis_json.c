@@ -47,7 +47,7 @@ static json_t *regime(const pm_analysis *a, const pm_an_regime *r)
                                                "configs", r->cells[i].n_configs));
     for (size_t i = 0; i < r->n_boundaries; i++)
         json_array_append_new(b, json_string(r->boundaries[i]));
-    return json_pack("{s:o,s:o,s:o,s:o}", "precision", str(r->precision), "variant", str(r->variant), "cells", cells,
+    return json_pack("{s:o,s:o,s:o,s:o}", "precision", str(r->precision), "variant", json_string(r->variant ? r->variant : ""), "cells", cells,
                      "boundaries", b);
 }
 
@@ -84,7 +84,7 @@ json_t *pm_analysis_json(const pm_analysis *a)
         json_t *o = json_pack("{s:o,s:o,s:o,s:o,s:i,s:o,s:i,s:i,s:o,s:i,s:i,s:i}", "key", str(c->key), "kind",
                               str(c->kind), "family", str(c->family), "size", str(c->size), "window", c->window,
                               "precision", str(c->precision), "resolution", c->resolution, "layers", c->layers,
-                              "variant", str(c->variant), "cold_runs", c->n_cold, "warm_runs", c->n_warm,
+                              "variant", json_string(c->variant ? c->variant : ""), "cold_runs", c->n_cold, "warm_runs", c->n_warm,
                               "failed_runs", c->n_failed);
         json_object_set_new(o, "wall_s", ci(c->wall));
         json_object_set_new(o, "user_wall", num(c->user_wall));

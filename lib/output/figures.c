@@ -22,8 +22,11 @@ static const char *COLORS[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#946
 #define NCOLORS (sizeof COLORS / sizeof COLORS[0])
 static const char *color(int i) { return COLORS[(size_t)(i < 0 ? 0 : i) % NCOLORS]; }
 
-static const char *HEAD = "set encoding utf8\nset key below box\nset grid\nset format x '%g'\nset format y '%g'\n"
-                          "set border lw 1.2\n";
+/* Legends right of the plotting area (never over an axis label); ranges fitted to the data with a small margin
+ * instead of being stretched to the next decade. */
+static const char *HEAD = "set encoding utf8\nset key outside right top vertical box\nset grid\nset format x '%g'\n"
+                          "set format y '%g'\nset border lw 1.2\nset autoscale fix\n"
+                          "set offsets graph 0.05, graph 0.05, graph 0.08, graph 0.08\n";
 
 /* Writes the SVG and PNG terminals around a plot body: the body is replayed for the PNG. */
 static int write_script(const char *dir, const char *name, const char *body, int w, int h)
@@ -566,6 +569,59 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     return 0;
 }
 
+/* Lines of a figure's data file (the bars of a stacked figure), 0 when unreadable. */
+static int data_rows(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.dat", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int n = 0, c, prev = '\n';
+    while ((c = fgetc(f)) != EOF) {
+        n += c == '\n' && prev != '\n';
+        prev = c;
+    }
+    fclose(f);
+    return n;
+}
+
+/* A figure's size follows its data: a 3x2 regime map is not drawn at the size of a 12x8 one, a fingerprint
+ * grows with its bars; wide legends sit right of the plot, so the width leaves room for them. */
+static void figure_size(const pm_analysis *a, int i, const char *dir, const char *name, int *w, int *h)
+{
+    *w = 1000, *h = 600;
+    if (i == 0 || i == 6) {
+        const pm_an_regime *rg = i == 0 ? &a->regime_llm : &a->regime_cnn;
+        size_t nr = 0, nc = 0;
+        for (size_t k = 0; k < rg->n_cells; k++) {
+            int new_row = 1, new_col = 1;
+            for (size_t j = 0; j < k; j++) {
+                new_row &= strcmp(rg->cells[j].row, rg->cells[k].row) != 0;
+                new_col &= rg->cells[j].col != rg->cells[k].col;
+            }
+            nr += new_row;
+            nc += new_col;
+        }
+        *w = 520 + 120 * (int)nc;
+        *h = 200 + 80 * (int)nr;
+    } else if (i == 3 || i == 5 || i == 8) {
+        int bars = data_rows(dir, name) - 1;   /* minus the header */
+        *w = 560 + 40 * (bars > 0 ? bars : 1);
+        *h = 560;
+    } else if (i == 2) {            /* why-costly: small multiples, one panel per pass */
+        *w = 1400, *h = 900;
+    } else if (i == 4) {            /* precision: one line per family, legend beside */
+        *w = 1400, *h = 640;
+    } else if (i == 7) {
+        *w = 900, *h = 520;
+    }
+    if (*w > 1400)
+        *w = 1400;
+    if (*h > 900)
+        *h = 900;
+}
+
 int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -622,7 +678,8 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
             snprintf(note, sizeof note, "%s in this sweep", what);
             fg->note = strdup(note);
         } else {
-            int w = i == 4 || i == 2 ? 1400 : 1000, h = i == 4 ? 640 : i == 2 ? 900 : 720;
+            int w, h;
+            figure_size(a, i, dir, fg->name, &w, &h);
             if (write_script(dir, fg->name, body, w, h))
                 rc = pm_err_errno(err, PM_ERR_IO, "writing %s/%s.gp", dir, fg->name);
             else

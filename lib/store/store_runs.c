@@ -1,5 +1,6 @@
 /* Reading one run back (see store_runs.h). */
 #include "store_runs.h"
+#include "store.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,12 +22,9 @@ int pm_store_open_sqlite_readonly(const char *path, sqlite3 **db, pm_err *err)
                                : pm_err_errno(err, PM_ERR_IO, "%s", path);
     if (!S_ISREG(sb.st_mode))
         return pm_err_set(err, PM_ERR_USAGE, "%s: not a regular file", path);
-    if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        int rc = pm_err_set(err, PM_ERR_DB, "cannot open %s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
-        sqlite3_close(*db);
-        *db = NULL;
+    int rc = pm_store_open_db_readonly(path, db, err);   /* also in a read-only folder */
+    if (rc)
         return rc;
-    }
     sqlite3_stmt *s = NULL;
     int ok = sqlite3_prepare_v2(*db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'pass_time'", -1, &s,
                                 NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW;
@@ -316,10 +314,8 @@ int pm_store_pick_sweep(sqlite3 *db, const char *name, int64_t *sweep_id, pm_err
 int pm_store_find_run(sqlite3 *db, int64_t sweep_id, const char *config_key, const char *mode, int repeat,
                       int64_t *run_id, pm_err *err)
 {
-    if (!mode)
-        mode = "cold";
     sqlite3_stmt *s = NULL;
-    int rc = PM_OK, step;
+    int step;
     if (sqlite3_prepare_v2(db, "SELECT id FROM config WHERE sweep_id = ?1 AND key = ?2", -1, &s, NULL) != SQLITE_OK)
         return db_fail(db, err, "config");
     sqlite3_bind_int64(s, 1, sweep_id);
@@ -332,6 +328,16 @@ int pm_store_find_run(sqlite3 *db, int64_t sweep_id, const char *config_key, con
         return pm_err_set(err, PM_ERR_NOTFOUND, "no config '%s' in this sweep", config_key);
     if (step != SQLITE_ROW)
         return db_fail(db, err, "config");
+    return pm_store_config_run(db, config_id, config_key, mode, repeat, run_id, err);
+}
+
+int pm_store_config_run(sqlite3 *db, int64_t config_id, const char *config_key, const char *mode, int repeat,
+                        int64_t *run_id, pm_err *err)
+{
+    if (!mode)
+        mode = "cold";
+    sqlite3_stmt *s = NULL;
+    int rc = PM_OK, step;
     /* A repeat asked for: exactly that one. Otherwise the median-wall ok run (lower median). */
     const char *sql = repeat >= 0 ? "SELECT id FROM run WHERE config_id = ?1 AND mode = ?2 AND repeat = ?3 ORDER BY id LIMIT 1"
                                   : "SELECT id FROM run WHERE config_id = ?1 AND mode = ?2 AND status = 'ok'"

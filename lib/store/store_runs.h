@@ -80,6 +80,10 @@ int pm_store_pick_sweep(sqlite3 *db, const char *name, int64_t *sweep_id, pm_err
 int pm_store_find_run(sqlite3 *db, int64_t sweep_id, const char *config_key, const char *mode, int repeat,
                       int64_t *run_id, pm_err *err);
 
+/* The same for a config by id (config_key only names it in errors). */
+int pm_store_config_run(sqlite3 *db, int64_t config_id, const char *config_key, const char *mode, int repeat,
+                        int64_t *run_id, pm_err *err);
+
 /* Every run of a config (all modes), ordered by mode then repeat. Free with pm_run_summaries_free. */
 int pm_store_config_runs(sqlite3 *db, int64_t config_id, pm_run_summary **out, size_t *n, pm_err *err);
 void pm_run_summaries_free(pm_run_summary *r, size_t n);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "json_out.h"
 #include "cmds.h"
 #include "run.h"
 
@@ -174,6 +175,7 @@ static int do_explain(pm_cache *c, cli *o, char **cmd)
         for (size_t i = 0; i < ex.n_changes; i++)
             json_array_append_new(ch, json_string(ex.changes[i]));
         json_object_set_new(j, "changes", ch);
+        pm_json_stamp(j, NULL);
         if (ex.have_previous)
             json_object_set_new(j, "previous_key", json_string(ex.previous_key));
         json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
@@ -202,6 +204,7 @@ static int do_stats(pm_cache *c, cli *o)
                               (json_int_t)st.corrupt, "evicted", (json_int_t)st.evicted, "stores",
                               (json_int_t)st.stores, "entries", (json_int_t)st.entries, "bytes",
                               (json_int_t)st.bytes, "max_size", (json_int_t)st.max_size, "saved_s", st.saved_s);
+        pm_json_stamp(j, "bytes", "B", "max_size", "B", "saved_s", "s", NULL);
         json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
         putchar('\n');
         json_decref(j);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "cmds.h"
 #include "compare.h"
 
@@ -111,6 +112,8 @@ int cmd_compare(int argc, char **argv)
     int status = PM_EXIT_OK;
     if (json) {
         json_t *root = pm_compare_to_json(&res);
+        pm_json_stamp(root, "*_s", "s", "ratio", "B / A (1 = equal; geometric means)", "share", "fraction (0..1)",
+                      NULL);
         if (!root || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
             fprintf(stderr, "passmap compare: could not write JSON\n");
             status = PM_EXIT_FAIL;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_out.h"
 #include "cmds.h"
 #include "ov.h"
 #include "parse.h"
@@ -176,6 +177,7 @@ int cmd_doctor(int argc, char **argv)
     attempt online = {.what = "compile on the NPU:"}, offline = {.what = "compile offline:"};
     pm_ov_probe_result p;
     json_t *out = json_object();
+    pm_json_stamp(out, "*_s", "s", NULL);
     int probed = pm_ov_probe(lib, &p, &err) == PM_OK;
     if (!probed) {
         if (json) {

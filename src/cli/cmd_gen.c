@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "cmds.h"
 #include "gen.h"
 
@@ -62,6 +63,7 @@ static int gen_list(int argc, char **argv)
             json_array_append_new(cnns, json_string(cnn[i]));
         json_object_set_new(root, "llm", llm);
         json_object_set_new(root, "cnn", cnns);
+        pm_json_stamp(root, NULL);
         json_dumpf(root, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
         json_decref(root);
@@ -186,6 +188,7 @@ int cmd_gen(int argc, char **argv)
     }
     if (json) {
         json_t *j = info_json(kind, family, size, &info);
+        pm_json_stamp(j, "params", "count", "weight_bytes", "B", NULL);
         json_dumpf(j, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
         json_decref(j);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "cmds.h"
 #include "store.h"
 
@@ -91,6 +92,7 @@ int cmd_merge(int argc, char **argv)
         json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:i}", "output", out_path, "inputs", arr, "merged",
                               (json_int_t)total_merged, "skipped_duplicate", (json_int_t)total_skipped, "refused",
                               failed);
+        pm_json_stamp(o, "merged", "runs", "skipped_duplicate", "runs", "refused", "inputs", NULL);
         json_dumpf(o, stdout, JSON_INDENT(2));
         putchar('\n');
         json_decref(o);

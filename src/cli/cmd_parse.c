@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "cmds.h"
 #include "parse.h"
 
@@ -77,6 +78,8 @@ static int print_json(const pm_report *r)
     for (size_t i = 0; i < r->n_metrics; i++)
         json_object_set_new(metrics, r->metrics[i].name, json_real(r->metrics[i].value));
     json_object_set_new(root, "metrics", metrics);
+    pm_json_stamp(root, "total_wall_s", "s", "total_user_s", "s", "pass_wall_s", "s", "wall_s", "s", "user_s", "s",
+                  NULL);
     int rc = json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) == 0 ? PM_EXIT_OK : PM_EXIT_FAIL;
     fputc('\n', stdout);
     json_decref(root);

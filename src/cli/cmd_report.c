@@ -6,22 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "analysis.h"
+#include "json_out.h"
 #include "cmds.h"
 #include "store.h"
 #include "figures.h"
 #include "html.h"
+#include "report_tables.h"
 #include "npu_report.h"
 #include "stagemap.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: passmap report DB [--json] [--html FILE] [--figures DIR] [--sweep NAME]\n"
+            "usage: passmap report DB [--json | --markdown] [--html FILE] [--figures DIR] [--sweep NAME]\n"
             "                         [--stage-map FILE]... [--fixes FILE]\n"
             "  per config: stage breakdown, dominant stage and share; regimes, cost fits, precision, fix table.\n"
-            "  --json            the same content as JSON on stdout\n"
+            "  --json            the same content as JSON on stdout (schema: docs/json.md)\n"
+            "  --markdown        the text report's tables as Markdown\n"
             "  --html FILE       one self-contained HTML report (figures inline; needs gnuplot)\n"
             "  --figures DIR     also keep the figures (SVG + PNG + gnuplot scripts) in DIR\n"
             "  --sweep NAME      which sweep (default: the latest); A,B reports several together\n"
@@ -30,21 +35,34 @@ static void usage(FILE *out)
             "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
 
-static void pct(double v)
+static int term_width(void)
 {
-    if (isnan(v))
-        printf(" %7s", "-");
-    else
-        printf(" %6.1f%%", v * 100);
+    const char *c = getenv("COLUMNS");
+    char *end;
+    long w = c && *c ? strtol(c, &end, 10) : 0;
+    if (c && *c && !*end && w > 0)
+        return (int)w;
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 120;
 }
 
-static void numf(double v, const char *fmt)
+/* One table in the chosen form (text fitted to width, or Markdown). */
+static int put_table(pm_table *t, const char *title, int markdown, int width)
 {
-    putchar(' ');
-    if (isnan(v))
-        printf("%6s", "-");
-    else
-        printf(fmt, v);
+    if (!t)
+        return PM_ERR_NOMEM;
+    int rc;
+    if (markdown) {
+        printf("\n## %s\n\n", title);
+        rc = pm_table_markdown(t, stdout);
+    } else {
+        printf("\n%s\n", title);
+        rc = pm_table_text(t, stdout, width);
+    }
+    pm_table_free(t);
+    return rc;
 }
 
 /* A study measured on several machines: one row per machine (the stratification), then what crosses them. */
@@ -70,69 +88,34 @@ static void print_hosts(const pm_analysis *a)
     putchar('\n');
 }
 
-static void print_text(const pm_analysis *a)
+static int print_text(const pm_analysis *a, int markdown)
 {
-    printf("sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n\n", a->sweep ? a->sweep : "-",
+    int width = term_width();
+    if (markdown)
+        printf("# passmap report: %s\n\n", a->sweep ? a->sweep : "-");
+    printf("sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n", a->sweep ? a->sweep : "-",
            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
     print_hosts(a);
-    /* The recompile / cache-hit column appears when the sweep measured warm runs (sweep --warm). */
-    int warm = 0;
-    for (size_t i = 0; i < a->n_configs; i++)
-        warm |= !isnan(a->configs[i].cache_ratio);
-    printf("%-44s %10s %-19s %-18s %7s %s %s\n", "config", "cold wall", "95% CI (log-t)", "dominant stage", "share",
-           warm ? "recompile/hit" : "", "dominant pass");
-    for (size_t i = 0; i < a->n_configs; i++) {
-        const pm_an_config *c = &a->configs[i];
-        if (!c->n_cold) {
-            printf("%-44s %10s (no successful cold run; %d failed)\n", c->key, "-", c->n_failed);
-            continue;
-        }
-        char ci[64];
-        if (isnan(c->wall.lo))   /* n < 3: the value alone, no interval */
-            snprintf(ci, sizeof ci, "n=%d, no interval", c->wall.n);
-        else
-            snprintf(ci, sizeof ci, "%.4f-%.4f", c->wall.lo, c->wall.hi);
-        printf("%-44s %9.4fs %-19s %-18s", c->key, c->wall.mean, ci, a->stages[c->dominant_stage]);
-        pct(c->share[c->dominant_stage].mean);
-        if (warm) {
-            if (isnan(c->cache_ratio))
-                printf(" %13s", "-");
-            else
-                printf(" %12.1fx", c->cache_ratio);
-        }
-        printf(" %s\n", c->n_passes ? c->passes[0].name : "-");
-    }
-    printf("\nstage shares (%% of cold compile wall)\n%-44s", "config");
-    for (size_t s = 0; s < a->n_stages; s++)
-        printf(" %8.8s", a->stages[s]);
-    putchar('\n');
-    for (size_t i = 0; i < a->n_configs; i++) {
-        const pm_an_config *c = &a->configs[i];
-        if (!c->n_cold)
-            continue;
-        printf("%-44s", c->key);
-        for (size_t s = 0; s < a->n_stages; s++)
-            pct(c->share[s].mean), putchar(' ');
-        putchar('\n');
-    }
+    pm_rt_headline h;
+    pm_rt_headline_build(a, &h);
+    printf(markdown ? "\n## Headline\n\n" : "\nheadline\n");
+    for (int i = 0; i < h.n_dominant; i++)
+        printf("%sdominant stage: %s\n", markdown ? "- " : "  ", h.dominant[i]);
+    printf("%stop fix: %s\n%s%s\n%s%s\n", markdown ? "- " : "  ", h.fix, markdown ? "- " : "  ", h.ab,
+           markdown ? "- " : "  ", h.cache);
+    if (h.slowest[0])
+        printf("%s%s\n", markdown ? "- " : "  ", h.slowest);
+    int rc = put_table(pm_rt_configs(a, NULL), "configs (cold wall: geometric mean \u00b1 half-width of the 95% interval, "
+                                               "log scale; no interval below 3 repeats)", markdown, width);
+    if (!rc)
+        rc = put_table(pm_rt_stage_shares(a, NULL), "stage shares (of the cold compile wall)", markdown, width);
     const pm_an_regime *rs[2] = {&a->regime_llm, &a->regime_cnn};
-    printf("\nregimes\n");
+    printf(markdown ? "\n## Regimes\n\n" : "\nregimes\n");
     for (int r = 0; r < 2; r++)
         for (size_t i = 0; i < rs[r]->n_boundaries; i++)
-            printf("  %s: %s\n", rs[r]->kind, rs[r]->boundaries[i]);
-    if (a->n_fits) {
-        printf("\ncost = a * size^k (heavy passes)\n  %-40s %-12s %3s %7s %17s %6s\n", "pass", "x", "n", "k", "95% CI", "R2");
-        for (size_t i = 0; i < a->n_fits; i++) {
-            const pm_an_fit *f = &a->fits[i];
-            if (isnan(f->exponent) || isnan(f->lo)) { /* too few distinct sizes to fit */
-                printf("  %-40.40s %-12s %3d %7s %17s %6s  (too few sizes to fit)\n", f->name, f->x_metric, f->n, "-",
-                       "-", "-");
-                continue;
-            }
-            printf("  %-40.40s %-12s %3d %7.3f [%7.3f, %7.3f] %6.3f%s\n", f->name, f->x_metric, f->n, f->exponent, f->lo,
-                   f->hi, f->r2, f->superlinear ? "  superlinear" : "");
-        }
-    }
+            printf("%s%s: %s\n", markdown ? "- " : "  ", rs[r]->kind, rs[r]->boundaries[i]);
+    if (!rc && a->n_fits)
+        rc = put_table(pm_rt_fits(a), "cost = a * size^k (heavy passes)", markdown, width);
     if (!isnan(a->family_jsd))
         printf("\nhandoff: mean Jensen-Shannon distance between families %.3f (%d pairs)\n", a->family_jsd,
                a->family_jsd_pairs);
@@ -145,24 +128,12 @@ static void print_text(const pm_analysis *a)
         if (a->configs[i].contended)
             printf("  contended: %s (load %.1f, user/wall %.2f, CV %.0f%%)\n", a->configs[i].key, a->configs[i].load1,
                    a->configs[i].user_wall, a->configs[i].cv * 100);
-    printf("\nparallelism (user/wall)\n");
-    for (size_t i = 0; i < a->n_tools; i++)
-        printf("  %-20s %.2f\n", a->tools[i] ? a->tools[i] : "-", a->tool_user_wall[i]);
-    printf("\nfix table\n  %-18s %4s %-34s %7s %6s %6s %6s  %s\n", "regime", "n", "dominant pass", "share", "k", "u/w",
-           "c/w", "fix");
-    for (size_t i = 0; i < a->n_fixes; i++) {
-        const pm_an_fix *x = &a->fixes[i];
-        printf("  %-18s %4d %-34.34s", a->stages[x->stage], x->n_configs, x->pass ? x->pass : "(outside passes)");
-        pct(x->share);
-        numf(x->exponent, "%6.2f");
-        numf(x->user_wall, "%6.2f");
-        numf(x->cache_ratio, "%6.1f");
-        if (x->n_contended)
-            printf("  no conclusion: %d of %d configs contended\n", x->n_contended, x->n_configs);
-        else
-            printf("  %s\n", x->fix ? x->fix : "no rule matched");
-    }
+    if (!rc)
+        rc = put_table(pm_rt_tools(a), "parallelism", markdown, width);
+    if (!rc)
+        rc = put_table(pm_rt_fixes(a), "fix table", markdown, width);
     pm_npu_report_text(a, stdout); /* NPU back end only: see npu_report.h */
+    return rc;
 }
 
 int cmd_report(int argc, char **argv)
@@ -171,16 +142,18 @@ int cmd_report(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},      {"html", required_argument, NULL, 'H'},
         {"figures", required_argument, NULL, 'F'}, {"sweep", required_argument, NULL, 's'},
         {"stage-map", required_argument, NULL, 'm'}, {"fixes", required_argument, NULL, 'x'},
-        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+        {"markdown", no_argument, NULL, 'M'},  {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
-    int json = 0, c;
+    int json = 0, markdown = 0, c;
     const char *html = NULL, *figdir = NULL, *sweep = NULL, *fixes = NULL;
     const char *maps[16];
     int n_maps = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hjH:F:s:m:x:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hjMH:F:s:m:x:", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
+        case 'M': markdown = 1; break;
         case 'H': html = optarg; break;
         case 'F': figdir = optarg; break;
         case 's': sweep = optarg; break;
@@ -239,7 +212,8 @@ int cmd_report(int argc, char **argv)
             pm_err_errno(&err, PM_ERR_IO, "open %s", html);
             goto cleanup;
         }
-        rc = pm_html_write(a, &figs, f, &err);
+        pm_html_opts ho = {.db = db, .map = map};
+        rc = pm_html_write(a, &figs, &ho, f, &err);
         if (fclose(f) && !rc)
             rc = pm_err_errno(&err, PM_ERR_IO, "close %s", html);
         if (rc)
@@ -247,11 +221,19 @@ int cmd_report(int argc, char **argv)
     }
     if (json) {
         json_t *j = pm_analysis_json(a);
+        pm_json_stamp(j, "wall_s", "s", "warm_s", "s", "mean_s", "s", "share", "fraction (0..1) of the cold compile wall",
+                      "shares", "fraction (0..1) of the cold compile wall", "dominant_share", "fraction (0..1)",
+                      "cache_ratio", "cold wall / warm wall", "user_wall", "user CPU s / wall s", "exponent",
+                      "k in time = a * size^k", "max_share", "fraction (0..1)", "window", "tokens", "resolution",
+                      "pixels", NULL);
         json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
         putchar('\n');
         json_decref(j);
-    } else if (!html || figdir) {
-        print_text(a);
+    } else if (!html || figdir || markdown) {
+        if (print_text(a, markdown)) {
+            pm_err_set(&err, PM_ERR_IO, "writing the report");
+            goto cleanup;
+        }
     }
     ret = PM_EXIT_OK;
 cleanup:

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "backend.h"
+#include "json_out.h"
 #include "cmds.h"
 #include "util.h"
 #include "ov.h"
@@ -472,6 +473,8 @@ int cmd_run(int argc, char **argv)
                                                          ss[k]->min, "max", ss[k]->max)
                                              : json_null());
         }
+        pm_json_stamp(root, "wall_s", "s", "user_s", "s", "sys_s", "s", "maxrss_kb", "kB", "instructions",
+                      "count (integer; null where perf counters are unavailable)", NULL);
         if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0 || fputc('\n', stdout) == EOF)
             rc = PM_EXIT_FAIL;
     } else {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_out.h"
 #include "cmds.h"
 #include "spec.h"
 #include "sweep.h"
@@ -248,6 +249,7 @@ int cmd_sweep(int argc, char **argv)
                               sum.wall_s);
         if (opts.shard.n)
             json_object_set_new(o, "shard", json_pack("{s:i, s:i}", "k", opts.shard.k, "n", opts.shard.n));
+        pm_json_stamp(o, "wall_s", "s", NULL);
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         putchar('\n');
         json_decref(o);

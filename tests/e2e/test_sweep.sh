@@ -77,7 +77,7 @@ python3 -c "import sys; sys.exit(0 if float('$r') > 5 else 1)" && ok "a cache hi
 [ "$(q "select count(*) from pass_time p join step s on s.id=p.step_id join run r on r.id=s.run_id where r.mode='warm'")" = 0 ] \
   && ok "replayed timing reports of hits are not stored as passes" || fail "warm runs have pass rows"
 "$PASSMAP" report "$db" > "$TMP/report.txt" 2>&1
-grep -q "recompile/hit" "$TMP/report.txt" && grep -qE "[0-9.]+x " "$TMP/report.txt" && ok "report shows recompile/hit per config" \
+grep -q "recompile ÷ hit" "$TMP/report.txt" && grep -qE "[0-9.]+× " "$TMP/report.txt" && ok "report shows recompile/hit per config" \
   || { fail "report recompile/hit"; head -5 "$TMP/report.txt"; }
 
 # Two sweeps in one database (an LLM and a CNN study), reported together with --sweep A,B.

@@ -155,7 +155,7 @@ static void all_nine_figures_render(void **state)
     char html[128];
     snprintf(html, sizeof html, "%s/r.html", dir);
     FILE *f = fopen(html, "w");
-    assert_int_equal(pm_html_write(a, &figs, f, &e), PM_OK);
+    assert_int_equal(pm_html_write(a, &figs, NULL, f, &e), PM_OK);
     fclose(f);
     pm_figures_free(&figs);
     pm_analysis_free(a);

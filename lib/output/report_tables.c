@@ -1,0 +1,346 @@
+#include "report_tables.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static void link_cfg(pm_table *t, long r, const char *prefix, size_t i, const char *key)
+{
+    if (!prefix)
+        return;
+    char href[64], tip[600];
+    snprintf(href, sizeof href, "%s%zu", prefix, i);
+    snprintf(tip, sizeof tip, "runs, steps, stderr and pass tree of %s", key);
+    pm_table_link(t, (size_t)r, 0, href, tip);
+}
+
+static void ratio_text(char *buf, size_t n, double v)
+{
+    if (isnan(v) || isinf(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, v >= 10 ? "%.0f\u00d7" : "%.1f\u00d7", v);
+}
+
+pm_table *pm_rt_configs(const pm_analysis *a, const char *link_prefix)
+{
+    static const pm_col cols[] = {
+        {"config", "config", NULL},
+        {"wall_s", "cold wall (95% CI)", "s"},
+        {"dominant_stage", "dominant stage", NULL},
+        {"dominant_share", "share", "fraction"},
+        {"dominant_pass", "dominant pass", NULL},
+        {"cache_ratio", "recompile \u00f7 hit", "ratio"},
+        {"user_wall", "user/wall", "ratio"},
+        {"cold_runs", "cold runs", "count"},
+        {"failed_runs", "failed", "count"},
+    };
+    pm_table *t = pm_table_new("t-configs", NULL, cols, N_OF(cols));
+    for (size_t i = 0; t && i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        long r = pm_table_add_row(t);
+        if (r < 0)
+            break;
+        char buf[128];
+        pm_table_set(t, (size_t)r, 0, c->key, NAN);
+        link_cfg(t, r, link_prefix, i, c->key);
+        if (c->n_cold) {
+            pm_fmt_interval(buf, sizeof buf, c->wall.mean, c->wall.lo, c->wall.hi, c->wall.n);
+            pm_table_set(t, (size_t)r, 1, buf, c->wall.mean);
+        } else {
+            pm_table_set(t, (size_t)r, 1, "no successful run", NAN);
+        }
+        int d = c->dominant_stage;
+        pm_table_set(t, (size_t)r, 2, d >= 0 ? a->stages[d] : "-", NAN);
+        double sh = d >= 0 ? c->share[d].mean : NAN;
+        pm_fmt_share(buf, sizeof buf, sh);
+        pm_table_set(t, (size_t)r, 3, buf, sh);
+        pm_table_set(t, (size_t)r, 4, c->n_passes ? c->passes[0].name : "-", NAN);
+        ratio_text(buf, sizeof buf, c->cache_ratio);
+        pm_table_set(t, (size_t)r, 5, buf, c->cache_ratio);
+        if (isnan(c->user_wall))
+            pm_table_set(t, (size_t)r, 6, "-", NAN);
+        else
+            pm_table_setf(t, (size_t)r, 6, c->user_wall, "%.2f", c->user_wall);
+        pm_table_setf(t, (size_t)r, 7, c->n_cold, "%d", c->n_cold);
+        pm_table_setf(t, (size_t)r, 8, c->n_failed, "%d", c->n_failed);
+    }
+    return t;
+}
+
+pm_table *pm_rt_stage_shares(const pm_analysis *a, const char *link_prefix)
+{
+    pm_col *cols = calloc(a->n_stages + 1, sizeof *cols);
+    if (!cols)
+        return NULL;
+    cols[0] = (pm_col){"config", "config", NULL};
+    for (size_t s = 0; s < a->n_stages; s++)
+        cols[s + 1] = (pm_col){a->stages[s], a->stages[s], "fraction"};
+    pm_table *t = pm_table_new("t-stage-shares", NULL, cols, a->n_stages + 1);
+    free(cols);
+    for (size_t i = 0; t && i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (!c->n_cold)
+            continue;
+        long r = pm_table_add_row(t);
+        if (r < 0)
+            break;
+        pm_table_set(t, (size_t)r, 0, c->key, NAN);
+        link_cfg(t, r, link_prefix, i, c->key);
+        for (size_t s = 0; s < a->n_stages; s++) {
+            char buf[32];
+            pm_fmt_share(buf, sizeof buf, c->share[s].mean);
+            pm_table_set(t, (size_t)r, s + 1, buf, c->share[s].mean);
+        }
+    }
+    return t;
+}
+
+static void set_num(pm_table *t, long r, size_t k, const char *fmt, double v)
+{
+    if (isnan(v) || isinf(v))
+        pm_table_set(t, (size_t)r, k, "-", NAN);
+    else
+        pm_table_setf(t, (size_t)r, k, v, fmt, v);
+}
+
+pm_table *pm_rt_fixes(const pm_analysis *a)
+{
+    static const pm_col cols[] = {
+        {"stage", "regime (dominant stage)", NULL},
+        {"configs", "configs", "count"},
+        {"pass", "dominant pass", NULL},
+        {"share", "share", "fraction"},
+        {"exponent", "k (cost ~ size^k)", "exponent"},
+        {"exponent_lo", "k lower 95%", "exponent"},
+        {"user_wall", "user/wall", "ratio"},
+        {"cache_ratio", "recompile \u00f7 hit", "ratio"},
+        {"fix", "fix", NULL},
+    };
+    pm_table *t = pm_table_new("t-fixes", NULL, cols, N_OF(cols));
+    for (size_t i = 0; t && i < a->n_fixes; i++) {
+        const pm_an_fix *x = &a->fixes[i];
+        long r = pm_table_add_row(t);
+        if (r < 0)
+            break;
+        char buf[64];
+        pm_table_set(t, (size_t)r, 0, a->stages[x->stage], NAN);
+        pm_table_setf(t, (size_t)r, 1, x->n_configs, "%d", x->n_configs);
+        pm_table_set(t, (size_t)r, 2, x->pass ? x->pass : "(outside passes)", NAN);
+        pm_fmt_share(buf, sizeof buf, x->share);
+        pm_table_set(t, (size_t)r, 3, buf, x->share);
+        set_num(t, r, 4, "%.2f", x->exponent);
+        set_num(t, r, 5, "%.2f", x->exponent_lo);
+        set_num(t, r, 6, "%.2f", x->user_wall);
+        ratio_text(buf, sizeof buf, x->cache_ratio);
+        pm_table_set(t, (size_t)r, 7, buf, x->cache_ratio);
+        if (x->n_contended) {   /* the fix table never concludes from contended data */
+            snprintf(buf, sizeof buf, "no conclusion: %d of %d configs contended", x->n_contended, x->n_configs);
+            pm_table_set(t, (size_t)r, 8, buf, NAN);
+        } else
+            pm_table_set(t, (size_t)r, 8, x->fix ? x->fix : "no rule matched", NAN);
+    }
+    return t;
+}
+
+pm_table *pm_rt_fits(const pm_analysis *a)
+{
+    static const pm_col cols[] = {
+        {"pass", "pass", NULL},
+        {"tool", "tool", NULL},
+        {"stage", "stage", NULL},
+        {"x_metric", "IR size x", NULL},
+        {"n", "n", "count"},
+        {"exponent", "k", "exponent"},
+        {"ci", "k 95% CI", NULL},
+        {"r2", "R\u00b2", "fraction"},
+        {"max_share", "max share", "fraction"},
+        {"user_wall", "user/wall", "ratio"},
+        {"superlinear", "superlinear", NULL},
+    };
+    pm_table *t = pm_table_new("t-fits", NULL, cols, N_OF(cols));
+    for (size_t i = 0; t && i < a->n_fits; i++) {
+        const pm_an_fit *x = &a->fits[i];
+        long r = pm_table_add_row(t);
+        if (r < 0)
+            break;
+        char buf[64];
+        pm_table_set(t, (size_t)r, 0, x->name, NAN);
+        pm_table_set(t, (size_t)r, 1, x->tool, NAN);
+        pm_table_set(t, (size_t)r, 2, a->stages[x->stage], NAN);
+        pm_table_set(t, (size_t)r, 3, x->x_metric, NAN);
+        pm_table_setf(t, (size_t)r, 4, x->n, "%d", x->n);
+        set_num(t, r, 5, "%.3f", x->exponent);
+        if (isnan(x->lo) || isnan(x->hi))
+            pm_table_set(t, (size_t)r, 6, "too few sizes", NAN);
+        else
+            pm_table_setf(t, (size_t)r, 6, NAN, "%.3f \u2013 %.3f", x->lo, x->hi);
+        set_num(t, r, 7, "%.3f", x->r2);
+        pm_fmt_share(buf, sizeof buf, x->max_share);
+        pm_table_set(t, (size_t)r, 8, buf, x->max_share);
+        set_num(t, r, 9, "%.2f", x->user_wall);
+        pm_table_set(t, (size_t)r, 10, x->superlinear ? "yes" : "no", NAN);
+    }
+    return t;
+}
+
+pm_table *pm_rt_tools(const pm_analysis *a)
+{
+    static const pm_col cols[] = {{"process", "process", NULL}, {"user_wall", "user/wall (serial \u2248 1)", "ratio"}};
+    pm_table *t = pm_table_new("t-parallelism", NULL, cols, N_OF(cols));
+    for (size_t i = 0; t && i < a->n_tools; i++) {
+        long r = pm_table_add_row(t);
+        if (r < 0)
+            break;
+        pm_table_set(t, (size_t)r, 0, a->tools[i] ? a->tools[i] : "-", NAN);
+        set_num(t, r, 1, "%.2f", a->tool_user_wall[i]);
+    }
+    return t;
+}
+
+static const char *kind_title(const char *k)
+{
+    return !k ? "other" : !strcmp(k, "llm") ? "LLM" : !strcmp(k, "cnn") ? "CNN" : k;
+}
+
+/* Key without its last component (the variant): configs that differ only by variant match. */
+static size_t base_len(const char *key)
+{
+    const char *s = strrchr(key, '/');
+    return s ? (size_t)(s - key) : strlen(key);
+}
+
+void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
+{
+    memset(h, 0, sizeof *h);
+    /* dominant stage per regime kind */
+    const char *kinds[8];
+    size_t nk = 0;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const char *k = a->configs[i].kind;
+        size_t j;
+        for (j = 0; j < nk && strcmp(kinds[j] ? kinds[j] : "", k ? k : ""); j++)
+            ;
+        if (j == nk && nk < N_OF(kinds))
+            kinds[nk++] = k;
+    }
+    int *count = calloc(a->n_stages ? a->n_stages : 1, sizeof *count);
+    double *lo = calloc(a->n_stages ? a->n_stages : 1, sizeof *lo), *hi = calloc(a->n_stages ? a->n_stages : 1, sizeof *hi);
+    for (size_t j = 0; count && lo && hi && j < nk && h->n_dominant < (int)N_OF(h->dominant); j++) {
+        memset(count, 0, a->n_stages * sizeof *count);
+        int n = 0;
+        for (size_t i = 0; i < a->n_configs; i++) {
+            const pm_an_config *c = &a->configs[i];
+            if (strcmp(c->kind ? c->kind : "", kinds[j] ? kinds[j] : "") || c->dominant_stage < 0)
+                continue;
+            int s = c->dominant_stage;
+            double v = c->share[s].mean;
+            if (!count[s]++)
+                lo[s] = hi[s] = v;
+            lo[s] = v < lo[s] ? v : lo[s];
+            hi[s] = v > hi[s] ? v : hi[s];
+            n++;
+        }
+        if (!n)
+            continue;
+        char *out = h->dominant[h->n_dominant++];
+        size_t used = (size_t)snprintf(out, 512, "%s, %d configs: ", kind_title(kinds[j]), n);
+        for (int round = 0; round < (int)a->n_stages; round++) {   /* stages by how many configs they dominate */
+            int best = -1;
+            for (size_t s = 0; s < a->n_stages; s++)
+                if (count[s] > 0 && (best < 0 || count[s] > count[best]))
+                    best = (int)s;
+            if (best < 0 || used >= 480)
+                break;
+            char range[64];
+            if (count[best] == 1 || fabs(hi[best] - lo[best]) < 0.0005)
+                snprintf(range, sizeof range, "%.0f%%", hi[best] * 100);
+            else
+                snprintf(range, sizeof range, "%.0f\u2013%.0f%%", lo[best] * 100, hi[best] * 100);
+            used += (size_t)snprintf(out + used, 512 - used, "%s%s dominates %d (share %s)", round ? "; " : "",
+                                     a->stages[best], count[best], range);
+            count[best] = 0;
+        }
+    }
+    free(count);
+    free(lo);
+    free(hi);
+    /* the fix covering the most configs */
+    const pm_an_fix *top = NULL;
+    for (size_t i = 0; i < a->n_fixes; i++)
+        if (a->fixes[i].fix && (!top || a->fixes[i].n_configs > top->n_configs))
+            top = &a->fixes[i];
+    if (top)
+        snprintf(h->fix, sizeof h->fix, "%s \u2014 for the %s regime (%d configs; its heaviest pass, %s, takes %.0f%% of "
+                                        "the compile%s)",
+                 top->fix, a->stages[top->stage], top->n_configs, top->pass ? top->pass : "(outside passes)",
+                 top->share * 100, isnan(top->exponent) ? "" : ", cost grows with IR size");
+    else
+        snprintf(h->fix, sizeof h->fix, "no fix rule matched this sweep's regimes");
+    /* in-sweep A/B: each non-reference variant against the same config in the most common variant */
+    const char *ref = a->regime_llm.variant ? a->regime_llm.variant : a->regime_cnn.variant;
+    size_t used = 0;
+    for (size_t i = 0; ref && i < a->n_configs; i++) {
+        const pm_an_config *v = &a->configs[i];
+        if (!v->variant || !strcmp(v->variant, ref) || !v->n_cold)
+            continue;
+        int seen = 0;   /* each variant once */
+        for (size_t k = 0; k < i; k++)
+            seen |= a->configs[k].variant && !strcmp(a->configs[k].variant, v->variant) && a->configs[k].n_cold;
+        if (seen)
+            continue;
+        double sum = 0;
+        int n = 0;
+        for (size_t k = i; k < a->n_configs; k++) {
+            const pm_an_config *x = &a->configs[k];
+            if (!x->variant || strcmp(x->variant, v->variant) || !x->n_cold)
+                continue;
+            for (size_t m = 0; m < a->n_configs; m++) {
+                const pm_an_config *b = &a->configs[m];
+                if (b->variant && !strcmp(b->variant, ref) && b->n_cold && base_len(b->key) == base_len(x->key) &&
+                    !strncmp(b->key, x->key, base_len(x->key)) && b->wall.mean > 0 && x->wall.mean > 0) {
+                    sum += log(x->wall.mean / b->wall.mean);
+                    n++;
+                }
+            }
+        }
+        if (n && used < sizeof h->ab - 128)
+            used += (size_t)snprintf(h->ab + used, sizeof h->ab - used, "%svariant %s: %.2f\u00d7 the cold wall of %s "
+                                     "(geometric mean over %d config%s)", used ? "; " : "Measured in this sweep: ",
+                                     v->variant, exp(sum / n), ref, n, n == 1 ? "" : "s");
+    }
+    if (!used)
+        snprintf(h->ab, sizeof h->ab, "No A/B in this sweep (one variant per config): measure a fix with "
+                                      "passmap compare STOCK.db FIXED.db.");
+    /* recompile ÷ cache hit */
+    double lsum = 0, rmin = INFINITY, rmax = 0;
+    int n = 0;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        double r = a->configs[i].cache_ratio;
+        if (isnan(r) || isinf(r) || r <= 0)
+            continue;
+        lsum += log(r);
+        rmin = r < rmin ? r : rmin;
+        rmax = r > rmax ? r : rmax;
+        n++;
+    }
+    if (n)
+        snprintf(h->cache, sizeof h->cache, "A cache hit is %.0f\u00d7 faster than a cold recompile (geometric mean over %d "
+                                            "configs; %.0f\u00d7 to %.0f\u00d7).", exp(lsum / n), n, rmin, rmax);
+    else
+        snprintf(h->cache, sizeof h->cache, "No warm runs in this sweep (warm = true measures recompile \u00f7 cache hit).");
+    const pm_an_config *slow = NULL;
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (a->configs[i].n_cold && (!slow || a->configs[i].wall.mean > slow->wall.mean))
+            slow = &a->configs[i];
+    if (slow) {
+        char w[64];
+        pm_fmt_interval(w, sizeof w, slow->wall.mean, slow->wall.lo, slow->wall.hi, slow->wall.n);
+        snprintf(h->slowest, sizeof h->slowest, "Slowest compile: %s, %s cold, %s %.0f%%.", slow->key, w,
+                 slow->dominant_stage >= 0 ? a->stages[slow->dominant_stage] : "-",
+                 slow->dominant_stage >= 0 ? slow->share[slow->dominant_stage].mean * 100 : 0);
+    }
+}

@@ -1,0 +1,333 @@
+#include "table.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+pm_table *pm_table_new(const char *id, const char *caption, const pm_col *cols, size_t n_cols)
+{
+    pm_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->id = strdup(id ? id : "table");
+    t->caption = caption ? strdup(caption) : NULL;
+    t->cols = malloc((n_cols ? n_cols : 1) * sizeof *t->cols);
+    if (!t->id || (caption && !t->caption) || !t->cols) {
+        pm_table_free(t);
+        return NULL;
+    }
+    memcpy(t->cols, cols, n_cols * sizeof *cols);
+    t->n_cols = n_cols;
+    return t;
+}
+
+void pm_table_free(pm_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n_rows * t->n_cols; i++) {
+        free(t->cells[i].text);
+        free(t->cells[i].href);
+        free(t->cells[i].tip);
+    }
+    free(t->cells);
+    free(t->cols);
+    free(t->id);
+    free(t->caption);
+    free(t);
+}
+
+long pm_table_add_row(pm_table *t)
+{
+    if (t->n_rows == t->cap_rows) {
+        size_t cap = t->cap_rows ? t->cap_rows * 2 : 16;
+        pm_cell *c = realloc(t->cells, cap * t->n_cols * sizeof *c);
+        if (!c)
+            return -1;
+        t->cells = c;
+        t->cap_rows = cap;
+    }
+    pm_cell *row = &t->cells[t->n_rows * t->n_cols];
+    for (size_t k = 0; k < t->n_cols; k++)
+        row[k] = (pm_cell){.value = NAN};
+    return (long)t->n_rows++;
+}
+
+static pm_cell *cell(const pm_table *t, size_t row, size_t col) { return &t->cells[row * t->n_cols + col]; }
+
+int pm_table_set(pm_table *t, size_t row, size_t col, const char *text, double value)
+{
+    pm_cell *c = cell(t, row, col);
+    free(c->text);
+    c->text = text ? strdup(text) : NULL;
+    c->value = value;
+    return text && !c->text ? PM_ERR_NOMEM : PM_OK;
+}
+
+int pm_table_setf(pm_table *t, size_t row, size_t col, double value, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return pm_table_set(t, row, col, buf, value);
+}
+
+int pm_table_link(pm_table *t, size_t row, size_t col, const char *href, const char *tip)
+{
+    pm_cell *c = cell(t, row, col);
+    free(c->href);
+    free(c->tip);
+    c->href = href ? strdup(href) : NULL;
+    c->tip = tip ? strdup(tip) : NULL;
+    return (href && !c->href) || (tip && !c->tip) ? PM_ERR_NOMEM : PM_OK;
+}
+
+static const char *text_of(const pm_cell *c) { return c->text ? c->text : "-"; }
+
+/* Display width in columns (one per code point; the report's text is ASCII plus a few symbols). */
+static int width_of(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void pad(FILE *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        fputc(' ', out);
+}
+
+int pm_table_text(const pm_table *t, FILE *out, int width)
+{
+    int *w = calloc(t->n_cols ? t->n_cols : 1, sizeof *w);
+    if (!w)
+        return PM_ERR_NOMEM;
+    for (size_t k = 0; k < t->n_cols; k++) {
+        w[k] = width_of(t->cols[k].title);
+        for (size_t r = 0; r < t->n_rows; r++)
+            if (width_of(text_of(cell(t, r, k))) > w[k])
+                w[k] = width_of(text_of(cell(t, r, k)));
+    }
+    if (t->caption)
+        fprintf(out, "%s\n", t->caption);
+    /* blocks of columns that fit; every block after the first repeats column 0 so rows stay readable */
+    size_t k0 = 1;
+    do {
+        size_t k1 = k0;
+        int used = w[0];
+        while (k1 < t->n_cols && (k1 == k0 || used + 2 + w[k1] <= width)) {
+            used += 2 + w[k1];
+            k1++;
+        }
+        if (k0 > 1)
+            fputc('\n', out);
+        for (size_t k = 0; k < t->n_cols; k++) {
+            if (k != 0 && (k < k0 || k >= k1))
+                continue;
+            if (k)
+                fputs("  ", out);
+            int tw = width_of(t->cols[k].title);
+            if (t->cols[k].unit && k) {
+                pad(out, w[k] - tw);
+                fputs(t->cols[k].title, out);
+            } else {
+                fputs(t->cols[k].title, out);
+                if (k + 1 < k1)
+                    pad(out, w[k] - tw);
+            }
+        }
+        fputc('\n', out);
+        for (size_t r = 0; r < t->n_rows; r++) {
+            for (size_t k = 0; k < t->n_cols; k++) {
+                if (k != 0 && (k < k0 || k >= k1))
+                    continue;
+                const char *s = text_of(cell(t, r, k));
+                int sw = width_of(s);
+                if (k)
+                    fputs("  ", out);
+                if (t->cols[k].unit && k) {   /* numbers right-aligned */
+                    pad(out, w[k] - sw);
+                    fputs(s, out);
+                } else {
+                    fputs(s, out);
+                    if (k + 1 < k1)
+                        pad(out, w[k] - sw);
+                }
+            }
+            fputc('\n', out);
+        }
+        k0 = k1;
+    } while (k0 < t->n_cols);
+    free(w);
+    return ferror(out) ? PM_ERR_IO : PM_OK;
+}
+
+static void md_cell(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', out);
+        fputc(*s == '\n' ? ' ' : *s, out);
+    }
+}
+
+int pm_table_markdown(const pm_table *t, FILE *out)
+{
+    if (t->caption)
+        fprintf(out, "**%s**\n\n", t->caption);
+    fputc('|', out);
+    for (size_t k = 0; k < t->n_cols; k++) {
+        fputc(' ', out);
+        md_cell(out, t->cols[k].title);
+        fputs(" |", out);
+    }
+    fputs("\n|", out);
+    for (size_t k = 0; k < t->n_cols; k++)
+        fputs(t->cols[k].unit ? "---:|" : "---|", out);
+    fputc('\n', out);
+    for (size_t r = 0; r < t->n_rows; r++) {
+        fputc('|', out);
+        for (size_t k = 0; k < t->n_cols; k++) {
+            fputc(' ', out);
+            const pm_cell *c = cell(t, r, k);
+            if (c->href && c->href[0] != '#') {
+                fputc('[', out);
+                md_cell(out, text_of(c));
+                fprintf(out, "](%s)", c->href);
+            } else {
+                md_cell(out, text_of(c));
+            }
+            fputs(" |", out);
+        }
+        fputc('\n', out);
+    }
+    return ferror(out) ? PM_ERR_IO : PM_OK;
+}
+
+void pm_html_esc(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+int pm_table_html(const pm_table *t, FILE *out, int filter)
+{
+    fputs("<div class=tbl>", out);
+    if (filter) {
+        fputs("<input type=search class=filter placeholder=\"filter rows\" aria-label=\"filter rows\" data-for=\"", out);
+        pm_html_esc(out, t->id);
+        fputs("\">", out);
+    }
+    fputs("<div class=tw><table class=sortable id=\"", out);
+    pm_html_esc(out, t->id);
+    fputs("\">", out);
+    if (t->caption) {
+        fputs("<caption>", out);
+        pm_html_esc(out, t->caption);
+        fputs("</caption>", out);
+    }
+    fputs("<thead><tr>", out);
+    for (size_t k = 0; k < t->n_cols; k++) {
+        fprintf(out, "<th%s title=\"sort\">", t->cols[k].unit ? " class=n data-num=1" : "");
+        pm_html_esc(out, t->cols[k].title);
+        fputs("</th>", out);
+    }
+    fputs("</tr></thead>\n<tbody>\n", out);
+    for (size_t r = 0; r < t->n_rows; r++) {
+        fputs("<tr>", out);
+        for (size_t k = 0; k < t->n_cols; k++) {
+            const pm_cell *c = cell(t, r, k);
+            fputs(t->cols[k].unit ? "<td class=n" : "<td", out);
+            if (!isnan(c->value) && !isinf(c->value))
+                fprintf(out, " data-v=\"%.9g\"", c->value);
+            if (c->tip) {
+                fputs(" title=\"", out);
+                pm_html_esc(out, c->tip);
+                fputc('"', out);
+            }
+            fputc('>', out);
+            if (c->href) {
+                fputs("<a href=\"", out);
+                pm_html_esc(out, c->href);
+                fputs("\">", out);
+            }
+            if (c->text)
+                pm_html_esc(out, c->text);
+            else
+                fputs("&ndash;", out);
+            if (c->href)
+                fputs("</a>", out);
+            fputs("</td>", out);
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table></div></div>\n", out);
+    return ferror(out) ? PM_ERR_IO : PM_OK;
+}
+
+json_t *pm_table_json(const pm_table *t)
+{
+    json_t *cols = json_array(), *rows = json_array();
+    for (size_t k = 0; k < t->n_cols; k++)
+        json_array_append_new(cols, json_pack("{s:s,s:s,s:o}", "key", t->cols[k].key, "title", t->cols[k].title, "unit",
+                                              t->cols[k].unit ? json_string(t->cols[k].unit) : json_null()));
+    for (size_t r = 0; r < t->n_rows; r++) {
+        json_t *o = json_object();
+        for (size_t k = 0; k < t->n_cols; k++) {
+            const pm_cell *c = cell(t, r, k);
+            json_t *v;
+            if (t->cols[k].unit)
+                v = isnan(c->value) || isinf(c->value) ? json_null() : json_real(c->value);
+            else
+                v = c->text ? json_string(c->text) : json_null();
+            json_object_set_new(o, t->cols[k].key, v);
+        }
+        json_array_append_new(rows, o);
+    }
+    return json_pack("{s:s,s:o,s:o}", "id", t->id, "columns", cols, "rows", rows);
+}
+
+void pm_fmt_seconds(char *buf, size_t n, double s)
+{
+    if (isnan(s) || s < 0)
+        snprintf(buf, n, "-");
+    else if (s >= 100)
+        snprintf(buf, n, "%.0f s", s);
+    else if (s >= 10)
+        snprintf(buf, n, "%.1f s", s);
+    else if (s >= 1)
+        snprintf(buf, n, "%.2f s", s);
+    else
+        snprintf(buf, n, "%.3f s", s);
+}
+
+void pm_fmt_interval(char *buf, size_t n, double mean, double lo, double hi, int count)
+{
+    char m[32];
+    pm_fmt_seconds(m, sizeof m, mean);
+    if (isnan(mean))
+        snprintf(buf, n, "-");
+    else if (isnan(lo) || isnan(hi) || lo <= 0 || hi <= 0)
+        snprintf(buf, n, "%s (n=%d, no interval)", m, count);
+    else
+        snprintf(buf, n, "%s \u00b1%.0f%%", m, (sqrt(hi / lo) - 1) * 100);
+}
+
+void pm_fmt_share(char *buf, size_t n, double fraction)
+{
+    if (isnan(fraction))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.1f%%", fraction * 100);
+}
