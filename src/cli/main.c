@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {"sweep", cmd_sweep, "run a sweep spec (matrix of configs x repeats) into SQLite"},
     {"report", cmd_report, "analyse a results database: stages, regimes, fits, fixes, HTML"},
     {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
+    {"fix", cmd_fix, "propose, run (A/B) and prove the fixes for a study; checks outputs are unchanged"},
     {"cache", cmd_cache, "content-addressed cache of compiled artifacts"},
     {"ov-compile", cmd_ov_compile, "compile (and import) one OpenVINO model, used by the openvino back end"},
 };
