@@ -1,4 +1,5 @@
 #include "html.h"
+#include "fix_report.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -57,6 +58,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, FILE *f, pm_err 
     fputs("<h1>What dominates the compile: ", f);
     esc(f, a->sweep);
     fputs("</h1>\n", f);
+    pm_fix_report_html(f, a->fix_json);   /* the combination to ship heads the report */
 
     fputs("<h2 id=method>Method</h2><ul>", f);
     fprintf(f, "<li>back end: ");

@@ -87,6 +87,7 @@ typedef struct pm_an_fix {
 
 typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
+    char *fix_json;               /* `passmap fix`'s result for this sweep (set by the caller), or NULL */
     int max_repeats, n_runs_ok, n_runs_failed;
     const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
     size_t n_stages;

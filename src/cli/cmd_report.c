@@ -11,6 +11,7 @@
 #include "cmds.h"
 #include "figures.h"
 #include "html.h"
+#include "fix_report.h"
 #include "stagemap.h"
 
 static void usage(FILE *out)
@@ -47,6 +48,7 @@ static void numf(double v, const char *fmt)
 
 static void print_text(const pm_analysis *a)
 {
+    pm_fix_report_text(stdout, a->fix_json);
     printf("sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n\n", a->sweep ? a->sweep : "-",
            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
     /* The recompile / cache-hit column appears when the sweep measured warm runs (sweep --warm). */
@@ -188,6 +190,8 @@ int cmd_report(int argc, char **argv)
     sqlite3_exec(db, "PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL);
     pm_an_opts o = {.sweep = sweep, .map = map, .fixes_path = fixes};
     if ((rc = pm_analysis_run(db, &o, &a, &err)))
+        goto cleanup;
+    if ((rc = pm_fix_report_load(dbpath, a->sweep, &a->fix_json, &err)))
         goto cleanup;
     if (html || figdir) {
         if ((rc = pm_figures_render(a, figdir, &figs, &err)))

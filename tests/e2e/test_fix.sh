@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e: passmap fix on a small real study (qwen2 0.5b, one layer, window 256, int8; about two minutes on two busy
+# e2e: passmap fix on a small real study (qwen2 0.5b, one layer, window 512, int8; about two minutes on two busy
 # cores): the plan, the A/B into the same store, a fix that measures significantly faster (the larger tile makes
 # far less IR here), its compiled code run against stock's on fixed inputs, resume, and bad input.
 source "$(dirname "$0")/lib.sh"
@@ -21,7 +21,7 @@ timeout = 300s
 mem_limit = 8G
 [llm q]
 models = qwen2:0.5b
-windows = 256
+windows = 512
 precisions = int8
 layers = 1
 INI
@@ -33,7 +33,7 @@ if echo "$out" | grep -q "tile-512 .*A/B against stock" && echo "$out" | grep -q
 else fail "--dry-run plan"; echo "$out" | sed 's/^/#   /'; fi
 if [ "$(runs s-fix)" = 0 ]; then ok "--dry-run runs nothing"; else fail "--dry-run ran $(runs s-fix) runs"; fi
 
-"$PASSMAP" fix "$TMP/s.db" --max-repeats 3 --json >"$TMP/fix.json" 2>"$TMP/fix.err"
+"$PASSMAP" fix "$TMP/s.db" --max-repeats 3 --check-window 64 --json >"$TMP/fix.json" 2>"$TMP/fix.err"
 rc=$?
 if [ $rc = 0 ]; then ok "passmap fix ran"; else fail "passmap fix rc=$rc"; tail -20 "$TMP/fix.err" | sed 's/^/#   /'; fi
 if json_check "$TMP/fix.json" 'any(r["verdict"] == "faster" and r["ratio"] < 0.98 and r["min_runs"] >= 3 for r in d["results"])'; then
@@ -54,8 +54,15 @@ if sqlite3 "$TMP/s.db" "SELECT value FROM meta WHERE key = 'fix:s'" | grep -q '"
   ok "the result is kept in the store for the report"
 else fail "no fix:s meta"; fi
 
+out=$("$PASSMAP" report "$TMP/s.db" --sweep s 2>&1)
+if echo "$out" | head -1 | grep -q "^proven fixes" && echo "$out" | sed -n 2p | grep -q "ship "; then
+  ok "the study's report opens with the proven fixes, the combination to ship first"
+else fail "report head"; echo "$out" | head -5 | sed 's/^/#   /'; fi
+"$PASSMAP" report "$TMP/s.db" --sweep s --html "$TMP/r.html" >/dev/null 2>&1
+if grep -q "<section id=proven-fixes>" "$TMP/r.html" 2>/dev/null; then ok "HTML report: proven fixes section"; else fail "HTML: no proven fixes section"; fi
+
 before=$(runs s-fix)
-out=$("$PASSMAP" fix "$TMP/s.db" --max-repeats 3 2>&1)
+out=$("$PASSMAP" fix "$TMP/s.db" --max-repeats 3 --check-window 64 2>&1)
 if [ "$(runs s-fix)" = "$before" ] && echo "$out" | grep -q "^SHIP "; then
   ok "rerun resumes: no run repeated, same answer"
 else fail "rerun: $before -> $(runs s-fix) runs"; echo "$out" | tail -20 | sed 's/^/#   /'; fi
