@@ -143,7 +143,7 @@ static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const c
     if (strlen(v) >= sizeof buf)
         return pm_err_set(err, PM_ERR_USAGE, "%s: variant '%s' too long", what, v);
     strcpy(buf, v);
-    c->no_rollback = c->func_per_layer = c->reuse_strategy = c->variant_tile = 0;
+    c->no_rollback = c->func_per_layer = c->reuse_strategy = c->instrumented = c->variant_tile = 0;
     for (char *save = NULL, *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
         if (!strcmp(t, "stock"))
             continue;
@@ -153,13 +153,15 @@ static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const c
             c->func_per_layer = 1;
         else if (!strcmp(t, "reuse-strategy"))
             c->reuse_strategy = 1;
+        else if (!strcmp(t, "instrumented"))
+            c->instrumented = 1;
         else if (!strncmp(t, "tile-", 5)) {
             char tw[64];
             snprintf(tw, sizeof tw, "%s: variant %s", what, t);
             if (parse_int(t + 5, 1, 1 << 16, &c->variant_tile, err, tw))
                 return err->code;
         } else
-            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown variant '%s' (stock, no-rollback, per-layer, tile-N, reuse-strategy)", what, t);
+            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown variant '%s' (stock, no-rollback, per-layer, tile-N, reuse-strategy, instrumented)", what, t);
     }
     strcpy(c->variant, v);
     return PM_OK;
@@ -408,6 +410,20 @@ static int apply_scalar(pm_spec *s, const entry *e, pm_err *err)
         if (!strcmp(n, "schedule_trace")) return parse_bool(v, &s->ov_schedule_trace, err, what);
         if (!strcmp(n, "strategy_json")) return parse_bool(v, &s->ov_strategy_json, err, what);
         if (!strcmp(n, "reuse_strategy")) return parse_bool(v, &s->ov_reuse_strategy, err, what);
+        if (!strcmp(n, "task_stats")) return parse_bool(v, &s->ov_task_stats, err, what);
+        if (!strcmp(n, "platform")) return copy_str(s->ov_platform, sizeof s->ov_platform, v, err, what);
+        if (!strcmp(n, "min_response_len")) return parse_int(v, 1, 1 << 20, &s->ov_min_response_len, err, what);
+        if (!strcmp(n, "prefill_hint")) {
+            if (strcmp(v, "STATIC") && strcmp(v, "DYNAMIC"))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (STATIC, DYNAMIC)", what, v);
+            return copy_str(s->ov_prefill_hint, sizeof s->ov_prefill_hint, v, err, what);
+        }
+        if (!strcmp(n, "generate_pyramid")) {
+            int b, rc = parse_bool(v, &b, err, what);
+            if (!rc)
+                strcpy(s->ov_generate_pyramid, b ? "YES" : "NO");
+            return rc;
+        }
     } else {
         return pm_err_set(err, PM_ERR_USAGE, "unknown section [%s] (sweep, embedded, openvino, llm NAME, cnn NAME)",
                           e->section);
@@ -489,6 +505,13 @@ int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err
         rc = pm_err_set(err, PM_ERR_USAGE, "[openvino] model is required for backend openvino");
         goto fail;
     }
+    for (int i = 0; !strcmp(s->backend, "openvino") && i < s->n_configs; i++)
+        if (!strcmp(s->configs[i].kind, "llm") && (s->configs[i].reuse_strategy || s->ov_reuse_strategy)) {
+            /* LLM configs compile through NPUW, where each subgraph overwrites the strategy file. */
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: reuse-strategy is off under NPUW (LLM configs): only the last "
+                            "subgraph's strategy file survives a compile", s->configs[i].key);
+            goto fail;
+        }
     goto cleanup;
 fail:
     pm_err_wrap(err, "%s", path);

@@ -11,8 +11,24 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Bump when the DDL changes; older passmaps refuse newer databases instead of misreading them. */
-#define PM_STORE_SCHEMA_VERSION 1
+/* schema_sql below is version 1, frozen. Every later change is one entry appended to `migrations`
+ * (never edited, never reordered): entry i takes user_version i+1 to i+2. A new database gets version 1
+ * and then every migration, an existing one the migrations it lacks, each in the opening writer's
+ * transaction. Older passmaps refuse newer databases instead of misreading them. */
+typedef struct pm_migration {
+    const char *what;   /* for the error message */
+    const char *sql;
+} pm_migration;
+
+static const pm_migration migrations[] = {
+    /* v2 (issue 12, report): what a trace needs. start_s: the span's start offset in its step's report
+     * (NULL: the report gives none); pass_order: "timed" (every span has a start), "sequence" (rows in
+     * execution order, e.g. MLIR's tree), NULL (rows not in execution order, e.g. LLVM's list). */
+    {"trace columns", "ALTER TABLE pass_time ADD COLUMN start_s REAL;\n"
+                      "ALTER TABLE step ADD COLUMN pass_order TEXT;\n"},
+};
+#define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
+#define PM_STORE_SCHEMA_VERSION (1 + PM_STORE_N_MIGRATIONS)
 /* 'pmap': marks the file as ours, so a foreign SQLite database is rejected clearly. */
 #define PM_STORE_APPLICATION_ID 0x706d6170
 #define PM_STORE_BUSY_TIMEOUT_MS 10000
@@ -149,10 +165,10 @@ static const char *const stmt_sql[S__COUNT] = {
               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,\n"
               "  strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') - coalesce(?5, 0) / 86400.0), ?9)",
     [S_STEP] = "INSERT INTO step(run_id, seq, tool, argv, status, wall_s, user_s, sys_s, maxrss_kb,\n"
-               "  instructions, exit_code, term_signal, report_format, report_wall_s, stderr_tail)\n"
-               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+               "  instructions, exit_code, term_signal, report_format, report_wall_s, stderr_tail, pass_order)\n"
+               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     [S_PASS] = "INSERT INTO pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s,\n"
-               "  flags, report_index, counted) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+               "  flags, report_index, counted, start_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [S_METRIC] = "INSERT INTO metric(run_id, step_id, name, value) VALUES(?1, ?2, ?3, ?4)",
     [S_META_SET] = "INSERT INTO meta(key, value) VALUES(?1, ?2)\n"
                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -163,6 +179,7 @@ struct pm_store {
     sqlite3 *db;
     char *path;
     int readonly;
+    int version;        /* schema version of the file (a read-only open may see an older one) */
     sqlite3_stmt *stmt[S__COUNT];
 };
 
@@ -225,6 +242,23 @@ static int pragma_int(pm_store *st, const char *sql, int *value, pm_err *err)
     return rc;
 }
 
+/* Applies migrations[version-1 ..] in order, bumping user_version after each (same transaction). */
+static int migrate(pm_store *st, int version, pm_err *err)
+{
+    for (int v = version; v < PM_STORE_SCHEMA_VERSION; v++) {
+        char what[160], bump[64];
+        snprintf(what, sizeof what, "migrate schema %d -> %d (%s)", v, v + 1, migrations[v - 1].what);
+        int rc = exec_sql(st, migrations[v - 1].sql, err, what);
+        if (rc != PM_OK)
+            return rc;
+        snprintf(bump, sizeof bump, "PRAGMA user_version = %d;", v + 1);
+        if ((rc = exec_sql(st, bump, err, what)) != PM_OK)
+            return rc;
+    }
+    st->version = PM_STORE_SCHEMA_VERSION;
+    return PM_OK;
+}
+
 /* Checks user_version and application_id; creates the schema in a fresh file when allowed. Runs inside
  * BEGIN IMMEDIATE for writers, so two processes opening a new file do not both create it. */
 static int check_schema(pm_store *st, int may_create, pm_err *err)
@@ -234,6 +268,7 @@ static int check_schema(pm_store *st, int may_create, pm_err *err)
         (rc = pragma_int(st, "PRAGMA application_id", &app_id, err)) != PM_OK ||
         (rc = pragma_int(st, "SELECT count(*) FROM sqlite_schema", &n_objects, err)) != PM_OK)
         return rc;
+    st->version = version;
     if (app_id != 0 && app_id != PM_STORE_APPLICATION_ID)
         return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (application_id %d)",
                           st->path, app_id);
@@ -243,6 +278,11 @@ static int check_schema(pm_store *st, int may_create, pm_err *err)
                           "use a newer passmap", st->path, version, PM_STORE_SCHEMA_VERSION);
     if (version == PM_STORE_SCHEMA_VERSION && app_id == PM_STORE_APPLICATION_ID)
         return PM_OK;
+    if (version >= 1 && app_id == PM_STORE_APPLICATION_ID) {
+        if (!may_create)   /* read-only: readers cope with the missing columns (see pm_store_schema_version) */
+            return PM_OK;
+        return migrate(st, version, err);
+    }
     if (version != 0 || n_objects != 0)
         return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (schema version %d, %d objects)",
                           st->path, version, n_objects);
@@ -251,9 +291,11 @@ static int check_schema(pm_store *st, int may_create, pm_err *err)
     if ((rc = exec_sql(st, schema_sql, err, "create schema")) != PM_OK)
         return rc;
     char pragmas[128];
-    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version = %d; PRAGMA application_id = %d;",
-             PM_STORE_SCHEMA_VERSION, PM_STORE_APPLICATION_ID);
-    return exec_sql(st, pragmas, err, "set schema version");
+    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version = 1; PRAGMA application_id = %d;",
+             PM_STORE_APPLICATION_ID);
+    if ((rc = exec_sql(st, pragmas, err, "set schema version")) != PM_OK)
+        return rc;
+    return migrate(st, 1, err);
 }
 
 static int store_open(const char *path, int readonly, pm_store **out, pm_err *err)
@@ -330,6 +372,11 @@ void pm_store_close(pm_store *st)
 sqlite3 *pm_store_db(pm_store *st)
 {
     return st ? st->db : NULL;
+}
+
+int pm_store_schema_version(const pm_store *st)
+{
+    return st ? st->version : 0;
 }
 
 /* Binding helpers; each returns an SQLite result code, collected with |= (SQLITE_OK is 0). */
@@ -466,7 +513,8 @@ static int insert_passes(pm_store *st, int64_t step_id, const pm_report *r, pm_e
                   bind_int_nonneg(s, 5, p->parent) | sqlite3_bind_int(s, 6, p->depth) |
                   bind_real_nonneg(s, 7, p->wall_s) | bind_real_nonneg(s, 8, p->user_s) |
                   sqlite3_bind_int64(s, 9, p->flags) | sqlite3_bind_int(s, 10, p->report_index) |
-                  sqlite3_bind_int(s, 11, pm_pass_counted(p));
+                  sqlite3_bind_int(s, 11, pm_pass_counted(p)) |
+                  (p->has_start ? sqlite3_bind_double(s, 12, p->start_s) : sqlite3_bind_null(s, 12));
         if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
             rc = db_err(st, err, "pass");
         done_stmt(s);
@@ -490,7 +538,8 @@ static int insert_step(pm_store *st, int64_t run_id, int seq, const pm_step_reco
                bind_int_nonneg(s, 9, res->maxrss_kb) | bind_int_nonneg(s, 10, res->instructions) |
                sqlite3_bind_int(s, 11, res->exit_code) | sqlite3_bind_int(s, 12, res->term_signal);
     if (rep)
-        brc |= bind_text(s, 13, pm_format_name(rep->format)) | bind_real_nonneg(s, 14, rep->total_wall_s);
+        brc |= bind_text(s, 13, pm_format_name(rep->format)) | bind_real_nonneg(s, 14, rep->total_wall_s) |
+               bind_text(s, 16, rep->pass_order == PM_ORDER_NONE ? NULL : pm_pass_order_name(rep->pass_order));
     if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
         rc = db_err(st, err, "step");
     done_stmt(s);

@@ -212,6 +212,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
     int n_metrics = 0, n_done = 0, rc;
     const char *status = "ok";
     double import_s = -1;
+    char import_error[1024] = "";
     char note[512] = "";
     double wall = 0, user = 0, sys = 0;
     long rss = 0;
@@ -288,7 +289,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         if (parsed)
             recs[i].report = &reports[i];
         if (!strcmp(x->spec->backend, "openvino")) {
-            pm_sweep_ov_result(out_path, x->versions, &reports[i], &import_s);
+            pm_sweep_ov_result(out_path, x->versions, &reports[i], &import_s, import_error, sizeof import_error);
             recs[i].report = &reports[i];
         }
     }
@@ -318,11 +319,13 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
                          .metrics = metrics, .n_metrics = n_metrics};
     int64_t run_id;
     rc = pm_store_record_run(x->store, &rec, &run_id, err);
-    if (rc == PM_OK && import_s >= 0 && !strcmp(status, "ok")) {
-        /* The NPU's warm path is a blob import: stored as a warm run so recompile / load is measured. */
-        pm_run_record warm = {.config_id = cs->id, .repeat = t->repeat, .mode = "warm", .status = "ok",
-                              .wall_s = import_s, .user_s = -1, .sys_s = -1, .maxrss_kb = 0,
-                              .note = "ov_core_import_model of the exported blob"};
+    if (rc == PM_OK && (import_s >= 0 || import_error[0]) && !strcmp(status, "ok")) {
+        /* The NPU's warm path is a blob import: stored as a warm run so recompile / load is measured. A failed
+         * import is a failed warm measurement with its reason; the cold compile above stays ok. */
+        pm_run_record warm = {.config_id = cs->id, .repeat = t->repeat, .mode = "warm",
+                              .status = import_s >= 0 ? "ok" : "failed", .wall_s = import_s >= 0 ? import_s : 0,
+                              .user_s = -1, .sys_s = -1, .maxrss_kb = 0,
+                              .note = import_s >= 0 ? "ov_core_import_model of the exported blob" : import_error};
         rc = pm_store_record_run(x->store, &warm, &run_id, err);
     }
     *status_out = status;

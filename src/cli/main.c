@@ -21,10 +21,13 @@ static const struct command commands[] = {
     {"gen", cmd_gen, "generate a workload (LLM decoder or CNN) as MLIR"},
     {"sweep", cmd_sweep, "run a sweep spec (matrix of configs x repeats) into SQLite"},
     {"report", cmd_report, "analyse a results database: stages, regimes, fits, fixes, HTML"},
+    {"trace", cmd_trace, "export one stored compile as a Chrome trace (Perfetto, chrome://tracing)"},
+    {"show", cmd_show, "a stored compile's pass tree in the terminal, with bars and shares"},
     {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
     {"fix", cmd_fix, "propose, run (A/B) and prove the fixes for a study; checks outputs are unchanged"},
     {"cache", cmd_cache, "content-addressed cache of compiled artifacts"},
     {"ov-compile", cmd_ov_compile, "compile (and import) one OpenVINO model, used by the openvino back end"},
+    {"doctor", cmd_doctor, "check OpenVINO and the NPU compiler here: versions, devices, a tiny compile"},
 };
 
 static void usage(FILE *out)

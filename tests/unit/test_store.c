@@ -137,7 +137,11 @@ static void schema_is_created(void **state)
     assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
     sqlite3 *db = pm_store_db(st);
     char buf[64];
-    assert_int_equal(q_int(db, "PRAGMA user_version"), 1);
+    /* version 1 plus every migration */
+    assert_true(q_int(db, "PRAGMA user_version") >= 2);
+    assert_int_equal(q_int(db, "PRAGMA user_version"), pm_store_schema_version(st));
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('pass_time') WHERE name = 'start_s'"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('step') WHERE name = 'pass_order'"), 1);
     assert_string_equal(q_text(db, "PRAGMA journal_mode", buf, sizeof buf), "wal");
     assert_int_equal(q_int(db, "PRAGMA foreign_keys"), 1);
     assert_int_equal(q_int(db, "PRAGMA synchronous"), 1); /* NORMAL */
@@ -149,7 +153,7 @@ static void schema_is_created(void **state)
     pm_store_close(st);
     /* Reopening an existing database keeps it. */
     assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
-    assert_int_equal(q_int(pm_store_db(st), "PRAGMA user_version"), 1);
+    assert_int_equal(q_int(pm_store_db(st), "PRAGMA user_version"), pm_store_schema_version(st));
     pm_store_close(st);
 }
 
@@ -363,6 +367,33 @@ static void meta_set_get(void **state)
     pm_store_close(st);
 }
 
+/* A version 1 file (before the migrations) is upgraded by the next writer and keeps its rows; a reader
+ * leaves it as it is. */
+static void version_1_database_is_migrated(void **state)
+{
+    fixture *f = *state;
+    pm_store *st = NULL;
+    pm_err e = {0};
+    int64_t cfg;
+    open_with_config(f->path, &st, &cfg);
+    int current = pm_store_schema_version(st);
+    assert_int_equal(sqlite3_exec(pm_store_db(st),
+                                  "ALTER TABLE pass_time DROP COLUMN start_s; ALTER TABLE step DROP COLUMN pass_order;"
+                                  "PRAGMA user_version = 1",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    pm_store_close(st);
+    assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_OK);
+    assert_int_equal(pm_store_schema_version(st), 1);
+    pm_store_close(st);
+    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
+    sqlite3 *db = pm_store_db(st);
+    assert_int_equal(q_int(db, "PRAGMA user_version"), current);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('pass_time') WHERE name = 'start_s'"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM config"), 1);
+    pm_store_close(st);
+}
+
 static void newer_or_foreign_schema_rejected(void **state)
 {
     fixture *f = *state;
@@ -522,6 +553,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(failed_record_rolls_back, setup, teardown),
         cmocka_unit_test_setup_teardown(readonly_open, setup, teardown),
         cmocka_unit_test_setup_teardown(meta_set_get, setup, teardown),
+        cmocka_unit_test_setup_teardown(version_1_database_is_migrated, setup, teardown),
         cmocka_unit_test_setup_teardown(newer_or_foreign_schema_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(killed_writer_keeps_finished_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(concurrent_writers_lose_nothing, setup, teardown),
