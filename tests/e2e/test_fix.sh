@@ -33,7 +33,7 @@ if echo "$out" | grep -q "tile-512 .*A/B against stock" && echo "$out" | grep -q
 else fail "--dry-run plan"; echo "$out" | sed 's/^/#   /'; fi
 if [ "$(runs s-fix)" = 0 ]; then ok "--dry-run runs nothing"; else fail "--dry-run ran $(runs s-fix) runs"; fi
 
-"$PASSMAP" fix "$TMP/s.db" --max-repeats 3 --check-window 64 --json >"$TMP/fix.json" 2>"$TMP/fix.err"
+"$PASSMAP" fix "$TMP/s.db" --max-repeats 3 --check-window 32 --json >"$TMP/fix.json" 2>"$TMP/fix.err"
 rc=$?
 if [ $rc = 0 ]; then ok "passmap fix ran"; else fail "passmap fix rc=$rc"; tail -20 "$TMP/fix.err" | sed 's/^/#   /'; fi
 if json_check "$TMP/fix.json" 'any(r["verdict"] == "faster" and r["ratio"] < 0.98 and r["min_runs"] >= 3 for r in d["results"])'; then
@@ -62,7 +62,7 @@ else fail "report head"; echo "$out" | head -5 | sed 's/^/#   /'; fi
 if grep -q "<section id=proven-fixes>" "$TMP/r.html" 2>/dev/null; then ok "HTML report: proven fixes section"; else fail "HTML: no proven fixes section"; fi
 
 before=$(runs s-fix)
-out=$("$PASSMAP" fix "$TMP/s.db" --max-repeats 3 --check-window 64 2>&1)
+out=$("$PASSMAP" fix "$TMP/s.db" --max-repeats 3 --check-window 32 2>&1)
 if [ "$(runs s-fix)" = "$before" ] && echo "$out" | grep -q "^SHIP "; then
   ok "rerun resumes: no run repeated, same answer"
 else fail "rerun: $before -> $(runs s-fix) runs"; echo "$out" | tail -20 | sed 's/^/#   /'; fi
