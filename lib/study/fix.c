@@ -394,7 +394,8 @@ static json_t *num(double v)
 static int measure(fix_ctx *x, job *jb, int at_limit, pm_err *err)
 {
     pm_compare_opts co = {.path_a = x->o->db_path, .path_b = x->o->db_path, .sweep_a = x->fix_sweep,
-                          .sweep_b = x->fix_sweep, .variant_a = jb->a, .variant_b = jb->b};
+                          .sweep_b = x->fix_sweep, .variant_a = jb->a, .variant_b = jb->b,
+                          .threshold = x->threshold};
     pm_compare_result r;
     int rc = pm_compare_run(&co, &r, err);
     if (rc)
@@ -434,8 +435,9 @@ static int measure(fix_ctx *x, job *jb, int at_limit, pm_err *err)
         int nmin = (int)(st->n_a < st->n_b ? st->n_a : st->n_b);
         if (nmin < m.min_n)
             m.min_n = nmin;
-        n_faster += st->significant == 1 && st->ratio < 1;
-        n_slower += st->significant == 1 && st->ratio > 1;
+        /* compare's one rule per config: Welch on log times, Holm across the configs, past the threshold */
+        n_faster += st->verdict == PM_VERDICT_FASTER;
+        n_slower += st->verdict == PM_VERDICT_SLOWER;
     }
     if (r.n_configs && n_faster == (int)r.n_configs)
         m.all_sig = 1;
@@ -780,7 +782,7 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     *result = NULL;
     fix_ctx x = {.o = o, .t0 = pm_util_now(), .budget_s = o->budget_s,
                  .min_r = o->min_repeats > 0 ? o->min_repeats : 3, .max_r = o->max_repeats > 0 ? o->max_repeats : 10,
-                 .threshold = o->threshold > 0 ? o->threshold : 0.02};
+                 .threshold = o->threshold > 0 ? o->threshold : PM_COMPARE_THRESHOLD};
     pm_fix_selection sel = {0};
     json_t *plan = NULL, *out = NULL;
     size_t *ranked = NULL, *best = NULL;

@@ -25,7 +25,7 @@ typedef struct pm_fix_opts {
     double budget_s;              /* wall clock for the whole command; <= 0: none */
     int configs_per_fix;          /* 0: 3 */
     int min_repeats, max_repeats; /* 0: 3 and 10 */
-    double threshold;             /* practical threshold on |ratio - 1|; 0: 0.02 */
+    double threshold;             /* practical threshold on |ratio - 1|; 0: compare's (PM_COMPARE_THRESHOLD) */
     int dry_run;                  /* plan only */
     int no_check;                 /* skip the output check (the table then says "unchecked") */
     int check_window, check_layers; /* the reduced config the output check runs; 0: 128 and 2 */

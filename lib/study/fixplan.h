@@ -98,8 +98,8 @@ typedef struct pm_fix_measure {
     int min_n;             /* fewest ok cold runs on either side of any of them */
     double ratio;          /* geometric mean B/A over the configs */
     double lo, hi;         /* its 95% CI across configs (NAN with one config) */
-    int all_sig;           /* compare's own per-config rule: 1 every config significantly faster, -1 every config
-                              significantly slower, 0 otherwise */
+    int all_sig;           /* compare's own per-config verdict (Welch on log times, Holm across the configs, past
+                              the threshold): 1 every config faster, -1 every config slower, 0 otherwise */
 } pm_fix_measure;
 
 /* The verdict: no conclusion from fewer than 3 runs a side; BETTER/WORSE when the ratio is past `threshold`

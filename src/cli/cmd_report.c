@@ -12,6 +12,7 @@
 #include "figures.h"
 #include "html.h"
 #include "fix_report.h"
+#include "npu_report.h"
 #include "stagemap.h"
 
 static void usage(FILE *out)
@@ -128,6 +129,7 @@ static void print_text(const pm_analysis *a)
         numf(x->cache_ratio, "%6.1f");
         printf("  %s\n", x->fix ? x->fix : "no rule matched");
     }
+    pm_npu_report_text(a, stdout); /* NPU back end only: see npu_report.h */
 }
 
 int cmd_report(int argc, char **argv)
