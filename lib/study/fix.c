@@ -68,6 +68,7 @@ typedef struct fix_ctx {
     pm_embedded_tools tools;
     int have_tools;
     char tools_error[256];
+    char self[PATH_MAX];             /* passmap itself, resolved once: a rebuild during a long run replaces it */
 } fix_ctx;
 
 static void note(fix_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -351,7 +352,7 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
     if (cost > 0)
         note(x, "round: %d (config, variant) pairs to %d repeats (~%.0f s left to run)", spec->n_configs, repeats,
              cost);
-    pm_sweep_opts so = {.db_path = x->o->db_path, .self_exe = x->o->self_exe, .warm = 0,
+    pm_sweep_opts so = {.db_path = x->o->db_path, .self_exe = x->self, .warm = 0,
                         .progress = x->o->progress, .progress_user = x->o->user, .stop = x->o->stop};
     pm_sweep_summary sum;
     if ((rc = pm_sweep_run(spec, &so, &sum, err)))
@@ -791,6 +792,10 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
         return pm_err_set(err, PM_ERR_USAGE, "min repeats %d: no conclusion from fewer than 3 runs", x.min_r);
     if (x.max_r < x.min_r)
         return pm_err_set(err, PM_ERR_USAGE, "max repeats %d below min repeats %d", x.max_r, x.min_r);
+    if (o->self_exe)
+        snprintf(x.self, sizeof x.self, "%s", o->self_exe);
+    else if (!realpath("/proc/self/exe", x.self))
+        return pm_err_errno(err, PM_ERR_IO, "cannot find passmap's own executable");
     if ((rc = pm_store_open(o->db_path, &x.store, err)) || (rc = load_study(&x, err)) ||
         (rc = build_evidence(&x, err)))
         goto cleanup;
