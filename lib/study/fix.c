@@ -746,11 +746,8 @@ static json_t *plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost)
         const pm_fix_pick *p = pick_of(sel, f);
         char *rule = rule_text(d);
         json_t *keys = json_array();
-        double est = 0;
-        for (size_t i = 0; p && i < p->n_configs; i++) {
+        for (size_t i = 0; p && i < p->n_configs; i++)
             json_array_append_new(keys, json_string(x->ev[p->configs[i]].key));
-            est += x->ev[p->configs[i]].wall_s;
-        }
         json_t *o = json_pack("{s:s, s:s, s:b, s:s, s:s, s:o}", "name", d->name, "variant", d->variant,
                               "combination", pm_fix_is_combination(d), "predicted", rule ? rule : "", "why", d->why,
                               "configs", keys);
