@@ -3,11 +3,14 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "run.h"
 
 #define DEFAULT_TILE 256
 #define DEFAULT_UNROLL 16
@@ -136,13 +139,22 @@ int pm_embedded_find_tools(const char *bindir, pm_embedded_tools *tools, pm_err 
     return PM_OK;
 }
 
-char *pm_embedded_pipeline(const pm_embedded_opts *opts)
+static char *path_in(const char *dir, const char *file)
+{
+    char *s = NULL;
+    return asprintf(&s, "%s/%s", dir, file) < 0 ? NULL : s;
+}
+
+/* The pipeline; with probes, print-op-stats sits at the stage boundaries (same passes, same order: lower-affine
+ * moves into its own func.func nest, which changes nothing). */
+static char *pipeline(const pm_embedded_opts *opts, int probes)
 {
     int tile = opts && opts->tile > 0 ? opts->tile : DEFAULT_TILE;
     int unroll = opts && opts->unroll > 0 ? opts->unroll : DEFAULT_UNROLL;
     int norb = opts && opts->no_rollback;
-    const char *front =
-        "func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,canonicalize,cse),"
+    const char *p = probes ? "print-op-stats," : "";
+    const char *fusion = "func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops,canonicalize,cse),";
+    const char *bufferize =
         "one-shot-bufferize{bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map},"
         "canonicalize,buffer-deallocation-pipeline";
     const char *back = norb ? "convert-scf-to-cf{allow-pattern-rollback=0},expand-strided-metadata,lower-affine,"
@@ -151,18 +163,98 @@ char *pm_embedded_pipeline(const pm_embedded_opts *opts)
                               "convert-math-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
                               "reconcile-unrealized-casts";
     char *s = NULL;
-    if (asprintf(&s,
-                 "builtin.module(%s,func.func(convert-linalg-to-affine-loops,affine-loop-tile{tile-size=%d},canonicalize,"
-                 "affine-loop-unroll{unroll-factor=-1 unroll-full-threshold=%d},canonicalize,cse,lower-affine),%s)",
-                 front, tile, unroll, back) < 0)
-        return NULL;
-    return s;
+    int k = probes
+                ? asprintf(&s,
+                           "builtin.module(%s%s%s%s,%sfunc.func(convert-linalg-to-affine-loops,affine-loop-tile{tile-size=%d},"
+                           "canonicalize,affine-loop-unroll{unroll-factor=-1 unroll-full-threshold=%d},canonicalize,cse),"
+                           "%sfunc.func(lower-affine),%s)",
+                           p, fusion, p, bufferize, p, tile, unroll, p, back)
+                : asprintf(&s,
+                           "builtin.module(%s%s,func.func(convert-linalg-to-affine-loops,affine-loop-tile{tile-size=%d},"
+                           "canonicalize,affine-loop-unroll{unroll-factor=-1 unroll-full-threshold=%d},canonicalize,cse,"
+                           "lower-affine),%s)",
+                           fusion, bufferize, tile, unroll, back);
+    return k < 0 ? NULL : s;
 }
 
-static char *path_in(const char *dir, const char *file)
+char *pm_embedded_pipeline(const pm_embedded_opts *opts)
 {
-    char *s = NULL;
-    return asprintf(&s, "%s/%s", dir, file) < 0 ? NULL : s;
+    return pipeline(opts, 0);
+}
+
+/* Sums each "Operations encountered:" table of print-op-stats ("  name , count" rows) in order. */
+static int read_op_tables(const char *path, double *sums, int cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[1024];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "Operations encountered:", 23)) {
+            if (n == cap) {
+                n = cap + 1;   /* more tables than probes: not ours */
+                break;
+            }
+            sums[n++] = 0;
+            continue;
+        }
+        char *comma = strrchr(line, ',');
+        if (n > 0 && comma && strchr(line, '.')) {
+            char *end;
+            long v = strtol(comma + 1, &end, 10);
+            if (end != comma + 1 && v > 0)
+                sums[n - 1] += (double)v;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+int pm_embedded_stage_sizes(const pm_embedded_opts *opts, const pm_embedded_tools *tools, const char *input_mlir,
+                            const char *workdir, double timeout_s, pm_embedded_stage_size out[PM_EMBEDDED_N_PROBES],
+                            pm_err *err)
+{
+    static const char *const stages[PM_EMBEDDED_N_PROBES] = {"fusion", "bufferization", "tiling",
+                                                             "lowering-to-llvm", "canonicalize-cse"};
+    char *pipe = pipeline(opts, 1), *arg = NULL, *errp = path_in(workdir, "stage-sizes.stderr");
+    int rc = PM_OK;
+    for (int i = 0; i < PM_EMBEDDED_N_PROBES; i++)
+        out[i] = (pm_embedded_stage_size){stages[i], NAN};
+    if (!pipe || !errp || asprintf(&arg, "--pass-pipeline=%s", pipe) < 0) {
+        arg = NULL;
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    char *argv[] = {(char *)tools->mlir_opt, (char *)input_mlir, arg, "-o", "/dev/null", NULL};
+    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = workdir, .stderr_path = errp};
+    pm_run_result res;
+    if ((rc = pm_run_exec(argv, &ro, &res, err)))
+        goto cleanup;
+    if (res.status != PM_RUN_OK) {
+        rc = pm_err_set(err, PM_ERR_CHILD, "measuring IR sizes per stage: mlir-opt %s (see %s)",
+                        res.status == PM_RUN_TIMEOUT ? "timed out" : "failed", errp);
+        goto cleanup;
+    }
+    double sums[4];
+    int n = read_op_tables(errp, sums, 4);
+    if (n != 4) {
+        rc = pm_err_set(err, PM_ERR_PARSE, "measuring IR sizes per stage: %s has %d op-count tables, expected 4",
+                        errp, n);
+        goto cleanup;
+    }
+    /* Entry of each stage: the input for fusion; after fusion for bufferization; after bufferization for tiling
+     * (the loops before they are tiled and unrolled); after tiling and unrolling for the lowering to LLVM and for
+     * canonicalize/CSE, whose costly instance is the one that cleans up the unrolled loops. */
+    out[0].ops = sums[0];
+    out[1].ops = sums[1];
+    out[2].ops = sums[2];
+    out[3].ops = out[4].ops = sums[3];
+cleanup:
+    free(pipe);
+    free(arg);
+    free(errp);
+    return rc;
 }
 
 static int add_step(pm_steps *out, const char *tool, char **argv, const char *workdir, int stream, pm_format fmt,

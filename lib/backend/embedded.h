@@ -31,4 +31,14 @@ int pm_embedded_steps(const pm_embedded_opts *opts, const pm_embedded_tools *too
 /* The --pass-pipeline string used (heap). */
 char *pm_embedded_pipeline(const pm_embedded_opts *opts);
 
+/* The IR each stage processes: op counts at the entry of the pipeline's stages (names as in
+ * data/stages-embedded.tsv), from one extra mlir-opt run with print-op-stats at the stage boundaries. The
+ * sweep runs it once per config, outside the timed runs, so timing is untouched. (The LLVM-IR instruction count
+ * before llc is the ir.llvm_ops metric of every run.) */
+#define PM_EMBEDDED_N_PROBES 5
+typedef struct pm_embedded_stage_size { const char *stage; double ops; } pm_embedded_stage_size;
+int pm_embedded_stage_sizes(const pm_embedded_opts *opts, const pm_embedded_tools *tools, const char *input_mlir,
+                            const char *workdir, double timeout_s, pm_embedded_stage_size out[PM_EMBEDDED_N_PROBES],
+                            pm_err *err);
+
 #endif

@@ -543,7 +543,23 @@ static int apply_scalar(pm_spec *s, const entry *e, pm_err *err)
                 return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (embedded, openvino)", what, v);
             return copy_str(s->backend, sizeof s->backend, v, err, what);
         }
-        if (!strcmp(n, "repeats")) return parse_int(v, 1, 1000, &s->repeats, err, what);
+        if (!strcmp(n, "repeats")) {
+            s->repeats_auto = !strcmp(v, "auto");
+            return s->repeats_auto ? PM_OK : parse_int(v, 1, 1000, &s->repeats, err, what);
+        }
+        if (!strcmp(n, "min_repeats")) return parse_int(v, 1, 1000, &s->min_repeats, err, what);
+        if (!strcmp(n, "max_repeats")) return parse_int(v, 1, 1000, &s->max_repeats, err, what);
+        if (!strcmp(n, "precision")) {   /* "3%" or "0.03" */
+            char *end;
+            double x = strtod(v, &end);
+            if (end != v && *end == '%' && !end[1])
+                x /= 100, end++;
+            if (end == v || *end || !(x > 0 && x < 1))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (a fraction or percentage in (0, 100%%), e.g. 3%%)",
+                                  what, v);
+            s->precision = x;
+            return PM_OK;
+        }
         if (!strcmp(n, "warm_repeats")) return parse_int(v, 1, 1000, &s->warm_repeats, err, what);
         if (!strcmp(n, "seed")) {
             int seed;
@@ -617,6 +633,9 @@ int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     snprintf(s->path, sizeof s->path, "%s", path ? path : "");
     s->repeats = 3;
+    s->min_repeats = 3;
+    s->max_repeats = 10;
+    s->precision = 0.03;
     s->interleaved = 1;
     s->seed = 1;
     s->timeout_s = 600;
@@ -665,6 +684,13 @@ int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err
         rc = pm_err_set(err, PM_ERR_USAGE, "no configs: add an [llm NAME] or [cnn NAME] section");
         goto fail;
     }
+    if (s->min_repeats > s->max_repeats) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "[sweep] min_repeats %d exceeds max_repeats %d", s->min_repeats,
+                        s->max_repeats);
+        goto fail;
+    }
+    if (s->repeats_auto)
+        s->repeats = s->min_repeats;   /* the first round; later rounds only for the configs not settled */
     if ((rc = check_unique_keys(s, err)))
         goto fail;
     if (!strcmp(s->backend, "openvino") && !s->ov_model_template[0]) {

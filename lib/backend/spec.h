@@ -1,7 +1,9 @@
 /* pm_spec: a sweep spec (INI, parsed with inih) expanded into its matrix of configs.
  *
- *   [sweep]    name, backend (embedded|openvino), repeats, order (interleaved|sequential), seed,
- *              timeout (e.g. 120s), mem_limit (e.g. 8G), warm (true|false), warm_repeats
+ *   [sweep]    name, backend (embedded|openvino), repeats (a number, or auto), order (interleaved|sequential),
+ *              seed, timeout (e.g. 120s), mem_limit (e.g. 8G), warm (true|false), warm_repeats,
+ *              min_repeats, max_repeats, precision (e.g. 3%: with repeats = auto, a config stops once the 95%
+ *              CI half-width of its log cold wall is within it; at least min_repeats, at most max_repeats)
  *   [embedded] tile, unroll, display (tree|list), json, single_thread, llc_opt, bindir
  *   [openvino] device, lib, log_level, schedule_trace, strategy_json, task_stats (the switches of the
  *              instrumented variant), reuse_strategy, platform (NPU_PLATFORM: offline without an NPU),
@@ -43,7 +45,10 @@ typedef struct pm_spec_config {
 typedef struct pm_spec {
     char name[128];
     char backend[16];       /* embedded | openvino */
-    int repeats;
+    int repeats;            /* fixed count; with repeats_auto the first round's count (min_repeats) */
+    int repeats_auto;       /* adaptive: rounds re-run only the configs not yet settled */
+    int min_repeats, max_repeats;
+    double precision;       /* relative 95% CI half-width of log cold wall, e.g. 0.03 */
     int interleaved;
     unsigned seed;
     double timeout_s;

@@ -5,7 +5,9 @@
  *                 "cold_runs","warm_runs","failed_runs", "wall_s": {"mean" (geometric),"lo","hi","n"} (lo/hi null: n < 3), "user_wall",
  *                 "dominant_stage", "dominant_share", "dominant_pass": {"tool","name","mean_s","share"},
  *                 "shares": {stage: {"mean","lo","hi"}}, "warm_s", "cache_ratio",
- *                 "ir": {"ops","llvm_ops","npu_tasks","npu_tiles"} }],
+ *                 "ir": {"ops","llvm_ops","npu_tasks","npu_tiles"}, "stage_ir_ops": {stage: ops at its entry},
+ *                 "noise": {"cv","mad_outliers","load1","contended"} }],
+ *   "noise": {"user_wall_baseline","cpus","contended","noisy"},
  *   "regimes": {"llm"|"cnn": {"precision","variant","cells":[{"row","col","stage","share","configs"}],
  *                              "boundaries":[text]}},
  *   "handoff": {"trends":[{"stage","slope","intercept","n"}], "family_js_distance", "family_pairs"},
@@ -13,7 +15,7 @@
  *   "precision": {"window","base","time":[{"precision","points":[{"size","wall_s"}]}],
  *                 "ratio":[{"precision","points":[{"size","ratio"}]}], "crossovers":[text]},
  *   "parallelism": {"tools":{tool:user_wall}, "stages":{stage:user_wall}},
- *   "fixes": [{"stage","configs","tool","pass","share","exponent","exponent_lo","user_wall","cache_ratio","fix"}] }
+ *   "fixes": [{"stage","configs","contended" (then no fix),"tool","pass","share","exponent","exponent_lo","user_wall","cache_ratio","fix"}] }
  */
 #include "analysis.h"
 #include "npu_report.h"
@@ -105,9 +107,18 @@ json_t *pm_analysis_json(const pm_analysis *a)
         json_object_set_new(o, "cache_ratio", num(c->cache_ratio));
         json_object_set_new(o, "ir", json_pack("{s:o,s:o,s:o,s:o}", "ops", num(c->ir_ops), "llvm_ops", num(c->llvm_ops),
                                                "npu_tasks", num(c->npu_tasks), "npu_tiles", num(c->npu_tiles)));
+        json_t *stage_ir = json_object();
+        for (size_t s = 0; c->stage_ir && s < a->n_stages; s++)
+            if (!isnan(c->stage_ir[s]))
+                json_object_set_new(stage_ir, a->stages[s], json_real(c->stage_ir[s]));
+        json_object_set_new(o, "stage_ir_ops", stage_ir);
+        json_object_set_new(o, "noise", json_pack("{s:o,s:i,s:o,s:b}", "cv", num(c->cv), "mad_outliers",
+                                                  c->n_outliers, "load1", num(c->load1), "contended", c->contended));
         json_array_append_new(cfgs, o);
     }
     json_object_set_new(root, "configs", cfgs);
+    json_object_set_new(root, "noise", json_pack("{s:o,s:i,s:i,s:i}", "user_wall_baseline", num(a->user_wall_baseline),
+                                                 "cpus", a->cpus, "contended", a->n_contended, "noisy", a->n_noisy));
     json_object_set_new(root, "regimes", json_pack("{s:o,s:o}", "llm", regime(a, &a->regime_llm), "cnn",
                                                    regime(a, &a->regime_cnn)));
     json_t *tr = json_array();
@@ -142,8 +153,8 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_t *fx = json_array();
     for (size_t i = 0; i < a->n_fixes; i++) {
         const pm_an_fix *f = &a->fixes[i];
-        json_array_append_new(fx, json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "stage", a->stages[f->stage],
-                                            "configs", f->n_configs, "tool", str(f->tool), "pass", str(f->pass),
+        json_array_append_new(fx, json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "stage", a->stages[f->stage],
+                                            "configs", f->n_configs, "contended", f->n_contended, "tool", str(f->tool), "pass", str(f->pass),
                                             "share", num(f->share), "exponent", num(f->exponent), "exponent_lo",
                                             num(f->exponent_lo), "user_wall", num(f->user_wall), "cache_ratio",
                                             num(f->cache_ratio), "fix", str(f->fix)));

@@ -159,6 +159,8 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set title 'Regime map (%s, %s): dominant stage per cell, label = its share %%'\n",
             rg->precision ? rg->precision : "-", rg->variant ? rg->variant : "-");
+    /* the legend beside the plot, never over its cells */
+    fprintf(f, "set key outside right top vertical box title 'dominant stage'\n");
     fprintf(f, "set xlabel '%s'\nset ylabel '%s'\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\nunset grid\n",
             colname, !strcmp(rg->kind, "llm") ? "model size (parameters)" : "CNN family", nc - 1, nr - 1);
     fprintf(f, "set xtics (");
@@ -270,26 +272,40 @@ static int fig_why(const fig_ctx *x, char **body)
         fprintf(d, "\n\n");
     }
     fclose(d);
+    /* Small multiples: one panel per heavy pass, each on its own axes, each fit drawn only over the sizes it was
+     * fitted on (a sampled range), so no panel extrapolates. */
+    size_t np = a->n_fits, cols = np <= 1 ? 1 : np <= 4 ? 2 : 3, rows = (np + cols - 1) / cols;
     char *b = NULL;
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
-    fprintf(f, "set title 'Why costly: heavy pass time vs IR size it processes (log-log, power-law fit)'\n"
-               "set logscale xy\nset xlabel 'IR size (ops; NPU: tasks or tiles)'\nset ylabel 'pass wall time (s)'\nplot ");
-    for (size_t i = 0; i < a->n_fits; i++) {
+    fprintf(f, "set multiplot layout %zu,%zu title 'Why costly: heavy pass time vs the IR size at its stage entry "
+               "(log-log, power-law fit over the measured range)'\nset logscale xy\nset key inside top left box opaque font ',9'\n"
+               "set ylabel 'pass wall (s)'\nset format x '%%.0e'\n", rows, cols);
+    for (size_t i = 0; i < np; i++) {
         const pm_an_fit *fit = &a->fits[i];
-        char t[256];
-        snprintf(t, sizeof t, "%s [%s]", fit->name, fit->x_metric);
-        fprintf(f, "%s'why-costly.dat' index %zu using 1:2 with points pt 7 lc rgb '%s' title ", i ? ", " : "", i,
-                color((int)i));
+        double lo = INFINITY, hi = -INFINITY;
+        for (int k = 0; k < fit->n; k++) {
+            lo = fit->x[k] < lo ? fit->x[k] : lo;
+            hi = fit->x[k] > hi ? fit->x[k] : hi;
+        }
+        char t[320];
+        snprintf(t, sizeof t, "%s (%s)", fit->name, a->stages[fit->stage]);
+        fprintf(f, "set title ");
         q(f, t);
-        if (!isnan(fit->exponent)) {
-            snprintf(t, sizeof t, "fit: x^%.2f [%.2f, %.2f], R2 %.3f%s", fit->exponent, fit->lo, fit->hi, fit->r2,
-                     fit->superlinear ? " SUPERLINEAR" : "");
-            fprintf(f, ", %.6g*x**%.6g with lines lw 2 lc rgb '%s' title ", fit->prefactor, fit->exponent, color((int)i));
+        fprintf(f, " font ',10'\nset xlabel ");
+        q(f, fit->x_metric);
+        fprintf(f, "\nplot 'why-costly.dat' index %zu using 1:2 with points pt 7 lc rgb '%s' title 'configs'", i,
+                color((int)i));
+        if (!isnan(fit->exponent) && fit->n > 0 && hi > lo) {
+            snprintf(t, sizeof t, "x^%.2f [%.2f, %.2f], R2 %.2f%s", fit->exponent, fit->lo, fit->hi, fit->r2,
+                     fit->superlinear ? " superlinear" : "");
+            fprintf(f, ", [%.6g:%.6g] %.6g*x**%.6g with lines lw 2 lc rgb '%s' title ", lo, hi, fit->prefactor,
+                    fit->exponent, color((int)i));
             q(f, t);
         }
+        fputc('\n', f);
     }
-    fputc('\n', f);
+    fprintf(f, "unset multiplot\n");
     fclose(f);
     *body = b;
     return 0;
@@ -367,6 +383,19 @@ static int pick_cnn(const pm_analysis *a, const pm_an_config *c, char *label, si
     return 1;
 }
 
+/* One line per (precision, family), never a line across families: left, cold wall vs size at the precision
+ * window; right, wall / base-precision wall of the same family, size and window (median over windows). */
+static int same_str(const char *p, const char *q)
+{
+    return (!p && !q) || (p && q && !strcmp(p, q));
+}
+
+static int prec_member(const pm_analysis *a, const pm_an_config *c)
+{
+    return c->kind && !strcmp(c->kind, "llm") && c->n_cold && c->wall.mean > 0 &&
+           same_str(c->variant, a->regime_llm.variant);
+}
+
 static int fig_precision(const fig_ctx *x, char **body)
 {
     const pm_analysis *a = x->a;
@@ -375,32 +404,105 @@ static int fig_precision(const fig_ctx *x, char **body)
     FILE *d = data_file(x, "precision.dat");
     if (!d)
         return -1;
-    for (size_t k = 0; k < a->n_prec; k++) {   /* index 2k: time, 2k+1: ratio */
-        for (size_t i = 0; i < a->prec_time[k].n; i++)
-            fprintf(d, "%.6g %.6g\n", a->prec_time[k].x[i], a->prec_time[k].y[i]);
+    /* the (precision, family) pairs, in config order (sizes ascend within a family) */
+    const char *pp[256], *pf[256];
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_configs && n < 256; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (!prec_member(a, c))
+            continue;
+        size_t k;
+        for (k = 0; k < n && !(same_str(pp[k], c->precision) && same_str(pf[k], c->family)); k++)
+            ;
+        if (k == n)
+            pp[n] = c->precision, pf[n++] = c->family;
+    }
+    double ratios[256];
+    for (size_t k = 0; k < n; k++) {   /* index 2k: time, 2k+1: ratio */
+        for (size_t i = 0; i < a->n_configs; i++) {
+            const pm_an_config *c = &a->configs[i];
+            if (prec_member(a, c) && same_str(c->precision, pp[k]) && same_str(c->family, pf[k]) &&
+                c->window == a->prec_window && !isnan(c->size_num))
+                fprintf(d, "%.6g %.6g\n", c->size_num, c->wall.mean);
+        }
         fprintf(d, "\n\n");
-        for (size_t i = 0; i < a->prec_ratio[k].n; i++)
-            fprintf(d, "%.6g %.6g\n", a->prec_ratio[k].x[i], a->prec_ratio[k].y[i]);
+        const char *last = NULL;
+        for (size_t i = 0; i < a->n_configs; i++) {
+            const pm_an_config *c = &a->configs[i];
+            if (!prec_member(a, c) || !same_str(c->precision, pp[k]) || !same_str(c->family, pf[k]) ||
+                isnan(c->size_num) || (last && same_str(last, c->size)))
+                continue;
+            last = c->size;
+            size_t m = 0;
+            for (size_t j = 0; j < a->n_configs && m < 256; j++) {
+                const pm_an_config *c2 = &a->configs[j];
+                if (!prec_member(a, c2) || !same_str(c2->precision, pp[k]) || !same_str(c2->family, pf[k]) ||
+                    !same_str(c2->size, c->size))
+                    continue;
+                for (size_t b = 0; b < a->n_configs && m < 256; b++) {
+                    const pm_an_config *cb = &a->configs[b];
+                    if (prec_member(a, cb) && same_str(cb->precision, a->prec_base) &&
+                        same_str(cb->family, c2->family) && same_str(cb->size, c2->size) && cb->window == c2->window)
+                        ratios[m++] = c2->wall.mean / cb->wall.mean;
+                }
+            }
+            for (size_t u = 1; u < m; u++)   /* median: insertion sort of a handful of windows */
+                for (size_t v = u; v > 0 && ratios[v - 1] > ratios[v]; v--) {
+                    double t = ratios[v];
+                    ratios[v] = ratios[v - 1];
+                    ratios[v - 1] = t;
+                }
+            if (m)
+                fprintf(d, "%.6g %.6g\n", c->size_num, m % 2 ? ratios[m / 2] : (ratios[m / 2 - 1] + ratios[m / 2]) / 2);
+        }
         fprintf(d, "\n\n");
     }
     fclose(d);
     char *b = NULL;
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
-    fprintf(f, "set multiplot layout 1,2 title 'Precision'\nset logscale xy\nset key inside top left box\n"
+    fprintf(f, "set multiplot layout 1,2 title 'Precision: one line per family (colour: precision, point: family)'\n"
+               "set logscale xy\nset key inside top left vertical box font ',9'\n"
                "set title 'cold compile time vs size (window %d)'\nset xlabel 'model size (parameters)'\n"
-               "set ylabel 'cold compile wall (s)'\nplot ", a->prec_window);
-    for (size_t k = 0; k < a->n_prec; k++) {
-        fprintf(f, "%s'precision.dat' index %zu using 1:2 with linespoints pt 7 lw 2 lc rgb '%s' title ", k ? ", " : "",
-                2 * k, color((int)k));
-        q(f, a->prec_time[k].label);
+               "set ylabel 'cold compile wall (s, geometric mean)'\nplot ", a->prec_window);
+    const char *fams[64];
+    size_t nf = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t j;
+        for (j = 0; j < nf && !same_str(fams[j], pf[k]); j++)
+            ;
+        if (j == nf && nf < 64)
+            fams[nf++] = pf[k];
     }
-    fprintf(f, "\nunset logscale y\nset title 'time / %s (median over windows)'\nset ylabel 'ratio to %s'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
+    char t[256];
+    for (size_t k = 0; k < n; k++) {
+        size_t pi = 0, fi = 0;
+        for (size_t i = 0; i < a->n_prec; i++)
+            if (same_str(a->prec_time[i].label, pp[k] ? pp[k] : "-"))
+                pi = i;
+        while (fi < nf && !same_str(fams[fi], pf[k]))
+            fi++;
+        snprintf(t, sizeof t, "%s %s", pp[k] ? pp[k] : "-", pf[k] ? pf[k] : "-");
+        fprintf(f, "%s'precision.dat' index %zu using 1:2 with linespoints pt %zu lw 2 lc rgb '%s' title ", k ? ", " : "",
+                2 * k, 5 + 2 * (fi % 6), color((int)pi));
+        q(f, t);
+    }
+    fprintf(f, "\nunset logscale y\nset title 'time / %s of the same family (median over windows)'\n"
+               "set ylabel 'ratio to %s'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
             a->prec_base, a->prec_base);
-    for (size_t k = 0; k < a->n_prec; k++) {
-        fprintf(f, ", 'precision.dat' index %zu using 1:2 with linespoints pt 7 lw 2 lc rgb '%s' title ", 2 * k + 1,
-                color((int)k));
-        q(f, a->prec_ratio[k].label);
+    for (size_t k = 0; k < n; k++) {
+        if (same_str(pp[k], a->prec_base))
+            continue;
+        size_t pi = 0, fi = 0;
+        for (size_t i = 0; i < a->n_prec; i++)
+            if (same_str(a->prec_time[i].label, pp[k] ? pp[k] : "-"))
+                pi = i;
+        while (fi < nf && !same_str(fams[fi], pf[k]))
+            fi++;
+        snprintf(t, sizeof t, "%s %s", pp[k] ? pp[k] : "-", pf[k] ? pf[k] : "-");
+        fprintf(f, ", 'precision.dat' index %zu using 1:2 with linespoints pt %zu lw 2 lc rgb '%s' title ", 2 * k + 1,
+                5 + 2 * (fi % 6), color((int)pi));
+        q(f, t);
     }
     fprintf(f, "\nunset multiplot\n");
     fclose(f);
@@ -520,7 +622,7 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
             snprintf(note, sizeof note, "%s in this sweep", what);
             fg->note = strdup(note);
         } else {
-            int w = i == 4 ? 1400 : 1000, h = i == 4 ? 640 : 720;
+            int w = i == 4 || i == 2 ? 1400 : 1000, h = i == 4 ? 640 : i == 2 ? 900 : 720;
             if (write_script(dir, fg->name, body, w, h))
                 rc = pm_err_errno(err, PM_ERR_IO, "writing %s/%s.gp", dir, fg->name);
             else

@@ -295,3 +295,41 @@ int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *)
     sqlite3_finalize(st);
     return rc;
 }
+
+int pm_sq_cold_walls(sqlite3 *db, int64_t config_id, double **walls, size_t *n, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    *walls = NULL;
+    *n = 0;
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT wall_s FROM run WHERE config_id=?1 AND mode='cold' AND status='ok' AND "
+                                "wall_s IS NOT NULL ORDER BY id",
+                                -1, &st, NULL)
+                 ? db_fail(db, err)
+                 : PM_OK;
+    if (!rc)
+        sqlite3_bind_int64(st, 1, config_id);
+    int step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            double *p = realloc(*walls, cap * sizeof *p);
+            if (!p) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                break;
+            }
+            *walls = p;
+        }
+        (*walls)[(*n)++] = sqlite3_column_double(st, 0);
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    if (rc) {
+        free(*walls);
+        *walls = NULL;
+        *n = 0;
+    }
+    return rc;
+}

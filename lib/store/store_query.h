@@ -59,6 +59,8 @@ typedef struct pm_sq_tool_row { const char *tool; double user_s, wall_s; } pm_sq
  * pipeline order. */
 int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *), void *ctx, pm_err *err);
 
+/* The walls of a config's ok cold runs, by id (*walls malloc'd; free it). Adaptive repeats stop on them. */
+int pm_sq_cold_walls(sqlite3 *db, int64_t config_id, double **walls, size_t *n, pm_err *err);
 typedef struct pm_sq_host_row {
     int64_t config_id;
     const char *name, *fingerprint, *cpu_model, *kernel, *compiler;

@@ -9,7 +9,8 @@
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err)
 {
     static int (*const sections[])(an_work *, pm_err *) = {
-        an_load, an_stages, an_hosts, an_parallel, an_npu, an_regimes, an_fits, an_handoff, an_precision, an_fixes,
+        an_load, an_stages, an_hosts, an_parallel, an_npu, an_noise, an_regimes, an_fits, an_handoff, an_precision,
+        an_fixes,
     };
     int rc = PM_OK;
     analysis_full *full = calloc(1, sizeof *full);
@@ -59,7 +60,7 @@ void pm_analysis_free(pm_analysis *a)
     for (size_t i = 0; i < a->n_configs; i++) {
         pm_an_config *c = &a->configs[i];
         free(c->key); free(c->kind); free(c->family); free(c->size); free(c->precision); free(c->variant);
-        free(c->share); free(c->stage_s); free(c->passes);
+        free(c->share); free(c->stage_s); free(c->passes); free(c->stage_ir);
     }
     free(a->configs);
     free_regime(&a->regime_llm);

@@ -45,6 +45,12 @@ typedef struct pm_an_config {
     size_t n_passes;
     double warm_s, cache_ratio;   /* warm geometric-mean wall, cold/warm; NAN without warm runs */
     double ir_ops, llvm_ops, npu_tasks, npu_tiles;   /* means of run metrics; NAN when absent */
+    double *stage_ir;             /* [n_stages] IR ops at the entry of each stage (ir.stage.<stage>); NAN: absent */
+    /* noise diagnostics over the cold repeats */
+    double cv;                    /* sd / mean of cold wall; NAN: n < 2 */
+    int n_outliers;               /* MAD outliers (modified z > 3.5), n >= 3 */
+    double load1;                 /* mean 1-min load average at the runs' start (host.load1); NAN: not recorded */
+    int contended;                /* load above the CPUs, or user/wall below 0.75 x the sweep's baseline */
     int instrumented;             /* NPU: compiled with instrumentation switches (analysis_npu.c) */
     int host;                     /* index into pm_analysis.hosts of the machine of its cold runs;
                                      -1: none recorded, -2: several machines */
@@ -78,7 +84,9 @@ typedef struct pm_an_regime {
 typedef struct pm_an_fit {        /* pass time = a * x^exponent */
     const char *tool, *name;
     int stage;
-    const char *x_metric;         /* "ir.ops", "ir.llvm_ops", "npu.tasks", "npu.tiles" */
+    const char *x_metric;         /* the size at the entry of the pass's own stage: "ir.stage.<stage>" (embedded
+                                     mlir-opt stages), "ir.llvm_ops" (llc, mlir-translate), "npu.tiles" / "npu.tasks"
+                                     (NPU); "ir.ops" (input size) when the stage's entry was not measured */
     int n;
     double exponent, lo, hi, r2, prefactor;
     int superlinear;              /* lower CI bound > 1 */
@@ -93,6 +101,7 @@ typedef struct pm_an_series { const char *label; size_t n; double *x, *y; const 
 typedef struct pm_an_fix {
     int stage;                    /* the regime */
     int n_configs;
+    int n_contended;              /* of them contended: then no fix is chosen (no conclusion) */
     const char *tool, *pass;      /* NULL for process-overhead */
     double share, exponent, exponent_lo, user_wall, cache_ratio;  /* NAN when not measured */
     char *fix;                    /* NULL: no rule matched or no rules */
@@ -142,6 +151,10 @@ typedef struct pm_analysis {
     pm_an_npu_config *npu;
     size_t n_npu;
     int n_npu_instrumented, n_npu_offline;
+    /* noise; the fix table is never drawn from contended configs */
+    double user_wall_baseline;    /* 90th percentile of the configs' user/wall: the uncontended level; NAN */
+    int cpus;                     /* from the sweep's metadata; 0: unknown */
+    int n_contended, n_noisy;     /* noisy: CV > 10% or a MAD outlier */
     /* machines (analysis_hosts.c): stratified when the study mixes them */
     pm_an_host *hosts;
     size_t n_hosts;

@@ -2,16 +2,27 @@
 #include "analysis_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *x_metric_for(const char *tool, const char *stage)
+/* The size a pass works on is the IR at the entry of its own stage: fixed by the stage, never chosen by how
+ * well it fits. NULL: out of memory. */
+static const char *x_metric_for(an_work *w, const char *tool, int stage)
 {
+    pm_analysis *a = w->a;
+    const char *name = an_stage_name(a, stage);
     if (tool && !strncmp(tool, "ov-", 3))
-        return stage && strstr(stage, "tiling") ? "npu.tiles" : "npu.tasks";
+        return strstr(name, "tiling") ? "npu.tiles" : "npu.tasks";
     if (tool && (!strcmp(tool, "llc") || !strcmp(tool, "mlir-translate")))
-        return "ir.llvm_ops";
-    return "ir.ops";
+        return "ir.llvm_ops";   /* the LLVM IR that mlir-translate writes and llc reads */
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        if (a->configs[ci].stage_ir && !isnan(a->configs[ci].stage_ir[stage])) {
+            char m[160];
+            snprintf(m, sizeof m, "ir.stage.%s", name);
+            return an_pool_add(&w->pv->pool, m);
+        }
+    return "ir.ops";   /* the stage's entry was not measured (older stores, other back ends): the input size */
 }
 
 int an_fits(an_work *w, pm_err *err)
@@ -48,42 +59,9 @@ int an_fits(an_work *w, pm_err *err)
         f->tool = pv->pids[best].tool;
         f->name = pv->pids[best].name;
         f->stage = pv->pids[best].stage;
-        /* Which IR size a pass processes is not known up front: of the sizes the back end records, keep
-           the one that explains its time best (highest R^2). */
-        const char *cands[2];
-        int ncand = 0;
-        if (f->tool && !strncmp(f->tool, "ov-", 3)) {
-            cands[ncand++] = "npu.tasks";
-            cands[ncand++] = "npu.tiles";
-        } else {
-            cands[ncand++] = "ir.ops";
-            cands[ncand++] = "ir.llvm_ops";
-        }
-        f->x_metric = x_metric_for(f->tool, an_stage_name(a, f->stage));
-        double best_r2 = -1;
-        for (int ci2 = 0; ci2 < ncand; ci2++) {
-            double xs_[4096], ys_[4096];
-            int m = 0;
-            for (size_t ci = 0; ci < a->n_configs && m < 4096; ci++) {
-                const pm_an_config *c = &a->configs[ci];
-                double xv = an_config_metric(c, cands[ci2]);
-                for (size_t p = 0; p < c->n_passes; p++)
-                    if (c->passes[p].id == (int)best) {
-                        if (xv > 0 && c->passes[p].mean_s > 0) {
-                            xs_[m] = xv;
-                            ys_[m++] = c->passes[p].mean_s;
-                        }
-                        break;
-                    }
-            }
-            double e1, l1, h1, r21, p1;
-            int distinct = 0;
-            for (int i = 0; i < m; i++)
-                distinct += i == 0 || xs_[i] != xs_[0];
-            if (distinct >= 3 && !an_powerlaw_fit(xs_, ys_, m, &e1, &l1, &h1, &r21, &p1) && r21 > best_r2) {
-                best_r2 = r21;
-                f->x_metric = cands[ci2];
-            }
+        if (!(f->x_metric = x_metric_for(w, f->tool, f->stage))) {
+            free(pid_max);
+            AN_NOMEM();
         }
         f->max_share = mshare;
         f->x = calloc(a->n_configs + 1, sizeof *f->x);
@@ -96,7 +74,7 @@ int an_fits(an_work *w, pm_err *err)
         double u = 0, uw = 0;
         for (size_t ci = 0; ci < a->n_configs; ci++) {
             const pm_an_config *c = &a->configs[ci];
-            double x = an_config_metric(c, f->x_metric);
+            double x = an_config_metric(a, c, f->x_metric);
             for (size_t p = 0; p < c->n_passes; p++)
                 if (c->passes[p].name == f->name) {
                     if (x > 0 && c->passes[p].mean_s > 0) {

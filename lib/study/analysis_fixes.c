@@ -119,7 +119,7 @@ static int choose_fixes(pm_analysis *a, const char *path, double *fit_r2, pm_err
     fclose(f);
     for (size_t i = 0; rc == PM_OK && i < a->n_fixes; i++) {
         pm_an_fix *x = &a->fixes[i];
-        for (int r = 0; r < nr; r++) {
+        for (int r = 0; r < nr && !x->n_contended; r++) {   /* contended evidence: no conclusion */
             if (fnmatch(rules[r][0], an_stage_name(a, x->stage), 0) ||
                 fnmatch(rules[r][1], x->pass ? x->pass : "", 0))
                 continue;
@@ -144,7 +144,8 @@ int an_fixes(an_work *w, pm_err *err)
     size_t NS = a->n_stages, NP = pv->n_pids;
     int st_over = w->st_over;
     double *tmp = w->tmp, *fit_r2 = NULL;
-    /* Fix table: one row per regime (dominant stage among configs). */
+    /* Fix table: one row per regime (dominant stage among configs). A row with contended configs gets no fix:
+       a busy machine moves CPU wait into process-overhead and lowers user/wall, which is not a finding. */
     a->fixes = calloc(NS, sizeof *a->fixes);
     fit_r2 = calloc(NS, sizeof *fit_r2);
     if (!a->fixes || !fit_r2)
@@ -152,10 +153,11 @@ int an_fixes(an_work *w, pm_err *err)
     for (size_t s = 0; s < NS; s++) {
         int n = 0;
         double share_sum = 0;
-        int nr = 0;
+        int nr = 0, n_contended = 0;
         for (size_t ci = 0; ci < a->n_configs; ci++)
             if (a->configs[ci].dominant_stage == (int)s && an_compared(a, &a->configs[ci])) {
                 n++;
+                n_contended += a->configs[ci].contended;
                 share_sum += a->configs[ci].share[s].mean;
                 if (!isnan(a->configs[ci].cache_ratio))
                     tmp[nr++] = a->configs[ci].cache_ratio;
@@ -165,6 +167,7 @@ int an_fixes(an_work *w, pm_err *err)
         pm_an_fix *x = &a->fixes[a->n_fixes];
         x->stage = (int)s;
         x->n_configs = n;
+        x->n_contended = n_contended;
         x->exponent = x->exponent_lo = x->user_wall = NAN;
         x->cache_ratio = nr ? an_median(tmp, (size_t)nr) : NAN;
         x->share = share_sum / n;

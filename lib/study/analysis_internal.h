@@ -56,6 +56,7 @@ int an_regimes(an_work *w, pm_err *err);         /* analysis_regime.c */
 int an_fits(an_work *w, pm_err *err);            /* analysis_fits.c: heavy passes vs IR size */
 int an_handoff(an_work *w, pm_err *err);         /* analysis_handoff.c: trends, family distance */
 int an_precision(an_work *w, pm_err *err);       /* analysis_precision.c */
+int an_noise(an_work *w, pm_err *err);           /* analysis_noise.c: CV, outliers, load, contention */
 int an_fixes(an_work *w, pm_err *err);           /* analysis_fixes.c: the fix table and its rules */
 int an_npu(an_work *w, pm_err *err);             /* analysis_npu.c: instrumented/offline, submodels, ELF export */
 /* 0 for an instrumented NPU config when the sweep also has stock ones: summaries across configs (fix table,
@@ -80,7 +81,7 @@ const char *an_stage_name(const pm_analysis *a, int s);
 void an_sort_series(pm_an_series *sr);
 int an_cmp_config(const void *pa, const void *pb);
 int an_cmp_pass(const void *pa, const void *pb);
-double an_config_metric(const pm_an_config *c, const char *m);
+double an_config_metric(const pm_analysis *a, const pm_an_config *c, const char *m);
 int an_nomem(pm_err *err);
 
 /* In a section with `int rc` and a `cleanup:` label. */

@@ -12,6 +12,16 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
     if (ci < 0)
         return PM_OK;
     pm_an_config *c = &a->configs[ci];
+    if (!strncmp(r->name, "ir.stage.", 9)) {
+        int s = pm_an_stage_index(a, r->name + 9);
+        if (s >= 0)
+            c->stage_ir[s] = r->mean;
+        return PM_OK;
+    }
+    if (!strcmp(r->name, "host.load1")) {
+        c->load1 = r->mean;
+        return PM_OK;
+    }
     if (!strcmp(r->name, "ir.ops")) c->ir_ops = r->mean;
     else if (!strcmp(r->name, "ir.llvm_ops")) c->llvm_ops = r->mean;
     else if (!strcmp(r->name, "npu.tasks")) c->npu_tasks = r->mean;
@@ -39,6 +49,13 @@ static int take_tool(void *ctx, const pm_sq_tool_row *r)
 
 int an_parallel(an_work *w, pm_err *err)
 {
+    pm_analysis *a = w->a;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        if (!(a->configs[i].stage_ir = malloc((a->n_stages + 1) * sizeof *a->configs[i].stage_ir)))
+            return an_nomem(err);
+        for (size_t s = 0; s <= a->n_stages; s++)
+            a->configs[i].stage_ir[s] = NAN;
+    }
     int rc = pm_sq_cold_metric_means(w->db, take_metric, w->a, err);
     if (!rc)
         rc = pm_sq_cold_tool_times(w->db, take_tool, w->a, err);

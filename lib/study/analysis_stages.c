@@ -56,21 +56,44 @@ int an_stages(an_work *w, pm_err *err)
         for (size_t s = 0; s < NS; s++)
             rs[s] = denom > 0 ? rs[s] / denom : 0;
     }
+    /* The runs of each config, in id order (a counting sort): the loops below visit only their own runs
+       instead of every run per config and stage, which made the analysis quadratic in the store's size. */
+    size_t *first = calloc(a->n_configs + 2, sizeof *first), *order = calloc(n_runs + 1, sizeof *order);
+    if (!first || !order) {
+        free(first); free(order);
+        free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+        AN_NOMEM();
+    }
+    for (size_t i = 0; i < n_runs; i++)
+        first[runs[i].cfg + 1]++;
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        first[ci + 1] += first[ci];
+    {
+        size_t *fill = calloc(a->n_configs + 1, sizeof *fill);
+        if (!fill) {
+            free(first); free(order);
+            free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+            AN_NOMEM();
+        }
+        for (size_t i = 0; i < n_runs; i++)
+            order[first[runs[i].cfg] + fill[runs[i].cfg]++] = i;
+        free(fill);
+    }
     for (size_t ci = 0; ci < a->n_configs; ci++) {
         pm_an_config *c = &a->configs[ci];
         int n = 0;
         double wall_sum = 0;
-        for (size_t i = 0; i < n_runs; i++)
-            if (runs[i].cfg == (int)ci && runs[i].cold)
-                wall_sum += tmp[n++] = runs[i].wall;
+        for (size_t q = first[ci]; q < first[ci + 1]; q++)
+            if (runs[order[q]].cold)
+                wall_sum += tmp[n++] = runs[order[q]].wall;
         c->wall = an_time_ci(tmp, n);
         /* Shares and seconds per stage are parts of a sum: they use the arithmetic mean wall. */
         double wall_amean = n ? wall_sum / n : 0;
         for (size_t s = 0; s < NS; s++) {
             n = 0;
-            for (size_t i = 0; i < n_runs; i++)
-                if (runs[i].cfg == (int)ci && runs[i].cold)
-                    tmp[n++] = run_stage[i * NS + s];
+            for (size_t q = first[ci]; q < first[ci + 1]; q++)
+                if (runs[order[q]].cold)
+                    tmp[n++] = run_stage[order[q] * NS + s];
             c->share[s] = an_share_ci(tmp, n);
             if (n == 0)
                 c->share[s].mean = 0;
@@ -78,9 +101,8 @@ int an_stages(an_work *w, pm_err *err)
         }
         double u = 0, uwall = 0, ws = 0;
         int nw = 0;
-        for (size_t i = 0; i < n_runs; i++) {
-            if (runs[i].cfg != (int)ci)
-                continue;
+        for (size_t q = first[ci]; q < first[ci + 1]; q++) {
+            size_t i = order[q];
             if (runs[i].cold && runs[i].user >= 0) {
                 u += runs[i].user;
                 uwall += runs[i].wall;
@@ -111,6 +133,7 @@ int an_stages(an_work *w, pm_err *err)
             np += cfg_pass_s[ci * NP + p] > 0;
         c->passes = calloc(np + 1, sizeof *c->passes);
         if (!c->passes) {
+            free(first); free(order);
             free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
             AN_NOMEM();
         }
@@ -140,6 +163,7 @@ int an_stages(an_work *w, pm_err *err)
     if (a->stage_user_wall)
         for (size_t s = 0; s < NS; s++)
             a->stage_user_wall[s] = stage_uw[s] > 0 ? stage_u[s] / stage_uw[s] : NAN;
+    free(first); free(order);
     free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
     if (!a->stage_user_wall)
         AN_NOMEM();

@@ -292,9 +292,13 @@ void an_sort_series(pm_an_series *sr)
 
 /* Regime map over configs of one kind, a slice of precision + variant. */
 
-/* The pass -> axis the analysis fits against. */
-double an_config_metric(const pm_an_config *c, const char *m)
+/* A config's value of a size metric (see pm_an_fit.x_metric); NAN when not measured. */
+double an_config_metric(const pm_analysis *a, const pm_an_config *c, const char *m)
 {
+    if (!strncmp(m, "ir.stage.", 9)) {
+        int s = pm_an_stage_index(a, m + 9);
+        return s >= 0 && c->stage_ir ? c->stage_ir[s] : NAN;
+    }
     if (!strcmp(m, "ir.ops")) return c->ir_ops;
     if (!strcmp(m, "ir.llvm_ops")) return isnan(c->llvm_ops) ? c->ir_ops : c->llvm_ops;
     if (!strcmp(m, "npu.tasks")) return c->npu_tasks;

@@ -23,7 +23,9 @@
 #include "host.h"
 #include "parse.h"
 #include "run.h"
+#include "stats.h"
 #include "store.h"
+#include "store_query.h"
 #include "sweep_ov.h"
 #include "util.h"
 
@@ -38,6 +40,10 @@ typedef struct config_state {
     char dir[PATH_MAX];
     char input[PATH_MAX];
     pm_gen_info info;
+    /* IR size at the entry of each stage (embedded): measured once per config, outside the timed runs */
+    char stage_metric[PM_EMBEDDED_N_PROBES][64];
+    double stage_ops[PM_EMBEDDED_N_PROBES];
+    int n_stage, stage_measured;
 } config_state;
 
 /* snprintf that reports truncation instead of silently cutting a path. */
@@ -194,6 +200,26 @@ typedef struct sweep_ctx {
     int cap_tasks;      /* allocated length of the task list plan() fills */
 } sweep_ctx;
 
+/* Embedded: the IR each stage processes, once per config before its first timed run in this invocation (an extra
+ * mlir-opt with op counts at the stage boundaries), recorded with every run as ir.stage.<stage>. A config whose
+ * probe fails (e.g. a compile that fails) just has no stage sizes: the analysis then uses its input size. */
+static void measure_stage_sizes(sweep_ctx *x, const pm_spec_config *c, config_state *cs)
+{
+    pm_err perr = {0};
+    cs->stage_measured = 1;
+    pm_embedded_opts eo = {.bindir = x->tools.bindir, .tile = c->tile, .unroll = c->unroll,
+                           .no_rollback = c->no_rollback};
+    pm_embedded_stage_size sz[PM_EMBEDDED_N_PROBES];
+    if (pm_embedded_stage_sizes(&eo, &x->tools, cs->input, cs->dir, x->spec->timeout_s, sz, &perr))
+        return;
+    cs->n_stage = 0;
+    for (int i = 0; i < PM_EMBEDDED_N_PROBES; i++)
+        if (sz[i].ops > 0) {
+            snprintf(cs->stage_metric[cs->n_stage], sizeof cs->stage_metric[0], "ir.stage.%s", sz[i].stage);
+            cs->stage_ops[cs->n_stage++] = sz[i].ops;
+        }
+}
+
 static int backend_steps(sweep_ctx *x, const pm_spec_config *c, const config_state *cs, const char *dir,
                          pm_steps *steps, pm_err *err)
 {
@@ -215,7 +241,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
     pm_run_result results[8];
     pm_step_record recs[8];
     char *argvs[8] = {0}, *tails[8] = {0};
-    pm_metric metrics[16];
+    pm_metric metrics[17 + PM_EMBEDDED_N_PROBES];
     int n_metrics = 0, n_done = 0, rc;
     const char *status = "ok";
     double import_s = -1;
@@ -227,6 +253,17 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
 
     if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)))
         goto cleanup;
+    if (!strcmp(x->spec->backend, "embedded") && !cs->stage_measured)
+        measure_stage_sizes(x, c, cs);   /* before the steps: outside every timed region */
+    {
+        /* How busy the machine is as this run starts: a noise diagnostic (contended configs are flagged). */
+        FILE *la = fopen("/proc/loadavg", "r");
+        double load1;
+        if (la && fscanf(la, "%lf", &load1) == 1)
+            metrics[n_metrics++] = (pm_metric){"host.load1", load1};
+        if (la)
+            fclose(la);
+    }
     pm_util_remove_tree(dir); /* a leftover from an interrupted run is not a result */
     if ((rc = pm_util_mkdir_p(dir, err)) || (rc = backend_steps(x, c, cs, dir, &steps, err)))
         goto cleanup;
@@ -309,6 +346,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         metrics[n_metrics++] = (pm_metric){"ir.ops", cs->info.linalg_ops};
     if (cs->info.weight_bytes > 0)
         metrics[n_metrics++] = (pm_metric){"ir.weight_bytes", (double)cs->info.weight_bytes};
+    for (int i = 0; i < cs->n_stage; i++)
+        metrics[n_metrics++] = (pm_metric){cs->stage_metric[i], cs->stage_ops[i]};
     /* Each step's output, by its kind (the back end names them): LLVM IR instructions, bytecode and object sizes. */
     for (int i = 0; i < n_done; i++) {
         const char *o = steps.items[i].output, *ext = o ? strrchr(o, '.') : NULL;
@@ -458,6 +497,55 @@ cleanup:
     return rc;
 }
 
+/* Adaptive repeats (repeats = auto): the next round holds one more cold run of each config that has not settled
+ * (pm_stats_settled on its ok cold walls; at most max_repeats runs of any status), shuffled like any
+ * interleaved round. Reads the store, so a resumed sweep continues where it stopped. */
+static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err)
+{
+    const pm_spec *s = x->spec;
+    int rc = PM_OK;
+    *n_tasks = 0;
+    task *t = calloc((size_t)s->n_configs + 1, sizeof *t);
+    if (!t)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (int c = 0; c < s->n_configs && !rc; c++) {
+        int done = 0;
+        double *walls = NULL;
+        size_t n_ok = 0;
+        if ((rc = pm_store_runs_done(x->store, x->cs[c].id, "cold", &done, err)) ||
+            (rc = pm_sq_cold_walls(pm_store_db(x->store), x->cs[c].id, &walls, &n_ok, err)))
+            break;
+        if (done < s->max_repeats &&
+            !pm_stats_settled(walls, n_ok, (size_t)s->min_repeats, 0, s->precision))
+            t[(*n_tasks)++] = (task){.config = c, .repeat = done, .mode = "cold"};
+        free(walls);
+    }
+    if (!rc && s->interleaved && *n_tasks > 1) {
+        int *order = malloc((size_t)*n_tasks * sizeof *order);
+        task *shuffled = malloc((size_t)*n_tasks * sizeof *shuffled);
+        if (!order || !shuffled) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        } else {
+            for (int k = 0; k < *n_tasks; k++)
+                order[k] = k;
+            shuffle(order, *n_tasks, state);
+            for (int k = 0; k < *n_tasks; k++)
+                shuffled[k] = t[order[k]];
+            memcpy(t, shuffled, (size_t)*n_tasks * sizeof *t);
+        }
+        free(order);
+        free(shuffled);
+    }
+    if (rc) {
+        free(t);
+        *n_tasks = 0;
+        return rc;
+    }
+    free(*tasks);
+    *tasks = t;
+    return PM_OK;
+}
+
 static char *sweep_meta(sweep_ctx *x)
 {
     struct utsname u;
@@ -480,7 +568,14 @@ static char *sweep_meta(sweep_ctx *x)
     } else {
         json_object_set_new(o, "device", json_string(x->spec->ov_device));
     }
-    json_object_set_new(o, "repeats", json_integer(x->spec->repeats));
+    if (x->spec->repeats_auto) {
+        json_object_set_new(o, "repeats", json_string("auto"));
+        json_object_set_new(o, "min_repeats", json_integer(x->spec->min_repeats));
+        json_object_set_new(o, "max_repeats", json_integer(x->spec->max_repeats));
+        json_object_set_new(o, "precision", json_real(x->spec->precision));
+    } else {
+        json_object_set_new(o, "repeats", json_integer(x->spec->repeats));
+    }
     json_object_set_new(o, "timeout_s", json_real(x->spec->timeout_s));
     json_object_set_new(o, "mem_limit_bytes", json_integer((json_int_t)x->spec->mem_limit));
     json_object_set_new(o, "cold", json_string("each repeat is a fresh process per step; no compiler cache; "
@@ -488,6 +583,64 @@ static char *sweep_meta(sweep_ctx *x)
     char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(o);
     return s;
+}
+
+typedef struct batch_state {
+    double t0;
+    int done;        /* runs finished (or planned, dry run) in this invocation */
+    int already;     /* found in the store at start */
+    int capped;      /* opts->max_runs reached */
+} batch_state;
+
+/* Runs one batch of tasks. Progress counts what is left: this batch's remaining runs plus `after` runs known
+ * to follow (adaptive rounds add to it as they are planned). */
+static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, batch_state *bs, pm_sweep_summary *sum,
+                     pm_err *err)
+{
+    const pm_sweep_opts *opts = x->opts;
+    for (int i = 0; i < n_tasks; i++) {
+        const char *status = "planned";
+        double wall = 0;
+        if (opts->stop && *opts->stop) {
+            sum->interrupted = 1;
+            break;
+        }
+        if (opts->max_runs > 0 && bs->done >= opts->max_runs) {
+            bs->capped = 1;
+            break;
+        }
+        if (!opts->dry_run) {
+            int rc = run_task(x, &tasks[i], &status, &wall, err);
+            if (rc)
+                return rc;
+            if (!strcmp(status, "interrupted")) {
+                sum->interrupted = 1;
+                break;
+            }
+            sum->ran++;
+            if (!strcmp(status, "ok"))
+                sum->ok++;
+            else
+                sum->failed++;
+        }
+        bs->done++;
+        char *steps_text = NULL;
+        int rc = opts->dry_run && opts->progress ? dry_steps_text(x, &tasks[i], &steps_text, err) : PM_OK;
+        if (rc)
+            return rc;
+        if (opts->progress) {
+            double el = pm_util_now() - bs->t0;
+            int left = n_tasks - i - 1 + after;
+            pm_sweep_progress p = {.done = bs->done, .total = bs->done + left, .already_done = bs->already,
+                                   .failed = sum->failed, .elapsed_s = el, .eta_s = el / bs->done * left,
+                                   .config_key = x->spec->configs[tasks[i].config].key, .mode = tasks[i].mode,
+                                   .repeat = tasks[i].repeat, .status = status, .wall_s = wall,
+                                   .steps_text = steps_text};
+            opts->progress(opts->progress_user, &p);
+        }
+        free(steps_text);
+    }
+    return PM_OK;
 }
 
 int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err)
@@ -620,44 +773,32 @@ configs:
     }
     if (opts->max_runs > 0 && n_tasks > opts->max_runs)
         n_tasks = opts->max_runs;
-    sum->planned = n_tasks;
     sum->already_done = already;
 
     double t0 = pm_util_now();
-    for (int i = 0; i < n_tasks; i++) {
-        const char *status = "planned";
-        double wall = 0;
-        if (opts->stop && *opts->stop) {
-            sum->interrupted = 1;
-            break;
-        }
-        if (!opts->dry_run) {
-            if ((rc = run_task(&x, &tasks[i], &status, &wall, err)))
-                goto cleanup;
-            if (!strcmp(status, "interrupted")) {
-                sum->interrupted = 1;
-                break;
-            }
-            sum->ran++;
-            if (!strcmp(status, "ok"))
-                sum->ok++;
-            else
-                sum->failed++;
-        }
-        char *steps_text = NULL;
-        if (opts->dry_run && opts->progress && (rc = dry_steps_text(&x, &tasks[i], &steps_text, err)))
-            goto cleanup;
-        if (opts->progress) {
-            double el = pm_util_now() - t0;
-            pm_sweep_progress p = {.done = i + 1, .total = n_tasks, .already_done = already, .failed = sum->failed,
-                                   .elapsed_s = el, .eta_s = el / (i + 1) * (n_tasks - i - 1),
-                                   .config_key = spec->configs[tasks[i].config].key, .mode = tasks[i].mode,
-                                   .repeat = tasks[i].repeat, .status = status, .wall_s = wall,
-                                   .steps_text = steps_text};
-            opts->progress(opts->progress_user, &p);
-        }
-        free(steps_text);
+    batch_state bs = {.t0 = t0, .already = already};
+    if (!spec->repeats_auto || opts->dry_run) {
+        rc = run_batch(&x, tasks, n_tasks, 0, &bs, sum, err);
+    } else {
+        /* The first round(s) up to min_repeats, then rounds of the configs not settled, then the warm runs. */
+        int n_cold = 0;
+        while (n_cold < n_tasks && !strcmp(tasks[n_cold].mode, "cold"))
+            n_cold++;
+        int n_rest = n_tasks - n_cold;
+        task *rest = tasks + n_cold, *round = NULL;
+        unsigned state = spec->seed ? spec->seed + 7919 : 7919;
+        rc = run_batch(&x, tasks, n_cold, n_rest, &bs, sum, err);
+        int n_round = 0;
+        while (!rc && !sum->interrupted && !bs.capped && !(rc = plan_round(&x, &state, &round, &n_round, err)) &&
+               n_round > 0)
+            rc = run_batch(&x, round, n_round, n_rest, &bs, sum, err);
+        free(round);
+        if (!rc && !sum->interrupted && !bs.capped)
+            rc = run_batch(&x, rest, n_rest, 0, &bs, sum, err);
     }
+    sum->planned = spec->repeats_auto ? bs.done : n_tasks;
+    if (rc)
+        goto cleanup;
     sum->wall_s = pm_util_now() - t0;
     if (x.versions && json_object_size(x.versions)) {
         /* The versions the compiles reported join the store's meta table and the sweep's method metadata. */

@@ -140,6 +140,13 @@ static void print_text(const pm_analysis *a)
                a->family_jsd_pairs);
     for (size_t i = 0; i < a->n_crossovers; i++)
         printf("precision: %s\n", a->crossovers[i]);
+    printf("\nnoise: %d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended (load average above %d "
+           "CPUs or user/wall below 0.75 x the sweep's %.2f): the fix table draws no conclusion from them\n",
+           a->n_noisy, a->n_configs, a->n_contended, a->cpus, a->user_wall_baseline);
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (a->configs[i].contended)
+            printf("  contended: %s (load %.1f, user/wall %.2f, CV %.0f%%)\n", a->configs[i].key, a->configs[i].load1,
+                   a->configs[i].user_wall, a->configs[i].cv * 100);
     printf("\nparallelism (user/wall)\n");
     for (size_t i = 0; i < a->n_tools; i++)
         printf("  %-20s %.2f\n", a->tools[i] ? a->tools[i] : "-", a->tool_user_wall[i]);
@@ -152,7 +159,10 @@ static void print_text(const pm_analysis *a)
         numf(x->exponent, "%6.2f");
         numf(x->user_wall, "%6.2f");
         numf(x->cache_ratio, "%6.1f");
-        printf("  %s\n", x->fix ? x->fix : "no rule matched");
+        if (x->n_contended)
+            printf("  no conclusion: %d of %d configs contended\n", x->n_contended, x->n_configs);
+        else
+            printf("  %s\n", x->fix ? x->fix : "no rule matched");
     }
     pm_npu_report_text(a, stdout); /* NPU back end only: see npu_report.h */
 }

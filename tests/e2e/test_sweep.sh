@@ -29,6 +29,13 @@ n=$(q "select count(*) from pass_time p join step s on s.id=p.step_id where s.to
 [ "${n:-0}" -gt 20 ] && ok "llc passes stored ($n)" || fail "llc passes stored ($n)"
 n=$(q "select count(*) from metric where name='ir.llvm_ops' and value > 0")
 [ "$n" = 4 ] && ok "IR size metric per run" || fail "IR size metric per run ($n)"
+n=$(q "select count(*) from metric where name='host.load1' and value >= 0 and step_id is null")
+[ "$n" = 4 ] && ok "load average at each run's start" || fail "load average at each run's start ($n)"
+# the IR each stage processes, measured once per config outside the timed runs, recorded with each run
+n=$(q "select count(distinct name) from metric where name like 'ir.stage.%' and value > 0")
+[ "$n" = 5 ] && ok "IR size at the entry of 5 stages" || fail "IR size at the entry of 5 stages ($n)"
+n=$(q "select count(*) from metric a join metric b on a.run_id=b.run_id where a.name='ir.stage.lowering-to-llvm' and b.name='ir.stage.tiling' and a.value > 4 * b.value")
+[ "$n" = 4 ] && ok "tiling and unrolling multiply the IR the lowering sees" || fail "stage sizes grow through tiling ($n)"
 keys=$(q "select group_concat(key, ' ') from (select key from config order by key)")
 [ "$keys" = "llm/qwen2/0.5b/w64/fp16/L1/stock llm/qwen2/0.5b/w64/int8/L1/stock" ] && ok "config keys" || fail "config keys: $keys"
 

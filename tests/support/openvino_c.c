@@ -528,6 +528,30 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         fflush(stdout);
     }
     struct timespec ts = {0, 3 * 1000 * 1000}; /* compile takes some wall time */
+    /* Injected noise for the adaptive-repeats test: PASSMAP_FAKEOV_NOISE=SUBSTRING:COUNTER_FILE makes compiles
+     * of models whose path holds SUBSTRING take 50, 900, 100, 1200 ms in turn (the counter file keeps the turn
+     * across processes) and every other compile a constant 300 ms. */
+    const char *noise = getenv("PASSMAP_FAKEOV_NOISE");
+    const char *colon = noise ? strchr(noise, ':') : NULL;
+    if (colon) {
+        static const long noisy_ms[] = {50, 900, 100, 1200};
+        long ms = 300;
+        if (model->xml && memmem(model->xml, strlen(model->xml), noise, (size_t)(colon - noise))) {
+            int turn = 0;
+            FILE *c = fopen(colon + 1, "r");
+            if (c) {
+                if (fscanf(c, "%d", &turn) != 1)
+                    turn = 0;
+                fclose(c);
+            }
+            if ((c = fopen(colon + 1, "w"))) {
+                fprintf(c, "%d\n", turn + 1);
+                fclose(c);
+            }
+            ms = noisy_ms[turn % 4];
+        }
+        ts = (struct timespec){ms / 1000, ms % 1000 * 1000000L};
+    }
     nanosleep(&ts, NULL);
     *compiled = cm;
     return OK;

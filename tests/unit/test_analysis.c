@@ -251,6 +251,83 @@ static void fit_recovers_exponent(void **state)
     pm_analysis_free(a);
 }
 
+/* A pass is fitted against the IR at the entry of its own stage (ir.stage.<stage>), even when another size
+ * (here ir.ops, made to fit perfectly) would give a higher R^2: the axis is never chosen by R^2. */
+static void fit_uses_stage_entry_size(void **state)
+{
+    double stage_ops[] = {1e3, 3e3, 1e4, 3e4, 1e5};
+    double jitter[] = {1.1, 0.9, 1.05, 0.95, 1.0};
+    char size[16];
+    for (int i = 0; i < 5; i++) {
+        snprintf(size, sizeof size, "%db", i + 1);
+        int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
+        double t = 1e-5 * pow(stage_ops[i], 1.2) * jitter[i];
+        add_run_ops(c, pow(t, 1 / 0.3), t * 1.1, t, "mlir-opt", "Canonicalizer", t, (char *)NULL);
+        pm_run_result res = {.status = PM_RUN_OK, .wall_s = t * 1.1, .user_s = t, .instructions = -1};
+        pm_report rep;
+        pm_report_init(&rep);
+        pm_pass p = {.name = "Canonicalizer", .wall_s = t, .user_s = t, .parent = -1};
+        assert_int_equal(pm_report_add_pass(&rep, &p), PM_OK);
+        rep.n_reports = 1;
+        pm_step_record step = {.tool = "mlir-opt", .argv = "mlir-opt", .result = &res, .report = &rep};
+        pm_metric m = {.name = "ir.stage.cleanup", .value = stage_ops[i]};
+        pm_run_record rec = {.config_id = c, .mode = "cold", .status = "ok", .wall_s = t * 1.1, .user_s = t,
+                             .steps = &step, .n_steps = 1, .metrics = &m, .n_metrics = 1};
+        pm_err e = {0};
+        assert_int_equal(pm_store_record_run(store, &rec, NULL, &e), PM_OK);
+        pm_report_free(&rep);
+    }
+    pm_analysis *a = analyse(NO_RULES);
+    const pm_an_fit *canon = NULL;
+    for (size_t i = 0; i < a->n_fits; i++)
+        if (!strcmp(a->fits[i].name, "Canonicalizer"))
+            canon = &a->fits[i];
+    assert_non_null(canon);
+    assert_string_equal(canon->x_metric, "ir.stage.cleanup");
+    assert_true(canon->exponent > 1.0 && canon->exponent < 1.4);
+    assert_true(canon->r2 < 0.999);   /* ir.ops would have fitted exactly */
+    const pm_an_config *c = &a->configs[0];
+    int cl = pm_an_stage_index(a, "cleanup");
+    assert_float_equal(c->stage_ir[cl], 1e3, 1e-6);
+    pm_analysis_free(a);
+}
+
+/* A config whose process got a fraction of the CPU it gets elsewhere is contended: flagged, and the fix table
+ * row it falls in gets no fix. CV and MAD outliers per config. */
+static void contended_configs_left_out_of_fixes(void **state)
+{
+    char size[16];
+    for (int i = 0; i < 5; i++) {
+        snprintf(size, sizeof size, "%db", i + 1);
+        int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
+        double walls[] = {1.0, 1.01, 0.99, i == 0 ? 1.9 : 1.0};
+        for (int r = 0; r < 4; r++) {
+            double user = i == 4 ? 0.3 * walls[r] : 0.9 * walls[r];   /* config 5: starved of CPU */
+            add_run(c, "cold", walls[r], user, "mlir-opt", "Canonicalizer", 0.5 * walls[r], (char *)NULL);
+        }
+    }
+    pm_analysis *a = analyse(PM_SOURCE_DIR "/data/fixes.tsv");
+    assert_int_equal(a->n_configs, 5);
+    assert_int_equal(a->configs[0].n_outliers, 1);   /* the 1.9 s repeat */
+    assert_true(a->configs[0].cv > 0.3);
+    assert_int_equal(a->configs[1].n_outliers, 0);
+    assert_true(a->configs[1].cv < 0.02);
+    for (int i = 0; i < 4; i++)
+        assert_false(a->configs[i].contended);
+    assert_true(a->configs[4].contended);
+    assert_int_equal(a->n_contended, 1);
+    int total = 0, contended = 0;
+    for (size_t k = 0; k < a->n_fixes; k++) {
+        total += a->fixes[k].n_configs;
+        contended += a->fixes[k].n_contended;
+        if (a->fixes[k].n_contended)
+            assert_null(a->fixes[k].fix);   /* no conclusion from contended data */
+    }
+    assert_int_equal(total, 5);
+    assert_int_equal(contended, 1);
+    pm_analysis_free(a);
+}
+
 static void precision_ratio_and_crossover(void **state)
 {
     const char *sizes[] = {"0.5b", "1.5b", "7b"};
@@ -393,6 +470,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(wall_interval_on_log_scale, setup, teardown),
         cmocka_unit_test_setup_teardown(sizes_sorted_numerically_and_regimes, setup, teardown),
         cmocka_unit_test_setup_teardown(fit_recovers_exponent, setup, teardown),
+        cmocka_unit_test_setup_teardown(fit_uses_stage_entry_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(contended_configs_left_out_of_fixes, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_ratio_and_crossover, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_series_in_size_order_across_families, setup, teardown),
         cmocka_unit_test_setup_teardown(fix_rules_pick_by_evidence, setup, teardown),

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <math.h>
 #include <cmocka.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -124,6 +125,33 @@ static void all_nine_figures_render(void **state)
         assert_true(sb.st_size > 1000);
     }
     assert_string_equal(figs.fig[7].name, "cnn-spine");
+    /* why-costly: one panel per fitted pass, each fit drawn only over that pass's measured sizes */
+    char gp[256], line[8192];
+    snprintf(gp, sizeof gp, "%s/why-costly.gp", figdir);
+    FILE *g = fopen(gp, "r");
+    assert_non_null(g);
+    size_t fit_lines = 0, next = 0;
+    while (fgets(line, sizeof line, g)) {
+        if (!strncmp(line, "set multiplot", 13))
+            next = 0;   /* the body is replayed for the PNG */
+        char *r = strstr(line, ", [");
+        if (!strstr(line, "why-costly.dat' index") || !r)
+            continue;
+        while (next < a->n_fits && isnan(a->fits[next].exponent))
+            next++;
+        assert_true(next < a->n_fits);
+        const pm_an_fit *fit = &a->fits[next++];
+        double lo, hi, xmin = INFINITY, xmax = -INFINITY;
+        assert_int_equal(sscanf(r, ", [%lf:%lf]", &lo, &hi), 2);
+        for (int k = 0; k < fit->n; k++) {
+            xmin = fmin(xmin, fit->x[k]);
+            xmax = fmax(xmax, fit->x[k]);
+        }
+        assert_true(fabs(lo - xmin) <= 1e-5 * xmin && fabs(hi - xmax) <= 1e-5 * xmax);
+        fit_lines++;
+    }
+    fclose(g);
+    assert_true(fit_lines > 0);
     char html[128];
     snprintf(html, sizeof html, "%s/r.html", dir);
     FILE *f = fopen(html, "w");

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# repeats = auto, end to end through the OpenVINO back end and its stand-in library (tests/support/openvino_c.c):
+# compiles of the fp16 model get injected noise (50, 900, 100, 1200 ms in turn), the int4 ones a constant 300 ms.
+# The noisy config needs more repeats than the stable one, rounds re-run only the configs not settled, and a
+# rerun resumes with nothing left to do.
+source "$(dirname "$0")/lib.sh"
+LIB=$PASSMAP_BUILD/tests/libopenvino_c.so
+[ -f "$LIB" ] || { fail "stand-in library missing: $LIB"; finish; exit 1; }
+for p in int4 fp16; do
+  mkdir -p "$TMP/models/qwen2-0.5b-$p"
+  printf '<?xml version="1.0"?>\n<net name="qwen2-%s" version="11"/>\n' $p > "$TMP/models/qwen2-0.5b-$p/openvino_model.xml"
+  printf 'weights-%s' $p > "$TMP/models/qwen2-0.5b-$p/openvino_model.bin"
+done
+cat > "$TMP/auto.ini" <<INI
+[sweep]
+name = auto
+backend = openvino
+repeats = auto
+min_repeats = 3
+max_repeats = 8
+precision = 20%
+timeout = 60s
+[openvino]
+device = NPU
+lib = $LIB
+model = models/{family}-{size}-{precision}/openvino_model.xml
+[llm q]
+models = qwen2:0.5b
+windows = 128
+precisions = int4, fp16
+INI
+export PASSMAP_FAKEOV_NOISE="fp16:$TMP/noise-turn"
+db=$TMP/auto.db
+runs() { sqlite3 "$db" "select count(*) from run r join config c on c.id=r.config_id where c.precision='$1' and r.mode='cold'"; }
+
+check "adaptive sweep runs" "$PASSMAP" sweep --quiet --db "$db" "$TMP/auto.ini"
+noisy=$(runs fp16) stable=$(runs int4)
+[ "$noisy" = 8 ] && ok "noisy config runs to max_repeats (8)" || fail "noisy config runs to max_repeats (got $noisy)"
+[ "$stable" -ge 3 ] && [ "$stable" -lt "$noisy" ] && ok "stable config stops earlier ($stable < $noisy)" \
+  || fail "stable config stops earlier (stable $stable, noisy $noisy)"
+check "meta records the adaptive rule" bash -c "sqlite3 '$db' 'select meta_json from sweep' | grep -q '\"repeats\":\"auto\"'"
+out=$("$PASSMAP" sweep --db "$db" "$TMP/auto.ini" 2>&1)
+echo "$out" | grep -q " 0 ran" && ok "rerun resumes: nothing left" || fail "rerun resumes: nothing left ($out)"
+[ "$(runs fp16)" = 8 ] && [ "$(runs int4)" = "$stable" ] && ok "rerun adds no runs" || fail "rerun adds no runs"
+
+# Resume mid-way: stop after 4 runs, then the rest comes from the store's state.
+check "interrupted adaptive sweep (--max-runs 4)" "$PASSMAP" sweep --quiet --max-runs 4 --db "$TMP/r.db" "$TMP/auto.ini"
+check "resumed adaptive sweep" "$PASSMAP" sweep --quiet --db "$TMP/r.db" "$TMP/auto.ini"
+n=$(sqlite3 "$TMP/r.db" "select count(*) from run r join config c on c.id=r.config_id where c.precision='fp16' and r.mode='cold'")
+[ "$n" = 8 ] && ok "resumed sweep reaches max_repeats on the noisy config" || fail "resumed: noisy config has $n runs"
+
+sed 's/^precision = 20%/precision = 150%/' "$TMP/auto.ini" >"$TMP/bad.ini"
+check_fails "precision outside (0, 100%) is refused" "$PASSMAP" sweep --quiet --db "$TMP/bad.db" "$TMP/bad.ini"
+sed 's/^min_repeats = 3/min_repeats = 9/' "$TMP/auto.ini" >"$TMP/bad2.ini"
+check_fails "min_repeats above max_repeats is refused" "$PASSMAP" sweep --quiet --db "$TMP/bad2.db" "$TMP/bad2.ini"
+finish
