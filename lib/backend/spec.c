@@ -244,7 +244,7 @@ static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const c
     if (strlen(v) >= sizeof buf)
         return pm_err_set(err, PM_ERR_USAGE, "%s: variant '%s' too long", what, v);
     strcpy(buf, v);
-    c->no_rollback = c->func_per_layer = c->reuse_strategy = c->instrumented = 0;
+    c->no_rollback = c->func_per_layer = c->reuse_strategy = c->instrumented = c->variant_tile = 0;
     for (char *save = NULL, *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
         if (!strcmp(t, "stock"))
             continue;
@@ -256,8 +256,13 @@ static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const c
             c->reuse_strategy = 1;
         else if (!strcmp(t, "instrumented"))
             c->instrumented = 1;
-        else
-            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown variant '%s' (stock, no-rollback, per-layer, reuse-strategy, instrumented)", what, t);
+        else if (!strncmp(t, "tile-", 5)) {
+            char tw[64];
+            snprintf(tw, sizeof tw, "%s: variant %s", what, t);
+            if (parse_int(t + 5, 1, 1 << 16, &c->variant_tile, err, tw))
+                return err->code;
+        } else
+            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown variant '%s' (stock, no-rollback, per-layer, tile-N, reuse-strategy, instrumented)", what, t);
     }
     strcpy(c->variant, v);
     return PM_OK;

@@ -12,7 +12,8 @@
  *   [llm NAME] models (family:size ...), windows, precisions, layers, variants, tile, unroll
  *   [cnn NAME] families, resolutions, precisions, blocks, variants, tile, unroll
  * tile/unroll in a matrix section override [embedded] for that section; the key then carries /T<tile>U<unroll>.
- * Lists are separated by commas or spaces. A variant is stock, no-rollback, per-layer (embedded),
+ * Lists are separated by commas or spaces. A variant is stock, no-rollback, per-layer, tile-N (embedded: the
+ * affine tile N instead of the section's; the key keeps the section's /T part and names the tile in the variant),
  * reuse-strategy (openvino, not LLM/NPUW: deterministic strategy replay), instrumented (openvino: schedule
  * trace / strategy JSON / task stats on, NPUW's default mode params kept; stock runs send no mode params),
  * or a '+' join.
@@ -37,6 +38,7 @@ typedef struct pm_spec_config {
     int tile, unroll;       /* embedded pipeline parameters for this config */
     char variant[48];
     int no_rollback, func_per_layer, reuse_strategy, instrumented;   /* decoded from variant */
+    int variant_tile;       /* tile-N variant: N (0: the config's tile) */
     char model_xml[512];    /* openvino: resolved model path */
 } pm_spec_config;
 

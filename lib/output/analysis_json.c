@@ -70,6 +70,9 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_object_set_new(root, "backend", str(a->backend));
     json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
     json_object_set_new(root, "meta", meta ? meta : json_null());
+    json_t *fixes = a->fix_json ? json_loads(a->fix_json, 0, NULL) : NULL;
+    if (fixes)
+        json_object_set_new(root, "proven_fixes", fixes);
     json_object_set_new(root, "repeats", json_integer(a->max_repeats));
     json_object_set_new(root, "runs_ok", json_integer(a->n_runs_ok));
     json_object_set_new(root, "runs_failed", json_integer(a->n_runs_failed));

@@ -4,6 +4,7 @@
 #include "html.h"
 #include "passtree.h"
 #include "report_tables.h"
+#include "fix_report.h"
 #include "npu_report.h"
 
 #include <jansson.h>
@@ -487,6 +488,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
         fputs("</li>", f);
     }
     fputs("</ul></section>\n", f);
+    pm_fix_report_html(f, a->fix_json);   /* the combination to ship heads the report */
 
     fputs("<h2 id=method>Method</h2><ul>", f);
     fputs("<li><b>cold</b> = a fresh compiler process per run, no compile cache; warm runs (when present) compile "

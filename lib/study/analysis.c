@@ -56,6 +56,7 @@ void pm_analysis_free(pm_analysis *a)
     if (!a)
         return;
     analysis_full *full = (analysis_full *)a;
+    free(a->fix_json);
     for (size_t i = 0; i < a->n_configs; i++) {
         pm_an_config *c = &a->configs[i];
         free(c->key); free(c->kind); free(c->family); free(c->size); free(c->precision); free(c->variant);

@@ -117,6 +117,7 @@ typedef struct pm_an_npu_config {  /* the NPU back end's view of one config (mea
 
 typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
+    char *fix_json;               /* `passmap fix`'s result for this sweep (set by the caller), or NULL */
     int max_repeats, n_runs_ok, n_runs_failed;
     const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
     size_t n_stages;

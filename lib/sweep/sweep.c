@@ -72,7 +72,8 @@ static char *config_params_json(const pm_spec_config *c, const pm_gen_info *info
     json_t *o = json_pack("{s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "params", (json_int_t)info->params,
                           "weight_bytes", (json_int_t)info->weight_bytes, "layers_total", info->layers_total,
                           "layers_emitted", info->layers_emitted, "linalg_ops", info->linalg_ops, "functions",
-                          info->functions, "blocks", c->blocks, "tile", c->tile, "unroll", c->unroll);
+                          info->functions, "blocks", c->blocks, "tile", c->variant_tile ? c->variant_tile : c->tile,
+                          "unroll", c->unroll);
     if (c->model_xml[0])
         json_object_set_new(o, "model", json_string(c->model_xml));
     char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
@@ -224,7 +225,7 @@ static int backend_steps(sweep_ctx *x, const pm_spec_config *c, const config_sta
 {
     if (!strcmp(x->spec->backend, "openvino"))
         return pm_sweep_ov_steps(x->spec, c, x->self, x->cache_dir, steps, err);
-    pm_embedded_opts eo = {.bindir = x->tools.bindir, .tile = c->tile, .unroll = c->unroll,
+    pm_embedded_opts eo = {.bindir = x->tools.bindir, .tile = c->variant_tile ? c->variant_tile : c->tile, .unroll = c->unroll,
                            .no_rollback = c->no_rollback, .single_thread = x->spec->single_thread,
                            .display = x->spec->display, .json = x->spec->json, .llc_opt = x->spec->llc_opt};
     return pm_embedded_steps(&eo, &x->tools, cs->input, dir, steps, err);

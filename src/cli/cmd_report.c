@@ -16,6 +16,7 @@
 #include "figures.h"
 #include "html.h"
 #include "report_tables.h"
+#include "fix_report.h"
 #include "npu_report.h"
 #include "stagemap.h"
 
@@ -93,6 +94,7 @@ static int print_text(const pm_analysis *a, int markdown)
     int width = term_width();
     if (markdown)
         printf("# passmap report: %s\n\n", a->sweep ? a->sweep : "-");
+    pm_fix_report_text(stdout, a->fix_json);   /* the combination to ship heads the report */
     printf("sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n", a->sweep ? a->sweep : "-",
            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
     print_hosts(a);
@@ -201,6 +203,8 @@ int cmd_report(int argc, char **argv)
     sqlite3_exec(db, "PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL);
     pm_an_opts o = {.sweep = sweep, .map = map, .fixes_path = fixes};
     if ((rc = pm_analysis_run(db, &o, &a, &err)))
+        goto cleanup;
+    if ((rc = pm_fix_report_load(dbpath, a->sweep, &a->fix_json, &err)))
         goto cleanup;
     if (html || figdir) {
         if ((rc = pm_figures_render(a, figdir, &figs, &err)))

@@ -46,6 +46,29 @@ static void section_tile_overrides_the_default(void **state)
     pm_spec_free(s);
 }
 
+/* The larger-tile fix is a variant: the key keeps the section's tile and names the fix, so compare matches
+ * it with stock; the tile the compile uses is the variant's. */
+static void tile_variant_keeps_the_key(void **state)
+{
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    const char *text = "[sweep]\nname = t\n[llm a]\nmodels = qwen2:0.5b\nwindows = 512\nprecisions = int8\n"
+                       "variants = stock, tile-512, no-rollback+tile-1024\n";
+    assert_int_equal(pm_spec_parse(text, "t.ini", &s, &e), PM_OK);
+    assert_int_equal(s->n_configs, 3);
+    assert_string_equal(s->configs[1].key, "llm/qwen2/0.5b/w512/int8/L1/tile-512");
+    assert_int_equal(s->configs[0].variant_tile, 0);
+    assert_int_equal(s->configs[1].variant_tile, 512);
+    assert_int_equal(s->configs[1].tile, 256);
+    assert_int_equal(s->configs[2].variant_tile, 1024);
+    assert_int_equal(s->configs[2].no_rollback, 1);
+    pm_spec_free(s);
+    s = NULL;
+    assert_int_not_equal(pm_spec_parse("[sweep]\nname = t\n[llm a]\nmodels = qwen2:0.5b\nwindows = 512\n"
+                                       "precisions = int8\nvariants = tile-0\n", "t.ini", &s, &e), PM_OK);
+    assert_non_null(strstr(e.msg, "tile-0"));
+}
+
 static void rejects_bad_input(void **state)
 {
     static const char *bad[] = {
@@ -85,6 +108,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(expands_the_matrix),
         cmocka_unit_test(section_tile_overrides_the_default),
+        cmocka_unit_test(tile_variant_keeps_the_key),
         cmocka_unit_test(rejects_bad_input),
         cmocka_unit_test(error_names_valid_choices),
     };

@@ -1,0 +1,336 @@
+/* Output check of the embedded compiler: a generated C driver runs the compiled @forward (see the header). */
+#include "embedded_check.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "run.h"
+#include "util.h"
+
+#define MAX_RANK 8
+
+typedef struct arg_type {
+    int rank;
+    int64_t dims[MAX_RANK];
+    char elt[16];
+} arg_type;
+
+/* Parses "tensor<AxBxELT>" at *p; advances past '>'. */
+static int parse_tensor(const char **pp, arg_type *t, pm_err *err)
+{
+    const char *p = *pp;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (strncmp(p, "tensor<", 7))
+        return pm_err_set(err, PM_ERR_PARSE, "@forward takes or returns '%.30s', not a ranked tensor", p);
+    p += 7;
+    t->rank = 0;
+    while (isdigit((unsigned char)*p)) {
+        if (t->rank == MAX_RANK)
+            return pm_err_set(err, PM_ERR_UNSUPPORTED, "@forward has a tensor of rank > %d", MAX_RANK);
+        char *end;
+        t->dims[t->rank++] = strtoll(p, &end, 10);
+        p = end;
+        if (*p != 'x')
+            return pm_err_set(err, PM_ERR_PARSE, "@forward: malformed tensor type near '%.30s'", p);
+        p++;
+    }
+    size_t k = 0;
+    while (isalnum((unsigned char)p[k]))
+        k++;
+    if (k == 0 || k >= sizeof t->elt || p[k] != '>')
+        return pm_err_set(err, PM_ERR_PARSE, "@forward: malformed tensor element type near '%.30s'", p);
+    memcpy(t->elt, p, k);
+    t->elt[k] = '\0';
+    *pp = p + k + 1;
+    return PM_OK;
+}
+
+/* Element size in memory and the fill kind the driver uses. */
+static int elt_kind(const char *elt, int *size, int *kind, pm_err *err)
+{
+    static const struct { const char *name; int size, kind; } k[] = {
+        {"f32", 4, 0}, {"f16", 2, 1}, {"bf16", 2, 2}, {"i8", 1, 3}, {"i4", 1, 4}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (!strcmp(k[i].name, elt)) {
+            *size = k[i].size;
+            *kind = k[i].kind;
+            return PM_OK;
+        }
+    return pm_err_set(err, PM_ERR_UNSUPPORTED, "@forward: element type %s has no fill rule (f32 f16 bf16 i8 i4)", elt);
+}
+
+static const char DRIVER_HEAD[] =
+    "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "static uint64_t rng = 0x9E3779B97F4A7C15ull;\n"
+    "static uint32_t next32(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return (uint32_t)(rng >> 32); }\n"
+    "static void *buf(size_t n, size_t es, int kind)\n{\n"
+    "    size_t bytes = (n * es + 63) / 64 * 64;\n"
+    "    unsigned char *p = aligned_alloc(64, bytes ? bytes : 64);\n"
+    "    if (!p) { fprintf(stderr, \"out of memory\\n\"); exit(3); }\n"
+    "    for (size_t i = 0; i < n; i++) {\n"
+    "        float f = (float)((int)(next32() % 2001u) - 1000) * 1e-4f;\n"
+    "        uint32_t fb; memcpy(&fb, &f, 4);\n"
+    "        uint16_t h = (uint16_t)(((next32() & 1u) << 15) | ((8u + next32() % 7u) << 10) | (next32() & 0x3ffu));\n"
+    "        uint16_t bf = (uint16_t)(fb >> 16);\n"
+    "        switch (kind) {\n"
+    "        case 0: memcpy(p + 4 * i, &f, 4); break;\n"
+    "        case 1: memcpy(p + 2 * i, &h, 2); break;\n"
+    "        case 2: memcpy(p + 2 * i, &bf, 2); break;\n"
+    "        case 3: p[i] = (unsigned char)(int8_t)((int)(next32() % 255u) - 127); break;\n"
+    "        default: p[i] = (unsigned char)(next32() % 8u); break;\n"
+    "        }\n"
+    "    }\n"
+    "    return p;\n}\n"
+    "/* The lowering calls memrefCopy(elemSize, UnrankedMemRef *src, UnrankedMemRef *dst) for strided copies. */\n"
+    "typedef struct { int64_t rank; void *desc; } unranked_t;\n"
+    "void memrefCopy(int64_t es, unranked_t *src, unranked_t *dst)\n{\n"
+    "    int64_t r = src->rank, idx[16] = {0}, total = 1;\n"
+    "    char *s = ((char **)src->desc)[1], *d = ((char **)dst->desc)[1];\n"
+    "    int64_t *sm = (int64_t *)((char **)src->desc + 2), *dm = (int64_t *)((char **)dst->desc + 2);\n"
+    "    if (r > 16) { fprintf(stderr, \"memrefCopy: rank %lld\\n\", (long long)r); exit(3); }\n"
+    "    for (int64_t k = 0; k < r; k++) total *= sm[1 + k];\n"
+    "    for (int64_t n = 0; n < total; n++) {\n"
+    "        int64_t so = sm[0], dof = dm[0];\n"
+    "        for (int64_t k = 0; k < r; k++) { so += idx[k] * sm[1 + r + k]; dof += idx[k] * dm[1 + r + k]; }\n"
+    "        memcpy(d + dof * es, s + so * es, (size_t)es);\n"
+    "        for (int64_t k = r - 1; k >= 0; k--) { if (++idx[k] < sm[1 + k]) break; idx[k] = 0; }\n"
+    "    }\n}\n";
+
+int pm_embedded_check_driver(const char *mlir_path, const char *c_path, pm_err *err)
+{
+    char *text = NULL;
+    size_t len;
+    arg_type *args = NULL;
+    int n = 0, cap = 0, rc;
+    FILE *f = NULL;
+    if ((rc = pm_util_read_file(mlir_path, &text, &len, err)))
+        return rc;
+    const char *p = strstr(text, "func.func @forward(");
+    if (!p) {
+        rc = pm_err_set(err, PM_ERR_PARSE, "%s: no func.func @forward", mlir_path);
+        goto cleanup;
+    }
+    p += strlen("func.func @forward(");
+    arg_type ret;
+    for (;;) {
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p == ')') {
+            p++;
+            break;
+        }
+        const char *colon = strchr(p, ':');
+        if (*p != '%' || !colon) {
+            rc = pm_err_set(err, PM_ERR_PARSE, "%s: @forward argument list near '%.30s'", mlir_path, p);
+            goto cleanup;
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            arg_type *na = realloc(args, (size_t)cap * sizeof *na);
+            if (!na) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                goto cleanup;
+            }
+            args = na;
+        }
+        p = colon + 1;
+        if ((rc = parse_tensor(&p, &args[n], err)))
+            goto cleanup;
+        n++;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p == ',')
+            p++;
+    }
+    while (isspace((unsigned char)*p))
+        p++;
+    if (strncmp(p, "->", 2)) {
+        rc = pm_err_set(err, PM_ERR_PARSE, "%s: @forward returns nothing", mlir_path);
+        goto cleanup;
+    }
+    p += 2;
+    if ((rc = parse_tensor(&p, &ret, err)))
+        goto cleanup;
+    int rsize, rkind;
+    if ((rc = elt_kind(ret.elt, &rsize, &rkind, err)))
+        goto cleanup;
+    if (rkind != 0) {
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "@forward returns %s; the check compares f32 results", ret.elt);
+        goto cleanup;
+    }
+    if (!(f = fopen(c_path, "w"))) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", c_path);
+        goto cleanup;
+    }
+    int rr = ret.rank ? ret.rank : 1;
+    fprintf(f, "/* Generated by passmap: calls @forward of %s on fixed inputs, writes the f32 result. */\n%s",
+            mlir_path, DRIVER_HEAD);
+    fprintf(f, "typedef struct { void *alloc, *aligned; int64_t offset, sizes[%d], strides[%d]; } result_t;\n", rr,
+            rr);
+    /* The exact prototype of the lowered function: per memref argument its expanded descriptor. */
+    fprintf(f, "extern result_t forward(");
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s\n    void *, void *, int64_t", i ? "," : "");
+        for (int k = 0; k < 2 * args[i].rank; k++)
+            fputs(", int64_t", f);
+    }
+    fputs(");\n", f);
+    fputs("int main(int argc, char **argv)\n{\n    if (argc != 2) { fprintf(stderr, \"usage: driver OUT\\n\"); return 2; }\n", f);
+    for (int i = 0; i < n; i++) {
+        int size, kind;
+        if ((rc = elt_kind(args[i].elt, &size, &kind, err)))
+            goto cleanup;
+        int64_t count = 1;
+        for (int k = 0; k < args[i].rank; k++)
+            count *= args[i].dims[k];
+        fprintf(f, "    void *a%d = buf(%lldu, %d, %d);\n", i, (long long)count, size, kind);
+    }
+    fputs("    result_t r = forward(", f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s\n        a%d, a%d, 0", i ? "," : "", i, i);
+        for (int k = 0; k < args[i].rank; k++)
+            fprintf(f, ", %lld", (long long)args[i].dims[k]);
+        int64_t stride = 1;
+        int64_t strides[MAX_RANK];
+        for (int k = args[i].rank - 1; k >= 0; k--) {
+            strides[k] = stride;
+            stride *= args[i].dims[k];
+        }
+        for (int k = 0; k < args[i].rank; k++)
+            fprintf(f, ", %lld", (long long)strides[k]);
+    }
+    fputs(");\n", f);
+    fprintf(f,
+            "    FILE *f = fopen(argv[1], \"wb\");\n"
+            "    if (!f) { perror(argv[1]); return 1; }\n"
+            "    int64_t idx[%d] = {0}, total = 1;\n"
+            "    for (int k = 0; k < %d; k++) total *= r.sizes[k];\n"
+            "    for (int64_t e = 0; e < total; e++) {\n"
+            "        int64_t off = r.offset;\n"
+            "        for (int k = 0; k < %d; k++) off += idx[k] * r.strides[k];\n"
+            "        fwrite((char *)r.aligned + off * 4, 4, 1, f);\n"
+            "        for (int k = %d; k >= 0; k--) { if (++idx[k] < r.sizes[k]) break; idx[k] = 0; }\n"
+            "    }\n"
+            "    return fclose(f) ? 1 : 0;\n}\n",
+            rr, ret.rank, ret.rank, ret.rank - 1);
+    if (ferror(f))
+        rc = pm_err_errno(err, PM_ERR_IO, "writing %s", c_path);
+cleanup:
+    if (f && fclose(f) && rc == PM_OK)
+        rc = pm_err_errno(err, PM_ERR_IO, "writing %s", c_path);
+    free(args);
+    free(text);
+    return rc;
+}
+
+/* Runs one process; a failure becomes an error naming `what` and the last line of its stderr. */
+static int run_one(char **argv, const char *cwd, double timeout_s, const char *what, pm_err *err)
+{
+    char err_path[4200];
+    snprintf(err_path, sizeof err_path, "%s/%s.stderr", cwd, what);
+    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = cwd, .stderr_path = err_path};
+    pm_run_result res;
+    int rc = pm_run_exec(argv, &ro, &res, err);
+    if (rc)
+        return rc;
+    if (res.status == PM_RUN_OK)
+        return PM_OK;
+    char last[300] = "";
+    char *tail = NULL;
+    size_t len = 0;
+    pm_err ignore = {0};
+    if (pm_util_read_file(err_path, &tail, &len, &ignore) == PM_OK) {
+        while (len && (tail[len - 1] == '\n' || tail[len - 1] == '\r'))
+            tail[--len] = '\0';
+        const char *nl = strrchr(tail, '\n');
+        snprintf(last, sizeof last, "%s", nl ? nl + 1 : tail);
+        free(tail);
+    }
+    return pm_err_set(err, PM_ERR_CHILD, "check: %s %s%s%s%s", what, pm_run_status_name(res.status),
+                      res.spawn_error[0] ? ": " : "", res.spawn_error, last[0] ? last : "");
+}
+
+int pm_embedded_check_run(const pm_embedded_opts *opts, const pm_embedded_tools *tools, const char *input_mlir,
+                          const char *workdir, double timeout_s, char *out_bin, size_t cap, pm_err *err)
+{
+    pm_steps steps = {0};
+    char c_path[4200], drv_o[4200], exe[4200];
+    int rc;
+    if ((rc = pm_util_mkdir_p(workdir, err)) || (rc = pm_embedded_steps(opts, tools, input_mlir, workdir, &steps, err)))
+        return rc;
+    for (int i = 0; i < steps.n; i++)
+        if ((rc = run_one(steps.items[i].argv, workdir, timeout_s, steps.items[i].tool, err)))
+            goto cleanup;
+    const char *obj = steps.n ? steps.items[steps.n - 1].output : NULL;
+    int w = snprintf(c_path, sizeof c_path, "%s/driver.c", workdir);
+    snprintf(drv_o, sizeof drv_o, "%s/driver.o", workdir);
+    snprintf(exe, sizeof exe, "%s/driver", workdir);
+    if (w < 0 || (size_t)w >= sizeof c_path || (size_t)snprintf(out_bin, cap, "%s/result.bin", workdir) >= cap) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "check folder path too long: %s", workdir);
+        goto cleanup;
+    }
+    if (!obj) {
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "the embedded back end made no object");
+        goto cleanup;
+    }
+    if ((rc = pm_embedded_check_driver(input_mlir, c_path, err)))
+        goto cleanup;
+    char *cc_argv[] = {"cc", "-std=c11", "-O1", "-c", c_path, "-o", drv_o, NULL};
+    char *ld_argv[] = {"cc", "-no-pie", drv_o, (char *)obj, "-lm", "-o", exe, NULL};
+    char *run_argv[] = {exe, out_bin, NULL};
+    if ((rc = run_one(cc_argv, workdir, timeout_s, "cc", err)) || (rc = run_one(ld_argv, workdir, timeout_s, "link", err)) ||
+        (rc = run_one(run_argv, workdir, timeout_s, "driver", err)))
+        goto cleanup;
+cleanup:
+    pm_steps_free(&steps);
+    return rc;
+}
+
+int pm_embedded_check_compare(const char *ref_path, const char *path, pm_check_cmp *out, pm_err *err)
+{
+    char *a = NULL, *b = NULL;
+    size_t na, nb;
+    memset(out, 0, sizeof *out);
+    int rc = pm_util_read_file(ref_path, &a, &na, err);
+    if (rc || (rc = pm_util_read_file(path, &b, &nb, err)))
+        goto cleanup;
+    if (na != nb || na % 4) {
+        rc = pm_err_set(err, PM_ERR_PARSE, "results differ in size (%zu vs %zu bytes)", na, nb);
+        goto cleanup;
+    }
+    out->n = (int64_t)(na / 4);
+    out->bit_exact = memcmp(a, b, na) == 0;
+    out->within = 1;
+    for (int64_t i = 0; i < out->n; i++) {
+        float x, y;
+        memcpy(&x, a + 4 * i, 4);
+        memcpy(&y, b + 4 * i, 4);
+        if (isnan(x))
+            out->n_nan++;
+        if (memcmp(a + 4 * i, b + 4 * i, 4) == 0)
+            continue;
+        out->n_differ++;
+        double d = fabs((double)x - (double)y);
+        if (isnan(d)) {
+            out->within = 0;
+            out->max_abs = INFINITY;
+            continue;
+        }
+        double rel = d / fmax(1.0, fabs((double)x));
+        if (d > out->max_abs)
+            out->max_abs = d;
+        if (rel > out->max_rel)
+            out->max_rel = rel;
+        if (rel > PM_CHECK_TOLERANCE)
+            out->within = 0;
+    }
+cleanup:
+    free(a);
+    free(b);
+    return rc;
+}

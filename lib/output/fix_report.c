@@ -1,0 +1,149 @@
+/* The proven fix table in the report (see fix_report.h). Predicted (the catalogue's rule) and measured (the
+ * A/B) side by side; a rule that measured nothing is marked; the combination to ship comes first. */
+#include "fix_report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+int pm_fix_report_load(const char *db_path, const char *sweep, char **json_text, pm_err *err)
+{
+    *json_text = NULL;
+    if (!sweep)
+        return PM_OK;
+    pm_store *st = NULL;
+    pm_err open_err = {0};
+    /* A file the store cannot open as its own (an old or foreign schema that the analysis still reads) holds no
+     * result of `passmap fix`: the report goes on without the section. */
+    if (pm_store_open_readonly(db_path, &st, &open_err) != PM_OK)
+        return PM_OK;
+    int rc;
+    char key[256];
+    snprintf(key, sizeof key, "fix:%s", sweep);
+    pm_err e2 = {0};
+    rc = pm_store_meta_get(st, key, json_text, &e2);
+    pm_store_close(st);
+    if (rc == PM_ERR_NOTFOUND)
+        return PM_OK;
+    if (rc)
+        *err = e2;
+    return rc;
+}
+
+static const char *s(const json_t *o, const char *k)
+{
+    const char *v = json_string_value(json_object_get(o, k));
+    return v ? v : "-";
+}
+
+static double d(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void measured(const json_t *o, char *out, size_t cap)
+{
+    double r = d(o, "ratio"), lo = d(o, "ci_lo"), hi = d(o, "ci_hi");
+    if (isnan(r))
+        snprintf(out, cap, "-");
+    else if (isnan(lo) || isnan(hi))
+        snprintf(out, cap, "%.3fx (1 config, no interval)", r);
+    else
+        snprintf(out, cap, "%.3fx [%.3f, %.3f]", r, lo, hi);
+}
+
+void pm_fix_report_text(FILE *f, const char *json_text)
+{
+    json_t *r = json_text ? json_loads(json_text, 0, NULL) : NULL;
+    if (!json_is_object(r)) {
+        json_decref(r);
+        return;
+    }
+    char m[96];
+    const json_t *rec = json_object_get(r, "recommended");
+    fprintf(f, "proven fixes (passmap fix, A/B sweep %s)\n", s(r, "fix_sweep"));
+    if (json_is_object(rec)) {
+        measured(rec, m, sizeof m);
+        fprintf(f, "  %s %s: compile wall %s of stock over %d configs; output %s\n",
+                json_is_true(json_object_get(rec, "ship")) ? "ship" : "not proven:", s(rec, "variant"), m,
+                (int)d(rec, "n_configs"), s(rec, "output"));
+    } else {
+        fprintf(f, "  nothing to ship: no fix measured faster with unchanged output\n");
+    }
+    fprintf(f, "  %-34s %-44s %-30s %-12s %s\n", "fix", "predicted (rule)", "measured B/A [95% CI]", "verdict",
+            "output");
+    const json_t *x;
+    size_t i;
+    json_array_foreach(json_object_get(r, "results"), i, x) {
+        measured(x, m, sizeof m);
+        fprintf(f, "  %-34.34s %-44.44s %-30s %-12s %s%s\n", s(x, "name"), s(x, "predicted"), m, s(x, "verdict"),
+                s(x, "output"), json_is_true(json_object_get(x, "rule_measured_nothing")) ? "  [rule measured nothing]" : "");
+    }
+    fputc('\n', f);
+    json_decref(r);
+}
+
+static void esc(FILE *f, const char *t)
+{
+    for (; t && *t; t++) {
+        switch (*t) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*t, f);
+        }
+    }
+}
+
+void pm_fix_report_html(FILE *f, const char *json_text)
+{
+    json_t *r = json_text ? json_loads(json_text, 0, NULL) : NULL;
+    if (!json_is_object(r)) {
+        json_decref(r);
+        return;
+    }
+    char m[96];
+    const json_t *rec = json_object_get(r, "recommended");
+    fputs("<section id=proven-fixes><h2>Proven fixes</h2>\n<p><b>", f);
+    if (json_is_object(rec)) {
+        measured(rec, m, sizeof m);
+        esc(f, json_is_true(json_object_get(rec, "ship")) ? "Ship " : "Not proven: ");
+        esc(f, s(rec, "variant"));
+        fprintf(f, "</b>: compile wall %s of stock over %d configs; output ", m, (int)d(rec, "n_configs"));
+        esc(f, s(rec, "output"));
+    } else {
+        fputs("Nothing to ship</b>: no fix measured faster with unchanged output", f);
+    }
+    fputs(".</p>\n<p>Measured by <code>passmap fix</code> (A/B sweep <code>", f);
+    esc(f, s(r, "fix_sweep"));
+    fputs("</code>): B/A is the fix's compile wall over its base, geometric mean over configs with its 95% CI.</p>\n"
+          "<table><tr><th>fix</th><th>against</th><th>predicted (rule)</th><th>measured B/A [95% CI]</th>"
+          "<th>verdict</th><th>configs</th><th>output</th></tr>\n", f);
+    const json_t *x;
+    size_t i;
+    json_array_foreach(json_object_get(r, "results"), i, x) {
+        measured(x, m, sizeof m);
+        fputs("<tr><td>", f);
+        esc(f, s(x, "name"));
+        fputs("</td><td>", f);
+        esc(f, s(x, "against"));
+        fputs("</td><td>", f);
+        esc(f, s(x, "predicted"));
+        if (json_is_true(json_object_get(x, "rule_measured_nothing")))
+            fputs(" <span class=note>(rule measured nothing)</span>", f);
+        fputs("</td><td class=n>", f);
+        esc(f, m);
+        fputs("</td><td>", f);
+        esc(f, s(x, "verdict"));
+        fprintf(f, "</td><td class=n>%d</td><td>", (int)d(x, "n_configs"));
+        esc(f, s(x, "output"));
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table></section>\n", f);
+    json_decref(r);
+}

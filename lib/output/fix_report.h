@@ -1,0 +1,15 @@
+/* The proven fix table of `passmap fix` in the report: it heads the text and HTML report of a study when
+ * `passmap fix` has run on it (the result is kept in the store's meta table under "fix:<study>"). */
+#ifndef PM_FIX_REPORT_H
+#define PM_FIX_REPORT_H
+
+#include <stdio.h>
+#include "error.h"
+
+/* *json_text: the stored result of `passmap fix` on sweep, or NULL when none (not an error). */
+int pm_fix_report_load(const char *db_path, const char *sweep, char **json_text, pm_err *err);
+/* Both print nothing for NULL or unreadable JSON. */
+void pm_fix_report_text(FILE *out, const char *json_text);
+void pm_fix_report_html(FILE *out, const char *json_text);
+
+#endif

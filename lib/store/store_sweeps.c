@@ -1,0 +1,86 @@
+/* Sweep listing and run counts (see store_sweeps.h). */
+#include "store_sweeps.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *col_dup(sqlite3_stmt *s, int i, int *oom)
+{
+    const unsigned char *v = sqlite3_column_text(s, i);
+    char *d = strdup(v ? (const char *)v : "");
+    *oom |= !d;
+    return d;
+}
+
+void pm_store_sweep_rows_free(pm_store_sweep_row *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++) {
+        free(rows[i].name);
+        free(rows[i].backend);
+        free(rows[i].spec_text);
+    }
+    free(rows);
+}
+
+int pm_store_list_sweeps(pm_store *st, pm_store_sweep_row **rows, size_t *n, pm_err *err)
+{
+    *rows = NULL;
+    *n = 0;
+    sqlite3 *db = pm_store_db(st);
+    sqlite3_stmt *s = NULL;
+    size_t cap = 0;
+    int rc = PM_OK, oom = 0, step;
+    if (sqlite3_prepare_v2(db, "SELECT name, backend, spec_text FROM sweep ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+        return pm_err_set(err, PM_ERR_DB, "store: listing sweeps: %s", sqlite3_errmsg(db));
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 8;
+            pm_store_sweep_row *nr = realloc(*rows, nc * sizeof *nr);
+            if (!nr) {
+                oom = 1;
+                break;
+            }
+            *rows = nr;
+            cap = nc;
+        }
+        pm_store_sweep_row *r = &(*rows)[(*n)++];
+        r->name = col_dup(s, 0, &oom);
+        r->backend = col_dup(s, 1, &oom);
+        r->spec_text = col_dup(s, 2, &oom);
+    }
+    if (oom)
+        rc = pm_err_set(err, PM_ERR_NOMEM, "store: out of memory");
+    else if (step != SQLITE_DONE)
+        rc = pm_err_set(err, PM_ERR_DB, "store: listing sweeps: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    if (rc) {
+        pm_store_sweep_rows_free(*rows, *n);
+        *rows = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int pm_store_count_runs(pm_store *st, const char *sweep, const char *key, const char *mode, int *n, pm_err *err)
+{
+    *n = 0;
+    sqlite3 *db = pm_store_db(st);
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT count(*) FROM run JOIN config ON config.id = run.config_id "
+                           "JOIN sweep ON sweep.id = config.sweep_id "
+                           "WHERE sweep.name = ?1 AND config.key = ?2 AND run.mode = ?3",
+                           -1, &s, NULL) != SQLITE_OK)
+        return pm_err_set(err, PM_ERR_DB, "store: counting runs: %s", sqlite3_errmsg(db));
+    sqlite3_bind_text(s, 1, sweep, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 3, mode, -1, SQLITE_TRANSIENT);
+    int rc = PM_OK;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        *n = sqlite3_column_int(s, 0);
+    else
+        rc = pm_err_set(err, PM_ERR_DB, "store: counting runs: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    return rc;
+}

@@ -1,0 +1,20 @@
+/* Sweep listing and run counts for `passmap fix` (which reads a study and adds its own A/B sweep to the
+ * same store). All SQL stays in the store layer. */
+#ifndef PM_STORE_SWEEPS_H
+#define PM_STORE_SWEEPS_H
+
+#include <stddef.h>
+#include "error.h"
+#include "store.h"
+
+typedef struct pm_store_sweep_row {
+    char *name, *backend, *spec_text;
+} pm_store_sweep_row;
+
+/* Every sweep, oldest first. */
+int pm_store_list_sweeps(pm_store *st, pm_store_sweep_row **rows, size_t *n, pm_err *err);
+void pm_store_sweep_rows_free(pm_store_sweep_row *rows, size_t n);
+/* Runs of (sweep, config key, mode), any status (what a sweep resumes from); 0 when absent. */
+int pm_store_count_runs(pm_store *st, const char *sweep, const char *key, const char *mode, int *n, pm_err *err);
+
+#endif

@@ -1,0 +1,978 @@
+/* passmap fix: propose, run and prove fixes (see fix.h). */
+#include "fix.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "analysis.h"
+#include "compare.h"
+#include "embedded.h"
+#include "embedded_check.h"
+#include "fixplan.h"
+#include "gen.h"
+#include "spec.h"
+#include "stagemap.h"
+#include "store.h"
+#include "store_sweeps.h"
+#include "util.h"
+
+#define FIX_SWEEP_SUFFIX "-fix"
+
+/* One A/B: variant b against variant a on a set of study configs. */
+typedef struct job {
+    char a[64], b[64];
+    size_t *cfg;              /* evidence indexes */
+    size_t n_cfg;
+    long fix;                 /* catalogue row describing b (single or combination), -1 when none */
+    pm_fix_verdict verdict;
+    pm_fix_measure m;
+    int repeats;              /* repeats asked in the last round that ran */
+    char output[160];         /* outcome of the output check */
+    json_t *detail;           /* regimes, cheaper/dearer passes */
+    const char *note;
+} job;
+
+typedef struct check_ref {    /* stock result of a reduced config, computed once */
+    size_t cfg;
+    char path[PATH_MAX];
+    char error[256];
+} check_ref;
+
+typedef struct fix_ctx {
+    const pm_fix_opts *o;
+    pm_store *store;
+    pm_spec *src_spec;
+    pm_analysis *an;
+    pm_fix_catalogue cat;
+    pm_fix_evidence *ev;
+    const pm_spec_config **ev_cfg;   /* the study spec's config of each evidence row */
+    const pm_an_config **ev_an;
+    char **heavy_names;              /* backing store of the evidence's heavy lists */
+    size_t n_ev;
+    const char **superlinear;
+    size_t n_superlinear;
+    char study[128], fix_sweep[160], backend[32];
+    double t0, budget_s;
+    int budget_hit;
+    int min_r, max_r;
+    double threshold;
+    job *jobs;
+    size_t n_jobs;
+    check_ref *refs;
+    size_t n_refs;
+    pm_embedded_tools tools;
+    int have_tools;
+    char tools_error[256];
+    char self[PATH_MAX];             /* passmap itself, resolved once: a rebuild during a long run replaces it */
+} fix_ctx;
+
+static void note(fix_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(fix_ctx *x, const char *fmt, ...)
+{
+    if (!x->o->note)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    x->o->note(x->o->user, line);
+}
+
+static double elapsed(const fix_ctx *x)
+{
+    return pm_util_now() - x->t0;
+}
+
+static int is_fix_sweep(const char *name)
+{
+    size_t n = strlen(name), k = strlen(FIX_SWEEP_SUFFIX);
+    return n > k && !strcmp(name + n - k, FIX_SWEEP_SUFFIX);
+}
+
+/* A study config is a stock config: no fix token in its variant. */
+static int is_stock(const char *variant)
+{
+    return !variant || !*variant || !strcmp(variant, "stock");
+}
+
+static int load_study(fix_ctx *x, pm_err *err)
+{
+    pm_store_sweep_row *rows = NULL;
+    size_t n = 0;
+    int rc = pm_store_list_sweeps(x->store, &rows, &n, err);
+    if (rc)
+        return rc;
+    long pick = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (x->o->sweep ? !strcmp(rows[i].name, x->o->sweep) : !is_fix_sweep(rows[i].name))
+            pick = (long)i;
+    }
+    if (pick < 0) {
+        rc = x->o->sweep ? pm_err_set(err, PM_ERR_NOTFOUND, "%s: no sweep named '%s'", x->o->db_path, x->o->sweep)
+                         : pm_err_set(err, PM_ERR_NOTFOUND, "%s: no study sweep (run `passmap sweep` first)",
+                                      x->o->db_path);
+        goto cleanup;
+    }
+    snprintf(x->study, sizeof x->study, "%s", rows[pick].name);
+    snprintf(x->backend, sizeof x->backend, "%s", rows[pick].backend);
+    snprintf(x->fix_sweep, sizeof x->fix_sweep, "%s%s", x->study, FIX_SWEEP_SUFFIX);
+    if (strcmp(x->backend, "embedded")) {
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED,
+                        "sweep '%s' uses the %s back end: `passmap fix` runs fixes on the embedded back end so far "
+                        "(the %s catalogue is data/fixes-%s.tsv; its variants need the back-end table)",
+                        x->study, x->backend, x->backend, !strcmp(x->backend, "openvino") ? "npu" : x->backend);
+        goto cleanup;
+    }
+    if ((rc = pm_spec_parse(rows[pick].spec_text, x->study, &x->src_spec, err)))
+        pm_err_wrap(err, "the spec stored with sweep '%s'", x->study);
+cleanup:
+    pm_store_sweep_rows_free(rows, n);
+    return rc;
+}
+
+static int build_evidence(fix_ctx *x, pm_err *err)
+{
+    pm_stagemap *map = pm_stagemap_new();
+    if (!map)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    int rc = pm_stagemap_load_default(map, err);
+    if (rc == PM_OK) {
+        pm_an_opts ao = {.sweep = x->study, .map = map};
+        rc = pm_analysis_run(pm_store_db(x->store), &ao, &x->an, err);
+    }
+    pm_stagemap_free(map);
+    if (rc)
+        return rc;
+    const pm_analysis *a = x->an;
+    x->ev = calloc(a->n_configs ? a->n_configs : 1, sizeof *x->ev);
+    x->ev_cfg = calloc(a->n_configs ? a->n_configs : 1, sizeof *x->ev_cfg);
+    x->ev_an = calloc(a->n_configs ? a->n_configs : 1, sizeof *x->ev_an);
+    x->heavy_names = calloc(a->n_configs ? a->n_configs : 1, sizeof *x->heavy_names);
+    x->superlinear = calloc(a->n_fits ? a->n_fits : 1, sizeof *x->superlinear);
+    if (!x->ev || !x->ev_cfg || !x->ev_an || !x->heavy_names || !x->superlinear)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < a->n_fits; i++)
+        if (a->fits[i].superlinear)
+            x->superlinear[x->n_superlinear++] = a->fits[i].name;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (!is_stock(c->variant) || c->n_cold == 0 || c->dominant_stage < 0)
+            continue;
+        const pm_spec_config *sc = NULL;
+        for (int k = 0; k < x->src_spec->n_configs && !sc; k++)
+            if (!strcmp(x->src_spec->configs[k].key, c->key))
+                sc = &x->src_spec->configs[k];
+        if (!sc)
+            continue;   /* a config the stored spec no longer makes cannot be re-run */
+        size_t nh = 0;
+        for (size_t p = 0; p < c->n_passes; p++)
+            nh += c->passes[p].share >= PM_FIX_HEAVY_SHARE;
+        const char **heavy = calloc(nh ? nh : 1, sizeof *heavy);
+        if (!heavy)
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        nh = 0;
+        for (size_t p = 0; p < c->n_passes; p++)
+            if (c->passes[p].share >= PM_FIX_HEAVY_SHARE)
+                heavy[nh++] = c->passes[p].name;
+        size_t k = x->n_ev++;
+        x->heavy_names[k] = (char *)heavy;
+        x->ev_cfg[k] = sc;
+        x->ev_an[k] = c;
+        x->ev[k] = (pm_fix_evidence){.key = c->key, .regime = a->stages[c->dominant_stage], .heavy = heavy,
+                                     .n_heavy = nh, .window = sc->window ? sc->window : NAN,
+                                     .layers = !strcmp(sc->kind, "llm") ? sc->layers : NAN,
+                                     .tile = sc->tile, .ops = c->ir_ops, .llvm_ops = c->llvm_ops,
+                                     .wall_s = c->wall.mean};
+    }
+    if (x->n_ev == 0)
+        return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s' has no stock config with a successful cold run", x->study);
+    return PM_OK;
+}
+
+/* The study config's key without its variant (what compare matches on). */
+static void base_key(const char *key, char *out, size_t cap)
+{
+    const char *slash = strrchr(key, '/');
+    size_t n = slash ? (size_t)(slash - key) : strlen(key);
+    snprintf(out, cap, "%.*s", (int)n, key);
+}
+
+static void append(char **buf, size_t *len, size_t *cap, int *oom, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void append(char **buf, size_t *len, size_t *cap, int *oom, const char *fmt, ...)
+{
+    if (*oom)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (*len + (size_t)need + 1 > *cap) {
+        size_t nc = (*cap + (size_t)need + 1) * 2;
+        char *nb = realloc(*buf, nc);
+        if (!nb) {
+            *oom = 1;
+            return;
+        }
+        *buf = nb;
+        *cap = nc;
+    }
+    va_start(ap, fmt);
+    vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+    va_end(ap);
+    *len += (size_t)need;
+}
+
+/* The spec of one round: for each study config, the variants asked, at `repeats`. The config keys equal the
+ * study's (same [embedded] pipeline and per-section tile), so compare lines them up. */
+static char *round_spec(fix_ctx *x, const size_t *cfgs, const char *const *variants, size_t n, int repeats,
+                        const char *name, int window_cap, int layers_cap)
+{
+    const pm_spec *s = x->src_spec;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int oom = 0;
+    append(&buf, &len, &cap, &oom,
+           "; written by passmap fix: the A/B of study '%s'\n[sweep]\nname = %s\nbackend = embedded\nrepeats = %d\n"
+           "order = interleaved\nseed = %u\ntimeout = %gs\nmem_limit = %llu\n[embedded]\ntile = %d\nunroll = %d\n"
+           "display = %s\njson = %s\nsingle_thread = %s\nllc_opt = %d\n",
+           x->study, name, repeats, s->seed, s->timeout_s, (unsigned long long)s->mem_limit, s->tile, s->unroll,
+           s->display, s->json ? "true" : "false", s->single_thread ? "true" : "false", s->llc_opt);
+    if (s->bindir[0])
+        append(&buf, &len, &cap, &oom, "bindir = %s\n", s->bindir);
+    /* One section per distinct config, listing its variants. */
+    for (size_t i = 0; i < n; i++) {
+        int first = 1;
+        for (size_t j = 0; j < i && first; j++)
+            first = cfgs[j] != cfgs[i];
+        if (!first)
+            continue;
+        const pm_spec_config *c = x->ev_cfg[cfgs[i]];
+        if (!strcmp(c->kind, "llm"))
+            append(&buf, &len, &cap, &oom, "[llm c%zu]\nmodels = %s:%s\nwindows = %d\nprecisions = %s\nlayers = %d\n",
+                   cfgs[i], c->family, c->size, window_cap && c->window > window_cap ? window_cap : c->window,
+                   c->precision, layers_cap && c->layers > layers_cap ? layers_cap : c->layers);
+        else
+            append(&buf, &len, &cap, &oom,
+                   "[cnn c%zu]\nfamilies = %s\nresolutions = %d\nprecisions = %s\nblocks = %d\n", cfgs[i], c->family,
+                   window_cap && c->resolution > window_cap ? window_cap : c->resolution, c->precision, c->blocks);
+        if (c->tile != s->tile)
+            append(&buf, &len, &cap, &oom, "tile = %d\n", c->tile);
+        if (c->unroll != s->unroll)
+            append(&buf, &len, &cap, &oom, "unroll = %d\n", c->unroll);
+        append(&buf, &len, &cap, &oom, "variants = ");
+        int nv = 0;
+        for (size_t j = i; j < n; j++) {
+            if (cfgs[j] != cfgs[i])
+                continue;
+            int dup = 0;
+            for (size_t k = i; k < j && !dup; k++)
+                dup = cfgs[k] == cfgs[i] && !strcmp(variants[k], variants[j]);
+            if (!dup)
+                append(&buf, &len, &cap, &oom, "%s%s", nv++ ? ", " : "", variants[j]);
+        }
+        append(&buf, &len, &cap, &oom, "\n");
+    }
+    if (oom) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Estimated seconds for the runs a round still misses (each at the study's stock wall of its config). */
+static int round_cost(fix_ctx *x, const pm_spec *spec, int repeats, double *cost, pm_err *err)
+{
+    *cost = 0;
+    for (int i = 0; i < spec->n_configs; i++) {
+        int done;
+        int rc = pm_store_count_runs(x->store, x->fix_sweep, spec->configs[i].key, "cold", &done, err);
+        if (rc)
+            return rc;
+        char base[192];
+        base_key(spec->configs[i].key, base, sizeof base);
+        double wall = 0;
+        for (size_t k = 0; k < x->n_ev; k++) {
+            char eb[192];
+            base_key(x->ev[k].key, eb, sizeof eb);
+            if (!strcmp(eb, base))
+                wall = x->ev[k].wall_s;
+        }
+        if (done < repeats)
+            *cost += (repeats - done) * wall;
+    }
+    return PM_OK;
+}
+
+/* Runs the round's missing runs when they fit the budget. *ran: 0 when the budget refused it. */
+static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, int *ran, pm_err *err)
+{
+    *ran = 0;
+    size_t n = 0;
+    for (size_t j = 0; j < n_jobs; j++)
+        n += 2 * jobs[j]->n_cfg;
+    size_t *cfgs = malloc((n ? n : 1) * sizeof *cfgs);
+    const char **vars = malloc((n ? n : 1) * sizeof *vars);
+    char *text = NULL;
+    pm_spec *spec = NULL;
+    int rc = PM_OK;
+    if (!cfgs || !vars) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    n = 0;
+    for (size_t j = 0; j < n_jobs; j++)
+        for (size_t i = 0; i < jobs[j]->n_cfg; i++) {
+            cfgs[n] = jobs[j]->cfg[i], vars[n++] = jobs[j]->a;
+            cfgs[n] = jobs[j]->cfg[i], vars[n++] = jobs[j]->b;
+        }
+    if (!(text = round_spec(x, cfgs, vars, n, repeats, x->fix_sweep, 0, 0))) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    if ((rc = pm_spec_parse(text, x->fix_sweep, &spec, err))) {
+        pm_err_wrap(err, "the A/B spec passmap fix wrote");
+        goto cleanup;
+    }
+    double cost;
+    if ((rc = round_cost(x, spec, repeats, &cost, err)))
+        goto cleanup;
+    if (x->budget_s > 0 && elapsed(x) + cost > x->budget_s) {
+        note(x, "budget: a round of %d repeats needs ~%.0f s more, %.0f s left: not run", repeats, cost,
+             x->budget_s - elapsed(x));
+        x->budget_hit = 1;
+        goto cleanup;
+    }
+    if (cost > 0)
+        note(x, "round: %d (config, variant) pairs to %d repeats (~%.0f s left to run)", spec->n_configs, repeats,
+             cost);
+    pm_sweep_opts so = {.db_path = x->o->db_path, .self_exe = x->self, .warm = 0,
+                        .progress = x->o->progress, .progress_user = x->o->user, .stop = x->o->stop};
+    pm_sweep_summary sum;
+    if ((rc = pm_sweep_run(spec, &so, &sum, err)))
+        goto cleanup;
+    if (sum.interrupted) {
+        rc = pm_err_set(err, PM_ERR_CHILD, "interrupted (rerun `passmap fix` to resume)");
+        goto cleanup;
+    }
+    *ran = 1;
+cleanup:
+    pm_spec_free(spec);
+    free(text);
+    free(cfgs);
+    free(vars);
+    return rc;
+}
+
+static json_t *pass_rows(const pm_compare_result *r, int cheaper)
+{
+    json_t *arr = json_array();
+    int shown = 0;
+    for (size_t i = 0; i < r->n_passes && shown < 3; i++) {
+        const pm_compare_pass_total *p = &r->passes[i];
+        if (cheaper ? (p->delta >= 0 || p->faster == 0) : (p->delta <= 0 || p->slower == 0))
+            continue;
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:f, s:I}", "tool", p->tool ? p->tool : "", "pass",
+                                             p->pass ? p->pass : "", "delta_s", p->delta, "configs",
+                                             (json_int_t)(cheaper ? p->faster : p->slower)));
+        shown++;
+    }
+    return arr;
+}
+
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Measures a job from the store with compare's numbers and judges it. */
+static int measure(fix_ctx *x, job *jb, int at_limit, pm_err *err)
+{
+    pm_compare_opts co = {.path_a = x->o->db_path, .path_b = x->o->db_path, .sweep_a = x->fix_sweep,
+                          .sweep_b = x->fix_sweep, .variant_a = jb->a, .variant_b = jb->b,
+                          .threshold = x->threshold};
+    pm_compare_result r;
+    int rc = pm_compare_run(&co, &r, err);
+    if (rc)
+        return rc;
+    pm_fix_measure m = {.n_configs = r.n_ratios, .min_n = INT_MAX, .ratio = r.n_ratios ? r.geomean_ratio : NAN,
+                        .lo = r.geomean_ci_lo, .hi = r.geomean_ci_hi};
+    int n_faster = 0, n_slower = 0;
+    json_t *regimes = json_array();
+    /* Per regime of the study (the config's dominant stage): geometric mean of the config ratios. */
+    for (size_t k = 0; k < x->n_ev; k++) {
+        const char *reg = x->ev[k].regime;
+        int first = 1;
+        for (size_t q = 0; q < k && first; q++)
+            first = strcmp(x->ev[q].regime, reg) != 0;
+        if (!first)
+            continue;
+        double sum = 0;
+        int cnt = 0;
+        for (size_t i = 0; i < r.n_configs; i++) {
+            const pm_compare_stat *st = &r.configs[i].wall;
+            for (size_t q = 0; q < x->n_ev; q++) {
+                char eb[192];
+                base_key(x->ev[q].key, eb, sizeof eb);
+                if (!strcmp(eb, r.configs[i].key) && !strcmp(x->ev[q].regime, reg) && st->ratio > 0 &&
+                    isfinite(st->ratio)) {
+                    sum += log(st->ratio);
+                    cnt++;
+                }
+            }
+        }
+        if (cnt)
+            json_array_append_new(regimes, json_pack("{s:s, s:i, s:f}", "regime", reg, "configs", cnt,
+                                                     "geomean_ratio", exp(sum / cnt)));
+    }
+    for (size_t i = 0; i < r.n_configs; i++) {
+        const pm_compare_stat *st = &r.configs[i].wall;
+        int nmin = (int)(st->n_a < st->n_b ? st->n_a : st->n_b);
+        if (nmin < m.min_n)
+            m.min_n = nmin;
+        /* compare's one rule per config: Welch on log times, Holm across the configs, past the threshold */
+        n_faster += st->verdict == PM_VERDICT_FASTER;
+        n_slower += st->verdict == PM_VERDICT_SLOWER;
+    }
+    if (r.n_configs && n_faster == (int)r.n_configs)
+        m.all_sig = 1;
+    else if (r.n_configs && n_slower == (int)r.n_configs)
+        m.all_sig = -1;
+    if (m.min_n == INT_MAX)
+        m.min_n = 0;
+    jb->m = m;
+    jb->verdict = pm_fix_judge(&m, at_limit, x->threshold);
+    json_decref(jb->detail);
+    jb->detail = json_pack("{s:o, s:o, s:o}", "regimes", regimes, "cheaper", pass_rows(&r, 1), "dearer",
+                           pass_rows(&r, 0));
+    pm_compare_free(&r);
+    return jb->detail ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+}
+
+/* Adaptive repeats: every undecided job of the list gets another interleaved round until it is decided, the
+ * repeat limit is reached or the budget refuses the round. */
+static int settle(fix_ctx *x, job **jobs, size_t n_jobs, pm_err *err)
+{
+    job **pending = malloc((n_jobs ? n_jobs : 1) * sizeof *pending);
+    if (!pending)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    int rc = PM_OK;
+    for (int r = x->min_r; r <= x->max_r; r++) {
+        size_t np = 0;
+        for (size_t j = 0; j < n_jobs; j++)
+            if (jobs[j]->verdict == PM_FIX_UNDECIDED && jobs[j]->n_cfg)
+                pending[np++] = jobs[j];
+        if (!np)
+            break;
+        int ran;
+        if ((rc = run_round(x, pending, np, r, &ran, err)))
+            break;
+        for (size_t j = 0; j < np; j++) {
+            if ((rc = measure(x, pending[j], ran && r == x->max_r, err)))
+                goto cleanup;
+            if (ran)
+                pending[j]->repeats = r;
+            if (pending[j]->verdict != PM_FIX_UNDECIDED)
+                note(x, "%s vs %s: %s (%.3fx on %zu configs, n>=%d)", pending[j]->b, pending[j]->a,
+                     pm_fix_verdict_name(pending[j]->verdict), pending[j]->m.ratio, pending[j]->m.n_configs,
+                     pending[j]->m.min_n);
+        }
+        if (!ran)
+            break;
+    }
+cleanup:
+    free(pending);
+    return rc;
+}
+
+/* The output check of one variant on the reduced version of study config `cfg`: builds its input and the
+ * variant's options through the same spec machinery as the sweep, so the variant means the same thing. */
+static int check_one(fix_ctx *x, size_t cfg, const char *variant, char *result, size_t cap, pm_err *err)
+{
+    const char *vars[1] = {variant};
+    char *text = round_spec(x, &cfg, vars, 1, 1, "check", x->o->check_window > 0 ? x->o->check_window : 128,
+                            x->o->check_layers > 0 ? x->o->check_layers : 2);
+    pm_spec *spec = NULL;
+    int rc = PM_OK;
+    if (!text)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if ((rc = pm_spec_parse(text, "check", &spec, err)))
+        goto cleanup;
+    const pm_spec_config *c = &spec->configs[0];
+    char dir[PATH_MAX], input[PATH_MAX + 16], safe[200];
+    size_t k = 0;
+    for (; c->key[k] && k + 1 < sizeof safe; k++)
+        safe[k] = c->key[k] == '/' ? '_' : c->key[k];
+    safe[k] = '\0';
+    /* The steps run inside their folder: every path they get is absolute. */
+    char db_abs[PATH_MAX];
+    if (!realpath(x->o->db_path, db_abs)) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot resolve %s", x->o->db_path);
+        goto cleanup;
+    }
+    if (snprintf(dir, sizeof dir, "%s.runs/fix-check/%s", db_abs, safe) >= (int)sizeof dir) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "check folder path too long");
+        goto cleanup;
+    }
+    snprintf(input, sizeof input, "%s/input.mlir", dir);
+    if ((rc = pm_util_mkdir_p(dir, err)))
+        goto cleanup;
+    FILE *f = fopen(input, "w");
+    if (!f) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", input);
+        goto cleanup;
+    }
+    pm_gen_info info;
+    if (!strcmp(c->kind, "llm")) {
+        pm_llm_opts lo = {.family = c->family, .size = c->size, .window = c->window, .precision = c->precision,
+                          .layers = c->layers, .func_per_layer = c->func_per_layer};
+        rc = pm_gen_llm(&lo, f, &info, err);
+    } else {
+        pm_cnn_opts co = {.family = c->family, .resolution = c->resolution, .precision = c->precision,
+                          .blocks = c->blocks};
+        rc = pm_gen_cnn(&co, f, &info, err);
+    }
+    if (fclose(f) && !rc)
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", input);
+    if (rc)
+        goto cleanup;
+    char work[PATH_MAX + 64];
+    snprintf(work, sizeof work, "%s/%s", dir, variant);
+    pm_embedded_opts eo = {.bindir = x->tools.bindir, .tile = c->variant_tile ? c->variant_tile : c->tile,
+                           .unroll = c->unroll, .no_rollback = c->no_rollback, .single_thread = spec->single_thread,
+                           .display = spec->display, .json = spec->json, .llc_opt = spec->llc_opt};
+    rc = pm_embedded_check_run(&eo, &x->tools, input, work, spec->timeout_s, result, cap, err);
+cleanup:
+    pm_spec_free(spec);
+    free(text);
+    return rc;
+}
+
+/* Checks job b's output against stock on its first config. Fills jb->output; CHANGES_OUTPUT on a difference. */
+static void check_job(fix_ctx *x, job *jb)
+{
+    if (x->o->no_check) {
+        snprintf(jb->output, sizeof jb->output, "unchecked (--no-check)");
+        return;
+    }
+    if (!x->have_tools) {
+        snprintf(jb->output, sizeof jb->output, "unchecked: %.140s", x->tools_error);
+        return;
+    }
+    if (!jb->n_cfg)
+        return;
+    size_t cfg = jb->cfg[0];
+    check_ref *ref = NULL;
+    for (size_t i = 0; i < x->n_refs && !ref; i++)
+        if (x->refs[i].cfg == cfg)
+            ref = &x->refs[i];
+    pm_err err = {0};
+    if (!ref) {
+        check_ref *nr = realloc(x->refs, (x->n_refs + 1) * sizeof *nr);
+        if (!nr) {
+            snprintf(jb->output, sizeof jb->output, "unchecked: out of memory");
+            return;
+        }
+        x->refs = nr;
+        ref = &x->refs[x->n_refs++];
+        memset(ref, 0, sizeof *ref);
+        ref->cfg = cfg;
+        note(x, "check: stock on the reduced %s", x->ev[cfg].key);
+        if (check_one(x, cfg, "stock", ref->path, sizeof ref->path, &err))
+            snprintf(ref->error, sizeof ref->error, "%.200s", err.msg);
+    }
+    if (ref->error[0]) {
+        snprintf(jb->output, sizeof jb->output, "unchecked: stock did not run: %.120s", ref->error);
+        return;
+    }
+    char path[PATH_MAX];
+    note(x, "check: %s on the reduced %s", jb->b, x->ev[cfg].key);
+    if (check_one(x, cfg, jb->b, path, sizeof path, &err)) {
+        /* A variant whose compiled code cannot be built or run is not proven to compute the same. */
+        snprintf(jb->output, sizeof jb->output, "differs: %.140s", err.msg);
+        jb->verdict = PM_FIX_CHANGES_OUTPUT;
+        return;
+    }
+    pm_check_cmp cmp;
+    if (pm_embedded_check_compare(ref->path, path, &cmp, &err)) {
+        snprintf(jb->output, sizeof jb->output, "differs: %.140s", err.msg);
+        jb->verdict = PM_FIX_CHANGES_OUTPUT;
+    } else if (cmp.bit_exact) {
+        snprintf(jb->output, sizeof jb->output, "bit-exact (%lld values)", (long long)cmp.n);
+    } else if (cmp.within) {
+        snprintf(jb->output, sizeof jb->output, "within %g (%lld of %lld values differ, max rel %.2g)",
+                 PM_CHECK_TOLERANCE, (long long)cmp.n_differ, (long long)cmp.n, cmp.max_rel);
+    } else {
+        snprintf(jb->output, sizeof jb->output, "differs (%lld of %lld values, max abs %.3g)",
+                 (long long)cmp.n_differ, (long long)cmp.n, cmp.max_abs);
+        jb->verdict = PM_FIX_CHANGES_OUTPUT;
+    }
+    note(x, "check: %s: %s", jb->b, jb->output);
+}
+
+static job *new_job(fix_ctx *x, const char *a, const char *b, const size_t *cfg, size_t n, long fix, pm_err *err)
+{
+    job *nj = realloc(x->jobs, (x->n_jobs + 1) * sizeof *nj);
+    if (!nj) {
+        pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    x->jobs = nj;
+    job *jb = &x->jobs[x->n_jobs];
+    memset(jb, 0, sizeof *jb);
+    snprintf(jb->a, sizeof jb->a, "%s", a);
+    snprintf(jb->b, sizeof jb->b, "%s", b);
+    jb->fix = fix;
+    jb->m.ratio = jb->m.lo = jb->m.hi = NAN;
+    if (n && !(jb->cfg = malloc(n * sizeof *jb->cfg))) {
+        pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (n)
+        memcpy(jb->cfg, cfg, n * sizeof *cfg);
+    jb->n_cfg = n;
+    x->n_jobs++;
+    return jb;
+}
+
+static char *rule_text(const pm_fix_def *f)
+{
+    char *s = NULL;
+    if (asprintf(&s, "regime %s; heavy pass %s%s; size %s", f->regime, f->pass,
+                 f->superlinear ? " (superlinear)" : "", f->size) < 0)
+        return NULL;
+    return s;
+}
+
+static json_t *job_json(fix_ctx *x, const job *jb, const char *name, const pm_fix_def *def)
+{
+    json_t *keys = json_array();
+    for (size_t i = 0; i < jb->n_cfg; i++)
+        json_array_append_new(keys, json_string(x->ev[jb->cfg[i]].key));
+    char *rule = def ? rule_text(def) : NULL;
+    json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:s, s:o, s:o, s:o, s:I, s:i, s:i, s:s}", "name", name,
+                          "variant", jb->b, "against", jb->a, "combination", strchr(jb->b, '+') != NULL,
+                          "predicted", rule ? json_string(rule) : json_string("all member rules"), "why",
+                          def ? json_string(def->why) : json_null(), "verdict", pm_fix_verdict_name(jb->verdict),
+                          "ratio", num(jb->m.ratio), "ci_lo", num(jb->m.lo), "ci_hi", num(jb->m.hi), "n_configs",
+                          (json_int_t)jb->m.n_configs, "min_runs", jb->m.min_n, "repeats", jb->repeats, "output",
+                          jb->output[0] ? jb->output : "not checked (not faster)");
+    free(rule);
+    json_object_set_new(o, "configs", keys);
+    if (jb->detail)
+        json_object_update(o, jb->detail);
+    /* The rule said it should matter here and the A/B found nothing: the catalogue row needs a look. */
+    if (jb->verdict == PM_FIX_NO_EFFECT || jb->verdict == PM_FIX_WORSE)
+        json_object_set_new(o, "rule_measured_nothing", json_true());
+    if (jb->note)
+        json_object_set_new(o, "note", json_string(jb->note));
+    return o;
+}
+
+/* Greedy: try_combo runs combination vs its base on the best fix's configs where every member's rule holds. */
+typedef struct greedy_ctx {
+    fix_ctx *x;
+    const pm_fix_selection *sel;
+    pm_err *err;
+    int rc;
+} greedy_ctx;
+
+static const pm_fix_pick *pick_of(const pm_fix_selection *sel, size_t fix)
+{
+    for (size_t i = 0; i < sel->n; i++)
+        if (sel->picks[i].fix == fix)
+            return &sel->picks[i];
+    return NULL;
+}
+
+static pm_fix_verdict try_combo(void *user, const size_t *combo, size_t n, const size_t *base, size_t nb)
+{
+    greedy_ctx *g = user;
+    fix_ctx *x = g->x;
+    if (g->rc)
+        return PM_FIX_NOT_RUN;
+    char vb[64], va[64];
+    if ((g->rc = pm_fix_combo_variant(&x->cat, combo, n, vb, sizeof vb, g->err)) ||
+        (g->rc = pm_fix_combo_variant(&x->cat, base, nb, va, sizeof va, g->err)))
+        return PM_FIX_NOT_RUN;
+    const pm_fix_pick *p = pick_of(g->sel, combo[0]);
+    size_t cfg[64], nc = 0;
+    for (size_t i = 0; p && i < p->n_configs && nc < 64; i++) {
+        int all = 1;
+        for (size_t k = 0; k < n && all; k++)
+            all = pm_fix_rule_matches(&x->cat.items[combo[k]], &x->ev[p->configs[i]], x->superlinear,
+                                      x->n_superlinear);
+        if (all)
+            cfg[nc++] = p->configs[i];
+    }
+    job *jb = new_job(x, va, vb, cfg, nc, pm_fix_catalogue_find_variant(&x->cat, vb), g->err);
+    if (!jb) {
+        g->rc = PM_ERR_NOMEM;
+        return PM_FIX_NOT_RUN;
+    }
+    size_t idx = x->n_jobs - 1;
+    if (!nc) {
+        x->jobs[idx].verdict = PM_FIX_NOT_RUN;
+        x->jobs[idx].note = "the members' rules hold together on none of the configs";
+        note(x, "%s: not tried (%s)", vb, x->jobs[idx].note);
+        return PM_FIX_NO_EFFECT;
+    }
+    note(x, "greedy: %s against %s on %zu configs", vb, va, nc);
+    job *one = &x->jobs[idx];
+    if ((g->rc = settle(x, &one, 1, g->err)))
+        return PM_FIX_NOT_RUN;
+    one = &x->jobs[idx];
+    if (one->verdict == PM_FIX_UNDECIDED) {
+        one->verdict = PM_FIX_NOT_RUN;
+        one->note = "budget spent before it was decided";
+        return PM_FIX_NOT_RUN;
+    }
+    if (one->verdict == PM_FIX_BETTER)
+        check_job(x, one);
+    return one->verdict;
+}
+
+static json_t *plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost)
+{
+    json_t *fixes = json_array();
+    for (size_t f = 0; f < x->cat.n; f++) {
+        const pm_fix_def *d = &x->cat.items[f];
+        const pm_fix_pick *p = pick_of(sel, f);
+        char *rule = rule_text(d);
+        json_t *keys = json_array();
+        for (size_t i = 0; p && i < p->n_configs; i++)
+            json_array_append_new(keys, json_string(x->ev[p->configs[i]].key));
+        json_t *o = json_pack("{s:s, s:s, s:b, s:s, s:s, s:o}", "name", d->name, "variant", d->variant,
+                              "combination", pm_fix_is_combination(d), "predicted", rule ? rule : "", "why", d->why,
+                              "configs", keys);
+        free(rule);
+        if (pm_fix_is_combination(d))
+            json_object_set_new(o, "plan", json_string("measured if the greedy search reaches it"));
+        else if (p && p->why_not && !p->n_configs)
+            json_object_set_new(o, "plan", json_string(p->why_not));
+        else
+            json_object_set_new(o, "plan", json_string("A/B against stock"));
+        json_array_append_new(fixes, o);
+    }
+    return json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:o, s:f, s:i, s:o}", "schema", 1, "study", x->study,
+                     "fix_sweep", x->fix_sweep, "backend", x->backend, "study_configs", (int)x->n_ev, "min_repeats",
+                     x->min_r, "max_repeats", x->max_r, "threshold", x->threshold, "budget_s",
+                     x->budget_s > 0 ? json_real(x->budget_s) : json_null(), "first_round_s", cost,
+                     "configs_per_fix", x->o->configs_per_fix > 0 ? x->o->configs_per_fix : 3, "fixes", fixes);
+}
+
+static int cmp_ratio(const void *a, const void *b, void *ctx)
+{
+    const fix_ctx *x = ctx;
+    (void)x;
+    double ra = ((const job *)a)->m.ratio, rb = ((const job *)b)->m.ratio;
+    return (ra > rb) - (ra < rb);
+}
+
+int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
+{
+    *result = NULL;
+    fix_ctx x = {.o = o, .t0 = pm_util_now(), .budget_s = o->budget_s,
+                 .min_r = o->min_repeats > 0 ? o->min_repeats : 3, .max_r = o->max_repeats > 0 ? o->max_repeats : 10,
+                 .threshold = o->threshold > 0 ? o->threshold : PM_COMPARE_THRESHOLD};
+    pm_fix_selection sel = {0};
+    json_t *plan = NULL, *out = NULL;
+    size_t *ranked = NULL, *best = NULL;
+    int rc;
+    if (x.min_r < 3)
+        return pm_err_set(err, PM_ERR_USAGE, "min repeats %d: no conclusion from fewer than 3 runs", x.min_r);
+    if (x.max_r < x.min_r)
+        return pm_err_set(err, PM_ERR_USAGE, "max repeats %d below min repeats %d", x.max_r, x.min_r);
+    if (o->self_exe)
+        snprintf(x.self, sizeof x.self, "%s", o->self_exe);
+    else if (!realpath("/proc/self/exe", x.self))
+        return pm_err_errno(err, PM_ERR_IO, "cannot find passmap's own executable");
+    if ((rc = pm_store_open(o->db_path, &x.store, err)) || (rc = load_study(&x, err)) ||
+        (rc = build_evidence(&x, err)))
+        goto cleanup;
+    char def[PATH_MAX];
+    if (!o->catalogue_path)
+        snprintf(def, sizeof def, "%s/fixes-%s.tsv", pm_data_dir(), x.backend);
+    if ((rc = pm_fix_catalogue_load(o->catalogue_path ? o->catalogue_path : def, &x.cat, err)))
+        goto cleanup;
+    int per_fix = o->configs_per_fix > 0 ? o->configs_per_fix : 3;
+    if ((rc = pm_fix_select(&x.cat, x.ev, x.n_ev, x.superlinear, x.n_superlinear, per_fix, &sel, err)))
+        goto cleanup;
+    /* The single-fix round at min repeats gets half the budget; the rest pays for repeats and combinations. */
+    pm_fix_fit_budget(&sel, x.ev, x.min_r, x.budget_s > 0 ? x.budget_s / 2 : 0);
+    double cost = pm_fix_plan_cost(&sel, x.ev, x.min_r);
+    if (!(plan = plan_json(&x, &sel, cost))) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    if (o->plan)
+        o->plan(o->user, plan);
+    if (o->dry_run) {
+        out = json_incref(plan);
+        goto done;
+    }
+    if (!o->no_check) {
+        pm_err terr = {0};
+        if (pm_embedded_find_tools(x.src_spec->bindir[0] ? x.src_spec->bindir : NULL, &x.tools, &terr) == PM_OK)
+            x.have_tools = 1;
+        else
+            snprintf(x.tools_error, sizeof x.tools_error, "%.200s", terr.msg);
+    }
+
+    /* Singles against stock. */
+    size_t first_single = x.n_jobs;
+    for (size_t i = 0; i < sel.n; i++) {
+        const pm_fix_pick *p = &sel.picks[i];
+        job *jb = new_job(&x, "stock", x.cat.items[p->fix].variant, p->configs, p->n_configs, (long)p->fix, err);
+        if (!jb) {
+            rc = PM_ERR_NOMEM;
+            goto cleanup;
+        }
+        if (!p->n_configs) {
+            jb->verdict = PM_FIX_NOT_RUN;
+            jb->note = p->why_not;
+        }
+    }
+    size_t n_single = x.n_jobs - first_single;
+    job **singles = malloc((n_single ? n_single : 1) * sizeof *singles);
+    if (!singles) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n_single; i++)
+        singles[i] = &x.jobs[first_single + i];
+    rc = settle(&x, singles, n_single, err);
+    free(singles);
+    if (rc)
+        goto cleanup;
+    for (size_t i = first_single; i < first_single + n_single; i++) {
+        if (x.jobs[i].verdict == PM_FIX_UNDECIDED) {
+            x.jobs[i].verdict = PM_FIX_NOT_RUN;
+            x.jobs[i].note = "budget spent before it was decided";
+        }
+        if (x.jobs[i].verdict == PM_FIX_BETTER)
+            check_job(&x, &x.jobs[i]);
+    }
+
+    /* Greedy combination of the singles that are faster and compute the same, best first. */
+    ranked = malloc((n_single ? n_single : 1) * sizeof *ranked);
+    best = malloc((n_single ? n_single : 1) * sizeof *best);
+    job *sorted = malloc((n_single ? n_single : 1) * sizeof *sorted);
+    if (!ranked || !best || !sorted) {
+        free(sorted);
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    size_t n_ranked = 0;
+    for (size_t i = first_single; i < first_single + n_single; i++)
+        if (x.jobs[i].verdict == PM_FIX_BETTER)
+            sorted[n_ranked++] = x.jobs[i];
+    qsort_r(sorted, n_ranked, sizeof *sorted, cmp_ratio, &x);
+    for (size_t i = 0; i < n_ranked; i++)
+        ranked[i] = (size_t)sorted[i].fix;
+    free(sorted);
+    size_t n_best = 0;
+    int stopped = 0;
+    greedy_ctx g = {.x = &x, .sel = &sel, .err = err};
+    if ((rc = pm_fix_greedy(ranked, n_ranked, try_combo, &g, best, &n_best, &stopped)) || (rc = g.rc))
+        goto cleanup;
+
+    /* The combination to ship, against stock on its configs. */
+    json_t *rec = json_null();
+    if (n_best) {
+        char vb[64];
+        if ((rc = pm_fix_combo_variant(&x.cat, best, n_best, vb, sizeof vb, err)))
+            goto cleanup;
+        job *head = NULL;
+        for (size_t i = 0; i < x.n_jobs && !head; i++)
+            if (!strcmp(x.jobs[i].a, "stock") && !strcmp(x.jobs[i].b, vb))
+                head = &x.jobs[i];
+        if (!head) {
+            /* its configs: those of the last accepted greedy step */
+            const job *src = NULL;
+            for (size_t i = 0; i < x.n_jobs; i++)
+                if (!strcmp(x.jobs[i].b, vb))
+                    src = &x.jobs[i];
+            if (!src || !(head = new_job(&x, "stock", vb, src->cfg, src->n_cfg,
+                                         pm_fix_catalogue_find_variant(&x.cat, vb), err))) {
+                rc = src ? PM_ERR_NOMEM : pm_err_set(err, PM_ERR_UNSUPPORTED, "combination %s has no runs", vb);
+                goto cleanup;
+            }
+            size_t hi = x.n_jobs - 1;
+            job *one = &x.jobs[hi];
+            if ((rc = settle(&x, &one, 1, err)))
+                goto cleanup;
+            head = &x.jobs[hi];
+            for (size_t i = 0; i < x.n_jobs; i++)
+                if (i != hi && !strcmp(x.jobs[i].b, vb) && x.jobs[i].output[0])
+                    snprintf(head->output, sizeof head->output, "%s", x.jobs[i].output);
+        }
+        /* Shipped only when proven faster and its output was checked equal (or the user waived the check). */
+        int ships = head->verdict == PM_FIX_BETTER &&
+                    (!strncmp(head->output, "bit-exact", 9) || !strncmp(head->output, "within", 6) ||
+                     (o->no_check && !strncmp(head->output, "unchecked", 9)));
+        rec = json_pack("{s:s, s:o, s:o, s:o, s:I, s:i, s:s, s:s, s:b}", "variant", vb, "ratio", num(head->m.ratio),
+                        "ci_lo", num(head->m.lo), "ci_hi", num(head->m.hi), "n_configs",
+                        (json_int_t)head->m.n_configs, "min_runs", head->m.min_n, "verdict",
+                        pm_fix_verdict_name(head->verdict), "output", head->output[0] ? head->output : "unchecked",
+                        "ship", ships);
+    }
+
+    json_t *table = json_array();
+    for (size_t i = 0; i < x.n_jobs; i++) {
+        const job *jb = &x.jobs[i];
+        const pm_fix_def *d = jb->fix >= 0 ? &x.cat.items[jb->fix] : NULL;
+        char name[160];
+        if (strcmp(jb->a, "stock"))
+            snprintf(name, sizeof name, "%s (vs %s)", d ? d->name : jb->b, jb->a);
+        else
+            snprintf(name, sizeof name, "%s", d ? d->name : jb->b);
+        json_array_append_new(table, job_json(&x, jb, name, d));
+    }
+    out = json_deep_copy(plan);
+    json_object_set_new(out, "recommended", rec);
+    json_object_set_new(out, "results", table);
+    json_object_set_new(out, "check_tolerance", json_real(PM_CHECK_TOLERANCE));
+    json_object_set_new(out, "spent_s", json_real(elapsed(&x)));
+    json_object_set_new(out, "budget_exhausted", json_boolean(x.budget_hit || stopped));
+    char *text = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
+    char key[200];
+    snprintf(key, sizeof key, "%s%s", PM_FIX_META_PREFIX, x.study);
+    rc = text ? pm_store_meta_set(x.store, key, text, err) : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    free(text);
+    if (rc)
+        goto cleanup;
+done:
+    *result = out;
+    out = NULL;
+cleanup:
+    json_decref(out);
+    json_decref(plan);
+    free(ranked);
+    free(best);
+    pm_fix_selection_free(&sel);
+    for (size_t i = 0; i < x.n_jobs; i++) {
+        free(x.jobs[i].cfg);
+        json_decref(x.jobs[i].detail);
+    }
+    free(x.jobs);
+    free(x.refs);
+    for (size_t i = 0; i < x.n_ev; i++)
+        free(x.heavy_names[i]);
+    free(x.heavy_names);
+    free(x.ev);
+    free(x.ev_cfg);
+    free(x.ev_an);
+    free(x.superlinear);
+    pm_fix_catalogue_free(&x.cat);
+    pm_analysis_free(x.an);
+    pm_spec_free(x.src_spec);
+    pm_store_close(x.store);
+    return rc;
+}
