@@ -3,27 +3,22 @@
 #include "spec.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "backend.h"
 #include "gen.h"
 #include "run.h"
 #include "util.h"
 
 #define MAX_ITEMS 64
 
-typedef struct entry {
-    char *section, *name, *value;
-} entry;
-
-typedef struct entries {
-    entry *items;
-    int n, cap;
-    int oom;
-} entries;
+typedef pm_spec_entry entry;
+typedef pm_spec_entries entries;
 
 static int collect(void *user, const char *section, const char *name, const char *value)
 {
@@ -39,6 +34,7 @@ static int collect(void *user, const char *section, const char *name, const char
         es->cap = ncap;
     }
     entry *e = &es->items[es->n];
+    memset(e, 0, sizeof *e);
     e->section = strdup(section);
     e->name = strdup(name);
     e->value = strdup(value ? value : "");
@@ -53,7 +49,67 @@ static int collect(void *user, const char *section, const char *name, const char
     return 1;
 }
 
+/* inih does not report line numbers to the handler: find each entry's line by walking the text in the same
+ * order inih does (section headers, then "name = value" / "name: value" lines). A continuation line keeps
+ * its key's line. */
+static void number_lines(const char *text, entries *es)
+{
+    const char *p = text;
+    int line = 0, k = 0;
+    char section[256] = "";
+    while (*p && k < es->n) {
+        line++;
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t'))
+            q++;
+        int indented = q > p;
+        if (q < p + len && *q == '[') {
+            const char *close = memchr(q, ']', (size_t)(p + len - q));
+            if (close)
+                snprintf(section, sizeof section, "%.*s", (int)(close - q - 1), q + 1);
+        } else if (q < p + len && *q != ';' && *q != '#' && !indented) {
+            size_t nl = strcspn(q, "=:\n");
+            while (nl > 0 && (q[nl - 1] == ' ' || q[nl - 1] == '\t'))
+                nl--;
+            /* skip entries produced by continuation lines (same key again) */
+            while (k < es->n && k > 0 && !strcmp(es->items[k].name, es->items[k - 1].name) &&
+                   !strcmp(es->items[k].section, es->items[k - 1].section) &&
+                   !(strlen(es->items[k].name) == nl && !strncmp(es->items[k].name, q, nl) && strchr(q, '=')))
+                es->items[k].line = es->items[k - 1].line, k++;
+            if (k < es->n && !strcmp(es->items[k].section, section) && strlen(es->items[k].name) == nl &&
+                !strncmp(es->items[k].name, q, nl))
+                es->items[k++].line = line;
+        } else if (indented && k > 0 && k < es->n && !strcmp(es->items[k].name, es->items[k - 1].name)) {
+            es->items[k].line = es->items[k - 1].line;
+            k++;
+        }
+        if (!eol)
+            break;
+        p = eol + 1;
+    }
+}
+
+void pm_spec_entries_free(pm_spec_entries *es);
 static void entries_free(entries *es)
+{
+    pm_spec_entries_free(es);
+}
+
+int pm_spec_entries_parse(const char *text, pm_spec_entries *es, pm_err *err)
+{
+    memset(es, 0, sizeof *es);
+    int line = ini_parse_string(text, collect, es);
+    if (es->oom)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (line != 0)
+        return pm_err_set(err, PM_ERR_PARSE, "line %d: not INI syntax", line);
+    number_lines(text, es);
+    return PM_OK;
+}
+
+void pm_spec_entries_free(pm_spec_entries *es)
 {
     for (int i = 0; i < es->n; i++) {
         free(es->items[i].section);
@@ -160,17 +216,98 @@ static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const c
     return PM_OK;
 }
 
-static int add_config(pm_spec *s, const pm_spec_config *c, pm_err *err)
+int pm_spec_config_param(pm_spec_config *c, const char *name, const char *value, const char *path)
+{
+    pm_param *np = realloc(c->params, (size_t)(c->n_params + 1) * sizeof *np);
+    if (!np)
+        return PM_ERR_NOMEM;
+    c->params = np;
+    char **pp = realloc(c->paths, (size_t)(c->n_params + 1) * sizeof *pp);
+    if (!pp)
+        return PM_ERR_NOMEM;
+    c->paths = pp;
+    np[c->n_params].name = strdup(name);
+    np[c->n_params].value = strdup(value);
+    pp[c->n_params] = path ? strdup(path) : NULL;
+    c->n_params++;
+    if (!np[c->n_params - 1].name || !np[c->n_params - 1].value || (path && !pp[c->n_params - 1]))
+        return PM_ERR_NOMEM;
+    return PM_OK;
+}
+
+const char *pm_spec_config_get(const pm_spec_config *c, const char *name)
+{
+    for (int i = 0; i < c->n_params; i++)
+        if (!strcmp(c->params[i].name, name))
+            return c->params[i].value;
+    return NULL;
+}
+
+void pm_spec_config_clear(pm_spec_config *c)
+{
+    for (int i = 0; i < c->n_params; i++) {
+        free(c->params[i].name);
+        free(c->params[i].value);
+        free(c->paths[i]);
+    }
+    free(c->params);
+    free(c->paths);
+    c->params = NULL;
+    c->paths = NULL;
+    c->n_params = 0;
+}
+
+int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err)
 {
     for (int i = 0; i < s->n_configs; i++)
-        if (!strcmp(s->configs[i].key, c->key))
+        if (!strcmp(s->configs[i].key, c->key)) {
+            pm_spec_config_clear(c);
             return pm_err_set(err, PM_ERR_USAGE, "config %s appears twice in the matrix", c->key);
+        }
     pm_spec_config *nc = realloc(s->configs, (size_t)(s->n_configs + 1) * sizeof *nc);
-    if (!nc)
+    if (!nc) {
+        pm_spec_config_clear(c);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
     s->configs = nc;
     s->configs[s->n_configs++] = *c;
+    c->params = NULL;
+    c->paths = NULL;
+    c->n_params = 0;
     return PM_OK;
+}
+
+/* The workload axes of an llm/cnn config as name=value parameters (the shared config model). */
+static int workload_params(pm_spec_config *c, pm_err *err)
+{
+    char num[32];
+    int rc = pm_spec_config_param(c, "family", c->family, NULL);
+    if (!strcmp(c->kind, "llm")) {
+        rc |= pm_spec_config_param(c, "size", c->size, NULL);
+        snprintf(num, sizeof num, "%d", c->window);
+        rc |= pm_spec_config_param(c, "window", num, NULL);
+    } else {
+        snprintf(num, sizeof num, "%d", c->resolution);
+        rc |= pm_spec_config_param(c, "resolution", num, NULL);
+    }
+    rc |= pm_spec_config_param(c, "precision", c->precision, NULL);
+    snprintf(num, sizeof num, "%d", !strcmp(c->kind, "llm") ? c->layers : c->blocks);
+    rc |= pm_spec_config_param(c, !strcmp(c->kind, "llm") ? "layers" : "blocks", num, NULL);
+    snprintf(num, sizeof num, "%d", c->tile);
+    rc |= pm_spec_config_param(c, "tile", num, NULL);
+    snprintf(num, sizeof num, "%d", c->unroll);
+    rc |= pm_spec_config_param(c, "unroll", num, NULL);
+    if (rc) {
+        pm_spec_config_clear(c);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    return PM_OK;
+}
+
+static int add_config(pm_spec *s, pm_spec_config *c, pm_err *err)
+{
+    int rc = workload_params(c, err);
+    return rc ? rc : pm_spec_add_config(s, c, err);
 }
 
 /* Replaces {family} {size} {precision} {window} in tmpl; relative results are taken from the spec's folder. */
@@ -217,14 +354,15 @@ typedef struct section_key {
     int lo, hi;
 } section_key;
 
-static int read_section(const entries *es, const char *section, const section_key *keys, pm_err *err)
+static int read_section(entries *es, const char *section, const section_key *keys, pm_err *err)
 {
     char what[192];
     for (int i = 0; i < es->n; i++) {
         const entry *e = &es->items[i];
         if (strcmp(e->section, section))
             continue;
-        snprintf(what, sizeof what, "[%s] %s", section, e->name);
+        ((entry *)e)->used = 1;
+        snprintf(what, sizeof what, "line %d: [%s] %s", e->line, section, e->name);
         const section_key *k = keys;
         while (k->name && strcmp(k->name, e->name))
             k++;
@@ -233,7 +371,7 @@ static int read_section(const entries *es, const char *section, const section_ke
             char names[256] = "";
             for (k = keys; k->name; k++)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k == keys ? "" : ", ", k->name);
-            rc = pm_err_set(err, PM_ERR_USAGE, "[%s]: unknown key '%s' (%s)", section, e->name, names);
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s' (%s)", e->line, section, e->name, names);
         } else if (k->values) {
             rc = split_list(e->value, k->values, err, what);
         } else {
@@ -245,7 +383,7 @@ static int read_section(const entries *es, const char *section, const section_ke
     return PM_OK;
 }
 
-static int expand_llm(pm_spec *s, const entries *es, const char *section, pm_err *err)
+static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
 {
     list models = {0}, windows = {0}, precisions = {0}, variants = {0};
     int layers = 1, tile = s->tile, unroll = s->unroll, rc = PM_OK;
@@ -306,7 +444,7 @@ static int expand_llm(pm_spec *s, const entries *es, const char *section, pm_err
     return PM_OK;
 }
 
-static int expand_cnn(pm_spec *s, const entries *es, const char *section, pm_err *err)
+static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
 {
     list families = {0}, resolutions = {0}, precisions = {0}, variants = {0};
     int blocks = 0, tile = s->tile, unroll = s->unroll, rc = PM_OK;
@@ -353,16 +491,18 @@ static int expand_cnn(pm_spec *s, const entries *es, const char *section, pm_err
     return PM_OK;
 }
 
-static int apply_scalar(pm_spec *s, const entry *e, pm_err *err)
+/* [sweep] and [report]: read here, whatever the back end. */
+static int apply_sweep_scalar(pm_spec *s, entry *e, pm_err *err)
 {
     char what[160];
-    snprintf(what, sizeof what, "[%s] %s", e->section, e->name);
+    snprintf(what, sizeof what, "line %d: [%s] %s", e->line, e->section, e->name);
     const char *n = e->name, *v = e->value;
+    e->used = 1;
     if (!strcmp(e->section, "sweep")) {
         if (!strcmp(n, "name")) return copy_str(s->name, sizeof s->name, v, err, what);
         if (!strcmp(n, "backend")) {
-            if (strcmp(v, "embedded") && strcmp(v, "openvino"))
-                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (embedded, openvino)", what, v);
+            if (!pm_backend_find(v))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (%s)", what, v, pm_backend_names());
             return copy_str(s->backend, sizeof s->backend, v, err, what);
         }
         if (!strcmp(n, "repeats")) return parse_int(v, 1, 1000, &s->repeats, err, what);
@@ -382,7 +522,22 @@ static int apply_scalar(pm_spec *s, const entry *e, pm_err *err)
         if (!strcmp(n, "timeout")) return pm_run_parse_duration(v, &s->timeout_s, err) ? pm_err_wrap(err, "%s", what) : PM_OK;
         if (!strcmp(n, "mem_limit")) return pm_run_parse_size(v, &s->mem_limit, err) ? pm_err_wrap(err, "%s", what) : PM_OK;
         if (!strcmp(n, "warm")) return parse_bool(v, &s->warm, err, what);
-    } else if (!strcmp(e->section, "embedded")) {
+        if (!strcmp(n, "bindir")) return copy_str(s->sweep_bindir, sizeof s->sweep_bindir, v, err, what);
+    } else if (!strcmp(e->section, "report")) {
+        if (!strcmp(n, "size")) return copy_str(s->report_size, sizeof s->report_size, v, err, what);
+        if (!strcmp(n, "workload")) return copy_str(s->report_workload, sizeof s->report_workload, v, err, what);
+    }
+    return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key", what);
+}
+
+/* [embedded] and [openvino] scalars (the embedded and openvino back ends). */
+static int apply_workload_scalar(pm_spec *s, entry *e, pm_err *err)
+{
+    char what[160];
+    snprintf(what, sizeof what, "line %d: [%s] %s", e->line, e->section, e->name);
+    const char *n = e->name, *v = e->value;
+    e->used = 1;
+    if (!strcmp(e->section, "embedded")) {
         if (!strcmp(n, "tile")) return parse_int(v, 1, 1 << 16, &s->tile, err, what);
         if (!strcmp(n, "unroll")) return parse_int(v, 1, 1 << 16, &s->unroll, err, what);
         if (!strcmp(n, "llc_opt")) return parse_int(v, 0, 3, &s->llc_opt, err, what);
@@ -403,20 +558,58 @@ static int apply_scalar(pm_spec *s, const entry *e, pm_err *err)
         if (!strcmp(n, "schedule_trace")) return parse_bool(v, &s->ov_schedule_trace, err, what);
         if (!strcmp(n, "strategy_json")) return parse_bool(v, &s->ov_strategy_json, err, what);
         if (!strcmp(n, "reuse_strategy")) return parse_bool(v, &s->ov_reuse_strategy, err, what);
-    } else {
-        return pm_err_set(err, PM_ERR_USAGE, "unknown section [%s] (sweep, embedded, openvino, llm NAME, cnn NAME)",
-                          e->section);
     }
     return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key", what);
 }
 
-static int is_matrix_section(const char *section, const char *kind)
+int pm_spec_section_is(const char *section, const char *kind, const char **name)
 {
     size_t n = strlen(kind);
-    return !strncmp(section, kind, n) && (section[n] == '\0' || section[n] == ' ');
+    if (strncmp(section, kind, n) || (section[n] != '\0' && section[n] != ' '))
+        return 0;
+    if (name) {
+        const char *p = section + n;
+        while (*p == ' ')
+            p++;
+        *name = p;
+    }
+    return 1;
 }
 
-int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err)
+static int is_matrix_section(const char *section, const char *kind)
+{
+    return pm_spec_section_is(section, kind, NULL);
+}
+
+int pm_spec_parse_workloads(pm_spec *s, entries *es, pm_err *err)
+{
+    int rc = PM_OK;
+    /* Scalars first: model templates must be known before matrix sections expand. */
+    for (int i = 0; i < es->n; i++)
+        if ((!strcmp(es->items[i].section, "embedded") || !strcmp(es->items[i].section, "openvino")) &&
+            (rc = apply_workload_scalar(s, &es->items[i], err)))
+            return rc;
+    for (int i = 0; i < es->n; i++) {
+        const char *sec = es->items[i].section;
+        int first = 1;
+        for (int j = 0; j < i; j++)
+            if (!strcmp(es->items[j].section, sec))
+                first = 0;
+        if (!first)
+            continue;
+        if (is_matrix_section(sec, "llm"))
+            rc = expand_llm(s, es, sec, err);
+        else if (is_matrix_section(sec, "cnn"))
+            rc = expand_cnn(s, es, sec, err);
+        if (rc)
+            return rc;
+    }
+    if (s->n_configs == 0)
+        return pm_err_set(err, PM_ERR_USAGE, "no configs: add an [llm NAME] or [cnn NAME] section");
+    return PM_OK;
+}
+
+int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm_spec **out, pm_err *err)
 {
     int rc = PM_OK;
     entries es = {0};
@@ -424,6 +617,21 @@ int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err
     if (!s)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     snprintf(s->path, sizeof s->path, "%s", path ? path : "");
+    {
+        /* {spec_dir}: relative paths in a spec are relative to the spec file, not to the caller's cwd */
+        char buf[4096];
+        const char *slash = path ? strrchr(path, '/') : NULL;
+        snprintf(buf, sizeof buf, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+        if (!buf[0])
+            strcpy(buf, "/");
+        char *abs = realpath(buf, NULL);
+        int n = snprintf(s->dir, sizeof s->dir, "%s", abs ? abs : buf);
+        free(abs);
+        if (n < 0 || (size_t)n >= sizeof s->dir) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: folder path too long", path);
+            goto cleanup;
+        }
+    }
     s->repeats = 3;
     s->interleaved = 1;
     s->seed = 1;
@@ -450,38 +658,37 @@ int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err
         rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: not INI syntax", path, line);
         goto cleanup;
     }
-    /* Scalars first: model templates must be known before matrix sections expand. */
+    number_lines(text, &es);
     for (int i = 0; i < es.n; i++) {
-        if (is_matrix_section(es.items[i].section, "llm") || is_matrix_section(es.items[i].section, "cnn"))
+        if (strcmp(es.items[i].section, "sweep") && strcmp(es.items[i].section, "report"))
             continue;
-        if ((rc = apply_scalar(s, &es.items[i], err)))
+        if ((rc = apply_sweep_scalar(s, &es.items[i], err)))
             goto fail;
     }
     if (!s->name[0]) {
         rc = pm_err_set(err, PM_ERR_USAGE, "[sweep] name is required");
         goto fail;
     }
-    for (int i = 0; i < es.n; i++) {
-        const char *sec = es.items[i].section;
-        int first = 1;
-        for (int j = 0; j < i; j++)
-            if (!strcmp(es.items[j].section, sec))
-                first = 0;
-        if (!first)
-            continue;
-        if (is_matrix_section(sec, "llm"))
-            rc = expand_llm(s, &es, sec, err);
-        else if (is_matrix_section(sec, "cnn"))
-            rc = expand_cnn(s, &es, sec, err);
-        if (rc)
-            goto fail;
-    }
-    if (s->n_configs == 0) {
-        rc = pm_err_set(err, PM_ERR_USAGE, "no configs: add an [llm NAME] or [cnn NAME] section");
+    if (backend && (!pm_backend_find(backend) || snprintf(s->backend, sizeof s->backend, "%s", backend) < 0)) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "back end '%s' (%s)", backend, pm_backend_names());
         goto fail;
     }
-    if (!strcmp(s->backend, "openvino") && !s->ov_model_template[0]) {
-        rc = pm_err_set(err, PM_ERR_USAGE, "[openvino] model is required for backend openvino");
+    const pm_backend_ops *be = pm_backend_find(s->backend);
+    if ((rc = be->parse_spec(s, &es, err)))
+        goto fail;
+    for (int i = 0; i < es.n; i++) {
+        const entry *e = &es.items[i];
+        if (e->used)
+            continue;
+        int known = 0;
+        for (int j = 0; j < es.n; j++)
+            if (es.items[j].used && !strcmp(es.items[j].section, e->section))
+                known = 1;
+        if (known)
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s'", e->line, e->section, e->name);
+        else
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is not read by back end %s (%s)", e->line,
+                            e->section, be->name, be->sections);
         goto fail;
     }
     goto cleanup;
@@ -497,7 +704,12 @@ cleanup:
     return rc;
 }
 
-int pm_spec_load(const char *path, pm_spec **out, pm_err *err)
+int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err)
+{
+    return pm_spec_parse_as(text, path, NULL, out, err);
+}
+
+int pm_spec_load_as(const char *path, const char *backend, pm_spec **out, pm_err *err)
 {
     *out = NULL;
     char *text;
@@ -508,16 +720,25 @@ int pm_spec_load(const char *path, pm_spec **out, pm_err *err)
     if (memchr(text, '\0', len))
         rc = pm_err_set(err, PM_ERR_PARSE, "%s: binary data in spec", path);
     else
-        rc = pm_spec_parse(text, path, out, err);
+        rc = pm_spec_parse_as(text, path, backend, out, err);
     free(text);
     return rc;
+}
+
+int pm_spec_load(const char *path, pm_spec **out, pm_err *err)
+{
+    return pm_spec_load_as(path, NULL, out, err);
 }
 
 void pm_spec_free(pm_spec *spec)
 {
     if (!spec)
         return;
+    for (int i = 0; i < spec->n_configs; i++)
+        pm_spec_config_clear(&spec->configs[i]);
     free(spec->configs);
+    if (spec->backend_free)
+        spec->backend_free(spec->backend_data);
     free(spec->text);
     free(spec);
 }

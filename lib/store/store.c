@@ -11,8 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Bump when the DDL changes; older passmaps refuse newer databases instead of misreading them. */
-#define PM_STORE_SCHEMA_VERSION 1
+/* The schema is the version-1 DDL below plus the migrations after it, applied in order. To change the
+ * schema, append one migration (never edit an old one): a fresh database and an upgraded one then end up
+ * alike, and older passmaps refuse newer databases instead of misreading them. */
 /* 'pmap': marks the file as ours, so a foreign SQLite database is rejected clearly. */
 #define PM_STORE_APPLICATION_ID 0x706d6170
 #define PM_STORE_BUSY_TIMEOUT_MS 10000
@@ -119,11 +120,38 @@ static const char schema_sql[] =
     "  JOIN config c ON c.id = r.config_id\n"
     "  JOIN sweep sw ON sw.id = c.sweep_id;\n";
 
+/* Migration k takes a database from version k + 1 to k + 2. */
+typedef struct migration {
+    const char *what;
+    const char *sql;
+} migration;
+
+static const migration migrations[] = {
+    /* 1 -> 2: the config model: every axis as name=value (any back end's axes, e.g. opt=2, input=a.c). The
+     * workload columns stay for old readers; old configs get their workload axes as parameters. */
+    {"config parameters",
+     "CREATE TABLE config_param(\n"
+     "  config_id INTEGER NOT NULL REFERENCES config(id) ON DELETE CASCADE,\n"
+     "  name TEXT NOT NULL,\n"
+     "  value TEXT NOT NULL,\n"
+     "  PRIMARY KEY(config_id, name)\n"
+     ") WITHOUT ROWID;\n"
+     "INSERT INTO config_param SELECT id, 'family', family FROM config WHERE family IS NOT NULL;\n"
+     "INSERT INTO config_param SELECT id, 'size', size FROM config WHERE size IS NOT NULL;\n"
+     "INSERT INTO config_param SELECT id, 'window', window FROM config WHERE window IS NOT NULL;\n"
+     "INSERT INTO config_param SELECT id, 'resolution', resolution FROM config WHERE resolution IS NOT NULL;\n"
+     "INSERT INTO config_param SELECT id, 'precision', precision FROM config WHERE precision IS NOT NULL;\n"
+     "INSERT INTO config_param SELECT id, CASE kind WHEN 'cnn' THEN 'blocks' ELSE 'layers' END, layers\n"
+     "  FROM config WHERE layers IS NOT NULL;\n"},
+};
+#define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
+#define PM_STORE_SCHEMA_VERSION (1 + N_MIGRATIONS)
+
 enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK,
     S_SWEEP, S_CONFIG, S_RUNS_DONE,
     S_RUN, S_STEP, S_PASS, S_METRIC,
-    S_META_SET, S_META_GET,
+    S_META_SET, S_META_GET, S_CONFIG_PARAM,
     S__COUNT
 };
 
@@ -157,6 +185,8 @@ static const char *const stmt_sql[S__COUNT] = {
     [S_META_SET] = "INSERT INTO meta(key, value) VALUES(?1, ?2)\n"
                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     [S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+    [S_CONFIG_PARAM] = "INSERT INTO config_param(config_id, name, value) VALUES(?1, ?2, ?3)\n"
+                       "ON CONFLICT(config_id, name) DO UPDATE SET value = excluded.value",
 };
 
 struct pm_store {
@@ -227,9 +257,29 @@ static int pragma_int(pm_store *st, const char *sql, int *value, pm_err *err)
 
 /* Checks user_version and application_id; creates the schema in a fresh file when allowed. Runs inside
  * BEGIN IMMEDIATE for writers, so two processes opening a new file do not both create it. */
-static int check_schema(pm_store *st, int may_create, pm_err *err)
+static int migrate(pm_store *st, int from, pm_err *err)
+{
+    for (int v = from; v < PM_STORE_SCHEMA_VERSION; v++) {
+        const migration *m = &migrations[v - 1];
+        char what[160];
+        snprintf(what, sizeof what, "migrate schema %d -> %d (%s)", v, v + 1, m->what);
+        int rc = exec_sql(st, m->sql, err, what);
+        if (rc != PM_OK)
+            return rc;
+    }
+    char pragmas[128];
+    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version = %d; PRAGMA application_id = %d;",
+             PM_STORE_SCHEMA_VERSION, PM_STORE_APPLICATION_ID);
+    return exec_sql(st, pragmas, err, "set schema version");
+}
+
+/* Checks user_version and application_id; creates the schema in a fresh file when allowed, migrates an
+ * older one. Runs inside BEGIN IMMEDIATE for writers, so two processes opening a new file do not both
+ * create it. *old_version: the version found (readers of an older file migrate a copy). */
+static int check_schema(pm_store *st, int may_create, int *old_version, pm_err *err)
 {
     int version = 0, app_id = 0, n_objects = 0, rc;
+    *old_version = 0;
     if ((rc = pragma_int(st, "PRAGMA user_version", &version, err)) != PM_OK ||
         (rc = pragma_int(st, "PRAGMA application_id", &app_id, err)) != PM_OK ||
         (rc = pragma_int(st, "SELECT count(*) FROM sqlite_schema", &n_objects, err)) != PM_OK)
@@ -243,6 +293,10 @@ static int check_schema(pm_store *st, int may_create, pm_err *err)
                           "use a newer passmap", st->path, version, PM_STORE_SCHEMA_VERSION);
     if (version == PM_STORE_SCHEMA_VERSION && app_id == PM_STORE_APPLICATION_ID)
         return PM_OK;
+    if (version >= 1 && app_id == PM_STORE_APPLICATION_ID) {
+        *old_version = version;
+        return may_create ? migrate(st, version, err) : PM_OK;
+    }
     if (version != 0 || n_objects != 0)
         return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (schema version %d, %d objects)",
                           st->path, version, n_objects);
@@ -250,10 +304,32 @@ static int check_schema(pm_store *st, int may_create, pm_err *err)
         return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: empty database, not a passmap database", st->path);
     if ((rc = exec_sql(st, schema_sql, err, "create schema")) != PM_OK)
         return rc;
-    char pragmas[128];
-    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version = %d; PRAGMA application_id = %d;",
-             PM_STORE_SCHEMA_VERSION, PM_STORE_APPLICATION_ID);
-    return exec_sql(st, pragmas, err, "set schema version");
+    return migrate(st, 1, err);
+}
+
+/* A reader of an older database works on an upgraded copy in memory: reading never changes the file. */
+static int migrate_copy(pm_store *st, int version, pm_err *err)
+{
+    sqlite3 *mem = NULL;
+    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK) {
+        sqlite3_close(mem);
+        return pm_err_set(err, PM_ERR_NOMEM, "%s: cannot open a copy in memory", st->path);
+    }
+    sqlite3_backup *b = sqlite3_backup_init(mem, "main", st->db, "main");
+    int ok = b && sqlite3_backup_step(b, -1) == SQLITE_DONE;
+    sqlite3_backup_finish(b);
+    if (!ok) {
+        int rc = pm_err_set(err, PM_ERR_DB, "%s: copying to memory: %s", st->path, sqlite3_errmsg(mem));
+        sqlite3_close(mem);
+        return rc;
+    }
+    sqlite3_close(st->db);
+    st->db = mem;
+    int rc = exec_sql(st, "BEGIN", err, "begin");
+    if (rc == PM_OK)
+        rc = migrate(st, version, err);
+    exec_sql(st, rc == PM_OK ? "COMMIT" : "ROLLBACK", NULL, "end");
+    return rc;
 }
 
 static int store_open(const char *path, int readonly, pm_store **out, pm_err *err)
@@ -280,10 +356,13 @@ static int store_open(const char *path, int readonly, pm_store **out, pm_err *er
     sqlite3_extended_result_codes(st->db, 1);
     sqlite3_busy_timeout(st->db, PM_STORE_BUSY_TIMEOUT_MS);
     if (readonly) {
+        int old_version = 0;
         if ((rc = exec_sql(st, "BEGIN", err, "begin")) != PM_OK)
             goto cleanup;
-        rc = check_schema(st, 0, err);
+        rc = check_schema(st, 0, &old_version, err);
         exec_sql(st, "COMMIT", NULL, "commit");
+        if (rc == PM_OK && old_version)
+            rc = migrate_copy(st, old_version, err);
         goto cleanup;
     }
     /* journal_mode cannot change inside a transaction; it is persistent once set. */
@@ -292,7 +371,8 @@ static int store_open(const char *path, int readonly, pm_store **out, pm_err *er
         goto cleanup;
     if ((rc = exec_stmt(st, S_BEGIN, err, "begin")) != PM_OK)
         goto cleanup;
-    if ((rc = check_schema(st, 1, err)) != PM_OK) {
+    int old_version = 0;
+    if ((rc = check_schema(st, 1, &old_version, err)) != PM_OK) {
         exec_stmt(st, S_ROLLBACK, NULL, "rollback");
         goto cleanup;
     }
@@ -304,6 +384,11 @@ cleanup:
     }
     *out = st;
     return PM_OK;
+}
+
+int pm_store_schema_version(void)
+{
+    return PM_STORE_SCHEMA_VERSION;
 }
 
 int pm_store_open(const char *path, pm_store **out, pm_err *err)
@@ -404,7 +489,16 @@ int pm_store_config(pm_store *st, int64_t sweep_id, const pm_config *cfg, int64_
     }
     rc = step_returning_id(st, s, config_id, err, "config");
     if (rc != PM_OK)
-        pm_err_wrap(err, "config %s", cfg->key);
+        return pm_err_wrap(err, "config %s", cfg->key);
+    for (int i = 0; i < cfg->n_params && rc == PM_OK; i++) {
+        if ((rc = get_stmt(st, S_CONFIG_PARAM, &s, err)) != PM_OK)
+            break;
+        sqlite3_bind_int64(s, 1, *config_id);
+        bind_text(s, 2, cfg->params[i].name);
+        bind_text(s, 3, cfg->params[i].value);
+        rc = sqlite3_step(s) == SQLITE_DONE ? PM_OK : db_err(st, err, "config parameter");
+        done_stmt(s);
+    }
     return rc;
 }
 

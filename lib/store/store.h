@@ -10,6 +10,7 @@
  *        term_signal, report_format, report_wall_s, stderr_tail)
  *   pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s, flags, report_index)
  *   metric(run_id, step_id, name, value)     -- step_id NULL for run-level metrics
+ *   config_param(config_id, name, value)     -- the config model: every axis as name=value (schema 2)
  *   meta(key PRIMARY KEY, value)             -- free-form facts, e.g. compiler versions
  *   view v_pass: one row per pass joined up to its sweep (columns in store.c)
  * Absent values are NULL: window/resolution/layers 0, user_s/wall_s < 0, instructions < 0, parent -1.
@@ -20,6 +21,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 #include "error.h"
+#include "param.h"
 #include "parse.h"
 #include "run.h"
 
@@ -36,6 +38,8 @@ typedef struct pm_config {
     int layers;             /* layers emitted; 0 when not applicable */
     const char *variant;    /* compile variant ("stock", "no-rollback", "per-layer"), or NULL */
     const char *params_json;/* anything else, as a JSON object text, or NULL */
+    const pm_param *params; /* the config's axes as name=value (stored in config_param) */
+    int n_params;
 } pm_config;
 
 typedef struct pm_step_record {
@@ -60,7 +64,10 @@ typedef struct pm_run_record {
     int n_metrics;
 } pm_run_record;
 
-int pm_store_open(const char *path, pm_store **out, pm_err *err);   /* creates the schema when new */
+/* Creates the schema when new and upgrades an older one. A read-only open of an older database upgrades a
+ * copy in memory, so reading never changes the file. */
+int pm_store_open(const char *path, pm_store **out, pm_err *err);
+int pm_store_schema_version(void);                                  /* the version this passmap writes */
 int pm_store_open_readonly(const char *path, pm_store **out, pm_err *err);
 void pm_store_close(pm_store *st);
 sqlite3 *pm_store_db(pm_store *st);                                 /* for read queries (analysis) */
