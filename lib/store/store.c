@@ -151,7 +151,7 @@ enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK,
     S_SWEEP, S_CONFIG, S_RUNS_DONE,
     S_RUN, S_STEP, S_PASS, S_METRIC,
-    S_META_SET, S_META_GET, S_CONFIG_PARAM,
+    S_META_SET, S_META_GET, S_CONFIG_PARAM, S_CONFIG_PARAMS,
     S__COUNT
 };
 
@@ -185,6 +185,7 @@ static const char *const stmt_sql[S__COUNT] = {
     [S_META_SET] = "INSERT INTO meta(key, value) VALUES(?1, ?2)\n"
                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     [S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+    [S_CONFIG_PARAMS] = "SELECT name, value FROM config_param WHERE config_id = ?1 ORDER BY name",
     [S_CONFIG_PARAM] = "INSERT INTO config_param(config_id, name, value) VALUES(?1, ?2, ?3)\n"
                        "ON CONFLICT(config_id, name) DO UPDATE SET value = excluded.value",
 };
@@ -672,5 +673,49 @@ int pm_store_meta_get(pm_store *st, const char *key, char **value, pm_err *err)
         rc = db_err(st, err, "meta get");
     }
     done_stmt(s);
+    return rc;
+}
+
+void pm_params_free(pm_param *p, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(p[i].name);
+        free(p[i].value);
+    }
+    free(p);
+}
+
+int pm_store_config_params(pm_store *st, int64_t config_id, pm_param **out, int *n, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    *out = NULL;
+    *n = 0;
+    int rc = get_stmt(st, S_CONFIG_PARAMS, &s, err), step;
+    if (rc != PM_OK)
+        return rc;
+    sqlite3_bind_int64(s, 1, config_id);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        pm_param *np = realloc(*out, (size_t)(*n + 1) * sizeof *np);
+        if (!np) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
+        }
+        *out = np;
+        np[*n].name = strdup((const char *)sqlite3_column_text(s, 0));
+        np[*n].value = strdup((const char *)sqlite3_column_text(s, 1));
+        (*n)++;
+        if (!np[*n - 1].name || !np[*n - 1].value) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
+        }
+    }
+    if (rc == PM_OK && step != SQLITE_DONE)
+        rc = db_err(st, err, "config parameters");
+    done_stmt(s);
+    if (rc) {
+        pm_params_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
     return rc;
 }

@@ -77,6 +77,9 @@ int pm_store_sweep(pm_store *st, const char *name, const char *backend, const ch
                    const char *meta_json, int64_t *sweep_id, pm_err *err);
 /* Get-or-create a config by (sweep, key). */
 int pm_store_config(pm_store *st, int64_t sweep_id, const pm_config *cfg, int64_t *config_id, pm_err *err);
+/* The config's parameters (name=value, sorted by name); *out malloc'd, free with pm_params_free. */
+int pm_store_config_params(pm_store *st, int64_t config_id, pm_param **out, int *n, pm_err *err);
+void pm_params_free(pm_param *p, int n);
 /* Number of runs already recorded for (config, mode) with any status: used to resume. */
 int pm_store_runs_done(pm_store *st, int64_t config_id, const char *mode, int *n, pm_err *err);
 /* Records a run with its steps, passes and metrics in one transaction. */
