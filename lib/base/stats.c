@@ -208,3 +208,182 @@ int pm_stats_js_distance(const double *p, const double *q, size_t n, double *out
     *out = sqrt(jsd < 0 ? 0 : jsd > 1 ? 1 : jsd); /* clamp rounding */
     return PM_STATS_OK;
 }
+
+/* ---- log scale ---- */
+
+static int logs_of(const double *x, size_t n, double **out)
+{
+    *out = NULL;
+    double *l = malloc((n ? n : 1) * sizeof *l);
+    if (!l)
+        return PM_STATS_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] > 0) || !isfinite(x[i])) {
+            free(l);
+            return PM_STATS_BAD_INPUT;
+        }
+        l[i] = log(x[i]);
+    }
+    *out = l;
+    return PM_STATS_OK;
+}
+
+int pm_stats_log_interval(const double *x, size_t n, double conf, pm_stats_logci *out)
+{
+    *out = (pm_stats_logci){.n = n, .gmean = NAN, .sd_log = NAN, .half_log = NAN, .lo = NAN, .hi = NAN};
+    if (n == 0)
+        return PM_STATS_TOO_FEW;
+    double *l;
+    int rc = logs_of(x, n, &l);
+    if (rc)
+        return rc;
+    double m = gsl_stats_mean(l, 1, n);
+    out->gmean = exp(m);
+    if (n >= 2)
+        out->sd_log = gsl_stats_sd_m(l, 1, n, m);
+    rc = PM_STATS_TOO_FEW;
+    if (n >= PM_STATS_MIN_INTERVAL_N) {
+        out->half_log = pm_stats_t_crit((double)(n - 1), conf) * out->sd_log / sqrt((double)n);
+        out->lo = exp(m - out->half_log);
+        out->hi = exp(m + out->half_log);
+        rc = PM_STATS_OK;
+    }
+    free(l);
+    return rc;
+}
+
+double pm_stats_log_precision(const pm_stats_logci *c)
+{
+    return isnan(c->half_log) ? NAN : expm1(c->half_log);
+}
+
+int pm_stats_welch_log(const double *b, size_t nb, const double *a, size_t na, pm_stats_logratio *out)
+{
+    *out = (pm_stats_logratio){.n_a = na, .n_b = nb, .ratio = NAN, .diff = NAN, .se = NAN, .df = NAN, .t = NAN,
+                               .p = NAN};
+    if (!na || !nb)
+        return PM_STATS_TOO_FEW;
+    double *la = NULL, *lb = NULL;
+    int rc = logs_of(a, na, &la);
+    if (!rc)
+        rc = logs_of(b, nb, &lb);
+    if (rc)
+        goto cleanup;
+    double ma = gsl_stats_mean(la, 1, na), mb = gsl_stats_mean(lb, 1, nb);
+    out->diff = mb - ma;
+    out->ratio = exp(out->diff);
+    if (na < PM_STATS_MIN_INTERVAL_N || nb < PM_STATS_MIN_INTERVAL_N) {
+        rc = PM_STATS_TOO_FEW;
+        goto cleanup;
+    }
+    double va = gsl_stats_variance_m(la, 1, na, ma) / (double)na, vb = gsl_stats_variance_m(lb, 1, nb, mb) / (double)nb;
+    out->se = sqrt(va + vb);
+    if (out->se == 0) {
+        out->t = out->diff == 0 ? 0 : copysign(INFINITY, out->diff);
+        out->p = out->diff == 0 ? 1 : 0;
+        rc = PM_STATS_DEGENERATE;
+        goto cleanup;
+    }
+    out->df = (va + vb) * (va + vb) / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+    out->t = out->diff / out->se;
+    out->p = 2 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
+cleanup:
+    free(la);
+    free(lb);
+    return rc;
+}
+
+void pm_stats_logratio_ci(const pm_stats_logratio *r, double alpha, double *lo, double *hi)
+{
+    *lo = *hi = NAN;
+    if (isnan(r->p) || !(alpha > 0 && alpha < 1))
+        return;
+    if (r->se == 0) {   /* constant samples: no spread, the interval is the ratio itself */
+        *lo = *hi = r->ratio;
+        return;
+    }
+    double h = pm_stats_t_crit(r->df, 1 - alpha) * r->se;
+    *lo = exp(r->diff - h);
+    *hi = exp(r->diff + h);
+}
+
+typedef struct p_idx { double p; size_t i; } p_idx;
+
+static int cmp_p_idx(const void *x, const void *y)
+{
+    const p_idx *a = x, *b = y;
+    if (a->p != b->p)
+        return a->p < b->p ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+int pm_stats_holm(const double *p, size_t m, double *adj)
+{
+    p_idx *v = malloc((m ? m : 1) * sizeof *v);
+    if (!v)
+        return PM_STATS_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (!isnan(p[i]))
+            v[k++] = (p_idx){p[i], i};
+    for (size_t i = 0; i < m; i++)
+        if (isnan(p[i]))
+            adj[i] = NAN;
+    qsort(v, k, sizeof *v, cmp_p_idx);
+    double run = 0;   /* step-down: adjusted p never decreases along the sorted order */
+    for (size_t j = 0; j < k; j++) {
+        double q = (double)(k - j) * v[j].p;
+        if (q > 1)
+            q = 1;
+        if (q > run)
+            run = q;
+        adj[v[j].i] = run;
+    }
+    free(v);
+    return PM_STATS_OK;
+}
+
+double pm_stats_holm_level(double p, double p_adj, double alpha)
+{
+    if (isnan(p) || isnan(p_adj))
+        return NAN;
+    if (!(p > 0) || !(p_adj > 0))
+        return alpha;   /* p = 0: any level rejects; keep the nominal one */
+    return alpha * p / p_adj;
+}
+
+int pm_stats_mad_outliers(const double *x, size_t n, double limit, int *flag, size_t *n_out)
+{
+    *n_out = 0;
+    for (size_t i = 0; i < n; i++)
+        flag[i] = 0;
+    if (n < 3)
+        return PM_STATS_TOO_FEW;
+    double *s = sorted_copy(x, n);
+    if (!s)
+        return PM_STATS_NOMEM;
+    double med = gsl_stats_median_from_sorted_data(s, 1, n);
+    for (size_t i = 0; i < n; i++)
+        s[i] = fabs(x[i] - med);
+    gsl_sort(s, 1, n);
+    double mad = gsl_stats_median_from_sorted_data(s, 1, n);
+    free(s);
+    for (size_t i = 0; i < n; i++) {
+        int out = mad > 0 ? fabs(0.6745 * (x[i] - med) / mad) > limit : x[i] != med;
+        flag[i] = out;
+        *n_out += (size_t)out;
+    }
+    return mad > 0 ? PM_STATS_OK : PM_STATS_DEGENERATE;
+}
+
+int pm_stats_settled(const double *x, size_t n, size_t min_n, size_t max_n, double precision)
+{
+    if (max_n && n >= max_n)
+        return 1;
+    if (n < min_n || n < PM_STATS_MIN_INTERVAL_N)
+        return 0;
+    pm_stats_logci c;
+    if (pm_stats_log_interval(x, n, 0.95, &c) != PM_STATS_OK)
+        return 0;
+    return pm_stats_log_precision(&c) <= precision;
+}

@@ -68,4 +68,56 @@ int pm_stats_powerlaw_fit(const double *x, const double *y, size_t n, pm_stats_p
  * distribution: DEGENERATE. */
 int pm_stats_js_distance(const double *p, const double *q, size_t n, double *out);
 
+/* ---- Times and ratios on the log scale. Compile times are positive and right-skewed: their summaries are
+ * geometric means with t-intervals of the log times, which never reach zero. An interval needs n >= 3. */
+#define PM_STATS_MIN_INTERVAL_N 3
+
+typedef struct pm_stats_logci {
+    size_t n;
+    double gmean;              /* exp(mean ln x); set for n >= 1 */
+    double sd_log;             /* sample sd of ln x; NaN when n < 2 */
+    double half_log;           /* t(conf, n-1) * sd_log / sqrt(n): the CI half-width on the log scale */
+    double lo, hi;             /* exp(mean ln x -/+ half_log); NaN when n < 3 */
+} pm_stats_logci;
+
+/* conf e.g. 0.95. n < 3: TOO_FEW (gmean set when n >= 1, no interval); any x <= 0: BAD_INPUT, all NaN. */
+int pm_stats_log_interval(const double *x, size_t n, double conf, pm_stats_logci *out);
+
+/* Relative precision reached: exp(half_log) - 1 (0.03 = the interval is within about +-3%); NaN: n < 3. */
+double pm_stats_log_precision(const pm_stats_logci *c);
+
+typedef struct pm_stats_logratio {
+    size_t n_a, n_b;
+    double ratio;              /* gmean(b) / gmean(a) */
+    double diff;               /* mean ln b - mean ln a */
+    double se, df;             /* Welch: se of diff, Welch-Satterthwaite df (NaN when se = 0) */
+    double t, p;               /* two-sided Welch test of diff = 0 on the log times */
+} pm_stats_logratio;
+
+/* Welch's t-test on log times, b against a. Either n < 3: TOO_FEW with only ratio/diff set (no claim).
+ * Both samples constant: DEGENERATE with se = 0, p = 0 (diff != 0) or 1. Any x <= 0: BAD_INPUT. */
+int pm_stats_welch_log(const double *b, size_t nb, const double *a, size_t na, pm_stats_logratio *out);
+
+/* The ratio's interval from the same computation, exp(diff -/+ t(1 - alpha/2, df) * se): it excludes 1
+ * exactly when p < alpha. NaN when the test was not computable. */
+void pm_stats_logratio_ci(const pm_stats_logratio *r, double alpha, double *lo, double *hi);
+
+/* Holm's step-down adjustment of m p-values (NaN entries are not tests: they stay NaN and do not count in
+ * m). adj may alias p. NOMEM on allocation failure. */
+int pm_stats_holm(const double *p, size_t m, double *adj);
+
+/* Per-test level that makes a test's interval agree with its Holm-adjusted p-value: a test with raw p and
+ * adjusted p_adj uses alpha * p / p_adj (alpha / rank-multiplier when p_adj = multiplier * p), so its
+ * interval at 1 - level excludes the null exactly when p_adj < alpha. */
+double pm_stats_holm_level(double p, double p_adj, double alpha);
+
+/* Outliers by the median absolute deviation (modified z-score, Iglewicz & Hoaglin):
+ * z_i = 0.6745 (x_i - median) / MAD; flag[i] = |z_i| > limit (3.5 is the usual limit). MAD = 0: only values
+ * different from the median are flagged. Returns the count through *n_out. n < 3: TOO_FEW, none flagged. */
+int pm_stats_mad_outliers(const double *x, size_t n, double limit, int *flag, size_t *n_out);
+
+/* Adaptive repeats: a config has settled once n >= max_n, or n >= max(min_n, 3) and the relative
+ * precision of its log times (pm_stats_log_precision at 95%) is within `precision`. */
+int pm_stats_settled(const double *x, size_t n, size_t min_n, size_t max_n, double precision);
+
 #endif

@@ -2,7 +2,7 @@
  * { "sweep", "backend", "meta": <sweep.meta_json parsed or null>, "repeats", "runs_ok", "runs_failed",
  *   "stages": [names],
  *   "configs": [{ "key","kind","family","size","window","precision","resolution","layers","variant",
- *                 "cold_runs","warm_runs","failed_runs", "wall_s": {"mean","lo","hi"}, "user_wall",
+ *                 "cold_runs","warm_runs","failed_runs", "wall_s": {"mean" (geometric),"lo","hi","n"} (lo/hi null: n < 3), "user_wall",
  *                 "dominant_stage", "dominant_share", "dominant_pass": {"tool","name","mean_s","share"},
  *                 "shares": {stage: {"mean","lo","hi"}}, "warm_s", "cache_ratio",
  *                 "ir": {"ops","llvm_ops","npu_tasks","npu_tiles"} }],
@@ -31,7 +31,8 @@ static json_t *str(const char *s)
 
 static json_t *ci(pm_ci c)
 {
-    return json_pack("{s:o,s:o,s:o}", "mean", num(c.mean), "lo", num(c.lo), "hi", num(c.hi));
+    /* times: mean is the geometric mean; lo/hi null when n < 3 (no interval) */
+    return json_pack("{s:o,s:o,s:o,s:i}", "mean", num(c.mean), "lo", num(c.lo), "hi", num(c.hi), "n", c.n);
 }
 
 static json_t *regime(const pm_analysis *a, const pm_an_regime *r)

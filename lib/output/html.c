@@ -190,7 +190,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, FILE *f, pm_err 
         }
     fputs("</table>\n", f);
 
-    fputs("<h2 id=configs>Stage breakdown per config</h2>\n<table><tr><th>config</th><th>cold wall (s)</th><th>95% CI"
+    fputs("<h2 id=configs>Stage breakdown per config</h2>\n<table><tr><th>config</th><th>cold wall (s, geometric mean)</th><th>95% CI (log-t)"
           "</th><th>dominant stage</th><th>share</th><th>dominant pass</th><th>cold/warm</th>", f);
     for (size_t s = 0; s < a->n_stages; s++) {
         fputs("<th>", f);
@@ -204,9 +204,13 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, FILE *f, pm_err 
         td_s(f, c->key);
         td_n(f, "%.4f", c->wall.mean);
         fputs("<td class=n>", f);
-        num(f, "%.4f", c->wall.lo);
-        fputs(" &ndash; ", f);
-        num(f, "%.4f", c->wall.hi);
+        if (isnan(c->wall.lo) && c->wall.n > 0) {   /* n < 3: no interval, no claim */
+            fprintf(f, "n=%d, no interval", c->wall.n);
+        } else {
+            num(f, "%.4f", c->wall.lo);
+            fputs(" &ndash; ", f);
+            num(f, "%.4f", c->wall.hi);
+        }
         fputs("</td>", f);
         td_s(f, c->dominant_stage >= 0 ? a->stages[c->dominant_stage] : "-");
         td_n(f, "%.1f%%", c->dominant_stage >= 0 ? c->share[c->dominant_stage].mean * 100 : NAN);

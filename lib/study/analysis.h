@@ -17,7 +17,10 @@ typedef struct pm_an_opts {
     const char *fixes_path;       /* fix rules; NULL: $data_dir/fixes.tsv (absent: no fixes chosen) */
 } pm_an_opts;
 
-typedef struct pm_ci { double mean, lo, hi; int n; } pm_ci;   /* 95% CI (t) across repeats */
+/* 95% interval across repeats. Times: mean is the geometric mean and lo..hi the t-interval of the log times
+ * (never below zero); shares: arithmetic mean, t-interval clipped to [0, 1]. n < 3: lo = hi = NaN, no
+ * interval and no claim. */
+typedef struct pm_ci { double mean, lo, hi; int n; } pm_ci;
 
 typedef struct pm_an_pass {       /* one pass of one config, over its cold repeats */
     const char *tool, *name;      /* owned by the analysis */
@@ -33,14 +36,14 @@ typedef struct pm_an_config {
     double size_num;              /* "1.5b" -> 1.5e9; NAN when not numeric */
     int window, resolution, layers;
     int n_cold, n_warm, n_failed;
-    pm_ci wall;                   /* cold compile wall, s */
+    pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval) */
     double user_wall;             /* process user/wall over cold runs; NAN when absent */
     pm_ci *share;                 /* [n_stages], 0..1, sums to 1 */
     double *stage_s;              /* [n_stages], mean s */
     int dominant_stage;           /* -1 when no cold run */
     pm_an_pass *passes;           /* sorted by mean_s, largest first */
     size_t n_passes;
-    double warm_s, cache_ratio;   /* warm mean wall, cold/warm; NAN without warm runs */
+    double warm_s, cache_ratio;   /* warm geometric-mean wall, cold/warm; NAN without warm runs */
     double ir_ops, llvm_ops, npu_tasks, npu_tiles;   /* means of run metrics; NAN when absent */
 } pm_an_config;
 

@@ -53,7 +53,7 @@ static void print_text(const pm_analysis *a)
     int warm = 0;
     for (size_t i = 0; i < a->n_configs; i++)
         warm |= !isnan(a->configs[i].cache_ratio);
-    printf("%-44s %10s %9s %-18s %7s %s %s\n", "config", "cold wall", "+-95%", "dominant stage", "share",
+    printf("%-44s %10s %-19s %-18s %7s %s %s\n", "config", "cold wall", "95% CI (log-t)", "dominant stage", "share",
            warm ? "recompile/hit" : "", "dominant pass");
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
@@ -61,8 +61,12 @@ static void print_text(const pm_analysis *a)
             printf("%-44s %10s (no successful cold run; %d failed)\n", c->key, "-", c->n_failed);
             continue;
         }
-        printf("%-44s %9.4fs %8.4fs %-18s", c->key, c->wall.mean, c->wall.hi - c->wall.mean,
-               a->stages[c->dominant_stage]);
+        char ci[64];
+        if (isnan(c->wall.lo))   /* n < 3: the value alone, no interval */
+            snprintf(ci, sizeof ci, "n=%d, no interval", c->wall.n);
+        else
+            snprintf(ci, sizeof ci, "%.4f-%.4f", c->wall.lo, c->wall.hi);
+        printf("%-44s %9.4fs %-19s %-18s", c->key, c->wall.mean, ci, a->stages[c->dominant_stage]);
         pct(c->share[c->dominant_stage].mean);
         if (warm) {
             if (isnan(c->cache_ratio))

@@ -153,11 +153,33 @@ static void shares_dominant_and_overhead(void **state)
     assert_int_equal(c->dominant_stage, cl);
     assert_string_equal(c->passes[0].name, "Canonicalizer");
     assert_float_equal(c->passes[0].mean_s, 0.6, 1e-9);
-    assert_float_equal(c->wall.mean, 1.1, 1e-9);
-    /* CI of {1.0,1.2}: mean +- t(0.975,1) * sd/sqrt(2) = 1.1 +- 12.7062 * 0.1 */
-    assert_float_equal(c->wall.hi - c->wall.mean, 12.7062047 * 0.1414213562 / sqrt(2), 1e-5);
-    assert_float_equal(c->cache_ratio, 11.0, 1e-9);
+    /* geometric mean of {1.0, 1.2}; two repeats: no interval (the old raw-scale t gave -0.17 .. 2.37) */
+    assert_float_equal(c->wall.mean, sqrt(1.2), 1e-9);
+    assert_true(isnan(c->wall.lo) && isnan(c->wall.hi));
+    assert_int_equal(c->wall.n, 2);
+    assert_float_equal(c->cache_ratio, sqrt(1.2) / 0.1, 1e-9);
     assert_float_equal(c->user_wall, 1.9 / 2.2, 1e-9);
+    pm_analysis_free(a);
+}
+
+static void wall_interval_on_log_scale(void **state)
+{
+    int64_t c1 = add_config("llm", "qwen2", "0.5b", 128, "int8", 0);
+    /* walls 0.1, 1, 10: ln spread so wide that a raw-scale t interval would start far below zero */
+    add_run(c1, "cold", 0.1, 0.1, "mlir-opt", "Canonicalizer", 0.05, (char *)NULL);
+    add_run(c1, "cold", 1.0, 0.9, "mlir-opt", "Canonicalizer", 0.5, (char *)NULL);
+    add_run(c1, "cold", 10.0, 9.0, "mlir-opt", "Canonicalizer", 5.0, (char *)NULL);
+    pm_analysis *a = analyse("/nonexistent");
+    const pm_an_config *c = &a->configs[0];
+    /* geometric mean 1; ln sd = ln 10; half = t(0.975, 2) * ln 10 / sqrt 3 (t = 4.302652729911275, scipy) */
+    double half = 4.302652729911275 * log(10) / sqrt(3);
+    assert_int_equal(c->wall.n, 3);
+    assert_float_equal(c->wall.mean, 1.0, 1e-9);
+    assert_float_equal(c->wall.lo, exp(-half), 1e-9);
+    assert_float_equal(c->wall.hi, exp(half), 1e-6);
+    assert_true(c->wall.lo > 0);
+    for (size_t s = 0; s < a->n_stages; s++)
+        assert_true(c->share[s].lo >= 0 && c->share[s].hi <= 1);
     pm_analysis_free(a);
 }
 
@@ -365,6 +387,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(shares_dominant_and_overhead, setup, teardown),
+        cmocka_unit_test_setup_teardown(wall_interval_on_log_scale, setup, teardown),
         cmocka_unit_test_setup_teardown(sizes_sorted_numerically_and_regimes, setup, teardown),
         cmocka_unit_test_setup_teardown(fit_recovers_exponent, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_ratio_and_crossover, setup, teardown),

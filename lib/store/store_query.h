@@ -1,0 +1,62 @@
+/* pm_sq: the read queries the analysis issues against a results database. Rows are handed to a callback one
+ * at a time (strings valid during the call only), so the analysis keeps its own data structures and never
+ * writes SQL. A callback returns a pm_status; non-zero stops the scan and is returned (it fills err itself). */
+#ifndef PM_STORE_QUERY_H
+#define PM_STORE_QUERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+#include "error.h"
+
+typedef struct pm_sq_sweeps {
+    int64_t *ids;                 /* the sweeps analysed, in the order named */
+    size_t n;
+    char *name;                   /* as asked ("a,b"), or the latest sweep's name */
+    char *backend, *meta_json;    /* of the first sweep named; NULL when absent */
+} pm_sq_sweeps;
+
+/* names: one sweep name or several as "a,b"; NULL: the latest sweep. PM_ERR_NOTFOUND names the missing one. */
+int pm_sq_sweeps_find(sqlite3 *db, const char *names, pm_sq_sweeps *out, pm_err *err);
+void pm_sq_sweeps_free(pm_sq_sweeps *s);
+
+typedef struct pm_sq_config_row {
+    int64_t id;
+    const char *key, *kind, *family, *size, *precision, *variant;
+    int window, resolution, layers;
+} pm_sq_config_row;
+int pm_sq_configs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_config_row *), void *ctx,
+                  pm_err *err);
+
+typedef struct pm_sq_run_row {
+    int64_t id, config_id;
+    const char *mode, *status;
+    double wall_s, user_s;        /* user_s < 0: not recorded */
+} pm_sq_run_row;
+/* Every run of the sweeps (any mode and status), by id. */
+int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_run_row *), void *ctx,
+               pm_err *err);
+
+/* The queries below read the sweeps' ok cold and warm runs from a temporary table: build it with
+ * pm_sq_scope_begin, drop it with pm_sq_scope_end (safe to call when begin failed or never ran). */
+int pm_sq_scope_begin(sqlite3 *db, const pm_sq_sweeps *s, pm_err *err);
+void pm_sq_scope_end(sqlite3 *db);
+
+typedef struct pm_sq_pass_row {
+    int64_t run_id;
+    const char *tool, *name;      /* never NULL ("" when absent) */
+    double wall_s, user_s;        /* user_s < 0: not recorded */
+} pm_sq_pass_row;
+/* Counted pass rows of the scoped runs (cold and warm), grouped by run. */
+int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *), void *ctx, pm_err *err);
+
+typedef struct pm_sq_metric_row { int64_t config_id; const char *name; double mean; } pm_sq_metric_row;
+/* Mean of each metric over the scoped cold runs, per config and metric name. */
+int pm_sq_cold_metric_means(sqlite3 *db, int (*fn)(void *, const pm_sq_metric_row *), void *ctx, pm_err *err);
+
+typedef struct pm_sq_tool_row { const char *tool; double user_s, wall_s; } pm_sq_tool_row;
+/* Per tool over the scoped cold runs' steps: summed user time and the wall of the steps that have one, in
+ * pipeline order. */
+int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *), void *ctx, pm_err *err);
+
+#endif

@@ -1,0 +1,126 @@
+/* Section: the heavy passes and their cost fits against IR size. */
+#include "analysis_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *x_metric_for(const char *tool, const char *stage)
+{
+    if (tool && !strncmp(tool, "ov-", 3))
+        return stage && strstr(stage, "tiling") ? "npu.tiles" : "npu.tasks";
+    if (tool && (!strcmp(tool, "llc") || !strcmp(tool, "mlir-translate")))
+        return "ir.llvm_ops";
+    return "ir.ops";
+}
+
+int an_fits(an_work *w, pm_err *err)
+{
+    pm_analysis *a = w->a;
+    int rc = PM_OK;
+    struct pm_an_priv *pv = w->pv;
+    size_t NP = pv->n_pids;
+    /* Heavy passes: largest share anywhere >= 5%, top 8 by that share; fit time against IR size. */
+    double *pid_max = calloc(NP + 1, sizeof *pid_max);
+    if (!pid_max)
+        AN_NOMEM();
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        for (size_t p = 0; p < a->configs[ci].n_passes; p++) {
+            const pm_an_pass *ps = &a->configs[ci].passes[p];
+            if (ps->share > pid_max[ps->id])
+                pid_max[ps->id] = ps->share;
+        }
+    a->fits = calloc(8, sizeof *a->fits);
+    if (!a->fits) {
+        free(pid_max);
+        AN_NOMEM();
+    }
+    for (int round = 0; round < 8; round++) {
+        size_t best = NP;
+        for (size_t k = 0; k < NP; k++)
+            if (pid_max[k] >= 0.05 && (best == NP || pid_max[k] > pid_max[best]))
+                best = k;
+        if (best == NP)
+            break;
+        double mshare = pid_max[best];
+        pid_max[best] = -1;
+        pm_an_fit *f = &a->fits[a->n_fits];
+        f->tool = pv->pids[best].tool;
+        f->name = pv->pids[best].name;
+        f->stage = pv->pids[best].stage;
+        /* Which IR size a pass processes is not known up front: of the sizes the back end records, keep
+           the one that explains its time best (highest R^2). */
+        const char *cands[2];
+        int ncand = 0;
+        if (f->tool && !strncmp(f->tool, "ov-", 3)) {
+            cands[ncand++] = "npu.tasks";
+            cands[ncand++] = "npu.tiles";
+        } else {
+            cands[ncand++] = "ir.ops";
+            cands[ncand++] = "ir.llvm_ops";
+        }
+        f->x_metric = x_metric_for(f->tool, an_stage_name(a, f->stage));
+        double best_r2 = -1;
+        for (int ci2 = 0; ci2 < ncand; ci2++) {
+            double xs_[4096], ys_[4096];
+            int m = 0;
+            for (size_t ci = 0; ci < a->n_configs && m < 4096; ci++) {
+                const pm_an_config *c = &a->configs[ci];
+                double xv = an_config_metric(c, cands[ci2]);
+                for (size_t p = 0; p < c->n_passes; p++)
+                    if (c->passes[p].id == (int)best) {
+                        if (xv > 0 && c->passes[p].mean_s > 0) {
+                            xs_[m] = xv;
+                            ys_[m++] = c->passes[p].mean_s;
+                        }
+                        break;
+                    }
+            }
+            double e1, l1, h1, r21, p1;
+            int distinct = 0;
+            for (int i = 0; i < m; i++)
+                distinct += i == 0 || xs_[i] != xs_[0];
+            if (distinct >= 3 && !an_powerlaw_fit(xs_, ys_, m, &e1, &l1, &h1, &r21, &p1) && r21 > best_r2) {
+                best_r2 = r21;
+                f->x_metric = cands[ci2];
+            }
+        }
+        f->max_share = mshare;
+        f->x = calloc(a->n_configs + 1, sizeof *f->x);
+        f->y = calloc(a->n_configs + 1, sizeof *f->y);
+        if (!f->x || !f->y) {
+            free(f->x); free(f->y);
+            free(pid_max);
+            AN_NOMEM();
+        }
+        double u = 0, uw = 0;
+        for (size_t ci = 0; ci < a->n_configs; ci++) {
+            const pm_an_config *c = &a->configs[ci];
+            double x = an_config_metric(c, f->x_metric);
+            for (size_t p = 0; p < c->n_passes; p++)
+                if (c->passes[p].name == f->name) {
+                    if (x > 0 && c->passes[p].mean_s > 0) {
+                        f->x[f->n] = x;
+                        f->y[f->n++] = c->passes[p].mean_s;
+                    }
+                    if (!isnan(c->passes[p].user_wall)) {
+                        u += c->passes[p].user_wall * c->passes[p].mean_s;
+                        uw += c->passes[p].mean_s;
+                    }
+                    break;
+                }
+        }
+        f->user_wall = uw > 0 ? u / uw : NAN;
+        f->exponent = f->lo = f->hi = f->r2 = f->prefactor = NAN;
+        int distinct = 0;
+        for (int i = 0; i < f->n; i++)
+            distinct += i == 0 || f->x[i] != f->x[0];
+        if (distinct >= 3)
+            an_powerlaw_fit(f->x, f->y, f->n, &f->exponent, &f->lo, &f->hi, &f->r2, &f->prefactor);
+        f->superlinear = !isnan(f->lo) && f->lo > 1;
+        a->n_fits++;
+    }
+    free(pid_max);
+cleanup:
+    return rc;
+}

@@ -1,0 +1,88 @@
+/* Private to the analysis_*.c files: the working state of one pm_analysis_run and the helpers its sections
+ * share. Each report section is one function in its own file; analysis.c is the driver. */
+#ifndef PM_ANALYSIS_INTERNAL_H
+#define PM_ANALYSIS_INTERNAL_H
+
+#include "analysis.h"
+#include "store_query.h"
+
+/* Interned strings of pass names and tools (freed with the analysis). */
+typedef struct strpool { char **s; size_t n, cap; } strpool;
+
+typedef struct pass_id { const char *tool, *name; int stage; } pass_id;
+
+typedef struct run_row { int64_t id; int cfg; int cold; double wall, user; double pass_sum; } run_row;
+
+typedef struct pass_row { int run, pid; double wall, user; } pass_row;
+
+struct pm_an_priv {
+    strpool pool;
+    pass_id *pids;
+    size_t n_pids, cap_pids;
+    int *slots;          /* open addressing over pids, -1 empty */
+    size_t n_slots;
+};
+
+/* Kept beside the public struct so pm_analysis_free can release the pool. */
+typedef struct analysis_full {
+    pm_analysis pub;
+    struct pm_an_priv priv;
+} analysis_full;
+
+/* What the sections pass along while one analysis is built. */
+typedef struct an_work {
+    sqlite3 *db;
+    const pm_an_opts *opts;
+    pm_analysis *a;
+    struct pm_an_priv *pv;
+    pm_sq_sweeps sweeps;
+    size_t cap_configs;
+    run_row *runs;            /* ok cold/warm runs, by id */
+    size_t n_runs, cap_runs;
+    pass_row *rows;           /* counted pass rows of those runs */
+    size_t n_rows, cap_rows;
+    size_t row_run;           /* index of the run of the last pass row (rows come grouped by run) */
+    int st_over, st_other;    /* stage indices of process-overhead and other */
+    double *tmp;              /* scratch: n_runs + n_configs + 16 */
+    double *fit_r2;           /* [n_fixes] R^2 of the fix's pass fit, for the rules */
+} an_work;
+
+/* Sections, in the order the driver runs them. Each returns a pm_status and fills err. */
+int an_load(an_work *w, pm_err *err);            /* analysis_load.c: stages, configs, runs, pass rows */
+int an_stages(an_work *w, pm_err *err);          /* analysis_stages.c: shares, per-config summaries */
+int an_parallel(an_work *w, pm_err *err);        /* analysis_parallel.c: IR sizes, user/wall per tool */
+int an_regimes(an_work *w, pm_err *err);         /* analysis_regime.c */
+int an_fits(an_work *w, pm_err *err);            /* analysis_fits.c: heavy passes vs IR size */
+int an_handoff(an_work *w, pm_err *err);         /* analysis_handoff.c: trends, family distance */
+int an_precision(an_work *w, pm_err *err);       /* analysis_precision.c */
+int an_fixes(an_work *w, pm_err *err);           /* analysis_fixes.c: the fix table and its rules */
+
+/* analysis_util.c */
+pm_ci an_time_ci(const double *v, int n);    /* geometric mean, log-t interval */
+pm_ci an_share_ci(const double *v, int n);   /* arithmetic mean, t interval within [0, 1] */
+int an_powerlaw_fit(const double *x, const double *y, int n, double *expo, double *lo, double *hi, double *r2,
+                    double *pref);
+double an_js_distance(const double *p, const double *q, size_t n);
+double an_median(double *v, size_t n);
+int an_same(const char *a, const char *b);
+const char *an_pool_add(strpool *p, const char *s);
+int an_pid_lookup(struct pm_an_priv *pv, const char *tool, const char *name);
+int an_find_cfg(const pm_analysis *a, int64_t id);
+const char *an_most_common(const char **v, size_t n, const char *prefer);
+int an_most_common_int(const int *v, size_t n);
+int an_strlist_add(char ***list, size_t *n, const char *text);
+const char *an_stage_name(const pm_analysis *a, int s);
+void an_sort_series(pm_an_series *sr);
+int an_cmp_config(const void *pa, const void *pb);
+int an_cmp_pass(const void *pa, const void *pb);
+double an_config_metric(const pm_an_config *c, const char *m);
+int an_nomem(pm_err *err);
+
+/* In a section with `int rc` and a `cleanup:` label. */
+#define AN_NOMEM()                                                                                    \
+    do {                                                                                              \
+        rc = an_nomem(err);                                                                           \
+        goto cleanup;                                                                                 \
+    } while (0)
+
+#endif

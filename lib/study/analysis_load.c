@@ -1,0 +1,198 @@
+/* Section: what the analysis reads from the store — the stages, the sweeps' configs, their runs and the
+ * counted pass rows — and the stages this sweep actually hits. */
+#include "analysis_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* Stages: the map's order, then overhead and unmapped. */
+static int load_stages(an_work *w, pm_err *err)
+{
+    pm_analysis *a = w->a;
+    const pm_stagemap *map = w->opts->map;
+    size_t nms = map ? pm_stagemap_n_stages(map) : 0;
+    if (!(a->stages = calloc(nms + 2, sizeof *a->stages)))
+        return an_nomem(err);
+    for (size_t i = 0; i < nms; i++) {
+        const char *s = pm_stagemap_stage(map, i);
+        /* copied: the analysis outlives the map */
+        if (strcmp(s, PM_STAGE_OVERHEAD) && strcmp(s, PM_STAGE_OTHER) &&
+            !(a->stages[a->n_stages++] = an_pool_add(&w->pv->pool, s)))
+            return an_nomem(err);
+    }
+    w->st_over = (int)a->n_stages;
+    w->st_other = w->st_over + 1;
+    a->stages[a->n_stages++] = PM_STAGE_OVERHEAD;
+    a->stages[a->n_stages++] = PM_STAGE_OTHER;
+    return PM_OK;
+}
+
+static int add_config(void *ctx, const pm_sq_config_row *r)
+{
+    an_work *w = ctx;
+    pm_analysis *a = w->a;
+    if (a->n_configs == w->cap_configs) {
+        size_t cap = w->cap_configs ? w->cap_configs * 2 : 64;
+        pm_an_config *p = realloc(a->configs, cap * sizeof *p);
+        if (!p)
+            return PM_ERR_NOMEM;
+        a->configs = p;
+        w->cap_configs = cap;
+    }
+    pm_an_config *c = &a->configs[a->n_configs++];
+    memset(c, 0, sizeof *c);
+    c->id = r->id;
+    c->key = dup_or_null(r->key);
+    c->kind = dup_or_null(r->kind);
+    c->family = dup_or_null(r->family);
+    c->size = dup_or_null(r->size);
+    c->window = r->window;
+    c->precision = dup_or_null(r->precision);
+    c->resolution = r->resolution;
+    c->layers = r->layers;
+    c->variant = dup_or_null(r->variant);
+    c->size_num = pm_an_size_value(c->size);
+    c->share = calloc(a->n_stages, sizeof *c->share);
+    c->stage_s = calloc(a->n_stages, sizeof *c->stage_s);
+    c->dominant_stage = -1;
+    c->wall = (pm_ci){NAN, NAN, NAN, 0};
+    c->user_wall = c->warm_s = c->cache_ratio = NAN;
+    c->ir_ops = c->llvm_ops = c->npu_tasks = c->npu_tiles = NAN;
+    return !c->key || !c->share || !c->stage_s ? PM_ERR_NOMEM : PM_OK;
+}
+
+static int add_run(void *ctx, const pm_sq_run_row *r)
+{
+    an_work *w = ctx;
+    pm_analysis *a = w->a;
+    int ci = an_find_cfg(a, r->config_id);
+    if (ci < 0)
+        return PM_OK;
+    if (!r->status || strcmp(r->status, "ok")) {
+        a->configs[ci].n_failed++;
+        a->n_runs_failed++;
+        return PM_OK;
+    }
+    int cold = r->mode && !strcmp(r->mode, "cold");
+    if (!cold && !(r->mode && !strcmp(r->mode, "warm")))
+        return PM_OK;
+    if (w->n_runs == w->cap_runs) {
+        size_t cap = w->cap_runs ? w->cap_runs * 2 : 256;
+        run_row *p = realloc(w->runs, cap * sizeof *p);
+        if (!p)
+            return PM_ERR_NOMEM;
+        w->runs = p;
+        w->cap_runs = cap;
+    }
+    w->runs[w->n_runs++] = (run_row){r->id, ci, cold, r->wall_s, r->user_s, 0};
+    a->n_runs_ok++;
+    if (cold)
+        a->configs[ci].n_cold++;
+    else
+        a->configs[ci].n_warm++;
+    return PM_OK;
+}
+
+static int add_pass(void *ctx, const pm_sq_pass_row *r)
+{
+    an_work *w = ctx;
+    size_t ri = w->row_run;
+    if (ri >= w->n_runs || w->runs[ri].id != r->run_id) {   /* rows come grouped by run: search only on a change */
+        size_t lo = 0, hi = w->n_runs;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (w->runs[mid].id < r->run_id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        ri = w->row_run = lo;
+        if (ri == w->n_runs || w->runs[ri].id != r->run_id)
+            return PM_OK;
+    }
+    int pid = an_pid_lookup(w->pv, r->tool, r->name);
+    if (pid < 0)
+        return PM_ERR_NOMEM;
+    if (w->n_rows == w->cap_rows) {
+        size_t cap = w->cap_rows ? w->cap_rows * 2 : 4096;
+        pass_row *p = realloc(w->rows, cap * sizeof *p);
+        if (!p)
+            return PM_ERR_NOMEM;
+        w->rows = p;
+        w->cap_rows = cap;
+    }
+    w->rows[w->n_rows++] = (pass_row){(int)ri, pid, r->wall_s, r->user_s};
+    return PM_OK;
+}
+
+/* Callbacks return PM_ERR_NOMEM without a message; give it one. */
+static int cb_status(int rc, pm_err *err)
+{
+    return rc == PM_ERR_NOMEM ? an_nomem(err) : rc;
+}
+
+/* Keep only the stages this sweep's passes hit (the map may cover other back ends), plus overhead. The stage
+ * of each distinct pass is matched once (fnmatch). */
+static int prune_stages(an_work *w, pm_err *err)
+{
+    pm_analysis *a = w->a;
+    struct pm_an_priv *pv = w->pv;
+    size_t ns = a->n_stages;
+    for (size_t k = 0; k < pv->n_pids; k++) {
+        pass_id *id = &pv->pids[k];
+        const char *stage = w->opts->map ? pm_stagemap_match(w->opts->map, id->tool, id->name) : PM_STAGE_OTHER;
+        id->stage = pm_an_stage_index(a, stage);
+        if (id->stage < 0)
+            id->stage = w->st_other;
+    }
+    int *hit = calloc(ns + 1, sizeof *hit), *remap = calloc(ns + 1, sizeof *remap);
+    if (!hit || !remap) {
+        free(hit);
+        free(remap);
+        return an_nomem(err);
+    }
+    for (size_t k = 0; k < pv->n_pids; k++)
+        hit[pv->pids[k].stage] = 1;
+    hit[w->st_over] = 1;
+    size_t kept = 0;
+    for (size_t s = 0; s < ns; s++) {
+        remap[s] = hit[s] ? (int)kept : -1;
+        if (hit[s])
+            a->stages[kept++] = a->stages[s];
+    }
+    for (size_t k = 0; k < pv->n_pids; k++)
+        pv->pids[k].stage = remap[pv->pids[k].stage];
+    w->st_over = remap[w->st_over];
+    w->st_other = remap[w->st_other];
+    a->n_stages = kept;
+    free(hit);
+    free(remap);
+    return PM_OK;
+}
+
+int an_load(an_work *w, pm_err *err)
+{
+    pm_analysis *a = w->a;
+    int rc;
+    if ((rc = load_stages(w, err)) || (rc = pm_sq_sweeps_find(w->db, w->opts->sweep, &w->sweeps, err)))
+        return rc;
+    if ((w->sweeps.name && !(a->sweep = strdup(w->sweeps.name))) ||
+        (w->sweeps.backend && !(a->backend = strdup(w->sweeps.backend))) ||
+        (w->sweeps.meta_json && !(a->meta_json = strdup(w->sweeps.meta_json))))
+        return an_nomem(err);
+    if ((rc = cb_status(pm_sq_configs(w->db, &w->sweeps, add_config, w, err), err)))
+        return rc;
+    qsort(a->configs, a->n_configs, sizeof *a->configs, an_cmp_config);
+    /* The scope (a temp table of the ok runs) lets the pass, metric and tool queries join on it. */
+    if ((rc = pm_sq_scope_begin(w->db, &w->sweeps, err)) ||
+        (rc = cb_status(pm_sq_runs(w->db, &w->sweeps, add_run, w, err), err)) ||
+        (rc = cb_status(pm_sq_counted_passes(w->db, add_pass, w, err), err)))
+        return rc;
+    return prune_stages(w, err);
+}

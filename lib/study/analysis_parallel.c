@@ -1,0 +1,46 @@
+/* Section: IR sizes per config (run metrics) and process user/wall per tool. */
+#include "analysis_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int take_metric(void *ctx, const pm_sq_metric_row *r)
+{
+    pm_analysis *a = ctx;
+    int ci = an_find_cfg(a, r->config_id);
+    if (ci < 0)
+        return PM_OK;
+    pm_an_config *c = &a->configs[ci];
+    if (!strcmp(r->name, "ir.ops")) c->ir_ops = r->mean;
+    else if (!strcmp(r->name, "ir.llvm_ops")) c->llvm_ops = r->mean;
+    else if (!strcmp(r->name, "npu.tasks")) c->npu_tasks = r->mean;
+    else if (!strcmp(r->name, "npu.tiles")) c->npu_tiles = r->mean;
+    return PM_OK;
+}
+
+static int take_tool(void *ctx, const pm_sq_tool_row *r)
+{
+    pm_analysis *a = ctx;
+    char **t = realloc(a->tools, (a->n_tools + 1) * sizeof *t);
+    if (t)
+        a->tools = t;
+    double *uw = t ? realloc(a->tool_user_wall, (a->n_tools + 1) * sizeof *uw) : NULL;
+    if (uw)
+        a->tool_user_wall = uw;
+    if (!t || !uw)
+        return PM_ERR_NOMEM;
+    a->tools[a->n_tools] = r->tool ? strdup(r->tool) : NULL;
+    if (r->tool && !a->tools[a->n_tools])
+        return PM_ERR_NOMEM;
+    a->tool_user_wall[a->n_tools++] = r->wall_s > 0 ? r->user_s / r->wall_s : NAN;
+    return PM_OK;
+}
+
+int an_parallel(an_work *w, pm_err *err)
+{
+    int rc = pm_sq_cold_metric_means(w->db, take_metric, w->a, err);
+    if (!rc)
+        rc = pm_sq_cold_tool_times(w->db, take_tool, w->a, err);
+    return rc == PM_ERR_NOMEM ? an_nomem(err) : rc;
+}

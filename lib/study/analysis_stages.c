@@ -1,0 +1,148 @@
+/* Section: stage shares per run and the per-config summaries (cold wall, shares, passes, cache ratio). */
+#include "analysis_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int an_stages(an_work *w, pm_err *err)
+{
+    pm_analysis *a = w->a;
+    int rc = PM_OK;
+    struct pm_an_priv *pv = w->pv;
+    run_row *runs = w->runs;
+    size_t n_runs = w->n_runs, NS = a->n_stages;
+    int st_over = w->st_over;
+    double *tmp;
+    /* Per (run, stage) and per (config, pass) sums. */
+    size_t NP = pv->n_pids;   /* distinct (tool, pass) */
+    double *run_stage = calloc(n_runs * NS + 1, sizeof *run_stage);   /* [run][stage] seconds */
+    double *cfg_pass_s = calloc(a->n_configs * NP + 1, sizeof *cfg_pass_s);
+    double *cfg_pass_u = calloc(a->n_configs * NP + 1, sizeof *cfg_pass_u);
+    double *cfg_pass_uw = calloc(a->n_configs * NP + 1, sizeof *cfg_pass_uw);  /* wall where user known */
+    double *stage_u = calloc(NS, sizeof *stage_u), *stage_uw = calloc(NS, sizeof *stage_uw);
+    tmp = w->tmp = calloc(n_runs + a->n_configs + 16, sizeof *tmp);
+    if (!run_stage || !cfg_pass_s || !cfg_pass_u || !cfg_pass_uw || !stage_u || !stage_uw || !tmp) {
+        free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+        AN_NOMEM();
+    }
+    for (size_t k = 0; k < w->n_rows; k++) {
+        const pass_row *pr = &w->rows[k];
+        int stg = pv->pids[pr->pid].stage;
+        run_stage[(size_t)pr->run * NS + (size_t)stg] += pr->wall;
+        runs[pr->run].pass_sum += pr->wall;
+        if (!runs[pr->run].cold)
+            continue;
+        size_t at = (size_t)runs[pr->run].cfg * NP + (size_t)pr->pid;
+        cfg_pass_s[at] += pr->wall;
+        if (pr->user >= 0) {
+            cfg_pass_u[at] += pr->user;
+            cfg_pass_uw[at] += pr->wall;
+            stage_u[stg] += pr->user;
+            stage_uw[stg] += pr->wall;
+        }
+    }
+    free(w->rows);   /* summed: the rows are not needed again */
+    w->rows = NULL;
+    w->n_rows = 0;
+
+    /* Overhead and shares per run; per config mean + CI over cold repeats. */
+    for (size_t i = 0; i < n_runs; i++) {
+        double *rs = &run_stage[i * NS];
+        double over = runs[i].wall - runs[i].pass_sum;
+        rs[st_over] = over > 0 ? over : 0;
+        /* Threaded pass timers can sum past the process wall: normalise by the larger of the two. */
+        double denom = runs[i].pass_sum + rs[st_over];
+        for (size_t s = 0; s < NS; s++)
+            rs[s] = denom > 0 ? rs[s] / denom : 0;
+    }
+    for (size_t ci = 0; ci < a->n_configs; ci++) {
+        pm_an_config *c = &a->configs[ci];
+        int n = 0;
+        double wall_sum = 0;
+        for (size_t i = 0; i < n_runs; i++)
+            if (runs[i].cfg == (int)ci && runs[i].cold)
+                wall_sum += tmp[n++] = runs[i].wall;
+        c->wall = an_time_ci(tmp, n);
+        /* Shares and seconds per stage are parts of a sum: they use the arithmetic mean wall. */
+        double wall_amean = n ? wall_sum / n : 0;
+        for (size_t s = 0; s < NS; s++) {
+            n = 0;
+            for (size_t i = 0; i < n_runs; i++)
+                if (runs[i].cfg == (int)ci && runs[i].cold)
+                    tmp[n++] = run_stage[i * NS + s];
+            c->share[s] = an_share_ci(tmp, n);
+            if (n == 0)
+                c->share[s].mean = 0;
+            c->stage_s[s] = c->share[s].mean * wall_amean;
+        }
+        double u = 0, uwall = 0, ws = 0;
+        int nw = 0;
+        for (size_t i = 0; i < n_runs; i++) {
+            if (runs[i].cfg != (int)ci)
+                continue;
+            if (runs[i].cold && runs[i].user >= 0) {
+                u += runs[i].user;
+                uwall += runs[i].wall;
+            }
+            if (!runs[i].cold) {
+                ws += log(runs[i].wall > 0 ? runs[i].wall : 1e-9);
+                nw++;
+            }
+        }
+        if (uwall > 0)
+            c->user_wall = u / uwall;
+        if (nw) {
+            c->warm_s = exp(ws / nw);   /* geometric mean, like the cold wall */
+            if (c->warm_s > 0 && c->n_cold)
+                c->cache_ratio = c->wall.mean / c->warm_s;
+        }
+        if (c->n_cold) {
+            int best = 0;
+            for (size_t s = 1; s < NS; s++)
+                if (c->share[s].mean > c->share[best].mean)
+                    best = (int)s;
+            c->dominant_stage = best;
+        }
+        if (c->n_cold > a->max_repeats)
+            a->max_repeats = c->n_cold;
+        size_t np = 0;
+        for (size_t p = 0; p < NP; p++)
+            np += cfg_pass_s[ci * NP + p] > 0;
+        c->passes = calloc(np + 1, sizeof *c->passes);
+        if (!c->passes) {
+            free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+            AN_NOMEM();
+        }
+        /* Same denominator as the stage shares: threaded timers can sum past the process wall. */
+        double pass_sum = 0;
+        for (size_t p = 0; p < NP; p++)
+            if (cfg_pass_s[ci * NP + p] > 0)
+                pass_sum += cfg_pass_s[ci * NP + p] / c->n_cold;
+        double denom = wall_amean > pass_sum ? wall_amean : pass_sum;
+        for (size_t p = 0; p < NP; p++) {
+            double s = cfg_pass_s[ci * NP + p];
+            if (s <= 0)
+                continue;
+            pm_an_pass *ps = &c->passes[c->n_passes++];
+            ps->tool = pv->pids[p].tool;
+            ps->name = pv->pids[p].name;
+            ps->stage = pv->pids[p].stage;
+            ps->id = (int)p;
+            ps->mean_s = s / c->n_cold;
+            ps->share = denom > 0 ? ps->mean_s / denom : NAN;
+            double uw = cfg_pass_uw[ci * NP + p];
+            ps->user_wall = uw > 0 ? cfg_pass_u[ci * NP + p] / uw : NAN;
+        }
+        qsort(c->passes, c->n_passes, sizeof *c->passes, an_cmp_pass);
+    }
+    a->stage_user_wall = calloc(NS, sizeof *a->stage_user_wall);
+    if (a->stage_user_wall)
+        for (size_t s = 0; s < NS; s++)
+            a->stage_user_wall[s] = stage_uw[s] > 0 ? stage_u[s] / stage_uw[s] : NAN;
+    free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+    if (!a->stage_user_wall)
+        AN_NOMEM();
+cleanup:
+    return rc;
+}

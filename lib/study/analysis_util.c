@@ -1,0 +1,308 @@
+/* Helpers the analysis sections share: statistics adapters onto pm_stats_, ordering, interning. */
+#include "analysis_internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "stats.h"
+
+/* ---- statistics: thin adapters onto pm_stats_ (lib/stats.h) ---- */
+
+pm_ci an_time_ci(const double *v, int n)
+{
+    pm_stats_logci lc;
+    pm_ci c = {NAN, NAN, NAN, n};
+    if (n <= 0)
+        return c;
+    /* geometric mean, t-interval of the log times; n < 3: the value alone (lo/hi NaN) */
+    pm_stats_log_interval(v, (size_t)n, 0.95, &lc);
+    c.mean = lc.gmean;
+    c.lo = lc.lo;
+    c.hi = lc.hi;
+    return c;
+}
+
+pm_ci an_share_ci(const double *v, int n)
+{
+    pm_stats_summary sm;
+    pm_ci c = {NAN, NAN, NAN, n};
+    if (n <= 0)
+        return c;
+    pm_stats_summarize(v, (size_t)n, &sm);
+    c.mean = sm.mean;
+    if (n >= PM_STATS_MIN_INTERVAL_N) {
+        /* a share is a fraction: its t-interval is clipped to [0, 1] */
+        c.lo = sm.ci_lo < 0 ? 0 : sm.ci_lo;
+        c.hi = sm.ci_hi > 1 ? 1 : sm.ci_hi;
+    }
+    return c;
+}
+
+/* y = pref * x^expo with the exponent's 95% CI and R^2 of the log-log fit; -1 when it cannot be fitted. */
+int an_powerlaw_fit(const double *x, const double *y, int n, double *expo, double *lo, double *hi,
+                        double *r2, double *pref)
+{
+    pm_stats_powerlaw pl;
+    if (n < 3 || pm_stats_powerlaw_fit(x, y, (size_t)n, &pl) != PM_STATS_OK || pl.n < 3)
+        return -1;
+    *expo = pl.b;
+    *lo = pl.b_ci_lo;
+    *hi = pl.b_ci_hi;
+    *r2 = pl.r2;
+    *pref = pl.a;
+    return 0;
+}
+
+double an_js_distance(const double *p, const double *q, size_t n)
+{
+    double d = NAN;
+    return pm_stats_js_distance(p, q, n, &d) == PM_STATS_OK ? d : NAN;
+}
+
+double an_median(double *v, size_t n)
+{
+    double m = NAN;
+    return pm_stats_quantile(v, n, 0.5, &m) == PM_STATS_OK ? m : NAN;
+}
+
+/* ---- helpers ---- */
+
+double pm_an_size_value(const char *size)
+{
+    if (!size || !*size)
+        return NAN;
+    char *end;
+    double v = strtod(size, &end);
+    if (end == size)
+        return NAN;
+    switch (tolower((unsigned char)*end)) {
+    case 'k': v *= 1e3; break;
+    case 'm': v *= 1e6; break;
+    case 'b': case 'g': v *= 1e9; break;
+    case 't': v *= 1e12; break;
+    case 0: break;
+    default: return NAN;
+    }
+    return v;
+}
+
+int an_same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+int pm_an_stage_index(const pm_analysis *a, const char *stage)
+{
+    for (size_t i = 0; i < a->n_stages; i++)
+        if (!strcmp(a->stages[i], stage))
+            return (int)i;
+    return -1;
+}
+
+const pm_an_config *pm_an_find_config(const pm_analysis *a, const char *key)
+{
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (!strcmp(a->configs[i].key, key))
+            return &a->configs[i];
+    return NULL;
+}
+
+static int cmp_nullstr(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+static int cmp_size(const char *a, double an, const char *b, double bn)
+{
+    if (!isnan(an) && !isnan(bn) && an != bn)
+        return an < bn ? -1 : 1;
+    return cmp_nullstr(a, b);
+}
+
+int an_cmp_config(const void *pa, const void *pb)
+{
+    const pm_an_config *a = pa, *b = pb;
+    int c;
+    if ((c = cmp_nullstr(a->kind, b->kind)) || (c = cmp_nullstr(a->family, b->family)) ||
+        (c = cmp_size(a->size, a->size_num, b->size, b->size_num)))
+        return c;
+    if (a->window != b->window)
+        return a->window < b->window ? -1 : 1;
+    if ((c = cmp_nullstr(a->precision, b->precision)))
+        return c;
+    if (a->resolution != b->resolution)
+        return a->resolution < b->resolution ? -1 : 1;
+    if ((c = cmp_nullstr(a->variant, b->variant)))
+        return c;
+    return cmp_nullstr(a->key, b->key);
+}
+
+int an_cmp_pass(const void *pa, const void *pb)
+{
+    const pm_an_pass *a = pa, *b = pb;
+    if (a->mean_s != b->mean_s)
+        return a->mean_s > b->mean_s ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+
+const char *an_pool_add(strpool *p, const char *s)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 256;
+        char **q = realloc(p->s, cap * sizeof *q);
+        if (!q)
+            return NULL;
+        p->s = q;
+        p->cap = cap;
+    }
+    char *d = strdup(s ? s : "");
+    if (!d)
+        return NULL;
+    p->s[p->n++] = d;
+    return d;
+}
+
+static uint64_t pid_hash(const char *tool, const char *name)
+{
+    return XXH3_64bits_withSeed(name, strlen(name), XXH3_64bits(tool, strlen(tool)));
+}
+
+/* Index of (tool, name), added when new; -1 when out of memory. */
+int an_pid_lookup(struct pm_an_priv *pv, const char *tool, const char *name)
+{
+    if (pv->n_pids * 2 >= pv->n_slots) {
+        size_t ns = pv->n_slots ? pv->n_slots * 2 : 1024;
+        int *sl = malloc(ns * sizeof *sl);
+        if (!sl)
+            return -1;
+        for (size_t i = 0; i < ns; i++)
+            sl[i] = -1;
+        for (size_t k = 0; k < pv->n_pids; k++) {
+            size_t h = pid_hash(pv->pids[k].tool, pv->pids[k].name) & (ns - 1);
+            while (sl[h] >= 0)
+                h = (h + 1) & (ns - 1);
+            sl[h] = (int)k;
+        }
+        free(pv->slots);
+        pv->slots = sl;
+        pv->n_slots = ns;
+    }
+    size_t h = pid_hash(tool, name) & (pv->n_slots - 1);
+    for (; pv->slots[h] >= 0; h = (h + 1) & (pv->n_slots - 1)) {
+        const pass_id *id = &pv->pids[pv->slots[h]];
+        if (!strcmp(id->name, name) && !strcmp(id->tool, tool))
+            return pv->slots[h];
+    }
+    if (pv->n_pids == pv->cap_pids) {
+        size_t cap = pv->cap_pids ? pv->cap_pids * 2 : 256;
+        pass_id *p = realloc(pv->pids, cap * sizeof *p);
+        if (!p)
+            return -1;
+        pv->pids = p;
+        pv->cap_pids = cap;
+    }
+    pass_id *id = &pv->pids[pv->n_pids];
+    id->tool = an_pool_add(&pv->pool, tool);
+    id->name = an_pool_add(&pv->pool, name);
+    id->stage = -1;
+    if (!id->tool || !id->name)
+        return -1;
+    pv->slots[h] = (int)pv->n_pids;
+    return (int)pv->n_pids++;
+}
+
+int an_find_cfg(const pm_analysis *a, int64_t id)
+{
+    for (size_t i = 0; i < a->n_configs; i++)   /* configs are few (hundreds): linear is fine */
+        if (a->configs[i].id == id)
+            return (int)i;
+    return -1;
+}
+
+const char *an_most_common(const char **v, size_t n, const char *prefer)
+{
+    const char *best = NULL;
+    size_t best_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (prefer && v[i] && !strcmp(v[i], prefer))
+            return v[i];
+        size_t c = 0;
+        for (size_t j = 0; j < n; j++)
+            c += an_same(v[i], v[j]);
+        if (c > best_n) {
+            best_n = c;
+            best = v[i];
+        }
+    }
+    return best;
+}
+
+int an_most_common_int(const int *v, size_t n)
+{
+    int best = 0;
+    size_t best_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = 0;
+        for (size_t j = 0; j < n; j++)
+            c += v[i] == v[j];
+        if (c > best_n || (c == best_n && v[i] > best)) {
+            best_n = c;
+            best = v[i];
+        }
+    }
+    return best;
+}
+
+int an_strlist_add(char ***list, size_t *n, const char *text)
+{
+    char **p = realloc(*list, (*n + 1) * sizeof *p);
+    if (!p)
+        return PM_ERR_NOMEM;
+    *list = p;
+    if (!(p[*n] = strdup(text)))
+        return PM_ERR_NOMEM;
+    (*n)++;
+    return PM_OK;
+}
+
+const char *an_stage_name(const pm_analysis *a, int s)
+{
+    return s >= 0 && (size_t)s < a->n_stages ? a->stages[s] : "none";
+}
+
+/* Orders a series by x (insertion sort: a series has one point per model size). */
+void an_sort_series(pm_an_series *sr)
+{
+    for (size_t i = 1; i < sr->n; i++)
+        for (size_t j = i; j > 0 && sr->x[j] < sr->x[j - 1]; j--) {
+            double tx = sr->x[j], ty = sr->y[j];
+            const char *tl = sr->xlabel[j];
+            sr->x[j] = sr->x[j - 1], sr->y[j] = sr->y[j - 1], sr->xlabel[j] = sr->xlabel[j - 1];
+            sr->x[j - 1] = tx, sr->y[j - 1] = ty, sr->xlabel[j - 1] = tl;
+        }
+}
+
+/* Regime map over configs of one kind, a slice of precision + variant. */
+
+/* The pass -> axis the analysis fits against. */
+double an_config_metric(const pm_an_config *c, const char *m)
+{
+    if (!strcmp(m, "ir.ops")) return c->ir_ops;
+    if (!strcmp(m, "ir.llvm_ops")) return isnan(c->llvm_ops) ? c->ir_ops : c->llvm_ops;
+    if (!strcmp(m, "npu.tasks")) return c->npu_tasks;
+    if (!strcmp(m, "npu.tiles")) return isnan(c->npu_tiles) ? c->npu_tasks : c->npu_tiles;
+    return NAN;
+}
+
+int an_nomem(pm_err *err)
+{
+    return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+}
