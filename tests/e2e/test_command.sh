@@ -209,4 +209,21 @@ INI
 "$PASSMAP" sweep --quiet --keep --db "$TMP/noshell.db" "$TMP/m/noshell.ini" >/dev/null 2>&1
 out=$(cat "$TMP"/noshell.db.runs/*/cold-r0/echo.stdout 2>/dev/null)
 [ "$out" = '$HOME;x a  b x y' ] && ok "argv split before substitution, no shell" || fail "no shell: '$out'"
+# --- passmap run --db: process stats and pass times of one command, stored together ---
+db=$TMP/run.db
+check "run --db records runs" "$PASSMAP" run -n 3 --db "$db" --config c/input=error.c/opt=1 --report "$TMP/r.json" -- \
+  "$CLANG" -std=c11 -D_GNU_SOURCE -I"$TMP/c/inc" -O1 -c "$TMP/c/src/error.c" -o "$TMP/r.o" -ftime-trace
+[ "$(q "$db" "select count(*) from run where status='ok' and wall_s > 0 and maxrss_kb > 0")" = 3 ] \
+  && ok "process stats stored per run" || fail "process stats stored per run"
+[ "$(q "$db" "select count(distinct s.run_id) from step s join pass_time p on p.step_id=s.id where s.tool='clang'")" = 3 ] \
+  && ok "pass times stored with the same runs" || fail "pass times stored with the same runs"
+[ "$(q "$db" "select group_concat(name||'='||value, ' ') from config_param")" = "input=error.c opt=1" ] \
+  && ok "key NAME=VALUE parts become parameters" || fail "key parameters"
+check "run --db appends repeats" "$PASSMAP" run -n 1 --db "$db" --config c/input=error.c/opt=1 --report stderr -- \
+  "$OPT" -passes='default<O1>' -time-passes "$TMP/o/ll/error.ll" -o "$TMP/r.bc"
+[ "$(q "$db" "select max(repeat) from run")" = 3 ] && ok "repeat numbers continue" || fail "repeat numbers continue"
+"$PASSMAP" run -n 1 --db "$db" --config c/input=error.c/opt=1 --report "$TMP/none.json" -- /bin/true >/dev/null 2>&1
+[ "$(q "$db" "select status || '|' || note from run where repeat = 4")" = "failed|report $TMP/none.json never appeared" ] \
+  && ok "run --db: a report file that never appears fails the run" || fail "run --db missing report"
+check_fails "run: --db without --config is a usage error" "$PASSMAP" run --db "$db" -- /bin/true
 finish
