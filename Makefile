@@ -32,7 +32,11 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA     := $(BUILD)/libpassmap.a
 BIN      := $(BUILD)/passmap
 
-.PHONY: all deps demo test check unit bench clean test-support
+.PHONY: all deps demo test check unit bench clean test-support install
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: bin/passmap, share/passmap/ (data/: stage maps, fix
+# rules; studies/: sweep presets), share/man/man1/. The binary finds share/passmap relative to itself.
+PREFIX  ?= /usr/local
+INSTALL_BIN ?= $(BIN)
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -77,6 +81,13 @@ unit: all $(TEST_BIN) test-support
 
 bench: deps all
 	bench/run.sh $(BIN)
+
+install: $(INSTALL_BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/passmap/studies $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/passmap
+	for f in $$(cd data && find . -type f); do install -D -m 644 "data/$$f" "$(DESTDIR)$(PREFIX)/share/passmap/$$f" || exit 1; done
+	install -m 644 studies/*.ini $(DESTDIR)$(PREFIX)/share/passmap/studies/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
 	rm -rf $(BUILD)

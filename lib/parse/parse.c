@@ -37,6 +37,21 @@ const char *pm_format_name(pm_format f)
     return (f >= 0 && f < PM_FMT__COUNT) ? format_names[f] : "unknown";
 }
 
+static const char *const order_names[] = {"none", "sequence", "timed"};
+
+const char *pm_pass_order_name(pm_pass_order o)
+{
+    return (o >= PM_ORDER_NONE && o <= PM_ORDER_TIMED) ? order_names[o] : "none";
+}
+
+pm_pass_order pm_pass_order_from_name(const char *name)
+{
+    for (int o = PM_ORDER_NONE; o <= PM_ORDER_TIMED; o++)
+        if (name && strcmp(name, order_names[o]) == 0)
+            return (pm_pass_order)o;
+    return PM_ORDER_NONE;
+}
+
 pm_format pm_format_from_name(const char *name)
 {
     for (int f = 0; f < PM_FMT__COUNT; f++)

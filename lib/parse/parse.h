@@ -39,6 +39,8 @@ typedef struct pm_pass {
     int parent;       /* index into passes[], -1 at top */
     unsigned flags;   /* PM_PASS_* */
     int report_index; /* which report block of the input (0..n_reports-1) */
+    double start_s;   /* start offset from the report's first span, s; meaningful only when has_start */
+    int has_start;    /* 1: the report gave the start (Chrome traces); 0: only order/nesting, or nothing */
 } pm_pass;
 
 typedef struct pm_metric {
@@ -46,8 +48,16 @@ typedef struct pm_metric {
     double value;
 } pm_metric;
 
+/* What the row order of a report says about execution order (for traces): */
+typedef enum pm_pass_order {
+    PM_ORDER_NONE = 0,      /* rows are not in execution order (LLVM and MLIR list displays sort by time) */
+    PM_ORDER_SEQUENCE,      /* rows and nesting are in the compiler's execution order (MLIR tree display) */
+    PM_ORDER_TIMED,         /* every span carries its start offset (Chrome traces) */
+} pm_pass_order;
+
 typedef struct pm_report {
     pm_format format;
+    pm_pass_order pass_order;
     int n_reports;          /* timing report blocks found */
     double total_wall_s;    /* the report's own Total (summed over blocks); < 0: absent */
     double total_user_s;    /* < 0: absent */
@@ -75,7 +85,9 @@ int pm_parse_buffer(const char *buf, size_t len, pm_format fmt, pm_report *out, 
 int pm_parse_file(const char *path, pm_format fmt, pm_report *out, pm_err *err);
 
 pm_format pm_parse_sniff(const char *buf, size_t len);
-const char *pm_format_name(pm_format f);              /* "mlir-text", "llvm-text", "npu-log" ... */
+const char *pm_format_name(pm_format f);
+const char *pm_pass_order_name(pm_pass_order o);      /* "none", "sequence", "timed" */
+pm_pass_order pm_pass_order_from_name(const char *name);   /* NULL or unknown: PM_ORDER_NONE */              /* "mlir-text", "llvm-text", "npu-log" ... */
 pm_format pm_format_from_name(const char *name);      /* PM_FMT__COUNT when unknown */
 
 #endif

@@ -181,6 +181,8 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
     }
     /* pass 2: emit; a span with children is a GROUP and gets a counted "(self)" child for its own time */
     int report_index = out->n_reports++;
+    if (out->n_passes == 0)
+        out->pass_order = PM_ORDER_TIMED;
     for (size_t k = 0; k < s.n; k++) {
         span *sp = &s.v[k];
         pm_pass p = {0};
@@ -190,6 +192,8 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
         p.report_index = report_index;
         p.parent = par[k] >= 0 ? map[par[k]] : -1;
         p.depth = p.parent >= 0 ? out->passes[p.parent].depth + 1 : 0;
+        p.start_s = (sp->ts - lo) / 1e6;
+        p.has_start = !sp->summary;
         if (sp->summary)
             p.flags = PM_PASS_SUMMARY;
         else if (nkid[k] > 0)
@@ -208,6 +212,7 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
             q.wall_s = self / 1e6;
             q.parent = map[k];
             q.depth = p.depth + 1;
+            q.has_start = 0;   /* a group's own time is not one contiguous span */
             rc = pm_report_add_pass(out, &q);
             free(nm);
             if (rc)

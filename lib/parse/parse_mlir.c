@@ -70,6 +70,11 @@ static void finish_block(pm_report *out, size_t first)
         if (list_display || (p->parent >= 0 && !(out->passes[p->parent].flags & (PM_PASS_GROUP | PM_PASS_SUMMARY))))
             p->flags |= PM_PASS_DETAIL;
     }
+    /* the tree display prints timers in execution order; the list display sorts them by time */
+    if (list_display)
+        out->pass_order = PM_ORDER_NONE;
+    else if (first == 0)
+        out->pass_order = PM_ORDER_SEQUENCE;
     for (size_t i = first; i < out->n_passes; i++) {
         pm_pass *p = &out->passes[i];
         if ((p->flags & PM_PASS_SUMMARY) && strcmp(p->name, "Total") == 0 && p->user_s >= 0)

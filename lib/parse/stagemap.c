@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <limits.h>
+#include <unistd.h>
 
 #ifndef PM_DATA_DIR
 #define PM_DATA_DIR "data"
@@ -44,10 +47,41 @@ void pm_stagemap_free(pm_stagemap *m)
     free(m);
 }
 
+/* An installed binary (PREFIX/bin/passmap) keeps its data in PREFIX/share/passmap, wherever PREFIX was
+ * moved: found from /proc/self/exe. A binary in the build tree has none there and uses the source tree's. */
+static const char *installed_data_dir(void)
+{
+    static char dir[4096];
+    static int tried;
+    if (tried)
+        return dir[0] ? dir : NULL;
+    tried = 1;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0 || n >= (ssize_t)sizeof exe - 1)
+        return NULL;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0;
+    char cand[4200];
+    snprintf(cand, sizeof cand, "%s/../share/passmap", exe);
+    struct stat sb;
+    if (stat(cand, &sb) != 0 || !S_ISDIR(sb.st_mode) || !realpath(cand, dir)) {
+        dir[0] = 0;
+        return NULL;
+    }
+    return dir;
+}
+
 const char *pm_data_dir(void)
 {
     const char *d = getenv("PASSMAP_DATA_DIR");
-    return d && *d ? d : PM_DATA_DIR;
+    if (d && *d)
+        return d;
+    const char *inst = installed_data_dir();
+    return inst ? inst : PM_DATA_DIR;
 }
 
 static char *trim(char *s)

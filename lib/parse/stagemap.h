@@ -30,7 +30,9 @@ size_t pm_stagemap_rules(const pm_stagemap *m);
 size_t pm_stagemap_n_stages(const pm_stagemap *m);
 const char *pm_stagemap_stage(const pm_stagemap *m, size_t i);
 
-/* The data dir: $PASSMAP_DATA_DIR when set and non-empty, else the compiled-in PM_DATA_DIR. */
+/* The data dir (stage maps, fix rules, study presets): $PASSMAP_DATA_DIR when set and non-empty; else
+ * BINDIR/../share/passmap when that exists next to the running binary (make install, even when moved);
+ * else the source tree's data/ it was built from (PM_DATA_DIR). */
 const char *pm_data_dir(void);
 
 #endif

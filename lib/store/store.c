@@ -11,9 +11,40 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The schema is the version-1 DDL below plus the migrations after it, applied in order. To change the
- * schema, append one migration (never edit an old one): a fresh database and an upgraded one then end up
- * alike, and older passmaps refuse newer databases instead of misreading them. */
+/* schema_sql below is version 1, frozen. Every later change is one entry appended to `migrations`
+ * (never edited, never reordered): entry i takes user_version i+1 to i+2. A new database gets version 1
+ * and then every migration, an existing one the migrations it lacks, each in the opening writer's
+ * transaction. Older passmaps refuse newer databases instead of misreading them. */
+typedef struct pm_migration {
+    const char *what;   /* for the error message */
+    const char *sql;
+} pm_migration;
+
+static const pm_migration migrations[] = {
+    /* v2 (issue 12, report): what a trace needs. start_s: the span's start offset in its step's report
+     * (NULL: the report gives none); pass_order: "timed" (every span has a start), "sequence" (rows in
+     * execution order, e.g. MLIR's tree), NULL (rows not in execution order, e.g. LLVM's list). */
+    {"trace columns", "ALTER TABLE pass_time ADD COLUMN start_s REAL;\n"
+                      "ALTER TABLE step ADD COLUMN pass_order TEXT;\n"},
+    /* v3 (issue 8, backend-table): the config model: every axis as name=value (any back end's axes,
+     * e.g. opt=2, input=a.c). The workload columns stay; old configs get their workload axes as parameters. */
+    {"config parameters",
+     "CREATE TABLE config_param(\n"
+     "  config_id INTEGER NOT NULL REFERENCES config(id) ON DELETE CASCADE,\n"
+     "  name TEXT NOT NULL,\n"
+     "  value TEXT NOT NULL,\n"
+     "  PRIMARY KEY(config_id, name)\n"
+     ") WITHOUT ROWID;\n"
+     "INSERT INTO config_param SELECT id, 'family', family FROM config WHERE family IS NOT NULL;\n"
+     "INSERT INTO config_param SELECT id, 'size', size FROM config WHERE size IS NOT NULL;\n"
+     "INSERT INTO config_param SELECT id, 'window', window FROM config WHERE window IS NOT NULL;\n"
+     "INSERT INTO config_param SELECT id, 'resolution', resolution FROM config WHERE resolution IS NOT NULL;\n"
+     "INSERT INTO config_param SELECT id, 'precision', precision FROM config WHERE precision IS NOT NULL;\n"
+     "INSERT INTO config_param SELECT id, CASE kind WHEN 'cnn' THEN 'blocks' ELSE 'layers' END, layers\n"
+     "  FROM config WHERE layers IS NOT NULL;\n"},
+};
+#define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
+#define PM_STORE_SCHEMA_VERSION (1 + PM_STORE_N_MIGRATIONS)
 /* 'pmap': marks the file as ours, so a foreign SQLite database is rejected clearly. */
 #define PM_STORE_APPLICATION_ID 0x706d6170
 #define PM_STORE_BUSY_TIMEOUT_MS 10000
@@ -120,32 +151,6 @@ static const char schema_sql[] =
     "  JOIN config c ON c.id = r.config_id\n"
     "  JOIN sweep sw ON sw.id = c.sweep_id;\n";
 
-/* Migration k takes a database from version k + 1 to k + 2. */
-typedef struct migration {
-    const char *what;
-    const char *sql;
-} migration;
-
-static const migration migrations[] = {
-    /* 1 -> 2: the config model: every axis as name=value (any back end's axes, e.g. opt=2, input=a.c). The
-     * workload columns stay for old readers; old configs get their workload axes as parameters. */
-    {"config parameters",
-     "CREATE TABLE config_param(\n"
-     "  config_id INTEGER NOT NULL REFERENCES config(id) ON DELETE CASCADE,\n"
-     "  name TEXT NOT NULL,\n"
-     "  value TEXT NOT NULL,\n"
-     "  PRIMARY KEY(config_id, name)\n"
-     ") WITHOUT ROWID;\n"
-     "INSERT INTO config_param SELECT id, 'family', family FROM config WHERE family IS NOT NULL;\n"
-     "INSERT INTO config_param SELECT id, 'size', size FROM config WHERE size IS NOT NULL;\n"
-     "INSERT INTO config_param SELECT id, 'window', window FROM config WHERE window IS NOT NULL;\n"
-     "INSERT INTO config_param SELECT id, 'resolution', resolution FROM config WHERE resolution IS NOT NULL;\n"
-     "INSERT INTO config_param SELECT id, 'precision', precision FROM config WHERE precision IS NOT NULL;\n"
-     "INSERT INTO config_param SELECT id, CASE kind WHEN 'cnn' THEN 'blocks' ELSE 'layers' END, layers\n"
-     "  FROM config WHERE layers IS NOT NULL;\n"},
-};
-#define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
-#define PM_STORE_SCHEMA_VERSION (1 + N_MIGRATIONS)
 
 enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK,
@@ -177,10 +182,10 @@ static const char *const stmt_sql[S__COUNT] = {
               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,\n"
               "  strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') - coalesce(?5, 0) / 86400.0), ?9)",
     [S_STEP] = "INSERT INTO step(run_id, seq, tool, argv, status, wall_s, user_s, sys_s, maxrss_kb,\n"
-               "  instructions, exit_code, term_signal, report_format, report_wall_s, stderr_tail)\n"
-               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+               "  instructions, exit_code, term_signal, report_format, report_wall_s, stderr_tail, pass_order)\n"
+               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     [S_PASS] = "INSERT INTO pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s,\n"
-               "  flags, report_index, counted) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+               "  flags, report_index, counted, start_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [S_METRIC] = "INSERT INTO metric(run_id, step_id, name, value) VALUES(?1, ?2, ?3, ?4)",
     [S_META_SET] = "INSERT INTO meta(key, value) VALUES(?1, ?2)\n"
                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -194,6 +199,7 @@ struct pm_store {
     sqlite3 *db;
     char *path;
     int readonly;
+    int version;        /* schema version of the file (a read-only open may see an older one) */
     sqlite3_stmt *stmt[S__COUNT];
 };
 
@@ -256,22 +262,21 @@ static int pragma_int(pm_store *st, const char *sql, int *value, pm_err *err)
     return rc;
 }
 
-/* Checks user_version and application_id; creates the schema in a fresh file when allowed. Runs inside
- * BEGIN IMMEDIATE for writers, so two processes opening a new file do not both create it. */
-static int migrate(pm_store *st, int from, pm_err *err)
+/* Applies migrations[version-1 ..] in order, bumping user_version after each (same transaction). */
+static int migrate(pm_store *st, int version, pm_err *err)
 {
-    for (int v = from; v < PM_STORE_SCHEMA_VERSION; v++) {
-        const migration *m = &migrations[v - 1];
-        char what[160];
-        snprintf(what, sizeof what, "migrate schema %d -> %d (%s)", v, v + 1, m->what);
-        int rc = exec_sql(st, m->sql, err, what);
+    for (int v = version; v < PM_STORE_SCHEMA_VERSION; v++) {
+        char what[160], bump[64];
+        snprintf(what, sizeof what, "migrate schema %d -> %d (%s)", v, v + 1, migrations[v - 1].what);
+        int rc = exec_sql(st, migrations[v - 1].sql, err, what);
         if (rc != PM_OK)
             return rc;
+        snprintf(bump, sizeof bump, "PRAGMA user_version = %d;", v + 1);
+        if ((rc = exec_sql(st, bump, err, what)) != PM_OK)
+            return rc;
     }
-    char pragmas[128];
-    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version = %d; PRAGMA application_id = %d;",
-             PM_STORE_SCHEMA_VERSION, PM_STORE_APPLICATION_ID);
-    return exec_sql(st, pragmas, err, "set schema version");
+    st->version = PM_STORE_SCHEMA_VERSION;
+    return PM_OK;
 }
 
 /* Checks user_version and application_id; creates the schema in a fresh file when allowed, migrates an
@@ -285,6 +290,7 @@ static int check_schema(pm_store *st, int may_create, int *old_version, pm_err *
         (rc = pragma_int(st, "PRAGMA application_id", &app_id, err)) != PM_OK ||
         (rc = pragma_int(st, "SELECT count(*) FROM sqlite_schema", &n_objects, err)) != PM_OK)
         return rc;
+    st->version = version;
     if (app_id != 0 && app_id != PM_STORE_APPLICATION_ID)
         return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (application_id %d)",
                           st->path, app_id);
@@ -295,8 +301,12 @@ static int check_schema(pm_store *st, int may_create, int *old_version, pm_err *
     if (version == PM_STORE_SCHEMA_VERSION && app_id == PM_STORE_APPLICATION_ID)
         return PM_OK;
     if (version >= 1 && app_id == PM_STORE_APPLICATION_ID) {
+        /* read-only: the file is left as it is (its version stays what pm_store_schema_version says);
+         * store_open upgrades a copy in memory, so readers see every table and column */
         *old_version = version;
-        return may_create ? migrate(st, version, err) : PM_OK;
+        if (!may_create)
+            return PM_OK;
+        return migrate(st, version, err);
     }
     if (version != 0 || n_objects != 0)
         return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (schema version %d, %d objects)",
@@ -304,6 +314,11 @@ static int check_schema(pm_store *st, int may_create, int *old_version, pm_err *
     if (!may_create)
         return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: empty database, not a passmap database", st->path);
     if ((rc = exec_sql(st, schema_sql, err, "create schema")) != PM_OK)
+        return rc;
+    char pragmas[128];
+    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version = 1; PRAGMA application_id = %d;",
+             PM_STORE_APPLICATION_ID);
+    if ((rc = exec_sql(st, pragmas, err, "set schema version")) != PM_OK)
         return rc;
     return migrate(st, 1, err);
 }
@@ -330,6 +345,7 @@ static int migrate_copy(pm_store *st, int version, pm_err *err)
     if (rc == PM_OK)
         rc = migrate(st, version, err);
     exec_sql(st, rc == PM_OK ? "COMMIT" : "ROLLBACK", NULL, "end");
+    st->version = version; /* the file's version: what readers that check it expect */
     return rc;
 }
 
@@ -387,11 +403,6 @@ cleanup:
     return PM_OK;
 }
 
-int pm_store_schema_version(void)
-{
-    return PM_STORE_SCHEMA_VERSION;
-}
-
 int pm_store_open(const char *path, pm_store **out, pm_err *err)
 {
     return store_open(path, 0, out, err);
@@ -416,6 +427,11 @@ void pm_store_close(pm_store *st)
 sqlite3 *pm_store_db(pm_store *st)
 {
     return st ? st->db : NULL;
+}
+
+int pm_store_schema_version(const pm_store *st)
+{
+    return st ? st->version : 0;
 }
 
 /* Binding helpers; each returns an SQLite result code, collected with |= (SQLITE_OK is 0). */
@@ -561,7 +577,8 @@ static int insert_passes(pm_store *st, int64_t step_id, const pm_report *r, pm_e
                   bind_int_nonneg(s, 5, p->parent) | sqlite3_bind_int(s, 6, p->depth) |
                   bind_real_nonneg(s, 7, p->wall_s) | bind_real_nonneg(s, 8, p->user_s) |
                   sqlite3_bind_int64(s, 9, p->flags) | sqlite3_bind_int(s, 10, p->report_index) |
-                  sqlite3_bind_int(s, 11, pm_pass_counted(p));
+                  sqlite3_bind_int(s, 11, pm_pass_counted(p)) |
+                  (p->has_start ? sqlite3_bind_double(s, 12, p->start_s) : sqlite3_bind_null(s, 12));
         if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
             rc = db_err(st, err, "pass");
         done_stmt(s);
@@ -585,7 +602,8 @@ static int insert_step(pm_store *st, int64_t run_id, int seq, const pm_step_reco
                bind_int_nonneg(s, 9, res->maxrss_kb) | bind_int_nonneg(s, 10, res->instructions) |
                sqlite3_bind_int(s, 11, res->exit_code) | sqlite3_bind_int(s, 12, res->term_signal);
     if (rep)
-        brc |= bind_text(s, 13, pm_format_name(rep->format)) | bind_real_nonneg(s, 14, rep->total_wall_s);
+        brc |= bind_text(s, 13, pm_format_name(rep->format)) | bind_real_nonneg(s, 14, rep->total_wall_s) |
+               bind_text(s, 16, rep->pass_order == PM_ORDER_NONE ? NULL : pm_pass_order_name(rep->pass_order));
     if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
         rc = db_err(st, err, "step");
     done_stmt(s);

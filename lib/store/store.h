@@ -7,8 +7,10 @@
  *          params_json, UNIQUE(sweep_id, key))
  *   run(id, config_id, repeat, mode, status, wall_s, user_s, sys_s, maxrss_kb, started_at, note)
  *   step(id, run_id, seq, tool, argv, status, wall_s, user_s, sys_s, maxrss_kb, instructions, exit_code,
- *        term_signal, report_format, report_wall_s, stderr_tail)
- *   pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s, flags, report_index)
+ *        term_signal, report_format, report_wall_s, stderr_tail, pass_order)   -- pass_order (v2): "timed",
+ *                                        "sequence" (rows in execution order) or NULL (not in order)
+ *   pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s, flags, report_index, counted,
+ *             start_s)                  -- start_s: offset in the step's report (v2; NULL: not given)
  *   metric(run_id, step_id, name, value)     -- step_id NULL for run-level metrics
  *   config_param(config_id, name, value)     -- the config model: every axis as name=value (schema 2)
  *   meta(key PRIMARY KEY, value)             -- free-form facts, e.g. compiler versions
@@ -67,10 +69,12 @@ typedef struct pm_run_record {
 /* Creates the schema when new and upgrades an older one. A read-only open of an older database upgrades a
  * copy in memory, so reading never changes the file. */
 int pm_store_open(const char *path, pm_store **out, pm_err *err);
-int pm_store_schema_version(void);                                  /* the version this passmap writes */
 int pm_store_open_readonly(const char *path, pm_store **out, pm_err *err);
 void pm_store_close(pm_store *st);
 sqlite3 *pm_store_db(pm_store *st);                                 /* for read queries (analysis) */
+/* The file's schema version: the current one after a writer opened it; a read-only open of an older
+ * file keeps its version (e.g. 1 has no pass_time.start_s / step.pass_order). */
+int pm_store_schema_version(const pm_store *st);
 
 /* Get-or-create a sweep by name; spec_text and meta_json are updated when given. */
 int pm_store_sweep(pm_store *st, const char *name, const char *backend, const char *spec_text,

@@ -9,6 +9,8 @@ int cmd_gen(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_show(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_ov_compile(int argc, char **argv);
 

@@ -21,6 +21,8 @@ static const struct command commands[] = {
     {"gen", cmd_gen, "generate a workload (LLM decoder or CNN) as MLIR"},
     {"sweep", cmd_sweep, "run a sweep spec (matrix of configs x repeats) into SQLite"},
     {"report", cmd_report, "analyse a results database: stages, regimes, fits, fixes, HTML"},
+    {"trace", cmd_trace, "export one stored compile as a Chrome trace (Perfetto, chrome://tracing)"},
+    {"show", cmd_show, "a stored compile's pass tree in the terminal, with bars and shares"},
     {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
     {"cache", cmd_cache, "content-addressed cache of compiled artifacts"},
     {"ov-compile", cmd_ov_compile, "compile (and import) one OpenVINO model, used by the openvino back end"},

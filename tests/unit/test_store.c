@@ -137,7 +137,12 @@ static void schema_is_created(void **state)
     assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
     sqlite3 *db = pm_store_db(st);
     char buf[64];
-    assert_int_equal(q_int(db, "PRAGMA user_version"), pm_store_schema_version());
+    /* version 1 plus every migration */
+    assert_true(q_int(db, "PRAGMA user_version") >= 2);
+    assert_int_equal(q_int(db, "PRAGMA user_version"), pm_store_schema_version(st));
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('pass_time') WHERE name = 'start_s'"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('step') WHERE name = 'pass_order'"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'config_param'"), 1);
     assert_string_equal(q_text(db, "PRAGMA journal_mode", buf, sizeof buf), "wal");
     assert_int_equal(q_int(db, "PRAGMA foreign_keys"), 1);
     assert_int_equal(q_int(db, "PRAGMA synchronous"), 1); /* NORMAL */
@@ -149,7 +154,7 @@ static void schema_is_created(void **state)
     pm_store_close(st);
     /* Reopening an existing database keeps it. */
     assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
-    assert_int_equal(q_int(pm_store_db(st), "PRAGMA user_version"), pm_store_schema_version());
+    assert_int_equal(q_int(pm_store_db(st), "PRAGMA user_version"), pm_store_schema_version(st));
     pm_store_close(st);
 }
 
@@ -363,6 +368,33 @@ static void meta_set_get(void **state)
     pm_store_close(st);
 }
 
+/* A version 1 file (before the migrations) is upgraded by the next writer and keeps its rows; a reader
+ * leaves it as it is. */
+static void version_1_database_is_migrated(void **state)
+{
+    fixture *f = *state;
+    pm_store *st = NULL;
+    pm_err e = {0};
+    int64_t cfg;
+    open_with_config(f->path, &st, &cfg);
+    int current = pm_store_schema_version(st);
+    assert_int_equal(sqlite3_exec(pm_store_db(st),
+                                  "ALTER TABLE pass_time DROP COLUMN start_s; ALTER TABLE step DROP COLUMN pass_order;"
+                                  "DROP TABLE config_param; PRAGMA user_version = 1",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    pm_store_close(st);
+    assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_OK);
+    assert_int_equal(pm_store_schema_version(st), 1);
+    pm_store_close(st);
+    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
+    sqlite3 *db = pm_store_db(st);
+    assert_int_equal(q_int(db, "PRAGMA user_version"), current);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('pass_time') WHERE name = 'start_s'"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM config"), 1);
+    pm_store_close(st);
+}
+
 static void newer_or_foreign_schema_rejected(void **state)
 {
     fixture *f = *state;
@@ -512,7 +544,7 @@ static void concurrent_writers_lose_nothing(void **state)
     pm_store_close(st);
 }
 
-/* A version-1 database (before config parameters) opens: a reader sees the workload axes as parameters
+/* A version-2 database (before config parameters) opens: a reader sees the workload axes as parameters
  * without the file changing, a writer upgrades the file. */
 static void old_database_is_migrated(void **state)
 {
@@ -525,7 +557,7 @@ static void old_database_is_migrated(void **state)
     /* turn it into what passmap wrote before schema 2 */
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "DROP TABLE config_param; PRAGMA user_version = 1;", NULL, NULL, NULL),
+    assert_int_equal(sqlite3_exec(db, "DROP TABLE config_param; PRAGMA user_version = 2;", NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(db);
 
@@ -535,14 +567,16 @@ static void old_database_is_migrated(void **state)
     assert_string_equal(q_text(db, "SELECT value FROM config_param WHERE name = 'family'", buf, sizeof buf), "resnet");
     assert_string_equal(q_text(db, "SELECT value FROM config_param WHERE name = 'resolution'", buf, sizeof buf), "224");
     assert_string_equal(q_text(db, "SELECT value FROM config_param WHERE name = 'blocks'", buf, sizeof buf), "18");
+    assert_int_equal(pm_store_schema_version(st), 2); /* the file's version */
     pm_store_close(st);
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(q_int(db, "PRAGMA user_version"), 1); /* reading left the file alone */
+    assert_int_equal(q_int(db, "PRAGMA user_version"), 2); /* reading left the file alone */
     sqlite3_close(db);
 
     assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
     db = pm_store_db(st);
-    assert_int_equal(q_int(db, "PRAGMA user_version"), pm_store_schema_version());
+    assert_int_equal(q_int(db, "PRAGMA user_version"), pm_store_schema_version(st));
+    assert_true(pm_store_schema_version(st) >= 3);
     assert_int_equal(q_int(db, "SELECT count(*) FROM config_param"), 5);
     pm_store_close(st);
 }
@@ -577,6 +611,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(failed_record_rolls_back, setup, teardown),
         cmocka_unit_test_setup_teardown(readonly_open, setup, teardown),
         cmocka_unit_test_setup_teardown(meta_set_get, setup, teardown),
+        cmocka_unit_test_setup_teardown(version_1_database_is_migrated, setup, teardown),
         cmocka_unit_test_setup_teardown(newer_or_foreign_schema_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(killed_writer_keeps_finished_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(concurrent_writers_lose_nothing, setup, teardown),

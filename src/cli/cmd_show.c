@@ -1,0 +1,271 @@
+/* passmap show DB: a stored compile's pass tree in the terminal (bars and shares), or the sweep's configs. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "passtree.h"
+#include "store_runs.h"
+
+int pm_cli_pick_run(sqlite3 *db, const char *cmd, const char *sweep, const char *config, const char *mode, int repeat,
+                    long long run_id, int64_t *out, pm_err *err);
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: passmap show DB [--sweep NAME] [--config KEY [--repeat N] [--mode MODE] | --run ID]\n"
+            "                       [--min-share F] [--stage-map FILE]... [--json]\n"
+            "  without --config: every config of the sweep with its median cold wall as a bar.\n"
+            "  with --config (or --run): that compile's pass tree per step: time, share of the run's wall, stage, bar.\n"
+            "  --repeat N       that repeat (default: the successful run with the median wall)\n"
+            "  --mode MODE      cold (default), cache-miss or warm\n"
+            "  --min-share F    fold passes below this share of the run (fraction, default 0.005) into one line\n"
+            "  --stage-map FILE pass->stage map (default: the data dir's stages-*.tsv)\n"
+            "  --json           the tree as JSON (schema in docs/json.md)\n"
+            "  width: $COLUMNS, else the terminal's, else 100; colour only on a terminal and never with NO_COLOR\n");
+}
+
+static int term_width(void)
+{
+    const char *c = getenv("COLUMNS");
+    char *end;
+    long w = c && *c ? strtol(c, &end, 10) : 0;
+    if (c && *c && !*end && w > 0)
+        return (int)w;
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 100;
+}
+
+static json_t *num(double v) { return v >= 0 && !isnan(v) ? json_real(v) : json_null(); }
+
+static json_t *run_json(const pm_stored_run *r)
+{
+    json_t *steps = json_array();
+    for (size_t k = 0; k < r->n_steps; k++) {
+        const pm_stored_step *st = &r->steps[k];
+        pm_span *sp = calloc(st->n_passes ? st->n_passes : 1, sizeof *sp);
+        if (!sp)
+            break;
+        pm_passtree_layout(st, sp);
+        json_t *ps = json_array();
+        for (size_t i = 0; i < st->n_passes; i++) {
+            const pm_stored_pass *p = &st->passes[i];
+            json_array_append_new(ps, json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:b,s:b,s:o,s:o}", "name", p->name ? p->name : "",
+                                                "depth", p->depth, "parent", p->parent, "wall_s", num(p->wall_s),
+                                                "user_s", num(p->user_s), "share",
+                                                num(r->wall_s > 0 && p->wall_s >= 0 ? p->wall_s / r->wall_s : -1),
+                                                "counted", p->counted, "shown", sp[i].shown, "start_s",
+                                                p->has_start ? json_real(p->start_s) : json_null(), "section",
+                                                p->section ? json_string(p->section) : json_null()));
+        }
+        free(sp);
+        json_array_append_new(steps, json_pack("{s:i,s:o,s:o,s:o,s:o,s:s,s:o}", "seq", st->seq, "tool",
+                                               st->tool ? json_string(st->tool) : json_null(), "status",
+                                               st->status ? json_string(st->status) : json_null(), "wall_s",
+                                               num(st->wall_s), "report_format",
+                                               st->report_format ? json_string(st->report_format) : json_null(),
+                                               "pass_order", pm_pass_order_name(st->order), "passes", ps));
+    }
+    return json_pack("{s:i,s:{s:s,s:s},s:I,s:o,s:o,s:i,s:o,s:o,s:o}", "schema", 1, "units", "wall_s", "s", "share",
+                     "fraction of the run's wall (0..1)", "run_id", (json_int_t)r->id, "config",
+                     r->config_key ? json_string(r->config_key) : json_null(), "mode",
+                     r->mode ? json_string(r->mode) : json_null(), "repeat", r->repeat, "status",
+                     r->status ? json_string(r->status) : json_null(), "wall_s", num(r->wall_s), "steps", steps);
+}
+
+/* Every config of the sweep: its representative cold run's wall, as a bar against the slowest. */
+static int show_configs(sqlite3 *db, const char *sweep, int width, int json, pm_err *err)
+{
+    int64_t sweep_id;
+    char **keys = NULL;
+    size_t n = 0;
+    int rc = pm_store_pick_sweep(db, sweep, &sweep_id, err);
+    if (rc || (rc = pm_store_config_keys(db, sweep_id, &keys, &n, err)))
+        return rc;
+    double *wall = calloc(n ? n : 1, sizeof *wall), max = 0;
+    size_t key_w = 6;
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n && wall; i++) {
+        int64_t id;
+        pm_stored_run r;
+        pm_err ignored;
+        wall[i] = -1;
+        if (!pm_store_find_run(db, sweep_id, keys[i], "cold", -1, &id, &ignored) &&
+            !pm_store_load_run(db, id, 0, &r, &ignored)) {
+            wall[i] = r.wall_s;
+            pm_stored_run_free(&r);
+        }
+        if (wall[i] > max)
+            max = wall[i];
+        if (strlen(keys[i]) > key_w)
+            key_w = strlen(keys[i]);
+        json_array_append_new(arr, json_pack("{s:s,s:o}", "config", keys[i], "cold_wall_s", num(wall[i])));
+    }
+    if (!wall) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    } else if (json) {
+        json_t *j = json_pack("{s:i,s:{s:s},s:o}", "schema", 1, "units", "cold_wall_s", "s (median-wall cold run)",
+                              "configs", arr);
+        arr = NULL;
+        json_dumpf(j, stdout, JSON_INDENT(2));
+        putchar('\n');
+        json_decref(j);
+    } else {
+        int bar = width - (int)key_w - 14;
+        if (bar < 10)
+            bar = 10;
+        printf("%-*s %10s  (median-wall cold run; passmap show DB --config KEY for its pass tree)\n", (int)key_w,
+               "config", "cold wall");
+        for (size_t i = 0; i < n; i++) {
+            if (wall[i] < 0) {
+                printf("%-*s %10s  no successful cold run\n", (int)key_w, keys[i], "-");
+                continue;
+            }
+            printf("%-*s %8.3f s  ", (int)key_w, keys[i], wall[i]);
+            int len = max > 0 ? (int)lround(bar * wall[i] / max) : 0;
+            for (int k = 0; k < len; k++)
+                putchar('#');
+            putchar('\n');
+        }
+    }
+    json_decref(arr);
+    for (size_t i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
+    free(wall);
+    return rc;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"run", required_argument, NULL, 'r'},       {"config", required_argument, NULL, 'c'},
+        {"repeat", required_argument, NULL, 'n'},    {"mode", required_argument, NULL, 'm'},
+        {"sweep", required_argument, NULL, 's'},     {"min-share", required_argument, NULL, 'f'},
+        {"stage-map", required_argument, NULL, 'M'}, {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+    };
+    const char *config = NULL, *mode = NULL, *sweep = NULL;
+    const char *maps[16];
+    int n_maps = 0, json = 0, repeat = -1, c;
+    long long run_id = 0;
+    double min_share = 0.005;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hr:c:n:m:s:f:M:j", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            run_id = strtoll(optarg, &end, 10);
+            if (*end || run_id <= 0) {
+                fprintf(stderr, "passmap show: --run wants a positive run id, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            break;
+        case 'n':
+            repeat = (int)strtol(optarg, &end, 10);
+            if (*end || repeat < 0 || !*optarg) {
+                fprintf(stderr, "passmap show: --repeat wants a repeat number >= 0, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            break;
+        case 'f':
+            min_share = strtod(optarg, &end);
+            if (*end || !*optarg || !(min_share >= 0 && min_share < 1)) {
+                fprintf(stderr, "passmap show: --min-share wants a fraction in [0, 1), not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            break;
+        case 'M':
+            if (n_maps == 16) {
+                fprintf(stderr, "passmap show: at most 16 --stage-map files\n");
+                return PM_EXIT_USAGE;
+            }
+            maps[n_maps++] = optarg;
+            break;
+        case 'c': config = optarg; break;
+        case 'm': mode = optarg; break;
+        case 's': sweep = optarg; break;
+        case 'j': json = 1; break;
+        case 'h': usage(stdout); return PM_EXIT_OK;
+        default: fprintf(stderr, "passmap show: try 'passmap show --help'\n"); return PM_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "passmap show: expected one database file (try 'passmap show --help')\n");
+        return PM_EXIT_USAGE;
+    }
+    if (run_id && (config || repeat >= 0 || mode)) {
+        fprintf(stderr, "passmap show: --run names one run; it does not combine with --config/--repeat/--mode\n");
+        return PM_EXIT_USAGE;
+    }
+    pm_err err = {0};
+    sqlite3 *db = NULL;
+    pm_stored_run run = {0};
+    pm_stagemap *map = NULL;
+    int ret = PM_EXIT_FAIL, rc;
+    int64_t id;
+    int width = term_width();
+    const char *nc = getenv("NO_COLOR");
+    int color = isatty(STDOUT_FILENO) && !nc;
+    if ((rc = pm_store_open_sqlite_readonly(argv[optind], &db, &err)))
+        goto cleanup;
+    if (!config && !run_id) {
+        /* one config (an import): its tree; several: the overview */
+        int64_t sweep_id;
+        char **keys = NULL;
+        size_t n = 0;
+        if ((rc = pm_store_pick_sweep(db, sweep, &sweep_id, &err)) ||
+            (rc = pm_store_config_keys(db, sweep_id, &keys, &n, &err)))
+            goto cleanup;
+        for (size_t i = 0; i < n; i++)
+            free(keys[i]);
+        free(keys);
+        if (n != 1) {
+            if ((rc = show_configs(db, sweep, width, json, &err)))
+                goto cleanup;
+            ret = PM_EXIT_OK;
+            goto cleanup;
+        }
+    }
+    if ((rc = pm_cli_pick_run(db, "show", sweep, config, mode, repeat, run_id, &id, &err)) ||
+        (rc = pm_store_load_run(db, id, 1, &run, &err)))
+        goto cleanup;
+    if (json) {
+        json_t *j = run_json(&run);
+        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+        putchar('\n');
+        json_decref(j);
+    } else {
+        if (!(map = pm_stagemap_new())) {
+            pm_err_set(&err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+        rc = PM_OK;
+        for (int i = 0; i < n_maps && rc == PM_OK; i++)
+            rc = pm_stagemap_load(map, maps[i], &err);
+        if (!n_maps)
+            rc = pm_stagemap_load_default(map, &err);
+        if (rc)
+            goto cleanup;
+        pm_show_opts o = {.width = width, .color = color, .min_share = min_share,
+                          .map = pm_stagemap_rules(map) ? map : NULL};
+        if ((rc = pm_show_run(stdout, &run, &o, &err)))
+            goto cleanup;
+    }
+    ret = PM_EXIT_OK;
+cleanup:
+    if (ret != PM_EXIT_OK)
+        fprintf(stderr, "passmap show: %s\n", err.msg[0] ? err.msg : "failed");
+    if (ret != PM_EXIT_OK && err.code == PM_ERR_USAGE)
+        ret = PM_EXIT_USAGE;
+    pm_stagemap_free(map);
+    pm_stored_run_free(&run);
+    sqlite3_close(db);
+    return ret;
+}

@@ -1,0 +1,143 @@
+/* passmap trace DB: one stored run as a Chrome trace (Perfetto, chrome://tracing). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "passtree.h"
+#include "store_runs.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: passmap trace DB [--sweep NAME] [--run ID | --config KEY [--repeat N] [--mode MODE]] [-o FILE]\n"
+            "  one stored run as Chrome trace event JSON (open it in https://ui.perfetto.dev or chrome://tracing):\n"
+            "  one track per step process, the step as a span, its passes nested inside in the compiler's order.\n"
+            "  Chrome-trace reports keep their measured start offsets; MLIR tree reports give the order and nesting\n"
+            "  (passes laid out back to back); LLVM's -time-passes list gives neither (sorted by time): the step's\n"
+            "  args say which (\"placement\").\n"
+            "  --run ID       the run with this id\n"
+            "  --config KEY   a config of the sweep (default: the only config, when there is one)\n"
+            "  --repeat N     that repeat (default: the successful run with the median wall)\n"
+            "  --mode MODE    cold (default), cache-miss or warm\n"
+            "  --sweep NAME   which sweep (default: the latest)\n"
+            "  -o FILE        write there (default: stdout)\n");
+}
+
+/* Shared by trace and show: which run the options name. */
+int pm_cli_pick_run(sqlite3 *db, const char *cmd, const char *sweep, const char *config, const char *mode, int repeat,
+                    long long run_id, int64_t *out, pm_err *err)
+{
+    if (run_id > 0) {
+        *out = run_id;
+        return PM_OK;
+    }
+    int64_t sweep_id;
+    int rc = pm_store_pick_sweep(db, sweep, &sweep_id, err);
+    if (rc)
+        return rc;
+    if (!config) {
+        char **keys = NULL;
+        size_t n = 0;
+        if ((rc = pm_store_config_keys(db, sweep_id, &keys, &n, err)))
+            return rc;
+        if (n == 1) {
+            rc = pm_store_find_run(db, sweep_id, keys[0], mode, repeat, out, err);
+        } else {
+            char list[600] = "";
+            size_t used = 0;
+            for (size_t i = 0; i < n && used < 480; i++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", keys[i]);
+            rc = pm_err_set(err, PM_ERR_USAGE, "say which run: --run ID or --config KEY (%zu configs: %s%s)", n,
+                            n ? list : "none", used >= 480 ? ", ..." : "");
+        }
+        for (size_t i = 0; i < n; i++)
+            free(keys[i]);
+        free(keys);
+        (void)cmd;
+        return rc;
+    }
+    return pm_store_find_run(db, sweep_id, config, mode, repeat, out, err);
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"run", required_argument, NULL, 'r'},    {"config", required_argument, NULL, 'c'},
+        {"repeat", required_argument, NULL, 'n'}, {"mode", required_argument, NULL, 'm'},
+        {"sweep", required_argument, NULL, 's'},  {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    const char *config = NULL, *mode = NULL, *sweep = NULL, *outpath = NULL;
+    long long run_id = 0;
+    int repeat = -1, c;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hr:c:n:m:s:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            run_id = strtoll(optarg, &end, 10);
+            if (*end || run_id <= 0) {
+                fprintf(stderr, "passmap trace: --run wants a positive run id, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            break;
+        case 'n':
+            repeat = (int)strtol(optarg, &end, 10);
+            if (*end || repeat < 0 || !*optarg) {
+                fprintf(stderr, "passmap trace: --repeat wants a repeat number >= 0, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            break;
+        case 'c': config = optarg; break;
+        case 'm': mode = optarg; break;
+        case 's': sweep = optarg; break;
+        case 'o': outpath = optarg; break;
+        case 'h': usage(stdout); return PM_EXIT_OK;
+        default: fprintf(stderr, "passmap trace: try 'passmap trace --help'\n"); return PM_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "passmap trace: expected one database file (try 'passmap trace --help')\n");
+        return PM_EXIT_USAGE;
+    }
+    if (run_id && (config || repeat >= 0 || mode)) {
+        fprintf(stderr, "passmap trace: --run names one run; it does not combine with --config/--repeat/--mode\n");
+        return PM_EXIT_USAGE;
+    }
+    pm_err err = {0};
+    sqlite3 *db = NULL;
+    pm_stored_run run = {0};
+    json_t *j = NULL;
+    int ret = PM_EXIT_FAIL, rc;
+    int64_t id;
+    if ((rc = pm_store_open_sqlite_readonly(argv[optind], &db, &err)) ||
+        (rc = pm_cli_pick_run(db, "trace", sweep, config, mode, repeat, run_id, &id, &err)) ||
+        (rc = pm_store_load_run(db, id, 1, &run, &err)) || (rc = pm_trace_json(&run, &j, &err)))
+        goto cleanup;
+    FILE *f = outpath ? fopen(outpath, "w") : stdout;
+    if (!f) {
+        pm_err_errno(&err, PM_ERR_IO, "open %s", outpath);
+        goto cleanup;
+    }
+    int wrc = json_dumpf(j, f, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    fputc('\n', f);
+    if (outpath ? fclose(f) != 0 || wrc : fflush(f) != 0 || wrc) {
+        pm_err_errno(&err, PM_ERR_IO, "writing %s", outpath ? outpath : "stdout");
+        goto cleanup;
+    }
+    if (outpath)
+        fprintf(stderr, "passmap trace: run %lld (%s, %s #%d) -> %s\n", (long long)run.id, run.config_key, run.mode,
+                run.repeat, outpath);
+    ret = PM_EXIT_OK;
+cleanup:
+    if (ret != PM_EXIT_OK)
+        fprintf(stderr, "passmap trace: %s\n", err.msg[0] ? err.msg : "failed");
+    if (ret != PM_EXIT_OK && err.code == PM_ERR_USAGE)
+        ret = PM_EXIT_USAGE;
+    json_decref(j);
+    pm_stored_run_free(&run);
+    sqlite3_close(db);
+    return ret;
+}
