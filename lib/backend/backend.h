@@ -104,11 +104,11 @@ typedef struct pm_backend_ops {
     /* The steps of one run of a config, run inside run_dir (absolute). */
     int (*steps)(pm_backend_ctx *ctx, int config, const char *config_input, const char *run_dir, pm_steps *out,
                  pm_err *err);
-    /* After step i ran ok: may add metrics to its report and return an extra warm time (e.g. a blob import)
-     * in *warm_s (< 0: none). Returns 1 when the report must be stored even if no timing report parsed.
-     * NULL: nothing to do. */
+    /* After a step ran ok: may add metrics to its report and report the back end's own warm path (e.g. a
+     * blob import): its time in *warm_s (< 0: none), or why it failed in warm_error (""). Returns 1 when the
+     * report must be stored even if no timing report parsed. NULL: nothing to do. */
     int (*step_done)(pm_backend_ctx *ctx, const pm_step *st, const char *stdout_path, pm_report *report,
-                     double *warm_s);
+                     double *warm_s, char *warm_error, size_t error_cap);
     /* Method facts for the sweep's metadata (compiler, version, pipeline...). NULL: none. */
     void (*describe)(pm_backend_ctx *ctx, json_t *meta);
     void (*cleanup)(pm_backend_ctx *ctx);

@@ -62,15 +62,20 @@ static const char *const status_names[] = {
     "NETWORK_NOT_READ", "INFER_CANCELLED", "INVALID_C_PARAM", "UNKNOWN_C_ERROR", "NOT_IMPLEMENT_C_METHOD",
     "UNKNOW_EXCEPTION"};
 
+/* ov_get_last_err_msg() returns a heap copy the caller frees with ov_free (ov_core.cpp); ov_get_error_info()
+ * a static string. */
 static int ov_fail(const ov_api *api, pm_err *err, ov_status_e st, const char *what)
 {
     const char *name = (st <= 0 && -st < (int)(sizeof status_names / sizeof *status_names)) ? status_names[-st]
                                                                                             : "?";
-    const char *msg = api->last_err_msg ? api->last_err_msg() : NULL;
+    const char *heap = api->last_err_msg ? api->last_err_msg() : NULL, *msg = heap;
     if ((!msg || !*msg) && api->error_info)
         msg = api->error_info(st);
-    return pm_err_set(err, PM_ERR_CHILD, "%s failed (status %d %s)%s%s", what, st, name, msg && *msg ? ": " : "",
-                      msg && *msg ? msg : "");
+    int rc = pm_err_set(err, PM_ERR_CHILD, "%s failed (status %d %s)%s%s", what, st, name, msg && *msg ? ": " : "",
+                        msg && *msg ? msg : "");
+    if (heap)
+        api->free_str(heap);
+    return rc;
 }
 
 static void *sym(void *h, const char *name)
@@ -90,7 +95,8 @@ static void *sym(void *h, const char *name)
 
 static int try_open(ov_api *api, const char *name, char *used, size_t used_size)
 {
-    api->handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    /* Never unloaded (no dlclose anywhere): oneTBB, the NPU driver and the compiler library keep threads. */
+    api->handle = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (api->handle)
         snprintf(used, used_size, "%s", name);
     return api->handle != NULL;
@@ -201,23 +207,75 @@ static int append_word(char *buf, size_t size, const char *word)
     return w < 0 || (size_t)w >= size - n ? PM_ERR_USAGE : PM_OK;
 }
 
-int pm_ov_build_props(const pm_ov_opts *o, pm_ov_props *out, pm_err *err)
+int pm_ov_instrumented(const pm_ov_opts *o)
+{
+    return o->schedule_trace || o->strategy_out || o->task_stats || o->strategy_in;
+}
+
+static int has_extra(const pm_ov_opts *o, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *const *e = o->extra; e && *e; e++)
+        if (!strncmp(*e, key, n) && (*e)[n] == '=')
+            return 1;
+    return 0;
+}
+
+/* "NPU4000" -> "4000"; NULL stays NULL. */
+static const char *arch_of_platform(const char *platform)
+{
+    if (!platform || !*platform)
+        return NULL;
+    return !strncmp(platform, "NPU", 3) ? platform + 3 : platform;
+}
+
+int pm_ov_build_props(const pm_ov_opts *o, const char *arch, int offline, pm_ov_props *out, pm_err *err)
 {
     int rc;
     const char *device = o->device ? o->device : "NPU";
-    char mode[1024] = "", num[32];
+    char mode[1024] = "", user_mode[1024] = "", num[32];
     memset(out, 0, sizeof *out);
+    if (!arch)
+        arch = arch_of_platform(o->platform);
+    int npuw = is_npu(device) && o->window > 0;
     if ((rc = props_set(out, "LOG_LEVEL", 9, o->log_level ? o->log_level : "LOG_INFO", err)))
         goto fail;
     if (is_npu(device)) {
         if ((rc = props_set(out, "NPU_BYPASS_UMD_CACHING", 22, "YES", err)))
             goto fail;
-        if (o->window > 0) {
+        if (o->platform && *o->platform && (rc = props_set(out, "NPU_PLATFORM", 12, o->platform, err)))
+            goto fail;
+        /* What upstream's own offline tests pass: the compiler inside the plugin, no executor to create. */
+        if (offline && !has_extra(o, "NPU_COMPILER_TYPE") && (rc = props_set(out, "NPU_COMPILER_TYPE", 17, "PLUGIN", err)))
+            goto fail;
+        if (offline && !has_extra(o, "NPU_CREATE_EXECUTOR") && (rc = props_set(out, "NPU_CREATE_EXECUTOR", 19, "0", err)))
+            goto fail;
+        if (npuw) {
             snprintf(num, sizeof num, "%d", o->window);
             if ((rc = props_set(out, "NPU_USE_NPUW", 12, "YES", err)) ||
                 (rc = props_set(out, "NPUW_LLM", 8, "YES", err)) ||
                 (rc = props_set(out, "NPUW_LLM_MAX_PROMPT_LEN", 23, num, err)))
                 goto fail;
+            snprintf(num, sizeof num, "%d", o->min_response_len > 0 ? o->min_response_len : PM_OV_MIN_RESPONSE_LEN);
+            /* GenAI sets these three; a plain compile_model must set them itself. */
+            if ((rc = props_set(out, "NPUW_LLM_MIN_RESPONSE_LEN", 25, num, err)) ||
+                (rc = props_set(out, "NPUW_LLM_BATCH_DIM", 18, "0", err)) ||
+                (rc = props_set(out, "NPUW_LLM_SEQ_LEN_DIM", 20, "2", err)))
+                goto fail;
+            if (o->prefill_hint && *o->prefill_hint &&
+                (rc = props_set(out, "NPUW_LLM_PREFILL_HINT", 21, o->prefill_hint, err)))
+                goto fail;
+            if (o->generate_pyramid && *o->generate_pyramid &&
+                (rc = props_set(out, "NPUW_LLM_GENERATE_PYRAMID", 25, o->generate_pyramid, err)))
+                goto fail;
+            /* NPUW exports weightless unless told otherwise, and a weightless blob cannot be imported through
+             * the C API (no WEIGHTS_PATH): ask for the weights whenever the blob is exported. */
+            const char *cm = o->cache_mode && *o->cache_mode ? o->cache_mode
+                             : (o->do_import || o->export_path) ? "OPTIMIZE_SPEED" : NULL;
+            if (cm && (rc = props_set(out, "CACHE_MODE", 10, cm, err)))
+                goto fail;
+        } else if (o->cache_mode && *o->cache_mode && (rc = props_set(out, "CACHE_MODE", 10, o->cache_mode, err))) {
+            goto fail;
         }
     }
     for (const char *const *e = o->extra; e && *e; e++) {
@@ -227,15 +285,25 @@ int pm_ov_build_props(const pm_ov_opts *o, pm_ov_props *out, pm_err *err)
             goto fail;
         }
         if (!strncmp(*e, "NPU_COMPILATION_MODE_PARAMS=", 28)) {
-            if (append_word(mode, sizeof mode, eq + 1))
+            if (append_word(user_mode, sizeof user_mode, eq + 1))
                 goto too_long;
             continue;
         }
         if ((rc = props_set(out, *e, (size_t)(eq - *e), eq + 1, err)))
             goto fail;
     }
-    if ((o->schedule_trace && append_word(mode, sizeof mode, "enable-schedule-trace=true")) ||
+    /* Under NPUW a user value replaces NPUW's default precision/optimisation params: an instrumented run
+     * keeps them in front, so it compiles the same pipeline as a stock one plus the switches. */
+    if (npuw && pm_ov_instrumented(o) && !strstr(user_mode, "compute-layers-with-higher-precision")) {
+        if (append_word(mode, sizeof mode, PM_OV_NPUW_DEFAULT_MODE) ||
+            (arch && !strcmp(arch, "4000") && !strstr(user_mode, "optimization-level") &&
+             append_word(mode, sizeof mode, PM_OV_NPUW_DEFAULT_MODE_4000)))
+            goto too_long;
+    }
+    if ((*user_mode && append_word(mode, sizeof mode, user_mode)) ||
+        (o->schedule_trace && append_word(mode, sizeof mode, "enable-schedule-trace=true")) ||
         (o->strategy_out && append_word(mode, sizeof mode, "write-strategy-to-json=true")) ||
+        (o->task_stats && append_word(mode, sizeof mode, "dump-task-stats=true")) ||
         (o->strategy_in && append_word(mode, sizeof mode, "read-strategy-from-json=true")))
         goto too_long;
     if (*mode && (rc = props_set(out, "NPU_COMPILATION_MODE_PARAMS", 27, mode, err)))
@@ -246,6 +314,18 @@ too_long:
 fail:
     pm_ov_props_free(out);
     return rc;
+}
+
+void pm_ov_decode_compiler_version(const char *packed, char *out, size_t size)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = packed && *packed ? strtoull(packed, &end, 10) : 0;
+    if (!packed || !*packed || *end || errno || v > 0xffffffffULL) {
+        snprintf(out, size, "%s", "");
+        return;
+    }
+    snprintf(out, size, "%llu.%llu", v >> 16, v & 0xffff);
 }
 
 /* ---- compile ---------------------------------------------------------------------------------------------- */
@@ -270,9 +350,14 @@ static int copy_file(const char *from, const char *to, pm_err *err)
     return rc;
 }
 
-/* Virtual devices (AUTO, HETERO:..., MULTI:...) are resolved by OpenVINO itself: not checked here. */
-static int check_device(const ov_api *api, ov_core_t *core, const char *device, pm_err *err)
+/* Virtual devices (AUTO, HETERO:..., MULTI:...) are resolved by OpenVINO itself: not checked here (*present
+ * = 1). Otherwise *present says whether OpenVINO lists the device; list gets the whole list. */
+static int check_device(const ov_api *api, ov_core_t *core, const char *device, int *present, char *list,
+                        size_t list_size, pm_err *err)
 {
+    *present = 1;
+    if (list_size)
+        list[0] = '\0';
     if (!api->core_get_devices || strchr(device, ':') || !strcmp(device, "AUTO") || !strncmp(device, "MULTI", 5) ||
         !strncmp(device, "HETERO", 6) || !strncmp(device, "BATCH", 5))
         return PM_OK;
@@ -281,61 +366,87 @@ static int check_device(const ov_api *api, ov_core_t *core, const char *device, 
     if (st != 0)
         return ov_fail(api, err, st, "ov_core_get_available_devices");
     int found = 0;
-    char list[512] = "";
     size_t dlen = strlen(device);
     for (size_t i = 0; i < devs.size; i++) {
         const char *d = devs.devices[i];
         if (!strcmp(d, device) || (!strchr(device, '.') && !strncmp(d, device, dlen) && d[dlen] == '.'))
             found = 1;
         size_t n = strlen(list);
-        snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", d);
+        if (list_size > n)
+            snprintf(list + n, list_size - n, "%s%s", n ? ", " : "", d);
     }
     if (api->devices_free)
         api->devices_free(&devs);
-    if (!found)
-        return pm_err_set(err, PM_ERR_NOTFOUND, "device %s not available; OpenVINO lists: %s", device,
-                          *list ? list : "(none)");
+    *present = found;
     return PM_OK;
 }
 
-static void read_prop(const ov_api *api, ov_core_t *core, ov_compiled_model_t *cm, const char *device,
-                      const char *key, char *out, size_t size)
+/* From the compiled model, else from the core (then it is the plugin's default, not necessarily what this
+ * compile used: NPUW compiled models may not answer). Returns "compiled", "core" or "". */
+static const char *read_prop(const ov_api *api, ov_core_t *core, ov_compiled_model_t *cm, const char *device,
+                             const char *key, char *out, size_t size)
 {
     char *v = NULL;
-    if (api->compiled_get_property(cm, key, &v) != 0 || !v) {
+    const char *source = "compiled";
+    if (!cm || api->compiled_get_property(cm, key, &v) != 0 || !v) {
         v = NULL;
+        source = "core";
         if (api->core_get_property && (api->core_get_property(core, device, key, &v) != 0 || !v))
             v = NULL;
+        if (api->last_err_msg) { /* a failed query leaves a message behind: not ours to keep */
+            const char *m = api->last_err_msg();
+            if (m)
+                api->free_str(m);
+        }
     }
-    if (v) {
-        snprintf(out, size, "%s", v);
-        api->free_str(v);
+    if (!v)
+        return "";
+    snprintf(out, size, "%s", v);
+    api->free_str(v);
+    return source;
+}
+
+static long long file_bytes(const char *path)
+{
+    struct stat sb;
+    return path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
+}
+
+static void finish(const pm_ov_opts *o, pm_ov_result *r, int rc, const pm_err *err, int *reported)
+{
+    if (o->on_result && !*reported) {
+        *reported = 1;
+        o->on_result(r, rc, rc == PM_OK ? NULL : err->msg, o->on_result_ctx);
     }
 }
 
 int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
 {
-    int rc = PM_OK, saved_cwd = -1;
+    int rc = PM_OK, saved_cwd = -1, reported = 0, present = 1;
     ov_api api;
     ov_core_t *core = NULL;
     ov_model_t *model = NULL;
     ov_compiled_model_t *compiled = NULL, *imported = NULL;
-    char *blob = NULL, *export_alloc = NULL;
+    char *blob = NULL, *export_alloc = NULL, *bin_alloc = NULL;
     const char *device = o->device ? o->device : "NPU";
     ov_version_t ver = {0};
+    char devlist[512] = "", arch[64] = "";
 
     memset(r, 0, sizeof *r);
+    memset(&api, 0, sizeof api);
     r->read_s = r->compile_s = r->export_s = r->import_s = -1;
-    r->blob_bytes = -1;
+    r->blob_bytes = r->weights_bytes = -1;
+    r->npuw_default_kept = -1;
+    r->instrumented = pm_ov_instrumented(o);
     snprintf(r->device, sizeof r->device, "%s", device);
-    if (!o->model_xml)
-        return pm_err_set(err, PM_ERR_USAGE, "no model given");
-    if ((rc = pm_ov_build_props(o, &r->props, err)))
-        return rc;
+    snprintf(r->platform, sizeof r->platform, "%s", o->platform ? o->platform : "");
+    if (!o->model_xml) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "no model given");
+        goto cleanup;
+    }
+    if ((rc = pm_ov_build_props(o, NULL, 0, &r->props, err)))
+        goto cleanup;
     r->n_prop_args = 2 * r->props.n;
-    for (int i = 0; i < r->props.n; i++)
-        if (!strcmp(r->props.items[i].key, "NPU_COMPILER_TYPE"))
-            snprintf(r->compiler_type_set, sizeof r->compiler_type_set, "%s", r->props.items[i].value);
 
     if ((rc = load_api(&api, o->lib, r->lib_path, sizeof r->lib_path, err)))
         goto cleanup;
@@ -349,8 +460,38 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         rc = ov_fail(&api, err, st, "ov_core_create");
         goto cleanup;
     }
-    if ((rc = check_device(&api, core, device, err)))
+    if ((rc = check_device(&api, core, device, &present, devlist, sizeof devlist, err)))
         goto cleanup;
+    if (!present && !(is_npu(device) && o->platform && *o->platform)) {
+        rc = pm_err_set(err, PM_ERR_NOTFOUND, "device %s not available; OpenVINO lists: %s%s", device,
+                        *devlist ? devlist : "(none)",
+                        is_npu(device) ? " (to compile without an NPU, name the target: --platform NPU4000)" : "");
+        goto cleanup;
+    }
+    r->offline = !present;
+    /* The target's architecture decides NPUW's default mode params: ask the device, else the platform. */
+    if (present && is_npu(device) && o->window > 0 && pm_ov_instrumented(o))
+        read_prop(&api, core, NULL, device, "DEVICE_ARCHITECTURE", arch, sizeof arch);
+    pm_ov_props_free(&r->props);
+    if ((rc = pm_ov_build_props(o, *arch ? arch : NULL, r->offline, &r->props, err)))
+        goto cleanup;
+    r->n_prop_args = 2 * r->props.n;
+    for (int i = 0; i < r->props.n; i++) {
+        const char *k = r->props.items[i].key, *v = r->props.items[i].value;
+        if (!strcmp(k, "NPU_COMPILER_TYPE"))
+            snprintf(r->compiler_type_set, sizeof r->compiler_type_set, "%s", v);
+        if (!strcmp(k, "NPU_COMPILATION_MODE_PARAMS") && o->window > 0 && is_npu(device))
+            r->npuw_default_kept = strstr(v, "compute-layers-with-higher-precision") != NULL;
+    }
+    if (o->model_bin)
+        r->weights_bytes = file_bytes(o->model_bin);
+    else {
+        size_t n = strlen(o->model_xml);
+        if (n > 4 && !strcmp(o->model_xml + n - 4, ".xml") && (bin_alloc = strdup(o->model_xml))) {
+            memcpy(bin_alloc + n - 4, ".bin", 4);
+            r->weights_bytes = file_bytes(bin_alloc);
+        }
+    }
 
     double t0 = pm_util_now();
     if ((st = api.core_read_model(core, o->model_xml, o->model_bin, &model)) != 0) {
@@ -385,7 +526,7 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     /* ov_core_compile_model is variadic and reads property_args_size/2 key/value pairs. It is called once with
      * all PM_OV_MAX_PROPS slots: C (6.5.2.2, 7.16) defines surplus variadic arguments as evaluated and
      * ignored, so one call covers 0..N pairs without a switch. Not ov_core_set_property per pair: that changes
-     * the plugin's config for the whole core, whereas compile-time config is what is documented per compile. */
+     * the plugin's config for the whole core, and NPUW options are read from the per-compile map only. */
     const char *a[2 * PM_OV_MAX_PROPS] = {0};
     for (int i = 0; i < r->props.n; i++) {
         a[2 * i] = r->props.items[i].key;
@@ -409,9 +550,14 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     }
     r->compile_s = t1 - t0;
 
-    read_prop(&api, core, compiled, device, "NPU_COMPILER_TYPE", r->compiler_type, sizeof r->compiler_type);
+    const char *src = read_prop(&api, core, compiled, device, "NPU_COMPILER_TYPE", r->compiler_type,
+                                sizeof r->compiler_type);
+    snprintf(r->compiler_type_source, sizeof r->compiler_type_source, "%s", src);
     read_prop(&api, core, compiled, device, "NPU_COMPILER_VERSION", r->compiler_version, sizeof r->compiler_version);
-    read_prop(&api, core, compiled, device, "NPU_DRIVER_VERSION", r->driver_version, sizeof r->driver_version);
+    pm_ov_decode_compiler_version(r->compiler_version, r->compiler_version_decoded,
+                                  sizeof r->compiler_version_decoded);
+    if (!r->offline)
+        read_prop(&api, core, compiled, device, "NPU_DRIVER_VERSION", r->driver_version, sizeof r->driver_version);
     read_prop(&api, core, compiled, device, "DEVICE_ARCHITECTURE", r->device_arch, sizeof r->device_arch);
     read_prop(&api, core, compiled, device, "COMPILATION_NUM_THREADS", r->num_threads, sizeof r->num_threads);
 
@@ -424,6 +570,15 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         }
         export_path = export_alloc;
     }
+    for (int i = 0; i < r->props.n; i++)
+        if (o->window > 0 && is_npu(device) && !strcmp(r->props.items[i].key, "CACHE_MODE"))
+            r->blob_weightless = strcmp(r->props.items[i].value, "OPTIMIZE_SPEED") != 0;
+    if (export_path && o->window > 0 && is_npu(device) && !r->blob_weightless) {
+        int has_cache_mode = 0;
+        for (int i = 0; i < r->props.n; i++)
+            has_cache_mode |= !strcmp(r->props.items[i].key, "CACHE_MODE");
+        r->blob_weightless = !has_cache_mode; /* NPUW's default is OPTIMIZE_SIZE: weightless */
+    }
     if (export_path) {
         t0 = pm_util_now();
         st = api.export_model(compiled, export_path);
@@ -433,11 +588,11 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
             goto cleanup;
         }
         r->export_s = t1 - t0;
-        struct stat sb;
-        if (stat(export_path, &sb) == 0)
-            r->blob_bytes = (long long)sb.st_size;
+        r->blob_bytes = file_bytes(export_path);
     }
-    if (o->do_import) {
+    if (o->do_import && r->offline) {
+        snprintf(r->import_skipped, sizeof r->import_skipped, "offline compile: no %s device to import on", device);
+    } else if (o->do_import) {
         size_t size = 0;
         if ((rc = pm_util_read_file(export_path, &blob, &size, err)))
             goto cleanup;
@@ -445,14 +600,19 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         st = api.core_import_model(core, blob, size, device, &imported);
         t1 = pm_util_now();
         if (st != 0) {
-            rc = ov_fail(&api, err, st, "ov_core_import_model");
-            goto cleanup;
+            /* A failed warm measurement, not a failed compile: the compile above succeeded. */
+            pm_err ierr;
+            pm_err_clear(&ierr);
+            ov_fail(&api, &ierr, st, "ov_core_import_model");
+            snprintf(r->import_error, sizeof r->import_error, "%s", ierr.msg);
+        } else {
+            r->import_s = t1 - t0;
         }
-        r->import_s = t1 - t0;
     }
 cleanup:
     if (saved_cwd >= 0)
         close(saved_cwd);
+    finish(o, r, rc, err, &reported); /* the caller's result line goes out before OpenVINO tears down */
     if (imported)
         api.compiled_free(imported);
     if (compiled)
@@ -461,10 +621,44 @@ cleanup:
         api.model_free(model);
     if (core)
         api.core_free(core);
-    if (api.handle)
-        dlclose(api.handle);
     free(blob);
     free(export_alloc);
+    free(bin_alloc);
+    return rc;
+}
+
+int pm_ov_probe(const char *lib, pm_ov_probe_result *p, pm_err *err)
+{
+    ov_api api;
+    ov_core_t *core = NULL;
+    ov_version_t ver = {0};
+    int rc, present = 0;
+    memset(p, 0, sizeof *p);
+    if ((rc = load_api(&api, lib, p->lib_path, sizeof p->lib_path, err)))
+        return rc;
+    if (api.get_version(&ver) == 0) {
+        snprintf(p->ov_version, sizeof p->ov_version, "%s", ver.buildNumber ? ver.buildNumber : "");
+        snprintf(p->ov_description, sizeof p->ov_description, "%s", ver.description ? ver.description : "");
+        api.version_free(&ver);
+    }
+    ov_status_e st = api.core_create(&core);
+    if (st != 0)
+        return ov_fail(&api, err, st, "ov_core_create");
+    if ((rc = check_device(&api, core, "NPU", &present, p->devices, sizeof p->devices, err)))
+        goto cleanup;
+    p->npu_present = present;
+    /* The plugin answers these from the core even without a device (compiler type, version of the compiler
+     * inside the plugin); the driver version needs the device. */
+    read_prop(&api, core, NULL, "NPU", "NPU_COMPILER_TYPE", p->compiler_type, sizeof p->compiler_type);
+    read_prop(&api, core, NULL, "NPU", "NPU_COMPILER_VERSION", p->compiler_version, sizeof p->compiler_version);
+    pm_ov_decode_compiler_version(p->compiler_version, p->compiler_version_decoded,
+                                  sizeof p->compiler_version_decoded);
+    if (present) {
+        read_prop(&api, core, NULL, "NPU", "NPU_DRIVER_VERSION", p->driver_version, sizeof p->driver_version);
+        read_prop(&api, core, NULL, "NPU", "DEVICE_ARCHITECTURE", p->device_arch, sizeof p->device_arch);
+    }
+cleanup:
+    api.core_free(core);
     return rc;
 }
 
@@ -481,7 +675,7 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
     for (int i = 0; i < r->props.n; i++)
         json_object_set_new(props, r->props.items[i].key, json_string(r->props.items[i].value));
     json_t *o = json_object();
-    json_object_set_new(o, "schema", json_integer(1));
+    json_object_set_new(o, "schema", json_integer(2));
     json_object_set_new(o, "ok", json_boolean(ok));
     json_object_set_new(o, "error", error ? json_string(error) : json_null());
     const struct { const char *key, *value; } strs[] = {
@@ -489,7 +683,8 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
         {"openvino_description", r->ov_description}, {"compiler_type", r->compiler_type},
         {"compiler_type_set", r->compiler_type_set}, {"compiler_version", r->compiler_version},
         {"driver_version", r->driver_version}, {"device_architecture", r->device_arch},
-        {"compilation_num_threads", r->num_threads}};
+        {"compilation_num_threads", r->num_threads}, {"compiler_version_decoded", r->compiler_version_decoded},
+        {"compiler_type_source", r->compiler_type_source}, {"platform", r->platform}};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         json_object_set_new(o, strs[i].key, json_string(strs[i].value));
     json_object_set_new(o, "read_s", num_or_null(r->read_s));
@@ -497,6 +692,14 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
     json_object_set_new(o, "export_s", num_or_null(r->export_s));
     json_object_set_new(o, "import_s", num_or_null(r->import_s));
     json_object_set_new(o, "blob_bytes", r->blob_bytes < 0 ? json_null() : json_integer(r->blob_bytes));
+    json_object_set_new(o, "blob_weightless", json_boolean(r->blob_weightless));
+    json_object_set_new(o, "weights_bytes", r->weights_bytes < 0 ? json_null() : json_integer(r->weights_bytes));
+    json_object_set_new(o, "import_error", *r->import_error ? json_string(r->import_error) : json_null());
+    json_object_set_new(o, "import_skipped", *r->import_skipped ? json_string(r->import_skipped) : json_null());
+    json_object_set_new(o, "offline", json_boolean(r->offline));
+    json_object_set_new(o, "instrumented", json_boolean(r->instrumented));
+    json_object_set_new(o, "npuw_default_mode_kept",
+                        r->npuw_default_kept < 0 ? json_null() : json_boolean(r->npuw_default_kept));
     json_object_set_new(o, "n_property_args", json_integer(r->n_prop_args));
     json_object_set_new(o, "properties", props);
     json_object_set_new(o, "strategy_key", *r->strategy_key ? json_string(r->strategy_key) : json_null());
@@ -555,6 +758,17 @@ int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *o
     get_str(o, "driver_version", r->driver_version, sizeof r->driver_version);
     get_str(o, "device_architecture", r->device_arch, sizeof r->device_arch);
     get_str(o, "compilation_num_threads", r->num_threads, sizeof r->num_threads);
+    get_str(o, "compiler_version_decoded", r->compiler_version_decoded, sizeof r->compiler_version_decoded);
+    get_str(o, "compiler_type_source", r->compiler_type_source, sizeof r->compiler_type_source);
+    get_str(o, "platform", r->platform, sizeof r->platform);
+    get_str(o, "import_error", r->import_error, sizeof r->import_error);
+    get_str(o, "import_skipped", r->import_skipped, sizeof r->import_skipped);
+    r->blob_weightless = json_is_true(json_object_get(o, "blob_weightless"));
+    r->weights_bytes = (long long)get_num(o, "weights_bytes");
+    r->offline = json_is_true(json_object_get(o, "offline"));
+    r->instrumented = json_is_true(json_object_get(o, "instrumented"));
+    json_t *kept = json_object_get(o, "npuw_default_mode_kept");
+    r->npuw_default_kept = json_is_boolean(kept) ? json_is_true(kept) : -1;
     r->read_s = get_num(o, "read_s");
     r->compile_s = get_num(o, "compile_s");
     r->export_s = get_num(o, "export_s");
@@ -632,7 +846,8 @@ int pm_ov_strategy_key(const pm_ov_opts *o, char key[33], pm_err *err)
     if (bin_path && (rc = hash_file(s, bin_path, err)))
         goto cleanup;
     char opt[128];
-    int n = snprintf(opt, sizeof opt, "\ndevice=%s\nwindow=%d\n", o->device ? o->device : "NPU", o->window);
+    int n = snprintf(opt, sizeof opt, "\ndevice=%s\nwindow=%d\nplatform=%s\n", o->device ? o->device : "NPU",
+                     o->window, o->platform ? o->platform : "");
     XXH3_128bits_update(s, opt, (size_t)n);
     for (const char *const *e = o->extra; e && *e; e++) {
         if (!strncmp(*e, "LOG_LEVEL=", 10) || !strncmp(*e, "CACHE_DIR=", 10) ||
@@ -757,12 +972,26 @@ int pm_ov_add_step(const char *passmap_exe, const pm_ov_opts *o, int reuse_strat
         snprintf(num, sizeof num, "%d", o->window);
         rc = push2(&argv, "--window", num);
     }
+    if (!rc && o->window > 0 && o->min_response_len > 0) {
+        snprintf(num, sizeof num, "%d", o->min_response_len);
+        rc = push2(&argv, "--min-response-len", num);
+    }
+    if (!rc && o->prefill_hint && *o->prefill_hint)
+        rc = push2(&argv, "--prefill-hint", o->prefill_hint);
+    if (!rc && o->generate_pyramid && *o->generate_pyramid)
+        rc = push2(&argv, "--generate-pyramid", o->generate_pyramid);
+    if (!rc && o->platform && *o->platform)
+        rc = push2(&argv, "--platform", o->platform);
+    if (!rc && o->cache_mode && *o->cache_mode)
+        rc = push2(&argv, "--cache-mode", o->cache_mode);
     if (!rc && o->log_level)
         rc = push2(&argv, "--log-level", o->log_level);
     if (!rc && o->schedule_trace)
         rc = push2(&argv, "--schedule-trace", NULL);
     if (!rc && o->strategy_out)
         rc = push2(&argv, "--strategy-out", NULL);
+    if (!rc && o->task_stats)
+        rc = push2(&argv, "--task-stats", NULL);
     if (!rc && o->strategy_in)
         rc = push2(&argv, "--strategy-in", o->strategy_in);
     if (!rc && reuse_strategy)

@@ -199,7 +199,7 @@ static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const c
     if (strlen(v) >= sizeof buf)
         return pm_err_set(err, PM_ERR_USAGE, "%s: variant '%s' too long", what, v);
     strcpy(buf, v);
-    c->no_rollback = c->func_per_layer = c->reuse_strategy = 0;
+    c->no_rollback = c->func_per_layer = c->reuse_strategy = c->instrumented = 0;
     for (char *save = NULL, *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
         if (!strcmp(t, "stock"))
             continue;
@@ -209,8 +209,10 @@ static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const c
             c->func_per_layer = 1;
         else if (!strcmp(t, "reuse-strategy"))
             c->reuse_strategy = 1;
+        else if (!strcmp(t, "instrumented"))
+            c->instrumented = 1;
         else
-            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown variant '%s' (stock, no-rollback, per-layer, reuse-strategy)", what, t);
+            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown variant '%s' (stock, no-rollback, per-layer, reuse-strategy, instrumented)", what, t);
     }
     strcpy(c->variant, v);
     return PM_OK;
@@ -558,6 +560,20 @@ static int apply_workload_scalar(pm_spec *s, entry *e, pm_err *err)
         if (!strcmp(n, "schedule_trace")) return parse_bool(v, &s->ov_schedule_trace, err, what);
         if (!strcmp(n, "strategy_json")) return parse_bool(v, &s->ov_strategy_json, err, what);
         if (!strcmp(n, "reuse_strategy")) return parse_bool(v, &s->ov_reuse_strategy, err, what);
+        if (!strcmp(n, "task_stats")) return parse_bool(v, &s->ov_task_stats, err, what);
+        if (!strcmp(n, "platform")) return copy_str(s->ov_platform, sizeof s->ov_platform, v, err, what);
+        if (!strcmp(n, "min_response_len")) return parse_int(v, 1, 1 << 20, &s->ov_min_response_len, err, what);
+        if (!strcmp(n, "prefill_hint")) {
+            if (strcmp(v, "STATIC") && strcmp(v, "DYNAMIC"))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (STATIC, DYNAMIC)", what, v);
+            return copy_str(s->ov_prefill_hint, sizeof s->ov_prefill_hint, v, err, what);
+        }
+        if (!strcmp(n, "generate_pyramid")) {
+            int b, rc = parse_bool(v, &b, err, what);
+            if (!rc)
+                strcpy(s->ov_generate_pyramid, b ? "YES" : "NO");
+            return rc;
+        }
     }
     return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key", what);
 }

@@ -3,13 +3,17 @@
  *   [sweep]    name, backend (embedded|openvino), repeats, order (interleaved|sequential), seed,
  *              timeout (e.g. 120s), mem_limit (e.g. 8G), warm (true|false), warm_repeats
  *   [embedded] tile, unroll, display (tree|list), json, single_thread, llc_opt, bindir
- *   [openvino] device, lib, log_level, schedule_trace, strategy_json, reuse_strategy,
+ *   [openvino] device, lib, log_level, schedule_trace, strategy_json, task_stats (the switches of the
+ *              instrumented variant), reuse_strategy, platform (NPU_PLATFORM: offline without an NPU),
+ *              prefill_hint (STATIC|DYNAMIC), generate_pyramid (bool), min_response_len,
  *              model (template with {family} {size} {precision} {window}), props (K=V K=V)
  *   [llm NAME] models (family:size ...), windows, precisions, layers, variants, tile, unroll
  *   [cnn NAME] families, resolutions, precisions, blocks, variants, tile, unroll
  * tile/unroll in a matrix section override [embedded] for that section; the key then carries /T<tile>U<unroll>.
  * Lists are separated by commas or spaces. A variant is stock, no-rollback, per-layer (embedded),
- * reuse-strategy (openvino: offer the cached strategy_out.json of the same model), or a '+' join.
+ * reuse-strategy (openvino, not LLM/NPUW: deterministic strategy replay), instrumented (openvino: schedule
+ * trace / strategy JSON / task stats on, NPUW's default mode params kept; stock runs send no mode params),
+ * or a '+' join.
  * Several [llm …]/[cnn …] sections add up; each section is its own cartesian product.
  *
  * The [sweep] section is read here; every other section belongs to the back end named by [sweep] backend
@@ -49,7 +53,7 @@ typedef struct pm_spec_config {
     int blocks;             /* cnn: blocks emitted (0: all) */
     int tile, unroll;       /* embedded pipeline parameters for this config */
     char variant[48];
-    int no_rollback, func_per_layer, reuse_strategy;   /* decoded from variant */
+    int no_rollback, func_per_layer, reuse_strategy, instrumented;   /* decoded from variant */
     char model_xml[512];    /* openvino: resolved model path */
     /* The config model: every axis as name=value (heap; pm_spec_free frees). paths[i]: for a file axis the
      * absolute path {name} stands for, else NULL. */
@@ -74,7 +78,8 @@ typedef struct pm_spec {
     char bindir[512];
     /* openvino */
     char ov_device[32], ov_lib[512], ov_log_level[32], ov_props[1024], ov_model_template[512];
-    int ov_schedule_trace, ov_strategy_json, ov_reuse_strategy;
+    int ov_schedule_trace, ov_strategy_json, ov_reuse_strategy, ov_task_stats, ov_min_response_len;
+    char ov_platform[32], ov_prefill_hint[16], ov_generate_pyramid[8];
     pm_spec_config *configs;
     int n_configs;
     char *text;             /* the spec file as read, stored with the sweep */

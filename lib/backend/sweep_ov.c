@@ -24,22 +24,40 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
     }
     extra[n] = NULL;
     int reuse = spec->ov_reuse_strategy || c->reuse_strategy;
+    int llm = !strcmp(c->kind, "llm");
+    if (reuse && llm) /* also reached with --backend openvino over a spec written for another back end */
+        return pm_err_set(err, PM_ERR_USAGE, "%s: reuse-strategy is off under NPUW (LLM configs)", c->key);
     /* The child runs in its own folder: hand it absolute paths (a missing model keeps its name for the error). */
     char model_abs[PATH_MAX], lib_abs[PATH_MAX];
     const char *model = realpath(c->model_xml, model_abs) ? model_abs : c->model_xml;
     const char *lib = spec->ov_lib[0] ? spec->ov_lib : NULL;
     if (lib && strchr(lib, '/') && realpath(lib, lib_abs))
         lib = lib_abs;
-    pm_ov_opts o = {.lib = lib, .model_xml = model,
-                    .device = spec->ov_device, .log_level = spec->ov_log_level,
-                    .window = !strcmp(c->kind, "llm") ? c->window : 0, .schedule_trace = spec->ov_schedule_trace,
-                    .strategy_out = spec->ov_strategy_json || reuse, .extra = extra, .do_import = 1};
+    /* Stock runs send no compilation-mode params (each one replaces NPUW's default and changes the pipeline);
+     * the instrumented variant turns on the switches the spec names, all three when it names none. Its blob
+     * is exported weightless and not imported: it measures the blob size without weights. */
+    int inst = c->instrumented, any = spec->ov_schedule_trace || spec->ov_strategy_json || spec->ov_task_stats;
+    pm_ov_opts o = {.lib = lib, .model_xml = model, .device = spec->ov_device, .log_level = spec->ov_log_level,
+                    .window = llm ? c->window : 0,
+                    .min_response_len = spec->ov_min_response_len,
+                    .prefill_hint = spec->ov_prefill_hint[0] ? spec->ov_prefill_hint : NULL,
+                    .generate_pyramid = spec->ov_generate_pyramid[0] ? spec->ov_generate_pyramid : NULL,
+                    .platform = spec->ov_platform[0] ? spec->ov_platform : NULL,
+                    .schedule_trace = inst && (spec->ov_schedule_trace || !any),
+                    .strategy_out = (inst && (spec->ov_strategy_json || !any)) || reuse,
+                    .task_stats = inst && (spec->ov_task_stats || !any),
+                    .extra = extra, .do_import = !inst,
+                    .export_path = inst ? "model.blob" : NULL,
+                    .cache_mode = inst && llm ? "OPTIMIZE_SIZE" : NULL};
     return pm_ov_add_step(self_exe, &o, reuse, cache_dir, out, err);
 }
 
-void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *report, double *import_s)
+void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *report, double *import_s,
+                        char *import_error, size_t import_error_size)
 {
     *import_s = -1;
+    if (import_error_size)
+        import_error[0] = '\0';
     pm_ov_result r;
     memset(&r, 0, sizeof r);
     pm_err err = {0};
@@ -48,13 +66,33 @@ void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *re
         if (r.compile_s >= 0) pm_report_add_metric(report, "ov.compile_s", r.compile_s);
         if (r.export_s >= 0) pm_report_add_metric(report, "ov.export_s", r.export_s);
         if (r.import_s >= 0) pm_report_add_metric(report, "ov.import_s", r.import_s);
-        if (r.blob_bytes >= 0) pm_report_add_metric(report, "ov.blob_bytes", (double)r.blob_bytes);
+        /* The blob size is recorded under what it holds: with weights (importable) or without. */
+        if (r.blob_bytes >= 0)
+            pm_report_add_metric(report, r.blob_weightless ? "ov.blob_bytes_weightless" : "ov.blob_bytes",
+                                 (double)r.blob_bytes);
+        if (r.weights_bytes >= 0) pm_report_add_metric(report, "ov.weights_bytes", (double)r.weights_bytes);
         pm_report_add_metric(report, "ov.strategy_reused", r.strategy_reused);
+        pm_report_add_metric(report, "ov.instrumented", r.instrumented);
+        pm_report_add_metric(report, "ov.offline", r.offline);
+        /* What shapes an NPUW compile, as numbers the report can group by. */
+        for (int i = 0; i < r.props.n; i++) {
+            const char *k = r.props.items[i].key, *v = r.props.items[i].value;
+            if (!strcmp(k, "NPUW_LLM_MAX_PROMPT_LEN")) pm_report_add_metric(report, "ov.npuw.max_prompt_len", atof(v));
+            else if (!strcmp(k, "NPUW_LLM_MIN_RESPONSE_LEN")) pm_report_add_metric(report, "ov.npuw.min_response_len", atof(v));
+            else if (!strcmp(k, "NPUW_LLM_PREFILL_HINT")) pm_report_add_metric(report, "ov.npuw.prefill_static", !strcmp(v, "STATIC"));
+            else if (!strcmp(k, "NPUW_LLM_GENERATE_PYRAMID")) pm_report_add_metric(report, "ov.npuw.generate_pyramid", !strcmp(v, "YES"));
+        }
         *import_s = r.import_s;
+        if (import_error_size && r.import_error[0])
+            snprintf(import_error, import_error_size, "%s", r.import_error);
         const char *keys[][2] = {{"ov.version", r.ov_version}, {"ov.compiler_type", r.compiler_type},
                                  {"ov.compiler_type_set", r.compiler_type_set},
-                                 {"ov.compiler_version", r.compiler_version}, {"ov.driver_version", r.driver_version},
-                                 {"ov.device_architecture", r.device_arch}, {"ov.device", r.device}};
+                                 {"ov.compiler_type_source", r.compiler_type_source},
+                                 {"ov.compiler_version", r.compiler_version},
+                                 {"ov.compiler_version_decoded", r.compiler_version_decoded},
+                                 {"ov.driver_version", r.driver_version},
+                                 {"ov.device_architecture", r.device_arch}, {"ov.device", r.device},
+                                 {"ov.platform", r.platform}, {"ov.offline", r.offline ? "yes" : ""}};
         for (size_t i = 0; versions && i < sizeof keys / sizeof keys[0]; i++)
             if (keys[i][1][0])
                 json_object_set_new(versions, keys[i][0], json_string(keys[i][1]));
@@ -69,6 +107,11 @@ static int ov_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
     int rc = pm_spec_parse_workloads(s, es, err);
     if (rc == PM_OK && !s->ov_model_template[0])
         rc = pm_err_set(err, PM_ERR_USAGE, "[openvino] model is required for backend openvino");
+    for (int i = 0; rc == PM_OK && i < s->n_configs; i++)
+        if (!strcmp(s->configs[i].kind, "llm") && (s->configs[i].reuse_strategy || s->ov_reuse_strategy))
+            /* LLM configs compile through NPUW, where each subgraph overwrites the strategy file. */
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: reuse-strategy is off under NPUW (LLM configs): only the last "
+                            "subgraph's strategy file survives a compile", s->configs[i].key);
     return rc;
 }
 
@@ -87,10 +130,10 @@ static int ov_steps(pm_backend_ctx *ctx, int config, const char *config_input, c
 }
 
 static int ov_step_done(pm_backend_ctx *ctx, const pm_step *st, const char *stdout_path, pm_report *report,
-                        double *warm_s)
+                        double *warm_s, char *warm_error, size_t error_cap)
 {
     /* The NPU's warm path is a blob import: the sweep stores it as a warm run so recompile / load is measured. */
-    pm_sweep_ov_result(stdout_path, ctx->versions, report, warm_s);
+    pm_sweep_ov_result(stdout_path, ctx->versions, report, warm_s, warm_error, error_cap);
     return 1;
 }
 

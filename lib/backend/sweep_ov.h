@@ -10,9 +10,12 @@
 
 int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *self_exe, const char *cache_dir,
                       pm_steps *out, pm_err *err);
-/* Reads the ov-compile result line from the step's stdout: adds compile/export/import seconds and blob bytes
- * to report as metrics, puts the reported OpenVINO/compiler/driver versions into versions (a JSON object, the
- * latest run's win), and returns the import time (the warm path: a blob load) in *import_s (< 0 when none). */
-void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *report, double *import_s);
+/* Reads the ov-compile result line from the step's stdout: adds compile/export/import seconds, blob bytes
+ * (ov.blob_bytes with weights, ov.blob_bytes_weightless without), ov.instrumented, ov.offline and the NPUW
+ * window settings to report as metrics, puts the reported OpenVINO/compiler/driver versions into versions (a
+ * JSON object, the latest run's win), and returns the import time (the warm path: a blob load) in *import_s
+ * (< 0 when none) and, when the import failed, its reason in import_error (a failed warm measurement). */
+void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *report, double *import_s,
+                        char *import_error, size_t import_error_size);
 
 #endif

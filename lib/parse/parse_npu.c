@@ -2,48 +2,69 @@
  * trace, the strategy JSON and the statistics blocks.
  *
  * INFERRED, NOT CAPTURED: no NPU exists where passmap is developed. Every format here was read from the
- * sources of openvinotoolkit/openvino (src/plugins/intel_npu) and openvinotoolkit/npu_compiler
- * (see /work/shared/reference/npu-compiler.md). The parsers are tolerant: unknown lines are skipped, absent
- * fields are simply not reported, and metric lines are matched by phrase anywhere in a line.
+ * sources of openvinotoolkit/openvino (src/plugins/intel_npu, NPUW) and openvinotoolkit/npu_compiler (the
+ * facts are summarised in docs/npu.md). The parsers are tolerant: unknown lines are skipped, absent fields
+ * are simply not reported, and metric lines are matched by phrase anywhere in a line.
  *
  * Metrics (pm_report_add_metric), by parser:
  *   npu-log (pm_parse_npu_log)
- *     npu.peak_kb                     max of "... memory usage: Peak N KB" (one per (sub)compile)
- *     npu.vcl.compile_net_ms          sum of VCL "Compile net time: X ms"
+ *     npu.vmpeak_delta_kb             max of "... memory usage: Peak N KB": VmPeak at the end minus at the start
+ *                                     of a compile (virtual memory, neither resident nor a peak); the run's
+ *                                     memory is the child's max RSS, recorded by the runner
+ *     npu.compile_net_ms              "Compile net time: X ms" summed per source ([VCL], [vpux-compiler] or no
+ *                                     logger); newest builds print it from two loggers for the same compile,
+ *                                     so the largest source sum is taken, never their total
+ *     npu.elf_export_ms               npu.compile_net_ms minus the report blocks' Total (the report is printed
+ *                                     before the ELF export); only when not negative
  *     npu.vcl.get_compiled_network_ms sum of VCL "getCompiledNetwork time: X ms"
  *     npu.vcl.export_ms               sum of VCL "exportNetwork time: X ms"
- *     npu.estimated_latency_us        first "Estimated inference latency: Xus"; later ones (NPUW submodels)
- *     npu.estimated_latency_us.<k>      keyed by order, k = 1, 2, ...
+ *     npu.estimated_latency_us        first "Estimated inference latency: Xus" ([inference-execution-analysis]);
+ *     npu.estimated_latency_us.<k>      later ones (NPUW subgraphs) keyed by order, k = 1, 2, ...
  *     npu.logger_time_ms.<logger>     last minus first timestamp of "[LEVEL] HH:MM:SS.mmm [logger]" lines
- *                                     (a span, not a measured duration; wraps at midnight)
+ *                                     (a span, not a measured duration; wraps at midnight). The plugin's logger
+ *                                     does not zero-pad milliseconds: ".5" is 5 ms, not 500
  *     npu.log.lines.<logger>          number of such lines per logger
+ *     npu.submodel.<m>.blocks         timing blocks attributed to NPUW submodel m (prefill, generate, lm_head,
+ *     npu.submodel.<m>.total_s          unattributed) and the sum of their Totals: a block belongs to the last
+ *                                     submodel a log line named before it (names containing "prefill",
+ *                                     "kvcache"/"generate", "lm_head"/"lm head"); without one, unattributed
  *     plus every metric of npu-task-stats found in the log.
  *     Timing report blocks ("... Execution time report ...") go to pm_parse_mlir_text, one block at a time,
- *     with report_index = block order (0..N-1): NPUW compiles several submodels, each with its own report.
+ *     with report_index = block order (0..N-1): NPUW compiles every unique subgraph of every submodel
+ *     separately, each with its own report.
  *   npu-schedule-trace (pm_parse_npu_schedule, compileTimeScheduleTrace.json)
- *     npu.tasks                       number of "ph":"X" events
+ *     npu.tasks                       number of "ph":"X" events, without the per-variant copies of DPU tasks
+ *                                     (thread "DPU / Variants", names ".../variant_i")
  *     npu.tasks.DMA/DPU/SW/M2I        the same by "cat" (always the four; other categories as seen)
- *     npu.task_dur_us                 sum of "dur" of those events
+ *     npu.tasks.dpu_variants          the per-variant events left out
+ *     npu.task_dur_us                 sum of "dur" of the counted events
  *     npu.schedule_span_us            max(ts+dur) - min(ts)
- *     npu.task_stats.<key>            numeric fields of "taskStatistics" (one level of nesting joined by '.')
+ *     npu.task_stats.<key>            numeric fields of "taskStatistics" (flat, microseconds; one level of
+ *                                     nesting joined by '.' is tolerated)
  *     npu.workpoint_freq_mhz          "workpoint":{"freq"}
  *   npu-strategy (pm_parse_npu_strategy, strategy_out.json)
  *     npu.strategy.ops                ops (top-level keys whose value is an object)
- *     npu.tiles                       sum over ops of N*C*H*W of "tilingStrategy" ("NONE"/absent = 1 tile)
+ *     npu.tiles                       tiles: N*C*H*W of "tilingStrategy" ("NONE"/absent = 1 tile) per op, except
+ *                                     that the ops of one vertical-fusion region carry the region's tiling and
+ *                                     count once per "verticalFusionHash"
  *     npu.strategy.tiled_ops          ops with more than one tile
- *     npu.strategy.mc.<Strategy>      histogram of "multiClusterStrategy"
+ *     npu.strategy.mc.<Strategy>      histogram of "multiClusterStrategy" ("NONE" when unset)
  *     npu.vf.ops                      ops with "verticalFusion" true ("True"/"true"/true)
- *     npu.vf.subgraphs                distinct "verticalFusionHash" among those
+ *     npu.vf.subgraphs                distinct "verticalFusionHash" among those ("Null" is none)
  *   npu-task-stats (pm_parse_npu_task_stats)
- *     npu.vpuip.<kind>                "<kind> - N ops" under "VPUIP tasks statistics:" (spaces -> '_')
- *     npu.vpuip.total                 sum of the first nesting level only (deeper rows are breakdowns)
- *     npu.ie_ops.<Op>                 "IE.<Op> - N (p%)" under "IE dialect statistics:"
- *     npu.ie_ops.total                sum of those
+ *     npu.vpuip.<kind>                "<kind> - N ops" rows of the dump-task-stats tree (spaces -> '_')
+ *     npu.vpuip.total                 the root "VPUIP Tasks - N ops", else the sum of the first nesting level
+ *                                     (the "Weights statistics" and "Const swizzling statistics" parts that
+ *                                     follow are not tasks)
+ *     npu.ie_ops.<Op>                 "IE.<Op> - N (p%)" rows of DumpStatisticsOfIeOps; the statistics are
+ *     npu.ie_ops.total                  hierarchical (IE -> Non-computational/Computational -> IE.Op -> type
+ *                                     conversions): only IE. rows count
  */
 #include "parse_internal.h"
 
 #include <ctype.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +177,14 @@ static counter *counter_get(counters *c, const char *name, size_t name_len)
     return e;
 }
 
+static counter *counter_find(counters *c, const char *name)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->items[i].name, name))
+            return &c->items[i];
+    return NULL;
+}
+
 static void counters_free(counters *c)
 {
     for (size_t i = 0; i < c->n; i++)
@@ -174,19 +203,31 @@ typedef struct log_line {
     int indent;         /* leading spaces of msg */
 } log_line;
 
-static int parse_clock(const char *p, double *ms, const char **end)
+/* "HH:MM:SS.mmm". The fraction is milliseconds as an integer: the plugin's logger prints it unpadded
+ * ("10:15:00.5" is 5 ms), the compiler's padded ("10:15:00.005"); both read the same way. Longer fractions
+ * (not seen in either logger) are read as decimal seconds. */
+static int parse_clock(const char *p, double *ms, const char *(*end))
 {
     int h, m, s, n = 0;
-    if (sscanf(p, "%2d:%2d:%2d%n", &h, &m, &s, &n) != 3 || n < 8)
+    if (sscanf(p, "%2d:%2d:%2d%n", &h, &m, &s, &n) != 3 || n < 5)
         return 0;
     p += n;
-    double frac = 0;
+    double frac_ms = 0;
     if (*p == '.') {
-        char *e;
-        frac = strtod(p, &e);
-        p = e;
+        p++;
+        int digits = 0;
+        double v = 0;
+        while (isdigit((unsigned char)*p)) {
+            v = v * 10 + (*p - '0');
+            p++;
+            digits++;
+        }
+        if (digits <= 3)
+            frac_ms = v;
+        else
+            frac_ms = v / pow(10, digits - 3);
     }
-    *ms = ((h * 60.0 + m) * 60.0 + s + frac) * 1000.0;
+    *ms = ((h * 60.0 + m) * 60.0 + s) * 1000.0 + frac_ms;
     *end = p;
     return 1;
 }
@@ -239,8 +280,8 @@ typedef struct stats_state {
     int block;          /* STATS_* */
     int base_indent;    /* indent of the block's first entry: deeper entries are breakdowns */
     counters vpuip, ie;
-    double vpuip_total, ie_total;
-    int seen_vpuip, seen_ie;
+    double vpuip_total, vpuip_root, ie_total;
+    int seen_vpuip, seen_vpuip_root, seen_ie;
 } stats_state;
 
 /* "<name> - <N> ops" or "<name> - <N> (<p>%)": returns 1 and fills name span and count. */
@@ -291,14 +332,31 @@ static int stats_line(stats_state *st, const log_line *ll)
         st->seen_ie = 1;
         return PM_OK;
     }
-    if (st->block == STATS_NONE)
+    /* dump-task-stats ends its tree with weights and swizzling parts: those rows are not tasks. */
+    if (ends_with(msg, mlen, "statistics:") || ends_with(msg, mlen, "statistics")) {
+        st->block = STATS_NONE;
         return PM_OK;
+    }
     const char *name;
     size_t nlen;
     double v;
     int is_pct;
     if (!parse_count_row(msg, &name, &nlen, &v, &is_pct))
         return PM_OK; /* interleaved output from elsewhere does not end the block */
+    if (!is_pct && nlen == 11 && !strncmp(name, "VPUIP Tasks", 11)) { /* the root of the dump-task-stats tree */
+        st->block = STATS_VPUIP;
+        st->base_indent = -1;
+        st->seen_vpuip = st->seen_vpuip_root = 1;
+        st->vpuip_root += v;
+        return PM_OK;
+    }
+    if (is_pct && nlen == 2 && !strncmp(name, "IE", 2)) { /* the root of DumpStatisticsOfIeOps */
+        st->block = STATS_IE;
+        st->seen_ie = 1;
+        return PM_OK;
+    }
+    if (st->block == STATS_NONE)
+        return PM_OK;
     if (st->base_indent < 0)
         st->base_indent = ll->indent;
     if (st->block == STATS_VPUIP && !is_pct) {
@@ -308,12 +366,9 @@ static int stats_line(stats_state *st, const log_line *ll)
         c->value += v;
         if (ll->indent <= st->base_indent)
             st->vpuip_total += v;
-    } else if (st->block == STATS_IE && is_pct) {
-        if (nlen > 3 && !strncmp(name, "IE.", 3)) {
-            name += 3;
-            nlen -= 3;
-        }
-        counter *c = counter_get(&st->ie, name, nlen);
+    } else if (st->block == STATS_IE && is_pct && nlen > 3 && !strncmp(name, "IE.", 3)) {
+        /* Only IE.<Op> rows: the group rows and the type-conversion children are breakdowns. */
+        counter *c = counter_get(&st->ie, name + 3, nlen - 3);
         if (!c)
             return PM_ERR_NOMEM;
         c->value += v;
@@ -328,7 +383,7 @@ static int stats_emit(stats_state *st, pm_report *out)
     for (size_t i = 0; i < st->vpuip.n && !rc; i++)
         rc = add_metric2(out, "npu.vpuip.", st->vpuip.items[i].name, st->vpuip.items[i].value);
     if (!rc && st->seen_vpuip)
-        rc = pm_report_add_metric(out, "npu.vpuip.total", st->vpuip_total);
+        rc = pm_report_add_metric(out, "npu.vpuip.total", st->seen_vpuip_root ? st->vpuip_root : st->vpuip_total);
     for (size_t i = 0; i < st->ie.n && !rc; i++)
         rc = add_metric2(out, "npu.ie_ops.", st->ie.items[i].name, st->ie.items[i].value);
     if (!rc && st->seen_ie)
@@ -400,12 +455,31 @@ static int is_report_furniture(const char *line)
            starts_with(p, "Total Execution Time:") || starts_with(p, "----");
 }
 
+enum { SUB_UNATTRIBUTED, SUB_PREFILL, SUB_GENERATE, SUB_LM_HEAD, SUB_N };
+static const char *const submodel_names[SUB_N] = {"unattributed", "prefill", "generate", "lm_head"};
+
 typedef struct log_state {
     counters loggers;
-    double peak_kb, vcl_compile, vcl_get, vcl_export;
-    int seen_peak, seen_vcl_compile, seen_vcl_get, seen_vcl_export, n_latency;
+    counters net_by_source;  /* "Compile net time" sums by logger ("" = none) */
+    double peak_kb, vcl_get, vcl_export;
+    int seen_peak, seen_vcl_get, seen_vcl_export, n_latency;
+    int submodel;                           /* SUB_*: the last one a log line named */
+    double sub_total_s[SUB_N];
+    int sub_blocks[SUB_N];
     stats_state stats;
 } log_state;
+
+/* NPUW names its submodels <model>_prefill, <model>_kvcache (generate) and <model>_lm_head. */
+static int submodel_named(const char *line)
+{
+    if (strcasestr(line, "lm_head") || strcasestr(line, "lm head"))
+        return SUB_LM_HEAD;
+    if (strcasestr(line, "prefill"))
+        return SUB_PREFILL;
+    if (strcasestr(line, "kvcache") || strcasestr(line, "generate"))
+        return SUB_GENERATE;
+    return -1;
+}
 
 static double number_after(const char *line, const char *phrase, int *found)
 {
@@ -439,6 +513,9 @@ static int log_metric_line(log_state *ls, pm_report *out, const char *line)
         c->last_ms = t;
         c->value += 1;
     }
+    int sub = submodel_named(line);
+    if (sub >= 0)
+        ls->submodel = sub;
     int found = 0;
     double v = number_after(line, "memory usage: Peak ", &found);
     if (found) {
@@ -454,8 +531,10 @@ static int log_metric_line(log_state *ls, pm_report *out, const char *line)
     found = 0;
     v = number_after(line, "Compile net time: ", &found);
     if (found) {
-        ls->vcl_compile += v;
-        ls->seen_vcl_compile = 1;
+        counter *c = counter_get(&ls->net_by_source, ll.logger ? ll.logger : "", ll.logger ? ll.logger_len : 0);
+        if (!c)
+            return PM_ERR_NOMEM;
+        c->value += v;
     }
     found = 0;
     v = number_after(line, "getCompiledNetwork time: ", &found);
@@ -493,7 +572,7 @@ static int log_metric_line(log_state *ls, pm_report *out, const char *line)
 }
 
 /* Parses one report block on its own and appends it to out with report_index = idx, parents offset. */
-static int add_block(const sbuf *block, int idx, pm_report *out, int *unsupported, pm_err *err)
+static int add_block(const sbuf *block, int idx, pm_report *out, int *unsupported, log_state *ls, pm_err *err)
 {
     pm_report tmp;
     pm_report_init(&tmp);
@@ -523,6 +602,9 @@ static int add_block(const sbuf *block, int idx, pm_report *out, int *unsupporte
         }
     if (tmp.total_wall_s >= 0)
         out->total_wall_s = (out->total_wall_s < 0 ? 0 : out->total_wall_s) + tmp.total_wall_s;
+    ls->sub_blocks[ls->submodel]++;
+    if (tmp.total_wall_s >= 0)
+        ls->sub_total_s[ls->submodel] += tmp.total_wall_s;
     if (tmp.total_user_s >= 0)
         out->total_user_s = (out->total_user_s < 0 ? 0 : out->total_user_s) + tmp.total_user_s;
 cleanup:
@@ -547,7 +629,7 @@ int pm_parse_npu_log(const char *buf, size_t len, pm_report *out, pm_err *err)
             trim++;
         if (strstr(line, "Execution time report")) {
             if (in_block && block.n) { /* a truncated block: close it */
-                if ((rc = add_block(&block, base_index + blocks, out, &unsupported, err)))
+                if ((rc = add_block(&block, base_index + blocks, out, &unsupported, &ls, err)))
                     goto cleanup;
                 blocks++;
             }
@@ -563,7 +645,7 @@ int pm_parse_npu_log(const char *buf, size_t len, pm_report *out, pm_err *err)
                 if ((rc = sbuf_add(&block, line, strlen(line))) || (rc = sbuf_add(&block, "\n", 1)))
                     goto nomem;
                 if (name && !strncmp(name, "Total", 5) && (name[5] == '\0' || name[5] == ' ')) {
-                    if ((rc = add_block(&block, base_index + blocks, out, &unsupported, err)))
+                    if ((rc = add_block(&block, base_index + blocks, out, &unsupported, &ls, err)))
                         goto cleanup;
                     blocks++;
                     block.n = 0;
@@ -578,15 +660,37 @@ int pm_parse_npu_log(const char *buf, size_t len, pm_report *out, pm_err *err)
             goto nomem;
     }
     if (in_block && block.n) {
-        if ((rc = add_block(&block, base_index + blocks, out, &unsupported, err)))
+        if ((rc = add_block(&block, base_index + blocks, out, &unsupported, &ls, err)))
             goto cleanup;
         blocks++;
     }
     out->n_reports = base_index + blocks;
-    if (ls.seen_peak && (rc = pm_report_add_metric(out, "npu.peak_kb", ls.peak_kb)))
+    if (ls.seen_peak && (rc = pm_report_add_metric(out, "npu.vmpeak_delta_kb", ls.peak_kb)))
         goto nomem;
-    if (ls.seen_vcl_compile && (rc = pm_report_add_metric(out, "npu.vcl.compile_net_ms", ls.vcl_compile)))
+    double net = -1;
+    for (size_t i = 0; i < ls.net_by_source.n; i++)
+        if (ls.net_by_source.items[i].value > net)
+            net = ls.net_by_source.items[i].value;
+    if (net >= 0 && (rc = pm_report_add_metric(out, "npu.compile_net_ms", net)))
         goto nomem;
+    /* The report is printed before the ELF export: what Compile net time has beyond it is the export. */
+    double report_s = 0;
+    for (int k = 0; k < SUB_N; k++)
+        report_s += ls.sub_total_s[k];
+    if (net >= 0 && blocks > 0 && net - 1000 * report_s >= 0 &&
+        (rc = pm_report_add_metric(out, "npu.elf_export_ms", net - 1000 * report_s)))
+        goto nomem;
+    for (int k = 0; k < SUB_N && blocks > 0; k++) {
+        char name[64];
+        if (!ls.sub_blocks[k])
+            continue;
+        snprintf(name, sizeof name, "npu.submodel.%s.blocks", submodel_names[k]);
+        if ((rc = pm_report_add_metric(out, name, ls.sub_blocks[k])))
+            goto nomem;
+        snprintf(name, sizeof name, "npu.submodel.%s.total_s", submodel_names[k]);
+        if ((rc = pm_report_add_metric(out, name, ls.sub_total_s[k])))
+            goto nomem;
+    }
     if (ls.seen_vcl_get && (rc = pm_report_add_metric(out, "npu.vcl.get_compiled_network_ms", ls.vcl_get)))
         goto nomem;
     if (ls.seen_vcl_export && (rc = pm_report_add_metric(out, "npu.vcl.export_ms", ls.vcl_export)))
@@ -607,6 +711,7 @@ nomem:
     rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 cleanup:
     counters_free(&ls.loggers);
+    counters_free(&ls.net_by_source);
     stats_free(&ls.stats);
     free(block.s);
     free(text);
@@ -647,7 +752,7 @@ static double json_num(const json_t *v, int *ok)
 int pm_parse_npu_schedule(const char *buf, size_t len, pm_report *out, pm_err *err)
 {
     int rc = PM_OK;
-    counters cats = {0};
+    counters cats = {0}, variant_threads = {0};
     json_t *root = load_json(buf, len, "npu-schedule-trace", err);
     if (!root)
         return PM_ERR_PARSE;
@@ -660,14 +765,38 @@ int pm_parse_npu_schedule(const char *buf, size_t len, pm_report *out, pm_err *e
     for (int i = 0; i < 4; i++)
         if (!counter_get(&cats, fixed[i], strlen(fixed[i])))
             goto nomem;
-    double tasks = 0, dur_sum = 0, t_min = 0, t_max = 0;
+    double tasks = 0, dur_sum = 0, t_min = 0, t_max = 0, variants = 0;
     int have_t = 0;
     size_t i;
     json_t *ev;
+    /* Threads named "... Variants" carry each DPU task once more per variant: not tasks of their own. */
+    json_array_foreach(events, i, ev) {
+        const char *ph = json_string_value(json_object_get(ev, "ph"));
+        const char *nm = json_string_value(json_object_get(ev, "name"));
+        const char *tn = json_string_value(json_object_get(json_object_get(ev, "args"), "name"));
+        if (ph && !strcmp(ph, "M") && nm && !strcmp(nm, "thread_name") && tn && strstr(tn, "Variants")) {
+            char id[64];
+            snprintf(id, sizeof id, "%lld/%lld", json_integer_value(json_object_get(ev, "pid")),
+                     json_integer_value(json_object_get(ev, "tid")));
+            if (!counter_get(&variant_threads, id, strlen(id)))
+                goto nomem;
+        }
+    }
     json_array_foreach(events, i, ev) {
         const char *ph = json_string_value(json_object_get(ev, "ph"));
         if (!ph || strcmp(ph, "X"))
             continue;
+        const char *nm = json_string_value(json_object_get(ev, "name"));
+        char id[64];
+        snprintf(id, sizeof id, "%lld/%lld", json_integer_value(json_object_get(ev, "pid")),
+                 json_integer_value(json_object_get(ev, "tid")));
+        int on_variant_thread = 0;
+        for (size_t k = 0; k < variant_threads.n; k++)
+            on_variant_thread |= !strcmp(variant_threads.items[k].name, id);
+        if (on_variant_thread || (nm && strstr(nm, "/variant_"))) {
+            variants++;
+            continue;
+        }
         tasks++;
         const char *cat = json_string_value(json_object_get(ev, "cat"));
         if (cat) {
@@ -690,7 +819,8 @@ int pm_parse_npu_schedule(const char *buf, size_t len, pm_report *out, pm_err *e
             have_t = 1;
         }
     }
-    if ((rc = pm_report_add_metric(out, "npu.tasks", tasks)))
+    if ((rc = pm_report_add_metric(out, "npu.tasks", tasks)) ||
+        (rc = pm_report_add_metric(out, "npu.tasks.dpu_variants", variants)))
         goto nomem;
     for (size_t k = 0; k < cats.n; k++)
         if ((rc = add_metric2(out, "npu.tasks.", cats.items[k].name, cats.items[k].value)))
@@ -729,6 +859,7 @@ int pm_parse_npu_schedule(const char *buf, size_t len, pm_report *out, pm_err *e
 nomem:
     rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 cleanup:
+    counters_free(&variant_threads);
     counters_free(&cats);
     json_decref(root);
     return rc;
@@ -783,14 +914,22 @@ int pm_parse_npu_strategy(const char *buf, size_t len, pm_report *out, pm_err *e
                     t *= d;
             }
         }
-        tiles += t;
         if (t > 1)
             tiled_ops++;
-        if (truthy(json_object_get(op, "verticalFusion"))) {
+        const char *h = json_string_value(json_object_get(op, "verticalFusionHash"));
+        int vf = truthy(json_object_get(op, "verticalFusion"));
+        int region = vf && h && *h && strcmp(h, "Null");
+        if (vf)
             vf_ops++;
-            const char *h = json_string_value(json_object_get(op, "verticalFusionHash"));
-            if (h && !counter_get(&hashes, h, strlen(h)))
-                goto nomem;
+        if (region) {
+            /* Every op of a VF region carries the region's tiling: count it once per region. */
+            if (!counter_find(&hashes, h)) {
+                if (!counter_get(&hashes, h, strlen(h)))
+                    goto nomem;
+                tiles += t;
+            }
+        } else {
+            tiles += t;
         }
     }
     if ((rc = pm_report_add_metric(out, "npu.strategy.ops", ops)) ||
@@ -839,16 +978,18 @@ int pm_sniff_npu(const char *buf, size_t len, pm_format *fmt)
         return 0;
     }
     /* Markers only the NPU plugin/compiler prints; plain mlir-opt output has none of them. "Compile network"
-     * alone is not one: MLIR reports interleaved with other logs may carry it (see test_parse_mlir.c). */
+     * alone is not one, nor a "[vpux-compiler]" logger line (the parser reads its lines; sniffing needs more): MLIR reports interleaved with other logs may carry it (see test_parse_mlir.c). */
     static const char *const log_markers[] = {
         "IE to VPUIP", "Build compilation pipeline", "memory usage: Peak", "Estimated inference latency:",
-        "Compile net time:", "getCompiledNetwork time:", "[NPUPlugin]", "[NPUW", "[VCL]", NULL};
+        "Compile net time:", "getCompiledNetwork time:", "[NPUPlugin]", "[NPUW", "[VCL]",
+        "[inference-execution-analysis]", NULL};
     for (int k = 0; log_markers[k]; k++)
         if (has(buf, len, log_markers[k])) {
             *fmt = PM_FMT_NPU_LOG;
             return 1;
         }
-    if (has(buf, len, " tasks statistics:") || has(buf, len, "IE dialect statistics:")) {
+    if (has(buf, len, " tasks statistics:") || has(buf, len, "IE dialect statistics:") ||
+        has(buf, len, "VPUIP Tasks - ")) {
         *fmt = PM_FMT_NPU_TASK_STATS;
         return 1;
     }

@@ -175,6 +175,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
     int n_metrics = 0, n_done = 0, rc;
     const char *status = "ok";
     double import_s = -1;
+    char import_error[1024] = "";
     char note[512] = "";
     double wall = 0, user = 0, sys = 0;
     long rss = 0;
@@ -261,7 +262,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         if (parsed)
             sl.recs[i].report = &sl.reports[i];
         double extra = -1;
-        if (x->be->step_done && x->be->step_done(&x->bctx, st, out_path, &sl.reports[i], &extra))
+        if (x->be->step_done && x->be->step_done(&x->bctx, st, out_path, &sl.reports[i], &extra, import_error,
+                                                  sizeof import_error))
             sl.recs[i].report = &sl.reports[i];
         if (extra >= 0)
             import_s = extra;
@@ -289,11 +291,13 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
                          .metrics = metrics, .n_metrics = n_metrics};
     int64_t run_id;
     rc = pm_store_record_run(x->store, &rec, &run_id, err);
-    if (rc == PM_OK && import_s >= 0 && !strcmp(status, "ok")) {
-        /* A back end's own warm path (the NPU's blob import) is stored as a warm run. */
-        pm_run_record warm = {.config_id = cs->id, .repeat = t->repeat, .mode = "warm", .status = "ok",
-                              .wall_s = import_s, .user_s = -1, .sys_s = -1, .maxrss_kb = 0,
-                              .note = "ov_core_import_model of the exported blob"};
+    if (rc == PM_OK && (import_s >= 0 || import_error[0]) && !strcmp(status, "ok")) {
+        /* A back end's own warm path (the NPU's blob import) is stored as a warm run so recompile / load is
+         * measured. A failed one is a failed warm measurement with its reason; the cold compile stays ok. */
+        pm_run_record warm = {.config_id = cs->id, .repeat = t->repeat, .mode = "warm",
+                              .status = import_s >= 0 ? "ok" : "failed", .wall_s = import_s >= 0 ? import_s : 0,
+                              .user_s = -1, .sys_s = -1, .maxrss_kb = 0,
+                              .note = import_s >= 0 ? "ov_core_import_model of the exported blob" : import_error};
         rc = pm_store_record_run(x->store, &warm, &run_id, err);
     }
     *status_out = status;

@@ -13,6 +13,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_ov_compile(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 /* Exit statuses: 0 ok, 1 the work failed, 2 usage error. */
 enum { PM_EXIT_OK = 0, PM_EXIT_FAIL = 1, PM_EXIT_USAGE = 2 };

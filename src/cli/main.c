@@ -26,6 +26,7 @@ static const struct command commands[] = {
     {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
     {"cache", cmd_cache, "content-addressed cache of compiled artifacts"},
     {"ov-compile", cmd_ov_compile, "compile (and import) one OpenVINO model, used by the openvino back end"},
+    {"doctor", cmd_doctor, "check OpenVINO and the NPU compiler here: versions, devices, a tiny compile"},
 };
 
 static void usage(FILE *out)

@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
 # passmap sweep --backend openvino, end to end through the stand-in libopenvino_c (tests/support/openvino_c.c):
-# the child per repeat, per-run folders, NPU log + trace + strategy parsed into the store, import as warm run,
-# and the strategy-reuse arm. It checks passmap's plumbing, not a real NPU compiler.
+# the child per repeat, per-run folders, NPU log + trace + strategy parsed into the store, stock runs apart from
+# instrumented ones, the blob import as a warm run (a failed import as a failed warm run), offline compiles.
+# It checks passmap's plumbing, not a real NPU compiler.
 source "$(dirname "$0")/lib.sh"
 LIB=$PASSMAP_BUILD/tests/libopenvino_c.so
-[ -f "$LIB" ] || { fail "stand-in library missing: $LIB"; # --backend / --device on the command line override the spec.
-sed -e '/^backend = openvino/d' -e 's/npu-tiny/npu-override/' -e 's/repeats = 2/repeats = 1/' "$TMP/npu.ini" > "$TMP/override.ini"
-check "sweep --backend openvino --device CPU overrides the spec" "$PASSMAP" sweep --quiet --backend openvino --device CPU --db "$TMP/ov2.db" "$TMP/override.ini"
-[ "$(sqlite3 "$TMP/ov2.db" "select backend from sweep")" = openvino ] && ok "sweep recorded as openvino" || fail "override backend"
-n=$(sqlite3 "$TMP/ov2.db" "select count(*) from step where argv like '%--device CPU%'")
-[ "$n" = 8 ] && ok "every compile asked for device CPU" || fail "device override: $n"
-check_fails "unknown --backend is a usage error" "$PASSMAP" sweep --backend tpu --db "$TMP/x.db" "$TMP/override.ini"
-finish; exit 1; }
-mkdir -p "$TMP/models"
-for p in int4 fp16; do printf '<?xml version="1.0"?>\n<net name="qwen2-%s" version="11"/>\n' $p > "$TMP/models/qwen2-0.5b-$p.xml"; done
+[ -f "$LIB" ] || { fail "stand-in library missing: $LIB"; finish; exit 1; }
+for p in int4 fp16; do
+  mkdir -p "$TMP/models/qwen2-0.5b-$p"   # optimum's layout: <dir>/openvino_model.xml
+  printf '<?xml version="1.0"?>\n<net name="qwen2-%s" version="11"/>\n' $p > "$TMP/models/qwen2-0.5b-$p/openvino_model.xml"
+  printf 'weights-%s' $p > "$TMP/models/qwen2-0.5b-$p/openvino_model.bin"
+done
 cat > "$TMP/npu.ini" <<INI
 [sweep]
 name = npu-tiny
@@ -25,39 +22,74 @@ device = NPU
 lib = $LIB
 schedule_trace = true
 strategy_json = true
-model = models/{family}-{size}-{precision}.xml
+prefill_hint = STATIC
+generate_pyramid = false
+model = models/{family}-{size}-{precision}/openvino_model.xml
 [llm q]
 models = qwen2:0.5b
 windows = 128, 1024
 precisions = int4, fp16
-variants = stock, reuse-strategy
+variants = stock, instrumented
 INI
 db=$TMP/npu.db
-export PASSMAP_CACHE_DIR=$TMP/cache
 check "openvino sweep runs" "$PASSMAP" sweep --quiet --db "$db" "$TMP/npu.ini"
 q() { sqlite3 "$db" "$1"; }
-[ "$(q "select count(*) from run where mode='cold' and status='ok'")" = 16 ] && ok "16 cold compiles recorded" \
+[ "$(q "select count(*) from run where mode='cold' and status='ok'")" = 16 ] && ok "16 cold compiles recorded ok" \
   || fail "cold runs: $(q "select status, note from run limit 3")"
-[ "$(q "select count(*) from run where mode='warm'")" = 16 ] && ok "each compile's blob import stored as a warm run" || fail "warm runs"
+m() { q "select count(*) from metric m join run r on r.id=m.run_id join config c on c.id=r.config_id where $1"; }
+[ "$(m "m.name='ov.instrumented' and m.value=1 and c.variant='instrumented' and r.mode='cold'")" = 8 ] && \
+  [ "$(m "m.name='ov.instrumented' and m.value=0 and c.variant='stock' and r.mode='cold'")" = 8 ] \
+  && ok "instrumented runs recorded apart from stock ones" || fail "ov.instrumented"
+[ "$(m "m.name='npu.tasks' and c.variant='stock'")" = 0 ] && [ "$(m "m.name='npu.tasks' and c.variant='instrumented'")" = 8 ] \
+  && ok "schedule trace only in instrumented runs" || fail "npu.tasks per variant"
+n=$(q "select count(*) from step s join run r on r.id=s.run_id join config c on c.id=r.config_id where c.variant='stock' and s.argv like '%--schedule-trace%'")
+[ "$n" = 0 ] && ok "stock compiles ask for no instrumentation" || fail "stock argv: $n"
+[ "$(q "select count(*) from run r join config c on c.id=r.config_id where r.mode='warm' and r.status='ok' and c.variant='stock' and r.wall_s > 0")" = 8 ] \
+  && ok "each stock compile's blob import stored as a warm run with its time" || fail "warm runs: $(q "select count(*), status from run where mode='warm' group by status")"
+[ "$(q "select count(*) from run r join config c on c.id=r.config_id where r.mode='warm' and c.variant='instrumented'")" = 0 ] \
+  && ok "instrumented runs are not imported" || fail "instrumented warm runs"
+[ "$(m "m.name='ov.blob_bytes' and c.variant='stock'")" = 8 ] && [ "$(m "m.name='ov.blob_bytes_weightless' and c.variant='instrumented'")" = 8 ] \
+  && ok "blob size with weights (stock) and without (instrumented)" || fail "blob sizes"
 n=$(q "select count(*) from v_pass where tool='ov-compile' and pass='FeasibleAllocation'")
 [ "${n:-0}" -ge 16 ] && ok "NPU timing rows parsed (FeasibleAllocation x$n)" || fail "FeasibleAllocation rows: $n"
 n=$(q "select count(distinct report_index) from pass_time")
-[ "$n" -ge 2 ] && ok "several report blocks per compile kept apart" || fail "report blocks: $n"
-for m in npu.tasks npu.tiles npu.peak_kb ov.compile_s ov.import_s; do
-  n=$(q "select count(*) from metric where name='$m'")
-  [ "$n" = 16 ] && ok "metric $m per run" || fail "metric $m: $n"
+[ "$n" -ge 5 ] && ok "one report block per NPUW subgraph compile kept apart ($n)" || fail "report blocks: $n"
+for k in npu.submodel.prefill.blocks npu.submodel.generate.blocks npu.submodel.lm_head.blocks npu.compile_net_ms npu.elf_export_ms ov.compile_s; do
+  n=$(q "select count(*) from metric where name='$k'")
+  [ "$n" = 16 ] && ok "metric $k per run" || fail "metric $k: $n"
 done
-# The larger window must cost more in the stand-in (its times scale with the window): the data is not constant.
-r=$(q "select (select avg(wall_s) from v_pass where window=1024 and pass='FeasibleAllocation') > (select avg(wall_s) from v_pass where window=128 and pass='FeasibleAllocation')")
-[ "$r" = 1 ] && ok "pass time follows the window" || fail "pass time vs window"
-reused=$(q "select count(*) from metric m join run r on r.id=m.run_id join config c on c.id=r.config_id where m.name='ov.strategy_reused' and m.value=1 and c.variant='reuse-strategy'")
-[ "$reused" -ge 4 ] && ok "reuse-strategy arm reuses the cached strategy ($reused runs)" || fail "strategy reused: $reused"
-stock=$(q "select count(*) from metric m join run r on r.id=m.run_id join config c on c.id=r.config_id where m.name='ov.strategy_reused' and m.value=1 and c.variant='stock'")
-[ "$stock" = 0 ] && ok "stock arm never reuses" || fail "stock reused: $stock"
+[ "$(m "m.name='ov.npuw.prefill_static' and m.value=1")" = 16 ] && ok "NPUW_LLM_PREFILL_HINT=STATIC recorded per run" || fail "prefill_static"
+# STATIC prefill: the prefill is compiled at the window, so it costs more at 1024 than at 128.
+r=$(q "select (select avg(wall_s) from v_pass where window=1024 and pass='FeasibleAllocation' and report_index=0) > (select avg(wall_s) from v_pass where window=128 and pass='FeasibleAllocation' and report_index=0)")
+[ "$r" = 1 ] && ok "prefill pass time follows the window" || fail "pass time vs window"
 v=$(q "select value from meta where key='ov.version'")
 [ -n "$v" ] && ok "OpenVINO version recorded ($v)" || fail "ov.version meta"
-m=$(q "select json_extract(meta_json, '$.\"ov.version\"') from sweep where name='npu-tiny'")
-[ "$m" = "$v" ] && ok "versions in the sweep's method metadata (report/HTML)" || fail "sweep meta ov.version: '$m'"
+m2=$(q "select json_extract(meta_json, '$.\"ov.version\"') from sweep where name='npu-tiny'")
+[ "$m2" = "$v" ] && ok "versions in the sweep's method metadata (report/HTML)" || fail "sweep meta ov.version: '$m2'"
+[ "$(q "select value from meta where key='ov.compiler_version_decoded'")" = 7.6 ] && ok "decoded compiler version recorded" || fail "compiler version"
+
+# A blob that cannot be imported (weightless NPUW export): the cold compile stays ok, the warm run fails with the reason.
+sed -e 's/npu-tiny/npu-weightless/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' \
+  -e 's/^\[openvino\]/[openvino]\nprops = CACHE_MODE=OPTIMIZE_SIZE/' "$TMP/npu.ini" > "$TMP/wl.ini"
+check "weightless sweep runs" "$PASSMAP" sweep --quiet --db "$TMP/wl.db" "$TMP/wl.ini"
+[ "$(sqlite3 "$TMP/wl.db" "select count(*) from run where mode='cold' and status='ok'")" = 4 ] && \
+  [ "$(sqlite3 "$TMP/wl.db" "select count(*) from run where mode='warm' and status='failed' and note like '%WEIGHTS_PATH%'")" = 4 ] \
+  && ok "failed import: a failed warm run with its reason, the cold compile kept" \
+  || fail "weightless: $(sqlite3 "$TMP/wl.db" "select mode, status, note from run")"
+
+# Offline: no NPU present, platform named: cold runs ok and marked offline, no warm runs.
+sed -e 's/npu-tiny/npu-offline/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' \
+  -e 's/^\[openvino\]/[openvino]\nplatform = NPU4000/' "$TMP/npu.ini" > "$TMP/off.ini"
+PASSMAP_FAKEOV_DEVICES=CPU check "offline sweep runs" "$PASSMAP" sweep --quiet --db "$TMP/off.db" "$TMP/off.ini"
+[ "$(sqlite3 "$TMP/off.db" "select count(*) from run r join metric m on m.run_id=r.id where r.mode='cold' and r.status='ok' and m.name='ov.offline' and m.value=1")" = 4 ] && \
+  [ "$(sqlite3 "$TMP/off.db" "select count(*) from run where mode='warm'")" = 0 ] \
+  && ok "offline: cold runs ok, recorded offline, nothing imported" || fail "offline: $(sqlite3 "$TMP/off.db" "select mode, status, note from run")"
+
+# reuse-strategy is off under NPUW: a spec asking for it on LLM configs is refused up front.
+sed -e 's/npu-tiny/npu-reuse/' -e 's/^variants = .*/variants = stock, reuse-strategy/' "$TMP/npu.ini" > "$TMP/reuse.ini"
+out=$("$PASSMAP" sweep --quiet --db "$TMP/reuse.db" "$TMP/reuse.ini" 2>&1); rc=$?
+[ $rc != 0 ] && echo "$out" | grep -q 'off under NPUW' && ok "reuse-strategy on LLM configs refused" || fail "reuse rc=$rc: $out"
+
 sed -e "s#lib = .*#lib = $TMP/none.so#" -e 's/npu-tiny/npu-nolib/' "$TMP/npu.ini" > "$TMP/nolib.ini"
 "$PASSMAP" sweep --quiet --db "$TMP/nolib.db" "$TMP/nolib.ini" >/dev/null 2>&1
 st=$(sqlite3 "$TMP/nolib.db" "select count(*) from run where status='failed'")
@@ -71,4 +103,17 @@ check "sweep --backend openvino --device CPU overrides the spec" "$PASSMAP" swee
 n=$(sqlite3 "$TMP/ov2.db" "select count(*) from step where argv like '%--device CPU%'")
 [ "$n" = 8 ] && ok "every compile asked for device CPU" || fail "device override: $n"
 check_fails "unknown --backend is a usage error" "$PASSMAP" sweep --backend tpu --db "$TMP/x.db" "$TMP/override.ini"
+
+# The study itself, cut to one model, window, precision and repeat, against the stand-in: ok cold runs, a warm
+# run with its import time, the instrumented run apart from the stock one.
+sed -e 's/^models = .*/models = qwen2:0.5b/' -e 's/^windows = .*/windows = 128/' -e 's/^precisions = .*/precisions = int4/' \
+  -e 's/^repeats = .*/repeats = 1/' -e "s#^device = NPU#device = NPU\nlib = $LIB#" "$ROOT/studies/npu-llm.ini" > "$TMP/study.ini"
+check "studies/npu-llm.ini (cut) runs" "$PASSMAP" sweep --quiet --db "$TMP/study.db" "$TMP/study.ini"
+s() { sqlite3 "$TMP/study.db" "$1"; }
+[ "$(s "select count(*) from run where mode='cold' and status='ok'")" = 2 ] && ok "study: stock and instrumented cold runs ok" \
+  || fail "study cold: $(s "select mode, status, note from run")"
+[ "$(s "select count(*) from run r join config c on c.id=r.config_id where r.mode='warm' and r.status='ok' and r.wall_s > 0 and c.variant='stock'")" = 1 ] \
+  && ok "study: the stock run's import time as a warm run" || fail "study warm"
+[ "$(s "select c.variant || '=' || m.value from metric m join run r on r.id=m.run_id join config c on c.id=r.config_id where m.name='ov.instrumented' order by c.variant" | tr '\n' ' ')" = "instrumented=1.0 stock=0.0 " ] \
+  && ok "study: instrumented run recorded apart" || fail "study instrumented: $(s "select c.variant, m.value from metric m join run r on r.id=m.run_id join config c on c.id=r.config_id where m.name='ov.instrumented'")"
 finish

@@ -1,21 +1,36 @@
 /* Stand-in libopenvino_c for tests: exports exactly the subset of the OpenVINO C API passmap uses, with the
- * real signatures (openvino/c/ov_core.h, ov_compiled_model.h, ov_common.h), and behaves like an NPU compile
- * in the formats documented in /work/shared/reference/npu-compiler.md (written from sources, not captured).
+ * real signatures (openvino/c/ov_core.h, ov_compiled_model.h, ov_common.h), and models the behaviours of the
+ * real NPU plugin (2026) that passmap must handle. It does not validate real compiler behaviour: the formats and
+ * behaviours below were read from the openvino and npu_compiler sources (docs/npu.md), not captured from a run.
  *
- * What it does on ov_core_compile_model(core, model, device, nargs, &cm, key, value, ...):
+ * On ov_core_compile_model(core, model, device, nargs, &cm, key, value, ...):
  *  - records "nargs=N", "device=D", "cwd=PATH" and one "KEY=VALUE" line per pair into $PASSMAP_FAKEOV_PROPS_OUT;
- *  - fails (GENERAL_ERROR) for odd nargs, for device "NOPE", for unknown NPU_COMPILATION_MODE_PARAMS keys, and
- *    when read-strategy-from-json=true finds no readable ./strategy_in.json;
- *  - for NPU: prints an ANSI-coloured LOG_INFO log with one MLIR timing report (two with NPUW_LLM: prefill
- *    and generate), times scaled by NPUW_LLM_MAX_PROMPT_LEN/128, MultiClusterStrategyAssignment ten times
- *    cheaper when a strategy was read; peak memory, VCL timers, latency, IE op statistics;
- *  - writes ./compileTimeScheduleTrace.json and ./strategy_out.json when asked (cwd: the caller's workdir).
- * It does not validate real compiler behaviour. It links only libc and jansson (not libpassmap). */
+ *  - fails (GENERAL_ERROR) for odd nargs, for device "NOPE", for unknown NPU_COMPILATION_MODE_PARAMS keys
+ *    ("failed to parse COMPILATION_MODE_PARAMS"), and for NPU when no NPU is listed ($PASSMAP_FAKEOV_DEVICES)
+ *    unless NPU_PLATFORM names a target (then it compiles offline, and import fails);
+ *  - NPUW_LLM: compiles a prefill model (at the window with NPUW_LLM_PREFILL_HINT=STATIC, else at the 1024
+ *    chunk when the window is longer), generate models (one per 1K, 2K, 4K... step up to window + response with
+ *    NPUW_LLM_GENERATE_PYRAMID unset or YES, else one) and a shared LM head; each model is two subgraph compiles
+ *    (the head one), each with its own timing report: N blocks per call. A plugin log line names each submodel.
+ *    A user NPU_COMPILATION_MODE_PARAMS replaces NPUW's default precision params, with a warning;
+ *  - prints the plugin's lines always coloured with unpadded milliseconds ("12:00:01.5" is 5 ms), compiler
+ *    lines ([vpux-compiler], [inference-execution-analysis], ...) with padded ones, hierarchical IE statistics,
+ *    "Compile net time" from both [VCL] and [vpux-compiler] for the same compile, and the VmPeak delta line;
+ *  - read-strategy-from-json: the strategy search still runs (same cost), then ManualStrategyUtils overwrites
+ *    its result ("Experimental mode - assigning manual strategies"): no speed-up;
+ *  - writes ./compileTimeScheduleTrace.json (DPU tasks also once per variant on thread "DPU / Variants") and
+ *    ./strategy_out.json (VF ops carry their region's tiling) per subgraph: under NPUW the LM head's wins;
+ *  - export under NPUW without CACHE_MODE=OPTIMIZE_SPEED writes a weightless blob, whose import fails with
+ *    "There is no WEIGHTS_PATH set in properties but the blob was exported as weightless!";
+ *  - ov_get_last_err_msg returns a heap copy (the caller frees it with ov_free), or NULL;
+ *  - with $PASSMAP_FAKEOV_CRASH_TEARDOWN, ov_core_free aborts (a teardown crash).
+ * It links only libc and jansson (not libpassmap). */
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,11 +51,14 @@ typedef struct ov_core {
 } ov_core_t;
 typedef struct ov_model {
     char *xml;
+    long long weights_bytes;
 } ov_model_t;
 typedef struct ov_compiled_model {
     char device[32];
     char compiler_type[32];
-    int window;
+    char platform[32];
+    int window, npuw, weightless;
+    long long weights_bytes;
 } ov_compiled_model_t;
 
 static char last_err[1024];
@@ -54,12 +72,13 @@ static ov_status_e fail(ov_status_e st, const char *fmt, ...)
     return st;
 }
 
-API const char *ov_get_last_err_msg(void) { return last_err; }
+/* As in ov_core.cpp: a heap copy the caller frees with ov_free. */
+API const char *ov_get_last_err_msg(void) { return last_err[0] ? strdup(last_err) : NULL; }
 API void ov_free(const char *content) { free((void *)content); }
 
 API ov_status_e ov_get_openvino_version(ov_version_t *v)
 {
-    v->buildNumber = strdup("2025.4.0-standin");
+    v->buildNumber = strdup("2026.0.0-standin");
     v->description = strdup("passmap stand-in libopenvino_c");
     return OK;
 }
@@ -77,12 +96,31 @@ API ov_status_e ov_core_create(ov_core_t **core)
     return *core ? OK : fail(GENERAL_ERROR, "out of memory");
 }
 
-API void ov_core_free(ov_core_t *core) { free(core); }
+/* $PASSMAP_FAKEOV_CRASH_TEARDOWN: die in teardown, as unloading TBB/driver threads can; the caller's result
+ * must already be out. */
+API void ov_core_free(ov_core_t *core)
+{
+    if (getenv("PASSMAP_FAKEOV_CRASH_TEARDOWN"))
+        abort();
+    free(core);
+}
+
+static const char *device_list(void)
+{
+    const char *env = getenv("PASSMAP_FAKEOV_DEVICES");
+    return env ? env : "CPU,GPU,NPU";
+}
+
+static int npu_present(void)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, ",%s,", device_list());
+    return strstr(buf, ",NPU,") != NULL;
+}
 
 API ov_status_e ov_core_get_available_devices(const ov_core_t *core, ov_available_devices_t *d)
 {
-    const char *env = getenv("PASSMAP_FAKEOV_DEVICES");
-    char *list = strdup(env ? env : "CPU,GPU,NPU"), *save = NULL;
+    char *list = strdup(device_list()), *save = NULL;
     d->devices = calloc(16, sizeof *d->devices);
     d->size = 0;
     for (char *t = strtok_r(list, ",", &save); t && d->size < 16; t = strtok_r(NULL, ",", &save))
@@ -110,6 +148,13 @@ API ov_status_e ov_core_read_model(const ov_core_t *core, const char *xml, const
         return fail(NETWORK_NOT_READ, "Could not open the weights file: \"%s\"", bin);
     *model = calloc(1, sizeof **model);
     (*model)->xml = strdup(xml);
+    char path[4096];
+    size_t n = strlen(xml);
+    snprintf(path, sizeof path, "%s", bin ? bin : xml);
+    if (!bin && n > 4 && n < sizeof path)
+        memcpy(path + n - 4, ".bin", 4);
+    struct stat sb;
+    (*model)->weights_bytes = stat(path, &sb) == 0 ? (long long)sb.st_size : 0;
     return OK;
 }
 
@@ -128,7 +173,7 @@ typedef struct row {
     double wall;
 } row;
 
-static void print_report(const row *rows, int n, const char *interleave_after, const char *interleave)
+static double print_report(const row *rows, int n)
 {
     double total = 0;
     for (int i = 0; i < n; i++)
@@ -144,40 +189,49 @@ static void print_report(const row *rows, int n, const char *interleave_after, c
         double user = rows[i].wall * 1.5;
         printf("  %8.4f (%5.1f%%)  %8.4f (%5.1f%%)  %*s%s\n", user, 100 * user / (total * 1.5), rows[i].wall,
                100 * rows[i].wall / total, 2 * rows[i].depth, "", rows[i].name);
-        if (interleave_after && !strcmp(rows[i].name, interleave_after)) {
-            fflush(stdout); /* the plugin's logger writes on its own: lines of both interleave */
-            fputs(interleave, stdout);
-        }
     }
     printf("  %8.4f (%5.1f%%)  %8.4f (%5.1f%%)  Total\n", total * 1.5, 100.0, total, 100.0);
+    return total;
 }
 
-static void compiler_report(double s, double mc, const char *interleave)
+/* One subgraph compile's report (2025/26 tree); s scales the work, replay adds ManualStrategyUtils after the
+ * search (which runs at full cost either way). */
+static double compiler_report(double s, int replay)
 {
-    double shape = 0.001 * s, vf = 0.004 * s, fa = 0.010 * s, elf = 0.003 * s, ngraph = 0.002;
-    double func = shape + mc + vf + 0.0005;
-    double ie2vpuip = func + fa + 0.0005, elfp = elf + 0.0005;
+    double shape = 0.001 * s, mc = 0.020 * s, manual = replay ? 0.0005 * s : 0, vf = 0.004 * s,
+           outl = 0.003 * s, fa = 0.010 * s, wl = 0.002 * s, iea = 0.002 * s, elf = 0.003 * s, ngraph = 0.002;
+    double func = shape + mc + manual + vf + 0.0005;
+    double ie2vpuip = outl + func + fa + 0.0005, elfp = wl + iea + elf + 0.0005;
     row rows[] = {
         {0, "Import network", ngraph + 0.0005},
         {1, "Common nGraph passes", ngraph},
         {0, "Compile network", ie2vpuip + elfp},
         {1, "IE to VPUIP pipeline", ie2vpuip},
+        {2, "VerticalFusionOutlining", outl},
         {2, "'func.func' Pipeline", func},
         {3, "ConvertShapeTo4D", shape},
         {3, "MultiClusterStrategyAssignment", mc},
+        {3, "ManualStrategyUtils", manual},
         {3, "MergeVfSubgraphs", vf},
         {2, "FeasibleAllocation", fa},
         {1, "ELF pipeline", elfp},
+        {2, "WorkloadManagement", wl},
+        {2, "InferenceExecutionAnalysis", iea},
         {2, "ConvertVPUIP2VPUMI40XX", elf},
         {0, "Rest", 0.0001},
     };
-    print_report(rows, (int)(sizeof rows / sizeof *rows), interleave ? "MultiClusterStrategyAssignment" : NULL,
-                 interleave);
+    int n = (int)(sizeof rows / sizeof *rows);
+    if (!replay) { /* no ManualStrategyUtils row without the read path */
+        memmove(&rows[8], &rows[9], (size_t)(n - 9) * sizeof *rows);
+        n--;
+    }
+    return print_report(rows, n);
 }
 
 static const char *const known_mode_keys[] = {"enable-schedule-trace", "write-strategy-to-json",
                                               "read-strategy-from-json", "dump-task-stats", "optimization-level",
-                                              "schedule-trace-file-name", NULL};
+                                              "schedule-trace-file-name", "compute-layers-with-higher-precision",
+                                              NULL};
 
 static int mode_flag(const char *mode, const char *key)
 {
@@ -210,14 +264,23 @@ static const char *unknown_mode_key(const char *mode, char *buf, size_t size)
     return NULL;
 }
 
-static void write_schedule_trace(int window)
+static void write_schedule_trace(int size)
 {
-    int extra = window / 64;
+    int extra = size / 256;
     struct { const char *cat; int n; double dur; } cats[] = {{"DMA", 6 + extra, 2.0}, {"DPU", 4 + extra, 5.0},
                                                              {"SW", 2, 3.0}, {"M2I", 0, 1.0}};
     json_t *events = json_array();
-    json_array_append_new(events, json_pack("{s:s,s:s,s:i,s:{s:s}}", "name", "process_name", "ph", "M", "pid", 0,
-                                            "args", "name", "DMA"));
+    static const char *const procs[] = {"DMA", "DPU", "SW", "M2I"};
+    for (int p = 0; p < 4; p++) {
+        json_array_append_new(events, json_pack("{s:s,s:s,s:i,s:{s:s}}", "name", "process_name", "ph", "M", "pid",
+                                                p, "args", "name", procs[p]));
+        json_array_append_new(events, json_pack("{s:s,s:s,s:i,s:{s:i}}", "name", "process_sort_index", "ph", "M",
+                                                "pid", p, "args", "sort_index", p));
+        json_array_append_new(events, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "thread_name", "ph", "M",
+                                                "pid", p, "tid", 0, "args", "name", procs[p]));
+    }
+    json_array_append_new(events, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 1,
+                                            "tid", 1, "args", "name", "DPU / Variants"));
     double ts = 0;
     for (int c = 0; c < 4; c++)
         for (int i = 0; i < cats[c].n; i++) {
@@ -226,31 +289,126 @@ static void write_schedule_trace(int window)
             json_array_append_new(events, json_pack("{s:s,s:s,s:s,s:f,s:f,s:i,s:i}", "name", name, "cat",
                                                     cats[c].cat, "ph", "X", "ts", ts, "dur", cats[c].dur, "pid",
                                                     c, "tid", 0));
+            if (c == 1) /* each DPU task once more per variant, on its own thread */
+                for (int v = 0; v < 2; v++) {
+                    char vname[96];
+                    snprintf(vname, sizeof vname, "%s/variant_%d", name, v);
+                    json_array_append_new(events, json_pack("{s:s,s:s,s:s,s:f,s:f,s:i,s:i}", "name", vname, "cat",
+                                                            "DPU", "ph", "X", "ts", ts, "dur", cats[c].dur / 2,
+                                                            "pid", 1, "tid", 1));
+                }
             ts += 1.0;
         }
-    json_t *root = json_pack("{s:o,s:{s:i,s:f},s:{s:i,s:s},s:s}", "traceEvents", events, "taskStatistics",
-                             "total tasks count", 12 + 2 * extra, "total duration", ts + 5.0, "workpoint", "freq",
-                             1850, "status", "SIM", "displayTimeUnit", "ns");
+    json_t *root = json_pack("{s:o,s:{s:f,s:f,s:f,s:f,s:f,s:f,s:f},s:{s:i,s:s},s:s}", "traceEvents", events,
+                             "taskStatistics", "total duration", ts + 5.0, "DMA duration", 2.0 * cats[0].n,
+                             "DPU duration", 5.0 * cats[1].n, "SW duration", 6.0, "M2I duration", 0.0,
+                             "all tasks union", ts, "total idle", 5.0, "workpoint", "freq", 1850, "status", "SIM",
+                             "displayTimeUnit", "ns");
     json_dump_file(root, "compileTimeScheduleTrace.json", JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(root);
 }
 
-static void write_strategy(int window)
+/* Two ops of one VF region carry the region's tiling (count it once per hash); non-VF ops say "Null". */
+static void write_strategy(int size)
 {
-    int h = window >= 1024 ? 8 : 4;
+    int h = size >= 1024 ? 8 : 4;
     json_t *root = json_pack(
-        "{s:{s:s,s:s,s:{s:i,s:i,s:i,s:i},s:s,s:s},"
-        " s:{s:s,s:s,s:s,s:s,s:s},"
-        " s:{s:s,s:s,s:{s:i,s:i,s:i,s:i},s:s}}",
+        "{s:{s:s,s:s,s:{s:i,s:i,s:i,s:i},s:s,s:s,s:b},"
+        " s:{s:s,s:s,s:{s:i,s:i,s:i,s:i},s:s,s:s,s:b},"
+        " s:{s:s,s:s,s:{s:i,s:i,s:i,s:i},s:s,s:s,s:b},"
+        " s:{s:s,s:s,s:s,s:s,s:s,s:b}}",
         "Conv?t_Convolution/_1", "layerType", "VPU.NCE.Convolution", "multiClusterStrategy", "SplitOverHeight",
         "tilingStrategy", "N", 1, "C", 1, "H", h, "W", 1, "verticalFusion", "True", "verticalFusionHash", "0x1111",
+        "updatedVFTiling", 0,
         "Conv?t_Convolution/_2", "layerType", "VPU.NCE.Convolution", "multiClusterStrategy", "SplitOverKernel",
-        "tilingStrategy", "NONE", "verticalFusion", "True", "verticalFusionHash", "0x1111",
+        "tilingStrategy", "N", 1, "C", 1, "H", h, "W", 1, "verticalFusion", "True", "verticalFusionHash", "0x1111",
+        "updatedVFTiling", 0,
         "MatMul?t_MatMul/_3", "layerType", "VPU.NCE.MatMul", "multiClusterStrategy", "Clustering",
-        "tilingStrategy", "N", 1, "C", 2, "H", 1, "W", 1, "verticalFusion", "False");
+        "tilingStrategy", "N", 1, "C", 2, "H", 1, "W", 1, "verticalFusion", "False", "verticalFusionHash", "Null",
+        "updatedVFTiling", 0,
+        "Add?t_Add/_4", "layerType", "VPU.NCE.Eltwise", "multiClusterStrategy", "NONE", "tilingStrategy", "NONE",
+        "verticalFusion", "False", "verticalFusionHash", "Null", "updatedVFTiling", 0);
     json_dump_file(root, "strategy_out.json", JSON_INDENT(4) | JSON_PRESERVE_ORDER);
     json_decref(root);
 }
+
+/* The plugin's logger: always coloured, milliseconds not zero-padded (logger.cpp). */
+static int clock_ms;
+static void plugin_line(const char *level, const char *fmt, ...)
+{
+    int t = clock_ms;
+    printf("\033[36m[%s] 12:00:%02d.%d [NPUPlugin] ", level, (t / 1000) % 60, t % 1000);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\033[0m\n");
+}
+
+static void compiler_line(const char *logger, const char *fmt, ...)
+{
+    int t = clock_ms;
+    printf("[INFO] 12:00:%02d.%03d [%s] ", (t / 1000) % 60, t % 1000, logger);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+typedef struct compile_opts {
+    const char *mode;
+    int replay, trace, strategy, task_stats;
+} compile_opts;
+
+/* One compiler run (one unique subgraph): the lines a LOG_INFO compile prints around its report. */
+static void subgraph_compile(const char *submodel, int size, double scale, const compile_opts *co)
+{
+    plugin_line("INFO", "Compiling %s", submodel);
+    clock_ms += 5;
+    compiler_line("dump-statistics-of-ie-ops", "IE dialect statistics:");
+    compiler_line("dump-statistics-of-ie-ops", "  IE - 10 (100.00%%)");
+    compiler_line("dump-statistics-of-ie-ops", "    Non-computational - 3 (30.00%%)");
+    compiler_line("dump-statistics-of-ie-ops", "      IE.Reshape - 1 (10.00%%)");
+    compiler_line("dump-statistics-of-ie-ops", "      IE.Convert - 2 (20.00%%)");
+    compiler_line("dump-statistics-of-ie-ops", "        f16 -> f32 - 2 (20.00%%)");
+    compiler_line("dump-statistics-of-ie-ops", "    Computational - 7 (70.00%%)");
+    compiler_line("dump-statistics-of-ie-ops", "      IE.MatMul - 4 (40.00%%)");
+    compiler_line("dump-statistics-of-ie-ops", "      IE.Add - 3 (30.00%%)");
+    if (co->replay)
+        compiler_line("vpux-compiler", "Experimental mode - assigning manual strategies");
+    compiler_line("feasible-allocation", "Feasible allocation started");
+    clock_ms += 250;
+    compiler_line("feasible-allocation", "  Scheduled 42 buffers");
+    if (co->task_stats) {
+        compiler_line("dump-statistics-of-task-ops", "VPUIP Tasks - %d ops", 12 + size / 256);
+        compiler_line("dump-statistics-of-task-ops", "  VPUIP.NNDMA - %d ops", 6 + size / 256);
+        compiler_line("dump-statistics-of-task-ops", "  VPUIP.NCEClusterTask - 4 ops");
+        compiler_line("dump-statistics-of-task-ops", "    DPU variants - 8 ops");
+        compiler_line("dump-statistics-of-task-ops", "  VPUIP.SW.Kernel - 2 ops");
+        compiler_line("dump-statistics-of-task-ops", "Weights statistics:");
+        compiler_line("dump-statistics-of-task-ops", "  Const - 4 ops");
+        compiler_line("dump-statistics-of-task-ops", "Const swizzling statistics:");
+        compiler_line("dump-statistics-of-task-ops", "  Swizzled constants - 2 ops");
+    }
+    compiler_line("inference-execution-analysis", "Estimated inference latency: %dus", 300 + size);
+    double total = compiler_report(scale, co->replay);
+    fflush(stdout);
+    /* Compile net time covers the report and the ELF export after it; both loggers print it (newest
+     * builds): the same compile, not two. */
+    int net_ms = (int)(total * 1000 + 0.5) + 7;
+    clock_ms += net_ms;
+    printf("Compilation memory usage: Peak %d KB\n", 100000 + 10 * size);
+    compiler_line("VCL", "Compile net time: %d ms", net_ms);
+    compiler_line("vpux-compiler", "Compile net time: %d ms", net_ms);
+    fflush(stdout);
+    if (co->trace) /* every subgraph overwrites it: the last one wins */
+        write_schedule_trace(size);
+    if (co->strategy)
+        write_strategy(size);
+}
+
+static int align64(int v) { return (v + 63) / 64 * 64; }
 
 API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *model, const char *device,
                                       const size_t property_args_size, ov_compiled_model_t **compiled, ...)
@@ -259,8 +417,9 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         return fail(INVALID_C_PARAM, "invalid argument");
     if (property_args_size % 2)
         return fail(INVALID_C_PARAM, "property_args_size %zu is odd", property_args_size);
-    const char *mode = "", *compiler_type = "PLUGIN";
-    int window = 0, npuw_llm = 0;
+    const char *mode = NULL, *compiler_type = "PLUGIN", *platform = "", *prefill_hint = "DYNAMIC",
+               *pyramid = "YES", *cache_mode = "OPTIMIZE_SIZE";
+    int window = 0, npuw_llm = 0, min_response = 128;
     const char *out = getenv("PASSMAP_FAKEOV_PROPS_OUT");
     FILE *rec = out ? fopen(out, "w") : NULL;
     char cwd[4096] = "";
@@ -278,21 +437,41 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
             mode = v;
         else if (!strcmp(k, "NPUW_LLM_MAX_PROMPT_LEN"))
             window = atoi(v);
+        else if (!strcmp(k, "NPUW_LLM_MIN_RESPONSE_LEN"))
+            min_response = atoi(v);
         else if (!strcmp(k, "NPUW_LLM"))
             npuw_llm = !strcmp(v, "YES");
         else if (!strcmp(k, "NPU_COMPILER_TYPE"))
             compiler_type = v;
+        else if (!strcmp(k, "NPU_PLATFORM"))
+            platform = v;
+        else if (!strcmp(k, "NPUW_LLM_PREFILL_HINT"))
+            prefill_hint = v;
+        else if (!strcmp(k, "NPUW_LLM_GENERATE_PYRAMID"))
+            pyramid = v;
+        else if (!strcmp(k, "CACHE_MODE"))
+            cache_mode = v;
     }
     va_end(ap);
     if (rec)
         fclose(rec);
     if (!strcmp(device, "NOPE"))
         return fail(GENERAL_ERROR, "Device with \"NOPE\" name is not registered in the OpenVINO Runtime");
+    int npu = !strncmp(device, "NPU", 3);
+    if (npu && !npu_present() && !*platform)
+        return fail(GENERAL_ERROR, "[NPU] No NPU device found and NPU_PLATFORM is not set");
+    if (*platform && strcmp(platform, "NPU3720") && strcmp(platform, "NPU4000") && strcmp(platform, "NPU5010") &&
+        strcmp(platform, "NPU5020"))
+        return fail(GENERAL_ERROR, "[NPU] Unsupported NPU_PLATFORM value: %s", platform);
     char bad[128];
-    if (unknown_mode_key(mode, bad, sizeof bad))
-        return fail(GENERAL_ERROR, "[NPU] Unknown compilation mode parameter: %s", bad);
-    int reuse = mode_flag(mode, "read-strategy-from-json");
-    if (reuse) {
+    if (mode && unknown_mode_key(mode, bad, sizeof bad))
+        return fail(GENERAL_ERROR, "[NPU] failed to parse COMPILATION_MODE_PARAMS: unknown key %s", bad);
+    compile_opts co = {.mode = mode ? mode : ""};
+    co.replay = mode_flag(co.mode, "read-strategy-from-json");
+    co.trace = mode_flag(co.mode, "enable-schedule-trace");
+    co.strategy = mode_flag(co.mode, "write-strategy-to-json");
+    co.task_stats = mode_flag(co.mode, "dump-task-stats");
+    if (co.replay) {
         json_error_t je;
         json_t *in = json_load_file("strategy_in.json", 0, &je);
         int good = json_is_object(in);
@@ -305,38 +484,43 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         return fail(GENERAL_ERROR, "out of memory");
     snprintf(cm->device, sizeof cm->device, "%s", device);
     snprintf(cm->compiler_type, sizeof cm->compiler_type, "%s", compiler_type);
+    snprintf(cm->platform, sizeof cm->platform, "%s", platform);
     cm->window = window;
+    cm->npuw = npu && npuw_llm;
+    cm->weights_bytes = model->weights_bytes;
+    cm->weightless = cm->npuw && strcmp(cache_mode, "OPTIMIZE_SPEED") != 0;
 
-    if (!strncmp(device, "NPU", 3)) {
-        double s = (window > 128 ? window : 128) / 128.0;
-        double mc = (reuse ? 0.002 : 0.020) * s;
-        printf("\033[1;32m[INFO]\033[0m 12:00:00.000 [NPUPlugin] Compiling model %s\n", model->xml);
-        printf("[INFO] 12:00:00.010 [dump-statistics-of-ie-ops] IE dialect statistics:\n"
-               "[INFO] 12:00:00.010 [dump-statistics-of-ie-ops]   IE.MatMul - 3 (60.00%%)\n"
-               "[INFO] 12:00:00.010 [dump-statistics-of-ie-ops]   IE.Add - 2 (40.00%%)\n");
-        if (mode_flag(mode, "dump-task-stats"))
-            printf("[INFO] 12:00:00.020 [dump-statistics-of-task-ops] VPUIP tasks statistics:\n"
-                   "[INFO] 12:00:00.020 [dump-statistics-of-task-ops]   VPUIP.NNDMA - 6 ops\n"
-                   "[INFO] 12:00:00.020 [dump-statistics-of-task-ops]   VPUIP.NCEClusterTask - 4 ops\n");
-        printf("[INFO] 12:00:00.100 [feasible-allocation] Feasible allocation started\n"
-               "[INFO] 12:00:00.350 [feasible-allocation]   Scheduled 42 buffers\n");
-        compiler_report(s, mc, "\033[1;32m[INFO]\033[0m 12:00:00.400 [NPUPlugin] Compiler finished, serializing\n");
-        printf("Compilation memory usage: Peak %d KB\n", 100000 + 10 * window);
-        printf("[INFO] 12:00:00.500 [VCL] Compile net time: %d ms\n", 40 + window / 16);
-        printf("[INFO] 12:00:00.510 [VCL] getCompiledNetwork time: 3 ms\n");
-        printf("Estimated inference latency: %dus\n", 1500 + window);
-        if (npuw_llm) { /* NPUW_LLM compiles a second (generate) submodel with its own report */
-            printf("\033[1;32m[INFO]\033[0m 12:00:00.600 [NPUW] Compiling generate submodel\n");
-            compiler_report(s / 4, mc / 4, NULL);
-            printf("Compilation memory usage: Peak %d KB\n", 50000 + 10 * window);
-            printf("[INFO] 12:00:00.700 [VCL] Compile net time: %d ms\n", 10 + window / 64);
-            printf("Estimated inference latency: %dus\n", 300 + window / 4);
+    if (npu) {
+        clock_ms = 0;
+        if (!npu_present())
+            plugin_line("INFO", "NPU device isn't available, offline compilation only (platform %s)", platform);
+        plugin_line("INFO", "Compiling model %s", model->xml);
+        if (!cm->npuw) {
+            subgraph_compile("model", 128, 1.0, &co);
+        } else {
+            if (mode)
+                plugin_line("WARNING", "NPU_COMPILATION_MODE_PARAMS set by the user replaces NPUW's default "
+                                       "compute-layers-with-higher-precision");
+            int prompt = align64(window), response = align64(min_response);
+            int prefill = strcmp(prefill_hint, "STATIC") && prompt > 1024 ? 1024 : prompt;
+            char name[128];
+            for (int f = 0; f < 2; f++) {
+                snprintf(name, sizeof name, "model_prefill/f%d", f);
+                subgraph_compile(name, prefill, prefill / 128.0, &co);
+            }
+            int total = prompt + response;
+            for (int g = strcmp(pyramid, "NO") ? 1024 : total;; g *= 2) {
+                int size = g < total ? g : total;
+                for (int f = 0; f < 2; f++) {
+                    snprintf(name, sizeof name, "model_kvcache_%d/f%d", size, f);
+                    subgraph_compile(name, size, size / 1024.0, &co);
+                }
+                if (g >= total)
+                    break;
+            }
+            subgraph_compile("model_lm_head", 64, 0.5, &co);
         }
         fflush(stdout);
-        if (mode_flag(mode, "enable-schedule-trace"))
-            write_schedule_trace(window);
-        if (mode_flag(mode, "write-strategy-to-json"))
-            write_strategy(window);
     }
     struct timespec ts = {0, 3 * 1000 * 1000}; /* compile takes some wall time */
     nanosleep(&ts, NULL);
@@ -350,10 +534,13 @@ API ov_status_e ov_compiled_model_get_property(const ov_compiled_model_t *cm, co
 {
     const char *v = NULL;
     int npu = !strncmp(cm->device, "NPU", 3);
-    if (npu && !strcmp(key, "NPU_COMPILER_TYPE"))
+    /* An NPUW compiled model does not answer the compiler type: the caller falls back to the core. */
+    if (npu && !cm->npuw && !strcmp(key, "NPU_COMPILER_TYPE"))
         v = cm->compiler_type;
     else if (npu && !strcmp(key, "NPU_COMPILER_VERSION"))
-        v = "7.4.0-standin";
+        v = "458758"; /* 7.6 packed: major << 16 | minor */
+    else if (npu && !strcmp(key, "DEVICE_ARCHITECTURE") && cm->platform[0])
+        v = !strncmp(cm->platform, "NPU", 3) ? cm->platform + 3 : cm->platform;
     else if (npu && !strcmp(key, "DEVICE_ARCHITECTURE"))
         v = "4000";
     else if (!strcmp(key, "COMPILATION_NUM_THREADS"))
@@ -366,11 +553,21 @@ API ov_status_e ov_compiled_model_get_property(const ov_compiled_model_t *cm, co
 
 API ov_status_e ov_core_get_property(const ov_core_t *core, const char *device, const char *key, char **value)
 {
-    if (device && !strncmp(device, "NPU", 3) && !strcmp(key, "NPU_DRIVER_VERSION")) {
-        *value = strdup("1.19.0-standin");
-        return OK;
+    const char *v = NULL;
+    if (device && !strncmp(device, "NPU", 3)) {
+        if (!strcmp(key, "NPU_COMPILER_TYPE"))
+            v = "PREFER_PLUGIN"; /* the plugin's default, not what a given compile used */
+        else if (!strcmp(key, "NPU_COMPILER_VERSION"))
+            v = "458758";
+        else if (npu_present() && !strcmp(key, "NPU_DRIVER_VERSION"))
+            v = "1688";
+        else if (npu_present() && !strcmp(key, "DEVICE_ARCHITECTURE"))
+            v = "4000";
     }
-    return fail(NOT_FOUND, "Unsupported property %s", key);
+    if (!v)
+        return fail(NOT_FOUND, "Unsupported property %s", key);
+    *value = strdup(v);
+    return OK;
 }
 
 #define BLOB_MAGIC "FAKEOV-BLOB\n"
@@ -380,9 +577,11 @@ API ov_status_e ov_compiled_model_export_model(const ov_compiled_model_t *cm, co
     FILE *f = fopen(path, "wb");
     if (!f)
         return fail(GENERAL_ERROR, "cannot write %s", path);
-    fprintf(f, "%sdevice=%s\nwindow=%d\n", BLOB_MAGIC, cm->device, cm->window);
+    fprintf(f, "%sdevice=%s\nwindow=%d\nweightless=%d\n", BLOB_MAGIC, cm->device, cm->window, cm->weightless);
     for (int i = 0; i < 4096 + 16 * cm->window; i++) /* size grows with the window, like a real blob */
         fputc(i & 0xff, f);
+    for (long long i = 0; !cm->weightless && i < cm->weights_bytes; i++) /* the weights travel along */
+        fputc('w', f);
     fclose(f);
     return OK;
 }
@@ -394,6 +593,11 @@ API ov_status_e ov_core_import_model(const ov_core_t *core, const char *content,
         return fail(GENERAL_ERROR, "[NPU] blob is not a compiled model");
     if (!strcmp(device, "NOPE"))
         return fail(GENERAL_ERROR, "Device with \"NOPE\" name is not registered in the OpenVINO Runtime");
+    if (!strncmp(device, "NPU", 3) && !npu_present())
+        return fail(GENERAL_ERROR, "[NPU] No NPU device available to import on");
+    if (memmem(content, size < 256 ? size : 256, "weightless=1\n", 13))
+        return fail(GENERAL_ERROR, "There is no WEIGHTS_PATH set in properties but the blob was exported as "
+                                   "weightless!");
     ov_compiled_model_t *cm = calloc(1, sizeof *cm);
     if (!cm)
         return fail(GENERAL_ERROR, "out of memory");

@@ -99,7 +99,7 @@ static void props_default_npu(void **state)
     pm_ov_opts o = {.model_xml = "x.xml"};
     pm_ov_props p;
     pm_err e;
-    assert_int_equal(pm_ov_build_props(&o, &p, &e), PM_OK);
+    assert_int_equal(pm_ov_build_props(&o, NULL, 0, &p, &e), PM_OK);
     assert_int_equal(p.n, 2);
     assert_string_equal(p.items[0].key, "LOG_LEVEL");
     assert_string_equal(p.items[0].value, "LOG_INFO");
@@ -117,18 +117,81 @@ static void props_llm_and_mode_params(void **state)
                     .strategy_out = 1, .strategy_in = "s.json", .extra = extra};
     pm_ov_props p;
     pm_err e;
-    assert_int_equal(pm_ov_build_props(&o, &p, &e), PM_OK);
-    assert_int_equal(p.n, 7);
+    assert_int_equal(pm_ov_build_props(&o, NULL, 0, &p, &e), PM_OK);
+    assert_int_equal(p.n, 10);
     assert_string_equal(p.items[0].value, "LOG_DEBUG"); /* an extra overrides in place */
-    assert_string_equal(p.items[2].key, "NPU_USE_NPUW");
-    assert_string_equal(p.items[3].key, "NPUW_LLM");
-    assert_string_equal(p.items[4].key, "NPUW_LLM_MAX_PROMPT_LEN");
+    static const char *const keys[] = {"LOG_LEVEL", "NPU_BYPASS_UMD_CACHING", "NPU_USE_NPUW", "NPUW_LLM",
+                                       "NPUW_LLM_MAX_PROMPT_LEN", "NPUW_LLM_MIN_RESPONSE_LEN", "NPUW_LLM_BATCH_DIM",
+                                       "NPUW_LLM_SEQ_LEN_DIM", "NPU_COMPILER_TYPE", "NPU_COMPILATION_MODE_PARAMS"};
+    for (int i = 0; i < 10; i++)
+        assert_string_equal(p.items[i].key, keys[i]);
     assert_string_equal(p.items[4].value, "2048");
-    assert_string_equal(p.items[5].key, "NPU_COMPILER_TYPE");
-    assert_string_equal(p.items[6].key, "NPU_COMPILATION_MODE_PARAMS");
-    assert_string_equal(p.items[6].value, "optimization-level=1 enable-schedule-trace=true "
+    assert_string_equal(p.items[5].value, "128");
+    assert_string_equal(p.items[6].value, "0");
+    assert_string_equal(p.items[7].value, "2");
+    assert_null(prop(&p, "CACHE_MODE")); /* nothing exported */
+    /* Instrumented under NPUW: NPUW's default precision params stay in front of the user's and passmap's. */
+    assert_string_equal(p.items[9].value, PM_OV_NPUW_DEFAULT_MODE " optimization-level=1 enable-schedule-trace=true "
                                           "write-strategy-to-json=true read-strategy-from-json=true");
     pm_ov_props_free(&p);
+}
+
+/* Stock NPUW runs send no mode params; instrumented ones keep NPUW's default (optimization-level=3 on NPU4000);
+ * the window settings, CACHE_MODE for an exported blob, and the offline pair. */
+static void props_stock_instrumented_offline(void **state)
+{
+    pm_ov_opts o = {.model_xml = "x.xml", .window = 1000, .do_import = 1, .prefill_hint = "STATIC",
+                    .generate_pyramid = "NO", .min_response_len = 64};
+    pm_ov_props p;
+    pm_err e;
+    assert_int_equal(pm_ov_build_props(&o, "4000", 0, &p, &e), PM_OK);
+    assert_null(prop(&p, "NPU_COMPILATION_MODE_PARAMS"));
+    assert_string_equal(prop(&p, "NPUW_LLM_PREFILL_HINT"), "STATIC");
+    assert_string_equal(prop(&p, "NPUW_LLM_GENERATE_PYRAMID"), "NO");
+    assert_string_equal(prop(&p, "NPUW_LLM_MIN_RESPONSE_LEN"), "64");
+    assert_string_equal(prop(&p, "CACHE_MODE"), "OPTIMIZE_SPEED");
+    assert_null(prop(&p, "NPU_PLATFORM"));
+    assert_int_equal(pm_ov_instrumented(&o), 0);
+    pm_ov_props_free(&p);
+    o.task_stats = 1;
+    assert_int_equal(pm_ov_instrumented(&o), 1);
+    assert_int_equal(pm_ov_build_props(&o, "4000", 0, &p, &e), PM_OK);
+    assert_string_equal(prop(&p, "NPU_COMPILATION_MODE_PARAMS"),
+                        PM_OV_NPUW_DEFAULT_MODE " optimization-level=3 dump-task-stats=true");
+    pm_ov_props_free(&p);
+    /* A user value that names the precision layers itself is not doubled. */
+    const char *user[] = {"NPU_COMPILATION_MODE_PARAMS=compute-layers-with-higher-precision=Sqrt", NULL};
+    o.extra = user;
+    assert_int_equal(pm_ov_build_props(&o, "3720", 0, &p, &e), PM_OK);
+    assert_string_equal(prop(&p, "NPU_COMPILATION_MODE_PARAMS"),
+                        "compute-layers-with-higher-precision=Sqrt dump-task-stats=true");
+    pm_ov_props_free(&p);
+    o.extra = NULL;
+    o.cache_mode = "OPTIMIZE_SIZE";
+    o.platform = "NPU4000";
+    assert_int_equal(pm_ov_build_props(&o, NULL, 1, &p, &e), PM_OK);
+    assert_string_equal(prop(&p, "CACHE_MODE"), "OPTIMIZE_SIZE");
+    assert_string_equal(prop(&p, "NPU_PLATFORM"), "NPU4000");
+    assert_string_equal(prop(&p, "NPU_COMPILER_TYPE"), "PLUGIN");
+    assert_string_equal(prop(&p, "NPU_CREATE_EXECUTOR"), "0");
+    /* the platform names the architecture: NPU4000 gets optimization-level=3 too */
+    assert_non_null(strstr(prop(&p, "NPU_COMPILATION_MODE_PARAMS"), "optimization-level=3"));
+    pm_ov_props_free(&p);
+}
+
+static void decode_compiler_version(void **state)
+{
+    char v[32];
+    pm_ov_decode_compiler_version("458758", v, sizeof v);
+    assert_string_equal(v, "7.6");
+    pm_ov_decode_compiler_version("65536", v, sizeof v);
+    assert_string_equal(v, "1.0");
+    pm_ov_decode_compiler_version("7.4.0", v, sizeof v);
+    assert_string_equal(v, "");
+    pm_ov_decode_compiler_version("", v, sizeof v);
+    assert_string_equal(v, "");
+    pm_ov_decode_compiler_version("99999999999", v, sizeof v);
+    assert_string_equal(v, "");
 }
 
 static void props_cpu_and_bad_extra(void **state)
@@ -136,14 +199,14 @@ static void props_cpu_and_bad_extra(void **state)
     pm_ov_opts o = {.model_xml = "x.xml", .device = "CPU", .window = 512, .schedule_trace = 1};
     pm_ov_props p;
     pm_err e;
-    assert_int_equal(pm_ov_build_props(&o, &p, &e), PM_OK);
+    assert_int_equal(pm_ov_build_props(&o, NULL, 0, &p, &e), PM_OK);
     assert_int_equal(p.n, 2); /* LOG_LEVEL and the mode params the caller asked for, no NPU-only keys */
     assert_null(prop(&p, "NPU_BYPASS_UMD_CACHING"));
     assert_null(prop(&p, "NPUW_LLM"));
     pm_ov_props_free(&p);
     const char *bad[] = {"NOEQUALS", NULL};
     o.extra = bad;
-    assert_int_equal(pm_ov_build_props(&o, &p, &e), PM_ERR_USAGE);
+    assert_int_equal(pm_ov_build_props(&o, NULL, 0, &p, &e), PM_ERR_USAGE);
     assert_non_null(strstr(e.msg, "NOEQUALS"));
 }
 
@@ -185,12 +248,22 @@ static void compile_end_to_end(void **state)
     assert_string_equal(before, after); /* the cwd is restored */
     assert_true(r.compile_s >= 0.003); /* the stand-in sleeps 3 ms */
     assert_true(r.read_s >= 0 && r.export_s >= 0 && r.import_s >= 0);
-    assert_int_equal(r.blob_bytes, 12 + 11 + 11 + 4096 + 16 * 256);
-    assert_int_equal(r.n_prop_args, 12);
-    assert_string_equal(r.ov_version, "2025.4.0-standin");
-    assert_string_equal(r.compiler_type, "PLUGIN");
-    assert_string_equal(r.compiler_version, "7.4.0-standin");
-    assert_string_equal(r.driver_version, "1.19.0-standin");
+    /* header + window-sized code + the 7 bytes of m.bin: CACHE_MODE=OPTIMIZE_SPEED keeps the weights */
+    assert_int_equal(r.blob_bytes, 47 + 4096 + 16 * 256 + 7);
+    assert_int_equal(r.blob_weightless, 0);
+    assert_int_equal(r.weights_bytes, 7);
+    assert_string_equal(r.import_error, "");
+    assert_int_equal(r.n_prop_args, 20);
+    assert_int_equal(r.instrumented, 1);
+    assert_int_equal(r.npuw_default_kept, 1);
+    assert_int_equal(r.offline, 0);
+    assert_string_equal(r.ov_version, "2026.0.0-standin");
+    /* An NPUW compiled model does not answer the compiler type: the core's (plugin default) is recorded so. */
+    assert_string_equal(r.compiler_type, "PREFER_PLUGIN");
+    assert_string_equal(r.compiler_type_source, "core");
+    assert_string_equal(r.compiler_version, "458758");
+    assert_string_equal(r.compiler_version_decoded, "7.6");
+    assert_string_equal(r.driver_version, "1688");
     assert_string_equal(r.device_arch, "4000");
     assert_string_equal(r.num_threads, "8");
     assert_true(exists(work, "compileTimeScheduleTrace.json"));
@@ -199,34 +272,42 @@ static void compile_end_to_end(void **state)
     char *got = read_text(props_out);
     char *real = realpath(work, NULL);
     snprintf(expect, sizeof expect,
-             "nargs=12\ndevice=NPU\ncwd=%s\nLOG_LEVEL=LOG_INFO\nNPU_BYPASS_UMD_CACHING=YES\nNPU_USE_NPUW=YES\n"
-             "NPUW_LLM=YES\nNPUW_LLM_MAX_PROMPT_LEN=256\n"
-             "NPU_COMPILATION_MODE_PARAMS=enable-schedule-trace=true write-strategy-to-json=true\n",
+             "nargs=20\ndevice=NPU\ncwd=%s\nLOG_LEVEL=LOG_INFO\nNPU_BYPASS_UMD_CACHING=YES\nNPU_USE_NPUW=YES\n"
+             "NPUW_LLM=YES\nNPUW_LLM_MAX_PROMPT_LEN=256\nNPUW_LLM_MIN_RESPONSE_LEN=128\nNPUW_LLM_BATCH_DIM=0\n"
+             "NPUW_LLM_SEQ_LEN_DIM=2\nCACHE_MODE=OPTIMIZE_SPEED\n"
+             "NPU_COMPILATION_MODE_PARAMS=" PM_OV_NPUW_DEFAULT_MODE " optimization-level=3 "
+             "enable-schedule-trace=true write-strategy-to-json=true\n",
              real);
     assert_string_equal(got, expect);
     free(got);
     free(real);
 
-    /* The log it printed parses: two blocks (NPUW prefill + generate), metrics scaled by the window. */
+    /* The log it printed parses: NPUW compiles prefill (2 subgraphs), one generate model at 256 + 128 (2)
+     * and the LM head (1), each with its own report, each attributed to its submodel. */
     pm_report rep;
     pm_report_init(&rep);
     rc = pm_parse_file(log, PM_FMT_AUTO, &rep, &e);
     if (rc)
         fail_msg("%s", e.msg);
     assert_int_equal(rep.format, PM_FMT_NPU_LOG);
-    assert_int_equal(rep.n_reports, 2);
-    int peak = 0;
-    for (size_t i = 0; i < rep.n_metrics; i++)
-        if (!strcmp(rep.metrics[i].name, "npu.peak_kb"))
-            peak = (int)rep.metrics[i].value;
-    assert_int_equal(peak, 100000 + 10 * 256);
+    assert_int_equal(rep.n_reports, 5);
+    double prefill = -1, generate = -1, head = -1, peak = -1;
+    for (size_t i = 0; i < rep.n_metrics; i++) {
+        if (!strcmp(rep.metrics[i].name, "npu.vmpeak_delta_kb"))
+            peak = rep.metrics[i].value;
+        if (!strcmp(rep.metrics[i].name, "npu.submodel.prefill.blocks"))
+            prefill = rep.metrics[i].value;
+        if (!strcmp(rep.metrics[i].name, "npu.submodel.generate.blocks"))
+            generate = rep.metrics[i].value;
+        if (!strcmp(rep.metrics[i].name, "npu.submodel.lm_head.blocks"))
+            head = rep.metrics[i].value;
+    }
+    assert_true(peak == 100000 + 10 * 384);
+    assert_true(prefill == 2 && generate == 2 && head == 1);
     int fa = 0;
     for (size_t i = 0; i < rep.n_passes; i++)
-        if (!strcmp(rep.passes[i].name, "FeasibleAllocation")) {
-            assert_true(fabs(rep.passes[i].wall_s - (rep.passes[i].report_index ? 0.005 : 0.020)) < 1e-9);
-            fa++;
-        }
-    assert_int_equal(fa, 2); /* prefill and generate blocks */
+        fa += !strcmp(rep.passes[i].name, "FeasibleAllocation");
+    assert_int_equal(fa, 5);
     pm_report_free(&rep);
     pm_ov_result_free(&r);
     unsetenv("PASSMAP_FAKEOV_PROPS_OUT");
@@ -268,32 +349,178 @@ static void strategy_in_is_offered(void **state)
     assert_string_equal(prop(&r.props, "NPU_COMPILATION_MODE_PARAMS"), "read-strategy-from-json=true");
     assert_true(exists(work, "strategy_in.json"));
     char *a = read_text(log), *b = read_text(log2);
+    /* Replay overwrites the search's result after the search ran: the search costs the same. */
     double cold = row_wall(a, "MultiClusterStrategyAssignment"), reused = row_wall(b, "MultiClusterStrategyAssignment");
     assert_true(cold > 0 && reused > 0);
-    assert_true(reused * 5 < cold);
+    assert_true(fabs(reused - cold) < 1e-9);
+    assert_null(strstr(a, "ManualStrategyUtils"));
+    assert_true(row_wall(b, "ManualStrategyUtils") > 0);
+    assert_non_null(strstr(b, "Experimental mode - assigning manual strategies"));
     free(a);
     free(b);
     pm_ov_result_free(&r);
 }
 
+/* STATIC compiles the prefill at the window; DYNAMIC (OpenVINO's default) at the 1024 chunk above it. */
 static void window_scales_strategy_time(void **state)
 {
-    char xml[PATH_MAX], log[PATH_MAX], log2[PATH_MAX];
+    char xml[PATH_MAX], log[PATH_MAX], log2[PATH_MAX], log3[PATH_MAX];
     snprintf(xml, sizeof xml, "%s/m.xml", tmpdir);
     snprintf(log, sizeof log, "%s/w128.txt", tmpdir);
     snprintf(log2, sizeof log2, "%s/w4096.txt", tmpdir);
-    pm_ov_opts o = {.lib = standin, .model_xml = xml, .workdir = tmpdir, .window = 128};
+    snprintf(log3, sizeof log3, "%s/w4096dyn.txt", tmpdir);
+    pm_ov_opts o = {.lib = standin, .model_xml = xml, .workdir = tmpdir, .window = 128, .prefill_hint = "STATIC"};
     pm_ov_result r;
     pm_err e;
     assert_int_equal(compile_captured(&o, &r, &e, log), PM_OK);
     pm_ov_result_free(&r);
     o.window = 4096;
     assert_int_equal(compile_captured(&o, &r, &e, log2), PM_OK);
+    assert_string_equal(prop(&r.props, "NPUW_LLM_PREFILL_HINT"), "STATIC");
     pm_ov_result_free(&r);
-    char *a = read_text(log), *b = read_text(log2);
-    assert_true(row_wall(b, "FeasibleAllocation") > 20 * row_wall(a, "FeasibleAllocation"));
+    o.prefill_hint = NULL;
+    assert_int_equal(compile_captured(&o, &r, &e, log3), PM_OK);
+    assert_null(prop(&r.props, "NPUW_LLM_PREFILL_HINT"));
+    pm_ov_result_free(&r);
+    char *a = read_text(log), *b = read_text(log2), *c = read_text(log3);
+    /* the first FeasibleAllocation row is the prefill's */
+    assert_true(fabs(row_wall(b, "FeasibleAllocation") - 32 * row_wall(a, "FeasibleAllocation")) < 1e-3);
+    assert_true(fabs(row_wall(c, "FeasibleAllocation") - 8 * row_wall(a, "FeasibleAllocation")) < 1e-3);
     free(a);
     free(b);
+    free(c);
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* GENERATE_PYRAMID (default YES) compiles one generate model per 1K step up to window + response. */
+static void generate_pyramid_blocks(void **state)
+{
+    char xml[PATH_MAX], log[PATH_MAX];
+    snprintf(xml, sizeof xml, "%s/m.xml", tmpdir);
+    snprintf(log, sizeof log, "%s/pyr.txt", tmpdir);
+    pm_ov_opts o = {.lib = standin, .model_xml = xml, .workdir = tmpdir, .window = 4096, .prefill_hint = "STATIC"};
+    pm_ov_result r;
+    pm_err e;
+    assert_int_equal(compile_captured(&o, &r, &e, log), PM_OK);
+    pm_ov_result_free(&r);
+    char *a = read_text(log);
+    /* 2 prefill + 4 generate (1K, 2K, 4K, 4224) x 2 + 1 LM head */
+    assert_int_equal(count(a, "Execution time report"), 2 + 8 + 1);
+    free(a);
+    o.generate_pyramid = "NO";
+    assert_int_equal(compile_captured(&o, &r, &e, log), PM_OK);
+    pm_ov_result_free(&r);
+    a = read_text(log);
+    assert_int_equal(count(a, "Execution time report"), 2 + 2 + 1);
+    free(a);
+}
+
+/* A weightless NPUW blob cannot be imported through the C API: a failed warm measurement, not a failed compile. */
+static void import_failure_is_not_compile_failure(void **state)
+{
+    char xml[PATH_MAX], work[PATH_MAX], log[PATH_MAX];
+    snprintf(xml, sizeof xml, "%s/m.xml", tmpdir);
+    snprintf(work, sizeof work, "%s/run-wl", tmpdir);
+    snprintf(log, sizeof log, "%s/wl.txt", tmpdir);
+    assert_int_equal(mkdir(work, 0777), 0);
+    pm_ov_opts o = {.lib = standin, .model_xml = xml, .workdir = work, .window = 256, .do_import = 1,
+                    .cache_mode = "OPTIMIZE_SIZE"};
+    pm_ov_result r;
+    pm_err e;
+    assert_int_equal(compile_captured(&o, &r, &e, log), PM_OK);
+    assert_true(r.compile_s > 0);
+    assert_true(r.import_s < 0);
+    assert_int_equal(r.blob_weightless, 1);
+    assert_int_equal(r.blob_bytes, 47 + 4096 + 16 * 256); /* no weights in it */
+    assert_non_null(strstr(r.import_error, "ov_core_import_model failed"));
+    assert_non_null(strstr(r.import_error, "no WEIGHTS_PATH set in properties but the blob was exported as weightless"));
+    char *json = pm_ov_result_json(&r, 1, NULL);
+    assert_non_null(strstr(json, "\"ok\":true"));
+    assert_non_null(strstr(json, "\"import_error\":\"ov_core_import_model failed"));
+    free(json);
+    pm_ov_result_free(&r);
+}
+
+/* No NPU, NPU_PLATFORM named: compiled offline, exported, not imported; recorded as offline. Without a
+ * platform the missing device is an error that says how to compile offline. */
+static void offline_compile(void **state)
+{
+    char xml[PATH_MAX], log[PATH_MAX];
+    snprintf(xml, sizeof xml, "%s/m.xml", tmpdir);
+    snprintf(log, sizeof log, "%s/off.txt", tmpdir);
+    setenv("PASSMAP_FAKEOV_DEVICES", "CPU", 1);
+    pm_ov_opts o = {.lib = standin, .model_xml = xml, .workdir = tmpdir, .window = 512, .do_import = 1};
+    pm_ov_result r;
+    pm_err e;
+    assert_int_equal(compile_captured(&o, &r, &e, log), PM_ERR_NOTFOUND);
+    assert_non_null(strstr(e.msg, "device NPU not available; OpenVINO lists: CPU"));
+    assert_non_null(strstr(e.msg, "--platform NPU4000"));
+    pm_ov_result_free(&r);
+    o.platform = "NPU4000";
+    int rc = compile_captured(&o, &r, &e, log);
+    if (rc)
+        fail_msg("%s", e.msg);
+    assert_int_equal(r.offline, 1);
+    assert_string_equal(r.platform, "NPU4000");
+    assert_true(r.compile_s > 0 && r.blob_bytes > 0);
+    assert_true(r.import_s < 0);
+    assert_string_equal(r.import_error, "");
+    assert_non_null(strstr(r.import_skipped, "offline"));
+    assert_string_equal(prop(&r.props, "NPU_PLATFORM"), "NPU4000");
+    assert_string_equal(prop(&r.props, "NPU_COMPILER_TYPE"), "PLUGIN");
+    assert_string_equal(r.compiler_type_set, "PLUGIN");
+    assert_string_equal(r.driver_version, ""); /* no device, no driver */
+    char *a = read_text(log);
+    assert_non_null(strstr(a, "offline compilation only"));
+    assert_non_null(strstr(a, "Execution time report"));
+    free(a);
+    pm_ov_result_free(&r);
+    unsetenv("PASSMAP_FAKEOV_DEVICES");
+}
+
+typedef struct seen {
+    int calls, status;
+    double compile_s;
+    char error[256];
+} seen;
+
+static void record_result(struct pm_ov_result *r, int status, const char *error, void *ctx)
+{
+    seen *s = ctx;
+    s->calls++;
+    s->status = status;
+    s->compile_s = r->compile_s;
+    snprintf(s->error, sizeof s->error, "%s", error ? error : "");
+}
+
+/* The caller's result is handed over once, before teardown, also on failure. */
+static void result_before_teardown(void **state)
+{
+    char xml[PATH_MAX], log[PATH_MAX];
+    snprintf(xml, sizeof xml, "%s/m.xml", tmpdir);
+    snprintf(log, sizeof log, "%s/cb.txt", tmpdir);
+    seen s = {0};
+    pm_ov_opts o = {.lib = standin, .model_xml = xml, .workdir = tmpdir, .on_result = record_result,
+                    .on_result_ctx = &s};
+    pm_ov_result r;
+    pm_err e;
+    assert_int_equal(compile_captured(&o, &r, &e, log), PM_OK);
+    assert_int_equal(s.calls, 1);
+    assert_int_equal(s.status, PM_OK);
+    assert_true(s.compile_s == r.compile_s && s.compile_s > 0);
+    pm_ov_result_free(&r);
+    o.device = "NOPE";
+    assert_int_equal(compile_captured(&o, &r, &e, log), PM_ERR_NOTFOUND);
+    assert_int_equal(s.calls, 2);
+    assert_non_null(strstr(s.error, "device NOPE not available"));
+    pm_ov_result_free(&r);
 }
 
 static void missing_library(void **state)
@@ -337,7 +564,7 @@ static void result_line_round_trip(void **state)
     pm_ov_result r = {0}, back;
     pm_err e;
     pm_ov_opts o = {.model_xml = "x.xml", .window = 64};
-    assert_int_equal(pm_ov_build_props(&o, &r.props, &e), PM_OK);
+    assert_int_equal(pm_ov_build_props(&o, NULL, 0, &r.props, &e), PM_OK);
     r.n_prop_args = 2 * r.props.n;
     r.compile_s = 12.5;
     r.export_s = 0.25;
@@ -365,8 +592,8 @@ static void result_line_round_trip(void **state)
     assert_string_equal(back.ov_version, "2025.4.0");
     assert_string_equal(back.strategy_key, "00112233445566778899aabbccddeeff");
     assert_int_equal(back.strategy_reused, 1);
-    assert_int_equal(back.n_prop_args, 10);
-    assert_int_equal(back.props.n, 5);
+    assert_int_equal(back.n_prop_args, 16);
+    assert_int_equal(back.props.n, 8);
     assert_string_equal(prop(&back.props, "NPUW_LLM_MAX_PROMPT_LEN"), "64");
     free(json);
     pm_ov_result_free(&r);
@@ -426,7 +653,8 @@ static void sweep_step(void **state)
 {
     const char *extra[] = {"NPU_COMPILER_TYPE=PLUGIN", NULL};
     pm_ov_opts o = {.model_xml = "models/qwen2-0.5b-int4.xml", .window = 4096, .schedule_trace = 1,
-                    .do_import = 1, .extra = extra, .lib = "/opt/ov/libopenvino_c.so"};
+                    .do_import = 1, .extra = extra, .lib = "/opt/ov/libopenvino_c.so", .prefill_hint = "STATIC",
+                    .generate_pyramid = "NO", .min_response_len = 256, .platform = "NPU4000", .task_stats = 1};
     pm_steps steps = {0};
     pm_err e;
     assert_int_equal(pm_ov_add_step("/usr/bin/passmap", &o, 1, "/c", &steps, &e), PM_OK);
@@ -434,7 +662,8 @@ static void sweep_step(void **state)
     pm_step *s = &steps.items[0];
     char *cmd = pm_argv_join(s->argv);
     assert_string_equal(cmd, "/usr/bin/passmap ov-compile --model models/qwen2-0.5b-int4.xml --device NPU "
-                             "--window 4096 --schedule-trace --reuse-strategy --cache-dir /c "
+                             "--window 4096 --min-response-len 256 --prefill-hint STATIC --generate-pyramid NO "
+                             "--platform NPU4000 --schedule-trace --task-stats --reuse-strategy --cache-dir /c "
                              "--prop NPU_COMPILER_TYPE=PLUGIN --import --lib /opt/ov/libopenvino_c.so");
     free(cmd);
     assert_string_equal(s->tool, "ov-compile");
@@ -454,9 +683,15 @@ int main(void)
         cmocka_unit_test(props_default_npu),
         cmocka_unit_test(props_llm_and_mode_params),
         cmocka_unit_test(props_cpu_and_bad_extra),
+        cmocka_unit_test(props_stock_instrumented_offline),
+        cmocka_unit_test(decode_compiler_version),
         cmocka_unit_test(compile_end_to_end),
         cmocka_unit_test(strategy_in_is_offered),
         cmocka_unit_test(window_scales_strategy_time),
+        cmocka_unit_test(generate_pyramid_blocks),
+        cmocka_unit_test(import_failure_is_not_compile_failure),
+        cmocka_unit_test(offline_compile),
+        cmocka_unit_test(result_before_teardown),
         cmocka_unit_test(missing_library),
         cmocka_unit_test(bad_device),
         cmocka_unit_test(result_line_round_trip),

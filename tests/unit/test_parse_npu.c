@@ -78,23 +78,41 @@ static void assert_log_passes(const pm_report *r)
 static void assert_log_metrics(const pm_report *r)
 {
     assert_int_equal(r->n_reports, 2);
-    assert_true(metric(r, "npu.peak_kb") == 2345678);  /* max of 2345678 and the 2024-style 1000000 */
-    assert_true(metric(r, "npu.vcl.compile_net_ms") == 51234);
+    /* max of 2345678 and the 2024-style 1000000: a VmPeak delta, named as such */
+    assert_true(metric(r, "npu.vmpeak_delta_kb") == 2345678);
+    assert_false(has_metric(r, "npu.peak_kb", NULL));
+    /* [VCL] 41534 + 10200; [vpux-compiler] printed 41534 for the same first compile: not added */
+    assert_true(metric(r, "npu.compile_net_ms") == 51734);
+    assert_true(fabs(metric(r, "npu.elf_export_ms") - (51734 - 51234.5)) < 1e-6); /* net - report Totals */
     assert_true(metric(r, "npu.vcl.get_compiled_network_ms") == 120);
     assert_true(metric(r, "npu.vcl.export_ms") == 80);
-    assert_true(metric(r, "npu.estimated_latency_us") == 1234);
+    assert_true(metric(r, "npu.estimated_latency_us") == 1234); /* [inference-execution-analysis] prefix */
     assert_true(metric(r, "npu.estimated_latency_us.1") == 310);
     assert_false(has_metric(r, "npu.estimated_latency_us.2", NULL));
     assert_true(metric(r, "npu.logger_time_ms.feasible-allocation") == 1250);
+    /* the plugin's unpadded milliseconds: 10:15:00.5 is 5 ms and 10:15:43.40 is 40 ms */
+    assert_true(metric(r, "npu.logger_time_ms.NPUPlugin") == 43035);
     assert_true(metric(r, "npu.log.lines.feasible-allocation") == 3);
     assert_true(metric(r, "npu.log.lines.VCL") == 4);
+    assert_true(metric(r, "npu.log.lines.vpux-compiler") == 1);
+    /* hierarchical IE statistics: only IE. rows (not "IE", the groups or the f16 -> f32 child) */
     assert_true(metric(r, "npu.ie_ops.MatMul") == 48);
     assert_true(metric(r, "npu.ie_ops.SoftMax") == 8);
-    assert_true(metric(r, "npu.ie_ops.total") == 80);
+    assert_true(metric(r, "npu.ie_ops.Convert") == 8);
+    assert_true(metric(r, "npu.ie_ops.total") == 88);
+    assert_false(has_metric(r, "npu.ie_ops.Computational", NULL));
     assert_true(metric(r, "npu.vpuip.VPUIP.NNDMA") == 120);
     assert_true(metric(r, "npu.vpuip.NCETask_Operations") == 50);
     assert_true(metric(r, "npu.vpuip.VPUIP.NCEClusterTask") == 50);
-    assert_true(metric(r, "npu.vpuip.total") == 180); /* the nested breakdown row is not counted twice */
+    assert_true(metric(r, "npu.vpuip.total") == 180); /* the root row's count */
+    assert_false(has_metric(r, "npu.vpuip.Const_weights", NULL)); /* weights statistics are not tasks */
+    assert_false(has_metric(r, "npu.vpuip.Swizzled_constants", NULL));
+    /* each block attributed to the submodel the log named before it */
+    assert_true(metric(r, "npu.submodel.prefill.blocks") == 1);
+    assert_true(fabs(metric(r, "npu.submodel.prefill.total_s") - 41.2345) < 1e-9);
+    assert_true(metric(r, "npu.submodel.generate.blocks") == 1);
+    assert_true(fabs(metric(r, "npu.submodel.generate.total_s") - 10.0) < 1e-9);
+    assert_false(has_metric(r, "npu.submodel.unattributed.blocks", NULL));
 }
 
 static void log_fixture(void **state)
@@ -178,7 +196,7 @@ static void log_interleaved(void **state)
     assert_true(metric(&r, "npu.estimated_latency_us") == 99);
     assert_true(metric(&r, "npu.estimated_latency_us.1") == 1234);
     assert_true(metric(&r, "npu.estimated_latency_us.2") == 310);
-    assert_true(metric(&r, "npu.log.lines.NPUPlugin") == 2);
+    assert_true(metric(&r, "npu.log.lines.NPUPlugin") == 3);
     free(buf);
     free(mixed);
     pm_report_free(&r);
@@ -194,7 +212,29 @@ static void log_without_reports(void **state)
     assert_int_equal(pm_parse_npu_log(s, strlen(s), &r, &e), PM_OK);
     assert_int_equal(r.n_reports, 0);
     assert_true(metric(&r, "npu.logger_time_ms.NPUPlugin") == 200); /* across midnight */
-    assert_false(has_metric(&r, "npu.peak_kb", NULL));
+    assert_false(has_metric(&r, "npu.vmpeak_delta_kb", NULL));
+    assert_false(has_metric(&r, "npu.compile_net_ms", NULL));
+    pm_report_free(&r);
+}
+
+/* Blocks with no submodel named before them are not guessed at. */
+static void log_blocks_unattributed(void **state)
+{
+    const char *s = "===-------------------------------------------------------------------------===\n"
+                    "                         ... Execution time report ...\n"
+                    "===-------------------------------------------------------------------------===\n"
+                    "  Total Execution Time: 2.0000 seconds\n\n"
+                    "  ----Wall Time----  ----Name----\n"
+                    "    2.0000 (100.0%)  Compile network\n"
+                    "    2.0000 (100.0%)  Total\n"
+                    "[INFO] 10:00:00.000 [vpux-compiler] Compile net time: 1500 ms\n";
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_log_rc(pm_parse_npu_log(s, strlen(s), &r, &e), &e);
+    assert_true(metric(&r, "npu.submodel.unattributed.blocks") == 1);
+    assert_true(metric(&r, "npu.compile_net_ms") == 1500);
+    assert_false(has_metric(&r, "npu.elf_export_ms", NULL)); /* 1500 ms - 2 s < 0: never a negative time */
     pm_report_free(&r);
 }
 
@@ -222,7 +262,8 @@ static void schedule_fixture(void **state)
     pm_report_init(&r);
     assert_int_equal(pm_parse_file(FIX "compileTimeScheduleTrace.json", PM_FMT_AUTO, &r, &e), PM_OK);
     assert_int_equal(r.format, PM_FMT_NPU_SCHEDULE);
-    assert_true(metric(&r, "npu.tasks") == 7);
+    assert_true(metric(&r, "npu.tasks") == 7); /* the three per-variant DPU copies are not tasks */
+    assert_true(metric(&r, "npu.tasks.dpu_variants") == 3);
     assert_true(metric(&r, "npu.tasks.DMA") == 3);
     assert_true(metric(&r, "npu.tasks.DPU") == 2);
     assert_true(metric(&r, "npu.tasks.SW") == 1);
@@ -230,7 +271,8 @@ static void schedule_fixture(void **state)
     assert_true(metric(&r, "npu.task_dur_us") == 25);
     assert_true(metric(&r, "npu.schedule_span_us") == 25);
     assert_true(metric(&r, "npu.task_stats.total_duration") == 25);
-    assert_true(metric(&r, "npu.task_stats.idle.DMA") == 21);
+    assert_true(metric(&r, "npu.task_stats.DPU_duration") == 16);
+    assert_true(metric(&r, "npu.task_stats.all_tasks_union") == 25);
     assert_true(metric(&r, "npu.workpoint_freq_mhz") == 1850);
     pm_report_free(&r);
 }
@@ -255,12 +297,14 @@ static void strategy_fixture(void **state)
     pm_report_init(&r);
     assert_int_equal(pm_parse_file(FIX "strategy_out.json", PM_FMT_AUTO, &r, &e), PM_OK);
     assert_int_equal(r.format, PM_FMT_NPU_STRATEGY);
-    assert_true(metric(&r, "npu.strategy.ops") == 4);
-    assert_true(metric(&r, "npu.tiles") == 16); /* 8 + 1 (NONE) + 6 + 1 (absent) */
-    assert_true(metric(&r, "npu.strategy.tiled_ops") == 2);
+    assert_true(metric(&r, "npu.strategy.ops") == 5);
+    /* region 0x1111's two ops carry its tiling (8): once; 0x2222: 6; NONE: 1; a plain op: 2 */
+    assert_true(metric(&r, "npu.tiles") == 17);
+    assert_true(metric(&r, "npu.strategy.tiled_ops") == 4);
     assert_true(metric(&r, "npu.strategy.mc.SplitOverHeight") == 2);
     assert_true(metric(&r, "npu.strategy.mc.SplitOverKernel") == 1);
     assert_true(metric(&r, "npu.strategy.mc.Clustering") == 1);
+    assert_true(metric(&r, "npu.strategy.mc.NONE") == 1);
     assert_true(metric(&r, "npu.vf.ops") == 3);
     assert_true(metric(&r, "npu.vf.subgraphs") == 2);
     pm_report_free(&r);
@@ -275,9 +319,12 @@ static void task_stats_fixture(void **state)
     assert_int_equal(r.format, PM_FMT_NPU_TASK_STATS);
     assert_true(metric(&r, "npu.ie_ops.Convolution") == 3);
     assert_true(metric(&r, "npu.ie_ops.Add") == 1);
-    assert_true(metric(&r, "npu.ie_ops.total") == 4);
+    assert_true(metric(&r, "npu.ie_ops.Reshape") == 2);
+    assert_true(metric(&r, "npu.ie_ops.Convert") == 1);
+    assert_true(metric(&r, "npu.ie_ops.total") == 7); /* IE. rows only: not 7 + 3 + 4 + 1 */
     assert_true(metric(&r, "npu.vpuip.VPUIP.NNDMA") == 12);
     assert_true(metric(&r, "npu.vpuip.total") == 19);
+    assert_false(has_metric(&r, "npu.vpuip.Const_weights", NULL));
     pm_report_free(&r);
 }
 
@@ -373,6 +420,24 @@ static void stage_map(void **state)
     assert_string_equal(stage_of("IE to VPUIP pipeline"), "pipeline");
     assert_string_equal(stage_of("Total"), "total");
     assert_string_equal(stage_of("ConvertShapeTo4D"), "other");
+    /* the heavy passes a first map missed, so they do not land in "other" */
+    assert_string_equal(stage_of("Outliner"), "outlining");
+    assert_string_equal(stage_of("VerticalFusionOutlining"), "outlining");
+    assert_string_equal(stage_of("SplitNCEOpsOntoWorkloads"), "workloads");
+    assert_string_equal(stage_of("UnrollClusterTiling"), "workloads");
+    assert_string_equal(stage_of("InferenceExecutionAnalysis"), "cost-model");
+    assert_string_equal(stage_of("WorkloadManagement"), "workload-management");
+    assert_string_equal(stage_of("UnrollFetchTaskOps"), "workload-management");
+    assert_string_equal(stage_of("ResolveWLMTaskLocation"), "workload-management");
+    assert_string_equal(stage_of("OptimizeCopies"), "memory-scheduling");
+    assert_string_equal(stage_of("OptimizeParallelCopies"), "memory-scheduling");
+    assert_string_equal(stage_of("Canonicalizer"), "canonicalize");
+    assert_string_equal(stage_of("ConvertVPUIPDPU2NPUReg40XX"), "serialization");
+    assert_string_equal(stage_of("Import nGraph function"), "import");
+    assert_string_equal(stage_of("Common nGraph passes"), "import");
+    assert_string_equal(stage_of("IE to VPUIP pipeline for Init"), "pipeline");
+    assert_string_equal(stage_of("VPUIP pipeline for Main"), "pipeline");
+    assert_string_equal(stage_of("QueryArgsAllocationAnalysis"), "memory-scheduling");
 }
 
 int main(void)
@@ -383,6 +448,7 @@ int main(void)
         cmocka_unit_test(log_interleaved),
         cmocka_unit_test(log_without_reports),
         cmocka_unit_test(log_truncated_block_counts),
+        cmocka_unit_test(log_blocks_unattributed),
         cmocka_unit_test(schedule_fixture),
         cmocka_unit_test(schedule_empty_has_zero_categories),
         cmocka_unit_test(strategy_fixture),

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# passmap doctor against the stand-in libopenvino_c: versions, devices, the decoded compiler version, the tiny
+# IR it writes (valid OpenVINO IR: one matmul block), a compile on the NPU and offline, and loud failures.
+source "$(dirname "$0")/lib.sh"
+LIB=$PASSMAP_BUILD/tests/libopenvino_c.so
+[ -f "$LIB" ] || { fail "stand-in library missing: $LIB"; finish; exit 1; }
+
+out=$("$PASSMAP" doctor --lib "$LIB" --keep "$TMP/d1" 2>&1); rc=$?
+[ $rc = 0 ] && ok "doctor with an NPU: exit 0" || fail "doctor rc=$rc: $out"
+echo "$out" | grep -q '^OpenVINO: *2026.0.0-standin' && ok "OpenVINO version" || fail "version: $out"
+echo "$out" | grep -q '^devices: *CPU, GPU, NPU' && ok "devices listed" || fail "devices"
+echo "$out" | grep -q '^NPU compiler version: *7.6 (reported 458758)' && ok "compiler version decoded" || fail "compiler version"
+echo "$out" | grep -q '^compile on the NPU: *ok: .* timing block(s), blob [0-9]* bytes, import' && ok "NPU compile and import" \
+  || fail "online compile: $out"
+echo "$out" | grep -q '^compile offline (NPU4000): *ok' && ok "offline compile checked too" || fail "offline line"
+python3 - "$TMP/d1/passmap-doctor.xml" <<'PY' && ok "the tiny model is well-formed IR v11 with one MatMul and a matching .bin" || fail "tiny IR"
+import os, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "net" and root.get("version") == "11"
+types = [l.get("type") for l in root.iter("layer")]
+assert types.count("MatMul") == 1 and "Parameter" in types and "Result" in types, types
+end = max(int(d.get("offset")) + int(d.get("size")) for d in root.iter("data") if d.get("offset"))
+assert end == os.path.getsize(sys.argv[1][:-4] + ".bin"), end
+ids = {l.get("id") for l in root.iter("layer")}
+for e in root.iter("edge"):
+    assert e.get("from-layer") in ids and e.get("to-layer") in ids
+PY
+
+out=$(PASSMAP_FAKEOV_DEVICES=CPU "$PASSMAP" doctor --lib "$LIB" --json 2>&1); rc=$?
+[ $rc = 0 ] && echo "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["ok"] and not d["npu_present"], d
+assert not d["online"]["tried"] and d["offline"]["ok"] and d["offline"]["offline"], d
+assert d["offline"]["timing_blocks"] >= 1 and d["npu_compiler_version_decoded"] == "7.6", d
+' && ok "no NPU: the offline compile is what counts (--json)" || fail "offline doctor rc=$rc: $out"
+
+out=$("$PASSMAP" doctor --lib "$TMP/missing.so" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q 'NOT FOUND.*missing.so' && ok "missing library: exit 1, named" || fail "missing lib rc=$rc: $out"
+out=$(PASSMAP_FAKEOV_DEVICES=CPU "$PASSMAP" doctor --lib "$LIB" --platform NOPE9999 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q 'compile offline (NOPE9999): *FAILED' && echo "$out" | grep -q 'NOT ready' \
+  && ok "no NPU and the offline compile fails: the doctor fails loudly" || fail "bad platform rc=$rc: $out"
+check_fails "unknown option is a usage error" "$PASSMAP" doctor --bogus
+"$PASSMAP" doctor --help | grep -q -- '--platform' && ok "--help" || fail "--help"
+finish
