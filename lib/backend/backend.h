@@ -119,8 +119,6 @@ const pm_backend_ops *pm_backend_find(const char *name);
 /* "embedded, openvino, command": the names, for error messages. */
 const char *pm_backend_names(void);
 
-extern const pm_backend_ops pm_backend_embedded, pm_backend_openvino, pm_backend_command;
-
 /* The tool label of a command: argv[0]'s basename without a version suffix ("clang-22" -> "clang"). */
 void pm_tool_label(const char *argv0, char *out, size_t cap);
 /* Splits a command line into words like a shell would without expanding anything: blanks separate words,

@@ -45,6 +45,8 @@ typedef struct pm_an_config {
     size_t n_passes;
     double warm_s, cache_ratio;   /* warm geometric-mean wall, cold/warm; NAN without warm runs */
     double ir_ops, llvm_ops, npu_tasks, npu_tiles;   /* means of run metrics; NAN when absent */
+    struct pm_an_metric { char *name; double mean; } *metrics;   /* every run metric's mean (any back end's) */
+    size_t n_metrics;
 } pm_an_config;
 
 typedef struct pm_an_cell {       /* one cell of a regime map */

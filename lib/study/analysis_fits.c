@@ -20,6 +20,22 @@ int an_fits(an_work *w, pm_err *err)
     int rc = PM_OK;
     struct pm_an_priv *pv = w->pv;
     size_t NP = pv->n_pids;
+    /* the metric names any config carries (pointers into the configs) */
+    w->n_metric_names = 0;
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        for (size_t k = 0; k < a->configs[ci].n_metrics; k++) {
+            const char *nm = a->configs[ci].metrics[k].name;
+            size_t j = 0;
+            while (j < w->n_metric_names && strcmp(w->metric_names[j], nm))
+                j++;
+            if (j < w->n_metric_names)
+                continue;
+            const char **nn = realloc(w->metric_names, (w->n_metric_names + 1) * sizeof *nn);
+            if (!nn)
+                AN_NOMEM();
+            w->metric_names = nn;
+            w->metric_names[w->n_metric_names++] = nm;
+        }
     /* Heavy passes: largest share anywhere >= 5%, top 8 by that share; fit time against IR size. */
     double *pid_max = calloc(NP + 1, sizeof *pid_max);
     if (!pid_max)
@@ -48,9 +64,16 @@ int an_fits(an_work *w, pm_err *err)
         f->tool = pv->pids[best].tool;
         f->name = pv->pids[best].name;
         f->stage = pv->pids[best].stage;
-        /* Which IR size a pass processes is not known up front: of the sizes the back end records, keep
-           the one that explains its time best (highest R^2). */
-        const char *cands[2];
+        /* Which IR size a pass processes is not known up front: of the sizes the back end records (the
+           built-in ones, and any "ir.*" metric a step declares), keep the one that explains its time best
+           (highest R^2). */
+        const char **cands = calloc(w->n_metric_names + 4, sizeof *cands);
+        double *xs_ = calloc(a->n_configs + 1, sizeof *xs_), *ys_ = calloc(a->n_configs + 1, sizeof *ys_);
+        if (!cands || !xs_ || !ys_) {
+            free(cands); free(xs_); free(ys_);
+            free(pid_max);
+            AN_NOMEM();
+        }
         int ncand = 0;
         if (f->tool && !strncmp(f->tool, "ov-", 3)) {
             cands[ncand++] = "npu.tasks";
@@ -58,13 +81,16 @@ int an_fits(an_work *w, pm_err *err)
         } else {
             cands[ncand++] = "ir.ops";
             cands[ncand++] = "ir.llvm_ops";
+            for (size_t k = 0; k < w->n_metric_names; k++)
+                if (!strncmp(w->metric_names[k], "ir.", 3) && strcmp(w->metric_names[k], "ir.ops") &&
+                    strcmp(w->metric_names[k], "ir.llvm_ops"))
+                    cands[ncand++] = w->metric_names[k];
         }
         f->x_metric = x_metric_for(f->tool, an_stage_name(a, f->stage));
         double best_r2 = -1;
         for (int ci2 = 0; ci2 < ncand; ci2++) {
-            double xs_[4096], ys_[4096];
             int m = 0;
-            for (size_t ci = 0; ci < a->n_configs && m < 4096; ci++) {
+            for (size_t ci = 0; ci < a->n_configs; ci++) {
                 const pm_an_config *c = &a->configs[ci];
                 double xv = an_config_metric(c, cands[ci2]);
                 for (size_t p = 0; p < c->n_passes; p++)
@@ -85,6 +111,9 @@ int an_fits(an_work *w, pm_err *err)
                 f->x_metric = cands[ci2];
             }
         }
+        free(cands);
+        free(xs_);
+        free(ys_);
         f->max_share = mshare;
         f->x = calloc(a->n_configs + 1, sizeof *f->x);
         f->y = calloc(a->n_configs + 1, sizeof *f->y);

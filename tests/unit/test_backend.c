@@ -201,9 +201,10 @@ static void values_with_spaces_stay_one_word(void **state)
                                   "[step s]\nargv = tool '{spec_dir}/my file' {v} {out}\nreport = stdout\n",
                                   &s, &e), PM_OK);
     pm_backend_ctx ctx = {.spec = s};
-    assert_int_equal(pm_backend_command.prepare(&ctx, &e), PM_OK);
+    const pm_backend_ops *cmd = pm_backend_find("command");
+    assert_int_equal(cmd->prepare(&ctx, &e), PM_OK);
     pm_steps st;
-    assert_int_equal(pm_backend_command.steps(&ctx, 0, NULL, "/r u n", &st, &e), PM_OK);
+    assert_int_equal(cmd->steps(&ctx, 0, NULL, "/r u n", &st, &e), PM_OK);
     assert_non_null(strstr(st.items[0].argv[1], "/my file"));
     assert_string_equal(st.items[0].argv[2], "x");
     assert_string_equal(st.items[0].argv[3], "/r u n");
@@ -211,7 +212,7 @@ static void values_with_spaces_stay_one_word(void **state)
     assert_string_equal(st.items[0].tool, "tool");
     assert_int_equal(st.items[0].report_stream, PM_STREAM_STDOUT);
     pm_steps_free(&st);
-    pm_backend_command.cleanup(&ctx);
+    cmd->cleanup(&ctx);
     pm_spec_free(s);
 }
 
@@ -257,13 +258,14 @@ static void literal_braces_are_not_placeholders(void **state)
                                   "argv = mlir-opt --pass-pipeline=builtin.module(affine-loop-tile{tile-size={n}}) {{x}\n",
                                   &s, &e), PM_OK);
     pm_backend_ctx ctx = {.spec = s};
-    assert_int_equal(pm_backend_command.prepare(&ctx, &e), PM_OK);
+    const pm_backend_ops *cmd = pm_backend_find("command");
+    assert_int_equal(cmd->prepare(&ctx, &e), PM_OK);
     pm_steps st;
-    assert_int_equal(pm_backend_command.steps(&ctx, 0, NULL, "/r", &st, &e), PM_OK);
+    assert_int_equal(cmd->steps(&ctx, 0, NULL, "/r", &st, &e), PM_OK);
     assert_string_equal(st.items[0].argv[1], "--pass-pipeline=builtin.module(affine-loop-tile{tile-size=4})");
     assert_string_equal(st.items[0].argv[2], "{x}");
     pm_steps_free(&st);
-    pm_backend_command.cleanup(&ctx);
+    cmd->cleanup(&ctx);
     pm_spec_free(s);
 }
 
