@@ -920,11 +920,7 @@ int pm_ov_strategy_store(const char *cache_dir, const char *key, const char *str
         unlink(tmp);
         return rc;
     }
-    if (rename(tmp, dest) != 0) {
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot rename %s to %s", tmp, dest);
-        unlink(tmp);
-    }
-    return rc;
+    return pm_util_publish(tmp, dest, err); /* never replaces a non-regular file */
 }
 
 int pm_ov_strategy_fetch(const char *cache_dir, const char *key, char **path, pm_err *err)

@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -90,4 +91,129 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
 void pm_util_remove_tree(const char *path)
 {
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- writes that never replace a non-regular file ---------------------------------------------------- */
+
+static int write_all_fd(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Follows symbolic links (up to 40, like the kernel) to the path that finally names a file or nothing. */
+static int resolve_links(const char *path, char out[PATH_MAX], struct stat *st, int *exists, pm_err *err)
+{
+    char cur[PATH_MAX], target[PATH_MAX];
+    if (strlen(path) >= sizeof cur)
+        return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s", path);
+    strcpy(cur, path);
+    for (int depth = 0; depth < 40; depth++) {
+        if (lstat(cur, st)) {
+            if (errno != ENOENT)
+                return pm_err_errno(err, PM_ERR_IO, "cannot stat %s", cur);
+            *exists = 0;
+            strcpy(out, cur);
+            return PM_OK;
+        }
+        if (!S_ISLNK(st->st_mode)) {
+            *exists = 1;
+            strcpy(out, cur);
+            return PM_OK;
+        }
+        ssize_t n = readlink(cur, target, sizeof target - 1);
+        if (n < 0)
+            return pm_err_errno(err, PM_ERR_IO, "cannot read link %s", cur);
+        target[n] = 0;
+        const char *slash = strrchr(cur, '/');
+        if (target[0] == '/' || !slash) {
+            strcpy(cur, target);
+        } else {
+            char joined[PATH_MAX];
+            if ((size_t)snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - cur), cur, target) >= sizeof joined)
+                return pm_err_set(err, PM_ERR_USAGE, "path too long below %.200s", cur);
+            strcpy(cur, joined);
+        }
+    }
+    return pm_err_set(err, PM_ERR_IO, "too many levels of symbolic links: %s", path);
+}
+
+/* Character devices and FIFOs are written in place; anything else that is not a regular file is refused. */
+static int write_special(const char *path, const struct stat *st, const void *data, size_t len, pm_err *err)
+{
+    if (!S_ISCHR(st->st_mode) && !S_ISFIFO(st->st_mode))
+        return pm_err_set(err, PM_ERR_IO, "refusing to replace %s: not a regular file (%s)", path,
+                          S_ISDIR(st->st_mode) ? "a directory" : S_ISBLK(st->st_mode) ? "a block device" : "a socket");
+    /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of blocking forever */
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (S_ISFIFO(st->st_mode) ? O_NONBLOCK : 0));
+    if (fd < 0)
+        return pm_err_errno(err, PM_ERR_IO, errno == ENXIO ? "cannot write FIFO %s (no reader)" : "cannot open %s",
+                            path);
+    int rc = PM_OK;
+    if (S_ISFIFO(st->st_mode))
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (write_all_fd(fd, data, len))
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", path);
+    if (close(fd) && !rc)
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", path);
+    return rc;
+}
+
+int pm_util_publish(const char *tmp, const char *path, pm_err *err)
+{
+    char final[PATH_MAX];
+    struct stat st;
+    int exists = 0, rc = resolve_links(path, final, &st, &exists, err);
+    if (!rc && exists && !S_ISREG(st.st_mode)) {
+        char *data = NULL;
+        size_t len = 0;
+        if (!(rc = pm_util_read_file(tmp, &data, &len, err)))
+            rc = write_special(final, &st, data, len, err);
+        free(data);
+    } else if (!rc && rename(tmp, final)) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot rename %s to %s", tmp, final);
+    }
+    unlink(tmp); /* gone after a rename; removed otherwise */
+    return rc;
+}
+
+int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                              const struct timespec *mtime, pm_err *err)
+{
+    char final[PATH_MAX], tmp[PATH_MAX];
+    struct stat st;
+    int exists = 0, rc = resolve_links(path, final, &st, &exists, err);
+    if (rc)
+        return rc;
+    if (exists && !S_ISREG(st.st_mode))
+        return write_special(final, &st, data, len, err);
+    const char *slash = strrchr(final, '/');
+    if ((size_t)snprintf(tmp, sizeof tmp, "%.*s/.pmtmp.XXXXXX", slash ? (int)(slash - final) : 1,
+                         slash ? (slash == final ? "/" : final) : ".") >= sizeof tmp)
+        return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return pm_err_errno(err, PM_ERR_IO, "cannot create a temporary file beside %s", final);
+    if (write_all_fd(fd, data, len) || fchmod(fd, mode) ||
+        (mtime && futimens(fd, (struct timespec[2]){*mtime, *mtime}))) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", final);
+        close(fd);
+        unlink(tmp);
+        return rc;
+    }
+    if (close(fd)) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", final);
+        unlink(tmp);
+        return rc;
+    }
+    return pm_util_publish(tmp, final, err);
 }

@@ -3,6 +3,8 @@
 #define PM_UTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
 #include "error.h"
 
 /* Monotonic clock in seconds (for durations, never for dates). */
@@ -13,5 +15,16 @@ int pm_util_mkdir_p(const char *path, pm_err *err);
 void pm_util_remove_tree(const char *path);
 /* Reads a whole file into a heap buffer, NUL-terminated (*len excludes the NUL). */
 int pm_util_read_file(const char *path, char **buf, size_t *len, pm_err *err);
+
+/* Publishes the temp file tmp (same file system as path) as path without ever replacing something that is
+ * not a regular file: a symbolic link is followed (its final target gets the bytes, a dangling link's
+ * target is created); a character device or FIFO is written in place (a FIFO without a reader is an
+ * error, never a block); a directory, socket or block device is refused; a regular or absent target is
+ * replaced by rename(2). tmp is gone afterwards, whatever the outcome. */
+int pm_util_publish(const char *tmp, const char *path, pm_err *err);
+/* Writes data to path with pm_util_publish's rules: a temp file beside the (symlink-resolved) target,
+ * renamed over it, so no reader sees half a regular file. mode: of the new file; mtime: NULL for now. */
+int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                              const struct timespec *mtime, pm_err *err);
 
 #endif

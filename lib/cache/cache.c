@@ -1,6 +1,7 @@
 /* pm_cache: see cache.h for the key, the input rule and the on-disk layout. */
 #include "cache.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -24,8 +27,8 @@
 #include "run.h"
 #include "util.h"
 
-#define FORMAT_VERSION 1u
-#define KEY_VERSION "passmap-cache-key-1"
+#define FORMAT_VERSION 2u
+#define KEY_VERSION "passmap-cache-key-2"
 #define HEADER_SIZE 64
 #define ZSTD_LEVEL 1 /* fast: the miss path must stay within a few % of a plain compile */
 
@@ -34,9 +37,13 @@
 struct pm_cache {
     char dir[DIR_MAX];
     uint64_t max_size;
-    int stats_fd;
+    int stats_fd;     /* -1: no stats file (a read-only cache that never had one) */
+    int stats_ro;     /* opened read-only: the counters cannot be updated */
     mode_t file_mode; /* 0666 & ~umask, for restored outputs */
 };
+
+/* Below this much free space in the cache's file system a miss runs uncached (the store would fail). */
+#define MIN_FREE_BYTES (1u << 20)
 
 /* ---------- small helpers ---------- */
 
@@ -159,34 +166,6 @@ cleanup:
     return rc;
 }
 
-/* Writes data to a temp file beside path, then rename(2)s it over path. */
-static int write_atomic(const char *path, const void *data, size_t len, mode_t mode,
-                        const struct timespec *mtime, pm_err *err)
-{
-    char tmp[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    int dirlen = slash ? (int)(slash - path) : 1;
-    const char *dir = slash ? path : ".";
-    if ((size_t)snprintf(tmp, sizeof tmp, "%.*s/.pmtmp.XXXXXX", dirlen, dir) >= sizeof tmp)
-        return pm_err_set(err, PM_ERR_USAGE, "path too long: %s", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return pm_err_errno(err, PM_ERR_IO, "create temp file for %s", path);
-    if (write_all(fd, data, len) || fchmod(fd, mode) ||
-        (mtime && futimens(fd, (struct timespec[2]){*mtime, *mtime}))) {
-        int rc = pm_err_errno(err, PM_ERR_IO, "write %s", tmp);
-        close(fd);
-        unlink(tmp);
-        return rc;
-    }
-    if (close(fd) || rename(tmp, path)) {
-        int rc = pm_err_errno(err, PM_ERR_IO, "publish %s", path);
-        unlink(tmp);
-        return rc;
-    }
-    return PM_OK;
-}
-
 /* ---------- stats: one small text file, read-modified-written under flock(2) ---------- */
 
 static const char *const stat_names[] = {"hits", "misses", "corrupt", "evicted", "stores",
@@ -195,6 +174,10 @@ enum { ST_HITS, ST_MISSES, ST_CORRUPT, ST_EVICTED, ST_STORES, ST_ENTRIES, ST_BYT
 
 static int stats_lock(pm_cache *c, uint64_t v[ST_N], pm_err *err)
 {
+    if (c->stats_fd < 0) {
+        memset(v, 0, sizeof(uint64_t) * ST_N);
+        return PM_OK;
+    }
     while (flock(c->stats_fd, LOCK_EX))
         if (errno != EINTR)
             return pm_err_errno(err, PM_ERR_IO, "lock %s/stats", c->dir);
@@ -221,7 +204,11 @@ static int stats_lock(pm_cache *c, uint64_t v[ST_N], pm_err *err)
 static int stats_unlock(pm_cache *c, const uint64_t v[ST_N], pm_err *err)
 {
     int rc = PM_OK;
-    if (v) {
+    if (c->stats_fd < 0)
+        return v ? pm_err_set(err, PM_ERR_IO, "no stats file in %s (read-only cache)", c->dir) : PM_OK;
+    if (v && c->stats_ro) {
+        rc = pm_err_set(err, PM_ERR_IO, "cache %s is read-only: stats not updated", c->dir);
+    } else if (v) {
         char buf[1024];
         size_t len = 0;
         for (int i = 0; i < ST_N; i++)
@@ -270,28 +257,33 @@ int pm_cache_open(const char *dir, uint64_t max_size, pm_cache **out, pm_err *er
     mode_t mask = umask(0);
     umask(mask);
     c->file_mode = 0666 & ~mask;
+    /* A read-only cache still serves hits: missing folders and an unwritable stats file are not errors here
+     * (each write reports its own failure later, which exec turns into one warning). */
     char sub[PATH_MAX];
-    if ((rc = path_join(sub, sizeof sub, c->dir, "manifests", err)) || (rc = pm_util_mkdir_p(sub, err)) ||
-        (rc = path_join(sub, sizeof sub, c->dir, "tmp", err)) || (rc = pm_util_mkdir_p(sub, err)) ||
-        (rc = path_join(sub, sizeof sub, c->dir, "stats", err)))
-        goto fail;
+    pm_err ignored;
+    if (!path_join(sub, sizeof sub, c->dir, "manifests", &ignored))
+        pm_util_mkdir_p(sub, &ignored);
+    if (!path_join(sub, sizeof sub, c->dir, "tmp", &ignored))
+        pm_util_mkdir_p(sub, &ignored);
+    if ((rc = path_join(sub, sizeof sub, c->dir, "stats", err))) {
+        free(c);
+        return rc;
+    }
     c->stats_fd = open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (c->stats_fd < 0) {
-        rc = pm_err_errno(err, PM_ERR_IO, "open %s", sub);
-        goto fail;
+        c->stats_fd = open(sub, O_RDONLY | O_CLOEXEC);
+        c->stats_ro = 1;
     }
     *out = c;
     return PM_OK;
-fail:
-    free(c);
-    return rc;
 }
 
 void pm_cache_close(pm_cache *c)
 {
     if (!c)
         return;
-    close(c->stats_fd);
+    if (c->stats_fd >= 0)
+        close(c->stats_fd);
     free(c);
 }
 
@@ -385,7 +377,12 @@ typedef struct key_info {
     char **input_canon;
     XXH128_hash_t *input_h;
     size_t n_outputs, n_env;
+    char **out_paths;            /* declared, then inferred */
     XXH128_hash_t *env_h;
+    int stdout_output;           /* the product is stdout (no file outputs needed) */
+    int deps;                    /* C/C++: the compiler's dependency list is checked on every hit */
+    char *user_depfile;          /* -MF FILE of the user (else passmap adds its own) */
+    char why[320];               /* non-empty: run uncached, because of this */
 } key_info;
 
 static void key_info_free(key_info *k)
@@ -394,10 +391,14 @@ static void key_info_free(key_info *k)
         free(k->input_paths[i]);
         free(k->input_canon[i]);
     }
+    for (size_t i = 0; i < k->n_outputs; i++)
+        free(k->out_paths[i]);
+    free(k->out_paths);
     free(k->input_paths);
     free(k->input_canon);
     free(k->input_h);
     free(k->env_h);
+    free(k->user_depfile);
     memset(k, 0, sizeof *k);
 }
 
@@ -461,9 +462,286 @@ static size_t count_list(const char *const *l)
     return n;
 }
 
-/* Placeholder for one argv text if it names an input or output ("@IN3"), or NULL. May add an input. */
-static int classify(key_info *k, char **out_canon, size_t n_out, const char *text, char ph[32],
-                    pm_err *err)
+/* ---------- what the command reads and writes ---------- */
+
+/* Tools whose outputs passmap infers from argv (a version suffix and a target prefix are allowed). */
+typedef enum { TOOL_OTHER, TOOL_CC, TOOL_LLVM, TOOL_OV } tool_kind;
+
+static int name_is(const char *name, size_t len, const char *want, int allow_prefix)
+{
+    size_t w = strlen(want);
+    if (len == w)
+        return !memcmp(name, want, w);
+    return allow_prefix && len > w && name[len - w - 1] == '-' && !memcmp(name + len - w, want, w);
+}
+
+/* Which tool argv runs; *first: index of its first own argument. */
+static tool_kind tool_of(char *const *argv, size_t *first)
+{
+    const char *slash = strrchr(argv[0], '/');
+    const char *name = slash ? slash + 1 : argv[0];
+    size_t len = strlen(name);
+    *first = 1;
+    /* strip version suffixes: gcc-12, clang-22, clang++-22, llc-22.1 */
+    for (;;) {
+        size_t i = len;
+        while (i > 0 && (isdigit((unsigned char)name[i - 1]) || name[i - 1] == '.'))
+            i--;
+        if (i == len || i == 0 || name[i - 1] != '-')
+            break;
+        len = i - 1;
+    }
+    static const char *const cc[] = {"gcc", "g++", "cc", "c++", "clang", "clang++"};
+    static const char *const llvm[] = {"llc", "opt", "mlir-opt", "mlir-translate"};
+    for (size_t i = 0; i < sizeof cc / sizeof *cc; i++)
+        if (name_is(name, len, cc[i], 1))
+            return TOOL_CC;
+    for (size_t i = 0; i < sizeof llvm / sizeof *llvm; i++)
+        if (name_is(name, len, llvm[i], 0))
+            return TOOL_LLVM;
+    if (name_is(name, len, "ov-compile", 0))
+        return TOOL_OV;
+    if (name_is(name, len, "passmap", 0) && argv[1] && !strcmp(argv[1], "ov-compile")) {
+        *first = 2;
+        return TOOL_OV;
+    }
+    return TOOL_OTHER;
+}
+
+typedef struct analysis {
+    tool_kind tool;
+    const char *out[64];     /* inferred outputs (pointers into argv or into names[]) */
+    int out_arg[64];         /* argv index naming it (-1: none) */
+    size_t n_out;
+    int stdout_output;       /* the tool's product is its stdout (replayed on a hit) */
+    const char *extra_input; /* ov: the .bin beside the .xml */
+    const char *user_depfile;/* cc: -MF FILE given by the user (also an output) */
+    int deps;                /* cc: dependencies from the compiler (-MD -MF) go in the key */
+    char names[4][PATH_MAX]; /* storage for inferred names not in argv */
+    size_t n_names;
+    char why[320];           /* non-empty: not cacheable, and why */
+} analysis;
+
+static void not_cacheable(analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void not_cacheable(analysis *a, const char *fmt, ...)
+{
+    if (a->why[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->why, sizeof a->why, fmt, ap);
+    va_end(ap);
+}
+
+static void add_out(analysis *a, const char *path, int arg)
+{
+    if (!strcmp(path, "-")) {
+        a->stdout_output = 1;
+        return;
+    }
+    if (a->n_out == sizeof a->out / sizeof *a->out) {
+        not_cacheable(a, "more than %zu outputs", sizeof a->out / sizeof *a->out);
+        return;
+    }
+    a->out[a->n_out] = path;
+    a->out_arg[a->n_out++] = arg;
+}
+
+static const char *add_name(analysis *a, const char *dir, const char *file)
+{
+    if (a->n_names == sizeof a->names / sizeof *a->names)
+        return NULL;
+    char *n = a->names[a->n_names++];
+    snprintf(n, PATH_MAX, "%s/%s", dir, file);
+    return n;
+}
+
+/* Options after which a separate argument follows that names no output. */
+static int cc_takes_arg(const char *o)
+{
+    static const char *const with_arg[] = {"-MT", "-MQ", "-I", "-D", "-U", "-include", "-imacros", "-isystem",
+                                           "-iquote", "-idirafter", "-x", "-Xlinker", "-Xassembler",
+                                           "-Xpreprocessor", "-Xclang", "-target", "--target", "-arch",
+                                           "-L", "-l", "-aux-info", "-dumpbase", "-dumpdir", NULL};
+    for (int i = 0; with_arg[i]; i++)
+        if (!strcmp(o, with_arg[i]))
+            return 1;
+    return 0;
+}
+
+static void analyse_cc(char *const *argv, size_t first, analysis *a)
+{
+    int compile = 0, md = 0, have_o = 0;
+    const char *mf = NULL;
+    int mf_arg = -1;
+    static const char *const side_files[] = {"-save-temps", "-ftime-trace", "-gsplit-dwarf", "-fdump-",
+                                             "-fstack-usage", "-fcallgraph-info", "-fopt-info=", "-ftest-coverage",
+                                             "--coverage", "-fsave-optimization-record", "-fprofile-arcs",
+                                             "-fmodules", "-fmodule-output", NULL};
+    for (size_t i = first; argv[i]; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "-o") || !strcmp(s, "--output")) {
+            if (!argv[i + 1])
+                break;
+            add_out(a, argv[i + 1], (int)i + 1);
+            have_o = 1;
+            i++;
+        } else if (!strncmp(s, "--output=", 9)) {
+            add_out(a, s + 9, -1);
+            have_o = 1;
+        } else if (!strncmp(s, "-o", 2) && strncmp(s, "-objc", 5)) { /* -oF (gcc: -o=F names "=F") */
+            add_out(a, s + 2, -1);
+            have_o = 1;
+        } else if (!strcmp(s, "-c") || !strcmp(s, "-S") || !strcmp(s, "-E")) {
+            compile |= s[1] == 'E' ? 2 : 1;
+        } else if (!strcmp(s, "-M") || !strcmp(s, "-MM")) {
+            not_cacheable(a, "%s writes dependencies instead of compiling", s);
+        } else if (!strcmp(s, "-MD") || !strcmp(s, "-MMD")) {
+            md = 1;
+        } else if (!strcmp(s, "-MF")) {
+            if (!argv[i + 1])
+                break;
+            mf = argv[i + 1];
+            mf_arg = (int)i + 1;
+            i++;
+        } else if (!strncmp(s, "-MF", 3)) {
+            mf = s + 3;
+        } else if (cc_takes_arg(s)) {
+            if (argv[i + 1])
+                i++;
+        } else if (s[0] == '@') {
+            not_cacheable(a, "response file %s (its options are not analysed)", s);
+        } else {
+            for (int k = 0; side_files[k]; k++)
+                if (!strncmp(s, side_files[k], strlen(side_files[k])))
+                    not_cacheable(a, "%s writes files that are not inferred", s);
+        }
+    }
+    if (!compile)
+        not_cacheable(a, "a link step (no -c, -S or -E): libraries are not in the key");
+    if (mf && !md)
+        not_cacheable(a, "-MF without -MD/-MMD");
+    if (md && !mf)
+        not_cacheable(a, "-MD/-MMD without -MF (add -MF FILE)");
+    if (mf) {
+        add_out(a, mf, mf_arg);
+        a->user_depfile = mf;
+    }
+    if (!have_o) {
+        if (compile & 2)
+            a->stdout_output = 1; /* -E writes to stdout */
+        else
+            not_cacheable(a, "no -o (add -o FILE)");
+    }
+    a->deps = 1;
+}
+
+static void analyse_llvm(char *const *argv, size_t first, analysis *a)
+{
+    const char *slash = strrchr(argv[0], '/');
+    int is_llc = !strncmp(slash ? slash + 1 : argv[0], "llc", 3);
+    int have_o = 0;
+    static const char *const side_files[] = {"time-trace", "stats-file", "save-stats", "remarks-output",
+                                             "print-ir-tree-dir", "log-actions-to", "save-temps", NULL};
+    for (size_t i = first; argv[i]; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "-o") || !strcmp(s, "--o") || !strcmp(s, "--output")) {
+            if (!argv[i + 1])
+                break;
+            add_out(a, argv[i + 1], (int)i + 1);
+            have_o = 1;
+            i++;
+        } else if (!strncmp(s, "-o=", 3) || !strncmp(s, "--o=", 4) || !strncmp(s, "--output=", 9)) {
+            add_out(a, strchr(s, '=') + 1, -1);
+            have_o = 1;
+        } else {
+            for (int k = 0; side_files[k]; k++)
+                if (strstr(s, side_files[k]))
+                    not_cacheable(a, "%s writes files that are not inferred", s);
+        }
+    }
+    if (!have_o) {
+        if (is_llc)
+            not_cacheable(a, "llc without -o names its output after the input (add -o FILE)");
+        else
+            a->stdout_output = 1; /* opt, mlir-opt, mlir-translate default to stdout */
+    }
+}
+
+static void analyse_ov(char *const *argv, size_t first, analysis *a)
+{
+    const char *model = NULL, *weights = NULL, *workdir = ".";
+    int do_import = 0, exported = 0;
+    for (size_t i = first; argv[i]; i++) {
+        const char *s = argv[i], *val = NULL;
+        const char *eq = strchr(s, '=');
+        size_t nlen = eq ? (size_t)(eq - s) : strlen(s);
+#define OPT_IS(name) (nlen == strlen(name) && !strncmp(s, name, nlen))
+        int takes = OPT_IS("--model") || OPT_IS("-m") || OPT_IS("--weights") || OPT_IS("--export") ||
+                    OPT_IS("--workdir");
+        if (takes) {
+            if (eq) {
+                val = eq + 1;
+            } else if (argv[i + 1]) {
+                val = argv[++i];
+            } else {
+                break;
+            }
+        }
+        if (OPT_IS("--model") || OPT_IS("-m"))
+            model = val;
+        else if (OPT_IS("--weights"))
+            weights = val;
+        else if (OPT_IS("--workdir"))
+            workdir = val;
+        else if (OPT_IS("--export")) {
+            add_out(a, val, eq ? -1 : (int)i);
+            exported = 1;
+        } else if (OPT_IS("--import"))
+            do_import = 1;
+        else if (OPT_IS("--schedule-trace"))
+            add_out(a, add_name(a, workdir, "compileTimeScheduleTrace.json"), -1);
+        else if (OPT_IS("--strategy-out"))
+            add_out(a, add_name(a, workdir, "strategy_out.json"), -1);
+#undef OPT_IS
+    }
+    if (do_import && !exported)
+        add_out(a, add_name(a, workdir, "model.blob"), -1);
+    if (!a->n_out)
+        not_cacheable(a, "ov-compile without --export or --import exports no blob");
+    /* the weights are an input: --weights, else the .bin beside the .xml */
+    size_t ml = model ? strlen(model) : 0;
+    if (!weights && ml > 4 && !strcmp(model + ml - 4, ".xml")) {
+        char *bin = a->names[sizeof a->names / sizeof *a->names - 1];
+        snprintf(bin, PATH_MAX, "%.*s.bin", (int)(ml - 4), model);
+        if (!access(bin, F_OK))
+            a->extra_input = bin;
+    }
+}
+
+/* Fills a from argv: inferred outputs, extra inputs, dependency mode, or why the command is not cacheable. */
+static void analyse(const pm_cache_request *req, analysis *a)
+{
+    memset(a, 0, sizeof *a);
+    size_t first;
+    a->tool = tool_of(req->argv, &first);
+    if (a->tool == TOOL_CC)
+        analyse_cc(req->argv, first, a);
+    else if (a->tool == TOOL_LLVM)
+        analyse_llvm(req->argv, first, a);
+    else if (a->tool == TOOL_OV)
+        analyse_ov(req->argv, first, a);
+    for (size_t i = 0; i < a->n_out; i++)
+        if (!a->out[i] || !a->out[i][0])
+            not_cacheable(a, "an empty output name");
+    if (!a->n_out && !a->stdout_output && !count_list(req->outputs))
+        not_cacheable(a, "no output declared (--output) or inferred");
+}
+
+
+/* Placeholder for one argv text if it names an input or output ("@IN3"), or NULL. May add an input.
+ * out_refs counts the argv elements naming each output (two: the output is also read, in place). */
+static int classify(key_info *k, char **out_canon, size_t *out_refs, const char *text, char ph[32], pm_err *err)
 {
     ph[0] = 0;
     if (!*text)
@@ -473,9 +751,11 @@ static int classify(key_info *k, char **out_canon, size_t n_out, const char *tex
     char *canon = canon_path(text);
     if (!canon)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n_out; i++)
+    for (size_t i = 0; i < k->n_outputs; i++)
         if (!strcmp(canon, out_canon[i])) {
             snprintf(ph, 32, "@OUT%zu", i);
+            if (out_refs && exists)
+                out_refs[i]++;
             free(canon);
             return PM_OK;
         }
@@ -493,14 +773,35 @@ static int classify(key_info *k, char **out_canon, size_t n_out, const char *tex
     return add_input(k, text, canon, err);
 }
 
+static int add_output(key_info *k, char **out_canon, const char *path, pm_err *err)
+{
+    char *canon = canon_path(path);
+    if (!canon)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < k->n_outputs; i++)
+        if (!strcmp(canon, out_canon[i])) { /* declared and inferred: one output */
+            free(canon);
+            return PM_OK;
+        }
+    if (!(k->out_paths[k->n_outputs] = strdup(path))) {
+        free(canon);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    out_canon[k->n_outputs++] = canon;
+    return PM_OK;
+}
+
 static int compute_key(pm_cache *c, const pm_cache_request *req, key_info *k, pm_err *err)
 {
     int rc = PM_OK;
-    size_t n_out = count_list(req->outputs);
-    char **out_canon = calloc(n_out + 1, sizeof *out_canon);
+    analysis *a = calloc(1, sizeof *a);
+    size_t n_decl = count_list(req->outputs), n_max = n_decl + 64;
+    char **out_canon = calloc(n_max + 1, sizeof *out_canon);
+    size_t *out_refs = calloc(n_max + 1, sizeof *out_refs);
     XXH3_state_t *s = XXH3_createState();
     memset(k, 0, sizeof *k);
-    if (!out_canon || !s) {
+    k->out_paths = calloc(n_max + 1, sizeof *k->out_paths);
+    if (!out_canon || !out_refs || !s || !a || !k->out_paths) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
@@ -511,20 +812,34 @@ static int compute_key(pm_cache *c, const pm_cache_request *req, key_info *k, pm
     if ((rc = resolve_exe(req->argv[0], k->compiler_path, err)) ||
         (rc = compiler_hash(c, k->compiler_path, &k->compiler, err)))
         goto cleanup;
-    for (size_t i = 0; i < n_out; i++)
-        if (!(out_canon[i] = canon_path(req->outputs[i]))) {
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    analyse(req, a);
+    snprintf(k->why, sizeof k->why, "%s", a->why);
+    k->stdout_output = a->stdout_output;
+    k->deps = a->deps && !a->why[0];
+    if (a->user_depfile && !(k->user_depfile = strdup(a->user_depfile))) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n_decl; i++)
+        if ((rc = add_output(k, out_canon, req->outputs[i], err)))
             goto cleanup;
-        }
-    k->n_outputs = n_out;
+    for (size_t i = 0; i < a->n_out; i++)
+        if ((rc = add_output(k, out_canon, a->out[i], err)))
+            goto cleanup;
     for (size_t i = 0; req->inputs && req->inputs[i]; i++) {
         if (access(req->inputs[i], R_OK)) {
             rc = pm_err_errno(err, PM_ERR_NOTFOUND, "input %s", req->inputs[i]);
             goto cleanup;
         }
-        if ((rc = add_input(k, req->inputs[i], canon_path(req->inputs[i]), err)))
+        char *canon = canon_path(req->inputs[i]);
+        for (size_t j = 0; canon && j < k->n_outputs; j++)
+            if (!strcmp(canon, out_canon[j]) && !k->why[0])
+                snprintf(k->why, sizeof k->why, "%s is both an input and an output", req->inputs[i]);
+        if ((rc = add_input(k, req->inputs[i], canon, err)))
             goto cleanup;
     }
+    if (a->extra_input && (rc = add_input(k, a->extra_input, canon_path(a->extra_input), err)))
+        goto cleanup;
 
     /* argv with paths replaced by placeholders */
     XXH3_128bits_reset(s);
@@ -533,23 +848,28 @@ static int compute_key(pm_cache *c, const pm_cache_request *req, key_info *k, pm
         argc++;
     feed(s, 'n', &argc, sizeof argc);
     for (size_t i = 1; i < argc; i++) {
-        const char *a = req->argv[i];
+        const char *a_i = req->argv[i];
+        /* a make target name (-MT x.o) names the output without reading it */
+        int is_name = i > 1 && (!strcmp(req->argv[i - 1], "-MT") || !strcmp(req->argv[i - 1], "-MQ"));
         char ph[32], buf[PATH_MAX + 64];
-        if ((rc = classify(k, out_canon, n_out, a, ph, err)))
+        if ((rc = classify(k, out_canon, is_name ? NULL : out_refs, a_i, ph, err)))
             goto cleanup;
-        const char *eq = strchr(a, '=');
-        if (!ph[0] && eq && eq != a) {
-            if ((rc = classify(k, out_canon, n_out, eq + 1, ph, err)))
+        const char *eq = strchr(a_i, '=');
+        if (!ph[0] && eq && eq != a_i) {
+            if ((rc = classify(k, out_canon, out_refs, eq + 1, ph, err)))
                 goto cleanup;
             if (ph[0]) {
-                snprintf(buf, sizeof buf, "%.*s=%s", (int)(eq - a), a, ph);
+                snprintf(buf, sizeof buf, "%.*s=%s", (int)(eq - a_i), a_i, ph);
                 feed(s, 'a', buf, strlen(buf));
                 continue;
             }
         }
-        feed(s, 'a', ph[0] ? ph : a, strlen(ph[0] ? ph : a));
+        feed(s, 'a', ph[0] ? ph : a_i, strlen(ph[0] ? ph : a_i));
     }
     k->argv_h = XXH3_128bits_digest(s);
+    for (size_t i = 0; i < k->n_outputs; i++)
+        if (out_refs[i] > 1 && !k->why[0])
+            snprintf(k->why, sizeof k->why, "%s is both an input and an output", k->out_paths[i]);
 
     k->input_h = calloc(k->n_inputs + 1, sizeof *k->input_h);
     size_t n_env = count_list(req->env_names);
@@ -577,7 +897,12 @@ static int compute_key(pm_cache *c, const pm_cache_request *req, key_info *k, pm
     feed(s, 'I', &k->n_inputs, sizeof k->n_inputs);
     for (size_t i = 0; i < k->n_inputs; i++)
         feed(s, 'i', &k->input_h[i], sizeof k->input_h[i]);
-    feed(s, 'O', &n_out, sizeof n_out);
+    feed(s, 'O', &k->n_outputs, sizeof k->n_outputs);
+    feed(s, 'S', &k->stdout_output, sizeof k->stdout_output);
+    feed(s, 'D', &k->deps, sizeof k->deps);
+    /* the user's -MF file names the outputs as written (its make target): they are content, not paths */
+    for (size_t i = 0; k->user_depfile && i < k->n_outputs; i++)
+        feed(s, 'm', k->out_paths[i], strlen(k->out_paths[i]));
     feed(s, 'E', &n_env, sizeof n_env);
     for (size_t i = 0; i < n_env; i++)
         feed(s, 'e', &k->env_h[i], sizeof k->env_h[i]);
@@ -585,7 +910,7 @@ static int compute_key(pm_cache *c, const pm_cache_request *req, key_info *k, pm
 
     /* "the same command line" for explain: what it produces, else what it says */
     XXH3_128bits_reset(s);
-    if (n_out)
+    if (k->n_outputs)
         feed(s, 'o', out_canon[0], strlen(out_canon[0]));
     else {
         feed(s, 'c', k->compiler_path, strlen(k->compiler_path));
@@ -595,9 +920,11 @@ static int compute_key(pm_cache *c, const pm_cache_request *req, key_info *k, pm
 cleanup:
     if (rc)
         key_info_free(k);
-    for (size_t i = 0; out_canon && i < n_out; i++)
+    for (size_t i = 0; out_canon && i < n_max; i++)
         free(out_canon[i]);
     free(out_canon);
+    free(out_refs);
+    free(a);
     XXH3_freeState(s);
     return rc;
 }
@@ -623,6 +950,10 @@ typedef struct entry {
     uint32_t n_outputs;
     const char **data;   /* per output index */
     uint64_t *len;
+    uint32_t n_deps;     /* C/C++: every file the compiler read, as it named them, with its content hash */
+    const char **dep_path;
+    uint32_t *dep_len;
+    XXH128_hash_t *dep_h;
 } entry;
 
 static void put(char **p, const void *src, size_t n)
@@ -647,6 +978,9 @@ static int entry_encode(const entry *e, XXH128_hash_t key, char **buf, size_t *l
     size_t raw_len = 8 + 4 + 4 + 8 + e->out_len + 8 + e->err_len;
     for (uint32_t i = 0; i < e->n_outputs; i++)
         raw_len += 4 + 8 + e->len[i];
+    raw_len += 4;
+    for (uint32_t i = 0; i < e->n_deps; i++)
+        raw_len += 4 + e->dep_len[i] + 16;
     char *raw = malloc(raw_len), *p = raw;
     size_t bound = ZSTD_compressBound(raw_len);
     char *file = malloc(HEADER_SIZE + bound);
@@ -666,6 +1000,14 @@ static int entry_encode(const entry *e, XXH128_hash_t key, char **buf, size_t *l
         put(&p, &i, 4);
         put(&p, &e->len[i], 8);
         put(&p, e->data[i], e->len[i]);
+    }
+    put(&p, &e->n_deps, 4);
+    for (uint32_t i = 0; i < e->n_deps; i++) {
+        XXH128_canonical_t can;
+        XXH128_canonicalFromHash(&can, e->dep_h[i]);
+        put(&p, &e->dep_len[i], 4);
+        put(&p, e->dep_path[i], e->dep_len[i]);
+        put(&p, can.digest, 16);
     }
     size_t clen = ZSTD_compress(file + HEADER_SIZE, bound, raw, raw_len, ZSTD_LEVEL);
     free(raw);
@@ -727,7 +1069,8 @@ static int entry_decode(const char *file, size_t len, const XXH128_hash_t *key, 
         if (memcmp(can.digest, h + 32, 16))
             return pm_err_set(err, PM_ERR_CORRUPT, "entry holds another key");
     }
-    if (rlen > ((uint64_t)1 << 40))
+    unsigned long long framed = ZSTD_getFrameContentSize(file + HEADER_SIZE, plen);
+    if (rlen > ((uint64_t)1 << 40) || framed != rlen) /* before the allocation: the frame must agree */
         return pm_err_set(err, PM_ERR_CORRUPT, "entry size implausible");
     char *raw = malloc(rlen ? rlen : 1);
     if (!raw)
@@ -763,6 +1106,23 @@ static int entry_decode(const char *file, size_t len, const XXH128_hash_t *key, 
         e->data[i] = p;
         p += e->len[i];
     }
+    if (take(&p, end, &e->n_deps, 4) || e->n_deps > (uint64_t)(end - p) / 20)
+        goto bad;
+    e->dep_path = calloc(e->n_deps + 1, sizeof *e->dep_path);
+    e->dep_len = calloc(e->n_deps + 1, sizeof *e->dep_len);
+    e->dep_h = calloc(e->n_deps + 1, sizeof *e->dep_h);
+    if (!e->dep_path || !e->dep_len || !e->dep_h)
+        goto bad;
+    for (uint32_t i = 0; i < e->n_deps; i++) {
+        XXH128_canonical_t dcan;
+        if (take(&p, end, &e->dep_len[i], 4) || !e->dep_len[i] || (uint64_t)(end - p) < (uint64_t)e->dep_len[i] + 16 ||
+            memchr(p, 0, e->dep_len[i]))
+            goto bad;
+        e->dep_path[i] = p;
+        p += e->dep_len[i];
+        take(&p, end, dcan.digest, 16);
+        e->dep_h[i] = XXH128_hashFromCanonical(&dcan);
+    }
     if (p != end)
         goto bad;
     *raw_out = raw;
@@ -770,6 +1130,9 @@ static int entry_decode(const char *file, size_t len, const XXH128_hash_t *key, 
 bad:
     free(e->data);
     free(e->len);
+    free(e->dep_path);
+    free(e->dep_len);
+    free(e->dep_h);
     free(raw);
     memset(e, 0, sizeof *e);
     return pm_err_set(err, PM_ERR_CORRUPT, "entry payload malformed");
@@ -779,6 +1142,20 @@ static void entry_free_arrays(entry *e)
 {
     free(e->data);
     free(e->len);
+    free(e->dep_path);
+    free(e->dep_len);
+    free(e->dep_h);
+}
+
+int pm_cache_entry_check(const void *data, size_t len, pm_err *err)
+{
+    char *raw = NULL;
+    entry e;
+    int rc = entry_decode(data, len, NULL, &raw, &e, err);
+    if (!rc)
+        entry_free_arrays(&e);
+    free(raw);
+    return rc;
 }
 
 /* ---------- running CMD on a miss ---------- */
@@ -827,6 +1204,8 @@ static int scan_entries(pm_cache *c, scanned **out, size_t *n_out, pm_err *err)
                     unlink(path);
                 continue;
             }
+            if (!S_ISREG(st.st_mode)) /* junk (a directory where an entry belongs): not counted */
+                continue;
             size_t l = strlen(f->d_name);
             if (l < 6 || strcmp(f->d_name + l - 6, ".entry"))
                 continue;
@@ -871,7 +1250,8 @@ static int evict_locked(pm_cache *c, uint64_t v[ST_N], pm_err *err)
     int rc = scan_entries(c, &e, &n, err);
     if (rc)
         return rc;
-    qsort(e, n, sizeof *e, by_mtime);
+    if (n)
+        qsort(e, n, sizeof *e, by_mtime);
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += e[i].size;
@@ -924,7 +1304,7 @@ static int write_manifest(pm_cache *c, const key_info *k, const pm_cache_request
     int rc = PM_OK;
     pm_err ignored;
     if (read_file(path, &old, &old_len, NULL, &ignored) || old_len != len || memcmp(old, buf, len))
-        rc = write_atomic(path, buf, len, 0666, NULL, err);
+        rc = pm_util_write_file_atomic(path, buf, len, c->file_mode, NULL, err);
     free(old);
     free(buf);
     return rc;
@@ -932,11 +1312,36 @@ static int write_manifest(pm_cache *c, const key_info *k, const pm_cache_request
 
 /* ---------- exec ---------- */
 
+/* The first problem only: the CLI prints one warning line per run. */
+static void warn(pm_cache_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(pm_cache_result *res, const char *fmt, ...)
+{
+    if (res->warning[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->warning, sizeof res->warning, fmt, ap);
+    va_end(ap);
+}
+
+/* An entry is a regular file; anything else at its path is junk (PM_ERR_CORRUPT with *junk set). */
 static int load_entry(const char *path, const XXH128_hash_t *key, char **file, char **raw, entry *e,
-                      struct stat *st, pm_err *err)
+                      struct stat *st, int *junk, pm_err *err)
 {
     size_t len;
+    struct stat lst;
     *file = *raw = NULL;
+    if (junk)
+        *junk = 0;
+    if (lstat(path, &lst))
+        return pm_err_errno(err, errno == ENOENT ? PM_ERR_NOTFOUND : PM_ERR_IO, "stat %s", path);
+    if (!S_ISREG(lst.st_mode)) {
+        if (junk)
+            *junk = 1;
+        if (st)
+            *st = lst;
+        return pm_err_set(err, PM_ERR_CORRUPT, "%s is not a regular file", path);
+    }
     int rc = read_file(path, file, &len, st, err);
     if (rc)
         return rc;
@@ -959,128 +1364,547 @@ static int dup_bytes(const char *src, size_t n, char **dst, size_t *dst_len, pm_
     return PM_OK;
 }
 
-static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, const char *entry_path,
-                    pm_cache_result *res, double t0, pm_err *err)
+/* ---- dependencies (C/C++: what the compiler read, from -MD -MF) ---- */
+
+typedef struct dep_list {
+    size_t n, cap;
+    char **path;
+    XXH128_hash_t *h;
+    int *ok;         /* hashed (the file was readable) */
+} dep_list;
+
+static void dep_list_free(dep_list *d)
 {
-    char out_path[PATH_MAX], err_path[PATH_MAX];
-    int rc = PM_OK, fd;
-    char **odata = NULL;
-    uint64_t *olen = NULL;
-    char *file = NULL;
-    snprintf(out_path, sizeof out_path, "%s/tmp/out.XXXXXX", c->dir);
-    snprintf(err_path, sizeof err_path, "%s/tmp/err.XXXXXX", c->dir);
-    if ((fd = mkstemp(out_path)) < 0)
-        return pm_err_errno(err, PM_ERR_IO, "create %s", out_path);
-    close(fd);
-    if ((fd = mkstemp(err_path)) < 0) {
-        unlink(out_path);
-        return pm_err_errno(err, PM_ERR_IO, "create %s", err_path);
-    }
-    close(fd);
+    for (size_t i = 0; i < d->n; i++)
+        free(d->path[i]);
+    free(d->path);
+    free(d->h);
+    free(d->ok);
+    memset(d, 0, sizeof *d);
+}
 
-    double child_wall = 0;
+static int dep_list_add(dep_list *d, const char *path, size_t len, pm_err *err)
+{
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 64;
+        char **p = realloc(d->path, cap * sizeof *p);
+        if (p)
+            d->path = p;
+        XXH128_hash_t *h = realloc(d->h, cap * sizeof *h);
+        if (h)
+            d->h = h;
+        int *ok = realloc(d->ok, cap * sizeof *ok);
+        if (ok)
+            d->ok = ok;
+        if (!p || !h || !ok)
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        d->cap = cap;
+    }
+    if (!(d->path[d->n] = strndup(path, len)))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    pm_err ignored;
+    d->ok[d->n] = !hash_file(d->path[d->n], &d->h[d->n], &ignored);
+    d->n++;
+    return PM_OK;
+}
+
+/* Hashes the entry's dependencies now (into now); *changed: index of the first that differs, else -1. */
+static int deps_check(const entry *e, dep_list *now, long *changed, pm_err *err)
+{
+    *changed = -1;
+    for (uint32_t i = 0; i < e->n_deps; i++) {
+        int rc = dep_list_add(now, e->dep_path[i], e->dep_len[i], err);
+        if (rc)
+            return rc;
+        if (*changed < 0 && (!now->ok[i] || !XXH128_isEqual(now->h[i], e->dep_h[i])))
+            *changed = (long)i;
+    }
+    return PM_OK;
+}
+
+/* The prerequisites of the first rule of a make fragment written by -MD -MF (escapes: "\ ", "\#", "$$";
+ * a backslash-newline continues the line). */
+static int parse_depfile(const char *text, size_t len, dep_list *out, pm_err *err)
+{
+    const char *p = text, *end = text + len;
+    /* the target ends at the first ':' followed by white space or the end */
+    while (p < end && !(*p == ':' && (p + 1 == end || p[1] == ' ' || p[1] == '\t' || p[1] == '\n' || p[1] == '\r')))
+        p++;
+    if (p == end)
+        return pm_err_set(err, PM_ERR_PARSE, "dependency file has no rule");
+    p++;
+    char *tok = malloc(len + 1);
+    if (!tok)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    int rc = PM_OK;
+    for (;;) {
+        int flush = 0, stop = 0;
+        if (p >= end) {
+            flush = stop = 1;
+        } else if (*p == '\\' && p + 1 < end && (p[1] == '\n' || (p[1] == '\r' && p + 2 < end && p[2] == '\n'))) {
+            p += p[1] == '\n' ? 2 : 3;
+            flush = 1;
+        } else if (*p == '\\' && p + 1 < end && (p[1] == ' ' || p[1] == '#')) {
+            tok[n++] = p[1];
+            p += 2;
+        } else if (*p == '$' && p + 1 < end && p[1] == '$') {
+            tok[n++] = '$';
+            p += 2;
+        } else if (*p == '\n') {
+            flush = stop = 1;
+        } else if (*p == ' ' || *p == '\t' || *p == '\r') {
+            p++;
+            flush = 1;
+        } else {
+            tok[n++] = *p++;
+        }
+        if (flush && n) {
+            if ((rc = dep_list_add(out, tok, n, err)))
+                break;
+            n = 0;
+        }
+        if (stop)
+            break;
+    }
+    free(tok);
+    return rc;
+}
+
+/* ---- running CMD ---- */
+
+/* Captures live in memory (memfd, reopened by the runner through /proc): a full or read-only disk costs
+ * nothing; without /proc, a file in the cache's tmp folder, else in $TMPDIR. */
+typedef struct capture {
+    int fd;
+    int on_disk;
+    char path[PATH_MAX];
+} capture;
+
+static int capture_open(pm_cache *c, capture *cap, pm_err *err)
+{
+    cap->on_disk = 0;
+    cap->fd = memfd_create("passmap-cache-capture", MFD_CLOEXEC);
+    if (cap->fd >= 0) {
+        snprintf(cap->path, sizeof cap->path, "/proc/self/fd/%d", cap->fd);
+        if (!access(cap->path, W_OK))
+            return PM_OK;
+        close(cap->fd);
+    }
+    const char *tmpdir = getenv("TMPDIR");
+    for (int i = 0; i < 2; i++) {
+        if (i == 0 && !c)
+            continue;
+        snprintf(cap->path, sizeof cap->path, "%s/%s.XXXXXX", i == 0 ? c->dir : tmpdir && *tmpdir ? tmpdir : "/tmp",
+                 i == 0 ? "tmp/capture" : "passmap-capture");
+        if ((cap->fd = mkstemp(cap->path)) >= 0) {
+            cap->on_disk = 1;
+            return PM_OK;
+        }
+    }
+    return pm_err_errno(err, PM_ERR_IO, "cannot create a capture file for CMD's output");
+}
+
+static void capture_close(capture *cap)
+{
+    if (cap->fd >= 0)
+        close(cap->fd);
+    if (cap->on_disk)
+        unlink(cap->path);
+    cap->fd = -1;
+}
+
+static int capture_read(capture *cap, char **buf, size_t *len, pm_err *err)
+{
+    struct stat st;
+    if (fstat(cap->fd, &st))
+        return pm_err_errno(err, PM_ERR_IO, "stat capture");
+    size_t n = (size_t)st.st_size, got = 0;
+    char *data = malloc(n + 1);
+    if (!data)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory reading CMD's output");
+    while (got < n) {
+        ssize_t r = pread(cap->fd, data + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            free(data);
+            return pm_err_errno(err, PM_ERR_IO, "read capture");
+        }
+        got += (size_t)r;
+    }
+    data[n] = 0;
+    *buf = data;
+    *len = n;
+    return PM_OK;
+}
+
+/* Runs argv with stdin /dev/null, stdout and stderr captured into res (replacing earlier captures). */
+static int run_captured(pm_cache *c, char *const *argv, const pm_cache_request *req, pm_cache_result *res,
+                        int *truncated, pm_err *err)
+{
+    capture out = {.fd = -1}, errc = {.fd = -1};
+    int rc;
+    if ((rc = capture_open(c, &out, err)) || (rc = capture_open(c, &errc, err)))
+        goto cleanup;
+    pm_run_opts opts = {0};
+    pm_run_result rr;
+    opts.stdout_path = out.path;
+    opts.stderr_path = errc.path;
+    opts.cancel = req->cancel; /* CMD runs in its own process group: passmap forwards interrupts */
+    if ((rc = pm_run_exec(argv, &opts, &rr, err)))
+        goto cleanup;
+    if (rr.status == PM_RUN_SPAWN_ERROR) {
+        rc = pm_err_set(err, PM_ERR_CHILD, "cannot run %s: %s", argv[0], rr.spawn_error);
+        goto cleanup;
+    }
+    res->exit_code = rr.exit_code;
+    res->term_signal = rr.term_signal;
+    res->cmd_wall_s = rr.wall_s;
+    *truncated = rr.stdout_truncated || rr.stderr_truncated;
+    free(res->out);
+    free(res->err);
+    res->out = res->err = NULL;
+    res->out_len = res->err_len = 0;
+    if (!(rc = capture_read(&out, &res->out, &res->out_len, err)))
+        rc = capture_read(&errc, &res->err, &res->err_len, err);
+cleanup:
+    capture_close(&out);
+    capture_close(&errc);
+    return rc;
+}
+
+static int run_uncached(pm_cache *c, const pm_cache_request *req, pm_cache_result *res, pm_err *err)
+{
     int truncated = 0;
-    {
-        pm_run_opts opts = {0};
-        pm_run_result rr;
-        opts.stdout_path = out_path;
-        opts.stderr_path = err_path;
-        opts.cancel = req->cancel; /* CMD runs in its own process group: passmap forwards interrupts */
-        rc = pm_run_exec(req->argv, &opts, &rr, err);
-        if (!rc && rr.status == PM_RUN_SPAWN_ERROR)
-            rc = pm_err_set(err, PM_ERR_CHILD, "cannot run %s: %s", req->argv[0], rr.spawn_error);
-        res->exit_code = rr.exit_code;
-        res->term_signal = rr.term_signal;
-        child_wall = rr.wall_s;
-        truncated = rr.stdout_truncated || rr.stderr_truncated;
-    }
-    res->cmd_wall_s = child_wall;
-    if (rc)
-        goto cleanup;
-    if ((rc = read_file(out_path, &res->out, &res->out_len, NULL, err)) ||
-        (rc = read_file(err_path, &res->err, &res->err_len, NULL, err)))
-        goto cleanup;
+    res->uncached = 1;
+    return run_captured(c, req->argv, req, res, &truncated, err);
+}
 
-    uint64_t v[ST_N];
-    /* a capture the runner had to cut could not be replayed faithfully: run, but don't store */
-    int store = res->exit_code == 0 && res->term_signal == 0 && !truncated;
-    size_t n_out = k->n_outputs;
-    odata = calloc(n_out + 1, sizeof *odata);
-    olen = calloc(n_out + 1, sizeof *olen);
-    if (!odata || !olen) {
+/* ---- storing ---- */
+
+/* Removes whatever is at an entry's path when it is not a regular file (caller holds the stats lock). */
+static int remove_junk(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st))
+        return errno == ENOENT ? 0 : -1;
+    if (S_ISREG(st.st_mode))
+        return 0;
+    if (S_ISDIR(st.st_mode))
+        pm_util_remove_tree(path);
+    else
+        unlink(path);
+    return lstat(path, &st) ? 0 : -1;
+}
+
+/* Encodes the entry into a temp file beside its path (tmp; "" on failure), outside the stats lock. */
+static int prepare_entry(const key_info *k, const char *entry_path, const entry *e, char tmp[PATH_MAX + 16],
+                         size_t *flen_out, pm_err *err)
+{
+    char *file = NULL, sub[PATH_MAX];
+    size_t flen = 0;
+    int fd = -1, rc;
+    tmp[0] = 0;
+    snprintf(sub, sizeof sub, "%.*s", (int)(strrchr(entry_path, '/') - entry_path), entry_path);
+    if ((rc = entry_encode(e, k->key, &file, &flen, err)))
+        goto cleanup;
+    struct stat sst;
+    if (!lstat(sub, &sst) && !S_ISDIR(sst.st_mode)) /* junk where the fan-out folder belongs */
+        unlink(sub);
+    if ((rc = pm_util_mkdir_p(sub, err)))
+        goto cleanup;
+    snprintf(tmp, PATH_MAX + 16, "%s/.pmtmp.XXXXXX", sub);
+    if ((fd = mkstemp(tmp)) < 0) {
+        tmp[0] = 0;
+        rc = pm_err_errno(err, PM_ERR_IO, "create %s/.pmtmp.*", sub);
+        goto cleanup;
+    }
+    struct timespec mtime;
+    clock_gettime(CLOCK_REALTIME, &mtime);
+    /* no fsync: a crash may lose the entry; the checksum catches any partial file */
+    int bad = write_all(fd, file, flen) || fchmod(fd, 0644) || futimens(fd, (struct timespec[2]){mtime, mtime});
+    if (close(fd) || bad) {
+        rc = pm_err_errno(err, PM_ERR_IO, "write %s", tmp);
+        goto cleanup;
+    }
+    *flen_out = flen;
+cleanup:
+    if (rc && tmp[0]) {
+        unlink(tmp);
+        tmp[0] = 0;
+    }
+    free(file);
+    return rc;
+}
+
+/* Publishes a prepared entry and counts it: under the stats lock, so bytes/entries stay exact with
+ * concurrent writers. tmp is consumed. */
+static int publish_entry(pm_cache *c, const char *entry_path, char tmp[PATH_MAX + 16], size_t flen,
+                         uint64_t v[ST_N], int *stored, pm_err *err)
+{
+    int rc = PM_OK;
+    struct stat old;
+    if (remove_junk(entry_path)) {
+        rc = pm_err_set(err, PM_ERR_IO, "cannot remove junk at %s", entry_path);
+        goto cleanup;
+    }
+    int had = !lstat(entry_path, &old);
+    if (rename(tmp, entry_path)) { /* only ever over a regular file: junk was removed above */
+        rc = pm_err_errno(err, PM_ERR_IO, "publish %s", entry_path);
+        goto cleanup;
+    }
+    tmp[0] = 0;
+    *stored = 1;
+    v[ST_STORES]++;
+    v[ST_BYTES] += flen - (had ? (uint64_t)old.st_size : 0);
+    v[ST_ENTRIES] += had ? 0 : 1;
+    if (v[ST_BYTES] > c->max_size)
+        rc = evict_locked(c, v, err);
+cleanup:
+    if (tmp[0])
+        unlink(tmp);
+    tmp[0] = 0;
+    return rc;
+}
+
+typedef struct pre_output {
+    int exists;          /* kept (a symlink's target): must change */
+    dev_t dev;
+    ino_t ino;
+    struct timespec ctime;
+} pre_output;
+
+static int ts_before(struct timespec a, struct timespec b)
+{
+    return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+/* Why the result of a successful run cannot be stored ("" when it can); fills odata/olen and deps. */
+static int check_run(pm_cache *c, const key_info *k, const pre_output *pre, struct timespec start,
+                     const char *depfile, const dep_list *pre_deps, char **odata, uint64_t *olen, dep_list *deps,
+                     char why[400], pm_err *err)
+{
+    int rc;
+    why[0] = 0;
+    (void)c;
+    for (size_t i = 0; i < k->n_outputs; i++) {
+        struct stat st;
+        size_t l = 0;
+        pm_err ignored;
+        if (stat(k->out_paths[i], &st) || !S_ISREG(st.st_mode)) {
+            snprintf(why, 400, "CMD exited 0 but did not write %s", k->out_paths[i]);
+            return PM_OK;
+        }
+        if (pre[i].exists && ((st.st_dev == pre[i].dev && st.st_ino == pre[i].ino &&
+                               !memcmp(&st.st_ctim, &pre[i].ctime, sizeof st.st_ctim)) ||
+                              !ts_before(pre[i].ctime, start))) {
+            snprintf(why, 400, "CMD exited 0 but did not write %s (or it changed just before the run)",
+                     k->out_paths[i]);
+            return PM_OK;
+        }
+        if (read_file(k->out_paths[i], &odata[i], &l, NULL, &ignored)) {
+            snprintf(why, 400, "cannot read output %s: %.200s", k->out_paths[i], ignored.msg);
+            return PM_OK;
+        }
+        olen[i] = l;
+    }
+    /* an input that changed during the run: its output belongs to neither content */
+    for (size_t i = 0; i < k->n_inputs; i++) {
+        XXH128_hash_t h;
+        pm_err ignored;
+        if (hash_file(k->input_paths[i], &h, &ignored) || !XXH128_isEqual(h, k->input_h[i])) {
+            snprintf(why, 400, "input %s changed during the run", k->input_paths[i]);
+            return PM_OK;
+        }
+    }
+    if (!k->deps)
+        return PM_OK;
+    char *text = NULL;
+    size_t len = 0;
+    pm_err perr;
+    if (read_file(depfile, &text, &len, NULL, &perr) || parse_depfile(text, len, deps, &perr)) {
+        free(text);
+        if (perr.code == PM_ERR_NOMEM)
+            return pm_err_set(err, PM_ERR_NOMEM, "%s", perr.msg);
+        snprintf(why, 400, "cannot read the compiler's dependency list: %.300s", perr.msg);
+        return PM_OK;
+    }
+    free(text);
+    for (size_t i = 0; i < deps->n; i++) {
+        if (!deps->ok[i]) {
+            snprintf(why, 400, "cannot read dependency %s", deps->path[i]);
+            return PM_OK;
+        }
+        size_t j = 0;
+        while (pre_deps && j < pre_deps->n && strcmp(pre_deps->path[j], deps->path[i]))
+            j++;
+        if (pre_deps && j < pre_deps->n) { /* hashed before the run too: compare contents */
+            if (!pre_deps->ok[j] || !XXH128_isEqual(pre_deps->h[j], deps->h[i])) {
+                snprintf(why, 400, "dependency %s changed during the run", deps->path[i]);
+                return PM_OK;
+            }
+            continue;
+        }
+        /* first seen now: it must not have been touched since the run began (coarse clock, as the kernel's) */
+        struct stat st;
+        if (stat(deps->path[i], &st) || !ts_before(st.st_ctim, start)) {
+            snprintf(why, 400, "dependency %s changed during the run (or just before it)", deps->path[i]);
+            return PM_OK;
+        }
+    }
+    (void)rc;
+    return PM_OK;
+}
+
+static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, const char *entry_path,
+                    const dep_list *pre_deps, pm_cache_result *res, pm_err *err)
+{
+    int rc = PM_OK, truncated = 0;
+    char **odata = calloc(k->n_outputs + 1, sizeof *odata);
+    uint64_t *olen = calloc(k->n_outputs + 1, sizeof *olen);
+    pre_output *pre = calloc(k->n_outputs + 1, sizeof *pre);
+    char **argv = NULL, depfile[PATH_MAX], why[400], tmp[PATH_MAX + 16];
+    size_t flen = 0;
+    dep_list deps = {0};
+    depfile[0] = tmp[0] = 0;
+    int own_depfile = 0;
+    if (!odata || !olen || !pre) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    for (size_t i = 0; store && i < n_out; i++) {
-        size_t l;
-        pm_err ignored;
-        if (read_file(req->outputs[i], &odata[i], &l, NULL, &ignored))
-            store = 0; /* a declared output CMD did not write: nothing consistent to store */
-        olen[i] = l;
+    /* outputs must be written by this run: remove them first (a symlink's target is kept and must change) */
+    for (size_t i = 0; i < k->n_outputs; i++) {
+        struct stat st;
+        const char *o = k->out_paths[i];
+        if (lstat(o, &st))
+            continue;
+        if (S_ISLNK(st.st_mode) && stat(o, &st))
+            continue; /* a dangling link: the run creates its target */
+        if (!S_ISREG(st.st_mode)) {
+            warn(res, "not cached: output %s is not a regular file", o);
+            rc = run_uncached(c, req, res, err);
+            goto cleanup;
+        }
+        if (lstat(o, &st) || !S_ISREG(st.st_mode) || unlink(o)) {
+            stat(o, &st);
+            pre[i].exists = 1;
+            pre[i].dev = st.st_dev;
+            pre[i].ino = st.st_ino;
+            pre[i].ctime = st.st_ctim;
+        }
     }
-    size_t flen = 0;
-    struct timespec mtime;
-    char tmp[PATH_MAX];
-    tmp[0] = 0;
+    struct statvfs fs;
+    if (!statvfs(c->dir, &fs) && (uint64_t)fs.f_bavail * fs.f_frsize < MIN_FREE_BYTES) {
+        warn(res, "cache file system full (%s): ran uncached", c->dir);
+        rc = run_uncached(c, req, res, err);
+        goto cleanup;
+    }
+    size_t argc = 0;
+    while (req->argv[argc])
+        argc++;
+    if (!(argv = calloc(argc + 4, sizeof *argv))) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    memcpy(argv, req->argv, argc * sizeof *argv);
+    if (k->deps && k->user_depfile) {
+        snprintf(depfile, sizeof depfile, "%s", k->user_depfile);
+    } else if (k->deps) {
+        snprintf(depfile, sizeof depfile, "%s/tmp/deps.XXXXXX", c->dir);
+        int fd = mkstemp(depfile);
+        if (fd < 0) {
+            warn(res, "cannot create a temporary file in %s/tmp (%s): ran uncached", c->dir, strerror(errno));
+            rc = run_uncached(c, req, res, err);
+            goto cleanup;
+        }
+        close(fd);
+        own_depfile = 1;
+        argv[argc++] = "-MD"; /* depend mode (as ccache's): the compiler lists every file it read */
+        argv[argc++] = "-MF";
+        argv[argc++] = depfile;
+    }
+    struct timespec start;
+    clock_gettime(CLOCK_REALTIME_COARSE, &start); /* the clock file times come from */
+    if ((rc = run_captured(c, argv, req, res, &truncated, err)))
+        goto cleanup;
+    if (own_depfile && (res->exit_code || res->term_signal) && !(req->cancel && *req->cancel) &&
+        res->err && strstr(res->err, depfile)) { /* our dependency file failed the compile (a full disk) */
+        warn(res, "the compiler could not write its dependency list to %s: ran uncached", depfile);
+        rc = run_uncached(c, req, res, err);
+        goto cleanup;
+    }
+    int store = res->exit_code == 0 && res->term_signal == 0 && !truncated && !(req->cancel && *req->cancel);
+    why[0] = 0;
+    if (store && (rc = check_run(c, k, pre, start, depfile, pre_deps, odata, olen, &deps, why, err)))
+        goto cleanup;
+    if (why[0]) {
+        warn(res, "not cached: %s", why);
+        store = 0;
+    }
+    pm_err serr;
     if (store) {
-        entry e = {.wall_s = child_wall, .exit_code = 0, .out = res->out, .err = res->err,
-                   .out_len = res->out_len, .err_len = res->err_len, .n_outputs = (uint32_t)n_out,
-                   .data = (const char **)odata, .len = olen};
-        char sub[PATH_MAX - 32];
-        snprintf(sub, sizeof sub, "%.*s", (int)(strrchr(entry_path, '/') - entry_path), entry_path);
-        if ((rc = entry_encode(&e, k->key, &file, &flen, err)) || (rc = pm_util_mkdir_p(sub, err)))
-            goto cleanup;
-        snprintf(tmp, sizeof tmp, "%s/.pmtmp.XXXXXX", sub);
-        if ((fd = mkstemp(tmp)) < 0) {
-            rc = pm_err_errno(err, PM_ERR_IO, "create %s", tmp);
+        entry e = {.wall_s = res->cmd_wall_s, .exit_code = 0, .out = res->out, .err = res->err,
+                   .out_len = res->out_len, .err_len = res->err_len, .n_outputs = (uint32_t)k->n_outputs,
+                   .data = (const char **)odata, .len = olen, .n_deps = (uint32_t)deps.n};
+        uint32_t *dl = calloc(deps.n + 1, sizeof *dl);
+        if (!dl) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             goto cleanup;
         }
-        clock_gettime(CLOCK_REALTIME, &mtime);
-        /* no fsync: a crash may lose the entry; the checksum catches any partial file */
-        if (write_all(fd, file, flen) || fchmod(fd, 0644) ||
-            futimens(fd, (struct timespec[2]){mtime, mtime}) || close(fd)) {
-            rc = pm_err_errno(err, PM_ERR_IO, "write %s", tmp);
-            unlink(tmp);
-            goto cleanup;
-        }
+        for (size_t i = 0; i < deps.n; i++)
+            dl[i] = (uint32_t)strlen(deps.path[i]);
+        e.dep_path = (const char **)deps.path;
+        e.dep_len = dl;
+        e.dep_h = deps.h;
+        if (prepare_entry(k, entry_path, &e, tmp, &flen, &serr))
+            warn(res, "result not cached: %s", serr.msg);
+        free(dl);
     }
-    /* publish and count under one lock so bytes/entries stay exact with concurrent writers */
-    if ((rc = stats_lock(c, v, err))) {
-        if (tmp[0])
-            unlink(tmp);
+    uint64_t v[ST_N];
+    if (stats_lock(c, v, &serr)) {
+        warn(res, "cache not updated: %s", serr.msg);
         goto cleanup;
     }
     v[ST_MISSES]++;
     if (res->corrupt)
         v[ST_CORRUPT]++;
-    if (store) {
-        struct stat old;
-        int had = !stat(entry_path, &old);
-        if (rename(tmp, entry_path)) {
-            rc = pm_err_errno(err, PM_ERR_IO, "publish %s", entry_path);
-            unlink(tmp);
-        } else {
-            v[ST_STORES]++;
-            v[ST_BYTES] += flen - (had ? (uint64_t)old.st_size : 0);
-            v[ST_ENTRIES] += had ? 0 : 1;
-            res->stored = 1;
-            if (v[ST_BYTES] > c->max_size)
-                rc = evict_locked(c, v, err);
-        }
-    }
-    int rc2 = stats_unlock(c, v, err);
-    if (!rc)
-        rc = rc2;
-    (void)t0;
+    if (tmp[0] && publish_entry(c, entry_path, tmp, flen, v, &res->stored, &serr))
+        warn(res, "result not cached: %s", serr.msg);
+    if (stats_unlock(c, v, &serr))
+        warn(res, "cache not updated: %s", serr.msg);
 cleanup:
-    unlink(out_path);
-    unlink(err_path);
+    if (tmp[0])
+        unlink(tmp);
+    if (own_depfile)
+        unlink(depfile);
     for (size_t i = 0; odata && i < k->n_outputs; i++)
         free(odata[i]);
     free(odata);
     free(olen);
-    free(file);
+    free(pre);
+    free(argv);
+    dep_list_free(&deps);
     return rc;
+}
+
+/* Drops a corrupt entry or junk at its path (if no writer replaced it meanwhile) and recounts the
+ * totals from the files, so bytes and entries stay exact whatever the damage did to the size. */
+static int drop_entry(pm_cache *c, const char *path, const struct stat *seen, int junk, pm_err *err)
+{
+    uint64_t v[ST_N];
+    struct stat now_st;
+    int rc = stats_lock(c, v, err);
+    if (rc)
+        return rc;
+    if (!lstat(path, &now_st) && now_st.st_ino == seen->st_ino && now_st.st_dev == seen->st_dev) {
+        if (junk ? remove_junk(path) : unlink(path))
+            rc = pm_err_errno(err, PM_ERR_IO, "cannot remove the damaged entry %s", path);
+    }
+    if (!rc)
+        rc = evict_locked(c, v, err);
+    int rc2 = stats_unlock(c, v, err);
+    return rc ? rc : rc2;
 }
 
 int pm_cache_exec(pm_cache *c, const pm_cache_request *req, pm_cache_result *res, pm_err *err)
@@ -1088,10 +1912,20 @@ int pm_cache_exec(pm_cache *c, const pm_cache_request *req, pm_cache_result *res
     double t0 = pm_util_now();
     key_info k;
     memset(res, 0, sizeof *res);
-    int rc = compute_key(c, req, &k, err);
-    if (rc)
+    int rc;
+    if (!c) { /* no usable cache: the caller has said why */
+        rc = run_uncached(NULL, req, res, err);
+        goto done;
+    }
+    if ((rc = compute_key(c, req, &k, err)))
         return rc;
     hex128(k.key, res->key);
+    if (k.why[0]) {
+        warn(res, "not cached: %s", k.why);
+        rc = run_uncached(c, req, res, err);
+        key_info_free(&k);
+        goto done;
+    }
     char path[PATH_MAX];
     pm_cache_entry_path(c, res->key, path, sizeof path);
 
@@ -1099,64 +1933,76 @@ int pm_cache_exec(pm_cache *c, const pm_cache_request *req, pm_cache_result *res
     entry e;
     struct stat st;
     pm_err lerr;
-    int lrc = load_entry(path, &k.key, &file, &raw, &e, &st, &lerr);
-    if (lrc == PM_OK && e.n_outputs == k.n_outputs) {
-        for (uint32_t i = 0; i < e.n_outputs && !rc; i++)
-            rc = write_atomic(req->outputs[i], e.data[i], e.len[i], c->file_mode, NULL, err);
-        if (!rc)
-            rc = dup_bytes(e.out, e.out_len, &res->out, &res->out_len, err);
-        if (!rc)
-            rc = dup_bytes(e.err, e.err_len, &res->err, &res->err_len, err);
-        if (!rc) {
-            struct timespec now;
-            clock_gettime(CLOCK_REALTIME, &now);
-            utimensat(AT_FDCWD, path, (struct timespec[2]){now, now}, 0); /* LRU "last used" */
-            res->hit = 1;
-            res->wall_s = pm_util_now() - t0;
-            res->saved_s = e.wall_s > res->wall_s ? e.wall_s - res->wall_s : 0;
-            uint64_t v[ST_N];
-            if (!(rc = stats_lock(c, v, err))) {
-                v[ST_HITS]++;
-                v[ST_SAVED_NS] += (uint64_t)(res->saved_s * 1e9);
-                rc = stats_unlock(c, v, err);
+    dep_list now_deps = {0};
+    int junk = 0, lrc = load_entry(path, &k.key, &file, &raw, &e, &st, &junk, &lerr);
+    if (lrc == PM_OK && e.n_outputs != k.n_outputs) /* same key, other output count: a damaged format */
+        lrc = PM_ERR_CORRUPT;
+    long changed = -1;
+    if (lrc == PM_OK && (rc = deps_check(&e, &now_deps, &changed, err)))
+        goto loaded;
+    if (lrc == PM_OK && changed < 0) {
+        for (uint32_t i = 0; i < e.n_outputs; i++) {
+            pm_err werr;
+            if (pm_util_write_file_atomic(k.out_paths[i], e.data[i], e.len[i], c->file_mode, NULL, &werr)) {
+                warn(res, "cannot restore %s (%s): ran CMD uncached", k.out_paths[i], werr.msg);
+                rc = run_uncached(c, req, res, err);
+                goto loaded;
             }
         }
+        if ((rc = dup_bytes(e.out, e.out_len, &res->out, &res->out_len, err)) ||
+            (rc = dup_bytes(e.err, e.err_len, &res->err, &res->err_len, err)))
+            goto loaded;
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        utimensat(AT_FDCWD, path, (struct timespec[2]){now, now}, 0); /* LRU "last used" (read-only: kept) */
+        res->hit = 1;
+        res->wall_s = pm_util_now() - t0;
+        res->saved_s = e.wall_s > res->wall_s ? e.wall_s - res->wall_s : 0;
+        uint64_t v[ST_N];
+        pm_err serr;
+        if (stats_lock(c, v, &serr)) {
+            warn(res, "cache stats not updated: %s", serr.msg);
+        } else {
+            v[ST_HITS]++;
+            v[ST_SAVED_NS] += (uint64_t)(res->saved_s * 1e9);
+            if (stats_unlock(c, v, &serr))
+                warn(res, "%s", serr.msg);
+        }
+    }
+loaded:
+    if (lrc == PM_OK || (lrc == PM_ERR_CORRUPT && file)) {
         entry_free_arrays(&e);
         free(raw);
         free(file);
-        if (!rc)
-            rc = write_manifest(c, &k, req, err);
-        key_info_free(&k);
-        return rc;
     }
-    if (lrc == PM_OK) { /* same key, different output count: cannot happen unless the key format changed */
-        entry_free_arrays(&e);
-        free(raw);
-        free(file);
-        lrc = PM_ERR_CORRUPT;
-    }
+    if (rc || res->hit || res->uncached)
+        goto finish;
     if (lrc == PM_ERR_CORRUPT) {
         res->corrupt = 1;
-        /* drop it now (if no writer replaced it meanwhile), so a failing rerun cannot leave it behind */
-        uint64_t v[ST_N];
-        struct stat now_st;
-        if (!(rc = stats_lock(c, v, err))) {
-            if (!stat(path, &now_st) && now_st.st_ino == st.st_ino && now_st.st_dev == st.st_dev &&
-                !unlink(path)) {
-                v[ST_BYTES] -= v[ST_BYTES] >= (uint64_t)st.st_size ? (uint64_t)st.st_size : v[ST_BYTES];
-                v[ST_ENTRIES] -= v[ST_ENTRIES] ? 1 : 0;
-            }
-            rc = stats_unlock(c, v, err);
+        pm_err derr;
+        if (drop_entry(c, path, &st, junk, &derr)) {
+            warn(res, "cache entry unusable (%s): ran uncached", derr.msg);
+            rc = run_uncached(c, req, res, err);
+            goto finish;
         }
-    } else if (lrc != PM_ERR_NOTFOUND) {
-        rc = pm_err_set(err, lerr.code, "%s", lerr.msg);
+    } else if (lrc != PM_OK && lrc != PM_ERR_NOTFOUND) {
+        warn(res, "cannot read the cache entry (%s): ran uncached", lerr.msg);
+        rc = run_uncached(c, req, res, err);
+        goto finish;
     }
-    if (!rc)
-        rc = run_miss(c, req, &k, path, res, t0, err);
-    res->wall_s = pm_util_now() - t0;
-    if (!rc)
-        rc = write_manifest(c, &k, req, err);
+    rc = run_miss(c, req, &k, path, lrc == PM_OK ? &now_deps : NULL, res, err);
+finish:
+    if (!rc && !res->uncached) {
+        pm_err merr;
+        if (write_manifest(c, &k, req, &merr))
+            warn(res, "cache manifest not written: %s", merr.msg);
+    }
+    dep_list_free(&now_deps);
     key_info_free(&k);
+done:
+    res->wall_s = pm_util_now() - t0;
+    if (rc)
+        pm_cache_result_free(res);
     return rc;
 }
 
@@ -1190,20 +2036,29 @@ int pm_cache_stats_get(pm_cache *c, pm_cache_stats *st, pm_err *err)
     return PM_OK;
 }
 
-static void remove_files_in(const char *dir, int rmdir_too)
+/* Removes everything below dir (files, junk folders); keeps dir. Returns -1 when something stayed. */
+static int empty_folder(const char *dir, char failed[PATH_MAX])
 {
     DIR *d = opendir(dir);
     if (!d)
-        return;
+        return errno == ENOENT ? 0 : -1;
     struct dirent *f;
     char path[PATH_MAX];
-    while ((f = readdir(d)))
-        if (strcmp(f->d_name, ".") && strcmp(f->d_name, "..") &&
-            (size_t)snprintf(path, sizeof path, "%s/%s", dir, f->d_name) < sizeof path)
-            unlink(path);
+    struct stat st;
+    int bad = 0;
+    while ((f = readdir(d))) {
+        if (!strcmp(f->d_name, ".") || !strcmp(f->d_name, "..") ||
+            (size_t)snprintf(path, sizeof path, "%s/%s", dir, f->d_name) >= sizeof path)
+            continue;
+        if (unlink(path))
+            pm_util_remove_tree(path);
+        if (!lstat(path, &st) && !bad) {
+            bad = 1;
+            snprintf(failed, PATH_MAX, "%s", path);
+        }
+    }
     closedir(d);
-    if (rmdir_too)
-        rmdir(dir);
+    return bad ? -1 : 0;
 }
 
 int pm_cache_clear(pm_cache *c, pm_err *err)
@@ -1212,20 +2067,31 @@ int pm_cache_clear(pm_cache *c, pm_err *err)
     int rc = stats_lock(c, v, err);
     if (rc)
         return rc;
+    char failed[PATH_MAX] = "", sub[PATH_MAX];
     DIR *top = opendir(c->dir);
     if (top) {
         struct dirent *d;
-        char sub[PATH_MAX];
+        struct stat st;
         while ((d = readdir(top)))
-            if (is_fanout(d->d_name) && (size_t)snprintf(sub, sizeof sub, "%s/%s", c->dir, d->d_name) < sizeof sub)
-                remove_files_in(sub, 1);
+            if (is_fanout(d->d_name) && (size_t)snprintf(sub, sizeof sub, "%s/%s", c->dir, d->d_name) < sizeof sub) {
+                pm_util_remove_tree(sub); /* entries and any junk in them */
+                if (!lstat(sub, &st) && !failed[0])
+                    snprintf(failed, sizeof failed, "%s", sub);
+            }
         closedir(top);
     }
-    char sub[PATH_MAX];
-    snprintf(sub, sizeof sub, "%s/manifests", c->dir);
-    remove_files_in(sub, 0);
+    static const char *const folders[] = {"manifests", "tmp"};
+    for (int i = 0; i < 2; i++) {
+        char f2[PATH_MAX] = "";
+        snprintf(sub, sizeof sub, "%s/%s", c->dir, folders[i]);
+        if (empty_folder(sub, f2) && !failed[0])
+            snprintf(failed, sizeof failed, "%s", f2[0] ? f2 : sub);
+    }
     memset(v, 0, sizeof v);
-    return stats_unlock(c, v, err);
+    rc = stats_unlock(c, v, err);
+    if (failed[0])
+        return pm_err_errno(err, PM_ERR_IO, "cannot remove %s", failed);
+    return rc;
 }
 
 int pm_cache_verify(pm_cache *c, uint64_t *n_ok, uint64_t *n_bad, pm_err *err)
@@ -1240,7 +2106,7 @@ int pm_cache_verify(pm_cache *c, uint64_t *n_ok, uint64_t *n_bad, pm_err *err)
         char *file = NULL, *raw = NULL;
         entry en;
         pm_err ignored;
-        if (load_entry(e[i].path, NULL, &file, &raw, &en, NULL, &ignored) == PM_OK) {
+        if (load_entry(e[i].path, NULL, &file, &raw, &en, NULL, NULL, &ignored) == PM_OK) {
             (*n_ok)++;
             entry_free_arrays(&en);
         } else {
@@ -1287,11 +2153,27 @@ int pm_cache_explain_request(pm_cache *c, const pm_cache_request *req, pm_cache_
     entry e;
     pm_err ignored;
     pm_cache_entry_path(c, ex->key, path, sizeof path);
-    if (load_entry(path, &k.key, &file, &raw, &e, NULL, &ignored) == PM_OK) {
-        ex->would_hit = 1;
+    int deps_changed = 0;
+    if (k.why[0] && (rc = add_change(ex, err, "not cached: %s", k.why)))
+        goto cleanup;
+    if (!k.why[0] && load_entry(path, &k.key, &file, &raw, &e, NULL, NULL, &ignored) == PM_OK) {
+        dep_list now = {0};
+        long changed = -1;
+        rc = e.n_outputs == k.n_outputs ? deps_check(&e, &now, &changed, err) : PM_OK;
+        ex->would_hit = !rc && changed < 0 && e.n_outputs == k.n_outputs;
+        deps_changed = changed >= 0;
+        /* every changed dependency, by the name the compiler used */
+        for (size_t i = 0; !rc && changed >= 0 && i < now.n; i++)
+            if (!now.ok[i])
+                rc = add_change(ex, err, "dependency %s is gone", now.path[i]);
+            else if (!XXH128_isEqual(now.h[i], e.dep_h[i]))
+                rc = add_change(ex, err, "dependency %s content changed", now.path[i]);
+        dep_list_free(&now);
         entry_free_arrays(&e);
         free(raw);
         free(file);
+        if (rc)
+            goto cleanup;
     }
     manifest_path(c, &k, path);
     if (read_file(path, &man, &man_len, NULL, &ignored))
@@ -1342,7 +2224,7 @@ int pm_cache_explain_request(pm_cache *c, const pm_cache_request *req, pm_cache_
         rc = add_change(ex, err, "number of outputs changed (%zu -> %zu)", prev_outputs, k.n_outputs);
     if (!rc && env_i != k.n_env)
         rc = add_change(ex, err, "number of env variables changed (%zu -> %zu)", env_i, k.n_env);
-    if (!rc && !ex->would_hit && !strcmp(ex->key, ex->previous_key))
+    if (!rc && !ex->would_hit && !deps_changed && !strcmp(ex->key, ex->previous_key))
         rc = add_change(ex, err, "key unchanged but no valid entry (evicted, cleared, corrupt, or the last run failed)");
 cleanup:
     free(man);

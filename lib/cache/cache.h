@@ -6,9 +6,33 @@
  *   of every input; each named environment variable (name, set/unset, value).
  *
  * Input rule: declared inputs come first (@IN0..). Then every argv[1..] element that names an existing
- * regular file, or whose text after the first '=' does (`-opt=path`), is an input too, unless it is a
- * declared output (@OUT<k>) or an already declared input. Paths are compared after canonicalisation, so
- * the same compile run from another directory gets the same key. Outputs are never guessed: declare them.
+ * regular file, or whose text after the first '=' does (`-opt=path`), is an input too, unless it is an
+ * output (@OUT<k>) or an already declared input. Paths are compared after canonicalisation, so the same
+ * compile run from another directory gets the same key. OpenVINO IR: the .bin beside the --model .xml is
+ * an input too (unless --weights names one).
+ *
+ * Outputs: the declared ones, plus those inferred for the tools passmap knows (a version suffix such as
+ * clang-22 and a target prefix are allowed): gcc/g++/cc/c++/clang/clang++ `-o F`, `-oF`, `--output F`,
+ * `--output=F` and the user's `-MF F`; llc/opt/mlir-opt/mlir-translate `-o F`, `-o=F`, `--o=F`, `--output F`
+ * (opt and the MLIR tools default to stdout, which the entry replays); ov-compile `--export F`, and with
+ * --import / --schedule-trace / --strategy-out the files it writes in --workdir. A command with no file
+ * output and no stdout product, a link step, a file that is both input and output, or options that write
+ * files passmap does not infer (-save-temps, -ftime-trace, -fdump-*, response files, ...) run uncached
+ * with a warning (pm_cache_result.warning). Outputs are removed before a miss, so only what this run wrote
+ * is stored; an output that is not a regular file makes the run uncached.
+ *
+ * Dependencies (C/C++, ccache's depend mode): a miss adds `-MD -MF TMP` (or reads the user's -MF file) and
+ * stores every file the compiler read with its content hash in the entry; a hit re-hashes them and any
+ * difference is a miss (and `explain` names the file). Paths are kept as the compiler wrote them, so
+ * relative ones are checked relative to the current directory. Known limit (as ccache's): a new header
+ * that would shadow a recorded one earlier in the include path is not noticed.
+ *
+ * Stored only when safe: CMD exited 0, every output exists and was written by this run, every input has
+ * the content it had when the key was computed (re-hashed after the run), every dependency has the
+ * content hashed before the run or was not changed since the run began (ctime against the coarse clock).
+ *
+ * A broken cache never breaks the build: an unreadable entry, junk where an entry belongs (removed), a
+ * read-only cache (hits still served), a full file system, a failed store: CMD's result stands, one warning.
  *
  * Store: DIR/xx/<30 hex>.entry, written to a temp file in the same directory and published with rename(2)
  * (no fsync: a crash can lose an entry, never tear one; a torn or damaged entry fails its checksum and is
@@ -50,6 +74,8 @@ typedef struct pm_cache_result {
     char key[33];         /* hex */
     char *out, *err;      /* CMD's captured stdout/stderr, for the caller to replay */
     size_t out_len, err_len;
+    int uncached;         /* CMD ran without the cache (warning says why) */
+    char warning[512];    /* the first problem of this run, one line; "" when none */
 } pm_cache_result;
 
 typedef struct pm_cache_stats {
@@ -73,18 +99,24 @@ void pm_cache_close(pm_cache *c);
 const char *pm_cache_dir(const pm_cache *c);
 
 /* Hit: fills res (outputs restored, res->out/err = recorded streams) without running CMD.
- * Miss: runs CMD (stdin /dev/null), stores its results if it exited 0 and every output exists.
- * Returns PM_OK whatever CMD's exit status; an error only when the cache itself failed. */
+ * Miss: runs CMD (stdin /dev/null), stores its results when safe (see above).
+ * c NULL (no usable cache): runs CMD uncached.
+ * Returns PM_OK whatever CMD's exit status and whatever went wrong with the cache (then res->warning);
+ * an error only when CMD could not be run or analysed (compiler or declared input missing, no memory). */
 int pm_cache_exec(pm_cache *c, const pm_cache_request *req, pm_cache_result *res, pm_err *err);
 void pm_cache_result_free(pm_cache_result *res);
 
 /* The key (hex) of a request, without running or looking anything up. */
 int pm_cache_key(pm_cache *c, const pm_cache_request *req, char key[33], pm_err *err);
+/* Checks one entry file's bytes as the cache reads them (header, lengths, checksum, payload layout):
+ * PM_OK or PM_ERR_CORRUPT with the reason. Safe on any input (for fuzzing). */
+int pm_cache_entry_check(const void *data, size_t len, pm_err *err);
 /* Path of the entry file for a hex key. */
 int pm_cache_entry_path(const pm_cache *c, const char *key, char *buf, size_t n);
 
 int pm_cache_stats_get(pm_cache *c, pm_cache_stats *st, pm_err *err);
-/* Removes every entry and manifest and zeroes the stats (keeps the compiler-identity memo). */
+/* Removes every entry and manifest, anything else in the fan-out and tmp folders (junk, abandoned temp
+ * files), and zeroes the stats (keeps the compiler-identity memo). */
 int pm_cache_clear(pm_cache *c, pm_err *err);
 /* Checks every entry's header and checksum. */
 int pm_cache_verify(pm_cache *c, uint64_t *n_ok, uint64_t *n_bad, pm_err *err);

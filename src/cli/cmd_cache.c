@@ -16,7 +16,10 @@ static const char usage_text[] =
     "commands:\n"
     "  exec [--input F]... [--output F]... [--env NAME]... -- CMD ARGS...\n"
     "                 run CMD through the cache: a hit restores the outputs and replays stdout/stderr\n"
-    "                 (exit 0) without running CMD; a miss runs it and stores the results if it exited 0.\n"
+    "                 (exit 0) without running CMD; a miss runs it and stores the results if it exited 0,\n"
+    "                 wrote every output and its inputs did not change meanwhile. When the cache cannot\n"
+    "                 help (no output known, a broken, read-only or full cache) CMD runs uncached: one\n"
+    "                 warning line, CMD's exit status.\n"
     "  stats [--json] hits, misses, corrupt, evicted, stores, entries, bytes, time saved\n"
     "  clear          remove every entry and zero the stats\n"
     "  explain [--input F]... [--output F]... [--env NAME]... -- CMD ARGS...\n"
@@ -29,14 +32,18 @@ static const char usage_text[] =
     "                   else ~/.cache/passmap)\n"
     "  --max-size SIZE  evict least recently used entries beyond SIZE (e.g. 500M, 5G; default 5G)\n"
     "  -i, --input F    an input whose content is part of the key\n"
-    "  -o, --output F   an output to store and restore (outputs are never guessed)\n"
+    "  -o, --output F   an output to store and restore (besides those inferred, see below)\n"
     "  -e, --env NAME   an environment variable that is part of the key\n"
     "\n"
     "The key: cache format version, the compiler's content hash (argv[0] searched in PATH), argv with\n"
     "input/output paths replaced by @IN<k>/@OUT<k>, every input's content, the named variables.\n"
     "Input rule: besides --input files, every argument that names an existing regular file, or whose\n"
-    "text after the first '=' does (-opt=path), is an input, unless it is a declared --output.\n"
-    "Paths are canonicalised, so the same compile run from another directory hits.\n";
+    "text after the first '=' does (-opt=path), is an input, unless it is an output.\n"
+    "Paths are canonicalised, so the same compile run from another directory hits.\n"
+    "Outputs inferred: gcc/g++/cc/c++/clang/clang++ -o F, -oF, --output[=]F, -MF F; llc/opt/mlir-opt/\n"
+    "mlir-translate -o F, -o=F, --o=F (opt and the MLIR tools default to stdout); ov-compile --export F\n"
+    "(and its --workdir files). C/C++: every header the compiler read (-MD -MF) is checked on a hit.\n"
+    "OpenVINO IR: the .bin beside the .xml is an input.\n";
 
 static void human_size(uint64_t b, char *buf, size_t n)
 {
@@ -136,16 +143,18 @@ static int do_exec(pm_cache *c, cli *o, char **cmd)
     pm_cache_result res;
     pm_err err;
     if (pm_cache_exec(c, &req, &res, &err))
-        return fail(&err);
+        return fail(&err); /* res is freed by pm_cache_exec on an error */
     fwrite(res.out, 1, res.out_len, stdout);
     fflush(stdout);
     fwrite(res.err, 1, res.err_len, stderr);
+    if (res.warning[0])
+        fprintf(stderr, "passmap cache: warning: %s\n", res.warning);
     int rc = res.hit ? 0 : res.term_signal ? 128 + res.term_signal : res.exit_code;
     if (interrupted && !res.hit)
         rc = 128 + interrupted;
     if (getenv("PASSMAP_CACHE_DEBUG"))
         fprintf(stderr, "passmap cache: %s%s key %s wall %.6f cmd %.6f overhead %.6f\n",
-                res.hit ? "hit" : "miss", res.corrupt ? " (corrupt entry)" : "", res.key, res.wall_s,
+                res.hit ? "hit" : res.uncached ? "uncached" : "miss", res.corrupt ? " (corrupt entry)" : "", res.key, res.wall_s,
                 res.cmd_wall_s, res.wall_s - res.cmd_wall_s);
     pm_cache_result_free(&res);
     return rc;
@@ -264,8 +273,13 @@ int cmd_cache(int argc, char **argv)
     }
     pm_err err;
     if (pm_cache_open(o.dir, o.max_size, &c, &err)) {
-        rc = fail(&err);
-        goto cleanup;
+        if (strcmp(sub, "exec")) {
+            rc = fail(&err);
+            goto cleanup;
+        }
+        /* a broken cache must not break the build */
+        fprintf(stderr, "passmap cache: warning: cache unusable (%s): running uncached\n", err.msg);
+        c = NULL;
     }
     if (!strcmp(sub, "exec"))
         rc = do_exec(c, &o, cmd);

@@ -16,7 +16,7 @@ else fail "bad family (rc=$rc)"; sed 's/^/#   /' "$TMP/bad.err"; fi
 check_fails "missing --window" "$PASSMAP" gen llm --family qwen2 --precision int4
 check_fails "bad precision" "$PASSMAP" gen llm --family qwen2 --window 8 --precision bf16
 check "gen cnn writes a module" "$PASSMAP" gen cnn --family resnet18 --resolution 64 --precision int8 --blocks 2 -o "$TMP/c.mlir"
-check "the CNN module verifies in mlir-opt" "$LLVM_BIN/mlir-opt" "$TMP/c.mlir" -o /dev/null
+check "the CNN module verifies in mlir-opt" "$LLVM_BIN/mlir-opt" "$TMP/c.mlir" -o "$TMP/c-verified.mlir"
 grep -q 'linalg.conv_2d' "$TMP/c.mlir" && grep -q 'arith.sitofp' "$TMP/c.mlir" && ok "CNN int8: convolutions with dequantised weights" \
   || fail "CNN int8 module content"
 check_fails "gen cnn: bad resolution is an error" "$PASSMAP" gen cnn --family resnet18 --resolution 33 --precision int8 -o "$TMP/c2.mlir"

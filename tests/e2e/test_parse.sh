@@ -27,7 +27,7 @@ for disp in tree list; do
   check "parse mlir $disp text" sh -c "'$PASSMAP' parse --json '$TMP/mlir-$disp.txt' >'$TMP/m.json'"
   check "mlir $disp text: passes sum <= total" json_ok "$TMP/m.json" mlir-text 1
   "$LLVM_BIN/mlir-opt" "$FX/mlir/input.mlir" --pass-pipeline="$PIPE" --mlir-timing --mlir-timing-display=$disp \
-      --mlir-output-format=json -o /dev/null 2>"$TMP/mlir-$disp.json"
+      --mlir-output-format=json -o "$TMP/out-json.mlir" 2>"$TMP/mlir-$disp.json"
   check "parse mlir $disp json" sh -c "'$PASSMAP' parse --json '$TMP/mlir-$disp.json' >'$TMP/mj.json'"
   check "mlir $disp json: passes sum <= total" json_ok "$TMP/mj.json" mlir-json 1
 done

@@ -193,8 +193,9 @@ static void round_trip_hit_and_miss(void **state)
 
     /* a failing command is never stored */
     char *const failing[] = {"/bin/sh", "-c", "echo no >&2; exit 3", NULL};
+    const char *fail_out[] = {"fail.bin", NULL};
     for (int i = 0; i < 2; i++) {
-        r = run_req(fx->c, failing, NULL, NULL);
+        r = run_req(fx->c, failing, NULL, fail_out);
         assert_false(r.hit);
         assert_false(r.stored);
         assert_int_equal(r.exit_code, 3);
@@ -255,6 +256,10 @@ static void damaged_entry_is_a_miss(fixture *fx, void (*damage)(const char *path
     assert_int_equal(pm_cache_verify(fx->c, &ok, &bad, &err), PM_OK);
     assert_int_equal(ok, 1);
     assert_int_equal(bad, 0);
+    /* the counted bytes are the entry's size, whatever the damage did to the dropped one's */
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(st.bytes, (uint64_t)sb.st_size);
     r = run_req(fx->c, produce_argv, in, out);
     assert_true(r.hit);
     pm_cache_result_free(&r);
@@ -400,6 +405,158 @@ static void explain_components(void **state)
     assert_int_equal(st.entries + st.hits + st.misses + st.bytes, 0);
 }
 
+
+/* The key is computed before the run: an input changed during it must not store the new content's
+ * output under the old content's key. */
+static void input_changed_during_run_is_not_stored(void **state)
+{
+    fixture *fx = *state;
+    write_text("in.txt", "old\n");
+    write_text("flip", "");
+    const char *in[] = {"in.txt", NULL}, *out[] = {"out.txt", NULL};
+    char *const argv[] = {"/bin/sh", "-c", "[ -e flip ] && echo new > in.txt; cat in.txt > out.txt", NULL};
+    pm_cache_result r = run_req(fx->c, argv, in, out);
+    assert_false(r.stored);
+    assert_non_null(strstr(r.warning, "in.txt changed during the run"));
+    pm_cache_result_free(&r);
+    unlink("flip");
+    write_text("in.txt", "old\n");
+    r = run_req(fx->c, argv, in, out);
+    assert_false(r.hit);
+    assert_true(r.stored);
+    pm_cache_result_free(&r);
+    size_t len;
+    char *got = slurp("out.txt", &len);
+    assert_string_equal(got, "old\n");
+    free(got);
+}
+
+/* exit 0 without writing the declared output: the previous file must not be cached */
+static void stale_output_is_not_stored(void **state)
+{
+    fixture *fx = *state;
+    write_text("o.txt", "stale\n");
+    const char *out[] = {"o.txt", NULL};
+    char *const argv[] = {"/bin/true", NULL};
+    pm_cache_result r = run_req(fx->c, argv, NULL, out);
+    assert_false(r.stored);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.warning, "did not write o.txt"));
+    pm_cache_result_free(&r);
+    r = run_req(fx->c, argv, NULL, out);
+    assert_false(r.hit);
+    pm_cache_result_free(&r);
+    assert_int_not_equal(access("o.txt", F_OK), 0);
+}
+
+/* nothing declared or inferred: CMD runs uncached with a warning and its own status */
+static void no_output_runs_uncached(void **state)
+{
+    fixture *fx = *state;
+    char *const argv[] = {"/bin/sh", "-c", "echo hi; exit 4", NULL};
+    for (int i = 0; i < 2; i++) {
+        pm_cache_result r = run_req(fx->c, argv, NULL, NULL);
+        assert_true(r.uncached);
+        assert_false(r.hit);
+        assert_int_equal(r.exit_code, 4);
+        assert_memory_equal(r.out, "hi\n", 3);
+        assert_non_null(strstr(r.warning, "no output"));
+        pm_cache_result_free(&r);
+    }
+    pm_cache_stats st;
+    pm_err err;
+    assert_int_equal(pm_cache_stats_get(fx->c, &st, &err), PM_OK);
+    assert_int_equal(st.stores + st.entries + st.hits, 0);
+    /* no cache at all: the same */
+    pm_cache_result r;
+    pm_cache_request req = {argv, NULL, NULL, NULL, NULL};
+    assert_int_equal(pm_cache_exec(NULL, &req, &r, &err), PM_OK);
+    assert_true(r.uncached);
+    assert_int_equal(r.exit_code, 4);
+    pm_cache_result_free(&r);
+}
+
+/* outputs passmap infers: gcc -o F is stored without --output, and the old F is not an input */
+static void gcc_output_is_inferred(void **state)
+{
+    fixture *fx = *state;
+    write_text("x.c", "int x(void) { return 7; }\n");
+    write_text("x.o", "junk");
+    char *const argv[] = {"gcc", "-c", "x.c", "-o", "x.o", NULL};
+    char k1[33], k2[33];
+    key_of(fx->c, argv, NULL, NULL, NULL, k1);
+    write_text("x.o", "other junk");
+    key_of(fx->c, argv, NULL, NULL, NULL, k2);
+    assert_string_equal(k1, k2);
+    pm_cache_result r = run_req(fx->c, argv, NULL, NULL);
+    assert_true(r.stored);
+    assert_false(r.uncached);
+    pm_cache_result_free(&r);
+    unlink("x.o");
+    r = run_req(fx->c, argv, NULL, NULL);
+    assert_true(r.hit);
+    pm_cache_result_free(&r);
+    assert_int_equal(access("x.o", F_OK), 0);
+    /* a link step is not cached */
+    char *const link[] = {"gcc", "x.c", "-o", "x", NULL};
+    r = run_req(fx->c, link, NULL, NULL);
+    assert_true(r.uncached);
+    pm_cache_result_free(&r);
+}
+
+/* a directory where an entry belongs: the run still works, stores, and clear removes any junk */
+static void entry_replaced_by_directory(void **state)
+{
+    fixture *fx = *state;
+    write_text("in.txt", "payload\n");
+    const char *in[] = {"in.txt", NULL}, *out[] = {"out.bin", NULL};
+    char key[33], path[PATH_MAX], sub[PATH_MAX + 8];
+    key_of(fx->c, produce_argv, in, out, NULL, key);
+    pm_cache_entry_path(fx->c, key, path, sizeof path);
+    snprintf(sub, sizeof sub, "%.*s", (int)(strrchr(path, '/') - path), path);
+    assert_int_equal(mkdir(sub, 0777), 0);
+    assert_int_equal(mkdir(path, 0777), 0);
+    snprintf(sub, sizeof sub, "%s/f", path);
+    write_text(sub, "junk");
+    pm_cache_result r = run_req(fx->c, produce_argv, in, out);
+    assert_false(r.hit);
+    assert_true(r.stored);
+    assert_int_equal(r.exit_code, 0);
+    pm_cache_result_free(&r);
+    r = run_req(fx->c, produce_argv, in, out);
+    assert_true(r.hit);
+    pm_cache_result_free(&r);
+    assert_int_equal(mkdir("cache/ab", 0777), 0);
+    assert_int_equal(mkdir("cache/ab/cd.entry", 0777), 0);
+    pm_err err;
+    assert_int_equal(pm_cache_clear(fx->c, &err), PM_OK);
+    assert_int_not_equal(access("cache/ab", F_OK), 0);
+    assert_int_not_equal(access(path, F_OK), 0);
+}
+
+/* the entry reader on garbage and on a real entry (the fuzz harness calls it) */
+static void entry_check_api(void **state)
+{
+    fixture *fx = *state;
+    pm_err err;
+    assert_int_equal(pm_cache_entry_check("", 0, &err), PM_ERR_CORRUPT);
+    char junk[200];
+    memset(junk, 'A', sizeof junk);
+    memcpy(junk, "PMCACHE", 8);
+    assert_int_equal(pm_cache_entry_check(junk, sizeof junk, &err), PM_ERR_CORRUPT);
+    write_text("in.txt", "payload\n");
+    const char *in[] = {"in.txt", NULL}, *out[] = {"out.bin", NULL};
+    pm_cache_result r = run_req(fx->c, produce_argv, in, out);
+    char path[PATH_MAX];
+    pm_cache_entry_path(fx->c, r.key, path, sizeof path);
+    pm_cache_result_free(&r);
+    size_t len;
+    char *data = slurp(path, &len);
+    assert_int_equal(pm_cache_entry_check(data, len, &err), PM_OK);
+    assert_int_equal(pm_cache_entry_check(data, len - 1, &err), PM_ERR_CORRUPT);
+    free(data);
+}
+
 static void missing_compiler_is_an_error(void **state)
 {
     fixture *fx = *state;
@@ -423,6 +580,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(eviction_is_lru, setup, teardown),
         cmocka_unit_test_setup_teardown(explain_components, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_compiler_is_an_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(input_changed_during_run_is_not_stored, setup, teardown),
+        cmocka_unit_test_setup_teardown(stale_output_is_not_stored, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_output_runs_uncached, setup, teardown),
+        cmocka_unit_test_setup_teardown(gcc_output_is_inferred, setup, teardown),
+        cmocka_unit_test_setup_teardown(entry_replaced_by_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(entry_check_api, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

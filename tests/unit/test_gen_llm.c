@@ -207,7 +207,8 @@ static void modules_verify_with_mlir_opt(void **state)
             pm_gen_info info;
             assert_int_equal(pm_gen_llm(&o, out, &info, &err), PM_OK);
             fclose(out);
-            snprintf(cmd, sizeof cmd, "'%s' --verify-each '%s' -o /dev/null 2>'%s/err.txt'", tools.mlir_opt, path, dir);
+            snprintf(cmd, sizeof cmd, "'%s' --verify-each '%s' -o '%s/verified.mlir' 2>'%s/err.txt'", tools.mlir_opt, path,
+                     dir, dir); /* a temp dir, never /dev/null: tools may write through temp-file-and-rename */
             int rc = system(cmd);
             if (rc != 0) {
                 char msg[512] = "";
