@@ -94,6 +94,8 @@ static void print_text(const pm_analysis *a)
     for (int r = 0; r < 2; r++)
         for (size_t i = 0; i < rs[r]->n_boundaries; i++)
             printf("  %s: %s\n", rs[r]->kind, rs[r]->boundaries[i]);
+    if (!rs[0]->n_cells && !rs[1]->n_cells)   /* say why instead of an empty section */
+        printf("  not applicable: no LLM (size x window) or CNN (family x resolution) configs in this sweep\n");
     if (a->n_fits) {
         printf("\ncost = a * size^k (heavy passes)\n  %-40s %-12s %3s %7s %17s %6s\n", "pass", "x", "n", "k", "95% CI", "R2");
         for (size_t i = 0; i < a->n_fits; i++) {
@@ -110,8 +112,12 @@ static void print_text(const pm_analysis *a)
     if (!isnan(a->family_jsd))
         printf("\nhandoff: mean Jensen-Shannon distance between families %.3f (%d pairs)\n", a->family_jsd,
                a->family_jsd_pairs);
+    else
+        printf("\nhandoff: not applicable: fewer than two model families in this sweep\n");
     for (size_t i = 0; i < a->n_crossovers; i++)
         printf("precision: %s\n", a->crossovers[i]);
+    if (!a->n_prec)
+        printf("precision: not applicable: no LLM configs over several precisions in this sweep\n");
     printf("\nparallelism (user/wall)\n");
     for (size_t i = 0; i < a->n_tools; i++)
         printf("  %-20s %.2f\n", a->tools[i] ? a->tools[i] : "-", a->tool_user_wall[i]);
