@@ -16,6 +16,7 @@
  *   "fixes": [{"stage","configs","tool","pass","share","exponent","exponent_lo","user_wall","cache_ratio","fix"}] }
  */
 #include "analysis.h"
+#include "npu_report.h"
 
 #include <math.h>
 
@@ -145,5 +146,8 @@ json_t *pm_analysis_json(const pm_analysis *a)
                                             num(f->cache_ratio), "fix", str(f->fix)));
     }
     json_object_set_new(root, "fixes", fx);
+    json_t *npu = pm_npu_report_json(a); /* NPU back end only: see npu_report.h */
+    if (npu)
+        json_object_set_new(root, "npu", npu);
     return root;
 }

@@ -1,4 +1,5 @@
 #include "html.h"
+#include "npu_report.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -220,7 +221,9 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, FILE *f, pm_err 
             td_n(f, "%.1f%%", c->n_cold ? c->share[s].mean * 100 : NAN);
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n</body></html>\n", f);
+    fputs("</table>\n", f);
+    pm_npu_report_html(a, f); /* NPU back end only: see npu_report.h */
+    fputs("</body></html>\n", f);
     if (ferror(f))
         return pm_err_errno(err, PM_ERR_IO, "writing HTML");
     return PM_OK;

@@ -9,7 +9,7 @@
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err)
 {
     static int (*const sections[])(an_work *, pm_err *) = {
-        an_load, an_stages, an_parallel, an_regimes, an_fits, an_handoff, an_precision, an_fixes,
+        an_load, an_stages, an_parallel, an_npu, an_regimes, an_fits, an_handoff, an_precision, an_fixes,
     };
     int rc = PM_OK;
     analysis_full *full = calloc(1, sizeof *full);
@@ -88,6 +88,7 @@ void pm_analysis_free(pm_analysis *a)
     for (size_t i = 0; i < a->n_fixes; i++)
         free(a->fixes[i].fix);
     free(a->fixes);
+    free(a->npu);
     free(a->stages);
     free(a->sweep); free(a->backend); free(a->meta_json);
     for (size_t i = 0; i < full->priv.pool.n; i++)

@@ -47,6 +47,7 @@ typedef struct pm_an_config {
     double ir_ops, llvm_ops, npu_tasks, npu_tiles;   /* means of run metrics; NAN when absent */
     struct pm_an_metric { char *name; double mean; } *metrics;   /* every run metric's mean (any back end's) */
     size_t n_metrics;
+    int instrumented;             /* NPU: compiled with instrumentation switches (analysis_npu.c) */
 } pm_an_config;
 
 typedef struct pm_an_cell {       /* one cell of a regime map */
@@ -90,6 +91,14 @@ typedef struct pm_an_fix {
     char *fix;                    /* NULL: no rule matched or no rules */
 } pm_an_fix;
 
+typedef struct pm_an_npu_config {  /* the NPU back end's view of one config (means over cold ok runs) */
+    int config;                   /* index into configs */
+    int instrumented, offline;    /* instrumented: schedule trace / strategy JSON / task stats were on */
+    double prefill_s, generate_s, lm_head_s, unattributed_s;  /* report Totals per NPUW submodel; NAN: none */
+    double compile_net_ms, elf_export_ms;   /* Compile net time, and it minus the report Totals; NAN: none */
+    double blob_bytes, blob_weightless_bytes, import_s;          /* NAN: not recorded */
+} pm_an_npu_config;
+
 typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
     int max_repeats, n_runs_ok, n_runs_failed;
@@ -121,6 +130,10 @@ typedef struct pm_analysis {
     double *stage_user_wall;      /* [n_stages] from pass user times; NAN when absent */
     pm_an_fix *fixes;
     size_t n_fixes;
+    /* NPU back end (analysis_npu.c); n_npu = 0 when no config has its metrics */
+    pm_an_npu_config *npu;
+    size_t n_npu;
+    int n_npu_instrumented, n_npu_offline;
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);

@@ -136,7 +136,7 @@ int an_fixes(an_work *w, pm_err *err)
         double share_sum = 0;
         int nr = 0;
         for (size_t ci = 0; ci < a->n_configs; ci++)
-            if (a->configs[ci].dominant_stage == (int)s) {
+            if (a->configs[ci].dominant_stage == (int)s && an_compared(a, &a->configs[ci])) {
                 n++;
                 share_sum += a->configs[ci].share[s].mean;
                 if (!isnan(a->configs[ci].cache_ratio))
@@ -163,7 +163,7 @@ int an_fixes(an_work *w, pm_err *err)
             }
             for (size_t ci = 0; ci < a->n_configs; ci++) {
                 const pm_an_config *c = &a->configs[ci];
-                if (c->dominant_stage != (int)s)
+                if (c->dominant_stage != (int)s || !an_compared(a, c))
                     continue;
                 for (size_t p = 0; p < c->n_passes; p++) {
                     const pm_an_pass *ps = &c->passes[p];
@@ -198,7 +198,8 @@ int an_fixes(an_work *w, pm_err *err)
             /* start-up is a single-threaded process phase */
             double u = 0, nu = 0;
             for (size_t ci = 0; ci < a->n_configs; ci++)
-                if (a->configs[ci].dominant_stage == (int)s && !isnan(a->configs[ci].user_wall)) {
+                if (a->configs[ci].dominant_stage == (int)s && !isnan(a->configs[ci].user_wall) &&
+                    an_compared(a, &a->configs[ci])) {
                     u += a->configs[ci].user_wall;
                     nu += 1;
                 }

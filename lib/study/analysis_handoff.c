@@ -22,7 +22,7 @@ int an_handoff(an_work *w, pm_err *err)
         int n = 0;
         for (size_t ci = 0; ci < a->n_configs; ci++) {
             const pm_an_config *c = &a->configs[ci];
-            if (c->kind && !strcmp(c->kind, "llm") && c->n_cold && c->wall.mean > 0) {
+            if (c->kind && !strcmp(c->kind, "llm") && c->n_cold && c->wall.mean > 0 && an_compared(a, c)) {
                 hx[n] = log10(c->wall.mean);
                 hy[n++] = c->share[s].mean;
             }
@@ -46,7 +46,7 @@ int an_handoff(an_work *w, pm_err *err)
         size_t nf = 0;
         for (size_t ci = 0; ci < a->n_configs && nf < 64; ci++) {
             const pm_an_config *c = &a->configs[ci];
-            if (!c->kind || strcmp(c->kind, "llm") || !c->family || !c->n_cold)
+            if (!c->kind || strcmp(c->kind, "llm") || !c->family || !c->n_cold || !an_compared(a, c))
                 continue;
             size_t k;
             for (k = 0; k < nf && strcmp(fams[k], c->family); k++)
@@ -67,7 +67,8 @@ int an_handoff(an_work *w, pm_err *err)
                     int na = 0, nb2 = 0;
                     for (size_t ci = 0; ci < a->n_configs; ci++) {
                         const pm_an_config *c = &a->configs[ci];
-                        if (!c->kind || strcmp(c->kind, "llm") || !c->family || !c->n_cold || !(c->wall.mean > 0))
+                        if (!c->kind || strcmp(c->kind, "llm") || !c->family || !c->n_cold || !(c->wall.mean > 0) ||
+                            !an_compared(a, c))
                             continue;
                         if ((int)floor(log10(c->wall.mean) * 4) != bin)
                             continue;

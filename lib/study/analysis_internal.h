@@ -58,6 +58,10 @@ int an_fits(an_work *w, pm_err *err);            /* analysis_fits.c: heavy passe
 int an_handoff(an_work *w, pm_err *err);         /* analysis_handoff.c: trends, family distance */
 int an_precision(an_work *w, pm_err *err);       /* analysis_precision.c */
 int an_fixes(an_work *w, pm_err *err);           /* analysis_fixes.c: the fix table and its rules */
+int an_npu(an_work *w, pm_err *err);             /* analysis_npu.c: instrumented/offline, submodels, ELF export */
+/* 0 for an instrumented NPU config when the sweep also has stock ones: summaries across configs (fix table,
+ * handoff) then describe the stock compiler only (analysis_npu.c). */
+int an_compared(const pm_analysis *a, const pm_an_config *c);
 
 /* analysis_util.c */
 pm_ci an_time_ci(const double *v, int n);    /* geometric mean, log-t interval */

@@ -11,6 +11,7 @@
 #include "cmds.h"
 #include "figures.h"
 #include "html.h"
+#include "npu_report.h"
 #include "stagemap.h"
 
 static void usage(FILE *out)
@@ -132,6 +133,7 @@ static void print_text(const pm_analysis *a)
         numf(x->cache_ratio, "%6.1f");
         printf("  %s\n", x->fix ? x->fix : "no rule matched");
     }
+    pm_npu_report_text(a, stdout); /* NPU back end only: see npu_report.h */
 }
 
 int cmd_report(int argc, char **argv)

@@ -68,6 +68,25 @@ m2=$(q "select json_extract(meta_json, '$.\"ov.version\"') from sweep where name
 [ "$m2" = "$v" ] && ok "versions in the sweep's method metadata (report/HTML)" || fail "sweep meta ov.version: '$m2'"
 [ "$(q "select value from meta where key='ov.compiler_version_decoded'")" = 7.6 ] && ok "decoded compiler version recorded" || fail "compiler version"
 
+# The report: which runs were instrumented, the prefill / generate / LM-head split, the ELF export time; the fix
+# table summarises stock configs only.
+"$PASSMAP" report "$db" > "$TMP/report.txt" 2>&1
+grep -q '^NPU (OpenVINO) runs' "$TMP/report.txt" && grep -q '4 stock and 4 instrumented config(s)' "$TMP/report.txt" \
+  && grep -Eq '^  llm/qwen2/0.5b/w1024/fp16/L1/instrumented +instrumented ' "$TMP/report.txt" \
+  && ok "text report marks the instrumented configs" || fail "report text: $(sed -n '/NPU/,$p' "$TMP/report.txt")"
+"$PASSMAP" report "$db" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+n = d["npu"]
+assert n["instrumented_configs"] == 4 and n["stock_configs"] == 4, n
+for c in n["configs"]:
+    assert c["instrumented"] == c["config"].endswith("/instrumented"), c
+    assert c["prefill_s"] > 0 and c["generate_s"] > 0 and c["lm_head_s"] > 0, c
+    assert c["elf_export_ms"] > 0 and c["compile_net_ms"] > c["elf_export_ms"], c
+    assert (c["blob_bytes"] is None) == c["instrumented"] and (c["blob_weightless_bytes"] is None) != c["instrumented"], c
+assert sum(f["configs"] for f in d["fixes"]) == 4, d["fixes"]
+' && ok "report JSON: submodel split, ELF export, blob sizes; fix table over stock configs only" || fail "report json"
+
 # A blob that cannot be imported (weightless NPUW export): the cold compile stays ok, the warm run fails with the reason.
 sed -e 's/npu-tiny/npu-weightless/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' \
   -e 's/^\[openvino\]/[openvino]\nprops = CACHE_MODE=OPTIMIZE_SIZE/' "$TMP/npu.ini" > "$TMP/wl.ini"

@@ -1,0 +1,87 @@
+/* Section: the NPU back end's own view. Which configs ran instrumented (schedule trace / strategy JSON / task
+ * statistics: another compiler configuration than stock, never compared with it silently) or offline, how a
+ * compile splits into NPUW's submodels (prefill, generate, LM head) where the log named them, and the ELF export
+ * time (Compile net time minus the report Totals). Means over cold ok runs; NAN where a run did not record it. */
+#include "analysis_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const npu_metrics[] = {
+    "ov.instrumented", "ov.offline", "npu.submodel.prefill.total_s", "npu.submodel.generate.total_s",
+    "npu.submodel.lm_head.total_s", "npu.submodel.unattributed.total_s", "npu.compile_net_ms", "npu.elf_export_ms",
+    "ov.blob_bytes", "ov.blob_bytes_weightless", "ov.import_s"};
+enum { M_INSTR, M_OFFLINE, M_PREFILL, M_GENERATE, M_HEAD, M_UNATTR, M_NET, M_ELF, M_BLOB, M_BLOB_WL, M_IMPORT, M_N };
+
+typedef struct collect {
+    pm_analysis *a;
+    double *v;        /* [n_configs * M_N] */
+    int any;
+} collect;
+
+static int take(void *ctx, const pm_sq_metric_row *r)
+{
+    collect *c = ctx;
+    int ci = an_find_cfg(c->a, r->config_id);
+    if (ci < 0)
+        return PM_OK;
+    for (int k = 0; k < M_N; k++)
+        if (!strcmp(r->name, npu_metrics[k])) {
+            c->v[(size_t)ci * M_N + (size_t)k] = r->mean;
+            c->any = 1;
+        }
+    return PM_OK;
+}
+
+int an_npu(an_work *w, pm_err *err)
+{
+    pm_analysis *a = w->a;
+    if (!a->n_configs)
+        return PM_OK;
+    collect c = {.a = a, .v = malloc(a->n_configs * M_N * sizeof(double))};
+    if (!c.v)
+        return an_nomem(err);
+    for (size_t i = 0; i < a->n_configs * M_N; i++)
+        c.v[i] = NAN;
+    int rc = pm_sq_cold_metric_means(w->db, take, &c, err);
+    if (rc || !c.any)
+        goto cleanup;
+    a->npu = calloc(a->n_configs, sizeof *a->npu);
+    if (!a->npu) {
+        rc = an_nomem(err);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const double *v = &c.v[i * M_N];
+        pm_an_npu_config *n = &a->npu[a->n_npu];
+        if (isnan(v[M_INSTR]) && isnan(v[M_NET]) && isnan(v[M_PREFILL]))
+            continue; /* not an OpenVINO config */
+        n->config = (int)i;
+        /* Older stores have no ov.instrumented: the variant says it then. */
+        n->instrumented = !isnan(v[M_INSTR]) ? v[M_INSTR] > 0.5
+                          : a->configs[i].variant && strstr(a->configs[i].variant, "instrumented") != NULL;
+        n->offline = !isnan(v[M_OFFLINE]) && v[M_OFFLINE] > 0.5;
+        n->prefill_s = v[M_PREFILL];
+        n->generate_s = v[M_GENERATE];
+        n->lm_head_s = v[M_HEAD];
+        n->unattributed_s = v[M_UNATTR];
+        n->compile_net_ms = v[M_NET];
+        n->elf_export_ms = v[M_ELF];
+        n->blob_bytes = v[M_BLOB];
+        n->blob_weightless_bytes = v[M_BLOB_WL];
+        n->import_s = v[M_IMPORT];
+        a->configs[i].instrumented = n->instrumented;
+        a->n_npu_instrumented += n->instrumented;
+        a->n_npu_offline += n->offline;
+        a->n_npu++;
+    }
+cleanup:
+    free(c.v);
+    return rc;
+}
+
+int an_compared(const pm_analysis *a, const pm_an_config *c)
+{
+    return !c->instrumented || a->n_npu_instrumented == (int)a->n_npu;
+}
