@@ -82,6 +82,14 @@ def fixture():
             if np.expm1(hw) <= 0.03:
                 stop = k; break
         put("settle_" + name, stop, *s)
+    # compare's rule on tests/unit/test_compare.c's fixture: llm wall A {1.0,1.1,0.9} vs B = A/2, one of two
+    # configs in the wall family (the other is identical on both sides, p = 1): Holm multiplies by 2
+    wa = np.array([1.0, 1.1, 0.9]); wb = wa / 2
+    r = st.ttest_ind(np.log(wb), np.log(wa), equal_var=False)
+    va = np.log(wa).var(ddof=1) / 3; vb = np.log(wb).var(ddof=1) / 3; se = np.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va ** 2 / 2 + vb ** 2 / 2); d = np.log(wb).mean() - np.log(wa).mean()
+    padj = min(1.0, 2 * r.pvalue); level = 0.05 * r.pvalue / padj; tc = st.t.ppf(1 - level / 2, df)
+    put("compare_wall", np.exp(d), r.statistic, df, r.pvalue, padj, np.exp(d - tc * se), np.exp(d + tc * se))
     print("\n".join(out))
 
 if __name__ == "__main__":

@@ -29,18 +29,18 @@ static const pm_migration migrations[] = {
     /* v3 (issue 8, backend-table): the config model: every axis as name=value (any back end's axes,
      * e.g. opt=2, input=a.c). The workload columns stay; old configs get their workload axes as parameters. */
     {"config parameters",
-     "CREATE TABLE config_param(\n"
+     "CREATE TABLE IF NOT EXISTS config_param(\n"
      "  config_id INTEGER NOT NULL REFERENCES config(id) ON DELETE CASCADE,\n"
      "  name TEXT NOT NULL,\n"
      "  value TEXT NOT NULL,\n"
      "  PRIMARY KEY(config_id, name)\n"
      ") WITHOUT ROWID;\n"
-     "INSERT INTO config_param SELECT id, 'family', family FROM config WHERE family IS NOT NULL;\n"
-     "INSERT INTO config_param SELECT id, 'size', size FROM config WHERE size IS NOT NULL;\n"
-     "INSERT INTO config_param SELECT id, 'window', window FROM config WHERE window IS NOT NULL;\n"
-     "INSERT INTO config_param SELECT id, 'resolution', resolution FROM config WHERE resolution IS NOT NULL;\n"
-     "INSERT INTO config_param SELECT id, 'precision', precision FROM config WHERE precision IS NOT NULL;\n"
-     "INSERT INTO config_param SELECT id, CASE kind WHEN 'cnn' THEN 'blocks' ELSE 'layers' END, layers\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, 'family', family FROM config WHERE family IS NOT NULL;\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, 'size', size FROM config WHERE size IS NOT NULL;\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, 'window', window FROM config WHERE window IS NOT NULL;\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, 'resolution', resolution FROM config WHERE resolution IS NOT NULL;\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, 'precision', precision FROM config WHERE precision IS NOT NULL;\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, CASE kind WHEN 'cnn' THEN 'blocks' ELSE 'layers' END, layers\n"
      "  FROM config WHERE layers IS NOT NULL;\n"},
 };
 #define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

@@ -10,8 +10,6 @@
 #include "stats.h"
 #include "store.h"
 
-#define SIGMA_THRESHOLD 3.0
-
 /* One measured quantity over the runs of one config side: v[i] belongs to runs[i] (0 when absent in that
  * run but present in another). */
 typedef struct series {
@@ -450,11 +448,20 @@ cleanup:
     return rc;
 }
 
-static void stat_compare(const double *a, size_t na, const double *b, size_t nb, pm_compare_stat *o)
+static int all_positive(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(v[i] > 0))
+            return 0;
+    return 1;
+}
+
+void pm_compare_test(const double *a, size_t na, const double *b, size_t nb, pm_compare_stat *o)
 {
     *o = (pm_compare_stat){.n_a = na, .n_b = nb, .mean_a = NAN, .mean_b = NAN, .sd_a = NAN, .sd_b = NAN,
-                           .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .t = NAN, .df = NAN, .p = NAN,
-                           .delta = NAN, .sigma = NAN, .significant = PM_COMPARE_NA};
+                           .gmean_a = NAN, .gmean_b = NAN, .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .t = NAN,
+                           .df = NAN, .se_log = NAN, .p = NAN, .p_holm = NAN, .level = NAN, .delta = NAN,
+                           .verdict = PM_VERDICT_NA, .significant = PM_COMPARE_NA};
     pm_stats_summary sa, sb;
     pm_stats_summarize(a, na, &sa);
     pm_stats_summarize(b, nb, &sb);
@@ -464,21 +471,61 @@ static void stat_compare(const double *a, size_t na, const double *b, size_t nb,
     o->sd_b = sb.sd;
     if (na > 0 && nb > 0)
         o->delta = sb.mean - sa.mean;
-    pm_stats_ratio r;
-    pm_stats_ratio_of_means(b, nb, a, na, &r);
-    o->ratio = r.ratio;
-    o->ci_lo = r.ci_lo;
-    o->ci_hi = r.ci_hi;
-    if (na < 2 || nb < 2)
+    pm_stats_geomean(a, na, &o->gmean_a);
+    pm_stats_geomean(b, nb, &o->gmean_b);
+    /* A zero time (a pass absent from some runs) has no logarithm: such a row gets no test. */
+    if (!na || !nb || !all_positive(a, na) || !all_positive(b, nb))
         return;
-    pm_stats_welch w;
-    if (pm_stats_welch_test(b, nb, a, na, &w) == PM_STATS_OK) {
-        o->t = w.t;
-        o->df = w.df;
-        o->p = w.p;
+    pm_stats_logratio r;
+    pm_stats_welch_log(b, nb, a, na, &r);
+    o->ratio = r.ratio;
+    o->t = r.t;
+    o->df = r.df;
+    o->se_log = r.se;
+    o->p = r.p;   /* NaN when n < 3 on a side: not tested */
+}
+
+const char *pm_compare_verdict_name(pm_compare_verdict v)
+{
+    switch (v) {
+    case PM_VERDICT_FASTER: return "faster";
+    case PM_VERDICT_SLOWER: return "slower";
+    case PM_VERDICT_SAME: return "same";
+    default: return "n/a";
     }
-    o->sigma = sqrt(sa.sd * sa.sd / (double)na + sb.sd * sb.sd / (double)nb);
-    o->significant = o->delta != 0 && fabs(o->delta) >= SIGMA_THRESHOLD * o->sigma;
+}
+
+int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, double threshold)
+{
+    double *p = calloc(m ? m : 1, sizeof *p);
+    if (!p)
+        return -1;
+    for (size_t i = 0; i < m; i++)
+        p[i] = family[i]->p;
+    if (pm_stats_holm(p, m, p) != PM_STATS_OK) {
+        free(p);
+        return -1;
+    }
+    for (size_t i = 0; i < m; i++) {
+        pm_compare_stat *st = family[i];
+        st->p_holm = p[i];
+        if (isnan(st->p)) {
+            st->verdict = PM_VERDICT_NA;
+            st->significant = PM_COMPARE_NA;
+            continue;
+        }
+        st->level = pm_stats_holm_level(st->p, st->p_holm, alpha);
+        pm_stats_logratio r = {.n_a = st->n_a, .n_b = st->n_b, .ratio = st->ratio, .diff = log(st->ratio),
+                               .se = st->se_log, .df = st->df, .t = st->t, .p = st->p};
+        pm_stats_logratio_ci(&r, st->level, &st->ci_lo, &st->ci_hi);
+        int excludes_one = st->p_holm < alpha;   /* the same fact as: ci_lo > 1 or ci_hi < 1 */
+        int clears = fabs(st->ratio - 1) >= threshold;
+        st->verdict = excludes_one && clears ? (st->ratio < 1 ? PM_VERDICT_FASTER : PM_VERDICT_SLOWER)
+                                             : PM_VERDICT_SAME;
+        st->significant = st->verdict == PM_VERDICT_FASTER || st->verdict == PM_VERDICT_SLOWER;
+    }
+    free(p);
+    return 0;
 }
 
 static int make_row(const char *tool, const char *pass, pm_compare_presence pr, const double *a, size_t na,
@@ -488,7 +535,7 @@ static int make_row(const char *tool, const char *pass, pm_compare_presence pr, 
     if ((tool && !row->tool) || (pass && !row->pass))
         return -1;
     /* Present on one side only: the other side's time is truly zero, not unknown. */
-    stat_compare(a, na, b, nb, &row->st);
+    pm_compare_test(a, na, b, nb, &row->st);
     if (pr != PM_COMPARE_BOTH) {
         row->st.mean_a = pr == PM_COMPARE_ADDED ? 0 : row->st.mean_a;
         row->st.mean_b = pr == PM_COMPARE_REMOVED ? 0 : row->st.mean_b;
@@ -552,7 +599,7 @@ static int compare_cfg(const side_cfg *ca, const side_cfg *cb, pm_compare_config
     o->key_b = strdup(cb->key);
     if (!o->key || !o->key_a || !o->key_b)
         return -1;
-    stat_compare(ca->wall, ca->n_wall, cb->wall, cb->n_wall, &o->wall);
+    pm_compare_test(ca->wall, ca->n_wall, cb->wall, cb->n_wall, &o->wall);
     const char *regime = "-";
     double best = -1;
     for (size_t i = 0; i < ca->n_steps; i++) {
@@ -627,10 +674,8 @@ static int total_passes(pm_compare_result *r)
         t->delta = t->total_b - t->total_a;
         t->added += row->presence == PM_COMPARE_ADDED;
         t->removed += row->presence == PM_COMPARE_REMOVED;
-        if (row->st.significant == 1) {
-            t->faster += row->st.delta < 0;
-            t->slower += row->st.delta > 0;
-        }
+        t->faster += row->st.verdict == PM_VERDICT_FASTER;
+        t->slower += row->st.verdict == PM_VERDICT_SLOWER;
     }
     free(rows);
     qsort(r->passes, r->n_passes, sizeof *r->passes, cmp_total_delta);
@@ -660,10 +705,8 @@ static int summarize(pm_compare_result *r)
     r->geomean_ratio = r->geomean_ci_lo = r->geomean_ci_hi = NAN;
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
-        if (c->wall.significant == 1) {
-            r->faster += c->wall.delta < 0;
-            r->slower += c->wall.delta > 0;
-        }
+        r->faster += c->wall.verdict == PM_VERDICT_FASTER;
+        r->slower += c->wall.verdict == PM_VERDICT_SLOWER;
         if (usable_ratio(c)) {
             ratios[r->n_ratios] = c->wall.ratio;
             logs[r->n_ratios++] = log(c->wall.ratio);
@@ -671,7 +714,8 @@ static int summarize(pm_compare_result *r)
     }
     pm_stats_geomean(ratios, r->n_ratios, &r->geomean_ratio);
     pm_stats_summary ls;
-    if (pm_stats_summarize(logs, r->n_ratios, &ls) == PM_STATS_OK && ls.ci_lo == ls.ci_lo) {
+    if (r->n_ratios >= PM_STATS_MIN_INTERVAL_N && pm_stats_summarize(logs, r->n_ratios, &ls) == PM_STATS_OK &&
+        ls.ci_lo == ls.ci_lo) {
         r->geomean_ci_lo = exp(ls.ci_lo);
         r->geomean_ci_hi = exp(ls.ci_hi);
     }
@@ -696,10 +740,8 @@ static int summarize(pm_compare_result *r)
             const pm_compare_config *c = &r->configs[i];
             if (strcmp(c->regime, rg->regime) != 0)
                 continue;
-            if (c->wall.significant == 1) {
-                rg->faster += c->wall.delta < 0;
-                rg->slower += c->wall.delta > 0;
-            }
+            rg->faster += c->wall.verdict == PM_VERDICT_FASTER;
+            rg->slower += c->wall.verdict == PM_VERDICT_SLOWER;
             if (usable_ratio(c))
                 ratios[n++] = c->wall.ratio;
         }
@@ -710,6 +752,36 @@ static int summarize(pm_compare_result *r)
 cleanup:
     free(logs);
     free(ratios);
+    return rc;
+}
+
+/* Holm within each family of this comparison: the configs' walls, the step rows, the pass rows. */
+static int correct_families(pm_compare_result *r)
+{
+    size_t n_steps = 0, n_passes = 0;
+    for (size_t i = 0; i < r->n_configs; i++) {
+        n_steps += r->configs[i].n_steps;
+        n_passes += r->configs[i].n_passes;
+    }
+    size_t cap = r->n_configs + n_steps + n_passes + 1;
+    pm_compare_stat **fam = malloc(cap * sizeof *fam);
+    if (!fam)
+        return -1;
+    int rc = 0;
+    for (int which = 0; which < 3 && !rc; which++) {
+        size_t m = 0;
+        for (size_t i = 0; i < r->n_configs; i++) {
+            pm_compare_config *c = &r->configs[i];
+            if (which == 0)
+                fam[m++] = &c->wall;
+            for (size_t k = 0; which == 1 && k < c->n_steps; k++)
+                fam[m++] = &c->steps[k].st;
+            for (size_t k = 0; which == 2 && k < c->n_passes; k++)
+                fam[m++] = &c->passes[k].st;
+        }
+        rc = pm_compare_correct(fam, m, PM_COMPARE_ALPHA, r->threshold);
+    }
+    free(fam);
     return rc;
 }
 
@@ -747,7 +819,8 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
             goto cleanup;
         }
     }
-    if (total_passes(out) != 0 || summarize(out) != 0)
+    out->threshold = opts->threshold > 0 ? opts->threshold : PM_COMPARE_THRESHOLD;
+    if (correct_families(out) != 0 || total_passes(out) != 0 || summarize(out) != 0)
         rc = nomem(err);
 cleanup:
     free_side(&a);
@@ -882,7 +955,7 @@ static const char *sig_text(const pm_compare_row *row, const pm_compare_stat *st
         return "added";
     if (row && row->presence == PM_COMPARE_REMOVED)
         return "removed";
-    return st->significant == PM_COMPARE_NA ? "n/a" : st->significant ? "yes" : "no";
+    return pm_compare_verdict_name(st->verdict);
 }
 
 static int stat_row(table *t, const char *label, const pm_compare_row *row, const pm_compare_stat *st)
@@ -890,17 +963,20 @@ static int stat_row(table *t, const char *label, const pm_compare_row *row, cons
     char na[24], nb[24], ma[32], mb[32], ra[32], ci[64], de[32], tt[32], df[32], p[32];
     snprintf(na, sizeof na, "%zu", st->n_a);
     snprintf(nb, sizeof nb, "%zu", st->n_b);
+    int one_side = row && row->presence != PM_COMPARE_BOTH;
+    size_t n_min = st->n_a < st->n_b ? st->n_a : st->n_b;
     if (st->ci_lo == st->ci_lo)
         snprintf(ci, sizeof ci, "[%.3f, %.3f]", st->ci_lo, st->ci_hi);
+    else if (!one_side && n_min > 0 && n_min < PM_STATS_MIN_INTERVAL_N)
+        snprintf(ci, sizeof ci, "n=%zu, no interval", n_min);
     else
         snprintf(ci, sizeof ci, "-");
-    int one_side = row && row->presence != PM_COMPARE_BOTH;
     return tbl_row(t, label, row && row->presence == PM_COMPARE_ADDED ? "-" : na,
                    row && row->presence == PM_COMPARE_REMOVED ? "-" : nb, fmt_time(ma, sizeof ma, st->mean_a, 0),
                    fmt_time(mb, sizeof mb, st->mean_b, 0),
                    one_side ? "-" : fmt_num(ra, sizeof ra, "%.3f", st->ratio), ci,
                    fmt_time(de, sizeof de, st->delta, 1), fmt_num(tt, sizeof tt, "%.2f", st->t),
-                   fmt_num(df, sizeof df, "%.1f", st->df), fmt_num(p, sizeof p, "%.3g", st->p),
+                   fmt_num(df, sizeof df, "%.1f", st->df), fmt_num(p, sizeof p, "%.3g", st->p_holm),
                    sig_text(row, st));
 }
 
@@ -925,14 +1001,18 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
             strchr(r->a.variant, '=') ? "" : "variant ", *r->a.variant ? r->a.variant : "(none)");
     fprintf(out, "%sB: %s (sweep %s, %s%s)\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->b.path, r->b.sweep,
             strchr(r->b.variant, '=') ? "" : "variant ", *r->b.variant ? r->b.variant : "(none)");
-    fprintf(out, "%sratio = B/A with 95%% CI (delta method); Welch t on B-A; sig: |delta| >= 3 sigma with n >= 2 "
-                 "per side; runs with mode cold, status ok\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "");
+    fprintf(out,
+            "%srule: ratio = geometric mean B / A; Welch t on log times (n >= 3 per side, else no test); p and the "
+            "95%% CI Holm-corrected within configs, steps and passes; faster/slower only when the corrected CI "
+            "excludes 1 and |ratio - 1| >= %.3g%%; runs with mode cold, status ok\n",
+            fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->threshold * 100);
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
         snprintf(buf, sizeof buf, "%s (A: %s, B: %s; regime %s)", c->key, c->key_a, c->key_b, c->regime);
         heading(out, fmt, 3, buf);
         t.n_rows = 0;
-        bad |= tbl_row(&t, "row", "nA", "nB", "mean A", "mean B", "ratio", "95% CI", "delta", "t", "df", "p", "sig");
+        bad |= tbl_row(&t, "row", "nA", "nB", "mean A", "mean B", "ratio", "95% CI (Holm)", "delta", "t", "df",
+                       "p (Holm)", "verdict");
         bad |= stat_row(&t, "compile wall", NULL, &c->wall);
         for (size_t k = 0; k < c->n_steps; k++) {
             snprintf(buf, sizeof buf, "step %s", c->steps[k].tool);
@@ -953,7 +1033,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
             r->n_ratios, fmt_num(x, sizeof x, "%.3f", r->geomean_ratio));
     if (r->geomean_ci_lo == r->geomean_ci_lo)
         fprintf(out, " [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
-    fprintf(out, "; %zu significantly faster, %zu slower\n", r->faster, r->slower);
+    fprintf(out, "; %zu faster, %zu slower by the rule\n", r->faster, r->slower);
 
     if (r->n_regimes) {
         heading(out, fmt, 3, "By regime (dominant step tool on A)");
@@ -1032,8 +1112,12 @@ static void json_stat(json_t *o, const pm_compare_stat *st)
     json_object_set_new(o, "t", jnum(st->t));
     json_object_set_new(o, "df", jnum(st->df));
     json_object_set_new(o, "p", jnum(st->p));
+    json_object_set_new(o, "gmean_a", jnum(st->gmean_a));
+    json_object_set_new(o, "gmean_b", jnum(st->gmean_b));
+    json_object_set_new(o, "p_holm", jnum(st->p_holm));
+    json_object_set_new(o, "ci_level", jnum(isnan(st->level) ? NAN : 1 - st->level));
+    json_object_set_new(o, "verdict", json_string(pm_compare_verdict_name(st->verdict)));
     json_object_set_new(o, "delta", jnum(st->delta));
-    json_object_set_new(o, "sigma", jnum(st->sigma));
     json_object_set_new(o, "significant",
                         st->significant == PM_COMPARE_NA ? json_null() : json_boolean(st->significant));
 }
@@ -1108,6 +1192,7 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
             (json_int_t)g->n_configs, "geomean_ratio", jnum(g->geomean_ratio), "faster", (json_int_t)g->faster,
             "slower", (json_int_t)g->slower));
     }
+    json_object_set_new(summary, "threshold", jnum(r->threshold));
     json_object_set_new(summary, "geomean_ratio", jnum(r->geomean_ratio));
     json_object_set_new(summary, "ci_lo", jnum(r->geomean_ci_lo));
     json_object_set_new(summary, "ci_hi", jnum(r->geomean_ci_hi));

@@ -6,8 +6,17 @@
  * mode 'cold' and status 'ok' count. For every matched config: whole-compile wall (run.wall_s), per step
  * tool (step.wall_s summed per run and tool) and per pass (counted pass wall summed per run and
  * (tool, pass name), so a pass that runs several times compares by its run total).
- * Ratios are B/A; Δ = mean B − mean A; σ = sqrt(sdA²/nA + sdB²/nB); significant when |Δ| ≥ 3σ, Δ ≠ 0
- * and n ≥ 2 on both sides. */
+ *
+ * The one significance rule (every verdict, count and interval printed follows from it):
+ *   - ratio = geometric mean B / geometric mean A; Welch's t-test on the log times (n >= 3 on both sides,
+ *     else no test: "n=2, no interval", and no claim);
+ *   - Holm's correction across the tests of one family of one comparison: the configs' compile walls are
+ *     one family, the step rows another, the pass rows a third;
+ *   - the ratio's 95% interval comes from the same computation at the Holm-corrected level, so it excludes 1
+ *     exactly when the Holm-adjusted p is below 0.05;
+ *   - a row is faster / slower only when that corrected interval excludes 1 AND |ratio - 1| >= the practical
+ *     threshold (2% by default, --threshold), as criterion.rs does with its noise threshold; otherwise "same".
+ * Δ = arithmetic mean B − mean A is shown for the seconds saved; it carries no claim. */
 #ifndef PM_COMPARE_H
 #define PM_COMPARE_H
 
@@ -23,18 +32,40 @@ typedef struct pm_compare_opts {
     /* Non-NULL: match on this axis instead of the variant: variant_a/variant_b are its two values and
      * configs pair up when all their other parameters are equal (--a AXIS=V --b AXIS=W). */
     const char *axis;
+    double threshold;                  /* practical threshold on |ratio - 1|; 0: PM_COMPARE_THRESHOLD */
 } pm_compare_opts;
 
-enum { PM_COMPARE_NA = -1 };           /* significant: not computable (n < 2 on a side) */
+#define PM_COMPARE_THRESHOLD 0.02
+#define PM_COMPARE_ALPHA 0.05
+
+enum { PM_COMPARE_NA = -1 };           /* significant: no test (n < 3 on a side, one side only, zero times) */
+
+typedef enum pm_compare_verdict {
+    PM_VERDICT_NA = 0,                 /* no test: no claim */
+    PM_VERDICT_SAME,                   /* tested: corrected CI holds 1, or the change is below the threshold */
+    PM_VERDICT_FASTER,                 /* B faster than A */
+    PM_VERDICT_SLOWER
+} pm_compare_verdict;
 
 typedef struct pm_compare_stat {
     size_t n_a, n_b;
-    double mean_a, mean_b, sd_a, sd_b; /* NaN where not computable */
-    double ratio, ci_lo, ci_hi;        /* mean B / mean A, 95% CI (delta method) */
-    double t, df, p;                   /* Welch on B − A */
-    double delta, sigma;
-    int significant;                   /* 1, 0, or PM_COMPARE_NA */
+    double mean_a, mean_b, sd_a, sd_b; /* arithmetic, for the seconds saved; NaN where not computable */
+    double gmean_a, gmean_b;           /* geometric means */
+    double ratio, ci_lo, ci_hi;        /* gmean B / gmean A; 95% interval at the Holm-corrected level */
+    double t, df, p;                   /* Welch on log B − log A; p raw */
+    double se_log;                     /* standard error of log B − log A (0: both sides constant) */
+    double p_holm, level;              /* Holm-adjusted p within the row's family; the alpha of ci_lo..ci_hi */
+    double delta;                      /* mean B − mean A, s */
+    pm_compare_verdict verdict;
+    int significant;                   /* 1 (faster/slower), 0 (same), or PM_COMPARE_NA (no test) */
 } pm_compare_stat;
+
+/* The rule, as library functions (the fix study reuses them). pm_compare_test fills st from the samples
+ * (times > 0; a zero makes it untestable) without correction; pm_compare_correct applies Holm over one
+ * family, sets each interval and verdict. */
+void pm_compare_test(const double *a, size_t na, const double *b, size_t nb, pm_compare_stat *st);
+int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, double threshold);
+const char *pm_compare_verdict_name(pm_compare_verdict v);   /* "faster", "slower", "same", "n/a" */
 
 typedef enum pm_compare_presence {
     PM_COMPARE_BOTH = 0,
@@ -91,8 +122,9 @@ typedef struct pm_compare_result {
     /* Summary over configs with a usable wall ratio (n_ratios of n_configs). */
     size_t n_ratios;
     double geomean_ratio;
-    double geomean_ci_lo, geomean_ci_hi; /* t interval on the log ratios across configs; NaN if n < 2 */
-    size_t faster, slower;             /* configs significantly faster / slower in B */
+    double geomean_ci_lo, geomean_ci_hi; /* t interval on the log ratios across configs; NaN if n < 3 */
+    size_t faster, slower;             /* configs faster / slower in B by the rule */
+    double threshold;                  /* the practical threshold used */
     pm_compare_regime *regimes;        /* sorted by name */
     size_t n_regimes;
 } pm_compare_result;

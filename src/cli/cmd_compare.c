@@ -11,7 +11,9 @@ static void usage(FILE *out)
 {
     fputs("usage: passmap compare A.db [B.db] [options]\n"
           "Compares compile times of B against A per config (matched on the key without its variant),\n"
-          "per step tool and per pass: means, ratio B/A with 95% CI, Welch t, significance (|delta| >= 3 sigma).\n"
+          "per step tool and per pass. One rule: ratio of geometric means B/A; Welch t on log times (n >= 3 a\n"
+          "side); p and 95% CI Holm-corrected within configs, steps and passes; a row is faster/slower only when\n"
+          "its corrected CI excludes 1 and |ratio - 1| >= the threshold.\n"
           "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
           "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).\n"
           "  --a-variant V, --b-variant V  variant of each side (needed when a side holds several)\n"
@@ -20,6 +22,7 @@ static void usage(FILE *out)
           "  --a-sweep NAME, --b-sweep NAME  sweep per side\n"
           "  --top N                       pass rows per config and in the summary (default 10)\n"
           "  --all-passes                  every pass row\n"
+          "  --threshold X                 practical threshold on |ratio - 1| for faster/slower (default 2%)\n"
           "  --markdown                    GitHub Markdown tables\n"
           "  --json                        everything as JSON\n"
           "  -h, --help                    this help\n"
@@ -36,7 +39,7 @@ static int usage_error(const char *msg, const char *arg)
 
 int cmd_compare(int argc, char **argv)
 {
-    enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_A, O_B };
+    enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH, O_A, O_B };
     static const struct option longopts[] = {
         {"a", required_argument, NULL, O_A}, {"b", required_argument, NULL, O_B},
         {"a-variant", required_argument, NULL, O_AVAR}, {"b-variant", required_argument, NULL, O_BVAR},
@@ -44,6 +47,7 @@ int cmd_compare(int argc, char **argv)
         {"b-sweep", required_argument, NULL, O_BSWEEP}, {"top", required_argument, NULL, O_TOP},
         {"all-passes", no_argument, NULL, O_ALL},       {"markdown", no_argument, NULL, O_MD},
         {"json", no_argument, NULL, O_JSON},            {"help", no_argument, NULL, 'h'},
+        {"threshold", required_argument, NULL, O_THRESH},
         {NULL, 0, NULL, 0}};
     pm_compare_opts opts = {0};
     const char *sweep = NULL, *sel[2] = {NULL, NULL};
@@ -75,6 +79,16 @@ int cmd_compare(int argc, char **argv)
             if (*optarg == '\0' || *end || v < 1)
                 return usage_error("--top needs a positive integer", optarg);
             top = (size_t)v;
+            break;
+        }
+        case O_THRESH: {   /* "2%" or "0.02" */
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end != optarg && *end == '%' && !end[1])
+                v /= 100, end++;
+            if (end == optarg || *end || !(v > 0 && v < 1))
+                return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
+            opts.threshold = v;
             break;
         }
         case O_ALL: all = 1; break;

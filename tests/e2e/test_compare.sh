@@ -49,10 +49,18 @@ check "text: regime table" grep -Eq "^  (mlir-opt|llc|mlir-translate) +[12] +[0-
 check "json exits 0" test $? -eq 0
 check "json: sides" json_check "$TMP/out.json" \
   'd["a"]["variant"] == "stock" and d["b"]["variant"] == "no-rollback" and d["a"]["sweep"] == "demo"'
+# two configs: no interval over configs (n < 3), and no claim from n = 2 repeats
 check "json: summary" json_check "$TMP/out.json" \
-  '(s := d["summary"])["n_configs"] == 2 and 0 < s["geomean_ratio"] < 10 and s["ci_lo"] <= s["geomean_ratio"] <= s["ci_hi"]'
-check "json: wall ratio equals mean B / mean A" json_check "$TMP/out.json" \
-  'all(abs(c["wall"]["ratio"] - c["wall"]["mean_b"] / c["wall"]["mean_a"]) < 1e-9 for c in d["configs"])'
+  '(s := d["summary"])["n_configs"] == 2 and 0 < s["geomean_ratio"] < 10 and s["ci_lo"] is None and s["threshold"] == 0.02'
+check "json: wall ratio is geometric mean B / A" json_check "$TMP/out.json" \
+  'all(abs(c["wall"]["ratio"] - c["wall"]["gmean_b"] / c["wall"]["gmean_a"]) < 1e-9 for c in d["configs"])'
+check "json: n=2 gives no test and no verdict" json_check "$TMP/out.json" \
+  'all(c["wall"]["verdict"] == "n/a" and c["wall"]["p"] is None and c["wall"]["significant"] is None for c in d["configs"]) and d["summary"]["faster"] == 0 == d["summary"]["slower"]'
+check "text: the rule is stated" grep -q "^rule: ratio = geometric mean B / A; Welch t on log times" "$TMP/out.txt"
+check "text: n=2 rows say so" grep -Eq "^  compile wall .*n=2, no interval .* n/a$" "$TMP/out.txt"
+check "--threshold 5% is used" bash -c "'$PASSMAP' compare --json --threshold 5% '$TMP/a.db' '$TMP/b.db' | grep -q '\"threshold\": 0.05'"
+"$PASSMAP" compare --threshold 150% "$TMP/a.db" "$TMP/b.db" >/dev/null 2>"$TMP/thr.err"
+check "--threshold out of range is a usage error (2)" test $? -eq 2
 check "json: per-pass presence" json_check "$TMP/out.json" \
   'any(p["pass"] == "ConvertToLLVMPass" and p["presence"] == "added" and p["mean_b"] > 0 for p in d["configs"][0]["passes"])'
 check "json: llc passes compared on both sides" json_check "$TMP/out.json" \
