@@ -164,10 +164,15 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     char *b = NULL;
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
-    fprintf(f, "set title 'Regime map (%s, %s): dominant stage per cell, label = its share %%'\n",
-            rg->precision ? rg->precision : "-", rg->variant ? rg->variant : "-");
+    if (rg->row_axis)   /* a map over two parameters names them */
+        fprintf(f, "set title 'Regime map (%s x %s): dominant stage per cell, label = its share %%'\n", rg->row_axis,
+                rg->col_axis);
+    else
+        fprintf(f, "set title 'Regime map (%s, %s): dominant stage per cell, label = its share %%'\n",
+                rg->precision ? rg->precision : "-", rg->variant ? rg->variant : "-");
     fprintf(f, "set xlabel '%s'\nset ylabel '%s'\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\nunset grid\n",
-            colname, !strcmp(rg->kind, "llm") ? "model size (parameters)" : "CNN family", nc - 1, nr - 1);
+            colname, rg->row_axis ? rg->row_axis : !strcmp(rg->kind, "llm") ? "model size (parameters)" : "CNN family",
+            nc - 1, nr - 1);
     fprintf(f, "set xtics (");
     for (size_t c = 0; c < nc; c++)
         fprintf(f, "%s'%d' %zu", c ? "," : "", cols[c], c);
@@ -518,7 +523,11 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         char *body = NULL;
         int r;
         switch (i) {
-        case 0: r = fig_regime(&x, &a->regime_llm, fg->name, "window (prompt tokens)", &body); break;
+        case 0: /* a sweep without LLM configs maps its own two axes (e.g. files x -O) */
+            r = !a->regime_llm.n_cells && a->regime_cmd.n_cells
+                    ? fig_regime(&x, &a->regime_cmd, fg->name, a->regime_cmd.col_axis, &body)
+                    : fig_regime(&x, &a->regime_llm, fg->name, "window (prompt tokens)", &body);
+            break;
         case 1: r = fig_handoff(&x, &body); break;
         case 2: r = fig_why(&x, &body); break;
         case 3: r = fig_stacked(&x, fg->name, t1, "family and size", pick_fingerprint, &body); break;

@@ -63,10 +63,14 @@ void pm_analysis_free(pm_analysis *a)
         for (size_t k = 0; k < c->n_metrics; k++)
             free(c->metrics[k].name);
         free(c->metrics);
+        for (size_t k = 0; k < c->n_params; k++)
+            free(c->params[k].name), free(c->params[k].value);
+        free(c->params);
     }
     free(a->configs);
     free_regime(&a->regime_llm);
     free_regime(&a->regime_cnn);
+    free_regime(&a->regime_cmd);
     for (size_t i = 0; i < a->n_fits; i++) {
         free(a->fits[i].x);
         free(a->fits[i].y);

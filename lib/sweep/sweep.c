@@ -377,6 +377,11 @@ static char *sweep_meta(sweep_ctx *x)
                           "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN), "backend", x->spec->backend);
     if (x->be->describe)
         x->be->describe(&x->bctx, o);
+    /* the axes the report maps ([report] size / workload) */
+    if (x->spec->report_size[0])
+        json_object_set_new(o, "report_size", json_string(x->spec->report_size));
+    if (x->spec->report_workload[0])
+        json_object_set_new(o, "report_workload", json_string(x->spec->report_workload));
     json_object_set_new(o, "repeats", json_integer(x->spec->repeats));
     json_object_set_new(o, "timeout_s", json_real(x->spec->timeout_s));
     json_object_set_new(o, "mem_limit_bytes", json_integer((json_int_t)x->spec->mem_limit));

@@ -18,7 +18,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: passmap report DB [--json] [--html FILE] [--figures DIR] [--sweep NAME]\n"
-            "                         [--stage-map FILE]... [--fixes FILE]\n"
+            "                         [--stage-map FILE]... [--fixes FILE] [--x SIZE-AXIS] [--y WORKLOAD-AXIS]\n"
             "  per config: stage breakdown, dominant stage and share; regimes, cost fits, precision, fix table.\n"
             "  --json            the same content as JSON on stdout\n"
             "  --html FILE       one self-contained HTML report (figures inline; needs gnuplot)\n"
@@ -26,6 +26,8 @@ static void usage(FILE *out)
             "  --sweep NAME      which sweep (default: the latest); A,B reports several together\n"
             "  --stage-map FILE  pass->stage map (tool<TAB>glob<TAB>stage); repeatable; default: data/stages-*.tsv\n"
             "  --fixes FILE      fix rules (default: data/fixes.tsv)\n"
+            "  --x AXIS, --y AXIS  regime map axes of a sweep over parameters (e.g. --x opt --y input); default:\n"
+            "                    the spec's [report] size / workload, else input and the first integer axis\n"
             "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
 
@@ -90,13 +92,14 @@ static void print_text(const pm_analysis *a)
             pct(c->share[s].mean), putchar(' ');
         putchar('\n');
     }
-    const pm_an_regime *rs[2] = {&a->regime_llm, &a->regime_cnn};
+    const pm_an_regime *rs[3] = {&a->regime_llm, &a->regime_cnn, &a->regime_cmd};
     printf("\nregimes\n");
-    for (int r = 0; r < 2; r++)
+    for (int r = 0; r < 3; r++)
         for (size_t i = 0; i < rs[r]->n_boundaries; i++)
             printf("  %s: %s\n", rs[r]->kind, rs[r]->boundaries[i]);
-    if (!rs[0]->n_cells && !rs[1]->n_cells)   /* say why instead of an empty section */
-        printf("  not applicable: no LLM (size x window) or CNN (family x resolution) configs in this sweep\n");
+    if (!rs[0]->n_cells && !rs[1]->n_cells && !rs[2]->n_cells)   /* say why instead of an empty section */
+        printf("  not applicable: no LLM (size x window), CNN (family x resolution) or two-axis configs "
+               "(--x SIZE-AXIS --y WORKLOAD-AXIS, or [report] size/workload in the spec)\n");
     if (a->n_fits) {
         printf("\ncost = a * size^k (heavy passes)\n  %-40s %-12s %3s %7s %17s %6s\n", "pass", "x", "n", "k", "95% CI", "R2");
         for (size_t i = 0; i < a->n_fits; i++) {
@@ -142,10 +145,11 @@ int cmd_report(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},      {"html", required_argument, NULL, 'H'},
         {"figures", required_argument, NULL, 'F'}, {"sweep", required_argument, NULL, 's'},
         {"stage-map", required_argument, NULL, 'm'}, {"fixes", required_argument, NULL, 'x'},
+        {"x", required_argument, NULL, 'X'},   {"y", required_argument, NULL, 'Y'},
         {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
     };
     int json = 0, c;
-    const char *html = NULL, *figdir = NULL, *sweep = NULL, *fixes = NULL;
+    const char *html = NULL, *figdir = NULL, *sweep = NULL, *fixes = NULL, *x_axis = NULL, *y_axis = NULL;
     const char *maps[16];
     int n_maps = 0;
     optind = 1;
@@ -156,6 +160,8 @@ int cmd_report(int argc, char **argv)
         case 'F': figdir = optarg; break;
         case 's': sweep = optarg; break;
         case 'x': fixes = optarg; break;
+        case 'X': x_axis = optarg; break;
+        case 'Y': y_axis = optarg; break;
         case 'm':
             if (n_maps == 16) {
                 fprintf(stderr, "passmap report: at most 16 --stage-map files\n");
@@ -198,7 +204,7 @@ int cmd_report(int argc, char **argv)
     }
     /* mmap reads skip a copy per page on the one big scan; temp tables stay in memory */
     sqlite3_exec(db, "PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL);
-    pm_an_opts o = {.sweep = sweep, .map = map, .fixes_path = fixes};
+    pm_an_opts o = {.sweep = sweep, .map = map, .fixes_path = fixes, .size_axis = x_axis, .workload_axis = y_axis};
     if ((rc = pm_analysis_run(db, &o, &a, &err)))
         goto cleanup;
     if (html || figdir) {

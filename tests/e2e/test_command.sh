@@ -25,6 +25,10 @@ repeats = 2
 input = src/*.c            ; files: a glob relative to this spec, sorted
 opt = 0, 1, 2, 3
 
+[report]
+size = opt
+workload = input
+
 [step cc]
 argv = $CLANG -std=c11 -D_GNU_SOURCE -I{spec_dir}/inc -O{opt} -c {input} -o {out}/obj.o -ftime-trace
 report = {out}/obj.json
@@ -65,6 +69,18 @@ assert not bad, bad
 stages = {c["dominant_stage"] for c in j["configs"]}
 assert stages & {"frontend", "optimizer", "codegen", "isel", "scalar-opt", "process-overhead", "irgen"}, stages
 PY
+python3 - "$TMP/report.json" <<'PY' && ok "report: regime map over files x -O from [report] size/workload" || fail "regime map axes"
+import json, sys
+r = json.load(open(sys.argv[1]))["regimes"]["command"]
+assert r["rows"] == "input" and r["cols"] == "opt", (r["rows"], r["cols"])
+assert len(r["cells"]) == 20, len(r["cells"])
+assert sorted({c["col"] for c in r["cells"]}) == [0, 1, 2, 3]
+assert r["boundaries"], "no sentence about the map"
+PY
+"$PASSMAP" report "$db" --x input --y opt --json > "$TMP/report2.json"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["regimes"]["command"]; assert (r["rows"], r["cols"], len(r["cells"])) == ("opt", "input", 20), r' \
+  "$TMP/report2.json" && ok "report --x/--y picks the regime axes" || fail "report --x/--y"
+"$PASSMAP" report "$db" | grep -q "^  not applicable" && fail "regimes said not applicable" || ok "regimes section filled"
 "$PASSMAP" compare "$db" --a opt=0 --b opt=2 --json > "$TMP/compare.json"
 python3 - "$TMP/compare.json" <<'PY' && ok "compare --a opt=0 --b opt=2 matches the 5 files" || fail "compare --a opt=0 --b opt=2"
 import json, sys
