@@ -42,4 +42,11 @@ if command -v clang-14 >/dev/null; then
     (cd "$TMP" && clang-14 -O2 -c -ftime-trace -ftime-trace-granularity=0 "$FX/chrome/input.c" -o input.o &&
         cp input.json "$FX/chrome/clang14-ftime-trace.json")
 fi
+# clang -ftime-report titles differ by version ("... Pass execution timing report ..." in 14, "Clang time report"
+# from 20): one report from each end of the range the LLVM text parser supports.
+for v in 14 22; do
+    if command -v clang-$v >/dev/null; then
+        (cd "$TMP" && clang-$v -O2 -c -ftime-report "$FX/chrome/input.c" -o input.o 2>"$FX/llvm/clang$v-ftime-report.txt")
+    fi
+done
 echo "fixtures regenerated under $FX"

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -39,46 +40,77 @@ int pm_util_mkdir_p(const char *path, pm_err *err)
     return PM_OK;
 }
 
-int pm_util_read_file(const char *path, char **buf, size_t *len, pm_err *err)
+int pm_util_read_file_max(const char *path, size_t max, char **buf, size_t *len, pm_err *err)
 {
     *buf = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below like any non-regular file */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return pm_err_errno(err, PM_ERR_IO, "cannot open %s", path);
     int rc = PM_OK;
-    size_t cap = 1 << 16, n = 0;
-    char *data = malloc(cap);
+    char *data = NULL;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot stat %s", path);
+        goto cleanup;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        /* a device such as /dev/zero never ends and a FIFO can block forever */
+        rc = pm_err_set(err, PM_ERR_IO, "%s is not a regular file", path);
+        goto cleanup;
+    }
+    if ((uintmax_t)sb.st_size > (uintmax_t)max) {
+        rc = pm_err_set(err, PM_ERR_IO, "%s is %jd bytes, over the %zu-byte limit for this input", path,
+                        (intmax_t)sb.st_size, max);
+        goto cleanup;
+    }
+    size_t cap = (size_t)sb.st_size + 2, n = 0; /* + NUL + one byte to see the end without growing */
+    if (cap < 4096)
+        cap = 4096;
     for (;;) {
-        if (!data) {
+        if (!data && !(data = malloc(cap))) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
             goto cleanup;
         }
-        size_t got = fread(data + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f))
-                rc = pm_err_errno(err, PM_ERR_IO, "cannot read %s", path);
-            break;
-        }
-        if (n + 1 == cap) {
+        if (n + 1 == cap) { /* the file grew while being read */
             char *bigger = realloc(data, cap * 2);
-            if (!bigger)
-                free(data);
+            if (!bigger) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
+                goto cleanup;
+            }
             data = bigger;
             cap *= 2;
         }
-    }
-cleanup:
-    fclose(f);
-    if (rc != PM_OK) {
-        free(data);
-        return rc;
+        ssize_t got = read(fd, data + n, cap - n - 1);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = pm_err_errno(err, PM_ERR_IO, "cannot read %s", path);
+            goto cleanup;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+        if (n > max) {
+            rc = pm_err_set(err, PM_ERR_IO, "%s grew over the %zu-byte limit for this input while being read", path,
+                            max);
+            goto cleanup;
+        }
     }
     data[n] = '\0';
     *buf = data;
     *len = n;
-    return PM_OK;
+    data = NULL;
+cleanup:
+    close(fd);
+    free(data);
+    return rc;
+}
+
+int pm_util_read_file(const char *path, char **buf, size_t *len, pm_err *err)
+{
+    return pm_util_read_file_max(path, SIZE_MAX - 1, buf, len, err);
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)

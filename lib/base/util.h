@@ -13,7 +13,10 @@ double pm_util_now(void);
 int pm_util_mkdir_p(const char *path, pm_err *err);
 /* rm -rf: removes path and everything below it (symbolic links are removed, not followed). */
 void pm_util_remove_tree(const char *path);
-/* Reads a whole file into a heap buffer, NUL-terminated (*len excludes the NUL). */
+/* Reads a whole regular file into a heap buffer, NUL-terminated (*len excludes the NUL). Devices, FIFOs and
+ * folders are refused (PM_ERR_IO); so is a file over max bytes, with an error naming the limit. */
+int pm_util_read_file_max(const char *path, size_t max, char **buf, size_t *len, pm_err *err);
+/* pm_util_read_file_max without a size limit. */
 int pm_util_read_file(const char *path, char **buf, size_t *len, pm_err *err);
 
 /* Publishes the temp file tmp (same file system as path) as path without ever replacing something that is

@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,11 @@ int pm_report_add_metric(pm_report *r, const char *name, double value)
     return PM_OK;
 }
 
+int pm_time_ok(double seconds)
+{
+    return isfinite(seconds) && seconds >= 0 && seconds <= PM_TIME_MAX_S;
+}
+
 int pm_pass_counted(const pm_pass *p)
 {
     return !(p->flags & (PM_PASS_GROUP | PM_PASS_SUMMARY | PM_PASS_DETAIL));
@@ -198,16 +204,39 @@ int pm_parse_buffer(const char *buf, size_t len, pm_format fmt, pm_report *out, 
     return parsers[fmt](buf, len, out, err);
 }
 
+/* "mlir-text, mlir-json, ..." for the message when nothing was found. */
+static void formats_tried(pm_format fmt, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int f = PM_FMT_AUTO + 1; f < PM_FMT__COUNT; f++) {
+        if ((fmt != PM_FMT_AUTO && f != (int)fmt) || !parsers[f] || f == PM_FMT_LLVM_JSON)
+            continue;
+        int w = snprintf(out + n, size - n, "%s%s", n ? ", " : "", format_names[f]);
+        if (w < 0 || (size_t)w >= size - n)
+            break;
+        n += (size_t)w;
+    }
+    if (fmt == PM_FMT_LLVM_JSON)
+        snprintf(out, size, "%s", format_names[fmt]);
+}
+
 int pm_parse_file(const char *path, pm_format fmt, pm_report *out, pm_err *err)
 {
     char *buf;
     size_t len;
-    int rc = pm_util_read_file(path, &buf, &len, err);
+    int rc = pm_util_read_file_max(path, PM_PARSE_MAX_BYTES, &buf, &len, err);
     if (rc != PM_OK)
         return rc;
+    size_t passes_before = out->n_passes, metrics_before = out->n_metrics;
     rc = pm_parse_buffer(buf, len, fmt, out, err);
-    if (rc != PM_OK)
+    if (rc != PM_OK) {
         pm_err_wrap(err, "%s", path);
+    } else if (out->n_passes == passes_before && out->n_metrics == metrics_before) {
+        char tried[256];
+        formats_tried(fmt, tried, sizeof tried);
+        rc = pm_err_set(err, PM_ERR_NOTFOUND, "no timing report in %s; formats tried: %s", path, tried);
+    }
     free(buf);
     return rc;
 }

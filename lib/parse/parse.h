@@ -82,6 +82,9 @@ double pm_report_pass_wall(const pm_report *r);
  * e.g. stderr of mlir-opt plus a schedule trace, can share one report). Input with no report block is
  * not an error: n_reports stays 0. Malformed input is PM_ERR_PARSE with a line number in the message. */
 int pm_parse_buffer(const char *buf, size_t len, pm_format fmt, pm_report *out, pm_err *err);
+/* A file must be a regular file of at most PM_PARSE_MAX_BYTES and hold at least one pass or metric: one that
+ * holds neither is PM_ERR_NOTFOUND, "no timing report in F; formats tried: ...". */
+#define PM_PARSE_MAX_BYTES ((size_t)512 << 20)
 int pm_parse_file(const char *path, pm_format fmt, pm_report *out, pm_err *err);
 
 pm_format pm_parse_sniff(const char *buf, size_t len);

@@ -8,7 +8,9 @@
  * total_wall_s is the extent of all other spans (the root span, e.g. ExecuteCompiler). */
 #include "parse_internal.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +28,51 @@ typedef struct spans {
     size_t n, cap;
 } spans;
 
-static long long int_of(json_t *j)
+/* pid/tid: an integer, a whole real or a decimal string within ±2^53 (what a double holds exactly); anything
+ * else (1e84, "x", 0.5) is not an id. Absent is 0. Returns 0 when out of range. */
+static int id_of(json_t *j, long long *out)
 {
-    if (json_is_integer(j))
-        return (long long)json_integer_value(j);
-    if (json_is_real(j))
-        return (long long)json_real_value(j);
-    if (json_is_string(j)) /* some producers write tids as strings */
-        return strtoll(json_string_value(j), NULL, 10);
+    const double lim = 9007199254740992.0;
+    *out = 0;
+    if (!j)
+        return 1;
+    if (json_is_integer(j)) {
+        *out = (long long)json_integer_value(j);
+        return 1;
+    }
+    if (json_is_real(j)) {
+        double v = json_real_value(j);
+        if (!(v >= -lim && v <= lim) || v != (double)(long long)v)
+            return 0;
+        *out = (long long)v;
+        return 1;
+    }
+    if (json_is_string(j)) { /* some producers write tids as strings */
+        const char *s = json_string_value(j);
+        char *e;
+        errno = 0;
+        long long v = strtoll(s, &e, 10);
+        if (errno || e == s || *e)
+            return 0;
+        *out = v;
+        return 1;
+    }
     return 0;
 }
 
-static int push(spans *s, json_t *ev, double ts, double dur)
+/* ts and dur in µs: finite and within the parser's time range. */
+static int us_ok(double us)
 {
+    return isfinite(us) && fabs(us) <= PM_TIME_MAX_S * 1e6;
+}
+
+static int push(spans *s, json_t *ev, double ts, double dur, pm_err *err)
+{
+    long long pid, tid;
+    if (!id_of(json_object_get(ev, "pid"), &pid) || !id_of(json_object_get(ev, "tid"), &tid))
+        return pm_err_set(err, PM_ERR_PARSE, "event pid/tid is not an integer id within ±2^53");
+    if (!us_ok(ts) || !us_ok(dur))
+        return pm_err_set(err, PM_ERR_PARSE, "event ts/dur out of range (|µs| <= %.0e)", PM_TIME_MAX_S * 1e6);
     const char *name = json_string_value(json_object_get(ev, "name"));
     const char *detail = json_string_value(json_object_get(json_object_get(ev, "args"), "detail"));
     if (!name)
@@ -47,7 +81,7 @@ static int push(spans *s, json_t *ev, double ts, double dur)
         size_t nc = s->cap ? s->cap * 2 : 256;
         span *p = realloc(s->v, nc * sizeof *p);
         if (!p)
-            return PM_ERR_NOMEM;
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         s->v = p;
         s->cap = nc;
     }
@@ -55,15 +89,15 @@ static int push(spans *s, json_t *ev, double ts, double dur)
     char *full = NULL;
     if (detail && *detail) {
         if (asprintf(&full, "%s: %s", name, detail) < 0)
-            return PM_ERR_NOMEM;
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     } else if (!(full = strdup(name))) {
-        return PM_ERR_NOMEM;
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     }
     d->name = full;
     d->ts = ts;
     d->dur = dur < 0 ? 0 : dur;
-    d->pid = int_of(json_object_get(ev, "pid"));
-    d->tid = int_of(json_object_get(ev, "tid"));
+    d->pid = pid;
+    d->tid = tid;
     d->order = s->n;
     d->summary = strncmp(name, "Total ", 6) == 0;
     s->n++;
@@ -86,8 +120,6 @@ static int cmp_span(const void *a, const void *b)
     return x->order < y->order ? -1 : (x->order > y->order);
 }
 
-#define MAX_DEPTH 256
-
 
 int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *err)
 {
@@ -95,7 +127,7 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
     int rc = PM_OK;
     spans s = {0};
     json_t **open = NULL; /* "B" events waiting for their "E" */
-    int *par = NULL, *map = NULL, *nkid = NULL; /* parent span; span index -> pass index; child count */
+    int *par = NULL, *map = NULL, *nkid = NULL, *stack = NULL; /* parent span; span -> pass index; child count */
     double *kids = NULL;         /* sum of direct children's durations */
     size_t n_open = 0;
     json_t *root = json_loadb(buf, len, 0, &je);
@@ -121,19 +153,27 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
         double ts = json_number_value(jts);
         if (strcmp(ph, "X") == 0) {
             json_t *jd = json_object_get(ev, "dur");
-            if (json_is_number(jd) && (rc = push(&s, ev, ts, json_number_value(jd))))
-                goto nomem;
+            if (json_is_number(jd) && (rc = push(&s, ev, ts, json_number_value(jd), err)))
+                goto cleanup;
         } else if (strcmp(ph, "B") == 0) {
             open[n_open++] = ev;
         } else if (strcmp(ph, "E") == 0) {
-            long long pid = int_of(json_object_get(ev, "pid")), tid = int_of(json_object_get(ev, "tid"));
+            long long pid, tid, bpid, btid;
+            if (!id_of(json_object_get(ev, "pid"), &pid) || !id_of(json_object_get(ev, "tid"), &tid)) {
+                rc = pm_err_set(err, PM_ERR_PARSE, "event pid/tid is not an integer id within ±2^53");
+                goto cleanup;
+            }
             for (size_t k = n_open; k-- > 0;) {
                 json_t *b = open[k];
-                if (int_of(json_object_get(b, "pid")) != pid || int_of(json_object_get(b, "tid")) != tid)
+                if (!id_of(json_object_get(b, "pid"), &bpid) || !id_of(json_object_get(b, "tid"), &btid)) {
+                    rc = pm_err_set(err, PM_ERR_PARSE, "event pid/tid is not an integer id within ±2^53");
+                    goto cleanup;
+                }
+                if (bpid != pid || btid != tid)
                     continue;
                 double bts = json_number_value(json_object_get(b, "ts"));
-                if ((rc = push(&s, b, bts, ts - bts)))
-                    goto nomem;
+                if ((rc = push(&s, b, bts, ts - bts, err)))
+                    goto cleanup;
                 memmove(open + k, open + k + 1, (n_open - k - 1) * sizeof *open);
                 n_open--;
                 break;
@@ -148,10 +188,10 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
     kids = calloc(s.n, sizeof *kids);
     map = malloc(s.n * sizeof *map);
     nkid = calloc(s.n, sizeof *nkid);
-    if (!par || !kids || !map || !nkid)
+    stack = malloc(s.n * sizeof *stack); /* nesting can be as deep as there are spans */
+    if (!par || !kids || !map || !nkid || !stack)
         goto nomem;
-    int stack[MAX_DEPTH];
-    int depth = 0;
+    size_t depth = 0;
     double lo = 0, hi = 0;
     int have_extent = 0;
     for (size_t k = 0; k < s.n; k++) {
@@ -171,8 +211,7 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
             kids[par[k]] += sp->dur;
             nkid[par[k]]++;
         }
-        if (depth < MAX_DEPTH)
-            stack[depth++] = (int)k;
+        stack[depth++] = (int)k;
         if (!have_extent || sp->ts < lo)
             lo = sp->ts;
         if (!have_extent || sp->ts + sp->dur > hi)
@@ -233,6 +272,7 @@ cleanup:
     free(map);
     free(nkid);
     free(kids);
+    free(stack);
     json_decref(root);
     return rc;
 }

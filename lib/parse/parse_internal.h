@@ -16,6 +16,11 @@ int pm_parse_npu_schedule(const char *buf, size_t len, pm_report *out, pm_err *e
 int pm_parse_npu_strategy(const char *buf, size_t len, pm_report *out, pm_err *err);  /* parse_npu.c */
 int pm_parse_npu_task_stats(const char *buf, size_t len, pm_report *out, pm_err *err);/* parse_npu.c */
 
+/* Every time taken from a report is range-checked: finite, >= 0 and at most PM_TIME_MAX_S seconds (about 30
+ * years; anything larger is a corrupt report, and unchecked it overflows integer conversions downstream). */
+#define PM_TIME_MAX_S 1e9
+int pm_time_ok(double seconds);                                                       /* parse.c */
+
 /* Sniffers: non-zero when buf looks like the format (cheap, prefix-based). */
 int pm_sniff_npu(const char *buf, size_t len, pm_format *fmt);                         /* parse_npu.c */
 

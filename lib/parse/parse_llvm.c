@@ -12,7 +12,14 @@
  * separate work: their rows are counted and their totals summed into total_wall_s. Every other section
  * ("Instruction Selection and Scheduling", "Register Allocation", "DWARF Emission", ...) breaks down time
  * already inside one pass (X86 DAG->DAG Instruction Selection, Greedy Register Allocator, AsmPrinter): its rows
- * are DETAIL. Each section's "Total" row is SUMMARY. Each section is one report block (report_index). */
+ * are DETAIL. Each section's "Total" row is SUMMARY. Each section is one report block (report_index).
+ *
+ * Titles across LLVM/clang 14-22: LLVM <= 15 (clang 14's -ftime-report) centres "... Pass execution timing
+ * report ..." (the dots are decoration: stripped); clang 14-19 add "Clang front-end time report" (one timer over
+ * the whole compile) and "Miscellaneous Ungrouped Timers" (IR generation and code generation, which contain the
+ * passes): both DETAIL. clang >= 20 prints "Clang time report" with four disjoint phases: "Front end" and "LLVM IR
+ * generation" are work outside every pass timer (counted, their wall added to the total); "Optimizer" and
+ * "Machine code generation" contain the pass report's rows (DETAIL). */
 #include "parse_internal.h"
 #include "parse_text.h"
 
@@ -24,10 +31,39 @@ static int is_rule(const char *l)
     return strncmp(l, "===", 3) == 0 && strstr(l, "-----") != NULL;
 }
 
-static int counted_section(const char *title)
+enum { SECTION_DETAIL, SECTION_COUNTED, SECTION_CLANG_PHASES };
+
+static int section_kind(const char *title)
 {
-    return strcmp(title, "Pass execution timing report") == 0 ||
-           strcmp(title, "Analysis execution timing report") == 0 || strcmp(title, "LLVM IR Parsing") == 0;
+    if (strcmp(title, "Pass execution timing report") == 0 || strcmp(title, "Analysis execution timing report") == 0 ||
+        strcmp(title, "LLVM IR Parsing") == 0)
+        return SECTION_COUNTED;
+    return strcmp(title, "Clang time report") == 0 ? SECTION_CLANG_PHASES : SECTION_DETAIL;
+}
+
+/* clang >= 20 phases that no pass timer covers */
+static int clang_phase_counted(const char *name)
+{
+    return strcmp(name, "Front end") == 0 || strcmp(name, "LLVM IR generation") == 0;
+}
+
+/* A copy of the centred title without its "..." decoration. */
+static char *title_dup(const char *line)
+{
+    char *t = pm_trim_dup(line);
+    if (!t)
+        return NULL;
+    size_t a = strspn(t, ". "), n = strlen(t);
+    while (n > a && (t[n - 1] == '.' || t[n - 1] == ' '))
+        n--;
+    memmove(t, t + a, n - a);
+    t[n - a] = '\0';
+    return t;
+}
+
+static void add_total(double *total, double v)
+{
+    *total = (*total < 0 ? 0 : *total) + v;
 }
 
 int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
@@ -38,7 +74,7 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
     int rc = PM_OK;
     char *title = NULL;
     pm_timing_cols cols = {0, -1, -1};
-    int report_index = -1, counted = 0;
+    int report_index = -1, kind = SECTION_DETAIL;
     for (size_t li = 0; li < L.n; li++) {
         const char *line = L.line[li];
         if (is_rule(line)) {
@@ -55,11 +91,11 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
                 pick = li + 1;
             if (close && !is_rule(L.line[li + 1])) {
                 free(title);
-                if (!(title = pm_trim_dup(L.line[pick]))) {
+                if (!(title = title_dup(L.line[pick]))) {
                     rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
                     goto cleanup;
                 }
-                counted = counted_section(title);
+                kind = section_kind(title);
                 report_index = out->n_reports++;
                 cols.ncols = 0;
                 li = close;
@@ -74,8 +110,8 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
             const char *w = strchr(t, '(');
             char *e;
             double v = w ? strtod(w + 1, &e) : 0;
-            if (counted && w && e != w + 1)
-                out->total_wall_s = (out->total_wall_s < 0 ? 0 : out->total_wall_s) + v;
+            if (kind == SECTION_COUNTED && w && e != w + 1 && pm_time_ok(v))
+                add_total(&out->total_wall_s, v);
             continue;
         }
         double vals[PM_TIMING_MAX_COLS];
@@ -100,9 +136,13 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
         p.report_index = report_index;
         if (strcmp(name, "Total") == 0) {
             p.flags = PM_PASS_SUMMARY;
-            if (counted && p.user_s >= 0)
-                out->total_user_s = (out->total_user_s < 0 ? 0 : out->total_user_s) + p.user_s;
-        } else if (!counted) {
+            if (kind == SECTION_COUNTED && p.user_s >= 0)
+                add_total(&out->total_user_s, p.user_s);
+        } else if (kind == SECTION_CLANG_PHASES && clang_phase_counted(name)) {
+            add_total(&out->total_wall_s, p.wall_s);
+            if (p.user_s >= 0)
+                add_total(&out->total_user_s, p.user_s);
+        } else if (kind != SECTION_COUNTED) {
             p.flags = PM_PASS_DETAIL;
         }
         rc = pm_report_add_pass(out, &p);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* JSON timer trees nest by recursion: deeper input is an error, not a stack overflow */
 #define MAX_DEPTH 64
 
 static int is_summary_name(const char *n)
@@ -96,7 +97,12 @@ int pm_parse_mlir_text(const char *buf, size_t len, pm_report *out, pm_err *err)
     pm_timing_cols cols = {0, -1, -1};
     int in_block = 0, report_index = -1;
     size_t first = 0;
-    int stack[MAX_DEPTH];
+    /* a row is at most one level below the previous one, so nesting is never deeper than the line count */
+    int *stack = malloc((L.n + 1) * sizeof *stack);
+    if (!stack) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
     for (size_t li = 0; li < L.n; li++) {
         const char *line = L.line[li];
         if (strstr(line, "Execution time report")) {
@@ -114,7 +120,7 @@ int pm_parse_mlir_text(const char *buf, size_t len, pm_report *out, pm_err *err)
         if (t) {
             char *e;
             double v = strtod(t + 21, &e);
-            if (e != t + 21)
+            if (e != t + 21 && pm_time_ok(v))
                 add_total(out, v);
             continue;
         }
@@ -126,13 +132,10 @@ int pm_parse_mlir_text(const char *buf, size_t len, pm_report *out, pm_err *err)
         size_t sp = strspn(rest, " ");
         if (sp < 2 || rest[sp] == '\0')
             continue;
-        int depth = (int)(sp - 2) / 2;
-        if (depth >= MAX_DEPTH)
-            depth = MAX_DEPTH - 1;
         /* a junk line between parent and child can not raise depth by more than one level */
+        size_t want = (sp - 2) / 2;
         int top_depth = out->n_passes > first ? out->passes[out->n_passes - 1].depth : -1;
-        if (depth > top_depth + 1)
-            depth = top_depth + 1;
+        int depth = want > (size_t)(top_depth + 1) ? top_depth + 1 : (int)want;
         char *name = pm_trim_dup(rest);
         if (!name) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -155,6 +158,7 @@ int pm_parse_mlir_text(const char *buf, size_t len, pm_report *out, pm_err *err)
     if (in_block)
         finish_block(out, first);
 cleanup:
+    free(stack);
     pm_lines_free(&L);
     return rc;
 }
@@ -174,6 +178,9 @@ static int json_timer(json_t *obj, int depth, int parent, int report_index, pm_r
     json_t *u = json_object_get(json_object_get(obj, "user"), "duration");
     if (!json_is_number(w))
         return pm_err_set(err, PM_ERR_PARSE, "timer '%s' has no wall.duration", json_string_value(jname));
+    if (!pm_time_ok(json_number_value(w)) || (json_is_number(u) && !pm_time_ok(json_number_value(u))))
+        return pm_err_set(err, PM_ERR_PARSE, "timer '%s': duration out of range (0..%g s)", json_string_value(jname),
+                          PM_TIME_MAX_S);
     int rc = add_row(out, json_string_value(jname), json_number_value(w), json_is_number(u) ? json_number_value(u) : -1,
                      depth, parent, report_index);
     if (rc)

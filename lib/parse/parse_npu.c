@@ -222,6 +222,8 @@ static int parse_clock(const char *p, double *ms, const char *(*end))
             p++;
             digits++;
         }
+        if (digits > 9) /* a run of digits no logger prints: not a clock (and 1e400 digits are no number) */
+            return 0;
         if (digits <= 3)
             frac_ms = v;
         else
@@ -292,7 +294,7 @@ static int parse_count_row(const char *msg, const char **name, size_t *name_len,
         return 0;
     char *end;
     double v = strtod(dash + 3, &end);
-    if (end == dash + 3)
+    if (end == dash + 3 || !isfinite(v))
         return 0;
     while (*end == ' ')
         end++;
@@ -489,7 +491,7 @@ static double number_after(const char *line, const char *phrase, int *found)
     p += strlen(phrase);
     char *end;
     double v = strtod(p, &end);
-    if (end == p)
+    if (end == p || !isfinite(v))
         return 0;
     *found = 1;
     return v;
@@ -737,12 +739,12 @@ static json_t *load_json(const char *buf, size_t len, const char *what, pm_err *
 static double json_num(const json_t *v, int *ok)
 {
     *ok = 1;
-    if (json_is_number(v))
+    if (json_is_number(v) && isfinite(json_number_value(v)))
         return json_number_value(v);
     if (json_is_string(v)) { /* some emitters quote numbers */
         char *end;
         double d = strtod(json_string_value(v), &end);
-        if (end != json_string_value(v) && *end == '\0')
+        if (end != json_string_value(v) && *end == '\0' && isfinite(d))
             return d;
     }
     *ok = 0;

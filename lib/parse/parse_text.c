@@ -1,8 +1,10 @@
 /* Line splitting and column parsing shared by parse_mlir.c and parse_llvm.c. */
 #include "parse_text.h"
+#include "parse_internal.h"
 #include "error.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,11 +109,12 @@ int pm_timing_row(const char *line, int ncols, double *vals, const char **rest)
     for (int c = 0; c < ncols; c++) {
         while (*p == ' ')
             p++;
-        if (!isdigit((unsigned char)*p))
+        /* a memory column ("---Mem---", -track-memory) may be negative; times are checked by the caller */
+        if (!isdigit((unsigned char)*p) && !(*p == '-' && isdigit((unsigned char)p[1])))
             return 0;
         char *e;
         vals[c] = strtod(p, &e);
-        if (e == p)
+        if (e == p || !isfinite(vals[c]))
             return 0;
         p = e;
         const char *q = p;
@@ -157,5 +160,7 @@ int pm_timing_line(const char *line, pm_timing_cols *cols, double vals[PM_TIMING
         *cols = header;
         return 0;
     }
-    return cols->ncols > 0 && cols->ncols <= PM_TIMING_MAX_COLS && pm_timing_row(line, cols->ncols, vals, rest);
+    if (!(cols->ncols > 0 && cols->ncols <= PM_TIMING_MAX_COLS && pm_timing_row(line, cols->ncols, vals, rest)))
+        return 0;
+    return pm_time_ok(vals[cols->wall_col]) && (cols->user_col < 0 || pm_time_ok(vals[cols->user_col]));
 }

@@ -696,6 +696,9 @@ int pm_run_parse_size(const char *text, uint64_t *bytes, pm_err *err)
     double b = ldexp(v, shift);
     if (b >= 18446744073709551615.0)
         return pm_err_set(err, PM_ERR_USAGE, "invalid size '%s': too large", text);
+    /* 0.5 bytes would truncate to 0, which means "no limit": a limit that silently lifts itself */
+    if (b != floor(b))
+        return pm_err_set(err, PM_ERR_USAGE, "invalid size '%s': not a whole number of bytes", text);
     *bytes = (uint64_t)b;
     return PM_OK;
 }

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 /* schema_sql below is version 1, frozen. Every later change is one entry appended to `migrations`
@@ -349,6 +351,42 @@ static int migrate_copy(pm_store *st, int version, pm_err *err)
     return rc;
 }
 
+/* A WAL database can not be opened read-only the usual way when its folder is read-only: SQLite must create the
+ * -shm file. With no -wal content left (every writer finished and checkpointed) nothing can change the file
+ * (no writer can create its -wal there either), so it is opened as immutable. NULL: open normally. */
+static char *immutable_uri(const char *path)
+{
+    char dir[PATH_MAX], wal[PATH_MAX + 8];
+    const char *slash = strrchr(path, '/');
+    size_t dn = slash ? (size_t)(slash - path) : 1;
+    if (dn == 0)
+        dn = 1; /* "/x.db" */
+    if (dn >= sizeof dir || strlen(path) >= PATH_MAX)
+        return NULL;
+    memcpy(dir, slash ? path : ".", dn);
+    dir[dn] = '\0';
+    if (access(dir, W_OK) == 0)
+        return NULL;
+    struct stat sb;
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    if (stat(wal, &sb) == 0 && sb.st_size > 0)
+        return NULL;
+    /* file: URI, percent-encoding what a URI would read as syntax */
+    size_t n = strlen(path);
+    char *uri = malloc(3 * n + 32), *o = uri;
+    if (!uri)
+        return NULL;
+    o += sprintf(o, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p == '%' || *p == '?' || *p == '#' || *p < 0x20 || *p >= 0x7f)
+            o += sprintf(o, "%%%02X", *p);
+        else
+            *o++ = (char)*p;
+    }
+    strcpy(o, "?immutable=1");
+    return uri;
+}
+
 static int store_open(const char *path, int readonly, pm_store **out, pm_err *err)
 {
     *out = NULL;
@@ -366,7 +404,12 @@ static int store_open(const char *path, int readonly, pm_store **out, pm_err *er
     st->readonly = readonly;
     int rc = PM_OK;
     int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+    char *uri = readonly ? immutable_uri(path) : NULL;
+    if (uri)
+        flags |= SQLITE_OPEN_URI;
+    int orc = sqlite3_open_v2(uri ? uri : path, &st->db, flags, NULL);
+    free(uri);
+    if (orc != SQLITE_OK) {
         rc = st->db ? db_err(st, err, "open") : pm_err_set(err, PM_ERR_NOMEM, "%s: open: out of memory", path);
         goto cleanup;
     }
@@ -411,6 +454,22 @@ int pm_store_open(const char *path, pm_store **out, pm_err *err)
 int pm_store_open_readonly(const char *path, pm_store **out, pm_err *err)
 {
     return store_open(path, 1, out, err);
+}
+
+int pm_store_open_db_readonly(const char *path, sqlite3 **db, pm_err *err)
+{
+    *db = NULL;
+    char *uri = immutable_uri(path);
+    int rc = sqlite3_open_v2(uri ? uri : path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0),
+                             NULL);
+    free(uri);
+    if (rc != SQLITE_OK) {
+        pm_err_set(err, PM_ERR_DB, "cannot open %s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
+        sqlite3_close(*db);
+        *db = NULL;
+        return PM_ERR_DB;
+    }
+    return PM_OK;
 }
 
 void pm_store_close(pm_store *st)

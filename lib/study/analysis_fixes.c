@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static double evidence(const pm_an_fix *f, const char *name)
 {
@@ -53,13 +54,22 @@ static int cond_holds(const pm_an_fix *f, const char *cond, const char *r2_name,
 static int choose_fixes(pm_analysis *a, const char *path, double *fit_r2, pm_err *err)
 {
     char def[4096];
+    int explicit_path = path != NULL;
     if (!path) {
         snprintf(def, sizeof def, "%s/fixes.tsv", pm_data_dir());
         path = def;
     }
     FILE *f = fopen(path, "r");
-    if (!f)
-        return PM_OK;   /* no rules: the table still shows the evidence */
+    if (!f) {
+        if (!explicit_path)
+            return PM_OK; /* no default rules installed: the table still shows the evidence */
+        return pm_err_errno(err, PM_ERR_IO, "fix rules %s", path);
+    }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) { /* a folder "reads" as no rules at all */
+        fclose(f);
+        return pm_err_set(err, PM_ERR_IO, "fix rules %s: not a regular file", path);
+    }
     char line[2048];
     int lineno = 0, rc = PM_OK;
     typedef char *rule[4];   /* stage, pass, condition, fix */
@@ -67,6 +77,12 @@ static int choose_fixes(pm_analysis *a, const char *path, double *fit_r2, pm_err
     int nr = 0;
     while (fgets(line, sizeof line, f)) {
         lineno++;
+        size_t ll = strlen(line);
+        if (ll == sizeof line - 1 && line[ll - 1] != '\n' && !feof(f)) {
+            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: line longer than %zu characters", path, lineno,
+                            sizeof line - 2);
+            break;
+        }
         line[strcspn(line, "\r\n")] = 0;
         if (!line[0] || line[0] == '#')
             continue;
@@ -98,6 +114,8 @@ static int choose_fixes(pm_analysis *a, const char *path, double *fit_r2, pm_err
             break;
         }
     }
+    if (rc == PM_OK && ferror(f))
+        rc = pm_err_errno(err, PM_ERR_IO, "fix rules %s", path);
     fclose(f);
     for (size_t i = 0; rc == PM_OK && i < a->n_fixes; i++) {
         pm_an_fix *x = &a->fixes[i];

@@ -205,6 +205,9 @@ int an_load(an_work *w, pm_err *err)
         return an_nomem(err);
     if ((rc = cb_status(pm_sq_configs(w->db, &w->sweeps, add_config, w, err), err)))
         return rc;
+    if (a->n_configs == 0) /* a failed import or a sweep stopped before its first run: nothing to analyse */
+        return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s' has no configs: nothing was recorded in it",
+                          a->sweep ? a->sweep : "?");
     qsort(a->configs, a->n_configs, sizeof *a->configs, an_cmp_config);
     if ((rc = cb_status(pm_sq_config_params(w->db, &w->sweeps, add_param, w, err), err)))
         return rc;

@@ -411,6 +411,11 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
         rc = db_fail(db, path, err, "list configs");
         goto cleanup;
     }
+    if (n_all == 0) {
+        rc = pm_err_set(err, PM_ERR_NOTFOUND, "%s: sweep '%s' has no configs: nothing was recorded in it", path,
+                        info->sweep ? info->sweep : "?");
+        goto cleanup;
+    }
     if ((rc = resolve_variant(all, n_all, path, label, variant, axis, &info->variant, err)) != PM_OK)
         goto cleanup;
     /* Keep the chosen variant's configs, then load their runs. */

@@ -1,4 +1,5 @@
 /* passmap compare A.db [B.db]: A/B comparison of two result sets (see lib/compare.h). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,8 +76,9 @@ int cmd_compare(int argc, char **argv)
         case O_BSWEEP: opts.sweep_b = optarg; break;
         case O_TOP: {
             char *end;
+            errno = 0;
             long v = strtol(optarg, &end, 10);
-            if (*optarg == '\0' || *end || v < 1)
+            if (*optarg == '\0' || *end || errno || v < 1)
                 return usage_error("--top needs a positive integer", optarg);
             top = (size_t)v;
             break;

@@ -19,7 +19,7 @@ static void usage(FILE *out)
             "  --tool NAME      the compiler that printed the report (default: by format: mlir-opt, llc ...)\n"
             "  --format NAME    mlir-text, mlir-json, llvm-text, llvm-json, chrome-trace, npu-log,\n"
             "                   npu-schedule-trace, npu-strategy, npu-task-stats (default: detected)\n"
-            "  --mode NAME      run mode recorded (default: cold)\n"
+            "  --mode NAME      run mode recorded: cold, cache-miss or warm (default: cold)\n"
             "  --quiet          print nothing on success\n"
             "  -h, --help       this help\n");
 }
@@ -57,7 +57,14 @@ int cmd_import(int argc, char **argv)
         case 's': sweep = optarg; break;
         case 'c': config = optarg; break;
         case 't': tool = optarg; break;
-        case 'm': mode = optarg; break;
+        case 'm':
+            /* the modes the report knows; any other string would be stored and then never shown */
+            if (strcmp(optarg, "cold") && strcmp(optarg, "cache-miss") && strcmp(optarg, "warm")) {
+                fprintf(stderr, "passmap import: --mode is cold, cache-miss or warm, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            mode = optarg;
+            break;
         case 'q': quiet = 1; break;
         case 'f':
             fmt = pm_format_from_name(optarg);
@@ -76,12 +83,7 @@ int cmd_import(int argc, char **argv)
     }
     pm_err err = {0};
     pm_store *st = NULL;
-    int64_t sweep_id;
-    if (pm_store_open(db, &st, &err) || pm_store_sweep(st, sweep, "import", NULL, NULL, &sweep_id, &err)) {
-        fprintf(stderr, "passmap import: %s\n", err.msg);
-        pm_store_close(st);
-        return PM_EXIT_FAIL;
-    }
+    int64_t sweep_id = 0;
     for (int i = optind; i < argc; i++) {
         const char *path = argv[i];
         const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -98,6 +100,13 @@ int cmd_import(int argc, char **argv)
             rc = PM_EXIT_FAIL;
             pm_report_free(&rep);
             continue;
+        }
+        /* the database and sweep are made once a report parsed: a failed import leaves no empty sweep behind */
+        if (!st && (pm_store_open(db, &st, &err) || pm_store_sweep(st, sweep, "import", NULL, NULL, &sweep_id, &err))) {
+            fprintf(stderr, "passmap import: %s\n", err.msg);
+            rc = PM_EXIT_FAIL;
+            pm_report_free(&rep);
+            break;
         }
         pm_config cfg = {.key = config ? config : base, .kind = "cmd"};
         int64_t config_id, run_id;

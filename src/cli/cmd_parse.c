@@ -1,4 +1,5 @@
 /* passmap parse: reads timing reports (MLIR, LLVM, Chrome trace, NPU) and prints the per-pass table. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -158,8 +159,9 @@ int cmd_parse(int argc, char **argv)
         case 't': tree = 1; break;
         case 'n': {
             char *e;
+            errno = 0;
             top = strtol(optarg, &e, 10);
-            if (*e || top <= 0) {
+            if (*e || e == optarg || errno || top <= 0) {
                 fprintf(stderr, "passmap parse: --top needs a positive number, not '%s'\n", optarg);
                 return PM_EXIT_USAGE;
             }
@@ -185,8 +187,15 @@ int cmd_parse(int argc, char **argv)
             goto cleanup;
         }
     }
-    if ((r.n_reports == 0 || r.n_passes == 0) && r.n_metrics == 0) {
-        fprintf(stderr, "passmap parse: no timing report or metrics found\n");
+    size_t counted = 0;
+    for (size_t i = 0; i < r.n_passes; i++)
+        counted += pm_pass_counted(&r.passes[i]) != 0;
+    if (counted == 0 && r.n_metrics == 0) {
+        /* rows that are all groups, summaries or breakdowns: a table of 0 passes is no result */
+        fprintf(stderr, "passmap parse: no counted pass in %d report(s) (%zu rows, all group/summary/detail; "
+                        "--all lists them with --json)\n", r.n_reports, r.n_passes);
+        if (json)
+            print_json(&r);
         rc = PM_EXIT_FAIL;
         goto cleanup;
     }

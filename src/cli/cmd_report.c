@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "cmds.h"
+#include "store.h"
 #include "figures.h"
 #include "html.h"
 #include "npu_report.h"
@@ -197,11 +198,10 @@ int cmd_report(int argc, char **argv)
         rc = pm_stagemap_load_default(map, &err);
     if (rc)
         goto cleanup;
-    /* read-write in memory terms only: temp tables are used; the file itself is opened read-only */
-    if (sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        pm_err_set(&err, PM_ERR_DB, "cannot open %s: %s", dbpath, db ? sqlite3_errmsg(db) : "out of memory");
+    /* read-write in memory terms only: temp tables are used; the file itself is opened read-only (also in a
+     * read-only folder) */
+    if ((rc = pm_store_open_db_readonly(dbpath, &db, &err)))
         goto cleanup;
-    }
     /* mmap reads skip a copy per page on the one big scan; temp tables stay in memory */
     sqlite3_exec(db, "PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL);
     pm_an_opts o = {.sweep = sweep, .map = map, .fixes_path = fixes, .size_axis = x_axis, .workload_axis = y_axis};

@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "cmds.h"
+#include "util.h"
 #include "ov.h"
 #include "parse.h"
 #include "run.h"
@@ -89,6 +90,23 @@ static int parse_count(const char *text, long min, long *out)
         return -1;
     *out = v;
     return 0;
+}
+
+/* The last non-empty line of a failed child's stderr: the reason it gives. */
+static void report_child_error(const char *err_path, long run, long all_failed)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    pm_err e = {0};
+    if (!err_path || pm_util_read_file_max(err_path, 16u << 20, &buf, &len, &e) != PM_OK)
+        return;
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' '))
+        buf[--len] = '\0';
+    const char *last = len ? strrchr(buf, '\n') : NULL;
+    last = last ? last + 1 : buf;
+    if (*last)
+        fprintf(stderr, "passmap run: run %ld failed%s: %s\n", run, all_failed ? " (as did every run)" : "", last);
+    free(buf);
 }
 
 typedef struct metric {
@@ -483,6 +501,12 @@ int cmd_run(int argc, char **argv)
                 rc = PM_EXIT_FAIL;
                 goto cleanup;
             }
+            /* kept so a failed compile can say why (a missing library or device is only in the child's stderr) */
+            if (!err_files[i] && asprintf(&err_files[i], "%s/ov-compile.stderr", ov_dir) < 0) {
+                err_files[i] = NULL;
+                rc = PM_EXIT_FAIL;
+                goto cleanup;
+            }
         }
         o.stdout_path = out_files[i];
         o.stderr_path = err_files[i];
@@ -515,6 +539,12 @@ int cmd_run(int argc, char **argv)
     long counts[PM_RUN_SPAWN_ERROR + 1] = {0};
     for (long i = 0; i < done; i++)
         counts[runs[i].status]++;
+    if (openvino)
+        for (long i = 0; i < done; i++)
+            if (runs[i].status != PM_RUN_OK) {
+                report_child_error(err_files[i], i + 1, counts[PM_RUN_OK] ? 0 : done);
+                break;
+            }
     if (counts[PM_RUN_OK] != done)
         rc = PM_EXIT_FAIL;
     stats st[N_METRICS];

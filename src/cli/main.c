@@ -1,4 +1,5 @@
 /* passmap: finds what dominates a model compiler's compile time, why, and fixes it. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,7 +37,7 @@ static void usage(FILE *out)
         fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -56,4 +57,24 @@ int main(int argc, char **argv)
     fprintf(stderr, "passmap: '%s' is not a command\n", argv[1]);
     usage(stderr);
     return PM_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    /* One place for every command: output that never reached stdout (a full disk, /dev/full, a closed pipe) is
+     * a failure, not a silent success. The buffer is flushed here so the error is seen before exit. */
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int saved = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        saved = errno;
+    }
+    if (bad) {
+        fprintf(stderr, "passmap: cannot write output: %s\n", saved ? strerror(saved) : "write error");
+        if (rc == PM_EXIT_OK)
+            rc = PM_EXIT_FAIL;
+    }
+    return rc;
 }

@@ -54,8 +54,27 @@ check_fails "missing file fails" "$PASSMAP" parse "$TMP/nope.txt"
 "$PASSMAP" parse "$TMP/nope.txt" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "cannot open" "$TMP/err.txt" \
   && ok "missing file: exit 1, clear message" || fail "missing file: exit 1, clear message"
 echo "just a log line" >"$TMP/empty.txt"
-"$PASSMAP" parse "$TMP/empty.txt" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "no timing report or metrics found" "$TMP/err.txt" \
-  && ok "no report: exit 1" || fail "no report: exit 1"
+"$PASSMAP" parse "$TMP/empty.txt" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "no timing report in $TMP/empty.txt; formats tried: mlir-text, mlir-json, llvm-text" "$TMP/err.txt" \
+  && ok "no report: exit 1 naming the file and the formats tried" || fail "no report: exit 1 naming the formats tried"
+# one empty file among good ones is still an error (it was silently skipped)
+"$PASSMAP" parse "$FX/mlir/tree-single.txt" "$TMP/empty.txt" >/dev/null 2>"$TMP/err.txt"; [ $? -eq 1 ] \
+  && grep -q "no timing report in $TMP/empty.txt" "$TMP/err.txt" && ok "an empty file among reports: exit 1" \
+  || fail "an empty file among reports: exit 1"
+: >"$TMP/zero.txt"
+check_fails "a 0-byte file is no report" "$PASSMAP" parse "$TMP/zero.txt"
+# clang 14's "... Pass execution timing report ..." was read as 0 passes with exit 0
+n=$("$PASSMAP" parse --json "$FX/llvm/clang14-ftime-report.txt" | python3 -c 'import json,sys; print(sum(p["counted"] for p in json.load(sys.stdin)["passes"]))')
+[ "${n:-0}" -gt 50 ] && ok "clang 14 -ftime-report: $n counted passes" || fail "clang 14 -ftime-report: ${n:-0} counted passes"
+# only a breakdown section (no pass report): rows, but none counted -> exit 1, not a 0-pass table
+sed -n '/Instruction Selection and Scheduling/,/Total$/p' "$FX/llvm/llc-time-passes.txt" | sed '1i ===-----------------------------------------------------------------------===' >"$TMP/isel-only.txt"
+"$PASSMAP" parse "$TMP/isel-only.txt" >/dev/null 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "no counted pass" "$TMP/err.txt" \
+  && ok "breakdown rows only: exit 1" || fail "breakdown rows only: exit 1 ($(cat "$TMP/err.txt"))"
+# not regular files: /dev/zero grew memory without end, a FIFO blocked forever
+"$PASSMAP" parse /dev/zero 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "not a regular file" "$TMP/err.txt" \
+  && ok "/dev/zero refused" || fail "/dev/zero refused"
+mkfifo "$TMP/fifo"
+timeout 60 "$PASSMAP" parse "$TMP/fifo" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "not a regular file" "$TMP/err.txt" \
+  && ok "FIFO refused without blocking" || fail "FIFO refused without blocking"
 printf '[{"wall": {"duration": 1}, "name": 3}]' >"$TMP/bad.json"
 "$PASSMAP" parse --format mlir-json "$TMP/bad.json" 2>"$TMP/err.txt"; [ $? -eq 1 ] && grep -q "bad.json" "$TMP/err.txt" \
   && ok "malformed json: exit 1 naming the file" || fail "malformed json: exit 1 naming the file"

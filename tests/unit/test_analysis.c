@@ -116,6 +116,9 @@ static int teardown(void **state)
     return 0;
 }
 
+/* An empty rule file: no fix is chosen (a missing --fixes file is an error). */
+#define NO_RULES PM_SOURCE_DIR "/tests/fixtures/report/no-fix-rules.tsv"
+
 static pm_analysis *analyse(const char *fixes)
 {
     pm_an_opts o = {.map = map, .fixes_path = fixes};
@@ -135,7 +138,7 @@ static void shares_dominant_and_overhead(void **state)
     add_run(c1, "cold", 1.0, 0.9, "mlir-opt", "Canonicalizer", 0.6, "LinalgGeneralizeNamedOpsPass", 0.2, (char *)NULL);
     add_run(c1, "cold", 1.2, 1.0, "mlir-opt", "Canonicalizer", 0.6, "LinalgGeneralizeNamedOpsPass", 0.2, (char *)NULL);
     add_run(c1, "warm", 0.1, 0.1, "mlir-opt", (char *)NULL);
-    pm_analysis *a = analyse("/nonexistent");
+    pm_analysis *a = analyse(NO_RULES);
     assert_int_equal(a->n_configs, 1);
     const pm_an_config *c = &a->configs[0];
     assert_int_equal(c->n_cold, 2);
@@ -169,7 +172,7 @@ static void wall_interval_on_log_scale(void **state)
     add_run(c1, "cold", 0.1, 0.1, "mlir-opt", "Canonicalizer", 0.05, (char *)NULL);
     add_run(c1, "cold", 1.0, 0.9, "mlir-opt", "Canonicalizer", 0.5, (char *)NULL);
     add_run(c1, "cold", 10.0, 9.0, "mlir-opt", "Canonicalizer", 5.0, (char *)NULL);
-    pm_analysis *a = analyse("/nonexistent");
+    pm_analysis *a = analyse(NO_RULES);
     const pm_an_config *c = &a->configs[0];
     /* geometric mean 1; ln sd = ln 10; half = t(0.975, 2) * ln 10 / sqrt 3 (t = 4.302652729911275, scipy) */
     double half = 4.302652729911275 * log(10) / sqrt(3);
@@ -194,7 +197,7 @@ static void sizes_sorted_numerically_and_regimes(void **state)
             add_run(c, "cold", 1.0, 1.0, big ? "llc" : "mlir-opt", big ? "X86 DAG->DAG Instruction Selection" : "CSE",
                     0.7, (char *)NULL);
         }
-    pm_analysis *a = analyse("/nonexistent");
+    pm_analysis *a = analyse(NO_RULES);
     assert_int_equal(a->n_configs, 6);
     assert_string_equal(a->configs[0].size, "0.5b");
     assert_string_equal(a->configs[2].size, "1.5b");
@@ -228,7 +231,7 @@ static void fit_recovers_exponent(void **state)
         double t = 1e-4 * pow(xs[i], 0.7), t2 = 1e-7 * pow(xs[i], 1.5);
         add_run_ops(c, xs[i], (t + t2) * 1.25, t + t2, "mlir-opt", "Canonicalizer", t, "CSE", t2, (char *)NULL);
     }
-    pm_analysis *a = analyse("/nonexistent");
+    pm_analysis *a = analyse(NO_RULES);
     const pm_an_fit *canon = NULL, *cse = NULL;
     for (size_t i = 0; i < a->n_fits; i++) {
         if (!strcmp(a->fits[i].name, "Canonicalizer"))
@@ -260,7 +263,7 @@ static void precision_ratio_and_crossover(void **state)
             add_run(add_config("llm", "qwen2", sizes[i], w, "int4", 0), "cold", int4[i] * f, 1, "mlir-opt", "CSE",
                     0.5 * int4[i] * f, (char *)NULL);
         }
-    pm_analysis *a = analyse("/nonexistent");
+    pm_analysis *a = analyse(NO_RULES);
     assert_string_equal(a->prec_base, "int8");
     assert_int_equal(a->n_prec, 2);
     const pm_an_series *r4 = NULL;
@@ -288,7 +291,7 @@ static void precision_series_in_size_order_across_families(void **state)
         add_run(add_config("llm", pts[i].fam, pts[i].size, 128, "int4", 0), "cold", pts[i].int4, 1, "mlir-opt", "CSE",
                 0.5 * pts[i].int4, (char *)NULL);
     }
-    pm_analysis *a = analyse("/nonexistent");
+    pm_analysis *a = analyse(NO_RULES);
     const pm_an_series *r4 = NULL;
     for (size_t k = 0; k < a->n_prec; k++)
         if (!strcmp(a->prec_ratio[k].label, "int4"))
@@ -361,13 +364,13 @@ static void family_similarity(void **state)
     for (int f = 0; f < 2; f++)
         add_run(add_config("llm", fams[f], "1b", 128, "int8", 0), "cold", 1.0, 1, "mlir-opt", "CSE", 0.5,
                 (char *)NULL);
-    pm_analysis *a = analyse("/nonexistent");
+    pm_analysis *a = analyse(NO_RULES);
     assert_int_equal(a->family_jsd_pairs, 1);
     assert_float_equal(a->family_jsd, 0.0, 1e-9);
     pm_analysis_free(a);
     add_run(add_config("llm", "phi3", "1b", 128, "int8", 0), "cold", 1.0, 1, "mlir-opt", "LinalgFoo", 0.9,
             (char *)NULL);
-    a = analyse("/nonexistent");
+    a = analyse(NO_RULES);
     assert_int_equal(a->family_jsd_pairs, 3);
     assert_true(a->family_jsd > 0.2);
     pm_analysis_free(a);

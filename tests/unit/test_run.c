@@ -379,7 +379,8 @@ static void parse_size(void **state)
     assert_true(b == 3ull << 29);
     assert_int_equal(pm_run_parse_size("18446744073709551615", &b, &err), PM_OK);
     assert_true(b == UINT64_MAX);
-    const char *bad[] = {"abc", "-1", "5x", "", "1e3", "5MX", "99999999999999999999", "1T1", "20000000T"};
+    /* "0.5" truncated to 0 bytes would mean "no limit" */
+    const char *bad[] = {"abc", "-1", "5x", "", "1e3", "5MX", "99999999999999999999", "1T1", "20000000T", "0.5", "0.3K"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(pm_run_parse_size(bad[i], &b, &err), PM_ERR_USAGE);
         assert_non_null(strstr(err.msg, "invalid size"));

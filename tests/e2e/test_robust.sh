@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Bad output targets, bad flags and odd databases: every case ends in a clear exit status and one-line message,
+# never a silent success or a sanitizer abort.
+source "$(dirname "$0")/lib.sh"
+export PASSMAP_DATA_DIR=$ROOT/data
+FX=$ROOT/tests/fixtures
+DB=$TMP/r.db
+"$PASSMAP" import --db "$DB" --quiet "$FX/mlir/tree-single.txt" "$FX/mlir/list-single.txt" || fail "import for the tests"
+
+# expect_fail STATUS GREP DESC CMD...: CMD exits with STATUS and its stderr matches GREP.
+expect_fail() {
+  local want=$1 pat=$2 desc=$3; shift 3
+  "$@" >/dev/null 2>"$TMP/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ] && grep -qE -- "$pat" "$TMP/err"; then ok "$desc"
+  else fail "$desc (rc=$rc)"; sed 's/^/#   /' "$TMP/err" | tail -5; fi
+}
+
+# stdout on a full device: every command exits 1 and says so (most exited 0)
+full() {
+  local desc=$1; shift
+  "$@" >/dev/full 2>"$TMP/err"
+  local rc=$?
+  if [ "$rc" -eq 1 ] && grep -q "cannot write output" "$TMP/err"; then ok "/dev/full: $desc"
+  else fail "/dev/full: $desc (rc=$rc)"; tail -3 "$TMP/err" | sed 's/^/#   /'; fi
+}
+full "--help" "$PASSMAP" --help
+full "--version" "$PASSMAP" --version
+for c in run parse import gen sweep report compare cache ov-compile; do full "$c --help" "$PASSMAP" "$c" --help; done
+full "parse" "$PASSMAP" parse "$FX/mlir/tree-single.txt"
+full "parse --json" "$PASSMAP" parse --json "$FX/mlir/tree-single.txt"
+full "import" "$PASSMAP" import --db "$TMP/full.db" "$FX/mlir/tree-single.txt"
+full "gen llm" "$PASSMAP" gen llm --family qwen2 --size 0.5b --window 8 --precision int8 --layers 1
+full "report" "$PASSMAP" report "$DB"
+full "report --json" "$PASSMAP" report --json "$DB"
+full "compare" "$PASSMAP" compare "$DB" "$DB"
+full "run" "$PASSMAP" run -n 1 -- true
+full "run --json" "$PASSMAP" run -n 1 --json -- true
+full "cache stats" "$PASSMAP" cache --dir "$TMP/cache" stats
+
+# flags that were accepted and then ignored or misread
+expect_fail 2 "not a whole number of bytes" "run --mem-limit 0.5 (became unlimited)" "$PASSMAP" run --mem-limit 0.5 -- true
+expect_fail 2 "positive" "parse --top 99999999999999999999 (overflowed)" "$PASSMAP" parse --top 99999999999999999999 "$FX/mlir/tree-single.txt"
+expect_fail 2 "positive" "parse --top 1e20" "$PASSMAP" parse --top 1e20 "$FX/mlir/tree-single.txt"
+expect_fail 2 "positive integer" "compare --top 99999999999999999999" "$PASSMAP" compare --top 99999999999999999999 "$DB" "$DB"
+expect_fail 2 "cold, cache-miss or warm" "import --mode bogus" "$PASSMAP" import --db "$TMP/m.db" --mode bogus "$FX/mlir/tree-single.txt"
+[ ! -e "$TMP/m.db" ] && ok "import --mode bogus creates no database" || fail "import --mode bogus created a database"
+expect_fail 1 "not a regular file" "report --fixes DIR (exited 0)" "$PASSMAP" report --fixes "$TMP" "$DB"
+expect_fail 1 "fix rules .*nope.tsv" "report --fixes MISSING" "$PASSMAP" report --fixes "$TMP/nope.tsv" "$DB"
+pushd "$TMP" >/dev/null
+expect_fail 1 "run 1 failed.*no-such-libopenvino_c" "run --backend openvino shows the child's error" \
+  env PASSMAP_OPENVINO_LIB="$TMP/no-such-libopenvino_c.so" "$PASSMAP" run -n 2 --backend openvino --model "$TMP/m.xml"
+popd >/dev/null
+
+# a failed import leaves no empty sweep behind; report/compare on an empty sweep say so (they aborted under
+# the sanitizers)
+echo "no report here" >"$TMP/none.txt"
+expect_fail 1 "no timing report in" "import of a file with no report" "$PASSMAP" import --db "$TMP/e.db" "$TMP/none.txt"
+[ ! -e "$TMP/e.db" ] && ok "failed import: no database, no empty sweep" || fail "failed import left $TMP/e.db"
+"$PASSMAP" import --db "$TMP/e.db" --quiet "$FX/mlir/tree-single.txt"
+sqlite3 "$TMP/e.db" "INSERT INTO sweep(name, backend) VALUES('empty', 'import');"
+expect_fail 1 "sweep 'empty' has no configs" "report on a sweep with no configs" "$PASSMAP" report --sweep empty "$TMP/e.db"
+expect_fail 1 "sweep 'empty' has no configs" "compare on a sweep with no configs" "$PASSMAP" compare --sweep empty "$TMP/e.db" "$TMP/e.db"
+
+# report on a database in a read-only folder (failed: "unable to open database file"); root ignores folder
+# modes, so the report runs as nobody there
+mkdir "$TMP/ro" && cp "$DB" "$TMP/ro/r.db" && chmod 644 "$TMP/ro/r.db" && chmod 555 "$TMP/ro" && chmod 755 "$TMP"
+as_user=()
+if [ "$(id -u)" -eq 0 ]; then
+  as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+  chmod -R o+rX "$ROOT/data"
+fi
+out=$("${as_user[@]}" "$PASSMAP" report "$TMP/ro/r.db" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && echo "$out" | grep -q "^fix table" && ok "report on a database in a read-only folder" \
+  || { fail "report in a read-only folder (rc=$rc)"; echo "$out" | tail -3 | sed 's/^/#   /'; }
+[ ! -e "$TMP/ro/r.db-shm" ] && ok "read-only folder left untouched" || fail "read-only folder got a -shm file"
+chmod 755 "$TMP/ro"
+finish
