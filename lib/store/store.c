@@ -28,7 +28,46 @@ static const pm_migration migrations[] = {
      * execution order, e.g. MLIR's tree), NULL (rows not in execution order, e.g. LLVM's list). */
     {"trace columns", "ALTER TABLE pass_time ADD COLUMN start_s REAL;\n"
                       "ALTER TABLE step ADD COLUMN pass_order TEXT;\n"},
-    /* v3 (issue 8, backend-table): the config model: every axis as name=value (any back end's axes,
+    /* v3 (issue 13, scale-out): which machine measured each run, the plan of each shard, the merges made.
+     * host.fingerprint: pm_host_fingerprint (CPU, cores, kernel, compiler build); a run names its host. */
+    {"hosts, shard plans, merge log",
+     "CREATE TABLE host(\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  name TEXT NOT NULL,\n"
+     "  fingerprint TEXT NOT NULL,\n"
+     "  cpu_model TEXT,\n"
+     "  cores INTEGER,\n"
+     "  kernel TEXT,\n"
+     "  machine TEXT,\n"
+     "  compiler TEXT,\n"
+     "  first_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
+     "  UNIQUE(name, fingerprint)\n"
+     ");\n"
+     "ALTER TABLE run ADD COLUMN host_id INTEGER REFERENCES host(id);\n"
+     /* (config, mode, repeat) names a run: resume and merge look runs up by it */
+     "DROP INDEX run_config_mode;\n"
+     "CREATE INDEX run_key ON run(config_id, mode, repeat);\n"
+     "CREATE TABLE shard(\n"
+     "  sweep_id INTEGER NOT NULL REFERENCES sweep(id) ON DELETE CASCADE,\n"
+     "  shard_k INTEGER NOT NULL,\n"
+     "  shard_n INTEGER NOT NULL,\n"
+     "  config_key TEXT NOT NULL,\n"
+     "  cold INTEGER NOT NULL,\n"        /* runs planned per mode */
+     "  cache_miss INTEGER NOT NULL,\n"
+     "  warm INTEGER NOT NULL,\n"
+     "  PRIMARY KEY(sweep_id, shard_n, config_key)\n"
+     ") WITHOUT ROWID;\n"
+     "CREATE TABLE merge_log(\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  source TEXT NOT NULL,\n"
+     "  sweep TEXT,\n"
+     "  runs_merged INTEGER NOT NULL,\n"
+     "  runs_skipped INTEGER NOT NULL,\n"
+     "  forced INTEGER NOT NULL,\n"      /* 1: spec or compiler differed and --force merged it anyway */
+     "  note TEXT,\n"
+     "  merged_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))\n"
+     ");\n"},
+    /* v4 (issue 8, backend-table): the config model: every axis as name=value (any back end's axes,
      * e.g. opt=2, input=a.c). The workload columns stay; old configs get their workload axes as parameters. */
     {"config parameters",
      "CREATE TABLE IF NOT EXISTS config_param(\n"
@@ -158,7 +197,7 @@ enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK,
     S_SWEEP, S_CONFIG, S_RUNS_DONE,
     S_RUN, S_STEP, S_PASS, S_METRIC,
-    S_META_SET, S_META_GET, S_CONFIG_PARAM, S_CONFIG_PARAMS,
+    S_META_SET, S_META_GET, S_HOST, S_SHARD, S_CONFIG_PARAM, S_CONFIG_PARAMS,
     S__COUNT
 };
 
@@ -180,9 +219,9 @@ static const char *const stmt_sql[S__COUNT] = {
                  "RETURNING id",
     [S_RUNS_DONE] = "SELECT count(*) FROM run WHERE config_id = ?1 AND mode = ?2",
     [S_RUN] = "INSERT INTO run(config_id, repeat, mode, status, wall_s, user_s, sys_s, maxrss_kb,\n"
-              "  started_at, note)\n"
+              "  started_at, note, host_id)\n"
               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,\n"
-              "  strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') - coalesce(?5, 0) / 86400.0), ?9)",
+              "  strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') - coalesce(?5, 0) / 86400.0), ?9, ?10)",
     [S_STEP] = "INSERT INTO step(run_id, seq, tool, argv, status, wall_s, user_s, sys_s, maxrss_kb,\n"
                "  instructions, exit_code, term_signal, report_format, report_wall_s, stderr_tail, pass_order)\n"
                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
@@ -192,6 +231,14 @@ static const char *const stmt_sql[S__COUNT] = {
     [S_META_SET] = "INSERT INTO meta(key, value) VALUES(?1, ?2)\n"
                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     [S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+    [S_HOST] = "INSERT INTO host(name, fingerprint, cpu_model, cores, kernel, machine, compiler)\n"
+               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)\n"
+               "ON CONFLICT(name, fingerprint) DO UPDATE SET name = excluded.name\n"
+               "RETURNING id",
+    [S_SHARD] = "INSERT INTO shard(sweep_id, shard_k, shard_n, config_key, cold, cache_miss, warm)\n"
+                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)\n"
+                "ON CONFLICT(sweep_id, shard_n, config_key) DO UPDATE SET shard_k = excluded.shard_k,\n"
+                "  cold = excluded.cold, cache_miss = excluded.cache_miss, warm = excluded.warm",
     [S_CONFIG_PARAMS] = "SELECT name, value FROM config_param WHERE config_id = ?1 ORDER BY name",
     [S_CONFIG_PARAM] = "INSERT INTO config_param(config_id, name, value) VALUES(?1, ?2, ?3)\n"
                        "ON CONFLICT(config_id, name) DO UPDATE SET value = excluded.value",
@@ -488,6 +535,11 @@ sqlite3 *pm_store_db(pm_store *st)
     return st ? st->db : NULL;
 }
 
+const char *pm_store_path(pm_store *st)
+{
+    return st ? st->path : NULL;
+}
+
 int pm_store_schema_version(const pm_store *st)
 {
     return st ? st->version : 0;
@@ -692,7 +744,8 @@ int pm_store_record_run(pm_store *st, const pm_run_record *rec, int64_t *run_id,
     int brc = sqlite3_bind_int64(s, 1, rec->config_id) | sqlite3_bind_int(s, 2, rec->repeat) |
               bind_text(s, 3, rec->mode) | bind_text(s, 4, rec->status) | bind_real_nonneg(s, 5, rec->wall_s) |
               bind_real_nonneg(s, 6, rec->user_s) | bind_real_nonneg(s, 7, rec->sys_s) |
-              bind_int_nonneg(s, 8, rec->maxrss_kb) | bind_text(s, 9, rec->note);
+              bind_int_nonneg(s, 8, rec->maxrss_kb) | bind_text(s, 9, rec->note) |
+              (rec->host_id > 0 ? sqlite3_bind_int64(s, 10, rec->host_id) : sqlite3_bind_null(s, 10));
     if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
         rc = db_err(st, err, "run");
     done_stmt(s);
@@ -749,6 +802,39 @@ int pm_store_meta_get(pm_store *st, const char *key, char **value, pm_err *err)
     } else {
         rc = db_err(st, err, "meta get");
     }
+    done_stmt(s);
+    return rc;
+}
+
+int pm_store_host(pm_store *st, const pm_host *h, int64_t *host_id, pm_err *err)
+{
+    if (!h || !h->name[0] || !h->fingerprint[0])
+        return pm_err_set(err, PM_ERR_USAGE, "store: host needs a name and a fingerprint");
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_HOST, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    if ((bind_text(s, 1, h->name) | bind_text(s, 2, h->fingerprint) | bind_text(s, 3, h->cpu_model) |
+         sqlite3_bind_int(s, 4, h->cores) | bind_text(s, 5, h->kernel) | bind_text(s, 6, h->machine) |
+         bind_text(s, 7, h->compiler)) != SQLITE_OK) {
+        rc = db_err(st, err, "host: bind");
+        done_stmt(s);
+        return rc;
+    }
+    return step_returning_id(st, s, host_id, err, "host");
+}
+
+int pm_store_shard_plan(pm_store *st, int64_t sweep_id, int shard_k, int shard_n, const char *config_key,
+                        int cold, int cache_miss, int warm, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_SHARD, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    if ((sqlite3_bind_int64(s, 1, sweep_id) | sqlite3_bind_int(s, 2, shard_k) | sqlite3_bind_int(s, 3, shard_n) |
+         bind_text(s, 4, config_key) | sqlite3_bind_int(s, 5, cold) | sqlite3_bind_int(s, 6, cache_miss) |
+         sqlite3_bind_int(s, 7, warm)) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
+        rc = db_err(st, err, "shard plan");
     done_stmt(s);
     return rc;
 }

@@ -14,6 +14,11 @@
  *   metric(run_id, step_id, name, value)     -- step_id NULL for run-level metrics
  *   config_param(config_id, name, value)     -- the config model: every axis as name=value (schema 2)
  *   meta(key PRIMARY KEY, value)             -- free-form facts, e.g. compiler versions
+ *   host(id, name, fingerprint, cpu_model, cores, kernel, machine, compiler, UNIQUE(name, fingerprint))  (v3)
+ *                                            -- run.host_id (v3): the machine that measured the run (NULL: unknown)
+ *   shard(sweep_id, shard_k, shard_n, config_key, cold, cache_miss, warm)  (v3)
+ *                                            -- the plan of each shard: runs planned per config and mode
+ *   merge_log(id, source, sweep, runs_merged, runs_skipped, forced, note, merged_at)  (v3)
  *   view v_pass: one row per pass joined up to its sweep (columns in store.c)
  * Absent values are NULL: window/resolution/layers 0, user_s/wall_s < 0, instructions < 0, parent -1.
  */
@@ -23,6 +28,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 #include "error.h"
+#include "host.h"
 #include "param.h"
 #include "parse.h"
 #include "run.h"
@@ -64,6 +70,7 @@ typedef struct pm_run_record {
     int n_steps;
     const pm_metric *metrics;    /* run-level metrics (e.g. "ir.ops"), may be NULL */
     int n_metrics;
+    int64_t host_id;             /* from pm_store_host; 0: unknown (e.g. an imported report) */
 } pm_run_record;
 
 /* Creates the schema when new and upgrades an older one. A read-only open of an older database upgrades a
@@ -75,6 +82,9 @@ void pm_store_close(pm_store *st);
  * read-only folder is opened as immutable. */
 int pm_store_open_db_readonly(const char *path, sqlite3 **db, pm_err *err);
 sqlite3 *pm_store_db(pm_store *st);                                 /* for read queries (analysis) */
+const char *pm_store_path(pm_store *st);
+/* The schema version that added hosts, shard plans and the merge log: older files have none. */
+#define PM_STORE_VERSION_HOSTS 3
 /* The file's schema version: the current one after a writer opened it; a read-only open of an older
  * file keeps its version (e.g. 1 has no pass_time.start_s / step.pass_order). */
 int pm_store_schema_version(const pm_store *st);
@@ -95,5 +105,44 @@ int pm_store_record_run(pm_store *st, const pm_run_record *rec, int64_t *run_id,
 /* Free-form key/value facts. get: *value is malloc'd (free it); PM_ERR_NOTFOUND when the key is absent. */
 int pm_store_meta_set(pm_store *st, const char *key, const char *value, pm_err *err);
 int pm_store_meta_get(pm_store *st, const char *key, char **value, pm_err *err);
+
+/* Get-or-create the host row of a machine (by name and fingerprint). */
+int pm_store_host(pm_store *st, const pm_host *h, int64_t *host_id, pm_err *err);
+
+/* Records that config KEY belongs to shard K of N of the sweep, with the runs planned per mode (idempotent). */
+int pm_store_shard_plan(pm_store *st, int64_t sweep_id, int shard_k, int shard_n, const char *config_key,
+                        int cold, int cache_miss, int warm, pm_err *err);
+
+/* Done/left per shard, one row per (sweep, shard) of the database. */
+typedef struct pm_shard_status {
+    char *sweep;
+    int shard_k, shard_n;
+    int configs;
+    int planned, done;        /* runs planned by the shard's plan / recorded (capped at the plan per config+mode) */
+    int failed;               /* recorded runs whose status is not ok */
+    char *hosts;              /* comma-separated host names that measured them, or NULL */
+} pm_shard_status;
+int pm_store_shard_status(pm_store *st, pm_shard_status **rows, int *n_rows, pm_err *err);
+void pm_shard_status_free(pm_shard_status *rows, int n_rows);
+
+/* One-writer lock of a database while a sweep writes it: an flock on the file DB.lock beside it, which
+ * also names the holder (pid and host). Held until pm_store_writer_unlock or the process ends. */
+int pm_store_writer_lock(const char *db_path, int *fd, pm_err *err);
+void pm_store_writer_unlock(int fd);
+/* PM_OK when nobody holds the lock; PM_ERR_USAGE with the holder named when a sweep is writing the file. */
+int pm_store_writer_check(const char *db_path, pm_err *err);
+
+/* Merge: copies every run of the database at IN_PATH (with its steps, passes and metrics, config, sweep and
+ * host rows) into the open store, in one transaction. A run whose (sweep, config, mode, repeat) is already in
+ * the store is skipped as a duplicate, so merging again changes nothing. An input whose sweep has another spec
+ * text or compiler identity than the same sweep in the store is refused (unless force: then recorded in
+ * merge_log). */
+typedef struct pm_merge_result {
+    int runs_merged, runs_skipped;
+    int refused;              /* 1: nothing merged from this input; reason says why */
+    int forced;               /* a difference was overridden by force (recorded) */
+    char reason[512];
+} pm_merge_result;
+int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_result *res, pm_err *err);
 
 #endif

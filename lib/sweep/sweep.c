@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "host.h"
 #include "parse.h"
 #include "run.h"
 #include "store.h"
@@ -118,6 +119,8 @@ typedef struct sweep_ctx {
     char work[PATH_MAX];
     char cache_dir[PATH_MAX];
     char self[PATH_MAX];
+    int *in_shard;      /* per config: 1 when this sweep (shard) runs it */
+    int64_t host_id;    /* the machine measuring, recorded with every run */
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -288,7 +291,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
     pm_run_record rec = {.config_id = cs->id, .repeat = t->repeat, .mode = t->mode, .status = status,
                          .wall_s = wall, .user_s = user, .sys_s = sys, .maxrss_kb = rss,
                          .note = note[0] ? note : NULL, .steps = sl.recs, .n_steps = n_done,
-                         .metrics = metrics, .n_metrics = n_metrics};
+                         .metrics = metrics, .n_metrics = n_metrics, .host_id = x->host_id};
     int64_t run_id;
     rc = pm_store_record_run(x->store, &rec, &run_id, err);
     if (rc == PM_OK && (import_s >= 0 || import_error[0]) && !strcmp(status, "ok")) {
@@ -297,7 +300,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         pm_run_record warm = {.config_id = cs->id, .repeat = t->repeat, .mode = "warm",
                               .status = import_s >= 0 ? "ok" : "failed", .wall_s = import_s >= 0 ? import_s : 0,
                               .user_s = -1, .sys_s = -1, .maxrss_kb = 0,
-                              .note = import_s >= 0 ? "ov_core_import_model of the exported blob" : import_error};
+                              .note = import_s >= 0 ? "ov_core_import_model of the exported blob" : import_error,
+                              .host_id = x->host_id};
         rc = pm_store_record_run(x->store, &warm, &run_id, err);
     }
     *status_out = status;
@@ -336,6 +340,10 @@ static int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *
         goto cleanup;
     }
     for (int c = 0; c < s->n_configs; c++) {
+        if (!x->in_shard[c]) {
+            done[c] = repeats; /* another shard's: nothing to plan here */
+            continue;
+        }
         if ((rc = pm_store_runs_done(x->store, x->cs[c].id, mode, &done[c], err)))
             goto cleanup;
         *already += done[c] < repeats ? done[c] : repeats;
@@ -396,30 +404,41 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
 {
     sweep_ctx x = {.spec = spec, .opts = opts, .be = pm_backend_find(spec->backend)};
     task *tasks = NULL;
-    int n_tasks = 0, already = 0, rc = PM_OK;
+    int n_tasks = 0, already = 0, rc = PM_OK, lock_fd = -1;
     int64_t sweep_id;
     char *meta = NULL;
     memset(sum, 0, sizeof *sum);
-    sum->configs = spec->n_configs;
+    if (!(x.in_shard = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x.in_shard)))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if ((rc = pm_shard_select(spec, &opts->shard, opts->costs_db, x.in_shard, err)))
+        goto cleanup;
+    for (int c = 0; c < spec->n_configs; c++)
+        sum->configs += x.in_shard[c];
 
     if (opts->self_exe)
         snprintf(x.self, sizeof x.self, "%s", opts->self_exe);
-    else if (!realpath("/proc/self/exe", x.self))
-        return pm_err_errno(err, PM_ERR_IO, "cannot find passmap's own executable");
+    else if (!realpath("/proc/self/exe", x.self)) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot find passmap's own executable");
+        goto cleanup;
+    }
     if (opts->work_dir)
         snprintf(x.work, sizeof x.work, "%s", opts->work_dir);
     else
         snprintf(x.work, sizeof x.work, "%s.runs", opts->db_path);
-    if (!x.be)
-        return pm_err_set(err, PM_ERR_USAGE, "no back end '%s' (%s)", spec->backend, pm_backend_names());
+    if (!x.be) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "no back end '%s' (%s)", spec->backend, pm_backend_names());
+        goto cleanup;
+    }
     x.bctx = (pm_backend_ctx){.spec = spec, .self_exe = x.self, .cache_dir = x.cache_dir};
     if ((rc = pm_util_mkdir_p(x.work, err)))
-        return rc;
+        goto cleanup;
     {
         /* Steps run with the run folder as cwd: every path handed to them must be absolute. */
         char abs[PATH_MAX];
-        if (!realpath(x.work, abs))
-            return pm_err_errno(err, PM_ERR_IO, "cannot resolve %s", x.work);
+        if (!realpath(x.work, abs)) {
+            rc = pm_err_errno(err, PM_ERR_IO, "cannot resolve %s", x.work);
+            goto cleanup;
+        }
         memcpy(x.work, abs, sizeof abs);
     }
     if (x.be->prepare && (rc = x.be->prepare(&x.bctx, err)))
@@ -428,20 +447,42 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
+    /* One sweep writes a database at a time; merge refuses a database while it is held. */
+    if (!opts->dry_run && (rc = pm_store_writer_lock(opts->db_path, &lock_fd, err)))
+        goto cleanup;
     if ((rc = fmt_path(x.cache_dir, sizeof x.cache_dir, err, "%s/cache", x.work)) ||
         (rc = pm_store_open(opts->db_path, &x.store, err)))
         goto cleanup;
     meta = sweep_meta(&x);
     if ((rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err)))
         goto cleanup;
+    {
+        pm_host host;
+        char compiler[256];
+        /* the compiler as the back end describes it (sweep metadata): "MLIR/LLVM 22.1.8", "openvino NPU" */
+        json_t *m = meta ? json_loads(meta, 0, NULL) : NULL;
+        const char *name = json_string_value(json_object_get(m, "compiler"));
+        const char *ver = json_string_value(json_object_get(m, "compiler_version"));
+        const char *dev = json_string_value(json_object_get(m, "device"));
+        snprintf(compiler, sizeof compiler, "%s %s", name ? name : spec->backend, ver ? ver : dev ? dev : "");
+        json_decref(m);
+        if ((rc = pm_host_probe(&host, err)))
+            goto cleanup;
+        pm_host_set_compiler(&host, compiler);
+        if ((rc = pm_store_host(x.store, &host, &x.host_id, err)))
+            goto cleanup;
+    }
     if (!(x.cs = calloc((size_t)spec->n_configs, sizeof *x.cs))) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
+    int warm = opts->warm >= 0 ? opts->warm : spec->warm;
     for (int c = 0; c < spec->n_configs; c++) {
         const pm_spec_config *cfg = &spec->configs[c];
         config_state *cs = &x.cs[c];
         char safe[sizeof cfg->key];
+        if (!x.in_shard[c])
+            continue;
         safe_name(cfg->key, safe, sizeof safe);
         if ((rc = fmt_path(cs->dir, sizeof cs->dir, err, "%s/%s", x.work, safe)) ||
             (rc = pm_util_mkdir_p(cs->dir, err)))
@@ -460,8 +501,13 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         free(params);
         if (rc)
             goto cleanup;
+        /* What this shard (1/1 when not sharded) owes: `passmap status` compares it with what is recorded. */
+        if (!opts->dry_run &&
+            (rc = pm_store_shard_plan(x.store, sweep_id, opts->shard.n ? opts->shard.k : 1,
+                                      opts->shard.n ? opts->shard.n : 1, cfg->key, spec->repeats, warm ? 1 : 0,
+                                      warm ? spec->warm_repeats : 0, err)))
+            goto cleanup;
     }
-    int warm = opts->warm >= 0 ? opts->warm : spec->warm;
     if ((rc = plan(&x, "cold", spec->repeats, &tasks, &n_tasks, &already, err)))
         goto cleanup;
     if (warm) {
@@ -529,9 +575,11 @@ cleanup:
     for (int c = 0; x.cs && c < spec->n_configs; c++)
         json_decref(x.cs[c].prep.params);
     free(x.cs);
-    if (x.be->cleanup)
+    if (x.be && x.be->cleanup)
         x.be->cleanup(&x.bctx);
+    free(x.in_shard);
     free(meta);
     pm_store_close(x.store);
+    pm_store_writer_unlock(lock_fd);
     return rc;
 }

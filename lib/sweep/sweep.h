@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include "error.h"
+#include "shard.h"
 #include "spec.h"
 
 typedef struct pm_sweep_progress {
@@ -31,10 +32,13 @@ typedef struct pm_sweep_opts {
     pm_sweep_progress_fn progress;
     void *progress_user;
     volatile sig_atomic_t *stop;  /* when set (SIGINT), stop after the run in progress */
+    pm_shard shard;           /* run only shard k of n of the configs (n == 0: all) */
+    const char *costs_db;     /* measured walls of an earlier sweep, to balance the shards; NULL: IR sizes */
 } pm_sweep_opts;
 
 typedef struct pm_sweep_summary {
-    int configs, planned, already_done, ran, ok, failed, interrupted;
+    int configs;              /* configs of this sweep (of this shard when sharded) */
+    int planned, already_done, ran, ok, failed, interrupted;
     double wall_s;
 } pm_sweep_summary;
 

@@ -38,8 +38,13 @@ static void usage(FILE *out)
             "  --json            print the summary as JSON on stdout\n"
             "  --backend NAME    override the spec's back end: embedded, openvino or command\n"
             "  --device NAME     override [openvino] device (NPU, CPU, GPU ...)\n"
+            "  --shard K/N       run only shard K of N (1 <= K <= N): the same spec gives the same shards on every\n"
+            "                    machine; each shard resumes on its own --db; `passmap merge` joins them\n"
+            "  --costs DB        balance the shards by the walls measured in DB (an earlier sweep of the spec)\n"
+            "                    instead of IR sizes; every shard must be given the same DB\n"
+            "  --status          print done/left per shard of --db (as `passmap status DB`), run nothing\n"
             "  -h, --help        this help\n\n"
-            "Spec format: see studies/demo.ini and the README.\n");
+            "Spec format: see studies/demo.ini and the README. Running on several machines: docs/scale-out.md.\n");
 }
 
 typedef struct progress_state {
@@ -96,10 +101,13 @@ int cmd_sweep(int argc, char **argv)
         {"dry-run", no_argument, NULL, 'n'},       {"quiet", no_argument, NULL, 'q'},
         {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
         {"backend", required_argument, NULL, 'B'}, {"device", required_argument, NULL, 'D'},
+        {"shard", required_argument, NULL, 'S'},   {"costs", required_argument, NULL, 'C'},
+        {"status", no_argument, NULL, 's'},
         {NULL, 0, NULL, 0}};
     pm_sweep_opts opts = {.warm = -1, .stop = &stop_requested};
     const char *db = NULL, *backend = NULL, *device = NULL;
-    int json = 0, quiet = 0, c;
+    int json = 0, quiet = 0, status = 0, c;
+    pm_err err = {0};
     char dbbuf[256];
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -130,6 +138,14 @@ int cmd_sweep(int argc, char **argv)
             backend = optarg;
             break;
         case 'D': device = optarg; break;
+        case 'S':
+            if (pm_shard_parse(optarg, &opts.shard, &err)) {
+                fprintf(stderr, "passmap sweep: %s\n", err.msg);
+                return PM_EXIT_USAGE;
+            }
+            break;
+        case 'C': opts.costs_db = optarg; break;
+        case 's': status = 1; break;
         case 'h': usage(stdout); return PM_EXIT_OK;
         default: fprintf(stderr, "try 'passmap sweep --help'\n"); return PM_EXIT_USAGE;
         }
@@ -138,7 +154,6 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "passmap sweep: expected one SPEC.ini\ntry 'passmap sweep --help'\n");
         return PM_EXIT_USAGE;
     }
-    pm_err err = {0};
     pm_spec *spec = NULL;
     if (pm_spec_load_as(argv[optind], backend, &spec, &err)) {
         fprintf(stderr, "passmap sweep: %s\n", err.msg);
@@ -154,6 +169,10 @@ int cmd_sweep(int argc, char **argv)
         db = dbbuf;
     }
     opts.db_path = db;
+    if (status) {
+        pm_spec_free(spec);
+        return pm_cli_status(&db, 1, json);
+    }
     progress_state ps = {.tty = isatty(STDERR_FILENO), .quiet = quiet, .dry = opts.dry_run};
     opts.progress = on_progress;
     opts.progress_user = &ps;
@@ -173,10 +192,14 @@ int cmd_sweep(int argc, char **argv)
                               "configs", sum.configs, "planned", sum.planned, "already_done", sum.already_done, "ran",
                               sum.ran, "ok", sum.ok, "failed", sum.failed, "interrupted", sum.interrupted, "wall_s",
                               sum.wall_s);
+        if (opts.shard.n)
+            json_object_set_new(o, "shard", json_pack("{s:i, s:i}", "k", opts.shard.k, "n", opts.shard.n));
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         putchar('\n');
         json_decref(o);
     } else if (!opts.dry_run) {
+        if (opts.shard.n)
+            printf("shard %d/%d: ", opts.shard.k, opts.shard.n);
         printf("sweep %s: %d configs, %d runs planned (%d already recorded), %d ran: %d ok, %d failed, %.1f s%s\n"
                "results: %s\n",
                spec->name, sum.configs, sum.planned, sum.already_done, sum.ran, sum.ok, sum.failed, sum.wall_s,

@@ -13,7 +13,12 @@ int cmd_trace(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_ov_compile(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+
+/* Prints done/left per shard of each database (passmap status, sweep --status). */
+int pm_cli_status(const char *const *dbs, int n_dbs, int json);
 
 /* Exit statuses: 0 ok, 1 the work failed, 2 usage error. */
 enum { PM_EXIT_OK = 0, PM_EXIT_FAIL = 1, PM_EXIT_USAGE = 2 };

@@ -25,6 +25,8 @@ static const struct command commands[] = {
     {"trace", cmd_trace, "export one stored compile as a Chrome trace (Perfetto, chrome://tracing)"},
     {"show", cmd_show, "a stored compile's pass tree in the terminal, with bars and shares"},
     {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
+    {"merge", cmd_merge, "merge shard databases (or any studies of the same spec) into one"},
+    {"status", cmd_status, "done/left per shard of a sweep database"},
     {"cache", cmd_cache, "content-addressed cache of compiled artifacts"},
     {"ov-compile", cmd_ov_compile, "compile (and import) one OpenVINO model, used by the openvino back end"},
     {"doctor", cmd_doctor, "check OpenVINO and the NPU compiler here: versions, devices, a tiny compile"},

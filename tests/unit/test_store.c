@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "slurp.h"
 
 /* Each test gets a scratch directory holding db.sqlite (plus its -wal/-shm). */
 typedef struct fixture {
@@ -150,7 +151,10 @@ static void schema_is_created(void **state)
                                "('sweep','config','run','step','pass_time','metric','meta','config_param')"), 8);
     assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='view' AND name='v_pass'"), 1);
     assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='index' AND name IN "
-                               "('run_config_mode','metric_run','metric_step')"), 3);
+                               "('run_key','metric_run','metric_step')"), 3);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name IN "
+                               "('host','shard','merge_log')"), 3);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('run') WHERE name = 'host_id'"), 1);
     pm_store_close(st);
     /* Reopening an existing database keeps it. */
     assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
@@ -370,20 +374,38 @@ static void meta_set_get(void **state)
 
 /* A version 1 file (before the migrations) is upgraded by the next writer and keeps its rows; a reader
  * leaves it as it is. */
+/* A file as passmap 1 wrote it: tests/fixtures/store/schema-v1.sql (the frozen version-1 DDL) plus one config
+ * and one run. */
+static void make_version_1(const char *path)
+{
+    size_t len;
+    char *ddl = slurp(PM_SOURCE_DIR "/tests/fixtures/store/schema-v1.sql", &len);
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, ddl, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw,
+                                  "INSERT INTO sweep(name) VALUES('old');"
+                                  "INSERT INTO config(sweep_id, key, kind) VALUES(1, 'k', 'llm');"
+                                  "INSERT INTO run(config_id, repeat, mode, status, started_at) "
+                                  "VALUES(1, 0, 'cold', 'ok', 'x');",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(raw);
+    free(ddl);
+}
+
 static void version_1_database_is_migrated(void **state)
 {
     fixture *f = *state;
     pm_store *st = NULL;
     pm_err e = {0};
-    int64_t cfg;
-    open_with_config(f->path, &st, &cfg);
+    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
     int current = pm_store_schema_version(st);
-    assert_int_equal(sqlite3_exec(pm_store_db(st),
-                                  "ALTER TABLE pass_time DROP COLUMN start_s; ALTER TABLE step DROP COLUMN pass_order;"
-                                  "DROP TABLE config_param; PRAGMA user_version = 1",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
     pm_store_close(st);
+    teardown(state);
+    setup(state);
+    f = *state;
+    make_version_1(f->path);
     assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_OK);
     assert_int_equal(pm_store_schema_version(st), 1);
     pm_store_close(st);
@@ -544,7 +566,7 @@ static void concurrent_writers_lose_nothing(void **state)
     pm_store_close(st);
 }
 
-/* A version-2 database (before config parameters) opens: a reader sees the workload axes as parameters
+/* A version-3 database (before config parameters) opens: a reader sees the workload axes as parameters
  * without the file changing, a writer upgrades the file. */
 static void old_database_is_migrated(void **state)
 {
@@ -554,10 +576,10 @@ static void old_database_is_migrated(void **state)
     int64_t cfg;
     open_with_config(f->path, &st, &cfg);
     pm_store_close(st);
-    /* turn it into what passmap wrote before schema 2 */
+    /* turn it into what passmap wrote before schema 4 */
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "DROP TABLE config_param; PRAGMA user_version = 2;", NULL, NULL, NULL),
+    assert_int_equal(sqlite3_exec(db, "DROP TABLE config_param; PRAGMA user_version = 3;", NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(db);
 
@@ -567,16 +589,16 @@ static void old_database_is_migrated(void **state)
     assert_string_equal(q_text(db, "SELECT value FROM config_param WHERE name = 'family'", buf, sizeof buf), "resnet");
     assert_string_equal(q_text(db, "SELECT value FROM config_param WHERE name = 'resolution'", buf, sizeof buf), "224");
     assert_string_equal(q_text(db, "SELECT value FROM config_param WHERE name = 'blocks'", buf, sizeof buf), "18");
-    assert_int_equal(pm_store_schema_version(st), 2); /* the file's version */
+    assert_int_equal(pm_store_schema_version(st), 3); /* the file's version */
     pm_store_close(st);
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(q_int(db, "PRAGMA user_version"), 2); /* reading left the file alone */
+    assert_int_equal(q_int(db, "PRAGMA user_version"), 3); /* reading left the file alone */
     sqlite3_close(db);
 
     assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
     db = pm_store_db(st);
     assert_int_equal(q_int(db, "PRAGMA user_version"), pm_store_schema_version(st));
-    assert_true(pm_store_schema_version(st) >= 3);
+    assert_true(pm_store_schema_version(st) >= 4);
     assert_int_equal(q_int(db, "SELECT count(*) FROM config_param"), 5);
     pm_store_close(st);
 }
@@ -599,6 +621,55 @@ static void config_params_are_stored(void **state)
     pm_store_close(st);
 }
 
+/* A database of schema 1 (as passmap wrote it before hosts existed) is read as is and upgraded by a writer,
+ * keeping its runs. */
+static void schema_1_is_migrated(void **state)
+{
+    fixture *f = *state;
+    make_version_1(f->path);
+    pm_store *st = NULL;
+    pm_err e = {0};
+    assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_OK);
+    assert_int_equal(pm_store_schema_version(st), 1);
+    pm_store_close(st);
+    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
+    assert_true(pm_store_schema_version(st) >= PM_STORE_VERSION_HOSTS);
+    sqlite3 *db = pm_store_db(st);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM run WHERE host_id IS NULL"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'run_config_mode'"), 0);
+    pm_host h;
+    int64_t host = 0, again = 0, run = 0;
+    assert_int_equal(pm_host_probe(&h, &e), PM_OK);
+    pm_host_set_compiler(&h, "test 1.0");
+    assert_int_equal(pm_store_host(st, &h, &host, &e), PM_OK);
+    assert_int_equal(pm_store_host(st, &h, &again, &e), PM_OK);
+    assert_int_equal(host, again);
+    pm_run_record rec = {.config_id = 1, .repeat = 1, .mode = "cold", .status = "ok", .wall_s = 1, .user_s = 1,
+                         .sys_s = 0, .host_id = host};
+    assert_int_equal(pm_store_record_run(st, &rec, &run, &e), PM_OK);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT host_id FROM run WHERE id = %lld", (long long)run);
+    assert_int_equal(q_int(db, sql), host);
+    pm_store_close(st);
+}
+
+/* The machine fingerprint changes with the compiler build, not with the host name. */
+static void host_fingerprint(void **state)
+{
+    (void)state;
+    pm_host a, b;
+    pm_err e = {0};
+    assert_int_equal(pm_host_probe(&a, &e), PM_OK);
+    assert_true(a.cores > 0);
+    assert_true(a.cpu_model[0] && a.kernel[0] && a.name[0]);
+    b = a;
+    snprintf(b.name, sizeof b.name, "elsewhere");
+    pm_host_fingerprint(&b);
+    assert_string_equal(a.fingerprint, b.fingerprint);
+    pm_host_set_compiler(&b, "LLVM 23");
+    assert_string_not_equal(a.fingerprint, b.fingerprint);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -612,6 +683,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(readonly_open, setup, teardown),
         cmocka_unit_test_setup_teardown(meta_set_get, setup, teardown),
         cmocka_unit_test_setup_teardown(version_1_database_is_migrated, setup, teardown),
+        cmocka_unit_test_setup_teardown(schema_1_is_migrated, setup, teardown),
+        cmocka_unit_test(host_fingerprint),
         cmocka_unit_test_setup_teardown(newer_or_foreign_schema_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(killed_writer_keeps_finished_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(concurrent_writers_lose_nothing, setup, teardown),

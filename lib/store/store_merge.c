@@ -1,0 +1,458 @@
+/* pm_store_merge: one database's runs into another, as SQL over an ATTACHed input.
+ *
+ * Rows are copied with their ids shifted past the output's largest id (run, step, metric), so steps, passes and
+ * metrics follow their run without a lookup per row; configs, sweeps and hosts are matched by their natural keys
+ * (sweep name, config key, host name + fingerprint). A run is named by (sweep, config, mode, repeat): one already
+ * in the output is a duplicate and is skipped, which makes merging idempotent and a killed merge resumable (each
+ * input is one transaction). Column lists come from the schema, so a column added by a later migration is copied
+ * too; a table the merge does not know is an error rather than data silently left behind. */
+#include "store.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct col_override {
+    const char *column, *expr;
+} col_override;
+
+/* How each table is copied: the alias of the input table is s; extra is the FROM/WHERE tail. */
+typedef struct table_copy {
+    const char *table;
+    const char *conflict;         /* "ON CONFLICT ... DO NOTHING" text, or NULL */
+    int skip_id;                  /* the id column is assigned by the output (natural-key tables) */
+    col_override overrides[4];
+    const char *tail;
+} table_copy;
+
+static const table_copy copies[] = {
+    {"sweep", NULL, 1, {{NULL, NULL}},
+     "FROM src.sweep s WHERE s.name NOT IN (SELECT name FROM main.sweep)"},
+    {"host", "ON CONFLICT(name, fingerprint) DO NOTHING", 1, {{NULL, NULL}}, "FROM src.host s WHERE 1"},
+    {"config", "ON CONFLICT(sweep_id, key) DO NOTHING", 1, {{"sweep_id", "ms.id"}, {NULL, NULL}},
+     "FROM src.config s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name WHERE 1"},
+    /* Within the input, the first run of a (config, mode, repeat) counts; the output's own win over both. */
+    {"run", NULL, 0,
+     {{"id", "s.id + @run_off"}, {"config_id", "cm.dst"}, {"host_id", "hm.dst"}, {NULL, NULL}},
+     "FROM src.run s JOIN temp.pm_config_map cm ON cm.src = s.config_id\n"
+     "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id\n"
+     "WHERE s.id IN (SELECT min(id) FROM src.run GROUP BY config_id, mode, repeat)\n"
+     "  AND NOT EXISTS (SELECT 1 FROM main.run x WHERE x.config_id = cm.dst AND x.mode = s.mode\n"
+     "                  AND x.repeat = s.repeat)"},
+    {"step", NULL, 0, {{"id", "s.id + @step_off"}, {"run_id", "s.run_id + @run_off"}, {NULL, NULL}},
+     "FROM src.step s WHERE s.run_id IN (SELECT id - @run_off FROM main.run WHERE id > @run_off)"},
+    {"pass_time", NULL, 0, {{"step_id", "s.step_id + @step_off"}, {NULL, NULL}},
+     "FROM src.pass_time s WHERE s.step_id IN (SELECT id - @step_off FROM main.step WHERE id > @step_off)"},
+    {"metric", NULL, 0,
+     {{"id", "s.id + @metric_off"}, {"run_id", "s.run_id + @run_off"}, {"step_id", "s.step_id + @step_off"},
+      {NULL, NULL}},
+     "FROM src.metric s WHERE s.run_id IN (SELECT id - @run_off FROM main.run WHERE id > @run_off)"},
+    {"shard", "ON CONFLICT(sweep_id, shard_n, config_key) DO NOTHING", 0, {{"sweep_id", "ms.id"}, {NULL, NULL}},
+     "FROM src.shard s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name WHERE 1"},
+    {"meta", "ON CONFLICT(key) DO NOTHING", 0, {{NULL, NULL}}, "FROM src.meta s WHERE 1"},
+    /* The input's own merge history (it may itself be a merge), once. */
+    {"merge_log", NULL, 1, {{NULL, NULL}},
+     "FROM src.merge_log s WHERE NOT EXISTS (SELECT 1 FROM main.merge_log x WHERE x.source = s.source\n"
+     "  AND x.merged_at = s.merged_at AND x.sweep IS s.sweep)"},
+};
+
+/* The compiler a sweep measured, from its method metadata: fields that differ between two stores of the
+ * same sweep mean the runs are not of the same compiler. */
+#define IDENT(field) "CASE WHEN json_valid(%s.meta_json) THEN json_extract(%s.meta_json, '$." field "') END"
+static const char *const ident_fields[] = {"compiler", "compiler_version", "\"ov.version\"",
+                                           "\"ov.compiler_version\""};
+
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sbuf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = 1;
+        return;
+    }
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = (b->len + (size_t)n + 1) * 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = 1;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+typedef struct merge_ctx {
+    pm_store *out;
+    sqlite3 *db;
+    const char *in_path;
+    pm_err *err;
+    long long run_off, step_off, metric_off;
+} merge_ctx;
+
+static int db_fail(merge_ctx *m, const char *what)
+{
+    return pm_err_set(m->err, PM_ERR_DB, "merging %s: %s: %s", m->in_path, what, sqlite3_errmsg(m->db));
+}
+
+static int exec(merge_ctx *m, const char *sql, const char *what)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(m->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        pm_err_set(m->err, PM_ERR_DB, "merging %s: %s: %s", m->in_path, what, msg ? msg : sqlite3_errmsg(m->db));
+        sqlite3_free(msg);
+        return PM_ERR_DB;
+    }
+    return PM_OK;
+}
+
+/* Runs a query that yields one integer (or text into buf when buf is given). */
+static int query_one(merge_ctx *m, const char *sql, long long *v, char *buf, size_t cap, const char *what)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return db_fail(m, what);
+    int rc = PM_OK, step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        if (v)
+            *v = sqlite3_column_int64(s, 0);
+        if (buf) {
+            const unsigned char *t = sqlite3_column_text(s, 0);
+            snprintf(buf, cap, "%s", t ? (const char *)t : "");
+        }
+    } else if (step != SQLITE_DONE) {
+        rc = db_fail(m, what);
+    } else if (buf) {
+        buf[0] = '\0';
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* Column names of SCHEMA.TABLE, in order. */
+static int columns(merge_ctx *m, const char *schema, const char *table, char ***cols, int *n, pm_err *err)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s', '%s') ORDER BY cid", table, schema);
+    sqlite3_stmt *s = NULL;
+    *cols = NULL;
+    *n = 0;
+    if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return db_fail(m, "table columns");
+    int rc = PM_OK, step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        char **c = realloc(*cols, (size_t)(*n + 1) * sizeof *c);
+        if (!c || !(c[*n] = strdup((const char *)sqlite3_column_text(s, 0)))) {
+            if (c)
+                *cols = c;
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
+        }
+        *cols = c;
+        (*n)++;
+    }
+    if (rc == PM_OK && step != SQLITE_DONE)
+        rc = db_fail(m, "table columns");
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static void free_cols(char **cols, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(cols[i]);
+    free(cols);
+}
+
+/* Replaces @run_off etc. by the offsets (the same statement text is not reused across inputs). */
+static void add_expr(sbuf *b, const merge_ctx *m, const char *expr)
+{
+    static const struct { const char *name; size_t off; } vars[] = {
+        {"@run_off", offsetof(merge_ctx, run_off)}, {"@step_off", offsetof(merge_ctx, step_off)},
+        {"@metric_off", offsetof(merge_ctx, metric_off)}};
+    while (*expr) {
+        size_t i, n = 0;
+        for (i = 0; i < sizeof vars / sizeof vars[0]; i++)
+            if (!strncmp(expr, vars[i].name, n = strlen(vars[i].name)))
+                break;
+        if (i < sizeof vars / sizeof vars[0]) {
+            sb_add(b, "%lld", *(const long long *)((const char *)m + vars[i].off));
+            expr += n;
+        } else {
+            sb_add(b, "%c", *expr++);
+        }
+    }
+}
+
+static int copy_table(merge_ctx *m, const table_copy *t, long long *changed)
+{
+    char **out_cols = NULL, **in_cols = NULL;
+    int n_out = 0, n_in = 0, rc;
+    sbuf b = {0};
+    if ((rc = columns(m, "main", t->table, &out_cols, &n_out, m->err)) ||
+        (rc = columns(m, "src", t->table, &in_cols, &n_in, m->err)))
+        goto cleanup;
+    /* Both are at the same schema version, so this only catches a schema this passmap does not know. */
+    for (int i = 0; i < n_in; i++) {
+        int found = 0;
+        for (int j = 0; j < n_out && !found; j++)
+            found = !strcmp(in_cols[i], out_cols[j]);
+        if (!found) {
+            rc = pm_err_set(m->err, PM_ERR_UNSUPPORTED, "%s: column %s.%s is unknown to the output database",
+                            m->in_path, t->table, in_cols[i]);
+            goto cleanup;
+        }
+    }
+    sb_add(&b, "INSERT INTO main.%s(", t->table);
+    int first = 1;
+    for (int i = 0; i < n_out; i++) {
+        if (t->skip_id && !strcmp(out_cols[i], "id"))
+            continue;
+        sb_add(&b, "%s\"%s\"", first ? "" : ", ", out_cols[i]);
+        first = 0;
+    }
+    sb_add(&b, ") SELECT ");
+    first = 1;
+    for (int i = 0; i < n_out; i++) {
+        if (t->skip_id && !strcmp(out_cols[i], "id"))
+            continue;
+        const char *expr = NULL;
+        for (const col_override *o = t->overrides; o->column; o++)
+            if (!strcmp(o->column, out_cols[i]))
+                expr = o->expr;
+        sb_add(&b, "%s", first ? "" : ", ");
+        if (expr)
+            add_expr(&b, m, expr);
+        else
+            sb_add(&b, "s.\"%s\"", out_cols[i]);
+        first = 0;
+    }
+    sb_add(&b, "\n");
+    add_expr(&b, m, t->tail);
+    if (t->conflict)
+        sb_add(&b, " %s", t->conflict); /* the tails end in WHERE ..., which the upsert syntax needs */
+    if (b.oom) {
+        rc = pm_err_set(m->err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    if ((rc = exec(m, b.s, t->table)) == PM_OK && changed)
+        *changed = sqlite3_changes64(m->db);
+cleanup:
+    free(b.s);
+    free_cols(out_cols, n_out);
+    free_cols(in_cols, n_in);
+    return rc;
+}
+
+/* Every table of the input must be one the merge copies (or derived data SQLite keeps itself). */
+static int check_tables(merge_ctx *m)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(m->db, "SELECT name FROM src.sqlite_schema WHERE type = 'table' "
+                                  "AND name NOT LIKE 'sqlite_%'", -1, &s, NULL) != SQLITE_OK)
+        return db_fail(m, "tables");
+    int rc = PM_OK, step;
+    while (rc == PM_OK && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(s, 0);
+        int known = 0;
+        for (size_t i = 0; i < sizeof copies / sizeof copies[0] && !known; i++)
+            known = !strcmp(copies[i].table, name);
+        if (!known)
+            rc = pm_err_set(m->err, PM_ERR_UNSUPPORTED, "%s: table %s is unknown to passmap merge", m->in_path,
+                            name);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* Sweeps present in both stores must be the same study of the same compiler. */
+static int check_sweeps(merge_ctx *m, int force, pm_merge_result *res)
+{
+    sbuf b = {0};
+    sb_add(&b, "SELECT ss.name, (ms.spec_text IS NOT NULL AND ss.spec_text IS NOT NULL "
+               "AND ms.spec_text <> ss.spec_text)");
+    for (size_t i = 0; i < sizeof ident_fields / sizeof ident_fields[0]; i++) {
+        char a[256], c[256];
+        snprintf(a, sizeof a, IDENT("%s"), "ms", "ms", ident_fields[i]);
+        snprintf(c, sizeof c, IDENT("%s"), "ss", "ss", ident_fields[i]);
+        sb_add(&b, ", (SELECT %s || ' vs ' || %s WHERE %s IS NOT NULL AND %s IS NOT NULL AND %s <> %s)", a, c, a,
+               c, a, c);
+    }
+    sb_add(&b, " FROM src.sweep ss JOIN main.sweep ms ON ms.name = ss.name ORDER BY ss.name");
+    if (b.oom)
+        return pm_err_set(m->err, PM_ERR_NOMEM, "out of memory");
+    sqlite3_stmt *s = NULL;
+    int rc = PM_OK, step;
+    if (sqlite3_prepare_v2(m->db, b.s, -1, &s, NULL) != SQLITE_OK) {
+        free(b.s);
+        return db_fail(m, "compare sweeps");
+    }
+    free(b.s);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(s, 0);
+        char why[400] = "";
+        if (sqlite3_column_int(s, 1))
+            snprintf(why, sizeof why, "sweep '%s' has a different spec text", name);
+        for (int i = 0; !why[0] && i < (int)(sizeof ident_fields / sizeof ident_fields[0]); i++)
+            if (sqlite3_column_type(s, 2 + i) != SQLITE_NULL)
+                snprintf(why, sizeof why, "sweep '%s' was measured with another compiler (%s %s)", name,
+                         ident_fields[i], (const char *)sqlite3_column_text(s, 2 + i));
+        if (!why[0])
+            continue;
+        if (!force) {
+            res->refused = 1;
+            snprintf(res->reason, sizeof res->reason, "%s than %s (--force merges it anyway, recorded)", why,
+                     pm_store_path(m->out));
+            break;
+        }
+        res->forced = 1;
+        snprintf(res->reason, sizeof res->reason, "forced: %s", why);
+    }
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        rc = db_fail(m, "compare sweeps");
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Brings an input to this passmap's schema (adds the tables and columns of later migrations). */
+static int prepare_input(const char *in_path, int want_version, pm_err *err)
+{
+    pm_store *in = NULL;
+    int rc = pm_store_open_readonly(in_path, &in, err);
+    if (rc != PM_OK)
+        return rc;
+    int version = pm_store_schema_version(in);
+    pm_store_close(in);
+    if (version >= want_version)
+        return PM_OK;
+    if ((rc = pm_store_open(in_path, &in, err)) != PM_OK)
+        return pm_err_wrap(err, "upgrading %s to schema version %d", in_path, want_version);
+    pm_store_close(in);
+    return PM_OK;
+}
+
+int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_result *res, pm_err *err)
+{
+    merge_ctx m = {.out = out, .db = pm_store_db(out), .in_path = in_path, .err = err};
+    int rc = PM_OK, attached = 0, in_txn = 0;
+    memset(res, 0, sizeof *res);
+    struct stat sb;
+    if (stat(in_path, &sb) != 0)
+        return errno == ENOENT ? pm_err_set(err, PM_ERR_NOTFOUND, "%s: no such database", in_path)
+                               : pm_err_errno(err, PM_ERR_IO, "%s", in_path);
+    if (!S_ISREG(sb.st_mode))
+        return pm_err_set(err, PM_ERR_USAGE, "%s: not a regular file", in_path);
+    if (same_file(in_path, pm_store_path(out)))
+        return pm_err_set(err, PM_ERR_USAGE, "%s is the output database itself: a store cannot be merged into itself",
+                          in_path);
+    if ((rc = pm_store_writer_check(in_path, err)) != PM_OK)
+        return rc;
+    if ((rc = prepare_input(in_path, pm_store_schema_version(out), err)) != PM_OK)
+        return rc;
+
+    sqlite3_stmt *att = NULL;
+    if (sqlite3_prepare_v2(m.db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL) != SQLITE_OK)
+        return db_fail(&m, "attach");
+    sqlite3_bind_text(att, 1, in_path, -1, SQLITE_TRANSIENT);
+    int step = sqlite3_step(att);
+    sqlite3_finalize(att);
+    if (step != SQLITE_DONE)
+        return db_fail(&m, "attach");
+    attached = 1;
+    if ((rc = exec(&m, "BEGIN IMMEDIATE", "begin")))
+        goto cleanup;
+    in_txn = 1;
+    long long n_in = 0;
+    if ((rc = check_tables(&m)) || (rc = check_sweeps(&m, force, res)))
+        goto cleanup;
+    if (res->refused)
+        goto cleanup;
+    if ((rc = query_one(&m, "SELECT count(*) FROM src.run", &n_in, NULL, 0, "count runs")) ||
+        (rc = query_one(&m, "SELECT coalesce(max(id), 0) FROM main.run", &m.run_off, NULL, 0, "max run")) ||
+        (rc = query_one(&m, "SELECT coalesce(max(id), 0) FROM main.step", &m.step_off, NULL, 0, "max step")) ||
+        (rc = query_one(&m, "SELECT coalesce(max(id), 0) FROM main.metric", &m.metric_off, NULL, 0, "max metric")))
+        goto cleanup;
+    long long merged = 0;
+    for (size_t i = 0; i < sizeof copies / sizeof copies[0] && rc == PM_OK; i++) {
+        const table_copy *t = &copies[i];
+        if (!strcmp(t->table, "run")) {
+            rc = exec(&m,
+                      "DROP TABLE IF EXISTS temp.pm_config_map; DROP TABLE IF EXISTS temp.pm_host_map;\n"
+                      "CREATE TEMP TABLE pm_config_map(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);\n"
+                      "INSERT INTO temp.pm_config_map SELECT c.id, mc.id FROM src.config c\n"
+                      "  JOIN src.sweep ss ON ss.id = c.sweep_id JOIN main.sweep ms ON ms.name = ss.name\n"
+                      "  JOIN main.config mc ON mc.sweep_id = ms.id AND mc.key = c.key;\n"
+                      "CREATE TEMP TABLE pm_host_map(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);\n"
+                      "INSERT INTO temp.pm_host_map SELECT h.id, mh.id FROM src.host h\n"
+                      "  JOIN main.host mh ON mh.name = h.name AND mh.fingerprint = h.fingerprint;",
+                      "map configs and hosts");
+            if (rc == PM_OK)
+                rc = copy_table(&m, t, &merged);
+        } else {
+            rc = copy_table(&m, t, NULL);
+        }
+    }
+    if (rc)
+        goto cleanup;
+    res->runs_merged = (int)merged;
+    res->runs_skipped = (int)(n_in - merged);
+    if (merged > 0 || res->forced) {
+        /* A merge that added nothing leaves no trace, so merging again changes nothing at all. */
+        sqlite3_stmt *s = NULL;
+        if (sqlite3_prepare_v2(m.db,
+                               "INSERT INTO main.merge_log(source, sweep, runs_merged, runs_skipped, forced, note)\n"
+                               "VALUES(?1, (SELECT group_concat(name, ',') FROM src.sweep), ?2, ?3, ?4, ?5)",
+                               -1, &s, NULL) != SQLITE_OK) {
+            rc = db_fail(&m, "merge log");
+            goto cleanup;
+        }
+        sqlite3_bind_text(s, 1, in_path, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 2, merged);
+        sqlite3_bind_int64(s, 3, n_in - merged);
+        sqlite3_bind_int(s, 4, res->forced);
+        if (res->reason[0])
+            sqlite3_bind_text(s, 5, res->reason, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(s) != SQLITE_DONE)
+            rc = db_fail(&m, "merge log");
+        sqlite3_finalize(s);
+        if (rc)
+            goto cleanup;
+    }
+    if ((rc = exec(&m, "COMMIT", "commit")) == PM_OK)
+        in_txn = 0;
+cleanup:
+    if (in_txn)
+        sqlite3_exec(m.db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_exec(m.db, "DROP TABLE IF EXISTS temp.pm_config_map; DROP TABLE IF EXISTS temp.pm_host_map;", NULL,
+                 NULL, NULL);
+    if (attached)
+        sqlite3_exec(m.db, "DETACH DATABASE src", NULL, NULL, NULL);
+    if (res->refused) {
+        res->runs_merged = res->runs_skipped = 0;
+    }
+    return rc;
+}

@@ -1,0 +1,173 @@
+/* Shard plans and their progress, and the one-writer lock a sweep holds on its database. */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char status_sql[] =
+    "WITH per_config AS (\n"
+    "  SELECT sh.sweep_id, sh.shard_k, sh.shard_n, sh.cold, sh.cache_miss, sh.warm, c.id AS config_id,\n"
+    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'cold') AS n_cold,\n"
+    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'cache-miss') AS n_miss,\n"
+    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'warm') AS n_warm,\n"
+    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.status <> 'ok') AS n_failed\n"
+    "  FROM shard sh LEFT JOIN config c ON c.sweep_id = sh.sweep_id AND c.key = sh.config_key)\n"
+    "SELECT sw.name, p.shard_k, p.shard_n, count(*), sum(p.cold + p.cache_miss + p.warm),\n"
+    "  sum(min(coalesce(p.n_cold, 0), p.cold) + min(coalesce(p.n_miss, 0), p.cache_miss)\n"
+    "      + min(coalesce(p.n_warm, 0), p.warm)),\n"
+    "  sum(coalesce(p.n_failed, 0)),\n"
+    "  (SELECT group_concat(name, ',') FROM (SELECT DISTINCT h.name FROM per_config q\n"
+    "     JOIN run r ON r.config_id = q.config_id JOIN host h ON h.id = r.host_id\n"
+    "     WHERE q.sweep_id = p.sweep_id AND q.shard_n = p.shard_n AND q.shard_k = p.shard_k ORDER BY h.name))\n"
+    "FROM per_config p JOIN sweep sw ON sw.id = p.sweep_id\n"
+    "GROUP BY p.sweep_id, p.shard_n, p.shard_k ORDER BY sw.name, p.shard_n, p.shard_k";
+
+static char *dup_text(const unsigned char *t)
+{
+    return t ? strdup((const char *)t) : NULL;
+}
+
+void pm_shard_status_free(pm_shard_status *rows, int n_rows)
+{
+    for (int i = 0; rows && i < n_rows; i++) {
+        free(rows[i].sweep);
+        free(rows[i].hosts);
+    }
+    free(rows);
+}
+
+int pm_store_shard_status(pm_store *st, pm_shard_status **rows, int *n_rows, pm_err *err)
+{
+    *rows = NULL;
+    *n_rows = 0;
+    if (pm_store_schema_version(st) < PM_STORE_VERSION_HOSTS)
+        return PM_OK; /* written before shard plans existed: nothing planned is known */
+    sqlite3 *db = pm_store_db(st);
+    sqlite3_stmt *s = NULL;
+    int rc = PM_OK, cap = 0, step;
+    if (sqlite3_prepare_v2(db, status_sql, -1, &s, NULL) != SQLITE_OK)
+        return pm_err_set(err, PM_ERR_DB, "%s: shard status: %s", pm_store_path(st), sqlite3_errmsg(db));
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n_rows == cap) {
+            int ncap = cap ? cap * 2 : 8;
+            pm_shard_status *n = realloc(*rows, (size_t)ncap * sizeof *n);
+            if (!n) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                goto cleanup;
+            }
+            *rows = n;
+            cap = ncap;
+        }
+        pm_shard_status *r = &(*rows)[(*n_rows)++];
+        memset(r, 0, sizeof *r);
+        r->sweep = dup_text(sqlite3_column_text(s, 0));
+        r->shard_k = sqlite3_column_int(s, 1);
+        r->shard_n = sqlite3_column_int(s, 2);
+        r->configs = sqlite3_column_int(s, 3);
+        r->planned = sqlite3_column_int(s, 4);
+        r->done = sqlite3_column_int(s, 5);
+        r->failed = sqlite3_column_int(s, 6);
+        r->hosts = dup_text(sqlite3_column_text(s, 7));
+        if (!r->sweep) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+    }
+    if (step != SQLITE_DONE)
+        rc = pm_err_set(err, PM_ERR_DB, "%s: shard status: %s", pm_store_path(st), sqlite3_errmsg(db));
+cleanup:
+    sqlite3_finalize(s);
+    if (rc != PM_OK) {
+        pm_shard_status_free(*rows, *n_rows);
+        *rows = NULL;
+        *n_rows = 0;
+    }
+    return rc;
+}
+
+static int lock_path(const char *db_path, char *out, size_t cap, pm_err *err)
+{
+    int n = snprintf(out, cap, "%s.lock", db_path);
+    if (n < 0 || (size_t)n >= cap)
+        return pm_err_set(err, PM_ERR_USAGE, "database path too long: %.200s", db_path);
+    return PM_OK;
+}
+
+static void read_holder(int fd, char *out, size_t cap)
+{
+    ssize_t n = pread(fd, out, cap - 1, 0);
+    out[n > 0 ? n : 0] = '\0';
+    out[strcspn(out, "\n")] = '\0';
+}
+
+int pm_store_writer_lock(const char *db_path, int *fd_out, pm_err *err)
+{
+    char path[4096], holder[256];
+    int rc;
+    *fd_out = -1;
+    if ((rc = lock_path(db_path, path, sizeof path, err)))
+        return rc;
+    /* O_NOFOLLOW: never write through a link someone put there; the lock file is ours. */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return pm_err_errno(err, PM_ERR_IO, "cannot open lock file %s", path);
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return pm_err_set(err, PM_ERR_IO, "%s is not a regular file", path);
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        read_holder(fd, holder, sizeof holder);
+        close(fd);
+        if (e == EWOULDBLOCK)
+            return pm_err_set(err, PM_ERR_USAGE, "%s is being written by another sweep (%s)", db_path,
+                              holder[0] ? holder : "holder unknown");
+        errno = e;
+        return pm_err_errno(err, PM_ERR_IO, "cannot lock %s", path);
+    }
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    int n = snprintf(holder, sizeof holder, "pid %ld on %s\n", (long)getpid(), host);
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)n, 0) != n) {
+        close(fd);
+        return pm_err_errno(err, PM_ERR_IO, "cannot write lock file %s", path);
+    }
+    *fd_out = fd;
+    return PM_OK;
+}
+
+void pm_store_writer_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* releases the flock; the file stays (removing it would race a new holder) */
+}
+
+int pm_store_writer_check(const char *db_path, pm_err *err)
+{
+    char path[4096], holder[256];
+    int rc;
+    if ((rc = lock_path(db_path, path, sizeof path, err)))
+        return rc;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return errno == ENOENT ? PM_OK : pm_err_errno(err, PM_ERR_IO, "cannot open lock file %s", path);
+    rc = PM_OK;
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK) {
+            read_holder(fd, holder, sizeof holder);
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s is still being written by a running sweep (%s)", db_path,
+                            holder[0] ? holder : "holder unknown");
+        } else {
+            rc = pm_err_errno(err, PM_ERR_IO, "cannot check lock %s", path);
+        }
+    }
+    close(fd);
+    return rc;
+}

@@ -1,0 +1,226 @@
+#include "shard.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gen.h"
+#include "store.h"
+
+int pm_shard_parse(const char *text, pm_shard *out, pm_err *err)
+{
+    char *end;
+    memset(out, 0, sizeof *out);
+    if (!text || !*text)
+        return pm_err_set(err, PM_ERR_USAGE, "--shard needs K/N (e.g. 2/5)");
+    errno = 0;
+    long k = strtol(text, &end, 10);
+    if (end == text || *end != '/' || errno)
+        return pm_err_set(err, PM_ERR_USAGE, "--shard '%s': expected K/N, e.g. 2/5", text);
+    const char *ns = end + 1;
+    long n = strtol(ns, &end, 10);
+    if (end == ns || *end || errno)
+        return pm_err_set(err, PM_ERR_USAGE, "--shard '%s': expected K/N, e.g. 2/5", text);
+    if (n < 1 || n > 100000)
+        return pm_err_set(err, PM_ERR_USAGE, "--shard '%s': N must be between 1 and 100000", text);
+    if (k < 1 || k > n)
+        return pm_err_set(err, PM_ERR_USAGE, "--shard '%s': K must be between 1 and N=%ld (shards are numbered "
+                          "from 1)", text, n);
+    out->k = (int)k;
+    out->n = (int)n;
+    return PM_OK;
+}
+
+typedef struct item {
+    const char *key;
+    double cost;
+    int index;
+} item;
+
+static int by_cost_desc(const void *a, const void *b)
+{
+    const item *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost > y->cost ? -1 : 1;
+    return strcmp(x->key, y->key);
+}
+
+int pm_shard_assign(const char *const *keys, const double *cost, int n_items, int n_shards, int *shard_of,
+                    pm_err *err)
+{
+    if (n_shards < 1)
+        return pm_err_set(err, PM_ERR_USAGE, "shards: need at least one shard");
+    item *items = malloc((size_t)(n_items > 0 ? n_items : 1) * sizeof *items);
+    double *load = calloc((size_t)n_shards, sizeof *load);
+    if (!items || !load) {
+        free(items);
+        free(load);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < n_items; i++)
+        items[i] = (item){.key = keys[i], .cost = cost[i] > 0 && isfinite(cost[i]) ? cost[i] : 0, .index = i};
+    qsort(items, (size_t)n_items, sizeof *items, by_cost_desc);
+    for (int i = 0; i < n_items; i++) {
+        int best = 0;
+        for (int s = 1; s < n_shards; s++)
+            if (load[s] < load[best])
+                best = s;
+        /* A zero-cost item still takes a turn, so unknown costs spread round-robin rather than pile up. */
+        load[best] += items[i].cost > 0 ? items[i].cost : 1e-9;
+        shard_of[items[i].index] = best + 1;
+    }
+    free(items);
+    free(load);
+    return PM_OK;
+}
+
+/* Counts bytes written through a FILE without keeping them. */
+static ssize_t count_write(void *cookie, const char *buf, size_t size)
+{
+    (void)buf;
+    *(long long *)cookie += (long long)size;
+    return (ssize_t)size;
+}
+
+static double file_bytes(const char *path)
+{
+    struct stat sb;
+    return path && stat(path, &sb) == 0 ? (double)sb.st_size : 0;
+}
+
+/* IR-size estimate in bytes of IR, grown the way the embedded pipeline grows it: the tile loops unroll, so
+ * beyond one tile the op count grows about 2.5x per doubling of window / tile (studies/embedded-llm-
+ * measurements.md); CNN cost follows the pixel count. */
+static double estimate(const pm_spec *spec, const pm_spec_config *c)
+{
+    if (!strcmp(spec->backend, "openvino")) {
+        char bin[sizeof c->model_xml + 8];
+        double xml = file_bytes(c->model_xml);
+        const char *dot = strrchr(c->model_xml, '.');
+        snprintf(bin, sizeof bin, "%.*s.bin", dot ? (int)(dot - c->model_xml) : (int)strlen(c->model_xml),
+                 c->model_xml);
+        return xml + file_bytes(bin);
+    }
+    long long bytes = 0;
+    cookie_io_functions_t io = {.write = count_write};
+    FILE *f = fopencookie(&bytes, "w", io);
+    if (!f)
+        return 0;
+    pm_gen_info info;
+    pm_err err = {0};
+    int rc;
+    if (!strcmp(c->kind, "llm")) {
+        pm_llm_opts o = {.family = c->family, .size = c->size, .window = c->window, .precision = c->precision,
+                         .layers = c->layers, .func_per_layer = c->func_per_layer};
+        rc = pm_gen_llm(&o, f, &info, &err);
+    } else if (!strcmp(c->kind, "cnn")) {
+        pm_cnn_opts o = {.family = c->family, .resolution = c->resolution, .precision = c->precision,
+                         .blocks = c->blocks};
+        rc = pm_gen_cnn(&o, f, &info, &err);
+    } else {
+        rc = PM_ERR_UNSUPPORTED;
+    }
+    fclose(f);
+    if (rc != PM_OK)
+        return 0;
+    double grow = 1;
+    if (!strcmp(c->kind, "llm") && c->tile > 0 && c->window > c->tile)
+        grow = pow((double)c->window / c->tile, 1.3);
+    else if (!strcmp(c->kind, "cnn") && c->resolution > 224)
+        grow = pow(c->resolution / 224.0, 2);
+    return (double)bytes * grow;
+}
+
+/* Mean wall of the ok cold runs per config key, from an earlier study. */
+static int measured(const char *costs_db, const pm_spec *spec, double *wall, pm_err *err)
+{
+    pm_store *st = NULL;
+    int rc = pm_store_open_readonly(costs_db, &st, err);
+    if (rc != PM_OK)
+        return pm_err_wrap(err, "--costs");
+    sqlite3 *db = pm_store_db(st);
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT avg(r.wall_s) FROM run r JOIN config c ON c.id = r.config_id JOIN sweep sw\n"
+                           "  ON sw.id = c.sweep_id WHERE c.key = ?1 AND sw.name = ?2 AND r.mode = 'cold'\n"
+                           "  AND r.status = 'ok'", -1, &s, NULL) != SQLITE_OK) {
+        rc = pm_err_set(err, PM_ERR_DB, "--costs %s: %s", costs_db, sqlite3_errmsg(db));
+        goto cleanup;
+    }
+    for (int i = 0; i < spec->n_configs; i++) {
+        sqlite3_bind_text(s, 1, spec->configs[i].key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, spec->name, -1, SQLITE_STATIC);
+        wall[i] = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL
+                      ? sqlite3_column_double(s, 0) : -1;
+        sqlite3_reset(s);
+    }
+cleanup:
+    sqlite3_finalize(s);
+    pm_store_close(st);
+    return rc;
+}
+
+int pm_shard_costs(const pm_spec *spec, const char *costs_db, double *cost, pm_err *err)
+{
+    int n = spec->n_configs, rc = PM_OK;
+    double *wall = malloc((size_t)(n > 0 ? n : 1) * sizeof *wall);
+    if (!wall)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++) {
+        cost[i] = estimate(spec, &spec->configs[i]);
+        wall[i] = -1;
+    }
+    if (costs_db && (rc = measured(costs_db, spec, wall, err)) != PM_OK)
+        goto cleanup;
+    /* Seconds per estimated byte, from the configs that have both; applied to the ones never measured. */
+    double sum_wall = 0, sum_est = 0;
+    int n_known = 0;
+    for (int i = 0; i < n; i++)
+        if (wall[i] >= 0) {
+            n_known++;
+            if (cost[i] > 0) {
+                sum_wall += wall[i];
+                sum_est += cost[i];
+            }
+        }
+    if (n_known == 0)
+        goto cleanup;
+    double scale = sum_est > 0 ? sum_wall / sum_est : 0;
+    for (int i = 0; i < n; i++)
+        cost[i] = wall[i] >= 0 ? wall[i] : cost[i] * scale;
+cleanup:
+    free(wall);
+    return rc;
+}
+
+int pm_shard_select(const pm_spec *spec, const pm_shard *s, const char *costs_db, int *in_shard, pm_err *err)
+{
+    int n = spec->n_configs, rc;
+    if (s->n == 0) {
+        for (int i = 0; i < n; i++)
+            in_shard[i] = 1;
+        return PM_OK;
+    }
+    double *cost = malloc((size_t)(n > 0 ? n : 1) * sizeof *cost);
+    const char **keys = malloc((size_t)(n > 0 ? n : 1) * sizeof *keys);
+    int *shard_of = malloc((size_t)(n > 0 ? n : 1) * sizeof *shard_of);
+    if (!cost || !keys || !shard_of) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (int i = 0; i < n; i++)
+        keys[i] = spec->configs[i].key;
+    if ((rc = pm_shard_costs(spec, costs_db, cost, err)) || (rc = pm_shard_assign(keys, cost, n, s->n, shard_of, err)))
+        goto cleanup;
+    for (int i = 0; i < n; i++)
+        in_shard[i] = shard_of[i] == s->k;
+cleanup:
+    free(cost);
+    free(keys);
+    free(shard_of);
+    return rc;
+}

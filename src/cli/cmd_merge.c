@@ -1,0 +1,103 @@
+/* passmap merge: shard databases (or any stores of the same studies) into one. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "store.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: passmap merge [--force] [--json] OUT.db IN.db...\n"
+            "Copies every run of each IN (steps, passes, metrics, configs, hosts) into OUT (created when absent).\n"
+            "A run already in OUT (same sweep, config, mode and repeat) is skipped as a duplicate, so merging\n"
+            "again changes nothing; each input is one transaction, so a killed merge resumes by running it again.\n"
+            "An input whose sweep has another spec text or compiler than the same sweep in OUT is refused.\n\n"
+            "  --force      merge such inputs anyway (recorded in OUT's merge_log)\n"
+            "  --json       print the result per input as JSON\n"
+            "  -h, --help   this help\n\n"
+            "Exit status: 0 all merged, 1 an input was refused or failed, 2 bad usage.\n");
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"force", no_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
+                                              {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int force = 0, json = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': force = 1; break;
+        case 'j': json = 1; break;
+        case 'h': usage(stdout); return PM_EXIT_OK;
+        default: fprintf(stderr, "try 'passmap merge --help'\n"); return PM_EXIT_USAGE;
+        }
+    }
+    if (argc - optind < 2) {
+        fprintf(stderr, "passmap merge: expected OUT.db and at least one IN.db\ntry 'passmap merge --help'\n");
+        return PM_EXIT_USAGE;
+    }
+    const char *out_path = argv[optind];
+    pm_err err = {0};
+    /* Caught before OUT is opened, so a mistyped command cannot touch the input. */
+    for (int i = optind + 1; i < argc; i++)
+        if (!strcmp(argv[i], out_path)) {
+            fprintf(stderr, "passmap merge: %s is the output database itself: a store cannot be merged into itself\n",
+                    out_path);
+            return PM_EXIT_USAGE;
+        }
+    if (pm_store_writer_check(out_path, &err)) {
+        fprintf(stderr, "passmap merge: %s\n", err.msg);
+        return PM_EXIT_FAIL;
+    }
+    pm_store *out = NULL;
+    if (pm_store_open(out_path, &out, &err)) {
+        fprintf(stderr, "passmap merge: %s\n", err.msg);
+        return PM_EXIT_FAIL;
+    }
+    int failed = 0, usage_error = 0;
+    long total_merged = 0, total_skipped = 0;
+    json_t *arr = json ? json_array() : NULL;
+    for (int i = optind + 1; i < argc; i++) {
+        pm_merge_result r;
+        pm_err e = {0};
+        int rc = pm_store_merge(out, argv[i], force, &r, &e);
+        const char *what = rc ? "error" : r.refused ? "refused" : "merged";
+        if (rc || r.refused)
+            failed++;
+        if (rc == PM_ERR_USAGE && strstr(e.msg, "merged into itself"))
+            usage_error = 1;
+        total_merged += r.runs_merged;
+        total_skipped += r.runs_skipped;
+        if (json) {
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:i, s:i, s:b, s:s?}", "input", argv[i], "result", what,
+                                                 "merged", rc ? 0 : r.runs_merged, "skipped_duplicate",
+                                                 rc ? 0 : r.runs_skipped, "forced", !rc && r.forced, "reason",
+                                                 rc ? e.msg : r.reason[0] ? r.reason : NULL));
+        } else if (rc) {
+            fprintf(stderr, "passmap merge: %s\n", e.msg);
+            printf("%-40s error: not merged\n", argv[i]);
+        } else if (r.refused) {
+            fprintf(stderr, "passmap merge: %s: refused: %s\n", argv[i], r.reason);
+            printf("%-40s refused: %s\n", argv[i], r.reason);
+        } else {
+            printf("%-40s merged %d runs, skipped %d duplicate%s%s%s\n", argv[i], r.runs_merged, r.runs_skipped,
+                   r.runs_skipped == 1 ? "" : "s", r.forced ? "; " : "", r.forced ? r.reason : "");
+        }
+    }
+    if (json) {
+        json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:i}", "output", out_path, "inputs", arr, "merged",
+                              (json_int_t)total_merged, "skipped_duplicate", (json_int_t)total_skipped, "refused",
+                              failed);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        putchar('\n');
+        json_decref(o);
+    } else {
+        printf("%s: %ld runs merged, %ld skipped as duplicates, %d input%s refused\n", out_path, total_merged,
+               total_skipped, failed, failed == 1 ? "" : "s");
+    }
+    pm_store_close(out);
+    return usage_error ? PM_EXIT_USAGE : failed ? PM_EXIT_FAIL : PM_EXIT_OK;
+}
