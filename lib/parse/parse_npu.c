@@ -8,9 +8,12 @@
  *
  * Metrics (pm_report_add_metric), by parser:
  *   npu-log (pm_parse_npu_log)
- *     npu.vmpeak_delta_kb             max of "... memory usage: Peak N KB": VmPeak at the end minus at the start
- *                                     of a compile (virtual memory, neither resident nor a peak); the run's
- *                                     memory is the child's max RSS, recorded by the runner
+ *     npu.vmpeak_delta_kb             max of "Compilation memory usage: Peak N KB" (2025+, the plugin): VmPeak at
+ *                                     the end minus at the start of a compile (virtual memory, neither
+ *                                     resident nor a peak); the run's memory is the child's max RSS, recorded
+ *                                     by the runner
+ *     npu.vmpeak_kb                   max of "End of compilation memory usage: Peak N KB" (2024, the compiler):
+ *                                     VmPeak itself at the end of the compile
  *     npu.compile_net_ms              "Compile net time: X ms" summed per source ([VCL], [vpux-compiler] or no
  *                                     logger); newest builds print it from two loggers for the same compile,
  *                                     so the largest source sum is taken, never their total
@@ -26,8 +29,9 @@
  *     npu.log.lines.<logger>          number of such lines per logger
  *     npu.submodel.<m>.blocks         timing blocks attributed to NPUW submodel m (prefill, generate, lm_head,
  *     npu.submodel.<m>.total_s          unattributed) and the sum of their Totals: a block belongs to the last
- *                                     submodel a log line named before it (names containing "prefill",
- *                                     "kvcache"/"generate", "lm_head"/"lm head"); without one, unattributed
+ *                                     submodel a log line named before it (NPUW's <model>_prefill,
+ *                                     <model>_kv..., <model>_lm_head; also "generate", "lm head"); without
+ *                                     one, unattributed
  *     plus every metric of npu-task-stats found in the log.
  *     Timing report blocks ("... Execution time report ...") go to pm_parse_mlir_text, one block at a time,
  *     with report_index = block order (0..N-1): NPUW compiles every unique subgraph of every submodel
@@ -463,8 +467,8 @@ static const char *const submodel_names[SUB_N] = {"unattributed", "prefill", "ge
 typedef struct log_state {
     counters loggers;
     counters net_by_source;  /* "Compile net time" sums by logger ("" = none) */
-    double peak_kb, vcl_get, vcl_export;
-    int seen_peak, seen_vcl_get, seen_vcl_export, n_latency;
+    double peak_kb, end_peak_kb, vcl_get, vcl_export;
+    int seen_peak, seen_end_peak, seen_vcl_get, seen_vcl_export, n_latency;
     int submodel;                           /* SUB_*: the last one a log line named */
     double sub_total_s[SUB_N];
     int sub_blocks[SUB_N];
@@ -478,7 +482,7 @@ static int submodel_named(const char *line)
         return SUB_LM_HEAD;
     if (strcasestr(line, "prefill"))
         return SUB_PREFILL;
-    if (strcasestr(line, "kvcache") || strcasestr(line, "generate"))
+    if (strcasestr(line, "_kv") || strcasestr(line, "kvcache") || strcasestr(line, "generate"))
         return SUB_GENERATE;
     return -1;
 }
@@ -526,9 +530,17 @@ static int log_metric_line(log_state *ls, pm_report *out, const char *line)
             v *= 1024;
         else if (strstr(unit, " GB"))
             v *= 1024 * 1024;
-        if (!ls->seen_peak || v > ls->peak_kb)
-            ls->peak_kb = v;
-        ls->seen_peak = 1;
+        /* 2024's compiler prints VmPeak at the end ("End of compilation ..."); 2025+ the plugin prints the
+         * difference of VmPeak over the compile ("Compilation memory usage"): two different quantities. */
+        if (strstr(line, "End of compilation memory usage")) {
+            if (!ls->seen_end_peak || v > ls->end_peak_kb)
+                ls->end_peak_kb = v;
+            ls->seen_end_peak = 1;
+        } else if (!strstr(line, "Start of compilation memory usage")) {
+            if (!ls->seen_peak || v > ls->peak_kb)
+                ls->peak_kb = v;
+            ls->seen_peak = 1;
+        }
     }
     found = 0;
     v = number_after(line, "Compile net time: ", &found);
@@ -668,6 +680,8 @@ int pm_parse_npu_log(const char *buf, size_t len, pm_report *out, pm_err *err)
     }
     out->n_reports = base_index + blocks;
     if (ls.seen_peak && (rc = pm_report_add_metric(out, "npu.vmpeak_delta_kb", ls.peak_kb)))
+        goto nomem;
+    if (ls.seen_end_peak && (rc = pm_report_add_metric(out, "npu.vmpeak_kb", ls.end_peak_kb)))
         goto nomem;
     double net = -1;
     for (size_t i = 0; i < ls.net_by_source.n; i++)

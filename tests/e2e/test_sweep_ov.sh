@@ -22,6 +22,7 @@ device = NPU
 lib = $LIB
 schedule_trace = true
 strategy_json = true
+task_stats = true
 prefill_hint = STATIC
 generate_pyramid = false
 model = models/{family}-{size}-{precision}/openvino_model.xml
@@ -42,6 +43,8 @@ m() { q "select count(*) from metric m join run r on r.id=m.run_id join config c
   && ok "instrumented runs recorded apart from stock ones" || fail "ov.instrumented"
 [ "$(m "m.name='npu.tasks' and c.variant='stock'")" = 0 ] && [ "$(m "m.name='npu.tasks' and c.variant='instrumented'")" = 8 ] \
   && ok "schedule trace only in instrumented runs" || fail "npu.tasks per variant"
+[ "$(m "m.name='npu.vpuip.total' and c.variant='instrumented' and m.value > 0")" = 8 ] && [ "$(m "m.name='npu.vpuip.total' and c.variant='stock'")" = 0 ] \
+  && ok "task statistics (dump-task-stats) only in instrumented runs" || fail "npu.vpuip.total per variant"
 n=$(q "select count(*) from step s join run r on r.id=s.run_id join config c on c.id=r.config_id where c.variant='stock' and s.argv like '%--schedule-trace%'")
 [ "$n" = 0 ] && ok "stock compiles ask for no instrumentation" || fail "stock argv: $n"
 [ "$(q "select count(*) from run r join config c on c.id=r.config_id where r.mode='warm' and r.status='ok' and c.variant='stock' and r.wall_s > 0")" = 8 ] \

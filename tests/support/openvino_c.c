@@ -337,7 +337,9 @@ static int clock_ms;
 static void plugin_line(const char *level, const char *fmt, ...)
 {
     int t = clock_ms;
-    printf("\033[36m[%s] 12:00:%02d.%d [NPUPlugin] ", level, (t / 1000) % 60, t % 1000);
+    /* logger.cpp: cyan for INFO, yellow for WARNING, then the reset after the message */
+    printf("%s[%s] 12:00:%02d.%d [NPUPlugin] ", strcmp(level, "WARNING") ? "\033[36m" : "\033[33m", level,
+           (t / 1000) % 60, t % 1000);
     va_list ap;
     va_start(ap, fmt);
     vprintf(fmt, ap);
@@ -375,21 +377,24 @@ static void subgraph_compile(const char *submodel, int size, double scale, const
     compiler_line("dump-statistics-of-ie-ops", "    Computational - 7 (70.00%%)");
     compiler_line("dump-statistics-of-ie-ops", "      IE.MatMul - 4 (40.00%%)");
     compiler_line("dump-statistics-of-ie-ops", "      IE.Add - 3 (30.00%%)");
-    if (co->replay)
-        compiler_line("vpux-compiler", "Experimental mode - assigning manual strategies");
+    if (co->replay) /* the compiler's global logger, at WARNING */
+        printf("[WARNING] 12:00:%02d.%03d [vpux-compiler] WARNING: Experimental mode - assigning manual strategies\n",
+               (clock_ms / 1000) % 60, clock_ms % 1000);
     compiler_line("feasible-allocation", "Feasible allocation started");
     clock_ms += 250;
     compiler_line("feasible-allocation", "  Scheduled 42 buffers");
-    if (co->task_stats) {
+    if (co->task_stats) { /* dump-task-stats, as the npu_compiler lit tests show it */
+        compiler_line("dump-statistics-of-task-ops", "Input size - 4.50 KB Output size - 4.50 KB");
+        compiler_line("dump-statistics-of-task-ops", "VPUIP tasks statistics:");
         compiler_line("dump-statistics-of-task-ops", "VPUIP Tasks - %d ops", 12 + size / 256);
-        compiler_line("dump-statistics-of-task-ops", "  VPUIP.NNDMA - %d ops", 6 + size / 256);
+        compiler_line("dump-statistics-of-task-ops", "  VPUIP.NNDMA - %d ops : Size - 40.50 KB", 6 + size / 256);
+        compiler_line("dump-statistics-of-task-ops", "    DDR2CMX - %d ops : Size - 30.00 KB", 6 + size / 256);
         compiler_line("dump-statistics-of-task-ops", "  VPUIP.NCEClusterTask - 4 ops");
-        compiler_line("dump-statistics-of-task-ops", "    DPU variants - 8 ops");
         compiler_line("dump-statistics-of-task-ops", "  VPUIP.SW.Kernel - 2 ops");
-        compiler_line("dump-statistics-of-task-ops", "Weights statistics:");
-        compiler_line("dump-statistics-of-task-ops", "  Const - 4 ops");
+        compiler_line("dump-statistics-of-task-ops", "Weights statistics");
+        compiler_line("dump-statistics-of-task-ops", "  Total weights - count: 4, size: 53.50 KB (no compression)");
         compiler_line("dump-statistics-of-task-ops", "Const swizzling statistics:");
-        compiler_line("dump-statistics-of-task-ops", "  Swizzled constants - 2 ops");
+        compiler_line("dump-statistics-of-task-ops", "  Swizzled constants     - count: 2, size: 4 KB");
     }
     compiler_line("inference-execution-analysis", "Estimated inference latency: %dus", 300 + size);
     double total = compiler_report(scale, co->replay);
