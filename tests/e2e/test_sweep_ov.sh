@@ -89,6 +89,12 @@ for c in n["configs"]:
     assert (c["blob_bytes"] is None) == c["instrumented"] and (c["blob_weightless_bytes"] is None) != c["instrumented"], c
 assert sum(f["configs"] for f in d["fixes"]) == 4, d["fixes"]
 ' && ok "report JSON: submodel split, ELF export, blob sizes; fix table over stock configs only" || fail "report json"
+if "$PASSMAP" report "$db" --html "$TMP/report.html" >/dev/null 2>&1; then
+  grep -q '<h2 id=npu>NPU (OpenVINO) runs</h2>' "$TMP/report.html" && [ "$(grep -c '<tr class=instrumented>' "$TMP/report.html")" = 4 ] \
+    && grep -q 'ELF export (s)' "$TMP/report.html" && ok "HTML report: NPU section, instrumented rows marked" || fail "report html"
+else
+  fail "passmap report --html failed"
+fi
 
 # A blob that cannot be imported (weightless NPUW export): the cold compile stays ok, the warm run fails with the reason.
 sed -e 's/npu-tiny/npu-weightless/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' \
