@@ -5,7 +5,7 @@
 CC      ?= cc
 BUILD   ?= build
 SAN     ?= 0
-PKGS    := sqlite3 jansson gsl libzstd libxxhash inih
+PKGS    := sqlite3 jansson gsl libzstd libxxhash
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 OPT     ?= -O2 -g
@@ -32,7 +32,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA     := $(BUILD)/libpassmap.a
 BIN      := $(BUILD)/passmap
 
-.PHONY: all deps demo test check unit bench clean test-support install
+.PHONY: all deps demo test check unit bench clean test-support install fuzz fuzz-build
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: bin/passmap, share/passmap/ (data/: stage maps, fix
 # rules; studies/: sweep presets), share/man/man1/. The binary finds share/passmap relative to itself.
 PREFIX  ?= /usr/local
@@ -59,6 +59,41 @@ $(BUILD)/tests/lib%.so: tests/support/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O1 -g -fPIC -shared $(LAYER_INC) -o $@ $< $(shell pkg-config --cflags --libs jansson)
 
+# libFuzzer harnesses (tests/fuzz/): every parser (one binary per format, fuzz_parse_auto lets the sniffer
+# pick), the spec parser and the cache entry reader, built with clang (Debian clang-22) under ASan+UBSan.
+# make check (and so make test) runs each for a short fixed number of inputs through tests/e2e/test_fuzz.sh;
+# make fuzz runs them for FUZZ_RUNS inputs each (a longer campaign; FUZZ_RUNS=-1: until a crash).
+FUZZ_CC    ?= clang-22
+FUZZ_HAVE  := $(shell command -v $(FUZZ_CC) 2>/dev/null)
+FUZZ_DIR   := $(BUILD)/fuzz
+FUZZ_RUNS  ?= 1000000
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS = $(CSTD) $(WARN) $(FUZZ_FLAGS) $(LAYER_INC) $(shell pkg-config --cflags $(PKGS)) \
+              -DPM_DATA_DIR='"$(DATA_DIR)"' -DPM_SOURCE_DIR='"$(abspath .)"' -MMD -MP
+FUZZ_PARSE := auto mlir_text mlir_json llvm_text chrome_trace npu_log npu_schedule npu_strategy npu_task_stats
+FUZZ_BIN   := $(FUZZ_PARSE:%=$(FUZZ_DIR)/fuzz_parse_%) $(FUZZ_DIR)/fuzz_spec $(FUZZ_DIR)/fuzz_cache_entry
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
+
+$(FUZZ_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/libpassmap.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_parse_%: tests/fuzz/fuzz_parse.c $(FUZZ_DIR)/libpassmap.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DFUZZ_FORMAT=PM_FMT_$(shell echo $* | tr a-z A-Z) -o $@ $< \
+	    $(FUZZ_DIR)/libpassmap.a $(LDLIBS)
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libpassmap.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libpassmap.a $(LDLIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: deps all fuzz-build
+	tests/fuzz/run.sh $(FUZZ_DIR) $(BIN) $(FUZZ_RUNS)
+
 # Installs Debian packages when something is missing (needs root or sudo).
 deps:
 	@scripts/install-deps.sh
@@ -73,7 +108,7 @@ test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
 	@$(MAKE) --no-print-directory SAN=1 check
 
-check: all $(TEST_BIN) test-support
+check: all $(TEST_BIN) test-support $(if $(FUZZ_HAVE),fuzz-build)
 	tests/run-tests.sh $(BUILD)
 
 test-support: $(patsubst tests/support/%.c,$(BUILD)/tests/lib%.so,$(TESTLIB_SRC))
@@ -94,4 +129,5 @@ install: $(INSTALL_BIN)
 clean:
 	rm -rf $(BUILD)
 
+-include $(FUZZ_LIB_OBJ:.o=.d)
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d)

@@ -1,10 +1,9 @@
-/* Sweep spec loading: inih reads the INI into a list of entries; expansion into the config matrix happens
+/* Sweep spec loading: ini_read reads the INI into a list of entries (with line numbers); expansion into the config matrix happens
  * afterwards so key order inside a section does not matter and every error can name its line's section. */
 #include "spec.h"
 
 #include <ctype.h>
 #include <limits.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,99 +14,8 @@
 #include "run.h"
 #include "util.h"
 
-#define MAX_ITEMS 64
-
 typedef pm_spec_entry entry;
 typedef pm_spec_entries entries;
-
-static int collect(void *user, const char *section, const char *name, const char *value)
-{
-    entries *es = user;
-    if (es->n == es->cap) {
-        int ncap = es->cap ? es->cap * 2 : 32;
-        entry *ni = realloc(es->items, (size_t)ncap * sizeof *ni);
-        if (!ni) {
-            es->oom = 1;
-            return 0;
-        }
-        es->items = ni;
-        es->cap = ncap;
-    }
-    entry *e = &es->items[es->n];
-    memset(e, 0, sizeof *e);
-    e->section = strdup(section);
-    e->name = strdup(name);
-    e->value = strdup(value ? value : "");
-    if (!e->section || !e->name || !e->value) {
-        free(e->section);
-        free(e->name);
-        free(e->value);
-        es->oom = 1;
-        return 0;
-    }
-    es->n++;
-    return 1;
-}
-
-/* inih does not report line numbers to the handler: find each entry's line by walking the text in the same
- * order inih does (section headers, then "name = value" / "name: value" lines). A continuation line keeps
- * its key's line. */
-static void number_lines(const char *text, entries *es)
-{
-    const char *p = text;
-    int line = 0, k = 0;
-    char section[256] = "";
-    while (*p && k < es->n) {
-        line++;
-        const char *eol = strchr(p, '\n');
-        size_t len = eol ? (size_t)(eol - p) : strlen(p);
-        const char *q = p;
-        while (q < p + len && (*q == ' ' || *q == '\t'))
-            q++;
-        int indented = q > p;
-        if (q < p + len && *q == '[') {
-            const char *close = memchr(q, ']', (size_t)(p + len - q));
-            if (close)
-                snprintf(section, sizeof section, "%.*s", (int)(close - q - 1), q + 1);
-        } else if (q < p + len && *q != ';' && *q != '#' && !indented) {
-            size_t nl = strcspn(q, "=:\n");
-            while (nl > 0 && (q[nl - 1] == ' ' || q[nl - 1] == '\t'))
-                nl--;
-            /* skip entries produced by continuation lines (same key again) */
-            while (k < es->n && k > 0 && !strcmp(es->items[k].name, es->items[k - 1].name) &&
-                   !strcmp(es->items[k].section, es->items[k - 1].section) &&
-                   !(strlen(es->items[k].name) == nl && !strncmp(es->items[k].name, q, nl) && strchr(q, '=')))
-                es->items[k].line = es->items[k - 1].line, k++;
-            if (k < es->n && !strcmp(es->items[k].section, section) && strlen(es->items[k].name) == nl &&
-                !strncmp(es->items[k].name, q, nl))
-                es->items[k++].line = line;
-        } else if (indented && k > 0 && k < es->n && !strcmp(es->items[k].name, es->items[k - 1].name)) {
-            es->items[k].line = es->items[k - 1].line;
-            k++;
-        }
-        if (!eol)
-            break;
-        p = eol + 1;
-    }
-}
-
-void pm_spec_entries_free(pm_spec_entries *es);
-static void entries_free(entries *es)
-{
-    pm_spec_entries_free(es);
-}
-
-int pm_spec_entries_parse(const char *text, pm_spec_entries *es, pm_err *err)
-{
-    memset(es, 0, sizeof *es);
-    int line = ini_parse_string(text, collect, es);
-    if (es->oom)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if (line != 0)
-        return pm_err_set(err, PM_ERR_PARSE, "line %d: not INI syntax", line);
-    number_lines(text, es);
-    return PM_OK;
-}
 
 void pm_spec_entries_free(pm_spec_entries *es)
 {
@@ -119,20 +27,164 @@ void pm_spec_entries_free(pm_spec_entries *es)
     free(es->items);
 }
 
-/* Splits a list value on commas and white space into items (in place copies). */
+static void entries_free(entries *es)
+{
+    pm_spec_entries_free(es);
+}
+
+static char *dup_range(const char *a, const char *b)
+{
+    while (a < b && isspace((unsigned char)*a))
+        a++;
+    while (b > a && isspace((unsigned char)b[-1]))
+        b--;
+    char *d = malloc((size_t)(b - a) + 1);
+    if (d) {
+        memcpy(d, a, (size_t)(b - a));
+        d[b - a] = '\0';
+    }
+    return d;
+}
+
+/* The INI dialect of the specs: [section], KEY = VALUE (':' is no separator: it is in model names), comments from ';' or '#' at the start of
+ * a line or from " ;" inside one. An indented line continues the previous key's value (a long list wrapped over
+ * lines: the parts are joined with a space, so every line's items count). A key given twice in one section is an
+ * error naming both lines; lines may be any length. Errors carry the line number. */
+static int ini_read(const char *text, const char *path, entries *es, pm_err *err)
+{
+    char *section = strdup("");
+    int rc = PM_OK, lineno = 0;
+    if (!section)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (!strncmp(text, "\xEF\xBB\xBF", 3)) /* UTF-8 byte order mark */
+        text += 3;
+    for (const char *p = text; *p;) {
+        const char *eol = strchr(p, '\n');
+        const char *end = eol ? eol : p + strlen(p);
+        const char *next = eol ? eol + 1 : end;
+        lineno++;
+        /* inline comment: ';' after white space */
+        const char *stop = end;
+        for (const char *q = p + 1; q < end; q++)
+            if (*q == ';' && isspace((unsigned char)q[-1])) {
+                stop = q;
+                break;
+            }
+        const char *a = p;
+        while (a < stop && isspace((unsigned char)*a))
+            a++;
+        int indented = a > p;
+        if (a == stop || *a == ';' || *a == '#') {
+            p = next;
+            continue;
+        }
+        if (*a == '[') {
+            const char *close = memchr(a, ']', (size_t)(stop - a));
+            if (!close) {
+                rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: section header without ']'", path, lineno);
+                goto done;
+            }
+            free(section);
+            if (!(section = dup_range(a + 1, close))) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+            p = next;
+            continue;
+        }
+        entry *last = es->n ? &es->items[es->n - 1] : NULL;
+        if (indented && last && !strcmp(last->section, section)) {
+            char *part = dup_range(a, stop), *joined = NULL;
+            if (!part || asprintf(&joined, "%s %s", last->value, part) < 0) {
+                free(part);
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+            free(part);
+            free(last->value);
+            last->value = joined;
+            p = next;
+            continue;
+        }
+        const char *eq = a;
+        while (eq < stop && *eq != '=')
+            eq++;
+        if (eq == stop || eq == a) {
+            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: expected KEY = VALUE%s", path, lineno,
+                            indented ? " (an indented line continues a key only after one)" : "");
+            goto done;
+        }
+        if (es->n == es->cap) {
+            int ncap = es->cap ? es->cap * 2 : 32;
+            entry *ni = realloc(es->items, (size_t)ncap * sizeof *ni);
+            if (!ni) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+            es->items = ni;
+            es->cap = ncap;
+        }
+        entry *e = &es->items[es->n];
+        memset(e, 0, sizeof *e);
+        e->section = strdup(section);
+        e->name = dup_range(a, eq);
+        e->value = dup_range(eq + 1, stop);
+        e->line = lineno;
+        if (!e->section || !e->name || !e->value) {
+            free(e->section);
+            free(e->name);
+            free(e->value);
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        es->n++;
+        for (int i = 0; i < es->n - 1; i++)
+            if (!strcmp(es->items[i].section, e->section) && !strcmp(es->items[i].name, e->name)) {
+                rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: [%s] %s given twice (first on line %d)", path, lineno,
+                                e->section, e->name, es->items[i].line);
+                goto done;
+            }
+        p = next;
+    }
+done:
+    free(section);
+    return rc;
+}
+
+int pm_spec_entries_parse(const char *text, pm_spec_entries *es, pm_err *err)
+{
+    memset(es, 0, sizeof *es);
+    return ini_read(text, "preset", es, err);
+}
+
+/* Splits a list value on commas and white space into items (copies owned by the list). */
 typedef struct list {
-    char buf[2048];
-    char *items[MAX_ITEMS];
-    int n;
+    char *buf;
+    char **items;
+    int n, cap;
 } list;
+
+static void list_free(list *l)
+{
+    free(l->buf);
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
 
 static int split_list(const char *value, list *l, pm_err *err, const char *what)
 {
-    snprintf(l->buf, sizeof l->buf, "%s", value);
-    l->n = 0;
+    list_free(l);
+    if (!(l->buf = strdup(value)))
+        return pm_err_set(err, PM_ERR_NOMEM, "%s: out of memory", what);
     for (char *save = NULL, *tok = strtok_r(l->buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-        if (l->n == MAX_ITEMS)
-            return pm_err_set(err, PM_ERR_USAGE, "%s: more than %d items", what, MAX_ITEMS);
+        if (l->n == l->cap) {
+            int ncap = l->cap ? l->cap * 2 : 16;
+            char **ni = realloc(l->items, (size_t)ncap * sizeof *ni);
+            if (!ni)
+                return pm_err_set(err, PM_ERR_NOMEM, "%s: out of memory", what);
+            l->items = ni;
+            l->cap = ncap;
+        }
         l->items[l->n++] = tok;
     }
     return PM_OK;
@@ -385,38 +437,56 @@ static int read_section(entries *es, const char *section, const section_key *key
     return PM_OK;
 }
 
+/* Configs one matrix section adds (the product of its lists), checked against the cap before any is made. */
+static int check_matrix_size(const pm_spec *s, const char *section, long long product, pm_err *err)
+{
+    if (product > PM_SPEC_MAX_CONFIGS - s->n_configs)
+        return pm_err_set(err, PM_ERR_USAGE, "[%s] makes %lld configs, %d already planned: over the limit of %d "
+                          "configs per spec", section, product, s->n_configs, PM_SPEC_MAX_CONFIGS);
+    return PM_OK;
+}
+
 static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
 {
     list models = {0}, windows = {0}, precisions = {0}, variants = {0};
     int layers = 1, tile = s->tile, unroll = s->unroll, rc = PM_OK;
     char what[192];
-    split_list("stock", &variants, err, "variants");
+    if ((rc = split_list("stock", &variants, err, "variants")))
+        goto out;
     const section_key keys[] = {{"models", &models, NULL, 0, 0}, {"windows", &windows, NULL, 0, 0}, {"precisions", &precisions, NULL, 0, 0},
                                 {"variants", &variants, NULL, 0, 0}, {"layers", NULL, &layers, 0, 1000},
                                 {"tile", NULL, &tile, 1, 1 << 16}, {"unroll", NULL, &unroll, 1, 1 << 16}, {NULL, NULL, NULL, 0, 0}};
     if ((rc = read_section(es, section, keys, err)))
-        return rc;
-    if (!models.n || !windows.n || !precisions.n)
-        return pm_err_set(err, PM_ERR_USAGE, "[%s] needs models, windows and precisions", section);
+        goto out;
+    if (!models.n || !windows.n || !precisions.n) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "[%s] needs models, windows and precisions", section);
+        goto out;
+    }
+    if ((rc = check_matrix_size(s, section, (long long)models.n * windows.n * precisions.n * variants.n, err)))
+        goto out;
     for (int m = 0; m < models.n; m++) {
         pm_spec_config base = {0};
         strcpy(base.kind, "llm");
         char *colon = strchr(models.items[m], ':');
-        if (!colon)
-            return pm_err_set(err, PM_ERR_USAGE, "[%s] models: '%s' is not FAMILY:SIZE", section, models.items[m]);
+        if (!colon) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] models: '%s' is not FAMILY:SIZE", section, models.items[m]);
+            goto out;
+        }
         *colon = '\0';
-        if (copy_str(base.family, sizeof base.family, models.items[m], err, "family") ||
-            copy_str(base.size, sizeof base.size, colon + 1, err, "size"))
-            return err->code;
+        if ((rc = copy_str(base.family, sizeof base.family, models.items[m], err, "family")) ||
+            (rc = copy_str(base.size, sizeof base.size, colon + 1, err, "size")))
+            goto out;
         const char *const *sizes = pm_gen_llm_sizes(base.family);
         char names[512];
         if (!sizes) {
             join_names(pm_gen_llm_families(), names, sizeof names);
-            return pm_err_set(err, PM_ERR_USAGE, "[%s] unknown LLM family '%s' (%s)", section, base.family, names);
+            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] unknown LLM family '%s' (%s)", section, base.family, names);
+            goto out;
         }
         if (!in_list(base.size, sizes)) {
             join_names(sizes, names, sizeof names);
-            return pm_err_set(err, PM_ERR_USAGE, "[%s] %s has no size '%s' (%s)", section, base.family, base.size, names);
+            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] %s has no size '%s' (%s)", section, base.family, base.size, names);
+            goto out;
         }
         base.layers = layers;
         base.tile = tile;
@@ -429,7 +499,7 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
                     if ((rc = parse_int(windows.items[w], 1, 1 << 20, &c.window, err, what)) ||
                         (rc = check_precision(precisions.items[p], err, section)) ||
                         (rc = decode_variant(variants.items[v], &c, err, section)))
-                        return rc;
+                        goto out;
                     strcpy(c.precision, precisions.items[p]);
                     char pipe[32] = "";
                     if (c.tile != s->tile || c.unroll != s->unroll)
@@ -438,12 +508,17 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
                              c.precision, c.layers, pipe, c.variant);
                     if (s->ov_model_template[0] &&
                         (rc = expand_template(s, s->ov_model_template, &c, c.model_xml, sizeof c.model_xml, err)))
-                        return rc;
+                        goto out;
                     if ((rc = add_config(s, &c, err)))
-                        return rc;
+                        goto out;
                 }
     }
-    return PM_OK;
+out:
+    list_free(&models);
+    list_free(&windows);
+    list_free(&precisions);
+    list_free(&variants);
+    return rc;
 }
 
 static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
@@ -451,19 +526,25 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
     list families = {0}, resolutions = {0}, precisions = {0}, variants = {0};
     int blocks = 0, tile = s->tile, unroll = s->unroll, rc = PM_OK;
     char what[192];
-    split_list("stock", &variants, err, "variants");
+    if ((rc = split_list("stock", &variants, err, "variants")))
+        goto out;
     const section_key keys[] = {{"families", &families, NULL, 0, 0}, {"resolutions", &resolutions, NULL, 0, 0}, {"precisions", &precisions, NULL, 0, 0},
                                 {"variants", &variants, NULL, 0, 0}, {"blocks", NULL, &blocks, 0, 1000},
                                 {"tile", NULL, &tile, 1, 1 << 16}, {"unroll", NULL, &unroll, 1, 1 << 16}, {NULL, NULL, NULL, 0, 0}};
     if ((rc = read_section(es, section, keys, err)))
-        return rc;
-    if (!families.n || !resolutions.n || !precisions.n)
-        return pm_err_set(err, PM_ERR_USAGE, "[%s] needs families, resolutions and precisions", section);
+        goto out;
+    if (!families.n || !resolutions.n || !precisions.n) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "[%s] needs families, resolutions and precisions", section);
+        goto out;
+    }
+    if ((rc = check_matrix_size(s, section, (long long)families.n * resolutions.n * precisions.n * variants.n, err)))
+        goto out;
     for (int f = 0; f < families.n; f++) {
         if (!in_list(families.items[f], pm_gen_cnn_families())) {
             char names[512];
             join_names(pm_gen_cnn_families(), names, sizeof names);
-            return pm_err_set(err, PM_ERR_USAGE, "[%s] unknown CNN family '%s' (%s)", section, families.items[f], names);
+            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] unknown CNN family '%s' (%s)", section, families.items[f], names);
+            goto out;
         }
         for (int r = 0; r < resolutions.n; r++)
             for (int p = 0; p < precisions.n; p++)
@@ -471,12 +552,14 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
                     pm_spec_config c = {0};
                     strcpy(c.kind, "cnn");
                     if ((rc = copy_str(c.family, sizeof c.family, families.items[f], err, "family")))
-                        return rc;
+                        goto out;
                     snprintf(what, sizeof what, "[%s] resolutions", section);
-                    if ((rc = parse_int(resolutions.items[r], 8, 4096, &c.resolution, err, what)) ||
+                    /* in the generator's own terms, so a spec never plans a config it cannot emit */
+                    if ((rc = parse_int(resolutions.items[r], 1, 1 << 20, &c.resolution, err, what)) ||
+                        (rc = pm_gen_cnn_check_resolution(c.resolution, err) ? pm_err_wrap(err, "%s", what) : PM_OK) ||
                         (rc = check_precision(precisions.items[p], err, section)) ||
                         (rc = decode_variant(variants.items[v], &c, err, section)))
-                        return rc;
+                        goto out;
                     strcpy(c.precision, precisions.items[p]);
                     c.blocks = blocks;
                     c.tile = tile;
@@ -487,10 +570,15 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
                     snprintf(c.key, sizeof c.key, "cnn/%s/r%d/%s/B%d%s/%s", c.family, c.resolution, c.precision,
                              c.blocks, pipe, c.variant);
                     if ((rc = add_config(s, &c, err)))
-                        return rc;
+                        goto out;
                 }
     }
-    return PM_OK;
+out:
+    list_free(&families);
+    list_free(&resolutions);
+    list_free(&precisions);
+    list_free(&variants);
+    return rc;
 }
 
 /* [sweep] and [report]: read here, whatever the back end. */
@@ -501,7 +589,16 @@ static int apply_sweep_scalar(pm_spec *s, entry *e, pm_err *err)
     const char *n = e->name, *v = e->value;
     e->used = 1;
     if (!strcmp(e->section, "sweep")) {
-        if (!strcmp(n, "name")) return copy_str(s->name, sizeof s->name, v, err, what);
+        if (!strcmp(n, "name")) {
+            /* the name becomes NAME.db and NAME.db.runs/: a path in it would write elsewhere */
+            if (!*v || strchr(v, '/') || strstr(v, "..") || *v == '.' || *v == '-')
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' is not a plain name (no '/', no '..', not starting "
+                                  "with '.' or '-')", what, v);
+            for (const char *q = v; *q; q++)
+                if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                    return pm_err_set(err, PM_ERR_USAGE, "%s: control character in the name", what);
+            return copy_str(s->name, sizeof s->name, v, err, what);
+        }
         if (!strcmp(n, "backend")) {
             if (!pm_backend_find(v))
                 return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (%s)", what, v, pm_backend_names());
@@ -665,16 +762,8 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    int line = ini_parse_string(text, collect, &es);
-    if (es.oom) {
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
+    if ((rc = ini_read(text, path ? path : "spec", &es, err)))
         goto cleanup;
-    }
-    if (line != 0) {
-        rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: not INI syntax", path, line);
-        goto cleanup;
-    }
-    number_lines(text, &es);
     for (int i = 0; i < es.n; i++) {
         if (strcmp(es.items[i].section, "sweep") && strcmp(es.items[i].section, "report"))
             continue;
@@ -730,7 +819,7 @@ int pm_spec_load_as(const char *path, const char *backend, pm_spec **out, pm_err
     *out = NULL;
     char *text;
     size_t len;
-    int rc = pm_util_read_file(path, &text, &len, err);
+    int rc = pm_util_read_file_max(path, PM_SPEC_MAX_BYTES, &text, &len, err);
     if (rc != PM_OK)
         return pm_err_wrap(err, "spec");
     if (memchr(text, '\0', len))

@@ -81,7 +81,7 @@ typedef struct pm_spec {
     int ov_schedule_trace, ov_strategy_json, ov_reuse_strategy, ov_task_stats, ov_min_response_len;
     char ov_platform[32], ov_prefill_hint[16], ov_generate_pyramid[8];
     pm_spec_config *configs;
-    int n_configs;
+    int n_configs, cap_configs;
     char *text;             /* the spec file as read, stored with the sweep */
     char path[1024];
     char dir[4096];         /* absolute folder of the spec file ({spec_dir}); "." when parsed from text */
@@ -91,6 +91,11 @@ typedef struct pm_spec {
     void *backend_data;
     void (*backend_free)(void *data);
 } pm_spec;
+
+/* Limits, each an error when passed: configs in one spec (a million cold compiles would not finish anyway; the
+ * matrix is checked before it is expanded) and the size of the spec file. */
+#define PM_SPEC_MAX_CONFIGS 1000000
+#define PM_SPEC_MAX_BYTES ((size_t)16 << 20)
 
 int pm_spec_load(const char *path, pm_spec **out, pm_err *err);
 int pm_spec_parse(const char *text, const char *path_for_messages, pm_spec **out, pm_err *err);

@@ -577,7 +577,7 @@ static void analyse_cc(char *const *argv, size_t first, analysis *a)
     static const char *const side_files[] = {"-save-temps", "-ftime-trace", "-gsplit-dwarf", "-fdump-",
                                              "-fstack-usage", "-fcallgraph-info", "-fopt-info=", "-ftest-coverage",
                                              "--coverage", "-fsave-optimization-record", "-fprofile-arcs",
-                                             "-fmodules", "-fmodule-output", NULL};
+                                             "-fmodules", "-fmodule-output", "-Wp,-M", NULL};
     for (size_t i = first; argv[i]; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "-o") || !strcmp(s, "--output")) {
@@ -1495,7 +1495,7 @@ static int capture_open(pm_cache *c, capture *cap, pm_err *err)
     for (int i = 0; i < 2; i++) {
         if (i == 0 && !c)
             continue;
-        snprintf(cap->path, sizeof cap->path, "%s/%s.XXXXXX", i == 0 ? c->dir : tmpdir && *tmpdir ? tmpdir : "/tmp",
+        snprintf(cap->path, sizeof cap->path, "%s/%s.XXXXXX", i == 0 ? c->dir : tmpdir && *tmpdir ? tmpdir : P_tmpdir,
                  i == 0 ? "tmp/capture" : "passmap-capture");
         if ((cap->fd = mkstemp(cap->path)) >= 0) {
             cap->on_disk = 1;
@@ -1681,13 +1681,11 @@ static int ts_before(struct timespec a, struct timespec b)
 }
 
 /* Why the result of a successful run cannot be stored ("" when it can); fills odata/olen and deps. */
-static int check_run(pm_cache *c, const key_info *k, const pre_output *pre, struct timespec start,
+static int check_run(const key_info *k, const pre_output *pre, struct timespec start,
                      const char *depfile, const dep_list *pre_deps, char **odata, uint64_t *olen, dep_list *deps,
                      char why[400], pm_err *err)
 {
-    int rc;
     why[0] = 0;
-    (void)c;
     for (size_t i = 0; i < k->n_outputs; i++) {
         struct stat st;
         size_t l = 0;
@@ -1746,6 +1744,20 @@ static int check_run(pm_cache *c, const key_info *k, const pre_output *pre, stru
             }
             continue;
         }
+        /* a direct input (the source) was hashed with the key: compare contents */
+        char *canon = canon_path(deps->path[i]);
+        if (!canon)
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        for (j = 0; j < k->n_inputs && strcmp(canon, k->input_canon[j]); j++)
+            ;
+        free(canon);
+        if (j < k->n_inputs) {
+            if (!XXH128_isEqual(k->input_h[j], deps->h[i])) {
+                snprintf(why, 400, "input %s changed during the run", deps->path[i]);
+                return PM_OK;
+            }
+            continue;
+        }
         /* first seen now: it must not have been touched since the run began (coarse clock, as the kernel's) */
         struct stat st;
         if (stat(deps->path[i], &st) || !ts_before(st.st_ctim, start)) {
@@ -1753,7 +1765,6 @@ static int check_run(pm_cache *c, const key_info *k, const pre_output *pre, stru
             return PM_OK;
         }
     }
-    (void)rc;
     return PM_OK;
 }
 
@@ -1836,7 +1847,7 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
     }
     int store = res->exit_code == 0 && res->term_signal == 0 && !truncated && !(req->cancel && *req->cancel);
     why[0] = 0;
-    if (store && (rc = check_run(c, k, pre, start, depfile, pre_deps, odata, olen, &deps, why, err)))
+    if (store && (rc = check_run(k, pre, start, depfile, pre_deps, odata, olen, &deps, why, err)))
         goto cleanup;
     if (why[0]) {
         warn(res, "not cached: %s", why);

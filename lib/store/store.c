@@ -646,6 +646,24 @@ int pm_store_runs_done(pm_store *st, int64_t config_id, const char *mode, int *n
     return rc;
 }
 
+int pm_store_config_find(pm_store *st, const char *sweep, const char *key, int64_t *config_id, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    *config_id = 0;
+    if (sqlite3_prepare_v2(st->db, "SELECT c.id FROM config c JOIN sweep w ON c.sweep_id = w.id "
+                                   "WHERE w.name = ?1 AND c.key = ?2", -1, &s, NULL) != SQLITE_OK)
+        return db_err(st, err, "find config");
+    bind_text(s, 1, sweep);
+    bind_text(s, 2, key);
+    int rc = PM_OK, step = sqlite3_step(s);
+    if (step == SQLITE_ROW)
+        *config_id = sqlite3_column_int64(s, 0);
+    else if (step != SQLITE_DONE)
+        rc = db_err(st, err, "find config");
+    sqlite3_finalize(s);
+    return rc;
+}
+
 static const char *run_status_text(pm_run_status s)
 {
     /* Same names as pm_run_status_name, kept here so the store does not depend on the runner. */

@@ -98,6 +98,8 @@ int pm_store_config(pm_store *st, int64_t sweep_id, const pm_config *cfg, int64_
 int pm_store_config_params(pm_store *st, int64_t config_id, pm_param **out, int *n, pm_err *err);
 void pm_params_free(pm_param *p, int n);
 /* Number of runs already recorded for (config, mode) with any status: used to resume. */
+/* Read only: the id of config KEY of sweep SWEEP, 0 when it is not recorded (a dry run's plan). */
+int pm_store_config_find(pm_store *st, const char *sweep, const char *key, int64_t *config_id, pm_err *err);
 int pm_store_runs_done(pm_store *st, int64_t config_id, const char *mode, int *n, pm_err *err);
 /* Records a run with its steps, passes and metrics in one transaction. */
 int pm_store_record_run(pm_store *st, const pm_run_record *rec, int64_t *run_id, pm_err *err);

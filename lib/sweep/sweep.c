@@ -121,6 +121,7 @@ typedef struct sweep_ctx {
     char self[PATH_MAX];
     int *in_shard;      /* per config: 1 when this sweep (shard) runs it */
     int64_t host_id;    /* the machine measuring, recorded with every run */
+    int cap_tasks;      /* allocated length of the task list plan() fills */
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -329,6 +330,45 @@ static void shuffle(int *idx, int n, unsigned *state)
     }
 }
 
+/* A dry run's view of one task: each step's argv as the real run would start it (nothing is created). */
+static int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
+{
+    const config_state *cs = &x->cs[t->config];
+    char dir[PATH_MAX];
+    pm_steps steps = {0};
+    int rc;
+    *out = NULL;
+    if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)) ||
+        (rc = x->be->steps(&x->bctx, t->config, cs->prep.input, dir, &steps, err)))
+        return rc;
+    size_t len = 0, cap = 0;
+    char *text = NULL;
+    for (int i = 0; i < steps.n && rc == PM_OK; i++) {
+        if (strcmp(t->mode, "cold") && (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir)))
+            break;
+        char *joined = pm_argv_join(steps.items[i].argv);
+        size_t need = len + strlen(steps.items[i].tool) + (joined ? strlen(joined) : 0) + 8;
+        if (need > cap) {
+            cap = need * 2;
+            char *bigger = realloc(text, cap);
+            if (!bigger) {
+                free(joined);
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                break;
+            }
+            text = bigger;
+        }
+        len += (size_t)sprintf(text + len, "  %s: %s\n", steps.items[i].tool, joined ? joined : "?");
+        free(joined);
+    }
+    pm_steps_free(&steps);
+    if (rc)
+        free(text);
+    else
+        *out = text;
+    return rc;
+}
+
 static int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err)
 {
     const pm_spec *s = x->spec;
@@ -344,7 +384,9 @@ static int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *
             done[c] = repeats; /* another shard's: nothing to plan here */
             continue;
         }
-        if ((rc = pm_store_runs_done(x->store, x->cs[c].id, mode, &done[c], err)))
+        if (!x->store || !x->cs[c].id) /* dry run: not recorded yet */
+            done[c] = 0;
+        else if ((rc = pm_store_runs_done(x->store, x->cs[c].id, mode, &done[c], err)))
             goto cleanup;
         *already += done[c] < repeats ? done[c] : repeats;
     }
@@ -360,12 +402,16 @@ static int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *
             int rep = s->interleaved ? r : (r * s->n_configs + k) % repeats;
             if (rep < done[c])
                 continue;
-            task *nt = realloc(*tasks, (size_t)(*n_tasks + 1) * sizeof *nt);
-            if (!nt) {
-                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                goto cleanup;
+            if (*n_tasks == x->cap_tasks) { /* doubling: planning stays linear in the number of runs */
+                int ncap = x->cap_tasks ? x->cap_tasks * 2 : 256;
+                task *nt = realloc(*tasks, (size_t)ncap * sizeof *nt);
+                if (!nt) {
+                    rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                    goto cleanup;
+                }
+                *tasks = nt;
+                x->cap_tasks = ncap;
             }
-            *tasks = nt;
             (*tasks)[(*n_tasks)++] = (task){.config = c, .repeat = rep, .mode = mode};
         }
     }
@@ -405,7 +451,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     sweep_ctx x = {.spec = spec, .opts = opts, .be = pm_backend_find(spec->backend)};
     task *tasks = NULL;
     int n_tasks = 0, already = 0, rc = PM_OK, lock_fd = -1;
-    int64_t sweep_id;
+    int64_t sweep_id = 0;
     char *meta = NULL;
     memset(sum, 0, sizeof *sum);
     if (!(x.in_shard = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x.in_shard)))
@@ -430,9 +476,15 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         goto cleanup;
     }
     x.bctx = (pm_backend_ctx){.spec = spec, .self_exe = x.self, .cache_dir = x.cache_dir};
-    if ((rc = pm_util_mkdir_p(x.work, err)))
-        goto cleanup;
-    {
+    if (opts->dry_run) {
+        /* nothing is created: the paths shown are where a real sweep would put things */
+        char cwd[PATH_MAX], rel[PATH_MAX];
+        memcpy(rel, x.work, sizeof rel);
+        if (rel[0] != '/' && getcwd(cwd, sizeof cwd) && (rc = fmt_path(x.work, sizeof x.work, err, "%s/%s", cwd, rel)))
+            goto cleanup;
+    } else {
+        if ((rc = pm_util_mkdir_p(x.work, err)))
+            goto cleanup;
         /* Steps run with the run folder as cwd: every path handed to them must be absolute. */
         char abs[PATH_MAX];
         if (!realpath(x.work, abs)) {
@@ -450,8 +502,15 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     /* One sweep writes a database at a time; merge refuses a database while it is held. */
     if (!opts->dry_run && (rc = pm_store_writer_lock(opts->db_path, &lock_fd, err)))
         goto cleanup;
-    if ((rc = fmt_path(x.cache_dir, sizeof x.cache_dir, err, "%s/cache", x.work)) ||
-        (rc = pm_store_open(opts->db_path, &x.store, err)))
+    if ((rc = fmt_path(x.cache_dir, sizeof x.cache_dir, err, "%s/cache", x.work)))
+        goto cleanup;
+    if (opts->dry_run) {
+        /* an existing database is read (runs already recorded are left out of the plan), never written */
+        if (access(opts->db_path, F_OK) == 0 && (rc = pm_store_open_readonly(opts->db_path, &x.store, err)))
+            goto cleanup;
+        goto configs;
+    }
+    if ((rc = pm_store_open(opts->db_path, &x.store, err)))
         goto cleanup;
     meta = sweep_meta(&x);
     if ((rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err)))
@@ -472,6 +531,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         if ((rc = pm_store_host(x.store, &host, &x.host_id, err)))
             goto cleanup;
     }
+configs:
     if (!(x.cs = calloc((size_t)spec->n_configs, sizeof *x.cs))) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
@@ -484,8 +544,14 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         if (!x.in_shard[c])
             continue;
         safe_name(cfg->key, safe, sizeof safe);
-        if ((rc = fmt_path(cs->dir, sizeof cs->dir, err, "%s/%s", x.work, safe)) ||
-            (rc = pm_util_mkdir_p(cs->dir, err)))
+        if ((rc = fmt_path(cs->dir, sizeof cs->dir, err, "%s/%s", x.work, safe)))
+            goto cleanup;
+        if (opts->dry_run) {
+            if (x.store && (rc = pm_store_config_find(x.store, spec->name, cfg->key, &cs->id, err)))
+                goto cleanup;
+            continue;
+        }
+        if ((rc = pm_util_mkdir_p(cs->dir, err)))
             goto cleanup;
         if (x.be->prepare_config && (rc = x.be->prepare_config(&x.bctx, c, cs->dir, &cs->prep, err)))
             goto cleanup;
@@ -542,14 +608,19 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
             else
                 sum->failed++;
         }
+        char *steps_text = NULL;
+        if (opts->dry_run && opts->progress && (rc = dry_steps_text(&x, &tasks[i], &steps_text, err)))
+            goto cleanup;
         if (opts->progress) {
             double el = pm_util_now() - t0;
             pm_sweep_progress p = {.done = i + 1, .total = n_tasks, .already_done = already, .failed = sum->failed,
                                    .elapsed_s = el, .eta_s = el / (i + 1) * (n_tasks - i - 1),
                                    .config_key = spec->configs[tasks[i].config].key, .mode = tasks[i].mode,
-                                   .repeat = tasks[i].repeat, .status = status, .wall_s = wall};
+                                   .repeat = tasks[i].repeat, .status = status, .wall_s = wall,
+                                   .steps_text = steps_text};
             opts->progress(opts->progress_user, &p);
         }
+        free(steps_text);
     }
     sum->wall_s = pm_util_now() - t0;
     if (x.bctx.versions && json_object_size(x.bctx.versions)) {

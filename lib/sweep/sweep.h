@@ -17,6 +17,7 @@ typedef struct pm_sweep_progress {
     int repeat;
     const char *status;
     double wall_s;
+    const char *steps_text;   /* dry run: each step's argv, one line per step ("tool: argv"); else NULL */
 } pm_sweep_progress;
 
 typedef void (*pm_sweep_progress_fn)(void *user, const pm_sweep_progress *p);
@@ -28,7 +29,9 @@ typedef struct pm_sweep_opts {
     int keep_outputs;         /* keep each run's folder (outputs, stderr) */
     int warm;                 /* -1: as the spec says; 0/1: override */
     int max_runs;             /* 0: no limit; else stop after this many runs (the rest resumes later) */
-    int dry_run;              /* plan only: progress is called per planned run with status "planned" */
+    int dry_run;              /* plan only: progress is called per planned run with status "planned" and the
+                                 steps' argv; nothing is written (no database, folder or input; an existing
+                                 database is only read, to leave out runs already recorded) */
     pm_sweep_progress_fn progress;
     void *progress_user;
     volatile sig_atomic_t *stop;  /* when set (SIGINT), stop after the run in progress */

@@ -34,6 +34,8 @@ typedef struct pm_gen_info {
 
 int pm_gen_llm(const pm_llm_opts *opts, FILE *out, pm_gen_info *info, pm_err *err);
 int pm_gen_cnn(const pm_cnn_opts *opts, FILE *out, pm_gen_info *info, pm_err *err);
+/* PM_OK when pm_gen_cnn accepts this input resolution, else PM_ERR_USAGE saying which it accepts. */
+int pm_gen_cnn_check_resolution(int resolution, pm_err *err);
 
 /* Lists known names (NULL-terminated static arrays). */
 const char *const *pm_gen_llm_families(void);

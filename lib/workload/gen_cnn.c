@@ -899,6 +899,14 @@ static void list_families(char *buf, size_t n)
         len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", families[i]);
 }
 
+int pm_gen_cnn_check_resolution(int resolution, pm_err *err)
+{
+    if (resolution < 32 || resolution > 1024 || resolution % 32 != 0)
+        return pm_err_set(err, PM_ERR_USAGE, "resolution %d invalid (valid: a multiple of 32 from 32 to 1024)",
+                          resolution);
+    return PM_OK;
+}
+
 int pm_gen_cnn(const pm_cnn_opts *opts, FILE *out, pm_gen_info *info, pm_err *err)
 {
     char list[256];
@@ -912,9 +920,8 @@ int pm_gen_cnn(const pm_cnn_opts *opts, FILE *out, pm_gen_info *info, pm_err *er
         list_families(list, sizeof list);
         return pm_err_set(err, PM_ERR_USAGE, "unknown cnn family '%s' (valid: %s)", opts->family, list);
     }
-    if (opts->resolution < 32 || opts->resolution > 1024 || opts->resolution % 32 != 0)
-        return pm_err_set(err, PM_ERR_USAGE, "resolution %d invalid (valid: a multiple of 32 from 32 to 1024)",
-            opts->resolution);
+    if (pm_gen_cnn_check_resolution(opts->resolution, err))
+        return PM_ERR_USAGE;
     const char *p = opts->precision ? opts->precision : "fp16";
     enum prec prec;
     if (strcmp(p, "fp16") == 0)

@@ -67,7 +67,7 @@ static void on_progress(void *user, const pm_sweep_progress *p)
 {
     progress_state *ps = user;
     if (ps->dry) {
-        printf("%-60s %-10s r%d\n", p->config_key, p->mode, p->repeat);
+        printf("%-60s %-10s r%d\n%s", p->config_key, p->mode, p->repeat, p->steps_text ? p->steps_text : "");
         return;
     }
     char el[16], eta[16];
@@ -185,7 +185,8 @@ int cmd_sweep(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "\npassmap sweep: %s\n", err.msg);
         pm_spec_free(spec);
-        return PM_EXIT_FAIL;
+        /* usage errors (the database is held by another sweep, a bad shard) are 2, like bad flags */
+        return err.code == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;
     }
     if (json) {
         json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:f}", "sweep", spec->name, "db", db,
@@ -197,7 +198,10 @@ int cmd_sweep(int argc, char **argv)
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         putchar('\n');
         json_decref(o);
-    } else if (!opts.dry_run) {
+    } else if (opts.dry_run) {
+        printf("dry run: %d configs, %d runs planned (%d already recorded); nothing was written\n", sum.configs,
+               sum.planned, sum.already_done);
+    } else {
         if (opts.shard.n)
             printf("shard %d/%d: ", opts.shard.k, opts.shard.n);
         printf("sweep %s: %d configs, %d runs planned (%d already recorded), %d ran: %d ok, %d failed, %.1f s%s\n"

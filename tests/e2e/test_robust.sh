@@ -76,4 +76,37 @@ rc=$?
   || { fail "report in a read-only folder (rc=$rc)"; echo "$out" | tail -3 | sed 's/^/#   /'; }
 [ ! -e "$TMP/ro/r.db-shm" ] && ok "read-only folder left untouched" || fail "read-only folder got a -shm file"
 chmod 755 "$TMP/ro"
+# sweep: --dry-run wrote the database and every generated input; now it writes nothing and shows each step
+mkdir "$TMP/dry" && pushd "$TMP/dry" >/dev/null
+cat >s.ini <<'INI'
+[sweep]
+name = dry
+repeats = 1
+warm = false
+[llm a]
+models = qwen2:0.5b
+windows = 8,
+   16
+precisions = int8
+INI
+out=$("$PASSMAP" sweep --dry-run s.ini 2>&1); rc=$?
+[ "$rc" -eq 0 ] && [ -z "$(ls -A | grep -v '^s.ini$')" ] && ok "sweep --dry-run writes nothing" \
+  || { fail "sweep --dry-run wrote: $(ls -A | tr '\n' ' ') (rc=$rc)"; echo "$out" | tail -3 | sed 's/^/#   /'; }
+echo "$out" | grep -q "^  mlir-opt: .*mlir-opt .*--mlir-timing" && echo "$out" | grep -q "^  llc: .*-time-passes" \
+  && ok "sweep --dry-run prints each step's argv" || fail "sweep --dry-run argv: $(echo "$out" | head -3)"
+echo "$out" | grep -q "llm/qwen2/0.5b/w8/" && echo "$out" | grep -q "llm/qwen2/0.5b/w16/" \
+  && ok "a list wrapped over two lines keeps both lines' items" || fail "wrapped list lost items"
+# name is a name, not a path (../x wrote outside the working directory)
+sed 's/^name = dry/name = ..\/escaped/' s.ini >bad.ini
+expect_fail 2 "not a plain name" "[sweep] name = ../escaped rejected" "$PASSMAP" sweep --dry-run bad.ini
+[ ! -e ../escaped.db ] && ok "nothing written outside the working directory" || fail "../escaped.db written"
+# one writer per database: a second sweep names the holder (PID, host) and exits 2
+"$PASSMAP" sweep --quiet s.ini >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do [ -s dry.db.lock ] && break; sleep 0.1; done
+kill -STOP "$pid" 2>/dev/null
+expect_fail 2 "being written by another sweep \(pid $pid on $(hostname)" "second sweep on one database: exit 2 naming the holder" \
+  "$PASSMAP" sweep --quiet s.ini
+kill -CONT "$pid" 2>/dev/null; kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+popd >/dev/null
 finish

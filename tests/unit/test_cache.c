@@ -557,6 +557,43 @@ static void entry_check_api(void **state)
     free(data);
 }
 
+/* OpenVINO IR: the .bin beside the .xml is an input; --export F is an inferred output */
+static void ov_compile_weights_and_blob(void **state)
+{
+    fixture *fx = *state;
+    write_text("m.xml", "<net/>\n");
+    write_text("m.bin", "weights-1");
+    /* a stand-in ov-compile: writes the blob from the model and weights */
+    write_text("ov-compile", "#!/bin/sh\ncat m.xml m.bin > \"$4\"\n");
+    assert_int_equal(chmod("ov-compile", 0755), 0);
+    char tool[PATH_MAX + 16];
+    snprintf(tool, sizeof tool, "%s/ov-compile", fx->root);
+    char *const export_argv[] = {tool, "--model", "m.xml", "--export", "b.blob", NULL};
+    char k1[33], k2[33];
+    key_of(fx->c, export_argv, NULL, NULL, NULL, k1);
+    write_text("m.bin", "weights-2");
+    key_of(fx->c, export_argv, NULL, NULL, NULL, k2);
+    assert_string_not_equal(k1, k2);
+    /* the stand-in writes its 4th argument: the --export path */
+    pm_cache_result r = run_req(fx->c, export_argv, NULL, NULL);
+    assert_false(r.uncached);
+    assert_true(r.stored);
+    pm_cache_result_free(&r);
+    unlink("b.blob");
+    r = run_req(fx->c, export_argv, NULL, NULL);
+    assert_true(r.hit);
+    pm_cache_result_free(&r);
+    size_t len;
+    char *blob = slurp("b.blob", &len);
+    assert_string_equal(blob, "<net/>\nweights-2");
+    free(blob);
+    /* without --export or --import there is no blob: uncached */
+    char *const no_export[] = {tool, "--model", "m.xml", NULL};
+    r = run_req(fx->c, no_export, NULL, NULL);
+    assert_true(r.uncached);
+    pm_cache_result_free(&r);
+}
+
 static void missing_compiler_is_an_error(void **state)
 {
     fixture *fx = *state;
@@ -586,6 +623,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(gcc_output_is_inferred, setup, teardown),
         cmocka_unit_test_setup_teardown(entry_replaced_by_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(entry_check_api, setup, teardown),
+        cmocka_unit_test_setup_teardown(ov_compile_weights_and_blob, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
