@@ -311,24 +311,47 @@ void pm_spec_config_clear(pm_spec_config *c)
     c->n_params = 0;
 }
 
+/* Appends; capacity doubles (planning stays linear). Duplicate keys are found once, after expansion. */
 int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err)
 {
-    for (int i = 0; i < s->n_configs; i++)
-        if (!strcmp(s->configs[i].key, c->key)) {
+    if (s->n_configs == s->cap_configs) {
+        int ncap = s->cap_configs ? s->cap_configs * 2 : 64;
+        pm_spec_config *nc = realloc(s->configs, (size_t)ncap * sizeof *nc);
+        if (!nc) {
             pm_spec_config_clear(c);
-            return pm_err_set(err, PM_ERR_USAGE, "config %s appears twice in the matrix", c->key);
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         }
-    pm_spec_config *nc = realloc(s->configs, (size_t)(s->n_configs + 1) * sizeof *nc);
-    if (!nc) {
-        pm_spec_config_clear(c);
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        s->configs = nc;
+        s->cap_configs = ncap;
     }
-    s->configs = nc;
     s->configs[s->n_configs++] = *c;
     c->params = NULL;
     c->paths = NULL;
     c->n_params = 0;
     return PM_OK;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp((*(const pm_spec_config *const *)a)->key, (*(const pm_spec_config *const *)b)->key);
+}
+
+static int check_unique_keys(const pm_spec *s, pm_err *err)
+{
+    if (s->n_configs < 2)
+        return PM_OK;
+    const pm_spec_config **v = malloc((size_t)s->n_configs * sizeof *v);
+    if (!v)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < s->n_configs; i++)
+        v[i] = &s->configs[i];
+    qsort(v, (size_t)s->n_configs, sizeof *v, by_key);
+    int rc = PM_OK;
+    for (int i = 1; i < s->n_configs && !rc; i++)
+        if (!strcmp(v[i]->key, v[i - 1]->key))
+            rc = pm_err_set(err, PM_ERR_USAGE, "config %s appears twice in the matrix", v[i]->key);
+    free(v);
+    return rc;
 }
 
 /* The workload axes of an llm/cnn config as name=value parameters (the shared config model). */
@@ -779,7 +802,7 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
         goto fail;
     }
     const pm_backend_ops *be = pm_backend_find(s->backend);
-    if ((rc = be->parse_spec(s, &es, err)))
+    if ((rc = be->parse_spec(s, &es, err)) || (rc = check_unique_keys(s, err)))
         goto fail;
     for (int i = 0; i < es.n; i++) {
         const entry *e = &es.items[i];
