@@ -152,5 +152,22 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_t *npu = pm_npu_report_json(a); /* NPU back end only: see npu_report.h */
     if (npu)
         json_object_set_new(root, "npu", npu);
+    /* machines: one entry per host that measured cold runs; configs name theirs ("several": mixed) */
+    json_t *hosts = json_array(), *hw = json_array(), *by_cfg = json_object();
+    for (size_t i = 0; i < a->n_hosts; i++) {
+        const pm_an_host *h = &a->hosts[i];
+        json_array_append_new(hosts, json_pack("{s:s,s:s,s:s,s:i,s:s,s:s,s:i,s:i,s:o}", "name", h->name, "fingerprint",
+                                               h->fingerprint, "cpu_model", h->cpu_model, "cores", h->cores, "kernel",
+                                               h->kernel, "compiler", h->compiler, "configs", h->n_configs, "runs",
+                                               h->n_runs, "wall_geomean_s", num(h->wall_geomean)));
+    }
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (a->configs[i].host != -1)
+            json_object_set_new(by_cfg, a->configs[i].key,
+                                json_string(a->configs[i].host >= 0 ? a->hosts[a->configs[i].host].name : "several"));
+    for (size_t i = 0; i < a->n_host_warnings; i++)
+        json_array_append_new(hw, json_string(a->host_warnings[i]));
+    json_object_set_new(root, "hosts", json_pack("{s:o,s:i,s:o,s:o}", "machines", hosts, "kinds", a->n_machine_kinds,
+                                                 "config_host", by_cfg, "warnings", hw));
     return root;
 }

@@ -89,6 +89,33 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, FILE *f, pm_err 
     }
     json_decref(meta);
 
+    if (a->n_hosts > 1 || a->n_host_warnings) {
+        /* The study was measured on several machines: one row per machine, then what crosses them. */
+        fputs("<h2 id=machines>Machines</h2>\n<table><tr><th>host</th><th>fingerprint</th><th>configs</th>"
+              "<th>cold runs</th><th>geomean wall (s)</th><th>CPU</th><th>cores</th><th>kernel</th><th>compiler</th>"
+              "</tr>", f);
+        for (size_t i = 0; i < a->n_hosts; i++) {
+            const pm_an_host *h = &a->hosts[i];
+            fputs("<tr>", f);
+            td_s(f, h->name);
+            td_s(f, h->fingerprint);
+            td_n(f, "%.0f", h->n_configs);
+            td_n(f, "%.0f", h->n_runs);
+            td_n(f, "%.4f", h->wall_geomean);
+            td_s(f, h->cpu_model);
+            td_n(f, "%.0f", h->cores);
+            td_s(f, h->kernel);
+            td_s(f, h->compiler);
+            fputs("</tr>", f);
+        }
+        fputs("</table>\n", f);
+        for (size_t i = 0; i < a->n_host_warnings; i++) {
+            fputs("<p class=note>warning: ", f);
+            esc(f, a->host_warnings[i]);
+            fputs("</p>\n", f);
+        }
+    }
+
     fputs("<h2 id=figures>Figures</h2>\n", f);
     for (size_t i = 0; figs && i < figs->n; i++) {
         const pm_figure *g = &figs->fig[i];

@@ -12,12 +12,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -227,8 +229,14 @@ static void child_fail(int report_fd, int stage)
 
 /* Runs in the forked child: async-signal-safe calls only. Never returns. */
 static void child_main(char *const argv[], char **envp, const pm_run_opts *opts, int in_fd, int out_fd,
-                       int err_fd, int report_fd, int go_fd, int go_wr, int out_rd, int err_rd)
+                       int err_fd, int report_fd, int go_fd, int go_wr, int out_rd, int err_rd, pid_t parent)
 {
+    /* The command dies with passmap: a SIGKILLed sweep must not leave a compiler writing into the run folder
+     * the resumed sweep reuses. The check after it covers a parent that died before the prctl. (Kept across
+     * exec; the command's own children are its business, and the process group kill on timeout.) */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
     close(go_wr);
     close(out_rd);
     close(err_rd);
@@ -306,6 +314,31 @@ static void kill_and_reap(pid_t pid)
     kill(pid, SIGKILL);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
         ;
+}
+
+/* The kernel OOM killer's count for passmap's cgroup (v2 memory.events "oom_kill N"; the child starts in the
+ * same cgroup), or -1 when it cannot be read: then no SIGKILL is taken for an OOM kill. */
+static long cgroup_oom_kills(void)
+{
+    char line[512], path[PATH_MAX + 64];
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f)
+        return -1;
+    path[0] = '\0';
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "0::", 3)) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.events", line + 3);
+        }
+    fclose(f);
+    if (!path[0] || !(f = fopen(path, "r")))
+        return -1;
+    long n = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "oom_kill %ld", &n) == 1)
+            break;
+    fclose(f);
+    return n;
 }
 
 static int stderr_says_oom(const char *tail, size_t n)
@@ -393,6 +426,8 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
         goto cleanup;
     }
 
+    long oom_kills_before = cgroup_oom_kills();
+    pid_t parent = getpid();
     pid = fork();
     if (pid < 0) {
         rc = pm_err_errno(err, PM_ERR_CHILD, "run: fork");
@@ -400,7 +435,7 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
     }
     if (pid == 0)
         child_main(argv, envp, opts, in_fd, out_p[1], err_p[1], report_p[1], go_p[0], go_p[1], out_p[0],
-                   err_p[0]);
+                   err_p[0], parent);
 
     setpgid(pid, pid); /* also done by the child; whichever runs first wins, so killpg() is never early */
     close_fd(&in_fd);
@@ -555,12 +590,14 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
         res->status = PM_RUN_TIMEOUT;
     else if (cancelled)
         res->status = PM_RUN_FAILED;
-    else if (sig == SIGKILL) /* not sent by us: the kernel OOM killer is the usual sender */
+    else if (sig && stderr_says_oom(errtail, errtail_len)) /* bad_alloc, then abort(): the message is the proof */
         res->status = PM_RUN_OOM;
-    else if (sig && opts->mem_limit_bytes && (sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS))
+    else if (sig == SIGKILL && oom_kills_before >= 0 && cgroup_oom_kills() > oom_kills_before)
         res->status = PM_RUN_OOM;
+    else if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+        res->status = PM_RUN_KILLED; /* not sent by us, and no sign of the OOM killer */
     else if (sig)
-        res->status = PM_RUN_FAILED;
+        res->status = PM_RUN_CRASHED;
     else if (res->exit_code == 0)
         res->status = PM_RUN_OK;
     else if (opts->mem_limit_bytes && stderr_says_oom(errtail, errtail_len))
@@ -608,6 +645,8 @@ const char *pm_run_status_name(pm_run_status s)
     case PM_RUN_FAILED: return "failed";
     case PM_RUN_TIMEOUT: return "timeout";
     case PM_RUN_OOM: return "oom";
+    case PM_RUN_CRASHED: return "crashed";
+    case PM_RUN_KILLED: return "killed";
     case PM_RUN_SPAWN_ERROR: return "spawn_error";
     }
     return "unknown";

@@ -9,9 +9,13 @@
 
 typedef enum pm_run_status {
     PM_RUN_OK = 0,      /* exited 0 */
-    PM_RUN_FAILED,      /* exited non-zero or killed by a signal */
+    PM_RUN_FAILED,      /* exited non-zero (or was cancelled) */
     PM_RUN_TIMEOUT,     /* killed by passmap after timeout_s */
-    PM_RUN_OOM,         /* hit mem_limit_bytes (RLIMIT_AS) or the kernel OOM killer */
+    PM_RUN_OOM,         /* out of memory, on evidence only: an allocation-failure message on stderr (what a
+                           RLIMIT_AS hit prints: bad_alloc, "out of memory", ...) or a kill the kernel's OOM
+                           killer counted (cgroup v2 memory.events oom_kill) */
+    PM_RUN_CRASHED,     /* died of a signal it raised itself (SIGSEGV, SIGABRT, SIGBUS, ...): term_signal */
+    PM_RUN_KILLED,      /* SIGKILL or SIGTERM from outside passmap with no OOM evidence */
     PM_RUN_SPAWN_ERROR  /* could not start (exec failed: no such file, not executable) */
 } pm_run_status;
 

@@ -672,6 +672,8 @@ static const char *run_status_text(pm_run_status s)
     case PM_RUN_FAILED: return "failed";
     case PM_RUN_TIMEOUT: return "timeout";
     case PM_RUN_OOM: return "oom";
+    case PM_RUN_CRASHED: return "crashed";
+    case PM_RUN_KILLED: return "killed";
     case PM_RUN_SPAWN_ERROR: return "spawn-error";
     }
     return "unknown";

@@ -62,7 +62,8 @@ typedef struct pm_run_record {
     int64_t config_id;
     int repeat;
     const char *mode;            /* "cold", "warm", "import" ... */
-    const char *status;          /* "ok", "failed", "timeout", "oom", "spawn-error" */
+    const char *status;          /* "ok", "failed", "timeout", "oom", "crashed", "killed",
+                                    "spawn-error" */
     double wall_s, user_s, sys_s;/* whole compile (sum of steps) */
     long maxrss_kb;              /* max over steps */
     const char *note;            /* e.g. the failure reason, or NULL */
@@ -110,6 +111,10 @@ int pm_store_meta_get(pm_store *st, const char *key, char **value, pm_err *err);
 
 /* Get-or-create the host row of a machine (by name and fingerprint). */
 int pm_store_host(pm_store *st, const pm_host *h, int64_t *host_id, pm_err *err);
+
+/* The machines that measured a config's ok cold runs, as "name [fingerprint], ..." sorted; *hosts NULL when
+ * none is recorded. Malloc'd. */
+int pm_store_config_hosts(pm_store *st, int64_t config_id, char **hosts, pm_err *err);
 
 /* Records that config KEY belongs to shard K of N of the sweep, with the runs planned per mode (idempotent). */
 int pm_store_shard_plan(pm_store *st, int64_t sweep_id, int shard_k, int shard_n, const char *config_key,

@@ -26,14 +26,16 @@ typedef struct table_copy {
     int skip_id;                  /* the id column is assigned by the output (natural-key tables) */
     col_override overrides[4];
     const char *tail;
+    const char *tail_all_new;     /* when every run of the input was new: no per-row filter (the common case) */
 } table_copy;
 
 static const table_copy copies[] = {
     {"sweep", NULL, 1, {{NULL, NULL}},
-     "FROM src.sweep s WHERE s.name NOT IN (SELECT name FROM main.sweep)"},
-    {"host", "ON CONFLICT(name, fingerprint) DO NOTHING", 1, {{NULL, NULL}}, "FROM src.host s WHERE 1"},
+     "FROM src.sweep s WHERE s.name NOT IN (SELECT name FROM main.sweep)", NULL},
+    {"host", "ON CONFLICT(name, fingerprint) DO NOTHING", 1, {{NULL, NULL}}, "FROM src.host s WHERE 1", NULL},
     {"config", "ON CONFLICT(sweep_id, key) DO NOTHING", 1, {{"sweep_id", "ms.id"}, {NULL, NULL}},
-     "FROM src.config s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name WHERE 1"},
+     "FROM src.config s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name WHERE 1",
+     NULL},
     /* Within the input, the first run of a (config, mode, repeat) counts; the output's own win over both. */
     {"run", NULL, 0,
      {{"id", "s.id + @run_off"}, {"config_id", "cm.dst"}, {"host_id", "hm.dst"}, {NULL, NULL}},
@@ -41,25 +43,29 @@ static const table_copy copies[] = {
      "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id\n"
      "WHERE s.id IN (SELECT min(id) FROM src.run GROUP BY config_id, mode, repeat)\n"
      "  AND NOT EXISTS (SELECT 1 FROM main.run x WHERE x.config_id = cm.dst AND x.mode = s.mode\n"
-     "                  AND x.repeat = s.repeat)"},
+     "                  AND x.repeat = s.repeat)", NULL},
     /* a config's parameters follow it (the config map is made with the runs, just above) */
     {"config_param", "ON CONFLICT(config_id, name) DO NOTHING", 0, {{"config_id", "cm.dst"}, {NULL, NULL}},
-     "FROM src.config_param s JOIN temp.pm_config_map cm ON cm.src = s.config_id WHERE 1"},
+     "FROM src.config_param s JOIN temp.pm_config_map cm ON cm.src = s.config_id WHERE 1", NULL},
     {"step", NULL, 0, {{"id", "s.id + @step_off"}, {"run_id", "s.run_id + @run_off"}, {NULL, NULL}},
-     "FROM src.step s WHERE s.run_id IN (SELECT id - @run_off FROM main.run WHERE id > @run_off)"},
+     "FROM src.step s WHERE s.run_id IN (SELECT id - @run_off FROM main.run WHERE id > @run_off)",
+     "FROM src.step s"},
     {"pass_time", NULL, 0, {{"step_id", "s.step_id + @step_off"}, {NULL, NULL}},
-     "FROM src.pass_time s WHERE s.step_id IN (SELECT id - @step_off FROM main.step WHERE id > @step_off)"},
+     "FROM src.pass_time s WHERE s.step_id IN (SELECT id - @step_off FROM main.step WHERE id > @step_off)",
+     "FROM src.pass_time s"},
     {"metric", NULL, 0,
      {{"id", "s.id + @metric_off"}, {"run_id", "s.run_id + @run_off"}, {"step_id", "s.step_id + @step_off"},
       {NULL, NULL}},
-     "FROM src.metric s WHERE s.run_id IN (SELECT id - @run_off FROM main.run WHERE id > @run_off)"},
+     "FROM src.metric s WHERE s.run_id IN (SELECT id - @run_off FROM main.run WHERE id > @run_off)",
+     "FROM src.metric s"},
     {"shard", "ON CONFLICT(sweep_id, shard_n, config_key) DO NOTHING", 0, {{"sweep_id", "ms.id"}, {NULL, NULL}},
-     "FROM src.shard s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name WHERE 1"},
-    {"meta", "ON CONFLICT(key) DO NOTHING", 0, {{NULL, NULL}}, "FROM src.meta s WHERE 1"},
+     "FROM src.shard s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name WHERE 1",
+     NULL},
+    {"meta", "ON CONFLICT(key) DO NOTHING", 0, {{NULL, NULL}}, "FROM src.meta s WHERE 1", NULL},
     /* The input's own merge history (it may itself be a merge), once. */
     {"merge_log", NULL, 1, {{NULL, NULL}},
      "FROM src.merge_log s WHERE NOT EXISTS (SELECT 1 FROM main.merge_log x WHERE x.source = s.source\n"
-     "  AND x.merged_at = s.merged_at AND x.sweep IS s.sweep)"},
+     "  AND x.merged_at = s.merged_at AND x.sweep IS s.sweep)", NULL},
 };
 
 /* The compiler a sweep measured, from its method metadata: fields that differ between two stores of the
@@ -205,7 +211,7 @@ static void add_expr(sbuf *b, const merge_ctx *m, const char *expr)
     }
 }
 
-static int copy_table(merge_ctx *m, const table_copy *t, long long *changed)
+static int copy_table(merge_ctx *m, const table_copy *t, int all_new, long long *changed)
 {
     char **out_cols = NULL, **in_cols = NULL;
     int n_out = 0, n_in = 0, rc;
@@ -249,7 +255,7 @@ static int copy_table(merge_ctx *m, const table_copy *t, long long *changed)
         first = 0;
     }
     sb_add(&b, "\n");
-    add_expr(&b, m, t->tail);
+    add_expr(&b, m, all_new && t->tail_all_new ? t->tail_all_new : t->tail);
     if (t->conflict)
         sb_add(&b, " %s", t->conflict); /* the tails end in WHERE ..., which the upsert syntax needs */
     if (b.oom) {
@@ -386,7 +392,8 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
     if (step != SQLITE_DONE)
         return db_fail(&m, "attach");
     attached = 1;
-    if ((rc = exec(&m, "BEGIN IMMEDIATE", "begin")))
+    /* The id maps are small: kept in memory instead of a temporary file per input. */
+    if ((rc = exec(&m, "PRAGMA temp_store = MEMORY", "temp store")) || (rc = exec(&m, "BEGIN IMMEDIATE", "begin")))
         goto cleanup;
     in_txn = 1;
     long long n_in = 0;
@@ -414,9 +421,24 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
                       "  JOIN main.host mh ON mh.name = h.name AND mh.fingerprint = h.fingerprint;",
                       "map configs and hosts");
             if (rc == PM_OK)
-                rc = copy_table(&m, t, &merged);
+                rc = copy_table(&m, t, 0, &merged);
+        } else if (t->tail_all_new && merged == n_in) {
+            /* Every run is new: rows are copied without a per-row filter, as the peer copy would. A row whose
+             * run or step is missing in the input (a hand-edited file) fails the foreign key: then this table
+             * is copied again with the filter, which leaves such orphans behind. */
+            if ((rc = exec(&m, "SAVEPOINT pm_rows", "savepoint")) != PM_OK)
+                break;
+            rc = copy_table(&m, t, 1, NULL);
+            if (rc == PM_ERR_DB && sqlite3_extended_errcode(m.db) == SQLITE_CONSTRAINT_FOREIGNKEY) {
+                pm_err_clear(err);
+                rc = exec(&m, "ROLLBACK TO pm_rows", "rollback to savepoint");
+                if (rc == PM_OK)
+                    rc = copy_table(&m, t, 0, NULL);
+            }
+            if (rc == PM_OK)
+                rc = exec(&m, "RELEASE pm_rows", "release savepoint");
         } else {
-            rc = copy_table(&m, t, NULL);
+            rc = copy_table(&m, t, 0, NULL);
         }
     }
     if (rc)

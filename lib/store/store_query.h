@@ -64,4 +64,12 @@ typedef struct pm_sq_tool_row { const char *tool; double user_s, wall_s; } pm_sq
  * pipeline order. */
 int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *), void *ctx, pm_err *err);
 
+typedef struct pm_sq_host_row {
+    int64_t config_id;
+    const char *name, *fingerprint, *cpu_model, *kernel, *compiler;
+    int cores, n_runs;
+} pm_sq_host_row;
+/* Per config and host: the scoped cold runs that host measured (runs with no host recorded are left out). */
+int pm_sq_cold_hosts(sqlite3 *db, int (*fn)(void *, const pm_sq_host_row *), void *ctx, pm_err *err);
+
 #endif

@@ -9,7 +9,7 @@
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err)
 {
     static int (*const sections[])(an_work *, pm_err *) = {
-        an_load, an_stages, an_parallel, an_npu, an_regimes, an_fits, an_handoff, an_precision, an_fixes,
+        an_load, an_stages, an_hosts, an_parallel, an_npu, an_regimes, an_fits, an_handoff, an_precision, an_fixes,
     };
     int rc = PM_OK;
     analysis_full *full = calloc(1, sizeof *full);
@@ -93,6 +93,14 @@ void pm_analysis_free(pm_analysis *a)
         free(a->fixes[i].fix);
     free(a->fixes);
     free(a->npu);
+    for (size_t i = 0; i < a->n_hosts; i++) {
+        pm_an_host *h = &a->hosts[i];
+        free(h->name); free(h->fingerprint); free(h->cpu_model); free(h->kernel); free(h->compiler);
+    }
+    free(a->hosts);
+    for (size_t i = 0; i < a->n_host_warnings; i++)
+        free(a->host_warnings[i]);
+    free(a->host_warnings);
     free(a->stages);
     free(a->sweep); free(a->backend); free(a->meta_json);
     for (size_t i = 0; i < full->priv.pool.n; i++)

@@ -53,7 +53,16 @@ typedef struct pm_an_config {
     int instrumented;             /* NPU: compiled with instrumentation switches (analysis_npu.c) */
     struct pm_an_param { char *name, *value; } *params;   /* the config's axes (config_param) */
     size_t n_params;
+    int host;                     /* index into pm_analysis.hosts of the machine of its cold runs;
+                                     -1: none recorded, -2: several machines */
 } pm_an_config;
+
+typedef struct pm_an_host {       /* a machine that measured cold runs of the study */
+    char *name, *fingerprint, *cpu_model, *kernel, *compiler;
+    int cores;
+    int n_configs, n_runs;        /* configs it measured (all their cold runs, or some), cold runs */
+    double wall_geomean;          /* geometric mean of the cold walls of the configs only it measured; NAN: none */
+} pm_an_host;
 
 typedef struct pm_an_cell {       /* one cell of a regime map */
     const char *row;              /* size (LLM) or family (CNN) */
@@ -141,6 +150,12 @@ typedef struct pm_analysis {
     pm_an_npu_config *npu;
     size_t n_npu;
     int n_npu_instrumented, n_npu_offline;
+    /* machines (analysis_hosts.c): stratified when the study mixes them */
+    pm_an_host *hosts;
+    size_t n_hosts;
+    int n_machine_kinds;          /* distinct fingerprints (CPU, cores, kernel, compiler build) */
+    char **host_warnings;         /* sentences: comparisons that cross machines */
+    size_t n_host_warnings;
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);

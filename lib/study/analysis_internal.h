@@ -52,6 +52,7 @@ typedef struct an_work {
 /* Sections, in the order the driver runs them. Each returns a pm_status and fills err. */
 int an_load(an_work *w, pm_err *err);            /* analysis_load.c: stages, configs, runs, pass rows */
 int an_stages(an_work *w, pm_err *err);          /* analysis_stages.c: shares, per-config summaries */
+int an_hosts(an_work *w, pm_err *err);           /* analysis_hosts.c: which machine measured what */
 int an_parallel(an_work *w, pm_err *err);        /* analysis_parallel.c: IR sizes, user/wall per tool */
 int an_regimes(an_work *w, pm_err *err);         /* analysis_regime.c */
 int an_fits(an_work *w, pm_err *err);            /* analysis_fits.c: heavy passes vs IR size */

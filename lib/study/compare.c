@@ -790,6 +790,28 @@ static int correct_families(pm_compare_result *r)
     return rc;
 }
 
+/* A config whose A runs and B runs were measured on different machines: counted, the first one named. */
+static int cross_host(side *a, const side_cfg *ca, side *b, const side_cfg *cb, pm_compare_result *out, pm_err *err)
+{
+    char *ha = NULL, *hb = NULL;
+    int rc = pm_store_config_hosts(a->st, ca->id, &ha, err);
+    if (rc == PM_OK)
+        rc = pm_store_config_hosts(b->st, cb->id, &hb, err);
+    if (rc == PM_OK && ha && hb && strcmp(ha, hb)) {
+        if (out->n_cross_host++ == 0) {
+            size_t n = strlen(ca->base) + strlen(ha) + strlen(hb) + 160;
+            if (!(out->host_warning = malloc(n)))
+                rc = nomem(err);
+            else
+                snprintf(out->host_warning, n, "comparison crosses machines: %s was measured on %s in A and on %s in "
+                         "B, so its ratio includes the machines' difference", ca->base, ha, hb);
+        }
+    }
+    free(ha);
+    free(hb);
+    return rc;
+}
+
 int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -813,6 +835,8 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         int c = i >= a.n_cfgs ? 1 : j >= b.n_cfgs ? -1 : strcmp(a.cfgs[i].base, b.cfgs[j].base);
         int bad = 0;
         if (c == 0) {
+            if ((rc = cross_host(&a, &a.cfgs[i], &b, &b.cfgs[j], out, err)) != PM_OK)
+                goto cleanup;
             bad = compare_cfg(&a.cfgs[i++], &b.cfgs[j++], &out->configs[out->n_configs++]);
         } else if (c < 0) {
             bad = !(out->only_a[out->n_only_a++] = strdup(a.cfgs[i++].key));
@@ -869,6 +893,7 @@ void pm_compare_free(pm_compare_result *r)
     for (size_t i = 0; i < r->n_regimes; i++)
         free(r->regimes[i].regime);
     free(r->regimes);
+    free(r->host_warning);
     memset(r, 0, sizeof *r);
 }
 
@@ -1011,6 +1036,9 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
             "95%% CI Holm-corrected within configs, steps and passes; faster/slower only when the corrected CI "
             "excludes 1 and |ratio - 1| >= %.3g%%; runs with mode cold, status ok\n",
             fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->threshold * 100);
+    if (r->host_warning)
+        fprintf(out, "%swarning: %s%s\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->host_warning,
+                r->n_cross_host > 1 ? " (and in more configs, see the summary)" : "");
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
         snprintf(buf, sizeof buf, "%s (A: %s, B: %s; regime %s)", c->key, c->key_a, c->key_b, c->regime);
@@ -1039,6 +1067,9 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
     if (r->geomean_ci_lo == r->geomean_ci_lo)
         fprintf(out, " [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
     fprintf(out, "; %zu faster, %zu slower by the rule\n", r->faster, r->slower);
+    if (r->n_cross_host)
+        fprintf(out, "%swarning: %zu of %zu matched configs were measured on different machines in A and B\n", ind,
+                r->n_cross_host, r->n_configs);
 
     if (r->n_regimes) {
         heading(out, fmt, 3, "By regime (dominant step tool on A)");
@@ -1170,6 +1201,8 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
     }
     json_object_set_new(root, "a", json_side(&r->a));
     json_object_set_new(root, "b", json_side(&r->b));
+    json_object_set_new(root, "cross_host_configs", json_integer((json_int_t)r->n_cross_host));
+    json_object_set_new(root, "host_warning", r->host_warning ? json_string(r->host_warning) : json_null());
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
         json_t *o = json_object(), *wall = json_object();

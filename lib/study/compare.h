@@ -127,6 +127,10 @@ typedef struct pm_compare_result {
     double threshold;                  /* the practical threshold used */
     pm_compare_regime *regimes;        /* sorted by name */
     size_t n_regimes;
+    /* Matched configs whose A and B runs come from different machines (their ratios include the machines'
+     * difference): how many, and a sentence naming the first; NULL when none. */
+    size_t n_cross_host;
+    char *host_warning;
 } pm_compare_result;
 
 /* Loads both sides and compares. PM_ERR_USAGE for an ambiguous or unknown sweep/variant (the message

@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,8 @@ static const char *status_of(pm_run_status s)
     case PM_RUN_OK: return "ok";
     case PM_RUN_TIMEOUT: return "timeout";
     case PM_RUN_OOM: return "oom";
+    case PM_RUN_CRASHED: return "crashed";
+    case PM_RUN_KILLED: return "killed";
     case PM_RUN_SPAWN_ERROR: return "spawn-error";
     default: return "failed";
     }
@@ -232,7 +235,10 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
             status = status_of(r->status);
             sl.tails[i] = read_tail(err_path, 2048);
             sl.recs[i].stderr_tail = sl.tails[i];
-            snprintf(note, sizeof note, "%s %s%s%s", st->tool, status, r->spawn_error[0] ? ": " : "",
+            char signame[32] = "";
+            if (r->term_signal) /* which signal: a crash and an outside kill read differently */
+                snprintf(signame, sizeof signame, " (SIG%s)", sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "?");
+            snprintf(note, sizeof note, "%s %s%s%s%s", st->tool, status, signame, r->spawn_error[0] ? ": " : "",
                      r->spawn_error);
             break;
         }

@@ -49,10 +49,34 @@ static void numf(double v, const char *fmt)
         printf(fmt, v);
 }
 
+/* A study measured on several machines: one row per machine (the stratification), then what crosses them. */
+static void print_hosts(const pm_analysis *a)
+{
+    if (a->n_hosts < 2 && !a->n_host_warnings)
+        return;
+    printf("machines (%zu, %d kind%s)\n  %-20s %-16s %7s %6s %10s  %s\n", a->n_hosts, a->n_machine_kinds,
+           a->n_machine_kinds == 1 ? "" : "s", "host", "fingerprint", "configs", "runs", "geomean", "machine");
+    for (size_t i = 0; i < a->n_hosts; i++) {
+        const pm_an_host *h = &a->hosts[i];
+        char gm[32] = "-";
+        if (!isnan(h->wall_geomean))
+            snprintf(gm, sizeof gm, "%.4fs", h->wall_geomean);
+        printf("  %-20s %-16s %7d %6d %10s  %s, %d cores, kernel %s, %s\n", h->name, h->fingerprint, h->n_configs,
+               h->n_runs, gm, h->cpu_model, h->cores, h->kernel, h->compiler);
+    }
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (a->configs[i].host >= 0 && a->n_hosts > 1)
+            printf("  %-44s on %s\n", a->configs[i].key, a->hosts[a->configs[i].host].name);
+    for (size_t i = 0; i < a->n_host_warnings; i++)
+        printf("warning: %s\n", a->host_warnings[i]);
+    putchar('\n');
+}
+
 static void print_text(const pm_analysis *a)
 {
     printf("sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n\n", a->sweep ? a->sweep : "-",
            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
+    print_hosts(a);
     /* The recompile / cache-hit column appears when the sweep measured warm runs (sweep --warm). */
     int warm = 0;
     for (size_t i = 0; i < a->n_configs; i++)

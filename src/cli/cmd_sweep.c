@@ -43,6 +43,12 @@ static void usage(FILE *out)
             "  --costs DB        balance the shards by the walls measured in DB (an earlier sweep of the spec)\n"
             "                    instead of IR sizes; every shard must be given the same DB\n"
             "  --status          print done/left per shard of --db (as `passmap status DB`), run nothing\n"
+            "  --slurm           submit the sweep to Slurm instead: a job array of --shards tasks (each one\n"
+            "                    shard, --exclusive on its node) and a merge job into --db after all succeed;\n"
+            "                    scripts, logs and shard databases go to DB.slurm/; with --dry-run: print them\n"
+            "  --shards N        with --slurm: number of shards (default 4)\n"
+            "  --partition P     with --slurm: the Slurm partition\n"
+            "  --time T          with --slurm: time limit per shard task (Slurm syntax, e.g. 4:00:00)\n"
             "  -h, --help        this help\n\n"
             "Spec format: see studies/demo.ini and the README. Running on several machines: docs/scale-out.md.\n");
 }
@@ -102,8 +108,12 @@ int cmd_sweep(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
         {"backend", required_argument, NULL, 'B'}, {"device", required_argument, NULL, 'D'},
         {"shard", required_argument, NULL, 'S'},   {"costs", required_argument, NULL, 'C'},
-        {"status", no_argument, NULL, 's'},
+        {"status", no_argument, NULL, 's'},        {"slurm", no_argument, NULL, 'L'},
+        {"shards", required_argument, NULL, 'K'},  {"partition", required_argument, NULL, 'P'},
+        {"time", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0}};
+    pm_cli_slurm slurm = {.shards = 0};
+    int use_slurm = 0;
     pm_sweep_opts opts = {.warm = -1, .stop = &stop_requested};
     const char *db = NULL, *backend = NULL, *device = NULL;
     int json = 0, quiet = 0, status = 0, c;
@@ -146,6 +156,19 @@ int cmd_sweep(int argc, char **argv)
             break;
         case 'C': opts.costs_db = optarg; break;
         case 's': status = 1; break;
+        case 'L': use_slurm = 1; break;
+        case 'K': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 100000) {
+                fprintf(stderr, "passmap sweep: --shards needs an integer from 1 to 100000, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            slurm.shards = (int)v;
+            break;
+        }
+        case 'P': slurm.partition = optarg; break;
+        case 'T': slurm.time_limit = optarg; break;
         case 'h': usage(stdout); return PM_EXIT_OK;
         default: fprintf(stderr, "try 'passmap sweep --help'\n"); return PM_EXIT_USAGE;
         }
@@ -169,6 +192,30 @@ int cmd_sweep(int argc, char **argv)
         db = dbbuf;
     }
     opts.db_path = db;
+    if (use_slurm) {
+        if (opts.shard.n) {
+            fprintf(stderr, "passmap sweep: --slurm makes the shards itself: drop --shard\n");
+            pm_spec_free(spec);
+            return PM_EXIT_USAGE;
+        }
+        if (!slurm.shards)
+            slurm.shards = 4;
+        slurm.spec_path = argv[optind];
+        slurm.spec_name = spec->name;
+        slurm.db = db;
+        slurm.costs_db = opts.costs_db;
+        slurm.warm = opts.warm;
+        slurm.dry_run = opts.dry_run;
+        slurm.json = json;
+        int rc = pm_cli_sweep_slurm(&slurm);
+        pm_spec_free(spec);
+        return rc;
+    }
+    if (slurm.partition || slurm.time_limit || slurm.shards) {
+        fprintf(stderr, "passmap sweep: --shards, --partition and --time go with --slurm (one machine: --shard K/N)\n");
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
     if (status) {
         pm_spec_free(spec);
         return pm_cli_status(&db, 1, json);

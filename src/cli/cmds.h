@@ -17,6 +17,13 @@ int cmd_merge(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 
+/* passmap sweep --slurm (sweep_slurm.c). */
+typedef struct pm_cli_slurm {
+    const char *spec_path, *spec_name, *db, *costs_db, *partition, *time_limit;
+    int shards, warm, dry_run, json;
+} pm_cli_slurm;
+int pm_cli_sweep_slurm(const pm_cli_slurm *s);
+
 /* Prints done/left per shard of each database (passmap status, sweep --status). */
 int pm_cli_status(const char *const *dbs, int n_dbs, int json);
 

@@ -109,4 +109,17 @@ expect_fail 2 "being written by another sweep \(pid $pid on $(hostname)" "second
   "$PASSMAP" sweep --quiet s.ini
 kill -CONT "$pid" 2>/dev/null; kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 popd >/dev/null
+
+# children die with passmap: a SIGKILLed `passmap run` left its compiler running
+"$PASSMAP" run -n 1 -- sleep 31337 >/dev/null 2>&1 &
+pm=$!
+child=
+for _ in $(seq 1 100); do child=$(pgrep -P "$pm" -x sleep) && break; sleep 0.1; done
+kill -KILL "$pm"; wait "$pm" 2>/dev/null
+for _ in $(seq 1 50); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
+if [ -n "$child" ] && ! kill -0 "$child" 2>/dev/null; then ok "SIGKILL of passmap run takes its child with it"
+else fail "child ${child:-?} outlived a SIGKILLed passmap run"; [ -n "$child" ] && kill -KILL "$child"; fi
+# a crash is recorded as crashed with its signal, not oom (the sweep's memory limit made every crash an oom)
+out=$("$PASSMAP" run -n 1 --mem-limit 1G --json -- sh -c 'kill -SEGV $$' 2>/dev/null)
+echo "$out" | grep -q '"crashed": 1' && ok "SIGSEGV under a memory limit: crashed" || fail "SIGSEGV status: $(echo "$out" | grep -A7 failures | tr -d ' \n')"
 finish

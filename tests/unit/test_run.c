@@ -80,12 +80,12 @@ static void signal_recorded(void **state)
 {
     pm_run_result r;
     run_sh("kill -TERM $$", NULL, &r);
-    assert_int_equal(r.status, PM_RUN_FAILED);
+    assert_int_equal(r.status, PM_RUN_KILLED); /* a termination from outside passmap */
     assert_int_equal(r.exit_code, -1);
     assert_int_equal(r.term_signal, SIGTERM);
-    /* Without a memory limit a segfault is a plain failure, not OOM. */
+    /* A segfault is a crash, not OOM. */
     run_sh("kill -SEGV $$", NULL, &r);
-    assert_int_equal(r.status, PM_RUN_FAILED);
+    assert_int_equal(r.status, PM_RUN_CRASHED);
     assert_int_equal(r.term_signal, SIGSEGV);
 }
 
@@ -154,13 +154,15 @@ static void cancel_flag_terminates(void **state)
     assert_true(r.wall_s < 1.0);
 }
 
-/* A SIGKILL passmap did not send is taken for the kernel OOM killer (documented rule). */
-static void foreign_sigkill_is_oom(void **state)
+/* A SIGKILL passmap did not send was taken for the kernel OOM killer: without evidence (the cgroup's oom_kill
+ * count did not move) it is an outside kill. */
+static void foreign_sigkill_is_killed(void **state)
 {
     pm_run_result r;
     run_sh("kill -KILL $$", NULL, &r);
-    assert_int_equal(r.status, PM_RUN_OOM);
+    assert_int_equal(r.status, PM_RUN_KILLED);
     assert_int_equal(r.term_signal, SIGKILL);
+    assert_string_equal(pm_run_status_name(r.status), "killed");
 }
 
 static void spawn_error_missing_binary(void **state)
@@ -237,7 +239,14 @@ static void mem_limit_gives_oom(void **state)
     assert_int_equal(r.status, PM_RUN_FAILED);
     run_sh("echo 'LLVM ERROR: out of memory' >&2; exit 1", &o, &r);
     assert_int_equal(r.status, PM_RUN_OOM);
+    /* a crash under a memory limit is a crash (it was recorded as oom): the signal says which */
     run_sh("kill -SEGV $$", &o, &r);
+    assert_int_equal(r.status, PM_RUN_CRASHED);
+    assert_int_equal(r.term_signal, SIGSEGV);
+    run_sh("kill -ABRT $$", &o, &r);
+    assert_int_equal(r.status, PM_RUN_CRASHED);
+    /* ... unless it says why: bad_alloc, then abort() */
+    run_sh("echo \"terminate called after throwing an instance of 'std::bad_alloc'\" >&2; kill -ABRT $$", &o, &r);
     assert_int_equal(r.status, PM_RUN_OOM);
 }
 
@@ -397,7 +406,7 @@ int main(void)
         cmocka_unit_test(timeout_escalates_to_sigkill),
         cmocka_unit_test(leader_exit_with_pipe_holding_grandchild),
         cmocka_unit_test(cancel_flag_terminates),
-        cmocka_unit_test(foreign_sigkill_is_oom),
+        cmocka_unit_test(foreign_sigkill_is_killed),
         cmocka_unit_test(spawn_error_missing_binary),
         cmocka_unit_test(capture_keeps_head_and_tail),
         cmocka_unit_test(capture_small_output_exact),

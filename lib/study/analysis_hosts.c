@@ -1,0 +1,115 @@
+/* an_hosts: which machine measured which config. A study sharded over machines compares configs measured on
+ * different machines; the report says so, per machine (the stratification) and in warnings naming what crosses. */
+#include "analysis_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct host_ctx {
+    an_work *w;
+    int *n_hosts_of;      /* per config: machines seen */
+} host_ctx;
+
+static int dup_all(pm_an_host *h, const pm_sq_host_row *r)
+{
+    return (h->name = strdup(r->name)) && (h->fingerprint = strdup(r->fingerprint)) &&
+           (h->cpu_model = strdup(r->cpu_model)) && (h->kernel = strdup(r->kernel)) &&
+           (h->compiler = strdup(r->compiler));
+}
+
+static int on_host(void *vctx, const pm_sq_host_row *r)
+{
+    host_ctx *ctx = vctx;
+    pm_analysis *a = ctx->w->a;
+    int cfg = an_find_cfg(a, r->config_id);
+    if (cfg < 0)
+        return PM_OK;
+    size_t h = 0;
+    while (h < a->n_hosts && (strcmp(a->hosts[h].name, r->name) || strcmp(a->hosts[h].fingerprint, r->fingerprint)))
+        h++;
+    if (h == a->n_hosts) {
+        pm_an_host *p = realloc(a->hosts, (a->n_hosts + 1) * sizeof *p);
+        if (!p)
+            return PM_ERR_NOMEM;
+        a->hosts = p;
+        memset(&p[h], 0, sizeof p[h]);
+        a->n_hosts++;
+        if (!dup_all(&p[h], r))
+            return PM_ERR_NOMEM;
+        p[h].cores = r->cores;
+        p[h].wall_geomean = NAN;
+    }
+    a->hosts[h].n_configs++;
+    a->hosts[h].n_runs += r->n_runs;
+    pm_an_config *c = &a->configs[cfg];
+    c->host = ctx->n_hosts_of[cfg]++ == 0 ? (int)h : -2;
+    return PM_OK;
+}
+
+int an_hosts(an_work *w, pm_err *err)
+{
+    pm_analysis *a = w->a;
+    host_ctx ctx = {.w = w, .n_hosts_of = calloc(a->n_configs + 1, sizeof(int))};
+    if (!ctx.n_hosts_of)
+        return an_nomem(err);
+    for (size_t i = 0; i < a->n_configs; i++)
+        a->configs[i].host = -1;
+    int rc = pm_sq_cold_hosts(w->db, on_host, &ctx, err);
+    if (rc == PM_ERR_NOMEM)
+        rc = an_nomem(err);
+    if (rc)
+        goto cleanup;
+    /* Machine kinds: distinct fingerprints. */
+    for (size_t i = 0; i < a->n_hosts; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(a->hosts[i].fingerprint, a->hosts[j].fingerprint);
+        a->n_machine_kinds += !seen;
+    }
+    /* Per machine: geometric mean cold wall of the configs it alone measured. */
+    for (size_t h = 0; h < a->n_hosts; h++) {
+        double sum = 0;
+        int n = 0;
+        for (size_t i = 0; i < a->n_configs; i++)
+            if (a->configs[i].host == (int)h && a->configs[i].wall.mean > 0) {
+                sum += log(a->configs[i].wall.mean);
+                n++;
+            }
+        a->hosts[h].wall_geomean = n ? exp(sum / n) : NAN;
+    }
+    if (a->n_hosts > 1) {
+        char buf[768];
+        if (a->n_machine_kinds > 1)
+            snprintf(buf, sizeof buf,
+                     "this study mixes %zu machines of %d kinds (CPU, cores, kernel or compiler build differ): "
+                     "configs measured on different machines are compared in the tables, regime maps, fits and "
+                     "precision ratios, so their differences include the machines'; compare within a machine, or "
+                     "rerun on one machine kind",
+                     a->n_hosts, a->n_machine_kinds);
+        else
+            snprintf(buf, sizeof buf,
+                     "this study mixes %zu machines of one kind (same CPU, cores, kernel and compiler build): "
+                     "comparisons across configs assume the machines time alike",
+                     a->n_hosts);
+        if (an_strlist_add(&a->host_warnings, &a->n_host_warnings, buf)) {
+            rc = an_nomem(err);
+            goto cleanup;
+        }
+    }
+    for (size_t i = 0; i < a->n_configs; i++) {
+        if (a->configs[i].host != -2)
+            continue;
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s: its cold repeats come from %d machines, so its interval mixes machines",
+                 a->configs[i].key, ctx.n_hosts_of[i]);
+        if (an_strlist_add(&a->host_warnings, &a->n_host_warnings, buf)) {
+            rc = an_nomem(err);
+            goto cleanup;
+        }
+    }
+cleanup:
+    free(ctx.n_hosts_of);
+    return rc;
+}

@@ -1,0 +1,248 @@
+#include "slurm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "run.h"
+#include "util.h"
+
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(sbuf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = 1;
+        return;
+    }
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = (b->len + (size_t)n + 1) * 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* One word, shell-quoted when needed. */
+static void add_word(sbuf *b, const char *w)
+{
+    char *argv[] = {(char *)w, NULL};
+    char *q = pm_argv_join(argv);
+    if (!q) {
+        b->oom = 1;
+        return;
+    }
+    add(b, "%s", q);
+    free(q);
+}
+
+static int valid_chars(const char *v, const char *allowed)
+{
+    if (!v || !*v)
+        return 0;
+    for (const char *c = v; *c; c++)
+        if (!strchr(allowed, *c))
+            return 0;
+    return 1;
+}
+
+int pm_slurm_shard_db(const pm_slurm_opts *o, int k, char *out, size_t cap, pm_err *err)
+{
+    int n = snprintf(out, cap, "%s/shard-%d-of-%d.db", o->dir, k, o->shards);
+    if (n < 0 || (size_t)n >= cap)
+        return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s", o->dir);
+    return PM_OK;
+}
+
+static void header(sbuf *b, const pm_slurm_opts *o, const char *job, const char *what)
+{
+    add(b, "#!/bin/sh\n");
+    add(b, "#SBATCH --job-name=passmap-%s%s\n", o->spec_name, job);
+    if (o->partition)
+        add(b, "#SBATCH --partition=%s\n", o->partition);
+    if (o->time_limit)
+        add(b, "#SBATCH --time=%s\n", o->time_limit);
+    add(b, "# Written by `passmap sweep --slurm` for ");
+    add_word(b, o->spec_path);
+    add(b, ": %s\n", what);
+}
+
+int pm_slurm_scripts(const pm_slurm_opts *o, char **shards_script, char **merge_script, pm_err *err)
+{
+    *shards_script = *merge_script = NULL;
+    if (o->shards < 1 || o->shards > 100000)
+        return pm_err_set(err, PM_ERR_USAGE, "--shards %d: must be between 1 and 100000", o->shards);
+    /* These go verbatim on #SBATCH lines: a space or newline would end or add a directive. */
+    if (o->partition && !valid_chars(o->partition, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.,-"))
+        return pm_err_set(err, PM_ERR_USAGE, "--partition '%s': a Slurm partition name (letters, digits, _ . , -)",
+                          o->partition);
+    if (o->time_limit && !valid_chars(o->time_limit, "0123456789:-"))
+        return pm_err_set(err, PM_ERR_USAGE, "--time '%s': Slurm time syntax, e.g. 90, 2:00:00 or 1-12:00:00",
+                          o->time_limit);
+    if (!valid_chars(o->spec_name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-"))
+        return pm_err_set(err, PM_ERR_USAGE, "sweep name '%s' cannot be a Slurm job name (letters, digits, _ . + -)",
+                          o->spec_name);
+    /* #SBATCH --output=DIR/... is split at white space by sbatch. */
+    if (strpbrk(o->dir, " \t\n\r"))
+        return pm_err_set(err, PM_ERR_USAGE, "'%s': a path with white space cannot go on an #SBATCH line; use a --db "
+                          "path without spaces", o->dir);
+    sbuf a = {0}, m = {0};
+    char what[160];
+    snprintf(what, sizeof what, "shard K of %d per array task", o->shards);
+    header(&a, o, "", what);
+    add(&a, "#SBATCH --array=1-%d\n", o->shards);
+    add(&a, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
+    add(&a, "# Alone on the node: compile times are only comparable when nothing else runs beside them.\n");
+    add(&a, "#SBATCH --exclusive\n");
+    add(&a, "#SBATCH --output=%s/shard-%%a.log\n", o->dir);
+    add(&a, "# A requeued or rerun task resumes its shard database: finished runs are kept, none is doubled.\n");
+    add(&a, "set -eu\nk=$SLURM_ARRAY_TASK_ID\nexec ");
+    add_word(&a, o->passmap);
+    add(&a, " sweep --quiet --shard \"$k/%d\" --db ", o->shards);
+    add_word(&a, o->dir);
+    add(&a, "/\"shard-$k-of-%d.db\"", o->shards);
+    if (o->costs_db) {
+        add(&a, " --costs ");
+        add_word(&a, o->costs_db);
+    }
+    if (o->warm >= 0)
+        add(&a, " %s", o->warm ? "--warm" : "--no-warm");
+    add(&a, " ");
+    add_word(&a, o->spec_path);
+    add(&a, "\n");
+
+    header(&m, o, "-merge", "joins the shard databases once every shard succeeded");
+    add(&m, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
+    add(&m, "#SBATCH --output=%s/merge.log\n", o->dir);
+    add(&m, "# Submitted with --dependency=afterok on the shard array. Idempotent: rerun it after fixing a shard.\n");
+    add(&m, "set -eu\nexec ");
+    add_word(&m, o->passmap);
+    add(&m, " merge ");
+    add_word(&m, o->out_db);
+    for (int k = 1; k <= o->shards; k++) {
+        char p[4096];
+        int rc = pm_slurm_shard_db(o, k, p, sizeof p, err);
+        if (rc) {
+            free(a.s);
+            free(m.s);
+            return rc;
+        }
+        add(&m, " \\\n  ");
+        add_word(&m, p);
+    }
+    add(&m, "\n");
+    if (a.oom || m.oom) {
+        free(a.s);
+        free(m.s);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    *shards_script = a.s;
+    *merge_script = m.s;
+    return PM_OK;
+}
+
+static int write_file(const char *path, const char *text, pm_err *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return pm_err_errno(err, PM_ERR_IO, "cannot write %s", path);
+    size_t n = strlen(text);
+    int bad = fwrite(text, 1, n, f) != n;
+    if (fclose(f) || bad)
+        return pm_err_errno(err, PM_ERR_IO, "cannot write %s", path);
+    return PM_OK;
+}
+
+/* sbatch --parsable prints "jobid" or "jobid;cluster". */
+static int sbatch(const pm_slurm_opts *o, const char *script, const char *dependency, char *id, size_t cap,
+                  pm_err *err)
+{
+    char out[4096], errp[4096], dep[128];
+    snprintf(out, sizeof out, "%s/sbatch.stdout", o->dir);
+    snprintf(errp, sizeof errp, "%s/sbatch.stderr", o->dir);
+    char *argv[6] = {"sbatch", "--parsable", (char *)script, NULL, NULL, NULL};
+    if (dependency) {
+        snprintf(dep, sizeof dep, "--dependency=afterok:%s", dependency);
+        argv[2] = dep;
+        argv[3] = (char *)script;
+    }
+    pm_run_opts ro = {.timeout_s = o->submit_timeout_s > 0 ? o->submit_timeout_s : 60, .stdout_path = out,
+                      .stderr_path = errp};
+    pm_run_result res;
+    int rc = pm_run_exec(argv, &ro, &res, err);
+    if (rc)
+        return rc;
+    char *text = NULL, *etext = NULL;
+    size_t len = 0;
+    pm_err ignored = {0};
+    pm_util_read_file(out, &text, &len, &ignored);
+    pm_util_read_file(errp, &etext, &len, &ignored);
+    if (res.status != PM_RUN_OK) {
+        if (res.status == PM_RUN_SPAWN_ERROR)
+            rc = pm_err_set(err, PM_ERR_NOTFOUND, "cannot run sbatch (%s): is Slurm's client installed and on PATH?",
+                            res.spawn_error);
+        else
+            rc = pm_err_set(err, PM_ERR_CHILD, "sbatch %s %s: %s", script, pm_run_status_name(res.status),
+                            etext && *etext ? etext : "(no message)");
+        goto cleanup;
+    }
+    size_t n = text ? strspn(text, "0123456789_") : 0;
+    if (n == 0 || n >= cap) {
+        rc = pm_err_set(err, PM_ERR_CHILD, "sbatch %s printed no job id: %.200s", script, text ? text : "");
+        goto cleanup;
+    }
+    memcpy(id, text, n);
+    id[n] = '\0';
+cleanup:
+    if (etext && rc) {
+        size_t l = strlen(err->msg);
+        while (l && (err->msg[l - 1] == '\n' || err->msg[l - 1] == ' '))
+            err->msg[--l] = '\0';
+    }
+    free(text);
+    free(etext);
+    return rc;
+}
+
+int pm_slurm_submit(const pm_slurm_opts *o, const char *shards_script, const char *merge_script, char *array_id,
+                    size_t array_cap, char *merge_id, size_t merge_cap, pm_err *err)
+{
+    char a[4096], m[4096];
+    int rc;
+    if ((rc = pm_util_mkdir_p(o->dir, err)))
+        return rc;
+    snprintf(a, sizeof a, "%s/shards.sbatch", o->dir);
+    snprintf(m, sizeof m, "%s/merge.sbatch", o->dir);
+    if ((rc = write_file(a, shards_script, err)) || (rc = write_file(m, merge_script, err)))
+        return rc;
+    if ((rc = sbatch(o, a, NULL, array_id, array_cap, err)))
+        return rc;
+    if ((rc = sbatch(o, m, array_id, merge_id, merge_cap, err)))
+        return pm_err_wrap(err, "shard array %s was submitted, the merge job not (run `sbatch "
+                           "--dependency=afterok:%s %s` by hand)", array_id, array_id, m);
+    return PM_OK;
+}
