@@ -1,8 +1,306 @@
 #include "backend.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <regex.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* The back-end table: adding a back end is one file with its pm_backend_ops and one row here. */
+extern const pm_backend_ops pm_backend_embedded, pm_backend_openvino, pm_backend_command;
+static const pm_backend_ops *const backends[] = {&pm_backend_embedded, &pm_backend_openvino, &pm_backend_command};
+#define N_BACKENDS (sizeof backends / sizeof backends[0])
+
+const pm_backend_ops *pm_backend_find(const char *name)
+{
+    for (size_t i = 0; name && i < N_BACKENDS; i++)
+        if (!strcmp(backends[i]->name, name))
+            return backends[i];
+    return NULL;
+}
+
+const char *pm_backend_names(void)
+{
+    static char names[256];
+    if (!names[0])
+        for (size_t i = 0; i < N_BACKENDS; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", backends[i]->name);
+    return names;
+}
+
+void pm_tool_label(const char *argv0, char *out, size_t cap)
+{
+    const char *base = strrchr(argv0, '/');
+    base = base ? base + 1 : argv0;
+    size_t n = strlen(base);
+    /* strip "-22", "-22.1", "22" is kept when the whole name is digits */
+    size_t end = n;
+    while (end > 0 && (isdigit((unsigned char)base[end - 1]) || base[end - 1] == '.'))
+        end--;
+    if (end > 1 && end < n && base[end - 1] == '-')
+        n = end - 1;
+    snprintf(out, cap, "%.*s", (int)n, base);
+}
+
+int pm_split_words(const char *line, char ***words, pm_err *err)
+{
+    size_t len = strlen(line);
+    char *buf = malloc(len + 1);
+    char **v = calloc(1, sizeof *v);
+    int rc = PM_OK;
+    if (!buf || !v) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    const char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        size_t k = 0;
+        while (*p && *p != ' ' && *p != '\t') {
+            if (*p == '\'' || *p == '"') {
+                char q = *p++;
+                while (*p && *p != q)
+                    buf[k++] = *p++;
+                if (!*p) {
+                    rc = pm_err_set(err, PM_ERR_USAGE, "unterminated %c quote", q);
+                    goto cleanup;
+                }
+                p++;
+            } else if (*p == '\\' && p[1]) {
+                buf[k++] = p[1];
+                p += 2;
+            } else {
+                buf[k++] = *p++;
+            }
+        }
+        buf[k] = '\0';
+        if (pm_argv_push(&v, buf) != PM_OK) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+    }
+cleanup:
+    free(buf);
+    if (rc) {
+        pm_argv_free(v);
+        v = NULL;
+    }
+    *words = v;
+    return rc;
+}
+
+static const char *const metric_kinds[PM_SM__COUNT] = {
+    [PM_SM_SIZE] = "size", [PM_SM_LINES] = "lines", [PM_SM_COUNT] = "count", [PM_SM_JSON] = "json",
+    [PM_SM_MLIR_OPS] = "mlir-ops", [PM_SM_LLVM_INSTS] = "llvm-insts"};
+
+const char *pm_step_metric_kind_name(pm_step_metric_kind k)
+{
+    return k < PM_SM__COUNT ? metric_kinds[k] : "?";
+}
+
+void pm_step_metric_free(pm_step_metric *m)
+{
+    free(m->name);
+    free(m->source);
+    free(m->arg);
+    memset(m, 0, sizeof *m);
+}
+
+int pm_step_metric_parse(const char *text, pm_step_metric *m, pm_err *err)
+{
+    memset(m, 0, sizeof *m);
+    while (isspace((unsigned char)*text))
+        text++;
+    size_t kl = strcspn(text, " \t");
+    int kind = -1;
+    for (int k = 0; k < PM_SM__COUNT; k++)
+        if (strlen(metric_kinds[k]) == kl && !strncmp(text, metric_kinds[k], kl))
+            kind = k;
+    if (kind < 0)
+        return pm_err_set(err, PM_ERR_USAGE, "unknown metric kind '%.*s' (size, lines, count, json, mlir-ops, llvm-insts)",
+                          (int)kl, text);
+    const char *src = text + kl;
+    while (isspace((unsigned char)*src))
+        src++;
+    size_t sl = strcspn(src, " \t");
+    if (!sl)
+        return pm_err_set(err, PM_ERR_USAGE, "metric %s: no file (or stdout/stderr) given", metric_kinds[kind]);
+    const char *arg = src + sl;
+    while (isspace((unsigned char)*arg))
+        arg++;
+    int wants_arg = kind == PM_SM_COUNT || kind == PM_SM_JSON;
+    if (wants_arg && !*arg)
+        return pm_err_set(err, PM_ERR_USAGE, "metric %s: needs %s after the file", metric_kinds[kind],
+                          kind == PM_SM_COUNT ? "a regex" : "a JSON path");
+    if (!wants_arg && *arg)
+        return pm_err_set(err, PM_ERR_USAGE, "metric %s: unexpected '%s' after the file", metric_kinds[kind], arg);
+    if (kind == PM_SM_COUNT) {
+        regex_t re;
+        int e = regcomp(&re, arg, REG_EXTENDED);
+        if (e) {
+            char msg[128];
+            regerror(e, &re, msg, sizeof msg);
+            return pm_err_set(err, PM_ERR_USAGE, "metric count: bad regex '%s': %s", arg, msg);
+        }
+        regfree(&re);
+    }
+    m->kind = (pm_step_metric_kind)kind;
+    m->source = strndup(src, sl);
+    m->arg = wants_arg ? strdup(arg) : NULL;
+    if (!m->source || (wants_arg && !m->arg)) {
+        pm_step_metric_free(m);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    return PM_OK;
+}
+
+/* Line-wise scan of a file; per-kind counting. */
+static long count_lines(FILE *f, pm_step_metric_kind kind, const regex_t *re)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    long n = 0;
+    int in_fn = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        switch (kind) {
+        case PM_SM_LINES:
+            n++;
+            break;
+        case PM_SM_COUNT: {
+            /* every non-overlapping match, so one-line files (JSON traces) count too */
+            line[strcspn(line, "\n")] = '\0';
+            regmatch_t mt;
+            for (const char *p = line; *p && regexec(re, p, 1, &mt, p == line ? 0 : REG_NOTBOL) == 0;) {
+                n++;
+                p += mt.rm_eo > 0 ? mt.rm_eo : 1;
+            }
+            break;
+        }
+        case PM_SM_LLVM_INSTS:
+            /* indented lines inside function bodies: about one per instruction */
+            if (!strncmp(line, "define ", 7))
+                in_fn = 1;
+            else if (line[0] == '}')
+                in_fn = 0;
+            else if (in_fn && line[0] == ' ' && line[1] == ' ' && line[2] != ';')
+                n++;
+            break;
+        case PM_SM_MLIR_OPS: {
+            /* a statement "[%r, ... =] dialect.op" or the generic "\"dialect.op\"" form */
+            const char *p = line;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (*p == '%' || *p == '^') {
+                if (*p == '^')
+                    break;
+                const char *eq = strstr(p, " = ");
+                if (!eq)
+                    break;
+                p = eq + 3;
+            }
+            if (*p == '"')
+                p++;
+            const char *q = p;
+            while (isalnum((unsigned char)*q) || *q == '_')
+                q++;
+            if (q > p && isalpha((unsigned char)*p) && *q == '.' && (isalpha((unsigned char)q[1]) || q[1] == '_'))
+                n++;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    free(line);
+    return n;
+}
+
+static int json_number_at(const char *path, const char *dotted, double *value, pm_err *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je), *cur = root;
+    if (!root)
+        return pm_err_set(err, PM_ERR_PARSE, "%s: not JSON (%s, line %d)", path, je.text, je.line);
+    char *copy = strdup(dotted);
+    int rc = PM_OK;
+    for (char *save = NULL, *t = copy ? strtok_r(copy, ".", &save) : NULL; t && cur; t = strtok_r(NULL, ".", &save)) {
+        char *end;
+        long idx = strtol(t, &end, 10);
+        cur = json_is_array(cur) && !*end && end != t ? json_array_get(cur, (size_t)idx) : json_object_get(cur, t);
+    }
+    if (!copy)
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    else if (!json_is_number(cur))
+        rc = pm_err_set(err, PM_ERR_NOTFOUND, "%s: no number at %s", path, dotted);
+    else
+        *value = json_number_value(cur);
+    free(copy);
+    json_decref(root);
+    return rc;
+}
+
+int pm_step_metric_eval(const pm_step_metric *m, const char *cwd, const char *stdout_path, const char *stderr_path,
+                        double *value, pm_err *err)
+{
+    char path[4096];
+    const char *src = m->source;
+    if (!strcmp(src, "stdout"))
+        src = stdout_path;
+    else if (!strcmp(src, "stderr"))
+        src = stderr_path;
+    else if (src[0] != '/' && cwd) {
+        snprintf(path, sizeof path, "%s/%s", cwd, src);
+        src = path;
+    }
+    if (m->kind == PM_SM_SIZE) {
+        struct stat st;
+        if (stat(src, &st))
+            return pm_err_errno(err, errno == ENOENT ? PM_ERR_NOTFOUND : PM_ERR_IO, "%s", src);
+        *value = (double)st.st_size;
+        return PM_OK;
+    }
+    if (m->kind == PM_SM_JSON) {
+        if (access(src, R_OK))
+            return pm_err_errno(err, PM_ERR_NOTFOUND, "%s", src);
+        return json_number_at(src, m->arg, value, err);
+    }
+    regex_t re;
+    if (m->kind == PM_SM_COUNT && regcomp(&re, m->arg, REG_EXTENDED))
+        return pm_err_set(err, PM_ERR_USAGE, "bad regex '%s'", m->arg);
+    FILE *f = fopen(src, "r");
+    if (!f) {
+        int e = errno;
+        if (m->kind == PM_SM_COUNT)
+            regfree(&re);
+        errno = e;
+        return pm_err_errno(err, e == ENOENT ? PM_ERR_NOTFOUND : PM_ERR_IO, "%s", src);
+    }
+    *value = (double)count_lines(f, m->kind, &re);
+    fclose(f);
+    if (m->kind == PM_SM_COUNT)
+        regfree(&re);
+    return PM_OK;
+}
+
+int pm_steps_push(pm_steps *s, pm_step **out)
+{
+    pm_step *items = realloc(s->items, (size_t)(s->n + 1) * sizeof *items);
+    if (!items)
+        return PM_ERR_NOMEM;
+    s->items = items;
+    *out = &items[s->n++];
+    memset(*out, 0, sizeof **out);
+    return PM_OK;
+}
 
 void pm_argv_free(char **argv)
 {
@@ -97,6 +395,11 @@ void pm_steps_free(pm_steps *s)
         free(st->input);
         for (int k = 0; k < st->n_artifacts; k++)
             free(st->artifacts[k]);
+        pm_argv_free(st->more_outputs);
+        free(st->report_path);
+        for (int k = 0; k < st->n_metrics; k++)
+            pm_step_metric_free(&st->metrics[k]);
+        free(st->metrics);
     }
     free(s->items);
     s->items = NULL;

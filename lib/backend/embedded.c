@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "gen.h"
+#include "spec.h"
+#include "steps.h"
 
 #define DEFAULT_TILE 256
 #define DEFAULT_UNROLL 16
@@ -257,27 +260,102 @@ cleanup:
     return rc;
 }
 
-static int add_step(pm_steps *out, const char *tool, char **argv, const char *workdir, int stream, pm_format fmt,
-                    char *input, char *output)
+/* The embedded pipeline as data: a built-in preset in the same [step NAME] syntax a `command` spec uses,
+ * rendered once with the spec's fixed options (display, JSON output, threading, llc -O). Per config and run:
+ * {bindir}, {input} (the generated workload), {pipeline} (tile, unroll, variant), {out} (the run folder). */
+static char *preset_text(const pm_embedded_opts *o)
 {
-    pm_step *items = realloc(out->items, (size_t)(out->n + 1) * sizeof *items);
-    if (!items) {
-        pm_argv_free(argv);
-        free(input);
-        free(output);
-        return PM_ERR_NOMEM;
-    }
-    out->items = items;
-    pm_step *st = &items[out->n++];
-    memset(st, 0, sizeof *st);
-    st->tool = strdup(tool);
-    st->argv = argv;
-    st->cwd = strdup(workdir);
-    st->report_stream = stream;
-    st->report_format = fmt;
-    st->input = input;
-    st->output = output;
-    return st->tool && st->cwd && argv && input && output ? PM_OK : PM_ERR_NOMEM;
+    const char *display = o->display ? o->display : "tree";
+    const char *json = o->json ? " --mlir-output-format=json" : "";
+    const char *fmt = o->json ? "mlir-json" : "mlir-text";
+    int olevel = o->llc_opt < 0 ? 2 : o->llc_opt;
+    char *s = NULL;
+    if (asprintf(&s,
+                 "[step mlir-opt]\n"
+                 "argv = {bindir}/mlir-opt {input} --pass-pipeline={pipeline} --mlir-timing"
+                 " --mlir-timing-display=%s%s%s --emit-bytecode -o {out}/out.mlirbc\n"
+                 "format = %s\ntool = mlir-opt\ninputs = {input}\noutputs = {out}/out.mlirbc\n"
+                 "ir.mlirbc_bytes = size {out}/out.mlirbc\n"
+                 "[step mlir-translate]\n"
+                 "argv = {bindir}/mlir-translate --mlir-to-llvmir --mlir-timing --mlir-timing-display=%s%s"
+                 " {out}/out.mlirbc -o {out}/out.ll\n"
+                 "format = %s\ntool = mlir-translate\ninputs = {out}/out.mlirbc\noutputs = {out}/out.ll\n"
+                 "[step llc]\n"
+                 "argv = {bindir}/llc -O%d -filetype=obj -time-passes {out}/out.ll -o {out}/out.o\n"
+                 "format = llvm-text\ntool = llc\ninputs = {out}/out.ll\noutputs = {out}/out.o\n"
+                 "ir.llvm_ops = llvm-insts {out}/out.ll\n"
+                 "ir.object_bytes = size {out}/out.o\n",
+                 display, json, o->single_thread ? " --mlir-disable-threading" : "", fmt, display, json, fmt,
+                 olevel) < 0)
+        return NULL;
+    return s;
+}
+
+static const char *const preset_placeholders[] = {"bindir", "input", "pipeline", "out", NULL};
+
+static int preset_known(const char *name, void *user, char *why, size_t cap)
+{
+    for (const char *const *p = preset_placeholders; *p; p++)
+        if (!strcmp(*p, name))
+            return 1;
+    snprintf(why, cap, "not a placeholder of the embedded preset");
+    return 0;
+}
+
+static int preset_parse(const pm_embedded_opts *o, pm_step_tmpls *out, pm_err *err)
+{
+    char *text = preset_text(o);
+    if (!text)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    pm_spec_entries es;
+    int rc = pm_spec_entries_parse(text, &es, err);
+    if (rc == PM_OK)
+        rc = pm_step_tmpls_parse(&es, "embedded preset", preset_known, NULL, out, err);
+    if (rc)
+        pm_err_wrap(err, "embedded preset");
+    pm_spec_entries_free(&es);
+    free(text);
+    return rc;
+}
+
+typedef struct preset_vals {
+    const char *bindir, *input, *pipeline, *out;
+} preset_vals;
+
+static const char *preset_value(const char *name, void *user)
+{
+    const preset_vals *v = user;
+    if (!strcmp(name, "bindir")) return v->bindir;
+    if (!strcmp(name, "input")) return v->input;
+    if (!strcmp(name, "pipeline")) return v->pipeline;
+    if (!strcmp(name, "out")) return v->out;
+    return NULL;
+}
+
+static int check_opts(const pm_embedded_opts *opts, pm_err *err)
+{
+    const char *display = opts->display ? opts->display : "tree";
+    if (strcmp(display, "tree") && strcmp(display, "list"))
+        return pm_err_set(err, PM_ERR_USAGE, "timing display '%s' (tree or list)", display);
+    if (opts->tile < 0 || opts->unroll < 0)
+        return pm_err_set(err, PM_ERR_USAGE, "tile and unroll must be >= 0 (0: defaults %d, %d)", DEFAULT_TILE,
+                          DEFAULT_UNROLL);
+    int olevel = opts->llc_opt < 0 ? 2 : opts->llc_opt;
+    if (olevel > 3)
+        return pm_err_set(err, PM_ERR_USAGE, "llc -O%d (0..3)", olevel);
+    return PM_OK;
+}
+
+static int expand_preset(const pm_step_tmpls *t, const pm_embedded_opts *opts, const char *bindir,
+                         const char *input_mlir, const char *workdir, pm_steps *out, pm_err *err)
+{
+    char *pipeline = pm_embedded_pipeline(opts);
+    if (!pipeline)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory building the embedded steps");
+    preset_vals v = {.bindir = bindir, .input = input_mlir, .pipeline = pipeline, .out = workdir};
+    int rc = pm_step_tmpls_expand(t, preset_value, &v, workdir, out, err);
+    free(pipeline);
+    return rc;
 }
 
 int pm_embedded_steps(const pm_embedded_opts *opts, const pm_embedded_tools *tools, const char *input_mlir,
@@ -289,64 +367,156 @@ int pm_embedded_steps(const pm_embedded_opts *opts, const pm_embedded_tools *too
         opts = &def;
     out->items = NULL;
     out->n = 0;
-    const char *display = opts->display ? opts->display : "tree";
-    if (strcmp(display, "tree") && strcmp(display, "list"))
-        return pm_err_set(err, PM_ERR_USAGE, "timing display '%s' (tree or list)", display);
-    if (opts->tile < 0 || opts->unroll < 0)
-        return pm_err_set(err, PM_ERR_USAGE, "tile and unroll must be >= 0 (0: defaults %d, %d)", DEFAULT_TILE,
-                          DEFAULT_UNROLL);
-    int olevel = opts->llc_opt < 0 ? 2 : opts->llc_opt;
-    if (olevel > 3)
-        return pm_err_set(err, PM_ERR_USAGE, "llc -O%d (0..3)", olevel);
+    int rc = check_opts(opts, err);
+    if (rc)
+        return rc;
     if (!input_mlir || !workdir)
         return pm_err_set(err, PM_ERR_USAGE, "input and workdir are required");
-
-    int rc = PM_ERR_NOMEM;
-    char *pipeline = pm_embedded_pipeline(opts), *pp = NULL, *disp = NULL, *ol = NULL;
-    char *bc = path_in(workdir, "out.mlirbc"), *ll = path_in(workdir, "out.ll"), *obj = path_in(workdir, "out.o");
-    if (!pipeline || !bc || !ll || !obj || asprintf(&pp, "--pass-pipeline=%s", pipeline) < 0 ||
-        asprintf(&disp, "--mlir-timing-display=%s", display) < 0 || asprintf(&ol, "-O%d", olevel) < 0)
-        goto cleanup;
-    pm_format mfmt = opts->json ? PM_FMT_MLIR_JSON : PM_FMT_MLIR_TEXT;
-
-    char **a = pm_argv_new(tools->mlir_opt, input_mlir, pp, "--mlir-timing", disp, (char *)NULL);
-    if (a && opts->json && pm_argv_push(&a, "--mlir-output-format=json") != PM_OK)
-        goto fail_argv;
-    if (a && opts->single_thread && pm_argv_push(&a, "--mlir-disable-threading") != PM_OK)
-        goto fail_argv;
-    if (a && (pm_argv_push(&a, "--emit-bytecode") || pm_argv_push(&a, "-o") || pm_argv_push(&a, bc)))
-        goto fail_argv;
-    if ((rc = add_step(out, "mlir-opt", a, workdir, PM_STREAM_STDERR, mfmt, strdup(input_mlir), strdup(bc))) != PM_OK)
-        goto cleanup;
-
-    /* mlir-translate takes the same timing flags (checked in 22.1.8's --help: one "Translate MLIR to LLVMIR" row). */
-    a = pm_argv_new(tools->mlir_translate, "--mlir-to-llvmir", "--mlir-timing", disp, (char *)NULL);
-    if (a && opts->json && pm_argv_push(&a, "--mlir-output-format=json") != PM_OK)
-        goto fail_argv;
-    if (a && (pm_argv_push(&a, bc) || pm_argv_push(&a, "-o") || pm_argv_push(&a, ll)))
-        goto fail_argv;
-    if ((rc = add_step(out, "mlir-translate", a, workdir, PM_STREAM_STDERR, mfmt, strdup(bc), strdup(ll))) != PM_OK)
-        goto cleanup;
-
-    a = pm_argv_new(tools->llc, ol, "-filetype=obj", "-time-passes", ll, "-o", obj, (char *)NULL);
-    rc = add_step(out, "llc", a, workdir, PM_STREAM_STDERR, PM_FMT_LLVM_TEXT, strdup(ll), strdup(obj));
-    goto cleanup;
-
-fail_argv:
-    pm_argv_free(a);
-    rc = PM_ERR_NOMEM;
-cleanup:
-    if (rc != PM_OK) {
-        pm_steps_free(out);
-        if (rc == PM_ERR_NOMEM)
-            pm_err_set(err, rc, "out of memory building the embedded steps");
-    }
-    free(pipeline);
-    free(pp);
-    free(disp);
-    free(ol);
-    free(bc);
-    free(ll);
-    free(obj);
+    pm_step_tmpls t;
+    if ((rc = preset_parse(opts, &t, err)))
+        return rc;
+    rc = expand_preset(&t, opts, tools->bindir, input_mlir, workdir, out, err);
+    pm_step_tmpls_free(&t);
     return rc;
 }
+
+/* ---- the back-end row ---- */
+
+static void tmpls_free(void *data)
+{
+    pm_step_tmpls_free(data);
+    free(data);
+}
+
+static pm_embedded_opts spec_opts(const pm_spec *s, const pm_spec_config *c)
+{
+    pm_embedded_opts o = {.tile = c ? (c->variant_tile ? c->variant_tile : c->tile) : s->tile, .unroll = c ? c->unroll : s->unroll,
+                          .no_rollback = c ? c->no_rollback : 0, .single_thread = s->single_thread,
+                          .display = s->display, .json = s->json, .llc_opt = s->llc_opt};
+    return o;
+}
+
+static int embedded_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
+{
+    int rc = pm_spec_parse_workloads(s, es, err);
+    if (rc)
+        return rc;
+    pm_step_tmpls *t = calloc(1, sizeof *t);
+    if (!t)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    s->backend_data = t;
+    s->backend_free = tmpls_free;
+    pm_embedded_opts o = spec_opts(s, NULL);
+    if ((rc = check_opts(&o, err)))
+        return rc;
+    return preset_parse(&o, t, err);
+}
+
+static int embedded_prepare(pm_backend_ctx *ctx, pm_err *err)
+{
+    pm_embedded_tools *t = calloc(1, sizeof *t);
+    if (!t)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    ctx->state = t;
+    const pm_spec *s = ctx->spec;
+    const char *bindir = s->bindir[0] ? s->bindir : s->sweep_bindir[0] ? s->sweep_bindir : NULL;
+    return pm_embedded_find_tools(bindir, t, err);
+}
+
+static int embedded_prepare_config(pm_backend_ctx *ctx, int config, const char *dir, pm_backend_config *out,
+                                   pm_err *err)
+{
+    const pm_spec_config *c = &ctx->spec->configs[config];
+    if (snprintf(out->input, sizeof out->input, "%s/input.mlir", dir) >= (int)sizeof out->input)
+        return pm_err_set(err, PM_ERR_USAGE, "path too long: %s", dir);
+    FILE *f = fopen(out->input, "w");
+    if (!f)
+        return pm_err_errno(err, PM_ERR_IO, "cannot write %s", out->input);
+    int rc;
+    pm_gen_info info;
+    memset(&info, 0, sizeof info);
+    if (!strcmp(c->kind, "llm")) {
+        pm_llm_opts o = {.family = c->family, .size = c->size, .window = c->window, .precision = c->precision,
+                         .layers = c->layers, .func_per_layer = c->func_per_layer};
+        rc = pm_gen_llm(&o, f, &info, err);
+    } else {
+        pm_cnn_opts o = {.family = c->family, .resolution = c->resolution, .precision = c->precision,
+                         .blocks = c->blocks};
+        rc = pm_gen_cnn(&o, f, &info, err);
+    }
+    if (fclose(f) && rc == PM_OK)
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", out->input);
+    if (rc)
+        return pm_err_wrap(err, "generating %s", c->key);
+    out->params = json_pack("{s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "params", (json_int_t)info.params,
+                            "weight_bytes", (json_int_t)info.weight_bytes, "layers_total", info.layers_total,
+                            "layers_emitted", info.layers_emitted, "linalg_ops", info.linalg_ops, "functions",
+                            info.functions, "blocks", c->blocks, "tile", c->variant_tile ? c->variant_tile : c->tile,
+                            "unroll", c->unroll);
+    /* IR size of the generated workload: the x axis of the scaling-law fits */
+    if (info.linalg_ops > 0)
+        out->metrics[out->n_metrics++] = (pm_metric){"ir.ops", info.linalg_ops};
+    if (info.weight_bytes > 0)
+        out->metrics[out->n_metrics++] = (pm_metric){"ir.weight_bytes", (double)info.weight_bytes};
+    if (!out->params)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    /* The IR each stage processes: an extra mlir-opt with op counts at the stage boundaries, once per config
+     * and outside the timed runs, stored with every run as ir.stage.<stage>. A config whose probe fails (e.g. a
+     * compile that fails) just has no stage sizes: the analysis then uses its input size. */
+    static const char *const stage_metric[PM_EMBEDDED_N_PROBES] = {
+        "ir.stage.fusion", "ir.stage.bufferization", "ir.stage.tiling", "ir.stage.lowering-to-llvm",
+        "ir.stage.canonicalize-cse"};
+    pm_embedded_opts eo = spec_opts(ctx->spec, c);
+    pm_embedded_stage_size sz[PM_EMBEDDED_N_PROBES];
+    pm_err perr = {0};
+    if (!pm_embedded_stage_sizes(&eo, ctx->state, out->input, dir, ctx->spec->timeout_s, sz, &perr))
+        for (int i = 0; i < PM_EMBEDDED_N_PROBES; i++)
+            if (sz[i].ops > 0) {
+                if (out->n_metrics >= (int)(sizeof out->metrics / sizeof out->metrics[0]))
+                    return pm_err_set(err, PM_ERR_USAGE, "%s: more than %zu per-config metrics", c->key,
+                                      sizeof out->metrics / sizeof out->metrics[0]);
+                out->metrics[out->n_metrics++] = (pm_metric){(char *)stage_metric[i], sz[i].ops};
+            }
+    return PM_OK;
+}
+
+static int embedded_steps(pm_backend_ctx *ctx, int config, const char *config_input, const char *run_dir,
+                          pm_steps *out, pm_err *err)
+{
+    const pm_spec_config *c = &ctx->spec->configs[config];
+    const pm_embedded_tools *t = ctx->state;
+    pm_embedded_opts o = spec_opts(ctx->spec, c);
+    return expand_preset(ctx->spec->backend_data, &o, t->bindir, config_input, run_dir, out, err);
+}
+
+static void embedded_describe(pm_backend_ctx *ctx, json_t *meta)
+{
+    const pm_embedded_tools *t = ctx->state;
+    json_object_set_new(meta, "compiler", json_string("MLIR/LLVM"));
+    json_object_set_new(meta, "compiler_version", json_string(t ? t->version : ""));
+    json_object_set_new(meta, "bindir", json_string(t ? t->bindir : ""));
+    json_object_set_new(meta, "tile", json_integer(ctx->spec->tile));
+    json_object_set_new(meta, "unroll", json_integer(ctx->spec->unroll));
+    pm_embedded_opts eo = {.tile = ctx->spec->tile, .unroll = ctx->spec->unroll};
+    char *pipe = pm_embedded_pipeline(&eo);
+    if (pipe)
+        json_object_set_new(meta, "pipeline", json_string(pipe));
+    free(pipe);
+}
+
+static void embedded_cleanup(pm_backend_ctx *ctx)
+{
+    free(ctx->state);
+    ctx->state = NULL;
+}
+
+const pm_backend_ops pm_backend_embedded = {
+    .name = "embedded",
+    .sections = "[embedded], [llm NAME], [cnn NAME]",
+    .parse_spec = embedded_parse_spec,
+    .prepare = embedded_prepare,
+    .prepare_config = embedded_prepare_config,
+    .steps = embedded_steps,
+    .describe = embedded_describe,
+    .cleanup = embedded_cleanup,
+};

@@ -3,26 +3,21 @@
 #include "spec.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "backend.h"
 #include "gen.h"
 #include "run.h"
 #include "util.h"
 
-typedef struct entry {
-    char *section, *name, *value;
-    int line;
-} entry;
+typedef pm_spec_entry entry;
+typedef pm_spec_entries entries;
 
-typedef struct entries {
-    entry *items;
-    int n, cap;
-} entries;
-
-static void entries_free(entries *es)
+void pm_spec_entries_free(pm_spec_entries *es)
 {
     for (int i = 0; i < es->n; i++) {
         free(es->items[i].section);
@@ -30,6 +25,11 @@ static void entries_free(entries *es)
         free(es->items[i].value);
     }
     free(es->items);
+}
+
+static void entries_free(entries *es)
+{
+    pm_spec_entries_free(es);
 }
 
 static char *dup_range(const char *a, const char *b)
@@ -125,6 +125,7 @@ static int ini_read(const char *text, const char *path, entries *es, pm_err *err
             es->cap = ncap;
         }
         entry *e = &es->items[es->n];
+        memset(e, 0, sizeof *e);
         e->section = strdup(section);
         e->name = dup_range(a, eq);
         e->value = dup_range(eq + 1, stop);
@@ -148,6 +149,12 @@ static int ini_read(const char *text, const char *path, entries *es, pm_err *err
 done:
     free(section);
     return rc;
+}
+
+int pm_spec_entries_parse(const char *text, pm_spec_entries *es, pm_err *err)
+{
+    memset(es, 0, sizeof *es);
+    return ini_read(text, "preset", es, err);
 }
 
 /* Splits a list value on commas and white space into items (copies owned by the list). */
@@ -268,18 +275,64 @@ static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const c
     return PM_OK;
 }
 
+int pm_spec_config_param(pm_spec_config *c, const char *name, const char *value, const char *path)
+{
+    pm_param *np = realloc(c->params, (size_t)(c->n_params + 1) * sizeof *np);
+    if (!np)
+        return PM_ERR_NOMEM;
+    c->params = np;
+    char **pp = realloc(c->paths, (size_t)(c->n_params + 1) * sizeof *pp);
+    if (!pp)
+        return PM_ERR_NOMEM;
+    c->paths = pp;
+    np[c->n_params].name = strdup(name);
+    np[c->n_params].value = strdup(value);
+    pp[c->n_params] = path ? strdup(path) : NULL;
+    c->n_params++;
+    if (!np[c->n_params - 1].name || !np[c->n_params - 1].value || (path && !pp[c->n_params - 1]))
+        return PM_ERR_NOMEM;
+    return PM_OK;
+}
+
+const char *pm_spec_config_get(const pm_spec_config *c, const char *name)
+{
+    for (int i = 0; i < c->n_params; i++)
+        if (!strcmp(c->params[i].name, name))
+            return c->params[i].value;
+    return NULL;
+}
+
+void pm_spec_config_clear(pm_spec_config *c)
+{
+    for (int i = 0; i < c->n_params; i++) {
+        free(c->params[i].name);
+        free(c->params[i].value);
+        free(c->paths[i]);
+    }
+    free(c->params);
+    free(c->paths);
+    c->params = NULL;
+    c->paths = NULL;
+    c->n_params = 0;
+}
+
 /* Appends; capacity doubles (planning stays linear). Duplicate keys are found once, after expansion. */
-static int add_config(pm_spec *s, const pm_spec_config *c, pm_err *err)
+int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err)
 {
     if (s->n_configs == s->cap_configs) {
         int ncap = s->cap_configs ? s->cap_configs * 2 : 64;
         pm_spec_config *nc = realloc(s->configs, (size_t)ncap * sizeof *nc);
-        if (!nc)
+        if (!nc) {
+            pm_spec_config_clear(c);
             return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        }
         s->configs = nc;
         s->cap_configs = ncap;
     }
     s->configs[s->n_configs++] = *c;
+    c->params = NULL;
+    c->paths = NULL;
+    c->n_params = 0;
     return PM_OK;
 }
 
@@ -304,6 +357,39 @@ static int check_unique_keys(const pm_spec *s, pm_err *err)
             rc = pm_err_set(err, PM_ERR_USAGE, "config %s appears twice in the matrix", v[i]->key);
     free(v);
     return rc;
+}
+
+/* The workload axes of an llm/cnn config as name=value parameters (the shared config model). */
+static int workload_params(pm_spec_config *c, pm_err *err)
+{
+    char num[32];
+    int rc = pm_spec_config_param(c, "family", c->family, NULL);
+    if (!strcmp(c->kind, "llm")) {
+        rc |= pm_spec_config_param(c, "size", c->size, NULL);
+        snprintf(num, sizeof num, "%d", c->window);
+        rc |= pm_spec_config_param(c, "window", num, NULL);
+    } else {
+        snprintf(num, sizeof num, "%d", c->resolution);
+        rc |= pm_spec_config_param(c, "resolution", num, NULL);
+    }
+    rc |= pm_spec_config_param(c, "precision", c->precision, NULL);
+    snprintf(num, sizeof num, "%d", !strcmp(c->kind, "llm") ? c->layers : c->blocks);
+    rc |= pm_spec_config_param(c, !strcmp(c->kind, "llm") ? "layers" : "blocks", num, NULL);
+    snprintf(num, sizeof num, "%d", c->tile);
+    rc |= pm_spec_config_param(c, "tile", num, NULL);
+    snprintf(num, sizeof num, "%d", c->unroll);
+    rc |= pm_spec_config_param(c, "unroll", num, NULL);
+    if (rc) {
+        pm_spec_config_clear(c);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    return PM_OK;
+}
+
+static int add_config(pm_spec *s, pm_spec_config *c, pm_err *err)
+{
+    int rc = workload_params(c, err);
+    return rc ? rc : pm_spec_add_config(s, c, err);
 }
 
 /* Replaces {family} {size} {precision} {window} in tmpl; relative results are taken from the spec's folder. */
@@ -350,14 +436,15 @@ typedef struct section_key {
     int lo, hi;
 } section_key;
 
-static int read_section(const entries *es, const char *section, const section_key *keys, pm_err *err)
+static int read_section(entries *es, const char *section, const section_key *keys, pm_err *err)
 {
     char what[192];
     for (int i = 0; i < es->n; i++) {
         const entry *e = &es->items[i];
         if (strcmp(e->section, section))
             continue;
-        snprintf(what, sizeof what, "[%s] %s", section, e->name);
+        ((entry *)e)->used = 1;
+        snprintf(what, sizeof what, "line %d: [%s] %s", e->line, section, e->name);
         const section_key *k = keys;
         while (k->name && strcmp(k->name, e->name))
             k++;
@@ -366,7 +453,7 @@ static int read_section(const entries *es, const char *section, const section_ke
             char names[256] = "";
             for (k = keys; k->name; k++)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k == keys ? "" : ", ", k->name);
-            rc = pm_err_set(err, PM_ERR_USAGE, "[%s]: unknown key '%s' (%s)", section, e->name, names);
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s' (%s)", e->line, section, e->name, names);
         } else if (k->values) {
             rc = split_list(e->value, k->values, err, what);
         } else {
@@ -387,7 +474,7 @@ static int check_matrix_size(const pm_spec *s, const char *section, long long pr
     return PM_OK;
 }
 
-static int expand_llm(pm_spec *s, const entries *es, const char *section, pm_err *err)
+static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
 {
     list models = {0}, windows = {0}, precisions = {0}, variants = {0};
     int layers = 1, tile = s->tile, unroll = s->unroll, rc = PM_OK;
@@ -462,7 +549,7 @@ out:
     return rc;
 }
 
-static int expand_cnn(pm_spec *s, const entries *es, const char *section, pm_err *err)
+static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
 {
     list families = {0}, resolutions = {0}, precisions = {0}, variants = {0};
     int blocks = 0, tile = s->tile, unroll = s->unroll, rc = PM_OK;
@@ -522,11 +609,13 @@ out:
     return rc;
 }
 
-static int apply_scalar(pm_spec *s, const entry *e, pm_err *err)
+/* [sweep] and [report]: read here, whatever the back end. */
+static int apply_sweep_scalar(pm_spec *s, entry *e, pm_err *err)
 {
     char what[160];
-    snprintf(what, sizeof what, "[%s] %s", e->section, e->name);
+    snprintf(what, sizeof what, "line %d: [%s] %s", e->line, e->section, e->name);
     const char *n = e->name, *v = e->value;
+    e->used = 1;
     if (!strcmp(e->section, "sweep")) {
         if (!strcmp(n, "name")) {
             /* the name becomes NAME.db and NAME.db.runs/: a path in it would write elsewhere */
@@ -539,8 +628,8 @@ static int apply_scalar(pm_spec *s, const entry *e, pm_err *err)
             return copy_str(s->name, sizeof s->name, v, err, what);
         }
         if (!strcmp(n, "backend")) {
-            if (strcmp(v, "embedded") && strcmp(v, "openvino"))
-                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (embedded, openvino)", what, v);
+            if (!pm_backend_find(v))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (%s)", what, v, pm_backend_names());
             return copy_str(s->backend, sizeof s->backend, v, err, what);
         }
         if (!strcmp(n, "repeats")) {
@@ -576,7 +665,22 @@ static int apply_scalar(pm_spec *s, const entry *e, pm_err *err)
         if (!strcmp(n, "timeout")) return pm_run_parse_duration(v, &s->timeout_s, err) ? pm_err_wrap(err, "%s", what) : PM_OK;
         if (!strcmp(n, "mem_limit")) return pm_run_parse_size(v, &s->mem_limit, err) ? pm_err_wrap(err, "%s", what) : PM_OK;
         if (!strcmp(n, "warm")) return parse_bool(v, &s->warm, err, what);
-    } else if (!strcmp(e->section, "embedded")) {
+        if (!strcmp(n, "bindir")) return copy_str(s->sweep_bindir, sizeof s->sweep_bindir, v, err, what);
+    } else if (!strcmp(e->section, "report")) {
+        if (!strcmp(n, "size")) return copy_str(s->report_size, sizeof s->report_size, v, err, what);
+        if (!strcmp(n, "workload")) return copy_str(s->report_workload, sizeof s->report_workload, v, err, what);
+    }
+    return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key", what);
+}
+
+/* [embedded] and [openvino] scalars (the embedded and openvino back ends). */
+static int apply_workload_scalar(pm_spec *s, entry *e, pm_err *err)
+{
+    char what[160];
+    snprintf(what, sizeof what, "line %d: [%s] %s", e->line, e->section, e->name);
+    const char *n = e->name, *v = e->value;
+    e->used = 1;
+    if (!strcmp(e->section, "embedded")) {
         if (!strcmp(n, "tile")) return parse_int(v, 1, 1 << 16, &s->tile, err, what);
         if (!strcmp(n, "unroll")) return parse_int(v, 1, 1 << 16, &s->unroll, err, what);
         if (!strcmp(n, "llc_opt")) return parse_int(v, 0, 3, &s->llc_opt, err, what);
@@ -611,20 +715,58 @@ static int apply_scalar(pm_spec *s, const entry *e, pm_err *err)
                 strcpy(s->ov_generate_pyramid, b ? "YES" : "NO");
             return rc;
         }
-    } else {
-        return pm_err_set(err, PM_ERR_USAGE, "unknown section [%s] (sweep, embedded, openvino, llm NAME, cnn NAME)",
-                          e->section);
     }
     return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key", what);
 }
 
-static int is_matrix_section(const char *section, const char *kind)
+int pm_spec_section_is(const char *section, const char *kind, const char **name)
 {
     size_t n = strlen(kind);
-    return !strncmp(section, kind, n) && (section[n] == '\0' || section[n] == ' ');
+    if (strncmp(section, kind, n) || (section[n] != '\0' && section[n] != ' '))
+        return 0;
+    if (name) {
+        const char *p = section + n;
+        while (*p == ' ')
+            p++;
+        *name = p;
+    }
+    return 1;
 }
 
-int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err)
+static int is_matrix_section(const char *section, const char *kind)
+{
+    return pm_spec_section_is(section, kind, NULL);
+}
+
+int pm_spec_parse_workloads(pm_spec *s, entries *es, pm_err *err)
+{
+    int rc = PM_OK;
+    /* Scalars first: model templates must be known before matrix sections expand. */
+    for (int i = 0; i < es->n; i++)
+        if ((!strcmp(es->items[i].section, "embedded") || !strcmp(es->items[i].section, "openvino")) &&
+            (rc = apply_workload_scalar(s, &es->items[i], err)))
+            return rc;
+    for (int i = 0; i < es->n; i++) {
+        const char *sec = es->items[i].section;
+        int first = 1;
+        for (int j = 0; j < i; j++)
+            if (!strcmp(es->items[j].section, sec))
+                first = 0;
+        if (!first)
+            continue;
+        if (is_matrix_section(sec, "llm"))
+            rc = expand_llm(s, es, sec, err);
+        else if (is_matrix_section(sec, "cnn"))
+            rc = expand_cnn(s, es, sec, err);
+        if (rc)
+            return rc;
+    }
+    if (s->n_configs == 0)
+        return pm_err_set(err, PM_ERR_USAGE, "no configs: add an [llm NAME] or [cnn NAME] section");
+    return PM_OK;
+}
+
+int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm_spec **out, pm_err *err)
 {
     int rc = PM_OK;
     entries es = {0};
@@ -632,6 +774,21 @@ int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err
     if (!s)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     snprintf(s->path, sizeof s->path, "%s", path ? path : "");
+    {
+        /* {spec_dir}: relative paths in a spec are relative to the spec file, not to the caller's cwd */
+        char buf[4096];
+        const char *slash = path ? strrchr(path, '/') : NULL;
+        snprintf(buf, sizeof buf, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+        if (!buf[0])
+            strcpy(buf, "/");
+        char *abs = realpath(buf, NULL);
+        int n = snprintf(s->dir, sizeof s->dir, "%s", abs ? abs : buf);
+        free(abs);
+        if (n < 0 || (size_t)n >= sizeof s->dir) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: folder path too long", path);
+            goto cleanup;
+        }
+    }
     s->repeats = 3;
     s->min_repeats = 3;
     s->max_repeats = 10;
@@ -654,34 +811,36 @@ int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err
     }
     if ((rc = ini_read(text, path ? path : "spec", &es, err)))
         goto cleanup;
-    /* Scalars first: model templates must be known before matrix sections expand. */
     for (int i = 0; i < es.n; i++) {
-        if (is_matrix_section(es.items[i].section, "llm") || is_matrix_section(es.items[i].section, "cnn"))
+        if (strcmp(es.items[i].section, "sweep") && strcmp(es.items[i].section, "report"))
             continue;
-        if ((rc = apply_scalar(s, &es.items[i], err)))
+        if ((rc = apply_sweep_scalar(s, &es.items[i], err)))
             goto fail;
     }
     if (!s->name[0]) {
         rc = pm_err_set(err, PM_ERR_USAGE, "[sweep] name is required");
         goto fail;
     }
-    for (int i = 0; i < es.n; i++) {
-        const char *sec = es.items[i].section;
-        int first = 1;
-        for (int j = 0; j < i; j++)
-            if (!strcmp(es.items[j].section, sec))
-                first = 0;
-        if (!first)
-            continue;
-        if (is_matrix_section(sec, "llm"))
-            rc = expand_llm(s, &es, sec, err);
-        else if (is_matrix_section(sec, "cnn"))
-            rc = expand_cnn(s, &es, sec, err);
-        if (rc)
-            goto fail;
+    if (backend && (!pm_backend_find(backend) || snprintf(s->backend, sizeof s->backend, "%s", backend) < 0)) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "back end '%s' (%s)", backend, pm_backend_names());
+        goto fail;
     }
-    if (s->n_configs == 0) {
-        rc = pm_err_set(err, PM_ERR_USAGE, "no configs: add an [llm NAME] or [cnn NAME] section");
+    const pm_backend_ops *be = pm_backend_find(s->backend);
+    if ((rc = be->parse_spec(s, &es, err)) || (rc = check_unique_keys(s, err)))
+        goto fail;
+    for (int i = 0; i < es.n; i++) {
+        const entry *e = &es.items[i];
+        if (e->used)
+            continue;
+        int known = 0;
+        for (int j = 0; j < es.n; j++)
+            if (es.items[j].used && !strcmp(es.items[j].section, e->section))
+                known = 1;
+        if (known)
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s'", e->line, e->section, e->name);
+        else
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is not read by back end %s (%s)", e->line,
+                            e->section, be->name, be->sections);
         goto fail;
     }
     if (s->min_repeats > s->max_repeats) {
@@ -691,19 +850,6 @@ int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err
     }
     if (s->repeats_auto)
         s->repeats = s->min_repeats;   /* the first round; later rounds only for the configs not settled */
-    if ((rc = check_unique_keys(s, err)))
-        goto fail;
-    if (!strcmp(s->backend, "openvino") && !s->ov_model_template[0]) {
-        rc = pm_err_set(err, PM_ERR_USAGE, "[openvino] model is required for backend openvino");
-        goto fail;
-    }
-    for (int i = 0; !strcmp(s->backend, "openvino") && i < s->n_configs; i++)
-        if (!strcmp(s->configs[i].kind, "llm") && (s->configs[i].reuse_strategy || s->ov_reuse_strategy)) {
-            /* LLM configs compile through NPUW, where each subgraph overwrites the strategy file. */
-            rc = pm_err_set(err, PM_ERR_USAGE, "%s: reuse-strategy is off under NPUW (LLM configs): only the last "
-                            "subgraph's strategy file survives a compile", s->configs[i].key);
-            goto fail;
-        }
     goto cleanup;
 fail:
     pm_err_wrap(err, "%s", path);
@@ -717,7 +863,12 @@ cleanup:
     return rc;
 }
 
-int pm_spec_load(const char *path, pm_spec **out, pm_err *err)
+int pm_spec_parse(const char *text, const char *path, pm_spec **out, pm_err *err)
+{
+    return pm_spec_parse_as(text, path, NULL, out, err);
+}
+
+int pm_spec_load_as(const char *path, const char *backend, pm_spec **out, pm_err *err)
 {
     *out = NULL;
     char *text;
@@ -728,16 +879,25 @@ int pm_spec_load(const char *path, pm_spec **out, pm_err *err)
     if (memchr(text, '\0', len))
         rc = pm_err_set(err, PM_ERR_PARSE, "%s: binary data in spec", path);
     else
-        rc = pm_spec_parse(text, path, out, err);
+        rc = pm_spec_parse_as(text, path, backend, out, err);
     free(text);
     return rc;
+}
+
+int pm_spec_load(const char *path, pm_spec **out, pm_err *err)
+{
+    return pm_spec_load_as(path, NULL, out, err);
 }
 
 void pm_spec_free(pm_spec *spec)
 {
     if (!spec)
         return;
+    for (int i = 0; i < spec->n_configs; i++)
+        pm_spec_config_clear(&spec->configs[i]);
     free(spec->configs);
+    if (spec->backend_free)
+        spec->backend_free(spec->backend_data);
     free(spec->text);
     free(spec);
 }

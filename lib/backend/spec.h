@@ -18,16 +18,35 @@
  * trace / strategy JSON / task stats on, NPUW's default mode params kept; stock runs send no mode params),
  * or a '+' join.
  * Several [llm …]/[cnn …] sections add up; each section is its own cartesian product.
+ *
+ * The [sweep] section is read here; every other section belongs to the back end named by [sweep] backend
+ * (see backend.h: each back end parses its own sections). Sections or keys nobody reads are errors with their
+ * line number.
+ *   [sweep]    also: bindir (folder for {bindir} in step templates)
+ *   [report]   size = AXIS, workload = AXIS: the axes the regime map and fits use (default: by kind)
  */
 #ifndef PM_SPEC_H
 #define PM_SPEC_H
 
 #include <stdint.h>
 #include "error.h"
+#include "param.h"
+
+/* One "name = value" line of the spec, with its section and line number. A back end marks what it read. */
+typedef struct pm_spec_entry {
+    char *section, *name, *value;
+    int line;
+    int used;
+} pm_spec_entry;
+
+typedef struct pm_spec_entries {
+    pm_spec_entry *items;
+    int n, cap, oom;
+} pm_spec_entries;
 
 typedef struct pm_spec_config {
-    char key[192];          /* unique: "llm/qwen2/0.5b/w256/int8/L1/stock" */
-    char kind[8];           /* llm | cnn */
+    char key[512];          /* unique: "llm/qwen2/0.5b/w256/int8/L1/stock", "c/input=a.c/opt=2" */
+    char kind[32];          /* llm | cnn | command */
     char family[32];
     char size[16];          /* llm only */
     int window;             /* llm only */
@@ -40,11 +59,17 @@ typedef struct pm_spec_config {
     int no_rollback, func_per_layer, reuse_strategy, instrumented;   /* decoded from variant */
     int variant_tile;       /* tile-N variant: N (0: the config's tile) */
     char model_xml[512];    /* openvino: resolved model path */
+    /* The config model: every axis as name=value (heap; pm_spec_free frees). paths[i]: for a file axis the
+     * absolute path {name} stands for, else NULL. */
+    pm_param *params;
+    char **paths;
+    int n_params;
+    int matrix;             /* command: index of its [matrix NAME] section */
 } pm_spec_config;
 
 typedef struct pm_spec {
     char name[128];
-    char backend[16];       /* embedded | openvino */
+    char backend[16];       /* a back end's name (backend.h registry): embedded | openvino | command */
     int repeats;            /* fixed count; with repeats_auto the first round's count (min_repeats) */
     int repeats_auto;       /* adaptive: rounds re-run only the configs not yet settled */
     int min_repeats, max_repeats;
@@ -66,6 +91,12 @@ typedef struct pm_spec {
     int n_configs, cap_configs;
     char *text;             /* the spec file as read, stored with the sweep */
     char path[1024];
+    char dir[4096];         /* absolute folder of the spec file ({spec_dir}); "." when parsed from text */
+    char sweep_bindir[512]; /* [sweep] bindir */
+    char report_size[64], report_workload[64];   /* [report] size / workload axes, "" when not given */
+    /* The back end's own parsed state (e.g. the command back end's steps), freed by backend_free. */
+    void *backend_data;
+    void (*backend_free)(void *data);
 } pm_spec;
 
 /* Limits, each an error when passed: configs in one spec (a million cold compiles would not finish anyway; the
@@ -75,6 +106,24 @@ typedef struct pm_spec {
 
 int pm_spec_load(const char *path, pm_spec **out, pm_err *err);
 int pm_spec_parse(const char *text, const char *path_for_messages, pm_spec **out, pm_err *err);
+/* As above; backend (non-NULL) replaces [sweep] backend before the back end reads its sections. */
+int pm_spec_load_as(const char *path, const char *backend, pm_spec **out, pm_err *err);
+int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm_spec **out, pm_err *err);
 void pm_spec_free(pm_spec *spec);
+
+/* For back ends parsing their sections. */
+/* Reads INI text into entries with line numbers (a back end's built-in preset goes through this too). */
+int pm_spec_entries_parse(const char *text, pm_spec_entries *es, pm_err *err);
+void pm_spec_entries_free(pm_spec_entries *es);
+/* The workload sections [llm NAME] / [cnn NAME] and the [embedded] / [openvino] scalars (embedded, openvino). */
+int pm_spec_parse_workloads(pm_spec *s, pm_spec_entries *es, pm_err *err);
+/* Appends a config (its key must be new); takes ownership of c->params/paths. */
+int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err);
+/* Adds name=value (path: the absolute file for a file axis, or NULL) to a config under construction. */
+int pm_spec_config_param(pm_spec_config *c, const char *name, const char *value, const char *path);
+const char *pm_spec_config_get(const pm_spec_config *c, const char *name);   /* NULL when absent */
+void pm_spec_config_clear(pm_spec_config *c);
+/* Whether section is "KIND" or "KIND NAME"; *name gets the NAME part ("" when none). */
+int pm_spec_section_is(const char *section, const char *kind, const char **name);
 
 #endif

@@ -99,3 +99,55 @@ void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *re
     }
     pm_ov_result_free(&r);
 }
+
+/* ---- the back-end row ---- */
+
+static int ov_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
+{
+    int rc = pm_spec_parse_workloads(s, es, err);
+    if (rc == PM_OK && !s->ov_model_template[0])
+        rc = pm_err_set(err, PM_ERR_USAGE, "[openvino] model is required for backend openvino");
+    for (int i = 0; rc == PM_OK && i < s->n_configs; i++)
+        if (!strcmp(s->configs[i].kind, "llm") && (s->configs[i].reuse_strategy || s->ov_reuse_strategy))
+            /* LLM configs compile through NPUW, where each subgraph overwrites the strategy file. */
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: reuse-strategy is off under NPUW (LLM configs): only the last "
+                            "subgraph's strategy file survives a compile", s->configs[i].key);
+    return rc;
+}
+
+static int ov_prepare_config(pm_backend_ctx *ctx, int config, const char *dir, pm_backend_config *out, pm_err *err)
+{
+    const pm_spec_config *c = &ctx->spec->configs[config];
+    out->params = json_pack("{s:i, s:i, s:i, s:s}", "blocks", c->blocks, "tile", c->tile, "unroll", c->unroll,
+                            "model", c->model_xml);
+    return out->params ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+}
+
+static int ov_steps(pm_backend_ctx *ctx, int config, const char *config_input, const char *run_dir, pm_steps *out,
+                    pm_err *err)
+{
+    return pm_sweep_ov_steps(ctx->spec, &ctx->spec->configs[config], ctx->self_exe, ctx->cache_dir, out, err);
+}
+
+static int ov_step_done(pm_backend_ctx *ctx, const pm_step *st, const char *stdout_path, pm_report *report,
+                        double *warm_s, char *warm_error, size_t error_cap)
+{
+    /* The NPU's warm path is a blob import: the sweep stores it as a warm run so recompile / load is measured. */
+    pm_sweep_ov_result(stdout_path, ctx->versions, report, warm_s, warm_error, error_cap);
+    return 1;
+}
+
+static void ov_describe(pm_backend_ctx *ctx, json_t *meta)
+{
+    json_object_set_new(meta, "device", json_string(ctx->spec->ov_device));
+}
+
+const pm_backend_ops pm_backend_openvino = {
+    .name = "openvino",
+    .sections = "[openvino], [llm NAME], [cnn NAME]",
+    .parse_spec = ov_parse_spec,
+    .prepare_config = ov_prepare_config,
+    .steps = ov_steps,
+    .step_done = ov_step_done,
+    .describe = ov_describe,
+};

@@ -119,8 +119,11 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_object_set_new(root, "configs", cfgs);
     json_object_set_new(root, "noise", json_pack("{s:o,s:i,s:i,s:i}", "user_wall_baseline", num(a->user_wall_baseline),
                                                  "cpus", a->cpus, "contended", a->n_contended, "noisy", a->n_noisy));
-    json_object_set_new(root, "regimes", json_pack("{s:o,s:o}", "llm", regime(a, &a->regime_llm), "cnn",
-                                                   regime(a, &a->regime_cnn)));
+    json_t *cmd = regime(a, &a->regime_cmd);
+    json_object_set_new(cmd, "rows", str(a->regime_cmd.row_axis));
+    json_object_set_new(cmd, "cols", str(a->regime_cmd.col_axis));
+    json_object_set_new(root, "regimes", json_pack("{s:o,s:o,s:o}", "llm", regime(a, &a->regime_llm), "cnn",
+                                                   regime(a, &a->regime_cnn), "command", cmd));
     json_t *tr = json_array();
     for (size_t s = 0; a->trends && s < a->n_stages; s++)
         json_array_append_new(tr, json_pack("{s:s,s:o,s:o,s:i}", "stage", a->stages[s], "slope", num(a->trends[s].slope),

@@ -115,21 +115,26 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     const pm_analysis *a = x->a;
     if (!rg->n_cells)
         return 1;
-    const char *rows[256];
-    int cols[256];
+    /* as many rows and columns as cells, at most: no cap */
+    const char **rows = calloc(rg->n_cells, sizeof *rows);
+    int *cols = calloc(rg->n_cells, sizeof *cols);
     size_t nr = 0, nc = 0;
-    double row_num[256];
+    double *row_num = calloc(rg->n_cells, sizeof *row_num);
+    if (!rows || !cols || !row_num) {
+        free(rows), free(cols), free(row_num);
+        return -1;
+    }
     for (size_t k = 0; k < rg->n_cells; k++) {   /* cells come in config order (family-major) */
         size_t i;
         for (i = 0; i < nr && strcmp(rows[i], rg->cells[k].row); i++)
             ;
-        if (i == nr && nr < 256) {
+        if (i == nr) {
             row_num[nr] = rg->cells[k].row_num;
             rows[nr++] = rg->cells[k].row;
         }
         for (i = 0; i < nc && cols[i] != rg->cells[k].col; i++)
             ;
-        if (i == nc && nc < 256)
+        if (i == nc)
             cols[nc++] = rg->cells[k].col;
     }
     for (size_t i = 1; i < nr; i++)   /* LLM rows are sizes: numerically across families (NaN rows keep order) */
@@ -148,8 +153,10 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     char fn[64];
     snprintf(fn, sizeof fn, "%s.dat", name);
     FILE *d = data_file(x, fn);
-    if (!d)
+    if (!d) {
+        free(rows), free(cols), free(row_num);
         return -1;
+    }
     for (size_t k = 0; k < rg->n_cells; k++) {
         size_t r = 0, c = 0;
         while (r < nr && strcmp(rows[r], rg->cells[k].row)) r++;
@@ -160,12 +167,17 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     char *b = NULL;
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
-    fprintf(f, "set title 'Regime map (%s, %s): dominant stage per cell, label = its share %%'\n",
-            rg->precision ? rg->precision : "-", rg->variant ? rg->variant : "-");
+    if (rg->row_axis)   /* a map over two parameters names them */
+        fprintf(f, "set title 'Regime map (%s x %s): dominant stage per cell, label = its share %%'\n", rg->row_axis,
+                rg->col_axis);
+    else
+        fprintf(f, "set title 'Regime map (%s, %s): dominant stage per cell, label = its share %%'\n",
+                rg->precision ? rg->precision : "-", rg->variant ? rg->variant : "-");
     /* the legend beside the plot, never over its cells */
     fprintf(f, "set key outside right top vertical box title 'dominant stage'\n");
     fprintf(f, "set xlabel '%s'\nset ylabel '%s'\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\nunset grid\n",
-            colname, !strcmp(rg->kind, "llm") ? "model size (parameters)" : "CNN family", nc - 1, nr - 1);
+            colname, rg->row_axis ? rg->row_axis : !strcmp(rg->kind, "llm") ? "model size (parameters)" : "CNN family",
+            nc - 1, nr - 1);
     fprintf(f, "set xtics (");
     for (size_t c = 0; c < nc; c++)
         fprintf(f, "%s'%d' %zu", c ? "," : "", cols[c], c);
@@ -191,6 +203,7 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     }
     fprintf(f, ", '%s' using 1:2:(sprintf('%%.0f%%%%',$4)) with labels tc rgb '#000000' notitle\n", fn);
     fclose(f);
+    free(rows), free(cols), free(row_num);
     *body = b;
     return 0;
 }
@@ -198,8 +211,10 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
 static int fig_handoff(const fig_ctx *x, char **body)
 {
     const pm_analysis *a = x->a;
-    const char *fams[32];
+    const char **fams = calloc(a->n_configs + 1, sizeof *fams);   /* one per family, no cap */
     size_t nf = 0;
+    if (!fams)
+        return -1;
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!is_kind(c, "llm"))
@@ -207,14 +222,14 @@ static int fig_handoff(const fig_ctx *x, char **body)
         size_t k;
         for (k = 0; k < nf && !same(fams[k], c->family); k++)
             ;
-        if (k == nf && nf < 32)
+        if (k == nf)
             fams[nf++] = c->family;
     }
-    if (!nf)
-        return 1;
-    FILE *d = data_file(x, "handoff.dat");
-    if (!d)
-        return -1;
+    FILE *d = nf ? data_file(x, "handoff.dat") : NULL;
+    if (!d) {
+        free(fams);
+        return nf ? -1 : 1;
+    }
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!is_kind(c, "llm"))
@@ -254,6 +269,7 @@ static int fig_handoff(const fig_ctx *x, char **body)
     }
     fputc('\n', f);
     fclose(f);
+    free(fams);
     *body = b;
     return 0;
 }
@@ -518,9 +534,13 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     /* One line per (family, blocks): a network cut to its first blocks is another workload, not a point on
      * the whole network's spine. */
     const pm_analysis *a = x->a;
-    const char *fams[32];
-    int blocks[32];
+    const char **fams = calloc(a->n_configs + 1, sizeof *fams);   /* one per (family, blocks), no cap */
+    int *blocks = calloc(a->n_configs + 1, sizeof *blocks);
     size_t nf = 0;
+    if (!fams || !blocks) {
+        free(fams), free(blocks);
+        return -1;
+    }
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!is_kind(c, "cnn") || !same(c->precision, a->regime_cnn.precision))
@@ -528,16 +548,16 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
         size_t k;
         for (k = 0; k < nf && !(same(fams[k], c->family) && blocks[k] == c->layers); k++)
             ;
-        if (k == nf && nf < 32) {
+        if (k == nf) {
             blocks[nf] = c->layers;
             fams[nf++] = c->family;
         }
     }
-    if (!nf)
-        return 1;
-    FILE *d = data_file(x, "cnn-spine.dat");
-    if (!d)
-        return -1;
+    FILE *d = nf ? data_file(x, "cnn-spine.dat") : NULL;
+    if (!d) {
+        free(fams), free(blocks);
+        return nf ? -1 : 1;
+    }
     for (size_t k = 0; k < nf; k++) {
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
@@ -565,6 +585,7 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     }
     fputc('\n', f);
     fclose(f);
+    free(fams), free(blocks);
     *body = b;
     return 0;
 }
@@ -660,7 +681,11 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         char *body = NULL;
         int r;
         switch (i) {
-        case 0: r = fig_regime(&x, &a->regime_llm, fg->name, "window (prompt tokens)", &body); break;
+        case 0: /* a sweep without LLM configs maps its own two axes (e.g. files x -O) */
+            r = !a->regime_llm.n_cells && a->regime_cmd.n_cells
+                    ? fig_regime(&x, &a->regime_cmd, fg->name, a->regime_cmd.col_axis, &body)
+                    : fig_regime(&x, &a->regime_llm, fg->name, "window (prompt tokens)", &body);
+            break;
         case 1: r = fig_handoff(&x, &body); break;
         case 2: r = fig_why(&x, &body); break;
         case 3: r = fig_stacked(&x, fg->name, t1, "family and size", pick_fingerprint, &body); break;

@@ -566,9 +566,9 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     }
 
     fputs("<h2 id=regimes>Regimes</h2>\n<ul>", f);
-    const pm_an_regime *rs[2] = {&a->regime_llm, &a->regime_cnn};
+    const pm_an_regime *rs[3] = {&a->regime_llm, &a->regime_cnn, &a->regime_cmd};
     int any = 0;
-    for (int r = 0; r < 2; r++)
+    for (int r = 0; r < 3; r++)
         for (size_t i = 0; i < rs[r]->n_boundaries; i++, any = 1) {
             fputs("<li>", f);
             esc(f, rs[r]->kind);

@@ -67,6 +67,22 @@ static const pm_migration migrations[] = {
      "  note TEXT,\n"
      "  merged_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))\n"
      ");\n"},
+    /* v4 (issue 8, backend-table): the config model: every axis as name=value (any back end's axes,
+     * e.g. opt=2, input=a.c). The workload columns stay; old configs get their workload axes as parameters. */
+    {"config parameters",
+     "CREATE TABLE IF NOT EXISTS config_param(\n"
+     "  config_id INTEGER NOT NULL REFERENCES config(id) ON DELETE CASCADE,\n"
+     "  name TEXT NOT NULL,\n"
+     "  value TEXT NOT NULL,\n"
+     "  PRIMARY KEY(config_id, name)\n"
+     ") WITHOUT ROWID;\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, 'family', family FROM config WHERE family IS NOT NULL;\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, 'size', size FROM config WHERE size IS NOT NULL;\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, 'window', window FROM config WHERE window IS NOT NULL;\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, 'resolution', resolution FROM config WHERE resolution IS NOT NULL;\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, 'precision', precision FROM config WHERE precision IS NOT NULL;\n"
+     "INSERT OR IGNORE INTO config_param SELECT id, CASE kind WHEN 'cnn' THEN 'blocks' ELSE 'layers' END, layers\n"
+     "  FROM config WHERE layers IS NOT NULL;\n"},
 };
 #define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 #define PM_STORE_SCHEMA_VERSION (1 + PM_STORE_N_MIGRATIONS)
@@ -176,11 +192,12 @@ static const char schema_sql[] =
     "  JOIN config c ON c.id = r.config_id\n"
     "  JOIN sweep sw ON sw.id = c.sweep_id;\n";
 
+
 enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK,
     S_SWEEP, S_CONFIG, S_RUNS_DONE,
     S_RUN, S_STEP, S_PASS, S_METRIC,
-    S_META_SET, S_META_GET, S_HOST, S_SHARD,
+    S_META_SET, S_META_GET, S_HOST, S_SHARD, S_CONFIG_PARAM, S_CONFIG_PARAMS,
     S__COUNT
 };
 
@@ -222,6 +239,9 @@ static const char *const stmt_sql[S__COUNT] = {
                 "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)\n"
                 "ON CONFLICT(sweep_id, shard_n, config_key) DO UPDATE SET shard_k = excluded.shard_k,\n"
                 "  cold = excluded.cold, cache_miss = excluded.cache_miss, warm = excluded.warm",
+    [S_CONFIG_PARAMS] = "SELECT name, value FROM config_param WHERE config_id = ?1 ORDER BY name",
+    [S_CONFIG_PARAM] = "INSERT INTO config_param(config_id, name, value) VALUES(?1, ?2, ?3)\n"
+                       "ON CONFLICT(config_id, name) DO UPDATE SET value = excluded.value",
 };
 
 struct pm_store {
@@ -308,11 +328,13 @@ static int migrate(pm_store *st, int version, pm_err *err)
     return PM_OK;
 }
 
-/* Checks user_version and application_id; creates the schema in a fresh file when allowed. Runs inside
- * BEGIN IMMEDIATE for writers, so two processes opening a new file do not both create it. */
-static int check_schema(pm_store *st, int may_create, pm_err *err)
+/* Checks user_version and application_id; creates the schema in a fresh file when allowed, migrates an
+ * older one. Runs inside BEGIN IMMEDIATE for writers, so two processes opening a new file do not both
+ * create it. *old_version: the version found (readers of an older file migrate a copy). */
+static int check_schema(pm_store *st, int may_create, int *old_version, pm_err *err)
 {
     int version = 0, app_id = 0, n_objects = 0, rc;
+    *old_version = 0;
     if ((rc = pragma_int(st, "PRAGMA user_version", &version, err)) != PM_OK ||
         (rc = pragma_int(st, "PRAGMA application_id", &app_id, err)) != PM_OK ||
         (rc = pragma_int(st, "SELECT count(*) FROM sqlite_schema", &n_objects, err)) != PM_OK)
@@ -328,7 +350,10 @@ static int check_schema(pm_store *st, int may_create, pm_err *err)
     if (version == PM_STORE_SCHEMA_VERSION && app_id == PM_STORE_APPLICATION_ID)
         return PM_OK;
     if (version >= 1 && app_id == PM_STORE_APPLICATION_ID) {
-        if (!may_create)   /* read-only: readers cope with the missing columns (see pm_store_schema_version) */
+        /* read-only: the file is left as it is (its version stays what pm_store_schema_version says);
+         * store_open upgrades a copy in memory, so readers see every table and column */
+        *old_version = version;
+        if (!may_create)
             return PM_OK;
         return migrate(st, version, err);
     }
@@ -345,6 +370,32 @@ static int check_schema(pm_store *st, int may_create, pm_err *err)
     if ((rc = exec_sql(st, pragmas, err, "set schema version")) != PM_OK)
         return rc;
     return migrate(st, 1, err);
+}
+
+/* A reader of an older database works on an upgraded copy in memory: reading never changes the file. */
+static int migrate_copy(pm_store *st, int version, pm_err *err)
+{
+    sqlite3 *mem = NULL;
+    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK) {
+        sqlite3_close(mem);
+        return pm_err_set(err, PM_ERR_NOMEM, "%s: cannot open a copy in memory", st->path);
+    }
+    sqlite3_backup *b = sqlite3_backup_init(mem, "main", st->db, "main");
+    int ok = b && sqlite3_backup_step(b, -1) == SQLITE_DONE;
+    sqlite3_backup_finish(b);
+    if (!ok) {
+        int rc = pm_err_set(err, PM_ERR_DB, "%s: copying to memory: %s", st->path, sqlite3_errmsg(mem));
+        sqlite3_close(mem);
+        return rc;
+    }
+    sqlite3_close(st->db);
+    st->db = mem;
+    int rc = exec_sql(st, "BEGIN", err, "begin");
+    if (rc == PM_OK)
+        rc = migrate(st, version, err);
+    exec_sql(st, rc == PM_OK ? "COMMIT" : "ROLLBACK", NULL, "end");
+    st->version = version; /* the file's version: what readers that check it expect */
+    return rc;
 }
 
 /* A WAL database can not be opened read-only the usual way when its folder is read-only: SQLite must create the
@@ -412,10 +463,13 @@ static int store_open(const char *path, int readonly, pm_store **out, pm_err *er
     sqlite3_extended_result_codes(st->db, 1);
     sqlite3_busy_timeout(st->db, PM_STORE_BUSY_TIMEOUT_MS);
     if (readonly) {
+        int old_version = 0;
         if ((rc = exec_sql(st, "BEGIN", err, "begin")) != PM_OK)
             goto cleanup;
-        rc = check_schema(st, 0, err);
+        rc = check_schema(st, 0, &old_version, err);
         exec_sql(st, "COMMIT", NULL, "commit");
+        if (rc == PM_OK && old_version)
+            rc = migrate_copy(st, old_version, err);
         goto cleanup;
     }
     /* journal_mode cannot change inside a transaction; it is persistent once set. */
@@ -424,7 +478,8 @@ static int store_open(const char *path, int readonly, pm_store **out, pm_err *er
         goto cleanup;
     if ((rc = exec_stmt(st, S_BEGIN, err, "begin")) != PM_OK)
         goto cleanup;
-    if ((rc = check_schema(st, 1, err)) != PM_OK) {
+    int old_version = 0;
+    if ((rc = check_schema(st, 1, &old_version, err)) != PM_OK) {
         exec_stmt(st, S_ROLLBACK, NULL, "rollback");
         goto cleanup;
     }
@@ -562,7 +617,16 @@ int pm_store_config(pm_store *st, int64_t sweep_id, const pm_config *cfg, int64_
     }
     rc = step_returning_id(st, s, config_id, err, "config");
     if (rc != PM_OK)
-        pm_err_wrap(err, "config %s", cfg->key);
+        return pm_err_wrap(err, "config %s", cfg->key);
+    for (int i = 0; i < cfg->n_params && rc == PM_OK; i++) {
+        if ((rc = get_stmt(st, S_CONFIG_PARAM, &s, err)) != PM_OK)
+            break;
+        sqlite3_bind_int64(s, 1, *config_id);
+        bind_text(s, 2, cfg->params[i].name);
+        bind_text(s, 3, cfg->params[i].value);
+        rc = sqlite3_step(s) == SQLITE_DONE ? PM_OK : db_err(st, err, "config parameter");
+        done_stmt(s);
+    }
     return rc;
 }
 
@@ -792,5 +856,49 @@ int pm_store_shard_plan(pm_store *st, int64_t sweep_id, int shard_k, int shard_n
          sqlite3_bind_int(s, 7, warm)) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
         rc = db_err(st, err, "shard plan");
     done_stmt(s);
+    return rc;
+}
+
+void pm_params_free(pm_param *p, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(p[i].name);
+        free(p[i].value);
+    }
+    free(p);
+}
+
+int pm_store_config_params(pm_store *st, int64_t config_id, pm_param **out, int *n, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    *out = NULL;
+    *n = 0;
+    int rc = get_stmt(st, S_CONFIG_PARAMS, &s, err), step;
+    if (rc != PM_OK)
+        return rc;
+    sqlite3_bind_int64(s, 1, config_id);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        pm_param *np = realloc(*out, (size_t)(*n + 1) * sizeof *np);
+        if (!np) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
+        }
+        *out = np;
+        np[*n].name = strdup((const char *)sqlite3_column_text(s, 0));
+        np[*n].value = strdup((const char *)sqlite3_column_text(s, 1));
+        (*n)++;
+        if (!np[*n - 1].name || !np[*n - 1].value) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
+        }
+    }
+    if (rc == PM_OK && step != SQLITE_DONE)
+        rc = db_err(st, err, "config parameters");
+    done_stmt(s);
+    if (rc) {
+        pm_params_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
     return rc;
 }

@@ -12,6 +12,7 @@
  *   pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s, flags, report_index, counted,
  *             start_s)                  -- start_s: offset in the step's report (v2; NULL: not given)
  *   metric(run_id, step_id, name, value)     -- step_id NULL for run-level metrics
+ *   config_param(config_id, name, value)     -- the config model: every axis as name=value (schema 2)
  *   meta(key PRIMARY KEY, value)             -- free-form facts, e.g. compiler versions
  *   host(id, name, fingerprint, cpu_model, cores, kernel, machine, compiler, UNIQUE(name, fingerprint))  (v3)
  *                                            -- run.host_id (v3): the machine that measured the run (NULL: unknown)
@@ -28,6 +29,7 @@
 #include <sqlite3.h>
 #include "error.h"
 #include "host.h"
+#include "param.h"
 #include "parse.h"
 #include "run.h"
 
@@ -44,6 +46,8 @@ typedef struct pm_config {
     int layers;             /* layers emitted; 0 when not applicable */
     const char *variant;    /* compile variant ("stock", "no-rollback", "per-layer"), or NULL */
     const char *params_json;/* anything else, as a JSON object text, or NULL */
+    const pm_param *params; /* the config's axes as name=value (stored in config_param) */
+    int n_params;
 } pm_config;
 
 typedef struct pm_step_record {
@@ -70,7 +74,9 @@ typedef struct pm_run_record {
     int64_t host_id;             /* from pm_store_host; 0: unknown (e.g. an imported report) */
 } pm_run_record;
 
-int pm_store_open(const char *path, pm_store **out, pm_err *err);   /* creates the schema when new */
+/* Creates the schema when new and upgrades an older one. A read-only open of an older database upgrades a
+ * copy in memory, so reading never changes the file. */
+int pm_store_open(const char *path, pm_store **out, pm_err *err);
 int pm_store_open_readonly(const char *path, pm_store **out, pm_err *err);
 void pm_store_close(pm_store *st);
 /* A bare read-only connection for read queries (the report), with no schema check; a WAL database in a
@@ -89,6 +95,9 @@ int pm_store_sweep(pm_store *st, const char *name, const char *backend, const ch
                    const char *meta_json, int64_t *sweep_id, pm_err *err);
 /* Get-or-create a config by (sweep, key). */
 int pm_store_config(pm_store *st, int64_t sweep_id, const pm_config *cfg, int64_t *config_id, pm_err *err);
+/* The config's parameters (name=value, sorted by name); *out malloc'd, free with pm_params_free. */
+int pm_store_config_params(pm_store *st, int64_t config_id, pm_param **out, int *n, pm_err *err);
+void pm_params_free(pm_param *p, int n);
 /* Number of runs already recorded for (config, mode) with any status: used to resume. */
 /* Read only: the id of config KEY of sweep SWEEP, 0 when it is not recorded (a dry run's plan). */
 int pm_store_config_find(pm_store *st, const char *sweep, const char *key, int64_t *config_id, pm_err *err);

@@ -44,6 +44,9 @@ static const table_copy copies[] = {
      "WHERE s.id IN (SELECT min(id) FROM src.run GROUP BY config_id, mode, repeat)\n"
      "  AND NOT EXISTS (SELECT 1 FROM main.run x WHERE x.config_id = cm.dst AND x.mode = s.mode\n"
      "                  AND x.repeat = s.repeat)", NULL},
+    /* a config's parameters follow it (the config map is made with the runs, just above) */
+    {"config_param", "ON CONFLICT(config_id, name) DO NOTHING", 0, {{"config_id", "cm.dst"}, {NULL, NULL}},
+     "FROM src.config_param s JOIN temp.pm_config_map cm ON cm.src = s.config_id WHERE 1", NULL},
     {"step", NULL, 0, {{"id", "s.id + @step_off"}, {"run_id", "s.run_id + @run_off"}, {NULL, NULL}},
      "FROM src.step s WHERE s.run_id IN (SELECT id - @run_off FROM main.run WHERE id > @run_off)",
      "FROM src.step s"},

@@ -172,6 +172,36 @@ int pm_sq_configs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm
     return rc;
 }
 
+int pm_sq_config_params(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_param_row *), void *ctx,
+                        pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int has = 0;
+    /* a read-only open of a file older than schema 3 has no config_param table */
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name='config_param'", -1,
+                           &st, NULL) != SQLITE_OK)
+        return pm_err_set(err, PM_ERR_DB, "config parameters: %s", sqlite3_errmsg(db));
+    if (sqlite3_step(st) == SQLITE_ROW)
+        has = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (!has)
+        return PM_OK;
+    int rc = prepare_ids(db,
+                         "SELECT p.config_id, p.name, p.value FROM config_param p JOIN config c ON c.id=p.config_id "
+                         "WHERE c.sweep_id IN (%s) ORDER BY p.config_id, p.name",
+                         s, &st, err);
+    int step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        pm_sq_param_row r = {sqlite3_column_int64(st, 0), text_or(st, 1, ""), text_or(st, 2, "")};
+        rc = fn(ctx, &r);
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_run_row *), void *ctx,
                pm_err *err)
 {

@@ -28,6 +28,11 @@ typedef struct pm_sq_config_row {
 int pm_sq_configs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_config_row *), void *ctx,
                   pm_err *err);
 
+typedef struct pm_sq_param_row { int64_t config_id; const char *name, *value; } pm_sq_param_row;
+/* The configs' parameters (name=value, schema 3); nothing from an older file without them. */
+int pm_sq_config_params(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_param_row *), void *ctx,
+                        pm_err *err);
+
 typedef struct pm_sq_run_row {
     int64_t id, config_id;
     const char *mode, *status;

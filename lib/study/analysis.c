@@ -25,6 +25,7 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     free(w.runs);
     free(w.rows);
     free(w.tmp);
+    free(w.metric_names);
     if (rc) {
         pm_analysis_free(w.a);
         w.a = NULL;
@@ -61,10 +62,17 @@ void pm_analysis_free(pm_analysis *a)
         pm_an_config *c = &a->configs[i];
         free(c->key); free(c->kind); free(c->family); free(c->size); free(c->precision); free(c->variant);
         free(c->share); free(c->stage_s); free(c->passes); free(c->stage_ir);
+        for (size_t k = 0; k < c->n_metrics; k++)
+            free(c->metrics[k].name);
+        free(c->metrics);
+        for (size_t k = 0; k < c->n_params; k++)
+            free(c->params[k].name), free(c->params[k].value);
+        free(c->params);
     }
     free(a->configs);
     free_regime(&a->regime_llm);
     free_regime(&a->regime_cnn);
+    free_regime(&a->regime_cmd);
     for (size_t i = 0; i < a->n_fits; i++) {
         free(a->fits[i].x);
         free(a->fits[i].y);

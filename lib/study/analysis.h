@@ -15,6 +15,9 @@ typedef struct pm_an_opts {
     const char *sweep;            /* sweep name; NULL: the latest sweep */
     const pm_stagemap *map;       /* pass -> stage; used during the call only */
     const char *fixes_path;       /* fix rules; NULL: $data_dir/fixes.tsv (absent: no fixes chosen) */
+    /* Axes of the regime map for configs with parameters (any back end): the size axis (columns) and the
+     * workload axis (rows). NULL: the spec's [report] size / workload, else "opt"/"input"-like defaults. */
+    const char *size_axis, *workload_axis;
 } pm_an_opts;
 
 /* 95% interval across repeats. Times: mean is the geometric mean and lo..hi the t-interval of the log times
@@ -51,7 +54,11 @@ typedef struct pm_an_config {
     int n_outliers;               /* MAD outliers (modified z > 3.5), n >= 3 */
     double load1;                 /* mean 1-min load average at the runs' start (host.load1); NAN: not recorded */
     int contended;                /* load above the CPUs, or user/wall below 0.75 x the sweep's baseline */
+    struct pm_an_metric { char *name; double mean; } *metrics;   /* every run metric's mean (any back end's) */
+    size_t n_metrics;
     int instrumented;             /* NPU: compiled with instrumentation switches (analysis_npu.c) */
+    struct pm_an_param { char *name, *value; } *params;   /* the config's axes (config_param) */
+    size_t n_params;
     int host;                     /* index into pm_analysis.hosts of the machine of its cold runs;
                                      -1: none recorded, -2: several machines */
 } pm_an_config;
@@ -73,7 +80,8 @@ typedef struct pm_an_cell {       /* one cell of a regime map */
 } pm_an_cell;
 
 typedef struct pm_an_regime {
-    const char *kind;             /* "llm" or "cnn" */
+    const char *kind;             /* "llm", "cnn" or "command" */
+    const char *row_axis, *col_axis;   /* command: the parameter names mapped (rows: workload, columns: size) */
     const char *precision, *variant;   /* the slice mapped (most common) */
     pm_an_cell *cells;
     size_t n_cells;
@@ -124,6 +132,7 @@ typedef struct pm_analysis {
     pm_an_config *configs;        /* sorted: kind, family, size (numeric), window, precision, resolution */
     size_t n_configs;
     pm_an_regime regime_llm, regime_cnn;
+    pm_an_regime regime_cmd;      /* configs of any other kind, over two of their parameters */
     pm_an_fit *fits;
     size_t n_fits;
     pm_an_trend *trends;          /* [n_stages] handoff trend lines (LLM configs) */

@@ -22,6 +22,19 @@ static const char *x_metric_for(an_work *w, const char *tool, int stage)
             snprintf(m, sizeof m, "ir.stage.%s", name);
             return an_pool_add(&w->pv->pool, m);
         }
+    int has_ops = 0;
+    for (size_t ci = 0; ci < a->n_configs && !has_ops; ci++)
+        has_ops = !isnan(an_config_metric(a, &a->configs[ci], "ir.ops"));
+    if (!has_ops) {
+        /* A command back end: the sizes its steps declare ("ir.*"). Which one is fixed by name (the first in
+         * sort order), never by how well it fits; a spec declares one size per study to fit against. */
+        const char *first = NULL;
+        for (size_t k = 0; k < w->n_metric_names; k++)
+            if (!strncmp(w->metric_names[k], "ir.", 3) && (!first || strcmp(w->metric_names[k], first) < 0))
+                first = w->metric_names[k];
+        if (first)
+            return first;
+    }
     return "ir.ops";   /* the stage's entry was not measured (older stores, other back ends): the input size */
 }
 
@@ -31,6 +44,22 @@ int an_fits(an_work *w, pm_err *err)
     int rc = PM_OK;
     struct pm_an_priv *pv = w->pv;
     size_t NP = pv->n_pids;
+    /* the metric names any config carries (pointers into the configs) */
+    w->n_metric_names = 0;
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        for (size_t k = 0; k < a->configs[ci].n_metrics; k++) {
+            const char *nm = a->configs[ci].metrics[k].name;
+            size_t j = 0;
+            while (j < w->n_metric_names && strcmp(w->metric_names[j], nm))
+                j++;
+            if (j < w->n_metric_names)
+                continue;
+            const char **nn = realloc(w->metric_names, (w->n_metric_names + 1) * sizeof *nn);
+            if (!nn)
+                AN_NOMEM();
+            w->metric_names = nn;
+            w->metric_names[w->n_metric_names++] = nm;
+        }
     /* Heavy passes: largest share anywhere >= 5%, top 8 by that share; fit time against IR size. */
     double *pid_max = calloc(NP + 1, sizeof *pid_max);
     if (!pid_max)

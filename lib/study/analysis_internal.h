@@ -45,6 +45,8 @@ typedef struct an_work {
     int st_over, st_other;    /* stage indices of process-overhead and other */
     double *tmp;              /* scratch: n_runs + n_configs + 16 */
     double *fit_r2;           /* [n_fixes] R^2 of the fix's pass fit, for the rules */
+    const char **metric_names;/* distinct run-metric names over the configs (fit candidates) */
+    size_t n_metric_names;
 } an_work;
 
 /* Sections, in the order the driver runs them. Each returns a pm_status and fills err. */

@@ -68,6 +68,23 @@ static int add_config(void *ctx, const pm_sq_config_row *r)
     return !c->key || !c->share || !c->stage_s ? PM_ERR_NOMEM : PM_OK;
 }
 
+static int add_param(void *ctx, const pm_sq_param_row *r)
+{
+    an_work *w = ctx;
+    int ci = an_find_cfg(w->a, r->config_id);
+    if (ci < 0)
+        return PM_OK;
+    pm_an_config *c = &w->a->configs[ci];
+    struct pm_an_param *p = realloc(c->params, (c->n_params + 1) * sizeof *p);
+    if (!p)
+        return PM_ERR_NOMEM;
+    c->params = p;
+    p[c->n_params].name = strdup(r->name);
+    p[c->n_params].value = strdup(r->value);
+    c->n_params++;
+    return p[c->n_params - 1].name && p[c->n_params - 1].value ? PM_OK : PM_ERR_NOMEM;
+}
+
 static int add_run(void *ctx, const pm_sq_run_row *r)
 {
     an_work *w = ctx;
@@ -193,6 +210,8 @@ int an_load(an_work *w, pm_err *err)
         return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s' has no configs: nothing was recorded in it",
                           a->sweep ? a->sweep : "?");
     qsort(a->configs, a->n_configs, sizeof *a->configs, an_cmp_config);
+    if ((rc = cb_status(pm_sq_config_params(w->db, &w->sweeps, add_param, w, err), err)))
+        return rc;
     /* The scope (a temp table of the ok runs) lets the pass, metric and tool queries join on it. */
     if ((rc = pm_sq_scope_begin(w->db, &w->sweeps, err)) ||
         (rc = cb_status(pm_sq_runs(w->db, &w->sweeps, add_run, w, err), err)) ||

@@ -26,6 +26,14 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
     else if (!strcmp(r->name, "ir.llvm_ops")) c->llvm_ops = r->mean;
     else if (!strcmp(r->name, "npu.tasks")) c->npu_tasks = r->mean;
     else if (!strcmp(r->name, "npu.tiles")) c->npu_tiles = r->mean;
+    /* every metric, so the fits can use whatever IR sizes a back end's steps declare */
+    struct pm_an_metric *m = realloc(c->metrics, (c->n_metrics + 1) * sizeof *m);
+    if (!m)
+        return PM_ERR_NOMEM;
+    c->metrics = m;
+    if (!(m[c->n_metrics].name = strdup(r->name)))
+        return PM_ERR_NOMEM;
+    m[c->n_metrics++].mean = r->mean;
     return PM_OK;
 }
 

@@ -120,12 +120,188 @@ cleanup:
     return rc;
 }
 
+/* ---- the regime map over two parameters, for configs of any other kind (e.g. a command back end's) ---- */
+
+static int is_workload_kind(const pm_an_config *c)
+{
+    return c->kind && (!strcmp(c->kind, "llm") || !strcmp(c->kind, "cnn"));
+}
+
+static const char *param_of(const pm_an_config *c, const char *name)
+{
+    for (size_t k = 0; name && k < c->n_params; k++)
+        if (!strcmp(c->params[k].name, name))
+            return c->params[k].value;
+    return NULL;
+}
+
+static int is_int(const char *v)
+{
+    char *end;
+    if (!v || !*v)
+        return 0;
+    strtol(v, &end, 10);
+    return !*end;
+}
+
+/* The axis names, owned by the configs: asked for, else the spec's [report] (in the sweep's metadata), else
+ * rows = "input" (or the first parameter) and columns = the first other parameter whose values are integers. */
+static void pick_axes(const pm_analysis *a, const pm_an_opts *o, const char **row, const char **col)
+{
+    const char *want_row = o ? o->workload_axis : NULL, *want_col = o ? o->size_axis : NULL;
+    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
+    if (!want_row)
+        want_row = json_string_value(json_object_get(meta, "report_workload"));
+    if (!want_col)
+        want_col = json_string_value(json_object_get(meta, "report_size"));
+    *row = *col = NULL;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (is_workload_kind(c))
+            continue;
+        for (size_t k = 0; k < c->n_params; k++) {
+            const char *n = c->params[k].name;
+            if (!*row && (want_row ? !strcmp(n, want_row) : !strcmp(n, "input")))
+                *row = n;
+            if (!*col && want_col && !strcmp(n, want_col))
+                *col = n;
+        }
+    }
+    for (size_t i = 0; i < a->n_configs && (!*row || !*col) && !(want_row && !*row); i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (is_workload_kind(c))
+            continue;
+        for (size_t k = 0; k < c->n_params; k++) {
+            const char *n = c->params[k].name;
+            if (!*row && !want_row)
+                *row = n;
+            else if (!*col && !want_col && *row && strcmp(n, *row)) {
+                int numeric = 1;
+                for (size_t j = 0; j < a->n_configs && numeric; j++)
+                    if (!is_workload_kind(&a->configs[j]) && param_of(&a->configs[j], n))
+                        numeric = is_int(param_of(&a->configs[j], n));
+                if (numeric)
+                    *col = n;
+            }
+        }
+    }
+    json_decref(meta);
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime *rg)
+{
+    rg->kind = "command";
+    pick_axes(a, o, &rg->row_axis, &rg->col_axis);
+    if (!rg->row_axis || !rg->col_axis)
+        return PM_OK;
+    /* columns are the size axis: its integer values, else the rank of each value in sorted order */
+    const char **vals = calloc(a->n_configs + 1, sizeof *vals);
+    double *sum = calloc((a->n_configs + 1) * a->n_stages, sizeof *sum);
+    rg->cells = calloc(a->n_configs + 1, sizeof *rg->cells);
+    int rc = PM_OK, numeric = 1;
+    size_t nv = 0;
+    if (!vals || !sum || !rg->cells) {
+        rc = PM_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const char *v = param_of(&a->configs[i], rg->col_axis);
+        if (!is_workload_kind(&a->configs[i]) && v) {
+            vals[nv++] = v;
+            numeric &= is_int(v);
+        }
+    }
+    qsort(vals, nv, sizeof *vals, cmp_str);
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        const char *row = param_of(c, rg->row_axis), *colv = param_of(c, rg->col_axis);
+        if (is_workload_kind(c) || !c->n_cold || !row || !colv)
+            continue;
+        int col = 0;
+        if (numeric)
+            col = (int)strtol(colv, NULL, 10);
+        else
+            for (size_t j = 0; j < nv && strcmp(vals[j], colv); j++)
+                col += j == 0 || strcmp(vals[j], vals[j - 1]);
+        size_t k;
+        for (k = 0; k < rg->n_cells; k++)
+            if (!strcmp(rg->cells[k].row, row) && rg->cells[k].col == col)
+                break;
+        if (k == rg->n_cells) {
+            rg->cells[k].row = row;
+            rg->cells[k].row_num = NAN;
+            rg->cells[k].col = col;
+            rg->n_cells++;
+        }
+        rg->cells[k].n_configs++;
+        for (size_t s = 0; s < a->n_stages; s++)
+            sum[k * a->n_stages + s] += c->share[s].mean;
+    }
+    for (size_t k = 0; k < rg->n_cells; k++) {
+        int best = 0;
+        for (size_t s = 1; s < a->n_stages; s++)
+            if (sum[k * a->n_stages + s] > sum[k * a->n_stages + best])
+                best = (int)s;
+        rg->cells[k].stage = best;
+        rg->cells[k].share = sum[k * a->n_stages + best] / rg->cells[k].n_configs;
+    }
+    /* where the dominant stage changes along each row */
+    for (size_t k = 0; k < rg->n_cells && rc == PM_OK; k++) {
+        const pm_an_cell *here = &rg->cells[k], *next = NULL;
+        for (size_t j = 0; j < rg->n_cells; j++)
+            if (!strcmp(rg->cells[j].row, here->row) && rg->cells[j].col > here->col &&
+                (!next || rg->cells[j].col < next->col))
+                next = &rg->cells[j];
+        if (next && next->stage != here->stage) {
+            char text[512];
+            snprintf(text, sizeof text, "%s %s: %s dominates at %s %d, %s from %s %d", rg->row_axis, here->row,
+                     an_stage_name(a, here->stage), rg->col_axis, here->col, an_stage_name(a, next->stage),
+                     rg->col_axis, next->col);
+            rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text);
+        }
+    }
+    /* and down each column, rows in config order */
+    for (size_t k = 0; k < rg->n_cells && rc == PM_OK; k++) {
+        const pm_an_cell *here = &rg->cells[k], *next = NULL;
+        for (size_t j = k + 1; j < rg->n_cells && !next; j++)
+            if (rg->cells[j].col == here->col && strcmp(rg->cells[j].row, here->row))
+                next = &rg->cells[j];
+        if (next && next->stage != here->stage) {
+            char text[512];
+            snprintf(text, sizeof text, "%s %d: %s dominates at %s %s, %s at %s %s", rg->col_axis, here->col,
+                     an_stage_name(a, here->stage), rg->row_axis, here->row, an_stage_name(a, next->stage),
+                     rg->row_axis, next->row);
+            rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text);
+        }
+    }
+    if (rc == PM_OK && !rg->n_boundaries && rg->n_cells) {
+        int uniform = 1;
+        for (size_t k = 1; k < rg->n_cells; k++)
+            uniform &= rg->cells[k].stage == rg->cells[0].stage;
+        char text[256];
+        snprintf(text, sizeof text, "%s dominates every %s x %s cell mapped (no boundary in this sweep)",
+                 an_stage_name(a, rg->cells[0].stage), rg->row_axis, rg->col_axis);
+        if (uniform)
+            rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text);
+    }
+cleanup:
+    free(vals);
+    free(sum);
+    return rc;
+}
+
 /* ---- fix rules ---- */
 
 int an_regimes(an_work *w, pm_err *err)
 {
     int rc;
-    if ((rc = build_regime(w->a, "llm", &w->a->regime_llm)) || (rc = build_regime(w->a, "cnn", &w->a->regime_cnn)))
+    if ((rc = build_regime(w->a, "llm", &w->a->regime_llm)) || (rc = build_regime(w->a, "cnn", &w->a->regime_cnn)) ||
+        (rc = build_param_regime(w->a, w->opts, &w->a->regime_cmd)))
         return pm_err_set(err, rc, "out of memory");
     return PM_OK;
 }

@@ -303,6 +303,9 @@ double an_config_metric(const pm_analysis *a, const pm_an_config *c, const char 
     if (!strcmp(m, "ir.llvm_ops")) return isnan(c->llvm_ops) ? c->ir_ops : c->llvm_ops;
     if (!strcmp(m, "npu.tasks")) return c->npu_tasks;
     if (!strcmp(m, "npu.tiles")) return isnan(c->npu_tiles) ? c->npu_tasks : c->npu_tiles;
+    for (size_t k = 0; k < c->n_metrics; k++)
+        if (!strcmp(c->metrics[k].name, m))
+            return c->metrics[k].mean;
     return NAN;
 }
 

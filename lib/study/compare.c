@@ -290,7 +290,7 @@ static int cmp_strp(const void *a, const void *b)
 
 /* Picks the variant: the one asked for, or the only one. Lists the choices when ambiguous. */
 static int resolve_variant(side_cfg *cfgs, size_t n, const char *path, const char *label, const char *want,
-                           char **chosen, pm_err *err)
+                           const char *axis, char **chosen, pm_err *err)
 {
     char **vars = malloc((n ? n : 1) * sizeof *vars);
     size_t nv = 0;
@@ -315,8 +315,8 @@ static int resolve_variant(side_cfg *cfgs, size_t n, const char *path, const cha
             if (strcmp(vars[i], want) == 0)
                 pick = vars[i];
         if (!pick)
-            rc = pm_err_set(err, PM_ERR_USAGE, "%s: no variant '%s' on side %s (variants: %s)", path, want, label,
-                            nd ? list : "none");
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: no %s '%s' on side %s (%s: %s)", path, axis ? axis : "variant",
+                            want, label, axis ? "values" : "variants", nd ? list : "none");
     } else if (nd > 1) {
         rc = pm_err_set(err, PM_ERR_USAGE, "%s holds several variants (%s): pick one with --%s-variant", path,
                         list, label);
@@ -331,8 +331,45 @@ static int resolve_variant(side_cfg *cfgs, size_t n, const char *path, const cha
     return rc;
 }
 
+/* Matching on an axis (--a AXIS=V --b AXIS=W): a config's "variant" is its value of AXIS and its matching
+ * key is every other parameter (and the variant column), so configs equal on all other axes line up. */
+static int split_on_axis(pm_store *st, side_cfg *c, const char *axis, const char *variant_column, pm_err *err)
+{
+    pm_param *p = NULL;
+    int n = 0, rc = pm_store_config_params(st, c->id, &p, &n, err);
+    if (rc != PM_OK)
+        return rc;
+    size_t cap = 64;
+    for (int i = 0; i < n; i++)
+        cap += strlen(p[i].name) + strlen(p[i].value) + 2;
+    if (variant_column)
+        cap += strlen(variant_column) + 10;
+    char *base = malloc(cap);
+    const char *val = NULL;
+    if (!base) {
+        pm_params_free(p, n);
+        return nomem(err);
+    }
+    base[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(p[i].name, axis)) {
+            val = p[i].value;
+            continue;
+        }
+        snprintf(base + strlen(base), cap - strlen(base), "%s%s=%s", base[0] ? "/" : "", p[i].name, p[i].value);
+    }
+    if (!strcmp(axis, "variant"))
+        val = variant_column;
+    else if (variant_column && *variant_column)
+        snprintf(base + strlen(base), cap - strlen(base), "%svariant=%s", base[0] ? "/" : "", variant_column);
+    c->base = base;
+    c->variant = strdup(val ? val : "");
+    pm_params_free(p, n);
+    return c->variant ? PM_OK : nomem(err);
+}
+
 static int load_side(const char *path, const char *sweep, const char *variant, const char *label, side *sd,
-                     pm_compare_side *info, pm_err *err)
+                     pm_compare_side *info, const char *axis, pm_err *err)
 {
     int rc = pm_store_open_readonly(path, &sd->st, err);
     if (rc != PM_OK)
@@ -363,8 +400,11 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
             rc = nomem(err);
             goto cleanup;
         }
-        if ((rc = pm_compare_split_key(c->key, (const char *)sqlite3_column_text(s, 2), &c->base, &c->variant,
-                                       err)) != PM_OK)
+        if (axis)
+            rc = split_on_axis(sd->st, c, axis, (const char *)sqlite3_column_text(s, 2), err);
+        else
+            rc = pm_compare_split_key(c->key, (const char *)sqlite3_column_text(s, 2), &c->base, &c->variant, err);
+        if (rc != PM_OK)
             goto cleanup;
     }
     if (step != SQLITE_DONE) {
@@ -376,7 +416,7 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
                         info->sweep ? info->sweep : "?");
         goto cleanup;
     }
-    if ((rc = resolve_variant(all, n_all, path, label, variant, &info->variant, err)) != PM_OK)
+    if ((rc = resolve_variant(all, n_all, path, label, variant, axis, &info->variant, err)) != PM_OK)
         goto cleanup;
     /* Keep the chosen variant's configs, then load their runs. */
     size_t kept = 0;
@@ -387,6 +427,16 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
             free_side_cfg(&all[i]);
     }
     n_all = kept;
+    if (axis) {
+        /* the side is named by its selector, "opt=0" */
+        char *label_sel = NULL;
+        if (asprintf(&label_sel, "%s=%s", axis, info->variant) < 0) {
+            rc = nomem(err);
+            goto cleanup;
+        }
+        free(info->variant);
+        info->variant = label_sel;
+    }
     qsort(all, n_all, sizeof *all, cmp_cfg_base);
     for (size_t i = 1; i < n_all; i++)
         if (strcmp(all[i].base, all[i - 1].base) == 0) {
@@ -769,8 +819,8 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     int rc;
     if (!opts || !opts->path_a || !opts->path_b)
         return pm_err_set(err, PM_ERR_USAGE, "compare: two databases needed");
-    if ((rc = load_side(opts->path_a, opts->sweep_a, opts->variant_a, "a", &a, &out->a, err)) != PM_OK ||
-        (rc = load_side(opts->path_b, opts->sweep_b, opts->variant_b, "b", &b, &out->b, err)) != PM_OK)
+    if ((rc = load_side(opts->path_a, opts->sweep_a, opts->variant_a, "a", &a, &out->a, opts->axis, err)) != PM_OK ||
+        (rc = load_side(opts->path_b, opts->sweep_b, opts->variant_b, "b", &b, &out->b, opts->axis, err)) != PM_OK)
         goto cleanup;
     size_t cap = a.n_cfgs < b.n_cfgs ? a.n_cfgs : b.n_cfgs;
     out->configs = calloc(cap ? cap : 1, sizeof *out->configs);
@@ -976,10 +1026,11 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
     const char *ind = fmt == PM_COMPARE_MARKDOWN ? "" : "  ";
     if (fmt == PM_COMPARE_MARKDOWN)
         fputs("## passmap compare\n\n", out);
-    fprintf(out, "%sA: %s (sweep %s, variant %s)\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->a.path,
-            r->a.sweep, *r->a.variant ? r->a.variant : "(none)");
-    fprintf(out, "%sB: %s (sweep %s, variant %s)\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->b.path,
-            r->b.sweep, *r->b.variant ? r->b.variant : "(none)");
+    /* a side picked by an axis is named "opt=0", a variant "variant stock" */
+    fprintf(out, "%sA: %s (sweep %s, %s%s)\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->a.path, r->a.sweep,
+            strchr(r->a.variant, '=') ? "" : "variant ", *r->a.variant ? r->a.variant : "(none)");
+    fprintf(out, "%sB: %s (sweep %s, %s%s)\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->b.path, r->b.sweep,
+            strchr(r->b.variant, '=') ? "" : "variant ", *r->b.variant ? r->b.variant : "(none)");
     fprintf(out,
             "%srule: ratio = geometric mean B / A; Welch t on log times (n >= 3 per side, else no test); p and the "
             "95%% CI Holm-corrected within configs, steps and passes; faster/slower only when the corrected CI "

@@ -1,6 +1,7 @@
 /* pm_compare: A/B comparison of two result sets (two databases, or two variants in one).
  *
- * Configs are matched on their key without the trailing variant component ("llm/qwen2/0.5b/w256/int8/L1"
+ * Configs are matched on their key without the trailing variant component, or, given an axis, on all
+ * their parameters but that axis ("llm/qwen2/0.5b/w256/int8/L1"
  * from ".../L1/stock"), so a fix run as another variant lines up with the stock run. Only runs with
  * mode 'cold' and status 'ok' count. For every matched config: whole-compile wall (run.wall_s), per step
  * tool (step.wall_s summed per run and tool) and per pass (counted pass wall summed per run and
@@ -28,6 +29,9 @@ typedef struct pm_compare_opts {
     const char *path_a, *path_b;       /* the same path is allowed: then pick two variants */
     const char *sweep_a, *sweep_b;     /* NULL: the database must hold exactly one sweep */
     const char *variant_a, *variant_b; /* NULL: the side must hold exactly one variant */
+    /* Non-NULL: match on this axis instead of the variant: variant_a/variant_b are its two values and
+     * configs pair up when all their other parameters are equal (--a AXIS=V --b AXIS=W). */
+    const char *axis;
     double threshold;                  /* practical threshold on |ratio - 1|; 0: PM_COMPARE_THRESHOLD */
 } pm_compare_opts;
 

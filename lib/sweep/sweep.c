@@ -18,15 +18,12 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "embedded.h"
-#include "gen.h"
 #include "host.h"
 #include "parse.h"
 #include "run.h"
 #include "stats.h"
 #include "store.h"
 #include "store_query.h"
-#include "sweep_ov.h"
 #include "util.h"
 
 typedef struct task {
@@ -38,12 +35,7 @@ typedef struct task {
 typedef struct config_state {
     int64_t id;
     char dir[PATH_MAX];
-    char input[PATH_MAX];
-    pm_gen_info info;
-    /* IR size at the entry of each stage (embedded): measured once per config, outside the timed runs */
-    char stage_metric[PM_EMBEDDED_N_PROBES][64];
-    double stage_ops[PM_EMBEDDED_N_PROBES];
-    int n_stage, stage_measured;
+    pm_backend_config prep;   /* the back end's per-config input and metrics */
 } config_state;
 
 /* snprintf that reports truncation instead of silently cutting a path. */
@@ -65,71 +57,6 @@ static void safe_name(const char *key, char *out, size_t cap)
     for (; key[i] && i + 1 < cap; i++)
         out[i] = (key[i] == '/' || key[i] == ' ') ? '_' : key[i];
     out[i] = '\0';
-}
-
-static char *config_params_json(const pm_spec_config *c, const pm_gen_info *info)
-{
-    json_t *o = json_pack("{s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "params", (json_int_t)info->params,
-                          "weight_bytes", (json_int_t)info->weight_bytes, "layers_total", info->layers_total,
-                          "layers_emitted", info->layers_emitted, "linalg_ops", info->linalg_ops, "functions",
-                          info->functions, "blocks", c->blocks, "tile", c->variant_tile ? c->variant_tile : c->tile,
-                          "unroll", c->unroll);
-    if (c->model_xml[0])
-        json_object_set_new(o, "model", json_string(c->model_xml));
-    char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-    json_decref(o);
-    return s;
-}
-
-static int generate_input(const pm_spec_config *c, config_state *cs, pm_err *err)
-{
-    FILE *f = fopen(cs->input, "w");
-    if (!f)
-        return pm_err_errno(err, PM_ERR_IO, "cannot write %s", cs->input);
-    int rc;
-    memset(&cs->info, 0, sizeof cs->info);
-    if (!strcmp(c->kind, "llm")) {
-        pm_llm_opts o = {.family = c->family, .size = c->size, .window = c->window, .precision = c->precision,
-                         .layers = c->layers, .func_per_layer = c->func_per_layer};
-        rc = pm_gen_llm(&o, f, &cs->info, err);
-    } else {
-        pm_cnn_opts o = {.family = c->family, .resolution = c->resolution, .precision = c->precision,
-                         .blocks = c->blocks};
-        rc = pm_gen_cnn(&o, f, &cs->info, err);
-    }
-    if (fclose(f) && rc == PM_OK)
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", cs->input);
-    if (rc)
-        pm_err_wrap(err, "generating %s", c->key);
-    return rc;
-}
-
-/* Counts LLVM IR instructions (indented lines inside function bodies) of the translated module: about one per
- * LLVM-dialect op after lowering, so it measures the IR the tiled, unrolled pipeline produced. */
-static long count_llvm_insts(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[4096];
-    long n = 0;
-    int in_fn = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "define ", 7))
-            in_fn = 1;
-        else if (line[0] == '}')
-            in_fn = 0;
-        else if (in_fn && line[0] == ' ' && line[1] == ' ' && line[2] != ';')
-            n++;
-    }
-    fclose(f);
-    return n;
-}
-
-static long file_size(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) ? -1 : (long)st.st_size;
 }
 
 static char *read_tail(const char *path, size_t max)
@@ -173,6 +100,8 @@ static int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir)
         rc |= pm_argv_push(&argv, "--input") | pm_argv_push(&argv, st->input);
     if (st->output)
         rc |= pm_argv_push(&argv, "--output") | pm_argv_push(&argv, st->output);
+    for (char **o = st->more_outputs; o && *o; o++)
+        rc |= pm_argv_push(&argv, "--output") | pm_argv_push(&argv, *o);
     rc |= pm_argv_push(&argv, "--");
     for (char **a = st->argv; *a; a++)
         rc |= pm_argv_push(&argv, *a);
@@ -188,60 +117,70 @@ static int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir)
 typedef struct sweep_ctx {
     const pm_spec *spec;
     const pm_sweep_opts *opts;
+    const pm_backend_ops *be;
+    pm_backend_ctx bctx;
     pm_store *store;
-    pm_embedded_tools tools;
     config_state *cs;
     char work[PATH_MAX];
     char cache_dir[PATH_MAX];
     char self[PATH_MAX];
-    json_t *versions;   /* openvino: what the compiles reported, written once at the end */
     int *in_shard;      /* per config: 1 when this sweep (shard) runs it */
     int64_t host_id;    /* the machine measuring, recorded with every run */
     int cap_tasks;      /* allocated length of the task list plan() fills */
 } sweep_ctx;
 
-/* Embedded: the IR each stage processes, once per config before its first timed run in this invocation (an extra
- * mlir-opt with op counts at the stage boundaries), recorded with every run as ir.stage.<stage>. A config whose
- * probe fails (e.g. a compile that fails) just has no stage sizes: the analysis then uses its input size. */
-static void measure_stage_sizes(sweep_ctx *x, const pm_spec_config *c, config_state *cs)
+/* Per-step bookkeeping of one run, grown with the back end's step count. */
+typedef struct step_slots {
+    pm_report *reports;
+    pm_run_result *results;
+    pm_step_record *recs;
+    char **argvs, **tails;
+} step_slots;
+
+static int slots_alloc(step_slots *s, int n)
 {
-    pm_err perr = {0};
-    cs->stage_measured = 1;
-    pm_embedded_opts eo = {.bindir = x->tools.bindir, .tile = c->tile, .unroll = c->unroll,
-                           .no_rollback = c->no_rollback};
-    pm_embedded_stage_size sz[PM_EMBEDDED_N_PROBES];
-    if (pm_embedded_stage_sizes(&eo, &x->tools, cs->input, cs->dir, x->spec->timeout_s, sz, &perr))
-        return;
-    cs->n_stage = 0;
-    for (int i = 0; i < PM_EMBEDDED_N_PROBES; i++)
-        if (sz[i].ops > 0) {
-            snprintf(cs->stage_metric[cs->n_stage], sizeof cs->stage_metric[0], "ir.stage.%s", sz[i].stage);
-            cs->stage_ops[cs->n_stage++] = sz[i].ops;
-        }
+    size_t k = n > 0 ? (size_t)n : 1;
+    s->reports = calloc(k, sizeof *s->reports);
+    s->results = calloc(k, sizeof *s->results);
+    s->recs = calloc(k, sizeof *s->recs);
+    s->argvs = calloc(k, sizeof *s->argvs);
+    s->tails = calloc(k, sizeof *s->tails);
+    return s->reports && s->results && s->recs && s->argvs && s->tails ? PM_OK : PM_ERR_NOMEM;
 }
 
-static int backend_steps(sweep_ctx *x, const pm_spec_config *c, const config_state *cs, const char *dir,
-                         pm_steps *steps, pm_err *err)
+static void slots_free(step_slots *s, int n_done)
 {
-    if (!strcmp(x->spec->backend, "openvino"))
-        return pm_sweep_ov_steps(x->spec, c, x->self, x->cache_dir, steps, err);
-    pm_embedded_opts eo = {.bindir = x->tools.bindir, .tile = c->variant_tile ? c->variant_tile : c->tile, .unroll = c->unroll,
-                           .no_rollback = c->no_rollback, .single_thread = x->spec->single_thread,
-                           .display = x->spec->display, .json = x->spec->json, .llc_opt = x->spec->llc_opt};
-    return pm_embedded_steps(&eo, &x->tools, cs->input, dir, steps, err);
+    for (int i = 0; i < n_done; i++) {
+        pm_report_free(&s->reports[i]);
+        free(s->argvs[i]);
+        free(s->tails[i]);
+    }
+    free(s->reports);
+    free(s->results);
+    free(s->recs);
+    free(s->argvs);
+    free(s->tails);
+}
+
+static int push_metric(pm_metric **m, int *n, const char *name, double value)
+{
+    pm_metric *nm = realloc(*m, (size_t)(*n + 1) * sizeof *nm);
+    if (!nm)
+        return PM_ERR_NOMEM;
+    *m = nm;
+    nm[*n].name = (char *)name;
+    nm[*n].value = value;
+    (*n)++;
+    return PM_OK;
 }
 
 static int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_out, pm_err *err)
 {
-    const pm_spec_config *c = &x->spec->configs[t->config];
     config_state *cs = &x->cs[t->config];
     char dir[PATH_MAX];
     pm_steps steps = {0};
-    pm_report reports[8];
-    pm_run_result results[8];
-    pm_step_record recs[8];
-    char *argvs[8] = {0}, *tails[8] = {0};
-    pm_metric metrics[17 + PM_EMBEDDED_N_PROBES];
+    step_slots sl = {0};
+    pm_metric *metrics = NULL;
     int n_metrics = 0, n_done = 0, rc;
     const char *status = "ok";
     double import_s = -1;
@@ -253,8 +192,6 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
 
     if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)))
         goto cleanup;
-    if (!strcmp(x->spec->backend, "embedded") && !cs->stage_measured)
-        measure_stage_sizes(x, c, cs);   /* before the steps: outside every timed region */
     {
         /* How busy the machine is as this run starts: a noise diagnostic (contended configs are flagged). */
         FILE *la = fopen("/proc/loadavg", "r");
@@ -265,10 +202,11 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
             fclose(la);
     }
     pm_util_remove_tree(dir); /* a leftover from an interrupted run is not a result */
-    if ((rc = pm_util_mkdir_p(dir, err)) || (rc = backend_steps(x, c, cs, dir, &steps, err)))
+    if ((rc = pm_util_mkdir_p(dir, err)) ||
+        (rc = x->be->steps(&x->bctx, t->config, cs->prep.input, dir, &steps, err)))
         goto cleanup;
-    if (steps.n > 8) {
-        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "back end made %d steps (max 8)", steps.n);
+    if (slots_alloc(&sl, steps.n)) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
     for (int i = 0; i < steps.n; i++)
@@ -286,13 +224,13 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         pm_run_opts ro = {.timeout_s = x->spec->timeout_s, .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
                           .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
                           .count_instructions = 1, .cancel = x->opts->stop};
-        pm_report_init(&reports[i]);
-        memset(&results[i], 0, sizeof results[i]);
+        pm_report_init(&sl.reports[i]);
+        memset(&sl.results[i], 0, sizeof sl.results[i]);
         n_done = i + 1;
-        if ((rc = pm_run_exec(st->argv, &ro, &results[i], err)))
+        if ((rc = pm_run_exec(st->argv, &ro, &sl.results[i], err)))
             goto cleanup;
-        argvs[i] = pm_argv_join(st->argv);
-        pm_run_result *r = &results[i];
+        sl.argvs[i] = pm_argv_join(st->argv);
+        pm_run_result *r = &sl.results[i];
         if (x->opts->stop && *x->opts->stop) {
             /* Cut short by Ctrl-C: not a measurement, so nothing is recorded; the run resumes later. */
             *status_out = "interrupted";
@@ -303,11 +241,11 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         sys += r->sys_s;
         if (r->maxrss_kb > rss)
             rss = r->maxrss_kb;
-        recs[i] = (pm_step_record){.tool = st->tool, .argv = argvs[i], .result = r, .report = NULL};
+        sl.recs[i] = (pm_step_record){.tool = st->tool, .argv = sl.argvs[i], .result = r, .report = NULL};
         if (r->status != PM_RUN_OK) {
             status = status_of(r->status);
-            tails[i] = read_tail(err_path, 2048);
-            recs[i].stderr_tail = tails[i];
+            sl.tails[i] = read_tail(err_path, 2048);
+            sl.recs[i].stderr_tail = sl.tails[i];
             char signame[32] = "";
             if (r->term_signal) /* which signal: a crash and an outside kill read differently */
                 snprintf(signame, sizeof signame, " (SIG%s)", sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "?");
@@ -317,60 +255,66 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         }
         /* A warm run is served from the cache, which replays the miss's stderr: its timing report describes
          * that earlier compile, not this run, so it is not parsed. */
-        const char *rep_path = !strcmp(t->mode, "warm") ? NULL
+        int parse = strcmp(t->mode, "warm") != 0;
+        const char *rep_path = !parse ? NULL
+                               : st->report_path ? st->report_path
                                : st->report_stream == PM_STREAM_STDOUT ? out_path
                                : st->report_stream == PM_STREAM_STDERR ? err_path : NULL;
         pm_err perr = {0};
         int parsed = 0;
+        if (rep_path && st->report_path && access(rep_path, F_OK) != 0) {
+            /* A declared report file that never appeared: the step did not do what the spec says. */
+            status = "failed";
+            snprintf(note, sizeof note, "%s: report %.400s never appeared", st->tool, rep_path);
+            break;
+        }
         if (rep_path) {
-            if (pm_parse_file(rep_path, st->report_format, &reports[i], &perr) == PM_OK)
+            if (pm_parse_file(rep_path, st->report_format, &sl.reports[i], &perr) == PM_OK)
                 parsed = 1;
             else
                 snprintf(note, sizeof note, "%s report: %.400s", st->tool, perr.msg);
         }
         for (int k = 0; rep_path && k < st->n_artifacts; k++) {
             snprintf(path, sizeof path, "%s/%s", ro.cwd, st->artifacts[k]);
-            if (access(path, R_OK) == 0 && pm_parse_file(path, st->artifact_formats[k], &reports[i], &perr) == PM_OK)
+            if (access(path, R_OK) == 0 &&
+                pm_parse_file(path, st->artifact_formats[k], &sl.reports[i], &perr) == PM_OK)
                 parsed = 1;
         }
         if (parsed)
-            recs[i].report = &reports[i];
-        if (!strcmp(x->spec->backend, "openvino")) {
-            pm_sweep_ov_result(out_path, x->versions, &reports[i], &import_s, import_error, sizeof import_error);
-            recs[i].report = &reports[i];
+            sl.recs[i].report = &sl.reports[i];
+        double extra = -1;
+        if (x->be->step_done && x->be->step_done(&x->bctx, st, out_path, &sl.reports[i], &extra, import_error,
+                                                  sizeof import_error))
+            sl.recs[i].report = &sl.reports[i];
+        if (extra >= 0)
+            import_s = extra;
+        /* The IR-size metrics the step declares (absent files leave the metric out). */
+        for (int k = 0; k < st->n_metrics; k++) {
+            double v;
+            pm_err merr = {0};
+            if (pm_step_metric_eval(&st->metrics[k], ro.cwd, out_path, err_path, &v, &merr) == PM_OK &&
+                push_metric(&metrics, &n_metrics, st->metrics[k].name, v)) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                goto cleanup;
+            }
         }
     }
 
-    /* IR sizes of what the compiler produced: the x axis of the scaling-law fits. */
-    if (cs->info.linalg_ops > 0)
-        metrics[n_metrics++] = (pm_metric){"ir.ops", cs->info.linalg_ops};
-    if (cs->info.weight_bytes > 0)
-        metrics[n_metrics++] = (pm_metric){"ir.weight_bytes", (double)cs->info.weight_bytes};
-    for (int i = 0; i < cs->n_stage; i++)
-        metrics[n_metrics++] = (pm_metric){cs->stage_metric[i], cs->stage_ops[i]};
-    /* Each step's output, by its kind (the back end names them): LLVM IR instructions, bytecode and object sizes. */
-    for (int i = 0; i < n_done; i++) {
-        const char *o = steps.items[i].output, *ext = o ? strrchr(o, '.') : NULL;
-        long v;
-        if (!ext)
-            continue;
-        if (!strcmp(ext, ".ll") && !strcmp(status, "ok") && (v = count_llvm_insts(o)) >= 0)
-            metrics[n_metrics++] = (pm_metric){"ir.llvm_ops", (double)v};
-        else if (!strcmp(ext, ".mlirbc") && (v = file_size(o)) >= 0)
-            metrics[n_metrics++] = (pm_metric){"ir.mlirbc_bytes", (double)v};
-        else if (!strcmp(ext, ".o") && (v = file_size(o)) >= 0)
-            metrics[n_metrics++] = (pm_metric){"ir.object_bytes", (double)v};
-    }
+    for (int k = 0; k < cs->prep.n_metrics; k++)
+        if (push_metric(&metrics, &n_metrics, cs->prep.metrics[k].name, cs->prep.metrics[k].value)) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
 
     pm_run_record rec = {.config_id = cs->id, .repeat = t->repeat, .mode = t->mode, .status = status,
                          .wall_s = wall, .user_s = user, .sys_s = sys, .maxrss_kb = rss,
-                         .note = note[0] ? note : NULL, .steps = recs, .n_steps = n_done,
+                         .note = note[0] ? note : NULL, .steps = sl.recs, .n_steps = n_done,
                          .metrics = metrics, .n_metrics = n_metrics, .host_id = x->host_id};
     int64_t run_id;
     rc = pm_store_record_run(x->store, &rec, &run_id, err);
     if (rc == PM_OK && (import_s >= 0 || import_error[0]) && !strcmp(status, "ok")) {
-        /* The NPU's warm path is a blob import: stored as a warm run so recompile / load is measured. A failed
-         * import is a failed warm measurement with its reason; the cold compile above stays ok. */
+        /* A back end's own warm path (the NPU's blob import) is stored as a warm run so recompile / load is
+         * measured. A failed one is a failed warm measurement with its reason; the cold compile stays ok. */
         pm_run_record warm = {.config_id = cs->id, .repeat = t->repeat, .mode = "warm",
                               .status = import_s >= 0 ? "ok" : "failed", .wall_s = import_s >= 0 ? import_s : 0,
                               .user_s = -1, .sys_s = -1, .maxrss_kb = 0,
@@ -381,11 +325,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
     *status_out = status;
     *wall_out = wall;
 cleanup:
-    for (int i = 0; i < n_done; i++) {
-        pm_report_free(&reports[i]);
-        free(argvs[i]);
-        free(tails[i]);
-    }
+    slots_free(&sl, n_done);
+    free(metrics);
     pm_steps_free(&steps);
     if (!x->opts->keep_outputs && (rc != PM_OK || !strcmp(status, "ok")))
         pm_util_remove_tree(dir);
@@ -415,7 +356,7 @@ static int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
     int rc;
     *out = NULL;
     if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)) ||
-        (rc = backend_steps(x, &x->spec->configs[t->config], cs, dir, &steps, err)))
+        (rc = x->be->steps(&x->bctx, t->config, cs->prep.input, dir, &steps, err)))
         return rc;
     size_t len = 0, cap = 0;
     char *text = NULL;
@@ -554,20 +495,13 @@ static char *sweep_meta(sweep_ctx *x)
     gethostname(host, sizeof host - 1);
     json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:s}", "host", host, "kernel", u.release, "machine", u.machine,
                           "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN), "backend", x->spec->backend);
-    if (!strcmp(x->spec->backend, "embedded")) {
-        json_object_set_new(o, "compiler", json_string("MLIR/LLVM"));
-        json_object_set_new(o, "compiler_version", json_string(x->tools.version));
-        json_object_set_new(o, "bindir", json_string(x->tools.bindir));
-        json_object_set_new(o, "tile", json_integer(x->spec->tile));
-        json_object_set_new(o, "unroll", json_integer(x->spec->unroll));
-        char *pipe = NULL;
-        pm_embedded_opts eo = {.tile = x->spec->tile, .unroll = x->spec->unroll};
-        if ((pipe = pm_embedded_pipeline(&eo)))
-            json_object_set_new(o, "pipeline", json_string(pipe));
-        free(pipe);
-    } else {
-        json_object_set_new(o, "device", json_string(x->spec->ov_device));
-    }
+    if (x->be->describe)
+        x->be->describe(&x->bctx, o);
+    /* the axes the report maps ([report] size / workload) */
+    if (x->spec->report_size[0])
+        json_object_set_new(o, "report_size", json_string(x->spec->report_size));
+    if (x->spec->report_workload[0])
+        json_object_set_new(o, "report_workload", json_string(x->spec->report_workload));
     if (x->spec->repeats_auto) {
         json_object_set_new(o, "repeats", json_string("auto"));
         json_object_set_new(o, "min_repeats", json_integer(x->spec->min_repeats));
@@ -645,7 +579,7 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
 
 int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err)
 {
-    sweep_ctx x = {.spec = spec, .opts = opts};
+    sweep_ctx x = {.spec = spec, .opts = opts, .be = pm_backend_find(spec->backend)};
     task *tasks = NULL;
     int n_tasks = 0, already = 0, rc = PM_OK, lock_fd = -1;
     int64_t sweep_id = 0;
@@ -668,9 +602,11 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         snprintf(x.work, sizeof x.work, "%s", opts->work_dir);
     else
         snprintf(x.work, sizeof x.work, "%s.runs", opts->db_path);
-    if (!strcmp(spec->backend, "embedded") &&
-        (rc = pm_embedded_find_tools(spec->bindir[0] ? spec->bindir : NULL, &x.tools, err)))
+    if (!x.be) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "no back end '%s' (%s)", spec->backend, pm_backend_names());
         goto cleanup;
+    }
+    x.bctx = (pm_backend_ctx){.spec = spec, .self_exe = x.self, .cache_dir = x.cache_dir};
     if (opts->dry_run) {
         /* nothing is created: the paths shown are where a real sweep would put things */
         char cwd[PATH_MAX], rel[PATH_MAX];
@@ -688,7 +624,9 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         }
         memcpy(x.work, abs, sizeof abs);
     }
-    if (!strcmp(spec->backend, "openvino") && !(x.versions = json_object())) {
+    if (x.be->prepare && (rc = x.be->prepare(&x.bctx, err)))
+        goto cleanup;
+    if (!(x.bctx.versions = json_object())) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
@@ -711,10 +649,13 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     {
         pm_host host;
         char compiler[256];
-        if (!strcmp(spec->backend, "embedded"))
-            snprintf(compiler, sizeof compiler, "MLIR/LLVM %s", x.tools.version);
-        else
-            snprintf(compiler, sizeof compiler, "%s %s", spec->backend, spec->ov_device);
+        /* the compiler as the back end describes it (sweep metadata): "MLIR/LLVM 22.1.8", "openvino NPU" */
+        json_t *m = meta ? json_loads(meta, 0, NULL) : NULL;
+        const char *name = json_string_value(json_object_get(m, "compiler"));
+        const char *ver = json_string_value(json_object_get(m, "compiler_version"));
+        const char *dev = json_string_value(json_object_get(m, "device"));
+        snprintf(compiler, sizeof compiler, "%s %s", name ? name : spec->backend, ver ? ver : dev ? dev : "");
+        json_decref(m);
         if ((rc = pm_host_probe(&host, err)))
             goto cleanup;
         pm_host_set_compiler(&host, compiler);
@@ -730,12 +671,11 @@ configs:
     for (int c = 0; c < spec->n_configs; c++) {
         const pm_spec_config *cfg = &spec->configs[c];
         config_state *cs = &x.cs[c];
-        char safe[200];
+        char safe[sizeof cfg->key];
         if (!x.in_shard[c])
             continue;
         safe_name(cfg->key, safe, sizeof safe);
-        if ((rc = fmt_path(cs->dir, sizeof cs->dir, err, "%s/%s", x.work, safe)) ||
-            (rc = fmt_path(cs->input, sizeof cs->input, err, "%s/input.mlir", cs->dir)))
+        if ((rc = fmt_path(cs->dir, sizeof cs->dir, err, "%s/%s", x.work, safe)))
             goto cleanup;
         if (opts->dry_run) {
             if (x.store && (rc = pm_store_config_find(x.store, spec->name, cfg->key, &cs->id, err)))
@@ -744,14 +684,16 @@ configs:
         }
         if ((rc = pm_util_mkdir_p(cs->dir, err)))
             goto cleanup;
-        if (!strcmp(spec->backend, "embedded") && (rc = generate_input(cfg, cs, err)))
+        if (x.be->prepare_config && (rc = x.be->prepare_config(&x.bctx, c, cs->dir, &cs->prep, err)))
             goto cleanup;
-        char *params = config_params_json(cfg, &cs->info);
-        pm_config pc = {.key = cfg->key, .kind = cfg->kind, .family = cfg->family,
+        char *params = cs->prep.params ? json_dumps(cs->prep.params, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        int workload = !strcmp(cfg->kind, "llm") || !strcmp(cfg->kind, "cnn");
+        pm_config pc = {.key = cfg->key, .kind = cfg->kind, .family = cfg->family[0] ? cfg->family : NULL,
                         .size = cfg->size[0] ? cfg->size : NULL, .window = cfg->window,
-                        .precision = cfg->precision, .resolution = cfg->resolution,
-                        .layers = cfg->kind[0] == 'l' ? cfg->layers : cfg->blocks, .variant = cfg->variant,
-                        .params_json = params};
+                        .precision = cfg->precision[0] ? cfg->precision : NULL, .resolution = cfg->resolution,
+                        .layers = !workload ? 0 : cfg->kind[0] == 'l' ? cfg->layers : cfg->blocks,
+                        .variant = cfg->variant[0] ? cfg->variant : NULL, .params_json = params,
+                        .params = cfg->params, .n_params = cfg->n_params};
         rc = pm_store_config(x.store, sweep_id, &pc, &cs->id, err);
         free(params);
         if (rc)
@@ -800,12 +742,12 @@ configs:
     if (rc)
         goto cleanup;
     sum->wall_s = pm_util_now() - t0;
-    if (x.versions && json_object_size(x.versions)) {
+    if (x.bctx.versions && json_object_size(x.bctx.versions)) {
         /* The versions the compiles reported join the store's meta table and the sweep's method metadata. */
         json_t *o = json_loads(meta, 0, NULL);
         const char *key;
         json_t *val;
-        json_object_foreach(x.versions, key, val) {
+        json_object_foreach(x.bctx.versions, key, val) {
             if ((rc = pm_store_meta_set(x.store, key, json_string_value(val), err)))
                 break;
             if (o)
@@ -818,9 +760,13 @@ configs:
         free(updated);
     }
 cleanup:
-    json_decref(x.versions);
+    json_decref(x.bctx.versions);
     free(tasks);
+    for (int c = 0; x.cs && c < spec->n_configs; c++)
+        json_decref(x.cs[c].prep.params);
     free(x.cs);
+    if (x.be && x.be->cleanup)
+        x.be->cleanup(&x.bctx);
     free(x.in_shard);
     free(meta);
     pm_store_close(x.store);

@@ -16,8 +16,10 @@ static void usage(FILE *out)
           "per step tool and per pass. One rule: ratio of geometric means B/A; Welch t on log times (n >= 3 a\n"
           "side); p and 95% CI Holm-corrected within configs, steps and passes; a row is faster/slower only when\n"
           "its corrected CI excludes 1 and |ratio - 1| >= the threshold.\n"
-          "With one database, pick the two variants with --a-variant and --b-variant.\n"
+          "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
+          "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).\n"
           "  --a-variant V, --b-variant V  variant of each side (needed when a side holds several)\n"
+          "  --a AXIS=V, --b AXIS=W        the two sides: one axis, two values\n"
           "  --sweep NAME                  sweep on both sides (needed when a database holds several)\n"
           "  --a-sweep NAME, --b-sweep NAME  sweep per side\n"
           "  --top N                       pass rows per config and in the summary (default 10)\n"
@@ -39,8 +41,9 @@ static int usage_error(const char *msg, const char *arg)
 
 int cmd_compare(int argc, char **argv)
 {
-    enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH };
+    enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH, O_A, O_B };
     static const struct option longopts[] = {
+        {"a", required_argument, NULL, O_A}, {"b", required_argument, NULL, O_B},
         {"a-variant", required_argument, NULL, O_AVAR}, {"b-variant", required_argument, NULL, O_BVAR},
         {"sweep", required_argument, NULL, O_SWEEP},    {"a-sweep", required_argument, NULL, O_ASWEEP},
         {"b-sweep", required_argument, NULL, O_BSWEEP}, {"top", required_argument, NULL, O_TOP},
@@ -49,13 +52,24 @@ int cmd_compare(int argc, char **argv)
         {"threshold", required_argument, NULL, O_THRESH},
         {NULL, 0, NULL, 0}};
     pm_compare_opts opts = {0};
-    const char *sweep = NULL;
+    const char *sweep = NULL, *sel[2] = {NULL, NULL};
+    char axis[2][128];
     size_t top = 10;
     int all = 0, markdown = 0, json = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
+        case O_A:
+        case O_B: {
+            int k = c == O_B;
+            const char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || !eq[1] || (size_t)(eq - optarg) >= sizeof axis[k])
+                return usage_error(k ? "--b needs AXIS=VALUE" : "--a needs AXIS=VALUE", optarg);
+            snprintf(axis[k], sizeof axis[k], "%.*s", (int)(eq - optarg), optarg);
+            sel[k] = eq + 1;
+            break;
+        }
         case O_AVAR: opts.variant_a = optarg; break;
         case O_BVAR: opts.variant_b = optarg; break;
         case O_SWEEP: sweep = optarg; break;
@@ -88,6 +102,17 @@ int cmd_compare(int argc, char **argv)
             return usage_error("unknown or incomplete option", argv[optind - 1]);
         }
     }
+    if (sel[0] || sel[1]) {
+        if (!sel[0] || !sel[1])
+            return usage_error("--a AXIS=V and --b AXIS=W go together", NULL);
+        if (strcmp(axis[0], axis[1]))
+            return usage_error("--a and --b must name the same axis", axis[1]);
+        if (opts.variant_a || opts.variant_b)
+            return usage_error("--a/--b and --a-variant/--b-variant exclude each other", NULL);
+        opts.axis = axis[0];
+        opts.variant_a = sel[0];
+        opts.variant_b = sel[1];
+    }
     if (markdown && json)
         return usage_error("--markdown and --json exclude each other", NULL);
     int n_paths = argc - optind;
@@ -96,7 +121,7 @@ int cmd_compare(int argc, char **argv)
     opts.path_a = argv[optind];
     opts.path_b = argv[optind + (n_paths == 2)];
     if (n_paths == 1 && (!opts.variant_a || !opts.variant_b))
-        return usage_error("with one database, give --a-variant and --b-variant", NULL);
+        return usage_error("with one database, give --a-variant and --b-variant (or --a AXIS=V --b AXIS=W)", NULL);
     if (!opts.sweep_a)
         opts.sweep_a = sweep;
     if (!opts.sweep_b)

@@ -24,7 +24,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: passmap report DB [--json | --markdown] [--html FILE] [--figures DIR] [--sweep NAME]\n"
-            "                         [--stage-map FILE]... [--fixes FILE]\n"
+            "                         [--stage-map FILE]... [--fixes FILE] [--x SIZE-AXIS] [--y WORKLOAD-AXIS]\n"
             "  per config: stage breakdown, dominant stage and share; regimes, cost fits, precision, fix table.\n"
             "  --json            the same content as JSON on stdout (schema: docs/json.md)\n"
             "  --markdown        the text report's tables as Markdown\n"
@@ -33,6 +33,8 @@ static void usage(FILE *out)
             "  --sweep NAME      which sweep (default: the latest); A,B reports several together\n"
             "  --stage-map FILE  pass->stage map (tool<TAB>glob<TAB>stage); repeatable; default: data/stages-*.tsv\n"
             "  --fixes FILE      fix rules (default: data/fixes.tsv)\n"
+            "  --x AXIS, --y AXIS  regime map axes of a sweep over parameters (e.g. --x opt --y input); default:\n"
+            "                    the spec's [report] size / workload, else input and the first integer axis\n"
             "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
 
@@ -111,16 +113,21 @@ static int print_text(const pm_analysis *a, int markdown)
                                                "log scale; no interval below 3 repeats)", markdown, width);
     if (!rc)
         rc = put_table(pm_rt_stage_shares(a, NULL), "stage shares (of the cold compile wall)", markdown, width);
-    const pm_an_regime *rs[2] = {&a->regime_llm, &a->regime_cnn};
+    const pm_an_regime *rs[3] = {&a->regime_llm, &a->regime_cnn, &a->regime_cmd};
     printf(markdown ? "\n## Regimes\n\n" : "\nregimes\n");
-    for (int r = 0; r < 2; r++)
+    for (int r = 0; r < 3; r++)
         for (size_t i = 0; i < rs[r]->n_boundaries; i++)
             printf("%s%s: %s\n", markdown ? "- " : "  ", rs[r]->kind, rs[r]->boundaries[i]);
+    if (!rs[0]->n_cells && !rs[1]->n_cells && !rs[2]->n_cells)   /* say why instead of an empty section */
+        printf("%snot applicable: no LLM (size x window), CNN (family x resolution) or two-axis configs "
+               "(--x SIZE-AXIS --y WORKLOAD-AXIS, or [report] size/workload in the spec)\n", markdown ? "- " : "  ");
     if (!rc && a->n_fits)
         rc = put_table(pm_rt_fits(a), "cost = a * size^k (heavy passes)", markdown, width);
     if (!isnan(a->family_jsd))
         printf("\nhandoff: mean Jensen-Shannon distance between families %.3f (%d pairs)\n", a->family_jsd,
                a->family_jsd_pairs);
+    else
+        printf("\nhandoff: not applicable: fewer than two model families in this sweep\n");
     for (size_t i = 0; i < a->n_crossovers; i++)
         printf("precision: %s\n", a->crossovers[i]);
     printf("\nnoise: %d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended (load average above %d "
@@ -130,6 +137,8 @@ static int print_text(const pm_analysis *a, int markdown)
         if (a->configs[i].contended)
             printf("  contended: %s (load %.1f, user/wall %.2f, CV %.0f%%)\n", a->configs[i].key, a->configs[i].load1,
                    a->configs[i].user_wall, a->configs[i].cv * 100);
+    if (!a->n_prec)
+        printf("precision: not applicable: no LLM configs over several precisions in this sweep\n");
     if (!rc)
         rc = put_table(pm_rt_tools(a), "parallelism", markdown, width);
     if (!rc)
@@ -144,11 +153,12 @@ int cmd_report(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},      {"html", required_argument, NULL, 'H'},
         {"figures", required_argument, NULL, 'F'}, {"sweep", required_argument, NULL, 's'},
         {"stage-map", required_argument, NULL, 'm'}, {"fixes", required_argument, NULL, 'x'},
-        {"markdown", no_argument, NULL, 'M'},  {"help", no_argument, NULL, 'h'},
+        {"markdown", no_argument, NULL, 'M'},  {"x", required_argument, NULL, 'X'},
+        {"y", required_argument, NULL, 'Y'},   {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int json = 0, markdown = 0, c;
-    const char *html = NULL, *figdir = NULL, *sweep = NULL, *fixes = NULL;
+    const char *html = NULL, *figdir = NULL, *sweep = NULL, *fixes = NULL, *x_axis = NULL, *y_axis = NULL;
     const char *maps[16];
     int n_maps = 0;
     optind = 1;
@@ -160,6 +170,8 @@ int cmd_report(int argc, char **argv)
         case 'F': figdir = optarg; break;
         case 's': sweep = optarg; break;
         case 'x': fixes = optarg; break;
+        case 'X': x_axis = optarg; break;
+        case 'Y': y_axis = optarg; break;
         case 'm':
             if (n_maps == 16) {
                 fprintf(stderr, "passmap report: at most 16 --stage-map files\n");
@@ -201,7 +213,7 @@ int cmd_report(int argc, char **argv)
         goto cleanup;
     /* mmap reads skip a copy per page on the one big scan; temp tables stay in memory */
     sqlite3_exec(db, "PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL);
-    pm_an_opts o = {.sweep = sweep, .map = map, .fixes_path = fixes};
+    pm_an_opts o = {.sweep = sweep, .map = map, .fixes_path = fixes, .size_axis = x_axis, .workload_axis = y_axis};
     if ((rc = pm_analysis_run(db, &o, &a, &err)))
         goto cleanup;
     if ((rc = pm_fix_report_load(dbpath, a->sweep, &a->fix_json, &err)))

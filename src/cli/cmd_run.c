@@ -19,8 +19,11 @@
 #include "cmds.h"
 #include "util.h"
 #include "ov.h"
+#include "parse.h"
 #include "run.h"
 #include "stats.h"
+#include "store.h"
+#include "util.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -47,6 +50,16 @@ static void usage(FILE *out)
             "      --stdout FILE     keep CMD's stdout (with -n > 1: FILE.1, FILE.2, ... per run)\n"
             "      --stderr FILE     keep CMD's stderr (with -n > 1: FILE.1, FILE.2, ... per run)\n"
             "      --json            one JSON object on stdout instead of the table\n"
+            "Recording (each measured run becomes one run in a results database, process stats and pass times\n"
+            "together, as a sweep stores them):\n"
+            "      --db FILE         results database (created when missing)\n"
+            "      --config KEY      the config the runs belong to, e.g. c/input=a.c/opt=2 (NAME=VALUE parts\n"
+            "                        become its parameters, for compare --a NAME=V --b NAME=W)\n"
+            "      --sweep NAME      sweep to record into (default runs)\n"
+            "      --report WHERE    where CMD prints its timing report: stderr (default), stdout or a FILE;\n"
+            "                        a FILE that never appears makes the run failed\n"
+            "      --format NAME     report parser (default: sniff)\n"
+            "      --tool LABEL      tool stored with the step (default: CMD's name without version suffix)\n"
             "  -v, --verbose         one line per run\n"
             "OpenVINO back end (each run is a `passmap ov-compile` child in its own folder RUN_DIR/i, cold):\n"
             "      --backend NAME    command (default) or openvino\n"
@@ -204,6 +217,86 @@ static char *run_file(const char *base, long n_runs, int index)
     return p;
 }
 
+/* --db: where measured runs are recorded. */
+typedef struct run_store {
+    const char *db, *key, *sweep, *report, *tool;
+    pm_format fmt;
+    pm_store *st;
+    int64_t config_id;
+    int first_repeat;
+    char tmpdir[PATH_MAX];   /* stdout/stderr of runs when the report is a stream and no --stdout/--stderr */
+} run_store;
+
+static int run_store_open(run_store *rs, char **cmd, pm_err *err)
+{
+    int64_t sweep_id;
+    pm_param *params = NULL;
+    int n = 0, rc;
+    if ((rc = pm_store_open(rs->db, &rs->st, err)) || (rc = pm_store_sweep(rs->st, rs->sweep, "command", NULL, NULL,
+                                                                           &sweep_id, err)))
+        return rc;
+    /* NAME=VALUE parts of the key are the config's parameters */
+    char *key = strdup(rs->key);
+    for (char *save = NULL, *t = key ? strtok_r(key, "/", &save) : NULL; t; t = strtok_r(NULL, "/", &save)) {
+        char *eq = strchr(t, '=');
+        pm_param *np = eq && eq != t ? realloc(params, (size_t)(n + 1) * sizeof *np) : NULL;
+        if (!np)
+            continue;
+        params = np;
+        *eq = '\0';
+        params[n++] = (pm_param){t, eq + 1};
+    }
+    pm_config c = {.key = rs->key, .kind = "command", .params = params, .n_params = n};
+    rc = key ? pm_store_config(rs->st, sweep_id, &c, &rs->config_id, err)
+             : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    free(params);
+    free(key);
+    if (rc == PM_OK)
+        rc = pm_store_runs_done(rs->st, rs->config_id, "cold", &rs->first_repeat, err);
+    (void)cmd;
+    return rc;
+}
+
+/* One measured run with its parsed report, as one run of one step. */
+static int run_store_record(run_store *rs, char **cmd, const pm_run_result *r, long index, const char *out_file,
+                            const char *err_file, pm_err *err)
+{
+    pm_report rep;
+    pm_report_init(&rep);
+    const char *status = r->status == PM_RUN_SPAWN_ERROR ? "spawn-error" : pm_run_status_name(r->status);
+    char note[600] = "", label[128];
+    int parsed = 0;
+    if (r->status == PM_RUN_OK) {
+        const char *path = !strcmp(rs->report, "stdout") ? out_file : !strcmp(rs->report, "stderr") ? err_file
+                                                                                                     : rs->report;
+        pm_err perr = {0};
+        if (path == rs->report && access(path, F_OK) != 0) {
+            status = "failed";
+            snprintf(note, sizeof note, "report %.500s never appeared", path);
+        } else if (pm_parse_file(path, rs->fmt, &rep, &perr) == PM_OK) {
+            parsed = 1;
+            if (rep.n_passes == 0)
+                snprintf(note, sizeof note, "report on %s has no timing rows", rs->report);
+        } else {
+            snprintf(note, sizeof note, "report: %.500s", perr.msg);
+        }
+    } else if (r->status == PM_RUN_SPAWN_ERROR) {
+        snprintf(note, sizeof note, "%.500s", r->spawn_error);
+    }
+    pm_tool_label(cmd[0], label, sizeof label);
+    char *argv = pm_argv_join(cmd);
+    pm_step_record step = {.tool = rs->tool ? rs->tool : label, .argv = argv, .result = r,
+                           .report = parsed ? &rep : NULL};
+    pm_run_record rec = {.config_id = rs->config_id, .repeat = rs->first_repeat + (int)index, .mode = "cold",
+                         .status = status, .wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s,
+                         .maxrss_kb = r->maxrss_kb, .note = note[0] ? note : NULL, .steps = &step, .n_steps = 1};
+    int64_t run_id;
+    int rc = argv ? pm_store_record_run(rs->st, &rec, &run_id, err) : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    free(argv);
+    pm_report_free(&rep);
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -216,6 +309,9 @@ int cmd_run(int argc, char **argv)
         {"device", required_argument, NULL, 'D'},     {"window", required_argument, NULL, 'w'},
         {"ov-lib", required_argument, NULL, 'L'},     {"schedule-trace", no_argument, NULL, 'S'},
         {"strategy-out", no_argument, NULL, 'T'},     {"run-dir", required_argument, NULL, 'R'},
+        {"db", required_argument, NULL, 'd'},         {"config", required_argument, NULL, 'k'},
+        {"sweep", required_argument, NULL, 's'},      {"report", required_argument, NULL, 'r'},
+        {"format", required_argument, NULL, 'f'},     {"tool", required_argument, NULL, 'l'},
         {NULL, 0, NULL, 0},
     };
     pm_ov_opts ov = {.do_import = 1};
@@ -226,6 +322,7 @@ int cmd_run(int argc, char **argv)
     int json = 0, verbose = 0;
     pm_run_opts opts = {.count_instructions = 1, .cancel = &interrupted};
     const char *stdout_base = NULL, *stderr_base = NULL;
+    run_store rs = {.sweep = "runs", .report = "stderr", .fmt = PM_FMT_AUTO};
     pm_err err;
     pm_err_clear(&err);
 
@@ -268,6 +365,15 @@ int cmd_run(int argc, char **argv)
         case 'S': ov.schedule_trace = 1; break;
         case 'T': ov.strategy_out = 1; break;
         case 'R': run_dir = optarg; break;
+        case 'd': rs.db = optarg; break;
+        case 'k': rs.key = optarg; break;
+        case 's': rs.sweep = optarg; break;
+        case 'r': rs.report = optarg; break;
+        case 'l': rs.tool = optarg; break;
+        case 'f':
+            if (strcmp(optarg, "auto") && (rs.fmt = pm_format_from_name(optarg)) == PM_FMT__COUNT)
+                return usage_error("--format: unknown parser '%s'", optarg);
+            break;
         case 'w': {
             long w;
             if (parse_count(optarg, 1, &w) < 0 || w > 1 << 20)
@@ -306,6 +412,35 @@ int cmd_run(int argc, char **argv)
         }
     } else if (optind >= argc) {
         return usage_error("%s", "missing command (passmap run [options] -- CMD [ARGS...])");
+    }
+    if (!rs.db != !rs.key)
+        return usage_error("%s", "--db and --config go together");
+    if (rs.db && openvino)
+        return usage_error("%s", "--db records command runs; the openvino back end records through passmap sweep");
+    if (rs.db) {
+        if (run_store_open(&rs, cmd, &err) != PM_OK) {
+            fprintf(stderr, "passmap run: %s\n", err.msg);
+            pm_store_close(rs.st);
+            return PM_EXIT_FAIL;
+        }
+        /* A report on a stream needs the stream kept: a private folder when the user keeps none. */
+        int want_out = !strcmp(rs.report, "stdout") && !stdout_base, want_err = !strcmp(rs.report, "stderr") && !stderr_base;
+        if (want_out || want_err) {
+            const char *tmp = getenv("TMPDIR");
+            snprintf(rs.tmpdir, sizeof rs.tmpdir, "%s/passmap-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+            if (!mkdtemp(rs.tmpdir)) {
+                fprintf(stderr, "passmap run: cannot create %s: %s\n", rs.tmpdir, strerror(errno));
+                pm_store_close(rs.st);
+                return PM_EXIT_FAIL;
+            }
+            static char outb[PATH_MAX + 16], errb[PATH_MAX + 16];
+            snprintf(outb, sizeof outb, "%s/stdout", rs.tmpdir);
+            snprintf(errb, sizeof errb, "%s/stderr", rs.tmpdir);
+            if (want_out)
+                stdout_base = outb;
+            if (want_err)
+                stderr_base = errb;
+        }
     }
 
     struct sigaction sa, old_int, old_term;
@@ -384,6 +519,11 @@ int cmd_run(int argc, char **argv)
             goto cleanup;
         }
         done = i + 1;
+        if (rs.st && !interrupted && run_store_record(&rs, cmd, &runs[i], i, out_files[i], err_files[i], &err)) {
+            fprintf(stderr, "%spassmap run: %s\n", progress ? "\n" : "", err.msg);
+            rc = PM_EXIT_FAIL;
+            goto cleanup;
+        }
         if (verbose) {
             if (progress)
                 fprintf(stderr, "\r\033[K");
@@ -534,5 +674,8 @@ cleanup:
     free(runs);
     free(scratch);
     pm_steps_free(&ov_steps);
+    pm_store_close(rs.st);
+    if (rs.tmpdir[0])
+        pm_util_remove_tree(rs.tmpdir);
     return rc;
 }

@@ -9,6 +9,7 @@
 
 #include "json_out.h"
 #include "cmds.h"
+#include "backend.h"
 #include "spec.h"
 #include "sweep.h"
 
@@ -36,7 +37,7 @@ static void usage(FILE *out)
             "  --dry-run         print the plan, run nothing\n"
             "  --quiet           no per-run lines (the TTY progress bar stays)\n"
             "  --json            print the summary as JSON on stdout\n"
-            "  --backend NAME    override the spec's back end: embedded or openvino\n"
+            "  --backend NAME    override the spec's back end: embedded, openvino or command\n"
             "  --device NAME     override [openvino] device (NPU, CPU, GPU ...)\n"
             "  --shard K/N       run only shard K of N (1 <= K <= N): the same spec gives the same shards on every\n"
             "                    machine; each shard resumes on its own --db; `passmap merge` joins them\n"
@@ -141,8 +142,8 @@ int cmd_sweep(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'j': json = 1; break;
         case 'B':
-            if (strcmp(optarg, "embedded") && strcmp(optarg, "openvino")) {
-                fprintf(stderr, "passmap sweep: --backend is embedded or openvino, not '%s'\n", optarg);
+            if (!pm_backend_find(optarg)) {
+                fprintf(stderr, "passmap sweep: --backend is one of %s, not '%s'\n", pm_backend_names(), optarg);
                 return PM_EXIT_USAGE;
             }
             backend = optarg;
@@ -178,19 +179,12 @@ int cmd_sweep(int argc, char **argv)
         return PM_EXIT_USAGE;
     }
     pm_spec *spec = NULL;
-    if (pm_spec_load(argv[optind], &spec, &err)) {
+    if (pm_spec_load_as(argv[optind], backend, &spec, &err)) {
         fprintf(stderr, "passmap sweep: %s\n", err.msg);
         return err.code == PM_ERR_IO ? PM_EXIT_FAIL : PM_EXIT_USAGE;
     }
-    if (backend)
-        snprintf(spec->backend, sizeof spec->backend, "%s", backend);
     if (device && snprintf(spec->ov_device, sizeof spec->ov_device, "%s", device) >= (int)sizeof spec->ov_device) {
         fprintf(stderr, "passmap sweep: --device name too long\n");
-        pm_spec_free(spec);
-        return PM_EXIT_USAGE;
-    }
-    if (!strcmp(spec->backend, "openvino") && !spec->ov_model_template[0]) {
-        fprintf(stderr, "passmap sweep: backend openvino needs [openvino] model = TEMPLATE in the spec\n");
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }

@@ -143,11 +143,12 @@ static void schema_is_created(void **state)
     assert_int_equal(q_int(db, "PRAGMA user_version"), pm_store_schema_version(st));
     assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('pass_time') WHERE name = 'start_s'"), 1);
     assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('step') WHERE name = 'pass_order'"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'config_param'"), 1);
     assert_string_equal(q_text(db, "PRAGMA journal_mode", buf, sizeof buf), "wal");
     assert_int_equal(q_int(db, "PRAGMA foreign_keys"), 1);
     assert_int_equal(q_int(db, "PRAGMA synchronous"), 1); /* NORMAL */
     assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name IN "
-                               "('sweep','config','run','step','pass_time','metric','meta')"), 7);
+                               "('sweep','config','run','step','pass_time','metric','meta','config_param')"), 8);
     assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='view' AND name='v_pass'"), 1);
     assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='index' AND name IN "
                                "('run_key','metric_run','metric_step')"), 3);
@@ -565,6 +566,61 @@ static void concurrent_writers_lose_nothing(void **state)
     pm_store_close(st);
 }
 
+/* A version-3 database (before config parameters) opens: a reader sees the workload axes as parameters
+ * without the file changing, a writer upgrades the file. */
+static void old_database_is_migrated(void **state)
+{
+    fixture *f = *state;
+    pm_store *st = NULL;
+    pm_err e = {0};
+    int64_t cfg;
+    open_with_config(f->path, &st, &cfg);
+    pm_store_close(st);
+    /* turn it into what passmap wrote before schema 4 */
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "DROP TABLE config_param; PRAGMA user_version = 3;", NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+
+    assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_OK);
+    db = pm_store_db(st);
+    char buf[64];
+    assert_string_equal(q_text(db, "SELECT value FROM config_param WHERE name = 'family'", buf, sizeof buf), "resnet");
+    assert_string_equal(q_text(db, "SELECT value FROM config_param WHERE name = 'resolution'", buf, sizeof buf), "224");
+    assert_string_equal(q_text(db, "SELECT value FROM config_param WHERE name = 'blocks'", buf, sizeof buf), "18");
+    assert_int_equal(pm_store_schema_version(st), 3); /* the file's version */
+    pm_store_close(st);
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(q_int(db, "PRAGMA user_version"), 3); /* reading left the file alone */
+    sqlite3_close(db);
+
+    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
+    db = pm_store_db(st);
+    assert_int_equal(q_int(db, "PRAGMA user_version"), pm_store_schema_version(st));
+    assert_true(pm_store_schema_version(st) >= 4);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM config_param"), 5);
+    pm_store_close(st);
+}
+
+static void config_params_are_stored(void **state)
+{
+    fixture *f = *state;
+    pm_store *st = NULL;
+    pm_err e = {0};
+    int64_t sw, id;
+    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
+    assert_int_equal(pm_store_sweep(st, "s", "command", NULL, NULL, &sw, &e), PM_OK);
+    pm_param p[] = {{"input", "a.c"}, {"opt", "2"}};
+    pm_config c = {.key = "c/input=a.c/opt=2", .kind = "command", .params = p, .n_params = 2};
+    assert_int_equal(pm_store_config(st, sw, &c, &id, &e), PM_OK);
+    assert_int_equal(pm_store_config(st, sw, &c, &id, &e), PM_OK); /* get-or-create: no duplicate */
+    char buf[64];
+    assert_string_equal(q_text(pm_store_db(st), "SELECT group_concat(name || '=' || value, ' ') FROM config_param",
+                               buf, sizeof buf), "input=a.c opt=2");
+    pm_store_close(st);
+}
+
 /* A database of schema 1 (as passmap wrote it before hosts existed) is read as is and upgraded by a writer,
  * keeping its runs. */
 static void schema_1_is_migrated(void **state)
@@ -617,6 +673,8 @@ static void host_fingerprint(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(old_database_is_migrated, setup, teardown),
+        cmocka_unit_test_setup_teardown(config_params_are_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(schema_is_created, setup, teardown),
         cmocka_unit_test_setup_teardown(sweep_and_config_get_or_create, setup, teardown),
         cmocka_unit_test_setup_teardown(run_round_trip_keeps_tree, setup, teardown),

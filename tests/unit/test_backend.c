@@ -1,0 +1,332 @@
+/* The back-end table: the embedded preset reproduces the steps the hand-written back end built, the
+ * `command` back end reads its spec syntax, expands steps without a shell, and measures declared metrics. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "embedded.h"
+#include "spec.h"
+#include "steps.h"
+#include "util.h"
+
+/* The fixture was captured from the hand-written pm_embedded_steps before the embedded pipeline became a
+ * preset: tool|stream|format|input|output|argv per step, for three option sets. */
+static void dump_steps(const char *label, const pm_embedded_opts *o, FILE *f)
+{
+    pm_embedded_tools t;
+    memset(&t, 0, sizeof t);
+    strcpy(t.bindir, "/opt/llvm/bin");
+    strcpy(t.mlir_opt, "/opt/llvm/bin/mlir-opt");
+    strcpy(t.mlir_translate, "/opt/llvm/bin/mlir-translate");
+    strcpy(t.llc, "/opt/llvm/bin/llc");
+    pm_steps s;
+    pm_err err = {0};
+    assert_int_equal(pm_embedded_steps(o, &t, "/in/m.mlir", "/w", &s, &err), PM_OK);
+    for (int i = 0; i < s.n; i++) {
+        char *j = pm_argv_join(s.items[i].argv);
+        fprintf(f, "%s|%d|%s|%d|%d|%s|%s|%s\n", label, i, s.items[i].tool, s.items[i].report_stream,
+                s.items[i].report_format, s.items[i].input, s.items[i].output, j);
+        free(j);
+    }
+    pm_steps_free(&s);
+}
+
+static void embedded_preset_matches_the_old_steps(void **state)
+{
+    char *got = NULL, *want = NULL;
+    size_t got_len = 0, want_len;
+    FILE *f = open_memstream(&got, &got_len);
+    pm_embedded_opts a = {.llc_opt = -1};
+    pm_embedded_opts b = {.tile = 128, .unroll = 8, .no_rollback = 1, .single_thread = 1, .display = "list",
+                          .json = 1, .llc_opt = 3};
+    pm_embedded_opts c = {.tile = 256, .unroll = 16, .llc_opt = 2, .display = "tree"};
+    dump_steps("default", &a, f);
+    dump_steps("all", &b, f);
+    dump_steps("sweep", &c, f);
+    fclose(f);
+    pm_err e = {0};
+    assert_int_equal(pm_util_read_file(PM_SOURCE_DIR "/tests/fixtures/backend/embedded-steps-before.txt", &want,
+                                       &want_len, &e), PM_OK);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+}
+
+static void embedded_steps_declare_ir_metrics(void **state)
+{
+    pm_embedded_tools t;
+    memset(&t, 0, sizeof t);
+    strcpy(t.bindir, "/b");
+    pm_steps s;
+    pm_err err = {0};
+    pm_embedded_opts o = {.llc_opt = -1};
+    assert_int_equal(pm_embedded_steps(&o, &t, "/in/m.mlir", "/w", &s, &err), PM_OK);
+    assert_int_equal(s.items[0].n_metrics, 1);
+    assert_string_equal(s.items[0].metrics[0].name, "ir.mlirbc_bytes");
+    assert_int_equal(s.items[2].n_metrics, 2);
+    assert_string_equal(s.items[2].metrics[0].name, "ir.llvm_ops");
+    assert_int_equal(s.items[2].metrics[0].kind, PM_SM_LLVM_INSTS);
+    assert_string_equal(s.items[2].metrics[0].source, "/w/out.ll");
+    pm_steps_free(&s);
+}
+
+static void registry_has_three_rows(void **state)
+{
+    assert_non_null(pm_backend_find("embedded"));
+    assert_non_null(pm_backend_find("openvino"));
+    assert_non_null(pm_backend_find("command"));
+    assert_null(pm_backend_find("gcc"));
+    assert_non_null(strstr(pm_backend_names(), "command"));
+}
+
+static void tool_labels(void **state)
+{
+    char b[64];
+    pm_tool_label("/usr/bin/clang-22", b, sizeof b);
+    assert_string_equal(b, "clang");
+    pm_tool_label("opt-22.1", b, sizeof b);
+    assert_string_equal(b, "opt");
+    pm_tool_label("/usr/lib/llvm-22/bin/mlir-opt", b, sizeof b);
+    assert_string_equal(b, "mlir-opt");
+    pm_tool_label("cc1", b, sizeof b);
+    assert_string_equal(b, "cc1");
+}
+
+static void words_split_like_a_shell_without_one(void **state)
+{
+    char **w = NULL;
+    pm_err e = {0};
+    assert_int_equal(pm_split_words("opt-22 -passes='default<O3>' \"a b\" c\\ d  $HOME;x", &w, &e), PM_OK);
+    assert_string_equal(w[0], "opt-22");
+    assert_string_equal(w[1], "-passes=default<O3>");
+    assert_string_equal(w[2], "a b");
+    assert_string_equal(w[3], "c d");
+    assert_string_equal(w[4], "$HOME;x");
+    assert_null(w[5]);
+    pm_argv_free(w);
+    assert_int_not_equal(pm_split_words("a 'b", &w, &e), PM_OK);
+}
+
+/* A temporary spec folder with three C files. */
+static char dir[256];
+
+static int make_dir(void **state)
+{
+    strcpy(dir, "/tmp/pm-backend-XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    if (tmp && *tmp)
+        snprintf(dir, sizeof dir, "%s/pm-backend-XXXXXX", tmp);
+    if (!mkdtemp(dir))
+        return -1;
+    char p[512];
+    snprintf(p, sizeof p, "%s/src", dir);
+    pm_err e = {0};
+    pm_util_mkdir_p(p, &e);
+    const char *files[] = {"b.c", "a.c", "c.h"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/src/%s", dir, files[i]);
+        FILE *f = fopen(p, "w");
+        fputs("int x;\n", f);
+        fclose(f);
+    }
+    return 0;
+}
+
+static int remove_dir(void **state)
+{
+    pm_util_remove_tree(dir);
+    return 0;
+}
+
+static int parse_in_dir(const char *text, pm_spec **s, pm_err *e)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/spec.ini", dir);
+    return pm_spec_parse(text, path, s, e);
+}
+
+static const char *clang_spec =
+    "[sweep]\nname = clang-opt\nbackend = command\nrepeats = 3\n\n"
+    "[matrix c]                 ; comment\ninput = src/*.c\nopt = 0, 1, 2, 3\n\n"
+    "[step cc]\nargv = clang-22 -O{opt} -c {input} -o {out}/obj.o -ftime-trace\nreport = {out}/obj.json\n"
+    "format = auto\noutputs = {out}/obj.o\ntool = clang\nir.obj_bytes = size {out}/obj.o\n";
+
+static void command_spec_expands_axes(void **state)
+{
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_equal(parse_in_dir(clang_spec, &s, &e), PM_OK);
+    assert_string_equal(s->backend, "command");
+    assert_int_equal(s->n_configs, 2 * 4);
+    assert_string_equal(s->configs[0].key, "c/input=a.c/opt=0");
+    assert_string_equal(s->configs[7].key, "c/input=b.c/opt=3");
+    assert_string_equal(s->configs[0].kind, "command");
+    assert_string_equal(pm_spec_config_get(&s->configs[1], "opt"), "1");
+    assert_string_equal(pm_spec_config_get(&s->configs[1], "input"), "a.c");
+    assert_non_null(strstr(s->configs[1].paths[0], "/src/a.c"));
+    assert_int_equal(s->configs[1].paths[0][0], '/');
+
+    pm_backend_ctx ctx = {.spec = s};
+    const pm_backend_ops *be = pm_backend_find("command");
+    assert_int_equal(be->prepare(&ctx, &e), PM_OK);
+    pm_steps st;
+    assert_int_equal(be->steps(&ctx, 2, NULL, "/run/x", &st, &e), PM_OK);
+    assert_int_equal(st.n, 1);
+    assert_string_equal(st.items[0].tool, "clang");
+    assert_string_equal(st.items[0].argv[0], "clang-22");
+    assert_string_equal(st.items[0].argv[1], "-O2");
+    assert_non_null(strstr(st.items[0].argv[3], "/src/a.c"));
+    assert_string_equal(st.items[0].argv[5], "/run/x/obj.o");
+    assert_string_equal(st.items[0].report_path, "/run/x/obj.json");
+    assert_int_equal(st.items[0].report_stream, PM_STREAM_NONE);
+    assert_string_equal(st.items[0].output, "/run/x/obj.o");
+    assert_int_equal(st.items[0].n_metrics, 1);
+    pm_steps_free(&st);
+    be->cleanup(&ctx);
+    pm_spec_free(s);
+}
+
+static void values_with_spaces_stay_one_word(void **state)
+{
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_equal(parse_in_dir("[sweep]\nname = t\nbackend = command\n[matrix m]\nv = x\n"
+                                  "[step s]\nargv = tool '{spec_dir}/my file' {v} {out}\nreport = stdout\n",
+                                  &s, &e), PM_OK);
+    pm_backend_ctx ctx = {.spec = s};
+    const pm_backend_ops *cmd = pm_backend_find("command");
+    assert_int_equal(cmd->prepare(&ctx, &e), PM_OK);
+    pm_steps st;
+    assert_int_equal(cmd->steps(&ctx, 0, NULL, "/r u n", &st, &e), PM_OK);
+    assert_non_null(strstr(st.items[0].argv[1], "/my file"));
+    assert_string_equal(st.items[0].argv[2], "x");
+    assert_string_equal(st.items[0].argv[3], "/r u n");
+    assert_null(st.items[0].argv[4]);
+    assert_string_equal(st.items[0].tool, "tool");
+    assert_int_equal(st.items[0].report_stream, PM_STREAM_STDOUT);
+    pm_steps_free(&st);
+    cmd->cleanup(&ctx);
+    pm_spec_free(s);
+}
+
+static void bad_command_specs_name_the_line(void **state)
+{
+    static const struct { const char *text, *want; } cases[] = {
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\nopt = 1\n[step s]\nargv = cc -O{opz}\n",
+         "line 7: [step s] argv: unknown placeholder {opz}"},
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\ninput = src/*.zig\n[step s]\nargv = cc {input}\n",
+         "line 5: [matrix m] input: 'src/*.zig' matches no file"},
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\nopt = 1\n[step s]\nreport = stdout\n",
+         "line 7: [step s] has no argv"},
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\nopt = 1\n[step s]\nargv = cc\nflavour = x\n",
+         "line 8: [step s]: unknown key 'flavour'"},
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\nopt = 1\n[step s]\nargv = cc\n[llm x]\nmodels = a\n",
+         "line 9: section [llm x] is not read by back end command"},
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\nopt = 1\n", "needs a [step NAME]"},
+        {"[sweep]\nname = t\nbackend = command\n[step s]\nargv = cc\n", "needs a [matrix NAME]"},
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\nout = 1\n[step s]\nargv = cc\n",
+         "line 5: [matrix m]: 'out' is a built-in placeholder"},
+        {"[sweep]\nname = t\nbackend = command\n[matrix a]\nopt = 1\n[matrix b]\nlevel = 1\n[step s]\nargv = cc {opt}\n",
+         "not an axis of [matrix b]"},
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\nopt = 1\n[step s]\nargv = cc\nir.x = weight f\n",
+         "line 8: [step s] ir.x: unknown metric kind 'weight'"},
+        {"[sweep]\nname = t\nbackend = gcc\n", "line 3: [sweep] backend: 'gcc' (embedded, openvino, command)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pm_spec *s = NULL;
+        pm_err e = {0};
+        assert_int_not_equal(parse_in_dir(cases[i].text, &s, &e), PM_OK);
+        assert_null(s);
+        if (!strstr(e.msg, cases[i].want))
+            fail_msg("case %zu: '%s' does not say '%s'", i, e.msg, cases[i].want);
+        assert_null(strchr(e.msg, '\n'));
+    }
+}
+
+static void literal_braces_are_not_placeholders(void **state)
+{
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_equal(parse_in_dir("[sweep]\nname = t\nbackend = command\n[matrix m]\nn = 4\n[step s]\n"
+                                  "argv = mlir-opt --pass-pipeline=builtin.module(affine-loop-tile{tile-size={n}}) {{x}\n",
+                                  &s, &e), PM_OK);
+    pm_backend_ctx ctx = {.spec = s};
+    const pm_backend_ops *cmd = pm_backend_find("command");
+    assert_int_equal(cmd->prepare(&ctx, &e), PM_OK);
+    pm_steps st;
+    assert_int_equal(cmd->steps(&ctx, 0, NULL, "/r", &st, &e), PM_OK);
+    assert_string_equal(st.items[0].argv[1], "--pass-pipeline=builtin.module(affine-loop-tile{tile-size=4})");
+    assert_string_equal(st.items[0].argv[2], "{x}");
+    pm_steps_free(&st);
+    cmd->cleanup(&ctx);
+    pm_spec_free(s);
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static double eval(const char *decl)
+{
+    pm_step_metric m;
+    pm_err e = {0};
+    double v = -1;
+    assert_int_equal(pm_step_metric_parse(decl, &m, &e), PM_OK);
+    char out[512];
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    int rc = pm_step_metric_eval(&m, dir, out, out, &v, &e);
+    pm_step_metric_free(&m);
+    return rc == PM_OK ? v : -1;
+}
+
+static void metrics_measure_files_and_streams(void **state)
+{
+    write_file("out.txt", "one call\ntwo call call\n");
+    write_file("t.json", "{\"a\": {\"b\": [1, {\"c\": 42.5}]}}");
+    write_file("m.mlir", "module {\n  func.func @f(%a: i32) -> i32 {\n    %0 = arith.addi %a, %a : i32\n"
+                         "    %1:2 = \"test.two\"() : () -> (i32, i32)\n    return %0 : i32\n  }\n}\n");
+    write_file("m.ll", "define i32 @f(i32 %a) {\n  %1 = add i32 %a, %a\n  ret i32 %1\n}\n");
+    assert_true(eval("size out.txt") == 23);
+    assert_true(eval("lines out.txt") == 2);
+    assert_true(eval("count stdout call") == 3);
+    assert_true(eval("count out.txt ^two") == 1);
+    assert_true(eval("json t.json a.b.1.c") == 42.5);
+    assert_true(eval("json t.json a.x") == -1);
+    assert_true(eval("mlir-ops m.mlir") == 3); /* func.func, arith.addi, "test.two" (return has no dialect) */
+    assert_true(eval("llvm-insts m.ll") == 2);
+    assert_true(eval("size missing.o") == -1);
+    pm_step_metric m;
+    pm_err e = {0};
+    assert_int_not_equal(pm_step_metric_parse("count out.txt", &m, &e), PM_OK);
+    assert_int_not_equal(pm_step_metric_parse("count out.txt (", &m, &e), PM_OK);
+    assert_int_not_equal(pm_step_metric_parse("size a b", &m, &e), PM_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(embedded_preset_matches_the_old_steps),
+        cmocka_unit_test(embedded_steps_declare_ir_metrics),
+        cmocka_unit_test(registry_has_three_rows),
+        cmocka_unit_test(tool_labels),
+        cmocka_unit_test(words_split_like_a_shell_without_one),
+        cmocka_unit_test(command_spec_expands_axes),
+        cmocka_unit_test(values_with_spaces_stay_one_word),
+        cmocka_unit_test(bad_command_specs_name_the_line),
+        cmocka_unit_test(literal_braces_are_not_placeholders),
+        cmocka_unit_test(metrics_measure_files_and_streams),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}
