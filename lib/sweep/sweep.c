@@ -196,8 +196,11 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         /* How busy the machine is as this run starts: a noise diagnostic (contended configs are flagged). */
         FILE *la = fopen("/proc/loadavg", "r");
         double load1;
-        if (la && fscanf(la, "%lf", &load1) == 1)
-            metrics[n_metrics++] = (pm_metric){"host.load1", load1};
+        if (la && fscanf(la, "%lf", &load1) == 1 && push_metric(&metrics, &n_metrics, "host.load1", load1)) {
+            fclose(la);
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
         if (la)
             fclose(la);
     }
