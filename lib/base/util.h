@@ -30,4 +30,13 @@ int pm_util_publish(const char *tmp, const char *path, pm_err *err);
 int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
                               const struct timespec *mtime, pm_err *err);
 
+/* A growing string: appends never truncate; after a failed allocation oom is set and further appends do
+ * nothing, so a builder checks oom once at the end. */
+typedef struct pm_sbuf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} pm_sbuf;
+void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

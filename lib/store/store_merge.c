@@ -7,6 +7,7 @@
  * input is one transaction). Column lists come from the schema, so a column added by a later migration is copied
  * too; a table the merge does not know is an error rather than data silently left behind. */
 #include "store.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -73,41 +74,6 @@ static const table_copy copies[] = {
 #define IDENT(field) "CASE WHEN json_valid(%s.meta_json) THEN json_extract(%s.meta_json, '$." field "') END"
 static const char *const ident_fields[] = {"compiler", "compiler_version", "\"ov.version\"",
                                            "\"ov.compiler_version\""};
-
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_add(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->oom = 1;
-        return;
-    }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->len + (size_t)n + 1) * 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
 
 typedef struct merge_ctx {
     pm_store *out;
@@ -192,7 +158,7 @@ static void free_cols(char **cols, int n)
 }
 
 /* Replaces @run_off etc. by the offsets (the same statement text is not reused across inputs). */
-static void add_expr(sbuf *b, const merge_ctx *m, const char *expr)
+static void add_expr(pm_sbuf *b, const merge_ctx *m, const char *expr)
 {
     static const struct { const char *name; size_t off; } vars[] = {
         {"@run_off", offsetof(merge_ctx, run_off)}, {"@step_off", offsetof(merge_ctx, step_off)},
@@ -203,10 +169,10 @@ static void add_expr(sbuf *b, const merge_ctx *m, const char *expr)
             if (!strncmp(expr, vars[i].name, n = strlen(vars[i].name)))
                 break;
         if (i < sizeof vars / sizeof vars[0]) {
-            sb_add(b, "%lld", *(const long long *)((const char *)m + vars[i].off));
+            pm_sbuf_add(b, "%lld", *(const long long *)((const char *)m + vars[i].off));
             expr += n;
         } else {
-            sb_add(b, "%c", *expr++);
+            pm_sbuf_add(b, "%c", *expr++);
         }
     }
 }
@@ -215,7 +181,7 @@ static int copy_table(merge_ctx *m, const table_copy *t, int all_new, long long 
 {
     char **out_cols = NULL, **in_cols = NULL;
     int n_out = 0, n_in = 0, rc;
-    sbuf b = {0};
+    pm_sbuf b = {0};
     if ((rc = columns(m, "main", t->table, &out_cols, &n_out, m->err)) ||
         (rc = columns(m, "src", t->table, &in_cols, &n_in, m->err)))
         goto cleanup;
@@ -230,15 +196,15 @@ static int copy_table(merge_ctx *m, const table_copy *t, int all_new, long long 
             goto cleanup;
         }
     }
-    sb_add(&b, "INSERT INTO main.%s(", t->table);
+    pm_sbuf_add(&b, "INSERT INTO main.%s(", t->table);
     int first = 1;
     for (int i = 0; i < n_out; i++) {
         if (t->skip_id && !strcmp(out_cols[i], "id"))
             continue;
-        sb_add(&b, "%s\"%s\"", first ? "" : ", ", out_cols[i]);
+        pm_sbuf_add(&b, "%s\"%s\"", first ? "" : ", ", out_cols[i]);
         first = 0;
     }
-    sb_add(&b, ") SELECT ");
+    pm_sbuf_add(&b, ") SELECT ");
     first = 1;
     for (int i = 0; i < n_out; i++) {
         if (t->skip_id && !strcmp(out_cols[i], "id"))
@@ -247,17 +213,17 @@ static int copy_table(merge_ctx *m, const table_copy *t, int all_new, long long 
         for (const col_override *o = t->overrides; o->column; o++)
             if (!strcmp(o->column, out_cols[i]))
                 expr = o->expr;
-        sb_add(&b, "%s", first ? "" : ", ");
+        pm_sbuf_add(&b, "%s", first ? "" : ", ");
         if (expr)
             add_expr(&b, m, expr);
         else
-            sb_add(&b, "s.\"%s\"", out_cols[i]);
+            pm_sbuf_add(&b, "s.\"%s\"", out_cols[i]);
         first = 0;
     }
-    sb_add(&b, "\n");
+    pm_sbuf_add(&b, "\n");
     add_expr(&b, m, all_new && t->tail_all_new ? t->tail_all_new : t->tail);
     if (t->conflict)
-        sb_add(&b, " %s", t->conflict); /* the tails end in WHERE ..., which the upsert syntax needs */
+        pm_sbuf_add(&b, " %s", t->conflict); /* the tails end in WHERE ..., which the upsert syntax needs */
     if (b.oom) {
         rc = pm_err_set(m->err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
@@ -295,17 +261,17 @@ static int check_tables(merge_ctx *m)
 /* Sweeps present in both stores must be the same study of the same compiler. */
 static int check_sweeps(merge_ctx *m, int force, pm_merge_result *res)
 {
-    sbuf b = {0};
-    sb_add(&b, "SELECT ss.name, (ms.spec_text IS NOT NULL AND ss.spec_text IS NOT NULL "
+    pm_sbuf b = {0};
+    pm_sbuf_add(&b, "SELECT ss.name, (ms.spec_text IS NOT NULL AND ss.spec_text IS NOT NULL "
                "AND ms.spec_text <> ss.spec_text)");
     for (size_t i = 0; i < sizeof ident_fields / sizeof ident_fields[0]; i++) {
         char a[256], c[256];
         snprintf(a, sizeof a, IDENT("%s"), "ms", "ms", ident_fields[i]);
         snprintf(c, sizeof c, IDENT("%s"), "ss", "ss", ident_fields[i]);
-        sb_add(&b, ", (SELECT %s || ' vs ' || %s WHERE %s IS NOT NULL AND %s IS NOT NULL AND %s <> %s)", a, c, a,
+        pm_sbuf_add(&b, ", (SELECT %s || ' vs ' || %s WHERE %s IS NOT NULL AND %s IS NOT NULL AND %s <> %s)", a, c, a,
                c, a, c);
     }
-    sb_add(&b, " FROM src.sweep ss JOIN main.sweep ms ON ms.name = ss.name ORDER BY ss.name");
+    pm_sbuf_add(&b, " FROM src.sweep ss JOIN main.sweep ms ON ms.name = ss.name ORDER BY ss.name");
     if (b.oom)
         return pm_err_set(m->err, PM_ERR_NOMEM, "out of memory");
     sqlite3_stmt *s = NULL;

@@ -12,43 +12,8 @@
 #include "run.h"
 #include "util.h"
 
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static void add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->oom = 1;
-        return;
-    }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->len + (size_t)n + 1) * 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
 /* One word, shell-quoted when needed. */
-static void add_word(sbuf *b, const char *w)
+static void add_word(pm_sbuf *b, const char *w)
 {
     char *argv[] = {(char *)w, NULL};
     char *q = pm_argv_join(argv);
@@ -56,7 +21,7 @@ static void add_word(sbuf *b, const char *w)
         b->oom = 1;
         return;
     }
-    add(b, "%s", q);
+    pm_sbuf_add(b, "%s", q);
     free(q);
 }
 
@@ -78,17 +43,17 @@ int pm_slurm_shard_db(const pm_slurm_opts *o, int k, char *out, size_t cap, pm_e
     return PM_OK;
 }
 
-static void header(sbuf *b, const pm_slurm_opts *o, const char *job, const char *what)
+static void header(pm_sbuf *b, const pm_slurm_opts *o, const char *job, const char *what)
 {
-    add(b, "#!/bin/sh\n");
-    add(b, "#SBATCH --job-name=passmap-%s%s\n", o->spec_name, job);
+    pm_sbuf_add(b, "#!/bin/sh\n");
+    pm_sbuf_add(b, "#SBATCH --job-name=passmap-%s%s\n", o->spec_name, job);
     if (o->partition)
-        add(b, "#SBATCH --partition=%s\n", o->partition);
+        pm_sbuf_add(b, "#SBATCH --partition=%s\n", o->partition);
     if (o->time_limit)
-        add(b, "#SBATCH --time=%s\n", o->time_limit);
-    add(b, "# Written by `passmap sweep --slurm` for ");
+        pm_sbuf_add(b, "#SBATCH --time=%s\n", o->time_limit);
+    pm_sbuf_add(b, "# Written by `passmap sweep --slurm` for ");
     add_word(b, o->spec_path);
-    add(b, ": %s\n", what);
+    pm_sbuf_add(b, ": %s\n", what);
 }
 
 int pm_slurm_scripts(const pm_slurm_opts *o, char **shards_script, char **merge_script, pm_err *err)
@@ -110,38 +75,38 @@ int pm_slurm_scripts(const pm_slurm_opts *o, char **shards_script, char **merge_
     if (strpbrk(o->dir, " \t\n\r"))
         return pm_err_set(err, PM_ERR_USAGE, "'%s': a path with white space cannot go on an #SBATCH line; use a --db "
                           "path without spaces", o->dir);
-    sbuf a = {0}, m = {0};
+    pm_sbuf a = {0}, m = {0};
     char what[160];
     snprintf(what, sizeof what, "shard K of %d per array task", o->shards);
     header(&a, o, "", what);
-    add(&a, "#SBATCH --array=1-%d\n", o->shards);
-    add(&a, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
-    add(&a, "# Alone on the node: compile times are only comparable when nothing else runs beside them.\n");
-    add(&a, "#SBATCH --exclusive\n");
-    add(&a, "#SBATCH --output=%s/shard-%%a.log\n", o->dir);
-    add(&a, "# A requeued or rerun task resumes its shard database: finished runs are kept, none is doubled.\n");
-    add(&a, "set -eu\nk=$SLURM_ARRAY_TASK_ID\nexec ");
+    pm_sbuf_add(&a, "#SBATCH --array=1-%d\n", o->shards);
+    pm_sbuf_add(&a, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
+    pm_sbuf_add(&a, "# Alone on the node: compile times are only comparable when nothing else runs beside them.\n");
+    pm_sbuf_add(&a, "#SBATCH --exclusive\n");
+    pm_sbuf_add(&a, "#SBATCH --output=%s/shard-%%a.log\n", o->dir);
+    pm_sbuf_add(&a, "# A requeued or rerun task resumes its shard database: finished runs are kept, none is doubled.\n");
+    pm_sbuf_add(&a, "set -eu\nk=$SLURM_ARRAY_TASK_ID\nexec ");
     add_word(&a, o->passmap);
-    add(&a, " sweep --quiet --shard \"$k/%d\" --db ", o->shards);
+    pm_sbuf_add(&a, " sweep --quiet --shard \"$k/%d\" --db ", o->shards);
     add_word(&a, o->dir);
-    add(&a, "/\"shard-$k-of-%d.db\"", o->shards);
+    pm_sbuf_add(&a, "/\"shard-$k-of-%d.db\"", o->shards);
     if (o->costs_db) {
-        add(&a, " --costs ");
+        pm_sbuf_add(&a, " --costs ");
         add_word(&a, o->costs_db);
     }
     if (o->warm >= 0)
-        add(&a, " %s", o->warm ? "--warm" : "--no-warm");
-    add(&a, " ");
+        pm_sbuf_add(&a, " %s", o->warm ? "--warm" : "--no-warm");
+    pm_sbuf_add(&a, " ");
     add_word(&a, o->spec_path);
-    add(&a, "\n");
+    pm_sbuf_add(&a, "\n");
 
     header(&m, o, "-merge", "joins the shard databases once every shard succeeded");
-    add(&m, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
-    add(&m, "#SBATCH --output=%s/merge.log\n", o->dir);
-    add(&m, "# Submitted with --dependency=afterok on the shard array. Idempotent: rerun it after fixing a shard.\n");
-    add(&m, "set -eu\nexec ");
+    pm_sbuf_add(&m, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
+    pm_sbuf_add(&m, "#SBATCH --output=%s/merge.log\n", o->dir);
+    pm_sbuf_add(&m, "# Submitted with --dependency=afterok on the shard array. Idempotent: rerun it after fixing a shard.\n");
+    pm_sbuf_add(&m, "set -eu\nexec ");
     add_word(&m, o->passmap);
-    add(&m, " merge ");
+    pm_sbuf_add(&m, " merge ");
     add_word(&m, o->out_db);
     for (int k = 1; k <= o->shards; k++) {
         char p[4096];
@@ -151,10 +116,10 @@ int pm_slurm_scripts(const pm_slurm_opts *o, char **shards_script, char **merge_
             free(m.s);
             return rc;
         }
-        add(&m, " \\\n  ");
+        pm_sbuf_add(&m, " \\\n  ");
         add_word(&m, p);
     }
-    add(&m, "\n");
+    pm_sbuf_add(&m, "\n");
     if (a.oom || m.oom) {
         free(a.s);
         free(m.s);

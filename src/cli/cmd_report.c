@@ -38,18 +38,6 @@ static void usage(FILE *out)
             "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
 
-static int term_width(void)
-{
-    const char *c = getenv("COLUMNS");
-    char *end;
-    long w = c && *c ? strtol(c, &end, 10) : 0;
-    if (c && *c && !*end && w > 0)
-        return (int)w;
-    struct winsize ws;
-    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    return 120;
-}
 
 /* One table in the chosen form (text fitted to width, or Markdown). */
 static int put_table(pm_table *t, const char *title, int markdown, int width)
@@ -93,7 +81,7 @@ static void print_hosts(const pm_analysis *a)
 
 static int print_text(const pm_analysis *a, int markdown)
 {
-    int width = term_width();
+    int width = cli_term_width(120);
     if (markdown)
         printf("# passmap report: %s\n\n", a->sweep ? a->sweep : "-");
     pm_fix_report_text(stdout, a->fix_json);   /* the combination to ship heads the report */

@@ -29,18 +29,6 @@ static void usage(FILE *out)
             "  width: $COLUMNS, else the terminal's, else 100; colour only on a terminal and never with NO_COLOR\n");
 }
 
-static int term_width(void)
-{
-    const char *c = getenv("COLUMNS");
-    char *end;
-    long w = c && *c ? strtol(c, &end, 10) : 0;
-    if (c && *c && !*end && w > 0)
-        return (int)w;
-    struct winsize ws;
-    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    return 100;
-}
 
 static json_t *num(double v) { return v >= 0 && !isnan(v) ? json_real(v) : json_null(); }
 
@@ -210,7 +198,7 @@ int cmd_show(int argc, char **argv)
     pm_stagemap *map = NULL;
     int ret = PM_EXIT_FAIL, rc;
     int64_t id;
-    int width = term_width();
+    int width = cli_term_width(100);
     const char *nc = getenv("NO_COLOR");
     int color = isatty(STDOUT_FILENO) && !nc;
     if ((rc = pm_store_open_sqlite_readonly(argv[optind], &db, &err)))

@@ -31,4 +31,7 @@ int pm_cli_status(const char *const *dbs, int n_dbs, int json);
 /* Exit statuses: 0 ok, 1 the work failed, 2 usage error. */
 enum { PM_EXIT_OK = 0, PM_EXIT_FAIL = 1, PM_EXIT_USAGE = 2 };
 
+/* Columns for text output: $COLUMNS, else the terminal's width, else fallback (output to a file or pipe). */
+int cli_term_width(int fallback);
+
 #endif
