@@ -45,13 +45,15 @@ static double d(const json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static void measured(const json_t *o, char *out, size_t cap)
+void pm_fix_ratio_text(const json_t *o, char *out, size_t cap)
 {
-    double r = d(o, "ratio"), lo = d(o, "ci_lo"), hi = d(o, "ci_hi");
+    double r = d(o, "ratio"), lo = d(o, "ci_lo"), hi = d(o, "ci_hi"), n = d(o, "n_configs");
     if (isnan(r))
         snprintf(out, cap, "-");
+    else if ((isnan(lo) || isnan(hi)) && !isnan(n))
+        snprintf(out, cap, "%.3fx (%.0f config%s, no interval)", r, n, n == 1 ? "" : "s");
     else if (isnan(lo) || isnan(hi))
-        snprintf(out, cap, "%.3fx (1 config, no interval)", r);
+        snprintf(out, cap, "%.3fx (no interval)", r);
     else
         snprintf(out, cap, "%.3fx [%.3f, %.3f]", r, lo, hi);
 }
@@ -67,7 +69,7 @@ void pm_fix_report_text(FILE *f, const char *json_text)
     const json_t *rec = json_object_get(r, "recommended");
     fprintf(f, "proven fixes (passmap fix, A/B sweep %s)\n", s(r, "fix_sweep"));
     if (json_is_object(rec)) {
-        measured(rec, m, sizeof m);
+        pm_fix_ratio_text(rec, m, sizeof m);
         fprintf(f, "  %s %s: compile wall %s of stock over %d configs; output %s\n",
                 json_is_true(json_object_get(rec, "ship")) ? "ship" : "not proven:", s(rec, "variant"), m,
                 (int)d(rec, "n_configs"), s(rec, "output"));
@@ -79,7 +81,7 @@ void pm_fix_report_text(FILE *f, const char *json_text)
     const json_t *x;
     size_t i;
     json_array_foreach(json_object_get(r, "results"), i, x) {
-        measured(x, m, sizeof m);
+        pm_fix_ratio_text(x, m, sizeof m);
         fprintf(f, "  %-34.34s %-44.44s %-30s %-12s %s%s\n", s(x, "name"), s(x, "predicted"), m, s(x, "verdict"),
                 s(x, "output"), json_is_true(json_object_get(x, "rule_measured_nothing")) ? "  [rule measured nothing]" : "");
     }
@@ -111,7 +113,7 @@ void pm_fix_report_html(FILE *f, const char *json_text)
     const json_t *rec = json_object_get(r, "recommended");
     fputs("<section id=proven-fixes><h2>Proven fixes</h2>\n<p><b>", f);
     if (json_is_object(rec)) {
-        measured(rec, m, sizeof m);
+        pm_fix_ratio_text(rec, m, sizeof m);
         esc(f, json_is_true(json_object_get(rec, "ship")) ? "Ship " : "Not proven: ");
         esc(f, s(rec, "variant"));
         fprintf(f, "</b>: compile wall %s of stock over %d configs; output ", m, (int)d(rec, "n_configs"));
@@ -127,7 +129,7 @@ void pm_fix_report_html(FILE *f, const char *json_text)
     const json_t *x;
     size_t i;
     json_array_foreach(json_object_get(r, "results"), i, x) {
-        measured(x, m, sizeof m);
+        pm_fix_ratio_text(x, m, sizeof m);
         fputs("<tr><td>", f);
         esc(f, s(x, "name"));
         fputs("</td><td>", f);

@@ -3,6 +3,7 @@
 #ifndef PM_FIX_REPORT_H
 #define PM_FIX_REPORT_H
 
+#include <jansson.h>
 #include <stdio.h>
 #include "error.h"
 
@@ -10,6 +11,8 @@
 int pm_fix_report_load(const char *db_path, const char *sweep, char **json_text, pm_err *err);
 /* Both print nothing for NULL or unreadable JSON. */
 void pm_fix_report_text(FILE *out, const char *json_text);
+/* A fix's measured geomean ratio with its interval across configs, or why there is none (fewer than 3). */
+void pm_fix_ratio_text(const json_t *o, char *out, size_t cap);
 void pm_fix_report_html(FILE *out, const char *json_text);
 
 #endif

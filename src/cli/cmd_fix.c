@@ -10,6 +10,7 @@
 
 #include "cmds.h"
 #include "fix.h"
+#include "fix_report.h"
 #include "run.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -114,24 +115,13 @@ static void on_plan(void *user, const json_t *plan)
     fflush(stdout);
 }
 
-static void ratio_ci(const json_t *o, char *out, size_t cap)
-{
-    double r = dbl(o, "ratio"), lo = dbl(o, "ci_lo"), hi = dbl(o, "ci_hi");
-    if (isnan(r))
-        snprintf(out, cap, "-");
-    else if (isnan(lo) || isnan(hi))
-        snprintf(out, cap, "%.3f (1 config)", r);
-    else
-        snprintf(out, cap, "%.3f [%.3f, %.3f]", r, lo, hi);
-}
-
 static void print_result(const json_t *r)
 {
     const json_t *rec = json_object_get(r, "recommended");
     char rc[96];
     if (json_is_object(rec)) {
-        ratio_ci(rec, rc, sizeof rc);
-        printf("%s %s: compile wall %s x stock over %d configs, %s; output %s\n",
+        pm_fix_ratio_text(rec, rc, sizeof rc);
+        printf("%s %s: compile wall %s stock over %d configs, %s; output %s\n",
                json_is_true(json_object_get(rec, "ship")) ? "SHIP" : "NOT PROVEN:", str(rec, "variant"), rc,
                (int)dbl(rec, "n_configs"), str(rec, "verdict"), str(rec, "output"));
     } else {
@@ -144,7 +134,7 @@ static void print_result(const json_t *r)
     const json_t *f;
     size_t i;
     json_array_foreach(json_object_get(r, "results"), i, f) {
-        ratio_ci(f, rc, sizeof rc);
+        pm_fix_ratio_text(f, rc, sizeof rc);
         printf("%-34s %-9.9s %-26s %-15s %-7d %s\n", str(f, "name"), str(f, "against"), rc, str(f, "verdict"),
                (int)dbl(f, "n_configs"), str(f, "output"));
         printf("    predicted: %s%s\n", str(f, "predicted"),
