@@ -10,9 +10,11 @@
 # Exit status: 0 ok; 1 failure (a "slurm:" line on stderr says why, with the daemon logs); 3 not possible here
 # (not root, or the packages are missing).
 set -euo pipefail
-W=${SLURM_TEST_DIR:?set SLURM_TEST_DIR to a private folder}
+# `install` needs no folder; `up` and `down` do (checked where they start)
+W=${SLURM_TEST_DIR:-}
 START_TIMEOUT=${START_TIMEOUT:-30}
 export SLURM_CONF=$W/slurm.conf
+need_dir() { [ -n "$W" ] || { echo "slurm: set SLURM_TEST_DIR to a private folder" >&2; exit 1; }; }
 
 say() { echo "slurm: $*" >&2; }
 logs() {
@@ -40,6 +42,7 @@ install() {
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 up() {
+  need_dir
   [ "$(id -u)" -eq 0 ] || { say "needs root (slurmd runs jobs as their users)"; exit 3; }
   have_pkgs || { say "slurmctld, slurmd, sbatch or munged missing (tests/support/slurm-single-node.sh install)"; exit 3; }
   mkdir -p "$W"
@@ -131,6 +134,7 @@ stop_pid() { # name
 }
 
 down() {
+  need_dir
   local i
   if [ -s "$W/run/slurmctld.pid" ] && kill -0 "$(cat "$W/run/slurmctld.pid")" 2>/dev/null; then
     # slurmstepd outlives slurmd: cancel the jobs and wait for them first
