@@ -10,7 +10,8 @@ import gzip, os, random, sqlite3, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "report", "e2e-sweep.sql.gz")
-CONFIGS, REPEATS = 150, 10
+CONFIGS = int(os.environ.get("BENCH_CONFIGS", "150"))
+REPEATS = 10
 
 
 def main(out):
