@@ -180,10 +180,9 @@ void pm_rt_overhead_note(const pm_analysis *a, char *buf, size_t cap)
 {
     buf[0] = '\0';
     if (!a->startup_table)
-        snprintf(buf, cap, "process-overhead is not split: start-up not measured (a database older than the "
-                           "start-up runs)");
+        snprintf(buf, cap, "process-overhead not split: start-up not measured (older database)");
     else if (!a->startup_measured)
-        snprintf(buf, cap, "process-overhead is not split: start-up not measured (%s)",
+        snprintf(buf, cap, "process-overhead not split: start-up not measured (%s)",
                  a->n_startup && a->startup[0].note ? a->startup[0].note : "no tool ran on a null input");
 }
 
