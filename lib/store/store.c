@@ -87,7 +87,7 @@ static const pm_migration migrations[] = {
      * steps run, started a few times on a null input (an empty module...). status "ok" / "failed" /
      * "timeout" / ...; "not-measured": the back end has no null input for that tool (note says why). */
     {"start-up runs",
-     "CREATE TABLE startup(\n"
+     "CREATE TABLE IF NOT EXISTS startup(\n"
      "  id INTEGER PRIMARY KEY,\n"
      "  sweep_id INTEGER NOT NULL REFERENCES sweep(id) ON DELETE CASCADE,\n"
      "  host_id INTEGER REFERENCES host(id),\n"
