@@ -374,7 +374,11 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
     for (size_t i = 0; i < a->n_fixes; i++)
         if (a->fixes[i].fix && (!top || a->fixes[i].n_configs > top->n_configs))
             top = &a->fixes[i];
-    if (top)
+    if (top && !top->pass && !isnan(top->startup_share))   /* process-overhead, in its two parts */
+        snprintf(h->fix, sizeof h->fix, "%s \u2014 for the %s regime (%d configs; start-up takes %.0f%% of the compile, "
+                                        "time outside passes %.0f%%)",
+                 top->fix, a->stages[top->stage], top->n_configs, top->startup_share * 100, top->outside_share * 100);
+    else if (top)
         snprintf(h->fix, sizeof h->fix, "%s \u2014 for the %s regime (%d configs; its heaviest pass, %s, takes %.0f%% of "
                                         "the compile%s)",
                  top->fix, a->stages[top->stage], top->n_configs, top->pass ? top->pass : "(outside passes)",

@@ -391,7 +391,9 @@ static int measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum
                 char out_path[PATH_MAX + 64], err_path[PATH_MAX + 64];
                 snprintf(out_path, sizeof out_path, "%s/%s.stdout", dir, st->tool);
                 snprintf(err_path, sizeof err_path, "%s/%s.stderr", dir, st->tool);
-                pm_run_opts ro = {.timeout_s = x->spec->timeout_s, .mem_limit_bytes = x->spec->mem_limit,
+                /* as in run_task: no RLIMIT_AS on passmap's own children */
+                int is_self = !strcmp(st->argv[0], x->self);
+                pm_run_opts ro = {.timeout_s = x->spec->timeout_s, .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
                                   .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
                                   .cancel = x->opts->stop};
                 if ((rc = pm_run_exec(st->argv, &ro, &res[k], err)))
