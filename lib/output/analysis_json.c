@@ -11,8 +11,8 @@
  *                              "startup_share","outside_passes_share"} (start-up not measured: those null) }],
  *   "noise": {"baseline" ("per-tool null-input runs" | "p90 of user/wall"),"configs_on_p90","user_wall_baseline",
  *             "cpus","contended","noisy"},
- *   "startup": {"measured","recorded" (false: database older than the start-up runs),
- *               "tools":[{"tool","runs","failed","wall_s","user_s","sys_s","cpu_wall","note"}]},
+ *   "startup": {"measured","recorded" (false: database older than the start-up runs),"contended",
+ *               "tools":[{"tool","runs","failed","wall_s","user_s","sys_s","cpu_wall","contended","note"}]},
  *   "regimes": {"llm"|"cnn": {"precision","variant","cells":[{"row","col","stage","share","configs"}],
  *                              "boundaries":[text]}},
  *   "handoff": {"trends":[{"stage","slope","intercept","n"}], "family_js_distance", "family_pairs"},
@@ -139,13 +139,13 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_t *su = json_array();
     for (size_t i = 0; i < a->n_startup; i++) {
         const pm_an_startup *t = &a->startup[i];
-        json_array_append_new(su, json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:o}", "tool", t->tool, "runs", t->n_ok,
+        json_array_append_new(su, json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:b,s:o}", "tool", t->tool, "runs", t->n_ok,
                                             "failed", t->n_failed, "wall_s", num(t->wall_s), "user_s", num(t->user_s),
-                                            "sys_s", num(t->sys_s), "cpu_wall", num(t->cpu_wall), "note",
-                                            str(t->note)));
+                                            "sys_s", num(t->sys_s), "cpu_wall", num(t->cpu_wall), "contended",
+                                            t->contended, "note", str(t->note)));
     }
-    json_object_set_new(root, "startup", json_pack("{s:b,s:b,s:o}", "measured", a->startup_measured, "recorded",
-                                                   a->startup_table, "tools", su));
+    json_object_set_new(root, "startup", json_pack("{s:b,s:b,s:b,s:o}", "measured", a->startup_measured, "recorded",
+                                                   a->startup_table, "contended", a->startup_contended, "tools", su));
     json_t *cmd = regime(a, &a->regime_cmd);
     json_object_set_new(cmd, "rows", str(a->regime_cmd.row_axis));
     json_object_set_new(cmd, "cols", str(a->regime_cmd.col_axis));

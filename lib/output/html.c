@@ -639,6 +639,12 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
         fputs(": the fix table draws no conclusion from contended configs.</p>\n", f);
         if (a->n_startup && (rc = table_section(f, pm_rt_startup(a), 0, err)))
             return rc;
+        pm_rt_startup_contended_text(a, noise, sizeof noise);
+        if (noise[0]) {
+            fputs("<p class=note>", f);
+            esc(f, noise);
+            fputs("</p>\n", f);
+        }
     }
 
     pm_npu_report_html(a, f); /* NPU back end only: see npu_report.h */

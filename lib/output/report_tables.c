@@ -171,7 +171,8 @@ pm_table *pm_rt_startup(const pm_analysis *a)
         set_num(t, r, 4, "%.4f", x->user_s);
         set_num(t, r, 5, "%.4f", x->sys_s);
         set_num(t, r, 6, "%.2f", x->cpu_wall);
-        pm_table_set(t, (size_t)r, 7, x->note ? x->note : !x->n_ok ? "no ok null run" : "", NAN);
+        pm_table_set(t, (size_t)r, 7, x->note ? x->note : !x->n_ok ? "no ok null run"
+                                      : x->contended ? "contended: not a serial baseline" : "", NAN);
     }
     return t;
 }
@@ -186,17 +187,37 @@ void pm_rt_overhead_note(const pm_analysis *a, char *buf, size_t cap)
                  a->n_startup && a->startup[0].note ? a->startup[0].note : "no tool ran on a null input");
 }
 
+void pm_rt_startup_contended_text(const pm_analysis *a, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < a->n_startup && n < cap; i++)
+        if (a->startup[i].contended)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s %.2f", n ? ", " : "start-up measured on a busy machine "
+                                  "(CPU/wall of the null runs: ", a->startup[i].tool, a->startup[i].cpu_wall);
+    if (n && n < cap)
+        snprintf(buf + n, cap - n, "; alone it is ~1): shown, but neither a serial baseline nor a start-up share the "
+                                   "fix table concludes from");
+}
+
 void pm_rt_noise_text(const pm_analysis *a, char *buf, size_t cap)
 {
     size_t n = (size_t)snprintf(buf, cap, "%d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended "
                                           "(load average above %d CPUs, or a tool's steps below 0.75 x that tool's "
                                           "serial CPU/wall from its null-input runs)", a->n_noisy, a->n_configs,
                                 a->n_contended, a->cpus);
-    if (a->n_baseline_p90 && n < cap)
-        snprintf(buf + n, cap - n, "; %d config%s without a serial baseline for any of %s tools (%s): "
-                                   "user/wall below 0.75 x the sweep's 90th percentile %.2f instead",
-                 a->n_baseline_p90, a->n_baseline_p90 == 1 ? "" : "s", a->n_baseline_p90 == 1 ? "its" : "their",
-                 !a->startup_table ? "a database older than the start-up runs" : "start-up not measured",
+    if (!a->n_baseline_p90 || n >= cap)
+        return;
+    n += (size_t)snprintf(buf + n, cap - n, "; %d config%s without a serial baseline for any of %s tools (%s): ",
+                          a->n_baseline_p90, a->n_baseline_p90 == 1 ? "" : "s", a->n_baseline_p90 == 1 ? "its" : "their",
+                          !a->startup_table      ? "a database older than the start-up runs"
+                          : a->startup_contended ? "start-up measured contended"
+                                                 : "start-up not measured");
+    if (n < cap && isnan(a->user_wall_baseline))
+        snprintf(buf + n, cap - n, "fewer than 3 configs for the sweep's 90th percentile of user/wall, so only the "
+                                   "load average judges them");
+    else if (n < cap)
+        snprintf(buf + n, cap - n, "user/wall below 0.75 x the sweep's 90th percentile %.2f instead",
                  a->user_wall_baseline);
 }
 
@@ -224,6 +245,8 @@ pm_table *pm_rt_fixes(const pm_analysis *a)
         pm_table_setf(t, (size_t)r, 1, x->n_configs, "%d", x->n_configs);
         if (x->pass)
             pm_table_set(t, (size_t)r, 2, x->pass, NAN);
+        else if (a->startup_contended)
+            pm_table_set(t, (size_t)r, 2, "(outside passes; start-up measured contended)", NAN);
         else if (!isnan(x->startup_share)) {   /* process-overhead, in its two parts */
             char part[96];
             snprintf(part, sizeof part, "(start-up %.0f%%, outside passes %.0f%%)", x->startup_share * 100,

@@ -18,6 +18,8 @@ pm_table *pm_rt_overhead(const pm_analysis *a, const char *link_prefix);
 pm_table *pm_rt_startup(const pm_analysis *a);
 /* One sentence on how contention was judged (per-tool baseline, or the p90 fallback of older databases). */
 void pm_rt_noise_text(const pm_analysis *a, char *buf, size_t cap);
+/* Which tools' start-up was measured on a busy machine (then not concluded from), or "". */
+void pm_rt_startup_contended_text(const pm_analysis *a, char *buf, size_t cap);
 /* Why process-overhead is not split, or "" when it is. */
 void pm_rt_overhead_note(const pm_analysis *a, char *buf, size_t cap);
 pm_table *pm_rt_fixes(const pm_analysis *a);

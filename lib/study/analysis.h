@@ -76,8 +76,13 @@ typedef struct pm_an_startup {   /* one tool started on a null input (once per s
     int n_ok, n_failed;           /* null runs */
     double wall_s, user_s, sys_s; /* medians over the ok runs; NAN: none */
     double cpu_wall;              /* its serial baseline: median (user+sys)/wall of the ok runs; NAN: none */
+    int contended;                /* cpu_wall below PM_AN_STARTUP_MIN_CPU_WALL: measured on a busy machine, so
+                                     neither a serial baseline nor a start-up to conclude from */
     char *note;                   /* not measured: why (NULL otherwise) */
 } pm_an_startup;
+/* A tool started on a null input alone keeps a CPU busy for the whole run ((user+sys)/wall 0.97-0.98 measured
+ * for mlir-opt, mlir-translate and llc on an idle machine); well below that it waited for a CPU. */
+#define PM_AN_STARTUP_MIN_CPU_WALL 0.75
 
 typedef struct pm_an_host {       /* a machine that measured cold runs of the study */
     char *name, *fingerprint, *cpu_model, *kernel, *compiler;
@@ -185,6 +190,7 @@ typedef struct pm_analysis {
     pm_an_startup *startup;
     size_t n_startup;
     int startup_table, startup_measured;   /* measured: some tool has an ok null run */
+    int startup_contended;        /* some tool's null runs were contended: the split is shown, never concluded from */
     int cpus;                     /* from the sweep's metadata; 0: unknown */
     int n_contended, n_noisy;     /* noisy: CV > 10% or a MAD outlier */
     /* machines (analysis_hosts.c): stratified when the study mixes them */

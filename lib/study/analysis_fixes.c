@@ -177,8 +177,8 @@ int an_fixes(an_work *w, pm_err *err)
         x->cache_ratio = nr ? an_median(tmp, (size_t)nr) : NAN;
         x->share = share_sum / n;
         /* a compile server saves start-up, not the rest of the overhead: the rules read the two apart */
-        x->startup_share = su_sum / n;
-        x->outside_share = out_sum / n;
+        x->startup_share = a->startup_contended ? NAN : su_sum / n;   /* no conclusion from a contended start-up */
+        x->outside_share = a->startup_contended ? NAN : out_sum / n;
         fit_r2[a->n_fixes] = NAN;
         if ((int)s != st_over) {
             /* the pass of this stage with the largest summed share over the regime's configs */

@@ -31,6 +31,8 @@ static void su_finish(su_ctx *x)
     t->user_s = median_of(x->user, x->n);
     t->sys_s = median_of(x->sys, x->n);
     t->cpu_wall = median_of(x->ratio, x->n);
+    t->contended = t->cpu_wall < PM_AN_STARTUP_MIN_CPU_WALL;
+    x->a->startup_contended |= t->contended;
     x->n = 0;
 }
 
@@ -105,7 +107,7 @@ static int take_config_tool(void *ctx, const pm_sq_config_tool_row *r)
             w->cfg_startup[ci] = 0;
         w->cfg_startup[ci] += t->wall_s * r->n_steps / c->n_cold;   /* start-up x steps of that tool per run */
     }
-    if (r->wall_s > 0 && t->cpu_wall > 0) {
+    if (r->wall_s > 0 && t->cpu_wall > 0 && !t->contended) {   /* a contended baseline is no serial level */
         double q = (r->user_s + r->sys_s) / r->wall_s / t->cpu_wall;
         if (isnan(c->cpu_ratio) || q < c->cpu_ratio) {
             c->cpu_ratio = q;

@@ -142,6 +142,9 @@ static int print_text(const pm_analysis *a, int markdown)
     if (!rc && a->n_startup)
         rc = put_table(pm_rt_startup(a), "start-up: each tool on a null input, once per sweep (serial baseline of "
                                          "its steps)", markdown, width);
+    pm_rt_startup_contended_text(a, noise, sizeof noise);
+    if (noise[0])
+        printf("%s%s\n", markdown ? "- " : "warning: ", noise);
     if (!a->n_prec)
         printf("precision: not applicable: no LLM configs over several precisions in this sweep\n");
     if (!rc)
