@@ -109,6 +109,11 @@ typedef struct pm_backend_ops {
      * report must be stored even if no timing report parsed. NULL: nothing to do. */
     int (*step_done)(pm_backend_ctx *ctx, const pm_step *st, const char *stdout_path, pm_report *report,
                      double *warm_s, char *warm_error, size_t error_cap);
+    /* Start-up, once per sweep: steps that start each distinct tool of the back end on a null input (an empty
+     * module, an empty .ll), run in order inside dir (absolute; the hook writes its null inputs there). Their
+     * tool labels are the ones the real steps record. *not_measured (heap, or NULL): "tool: why" for each tool
+     * it cannot start on a null input, joined by "; ". NULL hook: start-up is not measured. */
+    int (*null_steps)(pm_backend_ctx *ctx, const char *dir, pm_steps *out, char **not_measured, pm_err *err);
     /* Method facts for the sweep's metadata (compiler, version, pipeline...). NULL: none. */
     void (*describe)(pm_backend_ctx *ctx, json_t *meta);
     void (*cleanup)(pm_backend_ctx *ctx);

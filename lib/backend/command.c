@@ -272,6 +272,15 @@ static int note_bindir(const char *name, void *user)
     return 0;
 }
 
+static int not_builtin(const char *name, void *user)
+{
+    for (const char *const *b = builtins; *b; b++)
+        if (!strcmp(*b, name))
+            return 0;
+    snprintf(user, 128, "%s", name);
+    return 1;
+}
+
 static int command_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
 {
     cmd_spec *cs = calloc(1, sizeof *cs);
@@ -310,9 +319,21 @@ static int command_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
         return rc;
     if (cs->steps.n == 0)
         return pm_err_set(err, PM_ERR_USAGE, "backend command needs a [step NAME] section with an argv");
-    for (int i = 0; i < cs->steps.n; i++)
-        for (char **w = cs->steps.items[i].argv; *w; w++)
+    for (int i = 0; i < cs->steps.n; i++) {
+        const pm_step_tmpl *t = &cs->steps.items[i];
+        for (char **w = t->argv; *w; w++)
             pm_placeholders_each(*w, note_bindir, cs);
+        /* a null run belongs to no config: only the built-in placeholders mean something in it */
+        char bad[128] = "";
+        for (char **w = t->null_argv; w && *w && !bad[0]; w++) {
+            pm_placeholders_each(*w, note_bindir, cs);
+            pm_placeholders_each(*w, not_builtin, bad);
+        }
+        if (bad[0])
+            return pm_err_set(err, PM_ERR_USAGE,
+                              "line %d: [step %s] null_argv: {%s} is not out, bindir or spec_dir (a null run has "
+                              "no config)", t->null_line, t->name, bad);
+    }
     return PM_OK;
 }
 
@@ -387,6 +408,16 @@ static int command_steps(pm_backend_ctx *ctx, int config, const char *config_inp
     return pm_step_tmpls_expand(&cs->steps, lookup, &l, run_dir, out, err);
 }
 
+/* Start-up: each step's null_argv ({out} is the start-up folder); a tool without one is not measured. */
+static int command_null_steps(pm_backend_ctx *ctx, const char *dir, pm_steps *out, char **not_measured, pm_err *err)
+{
+    const cmd_spec *cs = ctx->spec->backend_data;
+    pm_spec_config none;
+    memset(&none, 0, sizeof none);
+    lookup_ctx l = {.spec = ctx->spec, .c = &none, .st = ctx->state, .run_dir = dir};
+    return pm_step_tmpls_expand_null(&cs->steps, lookup, &l, dir, out, not_measured, err);
+}
+
 static void command_describe(pm_backend_ctx *ctx, json_t *meta)
 {
     const cmd_spec *cs = ctx->spec->backend_data;
@@ -415,6 +446,7 @@ const pm_backend_ops pm_backend_command = {
     .parse_spec = command_parse_spec,
     .prepare = command_prepare,
     .steps = command_steps,
+    .null_steps = command_null_steps,
     .describe = command_describe,
     .cleanup = command_cleanup,
 };

@@ -489,6 +489,29 @@ static int embedded_steps(pm_backend_ctx *ctx, int config, const char *config_in
     return expand_preset(ctx->spec->backend_data, &o, t->bindir, config_input, run_dir, out, err);
 }
 
+/* Start-up: the preset's steps on an empty module (mlir-opt on `module {}`, mlir-translate on its output,
+ * llc on the resulting empty .ll), so each tool is started with the flags it has in a real run. */
+static int embedded_null_steps(pm_backend_ctx *ctx, const char *dir, pm_steps *out, char **not_measured,
+                               pm_err *err)
+{
+    const pm_embedded_tools *t = ctx->state;
+    *not_measured = NULL;
+    char *input = path_in(dir, "empty.mlir");
+    if (!input)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    FILE *f = fopen(input, "w");
+    int rc = PM_OK;
+    if (!f || fputs("module {}\n", f) < 0)
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", input);
+    if (f && fclose(f) && !rc)
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", input);
+    pm_embedded_opts o = spec_opts(ctx->spec, NULL);
+    if (!rc)
+        rc = expand_preset(ctx->spec->backend_data, &o, t->bindir, input, dir, out, err);
+    free(input);
+    return rc;
+}
+
 static void embedded_describe(pm_backend_ctx *ctx, json_t *meta)
 {
     const pm_embedded_tools *t = ctx->state;
@@ -517,6 +540,7 @@ const pm_backend_ops pm_backend_embedded = {
     .prepare = embedded_prepare,
     .prepare_config = embedded_prepare_config,
     .steps = embedded_steps,
+    .null_steps = embedded_null_steps,
     .describe = embedded_describe,
     .cleanup = embedded_cleanup,
 };

@@ -93,6 +93,7 @@ void pm_step_tmpls_free(pm_step_tmpls *t)
         for (int k = 0; k < s->n_metrics; k++)
             pm_step_metric_free(&s->metrics[k]);
         free(s->metrics);
+        pm_argv_free(s->null_argv);
     }
     if (t) {
         free(t->items);
@@ -139,8 +140,13 @@ static int parse_one(pm_spec_entries *es, const char *section, const char *path,
         if (!t->line)
             t->line = e->line;
         const char *n = e->name, *v = e->value;
-        if (!strcmp(n, "argv") || !strcmp(n, "outputs") || !strcmp(n, "inputs")) {
-            char ***dst = !strcmp(n, "argv") ? &t->argv : !strcmp(n, "outputs") ? &t->outputs : &t->inputs;
+        if (!strcmp(n, "argv") || !strcmp(n, "outputs") || !strcmp(n, "inputs") || !strcmp(n, "null_argv")) {
+            char ***dst = !strcmp(n, "argv")      ? &t->argv
+                          : !strcmp(n, "outputs") ? &t->outputs
+                          : !strcmp(n, "inputs")  ? &t->inputs
+                                                  : &t->null_argv;
+            if (dst == &t->null_argv)
+                t->null_line = e->line;
             pm_argv_free(*dst);
             if ((rc = pm_split_words(v, dst, err))) {
                 pm_err_wrap(err, "line %d: [%s] %s", e->line, section, n);
@@ -148,8 +154,8 @@ static int parse_one(pm_spec_entries *es, const char *section, const char *path,
             }
             for (char **w = *dst; *w && rc == PM_OK; w++)
                 rc = check_tmpl(cc, *w, path, e, err);
-            if (rc == PM_OK && !strcmp(n, "argv") && !(*dst)[0])
-                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] argv is empty", e->line, section);
+            if (rc == PM_OK && (!strcmp(n, "argv") || !strcmp(n, "null_argv")) && !(*dst)[0])
+                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] %s is empty", e->line, section, n);
         } else if (!strcmp(n, "report")) {
             free(t->report);
             if (!(t->report = strdup(v)))
@@ -193,7 +199,8 @@ static int parse_one(pm_spec_entries *es, const char *section, const char *path,
                 rc = check_tmpl(cc, m.arg, path, e, err);
         } else {
             rc = pm_err_set(err, PM_ERR_USAGE,
-                            "line %d: [%s]: unknown key '%s' (argv, report, format, outputs, inputs, tool, ir.NAME)",
+                            "line %d: [%s]: unknown key '%s' (argv, report, format, outputs, inputs, tool, ir.NAME, "
+                            "null_argv)",
                             e->line, section, n);
         }
     }
@@ -365,5 +372,78 @@ int pm_step_tmpls_expand(const pm_step_tmpls *t, pm_placeholder_fn value, void *
     }
     if (rc)
         pm_steps_free(out);
+    return rc;
+}
+
+/* The label the real step records: `tool`, else argv[0]'s as far as it expands without a config (an axis in it:
+ * the word as written). */
+static void real_label(const pm_step_tmpl *t, pm_placeholder_fn value, void *user, char *out, size_t cap)
+{
+    char *s = NULL;
+    pm_err e = {0};
+    if (t->tool) {
+        snprintf(out, cap, "%s", t->tool);
+        return;
+    }
+    if (pm_subst(t->argv[0], value, user, &s, &e) == PM_OK) {
+        pm_tool_label(s, out, cap);
+        free(s);
+    } else {
+        pm_tool_label(t->argv[0], out, cap);
+    }
+}
+
+int pm_step_tmpls_expand_null(const pm_step_tmpls *t, pm_placeholder_fn value, void *user, const char *cwd,
+                              pm_steps *out, char **not_measured, pm_err *err)
+{
+    out->items = NULL;
+    out->n = 0;
+    *not_measured = NULL;
+    int rc = PM_OK;
+    size_t len = 0;
+    char label[128];
+    for (int i = 0; i < t->n && rc == PM_OK; i++) {
+        const pm_step_tmpl *tp = &t->items[i];
+        if (!tp->null_argv)
+            continue;
+        real_label(tp, value, user, label, sizeof label);
+        int seen = 0;
+        for (int k = 0; k < out->n && !seen; k++)
+            seen = !strcmp(out->items[k].tool, label);
+        if (seen)
+            continue;
+        pm_step_tmpl nt = {.name = tp->name, .argv = tp->null_argv, .tool = label, .format = PM_FMT_AUTO};
+        pm_step *st;
+        if (pm_steps_push(out, &st))
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        else if ((rc = expand_one(&nt, value, user, cwd, st, err)))
+            pm_err_wrap(err, "line %d: [step %s] null_argv", tp->null_line, tp->name);
+    }
+    for (int i = 0; i < t->n && rc == PM_OK; i++) {
+        const pm_step_tmpl *tp = &t->items[i];
+        real_label(tp, value, user, label, sizeof label);
+        int seen = 0;
+        for (int k = 0; k < out->n && !seen; k++)
+            seen = !strcmp(out->items[k].tool, label);
+        for (int k = 0; k < i && !seen; k++) {   /* one sentence per tool */
+            char other[128];
+            real_label(&t->items[k], value, user, other, sizeof other);
+            seen = !strcmp(other, label);
+        }
+        if (seen)
+            continue;
+        char *grown = realloc(*not_measured, len + strlen(label) + strlen(tp->name) + 40);
+        if (!grown) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
+        }
+        *not_measured = grown;
+        len += (size_t)sprintf(grown + len, "%s%s: [step %s] has no null_argv", len ? "; " : "", label, tp->name);
+    }
+    if (rc) {
+        pm_steps_free(out);
+        free(*not_measured);
+        *not_measured = NULL;
+    }
     return rc;
 }

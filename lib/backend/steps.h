@@ -9,6 +9,8 @@
  *   inputs = {input}             optional: inputs whose content keys the cache (default: the cache's own rule)
  *   tool = clang                 label stored with the step (default: argv[0]'s basename without version suffix)
  *   ir.NAME = KIND SOURCE [ARG]  an IR-size metric (backend.h: size, lines, count, json, mlir-ops, llvm-insts)
+ *   null_argv = clang-22 -c -x c /dev/null -o {out}/null.o   the same program on a null input: its start-up,
+ *                                measured once per sweep (no null_argv: that tool's start-up is not measured)
  *
  * A placeholder is {identifier}; anything else in braces ({tile-size=4}) is literal, "{{" is a literal "{".
  * A word that is one placeholder whose value is empty is dropped (optional flags). Nothing passes through a
@@ -30,6 +32,8 @@ typedef struct pm_step_tmpl {
     char *tool;               /* NULL: from argv[0] */
     pm_step_metric *metrics;  /* source/arg are templates */
     int n_metrics;
+    char **null_argv;         /* words before substitution, or NULL */
+    int null_line;            /* its line */
 } pm_step_tmpl;
 
 typedef struct pm_step_tmpls {
@@ -48,6 +52,11 @@ int pm_step_tmpls_parse(pm_spec_entries *es, const char *path, pm_placeholder_kn
 /* Expands all templates for one run inside cwd. */
 int pm_step_tmpls_expand(const pm_step_tmpls *t, pm_placeholder_fn value, void *user, const char *cwd,
                          pm_steps *out, pm_err *err);
+/* The start-up steps: one per distinct tool label among the templates with a null_argv (the label the real
+ * step records: `tool`, else argv[0]'s, else null_argv[0]'s), in file order. *not_measured (heap, or NULL):
+ * "LABEL: [step NAME] has no null_argv" for each tool no template covers, joined by "; ". */
+int pm_step_tmpls_expand_null(const pm_step_tmpls *t, pm_placeholder_fn value, void *user, const char *cwd,
+                              pm_steps *out, char **not_measured, pm_err *err);
 void pm_step_tmpls_free(pm_step_tmpls *t);
 /* Substitutes placeholders in one string (heap result in *out). */
 int pm_subst(const char *tmpl, pm_placeholder_fn value, void *user, char **out, pm_err *err);

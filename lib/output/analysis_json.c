@@ -6,8 +6,13 @@
  *                 "dominant_stage", "dominant_share", "dominant_pass": {"tool","name","mean_s","share"},
  *                 "shares": {stage: {"mean","lo","hi"}}, "warm_s", "cache_ratio",
  *                 "ir": {"ops","llvm_ops","npu_tasks","npu_tiles"}, "stage_ir_ops": {stage: ops at its entry},
- *                 "noise": {"cv","mad_outliers","load1","contended"} }],
- *   "noise": {"user_wall_baseline","cpus","contended","noisy"},
+ *                 "noise": {"cv","mad_outliers","load1","contended","cpu_ratio","starved_tool"},
+ *                 "overhead": {"process_overhead_s","startup_s","outside_passes_s","process_overhead_share",
+ *                              "startup_share","outside_passes_share"} (start-up not measured: those null) }],
+ *   "noise": {"baseline" ("per-tool null-input runs" | "p90 of user/wall"),"configs_on_p90","user_wall_baseline",
+ *             "cpus","contended","noisy"},
+ *   "startup": {"measured","recorded" (false: database older than the start-up runs),"contended",
+ *               "tools":[{"tool","runs","failed","wall_s","user_s","sys_s","cpu_wall","contended","note"}]},
  *   "regimes": {"llm"|"cnn": {"precision","variant","cells":[{"row","col","stage","share","configs"}],
  *                              "boundaries":[text]}},
  *   "handoff": {"trends":[{"stage","slope","intercept","n"}], "family_js_distance", "family_pairs"},
@@ -15,7 +20,8 @@
  *   "precision": {"window","base","time":[{"precision","points":[{"size","wall_s"}]}],
  *                 "ratio":[{"precision","points":[{"size","ratio"}]}], "crossovers":[text]},
  *   "parallelism": {"tools":{tool:user_wall}, "stages":{stage:user_wall}},
- *   "fixes": [{"stage","configs","contended" (then no fix),"tool","pass","share","exponent","exponent_lo","user_wall","cache_ratio","fix"}] }
+ *   "fixes": [{"stage","configs","contended" (then no fix),"tool","pass","share","exponent","exponent_lo","user_wall","cache_ratio",
+ *              "startup_share","outside_share","fix"}] }
  */
 #include "analysis.h"
 #include "npu_report.h"
@@ -112,13 +118,34 @@ json_t *pm_analysis_json(const pm_analysis *a)
             if (!isnan(c->stage_ir[s]))
                 json_object_set_new(stage_ir, a->stages[s], json_real(c->stage_ir[s]));
         json_object_set_new(o, "stage_ir_ops", stage_ir);
-        json_object_set_new(o, "noise", json_pack("{s:o,s:i,s:o,s:b}", "cv", num(c->cv), "mad_outliers",
-                                                  c->n_outliers, "load1", num(c->load1), "contended", c->contended));
+        json_object_set_new(o, "noise", json_pack("{s:o,s:i,s:o,s:b,s:o,s:o}", "cv", num(c->cv), "mad_outliers",
+                                                  c->n_outliers, "load1", num(c->load1), "contended", c->contended,
+                                                  "cpu_ratio", num(c->cpu_ratio), "starved_tool", str(c->starved_tool)));
+        int over = pm_an_stage_index(a, PM_STAGE_OVERHEAD);
+        if (over >= 0 && c->n_cold)
+            json_object_set_new(o, "overhead",
+                                json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "process_overhead_s", num(c->stage_s[over]),
+                                          "startup_s", num(c->startup_s), "outside_passes_s", num(c->outside_s),
+                                          "process_overhead_share", num(c->share[over].mean), "startup_share",
+                                          num(c->startup_share), "outside_passes_share", num(c->outside_share)));
         json_array_append_new(cfgs, o);
     }
     json_object_set_new(root, "configs", cfgs);
-    json_object_set_new(root, "noise", json_pack("{s:o,s:i,s:i,s:i}", "user_wall_baseline", num(a->user_wall_baseline),
-                                                 "cpus", a->cpus, "contended", a->n_contended, "noisy", a->n_noisy));
+    json_object_set_new(root, "noise", json_pack("{s:s,s:i,s:o,s:i,s:i,s:i}", "baseline",
+                                                 a->startup_measured ? "per-tool null-input runs" : "p90 of user/wall",
+                                                 "configs_on_p90", a->n_baseline_p90, "user_wall_baseline",
+                                                 num(a->user_wall_baseline), "cpus", a->cpus, "contended",
+                                                 a->n_contended, "noisy", a->n_noisy));
+    json_t *su = json_array();
+    for (size_t i = 0; i < a->n_startup; i++) {
+        const pm_an_startup *t = &a->startup[i];
+        json_array_append_new(su, json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:b,s:o}", "tool", t->tool, "runs", t->n_ok,
+                                            "failed", t->n_failed, "wall_s", num(t->wall_s), "user_s", num(t->user_s),
+                                            "sys_s", num(t->sys_s), "cpu_wall", num(t->cpu_wall), "contended",
+                                            t->contended, "note", str(t->note)));
+    }
+    json_object_set_new(root, "startup", json_pack("{s:b,s:b,s:b,s:o}", "measured", a->startup_measured, "recorded",
+                                                   a->startup_table, "contended", a->startup_contended, "tools", su));
     json_t *cmd = regime(a, &a->regime_cmd);
     json_object_set_new(cmd, "rows", str(a->regime_cmd.row_axis));
     json_object_set_new(cmd, "cols", str(a->regime_cmd.col_axis));
@@ -161,6 +188,9 @@ json_t *pm_analysis_json(const pm_analysis *a)
                                             "share", num(f->share), "exponent", num(f->exponent), "exponent_lo",
                                             num(f->exponent_lo), "user_wall", num(f->user_wall), "cache_ratio",
                                             num(f->cache_ratio), "fix", str(f->fix)));
+        json_t *last = json_array_get(fx, json_array_size(fx) - 1);
+        json_object_set_new(last, "startup_share", num(f->startup_share));
+        json_object_set_new(last, "outside_share", num(f->outside_share));
     }
     json_object_set_new(root, "fixes", fx);
     json_t *npu = pm_npu_report_json(a); /* NPU back end only: see npu_report.h */

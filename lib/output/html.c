@@ -454,6 +454,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
           "<li><a href=\"#fits\">Cost vs IR size</a></li><li><a href=\"#handoff\">Handoff</a></li>"
           "<li><a href=\"#precision\">Precision</a></li><li><a href=\"#parallelism\">Parallelism</a></li>"
           "<li><a href=\"#configs\">Configs</a></li><li><a href=\"#shares\">Stage shares</a></li>"
+          "<li><a href=\"#overhead\">Process overhead</a></li><li><a href=\"#noise\">Noise</a></li>"
           "<li><a href=\"#drilldown\">Per config</a><ol class=cfglist>", f);
     for (size_t i = 0; i < a->n_configs; i++) {
         fprintf(f, "<li><a href=\"#cfg-%zu\">", i);
@@ -493,7 +494,9 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fputs("<h2 id=method>Method</h2><ul>", f);
     fputs("<li><b>cold</b> = a fresh compiler process per run, no compile cache; warm runs (when present) compile "
           "through the cache and give recompile \u00f7 hit.</li><li><b>share</b> = fraction of the whole process wall; "
-          "time outside every pass is the stage <i>process-overhead</i>.</li><li><b>cold wall</b> = geometric mean over "
+          "time outside every pass is the stage <i>process-overhead</i>, split into <i>start-up</i> (each tool's "
+          "median wall on a null input, measured once per sweep, times its steps) and <i>outside passes</i> (the "
+          "rest).</li><li><b>cold wall</b> = geometric mean over "
           "the cold repeats; <b>\u00b1</b> is the half-width of its 95% interval on the log scale (t over log "
           "times); with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
           "<li><b>config keys</b>: LLM <code>llm/FAMILY/SIZE/wWINDOW/PRECISION/LLAYERS/VARIANT</code> (window in prompt "
@@ -617,6 +620,32 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
           "</p>\n", f);
     if ((rc = table_section(f, pm_rt_stage_shares(a, "#cfg-"), 1, err)))
         return rc;
+
+    {
+        char note[512], noise[1024];
+        pm_rt_overhead_note(a, note, sizeof note);
+        pm_rt_noise_text(a, noise, sizeof noise);
+        fputs("<h2 id=overhead>Process overhead: start-up and outside passes</h2><p class=sub>start-up = each tool's "
+              "median wall on a null input (once per sweep) times its steps, at most the run's overhead; outside "
+              "passes = the rest.</p>\n", f);
+        if (note[0]) {
+            fputs("<p class=note>", f);
+            esc(f, note);
+            fputs("</p>\n", f);
+        } else if ((rc = table_section(f, pm_rt_overhead(a, "#cfg-"), 1, err)))
+            return rc;
+        fputs("<h2 id=noise>Noise</h2><p>", f);
+        esc(f, noise);
+        fputs(": the fix table draws no conclusion from contended configs.</p>\n", f);
+        if (a->n_startup && (rc = table_section(f, pm_rt_startup(a), 0, err)))
+            return rc;
+        pm_rt_startup_contended_text(a, noise, sizeof noise);
+        if (noise[0]) {
+            fputs("<p class=note>", f);
+            esc(f, noise);
+            fputs("</p>\n", f);
+        }
+    }
 
     pm_npu_report_html(a, f); /* NPU back end only: see npu_report.h */
 

@@ -107,6 +107,120 @@ static void set_num(pm_table *t, long r, size_t k, const char *fmt, double v)
         pm_table_setf(t, (size_t)r, k, v, fmt, v);
 }
 
+pm_table *pm_rt_overhead(const pm_analysis *a, const char *link_prefix)
+{
+    static const pm_col cols[] = {
+        {"config", "config", NULL},
+        {"process_overhead", "process-overhead", "fraction"},
+        {"startup", "start-up", "fraction"},
+        {"outside_passes", "outside passes", "fraction"},
+        {"startup_s", "start-up s", "s"},
+        {"outside_passes_s", "outside passes s", "s"},
+    };
+    pm_table *t = pm_table_new("t-overhead", NULL, cols, N_OF(cols));
+    int over = pm_an_stage_index(a, PM_STAGE_OVERHEAD);
+    for (size_t i = 0; t && over >= 0 && i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (!c->n_cold)
+            continue;
+        long r = pm_table_add_row(t);
+        if (r < 0)
+            break;
+        char buf[32];
+        pm_table_set(t, (size_t)r, 0, c->key, NAN);
+        link_cfg(t, r, link_prefix, i, c->key);
+        pm_fmt_share(buf, sizeof buf, c->share[over].mean);
+        pm_table_set(t, (size_t)r, 1, buf, c->share[over].mean);
+        if (isnan(c->startup_share)) {
+            pm_table_set(t, (size_t)r, 2, "not measured", NAN);
+            pm_table_set(t, (size_t)r, 3, "-", NAN);
+        } else {
+            pm_fmt_share(buf, sizeof buf, c->startup_share);
+            pm_table_set(t, (size_t)r, 2, buf, c->startup_share);
+            pm_fmt_share(buf, sizeof buf, c->outside_share);
+            pm_table_set(t, (size_t)r, 3, buf, c->outside_share);
+        }
+        set_num(t, r, 4, "%.4f", c->startup_s);
+        set_num(t, r, 5, "%.4f", c->outside_s);
+    }
+    return t;
+}
+
+pm_table *pm_rt_startup(const pm_analysis *a)
+{
+    static const pm_col cols[] = {
+        {"tool", "tool", NULL},
+        {"null_runs", "null runs ok", "count"},
+        {"failed", "failed", "count"},
+        {"wall_s", "start-up (median wall)", "s"},
+        {"user_s", "user", "s"},
+        {"sys_s", "sys", "s"},
+        {"cpu_wall", "serial CPU/wall", "ratio"},
+        {"note", "note", NULL},
+    };
+    pm_table *t = pm_table_new("t-startup", NULL, cols, N_OF(cols));
+    for (size_t i = 0; t && i < a->n_startup; i++) {
+        const pm_an_startup *x = &a->startup[i];
+        long r = pm_table_add_row(t);
+        if (r < 0)
+            break;
+        pm_table_set(t, (size_t)r, 0, x->tool, NAN);
+        pm_table_setf(t, (size_t)r, 1, x->n_ok, "%d", x->n_ok);
+        pm_table_setf(t, (size_t)r, 2, x->n_failed, "%d", x->n_failed);
+        set_num(t, r, 3, "%.4f", x->wall_s);
+        set_num(t, r, 4, "%.4f", x->user_s);
+        set_num(t, r, 5, "%.4f", x->sys_s);
+        set_num(t, r, 6, "%.2f", x->cpu_wall);
+        pm_table_set(t, (size_t)r, 7, x->note ? x->note : !x->n_ok ? "no ok null run"
+                                      : x->contended ? "contended: not a serial baseline" : "", NAN);
+    }
+    return t;
+}
+
+void pm_rt_overhead_note(const pm_analysis *a, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (!a->startup_table)
+        snprintf(buf, cap, "process-overhead not split: start-up not measured (older database)");
+    else if (!a->startup_measured)
+        snprintf(buf, cap, "process-overhead not split: start-up not measured (%s)",
+                 a->n_startup && a->startup[0].note ? a->startup[0].note : "no tool ran on a null input");
+}
+
+void pm_rt_startup_contended_text(const pm_analysis *a, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < a->n_startup && n < cap; i++)
+        if (a->startup[i].contended)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s %.2f", n ? ", " : "start-up measured on a busy machine "
+                                  "(CPU/wall of the null runs: ", a->startup[i].tool, a->startup[i].cpu_wall);
+    if (n && n < cap)
+        snprintf(buf + n, cap - n, "; alone it is ~1): shown, but neither a serial baseline nor a start-up share the "
+                                   "fix table concludes from");
+}
+
+void pm_rt_noise_text(const pm_analysis *a, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "%d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended "
+                                          "(load average above %d CPUs, or a tool's steps below 0.75 x that tool's "
+                                          "serial CPU/wall from its null-input runs)", a->n_noisy, a->n_configs,
+                                a->n_contended, a->cpus);
+    if (!a->n_baseline_p90 || n >= cap)
+        return;
+    n += (size_t)snprintf(buf + n, cap - n, "; %d config%s without a serial baseline for any of %s tools (%s): ",
+                          a->n_baseline_p90, a->n_baseline_p90 == 1 ? "" : "s", a->n_baseline_p90 == 1 ? "its" : "their",
+                          !a->startup_table      ? "a database older than the start-up runs"
+                          : a->startup_contended ? "start-up measured contended"
+                                                 : "start-up not measured");
+    if (n < cap && isnan(a->user_wall_baseline))
+        snprintf(buf + n, cap - n, "fewer than 3 configs for the sweep's 90th percentile of user/wall, so only the "
+                                   "load average judges them");
+    else if (n < cap)
+        snprintf(buf + n, cap - n, "user/wall below 0.75 x the sweep's 90th percentile %.2f instead",
+                 a->user_wall_baseline);
+}
+
 pm_table *pm_rt_fixes(const pm_analysis *a)
 {
     static const pm_col cols[] = {
@@ -129,7 +243,17 @@ pm_table *pm_rt_fixes(const pm_analysis *a)
         char buf[64];
         pm_table_set(t, (size_t)r, 0, a->stages[x->stage], NAN);
         pm_table_setf(t, (size_t)r, 1, x->n_configs, "%d", x->n_configs);
-        pm_table_set(t, (size_t)r, 2, x->pass ? x->pass : "(outside passes)", NAN);
+        if (x->pass)
+            pm_table_set(t, (size_t)r, 2, x->pass, NAN);
+        else if (a->startup_contended)
+            pm_table_set(t, (size_t)r, 2, "(outside passes; start-up measured contended)", NAN);
+        else if (!isnan(x->startup_share)) {   /* process-overhead, in its two parts */
+            char part[96];
+            snprintf(part, sizeof part, "(start-up %.0f%%, outside passes %.0f%%)", x->startup_share * 100,
+                     x->outside_share * 100);
+            pm_table_set(t, (size_t)r, 2, part, NAN);
+        } else
+            pm_table_set(t, (size_t)r, 2, "(outside passes; start-up not measured)", NAN);
         pm_fmt_share(buf, sizeof buf, x->share);
         pm_table_set(t, (size_t)r, 3, buf, x->share);
         set_num(t, r, 4, "%.2f", x->exponent);
@@ -273,7 +397,11 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
     for (size_t i = 0; i < a->n_fixes; i++)
         if (a->fixes[i].fix && (!top || a->fixes[i].n_configs > top->n_configs))
             top = &a->fixes[i];
-    if (top)
+    if (top && !top->pass && !isnan(top->startup_share))   /* process-overhead, in its two parts */
+        snprintf(h->fix, sizeof h->fix, "%s \u2014 for the %s regime (%d configs; start-up takes %.0f%% of the compile, "
+                                        "time outside passes %.0f%%)",
+                 top->fix, a->stages[top->stage], top->n_configs, top->startup_share * 100, top->outside_share * 100);
+    else if (top)
         snprintf(h->fix, sizeof h->fix, "%s \u2014 for the %s regime (%d configs; its heaviest pass, %s, takes %.0f%% of "
                                         "the compile%s)",
                  top->fix, a->stages[top->stage], top->n_configs, top->pass ? top->pass : "(outside passes)",

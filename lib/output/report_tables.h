@@ -11,6 +11,17 @@
 pm_table *pm_rt_configs(const pm_analysis *a, const char *link_prefix);
 /* Per config: every stage's share (full stage names). */
 pm_table *pm_rt_stage_shares(const pm_analysis *a, const char *link_prefix);
+/* Per config: process-overhead and its two parts, start-up and time outside passes (shares and seconds);
+ * start-up not measured: "-". */
+pm_table *pm_rt_overhead(const pm_analysis *a, const char *link_prefix);
+/* Per tool: its null-input runs (start-up and serial CPU/wall baseline), or why it was not measured. */
+pm_table *pm_rt_startup(const pm_analysis *a);
+/* One sentence on how contention was judged (per-tool baseline, or the p90 fallback of older databases). */
+void pm_rt_noise_text(const pm_analysis *a, char *buf, size_t cap);
+/* Which tools' start-up was measured on a busy machine (then not concluded from), or "". */
+void pm_rt_startup_contended_text(const pm_analysis *a, char *buf, size_t cap);
+/* Why process-overhead is not split, or "" when it is. */
+void pm_rt_overhead_note(const pm_analysis *a, char *buf, size_t cap);
 pm_table *pm_rt_fixes(const pm_analysis *a);
 pm_table *pm_rt_fits(const pm_analysis *a);
 pm_table *pm_rt_tools(const pm_analysis *a);

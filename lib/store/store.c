@@ -83,6 +83,25 @@ static const pm_migration migrations[] = {
      "INSERT OR IGNORE INTO config_param SELECT id, 'precision', precision FROM config WHERE precision IS NOT NULL;\n"
      "INSERT OR IGNORE INTO config_param SELECT id, CASE kind WHEN 'cnn' THEN 'blocks' ELSE 'layers' END, layers\n"
      "  FROM config WHERE layers IS NOT NULL;\n"},
+    /* v5 (issue 9, overhead): process start-up, measured once per sweep and machine: each tool the sweep's
+     * steps run, started a few times on a null input (an empty module...). status "ok" / "failed" /
+     * "timeout" / ...; "not-measured": the back end has no null input for that tool (note says why). */
+    {"start-up runs",
+     "CREATE TABLE IF NOT EXISTS startup(\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  sweep_id INTEGER NOT NULL REFERENCES sweep(id) ON DELETE CASCADE,\n"
+     "  host_id INTEGER REFERENCES host(id),\n"
+     "  tool TEXT NOT NULL,\n"
+     "  repeat INTEGER NOT NULL,\n"
+     "  status TEXT NOT NULL,\n"
+     "  argv TEXT,\n"
+     "  wall_s REAL,\n"
+     "  user_s REAL,\n"
+     "  sys_s REAL,\n"
+     "  note TEXT,\n"
+     "  measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
+     "  UNIQUE(sweep_id, host_id, tool, repeat)\n"
+     ");\n"},
 };
 #define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 #define PM_STORE_SCHEMA_VERSION (1 + PM_STORE_N_MIGRATIONS)

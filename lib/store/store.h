@@ -19,6 +19,8 @@
  *   shard(sweep_id, shard_k, shard_n, config_key, cold, cache_miss, warm)  (v3)
  *                                            -- the plan of each shard: runs planned per config and mode
  *   merge_log(id, source, sweep, runs_merged, runs_skipped, forced, note, merged_at)  (v3)
+ *   startup(id, sweep_id, host_id, tool, repeat, status, argv, wall_s, user_s, sys_s, note, measured_at)  (v5)
+ *                                            -- each tool started on a null input, once per sweep and machine
  *   view v_pass: one row per pass joined up to its sweep (columns in store.c)
  * Absent values are NULL: window/resolution/layers 0, user_s/wall_s < 0, instructions < 0, parent -1.
  */
@@ -138,6 +140,23 @@ int pm_store_writer_lock(const char *db_path, int *fd, pm_err *err);
 void pm_store_writer_unlock(int fd);
 /* PM_OK when nobody holds the lock; PM_ERR_USAGE with the holder named when a sweep is writing the file. */
 int pm_store_writer_check(const char *db_path, pm_err *err);
+
+/* Process start-up (schema 5): each tool a sweep's steps run, started on a null input a few times, once per
+ * sweep and machine. A "not-measured" row (no times) says why a tool has none. */
+#define PM_STORE_VERSION_STARTUP 5
+typedef struct pm_startup_row {
+    const char *tool;
+    int repeat;
+    const char *status;          /* "ok", "failed", "timeout", ... or "not-measured" */
+    const char *argv;            /* joined command line, or NULL */
+    double wall_s, user_s, sys_s;/* < 0: absent */
+    const char *note;            /* why not measured / why it failed, or NULL */
+} pm_startup_row;
+/* Whether the sweep's start-up was already measured on that host (a resumed sweep does not measure again). */
+int pm_store_startup_done(pm_store *st, int64_t sweep_id, int64_t host_id, int *done, pm_err *err);
+/* Records the rows of one measurement in one transaction. */
+int pm_store_record_startup(pm_store *st, int64_t sweep_id, int64_t host_id, const pm_startup_row *rows, int n,
+                            pm_err *err);
 
 /* Merge: copies every run of the database at IN_PATH (with its steps, passes and metrics, config, sweep and
  * host rows) into the open store, in one transaction. A run whose (sweep, config, mode, repeat) is already in

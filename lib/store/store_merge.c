@@ -62,6 +62,11 @@ static const table_copy copies[] = {
     {"shard", "ON CONFLICT(sweep_id, shard_n, config_key) DO NOTHING", 0, {{"sweep_id", "ms.id"}, {NULL, NULL}},
      "FROM src.shard s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name WHERE 1",
      NULL},
+    /* start-up runs of a sweep on a machine (the host map is made with the runs, above) */
+    {"startup", "ON CONFLICT(sweep_id, host_id, tool, repeat) DO NOTHING", 1,
+     {{"sweep_id", "ms.id"}, {"host_id", "hm.dst"}, {NULL, NULL}},
+     "FROM src.startup s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name\n"
+     "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id WHERE 1", NULL},
     {"meta", "ON CONFLICT(key) DO NOTHING", 0, {{NULL, NULL}}, "FROM src.meta s WHERE 1", NULL},
     /* The input's own merge history (it may itself be a merge), once. */
     {"merge_log", NULL, 1, {{NULL, NULL}},

@@ -326,6 +326,64 @@ int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *)
     return rc;
 }
 
+int pm_sq_cold_config_tools(sqlite3 *db, int (*fn)(void *, const pm_sq_config_tool_row *), void *ctx, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT r.cfg, s.tool, count(*), "
+                                "SUM(CASE WHEN s.user_s>=0 AND s.sys_s>=0 THEN s.wall_s END), "
+                                "SUM(CASE WHEN s.user_s>=0 AND s.sys_s>=0 THEN s.user_s END), "
+                                "SUM(CASE WHEN s.user_s>=0 AND s.sys_s>=0 THEN s.sys_s END) "
+                                "FROM step s JOIN temp.pm_an_run r ON r.id=s.run_id WHERE r.cold "
+                                "GROUP BY r.cfg, s.tool ORDER BY r.cfg, MIN(s.seq)",
+                                -1, &st, NULL)
+                 ? db_fail(db, err)
+                 : PM_OK;
+    int step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        pm_sq_config_tool_row r = {.config_id = sqlite3_column_int64(st, 0), .tool = text_or(st, 1, ""),
+                                   .n_steps = sqlite3_column_int(st, 2), .wall_s = sqlite3_column_double(st, 3),
+                                   .user_s = sqlite3_column_double(st, 4), .sys_s = sqlite3_column_double(st, 5)};
+        rc = fn(ctx, &r);
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int pm_sq_startup(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_startup_row *), void *ctx,
+                  int *present, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    *present = 0;
+    /* the report reads the file as it is: one older than schema 5 has no startup table */
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name='startup'", -1, &st,
+                           NULL) != SQLITE_OK)
+        return db_fail(db, err);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *present = sqlite3_column_int(st, 0) > 0;
+    sqlite3_finalize(st);
+    st = NULL;
+    if (!*present)
+        return PM_OK;
+    int rc = prepare_ids(db,
+                         "SELECT tool, status, note, wall_s, user_s, sys_s FROM startup WHERE sweep_id IN (%s) "
+                         "ORDER BY tool, repeat, id",
+                         s, &st, err);
+    int step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        pm_sq_startup_row r = {.tool = text_or(st, 0, ""), .status = text_or(st, 1, ""), .note = text_or(st, 2, NULL),
+                               .wall_s = real_or_neg(st, 3), .user_s = real_or_neg(st, 4),
+                               .sys_s = real_or_neg(st, 5)};
+        rc = fn(ctx, &r);
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int pm_sq_cold_walls(sqlite3 *db, int64_t config_id, double **walls, size_t *n, pm_err *err)
 {
     sqlite3_stmt *st = NULL;

@@ -64,6 +64,24 @@ typedef struct pm_sq_tool_row { const char *tool; double user_s, wall_s; } pm_sq
  * pipeline order. */
 int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *), void *ctx, pm_err *err);
 
+typedef struct pm_sq_config_tool_row {
+    int64_t config_id;
+    const char *tool;             /* "" when absent */
+    int n_steps;                  /* steps of that tool over the config's scoped cold runs */
+    double wall_s, user_s, sys_s; /* sums over the steps that have all three recorded; wall_s 0: none */
+} pm_sq_config_tool_row;
+/* Per config and tool over the scoped cold runs' steps (user/wall per step against the tool's own baseline). */
+int pm_sq_cold_config_tools(sqlite3 *db, int (*fn)(void *, const pm_sq_config_tool_row *), void *ctx, pm_err *err);
+
+typedef struct pm_sq_startup_row {
+    const char *tool, *status, *note;   /* note may be NULL */
+    double wall_s, user_s, sys_s;       /* < 0: not recorded */
+} pm_sq_startup_row;
+/* The start-up rows of the sweeps (schema 5), by tool then repeat; nothing from an older file. *present: the
+ * table exists (0: an older database, start-up never measured). */
+int pm_sq_startup(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_startup_row *), void *ctx,
+                  int *present, pm_err *err);
+
 /* The walls of a config's ok cold runs, by id (*walls malloc'd; free it). Adaptive repeats stop on them. */
 int pm_sq_cold_walls(sqlite3 *db, int64_t config_id, double **walls, size_t *n, pm_err *err);
 typedef struct pm_sq_host_row {

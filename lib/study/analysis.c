@@ -9,7 +9,7 @@
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err)
 {
     static int (*const sections[])(an_work *, pm_err *) = {
-        an_load, an_stages, an_hosts, an_parallel, an_npu, an_noise, an_regimes, an_fits, an_handoff, an_precision,
+        an_load, an_startup, an_stages, an_hosts, an_parallel, an_npu, an_noise, an_regimes, an_fits, an_handoff, an_precision,
         an_fixes,
     };
     int rc = PM_OK;
@@ -26,6 +26,7 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     free(w.rows);
     free(w.tmp);
     free(w.metric_names);
+    free(w.cfg_startup);
     if (rc) {
         pm_analysis_free(w.a);
         w.a = NULL;
@@ -100,6 +101,11 @@ void pm_analysis_free(pm_analysis *a)
         free(h->name); free(h->fingerprint); free(h->cpu_model); free(h->kernel); free(h->compiler);
     }
     free(a->hosts);
+    for (size_t i = 0; i < a->n_startup; i++) {
+        free(a->startup[i].tool);
+        free(a->startup[i].note);
+    }
+    free(a->startup);
     for (size_t i = 0; i < a->n_host_warnings; i++)
         free(a->host_warnings[i]);
     free(a->host_warnings);

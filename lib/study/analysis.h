@@ -53,7 +53,15 @@ typedef struct pm_an_config {
     double cv;                    /* sd / mean of cold wall; NAN: n < 2 */
     int n_outliers;               /* MAD outliers (modified z > 3.5), n >= 3 */
     double load1;                 /* mean 1-min load average at the runs' start (host.load1); NAN: not recorded */
-    int contended;                /* load above the CPUs, or user/wall below 0.75 x the sweep's baseline */
+    int contended;                /* load above the CPUs, or a tool's CPU/wall below 0.75 x its serial baseline
+                                     (no baseline recorded: user/wall below 0.75 x the sweep's p90) */
+    double cpu_ratio;             /* min over its tools of the steps' CPU/wall ((user+sys)/wall) / that tool's serial
+                                     baseline; NAN: no tool of it has a baseline */
+    const char *starved_tool;     /* the tool of cpu_ratio, or NULL */
+    /* process-overhead = start-up + outside passes (shares of the cold wall, and seconds); NAN: start-up not
+       measured for any tool of the config. start-up per run = sum over its steps of the tool's median null-run
+       wall, at most the run's process-overhead. */
+    double startup_share, outside_share, startup_s, outside_s;
     struct pm_an_metric { char *name; double mean; } *metrics;   /* every run metric's mean (any back end's) */
     size_t n_metrics;
     int instrumented;             /* NPU: compiled with instrumentation switches (analysis_npu.c) */
@@ -62,6 +70,19 @@ typedef struct pm_an_config {
     int host;                     /* index into pm_analysis.hosts of the machine of its cold runs;
                                      -1: none recorded, -2: several machines */
 } pm_an_config;
+
+typedef struct pm_an_startup {   /* one tool started on a null input (once per sweep and machine) */
+    char *tool;
+    int n_ok, n_failed;           /* null runs */
+    double wall_s, user_s, sys_s; /* medians over the ok runs; NAN: none */
+    double cpu_wall;              /* its serial baseline: median (user+sys)/wall of the ok runs; NAN: none */
+    int contended;                /* cpu_wall below PM_AN_STARTUP_MIN_CPU_WALL: measured on a busy machine, so
+                                     neither a serial baseline nor a start-up to conclude from */
+    char *note;                   /* not measured: why (NULL otherwise) */
+} pm_an_startup;
+/* A tool started on a null input alone keeps a CPU busy for the whole run ((user+sys)/wall 0.97-0.98 measured
+ * for mlir-opt, mlir-translate and llc on an idle machine); well below that it waited for a CPU. */
+#define PM_AN_STARTUP_MIN_CPU_WALL 0.75
 
 typedef struct pm_an_host {       /* a machine that measured cold runs of the study */
     char *name, *fingerprint, *cpu_model, *kernel, *compiler;
@@ -112,6 +133,7 @@ typedef struct pm_an_fix {
     int n_contended;              /* of them contended: then no fix is chosen (no conclusion) */
     const char *tool, *pass;      /* NULL for process-overhead */
     double share, exponent, exponent_lo, user_wall, cache_ratio;  /* NAN when not measured */
+    double startup_share, outside_share;   /* mean over the regime's configs; NAN: start-up not measured for all */
     char *fix;                    /* NULL: no rule matched or no rules */
 } pm_an_fix;
 
@@ -161,7 +183,14 @@ typedef struct pm_analysis {
     size_t n_npu;
     int n_npu_instrumented, n_npu_offline;
     /* noise; the fix table is never drawn from contended configs */
-    double user_wall_baseline;    /* 90th percentile of the configs' user/wall: the uncontended level; NAN */
+    double user_wall_baseline;    /* 90th percentile of the configs' user/wall: the fallback level where no tool
+                                     has a serial baseline (older databases); NAN */
+    int n_baseline_p90;           /* configs judged against that fallback */
+    /* start-up (analysis_startup.c): each tool's null-input runs; startup_table 0: an older database */
+    pm_an_startup *startup;
+    size_t n_startup;
+    int startup_table, startup_measured;   /* measured: some tool has an ok null run */
+    int startup_contended;        /* some tool's null runs were contended: the split is shown, never concluded from */
     int cpus;                     /* from the sweep's metadata; 0: unknown */
     int n_contended, n_noisy;     /* noisy: CV > 10% or a MAD outlier */
     /* machines (analysis_hosts.c): stratified when the study mixes them */

@@ -15,6 +15,8 @@ static double evidence(const pm_an_fix *f, const char *name)
     if (!strcmp(name, "share")) return f->share;
     if (!strcmp(name, "user_wall")) return f->user_wall;
     if (!strcmp(name, "cache_ratio")) return f->cache_ratio;
+    if (!strcmp(name, "startup_share")) return f->startup_share;
+    if (!strcmp(name, "outside_share")) return f->outside_share;
     return NAN;
 }
 
@@ -154,11 +156,14 @@ int an_fixes(an_work *w, pm_err *err)
         int n = 0;
         double share_sum = 0;
         int nr = 0, n_contended = 0;
+        double su_sum = 0, out_sum = 0;   /* NAN once a config's start-up is unknown */
         for (size_t ci = 0; ci < a->n_configs; ci++)
             if (a->configs[ci].dominant_stage == (int)s && an_compared(a, &a->configs[ci])) {
                 n++;
                 n_contended += a->configs[ci].contended;
                 share_sum += a->configs[ci].share[s].mean;
+                su_sum += a->configs[ci].startup_share;
+                out_sum += a->configs[ci].outside_share;
                 if (!isnan(a->configs[ci].cache_ratio))
                     tmp[nr++] = a->configs[ci].cache_ratio;
             }
@@ -171,6 +176,9 @@ int an_fixes(an_work *w, pm_err *err)
         x->exponent = x->exponent_lo = x->user_wall = NAN;
         x->cache_ratio = nr ? an_median(tmp, (size_t)nr) : NAN;
         x->share = share_sum / n;
+        /* a compile server saves start-up, not the rest of the overhead: the rules read the two apart */
+        x->startup_share = a->startup_contended ? NAN : su_sum / n;   /* no conclusion from a contended start-up */
+        x->outside_share = a->startup_contended ? NAN : out_sum / n;
         fit_r2[a->n_fixes] = NAN;
         if ((int)s != st_over) {
             /* the pass of this stage with the largest summed share over the regime's configs */

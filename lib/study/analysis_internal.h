@@ -47,10 +47,12 @@ typedef struct an_work {
     double *fit_r2;           /* [n_fixes] R^2 of the fix's pass fit, for the rules */
     const char **metric_names;/* distinct run-metric names over the configs (fit candidates) */
     size_t n_metric_names;
+    double *cfg_startup;      /* [n_configs] start-up s per cold run (analysis_startup.c); NAN: not measured */
 } an_work;
 
 /* Sections, in the order the driver runs them. Each returns a pm_status and fills err. */
 int an_load(an_work *w, pm_err *err);            /* analysis_load.c: stages, configs, runs, pass rows */
+int an_startup(an_work *w, pm_err *err);         /* analysis_startup.c: null-input runs, per-tool baselines */
 int an_stages(an_work *w, pm_err *err);          /* analysis_stages.c: shares, per-config summaries */
 int an_hosts(an_work *w, pm_err *err);           /* analysis_hosts.c: which machine measured what */
 int an_parallel(an_work *w, pm_err *err);        /* analysis_parallel.c: IR sizes, user/wall per tool */

@@ -1,6 +1,6 @@
 /* Section: noise diagnostics per config — coefficient of variation and MAD outliers of the cold wall, the load
- * average at the runs' start, user/wall against the sweep's own uncontended level — and which configs are
- * contended (their shares and fixes are not conclusions). */
+ * average at the runs' start, each tool's steps against that tool's own serial baseline (its null-input runs,
+ * analysis_startup.c) — and which configs are contended (their shares and fixes are not conclusions). */
 #include "analysis_internal.h"
 
 #include <jansson.h>
@@ -49,8 +49,16 @@ int an_noise(an_work *w, pm_err *err)
     for (size_t ci = 0; ci < a->n_configs; ci++) {
         pm_an_config *c = &a->configs[ci];
         int busy = a->cpus > 0 && !isnan(c->load1) && c->load1 > a->cpus;
-        int starved = !isnan(a->user_wall_baseline) && !isnan(c->user_wall) &&
+        /* A tool's steps below 0.75 of its own serial CPU/wall waited for a CPU. Without a baseline for any of
+           its tools (a database older than the start-up runs), the sweep's p90 user/wall stands in for it. */
+        int starved;
+        if (!isnan(c->cpu_ratio)) {
+            starved = c->cpu_ratio < 0.75;
+        } else {
+            starved = !isnan(a->user_wall_baseline) && !isnan(c->user_wall) &&
                       c->user_wall < 0.75 * a->user_wall_baseline;
+            a->n_baseline_p90 += c->n_cold > 0;
+        }
         c->contended = busy || starved;
         a->n_contended += c->contended;
     }

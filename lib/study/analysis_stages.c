@@ -22,7 +22,13 @@ int an_stages(an_work *w, pm_err *err)
     double *cfg_pass_uw = calloc(a->n_configs * NP + 1, sizeof *cfg_pass_uw);  /* wall where user known */
     double *stage_u = calloc(NS, sizeof *stage_u), *stage_uw = calloc(NS, sizeof *stage_uw);
     tmp = w->tmp = calloc(n_runs + a->n_configs + 16, sizeof *tmp);
+    double *run_su = calloc(n_runs + 1, sizeof *run_su);   /* start-up share of each run's wall; NAN: unknown */
+    if (!run_su) {
+        free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+        AN_NOMEM();
+    }
     if (!run_stage || !cfg_pass_s || !cfg_pass_u || !cfg_pass_uw || !stage_u || !stage_uw || !tmp) {
+        free(run_su);
         free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
         AN_NOMEM();
     }
@@ -53,6 +59,10 @@ int an_stages(an_work *w, pm_err *err)
         rs[st_over] = over > 0 ? over : 0;
         /* Threaded pass timers can sum past the process wall: normalise by the larger of the two. */
         double denom = runs[i].pass_sum + rs[st_over];
+        /* process-overhead = start-up + outside passes: start-up is what the run's steps pay to start (the tools'
+           median null-run walls), at most the run's overhead; the rest is time outside passes. */
+        double su = w->cfg_startup ? w->cfg_startup[runs[i].cfg] : NAN;
+        run_su[i] = isnan(su) ? NAN : denom > 0 ? (su < rs[st_over] ? su : rs[st_over]) / denom : 0;
         for (size_t s = 0; s < NS; s++)
             rs[s] = denom > 0 ? rs[s] / denom : 0;
     }
@@ -60,7 +70,7 @@ int an_stages(an_work *w, pm_err *err)
        instead of every run per config and stage, which made the analysis quadratic in the store's size. */
     size_t *first = calloc(a->n_configs + 2, sizeof *first), *order = calloc(n_runs + 1, sizeof *order);
     if (!first || !order) {
-        free(first); free(order);
+        free(first); free(order); free(run_su);
         free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
         AN_NOMEM();
     }
@@ -71,7 +81,7 @@ int an_stages(an_work *w, pm_err *err)
     {
         size_t *fill = calloc(a->n_configs + 1, sizeof *fill);
         if (!fill) {
-            free(first); free(order);
+            free(first); free(order); free(run_su);
             free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
             AN_NOMEM();
         }
@@ -98,6 +108,24 @@ int an_stages(an_work *w, pm_err *err)
             if (n == 0)
                 c->share[s].mean = 0;
             c->stage_s[s] = c->share[s].mean * wall_amean;
+        }
+        {
+            double su = 0;
+            int nsu = 0, known = 1;
+            for (size_t q = first[ci]; q < first[ci + 1]; q++)
+                if (runs[order[q]].cold) {
+                    known &= !isnan(run_su[order[q]]);
+                    su += run_su[order[q]];
+                    nsu++;
+                }
+            if (nsu && known) {   /* the two parts are means over the same runs: they sum to the overhead share */
+                c->startup_share = su / nsu;
+                c->outside_share = c->share[st_over].mean - c->startup_share;
+                if (c->outside_share < 0)   /* rounding only: each run's start-up is at most its overhead */
+                    c->outside_share = 0;
+                c->startup_s = c->startup_share * wall_amean;
+                c->outside_s = c->outside_share * wall_amean;
+            }
         }
         double u = 0, uwall = 0, ws = 0;
         int nw = 0;
@@ -133,7 +161,7 @@ int an_stages(an_work *w, pm_err *err)
             np += cfg_pass_s[ci * NP + p] > 0;
         c->passes = calloc(np + 1, sizeof *c->passes);
         if (!c->passes) {
-            free(first); free(order);
+            free(first); free(order); free(run_su);
             free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
             AN_NOMEM();
         }
@@ -163,7 +191,7 @@ int an_stages(an_work *w, pm_err *err)
     if (a->stage_user_wall)
         for (size_t s = 0; s < NS; s++)
             a->stage_user_wall[s] = stage_uw[s] > 0 ? stage_u[s] / stage_uw[s] : NAN;
-    free(first); free(order);
+    free(first); free(order); free(run_su);
     free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
     if (!a->stage_user_wall)
         AN_NOMEM();

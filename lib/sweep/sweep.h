@@ -42,6 +42,7 @@ typedef struct pm_sweep_opts {
 typedef struct pm_sweep_summary {
     int configs;              /* configs of this sweep (of this shard when sharded) */
     int planned, already_done, ran, ok, failed, interrupted;
+    int startup_runs;         /* null-input start-up runs made now (0: recorded before, or not measured) */
     double wall_s;
 } pm_sweep_summary;
 

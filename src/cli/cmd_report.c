@@ -101,6 +101,13 @@ static int print_text(const pm_analysis *a, int markdown)
                                                "log scale; no interval below 3 repeats)", markdown, width);
     if (!rc)
         rc = put_table(pm_rt_stage_shares(a, NULL), "stage shares (of the cold compile wall)", markdown, width);
+    char note[512];
+    pm_rt_overhead_note(a, note, sizeof note);
+    if (!rc && !note[0])
+        rc = put_table(pm_rt_overhead(a, NULL), "process-overhead = start-up (each tool's median null-input run x "
+                                                "its steps) + outside passes (the rest)", markdown, width);
+    else if (!rc)
+        printf("\n%s%s\n", markdown ? "- " : "", note);
     const pm_an_regime *rs[3] = {&a->regime_llm, &a->regime_cnn, &a->regime_cmd};
     printf(markdown ? "\n## Regimes\n\n" : "\nregimes\n");
     for (int r = 0; r < 3; r++)
@@ -118,13 +125,26 @@ static int print_text(const pm_analysis *a, int markdown)
         printf("\nhandoff: not applicable: fewer than two model families in this sweep\n");
     for (size_t i = 0; i < a->n_crossovers; i++)
         printf("precision: %s\n", a->crossovers[i]);
-    printf("\nnoise: %d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended (load average above %d "
-           "CPUs or user/wall below 0.75 x the sweep's %.2f): the fix table draws no conclusion from them\n",
-           a->n_noisy, a->n_configs, a->n_contended, a->cpus, a->user_wall_baseline);
-    for (size_t i = 0; i < a->n_configs; i++)
-        if (a->configs[i].contended)
-            printf("  contended: %s (load %.1f, user/wall %.2f, CV %.0f%%)\n", a->configs[i].key, a->configs[i].load1,
-                   a->configs[i].user_wall, a->configs[i].cv * 100);
+    char noise[1024];
+    pm_rt_noise_text(a, noise, sizeof noise);
+    printf("\nnoise: %s: the fix table draws no conclusion from them\n", noise);
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (!c->contended)
+            continue;
+        printf("  contended: %s (load %.1f, ", c->key, c->load1);
+        if (c->starved_tool)
+            printf("%s at %.2f of its serial CPU/wall", c->starved_tool, c->cpu_ratio);
+        else
+            printf("user/wall %.2f", c->user_wall);
+        printf(", CV %.0f%%)\n", c->cv * 100);
+    }
+    if (!rc && a->n_startup)
+        rc = put_table(pm_rt_startup(a), "start-up: each tool on a null input, once per sweep (serial baseline of "
+                                         "its steps)", markdown, width);
+    pm_rt_startup_contended_text(a, noise, sizeof noise);
+    if (noise[0])
+        printf("%s%s\n", markdown ? "- " : "warning: ", noise);
     if (!a->n_prec)
         printf("precision: not applicable: no LLM configs over several precisions in this sweep\n");
     if (!rc)

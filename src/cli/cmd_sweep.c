@@ -241,6 +241,7 @@ int cmd_sweep(int argc, char **argv)
                               "configs", sum.configs, "planned", sum.planned, "already_done", sum.already_done, "ran",
                               sum.ran, "ok", sum.ok, "failed", sum.failed, "interrupted", sum.interrupted, "wall_s",
                               sum.wall_s);
+        json_object_set_new(o, "startup_runs", json_integer(sum.startup_runs));
         if (opts.shard.n)
             json_object_set_new(o, "shard", json_pack("{s:i, s:i}", "k", opts.shard.k, "n", opts.shard.n));
         pm_json_stamp(o, "wall_s", "s", NULL);
@@ -251,6 +252,8 @@ int cmd_sweep(int argc, char **argv)
         printf("dry run: %d configs, %d runs planned (%d already recorded); nothing was written\n", sum.configs,
                sum.planned, sum.already_done);
     } else {
+        if (sum.startup_runs)
+            printf("start-up: %d null-input runs (each tool on an empty input, once per sweep)\n", sum.startup_runs);
         if (opts.shard.n)
             printf("shard %d/%d: ", opts.shard.k, opts.shard.n);
         printf("sweep %s: %d configs, %d runs planned (%d already recorded), %d ran: %d ok, %d failed, %.1f s%s\n"

@@ -37,6 +37,7 @@ outputs = {out}/obj.o
 tool = clang
 ir.obj_bytes = size {out}/obj.o
 ir.trace_events = count {out}/obj.json "ph":
+null_argv = $CLANG -c -x c /dev/null -o {out}/null.o
 INI
 db=$TMP/clang.db
 check "clang study: sweep of 5 files x 4 -O levels" "$PASSMAP" sweep --quiet --db "$db" "$TMP/c/clang.ini"
@@ -55,6 +56,8 @@ n=$(q "$db" "select count(*) from metric where name='ir.obj_bytes' and value > 0
 [ "$n" = 40 ] && ok "declared metric ir.obj_bytes per run" || fail "ir.obj_bytes ($n)"
 n=$(q "$db" "select count(*) from metric where name='ir.trace_events' and value > 10")
 [ "$n" = 40 ] && ok "declared regex count metric per run" || fail "ir.trace_events ($n)"
+[ "$(q "$db" "select count(*) from startup where tool='clang' and status='ok' and argv like '%/dev/null%'")" = 5 ] \
+  && ok "null_argv: clang started 5 times on /dev/null" || fail "clang start-up: $(q "$db" "select tool, status from startup")"
 argv=$(q "$db" "select argv from step limit 1")
 case "$argv" in "$CLANG -std=c11 -D_GNU_SOURCE -I$TMP/c/inc -O"[0-3]" -c $TMP/c/src/"*".c -o "*"/obj.o -ftime-trace")
   ok "argv substituted: {spec_dir} {opt} {input} {out}" ;; *) fail "argv: $argv" ;; esac
@@ -118,6 +121,10 @@ check "opt study sweeps" "$PASSMAP" sweep --quiet --db "$db" "$TMP/o/opt.ini"
 [ "$(q "$db" "select count(*) from run where status='ok'")" = 3 ] && ok "3 ok opt runs" || fail "opt runs"
 [ "$(q "$db" "select min(tool) from step")" = opt ] && ok "tool label is opt (version suffix dropped)" \
   || fail "tool label: $(q "$db" "select min(tool) from step")"
+[ "$(q "$db" "select tool || ' ' || status || ' ' || note from startup")" = "opt not-measured [step opt] has no null_argv" ] \
+  && ok "a step without null_argv: start-up not measured, and why" || fail "opt start-up: $(q "$db" "select * from startup")"
+"$PASSMAP" report "$db" | grep -q 'process-overhead not split: start-up not measured' && ok "report says it is not split" \
+  || fail "opt report: no not-split sentence"
 [ "$(q "$db" "select count(*) from v_pass where pass='InstCombinePass'")" -ge 3 ] && ok "new-PM pass names stored" \
   || fail "new-PM pass names stored"
 json=$("$PASSMAP" report "$db" --json)

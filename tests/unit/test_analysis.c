@@ -328,6 +328,133 @@ static void contended_configs_left_out_of_fixes(void **state)
     pm_analysis_free(a);
 }
 
+/* Null-input runs of a tool, as the sweep records them once per sweep (user + sys over wall = cpu). */
+static void add_startup(const char *tool, const double *walls, int n, double cpu)
+{
+    pm_startup_row rows[8];
+    for (int i = 0; i < n; i++)
+        rows[i] = (pm_startup_row){.tool = tool, .repeat = i, .status = "ok", .wall_s = walls[i],
+                                   .user_s = 0.7 * cpu * walls[i], .sys_s = 0.3 * cpu * walls[i]};
+    pm_err e = {0};
+    assert_int_equal(pm_store_record_startup(store, sweep_id, 0, rows, n, &e), PM_OK);
+}
+
+/* process-overhead = start-up (the tool's median null-run wall x its steps, at most the run's overhead) +
+ * outside passes; the two parts sum to the overhead share and seconds. */
+static void overhead_split_into_startup_and_outside(void **state)
+{
+    /* overhead 0.4 s of 1.0 s and 0.5 s of 1.2 s; start-up median 0.12 s (runs 0.10, 0.12, 0.30) */
+    int64_t c1 = add_config("llm", "qwen2", "0.5b", 128, "int8", 0);
+    add_run(c1, "cold", 1.0, 0.9, "mlir-opt", "Canonicalizer", 0.6, (char *)NULL);
+    add_run(c1, "cold", 1.2, 1.1, "mlir-opt", "Canonicalizer", 0.7, (char *)NULL);
+    /* overhead 0.05 s only: start-up is capped at it, nothing outside passes */
+    int64_t c2 = add_config("llm", "qwen2", "1.5b", 128, "int8", 0);
+    add_run(c2, "cold", 1.0, 0.9, "mlir-opt", "Canonicalizer", 0.95, (char *)NULL);
+    /* a tool with no null run: its start-up is unknown, nothing is split */
+    int64_t c3 = add_config("llm", "qwen2", "7b", 128, "int8", 0);
+    add_run(c3, "cold", 1.0, 0.9, "llc", "Canonicalizer", 0.5, (char *)NULL);
+    double walls[] = {0.10, 0.30, 0.12};
+    add_startup("mlir-opt", walls, 3, 1.0);
+    pm_analysis *a = analyse(NO_RULES);
+    assert_true(a->startup_table && a->startup_measured);
+    assert_int_equal(a->n_startup, 1);
+    assert_float_equal(a->startup[0].wall_s, 0.12, 1e-12);
+    assert_float_equal(a->startup[0].cpu_wall, 1.0, 1e-12);
+    int ov = pm_an_stage_index(a, PM_STAGE_OVERHEAD);
+    const pm_an_config *c = pm_an_find_config(a, "llm/qwen2/0.5b/w128/int8/r0");
+    assert_non_null(c);
+    assert_float_equal(c->startup_share, (0.12 / 1.0 + 0.12 / 1.2) / 2, 1e-9);
+    assert_float_equal(c->outside_share, (0.28 / 1.0 + 0.38 / 1.2) / 2, 1e-9);
+    assert_float_equal(c->startup_share + c->outside_share, c->share[ov].mean, 1e-12);
+    assert_float_equal(c->startup_s + c->outside_s, c->stage_s[ov], 1e-12);
+    c = pm_an_find_config(a, "llm/qwen2/1.5b/w128/int8/r0");
+    assert_float_equal(c->startup_share, 0.05, 1e-9);
+    assert_float_equal(c->outside_share, 0, 1e-9);
+    c = pm_an_find_config(a, "llm/qwen2/7b/w128/int8/r0");
+    assert_true(isnan(c->startup_share) && isnan(c->outside_share));
+    pm_analysis_free(a);
+}
+
+/* Contention is judged per tool against its own serial CPU/wall (its null runs); the sweep's p90 of user/wall
+ * only stands in when no start-up runs exist (older databases). */
+static void contention_against_each_tools_baseline(void **state)
+{
+    const char *sizes[] = {"1b", "2b", "3b", "4b"};
+    /* mlir-opt steps at 0.95 CPU/wall; a translate step at 0.7 (its own serial level is 0.8) */
+    for (int i = 0; i < 4; i++) {
+        int64_t c = add_config("llm", "qwen2", sizes[i], 128, "int8", 0);
+        const char *tool = i == 3 ? "mlir-translate" : "mlir-opt";
+        double uw = i == 3 ? 0.7 : i == 2 ? 0.5 : 0.95;   /* config 3: mlir-opt starved of CPU */
+        for (int r = 0; r < 3; r++)
+            add_run(c, "cold", 1.0, uw, tool, "Canonicalizer", 0.5, (char *)NULL);
+    }
+    /* no start-up runs yet: the p90 fallback flags both the starved config and the slower tool's */
+    pm_analysis *a = analyse(NO_RULES);
+    assert_false(a->startup_measured);
+    assert_int_equal(a->n_baseline_p90, 4);
+    assert_true(pm_an_find_config(a, "llm/qwen2/3b/w128/int8/r0")->contended);
+    assert_true(pm_an_find_config(a, "llm/qwen2/4b/w128/int8/r0")->contended);
+    assert_int_equal(a->n_contended, 2);
+    pm_analysis_free(a);
+    double w[] = {0.04, 0.04, 0.04};
+    add_startup("mlir-opt", w, 3, 1.0);
+    add_startup("mlir-translate", w, 3, 0.8);
+    a = analyse(NO_RULES);
+    assert_true(a->startup_measured);
+    assert_int_equal(a->n_baseline_p90, 0);
+    const pm_an_config *c3 = pm_an_find_config(a, "llm/qwen2/3b/w128/int8/r0"),
+                       *c4 = pm_an_find_config(a, "llm/qwen2/4b/w128/int8/r0");
+    assert_true(c3->contended);
+    assert_string_equal(c3->starved_tool, "mlir-opt");
+    assert_float_equal(c3->cpu_ratio, 0.5, 1e-9);
+    assert_false(c4->contended);   /* 0.7 of a serial 0.8 is that tool's normal */
+    assert_float_equal(c4->cpu_ratio, 0.7 / 0.8, 1e-9);
+    assert_int_equal(a->n_contended, 1);
+    pm_analysis_free(a);
+}
+
+/* The compile-server fix follows start-up, not the whole process-overhead. */
+static void compile_server_only_from_startup(void **state)
+{
+    /* two configs with no pass time at all: overhead is the whole wall */
+    int64_t c1 = add_config("cnn", "resnet18", NULL, 0, "int8", 224);
+    for (int r = 0; r < 3; r++)
+        add_run(c1, "cold", 0.05, 0.049, "mlir-opt", (char *)NULL);
+    int64_t c2 = add_config("cnn", "resnet18", NULL, 0, "int8", 640);
+    for (int r = 0; r < 3; r++)
+        add_run(c2, "cold", 0.05, 0.049, "llc", (char *)NULL);
+    double big[] = {0.04, 0.04, 0.04}, small[] = {0.001, 0.001, 0.001};
+    add_startup("mlir-opt", big, 3, 1.0);   /* start-up is 80% of its compile */
+    add_startup("llc", small, 3, 1.0);      /* 2%: the rest is outside passes, not start-up */
+    pm_analysis *a = analyse(PM_SOURCE_DIR "/data/fixes.tsv");
+    assert_int_equal(a->n_fixes, 1);
+    const pm_an_fix *f = &a->fixes[0];
+    assert_string_equal(a->stages[f->stage], PM_STAGE_OVERHEAD);
+    assert_float_equal(f->startup_share, (0.8 + 0.02) / 2, 1e-9);
+    assert_float_equal(f->outside_share, (0.2 + 0.98) / 2, 1e-9);
+    assert_non_null(f->fix);
+    assert_non_null(strstr(f->fix, "compile server"));
+    pm_analysis_free(a);
+    /* the same overhead, with start-up small everywhere: no compile server */
+    assert_int_equal(sqlite3_exec(db, "UPDATE startup SET wall_s = 0.001, user_s = 0.0007, sys_s = 0.0003", NULL,
+                                  NULL, NULL), SQLITE_OK);
+    a = analyse(PM_SOURCE_DIR "/data/fixes.tsv");
+    assert_non_null(a->fixes[0].fix);
+    assert_null(strstr(a->fixes[0].fix, "compile server"));
+    assert_non_null(strstr(a->fixes[0].fix, "outside its pass timers"));
+    pm_analysis_free(a);
+    /* start-up measured on a busy machine (CPU/wall 0.375 where alone it is ~1): no conclusion from it */
+    assert_int_equal(sqlite3_exec(db, "UPDATE startup SET wall_s = 0.04, user_s = 0.01, sys_s = 0.005", NULL, NULL,
+                                  NULL), SQLITE_OK);
+    a = analyse(PM_SOURCE_DIR "/data/fixes.tsv");
+    assert_true(a->startup_contended && a->startup[0].contended);
+    assert_true(isnan(a->fixes[0].startup_share) && isnan(a->fixes[0].outside_share));
+    assert_non_null(a->fixes[0].fix);
+    assert_null(strstr(a->fixes[0].fix, "compile server"));
+    assert_true(isnan(a->configs[0].cpu_ratio));   /* nor a serial baseline */
+    pm_analysis_free(a);
+}
+
 static void precision_ratio_and_crossover(void **state)
 {
     const char *sizes[] = {"0.5b", "1.5b", "7b"};
@@ -472,6 +599,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(fit_recovers_exponent, setup, teardown),
         cmocka_unit_test_setup_teardown(fit_uses_stage_entry_size, setup, teardown),
         cmocka_unit_test_setup_teardown(contended_configs_left_out_of_fixes, setup, teardown),
+        cmocka_unit_test_setup_teardown(overhead_split_into_startup_and_outside, setup, teardown),
+        cmocka_unit_test_setup_teardown(contention_against_each_tools_baseline, setup, teardown),
+        cmocka_unit_test_setup_teardown(compile_server_only_from_startup, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_ratio_and_crossover, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_series_in_size_order_across_families, setup, teardown),
         cmocka_unit_test_setup_teardown(fix_rules_pick_by_evidence, setup, teardown),

@@ -216,6 +216,63 @@ static void values_with_spaces_stay_one_word(void **state)
     pm_spec_free(s);
 }
 
+/* Start-up: one null step per distinct tool with a null_argv (labelled as the real step is), a sentence for each
+ * tool without one; the embedded back end starts its three tools on an empty module. */
+static void null_steps_per_tool(void **state)
+{
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_equal(parse_in_dir("[sweep]\nname = t\nbackend = command\n[matrix m]\nopt = 1, 2\n"
+                                  "[step cc]\nargv = clang-22 -O{opt} -c x.c\nnull_argv = clang-22 -c -x c /dev/null "
+                                  "-o {out}/null.o\n"
+                                  "[step cc2]\nargv = clang-22 -O{opt} -c y.c\nnull_argv = clang-22 -E /dev/null\n"
+                                  "[step link]\nargv = ld -o {out}/a.out\n",
+                                  &s, &e), PM_OK);
+    pm_backend_ctx ctx = {.spec = s};
+    const pm_backend_ops *cmd = pm_backend_find("command");
+    assert_non_null(cmd->null_steps);
+    assert_int_equal(cmd->prepare(&ctx, &e), PM_OK);
+    pm_steps st;
+    char *missing = NULL;
+    assert_int_equal(cmd->null_steps(&ctx, "/n", &st, &missing, &e), PM_OK);
+    assert_int_equal(st.n, 1);   /* cc2 is the same tool: measured once */
+    assert_string_equal(st.items[0].tool, "clang");
+    assert_string_equal(st.items[0].argv[6], "/n/null.o");
+    assert_string_equal(missing, "ld: [step link] has no null_argv");
+    free(missing);
+    pm_steps_free(&st);
+    cmd->cleanup(&ctx);
+    pm_spec_free(s);
+    /* a null run has no config: an axis in null_argv is refused with its line */
+    assert_int_not_equal(parse_in_dir("[sweep]\nname = t\nbackend = command\n[matrix m]\nopt = 1\n[step s]\n"
+                                      "argv = cc -O{opt}\nnull_argv = cc -O{opt} /dev/null\n", &s, &e), PM_OK);
+    assert_non_null(strstr(e.msg, "line 8: [step s] null_argv: {opt} is not out, bindir or spec_dir"));
+
+    assert_int_equal(parse_in_dir("[sweep]\nname = t\n[llm q]\nmodels = qwen2:0.5b\nwindows = 32\n"
+                                  "precisions = int8\nlayers = 1\n", &s, &e), PM_OK);
+    pm_embedded_tools tools = {0};
+    strcpy(tools.bindir, "/llvm/bin");
+    ctx = (pm_backend_ctx){.spec = s, .state = &tools};
+    const pm_backend_ops *emb = pm_backend_find("embedded");
+    assert_int_equal(emb->null_steps(&ctx, dir, &st, &missing, &e), PM_OK);
+    assert_null(missing);
+    assert_int_equal(st.n, 3);
+    const char *want[] = {"mlir-opt", "mlir-translate", "llc"};
+    for (int i = 0; i < 3; i++)
+        assert_string_equal(st.items[i].tool, want[i]);
+    char empty[600];
+    snprintf(empty, sizeof empty, "%s/empty.mlir", dir);
+    assert_string_equal(st.items[0].argv[1], empty);
+    FILE *f = fopen(empty, "r");
+    char line[64] = "";
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_string_equal(line, "module {}\n");
+    pm_steps_free(&st);
+    pm_spec_free(s);
+}
+
 static void bad_command_specs_name_the_line(void **state)
 {
     static const struct { const char *text, *want; } cases[] = {
@@ -325,6 +382,7 @@ int main(void)
         cmocka_unit_test(command_spec_expands_axes),
         cmocka_unit_test(values_with_spaces_stay_one_word),
         cmocka_unit_test(bad_command_specs_name_the_line),
+        cmocka_unit_test(null_steps_per_tool),
         cmocka_unit_test(literal_braces_are_not_placeholders),
         cmocka_unit_test(metrics_measure_files_and_streams),
     };

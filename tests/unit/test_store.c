@@ -579,7 +579,8 @@ static void old_database_is_migrated(void **state)
     /* turn it into what passmap wrote before schema 4 */
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "DROP TABLE config_param; PRAGMA user_version = 3;", NULL, NULL, NULL),
+    assert_int_equal(sqlite3_exec(db, "DROP TABLE config_param; DROP TABLE startup; PRAGMA user_version = 3;", NULL,
+                                  NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(db);
 
@@ -600,6 +601,51 @@ static void old_database_is_migrated(void **state)
     assert_int_equal(q_int(db, "PRAGMA user_version"), pm_store_schema_version(st));
     assert_true(pm_store_schema_version(st) >= 4);
     assert_int_equal(q_int(db, "SELECT count(*) FROM config_param"), 5);
+    pm_store_close(st);
+}
+
+/* Schema 5: start-up rows, once per sweep and machine; a schema-4 file gains the table when a writer opens it. */
+static void startup_rows_once_per_sweep_and_host(void **state)
+{
+    fixture *f = *state;
+    pm_store *st = NULL;
+    pm_err e = {0};
+    int64_t cfg;
+    open_with_config(f->path, &st, &cfg);
+    pm_store_close(st);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "DROP TABLE startup; PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
+    assert_true(pm_store_schema_version(st) >= PM_STORE_VERSION_STARTUP);
+    pm_host h = {0};
+    strcpy(h.name, "a");
+    strcpy(h.fingerprint, "f1");
+    int64_t host_a, host_b, sweep;
+    assert_int_equal(pm_store_host(st, &h, &host_a, &e), PM_OK);
+    strcpy(h.name, "b");
+    assert_int_equal(pm_store_host(st, &h, &host_b, &e), PM_OK);
+    assert_int_equal(pm_store_sweep(st, "s", "embedded", NULL, NULL, &sweep, &e), PM_OK);
+    int done = 1;
+    assert_int_equal(pm_store_startup_done(st, sweep, host_a, &done, &e), PM_OK);
+    assert_false(done);
+    pm_startup_row rows[] = {
+        {.tool = "mlir-opt", .repeat = 0, .status = "ok", .argv = "mlir-opt empty.mlir", .wall_s = 0.04,
+         .user_s = 0.03, .sys_s = 0.01},
+        {.tool = "ld", .repeat = 0, .status = "not-measured", .wall_s = -1, .user_s = -1, .sys_s = -1,
+         .note = "[step link] has no null_argv"},
+    };
+    assert_int_equal(pm_store_record_startup(st, sweep, host_a, rows, 2, &e), PM_OK);
+    assert_int_equal(pm_store_startup_done(st, sweep, host_a, &done, &e), PM_OK);
+    assert_true(done);
+    assert_int_equal(pm_store_startup_done(st, sweep, host_b, &done, &e), PM_OK);
+    assert_false(done);   /* another machine measures its own */
+    db = pm_store_db(st);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM startup WHERE tool = 'ld' AND wall_s IS NULL"), 1);
+    /* the same rows again: refused whole (one transaction), nothing doubled */
+    assert_int_not_equal(pm_store_record_startup(st, sweep, host_a, rows, 2, &e), PM_OK);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM startup"), 2);
     pm_store_close(st);
 }
 
@@ -675,6 +721,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(old_database_is_migrated, setup, teardown),
         cmocka_unit_test_setup_teardown(config_params_are_stored, setup, teardown),
+        cmocka_unit_test_setup_teardown(startup_rows_once_per_sweep_and_host, setup, teardown),
         cmocka_unit_test_setup_teardown(schema_is_created, setup, teardown),
         cmocka_unit_test_setup_teardown(sweep_and_config_get_or_create, setup, teardown),
         cmocka_unit_test_setup_teardown(run_round_trip_keeps_tree, setup, teardown),
