@@ -220,6 +220,7 @@ pm_table *pm_rt_ab(const pm_analysis *a)
         {"config", "config", NULL},     {"against", "A", NULL},          {"variant", "B", NULL},
         {"wall_a_s", "A cold wall", "s"}, {"wall_b_s", "B cold wall", "s"}, {"ratio", "B/A", "ratio"},
         {"ci", "95% CI (Holm)", "ratio"}, {"p_holm", "p (Holm)", "p"},    {"verdict", "mark", NULL},
+        {"noise", "noise", NULL},
     };
     pm_table *t = pm_table_new("t-ab", NULL, cols, N_OF(cols));
     int rc = 0;
@@ -254,6 +255,12 @@ pm_table *pm_rt_ab(const pm_analysis *a)
             pm_compare_fmt_p(buf, sizeof buf, st);
             rc |= pm_table_set(t, row, 7, buf, st->p_holm);
             rc |= pm_table_set(t, row, 8, pm_compare_verdict_name(st->verdict), NAN);
+            /* compare's rule has no contention input (yet): the mark stays compare's, the noise diagnosis of
+             * either side is shown beside it so a mark from contended runs is not read alone */
+            const pm_an_config *ca = pm_an_find_config(a, c->key_a), *cb = pm_an_find_config(a, c->key_b);
+            int na = ca && ca->contended, nb = cb && cb->contended;
+            rc |= pm_table_set(t, row, 9, na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "",
+                               NAN);
         }
     }
     if (rc) {

@@ -143,6 +143,17 @@ static void test_ab_table_marks(void **state)
     assert_non_null(strstr(legend, rule));
     assert_non_null(strstr(rule, "Holm"));
     assert_non_null(strstr(rule, "2%"));
+
+    /* a contended config keeps compare's mark, with the diagnosis beside it */
+    pm_an_config cfg = {.key = "k/clear", .contended = 1, .dominant_stage = -1};
+    f.a.configs = &cfg;
+    f.a.n_configs = 1;
+    t = pm_rt_ab(&f.a);
+    assert_non_null(t);
+    assert_string_equal(cell_text(t, 0, "verdict"), "faster");
+    assert_string_equal(cell_text(t, 0, "noise"), "contended (A, B)");
+    assert_string_equal(cell_text(t, 1, "noise"), "");
+    pm_table_free(t);
 }
 
 static void test_holm_changes_mark(void **state)
