@@ -22,7 +22,8 @@ static int add_ab(pm_analysis *a, const char *db_path, double threshold, const c
     if (!ab->variant || !ab->against)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     pm_compare_opts co = {.path_a = db_path, .path_b = db_path, .sweep_a = a->sweep, .sweep_b = a->sweep,
-                          .variant_a = va, .variant_b = vb, .axis = axis, .threshold = threshold};
+                          .variant_a = va, .variant_b = vb, .axis = axis, .threshold = threshold,
+                          .walls_only = 1};
     pm_err e = {0};
     int rc = pm_compare_run(&co, &ab->cmp, &e);
     if (rc == PM_ERR_NOMEM)

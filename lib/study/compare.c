@@ -28,6 +28,7 @@ typedef struct side_cfg {
 } side_cfg;
 
 typedef struct side {
+    int walls_only;     /* skip the pass rows (pm_compare_opts.walls_only) */
     pm_store *st;
     side_cfg *cfgs;     /* sorted by base */
     size_t n_cfgs;
@@ -242,7 +243,7 @@ static const char *const passes_sql =
     "WHERE config_id = ?1 AND mode = 'cold' AND run_status = 'ok' AND counted AND wall_s IS NOT NULL\n"
     "GROUP BY run_id, coalesce(tool, ''), pass ORDER BY 2, 3, 1";
 
-static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, pm_err *err)
+static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, int walls_only, pm_err *err)
 {
     sqlite3_stmt *s = NULL;
     size_t cap = 0, cap_w = 0;
@@ -270,7 +271,7 @@ cleanup:
     sqlite3_finalize(s);
     if (rc == PM_OK)
         rc = load_series(db, path, steps_sql, c, &c->steps, &c->n_steps, err);
-    if (rc == PM_OK)
+    if (rc == PM_OK && !walls_only)
         rc = load_series(db, path, passes_sql, c, &c->passes, &c->n_passes, err);
     if (rc != PM_OK)
         pm_err_wrap(err, "config %s", c->key);
@@ -444,7 +445,7 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
             goto cleanup;
         }
     for (size_t i = 0; i < n_all && rc == PM_OK; i++)
-        rc = load_cfg_data(db, path, &all[i], err);
+        rc = load_cfg_data(db, path, &all[i], sd->walls_only, err);
 cleanup:
     sqlite3_finalize(s);
     sd->cfgs = all;
@@ -825,6 +826,7 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     int rc;
     if (!opts || !opts->path_a || !opts->path_b)
         return pm_err_set(err, PM_ERR_USAGE, "compare: two databases needed");
+    a.walls_only = b.walls_only = opts->walls_only;
     if ((rc = load_side(opts->path_a, opts->sweep_a, opts->variant_a, "a", &a, &out->a, opts->axis, err)) != PM_OK ||
         (rc = load_side(opts->path_b, opts->sweep_b, opts->variant_b, "b", &b, &out->b, opts->axis, err)) != PM_OK)
         goto cleanup;

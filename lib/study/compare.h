@@ -33,6 +33,9 @@ typedef struct pm_compare_opts {
      * configs pair up when all their other parameters are equal (--a AXIS=V --b AXIS=W). */
     const char *axis;
     double threshold;                  /* practical threshold on |ratio - 1|; 0: PM_COMPARE_THRESHOLD */
+    /* 1: no pass rows (the report's A/B shows walls only). Holm works within each family, so the walls and
+     * steps get the very numbers and marks of a full comparison; loading the pass rows is most of the cost. */
+    int walls_only;
 } pm_compare_opts;
 
 #define PM_COMPARE_THRESHOLD 0.02
