@@ -362,7 +362,10 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
                                  r->geomean_ratio, ci, r->n_ratios, r->n_ratios == 1 ? "" : "s", r->faster,
                                  r->slower, same, na);
     }
-    if (!used)
+    if (!used && a->sweep && strchr(a->sweep, ','))
+        snprintf(h->ab, sizeof h->ab, "No in-sweep A/B over several sweeps: compare two with passmap compare DB "
+                                      "--a-sweep A --b-sweep B.");
+    else if (!used)
         snprintf(h->ab, sizeof h->ab, "No A/B in this sweep (one variant per config): measure a fix with "
                                       "passmap compare STOCK.db FIXED.db.");
     /* recompile ÷ cache hit */

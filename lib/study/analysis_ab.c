@@ -8,7 +8,7 @@
 
 /* One comparison of the store with itself: B = `b` against A = `a`, on the variant (axis NULL) or on an axis. */
 static int add_ab(pm_analysis *a, const char *db_path, double threshold, const char *axis, const char *va,
-                  const char *vb, pm_err *err)
+                  const char *vb, int *unreadable, pm_err *err)
 {
     pm_an_ab *ab = realloc(a->ab, (a->n_ab + 1) * sizeof *ab);
     if (!ab)
@@ -30,12 +30,16 @@ static int add_ab(pm_analysis *a, const char *db_path, double threshold, const c
         return pm_err_set(err, rc, "%s", e.msg);
     if (rc != PM_OK && !(ab->error = strdup(e.msg[0] ? e.msg : "compare failed")))
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    /* a store compare cannot open (an old dump without passmap's schema stamp) fails every pair alike: say it once */
+    *unreadable = rc != PM_OK && rc != PM_ERR_USAGE;
     return PM_OK;
 }
 
 int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, pm_err *err)
 {
-    int rc = PM_OK;
+    if (a->sweep && strchr(a->sweep, ','))   /* several sweeps: compare pairs within one sweep */
+        return PM_OK;
+    int rc = PM_OK, unreadable = 0;
     const char *ref = a->regime_llm.variant ? a->regime_llm.variant : a->regime_cnn.variant;
     if (!ref) {   /* no LLM/CNN regime: the most common variant among the configs */
         size_t best = 0;
@@ -47,7 +51,7 @@ int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, pm_err
                 best = n, ref = a->configs[i].variant;
         }
     }
-    for (size_t i = 0; ref && *ref && !rc && i < a->n_configs; i++) {
+    for (size_t i = 0; ref && *ref && !rc && !unreadable && i < a->n_configs; i++) {
         const char *v = a->configs[i].variant;
         if (!v || !*v || !strcmp(v, ref) || !a->configs[i].n_cold)
             continue;
@@ -55,12 +59,12 @@ int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, pm_err
         while (k < a->n_ab && strcmp(a->ab[k].variant, v))
             k++;
         if (k == a->n_ab)   /* each variant once */
-            rc = add_ab(a, db_path, threshold, NULL, ref, v, err);
+            rc = add_ab(a, db_path, threshold, NULL, ref, v, &unreadable, err);
     }
     /* The precision study's ratios: each precision against the base on configs equal on every other axis
      * (variant included), so its per-config marks come from compare too. */
-    for (size_t k = 0; a->prec_base && !rc && k < a->n_prec; k++)
+    for (size_t k = 0; a->prec_base && !rc && !unreadable && k < a->n_prec; k++)
         if (a->prec_time[k].label && strcmp(a->prec_time[k].label, a->prec_base))
-            rc = add_ab(a, db_path, threshold, "precision", a->prec_base, a->prec_time[k].label, err);
+            rc = add_ab(a, db_path, threshold, "precision", a->prec_base, a->prec_time[k].label, &unreadable, err);
     return rc;
 }
