@@ -21,10 +21,13 @@
  *                 "ratio":[{"precision","points":[{"size","ratio"}]}], "crossovers":[text]},
  *   "parallelism": {"tools":{tool:user_wall}, "stages":{stage:user_wall}},
  *   "fixes": [{"stage","configs","contended" (then no fix),"tool","pass","share","exponent","exponent_lo","user_wall","cache_ratio",
- *              "startup_share","outside_share","fix"}] }
+ *              "startup_share","outside_share","fix"}],
+ *   "ab": {"rule": text, "comparisons": [{"variant","against","axis": null (variants)|"precision","error": text|null,
+ *          "summary": compare's summary, "configs": [{"key","key_a","key_b","wall": compare's stat}]}]} }
  */
 #include "analysis.h"
 #include "npu_report.h"
+#include "report_tables.h"
 
 #include <math.h>
 
@@ -67,6 +70,34 @@ static json_t *series(const pm_an_series *s, size_t n, const char *yname)
         json_array_append_new(arr, json_pack("{s:s,s:o}", "precision", s[k].label, "points", pts));
     }
     return arr;
+}
+
+/* The in-sweep A/B: compare's own JSON (pm_compare_to_json), its summary and per-config wall stats, so the
+ * fields and marks mean what they mean in `passmap compare --json`. */
+static json_t *ab_json(const pm_analysis *a)
+{
+    char legend[1024];
+    pm_rt_sig_legend(legend, sizeof legend, a);
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < a->n_ab; i++) {
+        const pm_an_ab *x = &a->ab[i];
+        json_t *o = json_pack("{s:s,s:s,s:o,s:o}", "variant", x->variant, "against", x->against, "axis",
+                              str(x->axis), "error", str(x->error));
+        json_t *cj = x->error ? NULL : pm_compare_to_json(&x->cmp);
+        json_t *cfgs = json_array();
+        size_t k;
+        json_t *c;
+        json_array_foreach(cj ? json_object_get(cj, "configs") : NULL, k, c)
+            json_array_append_new(cfgs, json_pack("{s:O,s:O,s:O,s:O}", "key", json_object_get(c, "key"), "key_a",
+                                                  json_object_get(c, "key_a"), "key_b", json_object_get(c, "key_b"),
+                                                  "wall", json_object_get(c, "wall")));
+        json_t *sum = cj ? json_incref(json_object_get(cj, "summary")) : json_null();
+        json_object_set_new(o, "summary", sum ? sum : json_null());
+        json_object_set_new(o, "configs", cfgs);
+        json_decref(cj);
+        json_array_append_new(list, o);
+    }
+    return json_pack("{s:s,s:o}", "rule", legend, "comparisons", list ? list : json_array());
 }
 
 json_t *pm_analysis_json(const pm_analysis *a)
@@ -213,5 +244,6 @@ json_t *pm_analysis_json(const pm_analysis *a)
         json_array_append_new(hw, json_string(a->host_warnings[i]));
     json_object_set_new(root, "hosts", json_pack("{s:o,s:i,s:o,s:o}", "machines", hosts, "kinds", a->n_machine_kinds,
                                                  "config_host", by_cfg, "warnings", hw));
+    json_object_set_new(root, "ab", ab_json(a));
     return root;
 }

@@ -56,6 +56,14 @@ void pm_fix_ratio_text(const json_t *o, char *out, size_t cap)
         snprintf(out, cap, "%.3fx (no interval)", r);
     else
         snprintf(out, cap, "%.3fx [%.3f, %.3f]", r, lo, hi);
+    /* A verdict the interval over configs does not carry came from compare's rule holding for every config
+     * (pm_fix_judge): say so, so the mark never reads against the printed interval. */
+    const char *v = json_string_value(json_object_get(o, "verdict"));
+    int faster = v && !strcmp(v, "faster"), slower = v && !strcmp(v, "slower");
+    if ((faster && !(hi < 1)) || (slower && !(lo > 1))) {
+        size_t used = strlen(out);
+        snprintf(out + used, cap - used, "; every config %s by compare's rule", faster ? "faster" : "slower");
+    }
 }
 
 void pm_fix_report_text(FILE *f, const char *json_text)
@@ -65,7 +73,7 @@ void pm_fix_report_text(FILE *f, const char *json_text)
         json_decref(r);
         return;
     }
-    char m[96];
+    char m[192];
     const json_t *rec = json_object_get(r, "recommended");
     fprintf(f, "proven fixes (passmap fix, A/B sweep %s)\n", s(r, "fix_sweep"));
     if (json_is_object(rec)) {
@@ -109,7 +117,7 @@ void pm_fix_report_html(FILE *f, const char *json_text)
         json_decref(r);
         return;
     }
-    char m[96];
+    char m[192];
     const json_t *rec = json_object_get(r, "recommended");
     fputs("<section id=proven-fixes><h2>Proven fixes</h2>\n<p><b>", f);
     if (json_is_object(rec)) {

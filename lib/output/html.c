@@ -443,8 +443,13 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fprintf(f, "</title>\n<style>%s</style></head><body><div class=page>\n", CSS);
 
     /* table of contents */
-    fputs("<nav class=toc aria-label=contents><ol><li><a href=\"#headline\"><b>Headline</b></a></li>"
-          "<li><a href=\"#method\">Method</a></li><li><a href=\"#figures\">Figures</a><ol>", f);
+    size_t ab_rows = 0;
+    for (size_t i = 0; i < a->n_ab; i++)
+        ab_rows += a->ab[i].cmp.n_configs;
+    fputs("<nav class=toc aria-label=contents><ol><li><a href=\"#headline\"><b>Headline</b></a></li>", f);
+    if (ab_rows)
+        fputs("<li><a href=\"#ab\">A/B in this sweep</a></li>", f);
+    fputs("<li><a href=\"#method\">Method</a></li><li><a href=\"#figures\">Figures</a><ol>", f);
     for (size_t i = 0; figs && i < figs->n; i++) {
         fprintf(f, "<li><a href=\"#fig-%s\">", figs->fig[i].name);
         esc(f, figs->fig[i].title);
@@ -489,6 +494,24 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
         fputs("</li>", f);
     }
     fputs("</ul></section>\n", f);
+    if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
+        char legend[1024];
+        pm_rt_sig_legend(legend, sizeof legend, a);
+        fputs("<p class=sub id=marks>", f);
+        esc(f, legend);
+        fputs("</p>\n", f);
+    }
+    pm_table *ab = pm_rt_ab(a);
+    if (!ab)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (ab->n_rows) {
+        fputs("<h2 id=ab>A/B in this sweep</h2><p class=sub>Each variant against the reference variant on the same "
+              "configs, computed by <code>passmap compare</code>; B/A is the ratio of geometric means.</p>\n", f);
+        if ((rc = table_section(f, ab, 1, err)))
+            return rc;
+    } else {
+        pm_table_free(ab);
+    }
     pm_fix_report_html(f, a->fix_json);   /* the combination to ship heads the report */
 
     fputs("<h2 id=method>Method</h2><ul>", f);
@@ -607,6 +630,9 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     if (!a->n_crossovers)
         fputs("<li>no crossover between precisions in this sweep</li>", f);
     fputs("</ul>\n", f);
+    if (a->n_crossovers)   /* a median carries no mark: the tested comparison is the A/B table's */
+        fputs("<p class=sub>Crossovers are medians of wall ratios over families and windows, not tests; the marks per "
+              "config are in the <a href=\"#ab\">A/B table</a> (precision=&hellip;).</p>\n", f);
 
     fputs("<h2 id=parallelism>Parallelism</h2><p class=sub>user/wall of each compiler process (1.0 = serial).</p>", f);
     if ((rc = table_section(f, pm_rt_tools(a), 0, err)))

@@ -1,4 +1,5 @@
 #include "report_tables.h"
+#include "compare_out.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -330,11 +331,67 @@ static const char *kind_title(const char *k)
     return !k ? "other" : !strcmp(k, "llm") ? "LLM" : !strcmp(k, "cnn") ? "CNN" : k;
 }
 
-/* Key without its last component (the variant): configs that differ only by variant match. */
-static size_t base_len(const char *key)
+void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
 {
-    const char *s = strrchr(key, '/');
-    return s ? (size_t)(s - key) : strlen(key);
+    char rule[768];
+    pm_compare_rule_text(rule, sizeof rule, a->n_ab && !a->ab[0].error ? a->ab[0].cmp.threshold : 0);
+    snprintf(buf, n, "marks (faster / slower / same / n/a) follow passmap compare's rule: %s", rule);
+}
+
+pm_table *pm_rt_ab(const pm_analysis *a)
+{
+    static const pm_col cols[] = {
+        {"config", "config", NULL},     {"against", "A", NULL},          {"variant", "B", NULL},
+        {"wall_a_s", "A cold wall", "s"}, {"wall_b_s", "B cold wall", "s"}, {"ratio", "B/A", "ratio"},
+        {"ci", "95% CI (Holm)", "ratio"}, {"p_holm", "p (Holm)", "p"},    {"verdict", "mark", NULL},
+        {"noise", "noise", NULL},
+    };
+    pm_table *t = pm_table_new("t-ab", NULL, cols, N_OF(cols));
+    int rc = 0;
+    for (size_t i = 0; t && !rc && i < a->n_ab; i++) {
+        const pm_an_ab *x = &a->ab[i];
+        for (size_t k = 0; !rc && k < x->cmp.n_configs; k++) {
+            const pm_compare_config *c = &x->cmp.configs[k];
+            const pm_compare_stat *st = &c->wall;
+            long r = pm_table_add_row(t);
+            if (r < 0) {
+                rc = PM_ERR_NOMEM;
+                break;
+            }
+            size_t row = (size_t)r;
+            char buf[128];
+            rc |= pm_table_set(t, row, 0, c->key, NAN);
+            if (x->axis) {   /* a precision pair: the side is named as compare names it */
+                rc |= pm_table_setf(t, row, 1, NAN, "%s=%s", x->axis, x->against);
+                rc |= pm_table_setf(t, row, 2, NAN, "%s=%s", x->axis, x->variant);
+            } else {
+                rc |= pm_table_set(t, row, 1, x->against, NAN);
+                rc |= pm_table_set(t, row, 2, x->variant, NAN);
+            }
+            pm_compare_fmt_side(buf, sizeof buf, st, 0);
+            rc |= pm_table_set(t, row, 3, buf, st->gmean_a);
+            pm_compare_fmt_side(buf, sizeof buf, st, 1);
+            rc |= pm_table_set(t, row, 4, buf, st->gmean_b);
+            pm_compare_fmt_ratio(buf, sizeof buf, st);
+            rc |= pm_table_set(t, row, 5, buf, st->ratio);
+            pm_compare_fmt_ci(buf, sizeof buf, st, 0);
+            rc |= pm_table_set(t, row, 6, buf, NAN);
+            pm_compare_fmt_p(buf, sizeof buf, st);
+            rc |= pm_table_set(t, row, 7, buf, st->p_holm);
+            rc |= pm_table_set(t, row, 8, pm_compare_verdict_name(st->verdict), NAN);
+            /* compare's rule has no contention input (yet): the mark stays compare's, the noise diagnosis of
+             * either side is shown beside it so a mark from contended runs is not read alone */
+            const pm_an_config *ca = pm_an_find_config(a, c->key_a), *cb = pm_an_find_config(a, c->key_b);
+            int na = ca && ca->contended, nb = cb && cb->contended;
+            rc |= pm_table_set(t, row, 9, na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "",
+                               NAN);
+        }
+    }
+    if (rc) {
+        pm_table_free(t);
+        return NULL;
+    }
+    return t;
 }
 
 void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
@@ -408,39 +465,35 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
                  top->share * 100, isnan(top->exponent) ? "" : ", cost grows with IR size");
     else
         snprintf(h->fix, sizeof h->fix, "no fix rule matched this sweep's regimes");
-    /* in-sweep A/B: each non-reference variant against the same config in the most common variant */
-    const char *ref = a->regime_llm.variant ? a->regime_llm.variant : a->regime_cnn.variant;
+    /* in-sweep A/B: compare's result per variant (pm_analysis_ab), its marks counted */
     size_t used = 0;
-    for (size_t i = 0; ref && i < a->n_configs; i++) {
-        const pm_an_config *v = &a->configs[i];
-        if (!v->variant || !strcmp(v->variant, ref) || !v->n_cold)
+    for (size_t i = 0; i < a->n_ab && used < sizeof h->ab - 200; i++) {
+        const pm_an_ab *x = &a->ab[i];
+        const char *sep = used ? "; " : "Measured in this sweep (compare's rule): ";
+        if (x->error) {
+            used += (size_t)snprintf(h->ab + used, sizeof h->ab - used, "%s%s %s vs %s not compared: %s", sep,
+                                     x->axis ? x->axis : "variant", x->variant, x->against, x->error);
             continue;
-        int seen = 0;   /* each variant once */
-        for (size_t k = 0; k < i; k++)
-            seen |= a->configs[k].variant && !strcmp(a->configs[k].variant, v->variant) && a->configs[k].n_cold;
-        if (seen)
-            continue;
-        double sum = 0;
-        int n = 0;
-        for (size_t k = i; k < a->n_configs; k++) {
-            const pm_an_config *x = &a->configs[k];
-            if (!x->variant || strcmp(x->variant, v->variant) || !x->n_cold)
-                continue;
-            for (size_t m = 0; m < a->n_configs; m++) {
-                const pm_an_config *b = &a->configs[m];
-                if (b->variant && !strcmp(b->variant, ref) && b->n_cold && base_len(b->key) == base_len(x->key) &&
-                    !strncmp(b->key, x->key, base_len(x->key)) && b->wall.mean > 0 && x->wall.mean > 0) {
-                    sum += log(x->wall.mean / b->wall.mean);
-                    n++;
-                }
-            }
         }
-        if (n && used < sizeof h->ab - 128)
-            used += (size_t)snprintf(h->ab + used, sizeof h->ab - used, "%svariant %s: %.2f\u00d7 the cold wall of %s "
-                                     "(geometric mean over %d config%s)", used ? "; " : "Measured in this sweep: ",
-                                     v->variant, exp(sum / n), ref, n, n == 1 ? "" : "s");
+        const pm_compare_result *r = &x->cmp;
+        size_t same = 0, na = 0;
+        for (size_t k = 0; k < r->n_configs; k++) {
+            same += r->configs[k].wall.verdict == PM_VERDICT_SAME;
+            na += r->configs[k].wall.verdict == PM_VERDICT_NA;
+        }
+        char ci[64] = "";
+        if (!isnan(r->geomean_ci_lo))
+            snprintf(ci, sizeof ci, " [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
+        used += (size_t)snprintf(h->ab + used, sizeof h->ab - used, "%s%s %s vs %s: cold wall %.3f\u00d7%s over %zu "
+                                 "config%s; %zu faster, %zu slower, %zu same, %zu n/a", sep,
+                                 x->axis ? x->axis : "variant", x->variant, x->against,
+                                 r->geomean_ratio, ci, r->n_ratios, r->n_ratios == 1 ? "" : "s", r->faster,
+                                 r->slower, same, na);
     }
-    if (!used)
+    if (!used && a->sweep && strchr(a->sweep, ','))
+        snprintf(h->ab, sizeof h->ab, "No in-sweep A/B over several sweeps: compare two with passmap compare DB "
+                                      "--a-sweep A --b-sweep B.");
+    else if (!used)
         snprintf(h->ab, sizeof h->ab, "No A/B in this sweep (one variant per config): measure a fix with "
                                       "passmap compare STOCK.db FIXED.db.");
     /* recompile ÷ cache hit */

@@ -26,12 +26,18 @@ pm_table *pm_rt_fixes(const pm_analysis *a);
 pm_table *pm_rt_fits(const pm_analysis *a);
 pm_table *pm_rt_tools(const pm_analysis *a);
 
+/* The in-sweep A/B (a->ab): one row per variant and config, compare's own numbers and mark (verdict). No
+ * rows when the sweep has one variant; NULL when out of memory. */
+pm_table *pm_rt_ab(const pm_analysis *a);
+/* The legend of every significance mark in the report: compare's rule, stated once. */
+void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a);
+
 /* Headline facts (NULL-free text; each sentence one line). */
 typedef struct pm_rt_headline {
     char dominant[8][512];   /* per regime kind: "LLM (12 configs): lowering-to-llvm dominates 8 ..." */
     int n_dominant;
     char fix[1024];          /* top fix and its evidence */
-    char ab[512];            /* measured A/B of that fix, or how to measure it */
+    char ab[1024];           /* the in-sweep A/B by compare's rule, or how to measure one */
     char cache[512];         /* recompile ÷ cache hit */
     char slowest[512];
 } pm_rt_headline;

@@ -318,10 +318,28 @@ void pm_fmt_interval(char *buf, size_t n, double mean, double lo, double hi, int
     pm_fmt_seconds(m, sizeof m, mean);
     if (isnan(mean))
         snprintf(buf, n, "-");
-    else if (isnan(lo) || isnan(hi) || lo <= 0 || hi <= 0)
-        snprintf(buf, n, "%s (n=%d, no interval)", m, count);
     else
-        snprintf(buf, n, "%s \u00b1%.0f%%", m, (sqrt(hi / lo) - 1) * 100);
+        pm_fmt_interval_of(buf, n, m, lo, hi, count);
+}
+
+void pm_fmt_interval_of(char *buf, size_t n, const char *value, double lo, double hi, int count)
+{
+    if (isnan(lo) || isnan(hi) || lo <= 0 || hi <= 0)
+        snprintf(buf, n, "%s (n=%d, no interval)", value, count);
+    else   /* the geometric half-width: the log-scale interval is symmetric around the geometric mean */
+        snprintf(buf, n, "%s \u00b1%.0f%%", value, (sqrt(hi / lo) - 1) * 100);
+}
+
+void pm_fmt_time(char *buf, size_t n, double s, int sign)
+{
+    if (isnan(s) || isinf(s)) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    double a = fabs(s);
+    const char *f = sign ? (a >= 1 ? "%+.3f s" : a >= 1e-3 ? "%+.2f ms" : "%+.1f us")
+                         : (a >= 1 ? "%.3f s" : a >= 1e-3 ? "%.2f ms" : "%.1f us");
+    snprintf(buf, n, f, a >= 1 ? s : a >= 1e-3 ? s * 1e3 : s * 1e6);
 }
 
 void pm_fmt_share(char *buf, size_t n, double fraction)

@@ -109,6 +109,13 @@ void pm_analysis_free(pm_analysis *a)
     for (size_t i = 0; i < a->n_host_warnings; i++)
         free(a->host_warnings[i]);
     free(a->host_warnings);
+    for (size_t i = 0; i < a->n_ab; i++) {
+        free(a->ab[i].variant);
+        free(a->ab[i].against);
+        free(a->ab[i].error);
+        pm_compare_free(&a->ab[i].cmp);
+    }
+    free(a->ab);
     free(a->stages);
     free(a->sweep); free(a->backend); free(a->meta_json);
     for (size_t i = 0; i < full->priv.pool.n; i++)

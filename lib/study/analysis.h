@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include "error.h"
 #include "stagemap.h"
+#include "compare.h"
 
 typedef struct pm_an_opts {
     const char *sweep;            /* sweep name; NULL: the latest sweep */
@@ -145,6 +146,16 @@ typedef struct pm_an_npu_config {  /* the NPU back end's view of one config (mea
     double blob_bytes, blob_weightless_bytes, import_s;          /* NAN: not recorded */
 } pm_an_npu_config;
 
+/* An in-sweep A/B: one variant (B) against the reference variant (A) over the configs that differ only by
+ * variant, computed by compare itself (pm_compare_run on this store), so every ratio, interval and mark is
+ * the one `passmap compare DB --a-variant A --b-variant B` prints. */
+typedef struct pm_an_ab {
+    char *variant, *against;      /* B, A: variants, or values of `axis` */
+    const char *axis;             /* NULL: variants; "precision": the precision study's pairs */
+    pm_compare_result cmp;        /* empty when error is set */
+    char *error;                  /* why the comparison could not be made (e.g. configs that match twice) */
+} pm_an_ab;
+
 typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
     char *fix_json;               /* `passmap fix`'s result for this sweep (set by the caller), or NULL */
@@ -199,10 +210,17 @@ typedef struct pm_analysis {
     int n_machine_kinds;          /* distinct fingerprints (CPU, cores, kernel, compiler build) */
     char **host_warnings;         /* sentences: comparisons that cross machines */
     size_t n_host_warnings;
+    /* in-sweep A/B (pm_analysis_ab, set by the caller that has the store's path); n_ab = 0: one variant */
+    pm_an_ab *ab;
+    size_t n_ab;
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);
 void pm_analysis_free(pm_analysis *a);
+/* Fills a->ab: every variant other than the reference (the regime maps' variant: the most common one) against
+ * it, then every precision of the precision study against its base (compare's axis matching), with compare's rule (threshold 0: PM_COMPARE_THRESHOLD). A comparison compare refuses is kept with its
+ * error, not fatal. db_path: the store the analysis read. */
+int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, pm_err *err);
 /* The whole report as JSON (schema in the function's comment in analysis.c). New reference. */
 json_t *pm_analysis_json(const pm_analysis *a);
 

@@ -2,7 +2,6 @@
 #include "compare.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@ typedef struct side_cfg {
 } side_cfg;
 
 typedef struct side {
+    int walls_only;     /* skip the pass rows (pm_compare_opts.walls_only) */
     pm_store *st;
     side_cfg *cfgs;     /* sorted by base */
     size_t n_cfgs;
@@ -243,7 +243,7 @@ static const char *const passes_sql =
     "WHERE config_id = ?1 AND mode = 'cold' AND run_status = 'ok' AND counted AND wall_s IS NOT NULL\n"
     "GROUP BY run_id, coalesce(tool, ''), pass ORDER BY 2, 3, 1";
 
-static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, pm_err *err)
+static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, int walls_only, pm_err *err)
 {
     sqlite3_stmt *s = NULL;
     size_t cap = 0, cap_w = 0;
@@ -271,7 +271,7 @@ cleanup:
     sqlite3_finalize(s);
     if (rc == PM_OK)
         rc = load_series(db, path, steps_sql, c, &c->steps, &c->n_steps, err);
-    if (rc == PM_OK)
+    if (rc == PM_OK && !walls_only)
         rc = load_series(db, path, passes_sql, c, &c->passes, &c->n_passes, err);
     if (rc != PM_OK)
         pm_err_wrap(err, "config %s", c->key);
@@ -445,7 +445,7 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
             goto cleanup;
         }
     for (size_t i = 0; i < n_all && rc == PM_OK; i++)
-        rc = load_cfg_data(db, path, &all[i], err);
+        rc = load_cfg_data(db, path, &all[i], sd->walls_only, err);
 cleanup:
     sqlite3_finalize(s);
     sd->cfgs = all;
@@ -466,7 +466,8 @@ void pm_compare_test(const double *a, size_t na, const double *b, size_t nb, pm_
     *o = (pm_compare_stat){.n_a = na, .n_b = nb, .mean_a = NAN, .mean_b = NAN, .sd_a = NAN, .sd_b = NAN,
                            .gmean_a = NAN, .gmean_b = NAN, .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .t = NAN,
                            .df = NAN, .se_log = NAN, .p = NAN, .p_holm = NAN, .level = NAN, .delta = NAN,
-                           .verdict = PM_VERDICT_NA, .significant = PM_COMPARE_NA};
+                           .verdict = PM_VERDICT_NA, .significant = PM_COMPARE_NA, .lo_a = NAN, .hi_a = NAN,
+                           .lo_b = NAN, .hi_b = NAN};
     pm_stats_summary sa, sb;
     pm_stats_summarize(a, na, &sa);
     pm_stats_summarize(b, nb, &sb);
@@ -478,6 +479,12 @@ void pm_compare_test(const double *a, size_t na, const double *b, size_t nb, pm_
         o->delta = sb.mean - sa.mean;
     pm_stats_geomean(a, na, &o->gmean_a);
     pm_stats_geomean(b, nb, &o->gmean_b);
+    /* each side's own interval, as the report shows a wall (NaN below 3 repeats or with a zero time) */
+    pm_stats_logci ia, ib;
+    if (na && all_positive(a, na) && pm_stats_log_interval(a, na, 1 - PM_COMPARE_ALPHA, &ia) == PM_STATS_OK)
+        o->lo_a = ia.lo, o->hi_a = ia.hi;
+    if (nb && all_positive(b, nb) && pm_stats_log_interval(b, nb, 1 - PM_COMPARE_ALPHA, &ib) == PM_STATS_OK)
+        o->lo_b = ib.lo, o->hi_b = ib.hi;
     /* A zero time (a pass absent from some runs) has no logarithm: such a row gets no test. */
     if (!na || !nb || !all_positive(a, na) || !all_positive(b, nb))
         return;
@@ -819,6 +826,7 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     int rc;
     if (!opts || !opts->path_a || !opts->path_b)
         return pm_err_set(err, PM_ERR_USAGE, "compare: two databases needed");
+    a.walls_only = b.walls_only = opts->walls_only;
     if ((rc = load_side(opts->path_a, opts->sweep_a, opts->variant_a, "a", &a, &out->a, opts->axis, err)) != PM_OK ||
         (rc = load_side(opts->path_b, opts->sweep_b, opts->variant_b, "b", &b, &out->b, opts->axis, err)) != PM_OK)
         goto cleanup;
@@ -897,230 +905,14 @@ void pm_compare_free(pm_compare_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* ---- output ---- */
+/* ---- JSON (the tables are in lib/output/compare_out.c) ---- */
 
-#define TBL_COLS 12
-#define TBL_CELL 192
-
-typedef struct table {
-    int n_cols;
-    char (*cells)[TBL_COLS][TBL_CELL]; /* row 0: header */
-    size_t n_rows, cap;
-} table;
-
-static int tbl_row(table *t, ...)
+void pm_compare_rule_text(char *buf, size_t n, double threshold)
 {
-    if (grow(&t->cells, &t->cap, t->n_rows, sizeof *t->cells) != 0)
-        return -1;
-    va_list ap;
-    va_start(ap, t);
-    for (int c = 0; c < t->n_cols; c++) {
-        const char *s = va_arg(ap, const char *);
-        snprintf(t->cells[t->n_rows][c], TBL_CELL, "%s", s ? s : "");
-    }
-    va_end(ap);
-    t->n_rows++;
-    return 0;
-}
-
-/* Text: first column left-aligned, the rest right-aligned. Markdown: a GitHub table. */
-static void tbl_write(FILE *out, const table *t, pm_compare_format fmt, const char *indent)
-{
-    if (t->n_rows == 0)
-        return;
-    size_t w[TBL_COLS] = {0};
-    for (size_t r = 0; r < t->n_rows; r++)
-        for (int c = 0; c < t->n_cols; c++) {
-            size_t l = strlen(t->cells[r][c]);
-            if (l > w[c])
-                w[c] = l;
-        }
-    for (size_t r = 0; r < t->n_rows; r++) {
-        if (fmt == PM_COMPARE_MARKDOWN) {
-            fputc('|', out);
-            for (int c = 0; c < t->n_cols; c++)
-                fprintf(out, " %s |", t->cells[r][c]);
-            fputc('\n', out);
-            if (r == 0) {
-                fputc('|', out);
-                for (int c = 0; c < t->n_cols; c++)
-                    fputs(c == 0 ? "---|" : "---:|", out);
-                fputc('\n', out);
-            }
-            continue;
-        }
-        fputs(indent, out);
-        for (int c = 0; c < t->n_cols; c++) {
-            if (c == 0)
-                fprintf(out, "%-*s", (int)w[c], t->cells[r][c]);
-            else
-                fprintf(out, "  %*s", (int)w[c], t->cells[r][c]);
-        }
-        fputc('\n', out);
-    }
-}
-
-static const char *fmt_time(char *buf, size_t sz, double s, int sign)
-{
-    if (s != s)
-        return "-";
-    double a = fabs(s);
-    const char *f = sign ? (a >= 1 ? "%+.3f s" : a >= 1e-3 ? "%+.2f ms" : "%+.1f us")
-                         : (a >= 1 ? "%.3f s" : a >= 1e-3 ? "%.2f ms" : "%.1f us");
-    snprintf(buf, sz, f, a >= 1 ? s : a >= 1e-3 ? s * 1e3 : s * 1e6);
-    return buf;
-}
-
-static const char *fmt_num(char *buf, size_t sz, const char *f, double v)
-{
-    if (v != v || isinf(v))
-        return "-";
-    snprintf(buf, sz, f, v);
-    return buf;
-}
-
-static const char *sig_text(const pm_compare_row *row, const pm_compare_stat *st)
-{
-    if (row && row->presence == PM_COMPARE_ADDED)
-        return "added";
-    if (row && row->presence == PM_COMPARE_REMOVED)
-        return "removed";
-    return pm_compare_verdict_name(st->verdict);
-}
-
-static int stat_row(table *t, const char *label, const pm_compare_row *row, const pm_compare_stat *st)
-{
-    char na[24], nb[24], ma[32], mb[32], ra[32], ci[64], de[32], tt[32], df[32], p[32];
-    snprintf(na, sizeof na, "%zu", st->n_a);
-    snprintf(nb, sizeof nb, "%zu", st->n_b);
-    int one_side = row && row->presence != PM_COMPARE_BOTH;
-    size_t n_min = st->n_a < st->n_b ? st->n_a : st->n_b;
-    if (st->ci_lo == st->ci_lo)
-        snprintf(ci, sizeof ci, "[%.3f, %.3f]", st->ci_lo, st->ci_hi);
-    else if (!one_side && n_min > 0 && n_min < PM_STATS_MIN_INTERVAL_N)
-        snprintf(ci, sizeof ci, "n=%zu, no interval", n_min);
-    else
-        snprintf(ci, sizeof ci, "-");
-    return tbl_row(t, label, row && row->presence == PM_COMPARE_ADDED ? "-" : na,
-                   row && row->presence == PM_COMPARE_REMOVED ? "-" : nb, fmt_time(ma, sizeof ma, st->mean_a, 0),
-                   fmt_time(mb, sizeof mb, st->mean_b, 0),
-                   one_side ? "-" : fmt_num(ra, sizeof ra, "%.3f", st->ratio), ci,
-                   fmt_time(de, sizeof de, st->delta, 1), fmt_num(tt, sizeof tt, "%.2f", st->t),
-                   fmt_num(df, sizeof df, "%.1f", st->df), fmt_num(p, sizeof p, "%.3g", st->p_holm),
-                   sig_text(row, st));
-}
-
-static void heading(FILE *out, pm_compare_format fmt, int level, const char *text)
-{
-    if (fmt == PM_COMPARE_MARKDOWN)
-        fprintf(out, "\n%.*s %s\n\n", level, "###", text);
-    else
-        fprintf(out, "\n%s\n", text);
-}
-
-int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fmt, size_t top, pm_err *err)
-{
-    table t = {.n_cols = 12};
-    int bad = 0;
-    char buf[1024], x[64], y[64], z[64];
-    const char *ind = fmt == PM_COMPARE_MARKDOWN ? "" : "  ";
-    if (fmt == PM_COMPARE_MARKDOWN)
-        fputs("## passmap compare\n\n", out);
-    /* a side picked by an axis is named "opt=0", a variant "variant stock" */
-    fprintf(out, "%sA: %s (sweep %s, %s%s)\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->a.path, r->a.sweep,
-            strchr(r->a.variant, '=') ? "" : "variant ", *r->a.variant ? r->a.variant : "(none)");
-    fprintf(out, "%sB: %s (sweep %s, %s%s)\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->b.path, r->b.sweep,
-            strchr(r->b.variant, '=') ? "" : "variant ", *r->b.variant ? r->b.variant : "(none)");
-    fprintf(out,
-            "%srule: ratio = geometric mean B / A; Welch t on log times (n >= 3 per side, else no test); p and the "
-            "95%% CI Holm-corrected within configs, steps and passes; faster/slower only when the corrected CI "
-            "excludes 1 and |ratio - 1| >= %.3g%%; runs with mode cold, status ok\n",
-            fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->threshold * 100);
-    if (r->host_warning)
-        fprintf(out, "%swarning: %s%s\n", fmt == PM_COMPARE_MARKDOWN ? "- " : "", r->host_warning,
-                r->n_cross_host > 1 ? " (and in more configs, see the summary)" : "");
-    for (size_t i = 0; i < r->n_configs; i++) {
-        const pm_compare_config *c = &r->configs[i];
-        snprintf(buf, sizeof buf, "%s (A: %s, B: %s; regime %s)", c->key, c->key_a, c->key_b, c->regime);
-        heading(out, fmt, 3, buf);
-        t.n_rows = 0;
-        bad |= tbl_row(&t, "row", "nA", "nB", "mean A", "mean B", "ratio", "95% CI (Holm)", "delta", "t", "df",
-                       "p (Holm)", "verdict");
-        bad |= stat_row(&t, "compile wall", NULL, &c->wall);
-        for (size_t k = 0; k < c->n_steps; k++) {
-            snprintf(buf, sizeof buf, "step %s", c->steps[k].tool);
-            bad |= stat_row(&t, buf, &c->steps[k], &c->steps[k].st);
-        }
-        size_t shown = top && top < c->n_passes ? top : c->n_passes;
-        for (size_t k = 0; k < shown; k++) {
-            snprintf(buf, sizeof buf, "pass %s: %s", c->passes[k].tool, c->passes[k].pass);
-            bad |= stat_row(&t, buf, &c->passes[k], &c->passes[k].st);
-        }
-        tbl_write(out, &t, fmt, ind);
-        if (shown < c->n_passes)
-            fprintf(out, "%s(%zu more passes; --all-passes or --top N)\n", ind, c->n_passes - shown);
-    }
-
-    heading(out, fmt, 3, "Summary");
-    fprintf(out, "%s%zu configs matched, %zu with a wall ratio; geomean ratio B/A %s", ind, r->n_configs,
-            r->n_ratios, fmt_num(x, sizeof x, "%.3f", r->geomean_ratio));
-    if (r->geomean_ci_lo == r->geomean_ci_lo)
-        fprintf(out, " [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
-    fprintf(out, "; %zu faster, %zu slower by the rule\n", r->faster, r->slower);
-    if (r->n_cross_host)
-        fprintf(out, "%swarning: %zu of %zu matched configs were measured on different machines in A and B\n", ind,
-                r->n_cross_host, r->n_configs);
-
-    if (r->n_regimes) {
-        heading(out, fmt, 3, "By regime (dominant step tool on A)");
-        table g = {.n_cols = 5};
-        bad |= tbl_row(&g, "regime", "configs", "geomean B/A", "faster", "slower");
-        for (size_t i = 0; i < r->n_regimes; i++) {
-            const pm_compare_regime *rg = &r->regimes[i];
-            char n[24], f[24], s[24];
-            snprintf(n, sizeof n, "%zu", rg->n_configs);
-            snprintf(f, sizeof f, "%zu", rg->faster);
-            snprintf(s, sizeof s, "%zu", rg->slower);
-            bad |= tbl_row(&g, rg->regime, n, fmt_num(x, sizeof x, "%.3f", rg->geomean_ratio), f, s);
-        }
-        tbl_write(out, &g, fmt, ind);
-        free(g.cells);
-    }
-
-    if (r->n_passes) {
-        heading(out, fmt, 3, "Top passes by saved time (sums of means over configs)");
-        table p = {.n_cols = 8};
-        bad |= tbl_row(&p, "pass", "configs", "A total", "B total", "saved", "faster", "slower", "note");
-        size_t shown = top && top < r->n_passes ? top : r->n_passes;
-        for (size_t i = 0; i < shown; i++) {
-            const pm_compare_pass_total *pt = &r->passes[i];
-            char n[24], f[24], s[24], note[64] = "";
-            snprintf(buf, sizeof buf, "%s: %s", pt->tool, pt->pass);
-            snprintf(n, sizeof n, "%zu", pt->n_configs);
-            snprintf(f, sizeof f, "%zu", pt->faster);
-            snprintf(s, sizeof s, "%zu", pt->slower);
-            if (pt->added || pt->removed)
-                snprintf(note, sizeof note, "%s%zu added, %zu removed", "", pt->added, pt->removed);
-            bad |= tbl_row(&p, buf, n, fmt_time(x, sizeof x, pt->total_a, 0), fmt_time(y, sizeof y, pt->total_b, 0),
-                           fmt_time(z, sizeof z, -pt->delta, 1), f, s, note);
-        }
-        tbl_write(out, &p, fmt, ind);
-        free(p.cells);
-        if (shown < r->n_passes)
-            fprintf(out, "%s(%zu more passes)\n", ind, r->n_passes - shown);
-    }
-    if (r->n_only_a || r->n_only_b)
-        heading(out, fmt, 3, "Unmatched configs");
-    for (size_t i = 0; i < r->n_only_a; i++)
-        fprintf(out, "%sonly in A: %s\n", fmt == PM_COMPARE_MARKDOWN ? "- " : ind, r->only_a[i]);
-    for (size_t i = 0; i < r->n_only_b; i++)
-        fprintf(out, "%sonly in B: %s\n", fmt == PM_COMPARE_MARKDOWN ? "- " : ind, r->only_b[i]);
-    free(t.cells);
-    if (bad)
-        return nomem(err);
-    if (ferror(out))
-        return pm_err_set(err, PM_ERR_IO, "compare: write failed");
-    return PM_OK;
+    snprintf(buf, n, "ratio = geometric mean B / A; Welch t on log times (n >= 3 per side, else no test); p and the "
+             "95%% CI Holm-corrected within one table (configs, steps, passes); faster/slower only when the corrected "
+             "CI excludes 1 and |ratio - 1| >= %.3g%%, otherwise same; n/a: no test, no claim; runs with mode cold, "
+             "status ok", (threshold > 0 ? threshold : PM_COMPARE_THRESHOLD) * 100);
 }
 
 static json_t *jnum(double v)
@@ -1150,6 +942,10 @@ static void json_stat(json_t *o, const pm_compare_stat *st)
     json_object_set_new(o, "p", jnum(st->p));
     json_object_set_new(o, "gmean_a", jnum(st->gmean_a));
     json_object_set_new(o, "gmean_b", jnum(st->gmean_b));
+    json_object_set_new(o, "gmean_a_lo", jnum(st->lo_a));
+    json_object_set_new(o, "gmean_a_hi", jnum(st->hi_a));
+    json_object_set_new(o, "gmean_b_lo", jnum(st->lo_b));
+    json_object_set_new(o, "gmean_b_hi", jnum(st->hi_b));
     json_object_set_new(o, "p_holm", jnum(st->p_holm));
     json_object_set_new(o, "ci_level", jnum(isnan(st->level) ? NAN : 1 - st->level));
     json_object_set_new(o, "verdict", json_string(pm_compare_verdict_name(st->verdict)));

@@ -33,6 +33,9 @@ typedef struct pm_compare_opts {
      * configs pair up when all their other parameters are equal (--a AXIS=V --b AXIS=W). */
     const char *axis;
     double threshold;                  /* practical threshold on |ratio - 1|; 0: PM_COMPARE_THRESHOLD */
+    /* 1: no pass rows (the report's A/B shows walls only). Holm works within each family, so the walls and
+     * steps get the very numbers and marks of a full comparison; loading the pass rows is most of the cost. */
+    int walls_only;
 } pm_compare_opts;
 
 #define PM_COMPARE_THRESHOLD 0.02
@@ -51,6 +54,7 @@ typedef struct pm_compare_stat {
     size_t n_a, n_b;
     double mean_a, mean_b, sd_a, sd_b; /* arithmetic, for the seconds saved; NaN where not computable */
     double gmean_a, gmean_b;           /* geometric means */
+    double lo_a, hi_a, lo_b, hi_b;     /* each side's 95% log-t interval of its gmean (uncorrected); NaN: n < 3 */
     double ratio, ci_lo, ci_hi;        /* gmean B / gmean A; 95% interval at the Holm-corrected level */
     double t, df, p;                   /* Welch on log B − log A; p raw */
     double se_log;                     /* standard error of log B − log A (0: both sides constant) */
@@ -66,6 +70,8 @@ typedef struct pm_compare_stat {
 void pm_compare_test(const double *a, size_t na, const double *b, size_t nb, pm_compare_stat *st);
 int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, double threshold);
 const char *pm_compare_verdict_name(pm_compare_verdict v);   /* "faster", "slower", "same", "n/a" */
+/* The rule in one sentence: the legend every table with a mark prints (compare's header, the report). */
+void pm_compare_rule_text(char *buf, size_t n, double threshold);
 
 typedef enum pm_compare_presence {
     PM_COMPARE_BOTH = 0,
@@ -139,10 +145,7 @@ typedef struct pm_compare_result {
 int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *err);
 void pm_compare_free(pm_compare_result *r);
 
-typedef enum pm_compare_format { PM_COMPARE_TEXT = 0, PM_COMPARE_MARKDOWN } pm_compare_format;
-
-/* Human tables. top: per-config pass rows and summary pass rows shown (the largest |Δ|); 0: all. */
-int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fmt, size_t top, pm_err *err);
+/* The human tables (text, Markdown) are in lib/output/compare_out.h. */
 /* Everything as JSON (NaN as null); NULL when out of memory. */
 json_t *pm_compare_to_json(const pm_compare_result *r);
 

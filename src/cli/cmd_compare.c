@@ -8,6 +8,7 @@
 #include "json_out.h"
 #include "cmds.h"
 #include "compare.h"
+#include "compare_out.h"
 
 static void usage(FILE *out)
 {
@@ -26,6 +27,7 @@ static void usage(FILE *out)
           "  --all-passes                  every pass row\n"
           "  --threshold X                 practical threshold on |ratio - 1| for faster/slower (default 2%)\n"
           "  --markdown                    GitHub Markdown tables\n"
+          "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.\n"
           "  --json                        everything as JSON\n"
           "  -h, --help                    this help\n"
           "Exit: 0 ok, 1 no config matched or a database could not be read, 2 usage error.\n",
@@ -146,7 +148,7 @@ int cmd_compare(int argc, char **argv)
         fputc('\n', stdout);
         json_decref(root);
     } else if (pm_compare_write(stdout, &res, markdown ? PM_COMPARE_MARKDOWN : PM_COMPARE_TEXT, all ? 0 : top,
-                                &err) != PM_OK) {
+                                cli_term_width(0), &err) != PM_OK) {
         fprintf(stderr, "passmap compare: %s\n", err.msg);
         status = PM_EXIT_FAIL;
     }

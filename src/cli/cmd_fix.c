@@ -118,7 +118,7 @@ static void on_plan(void *user, const json_t *plan)
 static void print_result(const json_t *r)
 {
     const json_t *rec = json_object_get(r, "recommended");
-    char rc[96];
+    char rc[192];
     if (json_is_object(rec)) {
         pm_fix_ratio_text(rec, rc, sizeof rc);
         printf("%s %s: compile wall %s stock over %d configs, %s; output %s\n",

@@ -97,7 +97,21 @@ static int print_text(const pm_analysis *a, int markdown)
            markdown ? "- " : "  ", h.cache);
     if (h.slowest[0])
         printf("%s%s\n", markdown ? "- " : "  ", h.slowest);
-    int rc = put_table(pm_rt_configs(a, NULL), "configs (cold wall: geometric mean \u00b1 half-width of the 95% interval, "
+    if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
+        char legend[1024];
+        pm_rt_sig_legend(legend, sizeof legend, a);
+        printf("%s%s\n", markdown ? "- " : "  ", legend);
+    }
+    int rc = PM_OK;
+    pm_table *ab = pm_rt_ab(a);
+    if (!ab)
+        return PM_ERR_NOMEM;
+    if (ab->n_rows)
+        rc = put_table(ab, "A/B in this sweep (per config, by passmap compare)", markdown, width);
+    else
+        pm_table_free(ab);
+    if (!rc)
+        rc = put_table(pm_rt_configs(a, NULL), "configs (cold wall: geometric mean \u00b1 half-width of the 95% interval, "
                                                "log scale; no interval below 3 repeats)", markdown, width);
     if (!rc)
         rc = put_table(pm_rt_stage_shares(a, NULL), "stage shares (of the cold compile wall)", markdown, width);
@@ -125,6 +139,9 @@ static int print_text(const pm_analysis *a, int markdown)
         printf("\nhandoff: not applicable: fewer than two model families in this sweep\n");
     for (size_t i = 0; i < a->n_crossovers; i++)
         printf("precision: %s\n", a->crossovers[i]);
+    if (a->n_crossovers)   /* a median carries no mark: the tested comparison is the A/B table's */
+        printf("precision: crossovers are medians of wall ratios over families and windows, not tests; the marks "
+               "per config are in the A/B table (precision=...)\n");
     char noise[1024];
     pm_rt_noise_text(a, noise, sizeof noise);
     printf("\nnoise: %s: the fix table draws no conclusion from them\n", noise);
@@ -225,6 +242,8 @@ int cmd_report(int argc, char **argv)
     if ((rc = pm_analysis_run(db, &o, &a, &err)))
         goto cleanup;
     if ((rc = pm_fix_report_load(dbpath, a->sweep, &a->fix_json, &err)))
+        goto cleanup;
+    if ((rc = pm_analysis_ab(a, dbpath, 0, &err)))
         goto cleanup;
     if (html || figdir) {
         if ((rc = pm_figures_render(a, figdir, &figs, &err)))

@@ -26,7 +26,7 @@ INI
 }
 spec demo stock "int8, fp16" 64 2 >"$TMP/a.ini"
 spec demo no-rollback "int8, fp16" 64 2 >"$TMP/b.ini"
-spec demo "stock, no-rollback" int8 64 2 >"$TMP/c.ini"
+spec demo "stock, no-rollback" int8 64 3 >"$TMP/c.ini"   # 3 repeats: a test, so a mark
 spec other stock int8 32 1 >"$TMP/d.ini"
 for x in a b c d; do
   check "sweep $x.db" "$PASSMAP" sweep --quiet --db "$TMP/$x.db" "$TMP/$x.ini"
@@ -36,14 +36,14 @@ done
 check "compare A B exits 0" test $? -eq 0
 check "text: both configs" grep -q "llm/qwen2/0.5b/w64/int8/L1 (A: llm/qwen2/0.5b/w64/int8/L1/stock, B: llm/qwen2/0.5b/w64/int8/L1/no-rollback" "$TMP/out.txt"
 check "text: w32 config" grep -q "^llm/qwen2/0.5b/w64/fp16/L1 " "$TMP/out.txt"
-check "text: compile wall row with n=2 each" grep -Eq "^  compile wall +2 +2 " "$TMP/out.txt"
+check "text: compile wall row with n=2 each" grep -Eq "^compile wall +2 +2 " "$TMP/out.txt"
 check "text: step rows for the three tools" \
-  bash -c "grep -c '^  step \(llc\|mlir-opt\|mlir-translate\) ' '$TMP/out.txt' | grep -qx 6"
+  bash -c "grep -c '^step \(llc\|mlir-opt\|mlir-translate\) ' '$TMP/out.txt' | grep -qx 6"
 check "text: convert-to-llvm only in B is added" grep -Eq "pass mlir-opt: ConvertToLLVMPass .* added$" "$TMP/out.txt"
 check "text: finalize-memref-to-llvm only in A is removed" \
   grep -Eq "pass mlir-opt: FinalizeMemRefToLLVMConversionPass .* removed$" "$TMP/out.txt"
 check "text: summary with geomean" grep -Eq "2 configs matched, 2 with a wall ratio; geomean ratio B/A [0-9]" "$TMP/out.txt"
-check "text: regime table" grep -Eq "^  (mlir-opt|llc|mlir-translate) +[12] +[0-9.]+ " "$TMP/out.txt"
+check "text: regime table" grep -Eq "^(mlir-opt|llc|mlir-translate) +[12] +[0-9.]+× " "$TMP/out.txt"
 
 "$PASSMAP" compare --json "$TMP/a.db" "$TMP/b.db" >"$TMP/out.json"
 check "json exits 0" test $? -eq 0
@@ -57,7 +57,9 @@ check "json: wall ratio is geometric mean B / A" json_check "$TMP/out.json" \
 check "json: n=2 gives no test and no verdict" json_check "$TMP/out.json" \
   'all(c["wall"]["verdict"] == "n/a" and c["wall"]["p"] is None and c["wall"]["significant"] is None for c in d["configs"]) and d["summary"]["faster"] == 0 == d["summary"]["slower"]'
 check "text: the rule is stated" grep -q "^rule: ratio = geometric mean B / A; Welch t on log times" "$TMP/out.txt"
-check "text: n=2 rows say so" grep -Eq "^  compile wall .*n=2, no interval .* n/a$" "$TMP/out.txt"
+check "text: n=2 rows say so" grep -Eq "^compile wall .*n=2, no interval .* n/a$" "$TMP/out.txt"
+# the table model: each side's geometric mean with its unit and interval note, the ratio with ×
+check "text: side walls with units, ratio with ×" grep -Eq "^compile wall +2 +2 +[0-9.]+ (s|ms) \(n=2, no interval\) +[0-9.]+ (s|ms) \(n=2, no interval\) +[0-9.]+× " "$TMP/out.txt"
 check "--threshold 5% is used" bash -c "'$PASSMAP' compare --json --threshold 5% '$TMP/a.db' '$TMP/b.db' | grep -q '\"threshold\": 0.05'"
 "$PASSMAP" compare --threshold 150% "$TMP/a.db" "$TMP/b.db" >/dev/null 2>"$TMP/thr.err"
 check "--threshold out of range is a usage error (2)" test $? -eq 2
@@ -79,6 +81,33 @@ check "one database, two variants" bash -c \
   "'$PASSMAP' compare '$TMP/c.db' --a-variant stock --b-variant no-rollback | grep -q '1 configs matched'"
 "$PASSMAP" compare "$TMP/c.db" >/dev/null 2>&1
 check "one database without variants: usage (2)" test $? -eq 2
+
+# The report's in-sweep A/B marks are compare's: same ratio, Holm CI, p and verdict for every config, and the
+# text and HTML tables show that verdict (c.db: stock and no-rollback, 3 repeats each).
+"$PASSMAP" compare --json "$TMP/c.db" --a-variant stock --b-variant no-rollback >"$TMP/c-cmp.json"
+"$PASSMAP" report --json "$TMP/c.db" >"$TMP/c-rep.json"
+check "report json: A/B against the reference variant" json_check "$TMP/c-rep.json" \
+  '[(x["variant"], x["against"]) for x in d["ab"]["comparisons"]] == [("no-rollback", "stock")] and "Holm" in d["ab"]["rule"]'
+check "report A/B == compare (ratio, CI, p, verdict per config)" python3 - "$TMP/c-cmp.json" "$TMP/c-rep.json" <<'PY'
+import json, sys
+c, r = (json.load(open(f)) for f in sys.argv[1:3])
+rc = r["ab"]["comparisons"][0]["configs"]
+assert len(rc) == len(c["configs"]) == 1
+for x, y in zip(c["configs"], rc):
+    assert x["key"] == y["key"]
+    for k in ("ratio", "ci_lo", "ci_hi", "p_holm", "verdict", "n_a", "n_b"):
+        a, b = x["wall"][k], y["wall"][k]
+        assert (a == b) if isinstance(a, (str, int)) or a is None else abs(a - b) <= 1e-5 * abs(a), (k, a, b)
+    assert y["wall"]["n_a"] == 3 and y["wall"]["verdict"] != "n/a", "3 repeats: tested"
+PY
+verdict=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["configs"][0]["wall"]["verdict"])' "$TMP/c-cmp.json")
+"$PASSMAP" compare "$TMP/c.db" --a-variant stock --b-variant no-rollback >"$TMP/c-cmp.txt"
+check "compare text: compile wall marked $verdict" grep -Eq "^compile wall +3 +3 .* $verdict$" "$TMP/c-cmp.txt"
+"$PASSMAP" report "$TMP/c.db" >"$TMP/c-rep.txt"
+check "report text: A/B row marked $verdict" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1 +stock +no-rollback .*× +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +$verdict( +contended \((A|B|A, B)\))? *$" "$TMP/c-rep.txt"
+check "report text: the rule stated once" test "$(grep -c "follow passmap compare's rule" "$TMP/c-rep.txt")" -eq 1
+"$PASSMAP" report "$TMP/c.db" --html "$TMP/c.html" >/dev/null
+check "report html: A/B table with the mark" grep -q "<td>$verdict</td>" "$TMP/c.html"
 
 # Errors.
 "$PASSMAP" compare "$TMP/missing.db" "$TMP/b.db" >/dev/null 2>"$TMP/miss.err"

@@ -7,6 +7,9 @@ source "$(dirname "$0")/lib.sh"
 export PASSMAP_DATA_DIR=$ROOT/data
 DB=$TMP/e2e.db
 gzip -dc "$ROOT/tests/fixtures/report/e2e-sweep.sql.gz" | sqlite3 "$DB"
+# the dump carries no passmap stamp (application id, schema version 1): stamp it so passmap compare, and so the
+# report's A/B (int8 vs fp16 of the precision study), can open it
+sqlite3 "$DB" "PRAGMA application_id = $((0x706d6170)); PRAGMA user_version = 1;"
 
 check "help exits 0" "$PASSMAP" report --help
 check_fails "no database is a usage error" "$PASSMAP" report
@@ -29,6 +32,12 @@ echo "$n80" | grep -q 'canonicalize-cse' && echo "$n80" | grep -q 'process-overh
   || fail "text: stage names cut"
 awk '{ if (length($0) > 80) bad = 1 } END { exit bad }' <<<"$n80" && ok "text: stage table fits 80 columns" || fail "text: wider than 80"
 [ "$(echo "$n80" | grep -c '^config ')" -ge 2 ] && ok "text: wide table continues in blocks" || fail "text: blocks"
+# the precision pairs by compare's rule: 2 repeats a side, so a ratio but no test and no mark (n/a) on any row
+ab=$(echo "$out" | sed -n '/^A\/B in this sweep/,/^$/p')
+[ "$(echo "$ab" | grep -cE '^family=[a-z0-9]+/.* +precision=int8 +precision=fp16 .*× +n=2, no interval +- +n/a')" -eq 6 ] \
+  && ok "A/B table: 6 precision pairs, n=2: no interval, no mark" || { fail "A/B table n=2"; echo "$ab" | head -4; }
+echo "$out" | grep -q "precision fp16 vs int8: cold wall [0-9.]*× .*over 6 configs; 0 faster, 0 slower, 0 same, 6 n/a" \
+  && ok "headline: A/B marks counted" || fail "headline A/B"
 md=$("$PASSMAP" report "$DB" --markdown)
 echo "$md" | grep -q '^| config | cold wall (95% CI) |' && echo "$md" | grep -q '^|---|---:|' && ok "--markdown tables" || fail "--markdown"
 # regime boundaries are stated in words
@@ -53,6 +62,10 @@ assert j["fits"] and all(f["n"] >= 3 for f in j["fits"])
 assert j["fixes"] and all(f["fix"] for f in j["fixes"]), "every regime gets a fix from data/fixes.tsv"
 assert j["regimes"]["llm"]["cells"], "regime cells"
 assert j["meta"]["compiler"] == "MLIR/LLVM" and j["meta"]["compiler_version"].startswith("22."), j["meta"]
+ab = j["ab"]["comparisons"]
+assert [(x["axis"], x["against"], x["variant"]) for x in ab] == [("precision", "int8", "fp16")], ab
+assert len(ab[0]["configs"]) == 6 and all(c["wall"]["verdict"] == "n/a" and c["wall"]["ci_lo"] is None for c in ab[0]["configs"])
+assert "Holm" in j["ab"]["rule"]
 PY
 
 html=$TMP/report.html
@@ -71,6 +84,7 @@ for f in regime-map handoff why-costly fingerprint precision precision-window cn
   ok "figure $f svg+png"
 done
 grep -q 'Fix table' "$html" && grep -q 'Method' "$html" && ok "html sections" || fail "html sections"
+grep -q 'id="t-ab"\|id=t-ab' "$html" && grep -q 'id=marks' "$html" && ok "html: A/B table and the marks legend" || fail "html A/B table"
 
 if ! command -v chromium >/dev/null 2>&1; then
   echo "ok # SKIP chromium not installed"

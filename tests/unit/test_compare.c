@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "compare_out.h"
 #include "store.h"
 
 /* cmocka's assert_float_equal rounds to float: too coarse for these checks. */
@@ -290,6 +291,33 @@ static void test_two_databases(void **state)
     pm_compare_free(&r);
 }
 
+/* walls_only (the report's A/B) skips the pass rows and nothing else: the same wall and step numbers and marks. */
+static void test_walls_only(void **state)
+{
+    fixture *f = *state;
+    pm_compare_opts o = {.path_a = f->a, .path_b = f->b};
+    pm_compare_result full, w;
+    pm_err err = {0};
+    assert_int_equal(pm_compare_run(&o, &full, &err), PM_OK);
+    o.walls_only = 1;
+    assert_int_equal(pm_compare_run(&o, &w, &err), PM_OK);
+    assert_int_equal(w.n_configs, full.n_configs);
+    assert_int_equal(w.n_passes, 0);
+    for (size_t i = 0; i < w.n_configs; i++) {
+        const pm_compare_stat *x = &full.configs[i].wall, *y = &w.configs[i].wall;
+        assert_int_equal(w.configs[i].n_passes, 0);
+        assert_int_equal(w.configs[i].n_steps, full.configs[i].n_steps);
+        assert_string_equal(w.configs[i].regime, full.configs[i].regime);
+        assert_int_equal(x->verdict, y->verdict);
+        assert_true(x->ratio == y->ratio && (x->p_holm == y->p_holm || (isnan(x->p_holm) && isnan(y->p_holm))));
+        assert_true(x->ci_lo == y->ci_lo || (isnan(x->ci_lo) && isnan(y->ci_lo)));
+    }
+    assert_int_equal(w.faster, full.faster);
+    assert_int_equal(w.slower, full.slower);
+    pm_compare_free(&full);
+    pm_compare_free(&w);
+}
+
 static void test_one_database_variants(void **state)
 {
     fixture *f = *state;
@@ -402,7 +430,7 @@ static char *render(const pm_compare_result *r, pm_compare_format fmt, size_t to
     FILE *m = open_memstream(&buf, &len);
     assert_non_null(m);
     pm_err err = {0};
-    assert_int_equal(pm_compare_write(m, r, fmt, top, &err), PM_OK);
+    assert_int_equal(pm_compare_write(m, r, fmt, top, 0, &err), PM_OK);
     fclose(m);
     return buf;
 }
@@ -521,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_split_key),
         cmocka_unit_test(test_two_databases),
         cmocka_unit_test(test_one_database_variants),
+        cmocka_unit_test(test_walls_only),
         cmocka_unit_test(test_ambiguous_variant),
         cmocka_unit_test(test_sweeps),
         cmocka_unit_test(test_bad_files),

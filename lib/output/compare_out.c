@@ -1,0 +1,286 @@
+#include "compare_out.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+void pm_compare_fmt_ratio(char *buf, size_t n, const pm_compare_stat *st)
+{
+    if (isnan(st->ratio) || isinf(st->ratio))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.3f\u00d7", st->ratio);
+}
+
+void pm_compare_fmt_ci(char *buf, size_t n, const pm_compare_stat *st, int one_side)
+{
+    size_t n_min = st->n_a < st->n_b ? st->n_a : st->n_b;
+    if (!isnan(st->ci_lo))
+        snprintf(buf, n, "[%.3f, %.3f]", st->ci_lo, st->ci_hi);
+    else if (!one_side && n_min > 0 && n_min < PM_STATS_MIN_INTERVAL_N)
+        snprintf(buf, n, "n=%zu, no interval", n_min);
+    else
+        snprintf(buf, n, "-");
+}
+
+void pm_compare_fmt_p(char *buf, size_t n, const pm_compare_stat *st)
+{
+    if (isnan(st->p_holm))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.3g", st->p_holm);
+}
+
+void pm_compare_fmt_side(char *buf, size_t n, const pm_compare_stat *st, int b)
+{
+    double g = b ? st->gmean_b : st->gmean_a, lo = b ? st->lo_b : st->lo_a, hi = b ? st->hi_b : st->hi_a;
+    size_t cnt = b ? st->n_b : st->n_a;
+    char v[48];
+    pm_fmt_time(v, sizeof v, g, 0);
+    if (!cnt || isnan(g))
+        snprintf(buf, n, "-");
+    else if (isnan(lo) && cnt >= PM_STATS_MIN_INTERVAL_N)   /* zero times: no log interval, the value alone */
+        snprintf(buf, n, "%s", v);
+    else
+        pm_fmt_interval_of(buf, n, v, lo, hi, (int)cnt);
+}
+
+static const char *mark(const pm_compare_row *row, const pm_compare_stat *st)
+{
+    if (row && row->presence == PM_COMPARE_ADDED)
+        return "added";
+    if (row && row->presence == PM_COMPARE_REMOVED)
+        return "removed";
+    return pm_compare_verdict_name(st->verdict);
+}
+
+static int stat_row(pm_table *t, const char *label, const pm_compare_row *row, const pm_compare_stat *st)
+{
+    long r = pm_table_add_row(t);
+    if (r < 0)
+        return PM_ERR_NOMEM;
+    size_t i = (size_t)r;
+    int one_side = row && row->presence != PM_COMPARE_BOTH;
+    char b[128];
+    int rc = pm_table_set(t, i, 0, label, NAN);
+    if (row && row->presence == PM_COMPARE_ADDED)
+        rc |= pm_table_set(t, i, 1, "-", NAN);
+    else
+        rc |= pm_table_setf(t, i, 1, (double)st->n_a, "%zu", st->n_a);
+    if (row && row->presence == PM_COMPARE_REMOVED)
+        rc |= pm_table_set(t, i, 2, "-", NAN);
+    else
+        rc |= pm_table_setf(t, i, 2, (double)st->n_b, "%zu", st->n_b);
+    pm_compare_fmt_side(b, sizeof b, st, 0);
+    rc |= pm_table_set(t, i, 3, b, st->gmean_a);
+    pm_compare_fmt_side(b, sizeof b, st, 1);
+    rc |= pm_table_set(t, i, 4, b, st->gmean_b);
+    if (one_side)
+        snprintf(b, sizeof b, "-");
+    else
+        pm_compare_fmt_ratio(b, sizeof b, st);
+    rc |= pm_table_set(t, i, 5, b, one_side ? NAN : st->ratio);
+    pm_compare_fmt_ci(b, sizeof b, st, one_side);
+    rc |= pm_table_set(t, i, 6, b, NAN);
+    pm_fmt_time(b, sizeof b, st->delta, 1);
+    rc |= pm_table_set(t, i, 7, b, st->delta);
+    if (isnan(st->t) || isinf(st->t))
+        rc |= pm_table_set(t, i, 8, "-", NAN);
+    else
+        rc |= pm_table_setf(t, i, 8, st->t, "%.2f", st->t);
+    if (isnan(st->df) || isinf(st->df))
+        rc |= pm_table_set(t, i, 9, "-", NAN);
+    else
+        rc |= pm_table_setf(t, i, 9, st->df, "%.1f", st->df);
+    pm_compare_fmt_p(b, sizeof b, st);
+    rc |= pm_table_set(t, i, 10, b, st->p_holm);
+    rc |= pm_table_set(t, i, 11, mark(row, st), NAN);
+    return rc ? PM_ERR_NOMEM : PM_OK;
+}
+
+static void heading(FILE *out, pm_compare_format fmt, const char *text)
+{
+    if (fmt == PM_COMPARE_MARKDOWN)
+        fprintf(out, "\n### %s\n\n", text);
+    else
+        fprintf(out, "\n%s\n", text);
+}
+
+static int emit(FILE *out, pm_table *t, pm_compare_format fmt, int width)
+{
+    if (!t)
+        return PM_ERR_NOMEM;
+    int rc = fmt == PM_COMPARE_MARKDOWN ? pm_table_markdown(t, out) : pm_table_text(t, out, width);
+    pm_table_free(t);
+    return rc;
+}
+
+static pm_table *config_table(const pm_compare_config *c, size_t top, size_t *shown)
+{
+    static const pm_col cols[] = {
+        {"row", "row", NULL},          {"n_a", "nA", "count"},
+        {"n_b", "nB", "count"},        {"gmean_a", "A (95% CI)", "s"},
+        {"gmean_b", "B (95% CI)", "s"},      {"ratio", "B/A", "ratio"},
+        {"ci", "95% CI (Holm)", "ratio"}, {"delta", "delta (mean)", "s"},
+        {"t", "t", "t"},               {"df", "df", "df"},
+        {"p_holm", "p (Holm)", "p"},   {"verdict", "verdict", NULL},
+    };
+    pm_table *t = pm_table_new("compare-config", NULL, cols, N_OF(cols));
+    if (!t)
+        return NULL;
+    char buf[1024];
+    int rc = stat_row(t, "compile wall", NULL, &c->wall);
+    for (size_t k = 0; !rc && k < c->n_steps; k++) {
+        snprintf(buf, sizeof buf, "step %s", c->steps[k].tool);
+        rc = stat_row(t, buf, &c->steps[k], &c->steps[k].st);
+    }
+    *shown = top && top < c->n_passes ? top : c->n_passes;
+    for (size_t k = 0; !rc && k < *shown; k++) {
+        snprintf(buf, sizeof buf, "pass %s: %s", c->passes[k].tool, c->passes[k].pass);
+        rc = stat_row(t, buf, &c->passes[k], &c->passes[k].st);
+    }
+    if (rc) {
+        pm_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static pm_table *regime_table(const pm_compare_result *r)
+{
+    static const pm_col cols[] = {{"regime", "regime", NULL}, {"n_configs", "configs", "count"},
+                                  {"geomean_ratio", "geomean B/A", "ratio"}, {"faster", "faster", "count"},
+                                  {"slower", "slower", "count"}};
+    pm_table *t = pm_table_new("compare-regimes", NULL, cols, N_OF(cols));
+    int rc = 0;
+    for (size_t i = 0; t && !rc && i < r->n_regimes; i++) {
+        const pm_compare_regime *g = &r->regimes[i];
+        long row = pm_table_add_row(t);
+        if (row < 0)
+            break;
+        char b[48];
+        pm_compare_stat s = {.ratio = g->geomean_ratio};
+        pm_compare_fmt_ratio(b, sizeof b, &s);
+        rc |= pm_table_set(t, (size_t)row, 0, g->regime, NAN);
+        rc |= pm_table_setf(t, (size_t)row, 1, (double)g->n_configs, "%zu", g->n_configs);
+        rc |= pm_table_set(t, (size_t)row, 2, b, g->geomean_ratio);
+        rc |= pm_table_setf(t, (size_t)row, 3, (double)g->faster, "%zu", g->faster);
+        rc |= pm_table_setf(t, (size_t)row, 4, (double)g->slower, "%zu", g->slower);
+    }
+    if (t && (rc || t->n_rows != r->n_regimes)) {
+        pm_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static pm_table *pass_table(const pm_compare_result *r, size_t shown)
+{
+    static const pm_col cols[] = {{"pass", "pass", NULL},         {"n_configs", "configs", "count"},
+                                  {"total_a", "A total", "s"},    {"total_b", "B total", "s"},
+                                  {"saved", "saved", "s"},        {"faster", "faster", "count"},
+                                  {"slower", "slower", "count"},  {"note", "note", NULL}};
+    pm_table *t = pm_table_new("compare-passes", NULL, cols, N_OF(cols));
+    int rc = 0;
+    for (size_t i = 0; t && !rc && i < shown; i++) {
+        const pm_compare_pass_total *p = &r->passes[i];
+        long row = pm_table_add_row(t);
+        if (row < 0)
+            break;
+        size_t k = (size_t)row;
+        char b[64];
+        rc |= pm_table_setf(t, k, 0, NAN, "%s: %s", p->tool, p->pass);
+        rc |= pm_table_setf(t, k, 1, (double)p->n_configs, "%zu", p->n_configs);
+        pm_fmt_time(b, sizeof b, p->total_a, 0);
+        rc |= pm_table_set(t, k, 2, b, p->total_a);
+        pm_fmt_time(b, sizeof b, p->total_b, 0);
+        rc |= pm_table_set(t, k, 3, b, p->total_b);
+        pm_fmt_time(b, sizeof b, -p->delta, 1);
+        rc |= pm_table_set(t, k, 4, b, -p->delta);
+        rc |= pm_table_setf(t, k, 5, (double)p->faster, "%zu", p->faster);
+        rc |= pm_table_setf(t, k, 6, (double)p->slower, "%zu", p->slower);
+        if (p->added || p->removed)
+            rc |= pm_table_setf(t, k, 7, NAN, "%zu added, %zu removed", p->added, p->removed);
+        else
+            rc |= pm_table_set(t, k, 7, "", NAN);
+    }
+    if (t && (rc || t->n_rows != shown)) {
+        pm_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fmt, size_t top, int width,
+                     pm_err *err)
+{
+    int md = fmt == PM_COMPARE_MARKDOWN, rc = PM_OK;
+    const char *li = md ? "- " : "";
+    char buf[1024];
+    if (width <= 0)
+        width = 1 << 30;
+    if (md)
+        fputs("## passmap compare\n\n", out);
+    /* a side picked by an axis is named "opt=0", a variant "variant stock" */
+    fprintf(out, "%sA: %s (sweep %s, %s%s)\n", li, r->a.path, r->a.sweep, strchr(r->a.variant, '=') ? "" : "variant ",
+            *r->a.variant ? r->a.variant : "(none)");
+    fprintf(out, "%sB: %s (sweep %s, %s%s)\n", li, r->b.path, r->b.sweep, strchr(r->b.variant, '=') ? "" : "variant ",
+            *r->b.variant ? r->b.variant : "(none)");
+    pm_compare_rule_text(buf, sizeof buf, r->threshold);
+    fprintf(out, "%srule: %s\n", li, buf);
+    if (r->host_warning)
+        fprintf(out, "%swarning: %s%s\n", li, r->host_warning,
+                r->n_cross_host > 1 ? " (and in more configs, see the summary)" : "");
+    for (size_t i = 0; !rc && i < r->n_configs; i++) {
+        const pm_compare_config *c = &r->configs[i];
+        snprintf(buf, sizeof buf, "%s (A: %s, B: %s; regime %s)", c->key, c->key_a, c->key_b, c->regime);
+        heading(out, fmt, buf);
+        size_t shown = 0;
+        rc = emit(out, config_table(c, top, &shown), fmt, width);
+        if (!rc && shown < c->n_passes)
+            fprintf(out, "(%zu more passes; --all-passes or --top N)\n", c->n_passes - shown);
+    }
+    if (rc)
+        goto done;
+    heading(out, fmt, "Summary");
+    char x[48];
+    pm_compare_stat g = {.ratio = r->geomean_ratio};
+    pm_compare_fmt_ratio(x, sizeof x, &g);
+    fprintf(out, "%s%zu configs matched, %zu with a wall ratio; geomean ratio B/A %s", li, r->n_configs, r->n_ratios,
+            x);
+    if (!isnan(r->geomean_ci_lo))
+        fprintf(out, " [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
+    fprintf(out, "; %zu faster, %zu slower by the rule\n", r->faster, r->slower);
+    if (r->n_cross_host)
+        fprintf(out, "%swarning: %zu of %zu matched configs were measured on different machines in A and B\n", li,
+                r->n_cross_host, r->n_configs);
+    if (r->n_regimes) {
+        heading(out, fmt, "By regime (dominant step tool on A)");
+        if ((rc = emit(out, regime_table(r), fmt, width)))
+            goto done;
+    }
+    if (r->n_passes) {
+        heading(out, fmt, "Top passes by saved time (sums of means over configs)");
+        size_t shown = top && top < r->n_passes ? top : r->n_passes;
+        if ((rc = emit(out, pass_table(r, shown), fmt, width)))
+            goto done;
+        if (shown < r->n_passes)
+            fprintf(out, "(%zu more passes)\n", r->n_passes - shown);
+    }
+    if (r->n_only_a || r->n_only_b)
+        heading(out, fmt, "Unmatched configs");
+    for (size_t i = 0; i < r->n_only_a; i++)
+        fprintf(out, "%sonly in A: %s\n", li, r->only_a[i]);
+    for (size_t i = 0; i < r->n_only_b; i++)
+        fprintf(out, "%sonly in B: %s\n", li, r->only_b[i]);
+done:
+    if (rc == PM_ERR_NOMEM)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (rc || ferror(out))
+        return pm_err_set(err, PM_ERR_IO, "compare: write failed");
+    return PM_OK;
+}

@@ -1,0 +1,217 @@
+/* Significance marks in the report: the in-sweep A/B table and headline show compare's verdicts (one rule:
+ * Welch on log times, Holm within the table, 2% threshold, no claim below 3 runs a side), never a mark the
+ * printed interval contradicts; the proven-fix text says where a verdict comes from. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "compare.h"
+#include "compare_out.h"
+#include "fix_report.h"
+#include "report_tables.h"
+
+/* Deterministic jitter around 1 (+-5%). */
+static double jitter(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return 1 + 0.1 * (((*seed >> 16) % 1000) / 1000.0 - 0.5);
+}
+
+/* Samples for B = shift x A with the jitter: n runs a side. */
+static void samples(double shift, unsigned seed, double *a, double *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        a[i] = 2.0 * jitter(&seed);
+        b[i] = 2.0 * shift * jitter(&seed);
+    }
+}
+
+/* A single config's test whose raw p lies in (0.02, 0.045) with a ratio past the threshold: significant alone,
+ * not once Holm multiplies it by 3. Found by scanning the shift (deterministic). */
+static void borderline(pm_compare_stat *st)
+{
+    double a[5], b[5];
+    for (int k = 1; k < 400; k++) {
+        for (unsigned seed = 1; seed < 40; seed++) {
+            samples(1 - 0.001 * k, seed, a, b, 5);
+            pm_compare_test(a, 5, b, 5, st);
+            if (st->p > 0.02 && st->p < 0.045 && st->ratio < 0.97)
+                return;
+        }
+    }
+    fail_msg("no borderline sample found");
+}
+
+typedef struct ab_fixture {
+    pm_analysis a;
+    pm_an_ab ab;
+    pm_compare_config cfg[4];
+} ab_fixture;
+
+/* Four configs in one A/B table: clear (faster), CI crossing 1, within the 2% threshold, n = 2. */
+static void build(ab_fixture *f)
+{
+    memset(f, 0, sizeof *f);
+    static char *keys[] = {"k/clear", "k/crosses", "k/tiny", "k/n2"};
+    double a[6], b[6];
+    samples(0.80, 3, a, b, 6);            /* 20% faster, tight */
+    pm_compare_test(a, 6, b, 6, &f->cfg[0].wall);
+    samples(0.97, 5, a, b, 3);            /* 3% but noisy, 3 runs: the CI holds 1 */
+    b[0] *= 1.3;
+    pm_compare_test(a, 3, b, 3, &f->cfg[1].wall);
+    const double c1[] = {1.000, 1.001, 0.999, 1.000}, c2[] = {0.990, 0.991, 0.989, 0.990};
+    pm_compare_test(c1, 4, c2, 4, &f->cfg[2].wall);   /* clear but 1%: below the threshold */
+    samples(0.5, 9, a, b, 2);
+    pm_compare_test(a, 2, b, 2, &f->cfg[3].wall);     /* halved, but n = 2 */
+    pm_compare_stat *fam[4];
+    for (int i = 0; i < 4; i++) {
+        f->cfg[i].key = f->cfg[i].key_a = f->cfg[i].key_b = keys[i];
+        f->cfg[i].regime = "llc";
+        fam[i] = &f->cfg[i].wall;
+    }
+    assert_int_equal(pm_compare_correct(fam, 4, PM_COMPARE_ALPHA, PM_COMPARE_THRESHOLD), 0);
+    f->ab.variant = "fix";
+    f->ab.against = "stock";
+    f->ab.cmp.configs = f->cfg;
+    f->ab.cmp.n_configs = 4;
+    f->ab.cmp.threshold = PM_COMPARE_THRESHOLD;
+    f->ab.cmp.n_ratios = 4;
+    f->ab.cmp.geomean_ratio = 0.8;
+    f->ab.cmp.geomean_ci_lo = f->ab.cmp.geomean_ci_hi = NAN;
+    for (int i = 0; i < 4; i++) {
+        f->ab.cmp.faster += f->cfg[i].wall.verdict == PM_VERDICT_FASTER;
+        f->ab.cmp.slower += f->cfg[i].wall.verdict == PM_VERDICT_SLOWER;
+    }
+    f->a.ab = &f->ab;
+    f->a.n_ab = 1;
+}
+
+static const char *cell_text(const pm_table *t, size_t row, const char *key)
+{
+    for (size_t k = 0; k < t->n_cols; k++)
+        if (!strcmp(t->cols[k].key, key))
+            return t->cells[row * t->n_cols + k].text;
+    fail_msg("no column %s", key);
+    return NULL;
+}
+
+static void test_ab_table_marks(void **state)
+{
+    (void)state;
+    ab_fixture f;
+    build(&f);
+    pm_table *t = pm_rt_ab(&f.a);
+    assert_non_null(t);
+    assert_int_equal(t->n_rows, 4);
+    /* the clear change is marked, its interval below 1 */
+    assert_string_equal(cell_text(t, 0, "verdict"), "faster");
+    assert_true(f.cfg[0].wall.ci_hi < 1);
+    /* the CI crossing 1 is not marked */
+    assert_true(f.cfg[1].wall.ci_lo < 1 && f.cfg[1].wall.ci_hi > 1);
+    assert_string_equal(cell_text(t, 1, "verdict"), "same");
+    /* within the 2% threshold: not marked, although its interval excludes 1 */
+    assert_true(f.cfg[2].wall.ci_hi < 1);
+    assert_string_equal(cell_text(t, 2, "verdict"), "same");
+    /* n = 2: no test, no interval, no mark */
+    assert_string_equal(cell_text(t, 3, "verdict"), "n/a");
+    assert_string_equal(cell_text(t, 3, "ci"), "n=2, no interval");
+    assert_non_null(strstr(cell_text(t, 3, "wall_b_s"), "(n=2, no interval)"));
+    /* the side walls in the report's interval format */
+    assert_non_null(strstr(cell_text(t, 0, "wall_a_s"), " s \u00b1"));
+    /* the printed interval is the Holm-corrected one the mark was decided on */
+    char ci[64];
+    snprintf(ci, sizeof ci, "[%.3f, %.3f]", f.cfg[0].wall.ci_lo, f.cfg[0].wall.ci_hi);
+    assert_string_equal(cell_text(t, 0, "ci"), ci);
+    pm_table_free(t);
+
+    /* the headline counts the same marks */
+    pm_rt_headline h;
+    pm_rt_headline_build(&f.a, &h);
+    assert_non_null(strstr(h.ab, "variant fix vs stock"));
+    assert_non_null(strstr(h.ab, "1 faster, 0 slower, 2 same, 1 n/a"));
+    /* the legend is compare's rule */
+    char legend[1024], rule[768];
+    pm_rt_sig_legend(legend, sizeof legend, &f.a);
+    pm_compare_rule_text(rule, sizeof rule, PM_COMPARE_THRESHOLD);
+    assert_non_null(strstr(legend, rule));
+    assert_non_null(strstr(rule, "Holm"));
+    assert_non_null(strstr(rule, "2%"));
+
+    /* a contended config keeps compare's mark, with the diagnosis beside it */
+    pm_an_config cfg = {.key = "k/clear", .contended = 1, .dominant_stage = -1};
+    f.a.configs = &cfg;
+    f.a.n_configs = 1;
+    t = pm_rt_ab(&f.a);
+    assert_non_null(t);
+    assert_string_equal(cell_text(t, 0, "verdict"), "faster");
+    assert_string_equal(cell_text(t, 0, "noise"), "contended (A, B)");
+    assert_string_equal(cell_text(t, 1, "noise"), "");
+    pm_table_free(t);
+}
+
+static void test_holm_changes_mark(void **state)
+{
+    (void)state;
+    pm_compare_stat one, *p1 = &one;
+    borderline(&one);
+    pm_compare_stat fam[3] = {one, one, one}, *pf[3] = {&fam[0], &fam[1], &fam[2]};
+    assert_int_equal(pm_compare_correct(&p1, 1, PM_COMPARE_ALPHA, PM_COMPARE_THRESHOLD), 0);
+    assert_int_equal(one.verdict, PM_VERDICT_FASTER);   /* alone: p < 0.05 */
+    assert_true(one.ci_hi < 1);
+    /* three such rows in one table: Holm's p = 3p > 0.05, the corrected interval holds 1, no mark */
+    assert_int_equal(pm_compare_correct(pf, 3, PM_COMPARE_ALPHA, PM_COMPARE_THRESHOLD), 0);
+    for (int i = 0; i < 3; i++) {
+        assert_true(fam[i].p_holm > 0.05);
+        assert_true(fam[i].ci_hi > 1);
+        assert_int_equal(fam[i].verdict, PM_VERDICT_SAME);
+    }
+    /* and the report's table shows the corrected mark */
+    pm_compare_config cfg[3] = {0};
+    for (int i = 0; i < 3; i++)
+        cfg[i].key = cfg[i].key_a = cfg[i].key_b = "k", cfg[i].regime = "llc", cfg[i].wall = fam[i];
+    pm_an_ab ab = {.variant = "fix", .against = "stock", .cmp = {.configs = cfg, .n_configs = 3}};
+    pm_analysis a = {.ab = &ab, .n_ab = 1};
+    pm_table *t = pm_rt_ab(&a);
+    assert_non_null(t);
+    for (size_t r = 0; r < 3; r++)
+        assert_string_equal(cell_text(t, r, "verdict"), "same");
+    pm_table_free(t);
+}
+
+/* A fix verdict that the interval over configs does not carry (it came from every config being faster by
+ * compare's rule) says so beside the interval. */
+static void test_fix_text_never_contradicts(void **state)
+{
+    (void)state;
+    char m[192];
+    json_t *o = json_pack("{s:f,s:f,s:f,s:i,s:s}", "ratio", 0.9, "ci_lo", 0.8, "ci_hi", 1.05, "n_configs", 3, "verdict",
+                          "faster");
+    pm_fix_ratio_text(o, m, sizeof m);
+    assert_non_null(strstr(m, "[0.800, 1.050]"));
+    assert_non_null(strstr(m, "every config faster by compare's rule"));
+    json_object_set_new(o, "ci_hi", json_real(0.95));   /* the interval carries it: nothing added */
+    pm_fix_ratio_text(o, m, sizeof m);
+    assert_null(strstr(m, "every config"));
+    json_object_set_new(o, "verdict", json_string("no effect"));
+    json_object_set_new(o, "ci_hi", json_real(1.05));
+    pm_fix_ratio_text(o, m, sizeof m);
+    assert_null(strstr(m, "every config"));
+    json_decref(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ab_table_marks),
+        cmocka_unit_test(test_holm_changes_mark),
+        cmocka_unit_test(test_fix_text_never_contradicts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
