@@ -510,6 +510,8 @@ static void embedded_cleanup(pm_backend_ctx *ctx)
     ctx->state = NULL;
 }
 
+extern const pm_backend_fix_ops pm_embedded_fix;   /* embedded_fix.c */
+
 const pm_backend_ops pm_backend_embedded = {
     .name = "embedded",
     .sections = "[embedded], [llm NAME], [cnn NAME]",
@@ -519,4 +521,5 @@ const pm_backend_ops pm_backend_embedded = {
     .steps = embedded_steps,
     .describe = embedded_describe,
     .cleanup = embedded_cleanup,
+    .fix = &pm_embedded_fix,
 };

@@ -29,8 +29,6 @@ static void def_free(pm_fix_def *d)
     free(d->pass);
     free(d->size);
     free(d->why);
-    free(d->check);
-    free(d->argv);
     memset(d, 0, sizeof *d);
 }
 
@@ -249,102 +247,29 @@ int pm_fix_catalogue_load(const char *path, pm_fix_catalogue *cat, pm_err *err)
     return rc;
 }
 
-int pm_fix_catalogue_from_spec(const char *spec_text, const char *name, pm_fix_catalogue *cat, pm_err *err)
+int pm_fix_catalogue_from_decls(const pm_fix_decl *decls, int n, const char *name, pm_fix_catalogue *cat,
+                                pm_err *err)
 {
     memset(cat, 0, sizeof *cat);
-    char *copy = strdup(spec_text);
-    if (!copy)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    int rc = PM_OK, line = 0, in_fix = 0;
-    pm_fix_def d = {0};
-    char *p = copy;
-    for (;;) {
-        char *nl = strchr(p, '\n');
-        if (nl)
-            *nl = '\0';
-        line++;
-        char *t = trim(p);
-        char *semi = strchr(t, ';');
-        if (*t == '[' || !semi)
-            ;
-        else if (semi && (semi == t || isspace((unsigned char)semi[-1])))
-            *semi = '\0';   /* inline comment, as inih reads them */
-        t = trim(t);
-        int end_section = !nl || *t == '[';
-        if (end_section && in_fix) {
-            if (!d.argv) {
-                rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: [fix %s] has no argv change", name, d.line, d.name);
-                def_free(&d);
-                goto cleanup;
-            }
-            if (!d.variant) d.variant = strdup(d.name);
-            if (!d.regime) d.regime = strdup("*");
-            if (!d.pass) d.pass = strdup("*");
-            if (!d.size) d.size = strdup("*");
-            if (!d.why) d.why = strdup("declared in the spec");
-            if ((rc = push_def(cat, &d, name, err)))
-                goto cleanup;
-            memset(&d, 0, sizeof d);
-            in_fix = 0;
-        }
-        if (*t == '[') {
-            char *close = strchr(t, ']');
-            if (!close) {
-                rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: unclosed section", name, line);
-                goto cleanup;
-            }
-            *close = '\0';
-            char *sec = trim(t + 1);
-            if (!strncmp(sec, "fix", 3) && isspace((unsigned char)sec[3])) {
-                in_fix = 1;
-                d.line = line;
-                d.name = strdup(trim(sec + 3));
-                if (!d.name) {
-                    rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                    goto cleanup;
-                }
-            }
-        } else if (in_fix && *t && *t != '#' && *t != ';') {
-            char *eq = strchr(t, '=');
-            if (!eq) {
-                rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: [fix %s]: not KEY = VALUE", name, line, d.name);
-                def_free(&d);
-                goto cleanup;
-            }
-            *eq = '\0';
-            char *k = trim(t), *v = trim(eq + 1);
-            char **slot = !strcmp(k, "variant") ? &d.variant : !strcmp(k, "argv") ? &d.argv
-                          : !strcmp(k, "regime") ? &d.regime : !strcmp(k, "pass") ? &d.pass
-                          : !strcmp(k, "size") ? &d.size : !strcmp(k, "why") ? &d.why
-                          : !strcmp(k, "check") ? &d.check : NULL;
-            if (!strcmp(k, "superlinear")) {
-                if (parse_superlinear(v, &d.superlinear)) {
-                    rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: [fix %s] superlinear '%s' (yes or -)", name, line,
-                                    d.name, v);
-                    def_free(&d);
-                    goto cleanup;
-                }
-            } else if (!slot) {
-                rc = pm_err_set(err, PM_ERR_PARSE,
-                                "%s:%d: [fix %s]: unknown key '%s' (variant, argv, regime, pass, superlinear, size, "
-                                "why, check)", name, line, d.name, k);
-                def_free(&d);
-                goto cleanup;
-            } else {
-                free(*slot);
-                if (!(*slot = strdup(v))) {
-                    rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                    def_free(&d);
-                    goto cleanup;
-                }
-            }
-        }
-        if (!nl)
+    int rc = PM_OK;
+    for (int i = 0; i < n && rc == PM_OK; i++) {
+        const pm_fix_decl *x = &decls[i];
+        pm_fix_def d = {.line = x->line};
+        if (x->superlinear && parse_superlinear(x->superlinear, &d.superlinear)) {
+            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: [fix %s] superlinear '%s' (yes or -)", name, x->line,
+                            x->name, x->superlinear);
             break;
-        p = nl + 1;
+        }
+        d.name = strdup(x->name ? x->name : "");
+        d.variant = strdup(x->variant ? x->variant : x->name ? x->name : "");
+        d.regime = strdup(x->regime ? x->regime : "*");
+        d.pass = strdup(x->pass ? x->pass : "*");
+        d.size = strdup(x->size ? x->size : "*");
+        d.why = strdup(x->why ? x->why : "declared in the spec");
+        rc = push_def(cat, &d, name, err);
     }
-cleanup:
-    free(copy);
+    if (rc == PM_OK && cat->n == 0)
+        rc = pm_err_set(err, PM_ERR_PARSE, "%s: no fix declared (add a [fix NAME] section)", name);
     if (rc)
         pm_fix_catalogue_free(cat);
     return rc;

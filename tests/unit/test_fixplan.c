@@ -51,38 +51,6 @@ static void catalogue_parses_rows_and_rejects_bad_ones(void **state)
     assert_non_null(strstr(err.msg, "no fix"));
 }
 
-static void spec_fix_sections(void **state)
-{
-    const char *spec = "[sweep]\nname = s\nbackend = command\n\n"
-                       "[fix lto]   ; a comment\n"
-                       "argv = add -flto\n"
-                       "regime = codegen*\n"
-                       "superlinear = yes\n"
-                       "check = ./run-tests {out}\n"
-                       "[step cc]\nargv = clang -c x.c\n"
-                       "[fix o1]\nargv = set opt=1\n";
-    pm_fix_catalogue cat;
-    pm_err err = {0};
-    assert_int_equal(pm_fix_catalogue_from_spec(spec, "s.ini", &cat, &err), PM_OK);
-    assert_int_equal(cat.n, 2);
-    assert_string_equal(cat.items[0].name, "lto");
-    assert_string_equal(cat.items[0].variant, "lto");
-    assert_string_equal(cat.items[0].argv, "add -flto");
-    assert_string_equal(cat.items[0].regime, "codegen*");
-    assert_string_equal(cat.items[0].check, "./run-tests {out}");
-    assert_int_equal(cat.items[0].superlinear, 1);
-    assert_string_equal(cat.items[1].name, "o1");
-    assert_string_equal(cat.items[1].size, "*");
-    assert_null(cat.items[1].check);
-    pm_fix_catalogue_free(&cat);
-
-    assert_int_not_equal(pm_fix_catalogue_from_spec("[fix x]\nregime = *\n", "s.ini", &cat, &err), PM_OK);
-    assert_non_null(strstr(err.msg, "s.ini:1: [fix x] has no argv change"));
-    assert_int_not_equal(pm_fix_catalogue_from_spec("[fix x]\nargv = add -g\nspeed = 3\n", "s.ini", &cat, &err),
-                         PM_OK);
-    assert_non_null(strstr(err.msg, "s.ini:3: [fix x]: unknown key 'speed'"));
-}
-
 /* Six stock configs in three regimes (walls in s). */
 static const char *const HEAVY_LOW[] = {"ConvertFuncToLLVMPass", "Canonicalizer"};
 static const char *const HEAVY_ISEL[] = {"X86 DAG->DAG Instruction Selection"};
@@ -296,7 +264,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(catalogue_parses_rows_and_rejects_bad_ones),
-        cmocka_unit_test(spec_fix_sections),
         cmocka_unit_test(rules_match_the_evidence),
         cmocka_unit_test(selection_spreads_over_regimes_slowest_first),
         cmocka_unit_test(budget_trims_the_plan),
