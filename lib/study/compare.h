@@ -33,6 +33,8 @@ typedef struct pm_compare_opts {
      * configs pair up when all their other parameters are equal (--a AXIS=V --b AXIS=W). */
     const char *axis;
     double threshold;                  /* practical threshold on |ratio - 1|; 0: PM_COMPARE_THRESHOLD */
+    int max_repeats;                   /* > 0: only cold runs with repeat < max_repeats (what a sweep had run at
+                                          that repeat count, so a resumed adaptive search sees the same data) */
 } pm_compare_opts;
 
 #define PM_COMPARE_THRESHOLD 0.02

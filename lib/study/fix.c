@@ -319,12 +319,14 @@ static json_t *num(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* Measures a job from the store with compare's numbers and judges it. */
-static int measure(fix_ctx *x, job *jb, int at_limit, pm_err *err)
+/* Measures a job from the store with compare's numbers and judges it, on the runs of repeats below `repeats`
+ * only: stock's runs are shared, and a later round for another fix (or a resumed search) must not change what
+ * this round's verdict saw, or a rerun would not reproduce the first one. */
+static int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
 {
     pm_compare_opts co = {.path_a = x->o->db_path, .path_b = x->o->db_path, .sweep_a = x->fix_sweep,
                           .sweep_b = x->fix_sweep, .variant_a = jb->a, .variant_b = jb->b,
-                          .threshold = x->threshold};
+                          .threshold = x->threshold, .max_repeats = repeats};
     pm_compare_result r;
     int rc = pm_compare_run(&co, &r, err);
     if (rc)
@@ -402,7 +404,7 @@ static int settle(fix_ctx *x, job **jobs, size_t n_jobs, pm_err *err)
         if ((rc = run_round(x, pending, np, r, &ran, err)))
             break;
         for (size_t j = 0; j < np; j++) {
-            if ((rc = measure(x, pending[j], ran && r == x->max_r, err)))
+            if ((rc = measure(x, pending[j], r, ran && r == x->max_r, err)))
                 goto cleanup;
             if (ran)
                 pending[j]->repeats = r;
