@@ -826,8 +826,12 @@ static void last_line(const char *path, char *out, size_t cap)
     char line[512];
     while (f && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
-        if (line[0])
-            snprintf(out, cap, "%s", line);
+        size_t n = strlen(line);
+        if (n && cap) {   /* cut to fit: it only names the failure */
+            n = n < cap ? n : cap - 1;
+            memcpy(out, line, n);
+            out[n] = '\0';
+        }
     }
     if (f)
         fclose(f);
