@@ -298,17 +298,29 @@ cleanup:
     return rc;
 }
 
-static json_t *pass_rows(const pm_compare_result *r, int cheaper)
+static json_t *pass_rows(const pm_compare_result *r, int cheaper, double threshold)
 {
     json_t *arr = json_array();
     int shown = 0;
+    double wall_a = 0;
+    for (size_t i = 0; i < r->n_configs; i++)
+        if (isfinite(r->configs[i].wall.mean_a))
+            wall_a += r->configs[i].wall.mean_a;
     for (size_t i = 0; i < r->n_passes && shown < 3; i++) {
         const pm_compare_pass_total *p = &r->passes[i];
-        if (cheaper ? (p->delta >= 0 || p->faster == 0) : (p->delta <= 0 || p->slower == 0))
+        /* Significant by compare's rule, or gone on one side (a fix that drops a pass shows it) when that is
+         * worth the threshold of the compile: short trace events come and go with the timer's granularity. */
+        size_t gone = cheaper ? p->removed : p->added;
+        if (gone && fabs(p->delta) < threshold * wall_a)
+            gone = 0;
+        size_t n = (cheaper ? p->faster : p->slower) + gone;
+        if (cheaper ? (p->delta >= 0 || n == 0) : (p->delta <= 0 || n == 0))
             continue;
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:f, s:I}", "tool", p->tool ? p->tool : "", "pass",
-                                             p->pass ? p->pass : "", "delta_s", p->delta, "configs",
-                                             (json_int_t)(cheaper ? p->faster : p->slower)));
+        json_t *row = json_pack("{s:s, s:s, s:f, s:I}", "tool", p->tool ? p->tool : "", "pass",
+                                p->pass ? p->pass : "", "delta_s", p->delta, "configs", (json_int_t)n);
+        if (gone)
+            json_object_set_new(row, cheaper ? "removed" : "added", json_true());
+        json_array_append_new(arr, row);
         shown++;
     }
     return arr;
@@ -379,8 +391,8 @@ static int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
     jb->m = m;
     jb->verdict = pm_fix_judge(&m, at_limit, x->threshold);
     json_decref(jb->detail);
-    jb->detail = json_pack("{s:o, s:o, s:o}", "regimes", regimes, "cheaper", pass_rows(&r, 1), "dearer",
-                           pass_rows(&r, 0));
+    jb->detail = json_pack("{s:o, s:o, s:o}", "regimes", regimes, "cheaper", pass_rows(&r, 1, x->threshold),
+                           "dearer", pass_rows(&r, 0, x->threshold));
     pm_compare_free(&r);
     return jb->detail ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 }

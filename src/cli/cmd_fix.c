@@ -158,8 +158,10 @@ static void print_result(const json_t *r)
             if (!json_array_size(ps))
                 continue;
             printf("    %s:", sides[s]);
-            json_array_foreach(ps, j, g) printf(" %s/%s %+.3fs (%d)", str(g, "tool"), str(g, "pass"),
-                                                dbl(g, "delta_s"), (int)dbl(g, "configs"));
+            json_array_foreach(ps, j, g) printf(" %s/%s %+.3fs (%d%s)", str(g, "tool"), str(g, "pass"),
+                                                dbl(g, "delta_s"), (int)dbl(g, "configs"),
+                                                json_is_true(json_object_get(g, "removed"))  ? ", removed"
+                                                : json_is_true(json_object_get(g, "added")) ? ", added" : "");
             putchar('\n');
         }
     }

@@ -80,6 +80,10 @@ case "$nv" in
   "no effect "*|"undecided "*|"not run "*) ok "noverify: no significant difference on this machine now ($nv)" ;;
   *) fail "noverify: $nv" ;;
 esac
+if json_check "$TMP/fix.json" 'any(p["pass"] == "RunPass: Verify generated machine code" and p.get("removed") and p["delta_s"] < 0
+   for p in [r for r in d["results"] if r["name"] == "noverify"][0]["cheaper"])'; then
+  ok "noverify's cheaper passes name the verifier it removed"
+else fail "noverify cheaper: $(python3 -c 'import json,sys; print([r["cheaper"] for r in json.load(open(sys.argv[1]))["results"]])' "$TMP/fix.json")"; fi
 if json_check "$TMP/fix.json" 'd["recommended"] is None or (d["recommended"]["variant"] == "noverify" and d["recommended"]["ship"])'; then
   ok "a fix that changes the output is never recommended"
 else fail "recommendation: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["recommended"])' "$TMP/fix.json")"; fi
