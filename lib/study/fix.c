@@ -121,8 +121,8 @@ static int load_study(fix_ctx *x, pm_err *err)
     snprintf(x->fix_sweep, sizeof x->fix_sweep, "%s%s", x->study, FIX_SWEEP_SUFFIX);
     const pm_backend_ops *be = pm_backend_find(x->backend);
     if (!be || !be->fix) {
-        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "sweep '%s' uses the %s back end, which runs no fixes (back ends "
-                        "with fixes: those whose table row has fix ops)", x->study, x->backend);
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "sweep '%s' uses the %s back end, which runs no fixes (its row in "
+                        "the back-end table has no fix ops)", x->study, x->backend);
         goto cleanup;
     }
     x->fx = be->fix;
