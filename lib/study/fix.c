@@ -194,7 +194,8 @@ static int build_evidence(fix_ctx *x, pm_err *err)
                                      .n_heavy = nh, .window = sc->window ? sc->window : NAN,
                                      .layers = !strcmp(sc->kind, "llm") ? sc->layers : NAN,
                                      .tile = sc->tile ? sc->tile : NAN, .ops = c->ir_ops, .llvm_ops = c->llvm_ops,
-                                     .wall_s = c->wall.mean};
+                                     .wall_s = c->wall.mean, .params = sc->params,
+                                     .n_params = (size_t)sc->n_params};
     }
     if (x->n_ev == 0)
         return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s' has no stock config with a successful cold run", x->study);
@@ -708,7 +709,26 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
         int nd = 0;
         if (x.fx->declared)
             x.fx->declared(x.src_spec, &decls, &nd);
-        rc = pm_fix_catalogue_from_decls(decls, nd, x.study, &x.cat, err);
+        /* a declared rule's size terms may name the study's axes */
+        size_t na = 0, cap = 1;
+        for (int i = 0; i < x.src_spec->n_configs; i++)
+            cap += (size_t)x.src_spec->configs[i].n_params;
+        const char **axes = calloc(cap, sizeof *axes);
+        if (!axes) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+        for (int i = 0; i < x.src_spec->n_configs; i++)
+            for (int k = 0; k < x.src_spec->configs[i].n_params; k++) {
+                const char *a = x.src_spec->configs[i].params[k].name;
+                int seen = 0;
+                for (size_t j = 0; j < na && !seen; j++)
+                    seen = !strcmp(axes[j], a);
+                if (!seen)
+                    axes[na++] = a;
+            }
+        rc = pm_fix_catalogue_from_decls(decls, nd, axes, x.study, &x.cat, err);
+        free(axes);
     }
     if (rc)
         goto cleanup;

@@ -5,7 +5,8 @@
 # less work, other code). The spec's [check] compares the .text sections. o0 must measure faster and be caught
 # as "changes output" (never recommended); noverify must never be reported as changing output, and when it
 # measures faster its check must say "same" (whether it is significant depends on the machine's load: a
-# contended run may leave it undecided, which is accepted and stated). Plus: the dry run runs nothing, the
+# contended run may leave it undecided, which is accepted and stated). o0's rule names an axis (opt >= 1).
+# Plus: the dry run runs nothing, the
 # rerun resumes, the report shows the table, and the stored spec is read from its own folder.
 source "$(dirname "$0")/lib.sh"
 export PASSMAP_DATA_DIR=$ROOT/data
@@ -30,9 +31,10 @@ timeout = 120s
 
 [matrix c]
 input = src/*.c
+opt = 2
 
 [step cc]
-argv = $CLANG -std=c11 -D_GNU_SOURCE -I{spec_dir}/inc -O2 -g -mllvm -verify-machineinstrs -c {input}
+argv = $CLANG -std=c11 -D_GNU_SOURCE -I{spec_dir}/inc -O{opt} -g -mllvm -verify-machineinstrs -c {input}
   -o {out}/obj.o -ftime-trace
 report = {out}/obj.json
 tool = clang
@@ -44,9 +46,9 @@ regime = *
 why = the verifier checks the machine code, it does not change it
 
 [fix o0]
-argv_drop = -O2
+argv_drop = -O{opt}
 argv_add = -O0
-size = wall >= 0.01
+size = opt >= 1 & wall >= 0.01
 why = no optimisation at all (it changes the code: the check must say so)
 
 [check]
@@ -88,10 +90,10 @@ if json_check "$TMP/fix.json" 'd["recommended"] is None or (d["recommended"]["va
   ok "a fix that changes the output is never recommended"
 else fail "recommendation: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["recommended"])' "$TMP/fix.json")"; fi
 n=$(sqlite3 "$TMP/s.db" "SELECT count(*) FROM config JOIN sweep ON sweep.id = config.sweep_id
-                         WHERE sweep.name = 's-fix' AND key = 'c/input=compare.c/o0' AND variant = 'o0'")
+                         WHERE sweep.name = 's-fix' AND key = 'c/input=compare.c/opt=2/o0' AND variant = 'o0'")
 [ "$n" = 1 ] && ok "the A/B configs keep the study key with the variant as its last part" || fail "fix keys ($n)"
 a=$(sqlite3 "$TMP/s.db" "SELECT s.argv FROM step s JOIN run r ON r.id = s.run_id JOIN config c ON c.id = r.config_id
-                         WHERE c.key = 'c/input=spec.c/o0' LIMIT 1")
+                         WHERE c.key = 'c/input=spec.c/opt=2/o0' LIMIT 1")
 case "$a" in *" -g -mllvm -verify-machineinstrs -c "*" -ftime-trace -O0") ok "the fix's argv change ran: $a" ;;
   *) fail "o0 argv: $a" ;; esac
 

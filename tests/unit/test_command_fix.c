@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ static void fixes_are_declared_with_their_rules(void **state)
     assert_string_equal(d[1].variant, "O1");
 
     pm_fix_catalogue cat;
-    assert_int_equal(pm_fix_catalogue_from_decls(d, n, "s.ini", &cat, &e), PM_OK);
+    assert_int_equal(pm_fix_catalogue_from_decls(d, n, NULL, "s.ini", &cat, &e), PM_OK);
     assert_int_equal(cat.n, 2);
     assert_string_equal(cat.items[0].regime, "codegen*, isel");
     assert_string_equal(cat.items[0].size, "wall >= 0.5");
@@ -64,14 +65,39 @@ static void fixes_are_declared_with_their_rules(void **state)
 
     /* the rule words are validated where the fix is declared */
     pm_fix_decl bad = {.name = "x", .superlinear = "maybe", .line = 12};
-    assert_int_not_equal(pm_fix_catalogue_from_decls(&bad, 1, "s.ini", &cat, &e), PM_OK);
+    assert_int_not_equal(pm_fix_catalogue_from_decls(&bad, 1, NULL, "s.ini", &cat, &e), PM_OK);
     assert_non_null(strstr(e.msg, "s.ini:12: [fix x] superlinear 'maybe'"));
+    static const char *const axes[] = {"opt", "input", NULL};
     bad = (pm_fix_decl){.name = "x", .size = "speed > 3", .line = 14};
-    assert_int_not_equal(pm_fix_catalogue_from_decls(&bad, 1, "s.ini", &cat, &e), PM_OK);
-    assert_non_null(strstr(e.msg, "s.ini:14: size term 'speed > 3': unknown name 'speed'"));
-    assert_int_not_equal(pm_fix_catalogue_from_decls(NULL, 0, "s.ini", &cat, &e), PM_OK);
+    assert_int_not_equal(pm_fix_catalogue_from_decls(&bad, 1, axes, "s.ini", &cat, &e), PM_OK);
+    assert_non_null(strstr(e.msg, "s.ini:14: size term 'speed > 3': unknown name 'speed' (window, layers, tile, ops, "
+                                  "llvm_ops, wall; axes, opt, input)"));
+    assert_int_not_equal(pm_fix_catalogue_from_decls(NULL, 0, NULL, "s.ini", &cat, &e), PM_OK);
     assert_non_null(strstr(e.msg, "no fix declared"));
     pm_spec_free(s);
+}
+
+/* A size term may name an axis of the study: its value when it is a number (else the term is false). */
+static void size_terms_name_axes(void **state)
+{
+    static const char *const axes[] = {"opt", "input", NULL};
+    pm_fix_decl d = {.name = "o0", .size = "opt >= 2 & wall > 0.1", .line = 3};
+    pm_fix_catalogue cat;
+    pm_err e = {0};
+    assert_int_equal(pm_fix_catalogue_from_decls(&d, 1, axes, "s.ini", &cat, &e), PM_OK);
+    pm_param p2[] = {{"input", "a.c"}, {"opt", "2"}}, p1[] = {{"input", "a.c"}, {"opt", "1"}},
+             pt[] = {{"opt", "fast"}};
+    pm_fix_evidence ev = {.key = "c/input=a.c/opt=2", .regime = "codegen", .wall_s = 0.5, .params = p2,
+                          .n_params = 2, .window = NAN, .layers = NAN, .tile = NAN, .ops = NAN, .llvm_ops = NAN};
+    assert_true(pm_fix_rule_matches(&cat.items[0], &ev, NULL, 0));
+    ev.params = p1;
+    assert_false(pm_fix_rule_matches(&cat.items[0], &ev, NULL, 0));
+    ev.params = pt, ev.n_params = 1;
+    assert_false(pm_fix_rule_matches(&cat.items[0], &ev, NULL, 0));
+    pm_fix_catalogue_free(&cat);
+    /* the TSV catalogue knows no axes: its size names stay the fixed ones */
+    assert_int_not_equal(pm_fix_catalogue_parse("a\tb\t*\t*\t-\topt>=2\tw\n", "x.tsv", &cat, &e), PM_OK);
+    assert_non_null(strstr(e.msg, "unknown name 'opt'"));
 }
 
 static void a_round_applies_the_variant_to_its_steps(void **state)
@@ -214,6 +240,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixes_are_declared_with_their_rules),
+        cmocka_unit_test(size_terms_name_axes),
         cmocka_unit_test(a_round_applies_the_variant_to_its_steps),
         cmocka_unit_test(bad_fix_sections_name_the_line),
         cmocka_unit_test(the_check_command_decides),

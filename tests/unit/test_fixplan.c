@@ -55,12 +55,12 @@ static void catalogue_parses_rows_and_rejects_bad_ones(void **state)
 static const char *const HEAVY_LOW[] = {"ConvertFuncToLLVMPass", "Canonicalizer"};
 static const char *const HEAVY_ISEL[] = {"X86 DAG->DAG Instruction Selection"};
 static pm_fix_evidence EV[] = {
-    {"c0", "lowering-to-llvm", HEAVY_LOW, 2, 512, 4, 256, 90, 60000, 10.0},
-    {"c1", "lowering-to-llvm", HEAVY_LOW, 2, 128, 4, 256, 90, 20000, 4.0},
-    {"c2", "isel", HEAVY_ISEL, 1, 512, 4, 256, 90, 80000, 20.0},
-    {"c3", "isel", HEAVY_ISEL, 1, 128, 1, 256, 30, 30000, 6.0},
-    {"c4", "regalloc", HEAVY_ISEL, 1, 1024, 1, 512, 30, 90000, 8.0},
-    {"c5", "lowering-to-llvm", HEAVY_LOW, 2, 64, 1, 256, 30, 3000, 1.0},
+    {"c0", "lowering-to-llvm", HEAVY_LOW, 2, 512, 4, 256, 90, 60000, 10.0, NULL, 0},
+    {"c1", "lowering-to-llvm", HEAVY_LOW, 2, 128, 4, 256, 90, 20000, 4.0, NULL, 0},
+    {"c2", "isel", HEAVY_ISEL, 1, 512, 4, 256, 90, 80000, 20.0, NULL, 0},
+    {"c3", "isel", HEAVY_ISEL, 1, 128, 1, 256, 30, 30000, 6.0, NULL, 0},
+    {"c4", "regalloc", HEAVY_ISEL, 1, 1024, 1, 512, 30, 90000, 8.0, NULL, 0},
+    {"c5", "lowering-to-llvm", HEAVY_LOW, 2, 64, 1, 256, 30, 3000, 1.0, NULL, 0},
 };
 static const char *const SUPERLINEAR[] = {"Greedy Register Allocator"};
 
