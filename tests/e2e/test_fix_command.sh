@@ -6,8 +6,8 @@
 # as "changes output" (never recommended); noverify must never be reported as changing output, and when it
 # measures faster its check must say "same" (whether it is significant depends on the machine's load: a
 # contended run may leave it undecided, which is accepted and stated). o0's rule names an axis (opt >= 1).
-# Plus: the dry run runs nothing, the
-# rerun resumes, the report shows the table, and the stored spec is read from its own folder.
+# Plus: the dry run runs nothing, the rerun resumes, the report shows the table, and the stored spec is read
+# from its own folder.
 source "$(dirname "$0")/lib.sh"
 export PASSMAP_DATA_DIR=$ROOT/data
 CLANG=$(command -v clang-22 || echo "$LLVM_BIN/clang")
