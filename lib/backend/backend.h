@@ -92,6 +92,44 @@ typedef struct pm_backend_config {
     int n_metrics;
 } pm_backend_config;
 
+/* passmap fix, as seen by a back end. A fix is a compile variant (a token in a config's variant; "a+b"
+ * combines) plus the rule that says where it should matter, as text in the catalogue's words (regime, pass,
+ * superlinear, size, why: study/fixplan.h reads them). */
+typedef struct pm_fix_decl {
+    const char *name, *variant, *regime, *pass, *superlinear, *size, *why;   /* NULL: the default */
+    int line;                  /* where it is declared (errors name it) */
+} pm_fix_decl;
+
+/* What the output check of a variant may use. */
+typedef struct pm_fix_check_opts {
+    double timeout_s;          /* per process */
+    int reduce_window, reduce_layers;   /* embedded: the reduced config the check compiles and runs (0: default) */
+} pm_fix_check_opts;
+
+typedef struct pm_backend_fix_ops {
+    /* The catalogue: a file in data/ ("fixes-embedded.tsv"), or NULL when the spec declares the fixes. */
+    const char *catalogue_file;
+    /* The fixes the study's spec declares (NULL op or *n == 0: none). The array lives in the spec. */
+    void (*declared)(const struct pm_spec *study, const pm_fix_decl **out, int *n);
+    /* The spec of one A/B round, named `name`: study config configs[i] with variants[i] (several entries may
+     * name one config), every pair at `repeats`, interleaved. A config keeps its study key with the variant
+     * as its last part, so compare lines the variants of a config up. */
+    int (*round)(const struct pm_spec *study, const int *configs, const char *const *variants, size_t n,
+                 int repeats, const char *name, struct pm_spec **out, pm_err *err);
+    /* The output check, in two halves so stock's side is built once per config. build: compiles (and runs,
+     * where the back end can) `variant` of study config `config` inside dir (absolute, created by the caller);
+     * result receives what compare takes (a file or a folder). PM_ERR_UNSUPPORTED: this study cannot be
+     * checked (why in err); any other error: the variant did not build or run. */
+    int (*check_build)(const struct pm_spec *study, int config, const char *variant, const char *dir,
+                       const pm_fix_check_opts *o, char *result, size_t cap, pm_err *err);
+    /* compare: *same = 1 when the variant's result equals stock's (outcome: "bit-exact (N values)",
+     * "same (check exits 0)"), 0 when it differs (outcome says how). An error: the comparison itself failed. */
+    int (*check_compare)(const struct pm_spec *study, int config, const char *stock_result, const char *result,
+                         const pm_fix_check_opts *o, int *same, char *outcome, size_t cap, pm_err *err);
+    /* The float tolerance "same" allows (0: exact only), stated in the fix table. */
+    double tolerance;
+} pm_backend_fix_ops;
+
 typedef struct pm_backend_ops {
     const char *name;          /* [sweep] backend = NAME */
     const char *sections;      /* the sections it reads, for help and errors */
@@ -117,6 +155,8 @@ typedef struct pm_backend_ops {
     /* Method facts for the sweep's metadata (compiler, version, pipeline...). NULL: none. */
     void (*describe)(pm_backend_ctx *ctx, json_t *meta);
     void (*cleanup)(pm_backend_ctx *ctx);
+    /* passmap fix: the back end's fixes, A/B rounds and output check. NULL: `passmap fix` refuses its studies. */
+    const pm_backend_fix_ops *fix;
 } pm_backend_ops;
 
 /* The registry: NULL when no back end has that name. */

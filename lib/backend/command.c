@@ -4,6 +4,17 @@
  *   input = src/<glob>.c       an axis whose values are files: globs relative to the spec file, sorted
  *   opt = 0, 1, 2, 3       any other axis: a list
  *   [step NAME]            steps run in file order (steps.h for the keys)
+ *   [fix NAME]             any number: a compile variant for `passmap fix` (keys below)
+ *   [check]                argv: the command that says whether a fix computes what stock computes
+ *
+ * [fix NAME] keys: step = NAME[, NAME] (the steps it changes; default every step); argv_add = WORDS (appended),
+ * argv_drop = WORDS (each removed where it is a word of the step's argv template, before substitution; a word
+ * the step does not have is an error), or argv = WORDS (the whole argv replaced; not with add/drop); the same
+ * {placeholders} as [step]. variant = TOKEN (default NAME; "a+b" joins fixes). The rule, read by passmap fix in
+ * the catalogue's words (data/fixes-embedded.tsv): regime, pass, superlinear, size, why (default: always).
+ * [check] argv = WORDS, with {out} (the fix's build folder), {stock_out} (stock's) and every [step]
+ * placeholder; exit 0 means the outputs are the same. A study's configs run stock (a `variant` axis stays a
+ * label); variants apply only in the A/B sweep passmap fix writes.
  *
  * A config's key names every axis: "c/input=a.c/opt=2" (a file's name relative to its glob's fixed folder).
  * {axis} stands for the value (a file axis: its absolute path); {out} for the run folder, {bindir} for
@@ -19,10 +30,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run.h"
 #include "spec.h"
 #include "steps.h"
 
-static const char *const builtins[] = {"out", "bindir", "spec_dir", NULL};
+static const char *const builtins[] = {"out", "bindir", "spec_dir", "stock_out", NULL};
 
 typedef struct cmd_axis {
     char *name;
@@ -38,11 +50,23 @@ typedef struct cmd_matrix {
     int n_axes;
 } cmd_matrix;
 
+typedef struct cmd_fix {
+    char *name, *variant, *regime, *pass, *superlinear, *size, *why;
+    int line;
+    unsigned char *step;      /* per step of the spec: 1 when this fix changes it */
+    char **add, **drop, **replace;   /* word templates, NULL-terminated or NULL */
+} cmd_fix;
+
 typedef struct cmd_spec {
     cmd_matrix *m;
     int n_m;
     pm_step_tmpls steps;
     int uses_bindir;
+    cmd_fix *fixes;
+    int n_fixes;
+    pm_fix_decl *decls;       /* the fixes' rules for passmap fix (strings owned by fixes) */
+    char **check;             /* [check] argv, or NULL */
+    int fix_round;            /* a round passmap fix wrote: every config's variant names fixes to apply */
 } cmd_spec;
 
 static void cmd_spec_free(void *data)
@@ -67,6 +91,15 @@ static void cmd_spec_free(void *data)
     }
     free(cs->m);
     pm_step_tmpls_free(&cs->steps);
+    for (int i = 0; i < cs->n_fixes; i++) {
+        cmd_fix *f = &cs->fixes[i];
+        free(f->name), free(f->variant), free(f->regime), free(f->pass), free(f->superlinear), free(f->size);
+        free(f->why), free(f->step);
+        pm_argv_free(f->add), pm_argv_free(f->drop), pm_argv_free(f->replace);
+    }
+    free(cs->fixes);
+    free(cs->decls);
+    pm_argv_free(cs->check);
     free(cs);
 }
 
@@ -250,6 +283,10 @@ static int add_configs(pm_spec *s, const cmd_matrix *m, int mi, pm_err *err)
 static int placeholder_known(const char *name, void *user, char *why, size_t cap)
 {
     const cmd_spec *cs = user;
+    if (!strcmp(name, "stock_out")) {
+        snprintf(why, cap, "{stock_out} is for the [check] command only");
+        return 0;
+    }
     for (const char *const *b = builtins; *b; b++)
         if (!strcmp(*b, name))
             return 1;
@@ -274,11 +311,204 @@ static int note_bindir(const char *name, void *user)
 
 static int not_builtin(const char *name, void *user)
 {
-    for (const char *const *b = builtins; *b; b++)
-        if (!strcmp(*b, name))
+    for (const char *const *b = builtins; *b; b++)   /* {stock_out} belongs to [check] only */
+        if (!strcmp(*b, name) && strcmp(name, "stock_out"))
             return 0;
     snprintf(user, 128, "%s", name);
     return 1;
+}
+
+/* Placeholders of one template word; known: the [step] ones (check: also {stock_out}). */
+typedef struct ph_check {
+    const cmd_spec *cs;
+    int check;
+    char bad[128], why[256];
+} ph_check;
+
+static int ph_one(const char *name, void *user)
+{
+    ph_check *p = user;
+    if ((p->check && !strcmp(name, "stock_out")) || placeholder_known(name, (void *)p->cs, p->why, sizeof p->why))
+        return 0;
+    snprintf(p->bad, sizeof p->bad, "%s", name);
+    return 1;
+}
+
+static int split_checked(const cmd_spec *cs, const pm_spec_entry *e, int check, char ***out, pm_err *err)
+{
+    pm_argv_free(*out);
+    *out = NULL;
+    int rc = pm_split_words(e->value, out, err);
+    if (rc)
+        return pm_err_wrap(err, "line %d: [%s] %s", e->line, e->section, e->name);
+    if (!(*out)[0])
+        return pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] %s is empty", e->line, e->section, e->name);
+    ph_check p = {.cs = cs, .check = check};
+    for (char **w = *out; *w; w++)
+        if (pm_placeholders_each(*w, ph_one, &p))
+            return pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] %s: unknown placeholder {%s}%s%s", e->line,
+                              e->section, e->name, p.bad, p.why[0] ? ": " : "", p.why);
+    return PM_OK;
+}
+
+static int set_str(char **dst, const char *v, pm_err *err)
+{
+    free(*dst);
+    return (*dst = strdup(v)) ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+}
+
+/* A variant token: what a config's variant names ('+' joins, '/' and '=' belong to keys). */
+static int is_token(const char *s)
+{
+    if (!*s || !strcmp(s, "stock"))
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.')
+            return 0;
+    return 1;
+}
+
+static int parse_fix(cmd_spec *cs, pm_spec_entries *es, const char *sec, const char *name, int line, cmd_fix *f,
+                     pm_err *err)
+{
+    int rc = PM_OK, step_line = 0;
+    char *step_list = NULL;
+    f->line = line;
+    if (!is_token(name))
+        return pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: the fix needs a name (letters, digits, _ - .; not stock)",
+                          line, sec);
+    if ((rc = set_str(&f->name, name, err)))
+        return rc;
+    for (int i = 0; i < es->n && rc == PM_OK; i++) {
+        pm_spec_entry *e = &es->items[i];
+        if (strcmp(e->section, sec))
+            continue;
+        e->used = 1;
+        const char *k = e->name, *v = e->value;
+        if (!strcmp(k, "step"))
+            step_line = e->line, rc = set_str(&step_list, v, err);
+        else if (!strcmp(k, "argv_add"))
+            rc = split_checked(cs, e, 0, &f->add, err);
+        else if (!strcmp(k, "argv_drop"))
+            rc = split_checked(cs, e, 0, &f->drop, err);
+        else if (!strcmp(k, "argv"))
+            rc = split_checked(cs, e, 0, &f->replace, err);
+        else if (!strcmp(k, "variant")) {
+            if (!is_token(v))
+                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] variant '%s' is not a token (letters, digits, _ - .; "
+                                "not stock)", e->line, sec, v);
+            else
+                rc = set_str(&f->variant, v, err);
+        } else if (!strcmp(k, "regime") || !strcmp(k, "pass") || !strcmp(k, "superlinear") || !strcmp(k, "size") ||
+                   !strcmp(k, "why")) {
+            char **dst = !strcmp(k, "regime") ? &f->regime : !strcmp(k, "pass") ? &f->pass
+                         : !strcmp(k, "superlinear") ? &f->superlinear : !strcmp(k, "size") ? &f->size : &f->why;
+            rc = set_str(dst, v, err);
+        } else {
+            rc = pm_err_set(err, PM_ERR_USAGE,
+                            "line %d: [%s]: unknown key '%s' (step, argv_add, argv_drop, argv, variant, regime, pass, "
+                            "superlinear, size, why)", e->line, sec, k);
+        }
+    }
+    if (rc == PM_OK && !f->add && !f->drop && !f->replace)
+        rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] changes no argv (argv_add, argv_drop or argv)", line, sec);
+    if (rc == PM_OK && f->replace && (f->add || f->drop))
+        rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: argv replaces the whole argv; argv_add/argv_drop go "
+                        "without it", line, sec);
+    if (rc == PM_OK && f->replace && !step_list && cs->steps.n > 1)
+        rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: argv replaces one step's argv: name it (step = NAME)",
+                        line, sec);
+    if (rc == PM_OK && !f->variant)
+        rc = set_str(&f->variant, name, err);
+    if (rc == PM_OK && !(f->step = calloc((size_t)cs->steps.n, 1)))
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (rc == PM_OK && !step_list)
+        memset(f->step, 1, (size_t)cs->steps.n);
+    if (rc == PM_OK && step_list) {
+        char **names = NULL;
+        for (char *c = step_list; *c; c++)
+            if (*c == ',')
+                *c = ' ';
+        if ((rc = pm_split_words(step_list, &names, err)) == PM_OK && !names[0])
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] step is empty", step_line, sec);
+        for (char **w = names; rc == PM_OK && *w; w++) {
+            int found = -1;
+            for (int k = 0; k < cs->steps.n && found < 0; k++)
+                if (!strcmp(cs->steps.items[k].name, *w))
+                    found = k;
+            if (found < 0) {
+                char list[256] = "";
+                for (int k = 0; k < cs->steps.n; k++)
+                    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
+                             cs->steps.items[k].name);
+                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] step: no [step %s] in the spec (steps: %s)",
+                                step_line, sec, *w, list);
+            } else {
+                f->step[found] = 1;
+            }
+        }
+        pm_argv_free(names);
+    }
+    /* A dropped word the step does not have is a typo: the fix would measure nothing. */
+    for (int k = 0; rc == PM_OK && f->drop && k < cs->steps.n; k++) {
+        if (!f->step[k])
+            continue;
+        for (char **d = f->drop; rc == PM_OK && *d; d++) {
+            int has = 0;
+            for (char **w = cs->steps.items[k].argv; *w && !has; w++)
+                has = !strcmp(*w, *d);
+            if (!has)
+                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] argv_drop: '%s' is no word of [step %s]'s argv",
+                                line, sec, *d, cs->steps.items[k].name);
+        }
+    }
+    free(step_list);
+    return rc;
+}
+
+/* [fix NAME] sections (after the steps: a fix names them) and [check]. */
+static int parse_fixes(cmd_spec *cs, pm_spec_entries *es, pm_err *err)
+{
+    int rc = PM_OK;
+    for (int i = 0; i < es->n && rc == PM_OK; i++) {
+        pm_spec_entry *e = &es->items[i];
+        const char *sec = e->section, *name;
+        if (!strcmp(sec, "check")) {
+            e->used = 1;
+            if (strcmp(e->name, "argv"))
+                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [check]: unknown key '%s' (argv)", e->line, e->name);
+            else
+                rc = split_checked(cs, e, 1, &cs->check, err);
+            continue;
+        }
+        if (!pm_spec_section_is(sec, "fix", &name))
+            continue;
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = strcmp(es->items[j].section, sec) != 0;
+        if (!first)
+            continue;
+        cmd_fix *nf = realloc(cs->fixes, (size_t)(cs->n_fixes + 1) * sizeof *nf);
+        if (!nf)
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        cs->fixes = nf;
+        cmd_fix *f = &nf[cs->n_fixes++];
+        memset(f, 0, sizeof *f);
+        if ((rc = parse_fix(cs, es, sec, name, e->line, f, err)))
+            break;
+        for (int k = 0; k + 1 < cs->n_fixes && rc == PM_OK; k++)
+            if (!strcmp(cs->fixes[k].variant, f->variant))
+                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: variant '%s' is also [fix %s]'s (line %d)",
+                                f->line, sec, f->variant, cs->fixes[k].name, cs->fixes[k].line);
+    }
+    if (rc == PM_OK && cs->n_fixes && !(cs->decls = calloc((size_t)cs->n_fixes, sizeof *cs->decls)))
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (int i = 0; rc == PM_OK && i < cs->n_fixes; i++) {
+        const cmd_fix *f = &cs->fixes[i];
+        cs->decls[i] = (pm_fix_decl){.name = f->name, .variant = f->variant, .regime = f->regime, .pass = f->pass,
+                                     .superlinear = f->superlinear, .size = f->size, .why = f->why, .line = f->line};
+    }
+    return rc;
 }
 
 static int command_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
@@ -334,6 +564,19 @@ static int command_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
                               "line %d: [step %s] null_argv: {%s} is not out, bindir or spec_dir (a null run has "
                               "no config)", t->null_line, t->name, bad);
     }
+    if ((rc = parse_fixes(cs, es, err)))
+        return rc;
+    for (int i = 0; i < cs->steps.n; i++)
+        for (char **w = cs->steps.items[i].argv; *w; w++)
+            pm_placeholders_each(*w, note_bindir, cs);
+    for (int i = 0; i < cs->n_fixes; i++) {
+        for (char **w = cs->fixes[i].add; w && *w; w++)
+            pm_placeholders_each(*w, note_bindir, cs);
+        for (char **w = cs->fixes[i].replace; w && *w; w++)
+            pm_placeholders_each(*w, note_bindir, cs);
+    }
+    for (char **w = cs->check; w && *w; w++)
+        pm_placeholders_each(*w, note_bindir, cs);
     return PM_OK;
 }
 
@@ -383,6 +626,7 @@ typedef struct lookup_ctx {
     const pm_spec_config *c;
     const cmd_state *st;
     const char *run_dir;
+    const char *stock_out;    /* the [check] command's {stock_out} */
 } lookup_ctx;
 
 static const char *lookup(const char *name, void *user)
@@ -400,12 +644,111 @@ static const char *lookup(const char *name, void *user)
     return NULL;
 }
 
+static const char *lookup_check(const char *name, void *user)
+{
+    const lookup_ctx *l = user;
+    return !strcmp(name, "stock_out") ? l->stock_out : lookup(name, user);
+}
+
+static const cmd_fix *fix_by_variant(const cmd_spec *cs, const char *token, size_t len)
+{
+    for (int i = 0; i < cs->n_fixes; i++)
+        if (strlen(cs->fixes[i].variant) == len && !strncmp(cs->fixes[i].variant, token, len))
+            return &cs->fixes[i];
+    return NULL;
+}
+
+/* The fixes a variant names ("a+b"; "stock" or "": none), in the spec's order. */
+static int variant_fixes(const cmd_spec *cs, const char *variant, unsigned char *on, pm_err *err)
+{
+    memset(on, 0, (size_t)cs->n_fixes);
+    if (!*variant || !strcmp(variant, "stock"))
+        return PM_OK;
+    for (const char *t = variant; *t;) {
+        size_t len = strcspn(t, "+");
+        const cmd_fix *f = fix_by_variant(cs, t, len);
+        if (!f)
+            return pm_err_set(err, PM_ERR_USAGE, "variant '%s': '%.*s' is no [fix] of the spec", variant, (int)len, t);
+        on[f - cs->fixes] = 1;
+        t += len + (t[len] == '+');
+    }
+    return PM_OK;
+}
+
+static int push_all(char ***argv, char *const *words)
+{
+    for (; words && *words; words++)
+        if (pm_argv_push(argv, *words))
+            return PM_ERR_NOMEM;
+    return PM_OK;
+}
+
+/* The steps of `variant` (fixes applied to the argv templates, then expanded like any run). */
+static int expand_variant(const cmd_spec *cs, const char *variant, pm_placeholder_fn value, void *user,
+                          const char *run_dir, pm_steps *out, pm_err *err)
+{
+    unsigned char *on = calloc((size_t)cs->n_fixes + 1, 1);
+    pm_step_tmpls t = {.items = calloc((size_t)cs->steps.n + 1, sizeof *t.items), .n = cs->steps.n};
+    int rc = PM_OK;
+    if (!on || !t.items) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    if ((rc = variant_fixes(cs, variant, on, err)))
+        goto cleanup;
+    for (int k = 0; k < cs->steps.n; k++) {
+        t.items[k] = cs->steps.items[k];   /* shallow: only argv is replaced below */
+        t.items[k].argv = NULL;
+        char **cur = NULL;
+        if (push_all(&cur, cs->steps.items[k].argv)) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+        for (int i = 0; i < cs->n_fixes; i++) {
+            const cmd_fix *f = &cs->fixes[i];
+            if (!on[i] || !f->step[k])
+                continue;
+            char **next = calloc(1, sizeof *next);
+            int bad = !next;
+            if (!bad && f->replace)
+                bad = push_all(&next, f->replace);
+            for (char **w = cur; !bad && !f->replace && *w; w++) {
+                int dropped = 0;
+                for (char **d = f->drop; d && *d && !dropped; d++)
+                    dropped = !strcmp(*w, *d);
+                if (!dropped)
+                    bad = pm_argv_push(&next, *w);
+            }
+            if (!bad && !f->replace)
+                bad = push_all(&next, f->add);
+            pm_argv_free(cur);
+            cur = next;
+            if (bad) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                t.items[k].argv = cur;
+                goto cleanup;
+            }
+        }
+        t.items[k].argv = cur;
+    }
+    rc = pm_step_tmpls_expand(&t, value, user, run_dir, out, err);
+cleanup:
+    for (int k = 0; t.items && k < t.n; k++)
+        pm_argv_free(t.items[k].argv);
+    free(t.items);
+    free(on);
+    return rc;
+}
+
 static int command_steps(pm_backend_ctx *ctx, int config, const char *config_input, const char *run_dir,
                          pm_steps *out, pm_err *err)
 {
+    (void)config_input;
     const cmd_spec *cs = ctx->spec->backend_data;
-    lookup_ctx l = {.spec = ctx->spec, .c = &ctx->spec->configs[config], .st = ctx->state, .run_dir = run_dir};
-    return pm_step_tmpls_expand(&cs->steps, lookup, &l, run_dir, out, err);
+    const pm_spec_config *c = &ctx->spec->configs[config];
+    lookup_ctx l = {.spec = ctx->spec, .c = c, .st = ctx->state, .run_dir = run_dir};
+    /* A study's variant axis is a label; the rounds passmap fix writes apply the fixes their variants name. */
+    return expand_variant(cs, cs->fix_round ? c->variant : "", lookup, &l, run_dir, out, err);
 }
 
 /* Start-up: each step's null_argv ({out} is the start-up folder); a tool without one is not measured. */
@@ -440,13 +783,194 @@ static void command_cleanup(pm_backend_ctx *ctx)
     ctx->state = NULL;
 }
 
+/* --- passmap fix --------------------------------------------------------------------------------------- */
+
+static void command_declared(const pm_spec *study, const pm_fix_decl **out, int *n)
+{
+    const cmd_spec *cs = study->backend_data;
+    *out = cs ? cs->decls : NULL;
+    *n = cs ? cs->n_fixes : 0;
+}
+
+/* A round is the study's own spec read again (same matrices, steps, fixes and folder), keeping only the
+ * configs asked, each once per variant, with the variant as the key's last part. */
+static int command_round(const pm_spec *study, const int *configs, const char *const *variants, size_t n,
+                         int repeats, const char *name, pm_spec **out, pm_err *err)
+{
+    pm_spec *s = NULL;
+    int rc = pm_spec_parse(study->text, study->path, &s, err);
+    if (rc)
+        return rc;
+    cmd_spec *cs = s->backend_data;
+    unsigned char *on = calloc((size_t)cs->n_fixes + 1, 1);
+    if (!on) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    cs->fix_round = 1;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->repeats = repeats;
+    s->repeats_auto = 0;
+    s->interleaved = 1;
+    s->warm = 0;
+    for (int i = 0; i < s->n_configs; i++)
+        pm_spec_config_clear(&s->configs[i]);
+    s->n_configs = 0;
+    for (size_t i = 0; i < n && rc == PM_OK; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = configs[j] == configs[i] && !strcmp(variants[j], variants[i]);
+        if (dup)
+            continue;
+        if (configs[i] < 0 || configs[i] >= study->n_configs) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "round: config %d is not in the study", configs[i]);
+            break;
+        }
+        if ((rc = variant_fixes(cs, variants[i], on, err)))
+            break;
+        const pm_spec_config *src = &study->configs[configs[i]];
+        pm_spec_config c = *src;
+        c.params = NULL, c.paths = NULL, c.n_params = 0;
+        for (int k = 0; k < src->n_params && rc == PM_OK; k++)
+            if (pm_spec_config_param(&c, src->params[k].name, src->params[k].value, src->paths[k]))
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        if (rc == PM_OK && (snprintf(c.key, sizeof c.key, "%s/%s", src->key, variants[i]) >= (int)sizeof c.key ||
+                            snprintf(c.variant, sizeof c.variant, "%s", variants[i]) >= (int)sizeof c.variant))
+            rc = pm_err_set(err, PM_ERR_USAGE, "round: key or variant too long: %s/%s", src->key, variants[i]);
+        if (rc == PM_OK)
+            rc = pm_spec_add_config(s, &c, err);
+        else
+            pm_spec_config_clear(&c);
+    }
+cleanup:
+    free(on);
+    if (rc) {
+        pm_spec_free(s);
+        s = NULL;
+    }
+    *out = s;
+    return rc;
+}
+
+/* The last non-empty line of a file, for error messages. */
+static void last_line(const char *path, char *out, size_t cap)
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        size_t n = strlen(line);
+        if (n && cap) {   /* cut to fit: it only names the failure */
+            n = n < cap ? n : cap - 1;
+            memcpy(out, line, n);
+            out[n] = '\0';
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+static int run_in(char *const *argv, const char *dir, const char *label, double timeout_s, pm_run_result *res,
+                  pm_err *err)
+{
+    char so[PATH_MAX], se[PATH_MAX];
+    if (snprintf(so, sizeof so, "%s/%s.stdout", dir, label) >= (int)sizeof so ||
+        snprintf(se, sizeof se, "%s/%s.stderr", dir, label) >= (int)sizeof se)
+        return pm_err_set(err, PM_ERR_USAGE, "path too long: %s", dir);
+    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = dir, .stdout_path = so, .stderr_path = se};
+    int rc = pm_run_exec(argv, &ro, res, err);
+    if (rc == PM_OK && res->status != PM_RUN_OK && res->status != PM_RUN_FAILED) {
+        char tail[200];
+        last_line(se, tail, sizeof tail);
+        rc = pm_err_set(err, PM_ERR_CHILD, "%s: %s%s%s", label, pm_run_status_name(res->status),
+                        tail[0] ? ": " : "", tail);
+    }
+    return rc;
+}
+
+static int command_check_build(const pm_spec *study, int config, const char *variant, const char *dir,
+                               const pm_fix_check_opts *o, char *result, size_t cap, pm_err *err)
+{
+    const cmd_spec *cs = study->backend_data;
+    if (!cs->check)
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "the spec declares no [check] command");
+    cmd_state st = {{0}};
+    if (!find_bindir(study, st.bindir, sizeof st.bindir) && cs->uses_bindir)
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "{bindir}: no [sweep] bindir, no $PASSMAP_LLVM_BINDIR");
+    lookup_ctx l = {.spec = study, .c = &study->configs[config], .st = &st, .run_dir = dir};
+    pm_steps steps = {0};
+    int rc = expand_variant(cs, variant, lookup, &l, dir, &steps, err);
+    for (int i = 0; rc == PM_OK && i < steps.n; i++) {
+        pm_run_result res;
+        char label[160];
+        snprintf(label, sizeof label, "step-%d", i);
+        if ((rc = run_in(steps.items[i].argv, dir, label, o->timeout_s > 0 ? o->timeout_s : study->timeout_s, &res,
+                         err)))
+            break;
+        if (res.status != PM_RUN_OK) {
+            char tail[200], se[PATH_MAX];
+            snprintf(se, sizeof se, "%s/%s.stderr", dir, label);
+            last_line(se, tail, sizeof tail);
+            rc = pm_err_set(err, PM_ERR_CHILD, "[step %s] exits %d%s%s", cs->steps.items[i].name, res.exit_code,
+                            tail[0] ? ": " : "", tail);
+        }
+    }
+    pm_steps_free(&steps);
+    if (rc == PM_OK && snprintf(result, cap, "%s", dir) >= (int)cap)
+        rc = pm_err_set(err, PM_ERR_USAGE, "path too long: %s", dir);
+    return rc;
+}
+
+static int command_check_compare(const pm_spec *study, int config, const char *stock_result, const char *result,
+                                 const pm_fix_check_opts *o, int *same, char *outcome, size_t cap, pm_err *err)
+{
+    const cmd_spec *cs = study->backend_data;
+    cmd_state st = {{0}};
+    find_bindir(study, st.bindir, sizeof st.bindir);
+    lookup_ctx l = {.spec = study, .c = &study->configs[config], .st = &st, .run_dir = result,
+                    .stock_out = stock_result};
+    char **argv = calloc(1, sizeof *argv);
+    int rc = argv ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (char **w = cs->check; rc == PM_OK && *w; w++) {
+        char *v = NULL;
+        if ((rc = pm_subst(*w, lookup_check, &l, &v, err)) == PM_OK && pm_argv_push(&argv, v))
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        free(v);
+    }
+    pm_run_result res;
+    if (rc == PM_OK && (rc = run_in(argv, result, "check", o->timeout_s > 0 ? o->timeout_s : study->timeout_s, &res,
+                                    err)) == PM_OK) {
+        char tail[160], se[PATH_MAX];
+        snprintf(se, sizeof se, "%s/check.stderr", result);
+        last_line(se, tail, sizeof tail);
+        *same = res.status == PM_RUN_OK;
+        if (*same)
+            snprintf(outcome, cap, "same ([check] exits 0)");
+        else
+            snprintf(outcome, cap, "differs ([check] exits %d%s%s)", res.exit_code, tail[0] ? ": " : "", tail);
+    } else if (rc) {
+        pm_err_wrap(err, "[check]");
+    }
+    pm_argv_free(argv);
+    return rc;
+}
+
+static const pm_backend_fix_ops command_fix = {
+    .declared = command_declared,
+    .round = command_round,
+    .check_build = command_check_build,
+    .check_compare = command_check_compare,
+};
+
 const pm_backend_ops pm_backend_command = {
     .name = "command",
-    .sections = "[matrix NAME], [step NAME]",
+    .sections = "[matrix NAME], [step NAME], [fix NAME], [check]",
     .parse_spec = command_parse_spec,
     .prepare = command_prepare,
     .steps = command_steps,
     .null_steps = command_null_steps,
     .describe = command_describe,
     .cleanup = command_cleanup,
+    .fix = &command_fix,
 };

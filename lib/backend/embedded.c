@@ -533,6 +533,8 @@ static void embedded_cleanup(pm_backend_ctx *ctx)
     ctx->state = NULL;
 }
 
+extern const pm_backend_fix_ops pm_embedded_fix;   /* embedded_fix.c */
+
 const pm_backend_ops pm_backend_embedded = {
     .name = "embedded",
     .sections = "[embedded], [llm NAME], [cnn NAME]",
@@ -543,4 +545,5 @@ const pm_backend_ops pm_backend_embedded = {
     .null_steps = embedded_null_steps,
     .describe = embedded_describe,
     .cleanup = embedded_cleanup,
+    .fix = &pm_embedded_fix,
 };

@@ -19,6 +19,7 @@ void pm_store_sweep_rows_free(pm_store_sweep_row *rows, size_t n)
         free(rows[i].name);
         free(rows[i].backend);
         free(rows[i].spec_text);
+        free(rows[i].meta_json);
     }
     free(rows);
 }
@@ -31,7 +32,7 @@ int pm_store_list_sweeps(pm_store *st, pm_store_sweep_row **rows, size_t *n, pm_
     sqlite3_stmt *s = NULL;
     size_t cap = 0;
     int rc = PM_OK, oom = 0, step;
-    if (sqlite3_prepare_v2(db, "SELECT name, backend, spec_text FROM sweep ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT name, backend, spec_text, meta_json FROM sweep ORDER BY id", -1, &s, NULL) != SQLITE_OK)
         return pm_err_set(err, PM_ERR_DB, "store: listing sweeps: %s", sqlite3_errmsg(db));
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         if (*n == cap) {
@@ -48,6 +49,7 @@ int pm_store_list_sweeps(pm_store *st, pm_store_sweep_row **rows, size_t *n, pm_
         r->name = col_dup(s, 0, &oom);
         r->backend = col_dup(s, 1, &oom);
         r->spec_text = col_dup(s, 2, &oom);
+        r->meta_json = col_dup(s, 3, &oom);
     }
     if (oom)
         rc = pm_err_set(err, PM_ERR_NOMEM, "store: out of memory");

@@ -8,7 +8,7 @@
 #include "store.h"
 
 typedef struct pm_store_sweep_row {
-    char *name, *backend, *spec_text;
+    char *name, *backend, *spec_text, *meta_json;   /* meta_json: the sweep's method facts, or NULL */
 } pm_store_sweep_row;
 
 /* Every sweep, oldest first. */

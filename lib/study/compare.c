@@ -1,6 +1,7 @@
 /* pm_compare: load two sides from results databases, match configs, compare (see compare.h). */
 #include "compare.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -232,7 +233,7 @@ cleanup:
 }
 
 static const char *const runs_sql =
-    "SELECT id, wall_s FROM run WHERE config_id = ?1 AND mode = 'cold' AND status = 'ok' ORDER BY id";
+    "SELECT id, wall_s FROM run WHERE config_id = ?1 AND mode = 'cold' AND status = 'ok' AND repeat < ?2 ORDER BY id";
 /* tool is never NULL-compared badly: coalesce keeps the BINARY order consistent with cmp_tool_pass. */
 static const char *const steps_sql =
     "SELECT s.run_id, coalesce(s.tool, ''), NULL, sum(s.wall_s) FROM step s JOIN run r ON r.id = s.run_id\n"
@@ -243,7 +244,8 @@ static const char *const passes_sql =
     "WHERE config_id = ?1 AND mode = 'cold' AND run_status = 'ok' AND counted AND wall_s IS NOT NULL\n"
     "GROUP BY run_id, coalesce(tool, ''), pass ORDER BY 2, 3, 1";
 
-static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, int walls_only, pm_err *err)
+static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, int walls_only, int max_repeats,
+                         pm_err *err)
 {
     sqlite3_stmt *s = NULL;
     size_t cap = 0, cap_w = 0;
@@ -251,6 +253,7 @@ static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, int walls_o
     if (sqlite3_prepare_v2(db, runs_sql, -1, &s, NULL) != SQLITE_OK)
         return db_fail(db, path, err, "prepare runs");
     sqlite3_bind_int64(s, 1, c->id);
+    sqlite3_bind_int(s, 2, max_repeats > 0 ? max_repeats : INT_MAX);   /* steps and passes follow run_ids */
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         if (grow(&c->run_ids, &cap, c->n_runs, sizeof *c->run_ids) != 0) {
             rc = nomem(err);
@@ -369,7 +372,7 @@ static int split_on_axis(pm_store *st, side_cfg *c, const char *axis, const char
 }
 
 static int load_side(const char *path, const char *sweep, const char *variant, const char *label, side *sd,
-                     pm_compare_side *info, const char *axis, pm_err *err)
+                     pm_compare_side *info, const char *axis, int max_repeats, pm_err *err)
 {
     int rc = pm_store_open_readonly(path, &sd->st, err);
     if (rc != PM_OK)
@@ -445,7 +448,7 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
             goto cleanup;
         }
     for (size_t i = 0; i < n_all && rc == PM_OK; i++)
-        rc = load_cfg_data(db, path, &all[i], sd->walls_only, err);
+        rc = load_cfg_data(db, path, &all[i], sd->walls_only, max_repeats, err);
 cleanup:
     sqlite3_finalize(s);
     sd->cfgs = all;
@@ -827,8 +830,10 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     if (!opts || !opts->path_a || !opts->path_b)
         return pm_err_set(err, PM_ERR_USAGE, "compare: two databases needed");
     a.walls_only = b.walls_only = opts->walls_only;
-    if ((rc = load_side(opts->path_a, opts->sweep_a, opts->variant_a, "a", &a, &out->a, opts->axis, err)) != PM_OK ||
-        (rc = load_side(opts->path_b, opts->sweep_b, opts->variant_b, "b", &b, &out->b, opts->axis, err)) != PM_OK)
+    if ((rc = load_side(opts->path_a, opts->sweep_a, opts->variant_a, "a", &a, &out->a, opts->axis,
+                        opts->max_repeats, err)) != PM_OK ||
+        (rc = load_side(opts->path_b, opts->sweep_b, opts->variant_b, "b", &b, &out->b, opts->axis,
+                        opts->max_repeats, err)) != PM_OK)
         goto cleanup;
     size_t cap = a.n_cfgs < b.n_cfgs ? a.n_cfgs : b.n_cfgs;
     out->configs = calloc(cap ? cap : 1, sizeof *out->configs);

@@ -36,6 +36,8 @@ typedef struct pm_compare_opts {
     /* 1: no pass rows (the report's A/B shows walls only). Holm works within each family, so the walls and
      * steps get the very numbers and marks of a full comparison; loading the pass rows is most of the cost. */
     int walls_only;
+    int max_repeats;                   /* > 0: only cold runs with repeat < max_repeats (what a sweep had run at
+                                          that repeat count, so a resumed adaptive search sees the same data) */
 } pm_compare_opts;
 
 #define PM_COMPARE_THRESHOLD 0.02

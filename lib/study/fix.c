@@ -10,11 +10,9 @@
 #include <sqlite3.h>
 
 #include "analysis.h"
+#include "backend.h"
 #include "compare.h"
-#include "embedded.h"
-#include "embedded_check.h"
 #include "fixplan.h"
-#include "gen.h"
 #include "spec.h"
 #include "stagemap.h"
 #include "store.h"
@@ -33,11 +31,12 @@ typedef struct job {
     pm_fix_measure m;
     int repeats;              /* repeats asked in the last round that ran */
     char output[160];         /* outcome of the output check */
+    int same;                 /* 1: the check found the outputs equal */
     json_t *detail;           /* regimes, cheaper/dearer passes */
     const char *note;
 } job;
 
-typedef struct check_ref {    /* stock result of a reduced config, computed once */
+typedef struct check_ref {    /* stock's side of a config's output check, built once */
     size_t cfg;
     char path[PATH_MAX];
     char error[256];
@@ -48,6 +47,7 @@ typedef struct fix_ctx {
     pm_store *store;
     pm_spec *src_spec;
     pm_analysis *an;
+    const pm_backend_fix_ops *fx;    /* the study's back end's fix row */
     pm_fix_catalogue cat;
     pm_fix_evidence *ev;
     const pm_spec_config **ev_cfg;   /* the study spec's config of each evidence row */
@@ -65,9 +65,6 @@ typedef struct fix_ctx {
     size_t n_jobs;
     check_ref *refs;
     size_t n_refs;
-    pm_embedded_tools tools;
-    int have_tools;
-    char tools_error[256];
     char self[PATH_MAX];             /* passmap itself, resolved once: a rebuild during a long run replaces it */
 } fix_ctx;
 
@@ -122,14 +119,23 @@ static int load_study(fix_ctx *x, pm_err *err)
     snprintf(x->study, sizeof x->study, "%s", rows[pick].name);
     snprintf(x->backend, sizeof x->backend, "%s", rows[pick].backend);
     snprintf(x->fix_sweep, sizeof x->fix_sweep, "%s%s", x->study, FIX_SWEEP_SUFFIX);
-    if (strcmp(x->backend, "embedded")) {
-        rc = pm_err_set(err, PM_ERR_UNSUPPORTED,
-                        "sweep '%s' uses the %s back end: `passmap fix` runs fixes on the embedded back end so far "
-                        "(the %s catalogue is data/fixes-%s.tsv; its variants need the back-end table)",
-                        x->study, x->backend, x->backend, !strcmp(x->backend, "openvino") ? "npu" : x->backend);
+    const pm_backend_ops *be = pm_backend_find(x->backend);
+    if (!be || !be->fix) {
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "sweep '%s' uses the %s back end, which runs no fixes (its row in "
+                        "the back-end table has no fix ops)", x->study, x->backend);
         goto cleanup;
     }
-    if ((rc = pm_spec_parse(rows[pick].spec_text, x->study, &x->src_spec, err)))
+    x->fx = be->fix;
+    /* Read the stored spec as if from its folder, so file axes and {spec_dir} mean what they meant. */
+    char path[PATH_MAX + 160];
+    json_t *meta = rows[pick].meta_json ? json_loads(rows[pick].meta_json, 0, NULL) : NULL;
+    const char *dir = json_string_value(json_object_get(meta, "spec_dir"));
+    if (dir && snprintf(path, sizeof path, "%s/%s.ini", dir, x->study) < (int)sizeof path)
+        ;
+    else
+        snprintf(path, sizeof path, "%s", x->study);
+    json_decref(meta);
+    if ((rc = pm_spec_parse(rows[pick].spec_text, path, &x->src_spec, err)))
         pm_err_wrap(err, "the spec stored with sweep '%s'", x->study);
 cleanup:
     pm_store_sweep_rows_free(rows, n);
@@ -187,103 +193,32 @@ static int build_evidence(fix_ctx *x, pm_err *err)
         x->ev[k] = (pm_fix_evidence){.key = c->key, .regime = a->stages[c->dominant_stage], .heavy = heavy,
                                      .n_heavy = nh, .window = sc->window ? sc->window : NAN,
                                      .layers = !strcmp(sc->kind, "llm") ? sc->layers : NAN,
-                                     .tile = sc->tile, .ops = c->ir_ops, .llvm_ops = c->llvm_ops,
-                                     .wall_s = c->wall.mean};
+                                     .tile = sc->tile ? sc->tile : NAN, .ops = c->ir_ops, .llvm_ops = c->llvm_ops,
+                                     .wall_s = c->wall.mean, .params = sc->params,
+                                     .n_params = (size_t)sc->n_params};
     }
     if (x->n_ev == 0)
         return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s' has no stock config with a successful cold run", x->study);
     return PM_OK;
 }
 
-/* The study config's key without its variant (what compare matches on). */
-static void base_key(const char *key, char *out, size_t cap)
+/* A config's key without its variant part (what compare matches on): the last part of the key when it is the
+ * variant ("llm/.../stock", a command round's "c/input=a.c/g0"), else the whole key (a command study's). */
+static void base_key(const char *key, const char *variant, char *out, size_t cap)
 {
     const char *slash = strrchr(key, '/');
-    size_t n = slash ? (size_t)(slash - key) : strlen(key);
+    size_t n = slash && variant && *variant && !strcmp(slash + 1, variant) ? (size_t)(slash - key) : strlen(key);
     snprintf(out, cap, "%.*s", (int)n, key);
 }
 
-static void append(char **buf, size_t *len, size_t *cap, int *oom, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void append(char **buf, size_t *len, size_t *cap, int *oom, const char *fmt, ...)
+static void ev_base(const fix_ctx *x, size_t k, char *out, size_t cap)
 {
-    if (*oom)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (*len + (size_t)need + 1 > *cap) {
-        size_t nc = (*cap + (size_t)need + 1) * 2;
-        char *nb = realloc(*buf, nc);
-        if (!nb) {
-            *oom = 1;
-            return;
-        }
-        *buf = nb;
-        *cap = nc;
-    }
-    va_start(ap, fmt);
-    vsnprintf(*buf + *len, *cap - *len, fmt, ap);
-    va_end(ap);
-    *len += (size_t)need;
+    base_key(x->ev[k].key, x->ev_cfg[k]->variant, out, cap);
 }
 
-/* The spec of one round: for each study config, the variants asked, at `repeats`. The config keys equal the
- * study's (same [embedded] pipeline and per-section tile), so compare lines them up. */
-static char *round_spec(fix_ctx *x, const size_t *cfgs, const char *const *variants, size_t n, int repeats,
-                        const char *name, int window_cap, int layers_cap)
+static int ev_config(const fix_ctx *x, size_t k)
 {
-    const pm_spec *s = x->src_spec;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int oom = 0;
-    append(&buf, &len, &cap, &oom,
-           "; written by passmap fix: the A/B of study '%s'\n[sweep]\nname = %s\nbackend = embedded\nrepeats = %d\n"
-           "order = interleaved\nseed = %u\ntimeout = %gs\nmem_limit = %llu\n[embedded]\ntile = %d\nunroll = %d\n"
-           "display = %s\njson = %s\nsingle_thread = %s\nllc_opt = %d\n",
-           x->study, name, repeats, s->seed, s->timeout_s, (unsigned long long)s->mem_limit, s->tile, s->unroll,
-           s->display, s->json ? "true" : "false", s->single_thread ? "true" : "false", s->llc_opt);
-    if (s->bindir[0])
-        append(&buf, &len, &cap, &oom, "bindir = %s\n", s->bindir);
-    /* One section per distinct config, listing its variants. */
-    for (size_t i = 0; i < n; i++) {
-        int first = 1;
-        for (size_t j = 0; j < i && first; j++)
-            first = cfgs[j] != cfgs[i];
-        if (!first)
-            continue;
-        const pm_spec_config *c = x->ev_cfg[cfgs[i]];
-        if (!strcmp(c->kind, "llm"))
-            append(&buf, &len, &cap, &oom, "[llm c%zu]\nmodels = %s:%s\nwindows = %d\nprecisions = %s\nlayers = %d\n",
-                   cfgs[i], c->family, c->size, window_cap && c->window > window_cap ? window_cap : c->window,
-                   c->precision, layers_cap && c->layers > layers_cap ? layers_cap : c->layers);
-        else
-            append(&buf, &len, &cap, &oom,
-                   "[cnn c%zu]\nfamilies = %s\nresolutions = %d\nprecisions = %s\nblocks = %d\n", cfgs[i], c->family,
-                   window_cap && c->resolution > window_cap ? window_cap : c->resolution, c->precision, c->blocks);
-        if (c->tile != s->tile)
-            append(&buf, &len, &cap, &oom, "tile = %d\n", c->tile);
-        if (c->unroll != s->unroll)
-            append(&buf, &len, &cap, &oom, "unroll = %d\n", c->unroll);
-        append(&buf, &len, &cap, &oom, "variants = ");
-        int nv = 0;
-        for (size_t j = i; j < n; j++) {
-            if (cfgs[j] != cfgs[i])
-                continue;
-            int dup = 0;
-            for (size_t k = i; k < j && !dup; k++)
-                dup = cfgs[k] == cfgs[i] && !strcmp(variants[k], variants[j]);
-            if (!dup)
-                append(&buf, &len, &cap, &oom, "%s%s", nv++ ? ", " : "", variants[j]);
-        }
-        append(&buf, &len, &cap, &oom, "\n");
-    }
-    if (oom) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    return (int)(x->ev_cfg[k] - x->src_spec->configs);
 }
 
 /* Estimated seconds for the runs a round still misses (each at the study's stock wall of its config). */
@@ -295,12 +230,12 @@ static int round_cost(fix_ctx *x, const pm_spec *spec, int repeats, double *cost
         int rc = pm_store_count_runs(x->store, x->fix_sweep, spec->configs[i].key, "cold", &done, err);
         if (rc)
             return rc;
-        char base[192];
-        base_key(spec->configs[i].key, base, sizeof base);
+        char base[600];
+        base_key(spec->configs[i].key, spec->configs[i].variant, base, sizeof base);
         double wall = 0;
         for (size_t k = 0; k < x->n_ev; k++) {
-            char eb[192];
-            base_key(x->ev[k].key, eb, sizeof eb);
+            char eb[600];
+            ev_base(x, k, eb, sizeof eb);
             if (!strcmp(eb, base))
                 wall = x->ev[k].wall_s;
         }
@@ -317,9 +252,8 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
     size_t n = 0;
     for (size_t j = 0; j < n_jobs; j++)
         n += 2 * jobs[j]->n_cfg;
-    size_t *cfgs = malloc((n ? n : 1) * sizeof *cfgs);
+    int *cfgs = malloc((n ? n : 1) * sizeof *cfgs);
     const char **vars = malloc((n ? n : 1) * sizeof *vars);
-    char *text = NULL;
     pm_spec *spec = NULL;
     int rc = PM_OK;
     if (!cfgs || !vars) {
@@ -329,15 +263,11 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
     n = 0;
     for (size_t j = 0; j < n_jobs; j++)
         for (size_t i = 0; i < jobs[j]->n_cfg; i++) {
-            cfgs[n] = jobs[j]->cfg[i], vars[n++] = jobs[j]->a;
-            cfgs[n] = jobs[j]->cfg[i], vars[n++] = jobs[j]->b;
+            cfgs[n] = ev_config(x, jobs[j]->cfg[i]), vars[n++] = jobs[j]->a;
+            cfgs[n] = ev_config(x, jobs[j]->cfg[i]), vars[n++] = jobs[j]->b;
         }
-    if (!(text = round_spec(x, cfgs, vars, n, repeats, x->fix_sweep, 0, 0))) {
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        goto cleanup;
-    }
-    if ((rc = pm_spec_parse(text, x->fix_sweep, &spec, err))) {
-        pm_err_wrap(err, "the A/B spec passmap fix wrote");
+    if ((rc = x->fx->round(x->src_spec, cfgs, vars, n, repeats, x->fix_sweep, &spec, err))) {
+        pm_err_wrap(err, "the A/B spec of a round");
         goto cleanup;
     }
     double cost;
@@ -364,23 +294,34 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
     *ran = 1;
 cleanup:
     pm_spec_free(spec);
-    free(text);
     free(cfgs);
     free(vars);
     return rc;
 }
 
-static json_t *pass_rows(const pm_compare_result *r, int cheaper)
+static json_t *pass_rows(const pm_compare_result *r, int cheaper, double threshold)
 {
     json_t *arr = json_array();
     int shown = 0;
+    double wall_a = 0;
+    for (size_t i = 0; i < r->n_configs; i++)
+        if (isfinite(r->configs[i].wall.mean_a))
+            wall_a += r->configs[i].wall.mean_a;
     for (size_t i = 0; i < r->n_passes && shown < 3; i++) {
         const pm_compare_pass_total *p = &r->passes[i];
-        if (cheaper ? (p->delta >= 0 || p->faster == 0) : (p->delta <= 0 || p->slower == 0))
+        /* Significant by compare's rule, or gone on one side (a fix that drops a pass shows it) when that is
+         * worth the threshold of the compile: short trace events come and go with the timer's granularity. */
+        size_t gone = cheaper ? p->removed : p->added;
+        if (gone && fabs(p->delta) < threshold * wall_a)
+            gone = 0;
+        size_t n = (cheaper ? p->faster : p->slower) + gone;
+        if (cheaper ? (p->delta >= 0 || n == 0) : (p->delta <= 0 || n == 0))
             continue;
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:f, s:I}", "tool", p->tool ? p->tool : "", "pass",
-                                             p->pass ? p->pass : "", "delta_s", p->delta, "configs",
-                                             (json_int_t)(cheaper ? p->faster : p->slower)));
+        json_t *row = json_pack("{s:s, s:s, s:f, s:I}", "tool", p->tool ? p->tool : "", "pass",
+                                p->pass ? p->pass : "", "delta_s", p->delta, "configs", (json_int_t)n);
+        if (gone)
+            json_object_set_new(row, cheaper ? "removed" : "added", json_true());
+        json_array_append_new(arr, row);
         shown++;
     }
     return arr;
@@ -391,12 +332,14 @@ static json_t *num(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* Measures a job from the store with compare's numbers and judges it. */
-static int measure(fix_ctx *x, job *jb, int at_limit, pm_err *err)
+/* Measures a job from the store with compare's numbers and judges it, on the runs of repeats below `repeats`
+ * only: stock's runs are shared, and a later round for another fix (or a resumed search) must not change what
+ * this round's verdict saw, or a rerun would not reproduce the first one. */
+static int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
 {
     pm_compare_opts co = {.path_a = x->o->db_path, .path_b = x->o->db_path, .sweep_a = x->fix_sweep,
                           .sweep_b = x->fix_sweep, .variant_a = jb->a, .variant_b = jb->b,
-                          .threshold = x->threshold};
+                          .threshold = x->threshold, .max_repeats = repeats};
     pm_compare_result r;
     int rc = pm_compare_run(&co, &r, err);
     if (rc)
@@ -418,8 +361,8 @@ static int measure(fix_ctx *x, job *jb, int at_limit, pm_err *err)
         for (size_t i = 0; i < r.n_configs; i++) {
             const pm_compare_stat *st = &r.configs[i].wall;
             for (size_t q = 0; q < x->n_ev; q++) {
-                char eb[192];
-                base_key(x->ev[q].key, eb, sizeof eb);
+                char eb[600];
+                ev_base(x, q, eb, sizeof eb);
                 if (!strcmp(eb, r.configs[i].key) && !strcmp(x->ev[q].regime, reg) && st->ratio > 0 &&
                     isfinite(st->ratio)) {
                     sum += log(st->ratio);
@@ -449,8 +392,8 @@ static int measure(fix_ctx *x, job *jb, int at_limit, pm_err *err)
     jb->m = m;
     jb->verdict = pm_fix_judge(&m, at_limit, x->threshold);
     json_decref(jb->detail);
-    jb->detail = json_pack("{s:o, s:o, s:o}", "regimes", regimes, "cheaper", pass_rows(&r, 1), "dearer",
-                           pass_rows(&r, 0));
+    jb->detail = json_pack("{s:o, s:o, s:o}", "regimes", regimes, "cheaper", pass_rows(&r, 1, x->threshold),
+                           "dearer", pass_rows(&r, 0, x->threshold));
     pm_compare_free(&r);
     return jb->detail ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 }
@@ -474,7 +417,7 @@ static int settle(fix_ctx *x, job **jobs, size_t n_jobs, pm_err *err)
         if ((rc = run_round(x, pending, np, r, &ran, err)))
             break;
         for (size_t j = 0; j < np; j++) {
-            if ((rc = measure(x, pending[j], ran && r == x->max_r, err)))
+            if ((rc = measure(x, pending[j], r, ran && r == x->max_r, err)))
                 goto cleanup;
             if (ran)
                 pending[j]->repeats = r;
@@ -491,78 +434,43 @@ cleanup:
     return rc;
 }
 
-/* The output check of one variant on the reduced version of study config `cfg`: builds its input and the
- * variant's options through the same spec machinery as the sweep, so the variant means the same thing. */
-static int check_one(fix_ctx *x, size_t cfg, const char *variant, char *result, size_t cap, pm_err *err)
+/* The folder of one side of a config's output check: DB.runs/fix-check/<key>/<variant> (absolute: the
+ * steps run inside it), created. */
+static int check_dir(fix_ctx *x, size_t cfg, const char *variant, char *dir, size_t cap, pm_err *err)
 {
-    const char *vars[1] = {variant};
-    char *text = round_spec(x, &cfg, vars, 1, 1, "check", x->o->check_window > 0 ? x->o->check_window : 128,
-                            x->o->check_layers > 0 ? x->o->check_layers : 2);
-    pm_spec *spec = NULL;
-    int rc = PM_OK;
-    if (!text)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if ((rc = pm_spec_parse(text, "check", &spec, err)))
-        goto cleanup;
-    const pm_spec_config *c = &spec->configs[0];
-    char dir[PATH_MAX], input[PATH_MAX + 16], safe[200];
+    char db_abs[PATH_MAX], safe[200];
+    if (!realpath(x->o->db_path, db_abs))
+        return pm_err_errno(err, PM_ERR_IO, "cannot resolve %s", x->o->db_path);
     size_t k = 0;
-    for (; c->key[k] && k + 1 < sizeof safe; k++)
-        safe[k] = c->key[k] == '/' ? '_' : c->key[k];
+    for (const char *key = x->ev[cfg].key; key[k] && k + 1 < sizeof safe; k++)
+        safe[k] = key[k] == '/' ? '_' : key[k];
     safe[k] = '\0';
-    /* The steps run inside their folder: every path they get is absolute. */
-    char db_abs[PATH_MAX];
-    if (!realpath(x->o->db_path, db_abs)) {
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot resolve %s", x->o->db_path);
-        goto cleanup;
-    }
-    if (snprintf(dir, sizeof dir, "%s.runs/fix-check/%s", db_abs, safe) >= (int)sizeof dir) {
-        rc = pm_err_set(err, PM_ERR_USAGE, "check folder path too long");
-        goto cleanup;
-    }
-    snprintf(input, sizeof input, "%s/input.mlir", dir);
-    if ((rc = pm_util_mkdir_p(dir, err)))
-        goto cleanup;
-    FILE *f = fopen(input, "w");
-    if (!f) {
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", input);
-        goto cleanup;
-    }
-    pm_gen_info info;
-    if (!strcmp(c->kind, "llm")) {
-        pm_llm_opts lo = {.family = c->family, .size = c->size, .window = c->window, .precision = c->precision,
-                          .layers = c->layers, .func_per_layer = c->func_per_layer};
-        rc = pm_gen_llm(&lo, f, &info, err);
-    } else {
-        pm_cnn_opts co = {.family = c->family, .resolution = c->resolution, .precision = c->precision,
-                          .blocks = c->blocks};
-        rc = pm_gen_cnn(&co, f, &info, err);
-    }
-    if (fclose(f) && !rc)
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", input);
-    if (rc)
-        goto cleanup;
-    char work[PATH_MAX + 64];
-    snprintf(work, sizeof work, "%s/%s", dir, variant);
-    pm_embedded_opts eo = {.bindir = x->tools.bindir, .tile = c->variant_tile ? c->variant_tile : c->tile,
-                           .unroll = c->unroll, .no_rollback = c->no_rollback, .single_thread = spec->single_thread,
-                           .display = spec->display, .json = spec->json, .llc_opt = spec->llc_opt};
-    rc = pm_embedded_check_run(&eo, &x->tools, input, work, spec->timeout_s, result, cap, err);
-cleanup:
-    pm_spec_free(spec);
-    free(text);
-    return rc;
+    if (snprintf(dir, cap, "%s.runs/fix-check/%s/%s", db_abs, safe, variant) >= (int)cap)
+        return pm_err_set(err, PM_ERR_USAGE, "check folder path too long");
+    return pm_util_mkdir_p(dir, err);
 }
 
-/* Checks job b's output against stock on its first config. Fills jb->output; CHANGES_OUTPUT on a difference. */
+/* Builds one side of the check with the back end's op. */
+static int check_side(fix_ctx *x, size_t cfg, const char *variant, char *result, size_t cap, pm_err *err)
+{
+    char dir[PATH_MAX];
+    int rc = check_dir(x, cfg, variant, dir, sizeof dir, err);
+    if (rc)
+        return rc;
+    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers};
+    return x->fx->check_build(x->src_spec, ev_config(x, cfg), variant, dir, &co, result, cap, err);
+}
+
+/* Checks job b's output against stock on its first config. Fills jb->output and jb->same; CHANGES_OUTPUT on a
+ * difference, or when the variant does not build or run. */
 static void check_job(fix_ctx *x, job *jb)
 {
     if (x->o->no_check) {
         snprintf(jb->output, sizeof jb->output, "unchecked (--no-check)");
         return;
     }
-    if (!x->have_tools) {
-        snprintf(jb->output, sizeof jb->output, "unchecked: %.140s", x->tools_error);
+    if (!x->fx->check_build || !x->fx->check_compare) {
+        snprintf(jb->output, sizeof jb->output, "unchecked: the %s back end has no output check", x->backend);
         return;
     }
     if (!jb->n_cfg)
@@ -583,36 +491,31 @@ static void check_job(fix_ctx *x, job *jb)
         ref = &x->refs[x->n_refs++];
         memset(ref, 0, sizeof *ref);
         ref->cfg = cfg;
-        note(x, "check: stock on the reduced %s", x->ev[cfg].key);
-        if (check_one(x, cfg, "stock", ref->path, sizeof ref->path, &err))
-            snprintf(ref->error, sizeof ref->error, "%.200s", err.msg);
+        note(x, "check: stock on %s", x->ev[cfg].key);
+        int rc = check_side(x, cfg, "stock", ref->path, sizeof ref->path, &err);
+        if (rc == PM_ERR_UNSUPPORTED)
+            snprintf(ref->error, sizeof ref->error, "unchecked: %.200s", err.msg);
+        else if (rc)
+            snprintf(ref->error, sizeof ref->error, "unchecked: stock did not build: %.160s", err.msg);
     }
     if (ref->error[0]) {
-        snprintf(jb->output, sizeof jb->output, "unchecked: stock did not run: %.120s", ref->error);
+        snprintf(jb->output, sizeof jb->output, "%.150s", ref->error);
         return;
     }
     char path[PATH_MAX];
-    note(x, "check: %s on the reduced %s", jb->b, x->ev[cfg].key);
-    if (check_one(x, cfg, jb->b, path, sizeof path, &err)) {
-        /* A variant whose compiled code cannot be built or run is not proven to compute the same. */
+    note(x, "check: %s on %s", jb->b, x->ev[cfg].key);
+    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers};
+    int same = 0;
+    if (check_side(x, cfg, jb->b, path, sizeof path, &err) ||
+        x->fx->check_compare(x->src_spec, ev_config(x, cfg), ref->path, path, &co, &same, jb->output,
+                             sizeof jb->output, &err)) {
+        /* A variant whose output cannot be built, run or compared is not proven to compute the same. */
         snprintf(jb->output, sizeof jb->output, "differs: %.140s", err.msg);
-        jb->verdict = PM_FIX_CHANGES_OUTPUT;
-        return;
+        same = 0;
     }
-    pm_check_cmp cmp;
-    if (pm_embedded_check_compare(ref->path, path, &cmp, &err)) {
-        snprintf(jb->output, sizeof jb->output, "differs: %.140s", err.msg);
+    jb->same = same;
+    if (!same)
         jb->verdict = PM_FIX_CHANGES_OUTPUT;
-    } else if (cmp.bit_exact) {
-        snprintf(jb->output, sizeof jb->output, "bit-exact (%lld values)", (long long)cmp.n);
-    } else if (cmp.within) {
-        snprintf(jb->output, sizeof jb->output, "within %g (%lld of %lld values differ, max rel %.2g)",
-                 PM_CHECK_TOLERANCE, (long long)cmp.n_differ, (long long)cmp.n, cmp.max_rel);
-    } else {
-        snprintf(jb->output, sizeof jb->output, "differs (%lld of %lld values, max abs %.3g)",
-                 (long long)cmp.n_differ, (long long)cmp.n, cmp.max_abs);
-        jb->verdict = PM_FIX_CHANGES_OUTPUT;
-    }
     note(x, "check: %s: %s", jb->b, jb->output);
 }
 
@@ -796,10 +699,38 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     if ((rc = pm_store_open(o->db_path, &x.store, err)) || (rc = load_study(&x, err)) ||
         (rc = build_evidence(&x, err)))
         goto cleanup;
-    char def[PATH_MAX];
-    if (!o->catalogue_path)
-        snprintf(def, sizeof def, "%s/fixes-%s.tsv", pm_data_dir(), x.backend);
-    if ((rc = pm_fix_catalogue_load(o->catalogue_path ? o->catalogue_path : def, &x.cat, err)))
+    if (o->catalogue_path || x.fx->catalogue_file) {
+        char def[PATH_MAX];
+        if (!o->catalogue_path)
+            snprintf(def, sizeof def, "%s/%s", pm_data_dir(), x.fx->catalogue_file);
+        rc = pm_fix_catalogue_load(o->catalogue_path ? o->catalogue_path : def, &x.cat, err);
+    } else {
+        const pm_fix_decl *decls = NULL;
+        int nd = 0;
+        if (x.fx->declared)
+            x.fx->declared(x.src_spec, &decls, &nd);
+        /* a declared rule's size terms may name the study's axes */
+        size_t na = 0, cap = 1;
+        for (int i = 0; i < x.src_spec->n_configs; i++)
+            cap += (size_t)x.src_spec->configs[i].n_params;
+        const char **axes = calloc(cap, sizeof *axes);
+        if (!axes) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+        for (int i = 0; i < x.src_spec->n_configs; i++)
+            for (int k = 0; k < x.src_spec->configs[i].n_params; k++) {
+                const char *a = x.src_spec->configs[i].params[k].name;
+                int seen = 0;
+                for (size_t j = 0; j < na && !seen; j++)
+                    seen = !strcmp(axes[j], a);
+                if (!seen)
+                    axes[na++] = a;
+            }
+        rc = pm_fix_catalogue_from_decls(decls, nd, axes, x.study, &x.cat, err);
+        free(axes);
+    }
+    if (rc)
         goto cleanup;
     int per_fix = o->configs_per_fix > 0 ? o->configs_per_fix : 3;
     if ((rc = pm_fix_select(&x.cat, x.ev, x.n_ev, x.superlinear, x.n_superlinear, per_fix, &sel, err)))
@@ -816,13 +747,6 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     if (o->dry_run) {
         out = json_incref(plan);
         goto done;
-    }
-    if (!o->no_check) {
-        pm_err terr = {0};
-        if (pm_embedded_find_tools(x.src_spec->bindir[0] ? x.src_spec->bindir : NULL, &x.tools, &terr) == PM_OK)
-            x.have_tools = 1;
-        else
-            snprintf(x.tools_error, sizeof x.tools_error, "%.200s", terr.msg);
     }
 
     /* Singles against stock. */
@@ -910,13 +834,14 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
                 goto cleanup;
             head = &x.jobs[hi];
             for (size_t i = 0; i < x.n_jobs; i++)
-                if (i != hi && !strcmp(x.jobs[i].b, vb) && x.jobs[i].output[0])
+                if (i != hi && !strcmp(x.jobs[i].b, vb) && x.jobs[i].output[0]) {
                     snprintf(head->output, sizeof head->output, "%s", x.jobs[i].output);
+                    head->same = x.jobs[i].same;
+                }
         }
         /* Shipped only when proven faster and its output was checked equal (or the user waived the check). */
         int ships = head->verdict == PM_FIX_BETTER &&
-                    (!strncmp(head->output, "bit-exact", 9) || !strncmp(head->output, "within", 6) ||
-                     (o->no_check && !strncmp(head->output, "unchecked", 9)));
+                    (head->same || (o->no_check && !strncmp(head->output, "unchecked", 9)));
         rec = json_pack("{s:s, s:o, s:o, s:o, s:I, s:i, s:s, s:s, s:b}", "variant", vb, "ratio", num(head->m.ratio),
                         "ci_lo", num(head->m.lo), "ci_hi", num(head->m.hi), "n_configs",
                         (json_int_t)head->m.n_configs, "min_runs", head->m.min_n, "verdict",
@@ -938,7 +863,7 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     out = json_deep_copy(plan);
     json_object_set_new(out, "recommended", rec);
     json_object_set_new(out, "results", table);
-    json_object_set_new(out, "check_tolerance", json_real(PM_CHECK_TOLERANCE));
+    json_object_set_new(out, "check_tolerance", json_real(x.fx->tolerance));
     json_object_set_new(out, "spent_s", json_real(elapsed(&x)));
     json_object_set_new(out, "budget_exhausted", json_boolean(x.budget_hit || stopped));
     char *text = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);

@@ -29,8 +29,6 @@ static void def_free(pm_fix_def *d)
     free(d->pass);
     free(d->size);
     free(d->why);
-    free(d->check);
-    free(d->argv);
     memset(d, 0, sizeof *d);
 }
 
@@ -56,11 +54,19 @@ static double evidence_value(const pm_fix_evidence *e, const char *name)
     if (!strcmp(name, "ops")) return e->ops;
     if (!strcmp(name, "llvm_ops")) return e->llvm_ops;
     if (!strcmp(name, "wall")) return e->wall_s;
+    /* an axis of the config: its value when it is a number */
+    for (size_t i = 0; i < e->n_params; i++)
+        if (!strcmp(e->params[i].name, name)) {
+            char *end;
+            double v = strtod(e->params[i].value, &end);
+            return end != e->params[i].value && !*end ? v : NAN;
+        }
     return NAN;
 }
 
-/* Returns 1 true, 0 false, -1 malformed (msg filled). A term whose evidence is absent is false. */
-static int eval_size(const char *cond, const pm_fix_evidence *e, char *msg, size_t msgcap)
+/* Returns 1 true, 0 false, -1 malformed (msg filled). A term whose evidence is absent is false. axes (NULL-terminated,
+ * or NULL): further names a term may use, the axes of the study's configs. */
+static int eval_size(const char *cond, const pm_fix_evidence *e, const char *const *axes, char *msg, size_t msgcap)
 {
     if (!strcmp(cond, "*"))
         return 1;
@@ -83,12 +89,17 @@ static int eval_size(const char *cond, const pm_fix_evidence *e, char *msg, size
         }
         memcpy(name, t, k);
         name[k] = '\0';
-        int known = 0;
-        for (const char *const *n = SIZE_NAMES; *n; n++)
-            known |= !strcmp(*n, name);
+        int known = !!e;   /* matching: names were validated when the catalogue was read */
+        for (const char *const *n = SIZE_NAMES; *n && !known; n++)
+            known = !strcmp(*n, name);
+        for (const char *const *n = axes; n && *n && !known; n++)
+            known = !strcmp(*n, name);
         if (!known) {
-            snprintf(msg, msgcap, "size term '%s': unknown name '%s' (window, layers, tile, ops, llvm_ops, wall)", t,
-                     name);
+            char list[200] = "";
+            for (const char *const *n = axes; n && *n && strlen(list) < 150; n++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), ", %s", *n);
+            snprintf(msg, msgcap, "size term '%s': unknown name '%s' (window, layers, tile, ops, llvm_ops, wall%s%s)",
+                     t, name, axes && axes[0] ? "; axes" : "", list);
             return -1;
         }
         const char *p = t + k;
@@ -144,7 +155,7 @@ static int parse_superlinear(const char *v, int *out)
     return 0;
 }
 
-static int push_def(pm_fix_catalogue *cat, pm_fix_def *d, const char *name, pm_err *err)
+static int push_def(pm_fix_catalogue *cat, pm_fix_def *d, const char *name, const char *const *axes, pm_err *err)
 {
     char msg[256];
     if (!d->name || !d->variant || !d->regime || !d->pass || !d->size || !d->why) {
@@ -156,7 +167,7 @@ static int push_def(pm_fix_catalogue *cat, pm_fix_def *d, const char *name, pm_e
         def_free(d);
         return pm_err_set(err, PM_ERR_PARSE, "%s:%d: fix name must be 1..48 characters", name, line);
     }
-    if (eval_size(d->size, NULL, msg, sizeof msg) < 0) {
+    if (eval_size(d->size, NULL, axes, msg, sizeof msg) < 0) {
         int line = d->line;
         def_free(d);
         return pm_err_set(err, PM_ERR_PARSE, "%s:%d: %s", name, line, msg);
@@ -221,7 +232,7 @@ int pm_fix_catalogue_parse(const char *text, const char *name, pm_fix_catalogue 
         d.pass = strdup(trim(col[3]));
         d.size = strdup(trim(col[5]));
         d.why = strdup(trim(col[6]));
-        if ((rc = push_def(cat, &d, name, err)))
+        if ((rc = push_def(cat, &d, name, NULL, err)))
             goto cleanup;
     }
     if (cat->n == 0)
@@ -249,102 +260,29 @@ int pm_fix_catalogue_load(const char *path, pm_fix_catalogue *cat, pm_err *err)
     return rc;
 }
 
-int pm_fix_catalogue_from_spec(const char *spec_text, const char *name, pm_fix_catalogue *cat, pm_err *err)
+int pm_fix_catalogue_from_decls(const pm_fix_decl *decls, int n, const char *const *axes, const char *name,
+                                pm_fix_catalogue *cat, pm_err *err)
 {
     memset(cat, 0, sizeof *cat);
-    char *copy = strdup(spec_text);
-    if (!copy)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    int rc = PM_OK, line = 0, in_fix = 0;
-    pm_fix_def d = {0};
-    char *p = copy;
-    for (;;) {
-        char *nl = strchr(p, '\n');
-        if (nl)
-            *nl = '\0';
-        line++;
-        char *t = trim(p);
-        char *semi = strchr(t, ';');
-        if (*t == '[' || !semi)
-            ;
-        else if (semi && (semi == t || isspace((unsigned char)semi[-1])))
-            *semi = '\0';   /* inline comment, as inih reads them */
-        t = trim(t);
-        int end_section = !nl || *t == '[';
-        if (end_section && in_fix) {
-            if (!d.argv) {
-                rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: [fix %s] has no argv change", name, d.line, d.name);
-                def_free(&d);
-                goto cleanup;
-            }
-            if (!d.variant) d.variant = strdup(d.name);
-            if (!d.regime) d.regime = strdup("*");
-            if (!d.pass) d.pass = strdup("*");
-            if (!d.size) d.size = strdup("*");
-            if (!d.why) d.why = strdup("declared in the spec");
-            if ((rc = push_def(cat, &d, name, err)))
-                goto cleanup;
-            memset(&d, 0, sizeof d);
-            in_fix = 0;
-        }
-        if (*t == '[') {
-            char *close = strchr(t, ']');
-            if (!close) {
-                rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: unclosed section", name, line);
-                goto cleanup;
-            }
-            *close = '\0';
-            char *sec = trim(t + 1);
-            if (!strncmp(sec, "fix", 3) && isspace((unsigned char)sec[3])) {
-                in_fix = 1;
-                d.line = line;
-                d.name = strdup(trim(sec + 3));
-                if (!d.name) {
-                    rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                    goto cleanup;
-                }
-            }
-        } else if (in_fix && *t && *t != '#' && *t != ';') {
-            char *eq = strchr(t, '=');
-            if (!eq) {
-                rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: [fix %s]: not KEY = VALUE", name, line, d.name);
-                def_free(&d);
-                goto cleanup;
-            }
-            *eq = '\0';
-            char *k = trim(t), *v = trim(eq + 1);
-            char **slot = !strcmp(k, "variant") ? &d.variant : !strcmp(k, "argv") ? &d.argv
-                          : !strcmp(k, "regime") ? &d.regime : !strcmp(k, "pass") ? &d.pass
-                          : !strcmp(k, "size") ? &d.size : !strcmp(k, "why") ? &d.why
-                          : !strcmp(k, "check") ? &d.check : NULL;
-            if (!strcmp(k, "superlinear")) {
-                if (parse_superlinear(v, &d.superlinear)) {
-                    rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: [fix %s] superlinear '%s' (yes or -)", name, line,
-                                    d.name, v);
-                    def_free(&d);
-                    goto cleanup;
-                }
-            } else if (!slot) {
-                rc = pm_err_set(err, PM_ERR_PARSE,
-                                "%s:%d: [fix %s]: unknown key '%s' (variant, argv, regime, pass, superlinear, size, "
-                                "why, check)", name, line, d.name, k);
-                def_free(&d);
-                goto cleanup;
-            } else {
-                free(*slot);
-                if (!(*slot = strdup(v))) {
-                    rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                    def_free(&d);
-                    goto cleanup;
-                }
-            }
-        }
-        if (!nl)
+    int rc = PM_OK;
+    for (int i = 0; i < n && rc == PM_OK; i++) {
+        const pm_fix_decl *x = &decls[i];
+        pm_fix_def d = {.line = x->line};
+        if (x->superlinear && parse_superlinear(x->superlinear, &d.superlinear)) {
+            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: [fix %s] superlinear '%s' (yes or -)", name, x->line,
+                            x->name, x->superlinear);
             break;
-        p = nl + 1;
+        }
+        d.name = strdup(x->name ? x->name : "");
+        d.variant = strdup(x->variant ? x->variant : x->name ? x->name : "");
+        d.regime = strdup(x->regime ? x->regime : "*");
+        d.pass = strdup(x->pass ? x->pass : "*");
+        d.size = strdup(x->size ? x->size : "*");
+        d.why = strdup(x->why ? x->why : "declared in the spec");
+        rc = push_def(cat, &d, name, axes, err);
     }
-cleanup:
-    free(copy);
+    if (rc == PM_OK && cat->n == 0)
+        rc = pm_err_set(err, PM_ERR_PARSE, "%s: no fix declared (add a [fix NAME] section)", name);
     if (rc)
         pm_fix_catalogue_free(cat);
     return rc;
@@ -407,7 +345,7 @@ int pm_fix_rule_matches(const pm_fix_def *f, const pm_fix_evidence *e, const cha
         if (!sl)
             return 0;
     }
-    return eval_size(f->size, e, msg, sizeof msg) == 1;
+    return eval_size(f->size, e, NULL, msg, sizeof msg) == 1;
 }
 
 void pm_fix_selection_free(pm_fix_selection *sel)

@@ -6,7 +6,9 @@
 #define PM_FIXPLAN_H
 
 #include <stddef.h>
+#include "backend.h"
 #include "error.h"
+#include "param.h"
 
 /* A pass is "heavy" in a config when it takes at least this share of the compile wall. */
 #define PM_FIX_HEAVY_SHARE 0.05
@@ -19,8 +21,6 @@ typedef struct pm_fix_def {
     int superlinear;     /* 1: a pass matching `pass` must have a superlinear fit; 0: not needed */
     char *size;          /* NAME OP NUMBER terms joined by '&', or "*" */
     char *why;
-    char *check;         /* command back end: the check command declared with the fix; NULL */
-    char *argv;          /* command back end: the argv change ("add ..." / "set K=V"); NULL */
     int line;
 } pm_fix_def;
 
@@ -33,9 +33,11 @@ typedef struct pm_fix_catalogue {
  * condition is validated here, so matching never fails later. `name` labels errors (the file path). */
 int pm_fix_catalogue_parse(const char *text, const char *name, pm_fix_catalogue *cat, pm_err *err);
 int pm_fix_catalogue_load(const char *path, pm_fix_catalogue *cat, pm_err *err);
-/* [fix NAME] sections of a command back end spec: variant, argv, regime, pass, superlinear, size, why, check.
- * Other sections are ignored; a fix with no argv change is an error naming it. */
-int pm_fix_catalogue_from_spec(const char *spec_text, const char *name, pm_fix_catalogue *cat, pm_err *err);
+/* The fixes a spec declares (the back end read their [fix NAME] sections: backend.h pm_fix_decl): the rule
+ * words are validated like a catalogue row, and a size term may also name an axis of the study (axes:
+ * NULL-terminated, or NULL); errors name `name` (the spec) and the fix's line. */
+int pm_fix_catalogue_from_decls(const pm_fix_decl *decls, int n, const char *const *axes, const char *name,
+                                pm_fix_catalogue *cat, pm_err *err);
 void pm_fix_catalogue_free(pm_fix_catalogue *cat);
 /* Index of the fix whose variant is the same set of '+'-joined tokens as `variant`, or -1. */
 long pm_fix_catalogue_find_variant(const pm_fix_catalogue *cat, const char *variant);
@@ -49,6 +51,8 @@ typedef struct pm_fix_evidence {
     const char *const *heavy;          /* passes >= PM_FIX_HEAVY_SHARE of its wall */
     size_t n_heavy;
     double window, layers, tile, ops, llvm_ops, wall_s;
+    const pm_param *params;            /* the config's axes (a size term may name one; a number, else false) */
+    size_t n_params;
 } pm_fix_evidence;
 
 /* 1 when the fix's rule holds for the config; superlinear: the names of passes the study fits as superlinear. */

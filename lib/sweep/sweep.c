@@ -613,6 +613,8 @@ static char *sweep_meta(sweep_ctx *x)
                           "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN), "backend", x->spec->backend);
     if (x->be->describe)
         x->be->describe(&x->bctx, o);
+    /* the spec's folder: what its relative paths meant (passmap fix reads the stored spec again from there) */
+    json_object_set_new(o, "spec_dir", json_string(x->spec->dir));
     /* the axes the report maps ([report] size / workload) */
     if (x->spec->report_size[0])
         json_object_set_new(o, "report_size", json_string(x->spec->report_size));

@@ -27,20 +27,22 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: passmap fix DB [--budget DURATION] [--configs N] [--dry-run] [--json] [options]\n"
             "Proposes, runs and proves fixes for the study in DB: the back end's fix catalogue\n"
-            "(data/fixes-BACKEND.tsv) is matched against the study; each applicable fix is measured against stock\n"
-            "on the configs where its rule says it should matter most (per regime, slowest first), repeats are\n"
-            "added only while the answer is unknown, then fixes that are faster are combined greedily. Each\n"
-            "faster variant's compiled code is run against stock's on fixed inputs; a fix that changes the\n"
-            "results is never recommended. Runs go into the sweep STUDY-fix of the same DB; rerun to resume.\n\n"
+            "(data/fixes-embedded.tsv, or a command spec's [fix NAME] sections) is matched against the study;\n"
+            "each applicable fix is measured against stock on the configs where its rule says it should matter\n"
+            "most (per regime, slowest first), repeats are added only while the answer is unknown, then fixes\n"
+            "that are faster are combined greedily. Each faster variant's output is checked against stock's\n"
+            "(embedded: its code run on fixed inputs; command: the spec's [check] command); a fix that changes\n"
+            "the results is never recommended. Runs go into the sweep STUDY-fix of the same DB; rerun to resume.\n\n"
             "  --budget DURATION  wall clock for the whole command (e.g. 20m); default: none\n"
             "  --configs N        configs per fix (default 3)\n"
             "  --sweep NAME       the study (default: the latest sweep that is not a fix sweep)\n"
-            "  --catalogue FILE   fix catalogue (default: data/fixes-BACKEND.tsv)\n"
+            "  --catalogue FILE   fix catalogue (default: the back end's, or the command spec's [fix] sections)\n"
             "  --min-repeats N    runs per side before any verdict (default 3, at least 3)\n"
             "  --max-repeats N    stop adding repeats here (default 10)\n"
             "  --threshold PCT    smallest change that counts (default 2%%)\n"
-            "  --check-window W   window (or resolution) of the reduced config the output check runs (default 128)\n"
-            "  --check-layers N   its layers (default 2)\n"
+            "  --check-window W   embedded: window (or resolution) of the reduced config the output check runs\n"
+            "                     (default 128)\n"
+            "  --check-layers N   embedded: its layers (default 2)\n"
             "  --no-check         skip the output check (the table says unchecked)\n"
             "  --dry-run          show the plan, run nothing\n"
             "  --quiet            no per-run lines\n"
@@ -156,8 +158,10 @@ static void print_result(const json_t *r)
             if (!json_array_size(ps))
                 continue;
             printf("    %s:", sides[s]);
-            json_array_foreach(ps, j, g) printf(" %s/%s %+.3fs (%d)", str(g, "tool"), str(g, "pass"),
-                                                dbl(g, "delta_s"), (int)dbl(g, "configs"));
+            json_array_foreach(ps, j, g) printf(" %s/%s %+.3fs (%d%s)", str(g, "tool"), str(g, "pass"),
+                                                dbl(g, "delta_s"), (int)dbl(g, "configs"),
+                                                json_is_true(json_object_get(g, "removed"))  ? ", removed"
+                                                : json_is_true(json_object_get(g, "added")) ? ", added" : "");
             putchar('\n');
         }
     }

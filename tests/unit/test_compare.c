@@ -543,6 +543,49 @@ static void test_rule_consistency(void **state)
     assert_int_equal(x.verdict, PM_VERDICT_FASTER);
 }
 
+/* max_repeats: only the first repeats count, so a resumed adaptive search (passmap fix) sees what the round
+ * it replays saw, even when later rounds added runs to the shared side. */
+static void test_max_repeats(void **state)
+{
+    fixture *f = *state;
+    char path[600];
+    snprintf(path, sizeof path, "%s/rep.db", f->dir);
+    pm_store *st;
+    int64_t sw;
+    pm_err err = {0};
+    assert_int_equal(pm_store_open(path, &st, &err), PM_OK);
+    assert_int_equal(pm_store_sweep(st, "s", "command", NULL, NULL, &sw, &err), PM_OK);
+    static const char *const variants[] = {"stock", "fix"};
+    for (int v = 0; v < 2; v++) {
+        char key[64];
+        snprintf(key, sizeof key, "c/input=a.c/%s", variants[v]);
+        pm_config cfg = {.key = key, .kind = "command", .variant = variants[v]};
+        int64_t cid;
+        assert_int_equal(pm_store_config(st, sw, &cfg, &cid, &err), PM_OK);
+        for (int i = 0; i < 6; i++) {
+            /* stock about 1 s; the fix 0.5 s in repeats 0..2, then 2 s */
+            double wall = v == 0 ? 1.0 + 0.01 * i : (i < 3 ? 0.5 + 0.01 * i : 2.0 + 0.01 * i);
+            pm_run_record rec = {.config_id = cid, .repeat = i, .mode = "cold", .status = "ok", .wall_s = wall,
+                                 .user_s = -1, .sys_s = -1, .maxrss_kb = -1};
+            assert_int_equal(pm_store_record_run(st, &rec, NULL, &err), PM_OK);
+        }
+    }
+    pm_store_close(st);
+    pm_compare_opts o = {.path_a = path, .path_b = path, .variant_a = "stock", .variant_b = "fix", .max_repeats = 3};
+    pm_compare_result r;
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_OK);
+    assert_int_equal(r.n_configs, 1);
+    assert_int_equal(r.configs[0].wall.n_a, 3);
+    assert_int_equal(r.configs[0].wall.n_b, 3);
+    assert_true(r.configs[0].wall.ratio < 0.6);
+    pm_compare_free(&r);
+    o.max_repeats = 0;
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_OK);
+    assert_int_equal(r.configs[0].wall.n_b, 6);
+    assert_true(r.configs[0].wall.ratio > 0.9);
+    pm_compare_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -556,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_no_match),
         cmocka_unit_test(test_output),
         cmocka_unit_test(test_rule_consistency),
+        cmocka_unit_test(test_max_repeats),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -51,48 +51,16 @@ static void catalogue_parses_rows_and_rejects_bad_ones(void **state)
     assert_non_null(strstr(err.msg, "no fix"));
 }
 
-static void spec_fix_sections(void **state)
-{
-    const char *spec = "[sweep]\nname = s\nbackend = command\n\n"
-                       "[fix lto]   ; a comment\n"
-                       "argv = add -flto\n"
-                       "regime = codegen*\n"
-                       "superlinear = yes\n"
-                       "check = ./run-tests {out}\n"
-                       "[step cc]\nargv = clang -c x.c\n"
-                       "[fix o1]\nargv = set opt=1\n";
-    pm_fix_catalogue cat;
-    pm_err err = {0};
-    assert_int_equal(pm_fix_catalogue_from_spec(spec, "s.ini", &cat, &err), PM_OK);
-    assert_int_equal(cat.n, 2);
-    assert_string_equal(cat.items[0].name, "lto");
-    assert_string_equal(cat.items[0].variant, "lto");
-    assert_string_equal(cat.items[0].argv, "add -flto");
-    assert_string_equal(cat.items[0].regime, "codegen*");
-    assert_string_equal(cat.items[0].check, "./run-tests {out}");
-    assert_int_equal(cat.items[0].superlinear, 1);
-    assert_string_equal(cat.items[1].name, "o1");
-    assert_string_equal(cat.items[1].size, "*");
-    assert_null(cat.items[1].check);
-    pm_fix_catalogue_free(&cat);
-
-    assert_int_not_equal(pm_fix_catalogue_from_spec("[fix x]\nregime = *\n", "s.ini", &cat, &err), PM_OK);
-    assert_non_null(strstr(err.msg, "s.ini:1: [fix x] has no argv change"));
-    assert_int_not_equal(pm_fix_catalogue_from_spec("[fix x]\nargv = add -g\nspeed = 3\n", "s.ini", &cat, &err),
-                         PM_OK);
-    assert_non_null(strstr(err.msg, "s.ini:3: [fix x]: unknown key 'speed'"));
-}
-
 /* Six stock configs in three regimes (walls in s). */
 static const char *const HEAVY_LOW[] = {"ConvertFuncToLLVMPass", "Canonicalizer"};
 static const char *const HEAVY_ISEL[] = {"X86 DAG->DAG Instruction Selection"};
 static pm_fix_evidence EV[] = {
-    {"c0", "lowering-to-llvm", HEAVY_LOW, 2, 512, 4, 256, 90, 60000, 10.0},
-    {"c1", "lowering-to-llvm", HEAVY_LOW, 2, 128, 4, 256, 90, 20000, 4.0},
-    {"c2", "isel", HEAVY_ISEL, 1, 512, 4, 256, 90, 80000, 20.0},
-    {"c3", "isel", HEAVY_ISEL, 1, 128, 1, 256, 30, 30000, 6.0},
-    {"c4", "regalloc", HEAVY_ISEL, 1, 1024, 1, 512, 30, 90000, 8.0},
-    {"c5", "lowering-to-llvm", HEAVY_LOW, 2, 64, 1, 256, 30, 3000, 1.0},
+    {"c0", "lowering-to-llvm", HEAVY_LOW, 2, 512, 4, 256, 90, 60000, 10.0, NULL, 0},
+    {"c1", "lowering-to-llvm", HEAVY_LOW, 2, 128, 4, 256, 90, 20000, 4.0, NULL, 0},
+    {"c2", "isel", HEAVY_ISEL, 1, 512, 4, 256, 90, 80000, 20.0, NULL, 0},
+    {"c3", "isel", HEAVY_ISEL, 1, 128, 1, 256, 30, 30000, 6.0, NULL, 0},
+    {"c4", "regalloc", HEAVY_ISEL, 1, 1024, 1, 512, 30, 90000, 8.0, NULL, 0},
+    {"c5", "lowering-to-llvm", HEAVY_LOW, 2, 64, 1, 256, 30, 3000, 1.0, NULL, 0},
 };
 static const char *const SUPERLINEAR[] = {"Greedy Register Allocator"};
 
@@ -296,7 +264,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(catalogue_parses_rows_and_rejects_bad_ones),
-        cmocka_unit_test(spec_fix_sections),
         cmocka_unit_test(rules_match_the_evidence),
         cmocka_unit_test(selection_spreads_over_regimes_slowest_first),
         cmocka_unit_test(budget_trims_the_plan),

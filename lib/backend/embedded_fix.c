@@ -1,0 +1,185 @@
+/* The embedded back end's side of passmap fix (backend.h pm_backend_fix_ops): the catalogue is
+ * data/fixes-embedded.tsv; a round is an embedded spec written as text (the same [llm]/[cnn] machinery as a
+ * study, so a variant means the same thing); the output check compiles a reduced copy of the config, links
+ * its object with a generated driver and compares the f32 results (embedded_check.h). */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embedded.h"
+#include "embedded_check.h"
+#include "gen.h"
+#include "spec.h"
+#include "util.h"
+
+static void append(char **buf, size_t *len, size_t *cap, int *oom, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void append(char **buf, size_t *len, size_t *cap, int *oom, const char *fmt, ...)
+{
+    if (*oom)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (*len + (size_t)need + 1 > *cap) {
+        size_t nc = (*cap + (size_t)need + 1) * 2;
+        char *nb = realloc(*buf, nc);
+        if (!nb) {
+            *oom = 1;
+            return;
+        }
+        *buf = nb;
+        *cap = nc;
+    }
+    va_start(ap, fmt);
+    vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+    va_end(ap);
+    *len += (size_t)need;
+}
+
+/* The spec text of a round: one section per distinct config listing its variants. The config keys equal the
+ * study's (same [embedded] pipeline and per-section tile), so compare lines them up. window_cap/layers_cap
+ * (0: none) reduce the configs for the output check. */
+static char *round_text(const pm_spec *s, const int *cfgs, const char *const *variants, size_t n, int repeats,
+                        const char *name, int window_cap, int layers_cap)
+{
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int oom = 0;
+    append(&buf, &len, &cap, &oom,
+           "; written by passmap fix: the A/B of study '%s'\n[sweep]\nname = %s\nbackend = embedded\nrepeats = %d\n"
+           "order = interleaved\nseed = %u\ntimeout = %gs\nmem_limit = %llu\n[embedded]\ntile = %d\nunroll = %d\n"
+           "display = %s\njson = %s\nsingle_thread = %s\nllc_opt = %d\n",
+           s->name, name, repeats, s->seed, s->timeout_s, (unsigned long long)s->mem_limit, s->tile, s->unroll,
+           s->display, s->json ? "true" : "false", s->single_thread ? "true" : "false", s->llc_opt);
+    if (s->bindir[0])
+        append(&buf, &len, &cap, &oom, "bindir = %s\n", s->bindir);
+    for (size_t i = 0; i < n; i++) {
+        int first = 1;
+        for (size_t j = 0; j < i && first; j++)
+            first = cfgs[j] != cfgs[i];
+        if (!first)
+            continue;
+        const pm_spec_config *c = &s->configs[cfgs[i]];
+        if (!strcmp(c->kind, "llm"))
+            append(&buf, &len, &cap, &oom, "[llm c%d]\nmodels = %s:%s\nwindows = %d\nprecisions = %s\nlayers = %d\n",
+                   cfgs[i], c->family, c->size, window_cap && c->window > window_cap ? window_cap : c->window,
+                   c->precision, layers_cap && c->layers > layers_cap ? layers_cap : c->layers);
+        else
+            append(&buf, &len, &cap, &oom,
+                   "[cnn c%d]\nfamilies = %s\nresolutions = %d\nprecisions = %s\nblocks = %d\n", cfgs[i], c->family,
+                   window_cap && c->resolution > window_cap ? window_cap : c->resolution, c->precision, c->blocks);
+        if (c->tile != s->tile)
+            append(&buf, &len, &cap, &oom, "tile = %d\n", c->tile);
+        if (c->unroll != s->unroll)
+            append(&buf, &len, &cap, &oom, "unroll = %d\n", c->unroll);
+        append(&buf, &len, &cap, &oom, "variants = ");
+        int nv = 0;
+        for (size_t j = i; j < n; j++) {
+            if (cfgs[j] != cfgs[i])
+                continue;
+            int dup = 0;
+            for (size_t k = i; k < j && !dup; k++)
+                dup = cfgs[k] == cfgs[i] && !strcmp(variants[k], variants[j]);
+            if (!dup)
+                append(&buf, &len, &cap, &oom, "%s%s", nv++ ? ", " : "", variants[j]);
+        }
+        append(&buf, &len, &cap, &oom, "\n");
+    }
+    if (oom) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int embedded_round(const pm_spec *study, const int *configs, const char *const *variants, size_t n,
+                          int repeats, const char *name, pm_spec **out, pm_err *err)
+{
+    *out = NULL;
+    char *text = round_text(study, configs, variants, n, repeats, name, 0, 0);
+    if (!text)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    int rc = pm_spec_parse(text, name, out, err);
+    free(text);
+    return rc;
+}
+
+static int embedded_check_build(const pm_spec *study, int config, const char *variant, const char *dir,
+                                const pm_fix_check_opts *o, char *result, size_t cap, pm_err *err)
+{
+    pm_embedded_tools tools;
+    int rc = pm_embedded_find_tools(study->bindir[0] ? study->bindir : NULL, &tools, err);
+    if (rc)
+        return PM_ERR_UNSUPPORTED;
+    const char *vars[1] = {variant};
+    char *text = round_text(study, &config, vars, 1, 1, "check", o->reduce_window > 0 ? o->reduce_window : 128,
+                            o->reduce_layers > 0 ? o->reduce_layers : 2);
+    pm_spec *spec = NULL;
+    if (!text)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if ((rc = pm_spec_parse(text, "check", &spec, err)))
+        goto cleanup;
+    const pm_spec_config *c = &spec->configs[0];
+    char input[PATH_MAX + 16];
+    snprintf(input, sizeof input, "%s/input.mlir", dir);
+    FILE *f = fopen(input, "w");
+    if (!f) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", input);
+        goto cleanup;
+    }
+    pm_gen_info info;
+    if (!strcmp(c->kind, "llm")) {
+        pm_llm_opts lo = {.family = c->family, .size = c->size, .window = c->window, .precision = c->precision,
+                          .layers = c->layers, .func_per_layer = c->func_per_layer};
+        rc = pm_gen_llm(&lo, f, &info, err);
+    } else {
+        pm_cnn_opts co = {.family = c->family, .resolution = c->resolution, .precision = c->precision,
+                          .blocks = c->blocks};
+        rc = pm_gen_cnn(&co, f, &info, err);
+    }
+    if (fclose(f) && !rc)
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", input);
+    if (rc)
+        goto cleanup;
+    pm_embedded_opts eo = {.bindir = tools.bindir, .tile = c->variant_tile ? c->variant_tile : c->tile,
+                           .unroll = c->unroll, .no_rollback = c->no_rollback, .single_thread = spec->single_thread,
+                           .display = spec->display, .json = spec->json, .llc_opt = spec->llc_opt};
+    rc = pm_embedded_check_run(&eo, &tools, input, dir, o->timeout_s > 0 ? o->timeout_s : spec->timeout_s, result,
+                               cap, err);
+cleanup:
+    pm_spec_free(spec);
+    free(text);
+    return rc;
+}
+
+static int embedded_check_compare(const pm_spec *study, int config, const char *stock_result, const char *result,
+                                  const pm_fix_check_opts *o, int *same, char *outcome, size_t cap, pm_err *err)
+{
+    (void)study, (void)config, (void)o;
+    pm_check_cmp cmp;
+    int rc = pm_embedded_check_compare(stock_result, result, &cmp, err);
+    if (rc)
+        return rc;
+    *same = cmp.within;
+    if (cmp.bit_exact)
+        snprintf(outcome, cap, "bit-exact (%lld values)", (long long)cmp.n);
+    else if (cmp.within)
+        snprintf(outcome, cap, "within %g (%lld of %lld values differ, max rel %.2g)", PM_CHECK_TOLERANCE,
+                 (long long)cmp.n_differ, (long long)cmp.n, cmp.max_rel);
+    else
+        snprintf(outcome, cap, "differs (%lld of %lld values, max abs %.3g)", (long long)cmp.n_differ,
+                 (long long)cmp.n, cmp.max_abs);
+    return PM_OK;
+}
+
+const pm_backend_fix_ops pm_embedded_fix = {
+    .catalogue_file = "fixes-embedded.tsv",
+    .round = embedded_round,
+    .check_build = embedded_check_build,
+    .check_compare = embedded_check_compare,
+    .tolerance = PM_CHECK_TOLERANCE,
+};
