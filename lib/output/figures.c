@@ -208,68 +208,64 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     return 0;
 }
 
+/* What a handoff's x is called on an axis. */
+static void x_name(const pm_an_handoff *h, char *buf, size_t n)
+{
+    if (!strcmp(h->x, "wall"))
+        snprintf(buf, n, "cold compile wall time (s)");
+    else
+        snprintf(buf, n, "%s", h->x);
+}
+
 static int fig_handoff(const fig_ctx *x, char **body)
 {
     const pm_analysis *a = x->a;
-    const char **fams = calloc(a->n_configs + 1, sizeof *fams);   /* one per family, no cap */
-    size_t nf = 0;
-    if (!fams)
+    const pm_an_handoff *h = &a->handoff;
+    if (!h->x || !h->n_points)
+        return 1;
+    FILE *d = data_file(x, "handoff.dat");
+    if (!d)
         return -1;
-    for (size_t i = 0; i < a->n_configs; i++) {
-        const pm_an_config *c = &a->configs[i];
-        if (!is_kind(c, "llm"))
-            continue;
-        size_t k;
-        for (k = 0; k < nf && !same(fams[k], c->family); k++)
-            ;
-        if (k == nf)
-            fams[nf++] = c->family;
-    }
-    FILE *d = nf ? data_file(x, "handoff.dat") : NULL;
-    if (!d) {
-        free(fams);
-        return nf ? -1 : 1;
-    }
-    for (size_t i = 0; i < a->n_configs; i++) {
-        const pm_an_config *c = &a->configs[i];
-        if (!is_kind(c, "llm"))
-            continue;
-        size_t k = 0;
-        while (k < nf && !same(fams[k], c->family)) k++;
-        fprintf(d, "%.6g %zu", c->wall.mean, k);
+    for (size_t p = 0; p < h->n_points; p++) {
+        const pm_an_config *c = &a->configs[h->points[p].config];
+        fprintf(d, "%.6g %d", h->points[p].x, h->points[p].series);
         for (size_t s = 0; s < a->n_stages; s++)
             fprintf(d, " %.4f", c->share[s].mean * 100);
         fputc('\n', d);
     }
     fclose(d);
-    char *b = NULL;
+    char *b = NULL, xn[300];
     size_t bl = 0;
+    x_name(h, xn, sizeof xn);
     FILE *f = open_memstream(&b, &bl);
-    fprintf(f, "set title 'Handoff: stage share vs cold compile time (points: families, lines: trend per stage)'\n"
-               "set logscale x\nset xlabel 'cold compile wall time (s)'\nset ylabel 'share of compile wall (%%)'\n"
-               "set yrange [0:100]\nplot ");
+    fprintf(f, "set title ");
+    char t[600];
+    snprintf(t, sizeof t, "Handoff: stage share vs %s (points: %s, lines: trend per stage)", xn,
+             *h->series_axes ? h->series_axes : "configs");
+    q(f, t);
+    fprintf(f, "\n%sset xlabel ", h->log_x ? "set logscale x\n" : "");
+    q(f, xn);
+    fprintf(f, "\nset ylabel 'share of compile wall (%%)'\nset yrange [0:100]\nplot ");
     int first = 1;
     for (size_t s = 0; s < a->n_stages; s++) {
         int dom = 0;
-        for (size_t i = 0; i < a->n_configs; i++)
-            dom |= is_kind(&a->configs[i], "llm") && a->configs[i].dominant_stage == (int)s;
+        for (size_t p = 0; p < h->n_points; p++)
+            dom |= a->configs[h->points[p].config].dominant_stage == (int)s;
         if (!dom)
             continue;
-        for (size_t k = 0; k < nf; k++) {
+        for (size_t k = 0; k < h->n_series; k++) {
             fprintf(f, "%s'handoff.dat' using 1:($2==%zu?$%zu:NaN) with points pt %zu ps 1.3 lc rgb '%s' title ",
                     first ? "" : ", ", k, s + 3, 4 + 2 * k, color((int)s));
-            char t[256];
-            snprintf(t, sizeof t, "%s / %s", a->stages[s], fams[k] ? fams[k] : "-");
+            snprintf(t, sizeof t, "%s / %s", a->stages[s], h->series[k]);
             q(f, t);
             first = 0;
         }
-        if (!isnan(a->trends[s].slope))
-            fprintf(f, ", (%.6g + %.6g*log10(x))*100 with lines lw 2 lc rgb '%s' title '%s trend'", a->trends[s].intercept,
-                    a->trends[s].slope, color((int)s), a->stages[s]);
+        if (!isnan(h->trends[s].slope))
+            fprintf(f, ", (%.6g + %.6g*%s)*100 with lines lw 2 lc rgb '%s' title '%s trend'", h->trends[s].intercept,
+                    h->trends[s].slope, h->log_x ? "log10(x)" : "x", color((int)s), a->stages[s]);
     }
     fputc('\n', f);
     fclose(f);
-    free(fams);
     *body = b;
     return 0;
 }
@@ -334,7 +330,7 @@ static int fig_why(const fig_ctx *x, char **body)
 typedef int (*pick_fn)(const pm_analysis *a, const pm_an_config *c, char *label, size_t n);
 
 static int fig_stacked(const fig_ctx *x, const char *name, const char *title, const char *xlabel, pick_fn pick,
-                       char **body)
+                       const pm_an_fingerprint *fp, char **body)
 {
     const pm_analysis *a = x->a;
     char fn[64];
@@ -348,14 +344,19 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
     fputc('\n', d);
     int n = 0;
     char label[256];
-    for (size_t i = 0; i < a->n_configs; i++)
-        if (pick(a, &a->configs[i], label, sizeof label)) {
-            fprintf(d, "\"%s\"", label);
-            for (size_t s = 0; s < a->n_stages; s++)
-                fprintf(d, " %.4f", a->configs[i].share[s].mean * 100);
-            fputc('\n', d);
-            n++;
-        }
+    for (size_t i = 0; i < (fp ? fp->n : a->n_configs); i++) {
+        const pm_an_config *c = &a->configs[fp ? (size_t)fp->configs[i] : i];
+        if (!fp && !pick(a, c, label, sizeof label))
+            continue;
+        fputc('"', d);
+        for (const char *l = fp ? fp->labels[i] : label; *l; l++)   /* a quote would end gnuplot's string */
+            fputc(*l == '"' ? '\'' : *l, d);
+        fputc('"', d);
+        for (size_t s = 0; s < a->n_stages; s++)
+            fprintf(d, " %.4f", c->share[s].mean * 100);
+        fputc('\n', d);
+        n++;
+    }
     fclose(d);
     if (!n)
         return 1;
@@ -377,15 +378,6 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
     return 0;
 }
 
-static int pick_fingerprint(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
-{
-    if (!is_kind(c, "llm") || c->window != a->fingerprint_window || !same(c->precision, a->regime_llm.precision) ||
-        !same(c->variant, a->regime_llm.variant))
-        return 0;
-    snprintf(label, n, "%s %s", c->family ? c->family : "-", c->size ? c->size : "-");
-    return 1;
-}
-
 static int pick_prec_window(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
 {
     if (!is_kind(c, "llm") || !same(c->size, a->prec_window_size) || !same(c->variant, a->regime_llm.variant))
@@ -394,12 +386,22 @@ static int pick_prec_window(const pm_analysis *a, const pm_an_config *c, char *l
     return 1;
 }
 
-static int pick_cnn(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
+/* A fingerprint: the bars the analysis chose for this figure (one per combination of its bar axes). */
+static int fig_fingerprint(const fig_ctx *x, const char *name, char **body)
 {
-    if (!is_kind(c, "cnn") || c->resolution != a->cnn_resolution || !same(c->precision, a->regime_cnn.precision))
-        return 0;
-    snprintf(label, n, "%s", c->family ? c->family : "-");
-    return 1;
+    const pm_an_fingerprint *fp = pm_an_fingerprint_for(x->a, name);
+    if (!fp || !fp->n)
+        return 1;
+    pm_sbuf title = {0}, xl = {0};
+    pm_sbuf_add(&title, "%s%sfingerprint: stage breakdown per %s", fp->label ? fp->label : "",
+                fp->label ? " " : "", fp->bar_axes);
+    if (*fp->held)
+        pm_sbuf_add(&title, " (%s)", fp->held);
+    pm_sbuf_add(&xl, "%s", fp->bar_axes);
+    int r = title.oom || xl.oom ? -1 : fig_stacked(x, name, title.s, xl.s, NULL, fp, body);
+    free(title.s);
+    free(xl.s);
+    return r;
 }
 
 /* One line per (precision, family), never a line across families: left, cold wall vs size at the precision
@@ -669,10 +671,8 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         {"cnn-spine", "CNN resolution spine"},
         {"cnn-fingerprint", "CNN fingerprint"},
     };
-    char t1[256], t2[256], t3[256];
-    snprintf(t1, sizeof t1, "Family fingerprint: stage breakdown per family and size (window %d)", a->fingerprint_window);
+    char t2[256];
     snprintf(t2, sizeof t2, "Stage share by precision and window (size %s)", a->prec_window_size ? a->prec_window_size : "-");
-    snprintf(t3, sizeof t3, "CNN fingerprint: stage breakdown per family (resolution %d)", a->cnn_resolution);
     for (int i = 0; i < PM_N_FIGURES && rc == PM_OK; i++) {
         pm_figure *fg = &out->fig[i];
         fg->name = defs[i].name;
@@ -688,17 +688,18 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
             break;
         case 1: r = fig_handoff(&x, &body); break;
         case 2: r = fig_why(&x, &body); break;
-        case 3: r = fig_stacked(&x, fg->name, t1, "family and size", pick_fingerprint, &body); break;
+        case 3: r = fig_fingerprint(&x, fg->name, &body); break;
         case 4: r = fig_precision(&x, &body); break;
-        case 5: r = fig_stacked(&x, fg->name, t2, "family, precision, window", pick_prec_window, &body); break;
+        case 5: r = fig_stacked(&x, fg->name, t2, "family, precision, window", pick_prec_window, NULL, &body); break;
         case 6: r = fig_regime(&x, &a->regime_cnn, fg->name, "input resolution (pixels)", &body); break;
         case 7: r = fig_cnn_spine(&x, &body); break;
-        default: r = fig_stacked(&x, fg->name, t3, "CNN family", pick_cnn, &body); break;
+        default: r = fig_fingerprint(&x, fg->name, &body); break;
         }
         if (r < 0) {
             rc = pm_err_errno(err, PM_ERR_IO, "writing figure data for %s in %s", fg->name, dir);
         } else if (r > 0) {
-            const char *what = i == 2 ? "no IR-size metrics for the heavy passes" : i >= 6 ? "no CNN data" : "no LLM data";
+            const char *what = i == 2 ? "no IR-size metrics for the heavy passes"
+                               : i == 1 || i == 3 ? "no configs with cold runs" : i >= 6 ? "no CNN data" : "no LLM data";
             char note[128];
             snprintf(note, sizeof note, "%s in this sweep", what);
             fg->note = strdup(note);

@@ -590,10 +590,14 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     if ((rc = table_section(f, pm_rt_fits(a), 1, err)))
         return rc;
 
-    fputs("<h2 id=handoff>Handoff</h2><p>Mean Jensen&ndash;Shannon distance between families' stage breakdowns at "
-          "equal cold compile time (0 = identical handoff): ", f);
-    num(f, "%.3f", a->family_jsd);
-    fprintf(f, " over %d family pairs.</p>\n", a->family_jsd_pairs);
+    char *handoff = pm_rt_handoff_text(a);
+    if (!handoff)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    fputs("<h2 id=handoff>Handoff</h2><p>How the stage shares move as the compile grows; the Jensen&ndash;Shannon "
+          "distance compares the series' breakdowns at equal size (0 = identical handoff): ", f);
+    esc(f, handoff);
+    fputs(".</p>\n", f);
+    free(handoff);
 
     fputs("<h2 id=precision>Precision</h2><ul>", f);
     for (size_t i = 0; i < a->n_crossovers; i++) {

@@ -1,4 +1,6 @@
 #include "report_tables.h"
+#include "kinds.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -203,7 +205,7 @@ pm_table *pm_rt_tools(const pm_analysis *a)
 
 static const char *kind_title(const char *k)
 {
-    return !k ? "other" : !strcmp(k, "llm") ? "LLM" : !strcmp(k, "cnn") ? "CNN" : k;
+    return !k ? "other" : pm_kind_find(k) ? pm_kind_find(k)->label : k;
 }
 
 /* Key without its last component (the variant): configs that differ only by variant match. */
@@ -343,4 +345,42 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
                  slow->dominant_stage >= 0 ? a->stages[slow->dominant_stage] : "-",
                  slow->dominant_stage >= 0 ? slow->share[slow->dominant_stage].mean * 100 : 0);
     }
+}
+
+char *pm_rt_handoff_text(const pm_analysis *a)
+{
+    const pm_an_handoff *h = &a->handoff;
+    pm_sbuf b = {0};
+    if (!h->x || !h->n_points) {
+        pm_sbuf_add(&b, "not applicable: no configs with cold runs");
+        return b.oom ? (free(b.s), NULL) : b.s;
+    }
+    const pm_kind *k = pm_kind_find(h->kind);
+    pm_sbuf_add(&b, "%s%sstage share vs %s%s over %zu configs, series by %s (%zu)", k ? k->label : "",
+                k ? " " : "", !strcmp(h->x, "wall") ? "cold compile wall" : h->x, h->log_x ? " (log)" : "",
+                h->n_points, *h->series_axes ? h->series_axes : "none", h->n_series);
+    /* the stages whose share rises and falls fastest: per decade of x on the log scale, else per unit of x */
+    int up = -1, down = -1;
+    for (size_t s = 0; s < a->n_stages; s++) {
+        double sl = h->trends[s].slope;
+        if (isnan(sl))
+            continue;
+        if (sl > 0 && (up < 0 || sl > h->trends[up].slope))
+            up = (int)s;
+        if (sl < 0 && (down < 0 || sl < h->trends[down].slope))
+            down = (int)s;
+    }
+    const char *per = h->log_x ? "per decade" : "per unit";
+    if (up >= 0)
+        pm_sbuf_add(&b, "; rising: %s %+.1f points %s", a->stages[up], h->trends[up].slope * 100, per);
+    if (down >= 0)
+        pm_sbuf_add(&b, "; falling: %s %+.1f points %s", a->stages[down], h->trends[down].slope * 100, per);
+    if (up < 0 && down < 0)
+        pm_sbuf_add(&b, "; no trend (x takes one value)");
+    if (h->series_pairs)
+        pm_sbuf_add(&b, "; mean Jensen-Shannon distance between series at equal x %.3f (%d pair%s)", h->series_jsd,
+                    h->series_pairs, h->series_pairs == 1 ? "" : "s");
+    else
+        pm_sbuf_add(&b, "; no two series meet at equal x: no distance between series");
+    return b.oom ? (free(b.s), NULL) : b.s;
 }

@@ -27,4 +27,8 @@ typedef struct pm_rt_headline {
 
 void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h);
 
+/* The handoff in one sentence (what grows, the series, the stage rising and the one falling most, the distance
+ * between series), or why there is none. Allocated; NULL when out of memory. */
+char *pm_rt_handoff_text(const pm_analysis *a);
+
 #endif

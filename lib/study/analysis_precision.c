@@ -32,10 +32,8 @@ int an_precision(an_work *w, pm_err *err)
             if (k == np)
                 precs[np++] = c->precision;
         }
-        if (nw) {
+        if (nw)
             a->prec_window = an_most_common_int(wins, nw);
-            a->fingerprint_window = a->prec_window;
-        }
         a->prec_base = an_most_common(precs, np, "int8");
         a->n_prec = nw ? np : 0;
         a->prec_time = calloc(np + 1, sizeof *a->prec_time);
@@ -146,12 +144,6 @@ int an_precision(an_work *w, pm_err *err)
                 sizes[ns++] = c->size;
         }
         a->prec_window_size = ns ? an_most_common(sizes, ns, NULL) : NULL;
-        /* CNN fingerprint resolution */
-        nw = 0;
-        for (size_t ci = 0; ci < a->n_configs; ci++)
-            if (a->configs[ci].kind && !strcmp(a->configs[ci].kind, "cnn") && a->configs[ci].n_cold)
-                wins[nw++] = a->configs[ci].resolution;
-        a->cnn_resolution = nw ? an_most_common_int(wins, nw) : 0;
         free(wins);
         free(precs);
     }

@@ -1,5 +1,6 @@
 /* Section: the regime maps (dominant stage over size x window, family x resolution) and their boundaries. */
 #include "analysis_internal.h"
+#include "kinds.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -122,17 +123,10 @@ cleanup:
 
 /* ---- the regime map over two parameters, for configs of any other kind (e.g. a command back end's) ---- */
 
+/* Kinds with a row in the kind table have their own maps above; this one maps every other kind. */
 static int is_workload_kind(const pm_an_config *c)
 {
-    return c->kind && (!strcmp(c->kind, "llm") || !strcmp(c->kind, "cnn"));
-}
-
-static const char *param_of(const pm_an_config *c, const char *name)
-{
-    for (size_t k = 0; name && k < c->n_params; k++)
-        if (!strcmp(c->params[k].name, name))
-            return c->params[k].value;
-    return NULL;
+    return pm_kind_find(c->kind) != NULL;
 }
 
 static int is_int(const char *v)
@@ -178,8 +172,8 @@ static void pick_axes(const pm_analysis *a, const pm_an_opts *o, const char **ro
             else if (!*col && !want_col && *row && strcmp(n, *row)) {
                 int numeric = 1;
                 for (size_t j = 0; j < a->n_configs && numeric; j++)
-                    if (!is_workload_kind(&a->configs[j]) && param_of(&a->configs[j], n))
-                        numeric = is_int(param_of(&a->configs[j], n));
+                    if (!is_workload_kind(&a->configs[j]) && pm_an_param(&a->configs[j], n))
+                        numeric = is_int(pm_an_param(&a->configs[j], n));
                 if (numeric)
                     *col = n;
             }
@@ -210,7 +204,7 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
         goto cleanup;
     }
     for (size_t i = 0; i < a->n_configs; i++) {
-        const char *v = param_of(&a->configs[i], rg->col_axis);
+        const char *v = pm_an_param(&a->configs[i], rg->col_axis);
         if (!is_workload_kind(&a->configs[i]) && v) {
             vals[nv++] = v;
             numeric &= is_int(v);
@@ -219,7 +213,7 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
     qsort(vals, nv, sizeof *vals, cmp_str);
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        const char *row = param_of(c, rg->row_axis), *colv = param_of(c, rg->col_axis);
+        const char *row = pm_an_param(c, rg->row_axis), *colv = pm_an_param(c, rg->col_axis);
         if (is_workload_kind(c) || !c->n_cold || !row || !colv)
             continue;
         int col = 0;

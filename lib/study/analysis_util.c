@@ -313,3 +313,19 @@ int an_nomem(pm_err *err)
 {
     return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 }
+
+const char *pm_an_param(const pm_an_config *c, const char *name)
+{
+    for (size_t k = 0; name && k < c->n_params; k++)
+        if (!strcmp(c->params[k].name, name))
+            return c->params[k].value;
+    return NULL;
+}
+
+const pm_an_fingerprint *pm_an_fingerprint_for(const pm_analysis *a, const char *figure)
+{
+    for (size_t i = 0; i < a->n_fingerprints; i++)
+        if (a->fingerprints[i].figure && !strcmp(a->fingerprints[i].figure, figure))
+            return &a->fingerprints[i];
+    return NULL;
+}

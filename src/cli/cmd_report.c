@@ -111,11 +111,11 @@ static int print_text(const pm_analysis *a, int markdown)
                "(--x SIZE-AXIS --y WORKLOAD-AXIS, or [report] size/workload in the spec)\n", markdown ? "- " : "  ");
     if (!rc && a->n_fits)
         rc = put_table(pm_rt_fits(a), "cost = a * size^k (heavy passes)", markdown, width);
-    if (!isnan(a->family_jsd))
-        printf("\nhandoff: mean Jensen-Shannon distance between families %.3f (%d pairs)\n", a->family_jsd,
-               a->family_jsd_pairs);
-    else
-        printf("\nhandoff: not applicable: fewer than two model families in this sweep\n");
+    char *handoff = pm_rt_handoff_text(a);
+    if (!handoff)
+        return PM_ERR_NOMEM;
+    printf("\nhandoff: %s\n", handoff);
+    free(handoff);
     for (size_t i = 0; i < a->n_crossovers; i++)
         printf("precision: %s\n", a->crossovers[i]);
     printf("\nnoise: %d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended (load average above %d "
