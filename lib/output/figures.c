@@ -102,6 +102,9 @@ static void q(FILE *f, const char *s)
 
 typedef struct fig_ctx { const pm_analysis *a; const char *dir; } fig_ctx;
 
+/* Paths are DIR/NAME.EXT in char[4096] with names of at most 32 bytes (the figure table's and their data files). */
+#define FIG_DIR_MAX (4096 - 64)
+
 static FILE *data_file(const fig_ctx *x, const char *name)
 {
     char path[4096];
@@ -422,13 +425,19 @@ static int fig_precision(const fig_ctx *x, char **body)
     const pm_analysis *a = x->a;
     if (a->n_prec < 1 || !a->prec_window)
         return 1;
-    FILE *d = data_file(x, "precision.dat");
-    if (!d)
+    /* at most one (precision, family) pair, ratio or family per config: sized to the configs, no cap */
+    const char **pp = calloc(a->n_configs + 1, sizeof *pp), **pf = calloc(a->n_configs + 1, sizeof *pf);
+    const char **fams = calloc(a->n_configs + 1, sizeof *fams);
+    size_t cap_r = a->n_configs + 1;   /* grows: a size can pair with several base configs */
+    double *ratios = calloc(cap_r, sizeof *ratios);
+    FILE *d = pp && pf && fams && ratios ? data_file(x, "precision.dat") : NULL;
+    if (!d) {
+        free(pp), free(pf), free(fams), free(ratios);
         return -1;
+    }
     /* the (precision, family) pairs, in config order (sizes ascend within a family) */
-    const char *pp[256], *pf[256];
     size_t n = 0;
-    for (size_t i = 0; i < a->n_configs && n < 256; i++) {
+    for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!prec_member(a, c))
             continue;
@@ -438,7 +447,6 @@ static int fig_precision(const fig_ctx *x, char **body)
         if (k == n)
             pp[n] = c->precision, pf[n++] = c->family;
     }
-    double ratios[256];
     for (size_t k = 0; k < n; k++) {   /* index 2k: time, 2k+1: ratio */
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
@@ -455,16 +463,27 @@ static int fig_precision(const fig_ctx *x, char **body)
                 continue;
             last = c->size;
             size_t m = 0;
-            for (size_t j = 0; j < a->n_configs && m < 256; j++) {
+            for (size_t j = 0; j < a->n_configs; j++) {
                 const pm_an_config *c2 = &a->configs[j];
                 if (!prec_member(a, c2) || !same_str(c2->precision, pp[k]) || !same_str(c2->family, pf[k]) ||
                     !same_str(c2->size, c->size))
                     continue;
-                for (size_t b = 0; b < a->n_configs && m < 256; b++) {
+                for (size_t b = 0; b < a->n_configs; b++) {
                     const pm_an_config *cb = &a->configs[b];
                     if (prec_member(a, cb) && same_str(cb->precision, a->prec_base) &&
                         same_str(cb->family, c2->family) && same_str(cb->size, c2->size) && cb->window == c2->window)
+                    {
+                        if (m == cap_r) {
+                            double *g = realloc(ratios, 2 * cap_r * sizeof *g);
+                            if (!g) {
+                                fclose(d);
+                                free(pp), free(pf), free(fams), free(ratios);
+                                return -1;
+                            }
+                            ratios = g, cap_r *= 2;
+                        }
                         ratios[m++] = c2->wall.mean / cb->wall.mean;
+                    }
                 }
             }
             for (size_t u = 1; u < m; u++)   /* median: insertion sort of a handful of windows */
@@ -486,13 +505,12 @@ static int fig_precision(const fig_ctx *x, char **body)
                "set logscale xy\nset key inside top left vertical box font ',9'\n"
                "set title 'cold compile time vs size (window %d)'\nset xlabel 'model size (parameters)'\n"
                "set ylabel 'cold compile wall (s, geometric mean)'\nplot ", a->prec_window);
-    const char *fams[64];
     size_t nf = 0;
     for (size_t k = 0; k < n; k++) {
         size_t j;
         for (j = 0; j < nf && !same_str(fams[j], pf[k]); j++)
             ;
-        if (j == nf && nf < 64)
+        if (j == nf)
             fams[nf++] = pf[k];
     }
     char t[256];
@@ -527,6 +545,7 @@ static int fig_precision(const fig_ctx *x, char **body)
     }
     fprintf(f, "\nunset multiplot\n");
     fclose(f);
+    free(pp), free(pf), free(fams), free(ratios);
     *body = b;
     return 0;
 }
@@ -655,6 +674,9 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
             return pm_err_errno(err, PM_ERR_IO, "mkdtemp");
         dir = tmpdir;
         own = 1;
+    } else if (strlen(dir) > FIG_DIR_MAX) {
+        /* every file goes to DIR/NAME.EXT in 4096-byte buffers: checked once here instead of cut there */
+        return pm_err_set(err, PM_ERR_USAGE, "figure folder path longer than %d bytes: %.80s...", FIG_DIR_MAX, dir);
     } else if (mkdir(dir, 0755) && errno != EEXIST) {
         return pm_err_errno(err, PM_ERR_IO, "mkdir %s", dir);
     }

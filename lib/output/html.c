@@ -468,7 +468,10 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
                "</p>\n", a->backend ? a->backend : "-", a->n_configs, a->max_repeats, a->n_runs_ok, a->n_runs_failed);
 
     pm_rt_headline h;
-    pm_rt_headline_build(a, &h);
+    if (pm_rt_headline_build(a, &h)) {
+        pm_rt_headline_free(&h);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
     fputs("<section class=headline id=headline><h2 style=\"border:0;margin-top:0\">Headline</h2><ul>", f);
     for (int i = 0; i < h.n_dominant; i++) {
         fputs("<li><b>Dominant stage</b> \u2014 ", f);
@@ -482,11 +485,12 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fputs("</li><li><b>Recompile \u00f7 cache hit</b> \u2014 ", f);
     esc(f, h.cache);
     fputs("</li>", f);
-    if (h.slowest[0]) {
+    if (h.slowest) {
         fputs("<li>", f);
         esc(f, h.slowest);
         fputs("</li>", f);
     }
+    pm_rt_headline_free(&h);
     fputs("</ul></section>\n", f);
     pm_fix_report_html(f, a->fix_json);   /* the combination to ship heads the report */
 

@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,23 +216,54 @@ static size_t base_len(const char *key)
     return s ? (size_t)(s - key) : strlen(key);
 }
 
-void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
+/* Appends to a headline string; after a failed allocation the headline is marked incomplete. */
+static void hl_add(pm_rt_headline *h, char **dst, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void hl_add(pm_rt_headline *h, char **dst, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *piece = NULL;
+    int n = vasprintf(&piece, fmt, ap);
+    va_end(ap);
+    size_t old = *dst ? strlen(*dst) : 0;
+    char *grown = n < 0 ? NULL : realloc(*dst, old + (size_t)n + 1);
+    if (!grown) {
+        h->oom = 1;
+    } else {
+        memcpy(grown + old, piece, (size_t)n + 1);
+        *dst = grown;
+    }
+    free(piece);
+}
+
+void pm_rt_headline_free(pm_rt_headline *h)
+{
+    for (int i = 0; i < h->n_dominant; i++)
+        free(h->dominant[i]);
+    free(h->dominant);
+    free(h->fix), free(h->ab), free(h->cache), free(h->slowest);
+    memset(h, 0, sizeof *h);
+}
+
+int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
 {
     memset(h, 0, sizeof *h);
-    /* dominant stage per regime kind */
-    const char *kinds[8];
+    /* dominant stage per regime kind: one line per kind, as many kinds as the study has */
+    const char **kinds = calloc(a->n_configs + 1, sizeof *kinds);
+    h->dominant = calloc(a->n_configs + 1, sizeof *h->dominant);
     size_t nk = 0;
-    for (size_t i = 0; i < a->n_configs; i++) {
+    for (size_t i = 0; kinds && i < a->n_configs; i++) {
         const char *k = a->configs[i].kind;
         size_t j;
         for (j = 0; j < nk && strcmp(kinds[j] ? kinds[j] : "", k ? k : ""); j++)
             ;
-        if (j == nk && nk < N_OF(kinds))
+        if (j == nk)
             kinds[nk++] = k;
     }
     int *count = calloc(a->n_stages ? a->n_stages : 1, sizeof *count);
     double *lo = calloc(a->n_stages ? a->n_stages : 1, sizeof *lo), *hi = calloc(a->n_stages ? a->n_stages : 1, sizeof *hi);
-    for (size_t j = 0; count && lo && hi && j < nk && h->n_dominant < (int)N_OF(h->dominant); j++) {
+    h->oom = !kinds || !h->dominant || !count || !lo || !hi;
+    for (size_t j = 0; !h->oom && j < nk; j++) {
         memset(count, 0, a->n_stages * sizeof *count);
         int n = 0;
         for (size_t i = 0; i < a->n_configs; i++) {
@@ -248,25 +280,25 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         }
         if (!n)
             continue;
-        char *out = h->dominant[h->n_dominant++];
-        size_t used = (size_t)snprintf(out, 512, "%s, %d configs: ", kind_title(kinds[j]), n);
+        char **out = &h->dominant[h->n_dominant++];
+        hl_add(h, out, "%s, %d configs: ", kind_title(kinds[j]), n);
         for (int round = 0; round < (int)a->n_stages; round++) {   /* stages by how many configs they dominate */
             int best = -1;
             for (size_t s = 0; s < a->n_stages; s++)
                 if (count[s] > 0 && (best < 0 || count[s] > count[best]))
                     best = (int)s;
-            if (best < 0 || used >= 480)
+            if (best < 0)
                 break;
             char range[64];
             if (count[best] == 1 || fabs(hi[best] - lo[best]) < 0.0005)
                 snprintf(range, sizeof range, "%.0f%%", hi[best] * 100);
             else
                 snprintf(range, sizeof range, "%.0f\u2013%.0f%%", lo[best] * 100, hi[best] * 100);
-            used += (size_t)snprintf(out + used, 512 - used, "%s%s dominates %d (share %s)", round ? "; " : "",
-                                     a->stages[best], count[best], range);
+            hl_add(h, out, "%s%s dominates %d (share %s)", round ? "; " : "", a->stages[best], count[best], range);
             count[best] = 0;
         }
     }
+    free(kinds);
     free(count);
     free(lo);
     free(hi);
@@ -276,15 +308,15 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         if (a->fixes[i].fix && (!top || a->fixes[i].n_configs > top->n_configs))
             top = &a->fixes[i];
     if (top)
-        snprintf(h->fix, sizeof h->fix, "%s \u2014 for the %s regime (%d configs; its heaviest pass, %s, takes %.0f%% of "
+        hl_add(h, &h->fix, "%s \u2014 for the %s regime (%d configs; its heaviest pass, %s, takes %.0f%% of "
                                         "the compile%s)",
                  top->fix, a->stages[top->stage], top->n_configs, top->pass ? top->pass : "(outside passes)",
                  top->share * 100, isnan(top->exponent) ? "" : ", cost grows with IR size");
     else
-        snprintf(h->fix, sizeof h->fix, "no fix rule matched this sweep's regimes");
+        hl_add(h, &h->fix, "no fix rule matched this sweep's regimes");
     /* in-sweep A/B: each non-reference variant against the same config in the most common variant */
     const char *ref = a->regime_llm.variant ? a->regime_llm.variant : a->regime_cnn.variant;
-    size_t used = 0;
+    int used = 0;
     for (size_t i = 0; ref && i < a->n_configs; i++) {
         const pm_an_config *v = &a->configs[i];
         if (!v->variant || !strcmp(v->variant, ref) || !v->n_cold)
@@ -309,13 +341,13 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
                 }
             }
         }
-        if (n && used < sizeof h->ab - 128)
-            used += (size_t)snprintf(h->ab + used, sizeof h->ab - used, "%svariant %s: %.2f\u00d7 the cold wall of %s "
-                                     "(geometric mean over %d config%s)", used ? "; " : "Measured in this sweep: ",
+        if (n && ++used)
+            hl_add(h, &h->ab, "%svariant %s: %.2f\u00d7 the cold wall of %s "
+                                     "(geometric mean over %d config%s)", used > 1 ? "; " : "Measured in this sweep: ",
                                      v->variant, exp(sum / n), ref, n, n == 1 ? "" : "s");
     }
     if (!used)
-        snprintf(h->ab, sizeof h->ab, "No A/B in this sweep (one variant per config): measure a fix with "
+        hl_add(h, &h->ab, "No A/B in this sweep (one variant per config): measure a fix with "
                                       "passmap compare STOCK.db FIXED.db.");
     /* recompile ÷ cache hit */
     double lsum = 0, rmin = INFINITY, rmax = 0;
@@ -330,10 +362,10 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         n++;
     }
     if (n)
-        snprintf(h->cache, sizeof h->cache, "A cache hit is %.0f\u00d7 faster than a cold recompile (geometric mean over %d "
+        hl_add(h, &h->cache, "A cache hit is %.0f\u00d7 faster than a cold recompile (geometric mean over %d "
                                             "configs; %.0f\u00d7 to %.0f\u00d7).", exp(lsum / n), n, rmin, rmax);
     else
-        snprintf(h->cache, sizeof h->cache, "No warm runs in this sweep (warm = true measures recompile \u00f7 cache hit).");
+        hl_add(h, &h->cache, "No warm runs in this sweep (warm = true measures recompile \u00f7 cache hit).");
     const pm_an_config *slow = NULL;
     for (size_t i = 0; i < a->n_configs; i++)
         if (a->configs[i].n_cold && (!slow || a->configs[i].wall.mean > slow->wall.mean))
@@ -341,10 +373,11 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
     if (slow) {
         char w[64];
         pm_fmt_interval(w, sizeof w, slow->wall.mean, slow->wall.lo, slow->wall.hi, slow->wall.n);
-        snprintf(h->slowest, sizeof h->slowest, "Slowest compile: %s, %s cold, %s %.0f%%.", slow->key, w,
+        hl_add(h, &h->slowest, "Slowest compile: %s, %s cold, %s %.0f%%.", slow->key, w,
                  slow->dominant_stage >= 0 ? a->stages[slow->dominant_stage] : "-",
                  slow->dominant_stage >= 0 ? slow->share[slow->dominant_stage].mean * 100 : 0);
     }
+    return h->oom ? PM_ERR_NOMEM : PM_OK;
 }
 
 char *pm_rt_handoff_text(const pm_analysis *a)

@@ -74,11 +74,12 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
                 (!next || rg->cells[j].col < next->col))
                 next = &rg->cells[j];
         if (next && next->stage != here->stage) {
-            char text[512];
-            snprintf(text, sizeof text, "%s %s: %s dominates at %s %d, %s from %s %d", is_llm ? "size" : "family",
+            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+            if (asprintf(&text, "%s %s: %s dominates at %s %d, %s from %s %d", is_llm ? "size" : "family",
                      here->row, an_stage_name(a, here->stage), is_llm ? "window" : "resolution", here->col,
-                     an_stage_name(a, next->stage), is_llm ? "window" : "resolution", next->col);
-            if ((rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text)))
+                     an_stage_name(a, next->stage), is_llm ? "window" : "resolution", next->col) < 0)
+                text = NULL;
+            if ((rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text)))
                 goto cleanup;
         }
     }
@@ -97,22 +98,26 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
                     next = &rg->cells[j];
         }
         if (next && next->stage != here->stage) {
-            char text[512];
-            snprintf(text, sizeof text, "%s %d: %s dominates at %s %s, %s from %s %s", is_llm ? "window" : "resolution",
+            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+            if (asprintf(&text, "%s %d: %s dominates at %s %s, %s from %s %s", is_llm ? "window" : "resolution",
                      here->col, an_stage_name(a, here->stage), is_llm ? "size" : "family", here->row,
-                     an_stage_name(a, next->stage), is_llm ? "size" : "family", next->row);
-            if ((rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text)))
+                     an_stage_name(a, next->stage), is_llm ? "size" : "family", next->row) < 0)
+                text = NULL;
+            if ((rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text)))
                 goto cleanup;
         }
     }
     if (!rg->n_boundaries && rg->n_cells) {
-        char text[256];
-        snprintf(text, sizeof text, "%s dominates every %s cell mapped (no boundary in this sweep)",
-                 an_stage_name(a, rg->cells[0].stage), kind);
+        char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+        if (asprintf(&text, "%s dominates every %s cell mapped (no boundary in this sweep)",
+                 an_stage_name(a, rg->cells[0].stage), kind) < 0)
+            text = NULL;
         int uniform = 1;
         for (size_t k = 1; k < rg->n_cells; k++)
             uniform &= rg->cells[k].stage == rg->cells[0].stage;
-        if (uniform && (rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text)))
+        rc = uniform ? an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text) : PM_OK;
+        free(text);
+        if (rc)
             goto cleanup;
     }
 cleanup:
@@ -252,11 +257,12 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
                 (!next || rg->cells[j].col < next->col))
                 next = &rg->cells[j];
         if (next && next->stage != here->stage) {
-            char text[512];
-            snprintf(text, sizeof text, "%s %s: %s dominates at %s %d, %s from %s %d", rg->row_axis, here->row,
+            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+            if (asprintf(&text, "%s %s: %s dominates at %s %d, %s from %s %d", rg->row_axis, here->row,
                      an_stage_name(a, here->stage), rg->col_axis, here->col, an_stage_name(a, next->stage),
-                     rg->col_axis, next->col);
-            rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text);
+                     rg->col_axis, next->col) < 0)
+                text = NULL;
+            rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text);
         }
     }
     /* and down each column, rows in config order */
@@ -266,22 +272,25 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
             if (rg->cells[j].col == here->col && strcmp(rg->cells[j].row, here->row))
                 next = &rg->cells[j];
         if (next && next->stage != here->stage) {
-            char text[512];
-            snprintf(text, sizeof text, "%s %d: %s dominates at %s %s, %s at %s %s", rg->col_axis, here->col,
+            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+            if (asprintf(&text, "%s %d: %s dominates at %s %s, %s at %s %s", rg->col_axis, here->col,
                      an_stage_name(a, here->stage), rg->row_axis, here->row, an_stage_name(a, next->stage),
-                     rg->row_axis, next->row);
-            rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text);
+                     rg->row_axis, next->row) < 0)
+                text = NULL;
+            rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text);
         }
     }
     if (rc == PM_OK && !rg->n_boundaries && rg->n_cells) {
         int uniform = 1;
         for (size_t k = 1; k < rg->n_cells; k++)
             uniform &= rg->cells[k].stage == rg->cells[0].stage;
-        char text[256];
-        snprintf(text, sizeof text, "%s dominates every %s x %s cell mapped (no boundary in this sweep)",
-                 an_stage_name(a, rg->cells[0].stage), rg->row_axis, rg->col_axis);
+        char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+        if (asprintf(&text, "%s dominates every %s x %s cell mapped (no boundary in this sweep)",
+                 an_stage_name(a, rg->cells[0].stage), rg->row_axis, rg->col_axis) < 0)
+            text = NULL;
         if (uniform)
-            rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text);
+            rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text);
+        free(text);
     }
 cleanup:
     free(vals);

@@ -245,6 +245,20 @@ const char *an_most_common(const char **v, size_t n, const char *prefer)
     return best;
 }
 
+int an_strlist_take(char ***list, size_t *n, char **text)
+{
+    char **p = *text ? realloc(*list, (*n + 1) * sizeof *p) : NULL;
+    if (!p) {
+        free(*text);
+        *text = NULL;
+        return PM_ERR_NOMEM;
+    }
+    *list = p;
+    p[(*n)++] = *text;
+    *text = NULL;
+    return PM_OK;
+}
+
 int an_most_common_int(const int *v, size_t n)
 {
     int best = 0;

@@ -89,14 +89,18 @@ static int print_text(const pm_analysis *a, int markdown)
            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
     print_hosts(a);
     pm_rt_headline h;
-    pm_rt_headline_build(a, &h);
+    if (pm_rt_headline_build(a, &h)) {
+        pm_rt_headline_free(&h);
+        return PM_ERR_NOMEM;
+    }
     printf(markdown ? "\n## Headline\n\n" : "\nheadline\n");
     for (int i = 0; i < h.n_dominant; i++)
         printf("%sdominant stage: %s\n", markdown ? "- " : "  ", h.dominant[i]);
     printf("%stop fix: %s\n%s%s\n%s%s\n", markdown ? "- " : "  ", h.fix, markdown ? "- " : "  ", h.ab,
            markdown ? "- " : "  ", h.cache);
-    if (h.slowest[0])
+    if (h.slowest)
         printf("%s%s\n", markdown ? "- " : "  ", h.slowest);
+    pm_rt_headline_free(&h);
     int rc = put_table(pm_rt_configs(a, NULL), "configs (cold wall: geometric mean \u00b1 half-width of the 95% interval, "
                                                "log scale; no interval below 3 repeats)", markdown, width);
     if (!rc)

@@ -234,6 +234,12 @@ r=$(q "$TMP/noreport.db" "select status || '|' || note from run")
 case "$r" in "failed|true: report "*"/trace.json never appeared") ok "missing report fails the run with the reason" ;;
   *) fail "missing report: $r" ;; esac
 
+# a work folder whose path does not fit is refused naming the limit (it was cut: runs went to another folder)
+msg=$("$PASSMAP" sweep --quiet --db "$TMP/longwork.db" --work-dir "$TMP/$(printf 'w%.0s' $(seq 1 4100))" \
+      "$TMP/m/noreport.ini" 2>&1 >/dev/null)
+case "$msg" in *"work folder path longer than 4095 bytes"*) ok "long --work-dir: error names the limit" ;;
+  *) fail "long --work-dir: $msg" ;; esac
+
 # --- no shell: \$, ; and quotes reach the program as written ---
 cat > "$TMP/m/noshell.ini" <<INI
 [sweep]

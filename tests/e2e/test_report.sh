@@ -78,6 +78,11 @@ fp = {f["figure"]: f for f in now["fingerprints"]}
 assert fp["fingerprint"]["held"] == "precision=int8 window=512", fp["fingerprint"]["held"]
 assert fp["cnn-fingerprint"]["bar_axes"] == "family"
 PY
+# a figure folder whose paths would not fit is refused naming the limit (it was cut: figures went elsewhere)
+long=$TMP/$(printf 'd%.0s' $(seq 1 4100))
+msg=$("$PASSMAP" report "$DB" --figures "$long" 2>&1 >/dev/null)
+case "$msg" in *"figure folder path longer than 4032 bytes"*) ok "long --figures folder: error names the limit" ;;
+  *) fail "long --figures folder: $msg" ;; esac
 n_svg=$(grep -o '</figcaption><svg' "$html" | wc -l)
 [ "$n_svg" -eq 9 ] && ok "all nine figures inline" || fail "nine figures inline (got $n_svg)"
 [ "$(grep -c 'omitted:' "$html")" -eq 0 ] && ok "no figure omitted" || fail "omitted figures"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "report_tables.h"
 #include "stagemap.h"
 #include "store.h"
 
@@ -456,8 +457,8 @@ static void family_similarity(void **state)
 /* A command back end's configs: no workload columns, only axes (input x opt) and a declared size metric. */
 static int64_t add_cmd_config(const char *input, const char *opt)
 {
-    char key[128];
-    snprintf(key, sizeof key, "c/input=%s/opt=%s", input, opt);
+    char key[1024];
+    assert_true(snprintf(key, sizeof key, "c/input=%s/opt=%s", input, opt) < (int)sizeof key);
     pm_param ps[2] = {{(char *)"input", (char *)input}, {(char *)"opt", (char *)opt}};
     pm_config c = {.key = key, .kind = "command", .variant = "stock", .params = ps, .n_params = 2};
     int64_t id = 0;
@@ -560,6 +561,29 @@ static void kind_row_leads_the_handoff(void **state)
     pm_analysis_free(a);
 }
 
+/* No silent caps in the sentences: a file name is an axis value of any length; the regime boundary and the
+ * headline's slowest compile name it whole (they were cut at 512 bytes). */
+static void long_axis_values_are_not_cut(void **state)
+{
+    char name[700];
+    memset(name, 'f', sizeof name);
+    strcpy(name + sizeof name - 3, ".c");
+    int64_t c0 = add_cmd_config(name, "0"), c2 = add_cmd_config(name, "2");
+    add_cmd_run(c0, 100, 0.1, 0.8);   /* -O0: front-end dominates */
+    add_cmd_run(c2, 100, 0.8, 0.1);   /* -O2: cleanup dominates */
+    pm_analysis *a = analyse(NO_RULES);
+    assert_int_equal(a->regime_cmd.n_boundaries, 1);
+    assert_non_null(strstr(a->regime_cmd.boundaries[0], name));
+    assert_non_null(strstr(a->regime_cmd.boundaries[0], "from opt 2"));
+    pm_rt_headline h;
+    assert_int_equal(pm_rt_headline_build(a, &h), PM_OK);
+    assert_non_null(h.slowest);
+    assert_non_null(strstr(h.slowest, name));
+    assert_non_null(strstr(h.slowest, "cold"));
+    pm_rt_headline_free(&h);
+    pm_analysis_free(a);
+}
+
 static void missing_sweep_is_notfound(void **state)
 {
     pm_an_opts o = {.map = map, .sweep = "nope"};
@@ -585,6 +609,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(family_similarity, setup, teardown),
         cmocka_unit_test_setup_teardown(handoff_keyed_on_axes_of_a_command_study, setup, teardown),
         cmocka_unit_test_setup_teardown(kind_row_leads_the_handoff, setup, teardown),
+        cmocka_unit_test_setup_teardown(long_axis_values_are_not_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_sweep_is_notfound, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

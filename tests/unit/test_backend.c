@@ -250,6 +250,34 @@ static void bad_command_specs_name_the_line(void **state)
     }
 }
 
+/* No silent caps on spec values: a variant axis value longer than the config's variant field was dropped without
+ * a word (the config ran as "no variant"); a spec path longer than its field was cut (relative model paths then
+ * resolved against another folder). Both now fail naming the limit. */
+static void long_spec_values_fail_naming_the_limit(void **state)
+{
+    char text[512], v[80];
+    memset(v, 'v', sizeof v - 1);
+    v[sizeof v - 1] = 0;
+    snprintf(text, sizeof text, "[sweep]\nname = t\nbackend = command\n[matrix m]\nvariant = stock, %s\n"
+                                "[step s]\nargv = cc {variant}\n", v);
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_not_equal(parse_in_dir(text, &s, &e), PM_OK);
+    assert_null(s);
+    if (!strstr(e.msg, "longer than 47 characters"))
+        fail_msg("variant: '%s'", e.msg);
+    char *path = malloc(2100);
+    assert_non_null(path);
+    memset(path, 'd', 2099);
+    path[0] = '/';
+    path[2099] = 0;
+    memset(&e, 0, sizeof e);
+    assert_int_not_equal(pm_spec_parse("[sweep]\nname = t\n", path, &s, &e), PM_OK);
+    free(path);
+    if (!strstr(e.msg, "spec path longer than 1023 bytes"))
+        fail_msg("path: '%s'", e.msg);
+}
+
 static void literal_braces_are_not_placeholders(void **state)
 {
     pm_spec *s = NULL;
@@ -325,6 +353,7 @@ int main(void)
         cmocka_unit_test(command_spec_expands_axes),
         cmocka_unit_test(values_with_spaces_stay_one_word),
         cmocka_unit_test(bad_command_specs_name_the_line),
+        cmocka_unit_test(long_spec_values_fail_naming_the_limit),
         cmocka_unit_test(literal_braces_are_not_placeholders),
         cmocka_unit_test(metrics_measure_files_and_streams),
     };
