@@ -33,8 +33,10 @@ static void usage(FILE *out)
             "  --sweep NAME      which sweep (default: the latest); A,B reports several together\n"
             "  --stage-map FILE  pass->stage map (tool<TAB>glob<TAB>stage); repeatable; default: data/stages-*.tsv\n"
             "  --fixes FILE      fix rules (default: data/fixes.tsv)\n"
-            "  --x AXIS, --y AXIS  regime map axes of a sweep over parameters (e.g. --x opt --y input); default:\n"
-            "                    the spec's [report] size / workload, else input and the first integer axis\n"
+            "  --x AXIS, --y AXIS  the size and workload axes of a sweep over parameters (e.g. --x opt --y input):\n"
+            "                    regime map, handoff x and series, fingerprint bars; default: the spec's [report]\n"
+            "                    size / workload, else input and the first integer axis (handoff: a declared\n"
+            "                    ir.* metric, else the cold wall, grows the compile)\n"
             "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
 
