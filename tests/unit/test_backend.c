@@ -97,6 +97,26 @@ static void tool_labels(void **state)
     assert_string_equal(b, "mlir-opt");
     pm_tool_label("cc1", b, sizeof b);
     assert_string_equal(b, "cc1");
+    /* a program name longer than the label was cut (and matched another tool's stage map): now refused */
+    char name[300];
+    memset(name, 'x', sizeof name - 1);
+    name[sizeof name - 1] = 0;
+    assert_int_equal(pm_tool_label(name, b, sizeof b), PM_ERR_USAGE);
+    char text[600];
+    snprintf(text, sizeof text, "[sweep]\nname = t\nbackend = command\n[matrix m]\nv = 1\n[step s]\nargv = /bin/%s {v}\n",
+             name);
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_equal(pm_spec_parse(text, "t.ini", &s, &e), PM_OK);
+    pm_backend_ctx ctx = {.spec = s};
+    const pm_backend_ops *be = pm_backend_find("command");
+    assert_int_equal(be->prepare(&ctx, &e), PM_OK);
+    pm_steps st;
+    assert_int_equal(be->steps(&ctx, 0, NULL, "/run/x", &st, &e), PM_ERR_USAGE);
+    if (!strstr(e.msg, "program name longer than 255 characters"))
+        fail_msg("steps: '%s'", e.msg);
+    be->cleanup(&ctx);
+    pm_spec_free(s);
 }
 
 static void words_split_like_a_shell_without_one(void **state)
