@@ -121,11 +121,17 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_object_set_new(root, "configs", cfgs);
     json_object_set_new(root, "noise", json_pack("{s:o,s:i,s:i,s:i}", "user_wall_baseline", num(a->user_wall_baseline),
                                                  "cpus", a->cpus, "contended", a->n_contended, "noisy", a->n_noisy));
-    json_t *cmd = regime(a, &a->regime_cmd);
-    json_object_set_new(cmd, "rows", str(a->regime_cmd.row_axis));
-    json_object_set_new(cmd, "cols", str(a->regime_cmd.col_axis));
-    json_object_set_new(root, "regimes", json_pack("{s:o,s:o,s:o}", "llm", regime(a, &a->regime_llm), "cnn",
-                                                   regime(a, &a->regime_cnn), "command", cmd));
+    json_t *regimes = json_object();   /* keyed by kind ("llm", "cnn"; "command": the map over parameters) */
+    for (size_t i = 0; i < a->n_regimes; i++) {
+        const pm_an_regime *rg = &a->regimes[i];
+        json_t *o = regime(a, rg);
+        if (rg->others) {
+            json_object_set_new(o, "rows", str(rg->row_axis));
+            json_object_set_new(o, "cols", str(rg->col_axis));
+        }
+        json_object_set_new(regimes, rg->kind, o);
+    }
+    json_object_set_new(root, "regimes", regimes);
     const pm_an_handoff *ho = &a->handoff;
     json_t *tr = json_array(), *ser = json_array(), *pts = json_array(), *fps = json_array();
     for (size_t s = 0; ho->trends && s < a->n_stages; s++)

@@ -179,7 +179,7 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     /* the legend beside the plot, never over its cells */
     fprintf(f, "set key outside right top vertical box title 'dominant stage'\n");
     fprintf(f, "set xlabel '%s'\nset ylabel '%s'\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\nunset grid\n",
-            colname, rg->row_axis ? rg->row_axis : !strcmp(rg->kind, "llm") ? "model size (parameters)" : "CNN family",
+            colname, rg->row_label ? rg->row_label : "-",
             nc - 1, nr - 1);
     fprintf(f, "set xtics (");
     for (size_t c = 0; c < nc; c++)
@@ -383,7 +383,7 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
 
 static int pick_prec_window(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
 {
-    if (!is_kind(c, "llm") || !same(c->size, a->prec_window_size) || !same(c->variant, a->regime_llm.variant))
+    if (!is_kind(c, "llm") || !same(c->size, a->prec_window_size) || !same(c->variant, pm_an_regime_of(a, "llm")->variant))
         return 0;
     snprintf(label, n, "%s %s w%d", c->family ? c->family : "-", c->precision ? c->precision : "-", c->window);
     return 1;
@@ -417,7 +417,7 @@ static int same_str(const char *p, const char *q)
 static int prec_member(const pm_analysis *a, const pm_an_config *c)
 {
     return c->kind && !strcmp(c->kind, "llm") && c->n_cold && c->wall.mean > 0 &&
-           same_str(c->variant, a->regime_llm.variant);
+           same_str(c->variant, pm_an_regime_of(a, "llm")->variant);
 }
 
 static int fig_precision(const fig_ctx *x, char **body)
@@ -564,7 +564,7 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     }
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        if (!is_kind(c, "cnn") || !same(c->precision, a->regime_cnn.precision))
+        if (!is_kind(c, "cnn") || !same(c->precision, pm_an_regime_of(a, "cnn")->precision))
             continue;
         size_t k;
         for (k = 0; k < nf && !(same(fams[k], c->family) && blocks[k] == c->layers); k++)
@@ -583,7 +583,7 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
             if (is_kind(c, "cnn") && same(c->family, fams[k]) && c->layers == blocks[k] &&
-                same(c->precision, a->regime_cnn.precision) && c->resolution > 0)
+                same(c->precision, pm_an_regime_of(a, "cnn")->precision) && c->resolution > 0)
                 fprintf(d, "%d %.6g\n", c->resolution, c->wall.mean);
         }
         fprintf(d, "\n\n");
@@ -634,9 +634,9 @@ static void figure_size(const pm_analysis *a, int i, const char *dir, const char
 {
     *w = 1000, *h = 600;
     if (i == 0 || i == 6) {
-        const pm_an_regime *rg = i == 0 ? &a->regime_llm : &a->regime_cnn;
+        const pm_an_regime *rg = pm_an_regime_for(a, name);
         size_t nr = 0, nc = 0;
-        for (size_t k = 0; k < rg->n_cells; k++) {
+        for (size_t k = 0; rg && k < rg->n_cells; k++) {
             int new_row = 1, new_col = 1;
             for (size_t j = 0; j < k; j++) {
                 new_row &= strcmp(rg->cells[j].row, rg->cells[k].row) != 0;
@@ -703,17 +703,17 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         char *body = NULL;
         int r;
         switch (i) {
-        case 0: /* a sweep without LLM configs maps its own two axes (e.g. files x -O) */
-            r = !a->regime_llm.n_cells && a->regime_cmd.n_cells
-                    ? fig_regime(&x, &a->regime_cmd, fg->name, a->regime_cmd.col_axis, &body)
-                    : fig_regime(&x, &a->regime_llm, fg->name, "window (prompt tokens)", &body);
+        case 0: /* the first map drawn by this figure: a kind row's, else the spec's two axes (files x -O) */
+        case 6: {
+            const pm_an_regime *rg = pm_an_regime_for(a, fg->name);
+            r = rg ? fig_regime(&x, rg, fg->name, rg->col_label, &body) : 1;
             break;
+        }
         case 1: r = fig_handoff(&x, &body); break;
         case 2: r = fig_why(&x, &body); break;
         case 3: r = fig_fingerprint(&x, fg->name, &body); break;
         case 4: r = fig_precision(&x, &body); break;
         case 5: r = fig_stacked(&x, fg->name, t2, "family, precision, window", pick_prec_window, NULL, &body); break;
-        case 6: r = fig_regime(&x, &a->regime_cnn, fg->name, "input resolution (pixels)", &body); break;
         case 7: r = fig_cnn_spine(&x, &body); break;
         default: r = fig_fingerprint(&x, fg->name, &body); break;
         }

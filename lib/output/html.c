@@ -570,14 +570,13 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     }
 
     fputs("<h2 id=regimes>Regimes</h2>\n<ul>", f);
-    const pm_an_regime *rs[3] = {&a->regime_llm, &a->regime_cnn, &a->regime_cmd};
     int any = 0;
-    for (int r = 0; r < 3; r++)
-        for (size_t i = 0; i < rs[r]->n_boundaries; i++, any = 1) {
+    for (size_t r = 0; r < a->n_regimes; r++)
+        for (size_t i = 0; i < a->regimes[r].n_boundaries; i++, any = 1) {
             fputs("<li>", f);
-            esc(f, rs[r]->kind);
+            esc(f, a->regimes[r].kind);
             fputs(": ", f);
-            esc(f, rs[r]->boundaries[i]);
+            esc(f, a->regimes[r].boundaries[i]);
             fputs("</li>", f);
         }
     if (!any)

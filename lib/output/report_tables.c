@@ -315,7 +315,9 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
     else
         hl_add(h, &h->fix, "no fix rule matched this sweep's regimes");
     /* in-sweep A/B: each non-reference variant against the same config in the most common variant */
-    const char *ref = a->regime_llm.variant ? a->regime_llm.variant : a->regime_cnn.variant;
+    const char *ref = NULL;   /* the first regime map's variant (kind rows in table order) */
+    for (size_t i = 0; !ref && i < a->n_regimes; i++)
+        ref = a->regimes[i].variant;
     int used = 0;
     for (size_t i = 0; ref && i < a->n_configs; i++) {
         const pm_an_config *v = &a->configs[i];

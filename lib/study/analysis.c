@@ -69,9 +69,9 @@ void pm_analysis_free(pm_analysis *a)
         free(c->params);
     }
     free(a->configs);
-    free_regime(&a->regime_llm);
-    free_regime(&a->regime_cnn);
-    free_regime(&a->regime_cmd);
+    for (size_t i = 0; i < a->n_regimes; i++)
+        free_regime(&a->regimes[i]);
+    free(a->regimes);
     for (size_t i = 0; i < a->n_fits; i++) {
         free(a->fits[i].x);
         free(a->fits[i].y);

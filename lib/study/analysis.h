@@ -80,8 +80,11 @@ typedef struct pm_an_cell {       /* one cell of a regime map */
 } pm_an_cell;
 
 typedef struct pm_an_regime {
-    const char *kind;             /* "llm", "cnn" or "command" */
-    const char *row_axis, *col_axis;   /* command: the parameter names mapped (rows: workload, columns: size) */
+    const char *kind;             /* a kind row's name, or "command" for the map of every kind without a row */
+    int others;                   /* 1: the map over parameters of the kinds without a row */
+    const char *figure;           /* the figure that draws it ("regime-map", "cnn-regime-map") */
+    const char *row_label, *col_label; /* axis labels of the figure */
+    const char *row_axis, *col_axis;   /* the parameter names mapped (rows: workload, columns: size) */
     const char *precision, *variant;   /* the slice mapped (most common) */
     pm_an_cell *cells;
     size_t n_cells;
@@ -167,8 +170,9 @@ typedef struct pm_analysis {
     size_t n_stages;
     pm_an_config *configs;        /* sorted: kind, family, size (numeric), window, precision, resolution */
     size_t n_configs;
-    pm_an_regime regime_llm, regime_cnn;
-    pm_an_regime regime_cmd;      /* configs of any other kind, over two of their parameters */
+    pm_an_regime *regimes;        /* one per kind row (table order, empty when the study has none), then the
+                                     map over two parameters of the kinds without a row */
+    size_t n_regimes;
     pm_an_fit *fits;
     size_t n_fits;
     pm_an_handoff handoff;        /* of the first population: kind rows in table order, then the others */
@@ -216,6 +220,10 @@ double pm_an_size_value(const char *size);       /* "0.5b" -> 5e8, "125m" -> 1.2
 int pm_an_stage_index(const pm_analysis *a, const char *stage);   /* -1 when absent */
 const pm_an_config *pm_an_find_config(const pm_analysis *a, const char *key);
 const char *pm_an_param(const pm_an_config *c, const char *name);   /* the config's value of an axis; NULL */
+/* The regime map of a kind ("command": of the kinds without a row); never NULL (an empty map when absent). */
+const pm_an_regime *pm_an_regime_of(const pm_analysis *a, const char *kind);
+/* The regime map a figure draws: the first with cells whose figure is this one, or NULL. */
+const pm_an_regime *pm_an_regime_for(const pm_analysis *a, const char *figure);
 /* The fingerprint a figure draws (pm_an_fingerprint.figure), or NULL. */
 const pm_an_fingerprint *pm_an_fingerprint_for(const pm_analysis *a, const char *figure);
 

@@ -337,6 +337,15 @@ static const char *held_value(const pm_analysis *a, const char *name, const char
     return best;
 }
 
+/* The regime map over parameters (of the kinds without a row), or NULL. */
+static const pm_an_regime *others_map(const pm_analysis *a)
+{
+    for (size_t i = 0; i < a->n_regimes; i++)
+        if (a->regimes[i].others)
+            return &a->regimes[i];
+    return NULL;
+}
+
 static int build_fingerprint(an_work *w, const pm_kind *row, pm_an_fingerprint *fp)
 {
     pm_analysis *a = w->a;
@@ -354,9 +363,9 @@ static int build_fingerprint(an_work *w, const pm_kind *row, pm_an_fingerprint *
     /* bars: the row's axes; else the axes of the regime map over parameters (the spec's), else all that vary */
     if (row)
         rc = SB(&bars, "%s", row->bars);
-    else if (a->regime_cmd.row_axis)
-        rc = SB(&bars, "%s%s%s", a->regime_cmd.row_axis, a->regime_cmd.col_axis ? "," : "",
-                            a->regime_cmd.col_axis ? a->regime_cmd.col_axis : "");
+    else if (others_map(a) && others_map(a)->row_axis)
+        rc = SB(&bars, "%s%s%s", others_map(a)->row_axis, others_map(a)->col_axis ? "," : "",
+                others_map(a)->col_axis ? others_map(a)->col_axis : "");
     else
         rc = varying_axes(a, row, NULL, NULL, &bars);
     if (rc || (rc = varying_axes(a, row, NULL, NULL, &all)))

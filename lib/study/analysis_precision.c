@@ -13,7 +13,7 @@ int an_precision(an_work *w, pm_err *err)
     double *tmp = w->tmp;
     /* Precision: LLM configs of the reference variant. */
     {
-        const char *variant = a->regime_llm.variant;
+        const char *variant = pm_an_regime_of(a, "llm")->variant;
         int *wins = calloc(a->n_configs + 1, sizeof *wins);
         const char **precs = calloc(a->n_configs + 1, sizeof *precs);
         if (!wins || !precs) {

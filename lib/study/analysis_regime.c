@@ -1,4 +1,4 @@
-/* Section: the regime maps (dominant stage over size x window, family x resolution) and their boundaries. */
+/* Section: the regime maps (dominant stage over two axes: a kind row's, or the spec's) and their boundaries. */
 #include "analysis_internal.h"
 #include "kinds.h"
 
@@ -7,10 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Regime map over configs of one kind, a slice of precision + variant. */
-static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
+/* Regime map over the configs of one kind row: its row and column axes, within one slice of its slice axis
+ * (the preferred value, else the most common) and of the variant (stock, else the most common). */
+static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
 {
+    const char *kind = kr->name;
     rg->kind = kind;
+    rg->figure = kr->regime_figure;
+    rg->row_label = kr->rows_label;
+    rg->col_label = kr->cols_label;
     const char **precs = calloc(a->n_configs + 1, sizeof *precs), **vars = calloc(a->n_configs + 1, sizeof *vars);
     size_t n = 0;
     int rc = PM_OK;
@@ -20,14 +25,13 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
     }
     for (size_t i = 0; i < a->n_configs; i++)
         if (a->configs[i].kind && !strcmp(a->configs[i].kind, kind) && a->configs[i].n_cold) {
-            precs[n] = a->configs[i].precision;
+            precs[n] = pm_an_param(&a->configs[i], kr->slice);
             vars[n++] = a->configs[i].variant;
         }
     if (!n)
         goto cleanup;
-    rg->precision = an_most_common(precs, n, "int8");
+    rg->precision = an_most_common(precs, n, pm_kind_prefer(kr, kr->slice));
     rg->variant = an_most_common(vars, n, "stock");
-    int is_llm = !strcmp(kind, "llm");
     rg->cells = calloc(a->n_configs, sizeof *rg->cells);
     double *sum = calloc(a->n_configs * a->n_stages, sizeof *sum);
     if (!rg->cells || !sum) {
@@ -37,18 +41,18 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
     }
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        if (!c->kind || strcmp(c->kind, kind) || !c->n_cold || !an_same(c->precision, rg->precision) ||
+        if (!c->kind || strcmp(c->kind, kind) || !c->n_cold || !an_same(pm_an_param(c, kr->slice), rg->precision) ||
             !an_same(c->variant, rg->variant))
             continue;
-        const char *row = is_llm ? c->size : c->family;
-        int col = is_llm ? c->window : c->resolution;
+        const char *row = pm_an_param(c, kr->regime_rows), *colv = pm_an_param(c, kr->regime_cols);
+        int col = colv ? (int)strtol(colv, NULL, 10) : 0;
         size_t k;
         for (k = 0; k < rg->n_cells; k++)
             if (an_same(rg->cells[k].row, row) && rg->cells[k].col == col)
                 break;
         if (k == rg->n_cells) {
             rg->cells[k].row = row ? row : "-";
-            rg->cells[k].row_num = is_llm ? c->size_num : NAN;
+            rg->cells[k].row_num = pm_an_size_value(row);   /* numeric rows (sizes) order by value */
             rg->cells[k].col = col;
             rg->n_cells++;
         }
@@ -75,9 +79,9 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
                 next = &rg->cells[j];
         if (next && next->stage != here->stage) {
             char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
-            if (asprintf(&text, "%s %s: %s dominates at %s %d, %s from %s %d", is_llm ? "size" : "family",
-                     here->row, an_stage_name(a, here->stage), is_llm ? "window" : "resolution", here->col,
-                     an_stage_name(a, next->stage), is_llm ? "window" : "resolution", next->col) < 0)
+            if (asprintf(&text, "%s %s: %s dominates at %s %d, %s from %s %d", kr->regime_rows,
+                     here->row, an_stage_name(a, here->stage), kr->regime_cols, here->col,
+                     an_stage_name(a, next->stage), kr->regime_cols, next->col) < 0)
                 text = NULL;
             if ((rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text)))
                 goto cleanup;
@@ -87,7 +91,7 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
         /* and down each column: the next larger size (LLM rows are sizes: numeric order across families);
          * CNN rows are families, taken in sorted config order */
         const pm_an_cell *here = &rg->cells[k], *next = NULL;
-        if (is_llm && !isnan(here->row_num)) {
+        if (!isnan(here->row_num)) {
             for (size_t j = 0; j < rg->n_cells; j++)
                 if (rg->cells[j].col == here->col && rg->cells[j].row_num > here->row_num &&
                     (!next || rg->cells[j].row_num < next->row_num))
@@ -99,9 +103,9 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
         }
         if (next && next->stage != here->stage) {
             char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
-            if (asprintf(&text, "%s %d: %s dominates at %s %s, %s from %s %s", is_llm ? "window" : "resolution",
-                     here->col, an_stage_name(a, here->stage), is_llm ? "size" : "family", here->row,
-                     an_stage_name(a, next->stage), is_llm ? "size" : "family", next->row) < 0)
+            if (asprintf(&text, "%s %d: %s dominates at %s %s, %s from %s %s", kr->regime_cols,
+                     here->col, an_stage_name(a, here->stage), kr->regime_rows, here->row,
+                     an_stage_name(a, next->stage), kr->regime_rows, next->row) < 0)
                 text = NULL;
             if ((rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text)))
                 goto cleanup;
@@ -195,7 +199,11 @@ static int cmp_str(const void *x, const void *y)
 static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime *rg)
 {
     rg->kind = "command";
+    rg->others = 1;
+    rg->figure = "regime-map";
     pick_axes(a, o, &rg->row_axis, &rg->col_axis);
+    rg->row_label = rg->row_axis;
+    rg->col_label = rg->col_axis;
     if (!rg->row_axis || !rg->col_axis)
         return PM_OK;
     /* columns are the size axis: its integer values, else the rank of each value in sorted order */
@@ -302,9 +310,15 @@ cleanup:
 
 int an_regimes(an_work *w, pm_err *err)
 {
-    int rc;
-    if ((rc = build_regime(w->a, "llm", &w->a->regime_llm)) || (rc = build_regime(w->a, "cnn", &w->a->regime_cnn)) ||
-        (rc = build_param_regime(w->a, w->opts, &w->a->regime_cmd)))
-        return pm_err_set(err, rc, "out of memory");
-    return PM_OK;
+    pm_analysis *a = w->a;
+    int nk = 0, rc = PM_OK;
+    while (pm_kind_at(nk))
+        nk++;
+    if (!(a->regimes = calloc((size_t)nk + 1, sizeof *a->regimes)))
+        return an_nomem(err);
+    for (int i = 0; !rc && i < nk; i++)
+        rc = build_regime(a, pm_kind_at(i), &a->regimes[a->n_regimes++]);
+    if (!rc)
+        rc = build_param_regime(a, w->opts, &a->regimes[a->n_regimes++]);
+    return rc ? pm_err_set(err, rc, "out of memory") : PM_OK;
 }

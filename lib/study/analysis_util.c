@@ -343,3 +343,20 @@ const pm_an_fingerprint *pm_an_fingerprint_for(const pm_analysis *a, const char 
             return &a->fingerprints[i];
     return NULL;
 }
+
+const pm_an_regime *pm_an_regime_of(const pm_analysis *a, const char *kind)
+{
+    static const pm_an_regime none = {0};
+    for (size_t i = 0; i < a->n_regimes; i++)
+        if (a->regimes[i].kind && kind && !strcmp(a->regimes[i].kind, kind))
+            return &a->regimes[i];
+    return &none;
+}
+
+const pm_an_regime *pm_an_regime_for(const pm_analysis *a, const char *figure)
+{
+    for (size_t i = 0; i < a->n_regimes; i++)
+        if (a->regimes[i].n_cells && a->regimes[i].figure && !strcmp(a->regimes[i].figure, figure))
+            return &a->regimes[i];
+    return NULL;
+}

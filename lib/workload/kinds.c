@@ -8,9 +8,13 @@ static const pm_kind kinds[] = {
     /* A model's compile grows with its size and window; families are what a user compares at equal compile
      * time. The fingerprint holds window and precision fixed and shows every (family, size). */
     {.name = "llm", .label = "LLM", .handoff_x = "wall", .series = "family", .bars = "family,size",
-     .prefer = {{"precision", "int8"}}, .figure = "fingerprint"},
+     .prefer = {{"precision", "int8"}}, .figure = "fingerprint", .regime_rows = "size", .regime_cols = "window",
+     .slice = "precision", .rows_label = "model size (parameters)", .cols_label = "window (prompt tokens)",
+     .regime_figure = "regime-map"},
     {.name = "cnn", .label = "CNN", .handoff_x = "wall", .series = "family", .bars = "family",
-     .prefer = {{"precision", "int8"}}, .figure = "cnn-fingerprint"},
+     .prefer = {{"precision", "int8"}}, .figure = "cnn-fingerprint", .regime_rows = "family",
+     .regime_cols = "resolution", .slice = "precision", .rows_label = "CNN family",
+     .cols_label = "input resolution (pixels)", .regime_figure = "cnn-regime-map"},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 

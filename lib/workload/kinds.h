@@ -16,6 +16,11 @@ typedef struct pm_kind {
     const char *bars;
     struct { const char *axis, *value; } prefer[2];   /* the value a held axis takes when the study has it */
     const char *figure;     /* the report figure that draws this kind's fingerprint */
+    /* Regime map: dominant stage over rows x columns (columns: an integer axis), within one slice of the
+     * `slice` axis (its preferred value, else the most common) and of the variant; labels for the figure. */
+    const char *regime_rows, *regime_cols, *slice;
+    const char *rows_label, *cols_label;
+    const char *regime_figure;
 } pm_kind;
 
 /* The row of a kind, or NULL for a kind with no row. */

@@ -107,12 +107,14 @@ static int print_text(const pm_analysis *a, int markdown)
                                                "log scale; no interval below 3 repeats)", markdown, width);
     if (!rc)
         rc = put_table(pm_rt_stage_shares(a, NULL), "stage shares (of the cold compile wall)", markdown, width);
-    const pm_an_regime *rs[3] = {&a->regime_llm, &a->regime_cnn, &a->regime_cmd};
     printf(markdown ? "\n## Regimes\n\n" : "\nregimes\n");
-    for (int r = 0; r < 3; r++)
-        for (size_t i = 0; i < rs[r]->n_boundaries; i++)
-            printf("%s%s: %s\n", markdown ? "- " : "  ", rs[r]->kind, rs[r]->boundaries[i]);
-    if (!rs[0]->n_cells && !rs[1]->n_cells && !rs[2]->n_cells)   /* say why instead of an empty section */
+    size_t cells = 0;
+    for (size_t r = 0; r < a->n_regimes; r++) {
+        cells += a->regimes[r].n_cells;
+        for (size_t i = 0; i < a->regimes[r].n_boundaries; i++)
+            printf("%s%s: %s\n", markdown ? "- " : "  ", a->regimes[r].kind, a->regimes[r].boundaries[i]);
+    }
+    if (!cells)   /* say why instead of an empty section */
         printf("%snot applicable: no LLM (size x window), CNN (family x resolution) or two-axis configs "
                "(--x SIZE-AXIS --y WORKLOAD-AXIS, or [report] size/workload in the spec)\n", markdown ? "- " : "  ");
     if (!rc && a->n_fits)

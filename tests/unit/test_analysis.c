@@ -206,17 +206,17 @@ static void sizes_sorted_numerically_and_regimes(void **state)
     assert_float_equal(pm_an_size_value("1.5b"), 1.5e9, 1);
     assert_float_equal(pm_an_size_value("125m"), 1.25e8, 1);
     assert_true(isnan(pm_an_size_value("big")));
-    assert_int_equal(a->regime_llm.n_cells, 6);
+    assert_int_equal(pm_an_regime_of(a, "llm")->n_cells, 6);
     int isel = pm_an_stage_index(a, "isel"), cl = pm_an_stage_index(a, "cleanup");
-    for (size_t k = 0; k < a->regime_llm.n_cells; k++) {
-        const pm_an_cell *cell = &a->regime_llm.cells[k];
+    for (size_t k = 0; k < pm_an_regime_of(a, "llm")->n_cells; k++) {
+        const pm_an_cell *cell = &pm_an_regime_of(a, "llm")->cells[k];
         int want = !strcmp(cell->row, "7b") && cell->col == 256 ? isel : cl;
         assert_int_equal(cell->stage, want);
         assert_float_equal(cell->share, 0.7, 1e-9);
     }
-    assert_int_equal(a->regime_llm.n_boundaries, 2);
-    assert_non_null(strstr(a->regime_llm.boundaries[0], "size 7b: cleanup dominates at window 128, isel from window 256"));
-    assert_non_null(strstr(a->regime_llm.boundaries[1], "window 256: cleanup dominates at size 1.5b, isel from size 7b"));
+    assert_int_equal(pm_an_regime_of(a, "llm")->n_boundaries, 2);
+    assert_non_null(strstr(pm_an_regime_of(a, "llm")->boundaries[0], "size 7b: cleanup dominates at window 128, isel from window 256"));
+    assert_non_null(strstr(pm_an_regime_of(a, "llm")->boundaries[1], "window 256: cleanup dominates at size 1.5b, isel from size 7b"));
     /* only stages this sweep's passes hit are listed, plus process-overhead */
     assert_int_equal(a->n_stages, 3);
     pm_analysis_free(a);
@@ -572,9 +572,9 @@ static void long_axis_values_are_not_cut(void **state)
     add_cmd_run(c0, 100, 0.1, 0.8);   /* -O0: front-end dominates */
     add_cmd_run(c2, 100, 0.8, 0.1);   /* -O2: cleanup dominates */
     pm_analysis *a = analyse(NO_RULES);
-    assert_int_equal(a->regime_cmd.n_boundaries, 1);
-    assert_non_null(strstr(a->regime_cmd.boundaries[0], name));
-    assert_non_null(strstr(a->regime_cmd.boundaries[0], "from opt 2"));
+    assert_int_equal(pm_an_regime_of(a, "command")->n_boundaries, 1);
+    assert_non_null(strstr(pm_an_regime_of(a, "command")->boundaries[0], name));
+    assert_non_null(strstr(pm_an_regime_of(a, "command")->boundaries[0], "from opt 2"));
     pm_rt_headline h;
     assert_int_equal(pm_rt_headline_build(a, &h), PM_OK);
     assert_non_null(h.slowest);
