@@ -8,7 +8,7 @@
  *                 "ir": {"ops","llvm_ops","npu_tasks","npu_tiles"}, "stage_ir_ops": {stage: ops at its entry},
  *                 "noise": {"cv","mad_outliers","load1","contended"} }],
  *   "noise": {"user_wall_baseline","cpus","contended","noisy"},
- *   "regimes": {"llm"|"cnn": {"precision","variant","cells":[{"row","col","stage","share","configs"}],
+ *   "regimes": {KIND ("llm"|"cnn"|"command"): {"precision","variant","cells":[{"row","col","stage","share","configs"}],
  *                              "boundaries":[text]}},
  *   "handoff": {"kind","x","x_is_axis","log_x","series_axes","series":[label],"points":[{"config","series","x"}],
  *               "trends":[{"stage","slope","intercept","n"}], "series_js_distance", "series_pairs"},
