@@ -1,4 +1,5 @@
 #include "figures.h"
+#include "kinds.h"
 #include "util.h"
 
 #include <errno.h>
@@ -81,9 +82,20 @@ static int wait_gnuplot(const char *dir, const char *name, pid_t pid, pm_err *er
     return PM_OK;
 }
 
-static int is_kind(const pm_an_config *c, const char *kind)
+/* Configs of the kind row that has a study (kinds.c: precision_study, spine), with cold runs. */
+static int has_study(const pm_an_config *c, int spine)
 {
-    return c->kind && !strcmp(c->kind, kind) && c->n_cold > 0;
+    const pm_kind *k = pm_kind_find(c->kind);
+    return k && (spine ? k->spine : k->precision_study) && c->n_cold > 0;
+}
+
+/* The regime map (slice) of the kind row that has a study. */
+static const pm_an_regime *study_regime(const pm_analysis *a, int spine)
+{
+    for (int i = 0; pm_kind_at(i); i++)
+        if (spine ? pm_kind_at(i)->spine : pm_kind_at(i)->precision_study)
+            return pm_an_regime_of(a, pm_kind_at(i)->name);
+    return pm_an_regime_of(a, NULL);
 }
 
 static int same(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
@@ -383,7 +395,7 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
 
 static int pick_prec_window(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
 {
-    if (!is_kind(c, "llm") || !same(c->size, a->prec_window_size) || !same(c->variant, pm_an_regime_of(a, "llm")->variant))
+    if (!has_study(c, 0) || !same(c->size, a->prec_window_size) || !same(c->variant, study_regime(a, 0)->variant))
         return 0;
     snprintf(label, n, "%s %s w%d", c->family ? c->family : "-", c->precision ? c->precision : "-", c->window);
     return 1;
@@ -416,8 +428,8 @@ static int same_str(const char *p, const char *q)
 
 static int prec_member(const pm_analysis *a, const pm_an_config *c)
 {
-    return c->kind && !strcmp(c->kind, "llm") && c->n_cold && c->wall.mean > 0 &&
-           same_str(c->variant, pm_an_regime_of(a, "llm")->variant);
+    return has_study(c, 0) && c->wall.mean > 0 &&
+           same_str(c->variant, study_regime(a, 0)->variant);
 }
 
 static int fig_precision(const fig_ctx *x, char **body)
@@ -564,7 +576,7 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     }
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        if (!is_kind(c, "cnn") || !same(c->precision, pm_an_regime_of(a, "cnn")->precision))
+        if (!has_study(c, 1) || !same(c->precision, study_regime(a, 1)->precision))
             continue;
         size_t k;
         for (k = 0; k < nf && !(same(fams[k], c->family) && blocks[k] == c->layers); k++)
@@ -582,8 +594,8 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     for (size_t k = 0; k < nf; k++) {
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
-            if (is_kind(c, "cnn") && same(c->family, fams[k]) && c->layers == blocks[k] &&
-                same(c->precision, pm_an_regime_of(a, "cnn")->precision) && c->resolution > 0)
+            if (has_study(c, 1) && same(c->family, fams[k]) && c->layers == blocks[k] &&
+                same(c->precision, study_regime(a, 1)->precision) && c->resolution > 0)
                 fprintf(d, "%d %.6g\n", c->resolution, c->wall.mean);
         }
         fprintf(d, "\n\n");

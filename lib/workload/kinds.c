@@ -10,11 +10,11 @@ static const pm_kind kinds[] = {
     {.name = "llm", .label = "LLM", .handoff_x = "wall", .series = "family", .bars = "family,size",
      .prefer = {{"precision", "int8"}}, .figure = "fingerprint", .regime_rows = "size", .regime_cols = "window",
      .slice = "precision", .rows_label = "model size (parameters)", .cols_label = "window (prompt tokens)",
-     .regime_figure = "regime-map"},
+     .regime_figure = "regime-map", .precision_study = 1},
     {.name = "cnn", .label = "CNN", .handoff_x = "wall", .series = "family", .bars = "family",
      .prefer = {{"precision", "int8"}}, .figure = "cnn-fingerprint", .regime_rows = "family",
      .regime_cols = "resolution", .slice = "precision", .rows_label = "CNN family",
-     .cols_label = "input resolution (pixels)", .regime_figure = "cnn-regime-map"},
+     .cols_label = "input resolution (pixels)", .regime_figure = "cnn-regime-map", .spine = 1},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 

@@ -21,6 +21,9 @@ typedef struct pm_kind {
     const char *regime_rows, *regime_cols, *slice;
     const char *rows_label, *cols_label;
     const char *regime_figure;
+    /* Studies only this kind's generator makes possible (its configs carry the model fields): the precision
+     * study (precision x size x window, per family) and the CNN spine (resolution per family and depth). */
+    int precision_study, spine;
 } pm_kind;
 
 /* The row of a kind, or NULL for a kind with no row. */

@@ -61,7 +61,7 @@ check "html + figures" "$PASSMAP" report "$DB" --html "$html" --figures "$figs"
 # The handoff and fingerprints are keyed on the configs' axes through the kind table: the embedded study must
 # give exactly what it gave when they were keyed on LLM families (captured in tests/fixtures/report/before-axes).
 before=$ROOT/tests/fixtures/report/before-axes
-for f in handoff fingerprint cnn-fingerprint regime-map cnn-regime-map; do
+for f in handoff fingerprint cnn-fingerprint regime-map cnn-regime-map precision precision-window cnn-spine; do
   cmp -s "$before/$f.dat" "$figs/$f.dat" && ok "same $f points as before the axes" || fail "$f.dat differs from before"
 done
 python3 - "$json" "$before/report.json" <<'PY' && ok "same regimes, handoff trends and family distance as before" \
