@@ -34,7 +34,7 @@ const char *pm_backend_names(void)
     return names;
 }
 
-void pm_tool_label(const char *argv0, char *out, size_t cap)
+int pm_tool_label(const char *argv0, char *out, size_t cap)
 {
     const char *base = strrchr(argv0, '/');
     base = base ? base + 1 : argv0;
@@ -45,7 +45,8 @@ void pm_tool_label(const char *argv0, char *out, size_t cap)
         end--;
     if (end > 1 && end < n && base[end - 1] == '-')
         n = end - 1;
-    snprintf(out, cap, "%.*s", (int)n, base);
+    /* a cut label would pick another tool's stage map */
+    return snprintf(out, cap, "%.*s", (int)n, base) < (int)cap ? PM_OK : PM_ERR_USAGE;
 }
 
 int pm_split_words(const char *line, char ***words, pm_err *err)

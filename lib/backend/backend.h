@@ -165,7 +165,7 @@ const pm_backend_ops *pm_backend_find(const char *name);
 const char *pm_backend_names(void);
 
 /* The tool label of a command: argv[0]'s basename without a version suffix ("clang-22" -> "clang"). */
-void pm_tool_label(const char *argv0, char *out, size_t cap);
+int pm_tool_label(const char *argv0, char *out, size_t cap);   /* PM_ERR_USAGE: longer than cap - 1 */
 /* Splits a command line into words like a shell would without expanding anything: blanks separate words,
  * '...' and "..." group (quotes removed), backslash escapes one character. */
 int pm_split_words(const char *line, char ***words, pm_err *err);

@@ -258,8 +258,13 @@ static int add_configs(pm_spec *s, const cmd_matrix *m, int mi, pm_err *err)
                 len += (size_t)snprintf(c.key + len, sizeof c.key - len, "/%s=%s", ax->name, v);
             if (pm_spec_config_param(&c, ax->name, v, ax->paths ? ax->paths[idx[a]] : NULL))
                 rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-            if (!strcmp(ax->name, "variant") && strlen(v) < sizeof c.variant)
-                strcpy(c.variant, v);
+            if (!strcmp(ax->name, "variant") && rc == PM_OK) {
+                if (strlen(v) >= sizeof c.variant)
+                    rc = pm_err_set(err, PM_ERR_USAGE, "[matrix %s] variant: '%.60s...' is longer than %zu characters",
+                                    m->name, v, sizeof c.variant - 1);
+                else
+                    strcpy(c.variant, v);
+            }
         }
         if (rc == PM_OK && len >= sizeof c.key)
             rc = pm_err_set(err, PM_ERR_USAGE, "[matrix %s]: a config key is longer than %zu characters: %.80s...",

@@ -773,12 +773,15 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
     pm_spec *s = calloc(1, sizeof *s);
     if (!s)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    snprintf(s->path, sizeof s->path, "%s", path ? path : "");
+    if (snprintf(s->path, sizeof s->path, "%s", path ? path : "") >= (int)sizeof s->path) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "spec path longer than %zu bytes: %.80s...", sizeof s->path - 1, path);
+        goto cleanup;
+    }
     {
         /* {spec_dir}: relative paths in a spec are relative to the spec file, not to the caller's cwd */
         char buf[4096];
         const char *slash = path ? strrchr(path, '/') : NULL;
-        snprintf(buf, sizeof buf, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+        snprintf(buf, sizeof buf, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");   /* < s->path */
         if (!buf[0])
             strcpy(buf, "/");
         char *abs = realpath(buf, NULL);

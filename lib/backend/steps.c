@@ -295,8 +295,10 @@ static int expand_one(const pm_step_tmpl *t, pm_placeholder_fn value, void *user
     }
     if (!st->argv[0])
         return pm_err_set(err, PM_ERR_USAGE, "[step %s]: argv is empty after substitution", t->name);
-    char label[128];
-    pm_tool_label(st->argv[0], label, sizeof label);
+    char label[256];
+    if (!t->tool && pm_tool_label(st->argv[0], label, sizeof label))
+        return pm_err_set(err, PM_ERR_USAGE, "[step %s]: program name longer than %zu characters: set tool = LABEL",
+                          t->name, sizeof label - 1);
     if (!(st->tool = strdup(t->tool ? t->tool : label)))
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     st->report_stream = PM_STREAM_STDERR;

@@ -228,16 +228,20 @@ int pm_cache_open(const char *dir, uint64_t max_size, pm_cache **out, pm_err *er
     char path[PATH_MAX];
     const char *env;
     int rc;
+    int n;
     if (dir && *dir)
-        snprintf(path, sizeof path, "%s", dir);
+        n = snprintf(path, sizeof path, "%s", dir);
     else if ((env = getenv("PASSMAP_CACHE_DIR")) && *env)
-        snprintf(path, sizeof path, "%s", env);
+        n = snprintf(path, sizeof path, "%s", env);
     else if ((env = getenv("XDG_CACHE_HOME")) && *env)
-        snprintf(path, sizeof path, "%s/passmap", env);
+        n = snprintf(path, sizeof path, "%s/passmap", env);
     else if ((env = getenv("HOME")) && *env)
-        snprintf(path, sizeof path, "%s/.cache/passmap", env);
+        n = snprintf(path, sizeof path, "%s/.cache/passmap", env);
     else
         return pm_err_set(err, PM_ERR_USAGE, "no cache directory: set PASSMAP_CACHE_DIR or HOME");
+    if (n < 0 || (size_t)n >= sizeof path)   /* cut, it would name (and create) another folder */
+        return pm_err_set(err, PM_ERR_USAGE, "cache directory path longer than %zu bytes: %.80s...", sizeof path - 1,
+                          path);
     if ((rc = pm_util_mkdir_p(path, err)))
         return rc;
     pm_cache *c = calloc(1, sizeof *c);
@@ -250,7 +254,7 @@ int pm_cache_open(const char *dir, uint64_t max_size, pm_cache **out, pm_err *er
     }
     if (strlen(real) >= DIR_MAX) {
         free(c);
-        return pm_err_set(err, PM_ERR_USAGE, "cache directory path too long: %s", real);
+        return pm_err_set(err, PM_ERR_USAGE, "cache directory path longer than %d bytes: %s", DIR_MAX - 1, real);
     }
     strcpy(c->dir, real);
     c->max_size = max_size ? max_size : PM_CACHE_DEFAULT_MAX_SIZE;
@@ -535,6 +539,8 @@ static void not_cacheable(analysis *a, const char *fmt, ...)
 
 static void add_out(analysis *a, const char *path, int arg)
 {
+    if (!path)   /* add_name failed and said why (not cacheable) */
+        return;
     if (!strcmp(path, "-")) {
         a->stdout_output = 1;
         return;
@@ -549,10 +555,15 @@ static void add_out(analysis *a, const char *path, int arg)
 
 static const char *add_name(analysis *a, const char *dir, const char *file)
 {
-    if (a->n_names == sizeof a->names / sizeof *a->names)
+    if (a->n_names == sizeof a->names / sizeof *a->names) {
+        not_cacheable(a, "more than %zu inferred output names", sizeof a->names / sizeof *a->names);
         return NULL;
+    }
     char *n = a->names[a->n_names++];
-    snprintf(n, PATH_MAX, "%s/%s", dir, file);
+    if (snprintf(n, PATH_MAX, "%s/%s", dir, file) >= PATH_MAX) {   /* a cut path would cache another file */
+        not_cacheable(a, "output path longer than %d bytes", PATH_MAX - 1);
+        return NULL;
+    }
     return n;
 }
 
@@ -713,8 +724,9 @@ static void analyse_ov(char *const *argv, size_t first, analysis *a)
     size_t ml = model ? strlen(model) : 0;
     if (!weights && ml > 4 && !strcmp(model + ml - 4, ".xml")) {
         char *bin = a->names[sizeof a->names / sizeof *a->names - 1];
-        snprintf(bin, PATH_MAX, "%.*s.bin", (int)(ml - 4), model);
-        if (!access(bin, F_OK))
+        if (snprintf(bin, PATH_MAX, "%.*s.bin", (int)(ml - 4), model) >= PATH_MAX)
+            not_cacheable(a, "weights path longer than %d bytes", PATH_MAX - 1);
+        else if (!access(bin, F_OK))
             a->extra_input = bin;
     }
 }

@@ -13,9 +13,11 @@
  *             "cpus","contended","noisy"},
  *   "startup": {"measured","recorded" (false: database older than the start-up runs),"contended",
  *               "tools":[{"tool","runs","failed","wall_s","user_s","sys_s","cpu_wall","contended","note"}]},
- *   "regimes": {"llm"|"cnn": {"precision","variant","cells":[{"row","col","stage","share","configs"}],
+ *   "regimes": {KIND ("llm"|"cnn"|"command"): {"precision","variant","cells":[{"row","col","stage","share","configs"}],
  *                              "boundaries":[text]}},
- *   "handoff": {"trends":[{"stage","slope","intercept","n"}], "family_js_distance", "family_pairs"},
+ *   "handoff": {"kind","x","x_is_axis","log_x","series_axes","series":[label],"points":[{"config","series","x"}],
+ *               "trends":[{"stage","slope","intercept","n"}], "series_js_distance", "series_pairs"},
+ *   "fingerprints": [{"kind","figure","bar_axes","held","bars":[{"label","config"}]}],
  *   "fits": [{"tool","pass","stage","x_metric","n","exponent","lo","hi","r2","superlinear","max_share","user_wall"}],
  *   "precision": {"window","base","time":[{"precision","points":[{"size","wall_s"}]}],
  *                 "ratio":[{"precision","points":[{"size","ratio"}]}], "crossovers":[text]},
@@ -177,17 +179,42 @@ json_t *pm_analysis_json(const pm_analysis *a)
     }
     json_object_set_new(root, "startup", json_pack("{s:b,s:b,s:b,s:o}", "measured", a->startup_measured, "recorded",
                                                    a->startup_table, "contended", a->startup_contended, "tools", su));
-    json_t *cmd = regime(a, &a->regime_cmd);
-    json_object_set_new(cmd, "rows", str(a->regime_cmd.row_axis));
-    json_object_set_new(cmd, "cols", str(a->regime_cmd.col_axis));
-    json_object_set_new(root, "regimes", json_pack("{s:o,s:o,s:o}", "llm", regime(a, &a->regime_llm), "cnn",
-                                                   regime(a, &a->regime_cnn), "command", cmd));
-    json_t *tr = json_array();
-    for (size_t s = 0; a->trends && s < a->n_stages; s++)
-        json_array_append_new(tr, json_pack("{s:s,s:o,s:o,s:i}", "stage", a->stages[s], "slope", num(a->trends[s].slope),
-                                            "intercept", num(a->trends[s].intercept), "n", a->trends[s].n));
-    json_object_set_new(root, "handoff", json_pack("{s:o,s:o,s:i}", "trends", tr, "family_js_distance",
-                                                   num(a->family_jsd), "family_pairs", a->family_jsd_pairs));
+    json_t *regimes = json_object();   /* keyed by kind ("llm", "cnn"; "command": the map over parameters) */
+    for (size_t i = 0; i < a->n_regimes; i++) {
+        const pm_an_regime *rg = &a->regimes[i];
+        json_t *o = regime(a, rg);
+        if (rg->others) {
+            json_object_set_new(o, "rows", str(rg->row_axis));
+            json_object_set_new(o, "cols", str(rg->col_axis));
+        }
+        json_object_set_new(regimes, rg->kind, o);
+    }
+    json_object_set_new(root, "regimes", regimes);
+    const pm_an_handoff *ho = &a->handoff;
+    json_t *tr = json_array(), *ser = json_array(), *pts = json_array(), *fps = json_array();
+    for (size_t s = 0; ho->trends && s < a->n_stages; s++)
+        json_array_append_new(tr, json_pack("{s:s,s:o,s:o,s:i}", "stage", a->stages[s], "slope", num(ho->trends[s].slope),
+                                            "intercept", num(ho->trends[s].intercept), "n", ho->trends[s].n));
+    for (size_t k = 0; k < ho->n_series; k++)
+        json_array_append_new(ser, json_string(ho->series[k]));
+    for (size_t p = 0; p < ho->n_points; p++)
+        json_array_append_new(pts, json_pack("{s:s,s:s,s:o}", "config", a->configs[ho->points[p].config].key, "series",
+                                             ho->series[ho->points[p].series], "x", num(ho->points[p].x)));
+    json_object_set_new(root, "handoff",
+                        json_pack("{s:o,s:o,s:b,s:b,s:o,s:o,s:o,s:o,s:o,s:i}", "kind", str(ho->kind), "x", str(ho->x),
+                                  "x_is_axis", ho->x_param, "log_x", ho->log_x, "series_axes", str(ho->series_axes),
+                                  "series", ser, "points", pts, "trends", tr, "series_js_distance",
+                                  num(ho->series_jsd), "series_pairs", ho->series_pairs));
+    for (size_t i = 0; i < a->n_fingerprints; i++) {
+        const pm_an_fingerprint *fp = &a->fingerprints[i];
+        json_t *bars = json_array();
+        for (size_t k = 0; k < fp->n; k++)
+            json_array_append_new(bars, json_pack("{s:s,s:s}", "label", fp->labels[k], "config",
+                                                  a->configs[fp->configs[k]].key));
+        json_array_append_new(fps, json_pack("{s:o,s:s,s:o,s:o,s:o}", "kind", str(fp->kind), "figure", fp->figure,
+                                             "bar_axes", str(fp->bar_axes), "held", str(fp->held), "bars", bars));
+    }
+    json_object_set_new(root, "fingerprints", fps);
     json_t *fits = json_array();
     for (size_t i = 0; i < a->n_fits; i++) {
         const pm_an_fit *f = &a->fits[i];

@@ -1,4 +1,5 @@
 #include "figures.h"
+#include "kinds.h"
 #include "util.h"
 
 #include <errno.h>
@@ -81,9 +82,20 @@ static int wait_gnuplot(const char *dir, const char *name, pid_t pid, pm_err *er
     return PM_OK;
 }
 
-static int is_kind(const pm_an_config *c, const char *kind)
+/* Configs of the kind row that has a study (kinds.c: precision_study, spine), with cold runs. */
+static int has_study(const pm_an_config *c, int spine)
 {
-    return c->kind && !strcmp(c->kind, kind) && c->n_cold > 0;
+    const pm_kind *k = pm_kind_find(c->kind);
+    return k && (spine ? k->spine : k->precision_study) && c->n_cold > 0;
+}
+
+/* The regime map (slice) of the kind row that has a study. */
+static const pm_an_regime *study_regime(const pm_analysis *a, int spine)
+{
+    for (int i = 0; pm_kind_at(i); i++)
+        if (spine ? pm_kind_at(i)->spine : pm_kind_at(i)->precision_study)
+            return pm_an_regime_of(a, pm_kind_at(i)->name);
+    return pm_an_regime_of(a, NULL);
 }
 
 static int same(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
@@ -101,6 +113,9 @@ static void q(FILE *f, const char *s)
 }
 
 typedef struct fig_ctx { const pm_analysis *a; const char *dir; } fig_ctx;
+
+/* Paths are DIR/NAME.EXT in char[4096] with names of at most 32 bytes (the figure table's and their data files). */
+#define FIG_DIR_MAX (4096 - 64)
 
 static FILE *data_file(const fig_ctx *x, const char *name)
 {
@@ -176,7 +191,7 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     /* the legend beside the plot, never over its cells */
     fprintf(f, "set key outside right top vertical box title 'dominant stage'\n");
     fprintf(f, "set xlabel '%s'\nset ylabel '%s'\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\nunset grid\n",
-            colname, rg->row_axis ? rg->row_axis : !strcmp(rg->kind, "llm") ? "model size (parameters)" : "CNN family",
+            colname, rg->row_label ? rg->row_label : "-",
             nc - 1, nr - 1);
     fprintf(f, "set xtics (");
     for (size_t c = 0; c < nc; c++)
@@ -208,68 +223,64 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
     return 0;
 }
 
+/* What a handoff's x is called on an axis. */
+static void x_name(const pm_an_handoff *h, char *buf, size_t n)
+{
+    if (!strcmp(h->x, "wall"))
+        snprintf(buf, n, "cold compile wall time (s)");
+    else
+        snprintf(buf, n, "%s", h->x);
+}
+
 static int fig_handoff(const fig_ctx *x, char **body)
 {
     const pm_analysis *a = x->a;
-    const char **fams = calloc(a->n_configs + 1, sizeof *fams);   /* one per family, no cap */
-    size_t nf = 0;
-    if (!fams)
+    const pm_an_handoff *h = &a->handoff;
+    if (!h->x || !h->n_points)
+        return 1;
+    FILE *d = data_file(x, "handoff.dat");
+    if (!d)
         return -1;
-    for (size_t i = 0; i < a->n_configs; i++) {
-        const pm_an_config *c = &a->configs[i];
-        if (!is_kind(c, "llm"))
-            continue;
-        size_t k;
-        for (k = 0; k < nf && !same(fams[k], c->family); k++)
-            ;
-        if (k == nf)
-            fams[nf++] = c->family;
-    }
-    FILE *d = nf ? data_file(x, "handoff.dat") : NULL;
-    if (!d) {
-        free(fams);
-        return nf ? -1 : 1;
-    }
-    for (size_t i = 0; i < a->n_configs; i++) {
-        const pm_an_config *c = &a->configs[i];
-        if (!is_kind(c, "llm"))
-            continue;
-        size_t k = 0;
-        while (k < nf && !same(fams[k], c->family)) k++;
-        fprintf(d, "%.6g %zu", c->wall.mean, k);
+    for (size_t p = 0; p < h->n_points; p++) {
+        const pm_an_config *c = &a->configs[h->points[p].config];
+        fprintf(d, "%.6g %d", h->points[p].x, h->points[p].series);
         for (size_t s = 0; s < a->n_stages; s++)
             fprintf(d, " %.4f", c->share[s].mean * 100);
         fputc('\n', d);
     }
     fclose(d);
-    char *b = NULL;
+    char *b = NULL, xn[300];
     size_t bl = 0;
+    x_name(h, xn, sizeof xn);
     FILE *f = open_memstream(&b, &bl);
-    fprintf(f, "set title 'Handoff: stage share vs cold compile time (points: families, lines: trend per stage)'\n"
-               "set logscale x\nset xlabel 'cold compile wall time (s)'\nset ylabel 'share of compile wall (%%)'\n"
-               "set yrange [0:100]\nplot ");
+    fprintf(f, "set title ");
+    char t[600];
+    snprintf(t, sizeof t, "Handoff: stage share vs %s (points: %s, lines: trend per stage)", xn,
+             *h->series_axes ? h->series_axes : "configs");
+    q(f, t);
+    fprintf(f, "\n%sset xlabel ", h->log_x ? "set logscale x\n" : "");
+    q(f, xn);
+    fprintf(f, "\nset ylabel 'share of compile wall (%%)'\nset yrange [0:100]\nplot ");
     int first = 1;
     for (size_t s = 0; s < a->n_stages; s++) {
         int dom = 0;
-        for (size_t i = 0; i < a->n_configs; i++)
-            dom |= is_kind(&a->configs[i], "llm") && a->configs[i].dominant_stage == (int)s;
+        for (size_t p = 0; p < h->n_points; p++)
+            dom |= a->configs[h->points[p].config].dominant_stage == (int)s;
         if (!dom)
             continue;
-        for (size_t k = 0; k < nf; k++) {
+        for (size_t k = 0; k < h->n_series; k++) {
             fprintf(f, "%s'handoff.dat' using 1:($2==%zu?$%zu:NaN) with points pt %zu ps 1.3 lc rgb '%s' title ",
                     first ? "" : ", ", k, s + 3, 4 + 2 * k, color((int)s));
-            char t[256];
-            snprintf(t, sizeof t, "%s / %s", a->stages[s], fams[k] ? fams[k] : "-");
+            snprintf(t, sizeof t, "%s / %s", a->stages[s], h->series[k]);
             q(f, t);
             first = 0;
         }
-        if (!isnan(a->trends[s].slope))
-            fprintf(f, ", (%.6g + %.6g*log10(x))*100 with lines lw 2 lc rgb '%s' title '%s trend'", a->trends[s].intercept,
-                    a->trends[s].slope, color((int)s), a->stages[s]);
+        if (!isnan(h->trends[s].slope))
+            fprintf(f, ", (%.6g + %.6g*%s)*100 with lines lw 2 lc rgb '%s' title '%s trend'", h->trends[s].intercept,
+                    h->trends[s].slope, h->log_x ? "log10(x)" : "x", color((int)s), a->stages[s]);
     }
     fputc('\n', f);
     fclose(f);
-    free(fams);
     *body = b;
     return 0;
 }
@@ -334,7 +345,7 @@ static int fig_why(const fig_ctx *x, char **body)
 typedef int (*pick_fn)(const pm_analysis *a, const pm_an_config *c, char *label, size_t n);
 
 static int fig_stacked(const fig_ctx *x, const char *name, const char *title, const char *xlabel, pick_fn pick,
-                       char **body)
+                       const pm_an_fingerprint *fp, char **body)
 {
     const pm_analysis *a = x->a;
     char fn[64];
@@ -348,14 +359,19 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
     fputc('\n', d);
     int n = 0;
     char label[256];
-    for (size_t i = 0; i < a->n_configs; i++)
-        if (pick(a, &a->configs[i], label, sizeof label)) {
-            fprintf(d, "\"%s\"", label);
-            for (size_t s = 0; s < a->n_stages; s++)
-                fprintf(d, " %.4f", a->configs[i].share[s].mean * 100);
-            fputc('\n', d);
-            n++;
-        }
+    for (size_t i = 0; i < (fp ? fp->n : a->n_configs); i++) {
+        const pm_an_config *c = &a->configs[fp ? (size_t)fp->configs[i] : i];
+        if (!fp && !pick(a, c, label, sizeof label))
+            continue;
+        fputc('"', d);
+        for (const char *l = fp ? fp->labels[i] : label; *l; l++)   /* a quote would end gnuplot's string */
+            fputc(*l == '"' ? '\'' : *l, d);
+        fputc('"', d);
+        for (size_t s = 0; s < a->n_stages; s++)
+            fprintf(d, " %.4f", c->share[s].mean * 100);
+        fputc('\n', d);
+        n++;
+    }
     fclose(d);
     if (!n)
         return 1;
@@ -377,29 +393,30 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
     return 0;
 }
 
-static int pick_fingerprint(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
-{
-    if (!is_kind(c, "llm") || c->window != a->fingerprint_window || !same(c->precision, a->regime_llm.precision) ||
-        !same(c->variant, a->regime_llm.variant))
-        return 0;
-    snprintf(label, n, "%s %s", c->family ? c->family : "-", c->size ? c->size : "-");
-    return 1;
-}
-
 static int pick_prec_window(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
 {
-    if (!is_kind(c, "llm") || !same(c->size, a->prec_window_size) || !same(c->variant, a->regime_llm.variant))
+    if (!has_study(c, 0) || !same(c->size, a->prec_window_size) || !same(c->variant, study_regime(a, 0)->variant))
         return 0;
     snprintf(label, n, "%s %s w%d", c->family ? c->family : "-", c->precision ? c->precision : "-", c->window);
     return 1;
 }
 
-static int pick_cnn(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
+/* A fingerprint: the bars the analysis chose for this figure (one per combination of its bar axes). */
+static int fig_fingerprint(const fig_ctx *x, const char *name, char **body)
 {
-    if (!is_kind(c, "cnn") || c->resolution != a->cnn_resolution || !same(c->precision, a->regime_cnn.precision))
-        return 0;
-    snprintf(label, n, "%s", c->family ? c->family : "-");
-    return 1;
+    const pm_an_fingerprint *fp = pm_an_fingerprint_for(x->a, name);
+    if (!fp || !fp->n)
+        return 1;
+    pm_sbuf title = {0}, xl = {0};
+    pm_sbuf_add(&title, "%s%sfingerprint: stage breakdown per %s", fp->label ? fp->label : "",
+                fp->label ? " " : "", fp->bar_axes);
+    if (*fp->held)
+        pm_sbuf_add(&title, " (%s)", fp->held);
+    pm_sbuf_add(&xl, "%s", fp->bar_axes);
+    int r = title.oom || xl.oom ? -1 : fig_stacked(x, name, title.s, xl.s, NULL, fp, body);
+    free(title.s);
+    free(xl.s);
+    return r;
 }
 
 /* One line per (precision, family), never a line across families: left, cold wall vs size at the precision
@@ -411,8 +428,8 @@ static int same_str(const char *p, const char *q)
 
 static int prec_member(const pm_analysis *a, const pm_an_config *c)
 {
-    return c->kind && !strcmp(c->kind, "llm") && c->n_cold && c->wall.mean > 0 &&
-           same_str(c->variant, a->regime_llm.variant);
+    return has_study(c, 0) && c->wall.mean > 0 &&
+           same_str(c->variant, study_regime(a, 0)->variant);
 }
 
 static int fig_precision(const fig_ctx *x, char **body)
@@ -420,13 +437,19 @@ static int fig_precision(const fig_ctx *x, char **body)
     const pm_analysis *a = x->a;
     if (a->n_prec < 1 || !a->prec_window)
         return 1;
-    FILE *d = data_file(x, "precision.dat");
-    if (!d)
+    /* at most one (precision, family) pair, ratio or family per config: sized to the configs, no cap */
+    const char **pp = calloc(a->n_configs + 1, sizeof *pp), **pf = calloc(a->n_configs + 1, sizeof *pf);
+    const char **fams = calloc(a->n_configs + 1, sizeof *fams);
+    size_t cap_r = a->n_configs + 1;   /* grows: a size can pair with several base configs */
+    double *ratios = calloc(cap_r, sizeof *ratios);
+    FILE *d = pp && pf && fams && ratios ? data_file(x, "precision.dat") : NULL;
+    if (!d) {
+        free(pp), free(pf), free(fams), free(ratios);
         return -1;
+    }
     /* the (precision, family) pairs, in config order (sizes ascend within a family) */
-    const char *pp[256], *pf[256];
     size_t n = 0;
-    for (size_t i = 0; i < a->n_configs && n < 256; i++) {
+    for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!prec_member(a, c))
             continue;
@@ -436,7 +459,6 @@ static int fig_precision(const fig_ctx *x, char **body)
         if (k == n)
             pp[n] = c->precision, pf[n++] = c->family;
     }
-    double ratios[256];
     for (size_t k = 0; k < n; k++) {   /* index 2k: time, 2k+1: ratio */
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
@@ -453,16 +475,27 @@ static int fig_precision(const fig_ctx *x, char **body)
                 continue;
             last = c->size;
             size_t m = 0;
-            for (size_t j = 0; j < a->n_configs && m < 256; j++) {
+            for (size_t j = 0; j < a->n_configs; j++) {
                 const pm_an_config *c2 = &a->configs[j];
                 if (!prec_member(a, c2) || !same_str(c2->precision, pp[k]) || !same_str(c2->family, pf[k]) ||
                     !same_str(c2->size, c->size))
                     continue;
-                for (size_t b = 0; b < a->n_configs && m < 256; b++) {
+                for (size_t b = 0; b < a->n_configs; b++) {
                     const pm_an_config *cb = &a->configs[b];
                     if (prec_member(a, cb) && same_str(cb->precision, a->prec_base) &&
                         same_str(cb->family, c2->family) && same_str(cb->size, c2->size) && cb->window == c2->window)
+                    {
+                        if (m == cap_r) {
+                            double *g = realloc(ratios, 2 * cap_r * sizeof *g);
+                            if (!g) {
+                                fclose(d);
+                                free(pp), free(pf), free(fams), free(ratios);
+                                return -1;
+                            }
+                            ratios = g, cap_r *= 2;
+                        }
                         ratios[m++] = c2->wall.mean / cb->wall.mean;
+                    }
                 }
             }
             for (size_t u = 1; u < m; u++)   /* median: insertion sort of a handful of windows */
@@ -484,13 +517,12 @@ static int fig_precision(const fig_ctx *x, char **body)
                "set logscale xy\nset key inside top left vertical box font ',9'\n"
                "set title 'cold compile time vs size (window %d)'\nset xlabel 'model size (parameters)'\n"
                "set ylabel 'cold compile wall (s, geometric mean)'\nplot ", a->prec_window);
-    const char *fams[64];
     size_t nf = 0;
     for (size_t k = 0; k < n; k++) {
         size_t j;
         for (j = 0; j < nf && !same_str(fams[j], pf[k]); j++)
             ;
-        if (j == nf && nf < 64)
+        if (j == nf)
             fams[nf++] = pf[k];
     }
     char t[256];
@@ -525,6 +557,7 @@ static int fig_precision(const fig_ctx *x, char **body)
     }
     fprintf(f, "\nunset multiplot\n");
     fclose(f);
+    free(pp), free(pf), free(fams), free(ratios);
     *body = b;
     return 0;
 }
@@ -543,7 +576,7 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     }
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        if (!is_kind(c, "cnn") || !same(c->precision, a->regime_cnn.precision))
+        if (!has_study(c, 1) || !same(c->precision, study_regime(a, 1)->precision))
             continue;
         size_t k;
         for (k = 0; k < nf && !(same(fams[k], c->family) && blocks[k] == c->layers); k++)
@@ -561,8 +594,8 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     for (size_t k = 0; k < nf; k++) {
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
-            if (is_kind(c, "cnn") && same(c->family, fams[k]) && c->layers == blocks[k] &&
-                same(c->precision, a->regime_cnn.precision) && c->resolution > 0)
+            if (has_study(c, 1) && same(c->family, fams[k]) && c->layers == blocks[k] &&
+                same(c->precision, study_regime(a, 1)->precision) && c->resolution > 0)
                 fprintf(d, "%d %.6g\n", c->resolution, c->wall.mean);
         }
         fprintf(d, "\n\n");
@@ -613,9 +646,9 @@ static void figure_size(const pm_analysis *a, int i, const char *dir, const char
 {
     *w = 1000, *h = 600;
     if (i == 0 || i == 6) {
-        const pm_an_regime *rg = i == 0 ? &a->regime_llm : &a->regime_cnn;
+        const pm_an_regime *rg = pm_an_regime_for(a, name);
         size_t nr = 0, nc = 0;
-        for (size_t k = 0; k < rg->n_cells; k++) {
+        for (size_t k = 0; rg && k < rg->n_cells; k++) {
             int new_row = 1, new_col = 1;
             for (size_t j = 0; j < k; j++) {
                 new_row &= strcmp(rg->cells[j].row, rg->cells[k].row) != 0;
@@ -653,6 +686,9 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
             return pm_err_errno(err, PM_ERR_IO, "mkdtemp");
         dir = tmpdir;
         own = 1;
+    } else if (strlen(dir) > FIG_DIR_MAX) {
+        /* every file goes to DIR/NAME.EXT in 4096-byte buffers: checked once here instead of cut there */
+        return pm_err_set(err, PM_ERR_USAGE, "figure folder path longer than %d bytes: %.80s...", FIG_DIR_MAX, dir);
     } else if (mkdir(dir, 0755) && errno != EEXIST) {
         return pm_err_errno(err, PM_ERR_IO, "mkdir %s", dir);
     }
@@ -669,10 +705,8 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         {"cnn-spine", "CNN resolution spine"},
         {"cnn-fingerprint", "CNN fingerprint"},
     };
-    char t1[256], t2[256], t3[256];
-    snprintf(t1, sizeof t1, "Family fingerprint: stage breakdown per family and size (window %d)", a->fingerprint_window);
+    char t2[256];
     snprintf(t2, sizeof t2, "Stage share by precision and window (size %s)", a->prec_window_size ? a->prec_window_size : "-");
-    snprintf(t3, sizeof t3, "CNN fingerprint: stage breakdown per family (resolution %d)", a->cnn_resolution);
     for (int i = 0; i < PM_N_FIGURES && rc == PM_OK; i++) {
         pm_figure *fg = &out->fig[i];
         fg->name = defs[i].name;
@@ -681,24 +715,25 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         char *body = NULL;
         int r;
         switch (i) {
-        case 0: /* a sweep without LLM configs maps its own two axes (e.g. files x -O) */
-            r = !a->regime_llm.n_cells && a->regime_cmd.n_cells
-                    ? fig_regime(&x, &a->regime_cmd, fg->name, a->regime_cmd.col_axis, &body)
-                    : fig_regime(&x, &a->regime_llm, fg->name, "window (prompt tokens)", &body);
+        case 0: /* the first map drawn by this figure: a kind row's, else the spec's two axes (files x -O) */
+        case 6: {
+            const pm_an_regime *rg = pm_an_regime_for(a, fg->name);
+            r = rg ? fig_regime(&x, rg, fg->name, rg->col_label, &body) : 1;
             break;
+        }
         case 1: r = fig_handoff(&x, &body); break;
         case 2: r = fig_why(&x, &body); break;
-        case 3: r = fig_stacked(&x, fg->name, t1, "family and size", pick_fingerprint, &body); break;
+        case 3: r = fig_fingerprint(&x, fg->name, &body); break;
         case 4: r = fig_precision(&x, &body); break;
-        case 5: r = fig_stacked(&x, fg->name, t2, "family, precision, window", pick_prec_window, &body); break;
-        case 6: r = fig_regime(&x, &a->regime_cnn, fg->name, "input resolution (pixels)", &body); break;
+        case 5: r = fig_stacked(&x, fg->name, t2, "family, precision, window", pick_prec_window, NULL, &body); break;
         case 7: r = fig_cnn_spine(&x, &body); break;
-        default: r = fig_stacked(&x, fg->name, t3, "CNN family", pick_cnn, &body); break;
+        default: r = fig_fingerprint(&x, fg->name, &body); break;
         }
         if (r < 0) {
             rc = pm_err_errno(err, PM_ERR_IO, "writing figure data for %s in %s", fg->name, dir);
         } else if (r > 0) {
-            const char *what = i == 2 ? "no IR-size metrics for the heavy passes" : i >= 6 ? "no CNN data" : "no LLM data";
+            const char *what = i == 2 ? "no IR-size metrics for the heavy passes"
+                               : i == 1 || i == 3 ? "no configs with cold runs" : i >= 6 ? "no CNN data" : "no LLM data";
             char note[128];
             snprintf(note, sizeof note, "%s in this sweep", what);
             fg->note = strdup(note);

@@ -474,7 +474,10 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
                "</p>\n", a->backend ? a->backend : "-", a->n_configs, a->max_repeats, a->n_runs_ok, a->n_runs_failed);
 
     pm_rt_headline h;
-    pm_rt_headline_build(a, &h);
+    if (pm_rt_headline_build(a, &h)) {
+        pm_rt_headline_free(&h);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
     fputs("<section class=headline id=headline><h2 style=\"border:0;margin-top:0\">Headline</h2><ul>", f);
     for (int i = 0; i < h.n_dominant; i++) {
         fputs("<li><b>Dominant stage</b> \u2014 ", f);
@@ -488,11 +491,12 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fputs("</li><li><b>Recompile \u00f7 cache hit</b> \u2014 ", f);
     esc(f, h.cache);
     fputs("</li>", f);
-    if (h.slowest[0]) {
+    if (h.slowest) {
         fputs("<li>", f);
         esc(f, h.slowest);
         fputs("</li>", f);
     }
+    pm_rt_headline_free(&h);
     fputs("</ul></section>\n", f);
     if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
         char legend[1024];
@@ -592,14 +596,13 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     }
 
     fputs("<h2 id=regimes>Regimes</h2>\n<ul>", f);
-    const pm_an_regime *rs[3] = {&a->regime_llm, &a->regime_cnn, &a->regime_cmd};
     int any = 0;
-    for (int r = 0; r < 3; r++)
-        for (size_t i = 0; i < rs[r]->n_boundaries; i++, any = 1) {
+    for (size_t r = 0; r < a->n_regimes; r++)
+        for (size_t i = 0; i < a->regimes[r].n_boundaries; i++, any = 1) {
             fputs("<li>", f);
-            esc(f, rs[r]->kind);
+            esc(f, a->regimes[r].kind);
             fputs(": ", f);
-            esc(f, rs[r]->boundaries[i]);
+            esc(f, a->regimes[r].boundaries[i]);
             fputs("</li>", f);
         }
     if (!any)
@@ -616,10 +619,14 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     if ((rc = table_section(f, pm_rt_fits(a), 1, err)))
         return rc;
 
-    fputs("<h2 id=handoff>Handoff</h2><p>Mean Jensen&ndash;Shannon distance between families' stage breakdowns at "
-          "equal cold compile time (0 = identical handoff): ", f);
-    num(f, "%.3f", a->family_jsd);
-    fprintf(f, " over %d family pairs.</p>\n", a->family_jsd_pairs);
+    char *handoff = pm_rt_handoff_text(a);
+    if (!handoff)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    fputs("<h2 id=handoff>Handoff</h2><p>How the stage shares move as the compile grows; the Jensen&ndash;Shannon "
+          "distance compares the series' breakdowns at equal size (0 = identical handoff): ", f);
+    esc(f, handoff);
+    fputs(".</p>\n", f);
+    free(handoff);
 
     fputs("<h2 id=precision>Precision</h2><ul>", f);
     for (size_t i = 0; i < a->n_crossovers; i++) {

@@ -1,7 +1,10 @@
 #include "report_tables.h"
 #include "compare_out.h"
+#include "kinds.h"
+#include "util.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,7 +331,7 @@ pm_table *pm_rt_tools(const pm_analysis *a)
 
 static const char *kind_title(const char *k)
 {
-    return !k ? "other" : !strcmp(k, "llm") ? "LLM" : !strcmp(k, "cnn") ? "CNN" : k;
+    return !k ? "other" : pm_kind_find(k) ? pm_kind_find(k)->label : k;
 }
 
 void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
@@ -394,23 +397,54 @@ pm_table *pm_rt_ab(const pm_analysis *a)
     return t;
 }
 
-void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
+/* Appends to a headline string; after a failed allocation the headline is marked incomplete. */
+static void hl_add(pm_rt_headline *h, char **dst, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void hl_add(pm_rt_headline *h, char **dst, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *piece = NULL;
+    int n = vasprintf(&piece, fmt, ap);
+    va_end(ap);
+    size_t old = *dst ? strlen(*dst) : 0;
+    char *grown = n < 0 ? NULL : realloc(*dst, old + (size_t)n + 1);
+    if (!grown) {
+        h->oom = 1;
+    } else {
+        memcpy(grown + old, piece, (size_t)n + 1);
+        *dst = grown;
+    }
+    free(piece);
+}
+
+void pm_rt_headline_free(pm_rt_headline *h)
+{
+    for (int i = 0; i < h->n_dominant; i++)
+        free(h->dominant[i]);
+    free(h->dominant);
+    free(h->fix), free(h->ab), free(h->cache), free(h->slowest);
+    memset(h, 0, sizeof *h);
+}
+
+int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
 {
     memset(h, 0, sizeof *h);
-    /* dominant stage per regime kind */
-    const char *kinds[8];
+    /* dominant stage per regime kind: one line per kind, as many kinds as the study has */
+    const char **kinds = calloc(a->n_configs + 1, sizeof *kinds);
+    h->dominant = calloc(a->n_configs + 1, sizeof *h->dominant);
     size_t nk = 0;
-    for (size_t i = 0; i < a->n_configs; i++) {
+    for (size_t i = 0; kinds && i < a->n_configs; i++) {
         const char *k = a->configs[i].kind;
         size_t j;
         for (j = 0; j < nk && strcmp(kinds[j] ? kinds[j] : "", k ? k : ""); j++)
             ;
-        if (j == nk && nk < N_OF(kinds))
+        if (j == nk)
             kinds[nk++] = k;
     }
     int *count = calloc(a->n_stages ? a->n_stages : 1, sizeof *count);
     double *lo = calloc(a->n_stages ? a->n_stages : 1, sizeof *lo), *hi = calloc(a->n_stages ? a->n_stages : 1, sizeof *hi);
-    for (size_t j = 0; count && lo && hi && j < nk && h->n_dominant < (int)N_OF(h->dominant); j++) {
+    h->oom = !kinds || !h->dominant || !count || !lo || !hi;
+    for (size_t j = 0; !h->oom && j < nk; j++) {
         memset(count, 0, a->n_stages * sizeof *count);
         int n = 0;
         for (size_t i = 0; i < a->n_configs; i++) {
@@ -427,25 +461,25 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         }
         if (!n)
             continue;
-        char *out = h->dominant[h->n_dominant++];
-        size_t used = (size_t)snprintf(out, 512, "%s, %d configs: ", kind_title(kinds[j]), n);
+        char **out = &h->dominant[h->n_dominant++];
+        hl_add(h, out, "%s, %d configs: ", kind_title(kinds[j]), n);
         for (int round = 0; round < (int)a->n_stages; round++) {   /* stages by how many configs they dominate */
             int best = -1;
             for (size_t s = 0; s < a->n_stages; s++)
                 if (count[s] > 0 && (best < 0 || count[s] > count[best]))
                     best = (int)s;
-            if (best < 0 || used >= 480)
+            if (best < 0)
                 break;
             char range[64];
             if (count[best] == 1 || fabs(hi[best] - lo[best]) < 0.0005)
                 snprintf(range, sizeof range, "%.0f%%", hi[best] * 100);
             else
                 snprintf(range, sizeof range, "%.0f\u2013%.0f%%", lo[best] * 100, hi[best] * 100);
-            used += (size_t)snprintf(out + used, 512 - used, "%s%s dominates %d (share %s)", round ? "; " : "",
-                                     a->stages[best], count[best], range);
+            hl_add(h, out, "%s%s dominates %d (share %s)", round ? "; " : "", a->stages[best], count[best], range);
             count[best] = 0;
         }
     }
+    free(kinds);
     free(count);
     free(lo);
     free(hi);
@@ -455,24 +489,24 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         if (a->fixes[i].fix && (!top || a->fixes[i].n_configs > top->n_configs))
             top = &a->fixes[i];
     if (top && !top->pass && !isnan(top->startup_share))   /* process-overhead, in its two parts */
-        snprintf(h->fix, sizeof h->fix, "%s \u2014 for the %s regime (%d configs; start-up takes %.0f%% of the compile, "
-                                        "time outside passes %.0f%%)",
-                 top->fix, a->stages[top->stage], top->n_configs, top->startup_share * 100, top->outside_share * 100);
+        hl_add(h, &h->fix, "%s \u2014 for the %s regime (%d configs; start-up takes %.0f%% of the compile, "
+                           "time outside passes %.0f%%)",
+               top->fix, a->stages[top->stage], top->n_configs, top->startup_share * 100, top->outside_share * 100);
     else if (top)
-        snprintf(h->fix, sizeof h->fix, "%s \u2014 for the %s regime (%d configs; its heaviest pass, %s, takes %.0f%% of "
+        hl_add(h, &h->fix, "%s \u2014 for the %s regime (%d configs; its heaviest pass, %s, takes %.0f%% of "
                                         "the compile%s)",
                  top->fix, a->stages[top->stage], top->n_configs, top->pass ? top->pass : "(outside passes)",
                  top->share * 100, isnan(top->exponent) ? "" : ", cost grows with IR size");
     else
-        snprintf(h->fix, sizeof h->fix, "no fix rule matched this sweep's regimes");
+        hl_add(h, &h->fix, "no fix rule matched this sweep's regimes");
     /* in-sweep A/B: compare's result per variant (pm_analysis_ab), its marks counted */
-    size_t used = 0;
-    for (size_t i = 0; i < a->n_ab && used < sizeof h->ab - 200; i++) {
+    int used = 0;
+    for (size_t i = 0; i < a->n_ab; i++) {
         const pm_an_ab *x = &a->ab[i];
-        const char *sep = used ? "; " : "Measured in this sweep (compare's rule): ";
+        const char *sep = used++ ? "; " : "Measured in this sweep (compare's rule): ";
         if (x->error) {
-            used += (size_t)snprintf(h->ab + used, sizeof h->ab - used, "%s%s %s vs %s not compared: %s", sep,
-                                     x->axis ? x->axis : "variant", x->variant, x->against, x->error);
+            hl_add(h, &h->ab, "%s%s %s vs %s not compared: %s", sep, x->axis ? x->axis : "variant", x->variant,
+                   x->against, x->error);
             continue;
         }
         const pm_compare_result *r = &x->cmp;
@@ -484,17 +518,15 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         char ci[64] = "";
         if (!isnan(r->geomean_ci_lo))
             snprintf(ci, sizeof ci, " [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
-        used += (size_t)snprintf(h->ab + used, sizeof h->ab - used, "%s%s %s vs %s: cold wall %.3f\u00d7%s over %zu "
-                                 "config%s; %zu faster, %zu slower, %zu same, %zu n/a", sep,
-                                 x->axis ? x->axis : "variant", x->variant, x->against,
-                                 r->geomean_ratio, ci, r->n_ratios, r->n_ratios == 1 ? "" : "s", r->faster,
-                                 r->slower, same, na);
+        hl_add(h, &h->ab, "%s%s %s vs %s: cold wall %.3f\u00d7%s over %zu config%s; %zu faster, %zu slower, %zu same, "
+                          "%zu n/a", sep, x->axis ? x->axis : "variant", x->variant, x->against, r->geomean_ratio, ci,
+               r->n_ratios, r->n_ratios == 1 ? "" : "s", r->faster, r->slower, same, na);
     }
     if (!used && a->sweep && strchr(a->sweep, ','))
-        snprintf(h->ab, sizeof h->ab, "No in-sweep A/B over several sweeps: compare two with passmap compare DB "
-                                      "--a-sweep A --b-sweep B.");
+        hl_add(h, &h->ab, "No in-sweep A/B over several sweeps: compare two with passmap compare DB "
+                          "--a-sweep A --b-sweep B.");
     else if (!used)
-        snprintf(h->ab, sizeof h->ab, "No A/B in this sweep (one variant per config): measure a fix with "
+        hl_add(h, &h->ab, "No A/B in this sweep (one variant per config): measure a fix with "
                                       "passmap compare STOCK.db FIXED.db.");
     /* recompile ÷ cache hit */
     double lsum = 0, rmin = INFINITY, rmax = 0;
@@ -509,10 +541,10 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         n++;
     }
     if (n)
-        snprintf(h->cache, sizeof h->cache, "A cache hit is %.0f\u00d7 faster than a cold recompile (geometric mean over %d "
+        hl_add(h, &h->cache, "A cache hit is %.0f\u00d7 faster than a cold recompile (geometric mean over %d "
                                             "configs; %.0f\u00d7 to %.0f\u00d7).", exp(lsum / n), n, rmin, rmax);
     else
-        snprintf(h->cache, sizeof h->cache, "No warm runs in this sweep (warm = true measures recompile \u00f7 cache hit).");
+        hl_add(h, &h->cache, "No warm runs in this sweep (warm = true measures recompile \u00f7 cache hit).");
     const pm_an_config *slow = NULL;
     for (size_t i = 0; i < a->n_configs; i++)
         if (a->configs[i].n_cold && (!slow || a->configs[i].wall.mean > slow->wall.mean))
@@ -520,8 +552,47 @@ void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
     if (slow) {
         char w[64];
         pm_fmt_interval(w, sizeof w, slow->wall.mean, slow->wall.lo, slow->wall.hi, slow->wall.n);
-        snprintf(h->slowest, sizeof h->slowest, "Slowest compile: %s, %s cold, %s %.0f%%.", slow->key, w,
+        hl_add(h, &h->slowest, "Slowest compile: %s, %s cold, %s %.0f%%.", slow->key, w,
                  slow->dominant_stage >= 0 ? a->stages[slow->dominant_stage] : "-",
                  slow->dominant_stage >= 0 ? slow->share[slow->dominant_stage].mean * 100 : 0);
     }
+    return h->oom ? PM_ERR_NOMEM : PM_OK;
+}
+
+char *pm_rt_handoff_text(const pm_analysis *a)
+{
+    const pm_an_handoff *h = &a->handoff;
+    pm_sbuf b = {0};
+    if (!h->x || !h->n_points) {
+        pm_sbuf_add(&b, "not applicable: no configs with cold runs");
+        return b.oom ? (free(b.s), NULL) : b.s;
+    }
+    const pm_kind *k = pm_kind_find(h->kind);
+    pm_sbuf_add(&b, "%s%sstage share vs %s%s over %zu configs, series by %s (%zu)", k ? k->label : "",
+                k ? " " : "", !strcmp(h->x, "wall") ? "cold compile wall" : h->x, h->log_x ? " (log)" : "",
+                h->n_points, *h->series_axes ? h->series_axes : "none", h->n_series);
+    /* the stages whose share rises and falls fastest: per decade of x on the log scale, else per unit of x */
+    int up = -1, down = -1;
+    for (size_t s = 0; s < a->n_stages; s++) {
+        double sl = h->trends[s].slope;
+        if (isnan(sl))
+            continue;
+        if (sl > 0 && (up < 0 || sl > h->trends[up].slope))
+            up = (int)s;
+        if (sl < 0 && (down < 0 || sl < h->trends[down].slope))
+            down = (int)s;
+    }
+    const char *per = h->log_x ? "per decade" : "per unit";
+    if (up >= 0)
+        pm_sbuf_add(&b, "; rising: %s %+.1f points %s", a->stages[up], h->trends[up].slope * 100, per);
+    if (down >= 0)
+        pm_sbuf_add(&b, "; falling: %s %+.1f points %s", a->stages[down], h->trends[down].slope * 100, per);
+    if (up < 0 && down < 0)
+        pm_sbuf_add(&b, "; no trend (x takes one value)");
+    if (h->series_pairs)
+        pm_sbuf_add(&b, "; mean Jensen-Shannon distance between series at equal x %.3f (%d pair%s)", h->series_jsd,
+                    h->series_pairs, h->series_pairs == 1 ? "" : "s");
+    else
+        pm_sbuf_add(&b, "; no two series meet at equal x: no distance between series");
+    return b.oom ? (free(b.s), NULL) : b.s;
 }

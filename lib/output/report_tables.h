@@ -32,16 +32,23 @@ pm_table *pm_rt_ab(const pm_analysis *a);
 /* The legend of every significance mark in the report: compare's rule, stated once. */
 void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a);
 
-/* Headline facts (NULL-free text; each sentence one line). */
+/* Headline facts (each sentence one line, whole: no length limit). */
 typedef struct pm_rt_headline {
-    char dominant[8][512];   /* per regime kind: "LLM (12 configs): lowering-to-llvm dominates 8 ..." */
+    char **dominant;         /* per regime kind: "LLM, 12 configs: lowering-to-llvm dominates 8 ..." */
     int n_dominant;
-    char fix[1024];          /* top fix and its evidence */
-    char ab[1024];           /* the in-sweep A/B by compare's rule, or how to measure one */
-    char cache[512];         /* recompile ÷ cache hit */
-    char slowest[512];
+    char *fix;               /* top fix and its evidence */
+    char *ab;                /* measured A/B of that fix, or how to measure it */
+    char *cache;             /* recompile ÷ cache hit */
+    char *slowest;           /* NULL: no config with cold runs */
+    int oom;
 } pm_rt_headline;
 
-void pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h);
+/* PM_OK, or PM_ERR_NOMEM (free it either way). */
+int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h);
+void pm_rt_headline_free(pm_rt_headline *h);
+
+/* The handoff in one sentence (what grows, the series, the stage rising and the one falling most, the distance
+ * between series), or why there is none. Allocated; NULL when out of memory. */
+char *pm_rt_handoff_text(const pm_analysis *a);
 
 #endif

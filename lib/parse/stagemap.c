@@ -204,29 +204,43 @@ int pm_stagemap_load_default(pm_stagemap *m, pm_err *err)
     DIR *d = opendir(dir);
     if (!d)
         return PM_OK;
-    char *names[64];
-    size_t n = 0;
+    char **names = NULL;   /* every stages-*.tsv: grows, no cap on the number of tools' maps */
+    size_t n = 0, cap = 0;
     int rc = PM_OK;
     struct dirent *e;
-    while ((e = readdir(d)) && n < 64) {
+    while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (!strncmp(e->d_name, "stages-", 7) && len > 4 && !strcmp(e->d_name + len - 4, ".tsv"))
-            if (!(names[n++] = strdup(e->d_name))) {
-                n--;
+        if (strncmp(e->d_name, "stages-", 7) || len <= 4 || strcmp(e->d_name + len - 4, ".tsv"))
+            continue;
+        if (n == cap) {
+            char **g = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *g);
+            if (!g) {
                 rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
                 break;
             }
+            names = g;
+        }
+        if (!(names[n++] = strdup(e->d_name))) {
+            n--;
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
+        }
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_str); /* deterministic order across file systems */
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str); /* deterministic order across file systems */
     for (size_t i = 0; i < n; i++) {
         if (rc == PM_OK) {
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-            rc = pm_stagemap_load(m, path, err);
+            if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path)
+                rc = pm_err_set(err, PM_ERR_USAGE, "data folder path longer than %zu bytes: %.80s...",
+                                sizeof path - 1, dir);
+            else
+                rc = pm_stagemap_load(m, path, err);
         }
         free(names[i]);
     }
+    free(names);
     return rc;
 }
 

@@ -185,12 +185,27 @@ int pm_sq_config_params(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, co
         has = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     st = NULL;
-    if (!has)
-        return PM_OK;
-    int rc = prepare_ids(db,
-                         "SELECT p.config_id, p.name, p.value FROM config_param p JOIN config c ON c.id=p.config_id "
-                         "WHERE c.sweep_id IN (%s) ORDER BY p.config_id, p.name",
-                         s, &st, err);
+    /* The workload columns as parameters too, named as migration v4 names them, for configs that lack them
+     * (a file older than v4 opened read-only, a config stored without its axes): the analysis keys its
+     * figures on parameters only. */
+#define DERIVED                                                                                              \
+    "(SELECT id, sweep_id, 'family' AS name, family AS value FROM config UNION ALL "                         \
+    "SELECT id, sweep_id, 'size', size FROM config UNION ALL "                                               \
+    "SELECT id, sweep_id, 'window', CAST(window AS TEXT) FROM config UNION ALL "                             \
+    "SELECT id, sweep_id, 'resolution', CAST(resolution AS TEXT) FROM config UNION ALL "                     \
+    "SELECT id, sweep_id, 'precision', precision FROM config UNION ALL "                                     \
+    "SELECT id, sweep_id, CASE kind WHEN 'cnn' THEN 'blocks' ELSE 'layers' END, CAST(layers AS TEXT) FROM config)"
+    static const char with_table[] =
+        "SELECT id, name, value FROM (SELECT p.config_id AS id, c.sweep_id AS sweep_id, p.name AS name, "
+        "p.value AS value FROM config_param p JOIN config c ON c.id = p.config_id UNION ALL "
+        "SELECT dv.id, dv.sweep_id, dv.name, dv.value FROM " DERIVED " dv WHERE NOT EXISTS "
+        "(SELECT 1 FROM config_param q WHERE q.config_id = dv.id AND q.name = dv.name)) "
+        "WHERE value IS NOT NULL AND sweep_id IN (%s) ORDER BY 1, 2";
+    static const char without[] =
+        "SELECT id, name, value FROM " DERIVED " WHERE value IS NOT NULL AND sweep_id IN (%s) ORDER BY 1, 2";
+#undef DERIVED
+    int rc = prepare_ids(db, has ? with_table : without, s, &st, err);
+
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
         pm_sq_param_row r = {sqlite3_column_int64(st, 0), text_or(st, 1, ""), text_or(st, 2, "")};

@@ -17,7 +17,6 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     if (!full)
         return an_nomem(err);
     an_work w = {.db = db, .opts = opts, .a = &full->pub, .pv = &full->priv};
-    w.a->family_jsd = NAN;
     for (size_t i = 0; !rc && i < sizeof sections / sizeof *sections; i++)
         rc = sections[i](&w, err);
     pm_sq_scope_end(db);
@@ -71,15 +70,27 @@ void pm_analysis_free(pm_analysis *a)
         free(c->params);
     }
     free(a->configs);
-    free_regime(&a->regime_llm);
-    free_regime(&a->regime_cnn);
-    free_regime(&a->regime_cmd);
+    for (size_t i = 0; i < a->n_regimes; i++)
+        free_regime(&a->regimes[i]);
+    free(a->regimes);
     for (size_t i = 0; i < a->n_fits; i++) {
         free(a->fits[i].x);
         free(a->fits[i].y);
     }
     free(a->fits);
-    free(a->trends);
+    free(a->handoff.trends);
+    free(a->handoff.points);
+    free(a->handoff.series_axes);
+    for (size_t i = 0; a->handoff.series && i < a->handoff.n_series; i++)
+        free(a->handoff.series[i]);
+    free(a->handoff.series);
+    for (size_t i = 0; i < a->n_fingerprints; i++) {
+        pm_an_fingerprint *fp = &a->fingerprints[i];
+        for (size_t k = 0; fp->labels && k < fp->n; k++)
+            free(fp->labels[k]);
+        free(fp->labels), free(fp->configs), free(fp->bar_axes), free(fp->held);
+    }
+    free(a->fingerprints);
     /* prec_time / prec_ratio are allocated with n_prec+1 entries; free what was filled */
     size_t np = a->n_prec;
     free_series(a->prec_time, np + 1);

@@ -102,8 +102,11 @@ typedef struct pm_an_cell {       /* one cell of a regime map */
 } pm_an_cell;
 
 typedef struct pm_an_regime {
-    const char *kind;             /* "llm", "cnn" or "command" */
-    const char *row_axis, *col_axis;   /* command: the parameter names mapped (rows: workload, columns: size) */
+    const char *kind;             /* a kind row's name, or "command" for the map of every kind without a row */
+    int others;                   /* 1: the map over parameters of the kinds without a row */
+    const char *figure;           /* the figure that draws it ("regime-map", "cnn-regime-map") */
+    const char *row_label, *col_label; /* axis labels of the figure */
+    const char *row_axis, *col_axis;   /* the parameter names mapped (rows: workload, columns: size) */
     const char *precision, *variant;   /* the slice mapped (most common) */
     pm_an_cell *cells;
     size_t n_cells;
@@ -124,7 +127,43 @@ typedef struct pm_an_fit {        /* pass time = a * x^exponent */
     double max_share, user_wall;
 } pm_an_fit;
 
-typedef struct pm_an_trend { int stage; double slope, intercept; int n; } pm_an_trend; /* share vs log10 s */
+typedef struct pm_an_trend { int stage; double slope, intercept; int n; } pm_an_trend; /* share vs log10 x (or x) */
+
+/* The configs one handoff or fingerprint describes: those of one workload kind (a row of the kind table,
+ * lib/workload/kinds.c), or, for `kind` NULL, every config whose kind has no row (a command back end's). */
+
+/* Handoff: how the stage shares move as the compile grows. x is the growth measure, one value per config:
+ * the cold compile wall ("wall"), a run metric the back end declares (e.g. "ir.lines"), or a numeric parameter
+ * (the spec's [report] size, or report --x). Configs that differ only along x form a series. */
+typedef struct pm_an_hpoint { int config, series; double x; } pm_an_hpoint;
+
+typedef struct pm_an_handoff {
+    const char *kind;             /* the population (see above); meaningless when x is NULL */
+    const char *x;                /* "wall", a metric or a parameter name; NULL: no handoff in this study */
+    int x_param;                  /* x is a parameter (its values are the axis) */
+    int log_x;                    /* trends against log10(x) (every x > 0), else against x */
+    char *series_axes;            /* comma list of the axes a series holds fixed ("family", "opt"); "": one series */
+    char **series;                /* labels ("qwen2", "opt=2"), in config order of first appearance */
+    size_t n_series;
+    pm_an_hpoint *points;         /* configs with cold runs, in config order */
+    size_t n_points;
+    pm_an_trend *trends;          /* [n_stages] share vs log10(x) (or x), over every point */
+    double series_jsd;            /* mean Jensen-Shannon distance between series' breakdowns at equal x (NAN: <2) */
+    int series_pairs;
+} pm_an_handoff;
+
+/* Fingerprint: the stage breakdown per workload, one bar per combination of the bar axes, every other axis
+ * held at one value. One per population (kind row, then the kinds without a row). */
+typedef struct pm_an_fingerprint {
+    const char *kind;             /* the population */
+    const char *label;            /* the kind row's label ("LLM"); NULL for kinds without a row */
+    const char *figure;           /* the figure that draws it ("fingerprint", "cnn-fingerprint") */
+    char *bar_axes;               /* comma list ("family,size"; "input,opt") */
+    char *held;                   /* the axes held and their values ("precision=int8 window=512"); "" */
+    int *configs;                 /* [n] bars, config indices in config order */
+    char **labels;                /* [n] bar labels */
+    size_t n;
+} pm_an_fingerprint;
 
 typedef struct pm_an_series { const char *label; size_t n; double *x, *y; const char **xlabel; } pm_an_series;
 
@@ -164,13 +203,14 @@ typedef struct pm_analysis {
     size_t n_stages;
     pm_an_config *configs;        /* sorted: kind, family, size (numeric), window, precision, resolution */
     size_t n_configs;
-    pm_an_regime regime_llm, regime_cnn;
-    pm_an_regime regime_cmd;      /* configs of any other kind, over two of their parameters */
+    pm_an_regime *regimes;        /* one per kind row (table order, empty when the study has none), then the
+                                     map over two parameters of the kinds without a row */
+    size_t n_regimes;
     pm_an_fit *fits;
     size_t n_fits;
-    pm_an_trend *trends;          /* [n_stages] handoff trend lines (LLM configs) */
-    double family_jsd;            /* mean Jensen-Shannon distance between families' breakdowns (NAN: <2) */
-    int family_jsd_pairs;
+    pm_an_handoff handoff;        /* of the first population: kind rows in table order, then the others */
+    pm_an_fingerprint *fingerprints;
+    size_t n_fingerprints;
     /* precision study (LLM, reference variant) */
     int prec_window;              /* fixed window of the "cold time vs size" panel; 0: no data */
     pm_an_series *prec_time;      /* per precision: x size_num, y cold wall */
@@ -179,9 +219,7 @@ typedef struct pm_analysis {
     pm_an_series *prec_ratio;     /* per precision: median over windows of wall / base wall per size */
     char **crossovers;
     size_t n_crossovers;
-    int fingerprint_window;       /* family fingerprint window (LLM) */
     const char *prec_window_size; /* size of the precision x window figure */
-    int cnn_resolution;           /* CNN fingerprint resolution */
     /* parallelism */
     size_t n_tools;
     char **tools;
@@ -228,5 +266,12 @@ json_t *pm_analysis_json(const pm_analysis *a);
 double pm_an_size_value(const char *size);       /* "0.5b" -> 5e8, "125m" -> 1.25e8; NAN */
 int pm_an_stage_index(const pm_analysis *a, const char *stage);   /* -1 when absent */
 const pm_an_config *pm_an_find_config(const pm_analysis *a, const char *key);
+const char *pm_an_param(const pm_an_config *c, const char *name);   /* the config's value of an axis; NULL */
+/* The regime map of a kind ("command": of the kinds without a row); never NULL (an empty map when absent). */
+const pm_an_regime *pm_an_regime_of(const pm_analysis *a, const char *kind);
+/* The regime map a figure draws: the first with cells whose figure is this one, or NULL. */
+const pm_an_regime *pm_an_regime_for(const pm_analysis *a, const char *figure);
+/* The fingerprint a figure draws (pm_an_fingerprint.figure), or NULL. */
+const pm_an_fingerprint *pm_an_fingerprint_for(const pm_analysis *a, const char *figure);
 
 #endif

@@ -40,8 +40,10 @@ int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, pm_err
     if (a->sweep && strchr(a->sweep, ','))   /* several sweeps: compare pairs within one sweep */
         return PM_OK;
     int rc = PM_OK, unreadable = 0;
-    const char *ref = a->regime_llm.variant ? a->regime_llm.variant : a->regime_cnn.variant;
-    if (!ref) {   /* no LLM/CNN regime: the most common variant among the configs */
+    const char *ref = NULL;   /* the first regime map's variant (kind rows in table order) */
+    for (size_t i = 0; !ref && i < a->n_regimes; i++)
+        ref = a->regimes[i].variant;
+    if (!ref) {   /* no regime map: the most common variant among the configs */
         size_t best = 0;
         for (size_t i = 0; i < a->n_configs; i++) {
             size_t n = 0;

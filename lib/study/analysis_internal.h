@@ -81,6 +81,8 @@ int an_find_cfg(const pm_analysis *a, int64_t id);
 const char *an_most_common(const char **v, size_t n, const char *prefer);
 int an_most_common_int(const int *v, size_t n);
 int an_strlist_add(char ***list, size_t *n, const char *text);
+/* Appends an allocated sentence (NULL: its allocation failed) and takes it; *text is NULL afterwards. */
+int an_strlist_take(char ***list, size_t *n, char **text);
 const char *an_stage_name(const pm_analysis *a, int s);
 void an_sort_series(pm_an_series *sr);
 int an_cmp_config(const void *pa, const void *pb);

@@ -1,10 +1,26 @@
 /* Section: the precision study (LLM configs of the reference variant). */
 #include "analysis_internal.h"
+#include "kinds.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The precision study is a kind row's (kinds.c: precision_study): its configs carry family, size, window. */
+static int prec_kind(const pm_an_config *c)
+{
+    const pm_kind *k = pm_kind_find(c->kind);
+    return k && k->precision_study;
+}
+
+static const pm_an_regime *prec_regime(const pm_analysis *a)
+{
+    for (int i = 0; pm_kind_at(i); i++)
+        if (pm_kind_at(i)->precision_study)
+            return pm_an_regime_of(a, pm_kind_at(i)->name);
+    return pm_an_regime_of(a, NULL);
+}
 
 int an_precision(an_work *w, pm_err *err)
 {
@@ -13,7 +29,7 @@ int an_precision(an_work *w, pm_err *err)
     double *tmp = w->tmp;
     /* Precision: LLM configs of the reference variant. */
     {
-        const char *variant = a->regime_llm.variant;
+        const char *variant = prec_regime(a)->variant;
         int *wins = calloc(a->n_configs + 1, sizeof *wins);
         const char **precs = calloc(a->n_configs + 1, sizeof *precs);
         if (!wins || !precs) {
@@ -23,7 +39,7 @@ int an_precision(an_work *w, pm_err *err)
         size_t nw = 0, np = 0;
         for (size_t ci = 0; ci < a->n_configs; ci++) {
             const pm_an_config *c = &a->configs[ci];
-            if (!c->kind || strcmp(c->kind, "llm") || !c->n_cold || !an_same(c->variant, variant))
+            if (!prec_kind(c) || !c->n_cold || !an_same(c->variant, variant))
                 continue;
             wins[nw++] = c->window;
             size_t k;
@@ -32,10 +48,8 @@ int an_precision(an_work *w, pm_err *err)
             if (k == np)
                 precs[np++] = c->precision;
         }
-        if (nw) {
+        if (nw)
             a->prec_window = an_most_common_int(wins, nw);
-            a->fingerprint_window = a->prec_window;
-        }
         a->prec_base = an_most_common(precs, np, "int8");
         a->n_prec = nw ? np : 0;
         a->prec_time = calloc(np + 1, sizeof *a->prec_time);
@@ -60,7 +74,7 @@ int an_precision(an_work *w, pm_err *err)
             /* sizes in config order (sorted numerically) */
             for (size_t ci = 0; ci < a->n_configs; ci++) {
                 const pm_an_config *c = &a->configs[ci];
-                if (!c->kind || strcmp(c->kind, "llm") || !c->n_cold || !an_same(c->variant, variant) ||
+                if (!prec_kind(c) || !c->n_cold || !an_same(c->variant, variant) ||
                     !an_same(c->precision, precs[k]))
                     continue;
                 if (c->window == a->prec_window) {
@@ -82,7 +96,7 @@ int an_precision(an_work *w, pm_err *err)
                 int cnt = 0;
                 for (size_t ci = 0; ci < a->n_configs; ci++) {
                     const pm_an_config *c = &a->configs[ci];
-                    cnt += c->kind && !strcmp(c->kind, "llm") && c->n_cold && an_same(c->variant, variant) &&
+                    cnt += prec_kind(c) && c->n_cold && an_same(c->variant, variant) &&
                            an_same(c->precision, precs[k]) && c->window == a->prec_window && an_same(c->size, t->xlabel[j]);
                 }
                 if (cnt)
@@ -91,7 +105,7 @@ int an_precision(an_work *w, pm_err *err)
             /* ratio to base per size: median over (family, window) pairs that both precisions have */
             for (size_t ci = 0; ci < a->n_configs; ci++) {
                 const pm_an_config *c = &a->configs[ci];
-                if (!c->kind || strcmp(c->kind, "llm") || !c->n_cold || !an_same(c->variant, variant) ||
+                if (!prec_kind(c) || !c->n_cold || !an_same(c->variant, variant) ||
                     !an_same(c->precision, precs[k]))
                     continue;
                 size_t j;
@@ -102,12 +116,12 @@ int an_precision(an_work *w, pm_err *err)
                 int n = 0;
                 for (size_t cj = 0; cj < a->n_configs; cj++) {
                     const pm_an_config *c2 = &a->configs[cj];
-                    if (!c2->kind || strcmp(c2->kind, "llm") || !an_same(c2->size, c->size) || !c2->n_cold ||
+                    if (!prec_kind(c2) || !an_same(c2->size, c->size) || !c2->n_cold ||
                         !an_same(c2->variant, variant) || !an_same(c2->precision, precs[k]))
                         continue;
                     for (size_t cb = 0; cb < a->n_configs; cb++) {
                         const pm_an_config *b = &a->configs[cb];
-                        if (b->kind && !strcmp(b->kind, "llm") && an_same(b->family, c2->family) &&
+                        if (prec_kind(b) && an_same(b->family, c2->family) &&
                             an_same(b->size, c2->size) && b->window == c2->window && an_same(b->variant, variant) &&
                             an_same(b->precision, a->prec_base) && b->n_cold && b->wall.mean > 0)
                             tmp[n++] = c2->wall.mean / b->wall.mean;
@@ -142,16 +156,10 @@ int an_precision(an_work *w, pm_err *err)
         size_t ns = 0;
         for (size_t ci = 0; ci < a->n_configs; ci++) {
             const pm_an_config *c = &a->configs[ci];
-            if (c->kind && !strcmp(c->kind, "llm") && c->n_cold && an_same(c->variant, variant))
+            if (prec_kind(c) && c->n_cold && an_same(c->variant, variant))
                 sizes[ns++] = c->size;
         }
         a->prec_window_size = ns ? an_most_common(sizes, ns, NULL) : NULL;
-        /* CNN fingerprint resolution */
-        nw = 0;
-        for (size_t ci = 0; ci < a->n_configs; ci++)
-            if (a->configs[ci].kind && !strcmp(a->configs[ci].kind, "cnn") && a->configs[ci].n_cold)
-                wins[nw++] = a->configs[ci].resolution;
-        a->cnn_resolution = nw ? an_most_common_int(wins, nw) : 0;
         free(wins);
         free(precs);
     }

@@ -1,15 +1,21 @@
-/* Section: the regime maps (dominant stage over size x window, family x resolution) and their boundaries. */
+/* Section: the regime maps (dominant stage over two axes: a kind row's, or the spec's) and their boundaries. */
 #include "analysis_internal.h"
+#include "kinds.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Regime map over configs of one kind, a slice of precision + variant. */
-static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
+/* Regime map over the configs of one kind row: its row and column axes, within one slice of its slice axis
+ * (the preferred value, else the most common) and of the variant (stock, else the most common). */
+static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
 {
+    const char *kind = kr->name;
     rg->kind = kind;
+    rg->figure = kr->regime_figure;
+    rg->row_label = kr->rows_label;
+    rg->col_label = kr->cols_label;
     const char **precs = calloc(a->n_configs + 1, sizeof *precs), **vars = calloc(a->n_configs + 1, sizeof *vars);
     size_t n = 0;
     int rc = PM_OK;
@@ -19,14 +25,13 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
     }
     for (size_t i = 0; i < a->n_configs; i++)
         if (a->configs[i].kind && !strcmp(a->configs[i].kind, kind) && a->configs[i].n_cold) {
-            precs[n] = a->configs[i].precision;
+            precs[n] = pm_an_param(&a->configs[i], kr->slice);
             vars[n++] = a->configs[i].variant;
         }
     if (!n)
         goto cleanup;
-    rg->precision = an_most_common(precs, n, "int8");
+    rg->precision = an_most_common(precs, n, pm_kind_prefer(kr, kr->slice));
     rg->variant = an_most_common(vars, n, "stock");
-    int is_llm = !strcmp(kind, "llm");
     rg->cells = calloc(a->n_configs, sizeof *rg->cells);
     double *sum = calloc(a->n_configs * a->n_stages, sizeof *sum);
     if (!rg->cells || !sum) {
@@ -36,18 +41,18 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
     }
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        if (!c->kind || strcmp(c->kind, kind) || !c->n_cold || !an_same(c->precision, rg->precision) ||
+        if (!c->kind || strcmp(c->kind, kind) || !c->n_cold || !an_same(pm_an_param(c, kr->slice), rg->precision) ||
             !an_same(c->variant, rg->variant))
             continue;
-        const char *row = is_llm ? c->size : c->family;
-        int col = is_llm ? c->window : c->resolution;
+        const char *row = pm_an_param(c, kr->regime_rows), *colv = pm_an_param(c, kr->regime_cols);
+        int col = colv ? (int)strtol(colv, NULL, 10) : 0;
         size_t k;
         for (k = 0; k < rg->n_cells; k++)
             if (an_same(rg->cells[k].row, row) && rg->cells[k].col == col)
                 break;
         if (k == rg->n_cells) {
             rg->cells[k].row = row ? row : "-";
-            rg->cells[k].row_num = is_llm ? c->size_num : NAN;
+            rg->cells[k].row_num = pm_an_size_value(row);   /* numeric rows (sizes) order by value */
             rg->cells[k].col = col;
             rg->n_cells++;
         }
@@ -73,11 +78,12 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
                 (!next || rg->cells[j].col < next->col))
                 next = &rg->cells[j];
         if (next && next->stage != here->stage) {
-            char text[512];
-            snprintf(text, sizeof text, "%s %s: %s dominates at %s %d, %s from %s %d", is_llm ? "size" : "family",
-                     here->row, an_stage_name(a, here->stage), is_llm ? "window" : "resolution", here->col,
-                     an_stage_name(a, next->stage), is_llm ? "window" : "resolution", next->col);
-            if ((rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text)))
+            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+            if (asprintf(&text, "%s %s: %s dominates at %s %d, %s from %s %d", kr->regime_rows,
+                     here->row, an_stage_name(a, here->stage), kr->regime_cols, here->col,
+                     an_stage_name(a, next->stage), kr->regime_cols, next->col) < 0)
+                text = NULL;
+            if ((rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text)))
                 goto cleanup;
         }
     }
@@ -85,7 +91,7 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
         /* and down each column: the next larger size (LLM rows are sizes: numeric order across families);
          * CNN rows are families, taken in sorted config order */
         const pm_an_cell *here = &rg->cells[k], *next = NULL;
-        if (is_llm && !isnan(here->row_num)) {
+        if (!isnan(here->row_num)) {
             for (size_t j = 0; j < rg->n_cells; j++)
                 if (rg->cells[j].col == here->col && rg->cells[j].row_num > here->row_num &&
                     (!next || rg->cells[j].row_num < next->row_num))
@@ -96,22 +102,26 @@ static int build_regime(pm_analysis *a, const char *kind, pm_an_regime *rg)
                     next = &rg->cells[j];
         }
         if (next && next->stage != here->stage) {
-            char text[512];
-            snprintf(text, sizeof text, "%s %d: %s dominates at %s %s, %s from %s %s", is_llm ? "window" : "resolution",
-                     here->col, an_stage_name(a, here->stage), is_llm ? "size" : "family", here->row,
-                     an_stage_name(a, next->stage), is_llm ? "size" : "family", next->row);
-            if ((rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text)))
+            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+            if (asprintf(&text, "%s %d: %s dominates at %s %s, %s from %s %s", kr->regime_cols,
+                     here->col, an_stage_name(a, here->stage), kr->regime_rows, here->row,
+                     an_stage_name(a, next->stage), kr->regime_rows, next->row) < 0)
+                text = NULL;
+            if ((rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text)))
                 goto cleanup;
         }
     }
     if (!rg->n_boundaries && rg->n_cells) {
-        char text[256];
-        snprintf(text, sizeof text, "%s dominates every %s cell mapped (no boundary in this sweep)",
-                 an_stage_name(a, rg->cells[0].stage), kind);
+        char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+        if (asprintf(&text, "%s dominates every %s cell mapped (no boundary in this sweep)",
+                 an_stage_name(a, rg->cells[0].stage), kind) < 0)
+            text = NULL;
         int uniform = 1;
         for (size_t k = 1; k < rg->n_cells; k++)
             uniform &= rg->cells[k].stage == rg->cells[0].stage;
-        if (uniform && (rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text)))
+        rc = uniform ? an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text) : PM_OK;
+        free(text);
+        if (rc)
             goto cleanup;
     }
 cleanup:
@@ -122,17 +132,10 @@ cleanup:
 
 /* ---- the regime map over two parameters, for configs of any other kind (e.g. a command back end's) ---- */
 
+/* Kinds with a row in the kind table have their own maps above; this one maps every other kind. */
 static int is_workload_kind(const pm_an_config *c)
 {
-    return c->kind && (!strcmp(c->kind, "llm") || !strcmp(c->kind, "cnn"));
-}
-
-static const char *param_of(const pm_an_config *c, const char *name)
-{
-    for (size_t k = 0; name && k < c->n_params; k++)
-        if (!strcmp(c->params[k].name, name))
-            return c->params[k].value;
-    return NULL;
+    return pm_kind_find(c->kind) != NULL;
 }
 
 static int is_int(const char *v)
@@ -178,8 +181,8 @@ static void pick_axes(const pm_analysis *a, const pm_an_opts *o, const char **ro
             else if (!*col && !want_col && *row && strcmp(n, *row)) {
                 int numeric = 1;
                 for (size_t j = 0; j < a->n_configs && numeric; j++)
-                    if (!is_workload_kind(&a->configs[j]) && param_of(&a->configs[j], n))
-                        numeric = is_int(param_of(&a->configs[j], n));
+                    if (!is_workload_kind(&a->configs[j]) && pm_an_param(&a->configs[j], n))
+                        numeric = is_int(pm_an_param(&a->configs[j], n));
                 if (numeric)
                     *col = n;
             }
@@ -196,7 +199,11 @@ static int cmp_str(const void *x, const void *y)
 static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime *rg)
 {
     rg->kind = "command";
+    rg->others = 1;
+    rg->figure = "regime-map";
     pick_axes(a, o, &rg->row_axis, &rg->col_axis);
+    rg->row_label = rg->row_axis;
+    rg->col_label = rg->col_axis;
     if (!rg->row_axis || !rg->col_axis)
         return PM_OK;
     /* columns are the size axis: its integer values, else the rank of each value in sorted order */
@@ -210,7 +217,7 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
         goto cleanup;
     }
     for (size_t i = 0; i < a->n_configs; i++) {
-        const char *v = param_of(&a->configs[i], rg->col_axis);
+        const char *v = pm_an_param(&a->configs[i], rg->col_axis);
         if (!is_workload_kind(&a->configs[i]) && v) {
             vals[nv++] = v;
             numeric &= is_int(v);
@@ -219,7 +226,7 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
     qsort(vals, nv, sizeof *vals, cmp_str);
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        const char *row = param_of(c, rg->row_axis), *colv = param_of(c, rg->col_axis);
+        const char *row = pm_an_param(c, rg->row_axis), *colv = pm_an_param(c, rg->col_axis);
         if (is_workload_kind(c) || !c->n_cold || !row || !colv)
             continue;
         int col = 0;
@@ -258,11 +265,12 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
                 (!next || rg->cells[j].col < next->col))
                 next = &rg->cells[j];
         if (next && next->stage != here->stage) {
-            char text[512];
-            snprintf(text, sizeof text, "%s %s: %s dominates at %s %d, %s from %s %d", rg->row_axis, here->row,
+            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+            if (asprintf(&text, "%s %s: %s dominates at %s %d, %s from %s %d", rg->row_axis, here->row,
                      an_stage_name(a, here->stage), rg->col_axis, here->col, an_stage_name(a, next->stage),
-                     rg->col_axis, next->col);
-            rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text);
+                     rg->col_axis, next->col) < 0)
+                text = NULL;
+            rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text);
         }
     }
     /* and down each column, rows in config order */
@@ -272,22 +280,25 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
             if (rg->cells[j].col == here->col && strcmp(rg->cells[j].row, here->row))
                 next = &rg->cells[j];
         if (next && next->stage != here->stage) {
-            char text[512];
-            snprintf(text, sizeof text, "%s %d: %s dominates at %s %s, %s at %s %s", rg->col_axis, here->col,
+            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+            if (asprintf(&text, "%s %d: %s dominates at %s %s, %s at %s %s", rg->col_axis, here->col,
                      an_stage_name(a, here->stage), rg->row_axis, here->row, an_stage_name(a, next->stage),
-                     rg->row_axis, next->row);
-            rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text);
+                     rg->row_axis, next->row) < 0)
+                text = NULL;
+            rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text);
         }
     }
     if (rc == PM_OK && !rg->n_boundaries && rg->n_cells) {
         int uniform = 1;
         for (size_t k = 1; k < rg->n_cells; k++)
             uniform &= rg->cells[k].stage == rg->cells[0].stage;
-        char text[256];
-        snprintf(text, sizeof text, "%s dominates every %s x %s cell mapped (no boundary in this sweep)",
-                 an_stage_name(a, rg->cells[0].stage), rg->row_axis, rg->col_axis);
+        char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
+        if (asprintf(&text, "%s dominates every %s x %s cell mapped (no boundary in this sweep)",
+                 an_stage_name(a, rg->cells[0].stage), rg->row_axis, rg->col_axis) < 0)
+            text = NULL;
         if (uniform)
-            rc = an_strlist_add(&rg->boundaries, &rg->n_boundaries, text);
+            rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text);
+        free(text);
     }
 cleanup:
     free(vals);
@@ -299,9 +310,15 @@ cleanup:
 
 int an_regimes(an_work *w, pm_err *err)
 {
-    int rc;
-    if ((rc = build_regime(w->a, "llm", &w->a->regime_llm)) || (rc = build_regime(w->a, "cnn", &w->a->regime_cnn)) ||
-        (rc = build_param_regime(w->a, w->opts, &w->a->regime_cmd)))
-        return pm_err_set(err, rc, "out of memory");
-    return PM_OK;
+    pm_analysis *a = w->a;
+    int nk = 0, rc = PM_OK;
+    while (pm_kind_at(nk))
+        nk++;
+    if (!(a->regimes = calloc((size_t)nk + 1, sizeof *a->regimes)))
+        return an_nomem(err);
+    for (int i = 0; !rc && i < nk; i++)
+        rc = build_regime(a, pm_kind_at(i), &a->regimes[a->n_regimes++]);
+    if (!rc)
+        rc = build_param_regime(a, w->opts, &a->regimes[a->n_regimes++]);
+    return rc ? pm_err_set(err, rc, "out of memory") : PM_OK;
 }

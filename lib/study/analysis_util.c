@@ -245,6 +245,20 @@ const char *an_most_common(const char **v, size_t n, const char *prefer)
     return best;
 }
 
+int an_strlist_take(char ***list, size_t *n, char **text)
+{
+    char **p = *text ? realloc(*list, (*n + 1) * sizeof *p) : NULL;
+    if (!p) {
+        free(*text);
+        *text = NULL;
+        return PM_ERR_NOMEM;
+    }
+    *list = p;
+    p[(*n)++] = *text;
+    *text = NULL;
+    return PM_OK;
+}
+
 int an_most_common_int(const int *v, size_t n)
 {
     int best = 0;
@@ -312,4 +326,37 @@ double an_config_metric(const pm_analysis *a, const pm_an_config *c, const char 
 int an_nomem(pm_err *err)
 {
     return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+}
+
+const char *pm_an_param(const pm_an_config *c, const char *name)
+{
+    for (size_t k = 0; name && k < c->n_params; k++)
+        if (!strcmp(c->params[k].name, name))
+            return c->params[k].value;
+    return NULL;
+}
+
+const pm_an_fingerprint *pm_an_fingerprint_for(const pm_analysis *a, const char *figure)
+{
+    for (size_t i = 0; i < a->n_fingerprints; i++)
+        if (a->fingerprints[i].figure && !strcmp(a->fingerprints[i].figure, figure))
+            return &a->fingerprints[i];
+    return NULL;
+}
+
+const pm_an_regime *pm_an_regime_of(const pm_analysis *a, const char *kind)
+{
+    static const pm_an_regime none = {0};
+    for (size_t i = 0; i < a->n_regimes; i++)
+        if (a->regimes[i].kind && kind && !strcmp(a->regimes[i].kind, kind))
+            return &a->regimes[i];
+    return &none;
+}
+
+const pm_an_regime *pm_an_regime_for(const pm_analysis *a, const char *figure)
+{
+    for (size_t i = 0; i < a->n_regimes; i++)
+        if (a->regimes[i].n_cells && a->regimes[i].figure && !strcmp(a->regimes[i].figure, figure))
+            return &a->regimes[i];
+    return NULL;
 }

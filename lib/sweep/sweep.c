@@ -47,7 +47,7 @@ static int fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...)
     int n = vsnprintf(out, cap, fmt, ap);
     va_end(ap);
     if (n < 0 || (size_t)n >= cap)
-        return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s...", out);
+        return pm_err_set(err, PM_ERR_USAGE, "path longer than %zu bytes: %.200s...", cap - 1, out);
     return PM_OK;
 }
 
@@ -219,8 +219,9 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
     for (int i = 0; i < steps.n; i++) {
         pm_step *st = &steps.items[i];
         char out_path[PATH_MAX + 64], err_path[PATH_MAX + 64];
-        snprintf(out_path, sizeof out_path, "%s/%s.stdout", dir, st->tool);
-        snprintf(err_path, sizeof err_path, "%s/%s.stderr", dir, st->tool);
+        if ((rc = fmt_path(out_path, sizeof out_path, err, "%s/%s.stdout", dir, st->tool)) ||
+            (rc = fmt_path(err_path, sizeof err_path, err, "%s/%s.stderr", dir, st->tool)))
+            goto cleanup;
         /* RLIMIT_AS goes on compiler processes only: passmap's own children (ov-compile maps the NPU driver's
          * memory; a sanitizer build reserves terabytes of shadow) would fail under it for no real reason. */
         int is_self = !strcmp(st->argv[0], x->self);
@@ -278,7 +279,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
                 snprintf(note, sizeof note, "%s report: %.400s", st->tool, perr.msg);
         }
         for (int k = 0; rep_path && k < st->n_artifacts; k++) {
-            snprintf(path, sizeof path, "%s/%s", ro.cwd, st->artifacts[k]);
+            if ((rc = fmt_path(path, sizeof path, err, "%s/%s", ro.cwd, st->artifacts[k])))
+                goto cleanup;
             if (access(path, R_OK) == 0 &&
                 pm_parse_file(path, st->artifact_formats[k], &sl.reports[i], &perr) == PM_OK)
                 parsed = 1;
@@ -710,16 +712,22 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     for (int c = 0; c < spec->n_configs; c++)
         sum->configs += x.in_shard[c];
 
-    if (opts->self_exe)
-        snprintf(x.self, sizeof x.self, "%s", opts->self_exe);
-    else if (!realpath("/proc/self/exe", x.self)) {
+    if (opts->self_exe) {
+        if (snprintf(x.self, sizeof x.self, "%s", opts->self_exe) >= (int)sizeof x.self) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "passmap's path is longer than %zu bytes", sizeof x.self - 1);
+            goto cleanup;
+        }
+    } else if (!realpath("/proc/self/exe", x.self)) {
         rc = pm_err_errno(err, PM_ERR_IO, "cannot find passmap's own executable");
         goto cleanup;
     }
-    if (opts->work_dir)
-        snprintf(x.work, sizeof x.work, "%s", opts->work_dir);
-    else
-        snprintf(x.work, sizeof x.work, "%s.runs", opts->db_path);
+    /* the run folders live here: a cut path would put them somewhere else */
+    if ((opts->work_dir ? snprintf(x.work, sizeof x.work, "%s", opts->work_dir)
+                        : snprintf(x.work, sizeof x.work, "%s.runs", opts->db_path)) >= (int)sizeof x.work) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "work folder path longer than %zu bytes: %.80s...", sizeof x.work - 1,
+                        opts->work_dir ? opts->work_dir : opts->db_path);
+        goto cleanup;
+    }
     if (!x.be) {
         rc = pm_err_set(err, PM_ERR_USAGE, "no back end '%s' (%s)", spec->backend, pm_backend_names());
         goto cleanup;

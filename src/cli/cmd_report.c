@@ -33,8 +33,10 @@ static void usage(FILE *out)
             "  --sweep NAME      which sweep (default: the latest); A,B reports several together\n"
             "  --stage-map FILE  pass->stage map (tool<TAB>glob<TAB>stage); repeatable; default: data/stages-*.tsv\n"
             "  --fixes FILE      fix rules (default: data/fixes.tsv)\n"
-            "  --x AXIS, --y AXIS  regime map axes of a sweep over parameters (e.g. --x opt --y input); default:\n"
-            "                    the spec's [report] size / workload, else input and the first integer axis\n"
+            "  --x AXIS, --y AXIS  the size and workload axes of a sweep over parameters (e.g. --x opt --y input):\n"
+            "                    regime map, handoff x and series, fingerprint bars; default: the spec's [report]\n"
+            "                    size / workload, else input and the first integer axis (handoff: a declared\n"
+            "                    ir.* metric, else the cold wall, grows the compile)\n"
             "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
 
@@ -89,14 +91,18 @@ static int print_text(const pm_analysis *a, int markdown)
            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
     print_hosts(a);
     pm_rt_headline h;
-    pm_rt_headline_build(a, &h);
+    if (pm_rt_headline_build(a, &h)) {
+        pm_rt_headline_free(&h);
+        return PM_ERR_NOMEM;
+    }
     printf(markdown ? "\n## Headline\n\n" : "\nheadline\n");
     for (int i = 0; i < h.n_dominant; i++)
         printf("%sdominant stage: %s\n", markdown ? "- " : "  ", h.dominant[i]);
     printf("%stop fix: %s\n%s%s\n%s%s\n", markdown ? "- " : "  ", h.fix, markdown ? "- " : "  ", h.ab,
            markdown ? "- " : "  ", h.cache);
-    if (h.slowest[0])
+    if (h.slowest)
         printf("%s%s\n", markdown ? "- " : "  ", h.slowest);
+    pm_rt_headline_free(&h);
     if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
         char legend[1024];
         pm_rt_sig_legend(legend, sizeof legend, a);
@@ -122,21 +128,23 @@ static int print_text(const pm_analysis *a, int markdown)
                                                 "its steps) + outside passes (the rest)", markdown, width);
     else if (!rc)
         printf("\n%s%s\n", markdown ? "- " : "", note);
-    const pm_an_regime *rs[3] = {&a->regime_llm, &a->regime_cnn, &a->regime_cmd};
     printf(markdown ? "\n## Regimes\n\n" : "\nregimes\n");
-    for (int r = 0; r < 3; r++)
-        for (size_t i = 0; i < rs[r]->n_boundaries; i++)
-            printf("%s%s: %s\n", markdown ? "- " : "  ", rs[r]->kind, rs[r]->boundaries[i]);
-    if (!rs[0]->n_cells && !rs[1]->n_cells && !rs[2]->n_cells)   /* say why instead of an empty section */
+    size_t cells = 0;
+    for (size_t r = 0; r < a->n_regimes; r++) {
+        cells += a->regimes[r].n_cells;
+        for (size_t i = 0; i < a->regimes[r].n_boundaries; i++)
+            printf("%s%s: %s\n", markdown ? "- " : "  ", a->regimes[r].kind, a->regimes[r].boundaries[i]);
+    }
+    if (!cells)   /* say why instead of an empty section */
         printf("%snot applicable: no LLM (size x window), CNN (family x resolution) or two-axis configs "
                "(--x SIZE-AXIS --y WORKLOAD-AXIS, or [report] size/workload in the spec)\n", markdown ? "- " : "  ");
     if (!rc && a->n_fits)
         rc = put_table(pm_rt_fits(a), "cost = a * size^k (heavy passes)", markdown, width);
-    if (!isnan(a->family_jsd))
-        printf("\nhandoff: mean Jensen-Shannon distance between families %.3f (%d pairs)\n", a->family_jsd,
-               a->family_jsd_pairs);
-    else
-        printf("\nhandoff: not applicable: fewer than two model families in this sweep\n");
+    char *handoff = pm_rt_handoff_text(a);
+    if (!handoff)
+        return PM_ERR_NOMEM;
+    printf("\nhandoff: %s\n", handoff);
+    free(handoff);
     for (size_t i = 0; i < a->n_crossovers; i++)
         printf("precision: %s\n", a->crossovers[i]);
     if (a->n_crossovers)   /* a median carries no mark: the tested comparison is the A/B table's */

@@ -264,7 +264,7 @@ static int run_store_record(run_store *rs, char **cmd, const pm_run_result *r, l
     pm_report rep;
     pm_report_init(&rep);
     const char *status = r->status == PM_RUN_SPAWN_ERROR ? "spawn-error" : pm_run_status_name(r->status);
-    char note[600] = "", label[128];
+    char note[600] = "", label[256];
     int parsed = 0;
     if (r->status == PM_RUN_OK) {
         const char *path = !strcmp(rs->report, "stdout") ? out_file : !strcmp(rs->report, "stderr") ? err_file
@@ -283,7 +283,11 @@ static int run_store_record(run_store *rs, char **cmd, const pm_run_result *r, l
     } else if (r->status == PM_RUN_SPAWN_ERROR) {
         snprintf(note, sizeof note, "%.500s", r->spawn_error);
     }
-    pm_tool_label(cmd[0], label, sizeof label);
+    if (!rs->tool && pm_tool_label(cmd[0], label, sizeof label)) {
+        pm_report_free(&rep);
+        return pm_err_set(err, PM_ERR_USAGE, "program name longer than %zu characters: give --tool LABEL",
+                          sizeof label - 1);
+    }
     char *argv = pm_argv_join(cmd);
     pm_step_record step = {.tool = rs->tool ? rs->tool : label, .argv = argv, .result = r,
                            .report = parsed ? &rep : NULL};

@@ -137,4 +137,9 @@ printf 'int z;\n' > z.c
 "$P" cache --max-size 1 exec -o z.o -- gcc -c z.c -o z.o
 expect_eq "entries beyond --max-size are evicted" "$(stat_of entries)/$(stat_of bytes)" "0/0"
 expect_eq "10 evictions counted (9 old + the new one)" "$(stat_of evicted)" 10
+
+# a cache folder whose path does not fit is refused naming the limit (it was cut, and the cut folder created)
+msg=$(PASSMAP_CACHE_DIR="$TMP/$(printf 'c%.0s' $(seq 1 4100))" "$P" cache stats 2>&1 >/dev/null)
+case "$msg" in *"cache directory path longer than 4095 bytes"*) ok "long cache folder: error names the limit" ;;
+  *) fail "long cache folder: ${msg:0:200}" ;; esac
 finish

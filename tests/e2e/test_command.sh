@@ -80,6 +80,30 @@ assert len(r["cells"]) == 20, len(r["cells"])
 assert sorted({c["col"] for c in r["cells"]}) == [0, 1, 2, 3]
 assert r["boundaries"], "no sentence about the map"
 PY
+python3 - "$TMP/report.json" <<'PY' && ok "report: handoff over -O per file, fingerprint per file x -O (the spec's axes)" \
+  || fail "handoff/fingerprint axes"
+import json, sys
+j = json.load(open(sys.argv[1]))
+h = j["handoff"]
+assert h["kind"] is None and h["x"] == "opt" and h["x_is_axis"] and not h["log_x"], h
+assert h["series_axes"] == "input" and len(h["series"]) == 5 and len(h["points"]) == 20, h["series"]
+assert h["series_pairs"] == 10 and h["series_js_distance"] is not None, h["series_pairs"]
+assert all(t["n"] == 20 for t in h["trends"]) and any(t["slope"] for t in h["trends"] if t["slope"] is not None)
+fp = j["fingerprints"]
+assert len(fp) == 1 and fp[0]["figure"] == "fingerprint" and fp[0]["bar_axes"] == "input,opt", fp
+assert len(fp[0]["bars"]) == 20 and fp[0]["bars"][0]["label"].endswith(" opt=0"), fp[0]["bars"][:2]
+PY
+"$PASSMAP" report "$db" | grep -q '^handoff: stage share vs opt over 20 configs, series by input (5); rising: ' \
+  && ok "text: handoff sentence over the spec's axes" || fail "text handoff: $("$PASSMAP" report "$db" | grep '^handoff')"
+# without [report] axes: the back end's declared size metric grows the compile, the -O levels are the series
+sqlite3 "$db" "update sweep set meta_json = json_remove(meta_json, '$.report_size', '$.report_workload')"
+"$PASSMAP" report "$db" --json > "$TMP/report-metric.json"
+python3 - "$TMP/report-metric.json" <<'PY' && ok "handoff: declared ir.* metric as x, series by opt" || fail "metric handoff"
+import json, sys
+h = json.load(open(sys.argv[1]))["handoff"]
+assert h["x"].startswith("ir.") and not h["x_is_axis"] and h["log_x"], h["x"]
+assert h["series_axes"] == "opt" and h["series"] == ["opt=0", "opt=1", "opt=2", "opt=3"], h["series"]
+PY
 "$PASSMAP" report "$db" --x input --y opt --json > "$TMP/report2.json"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["regimes"]["command"]; assert (r["rows"], r["cols"], len(r["cells"])) == ("opt", "input", 20), r' \
   "$TMP/report2.json" && ok "report --x/--y picks the regime axes" || fail "report --x/--y"
@@ -216,6 +240,12 @@ INI
 r=$(q "$TMP/noreport.db" "select status || '|' || note from run")
 case "$r" in "failed|true: report "*"/trace.json never appeared") ok "missing report fails the run with the reason" ;;
   *) fail "missing report: $r" ;; esac
+
+# a work folder whose path does not fit is refused naming the limit (it was cut: runs went to another folder)
+msg=$("$PASSMAP" sweep --quiet --db "$TMP/longwork.db" --work-dir "$TMP/$(printf 'w%.0s' $(seq 1 4100))" \
+      "$TMP/m/noreport.ini" 2>&1 >/dev/null)
+case "$msg" in *"work folder path longer than 4095 bytes"*) ok "long --work-dir: error names the limit" ;;
+  *) fail "long --work-dir: $msg" ;; esac
 
 # --- no shell: \$, ; and quotes reach the program as written ---
 cat > "$TMP/m/noshell.ini" <<INI

@@ -71,6 +71,31 @@ PY
 html=$TMP/report.html
 figs=$TMP/figs
 check "html + figures" "$PASSMAP" report "$DB" --html "$html" --figures "$figs"
+# The handoff and fingerprints are keyed on the configs' axes through the kind table: the embedded study must
+# give exactly what it gave when they were keyed on LLM families (captured in tests/fixtures/report/before-axes).
+before=$ROOT/tests/fixtures/report/before-axes
+for f in handoff fingerprint cnn-fingerprint regime-map cnn-regime-map precision precision-window cnn-spine; do
+  cmp -s "$before/$f.dat" "$figs/$f.dat" && ok "same $f points as before the axes" || fail "$f.dat differs from before"
+done
+python3 - "$json" "$before/report.json" <<'PY' && ok "same regimes, handoff trends and family distance as before" \
+  || fail "regimes/handoff differ from before"
+import json, sys
+now, old = json.loads(sys.argv[1]), json.load(open(sys.argv[2]))
+assert now["regimes"]["llm"] == old["regimes"]["llm"] and now["regimes"]["cnn"] == old["regimes"]["cnn"]
+h = now["handoff"]
+assert h["trends"] == old["handoff"]["trends"], "trends"
+assert h["series_js_distance"] == old["handoff"]["family_js_distance"], "distance"
+assert h["series_pairs"] == old["handoff"]["family_pairs"]
+assert h["kind"] == "llm" and h["x"] == "wall" and h["series_axes"] == "family" and h["series"] == ["gemma2", "qwen2"]
+fp = {f["figure"]: f for f in now["fingerprints"]}
+assert fp["fingerprint"]["held"] == "precision=int8 window=512", fp["fingerprint"]["held"]
+assert fp["cnn-fingerprint"]["bar_axes"] == "family"
+PY
+# a figure folder whose paths would not fit is refused naming the limit (it was cut: figures went elsewhere)
+long=$TMP/$(printf 'd%.0s' $(seq 1 4100))
+msg=$("$PASSMAP" report "$DB" --figures "$long" 2>&1 >/dev/null)
+case "$msg" in *"figure folder path longer than 4032 bytes"*) ok "long --figures folder: error names the limit" ;;
+  *) fail "long --figures folder: $msg" ;; esac
 n_svg=$(grep -o '</figcaption><svg' "$html" | wc -l)
 [ "$n_svg" -eq 9 ] && ok "all nine figures inline" || fail "nine figures inline (got $n_svg)"
 [ "$(grep -c 'omitted:' "$html")" -eq 0 ] && ok "no figure omitted" || fail "omitted figures"

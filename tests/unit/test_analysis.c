@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "report_tables.h"
 #include "stagemap.h"
 #include "store.h"
 
@@ -205,17 +206,17 @@ static void sizes_sorted_numerically_and_regimes(void **state)
     assert_float_equal(pm_an_size_value("1.5b"), 1.5e9, 1);
     assert_float_equal(pm_an_size_value("125m"), 1.25e8, 1);
     assert_true(isnan(pm_an_size_value("big")));
-    assert_int_equal(a->regime_llm.n_cells, 6);
+    assert_int_equal(pm_an_regime_of(a, "llm")->n_cells, 6);
     int isel = pm_an_stage_index(a, "isel"), cl = pm_an_stage_index(a, "cleanup");
-    for (size_t k = 0; k < a->regime_llm.n_cells; k++) {
-        const pm_an_cell *cell = &a->regime_llm.cells[k];
+    for (size_t k = 0; k < pm_an_regime_of(a, "llm")->n_cells; k++) {
+        const pm_an_cell *cell = &pm_an_regime_of(a, "llm")->cells[k];
         int want = !strcmp(cell->row, "7b") && cell->col == 256 ? isel : cl;
         assert_int_equal(cell->stage, want);
         assert_float_equal(cell->share, 0.7, 1e-9);
     }
-    assert_int_equal(a->regime_llm.n_boundaries, 2);
-    assert_non_null(strstr(a->regime_llm.boundaries[0], "size 7b: cleanup dominates at window 128, isel from window 256"));
-    assert_non_null(strstr(a->regime_llm.boundaries[1], "window 256: cleanup dominates at size 1.5b, isel from size 7b"));
+    assert_int_equal(pm_an_regime_of(a, "llm")->n_boundaries, 2);
+    assert_non_null(strstr(pm_an_regime_of(a, "llm")->boundaries[0], "size 7b: cleanup dominates at window 128, isel from window 256"));
+    assert_non_null(strstr(pm_an_regime_of(a, "llm")->boundaries[1], "window 256: cleanup dominates at size 1.5b, isel from size 7b"));
     /* only stages this sweep's passes hit are listed, plus process-overhead */
     assert_int_equal(a->n_stages, 3);
     pm_analysis_free(a);
@@ -569,14 +570,144 @@ static void family_similarity(void **state)
         add_run(add_config("llm", fams[f], "1b", 128, "int8", 0), "cold", 1.0, 1, "mlir-opt", "CSE", 0.5,
                 (char *)NULL);
     pm_analysis *a = analyse(NO_RULES);
-    assert_int_equal(a->family_jsd_pairs, 1);
-    assert_float_equal(a->family_jsd, 0.0, 1e-9);
+    assert_int_equal(a->handoff.series_pairs, 1);
+    assert_float_equal(a->handoff.series_jsd, 0.0, 1e-9);
     pm_analysis_free(a);
     add_run(add_config("llm", "phi3", "1b", 128, "int8", 0), "cold", 1.0, 1, "mlir-opt", "LinalgFoo", 0.9,
             (char *)NULL);
     a = analyse(NO_RULES);
-    assert_int_equal(a->family_jsd_pairs, 3);
-    assert_true(a->family_jsd > 0.2);
+    assert_int_equal(a->handoff.series_pairs, 3);
+    assert_true(a->handoff.series_jsd > 0.2);
+    pm_analysis_free(a);
+}
+
+/* A command back end's configs: no workload columns, only axes (input x opt) and a declared size metric. */
+static int64_t add_cmd_config(const char *input, const char *opt)
+{
+    char key[1024];
+    assert_true(snprintf(key, sizeof key, "c/input=%s/opt=%s", input, opt) < (int)sizeof key);
+    pm_param ps[2] = {{(char *)"input", (char *)input}, {(char *)"opt", (char *)opt}};
+    pm_config c = {.key = key, .kind = "command", .variant = "stock", .params = ps, .n_params = 2};
+    int64_t id = 0;
+    pm_err e = {0};
+    assert_int_equal(pm_store_config(store, sweep_id, &c, &id, &e), PM_OK);
+    return id;
+}
+
+static void add_cmd_run(int64_t cfg, double lines, double cse, double linalg)
+{
+    pm_report rep;
+    pm_report_init(&rep);
+    pm_pass p1 = {.name = "CSE", .wall_s = cse, .user_s = cse, .parent = -1};
+    pm_pass p2 = {.name = "LinalgFoo", .wall_s = linalg, .user_s = linalg, .parent = -1};
+    assert_int_equal(pm_report_add_pass(&rep, &p1), PM_OK);
+    assert_int_equal(pm_report_add_pass(&rep, &p2), PM_OK);
+    rep.n_reports = 1;
+    record(cfg, "cold", 1.0, 1.0, "mlir-opt", &rep, "ir.lines", lines);
+    pm_report_free(&rep);
+}
+
+/* files x -O: at -O0 the front end dominates at every size; at -O2 cleanup takes over as the file grows */
+static void command_study(void)
+{
+    const char *inputs[] = {"a.c", "b.c", "c.c"};
+    for (int i = 0; i < 3; i++) {
+        add_cmd_run(add_cmd_config(inputs[i], "0"), pow(10, i + 2), 0.2, 0.6);
+        add_cmd_run(add_cmd_config(inputs[i], "2"), pow(10, i + 2), 0.2 + 0.3 * i, 0.6 - 0.29 * i);
+    }
+}
+
+static void handoff_keyed_on_axes_of_a_command_study(void **state)
+{
+    command_study();
+    pm_analysis *a = analyse(NO_RULES);
+    const pm_an_handoff *h = &a->handoff;
+    int cl = pm_an_stage_index(a, "cleanup");
+    /* no [report] size: the declared size metric grows the compile; the workload axis (input) is what grows,
+     * the remaining axis (opt) makes the series */
+    assert_null(h->kind);
+    assert_string_equal(h->x, "ir.lines");
+    assert_false(h->x_param);
+    assert_true(h->log_x);
+    assert_string_equal(h->series_axes, "opt");
+    assert_int_equal(h->n_series, 2);
+    assert_string_equal(h->series[0], "opt=0");
+    assert_string_equal(h->series[1], "opt=2");
+    assert_int_equal(h->n_points, 6);
+    /* cleanup share 0.2,0.2,0.2 (-O0) and 0.2,0.5,0.8 (-O2) at log10 lines 2,3,4: slope 0.6 / 4 */
+    assert_float_equal(h->trends[cl].slope, 0.15, 1e-9);
+    assert_int_equal(h->trends[cl].n, 6);
+    assert_int_equal(h->series_pairs, 1);
+    assert_true(h->series_jsd > 0.05);
+    /* fingerprint: one bar per file and -O level (the regime map's axes), nothing held */
+    assert_int_equal(a->n_fingerprints, 1);
+    const pm_an_fingerprint *fp = pm_an_fingerprint_for(a, "fingerprint");
+    assert_non_null(fp);
+    assert_string_equal(fp->bar_axes, "input,opt");
+    assert_string_equal(fp->held, "");
+    assert_int_equal(fp->n, 6);
+    assert_string_equal(fp->labels[0], "a.c opt=0");
+    pm_analysis_free(a);
+
+    /* the spec's size axis (report --x opt): the -O level grows the compile, one series per file */
+    pm_an_opts o = {.map = map, .fixes_path = NO_RULES, .size_axis = "opt"};
+    pm_err e = {0};
+    assert_int_equal(pm_analysis_run(db, &o, &a, &e), PM_OK);
+    h = &a->handoff;
+    assert_string_equal(h->x, "opt");
+    assert_true(h->x_param);
+    assert_false(h->log_x);   /* -O0 is x = 0: trends against x, not its log */
+    assert_string_equal(h->series_axes, "input");
+    assert_int_equal(h->n_series, 3);
+    assert_string_equal(h->series[2], "c.c");
+    /* x = 0,0,0,2,2,2: slope 0.9 / 6 */
+    assert_float_equal(h->trends[cl].slope, 0.15, 1e-9);
+    assert_int_equal(h->series_pairs, 3);
+    pm_analysis_free(a);
+}
+
+/* An LLM study keeps its kind row's axes even beside a command study's configs: x the cold wall, series by family;
+ * the kinds without a row get their own fingerprint. */
+static void kind_row_leads_the_handoff(void **state)
+{
+    command_study();
+    const char *fams[] = {"qwen2", "llama3.2"};
+    for (int f = 0; f < 2; f++)
+        add_run(add_config("llm", fams[f], "1b", 128, "int8", 0), "cold", 1.0, 1, "mlir-opt", "CSE", 0.5,
+                (char *)NULL);
+    pm_analysis *a = analyse(NO_RULES);
+    assert_string_equal(a->handoff.kind, "llm");
+    assert_string_equal(a->handoff.x, "wall");
+    assert_string_equal(a->handoff.series_axes, "family");
+    assert_int_equal(a->handoff.n_points, 2);
+    assert_int_equal(a->n_fingerprints, 2);
+    assert_string_equal(a->fingerprints[0].kind, "llm");
+    assert_string_equal(a->fingerprints[0].bar_axes, "family,size");
+    assert_null(a->fingerprints[1].kind);
+    assert_int_equal(a->fingerprints[1].n, 6);
+    pm_analysis_free(a);
+}
+
+/* No silent caps in the sentences: a file name is an axis value of any length; the regime boundary and the
+ * headline's slowest compile name it whole (they were cut at 512 bytes). */
+static void long_axis_values_are_not_cut(void **state)
+{
+    char name[700];
+    memset(name, 'f', sizeof name);
+    strcpy(name + sizeof name - 3, ".c");
+    int64_t c0 = add_cmd_config(name, "0"), c2 = add_cmd_config(name, "2");
+    add_cmd_run(c0, 100, 0.1, 0.8);   /* -O0: front-end dominates */
+    add_cmd_run(c2, 100, 0.8, 0.1);   /* -O2: cleanup dominates */
+    pm_analysis *a = analyse(NO_RULES);
+    assert_int_equal(pm_an_regime_of(a, "command")->n_boundaries, 1);
+    assert_non_null(strstr(pm_an_regime_of(a, "command")->boundaries[0], name));
+    assert_non_null(strstr(pm_an_regime_of(a, "command")->boundaries[0], "from opt 2"));
+    pm_rt_headline h;
+    assert_int_equal(pm_rt_headline_build(a, &h), PM_OK);
+    assert_non_null(h.slowest);
+    assert_non_null(strstr(h.slowest, name));
+    assert_non_null(strstr(h.slowest, "cold"));
+    pm_rt_headline_free(&h);
     pm_analysis_free(a);
 }
 
@@ -606,6 +737,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(precision_series_in_size_order_across_families, setup, teardown),
         cmocka_unit_test_setup_teardown(fix_rules_pick_by_evidence, setup, teardown),
         cmocka_unit_test_setup_teardown(family_similarity, setup, teardown),
+        cmocka_unit_test_setup_teardown(handoff_keyed_on_axes_of_a_command_study, setup, teardown),
+        cmocka_unit_test_setup_teardown(kind_row_leads_the_handoff, setup, teardown),
+        cmocka_unit_test_setup_teardown(long_axis_values_are_not_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_sweep_is_notfound, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -97,6 +97,26 @@ static void tool_labels(void **state)
     assert_string_equal(b, "mlir-opt");
     pm_tool_label("cc1", b, sizeof b);
     assert_string_equal(b, "cc1");
+    /* a program name longer than the label was cut (and matched another tool's stage map): now refused */
+    char name[300];
+    memset(name, 'x', sizeof name - 1);
+    name[sizeof name - 1] = 0;
+    assert_int_equal(pm_tool_label(name, b, sizeof b), PM_ERR_USAGE);
+    char text[600];
+    snprintf(text, sizeof text, "[sweep]\nname = t\nbackend = command\n[matrix m]\nv = 1\n[step s]\nargv = /bin/%s {v}\n",
+             name);
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_equal(pm_spec_parse(text, "t.ini", &s, &e), PM_OK);
+    pm_backend_ctx ctx = {.spec = s};
+    const pm_backend_ops *be = pm_backend_find("command");
+    assert_int_equal(be->prepare(&ctx, &e), PM_OK);
+    pm_steps st;
+    assert_int_equal(be->steps(&ctx, 0, NULL, "/run/x", &st, &e), PM_ERR_USAGE);
+    if (!strstr(e.msg, "program name longer than 255 characters"))
+        fail_msg("steps: '%s'", e.msg);
+    be->cleanup(&ctx);
+    pm_spec_free(s);
 }
 
 static void words_split_like_a_shell_without_one(void **state)
@@ -307,6 +327,34 @@ static void bad_command_specs_name_the_line(void **state)
     }
 }
 
+/* No silent caps on spec values: a variant axis value longer than the config's variant field was dropped without
+ * a word (the config ran as "no variant"); a spec path longer than its field was cut (relative model paths then
+ * resolved against another folder). Both now fail naming the limit. */
+static void long_spec_values_fail_naming_the_limit(void **state)
+{
+    char text[512], v[80];
+    memset(v, 'v', sizeof v - 1);
+    v[sizeof v - 1] = 0;
+    snprintf(text, sizeof text, "[sweep]\nname = t\nbackend = command\n[matrix m]\nvariant = stock, %s\n"
+                                "[step s]\nargv = cc {variant}\n", v);
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_not_equal(parse_in_dir(text, &s, &e), PM_OK);
+    assert_null(s);
+    if (!strstr(e.msg, "longer than 47 characters"))
+        fail_msg("variant: '%s'", e.msg);
+    char *path = malloc(2100);
+    assert_non_null(path);
+    memset(path, 'd', 2099);
+    path[0] = '/';
+    path[2099] = 0;
+    memset(&e, 0, sizeof e);
+    assert_int_not_equal(pm_spec_parse("[sweep]\nname = t\n", path, &s, &e), PM_OK);
+    free(path);
+    if (!strstr(e.msg, "spec path longer than 1023 bytes"))
+        fail_msg("path: '%s'", e.msg);
+}
+
 static void literal_braces_are_not_placeholders(void **state)
 {
     pm_spec *s = NULL;
@@ -383,6 +431,7 @@ int main(void)
         cmocka_unit_test(values_with_spaces_stay_one_word),
         cmocka_unit_test(bad_command_specs_name_the_line),
         cmocka_unit_test(null_steps_per_tool),
+        cmocka_unit_test(long_spec_values_fail_naming_the_limit),
         cmocka_unit_test(literal_braces_are_not_placeholders),
         cmocka_unit_test(metrics_measure_files_and_streams),
     };

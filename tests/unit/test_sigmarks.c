@@ -133,9 +133,10 @@ static void test_ab_table_marks(void **state)
 
     /* the headline counts the same marks */
     pm_rt_headline h;
-    pm_rt_headline_build(&f.a, &h);
+    assert_int_equal(pm_rt_headline_build(&f.a, &h), PM_OK);
     assert_non_null(strstr(h.ab, "variant fix vs stock"));
     assert_non_null(strstr(h.ab, "1 faster, 0 slower, 2 same, 1 n/a"));
+    pm_rt_headline_free(&h);
     /* the legend is compare's rule */
     char legend[1024], rule[768];
     pm_rt_sig_legend(legend, sizeof legend, &f.a);

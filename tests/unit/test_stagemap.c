@@ -3,7 +3,9 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "stagemap.h"
@@ -52,12 +54,41 @@ static void loads_fixture_file_and_default_dir(void **state)
     unsetenv("PASSMAP_DATA_DIR");
 }
 
+/* Every stages-*.tsv of the data folder is read: the 65th and later were dropped without a word. */
+static void every_map_file_is_read(void **state)
+{
+    char dir[] = "/tmp/pm-test-stagemap-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    for (int i = 0; i < 70; i++) {
+        snprintf(path, sizeof path, "%s/stages-tool%02d.tsv", dir, i);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "tool%02d\t*\tstage%02d\n", i, i);
+        fclose(f);
+    }
+    setenv("PASSMAP_DATA_DIR", dir, 1);
+    pm_stagemap *m = pm_stagemap_new();
+    pm_err e = {0};
+    assert_int_equal(pm_stagemap_load_default(m, &e), PM_OK);
+    assert_int_equal(pm_stagemap_rules(m), 70);
+    assert_string_equal(pm_stagemap_match(m, "tool69", "x"), "stage69");
+    pm_stagemap_free(m);
+    unsetenv("PASSMAP_DATA_DIR");
+    for (int i = 0; i < 70; i++) {
+        snprintf(path, sizeof path, "%s/stages-tool%02d.tsv", dir, i);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(first_match_wins_and_globs),
         cmocka_unit_test(bad_line_names_file_and_line),
         cmocka_unit_test(loads_fixture_file_and_default_dir),
+        cmocka_unit_test(every_map_file_is_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
