@@ -443,6 +443,8 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
     close_fd(&err_p[1]);
     close_fd(&report_p[1]);
     close_fd(&go_p[0]);
+    if (opts->on_start && (rc = opts->on_start(opts->on_start_arg, pid, err)))
+        goto cleanup; /* cleanup kills and reaps the child, which never got its go */
     if (opts->count_instructions)
         perf_fd = open_perf_counter(pid, &res->instructions_errno);
     else

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "error.h"
 
 typedef enum pm_run_status {
@@ -33,6 +34,11 @@ typedef struct pm_run_opts {
     /* Added by the runner: when *cancel becomes non-zero (e.g. set by a SIGINT handler) the process group is
      * terminated like on a timeout and the run ends as PM_RUN_FAILED. NULL: not cancellable. */
     const volatile sig_atomic_t *cancel;
+    /* Added: called in passmap once the child leads its own process group and before the command is exec'd
+     * (the child waits for it), so the caller can record the group first (pm_pgroup_record). Non-zero: the
+     * child is killed unexec'd and pm_run_exec returns that error. NULL: none. */
+    int (*on_start)(void *arg, pid_t pgid, pm_err *err);
+    void *on_start_arg;
 } pm_run_opts;
 
 typedef struct pm_run_result {

@@ -99,6 +99,13 @@ static void on_progress(void *user, const pm_sweep_progress *p)
     }
 }
 
+/* Said even with --quiet: something an earlier sweep left behind was dealt with (or could not be). */
+static void on_notice(void *user, const char *line)
+{
+    (void)user;
+    fprintf(stderr, "passmap sweep: %s\n", line);
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -224,6 +231,7 @@ int cmd_sweep(int argc, char **argv)
     progress_state ps = {.tty = isatty(STDERR_FILENO), .quiet = quiet, .dry = opts.dry_run};
     opts.progress = on_progress;
     opts.progress_user = &ps;
+    opts.notice = on_notice;
     signal(SIGINT, on_sigint);
     signal(SIGTERM, on_sigint);
     pm_sweep_summary sum;
