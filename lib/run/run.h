@@ -39,6 +39,11 @@ typedef struct pm_run_opts {
      * child is killed unexec'd and pm_run_exec returns that error. NULL: none. */
     int (*on_start)(void *arg, pid_t pgid, pm_err *err);
     void *on_start_arg;
+    /* Added: the command stays in passmap's process group instead of its own. For a wrapper that is itself a
+     * step (`cache exec`): the step's group then holds the compiler and whatever it starts, so the sweep's
+     * timeout and its record of the group (pgroup.h) cover them. Timeout and cancel signal the command alone;
+     * on_start gets passmap's group. */
+    int same_group;
 } pm_run_opts;
 
 typedef struct pm_run_result {

@@ -59,6 +59,34 @@ dups=$(sqlite3 "$db" "select count(*) from (select 1 from run group by config_id
 "$PASSMAP" sweep --quiet --db "$db" "$TMP/s.ini" >/dev/null 2>"$TMP/err2"
 [ ! -s "$TMP/err2" ] && ok "nothing to say when nothing was left" || fail "said: $(cat "$TMP/err2")"
 
+# The warm path: the step is `passmap cache exec -- CMD`, and CMD (a wrapper's child) stays in the step's group,
+# so what it backgrounds is on record too (in a group of its own it escaped). The 2nd call is the cache miss.
+cat >"$TMP/w.ini" <<INI
+[sweep]
+name = nested
+backend = command
+repeats = 1
+warm = true
+warm_repeats = 1
+
+[matrix m]
+n = 1
+
+[step s]
+argv = sh -c 'c=\$(cat {spec_dir}/count 2>/dev/null || echo 0); echo \$((c + 1)) >{spec_dir}/count; if [ \$c = 1 ]; then sleep $((BG + 2)) & exec sleep $((FG + 2)); fi'
+INI
+"$PASSMAP" sweep --quiet --db "$TMP/w.db" "$TMP/w.ini" >/dev/null 2>&1 &
+pm=$!; pids+=("$pm")
+bg=$(wait_for "sleep $((BG + 2))") && pids+=("$bg") || fail "warm: the background process never started"
+kill -KILL "$pm"; wait "$pm" 2>/dev/null
+alive "${bg:-0}" && ok "warm: the background process outlives a SIGKILLed sweep" || fail "warm: nothing left"
+"$PASSMAP" sweep --quiet --db "$TMP/w.db" "$TMP/w.ini" >/dev/null 2>"$TMP/err"
+rc=$?
+! alive "${bg:-0}" && grep -q "killed process group .*config m/n=1, cache-miss r0, step sh$" "$TMP/err" \
+  && ok "warm: what the command under cache exec left is killed on resume" || { fail "warm: not reaped"; sed 's/^/#   /' "$TMP/err"; }
+[ "$rc" -eq 0 ] && [ "$(sqlite3 "$TMP/w.db" "select group_concat(mode, ' ') from (select mode from run order by id)")" = "cold cache-miss warm" ] \
+  && ok "warm: resumed sweep completes, one run per mode" || fail "warm: rc=$rc, runs $(sqlite3 "$TMP/w.db" "select group_concat(mode) from run")"
+
 # passmap run --db continues the config's repeats: the same check before its runs
 "$PASSMAP" run --db "$TMP/r.db" --config k -n 1 -- sh -c "sleep $((BG + 1)) & exec sleep $((FG + 1))" >/dev/null 2>&1 &
 pm=$!; pids+=("$pm")

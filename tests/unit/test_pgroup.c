@@ -251,6 +251,35 @@ static void runner_records_before_exec(void **state)
     assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* reaped */
 }
 
+/* A wrapper's command (same_group) stays in the caller's group, where the step's record covers it; its
+ * timeout then signals the command alone (the caller, in the same group, lives on). */
+static void same_group_stays_in_the_callers_group(void **state)
+{
+    char out[128];
+    snprintf(out, sizeof out, "%s/pgid", tmpdir);
+    char *argv[] = {"sh", "-c", "ps -o pgid= -p $$", NULL};
+    pm_run_opts o = {.same_group = 1, .stdout_path = out};
+    pm_run_result r;
+    pm_err err = {0};
+    assert_int_equal(pm_run_exec(argv, &o, &r, &err), PM_OK);
+    assert_int_equal(r.status, PM_RUN_OK);
+    FILE *f = fopen(out, "r");
+    long pgid = 0;
+    assert_int_equal(fscanf(f, "%ld", &pgid), 1);
+    fclose(f);
+    assert_int_equal(pgid, (long)getpgrp());
+    o.same_group = 0;
+    assert_int_equal(pm_run_exec(argv, &o, &r, &err), PM_OK);
+    f = fopen(out, "r");
+    assert_int_equal(fscanf(f, "%ld", &pgid), 1);
+    fclose(f);
+    assert_int_not_equal(pgid, (long)getpgrp());
+    char *slow[] = {"sleep", "30", NULL};
+    pm_run_opts t = {.same_group = 1, .timeout_s = 0.2};
+    assert_int_equal(pm_run_exec(slow, &t, &r, &err), PM_OK);
+    assert_int_equal(r.status, PM_RUN_TIMEOUT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +288,7 @@ int main(void)
         cmocka_unit_test(record_round_trip),
         cmocka_unit_test(reap_kills_leftovers_and_keeps_live_ones),
         cmocka_unit_test(runner_records_before_exec),
+        cmocka_unit_test(same_group_stays_in_the_callers_group),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
