@@ -1,11 +1,12 @@
 /* pm_run: fork/exec one command in its own process group and measure it.
  *
  * Sequence: the parent opens the capture files and pipes (all O_CLOEXEC), forks; the child resets signals,
- * moves into its own process group (unless same_group), wires stdin/stdout/stderr, chdir()s, sets RLIMIT_AS, then blocks until
- * the parent closes the "go" pipe, so that the parent can attach a perf counter (enable_on_exec) before the
- * exec. An exec failure is written to a CLOEXEC "report" pipe (EOF there means the exec succeeded). The
- * parent then polls the output pipes and a pidfd until the child exits, enforcing the timeout. Rusage comes
- * from wait4() on the child: descendants count only if the child waited for them.
+ * moves into its own process group (unless same_group), wires stdin/stdout/stderr, chdir()s, sets RLIMIT_AS,
+ * then blocks until the parent closes the "go" pipe, so that the parent can record the group (on_start) and
+ * attach a perf counter (enable_on_exec) before the exec. An exec failure is written to a CLOEXEC "report"
+ * pipe (EOF there means the exec succeeded). The parent then polls the output pipes and a pidfd until the
+ * child exits, enforcing the timeout. Rusage comes from wait4() on the child: descendants count only if the
+ * child waited for them.
  *
  * A killed passmap: the child has PR_SET_PDEATHSIG(SIGKILL); what it runs in the background does not, and is
  * found through its process group, which the caller records in on_start (pgroup.h). */

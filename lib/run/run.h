@@ -31,8 +31,8 @@ typedef struct pm_run_opts {
     const char *const *env_set; /* NULL-terminated "NAME=VALUE" added/overridden in the child; NULL: none */
     int count_instructions;     /* try perf_event_open (user-space instructions of the child tree) */
     const char *stdin_path;     /* NULL: /dev/null */
-    /* Added by the runner: when *cancel becomes non-zero (e.g. set by a SIGINT handler) the process group is
-     * terminated like on a timeout and the run ends as PM_RUN_FAILED. NULL: not cancellable. */
+    /* Added by the runner: when *cancel becomes non-zero (e.g. set by a SIGINT handler) the process group (the
+     * command alone with same_group) is terminated like on a timeout and the run ends as PM_RUN_FAILED. NULL: not cancellable. */
     const volatile sig_atomic_t *cancel;
     /* Added: called in passmap once the child leads its own process group and before the command is exec'd
      * (the child waits for it), so the caller can record the group first (pm_pgroup_record). Non-zero: the

@@ -242,6 +242,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         n_done = i + 1;
         rc = pm_run_exec(st->argv, &ro, &sl.results[i], err);
         pm_pgroup_unrecord(&x->pgrec);
+        x->pgrec.what = NULL;
         if (rc)
             goto cleanup;
         sl.argvs[i] = pm_argv_join(st->argv);

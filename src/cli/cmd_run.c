@@ -53,7 +53,8 @@ static void usage(FILE *out)
             "      --json            one JSON object on stdout instead of the table\n"
             "Recording (each measured run becomes one run in a results database, process stats and pass times\n"
             "together, as a sweep stores them):\n"
-            "      --db FILE         results database (created when missing)\n"
+            "      --db FILE         results database (created when missing); what a killed `run --db` left\n"
+            "                        running in a run's process group is killed first (one line on stderr)\n"
             "      --config KEY      the config the runs belong to, e.g. c/input=a.c/opt=2 (NAME=VALUE parts\n"
             "                        become its parameters, for compare --a NAME=V --b NAME=W)\n"
             "      --sweep NAME      sweep to record into (default runs)\n"
@@ -429,8 +430,8 @@ int cmd_run(int argc, char **argv)
     if (rs.db) {
         /* A rerun continues the config's repeats: what a killed `run --db` left running in a run's process
          * group (backgrounded, so PDEATHSIG missed it) would compete with the runs measured now. */
-        if (run_store_open(&rs, cmd, &err) != PM_OK || pm_pgroup_recorder_init(&pgrec, rs.db, &err) != PM_OK ||
-            pm_pgroup_reap(rs.db, on_notice, NULL, &err) != PM_OK) {
+        if (run_store_open(&rs, cmd, &err) != PM_OK || pm_pgroup_recorder_init(&pgrec, rs.db, &err) != PM_OK
+            || pm_pgroup_reap(rs.db, on_notice, NULL, &err) != PM_OK) {
             fprintf(stderr, "passmap run: %s\n", err.msg);
             pm_store_close(rs.st);
             return PM_EXIT_FAIL;

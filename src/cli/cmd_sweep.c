@@ -27,7 +27,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: passmap sweep [options] SPEC.ini\n"
             "Runs every config of the spec's matrix (repeats interleaved) and records each run in SQLite.\n"
-            "Rerunning the same command resumes: runs already recorded are skipped.\n\n"
+            "Rerunning the same command resumes: runs already recorded are skipped, and what a killed sweep left\n"
+            "running in a step's process group is killed first (one line on stderr).\n\n"
             "  --db FILE         results database (default: NAME.db, NAME from [sweep] name)\n"
             "  --work-dir DIR    run folders and the warm cache (default: DB.runs)\n"
             "  --warm            also run each config through the compiled-artifact cache (recompile / hit)\n"
