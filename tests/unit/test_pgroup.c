@@ -47,8 +47,10 @@ static fake_step start_step(void)
     assert_true(l >= 0);
     if (l == 0) {
         setpgid(0, 0);
+        alarm(30); /* a failed assertion leaves no process behind for long (alarms are not inherited) */
         pid_t b = fork();
         if (b == 0) {
+            alarm(30);
             close(p[0]);
             close(p[1]);
             for (;;)
@@ -221,6 +223,16 @@ static void reap_kills_leftovers_and_keeps_live_ones(void **state)
     assert_int_equal(ns.n, 1);
     assert_non_null(strstr(ns.last, "on host elsewhere.invalid"));
     assert_int_equal(access(rec_far, F_OK), 0);
+    /* a record that is not one (a foreign file under the name): said and removed */
+    char junk[160];
+    snprintf(junk, sizeof junk, "%s.pgroup.4", db);
+    FILE *f = fopen(junk, "w");
+    fputs("group 1\n", f);
+    fclose(f);
+    ns.n = 0;
+    assert_int_equal(pm_pgroup_reap(db, collect, &ns, &err), PM_OK);
+    assert_int_equal(ns.n, 2); /* the other machine's, again, and the junk */
+    assert_int_not_equal(access(junk, F_OK), 0);
     cleanup_step(&live);
     kill(live.member, SIGKILL);
 }
