@@ -1563,7 +1563,11 @@ static int run_captured(pm_cache *c, char *const *argv, const pm_cache_request *
     pm_run_result rr;
     opts.stdout_path = out.path;
     opts.stderr_path = errc.path;
-    opts.cancel = req->cancel; /* CMD runs in its own process group: passmap forwards interrupts */
+    opts.cancel = req->cancel; /* passmap forwards interrupts to CMD */
+    /* A wrapper, like ccache: CMD stays in the caller's group. Under a sweep that is the step's group, which
+     * the sweep's timeout kills and its record of the group covers: what CMD starts in the background is
+     * reaped after a killed sweep too (in a group of its own it escaped both). */
+    opts.same_group = 1;
     if ((rc = pm_run_exec(argv, &opts, &rr, err)))
         goto cleanup;
     if (rr.status == PM_RUN_SPAWN_ERROR) {

@@ -1,11 +1,15 @@
 /* pm_run: fork/exec one command in its own process group and measure it.
  *
  * Sequence: the parent opens the capture files and pipes (all O_CLOEXEC), forks; the child resets signals,
- * moves into its own process group, wires stdin/stdout/stderr, chdir()s, sets RLIMIT_AS, then blocks until
- * the parent closes the "go" pipe, so that the parent can attach a perf counter (enable_on_exec) before the
- * exec. An exec failure is written to a CLOEXEC "report" pipe (EOF there means the exec succeeded). The
- * parent then polls the output pipes and a pidfd until the child exits, enforcing the timeout. Rusage comes
- * from wait4() on the child: descendants count only if the child waited for them. */
+ * moves into its own process group (unless same_group), wires stdin/stdout/stderr, chdir()s, sets RLIMIT_AS,
+ * then blocks until the parent closes the "go" pipe, so that the parent can record the group (on_start) and
+ * attach a perf counter (enable_on_exec) before the exec. An exec failure is written to a CLOEXEC "report"
+ * pipe (EOF there means the exec succeeded). The parent then polls the output pipes and a pidfd until the
+ * child exits, enforcing the timeout. Rusage comes from wait4() on the child: descendants count only if the
+ * child waited for them.
+ *
+ * A killed passmap: the child has PR_SET_PDEATHSIG(SIGKILL); what it runs in the background does not, and is
+ * found through its process group, which the caller records in on_start (pgroup.h). */
 #include "run.h"
 #include "util.h"
 
@@ -233,7 +237,8 @@ static void child_main(char *const argv[], char **envp, const pm_run_opts *opts,
 {
     /* The command dies with passmap: a SIGKILLed sweep must not leave a compiler writing into the run folder
      * the resumed sweep reuses. The check after it covers a parent that died before the prctl. (Kept across
-     * exec; the command's own children are its business, and the process group kill on timeout.) */
+     * exec. The command's own children do not inherit it: they stay in its process group, which a timeout
+     * kills and which the caller may record for the next sweep to reap, pgroup.h.) */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
@@ -250,7 +255,8 @@ static void child_main(char *const argv[], char **envp, const pm_run_opts *opts,
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    setpgid(0, 0);
+    if (!opts->same_group)
+        setpgid(0, 0);
     if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         child_fail(report_fd, STAGE_DUP);
     /* fds the caller opened without O_CLOEXEC (a make jobserver, say) must not reach the command either.
@@ -308,9 +314,18 @@ static int64_t read_perf_counter(int fd)
     return (int64_t)v[0];
 }
 
-static void kill_and_reap(pid_t pid)
+/* The command's process group, or the command alone when it shares passmap's group (same_group). */
+static void signal_command(pid_t pid, int same_group, int sig)
 {
-    killpg(pid, SIGKILL);
+    if (same_group)
+        kill(pid, sig);
+    else
+        killpg(pid, sig);
+}
+
+static void kill_and_reap(pid_t pid, int same_group)
+{
+    signal_command(pid, same_group, SIGKILL);
     kill(pid, SIGKILL);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
         ;
@@ -437,12 +452,15 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
         child_main(argv, envp, opts, in_fd, out_p[1], err_p[1], report_p[1], go_p[0], go_p[1], out_p[0],
                    err_p[0], parent);
 
-    setpgid(pid, pid); /* also done by the child; whichever runs first wins, so killpg() is never early */
+    if (!opts->same_group)
+        setpgid(pid, pid); /* also done by the child; whichever runs first wins, so killpg() is never early */
     close_fd(&in_fd);
     close_fd(&out_p[1]);
     close_fd(&err_p[1]);
     close_fd(&report_p[1]);
     close_fd(&go_p[0]);
+    if (opts->on_start && (rc = opts->on_start(opts->on_start_arg, opts->same_group ? getpgrp() : pid, err)))
+        goto cleanup; /* cleanup kills and reaps the child, which never got its go */
     if (opts->count_instructions)
         perf_fd = open_perf_counter(pid, &res->instructions_errno);
     else
@@ -485,21 +503,23 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
         if (!reaped) {
             int cancel_now = opts->cancel && *opts->cancel;
             if (!term_sent && (cancel_now || (opts->timeout_s > 0 && now - t0 >= opts->timeout_s))) {
-                killpg(pid, SIGTERM);
+                signal_command(pid, opts->same_group, SIGTERM);
                 term_sent = 1;
                 term_time = now;
                 cancelled = cancel_now;
                 timed_out = !cancel_now;
             } else if (term_sent && !kill_sent && now - term_time >= PM_RUN_KILL_GRACE_S) {
-                killpg(pid, SIGKILL);
+                signal_command(pid, opts->same_group, SIGKILL);
                 kill_sent = 1;
             }
         } else {
             if (fds[0] < 0 && fds[1] < 0)
                 break;
             if (now - exit_time >= PM_RUN_DRAIN_S) {
-                /* A descendant still holds a pipe: do not wait for it forever. */
-                killpg(pid, SIGKILL);
+                /* A descendant still holds a pipe: do not wait for it forever. (In a shared group it is left to
+                 * whoever owns the group: the step around a wrapper.) */
+                if (!opts->same_group)
+                    killpg(pid, SIGKILL);
                 break;
             }
         }
@@ -536,7 +556,7 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
                 continue;
             rc = pm_err_errno(err, PM_ERR_IO, "run: poll");
             if (!reaped)
-                kill_and_reap(pid);
+                kill_and_reap(pid, opts->same_group);
             pid = -1;
             goto cleanup;
         }
@@ -560,7 +580,7 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
                 res->wall_s = exit_time - t0;
             } else if (w < 0 && errno != EINTR) {
                 rc = pm_err_errno(err, PM_ERR_CHILD, "run: wait4");
-                kill_and_reap(pid);
+                kill_and_reap(pid, opts->same_group);
                 pid = -1;
                 goto cleanup;
             }
@@ -607,7 +627,7 @@ int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res,
 
 cleanup:
     if (pid > 0)
-        kill_and_reap(pid);
+        kill_and_reap(pid, opts->same_group);
     for (int i = 0; i < 2; i++) {
         capture_finish(&cap[i]);
         if (cap[i].write_errno && rc == PM_OK) {

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "error.h"
 
 typedef enum pm_run_status {
@@ -30,9 +31,19 @@ typedef struct pm_run_opts {
     const char *const *env_set; /* NULL-terminated "NAME=VALUE" added/overridden in the child; NULL: none */
     int count_instructions;     /* try perf_event_open (user-space instructions of the child tree) */
     const char *stdin_path;     /* NULL: /dev/null */
-    /* Added by the runner: when *cancel becomes non-zero (e.g. set by a SIGINT handler) the process group is
-     * terminated like on a timeout and the run ends as PM_RUN_FAILED. NULL: not cancellable. */
+    /* Added by the runner: when *cancel becomes non-zero (e.g. set by a SIGINT handler) the process group (the
+     * command alone with same_group) is terminated like on a timeout and the run ends as PM_RUN_FAILED. NULL: not cancellable. */
     const volatile sig_atomic_t *cancel;
+    /* Added: called in passmap once the child leads its own process group and before the command is exec'd
+     * (the child waits for it), so the caller can record the group first (pm_pgroup_record). Non-zero: the
+     * child is killed unexec'd and pm_run_exec returns that error. NULL: none. */
+    int (*on_start)(void *arg, pid_t pgid, pm_err *err);
+    void *on_start_arg;
+    /* Added: the command stays in passmap's process group instead of its own. For a wrapper that is itself a
+     * step (`cache exec`): the step's group then holds the compiler and whatever it starts, so the sweep's
+     * timeout and its record of the group (pgroup.h) cover them. Timeout and cancel signal the command alone;
+     * on_start gets passmap's group. */
+    int same_group;
 } pm_run_opts;
 
 typedef struct pm_run_result {

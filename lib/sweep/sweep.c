@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "host.h"
 #include "parse.h"
+#include "pgroup.h"
 #include "run.h"
 #include "stats.h"
 #include "store.h"
@@ -127,6 +128,7 @@ typedef struct sweep_ctx {
     int *in_shard;      /* per config: 1 when this sweep (shard) runs it */
     int64_t host_id;    /* the machine measuring, recorded with every run */
     int cap_tasks;      /* allocated length of the task list plan() fills */
+    pm_pgroup_recorder pgrec; /* the step in flight's process group, recorded beside the database */
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -228,10 +230,21 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         pm_run_opts ro = {.timeout_s = x->spec->timeout_s, .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
                           .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
                           .count_instructions = 1, .cancel = x->opts->stop};
+        /* The step's process group is on record while it runs: what it leaves behind if passmap is killed is
+         * found and killed by the next sweep on this database (pm_pgroup_reap). */
+        char what[PATH_MAX];
+        snprintf(what, sizeof what, "config %s, %s r%d, step %s", x->spec->configs[t->config].key, t->mode,
+                 t->repeat, st->tool);
+        x->pgrec.what = what;
+        ro.on_start = pm_pgroup_record;
+        ro.on_start_arg = &x->pgrec;
         pm_report_init(&sl.reports[i]);
         memset(&sl.results[i], 0, sizeof sl.results[i]);
         n_done = i + 1;
-        if ((rc = pm_run_exec(st->argv, &ro, &sl.results[i], err)))
+        rc = pm_run_exec(st->argv, &ro, &sl.results[i], err);
+        pm_pgroup_unrecord(&x->pgrec);
+        x->pgrec.what = NULL;
+        if (rc)
             goto cleanup;
         sl.argvs[i] = pm_argv_join(st->argv);
         pm_run_result *r = &sl.results[i];
@@ -758,6 +771,11 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     }
     /* One sweep writes a database at a time; merge refuses a database while it is held. */
     if (!opts->dry_run && (rc = pm_store_writer_lock(opts->db_path, &lock_fd, err)))
+        goto cleanup;
+    /* A killed sweep's steps may have left processes running (backgrounded by a step, so PDEATHSIG missed
+     * them): they would write into the run folders reused below and compete with the runs measured. */
+    if (!opts->dry_run && ((rc = pm_pgroup_recorder_init(&x.pgrec, opts->db_path, err)) ||
+                           (rc = pm_pgroup_reap(opts->db_path, opts->notice, opts->notice_user, err))))
         goto cleanup;
     if ((rc = fmt_path(x.cache_dir, sizeof x.cache_dir, err, "%s/cache", x.work)))
         goto cleanup;

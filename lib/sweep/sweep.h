@@ -37,6 +37,9 @@ typedef struct pm_sweep_opts {
     volatile sig_atomic_t *stop;  /* when set (SIGINT), stop after the run in progress */
     pm_shard shard;           /* run only shard k of n of the configs (n == 0: all) */
     const char *costs_db;     /* measured walls of an earlier sweep, to balance the shards; NULL: IR sizes */
+    /* one line for the user, e.g. a process group an earlier, killed sweep left running was killed; NULL: none */
+    void (*notice)(void *user, const char *line);
+    void *notice_user;
 } pm_sweep_opts;
 
 typedef struct pm_sweep_summary {

@@ -20,6 +20,7 @@
 #include "util.h"
 #include "ov.h"
 #include "parse.h"
+#include "pgroup.h"
 #include "run.h"
 #include "stats.h"
 #include "store.h"
@@ -52,7 +53,8 @@ static void usage(FILE *out)
             "      --json            one JSON object on stdout instead of the table\n"
             "Recording (each measured run becomes one run in a results database, process stats and pass times\n"
             "together, as a sweep stores them):\n"
-            "      --db FILE         results database (created when missing)\n"
+            "      --db FILE         results database (created when missing); what a killed `run --db` left\n"
+            "                        running in a run's process group is killed first (one line on stderr)\n"
             "      --config KEY      the config the runs belong to, e.g. c/input=a.c/opt=2 (NAME=VALUE parts\n"
             "                        become its parameters, for compare --a NAME=V --b NAME=W)\n"
             "      --sweep NAME      sweep to record into (default runs)\n"
@@ -217,6 +219,12 @@ static char *run_file(const char *base, long n_runs, int index)
     return p;
 }
 
+static void on_notice(void *user, const char *line)
+{
+    (void)user;
+    fprintf(stderr, "passmap run: %s\n", line);
+}
+
 /* --db: where measured runs are recorded. */
 typedef struct run_store {
     const char *db, *key, *sweep, *report, *tool;
@@ -325,6 +333,8 @@ int cmd_run(int argc, char **argv)
     long n_runs = 5, warmup = 0;
     int json = 0, verbose = 0;
     pm_run_opts opts = {.count_instructions = 1, .cancel = &interrupted};
+    pm_pgroup_recorder pgrec = {.what = NULL};
+    char what[PATH_MAX];
     const char *stdout_base = NULL, *stderr_base = NULL;
     run_store rs = {.sweep = "runs", .report = "stderr", .fmt = PM_FMT_AUTO};
     pm_err err;
@@ -422,11 +432,16 @@ int cmd_run(int argc, char **argv)
     if (rs.db && openvino)
         return usage_error("%s", "--db records command runs; the openvino back end records through passmap sweep");
     if (rs.db) {
-        if (run_store_open(&rs, cmd, &err) != PM_OK) {
+        /* A rerun continues the config's repeats: what a killed `run --db` left running in a run's process
+         * group (backgrounded, so PDEATHSIG missed it) would compete with the runs measured now. */
+        if (run_store_open(&rs, cmd, &err) != PM_OK || pm_pgroup_recorder_init(&pgrec, rs.db, &err) != PM_OK
+            || pm_pgroup_reap(rs.db, on_notice, NULL, &err) != PM_OK) {
             fprintf(stderr, "passmap run: %s\n", err.msg);
             pm_store_close(rs.st);
             return PM_EXIT_FAIL;
         }
+        opts.on_start = pm_pgroup_record;
+        opts.on_start_arg = &pgrec;
         /* A report on a stream needs the stream kept: a private folder when the user keeps none. */
         int want_out = !strcmp(rs.report, "stdout") && !stdout_base, want_err = !strcmp(rs.report, "stderr") && !stderr_base;
         if (want_out || want_err) {
@@ -473,7 +488,12 @@ int cmd_run(int argc, char **argv)
         pm_run_result r;
         if (progress)
             fprintf(stderr, "\rwarmup %ld/%ld ", i + 1, warmup);
-        if (pm_run_exec(cmd, &w, &r, &err) != PM_OK) {
+        snprintf(what, sizeof what, "config %s, warmup %ld", rs.key ? rs.key : "", i + 1);
+        pgrec.what = what;
+        int erc = pm_run_exec(cmd, &w, &r, &err);
+        if (rs.db)
+            pm_pgroup_unrecord(&pgrec);
+        if (erc != PM_OK) {
             fprintf(stderr, "%spassmap run: %s\n", progress ? "\n" : "", err.msg);
             rc = PM_EXIT_FAIL;
             goto cleanup;
@@ -517,7 +537,12 @@ int cmd_run(int argc, char **argv)
         o.stderr_path = err_files[i];
         if (progress)
             fprintf(stderr, "\rrun %ld/%ld ", i + 1, n_runs);
-        if (pm_run_exec(cmd, &o, &runs[i], &err) != PM_OK) {
+        snprintf(what, sizeof what, "config %s, cold r%ld", rs.key ? rs.key : "", rs.first_repeat + i);
+        pgrec.what = what;
+        int erc = pm_run_exec(cmd, &o, &runs[i], &err);
+        if (rs.db)
+            pm_pgroup_unrecord(&pgrec);
+        if (erc != PM_OK) {
             fprintf(stderr, "%spassmap run: %s\n", progress ? "\n" : "", err.msg);
             rc = PM_EXIT_FAIL;
             goto cleanup;

@@ -27,7 +27,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: passmap sweep [options] SPEC.ini\n"
             "Runs every config of the spec's matrix (repeats interleaved) and records each run in SQLite.\n"
-            "Rerunning the same command resumes: runs already recorded are skipped.\n\n"
+            "Rerunning the same command resumes: runs already recorded are skipped, and what a killed sweep left\n"
+            "running in a step's process group is killed first (one line on stderr).\n\n"
             "  --db FILE         results database (default: NAME.db, NAME from [sweep] name)\n"
             "  --work-dir DIR    run folders and the warm cache (default: DB.runs)\n"
             "  --warm            also run each config through the compiled-artifact cache (recompile / hit)\n"
@@ -97,6 +98,13 @@ static void on_progress(void *user, const pm_sweep_progress *p)
         fprintf(stderr, "[%d/%d] %-56s %-10s r%d %-8s %7.2fs  ETA %s\n", p->done, p->total, p->config_key, p->mode,
                 p->repeat, p->status, p->wall_s, eta);
     }
+}
+
+/* Said even with --quiet: something an earlier sweep left behind was dealt with (or could not be). */
+static void on_notice(void *user, const char *line)
+{
+    (void)user;
+    fprintf(stderr, "passmap sweep: %s\n", line);
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -224,6 +232,7 @@ int cmd_sweep(int argc, char **argv)
     progress_state ps = {.tty = isatty(STDERR_FILENO), .quiet = quiet, .dry = opts.dry_run};
     opts.progress = on_progress;
     opts.progress_user = &ps;
+    opts.notice = on_notice;
     signal(SIGINT, on_sigint);
     signal(SIGTERM, on_sigint);
     pm_sweep_summary sum;
