@@ -331,26 +331,79 @@ static void kill_and_reap(pid_t pid, int same_group)
         ;
 }
 
-/* The kernel OOM killer's count for passmap's cgroup (v2 memory.events "oom_kill N"; the child starts in the
- * same cgroup), or -1 when it cannot be read: then no SIGKILL is taken for an OOM kill. */
+/* Where the hierarchy holding `want` is mounted: cgroup2 (want "") or the v1 hierarchy whose super options
+ * name the controller (want "memory"). Read from /proc/self/mountinfo, because hybrid systems mount v2 at
+ * /sys/fs/cgroup/unified and v1 controllers beside it. 0 when found. */
+static int cgroup_mount(const char *want, char *out, size_t cap)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    if (!f)
+        return -1;
+    char *line = NULL;
+    size_t n = 0;
+    int found = -1;
+    while (found && getline(&line, &n, f) > 0) {
+        /* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS */
+        char mnt[PATH_MAX], fstype[64], super[512];
+        char *dash = strstr(line, " - ");
+        if (!dash || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+            sscanf(dash + 3, "%63s %*s %511s", fstype, super) != 2)
+            continue;
+        int hit = !*want ? !strcmp(fstype, "cgroup2") : !strcmp(fstype, "cgroup");
+        if (hit && *want) {   /* the controller must be one of the comma-separated super options */
+            hit = 0;
+            for (char *tok = strtok(super, ","); tok && !hit; tok = strtok(NULL, ","))
+                hit = !strcmp(tok, want);
+        }
+        if (hit && (size_t)snprintf(out, cap, "%s", mnt) < cap)
+            found = 0;
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+/* The kernel OOM killer's count for passmap's memory cgroup (the child starts in the same cgroup): cgroup v2
+ * memory.events "oom_kill N", or v1 memory.oom_control "oom_kill N" (hybrid systems: the v1 memory controller
+ * is the one that limits). -1 when it cannot be read: then no SIGKILL is taken for an OOM kill. */
 static long cgroup_oom_kills(void)
 {
-    char line[512], path[PATH_MAX + 64];
+    char line[PATH_MAX + 64], path[2 * PATH_MAX + 64], v1[PATH_MAX] = "", v2[PATH_MAX] = "";
     FILE *f = fopen("/proc/self/cgroup", "r");
     if (!f)
         return -1;
-    path[0] = '\0';
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "0::", 3)) {
-            line[strcspn(line, "\n")] = '\0';
-            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.events", line + 3);
-        }
+    /* lines are ID:CONTROLLERS:PATH; v2 is "0::PATH", v1 memory "N:memory:PATH" (maybe with other controllers) */
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        *c2 = '\0';
+        const char *ctrls = c1 + 1, *cg = c2 + 1;
+        if (!*ctrls)
+            snprintf(v2, sizeof v2, "%s", cg);
+        else
+            for (const char *p = ctrls; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+                if (!strncmp(p, "memory", 6) && (p[6] == ',' || p[6] == '\0'))
+                    snprintf(v1, sizeof v1, "%s", cg);
+    }
     fclose(f);
+    char mnt[PATH_MAX];
+    const char *key = NULL;
+    path[0] = '\0';
+    if (v1[0] && !cgroup_mount("memory", mnt, sizeof mnt)) {
+        snprintf(path, sizeof path, "%s%s/memory.oom_control", mnt, strcmp(v1, "/") ? v1 : "");
+        key = "oom_kill %ld";
+    }
+    if (!path[0] && v2[0] && !cgroup_mount("", mnt, sizeof mnt)) {
+        snprintf(path, sizeof path, "%s%s/memory.events", mnt, strcmp(v2, "/") ? v2 : "");
+        key = "oom_kill %ld";
+    }
     if (!path[0] || !(f = fopen(path, "r")))
         return -1;
     long n = -1;
     while (fgets(line, sizeof line, f))
-        if (sscanf(line, "oom_kill %ld", &n) == 1)
+        if (sscanf(line, key, &n) == 1)
             break;
     fclose(f);
     return n;
