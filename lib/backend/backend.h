@@ -10,6 +10,7 @@
 #define PM_BACKEND_H
 
 #include <jansson.h>
+#include <signal.h>
 #include "error.h"
 #include "parse.h"
 
@@ -81,6 +82,8 @@ typedef struct pm_backend_ctx {
     const char *self_exe;      /* passmap itself (for children such as cache exec, ov-compile) */
     const char *cache_dir;     /* the warm path's cache */
     json_t *versions;          /* facts the compiles report (tool versions...), written to the store once */
+    const volatile sig_atomic_t *cancel;   /* set on SIGINT: children a back end runs outside the timed steps
+                                              (probes, generators) pass it to the runner, so a stop is prompt */
     void *state;
 } pm_backend_ctx;
 

@@ -215,8 +215,8 @@ static int read_op_tables(const char *path, double *sums, int cap)
 }
 
 int pm_embedded_stage_sizes(const pm_embedded_opts *opts, const pm_embedded_tools *tools, const char *input_mlir,
-                            const char *workdir, double timeout_s, pm_embedded_stage_size out[PM_EMBEDDED_N_PROBES],
-                            pm_err *err)
+                            const char *workdir, double timeout_s, const volatile sig_atomic_t *cancel,
+                            pm_embedded_stage_size out[PM_EMBEDDED_N_PROBES], pm_err *err)
 {
     static const char *const stages[PM_EMBEDDED_N_PROBES] = {"fusion", "bufferization", "tiling",
                                                              "lowering-to-llvm", "canonicalize-cse"};
@@ -230,7 +230,7 @@ int pm_embedded_stage_sizes(const pm_embedded_opts *opts, const pm_embedded_tool
         goto cleanup;
     }
     char *argv[] = {(char *)tools->mlir_opt, (char *)input_mlir, arg, "-o", "/dev/null", NULL};
-    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = workdir, .stderr_path = errp};
+    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = workdir, .stderr_path = errp, .cancel = cancel};
     pm_run_result res;
     if ((rc = pm_run_exec(argv, &ro, &res, err)))
         goto cleanup;
@@ -469,7 +469,7 @@ static int embedded_prepare_config(pm_backend_ctx *ctx, int config, const char *
     pm_embedded_opts eo = spec_opts(ctx->spec, c);
     pm_embedded_stage_size sz[PM_EMBEDDED_N_PROBES];
     pm_err perr = {0};
-    if (!pm_embedded_stage_sizes(&eo, ctx->state, out->input, dir, ctx->spec->timeout_s, sz, &perr))
+    if (!pm_embedded_stage_sizes(&eo, ctx->state, out->input, dir, ctx->spec->timeout_s, ctx->cancel, sz, &perr))
         for (int i = 0; i < PM_EMBEDDED_N_PROBES; i++)
             if (sz[i].ops > 0) {
                 if (out->n_metrics >= (int)(sizeof out->metrics / sizeof out->metrics[0]))

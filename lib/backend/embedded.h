@@ -4,6 +4,7 @@
 #ifndef PM_EMBEDDED_H
 #define PM_EMBEDDED_H
 
+#include <signal.h>
 #include "backend.h"
 #include "error.h"
 
@@ -38,7 +39,7 @@ char *pm_embedded_pipeline(const pm_embedded_opts *opts);
 #define PM_EMBEDDED_N_PROBES 5
 typedef struct pm_embedded_stage_size { const char *stage; double ops; } pm_embedded_stage_size;
 int pm_embedded_stage_sizes(const pm_embedded_opts *opts, const pm_embedded_tools *tools, const char *input_mlir,
-                            const char *workdir, double timeout_s, pm_embedded_stage_size out[PM_EMBEDDED_N_PROBES],
-                            pm_err *err);
+                            const char *workdir, double timeout_s, const volatile sig_atomic_t *cancel,
+                            pm_embedded_stage_size out[PM_EMBEDDED_N_PROBES], pm_err *err);
 
 #endif

@@ -745,7 +745,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         rc = pm_err_set(err, PM_ERR_USAGE, "no back end '%s' (%s)", spec->backend, pm_backend_names());
         goto cleanup;
     }
-    x.bctx = (pm_backend_ctx){.spec = spec, .self_exe = x.self, .cache_dir = x.cache_dir};
+    x.bctx = (pm_backend_ctx){.spec = spec, .self_exe = x.self, .cache_dir = x.cache_dir, .cancel = opts->stop};
     if (opts->dry_run) {
         /* nothing is created: the paths shown are where a real sweep would put things */
         char cwd[PATH_MAX], rel[PATH_MAX];
@@ -828,6 +828,10 @@ configs:
         }
         if ((rc = pm_util_mkdir_p(cs->dir, err)))
             goto cleanup;
+        if (opts->stop && *opts->stop) {   /* preparing (generators, probes) can take minutes: stop here too */
+            sum->interrupted = 1;
+            goto cleanup;
+        }
         if (x.be->prepare_config && (rc = x.be->prepare_config(&x.bctx, c, cs->dir, &cs->prep, err)))
             goto cleanup;
         char *params = cs->prep.params ? json_dumps(cs->prep.params, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
