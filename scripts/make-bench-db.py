@@ -71,6 +71,9 @@ def main(out):
     db.commit()
     n_runs, n_pass = db.execute("SELECT (SELECT count(*) FROM run WHERE mode='cold'), (SELECT count(*) FROM pass_time "
                                 "WHERE counted)").fetchone()
+    # a .dump carries neither stamp: without them compare (and so the report's A/B) refuses the file
+    db.execute("PRAGMA application_id = %d" % 0x706d6170)
+    db.execute("PRAGMA user_version = 1")   # the fixture's schema; passmap migrates it when it opens it
     db.execute("VACUUM")
     db.close()
     print("%s: %d configs, %d cold runs, %.0f counted passes per run" % (out, CONFIGS, n_runs, n_pass / n_runs))

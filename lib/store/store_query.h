@@ -52,7 +52,7 @@ typedef struct pm_sq_pass_row {
     const char *tool, *name;      /* never NULL ("" when absent) */
     double wall_s, user_s;        /* user_s < 0: not recorded */
 } pm_sq_pass_row;
-/* Counted pass rows of the scoped runs (cold and warm), grouped by run. */
+/* Counted pass rows of the scoped runs (cold and warm), in step order (a run's steps are written together). */
 int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *), void *ctx, pm_err *err);
 
 typedef struct pm_sq_metric_row { int64_t config_id; const char *name; double mean; } pm_sq_metric_row;

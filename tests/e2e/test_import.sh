@@ -20,5 +20,17 @@ check_fails "a file without a report is an error" "$PASSMAP" import --db "$db" "
 check_fails "a missing file is an error" "$PASSMAP" import --db "$db" "$TMP/missing.txt"
 check_fails "an unknown format is a usage error" "$PASSMAP" import --db "$db" --format nope "$fx/llvm/llc-time-passes.txt"
 [ "$(sqlite3 "$db" "select count(*) from run")" = 4 ] && ok "failed imports recorded nothing" || fail "run count"
+# The report reads the pass rows of its own sweep only: two sweeps in one store, interleaved, each report
+# sees its own tools' passes (the pass scan walks a step-id range that holds the other sweep's steps too).
+sdb=$TMP/two.db
+"$PASSMAP" import --quiet --db "$sdb" --sweep a --config x "$fx/mlir/tree-single.txt" &&
+  "$PASSMAP" import --quiet --db "$sdb" --sweep b --config y "$fx/llvm/llc-time-passes.txt" &&
+  "$PASSMAP" import --quiet --db "$sdb" --sweep a --config x "$fx/mlir/tree-single.txt"
+# sweep a's passes are MLIR passes only: every one maps to an mlir-opt stage, none is "other" (llc's would be)
+other_a=$("$PASSMAP" report --json --sweep a "$sdb" | python3 -c 'import json,sys; c=json.load(sys.stdin)["configs"][0]; print("%s %.4f" % (c["dominant_pass"]["name"], c["shares"].get("other", {"mean": 0})["mean"]))')
+case $other_a in
+  *" 0.0000") ok "report per sweep reads only its own pass rows" ;;
+  *) fail "pass rows crossed sweeps: sweep a has llc's passes ($other_a)" ;;
+esac
 check "import --help" "$PASSMAP" import --help
 finish
