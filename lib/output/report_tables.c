@@ -344,7 +344,7 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
 pm_table *pm_rt_ab(const pm_analysis *a)
 {
     static const pm_col cols[] = {
-        {"config", "config", NULL},     {"against", "A", NULL},          {"variant", "B", NULL},
+        {"config", "config (A side)", NULL}, {"against", "A", NULL},     {"variant", "B", NULL},
         {"wall_a_s", "A cold wall", "s"}, {"wall_b_s", "B cold wall", "s"}, {"ratio", "B/A", "ratio"},
         {"ci", "95% CI (Holm)", "ratio"}, {"p_holm", "p (Holm)", "p"},    {"verdict", "mark", NULL},
         {"noise", "noise", NULL},
@@ -363,7 +363,9 @@ pm_table *pm_rt_ab(const pm_analysis *a)
             }
             size_t row = (size_t)r;
             char buf[128];
-            rc |= pm_table_set(t, row, 0, c->key, NAN);
+            /* the A side's own key, as the configs table names it: compare's matching key spells out every
+             * parameter and pushed the table past 120 columns */
+            rc |= pm_table_set(t, row, 0, c->key_a ? c->key_a : c->key, NAN);
             if (x->axis) {   /* a precision pair: the side is named as compare names it */
                 rc |= pm_table_setf(t, row, 1, NAN, "%s=%s", x->axis, x->against);
                 rc |= pm_table_setf(t, row, 2, NAN, "%s=%s", x->axis, x->variant);

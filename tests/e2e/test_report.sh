@@ -34,7 +34,7 @@ awk '{ if (length($0) > 80) bad = 1 } END { exit bad }' <<<"$n80" && ok "text: s
 [ "$(echo "$n80" | grep -c '^config ')" -ge 2 ] && ok "text: wide table continues in blocks" || fail "text: blocks"
 # the precision pairs by compare's rule: 2 repeats a side, so a ratio but no test and no mark (n/a) on any row
 ab=$(echo "$out" | sed -n '/^A\/B in this sweep/,/^$/p')
-[ "$(echo "$ab" | grep -cE '^family=[a-z0-9]+/.* +precision=int8 +precision=fp16 .*× +n=2, no interval +- +n/a')" -eq 6 ] \
+[ "$(echo "$ab" | grep -cE '^llm/[a-z0-9]+/.*/int8/.* +precision=int8 +precision=fp16 .*× +n=2, no interval +- +n/a')" -eq 6 ] \
   && ok "A/B table: 6 precision pairs, n=2: no interval, no mark" || { fail "A/B table n=2"; echo "$ab" | head -4; }
 echo "$out" | grep -q "precision fp16 vs int8: cold wall [0-9.]*× .*over 6 configs; 0 faster, 0 slower, 0 same, 6 n/a" \
   && ok "headline: A/B marks counted" || fail "headline A/B"
