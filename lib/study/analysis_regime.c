@@ -7,6 +7,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Adds config c's stage shares to the cell (row, col) of rg, a new cell when there is none yet; sum holds
+ * n_stages running totals per cell. A missing row is labelled "-". */
+static void cell_add(pm_an_regime *rg, double *sum, const pm_analysis *a, const pm_an_config *c, const char *row,
+                     double row_num, int col)
+{
+    size_t k;
+    for (k = 0; k < rg->n_cells; k++)
+        if (an_same(rg->cells[k].row, row) && rg->cells[k].col == col)
+            break;
+    if (k == rg->n_cells) {
+        rg->cells[k].row = row ? row : "-";
+        rg->cells[k].row_num = row_num;
+        rg->cells[k].col = col;
+        rg->n_cells++;
+    }
+    rg->cells[k].n_configs++;
+    for (size_t s = 0; s < a->n_stages; s++)
+        sum[k * a->n_stages + s] += c->share[s].mean;
+}
+
+/* Each cell's dominant stage: the largest summed share, and its mean share over the cell's configs. */
+static void cells_dominant(pm_an_regime *rg, const double *sum, size_t n_stages)
+{
+    for (size_t k = 0; k < rg->n_cells; k++) {
+        int best = 0;
+        for (size_t s = 1; s < n_stages; s++)
+            if (sum[k * n_stages + s] > sum[k * n_stages + best])
+                best = (int)s;
+        rg->cells[k].stage = best;
+        rg->cells[k].share = sum[k * n_stages + best] / rg->cells[k].n_configs;
+    }
+}
+
+/* The cell after `here` along its row: same row, the next larger column; NULL at the row's end. */
+static const pm_an_cell *next_along_row(const pm_an_regime *rg, const pm_an_cell *here)
+{
+    const pm_an_cell *next = NULL;
+    for (size_t j = 0; j < rg->n_cells; j++)
+        if (!strcmp(rg->cells[j].row, here->row) && rg->cells[j].col > here->col &&
+            (!next || rg->cells[j].col < next->col))
+            next = &rg->cells[j];
+    return next;
+}
+
 /* Regime map over the configs of one kind row: its row and column axes, within one slice of its slice axis
  * (the preferred value, else the most common) and of the variant (stock, else the most common). */
 static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
@@ -46,37 +90,14 @@ static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
             continue;
         const char *row = pm_an_param(c, kr->regime_rows), *colv = pm_an_param(c, kr->regime_cols);
         int col = colv ? (int)strtol(colv, NULL, 10) : 0;
-        size_t k;
-        for (k = 0; k < rg->n_cells; k++)
-            if (an_same(rg->cells[k].row, row) && rg->cells[k].col == col)
-                break;
-        if (k == rg->n_cells) {
-            rg->cells[k].row = row ? row : "-";
-            rg->cells[k].row_num = pm_an_size_value(row);   /* numeric rows (sizes) order by value */
-            rg->cells[k].col = col;
-            rg->n_cells++;
-        }
-        rg->cells[k].n_configs++;
-        for (size_t s = 0; s < a->n_stages; s++)
-            sum[k * a->n_stages + s] += c->share[s].mean;
+        cell_add(rg, sum, a, c, row, pm_an_size_value(row), col);   /* numeric rows (sizes) order by value */
     }
-    for (size_t k = 0; k < rg->n_cells; k++) {
-        int best = 0;
-        for (size_t s = 1; s < a->n_stages; s++)
-            if (sum[k * a->n_stages + s] > sum[k * a->n_stages + best])
-                best = (int)s;
-        rg->cells[k].stage = best;
-        rg->cells[k].share = sum[k * a->n_stages + best] / rg->cells[k].n_configs;
-    }
+    cells_dominant(rg, sum, a->n_stages);
     free(sum);
     /* Boundaries: walk each row along the column axis and say where the dominant stage changes. */
     for (size_t k = 0; k < rg->n_cells; k++) {
         const pm_an_cell *here = &rg->cells[k];
-        const pm_an_cell *next = NULL;
-        for (size_t j = 0; j < rg->n_cells; j++)
-            if (!strcmp(rg->cells[j].row, here->row) && rg->cells[j].col > here->col &&
-                (!next || rg->cells[j].col < next->col))
-                next = &rg->cells[j];
+        const pm_an_cell *next = next_along_row(rg, here);
         if (next && next->stage != here->stage) {
             char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
             if (asprintf(&text, "%s %s: %s dominates at %s %d, %s from %s %d", kr->regime_rows,
@@ -235,35 +256,12 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
         else
             for (size_t j = 0; j < nv && strcmp(vals[j], colv); j++)
                 col += j == 0 || strcmp(vals[j], vals[j - 1]);
-        size_t k;
-        for (k = 0; k < rg->n_cells; k++)
-            if (!strcmp(rg->cells[k].row, row) && rg->cells[k].col == col)
-                break;
-        if (k == rg->n_cells) {
-            rg->cells[k].row = row;
-            rg->cells[k].row_num = NAN;
-            rg->cells[k].col = col;
-            rg->n_cells++;
-        }
-        rg->cells[k].n_configs++;
-        for (size_t s = 0; s < a->n_stages; s++)
-            sum[k * a->n_stages + s] += c->share[s].mean;
+        cell_add(rg, sum, a, c, row, NAN, col);
     }
-    for (size_t k = 0; k < rg->n_cells; k++) {
-        int best = 0;
-        for (size_t s = 1; s < a->n_stages; s++)
-            if (sum[k * a->n_stages + s] > sum[k * a->n_stages + best])
-                best = (int)s;
-        rg->cells[k].stage = best;
-        rg->cells[k].share = sum[k * a->n_stages + best] / rg->cells[k].n_configs;
-    }
+    cells_dominant(rg, sum, a->n_stages);
     /* where the dominant stage changes along each row */
     for (size_t k = 0; k < rg->n_cells && rc == PM_OK; k++) {
-        const pm_an_cell *here = &rg->cells[k], *next = NULL;
-        for (size_t j = 0; j < rg->n_cells; j++)
-            if (!strcmp(rg->cells[j].row, here->row) && rg->cells[j].col > here->col &&
-                (!next || rg->cells[j].col < next->col))
-                next = &rg->cells[j];
+        const pm_an_cell *here = &rg->cells[k], *next = next_along_row(rg, here);
         if (next && next->stage != here->stage) {
             char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
             if (asprintf(&text, "%s %s: %s dominates at %s %d, %s from %s %d", rg->row_axis, here->row,
