@@ -488,10 +488,7 @@ static int parse_fixes(cmd_spec *cs, pm_spec_entries *es, pm_err *err)
         }
         if (!pm_spec_section_is(sec, "fix", &name))
             continue;
-        int first = 1;
-        for (int j = 0; j < i && first; j++)
-            first = strcmp(es->items[j].section, sec) != 0;
-        if (!first)
+        if (!pm_spec_entry_opens_section(es, i))
             continue;
         cmd_fix *nf = realloc(cs->fixes, (size_t)(cs->n_fixes + 1) * sizeof *nf);
         if (!nf)
@@ -528,11 +525,7 @@ static int command_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
         const char *sec = es->items[i].section, *name;
         if (!pm_spec_section_is(sec, "matrix", &name))
             continue;
-        int first = 1;
-        for (int j = 0; j < i; j++)
-            if (!strcmp(es->items[j].section, sec))
-                first = 0;
-        if (!first)
+        if (!pm_spec_entry_opens_section(es, i))
             continue;
         if (!is_identifier(name))
             return pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: the matrix needs a name (letters, digits, _)",

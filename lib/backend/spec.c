@@ -733,6 +733,14 @@ int pm_spec_section_is(const char *section, const char *kind, const char **name)
     return 1;
 }
 
+int pm_spec_entry_opens_section(const pm_spec_entries *es, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (!strcmp(es->items[j].section, es->items[i].section))
+            return 0;
+    return 1;
+}
+
 static int is_matrix_section(const char *section, const char *kind)
 {
     return pm_spec_section_is(section, kind, NULL);
@@ -748,11 +756,7 @@ int pm_spec_parse_workloads(pm_spec *s, entries *es, pm_err *err)
             return rc;
     for (int i = 0; i < es->n; i++) {
         const char *sec = es->items[i].section;
-        int first = 1;
-        for (int j = 0; j < i; j++)
-            if (!strcmp(es->items[j].section, sec))
-                first = 0;
-        if (!first)
+        if (!pm_spec_entry_opens_section(es, i))
             continue;
         if (is_matrix_section(sec, "llm"))
             rc = expand_llm(s, es, sec, err);

@@ -125,5 +125,7 @@ const char *pm_spec_config_get(const pm_spec_config *c, const char *name);   /* 
 void pm_spec_config_clear(pm_spec_config *c);
 /* Whether section is "KIND" or "KIND NAME"; *name gets the NAME part ("" when none). */
 int pm_spec_section_is(const char *section, const char *kind, const char **name);
+/* Whether entry i is the first of its section (a section is read once, from its first entry). */
+int pm_spec_entry_opens_section(const pm_spec_entries *es, int i);
 
 #endif

@@ -220,11 +220,7 @@ int pm_step_tmpls_parse(pm_spec_entries *es, const char *path, pm_placeholder_kn
         const char *sec = es->items[i].section, *name;
         if (!pm_spec_section_is(sec, "step", &name))
             continue;
-        int first = 1;
-        for (int j = 0; j < i; j++)
-            if (!strcmp(es->items[j].section, sec))
-                first = 0;
-        if (!first)
+        if (!pm_spec_entry_opens_section(es, i))
             continue;
         if (!*name) {
             rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [step] needs a name: [step NAME]", es->items[i].line);
