@@ -249,26 +249,29 @@ static int add_configs(pm_spec *s, const cmd_matrix *m, int mi, pm_err *err)
         pm_spec_config c;
         memset(&c, 0, sizeof c);
         c.matrix = mi;
-        strcpy(c.kind, "command");
-        size_t len = (size_t)snprintf(c.key, sizeof c.key, "%s", m->name);
+        char key[PM_SPEC_KEY_MAX];
+        const char *variant = "";
+        size_t len = (size_t)snprintf(key, sizeof key, "%s", m->name);
         for (int a = 0; a < m->n_axes && rc == PM_OK; a++) {
             const cmd_axis *ax = &m->axes[a];
             const char *v = ax->values[idx[a]];
-            if (len < sizeof c.key)
-                len += (size_t)snprintf(c.key + len, sizeof c.key - len, "/%s=%s", ax->name, v);
+            if (len < sizeof key)
+                len += (size_t)snprintf(key + len, sizeof key - len, "/%s=%s", ax->name, v);
             if (pm_spec_config_param(&c, ax->name, v, ax->paths ? ax->paths[idx[a]] : NULL))
                 rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             if (!strcmp(ax->name, "variant") && rc == PM_OK) {
-                if (strlen(v) >= sizeof c.variant)
-                    rc = pm_err_set(err, PM_ERR_USAGE, "[matrix %s] variant: '%.60s...' is longer than %zu characters",
-                                    m->name, v, sizeof c.variant - 1);
+                if (strlen(v) >= PM_SPEC_VARIANT_MAX)
+                    rc = pm_err_set(err, PM_ERR_USAGE, "[matrix %s] variant: '%.60s...' is longer than %d characters",
+                                    m->name, v, PM_SPEC_VARIANT_MAX - 1);
                 else
-                    strcpy(c.variant, v);
+                    variant = v;
             }
         }
-        if (rc == PM_OK && len >= sizeof c.key)
+        if (rc == PM_OK && len >= sizeof key)
             rc = pm_err_set(err, PM_ERR_USAGE, "[matrix %s]: a config key is longer than %zu characters: %.80s...",
-                            m->name, sizeof c.key - 1, c.key);
+                            m->name, sizeof key - 1, key);
+        if (rc == PM_OK && pm_cfg_set(&c.cfg, key, "command", variant))
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         if (rc == PM_OK)
             rc = pm_spec_add_config(s, &c, err);
         else
@@ -636,7 +639,7 @@ static const char *lookup(const char *name, void *user)
         return l->st->bindir;
     if (!strcmp(name, "spec_dir"))
         return l->spec->dir;
-    for (int i = 0; i < l->c->n_params; i++)
+    for (size_t i = 0; i < l->c->n_params; i++)
         if (!strcmp(l->c->params[i].name, name))
             return l->c->paths[i] ? l->c->paths[i] : l->c->params[i].value;
     return NULL;
@@ -828,13 +831,16 @@ static int command_round(const pm_spec *study, const int *configs, const char *c
             break;
         const pm_spec_config *src = &study->configs[configs[i]];
         pm_spec_config c = *src;
-        c.params = NULL, c.paths = NULL, c.n_params = 0;
-        for (int k = 0; k < src->n_params && rc == PM_OK; k++)
+        c.cfg = (pm_cfg){0}, c.paths = NULL;
+        for (size_t k = 0; k < src->n_params && rc == PM_OK; k++)
             if (pm_spec_config_param(&c, src->params[k].name, src->params[k].value, src->paths[k]))
                 rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        if (rc == PM_OK && (snprintf(c.key, sizeof c.key, "%s/%s", src->key, variants[i]) >= (int)sizeof c.key ||
-                            snprintf(c.variant, sizeof c.variant, "%s", variants[i]) >= (int)sizeof c.variant))
+        char key[PM_SPEC_KEY_MAX];
+        if (rc == PM_OK && (snprintf(key, sizeof key, "%s/%s", src->key, variants[i]) >= (int)sizeof key ||
+                            strlen(variants[i]) >= PM_SPEC_VARIANT_MAX))
             rc = pm_err_set(err, PM_ERR_USAGE, "round: key or variant too long: %s/%s", src->key, variants[i]);
+        if (rc == PM_OK && pm_cfg_set(&c.cfg, key, src->kind, variants[i]))
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         if (rc == PM_OK)
             rc = pm_spec_add_config(s, &c, err);
         else

@@ -247,7 +247,7 @@ static int check_precision(const char *p, pm_err *err, const char *what)
 
 static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const char *what)
 {
-    char buf[48];
+    char buf[PM_SPEC_VARIANT_MAX];
     if (strlen(v) >= sizeof buf)
         return pm_err_set(err, PM_ERR_USAGE, "%s: variant '%s' too long", what, v);
     strcpy(buf, v);
@@ -271,49 +271,31 @@ static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const c
         } else
             return pm_err_set(err, PM_ERR_USAGE, "%s: unknown variant '%s' (stock, no-rollback, per-layer, tile-N, reuse-strategy, instrumented)", what, t);
     }
-    strcpy(c->variant, v);
     return PM_OK;
 }
 
 int pm_spec_config_param(pm_spec_config *c, const char *name, const char *value, const char *path)
 {
-    pm_param *np = realloc(c->params, (size_t)(c->n_params + 1) * sizeof *np);
-    if (!np)
-        return PM_ERR_NOMEM;
-    c->params = np;
-    char **pp = realloc(c->paths, (size_t)(c->n_params + 1) * sizeof *pp);
+    char **pp = realloc(c->paths, (c->n_params + 1) * sizeof *pp);
     if (!pp)
         return PM_ERR_NOMEM;
     c->paths = pp;
-    np[c->n_params].name = strdup(name);
-    np[c->n_params].value = strdup(value);
-    pp[c->n_params] = path ? strdup(path) : NULL;
-    c->n_params++;
-    if (!np[c->n_params - 1].name || !np[c->n_params - 1].value || (path && !pp[c->n_params - 1]))
+    if (!(pp[c->n_params] = path ? strdup(path) : NULL) && path)
         return PM_ERR_NOMEM;
+    if (pm_cfg_param_add(&c->cfg, name, value)) {
+        free(pp[c->n_params]);
+        return PM_ERR_NOMEM;
+    }
     return PM_OK;
-}
-
-const char *pm_spec_config_get(const pm_spec_config *c, const char *name)
-{
-    for (int i = 0; i < c->n_params; i++)
-        if (!strcmp(c->params[i].name, name))
-            return c->params[i].value;
-    return NULL;
 }
 
 void pm_spec_config_clear(pm_spec_config *c)
 {
-    for (int i = 0; i < c->n_params; i++) {
-        free(c->params[i].name);
-        free(c->params[i].value);
+    for (size_t i = 0; i < c->n_params; i++)
         free(c->paths[i]);
-    }
-    free(c->params);
     free(c->paths);
-    c->params = NULL;
     c->paths = NULL;
-    c->n_params = 0;
+    pm_cfg_clear(&c->cfg);
 }
 
 /* Appends; capacity doubles (planning stays linear). Duplicate keys are found once, after expansion. */
@@ -330,9 +312,8 @@ int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err)
         s->cap_configs = ncap;
     }
     s->configs[s->n_configs++] = *c;
-    c->params = NULL;
+    c->cfg = (pm_cfg){0};
     c->paths = NULL;
-    c->n_params = 0;
     return PM_OK;
 }
 
@@ -386,8 +367,13 @@ static int workload_params(pm_spec_config *c, pm_err *err)
     return PM_OK;
 }
 
-static int add_config(pm_spec *s, pm_spec_config *c, pm_err *err)
+static int add_config(pm_spec *s, pm_spec_config *c, const char *key, const char *kind, const char *variant,
+                      pm_err *err)
 {
+    if (pm_cfg_set(&c->cfg, key, kind, variant)) {
+        pm_spec_config_clear(c);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
     int rc = workload_params(c, err);
     return rc ? rc : pm_spec_add_config(s, c, err);
 }
@@ -494,7 +480,6 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
         goto out;
     for (int m = 0; m < models.n; m++) {
         pm_spec_config base = {0};
-        strcpy(base.kind, "llm");
         char *colon = strchr(models.items[m], ':');
         if (!colon) {
             rc = pm_err_set(err, PM_ERR_USAGE, "[%s] models: '%s' is not FAMILY:SIZE", section, models.items[m]);
@@ -532,12 +517,13 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
                     char pipe[32] = "";
                     if (c.tile != s->tile || c.unroll != s->unroll)
                         snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
-                    snprintf(c.key, sizeof c.key, "llm/%s/%s/w%d/%s/L%d%s/%s", c.family, c.size, c.window,
-                             c.precision, c.layers, pipe, c.variant);
+                    char key[PM_SPEC_KEY_MAX];
+                    snprintf(key, sizeof key, "llm/%s/%s/w%d/%s/L%d%s/%s", c.family, c.size, c.window,
+                             c.precision, c.layers, pipe, variants.items[v]);
                     if (s->ov_model_template[0] &&
                         (rc = expand_template(s, s->ov_model_template, &c, c.model_xml, sizeof c.model_xml, err)))
                         goto out;
-                    if ((rc = add_config(s, &c, err)))
+                    if ((rc = add_config(s, &c, key, "llm", variants.items[v], err)))
                         goto out;
                 }
     }
@@ -578,7 +564,6 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
             for (int p = 0; p < precisions.n; p++)
                 for (int v = 0; v < variants.n; v++) {
                     pm_spec_config c = {0};
-                    strcpy(c.kind, "cnn");
                     if ((rc = copy_str(c.family, sizeof c.family, families.items[f], err, "family")))
                         goto out;
                     snprintf(what, sizeof what, "[%s] resolutions", section);
@@ -595,9 +580,10 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
                     char pipe[32] = "";
                     if (c.tile != s->tile || c.unroll != s->unroll)
                         snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
-                    snprintf(c.key, sizeof c.key, "cnn/%s/r%d/%s/B%d%s/%s", c.family, c.resolution, c.precision,
-                             c.blocks, pipe, c.variant);
-                    if ((rc = add_config(s, &c, err)))
+                    char key[PM_SPEC_KEY_MAX];
+                    snprintf(key, sizeof key, "cnn/%s/r%d/%s/B%d%s/%s", c.family, c.resolution, c.precision,
+                             c.blocks, pipe, variants.items[v]);
+                    if ((rc = add_config(s, &c, key, "cnn", variants.items[v], err)))
                         goto out;
                 }
     }

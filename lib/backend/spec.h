@@ -30,7 +30,7 @@
 
 #include <stdint.h>
 #include "error.h"
-#include "param.h"
+#include "config.h"
 
 /* One "name = value" line of the spec, with its section and line number. A back end marks what it read. */
 typedef struct pm_spec_entry {
@@ -44,9 +44,15 @@ typedef struct pm_spec_entries {
     int n, cap, oom;
 } pm_spec_entries;
 
+/* Limits of a spec config's key and variant, each an error naming it when passed. */
+#define PM_SPEC_KEY_MAX 512
+#define PM_SPEC_VARIANT_MAX 48
+
 typedef struct pm_spec_config {
-    char key[512];          /* unique: "llm/qwen2/0.5b/w256/int8/L1/stock", "c/input=a.c/opt=2" */
-    char kind[32];          /* llm | cnn | command */
+    /* The config identity (config.h), owned (pm_spec_config_clear frees it): key unique in the spec
+     * ("llm/qwen2/0.5b/w256/int8/L1/stock", "c/input=a.c/opt=2", < PM_SPEC_KEY_MAX), kind (llm | cnn | command),
+     * variant ("" when none, < PM_SPEC_VARIANT_MAX) and every axis as name=value. */
+    PM_CFG_EMBED;
     char family[32];
     char size[16];          /* llm only */
     int window;             /* llm only */
@@ -55,15 +61,10 @@ typedef struct pm_spec_config {
     int layers;             /* llm: decoder layers emitted */
     int blocks;             /* cnn: blocks emitted (0: all) */
     int tile, unroll;       /* embedded pipeline parameters for this config */
-    char variant[48];
     int no_rollback, func_per_layer, reuse_strategy, instrumented;   /* decoded from variant */
     int variant_tile;       /* tile-N variant: N (0: the config's tile) */
     char model_xml[512];    /* openvino: resolved model path */
-    /* The config model: every axis as name=value (heap; pm_spec_free frees). paths[i]: for a file axis the
-     * absolute path {name} stands for, else NULL. */
-    pm_param *params;
-    char **paths;
-    int n_params;
+    char **paths;           /* [n_params]: for a file axis the absolute path {name} stands for, else NULL */
     int matrix;             /* command: index of its [matrix NAME] section */
 } pm_spec_config;
 
@@ -117,12 +118,11 @@ int pm_spec_entries_parse(const char *text, pm_spec_entries *es, pm_err *err);
 void pm_spec_entries_free(pm_spec_entries *es);
 /* The workload sections [llm NAME] / [cnn NAME] and the [embedded] / [openvino] scalars (embedded, openvino). */
 int pm_spec_parse_workloads(pm_spec *s, pm_spec_entries *es, pm_err *err);
-/* Appends a config (its key must be new); takes ownership of c->params/paths. */
+/* Appends a config (its key must be new); takes ownership of its identity and paths (c is zeroed). */
 int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err);
 /* Adds name=value (path: the absolute file for a file axis, or NULL) to a config under construction. */
 int pm_spec_config_param(pm_spec_config *c, const char *name, const char *value, const char *path);
-const char *pm_spec_config_get(const pm_spec_config *c, const char *name);   /* NULL when absent */
-void pm_spec_config_clear(pm_spec_config *c);
+void pm_spec_config_clear(pm_spec_config *c);   /* frees its identity and paths */
 /* Whether section is "KIND" or "KIND NAME"; *name gets the NAME part ("" when none). */
 int pm_spec_section_is(const char *section, const char *kind, const char **name);
 /* Whether entry i is the first of its section (a section is read once, from its first entry). */

@@ -637,7 +637,7 @@ int pm_store_config(pm_store *st, int64_t sweep_id, const pm_config *cfg, int64_
     rc = step_returning_id(st, s, config_id, err, "config");
     if (rc != PM_OK)
         return pm_err_wrap(err, "config %s", cfg->key);
-    for (int i = 0; i < cfg->n_params && rc == PM_OK; i++) {
+    for (size_t i = 0; i < cfg->n_params && rc == PM_OK; i++) {
         if ((rc = get_stmt(st, S_CONFIG_PARAM, &s, err)) != PM_OK)
             break;
         sqlite3_bind_int64(s, 1, *config_id);
@@ -878,46 +878,20 @@ int pm_store_shard_plan(pm_store *st, int64_t sweep_id, int shard_k, int shard_n
     return rc;
 }
 
-void pm_params_free(pm_param *p, int n)
-{
-    for (int i = 0; i < n; i++) {
-        free(p[i].name);
-        free(p[i].value);
-    }
-    free(p);
-}
-
-int pm_store_config_params(pm_store *st, int64_t config_id, pm_param **out, int *n, pm_err *err)
+int pm_store_config_params(pm_store *st, int64_t config_id, pm_cfg *c, pm_err *err)
 {
     sqlite3_stmt *s = NULL;
-    *out = NULL;
-    *n = 0;
     int rc = get_stmt(st, S_CONFIG_PARAMS, &s, err), step;
     if (rc != PM_OK)
         return rc;
     sqlite3_bind_int64(s, 1, config_id);
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_param *np = realloc(*out, (size_t)(*n + 1) * sizeof *np);
-        if (!np) {
+    while ((step = sqlite3_step(s)) == SQLITE_ROW)
+        if (pm_cfg_param_add(c, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1))) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             break;
         }
-        *out = np;
-        np[*n].name = strdup((const char *)sqlite3_column_text(s, 0));
-        np[*n].value = strdup((const char *)sqlite3_column_text(s, 1));
-        (*n)++;
-        if (!np[*n - 1].name || !np[*n - 1].value) {
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-            break;
-        }
-    }
     if (rc == PM_OK && step != SQLITE_DONE)
         rc = db_err(st, err, "config parameters");
     done_stmt(s);
-    if (rc) {
-        pm_params_free(*out, *n);
-        *out = NULL;
-        *n = 0;
-    }
     return rc;
 }

@@ -31,25 +31,25 @@
 #include <sqlite3.h>
 #include "error.h"
 #include "host.h"
-#include "param.h"
+#include "config.h"
 #include "parse.h"
 #include "run.h"
 
 typedef struct pm_store pm_store;
 
+/* A config to store: its identity (config.h: key, kind, variant, params; borrowed for the call) and the
+ * workload columns of the config table. */
 typedef struct pm_config {
-    const char *key;        /* unique within a sweep, e.g. "llm/qwen2/0.5b/w256/int8/stock" */
-    const char *kind;       /* "llm", "cnn", "cmd" */
+    PM_CFG_EMBED;           /* key unique within a sweep, e.g. "llm/qwen2/0.5b/w256/int8/stock"; kind "llm",
+                               "cnn", "command", "cmd"; variant "stock", "no-rollback", ... or NULL; the axes
+                               as name=value, stored in config_param */
     const char *family;     /* NULL when not applicable */
     const char *size;
     int window;             /* 0 when not applicable */
     const char *precision;
     int resolution;         /* 0 when not applicable */
     int layers;             /* layers emitted; 0 when not applicable */
-    const char *variant;    /* compile variant ("stock", "no-rollback", "per-layer"), or NULL */
     const char *params_json;/* anything else, as a JSON object text, or NULL */
-    const pm_param *params; /* the config's axes as name=value (stored in config_param) */
-    int n_params;
 } pm_config;
 
 typedef struct pm_step_record {
@@ -97,9 +97,8 @@ int pm_store_sweep(pm_store *st, const char *name, const char *backend, const ch
                    const char *meta_json, int64_t *sweep_id, pm_err *err);
 /* Get-or-create a config by (sweep, key). */
 int pm_store_config(pm_store *st, int64_t sweep_id, const pm_config *cfg, int64_t *config_id, pm_err *err);
-/* The config's parameters (name=value, sorted by name); *out malloc'd, free with pm_params_free. */
-int pm_store_config_params(pm_store *st, int64_t config_id, pm_param **out, int *n, pm_err *err);
-void pm_params_free(pm_param *p, int n);
+/* Appends the config's parameters (name=value, sorted by name) to c->params (owned by c: pm_cfg_clear). */
+int pm_store_config_params(pm_store *st, int64_t config_id, pm_cfg *c, pm_err *err);
 /* Number of runs already recorded for (config, mode) with any status: used to resume. */
 /* Read only: the id of config KEY of sweep SWEEP, 0 when it is not recorded (a dry run's plan). */
 int pm_store_config_find(pm_store *st, const char *sweep, const char *key, int64_t *config_id, pm_err *err);

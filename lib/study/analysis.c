@@ -60,14 +60,12 @@ void pm_analysis_free(pm_analysis *a)
     free(a->fix_json);
     for (size_t i = 0; i < a->n_configs; i++) {
         pm_an_config *c = &a->configs[i];
-        free(c->key); free(c->kind); free(c->family); free(c->size); free(c->precision); free(c->variant);
+        pm_cfg_clear(&c->cfg);
+        free(c->family); free(c->size); free(c->precision);
         free(c->share); free(c->stage_s); free(c->passes); free(c->stage_ir);
         for (size_t k = 0; k < c->n_metrics; k++)
             free(c->metrics[k].name);
         free(c->metrics);
-        for (size_t k = 0; k < c->n_params; k++)
-            free(c->params[k].name), free(c->params[k].value);
-        free(c->params);
     }
     free(a->configs);
     for (size_t i = 0; i < a->n_regimes; i++)

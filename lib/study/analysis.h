@@ -11,6 +11,7 @@
 #include "error.h"
 #include "stagemap.h"
 #include "compare.h"
+#include "config.h"
 
 typedef struct pm_an_opts {
     const char *sweep;            /* sweep name; NULL: the latest sweep */
@@ -36,7 +37,8 @@ typedef struct pm_an_pass {       /* one pass of one config, over its cold repea
 
 typedef struct pm_an_config {
     int64_t id;
-    char *key, *kind, *family, *size, *precision, *variant;
+    PM_CFG_EMBED;                 /* key, kind, variant and the config's axes (config_param), config.h */
+    char *family, *size, *precision;
     double size_num;              /* "1.5b" -> 1.5e9; NAN when not numeric */
     int window, resolution, layers;
     int n_cold, n_warm, n_failed;
@@ -66,8 +68,6 @@ typedef struct pm_an_config {
     struct pm_an_metric { char *name; double mean; } *metrics;   /* every run metric's mean (any back end's) */
     size_t n_metrics;
     int instrumented;             /* NPU: compiled with instrumentation switches (analysis_npu.c) */
-    struct pm_an_param { char *name, *value; } *params;   /* the config's axes (config_param) */
-    size_t n_params;
     int host;                     /* index into pm_analysis.hosts of the machine of its cold runs;
                                      -1: none recorded, -2: several machines */
 } pm_an_config;

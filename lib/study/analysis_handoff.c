@@ -61,7 +61,7 @@ static int spec_axes(an_work *w, const char **size, const char **workload, pm_er
 /* The value of axis `name` for a config: a parameter, or the pseudo-axis "variant". */
 static const char *axis_value(const pm_an_config *c, const char *name)
 {
-    return !strcmp(name, "variant") ? c->variant : pm_an_param(c, name);
+    return pm_cfg_axis(&c->cfg, name);
 }
 
 /* The axes of a population that take two or more values, in name order (parameters are loaded sorted),

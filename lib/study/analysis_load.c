@@ -48,15 +48,14 @@ static int add_config(void *ctx, const pm_sq_config_row *r)
     pm_an_config *c = &a->configs[a->n_configs++];
     memset(c, 0, sizeof *c);
     c->id = r->id;
-    c->key = dup_or_null(r->key);
-    c->kind = dup_or_null(r->kind);
+    if (pm_cfg_set(&c->cfg, r->key, r->kind, r->variant))
+        return PM_ERR_NOMEM;
     c->family = dup_or_null(r->family);
     c->size = dup_or_null(r->size);
     c->window = r->window;
     c->precision = dup_or_null(r->precision);
     c->resolution = r->resolution;
     c->layers = r->layers;
-    c->variant = dup_or_null(r->variant);
     c->size_num = pm_an_size_value(c->size);
     c->share = calloc(a->n_stages, sizeof *c->share);
     c->stage_s = calloc(a->n_stages, sizeof *c->stage_s);
@@ -75,14 +74,7 @@ static int add_param(void *ctx, const pm_sq_param_row *r)
     if (ci < 0)
         return PM_OK;
     pm_an_config *c = &w->a->configs[ci];
-    struct pm_an_param *p = realloc(c->params, (c->n_params + 1) * sizeof *p);
-    if (!p)
-        return PM_ERR_NOMEM;
-    c->params = p;
-    p[c->n_params].name = strdup(r->name);
-    p[c->n_params].value = strdup(r->value);
-    c->n_params++;
-    return p[c->n_params - 1].name && p[c->n_params - 1].value ? PM_OK : PM_ERR_NOMEM;
+    return pm_cfg_param_add(&c->cfg, r->name, r->value) ? PM_ERR_NOMEM : PM_OK;
 }
 
 static int add_run(void *ctx, const pm_sq_run_row *r)

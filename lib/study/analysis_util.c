@@ -330,10 +330,7 @@ int an_nomem(pm_err *err)
 
 const char *pm_an_param(const pm_an_config *c, const char *name)
 {
-    for (size_t k = 0; name && k < c->n_params; k++)
-        if (!strcmp(c->params[k].name, name))
-            return c->params[k].value;
-    return NULL;
+    return pm_cfg_param(&c->cfg, name);
 }
 
 const pm_an_fingerprint *pm_an_fingerprint_for(const pm_analysis *a, const char *figure)

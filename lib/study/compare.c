@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "stats.h"
 #include "store.h"
 
@@ -19,7 +20,9 @@ typedef struct series {
 
 typedef struct side_cfg {
     int64_t id;
-    char *key, *base, *variant;
+    PM_CFG_EMBED;       /* key, variant column; params loaded when matching on an axis */
+    char *base;         /* the matching key: the key without the variant, or every axis but AXIS */
+    char *value;        /* its value on the compared axis: the variant, or AXIS's value */
     size_t n_runs;
     int64_t *run_ids;   /* ascending */
     double *wall;       /* run wall, only runs where it is known */
@@ -61,28 +64,7 @@ static int grow(void *arr, size_t *cap, size_t n, size_t sz)
 
 int pm_compare_split_key(const char *key, const char *variant_column, char **base, char **variant, pm_err *err)
 {
-    *base = *variant = NULL;
-    const char *slash = strrchr(key, '/');
-    size_t base_len = strlen(key);
-    const char *var = "";
-    if (variant_column) {
-        size_t vl = strlen(variant_column);
-        var = variant_column;
-        if (slash && strcmp(slash + 1, variant_column) == 0 && vl > 0)
-            base_len = (size_t)(slash - key);
-    } else if (slash) {
-        var = slash + 1;
-        base_len = (size_t)(slash - key);
-    }
-    *base = strndup(key, base_len);
-    *variant = strdup(var);
-    if (!*base || !*variant) {
-        free(*base);
-        free(*variant);
-        *base = *variant = NULL;
-        return nomem(err);
-    }
-    return PM_OK;
+    return pm_cfg_split_key(key, variant_column, base, variant) ? nomem(err) : PM_OK;
 }
 
 static void free_series(series *s, size_t n)
@@ -97,9 +79,9 @@ static void free_series(series *s, size_t n)
 
 static void free_side_cfg(side_cfg *c)
 {
-    free(c->key);
+    pm_cfg_clear(&c->cfg);
     free(c->base);
-    free(c->variant);
+    free(c->value);
     free(c->run_ids);
     free(c->wall);
     free_series(c->steps, c->n_steps);
@@ -301,7 +283,7 @@ static int resolve_variant(side_cfg *cfgs, size_t n, const char *path, const cha
     if (!vars)
         return nomem(err);
     for (size_t i = 0; i < n; i++)
-        vars[nv++] = cfgs[i].variant;
+        vars[nv++] = cfgs[i].value;
     qsort(vars, nv, sizeof *vars, cmp_strp);
     size_t nd = 0;
     for (size_t i = 0; i < nv; i++)
@@ -336,39 +318,15 @@ static int resolve_variant(side_cfg *cfgs, size_t n, const char *path, const cha
 
 /* Matching on an axis (--a AXIS=V --b AXIS=W): a config's "variant" is its value of AXIS and its matching
  * key is every other parameter (and the variant column), so configs equal on all other axes line up. */
-static int split_on_axis(pm_store *st, side_cfg *c, const char *axis, const char *variant_column, pm_err *err)
+static int split_on_axis(pm_store *st, side_cfg *c, const char *axis, pm_err *err)
 {
-    pm_param *p = NULL;
-    int n = 0, rc = pm_store_config_params(st, c->id, &p, &n, err);
+    int rc = pm_store_config_params(st, c->id, &c->cfg, err);
     if (rc != PM_OK)
         return rc;
-    size_t cap = 64;
-    for (int i = 0; i < n; i++)
-        cap += strlen(p[i].name) + strlen(p[i].value) + 2;
-    if (variant_column)
-        cap += strlen(variant_column) + 10;
-    char *base = malloc(cap);
-    const char *val = NULL;
-    if (!base) {
-        pm_params_free(p, n);
-        return nomem(err);
-    }
-    base[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        if (!strcmp(p[i].name, axis)) {
-            val = p[i].value;
-            continue;
-        }
-        snprintf(base + strlen(base), cap - strlen(base), "%s%s=%s", base[0] ? "/" : "", p[i].name, p[i].value);
-    }
-    if (!strcmp(axis, "variant"))
-        val = variant_column;
-    else if (variant_column && *variant_column)
-        snprintf(base + strlen(base), cap - strlen(base), "%svariant=%s", base[0] ? "/" : "", variant_column);
-    c->base = base;
-    c->variant = strdup(val ? val : "");
-    pm_params_free(p, n);
-    return c->variant ? PM_OK : nomem(err);
+    const char *val = pm_cfg_axis(&c->cfg, axis);
+    c->base = pm_cfg_key_except(&c->cfg, axis);
+    c->value = strdup(val ? val : "");
+    return c->base && c->value ? PM_OK : nomem(err);
 }
 
 static int load_side(const char *path, const char *sweep, const char *variant, const char *label, side *sd,
@@ -399,14 +357,14 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
         side_cfg *c = &all[n_all++];
         *c = (side_cfg){.id = sqlite3_column_int64(s, 0)};
         const char *key = (const char *)sqlite3_column_text(s, 1);
-        if (!(c->key = strdup(key ? key : ""))) {
+        if (pm_cfg_set(&c->cfg, key ? key : "", NULL, (const char *)sqlite3_column_text(s, 2))) {
             rc = nomem(err);
             goto cleanup;
         }
         if (axis)
-            rc = split_on_axis(sd->st, c, axis, (const char *)sqlite3_column_text(s, 2), err);
+            rc = split_on_axis(sd->st, c, axis, err);
         else
-            rc = pm_compare_split_key(c->key, (const char *)sqlite3_column_text(s, 2), &c->base, &c->variant, err);
+            rc = pm_compare_split_key(c->key, c->variant, &c->base, &c->value, err);
         if (rc != PM_OK)
             goto cleanup;
     }
@@ -424,7 +382,7 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
     /* Keep the chosen variant's configs, then load their runs. */
     size_t kept = 0;
     for (size_t i = 0; i < n_all; i++) {
-        if (strcmp(all[i].variant, info->variant) == 0)
+        if (strcmp(all[i].value, info->variant) == 0)
             all[kept++] = all[i];
         else
             free_side_cfg(&all[i]);

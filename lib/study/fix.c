@@ -202,13 +202,13 @@ static int build_evidence(fix_ctx *x, pm_err *err)
     return PM_OK;
 }
 
-/* A config's key without its variant part (what compare matches on): the last part of the key when it is the
- * variant ("llm/.../stock", a command round's "c/input=a.c/g0"), else the whole key (a command study's). */
+/* A config's key without its variant part (what compare matches on: pm_cfg_split_key), cut to cap. */
 static void base_key(const char *key, const char *variant, char *out, size_t cap)
 {
-    const char *slash = strrchr(key, '/');
-    size_t n = slash && variant && *variant && !strcmp(slash + 1, variant) ? (size_t)(slash - key) : strlen(key);
-    snprintf(out, cap, "%.*s", (int)n, key);
+    char *base = NULL;
+    (void)pm_cfg_split_key(key, variant ? variant : "", &base, NULL);   /* out of memory: base NULL, the whole key */
+    snprintf(out, cap, "%s", base ? base : key);
+    free(base);
 }
 
 static void ev_base(const fix_ctx *x, size_t k, char *out, size_t cap)
@@ -720,7 +720,7 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
             goto cleanup;
         }
         for (int i = 0; i < x.src_spec->n_configs; i++)
-            for (int k = 0; k < x.src_spec->configs[i].n_params; k++) {
+            for (size_t k = 0; k < x.src_spec->configs[i].n_params; k++) {
                 const char *a = x.src_spec->configs[i].params[k].name;
                 int seen = 0;
                 for (size_t j = 0; j < na && !seen; j++)

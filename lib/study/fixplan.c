@@ -55,13 +55,8 @@ static double evidence_value(const pm_fix_evidence *e, const char *name)
     if (!strcmp(name, "llvm_ops")) return e->llvm_ops;
     if (!strcmp(name, "wall")) return e->wall_s;
     /* an axis of the config: its value when it is a number */
-    for (size_t i = 0; i < e->n_params; i++)
-        if (!strcmp(e->params[i].name, name)) {
-            char *end;
-            double v = strtod(e->params[i].value, &end);
-            return end != e->params[i].value && !*end ? v : NAN;
-        }
-    return NAN;
+    pm_cfg axes = {.params = (pm_param *)e->params, .n_params = e->n_params};
+    return pm_cfg_param_num(&axes, name);
 }
 
 /* Returns 1 true, 0 false, -1 malformed (msg filled). A term whose evidence is absent is false. axes (NULL-terminated,

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include "backend.h"
 #include "error.h"
-#include "param.h"
+#include "config.h"
 
 /* A pass is "heavy" in a config when it takes at least this share of the compile wall. */
 #define PM_FIX_HEAVY_SHARE 0.05

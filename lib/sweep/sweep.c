@@ -815,7 +815,7 @@ configs:
     for (int c = 0; c < spec->n_configs; c++) {
         const pm_spec_config *cfg = &spec->configs[c];
         config_state *cs = &x.cs[c];
-        char safe[sizeof cfg->key];
+        char safe[PM_SPEC_KEY_MAX];
         if (!x.in_shard[c])
             continue;
         safe_name(cfg->key, safe, sizeof safe);

@@ -238,27 +238,15 @@ typedef struct run_store {
 static int run_store_open(run_store *rs, char **cmd, pm_err *err)
 {
     int64_t sweep_id;
-    pm_param *params = NULL;
-    int n = 0, rc;
+    int rc;
     if ((rc = pm_store_open(rs->db, &rs->st, err)) || (rc = pm_store_sweep(rs->st, rs->sweep, "command", NULL, NULL,
                                                                            &sweep_id, err)))
         return rc;
     /* NAME=VALUE parts of the key are the config's parameters */
-    char *key = strdup(rs->key);
-    for (char *save = NULL, *t = key ? strtok_r(key, "/", &save) : NULL; t; t = strtok_r(NULL, "/", &save)) {
-        char *eq = strchr(t, '=');
-        pm_param *np = eq && eq != t ? realloc(params, (size_t)(n + 1) * sizeof *np) : NULL;
-        if (!np)
-            continue;
-        params = np;
-        *eq = '\0';
-        params[n++] = (pm_param){t, eq + 1};
-    }
-    pm_config c = {.key = rs->key, .kind = "command", .params = params, .n_params = n};
-    rc = key ? pm_store_config(rs->st, sweep_id, &c, &rs->config_id, err)
-             : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    free(params);
-    free(key);
+    pm_config c = {.key = rs->key, .kind = "command"};
+    rc = pm_cfg_params_from_key(&c.cfg, rs->key) ? pm_err_set(err, PM_ERR_NOMEM, "out of memory")
+                                                 : pm_store_config(rs->st, sweep_id, &c, &rs->config_id, err);
+    pm_params_free(c.params, c.n_params);
     if (rc == PM_OK)
         rc = pm_store_runs_done(rs->st, rs->config_id, "cold", &rs->first_repeat, err);
     (void)cmd;

@@ -188,8 +188,8 @@ static void command_spec_expands_axes(void **state)
     assert_string_equal(s->configs[0].key, "c/input=a.c/opt=0");
     assert_string_equal(s->configs[7].key, "c/input=b.c/opt=3");
     assert_string_equal(s->configs[0].kind, "command");
-    assert_string_equal(pm_spec_config_get(&s->configs[1], "opt"), "1");
-    assert_string_equal(pm_spec_config_get(&s->configs[1], "input"), "a.c");
+    assert_string_equal(pm_cfg_param(&s->configs[1].cfg, "opt"), "1");
+    assert_string_equal(pm_cfg_param(&s->configs[1].cfg, "input"), "a.c");
     assert_non_null(strstr(s->configs[1].paths[0], "/src/a.c"));
     assert_int_equal(s->configs[1].paths[0][0], '/');
 

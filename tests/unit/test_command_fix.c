@@ -116,7 +116,7 @@ static void a_round_applies_the_variant_to_its_steps(void **state)
     assert_string_equal(r->configs[1].key, "c/opt=2/g0");
     assert_string_equal(r->configs[1].variant, "g0");
     assert_string_equal(r->configs[3].key, "c/opt=1/stock");
-    assert_string_equal(pm_spec_config_get(&r->configs[1], "opt"), "2");
+    assert_string_equal(pm_cfg_param(&r->configs[1].cfg, "opt"), "2");
 
     pm_backend_ctx ctx = {.spec = r};
     assert_int_equal(be->prepare(&ctx, &e), PM_OK);

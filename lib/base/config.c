@@ -1,0 +1,166 @@
+/* The config identity every layer shares (config.h). */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *pm_cfg_param(const pm_cfg *c, const char *name)
+{
+    for (size_t k = 0; name && k < c->n_params; k++)
+        if (!strcmp(c->params[k].name, name))
+            return c->params[k].value;
+    return NULL;
+}
+
+double pm_cfg_param_num(const pm_cfg *c, const char *name)
+{
+    const char *v = pm_cfg_param(c, name);
+    if (!v)
+        return NAN;
+    char *end;
+    double d = strtod(v, &end);
+    return end != v && !*end ? d : NAN;
+}
+
+const char *pm_cfg_axis(const pm_cfg *c, const char *name)
+{
+    return name && !strcmp(name, "variant") ? c->variant : pm_cfg_param(c, name);
+}
+
+int pm_cfg_param_add(pm_cfg *c, const char *name, const char *value)
+{
+    char *n = strdup(name), *v = strdup(value);
+    pm_param *p = n && v ? realloc(c->params, (c->n_params + 1) * sizeof *p) : NULL;
+    if (!p) {
+        free(n);
+        free(v);
+        return -1;
+    }
+    c->params = p;
+    p[c->n_params++] = (pm_param){n, v};
+    return 0;
+}
+
+static int set_str(const char **dst, const char *src)
+{
+    char *d = NULL;
+    if (src && !(d = strdup(src)))
+        return -1;
+    free((char *)*dst);
+    *dst = d;
+    return 0;
+}
+
+int pm_cfg_set(pm_cfg *c, const char *key, const char *kind, const char *variant)
+{
+    return set_str(&c->key, key) || set_str(&c->kind, kind) || set_str(&c->variant, variant) ? -1 : 0;
+}
+
+void pm_params_free(pm_param *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(p[i].name);
+        free(p[i].value);
+    }
+    free(p);
+}
+
+void pm_cfg_clear(pm_cfg *c)
+{
+    free((char *)c->key);
+    free((char *)c->kind);
+    free((char *)c->variant);
+    pm_params_free(c->params, c->n_params);
+    *c = (pm_cfg){0};
+}
+
+int pm_cfg_split_key(const char *key, const char *variant, char **base, char **var)
+{
+    const char *slash = strrchr(key, '/');
+    size_t base_len = strlen(key);
+    const char *v = "";
+    if (variant) {
+        v = variant;
+        if (slash && *variant && !strcmp(slash + 1, variant))
+            base_len = (size_t)(slash - key);
+    } else if (slash) {
+        v = slash + 1;
+        base_len = (size_t)(slash - key);
+    }
+    *base = strndup(key, base_len);
+    char *vd = var ? strdup(v) : NULL;
+    if (!*base || (var && !vd)) {
+        free(*base);
+        free(vd);
+        *base = NULL;
+        if (var)
+            *var = NULL;
+        return -1;
+    }
+    if (var)
+        *var = vd;
+    return 0;
+}
+
+char *pm_cfg_key_except(const pm_cfg *c, const char *axis)
+{
+    size_t cap = 64;
+    for (size_t i = 0; i < c->n_params; i++)
+        cap += strlen(c->params[i].name) + strlen(c->params[i].value) + 2;
+    if (c->variant)
+        cap += strlen(c->variant) + 10;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < c->n_params; i++)
+        if (!axis || strcmp(c->params[i].name, axis))
+            len += (size_t)snprintf(out + len, cap - len, "%s%s=%s", len ? "/" : "", c->params[i].name,
+                                    c->params[i].value);
+    if (c->variant && *c->variant && !(axis && !strcmp(axis, "variant")))
+        snprintf(out + len, cap - len, "%svariant=%s", len ? "/" : "", c->variant);
+    return out;
+}
+
+static int same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Every axis of `a` but `axis` has the same value in `b`. */
+static int covers(const pm_cfg *a, const pm_cfg *b, const char *axis)
+{
+    for (size_t i = 0; i < a->n_params; i++)
+        if ((!axis || strcmp(a->params[i].name, axis)) &&
+            !same_str(a->params[i].value, pm_cfg_param(b, a->params[i].name)))
+            return 0;
+    return 1;
+}
+
+int pm_cfg_equal_except(const pm_cfg *a, const pm_cfg *b, const char *axis)
+{
+    if (!(axis && !strcmp(axis, "variant")) && !same_str(a->variant && *a->variant ? a->variant : NULL,
+                                                         b->variant && *b->variant ? b->variant : NULL))
+        return 0;
+    return covers(a, b, axis) && covers(b, a, axis);
+}
+
+int pm_cfg_params_from_key(pm_cfg *c, const char *key)
+{
+    char *k = strdup(key);
+    if (!k)
+        return -1;
+    int rc = 0;
+    for (char *save = NULL, *t = strtok_r(k, "/", &save); t && !rc; t = strtok_r(NULL, "/", &save)) {
+        char *eq = strchr(t, '=');
+        if (!eq || eq == t)
+            continue;
+        *eq = '\0';
+        rc = pm_cfg_param_add(c, t, eq + 1);
+    }
+    free(k);
+    return rc;
+}
