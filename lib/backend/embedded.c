@@ -435,15 +435,10 @@ static int embedded_prepare_config(pm_backend_ctx *ctx, int config, const char *
     int rc;
     pm_gen_info info;
     memset(&info, 0, sizeof info);
-    if (!strcmp(c->kind, "llm")) {
-        pm_llm_opts o = {.family = c->family, .size = c->size, .window = c->window, .precision = c->precision,
-                         .layers = c->layers, .func_per_layer = c->func_per_layer};
-        rc = pm_gen_llm(&o, f, &info, err);
-    } else {
-        pm_cnn_opts o = {.family = c->family, .resolution = c->resolution, .precision = c->precision,
-                         .blocks = c->blocks};
-        rc = pm_gen_cnn(&o, f, &info, err);
-    }
+    const pm_kind *k = pm_kind_find(c->kind);
+    pm_workload w = pm_spec_workload(c);
+    rc = k && k->emit ? k->emit(&w, f, &info, err)
+                      : pm_err_set(err, PM_ERR_UNSUPPORTED, "no generator for kind '%s'", c->kind);
     if (fclose(f) && rc == PM_OK)
         rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", out->input);
     if (rc)

@@ -64,14 +64,14 @@ static char *round_text(const pm_spec *s, const int *cfgs, const char *const *va
         if (!first)
             continue;
         const pm_spec_config *c = &s->configs[cfgs[i]];
-        if (!strcmp(c->kind, "llm"))
-            append(&buf, &len, &cap, &oom, "[llm c%d]\nmodels = %s:%s\nwindows = %d\nprecisions = %s\nlayers = %d\n",
-                   cfgs[i], c->family, c->size, window_cap && c->window > window_cap ? window_cap : c->window,
-                   c->precision, layers_cap && c->layers > layers_cap ? layers_cap : c->layers);
-        else
-            append(&buf, &len, &cap, &oom,
-                   "[cnn c%d]\nfamilies = %s\nresolutions = %d\nprecisions = %s\nblocks = %d\n", cfgs[i], c->family,
-                   window_cap && c->resolution > window_cap ? window_cap : c->resolution, c->precision, c->blocks);
+        const pm_kind *kind = pm_kind_find(c->kind);
+        pm_workload w = pm_spec_workload(c);
+        char sec[32];
+        snprintf(sec, sizeof sec, "c%d", cfgs[i]);
+        char *section = kind && kind->spec_section ? kind->spec_section(&w, sec, window_cap, layers_cap) : NULL;
+        oom |= !section;   /* every config of an embedded study has a workload row (the spec made it from one) */
+        append(&buf, &len, &cap, &oom, "%s", section ? section : "");
+        free(section);
         if (c->tile != s->tile)
             append(&buf, &len, &cap, &oom, "tile = %d\n", c->tile);
         if (c->unroll != s->unroll)
@@ -132,15 +132,10 @@ static int embedded_check_build(const pm_spec *study, int config, const char *va
         goto cleanup;
     }
     pm_gen_info info;
-    if (!strcmp(c->kind, "llm")) {
-        pm_llm_opts lo = {.family = c->family, .size = c->size, .window = c->window, .precision = c->precision,
-                          .layers = c->layers, .func_per_layer = c->func_per_layer};
-        rc = pm_gen_llm(&lo, f, &info, err);
-    } else {
-        pm_cnn_opts co = {.family = c->family, .resolution = c->resolution, .precision = c->precision,
-                          .blocks = c->blocks};
-        rc = pm_gen_cnn(&co, f, &info, err);
-    }
+    const pm_kind *k = pm_kind_find(c->kind);
+    pm_workload w = pm_spec_workload(c);
+    rc = k && k->emit ? k->emit(&w, f, &info, err)
+                      : pm_err_set(err, PM_ERR_UNSUPPORTED, "no generator for kind '%s'", c->kind);
     if (fclose(f) && !rc)
         rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", input);
     if (rc)

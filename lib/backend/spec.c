@@ -340,26 +340,45 @@ static int check_unique_keys(const pm_spec *s, pm_err *err)
     return rc;
 }
 
-/* The workload axes of an llm/cnn config as name=value parameters (the shared config model). */
+pm_workload pm_spec_workload(const pm_spec_config *c)
+{
+    return (pm_workload){.family = c->family, .size = c->size, .precision = c->precision, .window = c->window,
+                         .resolution = c->resolution, .layers = c->layers, .blocks = c->blocks,
+                         .func_per_layer = c->func_per_layer};
+}
+
+/* A workload field by its axis name (the names kinds.c's rows list), as text; NULL: no such field. */
+static const char *workload_field(const pm_spec_config *c, const char *name, char *num, size_t cap)
+{
+    if (!strcmp(name, "family")) return c->family;
+    if (!strcmp(name, "size")) return c->size;
+    if (!strcmp(name, "precision")) return c->precision;
+    const int *v = !strcmp(name, "window") ? &c->window : !strcmp(name, "resolution") ? &c->resolution
+                 : !strcmp(name, "layers") ? &c->layers : !strcmp(name, "blocks") ? &c->blocks
+                 : !strcmp(name, "tile") ? &c->tile : !strcmp(name, "unroll") ? &c->unroll : NULL;
+    if (!v)
+        return NULL;
+    snprintf(num, cap, "%d", *v);
+    return num;
+}
+
+/* The workload axes of an llm/cnn config as name=value parameters (the shared config model): its kind row's
+ * axes, then the embedded pipeline's tile and unroll. */
 static int workload_params(pm_spec_config *c, pm_err *err)
 {
-    char num[32];
-    int rc = pm_spec_config_param(c, "family", c->family, NULL);
-    if (!strcmp(c->kind, "llm")) {
-        rc |= pm_spec_config_param(c, "size", c->size, NULL);
-        snprintf(num, sizeof num, "%d", c->window);
-        rc |= pm_spec_config_param(c, "window", num, NULL);
-    } else {
-        snprintf(num, sizeof num, "%d", c->resolution);
-        rc |= pm_spec_config_param(c, "resolution", num, NULL);
+    const pm_kind *k = pm_kind_find(c->kind);
+    char axes[256], num[32];
+    snprintf(axes, sizeof axes, "%s,tile,unroll", k ? k->axes : "");
+    int rc = PM_OK;
+    for (char *save = NULL, *t = strtok_r(axes, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+        const char *v = workload_field(c, t, num, sizeof num);
+        if (!v) {   /* a row naming an axis the spec has no field for: kinds.c and workload_field disagree */
+            rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "kind %s: no spec field for axis '%s'", c->kind, t);
+            pm_spec_config_clear(c);
+            return rc;
+        }
+        rc = pm_spec_config_param(c, t, v, NULL);
     }
-    rc |= pm_spec_config_param(c, "precision", c->precision, NULL);
-    snprintf(num, sizeof num, "%d", !strcmp(c->kind, "llm") ? c->layers : c->blocks);
-    rc |= pm_spec_config_param(c, !strcmp(c->kind, "llm") ? "layers" : "blocks", num, NULL);
-    snprintf(num, sizeof num, "%d", c->tile);
-    rc |= pm_spec_config_param(c, "tile", num, NULL);
-    snprintf(num, sizeof num, "%d", c->unroll);
-    rc |= pm_spec_config_param(c, "unroll", num, NULL);
     if (rc) {
         pm_spec_config_clear(c);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");

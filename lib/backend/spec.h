@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include "error.h"
 #include "config.h"
+#include "kinds.h"
 
 /* One "name = value" line of the spec, with its section and line number. A back end marks what it read. */
 typedef struct pm_spec_entry {
@@ -123,6 +124,8 @@ int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err);
 /* Adds name=value (path: the absolute file for a file axis, or NULL) to a config under construction. */
 int pm_spec_config_param(pm_spec_config *c, const char *name, const char *value, const char *path);
 void pm_spec_config_clear(pm_spec_config *c);   /* frees its identity and paths */
+/* The model fields of an llm/cnn config, as its kind row's functions take them (kinds.h). */
+pm_workload pm_spec_workload(const pm_spec_config *c);
 /* Whether section is "KIND" or "KIND NAME"; *name gets the NAME part ("" when none). */
 int pm_spec_section_is(const char *section, const char *kind, const char **name);
 /* Whether entry i is the first of its section (a section is read once, from its first entry). */

@@ -24,7 +24,8 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
     }
     extra[n] = NULL;
     int reuse = spec->ov_reuse_strategy || c->reuse_strategy;
-    int llm = !strcmp(c->kind, "llm");
+    const pm_kind *k = pm_kind_find(c->kind);
+    int llm = k && k->npuw;
     if (reuse && llm) /* also reached with --backend openvino over a spec written for another back end */
         return pm_err_set(err, PM_ERR_USAGE, "%s: reuse-strategy is off under NPUW (LLM configs)", c->key);
     /* The child runs in its own folder: hand it absolute paths (a missing model keeps its name for the error). */
@@ -108,7 +109,8 @@ static int ov_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
     if (rc == PM_OK && !s->ov_model_template[0])
         rc = pm_err_set(err, PM_ERR_USAGE, "[openvino] model is required for backend openvino");
     for (int i = 0; rc == PM_OK && i < s->n_configs; i++)
-        if (!strcmp(s->configs[i].kind, "llm") && (s->configs[i].reuse_strategy || s->ov_reuse_strategy))
+        if (pm_kind_find(s->configs[i].kind) && pm_kind_find(s->configs[i].kind)->npuw &&
+            (s->configs[i].reuse_strategy || s->ov_reuse_strategy))
             /* LLM configs compile through NPUW, where each subgraph overwrites the strategy file. */
             rc = pm_err_set(err, PM_ERR_USAGE, "%s: reuse-strategy is off under NPUW (LLM configs): only the last "
                             "subgraph's strategy file survives a compile", s->configs[i].key);

@@ -192,7 +192,8 @@ static int build_evidence(fix_ctx *x, pm_err *err)
         x->ev_an[k] = c;
         x->ev[k] = (pm_fix_evidence){.key = c->key, .regime = a->stages[c->dominant_stage], .heavy = heavy,
                                      .n_heavy = nh, .window = sc->window ? sc->window : NAN,
-                                     .layers = !strcmp(sc->kind, "llm") ? sc->layers : NAN,
+                                     /* a workload's decoder layers (an LLM's; a CNN has blocks) */
+                                     .layers = pm_kind_find(sc->kind) ? pm_cfg_param_num(&sc->cfg, "layers") : NAN,
                                      .tile = sc->tile ? sc->tile : NAN, .ops = c->ir_ops, .llvm_ops = c->llvm_ops,
                                      .wall_s = c->wall.mean, .params = sc->params,
                                      .n_params = (size_t)sc->n_params};

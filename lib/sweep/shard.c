@@ -92,9 +92,8 @@ static double file_bytes(const char *path)
     return path && stat(path, &sb) == 0 ? (double)sb.st_size : 0;
 }
 
-/* IR-size estimate in bytes of IR, grown the way the embedded pipeline grows it: the tile loops unroll, so
- * beyond one tile the op count grows about 2.5x per doubling of window / tile (studies/embedded-llm-
- * measurements.md); CNN cost follows the pixel count. */
+/* IR-size estimate in bytes of IR: the generated workload, grown the way the embedded pipeline grows it (its
+ * kind row's grow: the tile loops unroll for an LLM, a CNN's cost follows the pixel count). */
 static double estimate(const pm_spec *spec, const pm_spec_config *c)
 {
     if (!strcmp(spec->backend, "openvino")) {
@@ -112,27 +111,13 @@ static double estimate(const pm_spec *spec, const pm_spec_config *c)
         return 0;
     pm_gen_info info;
     pm_err err = {0};
-    int rc;
-    if (!strcmp(c->kind, "llm")) {
-        pm_llm_opts o = {.family = c->family, .size = c->size, .window = c->window, .precision = c->precision,
-                         .layers = c->layers, .func_per_layer = c->func_per_layer};
-        rc = pm_gen_llm(&o, f, &info, &err);
-    } else if (!strcmp(c->kind, "cnn")) {
-        pm_cnn_opts o = {.family = c->family, .resolution = c->resolution, .precision = c->precision,
-                         .blocks = c->blocks};
-        rc = pm_gen_cnn(&o, f, &info, &err);
-    } else {
-        rc = PM_ERR_UNSUPPORTED;
-    }
+    const pm_kind *k = pm_kind_find(c->kind);
+    pm_workload w = pm_spec_workload(c);
+    int rc = k && k->emit ? k->emit(&w, f, &info, &err) : PM_ERR_UNSUPPORTED;
     fclose(f);
     if (rc != PM_OK)
         return 0;
-    double grow = 1;
-    if (!strcmp(c->kind, "llm") && c->tile > 0 && c->window > c->tile)
-        grow = pow((double)c->window / c->tile, 1.3);
-    else if (!strcmp(c->kind, "cnn") && c->resolution > 224)
-        grow = pow(c->resolution / 224.0, 2);
-    return (double)bytes * grow;
+    return (double)bytes * (k->grow ? k->grow(&w, c->tile) : 1);
 }
 
 /* Mean wall of the ok cold runs per config key, from an earlier study. */

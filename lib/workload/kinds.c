@@ -1,8 +1,58 @@
 /* The workload-kind table. Adding a workload kind adds a row here (docs/architecture.md). */
 #include "kinds.h"
 
+#include <math.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static int emit_llm(const pm_workload *w, FILE *out, pm_gen_info *info, pm_err *err)
+{
+    pm_llm_opts o = {.family = w->family, .size = w->size, .window = w->window, .precision = w->precision,
+                     .layers = w->layers, .func_per_layer = w->func_per_layer};
+    return pm_gen_llm(&o, out, info, err);
+}
+
+static int emit_cnn(const pm_workload *w, FILE *out, pm_gen_info *info, pm_err *err)
+{
+    pm_cnn_opts o = {.family = w->family, .resolution = w->resolution, .precision = w->precision,
+                     .blocks = w->blocks};
+    return pm_gen_cnn(&o, out, info, err);
+}
+
+/* Beyond one tile the tile loops unroll: about 2.5x more ops per doubling of window / tile
+ * (studies/embedded-llm-measurements.md). */
+static double grow_llm(const pm_workload *w, int tile)
+{
+    return tile > 0 && w->window > tile ? pow((double)w->window / tile, 1.3) : 1;
+}
+
+/* CNN cost follows the pixel count. */
+static double grow_cnn(const pm_workload *w, int tile)
+{
+    return w->resolution > 224 ? pow(w->resolution / 224.0, 2) : 1;
+}
+
+static int capped(int v, int cap)
+{
+    return cap && v > cap ? cap : v;
+}
+
+static char *section_llm(const pm_workload *w, const char *name, int size_cap, int depth_cap)
+{
+    char *s = NULL;
+    return asprintf(&s, "[llm %s]\nmodels = %s:%s\nwindows = %d\nprecisions = %s\nlayers = %d\n", name, w->family,
+                    w->size, capped(w->window, size_cap), w->precision, capped(w->layers, depth_cap)) < 0 ? NULL : s;
+}
+
+/* Blocks are not cut: a CNN's depth is its architecture (the resolution is what the check reduces). */
+static char *section_cnn(const pm_workload *w, const char *name, int size_cap, int depth_cap)
+{
+    char *s = NULL;
+    return asprintf(&s, "[cnn %s]\nfamilies = %s\nresolutions = %d\nprecisions = %s\nblocks = %d\n", name,
+                    w->family, capped(w->resolution, size_cap), w->precision, w->blocks) < 0 ? NULL : s;
+}
 
 static const pm_kind kinds[] = {
     /* A model's compile grows with its size and window; families are what a user compares at equal compile
@@ -10,11 +60,16 @@ static const pm_kind kinds[] = {
     {.name = "llm", .label = "LLM", .handoff_x = "wall", .series = "family", .bars = "family,size",
      .prefer = {{"precision", "int8"}}, .figure = "fingerprint", .regime_rows = "size", .regime_cols = "window",
      .slice = "precision", .rows_label = "model size (parameters)", .cols_label = "window (prompt tokens)",
-     .regime_figure = "regime-map", .precision_study = 1},
+     .regime_figure = "regime-map", .precision_study = 1,
+     .axes = "family,size,window,precision,layers", .depth_axis = "layers", .emit = emit_llm, .grow = grow_llm,
+     .spec_section = section_llm, .size_axis = "window", .families = pm_gen_llm_families,
+     .sizes = pm_gen_llm_sizes, .npuw = 1},
     {.name = "cnn", .label = "CNN", .handoff_x = "wall", .series = "family", .bars = "family",
      .prefer = {{"precision", "int8"}}, .figure = "cnn-fingerprint", .regime_rows = "family",
      .regime_cols = "resolution", .slice = "precision", .rows_label = "CNN family",
-     .cols_label = "input resolution (pixels)", .regime_figure = "cnn-regime-map", .spine = 1},
+     .cols_label = "input resolution (pixels)", .regime_figure = "cnn-regime-map", .spine = 1,
+     .axes = "family,resolution,precision,blocks", .depth_axis = "blocks", .emit = emit_cnn, .grow = grow_cnn,
+     .spec_section = section_cnn, .size_axis = "resolution", .families = pm_gen_cnn_families},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 

@@ -5,6 +5,19 @@
 #ifndef PM_KINDS_H
 #define PM_KINDS_H
 
+#include <stdio.h>
+#include "error.h"
+#include "gen.h"
+
+/* A workload config's model fields, as the generators take them (the spec fills it: pm_spec_workload). */
+typedef struct pm_workload {
+    const char *family, *size, *precision;
+    int window;             /* LLM prompt tokens */
+    int resolution;         /* CNN input pixels */
+    int layers, blocks;     /* depth emitted: LLM decoder layers / CNN blocks (0: all) */
+    int func_per_layer;
+} pm_workload;
+
 typedef struct pm_kind {
     const char *name;       /* the config kind this row describes */
     const char *label;      /* how the report names the kind ("LLM") */
@@ -24,6 +37,27 @@ typedef struct pm_kind {
     /* Studies only this kind's generator makes possible (its configs carry the model fields): the precision
      * study (precision x size x window, per family) and the CNN spine (resolution per family and depth). */
     int precision_study, spine;
+    /* The config model: the kind's axes as stored parameters, in order (the back end adds its pipeline's), and
+     * which of them is the depth emitted (the store's `layers` column; a fix rule's `layers` term). */
+    const char *axes, *depth_axis;
+    /* Writes the workload's MLIR (its generator). */
+    int (*emit)(const pm_workload *w, FILE *out, pm_gen_info *info, pm_err *err);
+    /* How much the IR grows in the embedded pipeline beyond the generated size at this tile (1: not at all):
+     * the shard planner's cost estimate. */
+    double (*grow)(const pm_workload *w, int tile);
+    /* The spec section ("[llm NAME]" ...) that plans this one workload again, with its size axis (window,
+     * resolution) at most size_cap and its depth at most depth_cap (0: no cap): the reduced configs of a fix's
+     * output check. malloc'd, NULL out of memory. */
+    char *(*spec_section)(const pm_workload *w, const char *name, int size_cap, int depth_cap);
+    /* The axis that sizes one workload (window, resolution): the one spec_section caps, the one `passmap gen`
+     * requires. */
+    const char *size_axis;
+    /* The generator's names: its families, and a family's sizes (NULL: the kind has no size axis per family). */
+    const char *const *(*families)(void);
+    const char *const *(*sizes)(const char *family);
+    /* OpenVINO compiles it through NPUW (an LLM with a prompt window): no reuse-strategy, the window and the
+     * OPTIMIZE_SIZE cache mode go to the compile. */
+    int npuw;
 } pm_kind;
 
 /* The row of a kind, or NULL for a kind with no row. */

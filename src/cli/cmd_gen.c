@@ -8,6 +8,7 @@
 #include "json_out.h"
 #include "cmds.h"
 #include "gen.h"
+#include "kinds.h"
 
 static void usage(FILE *f)
 {
@@ -49,20 +50,25 @@ static int gen_list(int argc, char **argv)
         fprintf(stderr, "passmap gen list: unknown option '%s' (try --json)\n", argv[1]);
         return PM_EXIT_USAGE;
     }
-    const char *const *fams = pm_gen_llm_families();
-    const char *const *cnn = pm_gen_cnn_families();
     if (json) {
-        json_t *root = json_object(), *llm = json_object(), *cnns = json_array();
-        for (int i = 0; fams[i]; i++) {
-            json_t *sz = json_array();
-            for (const char *const *s = pm_gen_llm_sizes(fams[i]); *s; s++)
-                json_array_append_new(sz, json_string(*s));
-            json_object_set_new(llm, fams[i], sz);
+        json_t *root = json_object();
+        for (int k = 0; pm_kind_at(k); k++) {
+            const pm_kind *row = pm_kind_at(k);
+            const char *const *fams = row->families ? row->families() : NULL;
+            /* a kind with sizes: {family: [sizes]}; else [families] */
+            json_t *list = row->sizes ? json_object() : json_array();
+            for (int i = 0; fams && fams[i]; i++) {
+                if (!row->sizes) {
+                    json_array_append_new(list, json_string(fams[i]));
+                    continue;
+                }
+                json_t *sz = json_array();
+                for (const char *const *s = row->sizes(fams[i]); *s; s++)
+                    json_array_append_new(sz, json_string(*s));
+                json_object_set_new(list, fams[i], sz);
+            }
+            json_object_set_new(root, row->name, list);
         }
-        for (int i = 0; cnn[i]; i++)
-            json_array_append_new(cnns, json_string(cnn[i]));
-        json_object_set_new(root, "llm", llm);
-        json_object_set_new(root, "cnn", cnns);
         pm_json_stamp(root, NULL);
         json_dumpf(root, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
@@ -70,14 +76,18 @@ static int gen_list(int argc, char **argv)
         return PM_EXIT_OK;
     }
     printf("%-8s %-12s %s\n", "KIND", "FAMILY", "SIZES");
-    for (int i = 0; fams[i]; i++) {
-        printf("%-8s %-12s", "llm", fams[i]);
-        for (const char *const *s = pm_gen_llm_sizes(fams[i]); *s; s++)
-            printf(" %s", *s);
-        printf("\n");
+    for (int k = 0; pm_kind_at(k); k++) {
+        const pm_kind *row = pm_kind_at(k);
+        const char *const *fams = row->families ? row->families() : NULL;
+        for (int i = 0; fams && fams[i]; i++) {
+            printf("%-8s %-12s", row->name, fams[i]);
+            if (!row->sizes)
+                printf(" -");
+            for (const char *const *s = row->sizes ? row->sizes(fams[i]) : NULL; s && *s; s++)
+                printf(" %s", *s);
+            printf("\n");
+        }
     }
-    for (int i = 0; cnn[i]; i++)
-        printf("%-8s %-12s -\n", "cnn", cnn[i]);
     return PM_EXIT_OK;
 }
 
@@ -94,8 +104,8 @@ int cmd_gen(int argc, char **argv)
     const char *kind = argv[1];
     if (!strcmp(kind, "list"))
         return gen_list(argc - 1, argv + 1);
-    int is_llm = !strcmp(kind, "llm"), is_cnn = !strcmp(kind, "cnn");
-    if (!is_llm && !is_cnn) {
+    const pm_kind *row = pm_kind_find(kind);
+    if (!row || !row->emit) {
         fprintf(stderr, "passmap gen: unknown workload kind '%s' (llm, cnn, list)\n", kind);
         return PM_EXIT_USAGE;
     }
@@ -107,8 +117,6 @@ int cmd_gen(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},   {"info", no_argument, NULL, 'i'},
         {"json", no_argument, NULL, 'j'},           {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    pm_llm_opts lo = {0};
-    pm_cnn_opts co = {0};
     const char *outpath = NULL, *family = NULL, *size = NULL, *precision = NULL;
     int want_info = 0, json = 0, window = -1, layers = 0, resolution = -1, blocks = 0, fpl = 0;
     optind = 1;
@@ -142,9 +150,10 @@ int cmd_gen(int argc, char **argv)
         fprintf(stderr, "passmap gen %s: unexpected argument '%s'\n", kind, av[optind]);
         return PM_EXIT_USAGE;
     }
-    if (!family || !precision || (is_llm && window < 0) || (is_cnn && resolution < 0)) {
-        fprintf(stderr, "passmap gen %s: --family, --precision and %s are required (see passmap gen --help)\n", kind,
-                is_llm ? "--window" : "--resolution");
+    int size_value = !strcmp(row->size_axis, "window") ? window : resolution;
+    if (!family || !precision || size_value < 0) {
+        fprintf(stderr, "passmap gen %s: --family, --precision and --%s are required (see passmap gen --help)\n",
+                kind, row->size_axis);
         return PM_EXIT_USAGE;
     }
     if (json && !outpath) {
@@ -158,22 +167,9 @@ int cmd_gen(int argc, char **argv)
     }
     pm_gen_info info;
     pm_err err = {0};
-    int rc;
-    if (is_llm) {
-        lo.family = family;
-        lo.size = size;
-        lo.window = window;
-        lo.precision = precision;
-        lo.layers = layers;
-        lo.func_per_layer = fpl;
-        rc = pm_gen_llm(&lo, out, &info, &err);
-    } else {
-        co.family = family;
-        co.resolution = resolution;
-        co.precision = precision;
-        co.blocks = blocks;
-        rc = pm_gen_cnn(&co, out, &info, &err);
-    }
+    pm_workload w = {.family = family, .size = size, .precision = precision, .window = window,
+                     .resolution = resolution, .layers = layers, .blocks = blocks, .func_per_layer = fpl};
+    int rc = row->emit(&w, out, &info, &err);
     if (outpath && fclose(out) != 0 && rc == PM_OK) {
         perror(outpath);
         rc = PM_ERR_IO;

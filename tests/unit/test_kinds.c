@@ -1,0 +1,162 @@
+/* The workload-kind table (lib/workload/kinds.c): the per-kind knowledge callers ask it for instead of
+ * comparing kind names — axes, depth and size axis, generator, IR growth, the reduced spec section. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinds.h"
+#include "spec.h"
+
+static void every_row_is_complete(void **state)
+{
+    int n = 0;
+    for (const pm_kind *k; (k = pm_kind_at(n)); n++) {
+        assert_non_null(k->emit);
+        assert_non_null(k->grow);
+        assert_non_null(k->spec_section);
+        assert_non_null(k->families);
+        assert_non_null(k->families()[0]);
+        /* the depth and size axes are axes of the kind */
+        assert_true(pm_kind_list_has(k->axes, k->depth_axis));
+        assert_true(pm_kind_list_has(k->axes, k->size_axis));
+        assert_true(pm_kind_list_has(k->axes, "family"));
+        assert_ptr_equal(pm_kind_find(k->name), k);
+    }
+    assert_int_equal(n, 2);
+    assert_null(pm_kind_find("command"));
+    assert_string_equal(pm_kind_find("llm")->depth_axis, "layers");
+    assert_string_equal(pm_kind_find("cnn")->depth_axis, "blocks");
+    assert_true(pm_kind_find("llm")->npuw);
+    assert_false(pm_kind_find("cnn")->npuw);
+}
+
+static char *emit(const pm_kind *k, const pm_workload *w, pm_gen_info *info)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    pm_err e = {0};
+    assert_int_equal(k->emit(w, f, info, &e), PM_OK);
+    fclose(f);
+    return buf;
+}
+
+/* The row's generator is the kind's generator with every field passed on. */
+static void emit_is_the_generator(void **state)
+{
+    pm_workload w = {.family = "qwen2", .size = "0.5b", .precision = "int8", .window = 64, .layers = 2,
+                     .func_per_layer = 1};
+    pm_gen_info a, b;
+    char *via_row = emit(pm_kind_find("llm"), &w, &a);
+    char *direct = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&direct, &len);
+    pm_llm_opts o = {.family = "qwen2", .size = "0.5b", .window = 64, .precision = "int8", .layers = 2,
+                     .func_per_layer = 1};
+    pm_err e = {0};
+    assert_int_equal(pm_gen_llm(&o, f, &b, &e), PM_OK);
+    fclose(f);
+    assert_string_equal(via_row, direct);
+    assert_int_equal(a.layers_emitted, 2);
+    assert_int_equal(a.functions, b.functions);
+    free(via_row), free(direct);
+
+    pm_workload c = {.family = "resnet18", .precision = "fp16", .resolution = 64, .blocks = 1, .layers = 9};
+    via_row = emit(pm_kind_find("cnn"), &c, &a);
+    f = open_memstream(&direct, &len);
+    pm_cnn_opts co = {.family = "resnet18", .resolution = 64, .precision = "fp16", .blocks = 1};
+    assert_int_equal(pm_gen_cnn(&co, f, &b, &e), PM_OK);
+    fclose(f);
+    assert_string_equal(via_row, direct);
+    free(via_row), free(direct);
+}
+
+static void grow_as_the_pipeline_grows(void **state)
+{
+    const pm_kind *llm = pm_kind_find("llm"), *cnn = pm_kind_find("cnn");
+    pm_workload w = {.window = 512, .resolution = 448};
+    assert_true(fabs(llm->grow(&w, 64) - pow(8, 1.3)) < 1e-12);
+    assert_true(llm->grow(&w, 512) == 1);   /* within one tile */
+    assert_true(llm->grow(&w, 0) == 1);     /* no tiling */
+    assert_true(cnn->grow(&w, 64) == 4);    /* pixels: (448/224)^2, whatever the tile */
+    w.resolution = 224;
+    assert_true(cnn->grow(&w, 64) == 1);
+}
+
+/* The reduced section plans the same workload again, its size and depth cut to the caps, and parses back. */
+static void spec_section_round_trips(void **state)
+{
+    pm_workload w = {.family = "qwen2", .size = "0.5b", .precision = "int8", .window = 512, .layers = 4,
+                     .resolution = 999, .blocks = 7};
+    char *s = pm_kind_find("llm")->spec_section(&w, "c3", 128, 2);
+    assert_string_equal(s, "[llm c3]\nmodels = qwen2:0.5b\nwindows = 128\nprecisions = int8\nlayers = 2\n");
+    free(s);
+    s = pm_kind_find("llm")->spec_section(&w, "c3", 0, 0);
+    assert_string_equal(s, "[llm c3]\nmodels = qwen2:0.5b\nwindows = 512\nprecisions = int8\nlayers = 4\n");
+    free(s);
+    pm_workload c = {.family = "resnet18", .precision = "fp16", .resolution = 448, .blocks = 3};
+    s = pm_kind_find("cnn")->spec_section(&c, "c0", 224, 1);   /* blocks are the architecture: not cut */
+    assert_string_equal(s, "[cnn c0]\nfamilies = resnet18\nresolutions = 224\nprecisions = fp16\nblocks = 3\n");
+    char *text = NULL;
+    assert_true(asprintf(&text, "[sweep]\nname = t\n%s", s) > 0);
+    pm_spec *spec = NULL;
+    pm_err e = {0};
+    assert_int_equal(pm_spec_parse(text, "t.ini", &spec, &e), PM_OK);
+    assert_int_equal(spec->n_configs, 1);
+    assert_string_equal(spec->configs[0].family, "resnet18");
+    assert_int_equal(spec->configs[0].resolution, 224);
+    assert_int_equal(spec->configs[0].blocks, 3);
+    pm_spec_free(spec);
+    free(text);
+    free(s);
+}
+
+/* A spec's workload config carries its kind's axes (then the pipeline's tile, unroll) as parameters, and the
+ * depth axis holds the depth the store's layers column records. */
+static void spec_configs_carry_the_row_axes(void **state)
+{
+    const char *text = "[sweep]\nname = t\n[llm a]\nmodels = qwen2:0.5b\nwindows = 256\nprecisions = int8\nlayers = 3\n"
+                       "[cnn b]\nfamilies = resnet18\nresolutions = 224\nprecisions = fp16\nblocks = 2\n";
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_equal(pm_spec_parse(text, "t.ini", &s, &e), PM_OK);
+    assert_int_equal(s->n_configs, 2);
+    const char *want[2] = {"family,size,window,precision,layers,tile,unroll",
+                           "family,resolution,precision,blocks,tile,unroll"};
+    for (int i = 0; i < 2; i++) {
+        const pm_spec_config *c = &s->configs[i];
+        char got[256] = "";
+        for (size_t k = 0; k < c->n_params; k++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", k ? "," : "", c->params[k].name);
+        assert_string_equal(got, want[i]);
+        const pm_kind *row = pm_kind_find(c->kind);
+        assert_non_null(row);
+        assert_true(pm_cfg_param_num(&c->cfg, row->depth_axis) == (i == 0 ? 3 : 2));
+    }
+    assert_string_equal(pm_cfg_param(&s->configs[0].cfg, "window"), "256");
+    assert_string_equal(pm_cfg_param(&s->configs[1].cfg, "resolution"), "224");
+    assert_true(isnan(pm_cfg_param_num(&s->configs[1].cfg, "layers")));
+    pm_workload w = pm_spec_workload(&s->configs[0]);
+    assert_string_equal(w.family, "qwen2");
+    assert_int_equal(w.window, 256);
+    assert_int_equal(w.layers, 3);
+    pm_spec_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_row_is_complete),
+        cmocka_unit_test(emit_is_the_generator),
+        cmocka_unit_test(grow_as_the_pipeline_grows),
+        cmocka_unit_test(spec_section_round_trips),
+        cmocka_unit_test(spec_configs_carry_the_row_axes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
