@@ -249,14 +249,10 @@ static int add_configs(pm_spec *s, const cmd_matrix *m, int mi, pm_err *err)
         pm_spec_config c;
         memset(&c, 0, sizeof c);
         c.matrix = mi;
-        char key[PM_SPEC_KEY_MAX];
         const char *variant = "";
-        size_t len = (size_t)snprintf(key, sizeof key, "%s", m->name);
         for (int a = 0; a < m->n_axes && rc == PM_OK; a++) {
             const cmd_axis *ax = &m->axes[a];
             const char *v = ax->values[idx[a]];
-            if (len < sizeof key)
-                len += (size_t)snprintf(key + len, sizeof key - len, "/%s=%s", ax->name, v);
             if (pm_spec_config_param(&c, ax->name, v, ax->paths ? ax->paths[idx[a]] : NULL))
                 rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             if (!strcmp(ax->name, "variant") && rc == PM_OK) {
@@ -267,11 +263,16 @@ static int add_configs(pm_spec *s, const cmd_matrix *m, int mi, pm_err *err)
                     variant = v;
             }
         }
-        if (rc == PM_OK && len >= sizeof key)
-            rc = pm_err_set(err, PM_ERR_USAGE, "[matrix %s]: a config key is longer than %zu characters: %.80s...",
-                            m->name, sizeof key - 1, key);
+        /* the key names every axis: "c/input=a.c/opt=2" */
+        char *key = rc == PM_OK ? pm_cfg_key_of(m->name, &c.cfg) : NULL;
+        if (rc == PM_OK && !key)
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        if (rc == PM_OK && strlen(key) >= PM_SPEC_KEY_MAX)
+            rc = pm_err_set(err, PM_ERR_USAGE, "[matrix %s]: a config key is longer than %d characters: %.80s...",
+                            m->name, PM_SPEC_KEY_MAX - 1, key);
         if (rc == PM_OK && pm_cfg_set(&c.cfg, key, "command", variant))
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        free(key);
         if (rc == PM_OK)
             rc = pm_spec_add_config(s, &c, err);
         else

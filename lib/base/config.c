@@ -104,25 +104,35 @@ int pm_cfg_split_key(const char *key, const char *variant, char **base, char **v
     return 0;
 }
 
-char *pm_cfg_key_except(const pm_cfg *c, const char *axis)
+/* prefix, then "name=value" for each parameter but `except` ('/'-joined), then "variant=V" when asked. */
+static char *join(const char *prefix, const pm_cfg *c, const char *except, int with_variant)
 {
-    size_t cap = 64;
+    size_t cap = 64 + (prefix ? strlen(prefix) : 0);
     for (size_t i = 0; i < c->n_params; i++)
         cap += strlen(c->params[i].name) + strlen(c->params[i].value) + 2;
-    if (c->variant)
+    if (with_variant)
         cap += strlen(c->variant) + 10;
     char *out = malloc(cap);
     if (!out)
         return NULL;
-    size_t len = 0;
-    out[0] = '\0';
+    size_t len = (size_t)snprintf(out, cap, "%s", prefix ? prefix : "");
     for (size_t i = 0; i < c->n_params; i++)
-        if (!axis || strcmp(c->params[i].name, axis))
+        if (!except || strcmp(c->params[i].name, except))
             len += (size_t)snprintf(out + len, cap - len, "%s%s=%s", len ? "/" : "", c->params[i].name,
                                     c->params[i].value);
-    if (c->variant && *c->variant && !(axis && !strcmp(axis, "variant")))
+    if (with_variant)
         snprintf(out + len, cap - len, "%svariant=%s", len ? "/" : "", c->variant);
     return out;
+}
+
+char *pm_cfg_key_of(const char *prefix, const pm_cfg *c)
+{
+    return join(prefix, c, NULL, 0);
+}
+
+char *pm_cfg_key_except(const pm_cfg *c, const char *axis)
+{
+    return join(NULL, c, axis, c->variant && *c->variant && !(axis && !strcmp(axis, "variant")));
 }
 
 static int same_str(const char *a, const char *b)

@@ -54,6 +54,9 @@ void pm_params_free(pm_param *p, size_t n);
  * is the variant; with variant NULL the last part whatever it is; else the whole key. *base and, when var is
  * not NULL, *var (the variant part, "" when none) are malloc'd. 0, or -1 out of memory. */
 int pm_cfg_split_key(const char *key, const char *variant, char **base, char **var);
+/* A key naming every axis: "prefix/name=value/..." over the parameters in their order (a command config's
+ * key; pm_cfg_params_from_key reads the axes back). malloc'd; NULL out of memory. */
+char *pm_cfg_key_of(const char *prefix, const pm_cfg *c);
 /* The matching key on all axes but `axis`: "name=value/..." over the parameters in their order, then
  * "variant=V" when the variant is set and is not the axis itself. malloc'd; NULL out of memory. */
 char *pm_cfg_key_except(const pm_cfg *c, const char *axis);

@@ -1,5 +1,5 @@
-/* pm_param: one name=value parameter of a config (an axis and its value). The config model every layer shares:
- * a config is a key, a kind, a variant and a list of these (spec, store, study and compare all read it). */
+/* pm_param: one name=value parameter of a config (an axis and its value). A config's identity is a key, a
+ * kind, a variant and a list of these: pm_cfg (config.h), shared by spec, store, study and compare. */
 #ifndef PM_PARAM_H
 #define PM_PARAM_H
 

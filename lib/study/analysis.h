@@ -266,7 +266,6 @@ json_t *pm_analysis_json(const pm_analysis *a);
 double pm_an_size_value(const char *size);       /* "0.5b" -> 5e8, "125m" -> 1.25e8; NAN */
 int pm_an_stage_index(const pm_analysis *a, const char *stage);   /* -1 when absent */
 const pm_an_config *pm_an_find_config(const pm_analysis *a, const char *key);
-const char *pm_an_param(const pm_an_config *c, const char *name);   /* the config's value of an axis; NULL */
 /* The regime map of a kind ("command": of the kinds without a row); never NULL (an empty map when absent). */
 const pm_an_regime *pm_an_regime_of(const pm_analysis *a, const char *kind);
 /* The regime map a figure draws: the first with cells whose figure is this one, or NULL. */

@@ -129,7 +129,7 @@ static double x_of(const pm_analysis *a, const pm_an_handoff *h, const pm_an_con
         return c->wall.mean;
     if (h->x_param) {
         double d;
-        return numeric(pm_an_param(c, h->x), &d) ? d : NAN;
+        return numeric(pm_cfg_param(&c->cfg, h->x), &d) ? d : NAN;
     }
     return an_config_metric(a, c, h->x);
 }
@@ -158,7 +158,7 @@ static void pick_x(an_work *w, const pm_kind *row, const char *spec_size, pm_an_
             const pm_an_config *c = &a->configs[i];
             if (!member(c, row) || !c->n_cold)
                 continue;
-            const char *v = pm_an_param(c, cands[k]);
+            const char *v = pm_cfg_param(&c->cfg, cands[k]);
             is_param |= v != NULL;
             all_num &= numeric(v, NULL);
             any |= !isnan(an_config_metric(a, c, cands[k])) || !strcmp(cands[k], "wall");

@@ -69,7 +69,7 @@ static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
     }
     for (size_t i = 0; i < a->n_configs; i++)
         if (a->configs[i].kind && !strcmp(a->configs[i].kind, kind) && a->configs[i].n_cold) {
-            precs[n] = pm_an_param(&a->configs[i], kr->slice);
+            precs[n] = pm_cfg_param(&a->configs[i].cfg, kr->slice);
             vars[n++] = a->configs[i].variant;
         }
     if (!n)
@@ -85,10 +85,10 @@ static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
     }
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        if (!c->kind || strcmp(c->kind, kind) || !c->n_cold || !an_same(pm_an_param(c, kr->slice), rg->precision) ||
+        if (!c->kind || strcmp(c->kind, kind) || !c->n_cold || !an_same(pm_cfg_param(&c->cfg, kr->slice), rg->precision) ||
             !an_same(c->variant, rg->variant))
             continue;
-        const char *row = pm_an_param(c, kr->regime_rows), *colv = pm_an_param(c, kr->regime_cols);
+        const char *row = pm_cfg_param(&c->cfg, kr->regime_rows), *colv = pm_cfg_param(&c->cfg, kr->regime_cols);
         int col = colv ? (int)strtol(colv, NULL, 10) : 0;
         cell_add(rg, sum, a, c, row, pm_an_size_value(row), col);   /* numeric rows (sizes) order by value */
     }
@@ -202,8 +202,8 @@ static void pick_axes(const pm_analysis *a, const pm_an_opts *o, const char **ro
             else if (!*col && !want_col && *row && strcmp(n, *row)) {
                 int numeric = 1;
                 for (size_t j = 0; j < a->n_configs && numeric; j++)
-                    if (!is_workload_kind(&a->configs[j]) && pm_an_param(&a->configs[j], n))
-                        numeric = is_int(pm_an_param(&a->configs[j], n));
+                    if (!is_workload_kind(&a->configs[j]) && pm_cfg_param(&a->configs[j].cfg, n))
+                        numeric = is_int(pm_cfg_param(&a->configs[j].cfg, n));
                 if (numeric)
                     *col = n;
             }
@@ -238,7 +238,7 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
         goto cleanup;
     }
     for (size_t i = 0; i < a->n_configs; i++) {
-        const char *v = pm_an_param(&a->configs[i], rg->col_axis);
+        const char *v = pm_cfg_param(&a->configs[i].cfg, rg->col_axis);
         if (!is_workload_kind(&a->configs[i]) && v) {
             vals[nv++] = v;
             numeric &= is_int(v);
@@ -247,7 +247,7 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
     qsort(vals, nv, sizeof *vals, cmp_str);
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        const char *row = pm_an_param(c, rg->row_axis), *colv = pm_an_param(c, rg->col_axis);
+        const char *row = pm_cfg_param(&c->cfg, rg->row_axis), *colv = pm_cfg_param(&c->cfg, rg->col_axis);
         if (is_workload_kind(c) || !c->n_cold || !row || !colv)
             continue;
         int col = 0;

@@ -328,11 +328,6 @@ int an_nomem(pm_err *err)
     return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 }
 
-const char *pm_an_param(const pm_an_config *c, const char *name)
-{
-    return pm_cfg_param(&c->cfg, name);
-}
-
 const pm_an_fingerprint *pm_an_fingerprint_for(const pm_analysis *a, const char *figure)
 {
     for (size_t i = 0; i < a->n_fingerprints; i++)

@@ -353,6 +353,29 @@ static void long_spec_values_fail_naming_the_limit(void **state)
     free(path);
     if (!strstr(e.msg, "spec path longer than 1023 bytes"))
         fail_msg("path: '%s'", e.msg);
+    /* a config key over the limit: the message names it and shows the key's start; at the limit it is fine */
+    char big[700], ok[700];
+    memset(big, 'x', 600);
+    big[600] = 0;
+    memset(ok, 'x', 505);   /* "m/a=" + 505 + ... = 509 characters */
+    ok[505] = 0;
+    char *t2 = NULL;
+    assert_true(asprintf(&t2, "[sweep]\nname = t\nbackend = command\n[matrix m]\na = %s\n[step s]\nargv = cc {a}\n",
+                         big) > 0);
+    memset(&e, 0, sizeof e);
+    assert_int_not_equal(parse_in_dir(t2, &s, &e), PM_OK);
+    free(t2);
+    char want[200];
+    snprintf(want, sizeof want, "[matrix m]: a config key is longer than 511 characters: m/a=%.76s...", big);
+    if (!strstr(e.msg, want))
+        fail_msg("key: '%s'", e.msg);
+    assert_true(asprintf(&t2, "[sweep]\nname = t\nbackend = command\n[matrix m]\na = %s\n[step s]\nargv = cc {a}\n",
+                         ok) > 0);
+    memset(&e, 0, sizeof e);
+    assert_int_equal(parse_in_dir(t2, &s, &e), PM_OK);
+    assert_int_equal(strlen(s->configs[0].key), 509);
+    pm_spec_free(s);
+    free(t2);
 }
 
 static void literal_braces_are_not_placeholders(void **state)

@@ -74,6 +74,31 @@ static void split_key_as_compare_matches(void **state)
     free(base), free(var);
 }
 
+/* A command config's key names every axis, and reads back as the same axes (run --db --config KEY). */
+static void key_of_round_trips(void **state)
+{
+    pm_cfg c = {0};
+    assert_int_equal(pm_cfg_param_add(&c, "input", "a.c"), 0);
+    assert_int_equal(pm_cfg_param_add(&c, "opt", "2"), 0);
+    assert_int_equal(pm_cfg_param_add(&c, "flags", ""), 0);
+    char *k = pm_cfg_key_of("c", &c);
+    assert_string_equal(k, "c/input=a.c/opt=2/flags=");
+    pm_cfg back = {0};
+    assert_int_equal(pm_cfg_params_from_key(&back, k), 0);
+    assert_int_equal(back.n_params, c.n_params);
+    for (size_t i = 0; i < c.n_params; i++) {
+        assert_string_equal(back.params[i].name, c.params[i].name);
+        assert_string_equal(back.params[i].value, c.params[i].value);
+    }
+    free(k);
+    pm_cfg_clear(&back);
+    pm_cfg none = {0};
+    k = pm_cfg_key_of("m", &none);
+    assert_string_equal(k, "m");
+    free(k);
+    pm_cfg_clear(&c);
+}
+
 static void key_except_and_equality_on_all_other_axes(void **state)
 {
     pm_cfg a = make("c/input=a.c/opt=0", "g1"), b = make("c/input=a.c/opt=2", "g1"),
@@ -140,6 +165,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lookup_by_name_and_number),
         cmocka_unit_test(split_key_as_compare_matches),
+        cmocka_unit_test(key_of_round_trips),
         cmocka_unit_test(key_except_and_equality_on_all_other_axes),
         cmocka_unit_test(embedded_fields_are_the_cfg),
     };
