@@ -25,8 +25,8 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
     extra[n] = NULL;
     int reuse = spec->ov_reuse_strategy || c->reuse_strategy;
     const pm_kind *k = pm_kind_find(c->kind);
-    int llm = k && k->npuw;
-    if (reuse && llm) /* also reached with --backend openvino over a spec written for another back end */
+    int npuw = k && k->npuw;   /* an LLM: compiled through NPUW */
+    if (reuse && npuw) /* also reached with --backend openvino over a spec written for another back end */
         return pm_err_set(err, PM_ERR_USAGE, "%s: reuse-strategy is off under NPUW (LLM configs)", c->key);
     /* The child runs in its own folder: hand it absolute paths (a missing model keeps its name for the error). */
     char model_abs[PATH_MAX], lib_abs[PATH_MAX];
@@ -39,7 +39,7 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
      * is exported weightless and not imported: it measures the blob size without weights. */
     int inst = c->instrumented, any = spec->ov_schedule_trace || spec->ov_strategy_json || spec->ov_task_stats;
     pm_ov_opts o = {.lib = lib, .model_xml = model, .device = spec->ov_device, .log_level = spec->ov_log_level,
-                    .window = llm ? c->window : 0,
+                    .window = npuw ? c->window : 0,
                     .min_response_len = spec->ov_min_response_len,
                     .prefill_hint = spec->ov_prefill_hint[0] ? spec->ov_prefill_hint : NULL,
                     .generate_pyramid = spec->ov_generate_pyramid[0] ? spec->ov_generate_pyramid : NULL,
@@ -49,7 +49,7 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
                     .task_stats = inst && (spec->ov_task_stats || !any),
                     .extra = extra, .do_import = !inst,
                     .export_path = inst ? "model.blob" : NULL,
-                    .cache_mode = inst && llm ? "OPTIMIZE_SIZE" : NULL};
+                    .cache_mode = inst && npuw ? "OPTIMIZE_SIZE" : NULL};
     return pm_ov_add_step(self_exe, &o, reuse, cache_dir, out, err);
 }
 
