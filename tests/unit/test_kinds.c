@@ -28,7 +28,7 @@ static void every_row_is_complete(void **state)
         assert_true(pm_kind_list_has(k->axes, "family"));
         assert_ptr_equal(pm_kind_find(k->name), k);
     }
-    assert_int_equal(n, 2);
+    assert_true(n >= 2);
     assert_null(pm_kind_find("command"));
     assert_string_equal(pm_kind_find("llm")->depth_axis, "layers");
     assert_string_equal(pm_kind_find("cnn")->depth_axis, "blocks");
