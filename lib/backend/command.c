@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fixrule.h"
 #include "run.h"
 #include "spec.h"
 #include "steps.h"
@@ -517,6 +518,33 @@ static int parse_fixes(cmd_spec *cs, pm_spec_entries *es, pm_err *err)
     return rc;
 }
 
+/* A [fix]'s rule is checked here, when a sweep reads the spec, not when passmap fix reads it after the sweep. */
+static int check_fix_rules(const cmd_spec *cs, pm_err *err)
+{
+    size_t n = 1;
+    for (int i = 0; i < cs->n_m; i++)
+        n += (size_t)cs->m[i].n_axes;
+    const char **axes = calloc(n, sizeof *axes);
+    if (!axes)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    size_t k = 0;
+    for (int i = 0; i < cs->n_m; i++)
+        for (int a = 0; a < cs->m[i].n_axes; a++)
+            axes[k++] = cs->m[i].axes[a].name;
+    int rc = PM_OK, flag;
+    char msg[512];
+    for (int i = 0; i < cs->n_fixes && rc == PM_OK; i++) {
+        const cmd_fix *f = &cs->fixes[i];
+        if (f->superlinear && pm_fixrule_superlinear(f->superlinear, &flag))
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [fix %s] superlinear '%s' (yes or -)", f->line, f->name,
+                            f->superlinear);
+        else if (f->size && pm_fixrule_size(f->size, axes, NULL, NULL, msg, sizeof msg) < 0)
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [fix %s] %s", f->line, f->name, msg);
+    }
+    free(axes);
+    return rc;
+}
+
 static int command_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
 {
     cmd_spec *cs = calloc(1, sizeof *cs);
@@ -566,7 +594,7 @@ static int command_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
                               "line %d: [step %s] null_argv: {%s} is not out, bindir or spec_dir (a null run has "
                               "no config)", t->null_line, t->name, bad);
     }
-    if ((rc = parse_fixes(cs, es, err)))
+    if ((rc = parse_fixes(cs, es, err)) || (rc = check_fix_rules(cs, err)))
         return rc;
     for (int i = 0; i < cs->steps.n; i++)
         for (char **w = cs->steps.items[i].argv; *w; w++)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fixrule.h"
 #include "util.h"
 
 static char *trim(char *s)
@@ -43,11 +44,10 @@ void pm_fix_catalogue_free(pm_fix_catalogue *cat)
     cat->n = 0;
 }
 
-/* The size condition: terms NAME OP NUMBER joined by '&'. eval: NULL to validate only. */
-static const char *const SIZE_NAMES[] = {"window", "layers", "tile", "ops", "llvm_ops", "wall", NULL};
-
-static double evidence_value(const pm_fix_evidence *e, const char *name)
+/* The value a size term names for a config: its evidence, else an axis of the config when that is a number. */
+static double evidence_value(const char *name, const void *ctx)
 {
+    const pm_fix_evidence *e = ctx;
     if (!strcmp(name, "window")) return e->window;
     if (!strcmp(name, "layers")) return e->layers;
     if (!strcmp(name, "tile")) return e->tile;
@@ -59,95 +59,18 @@ static double evidence_value(const pm_fix_evidence *e, const char *name)
     return pm_cfg_param_num(&axes, name);
 }
 
-/* Returns 1 true, 0 false, -1 malformed (msg filled). A term whose evidence is absent is false. axes (NULL-terminated,
- * or NULL): further names a term may use, the axes of the study's configs. */
-static int eval_size(const char *cond, const pm_fix_evidence *e, const char *const *axes, char *msg, size_t msgcap)
-{
-    if (!strcmp(cond, "*"))
-        return 1;
-    char buf[512];
-    if (strlen(cond) >= sizeof buf) {
-        snprintf(msg, msgcap, "size condition longer than %zu characters", sizeof buf - 1);
-        return -1;
-    }
-    strcpy(buf, cond);
-    int all = 1;
-    for (char *save = NULL, *t = strtok_r(buf, "&", &save); t; t = strtok_r(NULL, "&", &save)) {
-        t = trim(t);
-        size_t k = 0;
-        while (isalnum((unsigned char)t[k]) || t[k] == '_')
-            k++;
-        char name[32];
-        if (k == 0 || k >= sizeof name) {
-            snprintf(msg, msgcap, "size term '%s': no name", t);
-            return -1;
-        }
-        memcpy(name, t, k);
-        name[k] = '\0';
-        int known = !!e;   /* matching: names were validated when the catalogue was read */
-        for (const char *const *n = SIZE_NAMES; *n && !known; n++)
-            known = !strcmp(*n, name);
-        for (const char *const *n = axes; n && *n && !known; n++)
-            known = !strcmp(*n, name);
-        if (!known) {
-            char list[200] = "";
-            for (const char *const *n = axes; n && *n && strlen(list) < 150; n++)
-                snprintf(list + strlen(list), sizeof list - strlen(list), ", %s", *n);
-            snprintf(msg, msgcap, "size term '%s': unknown name '%s' (window, layers, tile, ops, llvm_ops, wall%s%s)",
-                     t, name, axes && axes[0] ? "; axes" : "", list);
-            return -1;
-        }
-        const char *p = t + k;
-        while (*p == ' ')
-            p++;
-        int op;
-        if (!strncmp(p, "<=", 2)) op = 0, p += 2;
-        else if (!strncmp(p, ">=", 2)) op = 1, p += 2;
-        else if (*p == '<') op = 2, p++;
-        else if (*p == '>') op = 3, p++;
-        else {
-            snprintf(msg, msgcap, "size term '%s': operator must be < <= > >=", t);
-            return -1;
-        }
-        char *end;
-        double v = strtod(p, &end);
-        while (*end == ' ')
-            end++;
-        if (end == p || *end || !isfinite(v)) {
-            snprintf(msg, msgcap, "size term '%s': not a number after the operator", t);
-            return -1;
-        }
-        if (!e)
-            continue;
-        double x = evidence_value(e, name);
-        int ok = !isnan(x) && (op == 0 ? x <= v : op == 1 ? x >= v : op == 2 ? x < v : x > v);
-        all &= ok;
-    }
-    return all;
-}
-
 static int any_glob(const char *globs, const char *s)
 {
     if (!s)
         return !strcmp(globs, "*");
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", globs);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (fnmatch(trim(t), s, 0) == 0)
-            return 1;
-    return 0;
-}
-
-static int parse_superlinear(const char *v, int *out)
-{
-    if (!strcasecmp(v, "yes") || !strcmp(v, "1") || !strcasecmp(v, "true"))
-        *out = 1;
-    else if (!strcmp(v, "-") || !strcasecmp(v, "no") || !strcmp(v, "0") || !strcasecmp(v, "false") ||
-             !strcmp(v, "*"))
-        *out = 0;
-    else
-        return -1;
-    return 0;
+    char *buf = strdup(globs);
+    int hit = 0;
+    if (!buf)
+        return 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && !hit; t = strtok_r(NULL, ",", &save))
+        hit = fnmatch(trim(t), s, 0) == 0;
+    free(buf);
+    return hit;
 }
 
 static int push_def(pm_fix_catalogue *cat, pm_fix_def *d, const char *name, const char *const *axes, pm_err *err)
@@ -162,7 +85,7 @@ static int push_def(pm_fix_catalogue *cat, pm_fix_def *d, const char *name, cons
         def_free(d);
         return pm_err_set(err, PM_ERR_PARSE, "%s:%d: fix name must be 1..48 characters", name, line);
     }
-    if (eval_size(d->size, NULL, axes, msg, sizeof msg) < 0) {
+    if (pm_fixrule_size(d->size, axes, NULL, NULL, msg, sizeof msg) < 0) {
         int line = d->line;
         def_free(d);
         return pm_err_set(err, PM_ERR_PARSE, "%s:%d: %s", name, line, msg);
@@ -217,7 +140,7 @@ int pm_fix_catalogue_parse(const char *text, const char *name, pm_fix_catalogue 
             goto cleanup;
         }
         pm_fix_def d = {.line = line};
-        if (parse_superlinear(trim(col[4]), &d.superlinear)) {
+        if (pm_fixrule_superlinear(trim(col[4]), &d.superlinear)) {
             rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: superlinear '%s' (yes or -)", name, line, trim(col[4]));
             goto cleanup;
         }
@@ -263,7 +186,7 @@ int pm_fix_catalogue_from_decls(const pm_fix_decl *decls, int n, const char *con
     for (int i = 0; i < n && rc == PM_OK; i++) {
         const pm_fix_decl *x = &decls[i];
         pm_fix_def d = {.line = x->line};
-        if (x->superlinear && parse_superlinear(x->superlinear, &d.superlinear)) {
+        if (x->superlinear && pm_fixrule_superlinear(x->superlinear, &d.superlinear)) {
             rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: [fix %s] superlinear '%s' (yes or -)", name, x->line,
                             x->name, x->superlinear);
             break;
@@ -283,28 +206,38 @@ int pm_fix_catalogue_from_decls(const pm_fix_decl *decls, int n, const char *con
     return rc;
 }
 
-/* Sorted '+'-tokens of a variant, for set comparison. */
+/* How many '+'-separated tokens of list equal tok[0..len). */
+static size_t count_token(const char *list, const char *tok, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = list;;) {
+        size_t l = strcspn(p, "+");
+        n += l == len && !strncmp(p, tok, len);
+        if (!p[l])
+            return n;
+        p += l + 1;
+    }
+}
+
+/* The same '+'-tokens in any order (a variant is a set of fixes): equal as multisets, walked in place. */
 static int same_tokens(const char *a, const char *b)
 {
-    char x[256], y[256];
-    snprintf(x, sizeof x, "%s", a);
-    snprintf(y, sizeof y, "%s", b);
-    int na = 0, nb = 0;
-    char *ta[16], *tb[16];
-    for (char *s = NULL, *t = strtok_r(x, "+", &s); t && na < 16; t = strtok_r(NULL, "+", &s))
-        ta[na++] = t;
-    for (char *s = NULL, *t = strtok_r(y, "+", &s); t && nb < 16; t = strtok_r(NULL, "+", &s))
-        tb[nb++] = t;
-    if (na != nb)
-        return 0;
-    for (int i = 0; i < na; i++) {
-        int found = 0;
-        for (int j = 0; j < nb; j++)
-            found |= !strcmp(ta[i], tb[j]);
-        if (!found)
+    for (const char *p = a;;) {
+        size_t l = strcspn(p, "+");
+        if (count_token(a, p, l) != count_token(b, p, l))
             return 0;
+        if (!p[l])
+            break;
+        p += l + 1;
     }
-    return 1;
+    for (const char *p = b;;) {   /* a token of b that a lacks */
+        size_t l = strcspn(p, "+");
+        if (!count_token(a, p, l))
+            return 0;
+        if (!p[l])
+            return 1;
+        p += l + 1;
+    }
 }
 
 long pm_fix_catalogue_find_variant(const pm_fix_catalogue *cat, const char *variant)
@@ -340,7 +273,7 @@ int pm_fix_rule_matches(const pm_fix_def *f, const pm_fix_evidence *e, const cha
         if (!sl)
             return 0;
     }
-    return eval_size(f->size, e, NULL, msg, sizeof msg) == 1;
+    return pm_fixrule_size(f->size, NULL, evidence_value, e, msg, sizeof msg) == 1;
 }
 
 void pm_fix_selection_free(pm_fix_selection *sel)

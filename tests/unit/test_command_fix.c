@@ -178,6 +178,13 @@ static void bad_fix_sections_name_the_line(void **state)
          "line 11: [fix y]: variant 'x' is also [fix x]'s (line 9)"},
         {"[check]\ncmd = cmp a b\n", "line 9: [check]: unknown key 'cmd' (argv)"},
         {"[check]\nargv = cmp {stock_out}/a {out}/a {nope}\n", "line 9: [check] argv: unknown placeholder {nope}"},
+        /* a rule is checked when the sweep reads the spec, not when passmap fix reads it after the sweep */
+        {"[fix x]\nargv_add = -g0\nsuperlinear = maybe\n", "line 9: [fix x] superlinear 'maybe' (yes or -)"},
+        {"[fix x]\nargv_add = -g0\nsize = speed > 3\n",
+         "line 9: [fix x] size term 'speed > 3': unknown name 'speed' (window, layers, tile, ops, llvm_ops, wall; "
+         "axes, opt)"},
+        {"[fix x]\nargv_add = -g0\nsize = opt = 2\n", "line 9: [fix x] size term 'opt = 2': operator must be"},
+        {"[fix x]\nargv_add = -g0\nsize = opt >= two\n", "line 9: [fix x] size term 'opt >= two': not a number"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *text = NULL;

@@ -260,6 +260,37 @@ static void combination_variant_in_catalogue_order(void **state)
     pm_fix_catalogue_free(&cat);
 }
 
+/* No fixed buffers: a variant of more than 16 fixes, or a pass glob list past 512 bytes, is compared whole (the old
+ * code compared the first 16 tokens and the first 511 bytes, and so matched the wrong catalogue row or no pass). */
+static void long_variants_and_glob_lists_are_compared_whole(void **state)
+{
+    (void)state;
+    char row[4096] = "", v1[512] = "", v2[512] = "";
+    for (int i = 0; i < 20; i++) {
+        char t[8];
+        snprintf(t, sizeof t, "%sf%d", i ? "+" : "", i);
+        strcat(v1, t);
+    }
+    snprintf(v2, sizeof v2, "%s", v1);
+    v2[strlen(v2) - 1] = '8';                       /* ...+f18+f18 instead of ...+f18+f19 */
+    snprintf(row, sizeof row, "many\t%s\t*\t*\t-\t*\tw\n", v1);
+    pm_fix_catalogue cat;
+    pm_err err = {0};
+    assert_int_equal(pm_fix_catalogue_parse(row, "x.tsv", &cat, &err), PM_OK);
+    assert_int_equal(pm_fix_catalogue_find_variant(&cat, v1), 0);
+    assert_int_equal(pm_fix_catalogue_find_variant(&cat, v2), -1);
+    pm_fix_catalogue_free(&cat);
+
+    char globs[1024] = "";
+    for (int i = 0; i < 50; i++)
+        strcat(globs, "NoSuchPassAnywhere,");   /* 19 bytes each: the match starts at byte 950 */
+    strcat(globs, "Canonicalizer");
+    pm_fix_def d = {.name = "x", .variant = "x", .regime = "*", .pass = globs, .size = "*", .why = "w"};
+    static const char *const heavy[] = {"Canonicalizer"};
+    pm_fix_evidence e = {"c", "lowering", heavy, 1, 128, 1, 256, 10, 100, 1.0, NULL, 0};
+    assert_true(pm_fix_rule_matches(&d, &e, NULL, 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +301,7 @@ int main(void)
         cmocka_unit_test(verdicts_follow_the_interval_and_the_threshold),
         cmocka_unit_test(greedy_adds_while_it_improves),
         cmocka_unit_test(combination_variant_in_catalogue_order),
+        cmocka_unit_test(long_variants_and_glob_lists_are_compared_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
