@@ -34,6 +34,32 @@ const char *pm_backend_names(void)
     return names;
 }
 
+const pm_backend_ops *pm_backend_run_default(void)
+{
+    for (size_t i = 0; i < N_BACKENDS; i++)
+        if (backends[i]->run_one == PM_RUN_ONE_CMD)
+            return backends[i];
+    return NULL;
+}
+
+const char *pm_backend_run_names(void)
+{
+    static char names[256];
+    if (names[0])
+        return names;
+    const pm_backend_ops *offered[N_BACKENDS], *def = pm_backend_run_default();
+    size_t n = 0;
+    if (def)
+        offered[n++] = def;
+    for (size_t i = 0; i < N_BACKENDS; i++)
+        if (backends[i]->run_one != PM_RUN_ONE_NONE && backends[i] != def)
+            offered[n++] = backends[i];
+    for (size_t i = 0; i < n; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                 i == 0 ? "" : i + 1 == n ? " or " : ", ", offered[i]->name);
+    return names;
+}
+
 int pm_tool_label(const char *argv0, char *out, size_t cap)
 {
     const char *base = strrchr(argv0, '/');

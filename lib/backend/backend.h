@@ -133,8 +133,17 @@ typedef struct pm_backend_fix_ops {
     double tolerance;
 } pm_backend_fix_ops;
 
+/* What `passmap run --backend NAME` measures, N cold runs of one process (the row's own field, so the CLI
+ * never compares a back end's name). */
+typedef enum pm_backend_run_one {
+    PM_RUN_ONE_NONE = 0,       /* not offered by passmap run (a sweep only) */
+    PM_RUN_ONE_CMD,            /* the command given after `--`; --db records its runs with their pass times */
+    PM_RUN_ONE_OV_COMPILE,     /* an `ov-compile` child of --model per run, each in its own folder (no CMD) */
+} pm_backend_run_one;
+
 typedef struct pm_backend_ops {
     const char *name;          /* [sweep] backend = NAME */
+    pm_backend_run_one run_one;   /* passmap run --backend NAME: what one measured run is */
     const char *sections;      /* the sections it reads, for help and errors */
     /* Reads the back end's own sections into spec->configs (marks the entries it used). */
     int (*parse_spec)(struct pm_spec *spec, struct pm_spec_entries *es, pm_err *err);
@@ -166,6 +175,10 @@ typedef struct pm_backend_ops {
 const pm_backend_ops *pm_backend_find(const char *name);
 /* "embedded, openvino, command": the names, for error messages. */
 const char *pm_backend_names(void);
+/* passmap run --backend: the default row (the first that measures a CMD), and the names of the rows it offers
+ * for its usage error, the default first ("command or openvino"). */
+const pm_backend_ops *pm_backend_run_default(void);
+const char *pm_backend_run_names(void);
 
 /* The tool label of a command: argv[0]'s basename without a version suffix ("clang-22" -> "clang"). */
 int pm_tool_label(const char *argv0, char *out, size_t cap);   /* PM_ERR_USAGE: longer than cap - 1 */

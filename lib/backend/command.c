@@ -998,6 +998,7 @@ static const pm_backend_fix_ops command_fix = {
 
 const pm_backend_ops pm_backend_command = {
     .name = "command",
+    .run_one = PM_RUN_ONE_CMD,
     .sections = "[matrix NAME], [step NAME], [fix NAME], [check]",
     .parse_spec = command_parse_spec,
     .prepare = command_prepare,

@@ -146,6 +146,7 @@ static void ov_describe(pm_backend_ctx *ctx, json_t *meta)
 
 const pm_backend_ops pm_backend_openvino = {
     .name = "openvino",
+    .run_one = PM_RUN_ONE_OV_COMPILE,
     .sections = "[openvino], [llm NAME], [cnn NAME]",
     .parse_spec = ov_parse_spec,
     .prepare_config = ov_prepare_config,

@@ -158,18 +158,42 @@ int pm_cfg_equal_except(const pm_cfg *a, const pm_cfg *b, const char *axis)
     return covers(a, b, axis) && covers(b, a, axis);
 }
 
-int pm_cfg_params_from_key(pm_cfg *c, const char *key)
+/* value + "/" + more, in place of value */
+static int value_append(char **value, const char *more)
 {
-    char *k = strdup(key);
-    if (!k)
+    size_t n = strlen(*value), m = strlen(more);
+    char *v = realloc(*value, n + m + 2);
+    if (!v)
         return -1;
-    int rc = 0;
-    for (char *save = NULL, *t = strtok_r(k, "/", &save); t && !rc; t = strtok_r(NULL, "/", &save)) {
-        char *eq = strchr(t, '=');
-        if (!eq || eq == t)
-            continue;
-        *eq = '\0';
-        rc = pm_cfg_param_add(c, t, eq + 1);
+    v[n] = '/';
+    memcpy(v + n + 1, more, m + 1);
+    *value = v;
+    return 0;
+}
+
+int pm_cfg_params_from_key(pm_cfg *c, const char *key, pm_err *err)
+{
+    size_t first = c->n_params;   /* the parameters this key adds start here */
+    char *k = strdup(key);
+    int rc = k ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    /* split by hand: strtok would drop empty parts, and a value's "a//b" with them */
+    for (char *part = k, *next; rc == PM_OK && part; part = next) {
+        char *slash = strchr(part, '/');
+        next = slash ? slash + 1 : NULL;
+        if (slash)
+            *slash = '\0';
+        char *eq = strchr(part, '=');
+        if (eq == part) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "config key '%s': part '%s' has no name before '='", key, part);
+        } else if (eq) {
+            *eq = '\0';
+            if (pm_cfg_param(c, part))
+                rc = pm_err_set(err, PM_ERR_USAGE, "config key '%s': axis '%s' given twice", key, part);
+            else if (pm_cfg_param_add(c, part, eq + 1))
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        } else if (c->n_params > first && value_append(&c->params[c->n_params - 1].value, part)) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        }
     }
     free(k);
     return rc;

@@ -13,6 +13,7 @@
 #define PM_CONFIG_H
 
 #include <stddef.h>
+#include "error.h"
 #include "param.h"
 
 #define PM_CFG_MEMBERS \
@@ -63,8 +64,11 @@ char *pm_cfg_key_except(const pm_cfg *c, const char *axis);
 /* 1 when a and b have the same variant and the same value of every axis (either side's) but `axis` (NULL:
  * every axis; "variant": all but the variant). An axis one side lacks differs from any value. */
 int pm_cfg_equal_except(const pm_cfg *a, const pm_cfg *b, const char *axis);
-/* Adds the NAME=VALUE parts of a '/'-separated key as parameters ("c/input=a.c/opt=2" -> input, opt); parts
- * without '=' or with an empty name are skipped. 0 or -1 (out of memory). */
-int pm_cfg_params_from_key(pm_cfg *c, const char *key);
+/* Adds the NAME=VALUE parts of a '/'-separated key as parameters ("c/input=a.c/opt=2" -> input, opt). The parts
+ * before the first NAME=VALUE part are the key's prefix, not axes ("c", "llm/qwen2"); a later part without '='
+ * belongs to the value before it, so a value may hold '/' as pm_cfg_key_of writes it ("c/input=sub/a.c/opt=2"
+ * -> input = sub/a.c). PM_OK; PM_ERR_USAGE for a part with an empty name ("=x") or an axis named twice (one
+ * line naming the key); PM_ERR_NOMEM. On error the parameters added so far stay (pm_cfg_clear frees them). */
+int pm_cfg_params_from_key(pm_cfg *c, const char *key, pm_err *err);
 
 #endif

@@ -1,29 +1,26 @@
 /* passmap run: runs a command N times, each cold in its own process, and summarises the measurements. */
 #include <errno.h>
 #include <getopt.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <limits.h>
-#include <sys/stat.h>
-
 #include "backend.h"
-#include "json_out.h"
 #include "cmds.h"
-#include "util.h"
+#include "json_out.h"
 #include "ov.h"
 #include "parse.h"
 #include "pgroup.h"
 #include "run.h"
+#include "single_run.h"
 #include "stats.h"
-#include "store.h"
 #include "util.h"
 
 static volatile sig_atomic_t interrupted;
@@ -75,11 +72,14 @@ static void usage(FILE *out)
             "Exit status: 0 all runs succeeded, 1 a run failed (or passmap could not run it), 2 bad usage.\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "passmap run: ");
-    fprintf(stderr, fmt, arg);
+    vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n(see passmap run --help)\n");
+    va_end(ap);
     return PM_EXIT_USAGE;
 }
 
@@ -133,13 +133,9 @@ static double metric_value(const pm_run_result *r, int m)
     }
 }
 
-typedef struct stats {
-    size_t n;
-    double mean, median, stddev, min, max;
-} stats;
-
-/* Over the runs that succeeded (and, for optional metrics, that have a value). */
-static void compute_stats(const pm_run_result *runs, size_t n_runs, int m, double *scratch, stats *s)
+/* Over the runs that succeeded (and, for optional metrics, that have a value); sd 0 for a single run.
+ * -1: out of memory. */
+static int compute_stats(const pm_run_result *runs, size_t n_runs, int m, double *scratch, pm_stats_summary *s)
 {
     size_t n = 0;
     for (size_t i = 0; i < n_runs; i++) {
@@ -147,16 +143,11 @@ static void compute_stats(const pm_run_result *runs, size_t n_runs, int m, doubl
         if (runs[i].status == PM_RUN_OK && !isnan(v))
             scratch[n++] = v;
     }
-    memset(s, 0, sizeof *s);
-    s->n = n;
-    if (n == 0)
-        return;
-    gsl_sort(scratch, 1, n);
-    s->mean = gsl_stats_mean(scratch, 1, n);
-    s->median = gsl_stats_median_from_sorted_data(scratch, 1, n);
-    s->stddev = n > 1 ? gsl_stats_sd(scratch, 1, n) : 0.0;
-    s->min = scratch[0];
-    s->max = scratch[n - 1];
+    if (pm_stats_summarize(scratch, n, s) == PM_STATS_NOMEM)
+        return -1;
+    if (isnan(s->sd))
+        s->sd = 0.0;
+    return 0;
 }
 
 static json_t *run_to_json(const pm_run_result *r, int index, const char *stdout_file, const char *stderr_file)
@@ -225,79 +216,32 @@ static void on_notice(void *user, const char *line)
     fprintf(stderr, "passmap run: %s\n", line);
 }
 
-/* --db: where measured runs are recorded. */
-typedef struct run_store {
-    const char *db, *key, *sweep, *report, *tool;
-    pm_format fmt;
-    pm_store *st;
-    int64_t config_id;
-    int first_repeat;
-    char tmpdir[PATH_MAX];   /* stdout/stderr of runs when the report is a stream and no --stdout/--stderr */
-} run_store;
+/* What the command line asks for. */
+typedef struct run_args {
+    const pm_backend_ops *be;      /* --backend: a row that passmap run offers */
+    pm_ov_opts ov;                 /* PM_RUN_ONE_OV_COMPILE: the compile each run makes */
+    const char *run_dir;
+    long n_runs, warmup;
+    int json, verbose;
+    pm_run_opts opts;
+    const char *stdout_base, *stderr_base;
+    pm_single_run_opts rec;        /* --db: where the measured runs are recorded */
+    char **cmd;                    /* what each run executes */
+} run_args;
 
-static int run_store_open(run_store *rs, char **cmd, pm_err *err)
-{
-    int64_t sweep_id;
-    int rc;
-    if ((rc = pm_store_open(rs->db, &rs->st, err)) || (rc = pm_store_sweep(rs->st, rs->sweep, "command", NULL, NULL,
-                                                                           &sweep_id, err)))
-        return rc;
-    /* NAME=VALUE parts of the key are the config's parameters */
-    pm_config c = {.key = rs->key, .kind = "command"};
-    rc = pm_cfg_params_from_key(&c.cfg, rs->key) ? pm_err_set(err, PM_ERR_NOMEM, "out of memory")
-                                                 : pm_store_config(rs->st, sweep_id, &c, &rs->config_id, err);
-    pm_params_free(c.params, c.n_params);
-    if (rc == PM_OK)
-        rc = pm_store_runs_done(rs->st, rs->config_id, "cold", &rs->first_repeat, err);
-    (void)cmd;
-    return rc;
-}
+/* What the runs gave. */
+typedef struct run_results {
+    pm_run_result *runs;
+    char **out_files, **err_files; /* each run's kept stdout / stderr, or NULL */
+    double *scratch;
+    long done;                     /* runs measured (fewer than n_runs when interrupted) */
+    long counts[PM_RUN_SPAWN_ERROR + 1];
+    pm_stats_summary st[N_METRICS];
+    pm_stats_summary ov_compile, ov_import;   /* the children's own compile and blob-import seconds */
+} run_results;
 
-/* One measured run with its parsed report, as one run of one step. */
-static int run_store_record(run_store *rs, char **cmd, const pm_run_result *r, long index, const char *out_file,
-                            const char *err_file, pm_err *err)
-{
-    pm_report rep;
-    pm_report_init(&rep);
-    const char *status = r->status == PM_RUN_SPAWN_ERROR ? "spawn-error" : pm_run_status_name(r->status);
-    char note[600] = "", label[256];
-    int parsed = 0;
-    if (r->status == PM_RUN_OK) {
-        const char *path = !strcmp(rs->report, "stdout") ? out_file : !strcmp(rs->report, "stderr") ? err_file
-                                                                                                     : rs->report;
-        pm_err perr = {0};
-        if (path == rs->report && access(path, F_OK) != 0) {
-            status = "failed";
-            snprintf(note, sizeof note, "report %.500s never appeared", path);
-        } else if (pm_parse_file(path, rs->fmt, &rep, &perr) == PM_OK) {
-            parsed = 1;
-            if (rep.n_passes == 0)
-                snprintf(note, sizeof note, "report on %s has no timing rows", rs->report);
-        } else {
-            snprintf(note, sizeof note, "report: %.500s", perr.msg);
-        }
-    } else if (r->status == PM_RUN_SPAWN_ERROR) {
-        snprintf(note, sizeof note, "%.500s", r->spawn_error);
-    }
-    if (!rs->tool && pm_tool_label(cmd[0], label, sizeof label)) {
-        pm_report_free(&rep);
-        return pm_err_set(err, PM_ERR_USAGE, "program name longer than %zu characters: give --tool LABEL",
-                          sizeof label - 1);
-    }
-    char *argv = pm_argv_join(cmd);
-    pm_step_record step = {.tool = rs->tool ? rs->tool : label, .argv = argv, .result = r,
-                           .report = parsed ? &rep : NULL};
-    pm_run_record rec = {.config_id = rs->config_id, .repeat = rs->first_repeat + (int)index, .mode = "cold",
-                         .status = status, .wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s,
-                         .maxrss_kb = r->maxrss_kb, .note = note[0] ? note : NULL, .steps = &step, .n_steps = 1};
-    int64_t run_id;
-    int rc = argv ? pm_store_record_run(rs->st, &rec, &run_id, err) : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    free(argv);
-    pm_report_free(&rep);
-    return rc;
-}
-
-int cmd_run(int argc, char **argv)
+/* Parses the options into *a. -1: go on; else the exit status (help, or a usage error already printed). */
+static int parse_args(int argc, char **argv, run_args *a)
 {
     static const struct option longopts[] = {
         {"runs", required_argument, NULL, 'n'},       {"warmup", required_argument, NULL, 'W'},
@@ -314,20 +258,7 @@ int cmd_run(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},     {"tool", required_argument, NULL, 'l'},
         {NULL, 0, NULL, 0},
     };
-    pm_ov_opts ov = {.do_import = 1};
-    const char *backend = "command", *run_dir = "passmap-run";
-    pm_steps ov_steps = {0};
-    char self[PATH_MAX];
-    long n_runs = 5, warmup = 0;
-    int json = 0, verbose = 0;
-    pm_run_opts opts = {.count_instructions = 1, .cancel = &interrupted};
-    pm_pgroup_recorder pgrec = {.what = NULL};
-    char what[PATH_MAX];
-    const char *stdout_base = NULL, *stderr_base = NULL;
-    run_store rs = {.sweep = "runs", .report = "stderr", .fmt = PM_FMT_AUTO};
-    pm_err err;
-    pm_err_clear(&err);
-
+    pm_err err = {0};
     opterr = 0;
     optind = 1;
     int c;
@@ -335,120 +266,365 @@ int cmd_run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "+n:vh", longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
-            if (parse_count(optarg, 1, &n_runs) < 0)
+            if (parse_count(optarg, 1, &a->n_runs) < 0)
                 return usage_error("-n wants a whole number of runs >= 1, not '%s'", optarg);
             break;
         case 'W':
-            if (parse_count(optarg, 0, &warmup) < 0)
+            if (parse_count(optarg, 0, &a->warmup) < 0)
                 return usage_error("--warmup wants a whole number >= 0, not '%s'", optarg);
             break;
         case 't':
-            if (pm_run_parse_duration(optarg, &opts.timeout_s, &err) != PM_OK)
+            if (pm_run_parse_duration(optarg, &a->opts.timeout_s, &err) != PM_OK)
                 return usage_error("--timeout: %s", err.msg);
             break;
         case 'm':
-            if (pm_run_parse_size(optarg, &opts.mem_limit_bytes, &err) != PM_OK)
+            if (pm_run_parse_size(optarg, &a->opts.mem_limit_bytes, &err) != PM_OK)
                 return usage_error("--mem-limit: %s", err.msg);
             break;
-        case 'C': opts.cwd = optarg; break;
-        case 'O': stdout_base = optarg; break;
-        case 'E': stderr_base = optarg; break;
-        case 'j': json = 1; break;
-        case 'v': verbose = 1; break;
+        case 'C': a->opts.cwd = optarg; break;
+        case 'O': a->stdout_base = optarg; break;
+        case 'E': a->stderr_base = optarg; break;
+        case 'j': a->json = 1; break;
+        case 'v': a->verbose = 1; break;
         case 'h': usage(stdout); return PM_EXIT_OK;
         case 'B':
-            if (strcmp(optarg, "command") && strcmp(optarg, "openvino"))
-                return usage_error("--backend is command or openvino, not '%s'", optarg);
-            backend = optarg;
+            /* the table says which back ends passmap run measures */
+            a->be = pm_backend_find(optarg);
+            if (!a->be || a->be->run_one == PM_RUN_ONE_NONE)
+                return usage_error("--backend is %s, not '%s'", pm_backend_run_names(), optarg);
             break;
-        case 'M': ov.model_xml = optarg; break;
-        case 'D': ov.device = optarg; break;
-        case 'L': ov.lib = optarg; break;
-        case 'S': ov.schedule_trace = 1; break;
-        case 'T': ov.strategy_out = 1; break;
-        case 'R': run_dir = optarg; break;
-        case 'd': rs.db = optarg; break;
-        case 'k': rs.key = optarg; break;
-        case 's': rs.sweep = optarg; break;
-        case 'r': rs.report = optarg; break;
-        case 'l': rs.tool = optarg; break;
+        case 'M': a->ov.model_xml = optarg; break;
+        case 'D': a->ov.device = optarg; break;
+        case 'L': a->ov.lib = optarg; break;
+        case 'S': a->ov.schedule_trace = 1; break;
+        case 'T': a->ov.strategy_out = 1; break;
+        case 'R': a->run_dir = optarg; break;
+        case 'd': a->rec.db = optarg; break;
+        case 'k': a->rec.key = optarg; break;
+        case 's': a->rec.sweep = optarg; break;
+        case 'r': a->rec.report = optarg; break;
+        case 'l': a->rec.tool = optarg; break;
         case 'f':
-            if (strcmp(optarg, "auto") && (rs.fmt = pm_format_from_name(optarg)) == PM_FMT__COUNT)
+            if (strcmp(optarg, "auto") && (a->rec.fmt = pm_format_from_name(optarg)) == PM_FMT__COUNT)
                 return usage_error("--format: unknown parser '%s'", optarg);
             break;
         case 'w': {
             long w;
             if (parse_count(optarg, 1, &w) < 0 || w > 1 << 20)
                 return usage_error("--window wants a positive whole number, not '%s'", optarg);
-            ov.window = (int)w;
+            a->ov.window = (int)w;
             break;
         }
         default:
             if (optopt && strchr("n", optopt))
-                return usage_error("option -%s needs a value", (char[]){(char)optopt, 0});
+                return usage_error("option -%c needs a value", (char)optopt);
             return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
-    int openvino = !strcmp(backend, "openvino");
-    char **cmd = argv + optind;
-    if (openvino) {
+    a->cmd = argv + optind;
+    if (a->be->run_one == PM_RUN_ONE_OV_COMPILE) {
         if (optind < argc)
-            return usage_error("%s", "--backend openvino compiles --model; it takes no CMD");
-        if (!ov.model_xml)
-            return usage_error("%s", "--backend openvino needs --model X.xml");
-        /* Each run has its own cwd: paths given relative to ours must not change meaning there. */
-        char model_abs[PATH_MAX], lib_abs[PATH_MAX];
-        if (realpath(ov.model_xml, model_abs))
-            ov.model_xml = model_abs;
-        if (ov.lib && strchr(ov.lib, '/') && realpath(ov.lib, lib_abs))
-            ov.lib = lib_abs;
-        if (!realpath("/proc/self/exe", self) || pm_ov_add_step(self, &ov, 0, NULL, &ov_steps, &err) != PM_OK) {
-            fprintf(stderr, "passmap run: %s\n", err.msg[0] ? err.msg : "cannot find passmap's own executable");
-            return PM_EXIT_FAIL;
-        }
-        cmd = ov_steps.items[0].argv;
-        if (mkdir(run_dir, 0777) && errno != EEXIST) {
-            fprintf(stderr, "passmap run: cannot create %s: %s\n", run_dir, strerror(errno));
-            pm_steps_free(&ov_steps);
-            return PM_EXIT_FAIL;
-        }
+            return usage_error("--backend %s compiles --model; it takes no CMD", a->be->name);
+        if (!a->ov.model_xml)
+            return usage_error("--backend %s needs --model X.xml", a->be->name);
     } else if (optind >= argc) {
         return usage_error("%s", "missing command (passmap run [options] -- CMD [ARGS...])");
     }
-    if (!rs.db != !rs.key)
+    if (!a->rec.db != !a->rec.key)
         return usage_error("%s", "--db and --config go together");
-    if (rs.db && openvino)
-        return usage_error("%s", "--db records command runs; the openvino back end records through passmap sweep");
-    if (rs.db) {
-        /* A rerun continues the config's repeats: what a killed `run --db` left running in a run's process
-         * group (backgrounded, so PDEATHSIG missed it) would compete with the runs measured now. */
-        if (run_store_open(&rs, cmd, &err) != PM_OK || pm_pgroup_recorder_init(&pgrec, rs.db, &err) != PM_OK
-            || pm_pgroup_reap(rs.db, on_notice, NULL, &err) != PM_OK) {
-            fprintf(stderr, "passmap run: %s\n", err.msg);
-            pm_store_close(rs.st);
-            return PM_EXIT_FAIL;
+    if (a->rec.db && a->be->run_one != PM_RUN_ONE_CMD)
+        return usage_error("--db records command runs; the %s back end records through passmap sweep", a->be->name);
+    return -1;
+}
+
+/* The ov-compile child each run executes (a->cmd) and the run folders' parent. PM_EXIT_OK, or the exit status
+ * after the error is printed. */
+static int prepare_ov_compile(run_args *a, pm_steps *ov_steps)
+{
+    pm_err err = {0};
+    char self[PATH_MAX], model_abs[PATH_MAX], lib_abs[PATH_MAX];
+    /* Each run has its own cwd: paths given relative to ours must not change meaning there. */
+    if (realpath(a->ov.model_xml, model_abs))
+        a->ov.model_xml = model_abs;
+    if (a->ov.lib && strchr(a->ov.lib, '/') && realpath(a->ov.lib, lib_abs))
+        a->ov.lib = lib_abs;
+    int rc = !realpath("/proc/self/exe", self) || pm_ov_add_step(self, &a->ov, 0, NULL, ov_steps, &err) != PM_OK;
+    /* the step holds its own copies: the paths above end here */
+    a->ov.model_xml = a->ov.lib = NULL;
+    if (rc) {
+        fprintf(stderr, "passmap run: %s\n", err.msg[0] ? err.msg : "cannot find passmap's own executable");
+        return PM_EXIT_FAIL;
+    }
+    a->cmd = ov_steps->items[0].argv;
+    if (mkdir(a->run_dir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "passmap run: cannot create %s: %s\n", a->run_dir, strerror(errno));
+        return PM_EXIT_FAIL;
+    }
+    return PM_EXIT_OK;
+}
+
+/* --db: opens the recorder, and reaps what a killed `run --db` left. PM_EXIT_OK or the exit status (printed). */
+static int open_recorder(run_args *a, pm_single_run *sr, pm_pgroup_recorder *pgrec)
+{
+    pm_err err = {0};
+    a->rec.keeps_stdout = a->stdout_base != NULL;
+    a->rec.keeps_stderr = a->stderr_base != NULL;
+    int rc = pm_single_run_open(sr, &a->rec, a->cmd, &err);
+    if (rc == PM_ERR_USAGE)
+        return usage_error("%s", err.msg);
+    /* A rerun continues the config's repeats: what a killed `run --db` left running in a run's process group
+     * (backgrounded, so PDEATHSIG missed it) would compete with the runs measured now. */
+    if (rc != PM_OK || pm_pgroup_recorder_init(pgrec, a->rec.db, &err) != PM_OK
+        || pm_pgroup_reap(a->rec.db, on_notice, NULL, &err) != PM_OK) {
+        fprintf(stderr, "passmap run: %s\n", err.msg);
+        return PM_EXIT_FAIL;
+    }
+    a->opts.on_start = pm_pgroup_record;
+    a->opts.on_start_arg = pgrec;
+    /* A report on a stream needs the stream kept: the recorder's private folder when the user keeps none. */
+    if (sr->stdout_base)
+        a->stdout_base = sr->stdout_base;
+    if (sr->stderr_base)
+        a->stderr_base = sr->stderr_base;
+    return PM_EXIT_OK;
+}
+
+/* Run i's kept stdout/stderr: the user's files, or (ov-compile) in its own folder ov_dir, created here. 0 or -1. */
+static int run_files(const run_args *a, long i, run_results *res, pm_run_opts *o, char *ov_dir, size_t cap)
+{
+    res->out_files[i] = run_file(a->stdout_base, a->n_runs, (int)i + 1);
+    res->err_files[i] = run_file(a->stderr_base, a->n_runs, (int)i + 1);
+    if ((a->stdout_base && !res->out_files[i]) || (a->stderr_base && !res->err_files[i])) {
+        fprintf(stderr, "passmap run: out of memory\n");
+        return -1;
+    }
+    if (a->be->run_one == PM_RUN_ONE_OV_COMPILE) {
+        /* Own folder per run: the compiler writes its trace files into its working directory. */
+        snprintf(ov_dir, cap, "%s/%ld", a->run_dir, i + 1);
+        if (mkdir(ov_dir, 0777) && errno != EEXIST) {
+            fprintf(stderr, "passmap run: cannot create %s: %s\n", ov_dir, strerror(errno));
+            return -1;
         }
-        opts.on_start = pm_pgroup_record;
-        opts.on_start_arg = &pgrec;
-        /* A report on a stream needs the stream kept: a private folder when the user keeps none. */
-        int want_out = !strcmp(rs.report, "stdout") && !stdout_base, want_err = !strcmp(rs.report, "stderr") && !stderr_base;
-        if (want_out || want_err) {
-            const char *tmp = getenv("TMPDIR");
-            snprintf(rs.tmpdir, sizeof rs.tmpdir, "%s/passmap-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-            if (!mkdtemp(rs.tmpdir)) {
-                fprintf(stderr, "passmap run: cannot create %s: %s\n", rs.tmpdir, strerror(errno));
-                pm_store_close(rs.st);
-                return PM_EXIT_FAIL;
-            }
-            static char outb[PATH_MAX + 16], errb[PATH_MAX + 16];
-            snprintf(outb, sizeof outb, "%s/stdout", rs.tmpdir);
-            snprintf(errb, sizeof errb, "%s/stderr", rs.tmpdir);
-            if (want_out)
-                stdout_base = outb;
-            if (want_err)
-                stderr_base = errb;
+        o->cwd = ov_dir;
+        if (!res->out_files[i] && asprintf(&res->out_files[i], "%s/ov-compile.stdout", ov_dir) < 0) {
+            res->out_files[i] = NULL;
+            return -1;
+        }
+        /* kept so a failed compile can say why (a missing library or device is only in the child's stderr) */
+        if (!res->err_files[i] && asprintf(&res->err_files[i], "%s/ov-compile.stderr", ov_dir) < 0) {
+            res->err_files[i] = NULL;
+            return -1;
         }
     }
+    o->stdout_path = res->out_files[i];
+    o->stderr_path = res->err_files[i];
+    return 0;
+}
+
+/* The warmup runs, then the measured runs (each recorded with --db), until done or interrupted. PM_EXIT_OK, or
+ * PM_EXIT_FAIL when passmap could not go on (said). */
+static int measure(const run_args *a, pm_single_run *sr, pm_pgroup_recorder *pgrec, run_results *res)
+{
+    int progress = isatty(STDERR_FILENO);
+    char what[PATH_MAX], ov_dir[PATH_MAX + 32];
+    const char *key = a->rec.key ? a->rec.key : "";
+    pm_err err = {0};
+    for (long i = 0; i < a->warmup && !interrupted; i++) {
+        pm_run_opts w = a->opts;
+        w.stdout_path = w.stderr_path = NULL;
+        pm_run_result r;
+        if (progress)
+            fprintf(stderr, "\rwarmup %ld/%ld ", i + 1, a->warmup);
+        snprintf(what, sizeof what, "config %s, warmup %ld", key, i + 1);
+        pgrec->what = what;
+        int erc = pm_run_exec(a->cmd, &w, &r, &err);
+        if (sr->st)
+            pm_pgroup_unrecord(pgrec);
+        if (erc != PM_OK) {
+            fprintf(stderr, "%spassmap run: %s\n", progress ? "\n" : "", err.msg);
+            return PM_EXIT_FAIL;
+        }
+        if (r.status != PM_RUN_OK)
+            fprintf(stderr, "%spassmap run: warmup run %ld: %s\n", progress ? "\n" : "", i + 1,
+                    r.status == PM_RUN_SPAWN_ERROR ? r.spawn_error : pm_run_status_name(r.status));
+    }
+    for (long i = 0; i < a->n_runs && !interrupted; i++) {
+        pm_run_opts o = a->opts;
+        if (run_files(a, i, res, &o, ov_dir, sizeof ov_dir))
+            return PM_EXIT_FAIL;
+        if (progress)
+            fprintf(stderr, "\rrun %ld/%ld ", i + 1, a->n_runs);
+        snprintf(what, sizeof what, "config %s, cold r%ld", key, sr->first_repeat + i);
+        pgrec->what = what;
+        int erc = pm_run_exec(a->cmd, &o, &res->runs[i], &err);
+        if (sr->st)
+            pm_pgroup_unrecord(pgrec);
+        if (erc != PM_OK) {
+            fprintf(stderr, "%spassmap run: %s\n", progress ? "\n" : "", err.msg);
+            return PM_EXIT_FAIL;
+        }
+        res->done = i + 1;
+        if (sr->st && !interrupted &&
+            pm_single_run_record(sr, &res->runs[i], (int)i, res->out_files[i], res->err_files[i], &err)) {
+            fprintf(stderr, "%spassmap run: %s\n", progress ? "\n" : "", err.msg);
+            return PM_EXIT_FAIL;
+        }
+        if (a->verbose) {
+            if (progress)
+                fprintf(stderr, "\r\033[K");
+            print_run_line(a->json ? stderr : stdout, &res->runs[i], (int)i + 1);
+        }
+    }
+    if (progress)
+        fprintf(stderr, "\r\033[K");
+    return PM_EXIT_OK;
+}
+
+/* Counts by status and the statistics of what ran; with ov-compile children, the reason a run failed and
+ * their own compile and blob-import seconds. 0 or -1 (out of memory). */
+static int summarize(const run_args *a, run_results *res)
+{
+    int ov = a->be->run_one == PM_RUN_ONE_OV_COMPILE;
+    for (long i = 0; i < res->done; i++)
+        res->counts[res->runs[i].status]++;
+    if (ov)
+        for (long i = 0; i < res->done; i++)
+            if (res->runs[i].status != PM_RUN_OK) {
+                report_child_error(res->err_files[i], i + 1, res->counts[PM_RUN_OK] ? 0 : res->done);
+                break;
+            }
+    for (int m = 0; m < N_METRICS; m++)
+        if (compute_stats(res->runs, (size_t)res->done, m, res->scratch, &res->st[m]))
+            return -1;
+    if (!ov)
+        return 0;
+    size_t nc = 0, ni = 0;
+    double *imp = calloc((size_t)res->done + 1, sizeof *imp);
+    if (!imp)
+        return -1;
+    for (long i = 0; i < res->done; i++) {
+        pm_ov_result r;
+        memset(&r, 0, sizeof r);
+        pm_err e2 = {0};
+        if (res->out_files[i] && pm_ov_read_result_file(res->out_files[i], &r, &e2) == PM_OK) {
+            if (r.compile_s >= 0)
+                res->scratch[nc++] = r.compile_s;
+            if (r.import_s >= 0)
+                imp[ni++] = r.import_s;
+        }
+        pm_ov_result_free(&r);
+    }
+    int rc = pm_stats_summarize(res->scratch, nc, &res->ov_compile) == PM_STATS_NOMEM ||
+             pm_stats_summarize(imp, ni, &res->ov_import) == PM_STATS_NOMEM ? -1 : 0;
+    free(imp);
+    return rc;
+}
+
+static json_t *summary_json(const pm_stats_summary *s)
+{
+    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)s->n, "mean", s->mean, "median", s->median,
+                     "stddev", s->sd, "min", s->min, "max", s->max);
+}
+
+/* One JSON object on stdout. 0 or -1 (write failed). */
+static int print_json(const run_args *a, const run_results *res)
+{
+    json_t *root = json_object();
+    json_t *jcmd = json_array(), *jruns = json_array(), *summary = json_object(), *fails = json_object();
+    json_object_set_new(root, "command", jcmd);
+    json_object_set_new(root, "runs", jruns);
+    json_object_set_new(root, "summary", summary);
+    for (char **c = a->cmd; *c; c++)
+        json_array_append_new(jcmd, json_string(*c));
+    for (long i = 0; i < res->done; i++)
+        json_array_append_new(jruns, run_to_json(&res->runs[i], (int)i + 1, res->out_files[i], res->err_files[i]));
+    json_object_set_new(summary, "runs", json_integer(res->done));
+    json_object_set_new(summary, "ok", json_integer(res->counts[PM_RUN_OK]));
+    for (int s = PM_RUN_FAILED; s <= PM_RUN_SPAWN_ERROR; s++)
+        json_object_set_new(fails, pm_run_status_name((pm_run_status)s), json_integer(res->counts[s]));
+    json_object_set_new(summary, "failures", fails);
+    for (int m = 0; m < N_METRICS; m++)
+        json_object_set_new(summary, metrics[m].name, res->st[m].n ? summary_json(&res->st[m]) : json_null());
+    if (a->be->run_one == PM_RUN_ONE_OV_COMPILE) {
+        const pm_stats_summary *ss[2] = {&res->ov_compile, &res->ov_import};
+        const char *names[2] = {"ov_compile_s", "ov_import_s"};
+        for (int k = 0; k < 2; k++)
+            json_object_set_new(summary, names[k],
+                                ss[k]->n ? json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)ss[k]->n,
+                                                     "mean", ss[k]->mean, "median", ss[k]->median, "min",
+                                                     ss[k]->min, "max", ss[k]->max)
+                                         : json_null());
+    }
+    pm_json_stamp(root, "wall_s", "s", "user_s", "s", "sys_s", "s", "maxrss_kb", "kB", "instructions",
+                  "count (integer; null where perf counters are unavailable)", NULL);
+    int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0 || fputc('\n', stdout) == EOF
+                 ? -1 : 0;
+    json_decref(root);
+    return rc;
+}
+
+/* The human table on stdout. */
+static void print_table(const run_args *a, const run_results *res)
+{
+    char *joined = pm_argv_join(a->cmd);
+    printf("command: %s\n", joined ? joined : a->cmd[0]);
+    free(joined);
+    printf("runs: %ld, ok: %ld", res->done, res->counts[PM_RUN_OK]);
+    for (int s = PM_RUN_FAILED; s <= PM_RUN_SPAWN_ERROR; s++)
+        if (res->counts[s])
+            printf(", %s: %ld", pm_run_status_name((pm_run_status)s), res->counts[s]);
+    printf("\n%-13s %14s %14s %14s %14s %14s\n", "", "mean", "median", "stddev", "min", "max");
+    for (int m = 0; m < N_METRICS; m++) {
+        const pm_stats_summary *st = &res->st[m];
+        printf("%-13s", metrics[m].name);
+        if (st->n == 0) {
+            printf(" %14s\n", "n/a");
+            continue;
+        }
+        const char *fmt = m < 3 ? " %14.6f" : " %14.0f";
+        double v[5] = {st->mean, st->median, st->sd, st->min, st->max};
+        for (int k = 0; k < 5; k++)
+            printf(fmt, v[k]);
+        printf("\n");
+    }
+    if (a->be->run_one == PM_RUN_ONE_OV_COMPILE) {
+        const pm_stats_summary *ss[2] = {&res->ov_compile, &res->ov_import};
+        const char *names[2] = {"ov compile s", "ov import s"};
+        for (int k = 0; k < 2; k++) {
+            printf("%-13s", names[k]);
+            if (!ss[k]->n)
+                printf(" %14s\n", "n/a");
+            else
+                printf(" %14.6f %14.6f %14.6f %14.6f %14.6f\n", ss[k]->mean, ss[k]->median,
+                       isnan(ss[k]->sd) ? 0.0 : ss[k]->sd, ss[k]->min, ss[k]->max);
+        }
+        if (res->ov_compile.n && res->ov_import.n && res->ov_import.mean > 0)
+            printf("recompile / blob import: %.1fx\n", res->ov_compile.mean / res->ov_import.mean);
+    }
+    for (long i = 0; i < res->done; i++)
+        if (res->runs[i].status != PM_RUN_OK && !a->verbose)
+            print_run_line(stdout, &res->runs[i], (int)i + 1);
+    if (res->counts[PM_RUN_OK] != res->done)
+        printf("statistics cover the %ld successful run(s) only\n", res->counts[PM_RUN_OK]);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_args a = {.be = pm_backend_run_default(), .ov = {.do_import = 1}, .run_dir = "passmap-run", .n_runs = 5,
+                  .opts = {.count_instructions = 1, .cancel = &interrupted},
+                  .rec = {.sweep = "runs", .report = "stderr", .fmt = PM_FMT_AUTO}};
+    pm_steps ov_steps = {0};
+    pm_single_run sr = {0};
+    pm_pgroup_recorder pgrec = {.what = NULL};
+    run_results res = {0};
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    rc = PM_EXIT_OK;
+    if (a.be->run_one == PM_RUN_ONE_OV_COMPILE && (rc = prepare_ov_compile(&a, &ov_steps)) != PM_EXIT_OK)
+        goto cleanup_early;
+    if (a.rec.db && (rc = open_recorder(&a, &sr, &pgrec)) != PM_EXIT_OK)
+        goto cleanup_early;
 
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -457,223 +633,33 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
 
-    int rc = PM_EXIT_OK, progress = isatty(STDERR_FILENO);
-    pm_run_result *runs = calloc((size_t)n_runs, sizeof *runs);
-    char **out_files = calloc((size_t)n_runs, sizeof *out_files);
-    char **err_files = calloc((size_t)n_runs, sizeof *err_files);
-    double *scratch = calloc((size_t)n_runs, sizeof *scratch);
-    json_t *root = NULL;
-    long done = 0;
-    if (!runs || !out_files || !err_files || !scratch) {
+    res.runs = calloc((size_t)a.n_runs, sizeof *res.runs);
+    res.out_files = calloc((size_t)a.n_runs, sizeof *res.out_files);
+    res.err_files = calloc((size_t)a.n_runs, sizeof *res.err_files);
+    res.scratch = calloc((size_t)a.n_runs, sizeof *res.scratch);
+    if (!res.runs || !res.out_files || !res.err_files || !res.scratch) {
         fprintf(stderr, "passmap run: out of memory\n");
         rc = PM_EXIT_FAIL;
         goto cleanup;
     }
-
-    for (long i = 0; i < warmup && !interrupted; i++) {
-        pm_run_opts w = opts;
-        w.stdout_path = w.stderr_path = NULL;
-        pm_run_result r;
-        if (progress)
-            fprintf(stderr, "\rwarmup %ld/%ld ", i + 1, warmup);
-        snprintf(what, sizeof what, "config %s, warmup %ld", rs.key ? rs.key : "", i + 1);
-        pgrec.what = what;
-        int erc = pm_run_exec(cmd, &w, &r, &err);
-        if (rs.db)
-            pm_pgroup_unrecord(&pgrec);
-        if (erc != PM_OK) {
-            fprintf(stderr, "%spassmap run: %s\n", progress ? "\n" : "", err.msg);
-            rc = PM_EXIT_FAIL;
-            goto cleanup;
-        }
-        if (r.status != PM_RUN_OK)
-            fprintf(stderr, "%spassmap run: warmup run %ld: %s\n", progress ? "\n" : "", i + 1,
-                    r.status == PM_RUN_SPAWN_ERROR ? r.spawn_error : pm_run_status_name(r.status));
-    }
-    for (long i = 0; i < n_runs && !interrupted; i++) {
-        pm_run_opts o = opts;
-        out_files[i] = run_file(stdout_base, n_runs, (int)i + 1);
-        err_files[i] = run_file(stderr_base, n_runs, (int)i + 1);
-        if ((stdout_base && !out_files[i]) || (stderr_base && !err_files[i])) {
-            fprintf(stderr, "passmap run: out of memory\n");
-            rc = PM_EXIT_FAIL;
-            goto cleanup;
-        }
-        char ov_dir[PATH_MAX + 32];
-        if (openvino) {
-            /* Own folder per run: the compiler writes its trace files into its working directory. */
-            snprintf(ov_dir, sizeof ov_dir, "%s/%ld", run_dir, i + 1);
-            if (mkdir(ov_dir, 0777) && errno != EEXIST) {
-                fprintf(stderr, "passmap run: cannot create %s: %s\n", ov_dir, strerror(errno));
-                rc = PM_EXIT_FAIL;
-                goto cleanup;
-            }
-            o.cwd = ov_dir;
-            if (!out_files[i] && asprintf(&out_files[i], "%s/ov-compile.stdout", ov_dir) < 0) {
-                out_files[i] = NULL;
-                rc = PM_EXIT_FAIL;
-                goto cleanup;
-            }
-            /* kept so a failed compile can say why (a missing library or device is only in the child's stderr) */
-            if (!err_files[i] && asprintf(&err_files[i], "%s/ov-compile.stderr", ov_dir) < 0) {
-                err_files[i] = NULL;
-                rc = PM_EXIT_FAIL;
-                goto cleanup;
-            }
-        }
-        o.stdout_path = out_files[i];
-        o.stderr_path = err_files[i];
-        if (progress)
-            fprintf(stderr, "\rrun %ld/%ld ", i + 1, n_runs);
-        snprintf(what, sizeof what, "config %s, cold r%ld", rs.key ? rs.key : "", rs.first_repeat + i);
-        pgrec.what = what;
-        int erc = pm_run_exec(cmd, &o, &runs[i], &err);
-        if (rs.db)
-            pm_pgroup_unrecord(&pgrec);
-        if (erc != PM_OK) {
-            fprintf(stderr, "%spassmap run: %s\n", progress ? "\n" : "", err.msg);
-            rc = PM_EXIT_FAIL;
-            goto cleanup;
-        }
-        done = i + 1;
-        if (rs.st && !interrupted && run_store_record(&rs, cmd, &runs[i], i, out_files[i], err_files[i], &err)) {
-            fprintf(stderr, "%spassmap run: %s\n", progress ? "\n" : "", err.msg);
-            rc = PM_EXIT_FAIL;
-            goto cleanup;
-        }
-        if (verbose) {
-            if (progress)
-                fprintf(stderr, "\r\033[K");
-            print_run_line(json ? stderr : stdout, &runs[i], (int)i + 1);
-        }
-    }
-    if (progress)
-        fprintf(stderr, "\r\033[K");
+    if ((rc = measure(&a, &sr, &pgrec, &res)) != PM_EXIT_OK)
+        goto cleanup;
     if (interrupted) {
-        fprintf(stderr, "passmap run: interrupted after %ld of %ld runs\n", done, n_runs);
+        fprintf(stderr, "passmap run: interrupted after %ld of %ld runs\n", res.done, a.n_runs);
         rc = PM_EXIT_FAIL;
     }
-
-    long counts[PM_RUN_SPAWN_ERROR + 1] = {0};
-    for (long i = 0; i < done; i++)
-        counts[runs[i].status]++;
-    if (openvino)
-        for (long i = 0; i < done; i++)
-            if (runs[i].status != PM_RUN_OK) {
-                report_child_error(err_files[i], i + 1, counts[PM_RUN_OK] ? 0 : done);
-                break;
-            }
-    if (counts[PM_RUN_OK] != done)
+    if (summarize(&a, &res)) {
+        fprintf(stderr, "passmap run: out of memory\n");
         rc = PM_EXIT_FAIL;
-    stats st[N_METRICS];
-    for (int m = 0; m < N_METRICS; m++)
-        compute_stats(runs, (size_t)done, m, scratch, &st[m]);
-
-    /* The child's own timings of the compile and of the blob import (the warm path). */
-    pm_stats_summary ov_compile = {0}, ov_import = {0};
-    if (openvino) {
-        size_t nc = 0, ni = 0;
-        double *imp = calloc((size_t)done + 1, sizeof *imp);
-        for (long i = 0; imp && i < done; i++) {
-            pm_ov_result r;
-            memset(&r, 0, sizeof r);
-            pm_err e2 = {0};
-            if (out_files[i] && pm_ov_read_result_file(out_files[i], &r, &e2) == PM_OK) {
-                if (r.compile_s >= 0)
-                    scratch[nc++] = r.compile_s;
-                if (r.import_s >= 0)
-                    imp[ni++] = r.import_s;
-            }
-            pm_ov_result_free(&r);
-        }
-        pm_stats_summarize(scratch, nc, &ov_compile);
-        pm_stats_summarize(imp, ni, &ov_import);
-        free(imp);
+        goto cleanup;
     }
-
-    if (json) {
-        root = json_object();
-        json_t *jcmd = json_array(), *jruns = json_array(), *summary = json_object(), *fails = json_object();
-        json_object_set_new(root, "command", jcmd);
-        json_object_set_new(root, "runs", jruns);
-        json_object_set_new(root, "summary", summary);
-        for (char **a = cmd; *a; a++)
-            json_array_append_new(jcmd, json_string(*a));
-        for (long i = 0; i < done; i++)
-            json_array_append_new(jruns, run_to_json(&runs[i], (int)i + 1, out_files[i], err_files[i]));
-        json_object_set_new(summary, "runs", json_integer(done));
-        json_object_set_new(summary, "ok", json_integer(counts[PM_RUN_OK]));
-        for (int s = PM_RUN_FAILED; s <= PM_RUN_SPAWN_ERROR; s++)
-            json_object_set_new(fails, pm_run_status_name((pm_run_status)s), json_integer(counts[s]));
-        json_object_set_new(summary, "failures", fails);
-        for (int m = 0; m < N_METRICS; m++) {
-            if (st[m].n == 0) {
-                json_object_set_new(summary, metrics[m].name, json_null());
-                continue;
-            }
-            json_t *o = json_object();
-            json_object_set_new(o, "n", json_integer((json_int_t)st[m].n));
-            json_object_set_new(o, "mean", json_real(st[m].mean));
-            json_object_set_new(o, "median", json_real(st[m].median));
-            json_object_set_new(o, "stddev", json_real(st[m].stddev));
-            json_object_set_new(o, "min", json_real(st[m].min));
-            json_object_set_new(o, "max", json_real(st[m].max));
-            json_object_set_new(summary, metrics[m].name, o);
-        }
-        if (openvino) {
-            const pm_stats_summary *ss[2] = {&ov_compile, &ov_import};
-            const char *names[2] = {"ov_compile_s", "ov_import_s"};
-            for (int k = 0; k < 2; k++)
-                json_object_set_new(summary, names[k],
-                                    ss[k]->n ? json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)ss[k]->n,
-                                                         "mean", ss[k]->mean, "median", ss[k]->median, "min",
-                                                         ss[k]->min, "max", ss[k]->max)
-                                             : json_null());
-        }
-        pm_json_stamp(root, "wall_s", "s", "user_s", "s", "sys_s", "s", "maxrss_kb", "kB", "instructions",
-                      "count (integer; null where perf counters are unavailable)", NULL);
-        if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0 || fputc('\n', stdout) == EOF)
+    if (res.counts[PM_RUN_OK] != res.done)
+        rc = PM_EXIT_FAIL;
+    if (a.json) {
+        if (print_json(&a, &res))
             rc = PM_EXIT_FAIL;
     } else {
-        char *joined = pm_argv_join(cmd);
-        printf("command: %s\n", joined ? joined : cmd[0]);
-        free(joined);
-        printf("runs: %ld, ok: %ld", done, counts[PM_RUN_OK]);
-        for (int s = PM_RUN_FAILED; s <= PM_RUN_SPAWN_ERROR; s++)
-            if (counts[s])
-                printf(", %s: %ld", pm_run_status_name((pm_run_status)s), counts[s]);
-        printf("\n%-13s %14s %14s %14s %14s %14s\n", "", "mean", "median", "stddev", "min", "max");
-        for (int m = 0; m < N_METRICS; m++) {
-            printf("%-13s", metrics[m].name);
-            if (st[m].n == 0) {
-                printf(" %14s\n", "n/a");
-                continue;
-            }
-            const char *fmt = m < 3 ? " %14.6f" : " %14.0f";
-            double v[5] = {st[m].mean, st[m].median, st[m].stddev, st[m].min, st[m].max};
-            for (int k = 0; k < 5; k++)
-                printf(fmt, v[k]);
-            printf("\n");
-        }
-        if (openvino) {
-            const pm_stats_summary *ss[2] = {&ov_compile, &ov_import};
-            const char *names[2] = {"ov compile s", "ov import s"};
-            for (int k = 0; k < 2; k++) {
-                printf("%-13s", names[k]);
-                if (!ss[k]->n)
-                    printf(" %14s\n", "n/a");
-                else
-                    printf(" %14.6f %14.6f %14.6f %14.6f %14.6f\n", ss[k]->mean, ss[k]->median,
-                           isnan(ss[k]->sd) ? 0.0 : ss[k]->sd, ss[k]->min, ss[k]->max);
-            }
-            if (ov_compile.n && ov_import.n && ov_import.mean > 0)
-                printf("recompile / blob import: %.1fx\n", ov_compile.mean / ov_import.mean);
-        }
-        for (long i = 0; i < done; i++)
-            if (runs[i].status != PM_RUN_OK && !verbose)
-                print_run_line(stdout, &runs[i], (int)i + 1);
-        if (counts[PM_RUN_OK] != done)
-            printf("statistics cover the %ld successful run(s) only\n", counts[PM_RUN_OK]);
+        print_table(&a, &res);
     }
     if (fflush(stdout) == EOF)
         rc = PM_EXIT_FAIL;
@@ -681,18 +667,16 @@ int cmd_run(int argc, char **argv)
 cleanup:
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    json_decref(root);
-    for (long i = 0; i < n_runs && out_files && err_files; i++) {
-        free(out_files[i]);
-        free(err_files[i]);
+    for (long i = 0; i < a.n_runs && res.out_files && res.err_files; i++) {
+        free(res.out_files[i]);
+        free(res.err_files[i]);
     }
-    free(out_files);
-    free(err_files);
-    free(runs);
-    free(scratch);
+    free(res.out_files);
+    free(res.err_files);
+    free(res.runs);
+    free(res.scratch);
+cleanup_early:
     pm_steps_free(&ov_steps);
-    pm_store_close(rs.st);
-    if (rs.tmpdir[0])
-        pm_util_remove_tree(rs.tmpdir);
+    pm_single_run_close(&sr);
     return rc;
 }

@@ -84,6 +84,10 @@ static void registry_has_three_rows(void **state)
     assert_non_null(pm_backend_find("command"));
     assert_null(pm_backend_find("gcc"));
     assert_non_null(strstr(pm_backend_names(), "command"));
+    /* passmap run --backend asks the rows, the default first */
+    assert_int_equal(pm_backend_find("embedded")->run_one, PM_RUN_ONE_NONE);
+    assert_ptr_equal(pm_backend_run_default(), pm_backend_find("command"));
+    assert_string_equal(pm_backend_run_names(), "command or openvino");
 }
 
 static void tool_labels(void **state)

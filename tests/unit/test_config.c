@@ -15,16 +15,16 @@ static pm_cfg make(const char *key, const char *variant)
 {
     pm_cfg c = {0};
     assert_int_equal(pm_cfg_set(&c, key, "command", variant), 0);
-    assert_int_equal(pm_cfg_params_from_key(&c, key), 0);
+    assert_int_equal(pm_cfg_params_from_key(&c, key, NULL), PM_OK);
     return c;
 }
 
 static void lookup_by_name_and_number(void **state)
 {
-    pm_cfg c = make("c/input=a.c/opt=2/ratio=0.5/tag=2x/empty=/=skipped/plain", "stock");
-    assert_string_equal(c.key, "c/input=a.c/opt=2/ratio=0.5/tag=2x/empty=/=skipped/plain");
+    pm_cfg c = make("c/input=a.c/opt=2/ratio=0.5/tag=2x/empty=", "stock");
+    assert_string_equal(c.key, "c/input=a.c/opt=2/ratio=0.5/tag=2x/empty=");
     assert_string_equal(c.kind, "command");
-    /* parts without '=' or with an empty name are not axes; an empty value is one */
+    /* the prefix "c" is not an axis; an empty value is one */
     assert_int_equal(c.n_params, 5);
     assert_string_equal(c.params[0].name, "input");
     assert_string_equal(pm_cfg_param(&c, "input"), "a.c");
@@ -84,7 +84,7 @@ static void key_of_round_trips(void **state)
     char *k = pm_cfg_key_of("c", &c);
     assert_string_equal(k, "c/input=a.c/opt=2/flags=");
     pm_cfg back = {0};
-    assert_int_equal(pm_cfg_params_from_key(&back, k), 0);
+    assert_int_equal(pm_cfg_params_from_key(&back, k, NULL), PM_OK);
     assert_int_equal(back.n_params, c.n_params);
     for (size_t i = 0; i < c.n_params; i++) {
         assert_string_equal(back.params[i].name, c.params[i].name);
@@ -97,6 +97,40 @@ static void key_of_round_trips(void **state)
     assert_string_equal(k, "m");
     free(k);
     pm_cfg_clear(&c);
+}
+
+/* run --db --config KEY takes the axes from the key. A value with '/' (a file axis over a subfolder, as
+ * pm_cfg_key_of writes it) was cut at its first '/' and the rest dropped without a word; a part with no name
+ * and an axis named twice were dropped too (the store keeps one value per axis). */
+static void params_from_key_prefix_slash_and_errors(void **state)
+{
+    pm_cfg c = {0};
+    assert_int_equal(pm_cfg_param_add(&c, "input", "sub/dir/a.c"), 0);
+    assert_int_equal(pm_cfg_param_add(&c, "opt", "2"), 0);
+    assert_int_equal(pm_cfg_param_add(&c, "path", "/abs//x/"), 0);
+    char *k = pm_cfg_key_of("c/more", &c);
+    assert_string_equal(k, "c/more/input=sub/dir/a.c/opt=2/path=/abs//x/");
+    pm_cfg back = {0};
+    assert_int_equal(pm_cfg_params_from_key(&back, k, NULL), PM_OK);
+    assert_int_equal(back.n_params, 3);
+    assert_string_equal(pm_cfg_param(&back, "input"), "sub/dir/a.c");
+    assert_string_equal(pm_cfg_param(&back, "opt"), "2");
+    assert_string_equal(pm_cfg_param(&back, "path"), "/abs//x/");
+    assert_null(pm_cfg_param(&back, "more"));
+    free(k);
+    pm_cfg_clear(&back);
+    pm_cfg_clear(&c);
+    /* a key without axes: none, and no error */
+    assert_int_equal(pm_cfg_params_from_key(&back, "llm/qwen2/0.5b", NULL), PM_OK);
+    assert_int_equal(back.n_params, 0);
+
+    pm_err e = {0};
+    assert_int_equal(pm_cfg_params_from_key(&back, "c/=x/opt=1", &e), PM_ERR_USAGE);
+    assert_string_equal(e.msg, "config key 'c/=x/opt=1': part '=x' has no name before '='");
+    pm_cfg_clear(&back);
+    assert_int_equal(pm_cfg_params_from_key(&back, "c/opt=1/opt=2", &e), PM_ERR_USAGE);
+    assert_string_equal(e.msg, "config key 'c/opt=1/opt=2': axis 'opt' given twice");
+    pm_cfg_clear(&back);
 }
 
 static void key_except_and_equality_on_all_other_axes(void **state)
@@ -166,6 +200,7 @@ int main(void)
         cmocka_unit_test(lookup_by_name_and_number),
         cmocka_unit_test(split_key_as_compare_matches),
         cmocka_unit_test(key_of_round_trips),
+        cmocka_unit_test(params_from_key_prefix_slash_and_errors),
         cmocka_unit_test(key_except_and_equality_on_all_other_axes),
         cmocka_unit_test(embedded_fields_are_the_cfg),
     };

@@ -1,0 +1,123 @@
+/* One command measured outside a sweep, each run recorded with its parsed report (single_run.h). */
+#include "single_run.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "config.h"
+#include "util.h"
+
+/* The label a program name gives must fit what the stage maps match on (pm_tool_label). */
+enum { LABEL_MAX = 256 };
+
+/* A private folder for the stream the report is on when the caller keeps none: its file is the report. */
+static int make_stream_dir(pm_single_run *sr, int want_out, int want_err, pm_err *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (asprintf(&sr->tmpdir, "%s/passmap-run-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+        sr->tmpdir = NULL;
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    if (!mkdtemp(sr->tmpdir)) {
+        int rc = pm_err_errno(err, PM_ERR_IO, "cannot create %s", sr->tmpdir);
+        free(sr->tmpdir);
+        sr->tmpdir = NULL;
+        return rc;
+    }
+    if ((want_out && asprintf(&sr->stdout_base, "%s/stdout", sr->tmpdir) < 0) ||
+        (want_err && asprintf(&sr->stderr_base, "%s/stderr", sr->tmpdir) < 0))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    return PM_OK;
+}
+
+int pm_single_run_open(pm_single_run *sr, const pm_single_run_opts *o, char *const cmd[], pm_err *err)
+{
+    memset(sr, 0, sizeof *sr);
+    sr->report = o->report ? o->report : "stderr";
+    sr->fmt = o->fmt;
+    pm_config c = {.key = o->key, .kind = "command"};
+    char label[LABEL_MAX];
+    int64_t sweep_id;
+    int rc = PM_OK;
+    /* the key and the label first: a bad one creates no database */
+    if ((rc = pm_cfg_params_from_key(&c.cfg, o->key, err)))
+        goto cleanup;
+    if (!o->tool && pm_tool_label(cmd[0], label, sizeof label)) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "program name longer than %d characters: give --tool LABEL",
+                        LABEL_MAX - 1);
+        goto cleanup;
+    }
+    sr->tool = strdup(o->tool ? o->tool : label);
+    sr->argv = pm_argv_join(cmd);
+    if (!sr->tool || !sr->argv) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    if ((rc = pm_store_open(o->db, &sr->st, err)) ||
+        (rc = pm_store_sweep(sr->st, o->sweep ? o->sweep : "runs", "command", NULL, NULL, &sweep_id, err)) ||
+        (rc = pm_store_config(sr->st, sweep_id, &c, &sr->config_id, err)) ||
+        (rc = pm_store_runs_done(sr->st, sr->config_id, "cold", &sr->first_repeat, err)))
+        goto cleanup;
+    int want_out = !strcmp(sr->report, "stdout") && !o->keeps_stdout;
+    int want_err = !strcmp(sr->report, "stderr") && !o->keeps_stderr;
+    if (want_out || want_err)
+        rc = make_stream_dir(sr, want_out, want_err, err);
+cleanup:
+    pm_params_free(c.params, c.n_params);
+    if (rc)
+        pm_single_run_close(sr);
+    return rc;
+}
+
+int pm_single_run_record(pm_single_run *sr, const pm_run_result *r, int index, const char *stdout_path,
+                         const char *stderr_path, pm_err *err)
+{
+    pm_report rep;
+    pm_report_init(&rep);
+    const char *status = r->status == PM_RUN_SPAWN_ERROR ? "spawn-error" : pm_run_status_name(r->status);
+    char note[600] = "";
+    int parsed = 0;
+    if (r->status == PM_RUN_OK) {
+        int is_file = strcmp(sr->report, "stdout") && strcmp(sr->report, "stderr");
+        const char *path = !strcmp(sr->report, "stdout") ? stdout_path : !strcmp(sr->report, "stderr") ? stderr_path
+                                                                                                       : sr->report;
+        pm_err perr = {0};
+        if (is_file && access(path, F_OK) != 0) {
+            status = "failed";
+            snprintf(note, sizeof note, "report %.500s never appeared", path);
+        } else if (path && pm_parse_file(path, sr->fmt, &rep, &perr) == PM_OK) {
+            parsed = 1;
+            if (rep.n_passes == 0)
+                snprintf(note, sizeof note, "report on %s has no timing rows", sr->report);
+        } else {
+            snprintf(note, sizeof note, "report: %.500s", path ? perr.msg : "the stream was not kept");
+        }
+    } else if (r->status == PM_RUN_SPAWN_ERROR) {
+        snprintf(note, sizeof note, "%.500s", r->spawn_error);
+    }
+    pm_step_record step = {.tool = sr->tool, .argv = sr->argv, .result = r, .report = parsed ? &rep : NULL};
+    pm_run_record rec = {.config_id = sr->config_id, .repeat = sr->first_repeat + index, .mode = "cold",
+                         .status = status, .wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s,
+                         .maxrss_kb = r->maxrss_kb, .note = note[0] ? note : NULL, .steps = &step, .n_steps = 1};
+    int64_t run_id;
+    int rc = pm_store_record_run(sr->st, &rec, &run_id, err);
+    pm_report_free(&rep);
+    return rc;
+}
+
+void pm_single_run_close(pm_single_run *sr)
+{
+    pm_store_close(sr->st);
+    if (sr->tmpdir)
+        pm_util_remove_tree(sr->tmpdir);
+    free(sr->tmpdir);
+    free(sr->stdout_base);
+    free(sr->stderr_base);
+    free(sr->tool);
+    free(sr->argv);
+    memset(sr, 0, sizeof *sr);
+}
