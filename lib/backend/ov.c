@@ -1056,3 +1056,33 @@ int pm_ov_read_result_file(const char *path, pm_ov_result *r, pm_err *err)
         rc = pm_err_set(err, PM_ERR_CHILD, "%s: compile failed: %s", path, error[0] ? error : "no reason given");
     return rc;
 }
+
+int pm_ov_result_files_summarize(char *const files[], size_t n, pm_stats_summary *compile,
+                                 pm_stats_summary *import, pm_err *err)
+{
+    double *c = calloc(n + 1, sizeof *c), *imp = calloc(n + 1, sizeof *imp);
+    size_t nc = 0, ni = 0;
+    int rc = PM_OK;
+    if (!c || !imp) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        pm_ov_result r;
+        memset(&r, 0, sizeof r);
+        pm_err ignored = {0};
+        if (files[i] && pm_ov_read_result_file(files[i], &r, &ignored) == PM_OK) {
+            if (r.compile_s >= 0)
+                c[nc++] = r.compile_s;
+            if (r.import_s >= 0)
+                imp[ni++] = r.import_s;
+        }
+        pm_ov_result_free(&r);
+    }
+    if (pm_stats_summarize(c, nc, compile) == PM_STATS_NOMEM || pm_stats_summarize(imp, ni, import) == PM_STATS_NOMEM)
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+cleanup:
+    free(c);
+    free(imp);
+    return rc;
+}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "backend.h"
 #include "error.h"
+#include "stats.h"
 
 #define PM_OV_MAX_PROPS 24   /* key/value pairs passed to one ov_core_compile_model */
 
@@ -127,6 +128,10 @@ int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *o
 /* The same, from a captured stdout file: PM_OK only for a result line saying ok (r filled); PM_ERR_CHILD with its
  * error when the compile failed; PM_ERR_NOTFOUND without a result line. */
 int pm_ov_read_result_file(const char *path, pm_ov_result *r, pm_err *err);
+/* The children's own seconds over n captured stdout files (NULL entries and files without an ok result line
+ * are skipped): the compile, and the import of the exported blob (the warm path). PM_ERR_NOMEM, else PM_OK. */
+int pm_ov_result_files_summarize(char *const files[], size_t n, pm_stats_summary *compile,
+                                 pm_stats_summary *import, pm_err *err);
 
 /* Deterministic strategy replay (upstream: read-strategy-from-json overwrites the search's result after the
  * search ran, so it is not a compile-time fix by itself; off under NPUW, where only the last subgraph's file

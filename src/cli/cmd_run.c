@@ -498,26 +498,9 @@ static int summarize(const run_args *a, run_results *res)
             return -1;
     if (!ov)
         return 0;
-    size_t nc = 0, ni = 0;
-    double *imp = calloc((size_t)res->done + 1, sizeof *imp);
-    if (!imp)
-        return -1;
-    for (long i = 0; i < res->done; i++) {
-        pm_ov_result r;
-        memset(&r, 0, sizeof r);
-        pm_err e2 = {0};
-        if (res->out_files[i] && pm_ov_read_result_file(res->out_files[i], &r, &e2) == PM_OK) {
-            if (r.compile_s >= 0)
-                res->scratch[nc++] = r.compile_s;
-            if (r.import_s >= 0)
-                imp[ni++] = r.import_s;
-        }
-        pm_ov_result_free(&r);
-    }
-    int rc = pm_stats_summarize(res->scratch, nc, &res->ov_compile) == PM_STATS_NOMEM ||
-             pm_stats_summarize(imp, ni, &res->ov_import) == PM_STATS_NOMEM ? -1 : 0;
-    free(imp);
-    return rc;
+    pm_err err = {0};
+    return pm_ov_result_files_summarize(res->out_files, (size_t)res->done, &res->ov_compile, &res->ov_import, &err)
+               ? -1 : 0;
 }
 
 static json_t *summary_json(const pm_stats_summary *s)
