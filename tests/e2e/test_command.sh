@@ -279,4 +279,8 @@ check "run --db appends repeats" "$PASSMAP" run -n 1 --db "$db" --config c/input
 [ "$(q "$db" "select status || '|' || note from run where repeat = 4")" = "failed|report $TMP/none.json never appeared" ] \
   && ok "run --db: a report file that never appears fails the run" || fail "run --db missing report"
 check_fails "run: --db without --config is a usage error" "$PASSMAP" run --db "$db" -- /bin/true
+# a key part with no name was dropped without a word: a usage error (exit 2) naming the key, no database made
+msg=$("$PASSMAP" run -n 1 --db "$TMP/badkey.db" --config c/=2 -- /bin/true 2>&1); rc=$?
+[ $rc = 2 ] && [ "$(echo "$msg" | head -1)" = "passmap run: config key 'c/=2': part '=2' has no name before '='" ] \
+  && [ ! -e "$TMP/badkey.db" ] && ok "run --db: a nameless key part is a usage error" || fail "bad key: rc=$rc $msg"
 finish
