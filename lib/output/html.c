@@ -669,7 +669,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
             return rc;
         fputs("<h2 id=noise>Noise</h2><p>", f);
         esc(f, noise);
-        fputs(": the fix table draws no conclusion from contended configs.</p>\n", f);
+        fputs(": the fix table and the A/B marks (compare's rule) draw no conclusion from contended configs.</p>\n", f);
         if (a->n_startup && (rc = table_section(f, pm_rt_startup(a), 0, err)))
             return rc;
         pm_rt_startup_contended_text(a, noise, sizeof noise);

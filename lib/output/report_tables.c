@@ -337,7 +337,8 @@ static const char *kind_title(const char *k)
 void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
 {
     char rule[768];
-    pm_compare_rule_text(rule, sizeof rule, a->n_ab && !a->ab[0].error ? a->ab[0].cmp.threshold : 0);
+    pm_compare_rule_text(rule, sizeof rule, a->n_ab && !a->ab[0].error ? a->ab[0].cmp.threshold : 0,
+                         a->n_ab && !a->ab[0].error ? a->ab[0].cmp.allow_contended : a->allow_contended);
     snprintf(buf, n, "marks (faster / slower / same / n/a) follow passmap compare's rule: %s", rule);
 }
 
@@ -384,10 +385,9 @@ pm_table *pm_rt_ab(const pm_analysis *a)
             pm_compare_fmt_p(buf, sizeof buf, st);
             rc |= pm_table_set(t, row, 7, buf, st->p_holm);
             rc |= pm_table_set(t, row, 8, pm_compare_verdict_name(st->verdict), NAN);
-            /* compare's rule has no contention input (yet): the mark stays compare's, the noise diagnosis of
-             * either side is shown beside it so a mark from contended runs is not read alone */
-            const pm_an_config *ca = pm_an_find_config(a, c->key_a), *cb = pm_an_find_config(a, c->key_b);
-            int na = ca && ca->contended, nb = cb && cb->contended;
+            /* compare judged contention with the analysis's rule (contention.h): which side, beside the mark
+             * it withheld (or kept, with --allow-contended) */
+            int na = c->contended_a != NULL, nb = c->contended_b != NULL;
             rc |= pm_table_set(t, row, 9, na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "",
                                NAN);
         }
@@ -512,10 +512,11 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
             continue;
         }
         const pm_compare_result *r = &x->cmp;
-        size_t same = 0, na = 0;
+        size_t same = 0, na = 0, held = 0;
         for (size_t k = 0; k < r->n_configs; k++) {
             same += r->configs[k].wall.verdict == PM_VERDICT_SAME;
             na += r->configs[k].wall.verdict == PM_VERDICT_NA;
+            held += r->configs[k].wall.verdict == PM_VERDICT_CONTENDED;
         }
         char ci[64] = "";
         if (!isnan(r->geomean_ci_lo))
@@ -523,6 +524,10 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         hl_add(h, &h->ab, "%s%s %s vs %s: cold wall %.3f\u00d7%s over %zu config%s; %zu faster, %zu slower, %zu same, "
                           "%zu n/a", sep, x->axis ? x->axis : "variant", x->variant, x->against, r->geomean_ratio, ci,
                r->n_ratios, r->n_ratios == 1 ? "" : "s", r->faster, r->slower, same, na);
+        if (held)
+            hl_add(h, &h->ab, ", %zu no conclusion (contended)", held);
+        else if (r->n_contended && r->allow_contended)
+            hl_add(h, &h->ab, " (%zu contended, verdicts kept by --allow-contended)", r->n_contended);
     }
     if (!used && a->sweep && strchr(a->sweep, ','))
         hl_add(h, &h->ab, "No in-sweep A/B over several sweeps: compare two with passmap compare DB "

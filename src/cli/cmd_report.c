@@ -25,6 +25,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: passmap report DB [--json | --markdown] [--html FILE] [--figures DIR] [--sweep NAME]\n"
             "                         [--stage-map FILE]... [--fixes FILE] [--x SIZE-AXIS] [--y WORKLOAD-AXIS]\n"
+            "                         [--allow-contended]\n"
             "  per config: stage breakdown, dominant stage and share; regimes, cost fits, precision, fix table.\n"
             "  --json            the same content as JSON on stdout (schema: docs/json.md)\n"
             "  --markdown        the text report's tables as Markdown\n"
@@ -37,6 +38,9 @@ static void usage(FILE *out)
             "                    regime map, handoff x and series, fingerprint bars; default: the spec's [report]\n"
             "                    size / workload, else input and the first integer axis (handoff: a declared\n"
             "                    ir.* metric, else the cold wall, grows the compile)\n"
+            "  --allow-contended the in-sweep A/B keeps the marks of configs whose runs were contended (load above\n"
+            "                    the CPUs, or a tool below 0.75x its serial CPU/wall), marked contended; by default\n"
+            "                    they read \"no conclusion (contended)\", as in passmap compare\n"
             "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
 
@@ -152,7 +156,7 @@ static int print_text(const pm_analysis *a, int markdown)
                "per config are in the A/B table (precision=...)\n");
     char noise[1024];
     pm_rt_noise_text(a, noise, sizeof noise);
-    printf("\nnoise: %s: the fix table draws no conclusion from them\n", noise);
+    printf("\nnoise: %s: the fix table and the A/B marks (compare's rule) draw no conclusion from them\n", noise);
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!c->contended)
@@ -188,9 +192,10 @@ int cmd_report(int argc, char **argv)
         {"stage-map", required_argument, NULL, 'm'}, {"fixes", required_argument, NULL, 'x'},
         {"markdown", no_argument, NULL, 'M'},  {"x", required_argument, NULL, 'X'},
         {"y", required_argument, NULL, 'Y'},   {"help", no_argument, NULL, 'h'},
+        {"allow-contended", no_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, markdown = 0, c;
+    int json = 0, markdown = 0, allow_contended = 0, c;
     const char *html = NULL, *figdir = NULL, *sweep = NULL, *fixes = NULL, *x_axis = NULL, *y_axis = NULL;
     const char *maps[16];
     int n_maps = 0;
@@ -198,6 +203,7 @@ int cmd_report(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "hjMH:F:s:m:x:", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
+        case 'C': allow_contended = 1; break;
         case 'M': markdown = 1; break;
         case 'H': html = optarg; break;
         case 'F': figdir = optarg; break;
@@ -251,7 +257,7 @@ int cmd_report(int argc, char **argv)
         goto cleanup;
     if ((rc = pm_fix_report_load(dbpath, a->sweep, &a->fix_json, &err)))
         goto cleanup;
-    if ((rc = pm_analysis_ab(a, dbpath, 0, &err)))
+    if ((rc = pm_analysis_ab(a, dbpath, 0, allow_contended, &err)))
         goto cleanup;
     if (html || figdir) {
         if ((rc = pm_figures_render(a, figdir, &figs, &err)))

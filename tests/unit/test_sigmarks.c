@@ -140,20 +140,28 @@ static void test_ab_table_marks(void **state)
     /* the legend is compare's rule */
     char legend[1024], rule[768];
     pm_rt_sig_legend(legend, sizeof legend, &f.a);
-    pm_compare_rule_text(rule, sizeof rule, PM_COMPARE_THRESHOLD);
+    pm_compare_rule_text(rule, sizeof rule, PM_COMPARE_THRESHOLD, 0);
     assert_non_null(strstr(legend, rule));
     assert_non_null(strstr(rule, "Holm"));
     assert_non_null(strstr(rule, "2%"));
 
-    /* a contended config keeps compare's mark, with the diagnosis beside it */
-    pm_an_config cfg = {.key = "k/clear", .contended = 1, .dominant_stage = -1};
-    f.a.configs = &cfg;
-    f.a.n_configs = 1;
+    /* a contended config: compare withholds its mark (the report shows compare's), the side named beside it;
+     * --allow-contended keeps the mark, still named contended */
+    f.cfg[0].contended_a = f.cfg[0].contended_b = "load 5.0 > 2 CPUs";
+    pm_compare_stat kept = f.cfg[0].wall;
+    pm_compare_withhold(&f.cfg[0].wall, 1, 0);
+    t = pm_rt_ab(&f.a);
+    assert_non_null(t);
+    assert_string_equal(cell_text(t, 0, "verdict"), "no conclusion (contended)");
+    assert_string_equal(cell_text(t, 0, "noise"), "contended (A, B)");
+    assert_string_equal(cell_text(t, 1, "noise"), "");
+    pm_table_free(t);
+    f.cfg[0].wall = kept;
+    pm_compare_withhold(&f.cfg[0].wall, 1, 1);
     t = pm_rt_ab(&f.a);
     assert_non_null(t);
     assert_string_equal(cell_text(t, 0, "verdict"), "faster");
     assert_string_equal(cell_text(t, 0, "noise"), "contended (A, B)");
-    assert_string_equal(cell_text(t, 1, "noise"), "");
     pm_table_free(t);
 }
 
