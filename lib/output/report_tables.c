@@ -181,6 +181,20 @@ pm_table *pm_rt_startup(const pm_analysis *a)
     return t;
 }
 
+void pm_rt_key_legend(const pm_analysis *a, int all, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; pm_kind_at(i); i++) {
+        const pm_kind *k = pm_kind_at(i);
+        int present = all;
+        for (size_t c = 0; !present && c < a->n_configs; c++)
+            present = a->configs[c].kind && !strcmp(a->configs[c].kind, k->name);
+        if (present && k->key_legend && n < cap)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s keys %s", n ? "; " : "", k->label, k->key_legend);
+    }
+}
+
 void pm_rt_overhead_note(const pm_analysis *a, char *buf, size_t cap)
 {
     buf[0] = '\0';
@@ -532,24 +546,35 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
     if (!used && a->sweep && strchr(a->sweep, ','))
         hl_add(h, &h->ab, "No in-sweep A/B over several sweeps: compare two with passmap compare DB "
                           "--a-sweep A --b-sweep B.");
+    else if (!used && a->fix_json)   /* say why it is empty, and where the measured effects are */
+        hl_add(h, &h->ab, "None in this sweep (each config was compiled in one variant only); the proven fixes "
+                          "above were measured by passmap fix.");
     else if (!used)
-        hl_add(h, &h->ab, "No A/B in this sweep (one variant per config): measure a fix with "
-                                      "passmap compare STOCK.db FIXED.db.");
+        hl_add(h, &h->ab, "None in this sweep: each config was compiled in one variant only, so there is nothing "
+                          "to compare; passmap fix DB measures the top fix against stock (or passmap compare "
+                          "STOCK.db FIXED.db).");
     /* recompile ÷ cache hit */
-    double lsum = 0, rmin = INFINITY, rmax = 0;
+    double lsum = 0, rmin = INFINITY, rmax = 0, lwarm = 0, lcold = 0;
     int n = 0;
     for (size_t i = 0; i < a->n_configs; i++) {
         double r = a->configs[i].cache_ratio;
         if (isnan(r) || isinf(r) || r <= 0)
             continue;
         lsum += log(r);
+        lwarm += log(a->configs[i].warm_s);   /* > 0: the ratio is finite and positive */
+        lcold += log(a->configs[i].wall.mean);
         rmin = r < rmin ? r : rmin;
         rmax = r > rmax ? r : rmax;
         n++;
     }
-    if (n)
+    if (n) {   /* the ratio with the times it divides: a hit of 0.02 s reads differently from one of 2 s */
+        char warm[32], cold[32];
+        pm_fmt_time(warm, sizeof warm, exp(lwarm / n), 0);
+        pm_fmt_time(cold, sizeof cold, exp(lcold / n), 0);
         hl_add(h, &h->cache, "A cache hit is %.0f\u00d7 faster than a cold recompile (geometric mean over %d "
-                                            "configs; %.0f\u00d7 to %.0f\u00d7).", exp(lsum / n), n, rmin, rmax);
+                             "configs; %.0f\u00d7 to %.0f\u00d7): a hit takes %s, a cold compile %s (geometric means).",
+               exp(lsum / n), n, rmin, rmax, warm, cold);
+    }
     else
         hl_add(h, &h->cache, "No warm runs in this sweep (warm = true measures recompile \u00f7 cache hit).");
     const pm_an_config *slow = NULL;

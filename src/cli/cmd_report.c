@@ -123,6 +123,13 @@ static int print_text(const pm_analysis *a, int markdown)
     if (!rc)
         rc = put_table(pm_rt_configs(a, NULL), "configs (cold wall: geometric mean \u00b1 half-width of the 95% interval, "
                                                "log scale; no interval below 3 repeats)", markdown, width);
+    /* read beside the table, not only in the docs: what a key spells, and the stage that is no pass */
+    char keys[768];
+    pm_rt_key_legend(a, 0, keys, sizeof keys);
+    if (!rc && keys[0])
+        printf("%s%s\n", markdown ? "\n" : "", keys);
+    if (!rc)
+        printf("%s%s\n", markdown && !keys[0] ? "\n" : "", PM_RT_OVERHEAD_DEF);
     if (!rc)
         rc = put_table(pm_rt_stage_shares(a, NULL), "stage shares (of the cold compile wall)", markdown, width);
     char note[512];

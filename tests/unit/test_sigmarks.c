@@ -165,6 +165,37 @@ static void test_ab_table_marks(void **state)
     pm_table_free(t);
 }
 
+/* Read cold (issue 12): the headline says why its A/B line is empty and gives the times behind recompile / hit;
+ * the key legend of the sweep's kinds comes from the kind table. */
+static void test_report_reads_cold(void **state)
+{
+    (void)state;
+    pm_an_config cfg[2] = {{.key = "llm/qwen2/0.5b/w128/int8/L1/stock", .kind = "llm", .dominant_stage = -1},
+                           {.key = "c/input=a.c/opt=2", .kind = "command", .dominant_stage = -1}};
+    cfg[0].wall.mean = 2.0, cfg[0].warm_s = 0.02, cfg[0].cache_ratio = 100;
+    cfg[1].wall.mean = 0.5, cfg[1].warm_s = 0.05, cfg[1].cache_ratio = 10;
+    pm_analysis a = {.configs = cfg, .n_configs = 2};
+    pm_rt_headline h;
+    assert_int_equal(pm_rt_headline_build(&a, &h), PM_OK);
+    assert_non_null(strstr(h.ab, "each config was compiled in one variant only"));
+    char warm[32], cold[32], want[128];
+    pm_fmt_time(warm, sizeof warm, sqrt(0.02 * 0.05), 0);   /* geometric means over the two configs */
+    pm_fmt_time(cold, sizeof cold, sqrt(2.0 * 0.5), 0);
+    snprintf(want, sizeof want, "a hit takes %s, a cold compile %s", warm, cold);
+    assert_non_null(strstr(h.cache, want));
+    assert_non_null(strstr(h.cache, "32\u00d7 faster"));   /* sqrt(100 x 10) = cold / warm of the same means */
+    pm_rt_headline_free(&h);
+    char keys[512];
+    pm_rt_key_legend(&a, 0, keys, sizeof keys);
+    assert_non_null(strstr(keys, "w128 = a 128-token prompt window"));
+    assert_null(strstr(keys, "CNN"));   /* only the kinds in the sweep */
+    pm_rt_key_legend(&a, 1, keys, sizeof keys);
+    assert_non_null(strstr(keys, "B2 = the stem and first 2 blocks"));
+    a.n_configs = 0;
+    pm_rt_key_legend(&a, 0, keys, sizeof keys);
+    assert_string_equal(keys, "");
+}
+
 static void test_holm_changes_mark(void **state)
 {
     (void)state;
@@ -220,6 +251,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ab_table_marks),
         cmocka_unit_test(test_holm_changes_mark),
+        cmocka_unit_test(test_report_reads_cold),
         cmocka_unit_test(test_fix_text_never_contradicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
