@@ -847,11 +847,11 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
         /* Shipped only when proven faster and its output was checked equal (or the user waived the check). */
         int ships = head->verdict == PM_FIX_BETTER &&
                     (head->same || (o->no_check && !strncmp(head->output, "unchecked", 9)));
-        rec = json_pack("{s:s, s:o, s:o, s:o, s:I, s:i, s:s, s:s, s:b}", "variant", vb, "ratio", num(head->m.ratio),
+        rec = json_pack("{s:s, s:o, s:o, s:o, s:I, s:i, s:s, s:s, s:b, s:I}", "variant", vb, "ratio", num(head->m.ratio),
                         "ci_lo", num(head->m.lo), "ci_hi", num(head->m.hi), "n_configs",
                         (json_int_t)head->m.n_configs, "min_runs", head->m.min_n, "verdict",
                         pm_fix_verdict_name(head->verdict), "output", head->output[0] ? head->output : "unchecked",
-                        "ship", ships);
+                        "ship", ships, "contended_configs", (json_int_t)head->m.n_contended);
     }
 
     json_t *table = json_array();

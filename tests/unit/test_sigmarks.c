@@ -243,6 +243,15 @@ static void test_fix_text_never_contradicts(void **state)
     json_object_set_new(o, "ci_hi", json_real(1.05));
     pm_fix_ratio_text(o, m, sizeof m);
     assert_null(strstr(m, "every config"));
+    /* a verdict kept from contended runs says so; a withheld one needs no mark (its verdict says it) */
+    json_object_set_new(o, "verdict", json_string("faster"));
+    json_object_set_new(o, "ci_hi", json_real(0.95));
+    json_object_set_new(o, "contended_configs", json_integer(2));
+    pm_fix_ratio_text(o, m, sizeof m);
+    assert_non_null(strstr(m, "2 configs contended, kept by --allow-contended"));
+    json_object_set_new(o, "verdict", json_string("no conclusion (contended)"));
+    pm_fix_ratio_text(o, m, sizeof m);
+    assert_null(strstr(m, "contended"));
     json_decref(o);
 }
 
