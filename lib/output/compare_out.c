@@ -245,8 +245,9 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
                 fprintf(out, " A (%s)%s", c->contended_a, c->contended_b ? "," : "");
             if (c->contended_b)
                 fprintf(out, " B (%s)", c->contended_b);
-            fprintf(out, "; %s\n", r->allow_contended ? "verdicts kept by --allow-contended: not conclusions"
-                                                      : "no conclusion (contended); --allow-contended shows the verdicts");
+            fprintf(out, "; %s\n", r->allow_contended
+                                       ? "verdicts kept by --allow-contended: not conclusions"
+                                       : "no conclusion (contended); --allow-contended shows the verdicts");
         }
         size_t shown = 0;
         rc = emit(out, config_table(c, top, &shown), fmt, width);

@@ -353,7 +353,8 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
     char rule[768];
     pm_compare_rule_text(rule, sizeof rule, a->n_ab && !a->ab[0].error ? a->ab[0].cmp.threshold : 0,
                          a->n_ab && !a->ab[0].error ? a->ab[0].cmp.allow_contended : a->allow_contended);
-    snprintf(buf, n, "marks (faster / slower / same / n/a) follow passmap compare's rule: %s", rule);
+    snprintf(buf, n, "marks (faster / slower / same / n/a / no conclusion (contended)) follow passmap compare's "
+             "rule: %s", rule);
 }
 
 pm_table *pm_rt_ab(const pm_analysis *a)

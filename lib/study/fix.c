@@ -667,7 +667,8 @@ static json_t *plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost)
             json_object_set_new(o, "plan", json_string("A/B against stock"));
         json_array_append_new(fixes, o);
     }
-    return json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:o, s:f, s:i, s:b, s:o}", "schema", 1, "study", x->study,
+    return json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:o, s:f, s:i, s:b, s:o}", "schema", 1, "study",
+                     x->study,
                      "fix_sweep", x->fix_sweep, "backend", x->backend, "study_configs", (int)x->n_ev, "min_repeats",
                      x->min_r, "max_repeats", x->max_r, "threshold", x->threshold, "budget_s",
                      x->budget_s > 0 ? json_real(x->budget_s) : json_null(), "first_round_s", cost,
@@ -847,7 +848,8 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
         /* Shipped only when proven faster and its output was checked equal (or the user waived the check). */
         int ships = head->verdict == PM_FIX_BETTER &&
                     (head->same || (o->no_check && !strncmp(head->output, "unchecked", 9)));
-        rec = json_pack("{s:s, s:o, s:o, s:o, s:I, s:i, s:s, s:s, s:b, s:I}", "variant", vb, "ratio", num(head->m.ratio),
+        rec = json_pack("{s:s, s:o, s:o, s:o, s:I, s:i, s:s, s:s, s:b, s:I}", "variant", vb, "ratio",
+                        num(head->m.ratio),
                         "ci_lo", num(head->m.lo), "ci_hi", num(head->m.hi), "n_configs",
                         (json_int_t)head->m.n_configs, "min_runs", head->m.min_n, "verdict",
                         pm_fix_verdict_name(head->verdict), "output", head->output[0] ? head->output : "unchecked",

@@ -436,8 +436,8 @@ static void contention_against_each_tools_baseline(void **state)
     pm_analysis_free(a);
     /* load above the sweep's CPUs at the 1b config's runs' start */
     assert_int_equal(sqlite3_exec(db, "UPDATE sweep SET meta_json = '{\"cpus\": 2}';"
-                                      "INSERT INTO metric(run_id, name, value) SELECT r.id, 'host.load1', 3.5 FROM run r "
-                                      "JOIN config c ON c.id = r.config_id WHERE c.key LIKE '%/1b/%'",
+                                      "INSERT INTO metric(run_id, name, value) SELECT r.id, 'host.load1', 3.5 "
+                                      "FROM run r JOIN config c ON c.id = r.config_id WHERE c.key LIKE '%/1b/%'",
                                   NULL, NULL, NULL), SQLITE_OK);
     a = analyse(NO_RULES);
     assert_true(pm_an_find_config(a, "llm/qwen2/1b/w128/int8/r0")->contended);

@@ -634,7 +634,8 @@ static void test_contended_withheld(void **state)
         else
             assert_null(h->contended_b);
         /* tested and corrected alike: the numbers do not depend on contention */
-        assert_true(h->wall.p_holm == q->wall.p_holm && h->wall.ci_lo == q->wall.ci_lo && h->wall.ratio == q->wall.ratio);
+        assert_true(h->wall.p_holm == q->wall.p_holm && h->wall.ci_lo == q->wall.ci_lo &&
+                    h->wall.ratio == q->wall.ratio);
         assert_int_equal(h->wall.tested, q->wall.verdict);
         assert_int_equal(k->wall.verdict, q->wall.verdict);   /* the override keeps the verdict ... */
         assert_int_equal(k->wall.contended, llm);              /* ... marked */
@@ -645,7 +646,8 @@ static void test_contended_withheld(void **state)
             for (size_t s = 0; s < h->n_steps; s++)   /* the steps and passes come from the same runs */
                 assert_true(h->steps[s].st.verdict == PM_VERDICT_CONTENDED || h->steps[s].st.verdict == PM_VERDICT_NA);
             for (size_t s = 0; s < h->n_passes; s++)
-                assert_true(h->passes[s].st.verdict == PM_VERDICT_CONTENDED || h->passes[s].st.verdict == PM_VERDICT_NA);
+                assert_true(h->passes[s].st.verdict == PM_VERDICT_CONTENDED ||
+                            h->passes[s].st.verdict == PM_VERDICT_NA);
         } else {
             assert_int_equal(h->wall.verdict, q->wall.verdict);
         }
