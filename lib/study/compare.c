@@ -389,11 +389,6 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
         return nomem(err);
     if ((rc = resolve_sweep(db, path, sweep, &sweep_id, &info->sweep, err)) != PM_OK)
         return rc;
-    /* over the sweep's cold ok runs (all of them, as the report judges them, also under max_repeats) */
-    if ((rc = pm_contention_load(db, info->sweep, &sd->cont, err)) != PM_OK) {
-        pm_err_wrap(err, "%s: contention", path);
-        return rc;
-    }
     if (sqlite3_prepare_v2(db, "SELECT id, key, variant FROM config WHERE sweep_id = ?1", -1, &s, NULL)
         != SQLITE_OK)
         return db_fail(db, path, err, "list configs");
@@ -425,6 +420,11 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
     if (n_all == 0) {
         rc = pm_err_set(err, PM_ERR_NOTFOUND, "%s: sweep '%s' has no configs: nothing was recorded in it", path,
                         info->sweep ? info->sweep : "?");
+        goto cleanup;
+    }
+    /* over the sweep's cold ok runs (all of them, as the report judges them, also under max_repeats) */
+    if ((rc = pm_contention_load(db, info->sweep, &sd->cont, err)) != PM_OK) {
+        pm_err_wrap(err, "%s: contention", path);
         goto cleanup;
     }
     if ((rc = resolve_variant(all, n_all, path, label, variant, axis, &info->variant, err)) != PM_OK)

@@ -215,7 +215,8 @@ int pm_contention_load(sqlite3 *db, const char *sweep, pm_contention_sweep *out,
     out->cpus = pm_contention_cpus(sw.meta_json);
     if ((rc = pm_sq_configs(db, &sw, take_config, out, err)))
         goto cleanup;
-    qsort(out->ids, out->n, sizeof *out->ids, cmp_id);
+    if (out->n)   /* qsort wants a non-NULL base even for 0 elements */
+        qsort(out->ids, out->n, sizeof *out->ids, cmp_id);
     out->c = malloc((out->n + 1) * sizeof *out->c);
     out->why = calloc(out->n + 1, sizeof *out->why);
     x.u = calloc(out->n + 1, sizeof *x.u);
