@@ -168,12 +168,16 @@ static int print_text(const pm_analysis *a, int markdown)
         const pm_an_config *c = &a->configs[i];
         if (!c->contended)
             continue;
-        printf("  contended: %s (load %.1f, ", c->key, c->load1);
-        if (c->starved_tool)
-            printf("%s at %.2f of its serial CPU/wall", c->starved_tool, c->cpu_ratio);
-        else
-            printf("user/wall %.2f", c->user_wall);
-        printf(", CV %.0f%%)\n", c->cv * 100);
+        /* the reasons in compare's words (contention.h), so the two outputs name a contended config alike */
+        pm_contention ev = {.load1 = c->load1, .cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool,
+                            .user_wall = c->user_wall};
+        char why[256];
+        int bits = pm_contention_judge(&ev, a->cpus, a->user_wall_baseline, NULL);
+        pm_contention_text(bits, &ev, a->cpus, a->user_wall_baseline, why, sizeof why);
+        printf("  contended: %s (%s", c->key, why);
+        if (!(bits & PM_CONTENTION_LOAD) && !isnan(c->load1))
+            printf("; load %.1f", c->load1);
+        printf("; CV %.0f%%)\n", c->cv * 100);
     }
     if (!rc && a->n_startup)
         rc = put_table(pm_rt_startup(a), "start-up: each tool on a null input, once per sweep (serial baseline of "
