@@ -230,7 +230,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
             *r->a.variant ? r->a.variant : "(none)");
     fprintf(out, "%sB: %s (sweep %s, %s%s)\n", li, r->b.path, r->b.sweep, strchr(r->b.variant, '=') ? "" : "variant ",
             *r->b.variant ? r->b.variant : "(none)");
-    pm_compare_rule_text(buf, sizeof buf, r->threshold);
+    pm_compare_rule_text(buf, sizeof buf, r->threshold, r->allow_contended);
     fprintf(out, "%srule: %s\n", li, buf);
     if (r->host_warning)
         fprintf(out, "%swarning: %s%s\n", li, r->host_warning,
@@ -239,6 +239,16 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         const pm_compare_config *c = &r->configs[i];
         snprintf(buf, sizeof buf, "%s (A: %s, B: %s; regime %s)", c->key, c->key_a, c->key_b, c->regime);
         heading(out, fmt, buf);
+        if (c->contended_a || c->contended_b) {   /* the reason beside the rows it withholds (or marks) */
+            fprintf(out, "%scontended:", li);
+            if (c->contended_a)
+                fprintf(out, " A (%s)%s", c->contended_a, c->contended_b ? "," : "");
+            if (c->contended_b)
+                fprintf(out, " B (%s)", c->contended_b);
+            fprintf(out, "; %s\n", r->allow_contended
+                                       ? "verdicts kept by --allow-contended: not conclusions"
+                                       : "no conclusion (contended); --allow-contended shows the verdicts");
+        }
         size_t shown = 0;
         rc = emit(out, config_table(c, top, &shown), fmt, width);
         if (!rc && shown < c->n_passes)
@@ -254,7 +264,11 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
             x);
     if (!isnan(r->geomean_ci_lo))
         fprintf(out, " [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
-    fprintf(out, "; %zu faster, %zu slower by the rule\n", r->faster, r->slower);
+    fprintf(out, "; %zu faster, %zu slower by the rule", r->faster, r->slower);
+    if (r->n_contended)
+        fprintf(out, "; %zu contended (%s)", r->n_contended,
+                r->allow_contended ? "verdicts kept by --allow-contended" : "no conclusion");
+    fputc('\n', out);
     if (r->n_cross_host)
         fprintf(out, "%swarning: %zu of %zu matched configs were measured on different machines in A and B\n", li,
                 r->n_cross_host, r->n_configs);

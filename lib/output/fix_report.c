@@ -64,6 +64,13 @@ void pm_fix_ratio_text(const json_t *o, char *out, size_t cap)
         size_t used = strlen(out);
         snprintf(out + used, cap - used, "; every config %s by compare's rule", faster ? "faster" : "slower");
     }
+    /* a verdict kept from contended runs (--allow-contended) is marked wherever it is printed */
+    double nc = d(o, "contended_configs");
+    if (nc > 0 && (faster || slower)) {
+        size_t used = strlen(out);
+        snprintf(out + used, cap - used, "; %.0f config%s contended, kept by --allow-contended", nc,
+                 nc == 1 ? "" : "s");
+    }
 }
 
 void pm_fix_report_text(FILE *f, const char *json_text)

@@ -519,6 +519,15 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     pm_fix_report_html(f, a->fix_json);   /* the combination to ship heads the report */
 
     fputs("<h2 id=method>Method</h2><ul>", f);
+    {
+        char keys[768];
+        pm_rt_key_legend(a, 1, keys, sizeof keys);
+        if (keys[0]) {   /* the kind table's legends; the configs table repeats those of the sweep's kinds */
+            fputs("<li><b>config keys</b>: ", f);
+            esc(f, keys);
+            fputs(".</li>", f);
+        }
+    }
     fputs("<li><b>cold</b> = a fresh compiler process per run, no compile cache; warm runs (when present) compile "
           "through the cache and give recompile \u00f7 hit.</li><li><b>share</b> = fraction of the whole process wall; "
           "time outside every pass is the stage <i>process-overhead</i>, split into <i>start-up</i> (each tool's "
@@ -526,9 +535,6 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
           "rest).</li><li><b>cold wall</b> = geometric mean over "
           "the cold repeats; <b>\u00b1</b> is the half-width of its 95% interval on the log scale (t over log "
           "times); with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
-          "<li><b>config keys</b>: LLM <code>llm/FAMILY/SIZE/wWINDOW/PRECISION/LLAYERS/VARIANT</code> (window in prompt "
-          "tokens, L = decoder layers emitted); CNN <code>cnn/FAMILY/rRESOLUTION/PRECISION/BBLOCKS/VARIANT</code> "
-          "(B0 = whole network, BN = stem and first N blocks).</li>"
           "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
           "section (runs, argv, stderr, IR size, pass tree).</li></ul>\n", f);
     json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
@@ -610,7 +616,8 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fputs("</ul>\n", f);
 
     fputs("<h2 id=fixes>Fix table</h2><p class=sub>One row per regime (configs sharing a dominant stage); the fix is "
-          "chosen by the rules in fixes.tsv from the measured evidence.</p>\n", f);
+          "chosen by the rules in fixes.tsv from the measured evidence. " PM_RT_OVERHEAD_DEF
+          " (<a href=\"#overhead\">split per config</a>).</p>\n", f);
     if ((rc = table_section(f, pm_rt_fixes(a), 0, err)))
         return rc;
     fputs("<h2 id=fits>Cost = a\u00b7size<sup>k</sup>: heavy passes against the IR size they process</h2>"
@@ -647,6 +654,16 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
 
     fputs("<h2 id=configs>Configs</h2><p class=sub>Click a config for its runs, argv, stderr and pass tree. "
           "Wall: geometric mean \u00b1 half-width of the 95% interval (log scale).</p>\n", f);
+    {
+        char keys[768];
+        pm_rt_key_legend(a, 0, keys, sizeof keys);
+        if (keys[0]) {
+            fputs("<p class=sub id=keys>", f);
+            esc(f, keys);
+            fputs(".</p>\n", f);
+        }
+        fputs("<p class=sub>" PM_RT_OVERHEAD_DEF " (<a href=\"#overhead\">split per config</a>).</p>\n", f);
+    }
     if ((rc = table_section(f, pm_rt_configs(a, "#cfg-"), 1, err)))
         return rc;
     fputs("<h2 id=shares>Stage shares per config</h2><p class=sub>Share of the cold compile wall (mean over repeats)."
@@ -669,7 +686,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
             return rc;
         fputs("<h2 id=noise>Noise</h2><p>", f);
         esc(f, noise);
-        fputs(": the fix table draws no conclusion from contended configs.</p>\n", f);
+        fputs(": the fix table and the A/B marks (compare's rule) draw no conclusion from contended configs.</p>\n", f);
         if (a->n_startup && (rc = table_section(f, pm_rt_startup(a), 0, err)))
             return rc;
         pm_rt_startup_contended_text(a, noise, sizeof noise);

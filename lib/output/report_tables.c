@@ -181,6 +181,20 @@ pm_table *pm_rt_startup(const pm_analysis *a)
     return t;
 }
 
+void pm_rt_key_legend(const pm_analysis *a, int all, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; pm_kind_at(i); i++) {
+        const pm_kind *k = pm_kind_at(i);
+        int present = all;
+        for (size_t c = 0; !present && c < a->n_configs; c++)
+            present = a->configs[c].kind && !strcmp(a->configs[c].kind, k->name);
+        if (present && k->key_legend && n < cap)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s keys %s", n ? "; " : "", k->label, k->key_legend);
+    }
+}
+
 void pm_rt_overhead_note(const pm_analysis *a, char *buf, size_t cap)
 {
     buf[0] = '\0';
@@ -337,8 +351,10 @@ static const char *kind_title(const char *k)
 void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
 {
     char rule[768];
-    pm_compare_rule_text(rule, sizeof rule, a->n_ab && !a->ab[0].error ? a->ab[0].cmp.threshold : 0);
-    snprintf(buf, n, "marks (faster / slower / same / n/a) follow passmap compare's rule: %s", rule);
+    pm_compare_rule_text(rule, sizeof rule, a->n_ab && !a->ab[0].error ? a->ab[0].cmp.threshold : 0,
+                         a->n_ab && !a->ab[0].error ? a->ab[0].cmp.allow_contended : a->allow_contended);
+    snprintf(buf, n, "marks (faster / slower / same / n/a / no conclusion (contended)) follow passmap compare's "
+             "rule: %s", rule);
 }
 
 pm_table *pm_rt_ab(const pm_analysis *a)
@@ -384,10 +400,9 @@ pm_table *pm_rt_ab(const pm_analysis *a)
             pm_compare_fmt_p(buf, sizeof buf, st);
             rc |= pm_table_set(t, row, 7, buf, st->p_holm);
             rc |= pm_table_set(t, row, 8, pm_compare_verdict_name(st->verdict), NAN);
-            /* compare's rule has no contention input (yet): the mark stays compare's, the noise diagnosis of
-             * either side is shown beside it so a mark from contended runs is not read alone */
-            const pm_an_config *ca = pm_an_find_config(a, c->key_a), *cb = pm_an_find_config(a, c->key_b);
-            int na = ca && ca->contended, nb = cb && cb->contended;
+            /* compare judged contention with the analysis's rule (contention.h): which side, beside the mark
+             * it withheld (or kept, with --allow-contended) */
+            int na = c->contended_a != NULL, nb = c->contended_b != NULL;
             rc |= pm_table_set(t, row, 9, na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "",
                                NAN);
         }
@@ -512,10 +527,11 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
             continue;
         }
         const pm_compare_result *r = &x->cmp;
-        size_t same = 0, na = 0;
+        size_t same = 0, na = 0, held = 0;
         for (size_t k = 0; k < r->n_configs; k++) {
             same += r->configs[k].wall.verdict == PM_VERDICT_SAME;
             na += r->configs[k].wall.verdict == PM_VERDICT_NA;
+            held += r->configs[k].wall.verdict == PM_VERDICT_CONTENDED;
         }
         char ci[64] = "";
         if (!isnan(r->geomean_ci_lo))
@@ -523,28 +539,43 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         hl_add(h, &h->ab, "%s%s %s vs %s: cold wall %.3f\u00d7%s over %zu config%s; %zu faster, %zu slower, %zu same, "
                           "%zu n/a", sep, x->axis ? x->axis : "variant", x->variant, x->against, r->geomean_ratio, ci,
                r->n_ratios, r->n_ratios == 1 ? "" : "s", r->faster, r->slower, same, na);
+        if (held)
+            hl_add(h, &h->ab, ", %zu no conclusion (contended)", held);
+        else if (r->n_contended && r->allow_contended)
+            hl_add(h, &h->ab, " (%zu contended, verdicts kept by --allow-contended)", r->n_contended);
     }
     if (!used && a->sweep && strchr(a->sweep, ','))
         hl_add(h, &h->ab, "No in-sweep A/B over several sweeps: compare two with passmap compare DB "
                           "--a-sweep A --b-sweep B.");
+    else if (!used && a->fix_json)   /* say why it is empty, and where the measured effects are */
+        hl_add(h, &h->ab, "None in this sweep (each config was compiled in one variant only); the proven fixes "
+                          "above were measured by passmap fix.");
     else if (!used)
-        hl_add(h, &h->ab, "No A/B in this sweep (one variant per config): measure a fix with "
-                                      "passmap compare STOCK.db FIXED.db.");
+        hl_add(h, &h->ab, "None in this sweep: each config was compiled in one variant only, so there is nothing "
+                          "to compare; passmap fix DB measures the top fix against stock (or passmap compare "
+                          "STOCK.db FIXED.db).");
     /* recompile ÷ cache hit */
-    double lsum = 0, rmin = INFINITY, rmax = 0;
+    double lsum = 0, rmin = INFINITY, rmax = 0, lwarm = 0, lcold = 0;
     int n = 0;
     for (size_t i = 0; i < a->n_configs; i++) {
         double r = a->configs[i].cache_ratio;
         if (isnan(r) || isinf(r) || r <= 0)
             continue;
         lsum += log(r);
+        lwarm += log(a->configs[i].warm_s);   /* > 0: the ratio is finite and positive */
+        lcold += log(a->configs[i].wall.mean);
         rmin = r < rmin ? r : rmin;
         rmax = r > rmax ? r : rmax;
         n++;
     }
-    if (n)
+    if (n) {   /* the ratio with the times it divides: a hit of 0.02 s reads differently from one of 2 s */
+        char warm[32], cold[32];
+        pm_fmt_time(warm, sizeof warm, exp(lwarm / n), 0);
+        pm_fmt_time(cold, sizeof cold, exp(lcold / n), 0);
         hl_add(h, &h->cache, "A cache hit is %.0f\u00d7 faster than a cold recompile (geometric mean over %d "
-                                            "configs; %.0f\u00d7 to %.0f\u00d7).", exp(lsum / n), n, rmin, rmax);
+                             "configs; %.0f\u00d7 to %.0f\u00d7): a hit takes %s, a cold compile %s (geometric means).",
+               exp(lsum / n), n, rmin, rmax, warm, cold);
+    }
     else
         hl_add(h, &h->cache, "No warm runs in this sweep (warm = true measures recompile \u00f7 cache hit).");
     const pm_an_config *slow = NULL;

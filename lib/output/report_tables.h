@@ -22,6 +22,12 @@ void pm_rt_noise_text(const pm_analysis *a, char *buf, size_t cap);
 void pm_rt_startup_contended_text(const pm_analysis *a, char *buf, size_t cap);
 /* Why process-overhead is not split, or "" when it is. */
 void pm_rt_overhead_note(const pm_analysis *a, char *buf, size_t cap);
+/* How to read the config keys of the kinds in the sweep (of every kind with a legend when all = 1), from the
+ * kind table: "LLM keys llm/...: w128 = ...; CNN keys ..."; "" when none has one. */
+void pm_rt_key_legend(const pm_analysis *a, int all, char *buf, size_t cap);
+/* The stage that is no pass, defined where a table first shows it. */
+#define PM_RT_OVERHEAD_DEF \
+    "process-overhead = the compile's wall outside every pass timer: process start-up plus time outside passes"
 pm_table *pm_rt_fixes(const pm_analysis *a);
 pm_table *pm_rt_fits(const pm_analysis *a);
 pm_table *pm_rt_tools(const pm_analysis *a);

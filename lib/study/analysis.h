@@ -12,6 +12,7 @@
 #include "stagemap.h"
 #include "compare.h"
 #include "config.h"
+#include "contention.h"
 
 typedef struct pm_an_opts {
     const char *sweep;            /* sweep name; NULL: the latest sweep */
@@ -81,9 +82,8 @@ typedef struct pm_an_startup {   /* one tool started on a null input (once per s
                                      neither a serial baseline nor a start-up to conclude from */
     char *note;                   /* not measured: why (NULL otherwise) */
 } pm_an_startup;
-/* A tool started on a null input alone keeps a CPU busy for the whole run ((user+sys)/wall 0.97-0.98 measured
- * for mlir-opt, mlir-translate and llc on an idle machine); well below that it waited for a CPU. */
-#define PM_AN_STARTUP_MIN_CPU_WALL 0.75
+/* A tool's null runs below this CPU/wall waited for a CPU themselves (contention.h). */
+#define PM_AN_STARTUP_MIN_CPU_WALL PM_CONTENTION_RATIO
 
 typedef struct pm_an_host {       /* a machine that measured cold runs of the study */
     char *name, *fingerprint, *cpu_model, *kernel, *compiler;
@@ -251,14 +251,15 @@ typedef struct pm_analysis {
     /* in-sweep A/B (pm_analysis_ab, set by the caller that has the store's path); n_ab = 0: one variant */
     pm_an_ab *ab;
     size_t n_ab;
+    int allow_contended;          /* the A/B kept contended configs' verdicts (marked): --allow-contended */
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);
 void pm_analysis_free(pm_analysis *a);
 /* Fills a->ab: every variant other than the reference (the regime maps' variant: the most common one) against
  * it, then every precision of the precision study against its base (compare's axis matching), with compare's rule (threshold 0: PM_COMPARE_THRESHOLD). A comparison compare refuses is kept with its
- * error, not fatal. db_path: the store the analysis read. */
-int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, pm_err *err);
+ * error, not fatal. db_path: the store the analysis read. allow_contended: compare's --allow-contended. */
+int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int allow_contended, pm_err *err);
 /* The whole report as JSON (schema in the function's comment in analysis.c). New reference. */
 json_t *pm_analysis_json(const pm_analysis *a);
 

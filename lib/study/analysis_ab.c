@@ -23,7 +23,7 @@ static int add_ab(pm_analysis *a, const char *db_path, double threshold, const c
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     pm_compare_opts co = {.path_a = db_path, .path_b = db_path, .sweep_a = a->sweep, .sweep_b = a->sweep,
                           .variant_a = va, .variant_b = vb, .axis = axis, .threshold = threshold,
-                          .walls_only = 1};
+                          .walls_only = 1, .allow_contended = a->allow_contended};
     pm_err e = {0};
     int rc = pm_compare_run(&co, &ab->cmp, &e);
     if (rc == PM_ERR_NOMEM)
@@ -35,8 +35,9 @@ static int add_ab(pm_analysis *a, const char *db_path, double threshold, const c
     return PM_OK;
 }
 
-int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, pm_err *err)
+int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int allow_contended, pm_err *err)
 {
+    a->allow_contended = allow_contended;
     if (a->sweep && strchr(a->sweep, ','))   /* several sweeps: compare pairs within one sweep */
         return PM_OK;
     int rc = PM_OK, unreadable = 0;

@@ -3,11 +3,11 @@
  * analysis_startup.c) — and which configs are contended (their shares and fixes are not conclusions). */
 #include "analysis_internal.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "contention.h"
 #include "stats.h"
 
 int an_noise(an_work *w, pm_err *err)
@@ -17,11 +17,7 @@ int an_noise(an_work *w, pm_err *err)
     int *flag = calloc(w->n_runs + 1, sizeof *flag);
     if (!flag)
         return an_nomem(err);
-    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
-    json_t *cpus = meta ? json_object_get(meta, "cpus") : NULL;
-    a->cpus = json_is_integer(cpus) ? (int)json_integer_value(cpus) : 0;
-    json_decref(meta);
-    size_t nu = 0;
+    a->cpus = pm_contention_cpus(a->meta_json);
     for (size_t ci = 0; ci < a->n_configs; ci++) {
         pm_an_config *c = &a->configs[ci];
         size_t n = 0;
@@ -35,31 +31,19 @@ int an_noise(an_work *w, pm_err *err)
         pm_stats_mad_outliers(v, n, 3.5, flag, &n_out);
         c->n_outliers = (int)n_out;
         a->n_noisy += (c->cv > 0.10) || n_out > 0;
-        if (!isnan(c->user_wall))
-            nu++;
     }
-    /* The uncontended user/wall: what most configs reach (90th percentile over configs). */
-    a->user_wall_baseline = NAN;
-    nu = 0;
+    /* The fallback level (no serial level for any tool of a config): the sweep's p90 user/wall. */
     for (size_t ci = 0; ci < a->n_configs; ci++)
-        if (!isnan(a->configs[ci].user_wall))
-            v[nu++] = a->configs[ci].user_wall;
-    if (nu >= 3)
-        pm_stats_quantile(v, nu, 0.9, &a->user_wall_baseline);
+        v[ci] = a->configs[ci].user_wall;
+    a->user_wall_baseline = pm_contention_p90(v, a->n_configs);
     for (size_t ci = 0; ci < a->n_configs; ci++) {
         pm_an_config *c = &a->configs[ci];
-        int busy = a->cpus > 0 && !isnan(c->load1) && c->load1 > a->cpus;
-        /* A tool's steps below 0.75 of its own serial CPU/wall waited for a CPU. Without a baseline for any of
-           its tools (a database older than the start-up runs), the sweep's p90 user/wall stands in for it. */
-        int starved;
-        if (!isnan(c->cpu_ratio)) {
-            starved = c->cpu_ratio < 0.75;
-        } else {
-            starved = !isnan(a->user_wall_baseline) && !isnan(c->user_wall) &&
-                      c->user_wall < 0.75 * a->user_wall_baseline;
-            a->n_baseline_p90 += c->n_cold > 0;
-        }
-        c->contended = busy || starved;
+        /* compare and passmap fix judge with the same function (contention.h) */
+        pm_contention ev = {.load1 = c->load1, .cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool,
+                            .user_wall = c->user_wall};
+        int on_p90 = 0;
+        c->contended = pm_contention_judge(&ev, a->cpus, a->user_wall_baseline, &on_p90) != 0;
+        a->n_baseline_p90 += on_p90 && c->n_cold > 0;
         a->n_contended += c->contended;
     }
     free(flag);

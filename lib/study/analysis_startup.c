@@ -5,6 +5,7 @@
  * contended (analysis_noise.c). CPU, not user alone: a null run spends a third of its time in the kernel
  * (exec, page faults), so its user/wall is no serial level for a compile, while its CPU/wall is ~1 alone. */
 #include "analysis_internal.h"
+#include "contention.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -30,8 +31,7 @@ static void su_finish(su_ctx *x)
     t->wall_s = median_of(x->wall, x->n);
     t->user_s = median_of(x->user, x->n);
     t->sys_s = median_of(x->sys, x->n);
-    t->cpu_wall = median_of(x->ratio, x->n);
-    t->contended = t->cpu_wall < PM_AN_STARTUP_MIN_CPU_WALL;
+    t->cpu_wall = pm_contention_serial(x->ratio, x->n, &t->contended);   /* the rule compare uses too */
     x->a->startup_contended |= t->contended;
     x->n = 0;
 }
@@ -107,13 +107,10 @@ static int take_config_tool(void *ctx, const pm_sq_config_tool_row *r)
             w->cfg_startup[ci] = 0;
         w->cfg_startup[ci] += t->wall_s * r->n_steps / c->n_cold;   /* start-up x steps of that tool per run */
     }
-    if (r->wall_s > 0 && t->cpu_wall > 0 && !t->contended) {   /* a contended baseline is no serial level */
-        double q = (r->user_s + r->sys_s) / r->wall_s / t->cpu_wall;
-        if (isnan(c->cpu_ratio) || q < c->cpu_ratio) {
-            c->cpu_ratio = q;
-            c->starved_tool = t->tool;
-        }
-    }
+    pm_contention ev = {.cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool};
+    pm_contention_add_tool(&ev, t->tool, r->wall_s, r->user_s, r->sys_s, t->cpu_wall, t->contended);
+    c->cpu_ratio = ev.cpu_ratio;
+    c->starved_tool = ev.starved_tool;
     return PM_OK;
 }
 

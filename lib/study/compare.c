@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "contention.h"
 #include "stats.h"
 #include "store.h"
 
@@ -34,6 +35,7 @@ typedef struct side_cfg {
 typedef struct side {
     int walls_only;     /* skip the pass rows (pm_compare_opts.walls_only) */
     pm_store *st;
+    pm_contention_sweep cont;   /* the sweep's configs judged by the one contention rule */
     side_cfg *cfgs;     /* sorted by base */
     size_t n_cfgs;
 } side;
@@ -93,6 +95,7 @@ static void free_side(side *s)
     for (size_t i = 0; i < s->n_cfgs; i++)
         free_side_cfg(&s->cfgs[i]);
     free(s->cfgs);
+    pm_contention_sweep_free(&s->cont);
     pm_store_close(s->st);
     memset(s, 0, sizeof *s);
 }
@@ -377,6 +380,11 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
                         info->sweep ? info->sweep : "?");
         goto cleanup;
     }
+    /* over the sweep's cold ok runs (all of them, as the report judges them, also under max_repeats) */
+    if ((rc = pm_contention_load(db, info->sweep, &sd->cont, err)) != PM_OK) {
+        pm_err_wrap(err, "%s: contention", path);
+        goto cleanup;
+    }
     if ((rc = resolve_variant(all, n_all, path, label, variant, axis, &info->variant, err)) != PM_OK)
         goto cleanup;
     /* Keep the chosen variant's configs, then load their runs. */
@@ -464,6 +472,7 @@ const char *pm_compare_verdict_name(pm_compare_verdict v)
     case PM_VERDICT_FASTER: return "faster";
     case PM_VERDICT_SLOWER: return "slower";
     case PM_VERDICT_SAME: return "same";
+    case PM_VERDICT_CONTENDED: return "no conclusion (contended)";
     default: return "n/a";
     }
 }
@@ -496,9 +505,19 @@ int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, d
         st->verdict = excludes_one && clears ? (st->ratio < 1 ? PM_VERDICT_FASTER : PM_VERDICT_SLOWER)
                                              : PM_VERDICT_SAME;
         st->significant = st->verdict == PM_VERDICT_FASTER || st->verdict == PM_VERDICT_SLOWER;
+        st->tested = st->verdict;
     }
     free(p);
     return 0;
+}
+
+void pm_compare_withhold(pm_compare_stat *st, int contended, int allow)
+{
+    st->contended = contended;
+    if (!contended || allow || st->verdict == PM_VERDICT_NA)
+        return;
+    st->verdict = PM_VERDICT_CONTENDED;
+    st->significant = PM_COMPARE_NA;   /* no claim either way */
 }
 
 static int make_row(const char *tool, const char *pass, pm_compare_presence pr, const double *a, size_t na,
@@ -758,6 +777,18 @@ static int correct_families(pm_compare_result *r)
     return rc;
 }
 
+/* *why: the reasons a side's config is contended, or NULL; -1 when out of memory. */
+static int side_contention(const side *s, const side_cfg *c, char **why)
+{
+    const pm_contention *ev = NULL;
+    int bits = pm_contention_of(&s->cont, c->id, &ev);
+    if (!bits)
+        return 0;
+    char buf[256];
+    pm_contention_text(bits, ev, s->cont.cpus, s->cont.p90, buf, sizeof buf);
+    return (*why = strdup(buf)) ? 0 : -1;
+}
+
 /* A config whose A runs and B runs were measured on different machines: counted, the first one named. */
 static int cross_host(side *a, const side_cfg *ca, side *b, const side_cfg *cb, pm_compare_result *out, pm_err *err)
 {
@@ -808,7 +839,10 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         if (c == 0) {
             if ((rc = cross_host(&a, &a.cfgs[i], &b, &b.cfgs[j], out, err)) != PM_OK)
                 goto cleanup;
-            bad = compare_cfg(&a.cfgs[i++], &b.cfgs[j++], &out->configs[out->n_configs++]);
+            pm_compare_config *cc = &out->configs[out->n_configs++];
+            bad = compare_cfg(&a.cfgs[i], &b.cfgs[j], cc) || side_contention(&a, &a.cfgs[i], &cc->contended_a) ||
+                  side_contention(&b, &b.cfgs[j], &cc->contended_b);
+            i++, j++;
         } else if (c < 0) {
             bad = !(out->only_a[out->n_only_a++] = strdup(a.cfgs[i++].key));
         } else {
@@ -820,7 +854,24 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         }
     }
     out->threshold = opts->threshold > 0 ? opts->threshold : PM_COMPARE_THRESHOLD;
-    if (correct_families(out) != 0 || total_passes(out) != 0 || summarize(out) != 0)
+    out->allow_contended = opts->allow_contended;
+    if (correct_families(out) != 0) {
+        rc = nomem(err);
+        goto cleanup;
+    }
+    /* Contended rows were tested (they count in Holm's m, which only makes the others' correction stricter);
+     * their verdict is withheld afterwards. */
+    for (size_t k = 0; k < out->n_configs; k++) {
+        pm_compare_config *c = &out->configs[k];
+        int cont = c->contended_a || c->contended_b;
+        out->n_contended += cont;
+        pm_compare_withhold(&c->wall, cont, opts->allow_contended);
+        for (size_t q = 0; q < c->n_steps; q++)
+            pm_compare_withhold(&c->steps[q].st, cont, opts->allow_contended);
+        for (size_t q = 0; q < c->n_passes; q++)
+            pm_compare_withhold(&c->passes[q].st, cont, opts->allow_contended);
+    }
+    if (total_passes(out) != 0 || summarize(out) != 0)
         rc = nomem(err);
 cleanup:
     free_side(&a);
@@ -848,6 +899,7 @@ void pm_compare_free(pm_compare_result *r)
     for (size_t i = 0; i < r->n_configs; i++) {
         pm_compare_config *c = &r->configs[i];
         free(c->key), free(c->key_a), free(c->key_b), free(c->regime);
+        free(c->contended_a), free(c->contended_b);
         free_rows(c->steps, c->n_steps);
         free_rows(c->passes, c->n_passes);
     }
@@ -870,12 +922,16 @@ void pm_compare_free(pm_compare_result *r)
 
 /* ---- JSON (the tables are in lib/output/compare_out.c) ---- */
 
-void pm_compare_rule_text(char *buf, size_t n, double threshold)
+void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_contended)
 {
     snprintf(buf, n, "ratio = geometric mean B / A; Welch t on log times (n >= 3 per side, else no test); p and the "
              "95%% CI Holm-corrected within one table (configs, steps, passes); faster/slower only when the corrected "
-             "CI excludes 1 and |ratio - 1| >= %.3g%%, otherwise same; n/a: no test, no claim; runs with mode cold, "
-             "status ok", (threshold > 0 ? threshold : PM_COMPARE_THRESHOLD) * 100);
+             "CI excludes 1 and |ratio - 1| >= %.3g%%, otherwise same; n/a: no test, no claim; %s; runs with mode "
+             "cold, status ok", (threshold > 0 ? threshold : PM_COMPARE_THRESHOLD) * 100,
+             allow_contended ? "contended A or B runs (load above the CPUs, or a tool below 0.75x its serial "
+                               "CPU/wall) keep their verdict, marked contended (--allow-contended): not a conclusion"
+                             : "no conclusion (contended) when the A or B runs were contended (load above the CPUs, "
+                               "or a tool below 0.75x its serial CPU/wall), though tested and counted in Holm");
 }
 
 static json_t *jnum(double v)
@@ -912,6 +968,8 @@ static void json_stat(json_t *o, const pm_compare_stat *st)
     json_object_set_new(o, "p_holm", jnum(st->p_holm));
     json_object_set_new(o, "ci_level", jnum(isnan(st->level) ? NAN : 1 - st->level));
     json_object_set_new(o, "verdict", json_string(pm_compare_verdict_name(st->verdict)));
+    json_object_set_new(o, "rule_verdict", json_string(pm_compare_verdict_name(st->tested)));
+    json_object_set_new(o, "contended", json_boolean(st->contended));
     json_object_set_new(o, "delta", jnum(st->delta));
     json_object_set_new(o, "significant",
                         st->significant == PM_COMPARE_NA ? json_null() : json_boolean(st->significant));
@@ -969,6 +1027,8 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
         json_object_set_new(o, "key_a", json_string(c->key_a));
         json_object_set_new(o, "key_b", json_string(c->key_b));
         json_object_set_new(o, "regime", json_string(c->regime));
+        json_object_set_new(o, "contended", json_pack("{s:o, s:o}", "a", jstr(c->contended_a), "b",
+                                                      jstr(c->contended_b)));
         json_stat(wall, &c->wall);
         json_object_set_new(o, "wall", wall);
         json_object_set_new(o, "steps", json_rows(c->steps, c->n_steps));
@@ -997,6 +1057,8 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
     json_object_set_new(summary, "n_ratios", json_integer((json_int_t)r->n_ratios));
     json_object_set_new(summary, "faster", json_integer((json_int_t)r->faster));
     json_object_set_new(summary, "slower", json_integer((json_int_t)r->slower));
+    json_object_set_new(summary, "contended", json_integer((json_int_t)r->n_contended));
+    json_object_set_new(summary, "allow_contended", json_boolean(r->allow_contended));
     json_object_set_new(summary, "by_regime", regimes);
     json_object_set_new(root, "configs", configs);
     json_object_set_new(root, "passes", passes);

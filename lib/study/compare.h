@@ -15,7 +15,11 @@
  *   - the ratio's 95% interval comes from the same computation at the Holm-corrected level, so it excludes 1
  *     exactly when the Holm-adjusted p is below 0.05;
  *   - a row is faster / slower only when that corrected interval excludes 1 AND |ratio - 1| >= the practical
- *     threshold (2% by default, --threshold), as criterion.rs does with its noise threshold; otherwise "same".
+ *     threshold (2% by default, --threshold), as criterion.rs does with its noise threshold; otherwise "same";
+ *   - no conclusion from contended runs: a config whose A or B runs are contended (contention.h, the rule the
+ *     report's noise flags use) keeps its numbers, and its tested rows (wall, steps, passes) take part in Holm's
+ *     correction as tested, but their verdict is withheld: "no conclusion (contended)". allow_contended
+ *     (--allow-contended) keeps the verdict, marked contended. An untested row stays "n/a".
  * Δ = arithmetic mean B − mean A is shown for the seconds saved; it carries no claim. */
 #ifndef PM_COMPARE_H
 #define PM_COMPARE_H
@@ -36,6 +40,7 @@ typedef struct pm_compare_opts {
     /* 1: no pass rows (the report's A/B shows walls only). Holm works within each family, so the walls and
      * steps get the very numbers and marks of a full comparison; loading the pass rows is most of the cost. */
     int walls_only;
+    int allow_contended;               /* 1: keep the verdicts of contended configs (marked), not withhold them */
     int max_repeats;                   /* > 0: only cold runs with repeat < max_repeats (what a sweep had run at
                                           that repeat count, so a resumed adaptive search sees the same data) */
 } pm_compare_opts;
@@ -49,7 +54,8 @@ typedef enum pm_compare_verdict {
     PM_VERDICT_NA = 0,                 /* no test: no claim */
     PM_VERDICT_SAME,                   /* tested: corrected CI holds 1, or the change is below the threshold */
     PM_VERDICT_FASTER,                 /* B faster than A */
-    PM_VERDICT_SLOWER
+    PM_VERDICT_SLOWER,
+    PM_VERDICT_CONTENDED               /* tested, but the A or B runs were contended: no conclusion */
 } pm_compare_verdict;
 
 typedef struct pm_compare_stat {
@@ -63,7 +69,9 @@ typedef struct pm_compare_stat {
     double p_holm, level;              /* Holm-adjusted p within the row's family; the alpha of ci_lo..ci_hi */
     double delta;                      /* mean B − mean A, s */
     pm_compare_verdict verdict;
-    int significant;                   /* 1 (faster/slower), 0 (same), or PM_COMPARE_NA (no test) */
+    pm_compare_verdict tested;         /* what the rule says of the numbers (verdict before withholding) */
+    int contended;                     /* the A or B runs of its config were contended */
+    int significant;                   /* 1 (faster/slower), 0 (same), or PM_COMPARE_NA (no test, no claim) */
 } pm_compare_stat;
 
 /* The rule, as library functions (the fix study reuses them). pm_compare_test fills st from the samples
@@ -71,9 +79,13 @@ typedef struct pm_compare_stat {
  * family, sets each interval and verdict. */
 void pm_compare_test(const double *a, size_t na, const double *b, size_t nb, pm_compare_stat *st);
 int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, double threshold);
-const char *pm_compare_verdict_name(pm_compare_verdict v);   /* "faster", "slower", "same", "n/a" */
+/* After the correction: a row of contended runs gets "no conclusion (contended)" (unless allow; an untested
+ * row stays n/a); its numbers are untouched. */
+void pm_compare_withhold(pm_compare_stat *st, int contended, int allow);
+/* "faster", "slower", "same", "n/a", "no conclusion (contended)" */
+const char *pm_compare_verdict_name(pm_compare_verdict v);
 /* The rule in one sentence: the legend every table with a mark prints (compare's header, the report). */
-void pm_compare_rule_text(char *buf, size_t n, double threshold);
+void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_contended);
 
 typedef enum pm_compare_presence {
     PM_COMPARE_BOTH = 0,
@@ -92,6 +104,7 @@ typedef struct pm_compare_config {
     char *key;                         /* the matching key (no variant) */
     char *key_a, *key_b;               /* full keys */
     char *regime;                      /* step tool with the largest mean wall on side A, or "-" */
+    char *contended_a, *contended_b;   /* why that side's runs were contended ("load 5.2 > 2 CPUs"); NULL: not */
     pm_compare_stat wall;
     pm_compare_row *steps;             /* sorted by tool */
     size_t n_steps;
@@ -132,6 +145,8 @@ typedef struct pm_compare_result {
     double geomean_ratio;
     double geomean_ci_lo, geomean_ci_hi; /* t interval on the log ratios across configs; NaN if n < 3 */
     size_t faster, slower;             /* configs faster / slower in B by the rule */
+    size_t n_contended;                /* configs whose A or B runs were contended */
+    int allow_contended;               /* their verdicts were kept (marked), not withheld */
     double threshold;                  /* the practical threshold used */
     pm_compare_regime *regimes;        /* sorted by name */
     size_t n_regimes;

@@ -341,13 +341,15 @@ static int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
 {
     pm_compare_opts co = {.path_a = x->o->db_path, .path_b = x->o->db_path, .sweep_a = x->fix_sweep,
                           .sweep_b = x->fix_sweep, .variant_a = jb->a, .variant_b = jb->b,
-                          .threshold = x->threshold, .max_repeats = repeats};
+                          .threshold = x->threshold, .max_repeats = repeats,
+                          .allow_contended = x->o->allow_contended};
     pm_compare_result r;
     int rc = pm_compare_run(&co, &r, err);
     if (rc)
         return rc;
     pm_fix_measure m = {.n_configs = r.n_ratios, .min_n = INT_MAX, .ratio = r.n_ratios ? r.geomean_ratio : NAN,
-                        .lo = r.geomean_ci_lo, .hi = r.geomean_ci_hi};
+                        .lo = r.geomean_ci_lo, .hi = r.geomean_ci_hi, .n_contended = r.n_contended,
+                        .allow_contended = x->o->allow_contended};
     int n_faster = 0, n_slower = 0;
     json_t *regimes = json_array();
     /* Per regime of the study (the config's dominant stage): geometric mean of the config ratios. */
@@ -577,6 +579,7 @@ static json_t *job_json(fix_ctx *x, const job *jb, const char *name, const pm_fi
         json_object_set_new(o, "rule_measured_nothing", json_true());
     if (jb->note)
         json_object_set_new(o, "note", json_string(jb->note));
+    json_object_set_new(o, "contended_configs", json_integer((json_int_t)jb->m.n_contended));
     return o;
 }
 
@@ -665,11 +668,13 @@ static json_t *plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost)
             json_object_set_new(o, "plan", json_string("A/B against stock"));
         json_array_append_new(fixes, o);
     }
-    return json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:o, s:f, s:i, s:o}", "schema", 1, "study", x->study,
+    return json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:o, s:f, s:i, s:b, s:o}", "schema", 1, "study",
+                     x->study,
                      "fix_sweep", x->fix_sweep, "backend", x->backend, "study_configs", (int)x->n_ev, "min_repeats",
                      x->min_r, "max_repeats", x->max_r, "threshold", x->threshold, "budget_s",
                      x->budget_s > 0 ? json_real(x->budget_s) : json_null(), "first_round_s", cost,
-                     "configs_per_fix", x->o->configs_per_fix > 0 ? x->o->configs_per_fix : 3, "fixes", fixes);
+                     "configs_per_fix", x->o->configs_per_fix > 0 ? x->o->configs_per_fix : 3, "allow_contended",
+                     x->o->allow_contended, "fixes", fixes);
 }
 
 static int cmp_ratio(const void *a, const void *b, void *ctx)
@@ -844,11 +849,12 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
         /* Shipped only when proven faster and its output was checked equal (or the user waived the check). */
         int ships = head->verdict == PM_FIX_BETTER &&
                     (head->same || (o->no_check && !strncmp(head->output, "unchecked", 9)));
-        rec = json_pack("{s:s, s:o, s:o, s:o, s:I, s:i, s:s, s:s, s:b}", "variant", vb, "ratio", num(head->m.ratio),
+        rec = json_pack("{s:s, s:o, s:o, s:o, s:I, s:i, s:s, s:s, s:b, s:I}", "variant", vb, "ratio",
+                        num(head->m.ratio),
                         "ci_lo", num(head->m.lo), "ci_hi", num(head->m.hi), "n_configs",
                         (json_int_t)head->m.n_configs, "min_runs", head->m.min_n, "verdict",
                         pm_fix_verdict_name(head->verdict), "output", head->output[0] ? head->output : "unchecked",
-                        "ship", ships);
+                        "ship", ships, "contended_configs", (json_int_t)head->m.n_contended);
     }
 
     json_t *table = json_array();

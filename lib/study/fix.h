@@ -26,6 +26,7 @@ typedef struct pm_fix_opts {
     int configs_per_fix;          /* 0: 3 */
     int min_repeats, max_repeats; /* 0: 3 and 10 */
     double threshold;             /* practical threshold on |ratio - 1|; 0: compare's (PM_COMPARE_THRESHOLD) */
+    int allow_contended;          /* judge A/Bs whose runs were contended (marked), instead of no conclusion */
     int dry_run;                  /* plan only */
     int no_check;                 /* skip the output check (the table then says "unchecked") */
     int check_window, check_layers; /* the reduced config the output check runs; 0: 128 and 2 */

@@ -419,6 +419,7 @@ const char *pm_fix_verdict_name(pm_fix_verdict v)
     case PM_FIX_NO_EFFECT: return "no effect";
     case PM_FIX_CHANGES_OUTPUT: return "changes output";
     case PM_FIX_NOT_RUN: return "not run";
+    case PM_FIX_CONTENDED: return "no conclusion (contended)";
     default: return "undecided";
     }
 }
@@ -429,6 +430,8 @@ pm_fix_verdict pm_fix_judge(const pm_fix_measure *m, int at_limit, double thresh
         return at_limit ? PM_FIX_NOT_RUN : PM_FIX_UNDECIDED;
     if (m->min_n < 3)
         return PM_FIX_UNDECIDED;
+    if (m->n_contended && !m->allow_contended)
+        return at_limit ? PM_FIX_CONTENDED : PM_FIX_UNDECIDED;
     int ci = m->n_configs >= 2 && !isnan(m->lo) && !isnan(m->hi);
     int below = (ci && m->hi < 1) || (m->all_sig == 1 && m->ratio < 1);
     int above = (ci && m->lo > 1) || (m->all_sig == -1 && m->ratio > 1);

@@ -92,7 +92,8 @@ typedef enum pm_fix_verdict {
     PM_FIX_WORSE,          /* slower: CI above 1 and past the threshold */
     PM_FIX_NO_EFFECT,      /* undecided at the repeat limit */
     PM_FIX_CHANGES_OUTPUT, /* the compiled code computes something else: never recommended */
-    PM_FIX_NOT_RUN         /* not measured (no config, budget, no variant) */
+    PM_FIX_NOT_RUN,        /* not measured (no config, budget, no variant) */
+    PM_FIX_CONTENDED       /* at the repeat limit with contended A or B runs: no conclusion (contention.h) */
 } pm_fix_verdict;
 
 const char *pm_fix_verdict_name(pm_fix_verdict v);
@@ -104,9 +105,13 @@ typedef struct pm_fix_measure {
     double lo, hi;         /* its 95% CI across configs (NAN with one config) */
     int all_sig;           /* compare's own per-config verdict (Welch on log times, Holm across the configs, past
                               the threshold): 1 every config faster, -1 every config slower, 0 otherwise */
+    size_t n_contended;    /* configs whose A or B runs were contended (compare's n_contended) */
+    int allow_contended;   /* judge them anyway (--allow-contended) */
 } pm_fix_measure;
 
-/* The verdict: no conclusion from fewer than 3 runs a side; BETTER/WORSE when the ratio is past `threshold`
+/* The verdict: no conclusion from fewer than 3 runs a side, nor from contended runs (unless allow_contended:
+ * UNDECIDED while repeats remain, since later rounds may run on a quieter machine, CONTENDED at the limit);
+ * BETTER/WORSE when the ratio is past `threshold`
  * (0.02: 2%) and either the interval across configs excludes 1 or compare's significance rule says so for
  * every config (few configs make the across-config interval wide however clear each config is); NO_EFFECT
  * when undecided and at_limit. */

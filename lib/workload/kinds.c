@@ -57,14 +57,20 @@ static char *section_cnn(const pm_workload *w, const char *name, int size_cap, i
 static const pm_kind kinds[] = {
     /* A model's compile grows with its size and window; families are what a user compares at equal compile
      * time. The fingerprint holds window and precision fixed and shows every (family, size). */
-    {.name = "llm", .label = "LLM", .handoff_x = "wall", .series = "family", .bars = "family,size",
+    {.name = "llm", .label = "LLM",
+     .key_legend = "llm/FAMILY/SIZE/wWINDOW/PRECISION/LLAYERS/VARIANT: w128 = a 128-token prompt window, "
+                   "L1 = 1 decoder layer emitted",
+     .handoff_x = "wall", .series = "family", .bars = "family,size",
      .prefer = {{"precision", "int8"}}, .figure = "fingerprint", .regime_rows = "size", .regime_cols = "window",
      .slice = "precision", .rows_label = "model size (parameters)", .cols_label = "window (prompt tokens)",
      .regime_figure = "regime-map", .precision_study = 1,
      .axes = "family,size,window,precision,layers", .depth_axis = "layers", .emit = emit_llm, .grow = grow_llm,
      .spec_section = section_llm, .size_axis = "window", .families = pm_gen_llm_families,
      .sizes = pm_gen_llm_sizes, .npuw = 1},
-    {.name = "cnn", .label = "CNN", .handoff_x = "wall", .series = "family", .bars = "family",
+    {.name = "cnn", .label = "CNN",
+     .key_legend = "cnn/FAMILY/rRESOLUTION/PRECISION/BBLOCKS/VARIANT: r224 = a 224-pixel input, "
+                   "B2 = the stem and first 2 blocks (B0 = the whole network)",
+     .handoff_x = "wall", .series = "family", .bars = "family",
      .prefer = {{"precision", "int8"}}, .figure = "cnn-fingerprint", .regime_rows = "family",
      .regime_cols = "resolution", .slice = "precision", .rows_label = "CNN family",
      .cols_label = "input resolution (pixels)", .regime_figure = "cnn-regime-map", .spine = 1,

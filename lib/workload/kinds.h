@@ -21,6 +21,7 @@ typedef struct pm_workload {
 typedef struct pm_kind {
     const char *name;       /* the config kind this row describes */
     const char *label;      /* how the report names the kind ("LLM") */
+    const char *key_legend; /* how to read its config keys, shown beside the configs table */
     /* Handoff (stage share as the compile grows): the growth measure — "wall" (the cold compile wall), a run
      * metric ("ir.ops") or a parameter — and the axes whose values make a series (comma list). */
     const char *handoff_x, *series;

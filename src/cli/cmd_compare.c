@@ -16,7 +16,10 @@ static void usage(FILE *out)
           "Compares compile times of B against A per config (matched on the key without its variant),\n"
           "per step tool and per pass. One rule: ratio of geometric means B/A; Welch t on log times (n >= 3 a\n"
           "side); p and 95% CI Holm-corrected within configs, steps and passes; a row is faster/slower only when\n"
-          "its corrected CI excludes 1 and |ratio - 1| >= the threshold.\n"
+          "its corrected CI excludes 1 and |ratio - 1| >= the threshold. No conclusion from contended runs: a\n"
+          "config whose A or B runs were contended (load above the CPUs, or a tool's steps below 0.75x its serial\n"
+          "CPU/wall from the sweep's null-input runs; the report's rule) is tested and counted in Holm, but its\n"
+          "rows read \"no conclusion (contended)\", with the reason.\n"
           "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
           "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).\n"
           "  --a-variant V, --b-variant V  variant of each side (needed when a side holds several)\n"
@@ -26,6 +29,8 @@ static void usage(FILE *out)
           "  --top N                       pass rows per config and in the summary (default 10)\n"
           "  --all-passes                  every pass row\n"
           "  --threshold X                 practical threshold on |ratio - 1| for faster/slower (default 2%)\n"
+          "  --allow-contended             keep the verdicts of contended configs, marked contended (not a\n"
+          "                                conclusion: for a machine known to be shared)\n"
           "  --markdown                    GitHub Markdown tables\n"
           "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.\n"
           "  --json                        everything as JSON\n"
@@ -43,7 +48,7 @@ static int usage_error(const char *msg, const char *arg)
 
 int cmd_compare(int argc, char **argv)
 {
-    enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH, O_A, O_B };
+    enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH, O_A, O_B, O_ALLOW };
     static const struct option longopts[] = {
         {"a", required_argument, NULL, O_A}, {"b", required_argument, NULL, O_B},
         {"a-variant", required_argument, NULL, O_AVAR}, {"b-variant", required_argument, NULL, O_BVAR},
@@ -51,7 +56,7 @@ int cmd_compare(int argc, char **argv)
         {"b-sweep", required_argument, NULL, O_BSWEEP}, {"top", required_argument, NULL, O_TOP},
         {"all-passes", no_argument, NULL, O_ALL},       {"markdown", no_argument, NULL, O_MD},
         {"json", no_argument, NULL, O_JSON},            {"help", no_argument, NULL, 'h'},
-        {"threshold", required_argument, NULL, O_THRESH},
+        {"threshold", required_argument, NULL, O_THRESH}, {"allow-contended", no_argument, NULL, O_ALLOW},
         {NULL, 0, NULL, 0}};
     pm_compare_opts opts = {0};
     const char *sweep = NULL, *sel[2] = {NULL, NULL};
@@ -97,6 +102,7 @@ int cmd_compare(int argc, char **argv)
             break;
         }
         case O_ALL: all = 1; break;
+        case O_ALLOW: opts.allow_contended = 1; break;
         case O_MD: markdown = 1; break;
         case O_JSON: json = 1; break;
         case 'h': usage(stdout); return PM_EXIT_OK;

@@ -44,6 +44,9 @@ static void usage(FILE *out)
             "                     (default 128)\n"
             "  --check-layers N   embedded: its layers (default 2)\n"
             "  --no-check         skip the output check (the table says unchecked)\n"
+            "  --allow-contended  judge A/Bs whose runs were contended (load above the CPUs, or a tool below 0.75x\n"
+            "                     its serial CPU/wall), marked; by default such a fix is measured to the repeat\n"
+            "                     limit and reads \"no conclusion (contended)\" (compare's rule)\n"
             "  --dry-run          show the plan, run nothing\n"
             "  --quiet            no per-run lines\n"
             "  --json             the plan and the result as JSON on stdout\n"
@@ -189,6 +192,7 @@ int cmd_fix(int argc, char **argv)
         {"check-layers", required_argument, NULL, 'l'}, {"no-check", no_argument, NULL, 'N'},
         {"dry-run", no_argument, NULL, 'n'},            {"quiet", no_argument, NULL, 'q'},
         {"json", no_argument, NULL, 'j'},               {"help", no_argument, NULL, 'h'},
+        {"allow-contended", no_argument, NULL, 'A'},
         {NULL, 0, NULL, 0}};
     pm_fix_opts o = {.stop = &stop_requested};
     ui u = {.tty = isatty(STDERR_FILENO)};
@@ -221,6 +225,7 @@ int cmd_fix(int argc, char **argv)
             break;
         }
         case 'N': o.no_check = 1; break;
+        case 'A': o.allow_contended = 1; break;
         case 'n': o.dry_run = 1; break;
         case 'q': u.quiet = 1; break;
         case 'j': u.json = 1; break;

@@ -25,6 +25,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: passmap report DB [--json | --markdown] [--html FILE] [--figures DIR] [--sweep NAME]\n"
             "                         [--stage-map FILE]... [--fixes FILE] [--x SIZE-AXIS] [--y WORKLOAD-AXIS]\n"
+            "                         [--allow-contended]\n"
             "  per config: stage breakdown, dominant stage and share; regimes, cost fits, precision, fix table.\n"
             "  --json            the same content as JSON on stdout (schema: docs/json.md)\n"
             "  --markdown        the text report's tables as Markdown\n"
@@ -37,6 +38,9 @@ static void usage(FILE *out)
             "                    regime map, handoff x and series, fingerprint bars; default: the spec's [report]\n"
             "                    size / workload, else input and the first integer axis (handoff: a declared\n"
             "                    ir.* metric, else the cold wall, grows the compile)\n"
+            "  --allow-contended the in-sweep A/B keeps the marks of configs whose runs were contended (load above\n"
+            "                    the CPUs, or a tool below 0.75x its serial CPU/wall), marked contended; by default\n"
+            "                    they read \"no conclusion (contended)\", as in passmap compare\n"
             "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
 
@@ -119,6 +123,13 @@ static int print_text(const pm_analysis *a, int markdown)
     if (!rc)
         rc = put_table(pm_rt_configs(a, NULL), "configs (cold wall: geometric mean \u00b1 half-width of the 95% interval, "
                                                "log scale; no interval below 3 repeats)", markdown, width);
+    /* read beside the table, not only in the docs: what a key spells, and the stage that is no pass */
+    char keys[768];
+    pm_rt_key_legend(a, 0, keys, sizeof keys);
+    if (!rc && keys[0])
+        printf("%s%s\n", markdown ? "\n" : "", keys);
+    if (!rc)
+        printf("%s%s\n", markdown && !keys[0] ? "\n" : "", PM_RT_OVERHEAD_DEF);
     if (!rc)
         rc = put_table(pm_rt_stage_shares(a, NULL), "stage shares (of the cold compile wall)", markdown, width);
     char note[512];
@@ -152,17 +163,21 @@ static int print_text(const pm_analysis *a, int markdown)
                "per config are in the A/B table (precision=...)\n");
     char noise[1024];
     pm_rt_noise_text(a, noise, sizeof noise);
-    printf("\nnoise: %s: the fix table draws no conclusion from them\n", noise);
+    printf("\nnoise: %s: the fix table and the A/B marks (compare's rule) draw no conclusion from them\n", noise);
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!c->contended)
             continue;
-        printf("  contended: %s (load %.1f, ", c->key, c->load1);
-        if (c->starved_tool)
-            printf("%s at %.2f of its serial CPU/wall", c->starved_tool, c->cpu_ratio);
-        else
-            printf("user/wall %.2f", c->user_wall);
-        printf(", CV %.0f%%)\n", c->cv * 100);
+        /* the reasons in compare's words (contention.h), so the two outputs name a contended config alike */
+        pm_contention ev = {.load1 = c->load1, .cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool,
+                            .user_wall = c->user_wall};
+        char why[256];
+        int bits = pm_contention_judge(&ev, a->cpus, a->user_wall_baseline, NULL);
+        pm_contention_text(bits, &ev, a->cpus, a->user_wall_baseline, why, sizeof why);
+        printf("  contended: %s (%s", c->key, why);
+        if (!(bits & PM_CONTENTION_LOAD) && !isnan(c->load1))
+            printf("; load %.1f", c->load1);
+        printf("; CV %.0f%%)\n", c->cv * 100);
     }
     if (!rc && a->n_startup)
         rc = put_table(pm_rt_startup(a), "start-up: each tool on a null input, once per sweep (serial baseline of "
@@ -188,9 +203,10 @@ int cmd_report(int argc, char **argv)
         {"stage-map", required_argument, NULL, 'm'}, {"fixes", required_argument, NULL, 'x'},
         {"markdown", no_argument, NULL, 'M'},  {"x", required_argument, NULL, 'X'},
         {"y", required_argument, NULL, 'Y'},   {"help", no_argument, NULL, 'h'},
+        {"allow-contended", no_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, markdown = 0, c;
+    int json = 0, markdown = 0, allow_contended = 0, c;
     const char *html = NULL, *figdir = NULL, *sweep = NULL, *fixes = NULL, *x_axis = NULL, *y_axis = NULL;
     const char *maps[16];
     int n_maps = 0;
@@ -198,6 +214,7 @@ int cmd_report(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "hjMH:F:s:m:x:", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
+        case 'C': allow_contended = 1; break;
         case 'M': markdown = 1; break;
         case 'H': html = optarg; break;
         case 'F': figdir = optarg; break;
@@ -251,7 +268,7 @@ int cmd_report(int argc, char **argv)
         goto cleanup;
     if ((rc = pm_fix_report_load(dbpath, a->sweep, &a->fix_json, &err)))
         goto cleanup;
-    if ((rc = pm_analysis_ab(a, dbpath, 0, &err)))
+    if ((rc = pm_analysis_ab(a, dbpath, 0, allow_contended, &err)))
         goto cleanup;
     if (html || figdir) {
         if ((rc = pm_figures_render(a, figdir, &figs, &err)))

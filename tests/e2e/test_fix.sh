@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # e2e: passmap fix on a small real study (qwen2 0.5b, one layer, window 512, int8; about two minutes on two busy
 # cores): the plan, the A/B into the same store, a fix that measures significantly faster (the larger tile makes
-# far less IR here), its compiled code run against stock's on fixed inputs, resume, and bad input.
+# far less IR here), its compiled code run against stock's on fixed inputs, resume, and bad input. This machine
+# and CI's are often loaded, so the runs may be contended: --allow-contended keeps the verdict (marked) instead
+# of "no conclusion (contended)", which would make a test of "faster" depend on the load.
+# Up to 6 runs a side: under load 3 runs a side left a 0.16x tile-512 "no effect" (not significant).
 source "$(dirname "$0")/lib.sh"
 
 if [ ! -x "$LLVM_BIN/mlir-opt" ] || ! command -v cc >/dev/null; then
@@ -33,7 +36,7 @@ if echo "$out" | grep -q "tile-512 .*A/B against stock" && echo "$out" | grep -q
 else fail "--dry-run plan"; echo "$out" | sed 's/^/#   /'; fi
 if [ "$(runs s-fix)" = 0 ]; then ok "--dry-run runs nothing"; else fail "--dry-run ran $(runs s-fix) runs"; fi
 
-"$PASSMAP" fix "$TMP/s.db" --max-repeats 3 --check-window 32 --json >"$TMP/fix.json" 2>"$TMP/fix.err"
+"$PASSMAP" fix "$TMP/s.db" --max-repeats 6 --check-window 32 --allow-contended --json >"$TMP/fix.json" 2>"$TMP/fix.err"
 rc=$?
 if [ $rc = 0 ]; then ok "passmap fix ran"; else fail "passmap fix rc=$rc"; tail -20 "$TMP/fix.err" | sed 's/^/#   /'; fi
 if json_check "$TMP/fix.json" 'any(r["verdict"] == "faster" and r["ratio"] < 0.98 and r["min_runs"] >= 3 for r in d["results"])'; then
@@ -62,7 +65,7 @@ else fail "report head"; echo "$out" | head -5 | sed 's/^/#   /'; fi
 if grep -q "<section id=proven-fixes>" "$TMP/r.html" 2>/dev/null; then ok "HTML report: proven fixes section"; else fail "HTML: no proven fixes section"; fi
 
 before=$(runs s-fix)
-out=$("$PASSMAP" fix "$TMP/s.db" --max-repeats 3 --check-window 32 2>&1)
+out=$("$PASSMAP" fix "$TMP/s.db" --max-repeats 6 --check-window 32 --allow-contended 2>&1)
 if [ "$(runs s-fix)" = "$before" ] && echo "$out" | grep -q "^SHIP "; then
   ok "rerun resumes: no run repeated, same answer"
 else fail "rerun: $before -> $(runs s-fix) runs"; echo "$out" | tail -20 | sed 's/^/#   /'; fi

@@ -65,7 +65,8 @@ if echo "$out" | grep -q "noverify .*A/B against stock" && echo "$out" | grep -q
 else fail "--dry-run plan"; echo "$out" | sed 's/^/#   /'; fi
 [ "$(runs s-fix)" = 0 ] && ok "--dry-run runs nothing" || fail "--dry-run ran $(runs s-fix) runs"
 
-"$PASSMAP" fix "$TMP/s.db" --max-repeats 5 --quiet --json >"$TMP/fix.json" 2>"$TMP/fix.err"
+# a loaded machine's runs are contended: keep the verdicts (marked) so o0's "faster" does not depend on the load
+"$PASSMAP" fix "$TMP/s.db" --max-repeats 5 --quiet --allow-contended --json >"$TMP/fix.json" 2>"$TMP/fix.err"
 rc=$?
 [ $rc = 0 ] && ok "passmap fix ran" || { fail "passmap fix rc=$rc"; tail -20 "$TMP/fix.err" | sed 's/^/#   /'; }
 if json_check "$TMP/fix.json" '[r["verdict"] for r in d["results"] if r["name"] == "o0"] == ["changes output"]' &&
@@ -103,6 +104,6 @@ if echo "$out" | head -1 | grep -q "^proven fixes" && echo "$out" | grep -q "o0 
 else fail "report head"; echo "$out" | head -8 | sed 's/^/#   /'; fi
 
 before=$(runs s-fix)
-"$PASSMAP" fix "$TMP/s.db" --max-repeats 5 --quiet >/dev/null 2>&1
+"$PASSMAP" fix "$TMP/s.db" --max-repeats 5 --quiet --allow-contended >/dev/null 2>&1
 [ "${before:-0}" -gt 0 ] && [ "$(runs s-fix)" = "$before" ] && ok "rerun resumes: no run repeated ($before runs)" || fail "rerun: $before -> $(runs s-fix)"
 finish

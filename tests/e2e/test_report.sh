@@ -38,6 +38,15 @@ ab=$(echo "$out" | sed -n '/^A\/B in this sweep/,/^$/p')
   && ok "A/B table: 6 precision pairs, n=2: no interval, no mark" || { fail "A/B table n=2"; echo "$ab" | head -4; }
 echo "$out" | grep -q "precision fp16 vs int8: cold wall [0-9.]*× .*over 6 configs; 0 faster, 0 slower, 0 same, 6 n/a" \
   && ok "headline: A/B marks counted" || fail "headline A/B"
+# read cold (issue 12): the keys and process-overhead explained beside the configs table; the times behind
+# recompile / hit in the headline
+cfgs=$(echo "$out" | sed -n '/^configs (cold wall/,/^stage shares/p')
+echo "$cfgs" | grep -q '^LLM keys llm/FAMILY/SIZE/wWINDOW/.*w128 = a 128-token prompt window, L1 = 1 decoder layer.*; CNN keys cnn/.*r224 = a 224-pixel input, B2 = the stem and first 2 blocks' \
+  && ok "text: config keys explained beside the configs table" || fail "text: key legend"
+echo "$cfgs" | grep -q '^process-overhead = the compile.s wall outside every pass timer' && ok "text: process-overhead defined there" \
+  || fail "text: process-overhead definition"
+echo "$out" | sed -n '3,9p' | grep -qE 'faster than a cold recompile .*: a hit takes [0-9.]+ ms, a cold compile [0-9.]+ s' \
+  && ok "headline: recompile / hit with the warm and cold times" || fail "headline: warm time"
 md=$("$PASSMAP" report "$DB" --markdown)
 echo "$md" | grep -q '^| config | cold wall (95% CI) |' && echo "$md" | grep -q '^|---|---:|' && ok "--markdown tables" || fail "--markdown"
 # regime boundaries are stated in words
@@ -109,6 +118,10 @@ for f in regime-map handoff why-costly fingerprint precision precision-window cn
   ok "figure $f svg+png"
 done
 grep -q 'Fix table' "$html" && grep -q 'Method' "$html" && ok "html sections" || fail "html sections"
+sed -n '/<h2 id=configs>/,/<h2 id=shares>/p' "$html" | grep -q '<p class=sub id=keys>LLM keys .*w128 = a 128-token' \
+  && sed -n '/<h2 id=configs>/,/<h2 id=shares>/p' "$html" | grep -q 'process-overhead = the compile' \
+  && sed -n '/<h2 id=fixes>/,/<h2 id=fits>/p' "$html" | grep -q 'process-overhead = the compile' \
+  && ok "html: keys and process-overhead explained beside the tables that show them" || fail "html: key legend"
 grep -q 'id="t-ab"\|id=t-ab' "$html" && grep -q 'id=marks' "$html" && ok "html: A/B table and the marks legend" || fail "html A/B table"
 
 if ! command -v chromium >/dev/null 2>&1; then

@@ -378,6 +378,26 @@ static void overhead_split_into_startup_and_outside(void **state)
 
 /* Contention is judged per tool against its own serial CPU/wall (its null runs); the sweep's p90 of user/wall
  * only stands in when no start-up runs exist (older databases). */
+/* compare and passmap fix read the evidence from the store with pm_contention_load: every config gets the
+ * analysis's flag (one rule, one set of inputs). */
+static void same_as_compare(const pm_analysis *a)
+{
+    pm_contention_sweep cs;
+    pm_err e = {0};
+    assert_int_equal(pm_contention_load(db, a->sweep, &cs, &e), PM_OK);
+    assert_int_equal(cs.n, a->n_configs);
+    assert_int_equal(cs.cpus, a->cpus);
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_contention *ev = NULL;
+        int why = pm_contention_of(&cs, a->configs[i].id, &ev);
+        assert_non_null(ev);
+        assert_int_equal(why != 0, a->configs[i].contended);
+        assert_true(isnan(ev->cpu_ratio) ? isnan(a->configs[i].cpu_ratio)
+                                         : fabs(ev->cpu_ratio - a->configs[i].cpu_ratio) < 1e-9);
+    }
+    pm_contention_sweep_free(&cs);
+}
+
 static void contention_against_each_tools_baseline(void **state)
 {
     const char *sizes[] = {"1b", "2b", "3b", "4b"};
@@ -396,6 +416,7 @@ static void contention_against_each_tools_baseline(void **state)
     assert_true(pm_an_find_config(a, "llm/qwen2/3b/w128/int8/r0")->contended);
     assert_true(pm_an_find_config(a, "llm/qwen2/4b/w128/int8/r0")->contended);
     assert_int_equal(a->n_contended, 2);
+    same_as_compare(a);
     pm_analysis_free(a);
     double w[] = {0.04, 0.04, 0.04};
     add_startup("mlir-opt", w, 3, 1.0);
@@ -411,6 +432,17 @@ static void contention_against_each_tools_baseline(void **state)
     assert_false(c4->contended);   /* 0.7 of a serial 0.8 is that tool's normal */
     assert_float_equal(c4->cpu_ratio, 0.7 / 0.8, 1e-9);
     assert_int_equal(a->n_contended, 1);
+    same_as_compare(a);
+    pm_analysis_free(a);
+    /* load above the sweep's CPUs at the 1b config's runs' start */
+    assert_int_equal(sqlite3_exec(db, "UPDATE sweep SET meta_json = '{\"cpus\": 2}';"
+                                      "INSERT INTO metric(run_id, name, value) SELECT r.id, 'host.load1', 3.5 "
+                                      "FROM run r JOIN config c ON c.id = r.config_id WHERE c.key LIKE '%/1b/%'",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    a = analyse(NO_RULES);
+    assert_true(pm_an_find_config(a, "llm/qwen2/1b/w128/int8/r0")->contended);
+    assert_int_equal(a->n_contended, 2);
+    same_as_compare(a);
     pm_analysis_free(a);
 }
 

@@ -586,6 +586,100 @@ static void test_max_repeats(void **state)
     pm_compare_free(&r);
 }
 
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    assert_int_equal(fclose(out), 0);
+}
+
+/* No conclusion from contended runs: B's llm config ran at load 9 on 2 CPUs. Its rows are still tested and
+ * counted in Holm (the numbers equal an uncontended compare's), but the verdict is withheld;
+ * --allow-contended keeps it, marked. */
+static void test_contended_withheld(void **state)
+{
+    fixture *f = *state;
+    char busy[300];
+    snprintf(busy, sizeof busy, "%s/busy.db", f->dir);
+    copy_file(f->b, busy);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(busy, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE sweep SET meta_json = '{\"cpus\": 2}';"
+                                      "INSERT INTO metric(run_id, name, value) SELECT r.id, 'host.load1', 9 FROM run r "
+                                      "JOIN config c ON c.id = r.config_id WHERE c.key LIKE 'llm/%'",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    pm_compare_opts o = {.path_a = f->a, .path_b = f->b};
+    pm_compare_result quiet, held, kept;
+    pm_err err = {0};
+    assert_int_equal(pm_compare_run(&o, &quiet, &err), PM_OK);
+    o.path_b = busy;
+    assert_int_equal(pm_compare_run(&o, &held, &err), PM_OK);
+    o.allow_contended = 1;
+    assert_int_equal(pm_compare_run(&o, &kept, &err), PM_OK);
+    assert_int_equal(held.n_configs, 2);
+    assert_int_equal(held.n_contended, 1);
+    for (size_t i = 0; i < held.n_configs; i++) {
+        const pm_compare_config *q = &quiet.configs[i], *h = &held.configs[i], *k = &kept.configs[i];
+        int llm = !strncmp(h->key, "llm/", 4);
+        assert_null(h->contended_a);
+        if (llm)
+            assert_string_equal(h->contended_b, "load 9.0 > 2 CPUs");
+        else
+            assert_null(h->contended_b);
+        /* tested and corrected alike: the numbers do not depend on contention */
+        assert_true(h->wall.p_holm == q->wall.p_holm && h->wall.ci_lo == q->wall.ci_lo &&
+                    h->wall.ratio == q->wall.ratio);
+        assert_int_equal(h->wall.tested, q->wall.verdict);
+        assert_int_equal(k->wall.verdict, q->wall.verdict);   /* the override keeps the verdict ... */
+        assert_int_equal(k->wall.contended, llm);              /* ... marked */
+        if (llm) {
+            assert_int_equal(q->wall.verdict, PM_VERDICT_FASTER);
+            assert_int_equal(h->wall.verdict, PM_VERDICT_CONTENDED);
+            assert_int_equal(h->wall.significant, PM_COMPARE_NA);
+            for (size_t s = 0; s < h->n_steps; s++)   /* the steps and passes come from the same runs */
+                assert_true(h->steps[s].st.verdict == PM_VERDICT_CONTENDED || h->steps[s].st.verdict == PM_VERDICT_NA);
+            for (size_t s = 0; s < h->n_passes; s++)
+                assert_true(h->passes[s].st.verdict == PM_VERDICT_CONTENDED ||
+                            h->passes[s].st.verdict == PM_VERDICT_NA);
+        } else {
+            assert_int_equal(h->wall.verdict, q->wall.verdict);
+        }
+    }
+    assert_int_equal(held.faster, quiet.faster - 1);
+    assert_int_equal(kept.faster, quiet.faster);
+    assert_string_equal(pm_compare_verdict_name(PM_VERDICT_CONTENDED), "no conclusion (contended)");
+    /* the JSON carries the withheld verdict, the rule's and the reason */
+    json_t *j = pm_compare_to_json(&held);
+    json_t *c0 = NULL, *cs = json_object_get(j, "configs");
+    for (size_t i = 0; i < json_array_size(cs); i++)
+        if (!strncmp(json_string_value(json_object_get(json_array_get(cs, i), "key")), "llm/", 4))
+            c0 = json_array_get(cs, i);
+    assert_non_null(c0);
+    json_t *w = json_object_get(c0, "wall");
+    assert_string_equal(json_string_value(json_object_get(w, "verdict")), "no conclusion (contended)");
+    assert_string_equal(json_string_value(json_object_get(w, "rule_verdict")), "faster");
+    assert_true(json_is_true(json_object_get(w, "contended")));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(c0, "contended"), "b")), "load 9.0 > 2 CPUs");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "summary"), "contended")), 1);
+    json_decref(j);
+    /* the rule text says both ways */
+    char rule[1024];
+    pm_compare_rule_text(rule, sizeof rule, 0, 0);
+    assert_non_null(strstr(rule, "no conclusion (contended)"));
+    pm_compare_rule_text(rule, sizeof rule, 0, 1);
+    assert_non_null(strstr(rule, "--allow-contended"));
+    pm_compare_free(&quiet);
+    pm_compare_free(&held);
+    pm_compare_free(&kept);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -600,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_output),
         cmocka_unit_test(test_rule_consistency),
         cmocka_unit_test(test_max_repeats),
+        cmocka_unit_test(test_contended_withheld),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -181,6 +181,14 @@ static void verdicts_follow_the_interval_and_the_threshold(void **state)
     pm_fix_measure none = {.n_configs = 0, .ratio = NAN};
     assert_int_equal(pm_fix_judge(&none, 1, 0.02), PM_FIX_NOT_RUN);
     assert_string_equal(pm_fix_verdict_name(PM_FIX_CHANGES_OUTPUT), "changes output");
+    /* a clear 20% gain from contended runs: no conclusion; repeats go on while there are some (a quieter round
+     * may follow), at the limit "no conclusion (contended)"; --allow-contended judges it */
+    pm_fix_measure busy = {.n_configs = 3, .min_n = 3, .ratio = 0.8, .lo = 0.7, .hi = 0.9, .n_contended = 1};
+    assert_int_equal(pm_fix_judge(&busy, 0, 0.02), PM_FIX_UNDECIDED);
+    assert_int_equal(pm_fix_judge(&busy, 1, 0.02), PM_FIX_CONTENDED);
+    assert_string_equal(pm_fix_verdict_name(PM_FIX_CONTENDED), "no conclusion (contended)");
+    busy.allow_contended = 1;
+    assert_int_equal(pm_fix_judge(&busy, 0, 0.02), PM_FIX_BETTER);
 }
 
 /* A fake A/B: each fix has a true speed-up factor; fix 2 gains nothing on top of fix 0 (they overlap).

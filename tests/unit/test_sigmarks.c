@@ -140,21 +140,60 @@ static void test_ab_table_marks(void **state)
     /* the legend is compare's rule */
     char legend[1024], rule[768];
     pm_rt_sig_legend(legend, sizeof legend, &f.a);
-    pm_compare_rule_text(rule, sizeof rule, PM_COMPARE_THRESHOLD);
+    pm_compare_rule_text(rule, sizeof rule, PM_COMPARE_THRESHOLD, 0);
     assert_non_null(strstr(legend, rule));
     assert_non_null(strstr(rule, "Holm"));
     assert_non_null(strstr(rule, "2%"));
 
-    /* a contended config keeps compare's mark, with the diagnosis beside it */
-    pm_an_config cfg = {.key = "k/clear", .contended = 1, .dominant_stage = -1};
-    f.a.configs = &cfg;
-    f.a.n_configs = 1;
+    /* a contended config: compare withholds its mark (the report shows compare's), the side named beside it;
+     * --allow-contended keeps the mark, still named contended */
+    f.cfg[0].contended_a = f.cfg[0].contended_b = "load 5.0 > 2 CPUs";
+    pm_compare_stat kept = f.cfg[0].wall;
+    pm_compare_withhold(&f.cfg[0].wall, 1, 0);
+    t = pm_rt_ab(&f.a);
+    assert_non_null(t);
+    assert_string_equal(cell_text(t, 0, "verdict"), "no conclusion (contended)");
+    assert_string_equal(cell_text(t, 0, "noise"), "contended (A, B)");
+    assert_string_equal(cell_text(t, 1, "noise"), "");
+    pm_table_free(t);
+    f.cfg[0].wall = kept;
+    pm_compare_withhold(&f.cfg[0].wall, 1, 1);
     t = pm_rt_ab(&f.a);
     assert_non_null(t);
     assert_string_equal(cell_text(t, 0, "verdict"), "faster");
     assert_string_equal(cell_text(t, 0, "noise"), "contended (A, B)");
-    assert_string_equal(cell_text(t, 1, "noise"), "");
     pm_table_free(t);
+}
+
+/* Read cold (issue 12): the headline says why its A/B line is empty and gives the times behind recompile / hit;
+ * the key legend of the sweep's kinds comes from the kind table. */
+static void test_report_reads_cold(void **state)
+{
+    (void)state;
+    pm_an_config cfg[2] = {{.key = "llm/qwen2/0.5b/w128/int8/L1/stock", .kind = "llm", .dominant_stage = -1},
+                           {.key = "c/input=a.c/opt=2", .kind = "command", .dominant_stage = -1}};
+    cfg[0].wall.mean = 2.0, cfg[0].warm_s = 0.02, cfg[0].cache_ratio = 100;
+    cfg[1].wall.mean = 0.5, cfg[1].warm_s = 0.05, cfg[1].cache_ratio = 10;
+    pm_analysis a = {.configs = cfg, .n_configs = 2};
+    pm_rt_headline h;
+    assert_int_equal(pm_rt_headline_build(&a, &h), PM_OK);
+    assert_non_null(strstr(h.ab, "each config was compiled in one variant only"));
+    char warm[32], cold[32], want[128];
+    pm_fmt_time(warm, sizeof warm, sqrt(0.02 * 0.05), 0);   /* geometric means over the two configs */
+    pm_fmt_time(cold, sizeof cold, sqrt(2.0 * 0.5), 0);
+    snprintf(want, sizeof want, "a hit takes %s, a cold compile %s", warm, cold);
+    assert_non_null(strstr(h.cache, want));
+    assert_non_null(strstr(h.cache, "32\u00d7 faster"));   /* sqrt(100 x 10) = cold / warm of the same means */
+    pm_rt_headline_free(&h);
+    char keys[512];
+    pm_rt_key_legend(&a, 0, keys, sizeof keys);
+    assert_non_null(strstr(keys, "w128 = a 128-token prompt window"));
+    assert_null(strstr(keys, "CNN"));   /* only the kinds in the sweep */
+    pm_rt_key_legend(&a, 1, keys, sizeof keys);
+    assert_non_null(strstr(keys, "B2 = the stem and first 2 blocks"));
+    a.n_configs = 0;
+    pm_rt_key_legend(&a, 0, keys, sizeof keys);
+    assert_string_equal(keys, "");
 }
 
 static void test_holm_changes_mark(void **state)
@@ -204,6 +243,15 @@ static void test_fix_text_never_contradicts(void **state)
     json_object_set_new(o, "ci_hi", json_real(1.05));
     pm_fix_ratio_text(o, m, sizeof m);
     assert_null(strstr(m, "every config"));
+    /* a verdict kept from contended runs says so; a withheld one needs no mark (its verdict says it) */
+    json_object_set_new(o, "verdict", json_string("faster"));
+    json_object_set_new(o, "ci_hi", json_real(0.95));
+    json_object_set_new(o, "contended_configs", json_integer(2));
+    pm_fix_ratio_text(o, m, sizeof m);
+    assert_non_null(strstr(m, "2 configs contended, kept by --allow-contended"));
+    json_object_set_new(o, "verdict", json_string("no conclusion (contended)"));
+    pm_fix_ratio_text(o, m, sizeof m);
+    assert_null(strstr(m, "contended"));
     json_decref(o);
 }
 
@@ -212,6 +260,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ab_table_marks),
         cmocka_unit_test(test_holm_changes_mark),
+        cmocka_unit_test(test_report_reads_cold),
         cmocka_unit_test(test_fix_text_never_contradicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,279 @@
+/* pm_contention: the one contention rule (see contention.h). */
+#include "contention.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "store_query.h"
+
+void pm_contention_init(pm_contention *c)
+{
+    *c = (pm_contention){.load1 = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN};
+}
+
+double pm_contention_serial(const double *v, size_t n, int *busy)
+{
+    double m = NAN;
+    if (n)
+        pm_stats_quantile(v, n, 0.5, &m);
+    *busy = m < PM_CONTENTION_RATIO;   /* NaN: not busy, and no level either */
+    return m;
+}
+
+void pm_contention_add_tool(pm_contention *c, const char *tool, double wall_s, double user_s, double sys_s,
+                            double serial_cpu_wall, int serial_busy)
+{
+    if (!(wall_s > 0) || !(serial_cpu_wall > 0) || serial_busy || user_s < 0 || sys_s < 0)
+        return;
+    double q = (user_s + sys_s) / wall_s / serial_cpu_wall;
+    if (isnan(c->cpu_ratio) || q < c->cpu_ratio) {
+        c->cpu_ratio = q;
+        c->starved_tool = tool;
+    }
+}
+
+double pm_contention_p90(const double *user_wall, size_t n)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v), p = NAN;
+    size_t k = 0;
+    if (!v)
+        return NAN;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(user_wall[i]))
+            v[k++] = user_wall[i];
+    if (k >= 3)
+        pm_stats_quantile(v, k, 0.9, &p);
+    free(v);
+    return p;
+}
+
+int pm_contention_cpus(const char *meta_json)
+{
+    json_t *meta = meta_json ? json_loads(meta_json, 0, NULL) : NULL;
+    json_t *cpus = meta ? json_object_get(meta, "cpus") : NULL;
+    int n = json_is_integer(cpus) ? (int)json_integer_value(cpus) : 0;
+    json_decref(meta);
+    return n;
+}
+
+int pm_contention_judge(const pm_contention *c, int cpus, double p90, int *on_p90)
+{
+    int why = 0;
+    if (cpus > 0 && !isnan(c->load1) && c->load1 > cpus)
+        why |= PM_CONTENTION_LOAD;
+    if (!isnan(c->cpu_ratio)) {
+        if (c->cpu_ratio < PM_CONTENTION_RATIO)
+            why |= PM_CONTENTION_STARVED;
+    } else if (!isnan(p90) && !isnan(c->user_wall) && c->user_wall < PM_CONTENTION_RATIO * p90) {
+        why |= PM_CONTENTION_P90;
+    }
+    if (on_p90)
+        *on_p90 = isnan(c->cpu_ratio);
+    return why;
+}
+
+void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+#define ADD(...) \
+    do { \
+        if (k < n) \
+            k += (size_t)snprintf(buf + k, n - k, __VA_ARGS__); \
+    } while (0)
+    if (why & PM_CONTENTION_LOAD)
+        ADD("load %.1f > %d CPUs", c->load1, cpus);
+    if (why & PM_CONTENTION_STARVED)
+        ADD("%s%s at %.2f of its serial CPU/wall", k ? "; " : "", c->starved_tool ? c->starved_tool : "a tool",
+            c->cpu_ratio);
+    if (why & PM_CONTENTION_P90)
+        ADD("%suser/wall %.2f < 0.75 x the sweep's p90 %.2f", k ? "; " : "", c->user_wall, p90);
+#undef ADD
+}
+
+/* ---- a sweep of a store ---- */
+
+typedef struct tool_level { const char *tool; double *v; size_t n, cap; double serial; int busy; } tool_level;
+
+typedef struct load_ctx {
+    pm_contention_sweep *s;
+    double *u, *uw;               /* per config: user and wall sums of the cold runs with user time */
+    tool_level *lv;
+    size_t n_lv;
+} load_ctx;
+
+static long find_id(const pm_contention_sweep *s, int64_t id)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ids[mid] == id)
+            return (long)mid;
+        if (s->ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int take_config(void *ctx, const pm_sq_config_row *r)
+{
+    pm_contention_sweep *s = ctx;
+    int64_t *ids = realloc(s->ids, (s->n + 1) * sizeof *ids);
+    if (!ids)
+        return PM_ERR_NOMEM;
+    s->ids = ids;
+    s->ids[s->n++] = r->id;
+    return PM_OK;
+}
+
+static int take_run(void *ctx, const pm_sq_run_row *r)
+{
+    load_ctx *x = ctx;
+    long i = find_id(x->s, r->config_id);
+    /* the analysis's user/wall: the ok cold runs that recorded user time */
+    if (i >= 0 && r->status && !strcmp(r->status, "ok") && r->mode && !strcmp(r->mode, "cold") && r->user_s >= 0) {
+        x->u[i] += r->user_s;
+        x->uw[i] += r->wall_s;
+    }
+    return PM_OK;
+}
+
+static int take_metric(void *ctx, const pm_sq_metric_row *r)
+{
+    load_ctx *x = ctx;
+    long i = find_id(x->s, r->config_id);
+    if (i >= 0 && !strcmp(r->name, "host.load1"))
+        x->s->c[i].load1 = r->mean;
+    return PM_OK;
+}
+
+static int take_startup(void *ctx, const pm_sq_startup_row *r)
+{
+    load_ctx *x = ctx;
+    if (strcmp(r->status, "ok") || r->wall_s <= 0 || r->user_s < 0 || r->sys_s < 0)
+        return PM_OK;
+    tool_level *t = x->n_lv ? &x->lv[x->n_lv - 1] : NULL;
+    if (!t || strcmp(t->tool, r->tool)) {   /* rows come by tool */
+        pm_contention_sweep *s = x->s;
+        char **names = realloc(s->tools, (s->n_tools + 1) * sizeof *names);
+        if (!names)
+            return PM_ERR_NOMEM;
+        s->tools = names;
+        if (!(names[s->n_tools] = strdup(r->tool)))
+            return PM_ERR_NOMEM;
+        tool_level *lv = realloc(x->lv, (x->n_lv + 1) * sizeof *lv);
+        if (!lv)
+            return PM_ERR_NOMEM;
+        x->lv = lv;
+        t = &lv[x->n_lv++];
+        *t = (tool_level){.tool = names[s->n_tools++]};
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 8;
+        double *v = realloc(t->v, cap * sizeof *v);
+        if (!v)
+            return PM_ERR_NOMEM;
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n++] = (r->user_s + r->sys_s) / r->wall_s;
+    return PM_OK;
+}
+
+static int take_config_tool(void *ctx, const pm_sq_config_tool_row *r)
+{
+    load_ctx *x = ctx;
+    long i = find_id(x->s, r->config_id);
+    for (size_t k = 0; i >= 0 && k < x->n_lv; k++)
+        if (!strcmp(x->lv[k].tool, r->tool))
+            pm_contention_add_tool(&x->s->c[i], x->lv[k].tool, r->wall_s, r->user_s, r->sys_s, x->lv[k].serial,
+                                   x->lv[k].busy);
+    return PM_OK;
+}
+
+int pm_contention_load(sqlite3 *db, const char *sweep, pm_contention_sweep *out, pm_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->p90 = NAN;
+    pm_sq_sweeps sw = {0};
+    load_ctx x = {.s = out};
+    int present = 0, rc = pm_sq_sweeps_find(db, sweep, &sw, err);
+    if (rc)
+        goto cleanup;
+    out->cpus = pm_contention_cpus(sw.meta_json);
+    if ((rc = pm_sq_configs(db, &sw, take_config, out, err)))
+        goto cleanup;
+    if (out->n)   /* qsort wants a non-NULL base even for 0 elements */
+        qsort(out->ids, out->n, sizeof *out->ids, cmp_id);
+    out->c = malloc((out->n + 1) * sizeof *out->c);
+    out->why = calloc(out->n + 1, sizeof *out->why);
+    x.u = calloc(out->n + 1, sizeof *x.u);
+    x.uw = calloc(out->n + 1, sizeof *x.uw);
+    if (!out->c || !out->why || !x.u || !x.uw) {
+        rc = PM_ERR_NOMEM;
+        goto cleanup;
+    }
+    for (size_t i = 0; i < out->n; i++)
+        pm_contention_init(&out->c[i]);
+    if ((rc = pm_sq_scope_begin(db, &sw, err)) || (rc = pm_sq_runs(db, &sw, take_run, &x, err)) ||
+        (rc = pm_sq_cold_metric_means(db, take_metric, &x, err)) ||
+        (rc = pm_sq_startup(db, &sw, take_startup, &x, &present, err)))
+        goto cleanup;
+    for (size_t k = 0; k < x.n_lv; k++)
+        x.lv[k].serial = pm_contention_serial(x.lv[k].v, x.lv[k].n, &x.lv[k].busy);
+    if (x.n_lv && (rc = pm_sq_cold_config_tools(db, take_config_tool, &x, err)))
+        goto cleanup;
+    for (size_t i = 0; i < out->n; i++)
+        out->c[i].user_wall = x.uw[i] > 0 ? x.u[i] / x.uw[i] : NAN;
+    double *uw = x.u;   /* reused: the configs' user/wall */
+    for (size_t i = 0; i < out->n; i++)
+        uw[i] = out->c[i].user_wall;
+    out->p90 = pm_contention_p90(uw, out->n);
+    for (size_t i = 0; i < out->n; i++)
+        out->why[i] = pm_contention_judge(&out->c[i], out->cpus, out->p90, NULL);
+cleanup:
+    pm_sq_scope_end(db);
+    pm_sq_sweeps_free(&sw);
+    free(x.u);
+    free(x.uw);
+    for (size_t k = 0; k < x.n_lv; k++)
+        free(x.lv[k].v);
+    free(x.lv);
+    if (rc == PM_ERR_NOMEM)
+        pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (rc)
+        pm_contention_sweep_free(out);
+    return rc;
+}
+
+int pm_contention_of(const pm_contention_sweep *s, int64_t config_id, const pm_contention **c)
+{
+    long i = find_id(s, config_id);
+    if (c)
+        *c = i >= 0 ? &s->c[i] : NULL;
+    return i >= 0 ? s->why[i] : 0;
+}
+
+void pm_contention_sweep_free(pm_contention_sweep *s)
+{
+    free(s->ids);
+    free(s->c);
+    free(s->why);
+    for (size_t i = 0; i < s->n_tools; i++)
+        free(s->tools[i]);
+    free(s->tools);
+    memset(s, 0, sizeof *s);
+    s->p90 = NAN;
+}
