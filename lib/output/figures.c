@@ -224,6 +224,45 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
 }
 
 /* What a handoff's x is called on an axis. */
+/* Tick marks for a log axis over [lo, hi]: gnuplot puts them at powers of ten only, so a range within one decade
+ * got a single labelled tick. 1-2-5 steps when that gives at least three marks, else 1-2-3-5; a range over
+ * many decades keeps gnuplot's own. axis: "x" or "y". */
+static void log_tics(FILE *f, const char *axis, double lo, double hi)
+{
+    if (!(lo > 0) || !(hi >= lo) || !isfinite(lo) || !isfinite(hi))
+        return;
+    static const int steps125[] = {1, 2, 5}, steps1235[] = {1, 2, 3, 5};
+    const int *steps[] = {steps125, steps1235};
+    const int n_steps[] = {3, 4};
+    double from = lo / 1.05, to = hi * 1.05;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = 0;
+        for (double dec = pow(10, floor(log10(from))); dec <= to; dec *= 10)
+            for (int k = 0; k < n_steps[pass]; k++)
+                n += steps[pass][k] * dec >= from && steps[pass][k] * dec <= to;
+        if (n > 12)
+            return;
+        if (n < 3 && pass == 0)
+            continue;
+        fprintf(f, "set %stics (", axis);
+        int first = 1;
+        for (double dec = pow(10, floor(log10(from))); dec <= to; dec *= 10)
+            for (int k = 0; k < n_steps[pass]; k++) {
+                double v = steps[pass][k] * dec;
+                if (v < from || v > to)
+                    continue;
+                char label[32];   /* 8000, 20k, 3M: shorter than 2e+04 */
+                if (v >= 1e6) snprintf(label, sizeof label, "%.6gM", v / 1e6);
+                else if (v >= 1e4) snprintf(label, sizeof label, "%.6gk", v / 1e3);
+                else snprintf(label, sizeof label, "%.6g", v);
+                fprintf(f, "%s\"%s\" %.6g", first ? "" : ", ", label, v);
+                first = 0;
+            }
+        fprintf(f, ")\n");
+        return;
+    }
+}
+
 static void x_name(const pm_an_handoff *h, char *buf, size_t n)
 {
     if (!strcmp(h->x, "wall"))
@@ -260,7 +299,14 @@ static int fig_handoff(const fig_ctx *x, char **body)
     q(f, t);
     fprintf(f, "\n%sset xlabel ", h->log_x ? "set logscale x\n" : "");
     q(f, xn);
-    fprintf(f, "\nset ylabel 'share of compile wall (%%)'\nset yrange [0:100]\nplot ");
+    fputc('\n', f);
+    if (h->log_x) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t p = 0; p < h->n_points; p++)
+            lo = fmin(lo, h->points[p].x), hi = fmax(hi, h->points[p].x);
+        log_tics(f, "x", lo, hi);
+    }
+    fprintf(f, "set ylabel 'share of compile wall (%%)'\nset yrange [0:100]\nplot ");
     int first = 1;
     for (size_t s = 0; s < a->n_stages; s++) {
         int dom = 0;
@@ -324,7 +370,14 @@ static int fig_why(const fig_ctx *x, char **body)
         q(f, t);
         fprintf(f, " font ',10'\nset xlabel ");
         q(f, fit->x_metric);
-        fprintf(f, "\nplot 'why-costly.dat' index %zu using 1:2 with points pt 7 lc rgb '%s' title 'configs'", i,
+        double ylo = INFINITY, yhi = -INFINITY;
+        for (int k = 0; k < fit->n; k++)
+            ylo = fmin(ylo, fit->y[k]), yhi = fmax(yhi, fit->y[k]);
+        fputc('\n', f);
+        fprintf(f, "set xtics autofreq\nset ytics autofreq\n");   /* the previous panel's ticks do not carry over */
+        log_tics(f, "x", lo, hi);
+        log_tics(f, "y", ylo, yhi);
+        fprintf(f, "plot 'why-costly.dat' index %zu using 1:2 with points pt 7 lc rgb '%s' title 'configs'", i,
                 color((int)i));
         if (!isnan(fit->exponent) && fit->n > 0 && hi > lo) {
             snprintf(t, sizeof t, "x^%.2f [%.2f, %.2f], R2 %.2f%s", fit->exponent, fit->lo, fit->hi, fit->r2,

@@ -100,6 +100,17 @@ fp = {f["figure"]: f for f in now["fingerprints"]}
 assert fp["fingerprint"]["held"] == "precision=int8 window=512", fp["fingerprint"]["held"]
 assert fp["cnn-fingerprint"]["bar_axes"] == "family"
 PY
+# A log axis within about one decade gets 1-2-5 (or 1-2-3-5) ticks: gnuplot's own gave the handoff a single
+# labelled tick ("1") and crowded why-costly's panels.
+if python3 - "$figs" <<'PY'
+import re, sys
+hand = open(sys.argv[1] + "/handoff.gp").read()
+why = open(sys.argv[1] + "/why-costly.gp").read()
+tics = lambda s, ax: [len(m.split(",")) for m in re.findall(r"set %stics \(([^)]*)\)" % ax, s)]
+assert tics(hand, "x") and min(tics(hand, "x")) >= 3, hand
+assert tics(why, "x") and min(tics(why, "x")) >= 3 and min(tics(why, "y")) >= 3
+PY
+then ok "log axes within a decade get at least three labelled ticks"; else fail "log axis ticks"; fi
 # a figure folder whose paths would not fit is refused naming the limit (it was cut: figures went elsewhere)
 long=$TMP/$(printf 'd%.0s' $(seq 1 4100))
 msg=$("$PASSMAP" report "$DB" --figures "$long" 2>&1 >/dev/null)
