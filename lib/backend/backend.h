@@ -131,6 +131,15 @@ typedef struct pm_backend_fix_ops {
                          const pm_fix_check_opts *o, int *same, char *outcome, size_t cap, pm_err *err);
     /* The float tolerance "same" allows (0: exact only), stated in the fix table. */
     double tolerance;
+    /* A catalogue variant measured from the study's own runs instead of an A/B round: the study's warm runs
+     * (the back end's warm path, step_done's warm_s) against its cold runs of the same stock configs, by
+     * compare's rule ("warm": a blob import against a recompile). It costs no run, is never combined with
+     * another fix (a warm start compiles nothing) and its output check is asked of variant `warm_variant`.
+     * NULL: none. */
+    const char *warm_variant;
+    /* Whether `variant` may run on study config `config`; 0 with why (one phrase) when upstream refuses it
+     * there (e.g. under NPUW). The plan drops such configs and says why. NULL: every config. */
+    int (*runnable)(const struct pm_spec *study, int config, const char *variant, char *why, size_t cap);
 } pm_backend_fix_ops;
 
 /* What `passmap run --backend NAME` measures, N cold runs of one process (the row's own field, so the CLI
@@ -167,6 +176,10 @@ typedef struct pm_backend_ops {
     /* Method facts for the sweep's metadata (compiler, version, pipeline...). NULL: none. */
     void (*describe)(pm_backend_ctx *ctx, json_t *meta);
     void (*cleanup)(pm_backend_ctx *ctx);
+    /* 1: step_done reports the back end's own warm path with every cold run (the NPU's blob import), stored as
+     * the config's warm runs; `warm = true` then adds no `passmap cache` runs, whose replayed hits would be
+     * stored as warm runs beside the imports and mix two different measurements. */
+    int own_warm_path;
     /* passmap fix: the back end's fixes, A/B rounds and output check. NULL: `passmap fix` refuses its studies. */
     const pm_backend_fix_ops *fix;
 } pm_backend_ops;

@@ -397,13 +397,15 @@ static int add_config(pm_spec *s, pm_spec_config *c, const char *key, const char
     return rc ? rc : pm_spec_add_config(s, c, err);
 }
 
-/* Replaces {family} {size} {precision} {window} in tmpl; relative results are taken from the spec's folder. */
+/* Replaces {family} {size} {precision} {window} {resolution} in tmpl ({size} is empty for a CNN, {window} for
+ * a CNN and {resolution} for an LLM are 0); relative results are taken from the spec's folder. */
 static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_config *c, char *out, size_t cap,
                            pm_err *err)
 {
     char buf[1024] = "";
-    char num[16];
+    char num[16], res[16];
     snprintf(num, sizeof num, "%d", c->window);
+    snprintf(res, sizeof res, "%d", c->resolution);
     for (const char *p = tmpl; *p;) {
         const char *rep = NULL;
         size_t skip = 0;
@@ -411,6 +413,7 @@ static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_con
         else if (!strncmp(p, "{size}", 6)) rep = c->size, skip = 6;
         else if (!strncmp(p, "{precision}", 11)) rep = c->precision, skip = 11;
         else if (!strncmp(p, "{window}", 8)) rep = num, skip = 8;
+        else if (!strncmp(p, "{resolution}", 12)) rep = res, skip = 12;
         size_t len = strlen(buf);
         if (rep) {
             snprintf(buf + len, sizeof buf - len, "%s", rep);
@@ -602,6 +605,10 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
                     char key[PM_SPEC_KEY_MAX];
                     snprintf(key, sizeof key, "cnn/%s/r%d/%s/B%d%s/%s", c.family, c.resolution, c.precision,
                              c.blocks, pipe, variants.items[v]);
+                    /* an openvino study compiles a CNN from its IR too (before, its model was left empty) */
+                    if (s->ov_model_template[0] &&
+                        (rc = expand_template(s, s->ov_model_template, &c, c.model_xml, sizeof c.model_xml, err)))
+                        goto out;
                     if ((rc = add_config(s, &c, key, "cnn", variants.items[v], err)))
                         goto out;
                 }

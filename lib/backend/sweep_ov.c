@@ -144,6 +144,8 @@ static void ov_describe(pm_backend_ctx *ctx, json_t *meta)
     json_object_set_new(meta, "device", json_string(ctx->spec->ov_device));
 }
 
+extern const pm_backend_fix_ops pm_ov_fix;   /* ov_fix.c */
+
 const pm_backend_ops pm_backend_openvino = {
     .name = "openvino",
     .run_one = PM_RUN_ONE_OV_COMPILE,
@@ -153,4 +155,6 @@ const pm_backend_ops pm_backend_openvino = {
     .steps = ov_steps,
     .step_done = ov_step_done,
     .describe = ov_describe,
+    .own_warm_path = 1,   /* ov_step_done: every stock compile's blob import is its warm run */
+    .fix = &pm_ov_fix,
 };

@@ -45,17 +45,27 @@ static double d(const json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* A ratio in 3 decimals, or 2 significant digits below 0.01 (a blob import is ~1e-4 of a recompile: "0.000x"
+ * would say nothing). */
+static const char *ratio_str(double r, char *buf, size_t cap)
+{
+    snprintf(buf, cap, r < 0.01 ? "%.2g" : "%.3f", r);
+    return buf;
+}
+
 void pm_fix_ratio_text(const json_t *o, char *out, size_t cap)
 {
     double r = d(o, "ratio"), lo = d(o, "ci_lo"), hi = d(o, "ci_hi"), n = d(o, "n_configs");
+    char rb[32], lb[32], hb[32];
     if (isnan(r))
         snprintf(out, cap, "-");
     else if ((isnan(lo) || isnan(hi)) && !isnan(n))
-        snprintf(out, cap, "%.3fx (%.0f config%s, no interval)", r, n, n == 1 ? "" : "s");
+        snprintf(out, cap, "%sx (%.0f config%s, no interval)", ratio_str(r, rb, sizeof rb), n, n == 1 ? "" : "s");
     else if (isnan(lo) || isnan(hi))
-        snprintf(out, cap, "%.3fx (no interval)", r);
+        snprintf(out, cap, "%sx (no interval)", ratio_str(r, rb, sizeof rb));
     else
-        snprintf(out, cap, "%.3fx [%.3f, %.3f]", r, lo, hi);
+        snprintf(out, cap, "%sx [%s, %s]", ratio_str(r, rb, sizeof rb), ratio_str(lo, lb, sizeof lb),
+                 ratio_str(hi, hb, sizeof hb));
     /* A verdict the interval over configs does not carry came from compare's rule holding for every config
      * (pm_fix_judge): say so, so the mark never reads against the printed interval. */
     const char *v = json_string_value(json_object_get(o, "verdict"));

@@ -34,6 +34,7 @@ typedef struct side_cfg {
 
 typedef struct side {
     int walls_only;     /* skip the pass rows (pm_compare_opts.walls_only) */
+    const char *mode;   /* the run mode this side counts ("cold", or "warm": pm_compare_opts.mode_a/mode_b) */
     pm_store *st;
     pm_contention_sweep cont;   /* the sweep's configs judged by the one contention rule */
     side_cfg *cfgs;     /* sorted by base */
@@ -173,8 +174,8 @@ static int find_run(const side_cfg *c, int64_t run_id, size_t *idx)
 }
 
 /* Fills series from rows (run_id, tool, pass, value) ordered by tool, pass. */
-static int load_series(sqlite3 *db, const char *path, const char *sql, side_cfg *c, series **out, size_t *n_out,
-                       pm_err *err)
+static int load_series(sqlite3 *db, const char *path, const char *sql, const char *mode, side_cfg *c, series **out,
+                       size_t *n_out, pm_err *err)
 {
     sqlite3_stmt *s = NULL;
     series *arr = NULL;
@@ -183,6 +184,7 @@ static int load_series(sqlite3 *db, const char *path, const char *sql, side_cfg 
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return db_fail(db, path, err, "prepare");
     sqlite3_bind_int64(s, 1, c->id);
+    sqlite3_bind_text(s, 2, mode, -1, SQLITE_STATIC);
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         size_t ri;
         if (!find_run(c, sqlite3_column_int64(s, 0), &ri))
@@ -218,19 +220,19 @@ cleanup:
 }
 
 static const char *const runs_sql =
-    "SELECT id, wall_s FROM run WHERE config_id = ?1 AND mode = 'cold' AND status = 'ok' AND repeat < ?2 ORDER BY id";
+    "SELECT id, wall_s FROM run WHERE config_id = ?1 AND mode = ?3 AND status = 'ok' AND repeat < ?2 ORDER BY id";
 /* tool is never NULL-compared badly: coalesce keeps the BINARY order consistent with cmp_tool_pass. */
 static const char *const steps_sql =
     "SELECT s.run_id, coalesce(s.tool, ''), NULL, sum(s.wall_s) FROM step s JOIN run r ON r.id = s.run_id\n"
-    "WHERE r.config_id = ?1 AND r.mode = 'cold' AND r.status = 'ok' AND s.wall_s IS NOT NULL\n"
+    "WHERE r.config_id = ?1 AND r.mode = ?2 AND r.status = 'ok' AND s.wall_s IS NOT NULL\n"
     "GROUP BY s.run_id, coalesce(s.tool, '') ORDER BY 2, 1";
 static const char *const passes_sql =
     "SELECT run_id, coalesce(tool, ''), pass, sum(wall_s) FROM v_pass\n"
-    "WHERE config_id = ?1 AND mode = 'cold' AND run_status = 'ok' AND counted AND wall_s IS NOT NULL\n"
+    "WHERE config_id = ?1 AND mode = ?2 AND run_status = 'ok' AND counted AND wall_s IS NOT NULL\n"
     "GROUP BY run_id, coalesce(tool, ''), pass ORDER BY 2, 3, 1";
 
-static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, int walls_only, int max_repeats,
-                         pm_err *err)
+static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, int walls_only, const char *mode,
+                         int max_repeats, pm_err *err)
 {
     sqlite3_stmt *s = NULL;
     size_t cap = 0, cap_w = 0;
@@ -239,6 +241,7 @@ static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, int walls_o
         return db_fail(db, path, err, "prepare runs");
     sqlite3_bind_int64(s, 1, c->id);
     sqlite3_bind_int(s, 2, max_repeats > 0 ? max_repeats : INT_MAX);   /* steps and passes follow run_ids */
+    sqlite3_bind_text(s, 3, mode, -1, SQLITE_STATIC);
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         if (grow(&c->run_ids, &cap, c->n_runs, sizeof *c->run_ids) != 0) {
             rc = nomem(err);
@@ -258,9 +261,9 @@ static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, int walls_o
 cleanup:
     sqlite3_finalize(s);
     if (rc == PM_OK)
-        rc = load_series(db, path, steps_sql, c, &c->steps, &c->n_steps, err);
+        rc = load_series(db, path, steps_sql, mode, c, &c->steps, &c->n_steps, err);
     if (rc == PM_OK && !walls_only)
-        rc = load_series(db, path, passes_sql, c, &c->passes, &c->n_passes, err);
+        rc = load_series(db, path, passes_sql, mode, c, &c->passes, &c->n_passes, err);
     if (rc != PM_OK)
         pm_err_wrap(err, "config %s", c->key);
     return rc;
@@ -414,7 +417,7 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
             goto cleanup;
         }
     for (size_t i = 0; i < n_all && rc == PM_OK; i++)
-        rc = load_cfg_data(db, path, &all[i], sd->walls_only, max_repeats, err);
+        rc = load_cfg_data(db, path, &all[i], sd->walls_only, sd->mode, max_repeats, err);
 cleanup:
     sqlite3_finalize(s);
     sd->cfgs = all;
@@ -819,6 +822,8 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     if (!opts || !opts->path_a || !opts->path_b)
         return pm_err_set(err, PM_ERR_USAGE, "compare: two databases needed");
     a.walls_only = b.walls_only = opts->walls_only;
+    a.mode = opts->mode_a ? opts->mode_a : "cold";
+    b.mode = opts->mode_b ? opts->mode_b : "cold";
     if ((rc = load_side(opts->path_a, opts->sweep_a, opts->variant_a, "a", &a, &out->a, opts->axis,
                         opts->max_repeats, err)) != PM_OK ||
         (rc = load_side(opts->path_b, opts->sweep_b, opts->variant_b, "b", &b, &out->b, opts->axis,

@@ -41,6 +41,10 @@ typedef struct pm_compare_opts {
      * steps get the very numbers and marks of a full comparison; loading the pass rows is most of the cost. */
     int walls_only;
     int allow_contended;               /* 1: keep the verdicts of contended configs (marked), not withhold them */
+    /* The run mode each side counts (NULL: "cold"). "warm" on B against "cold" on A with one sweep and variant
+     * on both sides: a back end's warm path (the NPU's blob import) against the recompile, by the same rule;
+     * contention is still judged on the config's cold runs (the import runs in the compile's process). */
+    const char *mode_a, *mode_b;
     int max_repeats;                   /* > 0: only cold runs with repeat < max_repeats (what a sweep had run at
                                           that repeat count, so a resumed adaptive search sees the same data) */
 } pm_compare_opts;

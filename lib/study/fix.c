@@ -34,6 +34,7 @@ typedef struct job {
     int same;                 /* 1: the check found the outputs equal */
     json_t *detail;           /* regimes, cheaper/dearer passes */
     const char *note;
+    int from_study;           /* b is the back end's warm path: the study's warm runs against its cold runs */
 } job;
 
 typedef struct check_ref {    /* stock's side of a config's output check, built once */
@@ -343,6 +344,14 @@ static int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
                           .sweep_b = x->fix_sweep, .variant_a = jb->a, .variant_b = jb->b,
                           .threshold = x->threshold, .max_repeats = repeats,
                           .allow_contended = x->o->allow_contended};
+    if (jb->from_study) {
+        /* The back end's warm path: the study's own stock configs, warm (import) runs against cold runs. */
+        const char *v = jb->n_cfg ? x->ev_cfg[jb->cfg[0]]->variant : "";
+        co.sweep_a = co.sweep_b = x->study;
+        co.variant_a = co.variant_b = v[0] ? v : NULL;
+        co.mode_b = "warm";
+        co.max_repeats = 0;
+    }
     pm_compare_result r;
     int rc = pm_compare_run(&co, &r, err);
     if (rc)
@@ -610,6 +619,18 @@ static pm_fix_verdict try_combo(void *user, const size_t *combo, size_t n, const
         (g->rc = pm_fix_combo_variant(&x->cat, base, nb, va, sizeof va, g->err)))
         return PM_FIX_NOT_RUN;
     const pm_fix_pick *p = pick_of(g->sel, combo[0]);
+    for (size_t k = 0; k < n && x->fx->warm_variant; k++)
+        if (!strcmp(x->cat.items[combo[k]].variant, x->fx->warm_variant)) {
+            /* a warm start compiles nothing: no compile fix adds to it, and no round can run it */
+            job *jb = new_job(x, va, vb, NULL, 0, -1, g->err);
+            if (!jb) {
+                g->rc = PM_ERR_NOMEM;
+                return PM_FIX_NOT_RUN;
+            }
+            jb->verdict = PM_FIX_NOT_RUN;
+            jb->note = "not combined: the warm path compiles nothing, so no compile fix adds to it";
+            return PM_FIX_NO_EFFECT;
+        }
     size_t cfg[64], nc = 0;
     for (size_t i = 0; p && i < p->n_configs && nc < 64; i++) {
         int all = 1;
@@ -664,8 +685,13 @@ static json_t *plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost)
             json_object_set_new(o, "plan", json_string("measured if the greedy search reaches it"));
         else if (p && p->why_not && !p->n_configs)
             json_object_set_new(o, "plan", json_string(p->why_not));
+        else if (p && p->from_study)
+            json_object_set_new(o, "plan", json_string("measured from the study: its warm runs against its cold "
+                                                       "runs (no new runs)"));
         else
             json_object_set_new(o, "plan", json_string("A/B against stock"));
+        if (p && p->note[0] && p->n_configs)
+            json_object_set_new(o, "note", json_string(p->note));
         json_array_append_new(fixes, o);
     }
     return json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:f, s:o, s:f, s:i, s:b, s:o}", "schema", 1, "study",
@@ -675,6 +701,13 @@ static json_t *plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost)
                      x->budget_s > 0 ? json_real(x->budget_s) : json_null(), "first_round_s", cost,
                      "configs_per_fix", x->o->configs_per_fix > 0 ? x->o->configs_per_fix : 3, "allow_contended",
                      x->o->allow_contended, "fixes", fixes);
+}
+
+/* pm_fix_select_opts.runnable: the back end's say on one (fix, config) pair. */
+static int runnable(void *user, size_t fix, size_t ev, char *why, size_t cap)
+{
+    fix_ctx *x = user;
+    return x->fx->runnable(x->src_spec, ev_config(x, ev), x->cat.items[fix].variant, why, cap);
 }
 
 static int cmp_ratio(const void *a, const void *b, void *ctx)
@@ -740,7 +773,9 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     if (rc)
         goto cleanup;
     int per_fix = o->configs_per_fix > 0 ? o->configs_per_fix : 3;
-    if ((rc = pm_fix_select(&x.cat, x.ev, x.n_ev, x.superlinear, x.n_superlinear, per_fix, &sel, err)))
+    pm_fix_select_opts so = {.per_fix = per_fix, .from_study_variant = x.fx->warm_variant,
+                             .runnable = x.fx->runnable ? runnable : NULL, .user = &x};
+    if ((rc = pm_fix_select_ex(&x.cat, x.ev, x.n_ev, x.superlinear, x.n_superlinear, &so, &sel, err)))
         goto cleanup;
     /* The single-fix round at min repeats gets half the budget; the rest pays for repeats and combinations. */
     pm_fix_fit_budget(&sel, x.ev, x.min_r, x.budget_s > 0 ? x.budget_s / 2 : 0);
@@ -768,6 +803,19 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
         if (!p->n_configs) {
             jb->verdict = PM_FIX_NOT_RUN;
             jb->note = p->why_not;
+        } else if (p->note[0]) {
+            jb->note = p->note;
+        }
+        if ((jb->from_study = p->from_study) && p->n_configs) {
+            if (!jb->note)
+                jb->note = "measured from the study: its warm runs (the back end's warm path) against its cold "
+                           "runs of the same configs";
+            /* no round: the study already holds both sides; judged once, at the repeats it has */
+            if ((rc = measure(&x, jb, 0, 1, err)))
+                goto cleanup;
+            jb->repeats = x.src_spec->repeats;
+            note(&x, "%s: %s from the study's warm runs against its cold runs (%.3gx on %zu configs, n>=%d)",
+                 jb->b, pm_fix_verdict_name(jb->verdict), jb->m.ratio, jb->m.n_configs, jb->m.min_n);
         }
     }
     size_t n_single = x.n_jobs - first_single;

@@ -295,6 +295,15 @@ static double wall_of(const pm_fix_evidence *e)
 int pm_fix_select(const pm_fix_catalogue *cat, const pm_fix_evidence *ev, size_t n_ev, const char *const *superlinear,
                   size_t n_superlinear, int per_fix, pm_fix_selection *out, pm_err *err)
 {
+    pm_fix_select_opts so = {.per_fix = per_fix};
+    return pm_fix_select_ex(cat, ev, n_ev, superlinear, n_superlinear, &so, out, err);
+}
+
+int pm_fix_select_ex(const pm_fix_catalogue *cat, const pm_fix_evidence *ev, size_t n_ev,
+                     const char *const *superlinear, size_t n_superlinear, const pm_fix_select_opts *so,
+                     pm_fix_selection *out, pm_err *err)
+{
+    int per_fix = so->per_fix;
     memset(out, 0, sizeof *out);
     if (per_fix < 1)
         return pm_err_set(err, PM_ERR_USAGE, "configs per fix must be >= 1 (got %d)", per_fix);
@@ -319,15 +328,26 @@ int pm_fix_select(const pm_fix_catalogue *cat, const pm_fix_evidence *ev, size_t
             p->why_not = "no compile variant implements it in this back end";
             continue;
         }
-        size_t nm = 0;
-        for (size_t i = 0; i < n_ev; i++)
-            if (pm_fix_rule_matches(d, &ev[i], superlinear, n_superlinear))
-                match[nm++] = i;
+        size_t nm = 0, n_refused = 0;
+        char why[sizeof p->note] = "";
+        for (size_t i = 0; i < n_ev; i++) {
+            if (!pm_fix_rule_matches(d, &ev[i], superlinear, n_superlinear))
+                continue;
+            if (so->runnable && !so->runnable(so->user, f, i, why, sizeof why)) {
+                n_refused++;   /* the back end cannot run it there: the plan says so, the fix runs elsewhere */
+                continue;
+            }
+            match[nm++] = i;
+        }
+        if (n_refused)
+            snprintf(p->note, sizeof p->note, "%.150s (%zu config%s)", why, n_refused, n_refused > 1 ? "s" : "");
         if (!nm) {
-            p->why_not = "no config of the study matches its rule";
+            p->why_not = n_refused ? p->note : "no config of the study matches its rule";
             continue;
         }
-        size_t want = nm < (size_t)per_fix ? nm : (size_t)per_fix;
+        /* measured from the study's own runs: every matching config, at no cost */
+        p->from_study = so->from_study_variant && !strcmp(d->variant, so->from_study_variant);
+        size_t want = nm < (size_t)per_fix || p->from_study ? nm : (size_t)per_fix;
         if (!(p->configs = malloc(want * sizeof *p->configs))) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             goto cleanup;
@@ -372,13 +392,13 @@ cleanup:
 double pm_fix_plan_cost(const pm_fix_selection *sel, const pm_fix_evidence *ev, int repeats)
 {
     double cost = 0;
-    /* Stock runs once per distinct config. */
+    /* Stock runs once per distinct config. A fix measured from the study's runs costs nothing. */
     for (size_t a = 0; a < sel->n; a++)
-        for (size_t i = 0; i < sel->picks[a].n_configs; i++) {
+        for (size_t i = 0; i < sel->picks[a].n_configs && !sel->picks[a].from_study; i++) {
             size_t c = sel->picks[a].configs[i];
             int seen = 0;
             for (size_t b = 0; b <= a && !seen; b++)
-                for (size_t j = 0; j < sel->picks[b].n_configs && !seen; j++)
+                for (size_t j = 0; j < sel->picks[b].n_configs && !seen && !sel->picks[b].from_study; j++)
                     seen = (b < a || j < i) && sel->picks[b].configs[j] == c;
             cost += wall_of(&ev[c]) * repeats * (seen ? 1 : 2);
         }
@@ -393,12 +413,13 @@ size_t pm_fix_fit_budget(pm_fix_selection *sel, const pm_fix_evidence *ev, int r
     while (pm_fix_plan_cost(sel, ev, repeats) > budget_s) {
         long most = -1;
         for (size_t a = 0; a < sel->n; a++)
-            if (sel->picks[a].n_configs > 1 && (most < 0 || sel->picks[a].n_configs > sel->picks[most].n_configs))
+            if (sel->picks[a].n_configs > 1 && !sel->picks[a].from_study &&
+                (most < 0 || sel->picks[a].n_configs > sel->picks[most].n_configs))
                 most = (long)a;
         if (most < 0) {
             /* One config each: drop the dearest fix. */
             for (size_t a = 0; a < sel->n; a++)
-                if (sel->picks[a].n_configs == 1 &&
+                if (sel->picks[a].n_configs == 1 && !sel->picks[a].from_study &&
                     (most < 0 || wall_of(&ev[sel->picks[a].configs[0]]) > wall_of(&ev[sel->picks[most].configs[0]])))
                     most = (long)a;
             if (most < 0)

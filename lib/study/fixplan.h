@@ -66,6 +66,8 @@ typedef struct pm_fix_pick {
     size_t *configs;                   /* indexes into the evidence */
     size_t n_configs;
     const char *why_not;               /* NULL, or why it is not measured ("no config matches its rule", ...) */
+    char note[192];                    /* "WHY (N configs)" when the back end refused some configs, or "" */
+    int from_study;                    /* measured from the study's own runs: no run, no budget, all configs */
 } pm_fix_pick;
 
 typedef struct pm_fix_selection {
@@ -76,6 +78,19 @@ typedef struct pm_fix_selection {
 int pm_fix_select(const pm_fix_catalogue *cat, const pm_fix_evidence *ev, size_t n_ev, const char *const *superlinear,
                   size_t n_superlinear, int per_fix, pm_fix_selection *out, pm_err *err);
 void pm_fix_selection_free(pm_fix_selection *sel);
+/* pm_fix_select with the back end's say: a fix whose variant is from_study_variant is measured from the study's
+ * own runs (pick.from_study: every matching config, no cost); runnable (NULL: always) may refuse a (fix,
+ * config) pair with why (a phrase: "not runnable for ..."): such configs are skipped, and the pick's note (its
+ * why_not when none is left) says "WHY (N configs)". */
+typedef struct pm_fix_select_opts {
+    int per_fix;
+    const char *from_study_variant;
+    int (*runnable)(void *user, size_t fix, size_t ev, char *why, size_t cap);
+    void *user;
+} pm_fix_select_opts;
+int pm_fix_select_ex(const pm_fix_catalogue *cat, const pm_fix_evidence *ev, size_t n_ev,
+                     const char *const *superlinear, size_t n_superlinear, const pm_fix_select_opts *so,
+                     pm_fix_selection *out, pm_err *err);
 
 /* Estimated cost of the single-fix A/B at `repeats` runs per (config, variant): the stock runs of a config are
  * shared by every fix measured on it; each run costs the config's study wall (a fix is assumed no faster). */

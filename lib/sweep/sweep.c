@@ -331,7 +331,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
                          .metrics = metrics, .n_metrics = n_metrics, .host_id = x->host_id};
     int64_t run_id;
     rc = pm_store_record_run(x->store, &rec, &run_id, err);
-    if (rc == PM_OK && (import_s >= 0 || import_error[0]) && !strcmp(status, "ok")) {
+    /* Only a cold task's import was measured: a cache replay's stdout repeats the miss's import time. */
+    if (rc == PM_OK && (import_s >= 0 || import_error[0]) && !strcmp(status, "ok") && !strcmp(t->mode, "cold")) {
         /* A back end's own warm path (the NPU's blob import) is stored as a warm run so recompile / load is
          * measured. A failed one is a failed warm measurement with its reason; the cold compile stays ok. */
         pm_run_record warm = {.config_id = cs->id, .repeat = t->repeat, .mode = "warm",
@@ -812,7 +813,8 @@ configs:
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    int warm = opts->warm >= 0 ? opts->warm : spec->warm;
+    /* a back end with its own warm path measures it with every cold run: no passmap-cache runs beside it */
+    int warm = (opts->warm >= 0 ? opts->warm : spec->warm) && !x.be->own_warm_path;
     for (int c = 0; c < spec->n_configs; c++) {
         const pm_spec_config *cfg = &spec->configs[c];
         config_state *cs = &x.cs[c];

@@ -114,6 +114,8 @@ static void on_plan(void *user, const json_t *plan)
         size_t j;
         json_array_foreach(json_object_get(f, "configs"), j, k) printf("  %67s %s\n", "", json_string_value(k));
         printf("  %67s rule: %s\n", "", str(f, "predicted"));
+        if (json_object_get(f, "note"))   /* configs the back end cannot run it on, and why */
+            printf("  %67s %s\n", "", str(f, "note"));
     }
     printf("  then: more repeats only for fixes still undecided; greedy combinations of the faster fixes;\n"
            "        the output of every faster variant checked against stock.\n\n");
@@ -151,8 +153,8 @@ static void print_result(const json_t *r)
         json_t *regs = json_object_get(f, "regimes");
         if (json_array_size(regs)) {
             printf("    per regime:");
-            json_array_foreach(regs, j, g) printf(" %s %.3f (%d)", str(g, "regime"), dbl(g, "geomean_ratio"),
-                                                  (int)dbl(g, "configs"));
+            json_array_foreach(regs, j, g) printf(dbl(g, "geomean_ratio") < 0.01 ? " %s %.2g (%d)" : " %s %.3f (%d)",
+                                                  str(g, "regime"), dbl(g, "geomean_ratio"), (int)dbl(g, "configs"));
             putchar('\n');
         }
         const char *sides[] = {"cheaper", "dearer"};

@@ -119,6 +119,64 @@ static void selection_spreads_over_regimes_slowest_first(void **state)
     pm_fix_catalogue_free(&cat);
 }
 
+/* The back end's say (pm_fix_select_ex): it refuses "all" on c2 and c3 (as the NPU back end refuses
+ * reuse-strategy on LLM configs), and measures "no-rollback" from the study's own runs. */
+static int refuse_c2_c3(void *user, size_t fix, size_t ev, char *why, size_t cap)
+{
+    const pm_fix_catalogue *cat = user;
+    if (strcmp(cat->items[fix].name, "all") || (ev != 2 && ev != 3))
+        return 1;
+    snprintf(why, cap, "not runnable for LLM configs under NPUW");
+    return 0;
+}
+
+static int refuse_all(void *user, size_t fix, size_t ev, char *why, size_t cap)
+{
+    snprintf(why, cap, "not runnable here");
+    return 0;
+}
+
+static void backend_refusals_and_study_measured_fixes(void **state)
+{
+    pm_fix_catalogue cat;
+    pm_fix_selection sel;
+    pm_err err = {0};
+    assert_int_equal(pm_fix_catalogue_parse("all\tall\t*\t*\t-\t*\tw\n" CAT_TEXT, "cat.tsv", &cat, &err), PM_OK);
+    pm_fix_select_opts so = {.per_fix = 4, .runnable = refuse_c2_c3, .user = &cat, .from_study_variant = "no-rollback"};
+    assert_int_equal(pm_fix_select_ex(&cat, EV, 6, SUPERLINEAR, 1, &so, &sel, &err), PM_OK);
+    /* "all" as in the selection test, without c2 and c3: c0 (lowering, 10 s), c4 (regalloc, 8 s), then c1 (4 s),
+     * c5; the refusal is said with its count, and the fix still runs */
+    const size_t want[] = {0, 4, 1, 5};
+    assert_int_equal(sel.picks[0].n_configs, 4);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(sel.picks[0].configs[i], want[i]);
+    assert_null(sel.picks[0].why_not);
+    assert_string_equal(sel.picks[0].note, "not runnable for LLM configs under NPUW (2 configs)");
+    assert_false(sel.picks[0].from_study);
+    /* no-rollback is measured from the study: all its matching configs, and it costs no run */
+    assert_true(sel.picks[1].from_study);
+    assert_int_equal(sel.picks[1].n_configs, 2);
+    assert_string_equal(sel.picks[1].note, "");
+    double with = pm_fix_plan_cost(&sel, EV, 3);
+    sel.picks[1].n_configs = 0;
+    assert_true(fabs(pm_fix_plan_cost(&sel, EV, 3) - with) < 1e-9);
+    sel.picks[1].n_configs = 2;
+    /* a budget never drops the study-measured fix (it costs nothing) */
+    pm_fix_fit_budget(&sel, EV, 3, 1);
+    assert_int_equal(sel.picks[1].n_configs, 2);
+    assert_null(sel.picks[1].why_not);
+    pm_fix_selection_free(&sel);
+
+    /* refused everywhere its rule holds: not run, and the why is the back end's */
+    so = (pm_fix_select_opts){.per_fix = 4, .runnable = refuse_all};
+    assert_int_equal(pm_fix_select_ex(&cat, EV, 6, SUPERLINEAR, 1, &so, &sel, &err), PM_OK);
+    assert_int_equal(sel.picks[0].n_configs, 0);
+    assert_string_equal(sel.picks[0].why_not, "not runnable here (6 configs)");
+    assert_non_null(strstr(sel.picks[4].why_not, "no compile variant"));   /* "-" rows keep their own why */
+    pm_fix_selection_free(&sel);
+    pm_fix_catalogue_free(&cat);
+}
+
 static void budget_trims_the_plan(void **state)
 {
     pm_fix_catalogue cat;
@@ -306,6 +364,7 @@ int main(void)
         cmocka_unit_test(rules_match_the_evidence),
         cmocka_unit_test(selection_spreads_over_regimes_slowest_first),
         cmocka_unit_test(budget_trims_the_plan),
+        cmocka_unit_test(backend_refusals_and_study_measured_fixes),
         cmocka_unit_test(verdicts_follow_the_interval_and_the_threshold),
         cmocka_unit_test(greedy_adds_while_it_improves),
         cmocka_unit_test(combination_variant_in_catalogue_order),
