@@ -814,8 +814,19 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
             if ((rc = measure(&x, jb, 0, 1, err)))
                 goto cleanup;
             jb->repeats = x.src_spec->repeats;
-            note(&x, "%s: %s from the study's warm runs against its cold runs (%.3gx on %zu configs, n>=%d)",
-                 jb->b, pm_fix_verdict_name(jb->verdict), jb->m.ratio, jb->m.n_configs, jb->m.min_n);
+            if (!jb->m.n_configs) {
+                /* nothing to judge: say why rather than list the compile's passes as "removed" */
+                jb->verdict = PM_FIX_NOT_RUN;
+                jb->note = "the study has no ok warm runs on these configs (offline compiles import nothing; a "
+                           "failed import is a failed warm run)";
+                json_decref(jb->detail);
+                jb->detail = NULL;
+            }
+            if (jb->m.n_configs)
+                note(&x, "%s: %s from the study's warm runs against its cold runs (%.3gx on %zu configs, n>=%d)",
+                     jb->b, pm_fix_verdict_name(jb->verdict), jb->m.ratio, jb->m.n_configs, jb->m.min_n);
+            else
+                note(&x, "%s: not run: %s", jb->b, jb->note);
         }
     }
     size_t n_single = x.n_jobs - first_single;

@@ -93,4 +93,12 @@ json_check "$TMP/nc.json" "d['recommended']['variant'] == 'warm' and d['recommen
 "$PASSMAP" fix "$TMP/s.db" --allow-contended > "$TMP/fix.txt" 2>&1
 grep -q 'NOT PROVEN: warm' "$TMP/fix.txt" && grep -Eq '^blob-cache +stock +[0-9.e-]+x' "$TMP/fix.txt" \
   && ok "text table: blob-cache measured, not proven (unchecked)" || fail "text: $(cat "$TMP/fix.txt")"
+
+# Offline (no NPU, a platform named): nothing is imported, so blob-cache has nothing to be measured from and says
+# so; it is not a "no effect" of a rule.
+sed -e 's/^name = ovs/name = ovoff/' -e 's/^\[openvino\]/[openvino]\nplatform = NPU4000/' "$TMP/ov/ovs.ini" > "$TMP/ov/ovoff.ini"
+PASSMAP_FAKEOV_DEVICES=CPU check "offline study sweep" "$PASSMAP" sweep --quiet --db "$TMP/off.db" "$TMP/ov/ovoff.ini"
+PASSMAP_FAKEOV_DEVICES=CPU "$PASSMAP" fix "$TMP/off.db" --allow-contended --max-repeats 3 --json > "$TMP/off.json" 2>/dev/null
+json_check "$TMP/off.json" "$R['blob-cache']['verdict'] == 'not run' and 'no ok warm runs' in $R['blob-cache']['note'] and not $R['blob-cache'].get('rule_measured_nothing')" \
+  && ok "offline study: blob-cache not run, and why" || fail "offline: $(cat "$TMP/off.json")"
 finish
