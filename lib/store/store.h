@@ -9,8 +9,10 @@
  *   step(id, run_id, seq, tool, argv, status, wall_s, user_s, sys_s, maxrss_kb, instructions, exit_code,
  *        term_signal, report_format, report_wall_s, stderr_tail, pass_order)   -- pass_order (v2): "timed",
  *                                        "sequence" (rows in execution order) or NULL (not in order)
- *   pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s, flags, report_index, counted,
- *             start_s)                  -- start_s: offset in the step's report (v2; NULL: not given)
+ *   pass_time(step_id, idx, name_id, section, parent_idx, depth, wall_s, user_s, flags, report_index, counted,
+ *             start_s)                  -- start_s: offset in the step's report (v2; NULL: not given);
+ *                                          name_id (v6; before: the name as text)
+ *   pass_name(id, name UNIQUE)  (v6)    -- pass names interned; ids are per file (merge maps them by name)
  *   metric(run_id, step_id, name, value)     -- step_id NULL for run-level metrics
  *   config_param(config_id, name, value)     -- the config model: every axis as name=value (schema 2)
  *   meta(key PRIMARY KEY, value)             -- free-form facts, e.g. compiler versions

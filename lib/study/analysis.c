@@ -23,6 +23,7 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     pm_sq_sweeps_free(&w.sweeps);
     free(w.runs);
     free(w.rows);
+    free(w.key_pid);
     free(w.tmp);
     free(w.metric_names);
     free(w.cfg_startup);

@@ -42,6 +42,8 @@ typedef struct an_work {
     pass_row *rows;           /* counted pass rows of those runs */
     size_t n_rows, cap_rows;
     size_t row_run;           /* index of the run of the last pass row (rows come grouped by run) */
+    int *key_pid;             /* pm_sq_pass_row.key -> pass id, -1 not yet seen: one hash lookup per pair */
+    size_t n_key_pid;
     int st_over, st_other;    /* stage indices of process-overhead and other */
     double *tmp;              /* scratch: n_runs + n_configs + 16 */
     double *fit_r2;           /* [n_fixes] R^2 of the fix's pass fit, for the rules */

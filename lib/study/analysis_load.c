@@ -117,6 +117,9 @@ static int add_run(void *ctx, const pm_sq_run_row *r)
     return PM_OK;
 }
 
+/* Pass keys are pass-name ids times the tools of a scan: a map this long (64 MB) is where a table stops paying. */
+#define AN_MAX_PASS_KEY (1 << 24)
+
 static int add_pass(void *ctx, const pm_sq_pass_row *r)
 {
     an_work *w = ctx;
@@ -134,9 +137,26 @@ static int add_pass(void *ctx, const pm_sq_pass_row *r)
         if (ri == w->n_runs || w->runs[ri].id != r->run_id)
             return PM_OK;
     }
-    int pid = an_pid_lookup(w->pv, r->tool, r->name);
-    if (pid < 0)
-        return PM_ERR_NOMEM;
+    int pid;
+    if (r->key >= 0 && (size_t)r->key < w->n_key_pid && w->key_pid[r->key] >= 0) {
+        pid = w->key_pid[r->key];
+    } else {
+        if ((pid = an_pid_lookup(w->pv, r->tool, r->name)) < 0)
+            return PM_ERR_NOMEM;
+        if (r->key >= 0 && r->key < AN_MAX_PASS_KEY) {   /* beyond: the hash lookup above, every time */
+            if ((size_t)r->key >= w->n_key_pid) {
+                size_t n = (size_t)r->key + 1 > 2 * w->n_key_pid ? (size_t)r->key + 1 : 2 * w->n_key_pid;
+                int *p = realloc(w->key_pid, n * sizeof *p);
+                if (!p)
+                    return PM_ERR_NOMEM;
+                for (size_t i = w->n_key_pid; i < n; i++)
+                    p[i] = -1;
+                w->key_pid = p;
+                w->n_key_pid = n;
+            }
+            w->key_pid[r->key] = pid;
+        }
+    }
     if (w->n_rows == w->cap_rows) {
         size_t cap = w->cap_rows ? w->cap_rows * 2 : 4096;
         pass_row *p = realloc(w->rows, cap * sizeof *p);
