@@ -51,8 +51,10 @@ INSERT INTO main.step SELECT s.id + o.s, s.run_id + o.r, s.seq, s.tool, s.argv, 
 INSERT OR IGNORE INTO main.pass_name(name) SELECT name FROM src.pass_name;
 CREATE TEMP TABLE nm(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);
 INSERT INTO temp.nm SELECT s.id, n.id FROM src.pass_name s JOIN main.pass_name n ON n.name = s.name;
-INSERT INTO main.pass_time SELECT p.step_id + o.s, p.idx, (SELECT dst FROM temp.nm WHERE src = p.name_id), p.section,
-  p.parent_idx, p.depth, p.wall_s, p.user_s, p.flags, p.report_index, p.counted, p.start_s
+INSERT INTO main.pass_time(step_id, idx, name_id, counted, wall_s, user_s, flags, depth, parent_idx, section,
+                           report_index, start_s)
+  SELECT p.step_id + o.s, p.idx, (SELECT dst FROM temp.nm WHERE src = p.name_id), p.counted, p.wall_s, p.user_s,
+         p.flags, p.depth, p.parent_idx, p.section, p.report_index, p.start_s
   FROM src.pass_time p CROSS JOIN temp.off o;
 DROP TABLE temp.nm;
 INSERT INTO main.metric SELECT m.id + o.m, m.run_id + o.r, m.step_id + o.s, m.name, m.value
