@@ -24,6 +24,7 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     free(w.runs);
     free(w.rows);
     free(w.key_pid);
+    free(w.mrows);
     free(w.tmp);
     free(w.metric_names);
     free(w.cfg_startup);

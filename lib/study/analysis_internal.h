@@ -44,6 +44,9 @@ typedef struct an_work {
     size_t row_run;           /* index of the run of the last pass row (rows come grouped by run) */
     int *key_pid;             /* pm_sq_pass_row.key -> pass id, -1 not yet seen: one hash lookup per pair */
     size_t n_key_pid;
+    pm_sq_metric_row *mrows;  /* an_metric_means: the query's rows (names in the pool), read once */
+    size_t n_mrows;
+    int mrows_read;
     int st_over, st_other;    /* stage indices of process-overhead and other */
     double *tmp;              /* scratch: n_runs + n_configs + 16 */
     double *fit_r2;           /* [n_fixes] R^2 of the fix's pass fit, for the rules */
@@ -68,6 +71,10 @@ int an_npu(an_work *w, pm_err *err);             /* analysis_npu.c: instrumented
 /* 0 for an instrumented NPU config when the sweep also has stock ones: summaries across configs (fix table,
  * handoff) then describe the stock compiler only (analysis_npu.c). */
 int an_compared(const pm_analysis *a, const pm_an_config *c);
+
+/* analysis_parallel.c: the scoped cold runs' metric means (pm_sq_cold_metric_means) read once per analysis and
+ * handed to fn row by row, in the query's order, at each call (the parallel and NPU sections both read them). */
+int an_metric_means(an_work *w, int (*fn)(void *, const pm_sq_metric_row *), void *ctx, pm_err *err);
 
 /* analysis_util.c */
 pm_ci an_time_ci(const double *v, int n);    /* geometric mean, log-t interval */
