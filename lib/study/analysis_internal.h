@@ -13,7 +13,6 @@ typedef struct pass_id { const char *tool, *name; int stage; } pass_id;
 
 typedef struct run_row { int64_t id; int cfg; int cold; double wall, user; double pass_sum; } run_row;
 
-typedef struct pass_row { int run, pid; double wall, user; } pass_row;
 
 struct pm_an_priv {
     strpool pool;
@@ -39,8 +38,13 @@ typedef struct an_work {
     size_t cap_configs;
     run_row *runs;            /* ok cold/warm runs, by id */
     size_t n_runs, cap_runs;
-    pass_row *rows;           /* counted pass rows of those runs */
-    size_t n_rows, cap_rows;
+    /* The counted pass rows of those runs are summed as they are read (analysis_load.c), in row order, into what
+     * an_stages needs; stage indices are the map's until prune_stages keeps the stages hit. */
+    double *run_stage;        /* [run][stage] pass seconds */
+    size_t run_stage_ns;      /* stages per run in run_stage */
+    double *stage_u, *stage_uw;   /* [stage] cold user seconds, and the wall of those rows */
+    double *pid_cfg_s, *pid_cfg_u, *pid_cfg_uw;   /* [pass id][config] cold wall, user, wall where user known */
+    size_t cap_pid_cfg;       /* pass ids with room in pid_cfg_* */
     size_t row_run;           /* index of the run of the last pass row (rows come grouped by run) */
     int *key_pid;             /* pm_sq_pass_row.key -> pass id, -1 not yet seen: one hash lookup per pair */
     size_t n_key_pid;
