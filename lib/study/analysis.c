@@ -141,5 +141,6 @@ void pm_analysis_free(pm_analysis *a)
     free(full->priv.pool.s);
     free(full->priv.pids);
     free(full->priv.slots);
+    free(full->priv.cfg_ix);
     free(full);
 }

@@ -20,6 +20,8 @@ struct pm_an_priv {
     size_t n_pids, cap_pids;
     int *slots;          /* open addressing over pids, -1 empty */
     size_t n_slots;
+    struct an_cfg_ix { int64_t id; int i; } *cfg_ix;   /* configs by id (an_find_cfg), once they are sorted */
+    size_t n_cfg_ix;
 };
 
 /* Kept beside the public struct so pm_analysis_free can release the pool. */

@@ -205,6 +205,12 @@ static int add_pass(void *ctx, const pm_sq_pass_row *r)
     return PM_OK;
 }
 
+static int cmp_cfg_ix(const void *pa, const void *pb)
+{
+    int64_t a = ((const struct an_cfg_ix *)pa)->id, b = ((const struct an_cfg_ix *)pb)->id;
+    return (a > b) - (a < b);
+}
+
 /* Callbacks return PM_ERR_NOMEM without a message; give it one. */
 static int cb_status(int rc, pm_err *err)
 {
@@ -288,6 +294,12 @@ int an_load(an_work *w, pm_err *err)
         return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s' has no configs: nothing was recorded in it",
                           a->sweep ? a->sweep : "?");
     qsort(a->configs, a->n_configs, sizeof *a->configs, an_cmp_config);
+    if (!(w->pv->cfg_ix = malloc(a->n_configs * sizeof *w->pv->cfg_ix)))
+        return an_nomem(err);
+    for (size_t i = 0; i < a->n_configs; i++)
+        w->pv->cfg_ix[i] = (struct an_cfg_ix){a->configs[i].id, (int)i};
+    qsort(w->pv->cfg_ix, a->n_configs, sizeof *w->pv->cfg_ix, cmp_cfg_ix);
+    w->pv->n_cfg_ix = a->n_configs;
     if ((rc = cb_status(pm_sq_config_params(w->db, &w->sweeps, add_param, w, err), err)))
         return rc;
     /* The scope (a temp table of the ok runs) lets the pass, metric and tool queries join on it. */
