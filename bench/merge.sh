@@ -20,8 +20,8 @@ for k in $(seq 1 "$shards"); do inputs+=("$d/shard-$k.db"); done
 
 # The peer's output starts as the same empty passmap store (schema and pragmas) passmap would create.
 "$PASSMAP" import --db "$BENCH_TMP/empty.db" "$ROOT/tests/fixtures/llvm/llc-time-passes.txt" >/dev/null
-sqlite3 "$BENCH_TMP/empty.db" "DELETE FROM pass_time; DELETE FROM metric; DELETE FROM step; DELETE FROM run;
-                               DELETE FROM config; DELETE FROM sweep; DELETE FROM meta;
+sqlite3 "$BENCH_TMP/empty.db" "DELETE FROM pass_time; DELETE FROM pass_name; DELETE FROM metric; DELETE FROM step;
+                               DELETE FROM run; DELETE FROM config; DELETE FROM sweep; DELETE FROM meta;
                                PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 {
   echo "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;"
@@ -47,8 +47,16 @@ INSERT INTO main.run(id, config_id, repeat, mode, status, wall_s, user_s, sys_s,
 INSERT INTO main.step SELECT s.id + o.s, s.run_id + o.r, s.seq, s.tool, s.argv, s.status, s.wall_s, s.user_s, s.sys_s,
   s.maxrss_kb, s.instructions, s.exit_code, s.term_signal, s.report_format, s.report_wall_s, s.stderr_tail,
   s.pass_order FROM src.step s CROSS JOIN temp.off o;
-INSERT INTO main.pass_time SELECT p.step_id + o.s, p.idx, p.name, p.section, p.parent_idx, p.depth, p.wall_s,
-  p.user_s, p.flags, p.report_index, p.counted, p.start_s FROM src.pass_time p CROSS JOIN temp.off o;
+-- pass names are interned per file (schema 6): the peer maps their ids by name, as passmap merge does
+INSERT OR IGNORE INTO main.pass_name(name) SELECT name FROM src.pass_name;
+CREATE TEMP TABLE nm(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);
+INSERT INTO temp.nm SELECT s.id, n.id FROM src.pass_name s JOIN main.pass_name n ON n.name = s.name;
+INSERT INTO main.pass_time(step_id, idx, name_id, counted, wall_s, user_s, flags, depth, parent_idx, section,
+                           report_index, start_s)
+  SELECT p.step_id + o.s, p.idx, (SELECT dst FROM temp.nm WHERE src = p.name_id), p.counted, p.wall_s, p.user_s,
+         p.flags, p.depth, p.parent_idx, p.section, p.report_index, p.start_s
+  FROM src.pass_time p CROSS JOIN temp.off o;
+DROP TABLE temp.nm;
 INSERT INTO main.metric SELECT m.id + o.m, m.run_id + o.r, m.step_id + o.s, m.name, m.value
   FROM src.metric m CROSS JOIN temp.off o;
 INSERT OR IGNORE INTO main.shard SELECT ms.id, s.shard_k, s.shard_n, s.config_key, s.cold, s.cache_miss, s.warm
@@ -83,9 +91,10 @@ pm_kb=$(( m1_kb > m2_kb ? m1_kb : m2_kb )); peer_kb=$(( p1_kb > p2_kb ? p1_kb : 
 
 # Same rows in both, and every run once.
 count() { sqlite3 "$1" "SELECT (SELECT count(*) FROM run) || ' ' || (SELECT count(*) FROM step) || ' ' ||
-                              (SELECT count(*) FROM pass_time) || ' ' || (SELECT count(*) FROM metric)"; }
+                              (SELECT count(*) FROM pass_time) || ' ' || (SELECT count(*) FROM metric) || ' ' ||
+                              (SELECT count(*) FROM v_pass) || ' ' || (SELECT sum(length(pass)) FROM v_pass)"; }
 a=$(count "$BENCH_TMP/out.db"); b=$(count "$BENCH_TMP/peer.db")
-echo "rows (runs steps passes metrics): passmap $a, peer $b"
+echo "rows (runs steps passes metrics, passes named, name bytes): passmap $a, peer $b"
 [ "$a" = "$b" ] && [ "${a%% *}" = "$((per * shards))" ] || { echo "merged rows differ"; exit 1; }
 # Merging all of them again adds nothing (the idempotence check runs over every run).
 read -r again_s again_kb again_cpu < <(measure again "$PASSMAP" merge "$BENCH_TMP/out.db" "${inputs[@]}") || exit 1

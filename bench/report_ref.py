@@ -32,7 +32,14 @@ def main():
     runs = pd.read_sql("SELECT r.id AS run_id, r.config_id, r.mode, r.wall_s FROM run r JOIN config c ON "
                        "c.id=r.config_id WHERE c.sweep_id=? AND r.status='ok' AND r.mode='cold'", db, params=(int(sweep),))
     steps = pd.read_sql("SELECT id AS step_id, run_id, tool FROM step", db)
-    passes = pd.read_sql("SELECT step_id, name, wall_s, user_s, counted FROM pass_time", db)
+    if pd.read_sql("SELECT count(*) AS n FROM sqlite_schema WHERE name='pass_name'", db).n[0]:
+        # schema 6 interns pass names: the rows carry an id; the names are a small table, joined here
+        # (faster for pandas than the text in every row, which it would turn into one Python string per row)
+        passes = pd.read_sql("SELECT step_id, name_id, wall_s, user_s, counted FROM pass_time", db)
+        names = pd.read_sql("SELECT id AS name_id, name FROM pass_name", db)
+        passes = passes.merge(names, on="name_id").drop(columns="name_id")
+    else:
+        passes = pd.read_sql("SELECT step_id, name, wall_s, user_s, counted FROM pass_time", db)
     passes = passes[passes["counted"] == 1]
     df = passes.merge(steps, on="step_id").merge(runs[["run_id", "config_id"]], on="run_id")
     names = df[["tool", "name"]].drop_duplicates()

@@ -11,8 +11,8 @@ mkdir -p "$out"
 tmpl=$out/.template.db
 rm -f "$tmpl"
 "$pm" import --db "$tmpl" "$root/tests/fixtures/llvm/llc-time-passes.txt" >/dev/null
-sqlite3 "$tmpl" "DELETE FROM pass_time; DELETE FROM metric; DELETE FROM step; DELETE FROM run; DELETE FROM config;
-                 DELETE FROM sweep; DELETE FROM meta; PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+sqlite3 "$tmpl" "DELETE FROM pass_time; DELETE FROM pass_name; DELETE FROM metric; DELETE FROM step; DELETE FROM run;
+                 DELETE FROM config; DELETE FROM sweep; DELETE FROM meta; PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 configs=$(( (per + 2) / 3 ))
 # Shard 1 is built row by row; the others are copies of it renamed to their own configs and host (fast).
 for k in 1; do
@@ -43,8 +43,10 @@ INSERT INTO step(id, run_id, seq, tool, argv, status, wall_s, user_s, sys_s, max
          90000, 123456789, 0, 0, 'llvm-text', 0.29
   FROM run r, (SELECT 0 AS seq, 'mlir-opt' AS tool UNION ALL SELECT 1, 'mlir-translate' UNION ALL SELECT 2, 'llc') s;
 WITH RECURSIVE p(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM p WHERE i + 1 < $passes)
-INSERT INTO pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s, flags, report_index, counted)
-  SELECT st.id, p.i, 'pass-' || p.i, NULL, NULL, 0, 0.001 * (p.i + 1), 0.001 * (p.i + 1), 0, 0, 1 FROM step st, p;
+INSERT INTO pass_name(id, name) SELECT i + 1, 'pass-' || i FROM p;
+WITH RECURSIVE p(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM p WHERE i + 1 < $passes)
+INSERT INTO pass_time(step_id, idx, name_id, section, parent_idx, depth, wall_s, user_s, flags, report_index, counted)
+  SELECT st.id, p.i, p.i + 1, NULL, NULL, 0, 0.001 * (p.i + 1), 0.001 * (p.i + 1), 0, 0, 1 FROM step st, p;
 INSERT INTO metric(run_id, step_id, name, value) SELECT id, NULL, 'ir.ops', 1000 + config_id FROM run;
 INSERT INTO metric(run_id, step_id, name, value) SELECT id, NULL, 'ir.llvm_ops', 20000 + config_id FROM run;
 COMMIT;

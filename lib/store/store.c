@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 /* schema_sql below is version 1, frozen. Every later change is one entry appended to `migrations`
  * (never edited, never reordered): entry i takes user_version i+1 to i+2. A new database gets version 1
@@ -20,6 +21,10 @@
 typedef struct pm_migration {
     const char *what;   /* for the error message */
     const char *sql;
+    /* 1: readers handle the older layout themselves, so a read-only open does not apply it (a table rebuild
+     * that every report of an old file would otherwise pay on a copy in memory, at each open). Only the last
+     * migrations may be so, or ones no later migration builds on. */
+    int readers_skip;
 } pm_migration;
 
 static const pm_migration migrations[] = {
@@ -27,7 +32,7 @@ static const pm_migration migrations[] = {
      * (NULL: the report gives none); pass_order: "timed" (every span has a start), "sequence" (rows in
      * execution order, e.g. MLIR's tree), NULL (rows not in execution order, e.g. LLVM's list). */
     {"trace columns", "ALTER TABLE pass_time ADD COLUMN start_s REAL;\n"
-                      "ALTER TABLE step ADD COLUMN pass_order TEXT;\n"},
+                      "ALTER TABLE step ADD COLUMN pass_order TEXT;\n", 0},
     /* v3 (issue 13, scale-out): which machine measured each run, the plan of each shard, the merges made.
      * host.fingerprint: pm_host_fingerprint (CPU, cores, kernel, compiler build); a run names its host. */
     {"hosts, shard plans, merge log",
@@ -66,7 +71,7 @@ static const pm_migration migrations[] = {
      "  forced INTEGER NOT NULL,\n"      /* 1: spec or compiler differed and --force merged it anyway */
      "  note TEXT,\n"
      "  merged_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))\n"
-     ");\n"},
+     ");\n", 0},
     /* v4 (issue 8, backend-table): the config model: every axis as name=value (any back end's axes,
      * e.g. opt=2, input=a.c). The workload columns stay; old configs get their workload axes as parameters. */
     {"config parameters",
@@ -82,7 +87,7 @@ static const pm_migration migrations[] = {
      "INSERT OR IGNORE INTO config_param SELECT id, 'resolution', resolution FROM config WHERE resolution IS NOT NULL;\n"
      "INSERT OR IGNORE INTO config_param SELECT id, 'precision', precision FROM config WHERE precision IS NOT NULL;\n"
      "INSERT OR IGNORE INTO config_param SELECT id, CASE kind WHEN 'cnn' THEN 'blocks' ELSE 'layers' END, layers\n"
-     "  FROM config WHERE layers IS NOT NULL;\n"},
+     "  FROM config WHERE layers IS NOT NULL;\n", 0},
     /* v5 (issue 9, overhead): process start-up, measured once per sweep and machine: each tool the sweep's
      * steps run, started a few times on a null input (an empty module...). status "ok" / "failed" /
      * "timeout" / ...; "not-measured": the back end has no null input for that tool (note says why). */
@@ -101,7 +106,57 @@ static const pm_migration migrations[] = {
      "  note TEXT,\n"
      "  measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
      "  UNIQUE(sweep_id, host_id, tool, repeat)\n"
-     ");\n"},
+     ");\n", 0},
+    /* v6 (issue 9, speed4): pass names interned. A store holds a few hundred distinct names in millions of
+     * rows; the report's scan read each row's name as text and hashed it (about a quarter of its time on the
+     * 15,000-run bench store). pass_time is rebuilt with name_id in name's place, and v_pass keeps its
+     * columns through a join. Ids are per file: merge maps them by name. */
+    {"pass names interned",
+     "CREATE TABLE pass_name(\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  name TEXT NOT NULL UNIQUE\n"
+     ");\n"
+     "INSERT INTO pass_name(name) SELECT DISTINCT name FROM pass_time ORDER BY name;\n"
+     "DROP VIEW IF EXISTS v_pass;\n"
+     /* the columns the report's scan reads come first: SQLite decodes a row's header up to the last column
+      * asked for (10% of the scan on the 15,000-run bench store) */
+     "CREATE TABLE pass_time_v6(\n"
+     "  step_id INTEGER NOT NULL REFERENCES step(id) ON DELETE CASCADE,\n"
+     "  idx INTEGER NOT NULL,\n"
+     "  name_id INTEGER NOT NULL REFERENCES pass_name(id),\n"
+     "  counted INTEGER NOT NULL,\n"
+     "  wall_s REAL,\n"
+     "  user_s REAL,\n"
+     "  flags INTEGER NOT NULL,\n"
+     "  depth INTEGER NOT NULL,\n"
+     "  parent_idx INTEGER,\n"
+     "  section TEXT,\n"
+     "  report_index INTEGER NOT NULL,\n"
+     "  start_s REAL,\n"
+     "  PRIMARY KEY(step_id, idx)\n"
+     ") WITHOUT ROWID;\n"
+     "INSERT INTO pass_time_v6 SELECT p.step_id, p.idx, n.id, p.counted, p.wall_s, p.user_s, p.flags, p.depth,\n"
+     "  p.parent_idx, p.section, p.report_index, p.start_s\n"
+     "  FROM pass_time p JOIN pass_name n ON n.name = p.name ORDER BY p.step_id, p.idx;\n"
+     "DROP TABLE pass_time;\n"
+     "ALTER TABLE pass_time_v6 RENAME TO pass_time;\n"
+     "CREATE VIEW v_pass AS SELECT\n"
+     "  sw.id AS sweep_id, sw.name AS sweep, sw.backend AS backend,\n"
+     "  c.id AS config_id, c.key AS config_key, c.kind AS kind, c.family AS family, c.size AS size,\n"
+     "  c.window AS window, c.precision AS precision, c.resolution AS resolution, c.layers AS layers,\n"
+     "  c.variant AS variant,\n"
+     "  r.id AS run_id, r.repeat AS repeat, r.mode AS mode, r.status AS run_status,\n"
+     "  s.id AS step_id, s.seq AS step_seq, s.tool AS tool, s.status AS step_status,\n"
+     "  p.idx AS pass_idx, n.name AS pass, p.section AS section, p.parent_idx AS parent_idx,\n"
+     "  p.depth AS depth, p.wall_s AS wall_s, p.user_s AS user_s, p.flags AS flags,\n"
+     "  p.report_index AS report_index, p.counted AS counted\n"
+     "FROM pass_time p\n"
+     "  JOIN pass_name n ON n.id = p.name_id\n"
+     "  JOIN step s ON s.id = p.step_id\n"
+     "  JOIN run r ON r.id = s.run_id\n"
+     "  JOIN config c ON c.id = r.config_id\n"
+     "  JOIN sweep sw ON sw.id = c.sweep_id;\n",
+     1 /* the readers of pass names (pm_sq_counted_passes, store_runs.c) and v_pass read either layout */},
 };
 #define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 #define PM_STORE_SCHEMA_VERSION (1 + PM_STORE_N_MIGRATIONS)
@@ -216,7 +271,7 @@ enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK,
     S_SWEEP, S_CONFIG, S_RUNS_DONE,
     S_RUN, S_STEP, S_PASS, S_METRIC,
-    S_META_SET, S_META_GET, S_HOST, S_SHARD, S_CONFIG_PARAM, S_CONFIG_PARAMS,
+    S_META_SET, S_META_GET, S_HOST, S_SHARD, S_CONFIG_PARAM, S_CONFIG_PARAMS, S_PASS_NAME,
     S__COUNT
 };
 
@@ -244,7 +299,7 @@ static const char *const stmt_sql[S__COUNT] = {
     [S_STEP] = "INSERT INTO step(run_id, seq, tool, argv, status, wall_s, user_s, sys_s, maxrss_kb,\n"
                "  instructions, exit_code, term_signal, report_format, report_wall_s, stderr_tail, pass_order)\n"
                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-    [S_PASS] = "INSERT INTO pass_time(step_id, idx, name, section, parent_idx, depth, wall_s, user_s,\n"
+    [S_PASS] = "INSERT INTO pass_time(step_id, idx, name_id, section, parent_idx, depth, wall_s, user_s,\n"
                "  flags, report_index, counted, start_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [S_METRIC] = "INSERT INTO metric(run_id, step_id, name, value) VALUES(?1, ?2, ?3, ?4)",
     [S_META_SET] = "INSERT INTO meta(key, value) VALUES(?1, ?2)\n"
@@ -258,10 +313,21 @@ static const char *const stmt_sql[S__COUNT] = {
                 "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)\n"
                 "ON CONFLICT(sweep_id, shard_n, config_key) DO UPDATE SET shard_k = excluded.shard_k,\n"
                 "  cold = excluded.cold, cache_miss = excluded.cache_miss, warm = excluded.warm",
+    /* insert-or-get: the no-op update makes RETURNING yield an existing name's id */
+    [S_PASS_NAME] = "INSERT INTO pass_name(name) VALUES(?1) ON CONFLICT(name) DO UPDATE SET name = excluded.name\n"
+                    "RETURNING id",
     [S_CONFIG_PARAMS] = "SELECT name, value FROM config_param WHERE config_id = ?1 ORDER BY name",
     [S_CONFIG_PARAM] = "INSERT INTO config_param(config_id, name, value) VALUES(?1, ?2, ?3)\n"
                        "ON CONFLICT(config_id, name) DO UPDATE SET value = excluded.value",
 };
+
+/* The pass names this writer has seen, name -> pass_name.id (open addressing; a sweep has a few hundred). Only
+ * committed ids may stay: a rolled-back run's new names are forgotten with the whole cache. */
+typedef struct name_cache {
+    char **names;
+    int64_t *ids;
+    size_t n, cap;      /* cap: 0 or a power of two */
+} name_cache;
 
 struct pm_store {
     sqlite3 *db;
@@ -269,7 +335,57 @@ struct pm_store {
     int readonly;
     int version;        /* schema version of the file (a read-only open may see an older one) */
     sqlite3_stmt *stmt[S__COUNT];
+    name_cache names;
+    struct { const char *sql; sqlite3_stmt *s; } cached[8];   /* pm_store_cached */
 };
+
+static void name_cache_clear(name_cache *c)
+{
+    for (size_t i = 0; i < c->cap; i++)
+        free(c->names[i]);
+    free(c->names);
+    free(c->ids);
+    memset(c, 0, sizeof *c);
+}
+
+/* The slot of name: its own, or the empty one where it would go. */
+static size_t name_cache_slot(const name_cache *c, const char *name)
+{
+    size_t h = (size_t)XXH3_64bits(name, strlen(name)) & (c->cap - 1);
+    while (c->names[h] && strcmp(c->names[h], name))
+        h = (h + 1) & (c->cap - 1);
+    return h;
+}
+
+static int name_cache_put(name_cache *c, const char *name, int64_t id)
+{
+    if ((c->n + 1) * 2 > c->cap) {
+        name_cache old = *c, grown = {.cap = c->cap ? c->cap * 2 : 256};
+        if (!(grown.names = calloc(grown.cap, sizeof *grown.names)) ||
+            !(grown.ids = calloc(grown.cap, sizeof *grown.ids))) {
+            free(grown.names);
+            return PM_ERR_NOMEM;
+        }
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.names[i]) {
+                size_t h = name_cache_slot(&grown, old.names[i]);
+                grown.names[h] = old.names[i];
+                grown.ids[h] = old.ids[i];
+            }
+        grown.n = old.n;
+        free(old.names);
+        free(old.ids);
+        *c = grown;
+    }
+    size_t h = name_cache_slot(c, name);
+    if (!c->names[h]) {
+        if (!(c->names[h] = strdup(name)))
+            return PM_ERR_NOMEM;
+        c->n++;
+    }
+    c->ids[h] = id;
+    return PM_OK;
+}
 
 static int db_err(pm_store *st, pm_err *err, const char *what)
 {
@@ -330,11 +446,14 @@ static int pragma_int(pm_store *st, const char *sql, int *value, pm_err *err)
     return rc;
 }
 
-/* Applies migrations[version-1 ..] in order, bumping user_version after each (same transaction). */
-static int migrate(pm_store *st, int version, pm_err *err)
+/* Applies migrations[version-1 ..] in order, bumping user_version after each (same transaction). for_reader:
+ * the ones readers need only (on a copy in memory). */
+static int migrate(pm_store *st, int version, int for_reader, pm_err *err)
 {
     for (int v = version; v < PM_STORE_SCHEMA_VERSION; v++) {
         char what[160], bump[64];
+        if (for_reader && migrations[v - 1].readers_skip)
+            continue;
         snprintf(what, sizeof what, "migrate schema %d -> %d (%s)", v, v + 1, migrations[v - 1].what);
         int rc = exec_sql(st, migrations[v - 1].sql, err, what);
         if (rc != PM_OK)
@@ -370,11 +489,18 @@ static int check_schema(pm_store *st, int may_create, int *old_version, pm_err *
         return PM_OK;
     if (version >= 1 && app_id == PM_STORE_APPLICATION_ID) {
         /* read-only: the file is left as it is (its version stays what pm_store_schema_version says);
-         * store_open upgrades a copy in memory, so readers see every table and column */
+         * store_open upgrades a copy in memory (with the migrations readers need), so readers see every table
+         * and column they read */
         *old_version = version;
-        if (!may_create)
+        if (!may_create) {
+            int need = 0;
+            for (int v = version; v < PM_STORE_SCHEMA_VERSION; v++)
+                need |= !migrations[v - 1].readers_skip;
+            if (!need)
+                *old_version = 0;   /* read as it is: no copy */
             return PM_OK;
-        return migrate(st, version, err);
+        }
+        return migrate(st, version, 0, err);
     }
     if (version != 0 || n_objects != 0)
         return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (schema version %d, %d objects)",
@@ -388,7 +514,7 @@ static int check_schema(pm_store *st, int may_create, int *old_version, pm_err *
              PM_STORE_APPLICATION_ID);
     if ((rc = exec_sql(st, pragmas, err, "set schema version")) != PM_OK)
         return rc;
-    return migrate(st, 1, err);
+    return migrate(st, 1, 0, err);
 }
 
 /* A reader of an older database works on an upgraded copy in memory: reading never changes the file. */
@@ -411,7 +537,7 @@ static int migrate_copy(pm_store *st, int version, pm_err *err)
     st->db = mem;
     int rc = exec_sql(st, "BEGIN", err, "begin");
     if (rc == PM_OK)
-        rc = migrate(st, version, err);
+        rc = migrate(st, version, 1, err);
     exec_sql(st, rc == PM_OK ? "COMMIT" : "ROLLBACK", NULL, "end");
     st->version = version; /* the file's version: what readers that check it expect */
     return rc;
@@ -544,9 +670,35 @@ void pm_store_close(pm_store *st)
         return;
     for (int i = 0; i < S__COUNT; i++)
         sqlite3_finalize(st->stmt[i]);
+    for (size_t i = 0; i < sizeof st->cached / sizeof st->cached[0]; i++)
+        sqlite3_finalize(st->cached[i].s);
+    name_cache_clear(&st->names);
     sqlite3_close(st->db);
     free(st->path);
     free(st);
+}
+
+int pm_store_cached(pm_store *st, const char *sql, sqlite3_stmt **out, pm_err *err)
+{
+    size_t i, n = sizeof st->cached / sizeof st->cached[0];
+    for (i = 0; i < n && st->cached[i].sql && st->cached[i].sql != sql; i++)
+        ;
+    if (i < n && st->cached[i].sql) {
+        *out = st->cached[i].s;
+        sqlite3_reset(*out);
+        sqlite3_clear_bindings(*out);
+        return PM_OK;
+    }
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v3(st->db, sql, -1, i < n ? SQLITE_PREPARE_PERSISTENT : 0, &s, NULL) != SQLITE_OK)
+        return db_err(st, err, "prepare");
+    if (i == n) {   /* the cache is full: the caller's statement is not kept (not reached: a few callers) */
+        sqlite3_finalize(s);
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: store statement cache full", st->path);
+    }
+    st->cached[i].sql = sql;
+    st->cached[i].s = *out = s;
+    return PM_OK;
 }
 
 sqlite3 *pm_store_db(pm_store *st)
@@ -714,16 +866,42 @@ static int insert_metric(pm_store *st, int64_t run_id, int64_t step_id, const pm
     return rc;
 }
 
+/* pass_name.id of name, inserted when new (inside the caller's transaction). */
+static int pass_name_id(pm_store *st, const char *name, int64_t *id, pm_err *err)
+{
+    if (st->names.cap) {
+        size_t h = name_cache_slot(&st->names, name);
+        if (st->names.names[h]) {
+            *id = st->names.ids[h];
+            return PM_OK;
+        }
+    }
+    sqlite3_stmt *s = NULL;
+    int rc = get_stmt(st, S_PASS_NAME, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    if (bind_text(s, 1, name) != SQLITE_OK) {
+        rc = db_err(st, err, "pass name: bind");
+        done_stmt(s);
+        return rc;
+    }
+    if ((rc = step_returning_id(st, s, id, err, "pass name")) != PM_OK)
+        return rc;
+    return name_cache_put(&st->names, name, *id) ? pm_err_set(err, PM_ERR_NOMEM, "store: out of memory") : PM_OK;
+}
+
 static int insert_passes(pm_store *st, int64_t step_id, const pm_report *r, pm_err *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = get_stmt(st, S_PASS, &s, err);
-    if (rc != PM_OK)
-        return rc;
+    int rc = PM_OK;
     for (size_t i = 0; i < r->n_passes && rc == PM_OK; i++) {
         const pm_pass *p = &r->passes[i];
+        int64_t name_id = 0;
+        if ((rc = pass_name_id(st, p->name ? p->name : "", &name_id, err)) != PM_OK ||
+            (rc = get_stmt(st, S_PASS, &s, err)) != PM_OK)
+            break;
         int brc = sqlite3_bind_int64(s, 1, step_id) | sqlite3_bind_int64(s, 2, (int64_t)i) |
-                  bind_text(s, 3, p->name ? p->name : "") | bind_text(s, 4, p->section) |
+                  sqlite3_bind_int64(s, 3, name_id) | bind_text(s, 4, p->section) |
                   bind_int_nonneg(s, 5, p->parent) | sqlite3_bind_int(s, 6, p->depth) |
                   bind_real_nonneg(s, 7, p->wall_s) | bind_real_nonneg(s, 8, p->user_s) |
                   sqlite3_bind_int64(s, 9, p->flags) | sqlite3_bind_int(s, 10, p->report_index) |
@@ -802,6 +980,7 @@ cleanup:
         /* COMMIT may have failed with the transaction still open: always try to roll back. */
         if (!sqlite3_get_autocommit(st->db))
             exec_stmt(st, S_ROLLBACK, NULL, "rollback");
+        name_cache_clear(&st->names);   /* it may hold names this run inserted */
         pm_err_wrap(err, "recording run of config %lld", (long long)rec->config_id);
     }
     return rc;

@@ -11,12 +11,13 @@ int pm_store_config_hosts(pm_store *st, int64_t config_id, char **hosts, pm_err 
         return PM_OK; /* written before hosts were recorded */
     sqlite3 *db = pm_store_db(st);
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT group_concat(h, ', ') FROM (SELECT DISTINCT h.name || ' [' || h.fingerprint || ']'\n"
-                           "  AS h FROM run r JOIN host h ON h.id = r.host_id WHERE r.config_id = ?1\n"
-                           "  AND r.mode = 'cold' AND r.status = 'ok' ORDER BY 1)",
-                           -1, &s, NULL) != SQLITE_OK)
-        return pm_err_set(err, PM_ERR_DB, "%s: hosts: %s", pm_store_path(st), sqlite3_errmsg(db));
+    /* once per store: compare asks it for every config pair */
+    static const char sql[] =
+        "SELECT group_concat(h, ', ') FROM (SELECT DISTINCT h.name || ' [' || h.fingerprint || ']'\n"
+        "  AS h FROM run r JOIN host h ON h.id = r.host_id WHERE r.config_id = ?1\n"
+        "  AND r.mode = 'cold' AND r.status = 'ok' ORDER BY 1)";
+    if (pm_store_cached(st, sql, &s, err) != PM_OK)
+        return pm_err_wrap(err, "hosts");
     sqlite3_bind_int64(s, 1, config_id);
     int rc = PM_OK;
     if (sqlite3_step(s) == SQLITE_ROW) {
@@ -26,6 +27,6 @@ int pm_store_config_hosts(pm_store *st, int64_t config_id, char **hosts, pm_err 
     } else {
         rc = pm_err_set(err, PM_ERR_DB, "%s: hosts: %s", pm_store_path(st), sqlite3_errmsg(db));
     }
-    sqlite3_finalize(s);
+    sqlite3_reset(s);
     return rc;
 }

@@ -2,7 +2,7 @@
  *
  * Rows are copied with their ids shifted past the output's largest id (run, step, metric), so steps, passes and
  * metrics follow their run without a lookup per row; configs, sweeps and hosts are matched by their natural keys
- * (sweep name, config key, host name + fingerprint). A run is named by (sweep, config, mode, repeat): one already
+ * (sweep name, config key, host name + fingerprint, pass name). A run is named by (sweep, config, mode, repeat): one already
  * in the output is a duplicate and is skipped, which makes merging idempotent and a killed merge resumable (each
  * input is one transaction). Column lists come from the schema, so a column added by a later migration is copied
  * too; a table the merge does not know is an error rather than data silently left behind. */
@@ -51,7 +51,11 @@ static const table_copy copies[] = {
     {"step", NULL, 0, {{"id", "s.id + @step_off"}, {"run_id", "s.run_id + @run_off"}, {NULL, NULL}},
      "FROM src.step s WHERE s.run_id IN (SELECT id - @run_off FROM main.run WHERE id > @run_off)",
      "FROM src.step s"},
-    {"pass_time", NULL, 0, {{"step_id", "s.step_id + @step_off"}, {NULL, NULL}},
+    /* pass names by name (ids are per file); the name map is made right after, for pass_time below */
+    {"pass_name", "ON CONFLICT(name) DO NOTHING", 1, {{NULL, NULL}}, "FROM src.pass_name s WHERE 1", NULL},
+    {"pass_time", NULL, 0,
+     {{"step_id", "s.step_id + @step_off"}, {"name_id", "(SELECT dst FROM temp.pm_name_map WHERE src = s.name_id)"},
+      {NULL, NULL}},
      "FROM src.pass_time s WHERE s.step_id IN (SELECT id - @step_off FROM main.step WHERE id > @step_off)",
      "FROM src.pass_time s"},
     {"metric", NULL, 0,
@@ -393,6 +397,14 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
                       "map configs and hosts");
             if (rc == PM_OK)
                 rc = copy_table(&m, t, 0, &merged);
+        } else if (!strcmp(t->table, "pass_name")) {
+            if ((rc = copy_table(&m, t, 0, NULL)) == PM_OK)
+                rc = exec(&m,
+                          "DROP TABLE IF EXISTS temp.pm_name_map;\n"
+                          "CREATE TEMP TABLE pm_name_map(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);\n"
+                          "INSERT INTO temp.pm_name_map SELECT s.id, n.id FROM src.pass_name s\n"
+                          "  JOIN main.pass_name n ON n.name = s.name;",
+                          "map pass names");
         } else if (t->tail_all_new && merged == n_in) {
             /* Every run is new: rows are copied without a per-row filter, as the peer copy would. A row whose
              * run or step is missing in the input (a hand-edited file) fails the foreign key: then this table
@@ -443,8 +455,8 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
 cleanup:
     if (in_txn)
         sqlite3_exec(m.db, "ROLLBACK", NULL, NULL, NULL);
-    sqlite3_exec(m.db, "DROP TABLE IF EXISTS temp.pm_config_map; DROP TABLE IF EXISTS temp.pm_host_map;", NULL,
-                 NULL, NULL);
+    sqlite3_exec(m.db, "DROP TABLE IF EXISTS temp.pm_config_map; DROP TABLE IF EXISTS temp.pm_host_map; "
+                       "DROP TABLE IF EXISTS temp.pm_name_map;", NULL, NULL, NULL);
     if (attached)
         sqlite3_exec(m.db, "DETACH DATABASE src", NULL, NULL, NULL);
     if (res->refused) {

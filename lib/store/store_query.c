@@ -270,6 +270,7 @@ void pm_sq_scope_end(sqlite3 *db)
 typedef struct sq_step {
     int64_t id, run_id;
     const char *tool;   /* into sq_steps.tools */
+    int tool_idx;
 } sq_step;
 
 typedef struct sq_steps {
@@ -277,6 +278,8 @@ typedef struct sq_steps {
     size_t n, cap;
     char **tools;       /* distinct tool labels (a handful) */
     size_t n_tools;
+    char **names;       /* schema 6: pass_name text by id (NULL: no such id), n_names long */
+    int64_t n_names;
 } sq_steps;
 
 static void sq_steps_free(sq_steps *ss)
@@ -285,18 +288,71 @@ static void sq_steps_free(sq_steps *ss)
         free(ss->tools[i]);
     free(ss->tools);
     free(ss->v);
+    for (int64_t i = 0; i < ss->n_names; i++)
+        free(ss->names[i]);
+    free(ss->names);
 }
 
-static const char *sq_tool(sq_steps *ss, const char *tool)
+static int sq_tool(sq_steps *ss, const char *tool)
 {
     for (size_t i = 0; i < ss->n_tools; i++)
         if (!strcmp(ss->tools[i], tool))
-            return ss->tools[i];
+            return (int)i;
     char **t = realloc(ss->tools, (ss->n_tools + 1) * sizeof *t);
     if (!t)
-        return NULL;
+        return -1;
     ss->tools = t;
-    return (t[ss->n_tools] = strdup(tool)) ? t[ss->n_tools++] : NULL;
+    return (t[ss->n_tools] = strdup(tool)) ? (int)ss->n_tools++ : -1;
+}
+
+static int has_table(sqlite3 *db, const char *name)
+{
+    sqlite3_stmt *st = NULL;
+    int found = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type='table' AND name=?1", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        found = sqlite3_step(st) == SQLITE_ROW;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* The interned pass names (schema 6), by id. Ids are small (one per distinct name, from 1). */
+static int sq_load_names(sqlite3 *db, sq_steps *ss, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t max_id = 0;
+    int rc = sqlite3_prepare_v2(db, "SELECT coalesce(max(id), 0), count(*) FROM pass_name", -1, &st, NULL)
+                 ? db_fail(db, err)
+                 : PM_OK;
+    if (!rc && sqlite3_step(st) == SQLITE_ROW) {
+        max_id = sqlite3_column_int64(st, 0);
+        /* sparse ids (a hand-edited file) would make the table long: the bound is the row count, a few times */
+        if (max_id < 0 || max_id > 4 * sqlite3_column_int64(st, 1) + 1024)
+            rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "pass_name: ids up to %lld for %lld names", (long long)max_id,
+                            (long long)sqlite3_column_int64(st, 1));
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (rc)
+        return rc;
+    if (!(ss->names = calloc((size_t)max_id + 1, sizeof *ss->names)))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    ss->n_names = max_id + 1;
+    rc = sqlite3_prepare_v2(db, "SELECT id, name FROM pass_name", -1, &st, NULL) ? db_fail(db, err) : PM_OK;
+    int step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id < 0 || id >= ss->n_names)
+            continue;   /* not reached: max(id) bounds them */
+        if (!(ss->names[id] = strdup(text_or(st, 1, ""))))
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *), void *ctx, pm_err *err)
@@ -304,9 +360,12 @@ int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *),
     /* The scoped steps first (one row per process, in id order), then the pass rows of their id range in the
      * table's own order (step_id, idx), matched to the steps by a merge walk. Joining step to pass_time in SQL
      * cost as much again as reading the pass rows (measured on the 15,000-run bench store: 0.85 s of user time
-     * for the join, 0.43 s for the range scan); the per-(tool, pass) hash stays in C. */
+     * for the join, 0.43 s for the range scan); the per-(tool, pass) hash stays in C. A schema-6 file stores
+     * name ids: the row's key is (name id, tool), so the reader hashes each pair once, not each row (an older
+     * file, read as it is, gives the text and no key). */
     sq_steps ss = {0};
     sqlite3_stmt *st = NULL;
+    int interned = has_table(db, "pass_name");
     int rc = sqlite3_prepare_v2(db,
                                 "SELECT s.id, s.run_id, s.tool FROM temp.pm_an_run r JOIN step s ON s.run_id=r.id "
                                 "ORDER BY s.id",
@@ -325,12 +384,12 @@ int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *),
             ss.v = v;
             ss.cap = cap;
         }
-        const char *tool = sq_tool(&ss, text_or(st, 2, ""));
-        if (!tool) {
+        int ti = sq_tool(&ss, text_or(st, 2, ""));
+        if (ti < 0) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             break;
         }
-        ss.v[ss.n++] = (sq_step){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), tool};
+        ss.v[ss.n++] = (sq_step){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), ss.tools[ti], ti};
     }
     if (!rc)
         rc = scan_end(db, step, err);
@@ -338,16 +397,21 @@ int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *),
     st = NULL;
     if (rc || !ss.n)
         goto cleanup;
+    if (interned && (rc = sq_load_names(db, &ss, err)))
+        goto cleanup;
     rc = sqlite3_prepare_v2(db,
-                            "SELECT step_id, name, wall_s, user_s FROM pass_time WHERE step_id BETWEEN ?1 AND ?2 "
-                            "AND counted ORDER BY step_id, idx",
+                            /* no upper bound: the walk stops past the last step, and the bound cost a key
+                             * comparison per row (4% of the scan); every sqlite3_column_* call counts here */
+                            interned ? "SELECT step_id, name_id, wall_s, coalesce(user_s, -1.0) FROM pass_time "
+                                       "WHERE step_id >= ?1 AND counted ORDER BY step_id, idx"
+                                     : "SELECT step_id, name, wall_s, coalesce(user_s, -1.0) FROM pass_time WHERE "
+                                       "step_id >= ?1 AND counted ORDER BY step_id, idx",
                             -1, &st, NULL)
              ? db_fail(db, err)
              : PM_OK;
     if (rc)
         goto cleanup;
     sqlite3_bind_int64(st, 1, ss.v[0].id);
-    sqlite3_bind_int64(st, 2, ss.v[ss.n - 1].id);
     size_t k = 0;
     step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -355,16 +419,28 @@ int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *),
         while (k < ss.n && ss.v[k].id < id)
             k++;
         if (k == ss.n)
-            break;   /* past the last scoped step (not reached: the range ends there) */
+            break;   /* past the last scoped step: the rest is out of scope */
         if (ss.v[k].id != id)
             continue;   /* a step of a run outside the scope (another sweep, a failed run) */
         pm_sq_pass_row r = {
             .run_id = ss.v[k].run_id,
             .tool = ss.v[k].tool,
-            .name = text_or(st, 1, ""),
             .wall_s = sqlite3_column_double(st, 2),
-            .user_s = real_or_neg(st, 3),
+            .user_s = sqlite3_column_double(st, 3),   /* NULL (not recorded) is -1 already: one call less a row */
+            .key = -1,
         };
+        if (interned) {
+            int64_t nid = sqlite3_column_int64(st, 1);
+            if (nid < 0 || nid >= ss.n_names || !ss.names[nid]) {
+                rc = pm_err_set(err, PM_ERR_DB, "pass_time of step %lld names pass id %lld, not in pass_name",
+                                (long long)id, (long long)nid);
+                break;
+            }
+            r.name = ss.names[nid];
+            r.key = nid * (int64_t)ss.n_tools + ss.v[k].tool_idx;
+        } else {
+            r.name = text_or(st, 1, "");
+        }
         rc = fn(ctx, &r);
     }
     if (!rc && step != SQLITE_ROW)

@@ -51,6 +51,8 @@ typedef struct pm_sq_pass_row {
     int64_t run_id;
     const char *tool, *name;      /* never NULL ("" when absent) */
     double wall_s, user_s;        /* user_s < 0: not recorded */
+    int64_t key;                  /* (tool, name) as a small number, the same for the same pair within one scan
+                                   * (from the interned name ids, schema 6); -1: not given (an older file) */
 } pm_sq_pass_row;
 /* Counted pass rows of the scoped runs (cold and warm), in step order (a run's steps are written together). */
 int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *), void *ctx, pm_err *err);

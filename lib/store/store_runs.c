@@ -72,13 +72,16 @@ static int has_column(sqlite3 *db, const char *table, const char *column)
     return found;
 }
 
-static int load_passes(sqlite3 *db, int64_t step_id, int with_start, pm_stored_step *st, pm_err *err)
+static int load_passes(sqlite3 *db, int64_t step_id, int with_start, int interned, pm_stored_step *st,
+                       pm_err *err)
 {
     char sql[512];
+    /* interned (schema 6): the name is pass_name's text for the row's name_id */
     snprintf(sql, sizeof sql,
-             "SELECT idx, name, section, parent_idx, depth, wall_s, user_s, flags, counted, report_index, %s "
-             "FROM pass_time WHERE step_id = ?1 ORDER BY idx",
-             with_start ? "start_s" : "NULL");
+             "SELECT p.idx, %s, p.section, p.parent_idx, p.depth, p.wall_s, p.user_s, p.flags, p.counted, "
+             "p.report_index, %s FROM pass_time p%s WHERE p.step_id = ?1 ORDER BY p.idx",
+             interned ? "n.name" : "p.name", with_start ? "p.start_s" : "NULL",
+             interned ? " JOIN pass_name n ON n.id = p.name_id" : "");
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return db_fail(db, err, "passes");
@@ -248,9 +251,9 @@ int pm_store_load_run(sqlite3 *db, int64_t run_id, int with_passes, pm_stored_ru
     }
     sqlite3_finalize(s);
     s = NULL;
-    int with_start = has_column(db, "pass_time", "start_s");
+    int with_start = has_column(db, "pass_time", "start_s"), interned = has_column(db, "pass_time", "name_id");
     for (size_t i = 0; with_passes && i < out->n_steps && rc == PM_OK; i++)
-        rc = load_passes(db, step_ids[i], with_start, &out->steps[i], err);
+        rc = load_passes(db, step_ids[i], with_start, interned, &out->steps[i], err);
     if (rc)
         goto cleanup;
 

@@ -22,7 +22,14 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     pm_sq_scope_end(db);
     pm_sq_sweeps_free(&w.sweeps);
     free(w.runs);
-    free(w.rows);
+    free(w.run_stage);
+    free(w.stage_u);
+    free(w.stage_uw);
+    free(w.pid_cfg_s);
+    free(w.pid_cfg_u);
+    free(w.pid_cfg_uw);
+    free(w.key_pid);
+    free(w.mrows);
     free(w.tmp);
     free(w.metric_names);
     free(w.cfg_startup);
@@ -132,5 +139,6 @@ void pm_analysis_free(pm_analysis *a)
     free(full->priv.pool.s);
     free(full->priv.pids);
     free(full->priv.slots);
+    free(full->priv.cfg_ix);
     free(full);
 }

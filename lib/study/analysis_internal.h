@@ -13,7 +13,6 @@ typedef struct pass_id { const char *tool, *name; int stage; } pass_id;
 
 typedef struct run_row { int64_t id; int cfg; int cold; double wall, user; double pass_sum; } run_row;
 
-typedef struct pass_row { int run, pid; double wall, user; } pass_row;
 
 struct pm_an_priv {
     strpool pool;
@@ -21,6 +20,8 @@ struct pm_an_priv {
     size_t n_pids, cap_pids;
     int *slots;          /* open addressing over pids, -1 empty */
     size_t n_slots;
+    struct an_cfg_ix { int64_t id; int i; } *cfg_ix;   /* configs by id (an_find_cfg), once they are sorted */
+    size_t n_cfg_ix;
 };
 
 /* Kept beside the public struct so pm_analysis_free can release the pool. */
@@ -39,9 +40,19 @@ typedef struct an_work {
     size_t cap_configs;
     run_row *runs;            /* ok cold/warm runs, by id */
     size_t n_runs, cap_runs;
-    pass_row *rows;           /* counted pass rows of those runs */
-    size_t n_rows, cap_rows;
+    /* The counted pass rows of those runs are summed as they are read (analysis_load.c), in row order, into what
+     * an_stages needs; stage indices are the map's until prune_stages keeps the stages hit. */
+    double *run_stage;        /* [run][stage] pass seconds */
+    size_t run_stage_ns;      /* stages per run in run_stage */
+    double *stage_u, *stage_uw;   /* [stage] cold user seconds, and the wall of those rows */
+    double *pid_cfg_s, *pid_cfg_u, *pid_cfg_uw;   /* [pass id][config] cold wall, user, wall where user known */
+    size_t cap_pid_cfg;       /* pass ids with room in pid_cfg_* */
     size_t row_run;           /* index of the run of the last pass row (rows come grouped by run) */
+    int *key_pid;             /* pm_sq_pass_row.key -> pass id, -1 not yet seen: one hash lookup per pair */
+    size_t n_key_pid;
+    pm_sq_metric_row *mrows;  /* an_metric_means: the query's rows (names in the pool), read once */
+    size_t n_mrows;
+    int mrows_read;
     int st_over, st_other;    /* stage indices of process-overhead and other */
     double *tmp;              /* scratch: n_runs + n_configs + 16 */
     double *fit_r2;           /* [n_fixes] R^2 of the fix's pass fit, for the rules */
@@ -66,6 +77,10 @@ int an_npu(an_work *w, pm_err *err);             /* analysis_npu.c: instrumented
 /* 0 for an instrumented NPU config when the sweep also has stock ones: summaries across configs (fix table,
  * handoff) then describe the stock compiler only (analysis_npu.c). */
 int an_compared(const pm_analysis *a, const pm_an_config *c);
+
+/* analysis_parallel.c: the scoped cold runs' metric means (pm_sq_cold_metric_means) read once per analysis and
+ * handed to fn row by row, in the query's order, at each call (the parallel and NPU sections both read them). */
+int an_metric_means(an_work *w, int (*fn)(void *, const pm_sq_metric_row *), void *ctx, pm_err *err);
 
 /* analysis_util.c */
 pm_ci an_time_ci(const double *v, int n);    /* geometric mean, log-t interval */

@@ -109,6 +109,17 @@ static int add_run(void *ctx, const pm_sq_run_row *r)
     return PM_OK;
 }
 
+/* The stage a pass maps to (an index into the map's stages; other when no rule matches). */
+static int pid_stage(an_work *w, const pass_id *id)
+{
+    const char *stage = w->opts->map ? pm_stagemap_match(w->opts->map, id->tool, id->name) : PM_STAGE_OTHER;
+    int s = pm_an_stage_index(w->a, stage);
+    return s < 0 ? w->st_other : s;
+}
+
+/* Pass keys are pass-name ids times the tools of a scan: a map this long (64 MB) is where a table stops paying. */
+#define AN_MAX_PASS_KEY (1 << 24)
+
 static int add_pass(void *ctx, const pm_sq_pass_row *r)
 {
     an_work *w = ctx;
@@ -126,19 +137,70 @@ static int add_pass(void *ctx, const pm_sq_pass_row *r)
         if (ri == w->n_runs || w->runs[ri].id != r->run_id)
             return PM_OK;
     }
-    int pid = an_pid_lookup(w->pv, r->tool, r->name);
-    if (pid < 0)
-        return PM_ERR_NOMEM;
-    if (w->n_rows == w->cap_rows) {
-        size_t cap = w->cap_rows ? w->cap_rows * 2 : 4096;
-        pass_row *p = realloc(w->rows, cap * sizeof *p);
-        if (!p)
+    int pid;
+    if (r->key >= 0 && (size_t)r->key < w->n_key_pid && w->key_pid[r->key] >= 0) {
+        pid = w->key_pid[r->key];
+    } else {
+        if ((pid = an_pid_lookup(w->pv, r->tool, r->name)) < 0)
             return PM_ERR_NOMEM;
-        w->rows = p;
-        w->cap_rows = cap;
+        if (r->key >= 0 && r->key < AN_MAX_PASS_KEY) {   /* beyond: the hash lookup above, every time */
+            if ((size_t)r->key >= w->n_key_pid) {
+                size_t n = (size_t)r->key + 1 > 2 * w->n_key_pid ? (size_t)r->key + 1 : 2 * w->n_key_pid;
+                int *p = realloc(w->key_pid, n * sizeof *p);
+                if (!p)
+                    return PM_ERR_NOMEM;
+                for (size_t i = w->n_key_pid; i < n; i++)
+                    p[i] = -1;
+                w->key_pid = p;
+                w->n_key_pid = n;
+            }
+            w->key_pid[r->key] = pid;
+        }
     }
-    w->rows[w->n_rows++] = (pass_row){(int)ri, pid, r->wall_s, r->user_s};
+    pass_id *id = &w->pv->pids[pid];
+    if (id->stage < 0)   /* a new pass: its stage once (fnmatch) */
+        id->stage = pid_stage(w, id);
+    size_t nc = w->a->n_configs;
+    if ((size_t)pid >= w->cap_pid_cfg) {
+        size_t cap = w->cap_pid_cfg ? 2 * w->cap_pid_cfg : 64;
+        double *ps = realloc(w->pid_cfg_s, cap * nc * sizeof *ps);
+        if (ps)
+            w->pid_cfg_s = ps;
+        double *pu = ps ? realloc(w->pid_cfg_u, cap * nc * sizeof *pu) : NULL;
+        if (pu)
+            w->pid_cfg_u = pu;
+        double *puw = pu ? realloc(w->pid_cfg_uw, cap * nc * sizeof *puw) : NULL;
+        if (!puw)
+            return PM_ERR_NOMEM;
+        w->pid_cfg_uw = puw;
+        size_t from = w->cap_pid_cfg * nc, n = (cap - w->cap_pid_cfg) * nc;
+        memset(ps + from, 0, n * sizeof *ps);
+        memset(pu + from, 0, n * sizeof *pu);
+        memset(puw + from, 0, n * sizeof *puw);
+        w->cap_pid_cfg = cap;
+    }
+    /* the sums an_stages makes of the rows, in row order (the same additions in the same order) */
+    run_row *run = &w->runs[ri];
+    size_t stg = (size_t)id->stage;
+    w->run_stage[ri * w->run_stage_ns + stg] += r->wall_s;
+    run->pass_sum += r->wall_s;
+    if (!run->cold)
+        return PM_OK;
+    size_t at = (size_t)pid * nc + (size_t)run->cfg;
+    w->pid_cfg_s[at] += r->wall_s;
+    if (r->user_s >= 0) {
+        w->pid_cfg_u[at] += r->user_s;
+        w->pid_cfg_uw[at] += r->wall_s;
+        w->stage_u[stg] += r->user_s;
+        w->stage_uw[stg] += r->wall_s;
+    }
     return PM_OK;
+}
+
+static int cmp_cfg_ix(const void *pa, const void *pb)
+{
+    int64_t a = ((const struct an_cfg_ix *)pa)->id, b = ((const struct an_cfg_ix *)pb)->id;
+    return (a > b) - (a < b);
 }
 
 /* Callbacks return PM_ERR_NOMEM without a message; give it one. */
@@ -154,13 +216,9 @@ static int prune_stages(an_work *w, pm_err *err)
     pm_analysis *a = w->a;
     struct pm_an_priv *pv = w->pv;
     size_t ns = a->n_stages;
-    for (size_t k = 0; k < pv->n_pids; k++) {
-        pass_id *id = &pv->pids[k];
-        const char *stage = w->opts->map ? pm_stagemap_match(w->opts->map, id->tool, id->name) : PM_STAGE_OTHER;
-        id->stage = pm_an_stage_index(a, stage);
-        if (id->stage < 0)
-            id->stage = w->st_other;
-    }
+    for (size_t k = 0; k < pv->n_pids; k++)   /* (each pass got its stage when first read) */
+        if (pv->pids[k].stage < 0)
+            pv->pids[k].stage = pid_stage(w, &pv->pids[k]);
     int *hit = calloc(ns + 1, sizeof *hit), *remap = calloc(ns + 1, sizeof *remap);
     if (!hit || !remap) {
         free(hit);
@@ -181,6 +239,32 @@ static int prune_stages(an_work *w, pm_err *err)
     w->st_over = remap[w->st_over];
     w->st_other = remap[w->st_other];
     a->n_stages = kept;
+    /* the sums move to the kept stages' columns (a stage not hit has none) */
+    double *rs = calloc(w->n_runs * kept + 1, sizeof *rs), *su = calloc(kept + 1, sizeof *su),
+           *suw = calloc(kept + 1, sizeof *suw);
+    if (!rs || !su || !suw) {
+        free(rs);
+        free(su);
+        free(suw);
+        free(hit);
+        free(remap);
+        return an_nomem(err);
+    }
+    for (size_t s = 0; s < ns; s++) {
+        if (remap[s] < 0)
+            continue;
+        for (size_t i = 0; i < w->n_runs; i++)
+            rs[i * kept + (size_t)remap[s]] = w->run_stage[i * ns + s];
+        su[remap[s]] = w->stage_u[s];
+        suw[remap[s]] = w->stage_uw[s];
+    }
+    free(w->run_stage);
+    free(w->stage_u);
+    free(w->stage_uw);
+    w->run_stage = rs;
+    w->run_stage_ns = kept;
+    w->stage_u = su;
+    w->stage_uw = suw;
     free(hit);
     free(remap);
     return PM_OK;
@@ -202,12 +286,24 @@ int an_load(an_work *w, pm_err *err)
         return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s' has no configs: nothing was recorded in it",
                           a->sweep ? a->sweep : "?");
     qsort(a->configs, a->n_configs, sizeof *a->configs, an_cmp_config);
+    if (!(w->pv->cfg_ix = malloc(a->n_configs * sizeof *w->pv->cfg_ix)))
+        return an_nomem(err);
+    for (size_t i = 0; i < a->n_configs; i++)
+        w->pv->cfg_ix[i] = (struct an_cfg_ix){a->configs[i].id, (int)i};
+    qsort(w->pv->cfg_ix, a->n_configs, sizeof *w->pv->cfg_ix, cmp_cfg_ix);
+    w->pv->n_cfg_ix = a->n_configs;
     if ((rc = cb_status(pm_sq_config_params(w->db, &w->sweeps, add_param, w, err), err)))
         return rc;
     /* The scope (a temp table of the ok runs) lets the pass, metric and tool queries join on it. */
     if ((rc = pm_sq_scope_begin(w->db, &w->sweeps, err)) ||
-        (rc = cb_status(pm_sq_runs(w->db, &w->sweeps, add_run, w, err), err)) ||
-        (rc = cb_status(pm_sq_counted_passes(w->db, add_pass, w, err), err)))
+        (rc = cb_status(pm_sq_runs(w->db, &w->sweeps, add_run, w, err), err)))
+        return rc;
+    w->run_stage_ns = a->n_stages;
+    if (!(w->run_stage = calloc(w->n_runs * a->n_stages + 1, sizeof *w->run_stage)) ||
+        !(w->stage_u = calloc(a->n_stages + 1, sizeof *w->stage_u)) ||
+        !(w->stage_uw = calloc(a->n_stages + 1, sizeof *w->stage_uw)))
+        return an_nomem(err);
+    if ((rc = cb_status(pm_sq_counted_passes(w->db, add_pass, w, err), err)))
         return rc;
     return prune_stages(w, err);
 }

@@ -18,12 +18,30 @@ int an_noise(an_work *w, pm_err *err)
     if (!flag)
         return an_nomem(err);
     a->cpus = pm_contention_cpus(a->meta_json);
+    /* each config's cold runs in run order, bucketed once (a scan of every run per config was quadratic) */
+    size_t *first = calloc(a->n_configs + 2, sizeof *first), *order = calloc(w->n_runs + 1, sizeof *order);
+    if (!first || !order) {
+        free(first);
+        free(order);
+        free(flag);
+        return an_nomem(err);
+    }
+    for (size_t i = 0; i < w->n_runs; i++)
+        if (w->runs[i].cold)
+            first[w->runs[i].cfg + 1]++;
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        first[ci + 1] += first[ci];
+    for (size_t i = 0, *fill = first; i < w->n_runs; i++)   /* fill[cfg] advances through the bucket */
+        if (w->runs[i].cold)
+            order[fill[w->runs[i].cfg]++] = i;
+    for (size_t ci = a->n_configs; ci > 0; ci--)   /* undo the advance: first[ci] is the bucket start again */
+        first[ci] = first[ci - 1];
+    first[0] = 0;
     for (size_t ci = 0; ci < a->n_configs; ci++) {
         pm_an_config *c = &a->configs[ci];
         size_t n = 0;
-        for (size_t i = 0; i < w->n_runs; i++)
-            if (w->runs[i].cfg == (int)ci && w->runs[i].cold)
-                v[n++] = w->runs[i].wall;
+        for (size_t k = first[ci]; k < first[ci + 1]; k++)
+            v[n++] = w->runs[order[k]].wall;
         pm_stats_summary sm;
         if (pm_stats_summarize(v, n, &sm) == PM_STATS_OK && sm.mean > 0)
             c->cv = sm.sd / sm.mean;
@@ -32,6 +50,8 @@ int an_noise(an_work *w, pm_err *err)
         c->n_outliers = (int)n_out;
         a->n_noisy += (c->cv > 0.10) || n_out > 0;
     }
+    free(first);
+    free(order);
     /* The fallback level (no serial level for any tool of a config): the sweep's p90 user/wall. */
     for (size_t ci = 0; ci < a->n_configs; ci++)
         v[ci] = a->configs[ci].user_wall;

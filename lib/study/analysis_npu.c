@@ -44,7 +44,7 @@ int an_npu(an_work *w, pm_err *err)
         return an_nomem(err);
     for (size_t i = 0; i < a->n_configs * M_N; i++)
         c.v[i] = NAN;
-    int rc = pm_sq_cold_metric_means(w->db, take, &c, err);
+    int rc = an_metric_means(w, take, &c, err);
     if (rc || !c.any)
         goto cleanup;
     a->npu = calloc(a->n_configs, sizeof *a->npu);

@@ -55,6 +55,38 @@ static int take_tool(void *ctx, const pm_sq_tool_row *r)
     return PM_OK;
 }
 
+static int keep_metric(void *ctx, const pm_sq_metric_row *r)
+{
+    an_work *w = ctx;
+    pm_sq_metric_row *p = w->mrows;
+    if (w->n_mrows >= 16 && !(w->n_mrows & (w->n_mrows - 1))) {   /* full at 16, 32, 64...: double */
+        if (!(p = realloc(w->mrows, 2 * w->n_mrows * sizeof *p)))
+            return PM_ERR_NOMEM;
+    } else if (!p && !(p = malloc(16 * sizeof *p))) {
+        return PM_ERR_NOMEM;
+    }
+    w->mrows = p;
+    p[w->n_mrows] = *r;
+    if (!(p[w->n_mrows].name = an_pool_add(&w->pv->pool, r->name)))
+        return PM_ERR_NOMEM;
+    w->n_mrows++;
+    return PM_OK;
+}
+
+int an_metric_means(an_work *w, int (*fn)(void *, const pm_sq_metric_row *), void *ctx, pm_err *err)
+{
+    int rc;
+    if (!w->mrows_read) {
+        if ((rc = pm_sq_cold_metric_means(w->db, keep_metric, w, err)))
+            return rc;
+        w->mrows_read = 1;
+    }
+    for (size_t i = 0; i < w->n_mrows; i++)
+        if ((rc = fn(ctx, &w->mrows[i])))
+            return rc;
+    return PM_OK;
+}
+
 int an_parallel(an_work *w, pm_err *err)
 {
     pm_analysis *a = w->a;
@@ -64,7 +96,7 @@ int an_parallel(an_work *w, pm_err *err)
         for (size_t s = 0; s <= a->n_stages; s++)
             a->configs[i].stage_ir[s] = NAN;
     }
-    int rc = pm_sq_cold_metric_means(w->db, take_metric, w->a, err);
+    int rc = an_metric_means(w, take_metric, w->a, err);
     if (!rc)
         rc = pm_sq_cold_tool_times(w->db, take_tool, w->a, err);
     return rc == PM_ERR_NOMEM ? an_nomem(err) : rc;

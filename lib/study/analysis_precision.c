@@ -32,14 +32,19 @@ int an_precision(an_work *w, pm_err *err)
         const char *variant = prec_regime(a)->variant;
         int *wins = calloc(a->n_configs + 1, sizeof *wins);
         const char **precs = calloc(a->n_configs + 1, sizeof *precs);
-        if (!wins || !precs) {
-            free(wins); free(precs);
+        /* in[ci]: config ci is in the slice (its kind studies precision, cold runs, the reference variant);
+         * decided once, as the loops below ask it of every pair of configs */
+        char *in = calloc(a->n_configs + 1, 1);
+        if (!wins || !precs || !in) {
+            free(wins); free(precs); free(in);
             AN_NOMEM();
         }
+        for (size_t ci = 0; ci < a->n_configs; ci++)
+            in[ci] = prec_kind(&a->configs[ci]) && a->configs[ci].n_cold && an_same(a->configs[ci].variant, variant);
         size_t nw = 0, np = 0;
         for (size_t ci = 0; ci < a->n_configs; ci++) {
             const pm_an_config *c = &a->configs[ci];
-            if (!prec_kind(c) || !c->n_cold || !an_same(c->variant, variant))
+            if (!in[ci])
                 continue;
             wins[nw++] = c->window;
             size_t k;
@@ -55,7 +60,7 @@ int an_precision(an_work *w, pm_err *err)
         a->prec_time = calloc(np + 1, sizeof *a->prec_time);
         a->prec_ratio = calloc(np + 1, sizeof *a->prec_ratio);
         if (!a->prec_time || !a->prec_ratio) {
-            free(wins); free(precs);
+            free(wins); free(precs); free(in);
             AN_NOMEM();
         }
         for (size_t k = 0; k < a->n_prec; k++) {
@@ -68,14 +73,13 @@ int an_precision(an_work *w, pm_err *err)
             r->y = calloc(a->n_configs + 1, sizeof *r->y);
             r->xlabel = calloc(a->n_configs + 1, sizeof *r->xlabel);
             if (!t->x || !t->y || !t->xlabel || !r->x || !r->y || !r->xlabel) {
-                free(wins); free(precs);
+                free(wins); free(precs); free(in);
                 AN_NOMEM();
             }
             /* sizes in config order (sorted numerically) */
             for (size_t ci = 0; ci < a->n_configs; ci++) {
                 const pm_an_config *c = &a->configs[ci];
-                if (!prec_kind(c) || !c->n_cold || !an_same(c->variant, variant) ||
-                    !an_same(c->precision, precs[k]))
+                if (!in[ci] || !an_same(c->precision, precs[k]))
                     continue;
                 if (c->window == a->prec_window) {
                     size_t j;
@@ -96,8 +100,7 @@ int an_precision(an_work *w, pm_err *err)
                 int cnt = 0;
                 for (size_t ci = 0; ci < a->n_configs; ci++) {
                     const pm_an_config *c = &a->configs[ci];
-                    cnt += prec_kind(c) && c->n_cold && an_same(c->variant, variant) &&
-                           an_same(c->precision, precs[k]) && c->window == a->prec_window && an_same(c->size, t->xlabel[j]);
+                    cnt += in[ci] && an_same(c->precision, precs[k]) && c->window == a->prec_window && an_same(c->size, t->xlabel[j]);
                 }
                 if (cnt)
                     t->y[j] /= cnt;
@@ -105,8 +108,7 @@ int an_precision(an_work *w, pm_err *err)
             /* ratio to base per size: median over (family, window) pairs that both precisions have */
             for (size_t ci = 0; ci < a->n_configs; ci++) {
                 const pm_an_config *c = &a->configs[ci];
-                if (!prec_kind(c) || !c->n_cold || !an_same(c->variant, variant) ||
-                    !an_same(c->precision, precs[k]))
+                if (!in[ci] || !an_same(c->precision, precs[k]))
                     continue;
                 size_t j;
                 for (j = 0; j < r->n && !an_same(r->xlabel[j], c->size); j++)
@@ -116,14 +118,12 @@ int an_precision(an_work *w, pm_err *err)
                 int n = 0;
                 for (size_t cj = 0; cj < a->n_configs; cj++) {
                     const pm_an_config *c2 = &a->configs[cj];
-                    if (!prec_kind(c2) || !an_same(c2->size, c->size) || !c2->n_cold ||
-                        !an_same(c2->variant, variant) || !an_same(c2->precision, precs[k]))
+                    if (!in[cj] || !an_same(c2->size, c->size) || !an_same(c2->precision, precs[k]))
                         continue;
                     for (size_t cb = 0; cb < a->n_configs; cb++) {
                         const pm_an_config *b = &a->configs[cb];
-                        if (prec_kind(b) && an_same(b->family, c2->family) &&
-                            an_same(b->size, c2->size) && b->window == c2->window && an_same(b->variant, variant) &&
-                            an_same(b->precision, a->prec_base) && b->n_cold && b->wall.mean > 0)
+                        if (in[cb] && an_same(b->family, c2->family) && an_same(b->size, c2->size) &&
+                            b->window == c2->window && an_same(b->precision, a->prec_base) && b->wall.mean > 0)
                             tmp[n++] = c2->wall.mean / b->wall.mean;
                     }
                 }
@@ -145,7 +145,7 @@ int an_precision(an_work *w, pm_err *err)
                              r->label, d1 > 0 ? "slower" : "faster", a->prec_base, r->xlabel[j - 1], r->y[j - 1],
                              r->xlabel[j], r->y[j]);
                     if (an_strlist_add(&a->crossovers, &a->n_crossovers, text)) {
-                        free(wins); free(precs);
+                        free(wins); free(precs); free(in);
                         AN_NOMEM();
                     }
                 }
@@ -156,12 +156,13 @@ int an_precision(an_work *w, pm_err *err)
         size_t ns = 0;
         for (size_t ci = 0; ci < a->n_configs; ci++) {
             const pm_an_config *c = &a->configs[ci];
-            if (prec_kind(c) && c->n_cold && an_same(c->variant, variant))
+            if (in[ci])
                 sizes[ns++] = c->size;
         }
         a->prec_window_size = ns ? an_most_common(sizes, ns, NULL) : NULL;
         free(wins);
         free(precs);
+        free(in);
     }
 cleanup:
     return rc;

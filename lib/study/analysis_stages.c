@@ -16,11 +16,13 @@ int an_stages(an_work *w, pm_err *err)
     double *tmp;
     /* Per (run, stage) and per (config, pass) sums. */
     size_t NP = pv->n_pids;   /* distinct (tool, pass) */
-    double *run_stage = calloc(n_runs * NS + 1, sizeof *run_stage);   /* [run][stage] seconds */
+    /* summed while the rows were read (analysis_load.c): taken over here */
+    double *run_stage = w->run_stage;   /* [run][stage] seconds */
+    double *stage_u = w->stage_u, *stage_uw = w->stage_uw;
+    w->run_stage = w->stage_u = w->stage_uw = NULL;
     double *cfg_pass_s = calloc(a->n_configs * NP + 1, sizeof *cfg_pass_s);
     double *cfg_pass_u = calloc(a->n_configs * NP + 1, sizeof *cfg_pass_u);
     double *cfg_pass_uw = calloc(a->n_configs * NP + 1, sizeof *cfg_pass_uw);  /* wall where user known */
-    double *stage_u = calloc(NS, sizeof *stage_u), *stage_uw = calloc(NS, sizeof *stage_uw);
     tmp = w->tmp = calloc(n_runs + a->n_configs + 16, sizeof *tmp);
     double *run_su = calloc(n_runs + 1, sizeof *run_su);   /* start-up share of each run's wall; NAN: unknown */
     if (!run_su) {
@@ -32,25 +34,12 @@ int an_stages(an_work *w, pm_err *err)
         free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
         AN_NOMEM();
     }
-    for (size_t k = 0; k < w->n_rows; k++) {
-        const pass_row *pr = &w->rows[k];
-        int stg = pv->pids[pr->pid].stage;
-        run_stage[(size_t)pr->run * NS + (size_t)stg] += pr->wall;
-        runs[pr->run].pass_sum += pr->wall;
-        if (!runs[pr->run].cold)
-            continue;
-        size_t at = (size_t)runs[pr->run].cfg * NP + (size_t)pr->pid;
-        cfg_pass_s[at] += pr->wall;
-        if (pr->user >= 0) {
-            cfg_pass_u[at] += pr->user;
-            cfg_pass_uw[at] += pr->wall;
-            stage_u[stg] += pr->user;
-            stage_uw[stg] += pr->wall;
+    for (size_t p = 0; p < NP; p++)   /* [pass][config] as read -> [config][pass] */
+        for (size_t ci = 0; ci < a->n_configs; ci++) {
+            cfg_pass_s[ci * NP + p] = w->pid_cfg_s[p * a->n_configs + ci];
+            cfg_pass_u[ci * NP + p] = w->pid_cfg_u[p * a->n_configs + ci];
+            cfg_pass_uw[ci * NP + p] = w->pid_cfg_uw[p * a->n_configs + ci];
         }
-    }
-    free(w->rows);   /* summed: the rows are not needed again */
-    w->rows = NULL;
-    w->n_rows = 0;
 
     /* Overhead and shares per run; per config mean + CI over cold repeats. */
     for (size_t i = 0; i < n_runs; i++) {

@@ -32,13 +32,22 @@ typedef struct side_cfg {
     size_t n_steps, n_passes;
 } side_cfg;
 
+/* A side's three queries, prepared once for all its configs (a prepare per config was a fifth of the report on
+ * 1,500 configs). passes is NULL when only walls are compared. */
+typedef struct side_stmts {
+    sqlite3_stmt *runs, *steps, *passes;
+} side_stmts;
+
 typedef struct side {
     int walls_only;     /* skip the pass rows (pm_compare_opts.walls_only) */
     const char *mode;   /* the run mode this side counts ("cold", or "warm": pm_compare_opts.mode_a/mode_b) */
+    int max_repeats;
+    const char *path;
     pm_store *st;
     pm_contention_sweep cont;   /* the sweep's configs judged by the one contention rule */
-    side_cfg *cfgs;     /* sorted by base */
+    side_cfg *cfgs;     /* sorted by base; their runs are loaded when matched (load_cfg_data) */
     size_t n_cfgs;
+    side_stmts q;
 } side;
 
 static int nomem(pm_err *err)
@@ -91,12 +100,15 @@ static void free_side_cfg(side_cfg *c)
     free_series(c->passes, c->n_passes);
 }
 
+static void side_stmts_free(side_stmts *q);
+
 static void free_side(side *s)
 {
     for (size_t i = 0; i < s->n_cfgs; i++)
         free_side_cfg(&s->cfgs[i]);
     free(s->cfgs);
     pm_contention_sweep_free(&s->cont);
+    side_stmts_free(&s->q);
     pm_store_close(s->st);
     memset(s, 0, sizeof *s);
 }
@@ -173,16 +185,15 @@ static int find_run(const side_cfg *c, int64_t run_id, size_t *idx)
     return 0;
 }
 
-/* Fills series from rows (run_id, tool, pass, value) ordered by tool, pass. */
-static int load_series(sqlite3 *db, const char *path, const char *sql, const char *mode, side_cfg *c, series **out,
+/* Fills series from rows (run_id, tool, pass, value) ordered by tool, pass; s is the side's prepared query, run
+ * mode `mode`. */
+static int load_series(sqlite3 *db, const char *path, sqlite3_stmt *s, const char *mode, side_cfg *c, series **out,
                        size_t *n_out, pm_err *err)
 {
-    sqlite3_stmt *s = NULL;
     series *arr = NULL;
     size_t n = 0, cap = 0;
     int rc = PM_OK, step;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return db_fail(db, path, err, "prepare");
+    sqlite3_reset(s);
     sqlite3_bind_int64(s, 1, c->id);
     sqlite3_bind_text(s, 2, mode, -1, SQLITE_STATIC);
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
@@ -209,7 +220,7 @@ static int load_series(sqlite3 *db, const char *path, const char *sql, const cha
     if (step != SQLITE_DONE)
         rc = db_fail(db, path, err, "query");
 cleanup:
-    sqlite3_finalize(s);
+    sqlite3_reset(s);
     if (rc != PM_OK) {
         free_series(arr, n);
         return rc;
@@ -231,14 +242,30 @@ static const char *const passes_sql =
     "WHERE config_id = ?1 AND mode = ?2 AND run_status = 'ok' AND counted AND wall_s IS NOT NULL\n"
     "GROUP BY run_id, coalesce(tool, ''), pass ORDER BY 2, 3, 1";
 
-static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, int walls_only, const char *mode,
-                         int max_repeats, pm_err *err)
+static void side_stmts_free(side_stmts *q)
 {
-    sqlite3_stmt *s = NULL;
+    sqlite3_finalize(q->runs);
+    sqlite3_finalize(q->steps);
+    sqlite3_finalize(q->passes);
+}
+
+static int side_stmts_prepare(sqlite3 *db, const char *path, int walls_only, side_stmts *q, pm_err *err)
+{
+    if (sqlite3_prepare_v2(db, runs_sql, -1, &q->runs, NULL) != SQLITE_OK)
+        return db_fail(db, path, err, "prepare runs");
+    if (sqlite3_prepare_v2(db, steps_sql, -1, &q->steps, NULL) != SQLITE_OK ||
+        (!walls_only && sqlite3_prepare_v2(db, passes_sql, -1, &q->passes, NULL) != SQLITE_OK))
+        return db_fail(db, path, err, "prepare");
+    return PM_OK;
+}
+
+static int load_cfg_data(sqlite3 *db, const char *path, const side_stmts *q, side_cfg *c, int walls_only,
+                         const char *mode, int max_repeats, pm_err *err)
+{
+    sqlite3_stmt *s = q->runs;
     size_t cap = 0, cap_w = 0;
     int rc = PM_OK, step;
-    if (sqlite3_prepare_v2(db, runs_sql, -1, &s, NULL) != SQLITE_OK)
-        return db_fail(db, path, err, "prepare runs");
+    sqlite3_reset(s);
     sqlite3_bind_int64(s, 1, c->id);
     sqlite3_bind_int(s, 2, max_repeats > 0 ? max_repeats : INT_MAX);   /* steps and passes follow run_ids */
     sqlite3_bind_text(s, 3, mode, -1, SQLITE_STATIC);
@@ -259,11 +286,11 @@ static int load_cfg_data(sqlite3 *db, const char *path, side_cfg *c, int walls_o
     if (step != SQLITE_DONE)
         rc = db_fail(db, path, err, "query runs");
 cleanup:
-    sqlite3_finalize(s);
+    sqlite3_reset(s);
     if (rc == PM_OK)
-        rc = load_series(db, path, steps_sql, mode, c, &c->steps, &c->n_steps, err);
+        rc = load_series(db, path, q->steps, mode, c, &c->steps, &c->n_steps, err);
     if (rc == PM_OK && !walls_only)
-        rc = load_series(db, path, passes_sql, mode, c, &c->passes, &c->n_passes, err);
+        rc = load_series(db, path, q->passes, mode, c, &c->passes, &c->n_passes, err);
     if (rc != PM_OK)
         pm_err_wrap(err, "config %s", c->key);
     return rc;
@@ -416,8 +443,10 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
                             all[i].key, all[i].base);
             goto cleanup;
         }
-    for (size_t i = 0; i < n_all && rc == PM_OK; i++)
-        rc = load_cfg_data(db, path, &all[i], sd->walls_only, sd->mode, max_repeats, err);
+    /* the runs of a config are read when it is matched with the other side's (pm_compare_run) */
+    sd->path = path;
+    sd->max_repeats = max_repeats;
+    rc = side_stmts_prepare(db, path, sd->walls_only, &sd->q, err);
 cleanup:
     sqlite3_finalize(s);
     sd->cfgs = all;
@@ -842,7 +871,11 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         int c = i >= a.n_cfgs ? 1 : j >= b.n_cfgs ? -1 : strcmp(a.cfgs[i].base, b.cfgs[j].base);
         int bad = 0;
         if (c == 0) {
-            if ((rc = cross_host(&a, &a.cfgs[i], &b, &b.cfgs[j], out, err)) != PM_OK)
+            if ((rc = load_cfg_data(pm_store_db(a.st), a.path, &a.q, &a.cfgs[i], a.walls_only, a.mode,
+                                    a.max_repeats, err)) != PM_OK ||
+                (rc = load_cfg_data(pm_store_db(b.st), b.path, &b.q, &b.cfgs[j], b.walls_only, b.mode,
+                                    b.max_repeats, err)) != PM_OK ||
+                (rc = cross_host(&a, &a.cfgs[i], &b, &b.cfgs[j], out, err)) != PM_OK)
                 goto cleanup;
             pm_compare_config *cc = &out->configs[out->n_configs++];
             bad = compare_cfg(&a.cfgs[i], &b.cfgs[j], cc) || side_contention(&a, &a.cfgs[i], &cc->contended_a) ||

@@ -83,8 +83,8 @@ for cfg in llc-time-trace.json tree-single.txt llc-time-passes.txt; do
   if ! "$PASSMAP" trace "$DB" --config "$cfg" -o "$out" 2>"$TMP/err"; then fail "trace $cfg"; cat "$TMP/err"; continue; fi
   id=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['otherData']['run_id'])" "$out")
   "$PASSMAP" parse --json "$out" >"$TMP/back.json" || { fail "parse back $cfg"; continue; }
-  sqlite3 -separator $'\t' "$DB" "SELECT p.name, p.wall_s FROM pass_time p JOIN step s ON s.id = p.step_id
-    WHERE s.run_id = $id AND p.counted = 1 AND p.name NOT LIKE '%(self)'" >"$TMP/stored.tsv"
+  sqlite3 -separator $'\t' "$DB" "SELECT pass, wall_s FROM v_pass WHERE run_id = $id AND counted = 1
+    AND pass NOT LIKE '%(self)' ORDER BY step_id, pass_idx" >"$TMP/stored.tsv"
   if validate "$out" "$TMP/back.json" "$(run_wall "$DB" "$id")" "$TMP/stored.tsv" 2>"$TMP/err"; then
     ok "trace $cfg: valid trace events, nesting per track; parse gives the run's total and pass times"
   else

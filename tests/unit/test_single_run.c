@@ -114,8 +114,7 @@ static void records_stats_and_passes_of_each_run(void **state)
                         "0:ok:1:1 1:ok:1:1");
     assert_string_equal(q_text(f->db, "select count(*) from run where note is not null", b, sizeof b), "0");
     assert_string_equal(q_text(f->db, "select group_concat(distinct tool) from step", b, sizeof b), "sh");
-    assert_string_equal(q_text(f->db, "select count(distinct s.run_id) from step s join pass_time p "
-                                      "on p.step_id = s.id where p.name = 'CSE' and p.wall_s = 0.003",
+    assert_string_equal(q_text(f->db, "select count(distinct run_id) from v_pass where pass = 'CSE' and wall_s = 0.003",
                                b, sizeof b),
                         "2");
     assert_string_equal(q_text(f->db, "select group_concat(name || '=' || value, ' ') from "

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "store_query.h"
+#include "store_runs.h"
 #include "slurp.h"
 
 /* Each test gets a scratch directory holding db.sqlite (plus its -wal/-shm). */
@@ -87,6 +89,19 @@ static const char *q_text(sqlite3 *db, const char *sql, char *buf, size_t size)
     sqlite3_finalize(s);
     return buf;
 }
+
+/* Turns today's pass layout back into schema 5's (names as text in pass_time, no pass_name): what a file written
+ * before schema 6 holds. Tests that simulate an older file start from this. */
+#define UNDO_V6                                                                                              \
+    "DROP VIEW v_pass;"                                                                                      \
+    "CREATE TABLE pass_time_v5(step_id INTEGER NOT NULL REFERENCES step(id) ON DELETE CASCADE,"              \
+    "  idx INTEGER NOT NULL, name TEXT NOT NULL, section TEXT, parent_idx INTEGER, depth INTEGER NOT NULL,"   \
+    "  wall_s REAL, user_s REAL, flags INTEGER NOT NULL, report_index INTEGER NOT NULL,"                     \
+    "  counted INTEGER NOT NULL, start_s REAL, PRIMARY KEY(step_id, idx)) WITHOUT ROWID;"                    \
+    "INSERT INTO pass_time_v5 SELECT p.step_id, p.idx, n.name, p.section, p.parent_idx, p.depth, p.wall_s,"  \
+    "  p.user_s, p.flags, p.report_index, p.counted, p.start_s FROM pass_time p"                             \
+    "  JOIN pass_name n ON n.id = p.name_id;"                                                                \
+    "DROP TABLE pass_time; ALTER TABLE pass_time_v5 RENAME TO pass_time; DROP TABLE pass_name;"
 
 /* A two-level MLIR-like report: a group row with n_children passes under it, then a Total summary. */
 static void build_report(pm_report *r, int n_children)
@@ -245,7 +260,8 @@ static void run_round_trip_keeps_tree(void **state)
     /* passes: order, parents, depth, flags, sections, NULL user_s */
     assert_int_equal(q_int(db, "SELECT count(*) FROM pass_time"), 5);
     assert_string_equal(q_text(db, "SELECT group_concat(name || ':' || coalesce(parent_idx, '-') || ':' || "
-                                   "depth || ':' || flags, ',') FROM (SELECT * FROM pass_time ORDER BY idx)",
+                                   "depth || ':' || flags, ',') FROM (SELECT p.*, n.name AS name FROM pass_time p "
+                                   "JOIN pass_name n ON n.id = p.name_id ORDER BY p.idx)",
                                buf, sizeof buf),
                         "func.func:-:0:1,pass-0:0:1:0,pass-1:0:1:2,pass-2:0:1:0,Total:-:0:4");
     assert_string_equal(q_text(db, "SELECT section FROM pass_time WHERE idx = 1", buf, sizeof buf), "sec");
@@ -579,8 +595,8 @@ static void old_database_is_migrated(void **state)
     /* turn it into what passmap wrote before schema 4 */
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "DROP TABLE config_param; DROP TABLE startup; PRAGMA user_version = 3;", NULL,
-                                  NULL, NULL),
+    assert_int_equal(sqlite3_exec(db, UNDO_V6 "DROP TABLE config_param; DROP TABLE startup; PRAGMA user_version = 3;",
+                                  NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(db);
 
@@ -615,7 +631,8 @@ static void startup_rows_once_per_sweep_and_host(void **state)
     pm_store_close(st);
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "DROP TABLE startup; PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, UNDO_V6 "DROP TABLE startup; PRAGMA user_version = 4;", NULL, NULL, NULL),
+                     SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
     assert_true(pm_store_schema_version(st) >= PM_STORE_VERSION_STARTUP);
@@ -699,6 +716,219 @@ static void schema_1_is_migrated(void **state)
     pm_store_close(st);
 }
 
+/* A run of one mlir-opt step whose report is build_report(n_children). */
+static void record_report_run(pm_store *st, int64_t cfg, int repeat, const pm_report *rep)
+{
+    pm_err e = {0};
+    pm_run_result r0 = ok_result(1.5);
+    pm_step_record steps[1] = {{.tool = "mlir-opt", .argv = "mlir-opt x.mlir", .result = &r0, .report = rep}};
+    pm_run_record rec = {.config_id = cfg, .repeat = repeat, .mode = "cold", .status = "ok", .wall_s = 2.0,
+                         .user_s = 1.8, .sys_s = 0.1, .steps = steps, .n_steps = 1};
+    int64_t id = 0;
+    assert_int_equal(pm_store_record_run(st, &rec, &id, &e), PM_OK);
+}
+
+typedef struct pass_rows {
+    char text[512];     /* "tool/name=wall;..." */
+    int keyed;          /* rows that came with a key */
+    int64_t key_of_pass1;
+} pass_rows;
+
+static int collect_pass(void *ctx, const pm_sq_pass_row *r)
+{
+    pass_rows *pr = ctx;
+    size_t n = strlen(pr->text);
+    snprintf(pr->text + n, sizeof pr->text - n, "%s/%s=%.3f;", r->tool, r->name, r->wall_s);
+    pr->keyed += r->key >= 0;
+    if (!strcmp(r->name, "pass-1"))
+        pr->key_of_pass1 = r->key;
+    return 0;
+}
+
+/* The report's pass scan on a bare connection, as `passmap report` reads a file of any version. */
+static void scan_passes(const char *path, pass_rows *pr)
+{
+    sqlite3 *db = NULL;
+    pm_err e = {0};
+    pm_sq_sweeps sw;
+    memset(pr, 0, sizeof *pr);
+    pr->key_of_pass1 = -2;
+    assert_int_equal(pm_store_open_db_readonly(path, &db, &e), PM_OK);
+    assert_int_equal(pm_sq_sweeps_find(db, NULL, &sw, &e), PM_OK);
+    assert_int_equal(pm_sq_scope_begin(db, &sw, &e), PM_OK);
+    assert_int_equal(pm_sq_counted_passes(db, collect_pass, pr, &e), PM_OK);
+    pm_sq_scope_end(db);
+    pm_sq_sweeps_free(&sw);
+    sqlite3_close(db);
+}
+
+/* Schema 6 interns pass names. A schema-5 file (names as text in every row) is read as it is, with no copy in
+ * memory; a writer rebuilds its pass rows with ids, and the scan, the view and run loading give the same names. */
+static void pass_names_interned_from_v5(void **state)
+{
+    fixture *f = *state;
+    pm_store *st = NULL;
+    pm_err e = {0};
+    int64_t cfg;
+    open_with_config(f->path, &st, &cfg);
+    pm_report rep;
+    build_report(&rep, 3);
+    record_report_run(st, cfg, 0, &rep);
+    sqlite3 *db = pm_store_db(st);
+    /* five names for five rows; the writer's cache gave the same id twice within one run */
+    record_report_run(st, cfg, 1, &rep);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_name"), 5);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_time"), 10);
+    assert_int_equal(q_int(db, "SELECT count(DISTINCT name_id) FROM pass_time"), 5);
+    pm_store_close(st);
+    pass_rows v6;
+    scan_passes(f->path, &v6);
+    assert_string_equal(v6.text, "mlir-opt/pass-0=0.010;mlir-opt/pass-1=0.020;mlir-opt/pass-2=0.030;"
+                                 "mlir-opt/pass-0=0.010;mlir-opt/pass-1=0.020;mlir-opt/pass-2=0.030;");
+    assert_int_equal(v6.keyed, 6);
+    assert_true(v6.key_of_pass1 >= 0);
+
+    /* what passmap wrote before schema 6 */
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, UNDO_V6 "PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    pass_rows v5;
+    scan_passes(f->path, &v5);
+    assert_string_equal(v5.text, v6.text);
+    assert_int_equal(v5.keyed, 0);
+    /* a reader: the file as it is, no copy (its pass rows still hold the names) */
+    assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_OK);
+    assert_int_equal(pm_store_schema_version(st), 5);
+    assert_int_equal(q_int(pm_store_db(st), "SELECT count(*) FROM sqlite_schema WHERE name = 'pass_name'"), 0);
+    pm_store_close(st);
+    sqlite3 *raw = NULL;
+    pm_stored_run run;
+    assert_int_equal(pm_store_open_sqlite_readonly(f->path, &raw, &e), PM_OK);
+    assert_int_equal(pm_store_load_run(raw, 1, 1, &run, &e), PM_OK);
+    assert_int_equal(run.n_steps, 1);
+    assert_int_equal(run.steps[0].n_passes, 5);
+    assert_string_equal(run.steps[0].passes[2].name, "pass-1");
+    assert_string_equal(run.steps[0].passes[1].section, "sec");
+    pm_stored_run_free(&run);
+    sqlite3_close(raw);
+
+    /* a writer upgrades it */
+    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
+    db = pm_store_db(st);
+    assert_int_equal(q_int(db, "PRAGMA user_version"), pm_store_schema_version(st));
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('pass_time') WHERE name = 'name'"), 0);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_name"), 5);
+    char buf[128];
+    assert_string_equal(q_text(db, "SELECT group_concat(pass, ',') FROM (SELECT pass FROM v_pass WHERE repeat = 1 "
+                                   "ORDER BY pass_idx)", buf, sizeof buf),
+                        "func.func,pass-0,pass-1,pass-2,Total");
+    /* a new name after the upgrade gets the next id; a known one keeps its id */
+    pm_report rep4;
+    build_report(&rep4, 4);
+    record_report_run(st, cfg, 2, &rep4);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_name"), 6);
+    assert_int_equal(q_int(db, "SELECT count(DISTINCT name_id) FROM pass_time WHERE idx = 2"), 1);
+    pm_store_close(st);
+    pm_report_free(&rep4);
+    assert_int_equal(pm_store_open_sqlite_readonly(f->path, &raw, &e), PM_OK);
+    assert_int_equal(pm_store_load_run(raw, 3, 1, &run, &e), PM_OK);
+    assert_string_equal(run.steps[0].passes[4].name, "pass-3");
+    assert_string_equal(run.steps[0].passes[5].name, "Total");
+    pm_stored_run_free(&run);
+    sqlite3_close(raw);
+    pass_rows after;
+    scan_passes(f->path, &after);
+    assert_int_equal(after.keyed, 10);
+    pm_report_free(&rep);
+}
+
+/* A rolled-back run forgets the names it inserted: the writer's cache must not hand out their ids. */
+static void rolled_back_pass_names_are_forgotten(void **state)
+{
+    fixture *f = *state;
+    pm_store *st = NULL;
+    pm_err e = {0};
+    int64_t cfg, id = 0;
+    open_with_config(f->path, &st, &cfg);
+    sqlite3 *db = pm_store_db(st);
+    assert_int_equal(sqlite3_exec(db, "CREATE TEMP TRIGGER boom BEFORE INSERT ON step WHEN NEW.seq = 1 "
+                                      "BEGIN SELECT RAISE(ABORT, 'boom'); END", NULL, NULL, NULL), SQLITE_OK);
+    pm_report rep;
+    build_report(&rep, 2);
+    pm_run_result r = ok_result(0.1);
+    pm_step_record steps[2] = {{.tool = "a", .result = &r, .report = &rep}, {.tool = "b", .result = &r}};
+    pm_run_record rec = {.config_id = cfg, .mode = "cold", .status = "ok", .steps = steps, .n_steps = 2};
+    assert_int_equal(pm_store_record_run(st, &rec, &id, &e), PM_ERR_DB);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_name"), 0);
+    rec.n_steps = 1;
+    assert_int_equal(pm_store_record_run(st, &rec, &id, &e), PM_OK);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_name"), 4);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_time p JOIN pass_name n ON n.id = p.name_id"), 4);
+    pm_report_free(&rep);
+    pm_store_close(st);
+}
+
+/* Pass-name ids are per file: merging maps them by name. Two stores that met their names in different orders
+ * give the same passes, and merging again adds nothing. */
+static void merge_maps_pass_name_ids(void **state)
+{
+    fixture *f = *state;
+    pm_store *a = NULL, *b = NULL;
+    pm_err e = {0};
+    int64_t cfg_a, cfg_b;
+    char path_b[128];
+    snprintf(path_b, sizeof path_b, "%s/b.sqlite", f->dir);
+    open_with_config(f->path, &a, &cfg_a);
+    open_with_config(path_b, &b, &cfg_b);
+    pm_report small, big;
+    build_report(&small, 1);
+    build_report(&big, 3);
+    /* a: func.func, pass-0, Total, then pass-1, pass-2; b: a name a never has first, then big's in its order */
+    record_report_run(a, cfg_a, 0, &small);
+    record_report_run(a, cfg_a, 1, &big);
+    pm_report other;
+    pm_report_init(&other);
+    other.format = PM_FMT_MLIR_TEXT;
+    pm_pass z = {.name = "only-in-b", .wall_s = 0.5, .user_s = -1, .depth = 0, .parent = -1};
+    assert_int_equal(pm_report_add_pass(&other, &z), PM_OK);
+    pm_pass p2 = {.name = "pass-2", .wall_s = 0.25, .user_s = -1, .depth = 0, .parent = -1};
+    assert_int_equal(pm_report_add_pass(&other, &p2), PM_OK);
+    record_report_run(b, cfg_b, 5, &other);
+    record_report_run(b, cfg_b, 6, &big);
+    char buf[256];
+    /* the same name has another id in each file (else the test could not tell a mapping from a copy) */
+    assert_int_not_equal(q_int(pm_store_db(a), "SELECT id FROM pass_name WHERE name = 'pass-2'"),
+                         q_int(pm_store_db(b), "SELECT id FROM pass_name WHERE name = 'pass-2'"));
+    pm_store_close(b);
+    pm_merge_result res;
+    assert_int_equal(pm_store_merge(a, path_b, 0, &res, &e), PM_OK);
+    assert_int_equal(res.runs_merged, 2);
+    sqlite3 *db = pm_store_db(a);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_name"), 6);
+    assert_string_equal(q_text(db, "SELECT group_concat(pass, ',') FROM (SELECT pass FROM v_pass WHERE repeat = 5 "
+                                   "ORDER BY pass_idx)", buf, sizeof buf),
+                        "only-in-b,pass-2");
+    assert_string_equal(q_text(db, "SELECT group_concat(pass, ',') FROM (SELECT pass FROM v_pass WHERE repeat = 6 "
+                                   "ORDER BY pass_idx)", buf, sizeof buf),
+                        "func.func,pass-0,pass-1,pass-2,Total");
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_time"), 5 + 3 + 2 + 5);
+    /* again: every run a duplicate, nothing written */
+    assert_int_equal(pm_store_merge(a, path_b, 0, &res, &e), PM_OK);
+    assert_int_equal(res.runs_merged, 0);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_name"), 6);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pass_time"), 15);
+    pm_store_close(a);
+    pm_report_free(&small);
+    pm_report_free(&big);
+    pm_report_free(&other);
+    unlink(path_b);
+    char wal[160];
+    snprintf(wal, sizeof wal, "%s-wal", path_b);
+    unlink(wal);
+    snprintf(wal, sizeof wal, "%s-shm", path_b);
+    unlink(wal);
+}
+
 /* The machine fingerprint changes with the compiler build, not with the host name. */
 static void host_fingerprint(void **state)
 {
@@ -720,6 +950,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(old_database_is_migrated, setup, teardown),
+        cmocka_unit_test_setup_teardown(pass_names_interned_from_v5, setup, teardown),
+        cmocka_unit_test_setup_teardown(rolled_back_pass_names_are_forgotten, setup, teardown),
+        cmocka_unit_test_setup_teardown(merge_maps_pass_name_ids, setup, teardown),
         cmocka_unit_test_setup_teardown(config_params_are_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(startup_rows_once_per_sweep_and_host, setup, teardown),
         cmocka_unit_test_setup_teardown(schema_is_created, setup, teardown),
