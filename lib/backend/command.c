@@ -838,24 +838,13 @@ static int command_round(const pm_spec *study, const int *configs, const char *c
         goto cleanup;
     }
     cs->fix_round = 1;
-    snprintf(s->name, sizeof s->name, "%s", name);
-    s->repeats = repeats;
-    s->repeats_auto = 0;
-    s->interleaved = 1;
-    s->warm = 0;
-    for (int i = 0; i < s->n_configs; i++)
-        pm_spec_config_clear(&s->configs[i]);
-    s->n_configs = 0;
+    pm_spec_round_reset(s, name, repeats);
     for (size_t i = 0; i < n && rc == PM_OK; i++) {
-        int dup = 0;
-        for (size_t j = 0; j < i && !dup; j++)
-            dup = configs[j] == configs[i] && !strcmp(variants[j], variants[i]);
+        int dup;
+        if ((rc = pm_spec_round_pair(configs, variants, i, study->n_configs, &dup, err)))
+            break;
         if (dup)
             continue;
-        if (configs[i] < 0 || configs[i] >= study->n_configs) {
-            rc = pm_err_set(err, PM_ERR_USAGE, "round: config %d is not in the study", configs[i]);
-            break;
-        }
         if ((rc = variant_fixes(cs, variants[i], on, err)))
             break;
         const pm_spec_config *src = &study->configs[configs[i]];

@@ -920,3 +920,28 @@ void pm_spec_free(pm_spec *spec)
     free(spec->text);
     free(spec);
 }
+
+void pm_spec_round_reset(pm_spec *s, const char *name, int repeats)
+{
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->repeats = repeats;
+    s->repeats_auto = 0;
+    s->interleaved = 1;
+    s->warm = 0;
+    for (int i = 0; i < s->n_configs; i++)
+        pm_spec_config_clear(&s->configs[i]);
+    s->n_configs = 0;
+}
+
+int pm_spec_round_pair(const int *configs, const char *const *variants, size_t i, int n_configs, int *dup,
+                       pm_err *err)
+{
+    *dup = 0;
+    for (size_t j = 0; j < i && !*dup; j++)
+        *dup = configs[j] == configs[i] && !strcmp(variants[j], variants[i]);
+    if (*dup)
+        return PM_OK;
+    if (configs[i] < 0 || configs[i] >= n_configs)
+        return pm_err_set(err, PM_ERR_USAGE, "round: config %d is not in the study", configs[i]);
+    return PM_OK;
+}

@@ -124,6 +124,14 @@ int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err);
 /* Adds name=value (path: the absolute file for a file axis, or NULL) to a config under construction. */
 int pm_spec_config_param(pm_spec_config *c, const char *name, const char *value, const char *path);
 void pm_spec_config_clear(pm_spec_config *c);   /* frees its identity and paths */
+
+/* A passmap fix round made from a copy of a study's spec: named `name`, `repeats` cold runs per config,
+ * interleaved, no warm runs, and no configs yet (the round adds its own). */
+void pm_spec_round_reset(pm_spec *s, const char *name, int repeats);
+/* Pair i of a round's (configs, variants): *dup = 1 when an earlier pair is the same (skip it); an error when
+ * configs[i] is not one of the study's n_configs. */
+int pm_spec_round_pair(const int *configs, const char *const *variants, size_t i, int n_configs, int *dup,
+                       pm_err *err);
 /* The model fields of an llm/cnn config, as its kind row's functions take them (kinds.h). */
 pm_workload pm_spec_workload(const pm_spec_config *c);
 /* Whether section is "KIND" or "KIND NAME"; *name gets the NAME part ("" when none). */

@@ -243,6 +243,23 @@ static void the_check_command_decides(void **state)
     pm_util_remove_tree(tmpl);
 }
 
+/* A round's (config, variant) pairs: a repeated pair is skipped, a config outside the study is an error (the
+ * command and openvino rounds share this). */
+static void round_pairs_skip_repeats_and_refuse_strangers(void **state)
+{
+    (void)state;
+    const int configs[] = {0, 1, 0, 0, 5};
+    const char *const variants[] = {"stock", "stock", "g0", "stock", "g0"};
+    int dup = -1;
+    pm_err e = {0};
+    assert_int_equal(pm_spec_round_pair(configs, variants, 2, 2, &dup, &e), PM_OK);
+    assert_int_equal(dup, 0);
+    assert_int_equal(pm_spec_round_pair(configs, variants, 3, 2, &dup, &e), PM_OK);
+    assert_int_equal(dup, 1);
+    assert_int_equal(pm_spec_round_pair(configs, variants, 4, 2, &dup, &e), PM_ERR_USAGE);
+    assert_string_equal(e.msg, "round: config 5 is not in the study");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +267,7 @@ int main(void)
         cmocka_unit_test(size_terms_name_axes),
         cmocka_unit_test(a_round_applies_the_variant_to_its_steps),
         cmocka_unit_test(bad_fix_sections_name_the_line),
+        cmocka_unit_test(round_pairs_skip_repeats_and_refuse_strangers),
         cmocka_unit_test(the_check_command_decides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
