@@ -90,7 +90,8 @@ static int ov_round(const pm_spec *study, const int *configs, const char *const 
         int too_long = snprintf(key, sizeof key, "%s/%s", base ? base : src->key, v) >= (int)sizeof key;
         free(base);
         if (too_long) {
-            rc = pm_err_set(err, PM_ERR_USAGE, "round: key too long: %s/%s", src->key, v);
+            rc = pm_err_set(err, PM_ERR_USAGE, "round: key %s/%s longer than %d characters", src->key, v,
+                            PM_SPEC_KEY_MAX - 1);
             break;
         }
         pm_spec_config c = *src;
