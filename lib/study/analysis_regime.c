@@ -3,6 +3,7 @@
 #include "kinds.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,36 @@ static const pm_an_cell *next_along_row(const pm_an_regime *rg, const pm_an_cell
             (!next || rg->cells[j].col < next->col))
             next = &rg->cells[j];
     return next;
+}
+
+/* The cell after `here` (cells[k]) down its column: the next larger row when rows are numbers (sizes, ordered
+ * across families), else the next cell of another row in config order. NULL at the column's end. */
+static const pm_an_cell *next_down_column(const pm_an_regime *rg, size_t k)
+{
+    const pm_an_cell *here = &rg->cells[k], *next = NULL;
+    if (!isnan(here->row_num)) {
+        for (size_t j = 0; j < rg->n_cells; j++)
+            if (rg->cells[j].col == here->col && rg->cells[j].row_num > here->row_num &&
+                (!next || rg->cells[j].row_num < next->row_num))
+                next = &rg->cells[j];
+    } else {
+        for (size_t j = k + 1; j < rg->n_cells && !next; j++)
+            if (rg->cells[j].col == here->col && strcmp(rg->cells[j].row, here->row))
+                next = &rg->cells[j];
+    }
+    return next;
+}
+
+/* Appends one boundary sentence, formatted whole: axis values are user file names, any length. */
+__attribute__((format(printf, 2, 3))) static int add_boundary(pm_an_regime *rg, const char *fmt, ...)
+{
+    char *text = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&text, fmt, ap) < 0)
+        text = NULL;
+    va_end(ap);
+    return an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text);
 }
 
 /* Regime map over the configs of one kind row: its row and column axes, within one slice of its slice axis
@@ -98,51 +129,28 @@ static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
     for (size_t k = 0; k < rg->n_cells; k++) {
         const pm_an_cell *here = &rg->cells[k];
         const pm_an_cell *next = next_along_row(rg, here);
-        if (next && next->stage != here->stage) {
-            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
-            if (asprintf(&text, "%s %s: %s dominates at %s %d, %s from %s %d", kr->regime_rows,
-                     here->row, an_stage_name(a, here->stage), kr->regime_cols, here->col,
-                     an_stage_name(a, next->stage), kr->regime_cols, next->col) < 0)
-                text = NULL;
-            if ((rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text)))
-                goto cleanup;
-        }
+        if (next && next->stage != here->stage &&
+            (rc = add_boundary(rg, "%s %s: %s dominates at %s %d, %s from %s %d", kr->regime_rows, here->row,
+                               an_stage_name(a, here->stage), kr->regime_cols, here->col,
+                               an_stage_name(a, next->stage), kr->regime_cols, next->col)))
+            goto cleanup;
     }
+    /* and down each column (LLM rows are sizes: numeric order across families; CNN rows are families, taken in
+     * sorted config order) */
     for (size_t k = 0; k < rg->n_cells; k++) {
-        /* and down each column: the next larger size (LLM rows are sizes: numeric order across families);
-         * CNN rows are families, taken in sorted config order */
-        const pm_an_cell *here = &rg->cells[k], *next = NULL;
-        if (!isnan(here->row_num)) {
-            for (size_t j = 0; j < rg->n_cells; j++)
-                if (rg->cells[j].col == here->col && rg->cells[j].row_num > here->row_num &&
-                    (!next || rg->cells[j].row_num < next->row_num))
-                    next = &rg->cells[j];
-        } else {
-            for (size_t j = k + 1; j < rg->n_cells && !next; j++)
-                if (rg->cells[j].col == here->col && strcmp(rg->cells[j].row, here->row))
-                    next = &rg->cells[j];
-        }
-        if (next && next->stage != here->stage) {
-            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
-            if (asprintf(&text, "%s %d: %s dominates at %s %s, %s from %s %s", kr->regime_cols,
-                     here->col, an_stage_name(a, here->stage), kr->regime_rows, here->row,
-                     an_stage_name(a, next->stage), kr->regime_rows, next->row) < 0)
-                text = NULL;
-            if ((rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text)))
-                goto cleanup;
-        }
+        const pm_an_cell *here = &rg->cells[k], *next = next_down_column(rg, k);
+        if (next && next->stage != here->stage &&
+            (rc = add_boundary(rg, "%s %d: %s dominates at %s %s, %s from %s %s", kr->regime_cols, here->col,
+                               an_stage_name(a, here->stage), kr->regime_rows, here->row,
+                               an_stage_name(a, next->stage), kr->regime_rows, next->row)))
+            goto cleanup;
     }
     if (!rg->n_boundaries && rg->n_cells) {
-        char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
-        if (asprintf(&text, "%s dominates every %s cell mapped (no boundary in this sweep)",
-                 an_stage_name(a, rg->cells[0].stage), kind) < 0)
-            text = NULL;
         int uniform = 1;
         for (size_t k = 1; k < rg->n_cells; k++)
             uniform &= rg->cells[k].stage == rg->cells[0].stage;
-        rc = uniform ? an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text) : PM_OK;
-        free(text);
-        if (rc)
+        if (uniform && (rc = add_boundary(rg, "%s dominates every %s cell mapped (no boundary in this sweep)",
+                                          an_stage_name(a, rg->cells[0].stage), kind)))
             goto cleanup;
     }
 cleanup:
@@ -262,41 +270,26 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
     /* where the dominant stage changes along each row */
     for (size_t k = 0; k < rg->n_cells && rc == PM_OK; k++) {
         const pm_an_cell *here = &rg->cells[k], *next = next_along_row(rg, here);
-        if (next && next->stage != here->stage) {
-            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
-            if (asprintf(&text, "%s %s: %s dominates at %s %d, %s from %s %d", rg->row_axis, here->row,
-                     an_stage_name(a, here->stage), rg->col_axis, here->col, an_stage_name(a, next->stage),
-                     rg->col_axis, next->col) < 0)
-                text = NULL;
-            rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text);
-        }
+        if (next && next->stage != here->stage)
+            rc = add_boundary(rg, "%s %s: %s dominates at %s %d, %s from %s %d", rg->row_axis, here->row,
+                              an_stage_name(a, here->stage), rg->col_axis, here->col,
+                              an_stage_name(a, next->stage), rg->col_axis, next->col);
     }
-    /* and down each column, rows in config order */
+    /* and down each column, rows in config order (this map's rows carry no number) */
     for (size_t k = 0; k < rg->n_cells && rc == PM_OK; k++) {
-        const pm_an_cell *here = &rg->cells[k], *next = NULL;
-        for (size_t j = k + 1; j < rg->n_cells && !next; j++)
-            if (rg->cells[j].col == here->col && strcmp(rg->cells[j].row, here->row))
-                next = &rg->cells[j];
-        if (next && next->stage != here->stage) {
-            char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
-            if (asprintf(&text, "%s %d: %s dominates at %s %s, %s at %s %s", rg->col_axis, here->col,
-                     an_stage_name(a, here->stage), rg->row_axis, here->row, an_stage_name(a, next->stage),
-                     rg->row_axis, next->row) < 0)
-                text = NULL;
-            rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text);
-        }
+        const pm_an_cell *here = &rg->cells[k], *next = next_down_column(rg, k);
+        if (next && next->stage != here->stage)
+            rc = add_boundary(rg, "%s %d: %s dominates at %s %s, %s at %s %s", rg->col_axis, here->col,
+                              an_stage_name(a, here->stage), rg->row_axis, here->row,
+                              an_stage_name(a, next->stage), rg->row_axis, next->row);
     }
     if (rc == PM_OK && !rg->n_boundaries && rg->n_cells) {
         int uniform = 1;
         for (size_t k = 1; k < rg->n_cells; k++)
             uniform &= rg->cells[k].stage == rg->cells[0].stage;
-        char *text = NULL;   /* the whole sentence: axis values are user file names, any length */
-        if (asprintf(&text, "%s dominates every %s x %s cell mapped (no boundary in this sweep)",
-                 an_stage_name(a, rg->cells[0].stage), rg->row_axis, rg->col_axis) < 0)
-            text = NULL;
         if (uniform)
-            rc = an_strlist_take(&rg->boundaries, &rg->n_boundaries, &text);
-        free(text);
+            rc = add_boundary(rg, "%s dominates every %s x %s cell mapped (no boundary in this sweep)",
+                              an_stage_name(a, rg->cells[0].stage), rg->row_axis, rg->col_axis);
     }
 cleanup:
     free(vals);
