@@ -848,21 +848,15 @@ static int command_round(const pm_spec *study, const int *configs, const char *c
         if ((rc = variant_fixes(cs, variants[i], on, err)))
             break;
         const pm_spec_config *src = &study->configs[configs[i]];
-        pm_spec_config c = *src;
-        c.cfg = (pm_cfg){0}, c.paths = NULL;
-        for (size_t k = 0; k < src->n_params && rc == PM_OK; k++)
-            if (pm_spec_config_param(&c, src->params[k].name, src->params[k].value, src->paths[k]))
-                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         char key[PM_SPEC_KEY_MAX];
-        if (rc == PM_OK && (snprintf(key, sizeof key, "%s/%s", src->key, variants[i]) >= (int)sizeof key ||
-                            strlen(variants[i]) >= PM_SPEC_VARIANT_MAX))
+        if (snprintf(key, sizeof key, "%s/%s", src->key, variants[i]) >= (int)sizeof key ||
+            strlen(variants[i]) >= PM_SPEC_VARIANT_MAX) {
             rc = pm_err_set(err, PM_ERR_USAGE, "round: key or variant too long: %s/%s", src->key, variants[i]);
-        if (rc == PM_OK && pm_cfg_set(&c.cfg, key, src->kind, variants[i]))
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        if (rc == PM_OK)
+            break;
+        }
+        pm_spec_config c;
+        if ((rc = pm_spec_config_copy(src, key, variants[i], &c, err)) == PM_OK)
             rc = pm_spec_add_config(s, &c, err);
-        else
-            pm_spec_config_clear(&c);
     }
 cleanup:
     free(on);

@@ -94,20 +94,12 @@ static int ov_round(const pm_spec *study, const int *configs, const char *const 
                             PM_SPEC_KEY_MAX - 1);
             break;
         }
-        pm_spec_config c = *src;
-        c.cfg = (pm_cfg){0}, c.paths = NULL;
+        pm_spec_config c;
+        if ((rc = pm_spec_config_copy(src, key, v, &c, err)))
+            break;
         c.reuse_strategy = !strcmp(v, OV_REUSE);
         c.instrumented = 0;
-        for (size_t k = 0; k < src->n_params && rc == PM_OK; k++)
-            if (pm_spec_config_param(&c, src->params[k].name, src->params[k].value,
-                                     src->paths ? src->paths[k] : NULL))
-                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        if (rc == PM_OK && pm_cfg_set(&c.cfg, key, src->kind, v))
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        if (rc == PM_OK)
-            rc = pm_spec_add_config(s, &c, err);
-        else
-            pm_spec_config_clear(&c);
+        rc = pm_spec_add_config(s, &c, err);
     }
     if (rc) {
         pm_spec_free(s);

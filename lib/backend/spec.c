@@ -945,3 +945,19 @@ int pm_spec_round_pair(const int *configs, const char *const *variants, size_t i
         return pm_err_set(err, PM_ERR_USAGE, "round: config %d is not in the study", configs[i]);
     return PM_OK;
 }
+
+int pm_spec_config_copy(const pm_spec_config *src, const char *key, const char *variant, pm_spec_config *out,
+                        pm_err *err)
+{
+    *out = *src;
+    out->cfg = (pm_cfg){0}, out->paths = NULL;
+    int rc = PM_OK;
+    for (size_t k = 0; k < src->n_params && rc == PM_OK; k++)
+        if (pm_spec_config_param(out, src->params[k].name, src->params[k].value, src->paths ? src->paths[k] : NULL))
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (rc == PM_OK && pm_cfg_set(&out->cfg, key, src->kind, variant))
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (rc)
+        pm_spec_config_clear(out);
+    return rc;
+}

@@ -125,6 +125,10 @@ int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err);
 int pm_spec_config_param(pm_spec_config *c, const char *name, const char *value, const char *path);
 void pm_spec_config_clear(pm_spec_config *c);   /* frees its identity and paths */
 
+/* *out = a copy of study config src named key with variant (parameters and file paths duplicated, the other
+ * fields as src's); on an error nothing is left to free. */
+int pm_spec_config_copy(const pm_spec_config *src, const char *key, const char *variant, pm_spec_config *out,
+                        pm_err *err);
 /* A passmap fix round made from a copy of a study's spec: named `name`, `repeats` cold runs per config,
  * interleaved, no warm runs, and no configs yet (the round adds its own). */
 void pm_spec_round_reset(pm_spec *s, const char *name, int repeats);
