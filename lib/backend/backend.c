@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backends.h"
 #include "util.h"
 
 /* The back-end table: adding a back end is one file with its pm_backend_ops and one row here. */
-extern const pm_backend_ops pm_backend_embedded, pm_backend_openvino, pm_backend_command;
 static const pm_backend_ops *const backends[] = {&pm_backend_embedded, &pm_backend_openvino, &pm_backend_command};
 #define N_BACKENDS (sizeof backends / sizeof backends[0])
 

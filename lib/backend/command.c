@@ -20,6 +20,7 @@
  * {axis} stands for the value (a file axis: its absolute path); {out} for the run folder, {bindir} for
  * [sweep] bindir (else the newest LLVM), {spec_dir} for the spec's folder. */
 #include "backend.h"
+#include "backends.h"
 
 #include <dirent.h>
 #include <ctype.h>
@@ -34,6 +35,7 @@
 #include "run.h"
 #include "spec.h"
 #include "steps.h"
+#include "util.h"
 
 static const char *const builtins[] = {"out", "bindir", "spec_dir", "stock_out", NULL};
 
@@ -338,7 +340,7 @@ typedef struct ph_check {
 static int ph_one(const char *name, void *user)
 {
     ph_check *p = user;
-    if ((p->check && !strcmp(name, "stock_out")) || placeholder_known(name, (void *)p->cs, p->why, sizeof p->why))
+    if ((p->check && !strcmp(name, "stock_out")) || placeholder_known(name, pm_unconst_ptr(p->cs), p->why, sizeof p->why))
         return 0;
     snprintf(p->bad, sizeof p->bad, "%s", name);
     return 1;
@@ -895,7 +897,7 @@ static int run_in(char *const *argv, const char *dir, const char *label, double 
         snprintf(se, sizeof se, "%s/%s.stderr", dir, label) >= (int)sizeof se)
         return pm_err_set(err, PM_ERR_USAGE, "path too long: %s", dir);
     pm_run_opts ro = {.timeout_s = timeout_s, .cwd = dir, .stdout_path = so, .stderr_path = se};
-    int rc = pm_run_exec(argv, &ro, res, err);
+    int rc = pm_run_exec((const char *const *)argv, &ro, res, err);
     if (rc == PM_OK && res->status != PM_RUN_OK && res->status != PM_RUN_FAILED) {
         char tail[200];
         last_line(se, tail, sizeof tail);

@@ -13,7 +13,9 @@
 #include "run.h"
 #include "gen.h"
 #include "spec.h"
+#include "backends.h"
 #include "steps.h"
+#include "util.h"
 
 #define DEFAULT_TILE 256
 #define DEFAULT_UNROLL 16
@@ -68,39 +70,35 @@ static int dir_on_path(const char *tool, char *out, size_t n)
     return found;
 }
 
-/* Runs `tool --version` and takes the first "version X.Y.Z" it prints. */
+/* Runs `tool --version` through the runner (a timeout, like every process) and takes the first "version X.Y.Z"
+ * it prints. */
+#define VERSION_TIMEOUT_S 30.0
 static int tool_version(const char *tool, char *out, size_t n, pm_err *err)
 {
-    int fd[2];
-    if (pipe(fd) != 0)
-        return pm_err_errno(err, PM_ERR_IO, "pipe");
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        return pm_err_errno(err, PM_ERR_CHILD, "fork");
-    }
-    if (pid == 0) {
-        dup2(fd[1], STDOUT_FILENO);
-        dup2(fd[1], STDERR_FILENO);
-        close(fd[0]);
-        close(fd[1]);
-        execl(tool, tool, "--version", (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    char buf[4096];
+    const char *tmp = getenv("TMPDIR");
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/passmap-version.XXXXXX", tmp && *tmp ? tmp : "/tmp") >= sizeof path)
+        return pm_err_set(err, PM_ERR_USAGE, "TMPDIR path too long");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return pm_err_errno(err, PM_ERR_IO, "cannot create a temporary file %s", path);
+    close(fd);
+    const char *argv[] = {tool, "--version", NULL};
+    pm_run_opts ro = {.timeout_s = VERSION_TIMEOUT_S, .stdout_path = path};
+    pm_run_result res;
+    char *text = NULL;
     size_t len = 0;
-    ssize_t r;
-    while ((r = read(fd[0], buf + len, sizeof buf - 1 - len)) > 0)
-        len += (size_t)r;
-    buf[len] = '\0';
-    close(fd[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        ;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return pm_err_set(err, PM_ERR_CHILD, "%s --version failed", tool);
+    int rc = pm_run_exec(argv, &ro, &res, err);
+    if (!rc && res.status != PM_RUN_OK)
+        rc = pm_err_set(err, PM_ERR_CHILD, "%s --version failed (%s)", tool, pm_run_status_name(res.status));
+    if (!rc)
+        rc = pm_util_read_file(path, &text, &len, err);
+    unlink(path);
+    if (rc)
+        return rc;
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", text ? text : "");
+    free(text);
     const char *v = strstr(buf, "version ");
     if (!v)
         return pm_err_set(err, PM_ERR_PARSE, "%s --version printed no version", tool);
@@ -126,7 +124,7 @@ int pm_embedded_find_tools(const char *bindir, pm_embedded_tools *tools, pm_err 
     if (bindir && *bindir) {
         if (strlen(bindir) >= sizeof tools->bindir)
             return pm_err_set(err, PM_ERR_USAGE, "LLVM bindir too long (%s)", from);
-        strcpy(tools->bindir, bindir);
+        snprintf(tools->bindir, sizeof tools->bindir, "%s", bindir);
     } else if (!newest_system_bindir(tools->bindir, sizeof tools->bindir) &&
                !dir_on_path("mlir-opt", tools->bindir, sizeof tools->bindir))
         return pm_err_set(err, PM_ERR_NOTFOUND,
@@ -229,7 +227,7 @@ int pm_embedded_stage_sizes(const pm_embedded_opts *opts, const pm_embedded_tool
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    char *argv[] = {(char *)tools->mlir_opt, (char *)input_mlir, arg, "-o", "/dev/null", NULL};
+    const char *argv[] = {tools->mlir_opt, input_mlir, arg, "-o", "/dev/null", NULL};
     pm_run_opts ro = {.timeout_s = timeout_s, .cwd = workdir, .stderr_path = errp, .cancel = cancel};
     pm_run_result res;
     if ((rc = pm_run_exec(argv, &ro, &res, err)))
@@ -450,9 +448,9 @@ static int embedded_prepare_config(pm_backend_ctx *ctx, int config, const char *
                             "unroll", c->unroll);
     /* IR size of the generated workload: the x axis of the scaling-law fits */
     if (info.linalg_ops > 0)
-        out->metrics[out->n_metrics++] = (pm_metric){"ir.ops", info.linalg_ops};
+        out->metrics[out->n_metrics++] = (pm_metric){pm_unconst("ir.ops"), info.linalg_ops};
     if (info.weight_bytes > 0)
-        out->metrics[out->n_metrics++] = (pm_metric){"ir.weight_bytes", (double)info.weight_bytes};
+        out->metrics[out->n_metrics++] = (pm_metric){pm_unconst("ir.weight_bytes"), (double)info.weight_bytes};
     if (!out->params)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     /* The IR each stage processes: an extra mlir-opt with op counts at the stage boundaries, once per config
@@ -470,7 +468,7 @@ static int embedded_prepare_config(pm_backend_ctx *ctx, int config, const char *
                 if (out->n_metrics >= (int)(sizeof out->metrics / sizeof out->metrics[0]))
                     return pm_err_set(err, PM_ERR_USAGE, "%s: more than %zu per-config metrics", c->key,
                                       sizeof out->metrics / sizeof out->metrics[0]);
-                out->metrics[out->n_metrics++] = (pm_metric){(char *)stage_metric[i], sz[i].ops};
+                out->metrics[out->n_metrics++] = (pm_metric){pm_unconst(stage_metric[i]), sz[i].ops};
             }
     return PM_OK;
 }
@@ -527,8 +525,6 @@ static void embedded_cleanup(pm_backend_ctx *ctx)
     free(ctx->state);
     ctx->state = NULL;
 }
-
-extern const pm_backend_fix_ops pm_embedded_fix;   /* embedded_fix.c */
 
 const pm_backend_ops pm_backend_embedded = {
     .name = "embedded",

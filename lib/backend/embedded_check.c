@@ -229,7 +229,7 @@ cleanup:
 }
 
 /* Runs one process; a failure becomes an error naming `what` and the last line of its stderr. */
-static int run_one(char **argv, const char *cwd, double timeout_s, const char *what, pm_err *err)
+static int run_one(const char *const *argv, const char *cwd, double timeout_s, const char *what, pm_err *err)
 {
     char err_path[4200];
     snprintf(err_path, sizeof err_path, "%s/%s.stderr", cwd, what);
@@ -264,7 +264,7 @@ int pm_embedded_check_run(const pm_embedded_opts *opts, const pm_embedded_tools 
     if ((rc = pm_util_mkdir_p(workdir, err)) || (rc = pm_embedded_steps(opts, tools, input_mlir, workdir, &steps, err)))
         return rc;
     for (int i = 0; i < steps.n; i++)
-        if ((rc = run_one(steps.items[i].argv, workdir, timeout_s, steps.items[i].tool, err)))
+        if ((rc = run_one((const char *const *)steps.items[i].argv, workdir, timeout_s, steps.items[i].tool, err)))
             goto cleanup;
     const char *obj = steps.n ? steps.items[steps.n - 1].output : NULL;
     int w = snprintf(c_path, sizeof c_path, "%s/driver.c", workdir);
@@ -280,9 +280,9 @@ int pm_embedded_check_run(const pm_embedded_opts *opts, const pm_embedded_tools 
     }
     if ((rc = pm_embedded_check_driver(input_mlir, c_path, err)))
         goto cleanup;
-    char *cc_argv[] = {"cc", "-std=c11", "-O1", "-c", c_path, "-o", drv_o, NULL};
-    char *ld_argv[] = {"cc", "-no-pie", drv_o, (char *)obj, "-lm", "-o", exe, NULL};
-    char *run_argv[] = {exe, out_bin, NULL};
+    const char *cc_argv[] = {"cc", "-std=c11", "-O1", "-c", c_path, "-o", drv_o, NULL};
+    const char *ld_argv[] = {"cc", "-no-pie", drv_o, obj, "-lm", "-o", exe, NULL};
+    const char *run_argv[] = {exe, out_bin, NULL};
     if ((rc = run_one(cc_argv, workdir, timeout_s, "cc", err)) || (rc = run_one(ld_argv, workdir, timeout_s, "link", err)) ||
         (rc = run_one(run_argv, workdir, timeout_s, "driver", err)))
         goto cleanup;

@@ -911,7 +911,8 @@ int pm_ov_strategy_store(const char *cache_dir, const char *key, const char *str
         return pm_err_set(err, PM_ERR_USAGE, "bad strategy key '%s'", key);
     if ((rc = cache_root(cache_dir, dir, sizeof dir - 16, err)))
         return rc;
-    strcat(dir, "/strategy");
+    size_t dl = strlen(dir);
+    snprintf(dir + dl, sizeof dir - dl, "/strategy"); /* cache_root left room for it */
     if ((rc = pm_util_mkdir_p(dir, err)))
         return rc;
     snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, key, (long)getpid());

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "backends.h"
 #include "kinds.h"
 #include "spec.h"
 

@@ -229,11 +229,13 @@ static int in_list(const char *name, const char *const *names)
 
 static void join_names(const char *const *names, char *out, size_t cap)
 {
+    size_t len = 0;
     out[0] = '\0';
-    for (; names && *names; names++) {
-        if (out[0])
-            strncat(out, ", ", cap - strlen(out) - 1);
-        strncat(out, *names, cap - strlen(out) - 1);
+    for (; names && *names && len < cap; names++) {
+        int w = snprintf(out + len, cap - len, "%s%s", len ? ", " : "", *names);
+        if (w < 0)
+            break;
+        len += (size_t)w;
     }
 }
 
@@ -250,7 +252,7 @@ static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const c
     char buf[PM_SPEC_VARIANT_MAX];
     if (strlen(v) >= sizeof buf)
         return pm_err_set(err, PM_ERR_USAGE, "%s: variant '%s' too long", what, v);
-    strcpy(buf, v);
+    snprintf(buf, sizeof buf, "%s", v);
     c->no_rollback = c->func_per_layer = c->reuse_strategy = c->instrumented = c->variant_tile = 0;
     for (char *save = NULL, *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
         if (!strcmp(t, "stock"))
@@ -451,7 +453,7 @@ static int read_section(entries *es, const char *section, const section_key *key
         const entry *e = &es->items[i];
         if (strcmp(e->section, section))
             continue;
-        ((entry *)e)->used = 1;
+        es->items[i].used = 1;
         snprintf(what, sizeof what, "line %d: [%s] %s", e->line, section, e->name);
         const section_key *k = keys;
         while (k->name && strcmp(k->name, e->name))
@@ -535,7 +537,7 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
                         (rc = check_precision(precisions.items[p], err, section)) ||
                         (rc = decode_variant(variants.items[v], &c, err, section)))
                         goto out;
-                    strcpy(c.precision, precisions.items[p]);
+                    snprintf(c.precision, sizeof c.precision, "%s", precisions.items[p]);
                     char pipe[32] = "";
                     if (c.tile != s->tile || c.unroll != s->unroll)
                         snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
@@ -595,7 +597,7 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
                         (rc = check_precision(precisions.items[p], err, section)) ||
                         (rc = decode_variant(variants.items[v], &c, err, section)))
                         goto out;
-                    strcpy(c.precision, precisions.items[p]);
+                    snprintf(c.precision, sizeof c.precision, "%s", precisions.items[p]);
                     c.blocks = blocks;
                     c.tile = tile;
                     c.unroll = unroll;
@@ -724,7 +726,7 @@ static int apply_workload_scalar(pm_spec *s, entry *e, pm_err *err)
         if (!strcmp(n, "generate_pyramid")) {
             int b, rc = parse_bool(v, &b, err, what);
             if (!rc)
-                strcpy(s->ov_generate_pyramid, b ? "YES" : "NO");
+                snprintf(s->ov_generate_pyramid, sizeof s->ov_generate_pyramid, "%s", b ? "YES" : "NO");
             return rc;
         }
     }
@@ -799,7 +801,7 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
         const char *slash = path ? strrchr(path, '/') : NULL;
         snprintf(buf, sizeof buf, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");   /* < s->path */
         if (!buf[0])
-            strcpy(buf, "/");
+            snprintf(buf, sizeof buf, "%s", "/");
         char *abs = realpath(buf, NULL);
         int n = snprintf(s->dir, sizeof s->dir, "%s", abs ? abs : buf);
         free(abs);
@@ -820,10 +822,10 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
     s->tile = 256;
     s->unroll = 16;
     s->llc_opt = 2;
-    strcpy(s->display, "tree");
-    strcpy(s->backend, "embedded");
-    strcpy(s->ov_device, "NPU");
-    strcpy(s->ov_log_level, "LOG_INFO");
+    snprintf(s->display, sizeof s->display, "%s", "tree");
+    snprintf(s->backend, sizeof s->backend, "%s", "embedded");
+    snprintf(s->ov_device, sizeof s->ov_device, "%s", "NPU");
+    snprintf(s->ov_log_level, sizeof s->ov_log_level, "%s", "LOG_INFO");
     if (!(s->text = strdup(text))) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;

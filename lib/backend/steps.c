@@ -430,13 +430,15 @@ int pm_step_tmpls_expand_null(const pm_step_tmpls *t, pm_placeholder_fn value, v
         }
         if (seen)
             continue;
-        char *grown = realloc(*not_measured, len + strlen(label) + strlen(tp->name) + 40);
+        size_t grown_cap = len + strlen(label) + strlen(tp->name) + 40;
+        char *grown = realloc(*not_measured, grown_cap);
         if (!grown) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             break;
         }
         *not_measured = grown;
-        len += (size_t)sprintf(grown + len, "%s%s: [step %s] has no null_argv", len ? "; " : "", label, tp->name);
+        len += (size_t)snprintf(grown + len, grown_cap - len, "%s%s: [step %s] has no null_argv", len ? "; " : "",
+                                label, tp->name);
     }
     if (rc) {
         pm_steps_free(out);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "ov.h"
 
 int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *self_exe, const char *cache_dir,
@@ -143,8 +144,6 @@ static void ov_describe(pm_backend_ctx *ctx, json_t *meta)
 {
     json_object_set_new(meta, "device", json_string(ctx->spec->ov_device));
 }
-
-extern const pm_backend_fix_ops pm_ov_fix;   /* ov_fix.c */
 
 const pm_backend_ops pm_backend_openvino = {
     .name = "openvino",

@@ -1,5 +1,6 @@
 /* The config identity every layer shares (config.h). */
 #include "config.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -48,7 +49,7 @@ static int set_str(const char **dst, const char *src)
     char *d = NULL;
     if (src && !(d = strdup(src)))
         return -1;
-    free((char *)*dst);
+    free(pm_unconst_ptr(*dst));
     *dst = d;
     return 0;
 }
@@ -69,9 +70,9 @@ void pm_params_free(pm_param *p, size_t n)
 
 void pm_cfg_clear(pm_cfg *c)
 {
-    free((char *)c->key);
-    free((char *)c->kind);
-    free((char *)c->variant);
+    free(pm_unconst_ptr(c->key));
+    free(pm_unconst_ptr(c->kind));
+    free(pm_unconst_ptr(c->variant));
     pm_params_free(c->params, c->n_params);
     *c = (pm_cfg){0};
 }

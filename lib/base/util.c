@@ -149,18 +149,18 @@ static int resolve_links(const char *path, char out[PATH_MAX], struct stat *st, 
     char cur[PATH_MAX], target[PATH_MAX];
     if (strlen(path) >= sizeof cur)
         return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s", path);
-    strcpy(cur, path);
+    snprintf(cur, sizeof cur, "%s", path);
     for (int depth = 0; depth < 40; depth++) {
         if (lstat(cur, st)) {
             if (errno != ENOENT)
                 return pm_err_errno(err, PM_ERR_IO, "cannot stat %s", cur);
             *exists = 0;
-            strcpy(out, cur);
+            memcpy(out, cur, strlen(cur) + 1); /* both PATH_MAX */
             return PM_OK;
         }
         if (!S_ISLNK(st->st_mode)) {
             *exists = 1;
-            strcpy(out, cur);
+            memcpy(out, cur, strlen(cur) + 1); /* both PATH_MAX */
             return PM_OK;
         }
         ssize_t n = readlink(cur, target, sizeof target - 1);
@@ -169,12 +169,12 @@ static int resolve_links(const char *path, char out[PATH_MAX], struct stat *st, 
         target[n] = 0;
         const char *slash = strrchr(cur, '/');
         if (target[0] == '/' || !slash) {
-            strcpy(cur, target);
+            snprintf(cur, sizeof cur, "%s", target);
         } else {
             char joined[PATH_MAX];
             if ((size_t)snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - cur), cur, target) >= sizeof joined)
                 return pm_err_set(err, PM_ERR_USAGE, "path too long below %.200s", cur);
-            strcpy(cur, joined);
+            snprintf(cur, sizeof cur, "%s", joined);
         }
     }
     return pm_err_set(err, PM_ERR_IO, "too many levels of symbolic links: %s", path);

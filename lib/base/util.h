@@ -39,4 +39,25 @@ typedef struct pm_sbuf {
 } pm_sbuf;
 void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The one way a const pointer loses its const without a cast (so -Wcast-qual keeps watch everywhere else):
+ * a string borrowed into a struct whose other instances own theirs (a pass template, a metric name), a
+ * read-only context handed through a callback's void pointer, or freeing what a const field owns. */
+static inline char *pm_unconst(const char *s)
+{
+    union {
+        const char *c;
+        char *m;
+    } u = {.c = s};
+    return u.m;
+}
+
+static inline void *pm_unconst_ptr(const void *p)
+{
+    union {
+        const void *c;
+        void *m;
+    } u = {.c = p};
+    return u.m;
+}
+
 #endif

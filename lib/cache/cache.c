@@ -189,7 +189,7 @@ static int stats_lock(pm_cache *c, uint64_t v[ST_N], pm_err *err)
         return pm_err_errno(err, PM_ERR_IO, "read %s/stats", c->dir);
     }
     buf[n] = 0;
-    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+    for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char name[32];
         unsigned long long val;
         if (sscanf(line, "%31s %llu", name, &val) != 2)
@@ -256,7 +256,7 @@ int pm_cache_open(const char *dir, uint64_t max_size, pm_cache **out, pm_err *er
         free(c);
         return pm_err_set(err, PM_ERR_USAGE, "cache directory path longer than %d bytes: %s", DIR_MAX - 1, real);
     }
-    strcpy(c->dir, real);
+    snprintf(c->dir, sizeof c->dir, "%s", real);
     c->max_size = max_size ? max_size : PM_CACHE_DEFAULT_MAX_SIZE;
     mode_t mask = umask(0);
     umask(mask);
@@ -1552,7 +1552,7 @@ static int capture_read(capture *cap, char **buf, size_t *len, pm_err *err)
 }
 
 /* Runs argv with stdin /dev/null, stdout and stderr captured into res (replacing earlier captures). */
-static int run_captured(pm_cache *c, char *const *argv, const pm_cache_request *req, pm_cache_result *res,
+static int run_captured(pm_cache *c, const char *const *argv, const pm_cache_request *req, pm_cache_result *res,
                         int *truncated, pm_err *err)
 {
     capture out = {.fd = -1}, errc = {.fd = -1};
@@ -1594,7 +1594,7 @@ static int run_uncached(pm_cache *c, const pm_cache_request *req, pm_cache_resul
 {
     int truncated = 0;
     res->uncached = 1;
-    return run_captured(c, req->argv, req, res, &truncated, err);
+    return run_captured(c, (const char *const *)req->argv, req, res, &truncated, err);
 }
 
 /* ---- storing ---- */
@@ -1791,7 +1791,8 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
     char **odata = calloc(k->n_outputs + 1, sizeof *odata);
     uint64_t *olen = calloc(k->n_outputs + 1, sizeof *olen);
     pre_output *pre = calloc(k->n_outputs + 1, sizeof *pre);
-    char **argv = NULL, depfile[PATH_MAX], why[400], tmp[PATH_MAX + 16];
+    const char **argv = NULL;
+    char depfile[PATH_MAX], why[400], tmp[PATH_MAX + 16];
     size_t flen = 0;
     dep_list deps = {0};
     depfile[0] = tmp[0] = 0;
@@ -1873,7 +1874,7 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
     if (store) {
         entry e = {.wall_s = res->cmd_wall_s, .exit_code = 0, .out = res->out, .err = res->err,
                    .out_len = res->out_len, .err_len = res->err_len, .n_outputs = (uint32_t)k->n_outputs,
-                   .data = (const char **)odata, .len = olen, .n_deps = (uint32_t)deps.n};
+                   .data = pm_unconst_ptr(odata), /* char ** as const char **: only read */ .len = olen, .n_deps = (uint32_t)deps.n};
         uint32_t *dl = calloc(deps.n + 1, sizeof *dl);
         if (!dl) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -1881,7 +1882,7 @@ static int run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k,
         }
         for (size_t i = 0; i < deps.n; i++)
             dl[i] = (uint32_t)strlen(deps.path[i]);
-        e.dep_path = (const char **)deps.path;
+        e.dep_path = pm_unconst_ptr(deps.path);
         e.dep_len = dl;
         e.dep_h = deps.h;
         if (prepare_entry(k, entry_path, &e, tmp, &flen, &serr))
@@ -1910,7 +1911,7 @@ cleanup:
     free(odata);
     free(olen);
     free(pre);
-    free(argv);
+    free(pm_unconst_ptr(argv));
     dep_list_free(&deps);
     return rc;
 }

@@ -1,20 +1,19 @@
 #include "figures.h"
 #include "kinds.h"
+#include "run.h"
 #include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
-#include <spawn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
 
 /* tab20: enough distinct colours for every stage of a back end (the embedded map has 14). */
 static const char *COLORS[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -43,43 +42,74 @@ static int write_script(const char *dir, const char *name, const char *body, int
     return fclose(f);
 }
 
-static int spawn_gnuplot(const char *dir, const char *name, pid_t *pid, pm_err *err)
+/* gnuplot through the runner like every other process: a timeout, its own group, stdin from /dev/null. Each
+ * figure renders on its own thread so the nine still draw in parallel (pm_run_exec keeps no shared state and
+ * waits for its own child only). */
+#define GNUPLOT_TIMEOUT_S 600.0
+
+typedef struct gnuplot_job {
+    const char *dir, *name;
+    pthread_t thread;
+    int started, rc;
+    pm_err err;
+} gnuplot_job;
+
+static int run_gnuplot(const char *dir, const char *name, pm_err *err)
 {
     char script[4096], log[4096];
     snprintf(script, sizeof script, "%s.gp", name);
     snprintf(log, sizeof log, "%s/%s.log", dir, name);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawn_file_actions_addchdir_np(&fa, dir);
-    char *argv[] = {"gnuplot", script, NULL};
-    int rc = posix_spawnp(pid, "gnuplot", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    const char *argv[] = {"gnuplot", script, NULL};
+    pm_run_opts ro = {.timeout_s = GNUPLOT_TIMEOUT_S, .cwd = dir, .stderr_path = log};
+    pm_run_result res;
+    int rc = pm_run_exec(argv, &ro, &res, err);
     if (rc)
-        return pm_err_set(err, PM_ERR_NOTFOUND, "cannot run gnuplot: %s", strerror(rc));
-    return PM_OK;
-}
-
-static int wait_gnuplot(const char *dir, const char *name, pid_t pid, pm_err *err)
-{
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return pm_err_errno(err, PM_ERR_CHILD, "waitpid gnuplot");
-    if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-        char log[4096], tail[512] = "";
-        snprintf(log, sizeof log, "%s/%s.log", dir, name);
+        return rc;
+    if (res.status == PM_RUN_SPAWN_ERROR)
+        return pm_err_set(err, PM_ERR_NOTFOUND, "cannot run gnuplot (install gnuplot-nox, or report without "
+                          "--figures/--html): %s", res.spawn_error);
+    if (res.status == PM_RUN_TIMEOUT)
+        return pm_err_set(err, PM_ERR_CHILD, "gnuplot did not finish %s.gp within %.0f s", name, GNUPLOT_TIMEOUT_S);
+    if (res.status != PM_RUN_OK) {
+        char tail[512] = "";
         FILE *f = fopen(log, "r");
         if (f) {
             size_t n = fread(tail, 1, sizeof tail - 1, f);
             tail[n] = 0;
             fclose(f);
         }
-        return pm_err_set(err, PM_ERR_CHILD, "gnuplot failed on %s.gp: %s", name, tail);
+        return pm_err_set(err, PM_ERR_CHILD, "gnuplot failed on %s.gp (%s): %s", name, pm_run_status_name(res.status),
+                          tail);
     }
     return PM_OK;
+}
+
+static void *gnuplot_thread(void *arg)
+{
+    gnuplot_job *j = arg;
+    j->rc = run_gnuplot(j->dir, j->name, &j->err);
+    return NULL;
+}
+
+static int start_gnuplot(gnuplot_job *j, const char *dir, const char *name, pm_err *err)
+{
+    *j = (gnuplot_job){.dir = dir, .name = name};
+    int e = pthread_create(&j->thread, NULL, gnuplot_thread, j);
+    if (e) /* no thread to spare: draw this one here */
+        return run_gnuplot(dir, name, err);
+    j->started = 1;
+    return PM_OK;
+}
+
+static int wait_gnuplot(gnuplot_job *j, pm_err *err)
+{
+    if (!j->started)
+        return PM_OK;
+    pthread_join(j->thread, NULL);
+    j->started = 0;
+    if (j->rc && err)
+        *err = j->err;
+    return j->rc;
 }
 
 /* Configs of the kind row that has a study (kinds.c: precision_study, spine), with cold runs. */
@@ -746,7 +776,7 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         return pm_err_errno(err, PM_ERR_IO, "mkdir %s", dir);
     }
     fig_ctx x = {a, dir};
-    pid_t pids[PM_N_FIGURES] = {0};
+    gnuplot_job jobs[PM_N_FIGURES] = {0};
     static const struct { const char *name, *title; } defs[PM_N_FIGURES] = {
         {"regime-map", "Regime map"},
         {"handoff", "Handoff"},
@@ -796,16 +826,16 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
             if (write_script(dir, fg->name, body, w, h))
                 rc = pm_err_errno(err, PM_ERR_IO, "writing %s/%s.gp", dir, fg->name);
             else
-                rc = spawn_gnuplot(dir, fg->name, &pids[i], err);   /* figures render in parallel */
+                rc = start_gnuplot(&jobs[i], dir, fg->name, err);   /* figures render in parallel */
         }
         free(body);
     }
     /* reap every child even after an error, then read the SVGs back */
     for (int i = 0; i < PM_N_FIGURES; i++) {
-        if (!pids[i])
+        if (!jobs[i].name) /* not drawn */
             continue;
         pm_err werr = {0};
-        int wrc = wait_gnuplot(dir, out->fig[i].name, pids[i], &werr);
+        int wrc = wait_gnuplot(&jobs[i], &werr);
         if (wrc && rc == PM_OK) {
             rc = wrc;
             if (err)

@@ -89,7 +89,7 @@ static const char JS[] =
     "r.hidden=q!==''&&r.textContent.toLowerCase().indexOf(q)<0;});});});"
     "})();";
 
-static void num(FILE *f, const char *fmt, double v);
+static void num(FILE *f, int prec, double v);
 
 static void td_s(FILE *f, const char *s)
 {
@@ -98,19 +98,19 @@ static void td_s(FILE *f, const char *s)
     fputs("</td>", f);
 }
 
-static void td_n(FILE *f, const char *fmt, double v)
+static void td_n(FILE *f, int prec, double v)
 {
     fputs("<td class=n>", f);
-    num(f, fmt, v);
+    num(f, prec, v);
     fputs("</td>", f);
 }
 
-static void num(FILE *f, const char *fmt, double v)
+static void num(FILE *f, int prec, double v)
 {
     if (isnan(v))
         fputs("&ndash;", f);
     else
-        fprintf(f, fmt, v);
+        fprintf(f, "%.*f", prec, v);
 }
 
 /* The SVG as gnuplot wrote it, minus the XML prolog and DOCTYPE that are invalid inside HTML; drawn at most
@@ -384,7 +384,10 @@ static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, 
             if (m->step_seq >= 0)
                 fprintf(f, " (step %d)", m->step_seq);
             fputs("</dt><dd>", f);
-            num(f, "%.15g", m->value);
+            if (isnan(m->value))
+                fputs("&ndash;", f);
+            else
+                fprintf(f, "%.15g", m->value);
             fputs("</dd>", f);
         }
         fputs("</dl>", f);
@@ -568,11 +571,11 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
             fputs("<tr>", f);
             td_s(f, hs->name);
             td_s(f, hs->fingerprint);
-            td_n(f, "%.0f", hs->n_configs);
-            td_n(f, "%.0f", hs->n_runs);
-            td_n(f, "%.4f", hs->wall_geomean);
+            td_n(f, 0, hs->n_configs);
+            td_n(f, 0, hs->n_runs);
+            td_n(f, 4, hs->wall_geomean);
             td_s(f, hs->cpu_model);
-            td_n(f, "%.0f", hs->cores);
+            td_n(f, 0, hs->cores);
             td_s(f, hs->kernel);
             td_s(f, hs->compiler);
             fputs("</tr>", f);

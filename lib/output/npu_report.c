@@ -10,12 +10,12 @@ static const char *mode_of(const pm_an_npu_config *n)
                            : (n->offline ? "stock, offline" : "stock");
 }
 
-static void text_num(FILE *f, double v, double scale, const char *fmt)
+static void text_num(FILE *f, double v, double scale, int prec)
 {
     if (isnan(v))
         fprintf(f, " %11s", "-");
     else
-        fprintf(f, fmt, v * scale);
+        fprintf(f, " %11.*f", prec, v * scale);
 }
 
 /* The sentences both formats print: what the reader must know before comparing numbers. */
@@ -59,14 +59,14 @@ void pm_npu_report_text(const pm_analysis *a, FILE *f)
     for (size_t i = 0; i < a->n_npu; i++) {
         const pm_an_npu_config *c = &a->npu[i];
         fprintf(f, "  %-44s %-22s", a->configs[c->config].key, mode_of(c));
-        text_num(f, c->prefill_s, 1, " %11.4f");
-        text_num(f, c->generate_s, 1, " %11.4f");
-        text_num(f, c->lm_head_s, 1, " %11.4f");
-        text_num(f, c->unattributed_s, 1, " %11.4f");
-        text_num(f, c->compile_net_ms, 1e-3, " %11.4f");
-        text_num(f, c->elf_export_ms, 1e-3, " %11.4f");
-        text_num(f, c->blob_bytes, 1e-6, " %11.3f");
-        text_num(f, c->blob_weightless_bytes, 1e-6, " %11.3f");
+        text_num(f, c->prefill_s, 1, 4);
+        text_num(f, c->generate_s, 1, 4);
+        text_num(f, c->lm_head_s, 1, 4);
+        text_num(f, c->unattributed_s, 1, 4);
+        text_num(f, c->compile_net_ms, 1e-3, 4);
+        text_num(f, c->elf_export_ms, 1e-3, 4);
+        text_num(f, c->blob_bytes, 1e-6, 3);
+        text_num(f, c->blob_weightless_bytes, 1e-6, 3);
         fputc('\n', f);
     }
 }
@@ -85,13 +85,13 @@ static void html_esc(FILE *f, const char *s)
     }
 }
 
-static void html_num(FILE *f, double v, double scale, const char *fmt)
+static void html_num(FILE *f, double v, double scale, int prec)
 {
     fputs("<td>", f);
     if (isnan(v))
         fputs("&ndash;", f);
     else
-        fprintf(f, fmt, v * scale);
+        fprintf(f, "%.*f", prec, v * scale);
     fputs("</td>", f);
 }
 
@@ -119,15 +119,15 @@ void pm_npu_report_html(const pm_analysis *a, FILE *f)
         fputs("</td><td>", f);
         html_esc(f, mode_of(c));
         fputs("</td>", f);
-        html_num(f, c->prefill_s, 1, "%.4f");
-        html_num(f, c->generate_s, 1, "%.4f");
-        html_num(f, c->lm_head_s, 1, "%.4f");
-        html_num(f, c->unattributed_s, 1, "%.4f");
-        html_num(f, c->compile_net_ms, 1e-3, "%.4f");
-        html_num(f, c->elf_export_ms, 1e-3, "%.4f");
-        html_num(f, c->blob_bytes, 1e-6, "%.3f");
-        html_num(f, c->blob_weightless_bytes, 1e-6, "%.3f");
-        html_num(f, c->import_s, 1, "%.4f");
+        html_num(f, c->prefill_s, 1, 4);
+        html_num(f, c->generate_s, 1, 4);
+        html_num(f, c->lm_head_s, 1, 4);
+        html_num(f, c->unattributed_s, 1, 4);
+        html_num(f, c->compile_net_ms, 1e-3, 4);
+        html_num(f, c->elf_export_ms, 1e-3, 4);
+        html_num(f, c->blob_bytes, 1e-6, 3);
+        html_num(f, c->blob_weightless_bytes, 1e-6, 3);
+        html_num(f, c->import_s, 1, 4);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);

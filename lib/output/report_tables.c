@@ -103,12 +103,12 @@ pm_table *pm_rt_stage_shares(const pm_analysis *a, const char *link_prefix)
     return t;
 }
 
-static void set_num(pm_table *t, long r, size_t k, const char *fmt, double v)
+static void set_num(pm_table *t, long r, size_t k, int prec, double v)
 {
     if (isnan(v) || isinf(v))
         pm_table_set(t, (size_t)r, k, "-", NAN);
     else
-        pm_table_setf(t, (size_t)r, k, v, fmt, v);
+        pm_table_setf(t, (size_t)r, k, v, "%.*f", prec, v);
 }
 
 pm_table *pm_rt_overhead(const pm_analysis *a, const char *link_prefix)
@@ -144,8 +144,8 @@ pm_table *pm_rt_overhead(const pm_analysis *a, const char *link_prefix)
             pm_fmt_share(buf, sizeof buf, c->outside_share);
             pm_table_set(t, (size_t)r, 3, buf, c->outside_share);
         }
-        set_num(t, r, 4, "%.4f", c->startup_s);
-        set_num(t, r, 5, "%.4f", c->outside_s);
+        set_num(t, r, 4, 4, c->startup_s);
+        set_num(t, r, 5, 4, c->outside_s);
     }
     return t;
 }
@@ -171,10 +171,10 @@ pm_table *pm_rt_startup(const pm_analysis *a)
         pm_table_set(t, (size_t)r, 0, x->tool, NAN);
         pm_table_setf(t, (size_t)r, 1, x->n_ok, "%d", x->n_ok);
         pm_table_setf(t, (size_t)r, 2, x->n_failed, "%d", x->n_failed);
-        set_num(t, r, 3, "%.4f", x->wall_s);
-        set_num(t, r, 4, "%.4f", x->user_s);
-        set_num(t, r, 5, "%.4f", x->sys_s);
-        set_num(t, r, 6, "%.2f", x->cpu_wall);
+        set_num(t, r, 3, 4, x->wall_s);
+        set_num(t, r, 4, 4, x->user_s);
+        set_num(t, r, 5, 4, x->sys_s);
+        set_num(t, r, 6, 2, x->cpu_wall);
         pm_table_set(t, (size_t)r, 7, x->note ? x->note : !x->n_ok ? "no ok null run"
                                       : x->contended ? "contended: not a serial baseline" : "", NAN);
     }
@@ -274,9 +274,9 @@ pm_table *pm_rt_fixes(const pm_analysis *a)
             pm_table_set(t, (size_t)r, 2, "(outside passes; start-up not measured)", NAN);
         pm_fmt_share(buf, sizeof buf, x->share);
         pm_table_set(t, (size_t)r, 3, buf, x->share);
-        set_num(t, r, 4, "%.2f", x->exponent);
-        set_num(t, r, 5, "%.2f", x->exponent_lo);
-        set_num(t, r, 6, "%.2f", x->user_wall);
+        set_num(t, r, 4, 2, x->exponent);
+        set_num(t, r, 5, 2, x->exponent_lo);
+        set_num(t, r, 6, 2, x->user_wall);
         ratio_text(buf, sizeof buf, x->cache_ratio);
         pm_table_set(t, (size_t)r, 7, buf, x->cache_ratio);
         if (x->n_contended) {   /* the fix table never concludes from contended data */
@@ -315,15 +315,15 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         pm_table_set(t, (size_t)r, 2, a->stages[x->stage], NAN);
         pm_table_set(t, (size_t)r, 3, x->x_metric, NAN);
         pm_table_setf(t, (size_t)r, 4, x->n, "%d", x->n);
-        set_num(t, r, 5, "%.3f", x->exponent);
+        set_num(t, r, 5, 3, x->exponent);
         if (isnan(x->lo) || isnan(x->hi))
             pm_table_set(t, (size_t)r, 6, "too few sizes", NAN);
         else
             pm_table_setf(t, (size_t)r, 6, NAN, "%.3f \u2013 %.3f", x->lo, x->hi);
-        set_num(t, r, 7, "%.3f", x->r2);
+        set_num(t, r, 7, 3, x->r2);
         pm_fmt_share(buf, sizeof buf, x->max_share);
         pm_table_set(t, (size_t)r, 8, buf, x->max_share);
-        set_num(t, r, 9, "%.2f", x->user_wall);
+        set_num(t, r, 9, 2, x->user_wall);
         pm_table_set(t, (size_t)r, 10, x->superlinear ? "yes" : "no", NAN);
     }
     return t;
@@ -338,7 +338,7 @@ pm_table *pm_rt_tools(const pm_analysis *a)
         if (r < 0)
             break;
         pm_table_set(t, (size_t)r, 0, a->tools[i] ? a->tools[i] : "-", NAN);
-        set_num(t, r, 1, "%.2f", a->tool_user_wall[i]);
+        set_num(t, r, 1, 2, a->tool_user_wall[i]);
     }
     return t;
 }

@@ -337,9 +337,13 @@ void pm_fmt_time(char *buf, size_t n, double s, int sign)
         return;
     }
     double a = fabs(s);
-    const char *f = sign ? (a >= 1 ? "%+.3f s" : a >= 1e-3 ? "%+.2f ms" : "%+.1f us")
-                         : (a >= 1 ? "%.3f s" : a >= 1e-3 ? "%.2f ms" : "%.1f us");
-    snprintf(buf, n, f, a >= 1 ? s : a >= 1e-3 ? s * 1e3 : s * 1e6);
+    int prec = a >= 1 ? 3 : a >= 1e-3 ? 2 : 1;
+    const char *unit = a >= 1 ? "s" : a >= 1e-3 ? "ms" : "us";
+    double v = a >= 1 ? s : a >= 1e-3 ? s * 1e3 : s * 1e6;
+    if (sign)
+        snprintf(buf, n, "%+.*f %s", prec, v, unit);
+    else
+        snprintf(buf, n, "%.*f %s", prec, v, unit);
 }
 
 void pm_fmt_share(char *buf, size_t n, double fraction)

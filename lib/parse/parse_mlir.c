@@ -11,6 +11,7 @@
  *  Total − Rest up to rounding and pipeline overhead, in both displays. */
 #include "parse_internal.h"
 #include "parse_text.h"
+#include "util.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static int add_row(pm_report *out, const char *name, double wall, double user, i
     } else if (is_group_name(name)) {
         p.flags |= PM_PASS_GROUP;
     }
-    p.name = (char *)name;
+    p.name = pm_unconst(name); /* copied by pm_report_add_pass */
     p.wall_s = wall;
     p.user_s = user;
     p.depth = depth;

@@ -202,10 +202,10 @@ int pm_pgroup_load(const char *path, pm_pgroup *g, pm_err *err)
         if (next)
             *next++ = '\0';
         if (!strncmp(line, "host ", 5) && strlen(line + 5) < sizeof g->host) {
-            strcpy(g->host, line + 5);
+            snprintf(g->host, sizeof g->host, "%s", line + 5);
             have |= 1;
         } else if (!strncmp(line, "boot ", 5) && strlen(line + 5) < sizeof g->boot_id) {
-            strcpy(g->boot_id, line + 5);
+            snprintf(g->boot_id, sizeof g->boot_id, "%s", line + 5);
             have |= 2;
         } else if (sscanf(line, "owner %ld %llu", &g->owner_pid, &g->owner_start) == 2) {
             have |= 4;

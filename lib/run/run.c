@@ -31,7 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
 
 #define PM_RUN_DEFAULT_CAPTURE ((size_t)64 << 20)
 #define PM_RUN_KILL_GRACE_S 1.0   /* SIGTERM -> SIGKILL */
@@ -197,6 +196,17 @@ static size_t env_name_len(const char *kv)
     return eq ? (size_t)(eq - kv) : strlen(kv);
 }
 
+/* exec(3) takes char *const[] for historical reasons and never writes the strings (POSIX): the one place
+ * where a const argv or environment takes exec's type. */
+static char *const *exec_vec(const char *const *v)
+{
+    union {
+        const char *const *c;
+        char *const *m;
+    } u = {.c = v};
+    return u.m;
+}
+
 /* environ with env_set entries replacing same-named variables (pointers only, nothing copied). */
 static char **build_env(const char *const *env_set)
 {
@@ -218,7 +228,7 @@ static char **build_env(const char *const *env_set)
             envp[k++] = environ[i];
     }
     for (size_t j = 0; j < n_set; j++)
-        envp[k++] = (char *)env_set[j];
+        envp[k++] = pm_unconst(env_set[j]); /* exec reads, never writes */
     envp[k] = NULL;
     return envp;
 }
@@ -232,7 +242,7 @@ static void child_fail(int report_fd, int stage)
 }
 
 /* Runs in the forked child: async-signal-safe calls only. Never returns. */
-static void child_main(char *const argv[], char **envp, const pm_run_opts *opts, int in_fd, int out_fd,
+static void child_main(const char *const argv[], char *const *envp, const pm_run_opts *opts, int in_fd, int out_fd,
                        int err_fd, int report_fd, int go_fd, int go_wr, int out_rd, int err_rd, pid_t parent)
 {
     /* The command dies with passmap: a SIGKILLed sweep must not leave a compiler writing into the run folder
@@ -273,7 +283,7 @@ static void child_main(char *const argv[], char **envp, const pm_run_opts *opts,
     char c;
     while (read(go_fd, &c, 1) < 0 && errno == EINTR)
         ;
-    execvpe(argv[0], argv, envp);
+    execvpe(argv[0], exec_vec(argv), envp);
     child_fail(report_fd, STAGE_EXEC);
 }
 
@@ -352,7 +362,7 @@ static int cgroup_mount(const char *want, char *out, size_t cap)
         int hit = !*want ? !strcmp(fstype, "cgroup2") : !strcmp(fstype, "cgroup");
         if (hit && *want) {   /* the controller must be one of the comma-separated super options */
             hit = 0;
-            for (char *tok = strtok(super, ","); tok && !hit; tok = strtok(NULL, ","))
+            for (char *save = NULL, *tok = strtok_r(super, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save))
                 hit = !strcmp(tok, want);
         }
         if (hit && (size_t)snprintf(out, cap, "%s", mnt) < cap)
@@ -389,21 +399,18 @@ static long cgroup_oom_kills(void)
     }
     fclose(f);
     char mnt[PATH_MAX];
-    const char *key = NULL;
     path[0] = '\0';
     if (v1[0] && !cgroup_mount("memory", mnt, sizeof mnt)) {
         snprintf(path, sizeof path, "%s%s/memory.oom_control", mnt, strcmp(v1, "/") ? v1 : "");
-        key = "oom_kill %ld";
     }
     if (!path[0] && v2[0] && !cgroup_mount("", mnt, sizeof mnt)) {
         snprintf(path, sizeof path, "%s%s/memory.events", mnt, strcmp(v2, "/") ? v2 : "");
-        key = "oom_kill %ld";
     }
     if (!path[0] || !(f = fopen(path, "r")))
         return -1;
     long n = -1;
     while (fgets(line, sizeof line, f))
-        if (sscanf(line, key, &n) == 1)
+        if (sscanf(line, "oom_kill %ld", &n) == 1)
             break;
     fclose(f);
     return n;
@@ -445,7 +452,7 @@ static const char *stage_name(int stage)
     }
 }
 
-int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res, pm_err *err)
+int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result *res, pm_err *err)
 {
     static const pm_run_opts no_opts;
     if (!opts)

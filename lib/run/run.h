@@ -63,7 +63,7 @@ typedef struct pm_run_result {
 
 /* Runs argv[0] (PATH-searched) with argv. Returns PM_OK when the child was run and measured, whatever its
  * exit status (see res->status); an error code only when passmap itself could not do its job. */
-int pm_run_exec(char *const argv[], const pm_run_opts *opts, pm_run_result *res, pm_err *err);
+int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result *res, pm_err *err);
 
 const char *pm_run_status_name(pm_run_status s);
 /* Parses "30", "2.5s", "5m", "1h" into seconds. */

@@ -565,17 +565,18 @@ static char *immutable_uri(const char *path)
         return NULL;
     /* file: URI, percent-encoding what a URI would read as syntax */
     size_t n = strlen(path);
-    char *uri = malloc(3 * n + 32), *o = uri;
+    size_t cap = 3 * n + 32;
+    char *uri = malloc(cap), *o = uri;
     if (!uri)
         return NULL;
-    o += sprintf(o, "file:");
+    o += snprintf(o, cap, "file:");
     for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
         if (*p == '%' || *p == '?' || *p == '#' || *p < 0x20 || *p >= 0x7f)
-            o += sprintf(o, "%%%02X", *p);
+            o += snprintf(o, cap - (size_t)(o - uri), "%%%02X", *p);
         else
             *o++ = (char)*p;
     }
-    strcpy(o, "?immutable=1");
+    snprintf(o, cap - (size_t)(o - uri), "?immutable=1");
     return uri;
 }
 

@@ -108,7 +108,8 @@ void pm_sq_sweeps_free(pm_sq_sweeps *s)
     memset(s, 0, sizeof *s);
 }
 
-/* "SELECT ... IN (1,2,3) ..." from a format with one %s; malloc'd, NULL when out of memory. */
+/* "SELECT ... IN (1,2,3) ..." from a template with one %s (spliced by hand: the template is no printf format
+ * for the compiler to check); malloc'd, NULL when out of memory. */
 static char *sql_with_ids(const char *fmt, const pm_sq_sweeps *s)
 {
     size_t cap = s->n * 24 + 1, used = 0;
@@ -118,10 +119,16 @@ static char *sql_with_ids(const char *fmt, const pm_sq_sweeps *s)
     ids[0] = 0;
     for (size_t i = 0; i < s->n; i++)
         used += (size_t)snprintf(ids + used, cap - used, "%s%lld", i ? "," : "", (long long)s->ids[i]);
-    size_t len = strlen(fmt) + used + 1;
+    const char *hole = strstr(fmt, "%s");
+    size_t head = hole ? (size_t)(hole - fmt) : strlen(fmt), tail_len = hole ? strlen(hole + 2) : 0;
+    size_t len = head + used + tail_len + 1;
     char *sql = malloc(len);
-    if (sql)
-        snprintf(sql, len, fmt, ids);
+    if (sql) {
+        memcpy(sql, fmt, head);
+        memcpy(sql + head, ids, used);
+        memcpy(sql + head + used, hole ? hole + 2 : "", tail_len);
+        sql[len - 1] = '\0';
+    }
     free(ids);
     return sql;
 }

@@ -55,7 +55,7 @@ static double evidence_value(const char *name, const void *ctx)
     if (!strcmp(name, "llvm_ops")) return e->llvm_ops;
     if (!strcmp(name, "wall")) return e->wall_s;
     /* an axis of the config: its value when it is a number */
-    pm_cfg axes = {.params = (pm_param *)e->params, .n_params = e->n_params};
+    pm_cfg axes = {.params = pm_unconst_ptr(e->params), .n_params = e->n_params};
     return pm_cfg_param_num(&axes, name);
 }
 

@@ -15,7 +15,7 @@
 /* One word, shell-quoted when needed. */
 static void add_word(pm_sbuf *b, const char *w)
 {
-    char *argv[] = {(char *)w, NULL};
+    char *argv[] = {pm_unconst(w), NULL};
     char *q = pm_argv_join(argv);
     if (!q) {
         b->oom = 1;
@@ -149,11 +149,11 @@ static int sbatch(const pm_slurm_opts *o, const char *script, const char *depend
     char out[4096], errp[4096], dep[128];
     snprintf(out, sizeof out, "%s/sbatch.stdout", o->dir);
     snprintf(errp, sizeof errp, "%s/sbatch.stderr", o->dir);
-    char *argv[6] = {"sbatch", "--parsable", (char *)script, NULL, NULL, NULL};
+    const char *argv[6] = {"sbatch", "--parsable", script, NULL, NULL, NULL};
     if (dependency) {
         snprintf(dep, sizeof dep, "--dependency=afterok:%s", dependency);
         argv[2] = dep;
-        argv[3] = (char *)script;
+        argv[3] = script;
     }
     pm_run_opts ro = {.timeout_s = o->submit_timeout_s > 0 ? o->submit_timeout_s : 60, .stdout_path = out,
                       .stderr_path = errp};

@@ -171,7 +171,7 @@ static int push_metric(pm_metric **m, int *n, const char *name, double value)
     if (!nm)
         return PM_ERR_NOMEM;
     *m = nm;
-    nm[*n].name = (char *)name;
+    nm[*n].name = pm_unconst(name); /* borrowed: the caller keeps it alive */
     nm[*n].value = value;
     (*n)++;
     return PM_OK;
@@ -242,7 +242,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         pm_report_init(&sl.reports[i]);
         memset(&sl.results[i], 0, sizeof sl.results[i]);
         n_done = i + 1;
-        rc = pm_run_exec(st->argv, &ro, &sl.results[i], err);
+        rc = pm_run_exec((const char *const *)st->argv, &ro, &sl.results[i], err);
         pm_pgroup_unrecord(&x->pgrec);
         x->pgrec.what = NULL;
         if (rc)
@@ -413,7 +413,7 @@ static int measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum
                 pm_run_opts ro = {.timeout_s = x->spec->timeout_s, .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
                                   .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
                                   .cancel = x->opts->stop};
-                if ((rc = pm_run_exec(st->argv, &ro, &res[k], err)))
+                if ((rc = pm_run_exec((const char *const *)st->argv, &ro, &res[k], err)))
                     break;
                 if (x->opts->stop && *x->opts->stop) {   /* not a measurement: nothing recorded, measured on resume */
                     sum->interrupted = 1;
@@ -508,7 +508,7 @@ static int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
             }
             text = bigger;
         }
-        len += (size_t)sprintf(text + len, "  %s: %s\n", steps.items[i].tool, joined ? joined : "?");
+        len += (size_t)snprintf(text + len, cap - len, "  %s: %s\n", steps.items[i].tool, joined ? joined : "?");
         free(joined);
     }
     pm_steps_free(&steps);

@@ -20,6 +20,7 @@ void pm_emit_init(pm_emit *e, FILE *out)
     e->out = out;
 }
 
+static void vout(pm_emit *e, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void vout(pm_emit *e, const char *fmt, va_list ap)
 {
     if (vfprintf(e->out, fmt, ap) < 0)

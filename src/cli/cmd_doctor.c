@@ -65,7 +65,7 @@ static void try_compile(const char *self, const char *lib, const char *xml, cons
     pm_run_opts ro = {.timeout_s = timeout_s, .cwd = work, .stdout_path = out_path, .stderr_path = err_path};
     pm_run_result res;
     memset(&res, 0, sizeof res);
-    if (pm_run_exec((char *const *)argv, &ro, &res, &err) != PM_OK) {
+    if (pm_run_exec(argv, &ro, &res, &err) != PM_OK) {
         snprintf(a->note, sizeof a->note, "%s", err.msg);
         return;
     }

@@ -437,7 +437,7 @@ static int measure(const run_args *a, pm_single_run *sr, pm_pgroup_recorder *pgr
             fprintf(stderr, "\rwarmup %ld/%ld ", i + 1, a->warmup);
         snprintf(what, sizeof what, "config %s, warmup %ld", key, i + 1);
         pgrec->what = what;
-        int erc = pm_run_exec(a->cmd, &w, &r, &err);
+        int erc = pm_run_exec((const char *const *)a->cmd, &w, &r, &err);
         if (sr->st)
             pm_pgroup_unrecord(pgrec);
         if (erc != PM_OK) {
@@ -456,7 +456,7 @@ static int measure(const run_args *a, pm_single_run *sr, pm_pgroup_recorder *pgr
             fprintf(stderr, "\rrun %ld/%ld ", i + 1, a->n_runs);
         snprintf(what, sizeof what, "config %s, cold r%ld", key, sr->first_repeat + i);
         pgrec->what = what;
-        int erc = pm_run_exec(a->cmd, &o, &res->runs[i], &err);
+        int erc = pm_run_exec((const char *const *)a->cmd, &o, &res->runs[i], &err);
         if (sr->st)
             pm_pgroup_unrecord(pgrec);
         if (erc != PM_OK) {
@@ -564,10 +564,10 @@ static void print_table(const run_args *a, const run_results *res)
             printf(" %14s\n", "n/a");
             continue;
         }
-        const char *fmt = m < 3 ? " %14.6f" : " %14.0f";
+        int prec = m < 3 ? 6 : 0;
         double v[5] = {st->mean, st->median, st->sd, st->min, st->max};
         for (int k = 0; k < 5; k++)
-            printf(fmt, v[k]);
+            printf(" %14.*f", prec, v[k]);
         printf("\n");
     }
     if (a->be->run_one == PM_RUN_ONE_OV_COMPILE) {

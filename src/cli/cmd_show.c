@@ -11,9 +11,6 @@
 #include "passtree.h"
 #include "store_runs.h"
 
-int pm_cli_pick_run(sqlite3 *db, const char *cmd, const char *sweep, const char *config, const char *mode, int repeat,
-                    long long run_id, int64_t *out, pm_err *err);
-
 static void usage(FILE *out)
 {
     fprintf(out,

@@ -2,6 +2,10 @@
 #ifndef PM_CLI_CMDS_H
 #define PM_CLI_CMDS_H
 
+#include <sqlite3.h>
+#include <stdint.h>
+#include "error.h"
+
 int cmd_run(int argc, char **argv);
 int cmd_parse(int argc, char **argv);
 int cmd_import(int argc, char **argv);
@@ -27,6 +31,10 @@ int pm_cli_sweep_slurm(const pm_cli_slurm *s);
 
 /* Prints done/left per shard of each database (passmap status, sweep --status). */
 int pm_cli_status(const char *const *dbs, int n_dbs, int json);
+
+/* Shared by trace and show (cmd_trace.c): which run the options name. */
+int pm_cli_pick_run(sqlite3 *db, const char *cmd, const char *sweep, const char *config, const char *mode, int repeat,
+                    long long run_id, int64_t *out, pm_err *err);
 
 /* Exit statuses: 0 ok, 1 the work failed, 2 usage error. */
 enum { PM_EXIT_OK = 0, PM_EXIT_FAIL = 1, PM_EXIT_USAGE = 2 };

@@ -1,11 +1,54 @@
 #!/usr/bin/env bash
-# lib/ layering: no file includes a header of a later layer (scripts/check-layers.sh), and the checker
-# itself catches a violation planted in a copy of the tree.
+# The project checker (scripts/check-project.sh): the tree passes, and each rule catches a violation planted in
+# a copy of the tree (lib/ layering, banned functions, extern in a .c file, SQL outside lib/store, a process
+# started outside lib/run, a back-end name compared outside its row, an over-long function).
 . "$(dirname "$0")/lib.sh"
 check "lib/ layers have one-way dependencies" "$ROOT/scripts/check-layers.sh"
-mkdir -p "$TMP/tree/scripts"
-cp "$ROOT/Makefile" "$TMP/tree/"; cp "$ROOT/scripts/check-layers.sh" "$TMP/tree/scripts/"
-cp -r "$ROOT/lib" "$TMP/tree/lib"
-echo '#include "sweep.h"' >> "$TMP/tree/lib/base/util.c"
-check_fails "a base file including a sweep header is caught" "$TMP/tree/scripts/check-layers.sh"
+check "the project checker passes on the tree" "$ROOT/scripts/check-project.sh"
+
+fresh_copy() {
+  rm -rf "$TMP/tree"; mkdir -p "$TMP/tree/scripts" "$TMP/tree/src"
+  cp "$ROOT/Makefile" "$TMP/tree/"
+  cp "$ROOT/scripts/check-layers.sh" "$ROOT/scripts/check-project.sh" "$ROOT/scripts/check-project.allow" "$TMP/tree/scripts/"
+  cp -r "$ROOT/lib" "$TMP/tree/lib"; cp -r "$ROOT/src/cli" "$TMP/tree/src/cli"
+}
+fresh_copy
+check "the copied tree passes" "$TMP/tree/scripts/check-project.sh"
+
+# Each violation is planted in the one copy, checked, and the file put back.
+with_planted() { # file, text, command...: appends text to the copy's file, runs the command, restores the file
+  local file=$TMP/tree/$1 text=$2; shift 2
+  cp "$file" "$TMP/saved"
+  printf '%s\n' "$text" >> "$file"
+  "$@"; local rc=$?
+  cp "$TMP/saved" "$file"
+  return $rc
+}
+check_fails "a base file including a sweep header is caught" \
+  with_planted lib/base/util.c '#include "sweep.h"' "$TMP/tree/scripts/check-layers.sh"
+check_fails "... and by the project checker" \
+  with_planted lib/base/util.c '#include "sweep.h"' "$TMP/tree/scripts/check-project.sh"
+
+plant() { # description, file, C text appended
+  check_fails "$1" with_planted "$2" "$3" "$TMP/tree/scripts/check-project.sh"
+  with_planted "$2" "$3" "$TMP/tree/scripts/check-project.sh" > "$TMP/out" 2>&1
+  check "  ... naming the file" grep -q "^$2" "$TMP/out"
+}
+plant "strcpy is caught" lib/base/util.c 'static void planted(char *d, const char *s) { strcpy(d, s); }'
+plant "sprintf is caught" lib/output/table.c 'static void planted(char *d) { sprintf(d, "x"); }'
+plant "strtok is caught" lib/parse/parse.c 'static char *planted(char *d) { return strtok(d, ","); }'
+plant "extern in a .c file is caught" lib/study/analysis.c 'extern int planted_symbol;'
+plant "SQL outside lib/store is caught" lib/study/analysis.c 'static void planted(sqlite3 *db) { sqlite3_exec(db, "x", 0, 0, 0); }'
+plant "one more SQL statement in an allowed file is caught" lib/study/compare.c 'static void planted(sqlite3 *db, sqlite3_stmt **s) { sqlite3_prepare_v2(db, "x", -1, s, 0); }'
+plant "a fork outside lib/run is caught" lib/output/figures.c 'static int planted(void) { return fork(); }'
+plant "popen outside lib/run is caught" src/cli/cmd_show.c 'static void planted(void) { popen("x", "r"); }'
+plant "a back-end name compared outside its row is caught" lib/sweep/sweep.c 'static int planted(const char *b) { return !strcmp(b, "openvino"); }'
+plant "a kind name compared outside lib/workload is caught" lib/study/analysis.c 'static int planted(const char *k) { return !strcmp(k, "llm"); }'
+long_fn=$(printf 'static int planted_long(void)\n{\n'; for i in $(seq 1 160); do echo "    (void)0;"; done; printf '    return 0;\n}\n')
+plant "a function over the limit is caught" lib/base/stats.c "$long_fn"
+
+check "comments and string literals are not flagged" with_planted lib/base/util.c \
+  "$(printf '/* strcpy(a, b) in a comment and "sprintf(" in a string are no calls */\nstatic const char *planted = "strtok(";')" \
+  "$TMP/tree/scripts/check-project.sh"
+check "the copy is back to passing" "$TMP/tree/scripts/check-project.sh"
 finish

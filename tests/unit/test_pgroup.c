@@ -256,7 +256,7 @@ static void runner_records_before_exec(void **state)
     pm_run_opts o = {.on_start = refuse, .on_start_arg = &seen};
     pm_run_result r;
     pm_err err = {0};
-    assert_int_equal(pm_run_exec(argv, &o, &r, &err), PM_ERR_IO);
+    assert_int_equal(pm_run_exec((const char *const *)argv, &o, &r, &err), PM_ERR_IO);
     assert_string_equal(err.msg, "cannot record");
     assert_true(seen);
     assert_int_not_equal(access(mark, F_OK), 0);
@@ -273,7 +273,7 @@ static void same_group_stays_in_the_callers_group(void **state)
     pm_run_opts o = {.same_group = 1, .stdout_path = out};
     pm_run_result r;
     pm_err err = {0};
-    assert_int_equal(pm_run_exec(argv, &o, &r, &err), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)argv, &o, &r, &err), PM_OK);
     assert_int_equal(r.status, PM_RUN_OK);
     FILE *f = fopen(out, "r");
     long pgid = 0;
@@ -281,14 +281,14 @@ static void same_group_stays_in_the_callers_group(void **state)
     fclose(f);
     assert_int_equal(pgid, (long)getpgrp());
     o.same_group = 0;
-    assert_int_equal(pm_run_exec(argv, &o, &r, &err), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)argv, &o, &r, &err), PM_OK);
     f = fopen(out, "r");
     assert_int_equal(fscanf(f, "%ld", &pgid), 1);
     fclose(f);
     assert_int_not_equal(pgid, (long)getpgrp());
     char *slow[] = {"sleep", "30", NULL};
     pm_run_opts t = {.same_group = 1, .timeout_s = 0.2};
-    assert_int_equal(pm_run_exec(slow, &t, &r, &err), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)slow, &t, &r, &err), PM_OK);
     assert_int_equal(r.status, PM_RUN_TIMEOUT);
 }
 

@@ -58,7 +58,7 @@ static void run_sh(const char *script, const pm_run_opts *opts, pm_run_result *r
     char *argv[] = {"sh", "-c", (char *)script, NULL};
     pm_err err;
     pm_err_clear(&err);
-    int rc = pm_run_exec(argv, opts, res, &err);
+    int rc = pm_run_exec((const char *const *)argv, opts, res, &err);
     if (rc != PM_OK)
         fail_msg("pm_run_exec: %s", err.msg);
 }
@@ -97,7 +97,7 @@ static void sigpipe_default_in_child(void **state)
     pm_run_result r;
     char *argv[] = {"sh", "-c", "kill -PIPE $$; exit 0", NULL};
     sigaction(SIGPIPE, &ign, &old);
-    assert_int_equal(pm_run_exec(argv, NULL, &r, NULL), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)argv, NULL, &r, NULL), PM_OK);
     sigaction(SIGPIPE, &old, NULL);
     assert_int_equal(r.term_signal, SIGPIPE);
 }
@@ -170,16 +170,16 @@ static void spawn_error_missing_binary(void **state)
     char *argv[] = {"/nonexistent/passmap-no-such-tool", "x", NULL};
     pm_run_result r;
     pm_err err;
-    assert_int_equal(pm_run_exec(argv, NULL, &r, &err), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)argv, NULL, &r, &err), PM_OK);
     assert_int_equal(r.status, PM_RUN_SPAWN_ERROR);
     assert_non_null(strstr(r.spawn_error, "No such file or directory"));
     char *argv2[] = {"passmap-no-such-tool-in-path", NULL};
-    assert_int_equal(pm_run_exec(argv2, NULL, &r, &err), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)argv2, NULL, &r, &err), PM_OK);
     assert_int_equal(r.status, PM_RUN_SPAWN_ERROR);
     assert_string_equal(pm_run_status_name(r.status), "spawn_error");
     pm_run_opts o = {.cwd = "/nonexistent-dir"};
     char *argv3[] = {"true", NULL};
-    assert_int_equal(pm_run_exec(argv3, &o, &r, &err), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)argv3, &o, &r, &err), PM_OK);
     assert_int_equal(r.status, PM_RUN_SPAWN_ERROR);
     assert_non_null(strstr(r.spawn_error, "chdir /nonexistent-dir"));
 }
@@ -231,7 +231,7 @@ static void mem_limit_gives_oom(void **state)
     pm_run_opts o = {.mem_limit_bytes = 512ull << 20};
     pm_run_result r;
     char *argv[] = {"python3", "-c", "x = bytearray(2 << 30)", NULL};
-    assert_int_equal(pm_run_exec(argv, &o, &r, NULL), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)argv, &o, &r, NULL), PM_OK);
     assert_int_equal(r.status, PM_RUN_OOM);
     assert_int_equal(r.exit_code, 1);
     /* The same program fails without "OOM" text: a plain failure. */
@@ -255,8 +255,8 @@ static void maxrss_and_times_plausible(void **state)
     pm_run_result small, big;
     char *a1[] = {"python3", "-c", "pass", NULL};
     char *a2[] = {"python3", "-c", "x = bytearray(200 << 20)\nfor i in range(0, len(x), 4096): x[i] = 1", NULL};
-    assert_int_equal(pm_run_exec(a1, NULL, &small, NULL), PM_OK);
-    assert_int_equal(pm_run_exec(a2, NULL, &big, NULL), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)a1, NULL, &small, NULL), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)a2, NULL, &big, NULL), PM_OK);
     assert_int_equal(big.status, PM_RUN_OK);
     assert_true(small.maxrss_kb > 1000 && small.maxrss_kb < 100000);
     assert_true(big.maxrss_kb > 200 * 1024 && big.maxrss_kb < 400 * 1024);
@@ -306,7 +306,7 @@ static void no_fd_leaks_no_zombies(void **state)
         run_sh("ls /proc/self/fd | wc -l; sleep 5", &o, &r);
     char *argv[] = {"/nonexistent", NULL};
     pm_run_opts o2 = {.count_instructions = 1, .stderr_path = path_in_tmp("leak2")};
-    pm_run_exec(argv, &o2, &r, NULL);
+    pm_run_exec((const char *const *)argv, &o2, &r, NULL);
     assert_int_equal(r.status, PM_RUN_SPAWN_ERROR);
     assert_int_equal(count_open_fds(), before);
     /* Everything was reaped. */
@@ -342,10 +342,10 @@ static void bad_arguments(void **state)
     pm_run_result r;
     pm_err err;
     char *empty[] = {NULL};
-    assert_int_equal(pm_run_exec(empty, NULL, &r, &err), PM_ERR_USAGE);
+    assert_int_equal(pm_run_exec((const char *const *)empty, NULL, &r, &err), PM_ERR_USAGE);
     pm_run_opts o = {.stdout_path = "/nonexistent-dir/out"};
     char *argv[] = {"true", NULL};
-    assert_int_equal(pm_run_exec(argv, &o, &r, &err), PM_ERR_IO);
+    assert_int_equal(pm_run_exec((const char *const *)argv, &o, &r, &err), PM_ERR_IO);
     assert_non_null(strstr(err.msg, "/nonexistent-dir/out"));
 }
 

@@ -79,7 +79,7 @@ static void run_and_record(pm_single_run *sr, char *const cmd[], int index)
     pm_run_opts o = {.stderr_path = err_path, .timeout_s = 60};
     pm_run_result r;
     pm_err e = {0};
-    assert_int_equal(pm_run_exec(cmd, &o, &r, &e), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)cmd, &o, &r, &e), PM_OK);
     assert_int_equal(r.status, PM_RUN_OK);
     if (pm_single_run_record(sr, &r, index, NULL, err_path, &e) != PM_OK)
         fail_msg("%s", e.msg);
@@ -146,7 +146,7 @@ static void missing_report_file_fails_the_run(void **state)
     assert_int_equal(pm_single_run_open(&sr, &o, cmd, &e), PM_OK);
     assert_null(sr.tmpdir);   /* the report is a file: no stream is kept for it */
     pm_run_result r;
-    assert_int_equal(pm_run_exec(cmd, &(pm_run_opts){.timeout_s = 60}, &r, &e), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)cmd, &(pm_run_opts){.timeout_s = 60}, &r, &e), PM_OK);
     assert_int_equal(pm_single_run_record(&sr, &r, 0, NULL, NULL, &e), PM_OK);
     pm_single_run_close(&sr);
     char b[600], want[600];
