@@ -139,6 +139,22 @@ static int ov_step_done(pm_backend_ctx *ctx, const pm_step *st, const char *stdo
     return 1;
 }
 
+/* ov-compile writes its result line before OpenVINO tears down: an ok line is the compile's result even when
+ * the process then crashed or hung in teardown (TBB / Level Zero threads; oneTBB #977). */
+static int ov_step_outcome(pm_backend_ctx *ctx, const pm_step *st, const char *stdout_path, pm_step_outcome *out)
+{
+    (void)ctx;
+    (void)st;
+    pm_ov_result r;
+    memset(&r, 0, sizeof r);
+    pm_err err = {0};
+    int got = pm_ov_read_result_file(stdout_path, &r, &err) == PM_OK;
+    if (got)
+        out->completed = 1;
+    pm_ov_result_free(&r);
+    return got;
+}
+
 static void ov_describe(pm_backend_ctx *ctx, json_t *meta)
 {
     json_object_set_new(meta, "device", json_string(ctx->spec->ov_device));
@@ -154,6 +170,7 @@ const pm_backend_ops pm_backend_openvino = {
     .prepare_config = ov_prepare_config,
     .steps = ov_steps,
     .step_done = ov_step_done,
+    .step_outcome = ov_step_outcome,
     .describe = ov_describe,
     .own_warm_path = 1,   /* ov_step_done: every stock compile's blob import is its warm run */
     .fix = &pm_ov_fix,

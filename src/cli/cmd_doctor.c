@@ -3,6 +3,7 @@
  * (one matmul block) the way a sweep does (a `passmap ov-compile` child through the runner): on the NPU when
  * one is present, and offline for NPU_PLATFORM with the compiler inside the plugin. Fails loudly here rather
  * than hours into a sweep. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -195,10 +196,17 @@ int cmd_doctor(int argc, char **argv)
     }
     if (keep) {
         snprintf(dir, sizeof dir, "%s", keep);
+        char abs_dir[PATH_MAX];
         if (pm_util_mkdir_p(dir, &err) != PM_OK) {
             fprintf(stderr, "passmap doctor: %s\n", err.msg);
             goto cleanup;
         }
+        /* The children run in their own folders: a relative DIR would mean another place to them. */
+        if (!realpath(dir, abs_dir)) {
+            fprintf(stderr, "passmap doctor: cannot resolve --keep %s: %s\n", dir, strerror(errno));
+            goto cleanup;
+        }
+        snprintf(dir, sizeof dir, "%s", abs_dir);
     } else {
         const char *tmp = getenv("TMPDIR");
         snprintf(dir, sizeof dir, "%s/passmap-doctor.XXXXXX", tmp && *tmp ? tmp : "/tmp");

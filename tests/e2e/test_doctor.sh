@@ -26,6 +26,11 @@ for e in root.iter("edge"):
     assert e.get("from-layer") in ids and e.get("to-layer") in ids
 PY
 
+# --keep with a relative folder (the fixture README's capture command): the children run elsewhere.
+out=$(cd "$TMP" && "$PASSMAP" doctor --lib "$LIB" --keep rel/keep 2>&1); rc=$?
+[ $rc = 0 ] && echo "$out" | grep -q '^compile on the NPU: *ok' && [ -s "$TMP/rel/keep/online/ov-compile.stdout" ] \
+  && ok "doctor --keep with a relative DIR" || fail "relative --keep rc=$rc: $out"
+
 out=$(PASSMAP_FAKEOV_DEVICES=CPU "$PASSMAP" doctor --lib "$LIB" --json 2>&1); rc=$?
 [ $rc = 0 ] && echo "$out" | python3 -c '
 import json, sys

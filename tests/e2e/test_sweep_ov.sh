@@ -105,6 +105,18 @@ check "weightless sweep runs" "$PASSMAP" sweep --quiet --db "$TMP/wl.db" "$TMP/w
   && ok "failed import: a failed warm run with its reason, the cold compile kept" \
   || fail "weightless: $(sqlite3 "$TMP/wl.db" "select mode, status, note from run")"
 
+# OpenVINO's teardown (TBB, Level Zero) can crash after the work is done; ov-compile writes its result line
+# before it. That result stands: the cold compiles are ok (the note says the process died after it), their
+# timing rows are kept, and the import is still a warm run.
+sed -e 's/npu-tiny/npu-crash/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' "$TMP/npu.ini" > "$TMP/crash.ini"
+PASSMAP_FAKEOV_CRASH_TEARDOWN=1 "$PASSMAP" sweep --quiet --db "$TMP/crash.db" "$TMP/crash.ini" >/dev/null 2>&1
+c() { sqlite3 "$TMP/crash.db" "$1"; }
+[ "$(c "select count(*) from run where mode='cold' and status='ok' and note like '%crashed%after writing its result%'")" = 4 ] \
+  && [ "$(c "select count(*) from run where mode='warm' and status='ok'")" = 4 ] \
+  && [ "$(c "select count(*) from v_pass where pass='FeasibleAllocation'")" -ge 4 ] \
+  && ok "teardown crash after the result line: the compiles and imports are kept" \
+  || fail "teardown crash: $(c "select mode, status, note from run")"
+
 # Offline: no NPU present, platform named: cold runs ok and marked offline, no warm runs.
 sed -e 's/npu-tiny/npu-offline/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' \
   -e 's/^\[openvino\]/[openvino]\nplatform = NPU4000/' "$TMP/npu.ini" > "$TMP/off.ini"
