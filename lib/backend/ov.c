@@ -448,6 +448,12 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         goto cleanup;
     r->n_prop_args = 2 * r->props.n;
 
+    /* NPUW names its submodels only on its own log lines, which it prints (release builds too) when this is
+     * set; read as the library initialises, so set before loading it. A value the user set is kept. */
+    if (is_npu(device) && o->window > 0 && setenv("OPENVINO_NPUW_LOG_LEVEL", "INFO", 0) != 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot set OPENVINO_NPUW_LOG_LEVEL");
+        goto cleanup;
+    }
     if ((rc = load_api(&api, o->lib, r->lib_path, sizeof r->lib_path, err)))
         goto cleanup;
     ov_status_e st = api.get_version(&ver);

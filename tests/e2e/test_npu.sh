@@ -47,6 +47,8 @@ grep -q '^ov-compile: NPU compile' "$TMP/err1.txt" && ok "summary on stderr" || 
 grep -q '^format npu-log, 5 report(s)' "$TMP/parse1.txt" && ok "passmap parse reads the stdout as npu-log" \
   || { fail "parse of the stdout"; tail -3 "$TMP/parse1.txt" | sed 's/^/#   /'; }
 grep -q '^MultiClusterStrategyAssignment' "$TMP/parse1.txt" && ok "strategy pass parsed" || fail "no strategy pass row"
+[ "$(grep -c '^\[ NPUW:INFO \] Compiling Subgraph\[[0-9]*\]: model_\(prefill\|kv[0-9]*\|lm_head\)' "$TMP/out1.txt")" = 5 ] \
+  && ok "OPENVINO_NPUW_LOG_LEVEL=INFO set for the compile: NPUW names each subgraph's submodel" || fail "no NPUW lines"
 
 cat >"$TMP/expect1.txt" <<EOF
 nargs=20

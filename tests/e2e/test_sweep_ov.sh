@@ -61,6 +61,11 @@ for k in npu.submodel.prefill.blocks npu.submodel.generate.blocks npu.submodel.l
   n=$(q "select count(*) from metric where name='$k'")
   [ "$n" = 16 ] && ok "metric $k per run" || fail "metric $k: $n"
 done
+# NPUW names its submodels only on "[ NPUW:INFO ] " lines (OPENVINO_NPUW_LOG_LEVEL=INFO, set by ov-compile); the
+# compiler's "generated N barriers" lines name nothing. 2 prefill subgraphs, 1 LM head, none unattributed.
+[ "$(m "m.name='npu.submodel.prefill.blocks' and m.value=2")" = 16 ] && [ "$(m "m.name='npu.submodel.lm_head.blocks' and m.value=1")" = 16 ] \
+  && [ "$(m "m.name='npu.submodel.unattributed.blocks'")" = 0 ] \
+  && ok "blocks attributed by NPUW's own lines and names only" || fail "submodel attribution: $(q "select name, value from metric where name like 'npu.submodel.%.blocks' limit 8")"
 [ "$(m "m.name='ov.npuw.prefill_static' and m.value=1")" = 16 ] && ok "NPUW_LLM_PREFILL_HINT=STATIC recorded per run" || fail "prefill_static"
 # STATIC prefill: the prefill is compiled at the window, so it costs more at 1024 than at 128.
 r=$(q "select (select avg(wall_s) from v_pass where window=1024 and pass='FeasibleAllocation' and report_index=0) > (select avg(wall_s) from v_pass where window=128 and pass='FeasibleAllocation' and report_index=0)")

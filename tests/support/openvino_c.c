@@ -11,7 +11,9 @@
  *  - NPUW_LLM: compiles a prefill model (at the window with NPUW_LLM_PREFILL_HINT=STATIC, else at the 1024
  *    chunk when the window is longer), generate models (one per 1K, 2K, 4K... step up to window + response with
  *    NPUW_LLM_GENERATE_PYRAMID unset or YES, else one) and a shared LM head; each model is two subgraph compiles
- *    (the head one), each with its own timing report: N blocks per call. A plugin log line names each submodel.
+ *    (the head one), each with its own timing report: N blocks per call. With OPENVINO_NPUW_LOG_LEVEL=INFO a
+ *    "[ NPUW:INFO ] " line names each subgraph's submodel (<model>_prefill, <model>_kv<size>, <model>_lm_head);
+ *    without it nothing does.
  *    A user NPU_COMPILATION_MODE_PARAMS replaces NPUW's default precision params, with a warning;
  *  - prints the plugin's lines always coloured with unpadded milliseconds ("12:00:01.5" is 5 ms), compiler
  *    lines ([vpux-compiler], [inference-execution-analysis], ...) with padded ones, hierarchical IE statistics,
@@ -364,9 +366,22 @@ typedef struct compile_opts {
 } compile_opts;
 
 /* One compiler run (one unique subgraph): the lines a LOG_INFO compile prints around its report. */
-static void subgraph_compile(const char *submodel, int size, double scale, const compile_opts *co)
+/* NPUW's own log (npuw/logging.cpp): "[ NPUW:INFO ] " lines, in release builds too, but only when
+ * OPENVINO_NPUW_LOG_LEVEL (or OPENVINO_NPUW_LOG) asks for INFO or more. */
+static int npuw_logs_info(void)
 {
-    plugin_line("INFO", "Compiling %s", submodel);
+    const char *v = getenv("OPENVINO_NPUW_LOG_LEVEL");
+    if (!v)
+        v = getenv("OPENVINO_NPUW_LOG");
+    return v && (!strcmp(v, "INFO") || !strcmp(v, "VERBOSE") || !strcmp(v, "DEBUG"));
+}
+
+/* submodel: NPUW's name of the subgraph's model ("<model>_prefill", "<model>_kv<size>", "<model>_lm_head"),
+ * NULL for a plain (non-NPUW) compile, which names nothing at INFO. */
+static void subgraph_compile(const char *submodel, int subgraph, int size, double scale, const compile_opts *co)
+{
+    if (submodel && npuw_logs_info())
+        printf("[ NPUW:INFO ] Compiling Subgraph[%d]: %s...\n", subgraph, submodel);
     clock_ms += 5;
     compiler_line("dump-statistics-of-ie-ops", "IE dialect statistics:");
     compiler_line("dump-statistics-of-ie-ops", "  IE - 10 (100.00%%)");
@@ -383,6 +398,8 @@ static void subgraph_compile(const char *submodel, int size, double scale, const
     compiler_line("feasible-allocation", "Feasible allocation started");
     clock_ms += 250;
     compiler_line("feasible-allocation", "  Scheduled 42 buffers");
+    /* a compiler line with "generated" in it: it names no submodel */
+    compiler_line("assign-virtual-barriers", "Barrier scheduling generated %d barriers", 12 + size / 64);
     if (co->task_stats) { /* dump-task-stats, as the npu_compiler lit tests show it */
         compiler_line("dump-statistics-of-task-ops", "Input size - 4.50 KB Output size - 4.50 KB");
         compiler_line("dump-statistics-of-task-ops", "VPUIP tasks statistics:");
@@ -499,9 +516,8 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         clock_ms = 0;
         if (!npu_present())
             plugin_line("INFO", "NPU device isn't available, offline compilation only (platform %s)", platform);
-        plugin_line("INFO", "Compiling model %s", model->xml);
         if (!cm->npuw) {
-            subgraph_compile("model", 128, 1.0, &co);
+            subgraph_compile(NULL, 0, 128, 1.0, &co);
         } else {
             if (mode)
                 plugin_line("WARNING", "NPU_COMPILATION_MODE_PARAMS set by the user replaces NPUW's default "
@@ -509,21 +525,18 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
             int prompt = align64(window), response = align64(min_response);
             int prefill = strcmp(prefill_hint, "STATIC") && prompt > 1024 ? 1024 : prompt;
             char name[128];
-            for (int f = 0; f < 2; f++) {
-                snprintf(name, sizeof name, "model_prefill/f%d", f);
-                subgraph_compile(name, prefill, prefill / 128.0, &co);
-            }
+            for (int f = 0; f < 2; f++)
+                subgraph_compile("model_prefill", f, prefill, prefill / 128.0, &co);
             int total = prompt + response;
             for (int g = strcmp(pyramid, "NO") ? 1024 : total;; g *= 2) {
                 int size = g < total ? g : total;
-                for (int f = 0; f < 2; f++) {
-                    snprintf(name, sizeof name, "model_kvcache_%d/f%d", size, f);
-                    subgraph_compile(name, size, size / 1024.0, &co);
-                }
+                snprintf(name, sizeof name, "model_kv%d", size);
+                for (int f = 0; f < 2; f++)
+                    subgraph_compile(name, f, size, size / 1024.0, &co);
                 if (g >= total)
                     break;
             }
-            subgraph_compile("model_lm_head", 64, 0.5, &co);
+            subgraph_compile("model_lm_head", 0, 64, 0.5, &co);
         }
         fflush(stdout);
     }
