@@ -250,6 +250,11 @@ int pm_ov_build_props(const pm_ov_opts *o, const char *arch, int offline, pm_ov_
             goto fail;
         if (offline && !has_extra(o, "NPU_CREATE_EXECUTOR") && (rc = props_set(out, "NPU_CREATE_EXECUTOR", 19, "0", err)))
             goto fail;
+        /* Offline NPUW ends with finalize_weights_bank(), which allocates the bank on the submodel's device
+         * unless told otherwise (weights_bank.cpp): with no device, keep it on the host. */
+        if (offline && npuw && !has_extra(o, "NPUW_WEIGHTS_BANK_ALLOC") &&
+            (rc = props_set(out, "NPUW_WEIGHTS_BANK_ALLOC", 23, "CPU", err)))
+            goto fail;
         if (npuw) {
             snprintf(num, sizeof num, "%d", o->window);
             if ((rc = props_set(out, "NPU_USE_NPUW", 12, "YES", err)) ||
@@ -293,10 +298,11 @@ int pm_ov_build_props(const pm_ov_opts *o, const char *arch, int offline, pm_ov_
             goto fail;
     }
     /* Under NPUW a user value replaces NPUW's default precision/optimisation params: an instrumented run
-     * keeps them in front, so it compiles the same pipeline as a stock one plus the switches. */
+     * keeps them in front, so it compiles the same pipeline as a stock one plus the switches. NPUW adds its
+     * arch defaults (optimization-level=3 on 4000) only when a device is present: never offline. */
     if (npuw && pm_ov_instrumented(o) && !strstr(user_mode, "compute-layers-with-higher-precision")) {
         if (append_word(mode, sizeof mode, PM_OV_NPUW_DEFAULT_MODE) ||
-            (arch && !strcmp(arch, "4000") && !strstr(user_mode, "optimization-level") &&
+            (!offline && arch && !strcmp(arch, "4000") && !strstr(user_mode, "optimization-level") &&
              append_word(mode, sizeof mode, PM_OV_NPUW_DEFAULT_MODE_4000)))
             goto too_long;
     }

@@ -101,6 +101,17 @@ PASSMAP_FAKEOV_DEVICES=CPU "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xm
 [ $rc = 0 ] && [ "$(result "$TMP/out-off.txt" offline)" = true ] && [ "$(result "$TMP/out-off.txt" import_s)" = null ] \
   && ok "offline compile: ok, recorded offline, no import" || fail "offline rc=$rc"
 
+# Offline and instrumented: NPUW adds its arch defaults (optimization-level=3 on 4000) only with a device, so
+# passmap keeps only NPUW's precision default in front; the weights bank stays on the host (no device context).
+PASSMAP_FAKEOV_DEVICES=CPU PASSMAP_FAKEOV_PROPS_OUT=$TMP/props-off.txt "$PASSMAP" ov-compile --lib "$LIB" \
+  --model "$TMP/m.xml" --window 512 --schedule-trace --platform NPU4000 --export model.blob --workdir "$TMP/run1" \
+  >"$TMP/out-off2.txt" 2>&1; rc=$?
+[ $rc = 0 ] && grep -qx 'NPU_COMPILATION_MODE_PARAMS=compute-layers-with-higher-precision=Sqrt,Power,ReduceMean,Add_RMSNorm enable-schedule-trace=true' "$TMP/props-off.txt" \
+  && ok "offline instrumented: no optimization-level=3 prepended" || fail "offline mode params rc=$rc: $(grep MODE "$TMP/props-off.txt")"
+grep -qx 'NPUW_WEIGHTS_BANK_ALLOC=CPU' "$TMP/props-off.txt" && [ "$(result "$TMP/out-off2.txt" ok)" = true ] \
+  && ok "offline NPUW: NPUW_WEIGHTS_BANK_ALLOC=CPU, the compile completes" || fail "offline weights bank"
+grep -q 'NPUW_WEIGHTS_BANK_ALLOC' "$TMP/props1.txt" && fail "weights bank alloc sent on a device" || ok "on a device: the bank where NPUW puts it"
+
 # The result line is written before teardown: a crash in OpenVINO's teardown does not lose it.
 PASSMAP_FAKEOV_CRASH_TEARDOWN=1 "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --workdir "$TMP/run1" \
   >"$TMP/out-crash.txt" 2>/dev/null; rc=$?

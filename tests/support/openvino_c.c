@@ -24,6 +24,8 @@
  *    ./strategy_out.json (VF ops carry their region's tiling) per subgraph: under NPUW the LM head's wins;
  *  - export under NPUW without CACHE_MODE=OPTIMIZE_SPEED writes a weightless blob, whose import fails with
  *    "There is no WEIGHTS_PATH set in properties but the blob was exported as weightless!";
+ *  - offline NPUW without NPUW_WEIGHTS_BANK_ALLOC=CPU fails after the compiler ran (the weights bank needs a
+ *    device context); NPUW's arch defaults are not added offline;
  *  - ov_get_last_err_msg returns a heap copy (the caller frees it with ov_free), or NULL;
  *  - with $PASSMAP_FAKEOV_CRASH_TEARDOWN, ov_core_free aborts (a teardown crash).
  * It links only libc and jansson (not libpassmap). */
@@ -440,7 +442,8 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
     if (property_args_size % 2)
         return fail(INVALID_C_PARAM, "property_args_size %zu is odd", property_args_size);
     const char *mode = NULL, *compiler_type = "PLUGIN", *platform = "", *prefill_hint = "DYNAMIC",
-               *pyramid = "YES", *cache_mode = "OPTIMIZE_SIZE";
+               *pyramid = "YES", *cache_mode = "OPTIMIZE_SIZE",
+               *bank_alloc = "";
     int window = 0, npuw_llm = 0, min_response = 128;
     const char *out = getenv("PASSMAP_FAKEOV_PROPS_OUT");
     FILE *rec = out ? fopen(out, "w") : NULL;
@@ -473,6 +476,8 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
             pyramid = v;
         else if (!strcmp(k, "CACHE_MODE"))
             cache_mode = v;
+        else if (!strcmp(k, "NPUW_WEIGHTS_BANK_ALLOC"))
+            bank_alloc = v;
     }
     va_end(ap);
     if (rec)
@@ -537,6 +542,13 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
                     break;
             }
             subgraph_compile("model_lm_head", 0, 64, 0.5, &co);
+            /* finalize_weights_bank(): the bank goes on the submodel's device unless NPUW_WEIGHTS_BANK_ALLOC
+             * names another (weights_bank.cpp); with no device there is no context to allocate in. */
+            if (!npu_present() && strcmp(bank_alloc, "CPU")) {
+                free(cm);
+                fflush(stdout);
+                return fail(GENERAL_ERROR, "[NPUW] weights bank: no NPU device context to allocate in");
+            }
         }
         fflush(stdout);
     }
