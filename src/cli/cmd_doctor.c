@@ -28,7 +28,7 @@ static void usage(FILE *out)
             "(with the blob import, the warm path), and offline for --platform (default NPU4000) with the\n"
             "compiler inside the plugin (OpenVINO >= 2026.0). Exit 0 when the compile a study would use works.\n"
             "  --lib PATH     libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)\n"
-            "  --platform P   offline target: NPU3720, NPU4000 (default), NPU5010\n"
+            "  --platform P   offline target: NPU3720, NPU4000, NPU5010 (default: the NPU's own, else NPU4000)\n"
             "  --timeout DUR  per compile (default 10m)\n"
             "  --keep DIR     write the model and compile outputs into DIR (kept) instead of a temporary folder\n"
             "  --json         one JSON object instead of the text\n");
@@ -142,14 +142,14 @@ int cmd_doctor(int argc, char **argv)
                                              {0, 0, 0, 0}};
     const char *lib = NULL, *platform = "NPU4000", *keep = NULL;
     double timeout_s = 600;
-    int json = 0, c, rc = PM_EXIT_FAIL;
+    int json = 0, c, rc = PM_EXIT_FAIL, platform_given = 0;
     pm_err err;
     pm_err_clear(&err);
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'l': lib = optarg; break;
-        case 'p': platform = optarg; break;
+        case 'p': platform = optarg; platform_given = 1; break;
         case 'k': keep = optarg; break;
         case 'j': json = 1; break;
         case 't':
@@ -227,9 +227,17 @@ int cmd_doctor(int argc, char **argv)
         snprintf(online.note, sizeof online.note, "no NPU device listed");
     }
     /* Offline uses the compiler inside the plugin; with an NPU present the same compiler is asked for
-     * explicitly (PLUGIN), so the check means the same on both kinds of machine. */
+     * explicitly (PLUGIN), for the device's own platform unless --platform names one, and with no executor
+     * (NPU_CREATE_EXECUTOR=0, as upstream's offline tests): a platform other than the device's would
+     * otherwise fail for reasons a study never meets. */
+    char own_platform[72];
+    if (!platform_given && p.npu_present && *p.device_arch) {
+        snprintf(own_platform, sizeof own_platform, "%s%s", strncmp(p.device_arch, "NPU", 3) ? "NPU" : "",
+                 p.device_arch);
+        platform = own_platform;
+    }
     const char *off_args[] = {"--platform", platform, "--export", "model.blob", "--prop", "NPU_COMPILER_TYPE=PLUGIN",
-                              NULL};
+                              "--prop", "NPU_CREATE_EXECUTOR=0", NULL};
     try_compile(self, lib, xml, dir, "offline", off_args, timeout_s, &offline);
 
     int usable = p.npu_present ? online.ok : offline.ok;
@@ -263,7 +271,7 @@ int cmd_doctor(int argc, char **argv)
                    *p.device_arch ? p.device_arch : "?");
         printf("test model:            %s (one matmul block)\n", xml);
         print_attempt(&online);
-        char what[64];
+        char what[128];
         snprintf(what, sizeof what, "compile offline (%s):", platform);
         offline.what = what;
         print_attempt(&offline);

@@ -26,6 +26,12 @@ for e in root.iter("edge"):
     assert e.get("from-layer") in ids and e.get("to-layer") in ids
 PY
 
+# A Meteor Lake (3720) machine: the offline line compiles for the device's own platform, with no executor.
+out=$(PASSMAP_FAKEOV_ARCH=3720 "$PASSMAP" doctor --lib "$LIB" --keep "$TMP/d3" 2>&1); rc=$?
+[ $rc = 0 ] && echo "$out" | grep -q '^compile offline (NPU3720): *ok' \
+  && grep -q '"NPU_CREATE_EXECUTOR":"0"' "$TMP/d3/offline/ov-compile.stdout" \
+  && ok "doctor offline on an NPU: the device's platform, NPU_CREATE_EXECUTOR=0" || fail "offline on 3720 rc=$rc: $out"
+
 # --keep with a relative folder (the fixture README's capture command): the children run elsewhere.
 out=$(cd "$TMP" && "$PASSMAP" doctor --lib "$LIB" --keep rel/keep 2>&1); rc=$?
 [ $rc = 0 ] && echo "$out" | grep -q '^compile on the NPU: *ok' && [ -s "$TMP/rel/keep/online/ov-compile.stdout" ] \

@@ -26,6 +26,8 @@
  *    "There is no WEIGHTS_PATH set in properties but the blob was exported as weightless!";
  *  - offline NPUW without NPUW_WEIGHTS_BANK_ALLOC=CPU fails after the compiler ran (the weights bank needs a
  *    device context); NPUW's arch defaults are not added offline;
+ *  - with an NPU present ($PASSMAP_FAKEOV_ARCH, default 4000), NPU_PLATFORM for another architecture fails
+ *    unless NPU_CREATE_EXECUTOR=0;
  *  - ov_get_last_err_msg returns a heap copy (the caller frees it with ov_free), or NULL;
  *  - with $PASSMAP_FAKEOV_CRASH_TEARDOWN, ov_core_free aborts (a teardown crash).
  * It links only libc and jansson (not libpassmap). */
@@ -113,6 +115,13 @@ static const char *device_list(void)
 {
     const char *env = getenv("PASSMAP_FAKEOV_DEVICES");
     return env ? env : "CPU,GPU,NPU";
+}
+
+/* The present NPU's architecture: $PASSMAP_FAKEOV_ARCH, default 4000 (Lunar Lake); 3720 is Meteor Lake. */
+static const char *fake_arch(void)
+{
+    const char *a = getenv("PASSMAP_FAKEOV_ARCH");
+    return a && *a ? a : "4000";
 }
 
 static int npu_present(void)
@@ -444,7 +453,7 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
     const char *mode = NULL, *compiler_type = "PLUGIN", *platform = "", *prefill_hint = "DYNAMIC",
                *pyramid = "YES", *cache_mode = "OPTIMIZE_SIZE",
                *bank_alloc = "";
-    int window = 0, npuw_llm = 0, min_response = 128;
+    int window = 0, npuw_llm = 0, min_response = 128, no_executor = 0;
     const char *out = getenv("PASSMAP_FAKEOV_PROPS_OUT");
     FILE *rec = out ? fopen(out, "w") : NULL;
     char cwd[4096] = "";
@@ -478,6 +487,8 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
             cache_mode = v;
         else if (!strcmp(k, "NPUW_WEIGHTS_BANK_ALLOC"))
             bank_alloc = v;
+        else if (!strcmp(k, "NPU_CREATE_EXECUTOR"))
+            no_executor = !strcmp(v, "0") || !strcmp(v, "NO");
     }
     va_end(ap);
     if (rec)
@@ -490,6 +501,10 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
     if (*platform && strcmp(platform, "NPU3720") && strcmp(platform, "NPU4000") && strcmp(platform, "NPU5010") &&
         strcmp(platform, "NPU5020"))
         return fail(GENERAL_ERROR, "[NPU] Unsupported NPU_PLATFORM value: %s", platform);
+    /* With a device present, a blob for another platform cannot get an executor on it (inferred). */
+    if (npu && npu_present() && *platform && strcmp(platform + 3, fake_arch()) && !no_executor)
+        return fail(GENERAL_ERROR, "[NPU] NPU_PLATFORM %s does not match the device (%s) and an executor was asked for",
+                    platform, fake_arch());
     char bad[128];
     if (mode && unknown_mode_key(mode, bad, sizeof bad))
         return fail(GENERAL_ERROR, "[NPU] failed to parse COMPILATION_MODE_PARAMS: unknown key %s", bad);
@@ -596,7 +611,7 @@ API ov_status_e ov_compiled_model_get_property(const ov_compiled_model_t *cm, co
     else if (npu && !strcmp(key, "DEVICE_ARCHITECTURE") && cm->platform[0])
         v = !strncmp(cm->platform, "NPU", 3) ? cm->platform + 3 : cm->platform;
     else if (npu && !strcmp(key, "DEVICE_ARCHITECTURE"))
-        v = "4000";
+        v = fake_arch();
     else if (!strcmp(key, "COMPILATION_NUM_THREADS"))
         v = "8";
     if (!v)
@@ -616,7 +631,7 @@ API ov_status_e ov_core_get_property(const ov_core_t *core, const char *device, 
         else if (npu_present() && !strcmp(key, "NPU_DRIVER_VERSION"))
             v = "1688";
         else if (npu_present() && !strcmp(key, "DEVICE_ARCHITECTURE"))
-            v = "4000";
+            v = fake_arch();
     }
     if (!v)
         return fail(NOT_FOUND, "Unsupported property %s", key);
