@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -418,6 +419,21 @@ static long long file_bytes(const char *path)
     return path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
 }
 
+/* This process's CPU seconds and peak RSS so far (ru_maxrss only grows: a later phase's peak includes the
+ * earlier ones'). */
+static void usage_now(double *user_s, double *sys_s, long *maxrss_kb)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) {
+        *user_s = *sys_s = -1;
+        *maxrss_kb = 0;
+        return;
+    }
+    *user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+    *sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    *maxrss_kb = ru.ru_maxrss;
+}
+
 static void finish(const pm_ov_opts *o, pm_ov_result *r, int rc, const pm_err *err, int *reported)
 {
     if (o->on_result && !*reported) {
@@ -441,6 +457,7 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     memset(r, 0, sizeof *r);
     memset(&api, 0, sizeof api);
     r->read_s = r->compile_s = r->export_s = r->import_s = -1;
+    r->compile_user_s = r->compile_sys_s = -1;
     r->blob_bytes = r->weights_bytes = -1;
     r->npuw_default_kept = -1;
     r->instrumented = pm_ov_instrumented(o);
@@ -544,6 +561,9 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         a[2 * i] = r->props.items[i].key;
         a[2 * i + 1] = r->props.items[i].value;
     }
+    double u0, s0, u1, s1;
+    long rss_dummy;
+    usage_now(&u0, &s0, &rss_dummy);
     t0 = pm_util_now();
     st = api.core_compile_model(core, model, device, (size_t)r->n_prop_args, &compiled, a[0], a[1], a[2], a[3], a[4],
                                 a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17],
@@ -551,6 +571,7 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
                                 a[30], a[31], a[32], a[33], a[34], a[35], a[36], a[37], a[38], a[39], a[40], a[41],
                                 a[42], a[43], a[44], a[45], a[46], a[47]);
     double t1 = pm_util_now();
+    usage_now(&u1, &s1, &r->compile_maxrss_kb);
     fflush(stdout); /* the compiler's own output, before ours */
     if (fchdir(saved_cwd) != 0) {
         rc = pm_err_errno(err, PM_ERR_IO, "cannot return to the previous directory");
@@ -561,6 +582,14 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         goto cleanup;
     }
     r->compile_s = t1 - t0;
+    if (u0 >= 0 && u1 >= 0) {
+        r->compile_user_s = u1 - u0;
+        r->compile_sys_s = s1 - s0;
+    }
+    /* The source model is not needed after the compile: freed before the export and the import, so the
+     * process does not hold model + compiled model + blob + imported copy at once. */
+    api.model_free(model);
+    model = NULL;
 
     const char *src = read_prop(&api, core, compiled, device, "NPU_COMPILER_TYPE", r->compiler_type,
                                 sizeof r->compiler_type);
@@ -601,7 +630,12 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         }
         r->export_s = t1 - t0;
         r->blob_bytes = file_bytes(export_path);
+        double eu, es;
+        usage_now(&eu, &es, &r->export_maxrss_kb);
     }
+    /* Everything asked of the compiled model is read: free it before the blob is read back and imported. */
+    api.compiled_free(compiled);
+    compiled = NULL;
     if (o->do_import && r->offline) {
         snprintf(r->import_skipped, sizeof r->import_skipped, "offline compile: no %s device to import on", device);
     } else if (o->do_import) {
@@ -620,6 +654,8 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         } else {
             r->import_s = t1 - t0;
         }
+        double iu, is;
+        usage_now(&iu, &is, &r->import_maxrss_kb);
     }
 cleanup:
     if (saved_cwd >= 0)
@@ -703,6 +739,11 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
     json_object_set_new(o, "compile_s", num_or_null(r->compile_s));
     json_object_set_new(o, "export_s", num_or_null(r->export_s));
     json_object_set_new(o, "import_s", num_or_null(r->import_s));
+    json_object_set_new(o, "compile_user_s", num_or_null(r->compile_user_s));
+    json_object_set_new(o, "compile_sys_s", num_or_null(r->compile_sys_s));
+    json_object_set_new(o, "compile_maxrss_kb", r->compile_maxrss_kb > 0 ? json_integer(r->compile_maxrss_kb) : json_null());
+    json_object_set_new(o, "export_maxrss_kb", r->export_maxrss_kb > 0 ? json_integer(r->export_maxrss_kb) : json_null());
+    json_object_set_new(o, "import_maxrss_kb", r->import_maxrss_kb > 0 ? json_integer(r->import_maxrss_kb) : json_null());
     json_object_set_new(o, "blob_bytes", r->blob_bytes < 0 ? json_null() : json_integer(r->blob_bytes));
     json_object_set_new(o, "blob_weightless", json_boolean(r->blob_weightless));
     json_object_set_new(o, "weights_bytes", r->weights_bytes < 0 ? json_null() : json_integer(r->weights_bytes));
@@ -716,7 +757,7 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
     json_object_set_new(o, "properties", props);
     json_object_set_new(o, "strategy_key", *r->strategy_key ? json_string(r->strategy_key) : json_null());
     json_object_set_new(o, "strategy_reused", json_boolean(r->strategy_reused));
-    json_object_set_new(o, "units", json_pack("{s:s,s:s}", "*_s", "s", "blob_bytes", "B"));
+    json_object_set_new(o, "units", json_pack("{s:s,s:s,s:s}", "*_s", "s", "blob_bytes", "B", "*_kb", "KiB"));
     if (!o)
         return NULL;
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -786,6 +827,11 @@ int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *o
     r->compile_s = get_num(o, "compile_s");
     r->export_s = get_num(o, "export_s");
     r->import_s = get_num(o, "import_s");
+    r->compile_user_s = get_num(o, "compile_user_s");
+    r->compile_sys_s = get_num(o, "compile_sys_s");
+    r->compile_maxrss_kb = (long)get_num(o, "compile_maxrss_kb");
+    r->export_maxrss_kb = (long)get_num(o, "export_maxrss_kb");
+    r->import_maxrss_kb = (long)get_num(o, "import_maxrss_kb");
     r->blob_bytes = (long long)get_num(o, "blob_bytes");
     r->n_prop_args = (int)json_integer_value(json_object_get(o, "n_property_args"));
     get_str(o, "strategy_key", r->strategy_key, sizeof r->strategy_key);

@@ -61,7 +61,11 @@ typedef struct pm_ov_opts {
 } pm_ov_opts;
 
 typedef struct pm_ov_result {
-    double read_s, compile_s, export_s, import_s;  /* < 0: not done */
+    double read_s, compile_s, export_s, import_s;  /* < 0: not done; each phase timed on its own */
+    double compile_user_s, compile_sys_s;          /* CPU of this process over the compile call; < 0: unknown */
+    long compile_maxrss_kb;                        /* peak RSS at the end of the compile phase (before the
+                                                      export and import); <= 0: unknown */
+    long export_maxrss_kb, import_maxrss_kb;       /* peak RSS so far at the end of each phase; <= 0: none */
     long long blob_bytes;                          /* < 0: not exported */
     int blob_weightless;                           /* 1: NPUW blob exported without weights (not importable) */
     long long weights_bytes;                       /* the model's .bin; < 0: unknown */

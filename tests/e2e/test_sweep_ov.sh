@@ -122,6 +122,27 @@ c() { sqlite3 "$TMP/crash.db" "$1"; }
   && ok "teardown crash after the result line: the compiles and imports are kept" \
   || fail "teardown crash: $(c "select mode, status, note from run")"
 
+# Phases: the cold run is the compile phase (its wall, CPU and peak RSS, reported by the child); the export and
+# the import are measured on their own (ov.export_s, the import as a warm run, their peak RSS as metrics). With
+# 48 MB of weights the export writes them, the blob is read back and the import holds a copy: the process's
+# peak is far above the compile's.
+mkdir -p "$TMP/big/qwen2-0.5b-fp16"
+printf '<?xml version="1.0"?>\n<net name="big" version="11"/>\n' > "$TMP/big/qwen2-0.5b-fp16/openvino_model.xml"
+head -c $((48 * 1024 * 1024)) /dev/zero > "$TMP/big/qwen2-0.5b-fp16/openvino_model.bin"
+sed -e 's/npu-tiny/npu-phases/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' \
+  -e 's#^model = models/#model = big/#' -e 's/^windows = .*/windows = 128/' -e 's/^precisions = .*/precisions = fp16/' \
+  "$TMP/npu.ini" > "$TMP/phases.ini"
+check "phases sweep runs" "$PASSMAP" sweep --quiet --db "$TMP/phases.db" "$TMP/phases.ini"
+p() { sqlite3 "$TMP/phases.db" "$1"; }
+[ "$(p "select count(*) from run r join metric m on m.run_id=r.id and m.name='ov.compile_s' where r.mode='cold' and r.status='ok' and abs(r.wall_s - m.value) < 1e-9")" = 1 ] \
+  && ok "cold run's wall is the child's compile phase" || fail "cold wall: $(p "select r.wall_s, m.value from run r join metric m on m.run_id=r.id and m.name='ov.compile_s'")"
+[ "$(p "select count(*) from run r join step s on s.run_id=r.id where r.mode='cold' and r.maxrss_kb > 0 and s.maxrss_kb - r.maxrss_kb > 60000")" = 1 ] \
+  && ok "cold run's peak RSS is the compile phase's (the process's, with export and import, kept on the step)" \
+  || fail "cold rss: $(p "select r.maxrss_kb, s.maxrss_kb from run r join step s on s.run_id=r.id where r.mode='cold'")"
+[ "$(p "select count(*) from metric where name in ('ov.export_s', 'ov.export_peak_rss_kb', 'ov.import_peak_rss_kb')")" = 3 ] \
+  && [ "$(p "select count(*) from run where mode='warm' and status='ok'")" = 1 ] \
+  && ok "export and import measured apart (metrics, the import as a warm run)" || fail "phase metrics"
+
 # Offline: no NPU present, platform named: cold runs ok and marked offline, no warm runs.
 sed -e 's/npu-tiny/npu-offline/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' \
   -e 's/^\[openvino\]/[openvino]\nplatform = NPU4000/' "$TMP/npu.ini" > "$TMP/off.ini"

@@ -28,6 +28,7 @@
  *    device context); NPUW's arch defaults are not added offline;
  *  - with an NPU present ($PASSMAP_FAKEOV_ARCH, default 4000), NPU_PLATFORM for another architecture fails
  *    unless NPU_CREATE_EXECUTOR=0;
+ *  - an import holds a copy of the blob (its weights) in memory;
  *  - ov_get_last_err_msg returns a heap copy (the caller frees it with ov_free), or NULL;
  *  - with $PASSMAP_FAKEOV_CRASH_TEARDOWN, ov_core_free aborts (a teardown crash).
  * It links only libc and jansson (not libpassmap). */
@@ -60,6 +61,7 @@ typedef struct ov_model {
     long long weights_bytes;
 } ov_model_t;
 typedef struct ov_compiled_model {
+    char *imported;   /* an import holds the blob's weights in memory, as a real one does */
     char device[32];
     char compiler_type[32];
     char platform[32];
@@ -597,7 +599,12 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
     return OK;
 }
 
-API void ov_compiled_model_free(ov_compiled_model_t *cm) { free(cm); }
+API void ov_compiled_model_free(ov_compiled_model_t *cm)
+{
+    if (cm)
+        free(cm->imported);
+    free(cm);
+}
 
 API ov_status_e ov_compiled_model_get_property(const ov_compiled_model_t *cm, const char *key, char **value)
 {
@@ -672,6 +679,12 @@ API ov_status_e ov_core_import_model(const ov_core_t *core, const char *content,
         return fail(GENERAL_ERROR, "out of memory");
     snprintf(cm->device, sizeof cm->device, "%s", device);
     snprintf(cm->compiler_type, sizeof cm->compiler_type, "PLUGIN");
+    /* The import reads the weights bank into memory: the blob's size, resident (touched). */
+    if (!(cm->imported = malloc(size))) {
+        free(cm);
+        return fail(GENERAL_ERROR, "out of memory");
+    }
+    memcpy(cm->imported, content, size);
     *compiled = cm;
     return OK;
 }
