@@ -274,6 +274,17 @@ int pm_ov_build_props(const pm_ov_opts *o, const char *arch, int offline, pm_ov_
             if (o->generate_pyramid && *o->generate_pyramid &&
                 (rc = props_set(out, "NPUW_LLM_GENERATE_PYRAMID", 25, o->generate_pyramid, err)))
                 goto fail;
+            if (o->pin_npuw_attention &&
+                ((rc = props_set(out, "NPUW_LLM_PREFILL_ATTENTION_HINT", 31,
+                                 o->prefill_attention_hint ? o->prefill_attention_hint : PM_OV_PREFILL_ATTENTION_HINT,
+                                 err)) ||
+                 (rc = props_set(out, "NPUW_LLM_GENERATE_ATTENTION_HINT", 32,
+                                 o->generate_attention_hint ? o->generate_attention_hint
+                                                            : PM_OV_GENERATE_ATTENTION_HINT,
+                                 err)) ||
+                 (rc = props_set(out, "NPUW_LLM_SHARED_HEAD", 20, o->shared_head ? o->shared_head : PM_OV_SHARED_HEAD,
+                                 err))))
+                goto fail;
             /* NPUW exports weightless unless told otherwise, and a weightless blob cannot be imported through
              * the C API (no WEIGHTS_PATH): ask for the weights whenever the blob is exported. */
             const char *cm = o->cache_mode && *o->cache_mode ? o->cache_mode
@@ -501,8 +512,17 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     /* The target's architecture decides NPUW's default mode params: ask the device, else the platform. */
     if (present && is_npu(device) && o->window > 0 && pm_ov_instrumented(o))
         read_prop(&api, core, NULL, device, "DEVICE_ARCHITECTURE", arch, sizeof arch);
+    /* The attention hints and the shared head exist from 2026.0, where their defaults start to move: pinned
+     * there; before, NPUW rejects them as unknown keys, and the run says they were not pinned. */
+    pm_ov_opts pinned = *o;
+    if (is_npu(device) && o->window > 0) {
+        pinned.pin_npuw_attention = atoi(r->ov_version) >= 2026;
+        if (!pinned.pin_npuw_attention)
+            snprintf(r->npuw_pins, sizeof r->npuw_pins, "not pinned: OpenVINO %s has no attention-hint options",
+                     *r->ov_version ? r->ov_version : "(unknown version)");
+    }
     pm_ov_props_free(&r->props);
-    if ((rc = pm_ov_build_props(o, *arch ? arch : NULL, r->offline, &r->props, err)))
+    if ((rc = pm_ov_build_props(&pinned, *arch ? arch : NULL, r->offline, &r->props, err)))
         goto cleanup;
     r->n_prop_args = 2 * r->props.n;
     for (int i = 0; i < r->props.n; i++) {
@@ -732,7 +752,8 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
         {"compiler_type_set", r->compiler_type_set}, {"compiler_version", r->compiler_version},
         {"driver_version", r->driver_version}, {"device_architecture", r->device_arch},
         {"compilation_num_threads", r->num_threads}, {"compiler_version_decoded", r->compiler_version_decoded},
-        {"compiler_type_source", r->compiler_type_source}, {"platform", r->platform}};
+        {"compiler_type_source", r->compiler_type_source}, {"platform", r->platform},
+        {"npuw_pins", r->npuw_pins}};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         json_object_set_new(o, strs[i].key, json_string(strs[i].value));
     json_object_set_new(o, "read_s", num_or_null(r->read_s));
@@ -815,6 +836,7 @@ int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *o
     get_str(o, "compiler_version_decoded", r->compiler_version_decoded, sizeof r->compiler_version_decoded);
     get_str(o, "compiler_type_source", r->compiler_type_source, sizeof r->compiler_type_source);
     get_str(o, "platform", r->platform, sizeof r->platform);
+    get_str(o, "npuw_pins", r->npuw_pins, sizeof r->npuw_pins);
     get_str(o, "import_error", r->import_error, sizeof r->import_error);
     get_str(o, "import_skipped", r->import_skipped, sizeof r->import_skipped);
     r->blob_weightless = json_is_true(json_object_get(o, "blob_weightless"));
@@ -1035,6 +1057,12 @@ int pm_ov_add_step(const char *passmap_exe, const pm_ov_opts *o, int reuse_strat
         rc = push2(&argv, "--prefill-hint", o->prefill_hint);
     if (!rc && o->generate_pyramid && *o->generate_pyramid)
         rc = push2(&argv, "--generate-pyramid", o->generate_pyramid);
+    if (!rc && o->prefill_attention_hint)
+        rc = push2(&argv, "--prefill-attention-hint", o->prefill_attention_hint);
+    if (!rc && o->generate_attention_hint)
+        rc = push2(&argv, "--generate-attention-hint", o->generate_attention_hint);
+    if (!rc && o->shared_head)
+        rc = push2(&argv, "--shared-head", o->shared_head);
     if (!rc && o->platform && *o->platform)
         rc = push2(&argv, "--platform", o->platform);
     if (!rc && o->cache_mode && *o->cache_mode)

@@ -16,6 +16,11 @@
  * it (with only a warning), so an instrumented run keeps it in front of passmap's switches. */
 #define PM_OV_NPUW_DEFAULT_MODE "compute-layers-with-higher-precision=Sqrt,Power,ReduceMean,Add_RMSNorm"
 #define PM_OV_NPUW_DEFAULT_MODE_4000 "optimization-level=3"   /* added by NPUW on NPU4000 */
+/* NPUW settings whose defaults move inside 2026.x (prefill attention STATIC in 2026.0, PYRAMID later): passmap
+ * pins them (OpenVINO >= 2026.0, where the keys exist) so the same spec compiles the same work on every release. */
+#define PM_OV_PREFILL_ATTENTION_HINT "STATIC"
+#define PM_OV_GENERATE_ATTENTION_HINT "STATIC"
+#define PM_OV_SHARED_HEAD "YES"
 #define PM_OV_MIN_RESPONSE_LEN 128   /* NPUW_LLM_MIN_RESPONSE_LEN default, sent explicitly as GenAI does */
 
 typedef struct pm_ov_prop {
@@ -40,6 +45,11 @@ typedef struct pm_ov_opts {
     int min_response_len;     /* NPUW_LLM_MIN_RESPONSE_LEN; 0: PM_OV_MIN_RESPONSE_LEN */
     const char *prefill_hint; /* NPUW_LLM_PREFILL_HINT (STATIC: prefill compiled at the window); NULL: not sent */
     const char *generate_pyramid; /* NPUW_LLM_GENERATE_PYRAMID YES|NO; NULL: not sent */
+    /* NPUW_LLM_PREFILL_ATTENTION_HINT, NPUW_LLM_GENERATE_ATTENTION_HINT (STATIC|DYNAMIC|PYRAMID) and
+     * NPUW_LLM_SHARED_HEAD (YES|NO); NULL: the PM_OV_* pins. Sent only when pin_npuw_attention is set (the
+     * compile sets it for OpenVINO >= 2026.0; older NPUW rejects the keys as unknown). */
+    const char *prefill_attention_hint, *generate_attention_hint, *shared_head;
+    int pin_npuw_attention;
     const char *platform;     /* NPU_PLATFORM (NPU3720, NPU4000, NPU5010): with no NPU present the compile is
                                  offline (NPU_COMPILER_TYPE=PLUGIN, NPU_CREATE_EXECUTOR=0, no import) */
     const char *cache_mode;   /* CACHE_MODE; NULL: OPTIMIZE_SPEED for an NPUW compile whose blob is exported
@@ -83,6 +93,7 @@ typedef struct pm_ov_result {
     char compiler_version_decoded[32];             /* "major.minor" of the packed uint32 (v >> 16, v & 0xffff) */
     char compiler_type_source[16];                 /* "compiled" or "core" (the plugin default, maybe not used) */
     char compiler_type_set[32];                    /* what we asked for (NPU_COMPILER_TYPE), "" if not */
+    char npuw_pins[192];                           /* "" or why the 2026 NPUW settings were not pinned */
     char device[32];
     pm_ov_props props;                             /* exactly what was passed to compile */
     int n_prop_args;                               /* the nargs given: 2 * props.n */

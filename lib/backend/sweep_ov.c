@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ov.h"
 
@@ -43,6 +44,9 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
                     .min_response_len = spec->ov_min_response_len,
                     .prefill_hint = spec->ov_prefill_hint[0] ? spec->ov_prefill_hint : NULL,
                     .generate_pyramid = spec->ov_generate_pyramid[0] ? spec->ov_generate_pyramid : NULL,
+                    .prefill_attention_hint = spec->ov_prefill_attention_hint[0] ? spec->ov_prefill_attention_hint : NULL,
+                    .generate_attention_hint = spec->ov_generate_attention_hint[0] ? spec->ov_generate_attention_hint : NULL,
+                    .shared_head = spec->ov_shared_head[0] ? spec->ov_shared_head : NULL,
                     .platform = spec->ov_platform[0] ? spec->ov_platform : NULL,
                     .schedule_trace = inst && (spec->ov_schedule_trace || !any),
                     .strategy_out = (inst && (spec->ov_strategy_json || !any)) || reuse,
@@ -96,7 +100,17 @@ void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *re
                                  {"ov.compiler_version_decoded", r.compiler_version_decoded},
                                  {"ov.driver_version", r.driver_version},
                                  {"ov.device_architecture", r.device_arch}, {"ov.device", r.device},
-                                 {"ov.platform", r.platform}, {"ov.offline", r.offline ? "yes" : ""}};
+                                 {"ov.platform", r.platform}, {"ov.offline", r.offline ? "yes" : ""},
+                                 {"ov.npuw.pins", r.npuw_pins}, {"ov.npuw.prefill_attention_hint", ""},
+                                 {"ov.npuw.generate_attention_hint", ""}, {"ov.npuw.shared_head", ""}};
+        /* What the compile was pinned to (the NPUW keys whose defaults move inside 2026.x). */
+        for (int i = 0; i < r.props.n; i++) {
+            const char *k = r.props.items[i].key;
+            for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++)
+                if (!strncmp(k, "NPUW_LLM_", 9) && !strncmp(keys[j][0], "ov.npuw.", 8) &&
+                    !strcasecmp(k + 9, keys[j][0] + 8))
+                    keys[j][1] = r.props.items[i].value;
+        }
         for (size_t i = 0; versions && i < sizeof keys / sizeof keys[0]; i++)
             if (keys[i][1][0])
                 json_object_set_new(versions, keys[i][0], json_string(keys[i][1]));

@@ -23,6 +23,10 @@ static void usage(FILE *out)
             "  --prefill-hint H      NPUW_LLM_PREFILL_HINT: STATIC compiles the prefill at the window\n"
             "                        (OpenVINO's default DYNAMIC compiles 1024-token chunks)\n"
             "  --generate-pyramid B  NPUW_LLM_GENERATE_PYRAMID YES|NO (YES: one generate model per 1K step)\n"
+            "  --prefill-attention-hint H, --generate-attention-hint H\n"
+            "                        NPUW_LLM_{PREFILL,GENERATE}_ATTENTION_HINT STATIC|DYNAMIC|PYRAMID (default\n"
+            "                        STATIC, pinned from OpenVINO 2026.0, whose defaults move inside 2026.x)\n"
+            "  --shared-head B       NPUW_LLM_SHARED_HEAD YES|NO (default YES, pinned likewise)\n"
             "  --platform P          NPU_PLATFORM (NPU3720, NPU4000, NPU5010): with no NPU present, compile\n"
             "                        offline (OpenVINO >= 2026.0; no import then)\n"
             "  --cache-mode M        CACHE_MODE (default for an exported NPUW blob: OPTIMIZE_SPEED, with weights;\n"
@@ -99,7 +103,8 @@ static void on_result(pm_ov_result *r, int status, const char *error, void *vctx
 int cmd_ov_compile(int argc, char **argv)
 {
     enum { O_SCHED = 256, O_SOUT, O_SIN, O_REUSE, O_CACHE, O_PROP, O_WORKDIR, O_EXPORT, O_IMPORT, O_LIB, O_JSON,
-           O_LOG, O_WEIGHTS, O_MINRESP, O_PREFILL, O_PYRAMID, O_PLATFORM, O_CACHEMODE, O_TSTATS };
+           O_LOG, O_WEIGHTS, O_MINRESP, O_PREFILL, O_PYRAMID, O_PLATFORM, O_CACHEMODE, O_TSTATS, O_PATTN, O_GATTN,
+           O_SHEAD };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},       {"weights", required_argument, 0, O_WEIGHTS},
         {"device", required_argument, 0, 'd'},      {"window", required_argument, 0, 'w'},
@@ -115,6 +120,9 @@ int cmd_ov_compile(int argc, char **argv)
         {"platform", required_argument, 0, O_PLATFORM},
         {"cache-mode", required_argument, 0, O_CACHEMODE},
         {"task-stats", no_argument, 0, O_TSTATS},
+        {"prefill-attention-hint", required_argument, 0, O_PATTN},
+        {"generate-attention-hint", required_argument, 0, O_GATTN},
+        {"shared-head", required_argument, 0, O_SHEAD},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     pm_ov_opts o = {0};
     pm_ov_result r;
@@ -174,6 +182,24 @@ int cmd_ov_compile(int argc, char **argv)
                 goto cleanup;
             }
             o.generate_pyramid = optarg;
+            break;
+        case O_PATTN:
+        case O_GATTN:
+            if (strcmp(optarg, "STATIC") && strcmp(optarg, "DYNAMIC") && strcmp(optarg, "PYRAMID")) {
+                fprintf(stderr, "passmap ov-compile: --%s-attention-hint is STATIC, DYNAMIC or PYRAMID, not '%s'\n",
+                        c == O_PATTN ? "prefill" : "generate", optarg);
+                rc = PM_EXIT_USAGE;
+                goto cleanup;
+            }
+            *(c == O_PATTN ? &o.prefill_attention_hint : &o.generate_attention_hint) = optarg;
+            break;
+        case O_SHEAD:
+            if (strcmp(optarg, "YES") && strcmp(optarg, "NO")) {
+                fprintf(stderr, "passmap ov-compile: --shared-head is YES or NO, not '%s'\n", optarg);
+                rc = PM_EXIT_USAGE;
+                goto cleanup;
+            }
+            o.shared_head = optarg;
             break;
         case O_PLATFORM: o.platform = optarg; break;
         case O_CACHEMODE: o.cache_mode = optarg; break;

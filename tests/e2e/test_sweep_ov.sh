@@ -75,6 +75,10 @@ v=$(q "select value from meta where key='ov.version'")
 m2=$(q "select json_extract(meta_json, '$.\"ov.version\"') from sweep where name='npu-tiny'")
 [ "$m2" = "$v" ] && ok "versions in the sweep's method metadata (report/HTML)" || fail "sweep meta ov.version: '$m2'"
 [ "$(q "select value from meta where key='ov.compiler_version_decoded'")" = 7.6 ] && ok "decoded compiler version recorded" || fail "compiler version"
+[ "$(q "select value from meta where key='ov.npuw.prefill_attention_hint'")" = STATIC ] && [ "$(q "select value from meta where key='ov.npuw.generate_attention_hint'")" = STATIC ] \
+  && [ "$(q "select value from meta where key='ov.npuw.shared_head'")" = YES ] \
+  && [ "$(q "select json_extract(meta_json, '$.\"ov.npuw.shared_head\"') from sweep where name='npu-tiny'")" = YES ] \
+  && ok "pinned attention hints and shared head in the run's metadata" || fail "attention pins meta: $(q "select key, value from meta where key like 'ov.npuw%'")"
 
 # The report: which runs were instrumented, the prefill / generate / LM-head split, the ELF export time; the fix
 # table summarises stock configs only.

@@ -29,6 +29,9 @@
  *  - with an NPU present ($PASSMAP_FAKEOV_ARCH, default 4000), NPU_PLATFORM for another architecture fails
  *    unless NPU_CREATE_EXECUTOR=0;
  *  - an import holds a copy of the blob (its weights) in memory;
+ *  - plays OpenVINO $PASSMAP_FAKEOV_VERSION (default 2026.0.0-standin): rejects NPUW_LLM_* keys that release
+ *    does not define (the attention hints before 2026.0) and defaults the prefill attention hint to STATIC
+ *    (2026.0) or PYRAMID (2026.1+, one more prefill subgraph);
  *  - ov_get_last_err_msg returns a heap copy (the caller frees it with ov_free), or NULL;
  *  - with $PASSMAP_FAKEOV_CRASH_TEARDOWN, ov_core_free aborts (a teardown crash).
  * It links only libc and jansson (not libpassmap). */
@@ -84,9 +87,38 @@ static ov_status_e fail(ov_status_e st, const char *fmt, ...)
 API const char *ov_get_last_err_msg(void) { return last_err[0] ? strdup(last_err) : NULL; }
 API void ov_free(const char *content) { free((void *)content); }
 
+/* $PASSMAP_FAKEOV_VERSION: the release it plays (default 2026.0.0-standin); the NPUW options it knows and
+ * their defaults follow it. */
+static const char *fake_version(void)
+{
+    const char *v = getenv("PASSMAP_FAKEOV_VERSION");
+    return v && *v ? v : "2026.0.0-standin";
+}
+
+static int fake_at_least(int major, int minor)
+{
+    int ma = 0, mi = 0;
+    sscanf(fake_version(), "%d.%d", &ma, &mi);
+    return ma > major || (ma == major && mi >= minor);
+}
+
+/* NPUW's option table (npuw_option_defs.inc): an NPUW_LLM_* key it does not define is an error. */
+static int npuw_key_known(const char *k)
+{
+    static const char *const always[] = {"NPUW_LLM", "NPUW_LLM_MAX_PROMPT_LEN", "NPUW_LLM_MIN_RESPONSE_LEN",
+                                         "NPUW_LLM_BATCH_DIM", "NPUW_LLM_SEQ_LEN_DIM", "NPUW_LLM_PREFILL_HINT",
+                                         "NPUW_LLM_GENERATE_HINT", "NPUW_LLM_SHARED_HEAD",
+                                         "NPUW_LLM_GENERATE_PYRAMID", "NPUW_LLM_PREFILL_CHUNK_SIZE", NULL};
+    for (int i = 0; always[i]; i++)
+        if (!strcmp(k, always[i]))
+            return 1;
+    return fake_at_least(2026, 0) &&
+           (!strcmp(k, "NPUW_LLM_PREFILL_ATTENTION_HINT") || !strcmp(k, "NPUW_LLM_GENERATE_ATTENTION_HINT"));
+}
+
 API ov_status_e ov_get_openvino_version(ov_version_t *v)
 {
-    v->buildNumber = strdup("2026.0.0-standin");
+    v->buildNumber = strdup(fake_version());
     v->description = strdup("passmap stand-in libopenvino_c");
     return OK;
 }
@@ -454,7 +486,8 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         return fail(INVALID_C_PARAM, "property_args_size %zu is odd", property_args_size);
     const char *mode = NULL, *compiler_type = "PLUGIN", *platform = "", *prefill_hint = "DYNAMIC",
                *pyramid = "YES", *cache_mode = "OPTIMIZE_SIZE",
-               *bank_alloc = "";
+               *bank_alloc = "", *prefill_attn = NULL;
+    char unknown_key[64] = "";
     int window = 0, npuw_llm = 0, min_response = 128, no_executor = 0;
     const char *out = getenv("PASSMAP_FAKEOV_PROPS_OUT");
     FILE *rec = out ? fopen(out, "w") : NULL;
@@ -489,6 +522,10 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
             cache_mode = v;
         else if (!strcmp(k, "NPUW_WEIGHTS_BANK_ALLOC"))
             bank_alloc = v;
+        else if (!strcmp(k, "NPUW_LLM_PREFILL_ATTENTION_HINT"))
+            prefill_attn = v;
+        else if (!strncmp(k, "NPUW_LLM", 8) && !npuw_key_known(k) && !unknown_key[0])
+            snprintf(unknown_key, sizeof unknown_key, "%s", k);
         else if (!strcmp(k, "NPU_CREATE_EXECUTOR"))
             no_executor = !strcmp(v, "0") || !strcmp(v, "NO");
     }
@@ -497,6 +534,11 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         fclose(rec);
     if (!strcmp(device, "NOPE"))
         return fail(GENERAL_ERROR, "Device with \"NOPE\" name is not registered in the OpenVINO Runtime");
+    if (*unknown_key)
+        return fail(GENERAL_ERROR, "[NPUW] Unsupported configuration key: %s", unknown_key);
+    /* The prefill attention default moved: STATIC in 2026.0, PYRAMID from 2026.1 (newer upstream tests). */
+    if (!prefill_attn)
+        prefill_attn = fake_at_least(2026, 1) ? "PYRAMID" : "STATIC";
     int npu = !strncmp(device, "NPU", 3);
     if (npu && !npu_present() && !*platform)
         return fail(GENERAL_ERROR, "[NPU] No NPU device found and NPU_PLATFORM is not set");
@@ -547,7 +589,8 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
             int prompt = align64(window), response = align64(min_response);
             int prefill = strcmp(prefill_hint, "STATIC") && prompt > 1024 ? 1024 : prompt;
             char name[128];
-            for (int f = 0; f < 2; f++)
+            /* PYRAMID attention: one more prefill subgraph (its attention blocks), other work */
+            for (int f = 0; f < (strcmp(prefill_attn, "PYRAMID") ? 2 : 3); f++)
                 subgraph_compile("model_prefill", f, prefill, prefill / 128.0, &co);
             int total = prompt + response;
             for (int g = strcmp(pyramid, "NO") ? 1024 : total;; g *= 2) {
