@@ -250,12 +250,13 @@ static void compile_end_to_end(void **state)
     assert_string_equal(before, after); /* the cwd is restored */
     assert_true(r.compile_s >= 0.003); /* the stand-in sleeps 3 ms */
     assert_true(r.read_s >= 0 && r.export_s >= 0 && r.import_s >= 0);
+    assert_true(r.compile_maxrss_kb > 0 && r.import_maxrss_kb >= r.compile_maxrss_kb); /* phases apart */
     /* header + window-sized code + the 7 bytes of m.bin: CACHE_MODE=OPTIMIZE_SPEED keeps the weights */
     assert_int_equal(r.blob_bytes, 47 + 4096 + 16 * 256 + 7);
     assert_int_equal(r.blob_weightless, 0);
     assert_int_equal(r.weights_bytes, 7);
     assert_string_equal(r.import_error, "");
-    assert_int_equal(r.n_prop_args, 20);
+    assert_int_equal(r.n_prop_args, 26); /* with the three pinned NPUW settings (2026) */
     assert_int_equal(r.instrumented, 1);
     assert_int_equal(r.npuw_default_kept, 1);
     assert_int_equal(r.offline, 0);
