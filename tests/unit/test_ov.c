@@ -275,9 +275,10 @@ static void compile_end_to_end(void **state)
     char *got = read_text(props_out);
     char *real = realpath(work, NULL);
     snprintf(expect, sizeof expect,
-             "nargs=20\ndevice=NPU\ncwd=%s\nLOG_LEVEL=LOG_INFO\nNPU_BYPASS_UMD_CACHING=YES\nNPU_USE_NPUW=YES\n"
+             "nargs=26\ndevice=NPU\ncwd=%s\nLOG_LEVEL=LOG_INFO\nNPU_BYPASS_UMD_CACHING=YES\nNPU_USE_NPUW=YES\n"
              "NPUW_LLM=YES\nNPUW_LLM_MAX_PROMPT_LEN=256\nNPUW_LLM_MIN_RESPONSE_LEN=128\nNPUW_LLM_BATCH_DIM=0\n"
-             "NPUW_LLM_SEQ_LEN_DIM=2\nCACHE_MODE=OPTIMIZE_SPEED\n"
+             "NPUW_LLM_SEQ_LEN_DIM=2\nNPUW_LLM_PREFILL_ATTENTION_HINT=STATIC\n"
+             "NPUW_LLM_GENERATE_ATTENTION_HINT=STATIC\nNPUW_LLM_SHARED_HEAD=YES\nCACHE_MODE=OPTIMIZE_SPEED\n"
              "NPU_COMPILATION_MODE_PARAMS=" PM_OV_NPUW_DEFAULT_MODE " optimization-level=3 "
              "enable-schedule-trace=true write-strategy-to-json=true\n",
              real);
