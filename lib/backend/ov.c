@@ -246,8 +246,12 @@ int pm_ov_build_props(const pm_ov_opts *o, const char *arch, int offline, pm_ov_
             goto fail;
         if (o->platform && *o->platform && (rc = props_set(out, "NPU_PLATFORM", 12, o->platform, err)))
             goto fail;
-        /* What upstream's own offline tests pass: the compiler inside the plugin, no executor to create. */
-        if (offline && !has_extra(o, "NPU_COMPILER_TYPE") && (rc = props_set(out, "NPU_COMPILER_TYPE", 17, "PLUGIN", err)))
+        /* Pinned: which compiler a stock run uses otherwise depends on the 2026.x minor and the SKU. Offline,
+         * what upstream's own offline tests pass: the compiler inside the plugin, no executor to create. */
+        if (!has_extra(o, "NPU_COMPILER_TYPE") &&
+            (rc = props_set(out, "NPU_COMPILER_TYPE", 17,
+                            o->compiler_type && *o->compiler_type ? o->compiler_type : offline ? "PLUGIN" : "DRIVER",
+                            err)))
             goto fail;
         if (offline && !has_extra(o, "NPU_CREATE_EXECUTOR") && (rc = props_set(out, "NPU_CREATE_EXECUTOR", 19, "0", err)))
             goto fail;
@@ -508,6 +512,13 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
                         is_npu(device) ? " (to compile without an NPU, name the target: --platform NPU4000)" : "");
         goto cleanup;
     }
+    if (present && o->offline_only && o->platform && *o->platform) {
+        rc = pm_err_set(err, PM_ERR_USAGE,
+                        "this study compiles offline for %s, but this machine has an NPU: its runs would be on-device "
+                        "compiles pooled with offline ones; run a copy of the spec without 'platform' into another "
+                        "database", o->platform);
+        goto cleanup;
+    }
     r->offline = !present;
     /* The target's architecture decides NPUW's default mode params: ask the device, else the platform. */
     if (present && is_npu(device) && o->window > 0 && pm_ov_instrumented(o))
@@ -614,6 +625,12 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     const char *src = read_prop(&api, core, compiled, device, "NPU_COMPILER_TYPE", r->compiler_type,
                                 sizeof r->compiler_type);
     snprintf(r->compiler_type_source, sizeof r->compiler_type_source, "%s", src);
+    /* The compiler used: a pinned PLUGIN/DRIVER/MLIR is what ran; PREFER_PLUGIN only resolves on the compiled
+     * model (an NPUW model may not answer, and the core's answer is the plugin default, not this compile's). */
+    if (*r->compiler_type_set && strcmp(r->compiler_type_set, "PREFER_PLUGIN"))
+        snprintf(r->compiler_type_resolved, sizeof r->compiler_type_resolved, "%s", r->compiler_type_set);
+    else if (!strcmp(src, "compiled") && strcmp(r->compiler_type, "PREFER_PLUGIN"))
+        snprintf(r->compiler_type_resolved, sizeof r->compiler_type_resolved, "%s", r->compiler_type);
     read_prop(&api, core, compiled, device, "NPU_COMPILER_VERSION", r->compiler_version, sizeof r->compiler_version);
     pm_ov_decode_compiler_version(r->compiler_version, r->compiler_version_decoded,
                                   sizeof r->compiler_version_decoded);
@@ -753,7 +770,7 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
         {"driver_version", r->driver_version}, {"device_architecture", r->device_arch},
         {"compilation_num_threads", r->num_threads}, {"compiler_version_decoded", r->compiler_version_decoded},
         {"compiler_type_source", r->compiler_type_source}, {"platform", r->platform},
-        {"npuw_pins", r->npuw_pins}};
+        {"npuw_pins", r->npuw_pins}, {"compiler_type_resolved", r->compiler_type_resolved}};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         json_object_set_new(o, strs[i].key, json_string(strs[i].value));
     json_object_set_new(o, "read_s", num_or_null(r->read_s));
@@ -837,6 +854,7 @@ int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *o
     get_str(o, "compiler_type_source", r->compiler_type_source, sizeof r->compiler_type_source);
     get_str(o, "platform", r->platform, sizeof r->platform);
     get_str(o, "npuw_pins", r->npuw_pins, sizeof r->npuw_pins);
+    get_str(o, "compiler_type_resolved", r->compiler_type_resolved, sizeof r->compiler_type_resolved);
     get_str(o, "import_error", r->import_error, sizeof r->import_error);
     get_str(o, "import_skipped", r->import_skipped, sizeof r->import_skipped);
     r->blob_weightless = json_is_true(json_object_get(o, "blob_weightless"));
@@ -1065,6 +1083,10 @@ int pm_ov_add_step(const char *passmap_exe, const pm_ov_opts *o, int reuse_strat
         rc = push2(&argv, "--shared-head", o->shared_head);
     if (!rc && o->platform && *o->platform)
         rc = push2(&argv, "--platform", o->platform);
+    if (!rc && o->offline_only)
+        rc = push2(&argv, "--offline-only", NULL);
+    if (!rc && o->compiler_type && *o->compiler_type)
+        rc = push2(&argv, "--compiler-type", o->compiler_type);
     if (!rc && o->cache_mode && *o->cache_mode)
         rc = push2(&argv, "--cache-mode", o->cache_mode);
     if (!rc && o->log_level)

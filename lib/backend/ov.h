@@ -50,6 +50,10 @@ typedef struct pm_ov_opts {
      * compile sets it for OpenVINO >= 2026.0; older NPUW rejects the keys as unknown). */
     const char *prefill_attention_hint, *generate_attention_hint, *shared_head;
     int pin_npuw_attention;
+    const char *compiler_type; /* NPU_COMPILER_TYPE; NULL: PLUGIN offline, DRIVER on a device (the 2026.0 stock
+                                  default, valid on every release; later minors move to PREFER_PLUGIN) */
+    int offline_only;         /* with platform: refuse to compile on a present NPU (an offline study's runs
+                                 are never pooled with on-device ones) */
     const char *platform;     /* NPU_PLATFORM (NPU3720, NPU4000, NPU5010): with no NPU present the compile is
                                  offline (NPU_COMPILER_TYPE=PLUGIN, NPU_CREATE_EXECUTOR=0, no import) */
     const char *cache_mode;   /* CACHE_MODE; NULL: OPTIMIZE_SPEED for an NPUW compile whose blob is exported
@@ -93,6 +97,8 @@ typedef struct pm_ov_result {
     char compiler_version_decoded[32];             /* "major.minor" of the packed uint32 (v >> 16, v & 0xffff) */
     char compiler_type_source[16];                 /* "compiled" or "core" (the plugin default, maybe not used) */
     char compiler_type_set[32];                    /* what we asked for (NPU_COMPILER_TYPE), "" if not */
+    char compiler_type_resolved[64];               /* the compiler this compile used: what was pinned, else
+                                                      what the compiled model reports; "" if unknown */
     char npuw_pins[192];                           /* "" or why the 2026 NPUW settings were not pinned */
     char device[32];
     pm_ov_props props;                             /* exactly what was passed to compile */

@@ -728,6 +728,11 @@ static int apply_workload_scalar(pm_spec *s, entry *e, pm_err *err)
                                : copy_str(s->ov_generate_attention_hint, sizeof s->ov_generate_attention_hint, v, err,
                                           what);
         }
+        if (!strcmp(n, "compiler_type")) {
+            if (strcmp(v, "DRIVER") && strcmp(v, "PLUGIN") && strcmp(v, "PREFER_PLUGIN") && strcmp(v, "MLIR"))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (DRIVER, PLUGIN, PREFER_PLUGIN, MLIR)", what, v);
+            return copy_str(s->ov_compiler_type, sizeof s->ov_compiler_type, v, err, what);
+        }
         if (!strcmp(n, "shared_head")) {
             int b, rc = parse_bool(v, &b, err, what);
             if (!rc)

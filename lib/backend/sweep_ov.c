@@ -47,6 +47,9 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
                     .prefill_attention_hint = spec->ov_prefill_attention_hint[0] ? spec->ov_prefill_attention_hint : NULL,
                     .generate_attention_hint = spec->ov_generate_attention_hint[0] ? spec->ov_generate_attention_hint : NULL,
                     .shared_head = spec->ov_shared_head[0] ? spec->ov_shared_head : NULL,
+                    .compiler_type = spec->ov_compiler_type[0] ? spec->ov_compiler_type : NULL,
+                    /* a study with a platform is an offline study: never on-device runs in it */
+                    .offline_only = spec->ov_platform[0] != '\0',
                     .platform = spec->ov_platform[0] ? spec->ov_platform : NULL,
                     .schedule_trace = inst && (spec->ov_schedule_trace || !any),
                     .strategy_out = (inst && (spec->ov_strategy_json || !any)) || reuse,
@@ -93,7 +96,11 @@ void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *re
         *import_s = r.import_s;
         if (import_error_size && r.import_error[0])
             snprintf(import_error, import_error_size, "%s", r.import_error);
-        const char *keys[][2] = {{"ov.version", r.ov_version}, {"ov.compiler_type", r.compiler_type},
+        char unresolved[96];
+        snprintf(unresolved, sizeof unresolved, "unresolved (the plugin's default: %s)",
+                 *r.compiler_type ? r.compiler_type : "?");
+        const char *keys[][2] = {{"ov.version", r.ov_version},
+                                 {"ov.compiler_type", *r.compiler_type_resolved ? r.compiler_type_resolved : unresolved},
                                  {"ov.compiler_type_set", r.compiler_type_set},
                                  {"ov.compiler_type_source", r.compiler_type_source},
                                  {"ov.compiler_version", r.compiler_version},

@@ -27,6 +27,9 @@ static void usage(FILE *out)
             "                        NPUW_LLM_{PREFILL,GENERATE}_ATTENTION_HINT STATIC|DYNAMIC|PYRAMID (default\n"
             "                        STATIC, pinned from OpenVINO 2026.0, whose defaults move inside 2026.x)\n"
             "  --shared-head B       NPUW_LLM_SHARED_HEAD YES|NO (default YES, pinned likewise)\n"
+            "  --compiler-type T     NPU_COMPILER_TYPE (default: DRIVER on a device, PLUGIN offline; pinned because\n"
+            "                        the stock choice moves between 2026.x minors and SKUs)\n"
+            "  --offline-only        with --platform: fail on a machine with an NPU instead of compiling on it\n"
             "  --platform P          NPU_PLATFORM (NPU3720, NPU4000, NPU5010): with no NPU present, compile\n"
             "                        offline (OpenVINO >= 2026.0; no import then)\n"
             "  --cache-mode M        CACHE_MODE (default for an exported NPUW blob: OPTIMIZE_SPEED, with weights;\n"
@@ -104,7 +107,7 @@ int cmd_ov_compile(int argc, char **argv)
 {
     enum { O_SCHED = 256, O_SOUT, O_SIN, O_REUSE, O_CACHE, O_PROP, O_WORKDIR, O_EXPORT, O_IMPORT, O_LIB, O_JSON,
            O_LOG, O_WEIGHTS, O_MINRESP, O_PREFILL, O_PYRAMID, O_PLATFORM, O_CACHEMODE, O_TSTATS, O_PATTN, O_GATTN,
-           O_SHEAD };
+           O_SHEAD, O_CTYPE, O_OFFONLY };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},       {"weights", required_argument, 0, O_WEIGHTS},
         {"device", required_argument, 0, 'd'},      {"window", required_argument, 0, 'w'},
@@ -123,6 +126,8 @@ int cmd_ov_compile(int argc, char **argv)
         {"prefill-attention-hint", required_argument, 0, O_PATTN},
         {"generate-attention-hint", required_argument, 0, O_GATTN},
         {"shared-head", required_argument, 0, O_SHEAD},
+        {"compiler-type", required_argument, 0, O_CTYPE},
+        {"offline-only", no_argument, 0, O_OFFONLY},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     pm_ov_opts o = {0};
     pm_ov_result r;
@@ -201,6 +206,8 @@ int cmd_ov_compile(int argc, char **argv)
             }
             o.shared_head = optarg;
             break;
+        case O_CTYPE: o.compiler_type = optarg; break;
+        case O_OFFONLY: o.offline_only = 1; break;
         case O_PLATFORM: o.platform = optarg; break;
         case O_CACHEMODE: o.cache_mode = optarg; break;
         case O_TSTATS: o.task_stats = 1; break;
@@ -288,7 +295,8 @@ report:
     if (r.offline)
         fprintf(stderr, ", offline for %s", r.platform);
     fprintf(stderr, "; OpenVINO %s, compiler %s%s\n", *r.ov_version ? r.ov_version : "?",
-            *r.compiler_type ? r.compiler_type : "?", r.strategy_reused ? ", strategy reused" : "");
+            *r.compiler_type_resolved ? r.compiler_type_resolved : "unresolved",
+            r.strategy_reused ? ", strategy reused" : "");
     rc = PM_EXIT_OK;
 cleanup:
     pm_ov_result_free(&r);

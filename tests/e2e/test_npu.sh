@@ -22,7 +22,7 @@ PASSMAP_FAKEOV_PROPS_OUT=$TMP/props1.txt "$PASSMAP" ov-compile --lib "$LIB" --mo
 [ "$(grep -c '^PASSMAP-OV-RESULT {' "$TMP/out1.txt")" = 1 ] && ok "one result line" || fail "result line count"
 [ "$(tail -1 "$TMP/out1.txt" | cut -c1-18)" = "PASSMAP-OV-RESULT " ] && ok "result line is last" || fail "result line not last"
 [ "$(result "$TMP/out1.txt" ok)" = true ] && ok "ok is true" || fail "ok: $(result "$TMP/out1.txt" ok)"
-[ "$(result "$TMP/out1.txt" n_property_args)" = 26 ] && ok "26 property args" || fail "n_property_args"
+[ "$(result "$TMP/out1.txt" n_property_args)" = 28 ] && ok "28 property args" || fail "n_property_args"
 for k in compile_s export_s import_s read_s; do
   v=$(result "$TMP/out1.txt" $k)
   [[ "$v" =~ ^[0-9.eE+-]+$ ]] && ok "$k is a number ($v)" || fail "$k is '$v'"
@@ -31,6 +31,8 @@ done
 [ "$(result "$TMP/out1.txt" blob_weightless)" = false ] && ok "CACHE_MODE=OPTIMIZE_SPEED: blob with weights" || fail "weightless"
 [ "$(result "$TMP/out1.txt" compiler_type)" = '"PREFER_PLUGIN"' ] && [ "$(result "$TMP/out1.txt" compiler_type_source)" = '"core"' ] \
   && ok "compiler type read back, marked as the core's default" || fail "compiler_type"
+[ "$(result "$TMP/out1.txt" compiler_type_resolved)" = '"DRIVER"' ] && [ "$(result "$TMP/out1.txt" compiler_type_set)" = '"DRIVER"' ] \
+  && ok "compiler type pinned (DRIVER on a device) and recorded as the one used" || fail "compiler_type_resolved"
 [ "$(result "$TMP/out1.txt" compiler_version_decoded)" = '"7.6"' ] && ok "compiler version decoded" || fail "compiler version"
 [ "$(result "$TMP/out1.txt" instrumented)" = true ] && ok "instrumented run says so" || fail "instrumented"
 [ "$(result "$TMP/out1.txt" openvino_version)" = '"2026.0.0-standin"' ] && ok "OpenVINO version" || fail "version"
@@ -51,11 +53,12 @@ grep -q '^MultiClusterStrategyAssignment' "$TMP/parse1.txt" && ok "strategy pass
   && ok "OPENVINO_NPUW_LOG_LEVEL=INFO set for the compile: NPUW names each subgraph's submodel" || fail "no NPUW lines"
 
 cat >"$TMP/expect1.txt" <<EOF
-nargs=26
+nargs=28
 device=NPU
 cwd=$(cd "$TMP/run1" && pwd -P)
 LOG_LEVEL=LOG_INFO
 NPU_BYPASS_UMD_CACHING=YES
+NPU_COMPILER_TYPE=DRIVER
 NPU_USE_NPUW=YES
 NPUW_LLM=YES
 NPUW_LLM_MAX_PROMPT_LEN=512

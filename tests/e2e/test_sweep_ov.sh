@@ -155,6 +155,23 @@ PASSMAP_FAKEOV_DEVICES=CPU check "offline sweep runs" "$PASSMAP" sweep --quiet -
   [ "$(sqlite3 "$TMP/off.db" "select count(*) from run where mode='warm'")" = 0 ] \
   && ok "offline: cold runs ok, recorded offline, nothing imported" || fail "offline: $(sqlite3 "$TMP/off.db" "select mode, status, note from run")"
 
+# An offline study (platform set) on a machine with an NPU: its runs would be on-device compiles pooled with
+# offline ones: each run fails saying so, nothing on-device is recorded ok.
+"$PASSMAP" sweep --quiet --db "$TMP/off-npu.db" "$TMP/off.ini" >/dev/null 2>&1
+[ "$(sqlite3 "$TMP/off-npu.db" "select count(*) from run where status='ok'")" = 0 ] \
+  && [ "$(sqlite3 "$TMP/off-npu.db" "select count(*) from step where stderr_tail like '%compiles offline for NPU4000, but this machine has an NPU%'")" = 4 ] \
+  && ok "offline study on an NPU machine: refused per run, never pooled with on-device compiles" \
+  || fail "offline on NPU: $(sqlite3 "$TMP/off-npu.db" "select mode, status, note from run limit 3")"
+# The report says where its numbers come from: offline (the plugin's compiler for a named platform, not the
+# compile an NPU runs) or on a device with the pinned compiler.
+"$PASSMAP" report "$TMP/off.db" > "$TMP/off-report.txt" 2>&1
+grep -q 'offline compiles.*not the compile an NPU runs' "$TMP/off-report.txt" && ok "report: offline numbers say so" \
+  || fail "offline report: $(grep -A4 '^NPU' "$TMP/off-report.txt")"
+grep -q 'on-device compiles, compiler DRIVER' "$TMP/report.txt" && ok "report: on-device numbers name the pinned compiler" \
+  || fail "device report: $(grep -A4 '^NPU' "$TMP/report.txt")"
+[ "$(q "select value from meta where key='ov.compiler_type'")" = DRIVER ] && ok "meta: the compiler used (pinned), not the plugin default" \
+  || fail "meta compiler type: $(q "select value from meta where key='ov.compiler_type'")"
+
 # reuse-strategy is off under NPUW: a spec asking for it on LLM configs is refused up front.
 sed -e 's/npu-tiny/npu-reuse/' -e 's/^variants = .*/variants = stock, reuse-strategy/' "$TMP/npu.ini" > "$TMP/reuse.ini"
 out=$("$PASSMAP" sweep --quiet --db "$TMP/reuse.db" "$TMP/reuse.ini" 2>&1); rc=$?

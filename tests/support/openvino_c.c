@@ -484,7 +484,7 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         return fail(INVALID_C_PARAM, "invalid argument");
     if (property_args_size % 2)
         return fail(INVALID_C_PARAM, "property_args_size %zu is odd", property_args_size);
-    const char *mode = NULL, *compiler_type = "PLUGIN", *platform = "", *prefill_hint = "DYNAMIC",
+    const char *mode = NULL, *compiler_type = NULL, *platform = "", *prefill_hint = "DYNAMIC",
                *pyramid = "YES", *cache_mode = "OPTIMIZE_SIZE",
                *bank_alloc = "", *prefill_attn = NULL;
     char unknown_key[64] = "";
@@ -536,6 +536,16 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         return fail(GENERAL_ERROR, "Device with \"NOPE\" name is not registered in the OpenVINO Runtime");
     if (*unknown_key)
         return fail(GENERAL_ERROR, "[NPUW] Unsupported configuration key: %s", unknown_key);
+    /* NPU_COMPILER_TYPE: PLUGIN / PREFER_PLUGIN exist from 2026.0. Unset, a 2026.0 device compiles with the
+     * driver's compiler, 2026.1+ with the plugin's (PREFER_PLUGIN), except 3720, which falls back to the driver;
+     * with no device, PREFER_PLUGIN resolves to PLUGIN. */
+    if (compiler_type && (!strcmp(compiler_type, "PLUGIN") || !strcmp(compiler_type, "PREFER_PLUGIN")) &&
+        !fake_at_least(2026, 0))
+        return fail(GENERAL_ERROR, "[NPU] Unsupported NPU_COMPILER_TYPE value: %s", compiler_type);
+    if (!compiler_type)
+        compiler_type = fake_at_least(2026, 1) || !npu_present() ? "PREFER_PLUGIN" : "DRIVER";
+    if (!strcmp(compiler_type, "PREFER_PLUGIN"))
+        compiler_type = npu_present() && !strcmp(fake_arch(), "3720") ? "DRIVER" : "PLUGIN";
     /* The prefill attention default moved: STATIC in 2026.0, PYRAMID from 2026.1 (newer upstream tests). */
     if (!prefill_attn)
         prefill_attn = fake_at_least(2026, 1) ? "PYRAMID" : "STATIC";
