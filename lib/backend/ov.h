@@ -125,6 +125,10 @@ int pm_ov_probe(const char *lib, pm_ov_probe_result *p, pm_err *err);
  * constant, bias Add, ReLU). xml_path gets the .xml's path. */
 int pm_ov_write_tiny_ir(const char *dir, char *xml_path, size_t xml_path_size, pm_err *err);
 
+/* Writes DIR/passmap-doctor-llm.xml + .bin: a tiny stateful LLM-shaped IR v11 (input_ids, attention_mask,
+ * position_ids, beam_idx; one attention layer with ReadValue/Assign key and value caches; logits) for an NPUW
+ * LLM compile. Inferred from optimum's layout, not checked against a real NPUW. */
+int pm_ov_write_tiny_llm_ir(const char *dir, char *xml_path, size_t xml_path_size, pm_err *err);
 void pm_ov_props_free(pm_ov_props *p);
 void pm_ov_result_free(pm_ov_result *r);
 

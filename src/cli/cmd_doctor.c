@@ -22,12 +22,15 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: passmap doctor [--lib PATH] [--platform P] [--timeout DUR] [--keep DIR] [--json]\n"
+            "usage: passmap doctor [--lib PATH] [--platform P] [--llm-model X.xml] [--timeout DUR] [--keep DIR] [--json]\n"
             "Checks OpenVINO for passmap's NPU back end: version, devices, NPU compiler type and version, and a\n"
             "compile of a tiny model passmap writes (one matmul block, OpenVINO IR): on the NPU when present\n"
             "(with the blob import, the warm path), and offline for --platform (default NPU4000) with the\n"
             "compiler inside the plugin (OpenVINO >= 2026.0). Exit 0 when the compile a study would use works.\n"
             "  --lib PATH     libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)\n"
+            "Then the study's own kind of compile: an NPUW LLM compile (a tiny stateful LLM-shaped model, or\n"
+            "--llm-model) with the study's pinned settings, exported with its weights and imported on the NPU.\n"
+            "  --llm-model F  an LLM IR (e.g. models/qwen2-0.5b-int4/openvino_model.xml) instead of the tiny one\n"
             "  --platform P   offline target: NPU3720, NPU4000, NPU5010 (default: the NPU's own, else NPU4000)\n"
             "  --timeout DUR  per compile (default 10m)\n"
             "  --keep DIR     write the model and compile outputs into DIR (kept) instead of a temporary folder\n"
@@ -137,10 +140,11 @@ int cmd_doctor(int argc, char **argv)
                                              {"platform", required_argument, 0, 'p'},
                                              {"timeout", required_argument, 0, 't'},
                                              {"keep", required_argument, 0, 'k'},
+                                             {"llm-model", required_argument, 0, 'L'},
                                              {"json", no_argument, 0, 'j'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    const char *lib = NULL, *platform = "NPU4000", *keep = NULL;
+    const char *lib = NULL, *platform = "NPU4000", *keep = NULL, *llm_model = NULL;
     double timeout_s = 600;
     int json = 0, c, rc = PM_EXIT_FAIL, platform_given = 0;
     pm_err err;
@@ -151,6 +155,7 @@ int cmd_doctor(int argc, char **argv)
         case 'l': lib = optarg; break;
         case 'p': platform = optarg; platform_given = 1; break;
         case 'k': keep = optarg; break;
+        case 'L': llm_model = optarg; break;
         case 'j': json = 1; break;
         case 't':
             if (pm_run_parse_duration(optarg, &timeout_s, &err) != PM_OK) {
@@ -166,7 +171,7 @@ int cmd_doctor(int argc, char **argv)
         fprintf(stderr, "passmap doctor: unexpected argument '%s' (see --help)\n", argv[optind]);
         return PM_EXIT_USAGE;
     }
-    char self[PATH_MAX], lib_abs[PATH_MAX], dir[PATH_MAX] = "", xml[PATH_MAX + 32];
+    char self[PATH_MAX], lib_abs[PATH_MAX], dir[PATH_MAX] = "", xml[PATH_MAX + 32], llm_xml[PATH_MAX + 32];
     ssize_t sn = readlink("/proc/self/exe", self, sizeof self - 1);
     if (sn <= 0) {
         fprintf(stderr, "passmap doctor: cannot find its own executable\n");
@@ -175,7 +180,8 @@ int cmd_doctor(int argc, char **argv)
     self[sn] = '\0';
     if (lib && strchr(lib, '/') && realpath(lib, lib_abs))
         lib = lib_abs;
-    attempt online = {.what = "compile on the NPU:"}, offline = {.what = "compile offline:"};
+    attempt online = {.what = "compile on the NPU:"}, offline = {.what = "compile offline:"},
+            llm = {.what = "NPUW LLM compile:"};
     pm_ov_probe_result p;
     json_t *out = json_object();
     pm_json_stamp(out, "*_s", "s", NULL);
@@ -220,6 +226,15 @@ int cmd_doctor(int argc, char **argv)
         fprintf(stderr, "passmap doctor: %s\n", err.msg);
         goto cleanup;
     }
+    if (llm_model) {
+        if (!realpath(llm_model, llm_xml)) {
+            fprintf(stderr, "passmap doctor: --llm-model %s: %s\n", llm_model, strerror(errno));
+            goto cleanup;
+        }
+    } else if (pm_ov_write_tiny_llm_ir(dir, llm_xml, sizeof llm_xml, &err) != PM_OK) {
+        fprintf(stderr, "passmap doctor: %s\n", err.msg);
+        goto cleanup;
+    }
     if (p.npu_present) {
         const char *args[] = {"--import", NULL};
         try_compile(self, lib, xml, dir, "online", args, timeout_s, &online);
@@ -240,7 +255,15 @@ int cmd_doctor(int argc, char **argv)
                               "--prop", "NPU_CREATE_EXECUTOR=0", NULL};
     try_compile(self, lib, xml, dir, "offline", off_args, timeout_s, &offline);
 
-    int usable = p.npu_present ? online.ok : offline.ok;
+    /* The study's compile: NPUW LLM at a small window with the study's settings (pins included), the blob
+     * exported with its weights and imported on the NPU; offline for the platform when there is none. */
+    const char *llm_dev[] = {"--window", "64", "--min-response-len", "64", "--prefill-hint", "STATIC",
+                             "--generate-pyramid", "NO", "--import", NULL};
+    const char *llm_off[] = {"--window", "64", "--min-response-len", "64", "--prefill-hint", "STATIC",
+                             "--generate-pyramid", "NO", "--export", "model.blob", "--platform", platform,
+                             "--offline-only", NULL};
+    try_compile(self, lib, llm_xml, dir, "llm", p.npu_present ? llm_dev : llm_off, timeout_s, &llm);
+    int usable = (p.npu_present ? online.ok : offline.ok) && llm.ok;
     if (json) {
         json_object_set_new(out, "ok", json_boolean(usable));
         json_object_set_new(out, "openvino_version", json_string(p.ov_version));
@@ -255,6 +278,8 @@ int cmd_doctor(int argc, char **argv)
         json_object_set_new(out, "model", json_string(xml));
         json_object_set_new(out, "online", attempt_json(&online));
         json_object_set_new(out, "offline", attempt_json(&offline));
+        json_object_set_new(out, "llm", attempt_json(&llm));
+        json_object_set_new(out, "llm_model", json_string(llm_xml));
         json_object_set_new(out, "offline_platform", json_string(platform));
         char *s = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("%s\n", s ? s : "{}");
@@ -275,18 +300,23 @@ int cmd_doctor(int argc, char **argv)
         snprintf(what, sizeof what, "compile offline (%s):", platform);
         offline.what = what;
         print_attempt(&offline);
+        printf("LLM model:             %s%s\n", llm_xml, llm_model ? "" : " (tiny, stateful, one attention layer)");
+        print_attempt(&llm);
         if (usable)
             printf("=> ready: %s\n", p.npu_present ? "passmap sweep studies/npu-llm.ini"
                                                    : "passmap sweep with platform = ... in [openvino] (offline)");
         else
-            printf("=> NOT ready: %s\n", p.npu_present ? "the NPU compile failed (see above)"
-                                                       : "no NPU and the offline compile failed (OpenVINO >= 2026.0 "
-                                                         "ships the compiler inside the NPU plugin)");
+            printf("=> NOT ready: %s\n", !llm.ok && (p.npu_present ? online.ok : offline.ok)
+                                              ? "the NPUW LLM compile the study uses failed (see above)"
+                                          : p.npu_present ? "the NPU compile failed (see above)"
+                                                          : "no NPU and the offline compile failed (OpenVINO >= 2026.0 "
+                                                            "ships the compiler inside the NPU plugin)");
     }
     rc = usable ? PM_EXIT_OK : PM_EXIT_FAIL;
 cleanup:
     pm_ov_result_free(&online.r);
     pm_ov_result_free(&offline.r);
+    pm_ov_result_free(&llm.r);
     json_decref(out);
     if (!keep && dir[0])
         pm_util_remove_tree(dir);

@@ -536,6 +536,18 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         return fail(GENERAL_ERROR, "Device with \"NOPE\" name is not registered in the OpenVINO Runtime");
     if (*unknown_key)
         return fail(GENERAL_ERROR, "[NPUW] Unsupported configuration key: %s", unknown_key);
+    /* NPUW_LLM turns a stateful model stateless: one without KV-cache states is not an LLM to it. The test
+     * models that are bare "<net .../>" stubs stand for real exports and pass. */
+    if (npuw_llm && model->xml) {
+        FILE *mx = fopen(model->xml, "r");
+        char buf[65536];
+        size_t n = mx ? fread(buf, 1, sizeof buf - 1, mx) : 0;
+        if (mx)
+            fclose(mx);
+        buf[n] = '\0';
+        if (strstr(buf, "<layer") && !strstr(buf, "type=\"ReadValue\""))
+            return fail(GENERAL_ERROR, "[NPUW] LLM: the model has no KV-cache states (ReadValue/Assign)");
+    }
     /* NPU_COMPILER_TYPE: PLUGIN / PREFER_PLUGIN exist from 2026.0. Unset, a 2026.0 device compiles with the
      * driver's compiler, 2026.1+ with the plugin's (PREFER_PLUGIN), except 3720, which falls back to the driver;
      * with no device, PREFER_PLUGIN resolves to PLUGIN. */
