@@ -673,6 +673,11 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     /* Everything asked of the compiled model is read: free it before the blob is read back and imported. */
     api.compiled_free(compiled);
     compiled = NULL;
+    if (o->do_import && !r->offline && o->on_compiled) {
+        snprintf(r->import_skipped, sizeof r->import_skipped, "the import had not finished when this line was written");
+        o->on_compiled(r, o->on_result_ctx);
+        r->import_skipped[0] = '\0';
+    }
     if (o->do_import && r->offline) {
         snprintf(r->import_skipped, sizeof r->import_skipped, "offline compile: no %s device to import on", device);
     } else if (o->do_import) {

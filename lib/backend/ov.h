@@ -72,6 +72,10 @@ typedef struct pm_ov_opts {
      * result there, so a crash while OpenVINO tears down cannot lose it. error is NULL on success. */
     void (*on_result)(struct pm_ov_result *r, int status, const char *error, void *ctx);
     void *on_result_ctx;
+    /* Called once after the compile and export succeeded and before the import, with import_skipped saying the
+     * import had not finished: the caller writes an interim result, so an import that kills the process (out of
+     * memory: it reads the whole weights bank) cannot lose the compile. NULL: none. */
+    void (*on_compiled)(struct pm_ov_result *r, void *ctx);
 } pm_ov_opts;
 
 typedef struct pm_ov_result {

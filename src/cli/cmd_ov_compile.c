@@ -103,6 +103,16 @@ static void on_result(pm_ov_result *r, int status, const char *error, void *vctx
     free(json_text);
 }
 
+/* Before the import: the compile's result as it stands (the final line, after the import, replaces it). */
+static void on_compiled(pm_ov_result *r, void *vctx)
+{
+    emit_ctx *c = vctx;
+    char *json_text = pm_ov_result_json(r, 1, NULL);
+    if (json_text)
+        emit_line(json_text, c->json);
+    free(json_text);
+}
+
 int cmd_ov_compile(int argc, char **argv)
 {
     enum { O_SCHED = 256, O_SOUT, O_SIN, O_REUSE, O_CACHE, O_PROP, O_WORKDIR, O_EXPORT, O_IMPORT, O_LIB, O_JSON,
@@ -267,6 +277,8 @@ int cmd_ov_compile(int argc, char **argv)
     pm_err_clear(&ec.err);
     o.on_result = on_result;
     o.on_result_ctx = &ec;
+    if (!json) /* --json ends with one bare object: no interim line there */
+        o.on_compiled = on_compiled;
     status = pm_ov_compile(&o, &r, &err);
     if (ec.done) {
         status = ec.status;

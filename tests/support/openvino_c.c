@@ -33,7 +33,8 @@
  *    does not define (the attention hints before 2026.0) and defaults the prefill attention hint to STATIC
  *    (2026.0) or PYRAMID (2026.1+, one more prefill subgraph);
  *  - ov_get_last_err_msg returns a heap copy (the caller frees it with ov_free), or NULL;
- *  - with $PASSMAP_FAKEOV_CRASH_TEARDOWN, ov_core_free aborts (a teardown crash).
+ *  - with $PASSMAP_FAKEOV_CRASH_TEARDOWN, ov_core_free aborts (a teardown crash); with
+ *    $PASSMAP_FAKEOV_CRASH_IMPORT, ov_core_import_model aborts (as an out-of-memory kill would end it).
  * It links only libc and jansson (not libpassmap). */
 #include <jansson.h>
 #include <stdarg.h>
@@ -730,6 +731,8 @@ API ov_status_e ov_compiled_model_export_model(const ov_compiled_model_t *cm, co
 API ov_status_e ov_core_import_model(const ov_core_t *core, const char *content, const size_t size,
                                      const char *device, ov_compiled_model_t **compiled)
 {
+    if (getenv("PASSMAP_FAKEOV_CRASH_IMPORT")) /* as an out-of-memory kill while reading the weights back */
+        abort();
     if (size < strlen(BLOB_MAGIC) || memcmp(content, BLOB_MAGIC, strlen(BLOB_MAGIC)))
         return fail(GENERAL_ERROR, "[NPU] blob is not a compiled model");
     if (!strcmp(device, "NOPE"))
