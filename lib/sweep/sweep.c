@@ -254,7 +254,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
             *status_out = "interrupted";
             goto cleanup;
         }
-        /* The back end may read the step's own result: a result written before a crash in teardown stands,
+        /* The back end may read the step's own result: a result written before the process died (in teardown,
+         * or in the NPU's blob import after its interim line) stands,
          * and the run records the measured phase (the step record keeps the process's own figures). */
         pm_step_outcome oc = {.wall_s = -1, .user_s = -1, .sys_s = -1};
         int own = x->be->step_outcome && r->status != PM_RUN_SPAWN_ERROR &&
@@ -267,7 +268,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
             rss = step_rss;
         sl.recs[i] = (pm_step_record){.tool = st->tool, .argv = sl.argvs[i], .result = r, .report = NULL};
         if (r->status != PM_RUN_OK && own && oc.completed) {
-            snprintf(note, sizeof note, "%s %s%s%s after writing its result (teardown): the result stands",
+            snprintf(note, sizeof note, "%s %s%s%s after writing its result line: the result stands",
                      st->tool, status_of(r->status), r->term_signal ? " SIG" : "",
                      r->term_signal && sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "");
         } else if (r->status != PM_RUN_OK) {
