@@ -150,6 +150,15 @@ typedef enum pm_backend_run_one {
     PM_RUN_ONE_OV_COMPILE,     /* an `ov-compile` child of --model per run, each in its own folder (no CMD) */
 } pm_backend_run_one;
 
+/* What a back end reads from a finished step's own output, whatever the process's exit (step_outcome). */
+typedef struct pm_step_outcome {
+    int completed;     /* 1: the step's result, written before its teardown, says the work was done: the run
+                          counts though the process then died or hung (teardown is not the measurement) */
+    double wall_s;     /* >= 0: the measured phase's wall, which the run records instead of the process's */
+    double user_s, sys_s;  /* >= 0: that phase's CPU times */
+    long maxrss_kb;    /* > 0: that phase's peak resident memory */
+} pm_step_outcome;
+
 typedef struct pm_backend_ops {
     const char *name;          /* [sweep] backend = NAME */
     pm_backend_run_one run_one;   /* passmap run --backend NAME: what one measured run is */
@@ -168,6 +177,9 @@ typedef struct pm_backend_ops {
      * report must be stored even if no timing report parsed. NULL: nothing to do. */
     int (*step_done)(pm_backend_ctx *ctx, const pm_step *st, const char *stdout_path, pm_report *report,
                      double *warm_s, char *warm_error, size_t error_cap);
+    /* After a step ended, whatever its status: fills out (initialised to "nothing": completed 0, times -1,
+     * rss 0) from the step's own result. Returns 1 when it read one. NULL: the process's status and times. */
+    int (*step_outcome)(pm_backend_ctx *ctx, const pm_step *st, const char *stdout_path, pm_step_outcome *out);
     /* Start-up, once per sweep: steps that start each distinct tool of the back end on a null input (an empty
      * module, an empty .ll), run in order inside dir (absolute; the hook writes its null inputs there). Their
      * tool labels are the ones the real steps record. *not_measured (heap, or NULL): "tool: why" for each tool

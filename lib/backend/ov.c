@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -245,10 +246,19 @@ int pm_ov_build_props(const pm_ov_opts *o, const char *arch, int offline, pm_ov_
             goto fail;
         if (o->platform && *o->platform && (rc = props_set(out, "NPU_PLATFORM", 12, o->platform, err)))
             goto fail;
-        /* What upstream's own offline tests pass: the compiler inside the plugin, no executor to create. */
-        if (offline && !has_extra(o, "NPU_COMPILER_TYPE") && (rc = props_set(out, "NPU_COMPILER_TYPE", 17, "PLUGIN", err)))
+        /* Pinned: which compiler a stock run uses otherwise depends on the 2026.x minor and the SKU. Offline,
+         * what upstream's own offline tests pass: the compiler inside the plugin, no executor to create. */
+        if (!has_extra(o, "NPU_COMPILER_TYPE") &&
+            (rc = props_set(out, "NPU_COMPILER_TYPE", 17,
+                            o->compiler_type && *o->compiler_type ? o->compiler_type : offline ? "PLUGIN" : "DRIVER",
+                            err)))
             goto fail;
         if (offline && !has_extra(o, "NPU_CREATE_EXECUTOR") && (rc = props_set(out, "NPU_CREATE_EXECUTOR", 19, "0", err)))
+            goto fail;
+        /* Offline NPUW ends with finalize_weights_bank(), which allocates the bank on the submodel's device
+         * unless told otherwise (weights_bank.cpp): with no device, keep it on the host. */
+        if (offline && npuw && !has_extra(o, "NPUW_WEIGHTS_BANK_ALLOC") &&
+            (rc = props_set(out, "NPUW_WEIGHTS_BANK_ALLOC", 23, "CPU", err)))
             goto fail;
         if (npuw) {
             snprintf(num, sizeof num, "%d", o->window);
@@ -267,6 +277,17 @@ int pm_ov_build_props(const pm_ov_opts *o, const char *arch, int offline, pm_ov_
                 goto fail;
             if (o->generate_pyramid && *o->generate_pyramid &&
                 (rc = props_set(out, "NPUW_LLM_GENERATE_PYRAMID", 25, o->generate_pyramid, err)))
+                goto fail;
+            if (o->pin_npuw_attention &&
+                ((rc = props_set(out, "NPUW_LLM_PREFILL_ATTENTION_HINT", 31,
+                                 o->prefill_attention_hint ? o->prefill_attention_hint : PM_OV_PREFILL_ATTENTION_HINT,
+                                 err)) ||
+                 (rc = props_set(out, "NPUW_LLM_GENERATE_ATTENTION_HINT", 32,
+                                 o->generate_attention_hint ? o->generate_attention_hint
+                                                            : PM_OV_GENERATE_ATTENTION_HINT,
+                                 err)) ||
+                 (rc = props_set(out, "NPUW_LLM_SHARED_HEAD", 20, o->shared_head ? o->shared_head : PM_OV_SHARED_HEAD,
+                                 err))))
                 goto fail;
             /* NPUW exports weightless unless told otherwise, and a weightless blob cannot be imported through
              * the C API (no WEIGHTS_PATH): ask for the weights whenever the blob is exported. */
@@ -293,10 +314,11 @@ int pm_ov_build_props(const pm_ov_opts *o, const char *arch, int offline, pm_ov_
             goto fail;
     }
     /* Under NPUW a user value replaces NPUW's default precision/optimisation params: an instrumented run
-     * keeps them in front, so it compiles the same pipeline as a stock one plus the switches. */
+     * keeps them in front, so it compiles the same pipeline as a stock one plus the switches. NPUW adds its
+     * arch defaults (optimization-level=3 on 4000) only when a device is present: never offline. */
     if (npuw && pm_ov_instrumented(o) && !strstr(user_mode, "compute-layers-with-higher-precision")) {
         if (append_word(mode, sizeof mode, PM_OV_NPUW_DEFAULT_MODE) ||
-            (arch && !strcmp(arch, "4000") && !strstr(user_mode, "optimization-level") &&
+            (!offline && arch && !strcmp(arch, "4000") && !strstr(user_mode, "optimization-level") &&
              append_word(mode, sizeof mode, PM_OV_NPUW_DEFAULT_MODE_4000)))
             goto too_long;
     }
@@ -412,6 +434,21 @@ static long long file_bytes(const char *path)
     return path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
 }
 
+/* This process's CPU seconds and peak RSS so far (ru_maxrss only grows: a later phase's peak includes the
+ * earlier ones'). */
+static void usage_now(double *user_s, double *sys_s, long *maxrss_kb)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) {
+        *user_s = *sys_s = -1;
+        *maxrss_kb = 0;
+        return;
+    }
+    *user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+    *sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    *maxrss_kb = ru.ru_maxrss;
+}
+
 static void finish(const pm_ov_opts *o, pm_ov_result *r, int rc, const pm_err *err, int *reported)
 {
     if (o->on_result && !*reported) {
@@ -435,6 +472,7 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     memset(r, 0, sizeof *r);
     memset(&api, 0, sizeof api);
     r->read_s = r->compile_s = r->export_s = r->import_s = -1;
+    r->compile_user_s = r->compile_sys_s = -1;
     r->blob_bytes = r->weights_bytes = -1;
     r->npuw_default_kept = -1;
     r->instrumented = pm_ov_instrumented(o);
@@ -448,6 +486,12 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         goto cleanup;
     r->n_prop_args = 2 * r->props.n;
 
+    /* NPUW names its submodels only on its own log lines, which it prints (release builds too) when this is
+     * set; read as the library initialises, so set before loading it. A value the user set is kept. */
+    if (is_npu(device) && o->window > 0 && setenv("OPENVINO_NPUW_LOG_LEVEL", "INFO", 0) != 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot set OPENVINO_NPUW_LOG_LEVEL");
+        goto cleanup;
+    }
     if ((rc = load_api(&api, o->lib, r->lib_path, sizeof r->lib_path, err)))
         goto cleanup;
     ov_status_e st = api.get_version(&ver);
@@ -468,12 +512,28 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
                         is_npu(device) ? " (to compile without an NPU, name the target: --platform NPU4000)" : "");
         goto cleanup;
     }
+    if (present && o->offline_only && o->platform && *o->platform) {
+        rc = pm_err_set(err, PM_ERR_USAGE,
+                        "this study compiles offline for %s, but this machine has an NPU: its runs would be on-device "
+                        "compiles pooled with offline ones; run a copy of the spec without 'platform' into another "
+                        "database", o->platform);
+        goto cleanup;
+    }
     r->offline = !present;
     /* The target's architecture decides NPUW's default mode params: ask the device, else the platform. */
     if (present && is_npu(device) && o->window > 0 && pm_ov_instrumented(o))
         read_prop(&api, core, NULL, device, "DEVICE_ARCHITECTURE", arch, sizeof arch);
+    /* The attention hints and the shared head exist from 2026.0, where their defaults start to move: pinned
+     * there; before, NPUW rejects them as unknown keys, and the run says they were not pinned. */
+    pm_ov_opts pinned = *o;
+    if (is_npu(device) && o->window > 0) {
+        pinned.pin_npuw_attention = atoi(r->ov_version) >= 2026;
+        if (!pinned.pin_npuw_attention)
+            snprintf(r->npuw_pins, sizeof r->npuw_pins, "not pinned: OpenVINO %s has no attention-hint options",
+                     *r->ov_version ? r->ov_version : "(unknown version)");
+    }
     pm_ov_props_free(&r->props);
-    if ((rc = pm_ov_build_props(o, *arch ? arch : NULL, r->offline, &r->props, err)))
+    if ((rc = pm_ov_build_props(&pinned, *arch ? arch : NULL, r->offline, &r->props, err)))
         goto cleanup;
     r->n_prop_args = 2 * r->props.n;
     for (int i = 0; i < r->props.n; i++) {
@@ -532,6 +592,9 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         a[2 * i] = r->props.items[i].key;
         a[2 * i + 1] = r->props.items[i].value;
     }
+    double u0, s0, u1, s1;
+    long rss_dummy;
+    usage_now(&u0, &s0, &rss_dummy);
     t0 = pm_util_now();
     st = api.core_compile_model(core, model, device, (size_t)r->n_prop_args, &compiled, a[0], a[1], a[2], a[3], a[4],
                                 a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17],
@@ -539,6 +602,7 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
                                 a[30], a[31], a[32], a[33], a[34], a[35], a[36], a[37], a[38], a[39], a[40], a[41],
                                 a[42], a[43], a[44], a[45], a[46], a[47]);
     double t1 = pm_util_now();
+    usage_now(&u1, &s1, &r->compile_maxrss_kb);
     fflush(stdout); /* the compiler's own output, before ours */
     if (fchdir(saved_cwd) != 0) {
         rc = pm_err_errno(err, PM_ERR_IO, "cannot return to the previous directory");
@@ -549,10 +613,24 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         goto cleanup;
     }
     r->compile_s = t1 - t0;
+    if (u0 >= 0 && u1 >= 0) {
+        r->compile_user_s = u1 - u0;
+        r->compile_sys_s = s1 - s0;
+    }
+    /* The source model is not needed after the compile: freed before the export and the import, so the
+     * process does not hold model + compiled model + blob + imported copy at once. */
+    api.model_free(model);
+    model = NULL;
 
     const char *src = read_prop(&api, core, compiled, device, "NPU_COMPILER_TYPE", r->compiler_type,
                                 sizeof r->compiler_type);
     snprintf(r->compiler_type_source, sizeof r->compiler_type_source, "%s", src);
+    /* The compiler used: a pinned PLUGIN/DRIVER/MLIR is what ran; PREFER_PLUGIN only resolves on the compiled
+     * model (an NPUW model may not answer, and the core's answer is the plugin default, not this compile's). */
+    if (*r->compiler_type_set && strcmp(r->compiler_type_set, "PREFER_PLUGIN"))
+        snprintf(r->compiler_type_resolved, sizeof r->compiler_type_resolved, "%s", r->compiler_type_set);
+    else if (!strcmp(src, "compiled") && strcmp(r->compiler_type, "PREFER_PLUGIN"))
+        snprintf(r->compiler_type_resolved, sizeof r->compiler_type_resolved, "%s", r->compiler_type);
     read_prop(&api, core, compiled, device, "NPU_COMPILER_VERSION", r->compiler_version, sizeof r->compiler_version);
     pm_ov_decode_compiler_version(r->compiler_version, r->compiler_version_decoded,
                                   sizeof r->compiler_version_decoded);
@@ -589,6 +667,16 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         }
         r->export_s = t1 - t0;
         r->blob_bytes = file_bytes(export_path);
+        double eu, es;
+        usage_now(&eu, &es, &r->export_maxrss_kb);
+    }
+    /* Everything asked of the compiled model is read: free it before the blob is read back and imported. */
+    api.compiled_free(compiled);
+    compiled = NULL;
+    if (o->do_import && !r->offline && o->on_compiled) {
+        snprintf(r->import_skipped, sizeof r->import_skipped, "the import had not finished when this line was written");
+        o->on_compiled(r, o->on_result_ctx);
+        r->import_skipped[0] = '\0';
     }
     if (o->do_import && r->offline) {
         snprintf(r->import_skipped, sizeof r->import_skipped, "offline compile: no %s device to import on", device);
@@ -608,6 +696,8 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         } else {
             r->import_s = t1 - t0;
         }
+        double iu, is;
+        usage_now(&iu, &is, &r->import_maxrss_kb);
     }
 cleanup:
     if (saved_cwd >= 0)
@@ -684,13 +774,19 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
         {"compiler_type_set", r->compiler_type_set}, {"compiler_version", r->compiler_version},
         {"driver_version", r->driver_version}, {"device_architecture", r->device_arch},
         {"compilation_num_threads", r->num_threads}, {"compiler_version_decoded", r->compiler_version_decoded},
-        {"compiler_type_source", r->compiler_type_source}, {"platform", r->platform}};
+        {"compiler_type_source", r->compiler_type_source}, {"platform", r->platform},
+        {"npuw_pins", r->npuw_pins}, {"compiler_type_resolved", r->compiler_type_resolved}};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         json_object_set_new(o, strs[i].key, json_string(strs[i].value));
     json_object_set_new(o, "read_s", num_or_null(r->read_s));
     json_object_set_new(o, "compile_s", num_or_null(r->compile_s));
     json_object_set_new(o, "export_s", num_or_null(r->export_s));
     json_object_set_new(o, "import_s", num_or_null(r->import_s));
+    json_object_set_new(o, "compile_user_s", num_or_null(r->compile_user_s));
+    json_object_set_new(o, "compile_sys_s", num_or_null(r->compile_sys_s));
+    json_object_set_new(o, "compile_maxrss_kb", r->compile_maxrss_kb > 0 ? json_integer(r->compile_maxrss_kb) : json_null());
+    json_object_set_new(o, "export_maxrss_kb", r->export_maxrss_kb > 0 ? json_integer(r->export_maxrss_kb) : json_null());
+    json_object_set_new(o, "import_maxrss_kb", r->import_maxrss_kb > 0 ? json_integer(r->import_maxrss_kb) : json_null());
     json_object_set_new(o, "blob_bytes", r->blob_bytes < 0 ? json_null() : json_integer(r->blob_bytes));
     json_object_set_new(o, "blob_weightless", json_boolean(r->blob_weightless));
     json_object_set_new(o, "weights_bytes", r->weights_bytes < 0 ? json_null() : json_integer(r->weights_bytes));
@@ -704,7 +800,7 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
     json_object_set_new(o, "properties", props);
     json_object_set_new(o, "strategy_key", *r->strategy_key ? json_string(r->strategy_key) : json_null());
     json_object_set_new(o, "strategy_reused", json_boolean(r->strategy_reused));
-    json_object_set_new(o, "units", json_pack("{s:s,s:s}", "*_s", "s", "blob_bytes", "B"));
+    json_object_set_new(o, "units", json_pack("{s:s,s:s,s:s}", "*_s", "s", "blob_bytes", "B", "*_kb", "KiB"));
     if (!o)
         return NULL;
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -762,6 +858,8 @@ int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *o
     get_str(o, "compiler_version_decoded", r->compiler_version_decoded, sizeof r->compiler_version_decoded);
     get_str(o, "compiler_type_source", r->compiler_type_source, sizeof r->compiler_type_source);
     get_str(o, "platform", r->platform, sizeof r->platform);
+    get_str(o, "npuw_pins", r->npuw_pins, sizeof r->npuw_pins);
+    get_str(o, "compiler_type_resolved", r->compiler_type_resolved, sizeof r->compiler_type_resolved);
     get_str(o, "import_error", r->import_error, sizeof r->import_error);
     get_str(o, "import_skipped", r->import_skipped, sizeof r->import_skipped);
     r->blob_weightless = json_is_true(json_object_get(o, "blob_weightless"));
@@ -774,6 +872,11 @@ int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *o
     r->compile_s = get_num(o, "compile_s");
     r->export_s = get_num(o, "export_s");
     r->import_s = get_num(o, "import_s");
+    r->compile_user_s = get_num(o, "compile_user_s");
+    r->compile_sys_s = get_num(o, "compile_sys_s");
+    r->compile_maxrss_kb = (long)get_num(o, "compile_maxrss_kb");
+    r->export_maxrss_kb = (long)get_num(o, "export_maxrss_kb");
+    r->import_maxrss_kb = (long)get_num(o, "import_maxrss_kb");
     r->blob_bytes = (long long)get_num(o, "blob_bytes");
     r->n_prop_args = (int)json_integer_value(json_object_get(o, "n_property_args"));
     get_str(o, "strategy_key", r->strategy_key, sizeof r->strategy_key);
@@ -978,8 +1081,18 @@ int pm_ov_add_step(const char *passmap_exe, const pm_ov_opts *o, int reuse_strat
         rc = push2(&argv, "--prefill-hint", o->prefill_hint);
     if (!rc && o->generate_pyramid && *o->generate_pyramid)
         rc = push2(&argv, "--generate-pyramid", o->generate_pyramid);
+    if (!rc && o->prefill_attention_hint)
+        rc = push2(&argv, "--prefill-attention-hint", o->prefill_attention_hint);
+    if (!rc && o->generate_attention_hint)
+        rc = push2(&argv, "--generate-attention-hint", o->generate_attention_hint);
+    if (!rc && o->shared_head)
+        rc = push2(&argv, "--shared-head", o->shared_head);
     if (!rc && o->platform && *o->platform)
         rc = push2(&argv, "--platform", o->platform);
+    if (!rc && o->offline_only)
+        rc = push2(&argv, "--offline-only", NULL);
+    if (!rc && o->compiler_type && *o->compiler_type)
+        rc = push2(&argv, "--compiler-type", o->compiler_type);
     if (!rc && o->cache_mode && *o->cache_mode)
         rc = push2(&argv, "--cache-mode", o->cache_mode);
     if (!rc && o->log_level)

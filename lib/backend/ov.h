@@ -16,6 +16,11 @@
  * it (with only a warning), so an instrumented run keeps it in front of passmap's switches. */
 #define PM_OV_NPUW_DEFAULT_MODE "compute-layers-with-higher-precision=Sqrt,Power,ReduceMean,Add_RMSNorm"
 #define PM_OV_NPUW_DEFAULT_MODE_4000 "optimization-level=3"   /* added by NPUW on NPU4000 */
+/* NPUW settings whose defaults move inside 2026.x (prefill attention STATIC in 2026.0, PYRAMID later): passmap
+ * pins them (OpenVINO >= 2026.0, where the keys exist) so the same spec compiles the same work on every release. */
+#define PM_OV_PREFILL_ATTENTION_HINT "STATIC"
+#define PM_OV_GENERATE_ATTENTION_HINT "STATIC"
+#define PM_OV_SHARED_HEAD "YES"
 #define PM_OV_MIN_RESPONSE_LEN 128   /* NPUW_LLM_MIN_RESPONSE_LEN default, sent explicitly as GenAI does */
 
 typedef struct pm_ov_prop {
@@ -40,6 +45,15 @@ typedef struct pm_ov_opts {
     int min_response_len;     /* NPUW_LLM_MIN_RESPONSE_LEN; 0: PM_OV_MIN_RESPONSE_LEN */
     const char *prefill_hint; /* NPUW_LLM_PREFILL_HINT (STATIC: prefill compiled at the window); NULL: not sent */
     const char *generate_pyramid; /* NPUW_LLM_GENERATE_PYRAMID YES|NO; NULL: not sent */
+    /* NPUW_LLM_PREFILL_ATTENTION_HINT, NPUW_LLM_GENERATE_ATTENTION_HINT (STATIC|DYNAMIC|PYRAMID) and
+     * NPUW_LLM_SHARED_HEAD (YES|NO); NULL: the PM_OV_* pins. Sent only when pin_npuw_attention is set (the
+     * compile sets it for OpenVINO >= 2026.0; older NPUW rejects the keys as unknown). */
+    const char *prefill_attention_hint, *generate_attention_hint, *shared_head;
+    int pin_npuw_attention;
+    const char *compiler_type; /* NPU_COMPILER_TYPE; NULL: PLUGIN offline, DRIVER on a device (the 2026.0 stock
+                                  default, valid on every release; later minors move to PREFER_PLUGIN) */
+    int offline_only;         /* with platform: refuse to compile on a present NPU (an offline study's runs
+                                 are never pooled with on-device ones) */
     const char *platform;     /* NPU_PLATFORM (NPU3720, NPU4000, NPU5010): with no NPU present the compile is
                                  offline (NPU_COMPILER_TYPE=PLUGIN, NPU_CREATE_EXECUTOR=0, no import) */
     const char *cache_mode;   /* CACHE_MODE; NULL: OPTIMIZE_SPEED for an NPUW compile whose blob is exported
@@ -58,10 +72,18 @@ typedef struct pm_ov_opts {
      * result there, so a crash while OpenVINO tears down cannot lose it. error is NULL on success. */
     void (*on_result)(struct pm_ov_result *r, int status, const char *error, void *ctx);
     void *on_result_ctx;
+    /* Called once after the compile and export succeeded and before the import, with import_skipped saying the
+     * import had not finished: the caller writes an interim result, so an import that kills the process (out of
+     * memory: it reads the whole weights bank) cannot lose the compile. NULL: none. */
+    void (*on_compiled)(struct pm_ov_result *r, void *ctx);
 } pm_ov_opts;
 
 typedef struct pm_ov_result {
-    double read_s, compile_s, export_s, import_s;  /* < 0: not done */
+    double read_s, compile_s, export_s, import_s;  /* < 0: not done; each phase timed on its own */
+    double compile_user_s, compile_sys_s;          /* CPU of this process over the compile call; < 0: unknown */
+    long compile_maxrss_kb;                        /* peak RSS at the end of the compile phase (before the
+                                                      export and import); <= 0: unknown */
+    long export_maxrss_kb, import_maxrss_kb;       /* peak RSS so far at the end of each phase; <= 0: none */
     long long blob_bytes;                          /* < 0: not exported */
     int blob_weightless;                           /* 1: NPUW blob exported without weights (not importable) */
     long long weights_bytes;                       /* the model's .bin; < 0: unknown */
@@ -79,6 +101,9 @@ typedef struct pm_ov_result {
     char compiler_version_decoded[32];             /* "major.minor" of the packed uint32 (v >> 16, v & 0xffff) */
     char compiler_type_source[16];                 /* "compiled" or "core" (the plugin default, maybe not used) */
     char compiler_type_set[32];                    /* what we asked for (NPU_COMPILER_TYPE), "" if not */
+    char compiler_type_resolved[64];               /* the compiler this compile used: what was pinned, else
+                                                      what the compiled model reports; "" if unknown */
+    char npuw_pins[192];                           /* "" or why the 2026 NPUW settings were not pinned */
     char device[32];
     pm_ov_props props;                             /* exactly what was passed to compile */
     int n_prop_args;                               /* the nargs given: 2 * props.n */
@@ -104,6 +129,10 @@ int pm_ov_probe(const char *lib, pm_ov_probe_result *p, pm_err *err);
  * constant, bias Add, ReLU). xml_path gets the .xml's path. */
 int pm_ov_write_tiny_ir(const char *dir, char *xml_path, size_t xml_path_size, pm_err *err);
 
+/* Writes DIR/passmap-doctor-llm.xml + .bin: a tiny stateful LLM-shaped IR v11 (input_ids, attention_mask,
+ * position_ids, beam_idx; one attention layer with ReadValue/Assign key and value caches; logits) for an NPUW
+ * LLM compile. Inferred from optimum's layout, not checked against a real NPUW. */
+int pm_ov_write_tiny_llm_ir(const char *dir, char *xml_path, size_t xml_path_size, pm_err *err);
 void pm_ov_props_free(pm_ov_props *p);
 void pm_ov_result_free(pm_ov_result *r);
 

@@ -723,6 +723,24 @@ static int apply_workload_scalar(pm_spec *s, entry *e, pm_err *err)
                 return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (STATIC, DYNAMIC)", what, v);
             return copy_str(s->ov_prefill_hint, sizeof s->ov_prefill_hint, v, err, what);
         }
+        if (!strcmp(n, "prefill_attention_hint") || !strcmp(n, "generate_attention_hint")) {
+            if (strcmp(v, "STATIC") && strcmp(v, "DYNAMIC") && strcmp(v, "PYRAMID"))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (STATIC, DYNAMIC, PYRAMID)", what, v);
+            return n[0] == 'p' ? copy_str(s->ov_prefill_attention_hint, sizeof s->ov_prefill_attention_hint, v, err, what)
+                               : copy_str(s->ov_generate_attention_hint, sizeof s->ov_generate_attention_hint, v, err,
+                                          what);
+        }
+        if (!strcmp(n, "compiler_type")) {
+            if (strcmp(v, "DRIVER") && strcmp(v, "PLUGIN") && strcmp(v, "PREFER_PLUGIN") && strcmp(v, "MLIR"))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (DRIVER, PLUGIN, PREFER_PLUGIN, MLIR)", what, v);
+            return copy_str(s->ov_compiler_type, sizeof s->ov_compiler_type, v, err, what);
+        }
+        if (!strcmp(n, "shared_head")) {
+            int b, rc = parse_bool(v, &b, err, what);
+            if (!rc)
+                snprintf(s->ov_shared_head, sizeof s->ov_shared_head, "%s", b ? "YES" : "NO");
+            return rc;
+        }
         if (!strcmp(n, "generate_pyramid")) {
             int b, rc = parse_bool(v, &b, err, what);
             if (!rc)

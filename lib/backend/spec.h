@@ -8,6 +8,9 @@
  *   [openvino] device, lib, log_level, schedule_trace, strategy_json, task_stats (the switches of the
  *              instrumented variant), reuse_strategy, platform (NPU_PLATFORM: offline without an NPU),
  *              prefill_hint (STATIC|DYNAMIC), generate_pyramid (bool), min_response_len,
+ *              prefill_attention_hint, generate_attention_hint (STATIC|DYNAMIC|PYRAMID; default STATIC),
+ *              shared_head (bool; default true): pinned from OpenVINO 2026.0, compiler_type (NPU_COMPILER_TYPE:
+ *              DRIVER|PLUGIN|PREFER_PLUGIN|MLIR; default DRIVER on a device, PLUGIN offline),
  *              model (template with {family} {size} {precision} {window}), props (K=V K=V)
  *   [llm NAME] models (family:size ...), windows, precisions, layers, variants, tile, unroll
  *   [cnn NAME] families, resolutions, precisions, blocks, variants, tile, unroll
@@ -89,6 +92,8 @@ typedef struct pm_spec {
     char ov_device[32], ov_lib[512], ov_log_level[32], ov_props[1024], ov_model_template[512];
     int ov_schedule_trace, ov_strategy_json, ov_reuse_strategy, ov_task_stats, ov_min_response_len;
     char ov_platform[32], ov_prefill_hint[16], ov_generate_pyramid[8];
+    char ov_prefill_attention_hint[16], ov_generate_attention_hint[16], ov_shared_head[8];   /* "": the pins */
+    char ov_compiler_type[16];   /* NPU_COMPILER_TYPE; "": DRIVER on a device, PLUGIN offline */
     pm_spec_config *configs;
     int n_configs, cap_configs;
     char *text;             /* the spec file as read, stored with the sweep */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "backends.h"
 #include "ov.h"
@@ -44,6 +45,12 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
                     .min_response_len = spec->ov_min_response_len,
                     .prefill_hint = spec->ov_prefill_hint[0] ? spec->ov_prefill_hint : NULL,
                     .generate_pyramid = spec->ov_generate_pyramid[0] ? spec->ov_generate_pyramid : NULL,
+                    .prefill_attention_hint = spec->ov_prefill_attention_hint[0] ? spec->ov_prefill_attention_hint : NULL,
+                    .generate_attention_hint = spec->ov_generate_attention_hint[0] ? spec->ov_generate_attention_hint : NULL,
+                    .shared_head = spec->ov_shared_head[0] ? spec->ov_shared_head : NULL,
+                    .compiler_type = spec->ov_compiler_type[0] ? spec->ov_compiler_type : NULL,
+                    /* a study with a platform is an offline study: never on-device runs in it */
+                    .offline_only = spec->ov_platform[0] != '\0',
                     .platform = spec->ov_platform[0] ? spec->ov_platform : NULL,
                     .schedule_trace = inst && (spec->ov_schedule_trace || !any),
                     .strategy_out = (inst && (spec->ov_strategy_json || !any)) || reuse,
@@ -73,6 +80,9 @@ void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *re
             pm_report_add_metric(report, r.blob_weightless ? "ov.blob_bytes_weightless" : "ov.blob_bytes",
                                  (double)r.blob_bytes);
         if (r.weights_bytes >= 0) pm_report_add_metric(report, "ov.weights_bytes", (double)r.weights_bytes);
+        /* Peak RSS so far at the end of the export and of the import (the compile's is the run's maxrss). */
+        if (r.export_maxrss_kb > 0) pm_report_add_metric(report, "ov.export_peak_rss_kb", (double)r.export_maxrss_kb);
+        if (r.import_maxrss_kb > 0) pm_report_add_metric(report, "ov.import_peak_rss_kb", (double)r.import_maxrss_kb);
         pm_report_add_metric(report, "ov.strategy_reused", r.strategy_reused);
         pm_report_add_metric(report, "ov.instrumented", r.instrumented);
         pm_report_add_metric(report, "ov.offline", r.offline);
@@ -87,14 +97,28 @@ void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *re
         *import_s = r.import_s;
         if (import_error_size && r.import_error[0])
             snprintf(import_error, import_error_size, "%s", r.import_error);
-        const char *keys[][2] = {{"ov.version", r.ov_version}, {"ov.compiler_type", r.compiler_type},
+        char unresolved[96];
+        snprintf(unresolved, sizeof unresolved, "unresolved (the plugin's default: %s)",
+                 *r.compiler_type ? r.compiler_type : "?");
+        const char *keys[][2] = {{"ov.version", r.ov_version},
+                                 {"ov.compiler_type", *r.compiler_type_resolved ? r.compiler_type_resolved : unresolved},
                                  {"ov.compiler_type_set", r.compiler_type_set},
                                  {"ov.compiler_type_source", r.compiler_type_source},
                                  {"ov.compiler_version", r.compiler_version},
                                  {"ov.compiler_version_decoded", r.compiler_version_decoded},
                                  {"ov.driver_version", r.driver_version},
                                  {"ov.device_architecture", r.device_arch}, {"ov.device", r.device},
-                                 {"ov.platform", r.platform}, {"ov.offline", r.offline ? "yes" : ""}};
+                                 {"ov.platform", r.platform}, {"ov.offline", r.offline ? "yes" : ""},
+                                 {"ov.npuw.pins", r.npuw_pins}, {"ov.npuw.prefill_attention_hint", ""},
+                                 {"ov.npuw.generate_attention_hint", ""}, {"ov.npuw.shared_head", ""}};
+        /* What the compile was pinned to (the NPUW keys whose defaults move inside 2026.x). */
+        for (int i = 0; i < r.props.n; i++) {
+            const char *k = r.props.items[i].key;
+            for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++)
+                if (!strncmp(k, "NPUW_LLM_", 9) && !strncmp(keys[j][0], "ov.npuw.", 8) &&
+                    !strcasecmp(k + 9, keys[j][0] + 8))
+                    keys[j][1] = r.props.items[i].value;
+        }
         for (size_t i = 0; versions && i < sizeof keys / sizeof keys[0]; i++)
             if (keys[i][1][0])
                 json_object_set_new(versions, keys[i][0], json_string(keys[i][1]));
@@ -140,6 +164,29 @@ static int ov_step_done(pm_backend_ctx *ctx, const pm_step *st, const char *stdo
     return 1;
 }
 
+/* ov-compile writes its result line before OpenVINO tears down: an ok line is the compile's result even when
+ * the process then crashed or hung in teardown (TBB / Level Zero threads; oneTBB #977). */
+static int ov_step_outcome(pm_backend_ctx *ctx, const pm_step *st, const char *stdout_path, pm_step_outcome *out)
+{
+    (void)ctx;
+    (void)st;
+    pm_ov_result r;
+    memset(&r, 0, sizeof r);
+    pm_err err = {0};
+    int got = pm_ov_read_result_file(stdout_path, &r, &err) == PM_OK;
+    if (got) {
+        out->completed = 1;
+        /* The cold run is the compile phase: not the process start, the model read, the export (the whole
+         * weights bank with OPTIMIZE_SPEED) or the import, which are measured on their own. */
+        out->wall_s = r.compile_s;
+        out->user_s = r.compile_user_s;
+        out->sys_s = r.compile_sys_s;
+        out->maxrss_kb = r.compile_maxrss_kb;
+    }
+    pm_ov_result_free(&r);
+    return got;
+}
+
 static void ov_describe(pm_backend_ctx *ctx, json_t *meta)
 {
     json_object_set_new(meta, "device", json_string(ctx->spec->ov_device));
@@ -153,6 +200,7 @@ const pm_backend_ops pm_backend_openvino = {
     .prepare_config = ov_prepare_config,
     .steps = ov_steps,
     .step_done = ov_step_done,
+    .step_outcome = ov_step_outcome,
     .describe = ov_describe,
     .own_warm_path = 1,   /* ov_step_done: every stock compile's blob import is its warm run */
     .fix = &pm_ov_fix,

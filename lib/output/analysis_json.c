@@ -18,7 +18,8 @@
  *   "handoff": {"kind","x","x_is_axis","log_x","series_axes","series":[label],"points":[{"config","series","x"}],
  *               "trends":[{"stage","slope","intercept","n"}], "series_js_distance", "series_pairs"},
  *   "fingerprints": [{"kind","figure","bar_axes","held","bars":[{"label","config"}]}],
- *   "fits": [{"tool","pass","stage","x_metric","n","exponent","lo","hi","r2","superlinear","max_share","user_wall"}],
+ *   "fits": [{"tool","pass","stage","x_metric","n","exponent","lo","hi","r2","superlinear","max_share","user_wall",
+ *             "npuw_left_out"}],
  *   "precision": {"window","base","time":[{"precision","points":[{"size","wall_s"}]}],
  *                 "ratio":[{"precision","points":[{"size","ratio"}]}], "crossovers":[text]},
  *   "parallelism": {"tools":{tool:user_wall}, "stages":{stage:user_wall}},
@@ -218,11 +219,12 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_t *fits = json_array();
     for (size_t i = 0; i < a->n_fits; i++) {
         const pm_an_fit *f = &a->fits[i];
-        json_array_append_new(fits, json_pack("{s:s,s:s,s:s,s:s,s:i,s:o,s:o,s:o,s:o,s:b,s:o,s:o}", "tool", f->tool,
+        json_array_append_new(fits, json_pack("{s:s,s:s,s:s,s:s,s:i,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:i}", "tool", f->tool,
                                               "pass", f->name, "stage", a->stages[f->stage], "x_metric", f->x_metric,
                                               "n", f->n, "exponent", num(f->exponent), "lo", num(f->lo), "hi",
                                               num(f->hi), "r2", num(f->r2), "superlinear", f->superlinear,
-                                              "max_share", num(f->max_share), "user_wall", num(f->user_wall)));
+                                              "max_share", num(f->max_share), "user_wall", num(f->user_wall),
+                                              "npuw_left_out", f->npuw_left_out));
     }
     json_object_set_new(root, "fits", fits);
     json_t *cx = json_array();

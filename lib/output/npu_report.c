@@ -1,6 +1,7 @@
 /* See npu_report.h. */
 #include "npu_report.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@ static void text_num(FILE *f, double v, double scale, int prec)
 }
 
 /* The sentences both formats print: what the reader must know before comparing numbers. */
-static void notes(const pm_analysis *a, char lines[4][512], int *n)
+static void notes(const pm_analysis *a, char lines[6][512], int *n)
 {
     *n = 0;
     int stock = (int)a->n_npu - a->n_npu_instrumented;
@@ -33,11 +34,20 @@ static void notes(const pm_analysis *a, char lines[4][512], int *n)
         snprintf(lines[(*n)++], 512,
                  "Cost fits against npu.tasks / npu.tiles use instrumented configs only: only they record the "
                  "schedule trace and strategy file.");
+    /* Where the numbers come from: the run metadata holds the compiler used (pinned) and the platform. */
+    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
+    const char *ct = json_string_value(json_object_get(meta, "ov.compiler_type"));
+    const char *plat = json_string_value(json_object_get(meta, "ov.platform"));
     if (a->n_npu_offline)
         snprintf(lines[(*n)++], 512,
-                 "%d config(s) compiled offline (NPU_PLATFORM, no device): the same compiler, but no blob import, "
-                 "so no warm runs.",
-                 a->n_npu_offline);
+                 "Numbers from offline compiles (%d config(s); NPU_PLATFORM %s, no device): the plugin's compiler "
+                 "with its fixed tile table and none of NPUW's device defaults -- not the compile an NPU runs, never "
+                 "pooled with on-device runs; no blob import, so no warm runs.",
+                 a->n_npu_offline, plat && *plat ? plat : "?");
+    if ((int)a->n_npu > a->n_npu_offline)
+        snprintf(lines[(*n)++], 512, "Numbers from on-device compiles, compiler %s (NPU_COMPILER_TYPE).",
+                 ct && *ct ? ct : "unknown");
+    json_decref(meta);
     snprintf(lines[(*n)++], 512,
              "Submodel times are the timing-report Totals of the blocks the log attributed to NPUW's prefill, "
              "generate and LM-head models (unattributed: no log line named the submodel). ELF export = Compile "
@@ -48,7 +58,7 @@ void pm_npu_report_text(const pm_analysis *a, FILE *f)
 {
     if (!a->n_npu)
         return;
-    char lines[4][512];
+    char lines[6][512];
     int n;
     notes(a, lines, &n);
     fprintf(f, "\nNPU (OpenVINO) runs\n");
@@ -99,7 +109,7 @@ void pm_npu_report_html(const pm_analysis *a, FILE *f)
 {
     if (!a->n_npu)
         return;
-    char lines[4][512];
+    char lines[6][512];
     int n;
     notes(a, lines, &n);
     fputs("<h2 id=npu>NPU (OpenVINO) runs</h2>\n<ul>", f);

@@ -313,7 +313,11 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         pm_table_set(t, (size_t)r, 0, x->name, NAN);
         pm_table_set(t, (size_t)r, 1, x->tool, NAN);
         pm_table_set(t, (size_t)r, 2, a->stages[x->stage], NAN);
-        pm_table_set(t, (size_t)r, 3, x->x_metric, NAN);
+        if (x->npuw_left_out)
+            pm_table_setf(t, (size_t)r, 3, NAN, "%s (%d NPUW LLM config(s) left out: the trace is the LM head's only)",
+                          x->x_metric, x->npuw_left_out);
+        else
+            pm_table_set(t, (size_t)r, 3, x->x_metric, NAN);
         pm_table_setf(t, (size_t)r, 4, x->n, "%d", x->n);
         set_num(t, r, 5, 3, x->exponent);
         if (isnan(x->lo) || isnan(x->hi))

@@ -29,9 +29,10 @@
  *     npu.log.lines.<logger>          number of such lines per logger
  *     npu.submodel.<m>.blocks         timing blocks attributed to NPUW submodel m (prefill, generate, lm_head,
  *     npu.submodel.<m>.total_s          unattributed) and the sum of their Totals: a block belongs to the last
- *                                     submodel a log line named before it (NPUW's <model>_prefill,
- *                                     <model>_kv..., <model>_lm_head; also "generate", "lm head"); without
- *                                     one, unattributed
+ *                                     submodel an NPUW line ("[ NPUW:INFO ] ", OPENVINO_NPUW_LOG_LEVEL)
+ *                                     named before it, by NPUW's own names <model>_prefill,
+ *                                     <model>_kv<digits>, <model>_lm_head; without one, unattributed
+ *     npu.log.lines.NPUW              number of "[ NPUW:<LEVEL> ] " lines
  *     plus every metric of npu-task-stats found in the log.
  *     Timing report blocks ("... Execution time report ...") go to pm_parse_mlir_text, one block at a time,
  *     with report_index = block order (0..N-1): NPUW compiles every unique subgraph of every submodel
@@ -470,20 +471,35 @@ typedef struct log_state {
     double peak_kb, end_peak_kb, vcl_get, vcl_export;
     int seen_peak, seen_end_peak, seen_vcl_get, seen_vcl_export, n_latency;
     int submodel;                           /* SUB_*: the last one a log line named */
+    int npuw_lines;                         /* "[ NPUW:<LEVEL> ] " lines */
     double sub_total_s[SUB_N];
     int sub_blocks[SUB_N];
     stats_state stats;
 } log_state;
 
-/* NPUW names its submodels <model>_prefill, <model>_kvcache (generate) and <model>_lm_head. */
+/* NPUW's own names for its submodels (llm_compiled_model.cpp): <model>_prefill, <model>_kv<size> (generate),
+ * <model>_lm_head. Release builds print them only on NPUW's own lines, "[ NPUW:<LEVEL> ] " (logging.hpp), when
+ * OPENVINO_NPUW_LOG_LEVEL is set (ov-compile sets INFO). A word like "generated" or "prefill" in any other
+ * logger's line says nothing about which model is compiling: only those names on those lines count. */
+static int npuw_line(const char *line)
+{
+    while (*line == ' ')
+        line++;
+    return starts_with(line, "[ NPUW:");
+}
+
 static int submodel_named(const char *line)
 {
-    if (strcasestr(line, "lm_head") || strcasestr(line, "lm head"))
-        return SUB_LM_HEAD;
-    if (strcasestr(line, "prefill"))
-        return SUB_PREFILL;
-    if (strcasestr(line, "_kv") || strcasestr(line, "kvcache") || strcasestr(line, "generate"))
-        return SUB_GENERATE;
+    if (!npuw_line(line))
+        return -1;
+    for (const char *q = strchr(line, '_'); q; q = strchr(q + 1, '_')) {
+        if (starts_with(q, "_lm_head"))
+            return SUB_LM_HEAD;
+        if (starts_with(q, "_prefill"))
+            return SUB_PREFILL;
+        if (starts_with(q, "_kv") && isdigit((unsigned char)q[3]))
+            return SUB_GENERATE;
+    }
     return -1;
 }
 
@@ -519,6 +535,8 @@ static int log_metric_line(log_state *ls, pm_report *out, const char *line)
         c->last_ms = t;
         c->value += 1;
     }
+    if (npuw_line(line))
+        ls->npuw_lines++;
     int sub = submodel_named(line);
     if (sub >= 0)
         ls->submodel = sub;
@@ -695,6 +713,8 @@ int pm_parse_npu_log(const char *buf, size_t len, pm_report *out, pm_err *err)
         report_s += ls.sub_total_s[k];
     if (net >= 0 && blocks > 0 && net - 1000 * report_s >= 0 &&
         (rc = pm_report_add_metric(out, "npu.elf_export_ms", net - 1000 * report_s)))
+        goto nomem;
+    if (ls.npuw_lines && (rc = pm_report_add_metric(out, "npu.log.lines.NPUW", ls.npuw_lines)))
         goto nomem;
     for (int k = 0; k < SUB_N && blocks > 0; k++) {
         char name[64];
@@ -997,7 +1017,7 @@ int pm_sniff_npu(const char *buf, size_t len, pm_format *fmt)
      * alone is not one, nor a "[vpux-compiler]" logger line (the parser reads its lines; sniffing needs more): MLIR reports interleaved with other logs may carry it (see test_parse_mlir.c). */
     static const char *const log_markers[] = {
         "IE to VPUIP", "Build compilation pipeline", "memory usage: Peak", "Estimated inference latency:",
-        "Compile net time:", "getCompiledNetwork time:", "[NPUPlugin]", "[NPUW", "[VCL]",
+        "Compile net time:", "getCompiledNetwork time:", "[NPUPlugin]", "[NPUW", "[ NPUW:", "[VCL]",
         "[inference-execution-analysis]", NULL};
     for (int k = 0; log_markers[k]; k++)
         if (has(buf, len, log_markers[k])) {

@@ -125,6 +125,8 @@ typedef struct pm_an_fit {        /* pass time = a * x^exponent */
     int superlinear;              /* lower CI bound > 1 */
     double *x, *y;                /* [n] points (per config means) */
     double max_share, user_wall;
+    int npuw_left_out;            /* NPU configs left out: NPUW LLM compiles, whose trace/strategy file is the
+                                     last subgraph's (the LM head) while the pass time is the whole compile's */
 } pm_an_fit;
 
 typedef struct pm_an_trend { int stage; double slope, intercept; int n; } pm_an_trend; /* share vs log10 x (or x) */

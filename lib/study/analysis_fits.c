@@ -104,6 +104,14 @@ int an_fits(an_work *w, pm_err *err)
         for (size_t ci = 0; ci < a->n_configs; ci++) {
             const pm_an_config *c = &a->configs[ci];
             double x = an_config_metric(a, c, f->x_metric);
+            /* Under NPUW every subgraph compile overwrites the trace and strategy files: x is the LM head's,
+             * the pass time the whole compile's. Never fitted against each other. */
+            if (!strncmp(f->x_metric, "npu.", 4) && (an_config_metric(a, c, "npu.submodel.lm_head.blocks") > 0 ||
+                                                     an_config_metric(a, c, "ov.npuw.max_prompt_len") > 0)) {
+                for (size_t p = 0; p < c->n_passes; p++)
+                    f->npuw_left_out += c->passes[p].name == f->name;
+                continue;
+            }
             for (size_t p = 0; p < c->n_passes; p++)
                 if (c->passes[p].name == f->name) {
                     if (x > 0 && c->passes[p].mean_s > 0) {

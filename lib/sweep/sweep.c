@@ -254,13 +254,24 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
             *status_out = "interrupted";
             goto cleanup;
         }
-        wall += r->wall_s;
-        user += r->user_s;
-        sys += r->sys_s;
-        if (r->maxrss_kb > rss)
-            rss = r->maxrss_kb;
+        /* The back end may read the step's own result: a result written before the process died (in teardown,
+         * or in the NPU's blob import after its interim line) stands,
+         * and the run records the measured phase (the step record keeps the process's own figures). */
+        pm_step_outcome oc = {.wall_s = -1, .user_s = -1, .sys_s = -1};
+        int own = x->be->step_outcome && r->status != PM_RUN_SPAWN_ERROR &&
+                  x->be->step_outcome(&x->bctx, st, out_path, &oc);
+        wall += own && oc.wall_s >= 0 ? oc.wall_s : r->wall_s;
+        user += own && oc.user_s >= 0 ? oc.user_s : r->user_s;
+        sys += own && oc.sys_s >= 0 ? oc.sys_s : r->sys_s;
+        long step_rss = own && oc.maxrss_kb > 0 ? oc.maxrss_kb : r->maxrss_kb;
+        if (step_rss > rss)
+            rss = step_rss;
         sl.recs[i] = (pm_step_record){.tool = st->tool, .argv = sl.argvs[i], .result = r, .report = NULL};
-        if (r->status != PM_RUN_OK) {
+        if (r->status != PM_RUN_OK && own && oc.completed) {
+            snprintf(note, sizeof note, "%s %s%s%s after writing its result line: the result stands",
+                     st->tool, status_of(r->status), r->term_signal ? " SIG" : "",
+                     r->term_signal && sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "");
+        } else if (r->status != PM_RUN_OK) {
             status = status_of(r->status);
             sl.tails[i] = read_tail(err_path, 2048);
             sl.recs[i].stderr_tail = sl.tails[i];

@@ -3,6 +3,7 @@
  * (one matmul block) the way a sweep does (a `passmap ov-compile` child through the runner): on the NPU when
  * one is present, and offline for NPU_PLATFORM with the compiler inside the plugin. Fails loudly here rather
  * than hours into a sweep. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -21,13 +22,16 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: passmap doctor [--lib PATH] [--platform P] [--timeout DUR] [--keep DIR] [--json]\n"
+            "usage: passmap doctor [--lib PATH] [--platform P] [--llm-model X.xml] [--timeout DUR] [--keep DIR] [--json]\n"
             "Checks OpenVINO for passmap's NPU back end: version, devices, NPU compiler type and version, and a\n"
             "compile of a tiny model passmap writes (one matmul block, OpenVINO IR): on the NPU when present\n"
             "(with the blob import, the warm path), and offline for --platform (default NPU4000) with the\n"
             "compiler inside the plugin (OpenVINO >= 2026.0). Exit 0 when the compile a study would use works.\n"
             "  --lib PATH     libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)\n"
-            "  --platform P   offline target: NPU3720, NPU4000 (default), NPU5010\n"
+            "Then the study's own kind of compile: an NPUW LLM compile (a tiny stateful LLM-shaped model, or\n"
+            "--llm-model) with the study's pinned settings, exported with its weights and imported on the NPU.\n"
+            "  --llm-model F  an LLM IR (e.g. models/qwen2-0.5b-int4/openvino_model.xml) instead of the tiny one\n"
+            "  --platform P   offline target: NPU3720, NPU4000, NPU5010 (default: the NPU's own, else NPU4000)\n"
             "  --timeout DUR  per compile (default 10m)\n"
             "  --keep DIR     write the model and compile outputs into DIR (kept) instead of a temporary folder\n"
             "  --json         one JSON object instead of the text\n");
@@ -136,20 +140,22 @@ int cmd_doctor(int argc, char **argv)
                                              {"platform", required_argument, 0, 'p'},
                                              {"timeout", required_argument, 0, 't'},
                                              {"keep", required_argument, 0, 'k'},
+                                             {"llm-model", required_argument, 0, 'L'},
                                              {"json", no_argument, 0, 'j'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    const char *lib = NULL, *platform = "NPU4000", *keep = NULL;
+    const char *lib = NULL, *platform = "NPU4000", *keep = NULL, *llm_model = NULL;
     double timeout_s = 600;
-    int json = 0, c, rc = PM_EXIT_FAIL;
+    int json = 0, c, rc = PM_EXIT_FAIL, platform_given = 0;
     pm_err err;
     pm_err_clear(&err);
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'l': lib = optarg; break;
-        case 'p': platform = optarg; break;
+        case 'p': platform = optarg; platform_given = 1; break;
         case 'k': keep = optarg; break;
+        case 'L': llm_model = optarg; break;
         case 'j': json = 1; break;
         case 't':
             if (pm_run_parse_duration(optarg, &timeout_s, &err) != PM_OK) {
@@ -165,7 +171,7 @@ int cmd_doctor(int argc, char **argv)
         fprintf(stderr, "passmap doctor: unexpected argument '%s' (see --help)\n", argv[optind]);
         return PM_EXIT_USAGE;
     }
-    char self[PATH_MAX], lib_abs[PATH_MAX], dir[PATH_MAX] = "", xml[PATH_MAX + 32];
+    char self[PATH_MAX], lib_abs[PATH_MAX], dir[PATH_MAX] = "", xml[PATH_MAX + 32], llm_xml[PATH_MAX + 32];
     ssize_t sn = readlink("/proc/self/exe", self, sizeof self - 1);
     if (sn <= 0) {
         fprintf(stderr, "passmap doctor: cannot find its own executable\n");
@@ -174,7 +180,8 @@ int cmd_doctor(int argc, char **argv)
     self[sn] = '\0';
     if (lib && strchr(lib, '/') && realpath(lib, lib_abs))
         lib = lib_abs;
-    attempt online = {.what = "compile on the NPU:"}, offline = {.what = "compile offline:"};
+    attempt online = {.what = "compile on the NPU:"}, offline = {.what = "compile offline:"},
+            llm = {.what = "NPUW LLM compile:"};
     pm_ov_probe_result p;
     json_t *out = json_object();
     pm_json_stamp(out, "*_s", "s", NULL);
@@ -195,10 +202,17 @@ int cmd_doctor(int argc, char **argv)
     }
     if (keep) {
         snprintf(dir, sizeof dir, "%s", keep);
+        char abs_dir[PATH_MAX];
         if (pm_util_mkdir_p(dir, &err) != PM_OK) {
             fprintf(stderr, "passmap doctor: %s\n", err.msg);
             goto cleanup;
         }
+        /* The children run in their own folders: a relative DIR would mean another place to them. */
+        if (!realpath(dir, abs_dir)) {
+            fprintf(stderr, "passmap doctor: cannot resolve --keep %s: %s\n", dir, strerror(errno));
+            goto cleanup;
+        }
+        snprintf(dir, sizeof dir, "%s", abs_dir);
     } else {
         const char *tmp = getenv("TMPDIR");
         snprintf(dir, sizeof dir, "%s/passmap-doctor.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -212,6 +226,15 @@ int cmd_doctor(int argc, char **argv)
         fprintf(stderr, "passmap doctor: %s\n", err.msg);
         goto cleanup;
     }
+    if (llm_model) {
+        if (!realpath(llm_model, llm_xml)) {
+            fprintf(stderr, "passmap doctor: --llm-model %s: %s\n", llm_model, strerror(errno));
+            goto cleanup;
+        }
+    } else if (pm_ov_write_tiny_llm_ir(dir, llm_xml, sizeof llm_xml, &err) != PM_OK) {
+        fprintf(stderr, "passmap doctor: %s\n", err.msg);
+        goto cleanup;
+    }
     if (p.npu_present) {
         const char *args[] = {"--import", NULL};
         try_compile(self, lib, xml, dir, "online", args, timeout_s, &online);
@@ -219,12 +242,28 @@ int cmd_doctor(int argc, char **argv)
         snprintf(online.note, sizeof online.note, "no NPU device listed");
     }
     /* Offline uses the compiler inside the plugin; with an NPU present the same compiler is asked for
-     * explicitly (PLUGIN), so the check means the same on both kinds of machine. */
+     * explicitly (PLUGIN), for the device's own platform unless --platform names one, and with no executor
+     * (NPU_CREATE_EXECUTOR=0, as upstream's offline tests): a platform other than the device's would
+     * otherwise fail for reasons a study never meets. */
+    char own_platform[72];
+    if (!platform_given && p.npu_present && *p.device_arch) {
+        snprintf(own_platform, sizeof own_platform, "%s%s", strncmp(p.device_arch, "NPU", 3) ? "NPU" : "",
+                 p.device_arch);
+        platform = own_platform;
+    }
     const char *off_args[] = {"--platform", platform, "--export", "model.blob", "--prop", "NPU_COMPILER_TYPE=PLUGIN",
-                              NULL};
+                              "--prop", "NPU_CREATE_EXECUTOR=0", NULL};
     try_compile(self, lib, xml, dir, "offline", off_args, timeout_s, &offline);
 
-    int usable = p.npu_present ? online.ok : offline.ok;
+    /* The study's compile: NPUW LLM at a small window with the study's settings (pins included), the blob
+     * exported with its weights and imported on the NPU; offline for the platform when there is none. */
+    const char *llm_dev[] = {"--window", "64", "--min-response-len", "64", "--prefill-hint", "STATIC",
+                             "--generate-pyramid", "NO", "--import", NULL};
+    const char *llm_off[] = {"--window", "64", "--min-response-len", "64", "--prefill-hint", "STATIC",
+                             "--generate-pyramid", "NO", "--export", "model.blob", "--platform", platform,
+                             "--offline-only", NULL};
+    try_compile(self, lib, llm_xml, dir, "llm", p.npu_present ? llm_dev : llm_off, timeout_s, &llm);
+    int usable = (p.npu_present ? online.ok : offline.ok) && llm.ok;
     if (json) {
         json_object_set_new(out, "ok", json_boolean(usable));
         json_object_set_new(out, "openvino_version", json_string(p.ov_version));
@@ -239,6 +278,8 @@ int cmd_doctor(int argc, char **argv)
         json_object_set_new(out, "model", json_string(xml));
         json_object_set_new(out, "online", attempt_json(&online));
         json_object_set_new(out, "offline", attempt_json(&offline));
+        json_object_set_new(out, "llm", attempt_json(&llm));
+        json_object_set_new(out, "llm_model", json_string(llm_xml));
         json_object_set_new(out, "offline_platform", json_string(platform));
         char *s = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("%s\n", s ? s : "{}");
@@ -255,22 +296,27 @@ int cmd_doctor(int argc, char **argv)
                    *p.device_arch ? p.device_arch : "?");
         printf("test model:            %s (one matmul block)\n", xml);
         print_attempt(&online);
-        char what[64];
+        char what[128];
         snprintf(what, sizeof what, "compile offline (%s):", platform);
         offline.what = what;
         print_attempt(&offline);
+        printf("LLM model:             %s%s\n", llm_xml, llm_model ? "" : " (tiny, stateful, one attention layer)");
+        print_attempt(&llm);
         if (usable)
             printf("=> ready: %s\n", p.npu_present ? "passmap sweep studies/npu-llm.ini"
                                                    : "passmap sweep with platform = ... in [openvino] (offline)");
         else
-            printf("=> NOT ready: %s\n", p.npu_present ? "the NPU compile failed (see above)"
-                                                       : "no NPU and the offline compile failed (OpenVINO >= 2026.0 "
-                                                         "ships the compiler inside the NPU plugin)");
+            printf("=> NOT ready: %s\n", !llm.ok && (p.npu_present ? online.ok : offline.ok)
+                                              ? "the NPUW LLM compile the study uses failed (see above)"
+                                          : p.npu_present ? "the NPU compile failed (see above)"
+                                                          : "no NPU and the offline compile failed (OpenVINO >= 2026.0 "
+                                                            "ships the compiler inside the NPU plugin)");
     }
     rc = usable ? PM_EXIT_OK : PM_EXIT_FAIL;
 cleanup:
     pm_ov_result_free(&online.r);
     pm_ov_result_free(&offline.r);
+    pm_ov_result_free(&llm.r);
     json_decref(out);
     if (!keep && dir[0])
         pm_util_remove_tree(dir);

@@ -23,6 +23,13 @@ static void usage(FILE *out)
             "  --prefill-hint H      NPUW_LLM_PREFILL_HINT: STATIC compiles the prefill at the window\n"
             "                        (OpenVINO's default DYNAMIC compiles 1024-token chunks)\n"
             "  --generate-pyramid B  NPUW_LLM_GENERATE_PYRAMID YES|NO (YES: one generate model per 1K step)\n"
+            "  --prefill-attention-hint H, --generate-attention-hint H\n"
+            "                        NPUW_LLM_{PREFILL,GENERATE}_ATTENTION_HINT STATIC|DYNAMIC|PYRAMID (default\n"
+            "                        STATIC, pinned from OpenVINO 2026.0, whose defaults move inside 2026.x)\n"
+            "  --shared-head B       NPUW_LLM_SHARED_HEAD YES|NO (default YES, pinned likewise)\n"
+            "  --compiler-type T     NPU_COMPILER_TYPE (default: DRIVER on a device, PLUGIN offline; pinned because\n"
+            "                        the stock choice moves between 2026.x minors and SKUs)\n"
+            "  --offline-only        with --platform: fail on a machine with an NPU instead of compiling on it\n"
             "  --platform P          NPU_PLATFORM (NPU3720, NPU4000, NPU5010): with no NPU present, compile\n"
             "                        offline (OpenVINO >= 2026.0; no import then)\n"
             "  --cache-mode M        CACHE_MODE (default for an exported NPUW blob: OPTIMIZE_SPEED, with weights;\n"
@@ -96,10 +103,21 @@ static void on_result(pm_ov_result *r, int status, const char *error, void *vctx
     free(json_text);
 }
 
+/* Before the import: the compile's result as it stands (the final line, after the import, replaces it). */
+static void on_compiled(pm_ov_result *r, void *vctx)
+{
+    emit_ctx *c = vctx;
+    char *json_text = pm_ov_result_json(r, 1, NULL);
+    if (json_text)
+        emit_line(json_text, c->json);
+    free(json_text);
+}
+
 int cmd_ov_compile(int argc, char **argv)
 {
     enum { O_SCHED = 256, O_SOUT, O_SIN, O_REUSE, O_CACHE, O_PROP, O_WORKDIR, O_EXPORT, O_IMPORT, O_LIB, O_JSON,
-           O_LOG, O_WEIGHTS, O_MINRESP, O_PREFILL, O_PYRAMID, O_PLATFORM, O_CACHEMODE, O_TSTATS };
+           O_LOG, O_WEIGHTS, O_MINRESP, O_PREFILL, O_PYRAMID, O_PLATFORM, O_CACHEMODE, O_TSTATS, O_PATTN, O_GATTN,
+           O_SHEAD, O_CTYPE, O_OFFONLY };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},       {"weights", required_argument, 0, O_WEIGHTS},
         {"device", required_argument, 0, 'd'},      {"window", required_argument, 0, 'w'},
@@ -115,6 +133,11 @@ int cmd_ov_compile(int argc, char **argv)
         {"platform", required_argument, 0, O_PLATFORM},
         {"cache-mode", required_argument, 0, O_CACHEMODE},
         {"task-stats", no_argument, 0, O_TSTATS},
+        {"prefill-attention-hint", required_argument, 0, O_PATTN},
+        {"generate-attention-hint", required_argument, 0, O_GATTN},
+        {"shared-head", required_argument, 0, O_SHEAD},
+        {"compiler-type", required_argument, 0, O_CTYPE},
+        {"offline-only", no_argument, 0, O_OFFONLY},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     pm_ov_opts o = {0};
     pm_ov_result r;
@@ -175,6 +198,26 @@ int cmd_ov_compile(int argc, char **argv)
             }
             o.generate_pyramid = optarg;
             break;
+        case O_PATTN:
+        case O_GATTN:
+            if (strcmp(optarg, "STATIC") && strcmp(optarg, "DYNAMIC") && strcmp(optarg, "PYRAMID")) {
+                fprintf(stderr, "passmap ov-compile: --%s-attention-hint is STATIC, DYNAMIC or PYRAMID, not '%s'\n",
+                        c == O_PATTN ? "prefill" : "generate", optarg);
+                rc = PM_EXIT_USAGE;
+                goto cleanup;
+            }
+            *(c == O_PATTN ? &o.prefill_attention_hint : &o.generate_attention_hint) = optarg;
+            break;
+        case O_SHEAD:
+            if (strcmp(optarg, "YES") && strcmp(optarg, "NO")) {
+                fprintf(stderr, "passmap ov-compile: --shared-head is YES or NO, not '%s'\n", optarg);
+                rc = PM_EXIT_USAGE;
+                goto cleanup;
+            }
+            o.shared_head = optarg;
+            break;
+        case O_CTYPE: o.compiler_type = optarg; break;
+        case O_OFFONLY: o.offline_only = 1; break;
         case O_PLATFORM: o.platform = optarg; break;
         case O_CACHEMODE: o.cache_mode = optarg; break;
         case O_TSTATS: o.task_stats = 1; break;
@@ -234,6 +277,8 @@ int cmd_ov_compile(int argc, char **argv)
     pm_err_clear(&ec.err);
     o.on_result = on_result;
     o.on_result_ctx = &ec;
+    if (!json) /* --json ends with one bare object: no interim line there */
+        o.on_compiled = on_compiled;
     status = pm_ov_compile(&o, &r, &err);
     if (ec.done) {
         status = ec.status;
@@ -262,7 +307,8 @@ report:
     if (r.offline)
         fprintf(stderr, ", offline for %s", r.platform);
     fprintf(stderr, "; OpenVINO %s, compiler %s%s\n", *r.ov_version ? r.ov_version : "?",
-            *r.compiler_type ? r.compiler_type : "?", r.strategy_reused ? ", strategy reused" : "");
+            *r.compiler_type_resolved ? r.compiler_type_resolved : "unresolved",
+            r.strategy_reused ? ", strategy reused" : "");
     rc = PM_EXIT_OK;
 cleanup:
     pm_ov_result_free(&r);

@@ -13,6 +13,31 @@ echo "$out" | grep -q '^NPU compiler version: *7.6 (reported 458758)' && ok "com
 echo "$out" | grep -q '^compile on the NPU: *ok: .* timing block(s), blob [0-9]* bytes, import' && ok "NPU compile and import" \
   || fail "online compile: $out"
 echo "$out" | grep -q '^compile offline (NPU4000): *ok' && ok "offline compile checked too" || fail "offline line"
+# The study's own kind of compile: NPUW LLM on a tiny stateful model, with the pins, exported and imported.
+echo "$out" | grep -q '^NPUW LLM compile: *ok: .* [5-9] timing block(s), blob [0-9]* bytes, import' \
+  && grep -q '"NPUW_LLM":"YES"' "$TMP/d1/llm/ov-compile.stdout" && grep -q '"NPUW_LLM_SHARED_HEAD":"YES"' "$TMP/d1/llm/ov-compile.stdout" \
+  && ok "doctor runs the study's NPUW LLM compile with export and import" || fail "llm line: $out"
+python3 - "$TMP/d1/passmap-doctor-llm.xml" <<'PY' && ok "the tiny LLM is well-formed stateful IR v11 (inputs, KV states, logits)" || fail "tiny LLM IR"
+import os, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+layers = {l.get("id"): l for l in root.iter("layer")}
+types = [l.get("type") for l in layers.values()]
+assert types.count("ReadValue") == 2 and types.count("Assign") == 2, types
+params = [l.get("name") for l in layers.values() if l.get("type") == "Parameter"]
+assert params == ["input_ids", "attention_mask", "position_ids", "beam_idx"], params
+assert any(p.get("names") == "logits" for p in root.iter("port"))
+end = max(int(d.get("offset")) + int(d.get("size")) for d in root.iter("data") if d.get("offset"))
+assert end == os.path.getsize(sys.argv[1][:-4] + ".bin"), end
+for e in root.iter("edge"):
+    src, dst = layers[e.get("from-layer")], layers[e.get("to-layer")]
+    outs = [p.get("id") for p in src.iter("port") if src.find("output") is not None and p in list(src.find("output"))]
+    ins = [p.get("id") for p in dst.find("input")]
+    assert e.get("from-port") in outs and e.get("to-port") in ins, (e.attrib)
+PY
+# A model NPUW cannot take as an LLM: the compile the study uses fails, so the doctor does.
+out=$("$PASSMAP" doctor --lib "$LIB" --llm-model "$TMP/d1/passmap-doctor.xml" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q '^NPUW LLM compile: *FAILED.*KV-cache states' && echo "$out" | grep -q 'NOT ready: the NPUW LLM compile' \
+  && ok "a failing NPUW LLM compile fails the doctor" || fail "llm fail rc=$rc: $out"
 python3 - "$TMP/d1/passmap-doctor.xml" <<'PY' && ok "the tiny model is well-formed IR v11 with one MatMul and a matching .bin" || fail "tiny IR"
 import os, sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
@@ -26,6 +51,17 @@ for e in root.iter("edge"):
     assert e.get("from-layer") in ids and e.get("to-layer") in ids
 PY
 
+# A Meteor Lake (3720) machine: the offline line compiles for the device's own platform, with no executor.
+out=$(PASSMAP_FAKEOV_ARCH=3720 "$PASSMAP" doctor --lib "$LIB" --keep "$TMP/d3" 2>&1); rc=$?
+[ $rc = 0 ] && echo "$out" | grep -q '^compile offline (NPU3720): *ok' \
+  && grep -q '"NPU_CREATE_EXECUTOR":"0"' "$TMP/d3/offline/ov-compile.stdout" \
+  && ok "doctor offline on an NPU: the device's platform, NPU_CREATE_EXECUTOR=0" || fail "offline on 3720 rc=$rc: $out"
+
+# --keep with a relative folder (the fixture README's capture command): the children run elsewhere.
+out=$(cd "$TMP" && "$PASSMAP" doctor --lib "$LIB" --keep rel/keep 2>&1); rc=$?
+[ $rc = 0 ] && echo "$out" | grep -q '^compile on the NPU: *ok' && [ -s "$TMP/rel/keep/online/ov-compile.stdout" ] \
+  && ok "doctor --keep with a relative DIR" || fail "relative --keep rc=$rc: $out"
+
 out=$(PASSMAP_FAKEOV_DEVICES=CPU "$PASSMAP" doctor --lib "$LIB" --json 2>&1); rc=$?
 [ $rc = 0 ] && echo "$out" | python3 -c '
 import json, sys
@@ -33,6 +69,7 @@ d = json.load(sys.stdin)
 assert d["ok"] and not d["npu_present"], d
 assert not d["online"]["tried"] and d["offline"]["ok"] and d["offline"]["offline"], d
 assert d["offline"]["timing_blocks"] >= 1 and d["npu_compiler_version_decoded"] == "7.6", d
+assert d["llm"]["ok"] and d["llm"]["offline"] and d["llm"]["timing_blocks"] >= 5, d["llm"]
 ' && ok "no NPU: the offline compile is what counts (--json)" || fail "offline doctor rc=$rc: $out"
 
 out=$("$PASSMAP" doctor --lib "$TMP/missing.so" 2>&1); rc=$?

@@ -19,10 +19,14 @@ PASSMAP_FAKEOV_PROPS_OUT=$TMP/props1.txt \
 PASSMAP_FAKEOV_PROPS_OUT=$TMP/props1.txt "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --window 512 \
   --schedule-trace --strategy-out --import --workdir "$TMP/run1" >"$TMP/out1.txt" 2>"$TMP/err1.txt"
 
-[ "$(grep -c '^PASSMAP-OV-RESULT {' "$TMP/out1.txt")" = 1 ] && ok "one result line" || fail "result line count"
+# Two result lines with --import: the compile's before the import (an import that kills the process cannot lose
+# it) and the final one; readers take the last.
+[ "$(grep -c '^PASSMAP-OV-RESULT {' "$TMP/out1.txt")" = 2 ] \
+  && grep '^PASSMAP-OV-RESULT ' "$TMP/out1.txt" | head -1 | grep -q '"ok":true.*"import_s":null.*"import_skipped":"the import had not finished' \
+  && ok "interim result line before the import, final one after" || fail "result line count"
 [ "$(tail -1 "$TMP/out1.txt" | cut -c1-18)" = "PASSMAP-OV-RESULT " ] && ok "result line is last" || fail "result line not last"
 [ "$(result "$TMP/out1.txt" ok)" = true ] && ok "ok is true" || fail "ok: $(result "$TMP/out1.txt" ok)"
-[ "$(result "$TMP/out1.txt" n_property_args)" = 20 ] && ok "20 property args" || fail "n_property_args"
+[ "$(result "$TMP/out1.txt" n_property_args)" = 28 ] && ok "28 property args" || fail "n_property_args"
 for k in compile_s export_s import_s read_s; do
   v=$(result "$TMP/out1.txt" $k)
   [[ "$v" =~ ^[0-9.eE+-]+$ ]] && ok "$k is a number ($v)" || fail "$k is '$v'"
@@ -31,6 +35,8 @@ done
 [ "$(result "$TMP/out1.txt" blob_weightless)" = false ] && ok "CACHE_MODE=OPTIMIZE_SPEED: blob with weights" || fail "weightless"
 [ "$(result "$TMP/out1.txt" compiler_type)" = '"PREFER_PLUGIN"' ] && [ "$(result "$TMP/out1.txt" compiler_type_source)" = '"core"' ] \
   && ok "compiler type read back, marked as the core's default" || fail "compiler_type"
+[ "$(result "$TMP/out1.txt" compiler_type_resolved)" = '"DRIVER"' ] && [ "$(result "$TMP/out1.txt" compiler_type_set)" = '"DRIVER"' ] \
+  && ok "compiler type pinned (DRIVER on a device) and recorded as the one used" || fail "compiler_type_resolved"
 [ "$(result "$TMP/out1.txt" compiler_version_decoded)" = '"7.6"' ] && ok "compiler version decoded" || fail "compiler version"
 [ "$(result "$TMP/out1.txt" instrumented)" = true ] && ok "instrumented run says so" || fail "instrumented"
 [ "$(result "$TMP/out1.txt" openvino_version)" = '"2026.0.0-standin"' ] && ok "OpenVINO version" || fail "version"
@@ -47,19 +53,25 @@ grep -q '^ov-compile: NPU compile' "$TMP/err1.txt" && ok "summary on stderr" || 
 grep -q '^format npu-log, 5 report(s)' "$TMP/parse1.txt" && ok "passmap parse reads the stdout as npu-log" \
   || { fail "parse of the stdout"; tail -3 "$TMP/parse1.txt" | sed 's/^/#   /'; }
 grep -q '^MultiClusterStrategyAssignment' "$TMP/parse1.txt" && ok "strategy pass parsed" || fail "no strategy pass row"
+[ "$(grep -c '^\[ NPUW:INFO \] Compiling Subgraph\[[0-9]*\]: model_\(prefill\|kv[0-9]*\|lm_head\)' "$TMP/out1.txt")" = 5 ] \
+  && ok "OPENVINO_NPUW_LOG_LEVEL=INFO set for the compile: NPUW names each subgraph's submodel" || fail "no NPUW lines"
 
 cat >"$TMP/expect1.txt" <<EOF
-nargs=20
+nargs=28
 device=NPU
 cwd=$(cd "$TMP/run1" && pwd -P)
 LOG_LEVEL=LOG_INFO
 NPU_BYPASS_UMD_CACHING=YES
+NPU_COMPILER_TYPE=DRIVER
 NPU_USE_NPUW=YES
 NPUW_LLM=YES
 NPUW_LLM_MAX_PROMPT_LEN=512
 NPUW_LLM_MIN_RESPONSE_LEN=128
 NPUW_LLM_BATCH_DIM=0
 NPUW_LLM_SEQ_LEN_DIM=2
+NPUW_LLM_PREFILL_ATTENTION_HINT=STATIC
+NPUW_LLM_GENERATE_ATTENTION_HINT=STATIC
+NPUW_LLM_SHARED_HEAD=YES
 CACHE_MODE=OPTIMIZE_SPEED
 NPU_COMPILATION_MODE_PARAMS=compute-layers-with-higher-precision=Sqrt,Power,ReduceMean,Add_RMSNorm optimization-level=3 enable-schedule-trace=true write-strategy-to-json=true
 EOF
@@ -98,6 +110,36 @@ PASSMAP_FAKEOV_DEVICES=CPU "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xm
   --platform NPU4000 --workdir "$TMP/run1" >"$TMP/out-off.txt" 2>&1; rc=$?
 [ $rc = 0 ] && [ "$(result "$TMP/out-off.txt" offline)" = true ] && [ "$(result "$TMP/out-off.txt" import_s)" = null ] \
   && ok "offline compile: ok, recorded offline, no import" || fail "offline rc=$rc"
+
+# The NPUW settings whose defaults move inside 2026.x are pinned (and recorded) from 2026.0 on: a 2026.1 that
+# defaults the prefill attention to PYRAMID compiles the same work as 2026.0; 2025.x, which has no such keys
+# (NPUW rejects unknown NPUW_LLM_* keys), gets none and the result says so.
+for v in 2026.0.0 2026.1.0; do
+  PASSMAP_FAKEOV_VERSION=$v PASSMAP_FAKEOV_PROPS_OUT=$TMP/props-$v.txt "$PASSMAP" ov-compile --lib "$LIB" \
+    --model "$TMP/m.xml" --window 512 --import --workdir "$TMP/run1" >"$TMP/out-$v.txt" 2>&1
+done
+grep -qx 'NPUW_LLM_PREFILL_ATTENTION_HINT=STATIC' "$TMP/props-2026.1.0.txt" && grep -qx 'NPUW_LLM_GENERATE_ATTENTION_HINT=STATIC' "$TMP/props-2026.1.0.txt" \
+  && grep -qx 'NPUW_LLM_SHARED_HEAD=YES' "$TMP/props-2026.1.0.txt" \
+  && [ "$(grep -c 'NPUW:INFO.*model_prefill' "$TMP/out-2026.1.0.txt")" = "$(grep -c 'NPUW:INFO.*model_prefill' "$TMP/out-2026.0.0.txt")" ] \
+  && grep -q '"NPUW_LLM_PREFILL_ATTENTION_HINT":"STATIC"' "$TMP/out-2026.1.0.txt" \
+  && ok "attention hints and shared head pinned and recorded: 2026.1 compiles what 2026.0 does" || fail "attention pins"
+PASSMAP_FAKEOV_VERSION=2025.3.0 PASSMAP_FAKEOV_PROPS_OUT=$TMP/props-2025.txt "$PASSMAP" ov-compile --lib "$LIB" \
+  --model "$TMP/m.xml" --window 512 --workdir "$TMP/run1" >"$TMP/out-2025.txt" 2>&1; rc=$?
+[ $rc = 0 ] && ! grep -q ATTENTION "$TMP/props-2025.txt" && grep -q '"npuw_pins":"not pinned: OpenVINO 2025.3.0' "$TMP/out-2025.txt" \
+  && ok "2025.x: no attention keys sent (unknown there), the result says they were not pinned" || fail "2025 rc=$rc"
+out=$("$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --window 512 --prop NPUW_LLM_BOGUS=1 --workdir "$TMP/run1" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q 'Unsupported configuration key: NPUW_LLM_BOGUS' && ok "stand-in rejects unknown NPUW_LLM_* keys" || fail "bogus key rc=$rc"
+
+# Offline and instrumented: NPUW adds its arch defaults (optimization-level=3 on 4000) only with a device, so
+# passmap keeps only NPUW's precision default in front; the weights bank stays on the host (no device context).
+PASSMAP_FAKEOV_DEVICES=CPU PASSMAP_FAKEOV_PROPS_OUT=$TMP/props-off.txt "$PASSMAP" ov-compile --lib "$LIB" \
+  --model "$TMP/m.xml" --window 512 --schedule-trace --platform NPU4000 --export model.blob --workdir "$TMP/run1" \
+  >"$TMP/out-off2.txt" 2>&1; rc=$?
+[ $rc = 0 ] && grep -qx 'NPU_COMPILATION_MODE_PARAMS=compute-layers-with-higher-precision=Sqrt,Power,ReduceMean,Add_RMSNorm enable-schedule-trace=true' "$TMP/props-off.txt" \
+  && ok "offline instrumented: no optimization-level=3 prepended" || fail "offline mode params rc=$rc: $(grep MODE "$TMP/props-off.txt")"
+grep -qx 'NPUW_WEIGHTS_BANK_ALLOC=CPU' "$TMP/props-off.txt" && [ "$(result "$TMP/out-off2.txt" ok)" = true ] \
+  && ok "offline NPUW: NPUW_WEIGHTS_BANK_ALLOC=CPU, the compile completes" || fail "offline weights bank"
+grep -q 'NPUW_WEIGHTS_BANK_ALLOC' "$TMP/props1.txt" && fail "weights bank alloc sent on a device" || ok "on a device: the bank where NPUW puts it"
 
 # The result line is written before teardown: a crash in OpenVINO's teardown does not lose it.
 PASSMAP_FAKEOV_CRASH_TEARDOWN=1 "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --workdir "$TMP/run1" \

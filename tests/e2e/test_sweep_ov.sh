@@ -61,6 +61,11 @@ for k in npu.submodel.prefill.blocks npu.submodel.generate.blocks npu.submodel.l
   n=$(q "select count(*) from metric where name='$k'")
   [ "$n" = 16 ] && ok "metric $k per run" || fail "metric $k: $n"
 done
+# NPUW names its submodels only on "[ NPUW:INFO ] " lines (OPENVINO_NPUW_LOG_LEVEL=INFO, set by ov-compile); the
+# compiler's "generated N barriers" lines name nothing. 2 prefill subgraphs, 1 LM head, none unattributed.
+[ "$(m "m.name='npu.submodel.prefill.blocks' and m.value=2")" = 16 ] && [ "$(m "m.name='npu.submodel.lm_head.blocks' and m.value=1")" = 16 ] \
+  && [ "$(m "m.name='npu.submodel.unattributed.blocks'")" = 0 ] \
+  && ok "blocks attributed by NPUW's own lines and names only" || fail "submodel attribution: $(q "select name, value from metric where name like 'npu.submodel.%.blocks' limit 8")"
 [ "$(m "m.name='ov.npuw.prefill_static' and m.value=1")" = 16 ] && ok "NPUW_LLM_PREFILL_HINT=STATIC recorded per run" || fail "prefill_static"
 # STATIC prefill: the prefill is compiled at the window, so it costs more at 1024 than at 128.
 r=$(q "select (select avg(wall_s) from v_pass where window=1024 and pass='FeasibleAllocation' and report_index=0) > (select avg(wall_s) from v_pass where window=128 and pass='FeasibleAllocation' and report_index=0)")
@@ -70,6 +75,10 @@ v=$(q "select value from meta where key='ov.version'")
 m2=$(q "select json_extract(meta_json, '$.\"ov.version\"') from sweep where name='npu-tiny'")
 [ "$m2" = "$v" ] && ok "versions in the sweep's method metadata (report/HTML)" || fail "sweep meta ov.version: '$m2'"
 [ "$(q "select value from meta where key='ov.compiler_version_decoded'")" = 7.6 ] && ok "decoded compiler version recorded" || fail "compiler version"
+[ "$(q "select value from meta where key='ov.npuw.prefill_attention_hint'")" = STATIC ] && [ "$(q "select value from meta where key='ov.npuw.generate_attention_hint'")" = STATIC ] \
+  && [ "$(q "select value from meta where key='ov.npuw.shared_head'")" = YES ] \
+  && [ "$(q "select json_extract(meta_json, '$.\"ov.npuw.shared_head\"') from sweep where name='npu-tiny'")" = YES ] \
+  && ok "pinned attention hints and shared head in the run's metadata" || fail "attention pins meta: $(q "select key, value from meta where key like 'ov.npuw%'")"
 
 # The report: which runs were instrumented, the prefill / generate / LM-head split, the ELF export time; the fix
 # table summarises stock configs only.
@@ -88,6 +97,9 @@ for c in n["configs"]:
     assert c["elf_export_ms"] > 0 and c["compile_net_ms"] > c["elf_export_ms"], c
     assert (c["blob_bytes"] is None) == c["instrumented"] and (c["blob_weightless_bytes"] is None) != c["instrumented"], c
 assert sum(f["configs"] for f in d["fixes"]) == 4, d["fixes"]
+# NPUW LLM configs: the trace is the LM head's only, the pass time the whole compile's: never fitted together
+npu_fits = [f for f in d["fits"] if f["x_metric"].startswith("npu.")]
+assert npu_fits and all(f["n"] == 0 and f["npuw_left_out"] == 4 for f in npu_fits), npu_fits
 ' && ok "report JSON: submodel split, ELF export, blob sizes; fix table over stock configs only" || fail "report json"
 if "$PASSMAP" report "$db" --html "$TMP/report.html" >/dev/null 2>&1; then
   grep -q '<h2 id=npu>NPU (OpenVINO) runs</h2>' "$TMP/report.html" && [ "$(grep -c '<tr class=instrumented>' "$TMP/report.html")" = 4 ] \
@@ -105,6 +117,48 @@ check "weightless sweep runs" "$PASSMAP" sweep --quiet --db "$TMP/wl.db" "$TMP/w
   && ok "failed import: a failed warm run with its reason, the cold compile kept" \
   || fail "weightless: $(sqlite3 "$TMP/wl.db" "select mode, status, note from run")"
 
+# OpenVINO's teardown (TBB, Level Zero) can crash after the work is done; ov-compile writes its result line
+# before it. That result stands: the cold compiles are ok (the note says the process died after it), their
+# timing rows are kept, and the import is still a warm run.
+sed -e 's/npu-tiny/npu-crash/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' "$TMP/npu.ini" > "$TMP/crash.ini"
+PASSMAP_FAKEOV_CRASH_TEARDOWN=1 "$PASSMAP" sweep --quiet --db "$TMP/crash.db" "$TMP/crash.ini" >/dev/null 2>&1
+c() { sqlite3 "$TMP/crash.db" "$1"; }
+[ "$(c "select count(*) from run where mode='cold' and status='ok' and note like '%crashed%after writing its result%'")" = 4 ] \
+  && [ "$(c "select count(*) from run where mode='warm' and status='ok'")" = 4 ] \
+  && [ "$(c "select count(*) from v_pass where pass='FeasibleAllocation'")" -ge 4 ] \
+  && ok "teardown crash after the result line: the compiles and imports are kept" \
+  || fail "teardown crash: $(c "select mode, status, note from run")"
+
+# Phases: the cold run is the compile phase (its wall, CPU and peak RSS, reported by the child); the export and
+# the import are measured on their own (ov.export_s, the import as a warm run, their peak RSS as metrics). With
+# 48 MB of weights the export writes them, the blob is read back and the import holds a copy: the process's
+# peak is far above the compile's.
+mkdir -p "$TMP/big/qwen2-0.5b-fp16"
+printf '<?xml version="1.0"?>\n<net name="big" version="11"/>\n' > "$TMP/big/qwen2-0.5b-fp16/openvino_model.xml"
+head -c $((48 * 1024 * 1024)) /dev/zero > "$TMP/big/qwen2-0.5b-fp16/openvino_model.bin"
+sed -e 's/npu-tiny/npu-phases/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' \
+  -e 's#^model = models/#model = big/#' -e 's/^windows = .*/windows = 128/' -e 's/^precisions = .*/precisions = fp16/' \
+  "$TMP/npu.ini" > "$TMP/phases.ini"
+check "phases sweep runs" "$PASSMAP" sweep --quiet --db "$TMP/phases.db" "$TMP/phases.ini"
+p() { sqlite3 "$TMP/phases.db" "$1"; }
+[ "$(p "select count(*) from run r join metric m on m.run_id=r.id and m.name='ov.compile_s' where r.mode='cold' and r.status='ok' and abs(r.wall_s - m.value) < 1e-9")" = 1 ] \
+  && ok "cold run's wall is the child's compile phase" || fail "cold wall: $(p "select r.wall_s, m.value from run r join metric m on m.run_id=r.id and m.name='ov.compile_s'")"
+[ "$(p "select count(*) from run r join step s on s.run_id=r.id where r.mode='cold' and r.maxrss_kb > 0 and s.maxrss_kb - r.maxrss_kb > 60000")" = 1 ] \
+  && ok "cold run's peak RSS is the compile phase's (the process's, with export and import, kept on the step)" \
+  || fail "cold rss: $(p "select r.maxrss_kb, s.maxrss_kb from run r join step s on s.run_id=r.id where r.mode='cold'")"
+[ "$(p "select count(*) from metric where name in ('ov.export_s', 'ov.export_peak_rss_kb', 'ov.import_peak_rss_kb')")" = 3 ] \
+  && [ "$(p "select count(*) from run where mode='warm' and status='ok'")" = 1 ] \
+  && ok "export and import measured apart (metrics, the import as a warm run)" || fail "phase metrics"
+
+# The import reads the whole weights bank back and may kill the process (out of memory): the interim result
+# line written after the compile and export keeps the compile; no warm run is invented.
+PASSMAP_FAKEOV_CRASH_IMPORT=1 "$PASSMAP" sweep --quiet --db "$TMP/crash-imp.db" "$TMP/crash.ini" >/dev/null 2>&1
+ci() { sqlite3 "$TMP/crash-imp.db" "$1"; }
+[ "$(ci "select count(*) from run where mode='cold' and status='ok' and note like '%crashed%after writing its result%'")" = 4 ] \
+  && [ "$(ci "select count(*) from run where mode='warm'")" = 0 ] \
+  && ok "a crash in the import: the compile stands (interim result line), no warm run" \
+  || fail "import crash: $(ci "select mode, status, note from run")"
+
 # Offline: no NPU present, platform named: cold runs ok and marked offline, no warm runs.
 sed -e 's/npu-tiny/npu-offline/' -e 's/^variants = .*/variants = stock/' -e 's/^repeats = 2/repeats = 1/' \
   -e 's/^\[openvino\]/[openvino]\nplatform = NPU4000/' "$TMP/npu.ini" > "$TMP/off.ini"
@@ -112,6 +166,23 @@ PASSMAP_FAKEOV_DEVICES=CPU check "offline sweep runs" "$PASSMAP" sweep --quiet -
 [ "$(sqlite3 "$TMP/off.db" "select count(*) from run r join metric m on m.run_id=r.id where r.mode='cold' and r.status='ok' and m.name='ov.offline' and m.value=1")" = 4 ] && \
   [ "$(sqlite3 "$TMP/off.db" "select count(*) from run where mode='warm'")" = 0 ] \
   && ok "offline: cold runs ok, recorded offline, nothing imported" || fail "offline: $(sqlite3 "$TMP/off.db" "select mode, status, note from run")"
+
+# An offline study (platform set) on a machine with an NPU: its runs would be on-device compiles pooled with
+# offline ones: each run fails saying so, nothing on-device is recorded ok.
+"$PASSMAP" sweep --quiet --db "$TMP/off-npu.db" "$TMP/off.ini" >/dev/null 2>&1
+[ "$(sqlite3 "$TMP/off-npu.db" "select count(*) from run where status='ok'")" = 0 ] \
+  && [ "$(sqlite3 "$TMP/off-npu.db" "select count(*) from step where stderr_tail like '%compiles offline for NPU4000, but this machine has an NPU%'")" = 4 ] \
+  && ok "offline study on an NPU machine: refused per run, never pooled with on-device compiles" \
+  || fail "offline on NPU: $(sqlite3 "$TMP/off-npu.db" "select mode, status, note from run limit 3")"
+# The report says where its numbers come from: offline (the plugin's compiler for a named platform, not the
+# compile an NPU runs) or on a device with the pinned compiler.
+"$PASSMAP" report "$TMP/off.db" > "$TMP/off-report.txt" 2>&1
+grep -q 'offline compiles.*not the compile an NPU runs' "$TMP/off-report.txt" && ok "report: offline numbers say so" \
+  || fail "offline report: $(grep -A4 '^NPU' "$TMP/off-report.txt")"
+grep -q 'on-device compiles, compiler DRIVER' "$TMP/report.txt" && ok "report: on-device numbers name the pinned compiler" \
+  || fail "device report: $(grep -A4 '^NPU' "$TMP/report.txt")"
+[ "$(q "select value from meta where key='ov.compiler_type'")" = DRIVER ] && ok "meta: the compiler used (pinned), not the plugin default" \
+  || fail "meta compiler type: $(q "select value from meta where key='ov.compiler_type'")"
 
 # reuse-strategy is off under NPUW: a spec asking for it on LLM configs is refused up front.
 sed -e 's/npu-tiny/npu-reuse/' -e 's/^variants = .*/variants = stock, reuse-strategy/' "$TMP/npu.ini" > "$TMP/reuse.ini"

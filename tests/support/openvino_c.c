@@ -11,7 +11,9 @@
  *  - NPUW_LLM: compiles a prefill model (at the window with NPUW_LLM_PREFILL_HINT=STATIC, else at the 1024
  *    chunk when the window is longer), generate models (one per 1K, 2K, 4K... step up to window + response with
  *    NPUW_LLM_GENERATE_PYRAMID unset or YES, else one) and a shared LM head; each model is two subgraph compiles
- *    (the head one), each with its own timing report: N blocks per call. A plugin log line names each submodel.
+ *    (the head one), each with its own timing report: N blocks per call. With OPENVINO_NPUW_LOG_LEVEL=INFO a
+ *    "[ NPUW:INFO ] " line names each subgraph's submodel (<model>_prefill, <model>_kv<size>, <model>_lm_head);
+ *    without it nothing does.
  *    A user NPU_COMPILATION_MODE_PARAMS replaces NPUW's default precision params, with a warning;
  *  - prints the plugin's lines always coloured with unpadded milliseconds ("12:00:01.5" is 5 ms), compiler
  *    lines ([vpux-compiler], [inference-execution-analysis], ...) with padded ones, hierarchical IE statistics,
@@ -22,8 +24,17 @@
  *    ./strategy_out.json (VF ops carry their region's tiling) per subgraph: under NPUW the LM head's wins;
  *  - export under NPUW without CACHE_MODE=OPTIMIZE_SPEED writes a weightless blob, whose import fails with
  *    "There is no WEIGHTS_PATH set in properties but the blob was exported as weightless!";
+ *  - offline NPUW without NPUW_WEIGHTS_BANK_ALLOC=CPU fails after the compiler ran (the weights bank needs a
+ *    device context); NPUW's arch defaults are not added offline;
+ *  - with an NPU present ($PASSMAP_FAKEOV_ARCH, default 4000), NPU_PLATFORM for another architecture fails
+ *    unless NPU_CREATE_EXECUTOR=0;
+ *  - an import holds a copy of the blob (its weights) in memory;
+ *  - plays OpenVINO $PASSMAP_FAKEOV_VERSION (default 2026.0.0-standin): rejects NPUW_LLM_* keys that release
+ *    does not define (the attention hints before 2026.0) and defaults the prefill attention hint to STATIC
+ *    (2026.0) or PYRAMID (2026.1+, one more prefill subgraph);
  *  - ov_get_last_err_msg returns a heap copy (the caller frees it with ov_free), or NULL;
- *  - with $PASSMAP_FAKEOV_CRASH_TEARDOWN, ov_core_free aborts (a teardown crash).
+ *  - with $PASSMAP_FAKEOV_CRASH_TEARDOWN, ov_core_free aborts (a teardown crash); with
+ *    $PASSMAP_FAKEOV_CRASH_IMPORT, ov_core_import_model aborts (as an out-of-memory kill would end it).
  * It links only libc and jansson (not libpassmap). */
 #include <jansson.h>
 #include <stdarg.h>
@@ -54,6 +65,7 @@ typedef struct ov_model {
     long long weights_bytes;
 } ov_model_t;
 typedef struct ov_compiled_model {
+    char *imported;   /* an import holds the blob's weights in memory, as a real one does */
     char device[32];
     char compiler_type[32];
     char platform[32];
@@ -76,9 +88,38 @@ static ov_status_e fail(ov_status_e st, const char *fmt, ...)
 API const char *ov_get_last_err_msg(void) { return last_err[0] ? strdup(last_err) : NULL; }
 API void ov_free(const char *content) { free((void *)content); }
 
+/* $PASSMAP_FAKEOV_VERSION: the release it plays (default 2026.0.0-standin); the NPUW options it knows and
+ * their defaults follow it. */
+static const char *fake_version(void)
+{
+    const char *v = getenv("PASSMAP_FAKEOV_VERSION");
+    return v && *v ? v : "2026.0.0-standin";
+}
+
+static int fake_at_least(int major, int minor)
+{
+    int ma = 0, mi = 0;
+    sscanf(fake_version(), "%d.%d", &ma, &mi);
+    return ma > major || (ma == major && mi >= minor);
+}
+
+/* NPUW's option table (npuw_option_defs.inc): an NPUW_LLM_* key it does not define is an error. */
+static int npuw_key_known(const char *k)
+{
+    static const char *const always[] = {"NPUW_LLM", "NPUW_LLM_MAX_PROMPT_LEN", "NPUW_LLM_MIN_RESPONSE_LEN",
+                                         "NPUW_LLM_BATCH_DIM", "NPUW_LLM_SEQ_LEN_DIM", "NPUW_LLM_PREFILL_HINT",
+                                         "NPUW_LLM_GENERATE_HINT", "NPUW_LLM_SHARED_HEAD",
+                                         "NPUW_LLM_GENERATE_PYRAMID", "NPUW_LLM_PREFILL_CHUNK_SIZE", NULL};
+    for (int i = 0; always[i]; i++)
+        if (!strcmp(k, always[i]))
+            return 1;
+    return fake_at_least(2026, 0) &&
+           (!strcmp(k, "NPUW_LLM_PREFILL_ATTENTION_HINT") || !strcmp(k, "NPUW_LLM_GENERATE_ATTENTION_HINT"));
+}
+
 API ov_status_e ov_get_openvino_version(ov_version_t *v)
 {
-    v->buildNumber = strdup("2026.0.0-standin");
+    v->buildNumber = strdup(fake_version());
     v->description = strdup("passmap stand-in libopenvino_c");
     return OK;
 }
@@ -109,6 +150,13 @@ static const char *device_list(void)
 {
     const char *env = getenv("PASSMAP_FAKEOV_DEVICES");
     return env ? env : "CPU,GPU,NPU";
+}
+
+/* The present NPU's architecture: $PASSMAP_FAKEOV_ARCH, default 4000 (Lunar Lake); 3720 is Meteor Lake. */
+static const char *fake_arch(void)
+{
+    const char *a = getenv("PASSMAP_FAKEOV_ARCH");
+    return a && *a ? a : "4000";
 }
 
 static int npu_present(void)
@@ -364,9 +412,22 @@ typedef struct compile_opts {
 } compile_opts;
 
 /* One compiler run (one unique subgraph): the lines a LOG_INFO compile prints around its report. */
-static void subgraph_compile(const char *submodel, int size, double scale, const compile_opts *co)
+/* NPUW's own log (npuw/logging.cpp): "[ NPUW:INFO ] " lines, in release builds too, but only when
+ * OPENVINO_NPUW_LOG_LEVEL (or OPENVINO_NPUW_LOG) asks for INFO or more. */
+static int npuw_logs_info(void)
 {
-    plugin_line("INFO", "Compiling %s", submodel);
+    const char *v = getenv("OPENVINO_NPUW_LOG_LEVEL");
+    if (!v)
+        v = getenv("OPENVINO_NPUW_LOG");
+    return v && (!strcmp(v, "INFO") || !strcmp(v, "VERBOSE") || !strcmp(v, "DEBUG"));
+}
+
+/* submodel: NPUW's name of the subgraph's model ("<model>_prefill", "<model>_kv<size>", "<model>_lm_head"),
+ * NULL for a plain (non-NPUW) compile, which names nothing at INFO. */
+static void subgraph_compile(const char *submodel, int subgraph, int size, double scale, const compile_opts *co)
+{
+    if (submodel && npuw_logs_info())
+        printf("[ NPUW:INFO ] Compiling Subgraph[%d]: %s...\n", subgraph, submodel);
     clock_ms += 5;
     compiler_line("dump-statistics-of-ie-ops", "IE dialect statistics:");
     compiler_line("dump-statistics-of-ie-ops", "  IE - 10 (100.00%%)");
@@ -383,6 +444,8 @@ static void subgraph_compile(const char *submodel, int size, double scale, const
     compiler_line("feasible-allocation", "Feasible allocation started");
     clock_ms += 250;
     compiler_line("feasible-allocation", "  Scheduled 42 buffers");
+    /* a compiler line with "generated" in it: it names no submodel */
+    compiler_line("assign-virtual-barriers", "Barrier scheduling generated %d barriers", 12 + size / 64);
     if (co->task_stats) { /* dump-task-stats, as the npu_compiler lit tests show it */
         compiler_line("dump-statistics-of-task-ops", "Input size - 4.50 KB Output size - 4.50 KB");
         compiler_line("dump-statistics-of-task-ops", "VPUIP tasks statistics:");
@@ -422,9 +485,11 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         return fail(INVALID_C_PARAM, "invalid argument");
     if (property_args_size % 2)
         return fail(INVALID_C_PARAM, "property_args_size %zu is odd", property_args_size);
-    const char *mode = NULL, *compiler_type = "PLUGIN", *platform = "", *prefill_hint = "DYNAMIC",
-               *pyramid = "YES", *cache_mode = "OPTIMIZE_SIZE";
-    int window = 0, npuw_llm = 0, min_response = 128;
+    const char *mode = NULL, *compiler_type = NULL, *platform = "", *prefill_hint = "DYNAMIC",
+               *pyramid = "YES", *cache_mode = "OPTIMIZE_SIZE",
+               *bank_alloc = "", *prefill_attn = NULL;
+    char unknown_key[64] = "";
+    int window = 0, npuw_llm = 0, min_response = 128, no_executor = 0;
     const char *out = getenv("PASSMAP_FAKEOV_PROPS_OUT");
     FILE *rec = out ? fopen(out, "w") : NULL;
     char cwd[4096] = "";
@@ -456,18 +521,57 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
             pyramid = v;
         else if (!strcmp(k, "CACHE_MODE"))
             cache_mode = v;
+        else if (!strcmp(k, "NPUW_WEIGHTS_BANK_ALLOC"))
+            bank_alloc = v;
+        else if (!strcmp(k, "NPUW_LLM_PREFILL_ATTENTION_HINT"))
+            prefill_attn = v;
+        else if (!strncmp(k, "NPUW_LLM", 8) && !npuw_key_known(k) && !unknown_key[0])
+            snprintf(unknown_key, sizeof unknown_key, "%s", k);
+        else if (!strcmp(k, "NPU_CREATE_EXECUTOR"))
+            no_executor = !strcmp(v, "0") || !strcmp(v, "NO");
     }
     va_end(ap);
     if (rec)
         fclose(rec);
     if (!strcmp(device, "NOPE"))
         return fail(GENERAL_ERROR, "Device with \"NOPE\" name is not registered in the OpenVINO Runtime");
+    if (*unknown_key)
+        return fail(GENERAL_ERROR, "[NPUW] Unsupported configuration key: %s", unknown_key);
+    /* NPUW_LLM turns a stateful model stateless: one without KV-cache states is not an LLM to it. The test
+     * models that are bare "<net .../>" stubs stand for real exports and pass. */
+    if (npuw_llm && model->xml) {
+        FILE *mx = fopen(model->xml, "r");
+        char buf[65536];
+        size_t n = mx ? fread(buf, 1, sizeof buf - 1, mx) : 0;
+        if (mx)
+            fclose(mx);
+        buf[n] = '\0';
+        if (strstr(buf, "<layer") && !strstr(buf, "type=\"ReadValue\""))
+            return fail(GENERAL_ERROR, "[NPUW] LLM: the model has no KV-cache states (ReadValue/Assign)");
+    }
+    /* NPU_COMPILER_TYPE: PLUGIN / PREFER_PLUGIN exist from 2026.0. Unset, a 2026.0 device compiles with the
+     * driver's compiler, 2026.1+ with the plugin's (PREFER_PLUGIN), except 3720, which falls back to the driver;
+     * with no device, PREFER_PLUGIN resolves to PLUGIN. */
+    if (compiler_type && (!strcmp(compiler_type, "PLUGIN") || !strcmp(compiler_type, "PREFER_PLUGIN")) &&
+        !fake_at_least(2026, 0))
+        return fail(GENERAL_ERROR, "[NPU] Unsupported NPU_COMPILER_TYPE value: %s", compiler_type);
+    if (!compiler_type)
+        compiler_type = fake_at_least(2026, 1) || !npu_present() ? "PREFER_PLUGIN" : "DRIVER";
+    if (!strcmp(compiler_type, "PREFER_PLUGIN"))
+        compiler_type = npu_present() && !strcmp(fake_arch(), "3720") ? "DRIVER" : "PLUGIN";
+    /* The prefill attention default moved: STATIC in 2026.0, PYRAMID from 2026.1 (newer upstream tests). */
+    if (!prefill_attn)
+        prefill_attn = fake_at_least(2026, 1) ? "PYRAMID" : "STATIC";
     int npu = !strncmp(device, "NPU", 3);
     if (npu && !npu_present() && !*platform)
         return fail(GENERAL_ERROR, "[NPU] No NPU device found and NPU_PLATFORM is not set");
     if (*platform && strcmp(platform, "NPU3720") && strcmp(platform, "NPU4000") && strcmp(platform, "NPU5010") &&
         strcmp(platform, "NPU5020"))
         return fail(GENERAL_ERROR, "[NPU] Unsupported NPU_PLATFORM value: %s", platform);
+    /* With a device present, a blob for another platform cannot get an executor on it (inferred). */
+    if (npu && npu_present() && *platform && strcmp(platform + 3, fake_arch()) && !no_executor)
+        return fail(GENERAL_ERROR, "[NPU] NPU_PLATFORM %s does not match the device (%s) and an executor was asked for",
+                    platform, fake_arch());
     char bad[128];
     if (mode && unknown_mode_key(mode, bad, sizeof bad))
         return fail(GENERAL_ERROR, "[NPU] failed to parse COMPILATION_MODE_PARAMS: unknown key %s", bad);
@@ -499,9 +603,8 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         clock_ms = 0;
         if (!npu_present())
             plugin_line("INFO", "NPU device isn't available, offline compilation only (platform %s)", platform);
-        plugin_line("INFO", "Compiling model %s", model->xml);
         if (!cm->npuw) {
-            subgraph_compile("model", 128, 1.0, &co);
+            subgraph_compile(NULL, 0, 128, 1.0, &co);
         } else {
             if (mode)
                 plugin_line("WARNING", "NPU_COMPILATION_MODE_PARAMS set by the user replaces NPUW's default "
@@ -509,21 +612,26 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
             int prompt = align64(window), response = align64(min_response);
             int prefill = strcmp(prefill_hint, "STATIC") && prompt > 1024 ? 1024 : prompt;
             char name[128];
-            for (int f = 0; f < 2; f++) {
-                snprintf(name, sizeof name, "model_prefill/f%d", f);
-                subgraph_compile(name, prefill, prefill / 128.0, &co);
-            }
+            /* PYRAMID attention: one more prefill subgraph (its attention blocks), other work */
+            for (int f = 0; f < (strcmp(prefill_attn, "PYRAMID") ? 2 : 3); f++)
+                subgraph_compile("model_prefill", f, prefill, prefill / 128.0, &co);
             int total = prompt + response;
             for (int g = strcmp(pyramid, "NO") ? 1024 : total;; g *= 2) {
                 int size = g < total ? g : total;
-                for (int f = 0; f < 2; f++) {
-                    snprintf(name, sizeof name, "model_kvcache_%d/f%d", size, f);
-                    subgraph_compile(name, size, size / 1024.0, &co);
-                }
+                snprintf(name, sizeof name, "model_kv%d", size);
+                for (int f = 0; f < 2; f++)
+                    subgraph_compile(name, f, size, size / 1024.0, &co);
                 if (g >= total)
                     break;
             }
-            subgraph_compile("model_lm_head", 64, 0.5, &co);
+            subgraph_compile("model_lm_head", 0, 64, 0.5, &co);
+            /* finalize_weights_bank(): the bank goes on the submodel's device unless NPUW_WEIGHTS_BANK_ALLOC
+             * names another (weights_bank.cpp); with no device there is no context to allocate in. */
+            if (!npu_present() && strcmp(bank_alloc, "CPU")) {
+                free(cm);
+                fflush(stdout);
+                return fail(GENERAL_ERROR, "[NPUW] weights bank: no NPU device context to allocate in");
+            }
         }
         fflush(stdout);
     }
@@ -557,7 +665,12 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
     return OK;
 }
 
-API void ov_compiled_model_free(ov_compiled_model_t *cm) { free(cm); }
+API void ov_compiled_model_free(ov_compiled_model_t *cm)
+{
+    if (cm)
+        free(cm->imported);
+    free(cm);
+}
 
 API ov_status_e ov_compiled_model_get_property(const ov_compiled_model_t *cm, const char *key, char **value)
 {
@@ -571,7 +684,7 @@ API ov_status_e ov_compiled_model_get_property(const ov_compiled_model_t *cm, co
     else if (npu && !strcmp(key, "DEVICE_ARCHITECTURE") && cm->platform[0])
         v = !strncmp(cm->platform, "NPU", 3) ? cm->platform + 3 : cm->platform;
     else if (npu && !strcmp(key, "DEVICE_ARCHITECTURE"))
-        v = "4000";
+        v = fake_arch();
     else if (!strcmp(key, "COMPILATION_NUM_THREADS"))
         v = "8";
     if (!v)
@@ -591,7 +704,7 @@ API ov_status_e ov_core_get_property(const ov_core_t *core, const char *device, 
         else if (npu_present() && !strcmp(key, "NPU_DRIVER_VERSION"))
             v = "1688";
         else if (npu_present() && !strcmp(key, "DEVICE_ARCHITECTURE"))
-            v = "4000";
+            v = fake_arch();
     }
     if (!v)
         return fail(NOT_FOUND, "Unsupported property %s", key);
@@ -618,6 +731,8 @@ API ov_status_e ov_compiled_model_export_model(const ov_compiled_model_t *cm, co
 API ov_status_e ov_core_import_model(const ov_core_t *core, const char *content, const size_t size,
                                      const char *device, ov_compiled_model_t **compiled)
 {
+    if (getenv("PASSMAP_FAKEOV_CRASH_IMPORT")) /* as an out-of-memory kill while reading the weights back */
+        abort();
     if (size < strlen(BLOB_MAGIC) || memcmp(content, BLOB_MAGIC, strlen(BLOB_MAGIC)))
         return fail(GENERAL_ERROR, "[NPU] blob is not a compiled model");
     if (!strcmp(device, "NOPE"))
@@ -632,6 +747,12 @@ API ov_status_e ov_core_import_model(const ov_core_t *core, const char *content,
         return fail(GENERAL_ERROR, "out of memory");
     snprintf(cm->device, sizeof cm->device, "%s", device);
     snprintf(cm->compiler_type, sizeof cm->compiler_type, "PLUGIN");
+    /* The import reads the weights bank into memory: the blob's size, resident (touched). */
+    if (!(cm->imported = malloc(size))) {
+        free(cm);
+        return fail(GENERAL_ERROR, "out of memory");
+    }
+    memcpy(cm->imported, content, size);
     *compiled = cm;
     return OK;
 }

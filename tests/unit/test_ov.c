@@ -100,11 +100,13 @@ static void props_default_npu(void **state)
     pm_ov_props p;
     pm_err e;
     assert_int_equal(pm_ov_build_props(&o, NULL, 0, &p, &e), PM_OK);
-    assert_int_equal(p.n, 2);
+    assert_int_equal(p.n, 3);
     assert_string_equal(p.items[0].key, "LOG_LEVEL");
     assert_string_equal(p.items[0].value, "LOG_INFO");
     assert_string_equal(p.items[1].key, "NPU_BYPASS_UMD_CACHING");
     assert_string_equal(p.items[1].value, "YES");
+    /* pinned: the stock choice moves between 2026.x minors and SKUs */
+    assert_string_equal(prop(&p, "NPU_COMPILER_TYPE"), "DRIVER");
     assert_null(prop(&p, "CACHE_DIR"));
     pm_ov_props_free(&p);
 }
@@ -174,8 +176,10 @@ static void props_stock_instrumented_offline(void **state)
     assert_string_equal(prop(&p, "NPU_PLATFORM"), "NPU4000");
     assert_string_equal(prop(&p, "NPU_COMPILER_TYPE"), "PLUGIN");
     assert_string_equal(prop(&p, "NPU_CREATE_EXECUTOR"), "0");
-    /* the platform names the architecture: NPU4000 gets optimization-level=3 too */
-    assert_non_null(strstr(prop(&p, "NPU_COMPILATION_MODE_PARAMS"), "optimization-level=3"));
+    /* offline NPUW adds no arch defaults (they need a device): no optimization-level=3 for NPU4000; the
+     * weights bank stays on the host */
+    assert_null(strstr(prop(&p, "NPU_COMPILATION_MODE_PARAMS"), "optimization-level"));
+    assert_string_equal(prop(&p, "NPUW_WEIGHTS_BANK_ALLOC"), "CPU");
     pm_ov_props_free(&p);
 }
 
@@ -248,12 +252,13 @@ static void compile_end_to_end(void **state)
     assert_string_equal(before, after); /* the cwd is restored */
     assert_true(r.compile_s >= 0.003); /* the stand-in sleeps 3 ms */
     assert_true(r.read_s >= 0 && r.export_s >= 0 && r.import_s >= 0);
+    assert_true(r.compile_maxrss_kb > 0 && r.import_maxrss_kb >= r.compile_maxrss_kb); /* phases apart */
     /* header + window-sized code + the 7 bytes of m.bin: CACHE_MODE=OPTIMIZE_SPEED keeps the weights */
     assert_int_equal(r.blob_bytes, 47 + 4096 + 16 * 256 + 7);
     assert_int_equal(r.blob_weightless, 0);
     assert_int_equal(r.weights_bytes, 7);
     assert_string_equal(r.import_error, "");
-    assert_int_equal(r.n_prop_args, 20);
+    assert_int_equal(r.n_prop_args, 28); /* with the three pinned NPUW settings (2026) */
     assert_int_equal(r.instrumented, 1);
     assert_int_equal(r.npuw_default_kept, 1);
     assert_int_equal(r.offline, 0);
@@ -272,9 +277,11 @@ static void compile_end_to_end(void **state)
     char *got = read_text(props_out);
     char *real = realpath(work, NULL);
     snprintf(expect, sizeof expect,
-             "nargs=20\ndevice=NPU\ncwd=%s\nLOG_LEVEL=LOG_INFO\nNPU_BYPASS_UMD_CACHING=YES\nNPU_USE_NPUW=YES\n"
+             "nargs=28\ndevice=NPU\ncwd=%s\nLOG_LEVEL=LOG_INFO\nNPU_BYPASS_UMD_CACHING=YES\nNPU_COMPILER_TYPE=DRIVER\n"
+             "NPU_USE_NPUW=YES\n"
              "NPUW_LLM=YES\nNPUW_LLM_MAX_PROMPT_LEN=256\nNPUW_LLM_MIN_RESPONSE_LEN=128\nNPUW_LLM_BATCH_DIM=0\n"
-             "NPUW_LLM_SEQ_LEN_DIM=2\nCACHE_MODE=OPTIMIZE_SPEED\n"
+             "NPUW_LLM_SEQ_LEN_DIM=2\nNPUW_LLM_PREFILL_ATTENTION_HINT=STATIC\n"
+             "NPUW_LLM_GENERATE_ATTENTION_HINT=STATIC\nNPUW_LLM_SHARED_HEAD=YES\nCACHE_MODE=OPTIMIZE_SPEED\n"
              "NPU_COMPILATION_MODE_PARAMS=" PM_OV_NPUW_DEFAULT_MODE " optimization-level=3 "
              "enable-schedule-trace=true write-strategy-to-json=true\n",
              real);
@@ -592,8 +599,8 @@ static void result_line_round_trip(void **state)
     assert_string_equal(back.ov_version, "2025.4.0");
     assert_string_equal(back.strategy_key, "00112233445566778899aabbccddeeff");
     assert_int_equal(back.strategy_reused, 1);
-    assert_int_equal(back.n_prop_args, 16);
-    assert_int_equal(back.props.n, 8);
+    assert_int_equal(back.n_prop_args, 18);
+    assert_int_equal(back.props.n, 9);
     assert_string_equal(prop(&back.props, "NPUW_LLM_MAX_PROMPT_LEN"), "64");
     free(json);
     pm_ov_result_free(&r);

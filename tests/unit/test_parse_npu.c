@@ -67,7 +67,8 @@ static void assert_log_passes(const pm_report *r)
     assert_true(find_pass(r, "FeasibleAllocation", 0)->wall_s == 9.0);
     assert_true(find_pass(r, "MergeVfSubgraphs", 0)->wall_s == 4.0);
     assert_true(find_pass(r, "ConvertVPUIP2VPUMI40XX", 0)->wall_s == 2.5);
-    assert_true(find_pass(r, "QueryArgsAllocationAnalysis", 0)->flags & PM_PASS_ANALYSIS);
+    /* a module pass, not an "(A)" analysis (npu_compiler) */
+    assert_false(find_pass(r, "QueryArgsAllocationAnalysis", 0)->flags & PM_PASS_ANALYSIS);
     assert_true(find_pass(r, "Compile network", 0)->flags & PM_PASS_GROUP);
     for (size_t i = 0; i < r->n_passes; i++) /* a parent is always in the same block */
         if (r->passes[i].parent >= 0)
@@ -91,8 +92,8 @@ static void assert_log_metrics(const pm_report *r)
     assert_true(metric(r, "npu.estimated_latency_us.1") == 310);
     assert_false(has_metric(r, "npu.estimated_latency_us.2", NULL));
     assert_true(metric(r, "npu.logger_time_ms.feasible-allocation") == 1250);
-    /* the plugin's unpadded milliseconds: 10:15:00.5 is 5 ms and 10:15:43.40 is 40 ms */
-    assert_true(metric(r, "npu.logger_time_ms.NPUPlugin") == 43035);
+    assert_false(has_metric(r, "npu.logger_time_ms.NPUPlugin", NULL)); /* no plugin line upstream prints */
+    assert_true(metric(r, "npu.log.lines.NPUW") == 2);
     assert_true(metric(r, "npu.log.lines.feasible-allocation") == 3);
     assert_true(metric(r, "npu.log.lines.VCL") == 4);
     assert_true(metric(r, "npu.log.lines.vpux-compiler") == 1);
@@ -109,7 +110,8 @@ static void assert_log_metrics(const pm_report *r)
     assert_true(metric(r, "npu.vpuip.DDR2CMX") == 100); /* "N ops : Size - X KB" rows */
     assert_false(has_metric(r, "npu.vpuip.Total_weights", NULL)); /* weights statistics are not tasks */
     assert_false(has_metric(r, "npu.vpuip.Swizzled_constants", NULL));
-    /* each block attributed to the submodel the log named before it */
+    /* each block attributed to the submodel NPUW's own line named before it ("[ NPUW:INFO ] ..._prefill",
+     * "..._kv1152"); the compiler's "generated 120 barriers" inside the prefill compile names nothing */
     assert_true(metric(r, "npu.submodel.prefill.blocks") == 1);
     assert_true(fabs(metric(r, "npu.submodel.prefill.total_s") - 41.2345) < 1e-9);
     assert_true(metric(r, "npu.submodel.generate.blocks") == 1);
@@ -198,9 +200,57 @@ static void log_interleaved(void **state)
     assert_true(metric(&r, "npu.estimated_latency_us") == 99);
     assert_true(metric(&r, "npu.estimated_latency_us.1") == 1234);
     assert_true(metric(&r, "npu.estimated_latency_us.2") == 310);
-    assert_true(metric(&r, "npu.log.lines.NPUPlugin") == 3);
+    assert_true(metric(&r, "npu.log.lines.NPUPlugin") == 1);
     free(buf);
     free(mixed);
+    pm_report_free(&r);
+}
+
+/* The plugin's logger does not zero-pad milliseconds: 10:15:00.5 is 5 ms and 10:15:43.40 is 40 ms. */
+static void log_plugin_unpadded_ms(void **state)
+{
+    const char *s = "\033[36m[INFO] 10:15:00.5 [NPUPlugin] a\033[0m\n"
+                    "\033[36m[INFO] 10:15:43.40 [NPUPlugin] b\033[0m\n";
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_npu_log(s, strlen(s), &r, &e), PM_OK);
+    assert_true(metric(&r, "npu.logger_time_ms.NPUPlugin") == 43035);
+    pm_report_free(&r);
+}
+
+/* Only NPUW's own lines and names attribute a block: not "generated"/"prefill" in another logger's line, not
+ * a "_kvcache" or "_kv" without a size. */
+static void log_submodel_names_npuw_only(void **state)
+{
+    const char *block = "===-------------------------------------------------------------------------===\n"
+                        "                         ... Execution time report ...\n"
+                        "===-------------------------------------------------------------------------===\n"
+                        "  Total Execution Time: 1.0000 seconds\n\n"
+                        "  ----Wall Time----  ----Name----\n"
+                        "    1.0000 (100.0%)  Compile network\n"
+                        "    1.0000 (100.0%)  Total\n";
+    char *s = NULL;
+    assert_true(asprintf(&s,
+                         "[INFO] 10:00:00.000 [assign-virtual-barriers] generated 12 barriers for the prefill\n%s"
+                         "[ NPUW:INFO ] Compiling Subgraph[1]: m_kvcache...\n%s"
+                         "[ NPUW:INFO ] Compiling Subgraph[0]: m_kv2048...\n%s"
+                         "[ NPUW:INFO ]   Compiling Subgraph[0]: m_lm_head...\n%s"
+                         "[ NPUW:INFO ] Compiling Subgraph[0]: m_prefill...\n%s",
+                         block, block, block, block, block) > 0);
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_npu_log(s, strlen(s), &r, &e), PM_OK);
+    assert_int_equal(r.n_reports, 5);
+    assert_true(metric(&r, "npu.submodel.unattributed.blocks") == 2);
+    assert_true(metric(&r, "npu.submodel.generate.blocks") == 1);
+    assert_true(metric(&r, "npu.submodel.lm_head.blocks") == 1);
+    assert_true(metric(&r, "npu.submodel.prefill.blocks") == 1);
+    assert_true(metric(&r, "npu.log.lines.NPUW") == 4);
+    pm_format f;
+    assert_true(pm_sniff_npu("[ NPUW:INFO ] x\n", 16, &f) && f == PM_FMT_NPU_LOG);
+    free(s);
     pm_report_free(&r);
 }
 
@@ -448,6 +498,8 @@ int main(void)
         cmocka_unit_test(log_fixture),
         cmocka_unit_test(log_ansi_coloured),
         cmocka_unit_test(log_interleaved),
+        cmocka_unit_test(log_plugin_unpadded_ms),
+        cmocka_unit_test(log_submodel_names_npuw_only),
         cmocka_unit_test(log_without_reports),
         cmocka_unit_test(log_truncated_block_counts),
         cmocka_unit_test(log_blocks_unattributed),
