@@ -133,7 +133,7 @@ out=$("$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --window 512 --pro
 # Offline and instrumented: NPUW adds its arch defaults (optimization-level=3 on 4000) only with a device, so
 # passmap keeps only NPUW's precision default in front; the weights bank stays on the host (no device context).
 PASSMAP_FAKEOV_DEVICES=CPU PASSMAP_FAKEOV_PROPS_OUT=$TMP/props-off.txt "$PASSMAP" ov-compile --lib "$LIB" \
-  --model "$TMP/m.xml" --window 512 --schedule-trace --platform NPU4000 --export model.blob --workdir "$TMP/run1" \
+  --model "$TMP/m.xml" --window 512 --schedule-trace --platform NPU4000 --export "$TMP/run1/model.blob" --workdir "$TMP/run1" \
   >"$TMP/out-off2.txt" 2>&1; rc=$?
 [ $rc = 0 ] && grep -qx 'NPU_COMPILATION_MODE_PARAMS=compute-layers-with-higher-precision=Sqrt,Power,ReduceMean,Add_RMSNorm enable-schedule-trace=true' "$TMP/props-off.txt" \
   && ok "offline instrumented: no optimization-level=3 prepended" || fail "offline mode params rc=$rc: $(grep MODE "$TMP/props-off.txt")"
