@@ -58,8 +58,10 @@ static int load_builds(an_work *w, pm_err *err)
         int rc = pm_store_read_tools(w->db, w->sweeps.ids[s], &t, &n, err);
         if (rc)
             return rc;
-        pm_tool_ident *g = n ? realloc(a->builds, (a->n_builds + n) * sizeof *g) : a->builds;
-        if (n && !g) {
+        if (!n)
+            continue;
+        pm_tool_ident *g = realloc(a->builds, (a->n_builds + n) * sizeof *g);
+        if (!g) {
             pm_tool_idents_free(t, n);
             return an_nomem(err);
         }
