@@ -78,6 +78,11 @@ if command -v gnuplot >/dev/null; then
     || fail "HTML Method: tools"
 fi
 
+# run --db records the measured command's identity the same way
+check "run --db with llc-22" "$PASSMAP" run -n 1 --db "$TMP/r.db" --config c/x=1 -- "$LLC22" -O0 "$TMP/s/a.ll" -o /dev/null -time-passes
+[ "$(q "$TMP/r.db" "select name || ' ' || path || ' ' || hash from tool")" = "llc $LLC22 $h22" ] \
+  && ok "run --db: the tool identity recorded" || fail "run --db tool: $(q "$TMP/r.db" "select * from tool")"
+
 # --- another llc build under the same name: refused, one line per config, nothing recorded ---
 n0=$(q "$db" "select count(*) from run")
 out=$(env PATH="$P14" "$PASSMAP" sweep --quiet --db "$db" "$TMP/s/s.ini" 2>&1); rc=$?
