@@ -3,6 +3,7 @@
 #include "identity.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,13 @@ static int make_stream_dir(pm_single_run *sr, int want_out, int want_err, pm_err
 /* The compiler identity, as a sweep records it (identity.h): the measured command's path, --version and hash. */
 static int record_tool(pm_single_run *sr, int64_t sweep_id, const char *argv0, pm_err *err)
 {
-    char dir[] = "/tmp/passmap-version.XXXXXX";
+    char dir[PATH_MAX];
+    const char *tmp = getenv("TMPDIR");
+    if (snprintf(dir, sizeof dir, "%s/passmap-version.XXXXXX", tmp && *tmp ? tmp : "/tmp") >= (int)sizeof dir)
+        return pm_err_set(err, PM_ERR_USAGE, "$TMPDIR is longer than %zu bytes", sizeof dir - 32);
     if (!mkdtemp(dir))
-        return pm_err_errno(err, PM_ERR_IO, "cannot create a folder in /tmp for %s --version", argv0);
+        return pm_err_errno(err, PM_ERR_IO, "cannot create %s for %s --version (set TMPDIR to a writable folder)",
+                            dir, argv0);
     pm_tool_set set = {0};
     const pm_tool_ident *t = NULL;
     int rc = pm_tool_identify(&set, argv0, sr->tool, dir, 30, &t, err);
