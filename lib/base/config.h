@@ -1,7 +1,7 @@
 /* pm_cfg: the identity of a config, the one model spec, store, study and compare share.
  *
  * A config is a key (unique within a sweep: "llm/qwen2/0.5b/w256/int8/L1/stock", "c/input=a.c/opt=2"), a kind
- * (a workload-kind row of kinds.c, "command", "cmd"), a variant (the compile variant, "stock"; "" or NULL when
+ * (a workload-kind row of kinds.c, "command"; older stores' "cmd" reads as "command"), a variant (the compile variant, "stock"; "" or NULL when
  * none) and its axes as name=value parameters. Each layer's config struct embeds it with PM_CFG_EMBED, so the
  * fields read as c->key, c->params in the code that has always read them, and &c->cfg is the pm_cfg the
  * accessors below take (the idiom of Linux's struct_group: an anonymous union of the named struct and the same
@@ -18,7 +18,7 @@
 
 #define PM_CFG_MEMBERS \
     const char *key;       /* unique within a sweep */ \
-    const char *kind;      /* llm | cnn | command | cmd (import); NULL: not recorded */ \
+    const char *kind;      /* llm | cnn | command (an older import: cmd, read as command); NULL: not recorded */ \
     const char *variant;   /* compile variant, or "" / NULL */ \
     pm_param *params;      /* every axis as name=value, in the order added (the store returns them sorted) */ \
     size_t n_params

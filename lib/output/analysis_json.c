@@ -113,6 +113,13 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_t *fixes = a->fix_json ? json_loads(a->fix_json, 0, NULL) : NULL;
     if (fixes)
         json_object_set_new(root, "proven_fixes", fixes);
+    json_t *builds = json_array();   /* the compiler identity: each tool build the runs used */
+    for (size_t i = 0; i < a->n_builds; i++)
+        json_array_append_new(builds, json_pack("{s:s,s:s,s:s,s:s,s:o}", "name", a->builds[i].name, "path",
+                                                a->builds[i].path, "version_text", a->builds[i].version_text, "hash",
+                                                a->builds[i].hash, "hosts", str(a->builds[i].host)));
+    json_object_set_new(root, "tools", builds);
+    json_object_set_new(root, "mixed_builds", json_boolean(a->mixed_builds));
     json_object_set_new(root, "repeats", json_integer(a->max_repeats));
     json_object_set_new(root, "runs_ok", json_integer(a->n_runs_ok));
     json_object_set_new(root, "runs_failed", json_integer(a->n_runs_failed));
@@ -129,6 +136,15 @@ json_t *pm_analysis_json(const pm_analysis *a)
                               "precision", str(c->precision), "resolution", c->resolution, "layers", c->layers,
                               "variant", json_string(c->variant ? c->variant : ""), "cold_runs", c->n_cold, "warm_runs", c->n_warm,
                               "failed_runs", c->n_failed);
+        /* the config's identity as its axes (name=value), and the run metrics it carries (means) */
+        json_t *axes = json_object();
+        for (size_t k = 0; k < c->n_params; k++)
+            json_object_set_new(axes, c->params[k].name, json_string(c->params[k].value));
+        json_object_set_new(o, "axes", axes);
+        json_t *mets = json_object();
+        for (size_t k = 0; k < c->n_metrics; k++)
+            json_object_set_new(mets, c->metrics[k].name, num(c->metrics[k].mean));
+        json_object_set_new(o, "metrics", mets);
         json_object_set_new(o, "wall_s", ci(c->wall));
         json_object_set_new(o, "user_wall", num(c->user_wall));
         int d = c->dominant_stage;

@@ -539,7 +539,30 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
           "the cold repeats; <b>\u00b1</b> is the half-width of its 95% interval on the log scale (t over log "
           "times); with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
           "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
-          "section (runs, argv, stderr, IR size, pass tree).</li></ul>\n", f);
+          "section (runs, argv, stderr, IR size, pass tree).</li>", f);
+    /* the compiler identity: what "the same compiler" means in this study */
+    if (!a->n_builds) {
+        fputs("<li><b>tools</b>: no identity recorded (a store written before passmap recorded each tool's path, "
+              "--version and hash)</li>", f);
+    } else {
+        fputs(a->mixed_builds ? "<li><b>tools</b> (more than one build of a tool ran: see the warnings)<ul>"
+                              : "<li><b>tools</b> (one build each; resolved path, <code>--version</code>, XXH3-128 of "
+                                "the binary)<ul>", f);
+        for (size_t i = 0; i < a->n_builds; i++) {
+            char v[200];
+            fputs("<li><code>", f);
+            esc(f, a->builds[i].name);
+            fputs("</code> ", f);
+            esc(f, a->builds[i].path);
+            fputs(": ", f);
+            esc(f, pm_version_line(a->builds[i].version_text, v, sizeof v));
+            fputs(", <code>", f);
+            esc(f, a->builds[i].hash[0] ? a->builds[i].hash : "binary unreadable");
+            fputs("</code></li>", f);
+        }
+        fputs("</ul></li>", f);
+    }
+    fputs("</ul>\n", f);
     json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
     if (json_is_object(meta)) {
         fputs("<details><summary>Recorded sweep metadata (compiler, versions, machine, pipeline)</summary>"

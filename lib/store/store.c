@@ -157,6 +157,29 @@ static const pm_migration migrations[] = {
      "  JOIN config c ON c.id = r.config_id\n"
      "  JOIN sweep sw ON sw.id = c.sweep_id;\n",
      1 /* the readers of pass names (pm_sq_counted_passes, store_runs.c) and v_pass read either layout */},
+    /* v7 (issue 19/25, identity): a spec is a contract and the compiler has one identity. tool: each step's
+     * program per sweep and machine (resolved path, its --version text, XXH3-128 of the binary: what merge
+     * compares; the path may differ across machines). config.fingerprint: XXH3-128 of fingerprint_text, the
+     * config's steps after substitution (argv, report, tool identity) and the environment they read; a sweep
+     * refuses to add runs to a config whose fingerprint changed. sweep.superseded_by: the runs an edited spec
+     * (`sweep --force`) or a retry (`--retry-failed`) replaced live on in their own sweep, named
+     * STUDY~superseded-TIME, never read as the study. */
+    {"tool identity, config fingerprints, superseded sweeps",
+     "CREATE TABLE tool(\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  sweep_id INTEGER NOT NULL REFERENCES sweep(id) ON DELETE CASCADE,\n"
+     "  host_id INTEGER REFERENCES host(id),\n"
+     "  name TEXT NOT NULL,\n"          /* the step's tool label (clang, llc, mlir-opt) */
+     "  path TEXT NOT NULL,\n"          /* as the PATH lookup resolved argv[0] */
+     "  version_text TEXT NOT NULL,\n"  /* what `PATH --version` printed (stdout, then stderr) */
+     "  hash TEXT NOT NULL,\n"          /* "xxh3-128:HEX" of the file, '' when unreadable */
+     "  recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
+     "  UNIQUE(sweep_id, host_id, name, path, hash)\n"
+     ");\n"
+     "ALTER TABLE config ADD COLUMN fingerprint TEXT;\n"
+     "ALTER TABLE config ADD COLUMN fingerprint_text TEXT;\n"
+     "ALTER TABLE sweep ADD COLUMN superseded_by TEXT;\n",
+     1 /* readers check PM_STORE_VERSION_IDENTITY (or the table) and read an older file as it is */},
 };
 #define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 #define PM_STORE_SCHEMA_VERSION (1 + PM_STORE_N_MIGRATIONS)

@@ -43,7 +43,7 @@ typedef struct pm_store pm_store;
  * workload columns of the config table. */
 typedef struct pm_config {
     PM_CFG_EMBED;           /* key unique within a sweep, e.g. "llm/qwen2/0.5b/w256/int8/stock"; kind "llm",
-                               "cnn", "command", "cmd"; variant "stock", "no-rollback", ... or NULL; the axes
+                               "cnn", "command" (older stores: "cmd" for an import, read as "command"); variant "stock", "no-rollback", ... or NULL; the axes
                                as name=value, stored in config_param */
     const char *family;     /* NULL when not applicable */
     const char *size;
@@ -174,5 +174,53 @@ typedef struct pm_merge_result {
     char reason[512];
 } pm_merge_result;
 int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_result *res, pm_err *err);
+
+/* Identity (schema 7, store_identity.c): the tools a sweep ran and each config's fingerprint. */
+#define PM_STORE_VERSION_IDENTITY 7
+typedef struct pm_tool_ident {
+    char *name;                  /* tool label */
+    char *path;                  /* resolved path */
+    char *version_text;          /* `--version` output ("" when none) */
+    char *hash;                  /* "xxh3-128:HEX", "" when the file could not be read */
+    char *host;                  /* reading: the host name that recorded it, or NULL */
+} pm_tool_ident;
+void pm_tool_idents_free(pm_tool_ident *t, size_t n);
+/* Records the tools of a sweep on a host (idempotent). */
+int pm_store_record_tools(pm_store *st, int64_t sweep_id, int64_t host_id, const pm_tool_ident *t, size_t n,
+                          pm_err *err);
+/* The tools recorded for a sweep (any machine), by name then hash; none for a file older than schema 7. */
+int pm_store_read_tools(sqlite3 *db, int64_t sweep_id, pm_tool_ident **out, size_t *n, pm_err *err);
+/* Sets a config's fingerprint (its hash and the text hashed). */
+int pm_store_config_set_fingerprint(pm_store *st, int64_t config_id, const char *hash, const char *text,
+                                    pm_err *err);
+typedef struct pm_config_fp {
+    char *key;
+    char *hash, *text;           /* NULL: recorded before fingerprints */
+    int n_runs, n_failed;
+} pm_config_fp;
+void pm_config_fps_free(pm_config_fp *c, size_t n);
+/* The configs of sweep NAME with their fingerprints (none when the sweep is absent). */
+int pm_store_config_fps(pm_store *st, const char *sweep, pm_config_fp **out, size_t *n, pm_err *err);
+/* Moves runs out of sweep NAME into a new sweep "NAME~superseded-TIME" (its name in new_name), marked
+ * superseded_by NAME, with NAME's spec text and metadata as they were: only_failed 0: the whole configs
+ * `keys` (with every run); 1: only the runs of `keys` whose status is not ok (the configs stay, so their
+ * repeats are planned again). *moved: the runs moved. Nothing is moved when keys is empty. */
+int pm_store_supersede(pm_store *st, const char *sweep, const char *const *keys, size_t n_keys, int only_failed,
+                       char *new_name, size_t cap, int *moved, pm_err *err);
+/* The repeats recorded for (config, mode), any status: have[r] = 1 for r < cap; *max_repeat: the largest (-1
+ * when none). */
+int pm_store_repeats(pm_store *st, int64_t config_id, const char *mode, unsigned char *have, int cap,
+                     int *max_repeat, pm_err *err);
+/* Whether sweep rows carry superseded_by (schema 7) on this connection. */
+int pm_store_has_superseded(sqlite3 *db);
+/* The SQL condition (on sweep alias `s`) of a study sweep: not superseded and not the fix sweep
+ * (STUDY-fix beside STUDY) of another; what report, show, trace and fix pick by default. has_superseded: the
+ * connection's sweep table has the column. */
+const char *pm_store_study_sweep_cond(int has_superseded);
+/* The first line where two fingerprint texts differ, as "'was' -> 'now'" (lines over 160 bytes cut, with ...). */
+void pm_fp_diff(const char *was, const char *now, char *out, size_t cap);
+/* The line of a --version text that names the version (the first with "version", else the first non-empty
+ * one), cut to cap; "(no --version output)" when empty. Returns out. */
+const char *pm_version_line(const char *text, char *out, size_t cap);
 
 #endif

@@ -71,6 +71,11 @@ static const table_copy copies[] = {
      {{"sweep_id", "ms.id"}, {"host_id", "hm.dst"}, {NULL, NULL}},
      "FROM src.startup s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name\n"
      "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id WHERE 1", NULL},
+    /* the tools each sweep ran on each machine (schema 7) */
+    {"tool", "ON CONFLICT(sweep_id, host_id, name, path, hash) DO NOTHING", 1,
+     {{"sweep_id", "ms.id"}, {"host_id", "hm.dst"}, {NULL, NULL}},
+     "FROM src.tool s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name\n"
+     "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id WHERE 1", NULL},
     {"meta", "ON CONFLICT(key) DO NOTHING", 0, {{NULL, NULL}}, "FROM src.meta s WHERE 1", NULL},
     /* The input's own merge history (it may itself be a merge), once. */
     {"merge_log", NULL, 1, {{NULL, NULL}},
@@ -316,6 +321,110 @@ static int check_sweeps(merge_ctx *m, int force, pm_merge_result *res)
     return rc;
 }
 
+/* A message cut to its buffer says so. */
+static void mark_cut(char *buf, size_t cap, int written)
+{
+    if (written >= (int)cap && cap > 4)
+        memcpy(buf + cap - 4, "...", 4);
+}
+
+/* The tool builds of the sweeps present in both stores: a tool (by name) whose (hash, --version text) one store
+ * has and the other lacks is another compiler build; the path may differ across machines. Stores recorded
+ * before tool identity (no rows for the sweep) are not compared here. */
+static int check_tools(merge_ctx *m, int force, pm_merge_result *res)
+{
+    static const char sql[] =
+        "WITH a AS (SELECT ss.name AS sweep, t.name, t.hash, t.version_text, 'in' AS side, ms.id AS mid, ss.id AS sid\n"
+        "    FROM src.tool t JOIN src.sweep ss ON ss.id = t.sweep_id JOIN main.sweep ms ON ms.name = ss.name),\n"
+        "  b AS (SELECT ms.name AS sweep, t.name, t.hash, t.version_text, 'out' AS side, ms.id AS mid, ss.id AS sid\n"
+        "    FROM main.tool t JOIN main.sweep ms ON ms.id = t.sweep_id JOIN src.sweep ss ON ss.name = ms.name)\n"
+        "SELECT a.sweep, a.name, a.hash, a.version_text, a.side,\n"
+        "  (SELECT x.hash FROM main.tool x WHERE x.sweep_id = a.mid AND x.name = a.name LIMIT 1),\n"
+        "  (SELECT x.version_text FROM main.tool x WHERE x.sweep_id = a.mid AND x.name = a.name LIMIT 1)\n"
+        "FROM a WHERE EXISTS (SELECT 1 FROM main.tool x WHERE x.sweep_id = a.mid)\n"
+        "  AND NOT EXISTS (SELECT 1 FROM main.tool x WHERE x.sweep_id = a.mid AND x.name = a.name\n"
+        "                  AND x.hash = a.hash AND x.version_text = a.version_text)\n"
+        "UNION ALL\n"
+        "SELECT b.sweep, b.name, b.hash, b.version_text, b.side,\n"
+        "  (SELECT x.hash FROM src.tool x WHERE x.sweep_id = b.sid AND x.name = b.name LIMIT 1),\n"
+        "  (SELECT x.version_text FROM src.tool x WHERE x.sweep_id = b.sid AND x.name = b.name LIMIT 1)\n"
+        "FROM b WHERE EXISTS (SELECT 1 FROM src.tool x WHERE x.sweep_id = b.sid)\n"
+        "  AND NOT EXISTS (SELECT 1 FROM src.tool x WHERE x.sweep_id = b.sid AND x.name = b.name\n"
+        "                  AND x.hash = b.hash AND x.version_text = b.version_text)\n"
+        "LIMIT 1";
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return db_fail(m, "compare tools");
+    int rc = PM_OK, step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        const char *sweep = (const char *)sqlite3_column_text(s, 0), *name = (const char *)sqlite3_column_text(s, 1);
+        const char *hash = (const char *)sqlite3_column_text(s, 2), *side = (const char *)sqlite3_column_text(s, 4);
+        const char *other_hash = (const char *)sqlite3_column_text(s, 5);
+        char v[128], ov[128], why[480];
+        pm_version_line((const char *)sqlite3_column_text(s, 3), v, sizeof v);
+        pm_version_line((const char *)sqlite3_column_text(s, 6), ov, sizeof ov);
+        int in = !strcmp(side, "in");
+        snprintf(why, sizeof why, "sweep '%s' ran another build of %s: %s (%s) in %s, %s (%s) in %s", sweep, name,
+                 in ? hash : other_hash ? other_hash : "none", in ? v : other_hash ? ov : "-", m->in_path,
+                 in ? (other_hash ? other_hash : "none") : hash, in ? (other_hash ? ov : "-") : v,
+                 pm_store_path(m->out));
+        if (!force) {
+            res->refused = 1;
+            mark_cut(res->reason, sizeof res->reason,
+                     snprintf(res->reason, sizeof res->reason, "%s (--force merges it anyway, recorded; the report "
+                              "then names both builds)", why));
+        } else {
+            /* appended to a spec difference already forced: the log keeps both */
+            size_t used = strlen(res->reason);
+            mark_cut(res->reason + used, sizeof res->reason - used,
+                     snprintf(res->reason + used, sizeof res->reason - used, "%sforced: %s", used ? "; " : "", why));
+            res->forced = 1;
+        }
+    } else if (step != SQLITE_DONE) {
+        rc = db_fail(m, "compare tools");
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* A config of the same sweep in both stores whose steps differ (fingerprints recorded by both): its runs
+ * are two measurements, which one key must never mix; refused even with --force. */
+static int check_configs(merge_ctx *m, pm_merge_result *res)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(m->db,
+                           "SELECT ss.name, c.key, mc.fingerprint_text, c.fingerprint_text,\n"
+                           "  (SELECT count(*) FROM src.config c2 JOIN main.config mc2 ON mc2.key = c2.key\n"
+                           "   JOIN main.sweep ms2 ON ms2.id = mc2.sweep_id JOIN src.sweep ss2 ON ss2.id = c2.sweep_id\n"
+                           "   WHERE ms2.name = ss2.name AND c2.fingerprint <> mc2.fingerprint)\n"
+                           "FROM src.config c JOIN src.sweep ss ON ss.id = c.sweep_id\n"
+                           "  JOIN main.sweep ms ON ms.name = ss.name JOIN main.config mc ON mc.sweep_id = ms.id\n"
+                           "  AND mc.key = c.key WHERE c.fingerprint <> mc.fingerprint ORDER BY ss.name, c.key LIMIT 1",
+                           -1, &s, NULL) != SQLITE_OK)
+        return db_fail(m, "compare config fingerprints");
+    int rc = PM_OK, step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        char diff[400];
+        pm_fp_diff((const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3), diff,
+                   sizeof diff);
+        int n = sqlite3_column_int(s, 4);
+        char more[64] = "";
+        if (n > 1)
+            snprintf(more, sizeof more, "; %d more config%s differ", n - 1, n - 1 == 1 ? "" : "s");
+        res->refused = 1;
+        res->forced = 0;
+        mark_cut(res->reason, sizeof res->reason, snprintf(res->reason, sizeof res->reason,
+                 "sweep '%s', config %s: other steps than in %s (%s)%s: one config key never mixes two "
+                 "measurements, not even with --force; sweep it under another name",
+                 (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+                 pm_store_path(m->out), diff, more));
+    } else if (step != SQLITE_DONE) {
+        rc = db_fail(m, "compare config fingerprints");
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
 static int same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
@@ -373,6 +482,10 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
     in_txn = 1;
     long long n_in = 0;
     if ((rc = check_tables(&m)) || (rc = check_sweeps(&m, force, res)))
+        goto cleanup;
+    if (!res->refused && (rc = check_tools(&m, force, res)))
+        goto cleanup;
+    if (!res->refused && (rc = check_configs(&m, res)))
         goto cleanup;
     if (res->refused)
         goto cleanup;

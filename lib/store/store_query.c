@@ -1,4 +1,5 @@
 #include "store_query.h"
+#include "store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +73,11 @@ int pm_sq_sweeps_find(sqlite3 *db, const char *names, pm_sq_sweeps *out, pm_err 
             goto cleanup;
         }
     } else {
-        if (sqlite3_prepare_v2(db, "SELECT id,name,backend,meta_json FROM sweep ORDER BY id DESC LIMIT 1", -1, &st,
-                               NULL)) {
+        /* the latest study: not a fix sweep beside its study, not a superseded one (store.h) */
+        char sql[512];
+        snprintf(sql, sizeof sql, "SELECT id,name,backend,meta_json FROM sweep s ORDER BY (%s) DESC, id DESC LIMIT 1",
+                 pm_store_study_sweep_cond(pm_store_has_superseded(db)));
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL)) {
             rc = db_fail(db, err);
             goto cleanup;
         }
@@ -154,7 +158,9 @@ int pm_sq_configs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm
 {
     sqlite3_stmt *st = NULL;
     int rc = prepare_ids(db,
-                         "SELECT id,key,kind,family,size,window,precision,resolution,layers,variant FROM config "
+                         /* one name for the command kind: stores before it wrote "cmd" for an import */
+                         "SELECT id,key,CASE kind WHEN 'cmd' THEN 'command' ELSE kind END,family,size,window,"
+                         "precision,resolution,layers,variant FROM config "
                          "WHERE sweep_id IN (%s) ORDER BY id",
                          s, &st, err);
     int step = SQLITE_DONE;

@@ -297,7 +297,11 @@ cleanup:
 int pm_store_pick_sweep(sqlite3 *db, const char *name, int64_t *sweep_id, pm_err *err)
 {
     sqlite3_stmt *s = NULL;
-    const char *sql = name ? "SELECT id FROM sweep WHERE name = ?1" : "SELECT id FROM sweep ORDER BY id DESC LIMIT 1";
+    /* default: the latest study, not its fix sweep nor a superseded one (store.h) */
+    char latest[512];
+    snprintf(latest, sizeof latest, "SELECT id FROM sweep s ORDER BY (%s) DESC, id DESC LIMIT 1",
+             pm_store_study_sweep_cond(pm_store_has_superseded(db)));
+    const char *sql = name ? "SELECT id FROM sweep WHERE name = ?1" : latest;
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return db_fail(db, err, "sweep");
     if (name)

@@ -32,7 +32,10 @@ int pm_store_list_sweeps(pm_store *st, pm_store_sweep_row **rows, size_t *n, pm_
     sqlite3_stmt *s = NULL;
     size_t cap = 0;
     int rc = PM_OK, oom = 0, step;
-    if (sqlite3_prepare_v2(db, "SELECT name, backend, spec_text, meta_json FROM sweep ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+    const char *sql = pm_store_has_superseded(db)
+                          ? "SELECT name, backend, spec_text, meta_json, superseded_by IS NOT NULL FROM sweep ORDER BY id"
+                          : "SELECT name, backend, spec_text, meta_json, 0 FROM sweep ORDER BY id";
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return pm_err_set(err, PM_ERR_DB, "store: listing sweeps: %s", sqlite3_errmsg(db));
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         if (*n == cap) {
@@ -50,6 +53,7 @@ int pm_store_list_sweeps(pm_store *st, pm_store_sweep_row **rows, size_t *n, pm_
         r->backend = col_dup(s, 1, &oom);
         r->spec_text = col_dup(s, 2, &oom);
         r->meta_json = col_dup(s, 3, &oom);
+        r->superseded = sqlite3_column_int(s, 4);
     }
     if (oom)
         rc = pm_err_set(err, PM_ERR_NOMEM, "store: out of memory");

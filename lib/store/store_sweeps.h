@@ -9,6 +9,7 @@
 
 typedef struct pm_store_sweep_row {
     char *name, *backend, *spec_text, *meta_json;   /* meta_json: the sweep's method facts, or NULL */
+    int superseded;           /* runs an edited spec or a retry replaced (store.h: pm_store_supersede) */
 } pm_store_sweep_row;
 
 /* Every sweep, oldest first. */

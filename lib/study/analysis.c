@@ -122,6 +122,7 @@ void pm_analysis_free(pm_analysis *a)
         free(a->startup[i].note);
     }
     free(a->startup);
+    pm_tool_idents_free(a->builds, a->n_builds);
     for (size_t i = 0; i < a->n_host_warnings; i++)
         free(a->host_warnings[i]);
     free(a->host_warnings);

@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "config.h"
 #include "contention.h"
+#include "store.h"
 
 typedef struct pm_an_opts {
     const char *sweep;            /* sweep name; NULL: the latest sweep */
@@ -248,7 +249,13 @@ typedef struct pm_analysis {
     pm_an_host *hosts;
     size_t n_hosts;
     int n_machine_kinds;          /* distinct fingerprints (CPU, cores, kernel, compiler build) */
-    char **host_warnings;         /* sentences: comparisons that cross machines */
+    char **host_warnings;         /* sentences: comparisons that cross machines (or compiler builds) */
+    /* the compiler identity (schema 7): each tool build the sweep ran (name, path, --version, hash, hosts), by
+     * name; n_builds 0: an older file. mixed_builds: some tool has more than one build (a forced merge): the
+     * report then never says "same build" */
+    pm_tool_ident *builds;
+    size_t n_builds;
+    int mixed_builds;
     size_t n_host_warnings;
     /* in-sweep A/B (pm_analysis_ab, set by the caller that has the store's path); n_ab = 0: one variant */
     pm_an_ab *ab;
@@ -258,7 +265,7 @@ typedef struct pm_analysis {
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);
 void pm_analysis_free(pm_analysis *a);
-/* Fills a->ab: every variant other than the reference (the regime maps' variant: the most common one) against
+/* Fills a->ab: every variant other than the reference (stock when present, else the regime maps' variant: the most common one) against
  * it, then every precision of the precision study against its base (compare's axis matching), with compare's rule (threshold 0: PM_COMPARE_THRESHOLD). A comparison compare refuses is kept with its
  * error, not fatal. db_path: the store the analysis read. allow_contended: compare's --allow-contended. */
 int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int allow_contended, pm_err *err);

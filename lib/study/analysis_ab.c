@@ -41,7 +41,12 @@ int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int al
     if (a->sweep && strchr(a->sweep, ','))   /* several sweeps: compare pairs within one sweep */
         return PM_OK;
     int rc = PM_OK, unreadable = 0;
-    const char *ref = NULL;   /* the first regime map's variant (kind rows in table order) */
+    const char *ref = NULL;
+    /* stock when present (a fix sweep reads each fix against stock, as passmap fix does), else the first regime
+     * map's variant (kind rows in table order) */
+    for (size_t i = 0; !ref && i < a->n_configs; i++)
+        if (a->configs[i].variant && !strcmp(a->configs[i].variant, "stock") && a->configs[i].n_cold)
+            ref = a->configs[i].variant;
     for (size_t i = 0; !ref && i < a->n_regimes; i++)
         ref = a->regimes[i].variant;
     if (!ref) {   /* no regime map: the most common variant among the configs */

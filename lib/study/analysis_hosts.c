@@ -48,9 +48,58 @@ static int on_host(void *vctx, const pm_sq_host_row *r)
     return PM_OK;
 }
 
+/* The tool builds of the sweeps analysed; a tool with two builds (a forced merge) is said, never hidden. */
+static int load_builds(an_work *w, pm_err *err)
+{
+    pm_analysis *a = w->a;
+    for (size_t s = 0; s < w->sweeps.n; s++) {
+        pm_tool_ident *t = NULL;
+        size_t n = 0;
+        int rc = pm_store_read_tools(w->db, w->sweeps.ids[s], &t, &n, err);
+        if (rc)
+            return rc;
+        if (!n)
+            continue;
+        pm_tool_ident *g = realloc(a->builds, (a->n_builds + n) * sizeof *g);
+        if (!g) {
+            pm_tool_idents_free(t, n);
+            return an_nomem(err);
+        }
+        a->builds = g;
+        memcpy(a->builds + a->n_builds, t, n * sizeof *t);
+        a->n_builds += n;
+        free(t);
+    }
+    for (size_t i = 0; i < a->n_builds; i++) {
+        size_t k = 0;
+        for (size_t j = 0; j < a->n_builds; j++)
+            k += !strcmp(a->builds[i].name, a->builds[j].name) &&
+                 (strcmp(a->builds[i].hash, a->builds[j].hash) ||
+                  strcmp(a->builds[i].version_text, a->builds[j].version_text));
+        if (!k)
+            continue;
+        int said = 0;
+        for (size_t j = 0; j < i && !said; j++)
+            said = !strcmp(a->builds[i].name, a->builds[j].name);
+        a->mixed_builds = 1;
+        if (said)
+            continue;
+        char buf[512];
+        snprintf(buf, sizeof buf, "tool %s: %zu builds ran in this study (a forced merge, or the spec picks the "
+                 "build per config): its runs do not share one compiler build; compare within a build", a->builds[i].name,
+                 k + 1);
+        if (an_strlist_add(&a->host_warnings, &a->n_host_warnings, buf))
+            return an_nomem(err);
+    }
+    return PM_OK;
+}
+
 int an_hosts(an_work *w, pm_err *err)
 {
     pm_analysis *a = w->a;
+    int brc = load_builds(w, err);
+    if (brc)
+        return brc;
     host_ctx ctx = {.w = w, .n_hosts_of = calloc(a->n_configs + 1, sizeof(int))};
     if (!ctx.n_hosts_of)
         return an_nomem(err);
@@ -88,6 +137,11 @@ int an_hosts(an_work *w, pm_err *err)
                      "precision ratios, so their differences include the machines'; compare within a machine, or "
                      "rerun on one machine kind",
                      a->n_hosts, a->n_machine_kinds);
+        else if (a->mixed_builds)
+            snprintf(buf, sizeof buf,
+                     "this study mixes %zu machines of one CPU, core count and kernel, and more than one compiler "
+                     "build (above): comparisons across configs include the builds' differences",
+                     a->n_hosts);
         else
             snprintf(buf, sizeof buf,
                      "this study mixes %zu machines of one kind (same CPU, cores, kernel and compiler build): "

@@ -108,7 +108,7 @@ static int load_study(fix_ctx *x, pm_err *err)
         return rc;
     long pick = -1;
     for (size_t i = 0; i < n; i++) {
-        if (x->o->sweep ? !strcmp(rows[i].name, x->o->sweep) : !is_fix_sweep(rows[i].name))
+        if (x->o->sweep ? !strcmp(rows[i].name, x->o->sweep) : !is_fix_sweep(rows[i].name) && !rows[i].superseded)
             pick = (long)i;
     }
     if (pick < 0) {

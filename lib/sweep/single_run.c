@@ -1,7 +1,9 @@
 /* One command measured outside a sweep, each run recorded with its parsed report (single_run.h). */
 #include "single_run.h"
+#include "identity.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,26 @@ static int make_stream_dir(pm_single_run *sr, int want_out, int want_err, pm_err
     return PM_OK;
 }
 
+/* The compiler identity, as a sweep records it (identity.h): the measured command's path, --version and hash. */
+static int record_tool(pm_single_run *sr, int64_t sweep_id, const char *argv0, pm_err *err)
+{
+    char dir[PATH_MAX];
+    const char *tmp = getenv("TMPDIR");
+    if (snprintf(dir, sizeof dir, "%s/passmap-version.XXXXXX", tmp && *tmp ? tmp : "/tmp") >= (int)sizeof dir)
+        return pm_err_set(err, PM_ERR_USAGE, "$TMPDIR is longer than %zu bytes", sizeof dir - 32);
+    if (!mkdtemp(dir))
+        return pm_err_errno(err, PM_ERR_IO, "cannot create %s for %s --version (set TMPDIR to a writable folder)",
+                            dir, argv0);
+    pm_tool_set set = {0};
+    const pm_tool_ident *t = NULL;
+    int rc = pm_tool_identify(&set, argv0, sr->tool, dir, 30, &t, err);
+    if (!rc)
+        rc = pm_store_record_tools(sr->st, sweep_id, 0, t, 1, err);
+    pm_tool_set_free(&set);
+    pm_util_remove_tree(dir);
+    return rc;
+}
+
 int pm_single_run_open(pm_single_run *sr, const pm_single_run_opts *o, char *const cmd[], pm_err *err)
 {
     memset(sr, 0, sizeof *sr);
@@ -60,7 +82,8 @@ int pm_single_run_open(pm_single_run *sr, const pm_single_run_opts *o, char *con
     if ((rc = pm_store_open(o->db, &sr->st, err)) ||
         (rc = pm_store_sweep(sr->st, o->sweep ? o->sweep : "runs", "command", NULL, NULL, &sweep_id, err)) ||
         (rc = pm_store_config(sr->st, sweep_id, &c, &sr->config_id, err)) ||
-        (rc = pm_store_runs_done(sr->st, sr->config_id, "cold", &sr->first_repeat, err)))
+        (rc = pm_store_runs_done(sr->st, sr->config_id, "cold", &sr->first_repeat, err)) ||
+        (rc = record_tool(sr, sweep_id, cmd[0], err)))
         goto cleanup;
     int want_out = !strcmp(sr->report, "stdout") && !o->keeps_stdout;
     int want_err = !strcmp(sr->report, "stderr") && !o->keeps_stderr;

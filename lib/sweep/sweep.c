@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "host.h"
+#include "identity.h"
 #include "parse.h"
 #include "pgroup.h"
 #include "run.h"
@@ -27,6 +28,9 @@
 #include "store.h"
 #include "store_query.h"
 #include "util.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 typedef struct task {
     int config;      /* index into spec->configs */
@@ -130,6 +134,9 @@ typedef struct sweep_ctx {
     int64_t host_id;    /* the machine measuring, recorded with every run */
     int cap_tasks;      /* allocated length of the task list plan() fills */
     pm_pgroup_recorder pgrec; /* the step in flight's process group, recorded beside the database */
+    pm_tool_set tools;  /* every step's tool, identified once per sweep */
+    char **fp_text;     /* per config: its fingerprint text and hash (identity.h); NULL in a dry run */
+    char (*fp_hash)[48];
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -533,23 +540,32 @@ static int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
 static int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err)
 {
     const pm_spec *s = x->spec;
-    int *done = calloc((size_t)s->n_configs, sizeof *done);
+    unsigned char *have = NULL;
     int *order = malloc((size_t)s->n_configs * sizeof *order);
     int rc = PM_OK;
-    if (!done || !order) {
+    if (!order) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    /* have[c * repeats + r]: repeat r of config c is recorded (any status). A set, not a count: a failed run
+     * moved aside by --retry-failed leaves a gap that is planned again. */
+    have = calloc((size_t)s->n_configs * (size_t)(repeats > 0 ? repeats : 1), 1);
+    if (!have) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
     for (int c = 0; c < s->n_configs; c++) {
+        unsigned char *h = have + (size_t)c * (size_t)repeats;
+        int max_r;
         if (!x->in_shard[c]) {
-            done[c] = repeats; /* another shard's: nothing to plan here */
+            memset(h, 1, (size_t)repeats); /* another shard's: nothing to plan here */
             continue;
         }
-        if (!x->store || !x->cs[c].id) /* dry run: not recorded yet */
-            done[c] = 0;
-        else if ((rc = pm_store_runs_done(x->store, x->cs[c].id, mode, &done[c], err)))
+        if (x->store && x->cs[c].id && /* dry run: not recorded yet */
+            (rc = pm_store_repeats(x->store, x->cs[c].id, mode, h, repeats, &max_r, err)))
             goto cleanup;
-        *already += done[c] < repeats ? done[c] : repeats;
+        for (int r = 0; r < repeats; r++)
+            *already += h[r];
     }
     unsigned state = s->seed ? s->seed : 1;
     for (int r = 0; r < repeats; r++) {
@@ -561,7 +577,7 @@ static int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *
             /* sequential: config-major; interleaved: repeat-major, configs shuffled per round */
             int c = s->interleaved ? order[k] : (r * s->n_configs + k) / repeats;
             int rep = s->interleaved ? r : (r * s->n_configs + k) % repeats;
-            if (rep < done[c])
+            if (have[(size_t)c * (size_t)repeats + (size_t)rep])
                 continue;
             if (*n_tasks == x->cap_tasks) { /* doubling: planning stays linear in the number of runs */
                 int ncap = x->cap_tasks ? x->cap_tasks * 2 : 256;
@@ -577,7 +593,7 @@ static int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *
         }
     }
 cleanup:
-    free(done);
+    free(have);
     free(order);
     return rc;
 }
@@ -597,12 +613,16 @@ static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks,
         int done = 0;
         double *walls = NULL;
         size_t n_ok = 0;
+        unsigned char none;
+        int max_r = -1;
         if ((rc = pm_store_runs_done(x->store, x->cs[c].id, "cold", &done, err)) ||
+            (rc = pm_store_repeats(x->store, x->cs[c].id, "cold", &none, 0, &max_r, err)) ||
             (rc = pm_sq_cold_walls(pm_store_db(x->store), x->cs[c].id, &walls, &n_ok, err)))
             break;
+        /* the next repeat follows the largest recorded: runs moved aside by --retry-failed leave gaps */
         if (done < s->max_repeats &&
             !pm_stats_settled(walls, n_ok, (size_t)s->min_repeats, 0, s->precision))
-            t[(*n_tasks)++] = (task){.config = c, .repeat = done, .mode = "cold"};
+            t[(*n_tasks)++] = (task){.config = c, .repeat = max_r + 1 > done ? max_r + 1 : done, .mode = "cold"};
         free(walls);
     }
     if (!rc && s->interleaved && *n_tasks > 1) {
@@ -723,6 +743,182 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
     return PM_OK;
 }
 
+static void notice(const sweep_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void notice(const sweep_ctx *x, const char *fmt, ...)
+{
+    if (!x->opts->notice)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    x->opts->notice(x->opts->notice_user, line);
+}
+
+/* Each config's fingerprint (identity.h): its steps expanded with placeholders for the paths that differ per
+ * run and machine, with every step's tool identified once. */
+static int fingerprint_configs(sweep_ctx *x, pm_err *err)
+{
+    const pm_spec *spec = x->spec;
+    char dir[PATH_MAX];
+    int rc;
+    if ((rc = fmt_path(dir, sizeof dir, err, "%s/identity", x->work)) || (rc = pm_util_mkdir_p(dir, err)))
+        return rc;
+    x->fp_text = calloc((size_t)spec->n_configs + 1, sizeof *x->fp_text);
+    x->fp_hash = calloc((size_t)spec->n_configs + 1, sizeof *x->fp_hash);
+    if (!x->fp_text || !x->fp_hash)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    /* longest first, so a work folder inside the spec folder becomes {work} */
+    const char *subst[8] = {x->work, "{work}", spec->dir, "{spec_dir}", x->self, "{passmap}", NULL, NULL};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2 - i; j++)
+            if (strlen(subst[2 * j]) < strlen(subst[2 * j + 2])) {
+                const char *a = subst[2 * j], *b = subst[2 * j + 1];
+                subst[2 * j] = subst[2 * j + 2], subst[2 * j + 1] = subst[2 * j + 3];
+                subst[2 * j + 2] = a, subst[2 * j + 3] = b;
+            }
+    if (!strcmp(spec->dir, ".")) /* parsed from text: no folder to replace */
+        for (int i = 0; i < 6; i += 2)
+            if (subst[i] == spec->dir)
+                subst[i] = "";
+    /* the --version probe: short, whatever the spec allows a compile */
+    double timeout = spec->timeout_s > 0 && spec->timeout_s < 30 ? spec->timeout_s : 30;
+    for (int c = 0; c < spec->n_configs && !rc; c++) {
+        pm_steps steps = {0};
+        if (!(rc = x->be->steps(&x->bctx, c, "{input}", "{out}", &steps, err)))
+            rc = pm_fingerprint_steps(&steps, subst, x->self, &x->tools, dir, timeout, &x->fp_text[c], x->fp_hash[c],
+                                      err);
+        pm_steps_free(&steps);
+    }
+    if (!x->opts->keep_outputs)
+        pm_util_remove_tree(dir);
+    return rc;
+}
+
+static int spec_config_index(const pm_spec *spec, const char *key)
+{
+    for (int c = 0; c < spec->n_configs; c++)
+        if (!strcmp(spec->configs[c].key, key))
+            return c;
+    return -1;
+}
+
+/* A spec is a contract: the runs recorded for a config were made with its fingerprint. A config whose steps
+ * changed is refused, or with --force superseded (moved to a sweep of its own,
+ * never read as the study); failed runs are moved aside the same way with --retry-failed, so their repeats run
+ * again. Configs recorded before fingerprints existed take the current one. */
+#define PM_CONTRACT_LINES 20
+static int check_contract(sweep_ctx *x, pm_err *err)
+{
+    const pm_spec *spec = x->spec;
+    pm_config_fp *old = NULL;
+    size_t n_old = 0, n_changed = 0, n_failed_runs = 0, n_retry = 0;
+    const char **keys = NULL, **retry = NULL;
+    char first[700] = "";
+    int rc = pm_store_config_fps(x->store, spec->name, &old, &n_old, err);
+    if (rc)
+        return rc;
+    keys = calloc(n_old + 1, sizeof *keys);
+    retry = calloc(n_old + 1, sizeof *retry);
+    if (!keys || !retry) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n_old; i++) {
+        int c = spec_config_index(spec, old[i].key);
+        char line[700];
+        /* a config the spec no longer lists keeps its runs, all of one fingerprint (passmap fix's rounds sweep
+         * subsets of one sweep's configs) */
+        if (c < 0)
+            continue;
+        if (old[i].hash && strcmp(old[i].hash, x->fp_hash[c])) {
+            char diff[480];
+            pm_fp_diff(old[i].text, x->fp_text[c], diff, sizeof diff);
+            snprintf(line, sizeof line, "config %s: %s", old[i].key, diff);
+        } else {
+            if (old[i].n_failed && x->in_shard[c]) {
+                n_failed_runs += (size_t)old[i].n_failed;
+                retry[n_retry++] = old[i].key;
+            }
+            continue;
+        }
+        keys[n_changed++] = old[i].key;
+        if (!first[0])
+            snprintf(first, sizeof first, "%s", line);
+        if (!x->opts->force && n_changed <= PM_CONTRACT_LINES)
+            notice(x, "%s", line);
+    }
+    if (n_changed && !x->opts->force) {
+        if (n_changed > PM_CONTRACT_LINES)
+            notice(x, "... and %zu more changed configs", n_changed - PM_CONTRACT_LINES);
+        rc = pm_err_set(err, PM_ERR_USAGE,
+                        "%s: sweep '%s': the steps of %zu recorded config%s changed since their runs (%s%s); their "
+                        "runs would mix two measurements: sweep under a new name (--name NAME or [sweep] name) or "
+                        "--force to supersede their runs (kept aside, never in the report)",
+                        x->opts->db_path, spec->name, n_changed, n_changed == 1 ? "" : "s", first,
+                        n_changed > 1 ? "; all listed above" : "");
+        goto cleanup;
+    }
+    if (n_changed) {
+        char name[PM_SPEC_KEY_MAX + 64];
+        int moved = 0;
+        if ((rc = pm_store_supersede(x->store, spec->name, keys, n_changed, 0, name, sizeof name, &moved, err)))
+            goto cleanup;
+        notice(x, "--force: %zu changed config%s superseded (%d run%s kept in sweep '%s', never read as '%s')",
+               n_changed, n_changed == 1 ? "" : "s", moved, moved == 1 ? "" : "s", name[0] ? name : "-", spec->name);
+    }
+    if (n_retry && x->opts->retry_failed) {
+        char name[PM_SPEC_KEY_MAX + 64];
+        int moved = 0;
+        if ((rc = pm_store_supersede(x->store, spec->name, retry, n_retry, 1, name, sizeof name, &moved, err)))
+            goto cleanup;
+        notice(x, "--retry-failed: %d failed run%s moved to sweep '%s'; their repeats run again", moved,
+               moved == 1 ? "" : "s", name[0] ? name : "-");
+    } else if (n_failed_runs) {
+        notice(x, "%zu failed run%s of %zu config%s count as done (--retry-failed runs them again)", n_failed_runs,
+               n_failed_runs == 1 ? "" : "s", n_retry, n_retry == 1 ? "" : "s");
+    }
+cleanup:
+    free(keys);
+    free(retry);
+    pm_config_fps_free(old, n_old);
+    return rc;
+}
+
+/* One digest of every tool build the sweep ran: the host fingerprint's compiler part, so machines that ran
+ * other builds are other machine kinds in the report. */
+static void tools_digest(const pm_tool_set *t, char *out, size_t cap)
+{
+    XXH3_state_t *s = XXH3_createState();
+    out[0] = '\0';
+    if (!s || !t->n) {
+        XXH3_freeState(s);
+        return;
+    }
+    XXH3_64bits_reset(s);
+    /* order-independent: sorted copies of the (name, hash, version) lines */
+    char **lines = calloc(t->n, sizeof *lines);
+    for (size_t i = 0; lines && i < t->n; i++)
+        if (asprintf(&lines[i], "%s\t%s\t%s", t->items[i].name, t->items[i].hash, t->items[i].version_text) < 0)
+            lines[i] = NULL;
+    for (size_t i = 0; lines && i < t->n; i++)
+        for (size_t j = i + 1; j < t->n; j++)
+            if (lines[i] && lines[j] && strcmp(lines[i], lines[j]) > 0) {
+                char *tmp = lines[i];
+                lines[i] = lines[j];
+                lines[j] = tmp;
+            }
+    for (size_t i = 0; lines && i < t->n; i++) {
+        if (lines[i])
+            XXH3_64bits_update(s, lines[i], strlen(lines[i]) + 1);
+        free(lines[i]);
+    }
+    free(lines);
+    snprintf(out, cap, "tools %016llx", (unsigned long long)XXH3_64bits_digest(s));
+    XXH3_freeState(s);
+}
+
 int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err)
 {
     sweep_ctx x = {.spec = spec, .opts = opts, .be = pm_backend_find(spec->backend)};
@@ -800,6 +996,8 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     }
     if ((rc = pm_store_open(opts->db_path, &x.store, err)))
         goto cleanup;
+    if ((rc = fingerprint_configs(&x, err)) || (rc = check_contract(&x, err)))
+        goto cleanup;
     meta = sweep_meta(&x);
     if ((rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err)))
         goto cleanup;
@@ -811,12 +1009,16 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         const char *name = json_string_value(json_object_get(m, "compiler"));
         const char *ver = json_string_value(json_object_get(m, "compiler_version"));
         const char *dev = json_string_value(json_object_get(m, "device"));
-        snprintf(compiler, sizeof compiler, "%s %s", name ? name : spec->backend, ver ? ver : dev ? dev : "");
+        char digest[64];
+        tools_digest(&x.tools, digest, sizeof digest);
+        snprintf(compiler, sizeof compiler, "%s%s%s%s%s", name ? name : spec->backend, ver || dev ? " " : "", ver ? ver : dev ? dev : "",
+                 digest[0] ? ", " : "", digest);
         json_decref(m);
         if ((rc = pm_host_probe(&host, err)))
             goto cleanup;
         pm_host_set_compiler(&host, compiler);
-        if ((rc = pm_store_host(x.store, &host, &x.host_id, err)))
+        if ((rc = pm_store_host(x.store, &host, &x.host_id, err)) ||
+            (rc = pm_store_record_tools(x.store, sweep_id, x.host_id, x.tools.items, x.tools.n, err)))
             goto cleanup;
     }
 configs:
@@ -860,7 +1062,7 @@ configs:
                         .params = cfg->params, .n_params = cfg->n_params};
         rc = pm_store_config(x.store, sweep_id, &pc, &cs->id, err);
         free(params);
-        if (rc)
+        if (rc || (rc = pm_store_config_set_fingerprint(x.store, cs->id, x.fp_hash[c], x.fp_text[c], err)))
             goto cleanup;
         /* What this shard (1/1 when not sharded) owes: `passmap status` compares it with what is recorded. */
         if (!opts->dry_run &&
@@ -928,6 +1130,11 @@ configs:
         free(updated);
     }
 cleanup:
+    for (int c = 0; x.fp_text && c < spec->n_configs; c++)
+        free(x.fp_text[c]);
+    free(x.fp_text);
+    free(x.fp_hash);
+    pm_tool_set_free(&x.tools);
     json_decref(x.bctx.versions);
     free(tasks);
     for (int c = 0; x.cs && c < spec->n_configs; c++)

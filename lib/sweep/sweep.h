@@ -40,6 +40,11 @@ typedef struct pm_sweep_opts {
     /* one line for the user, e.g. a process group an earlier, killed sweep left running was killed; NULL: none */
     void (*notice)(void *user, const char *line);
     void *notice_user;
+    /* A recorded config whose steps changed (identity.h: its fingerprint) refuses the sweep, with one notice
+     * line per config; force: its runs are superseded (moved to a sweep STUDY~superseded-TIME) and it runs
+     * anew. retry_failed: the failed runs of the configs are moved aside the same way and run again
+     * (default: a failed run counts as done, with one notice saying how many). */
+    int force, retry_failed;
 } pm_sweep_opts;
 
 typedef struct pm_sweep_summary {

@@ -35,7 +35,7 @@ static void usage(FILE *out)
             "the results is never recommended. Runs go into the sweep STUDY-fix of the same DB; rerun to resume.\n\n"
             "  --budget DURATION  wall clock for the whole command (e.g. 20m); default: none\n"
             "  --configs N        configs per fix (default 3)\n"
-            "  --sweep NAME       the study (default: the latest sweep that is not a fix sweep)\n"
+            "  --sweep NAME       the study (default: the latest sweep that is not a fix sweep nor superseded)\n"
             "  --catalogue FILE   fix catalogue (default: the back end's, or the command spec's [fix] sections)\n"
             "  --min-repeats N    runs per side before any verdict (default 3, at least 3)\n"
             "  --max-repeats N    stop adding repeats here (default 10)\n"

@@ -108,7 +108,7 @@ int cmd_import(int argc, char **argv)
             pm_report_free(&rep);
             break;
         }
-        pm_config cfg = {.key = config ? config : base, .kind = "cmd"};
+        pm_config cfg = {.key = config ? config : base, .kind = "command"};
         int64_t config_id, run_id;
         int done = 0;
         double wall = rep.total_wall_s >= 0 ? rep.total_wall_s : pm_report_pass_wall(&rep);

@@ -15,8 +15,10 @@ static void usage(FILE *out)
             "Copies every run of each IN (steps, passes, metrics, configs, hosts) into OUT (created when absent).\n"
             "A run already in OUT (same sweep, config, mode and repeat) is skipped as a duplicate, so merging\n"
             "again changes nothing; each input is one transaction, so a killed merge resumes by running it again.\n"
-            "An input whose sweep has another spec text or compiler than the same sweep in OUT is refused.\n\n"
-            "  --force      merge such inputs anyway (recorded in OUT's merge_log)\n"
+            "An input whose sweep has another spec text or compiler build than the same sweep in OUT is refused:\n"
+            "a build is each tool's --version text and binary hash (`passmap status` lists them; paths may differ).\n"
+            "A config measured with other steps in IN than in OUT (its fingerprint) is refused even with --force.\n\n"
+            "  --force      merge such inputs anyway (recorded in OUT's merge_log; the report names both builds)\n"
             "  --json       print the result per input as JSON\n"
             "  -h, --help   this help\n\n"
             "Exit status: 0 all merged, 1 an input was refused or failed, 2 bad usage.\n");

@@ -31,7 +31,8 @@ static void usage(FILE *out)
             "  --markdown        the text report's tables as Markdown\n"
             "  --html FILE       one self-contained HTML report (figures inline; needs gnuplot)\n"
             "  --figures DIR     also keep the figures (SVG + PNG + gnuplot scripts) in DIR\n"
-            "  --sweep NAME      which sweep (default: the latest); A,B reports several together\n"
+            "  --sweep NAME      which sweep (default: the latest study, not its STUDY-fix sweep nor a superseded\n"
+            "                    one); A,B reports several together\n"
             "  --stage-map FILE  pass->stage map (tool<TAB>glob<TAB>stage); repeatable; default: data/stages-*.tsv\n"
             "  --fixes FILE      fix rules (default: data/fixes.tsv)\n"
             "  --x AXIS, --y AXIS  the size and workload axes of a sweep over parameters (e.g. --x opt --y input):\n"
@@ -85,6 +86,25 @@ static void print_hosts(const pm_analysis *a)
     putchar('\n');
 }
 
+/* Method: the compiler identity, each tool build the runs used (older stores: none recorded). */
+static void print_builds(const pm_analysis *a, int markdown)
+{
+    if (!a->n_builds) {
+        printf("%stools: no identity recorded (a store written before passmap recorded each tool's path, "
+               "--version and hash)\n", markdown ? "\n- " : "");
+        return;
+    }
+    printf("%stools (resolved path, --version, XXH3-128 of the binary)%s:\n", markdown ? "\n" : "",
+           a->mixed_builds ? ", more than one build of a tool" : ", one build each");
+    for (size_t i = 0; i < a->n_builds; i++) {
+        char v[200];
+        const pm_tool_ident *t = &a->builds[i];
+        printf("%s%-12s %s  %s  %s%s%s\n", markdown ? "- " : "  ", t->name, t->path,
+               pm_version_line(t->version_text, v, sizeof v), t->hash[0] ? t->hash : "(binary unreadable)",
+               t->host ? "  on " : "", t->host ? t->host : "");
+    }
+}
+
 static int print_text(const pm_analysis *a, int markdown)
 {
     int width = cli_term_width(120);
@@ -93,6 +113,7 @@ static int print_text(const pm_analysis *a, int markdown)
     pm_fix_report_text(stdout, a->fix_json);   /* the combination to ship heads the report */
     printf("sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n", a->sweep ? a->sweep : "-",
            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
+    print_builds(a, markdown);
     print_hosts(a);
     pm_rt_headline h;
     if (pm_rt_headline_build(a, &h)) {

@@ -45,6 +45,12 @@ static void usage(FILE *out)
             "  --costs DB        balance the shards by the walls measured in DB (an earlier sweep of the spec)\n"
             "                    instead of IR sizes; every shard must be given the same DB\n"
             "  --status          print done/left per shard of --db (as `passmap status DB`), run nothing\n"
+            "  --name NAME       record the sweep as NAME (default: [sweep] name); the database stays the same\n"
+            "  --force           a recorded config whose steps changed (argv, tool build, environment: its\n"
+            "                    fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
+            "                    (never read as the study) and measures it anew\n"
+            "  --retry-failed    move the failed runs aside the same way and run their repeats again (default:\n"
+            "                    a failed run counts as done; the sweep says how many there are)\n"
             "  --slurm           submit the sweep to Slurm instead: a job array of --shards tasks (each one\n"
             "                    shard, --exclusive on its node) and a merge job into --db after all succeed;\n"
             "                    scripts, logs and shard databases go to DB.slurm/; with --dry-run: print them\n"
@@ -120,11 +126,13 @@ int cmd_sweep(int argc, char **argv)
         {"status", no_argument, NULL, 's'},        {"slurm", no_argument, NULL, 'L'},
         {"shards", required_argument, NULL, 'K'},  {"partition", required_argument, NULL, 'P'},
         {"time", required_argument, NULL, 'T'},
+        {"force", no_argument, NULL, 'F'},         {"retry-failed", no_argument, NULL, 'R'},
+        {"name", required_argument, NULL, 'A'},
         {NULL, 0, NULL, 0}};
     pm_cli_slurm slurm = {.shards = 0};
     int use_slurm = 0;
     pm_sweep_opts opts = {.warm = -1, .stop = &stop_requested};
-    const char *db = NULL, *backend = NULL, *device = NULL;
+    const char *db = NULL, *backend = NULL, *device = NULL, *name = NULL;
     int json = 0, quiet = 0, status = 0, c;
     pm_err err = {0};
     char dbbuf[256];
@@ -176,6 +184,9 @@ int cmd_sweep(int argc, char **argv)
             slurm.shards = (int)v;
             break;
         }
+        case 'F': opts.force = 1; break;
+        case 'R': opts.retry_failed = 1; break;
+        case 'A': name = optarg; break;
         case 'P': slurm.partition = optarg; break;
         case 'T': slurm.time_limit = optarg; break;
         case 'h': usage(stdout); return PM_EXIT_OK;
@@ -201,6 +212,20 @@ int cmd_sweep(int argc, char **argv)
         db = dbbuf;
     }
     opts.db_path = db;
+    /* after the default database: a new name is a new sweep in the same store */
+    if (name && (!*name || strchr(name, '~') || strchr(name, ',') ||
+                 snprintf(spec->name, sizeof spec->name, "%s", name) >= (int)sizeof spec->name)) {
+        fprintf(stderr, "passmap sweep: --name needs a name of 1 to %zu bytes without '~' or ',', not '%s'\n",
+                sizeof spec->name - 1, name);
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
+    if (use_slurm && (opts.force || opts.retry_failed || name)) {
+        fprintf(stderr, "passmap sweep: --force, --retry-failed and --name are not passed to Slurm tasks: run them "
+                        "on the shard stores, or change the spec\n");
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
     if (use_slurm) {
         if (opts.shard.n) {
             fprintf(stderr, "passmap sweep: --slurm makes the shards itself: drop --shard\n");

@@ -21,7 +21,7 @@ static void usage(FILE *out)
             "  --config KEY   a config of the sweep (default: the only config, when there is one)\n"
             "  --repeat N     that repeat (default: the successful run with the median wall)\n"
             "  --mode MODE    cold (default), cache-miss or warm\n"
-            "  --sweep NAME   which sweep (default: the latest)\n"
+            "  --sweep NAME   which sweep (default: the latest study, not its STUDY-fix sweep nor a superseded one)\n"
             "  -o FILE        write there (default: stdout)\n");
 }
 

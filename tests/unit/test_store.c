@@ -92,7 +92,12 @@ static const char *q_text(sqlite3 *db, const char *sql, char *buf, size_t size)
 
 /* Turns today's pass layout back into schema 5's (names as text in pass_time, no pass_name): what a file written
  * before schema 6 holds. Tests that simulate an older file start from this. */
+/* What schema 7 (identity) added, removed again: with UNDO_V6, a file of an older schema. */
+#define UNDO_V7                                                                                              \
+    "DROP TABLE tool; ALTER TABLE config DROP COLUMN fingerprint; ALTER TABLE config DROP COLUMN fingerprint_text;" \
+    "ALTER TABLE sweep DROP COLUMN superseded_by;"
 #define UNDO_V6                                                                                              \
+    UNDO_V7                                                                                                  \
     "DROP VIEW v_pass;"                                                                                      \
     "CREATE TABLE pass_time_v5(step_id INTEGER NOT NULL REFERENCES step(id) ON DELETE CASCADE,"              \
     "  idx INTEGER NOT NULL, name TEXT NOT NULL, section TEXT, parent_idx INTEGER, depth INTEGER NOT NULL,"   \
@@ -620,6 +625,65 @@ static void old_database_is_migrated(void **state)
     pm_store_close(st);
 }
 
+/* Schema 7: a schema-6 file is read as it is (no tool rows, no copy in memory: readers check), and a writer adds
+ * the tool table, the config fingerprints and superseded_by; supersede moves whole configs or failed runs only. */
+static void identity_from_v6(void **state)
+{
+    fixture *f = *state;
+    pm_store *st = NULL;
+    pm_err e = {0};
+    int64_t cfg, sweep_id;
+    open_with_config(f->path, &st, &cfg);
+    pm_store_close(st);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, UNDO_V7 "PRAGMA user_version = 6;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(pm_store_open_readonly(f->path, &st, &e), PM_OK);
+    assert_int_equal(pm_store_schema_version(st), 6);
+    pm_tool_ident *t = NULL;
+    size_t n = 9;
+    assert_int_equal(pm_store_read_tools(pm_store_db(st), 1, &t, &n, &e), PM_OK);
+    assert_int_equal(n, 0);
+    assert_false(pm_store_has_superseded(pm_store_db(st)));
+    pm_store_close(st);
+
+    assert_int_equal(pm_store_open(f->path, &st, &e), PM_OK);
+    assert_true(pm_store_schema_version(st) >= PM_STORE_VERSION_IDENTITY);
+    assert_int_equal(pm_store_sweep(st, "s", "embedded", NULL, NULL, &sweep_id, &e), PM_OK);
+    pm_tool_ident tool = {.name = "llc", .path = "/usr/bin/llc", .version_text = "LLVM version 22", .hash = "xxh3-128:ab"};
+    assert_int_equal(pm_store_record_tools(st, sweep_id, 0, &tool, 1, &e), PM_OK);
+    assert_int_equal(pm_store_read_tools(pm_store_db(st), sweep_id, &t, &n, &e), PM_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(t[0].hash, "xxh3-128:ab");
+    pm_tool_idents_free(t, n);
+    /* one ok and one failed run: --retry-failed moves the failed one only, --force the whole config */
+    pm_run_record ok_run = {.config_id = cfg, .repeat = 0, .mode = "cold", .status = "ok", .wall_s = 1};
+    pm_run_record bad_run = {.config_id = cfg, .repeat = 1, .mode = "cold", .status = "failed", .wall_s = 1};
+    assert_int_equal(pm_store_record_run(st, &ok_run, NULL, &e), PM_OK);
+    assert_int_equal(pm_store_record_run(st, &bad_run, NULL, &e), PM_OK);
+    char key[256], name[300];
+    db = pm_store_db(st);
+    q_text(db, "SELECT key FROM config WHERE id = (SELECT min(id) FROM config)", key, sizeof key);
+    char sw[128];
+    q_text(db, "SELECT w.name FROM sweep w JOIN config c ON c.sweep_id = w.id WHERE c.id = (SELECT min(id) FROM config)",
+           sw, sizeof sw);
+    const char *keys[] = {key};
+    int moved = 0;
+    assert_int_equal(pm_store_supersede(st, sw, keys, 1, 1, name, sizeof name, &moved, &e), PM_OK);
+    assert_int_equal(moved, 1);
+    assert_non_null(strstr(name, "~superseded-"));
+    unsigned char have[4];
+    int max_r;
+    assert_int_equal(pm_store_repeats(st, cfg, "cold", have, 4, &max_r, &e), PM_OK);
+    assert_true(have[0] && !have[1]);
+    assert_int_equal(max_r, 0);
+    assert_int_equal(pm_store_supersede(st, sw, keys, 1, 0, name, sizeof name, &moved, &e), PM_OK);
+    assert_int_equal(moved, 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM sweep WHERE superseded_by IS NOT NULL"), 2);
+    pm_store_close(st);
+}
+
 /* Schema 5: start-up rows, once per sweep and machine; a schema-4 file gains the table when a writer opens it. */
 static void startup_rows_once_per_sweep_and_host(void **state)
 {
@@ -968,6 +1032,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(newer_or_foreign_schema_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(killed_writer_keeps_finished_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(concurrent_writers_lose_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(identity_from_v6, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,43 @@
+/* Compiler identity and config fingerprints (a spec is a contract).
+ *
+ * A tool's identity: argv[0] resolved as the runner's exec resolves it (PATH lookup), its `--version` text
+ * (run through the runner with a timeout) and XXH3-128 of the binary's bytes (symlinks followed). The path
+ * may differ across machines; the hash and the version text say whether two runs used the same build.
+ *
+ * A config's fingerprint: its steps after substitution (argv, where the report is read and how it is parsed),
+ * each step's tool identity, and the environment variables that change what a compiler does
+ * (PM_FP_ENV_NAMES), as text; the fingerprint is XXH3-128 of that text. Machine-specific paths become
+ * placeholders ({work}: the sweep's work folder, {spec_dir}, {passmap}: passmap itself, {input}/{out}: the
+ * config's input and run folder), so the same spec gives the same fingerprint on every machine. */
+#ifndef PM_IDENTITY_H
+#define PM_IDENTITY_H
+
+#include <stddef.h>
+#include "backend.h"
+#include "error.h"
+#include "store.h"
+
+/* The environment variables a fingerprint records (set ones only), NULL-terminated. */
+extern const char *const pm_fp_env_names[];
+
+/* A cache of identified tools (one `--version` run and one hash per distinct path per sweep). */
+typedef struct pm_tool_set {
+    pm_tool_ident *items;
+    size_t n, cap;
+} pm_tool_set;
+
+/* The identity of argv0 (labelled `label`), from the set when already probed; `dir` holds the --version
+ * run's output files. *out points into the set. A tool that cannot be found or read still gets a row (hash
+ * "", version text saying why): the step itself fails and is recorded as such. */
+int pm_tool_identify(pm_tool_set *set, const char *argv0, const char *label, const char *dir, double timeout_s,
+                     const pm_tool_ident **out, pm_err *err);
+void pm_tool_set_free(pm_tool_set *set);
+
+/* The fingerprint text of one run's steps (steps expanded with input "{input}" and run folder "{out}");
+ * subst: pairs {from, to} of path prefixes to replace (longest first), NULL-terminated. self: passmap's own
+ * path (its steps are the back end's, not a compiler: identified by name only). Heap text in *text, hash
+ * "xxh3-128:HEX" in hash. */
+int pm_fingerprint_steps(const pm_steps *steps, const char *const *subst, const char *self, pm_tool_set *tools,
+                         const char *dir, double timeout_s, char **text, char hash[48], pm_err *err);
+
+#endif
