@@ -67,6 +67,9 @@ typedef struct fix_ctx {
     check_ref *refs;
     size_t n_refs;
     char self[PATH_MAX];             /* passmap itself, resolved once: a rebuild during a long run replaces it */
+    int an_borrowed;                 /* an is the caller's (pm_fix_propose): not freed here */
+    int exclude_contended;           /* the report's proposals: no fix from a contended config */
+    const char *none_why;            /* why no config is evidence (pm_fix_propose says it instead of failing) */
 } fix_ctx;
 
 static void note(fix_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -143,19 +146,50 @@ cleanup:
     return rc;
 }
 
+/* A config is evidence for a fix only when its timing report was read (pass rows: a wall alone says nothing about
+ * where the time goes) and, for the report's proposals, when its runs were not contended. */
+static int fix_evidence_usable(const fix_ctx *x, const pm_an_config *c, size_t *n_unread, size_t *n_contended)
+{
+    if (c->n_passes == 0) {
+        (*n_unread)++;
+        return 0;
+    }
+    if (x->exclude_contended && c->contended) {
+        (*n_contended)++;
+        return 0;
+    }
+    return 1;
+}
+
+static int no_evidence(fix_ctx *x, size_t n_unread, size_t n_contended, pm_err *err)
+{
+    if (n_unread && !n_contended)
+        x->none_why = "no stock config has a readable timing report (no pass rows): no fix is proposed from a "
+                      "wall alone";
+    else if (n_contended)
+        x->none_why = "every stock config with pass rows was contended: no conclusion (rerun on a quieter machine, "
+                      "or --allow-contended)";
+    else
+        x->none_why = "no stock config with a successful cold run";
+    return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s': %s", x->study, x->none_why);
+}
+
 static int build_evidence(fix_ctx *x, pm_err *err)
 {
-    pm_stagemap *map = pm_stagemap_new();
-    if (!map)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    int rc = pm_stagemap_load_default(map, err);
-    if (rc == PM_OK) {
-        pm_an_opts ao = {.sweep = x->study, .map = map};
-        rc = pm_analysis_run(pm_store_db(x->store), &ao, &x->an, err);
+    if (!x->an) {
+        pm_stagemap *map = pm_stagemap_new();
+        if (!map)
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        int rc = pm_stagemap_load_default(map, err);
+        if (rc == PM_OK) {
+            pm_an_opts ao = {.sweep = x->study, .map = map};
+            rc = pm_analysis_run(pm_store_db(x->store), &ao, &x->an, err);
+        }
+        pm_stagemap_free(map);
+        if (rc)
+            return rc;
     }
-    pm_stagemap_free(map);
-    if (rc)
-        return rc;
+    size_t n_unread = 0, n_contended = 0;
     const pm_analysis *a = x->an;
     x->ev = calloc(a->n_configs ? a->n_configs : 1, sizeof *x->ev);
     x->ev_cfg = calloc(a->n_configs ? a->n_configs : 1, sizeof *x->ev_cfg);
@@ -170,6 +204,8 @@ static int build_evidence(fix_ctx *x, pm_err *err)
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!is_stock(c->variant) || c->n_cold == 0 || c->dominant_stage < 0)
+            continue;
+        if (!fix_evidence_usable(x, c, &n_unread, &n_contended))
             continue;
         const pm_spec_config *sc = NULL;
         for (int k = 0; k < x->src_spec->n_configs && !sc; k++)
@@ -200,7 +236,7 @@ static int build_evidence(fix_ctx *x, pm_err *err)
                                      .n_params = (size_t)sc->n_params};
     }
     if (x->n_ev == 0)
-        return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s' has no stock config with a successful cold run", x->study);
+        return no_evidence(x, n_unread, n_contended, err);
     return PM_OK;
 }
 
@@ -703,6 +739,44 @@ static json_t *plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost)
                      x->o->allow_contended, "fixes", fixes);
 }
 
+/* The back end's catalogue (a data file, or the fixes the study's spec declares). */
+static int load_catalogue(fix_ctx *x, pm_err *err)
+{
+    int rc;
+    if (x->o->catalogue_path || x->fx->catalogue_file) {
+        char def[PATH_MAX];
+        if (!x->o->catalogue_path)
+            snprintf(def, sizeof def, "%s/%s", pm_data_dir(), x->fx->catalogue_file);
+        rc = pm_fix_catalogue_load(x->o->catalogue_path ? x->o->catalogue_path : def, &x->cat, err);
+    } else {
+        const pm_fix_decl *decls = NULL;
+        int nd = 0;
+        if (x->fx->declared)
+            x->fx->declared(x->src_spec, &decls, &nd);
+        /* a declared rule's size terms may name the study's axes */
+        size_t na = 0, cap = 1;
+        for (int i = 0; i < x->src_spec->n_configs; i++)
+            cap += (size_t)x->src_spec->configs[i].n_params;
+        const char **axes = calloc(cap, sizeof *axes);
+        if (!axes) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            return rc;
+        }
+        for (int i = 0; i < x->src_spec->n_configs; i++)
+            for (size_t k = 0; k < x->src_spec->configs[i].n_params; k++) {
+                const char *a = x->src_spec->configs[i].params[k].name;
+                int seen = 0;
+                for (size_t j = 0; j < na && !seen; j++)
+                    seen = !strcmp(axes[j], a);
+                if (!seen)
+                    axes[na++] = a;
+            }
+        rc = pm_fix_catalogue_from_decls(decls, nd, axes, x->study, &x->cat, err);
+        free(axes);
+    }
+    return rc;
+}
+
 /* pm_fix_select_opts.runnable: the back end's say on one (fix, config) pair. */
 static int runnable(void *user, size_t fix, size_t ev, char *why, size_t cap)
 {
@@ -716,6 +790,28 @@ static int cmp_ratio(const void *a, const void *b, void *ctx)
     (void)x;
     double ra = ((const job *)a)->m.ratio, rb = ((const job *)b)->m.ratio;
     return (ra > rb) - (ra < rb);
+}
+
+static void fix_ctx_free(fix_ctx *x)
+{
+    for (size_t i = 0; i < x->n_jobs; i++) {
+        free(x->jobs[i].cfg);
+        json_decref(x->jobs[i].detail);
+    }
+    free(x->jobs);
+    free(x->refs);
+    for (size_t i = 0; i < x->n_ev; i++)
+        free(x->heavy_names[i]);
+    free(x->heavy_names);
+    free(x->ev);
+    free(x->ev_cfg);
+    free(x->ev_an);
+    free(x->superlinear);
+    pm_fix_catalogue_free(&x->cat);
+    if (!x->an_borrowed)
+        pm_analysis_free(x->an);
+    pm_spec_free(x->src_spec);
+    pm_store_close(x->store);
 }
 
 int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
@@ -739,38 +835,7 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     if ((rc = pm_store_open(o->db_path, &x.store, err)) || (rc = load_study(&x, err)) ||
         (rc = build_evidence(&x, err)))
         goto cleanup;
-    if (o->catalogue_path || x.fx->catalogue_file) {
-        char def[PATH_MAX];
-        if (!o->catalogue_path)
-            snprintf(def, sizeof def, "%s/%s", pm_data_dir(), x.fx->catalogue_file);
-        rc = pm_fix_catalogue_load(o->catalogue_path ? o->catalogue_path : def, &x.cat, err);
-    } else {
-        const pm_fix_decl *decls = NULL;
-        int nd = 0;
-        if (x.fx->declared)
-            x.fx->declared(x.src_spec, &decls, &nd);
-        /* a declared rule's size terms may name the study's axes */
-        size_t na = 0, cap = 1;
-        for (int i = 0; i < x.src_spec->n_configs; i++)
-            cap += (size_t)x.src_spec->configs[i].n_params;
-        const char **axes = calloc(cap, sizeof *axes);
-        if (!axes) {
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-            goto cleanup;
-        }
-        for (int i = 0; i < x.src_spec->n_configs; i++)
-            for (size_t k = 0; k < x.src_spec->configs[i].n_params; k++) {
-                const char *a = x.src_spec->configs[i].params[k].name;
-                int seen = 0;
-                for (size_t j = 0; j < na && !seen; j++)
-                    seen = !strcmp(axes[j], a);
-                if (!seen)
-                    axes[na++] = a;
-            }
-        rc = pm_fix_catalogue_from_decls(decls, nd, axes, x.study, &x.cat, err);
-        free(axes);
-    }
-    if (rc)
+    if ((rc = load_catalogue(&x, err)))
         goto cleanup;
     int per_fix = o->configs_per_fix > 0 ? o->configs_per_fix : 3;
     pm_fix_select_opts so = {.per_fix = per_fix, .from_study_variant = x.fx->warm_variant,
@@ -949,22 +1014,53 @@ cleanup:
     free(ranked);
     free(best);
     pm_fix_selection_free(&sel);
-    for (size_t i = 0; i < x.n_jobs; i++) {
-        free(x.jobs[i].cfg);
-        json_decref(x.jobs[i].detail);
+    fix_ctx_free(&x);
+    return rc;
+}
+
+int pm_fix_propose(const char *db_path, pm_analysis *an, int allow_contended, json_t **plan, pm_err *err)
+{
+    *plan = NULL;
+    pm_fix_opts o = {.db_path = db_path, .sweep = an ? an->sweep : NULL, .allow_contended = allow_contended,
+                     .dry_run = 1};
+    fix_ctx x = {.o = &o, .an = an, .an_borrowed = 1, .exclude_contended = !allow_contended, .min_r = 3,
+                 .max_r = 10, .threshold = PM_COMPARE_THRESHOLD};
+    pm_fix_selection sel = {0};
+    int rc;
+    if (!an || !an->sweep || strchr(an->sweep, ','))
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "fixes are proposed for one sweep at a time");
+    if ((rc = pm_store_open_readonly(db_path, &x.store, err)) || (rc = load_study(&x, err)))
+        goto cleanup;
+    if ((rc = build_evidence(&x, err))) {
+        if (x.none_why) {   /* nothing to propose from: an answer, not a failure */
+            *plan = json_pack("{s:s, s:s, s:[], s:s}", "study", x.study, "backend", x.backend, "fixes", "none",
+                              x.none_why);
+            rc = *plan ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        }
+        goto cleanup;
     }
-    free(x.jobs);
-    free(x.refs);
-    for (size_t i = 0; i < x.n_ev; i++)
-        free(x.heavy_names[i]);
-    free(x.heavy_names);
-    free(x.ev);
-    free(x.ev_cfg);
-    free(x.ev_an);
-    free(x.superlinear);
-    pm_fix_catalogue_free(&x.cat);
-    pm_analysis_free(x.an);
-    pm_spec_free(x.src_spec);
-    pm_store_close(x.store);
+    if ((rc = load_catalogue(&x, err)))
+        goto cleanup;
+    pm_fix_select_opts so = {.per_fix = 3, .from_study_variant = x.fx->warm_variant,
+                             .runnable = x.fx->runnable ? runnable : NULL, .user = &x};
+    if ((rc = pm_fix_select_ex(&x.cat, x.ev, x.n_ev, x.superlinear, x.n_superlinear, &so, &sel, err)))
+        goto cleanup;
+    if (!(*plan = plan_json(&x, &sel, pm_fix_plan_cost(&sel, x.ev, x.min_r)))) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    /* the evidence that selected each proposal: every config its rule holds on, with its regime */
+    json_t *f;
+    size_t i;
+    json_array_foreach(json_object_get(*plan, "fixes"), i, f) {
+        json_t *ev = json_array();
+        for (size_t k = 0; k < x.n_ev; k++)
+            if (pm_fix_rule_matches(&x.cat.items[i], &x.ev[k], x.superlinear, x.n_superlinear))
+                json_array_append_new(ev, json_pack("{s:s, s:s}", "key", x.ev[k].key, "regime", x.ev[k].regime));
+        json_object_set_new(f, "matches", ev);
+    }
+cleanup:
+    pm_fix_selection_free(&sel);
+    fix_ctx_free(&x);
     return rc;
 }

@@ -43,4 +43,12 @@ typedef struct pm_fix_opts {
 
 int pm_fix_run(const pm_fix_opts *opts, json_t **result, pm_err *err);
 
+struct pm_analysis;
+/* The report's proposals: the plan `passmap fix --dry-run` makes (the same catalogue, evidence and rule matching,
+ * no budget), from the caller's analysis of one sweep of the store at db_path (read only). Each fix of the plan
+ * also lists "matches": every config its rule holds on, with its regime. Configs without pass rows are no
+ * evidence, nor contended ones unless allow_contended. No usable config: a plan with no fixes and "none" saying
+ * why (PM_OK). */
+int pm_fix_propose(const char *db_path, struct pm_analysis *an, int allow_contended, json_t **plan, pm_err *err);
+
 #endif

@@ -3,7 +3,7 @@
 # tests/fixtures/report/e2e.ini, regenerate with scripts/make-report-fixture.sh): text, JSON, HTML with the nine
 # figures (gnuplot), rendered in headless Chromium.
 source "$(dirname "$0")/lib.sh"
-# stage maps and fix rules: the real data files (data/stages-*.tsv, data/fixes.tsv)
+# stage maps and the fix catalogue: the real data files (data/stages-*.tsv, data/fixes-embedded.tsv)
 export PASSMAP_DATA_DIR=$ROOT/data
 DB=$TMP/e2e.db
 gzip -dc "$ROOT/tests/fixtures/report/e2e-sweep.sql.gz" | sqlite3 "$DB"
@@ -68,7 +68,7 @@ for c in j["configs"]:
     assert c["cache_ratio"] > 1
 assert "process-overhead" in j["stages"]
 assert j["fits"] and all(f["n"] >= 3 for f in j["fits"])
-assert j["fixes"] and all(f["fix"] for f in j["fixes"]), "every regime gets a fix from data/fixes.tsv"
+assert j["fixes"] and all(f["fix"] for f in j["fixes"]), "every regime row says which fixes passmap fix proposes (or why none)"
 assert j["regimes"]["llm"]["cells"], "regime cells"
 assert j["meta"]["compiler"] == "MLIR/LLVM" and j["meta"]["compiler_version"].startswith("22."), j["meta"]
 ab = j["ab"]["comparisons"]
