@@ -29,6 +29,7 @@ typedef struct pm_fix_opts {
     int allow_contended;          /* judge A/Bs whose runs were contended (marked), instead of no conclusion */
     int dry_run;                  /* plan only */
     int no_check;                 /* skip the output check (the table then says "unchecked") */
+    int accept_slower_code;       /* a fix whose compiled program runs slower (a trade-off) may be recommended */
     int check_window, check_layers; /* the reduced config the output check runs; 0: 128 and 2 */
     const char *self_exe;
     volatile sig_atomic_t *stop;
