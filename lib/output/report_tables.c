@@ -283,11 +283,15 @@ pm_table *pm_rt_fixes(const pm_analysis *a)
         set_num(t, r, 6, "%.2f", x->user_wall);
         ratio_text(buf, sizeof buf, x->cache_ratio);
         pm_table_set(t, (size_t)r, 7, buf, x->cache_ratio);
-        if (x->n_contended) {   /* the fix table never concludes from contended data */
+        /* the words (pm_analysis_fix_words) already leave contended configs out of the proposals; a proven row was
+           judged by passmap fix's own A/B, with its own contention rule */
+        if (x->fix)
+            pm_table_set(t, (size_t)r, 8, x->fix, NAN);
+        else if (x->n_contended) {   /* the fix table never concludes from contended data */
             snprintf(buf, sizeof buf, "no conclusion: %d of %d configs contended", x->n_contended, x->n_configs);
             pm_table_set(t, (size_t)r, 8, buf, NAN);
         } else
-            pm_table_set(t, (size_t)r, 8, x->fix ? x->fix : "-", NAN);
+            pm_table_set(t, (size_t)r, 8, "-", NAN);
     }
     return t;
 }

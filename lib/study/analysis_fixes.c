@@ -208,8 +208,10 @@ int pm_analysis_fix_words(pm_analysis *a, const json_t *plan, const char *db_lab
                 continue;
             char led[160];
             ledger_words(r, led, sizeof led);
-            oom |= cat(&x->fix, "%s%s: proven %s (%s; output %s)", x->fix ? "; " : "", js(r, "name", "?"),
-                       js(r, "verdict", "?"), led, js(r, "output", "-"));
+            oom |= cat(&x->fix, "%s%s: measured %s (%s; output %s)", x->fix ? "; " : "", js(r, "name", "?"),
+                       json_is_true(json_object_get(r, "tradeoff")) ? "a trade-off: faster to compile, slower to run"
+                                                                    : js(r, "verdict", "?"),
+                       led, js(r, "output", "-"));
         }
         json_array_foreach(fixes, k, f) {
             size_t n = matches_in(a, f, x->stage);

@@ -597,7 +597,7 @@ static void fix_words_from_the_plan(void **state)
                          " \"verdict\": \"faster\", \"ratio\": 0.4, \"output\": \"bit-exact (8 values)\","
                          " \"configs\": [\"llm/qwen2/1b/w128/int8/r0\"], \"run\": {\"ratio\": 1.25}}]}");
     assert_int_equal(pm_analysis_fix_words(a, plan, "s.db"), PM_OK);
-    assert_true(!strncmp(cl->fix, "big-tile: proven faster (compile 0.400x, run 1.250x", 50));
+    assert_true(!strncmp(cl->fix, "big-tile: measured faster (compile 0.400x, run 1.250x", 52));
     assert_null(strstr(cl->fix, "big-tile: predicted"));
     assert_true(!strncmp(a->fix_headline, "big-tile \u2014 proven by passmap fix", 20));
     json_decref(plan);
