@@ -112,6 +112,8 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_t *fixes = a->fix_json ? json_loads(a->fix_json, 0, NULL) : NULL;
     if (fixes)
         json_object_set_new(root, "proven_fixes", fixes);
+    /* the headline's fix, from passmap fix's plan and proven rows (pm_analysis_fix_words) */
+    json_object_set_new(root, "top_fix", str(a->fix_headline));
     json_object_set_new(root, "repeats", json_integer(a->max_repeats));
     json_object_set_new(root, "runs_ok", json_integer(a->n_runs_ok));
     json_object_set_new(root, "runs_failed", json_integer(a->n_runs_failed));

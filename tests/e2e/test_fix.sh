@@ -35,6 +35,14 @@ if echo "$out" | grep -q "tile-512 .*A/B against stock" && echo "$out" | grep -q
   ok "--dry-run: the plan names the fixes whose rule holds and why the others are left out"
 else fail "--dry-run plan"; echo "$out" | sed 's/^/#   /'; fi
 if [ "$(runs s-fix)" = 0 ]; then ok "--dry-run runs nothing"; else fail "--dry-run ran $(runs s-fix) runs"; fi
+# the report proposes from the same plan: its headline's fix is one the dry run plans (a cut of the demo's study)
+top=$("$PASSMAP" report "$TMP/s.db" --allow-contended 2>&1 | sed -n 's/^  top fix: \([^ ]*\) .*/\1/p')
+planned=$("$PASSMAP" fix "$TMP/s.db" --dry-run --allow-contended --json 2>/dev/null |
+  python3 -c 'import json,sys; print(" ".join(f["name"] for f in json.load(sys.stdin)["fixes"] if f["configs"]))')
+case " $planned " in
+  *" $top "*) [ -n "$top" ] && ok "the report's top fix ($top) is one the dry run plans ($planned)" || fail "no top fix" ;;
+  *) fail "report's top fix '$top' not in the dry run's plan ($planned)" ;;
+esac
 
 "$PASSMAP" fix "$TMP/s.db" --max-repeats 6 --check-window 32 --allow-contended --json >"$TMP/fix.json" 2>"$TMP/fix.err"
 rc=$?
