@@ -121,6 +121,17 @@ static const char *verdict_word(const json_t *x)
     return json_is_true(json_object_get(x, "tradeoff")) ? "trade-off" : s(x, "verdict");
 }
 
+const char *pm_fix_nothing_why(const json_t *r)
+{
+    const json_t *x;
+    size_t i;
+    json_array_foreach(json_object_get(r, "results"), i, x)
+        if (json_is_true(json_object_get(x, "tradeoff")))
+            return "the fixes measured faster with unchanged output make the compiled program slower (trade-offs, "
+                   "see the frontier; --accept-slower-code accepts them)";
+    return "no fix measured faster with unchanged output";
+}
+
 void pm_fix_frontier_text(FILE *f, const json_t *r)
 {
     const json_t *fr = json_object_get(r, "frontier"), *p;
@@ -158,7 +169,7 @@ void pm_fix_report_text(FILE *f, const char *json_text)
                                                                   : "not proven:",
                 s(rec, "variant"), m, (int)d(rec, "n_configs"), s(rec, "output"), led);
     } else {
-        fprintf(f, "  nothing to ship: no fix measured faster with unchanged output\n");
+        fprintf(f, "  nothing to ship: %s\n", pm_fix_nothing_why(r));
     }
     fprintf(f, "  %-34s %-44s %-30s %-12s %s\n", "fix", "predicted (rule)", "measured B/A [95% CI]", "verdict",
             "output");
@@ -208,7 +219,8 @@ void pm_fix_report_html(FILE *f, const char *json_text)
         fprintf(f, "</b>: compile wall %s of stock over %d configs; output ", m, (int)d(rec, "n_configs"));
         esc(f, s(rec, "output"));
     } else {
-        fputs("Nothing to ship</b>: no fix measured faster with unchanged output", f);
+        fputs("Nothing to ship</b>: ", f);
+        esc(f, pm_fix_nothing_why(r));
     }
     fputs(".</p>\n<p>Measured by <code>passmap fix</code> (A/B sweep <code>", f);
     esc(f, s(r, "fix_sweep"));

@@ -140,7 +140,7 @@ static void print_result(const json_t *r)
                                                                  : "NOT PROVEN:",
                str(rec, "variant"), rc, (int)dbl(rec, "n_configs"), str(rec, "verdict"), str(rec, "output"), led);
     } else {
-        printf("no fix to ship: none measured faster with unchanged output\n");
+        printf("no fix to ship: %s\n", pm_fix_nothing_why(r));
     }
     printf("budget: %.0f s spent%s\n\n", dbl(r, "spent_s"),
            json_is_true(json_object_get(r, "budget_exhausted")) ? " (budget exhausted: some A/Bs not run)" : "");
