@@ -131,6 +131,16 @@ typedef struct pm_backend_fix_ops {
                          const pm_fix_check_opts *o, int *same, char *outcome, size_t cap, pm_err *err);
     /* The float tolerance "same" allows (0: exact only), stated in the fix table. */
     double tolerance;
+    /* The other side of the ledger: the compiled program's own cost, in the folder check_build built `dir`
+     * (NULL: not measured). program_run runs the program once through lib/run and gives its run time (*run_s)
+     * and CPU/wall (*cpu_wall, for the contention rule); program_size gives the size of what it built (*bytes)
+     * and names it (what: ".text of out.o"). `what` of program_run names what is timed. estimated: the numbers
+     * are the compiler's estimate, not a measurement. */
+    int (*program_run)(const struct pm_spec *study, int config, const char *dir, const pm_fix_check_opts *o,
+                       double *run_s, double *cpu_wall, char *what, size_t cap, pm_err *err);
+    int (*program_size)(const struct pm_spec *study, int config, const char *dir, double *bytes, char *what,
+                        size_t cap, pm_err *err);
+    int estimated;
     /* A catalogue variant measured from the study's own runs instead of an A/B round: the study's warm runs
      * (the back end's warm path, step_done's warm_s) against its cold runs of the same stock configs, by
      * compare's rule ("warm": a blob import against a recompile). It costs no run, is never combined with

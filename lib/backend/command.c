@@ -6,6 +6,8 @@
  *   [step NAME]            steps run in file order (steps.h for the keys)
  *   [fix NAME]             any number: a compile variant for `passmap fix` (keys below)
  *   [check]                argv: the command that says whether a fix computes what stock computes
+ *   [run]                  argv: runs what the steps built (timed: the program side of passmap fix's ledger);
+ *                          size = PATH (optional): the file whose size is the output's size
  *
  * [fix NAME] keys: step = NAME[, NAME] (the steps it changes; default every step); argv_add = WORDS (appended),
  * argv_drop = WORDS (each removed where it is a word of the step's argv template, before substitution; a word
@@ -13,7 +15,8 @@
  * {placeholders} as [step]. variant = TOKEN (default NAME; "a+b" joins fixes). The rule, read by passmap fix in
  * the catalogue's words (data/fixes-embedded.tsv): regime, pass, superlinear, size, why (default: always).
  * [check] argv = WORDS, with {out} (the fix's build folder), {stock_out} (stock's) and every [step]
- * placeholder; exit 0 means the outputs are the same. A study's configs run stock (a `variant` axis stays a
+ * placeholder; exit 0 means the outputs are the same. [run] argv and size take the [step] placeholders ({out}: the
+ * folder the check built the variant in); [run] must exit 0. A study's configs run stock (a `variant` axis stays a
  * label); variants apply only in the A/B sweep passmap fix writes.
  *
  * A config's key names every axis: "c/input=a.c/opt=2" (a file's name relative to its glob's fixed folder).
@@ -30,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <math.h>
+#include <sys/stat.h>
 
 #include "fixrule.h"
 #include "run.h"
@@ -69,6 +74,8 @@ typedef struct cmd_spec {
     int n_fixes;
     pm_fix_decl *decls;       /* the fixes' rules for passmap fix (strings owned by fixes) */
     char **check;             /* [check] argv, or NULL */
+    char **run;               /* [run] argv, or NULL */
+    char **run_size;          /* [run] size: one word, or NULL */
     int fix_round;            /* a round passmap fix wrote: every config's variant names fixes to apply */
 } cmd_spec;
 
@@ -103,6 +110,8 @@ static void cmd_spec_free(void *data)
     free(cs->fixes);
     free(cs->decls);
     pm_argv_free(cs->check);
+    pm_argv_free(cs->run);
+    pm_argv_free(cs->run_size);
     free(cs);
 }
 
@@ -493,6 +502,19 @@ static int parse_fixes(cmd_spec *cs, pm_spec_entries *es, pm_err *err)
                 rc = split_checked(cs, e, 1, &cs->check, err);
             continue;
         }
+        if (!strcmp(sec, "run")) {
+            e->used = 1;
+            if (!strcmp(e->name, "argv"))
+                rc = split_checked(cs, e, 0, &cs->run, err);
+            else if (!strcmp(e->name, "size")) {
+                rc = split_checked(cs, e, 0, &cs->run_size, err);
+                if (rc == PM_OK && cs->run_size[1])
+                    rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [run] size: one path, not %s words", e->line,
+                                    "several");
+            } else
+                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [run]: unknown key '%s' (argv, size)", e->line, e->name);
+            continue;
+        }
         if (!pm_spec_section_is(sec, "fix", &name))
             continue;
         if (!pm_spec_entry_opens_section(es, i))
@@ -598,6 +620,8 @@ static int command_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
     }
     if ((rc = parse_fixes(cs, es, err)) || (rc = check_fix_rules(cs, err)))
         return rc;
+    if (cs->run_size && !cs->run)
+        return pm_err_set(err, PM_ERR_USAGE, "[run] size without [run] argv: say how the program runs");
     for (int i = 0; i < cs->steps.n; i++)
         for (char **w = cs->steps.items[i].argv; *w; w++)
             pm_placeholders_each(*w, note_bindir, cs);
@@ -608,6 +632,8 @@ static int command_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
             pm_placeholders_each(*w, note_bindir, cs);
     }
     for (char **w = cs->check; w && *w; w++)
+        pm_placeholders_each(*w, note_bindir, cs);
+    for (char **w = cs->run; w && *w; w++)
         pm_placeholders_each(*w, note_bindir, cs);
     return PM_OK;
 }
@@ -974,7 +1000,72 @@ static int command_check_compare(const pm_spec *study, int config, const char *s
     return rc;
 }
 
+/* [run] argv (or size) expanded for the folder the check built a variant in. */
+static int run_words(const pm_spec *study, int config, char *const *tmpl, const char *dir, char ***argv, pm_err *err)
+{
+    cmd_state st = {{0}};
+    find_bindir(study, st.bindir, sizeof st.bindir);
+    lookup_ctx l = {.spec = study, .c = &study->configs[config], .st = &st, .run_dir = dir};
+    *argv = calloc(1, sizeof **argv);
+    int rc = *argv ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (char *const *w = tmpl; rc == PM_OK && *w; w++) {
+        char *v = NULL;
+        if ((rc = pm_subst(*w, lookup, &l, &v, err)) == PM_OK && pm_argv_push(argv, v))
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        free(v);
+    }
+    return rc;
+}
+
+static int command_program_run(const pm_spec *study, int config, const char *dir, const pm_fix_check_opts *o,
+                               double *run_s, double *cpu_wall, char *what, size_t cap, pm_err *err)
+{
+    const cmd_spec *cs = study->backend_data;
+    if (!cs->run)
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "the spec declares no [run] command");
+    char **argv = NULL;
+    int rc = run_words(study, config, cs->run, dir, &argv, err);
+    pm_run_result res;
+    if (rc == PM_OK && (rc = run_in(argv, dir, "run", o->timeout_s > 0 ? o->timeout_s : study->timeout_s, &res,
+                                    err)) == PM_OK) {
+        if (res.status != PM_RUN_OK) {
+            char tail[160], se[PATH_MAX];
+            snprintf(se, sizeof se, "%s/run.stderr", dir);
+            last_line(se, tail, sizeof tail);
+            rc = pm_err_set(err, PM_ERR_CHILD, "[run] exits %d%s%s", res.exit_code, tail[0] ? ": " : "", tail);
+        } else {
+            *run_s = res.wall_s;
+            *cpu_wall = res.wall_s > 0 ? (res.user_s + res.sys_s) / res.wall_s : NAN;
+            snprintf(what, cap, "the [run] command's wall");
+        }
+    }
+    pm_argv_free(argv);
+    return rc;
+}
+
+static int command_program_size(const pm_spec *study, int config, const char *dir, double *bytes, char *what,
+                                 size_t cap, pm_err *err)
+{
+    const cmd_spec *cs = study->backend_data;
+    if (!cs->run_size)
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "the spec's [run] names no size file");
+    char **argv = NULL;
+    int rc = run_words(study, config, cs->run_size, dir, &argv, err);
+    struct stat sb;
+    if (rc == PM_OK && stat(argv[0], &sb) != 0)
+        rc = pm_err_errno(err, PM_ERR_IO, "[run] size %s", argv[0]);
+    else if (rc == PM_OK) {
+        *bytes = (double)sb.st_size;
+        const char *base = strrchr(argv[0], '/');
+        snprintf(what, cap, "size of %s", base ? base + 1 : argv[0]);
+    }
+    pm_argv_free(argv);
+    return rc;
+}
+
 static const pm_backend_fix_ops command_fix = {
+    .program_run = command_program_run,
+    .program_size = command_program_size,
     .declared = command_declared,
     .round = command_round,
     .check_build = command_check_build,
@@ -984,7 +1075,7 @@ static const pm_backend_fix_ops command_fix = {
 const pm_backend_ops pm_backend_command = {
     .name = "command",
     .run_one = PM_RUN_ONE_CMD,
-    .sections = "[matrix NAME], [step NAME], [fix NAME], [check]",
+    .sections = "[matrix NAME], [step NAME], [fix NAME], [check], [run]",
     .parse_spec = command_parse_spec,
     .prepare = command_prepare,
     .steps = command_steps,

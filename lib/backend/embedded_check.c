@@ -2,6 +2,7 @@
 #include "embedded_check.h"
 
 #include <ctype.h>
+#include <elf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,7 @@ static int elt_kind(const char *elt, int *size, int *kind, pm_err *err)
 }
 
 static const char DRIVER_HEAD[] =
-    "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
     "static uint64_t rng = 0x9E3779B97F4A7C15ull;\n"
     "static uint32_t next32(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return (uint32_t)(rng >> 32); }\n"
     "static void *buf(size_t n, size_t es, int kind)\n{\n"
@@ -190,6 +191,8 @@ int pm_embedded_check_driver(const char *mlir_path, const char *c_path, pm_err *
             count *= args[i].dims[k];
         fprintf(f, "    void *a%d = buf(%lldu, %d, %d);\n", i, (long long)count, size, kind);
     }
+    /* forward's own run time (monotonic clock), the program side of passmap fix's ledger: printed on stdout */
+    fputs("    struct timespec t0, t1;\n    clock_gettime(CLOCK_MONOTONIC, &t0);\n", f);
     fputs("    result_t r = forward(", f);
     for (int i = 0; i < n; i++) {
         fprintf(f, "%s\n        a%d, a%d, 0", i ? "," : "", i, i);
@@ -205,6 +208,9 @@ int pm_embedded_check_driver(const char *mlir_path, const char *c_path, pm_err *
             fprintf(f, ", %lld", (long long)strides[k]);
     }
     fputs(");\n", f);
+    fputs("    clock_gettime(CLOCK_MONOTONIC, &t1);\n"
+          "    printf(\"forward_s %.9f\\n\", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);\n",
+          f);
     fprintf(f,
             "    FILE *f = fopen(argv[1], \"wb\");\n"
             "    if (!f) { perror(argv[1]); return 1; }\n"
@@ -280,7 +286,7 @@ int pm_embedded_check_run(const pm_embedded_opts *opts, const pm_embedded_tools 
     }
     if ((rc = pm_embedded_check_driver(input_mlir, c_path, err)))
         goto cleanup;
-    const char *cc_argv[] = {"cc", "-std=c11", "-O1", "-c", c_path, "-o", drv_o, NULL};
+    const char *cc_argv[] = {"cc", "-std=gnu11", "-O1", "-c", c_path, "-o", drv_o, NULL};
     const char *ld_argv[] = {"cc", "-no-pie", drv_o, obj, "-lm", "-o", exe, NULL};
     const char *run_argv[] = {exe, out_bin, NULL};
     if ((rc = run_one(cc_argv, workdir, timeout_s, "cc", err)) || (rc = run_one(ld_argv, workdir, timeout_s, "link", err)) ||
@@ -332,5 +338,80 @@ int pm_embedded_check_compare(const char *ref_path, const char *path, pm_check_c
 cleanup:
     free(a);
     free(b);
+    return rc;
+}
+
+int pm_embedded_check_time(const char *workdir, double timeout_s, double *forward_s, double *cpu_wall, pm_err *err)
+{
+    char exe[4200], out[4200], so[4200], se[4200];
+    if (snprintf(exe, sizeof exe, "%s/driver", workdir) >= (int)sizeof exe ||
+        snprintf(out, sizeof out, "%s/result-timed.bin", workdir) >= (int)sizeof out ||
+        snprintf(so, sizeof so, "%s/timed.stdout", workdir) >= (int)sizeof so ||
+        snprintf(se, sizeof se, "%s/timed.stderr", workdir) >= (int)sizeof se)
+        return pm_err_set(err, PM_ERR_USAGE, "check folder path too long: %s", workdir);
+    const char *argv[] = {exe, out, NULL};
+    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = workdir, .stdout_path = so, .stderr_path = se};
+    pm_run_result res;
+    int rc = pm_run_exec(argv, &ro, &res, err);
+    if (rc)
+        return rc;
+    if (res.status != PM_RUN_OK)
+        return pm_err_set(err, PM_ERR_CHILD, "%s: %s (exit %d)", exe, pm_run_status_name(res.status), res.exit_code);
+    char *text = NULL;
+    size_t len;
+    if ((rc = pm_util_read_file(so, &text, &len, err)))
+        return rc;
+    const char *p = strstr(text, "forward_s ");
+    char *end = NULL;
+    double v = p ? strtod(p + 10, &end) : NAN;
+    free(text);
+    if (!p || end == p + 10 || !(v >= 0))
+        return pm_err_set(err, PM_ERR_PARSE, "%s: no forward_s line on its stdout (a driver from an older passmap? "
+                          "rerun passmap fix)", exe);
+    *forward_s = v;
+    *cpu_wall = res.wall_s > 0 ? (res.user_s + res.sys_s) / res.wall_s : NAN;
+    return PM_OK;
+}
+
+int pm_elf_section_size(const char *path, const char *section, double *bytes, pm_err *err)
+{
+    char *d = NULL;
+    size_t n;
+    int rc = pm_util_read_file(path, &d, &n, err);
+    if (rc)
+        return rc;
+    rc = pm_err_set(err, PM_ERR_PARSE, "%s: not a 64-bit little-endian ELF file with a %s section", path, section);
+    if (n < sizeof(Elf64_Ehdr) || memcmp(d, ELFMAG, SELFMAG) || d[EI_CLASS] != ELFCLASS64 || d[EI_DATA] != ELFDATA2LSB)
+        goto cleanup;
+    Elf64_Ehdr eh;
+    memcpy(&eh, d, sizeof eh);
+    if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > n || eh.e_shnum > (n - eh.e_shoff) / sizeof(Elf64_Shdr) ||
+        eh.e_shstrndx >= eh.e_shnum)
+        goto cleanup;
+    Elf64_Shdr strs;
+    memcpy(&strs, d + eh.e_shoff + (size_t)eh.e_shstrndx * sizeof strs, sizeof strs);
+    if (strs.sh_offset > n || strs.sh_size > n - strs.sh_offset)
+        goto cleanup;
+    double total = 0;
+    int found = 0;
+    for (size_t i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        memcpy(&sh, d + eh.e_shoff + i * sizeof sh, sizeof sh);
+        if (sh.sh_name >= strs.sh_size)
+            continue;
+        const char *name = d + strs.sh_offset + sh.sh_name;
+        size_t room = strs.sh_size - sh.sh_name, len = strlen(section);
+        /* ".text" and ".text.NAME" (one section per function) together */
+        if (room > len && !strncmp(name, section, len) && (name[len] == '\0' || name[len] == '.')) {
+            total += (double)sh.sh_size;
+            found = 1;
+        }
+    }
+    if (found) {
+        *bytes = total;
+        rc = PM_OK;
+    }
+cleanup:
+    free(d);
     return rc;
 }

@@ -36,6 +36,14 @@ typedef struct pm_check_cmp {
     int within;            /* every element within PM_CHECK_TOLERANCE (implied by bit_exact) */
 } pm_check_cmp;
 
+/* Runs the driver pm_embedded_check_run built in workdir once more (through lib/run): *forward_s is the run time
+ * of @forward itself as the driver measures it (monotonic clock around the call, printed on its stdout),
+ * *cpu_wall the process's (user+sys)/wall (NAN: none). */
+int pm_embedded_check_time(const char *workdir, double timeout_s, double *forward_s, double *cpu_wall, pm_err *err);
+/* The summed size of an ELF64 object's sections named `section` or `section.*` (".text" with -ffunction-sections'
+ * ".text.f"); PM_ERR_PARSE when the file is no such object or has none. */
+int pm_elf_section_size(const char *path, const char *section, double *bytes, pm_err *err);
+
 /* Compares two result files as f32 arrays; sizes must match (else PM_ERR_PARSE). */
 int pm_embedded_check_compare(const char *ref_path, const char *path, pm_check_cmp *out, pm_err *err);
 

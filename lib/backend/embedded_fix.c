@@ -171,7 +171,30 @@ static int embedded_check_compare(const pm_spec *study, int config, const char *
     return PM_OK;
 }
 
+/* The ledger's program side: @forward of the check's reduced config, timed by its driver; .text of its object. */
+static int embedded_program_run(const pm_spec *study, int config, const char *dir, const pm_fix_check_opts *o,
+                                double *run_s, double *cpu_wall, char *what, size_t cap, pm_err *err)
+{
+    (void)config;
+    snprintf(what, cap, "forward() of the check's reduced config (window <= %d, %d layers)",
+             o->reduce_window > 0 ? o->reduce_window : 128, o->reduce_layers > 0 ? o->reduce_layers : 2);
+    return pm_embedded_check_time(dir, o->timeout_s > 0 ? o->timeout_s : study->timeout_s, run_s, cpu_wall, err);
+}
+
+static int embedded_program_size(const pm_spec *study, int config, const char *dir, double *bytes, char *what,
+                                 size_t cap, pm_err *err)
+{
+    (void)study, (void)config;
+    char obj[PATH_MAX];
+    if (snprintf(obj, sizeof obj, "%s/out.o", dir) >= (int)sizeof obj)
+        return pm_err_set(err, PM_ERR_USAGE, "check folder path too long: %s", dir);
+    snprintf(what, cap, ".text");
+    return pm_elf_section_size(obj, ".text", bytes, err);
+}
+
 const pm_backend_fix_ops pm_embedded_fix = {
+    .program_run = embedded_program_run,
+    .program_size = embedded_program_size,
     .catalogue_file = "fixes-embedded.tsv",
     .round = embedded_round,
     .check_build = embedded_check_build,

@@ -120,6 +120,8 @@ json_t *pm_analysis_json(const pm_analysis *a)
                                                 a->builds[i].hash, "hosts", str(a->builds[i].host)));
     json_object_set_new(root, "tools", builds);
     json_object_set_new(root, "mixed_builds", json_boolean(a->mixed_builds));
+    /* the headline's fix, from passmap fix's plan and proven rows (pm_analysis_fix_words) */
+    json_object_set_new(root, "top_fix", str(a->fix_headline));
     json_object_set_new(root, "repeats", json_integer(a->max_repeats));
     json_object_set_new(root, "runs_ok", json_integer(a->n_runs_ok));
     json_object_set_new(root, "runs_failed", json_integer(a->n_runs_failed));

@@ -83,6 +83,71 @@ void pm_fix_ratio_text(const json_t *o, char *out, size_t cap)
     }
 }
 
+void pm_fix_ledger_text(const json_t *o, char *out, size_t cap)
+{
+    const json_t *run = json_object_get(o, "run"), *size = json_object_get(o, "size");
+    size_t used = 0;
+    out[0] = '\0';
+    char rb[32], lb[32], hb[32];
+    if (json_is_object(run) && json_object_get(run, "error"))
+        used += (size_t)snprintf(out, cap, "run: not measured (%s)", s(run, "error"));
+    else if (json_is_object(run) && !isnan(d(run, "ratio"))) {
+        double lo = d(run, "ci_lo"), hi = d(run, "ci_hi");
+        if (isnan(lo) || isnan(hi))
+            used += (size_t)snprintf(out, cap, "run %sx (n=%.0f, no interval), %s", ratio_str(d(run, "ratio"), rb,
+                                     sizeof rb), d(run, "n"), s(run, "verdict"));
+        else
+            used += (size_t)snprintf(out, cap, "run %sx [%s, %s], %s (n=%.0f a side)", ratio_str(d(run, "ratio"), rb,
+                                     sizeof rb), ratio_str(lo, lb, sizeof lb), ratio_str(hi, hb, sizeof hb),
+                                     s(run, "verdict"), d(run, "n"));
+        if (json_is_true(json_object_get(run, "estimated")) && used < cap)
+            used += (size_t)snprintf(out + used, cap - used, " (estimated)");
+    }
+    if (used >= cap)
+        return;
+    if (json_is_object(size) && json_object_get(size, "error"))
+        snprintf(out + used, cap - used, "%ssize: not measured (%s)", used ? "; " : "", s(size, "error"));
+    else if (json_is_object(size) && !isnan(d(size, "ratio")))
+        snprintf(out + used, cap - used, "%s%s %sx (%.0f of %.0f bytes)%s", used ? "; " : "", s(size, "what"),
+                 ratio_str(d(size, "ratio"), rb, sizeof rb), d(size, "fix_bytes"), d(size, "stock_bytes"),
+                 json_is_true(json_object_get(size, "estimated")) ? " (estimated)" : "");
+    if (!out[0])
+        snprintf(out, cap, "-");
+}
+
+/* The verdict column: "faster" becomes "trade-off" when the compiled program measured slower. */
+static const char *verdict_word(const json_t *x)
+{
+    return json_is_true(json_object_get(x, "tradeoff")) ? "trade-off" : s(x, "verdict");
+}
+
+const char *pm_fix_nothing_why(const json_t *r)
+{
+    const json_t *x;
+    size_t i;
+    json_array_foreach(json_object_get(r, "results"), i, x)
+        if (json_is_true(json_object_get(x, "tradeoff")))
+            return "the fixes measured faster with unchanged output make the compiled program slower (trade-offs, "
+                   "see the frontier; --accept-slower-code accepts them)";
+    return "no fix measured faster with unchanged output";
+}
+
+void pm_fix_frontier_text(FILE *f, const json_t *r)
+{
+    const json_t *fr = json_object_get(r, "frontier"), *p;
+    size_t i;
+    if (json_array_size(fr) < 2) {
+        if (json_is_array(fr))
+            fprintf(f, "  frontier (compile vs run time): stock alone: no fix is both proven faster to compile and "
+                       "timed at run time\n");
+        return;
+    }
+    fprintf(f, "  frontier (compile time vs the program's run time, ratios to stock; no point is better on both):\n");
+    json_array_foreach(fr, i, p)
+        fprintf(f, "    %-32s compile %6.3fx  run %6.3fx  %s\n", s(p, "variant"), d(p, "compile_ratio"),
+                d(p, "run_ratio"), s(p, "why"));
+}
+
 void pm_fix_report_text(FILE *f, const char *json_text)
 {
     json_t *r = json_text ? json_loads(json_text, 0, NULL) : NULL;
@@ -95,11 +160,16 @@ void pm_fix_report_text(FILE *f, const char *json_text)
     fprintf(f, "proven fixes (passmap fix, A/B sweep %s)\n", s(r, "fix_sweep"));
     if (json_is_object(rec)) {
         pm_fix_ratio_text(rec, m, sizeof m);
-        fprintf(f, "  %s %s: compile wall %s of stock over %d configs; output %s\n",
-                json_is_true(json_object_get(rec, "ship")) ? "ship" : "not proven:", s(rec, "variant"), m,
-                (int)d(rec, "n_configs"), s(rec, "output"));
+        char led[512];
+        pm_fix_ledger_text(rec, led, sizeof led);
+        fprintf(f, "  %s %s: compile wall %s of stock over %d configs; output %s; program: %s\n",
+                json_is_true(json_object_get(rec, "ship")) ? "ship"
+                : json_is_true(json_object_get(rec, "tradeoff")) ? "not recommended (trade-off: its program runs "
+                                                                    "slower; --accept-slower-code):"
+                                                                  : "not proven:",
+                s(rec, "variant"), m, (int)d(rec, "n_configs"), s(rec, "output"), led);
     } else {
-        fprintf(f, "  nothing to ship: no fix measured faster with unchanged output\n");
+        fprintf(f, "  nothing to ship: %s\n", pm_fix_nothing_why(r));
     }
     fprintf(f, "  %-34s %-44s %-30s %-12s %s\n", "fix", "predicted (rule)", "measured B/A [95% CI]", "verdict",
             "output");
@@ -107,9 +177,14 @@ void pm_fix_report_text(FILE *f, const char *json_text)
     size_t i;
     json_array_foreach(json_object_get(r, "results"), i, x) {
         pm_fix_ratio_text(x, m, sizeof m);
-        fprintf(f, "  %-34.34s %-44.44s %-30s %-12s %s%s\n", s(x, "name"), s(x, "predicted"), m, s(x, "verdict"),
+        fprintf(f, "  %-34.34s %-44.44s %-30s %-12s %s%s\n", s(x, "name"), s(x, "predicted"), m, verdict_word(x),
                 s(x, "output"), json_is_true(json_object_get(x, "rule_measured_nothing")) ? "  [rule measured nothing]" : "");
+        char led[512];
+        pm_fix_ledger_text(x, led, sizeof led);
+        if (strcmp(led, "-"))
+            fprintf(f, "  %-34s program: %s\n", "", led);
     }
+    pm_fix_frontier_text(f, r);
     fputc('\n', f);
     json_decref(r);
 }
@@ -144,13 +219,14 @@ void pm_fix_report_html(FILE *f, const char *json_text)
         fprintf(f, "</b>: compile wall %s of stock over %d configs; output ", m, (int)d(rec, "n_configs"));
         esc(f, s(rec, "output"));
     } else {
-        fputs("Nothing to ship</b>: no fix measured faster with unchanged output", f);
+        fputs("Nothing to ship</b>: ", f);
+        esc(f, pm_fix_nothing_why(r));
     }
     fputs(".</p>\n<p>Measured by <code>passmap fix</code> (A/B sweep <code>", f);
     esc(f, s(r, "fix_sweep"));
     fputs("</code>): B/A is the fix's compile wall over its base, geometric mean over configs with its 95% CI.</p>\n"
           "<table><tr><th>fix</th><th>against</th><th>predicted (rule)</th><th>measured B/A [95% CI]</th>"
-          "<th>verdict</th><th>configs</th><th>output</th></tr>\n", f);
+          "<th>verdict</th><th>configs</th><th>output</th><th>program (run time, size; B/A)</th></tr>\n", f);
     const json_t *x;
     size_t i;
     json_array_foreach(json_object_get(r, "results"), i, x) {
@@ -166,9 +242,13 @@ void pm_fix_report_html(FILE *f, const char *json_text)
         fputs("</td><td class=n>", f);
         esc(f, m);
         fputs("</td><td>", f);
-        esc(f, s(x, "verdict"));
+        esc(f, verdict_word(x));
         fprintf(f, "</td><td class=n>%d</td><td>", (int)d(x, "n_configs"));
         esc(f, s(x, "output"));
+        char led[512];
+        pm_fix_ledger_text(x, led, sizeof led);
+        fputs("</td><td>", f);
+        esc(f, led);
         fputs("</td></tr>\n", f);
     }
     fputs("</table></section>\n", f);

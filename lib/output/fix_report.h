@@ -15,4 +15,12 @@ void pm_fix_report_text(FILE *out, const char *json_text);
 void pm_fix_ratio_text(const json_t *o, char *out, size_t cap);
 void pm_fix_report_html(FILE *out, const char *json_text);
 
+/* The program side of a fix's ledger in one line: "run 1.250x [1.10, 1.40], slower (n=5 a side); .text 0.98x
+ * (…bytes)", "-" when not measured. */
+void pm_fix_ledger_text(const json_t *o, char *out, size_t cap);
+/* Why a result recommends nothing: trade-offs only, or nothing faster with unchanged output. */
+const char *pm_fix_nothing_why(const json_t *result);
+/* The Pareto frontier of `passmap fix`'s result (compile vs run time), with the recommended point and why. */
+void pm_fix_frontier_text(FILE *f, const json_t *result);
+
 #endif

@@ -641,8 +641,9 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
         fputs("<li>no regime boundaries in this sweep</li>", f);
     fputs("</ul>\n", f);
 
-    fputs("<h2 id=fixes>Fix table</h2><p class=sub>One row per regime (configs sharing a dominant stage); the fix is "
-          "chosen by the rules in fixes.tsv from the measured evidence. " PM_RT_OVERHEAD_DEF
+    fputs("<h2 id=fixes>Fix table</h2><p class=sub>One row per regime (configs sharing their largest stage) with its "
+          "heaviest pass by share; its fixes come from passmap fix's catalogue and rules: proven ones first (measured "
+          "ratios), then predicted ones whose rule holds on the regime's configs. " PM_RT_OVERHEAD_DEF
           " (<a href=\"#overhead\">split per config</a>).</p>\n", f);
     if ((rc = table_section(f, pm_rt_fixes(a), 0, err)))
         return rc;

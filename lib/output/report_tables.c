@@ -242,9 +242,9 @@ void pm_rt_noise_text(const pm_analysis *a, char *buf, size_t cap)
 pm_table *pm_rt_fixes(const pm_analysis *a)
 {
     static const pm_col cols[] = {
-        {"stage", "regime (dominant stage)", NULL},
+        {"stage", "regime (largest stage)", NULL},
         {"configs", "configs", "count"},
-        {"pass", "dominant pass", NULL},
+        {"pass", "heaviest pass (its stage)", NULL},
         {"share", "share", "fraction"},
         {"exponent", "k (cost ~ size^k)", "exponent"},
         {"exponent_lo", "k lower 95%", "exponent"},
@@ -261,7 +261,11 @@ pm_table *pm_rt_fixes(const pm_analysis *a)
         char buf[64];
         pm_table_set(t, (size_t)r, 0, a->stages[x->stage], NAN);
         pm_table_setf(t, (size_t)r, 1, x->n_configs, "%d", x->n_configs);
-        if (x->pass)
+        if (x->pass && x->pass_stage >= 0 && x->pass_stage != x->stage) {
+            char ps[256];
+            snprintf(ps, sizeof ps, "%s (%s)", x->pass, a->stages[x->pass_stage]);
+            pm_table_set(t, (size_t)r, 2, ps, NAN);
+        } else if (x->pass)
             pm_table_set(t, (size_t)r, 2, x->pass, NAN);
         else if (a->startup_contended)
             pm_table_set(t, (size_t)r, 2, "(outside passes; start-up measured contended)", NAN);
@@ -279,11 +283,15 @@ pm_table *pm_rt_fixes(const pm_analysis *a)
         set_num(t, r, 6, 2, x->user_wall);
         ratio_text(buf, sizeof buf, x->cache_ratio);
         pm_table_set(t, (size_t)r, 7, buf, x->cache_ratio);
-        if (x->n_contended) {   /* the fix table never concludes from contended data */
+        /* the words (pm_analysis_fix_words) already leave contended configs out of the proposals; a proven row was
+           judged by passmap fix's own A/B, with its own contention rule */
+        if (x->fix)
+            pm_table_set(t, (size_t)r, 8, x->fix, NAN);
+        else if (x->n_contended) {   /* the fix table never concludes from contended data */
             snprintf(buf, sizeof buf, "no conclusion: %d of %d configs contended", x->n_contended, x->n_configs);
             pm_table_set(t, (size_t)r, 8, buf, NAN);
         } else
-            pm_table_set(t, (size_t)r, 8, x->fix ? x->fix : "no rule matched", NAN);
+            pm_table_set(t, (size_t)r, 8, "-", NAN);
     }
     return t;
 }
@@ -496,7 +504,9 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
                 snprintf(range, sizeof range, "%.0f%%", hi[best] * 100);
             else
                 snprintf(range, sizeof range, "%.0f\u2013%.0f%%", lo[best] * 100, hi[best] * 100);
-            hl_add(h, out, "%s%s dominates %d (share %s)", round ? "; " : "", a->stages[best], count[best], range);
+            /* "dominates" only when it takes at least PM_AN_DOMINATES_SHARE of every such config's compile */
+            hl_add(h, out, "%s%s %s %d (share %s)", round ? "; " : "", a->stages[best],
+                   lo[best] >= PM_AN_DOMINATES_SHARE ? "dominates" : "leads", count[best], range);
             count[best] = 0;
         }
     }
@@ -504,22 +514,9 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
     free(count);
     free(lo);
     free(hi);
-    /* the fix covering the most configs */
-    const pm_an_fix *top = NULL;
-    for (size_t i = 0; i < a->n_fixes; i++)
-        if (a->fixes[i].fix && (!top || a->fixes[i].n_configs > top->n_configs))
-            top = &a->fixes[i];
-    if (top && !top->pass && !isnan(top->startup_share))   /* process-overhead, in its two parts */
-        hl_add(h, &h->fix, "%s \u2014 for the %s regime (%d configs; start-up takes %.0f%% of the compile, "
-                           "time outside passes %.0f%%)",
-               top->fix, a->stages[top->stage], top->n_configs, top->startup_share * 100, top->outside_share * 100);
-    else if (top)
-        hl_add(h, &h->fix, "%s \u2014 for the %s regime (%d configs; its heaviest pass, %s, takes %.0f%% of "
-                                        "the compile%s)",
-                 top->fix, a->stages[top->stage], top->n_configs, top->pass ? top->pass : "(outside passes)",
-                 top->share * 100, isnan(top->exponent) ? "" : ", cost grows with IR size");
-    else
-        hl_add(h, &h->fix, "no fix rule matched this sweep's regimes");
+    /* the fix: passmap fix's plan and proven rows (pm_analysis_fix_words), never a rule of the report's own */
+    hl_add(h, &h->fix, "%s", a->fix_headline ? a->fix_headline : "no fix proposed (the report was made without "
+                                                                  "passmap fix's plan)");
     /* in-sweep A/B: compare's result per variant (pm_analysis_ab), its marks counted */
     int used = 0;
     for (size_t i = 0; i < a->n_ab; i++) {

@@ -65,6 +65,7 @@ void pm_analysis_free(pm_analysis *a)
         return;
     analysis_full *full = (analysis_full *)a;
     free(a->fix_json);
+    free(a->fix_headline);
     for (size_t i = 0; i < a->n_configs; i++) {
         pm_an_config *c = &a->configs[i];
         pm_cfg_clear(&c->cfg);

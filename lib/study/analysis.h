@@ -18,7 +18,6 @@
 typedef struct pm_an_opts {
     const char *sweep;            /* sweep name; NULL: the latest sweep */
     const pm_stagemap *map;       /* pass -> stage; used during the call only */
-    const char *fixes_path;       /* fix rules; NULL: $data_dir/fixes.tsv (absent: no fixes chosen) */
     /* Axes of the regime map for configs with parameters (any back end): the size axis (columns) and the
      * workload axis (rows). NULL: the spec's [report] size / workload, else "opt"/"input"-like defaults. */
     const char *size_axis, *workload_axis;
@@ -174,10 +173,11 @@ typedef struct pm_an_fix {
     int stage;                    /* the regime */
     int n_configs;
     int n_contended;              /* of them contended: then no fix is chosen (no conclusion) */
-    const char *tool, *pass;      /* NULL for process-overhead */
+    const char *tool, *pass;      /* the regime's heaviest pass by share, any stage; NULL for process-overhead */
+    int pass_stage;               /* the stage of that pass; -1: none */
     double share, exponent, exponent_lo, user_wall, cache_ratio;  /* NAN when not measured */
     double startup_share, outside_share;   /* mean over the regime's configs; NAN: start-up not measured for all */
-    char *fix;                    /* NULL: no rule matched or no rules */
+    char *fix;                    /* set by pm_analysis_fix_words (proven and predicted fixes); NULL before */
 } pm_an_fix;
 
 typedef struct pm_an_npu_config {  /* the NPU back end's view of one config (means over cold ok runs) */
@@ -201,6 +201,7 @@ typedef struct pm_an_ab {
 typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
     char *fix_json;               /* `passmap fix`'s result for this sweep (set by the caller), or NULL */
+    char *fix_headline;           /* the headline's fix (pm_analysis_fix_words), or NULL */
     int max_repeats, n_runs_ok, n_runs_failed;
     const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
     size_t n_stages;
@@ -264,6 +265,14 @@ typedef struct pm_analysis {
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);
+/* A stage "dominates" a config when it takes at least this share of its compile; below it, it "leads". */
+#define PM_AN_DOMINATES_SHARE 0.5
+/* The words on the fix table and the headline's fix from `passmap fix`'s plan (pm_fix_propose: one source of
+ * truth) and a->fix_json (its proven rows): per regime row, proven fixes first with their measured ratios, then
+ * the predicted ones whose rule holds on the row's configs; the headline: the proven combination to ship, else
+ * the predicted single fix that holds on most configs. db_label names the store in the hint. */
+struct json_t;
+int pm_analysis_fix_words(pm_analysis *a, const struct json_t *plan, const char *db_label);
 void pm_analysis_free(pm_analysis *a);
 /* Fills a->ab: every variant other than the reference (stock when present, else the regime maps' variant: the most common one) against
  * it, then every precision of the precision study against its base (compare's axis matching), with compare's rule (threshold 0: PM_COMPARE_THRESHOLD). A comparison compare refuses is kept with its

@@ -1,142 +1,15 @@
-/* Section: the fix table, one row per regime, and the rules (data/fixes.tsv) that pick a fix. */
+/* Section: the fix table, one row per regime (its evidence: the heaviest pass by share, its fit, user/wall, the
+ * cache ratio), and the words on it. Which fix a row names is never decided here: pm_analysis_fix_words takes the
+ * plan of `passmap fix` (pm_fix_propose: the back end's catalogue matched against the study) and the proven rows
+ * of a fix sweep, so the report and `passmap fix --dry-run` cannot disagree. */
 #include "analysis_internal.h"
 
-#include <fnmatch.h>
+#include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-static double evidence(const pm_an_fix *f, const char *name)
-{
-    if (!strcmp(name, "exponent")) return f->exponent;
-    if (!strcmp(name, "exponent_lo")) return f->exponent_lo;
-    if (!strcmp(name, "share")) return f->share;
-    if (!strcmp(name, "user_wall")) return f->user_wall;
-    if (!strcmp(name, "cache_ratio")) return f->cache_ratio;
-    if (!strcmp(name, "startup_share")) return f->startup_share;
-    if (!strcmp(name, "outside_share")) return f->outside_share;
-    return NAN;
-}
-
-static int cond_holds(const pm_an_fix *f, const char *cond, const char *r2_name, double r2)
-{
-    if (!strcmp(cond, "*"))
-        return 1;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", cond);
-    char *save = NULL;
-    for (char *term = strtok_r(buf, "&", &save); term; term = strtok_r(NULL, "&", &save)) {
-        while (*term == ' ')
-            term++;
-        char *op = strpbrk(term, "<>");
-        if (!op)
-            return 0;
-        char name[64];
-        size_t len = (size_t)(op - term);
-        if (len >= sizeof name)
-            return 0;
-        memcpy(name, term, len);
-        name[len] = 0;
-        while (len && name[len - 1] == ' ')
-            name[--len] = 0;
-        int ge = op[1] == '=';
-        double lim = strtod(op + 1 + ge, NULL);
-        double v = !strcmp(name, r2_name) ? r2 : evidence(f, name);
-        if (isnan(v))
-            return 0;
-        int okv = *op == '<' ? (ge ? v <= lim : v < lim) : (ge ? v >= lim : v > lim);
-        if (!okv)
-            return 0;
-    }
-    return 1;
-}
-
-static int choose_fixes(pm_analysis *a, const char *path, double *fit_r2, pm_err *err)
-{
-    char def[4096];
-    int explicit_path = path != NULL;
-    if (!path) {
-        snprintf(def, sizeof def, "%s/fixes.tsv", pm_data_dir());
-        path = def;
-    }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (!explicit_path)
-            return PM_OK; /* no default rules installed: the table still shows the evidence */
-        return pm_err_errno(err, PM_ERR_IO, "fix rules %s", path);
-    }
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) { /* a folder "reads" as no rules at all */
-        fclose(f);
-        return pm_err_set(err, PM_ERR_IO, "fix rules %s: not a regular file", path);
-    }
-    char line[2048];
-    int lineno = 0, rc = PM_OK;
-    typedef char *rule[4];   /* stage, pass, condition, fix */
-    rule *rules = NULL;
-    int nr = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        size_t ll = strlen(line);
-        if (ll == sizeof line - 1 && line[ll - 1] != '\n' && !feof(f)) {
-            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: line longer than %zu characters", path, lineno,
-                            sizeof line - 2);
-            break;
-        }
-        line[strcspn(line, "\r\n")] = 0;
-        if (!line[0] || line[0] == '#')
-            continue;
-        char *fld[4] = {0};
-        char *p = line;
-        for (int i = 0; i < 4 && p; i++) {
-            fld[i] = p;
-            char *t = i < 3 ? strchr(p, '\t') : NULL;
-            if (t)
-                *t = 0;
-            p = t ? t + 1 : NULL;
-        }
-        if (!fld[3]) {
-            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: expected stage<TAB>pass<TAB>condition<TAB>fix", path, lineno);
-            break;
-        }
-        rule *grown = realloc(rules, (size_t)(nr + 1) * sizeof *rules);
-        if (!grown) {
-            rc = an_nomem(err);
-            break;
-        }
-        rules = grown;
-        int got = 1;
-        for (int i = 0; i < 4; i++)
-            got &= (rules[nr][i] = strdup(fld[i])) != NULL;
-        nr++;
-        if (!got) {
-            rc = an_nomem(err);
-            break;
-        }
-    }
-    if (rc == PM_OK && ferror(f))
-        rc = pm_err_errno(err, PM_ERR_IO, "fix rules %s", path);
-    fclose(f);
-    for (size_t i = 0; rc == PM_OK && i < a->n_fixes; i++) {
-        pm_an_fix *x = &a->fixes[i];
-        for (int r = 0; r < nr && !x->n_contended; r++) {   /* contended evidence: no conclusion */
-            if (fnmatch(rules[r][0], an_stage_name(a, x->stage), 0) ||
-                fnmatch(rules[r][1], x->pass ? x->pass : "", 0))
-                continue;
-            if (cond_holds(x, rules[r][2], "r2", fit_r2[i])) {
-                x->fix = strdup(rules[r][3]);
-                break;
-            }
-        }
-    }
-    for (int r = 0; r < nr; r++)
-        for (int i = 0; i < 4; i++)
-            free(rules[r][i]);
-    free(rules);
-    return rc;
-}
 
 int an_fixes(an_work *w, pm_err *err)
 {
@@ -145,12 +18,11 @@ int an_fixes(an_work *w, pm_err *err)
     struct pm_an_priv *pv = w->pv;
     size_t NS = a->n_stages, NP = pv->n_pids;
     int st_over = w->st_over;
-    double *tmp = w->tmp, *fit_r2 = NULL;
+    double *tmp = w->tmp;
     /* Fix table: one row per regime (dominant stage among configs). A row with contended configs gets no fix:
        a busy machine moves CPU wait into process-overhead and lowers user/wall, which is not a finding. */
     a->fixes = calloc(NS, sizeof *a->fixes);
-    fit_r2 = calloc(NS, sizeof *fit_r2);
-    if (!a->fixes || !fit_r2)
+    if (!a->fixes)
         AN_NOMEM();
     for (size_t s = 0; s < NS; s++) {
         int n = 0;
@@ -174,14 +46,15 @@ int an_fixes(an_work *w, pm_err *err)
         x->n_configs = n;
         x->n_contended = n_contended;
         x->exponent = x->exponent_lo = x->user_wall = NAN;
+        x->pass_stage = -1;
         x->cache_ratio = nr ? an_median(tmp, (size_t)nr) : NAN;
         x->share = share_sum / n;
         /* a compile server saves start-up, not the rest of the overhead: the rules read the two apart */
         x->startup_share = a->startup_contended ? NAN : su_sum / n;   /* no conclusion from a contended start-up */
         x->outside_share = a->startup_contended ? NAN : out_sum / n;
-        fit_r2[a->n_fixes] = NAN;
         if ((int)s != st_over) {
-            /* the pass of this stage with the largest summed share over the regime's configs */
+            /* the regime's heaviest pass: the largest summed share over its configs, in any stage (the regime is
+               the stage that takes most, but its own passes may each be small next to another stage's one) */
             const char *bt = NULL, *bn = NULL;
             double bsum = 0;
             double *sum = calloc(NP + 1, sizeof *sum), *uwn = calloc(NP + 1, sizeof *uwn),
@@ -196,8 +69,6 @@ int an_fixes(an_work *w, pm_err *err)
                     continue;
                 for (size_t p = 0; p < c->n_passes; p++) {
                     const pm_an_pass *ps = &c->passes[p];
-                    if (ps->stage != (int)s)
-                        continue;
                     sum[ps->id] += ps->share;
                     if (!isnan(ps->user_wall)) {
                         uwn[ps->id] += ps->user_wall * ps->mean_s;
@@ -217,11 +88,16 @@ int an_fixes(an_work *w, pm_err *err)
             x->pass = bn;
             if (bn)
                 x->share = bsum / n;
+            for (size_t ci = 0; bn && ci < a->n_configs && x->pass_stage < 0; ci++)
+                for (size_t p = 0; p < a->configs[ci].n_passes; p++)
+                    if (a->configs[ci].passes[p].name == bn && a->configs[ci].passes[p].tool == bt) {
+                        x->pass_stage = a->configs[ci].passes[p].stage;
+                        break;
+                    }
             for (size_t k = 0; bn && k < a->n_fits; k++)
                 if (a->fits[k].name == bn && a->fits[k].tool == bt) {
                     x->exponent = a->fits[k].exponent;
                     x->exponent_lo = a->fits[k].lo;
-                    fit_r2[a->n_fixes] = a->fits[k].r2;
                 }
         } else {
             /* start-up is a single-threaded process phase */
@@ -236,8 +112,175 @@ int an_fixes(an_work *w, pm_err *err)
         }
         a->n_fixes++;
     }
-    rc = choose_fixes(a, w->opts->fixes_path, fit_r2, err);
 cleanup:
-    free(fit_r2);
     return rc;
+}
+
+/* Appends printf text to *dst (NULL: a new string); out of memory leaves *dst as it was and returns 1. */
+static int cat(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int cat(char **dst, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *piece = NULL;
+    int n = vasprintf(&piece, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return 1;
+    size_t old = *dst ? strlen(*dst) : 0;
+    char *grown = realloc(*dst, old + (size_t)n + 1);
+    if (!grown) {
+        free(piece);
+        return 1;
+    }
+    memcpy(grown + old, piece, (size_t)n + 1);
+    *dst = grown;
+    free(piece);
+    return 0;
+}
+
+static int config_stage(const pm_analysis *a, const char *key)
+{
+    for (size_t i = 0; key && i < a->n_configs; i++)
+        if (!strcmp(a->configs[i].key, key))
+            return a->configs[i].dominant_stage;
+    return -1;
+}
+
+/* How many of a plan fix's matching configs are in regime `stage` (-1: any). */
+static size_t matches_in(const pm_analysis *a, const json_t *fix, int stage)
+{
+    size_t n = 0, i;
+    const json_t *m;
+    json_array_foreach(json_object_get(fix, "matches"), i, m) {
+        const char *reg = json_string_value(json_object_get(m, "regime"));
+        n += stage < 0 || (reg && !strcmp(reg, a->stages[stage]));
+    }
+    return n;
+}
+
+/* A proven row (passmap fix's result, against stock) measured on a config of regime `stage`. */
+static int proven_in(const pm_analysis *a, const json_t *row, int stage)
+{
+    size_t i;
+    const json_t *k;
+    json_array_foreach(json_object_get(row, "configs"), i, k)
+        if (config_stage(a, json_string_value(k)) == stage)
+            return 1;
+    return 0;
+}
+
+static const char *js(const json_t *o, const char *k, const char *def)
+{
+    const char *v = json_string_value(json_object_get(o, k));
+    return v ? v : def;
+}
+
+/* "compile 0.41x, run 1.02x, .text 0.98x" from a proven row's ratios (a side not measured is left out). */
+static void ledger_words(const json_t *row, char *buf, size_t cap)
+{
+    double r = json_number_value(json_object_get(row, "ratio"));
+    const json_t *run = json_object_get(row, "run"), *size = json_object_get(row, "size");
+    int n = snprintf(buf, cap, json_is_number(json_object_get(row, "ratio")) ? "compile %.3fx" : "compile -", r);
+    if (json_is_number(json_object_get(run, "ratio")) && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", run %.3fx%s", json_number_value(json_object_get(run, "ratio")),
+                      json_is_true(json_object_get(run, "estimated")) ? " (estimated)" : "");
+    if (json_is_number(json_object_get(size, "ratio")) && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, ", %s %.3fx", js(size, "what", "size"),
+                 json_number_value(json_object_get(size, "ratio")));
+}
+
+int pm_analysis_fix_words(pm_analysis *a, const json_t *plan, const char *db_label)
+{
+    json_t *proven = a->fix_json ? json_loads(a->fix_json, 0, NULL) : NULL;
+    const json_t *fixes = json_object_get(plan, "fixes");
+    const char *none = js(plan, "none", NULL);
+    int oom = 0;
+    for (size_t i = 0; i < a->n_fixes && !oom; i++) {
+        pm_an_fix *x = &a->fixes[i];
+        free(x->fix);
+        x->fix = NULL;
+        size_t k;
+        const json_t *r, *f;
+        /* proven rows first, with what they measured */
+        json_array_foreach(json_object_get(proven, "results"), k, r) {
+            if (strcmp(js(r, "against", ""), "stock") || !proven_in(a, r, x->stage))
+                continue;
+            char led[160];
+            ledger_words(r, led, sizeof led);
+            oom |= cat(&x->fix, "%s%s: measured %s (%s; output %s)", x->fix ? "; " : "", js(r, "name", "?"),
+                       json_is_true(json_object_get(r, "tradeoff")) ? "a trade-off: faster to compile, slower to run"
+                                                                    : js(r, "verdict", "?"),
+                       led, js(r, "output", "-"));
+        }
+        json_array_foreach(fixes, k, f) {
+            size_t n = matches_in(a, f, x->stage);
+            if (!n || json_is_true(json_object_get(f, "combination")) || !json_array_size(json_object_get(f, "configs")))
+                continue;
+            int done = 0;
+            size_t q;
+            json_array_foreach(json_object_get(proven, "results"), q, r)
+                done |= !strcmp(js(r, "variant", ""), js(f, "variant", "")) && proven_in(a, r, x->stage);
+            if (!done)
+                oom |= cat(&x->fix, "%s%s: predicted (rule %s holds on %zu config%s here)", x->fix ? "; " : "",
+                           js(f, "name", "?"), js(f, "predicted", "?"), n, n == 1 ? "" : "s");
+        }
+        if (!x->fix && x->n_contended == x->n_configs)
+            oom |= cat(&x->fix, "no conclusion: %d of %d configs contended", x->n_contended, x->n_configs);
+        else if (!x->fix && none)
+            oom |= cat(&x->fix, "none proposed: %s", none);
+        else if (!x->fix)
+            oom |= cat(&x->fix, "no fix of the %s catalogue matches%s", a->backend ? a->backend : "back end's",
+                       x->n_contended ? " its uncontended configs" : " its configs");
+    }
+    /* the headline: the proven combination to ship, else the predicted fix whose rule holds on most configs */
+    free(a->fix_headline);
+    a->fix_headline = NULL;
+    const json_t *rec = json_object_get(proven, "recommended");
+    if (json_is_object(rec) && json_is_true(json_object_get(rec, "ship"))) {
+        char led[160];
+        ledger_words(rec, led, sizeof led);
+        oom |= cat(&a->fix_headline, "%s \u2014 proven by passmap fix (%s of stock over %d configs; output %s)",
+                   js(rec, "variant", "?"), led, (int)json_integer_value(json_object_get(rec, "n_configs")),
+                   js(rec, "output", "-"));
+    } else {
+        const json_t *best = NULL, *f;
+        size_t k, nbest = 0;
+        json_array_foreach(fixes, k, f) {
+            size_t n = matches_in(a, f, -1);
+            if (json_is_true(json_object_get(f, "combination")) || !json_array_size(json_object_get(f, "configs")) ||
+                n <= nbest)
+                continue;
+            best = f;
+            nbest = n;
+        }
+        if (proven)
+            oom |= cat(&a->fix_headline, "nothing proven to ship by passmap fix (see the proven fixes); ");
+        if (best) {
+            /* the regime it holds in most, and that regime's heaviest pass with its share */
+            const pm_an_fix *reg = NULL;
+            size_t rn = 0;
+            for (size_t i = 0; i < a->n_fixes; i++) {
+                size_t n = matches_in(a, best, a->fixes[i].stage);
+                if (n > rn) {
+                    rn = n;
+                    reg = &a->fixes[i];
+                }
+            }
+            oom |= cat(&a->fix_headline, "%s \u2014 predicted, not measured: its rule (%s) holds on %zu config%s",
+                       js(best, "name", "?"), js(best, "predicted", "?"), nbest, nbest == 1 ? "" : "s");
+            if (reg && reg->pass)
+                oom |= cat(&a->fix_headline, ", most in the %s regime (heaviest pass %s, %.0f%% of the compile)",
+                           a->stages[reg->stage], reg->pass, reg->share * 100);
+            oom |= cat(&a->fix_headline, ": %s; measure it with passmap fix %s", js(best, "why", ""),
+                       db_label ? db_label : "DB");
+        } else if (none) {
+            oom |= cat(&a->fix_headline, "no fix proposed: %s", none);
+        } else if (!proven) {
+            oom |= cat(&a->fix_headline, "no fix proposed: no rule of the %s catalogue holds on this study's "
+                                         "evidence", a->backend ? a->backend : "back end's");
+        }
+    }
+    json_decref(proven);
+    return oom ? PM_ERR_NOMEM : PM_OK;
 }

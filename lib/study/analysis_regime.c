@@ -70,6 +70,20 @@ static const pm_an_cell *next_down_column(const pm_an_regime *rg, size_t k)
     return next;
 }
 
+/* "dominates" only at PM_AN_DOMINATES_SHARE of the compile or more; below it the largest stage "leads". */
+static const char *verb(double share)
+{
+    return share >= PM_AN_DOMINATES_SHARE ? "dominates" : "leads";
+}
+
+static double min_share(const pm_an_regime *rg)
+{
+    double m = INFINITY;
+    for (size_t k = 0; k < rg->n_cells; k++)
+        m = rg->cells[k].share < m ? rg->cells[k].share : m;
+    return m;
+}
+
 /* Appends one boundary sentence, formatted whole: axis values are user file names, any length. */
 __attribute__((format(printf, 2, 3))) static int add_boundary(pm_an_regime *rg, const char *fmt, ...)
 {
@@ -130,8 +144,8 @@ static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
         const pm_an_cell *here = &rg->cells[k];
         const pm_an_cell *next = next_along_row(rg, here);
         if (next && next->stage != here->stage &&
-            (rc = add_boundary(rg, "%s %s: %s dominates at %s %d, %s from %s %d", kr->regime_rows, here->row,
-                               an_stage_name(a, here->stage), kr->regime_cols, here->col,
+            (rc = add_boundary(rg, "%s %s: %s %s at %s %d, %s from %s %d", kr->regime_rows, here->row,
+                               an_stage_name(a, here->stage), verb(here->share), kr->regime_cols, here->col,
                                an_stage_name(a, next->stage), kr->regime_cols, next->col)))
             goto cleanup;
     }
@@ -140,8 +154,8 @@ static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
     for (size_t k = 0; k < rg->n_cells; k++) {
         const pm_an_cell *here = &rg->cells[k], *next = next_down_column(rg, k);
         if (next && next->stage != here->stage &&
-            (rc = add_boundary(rg, "%s %d: %s dominates at %s %s, %s from %s %s", kr->regime_cols, here->col,
-                               an_stage_name(a, here->stage), kr->regime_rows, here->row,
+            (rc = add_boundary(rg, "%s %d: %s %s at %s %s, %s from %s %s", kr->regime_cols, here->col,
+                               an_stage_name(a, here->stage), verb(here->share), kr->regime_rows, here->row,
                                an_stage_name(a, next->stage), kr->regime_rows, next->row)))
             goto cleanup;
     }
@@ -149,8 +163,8 @@ static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
         int uniform = 1;
         for (size_t k = 1; k < rg->n_cells; k++)
             uniform &= rg->cells[k].stage == rg->cells[0].stage;
-        if (uniform && (rc = add_boundary(rg, "%s dominates every %s cell mapped (no boundary in this sweep)",
-                                          an_stage_name(a, rg->cells[0].stage), kind)))
+        if (uniform && (rc = add_boundary(rg, "%s %s every %s cell mapped (no boundary in this sweep)",
+                                          an_stage_name(a, rg->cells[0].stage), verb(min_share(rg)), kind)))
             goto cleanup;
     }
 cleanup:
@@ -271,16 +285,16 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
     for (size_t k = 0; k < rg->n_cells && rc == PM_OK; k++) {
         const pm_an_cell *here = &rg->cells[k], *next = next_along_row(rg, here);
         if (next && next->stage != here->stage)
-            rc = add_boundary(rg, "%s %s: %s dominates at %s %d, %s from %s %d", rg->row_axis, here->row,
-                              an_stage_name(a, here->stage), rg->col_axis, here->col,
+            rc = add_boundary(rg, "%s %s: %s %s at %s %d, %s from %s %d", rg->row_axis, here->row,
+                              an_stage_name(a, here->stage), verb(here->share), rg->col_axis, here->col,
                               an_stage_name(a, next->stage), rg->col_axis, next->col);
     }
     /* and down each column, rows in config order (this map's rows carry no number) */
     for (size_t k = 0; k < rg->n_cells && rc == PM_OK; k++) {
         const pm_an_cell *here = &rg->cells[k], *next = next_down_column(rg, k);
         if (next && next->stage != here->stage)
-            rc = add_boundary(rg, "%s %d: %s dominates at %s %s, %s at %s %s", rg->col_axis, here->col,
-                              an_stage_name(a, here->stage), rg->row_axis, here->row,
+            rc = add_boundary(rg, "%s %d: %s %s at %s %s, %s at %s %s", rg->col_axis, here->col,
+                              an_stage_name(a, here->stage), verb(here->share), rg->row_axis, here->row,
                               an_stage_name(a, next->stage), rg->row_axis, next->row);
     }
     if (rc == PM_OK && !rg->n_boundaries && rg->n_cells) {
@@ -288,8 +302,8 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
         for (size_t k = 1; k < rg->n_cells; k++)
             uniform &= rg->cells[k].stage == rg->cells[0].stage;
         if (uniform)
-            rc = add_boundary(rg, "%s dominates every %s x %s cell mapped (no boundary in this sweep)",
-                              an_stage_name(a, rg->cells[0].stage), rg->row_axis, rg->col_axis);
+            rc = add_boundary(rg, "%s %s every %s x %s cell mapped (no boundary in this sweep)",
+                              an_stage_name(a, rg->cells[0].stage), verb(min_share(rg)), rg->row_axis, rg->col_axis);
     }
 cleanup:
     free(vals);

@@ -12,6 +12,7 @@
 #include "analysis.h"
 #include "backend.h"
 #include "compare.h"
+#include "contention.h"
 #include "fixplan.h"
 #include "spec.h"
 #include "stagemap.h"
@@ -35,6 +36,8 @@ typedef struct job {
     json_t *detail;           /* regimes, cheaper/dearer passes */
     const char *note;
     int from_study;           /* b is the back end's warm path: the study's warm runs against its cold runs */
+    json_t *ledger;           /* the program side (measure_program): {"run": {...}, "size": {...}}, or NULL */
+    int tradeoff;             /* the compiled program measured slower than stock's (compare's rule) */
 } job;
 
 typedef struct check_ref {    /* stock's side of a config's output check, built once */
@@ -67,6 +70,9 @@ typedef struct fix_ctx {
     check_ref *refs;
     size_t n_refs;
     char self[PATH_MAX];             /* passmap itself, resolved once: a rebuild during a long run replaces it */
+    int an_borrowed;                 /* an is the caller's (pm_fix_propose): not freed here */
+    int exclude_contended;           /* the report's proposals: no fix from a contended config */
+    const char *none_why;            /* why no config is evidence (pm_fix_propose says it instead of failing) */
 } fix_ctx;
 
 static void note(fix_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -143,19 +149,50 @@ cleanup:
     return rc;
 }
 
+/* A config is evidence for a fix only when its timing report was read (pass rows: a wall alone says nothing about
+ * where the time goes) and, for the report's proposals, when its runs were not contended. */
+static int fix_evidence_usable(const fix_ctx *x, const pm_an_config *c, size_t *n_unread, size_t *n_contended)
+{
+    if (c->n_passes == 0) {
+        (*n_unread)++;
+        return 0;
+    }
+    if (x->exclude_contended && c->contended) {
+        (*n_contended)++;
+        return 0;
+    }
+    return 1;
+}
+
+static int no_evidence(fix_ctx *x, size_t n_unread, size_t n_contended, pm_err *err)
+{
+    if (n_unread && !n_contended)
+        x->none_why = "no stock config has a readable timing report (no pass rows): no fix is proposed from a "
+                      "wall alone";
+    else if (n_contended)
+        x->none_why = "every stock config with pass rows was contended: no conclusion (rerun on a quieter machine, "
+                      "or --allow-contended)";
+    else
+        x->none_why = "no stock config with a successful cold run";
+    return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s': %s", x->study, x->none_why);
+}
+
 static int build_evidence(fix_ctx *x, pm_err *err)
 {
-    pm_stagemap *map = pm_stagemap_new();
-    if (!map)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    int rc = pm_stagemap_load_default(map, err);
-    if (rc == PM_OK) {
-        pm_an_opts ao = {.sweep = x->study, .map = map};
-        rc = pm_analysis_run(pm_store_db(x->store), &ao, &x->an, err);
+    if (!x->an) {
+        pm_stagemap *map = pm_stagemap_new();
+        if (!map)
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        int rc = pm_stagemap_load_default(map, err);
+        if (rc == PM_OK) {
+            pm_an_opts ao = {.sweep = x->study, .map = map};
+            rc = pm_analysis_run(pm_store_db(x->store), &ao, &x->an, err);
+        }
+        pm_stagemap_free(map);
+        if (rc)
+            return rc;
     }
-    pm_stagemap_free(map);
-    if (rc)
-        return rc;
+    size_t n_unread = 0, n_contended = 0;
     const pm_analysis *a = x->an;
     x->ev = calloc(a->n_configs ? a->n_configs : 1, sizeof *x->ev);
     x->ev_cfg = calloc(a->n_configs ? a->n_configs : 1, sizeof *x->ev_cfg);
@@ -170,6 +207,8 @@ static int build_evidence(fix_ctx *x, pm_err *err)
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!is_stock(c->variant) || c->n_cold == 0 || c->dominant_stage < 0)
+            continue;
+        if (!fix_evidence_usable(x, c, &n_unread, &n_contended))
             continue;
         const pm_spec_config *sc = NULL;
         for (int k = 0; k < x->src_spec->n_configs && !sc; k++)
@@ -200,7 +239,7 @@ static int build_evidence(fix_ctx *x, pm_err *err)
                                      .n_params = (size_t)sc->n_params};
     }
     if (x->n_ev == 0)
-        return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s' has no stock config with a successful cold run", x->study);
+        return no_evidence(x, n_unread, n_contended, err);
     return PM_OK;
 }
 
@@ -474,6 +513,70 @@ static int check_side(fix_ctx *x, size_t cfg, const char *variant, char *result,
     return x->fx->check_build(x->src_spec, ev_config(x, cfg), variant, dir, &co, result, cap, err);
 }
 
+/* How many times each side's program runs for the ledger: compare's rule needs 3 a side at least. */
+#define LEDGER_RUNS_MAX 20
+
+static json_t *ledger_stat(const pm_compare_stat *st, int n, const char *what, int estimated, int contended)
+{
+    return json_pack("{s:o, s:o, s:o, s:i, s:s, s:o, s:o, s:s, s:b, s:b}", "ratio", num(st->ratio), "ci_lo",
+                     num(st->ci_lo), "ci_hi", num(st->ci_hi), "n", n, "verdict", pm_compare_verdict_name(st->verdict),
+                     "stock_s", num(st->gmean_a), "fix_s", num(st->gmean_b), "what", what, "estimated", estimated,
+                     "contended", contended);
+}
+
+/* The other side of the ledger for a fix whose output was checked the same: the compiled program's run time
+ * (stock's and the fix's builds run alternately, each through lib/run, judged by compare's rule: Welch on log
+ * times, the interval at the corrected level, the threshold; a run below PM_CONTENTION_RATIO CPU/wall is
+ * contended, so no conclusion unless --allow-contended) and the size of what was built. A fix whose program
+ * measures slower is a trade-off. Failures are stated in the ledger, not fatal: the compile side stands. */
+static void measure_program(fix_ctx *x, job *jb, size_t cfg, const char *stock_dir, const char *var_dir)
+{
+    json_decref(jb->ledger);
+    jb->ledger = json_object();
+    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers};
+    int conf = ev_config(x, cfg);
+    pm_err err = {0};
+    if (x->fx->program_run) {
+        int n = x->min_r + 2 < LEDGER_RUNS_MAX ? x->min_r + 2 : LEDGER_RUNS_MAX, contended = 0, got = 0, rc = PM_OK;
+        double a[LEDGER_RUNS_MAX], b[LEDGER_RUNS_MAX], cw;
+        char what[160] = "";
+        for (int i = 0; i < n && rc == PM_OK; i++) {   /* alternate, so a load change hits both sides alike */
+            if ((rc = x->fx->program_run(x->src_spec, conf, stock_dir, &co, &a[i], &cw, what, sizeof what, &err)))
+                break;
+            contended |= !(cw >= PM_CONTENTION_RATIO);
+            if ((rc = x->fx->program_run(x->src_spec, conf, var_dir, &co, &b[i], &cw, what, sizeof what, &err)))
+                break;
+            contended |= !(cw >= PM_CONTENTION_RATIO);
+            got++;
+        }
+        if (rc) {
+            json_object_set_new(jb->ledger, "run", json_pack("{s:s}", "error", err.msg));
+        } else {
+            pm_compare_stat st;
+            pm_compare_test(a, (size_t)got, b, (size_t)got, &st);
+            pm_compare_stat *fam[1] = {&st};
+            pm_compare_correct(fam, 1, PM_COMPARE_ALPHA, x->threshold);
+            pm_compare_withhold(&st, contended, x->o->allow_contended);
+            jb->tradeoff = st.verdict == PM_VERDICT_SLOWER;
+            json_object_set_new(jb->ledger, "run", ledger_stat(&st, got, what, x->fx->estimated, contended));
+            note(x, "program: %s runs %.3fx of stock's (%s, n=%d a side)%s", jb->b, st.ratio,
+                 pm_compare_verdict_name(st.verdict), got, jb->tradeoff ? ": a trade-off" : "");
+        }
+    }
+    if (x->fx->program_size) {
+        double sa = NAN, sb = NAN;
+        char what[96] = "";
+        if (x->fx->program_size(x->src_spec, conf, stock_dir, &sa, what, sizeof what, &err) ||
+            x->fx->program_size(x->src_spec, conf, var_dir, &sb, what, sizeof what, &err))
+            json_object_set_new(jb->ledger, "size", json_pack("{s:s}", "error", err.msg));
+        else
+            json_object_set_new(jb->ledger, "size", json_pack("{s:o, s:o, s:o, s:s, s:b}", "ratio",
+                                                              num(sa > 0 ? sb / sa : NAN), "stock_bytes", num(sa),
+                                                              "fix_bytes", num(sb), "what", what, "estimated",
+                                                              x->fx->estimated));
+    }
+}
+
 /* Checks job b's output against stock on its first config. Fills jb->output and jb->same; CHANGES_OUTPUT on a
  * difference, or when the variant does not build or run. */
 static void check_job(fix_ctx *x, job *jb)
@@ -530,6 +633,12 @@ static void check_job(fix_ctx *x, job *jb)
     if (!same)
         jb->verdict = PM_FIX_CHANGES_OUTPUT;
     note(x, "check: %s: %s", jb->b, jb->output);
+    if (same) {
+        char stock_dir[PATH_MAX], var_dir[PATH_MAX];
+        if (check_dir(x, cfg, "stock", stock_dir, sizeof stock_dir, &err) == PM_OK &&
+            check_dir(x, cfg, jb->b, var_dir, sizeof var_dir, &err) == PM_OK)
+            measure_program(x, jb, cfg, stock_dir, var_dir);
+    }
 }
 
 static job *new_job(fix_ctx *x, const char *a, const char *b, const size_t *cfg, size_t n, long fix, pm_err *err)
@@ -566,6 +675,14 @@ static char *rule_text(const pm_fix_def *f)
     return s;
 }
 
+/* The program side of a job's ledger onto its row: "run", "size", "tradeoff". */
+static void job_ledger_json(const job *jb, json_t *o)
+{
+    if (jb->ledger)
+        json_object_update(o, jb->ledger);
+    json_object_set_new(o, "tradeoff", json_boolean(jb->tradeoff));
+}
+
 static json_t *job_json(fix_ctx *x, const job *jb, const char *name, const pm_fix_def *def)
 {
     json_t *keys = json_array();
@@ -589,6 +706,7 @@ static json_t *job_json(fix_ctx *x, const job *jb, const char *name, const pm_fi
     if (jb->note)
         json_object_set_new(o, "note", json_string(jb->note));
     json_object_set_new(o, "contended_configs", json_integer((json_int_t)jb->m.n_contended));
+    job_ledger_json(jb, o);
     return o;
 }
 
@@ -664,6 +782,8 @@ static pm_fix_verdict try_combo(void *user, const size_t *combo, size_t n, const
     }
     if (one->verdict == PM_FIX_BETTER)
         check_job(x, one);
+    if (one->verdict == PM_FIX_BETTER && one->tradeoff && !x->o->accept_slower_code)
+        return PM_FIX_NO_EFFECT;   /* faster to compile, slower to run: not added unless accepted */
     return one->verdict;
 }
 
@@ -703,6 +823,44 @@ static json_t *plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost)
                      x->o->allow_contended, "fixes", fixes);
 }
 
+/* The back end's catalogue (a data file, or the fixes the study's spec declares). */
+static int load_catalogue(fix_ctx *x, pm_err *err)
+{
+    int rc;
+    if (x->o->catalogue_path || x->fx->catalogue_file) {
+        char def[PATH_MAX];
+        if (!x->o->catalogue_path)
+            snprintf(def, sizeof def, "%s/%s", pm_data_dir(), x->fx->catalogue_file);
+        rc = pm_fix_catalogue_load(x->o->catalogue_path ? x->o->catalogue_path : def, &x->cat, err);
+    } else {
+        const pm_fix_decl *decls = NULL;
+        int nd = 0;
+        if (x->fx->declared)
+            x->fx->declared(x->src_spec, &decls, &nd);
+        /* a declared rule's size terms may name the study's axes */
+        size_t na = 0, cap = 1;
+        for (int i = 0; i < x->src_spec->n_configs; i++)
+            cap += (size_t)x->src_spec->configs[i].n_params;
+        const char **axes = calloc(cap, sizeof *axes);
+        if (!axes) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            return rc;
+        }
+        for (int i = 0; i < x->src_spec->n_configs; i++)
+            for (size_t k = 0; k < x->src_spec->configs[i].n_params; k++) {
+                const char *a = x->src_spec->configs[i].params[k].name;
+                int seen = 0;
+                for (size_t j = 0; j < na && !seen; j++)
+                    seen = !strcmp(axes[j], a);
+                if (!seen)
+                    axes[na++] = a;
+            }
+        rc = pm_fix_catalogue_from_decls(decls, nd, axes, x->study, &x->cat, err);
+        free(axes);
+    }
+    return rc;
+}
+
 /* pm_fix_select_opts.runnable: the back end's say on one (fix, config) pair. */
 static int runnable(void *user, size_t fix, size_t ev, char *why, size_t cap)
 {
@@ -716,6 +874,88 @@ static int cmp_ratio(const void *a, const void *b, void *ctx)
     (void)x;
     double ra = ((const job *)a)->m.ratio, rb = ((const job *)b)->m.ratio;
     return (ra > rb) - (ra < rb);
+}
+
+/* The Pareto set of compile time against run time, both as ratios to stock: stock itself, every fix and
+ * combination measured against stock that is faster to compile with its output checked the same and its program
+ * timed. A point is on the frontier when no other is at most as slow on both and faster on one. The recommended
+ * point is the shipped variant (rec_variant), else none; the reason is stated. */
+static json_t *frontier_json(const fix_ctx *x, const json_t *rec_variant)
+{
+    typedef struct { const char *v; double c, r, clo, chi, rlo, rhi; int slower; } pt;
+    pt *p = calloc(x->n_jobs + 1, sizeof *p);
+    json_t *pts = json_array();
+    if (!p || !pts) {
+        free(p);
+        json_decref(pts);
+        return json_null();
+    }
+    size_t n = 0;
+    p[n++] = (pt){.v = "stock", .c = 1, .r = 1, .clo = NAN, .chi = NAN, .rlo = NAN, .rhi = NAN};
+    for (size_t i = 0; i < x->n_jobs; i++) {
+        const job *jb = &x->jobs[i];
+        const json_t *run = json_object_get(jb->ledger, "run");
+        if (strcmp(jb->a, "stock") || jb->verdict != PM_FIX_BETTER || !jb->same ||
+            !json_is_number(json_object_get(run, "ratio")))
+            continue;
+        int dup = 0;
+        for (size_t k = 1; k < n && !dup; k++)
+            dup = !strcmp(p[k].v, jb->b);
+        if (dup)
+            continue;
+        p[n++] = (pt){.v = jb->b, .c = jb->m.ratio, .r = json_real_value(json_object_get(run, "ratio")),
+                      .clo = jb->m.lo, .chi = jb->m.hi, .rlo = json_number_value(json_object_get(run, "ci_lo")),
+                      .rhi = json_number_value(json_object_get(run, "ci_hi")), .slower = jb->tradeoff};
+    }
+    const char *rv = json_string_value(rec_variant);
+    for (size_t i = 0; i < n; i++) {
+        int dominated = 0;
+        for (size_t k = 0; k < n && !dominated; k++)
+            dominated = k != i && p[k].c <= p[i].c && p[k].r <= p[i].r && (p[k].c < p[i].c || p[k].r < p[i].r);
+        if (dominated)
+            continue;
+        const char *why = NULL;
+        if (rv && !strcmp(rv, p[i].v))
+            why = p[i].slower ? "recommended: the fastest compile measured, its slower program accepted "
+                                "(--accept-slower-code)"
+                              : "recommended: the fastest compile of the greedy search whose output is the same and "
+                                "whose program is not slower";
+        else if (!strcmp(p[i].v, "stock"))
+            why = "the reference";
+        else if (p[i].slower)
+            why = "trade-off: compiles faster, runs slower (not recommended without --accept-slower-code)";
+        else
+            why = "on the frontier, not the greedy search's pick";
+        json_array_append_new(pts, json_pack("{s:s, s:f, s:o, s:o, s:f, s:o, s:o, s:b, s:s}", "variant", p[i].v,
+                                             "compile_ratio", p[i].c, "compile_ci_lo", num(p[i].clo), "compile_ci_hi",
+                                             num(p[i].chi), "run_ratio", p[i].r, "run_ci_lo", num(p[i].rlo),
+                                             "run_ci_hi", num(p[i].rhi), "tradeoff", p[i].slower, "why", why));
+    }
+    free(p);
+    return pts;
+}
+
+static void fix_ctx_free(fix_ctx *x)
+{
+    for (size_t i = 0; i < x->n_jobs; i++) {
+        free(x->jobs[i].cfg);
+        json_decref(x->jobs[i].detail);
+        json_decref(x->jobs[i].ledger);
+    }
+    free(x->jobs);
+    free(x->refs);
+    for (size_t i = 0; i < x->n_ev; i++)
+        free(x->heavy_names[i]);
+    free(x->heavy_names);
+    free(x->ev);
+    free(x->ev_cfg);
+    free(x->ev_an);
+    free(x->superlinear);
+    pm_fix_catalogue_free(&x->cat);
+    if (!x->an_borrowed)
+        pm_analysis_free(x->an);
+    pm_spec_free(x->src_spec);
+    pm_store_close(x->store);
 }
 
 int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
@@ -739,38 +979,7 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     if ((rc = pm_store_open(o->db_path, &x.store, err)) || (rc = load_study(&x, err)) ||
         (rc = build_evidence(&x, err)))
         goto cleanup;
-    if (o->catalogue_path || x.fx->catalogue_file) {
-        char def[PATH_MAX];
-        if (!o->catalogue_path)
-            snprintf(def, sizeof def, "%s/%s", pm_data_dir(), x.fx->catalogue_file);
-        rc = pm_fix_catalogue_load(o->catalogue_path ? o->catalogue_path : def, &x.cat, err);
-    } else {
-        const pm_fix_decl *decls = NULL;
-        int nd = 0;
-        if (x.fx->declared)
-            x.fx->declared(x.src_spec, &decls, &nd);
-        /* a declared rule's size terms may name the study's axes */
-        size_t na = 0, cap = 1;
-        for (int i = 0; i < x.src_spec->n_configs; i++)
-            cap += (size_t)x.src_spec->configs[i].n_params;
-        const char **axes = calloc(cap, sizeof *axes);
-        if (!axes) {
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-            goto cleanup;
-        }
-        for (int i = 0; i < x.src_spec->n_configs; i++)
-            for (size_t k = 0; k < x.src_spec->configs[i].n_params; k++) {
-                const char *a = x.src_spec->configs[i].params[k].name;
-                int seen = 0;
-                for (size_t j = 0; j < na && !seen; j++)
-                    seen = !strcmp(axes[j], a);
-                if (!seen)
-                    axes[na++] = a;
-            }
-        rc = pm_fix_catalogue_from_decls(decls, nd, axes, x.study, &x.cat, err);
-        free(axes);
-    }
-    if (rc)
+    if ((rc = load_catalogue(&x, err)))
         goto cleanup;
     int per_fix = o->configs_per_fix > 0 ? o->configs_per_fix : 3;
     pm_fix_select_opts so = {.per_fix = per_fix, .from_study_variant = x.fx->warm_variant,
@@ -861,7 +1070,7 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     }
     size_t n_ranked = 0;
     for (size_t i = first_single; i < first_single + n_single; i++)
-        if (x.jobs[i].verdict == PM_FIX_BETTER)
+        if (x.jobs[i].verdict == PM_FIX_BETTER && (!x.jobs[i].tradeoff || o->accept_slower_code))
             sorted[n_ranked++] = x.jobs[i];
     qsort_r(sorted, n_ranked, sizeof *sorted, cmp_ratio, &x);
     for (size_t i = 0; i < n_ranked; i++)
@@ -903,17 +1112,23 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
                 if (i != hi && !strcmp(x.jobs[i].b, vb) && x.jobs[i].output[0]) {
                     snprintf(head->output, sizeof head->output, "%s", x.jobs[i].output);
                     head->same = x.jobs[i].same;
+                    /* the program side was measured against stock's build: it holds for the head too */
+                    json_decref(head->ledger);
+                    head->ledger = x.jobs[i].ledger ? json_deep_copy(x.jobs[i].ledger) : NULL;
+                    head->tradeoff = x.jobs[i].tradeoff;
                 }
         }
         /* Shipped only when proven faster and its output was checked equal (or the user waived the check). */
         int ships = head->verdict == PM_FIX_BETTER &&
-                    (head->same || (o->no_check && !strncmp(head->output, "unchecked", 9)));
+                    (head->same || (o->no_check && !strncmp(head->output, "unchecked", 9))) &&
+                    (!head->tradeoff || o->accept_slower_code);
         rec = json_pack("{s:s, s:o, s:o, s:o, s:I, s:i, s:s, s:s, s:b, s:I}", "variant", vb, "ratio",
                         num(head->m.ratio),
                         "ci_lo", num(head->m.lo), "ci_hi", num(head->m.hi), "n_configs",
                         (json_int_t)head->m.n_configs, "min_runs", head->m.min_n, "verdict",
                         pm_fix_verdict_name(head->verdict), "output", head->output[0] ? head->output : "unchecked",
                         "ship", ships, "contended_configs", (json_int_t)head->m.n_contended);
+        job_ledger_json(head, rec);
     }
 
     json_t *table = json_array();
@@ -930,6 +1145,8 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     out = json_deep_copy(plan);
     json_object_set_new(out, "recommended", rec);
     json_object_set_new(out, "results", table);
+    json_object_set_new(out, "frontier", frontier_json(&x, json_object_get(rec, "variant")));
+    json_object_set_new(out, "accept_slower_code", json_boolean(o->accept_slower_code));
     json_object_set_new(out, "check_tolerance", json_real(x.fx->tolerance));
     json_object_set_new(out, "spent_s", json_real(elapsed(&x)));
     json_object_set_new(out, "budget_exhausted", json_boolean(x.budget_hit || stopped));
@@ -949,22 +1166,53 @@ cleanup:
     free(ranked);
     free(best);
     pm_fix_selection_free(&sel);
-    for (size_t i = 0; i < x.n_jobs; i++) {
-        free(x.jobs[i].cfg);
-        json_decref(x.jobs[i].detail);
+    fix_ctx_free(&x);
+    return rc;
+}
+
+int pm_fix_propose(const char *db_path, pm_analysis *an, int allow_contended, json_t **plan, pm_err *err)
+{
+    *plan = NULL;
+    pm_fix_opts o = {.db_path = db_path, .sweep = an ? an->sweep : NULL, .allow_contended = allow_contended,
+                     .dry_run = 1};
+    fix_ctx x = {.o = &o, .an = an, .an_borrowed = 1, .exclude_contended = !allow_contended, .min_r = 3,
+                 .max_r = 10, .threshold = PM_COMPARE_THRESHOLD};
+    pm_fix_selection sel = {0};
+    int rc;
+    if (!an || !an->sweep || strchr(an->sweep, ','))
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "fixes are proposed for one sweep at a time");
+    if ((rc = pm_store_open_readonly(db_path, &x.store, err)) || (rc = load_study(&x, err)))
+        goto cleanup;
+    if ((rc = build_evidence(&x, err))) {
+        if (x.none_why) {   /* nothing to propose from: an answer, not a failure */
+            *plan = json_pack("{s:s, s:s, s:[], s:s}", "study", x.study, "backend", x.backend, "fixes", "none",
+                              x.none_why);
+            rc = *plan ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        }
+        goto cleanup;
     }
-    free(x.jobs);
-    free(x.refs);
-    for (size_t i = 0; i < x.n_ev; i++)
-        free(x.heavy_names[i]);
-    free(x.heavy_names);
-    free(x.ev);
-    free(x.ev_cfg);
-    free(x.ev_an);
-    free(x.superlinear);
-    pm_fix_catalogue_free(&x.cat);
-    pm_analysis_free(x.an);
-    pm_spec_free(x.src_spec);
-    pm_store_close(x.store);
+    if ((rc = load_catalogue(&x, err)))
+        goto cleanup;
+    pm_fix_select_opts so = {.per_fix = 3, .from_study_variant = x.fx->warm_variant,
+                             .runnable = x.fx->runnable ? runnable : NULL, .user = &x};
+    if ((rc = pm_fix_select_ex(&x.cat, x.ev, x.n_ev, x.superlinear, x.n_superlinear, &so, &sel, err)))
+        goto cleanup;
+    if (!(*plan = plan_json(&x, &sel, pm_fix_plan_cost(&sel, x.ev, x.min_r)))) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    /* the evidence that selected each proposal: every config its rule holds on, with its regime */
+    json_t *f;
+    size_t i;
+    json_array_foreach(json_object_get(*plan, "fixes"), i, f) {
+        json_t *ev = json_array();
+        for (size_t k = 0; k < x.n_ev; k++)
+            if (pm_fix_rule_matches(&x.cat.items[i], &x.ev[k], x.superlinear, x.n_superlinear))
+                json_array_append_new(ev, json_pack("{s:s, s:s}", "key", x.ev[k].key, "regime", x.ev[k].regime));
+        json_object_set_new(f, "matches", ev);
+    }
+cleanup:
+    pm_fix_selection_free(&sel);
+    fix_ctx_free(&x);
     return rc;
 }

@@ -29,6 +29,7 @@ typedef struct pm_fix_opts {
     int allow_contended;          /* judge A/Bs whose runs were contended (marked), instead of no conclusion */
     int dry_run;                  /* plan only */
     int no_check;                 /* skip the output check (the table then says "unchecked") */
+    int accept_slower_code;       /* a fix whose compiled program runs slower (a trade-off) may be recommended */
     int check_window, check_layers; /* the reduced config the output check runs; 0: 128 and 2 */
     const char *self_exe;
     volatile sig_atomic_t *stop;
@@ -42,5 +43,13 @@ typedef struct pm_fix_opts {
 #define PM_FIX_META_PREFIX "fix:"
 
 int pm_fix_run(const pm_fix_opts *opts, json_t **result, pm_err *err);
+
+struct pm_analysis;
+/* The report's proposals: the plan `passmap fix --dry-run` makes (the same catalogue, evidence and rule matching,
+ * no budget), from the caller's analysis of one sweep of the store at db_path (read only). Each fix of the plan
+ * also lists "matches": every config its rule holds on, with its regime. Configs without pass rows are no
+ * evidence, nor contended ones unless allow_contended. No usable config: a plan with no fixes and "none" saying
+ * why (PM_OK). */
+int pm_fix_propose(const char *db_path, struct pm_analysis *an, int allow_contended, json_t **plan, pm_err *err);
 
 #endif

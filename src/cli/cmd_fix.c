@@ -47,6 +47,9 @@ static void usage(FILE *out)
             "  --allow-contended  judge A/Bs whose runs were contended (load above the CPUs, or a tool below 0.75x\n"
             "                     its serial CPU/wall), marked; by default such a fix is measured to the repeat\n"
             "                     limit and reads \"no conclusion (contended)\" (compare's rule)\n"
+            "  --accept-slower-code  a fix whose compiled program runs slower than stock's (a trade-off: its\n"
+            "                     run time measured by the spec's [run] or, embedded, the check's forward())\n"
+            "                     may be recommended; by default it never is\n"
             "  --dry-run          show the plan, run nothing\n"
             "  --quiet            no per-run lines\n"
             "  --json             the plan and the result as JSON on stdout\n"
@@ -128,11 +131,16 @@ static void print_result(const json_t *r)
     char rc[192];
     if (json_is_object(rec)) {
         pm_fix_ratio_text(rec, rc, sizeof rc);
-        printf("%s %s: compile wall %s stock over %d configs, %s; output %s\n",
-               json_is_true(json_object_get(rec, "ship")) ? "SHIP" : "NOT PROVEN:", str(rec, "variant"), rc,
-               (int)dbl(rec, "n_configs"), str(rec, "verdict"), str(rec, "output"));
+        char led[512];
+        pm_fix_ledger_text(rec, led, sizeof led);
+        printf("%s %s: compile wall %s stock over %d configs, %s; output %s; program: %s\n",
+               json_is_true(json_object_get(rec, "ship")) ? "SHIP"
+               : json_is_true(json_object_get(rec, "tradeoff")) ? "TRADE-OFF (not recommended without "
+                                                                   "--accept-slower-code):"
+                                                                 : "NOT PROVEN:",
+               str(rec, "variant"), rc, (int)dbl(rec, "n_configs"), str(rec, "verdict"), str(rec, "output"), led);
     } else {
-        printf("no fix to ship: none measured faster with unchanged output\n");
+        printf("no fix to ship: %s\n", pm_fix_nothing_why(r));
     }
     printf("budget: %.0f s spent%s\n\n", dbl(r, "spent_s"),
            json_is_true(json_object_get(r, "budget_exhausted")) ? " (budget exhausted: some A/Bs not run)" : "");
@@ -144,6 +152,11 @@ static void print_result(const json_t *r)
         pm_fix_ratio_text(f, rc, sizeof rc);
         printf("%-34s %-9.9s %-26s %-15s %-7d %s\n", str(f, "name"), str(f, "against"), rc, str(f, "verdict"),
                (int)dbl(f, "n_configs"), str(f, "output"));
+        char led[512];
+        pm_fix_ledger_text(f, led, sizeof led);
+        if (strcmp(led, "-"))
+            printf("    program: %s%s\n", led, json_is_true(json_object_get(f, "tradeoff"))
+                                                ? "   <- trade-off: faster to compile, slower to run" : "");
         printf("    predicted: %s%s\n", str(f, "predicted"),
                json_is_true(json_object_get(f, "rule_measured_nothing")) ? "   <- rule measured nothing" : "");
         if (json_object_get(f, "note"))
@@ -170,6 +183,7 @@ static void print_result(const json_t *r)
             putchar('\n');
         }
     }
+    pm_fix_frontier_text(stdout, r);
 }
 
 static int parse_int_arg(const char *opt, const char *v, int lo, int *out)
@@ -195,6 +209,7 @@ int cmd_fix(int argc, char **argv)
         {"dry-run", no_argument, NULL, 'n'},            {"quiet", no_argument, NULL, 'q'},
         {"json", no_argument, NULL, 'j'},               {"help", no_argument, NULL, 'h'},
         {"allow-contended", no_argument, NULL, 'A'},
+        {"accept-slower-code", no_argument, NULL, 'S'},
         {NULL, 0, NULL, 0}};
     pm_fix_opts o = {.stop = &stop_requested};
     ui u = {.tty = isatty(STDERR_FILENO)};
@@ -228,6 +243,7 @@ int cmd_fix(int argc, char **argv)
         }
         case 'N': o.no_check = 1; break;
         case 'A': o.allow_contended = 1; break;
+        case 'S': o.accept_slower_code = 1; break;
         case 'n': o.dry_run = 1; break;
         case 'q': u.quiet = 1; break;
         case 'j': u.json = 1; break;

@@ -16,6 +16,7 @@
 #include "figures.h"
 #include "html.h"
 #include "report_tables.h"
+#include "fix.h"
 #include "fix_report.h"
 #include "npu_report.h"
 #include "stagemap.h"
@@ -24,7 +25,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: passmap report DB [--json | --markdown] [--html FILE] [--figures DIR] [--sweep NAME]\n"
-            "                         [--stage-map FILE]... [--fixes FILE] [--x SIZE-AXIS] [--y WORKLOAD-AXIS]\n"
+            "                         [--stage-map FILE]... [--x SIZE-AXIS] [--y WORKLOAD-AXIS]\n"
             "                         [--allow-contended]\n"
             "  per config: stage breakdown, dominant stage and share; regimes, cost fits, precision, fix table.\n"
             "  --json            the same content as JSON on stdout (schema: docs/json.md)\n"
@@ -34,7 +35,6 @@ static void usage(FILE *out)
             "  --sweep NAME      which sweep (default: the latest study, not its STUDY-fix sweep nor a superseded\n"
             "                    one); A,B reports several together\n"
             "  --stage-map FILE  pass->stage map (tool<TAB>glob<TAB>stage); repeatable; default: data/stages-*.tsv\n"
-            "  --fixes FILE      fix rules (default: data/fixes.tsv)\n"
             "  --x AXIS, --y AXIS  the size and workload axes of a sweep over parameters (e.g. --x opt --y input):\n"
             "                    regime map, handoff x and series, fingerprint bars; default: the spec's [report]\n"
             "                    size / workload, else input and the first integer axis (handoff: a declared\n"
@@ -105,7 +105,7 @@ static void print_builds(const pm_analysis *a, int markdown)
     }
 }
 
-static int print_text(const pm_analysis *a, int markdown)
+static int print_text(const pm_analysis *a, int markdown, const char *db_label)
 {
     int width = cli_term_width(120);
     if (markdown)
@@ -211,9 +211,38 @@ static int print_text(const pm_analysis *a, int markdown)
     if (!rc)
         rc = put_table(pm_rt_tools(a), "parallelism", markdown, width);
     if (!rc)
-        rc = put_table(pm_rt_fixes(a), "fix table", markdown, width);
+        rc = put_table(pm_rt_fixes(a), "fix table (per regime: proven fixes first, then the predicted ones whose "
+                                       "rule holds; the same catalogue and rules as passmap fix)", markdown, width);
     pm_npu_report_text(a, stdout); /* NPU back end only: see npu_report.h */
+    if (!rc && a->fix_json) {   /* the report ends with the proven ledger too, beside the evidence above */
+        putchar('\n');
+        pm_fix_report_text(stdout, a->fix_json);
+    } else if (!rc) {
+        printf("\n%sproven fixes: none measured yet. One command measures the predicted fixes (A/B against stock, "
+               "output check, the compiled program's run time and size): passmap fix %s --budget 10m\n",
+               markdown ? "- " : "", db_label ? db_label : "DB");
+    }
     return rc;
+}
+
+/* The fix table's and the headline's fixes: passmap fix's own plan (its catalogue and rule matching) on this
+ * analysis, so the report never proposes what `passmap fix --dry-run` would not plan. A store the plan cannot
+ * be made from (an import without a stored spec, a back end without fixes) proposes nothing, and says why. */
+static int propose_fixes(pm_analysis *a, const char *dbpath, int allow_contended, pm_err *err)
+{
+    json_t *plan = NULL;
+    pm_err why = {0};
+    int rc = pm_fix_propose(dbpath, a, allow_contended, &plan, &why);
+    if (rc == PM_ERR_NOMEM)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (rc) {
+        char none[sizeof why.msg + 32];
+        snprintf(none, sizeof none, "%s", why.msg);
+        plan = json_pack("{s:[], s:s}", "fixes", "none", none);
+    }
+    rc = plan ? pm_analysis_fix_words(a, plan, dbpath) : PM_ERR_NOMEM;
+    json_decref(plan);
+    return rc ? pm_err_set(err, PM_ERR_NOMEM, "out of memory") : PM_OK;
 }
 
 int cmd_report(int argc, char **argv)
@@ -221,14 +250,14 @@ int cmd_report(int argc, char **argv)
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},      {"html", required_argument, NULL, 'H'},
         {"figures", required_argument, NULL, 'F'}, {"sweep", required_argument, NULL, 's'},
-        {"stage-map", required_argument, NULL, 'm'}, {"fixes", required_argument, NULL, 'x'},
+        {"stage-map", required_argument, NULL, 'm'},
         {"markdown", no_argument, NULL, 'M'},  {"x", required_argument, NULL, 'X'},
         {"y", required_argument, NULL, 'Y'},   {"help", no_argument, NULL, 'h'},
         {"allow-contended", no_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     int json = 0, markdown = 0, allow_contended = 0, c;
-    const char *html = NULL, *figdir = NULL, *sweep = NULL, *fixes = NULL, *x_axis = NULL, *y_axis = NULL;
+    const char *html = NULL, *figdir = NULL, *sweep = NULL, *x_axis = NULL, *y_axis = NULL;
     const char *maps[16];
     int n_maps = 0;
     optind = 1;
@@ -240,7 +269,6 @@ int cmd_report(int argc, char **argv)
         case 'H': html = optarg; break;
         case 'F': figdir = optarg; break;
         case 's': sweep = optarg; break;
-        case 'x': fixes = optarg; break;
         case 'X': x_axis = optarg; break;
         case 'Y': y_axis = optarg; break;
         case 'm':
@@ -284,10 +312,12 @@ int cmd_report(int argc, char **argv)
         goto cleanup;
     /* mmap reads skip a copy per page on the one big scan; temp tables stay in memory */
     sqlite3_exec(db, "PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL);
-    pm_an_opts o = {.sweep = sweep, .map = map, .fixes_path = fixes, .size_axis = x_axis, .workload_axis = y_axis};
+    pm_an_opts o = {.sweep = sweep, .map = map, .size_axis = x_axis, .workload_axis = y_axis};
     if ((rc = pm_analysis_run(db, &o, &a, &err)))
         goto cleanup;
     if ((rc = pm_fix_report_load(dbpath, a->sweep, &a->fix_json, &err)))
+        goto cleanup;
+    if ((rc = propose_fixes(a, dbpath, allow_contended, &err)))
         goto cleanup;
     if ((rc = pm_analysis_ab(a, dbpath, 0, allow_contended, &err)))
         goto cleanup;
@@ -319,7 +349,7 @@ int cmd_report(int argc, char **argv)
         putchar('\n');
         json_decref(j);
     } else if (!html || figdir || markdown) {
-        if (print_text(a, markdown)) {
+        if (print_text(a, markdown, dbpath)) {
             pm_err_set(&err, PM_ERR_IO, "writing the report");
             goto cleanup;
         }

@@ -35,6 +35,14 @@ if echo "$out" | grep -q "tile-512 .*A/B against stock" && echo "$out" | grep -q
   ok "--dry-run: the plan names the fixes whose rule holds and why the others are left out"
 else fail "--dry-run plan"; echo "$out" | sed 's/^/#   /'; fi
 if [ "$(runs s-fix)" = 0 ]; then ok "--dry-run runs nothing"; else fail "--dry-run ran $(runs s-fix) runs"; fi
+# the report proposes from the same plan: its headline's fix is one the dry run plans (a cut of the demo's study)
+top=$("$PASSMAP" report "$TMP/s.db" --allow-contended 2>&1 | sed -n 's/^  top fix: \([^ ]*\) .*/\1/p')
+planned=$("$PASSMAP" fix "$TMP/s.db" --dry-run --allow-contended --json 2>/dev/null |
+  python3 -c 'import json,sys; print(" ".join(f["name"] for f in json.load(sys.stdin)["fixes"] if f["configs"]))')
+case " $planned " in
+  *" $top "*) [ -n "$top" ] && ok "the report's top fix ($top) is one the dry run plans ($planned)" || fail "no top fix" ;;
+  *) fail "report's top fix '$top' not in the dry run's plan ($planned)" ;;
+esac
 
 "$PASSMAP" fix "$TMP/s.db" --max-repeats 6 --check-window 32 --allow-contended --json >"$TMP/fix.json" 2>"$TMP/fix.err"
 rc=$?
@@ -45,9 +53,16 @@ else fail "no significant fix"; head -c 3000 "$TMP/fix.json" | sed 's/^/#   /'; 
 if json_check "$TMP/fix.json" 'all(r["output"].startswith("bit-exact (") and int(r["output"].split("(")[1].split()[0]) > 0 for r in d["results"] if r["verdict"] == "faster")'; then
   ok "every faster variant computes bit-exactly what stock computes"
 else fail "output check"; grep -o '"output": "[^"]*"' "$TMP/fix.json" | sed 's/^/#   /'; fi
-if json_check "$TMP/fix.json" 'd["recommended"]["ship"] and d["recommended"]["ratio"] < 1'; then
-  ok "the combination to ship heads the result"
+# a larger tile may make forward() slower: then the result is a trade-off, stated, and not shipped
+if json_check "$TMP/fix.json" 'd["recommended"]["ratio"] < 1 and (d["recommended"]["ship"] != d["recommended"]["tradeoff"])'; then
+  ok "the combination to ship heads the result (or is stated a trade-off and not shipped)"
 else fail "no recommendation"; fi
+# the other side of the ledger: every fix that compiles faster with the same output has its forward() timed against
+# stock's (n >= 3 a side, compare's rule) and its object's .text measured
+if json_check "$TMP/fix.json" 'all(r["run"]["n"] >= 3 and r["run"]["ratio"] > 0 and r["run"]["verdict"] in ("faster", "slower", "same", "no conclusion (contended)") and r["run"]["what"].startswith("forward()") and r["size"]["what"] == ".text" and r["size"]["stock_bytes"] > 0 and r["tradeoff"] == (r["run"]["verdict"] == "slower") for r in d["results"] if r["verdict"] == "faster" and r["output"].startswith("bit-exact"))' &&
+   json_check "$TMP/fix.json" 'any(r["verdict"] == "faster" for r in d["results"]) and d["frontier"][0]["variant"] == "stock"'; then
+  ok "program side: forward() run-time ratio and .text size for every faster fix; the frontier starts at stock"
+else fail "program side"; python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([(r["name"], r.get("run"), r.get("size")) for r in d["results"]], d.get("frontier"))' "$TMP/fix.json" | sed 's/^/#   /'; fi
 # The driver really ran the compiled code: its result is not all zeros.
 res=$(ls "$TMP"/s.db.runs/fix-check/*/stock/result.bin 2>/dev/null | head -1)
 if [ -n "$res" ] && python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(); v=struct.unpack("%df"%(len(d)//4),d); sys.exit(0 if len(v) > 1000 and any(x != 0 for x in v) else 1)' "$res"; then
@@ -58,7 +73,7 @@ if sqlite3 "$TMP/s.db" "SELECT value FROM meta WHERE key = 'fix:s'" | grep -q '"
 else fail "no fix:s meta"; fi
 
 out=$("$PASSMAP" report "$TMP/s.db" --sweep s 2>&1)
-if echo "$out" | head -1 | grep -q "^proven fixes" && echo "$out" | sed -n 2p | grep -q "ship "; then
+if echo "$out" | head -1 | grep -q "^proven fixes" && echo "$out" | sed -n 2p | grep -qE "ship |trade-off"; then
   ok "the study's report opens with the proven fixes, the combination to ship first"
 else fail "report head"; echo "$out" | head -5 | sed 's/^/#   /'; fi
 "$PASSMAP" report "$TMP/s.db" --sweep s --html "$TMP/r.html" >/dev/null 2>&1
@@ -66,7 +81,7 @@ if grep -q "<section id=proven-fixes>" "$TMP/r.html" 2>/dev/null; then ok "HTML 
 
 before=$(runs s-fix)
 out=$("$PASSMAP" fix "$TMP/s.db" --max-repeats 6 --check-window 32 --allow-contended 2>&1)
-if [ "$(runs s-fix)" = "$before" ] && echo "$out" | grep -q "^SHIP "; then
+if [ "$(runs s-fix)" = "$before" ] && echo "$out" | grep -qE "^(SHIP|TRADE-OFF) "; then
   ok "rerun resumes: no run repeated, same answer"
 else fail "rerun: $before -> $(runs s-fix) runs"; echo "$out" | tail -20 | sed 's/^/#   /'; fi
 

@@ -9,7 +9,7 @@ if ! make -s -C "$ROOT" --no-print-directory install PREFIX=/opt/pm DESTDIR="$de
   fail "make install"; tail -5 "$TMP/log"; finish; exit 1
 fi
 ok "make install PREFIX=/opt/pm DESTDIR=..."
-for f in bin/passmap share/passmap/stages-embedded.tsv share/passmap/stages-npu.tsv share/passmap/fixes.tsv \
+for f in bin/passmap share/passmap/stages-embedded.tsv share/passmap/stages-npu.tsv share/passmap/fixes-embedded.tsv \
          share/passmap/studies/demo.ini share/man/man1/passmap.1 share/man/man1/passmap-trace.1 \
          share/man/man1/passmap-show.1 share/man/man1/passmap-report.1; do
   [ -s "$dest/opt/pm/$f" ] && ok "installed $f" || fail "installed $f"

@@ -117,12 +117,9 @@ static int teardown(void **state)
     return 0;
 }
 
-/* An empty rule file: no fix is chosen (a missing --fixes file is an error). */
-#define NO_RULES PM_SOURCE_DIR "/tests/fixtures/report/no-fix-rules.tsv"
-
-static pm_analysis *analyse(const char *fixes)
+static pm_analysis *analyse(void)
 {
-    pm_an_opts o = {.map = map, .fixes_path = fixes};
+    pm_an_opts o = {.map = map};
     pm_analysis *a = NULL;
     pm_err e = {0};
     int rc = pm_analysis_run(db, &o, &a, &e);
@@ -139,7 +136,7 @@ static void shares_dominant_and_overhead(void **state)
     add_run(c1, "cold", 1.0, 0.9, "mlir-opt", "Canonicalizer", 0.6, "LinalgGeneralizeNamedOpsPass", 0.2, (char *)NULL);
     add_run(c1, "cold", 1.2, 1.0, "mlir-opt", "Canonicalizer", 0.6, "LinalgGeneralizeNamedOpsPass", 0.2, (char *)NULL);
     add_run(c1, "warm", 0.1, 0.1, "mlir-opt", (char *)NULL);
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     assert_int_equal(a->n_configs, 1);
     const pm_an_config *c = &a->configs[0];
     assert_int_equal(c->n_cold, 2);
@@ -173,7 +170,7 @@ static void wall_interval_on_log_scale(void **state)
     add_run(c1, "cold", 0.1, 0.1, "mlir-opt", "Canonicalizer", 0.05, (char *)NULL);
     add_run(c1, "cold", 1.0, 0.9, "mlir-opt", "Canonicalizer", 0.5, (char *)NULL);
     add_run(c1, "cold", 10.0, 9.0, "mlir-opt", "Canonicalizer", 5.0, (char *)NULL);
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     const pm_an_config *c = &a->configs[0];
     /* geometric mean 1; ln sd = ln 10; half = t(0.975, 2) * ln 10 / sqrt 3 (t = 4.302652729911275, scipy) */
     double half = 4.302652729911275 * log(10) / sqrt(3);
@@ -198,7 +195,7 @@ static void sizes_sorted_numerically_and_regimes(void **state)
             add_run(c, "cold", 1.0, 1.0, big ? "llc" : "mlir-opt", big ? "X86 DAG->DAG Instruction Selection" : "CSE",
                     0.7, (char *)NULL);
         }
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     assert_int_equal(a->n_configs, 6);
     assert_string_equal(a->configs[0].size, "0.5b");
     assert_string_equal(a->configs[2].size, "1.5b");
@@ -232,7 +229,7 @@ static void fit_recovers_exponent(void **state)
         double t = 1e-4 * pow(xs[i], 0.7), t2 = 1e-7 * pow(xs[i], 1.5);
         add_run_ops(c, xs[i], (t + t2) * 1.25, t + t2, "mlir-opt", "Canonicalizer", t, "CSE", t2, (char *)NULL);
     }
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     const pm_an_fit *canon = NULL, *cse = NULL;
     for (size_t i = 0; i < a->n_fits; i++) {
         if (!strcmp(a->fits[i].name, "Canonicalizer"))
@@ -278,7 +275,7 @@ static void fit_uses_stage_entry_size(void **state)
         assert_int_equal(pm_store_record_run(store, &rec, NULL, &e), PM_OK);
         pm_report_free(&rep);
     }
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     const pm_an_fit *canon = NULL;
     for (size_t i = 0; i < a->n_fits; i++)
         if (!strcmp(a->fits[i].name, "Canonicalizer"))
@@ -307,7 +304,7 @@ static void contended_configs_left_out_of_fixes(void **state)
             add_run(c, "cold", walls[r], user, "mlir-opt", "Canonicalizer", 0.5 * walls[r], (char *)NULL);
         }
     }
-    pm_analysis *a = analyse(PM_SOURCE_DIR "/data/fixes.tsv");
+    pm_analysis *a = analyse();
     assert_int_equal(a->n_configs, 5);
     assert_int_equal(a->configs[0].n_outliers, 1);   /* the 1.9 s repeat */
     assert_true(a->configs[0].cv > 0.3);
@@ -321,8 +318,6 @@ static void contended_configs_left_out_of_fixes(void **state)
     for (size_t k = 0; k < a->n_fixes; k++) {
         total += a->fixes[k].n_configs;
         contended += a->fixes[k].n_contended;
-        if (a->fixes[k].n_contended)
-            assert_null(a->fixes[k].fix);   /* no conclusion from contended data */
     }
     assert_int_equal(total, 5);
     assert_int_equal(contended, 1);
@@ -356,7 +351,7 @@ static void overhead_split_into_startup_and_outside(void **state)
     add_run(c3, "cold", 1.0, 0.9, "llc", "Canonicalizer", 0.5, (char *)NULL);
     double walls[] = {0.10, 0.30, 0.12};
     add_startup("mlir-opt", walls, 3, 1.0);
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     assert_true(a->startup_table && a->startup_measured);
     assert_int_equal(a->n_startup, 1);
     assert_float_equal(a->startup[0].wall_s, 0.12, 1e-12);
@@ -410,7 +405,7 @@ static void contention_against_each_tools_baseline(void **state)
             add_run(c, "cold", 1.0, uw, tool, "Canonicalizer", 0.5, (char *)NULL);
     }
     /* no start-up runs yet: the p90 fallback flags both the starved config and the slower tool's */
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     assert_false(a->startup_measured);
     assert_int_equal(a->n_baseline_p90, 4);
     assert_true(pm_an_find_config(a, "llm/qwen2/3b/w128/int8/r0")->contended);
@@ -421,7 +416,7 @@ static void contention_against_each_tools_baseline(void **state)
     double w[] = {0.04, 0.04, 0.04};
     add_startup("mlir-opt", w, 3, 1.0);
     add_startup("mlir-translate", w, 3, 0.8);
-    a = analyse(NO_RULES);
+    a = analyse();
     assert_true(a->startup_measured);
     assert_int_equal(a->n_baseline_p90, 0);
     const pm_an_config *c3 = pm_an_find_config(a, "llm/qwen2/3b/w128/int8/r0"),
@@ -439,7 +434,7 @@ static void contention_against_each_tools_baseline(void **state)
                                       "INSERT INTO metric(run_id, name, value) SELECT r.id, 'host.load1', 3.5 "
                                       "FROM run r JOIN config c ON c.id = r.config_id WHERE c.key LIKE '%/1b/%'",
                                   NULL, NULL, NULL), SQLITE_OK);
-    a = analyse(NO_RULES);
+    a = analyse();
     assert_true(pm_an_find_config(a, "llm/qwen2/1b/w128/int8/r0")->contended);
     assert_int_equal(a->n_contended, 2);
     same_as_compare(a);
@@ -459,31 +454,25 @@ static void compile_server_only_from_startup(void **state)
     double big[] = {0.04, 0.04, 0.04}, small[] = {0.001, 0.001, 0.001};
     add_startup("mlir-opt", big, 3, 1.0);   /* start-up is 80% of its compile */
     add_startup("llc", small, 3, 1.0);      /* 2%: the rest is outside passes, not start-up */
-    pm_analysis *a = analyse(PM_SOURCE_DIR "/data/fixes.tsv");
+    pm_analysis *a = analyse();
     assert_int_equal(a->n_fixes, 1);
     const pm_an_fix *f = &a->fixes[0];
     assert_string_equal(a->stages[f->stage], PM_STAGE_OVERHEAD);
     assert_float_equal(f->startup_share, (0.8 + 0.02) / 2, 1e-9);
     assert_float_equal(f->outside_share, (0.2 + 0.98) / 2, 1e-9);
-    assert_non_null(f->fix);
-    assert_non_null(strstr(f->fix, "compile server"));
     pm_analysis_free(a);
     /* the same overhead, with start-up small everywhere: no compile server */
     assert_int_equal(sqlite3_exec(db, "UPDATE startup SET wall_s = 0.001, user_s = 0.0007, sys_s = 0.0003", NULL,
                                   NULL, NULL), SQLITE_OK);
-    a = analyse(PM_SOURCE_DIR "/data/fixes.tsv");
-    assert_non_null(a->fixes[0].fix);
-    assert_null(strstr(a->fixes[0].fix, "compile server"));
-    assert_non_null(strstr(a->fixes[0].fix, "outside its pass timers"));
+    a = analyse();
+    assert_float_equal(a->fixes[0].startup_share, (0.02 + 0.02) / 2, 1e-9);
     pm_analysis_free(a);
     /* start-up measured on a busy machine (CPU/wall 0.375 where alone it is ~1): no conclusion from it */
     assert_int_equal(sqlite3_exec(db, "UPDATE startup SET wall_s = 0.04, user_s = 0.01, sys_s = 0.005", NULL, NULL,
                                   NULL), SQLITE_OK);
-    a = analyse(PM_SOURCE_DIR "/data/fixes.tsv");
+    a = analyse();
     assert_true(a->startup_contended && a->startup[0].contended);
     assert_true(isnan(a->fixes[0].startup_share) && isnan(a->fixes[0].outside_share));
-    assert_non_null(a->fixes[0].fix);
-    assert_null(strstr(a->fixes[0].fix, "compile server"));
     assert_true(isnan(a->configs[0].cpu_ratio));   /* nor a serial baseline */
     pm_analysis_free(a);
 }
@@ -500,7 +489,7 @@ static void precision_ratio_and_crossover(void **state)
             add_run(add_config("llm", "qwen2", sizes[i], w, "int4", 0), "cold", int4[i] * f, 1, "mlir-opt", "CSE",
                     0.5 * int4[i] * f, (char *)NULL);
         }
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     assert_string_equal(a->prec_base, "int8");
     assert_int_equal(a->n_prec, 2);
     const pm_an_series *r4 = NULL;
@@ -528,7 +517,7 @@ static void precision_series_in_size_order_across_families(void **state)
         add_run(add_config("llm", pts[i].fam, pts[i].size, 128, "int4", 0), "cold", pts[i].int4, 1, "mlir-opt", "CSE",
                 0.5 * pts[i].int4, (char *)NULL);
     }
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     const pm_an_series *r4 = NULL;
     for (size_t k = 0; k < a->n_prec; k++)
         if (!strcmp(a->prec_ratio[k].label, "int4"))
@@ -544,48 +533,84 @@ static void precision_series_in_size_order_across_families(void **state)
     pm_analysis_free(a);
 }
 
-static void fix_rules_pick_by_evidence(void **state)
+/* The fix table's words come from passmap fix's plan (pm_fix_propose) and proven rows, never from rules of the
+ * report's own: a row names a predicted fix only where its rule's matches fall in the row's regime, proven rows
+ * come first with their measured ratios, the headline takes the proven combination to ship, else the predicted
+ * single fix that holds on most configs (a combination is never the headline's proposal). The regime's pass is
+ * its heaviest by share in any stage. */
+static void fix_words_from_the_plan(void **state)
 {
-    char path[] = "/tmp/pm-fixes-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    const char *rules = "# test rules\n"
-                        "*\t*\texponent_lo>1\tsplit functions\n"
-                        "process-overhead\t*\tshare>=0.3\tbatch compiles\n"
-                        "*\t*\tcache_ratio>=3\twarm cache\n"
-                        "*\t*\t*\tprofile\n";
-    assert_int_equal(write(fd, rules, strlen(rules)), (ssize_t)strlen(rules));
-    close(fd);
     double xs[] = {1e2, 1e3, 1e4, 1e5};
     char size[16];
     for (int i = 0; i < 4; i++) {
         snprintf(size, sizeof size, "%db", i + 1);
         int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
         double t = 1e-7 * pow(xs[i], 1.4);
-        add_run_ops(c, xs[i], t * 1.1, t, "mlir-opt", "CSE", t, (char *)NULL);
+        /* cleanup (CSE) takes the most, yet llc's isel is the single heaviest pass */
+        add_run_ops(c, xs[i], t * 1.1, t, "mlir-opt", "CSE", 0.3 * t, "Canonicalizer", 0.3 * t,
+                    "X86 DAG->DAG Instruction Selection", 0.35 * t, (char *)NULL);
     }
-    /* a start-up-bound config: no pass time at all */
     int64_t c = add_config("cnn", "resnet18", NULL, 0, "int8", 224);
     add_run(c, "cold", 0.05, 0.05, "mlir-opt", (char *)NULL);
     add_run(c, "warm", 0.01, 0.01, "mlir-opt", (char *)NULL);
-    pm_analysis *a = analyse(path);
-    unlink(path);
+    pm_analysis *a = analyse();
     assert_int_equal(a->n_fixes, 2);
-    for (size_t i = 0; i < a->n_fixes; i++) {
-        const pm_an_fix *f = &a->fixes[i];
-        if (!strcmp(a->stages[f->stage], "cleanup")) {
-            assert_string_equal(f->pass, "CSE");
-            assert_float_equal(f->exponent, 1.4, 1e-6);
-            assert_string_equal(f->fix, "split functions");
-            assert_int_equal(f->n_configs, 4);
-        } else {
-            assert_string_equal(a->stages[f->stage], PM_STAGE_OVERHEAD);
-            assert_null(f->pass);
-            assert_float_equal(f->share, 1.0, 1e-9);
-            assert_float_equal(f->cache_ratio, 5.0, 1e-9);
-            assert_string_equal(f->fix, "batch compiles");
-        }
-    }
+    const pm_an_fix *cl = NULL;
+    for (size_t i = 0; i < a->n_fixes; i++)
+        if (!strcmp(a->stages[a->fixes[i].stage], "cleanup"))
+            cl = &a->fixes[i];
+    assert_non_null(cl);
+    assert_string_equal(cl->pass, "X86 DAG->DAG Instruction Selection");
+    assert_float_equal(cl->share, 0.35 / 1.1, 1e-6);
+    assert_int_equal(cl->n_configs, 4);
+    assert_null(cl->fix);   /* nothing is chosen by the analysis itself */
+
+    json_t *plan = json_loads("{\"fixes\": ["
+        "{\"name\": \"split\", \"variant\": \"split\", \"combination\": false, \"predicted\": \"regime *\","
+        " \"why\": \"smaller functions\", \"configs\": [\"llm/qwen2/4b/w128/int8/r0\"],"
+        " \"matches\": [{\"key\": \"llm/qwen2/4b/w128/int8/r0\", \"regime\": \"cleanup\"}]},"
+        "{\"name\": \"big-tile\", \"variant\": \"big-tile\", \"combination\": false, \"predicted\": \"regime cleanup\","
+        " \"why\": \"less IR\", \"configs\": [\"llm/qwen2/1b/w128/int8/r0\"], \"matches\": ["
+        "  {\"key\": \"llm/qwen2/1b/w128/int8/r0\", \"regime\": \"cleanup\"},"
+        "  {\"key\": \"llm/qwen2/2b/w128/int8/r0\", \"regime\": \"cleanup\"}]},"
+        "{\"name\": \"both\", \"variant\": \"split+big-tile\", \"combination\": true, \"predicted\": \"r\","
+        " \"why\": \"w\", \"configs\": [], \"matches\": [{\"key\": \"k\", \"regime\": \"cleanup\"},"
+        "  {\"key\": \"k2\", \"regime\": \"cleanup\"}, {\"key\": \"k3\", \"regime\": \"cleanup\"}]},"
+        "{\"name\": \"unplanned\", \"variant\": \"-\", \"combination\": false, \"predicted\": \"r\","
+        " \"why\": \"w\", \"configs\": [], \"matches\": [{\"key\": \"k\", \"regime\": \"process-overhead\"}]}]}",
+        0, NULL);
+    assert_non_null(plan);
+    assert_int_equal(pm_analysis_fix_words(a, plan, "s.db"), PM_OK);
+    assert_non_null(strstr(cl->fix, "big-tile: predicted (rule regime cleanup holds on 2 configs here)"));
+    assert_non_null(strstr(cl->fix, "split: predicted"));
+    assert_null(strstr(cl->fix, "both"));           /* a combination is measured by the greedy search, not proposed */
+    const pm_an_fix *ov = cl == &a->fixes[0] ? &a->fixes[1] : &a->fixes[0];
+    assert_non_null(strstr(ov->fix, "no fix of the"));   /* "unplanned" has no variant: a dry run plans nothing */
+    assert_non_null(a->fix_headline);
+    assert_true(!strncmp(a->fix_headline, "big-tile \u2014 predicted, not measured", 30));
+    assert_non_null(strstr(a->fix_headline, "passmap fix s.db"));
+
+    /* a proven fix sweep: its measured row comes first, the shipped combination heads the headline */
+    a->fix_json = strdup("{\"recommended\": {\"variant\": \"big-tile\", \"ship\": true, \"ratio\": 0.4,"
+                         " \"n_configs\": 1, \"output\": \"bit-exact (8 values)\", \"run\": {\"ratio\": 1.25}},"
+                         " \"results\": [{\"name\": \"big-tile\", \"variant\": \"big-tile\", \"against\": \"stock\","
+                         " \"verdict\": \"faster\", \"ratio\": 0.4, \"output\": \"bit-exact (8 values)\","
+                         " \"configs\": [\"llm/qwen2/1b/w128/int8/r0\"], \"run\": {\"ratio\": 1.25}}]}");
+    assert_int_equal(pm_analysis_fix_words(a, plan, "s.db"), PM_OK);
+    assert_true(!strncmp(cl->fix, "big-tile: measured faster (compile 0.400x, run 1.250x", 52));
+    assert_null(strstr(cl->fix, "big-tile: predicted"));
+    assert_true(!strncmp(a->fix_headline, "big-tile \u2014 proven by passmap fix", 20));
+    json_decref(plan);
+
+    /* nothing to propose from: the plan says why, and so do the row and the headline */
+    plan = json_pack("{s:[], s:s}", "fixes", "none", "no stock config has a readable timing report");
+    free(a->fix_json);
+    a->fix_json = NULL;
+    assert_int_equal(pm_analysis_fix_words(a, plan, NULL), PM_OK);
+    assert_non_null(strstr(a->fix_headline, "no fix proposed: no stock config has a readable timing report"));
+    assert_non_null(strstr(cl->fix, "none proposed"));
+    json_decref(plan);
+
     json_t *j = pm_analysis_json(a);
     assert_int_equal(json_array_size(json_object_get(j, "fixes")), 2);
     assert_int_equal(json_array_size(json_object_get(j, "configs")), 5);
@@ -601,13 +626,13 @@ static void family_similarity(void **state)
     for (int f = 0; f < 2; f++)
         add_run(add_config("llm", fams[f], "1b", 128, "int8", 0), "cold", 1.0, 1, "mlir-opt", "CSE", 0.5,
                 (char *)NULL);
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     assert_int_equal(a->handoff.series_pairs, 1);
     assert_float_equal(a->handoff.series_jsd, 0.0, 1e-9);
     pm_analysis_free(a);
     add_run(add_config("llm", "phi3", "1b", 128, "int8", 0), "cold", 1.0, 1, "mlir-opt", "LinalgFoo", 0.9,
             (char *)NULL);
-    a = analyse(NO_RULES);
+    a = analyse();
     assert_int_equal(a->handoff.series_pairs, 3);
     assert_true(a->handoff.series_jsd > 0.2);
     pm_analysis_free(a);
@@ -652,7 +677,7 @@ static void command_study(void)
 static void handoff_keyed_on_axes_of_a_command_study(void **state)
 {
     command_study();
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     const pm_an_handoff *h = &a->handoff;
     int cl = pm_an_stage_index(a, "cleanup");
     /* no [report] size: the declared size metric grows the compile; the workload axis (input) is what grows,
@@ -682,7 +707,7 @@ static void handoff_keyed_on_axes_of_a_command_study(void **state)
     pm_analysis_free(a);
 
     /* the spec's size axis (report --x opt): the -O level grows the compile, one series per file */
-    pm_an_opts o = {.map = map, .fixes_path = NO_RULES, .size_axis = "opt"};
+    pm_an_opts o = {.map = map, .size_axis = "opt"};
     pm_err e = {0};
     assert_int_equal(pm_analysis_run(db, &o, &a, &e), PM_OK);
     h = &a->handoff;
@@ -707,7 +732,7 @@ static void kind_row_leads_the_handoff(void **state)
     for (int f = 0; f < 2; f++)
         add_run(add_config("llm", fams[f], "1b", 128, "int8", 0), "cold", 1.0, 1, "mlir-opt", "CSE", 0.5,
                 (char *)NULL);
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     assert_string_equal(a->handoff.kind, "llm");
     assert_string_equal(a->handoff.x, "wall");
     assert_string_equal(a->handoff.series_axes, "family");
@@ -730,7 +755,7 @@ static void long_axis_values_are_not_cut(void **state)
     int64_t c0 = add_cmd_config(name, "0"), c2 = add_cmd_config(name, "2");
     add_cmd_run(c0, 100, 0.1, 0.8);   /* -O0: front-end dominates */
     add_cmd_run(c2, 100, 0.8, 0.1);   /* -O2: cleanup dominates */
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     assert_int_equal(pm_an_regime_of(a, "command")->n_boundaries, 1);
     assert_non_null(strstr(pm_an_regime_of(a, "command")->boundaries[0], name));
     assert_non_null(strstr(pm_an_regime_of(a, "command")->boundaries[0], "from opt 2"));
@@ -767,7 +792,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(compile_server_only_from_startup, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_ratio_and_crossover, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_series_in_size_order_across_families, setup, teardown),
-        cmocka_unit_test_setup_teardown(fix_rules_pick_by_evidence, setup, teardown),
+        cmocka_unit_test_setup_teardown(fix_words_from_the_plan, setup, teardown),
         cmocka_unit_test_setup_teardown(family_similarity, setup, teardown),
         cmocka_unit_test_setup_teardown(handoff_keyed_on_axes_of_a_command_study, setup, teardown),
         cmocka_unit_test_setup_teardown(kind_row_leads_the_handoff, setup, teardown),

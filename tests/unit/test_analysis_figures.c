@@ -76,7 +76,7 @@ static pm_analysis *analyse(void)
     pm_stagemap *map = pm_stagemap_new();
     pm_err e = {0};
     assert_int_equal(pm_stagemap_load(map, PM_SOURCE_DIR "/tests/fixtures/stagemap/stages-embedded.tsv", &e), PM_OK);
-    pm_an_opts o = {.map = map, .fixes_path = PM_SOURCE_DIR "/data/fixes.tsv"};
+    pm_an_opts o = {.map = map};
     pm_analysis *a = NULL;
     assert_int_equal(pm_analysis_run(pm_store_db(store), &o, &a, &e), PM_OK);
     pm_stagemap_free(map);

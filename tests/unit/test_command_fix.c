@@ -177,6 +177,10 @@ static void bad_fix_sections_name_the_line(void **state)
         {"[fix x]\nargv_add = -g0\n[fix y]\nvariant = x\nargv_add = -g1\n",
          "line 11: [fix y]: variant 'x' is also [fix x]'s (line 9)"},
         {"[check]\ncmd = cmp a b\n", "line 9: [check]: unknown key 'cmd' (argv)"},
+        {"[run]\ncmd = ./a.out\n", "line 9: [run]: unknown key 'cmd' (argv, size)"},
+        {"[run]\nargv = {out}/a.out {nope}\n", "line 9: [run] argv: unknown placeholder {nope}"},
+        {"[run]\nargv = {out}/a.out\nsize = {out}/a {out}/b\n", "line 10: [run] size: one path"},
+        {"[run]\nsize = {out}/a.out\n", "[run] size without [run] argv"},
         {"[check]\nargv = cmp {stock_out}/a {out}/a {nope}\n", "line 9: [check] argv: unknown placeholder {nope}"},
         /* a rule is checked when the sweep reads the spec, not when passmap fix reads it after the sweep */
         {"[fix x]\nargv_add = -g0\nsuperlinear = maybe\n", "line 9: [fix x] superlinear 'maybe' (yes or -)"},
@@ -243,6 +247,51 @@ static void the_check_command_decides(void **state)
     pm_util_remove_tree(tmpl);
 }
 
+/* The program side of the ledger: [run] runs what the steps built ({out}: the check's folder), timed through the
+ * runner; a non-zero exit is an error naming [run]; size is the named file's; a spec without [run] measures
+ * nothing (unsupported, not a failure of the fix). */
+static void the_run_step_times_the_program(void **state)
+{
+    char tmpl[] = "/tmp/pm-cmdrun-XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    const char *text = "[sweep]\nname = t\nbackend = command\ntimeout = 20s\n[matrix m]\nn = 3\n"
+                       "[step p]\nargv = sh -c \"printf 1234567 > {out}/prog\"\nreport = stdout\n"
+                       "[fix f]\nargv_add = x\n"
+                       "[check]\nargv = true\n"
+                       "[run]\nargv = sh -c \"sleep 0.0{n}; test -s {out}/prog\"\nsize = {out}/prog\n";
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_equal(pm_spec_parse(text, "s.ini", &s, &e), PM_OK);
+    const pm_backend_fix_ops *fx = pm_backend_find("command")->fix;
+    assert_non_null(fx->program_run);
+    pm_fix_check_opts o = {0};
+    char res[PATH_MAX], what[128];
+    assert_int_equal(fx->check_build(s, 0, "stock", tmpl, &o, res, sizeof res, &e), PM_OK);
+    double t = NAN, cw = NAN, bytes = NAN;
+    if (fx->program_run(s, 0, tmpl, &o, &t, &cw, what, sizeof what, &e))
+        fail_msg("run: %s", e.msg);
+    assert_true(t >= 0.03 && t < 10);   /* it slept 30 ms */
+    assert_string_equal(what, "the [run] command's wall");
+    assert_int_equal(fx->program_size(s, 0, tmpl, &bytes, what, sizeof what, &e), PM_OK);
+    assert_float_equal(bytes, 7, 0);
+    assert_string_equal(what, "size of prog");
+    char prog[PATH_MAX + 8];
+    snprintf(prog, sizeof prog, "%s/prog", tmpl);
+    FILE *f = fopen(prog, "w");   /* empty: [run]'s test fails */
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(fx->program_run(s, 0, tmpl, &o, &t, &cw, what, sizeof what, &e), PM_ERR_CHILD);
+    assert_non_null(strstr(e.msg, "[run] exits 1"));
+    pm_spec_free(s);
+    assert_int_equal(pm_spec_parse("[sweep]\nname = t\nbackend = command\n[matrix m]\nopt = 7\n"
+                                   "[step p]\nargv = printf %s {opt}\n[fix f]\nargv_add = x\n", "s.ini", &s, &e),
+                     PM_OK);
+    assert_int_equal(fx->program_run(s, 0, tmpl, &o, &t, &cw, what, sizeof what, &e), PM_ERR_UNSUPPORTED);
+    assert_int_equal(fx->program_size(s, 0, tmpl, &bytes, what, sizeof what, &e), PM_ERR_UNSUPPORTED);
+    pm_spec_free(s);
+    pm_util_remove_tree(tmpl);
+}
+
 /* A round's (config, variant) pairs: a repeated pair is skipped, a config outside the study is an error (the
  * command and openvino rounds share this). */
 static void round_pairs_skip_repeats_and_refuse_strangers(void **state)
@@ -269,6 +318,7 @@ int main(void)
         cmocka_unit_test(bad_fix_sections_name_the_line),
         cmocka_unit_test(round_pairs_skip_repeats_and_refuse_strangers),
         cmocka_unit_test(the_check_command_decides),
+        cmocka_unit_test(the_run_step_times_the_program),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

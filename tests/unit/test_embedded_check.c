@@ -68,6 +68,10 @@ static void driver_follows_the_signature(void **state)
     /* row-major strides of 2x8x16: 128, 16, 1 */
     assert_non_null(strstr(src, "a1, a1, 0, 2, 8, 16, 128, 16, 1"));
     assert_non_null(strstr(src, "void memrefCopy("));
+    /* forward's own run time, for passmap fix's ledger: a monotonic clock around the call, printed on stdout */
+    assert_non_null(strstr(src, "clock_gettime(CLOCK_MONOTONIC, &t0);\n    result_t r = forward("));
+    assert_non_null(strstr(src, ");\n    clock_gettime(CLOCK_MONOTONIC, &t1);\n"));
+    assert_non_null(strstr(src, "printf(\"forward_s %.9f\\n\""));
     free(src);
 
     /* No @forward, an unfillable element type, a non-f32 result: clear errors. */
@@ -125,11 +129,34 @@ static void comparison_tells_exact_close_and_different(void **state)
     assert_non_null(strstr(e.msg, "differ in size"));
 }
 
+/* The object's size side of the ledger: .text plus one-section-per-function .text.NAME, from the ELF headers. */
+static void text_size_of_an_object(void **state)
+{
+    char c[600], o1[600], o2[600], cmd[2600];
+    snprintf(c, sizeof c, "%s/t.c", dir);
+    snprintf(o1, sizeof o1, "%s/t1.o", dir);
+    snprintf(o2, sizeof o2, "%s/t2.o", dir);
+    const char *src = "int f(int x) { return x * 3 + 1; }\nint g(int x) { return f(x) * f(x + 1); }\n";
+    write_file(c, src, strlen(src));
+    snprintf(cmd, sizeof cmd, "cc -O1 -c %s -o %s && cc -O1 -ffunction-sections -c %s -o %s", c, o1, c, o2);
+    if (system(cmd) != 0)
+        skip();
+    double a = 0, b = 0;
+    pm_err e = {0};
+    assert_int_equal(pm_elf_section_size(o1, ".text", &a, &e), PM_OK);
+    assert_int_equal(pm_elf_section_size(o2, ".text", &b, &e), PM_OK);
+    assert_true(a > 0 && b > 0);
+    assert_true(fabs(a - b) <= 32);   /* the same code, split into .text.f and .text.g (alignment aside) */
+    assert_int_equal(pm_elf_section_size(c, ".text", &a, &e), PM_ERR_PARSE);   /* not an object */
+    assert_non_null(strstr(e.msg, "not a 64-bit little-endian ELF"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(driver_follows_the_signature),
         cmocka_unit_test(comparison_tells_exact_close_and_different),
+        cmocka_unit_test(text_size_of_an_object),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
