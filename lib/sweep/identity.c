@@ -140,7 +140,7 @@ int pm_tool_identify(pm_tool_set *set, const char *argv0, const char *label, con
         if (snprintf(so, sizeof so, "%s/version.stdout", dir) >= (int)sizeof so ||
             snprintf(se, sizeof se, "%s/version.stderr", dir) >= (int)sizeof se)
             return pm_err_set(err, PM_ERR_USAGE, "path too long: %s", dir);
-        char *argv[] = {path, "--version", NULL};
+        const char *argv[] = {path, "--version", NULL};
         pm_run_opts ro = {.timeout_s = timeout_s, .cwd = dir, .stdout_path = so, .stderr_path = se};
         pm_run_result res;
         memset(&res, 0, sizeof res);
