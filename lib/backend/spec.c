@@ -190,6 +190,48 @@ static int split_list(const char *value, list *l, pm_err *err, const char *what)
     return PM_OK;
 }
 
+/* The keys each fixed section reads (kept beside apply_sweep_scalar/apply_workload_scalar, which read them),
+ * for "did you mean" on a mistyped key. */
+static const char *const sweep_keys[] = {"name", "backend", "repeats", "min_repeats", "max_repeats", "precision",
+                                         "warm_repeats", "seed", "order", "timeout", "mem_limit", "warm", "bindir",
+                                         NULL};
+static const char *const report_keys[] = {"size", "workload", NULL};
+static const char *const embedded_keys[] = {"tile", "unroll", "llc_opt", "json", "single_thread", "bindir", "display",
+                                            NULL};
+static const char *const openvino_keys[] = {"device", "lib", "log_level", "props", "model", "schedule_trace",
+                                            "strategy_json", "reuse_strategy", "task_stats", "platform",
+                                            "min_response_len", "prefill_hint", "generate_pyramid", NULL};
+
+static size_t count_keys(const char *const *k)
+{
+    size_t n = 0;
+    while (k[n])
+        n++;
+    return n;
+}
+
+/* "; did you mean 'x'?" when word is close to one of cands (n of them), else "". */
+static const char *did_you_mean(char *buf, size_t len, const char *word, const char *const *cands, size_t n)
+{
+    const char *near = pm_util_closest(word, cands, n);
+    if (!near)
+        return "";
+    snprintf(buf, len, "; did you mean '%s'?", near);
+    return buf;
+}
+
+static int unknown_scalar(const entry *e, const char *what, pm_err *err)
+{
+    const char *const *keys = !strcmp(e->section, "sweep")      ? sweep_keys
+                              : !strcmp(e->section, "report")   ? report_keys
+                              : !strcmp(e->section, "embedded") ? embedded_keys
+                              : !strcmp(e->section, "openvino") ? openvino_keys
+                                                                : NULL;
+    char dym[96] = "";
+    return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key%s", what,
+                      keys ? did_you_mean(dym, sizeof dym, e->name, keys, count_keys(keys)) : "");
+}
+
 static int parse_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what)
 {
     char *end;
@@ -458,10 +500,16 @@ static int read_section(entries *es, const char *section, const section_key *key
             k++;
         int rc;
         if (!k->name) {
-            char names[256] = "";
-            for (k = keys; k->name; k++)
+            char names[256] = "", dym[96] = "";
+            const char *cands[16];
+            size_t nc = 0;
+            for (k = keys; k->name; k++) {
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k == keys ? "" : ", ", k->name);
-            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s' (%s)", e->line, section, e->name, names);
+                if (nc < sizeof cands / sizeof cands[0])
+                    cands[nc++] = k->name;
+            }
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s'%s (%s)", e->line, section, e->name,
+                            did_you_mean(dym, sizeof dym, e->name, cands, nc), names);
         } else if (k->values) {
             rc = split_list(e->value, k->values, err, what);
         } else {
@@ -682,7 +730,7 @@ static int apply_sweep_scalar(pm_spec *s, entry *e, pm_err *err)
         if (!strcmp(n, "size")) return copy_str(s->report_size, sizeof s->report_size, v, err, what);
         if (!strcmp(n, "workload")) return copy_str(s->report_workload, sizeof s->report_workload, v, err, what);
     }
-    return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key", what);
+    return unknown_scalar(e, what, err);
 }
 
 /* [embedded] and [openvino] scalars (the embedded and openvino back ends). */
@@ -728,7 +776,7 @@ static int apply_workload_scalar(pm_spec *s, entry *e, pm_err *err)
             return rc;
         }
     }
-    return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key", what);
+    return unknown_scalar(e, what, err);
 }
 
 int pm_spec_section_is(const char *section, const char *kind, const char **name)
@@ -855,8 +903,17 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
         for (int j = 0; j < es.n; j++)
             if (es.items[j].used && !strcmp(es.items[j].section, e->section))
                 known = 1;
-        if (known)
-            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s'", e->line, e->section, e->name);
+        if (known) {   /* the section's keys this spec used are keys the back end reads: suggest among them */
+            const char **cands = calloc((size_t)es.n, sizeof *cands);
+            size_t nc = 0;
+            char dym[96] = "";
+            for (int j = 0; cands && j < es.n; j++)
+                if (es.items[j].used && !strcmp(es.items[j].section, e->section))
+                    cands[nc++] = es.items[j].name;
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s'%s", e->line, e->section, e->name,
+                            cands ? did_you_mean(dym, sizeof dym, e->name, cands, nc) : "");
+            free(cands);
+        }
         else
             rc = pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is not read by back end %s (%s)", e->line,
                             e->section, be->name, be->sections);

@@ -39,4 +39,9 @@ typedef struct pm_sbuf {
 } pm_sbuf;
 void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* "Did you mean": the candidate closest to word by edit distance (a swap of two neighbours counts as one
+ * edit), or the one candidate word is a prefix of; NULL when none is close (at most 1 edit for words up to
+ * 4 characters, 2 beyond) or two are equally close. */
+const char *pm_util_closest(const char *word, const char *const *cands, size_t n);
+
 #endif

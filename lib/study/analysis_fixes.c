@@ -1,6 +1,7 @@
 /* Section: the fix table, one row per regime, and the rules (data/fixes.tsv) that pick a fix. */
 #include "analysis_internal.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,8 +64,15 @@ static int choose_fixes(pm_analysis *a, const char *path, double *fit_r2, pm_err
     }
     FILE *f = fopen(path, "r");
     if (!f) {
-        if (!explicit_path)
-            return PM_OK; /* no default rules installed: the table still shows the evidence */
+        if (!explicit_path) {   /* no rules would read as "no fix applies": say where we looked instead */
+            int e = errno;
+            char where[4400];
+            pm_data_dir_searched(where, sizeof where);
+            return pm_err_set(err, PM_ERR_NOTFOUND,
+                              "no fix catalogue: cannot open fixes.tsv in the data folder %s: %s; set "
+                              "PASSMAP_DATA_DIR to passmap's data folder or pass --fixes FILE",
+                              where, strerror(e));
+        }
         return pm_err_errno(err, PM_ERR_IO, "fix rules %s", path);
     }
     struct stat sb;
