@@ -31,6 +31,7 @@ static void usage(FILE *out)
             "  --timeout DUR  per compile (default 10m)\n"
             "  --keep DIR     write the model and compile outputs into DIR (kept) instead of a temporary folder\n"
             "  --json         one JSON object instead of the text\n");
+    cli_help_tail(out, "doctor", NULL);
 }
 
 typedef struct attempt {

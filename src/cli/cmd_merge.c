@@ -17,9 +17,8 @@ static void usage(FILE *out)
             "again changes nothing; each input is one transaction, so a killed merge resumes by running it again.\n"
             "An input whose sweep has another spec text or compiler than the same sweep in OUT is refused.\n\n"
             "  --force      merge such inputs anyway (recorded in OUT's merge_log)\n"
-            "  --json       print the result per input as JSON\n"
-            "  -h, --help   this help\n\n"
-            "Exit status: 0 all merged, 1 an input was refused or failed, 2 bad usage.\n");
+            "  --json       print the result per input as JSON\n");
+    cli_help_tail(out, "merge", "0 all merged, 1 an input was refused or failed, 2 bad usage");
 }
 
 int cmd_merge(int argc, char **argv)

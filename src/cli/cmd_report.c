@@ -43,6 +43,7 @@ static void usage(FILE *out)
             "                    the CPUs, or a tool below 0.75x its serial CPU/wall), marked contended; by default\n"
             "                    they read \"no conclusion (contended)\", as in passmap compare\n"
             "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
+    cli_help_tail(out, "report", NULL);
 }
 
 

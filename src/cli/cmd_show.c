@@ -27,6 +27,7 @@ static void usage(FILE *out)
             "  --stage-map FILE pass->stage map (default: the data dir's stages-*.tsv)\n"
             "  --json           the tree as JSON (schema in docs/json.md)\n"
             "  width: $COLUMNS, else the terminal's, else 100; colour only on a terminal and never with NO_COLOR\n");
+    cli_help_tail(out, "show", NULL);
 }
 
 

@@ -23,6 +23,7 @@ static void usage(FILE *out)
             "  --mode MODE    cold (default), cache-miss or warm\n"
             "  --sweep NAME   which sweep (default: the latest)\n"
             "  -o FILE        write there (default: stdout)\n");
+    cli_help_tail(out, "trace", NULL);
 }
 
 /* Shared by trace and show: which run the options name. */
