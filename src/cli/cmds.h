@@ -28,6 +28,12 @@ int pm_cli_sweep_slurm(const pm_cli_slurm *s);
 /* Prints done/left per shard of each database (passmap status, sweep --status). */
 int pm_cli_status(const char *const *dbs, int n_dbs, int json);
 
+/* passmap doctor's checks of the default path (doctor_base.c): the MLIR/LLVM tools, their versions and a tiny
+ * compile, gnuplot, the data folder, the working folder. Prints lines (j NULL) or sets members of j; keep_dir:
+ * keep the tiny compile there (else a temporary folder). Returns 1 when the default back end is ready. */
+struct json_t;
+int pm_cli_doctor_base(struct json_t *j, const char *keep_dir);
+
 /* Exit statuses: 0 ok, 1 the work failed, 2 usage error. */
 enum { PM_EXIT_OK = 0, PM_EXIT_FAIL = 1, PM_EXIT_USAGE = 2 };
 
