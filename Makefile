@@ -32,9 +32,10 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA     := $(BUILD)/libpassmap.a
 BIN      := $(BUILD)/passmap
 
-.PHONY: all deps deps-demo deps-test deps-bench demo test check unit bench clean test-support install fuzz fuzz-build
+.PHONY: man all deps deps-demo deps-test deps-bench demo test check unit bench clean test-support install fuzz fuzz-build
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: bin/passmap, share/passmap/ (data/: stage maps, fix
-# rules; studies/: sweep presets), share/man/man1/. The binary finds share/passmap relative to itself.
+# rules; studies/: sweep presets), share/man/man1/ and man5/, share/doc/passmap/ (README, docs/). The binary
+# finds share/passmap relative to itself.
 PREFIX  ?= /usr/local
 INSTALL_BIN ?= $(BIN)
 all: $(BIN)
@@ -126,11 +127,18 @@ bench: deps-bench all
 	bench/run.sh $(BIN)
 
 install: $(INSTALL_BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/passmap/studies $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/passmap/studies $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/doc/passmap
 	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/passmap
 	for f in $$(cd data && find . -type f); do install -D -m 644 "data/$$f" "$(DESTDIR)$(PREFIX)/share/passmap/$$f" || exit 1; done
 	install -m 644 studies/*.ini $(DESTDIR)$(PREFIX)/share/passmap/studies/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/passmap/
+
+# man/passmap-CMD.1 of the subcommands without a hand-written page, from their --help (test_help.sh checks).
+man: $(BIN)
+	scripts/help2man.py $(BIN) man
 
 clean:
 	rm -rf $(BUILD)
