@@ -27,7 +27,7 @@ static const char CSS[] =
     "--head:#202327;--accent:#8ab4f8;--card:#1b1d21;--warn:#f28b82}}"
     "*{box-sizing:border-box}html{scroll-padding-top:8px}"
     "body{margin:0;font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:var(--fg);background:var(--bg)}"
-    ".page{display:grid;grid-template-columns:250px minmax(0,1fr);gap:28px;max-width:1380px;margin:0 auto;padding:0 16px}"
+    ".page{display:grid;grid-template-columns:250px minmax(0,1fr);gap:28px;max-width:2400px;margin:0 auto;padding:0 16px}"
     "nav.toc{position:sticky;top:0;align-self:start;max-height:100vh;overflow:auto;padding:18px 0;font-size:13px}"
     "nav.toc ol{list-style:none;padding-left:0;margin:0}nav.toc ol ol{padding-left:12px}nav.toc li{margin:2px 0}"
     "nav.toc a{color:var(--fg);text-decoration:none}nav.toc a:hover{color:var(--accent)}"
@@ -35,13 +35,15 @@ static const char CSS[] =
     "main{min-width:0;padding-bottom:60px}a{color:var(--accent)}"
     "h1{font-size:24px;margin:18px 0 4px}h2{font-size:19px;margin:28px 0 8px;padding-top:8px;border-top:1px solid var(--line)}"
     "h3{font-size:16px;margin:18px 0 6px}h4{font-size:14px;margin:12px 0 4px}"
-    ".sub{color:var(--muted);margin:0 0 12px}.note{color:var(--muted);font-style:italic}.warn{color:var(--warn)}"
+    ".sub{color:var(--muted);margin:0 0 12px;max-width:140ch}main>p{max-width:140ch}.note{color:var(--muted);font-style:italic}.warn{color:var(--warn)}"
     ".headline{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 16px;margin:12px 0}"
     ".headline li{margin:4px 0}.headline b{font-weight:600}"
-    ".tbl{margin:6px 0 16px}.tw{display:inline-block;vertical-align:top;overflow-x:auto;max-width:100%;border:1px solid var(--line);border-radius:6px}"
+    ".tbl{margin:6px 0 16px}.tw{display:inline-block;vertical-align:top;overflow:auto;max-width:100%;max-height:85vh;border:1px solid var(--line);border-radius:6px}"
     ".tbl input.filter{display:block}"
     "table{border-collapse:collapse;font-size:13px}caption{text-align:left;color:var(--muted);padding:4px 8px}"
     "th,td{padding:3px 9px;border-bottom:1px solid var(--line);white-space:nowrap;text-align:left}"
+    "td:not(.n){white-space:normal;overflow-wrap:anywhere;min-width:6em;max-width:42em}"
+    "th{white-space:normal;overflow-wrap:anywhere}th.n,td.n{padding:3px 6px}td.n{white-space:normal;min-width:4em}"
     "th{background:var(--head);position:sticky;top:0;cursor:pointer;user-select:none;font-weight:600}"
     "th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}"
     "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}"
@@ -151,7 +153,7 @@ static void fmt_time(char *buf, size_t n, double s)
  * y = nesting; every box has a <title> (name, time, share) that browsers show on hover. */
 static void icicle(FILE *f, const pm_analysis *a, const pm_html_opts *o, const pm_stored_run *run)
 {
-    const double W = 1080, ROW = 18;
+    const double W = 1080, ROW = 30;   /* a row tall enough to read its label (was 18: a 74 px chart) */
     double total = 0;
     int maxdepth = 0;
     for (size_t k = 0; k < run->n_steps; k++) {
