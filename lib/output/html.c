@@ -451,7 +451,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fputs("<nav class=toc aria-label=contents><ol><li><a href=\"#headline\"><b>Headline</b></a></li>", f);
     if (ab_rows)
         fputs("<li><a href=\"#ab\">A/B in this sweep</a></li>", f);
-    fputs("<li><a href=\"#method\">Method</a></li><li><a href=\"#figures\">Figures</a><ol>", f);
+    fputs("<li><a href=\"#figures\">Figures</a><ol>", f);
     for (size_t i = 0; figs && i < figs->n; i++) {
         fprintf(f, "<li><a href=\"#fig-%s\">", figs->fig[i].name);
         esc(f, figs->fig[i].title);
@@ -460,6 +460,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fputs("</ol></li><li><a href=\"#regimes\">Regimes</a></li><li><a href=\"#fixes\">Fix table</a></li>"
           "<li><a href=\"#fits\">Cost vs IR size</a></li><li><a href=\"#handoff\">Handoff</a></li>"
           "<li><a href=\"#precision\">Precision</a></li><li><a href=\"#parallelism\">Parallelism</a></li>"
+          "<li><a href=\"#method\">Method</a></li>"
           "<li><a href=\"#configs\">Configs</a></li><li><a href=\"#shares\">Stage shares</a></li>"
           "<li><a href=\"#overhead\">Process overhead</a></li><li><a href=\"#noise\">Noise</a></li>"
           "<li><a href=\"#drilldown\">Per config</a><ol class=cfglist>", f);
@@ -520,45 +521,6 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     }
     pm_fix_report_html(f, a->fix_json);   /* the combination to ship heads the report */
 
-    fputs("<h2 id=method>Method</h2><ul>", f);
-    {
-        char keys[768];
-        pm_rt_key_legend(a, 1, keys, sizeof keys);
-        if (keys[0]) {   /* the kind table's legends; the configs table repeats those of the sweep's kinds */
-            fputs("<li><b>config keys</b>: ", f);
-            esc(f, keys);
-            fputs(".</li>", f);
-        }
-    }
-    fputs("<li><b>cold</b> = a fresh compiler process per run, no compile cache; warm runs (when present) compile "
-          "through the cache and give recompile \u00f7 hit.</li><li><b>share</b> = fraction of the whole process wall; "
-          "time outside every pass is the stage <i>process-overhead</i>, split into <i>start-up</i> (each tool's "
-          "median wall on a null input, measured once per sweep, times its steps) and <i>outside passes</i> (the "
-          "rest).</li><li><b>cold wall</b> = geometric mean over "
-          "the cold repeats; <b>\u00b1</b> is the half-width of its 95% interval on the log scale (t over log "
-          "times); with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
-          "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
-          "section (runs, argv, stderr, IR size, pass tree).</li></ul>\n", f);
-    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
-    if (json_is_object(meta)) {
-        fputs("<details><summary>Recorded sweep metadata (compiler, versions, machine, pipeline)</summary>"
-              "<div class=tw><table><thead><tr><th>recorded</th><th>value</th></tr></thead><tbody>", f);
-        const char *key;
-        json_t *val;
-        json_object_foreach(meta, key, val) {
-            char *text = json_is_string(val) ? NULL : json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
-            fputs("<tr><td>", f);
-            esc(f, key);
-            fputs("</td><td><code>", f);
-            esc(f, json_is_string(val) ? json_string_value(val) : text ? text : "");
-            fputs("</code></td></tr>", f);
-            free(text);
-        }
-        fputs("</tbody></table></div></details>\n", f);
-    } else {
-        fputs("<p class=note>sweep metadata: none recorded</p>\n", f);
-    }
-    json_decref(meta);
 
     if (a->n_hosts > 1 || a->n_host_warnings) {
         /* The study was measured on several machines: one row per machine, then what crosses them. */
@@ -653,6 +615,47 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fputs("<h2 id=parallelism>Parallelism</h2><p class=sub>user/wall of each compiler process (1.0 = serial).</p>", f);
     if ((rc = table_section(f, pm_rt_tools(a), 0, err)))
         return rc;
+
+    /* how to read the tables, after the answer (headline, figures, regimes, fixes) and before the tables */
+    fputs("<h2 id=method>Method</h2><ul>", f);
+    {
+        char keys[768];
+        pm_rt_key_legend(a, 1, keys, sizeof keys);
+        if (keys[0]) {   /* the kind table's legends; the configs table repeats those of the sweep's kinds */
+            fputs("<li><b>config keys</b>: ", f);
+            esc(f, keys);
+            fputs(".</li>", f);
+        }
+    }
+    fputs("<li><b>cold</b> = a fresh compiler process per run, no compile cache; warm runs (when present) compile "
+          "through the cache and give recompile \u00f7 hit.</li><li><b>share</b> = fraction of the whole process wall; "
+          "time outside every pass is the stage <i>process-overhead</i>, split into <i>start-up</i> (each tool's "
+          "median wall on a null input, measured once per sweep, times its steps) and <i>outside passes</i> (the "
+          "rest).</li><li><b>cold wall</b> = geometric mean over "
+          "the cold repeats; <b>\u00b1</b> is the half-width of its 95% interval on the log scale (t over log "
+          "times); with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
+          "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
+          "section (runs, argv, stderr, IR size, pass tree).</li></ul>\n", f);
+    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
+    if (json_is_object(meta)) {
+        fputs("<details><summary>Recorded sweep metadata (compiler, versions, machine, pipeline)</summary>"
+              "<div class=tw><table><thead><tr><th>recorded</th><th>value</th></tr></thead><tbody>", f);
+        const char *key;
+        json_t *val;
+        json_object_foreach(meta, key, val) {
+            char *text = json_is_string(val) ? NULL : json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
+            fputs("<tr><td>", f);
+            esc(f, key);
+            fputs("</td><td><code>", f);
+            esc(f, json_is_string(val) ? json_string_value(val) : text ? text : "");
+            fputs("</code></td></tr>", f);
+            free(text);
+        }
+        fputs("</tbody></table></div></details>\n", f);
+    } else {
+        fputs("<p class=note>sweep metadata: none recorded</p>\n", f);
+    }
+    json_decref(meta);
 
     fputs("<h2 id=configs>Configs</h2><p class=sub>Click a config for its runs, argv, stderr and pass tree. "
           "Wall: geometric mean \u00b1 half-width of the 95% interval (log scale).</p>\n", f);
