@@ -530,11 +530,25 @@ static int check_matrix_size(const pm_spec *s, const char *section, long long pr
     return PM_OK;
 }
 
+/* "line N: [SECTION] KEY" for an error about one value of a list key (0 lines: the key is absent). */
+static const char *key_what(char *buf, size_t n, entries *es, const char *section, const char *key)
+{
+    int line = 0;
+    for (int i = 0; i < es->n && !line; i++)
+        if (!strcmp(es->items[i].section, section) && !strcmp(es->items[i].name, key))
+            line = es->items[i].line;
+    if (line)
+        snprintf(buf, n, "line %d: [%s] %s", line, section, key);
+    else
+        snprintf(buf, n, "[%s] %s", section, key);
+    return buf;
+}
+
 static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
 {
     list models = {0}, windows = {0}, precisions = {0}, variants = {0};
     int layers = 1, tile = s->tile, unroll = s->unroll, rc = PM_OK;
-    char what[192];
+    char what[192], pwhat[192], vwhat[192], mwhat[192];
     if ((rc = split_list("stock", &variants, err, "variants")))
         goto out;
     const section_key keys[] = {{"models", &models, NULL, 0, 0}, {"windows", &windows, NULL, 0, 0}, {"precisions", &precisions, NULL, 0, 0},
@@ -552,7 +566,8 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
         pm_spec_config base = {0};
         char *colon = strchr(models.items[m], ':');
         if (!colon) {
-            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] models: '%s' is not FAMILY:SIZE", section, models.items[m]);
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: '%s' is not FAMILY:SIZE",
+                            key_what(mwhat, sizeof mwhat, es, section, "models"), models.items[m]);
             goto out;
         }
         *colon = '\0';
@@ -563,12 +578,14 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
         char names[512];
         if (!sizes) {
             join_names(pm_gen_llm_families(), names, sizeof names);
-            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] unknown LLM family '%s' (%s)", section, base.family, names);
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: unknown LLM family '%s' (%s)",
+                            key_what(mwhat, sizeof mwhat, es, section, "models"), base.family, names);
             goto out;
         }
         if (!in_list(base.size, sizes)) {
             join_names(sizes, names, sizeof names);
-            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] %s has no size '%s' (%s)", section, base.family, base.size, names);
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: %s has no size '%s' (%s)",
+                            key_what(mwhat, sizeof mwhat, es, section, "models"), base.family, base.size, names);
             goto out;
         }
         base.layers = layers;
@@ -578,10 +595,12 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
             for (int p = 0; p < precisions.n; p++)
                 for (int v = 0; v < variants.n; v++) {
                     pm_spec_config c = base;
-                    snprintf(what, sizeof what, "[%s] windows", section);
+                    key_what(what, sizeof what, es, section, "windows");
+                    key_what(pwhat, sizeof pwhat, es, section, "precisions");
+                    key_what(vwhat, sizeof vwhat, es, section, "variants");
                     if ((rc = parse_int(windows.items[w], 1, 1 << 20, &c.window, err, what)) ||
-                        (rc = check_precision(precisions.items[p], err, section)) ||
-                        (rc = decode_variant(variants.items[v], &c, err, section)))
+                        (rc = check_precision(precisions.items[p], err, pwhat)) ||
+                        (rc = decode_variant(variants.items[v], &c, err, vwhat)))
                         goto out;
                     strcpy(c.precision, precisions.items[p]);
                     char pipe[32] = "";
@@ -609,7 +628,7 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
 {
     list families = {0}, resolutions = {0}, precisions = {0}, variants = {0};
     int blocks = 0, tile = s->tile, unroll = s->unroll, rc = PM_OK;
-    char what[192];
+    char what[192], pwhat[192], vwhat[192], fwhat[192];
     if ((rc = split_list("stock", &variants, err, "variants")))
         goto out;
     const section_key keys[] = {{"families", &families, NULL, 0, 0}, {"resolutions", &resolutions, NULL, 0, 0}, {"precisions", &precisions, NULL, 0, 0},
@@ -627,7 +646,8 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
         if (!in_list(families.items[f], pm_gen_cnn_families())) {
             char names[512];
             join_names(pm_gen_cnn_families(), names, sizeof names);
-            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] unknown CNN family '%s' (%s)", section, families.items[f], names);
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: unknown CNN family '%s' (%s)",
+                            key_what(fwhat, sizeof fwhat, es, section, "families"), families.items[f], names);
             goto out;
         }
         for (int r = 0; r < resolutions.n; r++)
@@ -636,12 +656,14 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
                     pm_spec_config c = {0};
                     if ((rc = copy_str(c.family, sizeof c.family, families.items[f], err, "family")))
                         goto out;
-                    snprintf(what, sizeof what, "[%s] resolutions", section);
+                    key_what(what, sizeof what, es, section, "resolutions");
+                    key_what(pwhat, sizeof pwhat, es, section, "precisions");
+                    key_what(vwhat, sizeof vwhat, es, section, "variants");
                     /* in the generator's own terms, so a spec never plans a config it cannot emit */
                     if ((rc = parse_int(resolutions.items[r], 1, 1 << 20, &c.resolution, err, what)) ||
                         (rc = pm_gen_cnn_check_resolution(c.resolution, err) ? pm_err_wrap(err, "%s", what) : PM_OK) ||
-                        (rc = check_precision(precisions.items[p], err, section)) ||
-                        (rc = decode_variant(variants.items[v], &c, err, section)))
+                        (rc = check_precision(precisions.items[p], err, pwhat)) ||
+                        (rc = decode_variant(variants.items[v], &c, err, vwhat)))
                         goto out;
                     strcpy(c.precision, precisions.items[p]);
                     c.blocks = blocks;

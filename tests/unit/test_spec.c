@@ -122,6 +122,22 @@ static void unknown_key_says_did_you_mean(void **state)
         if (!strstr(e.msg, cases[i].want))
             fail_msg("case %zu: '%s' lacks '%s'", i, e.msg, cases[i].want);
     }
+    /* a bad value of a list key names the key's line too (it named only the section) */
+    static const struct { const char *text, *want; } lines[] = {
+        {"[sweep]\nname = x\n[llm a]\nmodels = qwen2:9b\nwindows = 1\nprecisions = int8\n",
+         "line 4: [llm a] models: qwen2 has no size '9b'"},
+        {"[sweep]\nname = x\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int7\n",
+         "line 6: [llm a] precisions: unknown precision 'int7'"},
+        {"[sweep]\nname = x\n[cnn a]\nfamilies = resnet18\nresolutions = 100\nprecisions = int8\n",
+         "line 5: [cnn a] resolutions: resolution 100 invalid"},
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        pm_spec *sp = NULL;
+        pm_err er = {0};
+        assert_int_not_equal(pm_spec_parse(lines[i].text, "x.ini", &sp, &er), PM_OK);
+        if (!strstr(er.msg, lines[i].want))
+            fail_msg("line case %zu: '%s' lacks '%s'", i, er.msg, lines[i].want);
+    }
     pm_spec *s = NULL;
     pm_err e = {0};
     assert_int_not_equal(pm_spec_parse("[sweep]\nname = x\nfrobnicate = 1\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\n"
