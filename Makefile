@@ -33,9 +33,10 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA     := $(BUILD)/libpassmap.a
 BIN      := $(BUILD)/passmap
 
-.PHONY: all deps demo test check unit bench clean test-support install fuzz fuzz-build
+.PHONY: man all deps deps-demo deps-test deps-bench demo test check unit bench clean test-support install fuzz fuzz-build
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: bin/passmap, share/passmap/ (data/: stage maps, fix
-# rules; studies/: sweep presets), share/man/man1/. The binary finds share/passmap relative to itself.
+# rules; studies/: sweep presets), share/man/man1/ and man5/, share/doc/passmap/ (README, docs/). The binary
+# finds share/passmap relative to itself.
 PREFIX  ?= /usr/local
 INSTALL_BIN ?= $(BIN)
 all: $(BIN)
@@ -96,20 +97,26 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libpassmap.a
 
 fuzz-build: $(FUZZ_BIN)
 
-fuzz: deps all fuzz-build
+fuzz: deps-test all fuzz-build
 	tests/fuzz/run.sh $(FUZZ_DIR) $(BIN) $(FUZZ_RUNS)
 
-# Installs Debian packages when something is missing (needs root or sudo).
+# Installs Debian packages when something is missing (needs root or sudo). Each target installs only its own
+# profile (scripts/install-deps.sh: demo, test, bench); make deps installs all of them.
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh all
 
-demo: deps
+deps-demo deps-test deps-bench: deps-%:
+	@scripts/install-deps.sh $*
+
+# An earlier demo-out/ is resumed; make demo DEMO_FRESH=1 replaces it (and says so).
+DEMO_FRESH ?= 0
+demo: deps-demo
 	$(MAKE) all
-	scripts/demo.sh $(BIN)
+	DEMO_FRESH=$(DEMO_FRESH) scripts/demo.sh $(BIN)
 
 # The contract: sanitizer build, then every unit binary and e2e script through one runner. The -O2 build of
 # the binary and the unit tests comes first: GCC warns at -O2 about things -O1 does not see (-Werror).
-test: deps
+test: deps-test
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
 	@$(MAKE) --no-print-directory SAN=1 check
 
@@ -121,15 +128,22 @@ test-support: $(patsubst tests/support/%.c,$(BUILD)/tests/lib%.so,$(TESTLIB_SRC)
 unit: all $(TEST_BIN) test-support
 	tests/run-tests.sh --unit-only $(BUILD)
 
-bench: deps all
+bench: deps-bench all
 	bench/run.sh $(BIN)
 
 install: $(INSTALL_BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/passmap/studies $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/passmap/studies $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/doc/passmap
 	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/passmap
 	for f in $$(cd data && find . -type f); do install -D -m 644 "data/$$f" "$(DESTDIR)$(PREFIX)/share/passmap/$$f" || exit 1; done
 	install -m 644 studies/*.ini $(DESTDIR)$(PREFIX)/share/passmap/studies/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/passmap/
+
+# man/passmap-CMD.1 of the subcommands without a hand-written page, from their --help (test_help.sh checks).
+man: $(BIN)
+	scripts/help2man.py $(BIN) man
 
 clean:
 	rm -rf $(BUILD)

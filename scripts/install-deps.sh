@@ -1,19 +1,61 @@
 #!/usr/bin/env bash
-# Installs passmap's Debian dependencies when any is missing. Idempotent and quiet when all are present.
+# Installs the Debian packages one task needs when any is missing. Idempotent and quiet when all are present.
+# Usage: scripts/install-deps.sh [--list] [PROFILE...]   (default: all)
+#   demo   build + `make demo`: compiler and libraries, gnuplot (figures), MLIR/LLVM (the embedded compiler)
+#   test   demo + what `make test` runs: cmocka, the sqlite3/jq/python3 CLIs the e2e scripts use, clang (the
+#          command back end's study, libFuzzer), chromium (the HTML report test), a real single-node Slurm
+#   bench  demo + the benchmark peers of `make bench` (ccache, hyperfine, pandas)
+#   all    every profile
+# --list prints the packages of the profiles (after the LLVM version fallback) and installs nothing.
 set -euo pipefail
-pkgs=(build-essential pkg-config libsqlite3-dev libjansson-dev libgsl-dev libzstd-dev libxxhash-dev
-      libcmocka-dev gnuplot-nox sqlite3 mlir-22-tools llvm-22 clang-22 libclang-rt-22-dev ccache hyperfine python3-pandas
-      chromium slurmctld slurmd slurm-client munge)   # slurm + munge: a real single-node Slurm for tests/e2e/test_slurm.sh
+demo=(build-essential pkg-config libsqlite3-dev libjansson-dev libgsl-dev libzstd-dev libxxhash-dev
+      gnuplot-nox mlir-22-tools llvm-22)
+test=(libcmocka-dev sqlite3 jq python3 clang-22 libclang-rt-22-dev chromium
+      slurmctld slurmd slurm-client munge)   # slurm + munge: a real single-node Slurm for tests/e2e/test_slurm.sh
+bench=(sqlite3 ccache hyperfine python3-pandas)
+list=0
+profiles=()
+for a in "$@"; do
+  case "$a" in
+    --list) list=1 ;;
+    demo|test|bench|all) profiles+=("$a") ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install-deps.sh: unknown profile '$a' (demo, test, bench, all)" >&2; exit 2 ;;
+  esac
+done
+[ ${#profiles[@]} -eq 0 ] && profiles=(all)
+pkgs=("${demo[@]}")
+for p in "${profiles[@]}"; do
+  case "$p" in
+    test) pkgs+=("${test[@]}") ;;
+    bench) pkgs+=("${bench[@]}") ;;
+    all) pkgs+=("${test[@]}" "${bench[@]}") ;;
+  esac
+done
+# each package once, in first-seen order
+declare -A seen=()
+uniq=()
+for p in "${pkgs[@]}"; do [ -n "${seen[$p]:-}" ] || { seen[$p]=1; uniq+=("$p"); }; done
+pkgs=("${uniq[@]}")
+# Newest LLVM/MLIR Debian offers when 22 is absent (apt-cache needs no root; without package lists: 22).
+if ! apt-cache show mlir-22-tools >/dev/null 2>&1; then
+  v=$(apt-cache search --names-only '^mlir-[0-9]+-tools$' 2>/dev/null | sed -E 's/^mlir-([0-9]+)-tools.*/\1/' | sort -n | tail -1)
+  if [ -n "$v" ]; then
+    pkgs=("${pkgs[@]/mlir-22-tools/mlir-$v-tools}"); pkgs=("${pkgs[@]/llvm-22/llvm-$v}")
+    pkgs=("${pkgs[@]/clang-22/clang-$v}"); pkgs=("${pkgs[@]/libclang-rt-22-dev/libclang-rt-$v-dev}")
+  fi
+fi
+if [ "$list" = 1 ]; then printf '%s\n' "${pkgs[@]}"; exit 0; fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-echo "installing: ${missing[*]}" >&2
+echo "installing (${profiles[*]}): ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-# Newest LLVM/MLIR Debian offers when 22 is absent.
+# A fresh machine's empty package lists hid the newest version above: look again now.
 if [[ " ${missing[*]} " == *" mlir-22-tools "* ]] && ! apt-cache show mlir-22-tools >/dev/null 2>&1; then
   v=$(apt-cache search --names-only '^mlir-[0-9]+-tools$' | sed -E 's/^mlir-([0-9]+)-tools.*/\1/' | sort -n | tail -1)
   missing=("${missing[@]/mlir-22-tools/mlir-$v-tools}"); missing=("${missing[@]/llvm-22/llvm-$v}")

@@ -1,6 +1,6 @@
 /* pm_embedded: the embedded compiler back end, upstream MLIR/LLVM (mlir-opt → mlir-translate → llc),
  * with a tiling + full-unroll pipeline so compile cost grows with model size and window
- * (the pipeline is the INI preset in embedded.c; README "Sweep specs" documents its options). */
+ * (the pipeline is the INI preset in embedded.c; docs/spec.md documents its options). */
 #ifndef PM_EMBEDDED_H
 #define PM_EMBEDDED_H
 

@@ -190,6 +190,48 @@ static int split_list(const char *value, list *l, pm_err *err, const char *what)
     return PM_OK;
 }
 
+/* The keys each fixed section reads (kept beside apply_sweep_scalar/apply_workload_scalar, which read them),
+ * for "did you mean" on a mistyped key. */
+static const char *const sweep_keys[] = {"name", "backend", "repeats", "min_repeats", "max_repeats", "precision",
+                                         "warm_repeats", "seed", "order", "timeout", "mem_limit", "warm", "bindir",
+                                         NULL};
+static const char *const report_keys[] = {"size", "workload", NULL};
+static const char *const embedded_keys[] = {"tile", "unroll", "llc_opt", "json", "single_thread", "bindir", "display",
+                                            NULL};
+static const char *const openvino_keys[] = {"device", "lib", "log_level", "props", "model", "schedule_trace",
+                                            "strategy_json", "reuse_strategy", "task_stats", "platform",
+                                            "min_response_len", "prefill_hint", "generate_pyramid", NULL};
+
+static size_t count_keys(const char *const *k)
+{
+    size_t n = 0;
+    while (k[n])
+        n++;
+    return n;
+}
+
+/* "; did you mean 'x'?" when word is close to one of cands (n of them), else "". */
+static const char *did_you_mean(char *buf, size_t len, const char *word, const char *const *cands, size_t n)
+{
+    const char *near = pm_util_closest(word, cands, n);
+    if (!near)
+        return "";
+    snprintf(buf, len, "; did you mean '%s'?", near);
+    return buf;
+}
+
+static int unknown_scalar(const entry *e, const char *what, pm_err *err)
+{
+    const char *const *keys = !strcmp(e->section, "sweep")      ? sweep_keys
+                              : !strcmp(e->section, "report")   ? report_keys
+                              : !strcmp(e->section, "embedded") ? embedded_keys
+                              : !strcmp(e->section, "openvino") ? openvino_keys
+                                                                : NULL;
+    char dym[96] = "";
+    return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key%s", what,
+                      keys ? did_you_mean(dym, sizeof dym, e->name, keys, count_keys(keys)) : "");
+}
+
 static int parse_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what)
 {
     char *end;
@@ -460,10 +502,16 @@ static int read_section(entries *es, const char *section, const section_key *key
             k++;
         int rc;
         if (!k->name) {
-            char names[256] = "";
-            for (k = keys; k->name; k++)
+            char names[256] = "", dym[96] = "";
+            const char *cands[16];
+            size_t nc = 0;
+            for (k = keys; k->name; k++) {
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k == keys ? "" : ", ", k->name);
-            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s' (%s)", e->line, section, e->name, names);
+                if (nc < sizeof cands / sizeof cands[0])
+                    cands[nc++] = k->name;
+            }
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s'%s (%s)", e->line, section, e->name,
+                            did_you_mean(dym, sizeof dym, e->name, cands, nc), names);
         } else if (k->values) {
             rc = split_list(e->value, k->values, err, what);
         } else {
@@ -484,11 +532,25 @@ static int check_matrix_size(const pm_spec *s, const char *section, long long pr
     return PM_OK;
 }
 
+/* "line N: [SECTION] KEY" for an error about one value of a list key (0 lines: the key is absent). */
+static const char *key_what(char *buf, size_t n, entries *es, const char *section, const char *key)
+{
+    int line = 0;
+    for (int i = 0; i < es->n && !line; i++)
+        if (!strcmp(es->items[i].section, section) && !strcmp(es->items[i].name, key))
+            line = es->items[i].line;
+    if (line)
+        snprintf(buf, n, "line %d: [%s] %s", line, section, key);
+    else
+        snprintf(buf, n, "[%s] %s", section, key);
+    return buf;
+}
+
 static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
 {
     list models = {0}, windows = {0}, precisions = {0}, variants = {0};
     int layers = 1, tile = s->tile, unroll = s->unroll, rc = PM_OK;
-    char what[192];
+    char what[192], pwhat[192], vwhat[192], mwhat[192];
     if ((rc = split_list("stock", &variants, err, "variants")))
         goto out;
     const section_key keys[] = {{"models", &models, NULL, 0, 0}, {"windows", &windows, NULL, 0, 0}, {"precisions", &precisions, NULL, 0, 0},
@@ -506,7 +568,8 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
         pm_spec_config base = {0};
         char *colon = strchr(models.items[m], ':');
         if (!colon) {
-            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] models: '%s' is not FAMILY:SIZE", section, models.items[m]);
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: '%s' is not FAMILY:SIZE",
+                            key_what(mwhat, sizeof mwhat, es, section, "models"), models.items[m]);
             goto out;
         }
         *colon = '\0';
@@ -517,12 +580,14 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
         char names[512];
         if (!sizes) {
             join_names(pm_gen_llm_families(), names, sizeof names);
-            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] unknown LLM family '%s' (%s)", section, base.family, names);
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: unknown LLM family '%s' (%s)",
+                            key_what(mwhat, sizeof mwhat, es, section, "models"), base.family, names);
             goto out;
         }
         if (!in_list(base.size, sizes)) {
             join_names(sizes, names, sizeof names);
-            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] %s has no size '%s' (%s)", section, base.family, base.size, names);
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: %s has no size '%s' (%s)",
+                            key_what(mwhat, sizeof mwhat, es, section, "models"), base.family, base.size, names);
             goto out;
         }
         base.layers = layers;
@@ -532,10 +597,12 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
             for (int p = 0; p < precisions.n; p++)
                 for (int v = 0; v < variants.n; v++) {
                     pm_spec_config c = base;
-                    snprintf(what, sizeof what, "[%s] windows", section);
+                    key_what(what, sizeof what, es, section, "windows");
+                    key_what(pwhat, sizeof pwhat, es, section, "precisions");
+                    key_what(vwhat, sizeof vwhat, es, section, "variants");
                     if ((rc = parse_int(windows.items[w], 1, 1 << 20, &c.window, err, what)) ||
-                        (rc = check_precision(precisions.items[p], err, section)) ||
-                        (rc = decode_variant(variants.items[v], &c, err, section)))
+                        (rc = check_precision(precisions.items[p], err, pwhat)) ||
+                        (rc = decode_variant(variants.items[v], &c, err, vwhat)))
                         goto out;
                     snprintf(c.precision, sizeof c.precision, "%s", precisions.items[p]);
                     char pipe[32] = "";
@@ -563,7 +630,7 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
 {
     list families = {0}, resolutions = {0}, precisions = {0}, variants = {0};
     int blocks = 0, tile = s->tile, unroll = s->unroll, rc = PM_OK;
-    char what[192];
+    char what[192], pwhat[192], vwhat[192], fwhat[192];
     if ((rc = split_list("stock", &variants, err, "variants")))
         goto out;
     const section_key keys[] = {{"families", &families, NULL, 0, 0}, {"resolutions", &resolutions, NULL, 0, 0}, {"precisions", &precisions, NULL, 0, 0},
@@ -581,7 +648,8 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
         if (!in_list(families.items[f], pm_gen_cnn_families())) {
             char names[512];
             join_names(pm_gen_cnn_families(), names, sizeof names);
-            rc = pm_err_set(err, PM_ERR_USAGE, "[%s] unknown CNN family '%s' (%s)", section, families.items[f], names);
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s: unknown CNN family '%s' (%s)",
+                            key_what(fwhat, sizeof fwhat, es, section, "families"), families.items[f], names);
             goto out;
         }
         for (int r = 0; r < resolutions.n; r++)
@@ -590,12 +658,14 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
                     pm_spec_config c = {0};
                     if ((rc = copy_str(c.family, sizeof c.family, families.items[f], err, "family")))
                         goto out;
-                    snprintf(what, sizeof what, "[%s] resolutions", section);
+                    key_what(what, sizeof what, es, section, "resolutions");
+                    key_what(pwhat, sizeof pwhat, es, section, "precisions");
+                    key_what(vwhat, sizeof vwhat, es, section, "variants");
                     /* in the generator's own terms, so a spec never plans a config it cannot emit */
                     if ((rc = parse_int(resolutions.items[r], 1, 1 << 20, &c.resolution, err, what)) ||
                         (rc = pm_gen_cnn_check_resolution(c.resolution, err) ? pm_err_wrap(err, "%s", what) : PM_OK) ||
-                        (rc = check_precision(precisions.items[p], err, section)) ||
-                        (rc = decode_variant(variants.items[v], &c, err, section)))
+                        (rc = check_precision(precisions.items[p], err, pwhat)) ||
+                        (rc = decode_variant(variants.items[v], &c, err, vwhat)))
                         goto out;
                     snprintf(c.precision, sizeof c.precision, "%s", precisions.items[p]);
                     c.blocks = blocks;
@@ -684,7 +754,7 @@ static int apply_sweep_scalar(pm_spec *s, entry *e, pm_err *err)
         if (!strcmp(n, "size")) return copy_str(s->report_size, sizeof s->report_size, v, err, what);
         if (!strcmp(n, "workload")) return copy_str(s->report_workload, sizeof s->report_workload, v, err, what);
     }
-    return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key", what);
+    return unknown_scalar(e, what, err);
 }
 
 /* [embedded] and [openvino] scalars (the embedded and openvino back ends). */
@@ -748,7 +818,7 @@ static int apply_workload_scalar(pm_spec *s, entry *e, pm_err *err)
             return rc;
         }
     }
-    return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key", what);
+    return unknown_scalar(e, what, err);
 }
 
 int pm_spec_section_is(const char *section, const char *kind, const char **name)
@@ -875,8 +945,17 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
         for (int j = 0; j < es.n; j++)
             if (es.items[j].used && !strcmp(es.items[j].section, e->section))
                 known = 1;
-        if (known)
-            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s'", e->line, e->section, e->name);
+        if (known) {   /* the section's keys this spec used are keys the back end reads: suggest among them */
+            const char **cands = calloc((size_t)es.n, sizeof *cands);
+            size_t nc = 0;
+            char dym[96] = "";
+            for (int j = 0; cands && j < es.n; j++)
+                if (es.items[j].used && !strcmp(es.items[j].section, e->section))
+                    cands[nc++] = es.items[j].name;
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s'%s", e->line, e->section, e->name,
+                            cands ? did_you_mean(dym, sizeof dym, e->name, cands, nc) : "");
+            free(cands);
+        }
         else
             rc = pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is not read by back end %s (%s)", e->line,
                             e->section, be->name, be->sections);

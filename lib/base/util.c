@@ -278,3 +278,51 @@ void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...)
     va_end(ap);
     b->len += (size_t)n;
 }
+
+/* Optimal string alignment distance (Levenshtein plus adjacent transpositions), rows of at most 64. */
+static size_t osa_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return (size_t)-1;   /* no suggestion for long words: nobody mistypes a 64-character key */
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1], v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
+const char *pm_util_closest(const char *word, const char *const *cands, size_t n)
+{
+    size_t wl = strlen(word), best = (size_t)-1, limit = wl <= 4 ? 1 : 2;
+    const char *pick = NULL, *prefix = NULL;
+    int ties = 0, prefixes = 0;
+    if (!wl)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!cands[i])
+            continue;
+        if (!strncmp(cands[i], word, wl) && strlen(cands[i]) > wl)
+            prefix = cands[i], prefixes++;
+        size_t dist = osa_distance(word, cands[i]);
+        if (dist < best)
+            best = dist, pick = cands[i], ties = 0;
+        else if (dist == best && strcmp(pick, cands[i]))
+            ties++;
+    }
+    if (pick && best <= limit && !ties)
+        return pick;
+    return prefixes == 1 ? prefix : NULL;
+}

@@ -59,5 +59,9 @@ static inline void *pm_unconst_ptr(const void *p)
     } u = {.c = p};
     return u.m;
 }
+/* "Did you mean": the candidate closest to word by edit distance (a swap of two neighbours counts as one
+ * edit), or the one candidate word is a prefix of; NULL when none is close (at most 1 edit for words up to
+ * 4 characters, 2 beyond) or two are equally close. */
+const char *pm_util_closest(const char *word, const char *const *cands, size_t n);
 
 #endif

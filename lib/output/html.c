@@ -27,7 +27,7 @@ static const char CSS[] =
     "--head:#202327;--accent:#8ab4f8;--card:#1b1d21;--warn:#f28b82}}"
     "*{box-sizing:border-box}html{scroll-padding-top:8px}"
     "body{margin:0;font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:var(--fg);background:var(--bg)}"
-    ".page{display:grid;grid-template-columns:250px minmax(0,1fr);gap:28px;max-width:1380px;margin:0 auto;padding:0 16px}"
+    ".page{display:grid;grid-template-columns:250px minmax(0,1fr);gap:28px;max-width:2400px;margin:0 auto;padding:0 16px}"
     "nav.toc{position:sticky;top:0;align-self:start;max-height:100vh;overflow:auto;padding:18px 0;font-size:13px}"
     "nav.toc ol{list-style:none;padding-left:0;margin:0}nav.toc ol ol{padding-left:12px}nav.toc li{margin:2px 0}"
     "nav.toc a{color:var(--fg);text-decoration:none}nav.toc a:hover{color:var(--accent)}"
@@ -35,13 +35,15 @@ static const char CSS[] =
     "main{min-width:0;padding-bottom:60px}a{color:var(--accent)}"
     "h1{font-size:24px;margin:18px 0 4px}h2{font-size:19px;margin:28px 0 8px;padding-top:8px;border-top:1px solid var(--line)}"
     "h3{font-size:16px;margin:18px 0 6px}h4{font-size:14px;margin:12px 0 4px}"
-    ".sub{color:var(--muted);margin:0 0 12px}.note{color:var(--muted);font-style:italic}.warn{color:var(--warn)}"
+    ".sub{color:var(--muted);margin:0 0 12px;max-width:140ch}main>p{max-width:140ch}.note{color:var(--muted);font-style:italic}.warn{color:var(--warn)}"
     ".headline{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 16px;margin:12px 0}"
     ".headline li{margin:4px 0}.headline b{font-weight:600}"
-    ".tbl{margin:6px 0 16px}.tw{display:inline-block;vertical-align:top;overflow-x:auto;max-width:100%;border:1px solid var(--line);border-radius:6px}"
+    ".tbl{margin:6px 0 16px}.tw{display:inline-block;vertical-align:top;overflow:auto;max-width:100%;max-height:85vh;border:1px solid var(--line);border-radius:6px}"
     ".tbl input.filter{display:block}"
     "table{border-collapse:collapse;font-size:13px}caption{text-align:left;color:var(--muted);padding:4px 8px}"
     "th,td{padding:3px 9px;border-bottom:1px solid var(--line);white-space:nowrap;text-align:left}"
+    "td:not(.n){white-space:normal;overflow-wrap:anywhere;min-width:6em;max-width:42em}"
+    "th{white-space:normal;overflow-wrap:anywhere}th.n,td.n{padding:3px 6px}td.n{white-space:normal;min-width:4em}"
     "th{background:var(--head);position:sticky;top:0;cursor:pointer;user-select:none;font-weight:600}"
     "th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}"
     "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}"
@@ -151,7 +153,7 @@ static void fmt_time(char *buf, size_t n, double s)
  * y = nesting; every box has a <title> (name, time, share) that browsers show on hover. */
 static void icicle(FILE *f, const pm_analysis *a, const pm_html_opts *o, const pm_stored_run *run)
 {
-    const double W = 1080, ROW = 18;
+    const double W = 1080, ROW = 30;   /* a row tall enough to read its label (was 18: a 74 px chart) */
     double total = 0;
     int maxdepth = 0;
     for (size_t k = 0; k < run->n_steps; k++) {
@@ -452,7 +454,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fputs("<nav class=toc aria-label=contents><ol><li><a href=\"#headline\"><b>Headline</b></a></li>", f);
     if (ab_rows)
         fputs("<li><a href=\"#ab\">A/B in this sweep</a></li>", f);
-    fputs("<li><a href=\"#method\">Method</a></li><li><a href=\"#figures\">Figures</a><ol>", f);
+    fputs("<li><a href=\"#figures\">Figures</a><ol>", f);
     for (size_t i = 0; figs && i < figs->n; i++) {
         fprintf(f, "<li><a href=\"#fig-%s\">", figs->fig[i].name);
         esc(f, figs->fig[i].title);
@@ -461,6 +463,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fputs("</ol></li><li><a href=\"#regimes\">Regimes</a></li><li><a href=\"#fixes\">Fix table</a></li>"
           "<li><a href=\"#fits\">Cost vs IR size</a></li><li><a href=\"#handoff\">Handoff</a></li>"
           "<li><a href=\"#precision\">Precision</a></li><li><a href=\"#parallelism\">Parallelism</a></li>"
+          "<li><a href=\"#method\">Method</a></li>"
           "<li><a href=\"#configs\">Configs</a></li><li><a href=\"#shares\">Stage shares</a></li>"
           "<li><a href=\"#overhead\">Process overhead</a></li><li><a href=\"#noise\">Noise</a></li>"
           "<li><a href=\"#drilldown\">Per config</a><ol class=cfglist>", f);
@@ -521,68 +524,6 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     }
     pm_fix_report_html(f, a->fix_json);   /* the combination to ship heads the report */
 
-    fputs("<h2 id=method>Method</h2><ul>", f);
-    {
-        char keys[768];
-        pm_rt_key_legend(a, 1, keys, sizeof keys);
-        if (keys[0]) {   /* the kind table's legends; the configs table repeats those of the sweep's kinds */
-            fputs("<li><b>config keys</b>: ", f);
-            esc(f, keys);
-            fputs(".</li>", f);
-        }
-    }
-    fputs("<li><b>cold</b> = a fresh compiler process per run, no compile cache; warm runs (when present) compile "
-          "through the cache and give recompile \u00f7 hit.</li><li><b>share</b> = fraction of the whole process wall; "
-          "time outside every pass is the stage <i>process-overhead</i>, split into <i>start-up</i> (each tool's "
-          "median wall on a null input, measured once per sweep, times its steps) and <i>outside passes</i> (the "
-          "rest).</li><li><b>cold wall</b> = geometric mean over "
-          "the cold repeats; <b>\u00b1</b> is the half-width of its 95% interval on the log scale (t over log "
-          "times); with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
-          "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
-          "section (runs, argv, stderr, IR size, pass tree).</li>", f);
-    /* the compiler identity: what "the same compiler" means in this study */
-    if (!a->n_builds) {
-        fputs("<li><b>tools</b>: no identity recorded (a store written before passmap recorded each tool's path, "
-              "--version and hash)</li>", f);
-    } else {
-        fputs(a->mixed_builds ? "<li><b>tools</b> (more than one build of a tool ran: see the warnings)<ul>"
-                              : "<li><b>tools</b> (one build each; resolved path, <code>--version</code>, XXH3-128 of "
-                                "the binary)<ul>", f);
-        for (size_t i = 0; i < a->n_builds; i++) {
-            char v[200];
-            fputs("<li><code>", f);
-            esc(f, a->builds[i].name);
-            fputs("</code> ", f);
-            esc(f, a->builds[i].path);
-            fputs(": ", f);
-            esc(f, pm_version_line(a->builds[i].version_text, v, sizeof v));
-            fputs(", <code>", f);
-            esc(f, a->builds[i].hash[0] ? a->builds[i].hash : "binary unreadable");
-            fputs("</code></li>", f);
-        }
-        fputs("</ul></li>", f);
-    }
-    fputs("</ul>\n", f);
-    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
-    if (json_is_object(meta)) {
-        fputs("<details><summary>Recorded sweep metadata (compiler, versions, machine, pipeline)</summary>"
-              "<div class=tw><table><thead><tr><th>recorded</th><th>value</th></tr></thead><tbody>", f);
-        const char *key;
-        json_t *val;
-        json_object_foreach(meta, key, val) {
-            char *text = json_is_string(val) ? NULL : json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
-            fputs("<tr><td>", f);
-            esc(f, key);
-            fputs("</td><td><code>", f);
-            esc(f, json_is_string(val) ? json_string_value(val) : text ? text : "");
-            fputs("</code></td></tr>", f);
-            free(text);
-        }
-        fputs("</tbody></table></div></details>\n", f);
-    } else {
-        fputs("<p class=note>sweep metadata: none recorded</p>\n", f);
-    }
-    json_decref(meta);
 
     if (a->n_hosts > 1 || a->n_host_warnings) {
         /* The study was measured on several machines: one row per machine, then what crosses them. */
@@ -678,6 +619,70 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fputs("<h2 id=parallelism>Parallelism</h2><p class=sub>user/wall of each compiler process (1.0 = serial).</p>", f);
     if ((rc = table_section(f, pm_rt_tools(a), 0, err)))
         return rc;
+
+    /* how to read the tables, after the answer (headline, figures, regimes, fixes) and before the tables */
+    fputs("<h2 id=method>Method</h2><ul>", f);
+    {
+        char keys[768];
+        pm_rt_key_legend(a, 1, keys, sizeof keys);
+        if (keys[0]) {   /* the kind table's legends; the configs table repeats those of the sweep's kinds */
+            fputs("<li><b>config keys</b>: ", f);
+            esc(f, keys);
+            fputs(".</li>", f);
+        }
+    }
+    fputs("<li><b>cold</b> = a fresh compiler process per run, no compile cache; warm runs (when present) compile "
+          "through the cache and give recompile \u00f7 hit.</li><li><b>share</b> = fraction of the whole process wall; "
+          "time outside every pass is the stage <i>process-overhead</i>, split into <i>start-up</i> (each tool's "
+          "median wall on a null input, measured once per sweep, times its steps) and <i>outside passes</i> (the "
+          "rest).</li><li><b>cold wall</b> = geometric mean over "
+          "the cold repeats; <b>\u00b1</b> is the half-width of its 95% interval on the log scale (t over log "
+          "times); with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
+          "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
+          "section (runs, argv, stderr, IR size, pass tree).</li>", f);
+    /* the compiler identity: what "the same compiler" means in this study */
+    if (!a->n_builds) {
+        fputs("<li><b>tools</b>: no identity recorded (a store written before passmap recorded each tool's path, "
+              "--version and hash)</li>", f);
+    } else {
+        fputs(a->mixed_builds ? "<li><b>tools</b> (more than one build of a tool ran: see the warnings)<ul>"
+                              : "<li><b>tools</b> (one build each; resolved path, <code>--version</code>, XXH3-128 of "
+                                "the binary)<ul>", f);
+        for (size_t i = 0; i < a->n_builds; i++) {
+            char v[200];
+            fputs("<li><code>", f);
+            esc(f, a->builds[i].name);
+            fputs("</code> ", f);
+            esc(f, a->builds[i].path);
+            fputs(": ", f);
+            esc(f, pm_version_line(a->builds[i].version_text, v, sizeof v));
+            fputs(", <code>", f);
+            esc(f, a->builds[i].hash[0] ? a->builds[i].hash : "binary unreadable");
+            fputs("</code></li>", f);
+        }
+        fputs("</ul></li>", f);
+    }
+    fputs("</ul>\n", f);
+    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
+    if (json_is_object(meta)) {
+        fputs("<details><summary>Recorded sweep metadata (compiler, versions, machine, pipeline)</summary>"
+              "<div class=tw><table><thead><tr><th>recorded</th><th>value</th></tr></thead><tbody>", f);
+        const char *key;
+        json_t *val;
+        json_object_foreach(meta, key, val) {
+            char *text = json_is_string(val) ? NULL : json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
+            fputs("<tr><td>", f);
+            esc(f, key);
+            fputs("</td><td><code>", f);
+            esc(f, json_is_string(val) ? json_string_value(val) : text ? text : "");
+            fputs("</code></td></tr>", f);
+            free(text);
+        }
+        fputs("</tbody></table></div></details>\n", f);
+    } else {
+        fputs("<p class=note>sweep metadata: none recorded</p>\n", f);
+    }
+    json_decref(meta);
 
     fputs("<h2 id=configs>Configs</h2><p class=sub>Click a config for its runs, argv, stderr and pass tree. "
           "Wall: geometric mean \u00b1 half-width of the 95% interval (log scale).</p>\n", f);

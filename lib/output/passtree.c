@@ -221,7 +221,7 @@ static void put_cell(FILE *out, const char *s, int w)
     fputc('~', out);
 }
 
-static void put_bar(FILE *out, double frac, int width, int unicode)
+void pm_show_bar(FILE *out, double frac, int width, int unicode)
 {
     if (frac < 0)
         frac = 0;
@@ -237,34 +237,58 @@ static void put_bar(FILE *out, double frac, int width, int unicode)
 
 int pm_show_run(FILE *out, const pm_stored_run *run, const pm_show_opts *o, pm_err *err)
 {
-    int width = o->width < 60 ? 60 : o->width;
+    int width = o->width < 40 ? 40 : o->width;
     double run_wall = run->wall_s > 0 ? run->wall_s : 0;
     if (run_wall <= 0)
         for (size_t k = 0; k < run->n_steps; k++)
             run_wall += step_extent(&run->steps[k]);
     const char *b = o->color ? "\033[1m" : "", *dim = o->color ? "\033[2m" : "", *rst = o->color ? "\033[0m" : "";
-    char t[32];
+    char t[32], head[1400];
     put_time(t, sizeof t, run->wall_s);
-    fprintf(out, "%s%s%s  %s #%d  %s  %s  (run %lld)\n", b, run->config_key ? run->config_key : "?", rst,
-            run->mode ? run->mode : "?", run->repeat, run->status ? run->status : "?", t, (long long)run->id);
-    /* columns: name (rest) | time 10 | share 7 | stage 18 (with a map) | bar (at least 10) */
+    /* the header fits the width: the key alone on its line when the whole does not */
+    snprintf(head, sizeof head, "%s  %s #%d  %s  %s  (run %lld)", run->config_key ? run->config_key : "?",
+             run->mode ? run->mode : "?", run->repeat, run->status ? run->status : "?", t, (long long)run->id);
+    if (text_width(head) <= width)
+        fprintf(out, "%s%s%s%s\n", b, head, rst, "");
+    else
+        fprintf(out, "%s%s%s\n  %s #%d  %s  %s  (run %lld)\n", b, run->config_key ? run->config_key : "?", rst,
+                run->mode ? run->mode : "?", run->repeat, run->status ? run->status : "?", t, (long long)run->id);
+    /* columns: name | time 10 | share 7 | stage (with a map) | bar. A narrow terminal gives way by priority:
+     * the bar narrows to 8, then goes, then the stage column goes; the name keeps at least 28 columns (cut
+     * names end in '~'), and what was dropped is said once. */
     int stage_w = 0;
     for (size_t s = 0; o->map && s < pm_stagemap_n_stages(o->map); s++)
         if (text_width(pm_stagemap_stage(o->map, s)) > stage_w)
             stage_w = text_width(pm_stagemap_stage(o->map, s));
     if (o->map && stage_w < (int)strlen(PM_STAGE_OVERHEAD))
         stage_w = (int)strlen(PM_STAGE_OVERHEAD);
+    enum { NAME_MIN = 28, BAR_MIN = 8 };
+    int stage_full = stage_w;
+    int fixed = 1 + 10 + 1 + 7 + 1;   /* " time share " around the name */
     int bar_w = width / 5 < 10 ? 10 : width / 5;
-    int name_w = width - 10 - 7 - (stage_w ? stage_w + 1 : 0) - bar_w - 4;
-    if (name_w < 30 && stage_w) {   /* a narrow terminal keeps the names and drops the stage column */
+    int name_w = width - fixed - (stage_w ? stage_w + 1 : 0) - bar_w;
+    const char *dropped = NULL;
+    if (name_w < NAME_MIN) {
+        int give = NAME_MIN - name_w < bar_w - BAR_MIN ? NAME_MIN - name_w : bar_w - BAR_MIN;
+        bar_w -= give;
+        name_w += give;
+    }
+    if (name_w < NAME_MIN) {
+        name_w += bar_w;
+        bar_w = 0;
+        dropped = "bar";
+    }
+    if (name_w < NAME_MIN && stage_w) {
         name_w += stage_w + 1;
         stage_w = 0;
+        dropped = "bar and stage";
     }
-    if (name_w < 20) {
-        bar_w -= 20 - name_w;
-        name_w = 20;
-    }
-    int unicode = o->color;   /* block glyphs where a terminal shows them; '#' in files and pipes */
+    if (name_w < 12)
+        name_w = 12;
+    if (dropped)
+        fprintf(out, "%s(%s column%s dropped; COLUMNS=%d shows all)%s\n", dim, dropped, stage_w || !o->map ? "" : "s",
+                fixed + NAME_MIN + (stage_full ? stage_full + 1 : 0) + BAR_MIN, rst);
+    int unicode = o->color || o->unicode;   /* block glyphs on a terminal, coloured or not; '#' in files and pipes */
     /* bars are scaled to the largest single row (pass or time outside passes), so small runs still read */
     double scale = 0;
     for (size_t k = 0; k < run->n_steps; k++) {
@@ -294,12 +318,15 @@ int pm_show_run(FILE *out, const pm_stored_run *run, const pm_show_opts *o, pm_e
             if (st->passes[i].counted && st->passes[i].wall_s > 0)
                 counted += st->passes[i].wall_s;
         put_time(t, sizeof t, ext);
-        fprintf(out, "\n%sstep %d  %s%s  %s  %.1f%% of the run  %s%s%s\n", b, st->seq, st->tool ? st->tool : "?", rst, t,
-                run_wall > 0 ? 100 * ext / run_wall : 0, dim,
-                !run->order_recorded ? "(order not recorded: older database)"
-                : st->order == PM_ORDER_NONE ? "(rows by time, not execution order)"
-                                           : st->order == PM_ORDER_TIMED ? "(execution order, measured starts)"
-                                                                         : "(execution order)", rst);
+        const char *order = !run->order_recorded ? "(order not recorded: older database)"
+                            : st->order == PM_ORDER_NONE ? "(rows by time, not execution order)"
+                            : st->order == PM_ORDER_TIMED ? "(execution order, measured starts)"
+                                                          : "(execution order)";
+        snprintf(head, sizeof head, "step %d  %s  %s  %.1f%% of the run  ", st->seq, st->tool ? st->tool : "?", t,
+                 run_wall > 0 ? 100 * ext / run_wall : 0);
+        int fits = text_width(head) + text_width(order) <= width;   /* else the note goes on its own line */
+        fprintf(out, "\n%sstep %d  %s%s  %s  %.1f%% of the run%s%s%s%s\n", b, st->seq, st->tool ? st->tool : "?", rst, t,
+                run_wall > 0 ? 100 * ext / run_wall : 0, fits ? "  " : "\n  ", dim, order, rst);
         if (st->status && strcmp(st->status, "ok"))
             fprintf(out, "  status %s, exit %d%s\n", st->status, st->exit_code, st->stderr_tail ? ", stderr tail:" : "");
         if (st->status && strcmp(st->status, "ok") && st->stderr_tail)
@@ -341,10 +368,10 @@ int pm_show_run(FILE *out, const pm_stored_run *run, const pm_show_opts *o, pm_e
                 put_cell(out, grp ? "" : stage, stage_w);
                 fputc(' ', out);
             }
-            if (o->color)
+            if (o->color && bar_w)
                 fprintf(out, "\033[%sm", grp ? "2" : STAGE_COLORS[(size_t)si % (sizeof STAGE_COLORS / sizeof *STAGE_COLORS)]);
-            put_bar(out, p->wall_s > 0 ? p->wall_s / scale : 0, bar_w, unicode);
-            fprintf(out, "%s\n", rst);
+            pm_show_bar(out, p->wall_s > 0 ? p->wall_s / scale : 0, bar_w, unicode);
+            fprintf(out, "%s\n", bar_w ? rst : "");
         }
         double outside = ext - counted;
         if (outside > 0 && st->n_passes) {
@@ -357,18 +384,21 @@ int pm_show_run(FILE *out, const pm_stored_run *run, const pm_show_opts *o, pm_e
                 put_cell(out, "process-overhead", stage_w);
                 fputc(' ', out);
             }
-            put_bar(out, outside / scale, bar_w, unicode);
+            pm_show_bar(out, outside / scale, bar_w, unicode);
             fputc('\n', out);
         }
         if (!st->n_passes)
             fprintf(out, "  (no timing report parsed for this step)\n");
         if (folded) {
             put_time(t, sizeof t, folded_s);
-            fprintf(out, "%s  %zu more passes below %.1f%% each (%s together); --min-share 0 shows them%s\n", dim, folded,
-                    o->min_share * 100, t, rst);
+            snprintf(head, sizeof head, "  %zu more passes below %.1f%% each (%s together); ", folded,
+                     o->min_share * 100, t);
+            fprintf(out, "%s%s%s--min-share 0 shows them%s\n", dim, head,
+                    text_width(head) + 24 <= width ? "" : "\n  ", rst);   /* two lines rather than a wrap */
         }
         if (hidden)
-            fprintf(out, "%s  %zu breakdown rows not shown (their time is inside other rows)%s\n", dim, hidden, rst);
+            fprintf(out, "%s  %zu breakdown rows not shown%s(their time is inside other rows)%s\n", dim, hidden,
+                    62 <= width ? " " : "\n  ", rst);
         free(spans);
     }
     return ferror(out) ? pm_err_errno(err, PM_ERR_IO, "writing") : PM_OK;

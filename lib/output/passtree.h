@@ -33,10 +33,13 @@ int pm_trace_json(const pm_stored_run *run, json_t **out, pm_err *err);
 typedef struct pm_show_opts {
     int width;               /* terminal columns */
     int color;               /* ANSI colour */
+    int unicode;             /* block glyphs for bars (implied by color); 0: '#' (files, pipes) */
     double min_share;        /* rows below this share of the run's wall are folded into one line */
     const pm_stagemap *map;  /* NULL: no stage column */
 } pm_show_opts;
 
+/* A bar of frac (0..1) of width columns: block glyphs in eighths, or '#' without unicode. */
+void pm_show_bar(FILE *out, double frac, int width, int unicode);
 /* The run's pass tree for a terminal: per step, rows with time, share of the run's wall and a bar. */
 int pm_show_run(FILE *out, const pm_stored_run *run, const pm_show_opts *o, pm_err *err);
 

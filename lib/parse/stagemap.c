@@ -84,6 +84,18 @@ const char *pm_data_dir(void)
     return inst ? inst : PM_DATA_DIR;
 }
 
+void pm_data_dir_searched(char *buf, size_t n)
+{
+    const char *d = getenv("PASSMAP_DATA_DIR");
+    if (d && *d)
+        snprintf(buf, n, "%s (from $PASSMAP_DATA_DIR)", d);
+    else if (installed_data_dir())
+        snprintf(buf, n, "%s (next to the binary)", installed_data_dir());
+    else   /* both places the binary looked, so a moved build tree says what is missing */
+        snprintf(buf, n, "BINDIR/../share/passmap (absent), then %s (the source tree it was built from)",
+                 PM_DATA_DIR);
+}
+
 static char *trim(char *s)
 {
     while (*s == ' ' || *s == '\t')
@@ -201,9 +213,15 @@ static int cmp_str(const void *a, const void *b)
 int pm_stagemap_load_default(pm_stagemap *m, pm_err *err)
 {
     const char *dir = pm_data_dir();
+    char where[4400];
     DIR *d = opendir(dir);
-    if (!d)
-        return PM_OK;
+    if (!d) {   /* every pass would be "other": a confident, wrong study; say where we looked instead */
+        int e = errno;
+        pm_data_dir_searched(where, sizeof where);
+        return pm_err_set(err, PM_ERR_NOTFOUND,
+                          "no stage map: cannot open the data folder %s: %s; set PASSMAP_DATA_DIR to passmap's "
+                          "data folder or pass --stage-map FILE", where, strerror(e));
+    }
     char **names = NULL;   /* every stages-*.tsv: grows, no cap on the number of tools' maps */
     size_t n = 0, cap = 0;
     int rc = PM_OK;
@@ -227,6 +245,12 @@ int pm_stagemap_load_default(pm_stagemap *m, pm_err *err)
         }
     }
     closedir(d);
+    if (!n && rc == PM_OK) {
+        pm_data_dir_searched(where, sizeof where);
+        rc = pm_err_set(err, PM_ERR_NOTFOUND,
+                        "no stage map (stages-*.tsv) in the data folder %s; set PASSMAP_DATA_DIR to passmap's "
+                        "data folder or pass --stage-map FILE", where);
+    }
     if (n)
         qsort(names, n, sizeof *names, cmp_str); /* deterministic order across file systems */
     for (size_t i = 0; i < n; i++) {

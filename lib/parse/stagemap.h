@@ -20,8 +20,8 @@ void pm_stagemap_free(pm_stagemap *m);
 int pm_stagemap_load(pm_stagemap *m, const char *path, pm_err *err);
 /* Parses rules from a NUL-terminated buffer; origin names it in error messages. */
 int pm_stagemap_load_text(pm_stagemap *m, const char *text, const char *origin, pm_err *err);
-/* Loads every data/stages-*.tsv of the data dir ($PASSMAP_DATA_DIR, else PM_DATA_DIR). Finding none is
- * not an error (every pass then maps to PM_STAGE_OTHER). */
+/* Loads every data/stages-*.tsv of the data dir (pm_data_dir). Finding none is PM_ERR_NOTFOUND naming the
+ * folders searched: every pass mapped to PM_STAGE_OTHER would be a confident, wrong study. */
 int pm_stagemap_load_default(pm_stagemap *m, pm_err *err);
 /* Stage of (tool, pass): the first matching rule's stage, else PM_STAGE_OTHER. Never NULL. */
 const char *pm_stagemap_match(const pm_stagemap *m, const char *tool, const char *pass);
@@ -34,5 +34,7 @@ const char *pm_stagemap_stage(const pm_stagemap *m, size_t i);
  * BINDIR/../share/passmap when that exists next to the running binary (make install, even when moved);
  * else the source tree's data/ it was built from (PM_DATA_DIR). */
 const char *pm_data_dir(void);
+/* The folder(s) pm_data_dir looked at and why, for error messages ("DIR (from $PASSMAP_DATA_DIR)"). */
+void pm_data_dir_searched(char *buf, size_t n);
 
 #endif

@@ -690,7 +690,49 @@ typedef struct batch_state {
     int done;        /* runs finished (or planned, dry run) in this invocation */
     int already;     /* found in the store at start */
     int capped;      /* opts->max_runs reached */
+    /* measured seconds per (config, mode) of this invocation's runs, for the ETA: runs differ by 100x across
+     * configs and modes, so elapsed/done x left was off by minutes (NULL: out of memory, the plain average) */
+    double *took;
+    int *n_took;
+    double took_all;
+    int n_all;
 } batch_state;
+
+enum { ETA_MODES = 3 };
+static int eta_mode(const char *mode)
+{
+    return !strcmp(mode, "warm") ? 2 : !strcmp(mode, "cache-miss") ? 1 : 0;
+}
+
+/* Seconds a task is expected to take: its config and mode's mean so far, else its mode's mean over the
+ * configs measured, else every run's mean. */
+static double eta_task(const batch_state *bs, int n_configs, const task *t)
+{
+    double all = bs->n_all ? bs->took_all / bs->n_all : 0;
+    if (!bs->took)
+        return all;
+    int m = eta_mode(t->mode);
+    size_t k = (size_t)t->config * ETA_MODES + (size_t)m;
+    if (bs->n_took[k])
+        return bs->took[k] / bs->n_took[k];
+    double sum = 0;
+    int n = 0;
+    for (int c = 0; c < n_configs; c++) {
+        sum += bs->took[(size_t)c * ETA_MODES + (size_t)m];
+        n += bs->n_took[(size_t)c * ETA_MODES + (size_t)m];
+    }
+    return n ? sum / n : all;
+}
+
+/* ETA of what is left after task i: each remaining task by eta_task, the `after` runs not yet planned at the
+ * mean of every run. */
+static double eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after)
+{
+    double left = after * (bs->n_all ? bs->took_all / bs->n_all : 0);
+    for (int j = i + 1; j < n_tasks; j++)
+        left += eta_task(bs, n_configs, &tasks[j]);
+    return left;
+}
 
 /* Runs one batch of tasks. Progress counts what is left: this batch's remaining runs plus `after` runs known
  * to follow (adaptive rounds add to it as they are planned). */
@@ -710,9 +752,18 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
             break;
         }
         if (!opts->dry_run) {
+            double t_start = pm_util_now();
             int rc = run_task(x, &tasks[i], &status, &wall, err);
             if (rc)
                 return rc;
+            double took = pm_util_now() - t_start;
+            bs->took_all += took;
+            bs->n_all++;
+            if (bs->took) {
+                size_t k = (size_t)tasks[i].config * ETA_MODES + (size_t)eta_mode(tasks[i].mode);
+                bs->took[k] += took;
+                bs->n_took[k]++;
+            }
             if (!strcmp(status, "interrupted")) {
                 sum->interrupted = 1;
                 break;
@@ -732,7 +783,9 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
             double el = pm_util_now() - bs->t0;
             int left = n_tasks - i - 1 + after;
             pm_sweep_progress p = {.done = bs->done, .total = bs->done + left, .already_done = bs->already,
-                                   .failed = sum->failed, .elapsed_s = el, .eta_s = el / bs->done * left,
+                                   .failed = sum->failed, .elapsed_s = el,
+                                   .eta_s = opts->dry_run ? el / bs->done * left
+                                            : eta_left(bs, x->spec->n_configs, tasks, n_tasks, i, after),
                                    .config_key = x->spec->configs[tasks[i].config].key, .mode = tasks[i].mode,
                                    .repeat = tasks[i].repeat, .status = status, .wall_s = wall,
                                    .steps_text = steps_text};
@@ -1089,6 +1142,14 @@ configs:
 
     double t0 = pm_util_now();
     batch_state bs = {.t0 = t0, .already = already};
+    bs.took = calloc((size_t)(spec->n_configs ? spec->n_configs : 1) * ETA_MODES, sizeof *bs.took);
+    bs.n_took = calloc((size_t)(spec->n_configs ? spec->n_configs : 1) * ETA_MODES, sizeof *bs.n_took);
+    if (!bs.took || !bs.n_took) {   /* the ETA falls back to the plain average; the sweep goes on */
+        free(bs.took);
+        free(bs.n_took);
+        bs.took = NULL;
+        bs.n_took = NULL;
+    }
     if (!spec->repeats_auto || opts->dry_run) {
         rc = run_batch(&x, tasks, n_tasks, 0, &bs, sum, err);
     } else {
@@ -1109,6 +1170,8 @@ configs:
             rc = run_batch(&x, rest, n_rest, 0, &bs, sum, err);
     }
     sum->planned = spec->repeats_auto ? bs.done : n_tasks;
+    free(bs.took);
+    free(bs.n_took);
     if (rc)
         goto cleanup;
     sum->wall_s = pm_util_now() - t0;

@@ -1,6 +1,8 @@
 /* Small helpers the subcommands share. */
 #include "cmds.h"
 
+#include <stdio.h>
+
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -16,4 +18,13 @@ int cli_term_width(int fallback)
     if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
         return ws.ws_col;
     return fallback;
+}
+
+void cli_help_tail(FILE *out, const char *cmd, const char *exit_status)
+{
+    fprintf(out,
+            "  -h, --help        this help\n"
+            "exit status: %s\n"
+            "more: man passmap-%s\n",
+            exit_status ? exit_status : "0 ok, 1 the work failed, 2 bad usage", cmd);
 }

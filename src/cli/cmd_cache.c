@@ -113,7 +113,11 @@ static int parse_opts(int argc, char **argv, cli *o, const char *where)
         case 'i': push(&o->inputs, optarg); break;
         case 'o': push(&o->outputs, optarg); break;
         case 'e': push(&o->env, optarg); break;
-        case 'h': fputs(usage_text, stdout); return -1;
+        case 'h':
+            fputs(usage_text, stdout);
+            cli_help_tail(stdout, "cache", "exec: CMD's own (a hit: 0); stats, clear, explain, verify: 0 ok, 1 failed "
+                          "(verify: a bad entry), 2 bad usage");
+            return -1;
         default:
             fprintf(stderr, "passmap cache%s%s: bad option (see passmap cache --help)\n", where ? " " : "",
                     where ? where : "");

@@ -32,11 +32,10 @@ static void usage(FILE *out)
           "  --allow-contended             keep the verdicts of contended configs, marked contended (not a\n"
           "                                conclusion: for a machine known to be shared)\n"
           "  --markdown                    GitHub Markdown tables\n"
-          "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.\n"
           "  --json                        everything as JSON\n"
-          "  -h, --help                    this help\n"
-          "Exit: 0 ok, 1 no config matched or a database could not be read, 2 usage error.\n",
+          "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.\n",
           out);
+    cli_help_tail(out, "compare", "0 ok, 1 no config matched or a database could not be read, 2 bad usage");
 }
 
 static int usage_error(const char *msg, const char *arg)

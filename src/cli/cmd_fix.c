@@ -52,8 +52,8 @@ static void usage(FILE *out)
             "                     may be recommended; by default it never is\n"
             "  --dry-run          show the plan, run nothing\n"
             "  --quiet            no per-run lines\n"
-            "  --json             the plan and the result as JSON on stdout\n"
-            "  -h, --help         this help\n");
+            "  --json             the plan and the result as JSON on stdout\n");
+    cli_help_tail(out, "fix", NULL);
 }
 
 typedef struct ui {

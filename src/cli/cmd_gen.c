@@ -19,6 +19,7 @@ static void usage(FILE *f)
             "       passmap gen list [--json]\n"
             "Writes a linalg-on-tensors MLIR module (stdout or FILE). --info prints the workload summary to stderr;\n"
             "--json prints it as JSON on stdout (then -o is needed for the module). Precisions: int4, int8, fp16.\n");
+    cli_help_tail(f, "gen", NULL);
 }
 
 static json_t *info_json(const char *kind, const char *family, const char *size, const pm_gen_info *info)

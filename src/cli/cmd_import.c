@@ -20,8 +20,8 @@ static void usage(FILE *out)
             "  --format NAME    mlir-text, mlir-json, llvm-text, llvm-json, chrome-trace, npu-log,\n"
             "                   npu-schedule-trace, npu-strategy, npu-task-stats (default: detected)\n"
             "  --mode NAME      run mode recorded: cold, cache-miss or warm (default: cold)\n"
-            "  --quiet          print nothing on success\n"
-            "  -h, --help       this help\n");
+            "  --quiet          print nothing on success\n");
+    cli_help_tail(out, "import", NULL);
 }
 
 static const char *default_tool(pm_format f)

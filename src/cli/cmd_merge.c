@@ -19,9 +19,8 @@ static void usage(FILE *out)
             "a build is each tool's --version text and binary hash (`passmap status` lists them; paths may differ).\n"
             "A config measured with other steps in IN than in OUT (its fingerprint) is refused even with --force.\n\n"
             "  --force      merge such inputs anyway (recorded in OUT's merge_log; the report names both builds)\n"
-            "  --json       print the result per input as JSON\n"
-            "  -h, --help   this help\n\n"
-            "Exit status: 0 all merged, 1 an input was refused or failed, 2 bad usage.\n");
+            "  --json       print the result per input as JSON\n");
+    cli_help_tail(out, "merge", "0 all merged, 1 an input was refused or failed, 2 bad usage");
 }
 
 int cmd_merge(int argc, char **argv)

@@ -50,6 +50,7 @@ static void usage(FILE *out)
             "                        import is reported as import_error, the compile still counts)\n"
             "  --lib PATH            libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)\n"
             "  --json                end with the bare JSON object instead of the PASSMAP-OV-RESULT line\n");
+    cli_help_tail(out, "ov-compile", "0 compiled (a failed --import is reported, not an error), 1 the compile failed, 2 bad usage");
 }
 
 /* One write(2): the line stays whole even when the compiler's buffered output is flushed around it. */

@@ -22,6 +22,7 @@ static void usage(FILE *f)
             "  --all          also show group (g), summary (s) and detail (d) rows; a = analysis\n"
             "  --tree         report order with indentation instead of sorting by wall time\n"
             "  --top N        show only the N largest rows\n");
+    cli_help_tail(f, "parse", NULL);
 }
 
 static const pm_report *sort_report; /* qsort has no context argument in C11 */

@@ -20,6 +20,7 @@
 #include "fix_report.h"
 #include "npu_report.h"
 #include "stagemap.h"
+#include "store_runs.h"
 
 static void usage(FILE *out)
 {
@@ -43,6 +44,7 @@ static void usage(FILE *out)
             "                    the CPUs, or a tool below 0.75x its serial CPU/wall), marked contended; by default\n"
             "                    they read \"no conclusion (contended)\", as in passmap compare\n"
             "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
+    cli_help_tail(out, "report", NULL);
 }
 
 
@@ -300,21 +302,28 @@ int cmd_report(int argc, char **argv)
         return PM_EXIT_FAIL;
     }
     int rc = PM_OK;
+    /* read-write in memory terms only: temp tables are used; the file itself is opened read-only (also in a
+     * read-only folder). The same checks and words as show/trace: a missing file, not SQLite, not ours. */
+    if ((rc = pm_store_open_sqlite_readonly(dbpath, &db, &err)))
+        goto cleanup;
     for (int i = 0; i < n_maps && rc == PM_OK; i++)
         rc = pm_stagemap_load(map, maps[i], &err);
     if (!n_maps)
         rc = pm_stagemap_load_default(map, &err);
     if (rc)
         goto cleanup;
-    /* read-write in memory terms only: temp tables are used; the file itself is opened read-only (also in a
-     * read-only folder) */
-    if ((rc = pm_store_open_db_readonly(dbpath, &db, &err)))
-        goto cleanup;
     /* mmap reads skip a copy per page on the one big scan; temp tables stay in memory */
     sqlite3_exec(db, "PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL);
     pm_an_opts o = {.sweep = sweep, .map = map, .size_axis = x_axis, .workload_axis = y_axis};
-    if ((rc = pm_analysis_run(db, &o, &a, &err)))
+    if ((rc = pm_analysis_run(db, &o, &a, &err))) {
+        pm_err_wrap(&err, "%s", dbpath);   /* an SQL error alone does not say which file */
         goto cleanup;
+    }
+    if (a->n_runs_ok + a->n_runs_failed == 0) {   /* 85 lines of dashes and a headline would be a false study */
+        rc = pm_err_set(&err, PM_ERR_NOTFOUND, "%s: sweep '%s' has no runs yet (passmap sweep SPEC.ini --db %s "
+                        "measures it)", dbpath, a->sweep ? a->sweep : "-", dbpath);
+        goto cleanup;
+    }
     if ((rc = pm_fix_report_load(dbpath, a->sweep, &a->fix_json, &err)))
         goto cleanup;
     if ((rc = propose_fixes(a, dbpath, allow_contended, &err)))

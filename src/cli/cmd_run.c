@@ -67,9 +67,8 @@ static void usage(FILE *out)
             "      --ov-lib PATH     libopenvino_c (default: $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)\n"
             "      --schedule-trace, --strategy-out   ask the NPU compiler for its trace files\n"
             "      --run-dir DIR     run folders (default passmap-run); compile and blob-import seconds are\n"
-            "                        read from each child's result line and summarised too\n"
-            "  -h, --help            this help\n"
-            "Exit status: 0 all runs succeeded, 1 a run failed (or passmap could not run it), 2 bad usage.\n");
+            "                        read from each child's result line and summarised too\n");
+    cli_help_tail(out, "run", "0 all runs succeeded, 1 a run failed (or passmap could not run it), 2 bad usage");
 }
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)

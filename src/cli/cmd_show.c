@@ -24,6 +24,7 @@ static void usage(FILE *out)
             "  --stage-map FILE pass->stage map (default: the data dir's stages-*.tsv)\n"
             "  --json           the tree as JSON (schema in docs/json.md)\n"
             "  width: $COLUMNS, else the terminal's, else 100; colour only on a terminal and never with NO_COLOR\n");
+    cli_help_tail(out, "show", NULL);
 }
 
 
@@ -105,7 +106,8 @@ static int show_configs(sqlite3 *db, const char *sweep, int width, int json, pm_
         int bar = width - (int)key_w - 14;
         if (bar < 10)
             bar = 10;
-        printf("%-*s %10s  (median-wall cold run; passmap show DB --config KEY for its pass tree)\n", (int)key_w,
+        /* the hint on its own line, so the header never wraps at 80 columns */
+        printf("(median-wall cold run; passmap show DB --config KEY for its pass tree)\n%-*s %10s\n", (int)key_w,
                "config", "cold wall");
         for (size_t i = 0; i < n; i++) {
             if (wall[i] < 0) {
@@ -113,9 +115,7 @@ static int show_configs(sqlite3 *db, const char *sweep, int width, int json, pm_
                 continue;
             }
             printf("%-*s %8.3f s  ", (int)key_w, keys[i], wall[i]);
-            int len = max > 0 ? (int)lround(bar * wall[i] / max) : 0;
-            for (int k = 0; k < len; k++)
-                putchar('#');
+            pm_show_bar(stdout, max > 0 ? wall[i] / max : 0, bar, isatty(STDOUT_FILENO));   /* NO_COLOR: no colour, same glyphs */
             putchar('\n');
         }
     }
@@ -238,7 +238,7 @@ int cmd_show(int argc, char **argv)
             rc = pm_stagemap_load_default(map, &err);
         if (rc)
             goto cleanup;
-        pm_show_opts o = {.width = width, .color = color, .min_share = min_share,
+        pm_show_opts o = {.width = width, .color = color, .unicode = isatty(STDOUT_FILENO), .min_share = min_share,
                           .map = pm_stagemap_rules(map) ? map : NULL};
         if ((rc = pm_show_run(stdout, &run, &o, &err)))
             goto cleanup;

@@ -15,8 +15,8 @@ static void usage(FILE *out)
             "Per sweep and shard of each database: configs, runs planned, done, left, failed, and the hosts\n"
             "that measured them. A sweep without --shard is shard 1/1. `passmap sweep SPEC --status` is the same\n"
             "for the sweep's database.\n\n"
-            "  --json       as JSON\n"
-            "  -h, --help   this help\n");
+            "  --json       as JSON\n");
+    cli_help_tail(out, "status", NULL);
 }
 
 /* The tool builds a sweep ran (schema 7), or NULL/0 when none is recorded. */

@@ -57,8 +57,8 @@ static void usage(FILE *out)
             "  --shards N        with --slurm: number of shards (default 4)\n"
             "  --partition P     with --slurm: the Slurm partition\n"
             "  --time T          with --slurm: time limit per shard task (Slurm syntax, e.g. 4:00:00)\n"
-            "  -h, --help        this help\n\n"
-            "Spec format: see studies/demo.ini and the README. Running on several machines: docs/scale-out.md.\n");
+            "Spec format: man 5 passmap-spec (docs/spec.md), studies/demo.ini. Several machines: docs/scale-out.md.\n");
+    cli_help_tail(out, "sweep", NULL);
 }
 
 typedef struct progress_state {

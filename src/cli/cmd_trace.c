@@ -23,6 +23,7 @@ static void usage(FILE *out)
             "  --mode MODE    cold (default), cache-miss or warm\n"
             "  --sweep NAME   which sweep (default: the latest study, not its STUDY-fix sweep nor a superseded one)\n"
             "  -o FILE        write there (default: stdout)\n");
+    cli_help_tail(out, "trace", NULL);
 }
 
 /* Shared by trace and show: which run the options name. */

@@ -35,11 +35,21 @@ int pm_cli_status(const char *const *dbs, int n_dbs, int json);
 /* Shared by trace and show (cmd_trace.c): which run the options name. */
 int pm_cli_pick_run(sqlite3 *db, const char *cmd, const char *sweep, const char *config, const char *mode, int repeat,
                     long long run_id, int64_t *out, pm_err *err);
+/* passmap doctor's checks of the default path (doctor_base.c): the MLIR/LLVM tools, their versions and a tiny
+ * compile, gnuplot, the data folder, the working folder. Prints lines (j NULL) or sets members of j; keep_dir:
+ * keep the tiny compile there (else a temporary folder). Returns 1 when the default back end is ready. */
+struct json_t;
+int pm_cli_doctor_base(struct json_t *j, const char *keep_dir);
 
 /* Exit statuses: 0 ok, 1 the work failed, 2 usage error. */
 enum { PM_EXIT_OK = 0, PM_EXIT_FAIL = 1, PM_EXIT_USAGE = 2 };
 
 /* Columns for text output: $COLUMNS, else the terminal's width, else fallback (output to a file or pipe). */
 int cli_term_width(int fallback);
+
+/* The end of every subcommand's --help, so all have one shape (usage, options, this, exit status):
+ * "-h, --help", the exit statuses (NULL: 0 ok, 1 the work failed, 2 bad usage) and the man page. */
+#include <stdio.h>
+void cli_help_tail(FILE *out, const char *cmd, const char *exit_status);
 
 #endif

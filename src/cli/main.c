@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "util.h"
 
 #ifndef PM_VERSION
 #define PM_VERSION "0.1.0"
@@ -57,6 +58,18 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
+    const char *names[sizeof commands / sizeof commands[0] + 2];
+    size_t n = 0;
+    for (; n < sizeof commands / sizeof commands[0]; n++)
+        names[n] = commands[n].name;
+    names[n++] = "help";
+    names[n++] = "version";
+    const char *near = pm_util_closest(argv[1], names, n);
+    if (near) {   /* one line that says what to type, not the whole list again */
+        fprintf(stderr, "passmap: '%s' is not a command; did you mean '%s'? (passmap --help lists them)\n", argv[1],
+                near);
+        return PM_EXIT_USAGE;
+    }
     fprintf(stderr, "passmap: '%s' is not a command\n", argv[1]);
     usage(stderr);
     return PM_EXIT_USAGE;

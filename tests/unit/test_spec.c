@@ -103,6 +103,48 @@ static void error_names_valid_choices(void **state)
     assert_non_null(strstr(e.msg, "0.5b"));
 }
 
+/* A mistyped key names the key meant (issue 23): [sweep] scalars, a workload section's list keys, and a
+ * back end section's scalars; a word close to nothing gets no guess. */
+static void unknown_key_says_did_you_mean(void **state)
+{
+    static const struct { const char *text, *want; } cases[] = {
+        {"[sweep]\nname = x\nrepeat = 3\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int8\n",
+         "line 3: [sweep] repeat: unknown key; did you mean 'repeats'?"},
+        {"[sweep]\nname = x\n[llm a]\nmodel = qwen2:0.5b\nwindows = 1\nprecisions = int8\n",
+         "line 4: [llm a]: unknown key 'model'; did you mean 'models'?"},
+        {"[sweep]\nname = x\n[embedded]\ntiel = 3\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int8\n",
+         "line 4: [embedded] tiel: unknown key; did you mean 'tile'?"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pm_spec *s = NULL;
+        pm_err e = {0};
+        assert_int_not_equal(pm_spec_parse(cases[i].text, "x.ini", &s, &e), PM_OK);
+        if (!strstr(e.msg, cases[i].want))
+            fail_msg("case %zu: '%s' lacks '%s'", i, e.msg, cases[i].want);
+    }
+    /* a bad value of a list key names the key's line too (it named only the section) */
+    static const struct { const char *text, *want; } lines[] = {
+        {"[sweep]\nname = x\n[llm a]\nmodels = qwen2:9b\nwindows = 1\nprecisions = int8\n",
+         "line 4: [llm a] models: qwen2 has no size '9b'"},
+        {"[sweep]\nname = x\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int7\n",
+         "line 6: [llm a] precisions: unknown precision 'int7'"},
+        {"[sweep]\nname = x\n[cnn a]\nfamilies = resnet18\nresolutions = 100\nprecisions = int8\n",
+         "line 5: [cnn a] resolutions: resolution 100 invalid"},
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        pm_spec *sp = NULL;
+        pm_err er = {0};
+        assert_int_not_equal(pm_spec_parse(lines[i].text, "x.ini", &sp, &er), PM_OK);
+        if (!strstr(er.msg, lines[i].want))
+            fail_msg("line case %zu: '%s' lacks '%s'", i, er.msg, lines[i].want);
+    }
+    pm_spec *s = NULL;
+    pm_err e = {0};
+    assert_int_not_equal(pm_spec_parse("[sweep]\nname = x\nfrobnicate = 1\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\n"
+                                       "precisions = int8\n", "x.ini", &s, &e), PM_OK);
+    assert_null(strstr(e.msg, "did you mean"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -111,6 +153,7 @@ int main(void)
         cmocka_unit_test(tile_variant_keeps_the_key),
         cmocka_unit_test(rejects_bad_input),
         cmocka_unit_test(error_names_valid_choices),
+        cmocka_unit_test(unknown_key_says_did_you_mean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

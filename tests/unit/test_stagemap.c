@@ -82,6 +82,30 @@ static void every_map_file_is_read(void **state)
     rmdir(dir);
 }
 
+/* A data folder that is missing, or holds no stages-*.tsv, is an error naming the folder: it used to map
+ * every pass to "other" and the report then said "other dominates" with exit 0. */
+static void missing_maps_name_the_folder(void **state)
+{
+    pm_err e = {0};
+    setenv("PASSMAP_DATA_DIR", "/nonexistent-pm-data", 1);
+    pm_stagemap *m = pm_stagemap_new();
+    assert_int_equal(pm_stagemap_load_default(m, &e), PM_ERR_NOTFOUND);
+    assert_non_null(strstr(e.msg, "/nonexistent-pm-data (from $PASSMAP_DATA_DIR)"));
+    assert_non_null(strstr(e.msg, "--stage-map FILE"));
+    pm_stagemap_free(m);
+    char dir[] = "/tmp/pm-test-stagemap-empty-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    setenv("PASSMAP_DATA_DIR", dir, 1);
+    m = pm_stagemap_new();
+    assert_int_equal(pm_stagemap_load_default(m, &e), PM_ERR_NOTFOUND);
+    assert_non_null(strstr(e.msg, dir));
+    assert_non_null(strstr(e.msg, "stages-*.tsv"));
+    assert_int_equal(pm_stagemap_rules(m), 0);
+    pm_stagemap_free(m);
+    unsetenv("PASSMAP_DATA_DIR");
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -89,6 +113,7 @@ int main(void)
         cmocka_unit_test(bad_line_names_file_and_line),
         cmocka_unit_test(loads_fixture_file_and_default_dir),
         cmocka_unit_test(every_map_file_is_read),
+        cmocka_unit_test(missing_maps_name_the_folder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

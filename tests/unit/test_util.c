@@ -68,11 +68,26 @@ static void mkdir_p_makes_parents_and_accepts_existing(void **state)
     assert_int_not_equal(access(dir, F_OK), 0);
 }
 
+static void closest_suggests_near_words_only(void **state)
+{
+    const char *cmds[] = {"run", "report", "fix", "doctor", "compare", "cache", "show", "status"};
+    size_t n = sizeof cmds / sizeof cmds[0];
+    assert_string_equal(pm_util_closest("reprot", cmds, n), "report");   /* a swap is one edit */
+    assert_string_equal(pm_util_closest("fxi", cmds, n), "fix");
+    assert_string_equal(pm_util_closest("doctr", cmds, n), "doctor");
+    assert_string_equal(pm_util_closest("comp", cmds, n), "compare");    /* the one word it starts */
+    assert_null(pm_util_closest("xyz", cmds, n));
+    assert_null(pm_util_closest("", cmds, n));
+    assert_string_equal(pm_util_closest("sta", cmds, n), "status");
+    assert_null(pm_util_closest("c", cmds, n));   /* cache or compare: no guess */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(read_file_round_trips_sizes_around_the_buffer),
         cmocka_unit_test(read_file_missing_is_an_io_error),
+        cmocka_unit_test(closest_suggests_near_words_only),
         cmocka_unit_test(mkdir_p_makes_parents_and_accepts_existing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The first hour's mistakes: every error path says which file and what to do, on one line, with a non-zero
+# exit; nothing prints a confident study from missing data (issue 23).
+source "$(dirname "$0")/lib.sh"
+export PASSMAP_DATA_DIR=$ROOT/data
+cd "$TMP" || exit 1
+{ gzip -dc "$ROOT/tests/fixtures/report/e2e-sweep.sql.gz"; echo "PRAGMA user_version = 1; PRAGMA application_id = 1886216560;"; } | sqlite3 full.db
+echo hello > text.db
+sqlite3 foreign.db 'CREATE TABLE t(x)'
+cp full.db norun.db
+sqlite3 norun.db 'PRAGMA foreign_keys=OFF; DELETE FROM pass_time; DELETE FROM metric; DELETE FROM step; DELETE FROM run;'
+
+# expect NAME RC PATTERN CMD...: exit status RC, one line on stderr matching PATTERN, nothing on stdout.
+expect() {
+  local name=$1 want=$2 pat=$3; shift 3
+  local out err rc
+  out=$("$@" 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+  if [ "$rc" = "$want" ] && [ -z "$out" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && printf '%s' "$err" | grep -q -- "$pat"
+  then ok "$name"; else fail "$name (rc=$rc, stdout ${#out} bytes): $err"; fi
+}
+for cmd in report show trace status; do
+  expect "$cmd: missing file named" 1 "passmap $cmd: nope.db: no such database" "$PASSMAP" $cmd nope.db
+done
+for cmd in report show trace; do
+  expect "$cmd: a text file is not a passmap database" 1 "passmap $cmd: text.db: not a passmap database" "$PASSMAP" $cmd text.db
+  expect "$cmd: a foreign SQLite file is not a passmap database" 1 "passmap $cmd: foreign.db: not a passmap database" \
+    "$PASSMAP" $cmd foreign.db
+done
+expect "report: a study with no runs is an error, not 85 lines of dashes" 1 "norun.db: sweep 'e2e' has no runs yet" \
+  "$PASSMAP" report norun.db
+expect "report --json: the same" 1 "norun.db: sweep 'e2e' has no runs yet" "$PASSMAP" report --json norun.db
+
+# missing data: no stage map, no fix catalogue
+expect "report: missing data folder named" 1 "no stage map: cannot open the data folder /nonexistent (from \$PASSMAP_DATA_DIR)" \
+  env PASSMAP_DATA_DIR=/nonexistent "$PASSMAP" report full.db
+mkdir empty maps
+expect "report: a data folder without stages-*.tsv named" 1 "no stage map (stages-\*.tsv) in the data folder $TMP/empty" \
+  env PASSMAP_DATA_DIR="$TMP/empty" "$PASSMAP" report full.db
+cp "$ROOT"/data/stages-*.tsv maps/
+expect "report: no fix catalogue named" 1 "no fix catalogue: cannot open fixes.tsv in the data folder $TMP/maps" \
+  env PASSMAP_DATA_DIR="$TMP/maps" "$PASSMAP" report full.db
+out=$(PASSMAP_DATA_DIR=/nonexistent "$PASSMAP" report full.db --stage-map "$ROOT/data/stages-embedded.tsv" \
+      --fixes "$ROOT/data/fixes.tsv" 2>&1) && echo "$out" | grep -q 'dominant stage' \
+  && ok "report: --stage-map and --fixes stand in for the data folder" || fail "explicit maps: $out"
+expect "show: missing data folder named" 1 "no stage map: cannot open the data folder /nonexistent" \
+  env PASSMAP_DATA_DIR=/nonexistent "$PASSMAP" show full.db --config llm/gemma2/2b/w128/fp16/L1/stock
+expect "fix: missing data folder named" 1 "no stage map: cannot open the data folder /nonexistent" \
+  env PASSMAP_DATA_DIR=/nonexistent "$PASSMAP" fix full.db --dry-run
+
+# a mistyped subcommand: did you mean
+expect "mistyped subcommand: did you mean" 2 "passmap: 'reprot' is not a command; did you mean 'report'?" "$PASSMAP" reprot
+finish

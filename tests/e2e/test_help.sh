@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Every subcommand's --help has one shape (usage, options, -h/--help, exit status), a man page, and a line
+# in passmap(1); a mistyped subcommand gets a "did you mean" (issue 23).
+source "$(dirname "$0")/lib.sh"
+cmds=$("$PASSMAP" --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
+[ "$(echo "$cmds" | wc -l)" -ge 15 ] && ok "passmap --help lists the subcommands" || fail "subcommands: $cmds"
+for c in $cmds; do
+  out=$("$PASSMAP" "$c" --help 2>&1); rc=$?
+  short=$("$PASSMAP" "$c" -h 2>&1)
+  if [ $rc = 0 ] && [[ "$(echo "$out" | head -1)" == "usage: passmap $c"* ]] && echo "$out" | grep -q '^  -h, --help ' \
+     && echo "$out" | grep -q '^exit status: .*0 .*2 bad usage' && echo "$out" | grep -q "^more: man passmap-$c$" \
+     && [ "$out" = "$short" ]; then
+    ok "$c --help: usage, options, -h/--help, exit status"
+  else
+    fail "$c --help (rc=$rc): $(echo "$out" | head -2) ... $(echo "$out" | tail -3)"
+  fi
+done
+# a man page per subcommand, passmap(1) naming each, passmap-spec(5); generated pages in step with --help
+for c in $cmds; do
+  [ -s "$ROOT/man/passmap-$c.1" ] && ok "man page passmap-$c(1)" || fail "no man/passmap-$c.1"
+  grep -q "^\.B $(echo "$c" | sed 's/-/\\\\-/g')\$" "$ROOT/man/passmap.1" && ok "passmap(1) lists $c" || fail "passmap(1) lacks $c"
+done
+[ -s "$ROOT/man/passmap-spec.5" ] && ok "passmap-spec(5)" || fail "no passmap-spec.5"
+out=$(python3 "$ROOT/scripts/help2man.py" "$PASSMAP" "$ROOT/man" --check 2>&1) && ok "generated man pages match --help" \
+  || fail "man pages out of date: $out"
+if command -v man >/dev/null 2>&1; then
+  bad=""
+  for f in "$ROOT"/man/*.[15]; do
+    w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null)
+    [ -n "$w" ] && bad+=" $(basename "$f"): $w"
+  done
+  [ -z "$bad" ] && ok "every man page renders without warnings" || fail "man warnings:$bad"
+fi
+dest=$TMP/dest
+if make -s -C "$ROOT" --no-print-directory install PREFIX=/opt/pm DESTDIR="$dest" INSTALL_BIN="$PASSMAP" >"$TMP/log" 2>&1; then
+  n1=$(ls "$dest/opt/pm/share/man/man1" | wc -l)
+  [ "$n1" -ge 16 ] && [ -s "$dest/opt/pm/share/man/man5/passmap-spec.5" ] && ok "make install: $n1 man1 pages and passmap-spec(5)" \
+    || fail "installed man pages: $n1"
+  for d in README.md json.md architecture.md; do
+    [ -s "$dest/opt/pm/share/doc/passmap/$d" ] && ok "make install: doc $d" || fail "doc $d not installed"
+  done
+else
+  fail "make install: $(tail -3 "$TMP/log")"
+fi
+
+out=$("$PASSMAP" reprot 2>&1); rc=$?
+[ $rc = 2 ] && [ "$out" = "passmap: 'reprot' is not a command; did you mean 'report'? (passmap --help lists them)" ] \
+  && ok "did you mean, for a mistyped subcommand" || fail "typo: rc=$rc $out"
+out=$("$PASSMAP" frobnicate 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "^passmap: 'frobnicate' is not a command$" && echo "$out" | grep -q '^commands:' \
+  && ok "no guess for a word close to nothing: the list" || fail "no guess: $out"
+finish
