@@ -53,7 +53,7 @@ static int tool_version(const char *tool, const char *dir, char *out, size_t n)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/version.out", dir);
-    char *argv[] = {(char *)tool, "--version", NULL};
+    const char *argv[] = {tool, "--version", NULL};
     pm_run_opts ro = {.timeout_s = 30, .stdout_path = path, .stderr_path = path};
     pm_run_result res;
     pm_err err;
@@ -98,7 +98,7 @@ static int tiny_compile(const pm_embedded_tools *t, const char *dir, char *note,
         pm_run_opts ro = {.timeout_s = 120, .cwd = s->cwd ? s->cwd : dir, .stdout_path = out_path,
                           .stderr_path = err_path};
         pm_run_result res;
-        if (pm_run_exec(s->argv, &ro, &res, &err)) {
+        if (pm_run_exec((const char *const *)s->argv, &ro, &res, &err)) {
             snprintf(note, cap, "%.40s: %.900s", s->tool, err.msg);
             goto cleanup;
         }
