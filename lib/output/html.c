@@ -499,7 +499,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     pm_rt_headline_free(&h);
     fputs("</ul></section>\n", f);
     if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
-        char legend[1024];
+        char legend[2048];
         pm_rt_sig_legend(legend, sizeof legend, a);
         fputs("<p class=sub id=marks>", f);
         esc(f, legend);
@@ -535,6 +535,9 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
           "rest).</li><li><b>cold wall</b> = geometric mean over "
           "the cold repeats; <b>\u00b1</b> is the half-width of its 95% interval on the log scale (t over log "
           "times); with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
+          "<li><b>statistics</b>: every verdict (faster / slower / same / undecided / below resolution), its "
+          "simultaneous interval, the Holm p, the outlier flags and what a summary withholds follow the rules in "
+          "passmap's <code>docs/statistics.md</code>, one page with each rule's reason.</li>"
           "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
           "section (runs, argv, stderr, IR size, pass tree).</li></ul>\n", f);
     json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;

@@ -108,7 +108,7 @@ static int print_text(const pm_analysis *a, int markdown)
         printf("%s%s\n", markdown ? "- " : "  ", h.slowest);
     pm_rt_headline_free(&h);
     if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
-        char legend[1024];
+        char legend[2048];
         pm_rt_sig_legend(legend, sizeof legend, a);
         printf("%s%s\n", markdown ? "- " : "  ", legend);
     }
