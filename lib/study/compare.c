@@ -191,8 +191,8 @@ static int find_run(const side_cfg *c, int64_t run_id, size_t *idx)
 
 /* Fills series from rows (run_id, tool, pass, value) ordered by tool, pass; s is the side's prepared query, run
  * mode `mode`. */
-static int load_series(sqlite3 *db, const char *path, sqlite3_stmt *s, const char *mode, side_cfg *c, series **out,
-                       size_t *n_out, pm_err *err)
+static int load_series(sqlite3 *db, const char *path, sqlite3_stmt *s, const char *mode, double runner_tick,
+                       side_cfg *c, series **out, size_t *n_out, pm_err *err)
 {
     series *arr = NULL;
     size_t n = 0, cap = 0;
@@ -220,9 +220,10 @@ static int load_series(sqlite3 *db, const char *path, sqlite3_stmt *s, const cha
             }
         }
         arr[n - 1].v[ri] += sqlite3_column_double(s, 3);
-        /* a step's time is the runner's; a pass's is its report's, rounded once per reading */
+        /* a step's time is the runner's (runner_tick); a pass's is its report's, rounded once per reading (an
+         * unknown or unrecorded format declares none: 0) */
         const char *fmt = (const char *)sqlite3_column_text(s, 4);
-        double tick = fmt ? pm_format_tick_s(pm_format_from_name(fmt)) : PM_RUN_CLOCK_TICK_S;
+        double tick = runner_tick > 0 ? runner_tick : fmt ? pm_format_tick_s(pm_format_from_name(fmt)) : 0;
         double reads = (double)sqlite3_column_int64(s, 5);
         if (tick > arr[n - 1].tick)
             arr[n - 1].tick = tick;
@@ -302,9 +303,9 @@ static int load_cfg_data(sqlite3 *db, const char *path, const side_stmts *q, sid
 cleanup:
     sqlite3_reset(s);
     if (rc == PM_OK)
-        rc = load_series(db, path, q->steps, mode, c, &c->steps, &c->n_steps, err);
+        rc = load_series(db, path, q->steps, mode, PM_RUN_CLOCK_TICK_S, c, &c->steps, &c->n_steps, err);
     if (rc == PM_OK && !walls_only)
-        rc = load_series(db, path, q->passes, mode, c, &c->passes, &c->n_passes, err);
+        rc = load_series(db, path, q->passes, mode, 0, c, &c->passes, &c->n_passes, err);
     if (rc != PM_OK)
         pm_err_wrap(err, "config %s", c->key);
     return rc;
