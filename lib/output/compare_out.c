@@ -286,7 +286,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         goto done;
     heading(out, fmt, "Summary");
     pm_compare_summary_text(r, buf, sizeof buf);
-    fprintf(out, "%s%zu configs matched; compile wall geomean B/A %s", li, r->n_configs, buf);
+    fprintf(out, "%s%zu configs matched; compile wall B/A: %s", li, r->n_configs, buf);
     if (r->n_contended)
         fprintf(out, "; %zu contended (%s)", r->n_contended,
                 r->allow_contended ? "verdicts kept by --allow-contended" : "no conclusion");

@@ -533,8 +533,8 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
           "time outside every pass is the stage <i>process-overhead</i>, split into <i>start-up</i> (each tool's "
           "median wall on a null input, measured once per sweep, times its steps) and <i>outside passes</i> (the "
           "rest).</li><li><b>cold wall</b> = geometric mean over "
-          "the cold repeats; <b>\u00b1</b> is the half-width of its 95% interval on the log scale (t over log "
-          "times); with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
+          "the cold repeats; <b>[-x%, +y%]</b> are the ends of its 95% interval on the log scale (t over log "
+          "times), asymmetric as a ratio's are; with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
           "<li><b>statistics</b>: every verdict (faster / slower / same / undecided / below resolution), its "
           "simultaneous interval, the Holm p, the outlier flags and what a summary withholds follow the rules in "
           "passmap's <code>docs/statistics.md</code>, one page with each rule's reason.</li>"
@@ -656,7 +656,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
         return rc;
 
     fputs("<h2 id=configs>Configs</h2><p class=sub>Click a config for its runs, argv, stderr and pass tree. "
-          "Wall: geometric mean \u00b1 half-width of the 95% interval (log scale).</p>\n", f);
+          "Wall: geometric mean [the ends of its 95% interval, relative to it] (log scale).</p>\n", f);
     {
         char keys[768];
         pm_rt_key_legend(a, 0, keys, sizeof keys);

@@ -121,7 +121,7 @@ static int print_text(const pm_analysis *a, int markdown)
     else
         pm_table_free(ab);
     if (!rc)
-        rc = put_table(pm_rt_configs(a, NULL), "configs (cold wall: geometric mean \u00b1 half-width of the 95% interval, "
+        rc = put_table(pm_rt_configs(a, NULL), "configs (cold wall: geometric mean [its 95% interval's ends, relative], "
                                                "log scale; no interval below 3 repeats)", markdown, width);
     /* read beside the table, not only in the docs: what a key spells, and the stage that is no pass */
     char keys[768];

@@ -459,7 +459,7 @@ static void test_output(void **state)
     assert_non_null(strstr(text, "removed"));
     /* the summary comes from the decided config only (the cnn one is undecided: identical samples, a wide
      * interval around 1) and says so on the same line */
-    assert_non_null(strstr(text, "geomean B/A 0.500\u00d7 (no interval: fewer than 3 configs) from 1 of 2 configs "
+    assert_non_null(strstr(text, "compile wall B/A: 0.500\u00d7 (no interval: fewer than 3 configs) from 1 of 2 configs "
                                  "(1 undecided left out)"));
     assert_non_null(strstr(text, "95% simultaneous (Bonferroni, m=2)"));
     assert_non_null(strstr(text, "only in A: llm/qwen2/0.5b/w256/int8/L2/stock"));
