@@ -576,7 +576,7 @@ int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, d
     for (size_t i = 0; i < m; i++) {
         pm_compare_stat *st = family[i];
         st->p_holm = p[i];
-        st->family_m = tests;
+        st->family_m = isnan(st->p) ? 0 : tests;   /* an untested row is in no family */
         if (isnan(st->p)) {
             if (!untestable(st->verdict))
                 st->verdict = PM_VERDICT_NA;
@@ -590,8 +590,14 @@ int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, d
                                .se = st->se_log, .df = st->df, .t = st->t, .p = st->p};
         pm_stats_logratio_ci(&r, st->level, &st->ci_lo, &st->ci_hi);
         st->verdict = pm_compare_decide(st->ci_lo, st->ci_hi, threshold);
-        if (st->verdict == PM_VERDICT_UNDECIDED)
+        if (st->verdict == PM_VERDICT_UNDECIDED) {
             st->repeats_needed = pm_stats_repeats_to_decide(r.diff, st->var_log, st->level, threshold);
+            /* the estimate takes 2n - 2 degrees of freedom; Welch's are fewer when the spreads differ, so an
+             * estimate at or below the runs already made means at least one more */
+            double have = (double)(st->n_a > st->n_b ? st->n_a : st->n_b);
+            if (st->repeats_needed <= have)
+                st->repeats_needed = have + 1;
+        }
         st->significant = st->verdict == PM_VERDICT_FASTER || st->verdict == PM_VERDICT_SLOWER;
         st->tested = st->verdict;
     }
