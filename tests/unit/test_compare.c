@@ -751,7 +751,7 @@ static void test_default_pass_family(void **state)
     /* 0.3 x 0.6^k of a 1 s compile: P00..P06 take >= 1% (in the family), P07..P11 less (outside), P12..P14 are
      * under 1 ms = 10 ticks of 0.1 ms (below resolution) */
     for (int k = 0; k < 15; k++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "P%02d", k);
         const pm_compare_row *row = pass_row(c, name);
         pm_compare_verdict want = k <= 6 ? row->st.tested : k <= 11 ? PM_VERDICT_OUTSIDE : PM_VERDICT_BELOW_RESOLUTION;
@@ -771,7 +771,7 @@ static void test_default_pass_family(void **state)
     assert_int_equal(pm_compare_run(&o, &r, &err), PM_OK);
     c = &r.configs[0];
     for (int k = 0; k < 15; k++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "P%02d", k);
         const pm_compare_row *row = pass_row(c, name);
         if (k <= 11)
