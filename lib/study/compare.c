@@ -705,7 +705,7 @@ static int cmp_row_tool_time(const void *x, const void *y)
  * others lose their test (their numbers stay) and read "not tested (outside the family)". */
 static int pass_family(pm_compare_config *o)
 {
-    const pm_compare_row **v = malloc((o->n_passes ? o->n_passes : 1) * sizeof *v);
+    pm_compare_row **v = malloc((o->n_passes ? o->n_passes : 1) * sizeof *v);
     if (!v)
         return -1;
     size_t n = 0;
@@ -719,7 +719,7 @@ static int pass_family(pm_compare_config *o)
         rank = k && !cmp_str_nullable(v[k]->tool, v[k - 1]->tool) ? rank + 1 : 0;
         if (rank < PM_COMPARE_FAMILY_TOP && (!(wall > 0) || row_time(v[k]) >= PM_COMPARE_FAMILY_SHARE * wall))
             continue;
-        pm_compare_stat *st = (pm_compare_stat *)&v[k]->st;
+        pm_compare_stat *st = &v[k]->st;
         st->p = st->t = st->df = st->se_log = NAN;
         st->verdict = st->tested = PM_VERDICT_OUTSIDE;
     }
