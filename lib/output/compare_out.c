@@ -255,11 +255,14 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         for (size_t k = 0; k < c->n_passes; k++)
             m[2] = c->passes[k].st.family_m > m[2] ? c->passes[k].st.family_m : m[2];
     }
-    char k0[64], k1[64], k2[64];
-    pm_compare_fmt_ci_kind(k0, sizeof k0, m[0]);
-    pm_compare_fmt_ci_kind(k1, sizeof k1, m[1]);
-    pm_compare_fmt_ci_kind(k2, sizeof k2, m[2]);
-    fprintf(out, "%sintervals: compile walls %s; steps %s; passes %s\n", li, k0, k1, k2);
+    char k[3][64];
+    for (int f = 0; f < 3; f++) {
+        if (m[f])
+            pm_compare_fmt_ci_kind(k[f], sizeof k[f], m[f]);
+        else
+            snprintf(k[f], sizeof k[f], "none (no row tested)");
+    }
+    fprintf(out, "%sintervals: compile walls %s; steps %s; passes %s\n", li, k[0], k[1], k[2]);
     if (r->host_warning)
         fprintf(out, "%swarning: %s%s\n", li, r->host_warning,
                 r->n_cross_host > 1 ? " (and in more configs, see the summary)" : "");

@@ -45,7 +45,7 @@ check "text: finalize-memref-to-llvm only in A is removed" \
 # n = 2: no config is decided, so no summary is drawn, and the line says why
 check "text: summary withheld, the reason on the line" grep -q "2 configs matched; compile wall B/A: no summary: none of 2 configs decided (2 without a test (n < 3, a zero time or below resolution) left out)" "$TMP/out.txt"
 check "text: regime table counts decided of all" grep -Eq "^(mlir-opt|llc|mlir-translate) +0 of [12] +- " "$TMP/out.txt"
-check "text: each family's simultaneous level stated" grep -q "^intervals: compile walls 95% simultaneous (Bonferroni, m=0)" "$TMP/out.txt"
+check "text: each family's simultaneous level stated (n=2: none tested)" grep -q "^intervals: compile walls none (no row tested); steps none (no row tested)" "$TMP/out.txt"
 
 "$PASSMAP" compare --json "$TMP/a.db" "$TMP/b.db" >"$TMP/out.json"
 check "json exits 0" test $? -eq 0
@@ -124,6 +124,7 @@ for r in rows:
 PY
 case $verdict in undecided) vtext="undecided( \(~[0-9]+ runs/side\))?" ;; *) vtext=$verdict ;; esac
 check "compare text: compile wall marked $verdict" grep -Eq "^compile wall +3 +3 .* $vtext$" "$TMP/c-cmp.txt"
+check "compare text: the walls' interval is simultaneous over its one config" grep -q "^intervals: compile walls 95% simultaneous (Bonferroni, m=1); steps 95% simultaneous (Bonferroni, m=3)" "$TMP/c-cmp.txt"
 COLUMNS=250 "$PASSMAP" report --allow-contended "$TMP/c.db" >"$TMP/c-rep.txt"   # one line per row: the check reads a whole row
 check "report text: A/B row marked $verdict" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +stock +no-rollback .*× +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +$vtext( +contended \((A|B|A, B)\))? *$" "$TMP/c-rep.txt"
 check "report text: the rule stated once" test "$(grep -c "follow passmap compare's rule" "$TMP/c-rep.txt")" -eq 1
