@@ -356,7 +356,7 @@ static int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
     int rc = pm_compare_run(&co, &r, err);
     if (rc)
         return rc;
-    pm_fix_measure m = {.n_configs = r.n_configs, .min_n = INT_MAX, .ratio = r.geomean_ratio,
+    pm_fix_measure m = {.n_configs = 0, .min_n = INT_MAX, .ratio = r.geomean_ratio,
                         .lo = r.geomean_ci_lo, .hi = r.geomean_ci_hi, .faster = r.faster, .slower = r.slower,
                         .same = r.same, .undecided = r.undecided, .untested = r.untested, .repeats_needed = NAN,
                         .n_contended = r.n_contended, .allow_contended = x->o->allow_contended};
@@ -397,6 +397,7 @@ static int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
         int nmin = (int)(st->n_a < st->n_b ? st->n_a : st->n_b);
         if (nmin < m.min_n)
             m.min_n = nmin;
+        m.n_configs += st->ratio > 0 && isfinite(st->ratio);   /* configs with a ratio (none: nothing measured) */
         /* compare's one rule per config counted in m (r.faster ...); the repeats the slowest to settle needs */
         if (st->verdict == PM_VERDICT_UNDECIDED && isfinite(st->repeats_needed) &&
             !(st->repeats_needed <= m.repeats_needed))

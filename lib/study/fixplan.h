@@ -116,7 +116,7 @@ typedef enum pm_fix_verdict {
 const char *pm_fix_verdict_name(pm_fix_verdict v);
 
 typedef struct pm_fix_measure {
-    size_t n_configs;      /* configs compared */
+    size_t n_configs;      /* configs with a ratio (0: nothing was measured, e.g. no ok runs on a side) */
     int min_n;             /* fewest ok cold runs on either side of any of them */
     double ratio;          /* compare's summary: geometric mean B/A over the decided, uncontended configs */
     double lo, hi;         /* its 95% CI across those configs (NAN with fewer than 3) */
