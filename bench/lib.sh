@@ -20,8 +20,9 @@
 # Results TSV columns: bench, metric, value, unit, peer, ratio (value/peer), target, verdict, note.
 # TARGET is a condition on `value` or `ratio`: terms `value|ratio OP NUMBER` (OP one of < <= > >= ==) joined by
 # `&&`, e.g. "ratio<=1", "value<2", "ratio>=0.95&&ratio<=1.05". Verdict: PASS / FAIL when a target is given,
-# info when not, SKIP from bench_skip; NOISY (bench_result_ci) when the point misses but the interval of the ratio
-# is consistent with meeting the target: more runs would be needed to call it. Empty fields are written as "-".
+# info when not, SKIP from bench_skip; NOISY (bench_result_ci) when the interval of the ratio reaches both sides of
+# the target (the point misses but an end meets it, or the point meets it but an end does not): more runs would be
+# needed to call it; PASS then needs the whole interval to meet the target. Empty fields are written as "-".
 set -u
 if [ $# -lt 1 ] || [ ! -x "$1" ]; then
     echo "usage: $0 PASSMAP_BINARY   (got: ${1:-nothing})" >&2
@@ -122,6 +123,17 @@ _bench_record() {
         local r
         for r in "$lo" "$hi" $(awk -v lo="$lo" -v hi="$hi" 'BEGIN { if (lo <= 1 && 1 <= hi) print 1 }'); do
             if [ "$(_bench_verdict "$value" "$r" "$target")" = PASS ]; then
+                verdict=NOISY
+                break
+            fi
+        done
+    fi
+    # A point that meets the target while its interval reaches past it is not a pass yet: the interval decides,
+    # as it does for compare's verdicts (docs/statistics.md), so PASS needs both ends to meet the target.
+    if [ "$verdict" = PASS ] && [ "$lo" != "-" ] && [ "$hi" != "-" ]; then
+        local e
+        for e in "$lo" "$hi"; do
+            if [ "$(_bench_verdict "$value" "$e" "$target")" = FAIL ]; then
                 verdict=NOISY
                 break
             fi

@@ -259,8 +259,14 @@ double pm_stats_log_precision(const pm_stats_logci *c)
 
 int pm_stats_welch_log(const double *b, size_t nb, const double *a, size_t na, pm_stats_logratio *out)
 {
+    return pm_stats_welch_log_q(b, nb, 0, a, na, 0, out);
+}
+
+int pm_stats_welch_log_q(const double *b, size_t nb, double qvar_b, const double *a, size_t na, double qvar_a,
+                         pm_stats_logratio *out)
+{
     *out = (pm_stats_logratio){.n_a = na, .n_b = nb, .ratio = NAN, .diff = NAN, .se = NAN, .df = NAN, .t = NAN,
-                               .p = NAN};
+                               .p = NAN, .var_a = NAN, .var_b = NAN};
     if (!na || !nb)
         return PM_STATS_TOO_FEW;
     double *la = NULL, *lb = NULL;
@@ -276,11 +282,12 @@ int pm_stats_welch_log(const double *b, size_t nb, const double *a, size_t na, p
         rc = PM_STATS_TOO_FEW;
         goto cleanup;
     }
-    double va = gsl_stats_variance_m(la, 1, na, ma) / (double)na, vb = gsl_stats_variance_m(lb, 1, nb, mb) / (double)nb;
+    /* the quantisation variance of one reading, on the log scale at the side's geometric mean */
+    out->var_a = gsl_stats_variance_m(la, 1, na, ma) + (qvar_a > 0 ? qvar_a / exp(2 * ma) : 0);
+    out->var_b = gsl_stats_variance_m(lb, 1, nb, mb) + (qvar_b > 0 ? qvar_b / exp(2 * mb) : 0);
+    double va = out->var_a / (double)na, vb = out->var_b / (double)nb;
     out->se = sqrt(va + vb);
-    if (out->se == 0) {
-        out->t = out->diff == 0 ? 0 : copysign(INFINITY, out->diff);
-        out->p = out->diff == 0 ? 1 : 0;
+    if (out->se == 0) {   /* constant samples and no tick: nothing to judge a difference by */
         rc = PM_STATS_DEGENERATE;
         goto cleanup;
     }
@@ -296,12 +303,8 @@ cleanup:
 void pm_stats_logratio_ci(const pm_stats_logratio *r, double alpha, double *lo, double *hi)
 {
     *lo = *hi = NAN;
-    if (isnan(r->p) || !(alpha > 0 && alpha < 1))
-        return;
-    if (r->se == 0) {   /* constant samples: no spread, the interval is the ratio itself */
-        *lo = *hi = r->ratio;
-        return;
-    }
+    if (isnan(r->p) || !(r->se > 0) || !(alpha > 0 && alpha < 1))
+        return;   /* no test, or no spread: no interval (never a zero-width one) */
     double h = pm_stats_t_crit(r->df, 1 - alpha) * r->se;
     *lo = exp(r->diff - h);
     *hi = exp(r->diff + h);
@@ -386,4 +389,47 @@ int pm_stats_settled(const double *x, size_t n, size_t min_n, size_t max_n, doub
     if (pm_stats_log_interval(x, n, 0.95, &c) != PM_STATS_OK)
         return 0;
     return pm_stats_log_precision(&c) <= precision;
+}
+
+int pm_stats_log_outliers(const double *x, size_t n, int *flag, size_t *n_out)
+{
+    double *l;
+    *n_out = 0;
+    for (size_t i = 0; i < n; i++)
+        flag[i] = 0;
+    int rc = logs_of(x, n, &l);
+    if (rc)
+        return rc;
+    rc = pm_stats_mad_outliers(l, n, PM_STATS_OUTLIER_LIMIT, flag, n_out);
+    free(l);
+    return rc;
+}
+
+double pm_stats_repeats_to_decide(double diff, double var_sum, double alpha, double threshold)
+{
+    if (!isfinite(diff) || !(var_sum > 0) || !(alpha > 0 && alpha < 1) || !(threshold > 0 && threshold < 1))
+        return NAN;
+    double lf = log1p(-threshold), ls = log1p(threshold), margin;
+    if (diff < lf)
+        margin = lf - diff;        /* faster once the upper end clears 1 - threshold */
+    else if (diff > ls)
+        margin = diff - ls;        /* slower once the lower end clears 1 + threshold */
+    else
+        margin = fmin(diff - lf, ls - diff);   /* same once both ends are inside */
+    if (!(margin > 0))
+        return NAN;
+    /* n from the normal quantile, then with t at the df two sides of n runs would have, until it settles */
+    double n = 3, q = gsl_cdf_ugaussian_Pinv(1 - alpha / 2);
+    for (int it = 0; it < 30; it++) {
+        double want = ceil(q * q * var_sum / (margin * margin));
+        if (want < PM_STATS_MIN_INTERVAL_N)
+            want = PM_STATS_MIN_INTERVAL_N;
+        if (want == n && it > 0)
+            break;
+        n = want;
+        if (n > 1e9)
+            return n;   /* no point refining a number no one will run */
+        q = pm_stats_t_crit(2 * n - 2, 1 - alpha);
+    }
+    return n;
 }

@@ -92,11 +92,20 @@ typedef struct pm_stats_logratio {
     double diff;               /* mean ln b - mean ln a */
     double se, df;             /* Welch: se of diff, Welch-Satterthwaite df (NaN when se = 0) */
     double t, p;               /* two-sided Welch test of diff = 0 on the log times */
+    double var_a, var_b;       /* per-run log variance of each side, quantisation term included (NaN: n < 3) */
 } pm_stats_logratio;
 
 /* Welch's t-test on log times, b against a. Either n < 3: TOO_FEW with only ratio/diff set (no claim).
- * Both samples constant: DEGENERATE with se = 0, p = 0 (diff != 0) or 1. Any x <= 0: BAD_INPUT. */
+ * Both samples constant: DEGENERATE with se = 0 and t, df, p NaN: no scatter to judge by is no test (never p = 0
+ * from constant samples). Any x <= 0: BAD_INPUT. */
 int pm_stats_welch_log(const double *b, size_t nb, const double *a, size_t na, pm_stats_logratio *out);
+
+/* The same test with each side's timer quantisation modelled: qvar_b / qvar_a (s^2, on the linear scale; a
+ * reading rounded to a tick of width w carries w^2/12) are added to that side's variance, converted to the log
+ * scale by the delta method (qvar / gmean^2). A tick > 0 makes se > 0: quantised or constant samples give a
+ * finite t and an interval of honest width, never p = 0. qvar 0: pm_stats_welch_log. */
+int pm_stats_welch_log_q(const double *b, size_t nb, double qvar_b, const double *a, size_t na, double qvar_a,
+                         pm_stats_logratio *out);
 
 /* The ratio's interval from the same computation, exp(diff -/+ t(1 - alpha/2, df) * se): it excludes 1
  * exactly when p < alpha. NaN when the test was not computable. */
@@ -112,9 +121,26 @@ int pm_stats_holm(const double *p, size_t m, double *adj);
 double pm_stats_holm_level(double p, double p_adj, double alpha);
 
 /* Outliers by the median absolute deviation (modified z-score, Iglewicz & Hoaglin):
- * z_i = 0.6745 (x_i - median) / MAD; flag[i] = |z_i| > limit (3.5 is the usual limit). MAD = 0: only values
- * different from the median are flagged. Returns the count through *n_out. n < 3: TOO_FEW, none flagged. */
+ * z_i = 0.6745 (x_i - median) / MAD; flag[i] = |z_i| > limit. MAD = 0: only values different from the median
+ * are flagged. Returns the count through *n_out. n < 3: TOO_FEW, none flagged. */
 int pm_stats_mad_outliers(const double *x, size_t n, double limit, int *flag, size_t *n_out);
+
+/* The limit passmap uses, on log times (there the modified z-score of lognormal data does not depend on its
+ * spread). Iglewicz & Hoaglin's 3.5 assumes large n: on clean lognormal samples it flags 21% of samples at n = 5
+ * and 29% at n = 3, because the MAD of a few values is itself noisy. 10 flags 3.2% at n = 5 (<= 5%, the target),
+ * 0.2% at n = 10 and 11% at n = 3 (the simulation in tests/unit/test_verdict.c measures and states it);
+ * hyperfine's 14.826 is in the same range. */
+#define PM_STATS_OUTLIER_LIMIT 10.0
+
+/* pm_stats_mad_outliers on ln x at PM_STATS_OUTLIER_LIMIT. Any x <= 0: BAD_INPUT, none flagged. */
+int pm_stats_log_outliers(const double *x, size_t n, int *flag, size_t *n_out);
+
+/* Repeats per side that would make an interval of the observed log-scale spread decide under the equivalence
+ * rule (compare.h): the interval exp(diff -/+ t * sqrt(var_sum / n)) must fall wholly below log(1 - threshold),
+ * wholly above log(1 + threshold), or wholly inside them, with diff where it was observed. var_sum = per-run
+ * log variance of A plus that of B (each including its quantisation term); alpha the two-sided level of the
+ * interval (Bonferroni's alpha / m). NaN when no n would do it (diff on a boundary, var_sum unknown). */
+double pm_stats_repeats_to_decide(double diff, double var_sum, double alpha, double threshold);
 
 /* Adaptive repeats: a config has settled once n >= max_n, or n >= max(min_n, 3) and the relative
  * precision of its log times (pm_stats_log_precision at 95%) is within `precision`. */

@@ -79,7 +79,7 @@ static json_t *series(const pm_an_series *s, size_t n, const char *yname)
  * fields and marks mean what they mean in `passmap compare --json`. */
 static json_t *ab_json(const pm_analysis *a)
 {
-    char legend[1024];
+    char legend[2048];
     pm_rt_sig_legend(legend, sizeof legend, a);
     json_t *list = json_array();
     for (size_t i = 0; list && i < a->n_ab; i++) {

@@ -35,6 +35,19 @@ void pm_compare_fmt_p(char *buf, size_t n, const pm_compare_stat *st)
         snprintf(buf, n, "%.3g", st->p_holm);
 }
 
+void pm_compare_fmt_verdict(char *buf, size_t n, const pm_compare_stat *st)
+{
+    if (st->verdict == PM_VERDICT_UNDECIDED && isfinite(st->repeats_needed) && st->repeats_needed < 1e7)
+        snprintf(buf, n, "undecided (~%.0f runs/side)", st->repeats_needed);
+    else
+        snprintf(buf, n, "%s", pm_compare_verdict_name(st->verdict));
+}
+
+void pm_compare_fmt_ci_kind(char *buf, size_t n, size_t m)
+{
+    snprintf(buf, n, "95%% simultaneous (Bonferroni, m=%zu)", m);
+}
+
 void pm_compare_fmt_side(char *buf, size_t n, const pm_compare_stat *st, int b)
 {
     double g = b ? st->gmean_b : st->gmean_a, lo = b ? st->lo_b : st->lo_a, hi = b ? st->hi_b : st->hi_a;
@@ -49,13 +62,12 @@ void pm_compare_fmt_side(char *buf, size_t n, const pm_compare_stat *st, int b)
         pm_fmt_interval_of(buf, n, v, lo, hi, (int)cnt);
 }
 
-static const char *mark(const pm_compare_row *row, const pm_compare_stat *st)
+static void mark(char *buf, size_t n, const pm_compare_row *row, const pm_compare_stat *st)
 {
-    if (row && row->presence == PM_COMPARE_ADDED)
-        return "added";
-    if (row && row->presence == PM_COMPARE_REMOVED)
-        return "removed";
-    return pm_compare_verdict_name(st->verdict);
+    if (row && row->presence != PM_COMPARE_BOTH)
+        snprintf(buf, n, "%s", row->presence == PM_COMPARE_ADDED ? "added" : "removed");
+    else
+        pm_compare_fmt_verdict(buf, n, st);
 }
 
 static int stat_row(pm_table *t, const char *label, const pm_compare_row *row, const pm_compare_stat *st)
@@ -98,7 +110,8 @@ static int stat_row(pm_table *t, const char *label, const pm_compare_row *row, c
         rc |= pm_table_setf(t, i, 9, st->df, "%.1f", st->df);
     pm_compare_fmt_p(b, sizeof b, st);
     rc |= pm_table_set(t, i, 10, b, st->p_holm);
-    rc |= pm_table_set(t, i, 11, mark(row, st), NAN);
+    mark(b, sizeof b, row, st);
+    rc |= pm_table_set(t, i, 11, b, NAN);
     return rc ? PM_ERR_NOMEM : PM_OK;
 }
 
@@ -125,7 +138,7 @@ static pm_table *config_table(const pm_compare_config *c, size_t top, size_t *sh
         {"row", "row", NULL},          {"n_a", "nA", "count"},
         {"n_b", "nB", "count"},        {"gmean_a", "A (95% CI)", "s"},
         {"gmean_b", "B (95% CI)", "s"},      {"ratio", "B/A", "ratio"},
-        {"ci", "95% CI (Holm)", "ratio"}, {"delta", "delta (mean)", "s"},
+        {"ci", "95% simultaneous CI", "ratio"}, {"delta", "delta (mean)", "s"},
         {"t", "t", "t"},               {"df", "df", "df"},
         {"p_holm", "p (Holm)", "p"},   {"verdict", "verdict", NULL},
     };
@@ -152,8 +165,8 @@ static pm_table *config_table(const pm_compare_config *c, size_t top, size_t *sh
 
 static pm_table *regime_table(const pm_compare_result *r)
 {
-    static const pm_col cols[] = {{"regime", "regime", NULL}, {"n_configs", "configs", "count"},
-                                  {"geomean_ratio", "geomean B/A", "ratio"}, {"faster", "faster", "count"},
+    static const pm_col cols[] = {{"regime", "regime", NULL}, {"n_configs", "configs (decided of all)", "count"},
+                                  {"geomean_ratio", "geomean B/A (decided)", "ratio"}, {"faster", "faster", "count"},
                                   {"slower", "slower", "count"}};
     pm_table *t = pm_table_new("compare-regimes", NULL, cols, N_OF(cols));
     int rc = 0;
@@ -166,7 +179,7 @@ static pm_table *regime_table(const pm_compare_result *r)
         pm_compare_stat s = {.ratio = g->geomean_ratio};
         pm_compare_fmt_ratio(b, sizeof b, &s);
         rc |= pm_table_set(t, (size_t)row, 0, g->regime, NAN);
-        rc |= pm_table_setf(t, (size_t)row, 1, (double)g->n_configs, "%zu", g->n_configs);
+        rc |= pm_table_setf(t, (size_t)row, 1, (double)g->n_configs, "%zu of %zu", g->n_configs, g->n_all);
         rc |= pm_table_set(t, (size_t)row, 2, b, g->geomean_ratio);
         rc |= pm_table_setf(t, (size_t)row, 3, (double)g->faster, "%zu", g->faster);
         rc |= pm_table_setf(t, (size_t)row, 4, (double)g->slower, "%zu", g->slower);
@@ -232,6 +245,24 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
             *r->b.variant ? r->b.variant : "(none)");
     pm_compare_rule_text(buf, sizeof buf, r->threshold, r->allow_contended);
     fprintf(out, "%srule: %s\n", li, buf);
+    /* the m of each family, so the "95% simultaneous" of every interval is checkable */
+    size_t m[3] = {0, 0, 0};
+    for (size_t i = 0; i < r->n_configs; i++) {
+        const pm_compare_config *c = &r->configs[i];
+        m[0] = c->wall.family_m > m[0] ? c->wall.family_m : m[0];
+        for (size_t k = 0; k < c->n_steps; k++)
+            m[1] = c->steps[k].st.family_m > m[1] ? c->steps[k].st.family_m : m[1];
+        for (size_t k = 0; k < c->n_passes; k++)
+            m[2] = c->passes[k].st.family_m > m[2] ? c->passes[k].st.family_m : m[2];
+    }
+    char k[3][64];
+    for (int f = 0; f < 3; f++) {
+        if (m[f])
+            pm_compare_fmt_ci_kind(k[f], sizeof k[f], m[f]);
+        else
+            snprintf(k[f], sizeof k[f], "none (no row tested)");
+    }
+    fprintf(out, "%sintervals: compile walls %s; steps %s; passes %s\n", li, k[0], k[1], k[2]);
     if (r->host_warning)
         fprintf(out, "%swarning: %s%s\n", li, r->host_warning,
                 r->n_cross_host > 1 ? " (and in more configs, see the summary)" : "");
@@ -257,14 +288,8 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
     if (rc)
         goto done;
     heading(out, fmt, "Summary");
-    char x[48];
-    pm_compare_stat g = {.ratio = r->geomean_ratio};
-    pm_compare_fmt_ratio(x, sizeof x, &g);
-    fprintf(out, "%s%zu configs matched, %zu with a wall ratio; geomean ratio B/A %s", li, r->n_configs, r->n_ratios,
-            x);
-    if (!isnan(r->geomean_ci_lo))
-        fprintf(out, " [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
-    fprintf(out, "; %zu faster, %zu slower by the rule", r->faster, r->slower);
+    pm_compare_summary_text(r, buf, sizeof buf);
+    fprintf(out, "%s%zu configs matched; compile wall B/A: %s", li, r->n_configs, buf);
     if (r->n_contended)
         fprintf(out, "; %zu contended (%s)", r->n_contended,
                 r->allow_contended ? "verdicts kept by --allow-contended" : "no conclusion");

@@ -1,5 +1,5 @@
 /* passmap compare's human tables, on the one table model (table.h): numbers right-aligned with their units,
- * each side's geometric mean with its interval ("1.23 s ±4%"), the ratio with its Holm-corrected CI and
+ * each side's geometric mean with its interval ("1.23 s ±4%"), the ratio with its simultaneous CI and
  * compare's mark (verdict). The JSON stays pm_compare_to_json. */
 #ifndef PM_COMPARE_OUT_H
 #define PM_COMPARE_OUT_H
@@ -16,10 +16,14 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
                      pm_err *err);
 
 /* One comparison row's cells, shared by compare's tables and the report's A/B table: ratio "0.912×", its
- * Holm-corrected CI "[0.885, 0.940]" (or "n=2, no interval" / "-"), p (Holm) and the mark (verdict). */
+ * simultaneous (Bonferroni) CI "[0.885, 0.940]" (or "n=2, no interval" / "-"), p (Holm) and the mark
+ * (verdict: "undecided (~40 runs/side)" with the repeats that would settle it). */
 void pm_compare_fmt_ratio(char *buf, size_t n, const pm_compare_stat *st);
 void pm_compare_fmt_ci(char *buf, size_t n, const pm_compare_stat *st, int one_side);
 void pm_compare_fmt_p(char *buf, size_t n, const pm_compare_stat *st);
+void pm_compare_fmt_verdict(char *buf, size_t n, const pm_compare_stat *st);
+/* "95% simultaneous (Bonferroni, m=K)" for a family of K tests. */
+void pm_compare_fmt_ci_kind(char *buf, size_t n, size_t m);
 /* "1.23 s ±4%" for side A (b = 0) or B (b = 1); "-" when the side has no runs. */
 void pm_compare_fmt_side(char *buf, size_t n, const pm_compare_stat *st, int b);
 

@@ -66,13 +66,23 @@ void pm_fix_ratio_text(const json_t *o, char *out, size_t cap)
     else
         snprintf(out, cap, "%sx [%s, %s]", ratio_str(r, rb, sizeof rb), ratio_str(lo, lb, sizeof lb),
                  ratio_str(hi, hb, sizeof hb));
-    /* A verdict the interval over configs does not carry came from compare's rule holding for every config
-     * (pm_fix_judge): say so, so the mark never reads against the printed interval. */
+    /* The verdict comes from compare's per-config verdicts (pm_fix_judge), not from the interval over configs:
+     * say what they were, so the mark never reads against the printed interval. */
     const char *v = json_string_value(json_object_get(o, "verdict"));
     int faster = v && !strcmp(v, "faster"), slower = v && !strcmp(v, "slower");
-    if ((faster && !(hi < 1)) || (slower && !(lo > 1))) {
+    const json_t *cv = json_object_get(o, "config_verdicts");
+    if (json_is_object(cv)) {
+        size_t used = strlen(out);
+        snprintf(out + used, cap - used, "; per config by compare's rule: %.0f faster, %.0f slower, %.0f same, "
+                 "%.0f undecided", d(cv, "faster"), d(cv, "slower"), d(cv, "same"), d(cv, "undecided"));
+    } else if ((faster && !(hi < 1)) || (slower && !(lo > 1))) {
         size_t used = strlen(out);
         snprintf(out + used, cap - used, "; every config %s by compare's rule", faster ? "faster" : "slower");
+    }
+    double need = d(o, "repeats_needed");
+    if (v && !strcmp(v, "undecided") && need > 0) {
+        size_t used = strlen(out);
+        snprintf(out + used, cap - used, "; ~%.0f runs/side would settle it", need);
     }
     /* a verdict kept from contended runs (--allow-contended) is marked wherever it is printed */
     double nc = d(o, "contended_configs");

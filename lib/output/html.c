@@ -505,7 +505,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     pm_rt_headline_free(&h);
     fputs("</ul></section>\n", f);
     if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
-        char legend[1024];
+        char legend[2048];
         pm_rt_sig_legend(legend, sizeof legend, a);
         fputs("<p class=sub id=marks>", f);
         esc(f, legend);
@@ -636,8 +636,11 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
           "time outside every pass is the stage <i>process-overhead</i>, split into <i>start-up</i> (each tool's "
           "median wall on a null input, measured once per sweep, times its steps) and <i>outside passes</i> (the "
           "rest).</li><li><b>cold wall</b> = geometric mean over "
-          "the cold repeats; <b>\u00b1</b> is the half-width of its 95% interval on the log scale (t over log "
-          "times); with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
+          "the cold repeats; <b>[-x%, +y%]</b> are the ends of its 95% interval on the log scale (t over log "
+          "times), asymmetric as a ratio's are; with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
+          "<li><b>statistics</b>: every verdict (faster / slower / same / undecided / below resolution), its "
+          "simultaneous interval, the Holm p, the outlier flags and what a summary withholds follow the rules in "
+          "passmap's <code>docs/statistics.md</code>, one page with each rule's reason.</li>"
           "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
           "section (runs, argv, stderr, IR size, pass tree).</li>", f);
     /* the compiler identity: what "the same compiler" means in this study */
@@ -685,7 +688,7 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     json_decref(meta);
 
     fputs("<h2 id=configs>Configs</h2><p class=sub>Click a config for its runs, argv, stderr and pass tree. "
-          "Wall: geometric mean \u00b1 half-width of the 95% interval (log scale).</p>\n", f);
+          "Wall: geometric mean [the ends of its 95% interval, relative to it] (log scale).</p>\n", f);
     {
         char keys[768];
         pm_rt_key_legend(a, 0, keys, sizeof keys);

@@ -362,11 +362,19 @@ static const char *kind_title(const char *k)
 
 void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
 {
-    char rule[768];
+    char rule[1536];
     pm_compare_rule_text(rule, sizeof rule, a->n_ab && !a->ab[0].error ? a->ab[0].cmp.threshold : 0,
                          a->n_ab && !a->ab[0].error ? a->ab[0].cmp.allow_contended : a->allow_contended);
-    snprintf(buf, n, "marks (faster / slower / same / n/a / no conclusion (contended)) follow passmap compare's "
-             "rule: %s", rule);
+    int w = snprintf(buf, n, "marks (faster / slower / same / undecided / below resolution / n/a / no conclusion "
+                     "(contended)) follow passmap compare's rule: %s; the m of each pair's intervals:", rule);
+    for (size_t i = 0; w > 0 && (size_t)w < n && i < a->n_ab; i++) {
+        const pm_an_ab *x = &a->ab[i];
+        size_t m = 0;
+        for (size_t k = 0; !x->error && k < x->cmp.n_configs; k++)
+            m = x->cmp.configs[k].wall.family_m > m ? x->cmp.configs[k].wall.family_m : m;
+        int add = snprintf(buf + w, n - (size_t)w, "%s %s vs %s m=%zu", i ? "," : "", x->variant, x->against, m);
+        w = add < 0 ? -1 : w + add;
+    }
 }
 
 pm_table *pm_rt_ab(const pm_analysis *a)
@@ -374,7 +382,8 @@ pm_table *pm_rt_ab(const pm_analysis *a)
     static const pm_col cols[] = {
         {"config", "config (A side)", NULL}, {"against", "A", NULL},     {"variant", "B", NULL},
         {"wall_a_s", "A cold wall", "s"}, {"wall_b_s", "B cold wall", "s"}, {"ratio", "B/A", "ratio"},
-        {"ci", "95% CI (Holm)", "ratio"}, {"p_holm", "p (Holm)", "p"},    {"verdict", "mark", NULL},
+        {"ci", "95% simultaneous CI (Bonferroni)", "ratio"},
+        {"p_holm", "p (Holm)", "p"},    {"verdict", "mark", NULL},
         {"noise", "noise", NULL},
     };
     pm_table *t = pm_table_new("t-ab", NULL, cols, N_OF(cols));
@@ -411,7 +420,8 @@ pm_table *pm_rt_ab(const pm_analysis *a)
             rc |= pm_table_set(t, row, 6, buf, NAN);
             pm_compare_fmt_p(buf, sizeof buf, st);
             rc |= pm_table_set(t, row, 7, buf, st->p_holm);
-            rc |= pm_table_set(t, row, 8, pm_compare_verdict_name(st->verdict), NAN);
+            pm_compare_fmt_verdict(buf, sizeof buf, st);
+            rc |= pm_table_set(t, row, 8, buf, NAN);
             /* compare judged contention with the analysis's rule (contention.h): which side, beside the mark
              * it withheld (or kept, with --allow-contended) */
             int na = c->contended_a != NULL, nb = c->contended_b != NULL;
@@ -528,21 +538,12 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
             continue;
         }
         const pm_compare_result *r = &x->cmp;
-        size_t same = 0, na = 0, held = 0;
-        for (size_t k = 0; k < r->n_configs; k++) {
-            same += r->configs[k].wall.verdict == PM_VERDICT_SAME;
-            na += r->configs[k].wall.verdict == PM_VERDICT_NA;
-            held += r->configs[k].wall.verdict == PM_VERDICT_CONTENDED;
-        }
-        char ci[64] = "";
-        if (!isnan(r->geomean_ci_lo))
-            snprintf(ci, sizeof ci, " [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
-        hl_add(h, &h->ab, "%s%s %s vs %s: cold wall %.3f\u00d7%s over %zu config%s; %zu faster, %zu slower, %zu same, "
-                          "%zu n/a", sep, x->axis ? x->axis : "variant", x->variant, x->against, r->geomean_ratio, ci,
-               r->n_ratios, r->n_ratios == 1 ? "" : "s", r->faster, r->slower, same, na);
-        if (held)
-            hl_add(h, &h->ab, ", %zu no conclusion (contended)", held);
-        else if (r->n_contended && r->allow_contended)
+        /* compare's own summary line: the geomean from the decided, uncontended configs, what it leaves out said */
+        char line[1024];
+        pm_compare_summary_text(r, line, sizeof line);
+        hl_add(h, &h->ab, "%s%s %s vs %s: cold wall %s", sep, x->axis ? x->axis : "variant", x->variant, x->against,
+               line);
+        if (r->n_contended && r->allow_contended)
             hl_add(h, &h->ab, " (%zu contended, verdicts kept by --allow-contended)", r->n_contended);
     }
     if (!used && a->sweep && strchr(a->sweep, ','))

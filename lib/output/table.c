@@ -326,8 +326,11 @@ void pm_fmt_interval_of(char *buf, size_t n, const char *value, double lo, doubl
 {
     if (isnan(lo) || isnan(hi) || lo <= 0 || hi <= 0)
         snprintf(buf, n, "%s (n=%d, no interval)", value, count);
-    else   /* the geometric half-width: the log-scale interval is symmetric around the geometric mean */
-        snprintf(buf, n, "%s \u00b1%.0f%%", value, (sqrt(hi / lo) - 1) * 100);
+    else {   /* both ends, relative to the geometric mean: a log-scale interval is asymmetric ("[-27%, +37%]",
+              * never "±37%" for it) */
+        double g = sqrt(lo * hi), dl = (lo / g - 1) * 100, dh = (hi / g - 1) * 100;
+        snprintf(buf, n, "%s [%+.*f%%, %+.*f%%]", value, fabs(dl) < 10 ? 1 : 0, dl, dh < 10 ? 1 : 0, dh);
+    }
 }
 
 void pm_fmt_time(char *buf, size_t n, double s, int sign)

@@ -51,10 +51,11 @@ json_t *pm_table_json(const pm_table *t);
 
 /* Display helpers shared by every renderer. */
 void pm_fmt_seconds(char *buf, size_t n, double s);                 /* "0.872 s", "12.3 s", "-" */
-/* "1.23 s ±4%" from a log-scale interval (± is the geometric half-width); n<3 or no interval: "1.23 s (n=2, no interval)" */
+/* "1.23 s [-3.8%, +4.0%]" from a log-scale interval (its ends relative to the geometric mean: asymmetric); n<3 or no
+ * interval: "1.23 s (n=2, no interval)" */
 void pm_fmt_interval(char *buf, size_t n, double mean, double lo, double hi, int count);
 void pm_fmt_share(char *buf, size_t n, double fraction);            /* "12.3%" */
-/* The same "±4%" (or " (n=2, no interval)") after an already formatted value ("872 ms", "0.912×"). */
+/* The same " [-3.8%, +4.0%]" (or " (n=2, no interval)") after an already formatted value ("872 ms", "0.912×"). */
 void pm_fmt_interval_of(char *buf, size_t n, const char *value, double lo, double hi, int count);
 /* Seconds with a unit that keeps 3-4 significant digits: "1.234 s", "12.3 ms", "45.6 us"; sign: "+12.3 ms" */
 void pm_fmt_time(char *buf, size_t n, double s, int sign);

@@ -33,6 +33,20 @@ static const pm_parse_fn parsers[PM_FMT__COUNT] = {
     [PM_FMT_NPU_TASK_STATS] = pm_parse_npu_task_stats,
 };
 
+/* A column of the format table: each format's tick (pm_format_tick_s). */
+static const double format_tick_s[PM_FMT__COUNT] = {
+    [PM_FMT_MLIR_TEXT] = 1e-4,    /* "    0.0012 ( 57.9%)  Parser": seconds, 4 decimals */
+    [PM_FMT_MLIR_JSON] = 1e-4,    /* "duration":   0.0011 */
+    [PM_FMT_LLVM_TEXT] = 1e-4,    /* "   0.0024 ( 89.0%)   0.0024 ( 89.0%)   0.0123 ( 97.7%)  Name" */
+    [PM_FMT_CHROME_TRACE] = 1e-6, /* "dur" in whole µs */
+    [PM_FMT_NPU_LOG] = 1e-4,      /* its pass times are mlir-text blocks */
+};
+
+double pm_format_tick_s(pm_format f)
+{
+    return (f > PM_FMT_AUTO && f < PM_FMT__COUNT) ? format_tick_s[f] : 0;
+}
+
 const char *pm_format_name(pm_format f)
 {
     return (f >= 0 && f < PM_FMT__COUNT) ? format_names[f] : "unknown";

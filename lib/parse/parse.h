@@ -92,5 +92,10 @@ const char *pm_format_name(pm_format f);
 const char *pm_pass_order_name(pm_pass_order o);      /* "none", "sequence", "timed" */
 pm_pass_order pm_pass_order_from_name(const char *name);   /* NULL or unknown: PM_ORDER_NONE */              /* "mlir-text", "llvm-text", "npu-log" ... */
 pm_format pm_format_from_name(const char *name);      /* PM_FMT__COUNT when unknown */
+/* The resolution of a format's pass times, s: the step its printed times take. mlir-text, mlir-json and
+ * llvm-text print seconds with 4 decimals (0.1 ms; the npu-log's timing blocks are mlir-text); Chrome traces
+ * count whole µs. 0: the format carries no pass times (npu-schedule/strategy/task-stats: metrics only), or is
+ * unknown. compare models the rounding (tick^2/12) and calls rows within a few ticks below resolution. */
+double pm_format_tick_s(pm_format f);
 
 #endif

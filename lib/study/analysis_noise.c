@@ -46,7 +46,7 @@ int an_noise(an_work *w, pm_err *err)
         if (pm_stats_summarize(v, n, &sm) == PM_STATS_OK && sm.mean > 0)
             c->cv = sm.sd / sm.mean;
         size_t n_out = 0;
-        pm_stats_mad_outliers(v, n, 3.5, flag, &n_out);
+        pm_stats_log_outliers(v, n, flag, &n_out);   /* calibrated limit: stats.h PM_STATS_OUTLIER_LIMIT */
         c->n_outliers = (int)n_out;
         a->n_noisy += (c->cv > 0.10) || n_out > 0;
     }

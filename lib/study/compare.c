@@ -9,6 +9,8 @@
 
 #include "config.h"
 #include "contention.h"
+#include "parse.h"
+#include "run.h"
 #include "stats.h"
 #include "store.h"
 
@@ -17,6 +19,8 @@
 typedef struct series {
     char *tool, *pass;
     double *v;
+    double tick;        /* its timer's tick, s: the report format's for a pass, the runner's clock for a step */
+    double reads;       /* most tick-rounded readings summed into one run's value (a pass run k times: k) */
 } series;
 
 typedef struct side_cfg {
@@ -187,8 +191,8 @@ static int find_run(const side_cfg *c, int64_t run_id, size_t *idx)
 
 /* Fills series from rows (run_id, tool, pass, value) ordered by tool, pass; s is the side's prepared query, run
  * mode `mode`. */
-static int load_series(sqlite3 *db, const char *path, sqlite3_stmt *s, const char *mode, side_cfg *c, series **out,
-                       size_t *n_out, pm_err *err)
+static int load_series(sqlite3 *db, const char *path, sqlite3_stmt *s, const char *mode, double runner_tick,
+                       side_cfg *c, series **out, size_t *n_out, pm_err *err)
 {
     series *arr = NULL;
     size_t n = 0, cap = 0;
@@ -216,6 +220,15 @@ static int load_series(sqlite3 *db, const char *path, sqlite3_stmt *s, const cha
             }
         }
         arr[n - 1].v[ri] += sqlite3_column_double(s, 3);
+        /* a step's time is the runner's (runner_tick); a pass's is its report's, rounded once per reading (an
+         * unknown or unrecorded format declares none: 0) */
+        const char *fmt = (const char *)sqlite3_column_text(s, 4);
+        double tick = runner_tick > 0 ? runner_tick : fmt ? pm_format_tick_s(pm_format_from_name(fmt)) : 0;
+        double reads = (double)sqlite3_column_int64(s, 5);
+        if (tick > arr[n - 1].tick)
+            arr[n - 1].tick = tick;
+        if (reads > arr[n - 1].reads)
+            arr[n - 1].reads = reads;
     }
     if (step != SQLITE_DONE)
         rc = db_fail(db, path, err, "query");
@@ -233,14 +246,16 @@ cleanup:
 static const char *const runs_sql =
     "SELECT id, wall_s FROM run WHERE config_id = ?1 AND mode = ?3 AND status = 'ok' AND repeat < ?2 ORDER BY id";
 /* tool is never NULL-compared badly: coalesce keeps the BINARY order consistent with cmp_tool_pass. */
+/* Columns: run, tool, pass, time, the report format the time was read from (NULL: the runner's clock), readings. */
 static const char *const steps_sql =
-    "SELECT s.run_id, coalesce(s.tool, ''), NULL, sum(s.wall_s) FROM step s JOIN run r ON r.id = s.run_id\n"
+    "SELECT s.run_id, coalesce(s.tool, ''), NULL, sum(s.wall_s), NULL, 1 FROM step s JOIN run r ON r.id = s.run_id\n"
     "WHERE r.config_id = ?1 AND r.mode = ?2 AND r.status = 'ok' AND s.wall_s IS NOT NULL\n"
     "GROUP BY s.run_id, coalesce(s.tool, '') ORDER BY 2, 1";
 static const char *const passes_sql =
-    "SELECT run_id, coalesce(tool, ''), pass, sum(wall_s) FROM v_pass\n"
-    "WHERE config_id = ?1 AND mode = ?2 AND run_status = 'ok' AND counted AND wall_s IS NOT NULL\n"
-    "GROUP BY run_id, coalesce(tool, ''), pass ORDER BY 2, 3, 1";
+    "SELECT p.run_id, coalesce(p.tool, ''), p.pass, sum(p.wall_s), max(s.report_format), count(*)\n"
+    "FROM v_pass p JOIN step s ON s.id = p.step_id\n"
+    "WHERE p.config_id = ?1 AND p.mode = ?2 AND p.run_status = 'ok' AND p.counted AND p.wall_s IS NOT NULL\n"
+    "GROUP BY p.run_id, coalesce(p.tool, ''), p.pass ORDER BY 2, 3, 1";
 
 static void side_stmts_free(side_stmts *q)
 {
@@ -288,9 +303,9 @@ static int load_cfg_data(sqlite3 *db, const char *path, const side_stmts *q, sid
 cleanup:
     sqlite3_reset(s);
     if (rc == PM_OK)
-        rc = load_series(db, path, q->steps, mode, c, &c->steps, &c->n_steps, err);
+        rc = load_series(db, path, q->steps, mode, PM_RUN_CLOCK_TICK_S, c, &c->steps, &c->n_steps, err);
     if (rc == PM_OK && !walls_only)
-        rc = load_series(db, path, q->passes, mode, c, &c->passes, &c->n_passes, err);
+        rc = load_series(db, path, q->passes, mode, 0, c, &c->passes, &c->n_passes, err);
     if (rc != PM_OK)
         pm_err_wrap(err, "config %s", c->key);
     return rc;
@@ -464,11 +479,18 @@ static int all_positive(const double *v, size_t n)
 
 void pm_compare_test(const double *a, size_t na, const double *b, size_t nb, pm_compare_stat *o)
 {
+    pm_compare_test_tick(a, na, b, nb, 0, 1, o);
+}
+
+void pm_compare_test_tick(const double *a, size_t na, const double *b, size_t nb, double tick, double reads,
+                          pm_compare_stat *o)
+{
     *o = (pm_compare_stat){.n_a = na, .n_b = nb, .mean_a = NAN, .mean_b = NAN, .sd_a = NAN, .sd_b = NAN,
                            .gmean_a = NAN, .gmean_b = NAN, .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .t = NAN,
-                           .df = NAN, .se_log = NAN, .p = NAN, .p_holm = NAN, .level = NAN, .delta = NAN,
-                           .verdict = PM_VERDICT_NA, .significant = PM_COMPARE_NA, .lo_a = NAN, .hi_a = NAN,
-                           .lo_b = NAN, .hi_b = NAN};
+                           .df = NAN, .se_log = NAN, .var_log = NAN, .p = NAN, .p_holm = NAN, .level = NAN,
+                           .delta = NAN, .verdict = PM_VERDICT_NA, .significant = PM_COMPARE_NA, .lo_a = NAN,
+                           .hi_a = NAN, .lo_b = NAN, .hi_b = NAN, .tick = tick > 0 ? tick : 0,
+                           .repeats_needed = NAN};
     pm_stats_summary sa, sb;
     pm_stats_summarize(a, na, &sa);
     pm_stats_summarize(b, nb, &sb);
@@ -489,13 +511,20 @@ void pm_compare_test(const double *a, size_t na, const double *b, size_t nb, pm_
     /* A zero time (a pass absent from some runs) has no logarithm: such a row gets no test. */
     if (!na || !nb || !all_positive(a, na) || !all_positive(b, nb))
         return;
+    if (o->tick > 0 && fmax(sa.mean, sb.mean) < PM_COMPARE_RESOLUTION_TICKS * o->tick) {
+        o->ratio = o->gmean_b / o->gmean_a;   /* shown, but no test and no claim */
+        o->verdict = o->tested = PM_VERDICT_BELOW_RESOLUTION;
+        return;
+    }
+    double q = o->tick > 0 ? (reads > 1 ? reads : 1) * o->tick * o->tick / 12 : 0;
     pm_stats_logratio r;
-    pm_stats_welch_log(b, nb, a, na, &r);
+    pm_stats_welch_log_q(b, nb, q, a, na, q, &r);
     o->ratio = r.ratio;
     o->t = r.t;
     o->df = r.df;
     o->se_log = r.se;
-    o->p = r.p;   /* NaN when n < 3 on a side: not tested */
+    o->var_log = r.var_a + r.var_b;
+    o->p = r.p;   /* NaN when n < 3 on a side, or both sides constant without a tick: not tested */
 }
 
 const char *pm_compare_verdict_name(pm_compare_verdict v)
@@ -505,8 +534,29 @@ const char *pm_compare_verdict_name(pm_compare_verdict v)
     case PM_VERDICT_SLOWER: return "slower";
     case PM_VERDICT_SAME: return "same";
     case PM_VERDICT_CONTENDED: return "no conclusion (contended)";
+    case PM_VERDICT_UNDECIDED: return "undecided";
+    case PM_VERDICT_BELOW_RESOLUTION: return "below resolution";
+    case PM_VERDICT_OUTSIDE: return "not tested (outside the family)";
     default: return "n/a";
     }
+}
+
+pm_compare_verdict pm_compare_decide(double lo, double hi, double threshold)
+{
+    if (isnan(lo) || isnan(hi))
+        return PM_VERDICT_NA;
+    if (hi < 1 - threshold)
+        return PM_VERDICT_FASTER;
+    if (lo > 1 + threshold)
+        return PM_VERDICT_SLOWER;
+    if (lo >= 1 - threshold && hi <= 1 + threshold)
+        return PM_VERDICT_SAME;
+    return PM_VERDICT_UNDECIDED;
+}
+
+static int untestable(pm_compare_verdict v)
+{
+    return v == PM_VERDICT_NA || v == PM_VERDICT_BELOW_RESOLUTION || v == PM_VERDICT_OUTSIDE;
 }
 
 int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, double threshold)
@@ -514,8 +564,11 @@ int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, d
     double *p = calloc(m ? m : 1, sizeof *p);
     if (!p)
         return -1;
-    for (size_t i = 0; i < m; i++)
+    size_t tests = 0;
+    for (size_t i = 0; i < m; i++) {
         p[i] = family[i]->p;
+        tests += !isnan(p[i]);
+    }
     if (pm_stats_holm(p, m, p) != PM_STATS_OK) {
         free(p);
         return -1;
@@ -523,19 +576,28 @@ int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, d
     for (size_t i = 0; i < m; i++) {
         pm_compare_stat *st = family[i];
         st->p_holm = p[i];
+        st->family_m = isnan(st->p) ? 0 : tests;   /* an untested row is in no family */
         if (isnan(st->p)) {
-            st->verdict = PM_VERDICT_NA;
+            if (!untestable(st->verdict))
+                st->verdict = PM_VERDICT_NA;
+            st->tested = st->verdict;
             st->significant = PM_COMPARE_NA;
             continue;
         }
-        st->level = pm_stats_holm_level(st->p, st->p_holm, alpha);
+        /* Bonferroni: every interval of the family at alpha / m, so they hold together at 1 - alpha */
+        st->level = alpha / (double)tests;
         pm_stats_logratio r = {.n_a = st->n_a, .n_b = st->n_b, .ratio = st->ratio, .diff = log(st->ratio),
                                .se = st->se_log, .df = st->df, .t = st->t, .p = st->p};
         pm_stats_logratio_ci(&r, st->level, &st->ci_lo, &st->ci_hi);
-        int excludes_one = st->p_holm < alpha;   /* the same fact as: ci_lo > 1 or ci_hi < 1 */
-        int clears = fabs(st->ratio - 1) >= threshold;
-        st->verdict = excludes_one && clears ? (st->ratio < 1 ? PM_VERDICT_FASTER : PM_VERDICT_SLOWER)
-                                             : PM_VERDICT_SAME;
+        st->verdict = pm_compare_decide(st->ci_lo, st->ci_hi, threshold);
+        if (st->verdict == PM_VERDICT_UNDECIDED) {
+            st->repeats_needed = pm_stats_repeats_to_decide(r.diff, st->var_log, st->level, threshold);
+            /* the estimate takes 2n - 2 degrees of freedom; Welch's are fewer when the spreads differ, so an
+             * estimate at or below the runs already made means at least one more */
+            double have = (double)(st->n_a > st->n_b ? st->n_a : st->n_b);
+            if (st->repeats_needed <= have)
+                st->repeats_needed = have + 1;
+        }
         st->significant = st->verdict == PM_VERDICT_FASTER || st->verdict == PM_VERDICT_SLOWER;
         st->tested = st->verdict;
     }
@@ -546,20 +608,20 @@ int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, d
 void pm_compare_withhold(pm_compare_stat *st, int contended, int allow)
 {
     st->contended = contended;
-    if (!contended || allow || st->verdict == PM_VERDICT_NA)
+    if (!contended || allow || untestable(st->verdict))
         return;
     st->verdict = PM_VERDICT_CONTENDED;
     st->significant = PM_COMPARE_NA;   /* no claim either way */
 }
 
 static int make_row(const char *tool, const char *pass, pm_compare_presence pr, const double *a, size_t na,
-                    const double *b, size_t nb, pm_compare_row *row)
+                    const double *b, size_t nb, double tick, double reads, pm_compare_row *row)
 {
     *row = (pm_compare_row){.tool = dup_or_null(tool), .pass = dup_or_null(pass), .presence = pr};
     if ((tool && !row->tool) || (pass && !row->pass))
         return -1;
     /* Present on one side only: the other side's time is truly zero, not unknown. */
-    pm_compare_test(a, na, b, nb, &row->st);
+    pm_compare_test_tick(a, na, b, nb, tick, reads, &row->st);
     if (pr != PM_COMPARE_BOTH) {
         row->st.mean_a = pr == PM_COMPARE_ADDED ? 0 : row->st.mean_a;
         row->st.mean_b = pr == PM_COMPARE_REMOVED ? 0 : row->st.mean_b;
@@ -581,13 +643,15 @@ static int merge_rows(const side_cfg *ca, const series *sa, size_t na, const sid
         int bad;
         if (c == 0) {
             bad = make_row(sa[i].tool, sa[i].pass, PM_COMPARE_BOTH, sa[i].v, ca->n_runs, sb[j].v, cb->n_runs,
-                           &rows[n]);
+                           fmax(sa[i].tick, sb[j].tick), fmax(sa[i].reads, sb[j].reads), &rows[n]);
             i++, j++;
         } else if (c < 0) {
-            bad = make_row(sa[i].tool, sa[i].pass, PM_COMPARE_REMOVED, sa[i].v, ca->n_runs, NULL, 0, &rows[n]);
+            bad = make_row(sa[i].tool, sa[i].pass, PM_COMPARE_REMOVED, sa[i].v, ca->n_runs, NULL, 0, sa[i].tick,
+                           sa[i].reads, &rows[n]);
             i++;
         } else {
-            bad = make_row(sb[j].tool, sb[j].pass, PM_COMPARE_ADDED, NULL, 0, sb[j].v, cb->n_runs, &rows[n]);
+            bad = make_row(sb[j].tool, sb[j].pass, PM_COMPARE_ADDED, NULL, 0, sb[j].v, cb->n_runs, sb[j].tick,
+                           sb[j].reads, &rows[n]);
             j++;
         }
         n++;
@@ -616,14 +680,61 @@ static int cmp_row_delta(const void *x, const void *y)
     return cmp_tool_pass(a->tool, a->pass, b->tool, b->pass);
 }
 
-static int compare_cfg(const side_cfg *ca, const side_cfg *cb, pm_compare_config *o)
+static double finite_or_zero(double v)
+{
+    return v == v ? v : 0;
+}
+
+static double row_time(const pm_compare_row *r)
+{
+    return fmax(finite_or_zero(r->st.mean_a), finite_or_zero(r->st.mean_b));
+}
+
+static int cmp_row_tool_time(const void *x, const void *y)
+{
+    const pm_compare_row *a = *(const pm_compare_row *const *)x, *b = *(const pm_compare_row *const *)y;
+    int c = cmp_str_nullable(a->tool, b->tool);
+    if (c)
+        return c;
+    double ta = row_time(a), tb = row_time(b);
+    return ta != tb ? (ta < tb ? 1 : -1) : cmp_str_nullable(a->pass, b->pass);
+}
+
+/* The default pass family (compare.h): a tested pass row stays in it when it takes PM_COMPARE_FAMILY_SHARE of the
+ * config's compile wall on either side and is among the top PM_COMPARE_FAMILY_TOP of its step tool by time; the
+ * others lose their test (their numbers stay) and read "not tested (outside the family)". */
+static int pass_family(pm_compare_config *o)
+{
+    pm_compare_row **v = malloc((o->n_passes ? o->n_passes : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    size_t n = 0;
+    for (size_t k = 0; k < o->n_passes; k++)
+        if (!isnan(o->passes[k].st.p))
+            v[n++] = &o->passes[k];
+    qsort(v, n, sizeof *v, cmp_row_tool_time);
+    double wall = fmax(finite_or_zero(o->wall.mean_a), finite_or_zero(o->wall.mean_b));
+    size_t rank = 0;
+    for (size_t k = 0; k < n; k++) {
+        rank = k && !cmp_str_nullable(v[k]->tool, v[k - 1]->tool) ? rank + 1 : 0;
+        if (rank < PM_COMPARE_FAMILY_TOP && (!(wall > 0) || row_time(v[k]) >= PM_COMPARE_FAMILY_SHARE * wall))
+            continue;
+        pm_compare_stat *st = &v[k]->st;
+        st->p = st->t = st->df = st->se_log = NAN;
+        st->verdict = st->tested = PM_VERDICT_OUTSIDE;
+    }
+    free(v);
+    return 0;
+}
+
+static int compare_cfg(const side_cfg *ca, const side_cfg *cb, int all_passes, pm_compare_config *o)
 {
     o->key = strdup(ca->base);
     o->key_a = strdup(ca->key);
     o->key_b = strdup(cb->key);
     if (!o->key || !o->key_a || !o->key_b)
         return -1;
-    pm_compare_test(ca->wall, ca->n_wall, cb->wall, cb->n_wall, &o->wall);
+    pm_compare_test_tick(ca->wall, ca->n_wall, cb->wall, cb->n_wall, PM_RUN_CLOCK_TICK_S, 1, &o->wall);
     const char *regime = "-";
     double best = -1;
     for (size_t i = 0; i < ca->n_steps; i++) {
@@ -640,13 +751,10 @@ static int compare_cfg(const side_cfg *ca, const side_cfg *cb, pm_compare_config
     if (merge_rows(ca, ca->steps, ca->n_steps, cb, cb->steps, cb->n_steps, &o->steps, &o->n_steps) != 0 ||
         merge_rows(ca, ca->passes, ca->n_passes, cb, cb->passes, cb->n_passes, &o->passes, &o->n_passes) != 0)
         return -1;
+    if (!all_passes && pass_family(o) != 0)
+        return -1;
     qsort(o->passes, o->n_passes, sizeof *o->passes, cmp_row_delta);
     return 0;
-}
-
-static double finite_or_zero(double v)
-{
-    return v == v ? v : 0;
 }
 
 static int cmp_rowp_name(const void *x, const void *y)
@@ -706,9 +814,14 @@ static int total_passes(pm_compare_result *r)
     return rc;
 }
 
-static int usable_ratio(const pm_compare_config *c)
+/* A config the summaries count: its wall decided (faster, slower, same; a contended one only when its verdict was
+ * kept by allow_contended), with a usable ratio. Undecided, untested and withheld configs are left out and
+ * counted, and the summary line says so (pm_compare_summary_text). */
+static int in_summary(const pm_compare_config *c)
 {
-    return c->wall.ratio == c->wall.ratio && c->wall.ratio > 0 && isfinite(c->wall.ratio);
+    pm_compare_verdict v = c->wall.verdict;
+    return (v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER || v == PM_VERDICT_SAME) && c->wall.ratio > 0 &&
+           isfinite(c->wall.ratio);
 }
 
 static int cmp_regime(const void *x, const void *y)
@@ -729,14 +842,19 @@ static int summarize(pm_compare_result *r)
     r->geomean_ratio = r->geomean_ci_lo = r->geomean_ci_hi = NAN;
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
-        r->faster += c->wall.verdict == PM_VERDICT_FASTER;
-        r->slower += c->wall.verdict == PM_VERDICT_SLOWER;
-        if (usable_ratio(c)) {
+        pm_compare_verdict v = c->wall.verdict;
+        r->faster += v == PM_VERDICT_FASTER;
+        r->slower += v == PM_VERDICT_SLOWER;
+        r->same += v == PM_VERDICT_SAME;
+        r->undecided += v == PM_VERDICT_UNDECIDED;
+        r->untested += v == PM_VERDICT_NA || v == PM_VERDICT_BELOW_RESOLUTION;
+        if (in_summary(c)) {
             ratios[r->n_ratios] = c->wall.ratio;
             logs[r->n_ratios++] = log(c->wall.ratio);
         }
     }
-    pm_stats_geomean(ratios, r->n_ratios, &r->geomean_ratio);
+    if (r->n_ratios)
+        pm_stats_geomean(ratios, r->n_ratios, &r->geomean_ratio);
     pm_stats_summary ls;
     if (r->n_ratios >= PM_STATS_MIN_INTERVAL_N && pm_stats_summarize(logs, r->n_ratios, &ls) == PM_STATS_OK &&
         ls.ci_lo == ls.ci_lo) {
@@ -764,13 +882,16 @@ static int summarize(pm_compare_result *r)
             const pm_compare_config *c = &r->configs[i];
             if (strcmp(c->regime, rg->regime) != 0)
                 continue;
+            rg->n_all++;
             rg->faster += c->wall.verdict == PM_VERDICT_FASTER;
             rg->slower += c->wall.verdict == PM_VERDICT_SLOWER;
-            if (usable_ratio(c))
+            if (in_summary(c))
                 ratios[n++] = c->wall.ratio;
         }
         rg->n_configs = n;
-        pm_stats_geomean(ratios, n, &rg->geomean_ratio);
+        rg->geomean_ratio = NAN;
+        if (n)
+            pm_stats_geomean(ratios, n, &rg->geomean_ratio);
     }
     qsort(r->regimes, r->n_regimes, sizeof *r->regimes, cmp_regime);
 cleanup:
@@ -878,7 +999,7 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
                 (rc = cross_host(&a, &a.cfgs[i], &b, &b.cfgs[j], out, err)) != PM_OK)
                 goto cleanup;
             pm_compare_config *cc = &out->configs[out->n_configs++];
-            bad = compare_cfg(&a.cfgs[i], &b.cfgs[j], cc) || side_contention(&a, &a.cfgs[i], &cc->contended_a) ||
+            bad = compare_cfg(&a.cfgs[i], &b.cfgs[j], opts->all_passes, cc) || side_contention(&a, &a.cfgs[i], &cc->contended_a) ||
                   side_contention(&b, &b.cfgs[j], &cc->contended_b);
             i++, j++;
         } else if (c < 0) {
@@ -962,14 +1083,76 @@ void pm_compare_free(pm_compare_result *r)
 
 void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_contended)
 {
-    snprintf(buf, n, "ratio = geometric mean B / A; Welch t on log times (n >= 3 per side, else no test); p and the "
-             "95%% CI Holm-corrected within one table (configs, steps, passes); faster/slower only when the corrected "
-             "CI excludes 1 and |ratio - 1| >= %.3g%%, otherwise same; n/a: no test, no claim; %s; runs with mode "
-             "cold, status ok", (threshold > 0 ? threshold : PM_COMPARE_THRESHOLD) * 100,
+    double t = threshold > 0 ? threshold : PM_COMPARE_THRESHOLD;
+    snprintf(buf, n, "ratio = geometric mean B / A; Welch t on log times, each side's variance including its timer's "
+             "rounding (tick^2/12) (n >= 3 per side, else n/a); below resolution (no test): under %d ticks of the "
+             "row's timer (0.1 ms for MLIR/LLVM reports, 1 us for traces and the runner's walls); within one table "
+             "(configs, steps, passes; by default the passes with >= %.0f%% of the compile, top %d per step, "
+             "--all-passes for all) p is Holm-adjusted and each CI is 95%% simultaneous (Bonferroni, each row at "
+             "0.05/m); faster when the CI's upper end < %.4g, slower when its lower end > %.4g, same when it lies "
+             "within [%.4g, %.4g], otherwise undecided (with the repeats per side that would settle it); n/a: no "
+             "test, no claim; %s; runs with mode cold, status ok; reasons: docs/statistics.md",
+             PM_COMPARE_RESOLUTION_TICKS, PM_COMPARE_FAMILY_SHARE * 100, PM_COMPARE_FAMILY_TOP, 1 - t, 1 + t, 1 - t,
+             1 + t,
              allow_contended ? "contended A or B runs (load above the CPUs, or a tool below 0.75x its serial "
                                "CPU/wall) keep their verdict, marked contended (--allow-contended): not a conclusion"
                              : "no conclusion (contended) when the A or B runs were contended (load above the CPUs, "
-                               "or a tool below 0.75x its serial CPU/wall), though tested and counted in Holm");
+                               "or a tool below 0.75x its serial CPU/wall), though tested and counted in the family");
+}
+
+void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n)
+{
+    size_t held = 0, kept = 0, used = 0;
+    for (size_t i = 0; i < r->n_configs; i++) {
+        held += r->configs[i].wall.verdict == PM_VERDICT_CONTENDED;
+        kept += r->configs[i].wall.contended && in_summary(&r->configs[i]);
+    }
+    size_t left = r->n_configs - r->n_ratios;
+#define PUT(...)                                                                                                  \
+    do {                                                                                                          \
+        int w_ = snprintf(buf + used, used < n ? n - used : 0, __VA_ARGS__);                                      \
+        used += w_ > 0 ? (size_t)w_ : 0;                                                                          \
+        if (used >= n)                                                                                            \
+            used = n ? n - 1 : 0;                                                                                 \
+    } while (0)
+    if (n)
+        buf[0] = '\0';
+    if (r->n_ratios == 0) {
+        PUT("no summary: none of %zu config%s decided", r->n_configs, r->n_configs == 1 ? "" : "s");
+    } else {
+        PUT("%.3f\u00d7", r->geomean_ratio);
+        if (!isnan(r->geomean_ci_lo))
+            PUT(" [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
+        else
+            PUT(" (no interval: fewer than %d configs)", PM_STATS_MIN_INTERVAL_N);
+        PUT(" from %zu of %zu config%s", r->n_ratios, r->n_configs, r->n_configs == 1 ? "" : "s");
+        if (kept)
+            PUT(" (%zu contended, kept by --allow-contended)", kept);
+    }
+    if (left) {   /* what the summary leaves out, on the same line */
+        const char *sep = " (";
+        if (held) {
+            PUT("%s%zu contended withheld", sep, held);
+            sep = ", ";
+        }
+        if (r->undecided) {
+            PUT("%s%zu undecided", sep, r->undecided);
+            sep = ", ";
+        }
+        if (r->untested) {
+            PUT("%s%zu without a test (n < 3, a zero time or below resolution)", sep, r->untested);
+            sep = ", ";
+        }
+        size_t other = left - held - r->undecided - r->untested;
+        if (other) {
+            PUT("%s%zu without a usable ratio", sep, other);
+            sep = ", ";
+        }
+        if (sep[0] == ',')
+            PUT(" left out)");
+    }
+    PUT("; %zu faster, %zu slower, %zu same, %zu undecided by the rule", r->faster, r->slower, r->same, r->undecided);
+#undef PUT
 }
 
 static json_t *jnum(double v)
@@ -1005,6 +1188,11 @@ static void json_stat(json_t *o, const pm_compare_stat *st)
     json_object_set_new(o, "gmean_b_hi", jnum(st->hi_b));
     json_object_set_new(o, "p_holm", jnum(st->p_holm));
     json_object_set_new(o, "ci_level", jnum(isnan(st->level) ? NAN : 1 - st->level));
+    /* the interval is simultaneous over its family: every row at 0.05 / family_m (Bonferroni) */
+    json_object_set_new(o, "ci_kind", isnan(st->level) ? json_null() : json_string("simultaneous (Bonferroni)"));
+    json_object_set_new(o, "family_m", json_integer((json_int_t)st->family_m));
+    json_object_set_new(o, "tick_s", jnum(st->tick > 0 ? st->tick : NAN));
+    json_object_set_new(o, "repeats_needed", jnum(st->repeats_needed));
     json_object_set_new(o, "verdict", json_string(pm_compare_verdict_name(st->verdict)));
     json_object_set_new(o, "rule_verdict", json_string(pm_compare_verdict_name(st->tested)));
     json_object_set_new(o, "contended", json_boolean(st->contended));
@@ -1083,9 +1271,9 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
     }
     for (size_t i = 0; i < r->n_regimes; i++) {
         const pm_compare_regime *g = &r->regimes[i];
-        json_array_append_new(regimes, json_pack("{s:s, s:I, s:o, s:I, s:I}", "regime", g->regime, "n_configs",
-            (json_int_t)g->n_configs, "geomean_ratio", jnum(g->geomean_ratio), "faster", (json_int_t)g->faster,
-            "slower", (json_int_t)g->slower));
+        json_array_append_new(regimes, json_pack("{s:s, s:I, s:I, s:o, s:I, s:I}", "regime", g->regime, "n_configs",
+            (json_int_t)g->n_configs, "n_all", (json_int_t)g->n_all, "geomean_ratio", jnum(g->geomean_ratio),
+            "faster", (json_int_t)g->faster, "slower", (json_int_t)g->slower));
     }
     json_object_set_new(summary, "threshold", jnum(r->threshold));
     json_object_set_new(summary, "geomean_ratio", jnum(r->geomean_ratio));
@@ -1095,6 +1283,12 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
     json_object_set_new(summary, "n_ratios", json_integer((json_int_t)r->n_ratios));
     json_object_set_new(summary, "faster", json_integer((json_int_t)r->faster));
     json_object_set_new(summary, "slower", json_integer((json_int_t)r->slower));
+    json_object_set_new(summary, "same", json_integer((json_int_t)r->same));
+    json_object_set_new(summary, "undecided", json_integer((json_int_t)r->undecided));
+    json_object_set_new(summary, "untested", json_integer((json_int_t)r->untested));
+    char line[1024];
+    pm_compare_summary_text(r, line, sizeof line);
+    json_object_set_new(summary, "text", json_string(line));
     json_object_set_new(summary, "contended", json_integer((json_int_t)r->n_contended));
     json_object_set_new(summary, "allow_contended", json_boolean(r->allow_contended));
     json_object_set_new(summary, "by_regime", regimes);

@@ -7,19 +7,27 @@
  * tool (step.wall_s summed per run and tool) and per pass (counted pass wall summed per run and
  * (tool, pass name), so a pass that runs several times compares by its run total).
  *
- * The one significance rule (every verdict, count and interval printed follows from it):
+ * The one verdict rule (every verdict, count and interval printed follows from it; docs/statistics.md gives each
+ * part its reason):
  *   - ratio = geometric mean B / geometric mean A; Welch's t-test on the log times (n >= 3 on both sides,
- *     else no test: "n=2, no interval", and no claim);
- *   - Holm's correction across the tests of one family of one comparison: the configs' compile walls are
- *     one family, the step rows another, the pass rows a third;
- *   - the ratio's 95% interval comes from the same computation at the Holm-corrected level, so it excludes 1
- *     exactly when the Holm-adjusted p is below 0.05;
- *   - a row is faster / slower only when that corrected interval excludes 1 AND |ratio - 1| >= the practical
- *     threshold (2% by default, --threshold), as criterion.rs does with its noise threshold; otherwise "same";
+ *     else no test: "n=2, no interval", and no claim). Each side's variance includes its timer's quantisation
+ *     (tick^2/12 per reading: pm_stats_welch_log_q), so constant or quantised samples never give a zero-width
+ *     interval or p = 0;
+ *   - below resolution: a row whose larger side's mean is under PM_COMPARE_RESOLUTION_TICKS ticks of its
+ *     timer (the report format's tick for a pass, the runner's clock for walls and steps) is not tested;
+ *   - families: the configs' compile walls, the step rows, the pass rows (by default only the passes that
+ *     matter: PM_COMPARE_FAMILY_SHARE of the config's wall, the top PM_COMPARE_FAMILY_TOP per step;
+ *     all_passes widens it). Within a family of m tests, p is Holm-adjusted and each row's interval is at
+ *     alpha / m (Bonferroni), so all intervals of the family hold together with 95% probability;
+ *   - the verdict comes from that interval and the threshold t (2% by default, --threshold), one function
+ *     (pm_compare_decide): faster when its upper end < 1 - t, slower when its lower end > 1 + t, same when it
+ *     lies wholly within [1 - t, 1 + t], otherwise undecided, with the repeats per side that would settle it;
  *   - no conclusion from contended runs: a config whose A or B runs are contended (contention.h, the rule the
- *     report's noise flags use) keeps its numbers, and its tested rows (wall, steps, passes) take part in Holm's
- *     correction as tested, but their verdict is withheld: "no conclusion (contended)". allow_contended
- *     (--allow-contended) keeps the verdict, marked contended. An untested row stays "n/a".
+ *     report's noise flags use) keeps its numbers, and its tested rows (wall, steps, passes) take part in the
+ *     family as tested, but their verdict is withheld: "no conclusion (contended)". allow_contended
+ *     (--allow-contended) keeps the verdict, marked contended. An untested row stays "n/a";
+ *   - summaries (the geomean over configs, per regime) come from the decided, uncontended configs only, and
+ *     say how many of how many (pm_compare_summary_text).
  * Δ = arithmetic mean B − mean A is shown for the seconds saved; it carries no claim. */
 #ifndef PM_COMPARE_H
 #define PM_COMPARE_H
@@ -47,19 +55,31 @@ typedef struct pm_compare_opts {
     const char *mode_a, *mode_b;
     int max_repeats;                   /* > 0: only cold runs with repeat < max_repeats (what a sweep had run at
                                           that repeat count, so a resumed adaptive search sees the same data) */
+    int all_passes;                    /* 1: every pass row is in the pass family, not only the top ones */
 } pm_compare_opts;
 
 #define PM_COMPARE_THRESHOLD 0.02
 #define PM_COMPARE_ALPHA 0.05
+/* Below this many ticks of its timer (the larger side's mean), a row is below resolution: a tick is then more
+ * than 10% of the value, five times the 2% threshold, and one reading's rounding alone (+-5%) exceeds it. */
+#define PM_COMPARE_RESOLUTION_TICKS 10
+/* The default pass family: passes with at least this share of the config's compile wall (either side), at
+ * most the top PM_COMPARE_FAMILY_TOP of each step tool by time. Tens of thousands of per-function rows would
+ * leave no interval narrow enough to decide anything. */
+#define PM_COMPARE_FAMILY_SHARE 0.01
+#define PM_COMPARE_FAMILY_TOP 10
 
 enum { PM_COMPARE_NA = -1 };           /* significant: no test (n < 3 on a side, one side only, zero times) */
 
 typedef enum pm_compare_verdict {
     PM_VERDICT_NA = 0,                 /* no test: no claim */
-    PM_VERDICT_SAME,                   /* tested: corrected CI holds 1, or the change is below the threshold */
-    PM_VERDICT_FASTER,                 /* B faster than A */
-    PM_VERDICT_SLOWER,
-    PM_VERDICT_CONTENDED               /* tested, but the A or B runs were contended: no conclusion */
+    PM_VERDICT_SAME,                   /* the interval lies wholly within [1 - threshold, 1 + threshold] */
+    PM_VERDICT_FASTER,                 /* B faster than A: the interval's upper end < 1 - threshold */
+    PM_VERDICT_SLOWER,                 /* the interval's lower end > 1 + threshold */
+    PM_VERDICT_CONTENDED,              /* tested, but the A or B runs were contended: no conclusion */
+    PM_VERDICT_UNDECIDED,              /* tested, the interval straddles a threshold: more repeats would tell */
+    PM_VERDICT_BELOW_RESOLUTION,       /* within a few ticks of its timer: no test */
+    PM_VERDICT_OUTSIDE                 /* a pass outside the default family (all_passes tests it): no test */
 } pm_compare_verdict;
 
 typedef struct pm_compare_stat {
@@ -67,10 +87,16 @@ typedef struct pm_compare_stat {
     double mean_a, mean_b, sd_a, sd_b; /* arithmetic, for the seconds saved; NaN where not computable */
     double gmean_a, gmean_b;           /* geometric means */
     double lo_a, hi_a, lo_b, hi_b;     /* each side's 95% log-t interval of its gmean (uncorrected); NaN: n < 3 */
-    double ratio, ci_lo, ci_hi;        /* gmean B / gmean A; 95% interval at the Holm-corrected level */
+    double ratio, ci_lo, ci_hi;        /* gmean B / gmean A; its interval, simultaneous at 95% over the family
+                                          (Bonferroni: level = alpha / m) */
     double t, df, p;                   /* Welch on log B − log A; p raw */
-    double se_log;                     /* standard error of log B − log A (0: both sides constant) */
+    double se_log;                     /* standard error of log B − log A, quantisation included */
+    double var_log;                    /* per-run log variance of A plus that of B (the repeats estimate) */
     double p_holm, level;              /* Holm-adjusted p within the row's family; the alpha of ci_lo..ci_hi */
+    size_t family_m;                   /* tests in the row's family (the Bonferroni m) */
+    double tick;                       /* the timer's tick of this row, s (0: none declared) */
+    double repeats_needed;             /* undecided: repeats per side that would settle it at the observed
+                                          spread and ratio (NaN: not estimable) */
     double delta;                      /* mean B − mean A, s */
     pm_compare_verdict verdict;
     pm_compare_verdict tested;         /* what the rule says of the numbers (verdict before withholding) */
@@ -79,14 +105,25 @@ typedef struct pm_compare_stat {
 } pm_compare_stat;
 
 /* The rule, as library functions (the fix study reuses them). pm_compare_test fills st from the samples
- * (times > 0; a zero makes it untestable) without correction; pm_compare_correct applies Holm over one
- * family, sets each interval and verdict. */
+ * (times > 0; a zero makes it untestable) without correction; pm_compare_correct applies Holm to the p-values
+ * of one family and Bonferroni to its intervals, and sets each verdict with pm_compare_decide. The samples
+ * may be of any metric (wall, CPU time, instructions): the rule only needs positive values of one timer. */
 void pm_compare_test(const double *a, size_t na, const double *b, size_t nb, pm_compare_stat *st);
+/* The same with the timer's tick (s; 0: none) and how many tick-rounded readings make one value (a pass that
+ * runs k times per compile is summed from k readings): the quantisation variance reads * tick^2 / 12, and the
+ * resolution rule (PM_COMPARE_RESOLUTION_TICKS). */
+void pm_compare_test_tick(const double *a, size_t na, const double *b, size_t nb, double tick, double reads,
+                          pm_compare_stat *st);
 int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, double threshold);
+/* The one verdict function: an interval [lo, hi] of a ratio B/A against the practical threshold.
+ * faster: hi < 1 - threshold; slower: lo > 1 + threshold; same: 1 - threshold <= lo and hi <= 1 + threshold;
+ * undecided otherwise; n/a when the interval is missing (NaN). */
+pm_compare_verdict pm_compare_decide(double lo, double hi, double threshold);
 /* After the correction: a row of contended runs gets "no conclusion (contended)" (unless allow; an untested
  * row stays n/a); its numbers are untouched. */
 void pm_compare_withhold(pm_compare_stat *st, int contended, int allow);
-/* "faster", "slower", "same", "n/a", "no conclusion (contended)" */
+/* "faster", "slower", "same", "undecided", "below resolution", "n/a", "not tested (outside the family)",
+ * "no conclusion (contended)" */
 const char *pm_compare_verdict_name(pm_compare_verdict v);
 /* The rule in one sentence: the legend every table with a mark prints (compare's header, the report). */
 void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_contended);
@@ -127,7 +164,8 @@ typedef struct pm_compare_pass_total {
 
 typedef struct pm_compare_regime {
     char *regime;
-    size_t n_configs;                  /* with a usable wall ratio */
+    size_t n_all;                      /* matched configs of this regime */
+    size_t n_configs;                  /* of them decided, uncontended, with a usable wall ratio */
     double geomean_ratio;
     size_t faster, slower;
 } pm_compare_regime;
@@ -144,11 +182,13 @@ typedef struct pm_compare_result {
     size_t n_only_a, n_only_b;
     pm_compare_pass_total *passes;     /* sorted by |delta| descending */
     size_t n_passes;
-    /* Summary over configs with a usable wall ratio (n_ratios of n_configs). */
+    /* Summary over the decided (faster, slower, same), uncontended configs with a usable wall ratio: n_ratios
+     * of n_configs (contended ones count with --allow-contended, marked). */
     size_t n_ratios;
-    double geomean_ratio;
-    double geomean_ci_lo, geomean_ci_hi; /* t interval on the log ratios across configs; NaN if n < 3 */
+    double geomean_ratio;              /* NaN when no config is in the summary */
+    double geomean_ci_lo, geomean_ci_hi; /* t interval on their log ratios; NaN if fewer than 3 */
     size_t faster, slower;             /* configs faster / slower in B by the rule */
+    size_t same, undecided, untested;  /* configs same / undecided / without a verdict (n/a, below resolution) */
     size_t n_contended;                /* configs whose A or B runs were contended */
     int allow_contended;               /* their verdicts were kept (marked), not withheld */
     double threshold;                  /* the practical threshold used */
@@ -165,6 +205,11 @@ typedef struct pm_compare_result {
  * matched is not an error here (n_configs == 0). */
 int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *err);
 void pm_compare_free(pm_compare_result *r);
+
+/* The summary in one line, every withholding said on it: "0.849× [0.765, 0.942] (95% over configs) from 3 of 4
+ * configs (1 contended withheld); 3 faster, 0 slower, 0 same, 0 undecided" — or, when no config is decided,
+ * "no summary: ..." with the reasons. */
+void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n);
 
 /* The human tables (text, Markdown) are in lib/output/compare_out.h. */
 /* Everything as JSON (NaN as null); NULL when out of memory. */

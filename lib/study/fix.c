@@ -395,10 +395,10 @@ static int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
     int rc = pm_compare_run(&co, &r, err);
     if (rc)
         return rc;
-    pm_fix_measure m = {.n_configs = r.n_ratios, .min_n = INT_MAX, .ratio = r.n_ratios ? r.geomean_ratio : NAN,
-                        .lo = r.geomean_ci_lo, .hi = r.geomean_ci_hi, .n_contended = r.n_contended,
-                        .allow_contended = x->o->allow_contended};
-    int n_faster = 0, n_slower = 0;
+    pm_fix_measure m = {.n_configs = 0, .min_n = INT_MAX, .ratio = r.geomean_ratio,
+                        .lo = r.geomean_ci_lo, .hi = r.geomean_ci_hi, .faster = r.faster, .slower = r.slower,
+                        .same = r.same, .undecided = r.undecided, .untested = r.untested, .repeats_needed = NAN,
+                        .n_contended = r.n_contended, .allow_contended = x->o->allow_contended};
     json_t *regimes = json_array();
     /* Per regime of the study (the config's dominant stage): geometric mean of the config ratios. */
     for (size_t k = 0; k < x->n_ev; k++) {
@@ -409,36 +409,39 @@ static int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
         if (!first)
             continue;
         double sum = 0;
-        int cnt = 0;
+        int cnt = 0, all = 0;
         for (size_t i = 0; i < r.n_configs; i++) {
             const pm_compare_stat *st = &r.configs[i].wall;
+            /* a summary obeys the rule: decided configs only, the others counted */
+            int decided = st->verdict == PM_VERDICT_FASTER || st->verdict == PM_VERDICT_SLOWER ||
+                          st->verdict == PM_VERDICT_SAME;
             for (size_t q = 0; q < x->n_ev; q++) {
                 char eb[600];
                 ev_base(x, q, eb, sizeof eb);
-                if (!strcmp(eb, r.configs[i].key) && !strcmp(x->ev[q].regime, reg) && st->ratio > 0 &&
-                    isfinite(st->ratio)) {
+                if (strcmp(eb, r.configs[i].key) || strcmp(x->ev[q].regime, reg))
+                    continue;
+                all++;
+                if (decided && st->ratio > 0 && isfinite(st->ratio)) {
                     sum += log(st->ratio);
                     cnt++;
                 }
             }
         }
-        if (cnt)
-            json_array_append_new(regimes, json_pack("{s:s, s:i, s:f}", "regime", reg, "configs", cnt,
-                                                     "geomean_ratio", exp(sum / cnt)));
+        if (all)
+            json_array_append_new(regimes, json_pack("{s:s, s:i, s:i, s:o}", "regime", reg, "configs", cnt,
+                                                     "of", all, "geomean_ratio", num(cnt ? exp(sum / cnt) : NAN)));
     }
     for (size_t i = 0; i < r.n_configs; i++) {
         const pm_compare_stat *st = &r.configs[i].wall;
         int nmin = (int)(st->n_a < st->n_b ? st->n_a : st->n_b);
         if (nmin < m.min_n)
             m.min_n = nmin;
-        /* compare's one rule per config: Welch on log times, Holm across the configs, past the threshold */
-        n_faster += st->verdict == PM_VERDICT_FASTER;
-        n_slower += st->verdict == PM_VERDICT_SLOWER;
+        m.n_configs += st->ratio > 0 && isfinite(st->ratio);   /* configs with a ratio (none: nothing measured) */
+        /* compare's one rule per config counted in m (r.faster ...); the repeats the slowest to settle needs */
+        if (st->verdict == PM_VERDICT_UNDECIDED && isfinite(st->repeats_needed) &&
+            !(st->repeats_needed <= m.repeats_needed))
+            m.repeats_needed = st->repeats_needed;
     }
-    if (r.n_configs && n_faster == (int)r.n_configs)
-        m.all_sig = 1;
-    else if (r.n_configs && n_slower == (int)r.n_configs)
-        m.all_sig = -1;
     if (m.min_n == INT_MAX)
         m.min_n = 0;
     jb->m = m;
@@ -707,6 +710,10 @@ static json_t *job_json(fix_ctx *x, const job *jb, const char *name, const pm_fi
         json_object_set_new(o, "note", json_string(jb->note));
     json_object_set_new(o, "contended_configs", json_integer((json_int_t)jb->m.n_contended));
     job_ledger_json(jb, o);
+    json_object_set_new(o, "config_verdicts", json_pack("{s:I, s:I, s:I, s:I, s:I}", "faster",
+                        (json_int_t)jb->m.faster, "slower", (json_int_t)jb->m.slower, "same", (json_int_t)jb->m.same,
+                        "undecided", (json_int_t)jb->m.undecided, "untested", (json_int_t)jb->m.untested));
+    json_object_set_new(o, "repeats_needed", num(jb->m.repeats_needed));
     return o;
 }
 
@@ -1129,6 +1136,11 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
                         pm_fix_verdict_name(head->verdict), "output", head->output[0] ? head->output : "unchecked",
                         "ship", ships, "contended_configs", (json_int_t)head->m.n_contended);
         job_ledger_json(head, rec);
+        json_object_set_new(rec, "config_verdicts", json_pack("{s:I, s:I, s:I, s:I, s:I}", "faster",
+                            (json_int_t)head->m.faster, "slower", (json_int_t)head->m.slower, "same",
+                            (json_int_t)head->m.same, "undecided", (json_int_t)head->m.undecided, "untested",
+                            (json_int_t)head->m.untested));
+        json_object_set_new(rec, "repeats_needed", num(head->m.repeats_needed));
     }
 
     json_t *table = json_array();

@@ -441,26 +441,25 @@ const char *pm_fix_verdict_name(pm_fix_verdict v)
     case PM_FIX_CHANGES_OUTPUT: return "changes output";
     case PM_FIX_NOT_RUN: return "not run";
     case PM_FIX_CONTENDED: return "no conclusion (contended)";
+    case PM_FIX_UNSETTLED: return "undecided";
     default: return "undecided";
     }
 }
 
 pm_fix_verdict pm_fix_judge(const pm_fix_measure *m, int at_limit, double threshold)
 {
-    if (m->n_configs == 0 || isnan(m->ratio))
+    (void)threshold;   /* compare's verdicts already apply it, on the intervals */
+    if (m->n_configs == 0)
         return at_limit ? PM_FIX_NOT_RUN : PM_FIX_UNDECIDED;
     if (m->min_n < 3)
         return PM_FIX_UNDECIDED;
     if (m->n_contended && !m->allow_contended)
         return at_limit ? PM_FIX_CONTENDED : PM_FIX_UNDECIDED;
-    int ci = m->n_configs >= 2 && !isnan(m->lo) && !isnan(m->hi);
-    int below = (ci && m->hi < 1) || (m->all_sig == 1 && m->ratio < 1);
-    int above = (ci && m->lo > 1) || (m->all_sig == -1 && m->ratio > 1);
-    if (below && m->ratio <= 1 - threshold)
-        return PM_FIX_BETTER;
-    if (above && m->ratio >= 1 + threshold)
+    if (m->slower)
         return PM_FIX_WORSE;
-    return at_limit ? PM_FIX_NO_EFFECT : PM_FIX_UNDECIDED;
+    if (m->undecided || m->untested || m->faster + m->same < m->n_configs)
+        return at_limit ? PM_FIX_UNSETTLED : PM_FIX_UNDECIDED;
+    return m->faster ? PM_FIX_BETTER : PM_FIX_NO_EFFECT;
 }
 
 int pm_fix_greedy(const size_t *ranked, size_t n_ranked, pm_fix_try_fn try_combo, void *user, size_t *best,

@@ -108,28 +108,31 @@ typedef enum pm_fix_verdict {
     PM_FIX_NO_EFFECT,      /* undecided at the repeat limit */
     PM_FIX_CHANGES_OUTPUT, /* the compiled code computes something else: never recommended */
     PM_FIX_NOT_RUN,        /* not measured (no config, budget, no variant) */
-    PM_FIX_CONTENDED       /* at the repeat limit with contended A or B runs: no conclusion (contention.h) */
+    PM_FIX_CONTENDED,      /* at the repeat limit with contended A or B runs: no conclusion (contention.h) */
+    PM_FIX_UNSETTLED       /* at the repeat limit, some config still undecided ("undecided"; repeats_needed says
+                              how many more would settle it) */
 } pm_fix_verdict;
 
 const char *pm_fix_verdict_name(pm_fix_verdict v);
 
 typedef struct pm_fix_measure {
-    size_t n_configs;      /* configs with a ratio */
+    size_t n_configs;      /* configs with a ratio (0: nothing was measured, e.g. no ok runs on a side) */
     int min_n;             /* fewest ok cold runs on either side of any of them */
-    double ratio;          /* geometric mean B/A over the configs */
-    double lo, hi;         /* its 95% CI across configs (NAN with one config) */
-    int all_sig;           /* compare's own per-config verdict (Welch on log times, Holm across the configs, past
-                              the threshold): 1 every config faster, -1 every config slower, 0 otherwise */
+    double ratio;          /* compare's summary: geometric mean B/A over the decided, uncontended configs */
+    double lo, hi;         /* its 95% CI across those configs (NAN with fewer than 3) */
+    /* compare's own per-config verdicts on the compile wall (one rule, pm_compare_decide on intervals
+     * simultaneous over the configs): */
+    size_t faster, slower, same, undecided, untested;
+    double repeats_needed; /* most repeats per side an undecided config needs (NaN: none or not estimable) */
     size_t n_contended;    /* configs whose A or B runs were contended (compare's n_contended) */
     int allow_contended;   /* judge them anyway (--allow-contended) */
 } pm_fix_measure;
 
-/* The verdict: no conclusion from fewer than 3 runs a side, nor from contended runs (unless allow_contended:
- * UNDECIDED while repeats remain, since later rounds may run on a quieter machine, CONTENDED at the limit);
- * BETTER/WORSE when the ratio is past `threshold`
- * (0.02: 2%) and either the interval across configs excludes 1 or compare's significance rule says so for
- * every config (few configs make the across-config interval wide however clear each config is); NO_EFFECT
- * when undecided and at_limit. */
+/* The verdict, from compare's per-config verdicts: no conclusion from fewer than 3 runs a side, nor from
+ * contended runs (unless allow_contended: UNDECIDED while repeats remain, since later rounds may run on a
+ * quieter machine, CONTENDED at the limit). WORSE as soon as any config is slower; otherwise, while any config
+ * is undecided or untested, UNDECIDED (more repeats) and UNSETTLED at the limit; with every config decided,
+ * BETTER when at least one is faster (none slower), NO_EFFECT when all are the same. A fix ships only BETTER. */
 pm_fix_verdict pm_fix_judge(const pm_fix_measure *m, int at_limit, double threshold);
 
 /* Greedy combination: ranked = fixes that measured BETTER alone, best first. Starting from the best, each next

@@ -15,11 +15,17 @@ static void usage(FILE *out)
     fputs("usage: passmap compare A.db [B.db] [options]\n"
           "Compares compile times of B against A per config (matched on the key without its variant),\n"
           "per step tool and per pass. One rule: ratio of geometric means B/A; Welch t on log times (n >= 3 a\n"
-          "side); p and 95% CI Holm-corrected within configs, steps and passes; a row is faster/slower only when\n"
-          "its corrected CI excludes 1 and |ratio - 1| >= the threshold. No conclusion from contended runs: a\n"
-          "config whose A or B runs were contended (load above the CPUs, or a tool's steps below 0.75x its serial\n"
-          "CPU/wall from the sweep's null-input runs; the report's rule) is tested and counted in Holm, but its\n"
-          "rows read \"no conclusion (contended)\", with the reason.\n"
+          "side), each side's variance including its timer's rounding; a row under 10 ticks of its timer (0.1 ms\n"
+          "for MLIR/LLVM reports) is \"below resolution\" (no test). Within each table (configs, steps, passes)\n"
+          "p is Holm-adjusted and each CI is 95% simultaneous (Bonferroni). The verdict is read off the CI with\n"
+          "the threshold t: faster when its upper end < 1 - t, slower when its lower end > 1 + t, same when it\n"
+          "lies within [1 - t, 1 + t], otherwise undecided (with the repeats per side that would settle it).\n"
+          "By default the pass table holds the passes with >= 1% of the compile, top 10 per step tool\n"
+          "(--all-passes: every pass). No conclusion from contended runs: a config whose A or B runs were\n"
+          "contended (load above the CPUs, or a tool's steps below 0.75x its serial CPU/wall from the sweep's\n"
+          "null-input runs; the report's rule) is tested and counted in its table, but its rows read \"no\n"
+          "conclusion (contended)\", with the reason. The summary's geomean comes from the decided,\n"
+          "uncontended configs and says how many of how many. Each rule's reason: docs/statistics.md.\n"
           "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
           "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).\n"
           "  --a-variant V, --b-variant V  variant of each side (needed when a side holds several)\n"
@@ -27,7 +33,7 @@ static void usage(FILE *out)
           "  --sweep NAME                  sweep on both sides (needed when a database holds several)\n"
           "  --a-sweep NAME, --b-sweep NAME  sweep per side\n"
           "  --top N                       pass rows per config and in the summary (default 10)\n"
-          "  --all-passes                  every pass row\n"
+          "  --all-passes                  every pass row, each tested (a larger family: wider intervals)\n"
           "  --threshold X                 practical threshold on |ratio - 1| for faster/slower (default 2%)\n"
           "  --allow-contended             keep the verdicts of contended configs, marked contended (not a\n"
           "                                conclusion: for a machine known to be shared)\n"
@@ -100,7 +106,7 @@ int cmd_compare(int argc, char **argv)
             opts.threshold = v;
             break;
         }
-        case O_ALL: all = 1; break;
+        case O_ALL: all = opts.all_passes = 1; break;
         case O_ALLOW: opts.allow_contended = 1; break;
         case O_MD: markdown = 1; break;
         case O_JSON: json = 1; break;

@@ -131,7 +131,7 @@ static int print_text(const pm_analysis *a, int markdown, const char *db_label)
         printf("%s%s\n", markdown ? "- " : "  ", h.slowest);
     pm_rt_headline_free(&h);
     if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
-        char legend[1024];
+        char legend[2048];
         pm_rt_sig_legend(legend, sizeof legend, a);
         printf("%s%s\n", markdown ? "- " : "  ", legend);
     }
@@ -144,7 +144,7 @@ static int print_text(const pm_analysis *a, int markdown, const char *db_label)
     else
         pm_table_free(ab);
     if (!rc)
-        rc = put_table(pm_rt_configs(a, NULL), "configs (cold wall: geometric mean \u00b1 half-width of the 95% interval, "
+        rc = put_table(pm_rt_configs(a, NULL), "configs (cold wall: geometric mean [its 95% interval's ends, relative], "
                                                "log scale; no interval below 3 repeats)", markdown, width);
     /* read beside the table, not only in the docs: what a key spells, and the stage that is no pass */
     char keys[768];

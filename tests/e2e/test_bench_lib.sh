@@ -17,6 +17,7 @@ R=$TMP/r.tsv
     bench_result_ci t ci_noisy 1.2 ms 1 'ratio<=1.1' 0.95 1.4 'wide interval'
     bench_result_ci t ci_fail 1.3 ms 1 'ratio<=1.1' 1.2 1.4
     bench_result_ci t ci_pass 1.0 ms 1 'ratio<=1.1' 0.9 1.1
+    bench_result_ci t ci_point_only 1.0 ms 1 'ratio<=1.05' 0.9 1.2
     bench_result t note_tabs 1 s - - "$(printf 'a\tb')"
     bench_skip t skipped 'no tool'
     if bench_result t bad 1 s - 'ratio~1' 2>/dev/null; then echo "bad target accepted" >&2; exit 1; fi
@@ -40,6 +41,7 @@ expect "ratio target without a ratio fails" FAIL "$(verdict zero_peer)"
 expect "miss inside a consistent interval is NOISY" NOISY "$(verdict ci_noisy)"
 expect "miss with the interval outside is FAIL" FAIL "$(verdict ci_fail)"
 expect "interval row meeting the target passes" PASS "$(verdict ci_pass)"
+expect "point meets, interval reaches past the target: NOISY, not PASS" NOISY "$(verdict ci_point_only)"
 expect "tab in a note is flattened" "a b" "$(field note_tabs 9)"
 expect "skip row" SKIP "$(verdict skipped)"
 expect "bad target records nothing" 0 "$(awk -F'\t' '$2 == "bad"' "$R" | wc -l)"

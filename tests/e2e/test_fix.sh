@@ -50,6 +50,23 @@ if [ $rc = 0 ]; then ok "passmap fix ran"; else fail "passmap fix rc=$rc"; tail 
 if json_check "$TMP/fix.json" 'any(r["verdict"] == "faster" and r["ratio"] < 0.98 and r["min_runs"] >= 3 for r in d["results"])'; then
   ok "a fix measures significantly faster (3 runs a side at least)"
 else fail "no significant fix"; head -c 3000 "$TMP/fix.json" | sed 's/^/#   /'; fi
+# every fix verdict is the combination of compare's per-config verdicts the JSON records (docs/statistics.md)
+if python3 - "$TMP/fix.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["results"]:
+    cv = r.get("config_verdicts")
+    if not cv or r["verdict"] in ("not run", "changes output", "no conclusion (contended)"):
+        continue
+    n = sum(cv.values())
+    want = ("slower" if cv["slower"] else "faster" if cv["faster"] and cv["faster"] + cv["same"] == n
+            else "no effect" if cv["same"] == n else "undecided")
+    assert r["verdict"] == want, (r["name"], r["verdict"], cv)
+    if r["verdict"] == "faster":
+        assert cv["faster"] >= 1 and cv["undecided"] == 0 == cv["slower"]
+PY
+then ok "each fix verdict follows compare's per-config verdicts"
+else fail "fix verdicts against the rule"; fi
 if json_check "$TMP/fix.json" 'all(r["output"].startswith("bit-exact (") and int(r["output"].split("(")[1].split()[0]) > 0 for r in d["results"] if r["verdict"] == "faster")'; then
   ok "every faster variant computes bit-exactly what stock computes"
 else fail "output check"; grep -o '"output": "[^"]*"' "$TMP/fix.json" | sed 's/^/#   /'; fi

@@ -42,6 +42,8 @@ typedef struct pass_spec {
     unsigned flags;
 } pass_spec;
 
+static pm_format rec_format = PM_FMT_AUTO;   /* the report format recorded with the passes */
+
 static void record(pm_store *st, int64_t sweep, const char *key, const char *variant, const char *mode,
                    const char *status, double wall, double llc_share, const pass_spec *passes, size_t n_passes)
 {
@@ -51,6 +53,7 @@ static void record(pm_store *st, int64_t sweep, const char *key, const char *var
     assert_int_equal(pm_store_config(st, sweep, &cfg, &cid, &err), PM_OK);
     pm_report rep;
     pm_report_init(&rep);
+    rep.format = rec_format;
     for (size_t i = 0; i < n_passes; i++) {
         pm_pass p = {.name = (char *)passes[i].name, .wall_s = passes[i].wall, .user_s = -1, .parent = -1,
                      .flags = passes[i].flags};
@@ -223,7 +226,11 @@ static void check_llm_config(const pm_compare_config *c)
     assert_near(canon->st.ratio, 1.0, 1e-12);
     assert_near(canon->st.delta, 0.0, 1e-12);
     assert_int_equal(canon->st.significant, 0);
-    assert_int_equal(canon->st.verdict, PM_VERDICT_SAME);
+    /* ratio 1 but its interval reaches far past +-2%: not "same" (equivalence is not shown), undecided, with the
+     * repeats that would settle it */
+    assert_int_equal(canon->st.verdict, PM_VERDICT_UNDECIDED);
+    assert_true(canon->st.ci_lo < 0.98 && canon->st.ci_hi > 1.02);
+    assert_true(canon->st.repeats_needed > 3 && isfinite(canon->st.repeats_needed));
     const pm_compare_row *conv = find_pass(c, "Conv");
     assert_non_null(conv);
     assert_near(conv->st.ratio, 0.2, 1e-12);
@@ -250,15 +257,20 @@ static void check_summary(const pm_compare_result *r)
     assert_near(r->configs[0].wall.ratio, 1.0, 1e-12);
     assert_int_equal(r->configs[0].wall.significant, 0);
     check_llm_config(&r->configs[1]);
-    assert_int_equal(r->n_ratios, 2);
-    assert_near(r->geomean_ratio, sqrt(0.5), 1e-12);
-    /* two config ratios: no interval over configs (needs n >= 3) */
+    /* the cnn config is undecided (its interval around 1 reaches past +-2%): the summary leaves it out */
+    assert_int_equal(r->configs[0].wall.verdict, PM_VERDICT_UNDECIDED);
+    assert_int_equal(r->n_ratios, 1);
+    assert_int_equal(r->undecided, 1);
+    assert_near(r->geomean_ratio, 0.5, 1e-12);
+    /* one config ratio: no interval over configs (needs n >= 3) */
     assert_true(isnan(r->geomean_ci_lo) && isnan(r->geomean_ci_hi));
     assert_int_equal(r->faster, 1);
     assert_int_equal(r->slower, 0);
     assert_int_equal(r->n_regimes, 2);
     assert_string_equal(r->regimes[0].regime, "llc");
-    assert_near(r->regimes[0].geomean_ratio, 1.0, 1e-12);
+    assert_int_equal(r->regimes[0].n_all, 1);
+    assert_int_equal(r->regimes[0].n_configs, 0);
+    assert_true(isnan(r->regimes[0].geomean_ratio));
     assert_string_equal(r->regimes[1].regime, "mlir-opt");
     assert_near(r->regimes[1].geomean_ratio, 0.5, 1e-12);
     assert_int_equal(r->regimes[1].faster, 1);
@@ -448,7 +460,11 @@ static void test_output(void **state)
     assert_non_null(strstr(text, "pass mlir-opt: NewPass"));
     assert_non_null(strstr(text, "added"));
     assert_non_null(strstr(text, "removed"));
-    assert_non_null(strstr(text, "geomean ratio B/A 0.707"));
+    /* the summary comes from the decided config only (the cnn one is undecided: identical samples, a wide
+     * interval around 1) and says so on the same line */
+    assert_non_null(strstr(text, "compile wall B/A: 0.500\u00d7 (no interval: fewer than 3 configs) from 1 of 2 configs "
+                                 "(1 undecided left out)"));
+    assert_non_null(strstr(text, "95% simultaneous (Bonferroni, m=2)"));
     assert_non_null(strstr(text, "only in A: llm/qwen2/0.5b/w256/int8/L2/stock"));
     free(text);
     text = render(&r, PM_COMPARE_TEXT, 1);
@@ -464,7 +480,9 @@ static void test_output(void **state)
     json_t *j = pm_compare_to_json(&r);
     assert_non_null(j);
     json_t *sum = json_object_get(j, "summary");
-    assert_near(json_real_value(json_object_get(sum, "geomean_ratio")), sqrt(0.5), 1e-12);
+    assert_near(json_real_value(json_object_get(sum, "geomean_ratio")), 0.5, 1e-12);
+    assert_int_equal(json_integer_value(json_object_get(sum, "n_ratios")), 1);
+    assert_int_equal(json_integer_value(json_object_get(sum, "undecided")), 1);
     assert_int_equal(json_integer_value(json_object_get(sum, "n_configs")), 2);
     assert_int_equal(json_integer_value(json_object_get(sum, "faster")), 1);
     assert_int_equal(json_array_size(json_object_get(sum, "by_regime")), 2);
@@ -490,9 +508,9 @@ static void test_output(void **state)
     pm_compare_free(&r);
 }
 
-/* Everything printed follows from one rule: over many families of tests, a verdict of faster/slower holds
- * exactly when the corrected CI excludes 1 and the change clears the threshold, and the CI excludes 1
- * exactly when the Holm-adjusted p is below 0.05 (no "significant" row at p = 0.0501). */
+/* Everything printed follows from one rule: over many families of tests, each interval is at alpha / m
+ * (Bonferroni), the verdict is exactly pm_compare_decide of that interval, and a claim (faster/slower) has its
+ * Holm-adjusted p below 0.05. */
 static void test_rule_consistency(void **state)
 {
     unsigned seed = 7;
@@ -514,15 +532,19 @@ static void test_rule_consistency(void **state)
         for (int k = 0; k < M; k++) {
             const pm_compare_stat *x = &st[k];
             assert_false(isnan(x->p));
-            int excludes = x->ci_lo > 1 || x->ci_hi < 1;
-            assert_int_equal(excludes, x->p_holm < 0.05);
+            assert_int_equal(x->family_m, M);
+            assert_near(x->level, 0.05 / M, 1e-15);
             assert_true(x->p_holm >= x->p);
+            assert_int_equal(x->verdict, pm_compare_decide(x->ci_lo, x->ci_hi, 0.02));
             int claim = x->verdict == PM_VERDICT_FASTER || x->verdict == PM_VERDICT_SLOWER;
-            assert_int_equal(claim, excludes && fabs(x->ratio - 1) >= 0.02);
             assert_int_equal(x->significant, claim);
+            if (claim)
+                assert_true(x->p_holm < 0.05);
             if (x->verdict == PM_VERDICT_FASTER)
-                assert_true(x->ratio < 1 && x->ci_hi < 1);
-            assert_true(x->ci_lo > 0);
+                assert_true(x->ratio < 1 && x->ci_hi < 0.98);
+            if (x->verdict == PM_VERDICT_SAME)
+                assert_true(x->ci_lo >= 0.98 && x->ci_hi <= 1.02);
+            assert_true(x->ci_lo > 0 && x->ci_lo < x->ci_hi);
         }
     }
     /* n = 2 on a side: no test, no interval, no claim */
@@ -680,6 +702,99 @@ static void test_contended_withheld(void **state)
     pm_compare_free(&kept);
 }
 
+/* The default pass family (compare.h): passes with >= 1% of the compile wall, at most the top 10 per step tool;
+ * the rest keep their numbers but no test ("not tested (outside the family)"); --all-passes tests them all. Passes
+ * under 10 ticks of their report's 0.1 ms are below resolution either way. */
+static void family_store(const char *path, int equal)
+{
+    pm_store *st;
+    int64_t sw;
+    pm_err err = {0};
+    assert_int_equal(pm_store_open(path, &st, &err), PM_OK);
+    assert_int_equal(pm_store_sweep(st, "s", NULL, NULL, NULL, &sw, &err), PM_OK);
+    static const char *const names[15] = {"P00", "P01", "P02", "P03", "P04", "P05", "P06", "P07",
+                                          "P08", "P09", "P10", "P11", "P12", "P13", "P14"};
+    static const double jit[3] = {1.0, 1.02, 0.98};
+    rec_format = PM_FMT_MLIR_TEXT;
+    for (int v = 0; v < 2; v++)
+        for (int i = 0; i < 3; i++) {
+            pass_spec ps[15];
+            size_t n = equal ? 12 : 15;
+            for (size_t k = 0; k < n; k++)   /* B 20% faster on every pass */
+                ps[k] = (pass_spec){names[k], (equal ? 0.05 : 0.3 * pow(0.6, (double)k)) * jit[(i + k + v) % 3] *
+                                                  (v ? 0.8 : 1.0), 0};
+            record(st, sw, v ? "c/x/fix" : "c/x/stock", v ? "fix" : "stock", "cold", "ok", 1.0 * jit[i], 0.2, ps, n);
+        }
+    rec_format = PM_FMT_AUTO;
+    pm_store_close(st);
+}
+
+static const pm_compare_row *pass_row(const pm_compare_config *c, const char *name)
+{
+    const pm_compare_row *r = find_pass(c, name);
+    assert_non_null(r);
+    return r;
+}
+
+static void test_default_pass_family(void **state)
+{
+    fixture *f = *state;
+    char path[600];
+    snprintf(path, sizeof path, "%s/family.db", f->dir);
+    family_store(path, 0);
+    pm_compare_opts o = {.path_a = path, .path_b = path, .variant_a = "stock", .variant_b = "fix"};
+    pm_compare_result r;
+    pm_err err = {0};
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_OK);
+    assert_int_equal(r.n_configs, 1);
+    const pm_compare_config *c = &r.configs[0];
+    /* 0.3 x 0.6^k of a 1 s compile: P00..P06 take >= 1% (in the family), P07..P11 less (outside), P12..P14 are
+     * under 1 ms = 10 ticks of 0.1 ms (below resolution) */
+    for (int k = 0; k < 15; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "P%02d", k);
+        const pm_compare_row *row = pass_row(c, name);
+        pm_compare_verdict want = k <= 6 ? row->st.tested : k <= 11 ? PM_VERDICT_OUTSIDE : PM_VERDICT_BELOW_RESOLUTION;
+        assert_int_equal(row->st.verdict, want);
+        if (k <= 6) {
+            assert_int_equal(row->st.family_m, 7);
+            assert_true(row->st.tick == 1e-4 && !isnan(row->st.p));
+        } else {
+            assert_true(isnan(row->st.p) && isnan(row->st.ci_lo));
+            assert_near(row->st.ratio, 0.8, 0.05);   /* the numbers stay */
+        }
+    }
+    assert_string_equal(pm_compare_verdict_name(PM_VERDICT_OUTSIDE), "not tested (outside the family)");
+    pm_compare_free(&r);
+    /* --all-passes: every pass above resolution is tested, a larger family */
+    o.all_passes = 1;
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_OK);
+    c = &r.configs[0];
+    for (int k = 0; k < 15; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "P%02d", k);
+        const pm_compare_row *row = pass_row(c, name);
+        if (k <= 11)
+            assert_int_equal(row->st.family_m, 12);
+        else
+            assert_int_equal(row->st.verdict, PM_VERDICT_BELOW_RESOLUTION);
+    }
+    pm_compare_free(&r);
+    /* twelve passes of 5% each: the top 10 of the step tool are the family */
+    snprintf(path, sizeof path, "%s/family12.db", f->dir);
+    family_store(path, 1);
+    o = (pm_compare_opts){.path_a = path, .path_b = path, .variant_a = "stock", .variant_b = "fix"};
+    assert_int_equal(pm_compare_run(&o, &r, &err), PM_OK);
+    size_t in = 0, out = 0;
+    for (size_t k = 0; k < r.configs[0].n_passes; k++) {
+        in += r.configs[0].passes[k].st.family_m == 10;
+        out += r.configs[0].passes[k].st.verdict == PM_VERDICT_OUTSIDE;
+    }
+    assert_int_equal(in, 10);
+    assert_int_equal(out, 2);
+    pm_compare_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -695,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_rule_consistency),
         cmocka_unit_test(test_max_repeats),
         cmocka_unit_test(test_contended_withheld),
+        cmocka_unit_test(test_default_pass_family),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

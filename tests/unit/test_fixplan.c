@@ -208,40 +208,40 @@ static void budget_trims_the_plan(void **state)
     pm_fix_catalogue_free(&cat);
 }
 
+/* The fix verdict is compare's per-config verdicts (each from the one interval rule), combined: slower anywhere
+ * is worse; any config undecided keeps repeating and is "undecided" at the limit (never "no effect"); with every
+ * config decided, faster when one is faster and none slower, no effect when all are the same. */
 static void verdicts_follow_the_interval_and_the_threshold(void **state)
 {
-    pm_fix_measure m = {.n_configs = 3, .min_n = 3, .ratio = 0.8, .lo = 0.7, .hi = 0.9};
+    pm_fix_measure m = {.n_configs = 3, .min_n = 3, .ratio = 0.8, .lo = 0.7, .hi = 0.9, .faster = 3};
     assert_int_equal(pm_fix_judge(&m, 0, 0.02), PM_FIX_BETTER);
     m.min_n = 2;   /* no conclusion from n < 3 */
     assert_int_equal(pm_fix_judge(&m, 1, 0.02), PM_FIX_UNDECIDED);
     m.min_n = 3;
-    m.ratio = 0.99, m.lo = 0.985, m.hi = 0.995;   /* significant but inside the 2% threshold */
+    m.faster = 2, m.same = 1;   /* faster on two, the same on one: faster */
+    assert_int_equal(pm_fix_judge(&m, 0, 0.02), PM_FIX_BETTER);
+    m.faster = 0, m.same = 3;   /* every interval within +-2% */
+    assert_int_equal(pm_fix_judge(&m, 0, 0.02), PM_FIX_NO_EFFECT);
+    m.same = 2, m.undecided = 1, m.repeats_needed = 40;   /* one interval straddles a threshold */
     assert_int_equal(pm_fix_judge(&m, 0, 0.02), PM_FIX_UNDECIDED);
-    assert_int_equal(pm_fix_judge(&m, 1, 0.02), PM_FIX_NO_EFFECT);
-    m.ratio = 1.3, m.lo = 1.1, m.hi = 1.5;
+    assert_int_equal(pm_fix_judge(&m, 1, 0.02), PM_FIX_UNSETTLED);
+    assert_string_equal(pm_fix_verdict_name(PM_FIX_UNSETTLED), "undecided");
+    m.same = 0, m.faster = 2, m.undecided = 1;   /* faster where decided, but not everywhere yet: not shipped */
+    assert_int_equal(pm_fix_judge(&m, 1, 0.02), PM_FIX_UNSETTLED);
+    m.undecided = 0, m.slower = 1;   /* slower on one config: worse, whatever the others say */
     assert_int_equal(pm_fix_judge(&m, 0, 0.02), PM_FIX_WORSE);
-    m.ratio = 0.7, m.lo = 0.4, m.hi = 1.2;   /* interval straddles 1 */
-    assert_int_equal(pm_fix_judge(&m, 0, 0.02), PM_FIX_UNDECIDED);
-    /* one config: compare's own flag decides */
-    pm_fix_measure one = {.n_configs = 1, .min_n = 5, .ratio = 0.6, .lo = NAN, .hi = NAN, .all_sig = 1};
+    /* one config: its own verdict decides */
+    pm_fix_measure one = {.n_configs = 1, .min_n = 5, .ratio = 0.6, .lo = NAN, .hi = NAN, .faster = 1};
     assert_int_equal(pm_fix_judge(&one, 0, 0.02), PM_FIX_BETTER);
-    one.all_sig = 0;
-    assert_int_equal(pm_fix_judge(&one, 1, 0.02), PM_FIX_NO_EFFECT);
-    one.all_sig = -1, one.ratio = 1.5;
-    assert_int_equal(pm_fix_judge(&one, 0, 0.02), PM_FIX_WORSE);
-    /* two configs, each clearly faster by compare's rule, across-config interval wide: faster */
-    pm_fix_measure two = {.n_configs = 2, .min_n = 3, .ratio = 0.8, .lo = 0.2, .hi = 3.1, .all_sig = 1};
-    assert_int_equal(pm_fix_judge(&two, 0, 0.02), PM_FIX_BETTER);
-    two.all_sig = 0;   /* one of them not significant: the wide interval decides nothing */
-    assert_int_equal(pm_fix_judge(&two, 0, 0.02), PM_FIX_UNDECIDED);
-    two.all_sig = 1, two.ratio = 0.99;   /* significant everywhere but inside the threshold */
-    assert_int_equal(pm_fix_judge(&two, 1, 0.02), PM_FIX_NO_EFFECT);
+    one.faster = 0, one.untested = 1;   /* no test (a zero time): never a conclusion */
+    assert_int_equal(pm_fix_judge(&one, 1, 0.02), PM_FIX_UNSETTLED);
     pm_fix_measure none = {.n_configs = 0, .ratio = NAN};
     assert_int_equal(pm_fix_judge(&none, 1, 0.02), PM_FIX_NOT_RUN);
     assert_string_equal(pm_fix_verdict_name(PM_FIX_CHANGES_OUTPUT), "changes output");
     /* a clear 20% gain from contended runs: no conclusion; repeats go on while there are some (a quieter round
      * may follow), at the limit "no conclusion (contended)"; --allow-contended judges it */
-    pm_fix_measure busy = {.n_configs = 3, .min_n = 3, .ratio = 0.8, .lo = 0.7, .hi = 0.9, .n_contended = 1};
+    pm_fix_measure busy = {.n_configs = 3, .min_n = 3, .ratio = 0.8, .lo = 0.7, .hi = 0.9, .faster = 3,
+                           .n_contended = 1};
     assert_int_equal(pm_fix_judge(&busy, 0, 0.02), PM_FIX_UNDECIDED);
     assert_int_equal(pm_fix_judge(&busy, 1, 0.02), PM_FIX_CONTENDED);
     assert_string_equal(pm_fix_verdict_name(PM_FIX_CONTENDED), "no conclusion (contended)");

@@ -16,6 +16,7 @@
 #include "compare_out.h"
 #include "fix_report.h"
 #include "report_tables.h"
+#include "stats.h"
 
 /* Deterministic jitter around 1 (+-5%). */
 static double jitter(unsigned *seed)
@@ -33,16 +34,26 @@ static void samples(double shift, unsigned seed, double *a, double *b, size_t n)
     }
 }
 
-/* A single config's test whose raw p lies in (0.02, 0.045) with a ratio past the threshold: significant alone,
- * not once Holm multiplies it by 3. Found by scanning the shift (deterministic). */
+/* A single config's test whose 95% interval lies below 0.98 alone but not at 0.05/3: faster alone, undecided in a
+ * table of three. Found by scanning the shift (deterministic). */
 static void borderline(pm_compare_stat *st)
 {
     double a[5], b[5];
     for (int k = 1; k < 400; k++) {
         for (unsigned seed = 1; seed < 40; seed++) {
-            samples(1 - 0.001 * k, seed, a, b, 5);
+            double shift = 1 - 0.001 * k;
+            samples(shift, seed, a, b, 5);
+            for (int i = 0; i < 5; i++) {   /* three times the jitter: +-15% */
+                a[i] = 2.0 * pow(a[i] / 2.0, 3);
+                b[i] = 2.0 * shift * pow(b[i] / (2.0 * shift), 3);
+            }
             pm_compare_test(a, 5, b, 5, st);
-            if (st->p > 0.02 && st->p < 0.045 && st->ratio < 0.97)
+            pm_stats_logratio r = {.ratio = st->ratio, .diff = log(st->ratio), .se = st->se_log, .df = st->df,
+                                   .p = st->p};
+            double lo1, hi1, lo3, hi3;
+            pm_stats_logratio_ci(&r, 0.05, &lo1, &hi1);
+            pm_stats_logratio_ci(&r, 0.05 / 3, &lo3, &hi3);
+            if (hi1 < 0.98 && hi3 > 1)
                 return;
         }
     }
@@ -82,12 +93,16 @@ static void build(ab_fixture *f)
     f->ab.cmp.configs = f->cfg;
     f->ab.cmp.n_configs = 4;
     f->ab.cmp.threshold = PM_COMPARE_THRESHOLD;
-    f->ab.cmp.n_ratios = 4;
     f->ab.cmp.geomean_ratio = 0.8;
     f->ab.cmp.geomean_ci_lo = f->ab.cmp.geomean_ci_hi = NAN;
     for (int i = 0; i < 4; i++) {
-        f->ab.cmp.faster += f->cfg[i].wall.verdict == PM_VERDICT_FASTER;
-        f->ab.cmp.slower += f->cfg[i].wall.verdict == PM_VERDICT_SLOWER;
+        pm_compare_verdict v = f->cfg[i].wall.verdict;
+        f->ab.cmp.faster += v == PM_VERDICT_FASTER;
+        f->ab.cmp.slower += v == PM_VERDICT_SLOWER;
+        f->ab.cmp.same += v == PM_VERDICT_SAME;
+        f->ab.cmp.undecided += v == PM_VERDICT_UNDECIDED;
+        f->ab.cmp.untested += v == PM_VERDICT_NA;
+        f->ab.cmp.n_ratios += v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER || v == PM_VERDICT_SAME;
     }
     f->a.ab = &f->ab;
     f->a.n_ab = 1;
@@ -113,19 +128,21 @@ static void test_ab_table_marks(void **state)
     /* the clear change is marked, its interval below 1 */
     assert_string_equal(cell_text(t, 0, "verdict"), "faster");
     assert_true(f.cfg[0].wall.ci_hi < 1);
-    /* the CI crossing 1 is not marked */
+    /* the CI crossing 1 (and both thresholds) is neither faster nor same: undecided, with the repeats to settle it */
     assert_true(f.cfg[1].wall.ci_lo < 1 && f.cfg[1].wall.ci_hi > 1);
-    assert_string_equal(cell_text(t, 1, "verdict"), "same");
-    /* within the 2% threshold: not marked, although its interval excludes 1 */
-    assert_true(f.cfg[2].wall.ci_hi < 1);
+    assert_int_equal(f.cfg[1].wall.verdict, PM_VERDICT_UNDECIDED);
+    assert_true(!strncmp(cell_text(t, 1, "verdict"), "undecided (~", 12));
+    /* a 1% change whose whole interval lies within +-2%: same (equivalence shown), although it excludes 1 */
+    assert_true(f.cfg[2].wall.ci_hi < 1 && f.cfg[2].wall.ci_lo >= 0.98);
     assert_string_equal(cell_text(t, 2, "verdict"), "same");
     /* n = 2: no test, no interval, no mark */
     assert_string_equal(cell_text(t, 3, "verdict"), "n/a");
     assert_string_equal(cell_text(t, 3, "ci"), "n=2, no interval");
     assert_non_null(strstr(cell_text(t, 3, "wall_b_s"), "(n=2, no interval)"));
     /* the side walls in the report's interval format */
-    assert_non_null(strstr(cell_text(t, 0, "wall_a_s"), " s \u00b1"));
-    /* the printed interval is the Holm-corrected one the mark was decided on */
+    assert_non_null(strstr(cell_text(t, 0, "wall_a_s"), " s [-"));   /* both ends: asymmetric, never "±" */
+    /* the printed interval is the simultaneous one (Bonferroni over the 3 tests) the mark was decided on */
+    assert_int_equal(f.cfg[0].wall.family_m, 3);
     char ci[64];
     snprintf(ci, sizeof ci, "[%.3f, %.3f]", f.cfg[0].wall.ci_lo, f.cfg[0].wall.ci_hi);
     assert_string_equal(cell_text(t, 0, "ci"), ci);
@@ -135,15 +152,19 @@ static void test_ab_table_marks(void **state)
     pm_rt_headline h;
     assert_int_equal(pm_rt_headline_build(&f.a, &h), PM_OK);
     assert_non_null(strstr(h.ab, "variant fix vs stock"));
-    assert_non_null(strstr(h.ab, "1 faster, 0 slower, 2 same, 1 n/a"));
+    /* the summary from the 2 decided configs, the others said on the same line */
+    assert_non_null(strstr(h.ab, "from 2 of 4 configs (1 undecided, 1 without a test"));
+    assert_non_null(strstr(h.ab, "1 faster, 0 slower, 1 same, 1 undecided"));
     pm_rt_headline_free(&h);
     /* the legend is compare's rule */
-    char legend[1024], rule[768];
+    char legend[2048], rule[1536];
     pm_rt_sig_legend(legend, sizeof legend, &f.a);
     pm_compare_rule_text(rule, sizeof rule, PM_COMPARE_THRESHOLD, 0);
     assert_non_null(strstr(legend, rule));
     assert_non_null(strstr(rule, "Holm"));
-    assert_non_null(strstr(rule, "2%"));
+    assert_non_null(strstr(rule, "Bonferroni"));
+    assert_non_null(strstr(rule, "upper end < 0.98"));
+    assert_non_null(strstr(legend, "fix vs stock m=3"));
 
     /* a contended config: compare withholds its mark (the report shows compare's), the side named beside it;
      * --allow-contended keeps the mark, still named contended */
@@ -203,14 +224,14 @@ static void test_holm_changes_mark(void **state)
     borderline(&one);
     pm_compare_stat fam[3] = {one, one, one}, *pf[3] = {&fam[0], &fam[1], &fam[2]};
     assert_int_equal(pm_compare_correct(&p1, 1, PM_COMPARE_ALPHA, PM_COMPARE_THRESHOLD), 0);
-    assert_int_equal(one.verdict, PM_VERDICT_FASTER);   /* alone: p < 0.05 */
-    assert_true(one.ci_hi < 1);
-    /* three such rows in one table: Holm's p = 3p > 0.05, the corrected interval holds 1, no mark */
+    assert_int_equal(one.verdict, PM_VERDICT_FASTER);   /* alone: its 95% interval lies below 0.98 */
+    assert_true(one.ci_hi < 0.98);
+    /* three such rows in one table: Holm's p = 3p > 0.05, the simultaneous interval (0.05/3) holds 1: undecided */
     assert_int_equal(pm_compare_correct(pf, 3, PM_COMPARE_ALPHA, PM_COMPARE_THRESHOLD), 0);
     for (int i = 0; i < 3; i++) {
         assert_true(fam[i].p_holm > 0.05);
         assert_true(fam[i].ci_hi > 1);
-        assert_int_equal(fam[i].verdict, PM_VERDICT_SAME);
+        assert_int_equal(fam[i].verdict, PM_VERDICT_UNDECIDED);
     }
     /* and the report's table shows the corrected mark */
     pm_compare_config cfg[3] = {0};
@@ -221,7 +242,7 @@ static void test_holm_changes_mark(void **state)
     pm_table *t = pm_rt_ab(&a);
     assert_non_null(t);
     for (size_t r = 0; r < 3; r++)
-        assert_string_equal(cell_text(t, r, "verdict"), "same");
+        assert_true(!strncmp(cell_text(t, r, "verdict"), "undecided", 9));
     pm_table_free(t);
 }
 
@@ -249,6 +270,16 @@ static void test_fix_text_never_contradicts(void **state)
     json_object_set_new(o, "contended_configs", json_integer(2));
     pm_fix_ratio_text(o, m, sizeof m);
     assert_non_null(strstr(m, "2 configs contended, kept by --allow-contended"));
+    /* with compare's per-config verdicts recorded, they are said; an undecided fix says what would settle it */
+    json_object_set_new(o, "config_verdicts", json_pack("{s:i,s:i,s:i,s:i}", "faster", 2, "slower", 0, "same", 1,
+                                                        "undecided", 0));
+    pm_fix_ratio_text(o, m, sizeof m);
+    assert_non_null(strstr(m, "per config by compare's rule: 2 faster, 0 slower, 1 same, 0 undecided"));
+    json_object_set_new(o, "verdict", json_string("undecided"));
+    json_object_set_new(o, "repeats_needed", json_real(37));
+    pm_fix_ratio_text(o, m, sizeof m);
+    assert_non_null(strstr(m, "~37 runs/side would settle it"));
+    json_object_del(o, "config_verdicts");
     json_object_set_new(o, "verdict", json_string("no conclusion (contended)"));
     pm_fix_ratio_text(o, m, sizeof m);
     assert_null(strstr(m, "contended"));
