@@ -62,6 +62,11 @@ typedef struct pm_an_config {
     double cpu_ratio;             /* min over its tools of the steps' CPU/wall ((user+sys)/wall) / that tool's serial
                                      baseline; NAN: no tool of it has a baseline */
     const char *starved_tool;     /* the tool of cpu_ratio, or NULL */
+    /* measured contention (contention.h): means over the cold runs of host.psi_cpu_some_us,
+       host.psi_cgroup_cpu_some_us (µs) and host.steal_ms (-1: not recorded), and their shares of the mean cold
+       wall (NAN: not recorded; then the load and CPU/wall fallback judges) */
+    double psi_us, psi_cgroup_us, steal_ms;
+    double psi_share, steal_share;
     /* process-overhead = start-up + outside passes (shares of the cold wall, and seconds); NAN: start-up not
        measured for any tool of the config. start-up per run = sum over its steps of the tool's median null-run
        wall, at most the run's process-overhead. */

@@ -191,6 +191,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
     char note[512] = "";
     double wall = 0, user = 0, sys = 0;
     long rss = 0;
+    pm_run_pressure pressure;
+    pm_run_pressure_init(&pressure);
     char path[PATH_MAX + 64];
 
     if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)))
@@ -257,6 +259,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         wall += r->wall_s;
         user += r->user_s;
         sys += r->sys_s;
+        pm_run_pressure_add(&pressure, r);
         if (r->maxrss_kb > rss)
             rss = r->maxrss_kb;
         sl.recs[i] = (pm_step_record){.tool = st->tool, .argv = sl.argvs[i], .result = r, .report = NULL};
@@ -319,6 +322,12 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         }
     }
 
+    /* what others wanted of the CPU during the run's steps: contention.h judges the run by it */
+    for (int k = 0; k < PM_RUN_PRESSURE_METRICS; k++)
+        if (pressure.value[k] >= 0 && push_metric(&metrics, &n_metrics, pm_run_pressure_name(k), pressure.value[k])) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
     for (int k = 0; k < cs->prep.n_metrics; k++)
         if (push_metric(&metrics, &n_metrics, cs->prep.metrics[k].name, cs->prep.metrics[k].value)) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
