@@ -1,4 +1,5 @@
 #include "report_tables.h"
+#include "decide.h"
 #include "compare_out.h"
 #include "kinds.h"
 #include "util.h"
@@ -353,8 +354,20 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
     char rule[768];
     pm_compare_rule_text(rule, sizeof rule, a->n_ab && !a->ab[0].error ? a->ab[0].cmp.threshold : 0,
                          a->n_ab && !a->ab[0].error ? a->ab[0].cmp.allow_contended : a->allow_contended);
-    snprintf(buf, n, "marks (faster / slower / same / n/a / no conclusion (contended)) follow passmap compare's "
-             "rule: %s", rule);
+    size_t k = (size_t)snprintf(buf, n, "marks (faster / slower / same / n/a / no conclusion (contended)) follow "
+                                        "passmap compare's rule: %s", rule);
+    /* which metric each A/B decided on (decide.h): the B/A, interval, p and mark columns are of it */
+    int first = 1;
+    for (size_t i = 0; i < a->n_ab && k < n; i++) {
+        if (a->ab[i].error)
+            continue;
+        char d[96];
+        pm_decide_text((pm_decide_metric)a->ab[i].cmp.decided_on, d, sizeof d);
+        if (first || a->ab[i].cmp.decided_on != a->ab[0].cmp.decided_on)
+            k += (size_t)snprintf(buf + k, n - k, "; %s %s: %s", a->ab[i].axis ? a->ab[i].axis : "variant",
+                                  a->ab[i].variant, d);
+        first = 0;
+    }
 }
 
 pm_table *pm_rt_ab(const pm_analysis *a)
@@ -371,7 +384,7 @@ pm_table *pm_rt_ab(const pm_analysis *a)
         const pm_an_ab *x = &a->ab[i];
         for (size_t k = 0; !rc && k < x->cmp.n_configs; k++) {
             const pm_compare_config *c = &x->cmp.configs[k];
-            const pm_compare_stat *st = &c->wall;
+            const pm_compare_stat *st = pm_compare_decider(&x->cmp, c), *wall = &c->wall;
             long r = pm_table_add_row(t);
             if (r < 0) {
                 rc = PM_ERR_NOMEM;
@@ -389,10 +402,10 @@ pm_table *pm_rt_ab(const pm_analysis *a)
                 rc |= pm_table_set(t, row, 1, x->against, NAN);
                 rc |= pm_table_set(t, row, 2, x->variant, NAN);
             }
-            pm_compare_fmt_side(buf, sizeof buf, st, 0);
-            rc |= pm_table_set(t, row, 3, buf, st->gmean_a);
-            pm_compare_fmt_side(buf, sizeof buf, st, 1);
-            rc |= pm_table_set(t, row, 4, buf, st->gmean_b);
+            pm_compare_fmt_side(buf, sizeof buf, wall, 0);   /* the walls are shown whatever decided */
+            rc |= pm_table_set(t, row, 3, buf, wall->gmean_a);
+            pm_compare_fmt_side(buf, sizeof buf, wall, 1);
+            rc |= pm_table_set(t, row, 4, buf, wall->gmean_b);
             pm_compare_fmt_ratio(buf, sizeof buf, st);
             rc |= pm_table_set(t, row, 5, buf, st->ratio);
             pm_compare_fmt_ci(buf, sizeof buf, st, 0);
@@ -529,9 +542,10 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         const pm_compare_result *r = &x->cmp;
         size_t same = 0, na = 0, held = 0;
         for (size_t k = 0; k < r->n_configs; k++) {
-            same += r->configs[k].wall.verdict == PM_VERDICT_SAME;
-            na += r->configs[k].wall.verdict == PM_VERDICT_NA;
-            held += r->configs[k].wall.verdict == PM_VERDICT_CONTENDED;
+            const pm_compare_stat *st = pm_compare_decider(r, &r->configs[k]);
+            same += st->verdict == PM_VERDICT_SAME;
+            na += st->verdict == PM_VERDICT_NA;
+            held += st->verdict == PM_VERDICT_CONTENDED;
         }
         char ci[64] = "";
         if (!isnan(r->geomean_ci_lo))

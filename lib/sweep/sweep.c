@@ -23,6 +23,7 @@
 #include "parse.h"
 #include "pgroup.h"
 #include "run.h"
+#include "decide.h"
 #include "stats.h"
 #include "store.h"
 #include "store_query.h"
@@ -130,6 +131,7 @@ typedef struct sweep_ctx {
     int64_t host_id;    /* the machine measuring, recorded with every run */
     int cap_tasks;      /* allocated length of the task list plan() fills */
     pm_pgroup_recorder pgrec; /* the step in flight's process group, recorded beside the database */
+    int64_t sweep_id;
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -581,8 +583,40 @@ cleanup:
 }
 
 /* Adaptive repeats (repeats = auto): the next round holds one more cold run of each config that has not settled
- * (pm_stats_settled on its ok cold walls; at most max_repeats runs of any status), shuffled like any
- * interleaved round. Reads the store, so a resumed sweep continues where it stopped. */
+ * (pm_stats_settled on its ok cold runs' deciding metric, decide.h: instructions, CPU time of serial tools, or
+ * wall; at most max_repeats runs of any status), shuffled like any interleaved round. Reads the store, so a
+ * resumed sweep continues where it stopped. */
+static int settled_on_decider(sweep_ctx *x, int c, double tools_cpu_wall, int *settled, pm_err *err)
+{
+    const pm_spec *s = x->spec;
+    pm_sq_samples sm;
+    int rc = pm_sq_cold_samples(pm_store_db(x->store), x->cs[c].id, &sm, err);
+    if (rc)
+        return rc;
+    pm_decide_evidence ev;
+    pm_decide_init(&ev);
+    ev.tools_cpu_wall = tools_cpu_wall;
+    double cw = 0, w = 0;
+    for (size_t i = 0; i < sm.n; i++) {
+        pm_decide_add_run(&ev, sm.wall[i], sm.user[i], sm.sys[i], sm.instructions[i]);
+        if (sm.user[i] >= 0 && sm.sys[i] >= 0) {
+            cw += sm.user[i] + sm.sys[i];
+            w += sm.wall[i];
+        }
+    }
+    pm_decide_add_side(&ev, w > 0 ? cw / w : NAN);
+    pm_decide_metric m = pm_decide(&ev);
+    size_t k = 0;
+    for (size_t i = 0; i < sm.n; i++) {   /* reuses wall[]: every run has the decided metric (pm_decide) */
+        double v = pm_decide_sample(m, sm.wall[i], sm.user[i], sm.sys[i], sm.instructions[i]);
+        if (!isnan(v))
+            sm.wall[k++] = v;
+    }
+    *settled = pm_stats_settled(sm.wall, k, (size_t)s->min_repeats, 0, s->precision);
+    pm_sq_samples_free(&sm);
+    return PM_OK;
+}
+
 static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err)
 {
     const pm_spec *s = x->spec;
@@ -591,17 +625,15 @@ static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks,
     task *t = calloc((size_t)s->n_configs + 1, sizeof *t);
     if (!t)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    double tools_cpu_wall = NAN;
+    rc = pm_sq_tools_cpu_wall(pm_store_db(x->store), x->sweep_id, &tools_cpu_wall, err);
     for (int c = 0; c < s->n_configs && !rc; c++) {
-        int done = 0;
-        double *walls = NULL;
-        size_t n_ok = 0;
+        int done = 0, settled = 0;
         if ((rc = pm_store_runs_done(x->store, x->cs[c].id, "cold", &done, err)) ||
-            (rc = pm_sq_cold_walls(pm_store_db(x->store), x->cs[c].id, &walls, &n_ok, err)))
+            (rc = settled_on_decider(x, c, tools_cpu_wall, &settled, err)))
             break;
-        if (done < s->max_repeats &&
-            !pm_stats_settled(walls, n_ok, (size_t)s->min_repeats, 0, s->precision))
+        if (done < s->max_repeats && !settled)
             t[(*n_tasks)++] = (task){.config = c, .repeat = done, .mode = "cold"};
-        free(walls);
     }
     if (!rc && s->interleaved && *n_tasks > 1) {
         int *order = malloc((size_t)*n_tasks * sizeof *order);
@@ -801,6 +833,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     meta = sweep_meta(&x);
     if ((rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err)))
         goto cleanup;
+    x.sweep_id = sweep_id;
     {
         pm_host host;
         char compiler[256];
