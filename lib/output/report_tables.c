@@ -289,6 +289,14 @@ pm_table *pm_rt_fixes(const pm_analysis *a)
     return t;
 }
 
+const char *pm_rt_fits_note(const pm_analysis *a)
+{
+    for (size_t i = 0; i < a->n_fits; i++)
+        if (a->fits[i].no_fit)
+            return a->fits[i].no_fit;
+    return NULL;
+}
+
 pm_table *pm_rt_fits(const pm_analysis *a)
 {
     static const pm_col cols[] = {
@@ -303,8 +311,12 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         {"max_share", "max share", "fraction"},
         {"user_wall", "user/wall", "ratio"},
         {"superlinear", "superlinear", NULL},
+        {"variant", "variant (points: its configs)", NULL},
     };
     pm_table *t = pm_table_new("t-fits", NULL, cols, N_OF(cols));
+    int multi = 0;   /* several variants: each its own fits, the reference marked */
+    for (size_t i = 0; i < a->n_fits; i++)
+        multi |= !a->fits[i].reference;
     for (size_t i = 0; t && i < a->n_fits; i++) {
         const pm_an_fit *x = &a->fits[i];
         long r = pm_table_add_row(t);
@@ -314,10 +326,12 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         pm_table_set(t, (size_t)r, 0, x->name, NAN);
         pm_table_set(t, (size_t)r, 1, x->tool, NAN);
         pm_table_set(t, (size_t)r, 2, a->stages[x->stage], NAN);
-        pm_table_set(t, (size_t)r, 3, x->x_metric, NAN);
+        pm_table_set(t, (size_t)r, 3, x->x_metric ? x->x_metric : "not measured: no fit", NAN);
         pm_table_setf(t, (size_t)r, 4, x->n, "%d", x->n);
         set_num(t, r, 5, "%.3f", x->exponent);
-        if (isnan(x->lo) || isnan(x->hi))
+        if (!x->x_metric)
+            pm_table_set(t, (size_t)r, 6, "no fit", NAN);
+        else if (isnan(x->lo) || isnan(x->hi))
             pm_table_set(t, (size_t)r, 6, "too few sizes", NAN);
         else
             pm_table_setf(t, (size_t)r, 6, NAN, "%.3f \u2013 %.3f", x->lo, x->hi);
@@ -326,6 +340,8 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         pm_table_set(t, (size_t)r, 8, buf, x->max_share);
         set_num(t, r, 9, "%.2f", x->user_wall);
         pm_table_set(t, (size_t)r, 10, x->superlinear ? "yes" : "no", NAN);
+        pm_table_setf(t, (size_t)r, 11, NAN, "%s%s", x->variant && *x->variant ? x->variant : "-",
+                      x->reference && multi ? " (reference)" : "");
     }
     return t;
 }

@@ -124,11 +124,15 @@ typedef struct pm_an_fit {        /* pass time = a * x^exponent */
     int stage;
     const char *x_metric;         /* the size at the entry of the pass's own stage: "ir.stage.<stage>" (embedded
                                      mlir-opt stages), "ir.llvm_ops" (llc, mlir-translate), "npu.tiles" / "npu.tasks"
-                                     (NPU); "ir.ops" (input size) when the stage's entry was not measured */
-    int n;
+                                     (NPU), a command back end's declared "ir.*"; NULL: the stage's entry was not
+                                     measured, so no fit (never the input size instead): no_fit says what to do */
+    const char *no_fit;           /* why there is no fit and how to get one (a static sentence), or NULL */
+    const char *variant;          /* the variant whose configs are the points (NULL: the configs have none) */
+    int reference;                /* the reference variant's fit (stock, else the first): the fix table uses it */
+    int n;                        /* points: one per config, its geometric mean over its cold runs */
     double exponent, lo, hi, r2, prefactor;
     int superlinear;              /* lower CI bound > 1 */
-    double *x, *y;                /* [n] points (per config means) */
+    double *x, *y;                /* [n] points (per config geometric means) */
     double max_share, user_wall;
 } pm_an_fit;
 

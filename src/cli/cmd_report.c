@@ -151,6 +151,8 @@ static int print_text(const pm_analysis *a, int markdown)
                "(--x SIZE-AXIS --y WORKLOAD-AXIS, or [report] size/workload in the spec)\n", markdown ? "- " : "  ");
     if (!rc && a->n_fits)
         rc = put_table(pm_rt_fits(a), "cost = a * size^k (heavy passes)", markdown, width);
+    if (!rc && pm_rt_fits_note(a))
+        printf("%sfits: %s\n", markdown ? "- " : "", pm_rt_fits_note(a));
     char *handoff = pm_rt_handoff_text(a);
     if (!handoff)
         return PM_ERR_NOMEM;
