@@ -9,9 +9,8 @@
 /* What a store without stage-entry sizes says instead of a fit. */
 static const char no_sizes[] =
     "no fit: this store has no stage-entry sizes (ir.stage.*), and the input size is no stand-in for the IR a "
-    "stage works on; rerun the sweep from its stored spec (sqlite3 DB \"SELECT spec_text FROM sweep\" > spec.ini; "
-    "passmap sweep --db NEW.db spec.ini): the embedded back end measures each config's stage-entry sizes before "
-    "its runs";
+    "stage works on; `passmap probe DB` measures them for the sweep's configs (or rerun the sweep: the embedded "
+    "back end measures them before its runs)";
 
 /* The size a pass works on is the IR at the entry of its own stage: fixed by the stage, never chosen by how
  * well it fits. *out NULL: not measured (no fit). PM_ERR_NOMEM when out of memory. */

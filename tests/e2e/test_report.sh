@@ -47,7 +47,7 @@ echo "$cfgs" | grep -q '^process-overhead = the compile.s wall outside every pas
   || fail "text: process-overhead definition"
 echo "$out" | sed -n '3,9p' | grep -qE 'faster than a cold recompile .*: a hit takes [0-9.]+ ms, a cold compile [0-9.]+ s' \
   && ok "headline: recompile / hit with the warm and cold times" || fail "headline: warm time"
-echo "$out" | grep -q '^fits: no fit: this store has no stage-entry sizes (ir.stage.\*).*passmap sweep --db NEW.db spec.ini' \
+echo "$out" | grep -q '^fits: no fit: this store has no stage-entry sizes (ir.stage.\*).*`passmap probe DB` measures them' \
   && ok "text: no stage-entry sizes, no fit, what to rerun" || fail "text: the no-fit sentence"
 md=$("$PASSMAP" report "$DB" --markdown)
 echo "$md" | grep -q '^| config | cold wall (95% CI) |' && echo "$md" | grep -q '^|---|---:|' && ok "--markdown tables" || fail "--markdown"
@@ -74,7 +74,7 @@ assert j["fits"] and all(f["n"] >= 3 or (f["n"] == 0 and f["no_fit"]) for f in j
 # and mlir-translate's fit against the LLVM IR they read
 scf = [f for f in j["fits"] if f["pass"] == "SCFToControlFlowPass"]
 assert scf and scf[0]["x_metric"] is None and scf[0]["exponent"] is None and not scf[0]["superlinear"], scf
-assert "no stage-entry sizes" in scf[0]["no_fit"] and "passmap sweep --db" in scf[0]["no_fit"]
+assert "no stage-entry sizes" in scf[0]["no_fit"] and "passmap probe DB" in scf[0]["no_fit"]
 assert all(f["variant"] == "stock" and f["reference"] for f in j["fits"])
 assert j["fixes"] and all(f["fix"] for f in j["fixes"]), "every regime gets a fix from data/fixes.tsv"
 assert j["regimes"]["llm"]["cells"], "regime cells"

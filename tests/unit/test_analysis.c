@@ -302,7 +302,7 @@ static void no_fit_without_stage_entry_sizes(void **state)
     assert_false(f->superlinear);
     assert_non_null(f->no_fit);
     assert_non_null(strstr(f->no_fit, "no stage-entry sizes"));
-    assert_non_null(strstr(f->no_fit, "passmap sweep --db"));
+    assert_non_null(strstr(f->no_fit, "passmap probe DB"));
     pm_analysis_free(a);
 }
 
