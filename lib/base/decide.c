@@ -6,7 +6,8 @@
 
 void pm_decide_init(pm_decide_evidence *e)
 {
-    *e = (pm_decide_evidence){.instructions = 1, .cpu = 1, .tools_cpu_wall = NAN, .runs_cpu_wall = NAN};
+    *e = (pm_decide_evidence){.instructions = 1, .cpu = 1, .tools_cpu_wall = NAN, .tools_cpu_wall_min = NAN,
+                              .runs_cpu_wall = NAN};
 }
 
 void pm_decide_add_run(pm_decide_evidence *e, double wall, double user, double sys, double instructions)
@@ -30,7 +31,8 @@ pm_decide_metric pm_decide(const pm_decide_evidence *e)
         return PM_DECIDE_WALL;
     if (e->instructions)
         return PM_DECIDE_INSTRUCTIONS;
-    if (e->cpu && e->tools_cpu_wall <= PM_DECIDE_SERIAL_MAX)   /* NaN: tools not measured */
+    if (e->cpu && e->tools_cpu_wall <= PM_DECIDE_SERIAL_MAX &&   /* NaN: tools not measured */
+        e->tools_cpu_wall_min >= PM_DECIDE_CPU_BOUND_MIN)
         return PM_DECIDE_CPU;
     return PM_DECIDE_WALL;
 }

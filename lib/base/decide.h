@@ -5,9 +5,10 @@
  *   - wall whenever the compared runs are parallel (some config side's (user+sys)/wall above
  *     PM_DECIDE_SERIAL_MAX): a fix that changes parallelism trades CPU time for wall, so only wall tells;
  *   - else user-space instructions where every run counted them (perf counters work);
- *   - else the process tree's CPU time (user+sys) when every run recorded it and every tool is serial by its
- *     null-input runs (their median CPU/wall at most PM_DECIDE_SERIAL_MAX: under load they read below 1, never
- *     above; a threaded tool reads above);
+ *   - else the process tree's CPU time (user+sys) when every run recorded it and every tool is serial and
+ *     CPU-bound by its null-input runs (their median CPU/wall between PM_DECIDE_CPU_BOUND_MIN and
+ *     PM_DECIDE_SERIAL_MAX: under load they read below 1, never above; a threaded tool reads above; a tool that
+ *     waits on a device or sleeps reads far below);
  *   - else wall (no start-up runs recorded: `run --db` stores, older sweeps). */
 #ifndef PM_DECIDE_H
 #define PM_DECIDE_H
@@ -22,11 +23,15 @@ typedef enum pm_decide_metric {
 
 /* Above this CPU/wall a run (or a tool's null-input run) used more than one CPU. */
 #define PM_DECIDE_SERIAL_MAX 1.10
+/* Below this a tool's null-input CPU/wall says it mostly waits (on a device, a sleep, I/O): its CPU time is not
+ * what it costs. Loaded machines read 0.54-0.63 for CPU-bound tools (issue 18), so the bound stays below. */
+#define PM_DECIDE_CPU_BOUND_MIN 0.50
 
 typedef struct pm_decide_evidence {
     int instructions;         /* every counted run has its instructions */
     int cpu;                  /* every counted run has user + sys > 0 */
     double tools_cpu_wall;    /* max over the tools of their null-input runs' median CPU/wall; NAN: not measured */
+    double tools_cpu_wall_min;   /* min over the tools of the same; NAN: not measured */
     double runs_cpu_wall;     /* max over the config sides of their runs' mean CPU/wall; NAN: unknown */
 } pm_decide_evidence;
 

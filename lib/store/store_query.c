@@ -650,13 +650,13 @@ int pm_sq_cold_samples(sqlite3 *db, int64_t config_id, pm_sq_samples *out, pm_er
     return rc;
 }
 
-int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, pm_err *err)
+int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, double *min, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
     double *v = NULL, m;
     size_t n = 0, cap = 0;
     char tool[256] = "";
-    *max = NAN;
+    *max = *min = NAN;
     int rc = sqlite3_prepare_v2(db,
                                 "SELECT tool, (user_s + sys_s) / wall_s FROM startup WHERE sweep_id=?1 AND "
                                 "status='ok' AND wall_s > 0 AND user_s >= 0 AND sys_s >= 0 ORDER BY tool",
@@ -670,8 +670,12 @@ int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, pm_err *err
         step = rc ? SQLITE_DONE : sqlite3_step(st);
         const char *t = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
         if (n && (!t || strcmp(t, tool))) {   /* a tool's rows end: its median */
-            if (pm_stats_quantile(v, n, 0.5, &m) == 0 && (isnan(*max) || m > *max))
-                *max = m;
+            if (pm_stats_quantile(v, n, 0.5, &m) == 0) {
+                if (isnan(*max) || m > *max)
+                    *max = m;
+                if (isnan(*min) || m < *min)
+                    *min = m;
+            }
             n = 0;
         }
         if (!t)

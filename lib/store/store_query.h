@@ -95,9 +95,9 @@ typedef struct pm_sq_samples {
 } pm_sq_samples;
 int pm_sq_cold_samples(sqlite3 *db, int64_t config_id, pm_sq_samples *out, pm_err *err);
 void pm_sq_samples_free(pm_sq_samples *s);
-/* The max over a sweep's tools of the median CPU/wall ((user+sys)/wall) of their ok null-input runs (the
- * startup table); NAN when none was measured. */
-int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, pm_err *err);
+/* The max and min over a sweep's tools of the median CPU/wall ((user+sys)/wall) of their ok null-input runs
+ * (the startup table); NAN when none was measured. */
+int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, double *min, pm_err *err);
 typedef struct pm_sq_host_row {
     int64_t config_id;
     const char *name, *fingerprint, *cpu_model, *kernel, *compiler;

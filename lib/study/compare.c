@@ -50,7 +50,8 @@ typedef struct side {
     const char *path;
     pm_store *st;
     pm_contention_sweep cont;   /* the sweep's configs judged by the one contention rule */
-    double tools_cpu_wall;      /* max over the sweep's tools of their null-input median CPU/wall (decide.h) */
+    double tools_cpu_wall, tools_cpu_wall_min;   /* max, min over the sweep's tools of their null-input median
+                                                    CPU/wall (decide.h) */
     side_cfg *cfgs;     /* sorted by base; their runs are loaded when matched (load_cfg_data) */
     size_t n_cfgs;
     side_stmts q;
@@ -436,7 +437,7 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
                         info->sweep ? info->sweep : "?");
         goto cleanup;
     }
-    if ((rc = pm_sq_tools_cpu_wall(db, sweep_id, &sd->tools_cpu_wall, err)) != PM_OK)
+    if ((rc = pm_sq_tools_cpu_wall(db, sweep_id, &sd->tools_cpu_wall, &sd->tools_cpu_wall_min, err)) != PM_OK)
         goto cleanup;
     /* over the sweep's cold ok runs (all of them, as the report judges them, also under max_repeats) */
     if ((rc = pm_contention_load(db, info->sweep, &sd->cont, err)) != PM_OK) {
@@ -938,6 +939,8 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     /* the tools of both sides: the larger null-input CPU/wall (NaN when a side measured none: then no CPU) */
     ev.tools_cpu_wall = isnan(a.tools_cpu_wall) || isnan(b.tools_cpu_wall) ? NAN
                         : fmax(a.tools_cpu_wall, b.tools_cpu_wall);
+    ev.tools_cpu_wall_min = isnan(a.tools_cpu_wall_min) || isnan(b.tools_cpu_wall_min)
+                            ? NAN : fmin(a.tools_cpu_wall_min, b.tools_cpu_wall_min);
     out->only_a = calloc(a.n_cfgs ? a.n_cfgs : 1, sizeof *out->only_a);
     out->only_b = calloc(b.n_cfgs ? b.n_cfgs : 1, sizeof *out->only_b);
     if (!out->configs || !out->only_a || !out->only_b) {

@@ -586,7 +586,7 @@ cleanup:
  * (pm_stats_settled on its ok cold runs' deciding metric, decide.h: instructions, CPU time of serial tools, or
  * wall; at most max_repeats runs of any status), shuffled like any interleaved round. Reads the store, so a
  * resumed sweep continues where it stopped. */
-static int settled_on_decider(sweep_ctx *x, int c, double tools_cpu_wall, int *settled, pm_err *err)
+static int settled_on_decider(sweep_ctx *x, int c, const double tools_cpu_wall[2], int *settled, pm_err *err)
 {
     const pm_spec *s = x->spec;
     pm_sq_samples sm;
@@ -595,7 +595,8 @@ static int settled_on_decider(sweep_ctx *x, int c, double tools_cpu_wall, int *s
         return rc;
     pm_decide_evidence ev;
     pm_decide_init(&ev);
-    ev.tools_cpu_wall = tools_cpu_wall;
+    ev.tools_cpu_wall = tools_cpu_wall[0];
+    ev.tools_cpu_wall_min = tools_cpu_wall[1];
     double cw = 0, w = 0;
     for (size_t i = 0; i < sm.n; i++) {
         pm_decide_add_run(&ev, sm.wall[i], sm.user[i], sm.sys[i], sm.instructions[i]);
@@ -625,8 +626,8 @@ static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks,
     task *t = calloc((size_t)s->n_configs + 1, sizeof *t);
     if (!t)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    double tools_cpu_wall = NAN;
-    rc = pm_sq_tools_cpu_wall(pm_store_db(x->store), x->sweep_id, &tools_cpu_wall, err);
+    double tools_cpu_wall[2] = {NAN, NAN};   /* max, min */
+    rc = pm_sq_tools_cpu_wall(pm_store_db(x->store), x->sweep_id, &tools_cpu_wall[0], &tools_cpu_wall[1], err);
     for (int c = 0; c < s->n_configs && !rc; c++) {
         int done = 0, settled = 0;
         if ((rc = pm_store_runs_done(x->store, x->cs[c].id, "cold", &done, err)) ||
