@@ -85,7 +85,32 @@ print(n_auto, n_fixed, n, same_dom, "%.3f" % rho, same_top3, contended)
 PY
 ) || exit 1
 
-note="$configs configs ($cut cut), precision $prec; load $load_fixed at fixed's start, $load_auto at auto's; $contended of $((2 * configs)) config studies contended"
+# What the stop decided on, and why (issue 18): the load at each start, the deciding metric (decide.h, as compare
+# picks it for these runs) and each config's CV of wall and of CPU time (user+sys), fixed and auto, on stderr.
+decided=$("$PASSMAP" compare --json --allow-contended "$BENCH_TMP/fixed.db" "$BENCH_TMP/auto.db" 2>/dev/null |
+    "$PY" -c 'import json,sys; print(json.load(sys.stdin)["summary"].get("decided_on", "?"))' 2>/dev/null)
+echo "adaptive: load $load_fixed at fixed's start, $load_auto at auto's; deciding metric: ${decided:-?}" >&2
+"$PY" - "$BENCH_TMP/fixed.db" "$BENCH_TMP/auto.db" <<'PY' >&2 || exit 1
+import sqlite3, statistics, sys
+def cvs(path):
+    db = sqlite3.connect(path)
+    out = {}
+    for key, wall, cpu in db.execute("SELECT c.key, r.wall_s, r.user_s + r.sys_s FROM run r JOIN config c ON "
+                                     "c.id = r.config_id WHERE r.mode = 'cold' AND r.status = 'ok' ORDER BY c.key"):
+        out.setdefault(key, ([], []))
+        out[key][0].append(wall)
+        if cpu is not None and cpu > 0:
+            out[key][1].append(cpu)
+    return out
+def cv(v):
+    return "%.1f%%" % (100 * statistics.stdev(v) / statistics.mean(v)) if len(v) >= 2 else "-"
+fixed, auto = cvs(sys.argv[1]), cvs(sys.argv[2])
+print("%-44s %12s %12s %12s %12s %5s" % ("config", "fixed CV wall", "fixed CV cpu", "auto CV wall", "auto CV cpu", "auto n"))
+for k in sorted(set(fixed) | set(auto)):
+    f, a = fixed.get(k, ([], [])), auto.get(k, ([], []))
+    print("%-44s %12s %12s %12s %12s %5d" % (k[:44], cv(f[0]), cv(f[1]), cv(a[0]), cv(a[1]), len(a[0])))
+PY
+note="$configs configs ($cut cut), precision $prec, decided on ${decided:-?}; load $load_fixed at fixed's start, $load_auto at auto's; $contended of $((2 * configs)) config studies contended"
 target='ratio<=0.5'
 [ "$prec" = "3%" ] || target=-   # the issue's target is for 3%
 bench_result adaptive compiles_auto_vs_fixed "$n_auto" runs "$n_fixed" "$target" "$note"

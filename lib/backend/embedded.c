@@ -455,7 +455,8 @@ static int embedded_prepare_config(pm_backend_ctx *ctx, int config, const char *
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     /* The IR each stage processes: an extra mlir-opt with op counts at the stage boundaries, once per config
      * and outside the timed runs, stored with every run as ir.stage.<stage>. A config whose probe fails (e.g. a
-     * compile that fails) just has no stage sizes: the analysis then uses its input size. */
+     * compile that fails) just has no stage sizes: its mlir-opt passes then get no cost fit (never one against the
+     * input size). */
     static const char *const stage_metric[PM_EMBEDDED_N_PROBES] = {
         "ir.stage.fusion", "ir.stage.bufferization", "ir.stage.tiling", "ir.stage.lowering-to-llvm",
         "ir.stage.canonicalize-cse"};

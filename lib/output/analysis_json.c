@@ -237,12 +237,18 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_t *fits = json_array();
     for (size_t i = 0; i < a->n_fits; i++) {
         const pm_an_fit *f = &a->fits[i];
-        json_array_append_new(fits, json_pack("{s:s,s:s,s:s,s:s,s:i,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:i}", "tool", f->tool,
-                                              "pass", f->name, "stage", a->stages[f->stage], "x_metric", f->x_metric,
+        json_t *fo = json_pack("{s:s,s:s,s:s,s:o,s:i,s:o,s:o,s:o,s:o,s:b,s:o,s:o}", "tool", f->tool,
+                                              "pass", f->name, "stage", a->stages[f->stage], "x_metric", str(f->x_metric),
                                               "n", f->n, "exponent", num(f->exponent), "lo", num(f->lo), "hi",
                                               num(f->hi), "r2", num(f->r2), "superlinear", f->superlinear,
-                                              "max_share", num(f->max_share), "user_wall", num(f->user_wall),
-                                              "npuw_left_out", f->npuw_left_out));
+                                              "max_share", num(f->max_share), "user_wall", num(f->user_wall));
+        if (fo) {   /* the points' variant, and why there is no fit (no stage-entry sizes: what to rerun) */
+            json_object_set_new(fo, "variant", str(f->variant));
+            json_object_set_new(fo, "reference", json_boolean(f->reference));
+            json_object_set_new(fo, "no_fit", str(f->no_fit));
+            json_object_set_new(fo, "npuw_left_out", json_integer(f->npuw_left_out));
+        }
+        json_array_append_new(fits, fo);
     }
     json_object_set_new(root, "fits", fits);
     json_t *cx = json_array();

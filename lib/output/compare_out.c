@@ -1,4 +1,5 @@
 #include "compare_out.h"
+#include "decide.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -132,7 +133,7 @@ static int emit(FILE *out, pm_table *t, pm_compare_format fmt, int width)
     return rc;
 }
 
-static pm_table *config_table(const pm_compare_config *c, size_t top, size_t *shown)
+static pm_table *config_table(const pm_compare_result *r, const pm_compare_config *c, size_t top, size_t *shown)
 {
     static const pm_col cols[] = {
         {"row", "row", NULL},          {"n_a", "nA", "count"},
@@ -146,7 +147,14 @@ static pm_table *config_table(const pm_compare_config *c, size_t top, size_t *sh
     if (!t)
         return NULL;
     char buf[1024];
-    int rc = stat_row(t, "compile wall", NULL, &c->wall);
+    int rc = PM_OK;
+    if (r->decided_on != PM_DECIDE_WALL) {   /* the deciding row first; the wall row after it is shown, its mark
+                                                 by its own family, and decides nothing ("decided on:" line) */
+        snprintf(buf, sizeof buf, "compile %s", pm_decide_name((pm_decide_metric)r->decided_on));
+        rc = stat_row(t, buf, NULL, &c->metric);
+    }
+    if (!rc)
+        rc = stat_row(t, "compile wall", NULL, &c->wall);
     for (size_t k = 0; !rc && k < c->n_steps; k++) {
         snprintf(buf, sizeof buf, "step %s", c->steps[k].tool);
         rc = stat_row(t, buf, &c->steps[k], &c->steps[k].st);
@@ -263,6 +271,8 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
             snprintf(k[f], sizeof k[f], "none (no row tested)");
     }
     fprintf(out, "%sintervals: compile walls %s; steps %s; passes %s\n", li, k[0], k[1], k[2]);
+    pm_decide_text((pm_decide_metric)r->decided_on, buf, sizeof buf);
+    fprintf(out, "%s%s\n", li, buf);
     if (r->host_warning)
         fprintf(out, "%swarning: %s%s\n", li, r->host_warning,
                 r->n_cross_host > 1 ? " (and in more configs, see the summary)" : "");
@@ -281,7 +291,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
                                        : "no conclusion (contended); --allow-contended shows the verdicts");
         }
         size_t shown = 0;
-        rc = emit(out, config_table(c, top, &shown), fmt, width);
+        rc = emit(out, config_table(r, c, top, &shown), fmt, width);
         if (!rc && shown < c->n_passes)
             fprintf(out, "(%zu more passes; --all-passes or --top N)\n", c->n_passes - shown);
     }

@@ -372,30 +372,37 @@ static int fig_why(const fig_ctx *x, char **body)
     FILE *d = data_file(x, "why-costly.dat");
     if (!d)
         return -1;
+    size_t np = 0;   /* panels: the fits with points (a pass without stage-entry sizes has none: no fit) */
     for (size_t i = 0; i < a->n_fits; i++) {
+        if (!a->fits[i].n)
+            continue;
         for (int k = 0; k < a->fits[i].n; k++)
             fprintf(d, "%.6g %.6g\n", a->fits[i].x[k], a->fits[i].y[k]);
         fprintf(d, "\n\n");
+        np++;
     }
     fclose(d);
     /* Small multiples: one panel per heavy pass, each on its own axes, each fit drawn only over the sizes it was
      * fitted on (a sampled range), so no panel extrapolates. */
-    size_t np = a->n_fits, cols = np <= 1 ? 1 : np <= 4 ? 2 : 3, rows = (np + cols - 1) / cols;
+    size_t cols = np <= 1 ? 1 : np <= 4 ? 2 : 3, rows = (np + cols - 1) / cols;
     char *b = NULL;
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set multiplot layout %zu,%zu title 'Why costly: heavy pass time vs the IR size at its stage entry "
                "(log-log, power-law fit over the measured range)'\nset logscale xy\nset key inside top left box opaque font ',9'\n"
                "set ylabel 'pass wall (s)'\nset format x '%%.0e'\n", rows, cols);
-    for (size_t i = 0; i < np; i++) {
-        const pm_an_fit *fit = &a->fits[i];
+    for (size_t j = 0, i = 0; j < a->n_fits; j++) {
+        const pm_an_fit *fit = &a->fits[j];
+        if (!fit->n)
+            continue;
         double lo = INFINITY, hi = -INFINITY;
         for (int k = 0; k < fit->n; k++) {
             lo = fit->x[k] < lo ? fit->x[k] : lo;
             hi = fit->x[k] > hi ? fit->x[k] : hi;
         }
         char t[320];
-        snprintf(t, sizeof t, "%s (%s)", fit->name, a->stages[fit->stage]);
+        snprintf(t, sizeof t, "%s (%s)%s%s", fit->name, a->stages[fit->stage], fit->reference ? "" : ", ",
+                 fit->reference ? "" : fit->variant ? fit->variant : "-");
         fprintf(f, "set title ");
         q(f, t);
         fprintf(f, " font ',10'\nset xlabel ");
@@ -417,6 +424,7 @@ static int fig_why(const fig_ctx *x, char **body)
             q(f, t);
         }
         fputc('\n', f);
+        i++;
     }
     fprintf(f, "unset multiplot\n");
     fclose(f);

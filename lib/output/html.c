@@ -593,6 +593,11 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
           "grows.</p>\n", f);
     if ((rc = table_section(f, pm_rt_fits(a), 1, err)))
         return rc;
+    if (pm_rt_fits_note(a)) {   /* no stage-entry sizes: what to rerun, not a fit against the input size */
+        fputs("<p>", f);
+        esc(f, pm_rt_fits_note(a));
+        fputs("</p>\n", f);
+    }
 
     char *handoff = pm_rt_handoff_text(a);
     if (!handoff)

@@ -1,4 +1,5 @@
 #include "report_tables.h"
+#include "decide.h"
 #include "compare_out.h"
 #include "kinds.h"
 #include "util.h"
@@ -296,6 +297,14 @@ pm_table *pm_rt_fixes(const pm_analysis *a)
     return t;
 }
 
+const char *pm_rt_fits_note(const pm_analysis *a)
+{
+    for (size_t i = 0; i < a->n_fits; i++)
+        if (a->fits[i].no_fit)
+            return a->fits[i].no_fit;
+    return NULL;
+}
+
 pm_table *pm_rt_fits(const pm_analysis *a)
 {
     static const pm_col cols[] = {
@@ -310,8 +319,12 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         {"max_share", "max share", "fraction"},
         {"user_wall", "user/wall", "ratio"},
         {"superlinear", "superlinear", NULL},
+        {"variant", "variant (points: its configs)", NULL},
     };
     pm_table *t = pm_table_new("t-fits", NULL, cols, N_OF(cols));
+    int multi = 0;   /* several variants: each its own fits, the reference marked */
+    for (size_t i = 0; i < a->n_fits; i++)
+        multi |= !a->fits[i].reference;
     for (size_t i = 0; t && i < a->n_fits; i++) {
         const pm_an_fit *x = &a->fits[i];
         long r = pm_table_add_row(t);
@@ -321,14 +334,18 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         pm_table_set(t, (size_t)r, 0, x->name, NAN);
         pm_table_set(t, (size_t)r, 1, x->tool, NAN);
         pm_table_set(t, (size_t)r, 2, a->stages[x->stage], NAN);
-        if (x->npuw_left_out)
+        if (!x->x_metric)
+            pm_table_set(t, (size_t)r, 3, "not measured: no fit", NAN);
+        else if (x->npuw_left_out)
             pm_table_setf(t, (size_t)r, 3, NAN, "%s (%d NPUW LLM config(s) left out: the trace is the LM head's only)",
                           x->x_metric, x->npuw_left_out);
         else
             pm_table_set(t, (size_t)r, 3, x->x_metric, NAN);
         pm_table_setf(t, (size_t)r, 4, x->n, "%d", x->n);
         set_num(t, r, 5, 3, x->exponent);
-        if (isnan(x->lo) || isnan(x->hi))
+        if (!x->x_metric)
+            pm_table_set(t, (size_t)r, 6, "no fit", NAN);
+        else if (isnan(x->lo) || isnan(x->hi))
             pm_table_set(t, (size_t)r, 6, "too few sizes", NAN);
         else
             pm_table_setf(t, (size_t)r, 6, NAN, "%.3f \u2013 %.3f", x->lo, x->hi);
@@ -337,6 +354,8 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         pm_table_set(t, (size_t)r, 8, buf, x->max_share);
         set_num(t, r, 9, 2, x->user_wall);
         pm_table_set(t, (size_t)r, 10, x->superlinear ? "yes" : "no", NAN);
+        pm_table_setf(t, (size_t)r, 11, NAN, "%s%s", x->variant && *x->variant ? x->variant : "-",
+                      x->reference && multi ? " (reference)" : "");
     }
     return t;
 }
@@ -375,6 +394,20 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
         int add = snprintf(buf + w, n - (size_t)w, "%s %s vs %s m=%zu", i ? "," : "", x->variant, x->against, m);
         w = add < 0 ? -1 : w + add;
     }
+    /* which metric each A/B decided on (decide.h): the B/A, interval, p and mark columns are of it */
+    int first = 1;
+    for (size_t i = 0; w > 0 && (size_t)w < n && i < a->n_ab; i++) {
+        if (a->ab[i].error)
+            continue;
+        char d[96];
+        pm_decide_text((pm_decide_metric)a->ab[i].cmp.decided_on, d, sizeof d);
+        if (first || a->ab[i].cmp.decided_on != a->ab[0].cmp.decided_on) {
+            int add = snprintf(buf + w, n - (size_t)w, "; %s %s: %s", a->ab[i].axis ? a->ab[i].axis : "variant",
+                               a->ab[i].variant, d);
+            w = add < 0 ? -1 : w + add;
+        }
+        first = 0;
+    }
 }
 
 pm_table *pm_rt_ab(const pm_analysis *a)
@@ -392,7 +425,7 @@ pm_table *pm_rt_ab(const pm_analysis *a)
         const pm_an_ab *x = &a->ab[i];
         for (size_t k = 0; !rc && k < x->cmp.n_configs; k++) {
             const pm_compare_config *c = &x->cmp.configs[k];
-            const pm_compare_stat *st = &c->wall;
+            const pm_compare_stat *st = pm_compare_decider(&x->cmp, c), *wall = &c->wall;
             long r = pm_table_add_row(t);
             if (r < 0) {
                 rc = PM_ERR_NOMEM;
@@ -410,10 +443,10 @@ pm_table *pm_rt_ab(const pm_analysis *a)
                 rc |= pm_table_set(t, row, 1, x->against, NAN);
                 rc |= pm_table_set(t, row, 2, x->variant, NAN);
             }
-            pm_compare_fmt_side(buf, sizeof buf, st, 0);
-            rc |= pm_table_set(t, row, 3, buf, st->gmean_a);
-            pm_compare_fmt_side(buf, sizeof buf, st, 1);
-            rc |= pm_table_set(t, row, 4, buf, st->gmean_b);
+            pm_compare_fmt_side(buf, sizeof buf, wall, 0);   /* the walls are shown whatever decided */
+            rc |= pm_table_set(t, row, 3, buf, wall->gmean_a);
+            pm_compare_fmt_side(buf, sizeof buf, wall, 1);
+            rc |= pm_table_set(t, row, 4, buf, wall->gmean_b);
             pm_compare_fmt_ratio(buf, sizeof buf, st);
             rc |= pm_table_set(t, row, 5, buf, st->ratio);
             pm_compare_fmt_ci(buf, sizeof buf, st, 0);

@@ -416,6 +416,74 @@ static long cgroup_oom_kills(void)
     return n;
 }
 
+/* The "some total=" of a PSI file (microseconds some task waited for a CPU since boot); -1: absent (kernel
+ * without PSI, or psi=0). */
+static int64_t psi_some_total(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long long total = -1;
+    while (fgets(line, sizeof line, f)) {
+        const char *t = !strncmp(line, "some ", 5) ? strstr(line, "total=") : NULL;
+        if (t && sscanf(t + 6, "%lld", &total) == 1)
+            break;
+    }
+    fclose(f);
+    return total;
+}
+
+/* passmap's cgroup v2 cpu.pressure file (the child starts in the same cgroup); 0 when there is one that is
+ * not the root (the root's is /proc/pressure/cpu). */
+static int cgroup_cpu_pressure_path(char *out, size_t cap)
+{
+    char line[PATH_MAX + 64], v2[PATH_MAX + 64] = "", mnt[PATH_MAX];
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!strncmp(line, "0::", 3))
+            memcpy(v2, line + 3, strlen(line + 3) + 1);
+    }
+    fclose(f);
+    if (!v2[0] || !strcmp(v2, "/") || cgroup_mount("", mnt, sizeof mnt))
+        return -1;
+    return (size_t)snprintf(out, cap, "%s%s/cpu.pressure", mnt, v2) < cap ? 0 : -1;
+}
+
+/* The "cpu" line's steal (8th field) in USER_HZ ticks, summed over CPUs; -1: absent. */
+static int64_t steal_ticks(void)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f)
+        return -1;
+    unsigned long long v[8];
+    int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                     &v[6], &v[7]);
+    fclose(f);
+    return got == 8 ? (int64_t)v[7] : -1;
+}
+
+typedef struct pressure_snap { int64_t psi, psi_cg, steal; } pressure_snap;
+
+static void pressure_read(pressure_snap *s, const char *cg_path)
+{
+    s->psi = psi_some_total("/proc/pressure/cpu");
+    s->psi_cg = cg_path ? psi_some_total(cg_path) : -1;
+    s->steal = steal_ticks();
+}
+
+/* after - before into res; a counter absent at either end (or going back) stays -1 */
+static void pressure_delta(const pressure_snap *a, const pressure_snap *b, pm_run_result *res)
+{
+    long hz = sysconf(_SC_CLK_TCK);
+    res->psi_cpu_some_us = a->psi >= 0 && b->psi >= a->psi ? b->psi - a->psi : -1;
+    res->psi_cgroup_some_us = a->psi_cg >= 0 && b->psi_cg >= a->psi_cg ? b->psi_cg - a->psi_cg : -1;
+    res->steal_s = a->steal >= 0 && b->steal >= a->steal && hz > 0 ? (double)(b->steal - a->steal) / (double)hz : -1;
+}
+
 static int stderr_says_oom(const char *tail, size_t n)
 {
     static const char *const needles[] = {"out of memory", "Cannot allocate memory", "std::bad_alloc",
@@ -459,6 +527,8 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
         opts = &no_opts;
     memset(res, 0, sizeof *res);
     res->instructions = -1;
+    res->psi_cpu_some_us = res->psi_cgroup_some_us = -1;
+    res->steal_s = -1;
     res->exit_code = -1;
     res->status = PM_RUN_FAILED;
     if (!argv || !argv[0] || !argv[0][0])
@@ -529,6 +599,10 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
     pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 #endif
 
+    char cg_path[2 * PATH_MAX];
+    int have_cg = !cgroup_cpu_pressure_path(cg_path, sizeof cg_path);
+    pressure_snap before, after;
+    pressure_read(&before, have_cg ? cg_path : NULL);
     double t0 = pm_util_now();
     close_fd(&go_p[1]); /* go: closing, not writing, so a dead child cannot raise SIGPIPE here */
 
@@ -638,6 +712,8 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
                 reaped = 1;
                 exit_time = pm_util_now();
                 res->wall_s = exit_time - t0;
+                pressure_read(&after, have_cg ? cg_path : NULL);
+                pressure_delta(&before, &after, res);
             } else if (w < 0 && errno != EINTR) {
                 rc = pm_err_errno(err, PM_ERR_CHILD, "run: wait4");
                 kill_and_reap(pid, opts->same_group);
@@ -716,6 +792,27 @@ cleanup:
         free(envp);
     free(buf);
     return rc;
+}
+
+void pm_run_pressure_init(pm_run_pressure *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+void pm_run_pressure_add(pm_run_pressure *p, const pm_run_result *r)
+{
+    double v[PM_RUN_PRESSURE_METRICS] = {(double)r->psi_cpu_some_us, (double)r->psi_cgroup_some_us,
+                                         r->steal_s >= 0 ? r->steal_s * 1e3 : -1};
+    for (int k = 0; k < PM_RUN_PRESSURE_METRICS; k++)
+        p->value[k] = p->value[k] < 0 || v[k] < 0 ? -1 : p->value[k] + v[k];
+    p->n++;
+}
+
+const char *pm_run_pressure_name(int k)
+{
+    static const char *const names[PM_RUN_PRESSURE_METRICS] = {"host.psi_cpu_some_us", "host.psi_cgroup_cpu_some_us",
+                                                               "host.steal_ms"};
+    return k >= 0 && k < PM_RUN_PRESSURE_METRICS ? names[k] : "";
 }
 
 const char *pm_run_status_name(pm_run_status s)

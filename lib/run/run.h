@@ -63,7 +63,22 @@ typedef struct pm_run_result {
     /* Added by the runner: */
     size_t stdout_dropped, stderr_dropped;  /* bytes cut from the middle of the capture */
     int instructions_errno;        /* why instructions is -1 (errno of perf_event_open), 0 otherwise */
+    /* Added: contention over the run's own interval (read just before the go and just after the reap), so a run
+     * can be judged by what others wanted of the CPU while it ran (contention.h). -1: not available. */
+    int64_t psi_cpu_some_us;       /* /proc/pressure/cpu "some total=" delta: time some task waited for a CPU */
+    int64_t psi_cgroup_some_us;    /* the same from the cgroup v2 cpu.pressure of passmap's (so the child's)
+                                      cgroup; -1 also when that cgroup is the root (then it is the line above) */
+    double steal_s;                /* /proc/stat "cpu" steal delta (all CPUs), seconds */
 } pm_run_result;
+
+/* A run's contention metrics summed over its steps (the sweep) or of its one command (run --db), as the run
+ * metrics the store keeps: host.psi_cpu_some_us, host.psi_cgroup_cpu_some_us, host.steal_ms. value[k] -1: some
+ * step did not have it, so it is not recorded. */
+enum { PM_RUN_PRESSURE_METRICS = 3 };
+typedef struct pm_run_pressure { double value[PM_RUN_PRESSURE_METRICS]; int n; } pm_run_pressure;
+void pm_run_pressure_init(pm_run_pressure *p);
+void pm_run_pressure_add(pm_run_pressure *p, const pm_run_result *r);
+const char *pm_run_pressure_name(int k);
 
 /* Runs argv[0] (PATH-searched) with argv. Returns PM_OK when the child was run and measured, whatever its
  * exit status (see res->status); an error code only when passmap itself could not do its job. */

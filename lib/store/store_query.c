@@ -1,6 +1,9 @@
 #include "store_query.h"
 #include "store.h"
 
+#include <math.h>
+#include "stats.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -603,5 +606,108 @@ int pm_sq_cold_walls(sqlite3 *db, int64_t config_id, double **walls, size_t *n, 
         *walls = NULL;
         *n = 0;
     }
+    return rc;
+}
+
+void pm_sq_samples_free(pm_sq_samples *s)
+{
+    free(s->wall);
+    free(s->user);
+    free(s->sys);
+    free(s->instructions);
+    memset(s, 0, sizeof *s);
+}
+
+int pm_sq_cold_samples(sqlite3 *db, int64_t config_id, pm_sq_samples *out, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    memset(out, 0, sizeof *out);
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT r.wall_s, coalesce(r.user_s, -1), coalesce(r.sys_s, -1), (SELECT CASE WHEN "
+                                "count(*) > 0 AND count(*) = count(s.instructions) THEN sum(s.instructions) ELSE -1 "
+                                "END FROM step s WHERE s.run_id = r.id) FROM run r WHERE r.config_id=?1 AND "
+                                "r.mode='cold' AND r.status='ok' AND r.wall_s IS NOT NULL ORDER BY r.id",
+                                -1, &st, NULL)
+                 ? db_fail(db, err)
+                 : PM_OK;
+    if (!rc)
+        sqlite3_bind_int64(st, 1, config_id);
+    int step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (out->n == cap) {
+            cap = cap ? cap * 2 : 16;
+            double *w = realloc(out->wall, cap * sizeof *w);
+            out->wall = w ? w : out->wall;
+            double *u = w ? realloc(out->user, cap * sizeof *u) : NULL;
+            out->user = u ? u : out->user;
+            double *y = u ? realloc(out->sys, cap * sizeof *y) : NULL;
+            out->sys = y ? y : out->sys;
+            double *i = y ? realloc(out->instructions, cap * sizeof *i) : NULL;
+            out->instructions = i ? i : out->instructions;
+            if (!i) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                break;
+            }
+        }
+        out->wall[out->n] = sqlite3_column_double(st, 0);
+        out->user[out->n] = sqlite3_column_double(st, 1);
+        out->sys[out->n] = sqlite3_column_double(st, 2);
+        out->instructions[out->n++] = sqlite3_column_double(st, 3);
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    if (rc)
+        pm_sq_samples_free(out);
+    return rc;
+}
+
+int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, double *min, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    double *v = NULL, m;
+    size_t n = 0, cap = 0;
+    char tool[256] = "";
+    *max = *min = NAN;
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT tool, (user_s + sys_s) / wall_s FROM startup WHERE sweep_id=?1 AND "
+                                "status='ok' AND wall_s > 0 AND user_s >= 0 AND sys_s >= 0 ORDER BY tool",
+                                -1, &st, NULL)
+                 ? db_fail(db, err)
+                 : PM_OK;
+    if (!rc)
+        sqlite3_bind_int64(st, 1, sweep_id);
+    int step = SQLITE_DONE;
+    for (;;) {
+        step = rc ? SQLITE_DONE : sqlite3_step(st);
+        const char *t = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+        if (n && (!t || strcmp(t, tool))) {   /* a tool's rows end: its median */
+            if (pm_stats_quantile(v, n, 0.5, &m) == 0) {
+                if (isnan(*max) || m > *max)
+                    *max = m;
+                if (isnan(*min) || m < *min)
+                    *min = m;
+            }
+            n = 0;
+        }
+        if (!t)
+            break;
+        snprintf(tool, sizeof tool, "%s", t);
+        if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            double *p = realloc(v, cap * sizeof *p);
+            if (!p) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                continue;
+            }
+            v = p;
+        }
+        v[n++] = sqlite3_column_double(st, 1);
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    free(v);
     return rc;
 }

@@ -86,6 +86,18 @@ int pm_sq_startup(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm
 
 /* The walls of a config's ok cold runs, by id (*walls malloc'd; free it). Adaptive repeats stop on them. */
 int pm_sq_cold_walls(sqlite3 *db, int64_t config_id, double **walls, size_t *n, pm_err *err);
+
+/* A config's ok cold runs, by id, with what the deciding metric (decide.h) may use: wall, user, sys (-1: not
+ * recorded) and the user-space instructions summed over the run's steps (-1: some step has none). */
+typedef struct pm_sq_samples {
+    size_t n;
+    double *wall, *user, *sys, *instructions;
+} pm_sq_samples;
+int pm_sq_cold_samples(sqlite3 *db, int64_t config_id, pm_sq_samples *out, pm_err *err);
+void pm_sq_samples_free(pm_sq_samples *s);
+/* The max and min over a sweep's tools of the median CPU/wall ((user+sys)/wall) of their ok null-input runs
+ * (the startup table); NAN when none was measured. */
+int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, double *min, pm_err *err);
 typedef struct pm_sq_host_row {
     int64_t config_id;
     const char *name, *fingerprint, *cpu_model, *kernel, *compiler;

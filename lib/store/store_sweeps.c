@@ -90,3 +90,29 @@ int pm_store_count_runs(pm_store *st, const char *sweep, const char *key, const 
     sqlite3_finalize(s);
     return rc;
 }
+
+int pm_store_add_config_metric(pm_store *st, const char *sweep, const char *key, const char *name, double value,
+                               int *added, pm_err *err)
+{
+    sqlite3 *db = pm_store_db(st);
+    sqlite3_stmt *s = NULL;
+    *added = 0;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO metric(run_id, name, value) SELECT r.id, ?3, ?4 FROM run r JOIN config c ON "
+                           "c.id = r.config_id JOIN sweep w ON w.id = c.sweep_id WHERE w.name = ?1 AND c.key = ?2 AND "
+                           "NOT EXISTS (SELECT 1 FROM metric m WHERE m.run_id = r.id AND m.step_id IS NULL AND "
+                           "m.name = ?3)",
+                           -1, &s, NULL) != SQLITE_OK)
+        return pm_err_set(err, PM_ERR_DB, "store: adding metric %s: %s", name, sqlite3_errmsg(db));
+    sqlite3_bind_text(s, 1, sweep, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, name, -1, SQLITE_STATIC);
+    sqlite3_bind_double(s, 4, value);
+    int rc = sqlite3_step(s) == SQLITE_DONE ? PM_OK
+                                             : pm_err_set(err, PM_ERR_DB, "store: adding metric %s to %s: %s", name,
+                                                          key, sqlite3_errmsg(db));
+    if (rc == PM_OK)
+        *added = sqlite3_changes(db);
+    sqlite3_finalize(s);
+    return rc;
+}

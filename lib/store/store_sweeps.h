@@ -17,5 +17,9 @@ int pm_store_list_sweeps(pm_store *st, pm_store_sweep_row **rows, size_t *n, pm_
 void pm_store_sweep_rows_free(pm_store_sweep_row *rows, size_t n);
 /* Runs of (sweep, config key, mode), any status (what a sweep resumes from); 0 when absent. */
 int pm_store_count_runs(pm_store *st, const char *sweep, const char *key, const char *mode, int *n, pm_err *err);
+/* Adds a run-level metric to every run of (sweep, config key) that lacks one of that name (passmap probe: sizes
+ * measured after the sweep); *added: how many runs got it (0 with no such config). */
+int pm_store_add_config_metric(pm_store *st, const char *sweep, const char *key, const char *name, double value,
+                               int *added, pm_err *err);
 
 #endif

@@ -26,6 +26,10 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     free(w.stage_u);
     free(w.stage_uw);
     free(w.pid_cfg_s);
+    free(w.pid_cfg_log);
+    free(w.pid_cfg_nlog);
+    free(w.run_pid_s);
+    free(w.touched);
     free(w.pid_cfg_u);
     free(w.pid_cfg_uw);
     free(w.key_pid);

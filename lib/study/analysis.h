@@ -62,6 +62,11 @@ typedef struct pm_an_config {
     double cpu_ratio;             /* min over its tools of the steps' CPU/wall ((user+sys)/wall) / that tool's serial
                                      baseline; NAN: no tool of it has a baseline */
     const char *starved_tool;     /* the tool of cpu_ratio, or NULL */
+    /* measured contention (contention.h): means over the cold runs of host.psi_cpu_some_us,
+       host.psi_cgroup_cpu_some_us (µs) and host.steal_ms (-1: not recorded), and their shares of the mean cold
+       wall (NAN: not recorded; then the load and CPU/wall fallback judges) */
+    double psi_us, psi_cgroup_us, steal_ms;
+    double psi_share, steal_share;
     /* process-overhead = start-up + outside passes (shares of the cold wall, and seconds); NAN: start-up not
        measured for any tool of the config. start-up per run = sum over its steps of the tool's median null-run
        wall, at most the run's process-overhead. */
@@ -119,11 +124,15 @@ typedef struct pm_an_fit {        /* pass time = a * x^exponent */
     int stage;
     const char *x_metric;         /* the size at the entry of the pass's own stage: "ir.stage.<stage>" (embedded
                                      mlir-opt stages), "ir.llvm_ops" (llc, mlir-translate), "npu.tiles" / "npu.tasks"
-                                     (NPU); "ir.ops" (input size) when the stage's entry was not measured */
-    int n;
+                                     (NPU), a command back end's declared "ir.*"; NULL: the stage's entry was not
+                                     measured, so no fit (never the input size instead): no_fit says what to do */
+    const char *no_fit;           /* why there is no fit and how to get one (a static sentence), or NULL */
+    const char *variant;          /* the variant whose configs are the points (NULL: the configs have none) */
+    int reference;                /* the reference variant's fit (stock, else the first): the fix table uses it */
+    int n;                        /* points: one per config, its geometric mean over its cold runs */
     double exponent, lo, hi, r2, prefactor;
     int superlinear;              /* lower CI bound > 1 */
-    double *x, *y;                /* [n] points (per config means) */
+    double *x, *y;                /* [n] points (per config geometric means) */
     double max_share, user_wall;
     int npuw_left_out;            /* NPU configs left out: NPUW LLM compiles, whose trace/strategy file is the
                                      last subgraph's (the LM head) while the pass time is the whole compile's */

@@ -6,21 +6,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a store without stage-entry sizes says instead of a fit. */
+static const char no_sizes[] =
+    "no fit: this store has no stage-entry sizes (ir.stage.*), and the input size is no stand-in for the IR a "
+    "stage works on; `passmap probe DB` measures them for the sweep's configs (or rerun the sweep: the embedded "
+    "back end measures them before its runs)";
+
 /* The size a pass works on is the IR at the entry of its own stage: fixed by the stage, never chosen by how
- * well it fits. NULL: out of memory. */
-static const char *x_metric_for(an_work *w, const char *tool, int stage)
+ * well it fits. *out NULL: not measured (no fit). PM_ERR_NOMEM when out of memory. */
+static int x_metric_for(an_work *w, const char *tool, int stage, const char **out)
 {
     pm_analysis *a = w->a;
     const char *name = an_stage_name(a, stage);
-    if (tool && !strncmp(tool, "ov-", 3))
-        return strstr(name, "tiling") ? "npu.tiles" : "npu.tasks";
-    if (tool && (!strcmp(tool, "llc") || !strcmp(tool, "mlir-translate")))
-        return "ir.llvm_ops";   /* the LLVM IR that mlir-translate writes and llc reads */
+    *out = NULL;
+    if (tool && !strncmp(tool, "ov-", 3)) {
+        *out = strstr(name, "tiling") ? "npu.tiles" : "npu.tasks";
+        return PM_OK;
+    }
+    if (tool && (!strcmp(tool, "llc") || !strcmp(tool, "mlir-translate"))) {
+        *out = "ir.llvm_ops";   /* the LLVM IR that mlir-translate writes and llc reads */
+        return PM_OK;
+    }
     for (size_t ci = 0; ci < a->n_configs; ci++)
         if (a->configs[ci].stage_ir && !isnan(a->configs[ci].stage_ir[stage])) {
             char m[160];
             snprintf(m, sizeof m, "ir.stage.%s", name);
-            return an_pool_add(&w->pv->pool, m);
+            return (*out = an_pool_add(&w->pv->pool, m)) ? PM_OK : PM_ERR_NOMEM;
         }
     int has_ops = 0;
     for (size_t ci = 0; ci < a->n_configs && !has_ops; ci++)
@@ -28,14 +39,62 @@ static const char *x_metric_for(an_work *w, const char *tool, int stage)
     if (!has_ops) {
         /* A command back end: the sizes its steps declare ("ir.*"). Which one is fixed by name (the first in
          * sort order), never by how well it fits; a spec declares one size per study to fit against. */
-        const char *first = NULL;
         for (size_t k = 0; k < w->n_metric_names; k++)
-            if (!strncmp(w->metric_names[k], "ir.", 3) && (!first || strcmp(w->metric_names[k], first) < 0))
-                first = w->metric_names[k];
-        if (first)
-            return first;
+            if (!strncmp(w->metric_names[k], "ir.", 3) && (!*out || strcmp(w->metric_names[k], *out) < 0))
+                *out = w->metric_names[k];
     }
-    return "ir.ops";   /* the stage's entry was not measured (older stores, other back ends): the input size */
+    return PM_OK;   /* NULL: the stage's entry was not measured (older stores): no fit */
+}
+
+static int same_variant(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* One fit: the pass's per-config geometric means (over each config's cold runs) of the variant's configs
+ * against the size at its stage's entry. */
+static void fit_variant(an_work *w, pm_an_fit *f, size_t pid)
+{
+    pm_analysis *a = w->a;
+    size_t nc = a->n_configs;
+    double u = 0, uw = 0;
+    for (size_t ci = 0; ci < nc; ci++) {
+        const pm_an_config *c = &a->configs[ci];
+        if (!same_variant(c->variant, f->variant))
+            continue;
+        double x = f->x_metric ? an_config_metric(a, c, f->x_metric) : NAN;
+        /* Under NPUW every subgraph compile overwrites the trace and strategy files: x is the LM head's,
+         * the pass time the whole compile's. Never fitted against each other. */
+        if (f->x_metric && !strncmp(f->x_metric, "npu.", 4) &&
+            (an_config_metric(a, c, "npu.submodel.lm_head.blocks") > 0 ||
+             an_config_metric(a, c, "ov.npuw.max_prompt_len") > 0)) {
+            for (size_t p = 0; p < c->n_passes; p++)
+                f->npuw_left_out += c->passes[p].name == f->name;
+            continue;
+        }
+        int nl = w->pid_cfg_nlog ? w->pid_cfg_nlog[pid * nc + ci] : 0;
+        double g = nl > 0 ? exp(w->pid_cfg_log[pid * nc + ci] / nl) : NAN;
+        if (x > 0 && g > 0) {
+            f->x[f->n] = x;
+            f->y[f->n++] = g;
+        }
+        for (size_t p = 0; p < c->n_passes; p++)
+            if (c->passes[p].name == f->name && c->passes[p].tool == f->tool) {
+                if (!isnan(c->passes[p].user_wall)) {
+                    u += c->passes[p].user_wall * c->passes[p].mean_s;
+                    uw += c->passes[p].mean_s;
+                }
+                break;
+            }
+    }
+    f->user_wall = uw > 0 ? u / uw : NAN;
+    f->exponent = f->lo = f->hi = f->r2 = f->prefactor = NAN;
+    int distinct = 0;
+    for (int i = 0; i < f->n; i++)
+        distinct += i == 0 || f->x[i] != f->x[0];
+    if (distinct >= 3)
+        an_powerlaw_fit(f->x, f->y, f->n, &f->exponent, &f->lo, &f->hi, &f->r2, &f->prefactor);
+    f->superlinear = !isnan(f->lo) && f->lo > 1;
 }
 
 int an_fits(an_work *w, pm_err *err)
@@ -44,6 +103,9 @@ int an_fits(an_work *w, pm_err *err)
     int rc = PM_OK;
     struct pm_an_priv *pv = w->pv;
     size_t NP = pv->n_pids;
+    const char **variants = NULL;
+    size_t n_var = 0;
+    double *pid_max = NULL;
     /* the metric names any config carries (pointers into the configs) */
     w->n_metric_names = 0;
     for (size_t ci = 0; ci < a->n_configs; ci++)
@@ -60,8 +122,26 @@ int an_fits(an_work *w, pm_err *err)
             w->metric_names = nn;
             w->metric_names[w->n_metric_names++] = nm;
         }
+    /* The variants, each its own fits (pooling them mixes the fixes' effects into the exponent): the reference
+     * (stock, else the first met) first. */
+    variants = calloc(a->n_configs + 1, sizeof *variants);
+    if (!variants)
+        AN_NOMEM();
+    for (size_t ci = 0; ci < a->n_configs; ci++) {
+        const char *v = a->configs[ci].variant;
+        size_t j = 0;
+        while (j < n_var && !same_variant(variants[j], v))
+            j++;
+        if (j == n_var)
+            variants[n_var++] = v;
+        if (v && !strcmp(v, "stock") && j > 0) {   /* stock moves to the front */
+            const char *t = variants[0];
+            variants[0] = variants[j];
+            variants[j] = t;
+        }
+    }
     /* Heavy passes: largest share anywhere >= 5%, top 8 by that share; fit time against IR size. */
-    double *pid_max = calloc(NP + 1, sizeof *pid_max);
+    pid_max = calloc(NP + 1, sizeof *pid_max);
     if (!pid_max)
         AN_NOMEM();
     for (size_t ci = 0; ci < a->n_configs; ci++)
@@ -70,11 +150,9 @@ int an_fits(an_work *w, pm_err *err)
             if (ps->share > pid_max[ps->id])
                 pid_max[ps->id] = ps->share;
         }
-    a->fits = calloc(8, sizeof *a->fits);
-    if (!a->fits) {
-        free(pid_max);
+    a->fits = calloc(8 * (n_var ? n_var : 1), sizeof *a->fits);
+    if (!a->fits)
         AN_NOMEM();
-    }
     for (int round = 0; round < 8; round++) {
         size_t best = NP;
         for (size_t k = 0; k < NP; k++)
@@ -84,58 +162,33 @@ int an_fits(an_work *w, pm_err *err)
             break;
         double mshare = pid_max[best];
         pid_max[best] = -1;
-        pm_an_fit *f = &a->fits[a->n_fits];
-        f->tool = pv->pids[best].tool;
-        f->name = pv->pids[best].name;
-        f->stage = pv->pids[best].stage;
-        if (!(f->x_metric = x_metric_for(w, f->tool, f->stage))) {
-            free(pid_max);
+        const char *xm = NULL;
+        if ((rc = x_metric_for(w, pv->pids[best].tool, pv->pids[best].stage, &xm)))
             AN_NOMEM();
-        }
-        f->max_share = mshare;
-        f->x = calloc(a->n_configs + 1, sizeof *f->x);
-        f->y = calloc(a->n_configs + 1, sizeof *f->y);
-        if (!f->x || !f->y) {
-            free(f->x); free(f->y);
-            free(pid_max);
-            AN_NOMEM();
-        }
-        double u = 0, uw = 0;
-        for (size_t ci = 0; ci < a->n_configs; ci++) {
-            const pm_an_config *c = &a->configs[ci];
-            double x = an_config_metric(a, c, f->x_metric);
-            /* Under NPUW every subgraph compile overwrites the trace and strategy files: x is the LM head's,
-             * the pass time the whole compile's. Never fitted against each other. */
-            if (!strncmp(f->x_metric, "npu.", 4) && (an_config_metric(a, c, "npu.submodel.lm_head.blocks") > 0 ||
-                                                     an_config_metric(a, c, "ov.npuw.max_prompt_len") > 0)) {
-                for (size_t p = 0; p < c->n_passes; p++)
-                    f->npuw_left_out += c->passes[p].name == f->name;
-                continue;
+        for (size_t v = 0; v < n_var; v++) {
+            pm_an_fit *f = &a->fits[a->n_fits];
+            f->tool = pv->pids[best].tool;
+            f->name = pv->pids[best].name;
+            f->stage = pv->pids[best].stage;
+            f->x_metric = xm;
+            f->no_fit = xm ? NULL : no_sizes;
+            f->variant = variants[v];
+            f->reference = v == 0;
+            f->max_share = mshare;
+            f->x = calloc(a->n_configs + 1, sizeof *f->x);
+            f->y = calloc(a->n_configs + 1, sizeof *f->y);
+            if (!f->x || !f->y) {
+                free(f->x);
+                free(f->y);
+                f->x = f->y = NULL;
+                AN_NOMEM();
             }
-            for (size_t p = 0; p < c->n_passes; p++)
-                if (c->passes[p].name == f->name) {
-                    if (x > 0 && c->passes[p].mean_s > 0) {
-                        f->x[f->n] = x;
-                        f->y[f->n++] = c->passes[p].mean_s;
-                    }
-                    if (!isnan(c->passes[p].user_wall)) {
-                        u += c->passes[p].user_wall * c->passes[p].mean_s;
-                        uw += c->passes[p].mean_s;
-                    }
-                    break;
-                }
+            a->n_fits++;
+            fit_variant(w, f, best);
         }
-        f->user_wall = uw > 0 ? u / uw : NAN;
-        f->exponent = f->lo = f->hi = f->r2 = f->prefactor = NAN;
-        int distinct = 0;
-        for (int i = 0; i < f->n; i++)
-            distinct += i == 0 || f->x[i] != f->x[0];
-        if (distinct >= 3)
-            an_powerlaw_fit(f->x, f->y, f->n, &f->exponent, &f->lo, &f->hi, &f->r2, &f->prefactor);
-        f->superlinear = !isnan(f->lo) && f->lo > 1;
-        a->n_fits++;
     }
-    free(pid_max);
 cleanup:
+    free(pid_max);
+    free(variants);
     return rc;
 }

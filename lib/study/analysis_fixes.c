@@ -95,7 +95,7 @@ int an_fixes(an_work *w, pm_err *err)
                         break;
                     }
             for (size_t k = 0; bn && k < a->n_fits; k++)
-                if (a->fits[k].name == bn && a->fits[k].tool == bt) {
+                if (a->fits[k].name == bn && a->fits[k].tool == bt && a->fits[k].reference) {   /* stock's */
                     x->exponent = a->fits[k].exponent;
                     x->exponent_lo = a->fits[k].lo;
                 }

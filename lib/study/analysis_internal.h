@@ -46,6 +46,11 @@ typedef struct an_work {
     size_t run_stage_ns;      /* stages per run in run_stage */
     double *stage_u, *stage_uw;   /* [stage] cold user seconds, and the wall of those rows */
     double *pid_cfg_s, *pid_cfg_u, *pid_cfg_uw;   /* [pass id][config] cold wall, user, wall where user known */
+    double *pid_cfg_log;      /* [pass id][config] sum over cold runs of log(the run's seconds of the pass) */
+    int *pid_cfg_nlog;        /* [pass id][config] cold runs in pid_cfg_log: a config's geometric mean (fits) */
+    double *run_pid_s;        /* [pass id] seconds of the pass in the cold run being read (cur_run) */
+    int *touched;             /* pass ids with run_pid_s > 0, n_touched of them (cap_pid_cfg room) */
+    size_t n_touched, cur_run;   /* cur_run: index of that run, SIZE_MAX none */
     size_t cap_pid_cfg;       /* pass ids with room in pid_cfg_* */
     size_t row_run;           /* index of the run of the last pass row (rows come grouped by run) */
     int *key_pid;             /* pm_sq_pass_row.key -> pass id, -1 not yet seen: one hash lookup per pair */

@@ -3,6 +3,7 @@
 #include "analysis_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,8 @@ static int add_config(void *ctx, const pm_sq_config_row *r)
     c->user_wall = c->warm_s = c->cache_ratio = NAN;
     c->ir_ops = c->llvm_ops = c->npu_tasks = c->npu_tiles = NAN;
     c->cv = c->load1 = NAN;
+    c->psi_us = c->psi_cgroup_us = c->steal_ms = -1;
+    c->psi_share = c->steal_share = NAN;
     return !c->key || !c->share || !c->stage_s ? PM_ERR_NOMEM : PM_OK;
 }
 
@@ -120,6 +123,22 @@ static int pid_stage(an_work *w, const pass_id *id)
 /* Pass keys are pass-name ids times the tools of a scan: a map this long (64 MB) is where a table stops paying. */
 #define AN_MAX_PASS_KEY (1 << 24)
 
+/* The cold run being read ends: each pass's total in it joins its config's log sum (the fits' geometric mean). */
+static void flush_run(an_work *w)
+{
+    if (w->cur_run != SIZE_MAX) {
+        size_t nc = w->a->n_configs, cfg = (size_t)w->runs[w->cur_run].cfg;
+        for (size_t k = 0; k < w->n_touched; k++) {
+            size_t pid = (size_t)w->touched[k];
+            w->pid_cfg_log[pid * nc + cfg] += log(w->run_pid_s[pid]);
+            w->pid_cfg_nlog[pid * nc + cfg]++;
+            w->run_pid_s[pid] = 0;
+        }
+    }
+    w->n_touched = 0;
+    w->cur_run = SIZE_MAX;
+}
+
 static int add_pass(void *ctx, const pm_sq_pass_row *r)
 {
     an_work *w = ctx;
@@ -170,13 +189,28 @@ static int add_pass(void *ctx, const pm_sq_pass_row *r)
         if (pu)
             w->pid_cfg_u = pu;
         double *puw = pu ? realloc(w->pid_cfg_uw, cap * nc * sizeof *puw) : NULL;
-        if (!puw)
+        if (puw)
+            w->pid_cfg_uw = puw;
+        double *pl = puw ? realloc(w->pid_cfg_log, cap * nc * sizeof *pl) : NULL;
+        if (pl)
+            w->pid_cfg_log = pl;
+        int *pn = pl ? realloc(w->pid_cfg_nlog, cap * nc * sizeof *pn) : NULL;
+        if (pn)
+            w->pid_cfg_nlog = pn;
+        double *rs = pn ? realloc(w->run_pid_s, cap * sizeof *rs) : NULL;
+        if (rs)
+            w->run_pid_s = rs;
+        int *tc = rs ? realloc(w->touched, cap * sizeof *tc) : NULL;
+        if (!tc)
             return PM_ERR_NOMEM;
-        w->pid_cfg_uw = puw;
+        w->touched = tc;
         size_t from = w->cap_pid_cfg * nc, n = (cap - w->cap_pid_cfg) * nc;
         memset(ps + from, 0, n * sizeof *ps);
         memset(pu + from, 0, n * sizeof *pu);
         memset(puw + from, 0, n * sizeof *puw);
+        memset(pl + from, 0, n * sizeof *pl);
+        memset(pn + from, 0, n * sizeof *pn);
+        memset(rs + w->cap_pid_cfg, 0, (cap - w->cap_pid_cfg) * sizeof *rs);
         w->cap_pid_cfg = cap;
     }
     /* the sums an_stages makes of the rows, in row order (the same additions in the same order) */
@@ -188,6 +222,13 @@ static int add_pass(void *ctx, const pm_sq_pass_row *r)
         return PM_OK;
     size_t at = (size_t)pid * nc + (size_t)run->cfg;
     w->pid_cfg_s[at] += r->wall_s;
+    if (ri != w->cur_run) {   /* a new cold run: the last one's pass totals into the logs */
+        flush_run(w);
+        w->cur_run = ri;
+    }
+    if (w->run_pid_s[pid] == 0 && r->wall_s > 0)
+        w->touched[w->n_touched++] = pid;
+    w->run_pid_s[pid] += r->wall_s;
     if (r->user_s >= 0) {
         w->pid_cfg_u[at] += r->user_s;
         w->pid_cfg_uw[at] += r->wall_s;
@@ -303,7 +344,9 @@ int an_load(an_work *w, pm_err *err)
         !(w->stage_u = calloc(a->n_stages + 1, sizeof *w->stage_u)) ||
         !(w->stage_uw = calloc(a->n_stages + 1, sizeof *w->stage_uw)))
         return an_nomem(err);
+    w->cur_run = SIZE_MAX;
     if ((rc = cb_status(pm_sq_counted_passes(w->db, add_pass, w, err), err)))
         return rc;
+    flush_run(w);
     return prune_stages(w, err);
 }

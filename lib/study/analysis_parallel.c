@@ -22,6 +22,11 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
         c->load1 = r->mean;
         return PM_OK;
     }
+    if (!strcmp(r->name, "host.psi_cpu_some_us") || !strcmp(r->name, "host.psi_cgroup_cpu_some_us") ||
+        !strcmp(r->name, "host.steal_ms")) {   /* contention evidence (analysis_noise.c), not a size */
+        *(r->name[5] == 's' ? &c->steal_ms : r->name[9] == 'c' ? &c->psi_cgroup_us : &c->psi_us) = r->mean;
+        return PM_OK;
+    }
     if (!strcmp(r->name, "ir.ops")) c->ir_ops = r->mean;
     else if (!strcmp(r->name, "ir.llvm_ops")) c->llvm_ops = r->mean;
     else if (!strcmp(r->name, "npu.tasks")) c->npu_tasks = r->mean;

@@ -9,10 +9,12 @@
 
 #include "config.h"
 #include "contention.h"
+#include "decide.h"
 #include "parse.h"
 #include "run.h"
 #include "stats.h"
 #include "store.h"
+#include "store_query.h"
 
 /* One measured quantity over the runs of one config side: v[i] belongs to runs[i] (0 when absent in that
  * run but present in another). */
@@ -31,6 +33,7 @@ typedef struct side_cfg {
     size_t n_runs;
     int64_t *run_ids;   /* ascending */
     double *wall;       /* run wall, only runs where it is known */
+    double *user, *sys, *ins;   /* beside wall: user, sys (-1: not recorded), instructions (-1: not counted) */
     size_t n_wall;
     series *steps, *passes;   /* sorted by (tool, pass) */
     size_t n_steps, n_passes;
@@ -42,6 +45,8 @@ typedef struct side_stmts {
     sqlite3_stmt *runs, *steps, *passes;
 } side_stmts;
 
+/* side.tools_cpu_wall: see decide.h */
+
 typedef struct side {
     int walls_only;     /* skip the pass rows (pm_compare_opts.walls_only) */
     const char *mode;   /* the run mode this side counts ("cold", or "warm": pm_compare_opts.mode_a/mode_b) */
@@ -49,6 +54,8 @@ typedef struct side {
     const char *path;
     pm_store *st;
     pm_contention_sweep cont;   /* the sweep's configs judged by the one contention rule */
+    double tools_cpu_wall, tools_cpu_wall_min;   /* max, min over the sweep's tools of their null-input median
+                                                    CPU/wall (decide.h) */
     side_cfg *cfgs;     /* sorted by base; their runs are loaded when matched (load_cfg_data) */
     size_t n_cfgs;
     side_stmts q;
@@ -78,6 +85,16 @@ static int grow(void *arr, size_t *cap, size_t n, size_t sz)
     return 0;
 }
 
+/* Resizes *arr to cap doubles (kept on failure). */
+static int resize(double **arr, size_t cap)
+{
+    double *p = realloc(*arr, cap * sizeof *p);
+    if (!p)
+        return -1;
+    *arr = p;
+    return 0;
+}
+
 int pm_compare_split_key(const char *key, const char *variant_column, char **base, char **variant, pm_err *err)
 {
     return pm_cfg_split_key(key, variant_column, base, variant) ? nomem(err) : PM_OK;
@@ -100,6 +117,9 @@ static void free_side_cfg(side_cfg *c)
     free(c->value);
     free(c->run_ids);
     free(c->wall);
+    free(c->user);
+    free(c->sys);
+    free(c->ins);
     free_series(c->steps, c->n_steps);
     free_series(c->passes, c->n_passes);
 }
@@ -244,7 +264,9 @@ cleanup:
 }
 
 static const char *const runs_sql =
-    "SELECT id, wall_s FROM run WHERE config_id = ?1 AND mode = ?3 AND status = 'ok' AND repeat < ?2 ORDER BY id";
+    "SELECT r.id, r.wall_s, coalesce(r.user_s, -1), coalesce(r.sys_s, -1), (SELECT CASE WHEN count(*) > 0 AND "
+    "count(*) = count(s.instructions) THEN sum(s.instructions) ELSE -1 END FROM step s WHERE s.run_id = r.id)\n"
+    "FROM run r WHERE r.config_id = ?1 AND r.mode = ?3 AND r.status = 'ok' AND r.repeat < ?2 ORDER BY r.id";
 /* tool is never NULL-compared badly: coalesce keeps the BINARY order consistent with cmp_tool_pass. */
 /* Columns: run, tool, pass, time, the report format the time was read from (NULL: the runner's clock), readings. */
 static const char *const steps_sql =
@@ -291,10 +313,15 @@ static int load_cfg_data(sqlite3 *db, const char *path, const side_stmts *q, sid
         }
         c->run_ids[c->n_runs++] = sqlite3_column_int64(s, 0);
         if (sqlite3_column_type(s, 1) != SQLITE_NULL) {
-            if (grow(&c->wall, &cap_w, c->n_wall, sizeof *c->wall) != 0) {
+            size_t cap_x = cap_w;
+            if (grow(&c->wall, &cap_w, c->n_wall, sizeof *c->wall) != 0 ||
+                (cap_w != cap_x && (resize(&c->user, cap_w) || resize(&c->sys, cap_w) || resize(&c->ins, cap_w)))) {
                 rc = nomem(err);
                 goto cleanup;
             }
+            c->user[c->n_wall] = sqlite3_column_double(s, 2);
+            c->sys[c->n_wall] = sqlite3_column_double(s, 3);
+            c->ins[c->n_wall] = sqlite3_column_double(s, 4);
             c->wall[c->n_wall++] = sqlite3_column_double(s, 1);
         }
     }
@@ -425,6 +452,8 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
                         info->sweep ? info->sweep : "?");
         goto cleanup;
     }
+    if ((rc = pm_sq_tools_cpu_wall(db, sweep_id, &sd->tools_cpu_wall, &sd->tools_cpu_wall_min, err)) != PM_OK)
+        goto cleanup;
     /* over the sweep's cold ok runs (all of them, as the report judges them, also under max_repeats) */
     if ((rc = pm_contention_load(db, info->sweep, &sd->cont, err)) != PM_OK) {
         pm_err_wrap(err, "%s: contention", path);
@@ -817,11 +846,11 @@ static int total_passes(pm_compare_result *r)
 /* A config the summaries count: its wall decided (faster, slower, same; a contended one only when its verdict was
  * kept by allow_contended), with a usable ratio. Undecided, untested and withheld configs are left out and
  * counted, and the summary line says so (pm_compare_summary_text). */
-static int in_summary(const pm_compare_config *c)
+static int in_summary(const pm_compare_stat *d)
 {
-    pm_compare_verdict v = c->wall.verdict;
-    return (v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER || v == PM_VERDICT_SAME) && c->wall.ratio > 0 &&
-           isfinite(c->wall.ratio);
+    pm_compare_verdict v = d->verdict;
+    return (v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER || v == PM_VERDICT_SAME) && d->ratio > 0 &&
+           isfinite(d->ratio);
 }
 
 static int cmp_regime(const void *x, const void *y)
@@ -842,15 +871,16 @@ static int summarize(pm_compare_result *r)
     r->geomean_ratio = r->geomean_ci_lo = r->geomean_ci_hi = NAN;
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
-        pm_compare_verdict v = c->wall.verdict;
+        const pm_compare_stat *d = pm_compare_decider(r, c);
+        pm_compare_verdict v = d->verdict;
         r->faster += v == PM_VERDICT_FASTER;
         r->slower += v == PM_VERDICT_SLOWER;
         r->same += v == PM_VERDICT_SAME;
         r->undecided += v == PM_VERDICT_UNDECIDED;
         r->untested += v == PM_VERDICT_NA || v == PM_VERDICT_BELOW_RESOLUTION;
-        if (in_summary(c)) {
-            ratios[r->n_ratios] = c->wall.ratio;
-            logs[r->n_ratios++] = log(c->wall.ratio);
+        if (in_summary(d)) {   /* the summary is of the metric that decided (decided_on) */
+            ratios[r->n_ratios] = d->ratio;
+            logs[r->n_ratios++] = log(d->ratio);
         }
     }
     if (r->n_ratios)
@@ -882,11 +912,12 @@ static int summarize(pm_compare_result *r)
             const pm_compare_config *c = &r->configs[i];
             if (strcmp(c->regime, rg->regime) != 0)
                 continue;
+            const pm_compare_stat *d = pm_compare_decider(r, c);
             rg->n_all++;
-            rg->faster += c->wall.verdict == PM_VERDICT_FASTER;
-            rg->slower += c->wall.verdict == PM_VERDICT_SLOWER;
-            if (in_summary(c))
-                ratios[n++] = c->wall.ratio;
+            rg->faster += d->verdict == PM_VERDICT_FASTER;
+            rg->slower += d->verdict == PM_VERDICT_SLOWER;
+            if (in_summary(d))
+                ratios[n++] = d->ratio;
         }
         rg->n_configs = n;
         rg->geomean_ratio = NAN;
@@ -913,11 +944,16 @@ static int correct_families(pm_compare_result *r)
     if (!fam)
         return -1;
     int rc = 0;
-    for (int which = 0; which < 3 && !rc; which++) {
+    /* family 3: the shown walls when another metric decided (corrected apart, so they change no verdict's m) */
+    for (int which = 0; which < 4 && !rc; which++) {
         size_t m = 0;
+        if (which == 3 && r->decided_on == PM_DECIDE_WALL)
+            break;
         for (size_t i = 0; i < r->n_configs; i++) {
             pm_compare_config *c = &r->configs[i];
             if (which == 0)
+                fam[m++] = (pm_compare_stat *)pm_compare_decider(r, c);
+            if (which == 3)
                 fam[m++] = &c->wall;
             for (size_t k = 0; which == 1 && k < c->n_steps; k++)
                 fam[m++] = &c->steps[k].st;
@@ -964,10 +1000,45 @@ static int cross_host(side *a, const side_cfg *ca, side *b, const side_cfg *cb, 
     return rc;
 }
 
+/* One side of a matched config into the evidence for the deciding metric: its runs, and its CPU/wall. */
+static void decide_side(pm_decide_evidence *ev, const side_cfg *c)
+{
+    double cpu = 0, wall = 0;
+    for (size_t i = 0; i < c->n_wall; i++) {
+        pm_decide_add_run(ev, c->wall[i], c->user[i], c->sys[i], c->ins[i]);
+        if (c->user[i] >= 0 && c->sys[i] >= 0) {
+            cpu += c->user[i] + c->sys[i];
+            wall += c->wall[i];
+        }
+    }
+    pm_decide_add_side(ev, wall > 0 ? cpu / wall : NAN);
+}
+
+/* A side's samples of the metric m (every run has it: pm_decide asked them all); -1 when out of memory. */
+static int decide_samples(pm_decide_metric m, const side_cfg *c, double **v, size_t *n)
+{
+    *n = 0;
+    if (!(*v = malloc((c->n_wall ? c->n_wall : 1) * sizeof **v)))
+        return -1;
+    for (size_t i = 0; i < c->n_wall; i++) {
+        double x = pm_decide_sample(m, c->wall[i], c->user[i], c->sys[i], c->ins[i]);
+        if (!isnan(x))
+            (*v)[(*n)++] = x;
+    }
+    return 0;
+}
+
+const pm_compare_stat *pm_compare_decider(const pm_compare_result *r, const pm_compare_config *c)
+{
+    return r->decided_on != PM_DECIDE_WALL ? &c->metric : &c->wall;
+}
+
 int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *err)
 {
     memset(out, 0, sizeof *out);
     side a = {0}, b = {0};
+    side_cfg **pairs = NULL;
+    pm_decide_evidence ev;
     int rc;
     if (!opts || !opts->path_a || !opts->path_b)
         return pm_err_set(err, PM_ERR_USAGE, "compare: two databases needed");
@@ -981,6 +1052,18 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         goto cleanup;
     size_t cap = a.n_cfgs < b.n_cfgs ? a.n_cfgs : b.n_cfgs;
     out->configs = calloc(cap ? cap : 1, sizeof *out->configs);
+    /* the matched configs' two sides, for the deciding metric's test once all are in */
+    pairs = calloc(2 * cap + 2, sizeof *pairs);
+    if (!pairs) {
+        rc = nomem(err);
+        goto cleanup;
+    }
+    pm_decide_init(&ev);
+    /* the tools of both sides: the larger null-input CPU/wall (NaN when a side measured none: then no CPU) */
+    ev.tools_cpu_wall = isnan(a.tools_cpu_wall) || isnan(b.tools_cpu_wall) ? NAN
+                        : fmax(a.tools_cpu_wall, b.tools_cpu_wall);
+    ev.tools_cpu_wall_min = isnan(a.tools_cpu_wall_min) || isnan(b.tools_cpu_wall_min)
+                            ? NAN : fmin(a.tools_cpu_wall_min, b.tools_cpu_wall_min);
     out->only_a = calloc(a.n_cfgs ? a.n_cfgs : 1, sizeof *out->only_a);
     out->only_b = calloc(b.n_cfgs ? b.n_cfgs : 1, sizeof *out->only_b);
     if (!out->configs || !out->only_a || !out->only_b) {
@@ -998,6 +1081,10 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
                                     b.max_repeats, err)) != PM_OK ||
                 (rc = cross_host(&a, &a.cfgs[i], &b, &b.cfgs[j], out, err)) != PM_OK)
                 goto cleanup;
+            pairs[2 * out->n_configs] = &a.cfgs[i];
+            pairs[2 * out->n_configs + 1] = &b.cfgs[j];
+            decide_side(&ev, &a.cfgs[i]);
+            decide_side(&ev, &b.cfgs[j]);
             pm_compare_config *cc = &out->configs[out->n_configs++];
             bad = compare_cfg(&a.cfgs[i], &b.cfgs[j], opts->all_passes, cc) || side_contention(&a, &a.cfgs[i], &cc->contended_a) ||
                   side_contention(&b, &b.cfgs[j], &cc->contended_b);
@@ -1007,6 +1094,22 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         } else {
             bad = !(out->only_b[out->n_only_b++] = strdup(b.cfgs[j++].key));
         }
+        if (bad) {
+            rc = nomem(err);
+            goto cleanup;
+        }
+    }
+    /* the whole compile is decided on the steadiest metric all matched runs offer (decide.h) */
+    out->decided_on = out->n_configs ? pm_decide(&ev) : PM_DECIDE_WALL;
+    for (size_t k = 0; out->decided_on != PM_DECIDE_WALL && k < out->n_configs; k++) {
+        double *va = NULL, *vb = NULL;
+        size_t na = 0, nb = 0;
+        int bad = decide_samples(out->decided_on, pairs[2 * k], &va, &na) ||
+                  decide_samples(out->decided_on, pairs[2 * k + 1], &vb, &nb);
+        if (!bad)
+            pm_compare_test(va, na, vb, nb, &out->configs[k].metric);
+        free(va);
+        free(vb);
         if (bad) {
             rc = nomem(err);
             goto cleanup;
@@ -1025,6 +1128,8 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         int cont = c->contended_a || c->contended_b;
         out->n_contended += cont;
         pm_compare_withhold(&c->wall, cont, opts->allow_contended);
+        if (out->decided_on != PM_DECIDE_WALL)
+            pm_compare_withhold(&c->metric, cont, opts->allow_contended);
         for (size_t q = 0; q < c->n_steps; q++)
             pm_compare_withhold(&c->steps[q].st, cont, opts->allow_contended);
         for (size_t q = 0; q < c->n_passes; q++)
@@ -1033,6 +1138,7 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     if (total_passes(out) != 0 || summarize(out) != 0)
         rc = nomem(err);
 cleanup:
+    free(pairs);
     free_side(&a);
     free_side(&b);
     if (rc != PM_OK)
@@ -1105,7 +1211,7 @@ void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n)
     size_t held = 0, kept = 0, used = 0;
     for (size_t i = 0; i < r->n_configs; i++) {
         held += r->configs[i].wall.verdict == PM_VERDICT_CONTENDED;
-        kept += r->configs[i].wall.contended && in_summary(&r->configs[i]);
+        kept += r->configs[i].wall.contended && in_summary(pm_compare_decider(r, &r->configs[i]));
     }
     size_t left = r->n_configs - r->n_ratios;
 #define PUT(...)                                                                                                  \
@@ -1257,6 +1363,11 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
                                                       jstr(c->contended_b)));
         json_stat(wall, &c->wall);
         json_object_set_new(o, "wall", wall);
+        if (r->decided_on != PM_DECIDE_WALL) {   /* the stat the config's verdict came from */
+            json_t *m = json_object();
+            json_stat(m, &c->metric);
+            json_object_set_new(o, "metric", m);
+        }
         json_object_set_new(o, "steps", json_rows(c->steps, c->n_steps));
         json_object_set_new(o, "passes", json_rows(c->passes, c->n_passes));
         json_array_append_new(configs, o);
@@ -1276,6 +1387,7 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
             "faster", (json_int_t)g->faster, "slower", (json_int_t)g->slower));
     }
     json_object_set_new(summary, "threshold", jnum(r->threshold));
+    json_object_set_new(summary, "decided_on", json_string(pm_decide_name((pm_decide_metric)r->decided_on)));
     json_object_set_new(summary, "geomean_ratio", jnum(r->geomean_ratio));
     json_object_set_new(summary, "ci_lo", jnum(r->geomean_ci_lo));
     json_object_set_new(summary, "ci_hi", jnum(r->geomean_ci_hi));

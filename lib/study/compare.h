@@ -147,6 +147,10 @@ typedef struct pm_compare_config {
     char *regime;                      /* step tool with the largest mean wall on side A, or "-" */
     char *contended_a, *contended_b;   /* why that side's runs were contended ("load 5.2 > 2 CPUs"); NULL: not */
     pm_compare_stat wall;
+    /* The whole compile on the deciding metric (decide.h; pm_compare_result.decided_on) when that is not wall:
+     * its test is the config's verdict, in the configs' Holm family; wall is then shown, corrected as a family
+     * of its own, and decides nothing. Untested (n 0) when wall decides. pm_compare_decider picks. */
+    pm_compare_stat metric;
     pm_compare_row *steps;             /* sorted by tool */
     size_t n_steps;
     pm_compare_row *passes;            /* sorted by |Δ| descending */
@@ -198,7 +202,11 @@ typedef struct pm_compare_result {
      * difference): how many, and a sentence naming the first; NULL when none. */
     size_t n_cross_host;
     char *host_warning;
+    int decided_on;                    /* pm_decide_metric: what the configs' verdicts were decided on */
 } pm_compare_result;
+
+/* The stat a config's verdict is drawn from: metric when another metric than wall decided, else wall. */
+const pm_compare_stat *pm_compare_decider(const pm_compare_result *r, const pm_compare_config *c);
 
 /* Loads both sides and compares. PM_ERR_USAGE for an ambiguous or unknown sweep/variant (the message
  * lists the choices); errors from opening the databases as pm_store_open_readonly gives them. No config

@@ -12,7 +12,20 @@
 
 void pm_contention_init(pm_contention *c)
 {
-    *c = (pm_contention){.load1 = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN};
+    *c = (pm_contention){.load1 = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN, .psi_share = NAN,
+                         .steal_share = NAN};
+}
+
+void pm_contention_set_pressure(pm_contention *c, double psi_us, double psi_cgroup_us, double steal_ms,
+                                double wall_s)
+{
+    if (!(wall_s > 0))
+        return;
+    /* the cgroup's pressure counts only the waits of its own tasks (the child's): closer to the run than the
+     * system's, which counts any task's */
+    double psi = psi_cgroup_us >= 0 ? psi_cgroup_us : psi_us;
+    c->psi_share = psi >= 0 ? psi * 1e-6 / wall_s : NAN;
+    c->steal_share = steal_ms >= 0 ? steal_ms * 1e-3 / wall_s : NAN;
 }
 
 double pm_contention_serial(const double *v, size_t n, int *busy)
@@ -63,6 +76,15 @@ int pm_contention_cpus(const char *meta_json)
 int pm_contention_judge(const pm_contention *c, int cpus, double p90, int *on_p90)
 {
     int why = 0;
+    if (!isnan(c->steal_share) && c->steal_share > PM_CONTENTION_STEAL_SHARE)
+        why |= PM_CONTENTION_STEAL;
+    if (!isnan(c->psi_share)) {   /* measured: no guess beside it */
+        if (c->psi_share > PM_CONTENTION_PSI_SHARE)
+            why |= PM_CONTENTION_PSI;
+        if (on_p90)
+            *on_p90 = 0;
+        return why;
+    }
     if (cpus > 0 && !isnan(c->load1) && c->load1 > cpus)
         why |= PM_CONTENTION_LOAD;
     if (!isnan(c->cpu_ratio)) {
@@ -92,6 +114,12 @@ void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, c
             c->cpu_ratio);
     if (why & PM_CONTENTION_P90)
         ADD("%suser/wall %.2f < 0.75 x the sweep's p90 %.2f", k ? "; " : "", c->user_wall, p90);
+    if (why & PM_CONTENTION_PSI)
+        ADD("%sCPU pressure %.0f%% of its wall > %.0f%%", k ? "; " : "", c->psi_share * 100,
+            PM_CONTENTION_PSI_SHARE * 100);
+    if (why & PM_CONTENTION_STEAL)
+        ADD("%ssteal %.0f%% of its wall > %.0f%%", k ? "; " : "", c->steal_share * 100,
+            PM_CONTENTION_STEAL_SHARE * 100);
 #undef ADD
 }
 
@@ -99,9 +127,13 @@ void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, c
 
 typedef struct tool_level { const char *tool; double *v; size_t n, cap; double serial; int busy; } tool_level;
 
+enum { PR_PSI, PR_PSI_CG, PR_STEAL, PR_N };
+
 typedef struct load_ctx {
     pm_contention_sweep *s;
     double *u, *uw;               /* per config: user and wall sums of the cold runs with user time */
+    double *w, *nw;               /* per config: wall sum and count of the cold runs */
+    double *pr;                   /* per config: [PR_N] means of the pressure metrics, -1: not recorded */
     tool_level *lv;
     size_t n_lv;
 } load_ctx;
@@ -147,6 +179,10 @@ static int take_run(void *ctx, const pm_sq_run_row *r)
         x->u[i] += r->user_s;
         x->uw[i] += r->wall_s;
     }
+    if (i >= 0 && r->status && !strcmp(r->status, "ok") && r->mode && !strcmp(r->mode, "cold")) {
+        x->w[i] += r->wall_s;
+        x->nw[i]++;
+    }
     return PM_OK;
 }
 
@@ -154,8 +190,16 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
 {
     load_ctx *x = ctx;
     long i = find_id(x->s, r->config_id);
-    if (i >= 0 && !strcmp(r->name, "host.load1"))
+    if (i < 0)
+        return PM_OK;
+    if (!strcmp(r->name, "host.load1"))
         x->s->c[i].load1 = r->mean;
+    else if (!strcmp(r->name, "host.psi_cpu_some_us"))
+        x->pr[(size_t)i * PR_N + PR_PSI] = r->mean;
+    else if (!strcmp(r->name, "host.psi_cgroup_cpu_some_us"))
+        x->pr[(size_t)i * PR_N + PR_PSI_CG] = r->mean;
+    else if (!strcmp(r->name, "host.steal_ms"))
+        x->pr[(size_t)i * PR_N + PR_STEAL] = r->mean;
     return PM_OK;
 }
 
@@ -221,12 +265,17 @@ int pm_contention_load(sqlite3 *db, const char *sweep, pm_contention_sweep *out,
     out->why = calloc(out->n + 1, sizeof *out->why);
     x.u = calloc(out->n + 1, sizeof *x.u);
     x.uw = calloc(out->n + 1, sizeof *x.uw);
-    if (!out->c || !out->why || !x.u || !x.uw) {
+    x.w = calloc(out->n + 1, sizeof *x.w);
+    x.nw = calloc(out->n + 1, sizeof *x.nw);
+    x.pr = malloc((out->n + 1) * PR_N * sizeof *x.pr);
+    if (!out->c || !out->why || !x.u || !x.uw || !x.w || !x.nw || !x.pr) {
         rc = PM_ERR_NOMEM;
         goto cleanup;
     }
     for (size_t i = 0; i < out->n; i++)
         pm_contention_init(&out->c[i]);
+    for (size_t i = 0; i < out->n * PR_N; i++)
+        x.pr[i] = -1;
     if ((rc = pm_sq_scope_begin(db, &sw, err)) || (rc = pm_sq_runs(db, &sw, take_run, &x, err)) ||
         (rc = pm_sq_cold_metric_means(db, take_metric, &x, err)) ||
         (rc = pm_sq_startup(db, &sw, take_startup, &x, &present, err)))
@@ -235,8 +284,12 @@ int pm_contention_load(sqlite3 *db, const char *sweep, pm_contention_sweep *out,
         x.lv[k].serial = pm_contention_serial(x.lv[k].v, x.lv[k].n, &x.lv[k].busy);
     if (x.n_lv && (rc = pm_sq_cold_config_tools(db, take_config_tool, &x, err)))
         goto cleanup;
-    for (size_t i = 0; i < out->n; i++)
+    for (size_t i = 0; i < out->n; i++) {
         out->c[i].user_wall = x.uw[i] > 0 ? x.u[i] / x.uw[i] : NAN;
+        const double *pr = &x.pr[i * PR_N];
+        pm_contention_set_pressure(&out->c[i], pr[PR_PSI], pr[PR_PSI_CG], pr[PR_STEAL],
+                                   x.nw[i] > 0 ? x.w[i] / x.nw[i] : NAN);
+    }
     double *uw = x.u;   /* reused: the configs' user/wall */
     for (size_t i = 0; i < out->n; i++)
         uw[i] = out->c[i].user_wall;
@@ -248,6 +301,9 @@ cleanup:
     pm_sq_sweeps_free(&sw);
     free(x.u);
     free(x.uw);
+    free(x.w);
+    free(x.nw);
+    free(x.pr);
     for (size_t k = 0; k < x.n_lv; k++)
         free(x.lv[k].v);
     free(x.lv);

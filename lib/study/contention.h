@@ -3,13 +3,21 @@
  * all judge a config's cold runs with pm_contention_judge; compare and fix get the evidence from
  * pm_contention_load, the analysis from its own load of the same queries (lib/store/store_query.h).
  *
- * A config is contended when
+ * Measured (runs that recorded CPU pressure, run metric host.psi_cpu_some_us, or the cgroup's
+ * host.psi_cgroup_cpu_some_us, preferred): a config is contended when some task waited for a CPU for more than
+ * PM_CONTENTION_PSI_SHARE of its cold runs' wall (PSI "some" delta over the runs' own interval / wall), or when
+ * the hypervisor stole more than PM_CONTENTION_STEAL_SHARE of it (host.steal_ms / wall). Nothing else is judged
+ * then: the load average and CPU/wall guesses below flagged short I/O-heavy compiles and missed real
+ * neighbours.
+ *
+ * Fallback (no pressure recorded: an older store, a kernel without PSI): a config is contended when
  *   - the mean 1-min load average at its runs' start (run metric host.load1) exceeds the sweep's CPUs, or
  *   - one of its tools' steps ran at a CPU/wall ((user+sys)/wall) below 0.75 x that tool's own serial level:
  *     the median CPU/wall of its null-input runs (the `startup` table, measured once per sweep and machine),
  *     a tool whose null runs were themselves below 0.75 being no serial level, or
- *   - (fallback, no serial level for any of its tools: a database older than the start-up runs) its process
- *     user/wall is below 0.75 x the sweep's 90th percentile over configs (3 configs at least). */
+ *   - (no serial level for any of its tools: a database older than the start-up runs) its process
+ *     user/wall is below 0.75 x the sweep's 90th percentile over configs (3 configs at least).
+ * Steal time, where recorded, is judged in both cases. */
 #ifndef PM_CONTENTION_H
 #define PM_CONTENTION_H
 
@@ -22,21 +30,36 @@
  * keeps a CPU busy for the whole run ((user+sys)/wall 0.97-0.98 measured for mlir-opt, mlir-translate and llc
  * on an idle machine). */
 #define PM_CONTENTION_RATIO 0.75
+/* Above this share of a run's wall some task waited for a CPU. Calibrated with real busy loops on 2 CPUs
+ * (tests/unit/test_contention.c): a serial run with two competitors measures 0.6-1.0, a run alone 0.00-0.02;
+ * one competitor on 2 CPUs takes no CPU from it and measures near 0. */
+#define PM_CONTENTION_PSI_SHARE 0.10
+/* Above this share of a run's wall (summed over CPUs) the hypervisor ran someone else. */
+#define PM_CONTENTION_STEAL_SHARE 0.05
 
 typedef struct pm_contention {   /* the evidence about one config's cold runs */
     double load1;                /* mean load average at the runs' start; NAN: not recorded */
     double cpu_ratio;            /* min over tools of steps' CPU/wall / the tool's serial CPU/wall; NAN: no level */
     const char *starved_tool;    /* the tool of cpu_ratio (the caller's string), or NULL */
     double user_wall;            /* process user/wall over the cold runs (the fallback); NAN: not recorded */
+    double psi_share;            /* CPU pressure "some" / wall over the cold runs (the cgroup's where recorded);
+                                    NAN: not recorded, then the fallback rule judges */
+    double steal_share;          /* steal time / wall over the cold runs; NAN: not recorded */
 } pm_contention;
 
 enum {                           /* why a config is contended (bits; 0: it is not) */
     PM_CONTENTION_LOAD = 1,      /* load1 above the CPUs */
     PM_CONTENTION_STARVED = 2,   /* a tool below 0.75 x its serial CPU/wall */
-    PM_CONTENTION_P90 = 4        /* fallback: user/wall below 0.75 x the sweep's p90 */
+    PM_CONTENTION_P90 = 4,       /* fallback: user/wall below 0.75 x the sweep's p90 */
+    PM_CONTENTION_PSI = 8,       /* measured: some task waited for a CPU above PM_CONTENTION_PSI_SHARE of the wall */
+    PM_CONTENTION_STEAL = 16     /* measured: steal time above PM_CONTENTION_STEAL_SHARE of the wall */
 };
 
 void pm_contention_init(pm_contention *c);
+/* The measured evidence from a config's cold-run means: host.psi_cpu_some_us, host.psi_cgroup_cpu_some_us (µs),
+ * host.steal_ms and the wall (s); a negative or NaN mean is "not recorded". */
+void pm_contention_set_pressure(pm_contention *c, double psi_us, double psi_cgroup_us, double steal_ms,
+                                double wall_s);
 /* A tool's serial level from the CPU/wall of its ok null runs: their median (NAN: none). *busy: the null runs
  * themselves waited (median below PM_CONTENTION_RATIO), so it is no serial level. v is not changed. */
 double pm_contention_serial(const double *v, size_t n, int *busy);

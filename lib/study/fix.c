@@ -1,5 +1,6 @@
 /* passmap fix: propose, run and prove fixes (see fix.h). */
 #include "fix.h"
+#include "decide.h"
 
 #include <limits.h>
 #include <math.h>
@@ -432,7 +433,7 @@ static int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
                                                      "of", all, "geomean_ratio", num(cnt ? exp(sum / cnt) : NAN)));
     }
     for (size_t i = 0; i < r.n_configs; i++) {
-        const pm_compare_stat *st = &r.configs[i].wall;
+        const pm_compare_stat *st = pm_compare_decider(&r, &r.configs[i]);   /* the deciding metric's (decide.h) */
         int nmin = (int)(st->n_a < st->n_b ? st->n_a : st->n_b);
         if (nmin < m.min_n)
             m.min_n = nmin;
@@ -447,8 +448,9 @@ static int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
     jb->m = m;
     jb->verdict = pm_fix_judge(&m, at_limit, x->threshold);
     json_decref(jb->detail);
-    jb->detail = json_pack("{s:o, s:o, s:o}", "regimes", regimes, "cheaper", pass_rows(&r, 1, x->threshold),
-                           "dearer", pass_rows(&r, 0, x->threshold));
+    jb->detail = json_pack("{s:o, s:o, s:o, s:s}", "regimes", regimes, "cheaper", pass_rows(&r, 1, x->threshold),
+                           "dearer", pass_rows(&r, 0, x->threshold), "decided_on",
+                           pm_decide_name((pm_decide_metric)r.decided_on));
     pm_compare_free(&r);
     return jb->detail ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 }

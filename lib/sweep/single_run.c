@@ -123,7 +123,15 @@ int pm_single_run_record(pm_single_run *sr, const pm_run_result *r, int index, c
         snprintf(note, sizeof note, "%.500s", r->spawn_error);
     }
     pm_step_record step = {.tool = sr->tool, .argv = sr->argv, .result = r, .report = parsed ? &rep : NULL};
-    pm_run_record rec = {.config_id = sr->config_id, .repeat = sr->first_repeat + index, .mode = "cold",
+    pm_run_pressure pr;   /* what others wanted of the CPU during the run, as a sweep records it */
+    pm_run_pressure_init(&pr);
+    pm_run_pressure_add(&pr, r);
+    pm_metric metrics[PM_RUN_PRESSURE_METRICS];
+    int n_metrics = 0;
+    for (int k = 0; k < PM_RUN_PRESSURE_METRICS; k++)
+        if (pr.value[k] >= 0)
+            metrics[n_metrics++] = (pm_metric){.name = (char *)pm_run_pressure_name(k), .value = pr.value[k]};
+    pm_run_record rec = {.metrics = metrics, .n_metrics = n_metrics, .config_id = sr->config_id, .repeat = sr->first_repeat + index, .mode = "cold",
                          .status = status, .wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s,
                          .maxrss_kb = r->maxrss_kb, .note = note[0] ? note : NULL, .steps = &step, .n_steps = 1};
     int64_t run_id;

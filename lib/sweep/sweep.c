@@ -24,6 +24,7 @@
 #include "parse.h"
 #include "pgroup.h"
 #include "run.h"
+#include "decide.h"
 #include "stats.h"
 #include "store.h"
 #include "store_query.h"
@@ -137,6 +138,7 @@ typedef struct sweep_ctx {
     pm_tool_set tools;  /* every step's tool, identified once per sweep */
     char **fp_text;     /* per config: its fingerprint text and hash (identity.h); NULL in a dry run */
     char (*fp_hash)[48];
+    int64_t sweep_id;
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -198,6 +200,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
     char note[512] = "";
     double wall = 0, user = 0, sys = 0;
     long rss = 0;
+    pm_run_pressure pressure;
+    pm_run_pressure_init(&pressure);
     char path[PATH_MAX + 64];
 
     if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)))
@@ -270,6 +274,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         wall += own && oc.wall_s >= 0 ? oc.wall_s : r->wall_s;
         user += own && oc.user_s >= 0 ? oc.user_s : r->user_s;
         sys += own && oc.sys_s >= 0 ? oc.sys_s : r->sys_s;
+        pm_run_pressure_add(&pressure, r);
         long step_rss = own && oc.maxrss_kb > 0 ? oc.maxrss_kb : r->maxrss_kb;
         if (step_rss > rss)
             rss = step_rss;
@@ -337,6 +342,12 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         }
     }
 
+    /* what others wanted of the CPU during the run's steps: contention.h judges the run by it */
+    for (int k = 0; k < PM_RUN_PRESSURE_METRICS; k++)
+        if (pressure.value[k] >= 0 && push_metric(&metrics, &n_metrics, pm_run_pressure_name(k), pressure.value[k])) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
     for (int k = 0; k < cs->prep.n_metrics; k++)
         if (push_metric(&metrics, &n_metrics, cs->prep.metrics[k].name, cs->prep.metrics[k].value)) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -599,8 +610,41 @@ cleanup:
 }
 
 /* Adaptive repeats (repeats = auto): the next round holds one more cold run of each config that has not settled
- * (pm_stats_settled on its ok cold walls; at most max_repeats runs of any status), shuffled like any
- * interleaved round. Reads the store, so a resumed sweep continues where it stopped. */
+ * (pm_stats_settled on its ok cold runs' deciding metric, decide.h: instructions, CPU time of serial tools, or
+ * wall; at most max_repeats runs of any status), shuffled like any interleaved round. Reads the store, so a
+ * resumed sweep continues where it stopped. */
+static int settled_on_decider(sweep_ctx *x, int c, const double tools_cpu_wall[2], int *settled, pm_err *err)
+{
+    const pm_spec *s = x->spec;
+    pm_sq_samples sm;
+    int rc = pm_sq_cold_samples(pm_store_db(x->store), x->cs[c].id, &sm, err);
+    if (rc)
+        return rc;
+    pm_decide_evidence ev;
+    pm_decide_init(&ev);
+    ev.tools_cpu_wall = tools_cpu_wall[0];
+    ev.tools_cpu_wall_min = tools_cpu_wall[1];
+    double cw = 0, w = 0;
+    for (size_t i = 0; i < sm.n; i++) {
+        pm_decide_add_run(&ev, sm.wall[i], sm.user[i], sm.sys[i], sm.instructions[i]);
+        if (sm.user[i] >= 0 && sm.sys[i] >= 0) {
+            cw += sm.user[i] + sm.sys[i];
+            w += sm.wall[i];
+        }
+    }
+    pm_decide_add_side(&ev, w > 0 ? cw / w : NAN);
+    pm_decide_metric m = pm_decide(&ev);
+    size_t k = 0;
+    for (size_t i = 0; i < sm.n; i++) {   /* reuses wall[]: every run has the decided metric (pm_decide) */
+        double v = pm_decide_sample(m, sm.wall[i], sm.user[i], sm.sys[i], sm.instructions[i]);
+        if (!isnan(v))
+            sm.wall[k++] = v;
+    }
+    *settled = pm_stats_settled(sm.wall, k, (size_t)s->min_repeats, 0, s->precision);
+    pm_sq_samples_free(&sm);
+    return PM_OK;
+}
+
 static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err)
 {
     const pm_spec *s = x->spec;
@@ -609,21 +653,19 @@ static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks,
     task *t = calloc((size_t)s->n_configs + 1, sizeof *t);
     if (!t)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    double tools_cpu_wall[2] = {NAN, NAN};   /* max, min */
+    rc = pm_sq_tools_cpu_wall(pm_store_db(x->store), x->sweep_id, &tools_cpu_wall[0], &tools_cpu_wall[1], err);
     for (int c = 0; c < s->n_configs && !rc; c++) {
-        int done = 0;
-        double *walls = NULL;
-        size_t n_ok = 0;
+        int done = 0, settled = 0;
         unsigned char none;
         int max_r = -1;
         if ((rc = pm_store_runs_done(x->store, x->cs[c].id, "cold", &done, err)) ||
             (rc = pm_store_repeats(x->store, x->cs[c].id, "cold", &none, 0, &max_r, err)) ||
-            (rc = pm_sq_cold_walls(pm_store_db(x->store), x->cs[c].id, &walls, &n_ok, err)))
+            (rc = settled_on_decider(x, c, tools_cpu_wall, &settled, err)))
             break;
         /* the next repeat follows the largest recorded: runs moved aside by --retry-failed leave gaps */
-        if (done < s->max_repeats &&
-            !pm_stats_settled(walls, n_ok, (size_t)s->min_repeats, 0, s->precision))
+        if (done < s->max_repeats && !settled)
             t[(*n_tasks)++] = (task){.config = c, .repeat = max_r + 1 > done ? max_r + 1 : done, .mode = "cold"};
-        free(walls);
     }
     if (!rc && s->interleaved && *n_tasks > 1) {
         int *order = malloc((size_t)*n_tasks * sizeof *order);
@@ -1054,6 +1096,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     meta = sweep_meta(&x);
     if ((rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err)))
         goto cleanup;
+    x.sweep_id = sweep_id;
     {
         pm_host host;
         char compiler[256];

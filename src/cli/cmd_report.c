@@ -174,6 +174,8 @@ static int print_text(const pm_analysis *a, int markdown, const char *db_label)
                "(--x SIZE-AXIS --y WORKLOAD-AXIS, or [report] size/workload in the spec)\n", markdown ? "- " : "  ");
     if (!rc && a->n_fits)
         rc = put_table(pm_rt_fits(a), "cost = a * size^k (heavy passes)", markdown, width);
+    if (!rc && pm_rt_fits_note(a))
+        printf("%sfits: %s\n", markdown ? "- " : "", pm_rt_fits_note(a));
     char *handoff = pm_rt_handoff_text(a);
     if (!handoff)
         return PM_ERR_NOMEM;
@@ -193,7 +195,7 @@ static int print_text(const pm_analysis *a, int markdown, const char *db_label)
             continue;
         /* the reasons in compare's words (contention.h), so the two outputs name a contended config alike */
         pm_contention ev = {.load1 = c->load1, .cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool,
-                            .user_wall = c->user_wall};
+                            .user_wall = c->user_wall, .psi_share = c->psi_share, .steal_share = c->steal_share};
         char why[256];
         int bits = pm_contention_judge(&ev, a->cpus, a->user_wall_baseline, NULL);
         pm_contention_text(bits, &ev, a->cpus, a->user_wall_baseline, why, sizeof why);

@@ -27,6 +27,7 @@ static const struct command commands[] = {
     {"show", cmd_show, "a stored compile's pass tree in the terminal, with bars and shares"},
     {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
     {"fix", cmd_fix, "propose, run (A/B) and prove the fixes for a study; checks outputs are unchanged"},
+    {"probe", cmd_probe, "measure the stage-entry IR sizes a finished sweep lacks (for the cost fits)"},
     {"merge", cmd_merge, "merge shard databases (or any studies of the same spec) into one"},
     {"status", cmd_status, "done/left per shard of a sweep database"},
     {"cache", cmd_cache, "content-addressed cache of compiled artifacts"},

@@ -77,6 +77,19 @@ check "json: pass totals and regimes" json_check "$TMP/out.json" \
 check "markdown table" bash -c "'$PASSMAP' compare --markdown '$TMP/a.db' '$TMP/b.db' | grep -q '^| compile wall | 2 | 2 |'"
 check "--top 2 limits pass rows" bash -c "'$PASSMAP' compare --top 2 '$TMP/a.db' '$TMP/b.db' | grep -q 'more passes; --all-passes'"
 
+# Measured contention: CPU pressure over half of every run's wall (and a load of 0.1, which no longer matters).
+cp "$TMP/c.db" "$TMP/psi.db"
+sqlite3 "$TMP/psi.db" "DELETE FROM metric WHERE name LIKE 'host.%';
+  INSERT INTO metric(run_id, name, value) SELECT id, 'host.load1', 0.1 FROM run;
+  INSERT INTO metric(run_id, name, value) SELECT id, 'host.psi_cpu_some_us', wall_s * 500000 FROM run;
+  INSERT INTO metric(run_id, name, value) SELECT id, 'host.steal_ms', 0 FROM run"
+"$PASSMAP" compare "$TMP/psi.db" --a-variant stock --b-variant no-rollback >"$TMP/psi.txt"
+check "contended by CPU pressure: named and withheld" grep -q "^contended: A (CPU pressure 50% of its wall > 10%), B (CPU pressure 50% of its wall > 10%); no conclusion (contended)" "$TMP/psi.txt"
+sqlite3 "$TMP/psi.db" "UPDATE metric SET value = value / 50 WHERE name = 'host.psi_cpu_some_us';
+  UPDATE metric SET value = 50 WHERE name = 'host.load1'"
+"$PASSMAP" compare "$TMP/psi.db" --a-variant stock --b-variant no-rollback >"$TMP/psi.txt"
+check "1% CPU pressure: not contended, whatever the load average says" bash -c "! grep -q '^contended:' '$TMP/psi.txt'"
+
 # One database holding both variants.
 "$PASSMAP" compare "$TMP/c.db" "$TMP/b.db" >/dev/null 2>"$TMP/amb.err"
 check "ambiguous variant is a usage error (2)" test $? -eq 2
@@ -105,14 +118,17 @@ for x, y in zip(c["configs"], rc):
         assert (a == b) if isinstance(a, (str, int)) or a is None else abs(a - b) <= 1e-5 * abs(a), (k, a, b)
     assert y["wall"]["n_a"] == 3 and y["wall"]["verdict"] != "n/a", "3 repeats: tested"
 PY
-verdict=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["configs"][0]["wall"]["verdict"])' "$TMP/c-cmp.json")
+wverdict=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["configs"][0]["wall"]["verdict"])' "$TMP/c-cmp.json")
+# the config's verdict is the deciding metric's (decide.h): "metric" when another than wall decided
+verdict=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["configs"][0]; print(c.get("metric", c["wall"])["verdict"])' "$TMP/c-cmp.json")
+decided=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["decided_on"])' "$TMP/c-cmp.json")
 "$PASSMAP" compare --allow-contended "$TMP/c.db" --a-variant stock --b-variant no-rollback >"$TMP/c-cmp.txt"
 # whatever the machine gave, the verdict is what the rule says of the printed interval, for every tested row
 check "every verdict is the rule's for its interval" python3 - "$TMP/c-cmp.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 t = d["summary"]["threshold"]
-rows = [c["wall"] for c in d["configs"]] + [s for c in d["configs"] for s in c["steps"] + c["passes"]]
+rows = [c["wall"] for c in d["configs"]] + [c["metric"] for c in d["configs"] if "metric" in c] + [s for c in d["configs"] for s in c["steps"] + c["passes"]]
 tested = [r for r in rows if r["p"] is not None]
 assert tested, "3 repeats: some rows tested"
 for r in tested:
@@ -124,9 +140,17 @@ for r in tested:
 for r in rows:
     assert not (r["t"] is None and r["p"] == 0)
 PY
-case $verdict in undecided) vtext="undecided( \(~[0-9]+ runs/side\))?" ;; *) vtext=$verdict ;; esac
-check "compare text: compile wall marked $verdict" grep -Eq "^compile wall +3 +3 .* $vtext$" "$TMP/c-cmp.txt"
+vtext() { case $1 in undecided) echo "undecided( \(~[0-9]+ runs/side\))?" ;; *) echo "$1" ;; esac; }
+vtext=$(vtext "$verdict")   # the report marks the config with the deciding metric's verdict
 check "compare text: the walls' interval is simultaneous over its one config" grep -q "^intervals: compile walls 95% simultaneous (Bonferroni, m=1); steps 95% simultaneous (Bonferroni, m=3)" "$TMP/c-cmp.txt"
+check "compare text: compile wall marked $wverdict" grep -Eq "^compile wall +3 +3 .* $(vtext "$wverdict")$" "$TMP/c-cmp.txt"
+check "compare text: says what decided ($decided)" grep -q "^decided on: $decided" "$TMP/c-cmp.txt"
+if [ "$decided" != wall ]; then
+  check "compare text: the deciding row, marked $verdict" grep -Eq "^compile ${decided//[()+]/.} +3 +3 .* $(vtext "$verdict")\$" "$TMP/c-cmp.txt"
+fi
+# serial, CPU-bound tools (null-input CPU/wall in [0.5, 1.1]) with user+sys in every run: CPU time or
+# instructions decide; a load that drags the null-input runs below 0.5 leaves wall (decide.h)
+check "compare: decided on one of the three metrics" bash -c "[[ '$decided' =~ ^(wall|cpu\ time\ \(user\+sys\)|instructions\ \(user\ space\))$ ]]"
 COLUMNS=250 "$PASSMAP" report --allow-contended "$TMP/c.db" >"$TMP/c-rep.txt"   # one line per row: the check reads a whole row
 check "report text: A/B row marked $verdict" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +stock +no-rollback .*× +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +$vtext( +contended \((A|B|A, B)\))? *$" "$TMP/c-rep.txt"
 check "report text: the rule stated once" test "$(grep -c "follow passmap compare's rule" "$TMP/c-rep.txt")" -eq 1
@@ -138,8 +162,9 @@ check "report html: A/B table with the mark" grep -Eq "<td>$vtext</td>" "$TMP/c.
 # marked; the numbers (ratio, Holm p and CI) are the same either way.
 cp "$TMP/c.db" "$TMP/busy.db"
 sqlite3 "$TMP/busy.db" "UPDATE sweep SET meta_json = json_set(coalesce(meta_json, '{}'), '\$.cpus', 1);
-  DELETE FROM metric WHERE name = 'host.load1';
+  DELETE FROM metric WHERE name = 'host.load1' OR name LIKE 'host.psi%' OR name = 'host.steal_ms';
   INSERT INTO metric(run_id, name, value) SELECT id, 'host.load1', 50 FROM run"
+# (no CPU pressure recorded: an older store, where the load average is the fallback, contention.h)
 "$PASSMAP" compare --json "$TMP/busy.db" --a-variant stock --b-variant no-rollback >"$TMP/busy.json"
 "$PASSMAP" compare --json --allow-contended "$TMP/busy.db" --a-variant stock --b-variant no-rollback >"$TMP/busy-allow.json"
 check "contended: compare withholds the verdict, says why" json_check "$TMP/busy.json" \

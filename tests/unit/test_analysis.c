@@ -87,6 +87,16 @@ static int64_t add_run_ops(int64_t cfg, double ops, double wall, double user, co
     return id;
 }
 
+/* A cold run whose IR at the cleanup stage's entry (ir.stage.cleanup) is ops: what the fits use. */
+static int64_t add_run_stage(int64_t cfg, double ops, double wall, double user, const char *tool, ...)
+{
+    va_list ap;
+    va_start(ap, tool);
+    int64_t id = add_run_metric(cfg, "cold", wall, user, "ir.stage.cleanup", ops, tool, ap);
+    va_end(ap);
+    return id;
+}
+
 static int setup(void **state)
 {
     snprintf(db_path, sizeof db_path, "/tmp/pm-test-analysis-XXXXXX");
@@ -227,7 +237,19 @@ static void fit_recovers_exponent(void **state)
         snprintf(size, sizeof size, "%db", i + 1);
         int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
         double t = 1e-4 * pow(xs[i], 0.7), t2 = 1e-7 * pow(xs[i], 1.5);
-        add_run_ops(c, xs[i], (t + t2) * 1.25, t + t2, "mlir-opt", "Canonicalizer", t, "CSE", t2, (char *)NULL);
+        /* two runs at t/2 and 2t: the config's point is their geometric mean, t (the arithmetic mean 1.25 t
+         * would not fit the exponent exactly... it would here, being a constant factor: the third run below
+         * breaks that) */
+        add_run_stage(c, xs[i], (t + t2) * 0.625, (t + t2) / 2, "mlir-opt", "Canonicalizer", t / 2, "CSE", t2 / 2,
+                      (char *)NULL);
+        add_run_stage(c, xs[i], (t + t2) * 2.5, (t + t2) * 2, "mlir-opt", "Canonicalizer", t * 2, "CSE", t2 * 2,
+                      (char *)NULL);
+        if (i % 2) {   /* odd configs: a pair at t/4 and 4t more, still a geometric mean of t, a different mean */
+            add_run_stage(c, xs[i], (t + t2) * 0.3125, (t + t2) / 4, "mlir-opt", "Canonicalizer", t / 4, "CSE",
+                          t2 / 4, (char *)NULL);
+            add_run_stage(c, xs[i], (t + t2) * 5, (t + t2) * 4, "mlir-opt", "Canonicalizer", t * 4, "CSE", t2 * 4,
+                          (char *)NULL);
+        }
     }
     pm_analysis *a = analyse();
     const pm_an_fit *canon = NULL, *cse = NULL;
@@ -239,8 +261,11 @@ static void fit_recovers_exponent(void **state)
     }
     assert_non_null(canon);
     assert_non_null(cse);
-    assert_int_equal(canon->n, 5);
-    assert_string_equal(canon->x_metric, "ir.ops");
+    assert_int_equal(canon->n, 5);   /* one point per config, not per run */
+    assert_string_equal(canon->x_metric, "ir.stage.cleanup");
+    assert_null(canon->no_fit);
+    assert_true(canon->reference);
+    assert_string_equal(canon->variant, "stock");
     assert_float_equal(canon->exponent, 0.7, 1e-6);
     assert_float_equal(canon->r2, 1.0, 1e-9);
     assert_false(canon->superlinear);
@@ -251,6 +276,74 @@ static void fit_recovers_exponent(void **state)
 
 /* A pass is fitted against the IR at the entry of its own stage (ir.stage.<stage>), even when another size
  * (here ir.ops, made to fit perfectly) would give a higher R^2: the axis is never chosen by R^2. */
+
+/* A store without stage-entry sizes gets no fit, and says what to rerun: the input size (ir.ops) is never the
+ * stand-in (it made SCFToControlFlowPass "superlinear" at k 2.47 on a fixture). */
+static void no_fit_without_stage_entry_sizes(void **state)
+{
+    double xs[] = {1e2, 1e3, 1e4, 1e5};
+    char size[16];
+    for (int i = 0; i < 4; i++) {
+        snprintf(size, sizeof size, "%db", i + 1);
+        int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
+        double t = 1e-7 * pow(xs[i], 1.5);
+        add_run_ops(c, xs[i], t * 1.1, t, "mlir-opt", "CSE", t, (char *)NULL);
+    }
+    pm_analysis *a = analyse(NO_RULES);
+    assert_true(a->n_fits >= 1);
+    const pm_an_fit *f = &a->fits[0];
+    assert_string_equal(f->name, "CSE");
+    assert_null(f->x_metric);
+    assert_int_equal(f->n, 0);
+    assert_true(isnan(f->exponent));
+    assert_false(f->superlinear);
+    assert_non_null(f->no_fit);
+    assert_non_null(strstr(f->no_fit, "no stage-entry sizes"));
+    assert_non_null(strstr(f->no_fit, "passmap probe DB"));
+    pm_analysis_free(a);
+}
+
+/* Each variant its own fit (pooling mixed a fix's effect into the exponent), the reference (stock) first. */
+static void fits_per_variant(void **state)
+{
+    double xs[] = {1e3, 1e4, 1e5, 1e6};
+    char size[16];
+    for (int i = 0; i < 4; i++) {
+        snprintf(size, sizeof size, "%db", i + 1);
+        int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
+        double t = 1e-6 * pow(xs[i], 1.0);
+        add_run_stage(c, xs[i], t * 1.1, t, "mlir-opt", "CSE", t, (char *)NULL);
+        int64_t d = add_config("llm", "qwen2", size, 256, "int8", 0);   /* the fix variant: superlinear */
+        char sql[160];
+        snprintf(sql, sizeof sql, "UPDATE config SET variant = 'split', key = key || '/split' WHERE id = %lld",
+                 (long long)d);
+        assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        double u = 1e-9 * pow(xs[i], 1.5);
+        add_run_stage(d, xs[i], u * 1.1, u, "mlir-opt", "CSE", u, (char *)NULL);
+    }
+    pm_analysis *a = analyse(NO_RULES);
+    const pm_an_fit *stock = NULL, *split = NULL;
+    for (size_t i = 0; i < a->n_fits; i++)
+        if (!strcmp(a->fits[i].name, "CSE")) {
+            if (!strcmp(a->fits[i].variant, "stock"))
+                stock = &a->fits[i];
+            else if (!strcmp(a->fits[i].variant, "split"))
+                split = &a->fits[i];
+        }
+    assert_non_null(stock);
+    assert_non_null(split);
+    assert_true(stock < split);
+    assert_true(stock->reference);
+    assert_false(split->reference);
+    assert_int_equal(stock->n, 4);
+    assert_int_equal(split->n, 4);
+    assert_float_equal(stock->exponent, 1.0, 1e-6);
+    assert_float_equal(split->exponent, 1.5, 1e-6);
+    assert_false(stock->superlinear);
+    assert_true(split->superlinear);
+    pm_analysis_free(a);
+}
+
 static void fit_uses_stage_entry_size(void **state)
 {
     double stage_ops[] = {1e3, 3e3, 1e4, 3e4, 1e5};
@@ -547,7 +640,7 @@ static void fix_words_from_the_plan(void **state)
         int64_t c = add_config("llm", "qwen2", size, 128, "int8", 0);
         double t = 1e-7 * pow(xs[i], 1.4);
         /* cleanup (CSE) takes the most, yet llc's isel is the single heaviest pass */
-        add_run_ops(c, xs[i], t * 1.1, t, "mlir-opt", "CSE", 0.3 * t, "Canonicalizer", 0.3 * t,
+        add_run_stage(c, xs[i], t * 1.1, t, "mlir-opt", "CSE", 0.3 * t, "Canonicalizer", 0.3 * t,
                     "X86 DAG->DAG Instruction Selection", 0.35 * t, (char *)NULL);
     }
     int64_t c = add_config("cnn", "resnet18", NULL, 0, "int8", 224);
@@ -786,6 +879,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(sizes_sorted_numerically_and_regimes, setup, teardown),
         cmocka_unit_test_setup_teardown(fit_recovers_exponent, setup, teardown),
         cmocka_unit_test_setup_teardown(fit_uses_stage_entry_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_fit_without_stage_entry_sizes, setup, teardown),
+        cmocka_unit_test_setup_teardown(fits_per_variant, setup, teardown),
         cmocka_unit_test_setup_teardown(contended_configs_left_out_of_fixes, setup, teardown),
         cmocka_unit_test_setup_teardown(overhead_split_into_startup_and_outside, setup, teardown),
         cmocka_unit_test_setup_teardown(contention_against_each_tools_baseline, setup, teardown),

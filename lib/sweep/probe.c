@@ -1,0 +1,112 @@
+/* pm_probe: stage-entry sizes for a finished sweep (probe.h). */
+#include "probe.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "spec.h"
+#include "store.h"
+#include "store_sweeps.h"
+#include "util.h"
+
+int pm_probe_run(const char *db_path, const char *sweep, const char *work_dir, const char *self_exe,
+                 const volatile sig_atomic_t *cancel, pm_probe_summary *sum, pm_err *err)
+{
+    memset(sum, 0, sizeof *sum);
+    pm_store *st = NULL;
+    pm_store_sweep_row *rows = NULL;
+    size_t n = 0, pick = 0;
+    pm_spec *spec = NULL;
+    const pm_backend_ops *be = NULL;
+    pm_backend_ctx bctx = {0};
+    int prepared = 0, rc = pm_store_open(db_path, &st, err);
+    if (rc || (rc = pm_store_list_sweeps(st, &rows, &n, err)))
+        goto cleanup;
+    for (pick = 0; sweep && pick < n && strcmp(rows[pick].name, sweep); pick++)
+        ;
+    if (!n || (sweep && pick == n)) {
+        rc = pm_err_set(err, PM_ERR_NOTFOUND, "%s: no sweep %s%s", db_path, sweep ? sweep : "",
+                        sweep ? "" : "recorded");
+        goto cleanup;
+    }
+    if (!sweep && n > 1) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "%s holds %zu sweeps: name one with --sweep", db_path, n);
+        goto cleanup;
+    }
+    if (!rows[pick].spec_text || !*rows[pick].spec_text) {
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: sweep %s has no stored spec (an import or run --db): nothing "
+                        "to probe", db_path, rows[pick].name);
+        goto cleanup;
+    }
+    /* the stored spec as from its folder, so file axes and {spec_dir} mean what they meant (as passmap fix) */
+    char path[PATH_MAX + 160];
+    json_t *meta = rows[pick].meta_json ? json_loads(rows[pick].meta_json, 0, NULL) : NULL;
+    const char *dir = json_string_value(json_object_get(meta, "spec_dir"));
+    if (!dir || snprintf(path, sizeof path, "%s/%s.ini", dir, rows[pick].name) >= (int)sizeof path)
+        snprintf(path, sizeof path, "%s", rows[pick].name);
+    json_decref(meta);
+    if ((rc = pm_spec_parse(rows[pick].spec_text, path, &spec, err))) {
+        pm_err_wrap(err, "the spec stored with sweep '%s'", rows[pick].name);
+        goto cleanup;
+    }
+    if (!(be = pm_backend_find(spec->backend)) || !be->prepare_config) {
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "sweep %s: the %s back end measures no sizes before its runs",
+                        rows[pick].name, spec->backend);
+        goto cleanup;
+    }
+    bctx = (pm_backend_ctx){.spec = spec, .self_exe = self_exe, .cancel = cancel, .versions = json_object()};
+    if (!bctx.versions) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    if (be->prepare && (rc = be->prepare(&bctx, err)))
+        goto cleanup;
+    prepared = 1;
+    for (int c = 0; c < spec->n_configs && !rc; c++) {
+        if (cancel && *cancel) {
+            rc = pm_err_set(err, PM_ERR_CHILD, "probe: interrupted (the sizes added so far are kept)");
+            break;
+        }
+        int have = 0;
+        if ((rc = pm_store_count_runs(st, rows[pick].name, spec->configs[c].key, "cold", &have, err)))
+            break;
+        if (!have)   /* not in this store (a spec edited since, or a shard): nothing to add to */
+            continue;
+        sum->configs++;
+        char cdir[PATH_MAX];
+        if (snprintf(cdir, sizeof cdir, "%s/c%d", work_dir, c) >= (int)sizeof cdir) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "probe: work folder path too long: %s", work_dir);
+            break;
+        }
+        pm_util_remove_tree(cdir);
+        if ((rc = pm_util_mkdir_p(cdir, err)))
+            break;
+        pm_backend_config prep = {0};
+        rc = be->prepare_config(&bctx, c, cdir, &prep, err);
+        int found = 0;
+        for (int k = 0; !rc && k < prep.n_metrics; k++) {
+            if (strncmp(prep.metrics[k].name, "ir.stage.", 9))
+                continue;
+            int added = 0;
+            found = 1;
+            rc = pm_store_add_config_metric(st, rows[pick].name, spec->configs[c].key, prep.metrics[k].name,
+                                            prep.metrics[k].value, &added, err);
+            sum->runs_added += added;
+        }
+        sum->probed += found;
+        json_decref(prep.params);
+        pm_util_remove_tree(cdir);
+    }
+cleanup:
+    if (prepared && be->cleanup)
+        be->cleanup(&bctx);
+    json_decref(bctx.versions);
+    pm_spec_free(spec);
+    pm_store_sweep_rows_free(rows, n);
+    pm_store_close(st);
+    return rc;
+}
