@@ -15,6 +15,7 @@
 #include "stats.h"
 #include "store.h"
 #include "store_query.h"
+#include "util.h"
 
 /* One measured quantity over the runs of one config side: v[i] belongs to runs[i] (0 when absent in that
  * run but present in another). */
@@ -952,7 +953,7 @@ static int correct_families(pm_compare_result *r)
         for (size_t i = 0; i < r->n_configs; i++) {
             pm_compare_config *c = &r->configs[i];
             if (which == 0)
-                fam[m++] = (pm_compare_stat *)pm_compare_decider(r, c);
+                fam[m++] = pm_unconst_ptr(pm_compare_decider(r, c)); /* r is ours to correct */
             if (which == 3)
                 fam[m++] = &c->wall;
             for (size_t k = 0; which == 1 && k < c->n_steps; k++)

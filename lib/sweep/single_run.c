@@ -130,7 +130,7 @@ int pm_single_run_record(pm_single_run *sr, const pm_run_result *r, int index, c
     int n_metrics = 0;
     for (int k = 0; k < PM_RUN_PRESSURE_METRICS; k++)
         if (pr.value[k] >= 0)
-            metrics[n_metrics++] = (pm_metric){.name = (char *)pm_run_pressure_name(k), .value = pr.value[k]};
+            metrics[n_metrics++] = (pm_metric){.name = pm_unconst(pm_run_pressure_name(k)), .value = pr.value[k]};
     pm_run_record rec = {.metrics = metrics, .n_metrics = n_metrics, .config_id = sr->config_id, .repeat = sr->first_repeat + index, .mode = "cold",
                          .status = status, .wall_s = r->wall_s, .user_s = r->user_s, .sys_s = r->sys_s,
                          .maxrss_kb = r->maxrss_kb, .note = note[0] ? note : NULL, .steps = &step, .n_steps = 1};
