@@ -3,7 +3,8 @@
 set -euo pipefail
 pkgs=(build-essential pkg-config libsqlite3-dev libjansson-dev libgsl-dev libzstd-dev libxxhash-dev
       libcmocka-dev gnuplot-nox sqlite3 mlir-22-tools llvm-22 clang-22 libclang-rt-22-dev ccache hyperfine python3-pandas
-      chromium slurmctld slurmd slurm-client munge)   # slurm + munge: a real single-node Slurm for tests/e2e/test_slurm.sh
+      chromium slurmctld slurmd slurm-client munge     # slurm + munge: a real single-node Slurm for tests/e2e/test_slurm.sh
+      llvm-16 llvm-19)   # older opt/llc: tests/e2e/test_realcc.sh checks each LLVM's timers (skips absent ones)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

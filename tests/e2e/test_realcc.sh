@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Real compilers' timing reports counted once (issue 19): on a generated C file of a few thousand lines, every
+# opt/llc/clang here (LLVM 14, 16, 19, 22 where installed) -time-passes / -ftime-report: the counted pass time never
+# exceeds the process's own wall; clang's and llc's stage maps leave `other` a small remainder (<= 3%).
+source "$(dirname "$0")/lib.sh"
+export PASSMAP_DATA_DIR=$ROOT/data
+
+# gen_c N FILE: N functions with loops, branches and a switch (about 13 lines each)
+gen_c() {
+    python3 - "$1" "$2" <<'PY'
+import sys
+n, path, out = int(sys.argv[1]), sys.argv[2], []
+for i in range(n):
+    out.append(f"""struct s{i} {{ int a[16]; double d; }};
+int f{i}(int *p, int n, struct s{i} *q) {{
+  int acc = {i};
+  for (int k = 0; k < n; k++) {{
+    acc += p[k] * {i % 7 + 1} + q->a[k & 15];
+    if (acc > {1000 + i}) acc ^= k << 2; else acc -= p[(k * 3) % n];
+    for (int j = 0; j < 16; j++) q->a[j] += acc >> (j & 7);
+  }}
+  q->d = acc * 0.5 + {i}.25;
+  switch (acc & 7) {{ case 0: return acc + 1; case 1: return acc * 3; case 2: return acc - 2; default: break; }}
+  return acc;
+}}
+""")
+open(path, "w").write("".join(out))
+PY
+}
+gen_c 250 "$TMP/big.c"
+
+# counted NAME CMD...: runs CMD (its report on stderr), checks counted pass time <= its wall
+counted() {
+    local name=$1; shift
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$@" 2>"$TMP/rep.txt" >/dev/null || { fail "$name: the command failed"; return; }
+    t1=$(date +%s.%N)
+    local r
+    r=$("$PASSMAP" parse --json "$TMP/rep.txt" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); wall = float(sys.argv[1]) - float(sys.argv[2])
+print("%s %.4f %.4f" % ("ok" if d["pass_wall_s"] <= wall else "over", d["pass_wall_s"], wall))' "$t1" "$t0")
+    case $r in
+        ok*) ok "$name: counted pass time <= wall (${r#ok })" ;;
+        *) fail "$name: counted pass time exceeds the wall (${r#over })" ;;
+    esac
+}
+
+if command -v clang-22 >/dev/null; then
+    clang-22 -O2 -S -emit-llvm "$TMP/big.c" -o "$TMP/big22.ll"
+    counted "clang-22 -O0 -ftime-report" clang-22 -O0 -ftime-report -c "$TMP/big.c" -o "$TMP/o.o"
+    counted "clang-22 -O2 -ftime-report" clang-22 -O2 -ftime-report -c "$TMP/big.c" -o "$TMP/o.o"
+    counted "llc-22 -time-passes" llc-22 -O2 -time-passes "$TMP/big22.ll" -o "$TMP/o.s"
+    counted "opt-22 -passes=verify" opt-22 -passes=verify -time-passes "$TMP/big22.ll" -o "$TMP/o.bc"
+    counted "opt-22 require<memoryssa>" opt-22 '-passes=function(require<memoryssa>)' -time-passes "$TMP/big22.ll" -o "$TMP/o.bc"
+    # VerifierPass is exactly its VerifierAnalysis: one of them counted
+    opt-22 -passes=verify -time-passes "$TMP/big22.ll" -o "$TMP/o.bc" 2>"$TMP/v.txt"
+    n=$("$PASSMAP" parse --json "$TMP/v.txt" | python3 -c '
+import json, sys
+print(sum(1 for p in json.load(sys.stdin)["passes"] if p["name"].startswith("Verifier") and p["counted"]))')
+    [ "$n" = 1 ] && ok "opt-22 verify: VerifierPass counted, VerifierAnalysis not" || fail "opt-22 verify: $n Verifier rows counted"
+fi
+if command -v clang-14 >/dev/null; then
+    clang-14 -O0 -Xclang -disable-O0-optnone -S -emit-llvm "$TMP/big.c" -o "$TMP/big14.ll"
+    counted "clang-14 -O2 -ftime-report" clang-14 -O2 -ftime-report -c "$TMP/big.c" -o "$TMP/o.o"
+    for v in 14 16 19 22; do
+        command -v opt-$v >/dev/null || continue
+        counted "opt-$v default<O2>" opt-$v '-passes=default<O2>' -time-passes "$TMP/big14.ll" -o "$TMP/o.bc"
+        counted "opt-$v require<memoryssa>" opt-$v '-passes=function(require<memoryssa>)' -time-passes "$TMP/big14.ll" -o "$TMP/o.bc"
+        command -v llc-$v >/dev/null && counted "llc-$v -time-passes" llc-$v -O2 -time-passes "$TMP/big14.ll" -o "$TMP/o.s"
+    done
+fi
+
+# `other` stays a small remainder on real compiles (stage maps for what the reports print)
+if command -v clang-22 >/dev/null; then
+    DB=$TMP/stages.db
+    "$PASSMAP" run -n 1 --db "$DB" --config c22/opt=0 -- clang-22 -O0 -ftime-report -c "$TMP/big.c" -o "$TMP/o.o" >/dev/null 2>&1
+    "$PASSMAP" run -n 1 --db "$DB" --config c22/opt=2 -- clang-22 -O2 -ftime-report -c "$TMP/big.c" -o "$TMP/o.o" >/dev/null 2>&1
+    "$PASSMAP" run -n 1 --db "$DB" --config llc22/opt=2 -- llc-22 -O2 -time-passes "$TMP/big22.ll" -o "$TMP/o.s" >/dev/null 2>&1
+    "$PASSMAP" run -n 1 --db "$DB" --config llc22/opt=0 -- llc-22 -O0 -time-passes "$TMP/big22.ll" -o "$TMP/o.s" >/dev/null 2>&1
+    command -v clang-14 >/dev/null &&
+        "$PASSMAP" run -n 1 --db "$DB" --config c14/opt=2 -- clang-14 -O2 -ftime-report -c "$TMP/big.c" -o "$TMP/o.o" >/dev/null 2>&1
+    "$PASSMAP" report "$DB" --json 2>/dev/null >"$TMP/r.json"
+    while read -r key other dom; do
+        [ "$dom" != None ] && python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= 0.03 else 1)' "$other" \
+            && ok "$key: other $other <= 3% (dominant $dom)" || fail "$key: other $other > 3% (dominant $dom)"
+    done < <(python3 -c '
+import json
+for c in json.load(open("'"$TMP/r.json"'"))["configs"]:
+    print(c["key"], round(c["shares"].get("other", {"mean": 0})["mean"], 4), c["dominant_stage"])')
+    n=$(python3 -c 'import json; print(len(json.load(open("'"$TMP/r.json"'"))["configs"]))')
+    [ "$n" -ge 4 ] && ok "$n real compiles in the stage check" || fail "only $n configs in the stage check"
+fi
+finish
