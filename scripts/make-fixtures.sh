@@ -56,4 +56,11 @@ for v in 14 22; do
         (cd "$TMP" && clang-$v -O2 -c -ftime-report "$FX/chrome/input.c" -o input.o 2>"$FX/llvm/clang$v-ftime-report.txt")
     fi
 done
+# gcc -ftime-report ("Time variable" table), plain and with -ftime-report-details.
+if command -v gcc >/dev/null; then
+    mkdir -p "$FX/gcc"
+    gcc -O2 -ftime-report -c "$FX/chrome/input.c" -o "$TMP/g.o" 2>"$FX/gcc/gcc12-O2-ftime-report.txt"
+    gcc -O0 -ftime-report -c "$FX/chrome/input.c" -o "$TMP/g.o" 2>"$FX/gcc/gcc12-O0-ftime-report.txt"
+    gcc -O2 -ftime-report -ftime-report-details -c "$FX/chrome/input.c" -o "$TMP/g.o" 2>"$FX/gcc/gcc12-O2-details.txt"
+fi
 echo "fixtures regenerated under $FX"

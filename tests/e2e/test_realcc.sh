@@ -72,6 +72,44 @@ if command -v clang-14 >/dev/null; then
     done
 fi
 
+# gcc -ftime-report: counted rows <= wall, and a command-back-end study of gcc with a named dominant stage
+if command -v gcc >/dev/null; then
+    counted "gcc -O0 -ftime-report" gcc -O0 -ftime-report -c "$TMP/big.c" -o "$TMP/o.o"
+    counted "gcc -O2 -ftime-report" gcc -O2 -ftime-report -c "$TMP/big.c" -o "$TMP/o.o"
+    gen_c 40 "$TMP/small.c"
+    cat >"$TMP/gcc.ini" <<INI
+[sweep]
+name = gcc-opt
+backend = command
+repeats = 3
+
+[matrix g]
+input = small.c
+opt = 0, 2
+
+[step cc]
+argv = gcc -O{opt} -ftime-report -c {input} -o {out}/obj.o
+report = stderr
+tool = gcc
+INI
+    GDB=$TMP/gcc.db
+    check "gcc study: sweep of -O0/-O2 x 3" "$PASSMAP" sweep --quiet --db "$GDB" "$TMP/gcc.ini"
+    [ "$(sqlite3 "$GDB" "select count(*) from run where status='ok'")" -ge 6 ] && ok "gcc: 6 ok runs" \
+        || fail "gcc: runs $(sqlite3 "$GDB" "select status, note from run limit 3")"
+    [ "$(sqlite3 "$GDB" "select count(distinct report_format) || report_format from step")" = "1gcc-text" ] && ok "gcc: steps parsed as gcc-text" \
+        || fail "gcc: formats $(sqlite3 "$GDB" "select distinct report_format from step")"
+    "$PASSMAP" report "$GDB" --json --allow-contended >"$TMP/g.json" 2>/dev/null
+    python3 - "$TMP/g.json" <<'PY' && ok "gcc report: named dominant stage, other <= 3%" || fail "gcc report stages"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert len(j["configs"]) == 2, j["configs"]
+for c in j["configs"]:
+    assert c["dominant_stage"] not in (None, "other"), (c["key"], c["dominant_stage"])
+    assert c["shares"].get("other", {"mean": 0})["mean"] <= 0.03, (c["key"], c["shares"]["other"])
+    print("#", c["key"], c["dominant_stage"], round(c["dominant_share"], 3), file=sys.stderr)
+PY
+fi
+
 # `other` stays a small remainder on real compiles (stage maps for what the reports print)
 if command -v clang-22 >/dev/null; then
     DB=$TMP/stages.db
