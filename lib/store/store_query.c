@@ -222,7 +222,7 @@ int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq
 {
     sqlite3_stmt *st = NULL;
     int rc = prepare_ids(db,
-                         "SELECT r.id, r.config_id, r.mode, r.status, r.wall_s, r.user_s FROM run r "
+                         "SELECT r.id, r.config_id, r.mode, r.status, r.wall_s, r.user_s, r.note FROM run r "
                          "JOIN config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) ORDER BY r.id",
                          s, &st, err);
     int step = SQLITE_DONE;
@@ -234,6 +234,7 @@ int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq
             .status = text_or(st, 3, NULL),
             .wall_s = sqlite3_column_double(st, 4),
             .user_s = real_or_neg(st, 5),
+            .note = text_or(st, 6, NULL),
         };
         rc = fn(ctx, &r);
     }

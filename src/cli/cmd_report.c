@@ -93,6 +93,10 @@ static int print_text(const pm_analysis *a, int markdown)
     pm_fix_report_text(stdout, a->fix_json);   /* the combination to ship heads the report */
     printf("sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n", a->sweep ? a->sweep : "-",
            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
+    if (a->n_runs_no_report)   /* no report, no conclusion: say why beside the counts */
+        printf("%s%d configs have no readable timing report (%d runs): %s; %s. They get no stage, regime or fix.\n",
+               markdown ? "\n**warning**: " : "warning: ", a->n_configs_no_report, a->n_runs_no_report,
+               a->no_report_note ? a->no_report_note : "the report could not be read", PM_AN_NO_REPORT_HINT);
     print_hosts(a);
     pm_rt_headline h;
     if (pm_rt_headline_build(a, &h)) {

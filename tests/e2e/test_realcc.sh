@@ -110,6 +110,50 @@ for c in j["configs"]:
 PY
 fi
 
+# No report, no conclusion: a clang spec without -ftime-report made "ok" runs with 0 passes and a confident
+# "process-overhead 100%" study; now its runs are no-report, the sweep and the report say why, no stage is named.
+if command -v clang-22 >/dev/null; then
+    gen_c 5 "$TMP/tiny.c"
+    cat >"$TMP/nr.ini" <<INI
+[sweep]
+name = noreport
+backend = command
+repeats = 3
+
+[matrix c]
+input = tiny.c
+opt = 0, 2
+
+[step cc]
+argv = clang-22 -O{opt} -c {input} -o {out}/obj.o
+report = stderr
+tool = clang
+INI
+    NDB=$TMP/nr.db
+    "$PASSMAP" sweep --db "$NDB" "$TMP/nr.ini" >"$TMP/nr.out" 2>&1
+    grep -q "0 ok, 0 failed, 6 no-report" "$TMP/nr.out" && grep -q "warning: 6 runs have no readable timing report" "$TMP/nr.out" \
+        && ok "sweep without -ftime-report: 6 no-report runs, said in its output" || fail "sweep output: $(tail -3 "$TMP/nr.out")"
+    [ "$(sqlite3 "$NDB" "select count(*) from run where status='no-report' and note like '%no timing report%'")" = 6 ] \
+        && ok "no-report runs stored with the reason in run.note" || fail "no-report runs: $(sqlite3 "$NDB" "select status, note from run limit 2")"
+    "$PASSMAP" report "$NDB" >"$TMP/nr.txt" 2>&1
+    grep -q "2 configs have no readable timing report (6 runs): clang report: no timing report" "$TMP/nr.txt" \
+        && ! grep -q "dominant stage: process-overhead" "$TMP/nr.txt" \
+        && ok "report: says why, names no dominant stage" || fail "report: $(head -5 "$TMP/nr.txt")"
+    "$PASSMAP" report "$NDB" --json >"$TMP/nr.json" 2>/dev/null
+    python3 - "$TMP/nr.json" <<'PY' && ok "report --json: no_report block, no stage, no regime, no fix" || fail "report --json no-report"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["no_report"]["configs"] == 2 and j["no_report"]["runs"] == 6, j["no_report"]
+assert "no timing report" in j["no_report"]["reason"]
+assert all(c["dominant_stage"] is None for c in j["configs"]), [c["dominant_stage"] for c in j["configs"]]
+assert not j["fixes"] or all(not f.get("configs") for f in j["fixes"]), j["fixes"]
+PY
+    # the same through passmap run --db: a run without a report is no-report, not ok
+    "$PASSMAP" run -n 1 --db "$TMP/r1.db" --config x -- clang-22 -O0 -c "$TMP/tiny.c" -o "$TMP/o.o" >/dev/null 2>&1
+    [ "$(sqlite3 "$TMP/r1.db" "select status from run")" = no-report ] && ok "run --db without a report: no-report" \
+        || fail "run --db: $(sqlite3 "$TMP/r1.db" "select status, note from run")"
+fi
+
 # `other` stays a small remainder on real compiles (stage maps for what the reports print)
 if command -v clang-22 >/dev/null; then
     DB=$TMP/stages.db
