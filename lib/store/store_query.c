@@ -217,6 +217,26 @@ int pm_sq_config_params(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, co
     return rc;
 }
 
+int pm_sq_trace_runs(sqlite3 *db, const pm_sq_sweeps *s, int *n, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    *n = 0;
+    int rc = prepare_ids(db,
+                         "SELECT count(DISTINCT r.id) FROM run r JOIN config c ON c.id=r.config_id "
+                         "JOIN step s ON s.run_id=r.id WHERE c.sweep_id IN (%s) AND r.status='ok' "
+                         "AND s.report_format='chrome-trace'",
+                         s, &st, err);
+    int step = SQLITE_DONE;
+    if (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        *n = sqlite3_column_int(st, 0);
+        step = SQLITE_DONE;
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_run_row *), void *ctx,
                pm_err *err)
 {

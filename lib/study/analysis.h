@@ -203,6 +203,10 @@ typedef struct pm_analysis {
     int n_runs_no_report;         /* of n_runs_failed: exited 0 without a readable timing report */
     int n_configs_no_report;      /* configs with no ok run and a no-report run: no stage, regime or fix */
     char *no_report_note;         /* the first no-report run's note (why), or NULL */
+    int n_trace_runs;             /* ok runs read from a Chrome trace: its spans have a granularity (below) */
+#define PM_AN_TRACE_GRANULARITY "clang -ftime-trace drops spans shorter than -ftime-trace-granularity (500 us by " \
+                                "default; -ftime-trace-granularity=0 records all); passmap restores each optimizer " \
+                                "pass's total from clang's Total events, other dropped spans stay in their parent"
 #define PM_AN_NO_REPORT_HINT "add -ftime-report or -ftime-trace (clang), -time-passes (opt, llc), -ftime-report (gcc) " \
                              "or --mlir-timing (mlir-opt) to the step and check its report = line"
     const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */

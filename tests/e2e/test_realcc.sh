@@ -179,6 +179,8 @@ assert dt == dr or r.get(dt, 0) >= 0.8 * r[dr], (dt, dr)
 tr = [c for c in j["configs"] if c["key"] == "trace"][0]["shares"]
 assert tr.get("pipeline", {"mean": 0})["mean"] < 0.10, tr.get("pipeline")
 PY
+    "$PASSMAP" report "$TDB" 2>/dev/null | grep -q "^granularity: 1 runs read from Chrome traces: .*-ftime-trace-granularity=0" \
+        && ok "report states the trace granularity and the flag that lowers it" || fail "report: no granularity line"
     n=$(sqlite3 "$TDB" "select count(distinct pass) from v_pass where config_key = 'trace'" 2>/dev/null || echo 0)
     [ "${n:-0}" -gt 20 ] && [ "${n:-0}" -lt 1000 ] && ok "-ftime-trace rows aggregate by pass: $n distinct names" \
         || fail "-ftime-trace distinct names: $n"
