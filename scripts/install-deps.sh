@@ -11,7 +11,8 @@ set -euo pipefail
 demo=(build-essential pkg-config libsqlite3-dev libjansson-dev libgsl-dev libzstd-dev libxxhash-dev
       gnuplot-nox mlir-22-tools llvm-22)
 test=(libcmocka-dev sqlite3 jq python3 clang-22 libclang-rt-22-dev chromium
-      slurmctld slurmd slurm-client munge)   # slurm + munge: a real single-node Slurm for tests/e2e/test_slurm.sh
+      slurmctld slurmd slurm-client munge   # slurm + munge: a real single-node Slurm for tests/e2e/test_slurm.sh
+      llvm-16 llvm-19)   # older opt/llc: tests/e2e/test_realcc.sh checks each LLVM's timers (skips absent ones)
 bench=(sqlite3 ccache hyperfine python3-pandas)
 list=0
 profiles=()

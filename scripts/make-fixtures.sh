@@ -34,6 +34,13 @@ llc -time-passes 2>"$FX/llvm/llc-time-passes.txt"
 llc -time-passes -time-passes-per-run 2>"$FX/llvm/llc-time-passes-per-run.txt"
 # opt (new pass manager) adds an "Analysis execution timing report" section.
 "$LLVM_BIN/opt" -passes='default<O2>' -time-passes "$FX/llvm/input.ll" -o "$TMP/out.bc" 2>"$FX/llvm/opt-O2-time-passes.txt"
+# opt -passes=verify: VerifierPass and VerifierAnalysis are the same time (the new PM does not pause a pass for
+# its analyses); LLVM <= 15's new PM prints one list with nested timers (opt14-O2-time-passes.txt).
+"$LLVM_BIN/opt" -passes=verify -time-passes "$FX/llvm/input.ll" -o /dev/null 2>"$FX/llvm/opt22-verify-time-passes.txt"
+if command -v opt-14 >/dev/null && command -v clang-14 >/dev/null; then
+    clang-14 -O0 -Xclang -disable-O0-optnone -S -emit-llvm "$FX/chrome/input.c" -o "$TMP/in14.ll"
+    opt-14 -passes='default<O2>' -time-passes "$TMP/in14.ll" -o /dev/null 2>"$FX/llvm/opt14-O2-time-passes.txt"
+fi
 # llc 22 has no -time-passes-json; it does have --time-trace (Chrome trace).
 llc --time-trace --time-trace-granularity=0 --time-trace-file="$FX/chrome/llc-time-trace.json"
 
@@ -49,4 +56,11 @@ for v in 14 22; do
         (cd "$TMP" && clang-$v -O2 -c -ftime-report "$FX/chrome/input.c" -o input.o 2>"$FX/llvm/clang$v-ftime-report.txt")
     fi
 done
+# gcc -ftime-report ("Time variable" table), plain and with -ftime-report-details.
+if command -v gcc >/dev/null; then
+    mkdir -p "$FX/gcc"
+    gcc -O2 -ftime-report -c "$FX/chrome/input.c" -o "$TMP/g.o" 2>"$FX/gcc/gcc12-O2-ftime-report.txt"
+    gcc -O0 -ftime-report -c "$FX/chrome/input.c" -o "$TMP/g.o" 2>"$FX/gcc/gcc12-O0-ftime-report.txt"
+    gcc -O2 -ftime-report -ftime-report-details -c "$FX/chrome/input.c" -o "$TMP/g.o" 2>"$FX/gcc/gcc12-O2-details.txt"
+fi
 echo "fixtures regenerated under $FX"

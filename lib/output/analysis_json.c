@@ -125,6 +125,13 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_object_set_new(root, "repeats", json_integer(a->max_repeats));
     json_object_set_new(root, "runs_ok", json_integer(a->n_runs_ok));
     json_object_set_new(root, "runs_failed", json_integer(a->n_runs_failed));
+    if (a->n_trace_runs)
+        json_object_set_new(root, "trace_granularity",
+                            json_pack("{s:i, s:s}", "runs", a->n_trace_runs, "note", PM_AN_TRACE_GRANULARITY));
+    /* runs that exited 0 without a readable timing report (counted in runs_failed): no stage, regime or fix */
+    json_object_set_new(root, "no_report",
+                        json_pack("{s:i, s:i, s:s?, s:s}", "runs", a->n_runs_no_report, "configs",
+                                  a->n_configs_no_report, "reason", a->no_report_note, "hint", PM_AN_NO_REPORT_HINT));
     json_t *stages = json_array();
     for (size_t s = 0; s < a->n_stages; s++)
         json_array_append_new(stages, json_string(a->stages[s]));

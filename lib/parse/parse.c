@@ -19,6 +19,7 @@ static const char *const format_names[PM_FMT__COUNT] = {
     [PM_FMT_NPU_SCHEDULE] = "npu-schedule-trace",
     [PM_FMT_NPU_STRATEGY] = "npu-strategy",
     [PM_FMT_NPU_TASK_STATS] = "npu-task-stats",
+    [PM_FMT_GCC_TEXT] = "gcc-text",
 };
 
 static const pm_parse_fn parsers[PM_FMT__COUNT] = {
@@ -31,6 +32,7 @@ static const pm_parse_fn parsers[PM_FMT__COUNT] = {
     [PM_FMT_NPU_SCHEDULE] = pm_parse_npu_schedule,
     [PM_FMT_NPU_STRATEGY] = pm_parse_npu_strategy,
     [PM_FMT_NPU_TASK_STATS] = pm_parse_npu_task_stats,
+    [PM_FMT_GCC_TEXT] = pm_parse_gcc_text,
 };
 
 /* A column of the format table: each format's tick (pm_format_tick_s). */
@@ -201,6 +203,8 @@ pm_format pm_parse_sniff(const char *buf, size_t len)
         return PM_FMT_LLVM_TEXT;
     if (contains(buf, len, "Execution time report"))
         return PM_FMT_MLIR_TEXT;
+    if (pm_sniff_gcc(buf, len))
+        return PM_FMT_GCC_TEXT;
     return PM_FMT_AUTO;
 }
 

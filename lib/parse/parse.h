@@ -16,6 +16,7 @@ typedef enum pm_format {
     PM_FMT_NPU_SCHEDULE,    /* compileTimeScheduleTrace.json */
     PM_FMT_NPU_STRATEGY,    /* strategy_out.json */
     PM_FMT_NPU_TASK_STATS,  /* dump-task-stats / IE op statistics blocks */
+    PM_FMT_GCC_TEXT,        /* gcc -ftime-report ("Time variable" table) */
     PM_FMT__COUNT
 } pm_format;
 

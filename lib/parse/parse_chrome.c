@@ -1,7 +1,10 @@
 /* Chrome trace JSON ({"traceEvents":[...]} or a bare array): clang -ftime-trace, llc --time-trace, any tool.
  *
- * "X" events (ts, dur in µs) and matched "B"/"E" pairs become spans; name is "name: args.detail" when a detail is
- * present. Spans nest by time containment on the same pid/tid: depth and parent follow. A span with children is a
+ * "X" events (ts, dur in µs) and matched "B"/"E" pairs become spans named by the event name: the args.detail
+ * (clang: the function a pass ran on, a source location) goes to the row's section, kept for `passmap trace`, so
+ * rows aggregate by pass (one run had 32,306 distinct "InstCombinePass: foo" names). Directories are stripped
+ * from a detail (the file name stays). Exception: RunPass / RunLoopPass, whose detail is the legacy pass's name
+ * ("RunPass: X86 DAG->DAG Instruction Selection") and stays in the name. Spans nest by time containment on the same pid/tid: depth and parent follow. A span with children is a
  * GROUP (its time is inclusive) and gets a synthetic counted child "NAME (self)" holding its time outside its
  * children (clang's Frontend is mostly self time: parsing); leaves are counted. So on one thread the counted rows
  * add up to the root span. "Total X" events (clang/LLVM per-name sums, each on its own tid) are SUMMARY.
@@ -17,6 +20,7 @@
 
 typedef struct span {
     char *name;
+    char *detail;   /* args.detail without directories, or NULL */
     double ts, dur; /* µs */
     long long pid, tid;
     size_t order;
@@ -87,7 +91,17 @@ static int push(spans *s, json_t *ev, double ts, double dur, pm_err *err)
     }
     span *d = &s->v[s->n];
     char *full = NULL;
-    if (detail && *detail) {
+    d->detail = NULL;
+    int detail_is_pass = !strcmp(name, "RunPass") || !strcmp(name, "RunLoopPass");
+    if (detail && *detail && !detail_is_pass) {
+        const char *slash = strrchr(detail, '/');
+        if (!(d->detail = strdup(slash && slash[1] ? slash + 1 : detail)))
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        if (!(full = strdup(name))) {
+            free(d->detail);
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        }
+    } else if (detail && *detail) {
         if (asprintf(&full, "%s: %s", name, detail) < 0)
             return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     } else if (!(full = strdup(name))) {
@@ -120,6 +134,99 @@ static int cmp_span(const void *a, const void *b)
     return x->order < y->order ? -1 : (x->order > y->order);
 }
 
+/* A new-PM pass that runs other passes: its "(self)" row holds the time of passes clang did not record. */
+static int newpm_container(const char *name)
+{
+    const char *lt = strchr(name, '<');
+    size_t n = lt ? (size_t)(lt - name) : strlen(name);
+    static const char *const suffixes[] = {"PassManager", "PassAdaptor", "ModuleInlinerWrapperPass",
+                                           "DevirtSCCRepeatedPass", "Optimizer"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (n >= k && !memcmp(name + n - k, suffixes[i], k))
+            return 1;
+    }
+    return 0;
+}
+
+/* A new-PM pass clang's "Total NAME" event sums exactly: a class name ending in Pass, not a container. */
+static int newpm_leaf_pass(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 5 || strcmp(name + n - 4, "Pass") || newpm_container(name) || !strncmp(name, "RequireAnalysisPass", 19) ||
+        !strcmp(name, "RunPass") || !strcmp(name, "RunLoopPass")) /* their spans are named "RunPass: <pass>" */
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(name[i] == '_' || (name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= 'a' && name[i] <= 'z') ||
+              (name[i] >= '0' && name[i] <= '9')))
+            return 0;
+    return 1;
+}
+
+/* clang drops spans shorter than -ftime-trace-granularity (500 µs by default) but its "Total NAME" events sum
+ * every run of NAME. Each leaf pass's missing time (Total less its recorded spans) is inside the "(self)" rows of
+ * the pass managers that ran it: move it from there into a counted row named after the pass, so a pass's rows
+ * add up to clang's exact total and the pass managers keep only their own time. Never more than those self rows
+ * hold: the counted rows still add up to the root span. */
+static int below_granularity(const spans *s, pm_report *out, const int *self_ix, int n_self, const int *map,
+                             pm_err *err)
+{
+    double have_self = 0, missing_all = 0;
+    for (int i = 0; i < n_self; i++)
+        have_self += out->passes[self_ix[i]].wall_s;
+    size_t n_tot = 0;
+    for (size_t k = 0; k < s->n; k++)
+        n_tot += s->v[k].summary;
+    if (!n_tot || have_self <= 0)
+        return PM_OK;
+    double *missing = calloc(s->n, sizeof *missing);
+    if (!missing)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    int parent = -1;
+    for (size_t k = 0; k < s->n; k++)
+        if (!s->v[k].summary && !strcmp(s->v[k].name, "Optimizer")) {
+            parent = map[k];
+            break;
+        }
+    for (size_t k = 0; k < s->n; k++) {
+        if (!s->v[k].summary || !newpm_leaf_pass(s->v[k].name + 6))
+            continue;
+        double recorded = 0, n_rec = 0;
+        for (size_t j = 0; j < s->n; j++)
+            if (!s->v[j].summary && !strcmp(s->v[j].name, s->v[k].name + 6)) {
+                recorded += s->v[j].dur;
+                n_rec++;
+            }
+        /* each recorded span is rounded to a µs: a difference within that is no missing run */
+        if (s->v[k].dur > recorded + n_rec + 1) {
+            missing[k] = s->v[k].dur - recorded;
+            missing_all += missing[k];
+        }
+    }
+    double scale = missing_all / 1e6 > have_self ? have_self / (missing_all / 1e6) : 1;
+    int rc = PM_OK;
+    for (size_t k = 0; k < s->n && !rc; k++) {
+        if (missing[k] <= 0)
+            continue;
+        pm_pass q = {0};
+        q.name = s->v[k].name + 6;
+        q.section = (char *)"below -ftime-trace-granularity (lower it with -ftime-trace-granularity=0): clang's "
+                            "Total event less the recorded spans";
+        q.wall_s = missing[k] / 1e6 * scale;
+        q.user_s = -1;
+        q.parent = parent;
+        q.depth = parent >= 0 ? out->passes[parent].depth + 1 : 0;
+        q.report_index = out->n_reports - 1;
+        rc = pm_report_add_pass(out, &q);
+    }
+    if (rc)
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    else if (missing_all > 0)
+        for (int i = 0; i < n_self; i++) /* the moved time leaves the pass managers' self rows in proportion */
+            out->passes[self_ix[i]].wall_s *= 1 - (missing_all / 1e6 * scale) / have_self;
+    free(missing);
+    return rc;
+}
 
 int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *err)
 {
@@ -128,6 +235,7 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
     spans s = {0};
     json_t **open = NULL; /* "B" events waiting for their "E" */
     int *par = NULL, *map = NULL, *nkid = NULL, *stack = NULL; /* parent span; span -> pass index; child count */
+    int *self_ix = NULL, n_self = 0; /* the "(self)" rows of new-PM containers */
     double *kids = NULL;         /* sum of direct children's durations */
     size_t n_open = 0;
     json_t *root = json_loadb(buf, len, 0, &je);
@@ -189,7 +297,8 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
     map = malloc(s.n * sizeof *map);
     nkid = calloc(s.n, sizeof *nkid);
     stack = malloc(s.n * sizeof *stack); /* nesting can be as deep as there are spans */
-    if (!par || !kids || !map || !nkid || !stack)
+    self_ix = malloc(s.n * sizeof *self_ix);
+    if (!par || !kids || !map || !nkid || !stack || !self_ix)
         goto nomem;
     size_t depth = 0;
     double lo = 0, hi = 0;
@@ -226,6 +335,7 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
         span *sp = &s.v[k];
         pm_pass p = {0};
         p.name = sp->name;
+        p.section = sp->detail;
         p.wall_s = sp->dur / 1e6;
         p.user_s = -1;
         p.report_index = report_index;
@@ -256,17 +366,24 @@ int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *e
             free(nm);
             if (rc)
                 goto nomem;
+            if (newpm_container(sp->name))
+                self_ix[n_self++] = (int)out->n_passes - 1;
         }
     }
+    if ((rc = below_granularity(&s, out, self_ix, n_self, map, err)))
+        goto cleanup;
     if (have_extent)
         out->total_wall_s = (out->total_wall_s < 0 ? 0 : out->total_wall_s) + (hi - lo) / 1e6;
     goto cleanup;
 nomem:
     rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 cleanup:
-    for (size_t k = 0; k < s.n; k++)
+    for (size_t k = 0; k < s.n; k++) {
         free(s.v[k].name);
+        free(s.v[k].detail);
+    }
     free(s.v);
+    free(self_ix);
     free(open);
     free(par);
     free(map);

@@ -15,6 +15,7 @@ int pm_parse_npu_log(const char *buf, size_t len, pm_report *out, pm_err *err); 
 int pm_parse_npu_schedule(const char *buf, size_t len, pm_report *out, pm_err *err);  /* parse_npu.c */
 int pm_parse_npu_strategy(const char *buf, size_t len, pm_report *out, pm_err *err);  /* parse_npu.c */
 int pm_parse_npu_task_stats(const char *buf, size_t len, pm_report *out, pm_err *err);/* parse_npu.c */
+int pm_parse_gcc_text(const char *buf, size_t len, pm_report *out, pm_err *err);      /* parse_gcc.c */
 
 /* Every time taken from a report is range-checked: finite, >= 0 and at most PM_TIME_MAX_S seconds (about 30
  * years; anything larger is a corrupt report, and unchecked it overflows integer conversions downstream). */
@@ -23,5 +24,6 @@ int pm_time_ok(double seconds);                                                 
 
 /* Sniffers: non-zero when buf looks like the format (cheap, prefix-based). */
 int pm_sniff_npu(const char *buf, size_t len, pm_format *fmt);                         /* parse_npu.c */
+int pm_sniff_gcc(const char *buf, size_t len);                                         /* parse_gcc.c */
 
 #endif

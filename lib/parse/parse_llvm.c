@@ -7,19 +7,28 @@
  *     rows "time (pct%)" × columns, then the name; last row "Total"
  * Columns differ per section (llc 22's "Register Allocation" has no System column): read them from the header.
  *
- * Counting rule: "Pass execution timing report" (legacy and new PM), "Analysis execution timing report" (new PM
- * pauses a pass's timer while an analysis it asks for runs, so the two are disjoint) and "LLVM IR Parsing" time
- * separate work: their rows are counted and their totals summed into total_wall_s. Every other section
- * ("Instruction Selection and Scheduling", "Register Allocation", "DWARF Emission", ...) breaks down time
- * already inside one pass (X86 DAG->DAG Instruction Selection, Greedy Register Allocator, AsmPrinter): its rows
- * are DETAIL. Each section's "Total" row is SUMMARY. Each section is one report block (report_index).
- *
- * Titles across LLVM/clang 14-22: LLVM <= 15 (clang 14's -ftime-report) centres "... Pass execution timing
- * report ..." (the dots are decoration: stripped); clang 14-19 add "Clang front-end time report" (one timer over
- * the whole compile) and "Miscellaneous Ungrouped Timers" (IR generation and code generation, which contain the
- * passes): both DETAIL. clang >= 20 prints "Clang time report" with four disjoint phases: "Front end" and "LLVM IR
- * generation" are work outside every pass timer (counted, their wall added to the total); "Optimizer" and
- * "Machine code generation" contain the pass report's rows (DETAIL). */
+ * Counting rule (each row's time is counted once; measured on opt/llc/clang 14, 16, 19 and 22):
+ * - Legacy pass manager (llc, clang's code generation, opt -enable-new-pm=0): analyses are passes scheduled apart
+ *   from the passes that use them; every row of "Pass execution timing report" is disjoint work: counted.
+ * - New pass manager (opt -passes, clang's optimizer): TimePassesHandler does not pause a pass's timer while an
+ *   analysis it requests runs, so analysis time is already inside the pass rows. LLVM >= 16 prints the analyses
+ *   in their own "Analysis execution timing report": DETAIL. LLVM <= 15 prints them in the one "... Pass
+ *   execution timing report ..." list and does not pause any timer for nested passes either: there the new-PM
+ *   analysis rows (class names ending in Analysis/AA/Proxy) are DETAIL and the wrappers that run other passes
+ *   (ModuleInlinerWrapperPass, DevirtSCCRepeatedPass, *PassManager, *PassAdaptor) are GROUP.
+ *   (opt-22 -passes=verify: VerifierPass = VerifierAnalysis to the digit.)
+ * - "LLVM IR Parsing" is work before any pass: counted. Every other section ("Instruction Selection and
+ *   Scheduling", "Register Allocation", "DWARF Emission", ...) breaks down time already inside one pass: DETAIL.
+ *   Each section's "Total" row is SUMMARY. Each section is one report block (report_index).
+ * - clang's phases. clang >= 20 prints "Clang time report" with four disjoint phases: "Front end" and "LLVM IR
+ *   generation" hold no pass (counted); "Optimizer" (the new-PM rows) and "Machine code generation" (the legacy
+ *   rows) contain the pass rows (DETAIL), and the time each holds outside its passes becomes a counted row
+ *   "clang: <phase> (outside passes)". clang 14-19 print "Clang front-end time report" (one timer over the whole
+ *   compile) and "Miscellaneous Ungrouped Timers" ("LLVM IR Generation Time", counted; "Code Generation Time",
+ *   the optimizer and code generation together): "clang: Front end (outside passes)" = the whole compile less
+ *   those two, "clang: Code generation (outside passes)" = code generation less its pass rows.
+ * total_wall_s is the sum of the counted rows (the clang phase total when phases are printed): a new-PM Total row
+ * of LLVM <= 15 adds nested and analysis timers and is not a total of anything. */
 #include "parse_internal.h"
 #include "parse_text.h"
 
@@ -33,10 +42,12 @@ static int is_rule(const char *l)
 
 enum { SECTION_DETAIL, SECTION_COUNTED, SECTION_CLANG_PHASES };
 
+static const char *const PASS_TITLE = "Pass execution timing report";
+static const char *const ANALYSIS_TITLE = "Analysis execution timing report";
+
 static int section_kind(const char *title)
 {
-    if (strcmp(title, "Pass execution timing report") == 0 || strcmp(title, "Analysis execution timing report") == 0 ||
-        strcmp(title, "LLVM IR Parsing") == 0)
+    if (strcmp(title, PASS_TITLE) == 0 || strcmp(title, "LLVM IR Parsing") == 0)
         return SECTION_COUNTED;
     return strcmp(title, "Clang time report") == 0 ? SECTION_CLANG_PHASES : SECTION_DETAIL;
 }
@@ -45,6 +56,150 @@ static int section_kind(const char *title)
 static int clang_phase_counted(const char *name)
 {
     return strcmp(name, "Front end") == 0 || strcmp(name, "LLVM IR generation") == 0;
+}
+
+/* Length of the C++ class name a new-PM row starts with ("InstCombinePass", "RequireAnalysisPass<...>": up to
+ * the '<'), or 0 when the name is not one (legacy rows are descriptions with spaces: "Live Variable Analysis"). */
+static size_t class_name_len(const char *name)
+{
+    size_t n = 0;
+    while (name[n] && name[n] != '<') {
+        char c = name[n];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == ':'))
+            return 0;
+        n++;
+    }
+    return n;
+}
+
+static int ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* A new-PM analysis (its time is inside the pass that asked for it). */
+static int newpm_analysis(const char *name)
+{
+    size_t n = class_name_len(name);
+    return n && (ends_with(name, n, "Analysis") || ends_with(name, n, "AA") || ends_with(name, n, "AAManager") ||
+                 ends_with(name, n, "Proxy"));
+}
+
+/* A new-PM pass that runs other passes (LLVM <= 15 times it around them). */
+static int newpm_wrapper(const char *name)
+{
+    size_t n = class_name_len(name);
+    return n && (ends_with(name, n, "ModuleInlinerWrapperPass") || ends_with(name, n, "DevirtSCCRepeatedPass") ||
+                 ends_with(name, n, "PassManager") || ends_with(name, n, "PassAdaptor"));
+}
+
+/* A new-PM row (clang's optimizer) as opposed to a legacy one (clang's code generation) in clang >= 20's merged
+ * pass list. The legacy X86 "BreakFalseDeps" is a class-like name too: legacy unless it looks like a new-PM pass. */
+static int newpm_row(const char *name)
+{
+    size_t n = class_name_len(name);
+    if (!n)
+        return 0;
+    return name[n] == '<' || ends_with(name, n, "Pass") || ends_with(name, n, "Analysis") ||
+           ends_with(name, n, "AA") || ends_with(name, n, "Proxy") || ends_with(name, n, "Wrapper") ||
+           strcmp(name, "InjectTLIMappings") == 0 || strcmp(name, "MemProfRemoveInfo") == 0;
+}
+
+static int add_synthetic(pm_report *out, const char *name, double wall, int report_index)
+{
+    pm_pass p = {0};
+    p.name = (char *)name;
+    p.section = (char *)"passmap: time a clang phase holds outside its pass rows";
+    p.wall_s = wall;
+    p.user_s = -1;
+    p.parent = -1;
+    p.report_index = report_index;
+    return pm_report_add_pass(out, &p);
+}
+
+/* The counting rule above, applied once every section of this input is read (their order varies by version). */
+static int reconcile(pm_report *out, size_t first, double total_before, double user_before, pm_err *err)
+{
+    int have_phases = 0, phase_index = -1;
+    double ph_opt = -1, ph_cg = -1, ph_total = -1, fe_timer = -1, cg_time = -1, irgen_time = -1;
+    double sum_newpm = 0, sum_legacy = 0;
+    for (size_t i = first; i < out->n_passes; i++) {
+        pm_pass *p = &out->passes[i];
+        const char *sec = p->section ? p->section : "";
+        if (p->flags & PM_PASS_SUMMARY) {
+            if (strcmp(sec, "Clang time report") == 0) {
+                ph_total = p->wall_s;
+                phase_index = p->report_index;
+            }
+            continue;
+        }
+        if (strcmp(sec, ANALYSIS_TITLE) == 0) {
+            p->flags |= PM_PASS_ANALYSIS | PM_PASS_DETAIL;
+        } else if (strcmp(sec, PASS_TITLE) == 0) {
+            if (newpm_analysis(p->name))
+                p->flags |= PM_PASS_ANALYSIS | PM_PASS_DETAIL;
+            else if (newpm_wrapper(p->name))
+                p->flags |= PM_PASS_GROUP;
+            if (pm_pass_counted(p))
+                *(newpm_row(p->name) ? &sum_newpm : &sum_legacy) += p->wall_s;
+        } else if (strcmp(sec, "Clang time report") == 0) {
+            have_phases = 1;
+            if (strcmp(p->name, "Optimizer") == 0)
+                ph_opt = p->wall_s;
+            else if (strcmp(p->name, "Machine code generation") == 0)
+                ph_cg = p->wall_s;
+        } else if (strcmp(sec, "Clang front-end time report") == 0 && strcmp(p->name, "Clang front-end timer") == 0) {
+            fe_timer = p->wall_s;
+            phase_index = p->report_index;
+        } else if (strcmp(sec, "Miscellaneous Ungrouped Timers") == 0) {
+            if (strcmp(p->name, "Code Generation Time") == 0) {
+                cg_time = p->wall_s;
+            } else if (strcmp(p->name, "LLVM IR Generation Time") == 0) {
+                irgen_time = p->wall_s;
+                p->flags &= ~(unsigned)PM_PASS_DETAIL; /* no pass runs during IR generation */
+            }
+        }
+    }
+    int rc = PM_OK;
+    if (have_phases) {
+        if (ph_opt > sum_newpm)
+            rc = add_synthetic(out, "clang: Optimizer (outside passes)", ph_opt - sum_newpm, phase_index);
+        if (!rc && ph_cg > sum_legacy)
+            rc = add_synthetic(out, "clang: Machine code generation (outside passes)", ph_cg - sum_legacy, phase_index);
+    } else if (fe_timer >= 0 && cg_time >= 0 && irgen_time >= 0) {
+        double fe = fe_timer - cg_time - irgen_time, outside = cg_time - sum_newpm - sum_legacy;
+        if (fe > 0)
+            rc = add_synthetic(out, "clang: Front end (outside passes)", fe, phase_index);
+        if (!rc && outside > 0)
+            rc = add_synthetic(out, "clang: Code generation (outside passes)", outside, phase_index);
+        ph_total = fe_timer;
+    }
+    if (rc)
+        return pm_err_set(err, rc, "out of memory");
+    /* the pass and parsing sections' Total rows less the rows set apart above (rounding as LLVM printed it) */
+    double wall = 0, user = 0;
+    int any = 0, any_user = 0;
+    for (size_t i = first; i < out->n_passes; i++) {
+        const pm_pass *p = &out->passes[i];
+        if (!p->section || section_kind(p->section) != SECTION_COUNTED)
+            continue;
+        double sign = (p->flags & PM_PASS_SUMMARY) ? 1 : pm_pass_counted(p) ? 0 : -1;
+        wall += sign * p->wall_s;
+        any |= sign > 0;
+        if (p->user_s >= 0) {
+            user += sign * p->user_s;
+            any_user |= sign > 0;
+        }
+    }
+    if (any_user)
+        out->total_user_s = (user_before < 0 ? 0 : user_before) + user;
+    /* the phase total when clang printed one: it also holds the phases' time outside the passes */
+    if (ph_total >= 0 && (have_phases || fe_timer >= 0))
+        out->total_wall_s = (total_before < 0 ? 0 : total_before) + ph_total;
+    else if (any)
+        out->total_wall_s = (total_before < 0 ? 0 : total_before) + wall;
+    return PM_OK;
 }
 
 /* A copy of the centred title without its "..." decoration. */
@@ -61,11 +216,6 @@ static char *title_dup(const char *line)
     return t;
 }
 
-static void add_total(double *total, double v)
-{
-    *total = (*total < 0 ? 0 : *total) + v;
-}
-
 int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
 {
     pm_lines L;
@@ -73,6 +223,8 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory splitting input");
     int rc = PM_OK;
     char *title = NULL;
+    size_t first = out->n_passes;
+    double total_before = out->total_wall_s, user_before = out->total_user_s;
     pm_timing_cols cols = {0, -1, -1};
     int report_index = -1, kind = SECTION_DETAIL;
     for (size_t li = 0; li < L.n; li++) {
@@ -104,16 +256,8 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
         }
         if (!title)
             continue;
-        const char *t = strstr(line, "Total Execution Time:");
-        if (t) {
-            /* "U seconds (W wall clock)": the wall figure is the one in parentheses */
-            const char *w = strchr(t, '(');
-            char *e;
-            double v = w ? strtod(w + 1, &e) : 0;
-            if (kind == SECTION_COUNTED && w && e != w + 1 && pm_time_ok(v))
-                add_total(&out->total_wall_s, v);
+        if (strstr(line, "Total Execution Time:")) /* the sections' totals: see reconcile() */
             continue;
-        }
         double vals[PM_TIMING_MAX_COLS];
         const char *rest;
         if (!pm_timing_line(line, &cols, vals, &rest))
@@ -136,12 +280,8 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
         p.report_index = report_index;
         if (strcmp(name, "Total") == 0) {
             p.flags = PM_PASS_SUMMARY;
-            if (kind == SECTION_COUNTED && p.user_s >= 0)
-                add_total(&out->total_user_s, p.user_s);
         } else if (kind == SECTION_CLANG_PHASES && clang_phase_counted(name)) {
-            add_total(&out->total_wall_s, p.wall_s);
-            if (p.user_s >= 0)
-                add_total(&out->total_user_s, p.user_s);
+            /* counted */
         } else if (kind != SECTION_COUNTED) {
             p.flags = PM_PASS_DETAIL;
         }
@@ -152,6 +292,7 @@ int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err)
             goto cleanup;
         }
     }
+    rc = reconcile(out, first, total_before, user_before, err);
 cleanup:
     free(title);
     pm_lines_free(&L);

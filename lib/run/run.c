@@ -824,7 +824,7 @@ const char *pm_run_status_name(pm_run_status s)
     case PM_RUN_OOM: return "oom";
     case PM_RUN_CRASHED: return "crashed";
     case PM_RUN_KILLED: return "killed";
-    case PM_RUN_SPAWN_ERROR: return "spawn_error";
+    case PM_RUN_SPAWN_ERROR: return "spawn-error";
     }
     return "unknown";
 }

@@ -84,7 +84,12 @@ const char *pm_run_pressure_name(int k);
  * exit status (see res->status); an error code only when passmap itself could not do its job. */
 int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result *res, pm_err *err);
 
+/* The one name of each status, as runs are stored, printed and written in JSON: "ok", "failed", "timeout",
+ * "oom", "crashed", "killed", "spawn-error". */
 const char *pm_run_status_name(pm_run_status s);
+/* A stored run's status when its process exited 0 but its timing report cannot be read or holds no counted
+ * pass: not a measurement of where time goes (no stage, regime or fix); run.note says why. */
+#define PM_RUN_STATUS_NO_REPORT "no-report"
 /* Parses "30", "2.5s", "5m", "1h" into seconds. */
 int pm_run_parse_duration(const char *text, double *seconds, pm_err *err);
 /* Parses "512M", "8G", "1073741824" into bytes. */

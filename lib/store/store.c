@@ -861,17 +861,7 @@ int pm_store_config_find(pm_store *st, const char *sweep, const char *key, int64
 
 static const char *run_status_text(pm_run_status s)
 {
-    /* Same names as pm_run_status_name, kept here so the store does not depend on the runner. */
-    switch (s) {
-    case PM_RUN_OK: return "ok";
-    case PM_RUN_FAILED: return "failed";
-    case PM_RUN_TIMEOUT: return "timeout";
-    case PM_RUN_OOM: return "oom";
-    case PM_RUN_CRASHED: return "crashed";
-    case PM_RUN_KILLED: return "killed";
-    case PM_RUN_SPAWN_ERROR: return "spawn-error";
-    }
-    return "unknown";
+    return pm_run_status_name(s); /* one name map, the runner's */
 }
 
 static int insert_metric(pm_store *st, int64_t run_id, int64_t step_id, const pm_metric *m, pm_err *err)

@@ -66,8 +66,7 @@ typedef struct pm_run_record {
     int64_t config_id;
     int repeat;
     const char *mode;            /* "cold", "warm", "import" ... */
-    const char *status;          /* "ok", "failed", "timeout", "oom", "crashed", "killed",
-                                    "spawn-error" */
+    const char *status;          /* pm_run_status_name's names, or PM_RUN_STATUS_NO_REPORT */
     double wall_s, user_s, sys_s;/* whole compile (sum of steps) */
     long maxrss_kb;              /* max over steps */
     const char *note;            /* e.g. the failure reason, or NULL */

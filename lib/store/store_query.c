@@ -233,12 +233,32 @@ int pm_sq_config_params(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, co
     return rc;
 }
 
+int pm_sq_trace_runs(sqlite3 *db, const pm_sq_sweeps *s, int *n, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    *n = 0;
+    int rc = prepare_ids(db,
+                         "SELECT count(DISTINCT r.id) FROM run r JOIN config c ON c.id=r.config_id "
+                         "JOIN step s ON s.run_id=r.id WHERE c.sweep_id IN (%s) AND r.status='ok' "
+                         "AND s.report_format='chrome-trace'",
+                         s, &st, err);
+    int step = SQLITE_DONE;
+    if (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        *n = sqlite3_column_int(st, 0);
+        step = SQLITE_DONE;
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_run_row *), void *ctx,
                pm_err *err)
 {
     sqlite3_stmt *st = NULL;
     int rc = prepare_ids(db,
-                         "SELECT r.id, r.config_id, r.mode, r.status, r.wall_s, r.user_s FROM run r "
+                         "SELECT r.id, r.config_id, r.mode, r.status, r.wall_s, r.user_s, r.note FROM run r "
                          "JOIN config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) ORDER BY r.id",
                          s, &st, err);
     int step = SQLITE_DONE;
@@ -250,6 +270,7 @@ int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq
             .status = text_or(st, 3, NULL),
             .wall_s = sqlite3_column_double(st, 4),
             .user_s = real_or_neg(st, 5),
+            .note = text_or(st, 6, NULL),
         };
         rc = fn(ctx, &r);
     }

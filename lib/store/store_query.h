@@ -37,7 +37,10 @@ typedef struct pm_sq_run_row {
     int64_t id, config_id;
     const char *mode, *status;
     double wall_s, user_s;        /* user_s < 0: not recorded */
+    const char *note;             /* why a run is not ok (NULL: none) */
 } pm_sq_run_row;
+/* Ok cold runs of the sweeps with a step whose report was a Chrome trace (clang -ftime-trace, llc --time-trace). */
+int pm_sq_trace_runs(sqlite3 *db, const pm_sq_sweeps *s, int *n, pm_err *err);
 /* Every run of the sweeps (any mode and status), by id. */
 int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_run_row *), void *ctx,
                pm_err *err);

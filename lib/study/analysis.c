@@ -139,7 +139,7 @@ void pm_analysis_free(pm_analysis *a)
     }
     free(a->ab);
     free(a->stages);
-    free(a->sweep); free(a->backend); free(a->meta_json);
+    free(a->sweep); free(a->backend); free(a->meta_json); free(a->no_report_note);
     for (size_t i = 0; i < full->priv.pool.n; i++)
         free(full->priv.pool.s[i]);
     free(full->priv.pool.s);

@@ -43,6 +43,7 @@ typedef struct pm_an_config {
     double size_num;              /* "1.5b" -> 1.5e9; NAN when not numeric */
     int window, resolution, layers;
     int n_cold, n_warm, n_failed;
+    int n_no_report;              /* of n_failed: runs without a readable timing report */
     pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval) */
     double user_wall;             /* process user/wall over cold runs; NAN when absent */
     pm_ci *share;                 /* [n_stages], 0..1, sums to 1 */
@@ -212,6 +213,15 @@ typedef struct pm_analysis {
     char *fix_json;               /* `passmap fix`'s result for this sweep (set by the caller), or NULL */
     char *fix_headline;           /* the headline's fix (pm_analysis_fix_words), or NULL */
     int max_repeats, n_runs_ok, n_runs_failed;
+    int n_runs_no_report;         /* of n_runs_failed: exited 0 without a readable timing report */
+    int n_configs_no_report;      /* configs with no ok run and a no-report run: no stage, regime or fix */
+    char *no_report_note;         /* the first no-report run's note (why), or NULL */
+    int n_trace_runs;             /* ok runs read from a Chrome trace: its spans have a granularity (below) */
+#define PM_AN_TRACE_GRANULARITY "clang -ftime-trace drops spans shorter than -ftime-trace-granularity (500 us by " \
+                                "default; -ftime-trace-granularity=0 records all); passmap restores each optimizer " \
+                                "pass's total from clang's Total events, other dropped spans stay in their parent"
+#define PM_AN_NO_REPORT_HINT "add -ftime-report or -ftime-trace (clang), -time-passes (opt, llc), -ftime-report (gcc) " \
+                             "or --mlir-timing (mlir-opt) to the step and check its report = line"
     const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
     size_t n_stages;
     pm_an_config *configs;        /* sorted: kind, family, size (numeric), window, precision, resolution */

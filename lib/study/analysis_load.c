@@ -1,6 +1,7 @@
 /* Section: what the analysis reads from the store — the stages, the sweeps' configs, their runs and the
  * counted pass rows — and the stages this sweep actually hits. */
 #include "analysis_internal.h"
+#include "run.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -90,6 +91,12 @@ static int add_run(void *ctx, const pm_sq_run_row *r)
     if (!r->status || strcmp(r->status, "ok")) {
         a->configs[ci].n_failed++;
         a->n_runs_failed++;
+        if (r->status && !strcmp(r->status, PM_RUN_STATUS_NO_REPORT)) {
+            a->configs[ci].n_no_report++;
+            a->n_runs_no_report++;
+            if (!a->no_report_note && r->note && !(a->no_report_note = strdup(r->note)))
+                return PM_ERR_NOMEM;
+        }
         return PM_OK;
     }
     int cold = r->mode && !strcmp(r->mode, "cold");
@@ -339,6 +346,10 @@ int an_load(an_work *w, pm_err *err)
     if ((rc = pm_sq_scope_begin(w->db, &w->sweeps, err)) ||
         (rc = cb_status(pm_sq_runs(w->db, &w->sweeps, add_run, w, err), err)))
         return rc;
+    if ((rc = pm_sq_trace_runs(w->db, &w->sweeps, &a->n_trace_runs, err)))
+        return rc;
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        a->n_configs_no_report += a->configs[ci].n_no_report > 0 && a->configs[ci].n_cold == 0;
     w->run_stage_ns = a->n_stages;
     if (!(w->run_stage = calloc(w->n_runs * a->n_stages + 1, sizeof *w->run_stage)) ||
         !(w->stage_u = calloc(a->n_stages + 1, sizeof *w->stage_u)) ||

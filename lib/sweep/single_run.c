@@ -101,7 +101,7 @@ int pm_single_run_record(pm_single_run *sr, const pm_run_result *r, int index, c
 {
     pm_report rep;
     pm_report_init(&rep);
-    const char *status = r->status == PM_RUN_SPAWN_ERROR ? "spawn-error" : pm_run_status_name(r->status);
+    const char *status = pm_run_status_name(r->status);
     char note[600] = "";
     int parsed = 0;
     if (r->status == PM_RUN_OK) {
@@ -114,9 +114,15 @@ int pm_single_run_record(pm_single_run *sr, const pm_run_result *r, int index, c
             snprintf(note, sizeof note, "report %.500s never appeared", path);
         } else if (path && pm_parse_file(path, sr->fmt, &rep, &perr) == PM_OK) {
             parsed = 1;
-            if (rep.n_passes == 0)
-                snprintf(note, sizeof note, "report on %s has no timing rows", sr->report);
+            int counted = 0;
+            for (size_t k = 0; k < rep.n_passes && !counted; k++)
+                counted = pm_pass_counted(&rep.passes[k]);
+            if (!counted && rep.n_metrics == 0) {
+                status = PM_RUN_STATUS_NO_REPORT;
+                snprintf(note, sizeof note, "report on %s has no timing rows (no counted pass)", sr->report);
+            }
         } else {
+            status = PM_RUN_STATUS_NO_REPORT;
             snprintf(note, sizeof note, "report: %.500s", path ? perr.msg : "the stream was not kept");
         }
     } else if (r->status == PM_RUN_SPAWN_ERROR) {

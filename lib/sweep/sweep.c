@@ -83,18 +83,6 @@ static char *read_tail(const char *path, size_t max)
     return buf;
 }
 
-static const char *status_of(pm_run_status s)
-{
-    switch (s) {
-    case PM_RUN_OK: return "ok";
-    case PM_RUN_TIMEOUT: return "timeout";
-    case PM_RUN_OOM: return "oom";
-    case PM_RUN_CRASHED: return "crashed";
-    case PM_RUN_KILLED: return "killed";
-    case PM_RUN_SPAWN_ERROR: return "spawn-error";
-    default: return "failed";
-    }
-}
 
 /* Wraps a step's command so it runs through `passmap cache exec` (the warm path). */
 static int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir)
@@ -139,6 +127,7 @@ typedef struct sweep_ctx {
     char **fp_text;     /* per config: its fingerprint text and hash (identity.h); NULL in a dry run */
     char (*fp_hash)[48];
     int64_t sweep_id;
+    char no_report_note[256];   /* the first no-report run's reason, for the summary */
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -184,6 +173,14 @@ static int push_metric(pm_metric **m, int *n, const char *name, double value)
     nm[*n].value = value;
     (*n)++;
     return PM_OK;
+}
+
+static int has_counted(const pm_report *r)
+{
+    for (size_t i = 0; i < r->n_passes; i++)
+        if (pm_pass_counted(&r->passes[i]))
+            return 1;
+    return 0;
 }
 
 static int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_out, pm_err *err)
@@ -281,10 +278,10 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         sl.recs[i] = (pm_step_record){.tool = st->tool, .argv = sl.argvs[i], .result = r, .report = NULL};
         if (r->status != PM_RUN_OK && own && oc.completed) {
             snprintf(note, sizeof note, "%s %s%s%s after writing its result line: the result stands",
-                     st->tool, status_of(r->status), r->term_signal ? " SIG" : "",
+                     st->tool, pm_run_status_name(r->status), r->term_signal ? " SIG" : "",
                      r->term_signal && sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "");
         } else if (r->status != PM_RUN_OK) {
-            status = status_of(r->status);
+            status = pm_run_status_name(r->status);
             sl.tails[i] = read_tail(err_path, 2048);
             sl.recs[i].stderr_tail = sl.tails[i];
             char signame[32] = "";
@@ -328,6 +325,18 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         if (x->be->step_done && x->be->step_done(&x->bctx, st, out_path, &sl.reports[i], &extra, import_error,
                                                   sizeof import_error))
             sl.recs[i].report = &sl.reports[i];
+        /* No report, no conclusion: a declared report that cannot be read or has no counted pass (a spec that
+         * forgot -ftime-report, a format passmap does not read) is not a run where all time is start-up. */
+        if (rep_path && !strcmp(status, "ok") &&
+            (!sl.recs[i].report || (!has_counted(&sl.reports[i]) && sl.reports[i].n_metrics == 0))) {
+            status = PM_RUN_STATUS_NO_REPORT;
+            if (!note[0] || parsed)
+                snprintf(note, sizeof note, "%s report on %s: %.400s", st->tool,
+                         st->report_path ? "its file" : st->report_stream == PM_STREAM_STDOUT ? "stdout" : "stderr",
+                         parsed ? "no timing rows (no counted pass)" : perr.msg);
+            if (!x->no_report_note[0])
+                snprintf(x->no_report_note, sizeof x->no_report_note, "%.250s", note);
+        }
         if (extra >= 0)
             import_s = extra;
         /* The IR-size metrics the step declares (absent files leave the metric out). */
@@ -451,7 +460,7 @@ static int measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum
                 argvs[k] = pm_argv_join(st->argv);
                 pm_run_result *o = &res[k];
                 if (startup_row_add(&rows, &n_rows,
-                                    (pm_startup_row){.tool = st->tool, .repeat = r, .status = status_of(o->status),
+                                    (pm_startup_row){.tool = st->tool, .repeat = r, .status = pm_run_status_name(o->status),
                                                      .argv = argvs[k], .wall_s = o->wall_s, .user_s = o->user_s,
                                                      .sys_s = o->sys_s,
                                                      .note = o->spawn_error[0] ? o->spawn_error : NULL}))
@@ -813,6 +822,8 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
             sum->ran++;
             if (!strcmp(status, "ok"))
                 sum->ok++;
+            else if (!strcmp(status, PM_RUN_STATUS_NO_REPORT))
+                sum->no_report++;
             else
                 sum->failed++;
         }
@@ -1218,6 +1229,7 @@ configs:
     if (rc)
         goto cleanup;
     sum->wall_s = pm_util_now() - t0;
+    snprintf(sum->no_report_note, sizeof sum->no_report_note, "%s", x.no_report_note);
     if (x.bctx.versions && json_object_size(x.bctx.versions)) {
         /* The versions the compiles reported join the store's meta table and the sweep's method metadata. */
         json_t *o = json_loads(meta, 0, NULL);

@@ -18,7 +18,7 @@ static void usage(FILE *out)
             "  --config KEY     config key (default: the report file's name)\n"
             "  --tool NAME      the compiler that printed the report (default: by format: mlir-opt, llc ...)\n"
             "  --format NAME    mlir-text, mlir-json, llvm-text, llvm-json, chrome-trace, npu-log,\n"
-            "                   npu-schedule-trace, npu-strategy, npu-task-stats (default: detected)\n"
+            "                   npu-schedule-trace, npu-strategy, npu-task-stats, gcc-text (default: detected)\n"
             "  --mode NAME      run mode recorded: cold, cache-miss or warm (default: cold)\n"
             "  --quiet          print nothing on success\n");
     cli_help_tail(out, "import", NULL);
@@ -35,6 +35,7 @@ static const char *default_tool(pm_format f)
     case PM_FMT_NPU_SCHEDULE:
     case PM_FMT_NPU_STRATEGY:
     case PM_FMT_NPU_TASK_STATS: return "ov-compile";
+    case PM_FMT_GCC_TEXT: return "gcc";
     default: return "unknown";
     }
 }

@@ -116,6 +116,13 @@ static int print_text(const pm_analysis *a, int markdown, const char *db_label)
     printf("sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n", a->sweep ? a->sweep : "-",
            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
     print_builds(a, markdown);
+    if (a->n_runs_no_report)   /* no report, no conclusion: say why beside the counts */
+        printf("%s%d configs have no readable timing report (%d runs): %s; %s. They get no stage, regime or fix.\n",
+               markdown ? "\n**warning**: " : "warning: ", a->n_configs_no_report, a->n_runs_no_report,
+               a->no_report_note ? a->no_report_note : "the report could not be read", PM_AN_NO_REPORT_HINT);
+    if (a->n_trace_runs)
+        printf("%s%d runs read from Chrome traces: %s.\n", markdown ? "\n**granularity**: " : "granularity: ",
+               a->n_trace_runs, PM_AN_TRACE_GRANULARITY);
     print_hosts(a);
     pm_rt_headline h;
     if (pm_rt_headline_build(a, &h)) {

@@ -276,6 +276,7 @@ int cmd_sweep(int argc, char **argv)
                               sum.ran, "ok", sum.ok, "failed", sum.failed, "interrupted", sum.interrupted, "wall_s",
                               sum.wall_s);
         json_object_set_new(o, "startup_runs", json_integer(sum.startup_runs));
+        json_object_set_new(o, "no_report", json_integer(sum.no_report));
         if (opts.shard.n)
             json_object_set_new(o, "shard", json_pack("{s:i, s:i}", "k", opts.shard.k, "n", opts.shard.n));
         pm_json_stamp(o, "wall_s", "s", NULL);
@@ -290,10 +291,18 @@ int cmd_sweep(int argc, char **argv)
             printf("start-up: %d null-input runs (each tool on an empty input, once per sweep)\n", sum.startup_runs);
         if (opts.shard.n)
             printf("shard %d/%d: ", opts.shard.k, opts.shard.n);
-        printf("sweep %s: %d configs, %d runs planned (%d already recorded), %d ran: %d ok, %d failed, %.1f s%s\n"
+        char noreport[32] = "";
+        if (sum.no_report)
+            snprintf(noreport, sizeof noreport, ", %d no-report", sum.no_report);
+        printf("sweep %s: %d configs, %d runs planned (%d already recorded), %d ran: %d ok, %d failed%s, %.1f s%s\n"
                "results: %s\n",
-               spec->name, sum.configs, sum.planned, sum.already_done, sum.ran, sum.ok, sum.failed, sum.wall_s,
-               sum.interrupted ? " (interrupted: rerun to resume)" : "", db);
+               spec->name, sum.configs, sum.planned, sum.already_done, sum.ran, sum.ok, sum.failed, noreport,
+               sum.wall_s, sum.interrupted ? " (interrupted: rerun to resume)" : "", db);
+        if (sum.no_report)
+            printf("warning: %d runs have no readable timing report (%s): they give no stage, regime or fix; make "
+                   "the step print one (clang -ftime-report or -ftime-trace, opt/llc -time-passes, gcc "
+                   "-ftime-report, mlir-opt --mlir-timing) and check its report = line\n",
+                   sum.no_report, sum.no_report_note);
     }
     pm_spec_free(spec);
     return sum.interrupted ? 130 : PM_EXIT_OK;

@@ -36,7 +36,7 @@ check "json: status timeout" json_check "$TMP/timeout.json" \
 
 "$PASSMAP" run -n 1 --json -- /nonexistent/tool >"$TMP/spawn.json"
 check "json: spawn error reported" json_check "$TMP/spawn.json" \
-  'd["runs"][0]["status"] == "spawn_error" and "No such file" in d["runs"][0]["spawn_error"]'
+  'd["runs"][0]["status"] == "spawn-error" and "No such file" in d["runs"][0]["spawn_error"]'
 
 # Per-run stderr files, --cwd, and the human table.
 mkdir -p "$TMP/wd"

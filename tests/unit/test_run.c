@@ -176,7 +176,7 @@ static void spawn_error_missing_binary(void **state)
     char *argv2[] = {"passmap-no-such-tool-in-path", NULL};
     assert_int_equal(pm_run_exec((const char *const *)argv2, NULL, &r, &err), PM_OK);
     assert_int_equal(r.status, PM_RUN_SPAWN_ERROR);
-    assert_string_equal(pm_run_status_name(r.status), "spawn_error");
+    assert_string_equal(pm_run_status_name(r.status), "spawn-error");
     pm_run_opts o = {.cwd = "/nonexistent-dir"};
     char *argv3[] = {"true", NULL};
     assert_int_equal(pm_run_exec((const char *const *)argv3, &o, &r, &err), PM_OK);

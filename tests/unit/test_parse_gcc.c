@@ -1,0 +1,97 @@
+/* gcc -ftime-report ("Time variable" table) on real gcc 12 output (tests/fixtures/gcc, scripts/make-fixtures.sh). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+
+#include "parse_fixture.h"
+
+#define EPS 1e-9
+
+static void o2_rows_add_up_to_total(void **state)
+{
+    pm_report r;
+    parse_fixture(FIXTURE("gcc/gcc12-O2-ftime-report.txt"), PM_FMT_AUTO, &r);
+    assert_int_equal(r.format, PM_FMT_GCC_TEXT);
+    assert_int_equal(r.n_reports, 1);
+    assert_true(fabs(r.total_wall_s - 0.71) < EPS);
+    assert_true(fabs(r.total_user_s - 0.07) < EPS);
+    int ph = find_pass(&r, "phase opt and generate", 0), exp = find_pass(&r, "callgraph functions expansion", 0);
+    int ipa = find_pass(&r, "callgraph ipa passes", 0), tot = find_pass(&r, "TOTAL", 0);
+    int pre = find_pass(&r, "preprocessing", 0);
+    assert_true(ph >= 0 && exp >= 0 && ipa >= 0 && tot >= 0 && pre >= 0);
+    assert_int_equal(r.passes[ph].flags, PM_PASS_GROUP);
+    assert_int_equal(r.passes[exp].flags, PM_PASS_GROUP);
+    assert_int_equal(r.passes[ipa].flags, PM_PASS_GROUP);
+    assert_int_equal(r.passes[tot].flags, PM_PASS_SUMMARY);
+    assert_int_equal(r.passes[pre].flags, 0);
+    assert_string_equal(r.passes[pre].section, "Time variable");
+    /* counted rows are disjoint: they add up to TOTAL less the rows gcc leaves out under 0.01 s */
+    double sum = pm_report_pass_wall(&r);
+    assert_true(sum <= 0.71 + EPS);
+    assert_true(sum >= 0.71 - 0.01 * 5);
+    pm_report_free(&r);
+}
+
+static void o0_and_details(void **state)
+{
+    pm_report r;
+    parse_fixture(FIXTURE("gcc/gcc12-O0-ftime-report.txt"), PM_FMT_AUTO, &r);
+    assert_true(fabs(r.total_wall_s - 0.16) < EPS);
+    assert_true(pm_report_pass_wall(&r) <= 0.16 + EPS && pm_report_pass_wall(&r) >= 0.12);
+    pm_report_free(&r);
+    /* -ftime-report-details repeats child timers under their parent as "`- name": detail, not counted twice */
+    parse_fixture(FIXTURE("gcc/gcc12-O2-details.txt"), PM_FMT_AUTO, &r);
+    int d = find_pass(&r, "dump files", 1);
+    assert_true(d >= 0);
+    assert_int_equal(r.passes[d].flags, PM_PASS_DETAIL);
+    assert_true(pm_report_pass_wall(&r) <= r.total_wall_s + EPS);
+    pm_report_free(&r);
+}
+
+/* two cc1 processes (gcc a.c b.c): two tables whose totals add up */
+static void two_tables(void **state)
+{
+    size_t len;
+    char *one = slurp(FIXTURE("gcc/gcc12-O0-ftime-report.txt"), &len);
+    char *two = malloc(2 * len + 1);
+    memcpy(two, one, len);
+    memcpy(two + len, one, len);
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_sniff(two, 2 * len), PM_FMT_GCC_TEXT);
+    assert_int_equal(pm_parse_buffer(two, 2 * len, PM_FMT_AUTO, &r, &e), PM_OK);
+    assert_int_equal(r.n_reports, 2);
+    assert_true(fabs(r.total_wall_s - 0.32) < EPS);
+    pm_report_free(&r);
+    /* truncated anywhere: no crash, never more counted than the complete input */
+    for (size_t cut = 0; cut < len; cut += 7) {
+        pm_report_init(&r);
+        assert_int_equal(pm_parse_buffer(one, cut, PM_FMT_GCC_TEXT, &r, &e), PM_OK);
+        assert_true(pm_report_pass_wall(&r) <= 0.16 + EPS);
+        pm_report_free(&r);
+    }
+    free(one);
+    free(two);
+}
+
+static void not_gcc(void **state)
+{
+    const char *llvm = "Time variable is a phrase\nno total here\n";
+    assert_int_not_equal(pm_parse_sniff(llvm, strlen(llvm)), PM_FMT_GCC_TEXT);
+    assert_int_equal(pm_format_from_name("gcc-text"), PM_FMT_GCC_TEXT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(o2_rows_add_up_to_total),
+        cmocka_unit_test(o0_and_details),
+        cmocka_unit_test(two_tables),
+        cmocka_unit_test(not_gcc),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
