@@ -10,6 +10,7 @@
  * add up to the root span. "Total X" events (clang/LLVM per-name sums, each on its own tid) are SUMMARY.
  * total_wall_s is the extent of all other spans (the root span, e.g. ExecuteCompiler). */
 #include "parse_internal.h"
+#include "util.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -210,8 +211,8 @@ static int below_granularity(const spans *s, pm_report *out, const int *self_ix,
             continue;
         pm_pass q = {0};
         q.name = s->v[k].name + 6;
-        q.section = (char *)"below -ftime-trace-granularity (lower it with -ftime-trace-granularity=0): clang's "
-                            "Total event less the recorded spans";
+        q.section = pm_unconst("below -ftime-trace-granularity (lower it with -ftime-trace-granularity=0): clang's "
+                            "Total event less the recorded spans");
         q.wall_s = missing[k] / 1e6 * scale;
         q.user_s = -1;
         q.parent = parent;

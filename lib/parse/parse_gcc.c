@@ -14,6 +14,7 @@
  * report block; several (one per cc1 of a multi-file gcc) add up. */
 #include "parse_internal.h"
 #include "parse_text.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -121,7 +122,7 @@ int pm_parse_gcc_text(const char *buf, size_t len, pm_report *out, pm_err *err)
             goto cleanup;
         }
         pm_pass p = {0};
-        p.section = (char *)"Time variable";
+        p.section = pm_unconst("Time variable"); /* copied by pm_report_add_pass */
         p.wall_s = vals[wall_col];
         p.user_s = usr_col >= 0 ? vals[usr_col] : -1;
         p.parent = -1;

@@ -31,6 +31,7 @@
  * of LLVM <= 15 adds nested and analysis timers and is not a total of anything. */
 #include "parse_internal.h"
 #include "parse_text.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -109,8 +110,8 @@ static int newpm_row(const char *name)
 static int add_synthetic(pm_report *out, const char *name, double wall, int report_index)
 {
     pm_pass p = {0};
-    p.name = (char *)name;
-    p.section = (char *)"passmap: time a clang phase holds outside its pass rows";
+    p.name = pm_unconst(name);
+    p.section = pm_unconst("passmap: time a clang phase holds outside its pass rows");
     p.wall_s = wall;
     p.user_s = -1;
     p.parent = -1;

@@ -289,7 +289,7 @@ static void no_fit_without_stage_entry_sizes(void **state)
         double t = 1e-7 * pow(xs[i], 1.5);
         add_run_ops(c, xs[i], t * 1.1, t, "mlir-opt", "CSE", t, (char *)NULL);
     }
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     assert_true(a->n_fits >= 1);
     const pm_an_fit *f = &a->fits[0];
     assert_string_equal(f->name, "CSE");
@@ -321,7 +321,7 @@ static void fits_per_variant(void **state)
         double u = 1e-9 * pow(xs[i], 1.5);
         add_run_stage(d, xs[i], u * 1.1, u, "mlir-opt", "CSE", u, (char *)NULL);
     }
-    pm_analysis *a = analyse(NO_RULES);
+    pm_analysis *a = analyse();
     const pm_an_fit *stock = NULL, *split = NULL;
     for (size_t i = 0; i < a->n_fits; i++)
         if (!strcmp(a->fits[i].name, "CSE")) {

@@ -161,7 +161,7 @@ static double measured_share(const char *loop, pm_run_result *res)
     char *const argv[] = {"sh", "-c", (char *)loop, NULL};
     pm_run_opts o = {.timeout_s = 60};
     pm_err e = {0};
-    assert_int_equal(pm_run_exec(argv, &o, res, &e), PM_OK);
+    assert_int_equal(pm_run_exec((const char *const *)argv, &o, res, &e), PM_OK);
     assert_int_equal(res->status, PM_RUN_OK);
     if (res->psi_cpu_some_us < 0)
         return NAN;
