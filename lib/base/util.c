@@ -251,6 +251,29 @@ int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mo
     return pm_util_publish(tmp, final, err);
 }
 
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int pm_util_refuse_same_file(const char *out, const char *in, int db, const char *what, pm_err *err)
+{
+    if (!out || !in)
+        return PM_OK;
+    if (same_file(out, in))
+        return pm_err_set(err, PM_ERR_USAGE, "refusing to write %s: it is %s %s, which this command reads (give "
+                          "another output file)", out, what, in);
+    static const char *const companions[] = {"-wal", "-shm", "-journal"};
+    for (size_t i = 0; db && i < sizeof companions / sizeof *companions; i++) {
+        char side[PATH_MAX];
+        if ((size_t)snprintf(side, sizeof side, "%s%s", in, companions[i]) < sizeof side && same_file(out, side))
+            return pm_err_set(err, PM_ERR_USAGE, "refusing to write %s: it is the %s file of %s %s (give another "
+                              "output file)", out, companions[i] + 1, what, in);
+    }
+    return PM_OK;
+}
+
 void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...)
 {
     if (b->oom)

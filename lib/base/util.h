@@ -30,6 +30,12 @@ int pm_util_publish(const char *tmp, const char *path, pm_err *err);
 int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
                               const struct timespec *mtime, pm_err *err);
 
+/* Refuses (PM_ERR_USAGE) to write out when it resolves (symbolic links followed; st_dev and st_ino compared)
+ * to the file in, which the same command reads: writing would destroy it. db: in is a SQLite database, so its
+ * -wal, -shm and -journal companions are refused too. what: in's role ("the database") for the message. An out
+ * that does not exist yet is fine. */
+int pm_util_refuse_same_file(const char *out, const char *in, int db, const char *what, pm_err *err);
+
 /* A growing string: appends never truncate; after a failed allocation oom is set and further appends do
  * nothing, so a builder checks oom once at the end. */
 typedef struct pm_sbuf {

@@ -2,9 +2,11 @@
  *
  * Rows are copied with their ids shifted past the output's largest id (run, step, metric), so steps, passes and
  * metrics follow their run without a lookup per row; configs, sweeps and hosts are matched by their natural keys
- * (sweep name, config key, host name + fingerprint, pass name). A run is named by (sweep, config, mode, repeat): one already
- * in the output is a duplicate and is skipped, which makes merging idempotent and a killed merge resumable (each
- * input is one transaction). Column lists come from the schema, so a column added by a later migration is copied
+ * (sweep name, config key, host name + fingerprint, pass name). A run is named by what it measured and where and
+ * when: (sweep, config, mode, host, start time, status, wall). One already in the output is a duplicate and is
+ * skipped, which makes merging idempotent and a killed merge resumable (each input is one transaction). The repeat
+ * number is not part of it: `run --db` and `import` number repeats per database, so two machines' repeat 0 are two
+ * measurements; a new run whose (config, mode, repeat) is taken is appended with the next free repeat. Column lists come from the schema, so a column added by a later migration is copied
  * too; a table the merge does not know is an error rather than data silently left behind. */
 #include "store.h"
 #include "util.h"
@@ -37,14 +39,14 @@ static const table_copy copies[] = {
     {"config", "ON CONFLICT(sweep_id, key) DO NOTHING", 1, {{"sweep_id", "ms.id"}, {NULL, NULL}},
      "FROM src.config s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name WHERE 1",
      NULL},
-    /* Within the input, the first run of a (config, mode, repeat) counts; the output's own win over both. */
+    /* A run already in the output (same config, mode, host, start, status and wall) is skipped; see the top. */
     {"run", NULL, 0,
      {{"id", "s.id + @run_off"}, {"config_id", "cm.dst"}, {"host_id", "hm.dst"}, {NULL, NULL}},
      "FROM src.run s JOIN temp.pm_config_map cm ON cm.src = s.config_id\n"
      "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id\n"
-     "WHERE s.id IN (SELECT min(id) FROM src.run GROUP BY config_id, mode, repeat)\n"
-     "  AND NOT EXISTS (SELECT 1 FROM main.run x WHERE x.config_id = cm.dst AND x.mode = s.mode\n"
-     "                  AND x.repeat = s.repeat)", NULL},
+     "WHERE NOT EXISTS (SELECT 1 FROM main.run x WHERE x.config_id = cm.dst AND x.mode = s.mode\n"
+     "                  AND x.host_id IS hm.dst AND x.started_at = s.started_at AND x.status = s.status\n"
+     "                  AND x.wall_s IS s.wall_s)", NULL},
     /* a config's parameters follow it (the config map is made with the runs, just above) */
     {"config_param", "ON CONFLICT(config_id, name) DO NOTHING", 0, {{"config_id", "cm.dst"}, {NULL, NULL}},
      "FROM src.config_param s JOIN temp.pm_config_map cm ON cm.src = s.config_id WHERE 1", NULL},
@@ -397,6 +399,27 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
                       "map configs and hosts");
             if (rc == PM_OK)
                 rc = copy_table(&m, t, 0, &merged);
+            /* A new run whose repeat number is taken (by a run already there, or an earlier new one) gets the
+             * next free numbers of its (config, mode), in id order. The numbers are computed before the update
+             * so each sees the same maximum. */
+            if (rc == PM_OK && merged > 0) {
+                pm_sbuf b = {0};
+                pm_sbuf_add(&b,
+                            "DROP TABLE IF EXISTS temp.pm_renum;\n"
+                            "CREATE TEMP TABLE pm_renum AS SELECT r.id AS id,\n"
+                            "  (SELECT max(m2.repeat) FROM main.run m2 WHERE m2.config_id = r.config_id\n"
+                            "     AND m2.mode = r.mode)\n"
+                            "  + row_number() OVER (PARTITION BY r.config_id, r.mode ORDER BY r.id) AS rep\n"
+                            "FROM main.run r WHERE r.id > %lld AND EXISTS (SELECT 1 FROM main.run o\n"
+                            "  WHERE o.config_id = r.config_id AND o.mode = r.mode AND o.repeat = r.repeat\n"
+                            "    AND o.id < r.id);\n"
+                            "UPDATE main.run SET repeat = (SELECT rep FROM temp.pm_renum p WHERE p.id = run.id)\n"
+                            "  WHERE id IN (SELECT id FROM temp.pm_renum);\n"
+                            "DROP TABLE temp.pm_renum;",
+                            m.run_off);
+                rc = b.oom ? pm_err_set(err, PM_ERR_NOMEM, "out of memory") : exec(&m, b.s, "renumber repeats");
+                free(b.s);
+            }
         } else if (!strcmp(t->table, "pass_name")) {
             if ((rc = copy_table(&m, t, 0, NULL)) == PM_OK)
                 rc = exec(&m,
@@ -456,7 +479,7 @@ cleanup:
     if (in_txn)
         sqlite3_exec(m.db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_exec(m.db, "DROP TABLE IF EXISTS temp.pm_config_map; DROP TABLE IF EXISTS temp.pm_host_map; "
-                       "DROP TABLE IF EXISTS temp.pm_name_map;", NULL, NULL, NULL);
+                       "DROP TABLE IF EXISTS temp.pm_name_map; DROP TABLE IF EXISTS temp.pm_renum;", NULL, NULL, NULL);
     if (attached)
         sqlite3_exec(m.db, "DETACH DATABASE src", NULL, NULL, NULL);
     if (res->refused) {

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Reliability, third round: nothing destroyed, nothing dropped, no fake hits, bounded resources, no injection.
+# Each case reproduced a failure of the code before it.
+source "$(dirname "$0")/lib.sh"
+export PASSMAP_DATA_DIR=$ROOT/data
+cd "$TMP" || exit 1
+
+# expect_fail STATUS GREP DESC CMD...: CMD exits with STATUS and its stderr matches GREP.
+expect_fail() {
+  local want=$1 pat=$2 desc=$3; shift 3
+  "$@" >/dev/null 2>"$TMP/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ] && grep -qE -- "$pat" "$TMP/err"; then ok "$desc"
+  else fail "$desc (rc=$rc)"; sed 's/^/#   /' "$TMP/err" | tail -5; fi
+}
+# is_db FILE DESC: FILE is still a passmap database with N runs.
+runs_of() { sqlite3 "$1" "SELECT count(*) FROM run" 2>/dev/null; }
+
+# --- 1. an output that is the database (or an input) is refused, the database left whole
+"$PASSMAP" run -n 3 --db a.db --config k -- true >/dev/null 2>&1 || fail "run --db a.db"
+before=$(runs_of a.db)
+expect_fail 2 "refusing to write a.db: it is the database" "trace DB -o DB is refused" "$PASSMAP" trace a.db --run 1 -o a.db
+expect_fail 2 "refusing to write a.db: it is the database" "report DB --html DB is refused" "$PASSMAP" report a.db --html a.db
+expect_fail 2 "refusing to write a.db: it is the database" "run --db DB --stdout DB is refused" \
+  "$PASSMAP" run -n 1 --db a.db --config k --stdout a.db -- echo hi
+expect_fail 2 "it is the database" "run --db DB --stderr DB is refused" \
+  "$PASSMAP" run -n 1 --db a.db --config k --stderr a.db -- true
+ln -s a.db link.db
+expect_fail 2 "it is the database a.db" "trace DB -o a symlink to DB is refused" "$PASSMAP" trace a.db --run 1 -o link.db
+ln a.db hard.db
+expect_fail 2 "it is the database a.db" "report DB --html a hard link to DB is refused" "$PASSMAP" report a.db --html hard.db
+[ "$(runs_of a.db)" = "$before" ] && ok "the database is intact ($before runs)" || fail "the database was damaged"
+# device files are still written in place (never renamed over), regular files replaced whole
+check "trace -o /dev/null still works" "$PASSMAP" trace a.db --run 1 -o /dev/null
+[ -c /dev/null ] && ok "/dev/null is still a device" || fail "/dev/null was replaced"
+mkfifo fifo
+( cat fifo > fifo.out ) &
+check "trace -o FIFO is written in place" "$PASSMAP" trace a.db --run 1 -o fifo
+wait
+[ -p fifo ] && grep -q traceEvents fifo.out && ok "the FIFO stays a FIFO and carried the trace" || fail "FIFO output"
+check "trace -o a regular file" "$PASSMAP" trace a.db --run 1 -o t.json
+grep -q traceEvents t.json && ok "trace file written" || fail "trace file missing"
+
+# --- 2. merge keeps distinct runs: two machines' run -n 3 --db with the same config key are 6 runs
+"$PASSMAP" run -n 3 --db m1.db --config same -- true >/dev/null 2>&1
+"$PASSMAP" run -n 3 --db m2.db --config same -- true >/dev/null 2>&1
+check "merge two run --db stores" "$PASSMAP" merge all.db m1.db m2.db
+[ "$(runs_of all.db)" = 6 ] && ok "merged store keeps all 6 runs" || fail "merged store has $(runs_of all.db) runs, not 6"
+reps=$(sqlite3 all.db "SELECT group_concat(repeat, ',') FROM (SELECT repeat FROM run ORDER BY repeat)")
+[ "$reps" = "0,1,2,3,4,5" ] && ok "appended runs renumbered (repeats $reps)" || fail "repeats $reps"
+out=$("$PASSMAP" merge all.db m1.db m2.db 2>&1)
+[ "$(runs_of all.db)" = 6 ] && echo "$out" | grep -q "0 runs merged, 6 skipped" && ok "merging again skips the 6 true duplicates" \
+  || { fail "merge again: $(runs_of all.db) runs"; echo "$out" | sed 's/^/#   /'; }
+"$PASSMAP" merge all2.db all.db >/dev/null 2>&1
+check "a merged store merges into another with all its runs" test "$(runs_of all2.db)" = 6
+finish
