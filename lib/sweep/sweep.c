@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cache.h"
 #include "host.h"
 #include "parse.h"
 #include "pgroup.h"
@@ -92,9 +93,9 @@ static const char *status_of(pm_run_status s)
 }
 
 /* Wraps a step's command so it runs through `passmap cache exec` (the warm path). */
-static int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir)
+static int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir, const char *outcome)
 {
-    char **argv = pm_argv_new(self, "cache", "--dir", cache_dir, "exec", (char *)NULL);
+    char **argv = pm_argv_new(self, "cache", "--dir", cache_dir, "exec", "--outcome", outcome, (char *)NULL);
     if (!argv)
         return PM_ERR_NOMEM;
     int rc = PM_OK;
@@ -215,9 +216,13 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    for (int i = 0; i < steps.n; i++)
-        if (strcmp(t->mode, "cold") && (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir)))
+    for (int i = 0; i < steps.n; i++) {
+        if (!strcmp(t->mode, "cold"))
+            continue;
+        if ((rc = fmt_path(path, sizeof path, err, "%s/.cache-outcome-%d", dir, i)) ||
+            (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir, path)))
             goto cleanup;
+    }
 
     for (int i = 0; i < steps.n; i++) {
         pm_step *st = &steps.items[i];
@@ -270,6 +275,24 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
             snprintf(note, sizeof note, "%s %s%s%s%s", st->tool, status, signame, r->spawn_error[0] ? ": " : "",
                      r->spawn_error);
             break;
+        }
+        if (!strcmp(t->mode, "warm")) {
+            /* A warm run is a measurement of a cache hit: the cache says whether it served one. */
+            char outcome[600] = "";
+            if ((rc = fmt_path(path, sizeof path, err, "%s/.cache-outcome-%d", dir, i)))
+                goto cleanup;
+            FILE *of = fopen(path, "r");
+            if (!of || !fgets(outcome, sizeof outcome, of))
+                snprintf(outcome, sizeof outcome, "no outcome recorded");
+            if (of)
+                fclose(of);
+            outcome[strcspn(outcome, "\n")] = 0;
+            if (strcmp(outcome, "hit")) {
+                status = "failed";
+                snprintf(note, sizeof note, "%s: the cache served no hit (%.400s): not a warm measurement", st->tool,
+                         outcome);
+                break;
+            }
         }
         /* A warm run is served from the cache, which replays the miss's stderr: its timing report describes
          * that earlier compile, not this run, so it is not parsed. */
@@ -466,6 +489,51 @@ cleanup:
     return rc;
 }
 
+/* Warm sweeps: names, once per tool, each step the cache can never serve a hit (no output known, or an argument
+ * naming the run folder, new for every run), so the user learns it before the warm runs fail one by one. */
+static int name_uncacheable(sweep_ctx *x, pm_err *err)
+{
+    char named[16][64];
+    int n_named = 0, rc = PM_OK;
+    if (!x->opts->notice)
+        return PM_OK;
+    for (int c = 0; c < x->spec->n_configs && rc == PM_OK; c++) {
+        if (!x->in_shard[c])
+            continue;
+        char dir[PATH_MAX];
+        pm_steps steps = {0};
+        if ((rc = fmt_path(dir, sizeof dir, err, "%s/warm-r0", x->cs[c].dir)) ||
+            (rc = x->be->steps(&x->bctx, c, x->cs[c].prep.input, dir, &steps, err))) {
+            pm_steps_free(&steps);
+            break;
+        }
+        for (int i = 0; i < steps.n; i++) {
+            const pm_step *st = &steps.items[i];
+            const char *ins[] = {st->input, NULL};
+            const char *outs[66] = {st->output};
+            int n_out = st->output ? 1 : 0;
+            for (char **o = st->more_outputs; o && *o && n_out < 64; o++)
+                outs[n_out++] = *o;
+            outs[n_out] = NULL;
+            pm_cache_request req = {.argv = st->argv, .inputs = ins, .outputs = outs};
+            char why[400];
+            int seen = 0;
+            for (int k = 0; k < n_named && !seen; k++)
+                seen = !strcmp(named[k], st->tool);
+            if (seen || !pm_cache_why_uncacheable(&req, dir, why, sizeof why))
+                continue;
+            char line[640];
+            snprintf(line, sizeof line, "warm: step %s (config %s) cannot be cached: %s; its warm runs will be "
+                     "recorded as failed, not as hits", st->tool, x->spec->configs[c].key, why);
+            x->opts->notice(x->opts->notice_user, line);
+            if (n_named < 16)
+                snprintf(named[n_named++], sizeof named[0], "%s", st->tool);
+        }
+        pm_steps_free(&steps);
+    }
+    return rc;
+}
+
 /* Deterministic shuffle (xorshift) so an interleaved order is reproducible from the spec's seed. */
 static void shuffle(int *idx, int n, unsigned *state)
 {
@@ -494,7 +562,10 @@ static int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
     size_t len = 0, cap = 0;
     char *text = NULL;
     for (int i = 0; i < steps.n && rc == PM_OK; i++) {
-        if (strcmp(t->mode, "cold") && (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir)))
+        char outcome[PATH_MAX + 64];
+        if (strcmp(t->mode, "cold") &&
+            ((rc = fmt_path(outcome, sizeof outcome, err, "%s/.cache-outcome-%d", dir, i)) ||
+             (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir, outcome))))
             break;
         char *joined = pm_argv_join(steps.items[i].argv);
         size_t need = len + strlen(steps.items[i].tool) + (joined ? strlen(joined) : 0) + 8;
@@ -858,6 +929,8 @@ configs:
                                       warm ? spec->warm_repeats : 0, err)))
             goto cleanup;
     }
+    if (warm && !opts->dry_run && (rc = name_uncacheable(&x, err)))
+        goto cleanup;
     if (!opts->dry_run && (rc = measure_startup(&x, sweep_id, sum, err)))
         goto cleanup;
     if (sum->interrupted)

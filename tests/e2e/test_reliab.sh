@@ -34,7 +34,7 @@ expect_fail 2 "it is the database a.db" "report DB --html a hard link to DB is r
 check "trace -o /dev/null still works" "$PASSMAP" trace a.db --run 1 -o /dev/null
 [ -c /dev/null ] && ok "/dev/null is still a device" || fail "/dev/null was replaced"
 mkfifo fifo
-( cat fifo > fifo.out ) &
+( timeout 20 cat fifo > fifo.out ) &
 check "trace -o FIFO is written in place" "$PASSMAP" trace a.db --run 1 -o fifo
 wait
 [ -p fifo ] && grep -q traceEvents fifo.out && ok "the FIFO stays a FIFO and carried the trace" || fail "FIFO output"
@@ -53,4 +53,36 @@ out=$("$PASSMAP" merge all.db m1.db m2.db 2>&1)
   || { fail "merge again: $(runs_of all.db) runs"; echo "$out" | sed 's/^/#   /'; }
 "$PASSMAP" merge all2.db all.db >/dev/null 2>&1
 check "a merged store merges into another with all its runs" test "$(runs_of all2.db)" = 6
+
+# --- 3. a warm run is recorded only when the cache served a hit; an uncacheable step is named at the start
+CLANG=$(command -v clang-22 || echo "$LLVM_BIN/clang")
+mkdir -p w && printf 'int f(void){return 1;}\n' > w/a.c
+spec_w() { # NAME EXTRA-STEP-TEXT
+  printf '[sweep]\nname = w\nbackend = command\nrepeats = 1\nwarm = true\nwarm_repeats = 2\n[matrix m]\ninput = a.c\n%s\n' "$2" > "w/$1.ini"
+}
+spec_w good "[step cc]
+argv = $CLANG -c {input} -o {out}/a.o
+outputs = {out}/a.o"
+spec_w runfolder "[step cc]
+argv = $CLANG -c {input} -o {out}/a.o -fdebug-prefix-map={out}=x
+outputs = {out}/a.o"
+spec_w nooutput "[step nothing]
+argv = /bin/true {input}"
+"$PASSMAP" sweep --quiet --db w/good.db w/good.ini >/dev/null 2>&1
+[ "$(sqlite3 w/good.db "SELECT count(*) FROM run WHERE mode='warm' AND status='ok'")" = 2 ] \
+  && ok "a cacheable step: 2 warm runs served by the cache" || fail "good warm: $(sqlite3 w/good.db "SELECT mode, status, note FROM run")"
+for s in runfolder nooutput; do
+  "$PASSMAP" sweep --quiet --db w/$s.db w/$s.ini >/dev/null 2>w/$s.err
+  n=$(sqlite3 w/$s.db "SELECT count(*) FROM run WHERE mode='warm' AND status='ok'")
+  [ "$n" = 0 ] && ok "$s: no warm run recorded as a hit" || fail "$s: $n warm runs recorded ok (the cache served none)"
+  sqlite3 w/$s.db "SELECT note FROM run WHERE mode='warm'" | grep -q "the cache served no hit" \
+    && ok "$s: the warm runs say the cache served no hit" || fail "$s: warm notes"
+done
+grep -q "step clang (config m/input=a.c) cannot be cached: argument .* names the run folder" w/runfolder.err \
+  && ok "a step whose argv names the run folder is named at sweep start" || { fail "run-folder notice"; sed 's/^/#   /' w/runfolder.err; }
+grep -q "step true (config m/input=a.c) cannot be cached: no output" w/nooutput.err \
+  && ok "a step without outputs is named at sweep start" || { fail "no-output notice"; sed 's/^/#   /' w/nooutput.err; }
+! grep -q "cannot be cached" <("$PASSMAP" sweep --quiet --db w/good2.db w/good.ini 2>&1) \
+  && ok "a cacheable step is not named" || fail "a cacheable step was named"
+
 finish
