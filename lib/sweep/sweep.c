@@ -128,6 +128,9 @@ typedef struct sweep_ctx {
     char cache_dir[PATH_MAX];
     char self[PATH_MAX];
     int *in_shard;      /* per config: 1 when this sweep (shard) runs it */
+    int *shard_of;      /* per config: the shard (1..N; 1 when not sharded) that runs it */
+    int64_t sweep_id;
+    int warm;           /* the sweep measures passmap-cache warm runs */
     int64_t host_id;    /* the machine measuring, recorded with every run */
     int cap_tasks;      /* allocated length of the task list plan() fills */
     pm_pgroup_recorder pgrec; /* the step in flight's process group, recorded beside the database */
@@ -657,12 +660,19 @@ static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks,
         int done = 0;
         double *walls = NULL;
         size_t n_ok = 0;
+        if (!x->in_shard[c])
+            continue;
         if ((rc = pm_store_runs_done(x->store, x->cs[c].id, "cold", &done, err)) ||
             (rc = pm_sq_cold_walls(pm_store_db(x->store), x->cs[c].id, &walls, &n_ok, err)))
             break;
         if (done < s->max_repeats &&
             !pm_stats_settled(walls, n_ok, (size_t)s->min_repeats, 0, s->precision))
             t[(*n_tasks)++] = (task){.config = c, .repeat = done, .mode = "cold"};
+        else if (done < s->max_repeats && x->sweep_id)
+            /* settled early: the plan owes no more cold runs of it (status counts against this) */
+            rc = pm_store_shard_plan(x->store, x->sweep_id, x->opts->shard.n ? x->shard_of[c] : 1,
+                                     x->opts->shard.n ? x->opts->shard.n : 1, s->configs[c].key, done,
+                                     x->warm ? 1 : 0, x->warm ? s->warm_repeats : 0, err);
         free(walls);
     }
     if (!rc && s->interleaved && *n_tasks > 1) {
@@ -791,10 +801,15 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     int64_t sweep_id = 0;
     char *meta = NULL;
     memset(sum, 0, sizeof *sum);
-    if (!(x.in_shard = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x.in_shard)))
+    if (!(x.in_shard = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x.in_shard)) ||
+        !(x.shard_of = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x.shard_of))) {
+        free(x.in_shard);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if ((rc = pm_shard_select(spec, &opts->shard, opts->costs_db, x.in_shard, err)))
+    }
+    if ((rc = pm_shard_of(spec, opts->shard.n, opts->costs_db, x.shard_of, err)))
         goto cleanup;
+    for (int c = 0; c < spec->n_configs; c++)
+        x.in_shard[c] = !opts->shard.n || x.shard_of[c] == opts->shard.k;
     for (int c = 0; c < spec->n_configs; c++)
         sum->configs += x.in_shard[c];
 
@@ -886,6 +901,7 @@ configs:
     }
     /* a back end with its own warm path measures it with every cold run: no passmap-cache runs beside it */
     int warm = (opts->warm >= 0 ? opts->warm : spec->warm) && !x.be->own_warm_path;
+    x.warm = warm;
     for (int c = 0; c < spec->n_configs; c++) {
         const pm_spec_config *cfg = &spec->configs[c];
         config_state *cs = &x.cs[c];
@@ -922,13 +938,17 @@ configs:
         free(params);
         if (rc)
             goto cleanup;
-        /* What this shard (1/1 when not sharded) owes: `passmap status` compares it with what is recorded. */
-        if (!opts->dry_run &&
-            (rc = pm_store_shard_plan(x.store, sweep_id, opts->shard.n ? opts->shard.k : 1,
-                                      opts->shard.n ? opts->shard.n : 1, cfg->key, spec->repeats, warm ? 1 : 0,
+    }
+    /* The whole plan, every shard's configs (1/1 when not sharded): `passmap status` compares it with what is
+     * recorded, so a shard that never ran, or a merged store missing one, shows as work left. With repeats =
+     * auto a config owes up to max_repeats until the stopping rule settles it (plan_round records that). */
+    x.sweep_id = sweep_id;
+    for (int c = 0; c < spec->n_configs && !opts->dry_run; c++)
+        if ((rc = pm_store_shard_plan(x.store, sweep_id, opts->shard.n ? x.shard_of[c] : 1,
+                                      opts->shard.n ? opts->shard.n : 1, spec->configs[c].key,
+                                      spec->repeats_auto ? spec->max_repeats : spec->repeats, warm ? 1 : 0,
                                       warm ? spec->warm_repeats : 0, err)))
             goto cleanup;
-    }
     if (warm && !opts->dry_run && (rc = name_uncacheable(&x, err)))
         goto cleanup;
     if (!opts->dry_run && (rc = measure_startup(&x, sweep_id, sum, err)))
@@ -998,6 +1018,7 @@ cleanup:
     if (x.be && x.be->cleanup)
         x.be->cleanup(&x.bctx);
     free(x.in_shard);
+    free(x.shard_of);
     free(meta);
     pm_store_close(x.store);
     pm_store_writer_unlock(lock_fd);

@@ -85,4 +85,46 @@ grep -q "step true (config m/input=a.c) cannot be cached: no output" w/nooutput.
 ! grep -q "cannot be cached" <("$PASSMAP" sweep --quiet --db w/good2.db w/good.ini 2>&1) \
   && ok "a cacheable step is not named" || fail "a cacheable step was named"
 
+# --- 4. status counts against the plan, not against what a store holds
+mkdir -p st && printf 'x\n' > st/a.txt && printf 'y\n' > st/b.txt && printf 'z\n' > st/c.txt
+cat > st/s.ini <<'INI'
+[sweep]
+name = st
+backend = command
+repeats = 2
+[matrix m]
+input = *.txt
+[step cat]
+argv = /bin/cat {input}
+INI
+"$PASSMAP" sweep --quiet --shard 1/2 --db st/s1.db st/s.ini >/dev/null 2>&1 || fail "shard 1/2 sweep"
+left=$("$PASSMAP" status --json st/s1.db | python3 -c 'import json,sys; print(sum(r["left"] for r in json.load(sys.stdin)))')
+planned=$("$PASSMAP" status --json st/s1.db | python3 -c 'import json,sys; print(sum(r["planned"] for r in json.load(sys.stdin)))')
+[ "$planned" = 6 ] && [ "$left" -gt 0 ] && ok "status of one shard: the plan is the spec's 3 configs x 2 (left $left)" \
+  || fail "status of one shard: planned $planned, left $left"
+"$PASSMAP" merge st/m.db st/s1.db >/dev/null 2>&1
+"$PASSMAP" status st/m.db | grep -qE '^  st +2/2 .* [1-9][0-9]* +0 ' && ok "a merged store missing shard 2/2 shows its work left" \
+  || { fail "merged store missing a shard"; "$PASSMAP" status st/m.db | sed 's/^/#   /'; }
+cat > st/auto.ini <<'INI'
+[sweep]
+name = auto
+backend = command
+repeats = auto
+min_repeats = 3
+max_repeats = 6
+precision = 0.01%
+[matrix m]
+input = a.txt
+[step cat]
+argv = /bin/cat {input}
+INI
+"$PASSMAP" sweep --quiet --max-runs 3 --db st/auto.db st/auto.ini >/dev/null 2>&1
+left=$("$PASSMAP" status --json st/auto.db | python3 -c 'import json,sys; print(sum(r["left"] for r in json.load(sys.stdin)))')
+[ "$left" = 3 ] && ok "an auto sweep stopped after min_repeats owes up to max_repeats (left $left)" \
+  || fail "auto sweep stopped early: left $left"
+"$PASSMAP" sweep --quiet --db st/auto.db st/auto.ini >/dev/null 2>&1
+n=$(sqlite3 st/auto.db "SELECT count(*) FROM run")
+left=$("$PASSMAP" status --json st/auto.db | python3 -c 'import json,sys; print(sum(r["left"] for r in json.load(sys.stdin)))')
+[ "$left" = 0 ] && ok "finished auto sweep: left 0 ($n runs)" || fail "finished auto sweep: left $left ($n runs)"
+
 finish
