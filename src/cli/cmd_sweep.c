@@ -202,6 +202,20 @@ int cmd_sweep(int argc, char **argv)
     }
     opts.db_path = db;
     if (use_slurm) {
+        /* Options the tasks would not receive are errors, not silently dropped. */
+        const char *dropped = opts.work_dir ? "--work-dir" : opts.keep_outputs ? "--keep" : opts.max_runs ? "--max-runs"
+                              : device ? "--device" : backend ? "--backend" : NULL;
+        if (dropped) {
+            fprintf(stderr, "passmap sweep: --slurm does not pass %s to its tasks (put it in the spec, or run "
+                    "--shard K/N by hand)\n", dropped);
+            pm_spec_free(spec);
+            return PM_EXIT_USAGE;
+        }
+        if (status) {
+            /* never a submission: the shard databases the tasks write */
+            pm_spec_free(spec);
+            return pm_cli_slurm_status(db, json);
+        }
         if (opts.shard.n) {
             fprintf(stderr, "passmap sweep: --slurm makes the shards itself: drop --shard\n");
             pm_spec_free(spec);

@@ -127,4 +127,50 @@ n=$(sqlite3 st/auto.db "SELECT count(*) FROM run")
 left=$("$PASSMAP" status --json st/auto.db | python3 -c 'import json,sys; print(sum(r["left"] for r in json.load(sys.stdin)))')
 [ "$left" = 0 ] && ok "finished auto sweep: left 0 ($n runs)" || fail "finished auto sweep: left $left ($n runs)"
 
+# --- 5. generated Slurm scripts: every value quoted, line breaks refused, bash -n clean (no Slurm needed)
+hostile="sl/d \$(touch PWNED) 'q' \"x\" \`touch PWNED2\` ;&|<>*"
+mkdir -p "$hostile" && printf 'x\n' > "$hostile/a.txt"
+cat > "$hostile/s.ini" <<'INI'
+[sweep]
+name = sl
+backend = command
+repeats = 1
+[matrix m]
+input = a.txt
+[step cat]
+argv = /bin/cat {input}
+INI
+# split_scripts FILE: the scripts a --slurm --dry-run printed, as sl/script1, sl/script2
+split_scripts() { awk '/^# ---- /{n++; next} {print > ("sl/script" n)}' "$1"; }
+"$PASSMAP" sweep --slurm --dry-run --shards 1 --db sl/out.db "$hostile/s.ini" > sl/dry.txt 2>&1 \
+  && ok "--slurm --dry-run with a hostile spec path" || { fail "--slurm --dry-run hostile"; sed 's/^/#   /' sl/dry.txt; }
+split_scripts sl/dry.txt
+bash -n sl/script1 && bash -n sl/script2 && ok "both scripts pass bash -n" || fail "bash -n"
+grep -q '^#SBATCH --array=1-1$' sl/script1 && grep -q '^#SBATCH --exclusive$' sl/script1 \
+  && ok "the directives survive the hostile path" || fail "directives lost"
+( cd sl && SLURM_ARRAY_TASK_ID=1 sh ./script1 >/dev/null 2>&1 && sh ./script2 >/dev/null 2>&1 ) \
+  && ok "the scripts run: the spec path reached passmap as one word" || fail "running the scripts"
+[ "$(runs_of sl/out.db)" = 1 ] && ok "shard swept and merged (1 run)" || fail "merged runs: $(runs_of sl/out.db)"
+[ -z "$(find "$TMP" -name 'PWNED*')" ] && ok "nothing in the path was executed" || fail "injection: $(find "$TMP" -name 'PWNED*')"
+nl="sl/n
+touch PWNED3
+"
+mkdir -p "$nl" && cp "$hostile/s.ini" "$hostile/a.txt" "$nl/"
+expect_fail 2 "line break" "a spec path with a newline is refused" "$PASSMAP" sweep --slurm --dry-run --db sl/o2.db "$nl/s.ini"
+expect_fail 2 "line break" "a --costs path with a newline is refused" "$PASSMAP" sweep --slurm --dry-run --db sl/o2.db \
+  --costs "$nl/s.ini" "$hostile/s.ini"
+expect_fail 2 "%" "a --db path with % is refused (Slurm file-name pattern)" "$PASSMAP" sweep --slurm --dry-run --db "sl/o%a.db" "$hostile/s.ini"
+grep -q 'shard-%A_%a.log' sl/script1 && grep -q -- '--open-mode=append' sl/script1 && ok "per-attempt shard logs (%A_%a)" || fail "shard log name"
+grep -q '^#SBATCH --kill-on-invalid-dep=yes$' sl/script2 && ok "the merge job is cancelled when a shard can never succeed" \
+  || fail "merge job without --kill-on-invalid-dep"
+for o in "--work-dir sl/w" --keep "--max-runs 3" "--device CPU" "--backend command"; do
+  # shellcheck disable=SC2086
+  expect_fail 2 "does not pass ${o%% *}" "--slurm $o is an error" "$PASSMAP" sweep --slurm --dry-run $o --db sl/o3.db "$hostile/s.ini"
+done
+PATH="$TMP/nosbatch:$PATH"; mkdir -p "$TMP/nosbatch"
+printf '#!/bin/sh\ntouch "%s/SUBMITTED"\necho 1\n' "$TMP" > "$TMP/nosbatch/sbatch"; chmod +x "$TMP/nosbatch/sbatch"
+"$PASSMAP" sweep --slurm --status --db sl/out.db "$hostile/s.ini" > sl/status.txt 2>&1
+[ ! -e "$TMP/SUBMITTED" ] && grep -q "shard-1-of-1.db" sl/status.txt && ok "--slurm --status submits nothing and shows the shards" \
+  || { fail "--slurm --status"; sed 's/^/#   /' sl/status.txt; }
+
 finish
