@@ -173,4 +173,23 @@ printf '#!/bin/sh\ntouch "%s/SUBMITTED"\necho 1\n' "$TMP" > "$TMP/nosbatch/sbatc
 [ ! -e "$TMP/SUBMITTED" ] && grep -q "shard-1-of-1.db" sl/status.txt && ok "--slurm --status submits nothing and shows the shards" \
   || { fail "--slurm --status"; sed 's/^/#   /' sl/status.txt; }
 
+# --- 6. one config cap for every back end, checked before expansion
+mkdir -p cap
+python3 - > cap/big.ini <<'PY'
+print("[sweep]\nname = big\nbackend = command\n[matrix m]")
+for i in range(9):
+    print("a%d = " % i + ", ".join("v%d" % j for j in range(10)))
+print("[step s]\nargv = /bin/true {a0}")
+PY
+python3 - > cap/over.ini <<'PY'
+print("[sweep]\nname = over\nbackend = command\n[matrix m]")
+print("a = " + ", ".join("v%d" % j for j in range(1200)))
+print("b = " + ", ".join("w%d" % j for j in range(1000)))
+print("[step s]\nargv = /bin/true {a}")
+PY
+expect_fail 2 "\[matrix m\] makes 1000000000 configs.*limit of 1000000" "a 10^9-config [matrix] fails fast naming the limit" \
+  bash -c 'ulimit -v 4000000; exec timeout 30 "$0" sweep --dry-run --db cap/b.db cap/big.ini' "$PASSMAP"
+expect_fail 2 "makes 1200000 configs.*limit of 1000000" "a 1.2 M-config [matrix] is refused" \
+  bash -c 'ulimit -v 4000000; exec timeout 60 "$0" sweep --dry-run --db cap/o.db cap/over.ini' "$PASSMAP"
+
 finish
