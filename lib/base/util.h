@@ -16,6 +16,9 @@ void pm_util_remove_tree(const char *path);
 /* Reads a whole regular file into a heap buffer, NUL-terminated (*len excludes the NUL). Devices, FIFOs and
  * folders are refused (PM_ERR_IO); so is a file over max bytes, with an error naming the limit. */
 int pm_util_read_file_max(const char *path, size_t max, char **buf, size_t *len, pm_err *err);
+/* Opens path for reading as pm_util_read_file_max checks it (regular file only, a FIFO never waited for, at
+ * most max bytes now): the descriptor, blocking, for a streaming reader that stops at max bytes itself. */
+int pm_util_open_regular(const char *path, size_t max, int *fd_out, pm_err *err);
 /* pm_util_read_file_max without a size limit. */
 int pm_util_read_file(const char *path, char **buf, size_t *len, pm_err *err);
 

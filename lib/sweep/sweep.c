@@ -337,7 +337,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         for (int k = 0; k < st->n_metrics; k++) {
             double v;
             pm_err merr = {0};
-            if (pm_step_metric_eval(&st->metrics[k], ro.cwd, out_path, err_path, &v, &merr) == PM_OK &&
+            if (pm_step_metric_eval(&st->metrics[k], ro.cwd, out_path, err_path, x->spec->timeout_s, &v, &merr) == PM_OK &&
                 push_metric(&metrics, &n_metrics, st->metrics[k].name, v)) {
                 rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
                 goto cleanup;
@@ -951,6 +951,13 @@ configs:
             goto cleanup;
     if (warm && !opts->dry_run && (rc = name_uncacheable(&x, err)))
         goto cleanup;
+    if (opts->notice && pm_run_mem_limit_clamp(spec->mem_limit) != spec->mem_limit) {
+        char line[256];
+        snprintf(line, sizeof line, "mem_limit %.2f GiB is above the address-space limit this process inherited "
+                 "(hard RLIMIT_AS %.2f GiB): compiler steps run under the inherited limit",
+                 (double)spec->mem_limit / (1 << 30), (double)pm_run_mem_limit_clamp(spec->mem_limit) / (1 << 30));
+        opts->notice(opts->notice_user, line);
+    }
     if (!opts->dry_run && (rc = measure_startup(&x, sweep_id, sum, err)))
         goto cleanup;
     if (sum->interrupted)

@@ -285,5 +285,13 @@ int cmd_sweep(int argc, char **argv)
                sum.interrupted ? " (interrupted: rerun to resume)" : "", db);
     }
     pm_spec_free(spec);
-    return sum.interrupted ? 130 : PM_EXIT_OK;
+    if (sum.interrupted)
+        return 130;
+    /* runs were made and none succeeded: nothing was measured, which a script must not read as success */
+    if (!opts.dry_run && sum.ran > 0 && sum.ok == 0) {
+        fprintf(stderr, "passmap sweep: every run failed (%d of %d): see the notes in `passmap show %s` or the run "
+                "folders under the work folder\n", sum.failed, sum.ran, db);
+        return PM_EXIT_FAIL;
+    }
+    return PM_EXIT_OK;
 }

@@ -35,6 +35,7 @@ check "trace -o /dev/null still works" "$PASSMAP" trace a.db --run 1 -o /dev/nul
 [ -c /dev/null ] && ok "/dev/null is still a device" || fail "/dev/null was replaced"
 mkfifo fifo
 ( timeout 20 cat fifo > fifo.out ) &
+sleep 1 # the reader must be there: a FIFO without one is an error, never a wait
 check "trace -o FIFO is written in place" "$PASSMAP" trace a.db --run 1 -o fifo
 wait
 [ -p fifo ] && grep -q traceEvents fifo.out && ok "the FIFO stays a FIFO and carried the trace" || fail "FIFO output"
@@ -191,5 +192,62 @@ expect_fail 2 "\[matrix m\] makes 1000000000 configs.*limit of 1000000" "a 10^9-
   bash -c 'ulimit -v 4000000; exec timeout 30 "$0" sweep --dry-run --db cap/b.db cap/big.ini' "$PASSMAP"
 expect_fail 2 "makes 1200000 configs.*limit of 1000000" "a 1.2 M-config [matrix] is refused" \
   bash -c 'ulimit -v 4000000; exec timeout 60 "$0" sweep --dry-run --db cap/o.db cap/over.ini' "$PASSMAP"
+
+# --- 8. step metrics: a regular file only, bounded, never a hang; anything else is "metric missing"
+mkdir -p met && printf 'x\n' > met/a.txt
+cat > met/m.ini <<'INI'
+[sweep]
+name = met
+backend = command
+repeats = 1
+timeout = 20s
+mem_limit = 1G
+[matrix m]
+input = a.txt
+[step mk]
+argv = /usr/bin/mkfifo {out}/fifo
+ir.zero_lines = lines /dev/zero
+ir.fifo_lines = lines {out}/fifo
+ir.fifo_count = count {out}/fifo x
+ir.zero_json = json /dev/zero a.b
+ir.zero_size = size /dev/zero
+ir.input_lines = lines {input}
+INI
+t0=$(date +%s)
+timeout 120 bash -c 'ulimit -v 3000000; exec "$0" sweep --quiet --db met/m.db met/m.ini' "$PASSMAP" >/dev/null 2>met/err
+rc=$?; t1=$(date +%s)
+[ "$rc" = 0 ] && [ $((t1 - t0)) -lt 60 ] && ok "metrics on /dev/zero and a FIFO: the sweep ends ($((t1 - t0)) s)" \
+  || { fail "metric sweep rc=$rc after $((t1 - t0)) s"; sed 's/^/#   /' met/err | tail -3; }
+[ "$(sqlite3 met/m.db "SELECT group_concat(name) FROM metric WHERE name LIKE 'ir.%'")" = "ir.input_lines" ] \
+  && ok "device and FIFO metrics are missing, the regular file's is there" \
+  || fail "metrics stored: $(sqlite3 met/m.db "SELECT name, value FROM metric WHERE name LIKE 'ir.%'")"
+
+# --- 9. an inherited hard address-space limit below mem_limit: clamped with one notice; all runs failed = exit 1
+cat > met/lim.ini <<'INI'
+[sweep]
+name = lim
+backend = command
+repeats = 2
+[matrix m]
+input = a.txt
+[step cat]
+argv = /bin/cat {input}
+INI
+bash -c 'ulimit -v 3000000; exec "$0" sweep --quiet --db met/l.db met/lim.ini' "$PASSMAP" >/dev/null 2>met/lerr
+grep -c "above the address-space limit this process inherited" met/lerr | grep -qx 1 \
+  && ok "mem_limit above the inherited hard limit: one notice" || { fail "no clamp notice"; sed 's/^/#   /' met/lerr | tail -3; }
+[ "$(sqlite3 met/l.db "SELECT group_concat(status) FROM run")" = ok,ok ] && ok "the steps ran under the inherited limit (were spawn-error)" \
+  || fail "runs under ulimit -v: $(sqlite3 met/l.db "SELECT status, note FROM run")"
+cat > met/fail.ini <<'INI'
+[sweep]
+name = fails
+backend = command
+repeats = 2
+[matrix m]
+input = a.txt
+[step f]
+argv = /bin/false {input}
+INI
+expect_fail 1 "every run failed \(2 of 2\)" "a sweep whose runs all failed exits 1" "$PASSMAP" sweep --quiet --db met/f.db met/fail.ini
 
 finish
