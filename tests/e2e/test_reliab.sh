@@ -250,4 +250,16 @@ argv = /bin/false {input}
 INI
 expect_fail 1 "every run failed \(2 of 2\)" "a sweep whose runs all failed exits 1" "$PASSMAP" sweep --quiet --db met/f.db met/fail.ini
 
+# --- 10a. readers refuse a foreign or future-schema database; writers refuse a foreign one without touching it
+sqlite3 foreign.db "PRAGMA application_id = 1234; CREATE TABLE pass_time(x); CREATE TABLE t(x); INSERT INTO t VALUES(1);"
+cp a.db future.db && sqlite3 future.db "PRAGMA user_version = 999"
+for c in report show trace; do
+  expect_fail 1 "foreign.db: not a passmap database" "$c refuses a foreign database" "$PASSMAP" $c foreign.db
+  expect_fail 1 "newer than this passmap" "$c refuses a future-schema database" "$PASSMAP" $c future.db
+done
+before=$(sqlite3 foreign.db "PRAGMA journal_mode")
+"$PASSMAP" run -n 1 --db foreign.db --config k -- true >/dev/null 2>&1
+[ "$(sqlite3 foreign.db "PRAGMA journal_mode")" = "$before" ] && ok "a refused foreign database keeps its journal mode ($before)" \
+  || fail "a foreign database was switched to $(sqlite3 foreign.db "PRAGMA journal_mode")"
+
 finish
