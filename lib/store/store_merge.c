@@ -12,11 +12,13 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct col_override {
     const char *column, *expr;
@@ -324,10 +326,14 @@ static int same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* Brings an input to this passmap's schema (adds the tables and columns of later migrations). */
-static int prepare_input(const char *in_path, int want_version, pm_err *err)
+/* An input of an older schema is merged from an upgraded copy beside the output (the sqlite backup of it, so
+ * a -wal's content comes along), never upgraded in place: inputs may be read-only, or another passmap's.
+ * copy[0] == 0: the input is current and is read as it is. */
+static int prepare_input(const char *in_path, const char *out_path, int want_version, char *copy, size_t cap,
+                         pm_err *err)
 {
     pm_store *in = NULL;
+    copy[0] = '\0';
     int rc = pm_store_open_readonly(in_path, &in, err);
     if (rc != PM_OK)
         return rc;
@@ -335,10 +341,45 @@ static int prepare_input(const char *in_path, int want_version, pm_err *err)
     pm_store_close(in);
     if (version >= want_version)
         return PM_OK;
-    if ((rc = pm_store_open(in_path, &in, err)) != PM_OK)
-        return pm_err_wrap(err, "upgrading %s to schema version %d", in_path, want_version);
+    if ((size_t)snprintf(copy, cap, "%s.upgrade-XXXXXX", out_path) >= cap) {
+        copy[0] = '\0';
+        return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s", out_path);
+    }
+    int fd = mkstemp(copy);
+    if (fd < 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot create a copy of %s beside %s", in_path, out_path);
+        copy[0] = '\0';
+        return rc;
+    }
+    close(fd);
+    sqlite3 *src = NULL, *dst = NULL;
+    if (sqlite3_open_v2(in_path, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_open_v2(copy, &dst, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        rc = pm_err_set(err, PM_ERR_DB, "copying %s: %s", in_path, sqlite3_errmsg(dst ? dst : src));
+    } else {
+        sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
+        if (!b || sqlite3_backup_step(b, -1) != SQLITE_DONE)
+            rc = pm_err_set(err, PM_ERR_DB, "copying %s: %s", in_path, sqlite3_errmsg(dst));
+        sqlite3_backup_finish(b);
+    }
+    sqlite3_close(src);
+    sqlite3_close(dst);
+    if (rc != PM_OK)
+        return rc;
+    if ((rc = pm_store_open(copy, &in, err)) != PM_OK)
+        return pm_err_wrap(err, "upgrading a copy of %s to schema version %d", in_path, want_version);
     pm_store_close(in);
     return PM_OK;
+}
+
+static void remove_copy(const char *copy)
+{
+    static const char *const sides[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; copy[0] && i < sizeof sides / sizeof sides[0]; i++) {
+        char p[PATH_MAX + 16];
+        snprintf(p, sizeof p, "%s%s", copy, sides[i]);
+        unlink(p);
+    }
 }
 
 int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_result *res, pm_err *err)
@@ -357,17 +398,24 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
                           in_path);
     if ((rc = pm_store_writer_check(in_path, err)) != PM_OK)
         return rc;
-    if ((rc = prepare_input(in_path, pm_store_schema_version(out), err)) != PM_OK)
+    char copy[PATH_MAX + 32];
+    if ((rc = prepare_input(in_path, pm_store_path(out), pm_store_schema_version(out), copy, sizeof copy, err))) {
+        remove_copy(copy);
         return rc;
+    }
 
     sqlite3_stmt *att = NULL;
-    if (sqlite3_prepare_v2(m.db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL) != SQLITE_OK)
-        return db_fail(&m, "attach");
-    sqlite3_bind_text(att, 1, in_path, -1, SQLITE_TRANSIENT);
+    if (sqlite3_prepare_v2(m.db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL) != SQLITE_OK) {
+        rc = db_fail(&m, "attach");
+        goto cleanup;
+    }
+    sqlite3_bind_text(att, 1, copy[0] ? copy : in_path, -1, SQLITE_TRANSIENT);
     int step = sqlite3_step(att);
     sqlite3_finalize(att);
-    if (step != SQLITE_DONE)
-        return db_fail(&m, "attach");
+    if (step != SQLITE_DONE) {
+        rc = db_fail(&m, "attach");
+        goto cleanup;
+    }
     attached = 1;
     /* The id maps are small: kept in memory instead of a temporary file per input. */
     if ((rc = exec(&m, "PRAGMA temp_store = MEMORY", "temp store")) || (rc = exec(&m, "BEGIN IMMEDIATE", "begin")))
@@ -482,6 +530,7 @@ cleanup:
                        "DROP TABLE IF EXISTS temp.pm_name_map; DROP TABLE IF EXISTS temp.pm_renum;", NULL, NULL, NULL);
     if (attached)
         sqlite3_exec(m.db, "DETACH DATABASE src", NULL, NULL, NULL);
+    remove_copy(copy);
     if (res->refused) {
         res->runs_merged = res->runs_skipped = 0;
     }

@@ -214,7 +214,7 @@ ir.zero_size = size /dev/zero
 ir.input_lines = lines {input}
 INI
 t0=$(date +%s)
-timeout 120 bash -c 'ulimit -v 3000000; exec "$0" sweep --quiet --db met/m.db met/m.ini' "$PASSMAP" >/dev/null 2>met/err
+timeout -s KILL 120 bash -c 'ulimit -v 3000000; exec "$0" sweep --quiet --db met/m.db met/m.ini' "$PASSMAP" >/dev/null 2>met/err
 rc=$?; t1=$(date +%s)
 [ "$rc" = 0 ] && [ $((t1 - t0)) -lt 60 ] && ok "metrics on /dev/zero and a FIFO: the sweep ends ($((t1 - t0)) s)" \
   || { fail "metric sweep rc=$rc after $((t1 - t0)) s"; sed 's/^/#   /' met/err | tail -3; }
@@ -261,5 +261,17 @@ before=$(sqlite3 foreign.db "PRAGMA journal_mode")
 "$PASSMAP" run -n 1 --db foreign.db --config k -- true >/dev/null 2>&1
 [ "$(sqlite3 foreign.db "PRAGMA journal_mode")" = "$before" ] && ok "a refused foreign database keeps its journal mode ($before)" \
   || fail "a foreign database was switched to $(sqlite3 foreign.db "PRAGMA journal_mode")"
+
+# --- 10b. merge reads an older-schema input from an upgraded copy: the input is not changed (read-only media)
+{ gzip -dc "$ROOT/tests/fixtures/report/e2e-sweep.sql.gz"; echo "PRAGMA user_version = 1; PRAGMA application_id = 1886216560;"; } \
+  | sqlite3 old1.db
+sum_before=$(md5sum < old1.db)
+chmod a-w old1.db
+check "merge of a read-only schema-1 input" "$PASSMAP" merge old-out.db old1.db
+[ "$(md5sum < old1.db)" = "$sum_before" ] && [ "$(sqlite3 old1.db "PRAGMA user_version")" = 1 ] \
+  && ok "the input is unchanged (still schema 1)" || fail "the input was upgraded in place"
+[ "$(runs_of old-out.db)" = "$(runs_of old1.db)" ] && ok "all its runs merged" || fail "runs lost"
+[ -z "$(ls old-out.db.upgrade-* 2>/dev/null)" ] && ok "the upgraded copy is removed" || fail "copy left behind"
+chmod u+w old1.db
 
 finish
