@@ -121,6 +121,23 @@ static int check_one(const char *name, void *user)
 
 static int check_tmpl(check_ctx *c, const char *tmpl, const char *path, const pm_spec_entry *e, pm_err *err)
 {
+    /* A '{' that starts no placeholder would reach the command as a literal word ({out, {}); {{NAME}} reads as
+     * a placeholder but is the literal {NAME}}: both are errors ({{ alone is a literal '{'). */
+    char name[128];
+    for (const char *p = tmpl; *p; p++) {
+        if (p[0] == '{' && p[1] == '{') {
+            if (placeholder_at(p + 1, name, sizeof name) && p[1 + strlen(name) + 2] == '}')
+                return pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] %s: {{%s}} is not a placeholder (write {%s}; {{ "
+                                  "is a literal '{')", e->line, e->section, e->name, name, name);
+            p++;
+            continue;
+        }
+        size_t n = p[0] == '{' ? placeholder_at(p, name, sizeof name) : 1;
+        if (!n)
+            return pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] %s: '%.20s': a '{' that starts no placeholder {NAME} "
+                              "(write {{ for a literal '{')", e->line, e->section, e->name, p);
+        p += n - 1;
+    }
     if (pm_placeholders_each(tmpl, check_one, c))
         return pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] %s: unknown placeholder {%s}%s%s", e->line,
                           e->section, e->name, c->bad, c->why[0] ? ": " : "", c->why);

@@ -282,4 +282,13 @@ check "merge of a read-only schema-1 input" "$PASSMAP" merge old-out.db old1.db
 [ -z "$(ls old-out.db.upgrade-* 2>/dev/null)" ] && ok "the upgraded copy is removed" || fail "copy left behind"
 chmod u+w old1.db
 
+# --- 10c. a malformed placeholder is an error, not a literal argv word
+mkdir -p ph && printf 'x\n' > ph/a.txt
+for a in '{out' '{}' '{{input}}'; do
+  printf '[sweep]\nname = p\nbackend = command\n[matrix m]\ninput = a.txt\n[step s]\nargv = /bin/cat %s\n' "$a" > ph/p.ini
+  expect_fail 2 "line 7: \[step s\] argv: .*placeholder" "argv word $a is an error" "$PASSMAP" sweep --dry-run --db ph/p.db ph/p.ini
+done
+printf '[sweep]\nname = p\nbackend = command\n[matrix m]\ninput = a.txt\n[step s]\nargv = /bin/echo {{x} {input}\n' > ph/ok.ini
+check "{{ is still a literal {" "$PASSMAP" sweep --dry-run --db ph/p.db ph/ok.ini
+
 finish
