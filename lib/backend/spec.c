@@ -879,6 +879,16 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
                             e->section, be->name, be->sections);
         goto fail;
     }
+    /* the adaptive rule's settings without the rule would be read as doing something */
+    for (int i = 0; i < es.n && !s->repeats_auto; i++) {
+        const pm_spec_entry *e = &es.items[i];
+        if (!strcmp(e->section, "sweep") && (!strcmp(e->name, "min_repeats") || !strcmp(e->name, "max_repeats") ||
+                                             !strcmp(e->name, "precision"))) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [sweep] %s applies only with repeats = auto (repeats is %d "
+                            "here)", e->line, e->name, s->repeats);
+            goto fail;
+        }
+    }
     if (s->min_repeats > s->max_repeats) {
         rc = pm_err_set(err, PM_ERR_USAGE, "[sweep] min_repeats %d exceeds max_repeats %d", s->min_repeats,
                         s->max_repeats);

@@ -291,4 +291,9 @@ done
 printf '[sweep]\nname = p\nbackend = command\n[matrix m]\ninput = a.txt\n[step s]\nargv = /bin/echo {{x} {input}\n' > ph/ok.ini
 check "{{ is still a literal {" "$PASSMAP" sweep --dry-run --db ph/p.db ph/ok.ini
 
+# --- 10d. min_repeats / max_repeats / precision without repeats = auto are errors, not ignored
+printf '[sweep]\nname = p\nbackend = command\nrepeats = 2\nmin_repeats = 5\n[matrix m]\ninput = a.txt\n[step s]\nargv = /bin/cat {input}\n' > ph/mr.ini
+expect_fail 2 "line 5: \[sweep\] min_repeats applies only with repeats = auto" "min_repeats without repeats = auto is an error" \
+  "$PASSMAP" sweep --dry-run --db ph/mr.db ph/mr.ini
+
 finish
