@@ -190,14 +190,21 @@ int pm_step_metric_parse(const char *text, pm_step_metric *m, pm_err *err)
     return PM_OK;
 }
 
-/* Line-wise scan of a file; per-kind counting. */
-static long count_lines(FILE *f, pm_step_metric_kind kind, const regex_t *re)
+/* Line-wise scan of a file; per-kind counting. Stops with -1 past max bytes (a file that grew) or past the
+ * deadline (pm_util_now; 0: none), checked every 4096 lines. */
+static long count_lines(FILE *f, pm_step_metric_kind kind, const regex_t *re, size_t max, double deadline)
 {
     char *line = NULL;
-    size_t cap = 0;
-    long n = 0;
+    size_t cap = 0, total = 0;
+    long n = 0, lines = 0;
     int in_fn = 0;
-    while (getline(&line, &cap, f) >= 0) {
+    ssize_t got;
+    while ((got = getline(&line, &cap, f)) >= 0) {
+        total += (size_t)got;
+        if (total > max || (deadline > 0 && (++lines & 4095) == 0 && pm_util_now() > deadline)) {
+            n = -1;
+            break;
+        }
         switch (kind) {
         case PM_SM_LINES:
             n++;
@@ -251,10 +258,11 @@ static long count_lines(FILE *f, pm_step_metric_kind kind, const regex_t *re)
     return n;
 }
 
-static int json_number_at(const char *path, const char *dotted, double *value, pm_err *err)
+static int json_number_at(const char *path, const char *text, size_t len, const char *dotted, double *value,
+                          pm_err *err)
 {
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je), *cur = root;
+    json_t *root = json_loadb(text, len, 0, &je), *cur = root;
     if (!root)
         return pm_err_set(err, PM_ERR_PARSE, "%s: not JSON (%s, line %d)", path, je.text, je.line);
     char *copy = strdup(dotted);
@@ -276,8 +284,9 @@ static int json_number_at(const char *path, const char *dotted, double *value, p
 }
 
 int pm_step_metric_eval(const pm_step_metric *m, const char *cwd, const char *stdout_path, const char *stderr_path,
-                        double *value, pm_err *err)
+                        double timeout_s, double *value, pm_err *err)
 {
+    double deadline = timeout_s > 0 ? pm_util_now() + timeout_s : 0;
     char path[4096];
     const char *src = m->source;
     if (!strcmp(src, "stdout"))
@@ -292,30 +301,48 @@ int pm_step_metric_eval(const pm_step_metric *m, const char *cwd, const char *st
         struct stat st;
         if (stat(src, &st))
             return pm_err_errno(err, errno == ENOENT ? PM_ERR_NOTFOUND : PM_ERR_IO, "%s", src);
+        if (!S_ISREG(st.st_mode)) /* a device's or FIFO's size is no measurement */
+            return pm_err_set(err, PM_ERR_IO, "%s is not a regular file", src);
         *value = (double)st.st_size;
         return PM_OK;
     }
+    /* The reader reports use: a regular file only (a FIFO would block, /dev/zero never ends), at most
+     * PM_PARSE_MAX_BYTES; any failure leaves the metric missing. */
     if (m->kind == PM_SM_JSON) {
-        if (access(src, R_OK))
+        char *buf = NULL;
+        size_t len = 0;
+        if (access(src, F_OK))
             return pm_err_errno(err, PM_ERR_NOTFOUND, "%s", src);
-        return json_number_at(src, m->arg, value, err);
+        int rc = pm_util_read_file_max(src, PM_PARSE_MAX_BYTES, &buf, &len, err);
+        if (rc == PM_OK)
+            rc = json_number_at(src, buf, len, m->arg, value, err);
+        free(buf);
+        return rc;
     }
+    int fd, rc = pm_util_open_regular(src, PM_PARSE_MAX_BYTES, &fd, err);
+    if (rc)
+        return rc;
     regex_t re;
-    if (m->kind == PM_SM_COUNT && regcomp(&re, m->arg, REG_EXTENDED))
+    if (m->kind == PM_SM_COUNT && regcomp(&re, m->arg, REG_EXTENDED)) {
+        close(fd);
         return pm_err_set(err, PM_ERR_USAGE, "bad regex '%s'", m->arg);
-    FILE *f = fopen(src, "r");
-    if (!f) {
-        int e = errno;
-        if (m->kind == PM_SM_COUNT)
-            regfree(&re);
-        errno = e;
-        return pm_err_errno(err, e == ENOENT ? PM_ERR_NOTFOUND : PM_ERR_IO, "%s", src);
     }
-    *value = (double)count_lines(f, m->kind, &re);
-    fclose(f);
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        rc = pm_err_errno(err, PM_ERR_NOMEM, "%s", src);
+        close(fd);
+    } else {
+        long n = count_lines(f, m->kind, &re, PM_PARSE_MAX_BYTES, deadline);
+        if (n < 0)
+            rc = pm_err_set(err, PM_ERR_IO, "%s: over %zu bytes or the step's timeout of %.0f s: metric missing", src,
+                            PM_PARSE_MAX_BYTES, timeout_s);
+        else
+            *value = (double)n;
+        fclose(f);
+    }
     if (m->kind == PM_SM_COUNT)
         regfree(&re);
-    return PM_OK;
+    return rc;
 }
 
 int pm_steps_push(pm_steps *s, pm_step **out)

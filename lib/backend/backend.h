@@ -68,9 +68,10 @@ void pm_steps_free(pm_steps *s);
 int pm_steps_push(pm_steps *s, pm_step **out);
 
 /* Evaluates a declared metric; stdout/stderr paths hold the step's streams. PM_ERR_NOTFOUND when its file
- * is absent. */
+ * is absent; any other error (not a regular file, over PM_PARSE_MAX_BYTES, longer than timeout_s; 0: no
+ * limit) leaves the metric missing too. */
 int pm_step_metric_eval(const pm_step_metric *m, const char *cwd, const char *stdout_path, const char *stderr_path,
-                        double *value, pm_err *err);
+                        double timeout_s, double *value, pm_err *err);
 /* Parses "KIND SOURCE [ARG...]" into m (name not set). */
 int pm_step_metric_parse(const char *text, pm_step_metric *m, pm_err *err);
 void pm_step_metric_free(pm_step_metric *m);

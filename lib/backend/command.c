@@ -253,10 +253,21 @@ static int parse_matrix(pm_spec *s, pm_spec_entries *es, const char *section, co
 
 static int add_configs(pm_spec *s, const cmd_matrix *m, int mi, pm_err *err)
 {
+    /* the one config cap, before anything is expanded */
+    size_t *lens = calloc((size_t)m->n_axes + 1, sizeof *lens);
+    if (!lens)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (int a = 0; a < m->n_axes; a++)
+        lens[a] = (size_t)m->axes[a].n;
+    char section[160];
+    snprintf(section, sizeof section, "matrix %s", m->name);
+    int rc = pm_spec_check_configs(s, section, lens, m->n_axes, err);
+    free(lens);
+    if (rc)
+        return rc;
     int *idx = calloc((size_t)m->n_axes, sizeof *idx);
     if (!idx)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    int rc = PM_OK;
     for (;;) {
         pm_spec_config c;
         memset(&c, 0, sizeof c);

@@ -345,6 +345,10 @@ void pm_spec_config_clear(pm_spec_config *c)
 /* Appends; capacity doubles (planning stays linear). Duplicate keys are found once, after expansion. */
 int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err)
 {
+    if (s->n_configs >= PM_SPEC_MAX_CONFIGS) {
+        pm_spec_config_clear(c);
+        return pm_err_set(err, PM_ERR_USAGE, "over the limit of %d configs per spec", PM_SPEC_MAX_CONFIGS);
+    }
     if (s->n_configs == s->cap_configs) {
         int ncap = s->cap_configs ? s->cap_configs * 2 : 64;
         pm_spec_config *nc = realloc(s->configs, (size_t)ncap * sizeof *nc);
@@ -523,10 +527,16 @@ static int read_section(entries *es, const char *section, const section_key *key
     return PM_OK;
 }
 
-/* Configs one matrix section adds (the product of its lists), checked against the cap before any is made. */
-static int check_matrix_size(const pm_spec *s, const char *section, long long product, pm_err *err)
+int pm_spec_check_configs(const pm_spec *s, const char *section, const size_t *list_lens, int n_lists, pm_err *err)
 {
-    if (product > PM_SPEC_MAX_CONFIGS - s->n_configs)
+    long long product = 1, room = PM_SPEC_MAX_CONFIGS - s->n_configs;
+    int over = 0; /* the product does not even fit in 64 bits */
+    for (int i = 0; i < n_lists && !over; i++)
+        over = __builtin_mul_overflow(product, (long long)list_lens[i], &product);
+    if (over)
+        return pm_err_set(err, PM_ERR_USAGE, "[%s] makes more than 9e18 configs: over the limit of %d configs per spec",
+                          section, PM_SPEC_MAX_CONFIGS);
+    if (product > room)
         return pm_err_set(err, PM_ERR_USAGE, "[%s] makes %lld configs, %d already planned: over the limit of %d "
                           "configs per spec", section, product, s->n_configs, PM_SPEC_MAX_CONFIGS);
     return PM_OK;
@@ -544,6 +554,13 @@ static const char *key_what(char *buf, size_t n, entries *es, const char *sectio
     else
         snprintf(buf, n, "[%s] %s", section, key);
     return buf;
+}
+
+/* Configs one matrix section adds (the product of its lists), checked against the cap before any is made. */
+static int check_matrix_size(const pm_spec *s, const char *section, long long product, pm_err *err)
+{
+    size_t len = product > 0 ? (size_t)product : 0;
+    return pm_spec_check_configs(s, section, &len, 1, err);
 }
 
 static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
@@ -960,6 +977,16 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
             rc = pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is not read by back end %s (%s)", e->line,
                             e->section, be->name, be->sections);
         goto fail;
+    }
+    /* the adaptive rule's settings without the rule would be read as doing something */
+    for (int i = 0; i < es.n && !s->repeats_auto; i++) {
+        const pm_spec_entry *e = &es.items[i];
+        if (!strcmp(e->section, "sweep") && (!strcmp(e->name, "min_repeats") || !strcmp(e->name, "max_repeats") ||
+                                             !strcmp(e->name, "precision"))) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [sweep] %s applies only with repeats = auto (repeats is %d "
+                            "here)", e->line, e->name, s->repeats);
+            goto fail;
+        }
     }
     if (s->min_repeats > s->max_repeats) {
         rc = pm_err_set(err, PM_ERR_USAGE, "[sweep] min_repeats %d exceeds max_repeats %d", s->min_repeats,

@@ -124,8 +124,12 @@ int pm_spec_entries_parse(const char *text, pm_spec_entries *es, pm_err *err);
 void pm_spec_entries_free(pm_spec_entries *es);
 /* The workload sections [llm NAME] / [cnn NAME] and the [embedded] / [openvino] scalars (embedded, openvino). */
 int pm_spec_parse_workloads(pm_spec *s, pm_spec_entries *es, pm_err *err);
-/* Appends a config (its key must be new); takes ownership of its identity and paths (c is zeroed). */
+/* Appends a config (its key must be new); takes ownership of its identity and paths (c is zeroed). Past
+ * PM_SPEC_MAX_CONFIGS it is an error naming the limit (the backstop of pm_spec_check_configs). */
 int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err);
+/* The one config cap, for every back end, before a section is expanded: the product of its list lengths
+ * (n_lists of them; computed without overflow) added to the configs already planned. */
+int pm_spec_check_configs(const pm_spec *s, const char *section, const size_t *list_lens, int n_lists, pm_err *err);
 /* Adds name=value (path: the absolute file for a file axis, or NULL) to a config under construction. */
 int pm_spec_config_param(pm_spec_config *c, const char *name, const char *value, const char *path);
 void pm_spec_config_clear(pm_spec_config *c);   /* frees its identity and paths */

@@ -121,6 +121,27 @@ static int check_one(const char *name, void *user)
 
 static int check_tmpl(check_ctx *c, const char *tmpl, const char *path, const pm_spec_entry *e, pm_err *err)
 {
+    /* Literal braces stay literal (MLIR pass options: tile{size=4}), but three shapes are typos that would
+     * reach the command as literal words: {NAME with no '}' before the word ends, an empty {}, and {{NAME}}
+     * (the literal "{NAME}}": {{ is a literal '{'). */
+    char name[128];
+    for (const char *p = tmpl; *p; p++) {
+        if (p[0] == '{' && p[1] == '{') {
+            if (placeholder_at(p + 1, name, sizeof name) && p[1 + strlen(name) + 2] == '}')
+                return pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] %s: {{%s}} is not a placeholder (write {%s}; {{ "
+                                  "is a literal '{')", e->line, e->section, e->name, name, name);
+            p++;
+            continue;
+        }
+        if (p[0] != '{' || placeholder_at(p, name, sizeof name))
+            continue;
+        size_t k = 1;
+        while (isalnum((unsigned char)p[k]) || p[k] == '_')
+            k++;
+        if (p[1] == '}' || (k > 1 && (!p[k] || isspace((unsigned char)p[k]) || p[k] == '\'' || p[k] == '"')))
+            return pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] %s: '%.*s' is not a placeholder {NAME} (write {{ for "
+                              "a literal '{')", e->line, e->section, e->name, p[1] == '}' ? 2 : (int)k, p);
+    }
     if (pm_placeholders_each(tmpl, check_one, c))
         return pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] %s: unknown placeholder {%s}%s%s", e->line,
                           e->section, e->name, c->bad, c->why[0] ? ": " : "", c->why);

@@ -41,29 +41,45 @@ int pm_util_mkdir_p(const char *path, pm_err *err)
     return PM_OK;
 }
 
+int pm_util_open_regular(const char *path, size_t max, int *fd_out, pm_err *err)
+{
+    *fd_out = -1;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below like any non-regular file */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return pm_err_errno(err, errno == ENOENT ? PM_ERR_NOTFOUND : PM_ERR_IO, "cannot open %s", path);
+    int rc = PM_OK;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0)
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot stat %s", path);
+    else if (!S_ISREG(sb.st_mode)) /* a device such as /dev/zero never ends and a FIFO can block forever */
+        rc = pm_err_set(err, PM_ERR_IO, "%s is not a regular file", path);
+    else if ((uintmax_t)sb.st_size > (uintmax_t)max)
+        rc = pm_err_set(err, PM_ERR_IO, "%s is %jd bytes, over the %zu-byte limit for this input", path,
+                        (intmax_t)sb.st_size, max);
+    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+        rc = pm_err_errno(err, PM_ERR_IO, "%s", path);
+    if (rc)
+        close(fd);
+    else
+        *fd_out = fd;
+    return rc;
+}
+
 int pm_util_read_file_max(const char *path, size_t max, char **buf, size_t *len, pm_err *err)
 {
     *buf = NULL;
     *len = 0;
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below like any non-regular file */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return pm_err_errno(err, PM_ERR_IO, "cannot open %s", path);
-    int rc = PM_OK;
+    int fd, rc = pm_util_open_regular(path, max, &fd, err);
+    if (rc) {
+        if (err)
+            err->code = PM_ERR_IO; /* callers have always seen PM_ERR_IO */
+        return rc == PM_ERR_NOTFOUND ? PM_ERR_IO : rc;
+    }
     char *data = NULL;
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         rc = pm_err_errno(err, PM_ERR_IO, "cannot stat %s", path);
-        goto cleanup;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        /* a device such as /dev/zero never ends and a FIFO can block forever */
-        rc = pm_err_set(err, PM_ERR_IO, "%s is not a regular file", path);
-        goto cleanup;
-    }
-    if ((uintmax_t)sb.st_size > (uintmax_t)max) {
-        rc = pm_err_set(err, PM_ERR_IO, "%s is %jd bytes, over the %zu-byte limit for this input", path,
-                        (intmax_t)sb.st_size, max);
         goto cleanup;
     }
     size_t cap = (size_t)sb.st_size + 2, n = 0; /* + NUL + one byte to see the end without growing */
@@ -249,6 +265,29 @@ int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mo
         return rc;
     }
     return pm_util_publish(tmp, final, err);
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int pm_util_refuse_same_file(const char *out, const char *in, int db, const char *what, pm_err *err)
+{
+    if (!out || !in)
+        return PM_OK;
+    if (same_file(out, in))
+        return pm_err_set(err, PM_ERR_USAGE, "refusing to write %s: it is %s %s, which this command reads (give "
+                          "another output file)", out, what, in);
+    static const char *const companions[] = {"-wal", "-shm", "-journal"};
+    for (size_t i = 0; db && i < sizeof companions / sizeof *companions; i++) {
+        char side[PATH_MAX];
+        if ((size_t)snprintf(side, sizeof side, "%s%s", in, companions[i]) < sizeof side && same_file(out, side))
+            return pm_err_set(err, PM_ERR_USAGE, "refusing to write %s: it is the %s file of %s %s (give another "
+                              "output file)", out, companions[i] + 1, what, in);
+    }
+    return PM_OK;
 }
 
 void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...)

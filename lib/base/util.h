@@ -16,6 +16,9 @@ void pm_util_remove_tree(const char *path);
 /* Reads a whole regular file into a heap buffer, NUL-terminated (*len excludes the NUL). Devices, FIFOs and
  * folders are refused (PM_ERR_IO); so is a file over max bytes, with an error naming the limit. */
 int pm_util_read_file_max(const char *path, size_t max, char **buf, size_t *len, pm_err *err);
+/* Opens path for reading as pm_util_read_file_max checks it (regular file only, a FIFO never waited for, at
+ * most max bytes now): the descriptor, blocking, for a streaming reader that stops at max bytes itself. */
+int pm_util_open_regular(const char *path, size_t max, int *fd_out, pm_err *err);
 /* pm_util_read_file_max without a size limit. */
 int pm_util_read_file(const char *path, char **buf, size_t *len, pm_err *err);
 
@@ -29,6 +32,12 @@ int pm_util_publish(const char *tmp, const char *path, pm_err *err);
  * renamed over it, so no reader sees half a regular file. mode: of the new file; mtime: NULL for now. */
 int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
                               const struct timespec *mtime, pm_err *err);
+
+/* Refuses (PM_ERR_USAGE) to write out when it resolves (symbolic links followed; st_dev and st_ino compared)
+ * to the file in, which the same command reads: writing would destroy it. db: in is a SQLite database, so its
+ * -wal, -shm and -journal companions are refused too. what: in's role ("the database") for the message. An out
+ * that does not exist yet is fine. */
+int pm_util_refuse_same_file(const char *out, const char *in, int db, const char *what, pm_err *err);
 
 /* A growing string: appends never truncate; after a failed allocation oom is set and further appends do
  * nothing, so a builder checks oom once at the end. */

@@ -751,6 +751,51 @@ static void analyse(const pm_cache_request *req, analysis *a)
 }
 
 
+/* w is x, or ends in it (-oFILE, --output=FILE name the file too) */
+static int names(const char *w, const char *x)
+{
+    size_t nw = strlen(w), nx = x ? strlen(x) : 0;
+    return nx && nw >= nx && !strcmp(w + nw - nx, x);
+}
+
+static int in_list(const char *const *l, const char *s)
+{
+    for (; l && *l; l++)
+        if (names(s, *l))
+            return 1;
+    return 0;
+}
+
+int pm_cache_why_uncacheable(const pm_cache_request *req, const char *run_dir, char *why, size_t cap)
+{
+    analysis *a = calloc(1, sizeof *a);
+    if (!a || !req->argv || !req->argv[0]) {
+        free(a);
+        return 0; /* nothing to say: exec reports it */
+    }
+    analyse(req, a);
+    int no = a->why[0] != 0;
+    if (no)
+        snprintf(why, cap, "%s", a->why);
+    size_t n_dir = run_dir ? strlen(run_dir) : 0;
+    for (size_t i = 1; !no && n_dir && req->argv[i]; i++) {
+        const char *w = req->argv[i], *at = strstr(w, run_dir);
+        /* the folder itself, not a longer name (warm-r0 in warm-r01) */
+        int longer = at && (isalnum((unsigned char)at[n_dir]) || strchr("._-", at[n_dir]) != NULL) && at[n_dir];
+        if (!at || longer || in_list(req->inputs, w) || in_list(req->outputs, w))
+            continue;
+        int inferred = 0;
+        for (size_t k = 0; k < a->n_out && !inferred; k++)
+            inferred = names(w, a->out[k]);
+        if (!inferred) {
+            no = 1;
+            snprintf(why, cap, "argument '%.200s' names the run folder, which is new for every run", w);
+        }
+    }
+    free(a);
+    return no;
+}
+
 /* Placeholder for one argv text if it names an input or output ("@IN3"), or NULL. May add an input.
  * out_refs counts the argv elements naming each output (two: the output is also read, in place). */
 static int classify(key_info *k, char **out_canon, size_t *out_refs, const char *text, char ph[32], pm_err *err)

@@ -106,6 +106,12 @@ const char *pm_cache_dir(const pm_cache *c);
 int pm_cache_exec(pm_cache *c, const pm_cache_request *req, pm_cache_result *res, pm_err *err);
 void pm_cache_result_free(pm_cache_result *res);
 
+/* Why the cache can never serve this command line a hit, from argv and the declared inputs/outputs alone (no
+ * file is read): no output declared or inferred, an option the cache refuses, or (run_dir non-NULL: a folder
+ * that is new for every run) an argv word that names run_dir without being a declared input or output, so
+ * the key differs every time. 1 with why filled, else 0. */
+int pm_cache_why_uncacheable(const pm_cache_request *req, const char *run_dir, char *why, size_t cap);
+
 /* The key (hex) of a request, without running or looking anything up. */
 int pm_cache_key(pm_cache *c, const pm_cache_request *req, char key[33], pm_err *err);
 /* Checks one entry file's bytes as the cache reads them (header, lengths, checksum, payload layout):

@@ -275,7 +275,11 @@ static void child_main(const char *const argv[], char *const *envp, const pm_run
     if (opts->cwd && chdir(opts->cwd) < 0)
         child_fail(report_fd, STAGE_CHDIR);
     if (opts->mem_limit_bytes) {
-        struct rlimit rl = {(rlim_t)opts->mem_limit_bytes, (rlim_t)opts->mem_limit_bytes};
+        /* Clamped to an inherited hard limit (HPC nodes, containers): raising it is not allowed, and lower is
+         * what the process gets anyway (pm_run_mem_limit_clamp says so once, in the caller). */
+        struct rlimit rl = {(rlim_t)opts->mem_limit_bytes, (rlim_t)opts->mem_limit_bytes}, cur;
+        if (getrlimit(RLIMIT_AS, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && rl.rlim_max > cur.rlim_max)
+            rl.rlim_cur = rl.rlim_max = cur.rlim_max;
         if (setrlimit(RLIMIT_AS, &rl) < 0)
             child_fail(report_fd, STAGE_RLIMIT);
     }
@@ -917,4 +921,12 @@ int pm_run_parse_size(const char *text, uint64_t *bytes, pm_err *err)
         return pm_err_set(err, PM_ERR_USAGE, "invalid size '%s': not a whole number of bytes", text);
     *bytes = (uint64_t)b;
     return PM_OK;
+}
+
+uint64_t pm_run_mem_limit_clamp(uint64_t want)
+{
+    struct rlimit cur;
+    if (want && getrlimit(RLIMIT_AS, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && want > (uint64_t)cur.rlim_max)
+        return (uint64_t)cur.rlim_max;
+    return want;
 }

@@ -95,4 +95,8 @@ int pm_run_parse_duration(const char *text, double *seconds, pm_err *err);
 /* Parses "512M", "8G", "1073741824" into bytes. */
 int pm_run_parse_size(const char *text, uint64_t *bytes, pm_err *err);
 
+/* The memory limit a child gets for want (its RLIMIT_AS): want, or the inherited hard limit when that is lower
+ * (it cannot be raised). A caller compares the two to say so once. */
+uint64_t pm_run_mem_limit_clamp(uint64_t want);
+
 #endif

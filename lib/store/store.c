@@ -603,6 +603,50 @@ static char *immutable_uri(const char *path)
     return uri;
 }
 
+/* A file of another application (application_id, or tables without passmap's schema), of a newer passmap, or
+ * (unless may_be_empty: a writer creating it) empty: refused with PM_ERR_UNSUPPORTED before anything is
+ * changed in it (a writer's journal_mode = WAL would already rewrite its header). */
+static int refuse_foreign(sqlite3 *db, const char *path, int may_be_empty, pm_err *err)
+{
+    int version = -1, app_id = -1, n_objects = -1, rc;
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM "
+                               "pragma_application_id), (SELECT count(*) FROM sqlite_schema)", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW) {
+        version = sqlite3_column_int(s, 0);
+        app_id = sqlite3_column_int(s, 1);
+        n_objects = sqlite3_column_int(s, 2);
+    }
+    if (version < 0)
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (%s)", path, sqlite3_errmsg(db));
+    else if (app_id != 0 && app_id != PM_STORE_APPLICATION_ID)
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (application_id %d)", path, app_id);
+    else if (version > PM_STORE_SCHEMA_VERSION)
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: database schema version %d is newer than this passmap "
+                        "supports (%d); use a newer passmap", path, version, PM_STORE_SCHEMA_VERSION);
+    else if (app_id == 0 && version == 0 && (n_objects || !may_be_empty))
+        rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "%s: not a passmap database (%s)", path,
+                        n_objects ? "no passmap schema" : "empty");
+    else
+        rc = PM_OK;
+    sqlite3_finalize(s);
+    if (rc && !may_be_empty && app_id == 0 && version == 0 && n_objects > 0) {
+        /* a reader still reads a passmap store whose pragmas were lost (an .dump reloaded): its tables say so */
+        int tables = 0;
+        if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('run', "
+                                   "'pass_time', 'config', 'sweep')", -1, &s, NULL) == SQLITE_OK &&
+            sqlite3_step(s) == SQLITE_ROW)
+            tables = sqlite3_column_int(s, 0);
+        sqlite3_finalize(s);
+        if (tables == 4) {
+            if (err)
+                pm_err_clear(err);
+            rc = PM_OK;
+        }
+    }
+    return rc;
+}
+
 static int store_open(const char *path, int readonly, pm_store **out, pm_err *err)
 {
     *out = NULL;
@@ -641,6 +685,9 @@ static int store_open(const char *path, int readonly, pm_store **out, pm_err *er
             rc = migrate_copy(st, old_version, err);
         goto cleanup;
     }
+    /* refused before the journal mode is touched: WAL would rewrite a foreign file's header */
+    if ((rc = refuse_foreign(st->db, path, 1, err)) != PM_OK)
+        goto cleanup;
     /* journal_mode cannot change inside a transaction; it is persistent once set. */
     if ((rc = exec_sql(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
                        err, "configure")) != PM_OK)
@@ -685,7 +732,14 @@ int pm_store_open_db_readonly(const char *path, sqlite3 **db, pm_err *err)
         *db = NULL;
         return PM_ERR_DB;
     }
-    return PM_OK;
+    /* The checks every reader makes before trusting a table (the writers' check_schema refuses the same): a
+     * file of another application, or of a newer passmap whose tables may mean something else. */
+    rc = refuse_foreign(*db, path, 0, err);
+    if (rc) {
+        sqlite3_close(*db);
+        *db = NULL;
+    }
+    return rc;
 }
 
 void pm_store_close(pm_store *st)

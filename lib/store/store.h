@@ -82,7 +82,8 @@ typedef struct pm_run_record {
 int pm_store_open(const char *path, pm_store **out, pm_err *err);
 int pm_store_open_readonly(const char *path, pm_store **out, pm_err *err);
 void pm_store_close(pm_store *st);
-/* A bare read-only connection for read queries (the report), with no schema check; a WAL database in a
+/* A bare read-only connection for read queries (the report): a foreign, empty or newer-schema file is refused
+ * (PM_ERR_UNSUPPORTED), an older one read as it is; a WAL database in a
  * read-only folder is opened as immutable. */
 int pm_store_open_db_readonly(const char *path, sqlite3 **db, pm_err *err);
 sqlite3 *pm_store_db(pm_store *st);                                 /* for read queries (analysis) */

@@ -2,19 +2,23 @@
  *
  * Rows are copied with their ids shifted past the output's largest id (run, step, metric), so steps, passes and
  * metrics follow their run without a lookup per row; configs, sweeps and hosts are matched by their natural keys
- * (sweep name, config key, host name + fingerprint, pass name). A run is named by (sweep, config, mode, repeat): one already
- * in the output is a duplicate and is skipped, which makes merging idempotent and a killed merge resumable (each
- * input is one transaction). Column lists come from the schema, so a column added by a later migration is copied
+ * (sweep name, config key, host name + fingerprint, pass name). A run is named by what it measured and where and
+ * when: (sweep, config, mode, host, start time, status, wall). One already in the output is a duplicate and is
+ * skipped, which makes merging idempotent and a killed merge resumable (each input is one transaction). The repeat
+ * number is not part of it: `run --db` and `import` number repeats per database, so two machines' repeat 0 are two
+ * measurements; a new run whose (config, mode, repeat) is taken is appended with the next free repeat. Column lists come from the schema, so a column added by a later migration is copied
  * too; a table the merge does not know is an error rather than data silently left behind. */
 #include "store.h"
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct col_override {
     const char *column, *expr;
@@ -37,14 +41,14 @@ static const table_copy copies[] = {
     {"config", "ON CONFLICT(sweep_id, key) DO NOTHING", 1, {{"sweep_id", "ms.id"}, {NULL, NULL}},
      "FROM src.config s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name WHERE 1",
      NULL},
-    /* Within the input, the first run of a (config, mode, repeat) counts; the output's own win over both. */
+    /* A run already in the output (same config, mode, host, start, status and wall) is skipped; see the top. */
     {"run", NULL, 0,
      {{"id", "s.id + @run_off"}, {"config_id", "cm.dst"}, {"host_id", "hm.dst"}, {NULL, NULL}},
      "FROM src.run s JOIN temp.pm_config_map cm ON cm.src = s.config_id\n"
      "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id\n"
-     "WHERE s.id IN (SELECT min(id) FROM src.run GROUP BY config_id, mode, repeat)\n"
-     "  AND NOT EXISTS (SELECT 1 FROM main.run x WHERE x.config_id = cm.dst AND x.mode = s.mode\n"
-     "                  AND x.repeat = s.repeat)", NULL},
+     "WHERE NOT EXISTS (SELECT 1 FROM main.run x WHERE x.config_id = cm.dst AND x.mode = s.mode\n"
+     "                  AND x.host_id IS hm.dst AND x.started_at = s.started_at AND x.status = s.status\n"
+     "                  AND x.wall_s IS s.wall_s)", NULL},
     /* a config's parameters follow it (the config map is made with the runs, just above) */
     {"config_param", "ON CONFLICT(config_id, name) DO NOTHING", 0, {{"config_id", "cm.dst"}, {NULL, NULL}},
      "FROM src.config_param s JOIN temp.pm_config_map cm ON cm.src = s.config_id WHERE 1", NULL},
@@ -431,10 +435,14 @@ static int same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* Brings an input to this passmap's schema (adds the tables and columns of later migrations). */
-static int prepare_input(const char *in_path, int want_version, pm_err *err)
+/* An input of an older schema is merged from an upgraded copy beside the output (the sqlite backup of it, so
+ * a -wal's content comes along), never upgraded in place: inputs may be read-only, or another passmap's.
+ * copy[0] == 0: the input is current and is read as it is. */
+static int prepare_input(const char *in_path, const char *out_path, int want_version, char *copy, size_t cap,
+                         pm_err *err)
 {
     pm_store *in = NULL;
+    copy[0] = '\0';
     int rc = pm_store_open_readonly(in_path, &in, err);
     if (rc != PM_OK)
         return rc;
@@ -442,10 +450,45 @@ static int prepare_input(const char *in_path, int want_version, pm_err *err)
     pm_store_close(in);
     if (version >= want_version)
         return PM_OK;
-    if ((rc = pm_store_open(in_path, &in, err)) != PM_OK)
-        return pm_err_wrap(err, "upgrading %s to schema version %d", in_path, want_version);
+    if ((size_t)snprintf(copy, cap, "%s.upgrade-XXXXXX", out_path) >= cap) {
+        copy[0] = '\0';
+        return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s", out_path);
+    }
+    int fd = mkstemp(copy);
+    if (fd < 0) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot create a copy of %s beside %s", in_path, out_path);
+        copy[0] = '\0';
+        return rc;
+    }
+    close(fd);
+    sqlite3 *src = NULL, *dst = NULL;
+    if (sqlite3_open_v2(in_path, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_open_v2(copy, &dst, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        rc = pm_err_set(err, PM_ERR_DB, "copying %s: %s", in_path, sqlite3_errmsg(dst ? dst : src));
+    } else {
+        sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
+        if (!b || sqlite3_backup_step(b, -1) != SQLITE_DONE)
+            rc = pm_err_set(err, PM_ERR_DB, "copying %s: %s", in_path, sqlite3_errmsg(dst));
+        sqlite3_backup_finish(b);
+    }
+    sqlite3_close(src);
+    sqlite3_close(dst);
+    if (rc != PM_OK)
+        return rc;
+    if ((rc = pm_store_open(copy, &in, err)) != PM_OK)
+        return pm_err_wrap(err, "upgrading a copy of %s to schema version %d", in_path, want_version);
     pm_store_close(in);
     return PM_OK;
+}
+
+static void remove_copy(const char *copy)
+{
+    static const char *const sides[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; copy[0] && i < sizeof sides / sizeof sides[0]; i++) {
+        char p[PATH_MAX + 16];
+        snprintf(p, sizeof p, "%s%s", copy, sides[i]);
+        unlink(p);
+    }
 }
 
 int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_result *res, pm_err *err)
@@ -464,17 +507,24 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
                           in_path);
     if ((rc = pm_store_writer_check(in_path, err)) != PM_OK)
         return rc;
-    if ((rc = prepare_input(in_path, pm_store_schema_version(out), err)) != PM_OK)
+    char copy[PATH_MAX + 32];
+    if ((rc = prepare_input(in_path, pm_store_path(out), pm_store_schema_version(out), copy, sizeof copy, err))) {
+        remove_copy(copy);
         return rc;
+    }
 
     sqlite3_stmt *att = NULL;
-    if (sqlite3_prepare_v2(m.db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL) != SQLITE_OK)
-        return db_fail(&m, "attach");
-    sqlite3_bind_text(att, 1, in_path, -1, SQLITE_TRANSIENT);
+    if (sqlite3_prepare_v2(m.db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL) != SQLITE_OK) {
+        rc = db_fail(&m, "attach");
+        goto cleanup;
+    }
+    sqlite3_bind_text(att, 1, copy[0] ? copy : in_path, -1, SQLITE_TRANSIENT);
     int step = sqlite3_step(att);
     sqlite3_finalize(att);
-    if (step != SQLITE_DONE)
-        return db_fail(&m, "attach");
+    if (step != SQLITE_DONE) {
+        rc = db_fail(&m, "attach");
+        goto cleanup;
+    }
     attached = 1;
     /* The id maps are small: kept in memory instead of a temporary file per input. */
     if ((rc = exec(&m, "PRAGMA temp_store = MEMORY", "temp store")) || (rc = exec(&m, "BEGIN IMMEDIATE", "begin")))
@@ -510,6 +560,27 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
                       "map configs and hosts");
             if (rc == PM_OK)
                 rc = copy_table(&m, t, 0, &merged);
+            /* A new run whose repeat number is taken (by a run already there, or an earlier new one) gets the
+             * next free numbers of its (config, mode), in id order. The numbers are computed before the update
+             * so each sees the same maximum. */
+            if (rc == PM_OK && merged > 0) {
+                pm_sbuf b = {0};
+                pm_sbuf_add(&b,
+                            "DROP TABLE IF EXISTS temp.pm_renum;\n"
+                            "CREATE TEMP TABLE pm_renum AS SELECT r.id AS id,\n"
+                            "  (SELECT max(m2.repeat) FROM main.run m2 WHERE m2.config_id = r.config_id\n"
+                            "     AND m2.mode = r.mode)\n"
+                            "  + row_number() OVER (PARTITION BY r.config_id, r.mode ORDER BY r.id) AS rep\n"
+                            "FROM main.run r WHERE r.id > %lld AND EXISTS (SELECT 1 FROM main.run o\n"
+                            "  WHERE o.config_id = r.config_id AND o.mode = r.mode AND o.repeat = r.repeat\n"
+                            "    AND o.id < r.id);\n"
+                            "UPDATE main.run SET repeat = (SELECT rep FROM temp.pm_renum p WHERE p.id = run.id)\n"
+                            "  WHERE id IN (SELECT id FROM temp.pm_renum);\n"
+                            "DROP TABLE temp.pm_renum;",
+                            m.run_off);
+                rc = b.oom ? pm_err_set(err, PM_ERR_NOMEM, "out of memory") : exec(&m, b.s, "renumber repeats");
+                free(b.s);
+            }
         } else if (!strcmp(t->table, "pass_name")) {
             if ((rc = copy_table(&m, t, 0, NULL)) == PM_OK)
                 rc = exec(&m,
@@ -569,9 +640,10 @@ cleanup:
     if (in_txn)
         sqlite3_exec(m.db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_exec(m.db, "DROP TABLE IF EXISTS temp.pm_config_map; DROP TABLE IF EXISTS temp.pm_host_map; "
-                       "DROP TABLE IF EXISTS temp.pm_name_map;", NULL, NULL, NULL);
+                       "DROP TABLE IF EXISTS temp.pm_name_map; DROP TABLE IF EXISTS temp.pm_renum;", NULL, NULL, NULL);
     if (attached)
         sqlite3_exec(m.db, "DETACH DATABASE src", NULL, NULL, NULL);
+    remove_copy(copy);
     if (res->refused) {
         res->runs_merged = res->runs_skipped = 0;
     }

@@ -182,30 +182,40 @@ cleanup:
     return rc;
 }
 
-int pm_shard_select(const pm_spec *spec, const pm_shard *s, const char *costs_db, int *in_shard, pm_err *err)
+int pm_shard_of(const pm_spec *spec, int n_shards, const char *costs_db, int *shard_of, pm_err *err)
 {
     int n = spec->n_configs, rc;
-    if (s->n == 0) {
+    if (n_shards == 0) {
         for (int i = 0; i < n; i++)
-            in_shard[i] = 1;
+            shard_of[i] = 1;
         return PM_OK;
     }
     double *cost = malloc((size_t)(n > 0 ? n : 1) * sizeof *cost);
     const char **keys = malloc((size_t)(n > 0 ? n : 1) * sizeof *keys);
-    int *shard_of = malloc((size_t)(n > 0 ? n : 1) * sizeof *shard_of);
-    if (!cost || !keys || !shard_of) {
+    if (!cost || !keys) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
     for (int i = 0; i < n; i++)
         keys[i] = spec->configs[i].key;
-    if ((rc = pm_shard_costs(spec, costs_db, cost, err)) || (rc = pm_shard_assign(keys, cost, n, s->n, shard_of, err)))
-        goto cleanup;
-    for (int i = 0; i < n; i++)
-        in_shard[i] = shard_of[i] == s->k;
+    rc = pm_shard_costs(spec, costs_db, cost, err);
+    if (!rc)
+        rc = pm_shard_assign(keys, cost, n, n_shards, shard_of, err);
 cleanup:
     free(cost);
     free(keys);
+    return rc;
+}
+
+int pm_shard_select(const pm_spec *spec, const pm_shard *s, const char *costs_db, int *in_shard, pm_err *err)
+{
+    int n = spec->n_configs;
+    int *shard_of = malloc((size_t)(n > 0 ? n : 1) * sizeof *shard_of);
+    if (!shard_of)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    int rc = pm_shard_of(spec, s->n, costs_db, shard_of, err);
+    for (int i = 0; !rc && i < n; i++)
+        in_shard[i] = s->n == 0 || shard_of[i] == s->k;
     free(shard_of);
     return rc;
 }

@@ -27,6 +27,9 @@ int pm_shard_costs(const pm_spec *spec, const char *costs_db, double *cost, pm_e
 int pm_shard_assign(const char *const *keys, const double *cost, int n_items, int n_shards, int *shard_of,
                     pm_err *err);
 
+/* shard_of[c] = the shard (1..n_shards) config c of the spec belongs to; all 1 when n_shards == 0. */
+int pm_shard_of(const pm_spec *spec, int n_shards, const char *costs_db, int *shard_of, pm_err *err);
+
 /* in_shard[c] = 1 when config c of the spec belongs to shard s (all 1 when s->n == 0). */
 int pm_shard_select(const pm_spec *spec, const pm_shard *s, const char *costs_db, int *in_shard, pm_err *err);
 

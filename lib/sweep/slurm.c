@@ -71,10 +71,20 @@ int pm_slurm_scripts(const pm_slurm_opts *o, char **shards_script, char **merge_
     if (!valid_chars(o->spec_name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-"))
         return pm_err_set(err, PM_ERR_USAGE, "sweep name '%s' cannot be a Slurm job name (letters, digits, _ . + -)",
                           o->spec_name);
-    /* #SBATCH --output=DIR/... is split at white space by sbatch. */
-    if (strpbrk(o->dir, " \t\n\r"))
-        return pm_err_set(err, PM_ERR_USAGE, "'%s': a path with white space cannot go on an #SBATCH line; use a --db "
-                          "path without spaces", o->dir);
+    /* Every value below is shell-quoted in the scripts, but no quoting survives a line break inside a comment
+     * or an #SBATCH line (sbatch stops reading directives at the first line that is not one): refused. */
+    const char *paths[][2] = {{"the spec path", o->spec_path}, {"the --db path", o->out_db},
+                              {"the --costs path", o->costs_db}, {"passmap's own path", o->passmap},
+                              {"the script folder", o->dir}};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        if (paths[i][1] && strpbrk(paths[i][1], "\n\r"))
+            return pm_err_set(err, PM_ERR_USAGE, "%s contains a line break, which no Slurm script can carry safely: "
+                              "rename it (%.200s)", paths[i][0], paths[i][1]);
+    /* #SBATCH --output=DIR/... is split at white space by sbatch, and % and \ in it are Slurm's file-name
+     * patterns and escapes. */
+    if (strpbrk(o->dir, " \t%\\"))
+        return pm_err_set(err, PM_ERR_USAGE, "'%s': a path with white space, %% or \\ cannot go on an #SBATCH "
+                          "--output line; use a --db path without them", o->dir);
     pm_sbuf a = {0}, m = {0};
     char what[160];
     snprintf(what, sizeof what, "shard K of %d per array task", o->shards);
@@ -83,7 +93,9 @@ int pm_slurm_scripts(const pm_slurm_opts *o, char **shards_script, char **merge_
     pm_sbuf_add(&a, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
     pm_sbuf_add(&a, "# Alone on the node: compile times are only comparable when nothing else runs beside them.\n");
     pm_sbuf_add(&a, "#SBATCH --exclusive\n");
-    pm_sbuf_add(&a, "#SBATCH --output=%s/shard-%%a.log\n", o->dir);
+    /* One log per array job and task (%A_%a): a resubmitted array never overwrites an earlier attempt's log, and
+     * a requeued task appends to its own. */
+    pm_sbuf_add(&a, "#SBATCH --output=%s/shard-%%A_%%a.log\n#SBATCH --open-mode=append\n", o->dir);
     pm_sbuf_add(&a, "# A requeued or rerun task resumes its shard database: finished runs are kept, none is doubled.\n");
     pm_sbuf_add(&a, "set -eu\nk=$SLURM_ARRAY_TASK_ID\nexec ");
     add_word(&a, o->passmap);
@@ -102,8 +114,11 @@ int pm_slurm_scripts(const pm_slurm_opts *o, char **shards_script, char **merge_
 
     header(&m, o, "-merge", "joins the shard databases once every shard succeeded");
     pm_sbuf_add(&m, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
-    pm_sbuf_add(&m, "#SBATCH --output=%s/merge.log\n", o->dir);
+    pm_sbuf_add(&m, "#SBATCH --output=%s/merge-%%j.log\n", o->dir);
     pm_sbuf_add(&m, "# Submitted with --dependency=afterok on the shard array. Idempotent: rerun it after fixing a shard.\n");
+    pm_sbuf_add(&m, "# A shard that failed, was cancelled or timed out can never satisfy afterok: Slurm then cancels this\n"
+                    "# job instead of leaving it pending forever (resubmit it after the shard is redone).\n");
+    pm_sbuf_add(&m, "#SBATCH --kill-on-invalid-dep=yes\n");
     pm_sbuf_add(&m, "set -eu\nexec ");
     add_word(&m, o->passmap);
     pm_sbuf_add(&m, " merge ");

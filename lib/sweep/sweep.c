@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cache.h"
 #include "host.h"
 #include "identity.h"
 #include "parse.h"
@@ -85,9 +86,9 @@ static char *read_tail(const char *path, size_t max)
 
 
 /* Wraps a step's command so it runs through `passmap cache exec` (the warm path). */
-static int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir)
+static int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir, const char *outcome)
 {
-    char **argv = pm_argv_new(self, "cache", "--dir", cache_dir, "exec", (char *)NULL);
+    char **argv = pm_argv_new(self, "cache", "--dir", cache_dir, "exec", "--outcome", outcome, (char *)NULL);
     if (!argv)
         return PM_ERR_NOMEM;
     int rc = PM_OK;
@@ -120,13 +121,15 @@ typedef struct sweep_ctx {
     char cache_dir[PATH_MAX];
     char self[PATH_MAX];
     int *in_shard;      /* per config: 1 when this sweep (shard) runs it */
+    int *shard_of;      /* per config: the shard (1..N; 1 when not sharded) that runs it */
+    int64_t sweep_id;
+    int warm;           /* the sweep measures passmap-cache warm runs */
     int64_t host_id;    /* the machine measuring, recorded with every run */
     int cap_tasks;      /* allocated length of the task list plan() fills */
     pm_pgroup_recorder pgrec; /* the step in flight's process group, recorded beside the database */
     pm_tool_set tools;  /* every step's tool, identified once per sweep */
     char **fp_text;     /* per config: its fingerprint text and hash (identity.h); NULL in a dry run */
     char (*fp_hash)[48];
-    int64_t sweep_id;
     char no_report_note[256];   /* the first no-report run's reason, for the summary */
 } sweep_ctx;
 
@@ -223,9 +226,13 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    for (int i = 0; i < steps.n; i++)
-        if (strcmp(t->mode, "cold") && (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir)))
+    for (int i = 0; i < steps.n; i++) {
+        if (!strcmp(t->mode, "cold"))
+            continue;
+        if ((rc = fmt_path(path, sizeof path, err, "%s/.cache-outcome-%d", dir, i)) ||
+            (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir, path)))
             goto cleanup;
+    }
 
     for (int i = 0; i < steps.n; i++) {
         pm_step *st = &steps.items[i];
@@ -291,6 +298,24 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
                      r->spawn_error);
             break;
         }
+        if (!strcmp(t->mode, "warm")) {
+            /* A warm run is a measurement of a cache hit: the cache says whether it served one. */
+            char outcome[600] = "";
+            if ((rc = fmt_path(path, sizeof path, err, "%s/.cache-outcome-%d", dir, i)))
+                goto cleanup;
+            FILE *of = fopen(path, "r");
+            if (!of || !fgets(outcome, sizeof outcome, of))
+                snprintf(outcome, sizeof outcome, "no outcome recorded");
+            if (of)
+                fclose(of);
+            outcome[strcspn(outcome, "\n")] = 0;
+            if (strcmp(outcome, "hit")) {
+                status = "failed";
+                snprintf(note, sizeof note, "%s: the cache served no hit (%.400s): not a warm measurement", st->tool,
+                         outcome);
+                break;
+            }
+        }
         /* A warm run is served from the cache, which replays the miss's stderr: its timing report describes
          * that earlier compile, not this run, so it is not parsed. */
         int parse = strcmp(t->mode, "warm") != 0;
@@ -343,7 +368,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         for (int k = 0; k < st->n_metrics; k++) {
             double v;
             pm_err merr = {0};
-            if (pm_step_metric_eval(&st->metrics[k], ro.cwd, out_path, err_path, &v, &merr) == PM_OK &&
+            if (pm_step_metric_eval(&st->metrics[k], ro.cwd, out_path, err_path, x->spec->timeout_s, &v, &merr) == PM_OK &&
                 push_metric(&metrics, &n_metrics, st->metrics[k].name, v)) {
                 rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
                 goto cleanup;
@@ -504,6 +529,51 @@ cleanup:
     return rc;
 }
 
+/* Warm sweeps: names, once per tool, each step the cache can never serve a hit (no output known, or an argument
+ * naming the run folder, new for every run), so the user learns it before the warm runs fail one by one. */
+static int name_uncacheable(sweep_ctx *x, pm_err *err)
+{
+    char named[16][64];
+    int n_named = 0, rc = PM_OK;
+    if (!x->opts->notice)
+        return PM_OK;
+    for (int c = 0; c < x->spec->n_configs && rc == PM_OK; c++) {
+        if (!x->in_shard[c])
+            continue;
+        char dir[PATH_MAX];
+        pm_steps steps = {0};
+        if ((rc = fmt_path(dir, sizeof dir, err, "%s/warm-r0", x->cs[c].dir)) ||
+            (rc = x->be->steps(&x->bctx, c, x->cs[c].prep.input, dir, &steps, err))) {
+            pm_steps_free(&steps);
+            break;
+        }
+        for (int i = 0; i < steps.n; i++) {
+            const pm_step *st = &steps.items[i];
+            const char *ins[] = {st->input, NULL};
+            const char *outs[66] = {st->output};
+            int n_out = st->output ? 1 : 0;
+            for (char **o = st->more_outputs; o && *o && n_out < 64; o++)
+                outs[n_out++] = *o;
+            outs[n_out] = NULL;
+            pm_cache_request req = {.argv = st->argv, .inputs = ins, .outputs = outs};
+            char why[400];
+            int seen = 0;
+            for (int k = 0; k < n_named && !seen; k++)
+                seen = !strcmp(named[k], st->tool);
+            if (seen || !pm_cache_why_uncacheable(&req, dir, why, sizeof why))
+                continue;
+            char line[640];
+            snprintf(line, sizeof line, "warm: step %s (config %s) cannot be cached: %s; its warm runs will be "
+                     "recorded as failed, not as hits", st->tool, x->spec->configs[c].key, why);
+            x->opts->notice(x->opts->notice_user, line);
+            if (n_named < 16)
+                snprintf(named[n_named++], sizeof named[0], "%s", st->tool);
+        }
+        pm_steps_free(&steps);
+    }
+    return rc;
+}
+
 /* Deterministic shuffle (xorshift) so an interleaved order is reproducible from the spec's seed. */
 static void shuffle(int *idx, int n, unsigned *state)
 {
@@ -532,7 +602,10 @@ static int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
     size_t len = 0, cap = 0;
     char *text = NULL;
     for (int i = 0; i < steps.n && rc == PM_OK; i++) {
-        if (strcmp(t->mode, "cold") && (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir)))
+        char outcome[PATH_MAX + 64];
+        if (strcmp(t->mode, "cold") &&
+            ((rc = fmt_path(outcome, sizeof outcome, err, "%s/.cache-outcome-%d", dir, i)) ||
+             (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir, outcome))))
             break;
         char *joined = pm_argv_join(steps.items[i].argv);
         size_t need = len + strlen(steps.items[i].tool) + (joined ? strlen(joined) : 0) + 8;
@@ -668,6 +741,8 @@ static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks,
         int done = 0, settled = 0;
         unsigned char none;
         int max_r = -1;
+        if (!x->in_shard[c])
+            continue;
         if ((rc = pm_store_runs_done(x->store, x->cs[c].id, "cold", &done, err)) ||
             (rc = pm_store_repeats(x->store, x->cs[c].id, "cold", &none, 0, &max_r, err)) ||
             (rc = settled_on_decider(x, c, tools_cpu_wall, &settled, err)))
@@ -675,6 +750,11 @@ static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks,
         /* the next repeat follows the largest recorded: runs moved aside by --retry-failed leave gaps */
         if (done < s->max_repeats && !settled)
             t[(*n_tasks)++] = (task){.config = c, .repeat = max_r + 1 > done ? max_r + 1 : done, .mode = "cold"};
+        else if (done < s->max_repeats && x->sweep_id)
+            /* settled early: the plan owes no more cold runs of it (status counts against this) */
+            rc = pm_store_shard_plan(x->store, x->sweep_id, x->opts->shard.n ? x->shard_of[c] : 1,
+                                     x->opts->shard.n ? x->opts->shard.n : 1, s->configs[c].key, done,
+                                     x->warm ? 1 : 0, x->warm ? s->warm_repeats : 0, err);
     }
     if (!rc && s->interleaved && *n_tasks > 1) {
         int *order = malloc((size_t)*n_tasks * sizeof *order);
@@ -1033,10 +1113,15 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     int64_t sweep_id = 0;
     char *meta = NULL;
     memset(sum, 0, sizeof *sum);
-    if (!(x.in_shard = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x.in_shard)))
+    if (!(x.in_shard = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x.in_shard)) ||
+        !(x.shard_of = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x.shard_of))) {
+        free(x.in_shard);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if ((rc = pm_shard_select(spec, &opts->shard, opts->costs_db, x.in_shard, err)))
+    }
+    if ((rc = pm_shard_of(spec, opts->shard.n, opts->costs_db, x.shard_of, err)))
         goto cleanup;
+    for (int c = 0; c < spec->n_configs; c++)
+        x.in_shard[c] = !opts->shard.n || x.shard_of[c] == opts->shard.k;
     for (int c = 0; c < spec->n_configs; c++)
         sum->configs += x.in_shard[c];
 
@@ -1135,6 +1220,7 @@ configs:
     }
     /* a back end with its own warm path measures it with every cold run: no passmap-cache runs beside it */
     int warm = (opts->warm >= 0 ? opts->warm : spec->warm) && !x.be->own_warm_path;
+    x.warm = warm;
     for (int c = 0; c < spec->n_configs; c++) {
         const pm_spec_config *cfg = &spec->configs[c];
         config_state *cs = &x.cs[c];
@@ -1171,12 +1257,25 @@ configs:
         free(params);
         if (rc || (rc = pm_store_config_set_fingerprint(x.store, cs->id, x.fp_hash[c], x.fp_text[c], err)))
             goto cleanup;
-        /* What this shard (1/1 when not sharded) owes: `passmap status` compares it with what is recorded. */
-        if (!opts->dry_run &&
-            (rc = pm_store_shard_plan(x.store, sweep_id, opts->shard.n ? opts->shard.k : 1,
-                                      opts->shard.n ? opts->shard.n : 1, cfg->key, spec->repeats, warm ? 1 : 0,
+    }
+    /* The whole plan, every shard's configs (1/1 when not sharded): `passmap status` compares it with what is
+     * recorded, so a shard that never ran, or a merged store missing one, shows as work left. With repeats =
+     * auto a config owes up to max_repeats until the stopping rule settles it (plan_round records that). */
+    x.sweep_id = sweep_id;
+    for (int c = 0; c < spec->n_configs && !opts->dry_run; c++)
+        if ((rc = pm_store_shard_plan(x.store, sweep_id, opts->shard.n ? x.shard_of[c] : 1,
+                                      opts->shard.n ? opts->shard.n : 1, spec->configs[c].key,
+                                      spec->repeats_auto ? spec->max_repeats : spec->repeats, warm ? 1 : 0,
                                       warm ? spec->warm_repeats : 0, err)))
             goto cleanup;
+    if (warm && !opts->dry_run && (rc = name_uncacheable(&x, err)))
+        goto cleanup;
+    if (opts->notice && pm_run_mem_limit_clamp(spec->mem_limit) != spec->mem_limit) {
+        char line[256];
+        snprintf(line, sizeof line, "mem_limit %.2f GiB is above the address-space limit this process inherited "
+                 "(hard RLIMIT_AS %.2f GiB): compiler steps run under the inherited limit",
+                 (double)spec->mem_limit / (1 << 30), (double)pm_run_mem_limit_clamp(spec->mem_limit) / (1 << 30));
+        opts->notice(opts->notice_user, line);
     }
     if (!opts->dry_run && (rc = measure_startup(&x, sweep_id, sum, err)))
         goto cleanup;
@@ -1261,6 +1360,7 @@ cleanup:
     if (x.be && x.be->cleanup)
         x.be->cleanup(&x.bctx);
     free(x.in_shard);
+    free(x.shard_of);
     free(meta);
     pm_store_close(x.store);
     pm_store_writer_unlock(lock_fd);

@@ -9,13 +9,14 @@
 #include "cache.h"
 #include "json_out.h"
 #include "cmds.h"
+#include "util.h"
 #include "run.h"
 
 static const char usage_text[] =
     "usage: passmap cache [--dir DIR] [--max-size SIZE] COMMAND ...\n"
     "\n"
     "commands:\n"
-    "  exec [--input F]... [--output F]... [--env NAME]... -- CMD ARGS...\n"
+    "  exec [--input F]... [--output F]... [--env NAME]... [--outcome F] -- CMD ARGS...\n"
     "                 run CMD through the cache: a hit restores the outputs and replays stdout/stderr\n"
     "                 (exit 0) without running CMD; a miss runs it and stores the results if it exited 0,\n"
     "                 wrote every output and its inputs did not change meanwhile. When the cache cannot\n"
@@ -35,6 +36,8 @@ static const char usage_text[] =
     "  -i, --input F    an input whose content is part of the key\n"
     "  -o, --output F   an output to store and restore (besides those inferred, see below)\n"
     "  -e, --env NAME   an environment variable that is part of the key\n"
+    "  --outcome F      exec: write one line to F: hit, miss, or uncached: WHY (what passmap sweep's warm\n"
+    "                   runs check: a run the cache did not serve is not a warm measurement)\n"
     "\n"
     "The key: cache format version, the compiler's content hash (argv[0] searched in PATH), argv with\n"
     "input/output paths replaced by @IN<k>/@OUT<k>, every input's content, the named variables.\n"
@@ -74,12 +77,13 @@ static int push(strlist *l, const char *s)
     return 0;
 }
 
-enum { OPT_DIR = 1000, OPT_MAX_SIZE, OPT_JSON };
+enum { OPT_DIR = 1000, OPT_MAX_SIZE, OPT_JSON, OPT_OUTCOME };
 
 static const struct option long_opts[] = {
     {"dir", required_argument, NULL, OPT_DIR},
     {"max-size", required_argument, NULL, OPT_MAX_SIZE},
     {"json", no_argument, NULL, OPT_JSON},
+    {"outcome", required_argument, NULL, OPT_OUTCOME},
     {"input", required_argument, NULL, 'i'},
     {"output", required_argument, NULL, 'o'},
     {"env", required_argument, NULL, 'e'},
@@ -88,7 +92,7 @@ static const struct option long_opts[] = {
 };
 
 typedef struct cli {
-    const char *dir;
+    const char *dir, *outcome;
     uint64_t max_size;
     int json;
     strlist inputs, outputs, env;
@@ -110,6 +114,7 @@ static int parse_opts(int argc, char **argv, cli *o, const char *where)
             }
             break;
         case OPT_JSON: o->json = 1; break;
+        case OPT_OUTCOME: o->outcome = optarg; break;
         case 'i': push(&o->inputs, optarg); break;
         case 'o': push(&o->outputs, optarg); break;
         case 'e': push(&o->env, optarg); break;
@@ -157,6 +162,15 @@ static int do_exec(pm_cache *c, cli *o, char **cmd)
     int rc = res.hit ? 0 : res.term_signal ? 128 + res.term_signal : res.exit_code;
     if (interrupted && !res.hit)
         rc = 128 + interrupted;
+    if (o->outcome) {
+        char line[600];
+        int n = snprintf(line, sizeof line, "%s%s%s\n", res.hit ? "hit" : res.uncached ? "uncached" : "miss",
+                         res.uncached && res.warning[0] ? ": " : "", res.uncached ? res.warning : "");
+        pm_err werr = {0};
+        if (pm_util_write_file_atomic(o->outcome, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1,
+                                      0644, NULL, &werr))
+            fprintf(stderr, "passmap cache: warning: %s\n", werr.msg);
+    }
     if (getenv("PASSMAP_CACHE_DEBUG"))
         fprintf(stderr, "passmap cache: %s%s key %s wall %.6f cmd %.6f overhead %.6f\n",
                 res.hit ? "hit" : res.uncached ? "uncached" : "miss", res.corrupt ? " (corrupt entry)" : "", res.key, res.wall_s,

@@ -21,6 +21,7 @@
 #include "npu_report.h"
 #include "stagemap.h"
 #include "store_runs.h"
+#include "util.h"
 
 static void usage(FILE *out)
 {
@@ -302,6 +303,14 @@ int cmd_report(int argc, char **argv)
     const char *dbpath = argv[optind];
     int ret = PM_EXIT_FAIL;
     pm_err err = {0};
+    /* --html over a file the report reads would destroy it */
+    int same = pm_util_refuse_same_file(html, dbpath, 1, "the database", &err);
+    for (int i = 0; i < n_maps && !same; i++)
+        same = pm_util_refuse_same_file(html, maps[i], 0, "the stage map", &err);
+    if (same) {
+        fprintf(stderr, "passmap report: %s\n", err.msg);
+        return PM_EXIT_USAGE;
+    }
     sqlite3 *db = NULL;
     pm_analysis *a = NULL;
     pm_figures figs = {0};
@@ -344,15 +353,22 @@ int cmd_report(int argc, char **argv)
             goto cleanup;
     }
     if (html) {
-        FILE *f = fopen(html, "w");
+        /* built in memory, then published: a regular file is replaced whole (temp + rename), a device or FIFO
+         * written in place */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
         if (!f) {
-            pm_err_errno(&err, PM_ERR_IO, "open %s", html);
+            pm_err_errno(&err, PM_ERR_IO, "out of memory for %s", html);
             goto cleanup;
         }
         pm_html_opts ho = {.db = db, .map = map};
         rc = pm_html_write(a, &figs, &ho, f, &err);
         if (fclose(f) && !rc)
-            rc = pm_err_errno(&err, PM_ERR_IO, "close %s", html);
+            rc = pm_err_errno(&err, PM_ERR_IO, "out of memory for %s", html);
+        if (!rc)
+            rc = pm_util_write_file_atomic(html, buf, len, 0644, NULL, &err);
+        free(buf);
         if (rc)
             goto cleanup;
     }

@@ -362,10 +362,33 @@ static int prepare_ov_compile(run_args *a, pm_steps *ov_steps)
     return PM_EXIT_OK;
 }
 
+/* --db: a run's kept stdout/stderr or the report file the command writes must not be the database (the
+ * child's O_TRUNC would destroy it before anything is recorded). PM_EXIT_OK or the usage error printed. */
+static int refuse_db_outputs(const run_args *a)
+{
+    pm_err err = {0};
+    const char *bases[] = {a->stdout_base, a->stderr_base};
+    for (size_t b = 0; b < 2; b++) {
+        for (long i = 1; bases[b] && i <= a->n_runs; i++) {
+            char *f = run_file(bases[b], a->n_runs, (int)i);
+            int rc = f ? pm_util_refuse_same_file(f, a->rec.db, 1, "the database", &err) : PM_OK;
+            free(f);
+            if (rc)
+                return usage_error("%s", err.msg);
+        }
+    }
+    if (pm_util_refuse_same_file(a->rec.report, a->rec.db, 1, "the database", &err))
+        return usage_error("%s", err.msg);
+    return PM_EXIT_OK;
+}
+
 /* --db: opens the recorder, and reaps what a killed `run --db` left. PM_EXIT_OK or the exit status (printed). */
 static int open_recorder(run_args *a, pm_single_run *sr, pm_pgroup_recorder *pgrec)
 {
     pm_err err = {0};
+    int refused = refuse_db_outputs(a);
+    if (refused != PM_EXIT_OK)
+        return refused;
     a->rec.keeps_stdout = a->stdout_base != NULL;
     a->rec.keeps_stderr = a->stderr_base != NULL;
     int rc = pm_single_run_open(sr, &a->rec, a->cmd, &err);

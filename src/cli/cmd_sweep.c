@@ -227,6 +227,20 @@ int cmd_sweep(int argc, char **argv)
         return PM_EXIT_USAGE;
     }
     if (use_slurm) {
+        /* Options the tasks would not receive are errors, not silently dropped. */
+        const char *dropped = opts.work_dir ? "--work-dir" : opts.keep_outputs ? "--keep" : opts.max_runs ? "--max-runs"
+                              : device ? "--device" : backend ? "--backend" : NULL;
+        if (dropped) {
+            fprintf(stderr, "passmap sweep: --slurm does not pass %s to its tasks (put it in the spec, or run "
+                    "--shard K/N by hand)\n", dropped);
+            pm_spec_free(spec);
+            return PM_EXIT_USAGE;
+        }
+        if (status) {
+            /* never a submission: the shard databases the tasks write */
+            pm_spec_free(spec);
+            return pm_cli_slurm_status(db, json);
+        }
         if (opts.shard.n) {
             fprintf(stderr, "passmap sweep: --slurm makes the shards itself: drop --shard\n");
             pm_spec_free(spec);
@@ -305,5 +319,13 @@ int cmd_sweep(int argc, char **argv)
                    sum.no_report, sum.no_report_note);
     }
     pm_spec_free(spec);
-    return sum.interrupted ? 130 : PM_EXIT_OK;
+    if (sum.interrupted)
+        return 130;
+    /* runs were made and none succeeded: nothing was measured, which a script must not read as success */
+    if (!opts.dry_run && sum.ran > 0 && sum.ok == 0) {
+        fprintf(stderr, "passmap sweep: every run failed (%d of %d): see the notes in `passmap show %s` or the run "
+                "folders under the work folder\n", sum.failed, sum.ran, db);
+        return PM_EXIT_FAIL;
+    }
+    return PM_EXIT_OK;
 }

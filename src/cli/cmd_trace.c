@@ -7,6 +7,7 @@
 #include "cmds.h"
 #include "passtree.h"
 #include "store_runs.h"
+#include "util.h"
 
 static void usage(FILE *out)
 {
@@ -113,19 +114,27 @@ int cmd_trace(int argc, char **argv)
     json_t *j = NULL;
     int ret = PM_EXIT_FAIL, rc;
     int64_t id;
+    char *text = NULL;
+    if (pm_util_refuse_same_file(outpath, argv[optind], 1, "the database", &err)) {
+        fprintf(stderr, "passmap trace: %s\n", err.msg);
+        return PM_EXIT_USAGE;
+    }
     if ((rc = pm_store_open_sqlite_readonly(argv[optind], &db, &err)) ||
         (rc = pm_cli_pick_run(db, "trace", sweep, config, mode, repeat, run_id, &id, &err)) ||
         (rc = pm_store_load_run(db, id, 1, &run, &err)) || (rc = pm_trace_json(&run, &j, &err)))
         goto cleanup;
-    FILE *f = outpath ? fopen(outpath, "w") : stdout;
-    if (!f) {
-        pm_err_errno(&err, PM_ERR_IO, "open %s", outpath);
+    if (!(text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)))) {
+        pm_err_set(&err, PM_ERR_IO, "out of memory for the trace");
         goto cleanup;
     }
-    int wrc = json_dumpf(j, f, JSON_COMPACT | JSON_REAL_PRECISION(9));
-    fputc('\n', f);
-    if (outpath ? fclose(f) != 0 || wrc : fflush(f) != 0 || wrc) {
-        pm_err_errno(&err, PM_ERR_IO, "writing %s", outpath ? outpath : "stdout");
+    size_t tlen = strlen(text);
+    text[tlen] = '\n'; /* json_dumps's NUL becomes the final newline; the length says where it ends */
+    if (outpath) {
+        /* a regular file is replaced whole (temp + rename); a device or FIFO written in place */
+        if (pm_util_write_file_atomic(outpath, text, tlen + 1, 0644, NULL, &err))
+            goto cleanup;
+    } else if (fwrite(text, 1, tlen + 1, stdout) != tlen + 1 || fflush(stdout)) {
+        pm_err_errno(&err, PM_ERR_IO, "writing stdout");
         goto cleanup;
     }
     if (outpath)
@@ -137,6 +146,7 @@ cleanup:
         fprintf(stderr, "passmap trace: %s\n", err.msg[0] ? err.msg : "failed");
     if (ret != PM_EXIT_OK && err.code == PM_ERR_USAGE)
         ret = PM_EXIT_USAGE;
+    free(text);
     json_decref(j);
     pm_stored_run_free(&run);
     sqlite3_close(db);

@@ -29,6 +29,8 @@ typedef struct pm_cli_slurm {
     int shards, warm, dry_run, json;
 } pm_cli_slurm;
 int pm_cli_sweep_slurm(const pm_cli_slurm *s);
+/* passmap sweep --slurm --status: the status of DB.slurm/shard-*.db (and DB when merged); submits nothing. */
+int pm_cli_slurm_status(const char *db, int json);
 
 /* Prints done/left per shard of each database (passmap status, sweep --status). */
 int pm_cli_status(const char *const *dbs, int n_dbs, int json);

@@ -1,4 +1,5 @@
 /* passmap sweep --slurm: the sweep as a Slurm job array of shards plus a dependent merge job. */
+#include <glob.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -33,9 +34,11 @@ int pm_cli_sweep_slurm(const pm_cli_slurm *s)
         perror("passmap sweep: cannot find passmap's own executable");
         return PM_EXIT_FAIL;
     }
-    if (abs_path(s->spec_path, spec, sizeof spec) || abs_path(s->db, out, sizeof out) ||
-        (s->costs_db && abs_path(s->costs_db, costs, sizeof costs))) {
-        fprintf(stderr, "passmap sweep: cannot resolve the paths of the spec, --db or --costs\n");
+    const char *bad = abs_path(s->spec_path, spec, sizeof spec) ? s->spec_path
+                      : abs_path(s->db, out, sizeof out) ? s->db
+                      : s->costs_db && abs_path(s->costs_db, costs, sizeof costs) ? s->costs_db : NULL;
+    if (bad) {
+        fprintf(stderr, "passmap sweep: cannot resolve the path %s (does its folder exist?)\n", bad);
         return PM_EXIT_USAGE;
     }
     snprintf(dir, sizeof dir, "%s.slurm", out);
@@ -77,5 +80,43 @@ int pm_cli_sweep_slurm(const pm_cli_slurm *s)
 cleanup:
     free(a);
     free(m);
+    return rc;
+}
+
+int pm_cli_slurm_status(const char *db, int json)
+{
+    char pattern[PATH_MAX + 32];
+    if (snprintf(pattern, sizeof pattern, "%s.slurm/shard-*-of-*.db", db) >= (int)sizeof pattern) {
+        fprintf(stderr, "passmap sweep: --db path too long\n");
+        return PM_EXIT_USAGE;
+    }
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    int grc = glob(pattern, 0, NULL, &g);
+    if (grc == GLOB_NOMATCH || (grc == 0 && g.gl_pathc == 0)) {
+        globfree(&g);
+        fprintf(stderr, "passmap sweep: no shard database in %s.slurm/ yet (submitted? see squeue); nothing was "
+                "submitted\n", db);
+        return PM_EXIT_FAIL;
+    }
+    if (grc != 0) {
+        globfree(&g);
+        fprintf(stderr, "passmap sweep: cannot list %s\n", pattern);
+        return PM_EXIT_FAIL;
+    }
+    const char **dbs = calloc(g.gl_pathc + 1, sizeof *dbs);
+    if (!dbs) {
+        globfree(&g);
+        fprintf(stderr, "passmap sweep: out of memory\n");
+        return PM_EXIT_FAIL;
+    }
+    int n = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        dbs[n++] = g.gl_pathv[i];
+    if (access(db, F_OK) == 0)
+        dbs[n++] = db;
+    int rc = pm_cli_status(dbs, n, json);
+    free(dbs);
+    globfree(&g);
     return rc;
 }

@@ -80,7 +80,7 @@ merge_start=$(scontrol show job "$merge" | grep -o 'StartTime=[0-9T:-]*' | cut -
   && ok "the merge job started after every shard ended ($merge_start >= $last_end)" \
   || fail "merge started $merge_start, last shard ended $last_end"
 scontrol show job "$merge" | grep -q 'JobState=COMPLETED' && ok "merge job completed" \
-  || { fail "merge job: $(scontrol show job "$merge" | grep -o 'JobState=[A-Z]*')"; sed 's/^/#   /' "$TMP/out.db.slurm/merge.log"; }
+  || { fail "merge job: $(scontrol show job "$merge" | grep -o 'JobState=[A-Z]*')"; sed 's/^/#   /' "$TMP"/out.db.slurm/merge-*.log; }
 
 # The merged store against the one-machine plan.
 "$PASSMAP" sweep --dry-run --db "$TMP/plan.db" s.ini | grep -v '^  \|^dry run:' | awk '{print $1, $2, $3}' | sort > plan.txt

@@ -418,7 +418,7 @@ static double eval(const char *decl)
     assert_int_equal(pm_step_metric_parse(decl, &m, &e), PM_OK);
     char out[512];
     snprintf(out, sizeof out, "%s/out.txt", dir);
-    int rc = pm_step_metric_eval(&m, dir, out, out, &v, &e);
+    int rc = pm_step_metric_eval(&m, dir, out, out, 0, &v, &e);
     pm_step_metric_free(&m);
     return rc == PM_OK ? v : -1;
 }
