@@ -256,7 +256,7 @@ int pm_cache_open(const char *dir, uint64_t max_size, pm_cache **out, pm_err *er
         free(c);
         return pm_err_set(err, PM_ERR_USAGE, "cache directory path longer than %d bytes: %s", DIR_MAX - 1, real);
     }
-    snprintf(c->dir, sizeof c->dir, "%s", real);
+    memcpy(c->dir, real, strlen(real) + 1); /* checked above */
     c->max_size = max_size ? max_size : PM_CACHE_DEFAULT_MAX_SIZE;
     mode_t mask = umask(0);
     umask(mask);
