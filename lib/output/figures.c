@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,17 +41,10 @@ static int write_script(const char *dir, const char *name, const char *body, int
     return fclose(f);
 }
 
-/* gnuplot through the runner like every other process: a timeout, its own group, stdin from /dev/null. Each
- * figure renders on its own thread so the nine still draw in parallel (pm_run_exec keeps no shared state and
- * waits for its own child only). */
+/* gnuplot through the runner like every other process: a timeout, its own group, stdin from /dev/null. The
+ * figures draw one after another: pm_run_exec forks, and a fork from several threads at once deadlocked the
+ * children under the sanitizers (a lock held by another thread at the fork). */
 #define GNUPLOT_TIMEOUT_S 600.0
-
-typedef struct gnuplot_job {
-    const char *dir, *name;
-    pthread_t thread;
-    int started, rc;
-    pm_err err;
-} gnuplot_job;
 
 static int run_gnuplot(const char *dir, const char *name, pm_err *err)
 {
@@ -82,34 +74,6 @@ static int run_gnuplot(const char *dir, const char *name, pm_err *err)
                           tail);
     }
     return PM_OK;
-}
-
-static void *gnuplot_thread(void *arg)
-{
-    gnuplot_job *j = arg;
-    j->rc = run_gnuplot(j->dir, j->name, &j->err);
-    return NULL;
-}
-
-static int start_gnuplot(gnuplot_job *j, const char *dir, const char *name, pm_err *err)
-{
-    *j = (gnuplot_job){.dir = dir, .name = name};
-    int e = pthread_create(&j->thread, NULL, gnuplot_thread, j);
-    if (e) /* no thread to spare: draw this one here */
-        return run_gnuplot(dir, name, err);
-    j->started = 1;
-    return PM_OK;
-}
-
-static int wait_gnuplot(gnuplot_job *j, pm_err *err)
-{
-    if (!j->started)
-        return PM_OK;
-    pthread_join(j->thread, NULL);
-    j->started = 0;
-    if (j->rc && err)
-        *err = j->err;
-    return j->rc;
 }
 
 /* Configs of the kind row that has a study (kinds.c: precision_study, spine), with cold runs. */
@@ -784,7 +748,7 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         return pm_err_errno(err, PM_ERR_IO, "mkdir %s", dir);
     }
     fig_ctx x = {a, dir};
-    gnuplot_job jobs[PM_N_FIGURES] = {0};
+    int drawn[PM_N_FIGURES] = {0};
     static const struct { const char *name, *title; } defs[PM_N_FIGURES] = {
         {"regime-map", "Regime map"},
         {"handoff", "Handoff"},
@@ -833,23 +797,16 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
             figure_size(a, i, dir, fg->name, &w, &h);
             if (write_script(dir, fg->name, body, w, h))
                 rc = pm_err_errno(err, PM_ERR_IO, "writing %s/%s.gp", dir, fg->name);
-            else
-                rc = start_gnuplot(&jobs[i], dir, fg->name, err);   /* figures render in parallel */
+            else if (!(rc = run_gnuplot(dir, fg->name, err)))
+                drawn[i] = 1;
         }
         free(body);
     }
-    /* reap every child even after an error, then read the SVGs back */
-    for (int i = 0; i < PM_N_FIGURES; i++) {
-        if (!jobs[i].name) /* not drawn */
+    /* read the SVGs back */
+    for (int i = 0; i < PM_N_FIGURES && rc == PM_OK; i++) {
+        if (!drawn[i])
             continue;
-        pm_err werr = {0};
-        int wrc = wait_gnuplot(&jobs[i], &werr);
-        if (wrc && rc == PM_OK) {
-            rc = wrc;
-            if (err)
-                *err = werr;
-        }
-        if (rc == PM_OK) {
+        {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s.svg", dir, out->fig[i].name);
             size_t svg_len;
