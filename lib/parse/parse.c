@@ -42,6 +42,7 @@ static const double format_tick_s[PM_FMT__COUNT] = {
     [PM_FMT_LLVM_TEXT] = 1e-4,    /* "   0.0024 ( 89.0%)   0.0024 ( 89.0%)   0.0123 ( 97.7%)  Name" */
     [PM_FMT_CHROME_TRACE] = 1e-6, /* "dur" in whole µs */
     [PM_FMT_NPU_LOG] = 1e-4,      /* its pass times are mlir-text blocks */
+    [PM_FMT_GCC_TEXT] = 1e-2,     /* "   0.02 (  1%)": seconds, 2 decimals (gcc-12 -ftime-report) */
 };
 
 double pm_format_tick_s(pm_format f)

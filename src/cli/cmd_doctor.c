@@ -192,6 +192,20 @@ int cmd_doctor(int argc, char **argv)
     json_t *out = json_object();
     pm_json_stamp(out, "*_s", "s", NULL);
     /* the default back end first (doctor_base.c); OpenVINO below is only backend = openvino's */
+    /* The children (the tiny compiles here and below) run in their own folders: a relative --keep would mean
+     * another place to them, so it is made absolute once, first. */
+    char keep_abs[PATH_MAX];
+    if (keep) {
+        if (pm_util_mkdir_p(keep, &err) != PM_OK) {
+            fprintf(stderr, "passmap doctor: %s\n", err.msg);
+            return PM_EXIT_FAIL;
+        }
+        if (!realpath(keep, keep_abs)) {
+            fprintf(stderr, "passmap doctor: cannot resolve --keep %s: %s\n", keep, strerror(errno));
+            return PM_EXIT_FAIL;
+        }
+        keep = keep_abs;
+    }
     json_t *base = json ? json_object() : NULL;
     int base_ok = pm_cli_doctor_base(base, keep);
     if (base)

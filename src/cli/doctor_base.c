@@ -172,11 +172,11 @@ int pm_cli_doctor_base(json_t *j, const char *keep_dir)
     /* the data folder: what report, show and fix read (a missing one is an error there too) */
     pm_stagemap *map = pm_stagemap_new();
     char fixes[PATH_MAX + 16];
-    snprintf(fixes, sizeof fixes, "%s/fixes.tsv", pm_data_dir());
+    snprintf(fixes, sizeof fixes, "%s/fixes-embedded.tsv", pm_data_dir());   /* the default back end's fix catalogue */
     if (map && pm_stagemap_load_default(map, &err) == PM_OK) {
         int fok = access(fixes, R_OK) == 0;
-        line(j, "data", "data folder:", fok, fok ? "%s (%zu stage rules, %zu stages; fixes.tsv)"
-             : "%s: no readable fixes.tsv (%zu stage rules, %zu stages)", pm_data_dir(), pm_stagemap_rules(map),
+        line(j, "data", "data folder:", fok, fok ? "%s (%zu stage rules, %zu stages; fixes-embedded.tsv)"
+             : "%s: no readable fixes-embedded.tsv (%zu stage rules, %zu stages)", pm_data_dir(), pm_stagemap_rules(map),
              pm_stagemap_n_stages(map));
         ok_all &= fok;
     } else {

@@ -224,6 +224,6 @@ grep -q 'not cached' err && ok "-Wp,-MD writes a file passmap does not infer: un
 # --- tests never hand a device to a tool as an output file (tools may write through temp-file-and-rename) ---
 hits=$(grep -rnE --include='*.sh' --include='*.c' --include='*.py' \
   -- '(-o|--output|--stdout|--stderr|--export|-MF)[= ]+"?/dev/(null|full|zero)' "$ROOT/tests" "$ROOT/bench" \
-  | grep -v 'test_cache_safe.sh' || true)
+  | grep -v 'test_cache_safe.sh' | grep -v 'lint: passmap itself, the device write under test' || true)
 [ -z "$hits" ] && ok "no test writes an output to a real device" || { fail "no test writes an output to a real device"; echo "$hits"; }
 finish

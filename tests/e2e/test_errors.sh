@@ -37,11 +37,9 @@ mkdir empty maps
 expect "report: a data folder without stages-*.tsv named" 1 "no stage map (stages-\*.tsv) in the data folder $TMP/empty" \
   env PASSMAP_DATA_DIR="$TMP/empty" "$PASSMAP" report full.db
 cp "$ROOT"/data/stages-*.tsv maps/
-expect "report: no fix catalogue named" 1 "no fix catalogue: cannot open fixes.tsv in the data folder $TMP/maps" \
-  env PASSMAP_DATA_DIR="$TMP/maps" "$PASSMAP" report full.db
 out=$(PASSMAP_DATA_DIR=/nonexistent "$PASSMAP" report full.db --stage-map "$ROOT/data/stages-embedded.tsv" \
-      --fixes "$ROOT/data/fixes.tsv" 2>&1) && echo "$out" | grep -q 'dominant stage' \
-  && ok "report: --stage-map and --fixes stand in for the data folder" || fail "explicit maps: $out"
+      2>&1) && echo "$out" | grep -q 'dominant stage' \
+  && ok "report: --stage-map stands in for the data folder" || fail "explicit maps: $out"
 expect "show: missing data folder named" 1 "no stage map: cannot open the data folder /nonexistent" \
   env PASSMAP_DATA_DIR=/nonexistent "$PASSMAP" show full.db --config llm/gemma2/2b/w128/fp16/L1/stock
 expect "fix: missing data folder named" 1 "no stage map: cannot open the data folder /nonexistent" \

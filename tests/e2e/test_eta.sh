@@ -13,8 +13,10 @@ repeats = 2
 t = 0.05, 2
 
 [step s]
-argv = sleep {t}
+argv = sh -c "sleep {t}; cat '{spec_dir}/report.txt' >&2"
 INI
+# a real mlir-opt timing report, so each run is ok (a run without one is no-report, and a sweep of those fails)
+cp "$ROOT/tests/fixtures/mlir/list-single.txt" report.txt
 out=$("$PASSMAP" sweep eta.ini 2>&1); rc=$?
 [ $rc = 0 ] && ok "sweep ran" || fail "sweep rc=$rc: $out"
 # rounds are shuffled: what is left after run 3 is whichever config run 4 is

@@ -79,7 +79,7 @@ if command -v gnuplot >/dev/null; then
 fi
 
 # run --db records the measured command's identity the same way
-check "run --db with llc-22" "$PASSMAP" run -n 1 --db "$TMP/r.db" --config c/x=1 -- "$LLC22" -O0 "$TMP/s/a.ll" -o /dev/null -time-passes
+check "run --db with llc-22" "$PASSMAP" run -n 1 --db "$TMP/r.db" --config c/x=1 -- "$LLC22" -O0 "$TMP/s/a.ll" -o "$TMP/s/a.s" -time-passes
 [ "$(q "$TMP/r.db" "select name || ' ' || path || ' ' || hash from tool")" = "llc $LLC22 $h22" ] \
   && ok "run --db: the tool identity recorded" || fail "run --db tool: $(q "$TMP/r.db" "select * from tool")"
 
