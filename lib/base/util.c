@@ -358,7 +358,7 @@ const char *pm_util_closest(const char *word, const char *const *cands, size_t n
         size_t dist = osa_distance(word, cands[i]);
         if (dist < best)
             best = dist, pick = cands[i], ties = 0;
-        else if (dist == best && strcmp(pick, cands[i]))
+        else if (dist == best && pick && strcmp(pick, cands[i]))
             ties++;
     }
     if (pick && best <= limit && !ties)

@@ -179,7 +179,7 @@ int pm_store_config_fps(pm_store *st, const char *sweep, pm_config_fp **out, siz
     if (sqlite3_prepare_v2(db,
                            "SELECT c.key, c.fingerprint, c.fingerprint_text, "
                            "  (SELECT count(*) FROM run r WHERE r.config_id = c.id), "
-                           "  (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.status <> 'ok') "
+                           "  (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.status NOT IN ('ok', 'no-report')) "
                            "FROM config c JOIN sweep w ON w.id = c.sweep_id WHERE w.name = ?1 ORDER BY c.id",
                            -1, &s, NULL) != SQLITE_OK)
         return db_fail(db, pm_store_path(st), err, "config fingerprints");
@@ -323,7 +323,7 @@ int pm_store_supersede(pm_store *st, const char *sweep, const char *const *keys,
                         "variant, params_json, fingerprint, fingerprint_text) "
                         "SELECT ?2, key, kind, family, size, window, precision, resolution, layers, variant, "
                         "params_json, fingerprint, fingerprint_text FROM config WHERE sweep_id = ?1 AND key = ?3 "
-                        "AND EXISTS (SELECT 1 FROM run r WHERE r.config_id = config.id AND r.status <> 'ok')",
+                        "AND EXISTS (SELECT 1 FROM run r WHERE r.config_id = config.id AND r.status NOT IN ('ok', 'no-report'))",
                         old_id, new_id, keys[i], err, "supersede: config copy")))
             break;
         if (sqlite3_total_changes(db) == before)
@@ -337,7 +337,7 @@ int pm_store_supersede(pm_store *st, const char *sweep, const char *const *keys,
         int runs_before = sqlite3_total_changes(db);
         if ((rc = exec1(db, path,
                         "UPDATE run SET config_id = (SELECT id FROM config WHERE sweep_id = ?2 AND key = ?3) "
-                        "WHERE status <> 'ok' AND config_id = (SELECT id FROM config WHERE sweep_id = ?1 AND key = ?3)",
+                        "WHERE status NOT IN ('ok', 'no-report') AND config_id = (SELECT id FROM config WHERE sweep_id = ?1 AND key = ?3)",
                         old_id, new_id, keys[i], err, "supersede: runs")))
             break;
         *moved += sqlite3_total_changes(db) - runs_before;

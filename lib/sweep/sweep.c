@@ -234,6 +234,10 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
             goto cleanup;
     }
 
+    /* No report, no conclusion, judged over the whole run: a step with nothing to report (a link after a timed
+     * compile) is fine as long as some step of the run gave counted pass time. */
+    int n_reported = 0;
+    char no_report[512] = "";
     for (int i = 0; i < steps.n; i++) {
         pm_step *st = &steps.items[i];
         char out_path[PATH_MAX + 64], err_path[PATH_MAX + 64];
@@ -352,15 +356,13 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
             sl.recs[i].report = &sl.reports[i];
         /* No report, no conclusion: a declared report that cannot be read or has no counted pass (a spec that
          * forgot -ftime-report, a format passmap does not read) is not a run where all time is start-up. */
-        if (rep_path && !strcmp(status, "ok") &&
-            (!sl.recs[i].report || (!has_counted(&sl.reports[i]) && sl.reports[i].n_metrics == 0))) {
-            status = PM_RUN_STATUS_NO_REPORT;
-            if (!note[0] || parsed)
-                snprintf(note, sizeof note, "%s report on %s: %.400s", st->tool,
+        if (rep_path && !strcmp(status, "ok")) {
+            if (sl.recs[i].report && (has_counted(&sl.reports[i]) || sl.reports[i].n_metrics > 0))
+                n_reported++;
+            else if (!no_report[0])
+                snprintf(no_report, sizeof no_report, "%s report on %s: %.380s", st->tool,
                          st->report_path ? "its file" : st->report_stream == PM_STREAM_STDOUT ? "stdout" : "stderr",
                          parsed ? "no timing rows (no counted pass)" : perr.msg);
-            if (!x->no_report_note[0])
-                snprintf(x->no_report_note, sizeof x->no_report_note, "%.250s", note);
         }
         if (extra >= 0)
             import_s = extra;
@@ -374,6 +376,12 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
                 goto cleanup;
             }
         }
+    }
+    if (!strcmp(status, "ok") && !n_reported && no_report[0]) {
+        status = PM_RUN_STATUS_NO_REPORT;
+        snprintf(note, sizeof note, "%s", no_report);
+        if (!x->no_report_note[0])
+            snprintf(x->no_report_note, sizeof x->no_report_note, "%.250s", note);
     }
 
     /* what others wanted of the CPU during the run's steps: contention.h judges the run by it */

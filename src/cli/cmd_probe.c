@@ -28,8 +28,8 @@ static void usage(FILE *out)
             "no fit). The sweep's stored spec is read again as from its folder and each config is prepared once,\n"
             "as the sweep does before its runs (the embedded back end counts the ops at each stage boundary with an\n"
             "extra mlir-opt, outside every timed run). Timed data is not touched.\n\n"
-            "  --sweep NAME   the sweep (default: the database's only one)\n"
-            "  -h, --help     this help\n");
+            "  --sweep NAME      the sweep (default: the database's only one)\n");
+    cli_help_tail(out, "probe", "0 sizes added (or none missing), 1 the probe failed, 2 bad usage");
 }
 
 int cmd_probe(int argc, char **argv)

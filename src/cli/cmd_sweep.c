@@ -321,8 +321,10 @@ int cmd_sweep(int argc, char **argv)
     pm_spec_free(spec);
     if (sum.interrupted)
         return 130;
-    /* runs were made and none succeeded: nothing was measured, which a script must not read as success */
-    if (!opts.dry_run && sum.ran > 0 && sum.ok == 0) {
+    /* runs were made and none succeeded: nothing was measured, which a script must not read as success. A
+     * no-report run did run and was measured (its walls are stored): the warning above says why it concludes
+     * nothing, and the sweep itself succeeded. */
+    if (!opts.dry_run && sum.ran > 0 && sum.ok == 0 && sum.no_report == 0) {
         fprintf(stderr, "passmap sweep: every run failed (%d of %d): see the notes in `passmap show %s` or the run "
                 "folders under the work folder\n", sum.failed, sum.ran, db);
         return PM_EXIT_FAIL;

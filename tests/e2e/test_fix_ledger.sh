@@ -128,11 +128,14 @@ json_check "$TMP/fix2.json" 'd["recommended"]["variant"] == "o0" and d["recommen
 
 # 3. no readable timing report: nothing to propose from
 sed -e 's/ -ftime-trace//' -e '/^report = /d' -e 's/^name = s$/name = n/' "$TMP/c/s.ini" >"$TMP/c/n.ini"
+# every run no-report: the runs were measured, the sweep warns why they conclude nothing (exit 0)
 check "a study without a timing report" "$PASSMAP" sweep --quiet --db "$TMP/n.db" "$TMP/c/n.ini"
 rep=$("$PASSMAP" report "$TMP/n.db" --allow-contended 2>&1)
-echo "$rep" | grep -q "top fix: no fix proposed: .*readable timing report" && ok "no readable report: the report proposes no fix, and says why" \
-  || { fail "no-report headline"; echo "$rep" | grep "top fix" | sed 's/^/#   /'; }
+echo "$rep" | grep -q "top fix: no fix proposed" && echo "$rep" | grep -q "no readable timing report" \
+  && ok "no readable report: the report proposes no fix, and says why" \
+  || { fail "no-report headline"; echo "$rep" | grep -E "top fix|timing report" | sed 's/^/#   /'; }
 echo "$rep" | grep -q "o0: predicted" && fail "a fix predicted from a wall alone" || ok "no fix row predicted from a wall alone"
 out=$("$PASSMAP" fix "$TMP/n.db" --dry-run --allow-contended 2>&1)
-echo "$out" | grep -q "readable timing report" && ok "passmap fix plans nothing from it either: $out" || fail "fix on no report: $out"
+echo "$out" | grep -qE "readable timing report|no stock config with a successful cold run" \
+  && ok "passmap fix plans nothing from it either: $out" || fail "fix on no report: $out"
 finish

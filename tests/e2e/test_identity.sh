@@ -130,7 +130,7 @@ repeats = 2
 n = 1, 2
 
 [step sh]
-argv = /bin/sh -c "test -e $TMP/f/flag || exit 3; echo {n}"
+argv = /bin/sh -c "test -e $TMP/f/flag || exit 3; cat '$ROOT/tests/fixtures/mlir/list-single.txt' >&2; echo {n}"
 tool = sh
 INI
 fdb=$TMP/f.db
