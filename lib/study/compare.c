@@ -1201,10 +1201,12 @@ void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_conte
              "test, no claim; %s; runs with mode cold, status ok; reasons: docs/statistics.md",
              PM_COMPARE_RESOLUTION_TICKS, PM_COMPARE_FAMILY_SHARE * 100, PM_COMPARE_FAMILY_TOP, 1 - t, 1 + t, 1 - t,
              1 + t,
-             allow_contended ? "contended A or B runs (load above the CPUs, or a tool below 0.75x its serial "
-                               "CPU/wall) keep their verdict, marked contended (--allow-contended): not a conclusion"
-                             : "no conclusion (contended) when the A or B runs were contended (load above the CPUs, "
-                               "or a tool below 0.75x its serial CPU/wall), though tested and counted in the family");
+             allow_contended ? "contended A or B runs (CPU pressure over 10% or steal over 5% of their wall; the "
+                               "load average where no pressure was recorded) keep their verdict, marked contended "
+                               "(--allow-contended): not a conclusion"
+                             : "no conclusion (contended) when the A or B runs were contended (CPU pressure over 10% "
+                               "or steal over 5% of their wall; the load average where no pressure was recorded), "
+                               "though tested and counted in the family");
 }
 
 void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n)

@@ -359,10 +359,11 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         if (rep_path && !strcmp(status, "ok")) {
             if (sl.recs[i].report && (has_counted(&sl.reports[i]) || sl.reports[i].n_metrics > 0))
                 n_reported++;
+            else if (!no_report[0] && parsed)
+                snprintf(no_report, sizeof no_report, "%s report on %s: no timing rows (no counted pass)", st->tool,
+                         st->report_path ? "its file" : st->report_stream == PM_STREAM_STDOUT ? "stdout" : "stderr");
             else if (!no_report[0])
-                snprintf(no_report, sizeof no_report, "%s report on %s: %.380s", st->tool,
-                         st->report_path ? "its file" : st->report_stream == PM_STREAM_STDOUT ? "stdout" : "stderr",
-                         parsed ? "no timing rows (no counted pass)" : perr.msg);
+                snprintf(no_report, sizeof no_report, "%s report: %.400s", st->tool, perr.msg);
         }
         if (extra >= 0)
             import_s = extra;
