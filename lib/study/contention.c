@@ -13,7 +13,7 @@
 void pm_contention_init(pm_contention *c)
 {
     *c = (pm_contention){.load1 = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN, .psi_share = NAN,
-                         .steal_share = NAN};
+                         .steal_share = NAN, .psi_s = NAN};
 }
 
 void pm_contention_set_pressure(pm_contention *c, double psi_us, double psi_cgroup_us, double steal_ms,
@@ -25,6 +25,7 @@ void pm_contention_set_pressure(pm_contention *c, double psi_us, double psi_cgro
      * system's, which counts any task's */
     double psi = psi_cgroup_us >= 0 ? psi_cgroup_us : psi_us;
     c->psi_share = psi >= 0 ? psi * 1e-6 / wall_s : NAN;
+    c->psi_s = psi >= 0 ? psi * 1e-6 : NAN;
     c->steal_share = steal_ms >= 0 ? steal_ms * 1e-3 / wall_s : NAN;
 }
 
@@ -79,7 +80,7 @@ int pm_contention_judge(const pm_contention *c, int cpus, double p90, int *on_p9
     if (!isnan(c->steal_share) && c->steal_share > PM_CONTENTION_STEAL_SHARE)
         why |= PM_CONTENTION_STEAL;
     if (!isnan(c->psi_share)) {   /* measured: no guess beside it */
-        if (c->psi_share > PM_CONTENTION_PSI_SHARE)
+        if (c->psi_share > PM_CONTENTION_PSI_SHARE && !(c->psi_s < PM_CONTENTION_PSI_FLOOR_S))
             why |= PM_CONTENTION_PSI;
         if (on_p90)
             *on_p90 = 0;

@@ -34,6 +34,9 @@
  * (tests/unit/test_contention.c): a serial run with two competitors measures 0.6-1.0, a run alone 0.00-0.02;
  * one competitor on 2 CPUs takes no CPU from it and measures near 0. */
 #define PM_CONTENTION_PSI_SHARE 0.10
+/* Below this much waiting in all, a run's pressure is scheduler noise (a wake-up, the kernel's own work), not a
+ * neighbour: a 48 ms I/O-bound run with 5 ms of it read 10.5% on a quiet machine. */
+#define PM_CONTENTION_PSI_FLOOR_S 0.010
 /* Above this share of a run's wall (summed over CPUs) the hypervisor ran someone else. */
 #define PM_CONTENTION_STEAL_SHARE 0.05
 
@@ -45,6 +48,7 @@ typedef struct pm_contention {   /* the evidence about one config's cold runs */
     double psi_share;            /* CPU pressure "some" / wall over the cold runs (the cgroup's where recorded);
                                     NAN: not recorded, then the fallback rule judges */
     double steal_share;          /* steal time / wall over the cold runs; NAN: not recorded */
+    double psi_s;                /* the pressure in seconds (the floor's measure); NAN: not given */
 } pm_contention;
 
 enum {                           /* why a config is contended (bits; 0: it is not) */
