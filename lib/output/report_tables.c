@@ -44,6 +44,8 @@ pm_table *pm_rt_configs(const pm_analysis *a, const char *link_prefix)
         {"failed_runs", "failed", "count"},
     };
     pm_table *t = pm_table_new("t-configs", NULL, cols, N_OF(cols));
+    if (t)
+        t->n_lead = 1;   /* the row's name: what the reader looks up */
     for (size_t i = 0; t && i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         long r = pm_table_add_row(t);
@@ -85,6 +87,8 @@ pm_table *pm_rt_stage_shares(const pm_analysis *a, const char *link_prefix)
     for (size_t s = 0; s < a->n_stages; s++)
         cols[s + 1] = (pm_col){a->stages[s], a->stages[s], "fraction"};
     pm_table *t = pm_table_new("t-stage-shares", NULL, cols, a->n_stages + 1);
+    if (t)
+        t->n_lead = 1;   /* the row's name: what the reader looks up */
     free(cols);
     for (size_t i = 0; t && i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
@@ -123,6 +127,8 @@ pm_table *pm_rt_overhead(const pm_analysis *a, const char *link_prefix)
         {"outside_passes_s", "outside passes s", "s"},
     };
     pm_table *t = pm_table_new("t-overhead", NULL, cols, N_OF(cols));
+    if (t)
+        t->n_lead = 1;   /* the row's name: what the reader looks up */
     int over = pm_an_stage_index(a, PM_STAGE_OVERHEAD);
     for (size_t i = 0; t && over >= 0 && i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
@@ -164,6 +170,8 @@ pm_table *pm_rt_startup(const pm_analysis *a)
         {"note", "note", NULL},
     };
     pm_table *t = pm_table_new("t-startup", NULL, cols, N_OF(cols));
+    if (t)
+        t->n_lead = 1;   /* the row's name: what the reader looks up */
     for (size_t i = 0; t && i < a->n_startup; i++) {
         const pm_an_startup *x = &a->startup[i];
         long r = pm_table_add_row(t);
@@ -242,57 +250,61 @@ void pm_rt_noise_text(const pm_analysis *a, char *buf, size_t cap)
 
 pm_table *pm_rt_fixes(const pm_analysis *a)
 {
+    /* the regime and its fix first (the recommendation itself), then the evidence behind it */
+    enum { C_REGIME, C_FIX, C_CONFIGS, C_PASS, C_SHARE, C_K, C_K_LO, C_USER_WALL, C_CACHE };
     static const pm_col cols[] = {
-        {"stage", "regime (largest stage)", NULL},
-        {"configs", "configs", "count"},
-        {"pass", "heaviest pass (its stage)", NULL},
-        {"share", "share", "fraction"},
-        {"exponent", "k (cost ~ size^k)", "exponent"},
-        {"exponent_lo", "k lower 95%", "exponent"},
-        {"user_wall", "user/wall", "ratio"},
-        {"cache_ratio", "recompile \u00f7 hit", "ratio"},
-        {"fix", "fix", NULL},
+        [C_REGIME] = {"stage", "regime (largest stage)", NULL},
+        [C_FIX] = {"fix", "fix", NULL},
+        [C_CONFIGS] = {"configs", "configs", "count"},
+        [C_PASS] = {"pass", "heaviest pass (its stage)", NULL},
+        [C_SHARE] = {"share", "share", "fraction"},
+        [C_K] = {"exponent", "k (cost ~ size^k)", "exponent"},
+        [C_K_LO] = {"exponent_lo", "k lower 95%", "exponent"},
+        [C_USER_WALL] = {"user_wall", "user/wall", "ratio"},
+        [C_CACHE] = {"cache_ratio", "recompile \u00f7 hit", "ratio"},
     };
     pm_table *t = pm_table_new("t-fixes", NULL, cols, N_OF(cols));
+    if (t)
+        t->n_lead = C_FIX + 1;
     for (size_t i = 0; t && i < a->n_fixes; i++) {
         const pm_an_fix *x = &a->fixes[i];
         long r = pm_table_add_row(t);
         if (r < 0)
             break;
         char buf[64];
-        pm_table_set(t, (size_t)r, 0, a->stages[x->stage], NAN);
-        pm_table_setf(t, (size_t)r, 1, x->n_configs, "%d", x->n_configs);
+        pm_table_set(t, (size_t)r, C_REGIME, a->stages[x->stage], NAN);
+        pm_table_setf(t, (size_t)r, C_CONFIGS, x->n_configs, "%d", x->n_configs);
         if (x->pass && x->pass_stage >= 0 && x->pass_stage != x->stage) {
             char ps[256];
             snprintf(ps, sizeof ps, "%s (%s)", x->pass, a->stages[x->pass_stage]);
-            pm_table_set(t, (size_t)r, 2, ps, NAN);
+            pm_table_set(t, (size_t)r, C_PASS, ps, NAN);
         } else if (x->pass)
-            pm_table_set(t, (size_t)r, 2, x->pass, NAN);
+            pm_table_set(t, (size_t)r, C_PASS, x->pass, NAN);
         else if (a->startup_contended)
-            pm_table_set(t, (size_t)r, 2, "(outside passes; start-up measured contended)", NAN);
+            pm_table_set(t, (size_t)r, C_PASS, "(outside passes; start-up measured contended)", NAN);
         else if (!isnan(x->startup_share)) {   /* process-overhead, in its two parts */
             char part[96];
             snprintf(part, sizeof part, "(start-up %.0f%%, outside passes %.0f%%)", x->startup_share * 100,
                      x->outside_share * 100);
-            pm_table_set(t, (size_t)r, 2, part, NAN);
+            pm_table_set(t, (size_t)r, C_PASS, part, NAN);
         } else
-            pm_table_set(t, (size_t)r, 2, "(outside passes; start-up not measured)", NAN);
+            pm_table_set(t, (size_t)r, C_PASS, "(outside passes; start-up not measured)", NAN);
         pm_fmt_share(buf, sizeof buf, x->share);
-        pm_table_set(t, (size_t)r, 3, buf, x->share);
-        set_num(t, r, 4, 2, x->exponent);
-        set_num(t, r, 5, 2, x->exponent_lo);
-        set_num(t, r, 6, 2, x->user_wall);
+        pm_table_set(t, (size_t)r, C_SHARE, buf, x->share);
+        set_num(t, r, C_K, 2, x->exponent);
+        set_num(t, r, C_K_LO, 2, x->exponent_lo);
+        set_num(t, r, C_USER_WALL, 2, x->user_wall);
         ratio_text(buf, sizeof buf, x->cache_ratio);
-        pm_table_set(t, (size_t)r, 7, buf, x->cache_ratio);
+        pm_table_set(t, (size_t)r, C_CACHE, buf, x->cache_ratio);
         /* the words (pm_analysis_fix_words) already leave contended configs out of the proposals; a proven row was
            judged by passmap fix's own A/B, with its own contention rule */
         if (x->fix)
-            pm_table_set(t, (size_t)r, 8, x->fix, NAN);
+            pm_table_set(t, (size_t)r, C_FIX, x->fix, NAN);
         else if (x->n_contended) {   /* the fix table never concludes from contended data */
             snprintf(buf, sizeof buf, "no conclusion: %d of %d configs contended", x->n_contended, x->n_configs);
-            pm_table_set(t, (size_t)r, 8, buf, NAN);
+            pm_table_set(t, (size_t)r, C_FIX, buf, NAN);
         } else
-            pm_table_set(t, (size_t)r, 8, "-", NAN);
+            pm_table_set(t, (size_t)r, C_FIX, "-", NAN);
     }
     return t;
 }
@@ -322,6 +334,8 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         {"variant", "variant (points: its configs)", NULL},
     };
     pm_table *t = pm_table_new("t-fits", NULL, cols, N_OF(cols));
+    if (t)
+        t->n_lead = 1;   /* the row's name: what the reader looks up */
     int multi = 0;   /* several variants: each its own fits, the reference marked */
     for (size_t i = 0; i < a->n_fits; i++)
         multi |= !a->fits[i].reference;
@@ -364,6 +378,8 @@ pm_table *pm_rt_tools(const pm_analysis *a)
 {
     static const pm_col cols[] = {{"process", "process", NULL}, {"user_wall", "user/wall (serial \u2248 1)", "ratio"}};
     pm_table *t = pm_table_new("t-parallelism", NULL, cols, N_OF(cols));
+    if (t)
+        t->n_lead = 1;   /* the row's name: what the reader looks up */
     for (size_t i = 0; t && i < a->n_tools; i++) {
         long r = pm_table_add_row(t);
         if (r < 0)
@@ -412,14 +428,18 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
 
 pm_table *pm_rt_ab(const pm_analysis *a)
 {
+    /* the answer first (which config, B/A, its mark), then the evidence: a narrow window shows the verdicts */
+    enum { C_CFG, C_RATIO, C_MARK, C_CI, C_P, C_A, C_B, C_WALL_A, C_WALL_B, C_NOISE };
     static const pm_col cols[] = {
-        {"config", "config (A side)", NULL}, {"against", "A", NULL},     {"variant", "B", NULL},
-        {"wall_a_s", "A cold wall", "s"}, {"wall_b_s", "B cold wall", "s"}, {"ratio", "B/A", "ratio"},
-        {"ci", "95% simultaneous CI (Bonferroni)", "ratio"},
-        {"p_holm", "p (Holm)", "p"},    {"verdict", "mark", NULL},
-        {"noise", "noise", NULL},
+        [C_CFG] = {"config", "config (A side)", NULL},   [C_RATIO] = {"ratio", "B/A", "ratio"},
+        [C_MARK] = {"verdict", "mark", NULL},            [C_CI] = {"ci", "95% simultaneous CI (Bonferroni)", "ratio"},
+        [C_P] = {"p_holm", "p (Holm)", "p"},             [C_A] = {"against", "A", NULL},
+        [C_B] = {"variant", "B", NULL},                  [C_WALL_A] = {"wall_a_s", "A cold wall", "s"},
+        [C_WALL_B] = {"wall_b_s", "B cold wall", "s"},   [C_NOISE] = {"noise", "noise", NULL},
     };
     pm_table *t = pm_table_new("t-ab", NULL, cols, N_OF(cols));
+    if (t)
+        t->n_lead = C_MARK + 1;
     int rc = 0;
     for (size_t i = 0; t && !rc && i < a->n_ab; i++) {
         const pm_an_ab *x = &a->ab[i];
@@ -435,30 +455,30 @@ pm_table *pm_rt_ab(const pm_analysis *a)
             char buf[128];
             /* the A side's own key, as the configs table names it: compare's matching key spells out every
              * parameter and pushed the table past 120 columns */
-            rc |= pm_table_set(t, row, 0, c->key_a ? c->key_a : c->key, NAN);
+            rc |= pm_table_set(t, row, C_CFG, c->key_a ? c->key_a : c->key, NAN);
             if (x->axis) {   /* a precision pair: the side is named as compare names it */
-                rc |= pm_table_setf(t, row, 1, NAN, "%s=%s", x->axis, x->against);
-                rc |= pm_table_setf(t, row, 2, NAN, "%s=%s", x->axis, x->variant);
+                rc |= pm_table_setf(t, row, C_A, NAN, "%s=%s", x->axis, x->against);
+                rc |= pm_table_setf(t, row, C_B, NAN, "%s=%s", x->axis, x->variant);
             } else {
-                rc |= pm_table_set(t, row, 1, x->against, NAN);
-                rc |= pm_table_set(t, row, 2, x->variant, NAN);
+                rc |= pm_table_set(t, row, C_A, x->against, NAN);
+                rc |= pm_table_set(t, row, C_B, x->variant, NAN);
             }
             pm_compare_fmt_side(buf, sizeof buf, wall, 0);   /* the walls are shown whatever decided */
-            rc |= pm_table_set(t, row, 3, buf, wall->gmean_a);
+            rc |= pm_table_set(t, row, C_WALL_A, buf, wall->gmean_a);
             pm_compare_fmt_side(buf, sizeof buf, wall, 1);
-            rc |= pm_table_set(t, row, 4, buf, wall->gmean_b);
+            rc |= pm_table_set(t, row, C_WALL_B, buf, wall->gmean_b);
             pm_compare_fmt_ratio(buf, sizeof buf, st);
-            rc |= pm_table_set(t, row, 5, buf, st->ratio);
+            rc |= pm_table_set(t, row, C_RATIO, buf, st->ratio);
             pm_compare_fmt_ci(buf, sizeof buf, st, 0);
-            rc |= pm_table_set(t, row, 6, buf, NAN);
+            rc |= pm_table_set(t, row, C_CI, buf, NAN);
             pm_compare_fmt_p(buf, sizeof buf, st);
-            rc |= pm_table_set(t, row, 7, buf, st->p_holm);
+            rc |= pm_table_set(t, row, C_P, buf, st->p_holm);
             pm_compare_fmt_verdict(buf, sizeof buf, st);
-            rc |= pm_table_set(t, row, 8, buf, NAN);
+            rc |= pm_table_set(t, row, C_MARK, buf, NAN);
             /* compare judged contention with the analysis's rule (contention.h): which side, beside the mark
              * it withheld (or kept, with --allow-contended) */
             int na = c->contended_a != NULL, nb = c->contended_b != NULL;
-            rc |= pm_table_set(t, row, 9, na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "",
+            rc |= pm_table_set(t, row, C_NOISE, na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "",
                                NAN);
         }
     }
@@ -487,6 +507,48 @@ static void hl_add(pm_rt_headline *h, char **dst, const char *fmt, ...)
         *dst = grown;
     }
     free(piece);
+}
+
+/* "; heaviest pass NAME 12–14% (top in 10 of 12)": the pass that tops most of a kind's configs, with its share of
+ * the compile over those configs, so the answer names the pass to look at, not only its stage. */
+static void hl_heaviest_pass(pm_rt_headline *h, char **out, const pm_analysis *a, const char *kind, int n)
+{
+    const pm_an_pass *best = NULL;
+    int best_n = 0;
+    double lo = 0, hi = 0;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (strcmp(c->kind ? c->kind : "", kind ? kind : "") || c->dominant_stage < 0 || !c->n_passes)
+            continue;
+        int m = 0;   /* configs of this kind topped by the same pass; the first config of a tie wins */
+        double l = INFINITY, u = 0;
+        for (size_t k = 0; k < a->n_configs; k++) {
+            const pm_an_config *d = &a->configs[k];
+            if (strcmp(d->kind ? d->kind : "", kind ? kind : "") || d->dominant_stage < 0 || !d->n_passes ||
+                d->passes[0].id != c->passes[0].id)
+                continue;
+            m++;
+            l = d->passes[0].share < l ? d->passes[0].share : l;
+            u = d->passes[0].share > u ? d->passes[0].share : u;
+        }
+        if (m > best_n) {
+            best = &c->passes[0];
+            best_n = m;
+            lo = l;
+            hi = u;
+        }
+    }
+    if (!best)
+        return;
+    char range[64];
+    if (best_n == 1 || fabs(hi - lo) < 0.0005)
+        snprintf(range, sizeof range, "%.0f%%", hi * 100);
+    else
+        snprintf(range, sizeof range, "%.0f\u2013%.0f%%", lo * 100, hi * 100);
+    if (best_n == n)
+        hl_add(h, out, "; heaviest pass %s %s", best->name ? best->name : "?", range);
+    else
+        hl_add(h, out, "; heaviest pass %s %s (top in %d of %d)", best->name ? best->name : "?", range, best_n, n);
 }
 
 void pm_rt_headline_free(pm_rt_headline *h)
@@ -552,6 +614,7 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
                    lo[best] >= PM_AN_DOMINATES_SHARE ? "dominates" : "leads", count[best], range);
             count[best] = 0;
         }
+        hl_heaviest_pass(h, out, a, kinds[j], n);
     }
     free(kinds);
     free(count);

@@ -102,6 +102,58 @@ static void pad(FILE *out, int n)
         fputc(' ', out);
 }
 
+/* Line `line` (from 0) of s wrapped to w columns: breaks at the last space that fits, else mid-word (a word
+ * longer than the column). Sets *len (bytes) and returns the line's start, or NULL past the last line. */
+static const char *wrap_line(const char *s, int w, int line, int *len)
+{
+    for (int l = 0; *s; l++) {
+        while (*s == ' ')
+            s++;
+        if (!*s)
+            break;
+        const char *p = s, *brk = NULL;
+        int cols = 0;
+        for (; *p; p++) {
+            if (((unsigned char)*p & 0xC0) == 0x80)
+                continue;
+            if (cols == w)
+                break;
+            if (*p == ' ')
+                brk = p;
+            cols++;
+        }
+        const char *end = !*p ? p : *p == ' ' ? p : brk ? brk : p;
+        if (end == s)   /* a column narrower than one character still moves on */
+            for (end++; ((unsigned char)*end & 0xC0) == 0x80; end++)
+                ;
+        if (l == line) {
+            while (end > s && end[-1] == ' ')
+                end--;
+            *len = (int)(end - s);
+            return s;
+        }
+        s = end;
+    }
+    *len = 0;
+    return NULL;
+}
+
+static int n_lines(const char *s, int w)
+{
+    int n = 0, len;
+    while (wrap_line(s, w, n, &len))
+        n++;
+    return n ? n : 1;
+}
+
+static int width_n(const char *s, int len)
+{
+    int w = 0;
+    for (int i = 0; i < len; i++)
+        w += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return w;
+}
+
 int pm_table_text(const pm_table *t, FILE *out, int width)
 {
     int *w = calloc(t->n_cols ? t->n_cols : 1, sizeof *w);
@@ -113,6 +165,11 @@ int pm_table_text(const pm_table *t, FILE *out, int width)
             if (width_of(text_of(cell(t, r, k))) > w[k])
                 w[k] = width_of(text_of(cell(t, r, k)));
     }
+    /* long text (a fix's words, a pipeline) wraps beside column 0 instead of pushing the row past the width */
+    int cap = width - w[0] - 2 < 24 ? 24 : width - w[0] - 2;
+    for (size_t k = 1; k < t->n_cols; k++)
+        if (!t->cols[k].unit && w[k] > cap)
+            w[k] = cap < width_of(t->cols[k].title) ? width_of(t->cols[k].title) : cap;
     if (t->caption)
         fprintf(out, "%s\n", t->caption);
     /* blocks of columns that fit; every block after the first repeats column 0 so rows stay readable */
@@ -143,23 +200,39 @@ int pm_table_text(const pm_table *t, FILE *out, int width)
         }
         fputc('\n', out);
         for (size_t r = 0; r < t->n_rows; r++) {
-            for (size_t k = 0; k < t->n_cols; k++) {
-                if (k != 0 && (k < k0 || k >= k1))
-                    continue;
-                const char *s = text_of(cell(t, r, k));
-                int sw = width_of(s);
-                if (k)
-                    fputs("  ", out);
-                if (t->cols[k].unit && k) {   /* numbers right-aligned */
-                    pad(out, w[k] - sw);
-                    fputs(s, out);
-                } else {
-                    fputs(s, out);
-                    if (k + 1 < k1)
-                        pad(out, w[k] - sw);
+            int lines = 1;
+            for (size_t k = k0; k < k1; k++)
+                if (!t->cols[k].unit) {
+                    int n = n_lines(text_of(cell(t, r, k)), w[k]);
+                    lines = n > lines ? n : lines;
                 }
+            for (int l = 0; l < lines; l++) {
+                for (size_t k = 0; k < t->n_cols; k++) {
+                    if (k != 0 && (k < k0 || k >= k1))
+                        continue;
+                    const char *s = text_of(cell(t, r, k));
+                    int len = (int)strlen(s);
+                    if (k && !t->cols[k].unit) {   /* wrapped text: this line of it */
+                        s = wrap_line(s, w[k], l, &len);
+                        if (!s)
+                            s = "", len = 0;
+                    } else if (l) {   /* column 0 and numbers: on the row's first line only */
+                        s = "", len = 0;
+                    }
+                    int sw = width_n(s, len);
+                    if (k)
+                        fputs("  ", out);
+                    if (t->cols[k].unit && k) {   /* numbers right-aligned */
+                        pad(out, w[k] - sw);
+                        fwrite(s, 1, (size_t)len, out);
+                    } else {
+                        fwrite(s, 1, (size_t)len, out);
+                        if (k + 1 < k1)
+                            pad(out, w[k] - sw);
+                    }
+                }
+                fputc('\n', out);
             }
-            fputc('\n', out);
         }
         k0 = k1;
     } while (k0 < t->n_cols);
@@ -238,8 +311,9 @@ int pm_table_html(const pm_table *t, FILE *out, int filter)
         fputs("</caption>", out);
     }
     fputs("<thead><tr>", out);
-    for (size_t k = 0; k < t->n_cols; k++) {
-        fprintf(out, "<th%s title=\"sort\">", t->cols[k].unit ? " class=n data-num=1" : "");
+    for (size_t k = 0; k < t->n_cols; k++) {   /* data-lead: a decisive column (the width test's) */
+        fprintf(out, "<th%s%s title=\"sort\">", t->cols[k].unit ? " class=n data-num=1" : "",
+                k < t->n_lead ? " data-lead=1" : "");
         pm_html_esc(out, t->cols[k].title);
         fputs("</th>", out);
     }

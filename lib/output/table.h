@@ -29,6 +29,8 @@ typedef struct pm_table {
     size_t n_cols;
     pm_cell *cells;       /* row-major, n_rows * n_cols */
     size_t n_rows, cap_rows;
+    size_t n_lead;        /* the first n_lead columns are the decisive ones (what a reader needs without scrolling):
+                             HTML marks their headers data-lead; 0: none marked */
 } pm_table;
 
 pm_table *pm_table_new(const char *id, const char *caption, const pm_col *cols, size_t n_cols);
@@ -41,6 +43,8 @@ int pm_table_setf(pm_table *t, size_t row, size_t col, double value, const char 
     __attribute__((format(printf, 5, 6)));
 int pm_table_link(pm_table *t, size_t row, size_t col, const char *href, const char *tip);
 
+/* Text fitted to width: a text column wider than the width left beside column 0 wraps at spaces; column blocks
+ * that do not fit repeat column 0 below. */
 int pm_table_text(const pm_table *t, FILE *out, int width);
 int pm_table_markdown(const pm_table *t, FILE *out);
 /* filter: 1 adds a filter box above the table. */

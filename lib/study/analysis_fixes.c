@@ -267,13 +267,13 @@ int pm_analysis_fix_words(pm_analysis *a, const json_t *plan, const char *db_lab
                     reg = &a->fixes[i];
                 }
             }
-            oom |= cat(&a->fix_headline, "%s \u2014 predicted, not measured: its rule (%s) holds on %zu config%s",
-                       js(best, "name", "?"), js(best, "predicted", "?"), nbest, nbest == 1 ? "" : "s");
-            if (reg && reg->pass)
-                oom |= cat(&a->fix_headline, ", most in the %s regime (heaviest pass %s, %.0f%% of the compile)",
-                           a->stages[reg->stage], reg->pass, reg->share * 100);
-            oom |= cat(&a->fix_headline, ": %s; measure it with passmap fix %s", js(best, "why", ""),
-                       db_label ? db_label : "DB");
+            /* a short answer: which fix, how sure, where, and the command that measures its ratio; its rule and
+             * why are the fix table's and passmap fix --dry-run's, the heaviest pass the dominant lines' */
+            oom |= cat(&a->fix_headline, "%s \u2014 predicted, not measured: its rule holds on %zu of %zu config%s",
+                       js(best, "name", "?"), nbest, a->n_configs, a->n_configs == 1 ? "" : "s");
+            if (reg)
+                oom |= cat(&a->fix_headline, ", most in the %s regime", a->stages[reg->stage]);
+            oom |= cat(&a->fix_headline, "; measure it with passmap fix %s", db_label ? db_label : "DB");
         } else if (none) {
             oom |= cat(&a->fix_headline, "no fix proposed: %s", none);
         } else if (!proven) {

@@ -46,7 +46,8 @@ awk '{ if (length($0) > 80) bad = 1 } END { exit bad }' <<<"$n80" && ok "text: s
 [ "$(echo "$n80" | grep -c '^config ')" -ge 2 ] && ok "text: wide table continues in blocks" || fail "text: blocks"
 # the precision pairs by compare's rule: 2 repeats a side, so a ratio but no test and no mark (n/a) on any row
 ab=$(echo "$out" | sed -n '/^A\/B in this sweep/,/^$/p')
-[ "$(echo "$ab" | grep -cE '^llm/[a-z0-9]+/.*/int8/.* +precision=int8 +precision=fp16 .*× +n=2, no interval +- +n/a')" -eq 6 ] \
+# the decisive columns first: config, B/A, mark (then the interval, p, the sides)
+[ "$(echo "$ab" | grep -cE '^llm/[a-z0-9]+/.*/int8/[^ ]* +[0-9.]+× +n/a +n=2, no interval +- +precision=int8 +precision=fp16 ')" -eq 6 ] \
   && ok "A/B table: 6 precision pairs, n=2: no interval, no mark" || { fail "A/B table n=2"; echo "$ab" | head -4; }
 # n=2 everywhere: no config decided, so no summary ratio is drawn, and the line says why
 echo "$out" | grep -q "precision fp16 vs int8: cold wall no summary: none of 6 configs decided (6 without a test (n < 3, a zero time or below resolution) left out); 0 faster, 0 slower, 0 same, 0 undecided" \
