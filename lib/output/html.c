@@ -61,6 +61,7 @@ static const char CSS[] =
     "section.cfg{border-top:1px dashed var(--line);margin-top:22px}section.cfg:target h3{color:var(--accent)}"
     ".icicle{width:100%;height:auto;display:block;border:1px solid var(--line);border-radius:6px;background:var(--card)}"
     ".icicle text{font:11px system-ui,sans-serif;pointer-events:none}.icicle rect:hover{stroke:var(--fg);stroke-width:1.5}"
+    ".icicle g.hid{display:none}.icicle rect{cursor:zoom-in}"
     ".legend{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px;margin:4px 0}"
     ".legend span::before{content:'';display:inline-block;width:10px;height:10px;margin-right:4px;"
     "background:var(--c);border-radius:2px}"
@@ -89,6 +90,26 @@ static const char JS[] =
     "inp.addEventListener('input',function(){var t=document.getElementById(inp.getAttribute('data-for')),"
     "q=inp.value.toLowerCase();Array.prototype.forEach.call(t.tBodies[0].rows,function(r){"
     "r.hidden=q!==''&&r.textContent.toLowerCase().indexOf(q)<0;});});});"
+    /* the icicle's click-to-zoom: the x axis rescaled to the clicked box's span (data-x, data-w at full view),
+     * boxes under half a unit hidden, labels cut to the new widths; the same box again, or the background, zooms
+     * out */
+    "function zoom(svg,x0,x1){var W=+svg.getAttribute('data-w'),k=W/(x1-x0);svg.pmZoom=x0===0&&x1===W?null:[x0,x1];"
+    "Array.prototype.forEach.call(svg.querySelectorAll('g[data-x]'),function(g){"
+    "var x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w'),a=Math.max((x-x0)*k,0),b=Math.min((x+w-x0)*k,W),"
+    "nw=b-a,r=g.querySelector('rect'),t=g.querySelector('text');"
+    "if(nw<0.5){g.classList.add('hid');return;}g.classList.remove('hid');"
+    "r.setAttribute('x',a.toFixed(2));r.setAttribute('width',(nw>1?nw-0.5:nw).toFixed(2));"
+    "if(nw<=36){if(t)t.textContent='';return;}"
+    "if(!t){t=document.createElementNS('http://www.w3.org/2000/svg','text');"
+    "t.setAttribute('y',+r.getAttribute('y')+12);t.setAttribute('fill',g.classList.contains('st')?'#fff':'#111');"
+    "g.appendChild(t);}"
+    "var n=g.getAttribute('data-n'),fit=Math.floor((nw-6)/6.2);t.setAttribute('x',(a+3).toFixed(2));"
+    "t.textContent=fit>=n.length?n:n.slice(0,Math.max(fit-1,1))+'\\u2026';});}"
+    "Array.prototype.forEach.call(document.querySelectorAll('svg.icicle'),function(svg){"
+    "svg.addEventListener('click',function(e){var W=+svg.getAttribute('data-w'),"
+    "g=e.target.closest?e.target.closest('g[data-x]'):null,z=svg.pmZoom;"
+    "if(!g){zoom(svg,0,W);return;}var x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w');"
+    "if(w<=0)return;if(z&&z[0]===x&&z[1]===x+w){zoom(svg,0,W);return;}zoom(svg,x,x+w);});});"
     "})();";
 
 static void num(FILE *f, int prec, double v);
@@ -149,8 +170,35 @@ static void fmt_time(char *buf, size_t n, double s)
         snprintf(buf, n, "%.1f ms", s * 1e3);
 }
 
+/* One box of the icicle: its span at full view in data-x/data-w (what the click-to-zoom script rescales), its
+ * name in data-n (the label the script cuts to a zoomed width); hidden: narrower than half a unit at full view. */
+static void ice_box_open(FILE *f, double x, double w, const char *name, int step, int hidden)
+{
+    fprintf(f, "<g data-x=\"%.6f\" data-w=\"%.6f\" data-n=\"", x, w);
+    esc(f, name ? name : "?");
+    fprintf(f, "\"%s>", step && hidden ? " class=\"st hid\"" : step ? " class=st" : hidden ? " class=hid" : "");
+}
+
+/* A label cut to the box's width (about 6.2 units a character at 11 px), as the zoom script cuts it. */
+static void ice_label(FILE *f, const char *name, double x, double y, double w, const char *fill)
+{
+    size_t len = strlen(name ? name : ""), fit = (size_t)((w - 6) / 6.2);
+    fprintf(f, "<text x=\"%.2f\" y=\"%.0f\" fill=\"%s\">", x + 3, y, fill);
+    if (fit >= len) {
+        esc(f, name);
+    } else {
+        char cut[256];
+        snprintf(cut, sizeof cut, "%.*s", (int)(fit > 2 ? fit - 1 : 1), name);
+        esc(f, cut);
+        fputs("\u2026", f);
+    }
+    fputs("</text>", f);
+}
+
 /* The pass tree of one run as an icicle chart: x = time through the compile (steps one after another),
- * y = nesting; every box has a <title> (name, time, share) that browsers show on hover. */
+ * y = nesting; every box has a <title> (name, time, share) that browsers show on hover. A click on a box zooms
+ * the x axis to it (the script in JS), so passes narrower than a pixel at full view are drawn once their
+ * parent is zoomed: they are written hidden, not left out. */
 static void icicle(FILE *f, const pm_analysis *a, const pm_html_opts *o, const pm_stored_run *run)
 {
     const double W = 1080, ROW = 30;   /* a row tall enough to read its label (was 18: a 74 px chart) */
@@ -168,23 +216,23 @@ static void icicle(FILE *f, const pm_analysis *a, const pm_html_opts *o, const p
         return;
     }
     double H = (maxdepth + 2) * ROW + 2, x0 = 0;
-    size_t tiny = 0;
-    fprintf(f, "<svg class=icicle viewBox=\"0 0 %.0f %.0f\" role=img aria-label=\"pass tree\">", W, H);
+    size_t tiny = 0, untimed = 0;
+    fprintf(f, "<svg class=icicle viewBox=\"0 0 %.0f %.0f\" data-w=\"%.0f\" role=img aria-label=\"pass tree: click a "
+               "box to zoom in, click it again to zoom out\">", W, H, W);
     for (size_t k = 0; k < run->n_steps; k++) {
         const pm_stored_step *st = &run->steps[k];
         double sw = st->wall_s > 0 ? st->wall_s : 0, scale = W / total;
-        char t[32];
+        char t[32], label[300];
         fmt_time(t, sizeof t, sw);
-        fprintf(f, "<g><title>step %d: %s \u2014 %s \u2014 %.1f%% of the compile (%s)</title>", st->seq,
+        snprintf(label, sizeof label, "%s %s", st->tool ? st->tool : "?", t);
+        ice_box_open(f, x0 * scale, sw * scale, label, 1, sw * scale < 0.5);
+        fprintf(f, "<title>step %d: %s \u2014 %s \u2014 %.1f%% of the compile (%s)</title>", st->seq,
                 st->tool ? st->tool : "?", t, 100 * sw / total, run->order_recorded ? pm_passtree_placement(st->order)
                                                                             : "order not recorded (older database)");
         fprintf(f, "<rect x=\"%.2f\" y=\"1\" width=\"%.2f\" height=\"%.0f\" fill=\"#44474e\"/>", x0 * scale,
                 sw * scale > 1 ? sw * scale - 1 : sw * scale, ROW - 2);
-        if (sw * scale > 60) {
-            fprintf(f, "<text x=\"%.2f\" y=\"13\" fill=\"#fff\">", x0 * scale + 4);
-            esc(f, st->tool ? st->tool : "?");
-            fprintf(f, " %s</text>", t);
-        }
+        if (sw * scale > 60)
+            ice_label(f, label, x0 * scale, 13, sw * scale, "#fff");
         fputs("</g>", f);
         pm_span *sp = calloc(st->n_passes ? st->n_passes : 1, sizeof *sp);
         if (!sp)
@@ -195,14 +243,16 @@ static void icicle(FILE *f, const pm_analysis *a, const pm_html_opts *o, const p
             if (!sp[i].shown)
                 continue;
             double x = (x0 + sp[i].start_s) * scale, w = sp[i].dur_s * scale;
-            if (w < 0.5) {   /* narrower than a pixel can neither be seen nor hovered */
-                tiny++;
+            if (w <= 0) {   /* no measured time: no box at any zoom */
+                untimed++;
                 continue;
             }
+            tiny += w < 0.5;   /* narrower than a pixel can neither be seen nor hovered until zoomed */
             const char *stage = o->map ? pm_stagemap_match(o->map, st->tool, p->name ? p->name : "") : NULL;
             int grp = (p->flags & PM_PASS_GROUP) != 0;
             fmt_time(t, sizeof t, p->wall_s);
-            fputs("<g><title>", f);
+            ice_box_open(f, x, w, p->name, 0, w < 0.5);
+            fputs("<title>", f);
             esc(f, p->name);
             fprintf(f, " \u2014 %s \u2014 %.1f%% of the compile", t, p->wall_s > 0 ? 100 * p->wall_s / total : 0);
             if (stage && !grp) {
@@ -212,29 +262,23 @@ static void icicle(FILE *f, const pm_analysis *a, const pm_html_opts *o, const p
             fprintf(f, "</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\" fill=\"%s\"%s/>", x,
                     (p->depth + 1) * ROW + 1, w > 1 ? w - 0.5 : w, ROW - 2, grp ? "#c4c7cc" : stage_color(a, stage),
                     grp ? "" : " fill-opacity=\"0.85\"");
-            size_t len = strlen(p->name ? p->name : "");
-            if (w > 36) {
-                size_t fit = (size_t)((w - 6) / 6.2);
-                fprintf(f, "<text x=\"%.2f\" y=\"%.0f\" fill=\"#111\">", x + 3, (p->depth + 1) * ROW + 13);
-                if (fit >= len) {
-                    esc(f, p->name);
-                } else {
-                    char cut[256];
-                    snprintf(cut, sizeof cut, "%.*s", (int)(fit > 2 ? fit - 1 : 1), p->name);
-                    esc(f, cut);
-                    fputs("\u2026", f);
-                }
-                fputs("</text>", f);
-            }
+            if (w > 36)
+                ice_label(f, p->name ? p->name : "", x, (p->depth + 1) * ROW + 13, w, "#111");
             fputs("</g>", f);
         }
         free(sp);
         x0 += sw;
     }
     fputs("</svg>", f);
-    if (tiny)
-        fprintf(f, "<p class=note>%zu passes narrower than a pixel are not drawn (passmap show or passmap trace list "
-                   "them all).</p>", tiny);
+    if (tiny || untimed) {
+        fputs("<p class=note>", f);
+        if (tiny)
+            fprintf(f, "%zu passes are narrower than a pixel at full view: click a box to zoom in and draw them. ",
+                    tiny);
+        if (untimed)
+            fprintf(f, "%zu passes with no measured time have no box. ", untimed);
+        fputs("passmap show and passmap trace list them all.</p>", f);
+    }
 }
 
 static void kv_time(FILE *f, const char *k, double s)
@@ -396,7 +440,7 @@ static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, 
     } else {
         fputs("<p class=note>no IR-size metrics recorded for this run</p>", f);
     }
-    fputs("<h4>Pass tree (hover a box: pass, time, share of the compile)</h4>", f);
+    fputs("<h4>Pass tree (hover a box: pass, time, share of the compile; click: zoom in, click again: zoom out)</h4>", f);
     icicle(f, a, o, &run);
     fputs("<dl class=kv>", f);
     kv_time(f, "whole compile", run.wall_s);
