@@ -19,12 +19,3 @@ int cli_term_width(int fallback)
         return ws.ws_col;
     return fallback;
 }
-
-void cli_help_tail(FILE *out, const char *cmd, const char *exit_status)
-{
-    fprintf(out,
-            "  -h, --help        this help\n"
-            "exit status: %s\n"
-            "more: man passmap-%s\n",
-            exit_status ? exit_status : "0 ok, 1 the work failed, 2 bad usage", cmd);
-}

@@ -8,46 +8,10 @@
 
 #include "cache.h"
 #include "json_out.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "util.h"
 #include "run.h"
-
-static const char usage_text[] =
-    "usage: passmap cache [--dir DIR] [--max-size SIZE] COMMAND ...\n"
-    "\n"
-    "commands:\n"
-    "  exec [--input F]... [--output F]... [--env NAME]... [--outcome F] -- CMD ARGS...\n"
-    "                 run CMD through the cache: a hit restores the outputs and replays stdout/stderr\n"
-    "                 (exit 0) without running CMD; a miss runs it and stores the results if it exited 0,\n"
-    "                 wrote every output and its inputs did not change meanwhile. When the cache cannot\n"
-    "                 help (no output known, a broken, read-only or full cache) CMD runs uncached: one\n"
-    "                 warning line, CMD's exit status.\n"
-    "  stats [--json] hits, misses, corrupt, evicted, stores, entries, bytes, time saved\n"
-    "  clear          remove every entry and zero the stats\n"
-    "  explain [--input F]... [--output F]... [--env NAME]... -- CMD ARGS...\n"
-    "                 which key component changed since the last exec producing the same first output\n"
-    "                 (or, without outputs, of the same command line), or 'would hit'\n"
-    "  verify [--json] check every entry's checksum\n"
-    "\n"
-    "options:\n"
-    "  --dir DIR        cache directory (default $PASSMAP_CACHE_DIR, else $XDG_CACHE_HOME/passmap,\n"
-    "                   else ~/.cache/passmap)\n"
-    "  --max-size SIZE  evict least recently used entries beyond SIZE (e.g. 500M, 5G; default 5G)\n"
-    "  -i, --input F    an input whose content is part of the key\n"
-    "  -o, --output F   an output to store and restore (besides those inferred, see below)\n"
-    "  -e, --env NAME   an environment variable that is part of the key\n"
-    "  --outcome F      exec: write one line to F: hit, miss, or uncached: WHY (what passmap sweep's warm\n"
-    "                   runs check: a run the cache did not serve is not a warm measurement)\n"
-    "\n"
-    "The key: cache format version, the compiler's content hash (argv[0] searched in PATH), argv with\n"
-    "input/output paths replaced by @IN<k>/@OUT<k>, every input's content, the named variables.\n"
-    "Input rule: besides --input files, every argument that names an existing regular file, or whose\n"
-    "text after the first '=' does (-opt=path), is an input, unless it is an output.\n"
-    "Paths are canonicalised, so the same compile run from another directory hits.\n"
-    "Outputs inferred: gcc/g++/cc/c++/clang/clang++ -o F, -oF, --output[=]F, -MF F; llc/opt/mlir-opt/\n"
-    "mlir-translate -o F, -o=F, --o=F (opt and the MLIR tools default to stdout); ov-compile --export F\n"
-    "(and its --workdir files). C/C++: every header the compiler read (-MD -MF) is checked on a hit.\n"
-    "OpenVINO IR: the .bin beside the .xml is an input.\n";
 
 static void human_size(uint64_t b, char *buf, size_t n)
 {
@@ -79,16 +43,49 @@ static int push(strlist *l, const char *s)
 
 enum { OPT_DIR = 1000, OPT_MAX_SIZE, OPT_JSON, OPT_OUTCOME };
 
-static const struct option long_opts[] = {
-    {"dir", required_argument, NULL, OPT_DIR},
-    {"max-size", required_argument, NULL, OPT_MAX_SIZE},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"outcome", required_argument, NULL, OPT_OUTCOME},
-    {"input", required_argument, NULL, 'i'},
-    {"output", required_argument, NULL, 'o'},
-    {"env", required_argument, NULL, 'e'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+static const cli_opt cache_opts[] = {
+    {"dir", OPT_DIR, 0, "DIR", "cache directory (default $PASSMAP_CACHE_DIR, else $XDG_CACHE_HOME/passmap,\n"
+                               "else ~/.cache/passmap)"},
+    {"max-size", OPT_MAX_SIZE, 0, "SIZE", "evict least recently used entries beyond SIZE (e.g. 500M, 5G; default 5G)"},
+    {"input", 'i', 1, "F", "an input whose content is part of the key"},
+    {"output", 'o', 1, "F", "an output to store and restore (besides those inferred, see below)"},
+    {"env", 'e', 1, "NAME", "an environment variable that is part of the key"},
+    {"outcome", OPT_OUTCOME, 0, "F", "exec: write one line to F: hit, miss, or uncached: WHY (what passmap sweep's\n"
+                                     "warm runs check: a run the cache did not serve is not a warm measurement)"},
+    {"json", OPT_JSON, 0, NULL, "stats, verify: as JSON"},
+    {0},
+};
+static const cli_cmd cache_cmd = {
+    .name = "cache",
+    .synopsis = "[--dir DIR] [--max-size SIZE] COMMAND ...",
+    .about = "\n"
+             "commands:\n"
+             "  exec [--input F]... [--output F]... [--env NAME]... [--outcome F] -- CMD ARGS...\n"
+             "                 run CMD through the cache: a hit restores the outputs and replays stdout/stderr\n"
+             "                 (exit 0) without running CMD; a miss runs it and stores the results if it exited 0,\n"
+             "                 wrote every output and its inputs did not change meanwhile. When the cache cannot\n"
+             "                 help (no output known, a broken, read-only or full cache) CMD runs uncached: one\n"
+             "                 warning line, CMD's exit status.\n"
+             "  stats [--json] hits, misses, corrupt, evicted, stores, entries, bytes, time saved\n"
+             "  clear          remove every entry and zero the stats\n"
+             "  explain [--input F]... [--output F]... [--env NAME]... -- CMD ARGS...\n"
+             "                 which key component changed since the last exec producing the same first output\n"
+             "                 (or, without outputs, of the same command line), or 'would hit'\n"
+             "  verify [--json] check every entry's checksum",
+    .opts = cache_opts,
+    .notes = "\n"
+             "The key: cache format version, the compiler's content hash (argv[0] searched in PATH), argv with\n"
+             "input/output paths replaced by @IN<k>/@OUT<k>, every input's content, the named variables.\n"
+             "Input rule: besides --input files, every argument that names an existing regular file, or whose\n"
+             "text after the first '=' does (-opt=path), is an input, unless it is an output.\n"
+             "Paths are canonicalised, so the same compile run from another directory hits.\n"
+             "Outputs inferred: gcc/g++/cc/c++/clang/clang++ -o F, -oF, --output[=]F, -MF F; llc/opt/mlir-opt/\n"
+             "mlir-translate -o F, -o=F, --o=F (opt and the MLIR tools default to stdout); ov-compile --export F\n"
+             "(and its --workdir files). C/C++: every header the compiler read (-MD -MF) is checked on a hit.\n"
+             "OpenVINO IR: the .bin beside the .xml is an input.",
+    .exit_status = "exec: CMD's own (a hit: 0); stats, clear, explain, verify: 0 ok, 1 failed (verify: a bad entry), "
+                   "2 bad usage",
+    .flags = "+",   /* global options anywhere before COMMAND, COMMAND's own after it */
 };
 
 typedef struct cli {
@@ -104,7 +101,7 @@ static int parse_opts(int argc, char **argv, cli *o, const char *where)
     pm_err err;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+hi:o:e:", long_opts, NULL)) != -1) {
+    while ((c = cli_getopt(&cache_cmd, argc, argv)) != -1) {
         switch (c) {
         case OPT_DIR: o->dir = optarg; break;
         case OPT_MAX_SIZE:
@@ -118,15 +115,10 @@ static int parse_opts(int argc, char **argv, cli *o, const char *where)
         case 'i': push(&o->inputs, optarg); break;
         case 'o': push(&o->outputs, optarg); break;
         case 'e': push(&o->env, optarg); break;
-        case 'h':
-            fputs(usage_text, stdout);
-            cli_help_tail(stdout, "cache", "exec: CMD's own (a hit: 0); stats, clear, explain, verify: 0 ok, 1 failed "
-                          "(verify: a bad entry), 2 bad usage");
-            return -1;
+        case CLI_HELP: cli_usage(stdout, &cache_cmd); return -1;
         default:
-            fprintf(stderr, "passmap cache%s%s: bad option (see passmap cache --help)\n", where ? " " : "",
-                    where ? where : "");
-            return PM_EXIT_USAGE;
+            fprintf(stderr, "passmap cache%s%s: bad option\n", where ? " " : "", where ? where : "");
+            return cli_try_help(&cache_cmd);
         }
     }
     return 0;

@@ -6,63 +6,60 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "compare.h"
 #include "compare_out.h"
 
-static void usage(FILE *out)
-{
-    fputs("usage: passmap compare A.db [B.db] [options]\n"
-          "Compares compile times of B against A per config (matched on the key without its variant),\n"
-          "per step tool and per pass. One rule: ratio of geometric means B/A; Welch t on log times (n >= 3 a\n"
-          "side), each side's variance including its timer's rounding; a row under 10 ticks of its timer (0.1 ms\n"
-          "for MLIR/LLVM reports) is \"below resolution\" (no test). Within each table (configs, steps, passes)\n"
-          "p is Holm-adjusted and each CI is 95% simultaneous (Bonferroni). The verdict is read off the CI with\n"
-          "the threshold t: faster when its upper end < 1 - t, slower when its lower end > 1 + t, same when it\n"
-          "lies within [1 - t, 1 + t], otherwise undecided (with the repeats per side that would settle it).\n"
-          "By default the pass table holds the passes with >= 1% of the compile, top 10 per step tool\n"
-          "(--all-passes: every pass). No conclusion from contended runs: a config whose A or B runs were\n"
-          "contended (load above the CPUs, or a tool's steps below 0.75x its serial CPU/wall from the sweep's\n"
-          "null-input runs; the report's rule) is tested and counted in its table, but its rows read \"no\n"
-          "conclusion (contended)\", with the reason. The summary's geomean comes from the decided,\n"
-          "uncontended configs and says how many of how many. Each rule's reason: docs/statistics.md.\n"
-          "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
-          "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).\n"
-          "  --a-variant V, --b-variant V  variant of each side (needed when a side holds several)\n"
-          "  --a AXIS=V, --b AXIS=W        the two sides: one axis, two values\n"
-          "  --sweep NAME                  sweep on both sides (needed when a database holds several)\n"
-          "  --a-sweep NAME, --b-sweep NAME  sweep per side\n"
-          "  --top N                       pass rows per config and in the summary (default 10)\n"
-          "  --all-passes                  every pass row, each tested (a larger family: wider intervals)\n"
-          "  --threshold X                 practical threshold on |ratio - 1| for faster/slower (default 2%)\n"
-          "  --allow-contended             keep the verdicts of contended configs, marked contended (not a\n"
-          "                                conclusion: for a machine known to be shared)\n"
-          "  --markdown                    GitHub Markdown tables\n"
-          "  --json                        everything as JSON\n"
-          "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.\n",
-          out);
-    cli_help_tail(out, "compare", "0 ok, 1 no config matched or a database could not be read, 2 bad usage");
-}
+enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH, O_A, O_B, O_ALLOW };
+static const cli_opt compare_opts[] = {
+    {"a-variant", O_AVAR, 0, "V", "variant of side A (needed when a side holds several)"},
+    {"b-variant", O_BVAR, 0, "V", "variant of side B"},
+    {"a", O_A, 0, "AXIS=V", "side A: one axis, one value (with --b AXIS=W)"},
+    {"b", O_B, 0, "AXIS=W", "side B: the same axis, another value"},
+    {"sweep", O_SWEEP, 0, "NAME", "sweep on both sides (needed when a database holds several)"},
+    {"a-sweep", O_ASWEEP, 0, "NAME", "sweep of side A"},
+    {"b-sweep", O_BSWEEP, 0, "NAME", "sweep of side B"},
+    {"top", O_TOP, 0, "N", "pass rows per config and in the summary (default 10)"},
+    {"all-passes", O_ALL, 0, NULL, "every pass row, each tested (a larger family: wider intervals)"},
+    {"threshold", O_THRESH, 0, "X", "practical threshold on |ratio - 1| for faster/slower (default 2%)"},
+    {"allow-contended", O_ALLOW, 0, NULL, "keep the verdicts of contended configs, marked contended (not a\n"
+                                          "conclusion: for a machine known to be shared)"},
+    {"markdown", O_MD, 0, NULL, "GitHub Markdown tables"},
+    {"json", O_JSON, 0, NULL, "everything as JSON"},
+    {0},
+};
+static const cli_cmd compare_cmd = {
+    .name = "compare",
+    .synopsis = "A.db [B.db] [options]",
+    .about = "Compares compile times of B against A per config (matched on the key without its variant),\n"
+             "per step tool and per pass. One rule: ratio of geometric means B/A; Welch t on log times (n >= 3 a\n"
+             "side), each side's variance including its timer's rounding; a row under 10 ticks of its timer (0.1 ms\n"
+             "for MLIR/LLVM reports) is \"below resolution\" (no test). Within each table (configs, steps, passes)\n"
+             "p is Holm-adjusted and each CI is 95% simultaneous (Bonferroni). The verdict is read off the CI with\n"
+             "the threshold t: faster when its upper end < 1 - t, slower when its lower end > 1 + t, same when it\n"
+             "lies within [1 - t, 1 + t], otherwise undecided (with the repeats per side that would settle it).\n"
+             "By default the pass table holds the passes with >= 1% of the compile, top 10 per step tool\n"
+             "(--all-passes: every pass). No conclusion from contended runs: a config whose A or B runs were\n"
+             "contended (load above the CPUs, or a tool's steps below 0.75x its serial CPU/wall from the sweep's\n"
+             "null-input runs; the report's rule) is tested and counted in its table, but its rows read \"no\n"
+             "conclusion (contended)\", with the reason. The summary's geomean comes from the decided,\n"
+             "uncontended configs and says how many of how many. Each rule's reason: docs/statistics.md.\n"
+             "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
+             "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).",
+    .opts = compare_opts,
+    .notes = "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.",
+    .exit_status = "0 ok, 1 no config matched or a database could not be read, 2 bad usage",
+};
 
 static int usage_error(const char *msg, const char *arg)
 {
     fprintf(stderr, "passmap compare: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-    fputs("try 'passmap compare --help'\n", stderr);
-    return PM_EXIT_USAGE;
+    return cli_try_help(&compare_cmd);
 }
 
 int cmd_compare(int argc, char **argv)
 {
-    enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH, O_A, O_B, O_ALLOW };
-    static const struct option longopts[] = {
-        {"a", required_argument, NULL, O_A}, {"b", required_argument, NULL, O_B},
-        {"a-variant", required_argument, NULL, O_AVAR}, {"b-variant", required_argument, NULL, O_BVAR},
-        {"sweep", required_argument, NULL, O_SWEEP},    {"a-sweep", required_argument, NULL, O_ASWEEP},
-        {"b-sweep", required_argument, NULL, O_BSWEEP}, {"top", required_argument, NULL, O_TOP},
-        {"all-passes", no_argument, NULL, O_ALL},       {"markdown", no_argument, NULL, O_MD},
-        {"json", no_argument, NULL, O_JSON},            {"help", no_argument, NULL, 'h'},
-        {"threshold", required_argument, NULL, O_THRESH}, {"allow-contended", no_argument, NULL, O_ALLOW},
-        {NULL, 0, NULL, 0}};
     pm_compare_opts opts = {0};
     const char *sweep = NULL, *sel[2] = {NULL, NULL};
     char axis[2][128];
@@ -70,7 +67,7 @@ int cmd_compare(int argc, char **argv)
     int all = 0, markdown = 0, json = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&compare_cmd, argc, argv)) != -1) {
         switch (c) {
         case O_A:
         case O_B: {
@@ -110,7 +107,7 @@ int cmd_compare(int argc, char **argv)
         case O_ALLOW: opts.allow_contended = 1; break;
         case O_MD: markdown = 1; break;
         case O_JSON: json = 1; break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
+        case CLI_HELP: cli_usage(stdout, &compare_cmd); return PM_EXIT_OK;
         default:
             return usage_error("unknown or incomplete option", argv[optind - 1]);
         }

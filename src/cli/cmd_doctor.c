@@ -13,35 +13,38 @@
 #include <unistd.h>
 
 #include "json_out.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "ov.h"
 #include "parse.h"
 #include "run.h"
 #include "util.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: passmap doctor [--lib PATH] [--platform P] [--llm-model X.xml] [--timeout DUR] [--keep DIR] [--json]\n"
-            "First the default (embedded) back end: the MLIR/LLVM tools (found, versions, a tiny compile the way a\n"
-            "sweep runs it), gnuplot, the data folder, write access to the working folder. Then OpenVINO, which only\n"
-            "backend = openvino needs: missing, it is \"not installed\" and does not fail the doctor unless asked for\n"
-            "(--lib, --platform or $PASSMAP_OPENVINO_LIB). Exit 0 when the default back end works (and OpenVINO,\n"
-            "when asked for).\n"
-            "Checks OpenVINO for passmap's NPU back end: version, devices, NPU compiler type and version, and a\n"
-            "compile of a tiny model passmap writes (one matmul block, OpenVINO IR): on the NPU when present\n"
-            "(with the blob import, the warm path), and offline for --platform (default NPU4000) with the\n"
-            "compiler inside the plugin (OpenVINO >= 2026.0). Exit 0 when the compile a study would use works.\n"
-            "  --lib PATH     libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)\n"
-            "Then the study's own kind of compile: an NPUW LLM compile (a tiny stateful LLM-shaped model, or\n"
-            "--llm-model) with the study's pinned settings, exported with its weights and imported on the NPU.\n"
-            "  --llm-model F  an LLM IR (e.g. models/qwen2-0.5b-int4/openvino_model.xml) instead of the tiny one\n"
-            "  --platform P   offline target: NPU3720, NPU4000, NPU5010 (default: the NPU's own, else NPU4000)\n"
-            "  --timeout DUR  per compile (default 10m)\n"
-            "  --keep DIR     write the model and compile outputs into DIR (kept) instead of a temporary folder\n"
-            "  --json         one JSON object instead of the text\n");
-    cli_help_tail(out, "doctor", NULL);
-}
+static const cli_opt doctor_opts[] = {
+    {"lib", 'l', 0, "PATH", "libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)"},
+    {"platform", 'p', 0, "P", "offline target: NPU3720, NPU4000, NPU5010 (default: the NPU's own, else NPU4000)"},
+    {"llm-model", 'L', 0, "F", "an LLM IR (e.g. models/qwen2-0.5b-int4/openvino_model.xml) instead of the tiny one"},
+    {"timeout", 't', 0, "DUR", "per compile (default 10m)"},
+    {"keep", 'k', 0, "DIR", "write the model and compile outputs into DIR (kept) instead of a temporary folder"},
+    {"json", 'j', 0, NULL, "one JSON object instead of the text"},
+    {0},
+};
+static const cli_cmd doctor_cmd = {
+    .name = "doctor",
+    .synopsis = "[--lib PATH] [--platform P] [--llm-model X.xml] [--timeout DUR] [--keep DIR] [--json]",
+    .about = "First the default (embedded) back end: the MLIR/LLVM tools (found, versions, a tiny compile the way a\n"
+             "sweep runs it), gnuplot, the data folder, write access to the working folder. Then OpenVINO, which only\n"
+             "backend = openvino needs: missing, it is \"not installed\" and does not fail the doctor unless asked for\n"
+             "(--lib, --platform or $PASSMAP_OPENVINO_LIB). Exit 0 when the default back end works (and OpenVINO,\n"
+             "when asked for).\n"
+             "OpenVINO's checks for passmap's NPU back end: version, devices, NPU compiler type and version, and a\n"
+             "compile of a tiny model passmap writes (one matmul block, OpenVINO IR): on the NPU when present\n"
+             "(with the blob import, the warm path), and offline for --platform (default NPU4000) with the\n"
+             "compiler inside the plugin (OpenVINO >= 2026.0). Then the study's own kind of compile: an NPUW LLM\n"
+             "compile (a tiny stateful LLM-shaped model, or --llm-model) with the study's pinned settings, exported\n"
+             "with its weights and imported on the NPU.",
+    .opts = doctor_opts,
+};
 
 typedef struct attempt {
     const char *what;
@@ -142,21 +145,13 @@ static void print_attempt(const attempt *a)
 
 int cmd_doctor(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"lib", required_argument, 0, 'l'},
-                                             {"platform", required_argument, 0, 'p'},
-                                             {"timeout", required_argument, 0, 't'},
-                                             {"keep", required_argument, 0, 'k'},
-                                             {"llm-model", required_argument, 0, 'L'},
-                                             {"json", no_argument, 0, 'j'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
     const char *lib = NULL, *platform = "NPU4000", *keep = NULL, *llm_model = NULL;
     double timeout_s = 600;
     int json = 0, c, rc = PM_EXIT_FAIL, platform_given = 0;
     pm_err err;
     pm_err_clear(&err);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&doctor_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'l': lib = optarg; break;
         case 'p': platform = optarg; platform_given = 1; break;
@@ -169,8 +164,8 @@ int cmd_doctor(int argc, char **argv)
                 return PM_EXIT_USAGE;
             }
             break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
-        default: fprintf(stderr, "passmap doctor: see 'passmap doctor --help'\n"); return PM_EXIT_USAGE;
+        case CLI_HELP: cli_usage(stdout, &doctor_cmd); return PM_EXIT_OK;
+        default: return cli_try_help(&doctor_cmd);
         }
     }
     if (optind < argc) {

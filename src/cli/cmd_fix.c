@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_opts.h"
 #include "cmds.h"
 #include "fix.h"
 #include "fix_report.h"
@@ -22,39 +23,41 @@ static void on_sigint(int sig)
     signal(SIGINT, SIG_DFL);
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: passmap fix DB [--budget DURATION] [--configs N] [--dry-run] [--json] [options]\n"
-            "Proposes, runs and proves fixes for the study in DB: the back end's fix catalogue\n"
-            "(data/fixes-embedded.tsv, or a command spec's [fix NAME] sections) is matched against the study;\n"
-            "each applicable fix is measured against stock on the configs where its rule says it should matter\n"
-            "most (per regime, slowest first), repeats are added only while the answer is unknown, then fixes\n"
-            "that are faster are combined greedily. Each faster variant's output is checked against stock's\n"
-            "(embedded: its code run on fixed inputs; command: the spec's [check] command); a fix that changes\n"
-            "the results is never recommended. Runs go into the sweep STUDY-fix of the same DB; rerun to resume.\n\n"
-            "  --budget DURATION  wall clock for the whole command (e.g. 20m); default: none\n"
-            "  --configs N        configs per fix (default 3)\n"
-            "  --sweep NAME       the study (default: the latest sweep that is not a fix sweep nor superseded)\n"
-            "  --catalogue FILE   fix catalogue (default: the back end's, or the command spec's [fix] sections)\n"
-            "  --min-repeats N    runs per side before any verdict (default 3, at least 3)\n"
-            "  --max-repeats N    stop adding repeats here (default 10)\n"
-            "  --threshold PCT    smallest change that counts (default 2%%)\n"
-            "  --check-window W   embedded: window (or resolution) of the reduced config the output check runs\n"
-            "                     (default 128)\n"
-            "  --check-layers N   embedded: its layers (default 2)\n"
-            "  --no-check         skip the output check (the table says unchecked)\n"
-            "  --allow-contended  judge A/Bs whose runs were contended (load above the CPUs, or a tool below 0.75x\n"
-            "                     its serial CPU/wall), marked; by default such a fix is measured to the repeat\n"
-            "                     limit and reads \"no conclusion (contended)\" (compare's rule)\n"
-            "  --accept-slower-code  a fix whose compiled program runs slower than stock's (a trade-off: its\n"
-            "                     run time measured by the spec's [run] or, embedded, the check's forward())\n"
-            "                     may be recommended; by default it never is\n"
-            "  --dry-run          show the plan, run nothing\n"
-            "  --quiet            no per-run lines\n"
-            "  --json             the plan and the result as JSON on stdout\n");
-    cli_help_tail(out, "fix", NULL);
-}
+static const cli_opt fix_opts[] = {
+    {"budget", 'b', 0, "DURATION", "wall clock for the whole command (e.g. 20m); default: none"},
+    {"configs", 'c', 0, "N", "configs per fix (default 3)"},
+    {"sweep", 's', 0, "NAME", "the study (default: the latest sweep that is not a fix sweep nor superseded)"},
+    {"catalogue", 'C', 0, "FILE", "fix catalogue (default: the back end's, or the command spec's [fix] sections)"},
+    {"min-repeats", 'm', 0, "N", "runs per side before any verdict (default 3, at least 3)"},
+    {"max-repeats", 'M', 0, "N", "stop adding repeats here (default 10)"},
+    {"threshold", 't', 0, "PCT", "smallest change that counts (default 2%)"},
+    {"check-window", 'w', 0, "W", "embedded: window (or resolution) of the reduced config the output check runs\n"
+                                  "(default 128)"},
+    {"check-layers", 'l', 0, "N", "embedded: its layers (default 2)"},
+    {"no-check", 'N', 0, NULL, "skip the output check (the table says unchecked)"},
+    {"allow-contended", 'A', 0, NULL, "judge A/Bs whose runs were contended (load above the CPUs, or a tool below\n"
+                                      "0.75x its serial CPU/wall), marked; by default such a fix is measured to the\n"
+                                      "repeat limit and reads \"no conclusion (contended)\" (compare's rule)"},
+    {"accept-slower-code", 'S', 0, NULL, "a fix whose compiled program runs slower than stock's (a trade-off: its\n"
+                                         "run time measured by the spec's [run] or, embedded, the check's forward())\n"
+                                         "may be recommended; by default it never is"},
+    {"dry-run", 'n', 0, NULL, "show the plan, run nothing"},
+    {"quiet", 'q', 0, NULL, "no per-run lines"},
+    {"json", 'j', 0, NULL, "the plan and the result as JSON on stdout"},
+    {0},
+};
+static const cli_cmd fix_cmd = {
+    .name = "fix",
+    .synopsis = "DB [--budget DURATION] [--configs N] [--dry-run] [--json] [options]",
+    .about = "Proposes, runs and proves fixes for the study in DB: the back end's fix catalogue\n"
+             "(data/fixes-embedded.tsv, or a command spec's [fix NAME] sections) is matched against the study;\n"
+             "each applicable fix is measured against stock on the configs where its rule says it should matter\n"
+             "most (per regime, slowest first), repeats are added only while the answer is unknown, then fixes\n"
+             "that are faster are combined greedily. Each faster variant's output is checked against stock's\n"
+             "(embedded: its code run on fixed inputs; command: the spec's [check] command); a fix that changes\n"
+             "the results is never recommended. Runs go into the sweep STUDY-fix of the same DB; rerun to resume.",
+    .opts = fix_opts,
+};
 
 typedef struct ui {
     int tty, quiet, json;
@@ -200,23 +203,12 @@ static int parse_int_arg(const char *opt, const char *v, int lo, int *out)
 
 int cmd_fix(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"budget", required_argument, NULL, 'b'},       {"configs", required_argument, NULL, 'c'},
-        {"sweep", required_argument, NULL, 's'},        {"catalogue", required_argument, NULL, 'C'},
-        {"min-repeats", required_argument, NULL, 'm'},  {"max-repeats", required_argument, NULL, 'M'},
-        {"threshold", required_argument, NULL, 't'},    {"check-window", required_argument, NULL, 'w'},
-        {"check-layers", required_argument, NULL, 'l'}, {"no-check", no_argument, NULL, 'N'},
-        {"dry-run", no_argument, NULL, 'n'},            {"quiet", no_argument, NULL, 'q'},
-        {"json", no_argument, NULL, 'j'},               {"help", no_argument, NULL, 'h'},
-        {"allow-contended", no_argument, NULL, 'A'},
-        {"accept-slower-code", no_argument, NULL, 'S'},
-        {NULL, 0, NULL, 0}};
     pm_fix_opts o = {.stop = &stop_requested};
     ui u = {.tty = isatty(STDERR_FILENO)};
     int c;
     pm_err err = {0};
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&fix_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'b':
             if (pm_run_parse_duration(optarg, &o.budget_s, &err) || o.budget_s <= 0) {
@@ -247,10 +239,8 @@ int cmd_fix(int argc, char **argv)
         case 'n': o.dry_run = 1; break;
         case 'q': u.quiet = 1; break;
         case 'j': u.json = 1; break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
-        default:
-            fprintf(stderr, "passmap fix: try 'passmap fix --help'\n");
-            return PM_EXIT_USAGE;
+        case CLI_HELP: cli_usage(stdout, &fix_cmd); return PM_EXIT_OK;
+        default: return cli_try_help(&fix_cmd);
         }
     }
     if (optind != argc - 1) {

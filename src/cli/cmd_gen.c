@@ -6,21 +6,34 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "gen.h"
 #include "kinds.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: passmap gen llm --family F [--size S] --window W --precision P [--layers N]\n"
-            "                       [--func-per-layer] [-o FILE] [--info] [--json]\n"
-            "       passmap gen cnn --family F --resolution R --precision P [--blocks N] [-o FILE] [--info] [--json]\n"
-            "       passmap gen list [--json]\n"
-            "Writes a linalg-on-tensors MLIR module (stdout or FILE). --info prints the workload summary to stderr;\n"
-            "--json prints it as JSON on stdout (then -o is needed for the module). Precisions: int4, int8, fp16.\n");
-    cli_help_tail(f, "gen", NULL);
-}
+static const cli_opt gen_opts[] = {
+    {"family", 'f', 0, "F", "the model family (passmap gen list names them)"},
+    {"size", 's', 0, "S", "llm: the family's size (passmap gen list)"},
+    {"window", 'w', 0, "W", "llm: the prompt window in tokens"},
+    {"precision", 'p', 0, "P", "int4, int8 or fp16"},
+    {"layers", 'l', 0, "N", "llm: decoder layers emitted (default: the model's)"},
+    {"func-per-layer", 'F', 0, NULL, "llm: one func.func per decoder layer"},
+    {"resolution", 'r', 0, "R", "cnn: the input resolution"},
+    {"blocks", 'b', 0, "N", "cnn: the stem and the first N blocks (default: all)"},
+    {"output", 'o', 1, "FILE", "write the module there (default: stdout)"},
+    {"info", 'i', 0, NULL, "print the workload summary to stderr"},
+    {"json", 'j', 0, NULL, "print the summary as JSON on stdout (then -o is needed for the module)"},
+    {0},
+};
+static const cli_cmd gen_cmd = {
+    .name = "gen",
+    .synopsis = "llm --family F [--size S] --window W --precision P [--layers N]\n"
+                "    [--func-per-layer] [-o FILE] [--info] [--json]\n"
+                "passmap gen cnn --family F --resolution R --precision P [--blocks N] [-o FILE] [--info] [--json]\n"
+                "passmap gen list [--json]",
+    .about = "Writes a linalg-on-tensors MLIR module (stdout or FILE); gen list names the kinds, families and sizes.",
+    .opts = gen_opts,
+};
 
 static json_t *info_json(const char *kind, const char *family, const char *size, const pm_gen_info *info)
 {
@@ -45,7 +58,7 @@ static int gen_list(int argc, char **argv)
     int json = argc > 1 && !strcmp(argv[1], "--json");
     if (argc > 1 && !json) {
         if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-            usage(stdout);
+            cli_usage(stdout, &gen_cmd);
             return PM_EXIT_OK;
         }
         fprintf(stderr, "passmap gen list: unknown option '%s' (try --json)\n", argv[1]);
@@ -99,7 +112,7 @@ int cmd_gen(int argc, char **argv)
         return PM_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(stdout);
+        cli_usage(stdout, &gen_cmd);
         return PM_EXIT_OK;
     }
     const char *kind = argv[1];
@@ -110,20 +123,12 @@ int cmd_gen(int argc, char **argv)
         fprintf(stderr, "passmap gen: unknown workload kind '%s' (llm, cnn, list)\n", kind);
         return PM_EXIT_USAGE;
     }
-    static const struct option longopts[] = {
-        {"family", required_argument, NULL, 'f'},   {"size", required_argument, NULL, 's'},
-        {"window", required_argument, NULL, 'w'},   {"precision", required_argument, NULL, 'p'},
-        {"layers", required_argument, NULL, 'l'},   {"func-per-layer", no_argument, NULL, 'F'},
-        {"resolution", required_argument, NULL, 'r'}, {"blocks", required_argument, NULL, 'b'},
-        {"output", required_argument, NULL, 'o'},   {"info", no_argument, NULL, 'i'},
-        {"json", no_argument, NULL, 'j'},           {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
     const char *outpath = NULL, *family = NULL, *size = NULL, *precision = NULL;
     int want_info = 0, json = 0, window = -1, layers = 0, resolution = -1, blocks = 0, fpl = 0;
     optind = 1;
     int ac = argc - 1;
     char **av = argv + 1;
-    for (int c; (c = getopt_long(ac, av, "o:h", longopts, NULL)) != -1;) {
+    for (int c; (c = cli_getopt(&gen_cmd, ac, av)) != -1;) {
         int bad = 0;
         switch (c) {
         case 'f': family = optarg; break;
@@ -137,10 +142,8 @@ int cmd_gen(int argc, char **argv)
         case 'o': outpath = optarg; break;
         case 'i': want_info = 1; break;
         case 'j': json = 1; break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
-        default:
-            fprintf(stderr, "passmap gen %s: bad option (see passmap gen --help)\n", kind);
-            return PM_EXIT_USAGE;
+        case CLI_HELP: cli_usage(stdout, &gen_cmd); return PM_EXIT_OK;
+        default: return cli_try_help(&gen_cmd);
         }
         if (bad) {
             fprintf(stderr, "passmap gen %s: '%s' is not a non-negative integer\n", kind, optarg);

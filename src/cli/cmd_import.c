@@ -4,25 +4,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_opts.h"
 #include "cmds.h"
 #include "parse.h"
 #include "store.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: passmap import --db FILE [options] REPORT...\n"
-            "Parses each report file and records it as one run (one step) in the database.\n\n"
-            "  --db FILE        results database (created when missing)\n"
-            "  --sweep NAME     sweep to record into (default: imported)\n"
-            "  --config KEY     config key (default: the report file's name)\n"
-            "  --tool NAME      the compiler that printed the report (default: by format: mlir-opt, llc ...)\n"
-            "  --format NAME    mlir-text, mlir-json, llvm-text, llvm-json, chrome-trace, npu-log,\n"
-            "                   npu-schedule-trace, npu-strategy, npu-task-stats, gcc-text (default: detected)\n"
-            "  --mode NAME      run mode recorded: cold, cache-miss or warm (default: cold)\n"
-            "  --quiet          print nothing on success\n");
-    cli_help_tail(out, "import", NULL);
-}
+static const cli_opt import_opts[] = {
+    {"db", 'd', 0, "FILE", "results database (created when missing)"},
+    {"sweep", 's', 0, "NAME", "sweep to record into (default: imported)"},
+    {"config", 'c', 0, "KEY", "config key (default: the report file's name)"},
+    {"tool", 't', 0, "NAME", "the compiler that printed the report (default: by format: mlir-opt, llc ...)"},
+    {"format", 'f', 0, "NAME", "mlir-text, mlir-json, llvm-text, llvm-json, chrome-trace, npu-log,\n"
+                               "npu-schedule-trace, npu-strategy, npu-task-stats, gcc-text (default: detected)"},
+    {"mode", 'm', 0, "NAME", "run mode recorded: cold, cache-miss or warm (default: cold)"},
+    {"quiet", 'q', 0, NULL, "print nothing on success"},
+    {0},
+};
+static const cli_cmd import_cmd = {
+    .name = "import",
+    .synopsis = "--db FILE [options] REPORT...",
+    .about = "Parses each report file and records it as one run (one step) in the database.",
+    .opts = import_opts,
+};
 
 static const char *default_tool(pm_format f)
 {
@@ -42,17 +45,11 @@ static const char *default_tool(pm_format f)
 
 int cmd_import(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"db", required_argument, NULL, 'd'},   {"sweep", required_argument, NULL, 's'},
-        {"config", required_argument, NULL, 'c'}, {"tool", required_argument, NULL, 't'},
-        {"format", required_argument, NULL, 'f'}, {"mode", required_argument, NULL, 'm'},
-        {"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
     const char *db = NULL, *sweep = "imported", *config = NULL, *tool = NULL, *mode = "cold";
     pm_format fmt = PM_FMT_AUTO;
     int quiet = 0, c, rc = PM_EXIT_OK;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&import_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 's': sweep = optarg; break;
@@ -74,8 +71,8 @@ int cmd_import(int argc, char **argv)
                 return PM_EXIT_USAGE;
             }
             break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
-        default: fprintf(stderr, "try 'passmap import --help'\n"); return PM_EXIT_USAGE;
+        case CLI_HELP: cli_usage(stdout, &import_cmd); return PM_EXIT_OK;
+        default: return cli_try_help(&import_cmd);
         }
     }
     if (!db || optind >= argc) {

@@ -5,36 +5,38 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "store.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: passmap merge [--force] [--json] OUT.db IN.db...\n"
-            "Copies every run of each IN (steps, passes, metrics, configs, hosts) into OUT (created when absent).\n"
-            "A run already in OUT (same sweep, config, mode and repeat) is skipped as a duplicate, so merging\n"
-            "again changes nothing; each input is one transaction, so a killed merge resumes by running it again.\n"
-            "An input whose sweep has another spec text or compiler build than the same sweep in OUT is refused:\n"
-            "a build is each tool's --version text and binary hash (`passmap status` lists them; paths may differ).\n"
-            "A config measured with other steps in IN than in OUT (its fingerprint) is refused even with --force.\n\n"
-            "  --force      merge such inputs anyway (recorded in OUT's merge_log; the report names both builds)\n"
-            "  --json       print the result per input as JSON\n");
-    cli_help_tail(out, "merge", "0 all merged, 1 an input was refused or failed, 2 bad usage");
-}
+static const cli_opt merge_opts[] = {
+    {"force", 'f', 0, NULL, "merge such inputs anyway (recorded in OUT's merge_log; the report names both builds)"},
+    {"json", 'j', 0, NULL, "print the result per input as JSON"},
+    {0},
+};
+static const cli_cmd merge_cmd = {
+    .name = "merge",
+    .synopsis = "[--force] [--json] OUT.db IN.db...",
+    .about = "Copies every run of each IN (steps, passes, metrics, configs, hosts) into OUT (created when absent).\n"
+             "A run already in OUT (same sweep, config, mode and repeat) is skipped as a duplicate, so merging\n"
+             "again changes nothing; each input is one transaction, so a killed merge resumes by running it again.\n"
+             "An input whose sweep has another spec text or compiler build than the same sweep in OUT is refused:\n"
+             "a build is each tool's --version text and binary hash (`passmap status` lists them; paths may differ).\n"
+             "A config measured with other steps in IN than in OUT (its fingerprint) is refused even with --force.",
+    .opts = merge_opts,
+    .exit_status = "0 all merged, 1 an input was refused or failed, 2 bad usage",
+};
 
 int cmd_merge(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"force", no_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
-                                              {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     int force = 0, json = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&merge_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'f': force = 1; break;
         case 'j': json = 1; break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
-        default: fprintf(stderr, "try 'passmap merge --help'\n"); return PM_EXIT_USAGE;
+        case CLI_HELP: cli_usage(stdout, &merge_cmd); return PM_EXIT_OK;
+        default: return cli_try_help(&merge_cmd);
         }
     }
     if (argc - optind < 2) {

@@ -7,51 +7,59 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_opts.h"
 #include "cmds.h"
 #include "ov.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: passmap ov-compile --model X.xml [options]\n"
-            "  --model FILE          OpenVINO IR .xml\n"
-            "  --weights FILE        its .bin (default: beside the .xml)\n"
-            "  --device NAME         NPU (default), CPU, GPU\n"
-            "  --window N            LLM prompt window: NPU_USE_NPUW/NPUW_LLM/NPUW_LLM_MAX_PROMPT_LEN=N, plus\n"
-            "                        NPUW_LLM_MIN_RESPONSE_LEN, NPUW_LLM_BATCH_DIM=0, NPUW_LLM_SEQ_LEN_DIM=2\n"
-            "  --min-response-len N  NPUW_LLM_MIN_RESPONSE_LEN (default 128)\n"
-            "  --prefill-hint H      NPUW_LLM_PREFILL_HINT: STATIC compiles the prefill at the window\n"
-            "                        (OpenVINO's default DYNAMIC compiles 1024-token chunks)\n"
-            "  --generate-pyramid B  NPUW_LLM_GENERATE_PYRAMID YES|NO (YES: one generate model per 1K step)\n"
-            "  --prefill-attention-hint H, --generate-attention-hint H\n"
-            "                        NPUW_LLM_{PREFILL,GENERATE}_ATTENTION_HINT STATIC|DYNAMIC|PYRAMID (default\n"
-            "                        STATIC, pinned from OpenVINO 2026.0, whose defaults move inside 2026.x)\n"
-            "  --shared-head B       NPUW_LLM_SHARED_HEAD YES|NO (default YES, pinned likewise)\n"
-            "  --compiler-type T     NPU_COMPILER_TYPE (default: DRIVER on a device, PLUGIN offline; pinned because\n"
-            "                        the stock choice moves between 2026.x minors and SKUs)\n"
-            "  --offline-only        with --platform: fail on a machine with an NPU instead of compiling on it\n"
-            "  --platform P          NPU_PLATFORM (NPU3720, NPU4000, NPU5010): with no NPU present, compile\n"
-            "                        offline (OpenVINO >= 2026.0; no import then)\n"
-            "  --cache-mode M        CACHE_MODE (default for an exported NPUW blob: OPTIMIZE_SPEED, with weights;\n"
-            "                        OPTIMIZE_SIZE exports it weightless, which the C API cannot import)\n"
-            "  --log-level L         LOG_LEVEL (default LOG_INFO: turns the per-pass timing report on)\n"
-            "Instrumentation (adds NPU_COMPILATION_MODE_PARAMS; under NPUW its default is kept in front):\n"
-            "  --schedule-trace      enable-schedule-trace=true (compileTimeScheduleTrace.json)\n"
-            "  --strategy-out        write-strategy-to-json=true (strategy_out.json)\n"
-            "  --task-stats          dump-task-stats=true\n"
-            "  --strategy-in FILE    offer FILE as strategy_in.json, read-strategy-from-json=true\n"
-            "  --reuse-strategy      deterministic strategy replay: offer the cached strategy of the same model\n"
-            "                        and options (stored after the first compile); not with --window (NPUW)\n"
-            "  --cache-dir DIR       strategy cache root (default $PASSMAP_CACHE_DIR, ~/.cache/passmap)\n"
-            "  --prop KEY=VALUE      extra property (repeatable; overrides a built one)\n"
-            "  --workdir DIR         working directory of the compile (trace files land there; default .)\n"
-            "  --export FILE         export the blob (default with --import: WORKDIR/model.blob)\n"
-            "  --import              time ov_core_import_model of the exported blob (the warm path; a failed\n"
-            "                        import is reported as import_error, the compile still counts)\n"
-            "  --lib PATH            libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)\n"
-            "  --json                end with the bare JSON object instead of the PASSMAP-OV-RESULT line\n");
-    cli_help_tail(out, "ov-compile", "0 compiled (a failed --import is reported, not an error), 1 the compile failed, 2 bad usage");
-}
+enum { O_SCHED = 256, O_SOUT, O_SIN, O_REUSE, O_CACHE, O_PROP, O_WORKDIR, O_EXPORT, O_IMPORT, O_LIB, O_JSON,
+       O_LOG, O_WEIGHTS, O_MINRESP, O_PREFILL, O_PYRAMID, O_PLATFORM, O_CACHEMODE, O_TSTATS, O_PATTN, O_GATTN,
+       O_SHEAD, O_CTYPE, O_OFFONLY };
+static const cli_opt ov_opts[] = {
+    {"model", 'm', 1, "FILE", "OpenVINO IR .xml"},
+    {"weights", O_WEIGHTS, 0, "FILE", "its .bin (default: beside the .xml)"},
+    {"device", 'd', 1, "NAME", "NPU (default), CPU, GPU"},
+    {"window", 'w', 1, "N", "LLM prompt window: NPU_USE_NPUW/NPUW_LLM/NPUW_LLM_MAX_PROMPT_LEN=N, plus\n"
+                            "NPUW_LLM_MIN_RESPONSE_LEN, NPUW_LLM_BATCH_DIM=0, NPUW_LLM_SEQ_LEN_DIM=2"},
+    {"min-response-len", O_MINRESP, 0, "N", "NPUW_LLM_MIN_RESPONSE_LEN (default 128)"},
+    {"prefill-hint", O_PREFILL, 0, "H", "NPUW_LLM_PREFILL_HINT: STATIC compiles the prefill at the window\n"
+                                        "(OpenVINO's default DYNAMIC compiles 1024-token chunks)"},
+    {"generate-pyramid", O_PYRAMID, 0, "B", "NPUW_LLM_GENERATE_PYRAMID YES|NO (YES: one generate model per 1K step)"},
+    {"prefill-attention-hint", O_PATTN, 0, "H", "NPUW_LLM_PREFILL_ATTENTION_HINT STATIC|DYNAMIC|PYRAMID (default\n"
+                                                "STATIC, pinned from OpenVINO 2026.0, whose defaults move inside 2026.x)"},
+    {"generate-attention-hint", O_GATTN, 0, "H", "NPUW_LLM_GENERATE_ATTENTION_HINT, likewise"},
+    {"shared-head", O_SHEAD, 0, "B", "NPUW_LLM_SHARED_HEAD YES|NO (default YES, pinned likewise)"},
+    {"compiler-type", O_CTYPE, 0, "T", "NPU_COMPILER_TYPE (default: DRIVER on a device, PLUGIN offline; pinned because\n"
+                                       "the stock choice moves between 2026.x minors and SKUs)"},
+    {"offline-only", O_OFFONLY, 0, NULL, "with --platform: fail on a machine with an NPU instead of compiling on it"},
+    {"platform", O_PLATFORM, 0, "P", "NPU_PLATFORM (NPU3720, NPU4000, NPU5010): with no NPU present, compile\n"
+                                     "offline (OpenVINO >= 2026.0; no import then)"},
+    {"cache-mode", O_CACHEMODE, 0, "M", "CACHE_MODE (default for an exported NPUW blob: OPTIMIZE_SPEED, with weights;\n"
+                                        "OPTIMIZE_SIZE exports it weightless, which the C API cannot import)"},
+    {"log-level", O_LOG, 0, "L", "LOG_LEVEL (default LOG_INFO: turns the per-pass timing report on)"},
+    {"", 0, 0, NULL, "Instrumentation (adds NPU_COMPILATION_MODE_PARAMS; under NPUW its default is kept in front):"},
+    {"schedule-trace", O_SCHED, 0, NULL, "enable-schedule-trace=true (compileTimeScheduleTrace.json)"},
+    {"strategy-out", O_SOUT, 0, NULL, "write-strategy-to-json=true (strategy_out.json)"},
+    {"task-stats", O_TSTATS, 0, NULL, "dump-task-stats=true"},
+    {"strategy-in", O_SIN, 0, "FILE", "offer FILE as strategy_in.json, read-strategy-from-json=true"},
+    {"reuse-strategy", O_REUSE, 0, NULL, "deterministic strategy replay: offer the cached strategy of the same model\n"
+                                         "and options (stored after the first compile); not with --window (NPUW)"},
+    {"cache-dir", O_CACHE, 0, "DIR", "strategy cache root (default $PASSMAP_CACHE_DIR, ~/.cache/passmap)"},
+    {"prop", O_PROP, 0, "KEY=VALUE", "extra property (repeatable; overrides a built one)"},
+    {"workdir", O_WORKDIR, 0, "DIR", "working directory of the compile (trace files land there; default .)"},
+    {"export", O_EXPORT, 0, "FILE", "export the blob (default with --import: WORKDIR/model.blob)"},
+    {"import", O_IMPORT, 0, NULL, "time ov_core_import_model of the exported blob (the warm path; a failed\n"
+                                  "import is reported as import_error, the compile still counts)"},
+    {"lib", O_LIB, 0, "PATH", "libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)"},
+    {"json", O_JSON, 0, NULL, "end with the bare JSON object instead of the PASSMAP-OV-RESULT line"},
+    {0},
+};
+static const cli_cmd ov_cmd = {
+    .name = "ov-compile",
+    .synopsis = "--model X.xml [options]",
+    .about = "Compiles (and with --import imports) one OpenVINO model, for the openvino back end's steps.",
+    .opts = ov_opts,
+    .exit_status = "0 compiled (a failed --import is reported, not an error), 1 the compile failed, 2 bad usage",
+};
 
 /* One write(2): the line stays whole even when the compiler's buffered output is flushed around it. */
 static void emit_line(const char *json, int bare)
@@ -116,30 +124,6 @@ static void on_compiled(pm_ov_result *r, void *vctx)
 
 int cmd_ov_compile(int argc, char **argv)
 {
-    enum { O_SCHED = 256, O_SOUT, O_SIN, O_REUSE, O_CACHE, O_PROP, O_WORKDIR, O_EXPORT, O_IMPORT, O_LIB, O_JSON,
-           O_LOG, O_WEIGHTS, O_MINRESP, O_PREFILL, O_PYRAMID, O_PLATFORM, O_CACHEMODE, O_TSTATS, O_PATTN, O_GATTN,
-           O_SHEAD, O_CTYPE, O_OFFONLY };
-    static const struct option longopts[] = {
-        {"model", required_argument, 0, 'm'},       {"weights", required_argument, 0, O_WEIGHTS},
-        {"device", required_argument, 0, 'd'},      {"window", required_argument, 0, 'w'},
-        {"log-level", required_argument, 0, O_LOG}, {"schedule-trace", no_argument, 0, O_SCHED},
-        {"strategy-out", no_argument, 0, O_SOUT},   {"strategy-in", required_argument, 0, O_SIN},
-        {"reuse-strategy", no_argument, 0, O_REUSE}, {"cache-dir", required_argument, 0, O_CACHE},
-        {"prop", required_argument, 0, O_PROP},     {"workdir", required_argument, 0, O_WORKDIR},
-        {"export", required_argument, 0, O_EXPORT}, {"import", no_argument, 0, O_IMPORT},
-        {"lib", required_argument, 0, O_LIB},       {"json", no_argument, 0, O_JSON},
-        {"min-response-len", required_argument, 0, O_MINRESP},
-        {"prefill-hint", required_argument, 0, O_PREFILL},
-        {"generate-pyramid", required_argument, 0, O_PYRAMID},
-        {"platform", required_argument, 0, O_PLATFORM},
-        {"cache-mode", required_argument, 0, O_CACHEMODE},
-        {"task-stats", no_argument, 0, O_TSTATS},
-        {"prefill-attention-hint", required_argument, 0, O_PATTN},
-        {"generate-attention-hint", required_argument, 0, O_GATTN},
-        {"shared-head", required_argument, 0, O_SHEAD},
-        {"compiler-type", required_argument, 0, O_CTYPE},
-        {"offline-only", no_argument, 0, O_OFFONLY},
-        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     pm_ov_opts o = {0};
     pm_ov_result r;
     pm_err err;
@@ -155,7 +139,7 @@ int cmd_ov_compile(int argc, char **argv)
     memset(&r, 0, sizeof r);
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "m:d:w:h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&ov_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'm': o.model_xml = optarg; break;
         case O_WEIGHTS: o.model_bin = optarg; break;
@@ -233,10 +217,9 @@ int cmd_ov_compile(int argc, char **argv)
         case O_IMPORT: o.do_import = 1; break;
         case O_LIB: o.lib = optarg; break;
         case O_JSON: json = 1; break;
-        case 'h': usage(stdout); rc = PM_EXIT_OK; goto cleanup;
+        case CLI_HELP: cli_usage(stdout, &ov_cmd); rc = PM_EXIT_OK; goto cleanup;
         default:
-            fprintf(stderr, "passmap ov-compile: see 'passmap ov-compile --help'\n");
-            rc = PM_EXIT_USAGE;
+            rc = cli_try_help(&ov_cmd);
             goto cleanup;
         }
     }

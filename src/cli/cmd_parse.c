@@ -7,23 +7,26 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "parse.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: passmap parse [--format NAME] [--json] [--all] [--tree] [--top N] FILE...\n"
-            "Reads per-pass timing reports (mlir-opt --mlir-timing, llc/opt -time-passes, Chrome traces, NPU\n"
-            "logs) and prints one table over all FILEs, sorted by wall time.\n"
-            "  --format NAME  mlir-text, mlir-json, llvm-text, chrome-trace, npu-log, ... (default: sniff)\n"
-            "  --json         machine-readable: {format, n_reports, total_wall_s, pass_wall_s, passes:[...]},\n"
-            "                 every row in report order with its flags\n"
-            "  --all          also show group (g), summary (s) and detail (d) rows; a = analysis\n"
-            "  --tree         report order with indentation instead of sorting by wall time\n"
-            "  --top N        show only the N largest rows\n");
-    cli_help_tail(f, "parse", NULL);
-}
+static const cli_opt parse_opts[] = {
+    {"format", 'f', 1, "NAME", "mlir-text, mlir-json, llvm-text, chrome-trace, npu-log, ... (default: sniff)"},
+    {"json", 'j', 1, NULL, "machine-readable: {format, n_reports, total_wall_s, pass_wall_s, passes:[...]},\n"
+                           "every row in report order with its flags"},
+    {"all", 'a', 1, NULL, "also show group (g), summary (s) and detail (d) rows; a = analysis"},
+    {"tree", 't', 1, NULL, "report order with indentation instead of sorting by wall time"},
+    {"top", 'n', 1, "N", "show only the N largest rows"},
+    {0},
+};
+static const cli_cmd parse_cmd = {
+    .name = "parse",
+    .synopsis = "[--format NAME] [--json] [--all] [--tree] [--top N] FILE...",
+    .about = "Reads per-pass timing reports (mlir-opt --mlir-timing, llc/opt -time-passes, Chrome traces, NPU\n"
+             "logs) and prints one table over all FILEs, sorted by wall time.",
+    .opts = parse_opts,
+};
 
 static const pm_report *sort_report; /* qsort has no context argument in C11 */
 
@@ -138,18 +141,12 @@ static int print_table(const pm_report *r, int all, int tree, long top)
 
 int cmd_parse(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"format", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
-        {"all", no_argument, NULL, 'a'},          {"tree", no_argument, NULL, 't'},
-        {"top", required_argument, NULL, 'n'},    {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     pm_format fmt = PM_FMT_AUTO;
     int json = 0, all = 0, tree = 0;
     long top = 0;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:jatn:h", opts, NULL)) != -1) {
+    while ((c = cli_getopt(&parse_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'f':
             fmt = pm_format_from_name(optarg);
@@ -171,8 +168,8 @@ int cmd_parse(int argc, char **argv)
             }
             break;
         }
-        case 'h': usage(stdout); return PM_EXIT_OK;
-        default: fprintf(stderr, "passmap parse: try --help\n"); return PM_EXIT_USAGE;
+        case CLI_HELP: cli_usage(stdout, &parse_cmd); return PM_EXIT_OK;
+        default: return cli_try_help(&parse_cmd);
         }
     }
     if (optind >= argc) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_opts.h"
 #include "cmds.h"
 #include "probe.h"
 #include "util.h"
@@ -19,41 +20,39 @@ static void on_sigint(int sig)
     stop_requested = 1;
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: passmap probe [--sweep NAME] DB\n"
-            "Measures the IR size at each stage's entry (ir.stage.*) for every config of a finished sweep that\n"
-            "lacks it, and adds it to that config's runs: the report's cost fits need it (a store without it gets\n"
-            "no fit). The sweep's stored spec is read again as from its folder and each config is prepared once,\n"
-            "as the sweep does before its runs (the embedded back end counts the ops at each stage boundary with an\n"
-            "extra mlir-opt, outside every timed run). Timed data is not touched.\n\n"
-            "  --sweep NAME      the sweep (default: the database's only one)\n");
-    cli_help_tail(out, "probe", "0 sizes added (or none missing), 1 the probe failed, 2 bad usage");
-}
+static const cli_opt probe_opts[] = {
+    {"sweep", 's', 0, "NAME", "the sweep (default: the database's only one)"},
+    {0},
+};
+static const cli_cmd probe_cmd = {
+    .name = "probe",
+    .synopsis = "[--sweep NAME] DB",
+    .about = "Measures the IR size at each stage's entry (ir.stage.*) for every config of a finished sweep that\n"
+             "lacks it, and adds it to that config's runs: the report's cost fits need it (a store without it gets\n"
+             "no fit). The sweep's stored spec is read again as from its folder and each config is prepared once,\n"
+             "as the sweep does before its runs (the embedded back end counts the ops at each stage boundary with an\n"
+             "extra mlir-opt, outside every timed run). Timed data is not touched.",
+    .opts = probe_opts,
+    .exit_status = "0 sizes added (or none missing), 1 the probe failed, 2 bad usage",
+};
 
 int cmd_probe(int argc, char **argv)
 {
-    static const struct option opts[] = {{"sweep", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
     const char *sweep = NULL;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = cli_getopt(&probe_cmd, argc, argv)) != -1) {
         if (c == 's')
             sweep = optarg;
-        else if (c == 'h') {
-            usage(stdout);
-            return 0;
-        } else {
-            usage(stderr);
-            return PM_EXIT_USAGE;
-        }
+        else if (c == CLI_HELP) {
+            cli_usage(stdout, &probe_cmd);
+            return PM_EXIT_OK;
+        } else
+            return cli_try_help(&probe_cmd);
     }
     if (optind != argc - 1) {
         fprintf(stderr, "passmap probe: one database needed\n");
-        usage(stderr);
-        return PM_EXIT_USAGE;
+        return cli_try_help(&probe_cmd);
     }
     const char *db = argv[optind];
     char self[PATH_MAX] = "";

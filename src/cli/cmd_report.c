@@ -11,6 +11,7 @@
 
 #include "analysis.h"
 #include "json_out.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "store.h"
 #include "figures.h"
@@ -23,30 +24,36 @@
 #include "store_runs.h"
 #include "util.h"
 
-static void usage(FILE *out)
+static const cli_opt report_opts[] = {
+    {"json", 'j', 1, NULL, "the same content as JSON on stdout (schema: docs/json.md)"},
+    {"markdown", 'M', 1, NULL, "the text report's tables as Markdown"},
+    {"html", 'H', 1, "FILE", "one self-contained HTML report (figures inline; needs gnuplot)"},
+    {"figures", 'F', 1, "DIR", "also keep the figures (SVG + PNG + gnuplot scripts) in DIR"},
+    {"sweep", 's', 1, "NAME", "which sweep (default: the latest study, not its STUDY-fix sweep nor a superseded\n"
+                              "one); A,B reports several together"},
+    {"stage-map", 'm', 1, "FILE", "pass->stage map (tool<TAB>glob<TAB>stage); repeatable; default: data/stages-*.tsv"},
+    {"x", 'X', 0, "AXIS", "the size axis of a sweep over parameters (e.g. --x opt): regime map, handoff x,\n"
+                          "fingerprint bars; default: the spec's [report] size, else the first integer axis\n"
+                          "(handoff: a declared ir.* metric, else the cold wall, grows the compile)"},
+    {"y", 'Y', 0, "AXIS", "the workload axis (e.g. --y input): the series; default: the spec's [report]\n"
+                          "workload, else input"},
+    {"allow-contended", 'C', 0, NULL, "the in-sweep A/B keeps the marks of configs whose runs were contended (load\n"
+                                      "above the CPUs, or a tool below 0.75x its serial CPU/wall), marked contended;\n"
+                                      "by default they read \"no conclusion (contended)\", as in passmap compare"},
+    {0},
+};
+static void report_notes(FILE *out)
 {
-    fprintf(out,
-            "usage: passmap report DB [--json | --markdown] [--html FILE] [--figures DIR] [--sweep NAME]\n"
-            "                         [--stage-map FILE]... [--x SIZE-AXIS] [--y WORKLOAD-AXIS]\n"
-            "                         [--allow-contended]\n"
-            "  per config: stage breakdown, dominant stage and share; regimes, cost fits, precision, fix table.\n"
-            "  --json            the same content as JSON on stdout (schema: docs/json.md)\n"
-            "  --markdown        the text report's tables as Markdown\n"
-            "  --html FILE       one self-contained HTML report (figures inline; needs gnuplot)\n"
-            "  --figures DIR     also keep the figures (SVG + PNG + gnuplot scripts) in DIR\n"
-            "  --sweep NAME      which sweep (default: the latest study, not its STUDY-fix sweep nor a superseded\n"
-            "                    one); A,B reports several together\n"
-            "  --stage-map FILE  pass->stage map (tool<TAB>glob<TAB>stage); repeatable; default: data/stages-*.tsv\n"
-            "  --x AXIS, --y AXIS  the size and workload axes of a sweep over parameters (e.g. --x opt --y input):\n"
-            "                    regime map, handoff x and series, fingerprint bars; default: the spec's [report]\n"
-            "                    size / workload, else input and the first integer axis (handoff: a declared\n"
-            "                    ir.* metric, else the cold wall, grows the compile)\n"
-            "  --allow-contended the in-sweep A/B keeps the marks of configs whose runs were contended (load above\n"
-            "                    the CPUs, or a tool below 0.75x its serial CPU/wall), marked contended; by default\n"
-            "                    they read \"no conclusion (contended)\", as in passmap compare\n"
-            "  data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
-    cli_help_tail(out, "report", NULL);
+    fprintf(out, "data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
+static const cli_cmd report_cmd = {
+    .name = "report",
+    .synopsis = "DB [--json | --markdown] [--html FILE] [--figures DIR] [--sweep NAME]\n"
+                "[--stage-map FILE]... [--x SIZE-AXIS] [--y WORKLOAD-AXIS] [--allow-contended]",
+    .about = "Per config: stage breakdown, dominant stage and share; regimes, cost fits, precision, fix table.",
+    .opts = report_opts,
+    .notes_fn = report_notes,
+};
 
 
 /* One table in the chosen form (text fitted to width, or Markdown). */
@@ -259,21 +266,12 @@ static int propose_fixes(pm_analysis *a, const char *dbpath, int allow_contended
 
 int cmd_report(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},      {"html", required_argument, NULL, 'H'},
-        {"figures", required_argument, NULL, 'F'}, {"sweep", required_argument, NULL, 's'},
-        {"stage-map", required_argument, NULL, 'm'},
-        {"markdown", no_argument, NULL, 'M'},  {"x", required_argument, NULL, 'X'},
-        {"y", required_argument, NULL, 'Y'},   {"help", no_argument, NULL, 'h'},
-        {"allow-contended", no_argument, NULL, 'C'},
-        {NULL, 0, NULL, 0},
-    };
     int json = 0, markdown = 0, allow_contended = 0, c;
     const char *html = NULL, *figdir = NULL, *sweep = NULL, *x_axis = NULL, *y_axis = NULL;
     const char *maps[16];
     int n_maps = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hjMH:F:s:m:x:", opts, NULL)) != -1) {
+    while ((c = cli_getopt(&report_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 'C': allow_contended = 1; break;
@@ -290,10 +288,8 @@ int cmd_report(int argc, char **argv)
             }
             maps[n_maps++] = optarg;
             break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
-        default:
-            fprintf(stderr, "passmap report: try 'passmap report --help'\n");
-            return PM_EXIT_USAGE;
+        case CLI_HELP: cli_usage(stdout, &report_cmd); return PM_EXIT_OK;
+        default: return cli_try_help(&report_cmd);
         }
     }
     if (optind != argc - 1) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "json_out.h"
 #include "ov.h"
@@ -31,45 +32,50 @@ static void on_interrupt(int sig)
     interrupted = 1;
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: passmap run [options] -- CMD [ARGS...]\n"
-            "       passmap run [options] --backend openvino --model X.xml [--device NPU] [--window W]\n"
-            "Runs CMD (no shell) N times, each cold in its own process group, and reports wall, user and sys\n"
-            "time, max RSS and user-space instructions (n/a where perf counters are unavailable).\n"
-            "Statistics cover the runs that succeeded; every failed run is listed and counted by status.\n"
-            "\n"
-            "  -n, --runs N          measured runs (default 5)\n"
-            "      --warmup K        unmeasured runs first (default 0)\n"
-            "      --timeout DUR     per run, e.g. 30, 2.5s, 500ms, 5m, 1h; the process group is killed\n"
-            "      --mem-limit SIZE  address-space limit (RLIMIT_AS) per run, e.g. 512M, 8G\n"
-            "      --cwd DIR         working directory of CMD\n"
-            "      --stdout FILE     keep CMD's stdout (with -n > 1: FILE.1, FILE.2, ... per run)\n"
-            "      --stderr FILE     keep CMD's stderr (with -n > 1: FILE.1, FILE.2, ... per run)\n"
-            "      --json            one JSON object on stdout instead of the table\n"
-            "Recording (each measured run becomes one run in a results database, process stats and pass times\n"
-            "together, as a sweep stores them):\n"
-            "      --db FILE         results database (created when missing); what a killed `run --db` left\n"
-            "                        running in a run's process group is killed first (one line on stderr)\n"
-            "      --config KEY      the config the runs belong to, e.g. c/input=a.c/opt=2 (NAME=VALUE parts\n"
-            "                        become its parameters, for compare --a NAME=V --b NAME=W)\n"
-            "      --sweep NAME      sweep to record into (default runs)\n"
-            "      --report WHERE    where CMD prints its timing report: stderr (default), stdout or a FILE;\n"
-            "                        a FILE that never appears makes the run failed\n"
-            "      --format NAME     report parser (default: sniff)\n"
-            "      --tool LABEL      tool stored with the step (default: CMD's name without version suffix)\n"
-            "  -v, --verbose         one line per run\n"
-            "OpenVINO back end (each run is a `passmap ov-compile` child in its own folder RUN_DIR/i, cold):\n"
-            "      --backend NAME    command (default) or openvino\n"
-            "      --model X.xml     OpenVINO IR to compile; --device NPU|CPU|GPU (default NPU)\n"
-            "      --window W        LLM prompt window (NPUW_LLM_MAX_PROMPT_LEN)\n"
-            "      --ov-lib PATH     libopenvino_c (default: $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)\n"
-            "      --schedule-trace, --strategy-out   ask the NPU compiler for its trace files\n"
-            "      --run-dir DIR     run folders (default passmap-run); compile and blob-import seconds are\n"
-            "                        read from each child's result line and summarised too\n");
-    cli_help_tail(out, "run", "0 all runs succeeded, 1 a run failed (or passmap could not run it), 2 bad usage");
-}
+static const cli_opt run_opts[] = {
+    {"runs", 'n', 1, "N", "measured runs (default 5)"},
+    {"warmup", 'W', 0, "K", "unmeasured runs first (default 0)"},
+    {"timeout", 't', 0, "DUR", "per run, e.g. 30, 2.5s, 500ms, 5m, 1h; the process group is killed"},
+    {"mem-limit", 'm', 0, "SIZE", "address-space limit (RLIMIT_AS) per run, e.g. 512M, 8G"},
+    {"cwd", 'C', 0, "DIR", "working directory of CMD"},
+    {"stdout", 'O', 0, "FILE", "keep CMD's stdout (with -n > 1: FILE.1, FILE.2, ... per run)"},
+    {"stderr", 'E', 0, "FILE", "keep CMD's stderr (with -n > 1: FILE.1, FILE.2, ... per run)"},
+    {"json", 'j', 0, NULL, "one JSON object on stdout instead of the table"},
+    {"verbose", 'v', 1, NULL, "one line per run"},
+    {"", 0, 0, NULL, "Recording (each measured run becomes one run in a results database, process stats and pass times\n"
+                     "together, as a sweep stores them):"},
+    {"db", 'd', 0, "FILE", "results database (created when missing); what a killed `run --db` left\n"
+                           "running in a run's process group is killed first (one line on stderr)"},
+    {"config", 'k', 0, "KEY", "the config the runs belong to, e.g. c/input=a.c/opt=2 (NAME=VALUE parts\n"
+                              "become its parameters, for compare --a NAME=V --b NAME=W)"},
+    {"sweep", 's', 0, "NAME", "sweep to record into (default runs)"},
+    {"report", 'r', 0, "WHERE", "where CMD prints its timing report: stderr (default), stdout or a FILE;\n"
+                                "a FILE that never appears makes the run failed"},
+    {"format", 'f', 0, "NAME", "report parser (default: sniff)"},
+    {"tool", 'l', 0, "LABEL", "tool stored with the step (default: CMD's name without version suffix)"},
+    {"", 0, 0, NULL, "OpenVINO back end (each run is a `passmap ov-compile` child in its own folder RUN_DIR/i, cold):"},
+    {"backend", 'B', 0, "NAME", "command (default) or openvino"},
+    {"model", 'M', 0, "X.xml", "OpenVINO IR to compile"},
+    {"device", 'D', 0, "NAME", "NPU, CPU or GPU (default NPU)"},
+    {"window", 'w', 0, "W", "LLM prompt window (NPUW_LLM_MAX_PROMPT_LEN)"},
+    {"ov-lib", 'L', 0, "PATH", "libopenvino_c (default: $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)"},
+    {"schedule-trace", 'S', 0, NULL, "ask the NPU compiler for its schedule trace"},
+    {"strategy-out", 'T', 0, NULL, "ask the NPU compiler for its strategy file"},
+    {"run-dir", 'R', 0, "DIR", "run folders (default passmap-run); compile and blob-import seconds are\n"
+                               "read from each child's result line and summarised too"},
+    {0},
+};
+static const cli_cmd run_cmd = {
+    .name = "run",
+    .synopsis = "[options] -- CMD [ARGS...]\n"
+                "passmap run [options] --backend openvino --model X.xml [--device NPU] [--window W]",
+    .about = "Runs CMD (no shell) N times, each cold in its own process group, and reports wall, user and sys\n"
+             "time, max RSS and user-space instructions (n/a where perf counters are unavailable).\n"
+             "Statistics cover the runs that succeeded; every failed run is listed and counted by status.",
+    .opts = run_opts,
+    .exit_status = "0 all runs succeeded, 1 a run failed (or passmap could not run it), 2 bad usage",
+    .flags = "+",   /* stop at CMD, so its own options are not taken for ours */
+};
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
@@ -77,9 +83,9 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
     va_start(ap, fmt);
     fprintf(stderr, "passmap run: ");
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see passmap run --help)\n");
+    fputc('\n', stderr);
     va_end(ap);
-    return PM_EXIT_USAGE;
+    return cli_try_help(&run_cmd);
 }
 
 static int parse_count(const char *text, long min, long *out)
@@ -242,27 +248,11 @@ typedef struct run_results {
 /* Parses the options into *a. -1: go on; else the exit status (help, or a usage error already printed). */
 static int parse_args(int argc, char **argv, run_args *a)
 {
-    static const struct option longopts[] = {
-        {"runs", required_argument, NULL, 'n'},       {"warmup", required_argument, NULL, 'W'},
-        {"timeout", required_argument, NULL, 't'},    {"mem-limit", required_argument, NULL, 'm'},
-        {"cwd", required_argument, NULL, 'C'},        {"stdout", required_argument, NULL, 'O'},
-        {"stderr", required_argument, NULL, 'E'},     {"json", no_argument, NULL, 'j'},
-        {"verbose", no_argument, NULL, 'v'},          {"help", no_argument, NULL, 'h'},
-        {"backend", required_argument, NULL, 'B'},    {"model", required_argument, NULL, 'M'},
-        {"device", required_argument, NULL, 'D'},     {"window", required_argument, NULL, 'w'},
-        {"ov-lib", required_argument, NULL, 'L'},     {"schedule-trace", no_argument, NULL, 'S'},
-        {"strategy-out", no_argument, NULL, 'T'},     {"run-dir", required_argument, NULL, 'R'},
-        {"db", required_argument, NULL, 'd'},         {"config", required_argument, NULL, 'k'},
-        {"sweep", required_argument, NULL, 's'},      {"report", required_argument, NULL, 'r'},
-        {"format", required_argument, NULL, 'f'},     {"tool", required_argument, NULL, 'l'},
-        {NULL, 0, NULL, 0},
-    };
     pm_err err = {0};
     opterr = 0;
     optind = 1;
     int c;
-    /* '+': stop at CMD, so its own options are not taken for ours. */
-    while ((c = getopt_long(argc, argv, "+n:vh", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&run_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'n':
             if (parse_count(optarg, 1, &a->n_runs) < 0)
@@ -285,7 +275,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         case 'E': a->stderr_base = optarg; break;
         case 'j': a->json = 1; break;
         case 'v': a->verbose = 1; break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
+        case CLI_HELP: cli_usage(stdout, &run_cmd); return PM_EXIT_OK;
         case 'B':
             /* the table says which back ends passmap run measures */
             a->be = pm_backend_find(optarg);

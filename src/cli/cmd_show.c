@@ -7,25 +7,31 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cli_opts.h"
 #include "cmds.h"
 #include "passtree.h"
 #include "store_runs.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: passmap show DB [--sweep NAME] [--config KEY [--repeat N] [--mode MODE] | --run ID]\n"
-            "                       [--min-share F] [--stage-map FILE]... [--json]\n"
-            "  without --config: every config of the sweep with its median cold wall as a bar.\n"
-            "  with --config (or --run): that compile's pass tree per step: time, share of the run's wall, stage, bar.\n"
-            "  --repeat N       that repeat (default: the successful run with the median wall)\n"
-            "  --mode MODE      cold (default), cache-miss or warm\n"
-            "  --min-share F    fold passes below this share of the run (fraction, default 0.005) into one line\n"
-            "  --stage-map FILE pass->stage map (default: the data dir's stages-*.tsv)\n"
-            "  --json           the tree as JSON (schema in docs/json.md)\n"
-            "  width: $COLUMNS, else the terminal's, else 100; colour only on a terminal and never with NO_COLOR\n");
-    cli_help_tail(out, "show", NULL);
-}
+static const cli_opt show_opts[] = {
+    {"sweep", 's', 1, "NAME", "which sweep (default: the latest study)"},
+    {"config", 'c', 1, "KEY", "that config's compile: its pass tree per step"},
+    {"run", 'r', 1, "ID", "the run with this id (instead of --config)"},
+    {"repeat", 'n', 1, "N", "that repeat (default: the successful run with the median wall)"},
+    {"mode", 'm', 1, "MODE", "cold (default), cache-miss or warm"},
+    {"min-share", 'f', 1, "F", "fold passes below this share of the run (fraction, default 0.005) into one line"},
+    {"stage-map", 'M', 1, "FILE", "pass->stage map (default: the data dir's stages-*.tsv); repeatable"},
+    {"json", 'j', 1, NULL, "the tree as JSON (schema in docs/json.md)"},
+    {0},
+};
+static const cli_cmd show_cmd = {
+    .name = "show",
+    .synopsis = "DB [--sweep NAME] [--config KEY [--repeat N] [--mode MODE] | --run ID]\n"
+                "[--min-share F] [--stage-map FILE]... [--json]",
+    .about = "  without --config: every config of the sweep with its median cold wall as a bar.\n"
+             "  with --config (or --run): that compile's pass tree per step: time, share of the run's wall, stage, bar.",
+    .opts = show_opts,
+    .notes = "width: $COLUMNS, else the terminal's, else 100; colour only on a terminal and never with NO_COLOR",
+};
 
 
 static json_t *num(double v) { return v >= 0 && !isnan(v) ? json_real(v) : json_null(); }
@@ -129,13 +135,6 @@ static int show_configs(sqlite3 *db, const char *sweep, int width, int json, pm_
 
 int cmd_show(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"run", required_argument, NULL, 'r'},       {"config", required_argument, NULL, 'c'},
-        {"repeat", required_argument, NULL, 'n'},    {"mode", required_argument, NULL, 'm'},
-        {"sweep", required_argument, NULL, 's'},     {"min-share", required_argument, NULL, 'f'},
-        {"stage-map", required_argument, NULL, 'M'}, {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
-    };
     const char *config = NULL, *mode = NULL, *sweep = NULL;
     const char *maps[16];
     int n_maps = 0, json = 0, repeat = -1, c;
@@ -143,7 +142,7 @@ int cmd_show(int argc, char **argv)
     double min_share = 0.005;
     char *end;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hr:c:n:m:s:f:M:j", opts, NULL)) != -1) {
+    while ((c = cli_getopt(&show_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'r':
             run_id = strtoll(optarg, &end, 10);
@@ -177,8 +176,8 @@ int cmd_show(int argc, char **argv)
         case 'm': mode = optarg; break;
         case 's': sweep = optarg; break;
         case 'j': json = 1; break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
-        default: fprintf(stderr, "passmap show: try 'passmap show --help'\n"); return PM_EXIT_USAGE;
+        case CLI_HELP: cli_usage(stdout, &show_cmd); return PM_EXIT_OK;
+        default: return cli_try_help(&show_cmd);
         }
     }
     if (optind != argc - 1) {

@@ -4,20 +4,23 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_opts.h"
 #include "cmds.h"
 #include "store.h"
 #include "store_runs.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: passmap status [--json] DB...\n"
-            "Per sweep and shard of each database: configs, runs planned, done, left, failed, and the hosts\n"
-            "that measured them. A sweep without --shard is shard 1/1. `passmap sweep SPEC --status` is the same\n"
-            "for the sweep's database.\n\n"
-            "  --json       as JSON\n");
-    cli_help_tail(out, "status", NULL);
-}
+static const cli_opt status_opts[] = {
+    {"json", 'j', 0, NULL, "as JSON"},
+    {0},
+};
+static const cli_cmd status_cmd = {
+    .name = "status",
+    .synopsis = "[--json] DB...",
+    .about = "Per sweep and shard of each database: configs, runs planned, done, left, failed, and the hosts\n"
+             "that measured them. A sweep without --shard is shard 1/1. `passmap sweep SPEC --status` is the same\n"
+             "for the sweep's database.",
+    .opts = status_opts,
+};
 
 /* The tool builds a sweep ran (schema 7), or NULL/0 when none is recorded. */
 static size_t sweep_tools(pm_store *st, const char *sweep, pm_tool_ident **t)
@@ -114,15 +117,13 @@ int pm_cli_status(const char *const *dbs, int n_dbs, int json)
 
 int cmd_status(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'},
-                                              {NULL, 0, NULL, 0}};
     int json = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&status_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
-        default: fprintf(stderr, "try 'passmap status --help'\n"); return PM_EXIT_USAGE;
+        case CLI_HELP: cli_usage(stdout, &status_cmd); return PM_EXIT_OK;
+        default: return cli_try_help(&status_cmd);
         }
     }
     if (optind >= argc) {

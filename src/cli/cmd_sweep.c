@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "json_out.h"
+#include "cli_opts.h"
 #include "cmds.h"
 #include "backend.h"
 #include "spec.h"
@@ -22,44 +23,46 @@ static void on_sigint(int sig)
     signal(SIGINT, SIG_DFL); /* a second Ctrl-C stops at once */
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: passmap sweep [options] SPEC.ini\n"
-            "Runs every config of the spec's matrix (repeats interleaved) and records each run in SQLite.\n"
-            "Rerunning the same command resumes: runs already recorded are skipped, and what a killed sweep left\n"
-            "running in a step's process group is killed first (one line on stderr).\n\n"
-            "  --db FILE         results database (default: NAME.db, NAME from [sweep] name)\n"
-            "  --work-dir DIR    run folders and the warm cache (default: DB.runs)\n"
-            "  --warm            also run each config through the compiled-artifact cache (recompile / hit)\n"
-            "  --no-warm         do not, even if the spec says warm = true\n"
-            "  --keep            keep every run's folder (outputs, stderr); failed runs are always kept\n"
-            "  --max-runs N      stop after N runs (resume later)\n"
-            "  --dry-run         print the plan, run nothing\n"
-            "  --quiet           no per-run lines (the TTY progress bar stays)\n"
-            "  --json            print the summary as JSON on stdout\n"
-            "  --backend NAME    override the spec's back end: embedded, openvino or command\n"
-            "  --device NAME     override [openvino] device (NPU, CPU, GPU ...)\n"
-            "  --shard K/N       run only shard K of N (1 <= K <= N): the same spec gives the same shards on every\n"
-            "                    machine; each shard resumes on its own --db; `passmap merge` joins them\n"
-            "  --costs DB        balance the shards by the walls measured in DB (an earlier sweep of the spec)\n"
-            "                    instead of IR sizes; every shard must be given the same DB\n"
-            "  --status          print done/left per shard of --db (as `passmap status DB`), run nothing\n"
-            "  --name NAME       record the sweep as NAME (default: [sweep] name); the database stays the same\n"
-            "  --force           a recorded config whose steps changed (argv, tool build, environment: its\n"
-            "                    fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
-            "                    (never read as the study) and measures it anew\n"
-            "  --retry-failed    move the failed runs aside the same way and run their repeats again (default:\n"
-            "                    a failed run counts as done; the sweep says how many there are)\n"
-            "  --slurm           submit the sweep to Slurm instead: a job array of --shards tasks (each one\n"
-            "                    shard, --exclusive on its node) and a merge job into --db after all succeed;\n"
-            "                    scripts, logs and shard databases go to DB.slurm/; with --dry-run: print them\n"
-            "  --shards N        with --slurm: number of shards (default 4)\n"
-            "  --partition P     with --slurm: the Slurm partition\n"
-            "  --time T          with --slurm: time limit per shard task (Slurm syntax, e.g. 4:00:00)\n"
-            "Spec format: man 5 passmap-spec (docs/spec.md), studies/demo.ini. Several machines: docs/scale-out.md.\n");
-    cli_help_tail(out, "sweep", NULL);
-}
+static const cli_opt sweep_opts[] = {
+    {"db", 'd', 0, "FILE", "results database (default: NAME.db, NAME from [sweep] name)"},
+    {"work-dir", 'w', 0, "DIR", "run folders and the warm cache (default: DB.runs)"},
+    {"warm", 'W', 0, NULL, "also run each config through the compiled-artifact cache (recompile / hit)"},
+    {"no-warm", 'N', 0, NULL, "do not, even if the spec says warm = true"},
+    {"keep", 'k', 0, NULL, "keep every run's folder (outputs, stderr); failed runs are always kept"},
+    {"max-runs", 'm', 0, "N", "stop after N runs (resume later)"},
+    {"dry-run", 'n', 0, NULL, "print the plan, run nothing"},
+    {"quiet", 'q', 0, NULL, "no per-run lines (the TTY progress bar stays)"},
+    {"json", 'j', 0, NULL, "print the summary as JSON on stdout"},
+    {"backend", 'B', 0, "NAME", "override the spec's back end: embedded, openvino or command"},
+    {"device", 'D', 0, "NAME", "override [openvino] device (NPU, CPU, GPU ...)"},
+    {"shard", 'S', 0, "K/N", "run only shard K of N (1 <= K <= N): the same spec gives the same shards on every\n"
+                            "machine; each shard resumes on its own --db; `passmap merge` joins them"},
+    {"costs", 'C', 0, "DB", "balance the shards by the walls measured in DB (an earlier sweep of the spec)\n"
+                            "instead of IR sizes; every shard must be given the same DB"},
+    {"status", 's', 0, NULL, "print done/left per shard of --db (as `passmap status DB`), run nothing"},
+    {"name", 'A', 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same"},
+    {"force", 'F', 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
+                            "fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
+                            "(never read as the study) and measures it anew"},
+    {"retry-failed", 'R', 0, NULL, "move the failed runs aside the same way and run their repeats again (default:\n"
+                            "a failed run counts as done; the sweep says how many there are)"},
+    {"slurm", 'L', 0, NULL, "submit the sweep to Slurm instead: a job array of --shards tasks (each one\n"
+                            "shard, --exclusive on its node) and a merge job into --db after all succeed;\n"
+                            "scripts, logs and shard databases go to DB.slurm/; with --dry-run: print them"},
+    {"shards", 'K', 0, "N", "with --slurm: number of shards (default 4)"},
+    {"partition", 'P', 0, "P", "with --slurm: the Slurm partition"},
+    {"time", 'T', 0, "T", "with --slurm: time limit per shard task (Slurm syntax, e.g. 4:00:00)"},
+    {0},
+};
+static const cli_cmd sweep_cmd = {
+    .name = "sweep",
+    .synopsis = "[options] SPEC.ini",
+    .about = "Runs every config of the spec's matrix (repeats interleaved) and records each run in SQLite.\n"
+             "Rerunning the same command resumes: runs already recorded are skipped, and what a killed sweep left\n"
+             "running in a step's process group is killed first (one line on stderr).",
+    .opts = sweep_opts,
+    .notes = "Spec format: man 5 passmap-spec (docs/spec.md), studies/demo.ini. Several machines: docs/scale-out.md.",
+};
 
 typedef struct progress_state {
     int tty, quiet, dry;
@@ -115,20 +118,6 @@ static void on_notice(void *user, const char *line)
 
 int cmd_sweep(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"db", required_argument, NULL, 'd'},      {"work-dir", required_argument, NULL, 'w'},
-        {"warm", no_argument, NULL, 'W'},          {"no-warm", no_argument, NULL, 'N'},
-        {"keep", no_argument, NULL, 'k'},          {"max-runs", required_argument, NULL, 'm'},
-        {"dry-run", no_argument, NULL, 'n'},       {"quiet", no_argument, NULL, 'q'},
-        {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
-        {"backend", required_argument, NULL, 'B'}, {"device", required_argument, NULL, 'D'},
-        {"shard", required_argument, NULL, 'S'},   {"costs", required_argument, NULL, 'C'},
-        {"status", no_argument, NULL, 's'},        {"slurm", no_argument, NULL, 'L'},
-        {"shards", required_argument, NULL, 'K'},  {"partition", required_argument, NULL, 'P'},
-        {"time", required_argument, NULL, 'T'},
-        {"force", no_argument, NULL, 'F'},         {"retry-failed", no_argument, NULL, 'R'},
-        {"name", required_argument, NULL, 'A'},
-        {NULL, 0, NULL, 0}};
     pm_cli_slurm slurm = {.shards = 0};
     int use_slurm = 0;
     pm_sweep_opts opts = {.warm = -1, .stop = &stop_requested};
@@ -137,7 +126,7 @@ int cmd_sweep(int argc, char **argv)
     pm_err err = {0};
     char dbbuf[256];
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&sweep_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'w': opts.work_dir = optarg; break;
@@ -189,8 +178,8 @@ int cmd_sweep(int argc, char **argv)
         case 'A': name = optarg; break;
         case 'P': slurm.partition = optarg; break;
         case 'T': slurm.time_limit = optarg; break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
-        default: fprintf(stderr, "try 'passmap sweep --help'\n"); return PM_EXIT_USAGE;
+        case CLI_HELP: cli_usage(stdout, &sweep_cmd); return PM_EXIT_OK;
+        default: return cli_try_help(&sweep_cmd);
         }
     }
     if (optind != argc - 1) {

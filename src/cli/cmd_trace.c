@@ -4,28 +4,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_opts.h"
 #include "cmds.h"
 #include "passtree.h"
 #include "store_runs.h"
 #include "util.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: passmap trace DB [--sweep NAME] [--run ID | --config KEY [--repeat N] [--mode MODE]] [-o FILE]\n"
-            "  one stored run as Chrome trace event JSON (open it in https://ui.perfetto.dev or chrome://tracing):\n"
-            "  one track per step process, the step as a span, its passes nested inside in the compiler's order.\n"
-            "  Chrome-trace reports keep their measured start offsets; MLIR tree reports give the order and nesting\n"
-            "  (passes laid out back to back); LLVM's -time-passes list gives neither (sorted by time): the step's\n"
-            "  args say which (\"placement\").\n"
-            "  --run ID       the run with this id\n"
-            "  --config KEY   a config of the sweep (default: the only config, when there is one)\n"
-            "  --repeat N     that repeat (default: the successful run with the median wall)\n"
-            "  --mode MODE    cold (default), cache-miss or warm\n"
-            "  --sweep NAME   which sweep (default: the latest study, not its STUDY-fix sweep nor a superseded one)\n"
-            "  -o FILE        write there (default: stdout)\n");
-    cli_help_tail(out, "trace", NULL);
-}
+static const cli_opt trace_opts[] = {
+    {"run", 'r', 1, "ID", "the run with this id"},
+    {"config", 'c', 1, "KEY", "a config of the sweep (default: the only config, when there is one)"},
+    {"repeat", 'n', 1, "N", "that repeat (default: the successful run with the median wall)"},
+    {"mode", 'm', 1, "MODE", "cold (default), cache-miss or warm"},
+    {"sweep", 's', 1, "NAME", "which sweep (default: the latest study, not its STUDY-fix sweep nor a superseded one)"},
+    {"output", 'o', 1, "FILE", "write there (default: stdout)"},
+    {0},
+};
+static const cli_cmd trace_cmd = {
+    .name = "trace",
+    .synopsis = "DB [--sweep NAME] [--run ID | --config KEY [--repeat N] [--mode MODE]] [-o FILE]",
+    .about = "  one stored run as Chrome trace event JSON (open it in https://ui.perfetto.dev or chrome://tracing):\n"
+             "  one track per step process, the step as a span, its passes nested inside in the compiler's order.\n"
+             "  Chrome-trace reports keep their measured start offsets; MLIR tree reports give the order and nesting\n"
+             "  (passes laid out back to back); LLVM's -time-passes list gives neither (sorted by time): the step's\n"
+             "  args say which (\"placement\").",
+    .opts = trace_opts,
+};
 
 /* Shared by trace and show: which run the options name. */
 int pm_cli_pick_run(sqlite3 *db, const char *cmd, const char *sweep, const char *config, const char *mode, int repeat,
@@ -65,18 +68,12 @@ int pm_cli_pick_run(sqlite3 *db, const char *cmd, const char *sweep, const char 
 
 int cmd_trace(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"run", required_argument, NULL, 'r'},    {"config", required_argument, NULL, 'c'},
-        {"repeat", required_argument, NULL, 'n'}, {"mode", required_argument, NULL, 'm'},
-        {"sweep", required_argument, NULL, 's'},  {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
     const char *config = NULL, *mode = NULL, *sweep = NULL, *outpath = NULL;
     long long run_id = 0;
     int repeat = -1, c;
     char *end;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "hr:c:n:m:s:o:", opts, NULL)) != -1) {
+    while ((c = cli_getopt(&trace_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'r':
             run_id = strtoll(optarg, &end, 10);
@@ -96,8 +93,8 @@ int cmd_trace(int argc, char **argv)
         case 'm': mode = optarg; break;
         case 's': sweep = optarg; break;
         case 'o': outpath = optarg; break;
-        case 'h': usage(stdout); return PM_EXIT_OK;
-        default: fprintf(stderr, "passmap trace: try 'passmap trace --help'\n"); return PM_EXIT_USAGE;
+        case CLI_HELP: cli_usage(stdout, &trace_cmd); return PM_EXIT_OK;
+        default: return cli_try_help(&trace_cmd);
         }
     }
     if (optind != argc - 1) {

@@ -50,9 +50,5 @@ enum { PM_EXIT_OK = 0, PM_EXIT_FAIL = 1, PM_EXIT_USAGE = 2 };
 /* Columns for text output: $COLUMNS, else the terminal's width, else fallback (output to a file or pipe). */
 int cli_term_width(int fallback);
 
-/* The end of every subcommand's --help, so all have one shape (usage, options, this, exit status):
- * "-h, --help", the exit statuses (NULL: 0 ok, 1 the work failed, 2 bad usage) and the man page. */
-#include <stdio.h>
-void cli_help_tail(FILE *out, const char *cmd, const char *exit_status);
 
 #endif

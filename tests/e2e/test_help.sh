@@ -15,6 +15,27 @@ for c in $cmds; do
     fail "$c --help (rc=$rc): $(echo "$out" | head -2) ... $(echo "$out" | tail -3)"
   fi
 done
+# the help comes from the option table the parser reads (src/cli/cli_opts.h): an "options:" list whose every
+# option the parser takes, and one answer to an unknown option
+for c in $cmds; do
+  out=$("$PASSMAP" "$c" --help 2>&1)
+  echo "$out" | grep -qx 'options:' && ok "$c --help: an options: list" || fail "$c --help has no options: list"
+  bad=""
+  args=("$c"); [ "$c" = gen ] && args+=(llm)
+  # each listed option (with a value when it takes one), then an unknown one: the parser stops at the unknown
+  # one before doing any work, and names the listed one only if it does not know it
+  while IFS= read -r line; do
+    [[ "$line" =~ ^\ \ (-[a-zA-Z],\ )?(--[a-z][a-z-]*)(\ [^\ ]+)?(\ \ |$) ]] || continue
+    o=${BASH_REMATCH[2]}; [ "$o" = --help ] && continue
+    [ -n "${BASH_REMATCH[3]}" ] && a="$o=1" || a=$o
+    e=$("$PASSMAP" "${args[@]}" "$a" --no-such-option 2>&1 </dev/null)
+    echo "$e" | grep -qE "(unrecognized|unknown or incomplete) option '$o[=']" && bad+=" $o"
+  done < <(echo "$out" | sed -n '/^options:$/,/^  -h, --help/p')
+  [ -z "$bad" ] && ok "$c: every option its help lists is one its parser takes" || fail "$c: listed, not parsed:$bad"
+  e=$("$PASSMAP" "${args[@]}" --no-such-option 2>&1 </dev/null); rc=$?
+  [ $rc = 2 ] && [ "$(echo "$e" | tail -1)" = "try 'passmap $c --help'" ] && ok "$c: an unknown option ends with one hint" \
+    || fail "$c --no-such-option (rc=$rc): $e"
+done
 # a man page per subcommand, passmap(1) naming each, passmap-spec(5); generated pages in step with --help
 for c in $cmds; do
   [ -s "$ROOT/man/passmap-$c.1" ] && ok "man page passmap-$c(1)" || fail "no man/passmap-$c.1"
