@@ -437,9 +437,13 @@ static int parse_fix(cmd_spec *cs, pm_spec_entries *es, const char *sec, const c
                          : !strcmp(k, "superlinear") ? &f->superlinear : !strcmp(k, "size") ? &f->size : &f->why;
             rc = set_str(dst, v, err);
         } else {
+            static const char *const keys[] = {"step",   "argv_add", "argv_drop",   "argv", "variant",
+                                               "regime", "pass",     "superlinear", "size", "why"};
+            const char *near = pm_util_closest(k, keys, sizeof keys / sizeof keys[0]);
             rc = pm_err_set(err, PM_ERR_USAGE,
-                            "line %d: [%s]: unknown key '%s' (step, argv_add, argv_drop, argv, variant, regime, pass, "
-                            "superlinear, size, why)", e->line, sec, k);
+                            "line %d: [%s]: unknown key '%s'%s%s%s (step, argv_add, argv_drop, argv, variant, regime, "
+                            "pass, superlinear, size, why)", e->line, sec, k, near ? "; did you mean '" : "",
+                            near ? near : "", near ? "'?" : "");
         }
     }
     if (rc == PM_OK && !f->add && !f->drop && !f->replace)
@@ -508,7 +512,8 @@ static int parse_fixes(cmd_spec *cs, pm_spec_entries *es, pm_err *err)
         if (!strcmp(sec, "check")) {
             e->used = 1;
             if (strcmp(e->name, "argv"))
-                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [check]: unknown key '%s' (argv)", e->line, e->name);
+                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [check]: unknown key '%s'%s (argv)", e->line, e->name,
+                                pm_util_closest(e->name, (const char *const[]){"argv"}, 1) ? "; did you mean 'argv'?" : "");
             else
                 rc = split_checked(cs, e, 1, &cs->check, err);
             continue;
@@ -522,8 +527,11 @@ static int parse_fixes(cmd_spec *cs, pm_spec_entries *es, pm_err *err)
                 if (rc == PM_OK && cs->run_size[1])
                     rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [run] size: one path, not %s words", e->line,
                                     "several");
-            } else
-                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [run]: unknown key '%s' (argv, size)", e->line, e->name);
+            } else {
+                const char *near = pm_util_closest(e->name, (const char *const[]){"argv", "size"}, 2);
+                rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [run]: unknown key '%s'%s%s%s (argv, size)", e->line,
+                                e->name, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+            }
             continue;
         }
         if (!pm_spec_section_is(sec, "fix", &name))

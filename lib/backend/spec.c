@@ -220,6 +220,34 @@ static const char *did_you_mean(char *buf, size_t len, const char *word, const c
     return buf;
 }
 
+/* "; did you mean [step cc]?" for a section whose first word is close to a section spec.c or the back end
+ * reads (its sections text: "[matrix NAME], [step NAME], ..."), else "". */
+static const char *section_did_you_mean(char *buf, size_t len, const char *section, const char *sections)
+{
+    char names[16][32];
+    const char *cands[18] = {"sweep", "report"};
+    size_t n = 2;
+    for (const char *p = sections ? strchr(sections, '[') : NULL; p && n < sizeof cands / sizeof cands[0];
+         p = strchr(p + 1, '[')) {
+        size_t w = strcspn(p + 1, " ]");
+        if (w && w < sizeof names[0]) {
+            snprintf(names[n - 2], sizeof names[0], "%.*s", (int)w, p + 1);
+            cands[n] = names[n - 2];
+            n++;
+        }
+    }
+    size_t w = strcspn(section, " ");
+    char word[64];
+    if (w >= sizeof word)
+        return "";
+    snprintf(word, sizeof word, "%.*s", (int)w, section);
+    const char *near = pm_util_closest(word, cands, n);
+    if (!near || !strcmp(near, word))
+        return "";
+    snprintf(buf, len, "; did you mean [%s%s]?", near, section + w);
+    return buf;
+}
+
 static int unknown_scalar(const entry *e, const char *what, pm_err *err)
 {
     const char *const *keys = !strcmp(e->section, "sweep")      ? sweep_keys
@@ -973,9 +1001,12 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
                             cands ? did_you_mean(dym, sizeof dym, e->name, cands, nc) : "");
             free(cands);
         }
-        else
-            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is not read by back end %s (%s)", e->line,
-                            e->section, be->name, be->sections);
+        else {
+            char dym[160] = "";
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is not read by back end %s%s (%s)", e->line,
+                            e->section, be->name, section_did_you_mean(dym, sizeof dym, e->section, be->sections),
+                            be->sections);
+        }
         goto fail;
     }
     /* the adaptive rule's settings without the rule would be read as doing something */

@@ -1,5 +1,6 @@
 /* Step templates: parsing [step NAME] sections and expanding them per run (see steps.h). */
 #include "steps.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -219,10 +220,12 @@ static int parse_one(pm_spec_entries *es, const char *section, const char *path,
             if ((rc = check_tmpl(cc, m.source, path, e, err)) == PM_OK && m.arg)
                 rc = check_tmpl(cc, m.arg, path, e, err);
         } else {
+            static const char *const keys[] = {"argv", "report", "format", "outputs", "inputs", "tool", "null_argv"};
+            const char *near = pm_util_closest(n, keys, sizeof keys / sizeof keys[0]);
             rc = pm_err_set(err, PM_ERR_USAGE,
-                            "line %d: [%s]: unknown key '%s' (argv, report, format, outputs, inputs, tool, ir.NAME, "
-                            "null_argv)",
-                            e->line, section, n);
+                            "line %d: [%s]: unknown key '%s'%s%s%s (argv, report, format, outputs, inputs, tool, "
+                            "ir.NAME, null_argv)",
+                            e->line, section, n, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
         }
     }
     if (rc == PM_OK && !t->argv)

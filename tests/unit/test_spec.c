@@ -114,6 +114,18 @@ static void unknown_key_says_did_you_mean(void **state)
          "line 4: [llm a]: unknown key 'model'; did you mean 'models'?"},
         {"[sweep]\nname = x\n[embedded]\ntiel = 3\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int8\n",
          "line 4: [embedded] tiel: unknown key; did you mean 'tile'?"},
+        /* the command back end's sections, and a section name itself */
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\nv = 1\n[step s]\nargvv = /bin/true {v}\n",
+         "line 7: [step s]: unknown key 'argvv'; did you mean 'argv'?"},
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\nv = 1\n[step s]\nargv = /bin/true {v}\n"
+         "[fix f]\nargv_ad = -x\n",
+         "line 9: [fix f]: unknown key 'argv_ad'; did you mean 'argv_add'?"},
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\nv = 1\n[step s]\nargv = /bin/true {v}\n[run]\nsise = a\n",
+         "line 9: [run]: unknown key 'sise'; did you mean 'size'?"},
+        {"[sweep]\nname = t\nbackend = command\n[matrix m]\nv = 1\n[step s]\nargv = /bin/true {v}\n[stpe t]\nargv = x\n",
+         "line 9: section [stpe t] is not read by back end command; did you mean [step t]?"},
+        {"[sweep]\nname = x\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int8\n[reprot]\nsize = window\n",
+         "line 8: section [reprot] is not read by back end embedded; did you mean [report]?"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pm_spec *s = NULL;
