@@ -68,7 +68,8 @@ $(BUILD)/tests/lib%.so: tests/support/%.c
 # libFuzzer harnesses (tests/fuzz/): every parser (one binary per format, fuzz_parse_auto lets the sniffer
 # pick), the spec parser and the cache entry reader, built with clang (Debian clang-22) under ASan+UBSan.
 # make check (and so make test) runs each for a short fixed number of inputs through tests/e2e/test_fuzz.sh;
-# make fuzz runs them for FUZZ_RUNS inputs each (a longer campaign; FUZZ_RUNS=-1: until a crash).
+# make fuzz runs them for FUZZ_RUNS inputs each (a longer campaign; FUZZ_RUNS=-1: until a crash), or with
+# FUZZ_TIME=SECONDS for that long each (equal time per harness), printing inputs and coverage per harness.
 FUZZ_CC    ?= clang-22
 FUZZ_HAVE  := $(shell command -v $(FUZZ_CC) 2>/dev/null)
 FUZZ_DIR   := $(BUILD)/fuzz
@@ -76,7 +77,8 @@ FUZZ_RUNS  ?= 1000000
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS = $(CSTD) $(WARN) $(FUZZ_FLAGS) $(LAYER_INC) $(shell pkg-config --cflags $(PKGS)) \
               -DPM_DATA_DIR='"$(DATA_DIR)"' -DPM_SOURCE_DIR='"$(abspath .)"' -MMD -MP
-FUZZ_PARSE := auto mlir_text mlir_json llvm_text chrome_trace npu_log npu_schedule npu_strategy npu_task_stats
+FUZZ_PARSE := auto mlir_text mlir_json llvm_text chrome_trace npu_log npu_schedule npu_strategy npu_task_stats \
+              gcc_text
 FUZZ_BIN   := $(FUZZ_PARSE:%=$(FUZZ_DIR)/fuzz_parse_%) $(FUZZ_DIR)/fuzz_spec $(FUZZ_DIR)/fuzz_cache_entry
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
 
@@ -98,7 +100,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libpassmap.a
 fuzz-build: $(FUZZ_BIN)
 
 fuzz: deps-test all fuzz-build
-	tests/fuzz/run.sh $(FUZZ_DIR) $(BIN) $(FUZZ_RUNS)
+	FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run.sh $(FUZZ_DIR) $(abspath $(BIN)) $(FUZZ_RUNS)
 
 # Installs Debian packages when something is missing (needs root or sudo). Each target installs only its own
 # profile (scripts/install-deps.sh: demo, test, bench); make deps installs all of them.

@@ -107,6 +107,9 @@ typedef struct pm_fix_decl {
 /* What the output check of a variant may use. */
 typedef struct pm_fix_check_opts {
     double timeout_s;          /* per process */
+    /* Set (e.g. by a SIGINT handler): the running process ends like on a timeout and the op returns
+     * PM_ERR_TIMEOUT, as it does on a timeout: the check gave no answer, which is not a difference. */
+    const volatile sig_atomic_t *cancel;
     int reduce_window, reduce_layers;   /* embedded: the reduced config the check compiles and runs (0: default) */
 } pm_fix_check_opts;
 
@@ -127,7 +130,8 @@ typedef struct pm_backend_fix_ops {
     int (*check_build)(const struct pm_spec *study, int config, const char *variant, const char *dir,
                        const pm_fix_check_opts *o, char *result, size_t cap, pm_err *err);
     /* compare: *same = 1 when the variant's result equals stock's (outcome: "bit-exact (N values)",
-     * "same (check exits 0)"), 0 when it differs (outcome says how). An error: the comparison itself failed. */
+     * "same (check exits 0)"), 0 when it differs (outcome says how). An error: the comparison itself failed
+     * (PM_ERR_TIMEOUT: it timed out or was cancelled). */
     int (*check_compare)(const struct pm_spec *study, int config, const char *stock_result, const char *result,
                          const pm_fix_check_opts *o, int *same, char *outcome, size_t cap, pm_err *err);
     /* The float tolerance "same" allows (0: exact only), stated in the fix table. */

@@ -934,15 +934,18 @@ static void last_line(const char *path, char *out, size_t cap)
         fclose(f);
 }
 
-static int run_in(char *const *argv, const char *dir, const char *label, double timeout_s, pm_run_result *res,
-                  pm_err *err)
+static int run_in(char *const *argv, const char *dir, const char *label, double timeout_s,
+                  const volatile sig_atomic_t *cancel, pm_run_result *res, pm_err *err)
 {
     char so[PATH_MAX], se[PATH_MAX];
     if (snprintf(so, sizeof so, "%s/%s.stdout", dir, label) >= (int)sizeof so ||
         snprintf(se, sizeof se, "%s/%s.stderr", dir, label) >= (int)sizeof se)
         return pm_err_set(err, PM_ERR_USAGE, "path too long: %s", dir);
-    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = dir, .stdout_path = so, .stderr_path = se};
+    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = dir, .stdout_path = so, .stderr_path = se, .cancel = cancel};
     int rc = pm_run_exec((const char *const *)argv, &ro, res, err);
+    if (rc == PM_OK && (res->status == PM_RUN_TIMEOUT || (cancel && *cancel)))
+        return pm_err_set(err, PM_ERR_TIMEOUT, "%s: %s", label, res->status == PM_RUN_TIMEOUT ?
+                          "timed out (the spec's timeout)" : "interrupted");
     if (rc == PM_OK && res->status != PM_RUN_OK && res->status != PM_RUN_FAILED) {
         char tail[200];
         last_line(se, tail, sizeof tail);
@@ -968,8 +971,8 @@ static int command_check_build(const pm_spec *study, int config, const char *var
         pm_run_result res;
         char label[160];
         snprintf(label, sizeof label, "step-%d", i);
-        if ((rc = run_in(steps.items[i].argv, dir, label, o->timeout_s > 0 ? o->timeout_s : study->timeout_s, &res,
-                         err)))
+        if ((rc = run_in(steps.items[i].argv, dir, label, o->timeout_s > 0 ? o->timeout_s : study->timeout_s,
+                         o->cancel, &res, err)))
             break;
         if (res.status != PM_RUN_OK) {
             char tail[200], se[PATH_MAX];
@@ -1002,8 +1005,8 @@ static int command_check_compare(const pm_spec *study, int config, const char *s
         free(v);
     }
     pm_run_result res;
-    if (rc == PM_OK && (rc = run_in(argv, result, "check", o->timeout_s > 0 ? o->timeout_s : study->timeout_s, &res,
-                                    err)) == PM_OK) {
+    if (rc == PM_OK && (rc = run_in(argv, result, "check", o->timeout_s > 0 ? o->timeout_s : study->timeout_s,
+                                    o->cancel, &res, err)) == PM_OK) {
         char tail[160], se[PATH_MAX];
         snprintf(se, sizeof se, "%s/check.stderr", result);
         last_line(se, tail, sizeof tail);
@@ -1045,8 +1048,8 @@ static int command_program_run(const pm_spec *study, int config, const char *dir
     char **argv = NULL;
     int rc = run_words(study, config, cs->run, dir, &argv, err);
     pm_run_result res;
-    if (rc == PM_OK && (rc = run_in(argv, dir, "run", o->timeout_s > 0 ? o->timeout_s : study->timeout_s, &res,
-                                    err)) == PM_OK) {
+    if (rc == PM_OK && (rc = run_in(argv, dir, "run", o->timeout_s > 0 ? o->timeout_s : study->timeout_s,
+                                    o->cancel, &res, err)) == PM_OK) {
         if (res.status != PM_RUN_OK) {
             char tail[160], se[PATH_MAX];
             snprintf(se, sizeof se, "%s/run.stderr", dir);

@@ -791,7 +791,15 @@ static int apply_sweep_scalar(pm_spec *s, entry *e, pm_err *err)
             s->interleaved = !strcmp(v, "interleaved");
             return PM_OK;
         }
-        if (!strcmp(n, "timeout")) return pm_run_parse_duration(v, &s->timeout_s, err) ? pm_err_wrap(err, "%s", what) : PM_OK;
+        if (!strcmp(n, "timeout")) {
+            if (pm_run_parse_duration(v, &s->timeout_s, err))
+                return pm_err_wrap(err, "%s", what);
+            /* the runner reads 0 as "no limit": a step or [check] that hangs would hold the sweep forever */
+            if (!(s->timeout_s > 0))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' must be more than 0 (passmap runs no process "
+                                  "without a time limit; write e.g. 24h for a long one)", what, v);
+            return PM_OK;
+        }
         if (!strcmp(n, "mem_limit")) return pm_run_parse_size(v, &s->mem_limit, err) ? pm_err_wrap(err, "%s", what) : PM_OK;
         if (!strcmp(n, "warm")) return parse_bool(v, &s->warm, err, what);
         if (!strcmp(n, "bindir")) return copy_str(s->sweep_bindir, sizeof s->sweep_bindir, v, err, what);

@@ -78,6 +78,7 @@ const char *pm_status_name(pm_status code)
     case PM_ERR_CHILD: return "child";
     case PM_ERR_CORRUPT: return "corrupt";
     case PM_ERR_UNSUPPORTED: return "unsupported";
+    case PM_ERR_TIMEOUT: return "timeout";
     }
     return "unknown";
 }

@@ -14,7 +14,8 @@ typedef enum pm_status {
     PM_ERR_NOTFOUND = 6,  /* a tool, library, key or record is absent */
     PM_ERR_CHILD = 7,     /* a child process failed */
     PM_ERR_CORRUPT = 8,   /* integrity check failed */
-    PM_ERR_UNSUPPORTED = 9
+    PM_ERR_UNSUPPORTED = 9,
+    PM_ERR_TIMEOUT = 10   /* a child process ran past its time limit or was cancelled (Ctrl-C): no answer */
 } pm_status;
 
 typedef struct pm_err {

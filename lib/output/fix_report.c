@@ -131,6 +131,25 @@ static const char *verdict_word(const json_t *x)
     return json_is_true(json_object_get(x, "tradeoff")) ? "trade-off" : s(x, "verdict");
 }
 
+/* A row kept from an earlier `passmap fix` run that this run did not measure again (fix.c keeps them). */
+static const char *row_name(const json_t *x, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%s", s(x, "name"), json_is_true(json_object_get(x, "earlier")) ? " (earlier run)" : "");
+    return buf;
+}
+
+/* When this run recommends nothing but an earlier run did, say so beside "nothing to ship". */
+static void earlier_recommended(const json_t *r, char *out, size_t cap)
+{
+    const json_t *e = json_object_get(r, "earlier_recommended");
+    out[0] = 0;
+    if (!json_is_object(e))
+        return;
+    char m[192];
+    pm_fix_ratio_text(e, m, sizeof m);
+    snprintf(out, cap, "; an earlier fix run recommended %s (%s)", s(e, "variant"), m);
+}
+
 const char *pm_fix_nothing_why(const json_t *r)
 {
     const json_t *x;
@@ -179,7 +198,9 @@ void pm_fix_report_text(FILE *f, const char *json_text)
                                                                   : "not proven:",
                 s(rec, "variant"), m, (int)d(rec, "n_configs"), s(rec, "output"), led);
     } else {
-        fprintf(f, "  nothing to ship: %s\n", pm_fix_nothing_why(r));
+        char prev[320];
+        earlier_recommended(r, prev, sizeof prev);
+        fprintf(f, "  nothing to ship: %s%s\n", pm_fix_nothing_why(r), prev);
     }
     fprintf(f, "  %-34s %-44s %-30s %-12s %s\n", "fix", "predicted (rule)", "measured B/A [95% CI]", "verdict",
             "output");
@@ -187,7 +208,9 @@ void pm_fix_report_text(FILE *f, const char *json_text)
     size_t i;
     json_array_foreach(json_object_get(r, "results"), i, x) {
         pm_fix_ratio_text(x, m, sizeof m);
-        fprintf(f, "  %-34.34s %-44.44s %-30s %-12s %s%s\n", s(x, "name"), s(x, "predicted"), m, verdict_word(x),
+        char nm[200];
+        fprintf(f, "  %-34.34s %-44.44s %-30s %-12s %s%s\n", row_name(x, nm, sizeof nm), s(x, "predicted"), m,
+                verdict_word(x),
                 s(x, "output"), json_is_true(json_object_get(x, "rule_measured_nothing")) ? "  [rule measured nothing]" : "");
         char led[512];
         pm_fix_ledger_text(x, led, sizeof led);
@@ -229,8 +252,11 @@ void pm_fix_report_html(FILE *f, const char *json_text)
         fprintf(f, "</b>: compile wall %s of stock over %d configs; output ", m, (int)d(rec, "n_configs"));
         esc(f, s(rec, "output"));
     } else {
+        char prev[320];
+        earlier_recommended(r, prev, sizeof prev);
         fputs("Nothing to ship</b>: ", f);
         esc(f, pm_fix_nothing_why(r));
+        esc(f, prev);
     }
     fputs(".</p>\n<p>Measured by <code>passmap fix</code> (A/B sweep <code>", f);
     esc(f, s(r, "fix_sweep"));
@@ -241,8 +267,9 @@ void pm_fix_report_html(FILE *f, const char *json_text)
     size_t i;
     json_array_foreach(json_object_get(r, "results"), i, x) {
         pm_fix_ratio_text(x, m, sizeof m);
+        char nm[200];
         fputs("<tr><td>", f);
-        esc(f, s(x, "name"));
+        esc(f, row_name(x, nm, sizeof nm));
         fputs("</td><td>", f);
         esc(f, s(x, "against"));
         fputs("</td><td>", f);

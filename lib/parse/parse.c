@@ -248,9 +248,21 @@ int pm_parse_file(const char *path, pm_format fmt, pm_report *out, pm_err *err)
     if (rc != PM_OK)
         return rc;
     size_t passes_before = out->n_passes, metrics_before = out->n_metrics;
+    double total_before = out->total_wall_s;
     rc = pm_parse_buffer(buf, len, fmt, out, err);
+    double new_wall = 0;
+    for (size_t i = passes_before; rc == PM_OK && i < out->n_passes; i++)
+        new_wall += pm_pass_counted(&out->passes[i]) && out->passes[i].wall_s > 0 ? out->passes[i].wall_s : 0;
+    pm_format seen = fmt != PM_FMT_AUTO ? pm_parse_sniff(buf, len) : PM_FMT_AUTO;
     if (rc != PM_OK) {
         pm_err_wrap(err, "%s", path);
+    } else if (out->n_metrics == metrics_before && !(new_wall > 0) && out->total_wall_s == total_before &&
+               seen != PM_FMT_AUTO && seen != fmt) {
+        /* A named format that read only names, no time, from a report of another format (llvm-text over an
+         * MLIR report) would become an ok run of 0 s. */
+        rc = pm_err_set(err, PM_ERR_PARSE, "%s: the %s parser found no time in it; it looks like a %s report "
+                        "(name that format, or let passmap find it)", path, pm_format_name(fmt),
+                        pm_format_name(seen));
     } else if (out->n_passes == passes_before && out->n_metrics == metrics_before) {
         char tried[256];
         formats_tried(fmt, tried, sizeof tried);

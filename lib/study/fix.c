@@ -34,6 +34,7 @@ typedef struct job {
     int repeats;              /* repeats asked in the last round that ran */
     char output[160];         /* outcome of the output check */
     int same;                 /* 1: the check found the outputs equal */
+    int check_gave_no_answer; /* the check timed out or was interrupted: never combined, never shipped */
     json_t *detail;           /* regimes, cheaper/dearer passes */
     const char *note;
     int from_study;           /* b is the back end's warm path: the study's warm runs against its cold runs */
@@ -474,8 +475,19 @@ static int settle(fix_ctx *x, job **jobs, size_t n_jobs, pm_err *err)
         if ((rc = run_round(x, pending, np, r, &ran, err)))
             break;
         for (size_t j = 0; j < np; j++) {
-            if ((rc = measure(x, pending[j], r, ran && r == x->max_r, err)))
+            pm_err merr = {0};
+            if ((rc = measure(x, pending[j], r, ran && r == x->max_r, &merr))) {
+                /* The budget refused this round and the job never ran a round before (a combination the greedy
+                 * search reached as the budget ran out): nothing to measure, which is "not run", not an error. */
+                if (!ran && rc == PM_ERR_USAGE && pending[j]->repeats == 0) {
+                    pending[j]->verdict = PM_FIX_NOT_RUN;
+                    note(x, "%s vs %s: not run (budget)", pending[j]->b, pending[j]->a);
+                    rc = PM_OK;
+                    continue;
+                }
+                *err = merr;
                 goto cleanup;
+            }
             if (ran)
                 pending[j]->repeats = r;
             if (pending[j]->verdict != PM_FIX_UNDECIDED)
@@ -514,7 +526,8 @@ static int check_side(fix_ctx *x, size_t cfg, const char *variant, char *result,
     int rc = check_dir(x, cfg, variant, dir, sizeof dir, err);
     if (rc)
         return rc;
-    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers};
+    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers,
+                            .cancel = x->o->stop};
     return x->fx->check_build(x->src_spec, ev_config(x, cfg), variant, dir, &co, result, cap, err);
 }
 
@@ -538,7 +551,8 @@ static void measure_program(fix_ctx *x, job *jb, size_t cfg, const char *stock_d
 {
     json_decref(jb->ledger);
     jb->ledger = json_object();
-    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers};
+    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers,
+                            .cancel = x->o->stop};
     int conf = ev_config(x, cfg);
     pm_err err = {0};
     if (x->fx->program_run) {
@@ -614,7 +628,7 @@ static void check_job(fix_ctx *x, job *jb)
         ref->cfg = cfg;
         note(x, "check: stock on %s", x->ev[cfg].key);
         int rc = check_side(x, cfg, "stock", ref->path, sizeof ref->path, &err);
-        if (rc == PM_ERR_UNSUPPORTED)
+        if (rc == PM_ERR_UNSUPPORTED || rc == PM_ERR_TIMEOUT)
             snprintf(ref->error, sizeof ref->error, "unchecked: %.200s", err.msg);
         else if (rc)
             snprintf(ref->error, sizeof ref->error, "unchecked: stock did not build: %.160s", err.msg);
@@ -625,17 +639,21 @@ static void check_job(fix_ctx *x, job *jb)
     }
     char path[PATH_MAX];
     note(x, "check: %s on %s", jb->b, x->ev[cfg].key);
-    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers};
-    int same = 0;
-    if (check_side(x, cfg, jb->b, path, sizeof path, &err) ||
-        x->fx->check_compare(x->src_spec, ev_config(x, cfg), ref->path, path, &co, &same, jb->output,
-                             sizeof jb->output, &err)) {
-        /* A variant whose output cannot be built, run or compared is not proven to compute the same. */
-        snprintf(jb->output, sizeof jb->output, "differs: %.140s", err.msg);
+    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers,
+                            .cancel = x->o->stop};
+    int same = 0, rc;
+    if ((rc = check_side(x, cfg, jb->b, path, sizeof path, &err)) ||
+        (rc = x->fx->check_compare(x->src_spec, ev_config(x, cfg), ref->path, path, &co, &same, jb->output,
+                                   sizeof jb->output, &err))) {
+        /* A check that timed out or was interrupted gave no answer: unchecked, never "changes output". A variant
+         * whose output cannot be built, run or compared is not proven to compute the same. */
+        snprintf(jb->output, sizeof jb->output, "%s: %.140s", rc == PM_ERR_TIMEOUT ? "unchecked" : "differs",
+                 err.msg);
         same = 0;
     }
     jb->same = same;
-    if (!same)
+    jb->check_gave_no_answer = rc == PM_ERR_TIMEOUT;
+    if (!same && rc != PM_ERR_TIMEOUT)
         jb->verdict = PM_FIX_CHANGES_OUTPUT;
     note(x, "check: %s: %s", jb->b, jb->output);
     if (same) {
@@ -686,6 +704,69 @@ static void job_ledger_json(const job *jb, json_t *o)
     if (jb->ledger)
         json_object_update(o, jb->ledger);
     json_object_set_new(o, "tradeoff", json_boolean(jb->tradeoff));
+}
+
+/* A second `passmap fix` on the same study (another catalogue, fewer configs, a budget that ran out sooner) must
+ * not erase what the first one proved: every result row of the stored table that this run did not measure is
+ * kept, marked "earlier" (the report says so), and a recommendation this run could not make is kept as
+ * "earlier_recommended". Rows this run measured replace their earlier selves (the sweep kept their runs, so
+ * a rerun reads them again); a row this run did not run (its budget) leaves the earlier measured row in its
+ * place. A stored value that is not our JSON is replaced, not merged. */
+static int keep_earlier_results(pm_store *st, const char *key, json_t *out, pm_err *err)
+{
+    char *prev_text = NULL;
+    pm_err e2 = {0};
+    int rc = pm_store_meta_get(st, key, &prev_text, &e2);
+    if (rc == PM_ERR_NOTFOUND)
+        return PM_OK;
+    if (rc) {
+        *err = e2;
+        return rc;
+    }
+    json_t *prev = json_loads(prev_text, 0, NULL);
+    free(prev_text);
+    json_t *now = json_object_get(out, "results"), *was = json_object_get(prev, "results");
+    if (!json_is_array(now) || !json_is_array(was)) {
+        json_decref(prev);
+        return PM_OK;
+    }
+    size_t i, j, n_now = json_array_size(now);
+    json_t *row;
+    json_array_foreach(was, i, row) {
+        const char *name = json_string_value(json_object_get(row, "name"));
+        if (!name)
+            continue;
+        long same_name = -1;
+        for (j = 0; j < n_now && same_name < 0; j++) {
+            const char *n2 = json_string_value(json_object_get(json_array_get(now, j), "name"));
+            if (n2 && !strcmp(n2, name))
+                same_name = (long)j;
+        }
+        const char *v_now =
+            same_name < 0 ? NULL : json_string_value(json_object_get(json_array_get(now, (size_t)same_name), "verdict"));
+        const char *v_was = json_string_value(json_object_get(row, "verdict"));
+        int not_run = v_now && !strcmp(v_now, pm_fix_verdict_name(PM_FIX_NOT_RUN)) && v_was &&
+                      strcmp(v_was, pm_fix_verdict_name(PM_FIX_NOT_RUN));
+        /* measured again: the new row stands; not run now (a smaller budget) but measured before: the earlier
+         * row stands in its place */
+        if (same_name >= 0 && !not_run)
+            continue;
+        json_t *kept = json_deep_copy(row);
+        if (!kept || json_object_set_new(kept, "earlier", json_true()) ||
+            (same_name >= 0 ? json_array_set_new(now, (size_t)same_name, kept) : json_array_append_new(now, kept))) {
+            json_decref(prev);
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory keeping the earlier fix results of %s", key);
+        }
+    }
+    json_t *rec_now = json_object_get(out, "recommended"), *rec_was = json_object_get(prev, "recommended");
+    json_t *earlier = json_object_get(prev, "earlier_recommended");
+    if (!json_string_value(json_object_get(rec_now, "variant")) && json_is_object(rec_was) &&
+        json_string_value(json_object_get(rec_was, "variant")))
+        json_object_set(out, "earlier_recommended", rec_was);
+    else if (!json_string_value(json_object_get(rec_now, "variant")) && json_is_object(earlier))
+        json_object_set(out, "earlier_recommended", earlier);
+    json_decref(prev);
+    return PM_OK;
 }
 
 static json_t *job_json(fix_ctx *x, const job *jb, const char *name, const pm_fix_def *def)
@@ -1079,7 +1160,8 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     }
     size_t n_ranked = 0;
     for (size_t i = first_single; i < first_single + n_single; i++)
-        if (x.jobs[i].verdict == PM_FIX_BETTER && (!x.jobs[i].tradeoff || o->accept_slower_code))
+        if (x.jobs[i].verdict == PM_FIX_BETTER && !x.jobs[i].check_gave_no_answer &&
+            (!x.jobs[i].tradeoff || o->accept_slower_code))
             sorted[n_ranked++] = x.jobs[i];
     qsort_r(sorted, n_ranked, sizeof *sorted, cmp_ratio, &x);
     for (size_t i = 0; i < n_ranked; i++)
@@ -1164,9 +1246,11 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     json_object_set_new(out, "check_tolerance", json_real(x.fx->tolerance));
     json_object_set_new(out, "spent_s", json_real(elapsed(&x)));
     json_object_set_new(out, "budget_exhausted", json_boolean(x.budget_hit || stopped));
-    char *text = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
     char key[200];
     snprintf(key, sizeof key, "%s%s", PM_FIX_META_PREFIX, x.study);
+    if ((rc = keep_earlier_results(x.store, key, out, err)))
+        goto cleanup;
+    char *text = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
     rc = text ? pm_store_meta_set(x.store, key, text, err) : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     free(text);
     if (rc)

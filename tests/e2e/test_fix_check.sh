@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# passmap fix's output check and its stored table, on a `command` study whose "compiler" is a shell script that
+# sleeps and prints a real MLIR timing report (tests/fixtures/mlir/list-single.txt): the fix `fast` drops the
+# sleep, so it measures faster on any machine. Issue 26's reproductions, each failing on the code before:
+#   - a [check] that outlives the spec's timeout gave the fix "changes output": it must read "unchecked"
+#     (a check that gave no answer is not a difference), and the fix must not ship;
+#   - Ctrl-C during the [check] was ignored until the check ended: passmap must stop within seconds;
+#   - `timeout = 0s` meant no limit (a hanging check ran forever): it is refused;
+#   - a second `passmap fix` overwrote the first's table: rows it did not measure are kept, marked earlier;
+#   - `import --format llvm-text` of an MLIR report stored an ok run of 0 s: refused, naming the format seen.
+source "$(dirname "$0")/lib.sh"
+export PASSMAP_DATA_DIR=$ROOT/data
+json_check() { # FILE PYTHON-EXPR-ON-d
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"
+}
+mkdir -p "$TMP/s"
+cat >"$TMP/s/cc.sh" <<SH
+sleep "\$1"
+cat "$ROOT/tests/fixtures/mlir/list-single.txt" >&2
+SH
+write_spec() { # FILE CHECK-ARGV TIMEOUT
+  cat >"$1" <<INI
+[sweep]
+name = s
+backend = command
+repeats = 3
+timeout = $3
+
+[matrix m]
+delay = 0.4
+
+[step cc]
+argv = sh {spec_dir}/cc.sh {delay}
+tool = mlir-opt
+
+[fix fast]
+argv_drop = {delay}
+argv_add = 0.01
+regime = *
+why = the sleep is not the compile
+
+[check]
+argv = $2
+INI
+}
+
+# 1. A [check] that times out: "unchecked", not "changes output"; nothing ships.
+write_spec "$TMP/s/slow.ini" "sleep 30" 3s
+check "the study" "$PASSMAP" sweep --quiet --db "$TMP/slow.db" "$TMP/s/slow.ini"
+"$PASSMAP" fix "$TMP/slow.db" --quiet --allow-contended --json >"$TMP/slow.json" 2>"$TMP/slow.err"
+check "fix over a timed-out check exits 0" test -s "$TMP/slow.json"
+if json_check "$TMP/slow.json" 'any(r["variant"] == "fast" and r["verdict"] != "changes output" and
+        r["output"].startswith("unchecked") and "timed out" in r["output"] for r in d["results"])'; then
+  ok "a timed-out check reads unchecked (timed out), not changes output"
+else
+  fail "a timed-out check reads unchecked (timed out), not changes output"
+  python3 -c 'import json,sys; [print("#  ", r["variant"], r["verdict"], r["output"]) for r in json.load(open(sys.argv[1]))["results"]]' "$TMP/slow.json"
+fi
+if json_check "$TMP/slow.json" 'not (d.get("recommended") or {}).get("ship")'; then
+  ok "a fix whose check gave no answer does not ship"
+else
+  fail "a fix whose check gave no answer does not ship"
+fi
+
+# 2. Ctrl-C during a long [check]: passmap stops within seconds, not after the check's 120 s.
+write_spec "$TMP/s/hang.ini" "sleep 100" 120s
+sed -i 's/^name = s$/name = h/' "$TMP/s/hang.ini"
+check "the second study" "$PASSMAP" sweep --quiet --db "$TMP/hang.db" "$TMP/s/hang.ini"
+"$PASSMAP" fix "$TMP/hang.db" --allow-contended >"$TMP/hang.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do grep -q 'check: fast' "$TMP/hang.out" && break; sleep 0.1; done
+sleep 0.5
+kill -INT $pid
+t0=$(date +%s)
+for _ in $(seq 1 150); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $pid 2>/dev/null; then
+  fail "Ctrl-C during the [check] stops passmap fix within 15 s"
+  kill -KILL $pid; wait $pid 2>/dev/null
+else
+  wait $pid
+  ok "Ctrl-C during the [check] stops passmap fix within 15 s ($(( $(date +%s) - t0 )) s)"
+fi
+if pgrep -f 'sleep 100' >"$TMP/left.txt"; then
+  fail "the interrupted check leaves no process behind"; pkill -f 'sleep 100'
+else
+  ok "the interrupted check leaves no process behind"
+fi
+
+# 3. timeout = 0s is refused with the line.
+write_spec "$TMP/s/zero.ini" "true" 0s
+check_fails "timeout = 0s is refused" "$PASSMAP" sweep --quiet --db "$TMP/zero.db" "$TMP/s/zero.ini"
+"$PASSMAP" sweep --quiet --db "$TMP/zero.db" "$TMP/s/zero.ini" 2>"$TMP/zero.err"
+if grep -q 'zero.ini' "$TMP/zero.err" && grep -q 'more than 0' "$TMP/zero.err"; then
+  ok "the refusal names the file and the rule"
+else
+  fail "the refusal names the file and the rule"; sed 's/^/#   /' "$TMP/zero.err"
+fi
+
+# 4. A second fix keeps the first's rows it did not measure (planted: a row and a recommendation of an
+# earlier run with another catalogue), marked earlier in the JSON and the report.
+python3 - "$TMP/slow.db" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+key = "fix:s"
+d = json.loads(db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0])
+d["results"].append({"name": "ghost", "variant": "ghost", "against": "stock", "verdict": "faster", "ratio": 0.5,
+                     "ci_lo": 0.4, "ci_hi": 0.6, "n_configs": 1, "output": "same ([check] exits 0)",
+                     "predicted": "*"})
+d["recommended"] = {"variant": "ghost", "ratio": 0.5, "ci_lo": 0.4, "ci_hi": 0.6, "n_configs": 1, "ship": True}
+db.execute("UPDATE meta SET value = ? WHERE key = ?", (json.dumps(d), key))
+db.commit()
+PY
+"$PASSMAP" fix "$TMP/slow.db" --quiet --allow-contended --json >"$TMP/again.json" 2>"$TMP/again.err"
+if json_check "$TMP/again.json" '(any(r["name"] == "ghost" and r.get("earlier") for r in d["results"]) and
+        d.get("earlier_recommended", {}).get("variant") == "ghost")'; then
+  ok "a second fix keeps the earlier run's rows and recommendation, marked earlier"
+else
+  fail "a second fix keeps the earlier run's rows and recommendation, marked earlier"; head -c 300 "$TMP/again.json"; tail -c 1500 "$TMP/again.json"
+fi
+"$PASSMAP" report "$TMP/slow.db" >"$TMP/report.txt" 2>&1
+if grep -q 'ghost (earlier run)' "$TMP/report.txt" && grep -q 'an earlier fix run recommended ghost' "$TMP/report.txt"; then
+  ok "the report marks the earlier rows"
+else
+  fail "the report marks the earlier rows"; grep -A8 'proven fixes' "$TMP/report.txt" | sed 's/^/#   /'
+fi
+"$PASSMAP" fix "$TMP/slow.db" --quiet --allow-contended --json >"$TMP/third.json" 2>&1
+if json_check "$TMP/third.json" 'sum(r["name"] == "ghost" for r in d["results"]) == 1'; then
+  ok "a third run keeps the earlier row once"
+else
+  fail "a third run keeps the earlier row once"
+fi
+
+# 5. import with a named format that reads only names from another format's report.
+check_fails "import --format llvm-text of an MLIR report is refused" \
+  "$PASSMAP" import --db "$TMP/imp.db" --format llvm-text "$ROOT/tests/fixtures/mlir/list-single.txt"
+"$PASSMAP" import --db "$TMP/imp.db" --format llvm-text "$ROOT/tests/fixtures/mlir/list-single.txt" 2>"$TMP/imp.err"
+if grep -q 'list-single.txt' "$TMP/imp.err" && grep -q 'mlir-text' "$TMP/imp.err"; then
+  ok "the refusal names the file and the format it looks like"
+else
+  fail "the refusal names the file and the format it looks like"; sed 's/^/#   /' "$TMP/imp.err"
+fi
+check "import with the right format still works" \
+  "$PASSMAP" import --db "$TMP/imp2.db" --format mlir-text "$ROOT/tests/fixtures/mlir/list-single.txt"
+finish
