@@ -193,7 +193,7 @@ static int split_list(const char *value, list *l, pm_err *err, const char *what)
 /* The keys each fixed section reads (kept beside apply_sweep_scalar/apply_workload_scalar, which read them),
  * for "did you mean" on a mistyped key. */
 static const char *const sweep_keys[] = {"name", "backend", "repeats", "min_repeats", "max_repeats", "precision",
-                                         "warm_repeats", "seed", "order", "timeout", "mem_limit", "warm", "bindir",
+                                         "stop", "warm_repeats", "seed", "order", "timeout", "mem_limit", "warm", "bindir",
                                          NULL};
 static const char *const report_keys[] = {"size", "workload", NULL};
 static const char *const embedded_keys[] = {"tile", "unroll", "llc_opt", "json", "single_thread", "bindir", "display",
@@ -778,6 +778,13 @@ static int apply_sweep_scalar(pm_spec *s, entry *e, pm_err *err)
             s->precision = x;
             return PM_OK;
         }
+        if (!strcmp(n, "stop")) {   /* what settles a config under repeats = auto (docs/statistics.md) */
+            if (strcmp(v, "answer") && strcmp(v, "precision"))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (answer: its dominant stage known or the precision "
+                                  "met; precision: the precision only)", what, v);
+            s->stop_on_precision = !strcmp(v, "precision");
+            return PM_OK;
+        }
         if (!strcmp(n, "warm_repeats")) return parse_int(v, 1, 1000, &s->warm_repeats, err, what);
         if (!strcmp(n, "seed")) {
             int seed;
@@ -1021,7 +1028,7 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
     for (int i = 0; i < es.n && !s->repeats_auto; i++) {
         const pm_spec_entry *e = &es.items[i];
         if (!strcmp(e->section, "sweep") && (!strcmp(e->name, "min_repeats") || !strcmp(e->name, "max_repeats") ||
-                                             !strcmp(e->name, "precision"))) {
+                                             !strcmp(e->name, "precision") || !strcmp(e->name, "stop"))) {
             rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [sweep] %s applies only with repeats = auto (repeats is %d "
                             "here)", e->line, e->name, s->repeats);
             goto fail;

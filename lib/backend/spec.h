@@ -2,8 +2,10 @@
  *
  *   [sweep]    name, backend (embedded|openvino), repeats (a number, or auto), order (interleaved|sequential),
  *              seed, timeout (e.g. 120s), mem_limit (e.g. 8G), warm (true|false), warm_repeats,
- *              min_repeats, max_repeats, precision (e.g. 3%: with repeats = auto, a config stops once the 95%
- *              CI half-width of its log cold wall is within it; at least min_repeats, at most max_repeats)
+ *              min_repeats, max_repeats, precision (e.g. 3%), stop (answer|precision): with repeats = auto a
+ *              config stops once its dominant stage is known or the 95% CI half-width of its deciding metric's
+ *              log is within precision (stop = precision: the latter only); at least min_repeats, at most
+ *              max_repeats
  *   [embedded] tile, unroll, display (tree|list), json, single_thread, llc_opt, bindir
  *   [openvino] device, lib, log_level, schedule_trace, strategy_json, task_stats (the switches of the
  *              instrumented variant), reuse_strategy, platform (NPU_PLATFORM: offline without an NPU),
@@ -78,7 +80,9 @@ typedef struct pm_spec {
     int repeats;            /* fixed count; with repeats_auto the first round's count (min_repeats) */
     int repeats_auto;       /* adaptive: rounds re-run only the configs not yet settled */
     int min_repeats, max_repeats;
-    double precision;       /* relative 95% CI half-width of log cold wall, e.g. 0.03 */
+    double precision;       /* relative 95% CI half-width of the deciding metric's log, e.g. 0.03 */
+    int stop_on_precision;  /* stop = precision: only the precision settles a config (default: its known dominant
+                             * stage too) */
     int interleaved;
     unsigned seed;
     double timeout_s;

@@ -684,6 +684,33 @@ int pm_sq_cold_samples(sqlite3 *db, int64_t config_id, pm_sq_samples *out, pm_er
     return rc;
 }
 
+int pm_sq_cold_run_passes(sqlite3 *db, int64_t config_id, int (*fn)(void *, const pm_sq_run_pass_row *), void *ctx,
+                          pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT r.id, r.wall_s, s.tool, n.name, p.wall_s FROM run r JOIN step s ON "
+                                "s.run_id = r.id JOIN pass_time p ON p.step_id = s.id JOIN pass_name n ON "
+                                "n.id = p.name_id WHERE r.config_id = ?1 AND r.mode = 'cold' AND r.status = 'ok' "
+                                "AND r.wall_s IS NOT NULL AND p.counted ORDER BY r.id, s.id, p.idx",
+                                -1, &st, NULL)
+                 ? db_fail(db, err)
+                 : PM_OK;
+    if (!rc)
+        sqlite3_bind_int64(st, 1, config_id);
+    int step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        pm_sq_run_pass_row r = {.run_id = sqlite3_column_int64(st, 0), .run_wall_s = sqlite3_column_double(st, 1),
+                                .tool = text_or(st, 2, ""), .name = text_or(st, 3, ""),
+                                .wall_s = sqlite3_column_double(st, 4)};
+        rc = fn(ctx, &r);
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, double *min, pm_err *err)
 {
     sqlite3_stmt *st = NULL;

@@ -90,6 +90,17 @@ int pm_sq_startup(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm
 /* The walls of a config's ok cold runs, by id (*walls malloc'd; free it). Adaptive repeats stop on them. */
 int pm_sq_cold_walls(sqlite3 *db, int64_t config_id, double **walls, size_t *n, pm_err *err);
 
+typedef struct pm_sq_run_pass_row {
+    int64_t run_id;
+    double run_wall_s;
+    const char *tool, *name;   /* never NULL */
+    double wall_s;
+} pm_sq_run_pass_row;
+/* The counted pass rows of one config's ok cold runs, in run order (a run's rows together), for the adaptive
+ * stop's stage shares; a run without pass rows gives none (schema 6 stores: names interned). */
+int pm_sq_cold_run_passes(sqlite3 *db, int64_t config_id, int (*fn)(void *, const pm_sq_run_pass_row *), void *ctx,
+                          pm_err *err);
+
 /* A config's ok cold runs, by id, with what the deciding metric (decide.h) may use: wall, user, sys (-1: not
  * recorded) and the user-space instructions summed over the run's steps (-1: some step has none). */
 typedef struct pm_sq_samples {

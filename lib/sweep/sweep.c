@@ -25,6 +25,8 @@
 #include "parse.h"
 #include "pgroup.h"
 #include "run.h"
+#include "settle.h"
+#include "stagemap.h"
 #include "decide.h"
 #include "stats.h"
 #include "store.h"
@@ -44,6 +46,7 @@ typedef struct config_state {
     int64_t id;
     char dir[PATH_MAX];
     pm_backend_config prep;   /* the back end's per-config input and metrics */
+    int stopped_by;           /* repeats = auto: 0 not settled, 1 precision, 2 its answer (settle.h) */
 } config_state;
 
 /* snprintf that reports truncation instead of silently cutting a path. */
@@ -131,6 +134,7 @@ typedef struct sweep_ctx {
     char **fp_text;     /* per config: its fingerprint text and hash (identity.h); NULL in a dry run */
     char (*fp_hash)[48];
     char no_report_note[256];   /* the first no-report run's reason, for the summary */
+    pm_stagemap *stages;        /* repeats = auto: the stage map the answer test reads (NULL: precision alone) */
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -733,7 +737,21 @@ static int settled_on_decider(sweep_ctx *x, int c, const double tools_cpu_wall[2
     }
     *settled = pm_stats_settled(sm.wall, k, (size_t)s->min_repeats, 0, s->precision);
     pm_sq_samples_free(&sm);
-    return PM_OK;
+    if (*settled) {
+        x->cs[c].stopped_by = 1;
+        return PM_OK;
+    }
+    /* Or the config's answer is known: its dominant stage leads the next one in every sense the runs allow
+     * (settle.h). The time's interval may still be wide; the report prints it as it is. */
+    if (!x->stages || k < (size_t)s->min_repeats)
+        return PM_OK;
+    pm_settle_stage ss;
+    rc = pm_settle_stage_known(pm_store_db(x->store), x->cs[c].id, x->stages, (size_t)s->min_repeats, &ss, err);
+    if (rc == PM_OK && ss.known) {
+        *settled = 1;
+        x->cs[c].stopped_by = 2;
+    }
+    return rc;
 }
 
 static int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err)
@@ -1315,6 +1333,17 @@ configs:
     if (!spec->repeats_auto || opts->dry_run) {
         rc = run_batch(&x, tasks, n_tasks, 0, &bs, sum, err);
     } else {
+        /* The answer test maps passes to stages as the report does (the data dir's maps); without them the
+         * configs stop on the deciding metric's precision alone, and the summary says so. */
+        pm_err map_err = {0};
+        if (spec->stop_on_precision) {
+            snprintf(sum->stop_note, sizeof sum->stop_note, "stop = precision");
+        } else if (!(x.stages = pm_stagemap_new()) || pm_stagemap_load_default(x.stages, &map_err)) {
+            snprintf(sum->stop_note, sizeof sum->stop_note, "no stage map (%.120s)",
+                     x.stages ? map_err.msg : "out of memory");
+            pm_stagemap_free(x.stages);
+            x.stages = NULL;
+        }
         /* The first round(s) up to min_repeats, then rounds of the configs not settled, then the warm runs. */
         int n_cold = 0;
         while (n_cold < n_tasks && !strcmp(tasks[n_cold].mode, "cold"))
@@ -1332,6 +1361,10 @@ configs:
             rc = run_batch(&x, rest, n_rest, 0, &bs, sum, err);
     }
     sum->planned = spec->repeats_auto ? bs.done : n_tasks;
+    for (int c = 0; x.cs && c < spec->n_configs; c++) {
+        sum->stop_precision += x.cs[c].stopped_by == 1;
+        sum->stop_answer += x.cs[c].stopped_by == 2;
+    }
     free(bs.took);
     free(bs.n_took);
     if (rc)
@@ -1361,6 +1394,7 @@ cleanup:
     free(x.fp_text);
     free(x.fp_hash);
     pm_tool_set_free(&x.tools);
+    pm_stagemap_free(x.stages);
     json_decref(x.bctx.versions);
     free(tasks);
     for (int c = 0; x.cs && c < spec->n_configs; c++)

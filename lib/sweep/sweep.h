@@ -53,6 +53,9 @@ typedef struct pm_sweep_summary {
     int no_report;            /* runs whose process exited 0 without a readable timing report (not in ok/failed) */
     char no_report_note[256]; /* why, for the first of them ("" when none) */
     int startup_runs;         /* null-input start-up runs made now (0: recorded before, or not measured) */
+    int stop_precision, stop_answer;   /* repeats = auto: configs settled by the deciding metric's precision, by
+                                        * their known dominant stage (the rest ran to max_repeats) */
+    char stop_note[160];      /* repeats = auto: why the answer test was off ("" when on) */
     double wall_s;
 } pm_sweep_summary;
 

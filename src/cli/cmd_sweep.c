@@ -280,6 +280,9 @@ int cmd_sweep(int argc, char **argv)
                               sum.wall_s);
         json_object_set_new(o, "startup_runs", json_integer(sum.startup_runs));
         json_object_set_new(o, "no_report", json_integer(sum.no_report));
+        if (spec->repeats_auto)
+            json_object_set_new(o, "auto_stop", json_pack("{s:i, s:i, s:s}", "precision", sum.stop_precision,
+                                                          "answer", sum.stop_answer, "note", sum.stop_note));
         if (opts.shard.n)
             json_object_set_new(o, "shard", json_pack("{s:i, s:i}", "k", opts.shard.k, "n", opts.shard.n));
         pm_json_stamp(o, "wall_s", "s", NULL);
@@ -301,6 +304,10 @@ int cmd_sweep(int argc, char **argv)
                "results: %s\n",
                spec->name, sum.configs, sum.planned, sum.already_done, sum.ran, sum.ok, sum.failed, noreport,
                sum.wall_s, sum.interrupted ? " (interrupted: rerun to resume)" : "", db);
+        if (spec->repeats_auto && !sum.interrupted)
+            printf("repeats = auto: %d configs stopped on a known dominant stage, %d on the %.0f%% precision, %d "
+                   "at max_repeats or still open%s%s\n", sum.stop_answer, sum.stop_precision, 100 * spec->precision,
+                   sum.configs - sum.stop_answer - sum.stop_precision, sum.stop_note[0] ? "; " : "", sum.stop_note);
         if (sum.no_report)
             printf("warning: %d runs have no readable timing report (%s): they give no stage, regime or fix; make "
                    "the step print one (clang -ftime-report or -ftime-trace, opt/llc -time-passes, gcc "

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # repeats = auto, end to end through the OpenVINO back end and its stand-in library (tests/support/openvino_c.c):
 # compiles of the fp16 model get injected noise (50, 900, 100, 1200 ms in turn), the int4 ones a constant 300 ms.
-# The noisy config needs more repeats than the stable one, rounds re-run only the configs not settled, and a
-# rerun resumes with nothing left to do.
+# With stop = precision (the time's precision alone), the noisy config needs more repeats than the stable one,
+# rounds re-run only the configs not settled, and a rerun resumes with nothing left to do. Then the default stop
+# (its answer known) on a command study whose wall is noisy beyond any precision while its dominant stage is plain.
 source "$(dirname "$0")/lib.sh"
 LIB=$PASSMAP_BUILD/tests/libopenvino_c.so
 [ -f "$LIB" ] || { fail "stand-in library missing: $LIB"; finish; exit 1; }
@@ -19,6 +20,7 @@ repeats = auto
 min_repeats = 3
 max_repeats = 8
 precision = 20%
+stop = precision
 timeout = 60s
 [openvino]
 device = NPU
@@ -53,4 +55,44 @@ sed 's/^precision = 20%/precision = 150%/' "$TMP/auto.ini" >"$TMP/bad.ini"
 check_fails "precision outside (0, 100%) is refused" "$PASSMAP" sweep --quiet --db "$TMP/bad.db" "$TMP/bad.ini"
 sed 's/^min_repeats = 3/min_repeats = 9/' "$TMP/auto.ini" >"$TMP/bad2.ini"
 check_fails "min_repeats above max_repeats is refused" "$PASSMAP" sweep --quiet --db "$TMP/bad2.db" "$TMP/bad2.ini"
+sed 's/^stop = precision/stop = soon/' "$TMP/auto.ini" >"$TMP/bad3.ini"
+check_fails "an unknown stop is refused" "$PASSMAP" sweep --quiet --db "$TMP/bad3.db" "$TMP/bad3.ini"
+
+# The answer test: each run sleeps 0.1, 0.5 or 0.25 s in turn (a wall CV near 60%: a 3% precision is out of
+# reach in 8 runs) and prints the same MLIR report of 0.067 s, so process-overhead leads every run by far.
+cat >"$TMP/step.sh" <<SH
+n=\$(cat "$TMP/turn" 2>/dev/null || echo 0); echo \$((n + 1)) >"$TMP/turn"
+case \$((n % 3)) in 0) sleep 0.1 ;; 1) sleep 0.5 ;; *) sleep 0.25 ;; esac
+cat "$ROOT/tests/fixtures/mlir/list-single.txt" >&2
+SH
+cat >"$TMP/answer.ini" <<INI
+[sweep]
+name = answer
+backend = command
+repeats = auto
+min_repeats = 3
+max_repeats = 8
+precision = 3%
+timeout = 60s
+[matrix m]
+k = 1, 2
+[step s]
+argv = sh $TMP/step.sh {k}
+tool = mlir-opt
+INI
+"$PASSMAP" sweep --db "$TMP/answer.db" "$TMP/answer.ini" >"$TMP/answer.out" 2>&1
+n=$(sqlite3 "$TMP/answer.db" "select count(*) from run where mode='cold'")
+[ "$n" = 6 ] && ok "configs whose dominant stage is known stop at min_repeats (6 runs for 2 configs)" \
+  || { fail "configs whose dominant stage is known stop at min_repeats (got $n runs)"; sed 's/^/#   /' "$TMP/answer.out"; }
+grep -q '2 configs stopped on a known dominant stage, 0 on the 3% precision' "$TMP/answer.out" \
+  && ok "the summary says which test stopped them" || { fail "the summary says which test stopped them"; tail -3 "$TMP/answer.out"; }
+sed 's/^precision = 3%/precision = 3%\nstop = precision/' "$TMP/answer.ini" >"$TMP/answer-p.ini"
+sed -i 's/^name = answer/name = answer-p/' "$TMP/answer-p.ini"
+"$PASSMAP" sweep --db "$TMP/answer-p.db" "$TMP/answer-p.ini" >"$TMP/answer-p.out" 2>&1
+n=$(sqlite3 "$TMP/answer-p.db" "select count(*) from run where mode='cold'")
+[ "$n" = 16 ] && ok "stop = precision runs the same noisy configs to max_repeats (16 runs)" \
+  || { fail "stop = precision runs the same noisy configs to max_repeats (got $n)"; sed 's/^/#   /' "$TMP/answer-p.out"; }
+"$PASSMAP" sweep --json --db "$TMP/answer.db" "$TMP/answer.ini" >"$TMP/answer.json" 2>"$TMP/answer.err"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["auto_stop"]["answer"] == 2 else 1)' \
+  "$TMP/answer.json" && ok "--json carries auto_stop" || { fail "--json carries auto_stop"; head -c 400 "$TMP/answer.json"; }
 finish
