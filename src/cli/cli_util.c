@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -27,4 +28,24 @@ void cli_help_tail(FILE *out, const char *cmd, const char *exit_status)
             "exit status: %s\n"
             "more: man passmap-%s\n",
             exit_status ? exit_status : "0 ok, 1 the work failed, 2 bad usage", cmd);
+}
+
+void cli_help_list(FILE *out, const char *list, int col, int indent, const char *tail)
+{
+    const char *p = list;
+    while (*p) {
+        const char *comma = strstr(p, ", ");
+        size_t len = comma ? (size_t)(comma - p) + 1 : strlen(p);   /* the item with its comma */
+        if (col + (int)len > 99 && p != list) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (p != list) {
+            fputc(' ', out);
+            col++;
+        }
+        fprintf(out, "%.*s", (int)len, p);
+        col += (int)len;
+        p += comma ? len + 1 : len;
+    }
+    fprintf(out, "%s\n", tail);
 }

@@ -17,27 +17,20 @@ static void usage(FILE *out)
             "  --sweep NAME     sweep to record into (default: imported)\n"
             "  --config KEY     config key (default: the report file's name)\n"
             "  --tool NAME      the compiler that printed the report (default: by format: mlir-opt, llc ...)\n"
-            "  --format NAME    mlir-text, mlir-json, llvm-text, llvm-json, chrome-trace, npu-log,\n"
-            "                   npu-schedule-trace, npu-strategy, npu-task-stats, gcc-text (default: detected)\n"
+            "  --format NAME    ");
+    char list[256];
+    cli_help_list(out, pm_format_list(1, list, sizeof list), 19, 19, " (default: detected)");
+    fprintf(out,
             "  --mode NAME      run mode recorded: cold, cache-miss or warm (default: cold)\n"
             "  --quiet          print nothing on success\n");
     cli_help_tail(out, "import", NULL);
 }
 
+/* The format table's tool (parse.c), for an import without --tool. */
 static const char *default_tool(pm_format f)
 {
-    switch (f) {
-    case PM_FMT_MLIR_TEXT:
-    case PM_FMT_MLIR_JSON: return "mlir-opt";
-    case PM_FMT_LLVM_TEXT:
-    case PM_FMT_LLVM_JSON: return "llc";
-    case PM_FMT_NPU_LOG:
-    case PM_FMT_NPU_SCHEDULE:
-    case PM_FMT_NPU_STRATEGY:
-    case PM_FMT_NPU_TASK_STATS: return "ov-compile";
-    case PM_FMT_GCC_TEXT: return "gcc";
-    default: return "unknown";
-    }
+    const char *t = pm_format_default_tool(f);
+    return t ? t : "unknown";
 }
 
 int cmd_import(int argc, char **argv)

@@ -16,7 +16,10 @@ static void usage(FILE *f)
             "usage: passmap parse [--format NAME] [--json] [--all] [--tree] [--top N] FILE...\n"
             "Reads per-pass timing reports (mlir-opt --mlir-timing, llc/opt -time-passes, Chrome traces, NPU\n"
             "logs) and prints one table over all FILEs, sorted by wall time.\n"
-            "  --format NAME  mlir-text, mlir-json, llvm-text, chrome-trace, npu-log, ... (default: sniff)\n"
+            "  --format NAME  ");
+    char list[256];
+    cli_help_list(f, pm_format_list(0, list, sizeof list), 17, 17, " (default: sniff)");
+    fprintf(f,
             "  --json         machine-readable: {format, n_reports, total_wall_s, pass_wall_s, passes:[...]},\n"
             "                 every row in report order with its flags\n"
             "  --all          also show group (g), summary (s) and detail (d) rows; a = analysis\n"

@@ -53,6 +53,9 @@ int cli_term_width(int fallback);
 /* The end of every subcommand's --help, so all have one shape (usage, options, this, exit status):
  * "-h, --help", the exit statuses (NULL: 0 ok, 1 the work failed, 2 bad usage) and the man page. */
 #include <stdio.h>
+/* A ", "-separated list for --help, wrapped before column 100 with continuation lines indented by indent
+ * spaces (the first line continues where the caller left it, at column col), then tail and a newline. */
+void cli_help_list(FILE *out, const char *list, int col, int indent, const char *tail);
 void cli_help_tail(FILE *out, const char *cmd, const char *exit_status);
 
 #endif
