@@ -696,35 +696,104 @@ static int data_rows(const char *dir, const char *name)
 }
 
 /* A figure's size follows its data: a 3x2 regime map is not drawn at the size of a 12x8 one, a fingerprint
- * grows with its bars; wide legends sit right of the plot, so the width leaves room for them. */
-static void figure_size(const pm_analysis *a, int i, const char *dir, const char *name, int *w, int *h)
+ * grows with its bars; wide legends sit right of the plot, so the width leaves room for them. A row without a
+ * size function is drawn at 1000 x 600. */
+static void size_regime(const pm_analysis *a, const char *dir, const char *name, int *w, int *h)
+{
+    (void)dir;
+    const pm_an_regime *rg = pm_an_regime_for(a, name);
+    size_t nr = 0, nc = 0;
+    for (size_t k = 0; rg && k < rg->n_cells; k++) {
+        int new_row = 1, new_col = 1;
+        for (size_t j = 0; j < k; j++) {
+            new_row &= strcmp(rg->cells[j].row, rg->cells[k].row) != 0;
+            new_col &= rg->cells[j].col != rg->cells[k].col;
+        }
+        nr += new_row;
+        nc += new_col;
+    }
+    *w = 520 + 120 * (int)nc;
+    *h = 200 + 80 * (int)nr;
+}
+
+static void size_bars(const pm_analysis *a, const char *dir, const char *name, int *w, int *h)
+{
+    (void)a;
+    int bars = data_rows(dir, name) - 1;   /* minus the header */
+    *w = 560 + 40 * (bars > 0 ? bars : 1);
+    *h = 560;
+}
+
+static void size_panels(const pm_analysis *a, const char *dir, const char *name, int *w, int *h)
+{
+    (void)a, (void)dir, (void)name;   /* why-costly: small multiples, one panel per pass */
+    *w = 1400, *h = 900;
+}
+
+static void size_wide(const pm_analysis *a, const char *dir, const char *name, int *w, int *h)
+{
+    (void)a, (void)dir, (void)name;   /* precision: one line per family, legend beside */
+    *w = 1400, *h = 640;
+}
+
+static void size_spine(const pm_analysis *a, const char *dir, const char *name, int *w, int *h)
+{
+    (void)a, (void)dir, (void)name;
+    *w = 900, *h = 520;
+}
+
+/* The rows' draw functions: each writes its data files and returns the gnuplot body (0), no data (1) or an
+ * I/O error (-1); they call the figure's own drawing code above. */
+static int draw_regime(const fig_ctx *x, const char *name, char **body)
+{
+    /* the first map drawn by this figure: a kind row's, else the spec's two axes (files x -O) */
+    const pm_an_regime *rg = pm_an_regime_for(x->a, name);
+    return rg ? fig_regime(x, rg, name, rg->col_label, body) : 1;
+}
+
+static int draw_handoff(const fig_ctx *x, const char *name, char **body) { (void)name; return fig_handoff(x, body); }
+static int draw_why(const fig_ctx *x, const char *name, char **body) { (void)name; return fig_why(x, body); }
+static int draw_precision(const fig_ctx *x, const char *name, char **body) { (void)name; return fig_precision(x, body); }
+static int draw_spine(const fig_ctx *x, const char *name, char **body) { (void)name; return fig_cnn_spine(x, body); }
+
+static int draw_prec_window(const fig_ctx *x, const char *name, char **body)
+{
+    char t2[256];
+    snprintf(t2, sizeof t2, "Stage share by precision and window (size %s)",
+             x->a->prec_window_size ? x->a->prec_window_size : "-");
+    return fig_stacked(x, name, t2, "family, precision, window", pick_prec_window, NULL, body);
+}
+
+/* The figures: one row each, in report order (name: the file stem DIR/name.svg; empty: the note when there is
+ * no data, "... in this sweep"). A new figure: its draw function in this file plus one row. */
+static const struct fig_row {
+    const char *name, *title;
+    int (*draw)(const fig_ctx *x, const char *name, char **body);
+    void (*size)(const pm_analysis *a, const char *dir, const char *name, int *w, int *h);
+    const char *empty;
+} FIGURES[] = {
+    {"regime-map", "Regime map", draw_regime, size_regime, "no LLM data"},
+    {"handoff", "Handoff", draw_handoff, NULL, "no configs with cold runs"},
+    {"why-costly", "Why costly: time vs IR size", draw_why, size_panels, "no IR-size metrics for the heavy passes"},
+    {"fingerprint", "Family fingerprint", fig_fingerprint, size_bars, "no configs with cold runs"},
+    {"precision", "Precision", draw_precision, size_wide, "no LLM data"},
+    {"precision-window", "Precision x window stage share", draw_prec_window, size_bars, "no LLM data"},
+    {"cnn-regime-map", "CNN regime map", draw_regime, size_regime, "no CNN data"},
+    {"cnn-spine", "CNN resolution spine", draw_spine, size_spine, "no CNN data"},
+    {"cnn-fingerprint", "CNN fingerprint", fig_fingerprint, size_bars, "no CNN data"},
+};
+#define N_FIGURES (sizeof FIGURES / sizeof FIGURES[0])
+
+size_t pm_figures_count(void)
+{
+    return N_FIGURES;
+}
+
+static void figure_size(const pm_analysis *a, const struct fig_row *row, const char *dir, int *w, int *h)
 {
     *w = 1000, *h = 600;
-    if (i == 0 || i == 6) {
-        const pm_an_regime *rg = pm_an_regime_for(a, name);
-        size_t nr = 0, nc = 0;
-        for (size_t k = 0; rg && k < rg->n_cells; k++) {
-            int new_row = 1, new_col = 1;
-            for (size_t j = 0; j < k; j++) {
-                new_row &= strcmp(rg->cells[j].row, rg->cells[k].row) != 0;
-                new_col &= rg->cells[j].col != rg->cells[k].col;
-            }
-            nr += new_row;
-            nc += new_col;
-        }
-        *w = 520 + 120 * (int)nc;
-        *h = 200 + 80 * (int)nr;
-    } else if (i == 3 || i == 5 || i == 8) {
-        int bars = data_rows(dir, name) - 1;   /* minus the header */
-        *w = 560 + 40 * (bars > 0 ? bars : 1);
-        *h = 560;
-    } else if (i == 2) {            /* why-costly: small multiples, one panel per pass */
-        *w = 1400, *h = 900;
-    } else if (i == 4) {            /* precision: one line per family, legend beside */
-        *w = 1400, *h = 640;
-    } else if (i == 7) {
-        *w = 900, *h = 520;
-    }
+    if (row->size)
+        row->size(a, dir, row->name, w, h);
     if (*w > 1400)
         *w = 1400;
     if (*h > 900)
@@ -748,53 +817,27 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         return pm_err_errno(err, PM_ERR_IO, "mkdir %s", dir);
     }
     fig_ctx x = {a, dir};
-    int drawn[PM_N_FIGURES] = {0};
-    static const struct { const char *name, *title; } defs[PM_N_FIGURES] = {
-        {"regime-map", "Regime map"},
-        {"handoff", "Handoff"},
-        {"why-costly", "Why costly: time vs IR size"},
-        {"fingerprint", "Family fingerprint"},
-        {"precision", "Precision"},
-        {"precision-window", "Precision x window stage share"},
-        {"cnn-regime-map", "CNN regime map"},
-        {"cnn-spine", "CNN resolution spine"},
-        {"cnn-fingerprint", "CNN fingerprint"},
-    };
-    char t2[256];
-    snprintf(t2, sizeof t2, "Stage share by precision and window (size %s)", a->prec_window_size ? a->prec_window_size : "-");
-    for (int i = 0; i < PM_N_FIGURES && rc == PM_OK; i++) {
+    int drawn[N_FIGURES] = {0};
+    out->fig = calloc(N_FIGURES, sizeof *out->fig);
+    if (!out->fig)
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < N_FIGURES && rc == PM_OK; i++) {
+        const struct fig_row *row = &FIGURES[i];
         pm_figure *fg = &out->fig[i];
-        fg->name = defs[i].name;
-        fg->title = defs[i].title;
+        fg->name = row->name;
+        fg->title = row->title;
         out->n++;
         char *body = NULL;
-        int r;
-        switch (i) {
-        case 0: /* the first map drawn by this figure: a kind row's, else the spec's two axes (files x -O) */
-        case 6: {
-            const pm_an_regime *rg = pm_an_regime_for(a, fg->name);
-            r = rg ? fig_regime(&x, rg, fg->name, rg->col_label, &body) : 1;
-            break;
-        }
-        case 1: r = fig_handoff(&x, &body); break;
-        case 2: r = fig_why(&x, &body); break;
-        case 3: r = fig_fingerprint(&x, fg->name, &body); break;
-        case 4: r = fig_precision(&x, &body); break;
-        case 5: r = fig_stacked(&x, fg->name, t2, "family, precision, window", pick_prec_window, NULL, &body); break;
-        case 7: r = fig_cnn_spine(&x, &body); break;
-        default: r = fig_fingerprint(&x, fg->name, &body); break;
-        }
+        int r = row->draw(&x, fg->name, &body);
         if (r < 0) {
             rc = pm_err_errno(err, PM_ERR_IO, "writing figure data for %s in %s", fg->name, dir);
         } else if (r > 0) {
-            const char *what = i == 2 ? "no IR-size metrics for the heavy passes"
-                               : i == 1 || i == 3 ? "no configs with cold runs" : i >= 6 ? "no CNN data" : "no LLM data";
             char note[128];
-            snprintf(note, sizeof note, "%s in this sweep", what);
+            snprintf(note, sizeof note, "%s in this sweep", row->empty);
             fg->note = strdup(note);
         } else {
             int w, h;
-            figure_size(a, i, dir, fg->name, &w, &h);
+            figure_size(a, row, dir, &w, &h);
             if (write_script(dir, fg->name, body, w, h))
                 rc = pm_err_errno(err, PM_ERR_IO, "writing %s/%s.gp", dir, fg->name);
             else if (!(rc = run_gnuplot(dir, fg->name, err)))
@@ -803,7 +846,7 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         free(body);
     }
     /* read the SVGs back */
-    for (int i = 0; i < PM_N_FIGURES && rc == PM_OK; i++) {
+    for (size_t i = 0; i < out->n && rc == PM_OK; i++) {
         if (!drawn[i])
             continue;
         {
@@ -824,10 +867,11 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
 
 void pm_figures_free(pm_figures *f)
 {
-    for (size_t i = 0; i < f->n; i++) {
+    for (size_t i = 0; f->fig && i < f->n; i++) {
         free(f->fig[i].svg);
         free(f->fig[i].note);
-        f->fig[i].svg = f->fig[i].note = NULL;
     }
+    free(f->fig);
+    f->fig = NULL;
     f->n = 0;
 }

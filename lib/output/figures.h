@@ -1,12 +1,11 @@
-/* pm_figures: the report's nine figures, each drawn by gnuplot (SVG + PNG) from data files it writes. */
+/* pm_figures: the report's figures (one row each in figures.c: name, title, draw, size, empty note), each
+ * drawn by gnuplot (SVG + PNG) from data files it writes. */
 #ifndef PM_FIGURES_H
 #define PM_FIGURES_H
 
 #include <stddef.h>
 #include "analysis.h"
 #include "error.h"
-
-#define PM_N_FIGURES 9
 
 typedef struct pm_figure {
     const char *name;     /* file stem: "regime-map", "handoff", ... (DIR/name.svg, DIR/name.png) */
@@ -16,7 +15,7 @@ typedef struct pm_figure {
 } pm_figure;
 
 typedef struct pm_figures {
-    pm_figure fig[PM_N_FIGURES];
+    pm_figure *fig;       /* one per figure row, in report order */
     size_t n;
 } pm_figures;
 
@@ -24,5 +23,7 @@ typedef struct pm_figures {
  * without data are omitted with a note, not an error. Needs `gnuplot` on PATH (PM_ERR_NOTFOUND if not). */
 int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm_err *err);
 void pm_figures_free(pm_figures *f);
+/* How many figures the report draws (the rows of figures.c). */
+size_t pm_figures_count(void);
 
 #endif

@@ -3,11 +3,13 @@
 #include "fix_report.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store.h"
+#include "table.h"
 
 int pm_fix_report_load(const char *db_path, const char *sweep, char **json_text, pm_err *err)
 {
@@ -131,25 +133,6 @@ static const char *verdict_word(const json_t *x)
     return json_is_true(json_object_get(x, "tradeoff")) ? "trade-off" : s(x, "verdict");
 }
 
-/* A row kept from an earlier `passmap fix` run that this run did not measure again (fix.c keeps them). */
-static const char *row_name(const json_t *x, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%s%s", s(x, "name"), json_is_true(json_object_get(x, "earlier")) ? " (earlier run)" : "");
-    return buf;
-}
-
-/* When this run recommends nothing but an earlier run did, say so beside "nothing to ship". */
-static void earlier_recommended(const json_t *r, char *out, size_t cap)
-{
-    const json_t *e = json_object_get(r, "earlier_recommended");
-    out[0] = 0;
-    if (!json_is_object(e))
-        return;
-    char m[192];
-    pm_fix_ratio_text(e, m, sizeof m);
-    snprintf(out, cap, "; an earlier fix run recommended %s (%s)", s(e, "variant"), m);
-}
-
 const char *pm_fix_nothing_why(const json_t *r)
 {
     const json_t *x;
@@ -177,12 +160,64 @@ void pm_fix_frontier_text(FILE *f, const json_t *r)
                 d(p, "run_ratio"), s(p, "why"));
 }
 
-void pm_fix_report_text(FILE *f, const char *json_text)
+/* The one ledger table: a row per fix measured, rendered as text and HTML. NULL when out of memory. */
+/* A row kept from an earlier `passmap fix` run that this run did not measure again (fix.c keeps them). */
+static const char *row_name(const json_t *x, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%s", s(x, "name"), json_is_true(json_object_get(x, "earlier")) ? " (earlier run)" : "");
+    return buf;
+}
+
+/* When this run recommends nothing but an earlier run did, say so beside "nothing to ship". */
+static void earlier_recommended(const json_t *r, char *out, size_t cap)
+{
+    const json_t *e = json_object_get(r, "earlier_recommended");
+    out[0] = 0;
+    if (!json_is_object(e))
+        return;
+    char m[192];
+    pm_fix_ratio_text(e, m, sizeof m);
+    snprintf(out, cap, "; an earlier fix run recommended %s (%s)", s(e, "variant"), m);
+}
+
+static pm_table *ledger_table(const json_t *r)
+{
+    static const pm_col cols[] = {
+        {"fix", "fix", NULL},           {"against", "against", NULL},
+        {"predicted", "predicted (rule)", NULL}, {"measured", "measured B/A [95% CI]", NULL},
+        {"verdict", "verdict", NULL},   {"configs", "configs", "count"},
+        {"output", "output", NULL},     {"program", "program (run time, size; B/A)", NULL},
+    };
+    pm_table *t = pm_table_new("t-proven", NULL, cols, sizeof cols / sizeof cols[0]);
+    const json_t *x;
+    size_t i;
+    json_array_foreach(t ? json_object_get(r, "results") : NULL, i, x) {
+        char m[192], led[512], nm[200];
+        pm_fix_ratio_text(x, m, sizeof m);
+        pm_fix_ledger_text(x, led, sizeof led);
+        long row = pm_table_add_row(t);
+        size_t k = (size_t)row;
+        int rc = row < 0 || pm_table_set(t, k, 0, row_name(x, nm, sizeof nm), NAN) || pm_table_set(t, k, 1, s(x, "against"), NAN) ||
+                 pm_table_setf(t, k, 2, NAN, "%s%s", s(x, "predicted"),
+                               json_is_true(json_object_get(x, "rule_measured_nothing")) ? " (rule measured nothing)"
+                                                                                         : "") ||
+                 pm_table_set(t, k, 3, m, NAN) || pm_table_set(t, k, 4, verdict_word(x), NAN) ||
+                 pm_table_setf(t, k, 5, d(x, "n_configs"), "%d", (int)d(x, "n_configs")) ||
+                 pm_table_set(t, k, 6, s(x, "output"), NAN) || pm_table_set(t, k, 7, led, NAN);
+        if (rc) {
+            pm_table_free(t);
+            return NULL;
+        }
+    }
+    return t;
+}
+
+int pm_fix_report_text(FILE *f, const char *json_text)
 {
     json_t *r = json_text ? json_loads(json_text, 0, NULL) : NULL;
     if (!json_is_object(r)) {
         json_decref(r);
-        return;
+        return PM_OK;
     }
     char m[192];
     const json_t *rec = json_object_get(r, "recommended");
@@ -202,92 +237,47 @@ void pm_fix_report_text(FILE *f, const char *json_text)
         earlier_recommended(r, prev, sizeof prev);
         fprintf(f, "  nothing to ship: %s%s\n", pm_fix_nothing_why(r), prev);
     }
-    fprintf(f, "  %-34s %-44s %-30s %-12s %s\n", "fix", "predicted (rule)", "measured B/A [95% CI]", "verdict",
-            "output");
-    const json_t *x;
-    size_t i;
-    json_array_foreach(json_object_get(r, "results"), i, x) {
-        pm_fix_ratio_text(x, m, sizeof m);
-        char nm[200];
-        fprintf(f, "  %-34.34s %-44.44s %-30s %-12s %s%s\n", row_name(x, nm, sizeof nm), s(x, "predicted"), m,
-                verdict_word(x),
-                s(x, "output"), json_is_true(json_object_get(x, "rule_measured_nothing")) ? "  [rule measured nothing]" : "");
-        char led[512];
-        pm_fix_ledger_text(x, led, sizeof led);
-        if (strcmp(led, "-"))
-            fprintf(f, "  %-34s program: %s\n", "", led);
-    }
+    pm_table *t = ledger_table(r);
+    /* one line per fix at any width, as the ledger always printed: a row is read whole */
+    int rc = t ? pm_table_text(t, f, INT_MAX / 2) : PM_ERR_NOMEM;
+    pm_table_free(t);
     pm_fix_frontier_text(f, r);
     fputc('\n', f);
     json_decref(r);
+    return rc;
 }
 
-static void esc(FILE *f, const char *t)
-{
-    for (; t && *t; t++) {
-        switch (*t) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*t, f);
-        }
-    }
-}
-
-void pm_fix_report_html(FILE *f, const char *json_text)
+int pm_fix_report_html(FILE *f, const char *json_text)
 {
     json_t *r = json_text ? json_loads(json_text, 0, NULL) : NULL;
     if (!json_is_object(r)) {
         json_decref(r);
-        return;
+        return PM_OK;
     }
     char m[192];
     const json_t *rec = json_object_get(r, "recommended");
     fputs("<section id=proven-fixes><h2>Proven fixes</h2>\n<p><b>", f);
     if (json_is_object(rec)) {
         pm_fix_ratio_text(rec, m, sizeof m);
-        esc(f, json_is_true(json_object_get(rec, "ship")) ? "Ship " : "Not proven: ");
-        esc(f, s(rec, "variant"));
+        pm_html_esc(f, json_is_true(json_object_get(rec, "ship")) ? "Ship " : "Not proven: ");
+        pm_html_esc(f, s(rec, "variant"));
         fprintf(f, "</b>: compile wall %s of stock over %d configs; output ", m, (int)d(rec, "n_configs"));
-        esc(f, s(rec, "output"));
+        pm_html_esc(f, s(rec, "output"));
     } else {
+        fputs("Nothing to ship</b>: ", f);
         char prev[320];
         earlier_recommended(r, prev, sizeof prev);
-        fputs("Nothing to ship</b>: ", f);
-        esc(f, pm_fix_nothing_why(r));
-        esc(f, prev);
+        pm_html_esc(f, pm_fix_nothing_why(r));
+        pm_html_esc(f, prev);
     }
     fputs(".</p>\n<p>Measured by <code>passmap fix</code> (A/B sweep <code>", f);
-    esc(f, s(r, "fix_sweep"));
-    fputs("</code>): B/A is the fix's compile wall over its base, geometric mean over configs with its 95% CI.</p>\n"
-          "<table><tr><th>fix</th><th>against</th><th>predicted (rule)</th><th>measured B/A [95% CI]</th>"
-          "<th>verdict</th><th>configs</th><th>output</th><th>program (run time, size; B/A)</th></tr>\n", f);
-    const json_t *x;
-    size_t i;
-    json_array_foreach(json_object_get(r, "results"), i, x) {
-        pm_fix_ratio_text(x, m, sizeof m);
-        char nm[200];
-        fputs("<tr><td>", f);
-        esc(f, row_name(x, nm, sizeof nm));
-        fputs("</td><td>", f);
-        esc(f, s(x, "against"));
-        fputs("</td><td>", f);
-        esc(f, s(x, "predicted"));
-        if (json_is_true(json_object_get(x, "rule_measured_nothing")))
-            fputs(" <span class=note>(rule measured nothing)</span>", f);
-        fputs("</td><td class=n>", f);
-        esc(f, m);
-        fputs("</td><td>", f);
-        esc(f, verdict_word(x));
-        fprintf(f, "</td><td class=n>%d</td><td>", (int)d(x, "n_configs"));
-        esc(f, s(x, "output"));
-        char led[512];
-        pm_fix_ledger_text(x, led, sizeof led);
-        fputs("</td><td>", f);
-        esc(f, led);
-        fputs("</td></tr>\n", f);
-    }
-    fputs("</table></section>\n", f);
+    pm_html_esc(f, s(r, "fix_sweep"));
+    fputs("</code>): B/A is the fix's compile wall over its base, geometric mean over configs with its 95% CI.</p>\n",
+          f);
+    pm_table *t = ledger_table(r);
+    int rc = t ? pm_table_html(t, f, 0) : PM_ERR_NOMEM;
+    pm_table_free(t);
+    fputs("</section>\n", f);
     json_decref(r);
+    return rc;
 }

@@ -9,11 +9,12 @@
 
 /* *json_text: the stored result of `passmap fix` on sweep, or NULL when none (not an error). */
 int pm_fix_report_load(const char *db_path, const char *sweep, char **json_text, pm_err *err);
-/* Both print nothing for NULL or unreadable JSON. */
-void pm_fix_report_text(FILE *out, const char *json_text);
+/* The ledger (the recommendation, then one table of the fixes measured, rendered in each form). Both print
+ * nothing for NULL or unreadable JSON; PM_OK, PM_ERR_NOMEM or PM_ERR_IO. */
+int pm_fix_report_text(FILE *out, const char *json_text);
 /* A fix's measured geomean ratio with its interval across configs, or why there is none (fewer than 3). */
 void pm_fix_ratio_text(const json_t *o, char *out, size_t cap);
-void pm_fix_report_html(FILE *out, const char *json_text);
+int pm_fix_report_html(FILE *out, const char *json_text);
 
 /* The program side of a fix's ledger in one line: "run 1.250x [1.10, 1.40], slower (n=5 a side); .text 0.98x
  * (…bytes)", "-" when not measured. */

@@ -1,11 +1,10 @@
-/* The HTML report: one self-contained file (inline CSS, SVG and a little JavaScript; nothing fetched).
- * Order: headline, table of contents, method, figures, tables, then one section per config (runs, steps
- * with argv, stderr of failures, IR size, pass tree as an icicle chart). */
+/* The HTML report: one self-contained file (inline CSS, SVG and a little JavaScript; nothing fetched): the
+ * page and its contents list around the report's sections in their one order (report_sections.h), and the
+ * last section, one per config (runs, steps with argv, stderr of failures, IR size, pass tree as an icicle
+ * chart). */
 #include "html.h"
 #include "passtree.h"
-#include "report_tables.h"
-#include "fix_report.h"
-#include "npu_report.h"
+#include "report.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -112,47 +111,9 @@ static const char JS[] =
     "if(w<=0)return;if(z&&z[0]===x&&z[1]===x+w){zoom(svg,0,W);return;}zoom(svg,x,x+w);});});"
     "})();";
 
-static void num(FILE *f, int prec, double v);
 
-static void td_s(FILE *f, const char *s)
-{
-    fputs("<td>", f);
-    esc(f, s ? s : "-");
-    fputs("</td>", f);
-}
 
-static void td_n(FILE *f, int prec, double v)
-{
-    fputs("<td class=n>", f);
-    num(f, prec, v);
-    fputs("</td>", f);
-}
 
-static void num(FILE *f, int prec, double v)
-{
-    if (isnan(v))
-        fputs("&ndash;", f);
-    else
-        fprintf(f, "%.*f", prec, v);
-}
-
-/* The SVG as gnuplot wrote it, minus the XML prolog and DOCTYPE that are invalid inside HTML; drawn at most
- * at its own size (a small figure is not blown up to the page width). */
-static void inline_svg(FILE *f, const char *svg)
-{
-    const char *p = strstr(svg, "<svg");
-    if (!p) {
-        fputs(svg, f);
-        return;
-    }
-    const char *vb = strstr(p, "viewBox=\"");
-    double x, y, w = 0, hgt;
-    if (vb && sscanf(vb + 9, "%lf %lf %lf %lf", &x, &y, &w, &hgt) == 4 && w > 0)
-        fprintf(f, "<svg style=\"max-width:%.0fpx\"", w);
-    else
-        fputs("<svg", f);
-    fputs(p + 4, f);
-}
 
 static const char *stage_color(const pm_analysis *a, const char *stage)
 {
@@ -473,324 +434,81 @@ static void legend(FILE *f, const pm_analysis *a)
     fputs("<span style=\"--c:#c4c7cc\">group (pipeline)</span><span style=\"--c:#44474e\">step (process)</span></div>", f);
 }
 
-static int table_section(FILE *f, pm_table *t, int filter, pm_err *err)
+/* ---- per config (HTML only): runs, argv, stderr, IR size, pass tree ---- */
+
+static void drilldown_toc(const pm_report_ctx *x, FILE *f)
 {
-    if (!t)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory building a table");
-    int rc = pm_table_html(t, f, filter);
-    pm_table_free(t);
-    return rc ? pm_err_set(err, PM_ERR_IO, "writing HTML table") : PM_OK;
+    fputs("<ol class=cfglist>", f);
+    for (size_t i = 0; i < x->a->n_configs; i++) {
+        fprintf(f, "<li><a href=\"#cfg-%zu\">", i);
+        esc(f, x->a->configs[i].key);
+        fputs("</a></li>", f);
+    }
+    fputs("</ol>", f);
 }
 
-int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_opts *o, FILE *f, pm_err *err)
+static int drilldown_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
+    pm_html_opts o = {.db = x->db, .map = x->map};
+    fputs("<h2 id=drilldown>Per config</h2>", f);
+    legend(f, x->a);
     int rc = PM_OK;
+    for (size_t i = 0; i < x->a->n_configs && rc == PM_OK; i++)
+        rc = config_section(f, x->a, &o, i, err);
+    return rc;
+}
+
+const pm_report_section pm_section_drilldown = {.id = "drilldown", .toc = "Per config", .html = drilldown_html,
+                                                .toc_sub = drilldown_toc};
+
+/* ---- the page: head, contents list (the sections that show), title, the sections in order, script ---- */
+
+static void contents(const pm_report_ctx *x, FILE *f)
+{
+    size_t n;
+    const pm_report_section *const *s = pm_report_sections(&n);
+    fputs("<nav class=toc aria-label=contents><ol>", f);
+    for (size_t i = 0; i < n; i++) {
+        if (!s[i]->html || !s[i]->toc || !pm_report_section_shows(s[i], x->a))
+            continue;
+        fprintf(f, "<li><a href=\"#%s\">%s</a>", s[i]->id, s[i]->toc);
+        if (s[i]->toc_sub)
+            s[i]->toc_sub(x, f);
+        fputs("</li>", f);
+    }
+    fputs("</ol></nav>\n<main>\n", f);
+}
+
+int pm_html_report(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    const pm_analysis *a = x->a;
     fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
           "<meta name=viewport content=\"width=device-width,initial-scale=1\">"
           "<meta name=color-scheme content=\"light dark\"><title>passmap report: ", f);
     esc(f, a->sweep);
     fprintf(f, "</title>\n<style>%s</style></head><body><div class=page>\n", CSS);
-
-    /* table of contents */
-    size_t ab_rows = 0;
-    for (size_t i = 0; i < a->n_ab; i++)
-        ab_rows += a->ab[i].cmp.n_configs;
-    fputs("<nav class=toc aria-label=contents><ol><li><a href=\"#headline\"><b>Headline</b></a></li>", f);
-    if (ab_rows)
-        fputs("<li><a href=\"#ab\">A/B in this sweep</a></li>", f);
-    fputs("<li><a href=\"#figures\">Figures</a><ol>", f);
-    for (size_t i = 0; figs && i < figs->n; i++) {
-        fprintf(f, "<li><a href=\"#fig-%s\">", figs->fig[i].name);
-        esc(f, figs->fig[i].title);
-        fputs("</a></li>", f);
-    }
-    fputs("</ol></li><li><a href=\"#regimes\">Regimes</a></li><li><a href=\"#fixes\">Fix table</a></li>"
-          "<li><a href=\"#fits\">Cost vs IR size</a></li><li><a href=\"#handoff\">Handoff</a></li>"
-          "<li><a href=\"#precision\">Precision</a></li><li><a href=\"#parallelism\">Parallelism</a></li>"
-          "<li><a href=\"#method\">Method</a></li>"
-          "<li><a href=\"#configs\">Configs</a></li><li><a href=\"#shares\">Stage shares</a></li>"
-          "<li><a href=\"#overhead\">Process overhead</a></li><li><a href=\"#noise\">Noise</a></li>"
-          "<li><a href=\"#drilldown\">Per config</a><ol class=cfglist>", f);
-    for (size_t i = 0; i < a->n_configs; i++) {
-        fprintf(f, "<li><a href=\"#cfg-%zu\">", i);
-        esc(f, a->configs[i].key);
-        fputs("</a></li>", f);
-    }
-    fputs("</ol></li></ol></nav>\n<main>\n", f);
-
+    contents(x, f);
     fputs("<h1>What dominates the compile: ", f);
     esc(f, a->sweep);
     fprintf(f, "</h1><p class=sub>back end %s \u00b7 %zu configs \u00b7 up to %d cold repeats \u00b7 %d runs ok, %d failed"
                "</p>\n", a->backend ? a->backend : "-", a->n_configs, a->max_repeats, a->n_runs_ok, a->n_runs_failed);
-
-    pm_rt_headline h;
-    if (pm_rt_headline_build(a, &h)) {
-        pm_rt_headline_free(&h);
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    }
-    fputs("<section class=headline id=headline><h2 style=\"border:0;margin-top:0\">Headline</h2><ul>", f);
-    for (int i = 0; i < h.n_dominant; i++) {
-        fputs("<li><b>Dominant stage</b> \u2014 ", f);
-        esc(f, h.dominant[i]);
-        fputs("</li>", f);
-    }
-    fputs("<li><b>Top fix</b> \u2014 ", f);
-    esc(f, h.fix);
-    fputs("</li><li><b>Measured A/B</b> \u2014 ", f);
-    esc(f, h.ab);
-    fputs("</li><li><b>Recompile \u00f7 cache hit</b> \u2014 ", f);
-    esc(f, h.cache);
-    fputs("</li>", f);
-    if (h.slowest) {
-        fputs("<li>", f);
-        esc(f, h.slowest);
-        fputs("</li>", f);
-    }
-    pm_rt_headline_free(&h);
-    fputs("</ul></section>\n", f);
-    if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
-        char legend[2048];
-        pm_rt_sig_legend(legend, sizeof legend, a);
-        fputs("<p class=sub id=marks>", f);
-        esc(f, legend);
-        fputs("</p>\n", f);
-    }
-    pm_table *ab = pm_rt_ab(a);
-    if (!ab)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if (ab->n_rows) {
-        fputs("<h2 id=ab>A/B in this sweep</h2><p class=sub>Each variant against the reference variant on the same "
-              "configs, computed by <code>passmap compare</code>; B/A is the ratio of geometric means.</p>\n", f);
-        if ((rc = table_section(f, ab, 1, err)))
+    size_t n;
+    const pm_report_section *const *s = pm_report_sections(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (!s[i]->html || !pm_report_section_shows(s[i], a))
+            continue;
+        int rc = s[i]->html(x, f, err);
+        if (rc)
             return rc;
-    } else {
-        pm_table_free(ab);
     }
-    pm_fix_report_html(f, a->fix_json);   /* the combination to ship heads the report */
-
-
-    if (a->n_hosts > 1 || a->n_host_warnings) {
-        /* The study was measured on several machines: one row per machine, then what crosses them. */
-        fputs("<h2 id=machines>Machines</h2>\n<div class=tw><table><tr><th>host</th><th>fingerprint</th><th>configs</th>"
-              "<th>cold runs</th><th>geomean wall (s)</th><th>CPU</th><th>cores</th><th>kernel</th><th>compiler</th>"
-              "</tr>", f);
-        for (size_t i = 0; i < a->n_hosts; i++) {
-            const pm_an_host *hs = &a->hosts[i];
-            fputs("<tr>", f);
-            td_s(f, hs->name);
-            td_s(f, hs->fingerprint);
-            td_n(f, 0, hs->n_configs);
-            td_n(f, 0, hs->n_runs);
-            td_n(f, 4, hs->wall_geomean);
-            td_s(f, hs->cpu_model);
-            td_n(f, 0, hs->cores);
-            td_s(f, hs->kernel);
-            td_s(f, hs->compiler);
-            fputs("</tr>", f);
-        }
-        fputs("</table></div>\n", f);
-        for (size_t i = 0; i < a->n_host_warnings; i++) {
-            fputs("<p class=note>warning: ", f);
-            esc(f, a->host_warnings[i]);
-            fputs("</p>\n", f);
-        }
-    }
-
-    fputs("<h2 id=figures>Figures</h2>\n", f);
-    for (size_t i = 0; figs && i < figs->n; i++) {
-        const pm_figure *g = &figs->fig[i];
-        fprintf(f, "<figure id=\"fig-%s\" data-figure=\"%s\"%s><figcaption>", g->name, g->name, g->svg ? "" : " class=omitted");
-        esc(f, g->title);
-        fputs("</figcaption>", f);
-        if (g->svg)
-            inline_svg(f, g->svg);
-        else {
-            fputs("<p class=note>omitted: ", f);
-            esc(f, g->note ? g->note : "no data");
-            fputs("</p>", f);
-        }
-        fputs("</figure>\n", f);
-    }
-
-    fputs("<h2 id=regimes>Regimes</h2>\n<ul>", f);
-    int any = 0;
-    for (size_t r = 0; r < a->n_regimes; r++)
-        for (size_t i = 0; i < a->regimes[r].n_boundaries; i++, any = 1) {
-            fputs("<li>", f);
-            esc(f, a->regimes[r].kind);
-            fputs(": ", f);
-            esc(f, a->regimes[r].boundaries[i]);
-            fputs("</li>", f);
-        }
-    if (!any)
-        fputs("<li>no regime boundaries in this sweep</li>", f);
-    fputs("</ul>\n", f);
-
-    fputs("<h2 id=fixes>Fix table</h2><p class=sub>One row per regime (configs sharing their largest stage) with its "
-          "heaviest pass by share; its fixes come from passmap fix's catalogue and rules: proven ones first (measured "
-          "ratios), then predicted ones whose rule holds on the regime's configs. " PM_RT_OVERHEAD_DEF
-          " (<a href=\"#overhead\">split per config</a>).</p>\n", f);
-    if ((rc = table_section(f, pm_rt_fixes(a), 0, err)))
-        return rc;
-    fputs("<h2 id=fits>Cost = a\u00b7size<sup>k</sup>: heavy passes against the IR size they process</h2>"
-          "<p class=sub>k above 1 with its lower 95% bound above 1 is superlinear: the pass gets costlier per op as IR "
-          "grows.</p>\n", f);
-    if ((rc = table_section(f, pm_rt_fits(a), 1, err)))
-        return rc;
-    if (pm_rt_fits_note(a)) {   /* no stage-entry sizes: what to rerun, not a fit against the input size */
-        fputs("<p>", f);
-        esc(f, pm_rt_fits_note(a));
-        fputs("</p>\n", f);
-    }
-
-    char *handoff = pm_rt_handoff_text(a);
-    if (!handoff)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    fputs("<h2 id=handoff>Handoff</h2><p>How the stage shares move as the compile grows; the Jensen&ndash;Shannon "
-          "distance compares the series' breakdowns at equal size (0 = identical handoff): ", f);
-    esc(f, handoff);
-    fputs(".</p>\n", f);
-    free(handoff);
-
-    fputs("<h2 id=precision>Precision</h2><ul>", f);
-    for (size_t i = 0; i < a->n_crossovers; i++) {
-        fputs("<li>", f);
-        esc(f, a->crossovers[i]);
-        fputs("</li>", f);
-    }
-    if (!a->n_crossovers)
-        fputs("<li>no crossover between precisions in this sweep</li>", f);
-    fputs("</ul>\n", f);
-    if (a->n_crossovers)   /* a median carries no mark: the tested comparison is the A/B table's */
-        fputs("<p class=sub>Crossovers are medians of wall ratios over families and windows, not tests; the marks per "
-              "config are in the <a href=\"#ab\">A/B table</a> (precision=&hellip;).</p>\n", f);
-
-    fputs("<h2 id=parallelism>Parallelism</h2><p class=sub>user/wall of each compiler process (1.0 = serial).</p>", f);
-    if ((rc = table_section(f, pm_rt_tools(a), 0, err)))
-        return rc;
-
-    /* how to read the tables, after the answer (headline, figures, regimes, fixes) and before the tables */
-    fputs("<h2 id=method>Method</h2><ul>", f);
-    {
-        char keys[768];
-        pm_rt_key_legend(a, 1, keys, sizeof keys);
-        if (keys[0]) {   /* the kind table's legends; the configs table repeats those of the sweep's kinds */
-            fputs("<li><b>config keys</b>: ", f);
-            esc(f, keys);
-            fputs(".</li>", f);
-        }
-    }
-    fputs("<li><b>cold</b> = a fresh compiler process per run, no compile cache; warm runs (when present) compile "
-          "through the cache and give recompile \u00f7 hit.</li><li><b>share</b> = fraction of the whole process wall; "
-          "time outside every pass is the stage <i>process-overhead</i>, split into <i>start-up</i> (each tool's "
-          "median wall on a null input, measured once per sweep, times its steps) and <i>outside passes</i> (the "
-          "rest).</li><li><b>cold wall</b> = geometric mean over "
-          "the cold repeats; <b>[-x%, +y%]</b> are the ends of its 95% interval on the log scale (t over log "
-          "times), asymmetric as a ratio's are; with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
-          "<li><b>statistics</b>: every verdict (faster / slower / same / undecided / below resolution), its "
-          "simultaneous interval, the Holm p, the outlier flags and what a summary withholds follow the rules in "
-          "passmap's <code>docs/statistics.md</code>, one page with each rule's reason.</li>"
-          "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
-          "section (runs, argv, stderr, IR size, pass tree).</li>", f);
-    /* the compiler identity: what "the same compiler" means in this study */
-    if (!a->n_builds) {
-        fputs("<li><b>tools</b>: no identity recorded (a store written before passmap recorded each tool's path, "
-              "--version and hash)</li>", f);
-    } else {
-        fputs(a->mixed_builds ? "<li><b>tools</b> (more than one build of a tool ran: see the warnings)<ul>"
-                              : "<li><b>tools</b> (one build each; resolved path, <code>--version</code>, XXH3-128 of "
-                                "the binary)<ul>", f);
-        for (size_t i = 0; i < a->n_builds; i++) {
-            char v[200];
-            fputs("<li><code>", f);
-            esc(f, a->builds[i].name);
-            fputs("</code> ", f);
-            esc(f, a->builds[i].path);
-            fputs(": ", f);
-            esc(f, pm_version_line(a->builds[i].version_text, v, sizeof v));
-            fputs(", <code>", f);
-            esc(f, a->builds[i].hash[0] ? a->builds[i].hash : "binary unreadable");
-            fputs("</code></li>", f);
-        }
-        fputs("</ul></li>", f);
-    }
-    fputs("</ul>\n", f);
-    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
-    if (json_is_object(meta)) {
-        fputs("<details><summary>Recorded sweep metadata (compiler, versions, machine, pipeline)</summary>"
-              "<div class=tw><table><thead><tr><th>recorded</th><th>value</th></tr></thead><tbody>", f);
-        const char *key;
-        json_t *val;
-        json_object_foreach(meta, key, val) {
-            char *text = json_is_string(val) ? NULL : json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
-            fputs("<tr><td>", f);
-            esc(f, key);
-            fputs("</td><td><code>", f);
-            esc(f, json_is_string(val) ? json_string_value(val) : text ? text : "");
-            fputs("</code></td></tr>", f);
-            free(text);
-        }
-        fputs("</tbody></table></div></details>\n", f);
-    } else {
-        fputs("<p class=note>sweep metadata: none recorded</p>\n", f);
-    }
-    json_decref(meta);
-
-    fputs("<h2 id=configs>Configs</h2><p class=sub>Click a config for its runs, argv, stderr and pass tree. "
-          "Wall: geometric mean [the ends of its 95% interval, relative to it] (log scale).</p>\n", f);
-    {
-        char keys[768];
-        pm_rt_key_legend(a, 0, keys, sizeof keys);
-        if (keys[0]) {
-            fputs("<p class=sub id=keys>", f);
-            esc(f, keys);
-            fputs(".</p>\n", f);
-        }
-        fputs("<p class=sub>" PM_RT_OVERHEAD_DEF " (<a href=\"#overhead\">split per config</a>).</p>\n", f);
-    }
-    if ((rc = table_section(f, pm_rt_configs(a, "#cfg-"), 1, err)))
-        return rc;
-    fputs("<h2 id=shares>Stage shares per config</h2><p class=sub>Share of the cold compile wall (mean over repeats)."
-          "</p>\n", f);
-    if ((rc = table_section(f, pm_rt_stage_shares(a, "#cfg-"), 1, err)))
-        return rc;
-
-    {
-        char note[512], noise[1024];
-        pm_rt_overhead_note(a, note, sizeof note);
-        pm_rt_noise_text(a, noise, sizeof noise);
-        fputs("<h2 id=overhead>Process overhead: start-up and outside passes</h2><p class=sub>start-up = each tool's "
-              "median wall on a null input (once per sweep) times its steps, at most the run's overhead; outside "
-              "passes = the rest.</p>\n", f);
-        if (note[0]) {
-            fputs("<p class=note>", f);
-            esc(f, note);
-            fputs("</p>\n", f);
-        } else if ((rc = table_section(f, pm_rt_overhead(a, "#cfg-"), 1, err)))
-            return rc;
-        fputs("<h2 id=noise>Noise</h2><p>", f);
-        esc(f, noise);
-        fputs(": the fix table and the A/B marks (compare's rule) draw no conclusion from contended configs.</p>\n", f);
-        if (a->n_startup && (rc = table_section(f, pm_rt_startup(a), 0, err)))
-            return rc;
-        pm_rt_startup_contended_text(a, noise, sizeof noise);
-        if (noise[0]) {
-            fputs("<p class=note>", f);
-            esc(f, noise);
-            fputs("</p>\n", f);
-        }
-    }
-
-    pm_npu_report_html(a, f); /* NPU back end only: see npu_report.h */
-
-    fputs("<h2 id=drilldown>Per config</h2>", f);
-    legend(f, a);
-    for (size_t i = 0; i < a->n_configs && rc == PM_OK; i++)
-        rc = config_section(f, a, o, i, err);
-    if (rc)
-        return rc;
     fprintf(f, "</main></div>\n<script>%s</script>\n</body></html>\n", JS);
     if (ferror(f))
         return pm_err_errno(err, PM_ERR_IO, "writing HTML");
     return PM_OK;
+}
+
+int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_opts *o, FILE *f, pm_err *err)
+{
+    pm_report_ctx x = {.a = a, .figs = figs, .db = o ? o->db : NULL, .map = o ? o->map : NULL};
+    return pm_html_report(&x, f, err);
 }

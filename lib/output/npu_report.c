@@ -1,5 +1,8 @@
-/* See npu_report.h. */
-#include "npu_report.h"
+/* The NPU back end's report section (text, Markdown, HTML, JSON): which configs ran instrumented or offline
+ * (never compared with stock silently), the split of a compile into NPUW's prefill / generate / LM head, and
+ * the ELF export time; one table (npu_table) rendered in every format. Shows only when the analysis has NPU
+ * configs. */
+#include "report.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -9,14 +12,6 @@ static const char *mode_of(const pm_an_npu_config *n)
 {
     return n->instrumented ? (n->offline ? "instrumented, offline" : "instrumented")
                            : (n->offline ? "stock, offline" : "stock");
-}
-
-static void text_num(FILE *f, double v, double scale, int prec)
-{
-    if (isnan(v))
-        fprintf(f, " %11s", "-");
-    else
-        fprintf(f, " %11.*f", prec, v * scale);
 }
 
 /* The sentences both formats print: what the reader must know before comparing numbers. */
@@ -54,93 +49,68 @@ static void notes(const pm_analysis *a, char lines[6][512], int *n)
              "net time minus the report Totals (the report is printed before the export).");
 }
 
-void pm_npu_report_text(const pm_analysis *a, FILE *f)
+/* The one NPU table: every format renders it (text, Markdown, HTML). NULL when out of memory. */
+static pm_table *npu_table(const pm_analysis *a)
 {
-    if (!a->n_npu)
-        return;
-    char lines[6][512];
-    int n;
-    notes(a, lines, &n);
-    fprintf(f, "\nNPU (OpenVINO) runs\n");
-    for (int i = 0; i < n; i++)
-        fprintf(f, "  %s\n", lines[i]);
-    fprintf(f, "  %-44s %-22s %11s %11s %11s %11s %11s %11s %11s %11s\n", "config", "runs", "prefill s", "generate s",
-            "LM head s", "unattrib s", "net s", "ELF exp s", "blob MB", "no-wt MB");
-    for (size_t i = 0; i < a->n_npu; i++) {
+    static const pm_col cols[] = {
+        {"config", "config", NULL},           {"runs", "runs", NULL},
+        {"prefill_s", "prefill (s)", "s"},    {"generate_s", "generate (s)", "s"},
+        {"lm_head_s", "LM head (s)", "s"},    {"unattributed_s", "unattributed (s)", "s"},
+        {"compile_net_s", "Compile net time (s)", "s"}, {"elf_export_s", "ELF export (s)", "s"},
+        {"blob_mb", "blob with weights (MB)", "MB"},     {"blob_weightless_mb", "blob without weights (MB)", "MB"},
+        {"import_s", "blob import (s)", "s"},
+    };
+    pm_table *t = pm_table_new("t-npu", NULL, cols, sizeof cols / sizeof cols[0]);
+    for (size_t i = 0; t && i < a->n_npu; i++) {
         const pm_an_npu_config *c = &a->npu[i];
-        fprintf(f, "  %-44s %-22s", a->configs[c->config].key, mode_of(c));
-        text_num(f, c->prefill_s, 1, 4);
-        text_num(f, c->generate_s, 1, 4);
-        text_num(f, c->lm_head_s, 1, 4);
-        text_num(f, c->unattributed_s, 1, 4);
-        text_num(f, c->compile_net_ms, 1e-3, 4);
-        text_num(f, c->elf_export_ms, 1e-3, 4);
-        text_num(f, c->blob_bytes, 1e-6, 3);
-        text_num(f, c->blob_weightless_bytes, 1e-6, 3);
-        fputc('\n', f);
+        const double v[] = {c->prefill_s, c->generate_s, c->lm_head_s, c->unattributed_s, c->compile_net_ms * 1e-3,
+                            c->elf_export_ms * 1e-3, c->blob_bytes * 1e-6, c->blob_weightless_bytes * 1e-6,
+                            c->import_s};
+        long r = pm_table_add_row(t);
+        int rc = r < 0 || pm_table_set(t, (size_t)r, 0, a->configs[c->config].key, NAN) ||
+                 pm_table_set(t, (size_t)r, 1, mode_of(c), NAN);
+        for (size_t k = 0; !rc && k < sizeof v / sizeof v[0]; k++)
+            if (!isnan(v[k]))   /* no value: the renderers' "-" */
+                rc = pm_table_setf(t, (size_t)r, k + 2, v[k], "%.*f", k == 6 || k == 7 ? 3 : 4, v[k]);
+        if (rc) {
+            pm_table_free(t);
+            return NULL;
+        }
     }
+    return t;
 }
 
-static void html_esc(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else
-            fputc(*s, f);
-    }
-}
+static int npu_applies(const pm_analysis *a) { return a->n_npu > 0; }
 
-static void html_num(FILE *f, double v, double scale, int prec)
+static int npu_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    fputs("<td>", f);
-    if (isnan(v))
-        fputs("&ndash;", f);
-    else
-        fprintf(f, "%.*f", prec, v * scale);
-    fputs("</td>", f);
-}
-
-void pm_npu_report_html(const pm_analysis *a, FILE *f)
-{
-    if (!a->n_npu)
-        return;
     char lines[6][512];
     int n;
-    notes(a, lines, &n);
+    notes(x->a, lines, &n);
+    fputs(x->markdown ? "\n## NPU (OpenVINO) runs\n\n" : "\nNPU (OpenVINO) runs\n", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%s\n", PM_MD(x, "- ", "  "), lines[i]);
+    pm_table *t = npu_table(x->a);
+    if (!t)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory building a table");
+    int rc = x->markdown ? (fputc('\n', f), pm_table_markdown(t, f)) : pm_table_text(t, f, x->width);
+    pm_table_free(t);
+    return rc ? pm_err_set(err, PM_ERR_IO, "writing the report") : PM_OK;
+}
+
+static int npu_html(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    char lines[6][512];
+    int n;
+    notes(x->a, lines, &n);
     fputs("<h2 id=npu>NPU (OpenVINO) runs</h2>\n<ul>", f);
     for (int i = 0; i < n; i++) {
         fputs("<li>", f);
-        html_esc(f, lines[i]);
+        pm_html_esc(f, lines[i]);
         fputs("</li>", f);
     }
-    fputs("</ul>\n<table><tr><th>config</th><th>runs</th><th>prefill (s)</th><th>generate (s)</th><th>LM head (s)"
-          "</th><th>unattributed (s)</th><th>Compile net time (s)</th><th>ELF export (s)</th><th>blob with weights "
-          "(MB)</th><th>blob without weights (MB)</th><th>blob import (s)</th></tr>\n",
-          f);
-    for (size_t i = 0; i < a->n_npu; i++) {
-        const pm_an_npu_config *c = &a->npu[i];
-        fprintf(f, "<tr%s><td>", c->instrumented ? " class=instrumented" : "");
-        html_esc(f, a->configs[c->config].key);
-        fputs("</td><td>", f);
-        html_esc(f, mode_of(c));
-        fputs("</td>", f);
-        html_num(f, c->prefill_s, 1, 4);
-        html_num(f, c->generate_s, 1, 4);
-        html_num(f, c->lm_head_s, 1, 4);
-        html_num(f, c->unattributed_s, 1, 4);
-        html_num(f, c->compile_net_ms, 1e-3, 4);
-        html_num(f, c->elf_export_ms, 1e-3, 4);
-        html_num(f, c->blob_bytes, 1e-6, 3);
-        html_num(f, c->blob_weightless_bytes, 1e-6, 3);
-        html_num(f, c->import_s, 1, 4);
-        fputs("</tr>\n", f);
-    }
-    fputs("</table>\n", f);
+    fputs("</ul>\n", f);
+    return pm_report_html_table(f, npu_table(x->a), 0, err);
 }
 
 static json_t *jnum(double v)
@@ -148,7 +118,7 @@ static json_t *jnum(double v)
     return isnan(v) ? json_null() : json_real(v);
 }
 
-json_t *pm_npu_report_json(const pm_analysis *a)
+static json_t *npu_report_json(const pm_analysis *a)
 {
     if (!a->n_npu)
         return NULL;
@@ -177,3 +147,14 @@ json_t *pm_npu_report_json(const pm_analysis *a)
     json_object_set_new(root, "configs", arr);
     return root;
 }
+
+static int npu_json(const pm_report_ctx *x, json_t *root)
+{
+    json_t *npu = npu_report_json(x->a);   /* NULL: no NPU configs, no key */
+    if (npu)
+        json_object_set_new(root, "npu", npu);
+    return PM_OK;
+}
+
+const pm_report_section pm_section_npu = {.id = "npu", .applies = npu_applies, .text = npu_text, .html = npu_html,
+                                          .json = npu_json};

@@ -10,6 +10,7 @@
  * add up to the root span. "Total X" events (clang/LLVM per-name sums, each on its own tid) are SUMMARY.
  * total_wall_s is the extent of all other spans (the root span, e.g. ExecuteCompiler). */
 #include "parse_internal.h"
+#include "parse_text.h"
 #include "util.h"
 
 #include <errno.h>
@@ -394,3 +395,13 @@ cleanup:
     json_decref(root);
     return rc;
 }
+
+/* ---- the format row ---- */
+
+static int sniff_chrome(const char *b, size_t n)
+{
+    return pm_text_is_json(b, n) && (pm_text_contains(b, n, "\"traceEvents\"") || pm_text_contains(b, n, "\"ph\""));
+}
+
+/* "dur" in whole µs; several compilers write traces: no default tool */
+const pm_format_row pm_format_chrome_trace = {"chrome-trace", pm_parse_chrome_trace, sniff_chrome, 5, NULL, 1e-6, 1};

@@ -159,3 +159,6 @@ int pm_sniff_gcc(const char *buf, size_t len)
         return 0;
     return memmem(h, len - (size_t)(h - buf), " TOTAL ", 7) != NULL;
 }
+
+/* "   0.02 (  1%)": seconds, 2 decimals (gcc-12 -ftime-report) */
+const pm_format_row pm_format_gcc_text = {"gcc-text", pm_parse_gcc_text, pm_sniff_gcc, 10, "gcc", 1e-2, 1};

@@ -1,8 +1,9 @@
-/* Per-format parsers behind pm_parse_buffer. Each appends to out and returns a pm_status. */
+/* Per-format parsers and sniffers behind parse.c's format table. Each parser appends to out (parse_report.h)
+ * and returns a pm_status. */
 #ifndef PM_PARSE_INTERNAL_H
 #define PM_PARSE_INTERNAL_H
 
-#include "parse.h"
+#include "parse_report.h"
 
 typedef int (*pm_parse_fn)(const char *buf, size_t len, pm_report *out, pm_err *err);
 
@@ -17,13 +18,24 @@ int pm_parse_npu_strategy(const char *buf, size_t len, pm_report *out, pm_err *e
 int pm_parse_npu_task_stats(const char *buf, size_t len, pm_report *out, pm_err *err);/* parse_npu.c */
 int pm_parse_gcc_text(const char *buf, size_t len, pm_report *out, pm_err *err);      /* parse_gcc.c */
 
-/* Every time taken from a report is range-checked: finite, >= 0 and at most PM_TIME_MAX_S seconds (about 30
- * years; anything larger is a corrupt report, and unchecked it overflows integer conversions downstream). */
-#define PM_TIME_MAX_S 1e9
-int pm_time_ok(double seconds);                                                       /* parse.c */
-
 /* Sniffers: non-zero when buf looks like the format (cheap, prefix-based). */
 int pm_sniff_npu(const char *buf, size_t len, pm_format *fmt);                         /* parse_npu.c */
 int pm_sniff_gcc(const char *buf, size_t len);                                         /* parse_gcc.c */
+
+/* One format's row of the format table (parse_formats.h lists them; parse.c reads them). */
+typedef struct pm_format_row {
+    const char *name;      /* "mlir-text": --format, the store, messages */
+    pm_parse_fn parse;
+    int (*sniff)(const char *buf, size_t len);   /* non-zero: buf looks like this format */
+    int sniff_order;       /* sniffers run in this order (1 first) and the first match wins: a JSON file is a
+                              Chrome trace before it is MLIR's JSON, and that before LLVM's */
+    const char *tool;      /* the compiler that prints it, for an import without --tool; NULL: none implied */
+    double tick_s;         /* the resolution of its pass times (pm_format_tick_s); 0: no pass times */
+    int listed;            /* named in "formats tried" and the short lists (0: only when asked for by name) */
+} pm_format_row;
+
+#define PM_FORMAT(id, row) extern const pm_format_row pm_format_##row;
+#include "parse_formats.h"
+#undef PM_FORMAT
 
 #endif

@@ -307,3 +307,21 @@ int pm_parse_llvm_json(const char *buf, size_t len, pm_report *out, pm_err *err)
                       "llvm-json: LLVM 22 has no JSON -time-passes output; use the text report or --time-trace "
                       "(chrome-trace)");
 }
+
+/* ---- the format rows ---- */
+
+static int sniff_llvm_text(const char *b, size_t n)
+{
+    return pm_text_contains(b, n, "Pass execution timing report") ||
+           pm_text_contains(b, n, "Analysis execution timing report") || pm_text_contains(b, n, "LLVM IR Parsing") ||
+           pm_text_contains(b, n, "Instruction Selection and Scheduling") ||
+           pm_text_contains(b, n, "DWARF Emission") || pm_text_contains(b, n, "Register Allocation");
+}
+
+/* any JSON the sniffers before it did not claim */
+static int sniff_llvm_json(const char *b, size_t n) { return pm_text_is_json(b, n); }
+
+/* "   0.0024 ( 89.0%)   0.0024 ( 89.0%)   0.0123 ( 97.7%)  Name" */
+const pm_format_row pm_format_llvm_text = {"llvm-text", pm_parse_llvm_text, sniff_llvm_text, 8, "llc", 1e-4, 1};
+/* not listed: named only when asked for */
+const pm_format_row pm_format_llvm_json = {"llvm-json", pm_parse_llvm_json, sniff_llvm_json, 7, "llc", 0, 0};

@@ -235,3 +235,13 @@ int pm_parse_mlir_json(const char *buf, size_t len, pm_report *out, pm_err *err)
         off += used ? used : 1;
     }
 }
+
+/* ---- the format rows ---- */
+
+static int sniff_mlir_text(const char *b, size_t n) { return pm_text_contains(b, n, "Execution time report"); }
+static int sniff_mlir_json(const char *b, size_t n) { return pm_text_is_json(b, n) && pm_text_contains(b, n, "\"wall\""); }
+
+/* "    0.0012 ( 57.9%)  Parser": seconds, 4 decimals */
+const pm_format_row pm_format_mlir_text = {"mlir-text", pm_parse_mlir_text, sniff_mlir_text, 9, "mlir-opt", 1e-4, 1};
+/* "duration":   0.0011 */
+const pm_format_row pm_format_mlir_json = {"mlir-json", pm_parse_mlir_json, sniff_mlir_json, 6, "mlir-opt", 1e-4, 1};

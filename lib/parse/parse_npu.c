@@ -1031,3 +1031,24 @@ int pm_sniff_npu(const char *buf, size_t len, pm_format *fmt)
     }
     return 0;
 }
+
+/* ---- the format rows: the NPU sniffer goes first (its files hold JSON and timing blocks) ---- */
+
+static int npu_is(const char *buf, size_t len, pm_format want)
+{
+    pm_format f;
+    return pm_sniff_npu(buf, len, &f) && f == want;
+}
+static int sniff_npu_log(const char *b, size_t n) { return npu_is(b, n, PM_FMT_NPU_LOG); }
+static int sniff_npu_schedule(const char *b, size_t n) { return npu_is(b, n, PM_FMT_NPU_SCHEDULE); }
+static int sniff_npu_strategy(const char *b, size_t n) { return npu_is(b, n, PM_FMT_NPU_STRATEGY); }
+static int sniff_npu_task_stats(const char *b, size_t n) { return npu_is(b, n, PM_FMT_NPU_TASK_STATS); }
+
+/* its pass times are mlir-text blocks; the other three carry metrics only */
+const pm_format_row pm_format_npu_log = {"npu-log", pm_parse_npu_log, sniff_npu_log, 1, "ov-compile", 1e-4, 1};
+const pm_format_row pm_format_npu_schedule = {"npu-schedule-trace", pm_parse_npu_schedule, sniff_npu_schedule, 2,
+                                              "ov-compile", 0, 1};
+const pm_format_row pm_format_npu_strategy = {"npu-strategy", pm_parse_npu_strategy, sniff_npu_strategy, 3,
+                                              "ov-compile", 0, 1};
+const pm_format_row pm_format_npu_task_stats = {"npu-task-stats", pm_parse_npu_task_stats, sniff_npu_task_stats, 4,
+                                                "ov-compile", 0, 1};

@@ -164,3 +164,28 @@ int pm_timing_line(const char *line, pm_timing_cols *cols, double vals[PM_TIMING
         return 0;
     return pm_time_ok(vals[cols->wall_col]) && (cols->user_col < 0 || pm_time_ok(vals[cols->user_col]));
 }
+
+int pm_text_contains(const char *buf, size_t len, const char *needle)
+{
+    return memmem(buf, len, needle, strlen(needle)) != NULL;
+}
+
+static int json_next(const char *p, size_t len)
+{
+    size_t i = 1;
+    while (i < len && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
+        i++;
+    if (i >= len)
+        return 0;
+    if (p[0] == '{')
+        return p[i] == '"' || p[i] == '}';
+    return p[i] == '{' || p[i] == '[' || p[i] == ']' || p[i] == '"' || p[i] == '-' || (p[i] >= '0' && p[i] <= '9');
+}
+
+int pm_text_is_json(const char *buf, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
+        i++;
+    return i < len && (buf[i] == '{' || buf[i] == '[') && json_next(buf + i, len - i);
+}

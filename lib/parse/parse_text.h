@@ -9,6 +9,11 @@ typedef struct pm_lines {
     size_t n;
 } pm_lines;
 
+/* Sniffing helpers: needle anywhere in buf; buf starts (after white space) as JSON does ('[' or '{' and what
+ * JSON allows next: a log line such as "[INFO] ..." is not JSON). */
+int pm_text_contains(const char *buf, size_t len, const char *needle);
+int pm_text_is_json(const char *buf, size_t len);
+
 /* Splits buf into lines; returns PM_OK or PM_ERR_NOMEM. */
 int pm_lines_split(const char *buf, size_t len, pm_lines *out);
 void pm_lines_free(pm_lines *l);

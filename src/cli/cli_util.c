@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 

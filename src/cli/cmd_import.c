@@ -27,20 +27,11 @@ static const cli_cmd import_cmd = {
     .opts = import_opts,
 };
 
+/* The format table's tool (parse.c), for an import without --tool. */
 static const char *default_tool(pm_format f)
 {
-    switch (f) {
-    case PM_FMT_MLIR_TEXT:
-    case PM_FMT_MLIR_JSON: return "mlir-opt";
-    case PM_FMT_LLVM_TEXT:
-    case PM_FMT_LLVM_JSON: return "llc";
-    case PM_FMT_NPU_LOG:
-    case PM_FMT_NPU_SCHEDULE:
-    case PM_FMT_NPU_STRATEGY:
-    case PM_FMT_NPU_TASK_STATS: return "ov-compile";
-    case PM_FMT_GCC_TEXT: return "gcc";
-    default: return "unknown";
-    }
+    const char *t = pm_format_default_tool(f);
+    return t ? t : "unknown";
 }
 
 int cmd_import(int argc, char **argv)

@@ -84,7 +84,7 @@ m2=$(q "select json_extract(meta_json, '$.\"ov.version\"') from sweep where name
 # table summarises stock configs only.
 "$PASSMAP" report "$db" > "$TMP/report.txt" 2>&1
 grep -q '^NPU (OpenVINO) runs' "$TMP/report.txt" && grep -q '4 stock and 4 instrumented config(s)' "$TMP/report.txt" \
-  && grep -Eq '^  llm/qwen2/0.5b/w1024/fp16/L1/instrumented +instrumented ' "$TMP/report.txt" \
+  && grep -Eq '^llm/qwen2/0.5b/w1024/fp16/L1/instrumented +instrumented ' "$TMP/report.txt" \
   && ok "text report marks the instrumented configs" || fail "report text: $(sed -n '/NPU/,$p' "$TMP/report.txt")"
 "$PASSMAP" report "$db" --json | python3 -c '
 import json, sys

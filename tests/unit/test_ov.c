@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ov.h"
+#include "parse.h"
 #include "parse_internal.h"
 
 static char standin[PATH_MAX];

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
 #include "parse_internal.h"
 
 #define FIX PM_SOURCE_DIR "/tests/fixtures/npu/"

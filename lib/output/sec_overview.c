@@ -1,0 +1,444 @@
+/* The report's overview sections (report_sections.h has the order): proven fixes, the sweep's summary, the
+ * machines, the headline, the in-sweep A/B, the method, and the text report's closing next step. */
+#include "report.h"
+#include "report_tables.h"
+#include "fix_report.h"
+#include "store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define esc pm_html_esc
+
+/* ---- proven fixes: passmap fix's ledger, the combination to ship first ---- */
+
+static int proven_applies(const pm_analysis *a) { return a->fix_json != NULL; }
+
+static int proven_text(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    return pm_fix_report_text(f, x->a->fix_json) ? pm_err_set(err, PM_ERR_IO, "writing the proven fixes") : PM_OK;
+}
+
+static int proven_html(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    return pm_fix_report_html(f, x->a->fix_json) ? pm_err_set(err, PM_ERR_IO, "writing the proven fixes") : PM_OK;
+}
+
+static int proven_json(const pm_report_ctx *x, json_t *root)
+{
+    json_t *fixes = x->a->fix_json ? json_loads(x->a->fix_json, 0, NULL) : NULL;
+    if (fixes)
+        json_object_set_new(root, "proven_fixes", fixes);
+    return PM_OK;
+}
+
+const pm_report_section pm_section_proven_fixes = {
+    .id = "proven-fixes", .applies = proven_applies, .text = proven_text, .html = proven_html, .json = proven_json};
+
+/* ---- summary: what was measured, and what could not be read ---- */
+
+static int summary_text(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    (void)err;
+    const pm_analysis *a = x->a;
+    fprintf(f, "sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n", a->sweep ? a->sweep : "-",
+            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
+    if (a->n_runs_no_report)   /* no report, no conclusion: say why beside the counts */
+        fprintf(f, "%s%d configs have no readable timing report (%d runs): %s; %s. They get no stage, regime or fix.\n",
+                PM_MD(x, "\n**warning**: ", "warning: "), a->n_configs_no_report, a->n_runs_no_report,
+                a->no_report_note ? a->no_report_note : "the report could not be read", PM_AN_NO_REPORT_HINT);
+    if (a->n_trace_runs)
+        fprintf(f, "%s%d runs read from Chrome traces: %s.\n", PM_MD(x, "\n**granularity**: ", "granularity: "),
+                a->n_trace_runs, PM_AN_TRACE_GRANULARITY);
+    return PM_OK;
+}
+
+static int summary_json(const pm_report_ctx *x, json_t *root)
+{
+    const pm_analysis *a = x->a;
+    json_object_set_new(root, "repeats", json_integer(a->max_repeats));
+    json_object_set_new(root, "runs_ok", json_integer(a->n_runs_ok));
+    json_object_set_new(root, "runs_failed", json_integer(a->n_runs_failed));
+    if (a->n_trace_runs)
+        json_object_set_new(root, "trace_granularity",
+                            json_pack("{s:i, s:s}", "runs", a->n_trace_runs, "note", PM_AN_TRACE_GRANULARITY));
+    /* runs that exited 0 without a readable timing report (counted in runs_failed): no stage, regime or fix */
+    json_object_set_new(root, "no_report",
+                        json_pack("{s:i, s:i, s:s?, s:s}", "runs", a->n_runs_no_report, "configs",
+                                  a->n_configs_no_report, "reason", a->no_report_note, "hint", PM_AN_NO_REPORT_HINT));
+    json_t *stages = json_array();
+    for (size_t s = 0; s < a->n_stages; s++)
+        json_array_append_new(stages, json_string(a->stages[s]));
+    json_object_set_new(root, "stages", stages);
+    return PM_OK;
+}
+
+/* HTML: the page's title line says it (html.c) */
+const pm_report_section pm_section_summary = {.id = "summary", .text = summary_text, .json = summary_json};
+
+/* ---- machines: a study measured on several machines, one row per machine (the stratification) ---- */
+
+static int machines_applies(const pm_analysis *a) { return a->n_hosts > 1 || a->n_host_warnings; }
+
+static int machines_text(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    (void)err;
+    const pm_analysis *a = x->a;
+    fprintf(f, "machines (%zu, %d kind%s)\n  %-20s %-16s %7s %6s %10s  %s\n", a->n_hosts, a->n_machine_kinds,
+            a->n_machine_kinds == 1 ? "" : "s", "host", "fingerprint", "configs", "runs", "geomean", "machine");
+    for (size_t i = 0; i < a->n_hosts; i++) {
+        const pm_an_host *h = &a->hosts[i];
+        char gm[32] = "-";
+        if (!isnan(h->wall_geomean))
+            snprintf(gm, sizeof gm, "%.4fs", h->wall_geomean);
+        fprintf(f, "  %-20s %-16s %7d %6d %10s  %s, %d cores, kernel %s, %s\n", h->name, h->fingerprint, h->n_configs,
+                h->n_runs, gm, h->cpu_model, h->cores, h->kernel, h->compiler);
+    }
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (a->configs[i].host >= 0 && a->n_hosts > 1)
+            fprintf(f, "  %-44s on %s\n", a->configs[i].key, a->hosts[a->configs[i].host].name);
+    for (size_t i = 0; i < a->n_host_warnings; i++)
+        fprintf(f, "warning: %s\n", a->host_warnings[i]);
+    fputc('\n', f);
+    return PM_OK;
+}
+
+static void td_s(FILE *f, const char *s)
+{
+    fputs("<td>", f);
+    esc(f, s ? s : "-");
+    fputs("</td>", f);
+}
+
+static void td_n(FILE *f, int prec, double v)
+{
+    fputs("<td class=n>", f);
+    if (isnan(v))
+        fputs("&ndash;", f);
+    else
+        fprintf(f, "%.*f", prec, v);
+    fputs("</td>", f);
+}
+
+static int machines_html(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    (void)err;
+    const pm_analysis *a = x->a;
+    fputs("<h2 id=machines>Machines</h2>\n<div class=tw><table><tr><th>host</th><th>fingerprint</th><th>configs</th>"
+          "<th>cold runs</th><th>geomean wall (s)</th><th>CPU</th><th>cores</th><th>kernel</th><th>compiler</th>"
+          "</tr>", f);
+    for (size_t i = 0; i < a->n_hosts; i++) {
+        const pm_an_host *hs = &a->hosts[i];
+        fputs("<tr>", f);
+        td_s(f, hs->name);
+        td_s(f, hs->fingerprint);
+        td_n(f, 0, hs->n_configs);
+        td_n(f, 0, hs->n_runs);
+        td_n(f, 4, hs->wall_geomean);
+        td_s(f, hs->cpu_model);
+        td_n(f, 0, hs->cores);
+        td_s(f, hs->kernel);
+        td_s(f, hs->compiler);
+        fputs("</tr>", f);
+    }
+    fputs("</table></div>\n", f);
+    for (size_t i = 0; i < a->n_host_warnings; i++) {
+        fputs("<p class=note>warning: ", f);
+        esc(f, a->host_warnings[i]);
+        fputs("</p>\n", f);
+    }
+    return PM_OK;
+}
+
+/* machines: one entry per host that measured cold runs; configs name theirs ("several": mixed) */
+static int machines_json(const pm_report_ctx *x, json_t *root)
+{
+    const pm_analysis *a = x->a;
+    json_t *hosts = json_array(), *hw = json_array(), *by_cfg = json_object();
+    for (size_t i = 0; i < a->n_hosts; i++) {
+        const pm_an_host *h = &a->hosts[i];
+        json_array_append_new(hosts, json_pack("{s:s,s:s,s:s,s:i,s:s,s:s,s:i,s:i,s:o}", "name", h->name, "fingerprint",
+                                               h->fingerprint, "cpu_model", h->cpu_model, "cores", h->cores, "kernel",
+                                               h->kernel, "compiler", h->compiler, "configs", h->n_configs, "runs",
+                                               h->n_runs, "wall_geomean_s", pm_report_jnum(h->wall_geomean)));
+    }
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (a->configs[i].host != -1)
+            json_object_set_new(by_cfg, a->configs[i].key,
+                                json_string(a->configs[i].host >= 0 ? a->hosts[a->configs[i].host].name : "several"));
+    for (size_t i = 0; i < a->n_host_warnings; i++)
+        json_array_append_new(hw, json_string(a->host_warnings[i]));
+    json_object_set_new(root, "hosts", json_pack("{s:o,s:i,s:o,s:o}", "machines", hosts, "kinds", a->n_machine_kinds,
+                                                 "config_host", by_cfg, "warnings", hw));
+    return PM_OK;
+}
+
+const pm_report_section pm_section_machines = {.id = "machines", .applies = machines_applies, .text = machines_text,
+                                               .html = machines_html, .json = machines_json};
+
+/* ---- headline: the answer first, and the one rule behind every mark ---- */
+
+static int headline_text(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    const pm_analysis *a = x->a;
+    pm_rt_headline h;
+    if (pm_rt_headline_build(a, &h)) {
+        pm_rt_headline_free(&h);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    const char *li = PM_MD(x, "- ", "  ");
+    fputs(x->markdown ? "\n## Headline\n\n" : "\nheadline\n", f);
+    for (int i = 0; i < h.n_dominant; i++)
+        fprintf(f, "%sdominant stage: %s\n", li, h.dominant[i]);
+    fprintf(f, "%stop fix: %s\n%s%s\n%s%s\n", li, h.fix, li, h.ab, li, h.cache);
+    if (h.slowest)
+        fprintf(f, "%s%s\n", li, h.slowest);
+    pm_rt_headline_free(&h);
+    if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
+        char legend[2048];
+        pm_rt_sig_legend(legend, sizeof legend, a);
+        fprintf(f, "%s%s\n", li, legend);
+    }
+    return PM_OK;
+}
+
+static int headline_html(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    const pm_analysis *a = x->a;
+    pm_rt_headline h;
+    if (pm_rt_headline_build(a, &h)) {
+        pm_rt_headline_free(&h);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    fputs("<section class=headline id=headline><h2 style=\"border:0;margin-top:0\">Headline</h2><ul>", f);
+    for (int i = 0; i < h.n_dominant; i++) {
+        fputs("<li><b>Dominant stage</b> \u2014 ", f);
+        esc(f, h.dominant[i]);
+        fputs("</li>", f);
+    }
+    fputs("<li><b>Top fix</b> \u2014 ", f);
+    esc(f, h.fix);
+    fputs("</li><li><b>Measured A/B</b> \u2014 ", f);
+    esc(f, h.ab);
+    fputs("</li><li><b>Recompile \u00f7 cache hit</b> \u2014 ", f);
+    esc(f, h.cache);
+    fputs("</li>", f);
+    if (h.slowest) {
+        fputs("<li>", f);
+        esc(f, h.slowest);
+        fputs("</li>", f);
+    }
+    pm_rt_headline_free(&h);
+    fputs("</ul></section>\n", f);
+    if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
+        char legend[2048];
+        pm_rt_sig_legend(legend, sizeof legend, a);
+        fputs("<p class=sub id=marks>", f);
+        esc(f, legend);
+        fputs("</p>\n", f);
+    }
+    return PM_OK;
+}
+
+/* the headline's fix, from passmap fix's plan and proven rows (pm_analysis_fix_words) */
+static int headline_json(const pm_report_ctx *x, json_t *root)
+{
+    json_object_set_new(root, "top_fix", pm_report_jstr(x->a->fix_headline));
+    return PM_OK;
+}
+
+const pm_report_section pm_section_headline = {.id = "headline", .toc = "<b>Headline</b>", .text = headline_text,
+                                               .html = headline_html, .json = headline_json};
+
+/* ---- A/B in this sweep: each variant against the reference, by passmap compare ---- */
+
+static int ab_applies(const pm_analysis *a)
+{
+    size_t rows = 0;
+    for (size_t i = 0; i < a->n_ab; i++)
+        rows += a->ab[i].cmp.n_configs;
+    return rows > 0;
+}
+
+static int ab_text(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    return pm_report_text_table(x, f, pm_rt_ab(x->a), "A/B in this sweep (per config, by passmap compare)", err);
+}
+
+static int ab_html(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    fputs("<h2 id=ab>A/B in this sweep</h2><p class=sub>Each variant against the reference variant on the same "
+          "configs, computed by <code>passmap compare</code>; B/A is the ratio of geometric means.</p>\n", f);
+    return pm_report_html_table(f, pm_rt_ab(x->a), 1, err);
+}
+
+/* The in-sweep A/B: compare's own JSON (pm_compare_to_json), its summary and per-config wall stats, so the
+ * fields and marks mean what they mean in `passmap compare --json`. */
+static int ab_json(const pm_report_ctx *x, json_t *root)
+{
+    const pm_analysis *a = x->a;
+    char legend[2048];
+    pm_rt_sig_legend(legend, sizeof legend, a);
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < a->n_ab; i++) {
+        const pm_an_ab *ab = &a->ab[i];
+        json_t *o = json_pack("{s:s,s:s,s:o,s:o}", "variant", ab->variant, "against", ab->against, "axis",
+                              pm_report_jstr(ab->axis), "error", pm_report_jstr(ab->error));
+        json_t *cj = ab->error ? NULL : pm_compare_to_json(&ab->cmp);
+        json_t *cfgs = json_array();
+        size_t k;
+        json_t *c;
+        json_array_foreach(cj ? json_object_get(cj, "configs") : NULL, k, c)
+            json_array_append_new(cfgs, json_pack("{s:O,s:O,s:O,s:O}", "key", json_object_get(c, "key"), "key_a",
+                                                  json_object_get(c, "key_a"), "key_b", json_object_get(c, "key_b"),
+                                                  "wall", json_object_get(c, "wall")));
+        json_t *sum = cj ? json_incref(json_object_get(cj, "summary")) : json_null();
+        json_object_set_new(o, "summary", sum ? sum : json_null());
+        json_object_set_new(o, "configs", cfgs);
+        json_decref(cj);
+        json_array_append_new(list, o);
+    }
+    json_object_set_new(root, "ab", json_pack("{s:s,s:o}", "rule", legend, "comparisons", list ? list : json_array()));
+    return PM_OK;
+}
+
+const pm_report_section pm_section_ab = {.id = "ab", .toc = "A/B in this sweep", .applies = ab_applies,
+                                         .text = ab_text, .html = ab_html, .json = ab_json};
+
+/* ---- method: how to read the tables, and the compiler identity ("the same compiler" in this study) ---- */
+
+static int method_text(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    (void)err;
+    const pm_analysis *a = x->a;
+    if (!a->n_builds) {
+        fprintf(f, "\n%stools: no identity recorded (a store written before passmap recorded each tool's path, "
+                   "--version and hash)\n", PM_MD(x, "- ", ""));
+        return PM_OK;
+    }
+    fprintf(f, "\ntools (resolved path, --version, XXH3-128 of the binary)%s:\n",
+            a->mixed_builds ? ", more than one build of a tool" : ", one build each");
+    for (size_t i = 0; i < a->n_builds; i++) {
+        char v[200];
+        const pm_tool_ident *t = &a->builds[i];
+        fprintf(f, "%s%-12s %s  %s  %s%s%s\n", PM_MD(x, "- ", "  "), t->name, t->path,
+                pm_version_line(t->version_text, v, sizeof v), t->hash[0] ? t->hash : "(binary unreadable)",
+                t->host ? "  on " : "", t->host ? t->host : "");
+    }
+    return PM_OK;
+}
+
+static void method_html_builds(const pm_analysis *a, FILE *f)
+{
+    if (!a->n_builds) {
+        fputs("<li><b>tools</b>: no identity recorded (a store written before passmap recorded each tool's path, "
+              "--version and hash)</li>", f);
+        return;
+    }
+    fputs(a->mixed_builds ? "<li><b>tools</b> (more than one build of a tool ran: see the warnings)<ul>"
+                          : "<li><b>tools</b> (one build each; resolved path, <code>--version</code>, XXH3-128 of "
+                            "the binary)<ul>", f);
+    for (size_t i = 0; i < a->n_builds; i++) {
+        char v[200];
+        fputs("<li><code>", f);
+        esc(f, a->builds[i].name);
+        fputs("</code> ", f);
+        esc(f, a->builds[i].path);
+        fputs(": ", f);
+        esc(f, pm_version_line(a->builds[i].version_text, v, sizeof v));
+        fputs(", <code>", f);
+        esc(f, a->builds[i].hash[0] ? a->builds[i].hash : "binary unreadable");
+        fputs("</code></li>", f);
+    }
+    fputs("</ul></li>", f);
+}
+
+static void method_html_meta(const pm_analysis *a, FILE *f)
+{
+    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
+    if (json_is_object(meta)) {
+        fputs("<details><summary>Recorded sweep metadata (compiler, versions, machine, pipeline)</summary>"
+              "<div class=tw><table><thead><tr><th>recorded</th><th>value</th></tr></thead><tbody>", f);
+        const char *key;
+        json_t *val;
+        json_object_foreach(meta, key, val) {
+            char *text = json_is_string(val) ? NULL : json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
+            fputs("<tr><td>", f);
+            esc(f, key);
+            fputs("</td><td><code>", f);
+            esc(f, json_is_string(val) ? json_string_value(val) : text ? text : "");
+            fputs("</code></td></tr>", f);
+            free(text);
+        }
+        fputs("</tbody></table></div></details>\n", f);
+    } else {
+        fputs("<p class=note>sweep metadata: none recorded</p>\n", f);
+    }
+    json_decref(meta);
+}
+
+static int method_html(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    (void)err;
+    const pm_analysis *a = x->a;
+    fputs("<h2 id=method>Method</h2><ul>", f);
+    char keys[768];
+    pm_rt_key_legend(a, 1, keys, sizeof keys);
+    if (keys[0]) {   /* the kind table's legends; the configs table repeats those of the sweep's kinds */
+        fputs("<li><b>config keys</b>: ", f);
+        esc(f, keys);
+        fputs(".</li>", f);
+    }
+    fputs("<li><b>cold</b> = a fresh compiler process per run, no compile cache; warm runs (when present) compile "
+          "through the cache and give recompile \u00f7 hit.</li><li><b>share</b> = fraction of the whole process wall; "
+          "time outside every pass is the stage <i>process-overhead</i>, split into <i>start-up</i> (each tool's "
+          "median wall on a null input, measured once per sweep, times its steps) and <i>outside passes</i> (the "
+          "rest).</li><li><b>cold wall</b> = geometric mean over "
+          "the cold repeats; <b>[-x%, +y%]</b> are the ends of its 95% interval on the log scale (t over log "
+          "times), asymmetric as a ratio's are; with fewer than 3 repeats no interval is claimed: (n=2, no interval).</li>"
+          "<li><b>statistics</b>: every verdict (faster / slower / same / undecided / below resolution), its "
+          "simultaneous interval, the Holm p, the outlier flags and what a summary withholds follow the rules in "
+          "passmap's <code>docs/statistics.md</code>, one page with each rule's reason.</li>"
+          "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
+          "section (runs, argv, stderr, IR size, pass tree).</li>", f);
+    method_html_builds(a, f);
+    fputs("</ul>\n", f);
+    method_html_meta(a, f);
+    return PM_OK;
+}
+
+/* the compiler identity: each tool build the runs used */
+static int method_json(const pm_report_ctx *x, json_t *root)
+{
+    const pm_analysis *a = x->a;
+    json_t *builds = json_array();
+    for (size_t i = 0; i < a->n_builds; i++)
+        json_array_append_new(builds, json_pack("{s:s,s:s,s:s,s:s,s:o}", "name", a->builds[i].name, "path",
+                                                a->builds[i].path, "version_text", a->builds[i].version_text, "hash",
+                                                a->builds[i].hash, "hosts", pm_report_jstr(a->builds[i].host)));
+    json_object_set_new(root, "tools", builds);
+    json_object_set_new(root, "mixed_builds", json_boolean(a->mixed_builds));
+    return PM_OK;
+}
+
+const pm_report_section pm_section_method = {.id = "method", .toc = "Method", .text = method_text,
+                                             .html = method_html, .json = method_json};
+
+/* ---- next step (text): the proven ledger again beside the evidence, or the one command that measures it ---- */
+
+static int next_text(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    if (x->a->fix_json) {
+        fputc('\n', f);
+        if (pm_fix_report_text(f, x->a->fix_json))
+            return pm_err_set(err, PM_ERR_IO, "writing the proven fixes");
+    } else {
+        fprintf(f, "\n%sproven fixes: none measured yet. One command measures the predicted fixes (A/B against stock, "
+                   "output check, the compiled program's run time and size): passmap fix %s --budget 10m\n",
+                PM_MD(x, "- ", ""), x->db_label ? x->db_label : "DB");
+    }
+    return PM_OK;
+}
+
+const pm_report_section pm_section_next_step = {.id = "next-step", .text = next_text};
