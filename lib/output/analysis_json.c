@@ -26,9 +26,11 @@
  *   "fixes": [{"stage","configs","contended" (then no fix),"tool","pass","share","exponent","exponent_lo","user_wall","cache_ratio",
  *              "startup_share","outside_share","fix"}],
  *   "ab": {"rule": text, "comparisons": [{"variant","against","axis": null (variants)|"precision","error": text|null,
- *          "summary": compare's summary, "configs": [{"key","key_a","key_b","wall": compare's stat}]}]} }
+ *          "summary": compare's summary, "configs": [{"key","key_a","key_b","wall": compare's stat}]}]},
+ *   "between_builds": null | builds_out.h's section (docs/json.md) }
  */
 #include "analysis.h"
+#include "builds_out.h"
 #include "npu_report.h"
 #include "report_tables.h"
 
@@ -115,7 +117,8 @@ json_t *pm_analysis_json(const pm_analysis *a)
         json_object_set_new(root, "proven_fixes", fixes);
     json_t *builds = json_array();   /* the compiler identity: each tool build the runs used */
     for (size_t i = 0; i < a->n_builds; i++)
-        json_array_append_new(builds, json_pack("{s:s,s:s,s:s,s:s,s:o}", "name", a->builds[i].name, "path",
+        json_array_append_new(builds, json_pack("{s:s,s:o,s:s,s:s,s:s,s:o}", "name", a->builds[i].name,
+                                                "invoked", str(a->builds[i].invoked), "path",
                                                 a->builds[i].path, "version_text", a->builds[i].version_text, "hash",
                                                 a->builds[i].hash, "hosts", str(a->builds[i].host)));
     json_object_set_new(root, "tools", builds);
@@ -305,5 +308,6 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_object_set_new(root, "hosts", json_pack("{s:o,s:i,s:o,s:o}", "machines", hosts, "kinds", a->n_machine_kinds,
                                                  "config_host", by_cfg, "warnings", hw));
     json_object_set_new(root, "ab", ab_json(a));
+    json_object_set_new(root, "between_builds", pm_builds_json(a));
     return root;
 }

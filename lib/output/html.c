@@ -2,6 +2,7 @@
  * Order: headline, table of contents, method, figures, tables, then one section per config (runs, steps
  * with argv, stderr of failures, IR size, pass tree as an icicle chart). */
 #include "html.h"
+#include "builds_out.h"
 #include "passtree.h"
 #include "report_tables.h"
 #include "fix_report.h"
@@ -454,6 +455,8 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     fputs("<nav class=toc aria-label=contents><ol><li><a href=\"#headline\"><b>Headline</b></a></li>", f);
     if (ab_rows)
         fputs("<li><a href=\"#ab\">A/B in this sweep</a></li>", f);
+    if (a->between.axis)
+        fputs("<li><a href=\"#builds\">Between builds</a></li>", f);
     fputs("<li><a href=\"#figures\">Figures</a><ol>", f);
     for (size_t i = 0; figs && i < figs->n; i++) {
         fprintf(f, "<li><a href=\"#fig-%s\">", figs->fig[i].name);
@@ -478,6 +481,21 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     esc(f, a->sweep);
     fprintf(f, "</h1><p class=sub>back end %s \u00b7 %zu configs \u00b7 up to %d cold repeats \u00b7 %d runs ok, %d failed"
                "</p>\n", a->backend ? a->backend : "-", a->n_configs, a->max_repeats, a->n_runs_ok, a->n_runs_failed);
+    /* the text report's lines, beside the counts: no report, no conclusion; what a trace's granularity drops */
+    if (a->n_runs_no_report) {
+        char buf[2048];
+        snprintf(buf, sizeof buf, "%d configs have no readable timing report (%d runs): %s; %s. They get no stage, "
+                 "regime or fix.", a->n_configs_no_report, a->n_runs_no_report,
+                 a->no_report_note ? a->no_report_note : "the report could not be read", PM_AN_NO_REPORT_HINT);
+        fputs("<p class=warn id=no-report><b>warning</b>: ", f);
+        esc(f, buf);
+        fputs("</p>\n", f);
+    }
+    if (a->n_trace_runs) {
+        fprintf(f, "<p class=sub id=granularity><b>granularity</b>: %d runs read from Chrome traces: ", a->n_trace_runs);
+        esc(f, PM_AN_TRACE_GRANULARITY);
+        fputs(".</p>\n", f);
+    }
 
     pm_rt_headline h;
     if (pm_rt_headline_build(a, &h)) {
@@ -522,6 +540,8 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     } else {
         pm_table_free(ab);
     }
+    if (pm_builds_html(f, a))   /* between builds: only when an axis picks the build */
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     pm_fix_report_html(f, a->fix_json);   /* the combination to ship heads the report */
 
 

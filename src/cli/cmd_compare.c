@@ -28,6 +28,9 @@ static void usage(FILE *out)
           "uncontended configs and says how many of how many. Each rule's reason: docs/statistics.md.\n"
           "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
           "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).\n"
+          "Passes match by (tool, name); a pass renamed between two builds of a compiler (--a llvm=14\n"
+          "--b llvm=22) matches under its newest name, from the alias table data/pass-aliases.tsv (its row\n"
+          "says what the build printed).\n"
           "  --a-variant V, --b-variant V  variant of each side (needed when a side holds several)\n"
           "  --a AXIS=V, --b AXIS=W        the two sides: one axis, two values\n"
           "  --sweep NAME                  sweep on both sides (needed when a database holds several)\n"
@@ -142,7 +145,18 @@ int cmd_compare(int argc, char **argv)
 
     pm_compare_result res;
     pm_err err = {0};
+    /* two builds of one compiler: a pass LLVM renamed matches under its newest name (data/pass-aliases.tsv) */
+    pm_passalias *aliases = pm_passalias_new();
+    if (aliases && pm_passalias_load_default(aliases, &err) != PM_OK) {
+        fprintf(stderr, "passmap compare: note: %s (passes match by printed name only)\n", err.msg);
+        pm_passalias_free(aliases);
+        aliases = NULL;
+        memset(&err, 0, sizeof err);
+    }
+    opts.aliases = aliases;
     int rc = pm_compare_run(&opts, &res, &err);
+    pm_passalias_free(aliases);
+    opts.aliases = NULL;
     if (rc != PM_OK) {
         fprintf(stderr, "passmap compare: %s\n", err.msg);
         return rc == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;

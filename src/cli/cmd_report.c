@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "builds_out.h"
 #include "json_out.h"
 #include "cmds.h"
 #include "store.h"
@@ -151,6 +152,8 @@ static int print_text(const pm_analysis *a, int markdown, const char *db_label)
         rc = put_table(ab, "A/B in this sweep (per config, by passmap compare)", markdown, width);
     else
         pm_table_free(ab);
+    if (!rc)
+        rc = pm_builds_text(stdout, a, markdown, width);   /* between builds: only when an axis picks the build */
     if (!rc)
         rc = put_table(pm_rt_configs(a, NULL), "configs (cold wall: geometric mean [its 95% interval's ends, relative], "
                                                "log scale; no interval below 3 repeats)", markdown, width);
@@ -346,7 +349,8 @@ int cmd_report(int argc, char **argv)
         goto cleanup;
     if ((rc = propose_fixes(a, dbpath, allow_contended, &err)))
         goto cleanup;
-    if ((rc = pm_analysis_ab(a, dbpath, 0, allow_contended, &err)))
+    if ((rc = pm_analysis_ab(a, dbpath, 0, allow_contended, &err)) ||
+        (rc = pm_analysis_builds(a, dbpath, 0, &err)))
         goto cleanup;
     if (html || figdir) {
         if ((rc = pm_figures_render(a, figdir, &figs, &err)))
