@@ -9,9 +9,11 @@
 
 #define N_OF(x) (sizeof(x) / sizeof((x)[0]))
 
+/* A row the rule did not test: outside the family, below its timer's resolution, or no test at all (the
+ * counts say how many; compare's JSON under "pairs" keeps every row). */
 static int untested(pm_compare_verdict v)
 {
-    return v == PM_VERDICT_OUTSIDE || v == PM_VERDICT_NA;
+    return v == PM_VERDICT_OUTSIDE || v == PM_VERDICT_NA || v == PM_VERDICT_BELOW_RESOLUTION;
 }
 
 pm_table *pm_builds_pass_table(const pm_analysis *a)
@@ -205,8 +207,8 @@ int pm_builds_text(FILE *f, const pm_analysis *a, int markdown, int width)
     pm_table *t = pm_builds_pass_table(a);
     if (!t)
         return PM_ERR_NOMEM;
-    fprintf(f, markdown ? "\n### Passes in both builds (compare's pass family)\n\n"
-                        : "\npasses in both builds (compare's pass family)\n");
+    fprintf(f, markdown ? "\n### Passes in both builds, tested by compare's rule\n\n"
+                        : "\npasses in both builds, tested by compare's rule\n");
     int rc = markdown ? pm_table_markdown(t, f) : pm_table_text(t, f, width);
     pm_table_free(t);
     if (rc)
@@ -241,7 +243,7 @@ int pm_builds_html(FILE *f, const pm_analysis *a)
         pm_html_esc(f, buf);
         fputs("</li>", f);
     }
-    fputs("</ul>\n<h3>Passes in both builds (compare's pass family)</h3>\n", f);
+    fputs("</ul>\n<h3>Passes in both builds, tested by compare's rule</h3>\n", f);
     pm_table *t = pm_builds_pass_table(a);
     if (!t)
         return PM_ERR_NOMEM;

@@ -9,7 +9,8 @@
 #include "analysis.h"
 #include "table.h"
 
-/* Per pass in both builds of each pair, in compare's pass family (matched by name through the alias table):
+/* Per pass in both builds of each pair that compare's rule tested (in its pass family, above timer resolution;
+ * matched by name through the alias table):
  * mean A, mean B, ratio, its interval, verdict. */
 pm_table *pm_builds_pass_table(const pm_analysis *a);
 /* The passes one build of a pair ran and the other did not. */
