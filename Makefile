@@ -138,7 +138,7 @@ install: $(INSTALL_BIN)
 	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/doc/passmap
 	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/passmap
 	for f in $$(cd data && find . -type f); do install -D -m 644 "data/$$f" "$(DESTDIR)$(PREFIX)/share/passmap/$$f" || exit 1; done
-	install -m 644 studies/*.ini $(DESTDIR)$(PREFIX)/share/passmap/studies/
+	install -m 644 studies/*.ini studies/*.c $(DESTDIR)$(PREFIX)/share/passmap/studies/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/passmap/

@@ -161,7 +161,10 @@ static pm_table *config_table(const pm_compare_result *r, const pm_compare_confi
     }
     *shown = top && top < c->n_passes ? top : c->n_passes;
     for (size_t k = 0; !rc && k < *shown; k++) {
-        snprintf(buf, sizeof buf, "pass %s: %s", c->passes[k].tool, c->passes[k].pass);
+        /* a pass matched through the alias table says what its build printed */
+        snprintf(buf, sizeof buf, "pass %s: %s%s%s%s", c->passes[k].tool, c->passes[k].pass,
+                 c->passes[k].alias ? " (printed as \"" : "", c->passes[k].alias ? c->passes[k].alias : "",
+                 c->passes[k].alias ? "\")" : "");
         rc = stat_row(t, buf, &c->passes[k], &c->passes[k].st);
     }
     if (rc) {

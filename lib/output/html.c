@@ -3,6 +3,7 @@
  * last section, one per config (runs, steps with argv, stderr of failures, IR size, pass tree as an icicle
  * chart). */
 #include "html.h"
+#include "builds_out.h"
 #include "passtree.h"
 #include "report.h"
 

@@ -74,8 +74,31 @@ static int summary_json(const pm_report_ctx *x, json_t *root)
     return PM_OK;
 }
 
-/* HTML: the page's title line says it (html.c) */
-const pm_report_section pm_section_summary = {.id = "summary", .text = summary_text, .json = summary_json};
+/* HTML: the page's title line says the counts (html.c); the text report's two lines beside them are here: no
+ * report, no conclusion; what a trace's granularity drops. */
+static int summary_html(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    (void)err;
+    const pm_analysis *a = x->a;
+    if (a->n_runs_no_report) {
+        char buf[2048];
+        snprintf(buf, sizeof buf, "%d configs have no readable timing report (%d runs): %s; %s. They get no stage, "
+                 "regime or fix.", a->n_configs_no_report, a->n_runs_no_report,
+                 a->no_report_note ? a->no_report_note : "the report could not be read", PM_AN_NO_REPORT_HINT);
+        fputs("<p class=warn id=no-report><b>warning</b>: ", f);
+        pm_html_esc(f, buf);
+        fputs("</p>\n", f);
+    }
+    if (a->n_trace_runs) {
+        fprintf(f, "<p class=sub id=granularity><b>granularity</b>: %d runs read from Chrome traces: ", a->n_trace_runs);
+        pm_html_esc(f, PM_AN_TRACE_GRANULARITY);
+        fputs(".</p>\n", f);
+    }
+    return PM_OK;
+}
+
+const pm_report_section pm_section_summary = {.id = "summary", .text = summary_text, .html = summary_html,
+                                              .json = summary_json};
 
 /* ---- machines: a study measured on several machines, one row per machine (the stratification) ---- */
 
@@ -414,7 +437,8 @@ static int method_json(const pm_report_ctx *x, json_t *root)
     const pm_analysis *a = x->a;
     json_t *builds = json_array();
     for (size_t i = 0; i < a->n_builds; i++)
-        json_array_append_new(builds, json_pack("{s:s,s:s,s:s,s:s,s:o}", "name", a->builds[i].name, "path",
+        json_array_append_new(builds, json_pack("{s:s,s:o,s:s,s:s,s:s,s:o}", "name", a->builds[i].name,
+                                                "invoked", pm_report_jstr(a->builds[i].invoked), "path",
                                                 a->builds[i].path, "version_text", a->builds[i].version_text, "hash",
                                                 a->builds[i].hash, "hosts", pm_report_jstr(a->builds[i].host)));
     json_object_set_new(root, "tools", builds);

@@ -180,6 +180,12 @@ static const pm_migration migrations[] = {
      "ALTER TABLE config ADD COLUMN fingerprint_text TEXT;\n"
      "ALTER TABLE sweep ADD COLUMN superseded_by TEXT;\n",
      1 /* readers check PM_STORE_VERSION_IDENTITY (or the table) and read an older file as it is */},
+    /* v8 (issue 19, compiler builds as an axis): tool.invoked, the program word a step named (llc-14,
+     * {spec_dir}/bin/cc; NULL before). A build is one per (name, invoked): a spec whose axis picks the build
+     * (`argv = llc-{llvm} ...`) runs several builds of llc, one per word, which merge must not take for
+     * "another build", while the same word naming another binary still is. */
+    {"tool invocation", "ALTER TABLE tool ADD COLUMN invoked TEXT;\n",
+     1 /* pm_store_read_tools and merge's check read a file without the column as it is */},
 };
 #define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 #define PM_STORE_SCHEMA_VERSION (1 + PM_STORE_N_MIGRATIONS)

@@ -177,12 +177,16 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
 
 /* Identity (schema 7, store_identity.c): the tools a sweep ran and each config's fingerprint. */
 #define PM_STORE_VERSION_IDENTITY 7
+#define PM_STORE_VERSION_INVOKED 8   /* tool.invoked */
 typedef struct pm_tool_ident {
     char *name;                  /* tool label */
     char *path;                  /* resolved path */
     char *version_text;          /* `--version` output ("" when none) */
     char *hash;                  /* "xxh3-128:HEX", "" when the file could not be read */
     char *host;                  /* reading: the host name that recorded it, or NULL */
+    char *invoked;               /* the program word as the step names it (llc-14, {spec_dir}/cc); NULL: recorded
+                                    before schema 8. A build is matched per (name, invoked): an axis that picks
+                                    the build (llc-{llvm}) gives one tool per build */
 } pm_tool_ident;
 void pm_tool_idents_free(pm_tool_ident *t, size_t n);
 /* Records the tools of a sweep on a host (idempotent). */

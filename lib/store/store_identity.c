@@ -21,6 +21,19 @@ static int db_fail(sqlite3 *db, const char *path, pm_err *err, const char *what)
     return pm_err_set(err, PM_ERR_DB, "%s: %s: %s", path ? path : "store", what, sqlite3_errmsg(db));
 }
 
+static int has_column(sqlite3 *db, const char *table, const char *column)
+{
+    sqlite3_stmt *s = NULL;
+    int yes = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &s, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
+        yes = sqlite3_step(s) == SQLITE_ROW;
+    }
+    sqlite3_finalize(s);
+    return yes;
+}
+
 static int has_table(sqlite3 *db, const char *table)
 {
     sqlite3_stmt *s = NULL;
@@ -62,6 +75,7 @@ void pm_tool_idents_free(pm_tool_ident *t, size_t n)
         free(t[i].version_text);
         free(t[i].hash);
         free(t[i].host);
+        free(t[i].invoked);
     }
     free(t);
 }
@@ -73,10 +87,10 @@ int pm_store_record_tools(pm_store *st, int64_t sweep_id, int64_t host_id, const
     sqlite3_stmt *s = NULL;
     int rc = PM_OK;
     if (sqlite3_prepare_v2(db,
-                           "INSERT INTO tool(sweep_id, host_id, name, path, version_text, hash) "
-                           "VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
+                           "INSERT INTO tool(sweep_id, host_id, name, path, version_text, hash, invoked) "
+                           "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) "
                            "ON CONFLICT(sweep_id, host_id, name, path, hash) DO UPDATE SET "
-                           "version_text = excluded.version_text",
+                           "version_text = excluded.version_text, invoked = excluded.invoked",
                            -1, &s, NULL) != SQLITE_OK)
         return db_fail(db, pm_store_path(st), err, "recording tools");
     for (size_t i = 0; i < n && rc == PM_OK; i++) {
@@ -90,6 +104,10 @@ int pm_store_record_tools(pm_store *st, int64_t sweep_id, int64_t host_id, const
         sqlite3_bind_text(s, 4, t[i].path ? t[i].path : "", -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(s, 5, t[i].version_text ? t[i].version_text : "", -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(s, 6, t[i].hash ? t[i].hash : "", -1, SQLITE_TRANSIENT);
+        if (t[i].invoked)
+            sqlite3_bind_text(s, 7, t[i].invoked, -1, SQLITE_TRANSIENT);
+        else
+            sqlite3_bind_null(s, 7);
         if (sqlite3_step(s) != SQLITE_DONE)
             rc = db_fail(db, pm_store_path(st), err, "recording tools");
     }
@@ -104,11 +122,15 @@ int pm_store_read_tools(sqlite3 *db, int64_t sweep_id, pm_tool_ident **out, size
     if (!has_table(db, "tool"))
         return PM_OK;   /* older than schema 7: no identity recorded */
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT t.name, min(t.path), t.version_text, t.hash, group_concat(DISTINCT h.name) "
-                           "FROM tool t LEFT JOIN host h ON h.id = t.host_id WHERE t.sweep_id = ?1 "
-                           "GROUP BY t.name, t.hash, t.version_text ORDER BY t.name, t.hash, t.version_text",
-                           -1, &s, NULL) != SQLITE_OK)
+    /* schema 8 names each build by the word that invoked it; a schema-7 file is read as it is (NULL) */
+    const char *sql = has_column(db, "tool", "invoked")
+        ? "SELECT t.name, min(t.path), t.version_text, t.hash, group_concat(DISTINCT h.name), t.invoked "
+          "FROM tool t LEFT JOIN host h ON h.id = t.host_id WHERE t.sweep_id = ?1 "
+          "GROUP BY t.name, t.invoked, t.hash, t.version_text ORDER BY t.name, t.invoked, t.hash, t.version_text"
+        : "SELECT t.name, min(t.path), t.version_text, t.hash, group_concat(DISTINCT h.name), NULL "
+          "FROM tool t LEFT JOIN host h ON h.id = t.host_id WHERE t.sweep_id = ?1 "
+          "GROUP BY t.name, t.hash, t.version_text ORDER BY t.name, t.hash, t.version_text";
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return db_fail(db, NULL, err, "reading tools");
     sqlite3_bind_int64(s, 1, sweep_id);
     int rc = PM_OK, oom = 0, step;
@@ -130,6 +152,7 @@ int pm_store_read_tools(sqlite3 *db, int64_t sweep_id, pm_tool_ident **out, size
         t->version_text = dup_col(s, 2, &oom);
         t->hash = dup_col(s, 3, &oom);
         t->host = dup_col(s, 4, &oom);
+        t->invoked = dup_col(s, 5, &oom);
     }
     if (oom)
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");

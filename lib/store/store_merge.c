@@ -332,28 +332,32 @@ static void mark_cut(char *buf, size_t cap, int written)
         memcpy(buf + cap - 4, "...", 4);
 }
 
-/* The tool builds of the sweeps present in both stores: a tool (by name) whose (hash, --version text) one store
- * has and the other lacks is another compiler build; the path may differ across machines. Stores recorded
- * before tool identity (no rows for the sweep) are not compared here. */
+/* The tool builds of the sweeps present in both stores: a tool that both stores ran under the same name and
+ * program word (tool.invoked: `clang`, `llc-14`) whose (hash, --version text) one store has and the other lacks
+ * is another compiler build; the path may differ across machines. A word only one store ran is no conflict (a
+ * spec whose axis picks the build, sharded: llc-14 on one machine, llc-19 on the other). A row recorded before
+ * schema 8 (invoked NULL) matches every word of its name. Stores recorded before tool identity (no rows for the
+ * sweep) are not compared here. */
+#define SAME_WORD(x, y) "x.name = " y ".name AND (x.invoked IS NULL OR " y ".invoked IS NULL OR x.invoked = " y ".invoked)"
 static int check_tools(merge_ctx *m, int force, pm_merge_result *res)
 {
     static const char sql[] =
-        "WITH a AS (SELECT ss.name AS sweep, t.name, t.hash, t.version_text, 'in' AS side, ms.id AS mid, ss.id AS sid\n"
-        "    FROM src.tool t JOIN src.sweep ss ON ss.id = t.sweep_id JOIN main.sweep ms ON ms.name = ss.name),\n"
-        "  b AS (SELECT ms.name AS sweep, t.name, t.hash, t.version_text, 'out' AS side, ms.id AS mid, ss.id AS sid\n"
-        "    FROM main.tool t JOIN main.sweep ms ON ms.id = t.sweep_id JOIN src.sweep ss ON ss.name = ms.name)\n"
-        "SELECT a.sweep, a.name, a.hash, a.version_text, a.side,\n"
-        "  (SELECT x.hash FROM main.tool x WHERE x.sweep_id = a.mid AND x.name = a.name LIMIT 1),\n"
-        "  (SELECT x.version_text FROM main.tool x WHERE x.sweep_id = a.mid AND x.name = a.name LIMIT 1)\n"
-        "FROM a WHERE EXISTS (SELECT 1 FROM main.tool x WHERE x.sweep_id = a.mid)\n"
-        "  AND NOT EXISTS (SELECT 1 FROM main.tool x WHERE x.sweep_id = a.mid AND x.name = a.name\n"
+        "WITH a AS (SELECT ss.name AS sweep, t.name, t.invoked, t.hash, t.version_text, 'in' AS side, ms.id AS mid,\n"
+        "    ss.id AS sid FROM src.tool t JOIN src.sweep ss ON ss.id = t.sweep_id JOIN main.sweep ms ON ms.name = ss.name),\n"
+        "  b AS (SELECT ms.name AS sweep, t.name, t.invoked, t.hash, t.version_text, 'out' AS side, ms.id AS mid,\n"
+        "    ss.id AS sid FROM main.tool t JOIN main.sweep ms ON ms.id = t.sweep_id JOIN src.sweep ss ON ss.name = ms.name)\n"
+        "SELECT a.sweep, coalesce(a.invoked, a.name), a.hash, a.version_text, a.side,\n"
+        "  (SELECT x.hash FROM main.tool x WHERE x.sweep_id = a.mid AND " SAME_WORD(x, "a") " LIMIT 1),\n"
+        "  (SELECT x.version_text FROM main.tool x WHERE x.sweep_id = a.mid AND " SAME_WORD(x, "a") " LIMIT 1)\n"
+        "FROM a WHERE EXISTS (SELECT 1 FROM main.tool x WHERE x.sweep_id = a.mid AND " SAME_WORD(x, "a") ")\n"
+        "  AND NOT EXISTS (SELECT 1 FROM main.tool x WHERE x.sweep_id = a.mid AND " SAME_WORD(x, "a") "\n"
         "                  AND x.hash = a.hash AND x.version_text = a.version_text)\n"
         "UNION ALL\n"
-        "SELECT b.sweep, b.name, b.hash, b.version_text, b.side,\n"
-        "  (SELECT x.hash FROM src.tool x WHERE x.sweep_id = b.sid AND x.name = b.name LIMIT 1),\n"
-        "  (SELECT x.version_text FROM src.tool x WHERE x.sweep_id = b.sid AND x.name = b.name LIMIT 1)\n"
-        "FROM b WHERE EXISTS (SELECT 1 FROM src.tool x WHERE x.sweep_id = b.sid)\n"
-        "  AND NOT EXISTS (SELECT 1 FROM src.tool x WHERE x.sweep_id = b.sid AND x.name = b.name\n"
+        "SELECT b.sweep, coalesce(b.invoked, b.name), b.hash, b.version_text, b.side,\n"
+        "  (SELECT x.hash FROM src.tool x WHERE x.sweep_id = b.sid AND " SAME_WORD(x, "b") " LIMIT 1),\n"
+        "  (SELECT x.version_text FROM src.tool x WHERE x.sweep_id = b.sid AND " SAME_WORD(x, "b") " LIMIT 1)\n"
+        "FROM b WHERE EXISTS (SELECT 1 FROM src.tool x WHERE x.sweep_id = b.sid AND " SAME_WORD(x, "b") ")\n"
+        "  AND NOT EXISTS (SELECT 1 FROM src.tool x WHERE x.sweep_id = b.sid AND " SAME_WORD(x, "b") "\n"
         "                  AND x.hash = b.hash AND x.version_text = b.version_text)\n"
         "LIMIT 1";
     sqlite3_stmt *s = NULL;
@@ -390,6 +394,7 @@ static int check_tools(merge_ctx *m, int force, pm_merge_result *res)
     sqlite3_finalize(s);
     return rc;
 }
+#undef SAME_WORD
 
 /* A config of the same sweep in both stores whose steps differ (fingerprints recorded by both): its runs
  * are two measurements, which one key must never mix; refused even with --force. */

@@ -138,6 +138,7 @@ void pm_analysis_free(pm_analysis *a)
         pm_compare_free(&a->ab[i].cmp);
     }
     free(a->ab);
+    pm_an_builds_free(&a->between);
     free(a->stages);
     free(a->sweep); free(a->backend); free(a->meta_json); free(a->no_report_note);
     for (size_t i = 0; i < full->priv.pool.n; i++)

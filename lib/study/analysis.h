@@ -208,6 +208,30 @@ typedef struct pm_an_ab {
     char *error;                  /* why the comparison could not be made (e.g. configs that match twice) */
 } pm_an_ab;
 
+/* Between builds (analysis_builds.c): a study whose axis picks the compiler build (configs equal on every other
+ * axis ran other tool builds, by their fingerprints) compares each build with the next (and the first with the
+ * last when there are more than two) by pm_compare_run on that axis, passes matched by name through the alias
+ * table (data/pass-aliases.tsv), so every ratio and verdict is compare's. */
+typedef struct pm_an_builds_pair {
+    char *a, *b;                  /* the axis's values: A (the earlier build), B */
+    pm_compare_result cmp;        /* empty when error is set */
+    char *error;                  /* why the pair could not be compared */
+    int stage;                    /* index into pm_analysis.stages of the stage whose time moved most (largest
+                                     |B - A| summed over the matched configs); -1: none */
+    double stage_a_s, stage_b_s;  /* that stage's mean time summed over the matched configs, A and B */
+} pm_an_builds_pair;
+
+typedef struct pm_an_builds {
+    char *axis;                   /* NULL: the study has no builds axis (then nothing else is set) */
+    char **values;                /* its values, numeric ones ascending */
+    size_t n_values;
+    char **invoked;               /* per value: the program word(s) its configs ran ("llc-14"), or NULL */
+    pm_an_builds_pair *pairs;
+    size_t n_pairs;
+    size_t n_aliases;             /* rows of the alias table used */
+    char *alias_error;            /* the alias table could not be read (passes then match by printed name) */
+} pm_an_builds;
+
 typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
     char *fix_json;               /* `passmap fix`'s result for this sweep (set by the caller), or NULL */
@@ -281,6 +305,7 @@ typedef struct pm_analysis {
     pm_an_ab *ab;
     size_t n_ab;
     int allow_contended;          /* the A/B kept contended configs' verdicts (marked): --allow-contended */
+    pm_an_builds between;         /* between builds (pm_analysis_builds, set by the caller with the store's path) */
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);
@@ -297,6 +322,11 @@ void pm_analysis_free(pm_analysis *a);
  * it, then every precision of the precision study against its base (compare's axis matching), with compare's rule (threshold 0: PM_COMPARE_THRESHOLD). A comparison compare refuses is kept with its
  * error, not fatal. db_path: the store the analysis read. allow_contended: compare's --allow-contended. */
 int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int allow_contended, pm_err *err);
+/* Fills a->between when a study axis picks the compiler build (pm_an_builds); threshold 0: PM_COMPARE_THRESHOLD.
+ * A pair compare refuses is kept with its error, not fatal. db_path: the store the analysis read. Call after
+ * pm_analysis_ab (it reads a->allow_contended). */
+int pm_analysis_builds(pm_analysis *a, const char *db_path, double threshold, pm_err *err);
+void pm_an_builds_free(pm_an_builds *b);
 /* The whole report as JSON (schema in the function's comment in analysis.c). New reference. */
 json_t *pm_analysis_json(const pm_analysis *a);
 

@@ -48,6 +48,11 @@ static int on_host(void *vctx, const pm_sq_host_row *r)
     return PM_OK;
 }
 
+static int same_word(const pm_tool_ident *x, const pm_tool_ident *y)
+{
+    return !strcmp(x->name, y->name) && (!x->invoked || !y->invoked || !strcmp(x->invoked, y->invoked));
+}
+
 /* The tool builds of the sweeps analysed; a tool with two builds (a forced merge) is said, never hidden. */
 static int load_builds(an_work *w, pm_err *err)
 {
@@ -70,24 +75,26 @@ static int load_builds(an_work *w, pm_err *err)
         a->n_builds += n;
         free(t);
     }
+    /* one tool is one (name, program word): a spec whose axis picks the build (llc-{llvm}) runs one build per
+     * word; a word recorded before schema 8 (NULL) is its name's */
     for (size_t i = 0; i < a->n_builds; i++) {
         size_t k = 0;
         for (size_t j = 0; j < a->n_builds; j++)
-            k += !strcmp(a->builds[i].name, a->builds[j].name) &&
+            k += same_word(&a->builds[i], &a->builds[j]) &&
                  (strcmp(a->builds[i].hash, a->builds[j].hash) ||
                   strcmp(a->builds[i].version_text, a->builds[j].version_text));
         if (!k)
             continue;
         int said = 0;
         for (size_t j = 0; j < i && !said; j++)
-            said = !strcmp(a->builds[i].name, a->builds[j].name);
+            said = same_word(&a->builds[i], &a->builds[j]);
         a->mixed_builds = 1;
         if (said)
             continue;
         char buf[512];
-        snprintf(buf, sizeof buf, "tool %s: %zu builds ran in this study (a forced merge, or the spec picks the "
-                 "build per config): its runs do not share one compiler build; compare within a build", a->builds[i].name,
-                 k + 1);
+        snprintf(buf, sizeof buf, "tool %s: %zu builds ran in this study under one program name (a forced "
+                 "merge): its runs do not share one compiler build; compare within a build",
+                 a->builds[i].invoked ? a->builds[i].invoked : a->builds[i].name, k + 1);
         if (an_strlist_add(&a->host_warnings, &a->n_host_warnings, buf))
             return an_nomem(err);
     }

@@ -21,6 +21,7 @@
  * run but present in another). */
 typedef struct series {
     char *tool, *pass;
+    char *orig;         /* the name the build printed, when the alias table matched it as pass (else NULL) */
     double *v;
     double tick;        /* its timer's tick, s: the report format's for a pass, the runner's clock for a step */
     double reads;       /* most tick-rounded readings summed into one run's value (a pass run k times: k) */
@@ -106,6 +107,7 @@ static void free_series(series *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(s[i].tool);
         free(s[i].pass);
+        free(s[i].orig);
         free(s[i].v);
     }
     free(s);
@@ -297,8 +299,53 @@ static int side_stmts_prepare(sqlite3 *db, const char *path, int walls_only, sid
     return PM_OK;
 }
 
+static int cmp_series(const void *x, const void *y)
+{
+    const series *a = x, *b = y;
+    return cmp_tool_pass(a->tool, a->pass, b->tool, b->pass);
+}
+
+/* Pass rows under the names the alias table matches them on (passalias.h): a renamed pass keeps the name it
+ * was printed as in orig; two rows of one run that map to one name add up, as a pass run twice does. */
+static int alias_series(const pm_passalias *al, size_t n_runs, series *arr, size_t *n)
+{
+    int renamed = 0;
+    for (size_t i = 0; al && i < *n; i++) {
+        const char *canon = pm_passalias_canon(al, arr[i].tool, arr[i].pass);
+        if (canon == arr[i].pass)
+            continue;
+        char *d = strdup(canon);
+        if (!d)
+            return -1;
+        arr[i].orig = arr[i].pass;
+        arr[i].pass = d;
+        renamed = 1;
+    }
+    if (!renamed)
+        return 0;
+    qsort(arr, *n, sizeof *arr, cmp_series);
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if (k && !cmp_series(&arr[k - 1], &arr[i])) {
+            for (size_t r = 0; r < n_runs; r++)
+                arr[k - 1].v[r] += arr[i].v[r];
+            arr[k - 1].tick = fmax(arr[k - 1].tick, arr[i].tick);
+            arr[k - 1].reads += arr[i].reads;
+            if (!arr[k - 1].orig) {
+                arr[k - 1].orig = arr[i].orig;
+                arr[i].orig = NULL;
+            }
+            free(arr[i].tool), free(arr[i].pass), free(arr[i].orig), free(arr[i].v);
+            continue;
+        }
+        arr[k++] = arr[i];
+    }
+    *n = k;
+    return 0;
+}
+
 static int load_cfg_data(sqlite3 *db, const char *path, const side_stmts *q, side_cfg *c, int walls_only,
-                         const char *mode, int max_repeats, pm_err *err)
+                         const char *mode, int max_repeats, const pm_passalias *aliases, pm_err *err)
 {
     sqlite3_stmt *s = q->runs;
     size_t cap = 0, cap_w = 0;
@@ -334,6 +381,8 @@ cleanup:
         rc = load_series(db, path, q->steps, mode, PM_RUN_CLOCK_TICK_S, c, &c->steps, &c->n_steps, err);
     if (rc == PM_OK && !walls_only)
         rc = load_series(db, path, q->passes, mode, 0, c, &c->passes, &c->n_passes, err);
+    if (rc == PM_OK && !walls_only && alias_series(aliases, c->n_runs, c->passes, &c->n_passes))
+        rc = nomem(err);
     if (rc != PM_OK)
         pm_err_wrap(err, "config %s", c->key);
     return rc;
@@ -644,11 +693,12 @@ void pm_compare_withhold(pm_compare_stat *st, int contended, int allow)
     st->significant = PM_COMPARE_NA;   /* no claim either way */
 }
 
-static int make_row(const char *tool, const char *pass, pm_compare_presence pr, const double *a, size_t na,
-                    const double *b, size_t nb, double tick, double reads, pm_compare_row *row)
+static int make_row(const char *tool, const char *pass, const char *alias, pm_compare_presence pr, const double *a,
+                    size_t na, const double *b, size_t nb, double tick, double reads, pm_compare_row *row)
 {
-    *row = (pm_compare_row){.tool = dup_or_null(tool), .pass = dup_or_null(pass), .presence = pr};
-    if ((tool && !row->tool) || (pass && !row->pass))
+    *row = (pm_compare_row){.tool = dup_or_null(tool), .pass = dup_or_null(pass), .alias = dup_or_null(alias),
+                            .presence = pr};
+    if ((tool && !row->tool) || (pass && !row->pass) || (alias && !row->alias))
         return -1;
     /* Present on one side only: the other side's time is truly zero, not unknown. */
     pm_compare_test_tick(a, na, b, nb, tick, reads, &row->st);
@@ -672,15 +722,15 @@ static int merge_rows(const side_cfg *ca, const series *sa, size_t na, const sid
         int c = i >= na ? 1 : j >= nb ? -1 : cmp_tool_pass(sa[i].tool, sa[i].pass, sb[j].tool, sb[j].pass);
         int bad;
         if (c == 0) {
-            bad = make_row(sa[i].tool, sa[i].pass, PM_COMPARE_BOTH, sa[i].v, ca->n_runs, sb[j].v, cb->n_runs,
+            bad = make_row(sa[i].tool, sa[i].pass, sa[i].orig ? sa[i].orig : sb[j].orig, PM_COMPARE_BOTH, sa[i].v, ca->n_runs, sb[j].v, cb->n_runs,
                            fmax(sa[i].tick, sb[j].tick), fmax(sa[i].reads, sb[j].reads), &rows[n]);
             i++, j++;
         } else if (c < 0) {
-            bad = make_row(sa[i].tool, sa[i].pass, PM_COMPARE_REMOVED, sa[i].v, ca->n_runs, NULL, 0, sa[i].tick,
+            bad = make_row(sa[i].tool, sa[i].pass, sa[i].orig, PM_COMPARE_REMOVED, sa[i].v, ca->n_runs, NULL, 0, sa[i].tick,
                            sa[i].reads, &rows[n]);
             i++;
         } else {
-            bad = make_row(sb[j].tool, sb[j].pass, PM_COMPARE_ADDED, NULL, 0, sb[j].v, cb->n_runs, sb[j].tick,
+            bad = make_row(sb[j].tool, sb[j].pass, sb[j].orig, PM_COMPARE_ADDED, NULL, 0, sb[j].v, cb->n_runs, sb[j].tick,
                            sb[j].reads, &rows[n]);
             j++;
         }
@@ -1077,9 +1127,9 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         int bad = 0;
         if (c == 0) {
             if ((rc = load_cfg_data(pm_store_db(a.st), a.path, &a.q, &a.cfgs[i], a.walls_only, a.mode,
-                                    a.max_repeats, err)) != PM_OK ||
+                                    a.max_repeats, opts->aliases, err)) != PM_OK ||
                 (rc = load_cfg_data(pm_store_db(b.st), b.path, &b.q, &b.cfgs[j], b.walls_only, b.mode,
-                                    b.max_repeats, err)) != PM_OK ||
+                                    b.max_repeats, opts->aliases, err)) != PM_OK ||
                 (rc = cross_host(&a, &a.cfgs[i], &b, &b.cfgs[j], out, err)) != PM_OK)
                 goto cleanup;
             pairs[2 * out->n_configs] = &a.cfgs[i];
@@ -1152,6 +1202,7 @@ static void free_rows(pm_compare_row *rows, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(rows[i].tool);
         free(rows[i].pass);
+        free(rows[i].alias);
     }
     free(rows);
 }
@@ -1323,6 +1374,8 @@ static json_t *json_rows(const pm_compare_row *rows, size_t n)
         json_object_set_new(o, "tool", jstr(rows[i].tool));
         if (rows[i].pass)
             json_object_set_new(o, "pass", jstr(rows[i].pass));
+        if (rows[i].alias)   /* the name one build printed, matched through the alias table */
+            json_object_set_new(o, "printed_as", jstr(rows[i].alias));
         json_object_set_new(o, "presence", json_string(presence_name(rows[i].presence)));
         json_stat(o, &rows[i].st);
         json_array_append_new(arr, o);

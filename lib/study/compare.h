@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "error.h"
+#include "passalias.h"
 
 typedef struct pm_compare_opts {
     const char *path_a, *path_b;       /* the same path is allowed: then pick two variants */
@@ -56,6 +57,9 @@ typedef struct pm_compare_opts {
     int max_repeats;                   /* > 0: only cold runs with repeat < max_repeats (what a sweep had run at
                                           that repeat count, so a resumed adaptive search sees the same data) */
     int all_passes;                    /* 1: every pass row is in the pass family, not only the top ones */
+    /* Non-NULL: pass rows are matched on the names this table gives them (two builds of one compiler that
+     * renamed a pass: passalias.h); a row so matched keeps the printed name in pm_compare_row.alias. */
+    const pm_passalias *aliases;
 } pm_compare_opts;
 
 #define PM_COMPARE_THRESHOLD 0.02
@@ -137,6 +141,7 @@ typedef enum pm_compare_presence {
 typedef struct pm_compare_row {
     char *tool;                        /* step tool ("mlir-opt", "llc" ...) */
     char *pass;                        /* pass name; NULL in step rows */
+    char *alias;                       /* the name a build printed when the alias table renamed it; else NULL */
     pm_compare_presence presence;
     pm_compare_stat st;
 } pm_compare_row;

@@ -106,15 +106,18 @@ static void add_file(pm_sbuf *b, const char *path)
     pm_sbuf_add(b, "%s%.*s%s", b->len ? "\n" : "", (int)n, buf, cut ? "\n[cut at 4096 bytes]" : "");
 }
 
-int pm_tool_identify(pm_tool_set *set, const char *argv0, const char *label, const char *dir, double timeout_s,
-                     const pm_tool_ident **out, pm_err *err)
+int pm_tool_identify(pm_tool_set *set, const char *argv0, const char *label, const char *invoked, const char *dir,
+                     double timeout_s, const pm_tool_ident **out, pm_err *err)
 {
+    if (!invoked)
+        invoked = argv0;
     char path[PATH_MAX];
     int found = resolve(argv0, path, sizeof path);
     if (!found)
         snprintf(path, sizeof path, "%s", argv0);
     for (size_t i = 0; i < set->n; i++)
-        if (!strcmp(set->items[i].path, path) && !strcmp(set->items[i].name, label)) {
+        if (!strcmp(set->items[i].path, path) && !strcmp(set->items[i].name, label) &&
+            !strcmp(set->items[i].invoked, invoked)) {
             *out = &set->items[i];
             return PM_OK;
         }
@@ -155,9 +158,10 @@ int pm_tool_identify(pm_tool_set *set, const char *argv0, const char *label, con
         unlink(se);
     }
     if (ver.oom || !(t->name = strdup(label)) || !(t->path = strdup(path)) ||
-        !(t->version_text = strdup(ver.s ? ver.s : "")) || !(t->hash = strdup(hash))) {
+        !(t->version_text = strdup(ver.s ? ver.s : "")) || !(t->hash = strdup(hash)) ||
+        !(t->invoked = strdup(invoked))) {
         free(ver.s);
-        free(t->name), free(t->path), free(t->version_text);
+        free(t->name), free(t->path), free(t->version_text), free(t->hash);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     }
     free(ver.s);
@@ -218,7 +222,14 @@ int pm_fingerprint_steps(const pm_steps *steps, const char *const *subst, const 
             continue;
         }
         const pm_tool_ident *t = NULL;
-        if ((rc = pm_tool_identify(tools, st->argv[0], st->tool, dir, timeout_s, &t, err)))
+        char *invoked = normalize(st->argv[0], subst);
+        if (!invoked) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
+        }
+        rc = pm_tool_identify(tools, st->argv[0], st->tool, invoked, dir, timeout_s, &t, err);
+        free(invoked);
+        if (rc)
             break;
         char vl[200];
         pm_sbuf_add(&b, "  tool: %s %s\n", t->hash[0] ? t->hash : "(unreadable)",

@@ -27,10 +27,12 @@ typedef struct pm_tool_set {
 } pm_tool_set;
 
 /* The identity of argv0 (labelled `label`), from the set when already probed; `dir` holds the --version
- * run's output files. *out points into the set. A tool that cannot be found or read still gets a row (hash
+ * run's output files. invoked: the program word as the step names it, machine paths as placeholders (NULL:
+ * argv0): what merge matches builds on, so a spec whose axis picks the build (`llc-{llvm}`) records one
+ * tool per build, never "another build" of one tool. *out points into the set. A tool that cannot be found or read still gets a row (hash
  * "", version text saying why): the step itself fails and is recorded as such. */
-int pm_tool_identify(pm_tool_set *set, const char *argv0, const char *label, const char *dir, double timeout_s,
-                     const pm_tool_ident **out, pm_err *err);
+int pm_tool_identify(pm_tool_set *set, const char *argv0, const char *label, const char *invoked, const char *dir,
+                     double timeout_s, const pm_tool_ident **out, pm_err *err);
 void pm_tool_set_free(pm_tool_set *set);
 
 /* The fingerprint text of one run's steps (steps expanded with input "{input}" and run folder "{out}");

@@ -48,7 +48,7 @@ static int record_tool(pm_single_run *sr, int64_t sweep_id, const char *argv0, p
                             dir, argv0);
     pm_tool_set set = {0};
     const pm_tool_ident *t = NULL;
-    int rc = pm_tool_identify(&set, argv0, sr->tool, dir, 30, &t, err);
+    int rc = pm_tool_identify(&set, argv0, sr->tool, NULL, dir, 30, &t, err);
     if (!rc)
         rc = pm_store_record_tools(sr->st, sweep_id, 0, t, 1, err);
     pm_tool_set_free(&set);

@@ -131,6 +131,7 @@ typedef struct sweep_ctx {
     int cap_tasks;      /* allocated length of the task list plan() fills */
     pm_pgroup_recorder pgrec; /* the step in flight's process group, recorded beside the database */
     pm_tool_set tools;  /* every step's tool, identified once per sweep */
+    size_t n_tools_used; /* tools[0 .. n): the ones this invocation's configs (its shard) run: what is recorded */
     char **fp_text;     /* per config: its fingerprint text and hash (identity.h); NULL in a dry run */
     char (*fp_hash)[48];
     char no_report_note[256];   /* the first no-report run's reason, for the summary */
@@ -997,12 +998,20 @@ static int fingerprint_configs(sweep_ctx *x, pm_err *err)
                 subst[i] = "";
     /* the --version probe: short, whatever the spec allows a compile */
     double timeout = spec->timeout_s > 0 && spec->timeout_s < 30 ? spec->timeout_s : 30;
-    for (int c = 0; c < spec->n_configs && !rc; c++) {
-        pm_steps steps = {0};
-        if (!(rc = x->be->steps(&x->bctx, c, "{input}", "{out}", &steps, err)))
-            rc = pm_fingerprint_steps(&steps, subst, x->self, &x->tools, dir, timeout, &x->fp_text[c], x->fp_hash[c],
-                                      err);
-        pm_steps_free(&steps);
+    /* this shard's configs first: the tools identified until then are the ones it runs, and only those are
+     * recorded (a shard of a builds axis that never runs llc-22 does not claim a build of it) */
+    for (int pass = 0; pass < 2 && !rc; pass++) {
+        for (int c = 0; c < spec->n_configs && !rc; c++) {
+            if (x->in_shard[c] != !pass)
+                continue;
+            pm_steps steps = {0};
+            if (!(rc = x->be->steps(&x->bctx, c, "{input}", "{out}", &steps, err)))
+                rc = pm_fingerprint_steps(&steps, subst, x->self, &x->tools, dir, timeout, &x->fp_text[c],
+                                          x->fp_hash[c], err);
+            pm_steps_free(&steps);
+        }
+        if (!pass)
+            x->n_tools_used = x->tools.n;
     }
     if (!x->opts->keep_outputs)
         pm_util_remove_tree(dir);
@@ -1237,7 +1246,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
             goto cleanup;
         pm_host_set_compiler(&host, compiler);
         if ((rc = pm_store_host(x.store, &host, &x.host_id, err)) ||
-            (rc = pm_store_record_tools(x.store, sweep_id, x.host_id, x.tools.items, x.tools.n, err)))
+            (rc = pm_store_record_tools(x.store, sweep_id, x.host_id, x.tools.items, x.n_tools_used, err)))
             goto cleanup;
     }
 configs:

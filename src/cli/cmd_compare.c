@@ -46,7 +46,10 @@ static const cli_cmd compare_cmd = {
              "conclusion (contended)\", with the reason. The summary's geomean comes from the decided,\n"
              "uncontended configs and says how many of how many. Each rule's reason: docs/statistics.md.\n"
              "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
-             "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).",
+             "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).\n"
+             "Passes match by (tool, name); a pass renamed between two builds of a compiler (--a llvm=14\n"
+             "--b llvm=22) matches under its newest name, from the alias table data/pass-aliases.tsv (its row\n"
+             "says what the build printed).",
     .opts = compare_opts,
     .notes = "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.",
     .exit_status = "0 ok, 1 no config matched or a database could not be read, 2 bad usage",
@@ -139,7 +142,18 @@ int cmd_compare(int argc, char **argv)
 
     pm_compare_result res;
     pm_err err = {0};
+    /* two builds of one compiler: a pass LLVM renamed matches under its newest name (data/pass-aliases.tsv) */
+    pm_passalias *aliases = pm_passalias_new();
+    if (aliases && pm_passalias_load_default(aliases, &err) != PM_OK) {
+        fprintf(stderr, "passmap compare: note: %s (passes match by printed name only)\n", err.msg);
+        pm_passalias_free(aliases);
+        aliases = NULL;
+        memset(&err, 0, sizeof err);
+    }
+    opts.aliases = aliases;
     int rc = pm_compare_run(&opts, &res, &err);
+    pm_passalias_free(aliases);
+    opts.aliases = NULL;
     if (rc != PM_OK) {
         fprintf(stderr, "passmap compare: %s\n", err.msg);
         return rc == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;

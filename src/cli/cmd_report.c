@@ -151,7 +151,8 @@ int cmd_report(int argc, char **argv)
         goto cleanup;
     if ((rc = propose_fixes(a, dbpath, allow_contended, &err)))
         goto cleanup;
-    if ((rc = pm_analysis_ab(a, dbpath, 0, allow_contended, &err)))
+    if ((rc = pm_analysis_ab(a, dbpath, 0, allow_contended, &err)) ||
+        (rc = pm_analysis_builds(a, dbpath, 0, &err)))
         goto cleanup;
     /* the formats asked for: --html FILE, and on stdout JSON, Markdown or text (text unless only --html) */
     const pm_report_format *page = html ? pm_report_format_find("html") : NULL;

@@ -55,8 +55,9 @@ static json_t *tools_json(pm_store *st, const char *sweep)
     size_t n = sweep_tools(st, sweep, &t);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s?}", "name", t[i].name, "path", t[i].path,
-                                           "version_text", t[i].version_text, "hash", t[i].hash, "hosts", t[i].host));
+        json_array_append_new(a, json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s?}", "name", t[i].name, "invoked",
+                                           t[i].invoked, "path", t[i].path, "version_text", t[i].version_text, "hash",
+                                           t[i].hash, "hosts", t[i].host));
     pm_tool_idents_free(t, n);
     return a;
 }

@@ -148,6 +148,11 @@ assert "no timing report" in j["no_report"]["reason"]
 assert all(c["dominant_stage"] is None for c in j["configs"]), [c["dominant_stage"] for c in j["configs"]]
 assert not j["fixes"] or all(not f.get("configs") for f in j["fixes"]), j["fixes"]
 PY
+    # the HTML report says it too, beside the counts (the text report's line)
+    "$PASSMAP" report "$NDB" --html "$TMP/nr.html" >"$TMP/nr-html.out" 2>&1
+    grep -q "id=no-report><b>warning</b>: 2 configs have no readable timing report (6 runs): clang report: no timing report" \
+        "$TMP/nr.html" && grep -q "They get no stage, regime or fix" "$TMP/nr.html" \
+        && ok "report --html: the no-report warning with why" || fail "report --html: no no-report line"
     # the same through passmap run --db: a run without a report is no-report, not ok
     "$PASSMAP" run -n 1 --db "$TMP/r1.db" --config x -- clang-22 -O0 -c "$TMP/tiny.c" -o "$TMP/o.o" >/dev/null 2>&1
     [ "$(sqlite3 "$TMP/r1.db" "select status from run")" = no-report ] && ok "run --db without a report: no-report" \
@@ -181,6 +186,11 @@ assert tr.get("pipeline", {"mean": 0})["mean"] < 0.10, tr.get("pipeline")
 PY
     "$PASSMAP" report "$TDB" 2>/dev/null | grep -q "^granularity: 1 runs read from Chrome traces: .*-ftime-trace-granularity=0" \
         && ok "report states the trace granularity and the flag that lowers it" || fail "report: no granularity line"
+    "$PASSMAP" report "$TDB" --html "$TMP/tr.html" >"$TMP/tr-html.out" 2>&1
+    grep -q "id=granularity><b>granularity</b>: 1 runs read from Chrome traces: .*-ftime-trace-granularity=0" "$TMP/tr.html" \
+        && ok "report --html states the trace granularity" || fail "report --html: no granularity line"
+    python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["trace_granularity"]["runs"] == 1 and "granularity=0" in j["trace_granularity"]["note"]' \
+        "$TMP/tr.json" && ok "report --json states the trace granularity" || fail "report --json: no trace_granularity"
     n=$(sqlite3 "$TDB" "select count(distinct pass) from v_pass where config_key = 'trace'" 2>/dev/null || echo 0)
     [ "${n:-0}" -gt 20 ] && [ "${n:-0}" -lt 1000 ] && ok "-ftime-trace rows aggregate by pass: $n distinct names" \
         || fail "-ftime-trace distinct names: $n"
