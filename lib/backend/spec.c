@@ -190,17 +190,12 @@ static int split_list(const char *value, list *l, pm_err *err, const char *what)
     return PM_OK;
 }
 
-/* The keys each fixed section reads (kept beside apply_sweep_scalar/apply_workload_scalar, which read them),
+/* The keys [sweep] and [report] read (kept beside apply_sweep_scalar, which reads them),
  * for "did you mean" on a mistyped key. */
 static const char *const sweep_keys[] = {"name", "backend", "repeats", "min_repeats", "max_repeats", "precision",
                                          "warm_repeats", "seed", "order", "timeout", "mem_limit", "warm", "bindir",
                                          NULL};
 static const char *const report_keys[] = {"size", "workload", NULL};
-static const char *const embedded_keys[] = {"tile", "unroll", "llc_opt", "json", "single_thread", "bindir", "display",
-                                            NULL};
-static const char *const openvino_keys[] = {"device", "lib", "log_level", "props", "model", "schedule_trace",
-                                            "strategy_json", "reuse_strategy", "task_stats", "platform",
-                                            "min_response_len", "prefill_hint", "generate_pyramid", NULL};
 
 static size_t count_keys(const char *const *k)
 {
@@ -220,16 +215,23 @@ static const char *did_you_mean(char *buf, size_t len, const char *word, const c
     return buf;
 }
 
-static int unknown_scalar(const entry *e, const char *what, pm_err *err)
+int pm_spec_unknown_key(const pm_spec_entry *e, const char *what, const char *const *keys, pm_err *err)
 {
-    const char *const *keys = !strcmp(e->section, "sweep")      ? sweep_keys
-                              : !strcmp(e->section, "report")   ? report_keys
-                              : !strcmp(e->section, "embedded") ? embedded_keys
-                              : !strcmp(e->section, "openvino") ? openvino_keys
-                                                                : NULL;
     char dym[96] = "";
     return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key%s", what,
                       keys ? did_you_mean(dym, sizeof dym, e->name, keys, count_keys(keys)) : "");
+}
+
+static int unknown_scalar(const entry *e, const char *what, pm_err *err)
+{
+    return pm_spec_unknown_key(e, what, !strcmp(e->section, "sweep") ? sweep_keys : report_keys, err);
+}
+
+const char *pm_spec_entry_what(pm_spec_entry *e, char *what, size_t cap)
+{
+    snprintf(what, cap, "line %d: [%s] %s", e->line, e->section, e->name);
+    e->used = 1;
+    return what;
 }
 
 static int parse_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what)
@@ -259,6 +261,21 @@ static int copy_str(char *dst, size_t cap, const char *v, pm_err *err, const cha
         return pm_err_set(err, PM_ERR_USAGE, "%s: value too long (max %zu)", what, cap - 1);
     memcpy(dst, v, strlen(v) + 1);
     return PM_OK;
+}
+
+int pm_spec_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what)
+{
+    return parse_int(v, lo, hi, out, err, what);
+}
+
+int pm_spec_bool(const char *v, int *out, pm_err *err, const char *what)
+{
+    return parse_bool(v, out, err, what);
+}
+
+int pm_spec_str(char *dst, size_t cap, const char *v, pm_err *err, const char *what)
+{
+    return copy_str(dst, cap, v, err, what);
 }
 
 static int in_list(const char *name, const char *const *names)
@@ -445,45 +462,6 @@ static int add_config(pm_spec *s, pm_spec_config *c, const char *key, const char
     return rc ? rc : pm_spec_add_config(s, c, err);
 }
 
-/* Replaces {family} {size} {precision} {window} {resolution} in tmpl ({size} is empty for a CNN, {window} for
- * a CNN and {resolution} for an LLM are 0); relative results are taken from the spec's folder. */
-static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_config *c, char *out, size_t cap,
-                           pm_err *err)
-{
-    char buf[1024] = "";
-    char num[16], res[16];
-    snprintf(num, sizeof num, "%d", c->window);
-    snprintf(res, sizeof res, "%d", c->resolution);
-    for (const char *p = tmpl; *p;) {
-        const char *rep = NULL;
-        size_t skip = 0;
-        if (!strncmp(p, "{family}", 8)) rep = c->family, skip = 8;
-        else if (!strncmp(p, "{size}", 6)) rep = c->size, skip = 6;
-        else if (!strncmp(p, "{precision}", 11)) rep = c->precision, skip = 11;
-        else if (!strncmp(p, "{window}", 8)) rep = num, skip = 8;
-        else if (!strncmp(p, "{resolution}", 12)) rep = res, skip = 12;
-        size_t len = strlen(buf);
-        if (rep) {
-            snprintf(buf + len, sizeof buf - len, "%s", rep);
-            p += skip;
-        } else if (len + 1 < sizeof buf) {
-            buf[len] = *p++;
-            buf[len + 1] = '\0';
-        } else {
-            p++;
-        }
-    }
-    const char *slash = strrchr(s->path, '/');
-    int n;
-    if (buf[0] != '/' && slash)
-        n = snprintf(out, cap, "%.*s/%s", (int)(slash - s->path), s->path, buf);
-    else
-        n = snprintf(out, cap, "%s", buf);
-    if (n < 0 || (size_t)n >= cap)
-        return pm_err_set(err, PM_ERR_USAGE, "model path too long: %s", buf);
-    return PM_OK;
-}
-
 /* The keys a matrix section takes: each fills a list or an integer in [lo, hi]. */
 typedef struct section_key {
     const char *name;
@@ -563,10 +541,16 @@ static int check_matrix_size(const pm_spec *s, const char *section, long long pr
     return pm_spec_check_configs(s, section, &len, 1, err);
 }
 
-static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
+/* The pipeline's tile and unroll a matrix section starts from (its back end's: [embedded]); a section's own
+ * tile/unroll override them and its keys then carry /T<tile>U<unroll>. */
+typedef struct pipe_defaults {
+    int tile, unroll;
+} pipe_defaults;
+
+static int expand_llm(pm_spec *s, const pipe_defaults *d, entries *es, const char *section, pm_err *err)
 {
     list models = {0}, windows = {0}, precisions = {0}, variants = {0};
-    int layers = 1, tile = s->tile, unroll = s->unroll, rc = PM_OK;
+    int layers = 1, tile = d->tile, unroll = d->unroll, rc = PM_OK;
     char what[192], pwhat[192], vwhat[192], mwhat[192];
     if ((rc = split_list("stock", &variants, err, "variants")))
         goto out;
@@ -623,14 +607,11 @@ static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
                         goto out;
                     snprintf(c.precision, sizeof c.precision, "%s", precisions.items[p]);
                     char pipe[32] = "";
-                    if (c.tile != s->tile || c.unroll != s->unroll)
+                    if (c.tile != d->tile || c.unroll != d->unroll)
                         snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
                     char key[PM_SPEC_KEY_MAX];
                     snprintf(key, sizeof key, "llm/%s/%s/w%d/%s/L%d%s/%s", c.family, c.size, c.window,
                              c.precision, c.layers, pipe, variants.items[v]);
-                    if (s->ov_model_template[0] &&
-                        (rc = expand_template(s, s->ov_model_template, &c, c.model_xml, sizeof c.model_xml, err)))
-                        goto out;
                     if ((rc = add_config(s, &c, key, "llm", variants.items[v], err)))
                         goto out;
                 }
@@ -643,10 +624,10 @@ out:
     return rc;
 }
 
-static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
+static int expand_cnn(pm_spec *s, const pipe_defaults *d, entries *es, const char *section, pm_err *err)
 {
     list families = {0}, resolutions = {0}, precisions = {0}, variants = {0};
-    int blocks = 0, tile = s->tile, unroll = s->unroll, rc = PM_OK;
+    int blocks = 0, tile = d->tile, unroll = d->unroll, rc = PM_OK;
     char what[192], pwhat[192], vwhat[192], fwhat[192];
     if ((rc = split_list("stock", &variants, err, "variants")))
         goto out;
@@ -689,15 +670,11 @@ static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
                     c.tile = tile;
                     c.unroll = unroll;
                     char pipe[32] = "";
-                    if (c.tile != s->tile || c.unroll != s->unroll)
+                    if (c.tile != d->tile || c.unroll != d->unroll)
                         snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
                     char key[PM_SPEC_KEY_MAX];
                     snprintf(key, sizeof key, "cnn/%s/r%d/%s/B%d%s/%s", c.family, c.resolution, c.precision,
                              c.blocks, pipe, variants.items[v]);
-                    /* an openvino study compiles a CNN from its IR too (before, its model was left empty) */
-                    if (s->ov_model_template[0] &&
-                        (rc = expand_template(s, s->ov_model_template, &c, c.model_xml, sizeof c.model_xml, err)))
-                        goto out;
                     if ((rc = add_config(s, &c, key, "cnn", variants.items[v], err)))
                         goto out;
                 }
@@ -774,70 +751,6 @@ static int apply_sweep_scalar(pm_spec *s, entry *e, pm_err *err)
     return unknown_scalar(e, what, err);
 }
 
-/* [embedded] and [openvino] scalars (the embedded and openvino back ends). */
-static int apply_workload_scalar(pm_spec *s, entry *e, pm_err *err)
-{
-    char what[160];
-    snprintf(what, sizeof what, "line %d: [%s] %s", e->line, e->section, e->name);
-    const char *n = e->name, *v = e->value;
-    e->used = 1;
-    if (!strcmp(e->section, "embedded")) {
-        if (!strcmp(n, "tile")) return parse_int(v, 1, 1 << 16, &s->tile, err, what);
-        if (!strcmp(n, "unroll")) return parse_int(v, 1, 1 << 16, &s->unroll, err, what);
-        if (!strcmp(n, "llc_opt")) return parse_int(v, 0, 3, &s->llc_opt, err, what);
-        if (!strcmp(n, "json")) return parse_bool(v, &s->json, err, what);
-        if (!strcmp(n, "single_thread")) return parse_bool(v, &s->single_thread, err, what);
-        if (!strcmp(n, "bindir")) return copy_str(s->bindir, sizeof s->bindir, v, err, what);
-        if (!strcmp(n, "display")) {
-            if (strcmp(v, "tree") && strcmp(v, "list"))
-                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (tree, list)", what, v);
-            return copy_str(s->display, sizeof s->display, v, err, what);
-        }
-    } else if (!strcmp(e->section, "openvino")) {
-        if (!strcmp(n, "device")) return copy_str(s->ov_device, sizeof s->ov_device, v, err, what);
-        if (!strcmp(n, "lib")) return copy_str(s->ov_lib, sizeof s->ov_lib, v, err, what);
-        if (!strcmp(n, "log_level")) return copy_str(s->ov_log_level, sizeof s->ov_log_level, v, err, what);
-        if (!strcmp(n, "props")) return copy_str(s->ov_props, sizeof s->ov_props, v, err, what);
-        if (!strcmp(n, "model")) return copy_str(s->ov_model_template, sizeof s->ov_model_template, v, err, what);
-        if (!strcmp(n, "schedule_trace")) return parse_bool(v, &s->ov_schedule_trace, err, what);
-        if (!strcmp(n, "strategy_json")) return parse_bool(v, &s->ov_strategy_json, err, what);
-        if (!strcmp(n, "reuse_strategy")) return parse_bool(v, &s->ov_reuse_strategy, err, what);
-        if (!strcmp(n, "task_stats")) return parse_bool(v, &s->ov_task_stats, err, what);
-        if (!strcmp(n, "platform")) return copy_str(s->ov_platform, sizeof s->ov_platform, v, err, what);
-        if (!strcmp(n, "min_response_len")) return parse_int(v, 1, 1 << 20, &s->ov_min_response_len, err, what);
-        if (!strcmp(n, "prefill_hint")) {
-            if (strcmp(v, "STATIC") && strcmp(v, "DYNAMIC"))
-                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (STATIC, DYNAMIC)", what, v);
-            return copy_str(s->ov_prefill_hint, sizeof s->ov_prefill_hint, v, err, what);
-        }
-        if (!strcmp(n, "prefill_attention_hint") || !strcmp(n, "generate_attention_hint")) {
-            if (strcmp(v, "STATIC") && strcmp(v, "DYNAMIC") && strcmp(v, "PYRAMID"))
-                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (STATIC, DYNAMIC, PYRAMID)", what, v);
-            return n[0] == 'p' ? copy_str(s->ov_prefill_attention_hint, sizeof s->ov_prefill_attention_hint, v, err, what)
-                               : copy_str(s->ov_generate_attention_hint, sizeof s->ov_generate_attention_hint, v, err,
-                                          what);
-        }
-        if (!strcmp(n, "compiler_type")) {
-            if (strcmp(v, "DRIVER") && strcmp(v, "PLUGIN") && strcmp(v, "PREFER_PLUGIN") && strcmp(v, "MLIR"))
-                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (DRIVER, PLUGIN, PREFER_PLUGIN, MLIR)", what, v);
-            return copy_str(s->ov_compiler_type, sizeof s->ov_compiler_type, v, err, what);
-        }
-        if (!strcmp(n, "shared_head")) {
-            int b, rc = parse_bool(v, &b, err, what);
-            if (!rc)
-                snprintf(s->ov_shared_head, sizeof s->ov_shared_head, "%s", b ? "YES" : "NO");
-            return rc;
-        }
-        if (!strcmp(n, "generate_pyramid")) {
-            int b, rc = parse_bool(v, &b, err, what);
-            if (!rc)
-                snprintf(s->ov_generate_pyramid, sizeof s->ov_generate_pyramid, "%s", b ? "YES" : "NO");
-            return rc;
-        }
-    }
-    return unknown_scalar(e, what, err);
-}
-
 int pm_spec_section_is(const char *section, const char *kind, const char **name)
 {
     size_t n = strlen(kind);
@@ -865,22 +778,18 @@ static int is_matrix_section(const char *section, const char *kind)
     return pm_spec_section_is(section, kind, NULL);
 }
 
-int pm_spec_parse_workloads(pm_spec *s, entries *es, pm_err *err)
+int pm_spec_parse_workloads(pm_spec *s, entries *es, int tile, int unroll, pm_err *err)
 {
     int rc = PM_OK;
-    /* Scalars first: model templates must be known before matrix sections expand. */
-    for (int i = 0; i < es->n; i++)
-        if ((!strcmp(es->items[i].section, "embedded") || !strcmp(es->items[i].section, "openvino")) &&
-            (rc = apply_workload_scalar(s, &es->items[i], err)))
-            return rc;
+    pipe_defaults d = {tile, unroll};
     for (int i = 0; i < es->n; i++) {
         const char *sec = es->items[i].section;
         if (!pm_spec_entry_opens_section(es, i))
             continue;
         if (is_matrix_section(sec, "llm"))
-            rc = expand_llm(s, es, sec, err);
+            rc = expand_llm(s, &d, es, sec, err);
         else if (is_matrix_section(sec, "cnn"))
-            rc = expand_cnn(s, es, sec, err);
+            rc = expand_cnn(s, &d, es, sec, err);
         if (rc)
             return rc;
     }
@@ -924,13 +833,7 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
     s->timeout_s = 600;
     s->mem_limit = 16ULL << 30;
     s->warm_repeats = 3;
-    s->tile = 256;
-    s->unroll = 16;
-    s->llc_opt = 2;
-    snprintf(s->display, sizeof s->display, "%s", "tree");
     snprintf(s->backend, sizeof s->backend, "%s", "embedded");
-    snprintf(s->ov_device, sizeof s->ov_device, "%s", "NPU");
-    snprintf(s->ov_log_level, sizeof s->ov_log_level, "%s", "LOG_INFO");
     if (!(s->text = strdup(text))) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;

@@ -19,7 +19,8 @@
  *               "trends":[{"stage","slope","intercept","n"}], "series_js_distance", "series_pairs"},
  *   "fingerprints": [{"kind","figure","bar_axes","held","bars":[{"label","config"}]}],
  *   "fits": [{"tool","pass","stage","x_metric","n","exponent","lo","hi","r2","superlinear","max_share","user_wall",
- *             "npuw_left_out"}],
+ *             "npuw_left_out"}], "fits_x_note" (only when the x axes follow a fallback: a store without the
+ *             sweep's recorded fit_sizes),
  *   "precision": {"window","base","time":[{"precision","points":[{"size","wall_s"}]}],
  *                 "ratio":[{"precision","points":[{"size","ratio"}]}], "crossovers":[text]},
  *   "parallelism": {"tools":{tool:user_wall}, "stages":{stage:user_wall}},
@@ -258,6 +259,8 @@ json_t *pm_analysis_json(const pm_analysis *a)
         json_array_append_new(fits, fo);
     }
     json_object_set_new(root, "fits", fits);
+    if (a->fits_x_note)   /* the x axes follow a fallback, not the rules the sweep recorded */
+        json_object_set_new(root, "fits_x_note", json_string(a->fits_x_note));
     json_t *cx = json_array();
     for (size_t i = 0; i < a->n_crossovers; i++)
         json_array_append_new(cx, json_string(a->crossovers[i]));
