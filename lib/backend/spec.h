@@ -14,6 +14,8 @@
  *              model (template with {family} {size} {precision} {window}), props (K=V K=V)
  *   [llm NAME] models (family:size ...), windows, precisions, layers, variants, tile, unroll
  *   [cnn NAME] families, resolutions, precisions, blocks, variants, tile, unroll
+ *              (each kind's row in lib/workload/kinds.c expands its own section; variants, tile and unroll
+ *              are read here)
  * tile/unroll in a matrix section override [embedded] for that section; the key then carries /T<tile>U<unroll>.
  * Lists are separated by commas or spaces. A variant is stock, no-rollback, per-layer, tile-N (embedded: the
  * affine tile N instead of the section's; the key keeps the section's /T part and names the tile in the variant),
@@ -57,11 +59,11 @@ typedef struct pm_spec_config {
      * ("llm/qwen2/0.5b/w256/int8/L1/stock", "c/input=a.c/opt=2", < PM_SPEC_KEY_MAX), kind (llm | cnn | command),
      * variant ("" when none, < PM_SPEC_VARIANT_MAX) and every axis as name=value. */
     PM_CFG_EMBED;
-    char family[32];
-    char size[16];          /* llm only */
+    char family[PM_WORKLOAD_FAMILY_MAX];   /* the workload's model fields (kinds.h pm_workload) */
+    char size[PM_WORKLOAD_SIZE_MAX];       /* llm only */
     int window;             /* llm only */
     int resolution;         /* cnn only */
-    char precision[8];
+    char precision[PM_WORKLOAD_PRECISION_MAX];
     int layers;             /* llm: decoder layers emitted */
     int blocks;             /* cnn: blocks emitted (0: all) */
     int tile, unroll;       /* embedded pipeline parameters for this config */
