@@ -13,8 +13,10 @@
 #include "backends.h"
 #include "util.h"
 
-/* The back-end table: adding a back end is one file with its pm_backend_ops and one row here. */
-static const pm_backend_ops *const backends[] = {&pm_backend_embedded, &pm_backend_openvino, &pm_backend_command};
+/* The back-end table, made from the rows of backends.h (adding a back end is its file and a row there). */
+#define PM_BACKEND_ROW(name) &pm_backend_##name,
+static const pm_backend_ops *const backends[] = {PM_BACKEND_ROWS(PM_BACKEND_ROW)};
+#undef PM_BACKEND_ROW
 #define N_BACKENDS (sizeof backends / sizeof backends[0])
 
 const pm_backend_ops *pm_backend_find(const char *name)
@@ -58,6 +60,52 @@ const char *pm_backend_run_names(void)
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
                  i == 0 ? "" : i + 1 == n ? " or " : ", ", offered[i]->name);
     return names;
+}
+
+static int row_accepts(const pm_backend_ops *be, const char *option)
+{
+    for (const char *const *o = be->options; o && *o; o++)
+        if (!strcmp(*o, option))
+            return 1;
+    return 0;
+}
+
+int pm_backend_option_check(const pm_backend_ops *be, const char *option, pm_err *err)
+{
+    if (row_accepts(be, option))
+        return PM_OK;
+    char owners[256] = "";
+    for (size_t i = 0; i < N_BACKENDS; i++)
+        if (row_accepts(backends[i], option))
+            snprintf(owners + strlen(owners), sizeof owners - strlen(owners), "%s%s", owners[0] ? ", " : "",
+                     backends[i]->name);
+    if (!owners[0])
+        return PM_OK;   /* not a back end's option: the command's own */
+    return pm_err_set(err, PM_ERR_USAGE, "--%s is not an option of back end %s (only of %s)", option, be->name,
+                      owners);
+}
+
+int pm_backend_set_option(const pm_backend_ops *be, struct pm_spec *spec, const char *option, const char *value,
+                          pm_err *err)
+{
+    int rc = pm_backend_option_check(be, option, err);
+    if (rc)
+        return rc;
+    if (!be->set_option)
+        return pm_err_set(err, PM_ERR_USAGE, "--%s: back end %s takes no sweep options", option, be->name);
+    return be->set_option(spec, option, value, err);
+}
+
+json_t *pm_backend_fit_sizes_json(const pm_backend_ops *be)
+{
+    json_t *a = json_array();
+    for (const pm_fit_size *r = be->fit_sizes; a && r && r->metric; r++)
+        if (json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "tool", r->tool ? r->tool : "*", "stage",
+                                               r->stage ? r->stage : "*", "metric", r->metric))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
 }
 
 int pm_tool_label(const char *argv0, char *out, size_t cap)

@@ -77,6 +77,17 @@ int pm_step_metric_parse(const char *text, pm_step_metric *m, pm_err *err);
 void pm_step_metric_free(pm_step_metric *m);
 const char *pm_step_metric_kind_name(pm_step_metric_kind k);
 
+/* Which run metric sizes the IR that stage `stage` of tool `tool` works on: the x axis of the cost fits of that
+ * stage's passes. A back end lists its rules in order (the first whose patterns match wins; a list ends with a
+ * NULL metric); the sweep records them in its metadata ("fit_sizes") and the study reads them from there.
+ * tool and stage are fnmatch patterns (NULL: any). In metric, "{stage}" stands for the stage's name, and such a
+ * rule applies only where the store has that size (a probe that failed gives no fit, never another size);
+ * "ir.*" is the first declared ir.* metric in name order, and applies only when no config carries ir.ops (the
+ * generated input's size, which is no stand-in for a stage's IR). */
+typedef struct pm_fit_size {
+    const char *tool, *stage, *metric;
+} pm_fit_size;
+
 /* What a sweep hands a back end. state is the back end's own (prepare sets it, cleanup frees it). */
 typedef struct pm_backend_ctx {
     const struct pm_spec *spec;
@@ -209,6 +220,18 @@ typedef struct pm_backend_ops {
     int own_warm_path;
     /* passmap fix: the back end's fixes, A/B rounds and output check. NULL: `passmap fix` refuses its studies. */
     const pm_backend_fix_ops *fix;
+    /* The shard planner's estimate of config `config`'s cold compile cost, in units comparable within the spec
+     * (bytes of IR, of model files...: --costs scales them to seconds); 0: unknown (such configs spread
+     * round-robin). NULL: every config unknown. */
+    double (*shard_cost)(const struct pm_spec *spec, int config);
+    /* The command-line options of passmap sweep and passmap run that belong to this back end, without the
+     * dashes (NULL-terminated; NULL: none). An option some row lists is an error with any back end whose row does
+     * not (pm_backend_option_check): never silently ignored. */
+    const char *const *options;
+    /* passmap sweep: applies one of `options` (e.g. --device) to a parsed spec. NULL: no sweep option. */
+    int (*set_option)(struct pm_spec *spec, const char *name, const char *value, pm_err *err);
+    /* The fits' x axis per tool and stage (see pm_fit_size). NULL: no fits have an x axis. */
+    const pm_fit_size *fit_sizes;
 } pm_backend_ops;
 
 /* The registry: NULL when no back end has that name. */
@@ -219,6 +242,17 @@ const char *pm_backend_names(void);
  * for its usage error, the default first ("command or openvino"). */
 const pm_backend_ops *pm_backend_run_default(void);
 const char *pm_backend_run_names(void);
+
+/* PM_OK when back end be accepts option (no dashes) or no back end owns it; else PM_ERR_USAGE naming be and
+ * the back ends that accept it. */
+int pm_backend_option_check(const pm_backend_ops *be, const char *option, pm_err *err);
+/* passmap sweep --OPTION VALUE: checked as above, then applied by be's set_option. */
+int pm_backend_set_option(const pm_backend_ops *be, struct pm_spec *spec, const char *option, const char *value,
+                          pm_err *err);
+
+/* The row's fit_sizes as the sweep metadata records them: [{"tool", "stage", "metric"}...] ("*": any); a new
+ * reference, NULL out of memory. */
+json_t *pm_backend_fit_sizes_json(const pm_backend_ops *be);
 
 /* The tool label of a command: argv[0]'s basename without a version suffix ("clang-22" -> "clang"). */
 int pm_tool_label(const char *argv0, char *out, size_t cap);   /* PM_ERR_USAGE: longer than cap - 1 */

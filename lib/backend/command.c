@@ -875,7 +875,7 @@ static int command_round(const pm_spec *study, const int *configs, const char *c
                          int repeats, const char *name, pm_spec **out, pm_err *err)
 {
     pm_spec *s = NULL;
-    int rc = pm_spec_parse(study->text, study->path, &s, err);
+    int rc = pm_spec_parse_as(study->text, study->path, study->backend, &s, err);
     if (rc)
         return rc;
     cmd_spec *cs = s->backend_data;
@@ -1094,6 +1094,16 @@ static const pm_backend_fix_ops command_fix = {
     .check_compare = command_check_compare,
 };
 
+/* passmap run --db records the command's runs as a sweep would (--config, --sweep name them; --report,
+ * --format, --tool say where its timing report is and how to read it). */
+static const char *const command_options[] = {"db", "config", "sweep", "report", "format", "tool", NULL};
+
+/* A spec's steps declare their sizes: a stage's own (ir.stage.NAME), else the first declared; LLVM IR for the
+ * LLVM tools a spec may drive. */
+static const pm_fit_size command_fit_sizes[] = {
+    {"llc", NULL, "ir.llvm_ops"}, {"mlir-translate", NULL, "ir.llvm_ops"}, {NULL, NULL, "ir.stage.{stage}"},
+    {NULL, NULL, "ir.*"}, {0}};
+
 const pm_backend_ops pm_backend_command = {
     .name = "command",
     .run_one = PM_RUN_ONE_CMD,
@@ -1105,4 +1115,6 @@ const pm_backend_ops pm_backend_command = {
     .describe = command_describe,
     .cleanup = command_cleanup,
     .fix = &command_fix,
+    .options = command_options,
+    .fit_sizes = command_fit_sizes,
 };

@@ -15,6 +15,7 @@
 #include "spec.h"
 #include "backends.h"
 #include "steps.h"
+#include "sweep_ov.h"
 #include "util.h"
 
 #define DEFAULT_TILE 256
@@ -380,14 +381,62 @@ int pm_embedded_steps(const pm_embedded_opts *opts, const pm_embedded_tools *too
 
 /* ---- the back-end row ---- */
 
-static void tmpls_free(void *data)
+/* The keys [embedded] reads (for "did you mean" on a mistyped one). */
+static const char *const embedded_keys[] = {"tile", "unroll", "llc_opt", "json", "single_thread", "bindir", "display",
+                                            NULL};
+
+static int embedded_scalar(pm_spec_entry *e, pm_embedded_spec *s, pm_err *err)
 {
-    pm_step_tmpls_free(data);
-    free(data);
+    char what[160];
+    pm_spec_entry_what(e, what, sizeof what);
+    const char *n = e->name, *v = e->value;
+    if (!strcmp(n, "tile")) return pm_spec_int(v, 1, 1 << 16, &s->tile, err, what);
+    if (!strcmp(n, "unroll")) return pm_spec_int(v, 1, 1 << 16, &s->unroll, err, what);
+    if (!strcmp(n, "llc_opt")) return pm_spec_int(v, 0, 3, &s->llc_opt, err, what);
+    if (!strcmp(n, "json")) return pm_spec_bool(v, &s->json, err, what);
+    if (!strcmp(n, "single_thread")) return pm_spec_bool(v, &s->single_thread, err, what);
+    if (!strcmp(n, "bindir")) return pm_spec_str(s->bindir, sizeof s->bindir, v, err, what);
+    if (!strcmp(n, "display")) {
+        if (strcmp(v, "tree") && strcmp(v, "list"))
+            return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (tree, list)", what, v);
+        return pm_spec_str(s->display, sizeof s->display, v, err, what);
+    }
+    return pm_spec_unknown_key(e, what, embedded_keys, err);
 }
 
-static pm_embedded_opts spec_opts(const pm_spec *s, const pm_spec_config *c)
+int pm_embedded_spec_parse(pm_spec_entries *es, pm_embedded_spec *out, pm_err *err)
 {
+    *out = (pm_embedded_spec){.tile = DEFAULT_TILE, .unroll = DEFAULT_UNROLL, .llc_opt = 2, .display = "tree"};
+    for (int i = 0; i < es->n; i++) {
+        int rc = strcmp(es->items[i].section, "embedded") ? PM_OK : embedded_scalar(&es->items[i], out, err);
+        if (rc)
+            return rc;
+    }
+    return PM_OK;
+}
+
+/* What the embedded back end keeps of a spec: its section's settings and the preset's steps rendered with them. */
+typedef struct embedded_data {
+    pm_embedded_spec opts;
+    pm_step_tmpls tmpls;
+} embedded_data;
+
+static void data_free(void *p)
+{
+    embedded_data *d = p;
+    if (d)
+        pm_step_tmpls_free(&d->tmpls);
+    free(d);
+}
+
+const pm_embedded_spec *pm_embedded_spec_of(const pm_spec *s)
+{
+    return &((const embedded_data *)s->backend_data)->opts;
+}
+
+static pm_embedded_opts spec_opts(const pm_spec *spec, const pm_spec_config *c)
+{
+    const pm_embedded_spec *s = pm_embedded_spec_of(spec);
     pm_embedded_opts o = {.tile = c ? (c->variant_tile ? c->variant_tile : c->tile) : s->tile, .unroll = c ? c->unroll : s->unroll,
                           .no_rollback = c ? c->no_rollback : 0, .single_thread = s->single_thread,
                           .display = s->display, .json = s->json, .llc_opt = s->llc_opt};
@@ -396,18 +445,23 @@ static pm_embedded_opts spec_opts(const pm_spec *s, const pm_spec_config *c)
 
 static int embedded_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
 {
-    int rc = pm_spec_parse_workloads(s, es, err);
+    embedded_data *d = calloc(1, sizeof *d);
+    if (!d)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    s->backend_data = d;
+    s->backend_free = data_free;
+    /* [openvino] is read (and checked) too: one spec may be swept by either back end */
+    int rc = pm_embedded_spec_parse(es, &d->opts, err);
+    if (!rc)
+        rc = pm_ov_spec_check(es, err);
+    if (!rc)
+        rc = pm_spec_parse_workloads(s, es, d->opts.tile, d->opts.unroll, err);
     if (rc)
         return rc;
-    pm_step_tmpls *t = calloc(1, sizeof *t);
-    if (!t)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    s->backend_data = t;
-    s->backend_free = tmpls_free;
     pm_embedded_opts o = spec_opts(s, NULL);
     if ((rc = check_opts(&o, err)))
         return rc;
-    return preset_parse(&o, t, err);
+    return preset_parse(&o, &d->tmpls, err);
 }
 
 static int embedded_prepare(pm_backend_ctx *ctx, pm_err *err)
@@ -417,7 +471,8 @@ static int embedded_prepare(pm_backend_ctx *ctx, pm_err *err)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     ctx->state = t;
     const pm_spec *s = ctx->spec;
-    const char *bindir = s->bindir[0] ? s->bindir : s->sweep_bindir[0] ? s->sweep_bindir : NULL;
+    const pm_embedded_spec *es = pm_embedded_spec_of(s);
+    const char *bindir = es->bindir[0] ? es->bindir : s->sweep_bindir[0] ? s->sweep_bindir : NULL;
     return pm_embedded_find_tools(bindir, t, err);
 }
 
@@ -480,7 +535,8 @@ static int embedded_steps(pm_backend_ctx *ctx, int config, const char *config_in
     const pm_spec_config *c = &ctx->spec->configs[config];
     const pm_embedded_tools *t = ctx->state;
     pm_embedded_opts o = spec_opts(ctx->spec, c);
-    return expand_preset(ctx->spec->backend_data, &o, t->bindir, config_input, run_dir, out, err);
+    const embedded_data *d = ctx->spec->backend_data;
+    return expand_preset(&d->tmpls, &o, t->bindir, config_input, run_dir, out, err);
 }
 
 /* Start-up: the preset's steps on an empty module (mlir-opt on `module {}`, mlir-translate on its output,
@@ -500,8 +556,9 @@ static int embedded_null_steps(pm_backend_ctx *ctx, const char *dir, pm_steps *o
     if (f && fclose(f) && !rc)
         rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", input);
     pm_embedded_opts o = spec_opts(ctx->spec, NULL);
+    const embedded_data *d = ctx->spec->backend_data;
     if (!rc)
-        rc = expand_preset(ctx->spec->backend_data, &o, t->bindir, input, dir, out, err);
+        rc = expand_preset(&d->tmpls, &o, t->bindir, input, dir, out, err);
     free(input);
     return rc;
 }
@@ -512,9 +569,10 @@ static void embedded_describe(pm_backend_ctx *ctx, json_t *meta)
     json_object_set_new(meta, "compiler", json_string("MLIR/LLVM"));
     json_object_set_new(meta, "compiler_version", json_string(t ? t->version : ""));
     json_object_set_new(meta, "bindir", json_string(t ? t->bindir : ""));
-    json_object_set_new(meta, "tile", json_integer(ctx->spec->tile));
-    json_object_set_new(meta, "unroll", json_integer(ctx->spec->unroll));
-    pm_embedded_opts eo = {.tile = ctx->spec->tile, .unroll = ctx->spec->unroll};
+    const pm_embedded_spec *es = pm_embedded_spec_of(ctx->spec);
+    json_object_set_new(meta, "tile", json_integer(es->tile));
+    json_object_set_new(meta, "unroll", json_integer(es->unroll));
+    pm_embedded_opts eo = {.tile = es->tile, .unroll = es->unroll};
     char *pipe = pm_embedded_pipeline(&eo);
     if (pipe)
         json_object_set_new(meta, "pipeline", json_string(pipe));
@@ -527,6 +585,40 @@ static void embedded_cleanup(pm_backend_ctx *ctx)
     ctx->state = NULL;
 }
 
+/* Counts bytes written through a FILE without keeping them. */
+static ssize_t count_write(void *cookie, const char *buf, size_t size)
+{
+    (void)buf;
+    *(long long *)cookie += (long long)size;
+    return (ssize_t)size;
+}
+
+/* IR-size estimate in bytes of IR: the generated workload, grown the way this pipeline grows it (its kind row's
+ * grow: the tile loops unroll for an LLM, a CNN's cost follows the pixel count). */
+static double embedded_shard_cost(const pm_spec *spec, int config)
+{
+    const pm_spec_config *c = &spec->configs[config];
+    long long bytes = 0;
+    cookie_io_functions_t io = {.write = count_write};
+    FILE *f = fopencookie(&bytes, "w", io);
+    if (!f)
+        return 0;
+    pm_gen_info info;
+    pm_err err = {0};
+    const pm_kind *k = pm_kind_find(c->kind);
+    pm_workload w = pm_spec_workload(c);
+    int rc = k && k->emit ? k->emit(&w, f, &info, &err) : PM_ERR_UNSUPPORTED;
+    fclose(f);
+    if (rc != PM_OK)
+        return 0;
+    return (double)bytes * (k->grow ? k->grow(&w, c->tile) : 1);
+}
+
+/* llc and mlir-translate work on the LLVM IR mlir-translate writes; each mlir-opt stage on the IR at its entry
+ * (the probe of prepare_config). */
+static const pm_fit_size embedded_fit_sizes[] = {
+    {"llc", NULL, "ir.llvm_ops"}, {"mlir-translate", NULL, "ir.llvm_ops"}, {NULL, NULL, "ir.stage.{stage}"}, {0}};
+
 const pm_backend_ops pm_backend_embedded = {
     .name = "embedded",
     .sections = "[embedded], [llm NAME], [cnn NAME]",
@@ -538,4 +630,6 @@ const pm_backend_ops pm_backend_embedded = {
     .describe = embedded_describe,
     .cleanup = embedded_cleanup,
     .fix = &pm_embedded_fix,
+    .shard_cost = embedded_shard_cost,
+    .fit_sizes = embedded_fit_sizes,
 };

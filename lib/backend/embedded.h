@@ -19,6 +19,21 @@ typedef struct pm_embedded_opts {
     int llc_opt;             /* llc -O level; 0..3, default 2 (use -1 for default) */
 } pm_embedded_opts;
 
+/* The [embedded] section (the embedded back end's own; the openvino back end reads its tile/unroll as the
+ * matrix sections' defaults): tile 256, unroll 16, llc_opt 2, display tree when absent. */
+typedef struct pm_embedded_spec {
+    int tile, unroll, json, single_thread, llc_opt;
+    char display[8];
+    char bindir[512];
+} pm_embedded_spec;
+
+struct pm_spec;
+struct pm_spec_entries;
+/* Reads the [embedded] entries of es into *out (marking them used): errors name the line. */
+int pm_embedded_spec_parse(struct pm_spec_entries *es, pm_embedded_spec *out, pm_err *err);
+/* The [embedded] settings of a spec the embedded back end parsed. */
+const pm_embedded_spec *pm_embedded_spec_of(const struct pm_spec *s);
+
 typedef struct pm_embedded_tools {
     char bindir[512];
     char mlir_opt[600], mlir_translate[600], llc[600];

@@ -49,14 +49,15 @@ static char *round_text(const pm_spec *s, const int *cfgs, const char *const *va
     char *buf = NULL;
     size_t len = 0, cap = 0;
     int oom = 0;
+    const pm_embedded_spec *e = pm_embedded_spec_of(s);
     append(&buf, &len, &cap, &oom,
            "; written by passmap fix: the A/B of study '%s'\n[sweep]\nname = %s\nbackend = embedded\nrepeats = %d\n"
            "order = interleaved\nseed = %u\ntimeout = %gs\nmem_limit = %llu\n[embedded]\ntile = %d\nunroll = %d\n"
            "display = %s\njson = %s\nsingle_thread = %s\nllc_opt = %d\n",
-           s->name, name, repeats, s->seed, s->timeout_s, (unsigned long long)s->mem_limit, s->tile, s->unroll,
-           s->display, s->json ? "true" : "false", s->single_thread ? "true" : "false", s->llc_opt);
-    if (s->bindir[0])
-        append(&buf, &len, &cap, &oom, "bindir = %s\n", s->bindir);
+           s->name, name, repeats, s->seed, s->timeout_s, (unsigned long long)s->mem_limit, e->tile, e->unroll,
+           e->display, e->json ? "true" : "false", e->single_thread ? "true" : "false", e->llc_opt);
+    if (e->bindir[0])
+        append(&buf, &len, &cap, &oom, "bindir = %s\n", e->bindir);
     for (size_t i = 0; i < n; i++) {
         int first = 1;
         for (size_t j = 0; j < i && first; j++)
@@ -72,9 +73,9 @@ static char *round_text(const pm_spec *s, const int *cfgs, const char *const *va
         oom |= !section;   /* every config of an embedded study has a workload row (the spec made it from one) */
         append(&buf, &len, &cap, &oom, "%s", section ? section : "");
         free(section);
-        if (c->tile != s->tile)
+        if (c->tile != e->tile)
             append(&buf, &len, &cap, &oom, "tile = %d\n", c->tile);
-        if (c->unroll != s->unroll)
+        if (c->unroll != e->unroll)
             append(&buf, &len, &cap, &oom, "unroll = %d\n", c->unroll);
         append(&buf, &len, &cap, &oom, "variants = ");
         int nv = 0;
@@ -112,7 +113,8 @@ static int embedded_check_build(const pm_spec *study, int config, const char *va
                                 const pm_fix_check_opts *o, char *result, size_t cap, pm_err *err)
 {
     pm_embedded_tools tools;
-    int rc = pm_embedded_find_tools(study->bindir[0] ? study->bindir : NULL, &tools, err);
+    const pm_embedded_spec *es = pm_embedded_spec_of(study);
+    int rc = pm_embedded_find_tools(es->bindir[0] ? es->bindir : NULL, &tools, err);
     if (rc)
         return PM_ERR_UNSUPPORTED;
     const char *vars[1] = {variant};
@@ -140,9 +142,10 @@ static int embedded_check_build(const pm_spec *study, int config, const char *va
         rc = pm_err_errno(err, PM_ERR_IO, "cannot write %s", input);
     if (rc)
         goto cleanup;
+    const pm_embedded_spec *se = pm_embedded_spec_of(spec);
     pm_embedded_opts eo = {.bindir = tools.bindir, .tile = c->variant_tile ? c->variant_tile : c->tile,
-                           .unroll = c->unroll, .no_rollback = c->no_rollback, .single_thread = spec->single_thread,
-                           .display = spec->display, .json = spec->json, .llc_opt = spec->llc_opt};
+                           .unroll = c->unroll, .no_rollback = c->no_rollback, .single_thread = se->single_thread,
+                           .display = se->display, .json = se->json, .llc_opt = se->llc_opt};
     rc = pm_embedded_check_run(&eo, &tools, input, dir, o->timeout_s > 0 ? o->timeout_s : spec->timeout_s, result,
                                cap, err);
 cleanup:

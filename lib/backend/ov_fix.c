@@ -16,6 +16,7 @@
 #include "backends.h"
 #include "kinds.h"
 #include "spec.h"
+#include "sweep_ov.h"
 
 #define OV_WARM_VARIANT "warm"
 #define OV_REUSE "reuse-strategy"
@@ -58,11 +59,11 @@ static int ov_round(const pm_spec *study, const int *configs, const char *const 
                     const char *name, pm_spec **out, pm_err *err)
 {
     pm_spec *s = NULL;
-    int rc = pm_spec_parse(study->text, study->path, &s, err);
+    int rc = pm_spec_parse_as(study->text, study->path, study->backend, &s, err);
     if (rc)
         return rc;
     pm_spec_round_reset(s, name, repeats);
-    s->ov_reuse_strategy = 0;
+    pm_ov_spec_of(s)->reuse_strategy = 0;
     for (size_t i = 0; i < n && rc == PM_OK; i++) {
         int dup;
         if ((rc = pm_spec_round_pair(configs, variants, i, study->n_configs, &dup, err)))

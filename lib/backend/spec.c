@@ -190,17 +190,12 @@ static int split_list(const char *value, list *l, pm_err *err, const char *what)
     return PM_OK;
 }
 
-/* The keys each fixed section reads (kept beside apply_sweep_scalar/apply_workload_scalar, which read them),
+/* The keys [sweep] and [report] read (kept beside apply_sweep_scalar, which reads them),
  * for "did you mean" on a mistyped key. */
 static const char *const sweep_keys[] = {"name", "backend", "repeats", "min_repeats", "max_repeats", "precision",
                                          "stop", "warm_repeats", "seed", "order", "timeout", "mem_limit", "warm", "bindir",
                                          NULL};
 static const char *const report_keys[] = {"size", "workload", NULL};
-static const char *const embedded_keys[] = {"tile", "unroll", "llc_opt", "json", "single_thread", "bindir", "display",
-                                            NULL};
-static const char *const openvino_keys[] = {"device", "lib", "log_level", "props", "model", "schedule_trace",
-                                            "strategy_json", "reuse_strategy", "task_stats", "platform",
-                                            "min_response_len", "prefill_hint", "generate_pyramid", NULL};
 
 static size_t count_keys(const char *const *k)
 {
@@ -248,16 +243,23 @@ static const char *section_did_you_mean(char *buf, size_t len, const char *secti
     return buf;
 }
 
-static int unknown_scalar(const entry *e, const char *what, pm_err *err)
+int pm_spec_unknown_key(const pm_spec_entry *e, const char *what, const char *const *keys, pm_err *err)
 {
-    const char *const *keys = !strcmp(e->section, "sweep")      ? sweep_keys
-                              : !strcmp(e->section, "report")   ? report_keys
-                              : !strcmp(e->section, "embedded") ? embedded_keys
-                              : !strcmp(e->section, "openvino") ? openvino_keys
-                                                                : NULL;
     char dym[96] = "";
     return pm_err_set(err, PM_ERR_USAGE, "%s: unknown key%s", what,
                       keys ? did_you_mean(dym, sizeof dym, e->name, keys, count_keys(keys)) : "");
+}
+
+static int unknown_scalar(const entry *e, const char *what, pm_err *err)
+{
+    return pm_spec_unknown_key(e, what, !strcmp(e->section, "sweep") ? sweep_keys : report_keys, err);
+}
+
+const char *pm_spec_entry_what(pm_spec_entry *e, char *what, size_t cap)
+{
+    snprintf(what, cap, "line %d: [%s] %s", e->line, e->section, e->name);
+    e->used = 1;
+    return what;
 }
 
 static int parse_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what)
@@ -289,32 +291,19 @@ static int copy_str(char *dst, size_t cap, const char *v, pm_err *err, const cha
     return PM_OK;
 }
 
-static int in_list(const char *name, const char *const *names)
+int pm_spec_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what)
 {
-    for (; names && *names; names++)
-        if (!strcmp(*names, name))
-            return 1;
-    return 0;
+    return parse_int(v, lo, hi, out, err, what);
 }
 
-static void join_names(const char *const *names, char *out, size_t cap)
+int pm_spec_bool(const char *v, int *out, pm_err *err, const char *what)
 {
-    size_t len = 0;
-    out[0] = '\0';
-    for (; names && *names && len < cap; names++) {
-        int w = snprintf(out + len, cap - len, "%s%s", len ? ", " : "", *names);
-        if (w < 0)
-            break;
-        len += (size_t)w;
-    }
+    return parse_bool(v, out, err, what);
 }
 
-static int check_precision(const char *p, pm_err *err, const char *what)
+int pm_spec_str(char *dst, size_t cap, const char *v, pm_err *err, const char *what)
 {
-    static const char *const precisions[] = {"int4", "int8", "fp16", NULL};
-    if (!in_list(p, precisions))
-        return pm_err_set(err, PM_ERR_USAGE, "%s: unknown precision '%s' (int4, int8, fp16)", what, p);
-    return PM_OK;
+    return copy_str(dst, cap, v, err, what);
 }
 
 static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const char *what)
@@ -336,7 +325,7 @@ static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const c
         else if (!strcmp(t, "instrumented"))
             c->instrumented = 1;
         else if (!strncmp(t, "tile-", 5)) {
-            char tw[64];
+            char tw[PM_SPEC_VARIANT_MAX + 256];   /* what is "line N: [SECTION] variants" */
             snprintf(tw, sizeof tw, "%s: variant %s", what, t);
             if (parse_int(t + 5, 1, 1 << 16, &c->variant_tile, err, tw))
                 return err->code;
@@ -473,88 +462,6 @@ static int add_config(pm_spec *s, pm_spec_config *c, const char *key, const char
     return rc ? rc : pm_spec_add_config(s, c, err);
 }
 
-/* Replaces {family} {size} {precision} {window} {resolution} in tmpl ({size} is empty for a CNN, {window} for
- * a CNN and {resolution} for an LLM are 0); relative results are taken from the spec's folder. */
-static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_config *c, char *out, size_t cap,
-                           pm_err *err)
-{
-    char buf[1024] = "";
-    char num[16], res[16];
-    snprintf(num, sizeof num, "%d", c->window);
-    snprintf(res, sizeof res, "%d", c->resolution);
-    for (const char *p = tmpl; *p;) {
-        const char *rep = NULL;
-        size_t skip = 0;
-        if (!strncmp(p, "{family}", 8)) rep = c->family, skip = 8;
-        else if (!strncmp(p, "{size}", 6)) rep = c->size, skip = 6;
-        else if (!strncmp(p, "{precision}", 11)) rep = c->precision, skip = 11;
-        else if (!strncmp(p, "{window}", 8)) rep = num, skip = 8;
-        else if (!strncmp(p, "{resolution}", 12)) rep = res, skip = 12;
-        size_t len = strlen(buf);
-        if (rep) {
-            snprintf(buf + len, sizeof buf - len, "%s", rep);
-            p += skip;
-        } else if (len + 1 < sizeof buf) {
-            buf[len] = *p++;
-            buf[len + 1] = '\0';
-        } else {
-            p++;
-        }
-    }
-    const char *slash = strrchr(s->path, '/');
-    int n;
-    if (buf[0] != '/' && slash)
-        n = snprintf(out, cap, "%.*s/%s", (int)(slash - s->path), s->path, buf);
-    else
-        n = snprintf(out, cap, "%s", buf);
-    if (n < 0 || (size_t)n >= cap)
-        return pm_err_set(err, PM_ERR_USAGE, "model path too long: %s", buf);
-    return PM_OK;
-}
-
-/* The keys a matrix section takes: each fills a list or an integer in [lo, hi]. */
-typedef struct section_key {
-    const char *name;
-    list *values;
-    int *number;
-    int lo, hi;
-} section_key;
-
-static int read_section(entries *es, const char *section, const section_key *keys, pm_err *err)
-{
-    char what[192];
-    for (int i = 0; i < es->n; i++) {
-        const entry *e = &es->items[i];
-        if (strcmp(e->section, section))
-            continue;
-        es->items[i].used = 1;
-        snprintf(what, sizeof what, "line %d: [%s] %s", e->line, section, e->name);
-        const section_key *k = keys;
-        while (k->name && strcmp(k->name, e->name))
-            k++;
-        int rc;
-        if (!k->name) {
-            char names[256] = "", dym[96] = "";
-            const char *cands[16];
-            size_t nc = 0;
-            for (k = keys; k->name; k++) {
-                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k == keys ? "" : ", ", k->name);
-                if (nc < sizeof cands / sizeof cands[0])
-                    cands[nc++] = k->name;
-            }
-            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s'%s (%s)", e->line, section, e->name,
-                            did_you_mean(dym, sizeof dym, e->name, cands, nc), names);
-        } else if (k->values) {
-            rc = split_list(e->value, k->values, err, what);
-        } else {
-            rc = parse_int(e->value, k->lo, k->hi, k->number, err, what);
-        }
-        if (rc)
-            return rc;
-    }
-    return PM_OK;
-}
-
 int pm_spec_check_configs(const pm_spec *s, const char *section, const size_t *list_lens, int n_lists, pm_err *err)
 {
     long long product = 1, room = PM_SPEC_MAX_CONFIGS - s->n_configs;
@@ -591,150 +498,139 @@ static int check_matrix_size(const pm_spec *s, const char *section, long long pr
     return pm_spec_check_configs(s, section, &len, 1, err);
 }
 
-static int expand_llm(pm_spec *s, entries *es, const char *section, pm_err *err)
+/* The pipeline's tile and unroll a matrix section starts from (its back end's: [embedded]); a section's own
+ * tile/unroll override them and its keys then carry /T<tile>U<unroll>. */
+typedef struct pipe_defaults {
+    int tile, unroll;
+} pipe_defaults;
+
+/* One [KIND NAME] section being expanded: what its kind row's reader sees, and what the spec adds around each
+ * workload (the section's variants and pipeline). */
+typedef struct section_ctx {
+    pm_spec *s;
+    const pipe_defaults *d;
+    entries *es;
+    const char *section;
+    const pm_kind *kind;
+    list lists[8];      /* the lists the row asked for, kept until the section is done */
+    int n_lists;
+    list variants;
+    int tile, unroll;
+} section_ctx;
+
+static const entry *section_entry(const section_ctx *x, const char *key)
 {
-    list models = {0}, windows = {0}, precisions = {0}, variants = {0};
-    int layers = 1, tile = s->tile, unroll = s->unroll, rc = PM_OK;
-    char what[192], pwhat[192], vwhat[192], mwhat[192];
-    if ((rc = split_list("stock", &variants, err, "variants")))
-        goto out;
-    const section_key keys[] = {{"models", &models, NULL, 0, 0}, {"windows", &windows, NULL, 0, 0}, {"precisions", &precisions, NULL, 0, 0},
-                                {"variants", &variants, NULL, 0, 0}, {"layers", NULL, &layers, 0, 1000},
-                                {"tile", NULL, &tile, 1, 1 << 16}, {"unroll", NULL, &unroll, 1, 1 << 16}, {NULL, NULL, NULL, 0, 0}};
-    if ((rc = read_section(es, section, keys, err)))
-        goto out;
-    if (!models.n || !windows.n || !precisions.n) {
-        rc = pm_err_set(err, PM_ERR_USAGE, "[%s] needs models, windows and precisions", section);
-        goto out;
-    }
-    if ((rc = check_matrix_size(s, section, (long long)models.n * windows.n * precisions.n * variants.n, err)))
-        goto out;
-    for (int m = 0; m < models.n; m++) {
-        pm_spec_config base = {0};
-        char *colon = strchr(models.items[m], ':');
-        if (!colon) {
-            rc = pm_err_set(err, PM_ERR_USAGE, "%s: '%s' is not FAMILY:SIZE",
-                            key_what(mwhat, sizeof mwhat, es, section, "models"), models.items[m]);
-            goto out;
-        }
-        *colon = '\0';
-        if ((rc = copy_str(base.family, sizeof base.family, models.items[m], err, "family")) ||
-            (rc = copy_str(base.size, sizeof base.size, colon + 1, err, "size")))
-            goto out;
-        const char *const *sizes = pm_gen_llm_sizes(base.family);
-        char names[512];
-        if (!sizes) {
-            join_names(pm_gen_llm_families(), names, sizeof names);
-            rc = pm_err_set(err, PM_ERR_USAGE, "%s: unknown LLM family '%s' (%s)",
-                            key_what(mwhat, sizeof mwhat, es, section, "models"), base.family, names);
-            goto out;
-        }
-        if (!in_list(base.size, sizes)) {
-            join_names(sizes, names, sizeof names);
-            rc = pm_err_set(err, PM_ERR_USAGE, "%s: %s has no size '%s' (%s)",
-                            key_what(mwhat, sizeof mwhat, es, section, "models"), base.family, base.size, names);
-            goto out;
-        }
-        base.layers = layers;
-        base.tile = tile;
-        base.unroll = unroll;
-        for (int w = 0; w < windows.n; w++)
-            for (int p = 0; p < precisions.n; p++)
-                for (int v = 0; v < variants.n; v++) {
-                    pm_spec_config c = base;
-                    key_what(what, sizeof what, es, section, "windows");
-                    key_what(pwhat, sizeof pwhat, es, section, "precisions");
-                    key_what(vwhat, sizeof vwhat, es, section, "variants");
-                    if ((rc = parse_int(windows.items[w], 1, 1 << 20, &c.window, err, what)) ||
-                        (rc = check_precision(precisions.items[p], err, pwhat)) ||
-                        (rc = decode_variant(variants.items[v], &c, err, vwhat)))
-                        goto out;
-                    snprintf(c.precision, sizeof c.precision, "%s", precisions.items[p]);
-                    char pipe[32] = "";
-                    if (c.tile != s->tile || c.unroll != s->unroll)
-                        snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
-                    char key[PM_SPEC_KEY_MAX];
-                    snprintf(key, sizeof key, "llm/%s/%s/w%d/%s/L%d%s/%s", c.family, c.size, c.window,
-                             c.precision, c.layers, pipe, variants.items[v]);
-                    if (s->ov_model_template[0] &&
-                        (rc = expand_template(s, s->ov_model_template, &c, c.model_xml, sizeof c.model_xml, err)))
-                        goto out;
-                    if ((rc = add_config(s, &c, key, "llm", variants.items[v], err)))
-                        goto out;
-                }
-    }
-out:
-    list_free(&models);
-    list_free(&windows);
-    list_free(&precisions);
-    list_free(&variants);
-    return rc;
+    for (int i = 0; i < x->es->n; i++)
+        if (!strcmp(x->es->items[i].section, x->section) && !strcmp(x->es->items[i].name, key))
+            return &x->es->items[i];
+    return NULL;
 }
 
-static int expand_cnn(pm_spec *s, entries *es, const char *section, pm_err *err)
+static const char *const *reader_list(void *user, const char *key, int *n, char *what, size_t cap)
 {
-    list families = {0}, resolutions = {0}, precisions = {0}, variants = {0};
-    int blocks = 0, tile = s->tile, unroll = s->unroll, rc = PM_OK;
-    char what[192], pwhat[192], vwhat[192], fwhat[192];
-    if ((rc = split_list("stock", &variants, err, "variants")))
-        goto out;
-    const section_key keys[] = {{"families", &families, NULL, 0, 0}, {"resolutions", &resolutions, NULL, 0, 0}, {"precisions", &precisions, NULL, 0, 0},
-                                {"variants", &variants, NULL, 0, 0}, {"blocks", NULL, &blocks, 0, 1000},
-                                {"tile", NULL, &tile, 1, 1 << 16}, {"unroll", NULL, &unroll, 1, 1 << 16}, {NULL, NULL, NULL, 0, 0}};
-    if ((rc = read_section(es, section, keys, err)))
-        goto out;
-    if (!families.n || !resolutions.n || !precisions.n) {
-        rc = pm_err_set(err, PM_ERR_USAGE, "[%s] needs families, resolutions and precisions", section);
-        goto out;
+    section_ctx *x = user;
+    key_what(what, cap, x->es, x->section, key);
+    const entry *e = section_entry(x, key);
+    *n = 0;
+    if (!e)
+        return NULL;
+    pm_err err = {0};
+    if (x->n_lists == (int)(sizeof x->lists / sizeof x->lists[0]) ||
+        split_list(e->value, &x->lists[x->n_lists], &err, what)) {
+        *n = -1;
+        return NULL;
     }
-    if ((rc = check_matrix_size(s, section, (long long)families.n * resolutions.n * precisions.n * variants.n, err)))
-        goto out;
-    for (int f = 0; f < families.n; f++) {
-        if (!in_list(families.items[f], pm_gen_cnn_families())) {
-            char names[512];
-            join_names(pm_gen_cnn_families(), names, sizeof names);
-            rc = pm_err_set(err, PM_ERR_USAGE, "%s: unknown CNN family '%s' (%s)",
-                            key_what(fwhat, sizeof fwhat, es, section, "families"), families.items[f], names);
-            goto out;
-        }
-        for (int r = 0; r < resolutions.n; r++)
-            for (int p = 0; p < precisions.n; p++)
-                for (int v = 0; v < variants.n; v++) {
-                    pm_spec_config c = {0};
-                    if ((rc = copy_str(c.family, sizeof c.family, families.items[f], err, "family")))
-                        goto out;
-                    key_what(what, sizeof what, es, section, "resolutions");
-                    key_what(pwhat, sizeof pwhat, es, section, "precisions");
-                    key_what(vwhat, sizeof vwhat, es, section, "variants");
-                    /* in the generator's own terms, so a spec never plans a config it cannot emit */
-                    if ((rc = parse_int(resolutions.items[r], 1, 1 << 20, &c.resolution, err, what)) ||
-                        (rc = pm_gen_cnn_check_resolution(c.resolution, err) ? pm_err_wrap(err, "%s", what) : PM_OK) ||
-                        (rc = check_precision(precisions.items[p], err, pwhat)) ||
-                        (rc = decode_variant(variants.items[v], &c, err, vwhat)))
-                        goto out;
-                    snprintf(c.precision, sizeof c.precision, "%s", precisions.items[p]);
-                    c.blocks = blocks;
-                    c.tile = tile;
-                    c.unroll = unroll;
-                    char pipe[32] = "";
-                    if (c.tile != s->tile || c.unroll != s->unroll)
-                        snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
-                    char key[PM_SPEC_KEY_MAX];
-                    snprintf(key, sizeof key, "cnn/%s/r%d/%s/B%d%s/%s", c.family, c.resolution, c.precision,
-                             c.blocks, pipe, variants.items[v]);
-                    /* an openvino study compiles a CNN from its IR too (before, its model was left empty) */
-                    if (s->ov_model_template[0] &&
-                        (rc = expand_template(s, s->ov_model_template, &c, c.model_xml, sizeof c.model_xml, err)))
-                        goto out;
-                    if ((rc = add_config(s, &c, key, "cnn", variants.items[v], err)))
-                        goto out;
-                }
+    list *l = &x->lists[x->n_lists++];
+    *n = l->n;
+    return (const char *const *)l->items;
+}
+
+static int reader_number(void *user, const char *key, int lo, int hi, int def, int *out, pm_err *err)
+{
+    section_ctx *x = user;
+    const entry *e = section_entry(x, key);
+    char what[192];
+    *out = def;
+    return e ? parse_int(e->value, lo, hi, out, err, key_what(what, sizeof what, x->es, x->section, key)) : PM_OK;
+}
+
+static int reader_check_size(void *user, long long product, pm_err *err)
+{
+    section_ctx *x = user;
+    return check_matrix_size(x->s, x->section, product * x->variants.n, err);
+}
+
+/* A workload of the section, once per variant: the config's model fields, its pipeline, its key
+ * (STEM[/T<tile>U<unroll>]/VARIANT) and its parameters (add_config). */
+static int reader_add(void *user, const pm_workload *w, const char *stem, pm_err *err)
+{
+    section_ctx *x = user;
+    char vwhat[192];
+    key_what(vwhat, sizeof vwhat, x->es, x->section, "variants");
+    for (int v = 0; v < x->variants.n; v++) {
+        pm_spec_config c = {0};
+        int rc;
+        if ((rc = copy_str(c.family, sizeof c.family, w->family ? w->family : "", err, "family")) ||
+            (rc = copy_str(c.size, sizeof c.size, w->size ? w->size : "", err, "size")) ||
+            (rc = copy_str(c.precision, sizeof c.precision, w->precision ? w->precision : "", err, "precision")) ||
+            (rc = decode_variant(x->variants.items[v], &c, err, vwhat)))
+            return rc;
+        c.window = w->window;
+        c.resolution = w->resolution;
+        c.layers = w->layers;
+        c.blocks = w->blocks;
+        c.tile = x->tile;
+        c.unroll = x->unroll;
+        char pipe[32] = "";
+        if (c.tile != x->d->tile || c.unroll != x->d->unroll)
+            snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
+        char key[PM_SPEC_KEY_MAX];
+        snprintf(key, sizeof key, "%s%s/%s", stem, pipe, x->variants.items[v]);
+        if ((rc = add_config(x->s, &c, key, x->kind->name, x->variants.items[v], err)))
+            return rc;
     }
-out:
-    list_free(&families);
-    list_free(&resolutions);
-    list_free(&precisions);
-    list_free(&variants);
+    return PM_OK;
+}
+
+/* The section's keys must be ones its row lists (a mistyped one: "did you mean"); variants (default stock),
+ * tile and unroll are the spec's; the rest the row's expand reads. */
+static int expand_section(pm_spec *s, const pm_kind *k, const pipe_defaults *d, entries *es, const char *section,
+                          pm_err *err)
+{
+    section_ctx x = {.s = s, .d = d, .es = es, .section = section, .kind = k, .tile = d->tile, .unroll = d->unroll};
+    char keys[256], names[256] = "", dym[96] = "";
+    const char *cands[16];
+    size_t nc = 0;
+    snprintf(keys, sizeof keys, "%s", k->section_keys);
+    for (char *save = NULL, *t = strtok_r(keys, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", nc ? ", " : "", t);
+        if (nc < sizeof cands / sizeof cands[0])
+            cands[nc++] = t;
+    }
+    int rc = PM_OK;
+    for (int i = 0; i < es->n && !rc; i++) {
+        entry *e = &es->items[i];
+        if (strcmp(e->section, section))
+            continue;
+        e->used = 1;
+        if (!pm_kind_list_has(k->section_keys, e->name))
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s'%s (%s)", e->line, section, e->name,
+                            did_you_mean(dym, sizeof dym, e->name, cands, nc), names);
+    }
+    const entry *ve = section_entry(&x, "variants");
+    if (!rc)
+        rc = split_list(ve ? ve->value : "stock", &x.variants, err, "variants");
+    if (!rc)
+        rc = reader_number(&x, "tile", 1, 1 << 16, d->tile, &x.tile, err);
+    if (!rc)
+        rc = reader_number(&x, "unroll", 1, 1 << 16, d->unroll, &x.unroll, err);
+    pm_kind_reader r = {.section = section, .user = &x, .list = reader_list, .number = reader_number,
+                        .check_size = reader_check_size, .add = reader_add};
+    if (!rc)
+        rc = k->expand(&r, err);
+    for (int i = 0; i < x.n_lists; i++)
+        list_free(&x.lists[i]);
+    list_free(&x.variants);
     return rc;
 }
 
@@ -817,70 +713,6 @@ static int apply_sweep_scalar(pm_spec *s, entry *e, pm_err *err)
     return unknown_scalar(e, what, err);
 }
 
-/* [embedded] and [openvino] scalars (the embedded and openvino back ends). */
-static int apply_workload_scalar(pm_spec *s, entry *e, pm_err *err)
-{
-    char what[160];
-    snprintf(what, sizeof what, "line %d: [%s] %s", e->line, e->section, e->name);
-    const char *n = e->name, *v = e->value;
-    e->used = 1;
-    if (!strcmp(e->section, "embedded")) {
-        if (!strcmp(n, "tile")) return parse_int(v, 1, 1 << 16, &s->tile, err, what);
-        if (!strcmp(n, "unroll")) return parse_int(v, 1, 1 << 16, &s->unroll, err, what);
-        if (!strcmp(n, "llc_opt")) return parse_int(v, 0, 3, &s->llc_opt, err, what);
-        if (!strcmp(n, "json")) return parse_bool(v, &s->json, err, what);
-        if (!strcmp(n, "single_thread")) return parse_bool(v, &s->single_thread, err, what);
-        if (!strcmp(n, "bindir")) return copy_str(s->bindir, sizeof s->bindir, v, err, what);
-        if (!strcmp(n, "display")) {
-            if (strcmp(v, "tree") && strcmp(v, "list"))
-                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (tree, list)", what, v);
-            return copy_str(s->display, sizeof s->display, v, err, what);
-        }
-    } else if (!strcmp(e->section, "openvino")) {
-        if (!strcmp(n, "device")) return copy_str(s->ov_device, sizeof s->ov_device, v, err, what);
-        if (!strcmp(n, "lib")) return copy_str(s->ov_lib, sizeof s->ov_lib, v, err, what);
-        if (!strcmp(n, "log_level")) return copy_str(s->ov_log_level, sizeof s->ov_log_level, v, err, what);
-        if (!strcmp(n, "props")) return copy_str(s->ov_props, sizeof s->ov_props, v, err, what);
-        if (!strcmp(n, "model")) return copy_str(s->ov_model_template, sizeof s->ov_model_template, v, err, what);
-        if (!strcmp(n, "schedule_trace")) return parse_bool(v, &s->ov_schedule_trace, err, what);
-        if (!strcmp(n, "strategy_json")) return parse_bool(v, &s->ov_strategy_json, err, what);
-        if (!strcmp(n, "reuse_strategy")) return parse_bool(v, &s->ov_reuse_strategy, err, what);
-        if (!strcmp(n, "task_stats")) return parse_bool(v, &s->ov_task_stats, err, what);
-        if (!strcmp(n, "platform")) return copy_str(s->ov_platform, sizeof s->ov_platform, v, err, what);
-        if (!strcmp(n, "min_response_len")) return parse_int(v, 1, 1 << 20, &s->ov_min_response_len, err, what);
-        if (!strcmp(n, "prefill_hint")) {
-            if (strcmp(v, "STATIC") && strcmp(v, "DYNAMIC"))
-                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (STATIC, DYNAMIC)", what, v);
-            return copy_str(s->ov_prefill_hint, sizeof s->ov_prefill_hint, v, err, what);
-        }
-        if (!strcmp(n, "prefill_attention_hint") || !strcmp(n, "generate_attention_hint")) {
-            if (strcmp(v, "STATIC") && strcmp(v, "DYNAMIC") && strcmp(v, "PYRAMID"))
-                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (STATIC, DYNAMIC, PYRAMID)", what, v);
-            return n[0] == 'p' ? copy_str(s->ov_prefill_attention_hint, sizeof s->ov_prefill_attention_hint, v, err, what)
-                               : copy_str(s->ov_generate_attention_hint, sizeof s->ov_generate_attention_hint, v, err,
-                                          what);
-        }
-        if (!strcmp(n, "compiler_type")) {
-            if (strcmp(v, "DRIVER") && strcmp(v, "PLUGIN") && strcmp(v, "PREFER_PLUGIN") && strcmp(v, "MLIR"))
-                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (DRIVER, PLUGIN, PREFER_PLUGIN, MLIR)", what, v);
-            return copy_str(s->ov_compiler_type, sizeof s->ov_compiler_type, v, err, what);
-        }
-        if (!strcmp(n, "shared_head")) {
-            int b, rc = parse_bool(v, &b, err, what);
-            if (!rc)
-                snprintf(s->ov_shared_head, sizeof s->ov_shared_head, "%s", b ? "YES" : "NO");
-            return rc;
-        }
-        if (!strcmp(n, "generate_pyramid")) {
-            int b, rc = parse_bool(v, &b, err, what);
-            if (!rc)
-                snprintf(s->ov_generate_pyramid, sizeof s->ov_generate_pyramid, "%s", b ? "YES" : "NO");
-            return rc;
-        }
-    }
-    return unknown_scalar(e, what, err);
-}
-
 int pm_spec_section_is(const char *section, const char *kind, const char **name)
 {
     size_t n = strlen(kind);
@@ -903,27 +735,18 @@ int pm_spec_entry_opens_section(const pm_spec_entries *es, int i)
     return 1;
 }
 
-static int is_matrix_section(const char *section, const char *kind)
-{
-    return pm_spec_section_is(section, kind, NULL);
-}
-
-int pm_spec_parse_workloads(pm_spec *s, entries *es, pm_err *err)
+int pm_spec_parse_workloads(pm_spec *s, entries *es, int tile, int unroll, pm_err *err)
 {
     int rc = PM_OK;
-    /* Scalars first: model templates must be known before matrix sections expand. */
-    for (int i = 0; i < es->n; i++)
-        if ((!strcmp(es->items[i].section, "embedded") || !strcmp(es->items[i].section, "openvino")) &&
-            (rc = apply_workload_scalar(s, &es->items[i], err)))
-            return rc;
+    pipe_defaults d = {tile, unroll};
     for (int i = 0; i < es->n; i++) {
         const char *sec = es->items[i].section;
         if (!pm_spec_entry_opens_section(es, i))
             continue;
-        if (is_matrix_section(sec, "llm"))
-            rc = expand_llm(s, es, sec, err);
-        else if (is_matrix_section(sec, "cnn"))
-            rc = expand_cnn(s, es, sec, err);
+        /* each workload kind's row expands its own section */
+        for (int k = 0; pm_kind_at(k) && !rc; k++)
+            if (pm_kind_at(k)->expand && pm_spec_section_is(sec, pm_kind_at(k)->name, NULL))
+                rc = expand_section(s, pm_kind_at(k), &d, es, sec, err);
         if (rc)
             return rc;
     }
@@ -967,13 +790,7 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
     s->timeout_s = 600;
     s->mem_limit = 16ULL << 30;
     s->warm_repeats = 3;
-    s->tile = 256;
-    s->unroll = 16;
-    s->llc_opt = 2;
-    snprintf(s->display, sizeof s->display, "%s", "tree");
     snprintf(s->backend, sizeof s->backend, "%s", "embedded");
-    snprintf(s->ov_device, sizeof s->ov_device, "%s", "NPU");
-    snprintf(s->ov_log_level, sizeof s->ov_log_level, "%s", "LOG_INFO");
     if (!(s->text = strdup(text))) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;

@@ -6,8 +6,8 @@
  *              config stops once its dominant stage is known or the 95% CI half-width of its deciding metric's
  *              log is within precision (stop = precision: the latter only); at least min_repeats, at most
  *              max_repeats
- *   [embedded] tile, unroll, display (tree|list), json, single_thread, llc_opt, bindir
- *   [openvino] device, lib, log_level, schedule_trace, strategy_json, task_stats (the switches of the
+ *   [embedded] tile, unroll, display (tree|list), json, single_thread, llc_opt, bindir (read by embedded.c)
+ *   [openvino] (read by sweep_ov.c) device, lib, log_level, schedule_trace, strategy_json, task_stats (the switches of the
  *              instrumented variant), reuse_strategy, platform (NPU_PLATFORM: offline without an NPU),
  *              prefill_hint (STATIC|DYNAMIC), generate_pyramid (bool), min_response_len,
  *              prefill_attention_hint, generate_attention_hint (STATIC|DYNAMIC|PYRAMID; default STATIC),
@@ -16,6 +16,8 @@
  *              model (template with {family} {size} {precision} {window}), props (K=V K=V)
  *   [llm NAME] models (family:size ...), windows, precisions, layers, variants, tile, unroll
  *   [cnn NAME] families, resolutions, precisions, blocks, variants, tile, unroll
+ *              (each kind's row in lib/workload/kinds.c expands its own section; variants, tile and unroll
+ *              are read here)
  * tile/unroll in a matrix section override [embedded] for that section; the key then carries /T<tile>U<unroll>.
  * Lists are separated by commas or spaces. A variant is stock, no-rollback, per-layer, tile-N (embedded: the
  * affine tile N instead of the section's; the key keeps the section's /T part and names the tile in the variant),
@@ -59,11 +61,11 @@ typedef struct pm_spec_config {
      * ("llm/qwen2/0.5b/w256/int8/L1/stock", "c/input=a.c/opt=2", < PM_SPEC_KEY_MAX), kind (llm | cnn | command),
      * variant ("" when none, < PM_SPEC_VARIANT_MAX) and every axis as name=value. */
     PM_CFG_EMBED;
-    char family[32];
-    char size[16];          /* llm only */
+    char family[PM_WORKLOAD_FAMILY_MAX];   /* the workload's model fields (kinds.h pm_workload) */
+    char size[PM_WORKLOAD_SIZE_MAX];       /* llm only */
     int window;             /* llm only */
     int resolution;         /* cnn only */
-    char precision[8];
+    char precision[PM_WORKLOAD_PRECISION_MAX];
     int layers;             /* llm: decoder layers emitted */
     int blocks;             /* cnn: blocks emitted (0: all) */
     int tile, unroll;       /* embedded pipeline parameters for this config */
@@ -88,16 +90,6 @@ typedef struct pm_spec {
     double timeout_s;
     uint64_t mem_limit;
     int warm, warm_repeats;
-    /* embedded */
-    int tile, unroll, json, single_thread, llc_opt;
-    char display[8];
-    char bindir[512];
-    /* openvino */
-    char ov_device[32], ov_lib[512], ov_log_level[32], ov_props[1024], ov_model_template[512];
-    int ov_schedule_trace, ov_strategy_json, ov_reuse_strategy, ov_task_stats, ov_min_response_len;
-    char ov_platform[32], ov_prefill_hint[16], ov_generate_pyramid[8];
-    char ov_prefill_attention_hint[16], ov_generate_attention_hint[16], ov_shared_head[8];   /* "": the pins */
-    char ov_compiler_type[16];   /* NPU_COMPILER_TYPE; "": DRIVER on a device, PLUGIN offline */
     pm_spec_config *configs;
     int n_configs, cap_configs;
     char *text;             /* the spec file as read, stored with the sweep */
@@ -105,7 +97,9 @@ typedef struct pm_spec {
     char dir[4096];         /* absolute folder of the spec file ({spec_dir}); "." when parsed from text */
     char sweep_bindir[512]; /* [sweep] bindir */
     char report_size[64], report_workload[64];   /* [report] size / workload axes, "" when not given */
-    /* The back end's own parsed state (e.g. the command back end's steps), freed by backend_free. */
+    /* The back end's own parsed state, freed by backend_free: its sections' settings and what it made of them
+     * (the embedded back end's [embedded] options and preset steps, the openvino back end's [openvino], the
+     * command back end's steps); only the back end reads it (through its own header). */
     void *backend_data;
     void (*backend_free)(void *data);
 } pm_spec;
@@ -126,8 +120,16 @@ void pm_spec_free(pm_spec *spec);
 /* Reads INI text into entries with line numbers (a back end's built-in preset goes through this too). */
 int pm_spec_entries_parse(const char *text, pm_spec_entries *es, pm_err *err);
 void pm_spec_entries_free(pm_spec_entries *es);
-/* The workload sections [llm NAME] / [cnn NAME] and the [embedded] / [openvino] scalars (embedded, openvino). */
-int pm_spec_parse_workloads(pm_spec *s, pm_spec_entries *es, pm_err *err);
+/* The workload sections [llm NAME] / [cnn NAME] (embedded, openvino): tile and unroll are the pipeline's
+ * defaults a section's own tile/unroll override (the key then carries /T<tile>U<unroll>). */
+int pm_spec_parse_workloads(pm_spec *s, pm_spec_entries *es, int tile, int unroll, pm_err *err);
+/* A back end reading its own section's scalars: what = "line N: [SECTION] KEY" (e marked used); the value
+ * parsers' errors start with what; an unknown key is an error suggesting the closest of keys (NULL-terminated). */
+const char *pm_spec_entry_what(pm_spec_entry *e, char *what, size_t cap);
+int pm_spec_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what);
+int pm_spec_bool(const char *v, int *out, pm_err *err, const char *what);   /* true/yes/1/on, false/no/0/off */
+int pm_spec_str(char *dst, size_t cap, const char *v, pm_err *err, const char *what);  /* too long: error */
+int pm_spec_unknown_key(const pm_spec_entry *e, const char *what, const char *const *keys, pm_err *err);
 /* Appends a config (its key must be new); takes ownership of its identity and paths (c is zeroed). Past
  * PM_SPEC_MAX_CONFIGS it is an error naming the limit (the backstop of pm_spec_check_configs). */
 int pm_spec_add_config(pm_spec *s, pm_spec_config *c, pm_err *err);

@@ -5,18 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "backends.h"
+#include "embedded.h"
 #include "ov.h"
 
 int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *self_exe, const char *cache_dir,
                       pm_steps *out, pm_err *err)
 {
+    const pm_ov_spec *ov = pm_ov_spec_of(spec);
     /* [openvino] props = "K=V K=V": split into the NULL-terminated list ov-compile takes. */
-    char buf[sizeof spec->ov_props];
+    char buf[sizeof ov->props];
     const char *extra[PM_OV_MAX_PROPS + 1];
     int n = 0;
-    snprintf(buf, sizeof buf, "%s", spec->ov_props);
+    snprintf(buf, sizeof buf, "%s", ov->props);
     for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
         if (n == PM_OV_MAX_PROPS)
             return pm_err_set(err, PM_ERR_USAGE, "[openvino] props: more than %d properties", PM_OV_MAX_PROPS);
@@ -25,7 +28,7 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
         extra[n++] = t;
     }
     extra[n] = NULL;
-    int reuse = spec->ov_reuse_strategy || c->reuse_strategy;
+    int reuse = ov->reuse_strategy || c->reuse_strategy;
     const pm_kind *k = pm_kind_find(c->kind);
     int npuw = k && k->npuw;   /* an LLM: compiled through NPUW */
     if (reuse && npuw) /* also reached with --backend openvino over a spec written for another back end */
@@ -33,28 +36,28 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
     /* The child runs in its own folder: hand it absolute paths (a missing model keeps its name for the error). */
     char model_abs[PATH_MAX], lib_abs[PATH_MAX];
     const char *model = realpath(c->model_xml, model_abs) ? model_abs : c->model_xml;
-    const char *lib = spec->ov_lib[0] ? spec->ov_lib : NULL;
+    const char *lib = ov->lib[0] ? ov->lib : NULL;
     if (lib && strchr(lib, '/') && realpath(lib, lib_abs))
         lib = lib_abs;
     /* Stock runs send no compilation-mode params (each one replaces NPUW's default and changes the pipeline);
      * the instrumented variant turns on the switches the spec names, all three when it names none. Its blob
      * is exported weightless and not imported: it measures the blob size without weights. */
-    int inst = c->instrumented, any = spec->ov_schedule_trace || spec->ov_strategy_json || spec->ov_task_stats;
-    pm_ov_opts o = {.lib = lib, .model_xml = model, .device = spec->ov_device, .log_level = spec->ov_log_level,
+    int inst = c->instrumented, any = ov->schedule_trace || ov->strategy_json || ov->task_stats;
+    pm_ov_opts o = {.lib = lib, .model_xml = model, .device = ov->device, .log_level = ov->log_level,
                     .window = npuw ? c->window : 0,
-                    .min_response_len = spec->ov_min_response_len,
-                    .prefill_hint = spec->ov_prefill_hint[0] ? spec->ov_prefill_hint : NULL,
-                    .generate_pyramid = spec->ov_generate_pyramid[0] ? spec->ov_generate_pyramid : NULL,
-                    .prefill_attention_hint = spec->ov_prefill_attention_hint[0] ? spec->ov_prefill_attention_hint : NULL,
-                    .generate_attention_hint = spec->ov_generate_attention_hint[0] ? spec->ov_generate_attention_hint : NULL,
-                    .shared_head = spec->ov_shared_head[0] ? spec->ov_shared_head : NULL,
-                    .compiler_type = spec->ov_compiler_type[0] ? spec->ov_compiler_type : NULL,
+                    .min_response_len = ov->min_response_len,
+                    .prefill_hint = ov->prefill_hint[0] ? ov->prefill_hint : NULL,
+                    .generate_pyramid = ov->generate_pyramid[0] ? ov->generate_pyramid : NULL,
+                    .prefill_attention_hint = ov->prefill_attention_hint[0] ? ov->prefill_attention_hint : NULL,
+                    .generate_attention_hint = ov->generate_attention_hint[0] ? ov->generate_attention_hint : NULL,
+                    .shared_head = ov->shared_head[0] ? ov->shared_head : NULL,
+                    .compiler_type = ov->compiler_type[0] ? ov->compiler_type : NULL,
                     /* a study with a platform is an offline study: never on-device runs in it */
-                    .offline_only = spec->ov_platform[0] != '\0',
-                    .platform = spec->ov_platform[0] ? spec->ov_platform : NULL,
-                    .schedule_trace = inst && (spec->ov_schedule_trace || !any),
-                    .strategy_out = (inst && (spec->ov_strategy_json || !any)) || reuse,
-                    .task_stats = inst && (spec->ov_task_stats || !any),
+                    .offline_only = ov->platform[0] != '\0',
+                    .platform = ov->platform[0] ? ov->platform : NULL,
+                    .schedule_trace = inst && (ov->schedule_trace || !any),
+                    .strategy_out = (inst && (ov->strategy_json || !any)) || reuse,
+                    .task_stats = inst && (ov->task_stats || !any),
                     .extra = extra, .do_import = !inst,
                     .export_path = inst ? "model.blob" : NULL,
                     .cache_mode = inst && npuw ? "OPTIMIZE_SIZE" : NULL};
@@ -128,14 +131,149 @@ void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *re
 
 /* ---- the back-end row ---- */
 
+/* The keys [openvino] reads that "did you mean" suggests. */
+static const char *const openvino_keys[] = {"device", "lib", "log_level", "props", "model", "schedule_trace",
+                                            "strategy_json", "reuse_strategy", "task_stats", "platform",
+                                            "min_response_len", "prefill_hint", "generate_pyramid", NULL};
+
+/* One of the allowed words (NULL-terminated) copied into dst, else an error listing them. */
+static int one_of(const char *v, const char *const *allowed, const char *list, char *dst, size_t cap, pm_err *err,
+                  const char *what)
+{
+    for (; *allowed; allowed++)
+        if (!strcmp(v, *allowed))
+            return pm_spec_str(dst, cap, v, err, what);
+    return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (%s)", what, v, list);
+}
+
+static int yes_no(const char *v, char *dst, size_t cap, pm_err *err, const char *what)
+{
+    int b, rc = pm_spec_bool(v, &b, err, what);
+    if (!rc)
+        snprintf(dst, cap, "%s", b ? "YES" : "NO");
+    return rc;
+}
+
+static int ov_scalar(pm_spec_entry *e, pm_ov_spec *s, pm_err *err)
+{
+    static const char *const prefill[] = {"STATIC", "DYNAMIC", NULL};
+    static const char *const attention[] = {"STATIC", "DYNAMIC", "PYRAMID", NULL};
+    static const char *const compilers[] = {"DRIVER", "PLUGIN", "PREFER_PLUGIN", "MLIR", NULL};
+    char what[160];
+    pm_spec_entry_what(e, what, sizeof what);
+    const char *n = e->name, *v = e->value;
+    if (!strcmp(n, "device")) return pm_spec_str(s->device, sizeof s->device, v, err, what);
+    if (!strcmp(n, "lib")) return pm_spec_str(s->lib, sizeof s->lib, v, err, what);
+    if (!strcmp(n, "log_level")) return pm_spec_str(s->log_level, sizeof s->log_level, v, err, what);
+    if (!strcmp(n, "props")) return pm_spec_str(s->props, sizeof s->props, v, err, what);
+    if (!strcmp(n, "model")) return pm_spec_str(s->model_template, sizeof s->model_template, v, err, what);
+    if (!strcmp(n, "schedule_trace")) return pm_spec_bool(v, &s->schedule_trace, err, what);
+    if (!strcmp(n, "strategy_json")) return pm_spec_bool(v, &s->strategy_json, err, what);
+    if (!strcmp(n, "reuse_strategy")) return pm_spec_bool(v, &s->reuse_strategy, err, what);
+    if (!strcmp(n, "task_stats")) return pm_spec_bool(v, &s->task_stats, err, what);
+    if (!strcmp(n, "platform")) return pm_spec_str(s->platform, sizeof s->platform, v, err, what);
+    if (!strcmp(n, "min_response_len")) return pm_spec_int(v, 1, 1 << 20, &s->min_response_len, err, what);
+    if (!strcmp(n, "prefill_hint"))
+        return one_of(v, prefill, "STATIC, DYNAMIC", s->prefill_hint, sizeof s->prefill_hint, err, what);
+    if (!strcmp(n, "prefill_attention_hint"))
+        return one_of(v, attention, "STATIC, DYNAMIC, PYRAMID", s->prefill_attention_hint, sizeof s->prefill_attention_hint, err, what);
+    if (!strcmp(n, "generate_attention_hint"))
+        return one_of(v, attention, "STATIC, DYNAMIC, PYRAMID", s->generate_attention_hint, sizeof s->generate_attention_hint, err, what);
+    if (!strcmp(n, "compiler_type"))
+        return one_of(v, compilers, "DRIVER, PLUGIN, PREFER_PLUGIN, MLIR", s->compiler_type, sizeof s->compiler_type, err, what);
+    if (!strcmp(n, "shared_head")) return yes_no(v, s->shared_head, sizeof s->shared_head, err, what);
+    if (!strcmp(n, "generate_pyramid")) return yes_no(v, s->generate_pyramid, sizeof s->generate_pyramid, err, what);
+    return pm_spec_unknown_key(e, what, openvino_keys, err);
+}
+
+int pm_ov_spec_parse(pm_spec_entries *es, pm_ov_spec *out, pm_err *err)
+{
+    *out = (pm_ov_spec){.device = "NPU", .log_level = "LOG_INFO"};
+    for (int i = 0; i < es->n; i++) {
+        int rc = strcmp(es->items[i].section, "openvino") ? PM_OK : ov_scalar(&es->items[i], out, err);
+        if (rc)
+            return rc;
+    }
+    return PM_OK;
+}
+
+int pm_ov_spec_check(pm_spec_entries *es, pm_err *err)
+{
+    pm_ov_spec *tmp = malloc(sizeof *tmp);   /* 2 KB: not on the stack of every caller */
+    if (!tmp)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    int rc = pm_ov_spec_parse(es, tmp, err);
+    free(tmp);
+    return rc;
+}
+
+pm_ov_spec *pm_ov_spec_of(const pm_spec *s)
+{
+    return s->backend_data;
+}
+
+/* Replaces {family} {size} {precision} {window} {resolution} in tmpl ({size} is empty for a CNN, {window} for
+ * a CNN and {resolution} for an LLM are 0); relative results are taken from the spec's folder. */
+static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_config *c, char *out, size_t cap,
+                           pm_err *err)
+{
+    char buf[1024] = "";
+    char num[16], res[16];
+    snprintf(num, sizeof num, "%d", c->window);
+    snprintf(res, sizeof res, "%d", c->resolution);
+    for (const char *p = tmpl; *p;) {
+        const char *rep = NULL;
+        size_t skip = 0;
+        if (!strncmp(p, "{family}", 8)) rep = c->family, skip = 8;
+        else if (!strncmp(p, "{size}", 6)) rep = c->size, skip = 6;
+        else if (!strncmp(p, "{precision}", 11)) rep = c->precision, skip = 11;
+        else if (!strncmp(p, "{window}", 8)) rep = num, skip = 8;
+        else if (!strncmp(p, "{resolution}", 12)) rep = res, skip = 12;
+        size_t len = strlen(buf);
+        if (rep) {
+            snprintf(buf + len, sizeof buf - len, "%s", rep);
+            p += skip;
+        } else if (len + 1 < sizeof buf) {
+            buf[len] = *p++;
+            buf[len + 1] = '\0';
+        } else {
+            p++;
+        }
+    }
+    const char *slash = strrchr(s->path, '/');
+    int n;
+    if (buf[0] != '/' && slash)
+        n = snprintf(out, cap, "%.*s/%s", (int)(slash - s->path), s->path, buf);
+    else
+        n = snprintf(out, cap, "%s", buf);
+    if (n < 0 || (size_t)n >= cap)
+        return pm_err_set(err, PM_ERR_USAGE, "model path too long: %s", buf);
+    return PM_OK;
+}
+
 static int ov_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
 {
-    int rc = pm_spec_parse_workloads(s, es, err);
-    if (rc == PM_OK && !s->ov_model_template[0])
+    pm_ov_spec *ov = calloc(1, sizeof *ov);
+    if (!ov)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    s->backend_data = ov;
+    s->backend_free = free;
+    /* [embedded]'s tile and unroll are the matrix sections' defaults here too (they are in the config keys) */
+    pm_embedded_spec emb;
+    int rc = pm_embedded_spec_parse(es, &emb, err);
+    if (rc == PM_OK)
+        rc = pm_ov_spec_parse(es, ov, err);
+    if (rc == PM_OK)
+        rc = pm_spec_parse_workloads(s, es, emb.tile, emb.unroll, err);
+    /* a config compiles the model its workload names: an LLM's or a CNN's IR */
+    for (int i = 0; rc == PM_OK && ov->model_template[0] && i < s->n_configs; i++)
+        rc = expand_template(s, ov->model_template, &s->configs[i], s->configs[i].model_xml,
+                             sizeof s->configs[i].model_xml, err);
+    if (rc == PM_OK && !ov->model_template[0])
         rc = pm_err_set(err, PM_ERR_USAGE, "[openvino] model is required for backend openvino");
     for (int i = 0; rc == PM_OK && i < s->n_configs; i++)
         if (pm_kind_find(s->configs[i].kind) && pm_kind_find(s->configs[i].kind)->npuw &&
-            (s->configs[i].reuse_strategy || s->ov_reuse_strategy))
+            (s->configs[i].reuse_strategy || ov->reuse_strategy))
             /* LLM configs compile through NPUW, where each subgraph overwrites the strategy file. */
             rc = pm_err_set(err, PM_ERR_USAGE, "%s: reuse-strategy is off under NPUW (LLM configs): only the last "
                             "subgraph's strategy file survives a compile", s->configs[i].key);
@@ -189,8 +327,45 @@ static int ov_step_outcome(pm_backend_ctx *ctx, const pm_step *st, const char *s
 
 static void ov_describe(pm_backend_ctx *ctx, json_t *meta)
 {
-    json_object_set_new(meta, "device", json_string(ctx->spec->ov_device));
+    json_object_set_new(meta, "device", json_string(pm_ov_spec_of(ctx->spec)->device));
 }
+
+static double file_bytes(const char *path)
+{
+    struct stat sb;
+    return path && stat(path, &sb) == 0 ? (double)sb.st_size : 0;
+}
+
+/* What a compile reads: the model's .xml and its .bin weights. */
+static double ov_shard_cost(const pm_spec *spec, int config)
+{
+    const pm_spec_config *c = &spec->configs[config];
+    char bin[sizeof c->model_xml + 8];
+    double xml = file_bytes(c->model_xml);
+    const char *dot = strrchr(c->model_xml, '.');
+    snprintf(bin, sizeof bin, "%.*s.bin", dot ? (int)(dot - c->model_xml) : (int)strlen(c->model_xml),
+             c->model_xml);
+    return xml + file_bytes(bin);
+}
+
+/* passmap run's --model, --window, --ov-lib, --schedule-trace, --strategy-out, --run-dir describe its one
+ * ov-compile; --device is also passmap sweep's override of [openvino] device. */
+static const char *const ov_options[] = {"device", "model", "window", "ov-lib", "schedule-trace", "strategy-out",
+                                         "run-dir", NULL};
+
+static int ov_set_option(pm_spec *spec, const char *name, const char *value, pm_err *err)
+{
+    if (strcmp(name, "device"))
+        return pm_err_set(err, PM_ERR_USAGE, "--%s: not an option of passmap sweep", name);
+    pm_ov_spec *ov = pm_ov_spec_of(spec);
+    if (snprintf(ov->device, sizeof ov->device, "%s", value) >= (int)sizeof ov->device)
+        return pm_err_set(err, PM_ERR_USAGE, "--device name too long");
+    return PM_OK;
+}
+
+/* The NPU compiler's tiling stage works on tiles, its other stages on tasks (the schedule trace's counts). */
+static const pm_fit_size ov_fit_sizes[] = {
+    {"ov-*", "*tiling*", "npu.tiles"}, {"ov-*", NULL, "npu.tasks"}, {0}};
 
 const pm_backend_ops pm_backend_openvino = {
     .name = "openvino",
@@ -204,4 +379,8 @@ const pm_backend_ops pm_backend_openvino = {
     .describe = ov_describe,
     .own_warm_path = 1,   /* ov_step_done: every stock compile's blob import is its warm run */
     .fix = &pm_ov_fix,
+    .shard_cost = ov_shard_cost,
+    .options = ov_options,
+    .set_option = ov_set_option,
+    .fit_sizes = ov_fit_sizes,
 };

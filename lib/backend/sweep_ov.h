@@ -8,6 +8,22 @@
 #include "spec.h"
 #include <jansson.h>
 
+/* The [openvino] section, the openvino back end's own (device NPU, log_level LOG_INFO when absent). */
+typedef struct pm_ov_spec {
+    char device[32], lib[512], log_level[32], props[1024], model_template[512];
+    int schedule_trace, strategy_json, reuse_strategy, task_stats, min_response_len;
+    char platform[32], prefill_hint[16], generate_pyramid[8];
+    char prefill_attention_hint[16], generate_attention_hint[16], shared_head[8];   /* "": the pins */
+    char compiler_type[16];   /* NPU_COMPILER_TYPE; "": DRIVER on a device, PLUGIN offline */
+} pm_ov_spec;
+
+/* Reads the [openvino] entries of es into *out (marking them used): errors name the line. */
+int pm_ov_spec_parse(pm_spec_entries *es, pm_ov_spec *out, pm_err *err);
+/* The same, only checking (the embedded back end accepts a spec written for both). */
+int pm_ov_spec_check(pm_spec_entries *es, pm_err *err);
+/* The [openvino] settings of a spec the openvino back end parsed. */
+pm_ov_spec *pm_ov_spec_of(const pm_spec *s);
+
 int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *self_exe, const char *cache_dir,
                       pm_steps *out, pm_err *err);
 /* Reads the ov-compile result line from the step's stdout: adds compile/export/import seconds, blob bytes

@@ -20,7 +20,8 @@
  *               "trends":[{"stage","slope","intercept","n"}], "series_js_distance", "series_pairs"},
  *   "fingerprints": [{"kind","figure","bar_axes","held","bars":[{"label","config"}]}],
  *   "fits": [{"tool","pass","stage","x_metric","n","exponent","lo","hi","r2","superlinear","max_share","user_wall",
- *             "npuw_left_out"}],
+ *             "npuw_left_out"}], "fits_x_note" (only when the x axes follow a fallback: a store without the
+ *             sweep's recorded fit_sizes),
  *   "precision": {"window","base","time":[{"precision","points":[{"size","wall_s"}]}],
  *                 "ratio":[{"precision","points":[{"size","ratio"}]}], "crossovers":[text]},
  *   "parallelism": {"tools":{tool:user_wall}, "stages":{stage:user_wall}},

@@ -314,7 +314,7 @@ const char *pm_rt_fits_note(const pm_analysis *a)
     for (size_t i = 0; i < a->n_fits; i++)
         if (a->fits[i].no_fit)
             return a->fits[i].no_fit;
-    return NULL;
+    return a->fits_x_note;   /* the fits' x axes follow a fallback (an older store): said, not silent */
 }
 
 pm_table *pm_rt_fits(const pm_analysis *a)

@@ -29,7 +29,8 @@ void pm_rt_key_legend(const pm_analysis *a, int all, char *buf, size_t cap);
 #define PM_RT_OVERHEAD_DEF \
     "process-overhead = the compile's wall outside every pass timer: process start-up plus time outside passes"
 pm_table *pm_rt_fixes(const pm_analysis *a);
-/* The sentence a store without stage-entry sizes gets instead of fits (what to rerun), or NULL. */
+/* The sentence a store without stage-entry sizes gets instead of fits (what to rerun), else the one saying the
+ * fits' x axes follow a fallback (pm_analysis.fits_x_note), or NULL. */
 const char *pm_rt_fits_note(const pm_analysis *a);
 pm_table *pm_rt_fits(const pm_analysis *a);
 pm_table *pm_rt_tools(const pm_analysis *a);

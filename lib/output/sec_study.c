@@ -203,6 +203,8 @@ static int fits_json(const pm_report_ctx *x, json_t *root)
         json_array_append_new(fits, fo);
     }
     json_object_set_new(root, "fits", fits);
+    if (a->fits_x_note)   /* the x axes follow a fallback, not the rules the sweep recorded */
+        json_object_set_new(root, "fits_x_note", json_string(a->fits_x_note));
     return PM_OK;
 }
 

@@ -255,6 +255,8 @@ typedef struct pm_analysis {
     size_t n_regimes;
     pm_an_fit *fits;
     size_t n_fits;
+    const char *fits_x_note;      /* the fits' x axes follow a fallback, not the rules the sweep recorded (an older
+                                     store, an import): which, as a static sentence; NULL otherwise */
     pm_an_handoff handoff;        /* of the first population: kind rows in table order, then the others */
     pm_an_fingerprint *fingerprints;
     size_t n_fingerprints;

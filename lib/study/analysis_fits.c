@@ -1,6 +1,10 @@
 /* Section: the heavy passes and their cost fits against IR size. */
 #include "analysis_internal.h"
 
+#include "backend.h"
+
+#include <fnmatch.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,36 +16,115 @@ static const char no_sizes[] =
     "stage works on; `passmap probe DB` measures them for the sweep's configs (or rerun the sweep: the embedded "
     "back end measures them before its runs)";
 
+/* The rules that say which metric sizes a tool's stage (backend.h pm_fit_size), as the sweep recorded them in its
+ * metadata ("fit_sizes"). A store made before they were recorded takes its back end's rules of today, and a
+ * store of no back end (an import) the rules every back end had then, picked by tool name; either way
+ * pm_analysis.fits_x_note says so. */
+static const pm_fit_size by_tool_name[] = {
+    {"ov-*", "*tiling*", "npu.tiles"}, {"ov-*", NULL, "npu.tasks"}, {"llc", NULL, "ir.llvm_ops"},
+    {"mlir-translate", NULL, "ir.llvm_ops"}, {NULL, NULL, "ir.stage.{stage}"}, {NULL, NULL, "ir.*"}, {0}};
+
+static const char no_rules_row[] =
+    "this store records no fit-size rules (a sweep made before they were recorded, or runs of `passmap run "
+    "--db`): each fit's x axis follows the rules of its back end today";
+static const char no_rules_name[] =
+    "this store records no fit-size rules and has no back end to ask (an import): each fit's x axis is picked by "
+    "tool name (ov-*: npu.tiles/tasks, llc and mlir-translate: ir.llvm_ops, else the stage's own ir.stage.*)";
+
+typedef struct fit_rules {
+    pm_fit_size *r;    /* strings point into meta (or are static) */
+    size_t n;
+    json_t *meta;
+    const char *note;  /* the fallback's statement, NULL: the recorded rules */
+} fit_rules;
+
+static int load_rules(pm_analysis *a, fit_rules *fr)
+{
+    memset(fr, 0, sizeof *fr);
+    fr->meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
+    json_t *arr = json_object_get(fr->meta, "fit_sizes");
+    const pm_fit_size *stat = NULL;
+    if (json_is_array(arr)) {
+        size_t n = json_array_size(arr);
+        if (!(fr->r = calloc(n + 1, sizeof *fr->r)))
+            return PM_ERR_NOMEM;
+        for (size_t i = 0; i < n; i++) {
+            json_t *o = json_array_get(arr, i);
+            const char *m = json_string_value(json_object_get(o, "metric"));
+            if (!m)
+                continue;   /* not a rule this version reads */
+            fr->r[fr->n++] = (pm_fit_size){json_string_value(json_object_get(o, "tool")),
+                                           json_string_value(json_object_get(o, "stage")), m};
+        }
+        return PM_OK;
+    }
+    const pm_backend_ops *be = pm_backend_find(a->backend);
+    if (be) {
+        stat = be->fit_sizes;
+        fr->note = no_rules_row;
+    } else {
+        stat = by_tool_name;
+        fr->note = no_rules_name;
+    }
+    size_t n = 0;
+    while (stat && stat[n].metric)
+        n++;
+    if (!(fr->r = calloc(n + 1, sizeof *fr->r)))
+        return PM_ERR_NOMEM;
+    memcpy(fr->r, stat, n * sizeof *fr->r);
+    fr->n = n;
+    return PM_OK;
+}
+
+static void free_rules(fit_rules *fr)
+{
+    free(fr->r);
+    json_decref(fr->meta);
+}
+
+static int pattern_matches(const char *pattern, const char *text)
+{
+    return !pattern || !strcmp(pattern, "*") || (text && fnmatch(pattern, text, 0) == 0);
+}
+
 /* The size a pass works on is the IR at the entry of its own stage: fixed by the stage, never chosen by how
  * well it fits. *out NULL: not measured (no fit). PM_ERR_NOMEM when out of memory. */
-static int x_metric_for(an_work *w, const char *tool, int stage, const char **out)
+static int x_metric_for(an_work *w, const fit_rules *fr, const char *tool, int stage, const char **out)
 {
     pm_analysis *a = w->a;
     const char *name = an_stage_name(a, stage);
     *out = NULL;
-    if (tool && !strncmp(tool, "ov-", 3)) {
-        *out = strstr(name, "tiling") ? "npu.tiles" : "npu.tasks";
-        return PM_OK;
-    }
-    if (tool && (!strcmp(tool, "llc") || !strcmp(tool, "mlir-translate"))) {
-        *out = "ir.llvm_ops";   /* the LLVM IR that mlir-translate writes and llc reads */
-        return PM_OK;
-    }
-    for (size_t ci = 0; ci < a->n_configs; ci++)
-        if (a->configs[ci].stage_ir && !isnan(a->configs[ci].stage_ir[stage])) {
-            char m[160];
-            snprintf(m, sizeof m, "ir.stage.%s", name);
+    for (size_t i = 0; i < fr->n; i++) {
+        const pm_fit_size *r = &fr->r[i];
+        if (!pattern_matches(r->tool, tool) || !pattern_matches(r->stage, name))
+            continue;
+        const char *brace = strstr(r->metric, "{stage}");
+        if (brace) {   /* the stage's own size, where the store has it */
+            int measured = 0;
+            for (size_t ci = 0; ci < a->n_configs && !measured; ci++)
+                measured = a->configs[ci].stage_ir && !isnan(a->configs[ci].stage_ir[stage]);
+            if (!measured)
+                continue;
+            char m[256];
+            snprintf(m, sizeof m, "%.*s%s%s", (int)(brace - r->metric), r->metric, name, brace + 7);
             return (*out = an_pool_add(&w->pv->pool, m)) ? PM_OK : PM_ERR_NOMEM;
         }
-    int has_ops = 0;
-    for (size_t ci = 0; ci < a->n_configs && !has_ops; ci++)
-        has_ops = !isnan(an_config_metric(a, &a->configs[ci], "ir.ops"));
-    if (!has_ops) {
-        /* A command back end: the sizes its steps declare ("ir.*"). Which one is fixed by name (the first in
-         * sort order), never by how well it fits; a spec declares one size per study to fit against. */
-        for (size_t k = 0; k < w->n_metric_names; k++)
-            if (!strncmp(w->metric_names[k], "ir.", 3) && (!*out || strcmp(w->metric_names[k], *out) < 0))
-                *out = w->metric_names[k];
+        if (!strcmp(r->metric, "ir.*")) {
+            /* A command back end: the sizes its steps declare ("ir.*"). Which one is fixed by name (the first in
+             * sort order), never by how well it fits; a spec declares one size per study to fit against. */
+            int has_ops = 0;
+            for (size_t ci = 0; ci < a->n_configs && !has_ops; ci++)
+                has_ops = !isnan(an_config_metric(a, &a->configs[ci], "ir.ops"));
+            if (has_ops)
+                continue;
+            for (size_t k = 0; k < w->n_metric_names; k++)
+                if (!strncmp(w->metric_names[k], "ir.", 3) && (!*out || strcmp(w->metric_names[k], *out) < 0))
+                    *out = w->metric_names[k];
+            if (*out)
+                return PM_OK;
+            continue;
+        }
+        return (*out = an_pool_add(&w->pv->pool, r->metric)) ? PM_OK : PM_ERR_NOMEM;
     }
     return PM_OK;   /* NULL: the stage's entry was not measured (older stores): no fit */
 }
@@ -106,6 +189,11 @@ int an_fits(an_work *w, pm_err *err)
     const char **variants = NULL;
     size_t n_var = 0;
     double *pid_max = NULL;
+    fit_rules fr;
+    if (load_rules(a, &fr)) {
+        free_rules(&fr);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
     /* the metric names any config carries (pointers into the configs) */
     w->n_metric_names = 0;
     for (size_t ci = 0; ci < a->n_configs; ci++)
@@ -163,7 +251,7 @@ int an_fits(an_work *w, pm_err *err)
         double mshare = pid_max[best];
         pid_max[best] = -1;
         const char *xm = NULL;
-        if ((rc = x_metric_for(w, pv->pids[best].tool, pv->pids[best].stage, &xm)))
+        if ((rc = x_metric_for(w, &fr, pv->pids[best].tool, pv->pids[best].stage, &xm)))
             AN_NOMEM();
         for (size_t v = 0; v < n_var; v++) {
             pm_an_fit *f = &a->fits[a->n_fits];
@@ -187,7 +275,10 @@ int an_fits(an_work *w, pm_err *err)
             fit_variant(w, f, best);
         }
     }
+    if (a->n_fits)
+        a->fits_x_note = fr.note;
 cleanup:
+    free_rules(&fr);
     free(pid_max);
     free(variants);
     return rc;

@@ -144,7 +144,7 @@ static int load_study(fix_ctx *x, pm_err *err)
     else
         snprintf(path, sizeof path, "%s", x->study);
     json_decref(meta);
-    if ((rc = pm_spec_parse(rows[pick].spec_text, path, &x->src_spec, err)))
+    if ((rc = pm_spec_parse_as(rows[pick].spec_text, path, x->backend, &x->src_spec, err)))
         pm_err_wrap(err, "the spec stored with sweep '%s'", x->study);
 cleanup:
     pm_store_sweep_rows_free(rows, n);

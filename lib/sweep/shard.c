@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "gen.h"
+#include "backend.h"
 #include "store.h"
 
 int pm_shard_parse(const char *text, pm_shard *out, pm_err *err)
@@ -78,46 +77,11 @@ int pm_shard_assign(const char *const *keys, const double *cost, int n_items, in
     return PM_OK;
 }
 
-/* Counts bytes written through a FILE without keeping them. */
-static ssize_t count_write(void *cookie, const char *buf, size_t size)
+/* The back end's own estimate (its row's shard_cost; 0: unknown, spread round-robin). */
+static double estimate(const pm_spec *spec, int config)
 {
-    (void)buf;
-    *(long long *)cookie += (long long)size;
-    return (ssize_t)size;
-}
-
-static double file_bytes(const char *path)
-{
-    struct stat sb;
-    return path && stat(path, &sb) == 0 ? (double)sb.st_size : 0;
-}
-
-/* IR-size estimate in bytes of IR: the generated workload, grown the way the embedded pipeline grows it (its
- * kind row's grow: the tile loops unroll for an LLM, a CNN's cost follows the pixel count). */
-static double estimate(const pm_spec *spec, const pm_spec_config *c)
-{
-    if (!strcmp(spec->backend, "openvino")) {
-        char bin[sizeof c->model_xml + 8];
-        double xml = file_bytes(c->model_xml);
-        const char *dot = strrchr(c->model_xml, '.');
-        snprintf(bin, sizeof bin, "%.*s.bin", dot ? (int)(dot - c->model_xml) : (int)strlen(c->model_xml),
-                 c->model_xml);
-        return xml + file_bytes(bin);
-    }
-    long long bytes = 0;
-    cookie_io_functions_t io = {.write = count_write};
-    FILE *f = fopencookie(&bytes, "w", io);
-    if (!f)
-        return 0;
-    pm_gen_info info;
-    pm_err err = {0};
-    const pm_kind *k = pm_kind_find(c->kind);
-    pm_workload w = pm_spec_workload(c);
-    int rc = k && k->emit ? k->emit(&w, f, &info, &err) : PM_ERR_UNSUPPORTED;
-    fclose(f);
-    if (rc != PM_OK)
-        return 0;
-    return (double)bytes * (k->grow ? k->grow(&w, c->tile) : 1);
+    const pm_backend_ops *be = pm_backend_find(spec->backend);
+    return be && be->shard_cost ? be->shard_cost(spec, config) : 0;
 }
 
 /* Mean wall of the ok cold runs per config key, from an earlier study. */
@@ -156,7 +120,7 @@ int pm_shard_costs(const pm_spec *spec, const char *costs_db, double *cost, pm_e
     if (!wall)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     for (int i = 0; i < n; i++) {
-        cost[i] = estimate(spec, &spec->configs[i]);
+        cost[i] = estimate(spec, i);
         wall[i] = -1;
     }
     if (costs_db && (rc = measured(costs_db, spec, wall, err)) != PM_OK)

@@ -820,6 +820,8 @@ static char *sweep_meta(sweep_ctx *x)
                           "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN), "backend", x->spec->backend);
     if (x->be->describe)
         x->be->describe(&x->bctx, o);
+    /* which metric sizes each tool's stages: the fits' x axis, the back end's rule (not guessed from names) */
+    json_object_set_new(o, "fit_sizes", pm_backend_fit_sizes_json(x->be));
     /* the spec's folder: what its relative paths meant (passmap fix reads the stored spec again from there) */
     json_object_set_new(o, "spec_dir", json_string(x->spec->dir));
     /* the axes the report maps ([report] size / workload) */

@@ -18,6 +18,30 @@ typedef struct pm_workload {
     int func_per_layer;
 } pm_workload;
 
+/* The longest model names a config keeps (the spec's copies of a workload's fields, with the terminator). */
+#define PM_WORKLOAD_FAMILY_MAX 32
+#define PM_WORKLOAD_SIZE_MAX 16
+#define PM_WORKLOAD_PRECISION_MAX 8
+
+/* A kind's spec section [NAME X] as its row's expand reads it (lib/workload knows no spec file: the spec
+ * hands it these callbacks). */
+typedef struct pm_kind_reader {
+    const char *section;   /* "llm a": for errors */
+    void *user;
+    /* The items of list `key` (split on commas and blanks; owned by the reader until expand returns), *n of
+     * them (0: the key is absent), and in what "line N: [SECTION] KEY" for an error about one of them. NULL
+     * with *n -1: out of memory. */
+    const char *const *(*list)(void *user, const char *key, int *n, char *what, size_t cap);
+    /* The integer `key` in [lo, hi] (def when absent); an error names its line. */
+    int (*number)(void *user, const char *key, int lo, int hi, int def, int *out, pm_err *err);
+    /* Before any config is made: the section makes `product` workloads (the spec multiplies by its variants
+     * and checks the one config cap). */
+    int (*check_size)(void *user, long long product, pm_err *err);
+    /* One workload of the matrix and its key stem ("llm/qwen2/0.5b/w128/int8/L1"): the spec crosses it with
+     * the section's variants and pipeline into configs. */
+    int (*add)(void *user, const pm_workload *w, const char *key_stem, pm_err *err);
+} pm_kind_reader;
+
 typedef struct pm_kind {
     const char *name;       /* the config kind this row describes */
     const char *label;      /* how the report names the kind ("LLM") */
@@ -59,6 +83,11 @@ typedef struct pm_kind {
     /* OpenVINO compiles it through NPUW (an LLM with a prompt window): no reuse-strategy, the window and the
      * OPTIMIZE_SIZE cache mode go to the compile. */
     int npuw;
+    /* Its spec section [NAME X]: the keys it takes (comma list, in the order an error lists them; variants,
+     * tile and unroll are the spec's own: every kind's section takes them), and expand, which reads the
+     * section's lists into workloads (each checked against the generator) through r. */
+    const char *section_keys;
+    int (*expand)(const pm_kind_reader *r, pm_err *err);
 } pm_kind;
 
 /* The row of a kind, or NULL for a kind with no row. */

@@ -252,7 +252,15 @@ static int parse_args(int argc, char **argv, run_args *a)
     opterr = 0;
     optind = 1;
     int c;
+    /* The options a back-end row may own (pm_backend_ops.options), by their option code. */
+    static const struct { int code; const char *name; } backend_opts[] = {
+        {'M', "model"}, {'D', "device"}, {'w', "window"}, {'L', "ov-lib"}, {'S', "schedule-trace"},
+        {'T', "strategy-out"}, {'R', "run-dir"}, {'d', "db"}, {'k', "config"}, {'s', "sweep"}, {'r', "report"},
+        {'f', "format"}, {'l', "tool"}};
+    int given[sizeof backend_opts / sizeof backend_opts[0]] = {0};
     while ((c = cli_getopt(&run_cmd, argc, argv)) != -1) {
+        for (size_t i = 0; i < sizeof backend_opts / sizeof backend_opts[0]; i++)
+            given[i] |= backend_opts[i].code == c;
         switch (c) {
         case 'n':
             if (parse_count(optarg, 1, &a->n_runs) < 0)
@@ -323,6 +331,10 @@ static int parse_args(int argc, char **argv, run_args *a)
         return usage_error("%s", "--db and --config go together");
     if (a->rec.db && a->be->run_one != PM_RUN_ONE_CMD)
         return usage_error("--db records command runs; the %s back end records through passmap sweep", a->be->name);
+    /* An option of another back end is an error naming this one, never silently ignored (the rows say whose). */
+    for (size_t i = 0; i < sizeof backend_opts / sizeof backend_opts[0]; i++)
+        if (given[i] && pm_backend_option_check(a->be, backend_opts[i].name, &err))
+            return usage_error("%s", err.msg);
     return -1;
 }
 

@@ -191,11 +191,6 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "passmap sweep: %s\n", err.msg);
         return err.code == PM_ERR_IO ? PM_EXIT_FAIL : PM_EXIT_USAGE;
     }
-    if (device && snprintf(spec->ov_device, sizeof spec->ov_device, "%s", device) >= (int)sizeof spec->ov_device) {
-        fprintf(stderr, "passmap sweep: --device name too long\n");
-        pm_spec_free(spec);
-        return PM_EXIT_USAGE;
-    }
     if (!db) {
         snprintf(dbbuf, sizeof dbbuf, "%s.db", spec->name);
         db = dbbuf;
@@ -250,6 +245,12 @@ int cmd_sweep(int argc, char **argv)
     }
     if (slurm.partition || slurm.time_limit || slurm.shards) {
         fprintf(stderr, "passmap sweep: --shards, --partition and --time go with --slurm (one machine: --shard K/N)\n");
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
+    /* after --slurm's own refusal of the options its tasks would not receive */
+    if (device && pm_backend_set_option(pm_backend_find(spec->backend), spec, "device", device, &err)) {
+        fprintf(stderr, "passmap sweep: %s\n", err.msg);
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }

@@ -27,6 +27,10 @@ static void every_row_is_complete(void **state)
         assert_true(pm_kind_list_has(k->axes, k->size_axis));
         assert_true(pm_kind_list_has(k->axes, "family"));
         assert_ptr_equal(pm_kind_find(k->name), k);
+        /* the row reads its own spec section: its keys, every section's variants/tile/unroll among them */
+        assert_non_null(k->expand);
+        assert_true(pm_kind_list_has(k->section_keys, "variants") && pm_kind_list_has(k->section_keys, "tile") &&
+                    pm_kind_list_has(k->section_keys, "unroll"));
     }
     assert_true(n >= 2);
     assert_null(pm_kind_find("command"));
@@ -34,6 +38,46 @@ static void every_row_is_complete(void **state)
     assert_string_equal(pm_kind_find("cnn")->depth_axis, "blocks");
     assert_true(pm_kind_find("llm")->npuw);
     assert_false(pm_kind_find("cnn")->npuw);
+}
+
+/* A reader with fixed lists (lib/workload knows no spec file): what the row's expand makes of them. */
+static const char *const *fake_list(void *user, const char *key, int *n, char *what, size_t cap)
+{
+    static const char *const models[] = {"qwen2:0.5b"}, *const windows[] = {"128", "256"},
+                             *const precisions[] = {"int8"};
+    snprintf(what, cap, "[llm t] %s", key);
+    const char *const *v = !strcmp(key, "models") ? models : !strcmp(key, "windows") ? windows
+                           : !strcmp(key, "precisions") ? precisions : NULL;
+    *n = !v ? 0 : v == windows ? 2 : 1;
+    return v;
+}
+
+static int fake_number(void *user, const char *key, int lo, int hi, int def, int *out, pm_err *err)
+{
+    *out = def;
+    return PM_OK;
+}
+
+static int fake_check_size(void *user, long long product, pm_err *err)
+{
+    return product == 2 ? PM_OK : pm_err_set(err, PM_ERR_USAGE, "product %lld", product);
+}
+
+static int fake_add(void *user, const pm_workload *w, const char *stem, pm_err *err)
+{
+    char *seen = user;
+    snprintf(seen + strlen(seen), 256 - strlen(seen), "%s(%s,%d);", stem, w->family, w->window);
+    return PM_OK;
+}
+
+static void a_row_expands_its_own_section(void **state)
+{
+    char seen[256] = "";
+    pm_kind_reader r = {.section = "llm t", .user = seen, .list = fake_list, .number = fake_number,
+                        .check_size = fake_check_size, .add = fake_add};
+    pm_err e = {0};
+    assert_int_equal(pm_kind_find("llm")->expand(&r, &e), PM_OK);
+    assert_string_equal(seen, "llm/qwen2/0.5b/w128/int8/L1(qwen2,128);llm/qwen2/0.5b/w256/int8/L1(qwen2,256);");
 }
 
 static char *emit(const pm_kind *k, const pm_workload *w, pm_gen_info *info)
@@ -153,6 +197,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_row_is_complete),
+        cmocka_unit_test(a_row_expands_its_own_section),
         cmocka_unit_test(emit_is_the_generator),
         cmocka_unit_test(grow_as_the_pipeline_grows),
         cmocka_unit_test(spec_section_round_trips),

@@ -5,6 +5,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "embedded.h"
 #include "spec.h"
 
 static const char *demo =
@@ -20,7 +21,7 @@ static void expands_the_matrix(void **state)
     assert_int_equal(pm_spec_parse(demo, "demo.ini", &s, &e), PM_OK);
     assert_string_equal(s->name, "t");
     assert_int_equal(s->repeats, 2);
-    assert_int_equal(s->tile, 128);
+    assert_int_equal(pm_embedded_spec_of(s)->tile, 128);   /* [embedded] is the embedded back end's */
     assert_true(s->timeout_s == 30.0);
     assert_true(s->mem_limit == 2ULL << 30);
     assert_int_equal(s->n_configs, 2 * 2 * 2 + 2);

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Back ends are rows that own their data (docs/architecture.md, "How to add a back end"):
+# - an option of another back end is an error naming the back end, never silently ignored;
+# - adding a back end is one file and one row: a scratch back end planted in a copy of the tree (its file in
+#   lib/backend/ and its row in backends.h, nothing else, as test_layers.sh plants violations) builds, is offered
+#   by `passmap sweep --backend`, and sweeps: its runs are stored with their pass times, its fit rule with the
+#   sweep, and the report reads them.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+
+# --- options a back end does not accept
+printf '[sweep]\nname = emb\n[llm a]\nmodels = qwen2:0.5b\nwindows = 128\nprecisions = int8\n' > emb.ini
+out=$("$PASSMAP" sweep --dry-run --device CPU --db emb.db emb.ini 2>&1); rc=$?
+[ $rc = 2 ] && [[ "$out" == *"--device is not an option of back end embedded (only of openvino)"* ]] \
+  && ok "sweep --device with the embedded back end is an error naming it" || fail "sweep --device: rc=$rc $out"
+out=$("$PASSMAP" run -n 1 --device NPU -- true 2>&1); rc=$?
+[ $rc = 2 ] && [[ "$out" == *"--device is not an option of back end command"* ]] \
+  && ok "run --device with the command back end is an error naming it" || fail "run --device: rc=$rc $out"
+out=$("$PASSMAP" run -n 1 --backend openvino --model m.xml --tool x 2>&1); rc=$?
+[ $rc = 2 ] && [[ "$out" == *"--tool is not an option of back end openvino (only of command)"* ]] \
+  && ok "run --tool with the openvino back end is an error naming it" || fail "run --tool: rc=$rc $out"
+check "run without another back end's option still runs" "$PASSMAP" run -n 1 -- true
+
+# --- a scratch back end: one file and one row
+tree=$TMP/tree
+mkdir -p "$tree/src"
+cp "$ROOT/Makefile" "$tree/"
+cp -r "$ROOT/lib" "$ROOT/data" "$tree/"
+cp -r "$ROOT/src/cli" "$tree/src/cli"
+rm -rf "$tree/build"
+report=$ROOT/tests/fixtures/mlir/list-single.txt
+cat > "$tree/lib/backend/scratch.c" <<EOF
+/* A scratch back end: [scratch] inputs = A B ... makes one config per input; its one step prints a real MLIR
+ * timing report. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends.h"
+#include "spec.h"
+
+static int scratch_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
+{
+    for (int i = 0; i < es->n; i++) {
+        pm_spec_entry *e = &es->items[i];
+        if (strcmp(e->section, "scratch") || strcmp(e->name, "inputs"))
+            continue;
+        e->used = 1;
+        char *list = strdup(e->value), *save = NULL;
+        for (char *t = list ? strtok_r(list, " ", &save) : NULL; t; t = strtok_r(NULL, " ", &save)) {
+            pm_spec_config c = {0};
+            char key[64];
+            snprintf(key, sizeof key, "scratch/input=%s", t);
+            int rc = pm_cfg_set(&c.cfg, key, "scratch", "") || pm_spec_config_param(&c, "input", t, NULL)
+                         ? pm_err_set(err, PM_ERR_NOMEM, "out of memory") : pm_spec_add_config(s, &c, err);
+            if (rc) {
+                free(list);
+                return rc;
+            }
+        }
+        free(list);
+    }
+    return s->n_configs ? PM_OK : pm_err_set(err, PM_ERR_USAGE, "[scratch] inputs: none");
+}
+
+static int scratch_steps(pm_backend_ctx *ctx, int config, const char *config_input, const char *run_dir,
+                         pm_steps *out, pm_err *err)
+{
+    pm_step *st;
+    if (pm_steps_push(out, &st) || !(st->tool = strdup("mlir-opt")) ||
+        !(st->argv = pm_argv_new("/bin/sh", "-c", "cat \"\$0\" >&2", "$report", NULL)))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    st->report_stream = PM_STREAM_STDERR;
+    st->report_format = PM_FMT_AUTO;
+    return PM_OK;
+}
+
+static const pm_fit_size scratch_fit_sizes[] = {{NULL, NULL, "ir.scratch_bytes"}, {0}};
+
+const pm_backend_ops pm_backend_scratch = {
+    .name = "scratch",
+    .sections = "[scratch]",
+    .parse_spec = scratch_parse_spec,
+    .steps = scratch_steps,
+    .fit_sizes = scratch_fit_sizes,
+};
+EOF
+sed -i 's/^#define PM_BACKEND_ROWS(X) \(.*\)$/#define PM_BACKEND_ROWS(X) \1 X(scratch)/' "$tree/lib/backend/backends.h"
+grep -q 'X(command) X(scratch)$' "$tree/lib/backend/backends.h" && ok "the scratch row is planted" || fail "no row planted"
+diff -r "$ROOT/lib" "$tree/lib" > changed.txt
+[ "$(grep -c '^Only in\|^diff ' changed.txt)" = 2 ] && ok "the copy differs by the back end's file and one row" \
+  || { fail "the copy differs by more"; sed 's/^/#   /' changed.txt; }
+# the copy builds alone (not as part of the caller's make: its own flags, no sanitizer)
+check "the copy with the scratch back end builds" \
+  env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL nice make -s -C "$tree" -j2 OPT=-O1 build/passmap
+P=$tree/build/passmap
+printf '[sweep]\nname = scratch\nbackend = scratch\nrepeats = 2\n[scratch]\ninputs = a b\n' > s.ini
+check "the scratch back end sweeps" "$P" sweep --quiet --db s.db s.ini
+[ "$(sqlite3 s.db "select count(*) from run where status = 'ok' and mode = 'cold'")" = 4 ] \
+  && ok "its 4 cold runs are stored ok" || fail "scratch runs: $(sqlite3 s.db 'select status, count(*) from run group by 1')"
+[ "$(sqlite3 s.db "select count(*) > 0 from pass_time")" = 1 ] && ok "with the pass times of its report" \
+  || fail "no pass rows"
+[[ "$(sqlite3 s.db "select meta_json from sweep")" == *'"fit_sizes":[{"metric":"ir.scratch_bytes","stage":"*","tool":"*"}]'* ]] \
+  && ok "its fit rule is recorded with the sweep" || fail "fit_sizes: $(sqlite3 s.db 'select meta_json from sweep')"
+check "and the report reads the store" "$P" report s.db
+out=$("$P" sweep --dry-run --backend nosuch --db x.db s.ini 2>&1)
+[[ "$out" == *"embedded, openvino, command, scratch"* ]] && ok "sweep --backend lists the scratch row" \
+  || fail "--backend list: $out"
+out=$("$P" sweep --dry-run --device CPU --db s2.db s.ini 2>&1); rc=$?
+[ $rc = 2 ] && [[ "$out" == *"back end scratch"* ]] && ok "--device with the scratch back end names it" \
+  || fail "scratch --device: rc=$rc $out"
+finish
