@@ -124,6 +124,16 @@ typedef struct pm_fix_check_opts {
     int reduce_window, reduce_layers;   /* embedded: the reduced config the check compiles and runs (0: default) */
 } pm_fix_check_opts;
 
+/* One number of the program side that the round's own compiles store as a run metric (an estimated back end:
+ * the compiler prints its estimate with every compile; every run exports its blob). A metric NAME.<k> (one per
+ * NPUW subgraph compile) is summed with NAME. */
+typedef struct pm_fix_program_metric {
+    const char *name;          /* run metric ("npu.estimated_latency_us"); NULL ends a list */
+    double scale;              /* to the ledger's unit: seconds for run, bytes for size */
+    double tick;               /* the metric's resolution in that unit (compare's quantisation; 0: none) */
+    const char *what;          /* what the number is, for the table */
+} pm_fix_program_metric;
+
 typedef struct pm_backend_fix_ops {
     /* The catalogue: a file in data/ ("fixes-embedded.tsv"), or NULL when the spec declares the fixes. */
     const char *catalogue_file;
@@ -157,6 +167,10 @@ typedef struct pm_backend_fix_ops {
     int (*program_size)(const struct pm_spec *study, int config, const char *dir, double *bytes, char *what,
                         size_t cap, pm_err *err);
     int estimated;
+    /* The program side from the round's stored runs instead of a build (no output check needed: the numbers
+     * come with the compile itself): lists tried in order, the first that stock's runs of the config carry is
+     * used and the fix's runs must carry it too. NULL: none. Set with estimated = 1. */
+    const pm_fix_program_metric *run_metrics, *size_metrics;
     /* A catalogue variant measured from the study's own runs instead of an A/B round: the study's warm runs
      * (the back end's warm path, step_done's warm_s) against its cold runs of the same stock configs, by
      * compare's rule ("warm": a blob import against a recompile). It costs no run, is never combined with

@@ -116,3 +116,60 @@ int pm_store_add_config_metric(pm_store *st, const char *sweep, const char *key,
     sqlite3_finalize(s);
     return rc;
 }
+
+int pm_store_metric_sums(pm_store *st, const char *sweep, const char *key, const char *name, double **values,
+                         int **counts, size_t *n, pm_err *err)
+{
+    *values = NULL;
+    *counts = NULL;
+    *n = 0;
+    sqlite3 *db = pm_store_db(st);
+    sqlite3_stmt *s = NULL;
+    /* NAME.<digits>: GLOB's '*' only after the literal prefix, compared with substr so a '_' or '%' in NAME
+     * is never a wildcard */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT sum(m.value), count(m.value) FROM run r JOIN config c ON c.id = r.config_id "
+                           "JOIN sweep w ON w.id = c.sweep_id JOIN metric m ON m.run_id = r.id "
+                           "WHERE w.name = ?1 AND c.key = ?2 AND r.mode = 'cold' AND r.status = 'ok' AND "
+                           "(m.name = ?3 OR (substr(m.name, 1, length(?3) + 1) = ?3 || '.' AND "
+                           "substr(m.name, length(?3) + 2) GLOB '[0-9]*' AND "
+                           "substr(m.name, length(?3) + 2) NOT GLOB '*[^0-9]*')) "
+                           "GROUP BY r.id ORDER BY r.repeat, r.id",
+                           -1, &s, NULL) != SQLITE_OK)
+        return pm_err_set(err, PM_ERR_DB, "store: reading metric %s: %s", name, sqlite3_errmsg(db));
+    sqlite3_bind_text(s, 1, sweep, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 3, name, -1, SQLITE_TRANSIENT);
+    int rc = PM_OK, step;
+    size_t cap = 0;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 8;
+            double *nv = realloc(*values, nc * sizeof *nv);
+            if (nv)
+                *values = nv;
+            int *nn = realloc(*counts, nc * sizeof *nn);
+            if (nn)
+                *counts = nn;
+            if (!nv || !nn) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                break;
+            }
+            cap = nc;
+        }
+        (*values)[*n] = sqlite3_column_double(s, 0);
+        (*counts)[*n] = sqlite3_column_int(s, 1);
+        (*n)++;
+    }
+    if (rc == PM_OK && step != SQLITE_DONE)
+        rc = pm_err_set(err, PM_ERR_DB, "store: reading metric %s of %s: %s", name, key, sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    if (rc) {
+        free(*values);
+        free(*counts);
+        *values = NULL;
+        *counts = NULL;
+        *n = 0;
+    }
+    return rc;
+}

@@ -21,5 +21,10 @@ int pm_store_count_runs(pm_store *st, const char *sweep, const char *key, const 
  * measured after the sweep); *added: how many runs got it (0 with no such config). */
 int pm_store_add_config_metric(pm_store *st, const char *sweep, const char *key, const char *name, double value,
                                int *added, pm_err *err);
+/* The ok cold runs of (sweep, config key), by repeat: per run the sum of its metrics (run- or step-level) named
+ * NAME or NAME.<digits> (the NPU log's later estimates, one per NPUW subgraph compile) in (*values)[i] and how
+ * many were summed in (*counts)[i]; runs with none are left out. Both malloc'd (NULL when *n is 0). */
+int pm_store_metric_sums(pm_store *st, const char *sweep, const char *key, const char *name, double **values,
+                         int **counts, size_t *n, pm_err *err);
 
 #endif

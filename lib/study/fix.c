@@ -596,10 +596,112 @@ static void measure_program(fix_ctx *x, job *jb, size_t cfg, const char *stock_d
     }
 }
 
+/* One side of a stored program metric: the per-run sums of m over the ok cold runs of key in the fix sweep,
+ * scaled; *count: how many values each run summed (every run of a side must agree: the same partition). */
+static int stored_side(fix_ctx *x, const char *key, const pm_fix_program_metric *m, double **v, size_t *n,
+                       int *count, pm_err *err)
+{
+    int *counts = NULL;
+    int rc = pm_store_metric_sums(x->store, x->fix_sweep, key, m->name, v, &counts, n, err);
+    if (rc)
+        return rc;
+    *count = *n ? counts[0] : 0;
+    for (size_t i = 0; i < *n && rc == PM_OK; i++) {
+        if (counts[i] != *count)
+            rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "runs of %s print %d and %d values of %s", key, *count,
+                            counts[i], m->name);
+        (*v)[i] *= m->scale;
+    }
+    free(counts);
+    if (rc) {
+        free(*v);
+        *v = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* The program side of an estimated back end (fx->run_metrics, size_metrics), read from the round's own compiles
+ * of the job's first config: stock's and the fix's values, the run metric judged by compare's rule at the
+ * metric's resolution (the estimates are deterministic: the repeats only confirm them, and contention cannot
+ * touch them), the size as the ratio of the means. Needs no output check: the numbers come with the compile.
+ * A fix whose estimate is slower past the threshold is a trade-off. Failures are stated, not fatal. */
+static void measure_stored(fix_ctx *x, job *jb)
+{
+    json_decref(jb->ledger);
+    jb->ledger = json_object();
+    jb->tradeoff = 0;
+    if (!jb->n_cfg || !jb->ledger)
+        return;
+    char base[600], ka[700], kb[700];
+    ev_base(x, jb->cfg[0], base, sizeof base);
+    snprintf(ka, sizeof ka, "%s/stock", base);
+    snprintf(kb, sizeof kb, "%s/%s", base, jb->b);
+    for (int side = 0; side < 2; side++) {
+        const pm_fix_program_metric *list = side ? x->fx->size_metrics : x->fx->run_metrics, *m = NULL;
+        if (!list)
+            continue;
+        double *a = NULL, *b = NULL;
+        size_t na = 0, nb = 0;
+        int ca = 0, cb = 0;
+        pm_err err = {0};
+        char msg[2048] = "", what[200];
+        for (const pm_fix_program_metric *p = list; p->name && !m && !msg[0]; p++) {
+            free(a);
+            a = NULL;
+            if (stored_side(x, ka, p, &a, &na, &ca, &err))
+                snprintf(msg, sizeof msg, "%s", err.msg);
+            else if (na)
+                m = p;
+        }
+        if (!msg[0] && !m)
+            snprintf(msg, sizeof msg, "no ok stock compile of %s in %s carries %s%s", base, x->fix_sweep,
+                     list[0].name, list[1].name ? " or the others" : "");
+        if (!msg[0] && stored_side(x, kb, m, &b, &nb, &cb, &err))
+            snprintf(msg, sizeof msg, "%s", err.msg);
+        if (!msg[0] && !nb)
+            snprintf(msg, sizeof msg, "no ok %s compile of %s carries %s (stock's do)", jb->b, base, m->name);
+        if (!msg[0] && ca != cb)
+            snprintf(msg, sizeof msg, "stock's compile gives %d values of %s, %s's %d: different partitions, not "
+                     "comparable", ca, m->name, jb->b, cb);
+        if (msg[0]) {
+            json_object_set_new(jb->ledger, side ? "size" : "run", json_pack("{s:s}", "error", msg));
+        } else if (!side) {
+            if (ca > 1)
+                snprintf(what, sizeof what, "%s, sum of %d subgraph estimates", m->what, ca);
+            else
+                snprintf(what, sizeof what, "%s", m->what);
+            pm_compare_stat st;
+            pm_compare_test_tick(a, na, b, nb, m->tick, ca, &st);
+            pm_compare_stat *fam[1] = {&st};
+            pm_compare_correct(fam, 1, PM_COMPARE_ALPHA, x->threshold);
+            jb->tradeoff = st.verdict == PM_VERDICT_SLOWER;
+            json_object_set_new(jb->ledger, "run",
+                                ledger_stat(&st, (int)(na < nb ? na : nb), what, x->fx->estimated, 0));
+            note(x, "program: %s's %s is %.3fx of stock's (%s, n=%zu/%zu)%s", jb->b, what, st.ratio,
+                 pm_compare_verdict_name(st.verdict), na, nb, jb->tradeoff ? ": a trade-off" : "");
+        } else {
+            double sa = 0, sb = 0;
+            for (size_t i = 0; i < na; i++)
+                sa += a[i] / (double)na;
+            for (size_t i = 0; i < nb; i++)
+                sb += b[i] / (double)nb;
+            json_object_set_new(jb->ledger, "size", json_pack("{s:o, s:o, s:o, s:s, s:b}", "ratio",
+                                                              num(sa > 0 ? sb / sa : NAN), "stock_bytes", num(sa),
+                                                              "fix_bytes", num(sb), "what", m->what, "estimated",
+                                                              x->fx->estimated));
+        }
+        free(a);
+        free(b);
+    }
+}
+
 /* Checks job b's output against stock on its first config. Fills jb->output and jb->same; CHANGES_OUTPUT on a
  * difference, or when the variant does not build or run. */
 static void check_job(fix_ctx *x, job *jb)
 {
+    if ((x->fx->run_metrics || x->fx->size_metrics) && !jb->from_study)
+        measure_stored(x, jb);
     if (x->o->no_check) {
         snprintf(jb->output, sizeof jb->output, "unchecked (--no-check)");
         return;
@@ -656,7 +758,7 @@ static void check_job(fix_ctx *x, job *jb)
     if (!same && rc != PM_ERR_TIMEOUT)
         jb->verdict = PM_FIX_CHANGES_OUTPUT;
     note(x, "check: %s: %s", jb->b, jb->output);
-    if (same) {
+    if (same && (x->fx->program_run || x->fx->program_size)) {
         char stock_dir[PATH_MAX], var_dir[PATH_MAX];
         if (check_dir(x, cfg, "stock", stock_dir, sizeof stock_dir, &err) == PM_OK &&
             check_dir(x, cfg, jb->b, var_dir, sizeof var_dir, &err) == PM_OK)

@@ -101,4 +101,29 @@ PASSMAP_FAKEOV_DEVICES=CPU check "offline study sweep" "$PASSMAP" sweep --quiet 
 PASSMAP_FAKEOV_DEVICES=CPU "$PASSMAP" fix "$TMP/off.db" --allow-contended --max-repeats 3 --json > "$TMP/off.json" 2>/dev/null
 json_check "$TMP/off.json" "$R['blob-cache']['verdict'] == 'not run' and 'no ok warm runs' in $R['blob-cache']['note'] and not $R['blob-cache'].get('rule_measured_nothing')" \
   && ok "offline study: blob-cache not run, and why" || fail "offline: $(cat "$TMP/off.json")"
+# The program side of the ledger, estimated: the compiler's "Estimated inference latency" and the exported
+# blob's size, read from the round's own compiles (no output check needed). PASSMAP_FAKEOV_REPLAY (a test
+# injection of the stand-in, not upstream behaviour) makes a compile that replays a strategy take 50 ms against
+# 300 ms and adds US to its estimate: a fix faster to compile whose estimated program is slower is a trade-off,
+# never recommended without --accept-slower-code; with US = 0 it is the same program. The first reuse-strategy
+# compile of a round has no cached strategy yet (it searches, as stock does: 428 us), the other four replay
+# (728 us), so 5 repeats a side and the estimate's ratio is the geometric mean's, (728/428)^(4/5).
+sed -e 's/^name = ovs/name = ovl/' -e '/^\[llm q\]/,/^precisions/d' "$TMP/ov/ovs.ini" > "$TMP/ov/ovl.ini"
+check "CNN-only study sweep" "$PASSMAP" sweep --quiet --db "$TMP/l.db" "$TMP/ov/ovl.ini"
+cp "$TMP/l.db" "$TMP/l0.db"
+PASSMAP_FAKEOV_REPLAY=50:300 "$PASSMAP" fix "$TMP/l.db" --allow-contended --min-repeats 5 --json > "$TMP/l.json" 2>"$TMP/l.err"
+RS="$R['reuse-strategy']"
+json_check "$TMP/l.json" "$RS['verdict'] == 'faster' and $RS['run']['estimated'] is True and $RS['run']['verdict'] == 'slower' and abs($RS['run']['ratio'] - (728.0 / 428.0) ** 0.8) < 0.01 and abs($RS['run']['stock_s'] - 428e-6) < 1e-9 and 'estimated inference latency' in $RS['run']['what']" \
+  && ok "reuse-strategy: compiles faster, estimated latency $(python3 -c "import json; print({r['name']: r for r in json.load(open('$TMP/l.json'))['results']}['reuse-strategy']['run']['ratio'])")x of stock's (slower)" \
+  || fail "estimated run side: $(cat "$TMP/l.json" "$TMP/l.err")"
+json_check "$TMP/l.json" "$RS['tradeoff'] is True and $RS['size']['estimated'] is True and $RS['size']['ratio'] == 1 and $RS['size']['what'] == 'blob with weights' and $RS['size']['stock_bytes'] > 4096" \
+  && ok "reuse-strategy is a trade-off; blob size ratio beside it (estimated)" || fail "trade-off/size: $(cat "$TMP/l.json")"
+json_check "$TMP/l.json" "d['recommended'] is None or 'reuse-strategy' not in d['recommended']['variant'].split('+')" \
+  && ok "a trade-off is not recommended" || fail "recommended: $(cat "$TMP/l.json")"
+"$PASSMAP" fix "$TMP/l.db" --allow-contended --min-repeats 5 > "$TMP/l.txt" 2>&1
+grep -Eq '^ +program: run [0-9.]+x \[[0-9.]+, [0-9.]+\], slower \(n=[0-9]+ a side\) \(estimated\); blob with weights 1\.000x \([0-9]+ of [0-9]+ bytes\) \(estimated\) +<- trade-off' "$TMP/l.txt" \
+  && ok "text table: trade-off, run ratio and size ratio marked (estimated)" || fail "text ledger: $(cat "$TMP/l.txt")"
+PASSMAP_FAKEOV_REPLAY=50:0 "$PASSMAP" fix "$TMP/l0.db" --allow-contended --min-repeats 5 --json > "$TMP/l0.json" 2>"$TMP/l0.err"
+json_check "$TMP/l0.json" "$RS['verdict'] == 'faster' and $RS['run']['verdict'] == 'same' and $RS['run']['ratio'] == 1 and $RS['tradeoff'] is False" \
+  && ok "same estimate: not a trade-off" || fail "same estimate: $(cat "$TMP/l0.json" "$TMP/l0.err")"
 finish

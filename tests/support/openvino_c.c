@@ -32,6 +32,10 @@
  *  - plays OpenVINO $PASSMAP_FAKEOV_VERSION (default 2026.0.0-standin): rejects NPUW_LLM_* keys that release
  *    does not define (the attention hints before 2026.0) and defaults the prefill attention hint to STATIC
  *    (2026.0) or PYRAMID (2026.1+, one more prefill subgraph);
+ *  - test injection, not upstream behaviour: $PASSMAP_FAKEOV_REPLAY=MS:US makes a compile that replays a strategy
+ *    (read-strategy-from-json) take MS ms and every other compile 300 ms, and adds US to each of the replaying
+ *    compile's estimated latencies (a replayed strategy overrides the search's tiling, which the cost model
+ *    estimates), so a test can have a fix that compiles faster with a slower (or equal, US = 0) estimate;
  *  - ov_get_last_err_msg returns a heap copy (the caller frees it with ov_free), or NULL;
  *  - with $PASSMAP_FAKEOV_CRASH_TEARDOWN, ov_core_free aborts (a teardown crash); with
  *    $PASSMAP_FAKEOV_CRASH_IMPORT, ov_core_import_model aborts (as an out-of-memory kill would end it).
@@ -409,6 +413,7 @@ static void compiler_line(const char *logger, const char *fmt, ...)
 typedef struct compile_opts {
     const char *mode;
     int replay, trace, strategy, task_stats;
+    int extra_latency_us;   /* $PASSMAP_FAKEOV_REPLAY's US on a replaying compile */
 } compile_opts;
 
 /* One compiler run (one unique subgraph): the lines a LOG_INFO compile prints around its report. */
@@ -459,7 +464,7 @@ static void subgraph_compile(const char *submodel, int subgraph, int size, doubl
         compiler_line("dump-statistics-of-task-ops", "Const swizzling statistics:");
         compiler_line("dump-statistics-of-task-ops", "  Swizzled constants     - count: 2, size: 4 KB");
     }
-    compiler_line("inference-execution-analysis", "Estimated inference latency: %dus", 300 + size);
+    compiler_line("inference-execution-analysis", "Estimated inference latency: %dus", 300 + size + co->extra_latency_us);
     double total = compiler_report(scale, co->replay);
     fflush(stdout);
     /* Compile net time covers the report and the ELF export after it; both loggers print it (newest
@@ -580,6 +585,9 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
     co.trace = mode_flag(co.mode, "enable-schedule-trace");
     co.strategy = mode_flag(co.mode, "write-strategy-to-json");
     co.task_stats = mode_flag(co.mode, "dump-task-stats");
+    const char *inject = getenv("PASSMAP_FAKEOV_REPLAY"), *inject_us = inject ? strchr(inject, ':') : NULL;
+    if (co.replay && inject_us)
+        co.extra_latency_us = atoi(inject_us + 1);
     if (co.replay) {
         json_error_t je;
         json_t *in = json_load_file("strategy_in.json", 0, &je);
@@ -658,6 +666,10 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
             }
             ms = noisy_ms[turn % 4];
         }
+        ts = (struct timespec){ms / 1000, ms % 1000 * 1000000L};
+    }
+    if (inject) { /* the test injection described at the top: MS for a replaying compile, else 300 ms */
+        long ms = co.replay ? atol(inject) : 300;
         ts = (struct timespec){ms / 1000, ms % 1000 * 1000000L};
     }
     nanosleep(&ts, NULL);
