@@ -224,8 +224,12 @@ static int below_granularity(const spans *s, pm_report *out, const int *self_ix,
     if (rc)
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     else if (missing_all > 0)
-        for (int i = 0; i < n_self; i++) /* the moved time leaves the pass managers' self rows in proportion */
-            out->passes[self_ix[i]].wall_s *= 1 - (missing_all / 1e6 * scale) / have_self;
+        for (int i = 0; i < n_self; i++) { /* the moved time leaves the pass managers' self rows in proportion */
+            double *w = &out->passes[self_ix[i]].wall_s;
+            *w *= 1 - (missing_all / 1e6 * scale) / have_self;
+            if (*w < 0) /* all of it moved: the rounding of 1 - 1 must not leave a negative time (fuzz) */
+                *w = 0;
+        }
     free(missing);
     return rc;
 }
