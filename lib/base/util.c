@@ -235,6 +235,23 @@ int pm_util_publish(const char *tmp, const char *path, pm_err *err)
     return rc;
 }
 
+int pm_util_temp_beside(const char *path, char *tmp, size_t cap, int *fd, pm_err *err)
+{
+    char final[PATH_MAX];
+    struct stat st;
+    int exists = 0, rc = resolve_links(path, final, &st, &exists, err);
+    *fd = -1;
+    if (rc)
+        return rc;
+    const char *slash = strrchr(final, '/');
+    if ((size_t)snprintf(tmp, cap, "%.*s/.pmtmp.XXXXXX", slash ? (int)(slash - final) : 1,
+                         slash ? (slash == final ? "/" : final) : ".") >= cap)
+        return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s", path);
+    if ((*fd = mkstemp(tmp)) < 0)
+        return pm_err_errno(err, PM_ERR_IO, "cannot create a temporary file beside %s", final);
+    return PM_OK;
+}
+
 int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
                               const struct timespec *mtime, pm_err *err)
 {

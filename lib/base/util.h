@@ -28,6 +28,9 @@ int pm_util_read_file(const char *path, char **buf, size_t *len, pm_err *err);
  * error, never a block); a directory, socket or block device is refused; a regular or absent target is
  * replaced by rename(2). tmp is gone afterwards, whatever the outcome. */
 int pm_util_publish(const char *tmp, const char *path, pm_err *err);
+/* A new temporary file (mode 0600, *fd open for writing, its name in tmp) beside path's symlink-resolved target,
+ * on the same file system, for a writer that streams its output and then calls pm_util_publish(tmp, path). */
+int pm_util_temp_beside(const char *path, char *tmp, size_t cap, int *fd, pm_err *err);
 /* Writes data to path with pm_util_publish's rules: a temp file beside the (symlink-resolved) target,
  * renamed over it, so no reader sees half a regular file. mode: of the new file; mtime: NULL for now. */
 int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,

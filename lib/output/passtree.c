@@ -89,14 +89,34 @@ static json_t *num_or_null(double v)
 
 static long long us(double s) { return llround(s * 1e6); }
 
-int pm_trace_json(const pm_stored_run *run, json_t **out, pm_err *err)
+/* The trace's bytes are what json_dumps(JSON_COMPACT | JSON_REAL_PRECISION(9)) gives the whole
+ * {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}} object, written one event at a time. */
+#define TRACE_DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(9))
+
+typedef struct trace_out {
+    FILE *f;
+    size_t n;          /* events written */
+    int oom;           /* an event could not be built */
+} trace_out;
+
+/* Writes one event (stolen) after the ones before it. */
+static void put_event(trace_out *t, json_t *ev)
 {
-    *out = NULL;
-    json_t *root = json_object(), *ev = json_array();
-    if (!root || !ev)
-        goto nomem;
-    json_object_set_new(root, "traceEvents", ev);
-    json_object_set_new(root, "displayTimeUnit", json_string("ms"));
+    if (!ev) {
+        t->oom = 1;
+        return;
+    }
+    if (!t->oom && ((t->n++ && fputc(',', t->f) == EOF) || json_dumpf(ev, t->f, TRACE_DUMP_FLAGS)))
+        t->oom = 2;   /* a write failed */
+    json_decref(ev);
+}
+
+int pm_trace_write(const pm_stored_run *run, FILE *f, pm_err *err)
+{
+    trace_out t = {.f = f};
+    json_t *other = NULL;
+    if (fputs("{\"traceEvents\":[", f) == EOF)
+        goto io;
     double run_wall = run->wall_s > 0 ? run->wall_s : 0;
     if (run_wall <= 0)
         for (size_t k = 0; k < run->n_steps; k++)
@@ -107,10 +127,10 @@ int pm_trace_json(const pm_stored_run *run, json_t **out, pm_err *err)
         int pid = (int)k + 1;
         char pname[256];
         snprintf(pname, sizeof pname, "step %d: %s", st->seq, st->tool ? st->tool : "?");
-        json_array_append_new(ev, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "process_name", "ph", "M", "pid", pid,
-                                            "tid", 1, "args", "name", pname));
-        json_array_append_new(ev, json_pack("{s:s,s:s,s:i,s:i,s:{s:i}}", "name", "process_sort_index", "ph", "M", "pid",
-                                            pid, "tid", 1, "args", "sort_index", pid));
+        put_event(&t, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "process_name", "ph", "M", "pid", pid, "tid", 1,
+                                "args", "name", pname));
+        put_event(&t, json_pack("{s:s,s:s,s:i,s:i,s:{s:i}}", "name", "process_sort_index", "ph", "M", "pid", pid,
+                                "tid", 1, "args", "sort_index", pid));
         long long step_us = us(step_extent(st));
         json_t *args = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s}", "argv", st->argv ? json_string(st->argv) : json_null(),
                                  "status", st->status ? json_string(st->status) : json_null(), "wall_s",
@@ -124,9 +144,9 @@ int pm_trace_json(const pm_stored_run *run, json_t **out, pm_err *err)
             goto nomem;
         if (st->stderr_tail)
             json_object_set_new(args, "stderr_tail", json_string(st->stderr_tail));
-        json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:I,s:I,s:i,s:i,s:o}", "name", st->tool ? st->tool : "step",
-                                            "cat", "step", "ph", "X", "ts", (json_int_t)t0, "dur", (json_int_t)step_us,
-                                            "pid", pid, "tid", 1, "args", args));
+        put_event(&t, json_pack("{s:s,s:s,s:s,s:I,s:I,s:i,s:i,s:o}", "name", st->tool ? st->tool : "step", "cat",
+                                "step", "ph", "X", "ts", (json_int_t)t0, "dur", (json_int_t)step_us, "pid", pid,
+                                "tid", 1, "args", args));
         pm_span *spans = calloc(st->n_passes ? st->n_passes : 1, sizeof *spans);
         long long *ts = calloc(st->n_passes ? st->n_passes : 1, sizeof *ts), *te = calloc(st->n_passes ? st->n_passes : 1, sizeof *te);
         if (!spans || !ts || !te) {
@@ -153,16 +173,22 @@ int pm_trace_json(const pm_stored_run *run, json_t **out, pm_err *err)
                                    row_kind(p), "report_row", (int)i);
             if (p->section)
                 json_object_set_new(pa, "section", json_string(p->section));
-            json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:I,s:I,s:i,s:i,s:o}", "name", p->name ? p->name : "?",
-                                                "cat", row_kind(p), "ph", "X", "ts", (json_int_t)a, "dur",
-                                                (json_int_t)(b - a), "pid", pid, "tid", 1, "args", pa));
+            put_event(&t, json_pack("{s:s,s:s,s:s,s:I,s:I,s:i,s:i,s:o}", "name", p->name ? p->name : "?", "cat",
+                                    row_kind(p), "ph", "X", "ts", (json_int_t)a, "dur", (json_int_t)(b - a), "pid", pid,
+                                    "tid", 1, "args", pa));
         }
         free(spans);
         free(ts);
         free(te);
         t0 += step_us;
+        if (t.oom)
+            break;
     }
-    json_t *other = json_pack("{s:i,s:s,s:o,s:o,s:I,s:o,s:i,s:o,s:o,s:{s:s,s:s,s:s,s:s}}", "schema", PM_TRACE_SCHEMA,
+    if (t.oom == 2)
+        goto io;
+    if (t.oom)
+        goto nomem;
+    other = json_pack("{s:i,s:s,s:o,s:o,s:I,s:o,s:i,s:o,s:o,s:{s:s,s:s,s:s,s:s}}", "schema", PM_TRACE_SCHEMA,
                               "producer", "passmap trace", "sweep", run->sweep ? json_string(run->sweep) : json_null(),
                               "config", run->config_key ? json_string(run->config_key) : json_null(), "run_id",
                               (json_int_t)run->id, "mode", run->mode ? json_string(run->mode) : json_null(), "repeat",
@@ -171,11 +197,16 @@ int pm_trace_json(const pm_stored_run *run, json_t **out, pm_err *err)
                               "fraction of the run's wall (0..1)");
     if (!other)
         goto nomem;
-    json_object_set_new(root, "otherData", other);
-    *out = root;
+    if (fputs("],\"displayTimeUnit\":\"ms\",\"otherData\":", f) == EOF || json_dumpf(other, f, TRACE_DUMP_FLAGS) ||
+        fputs("}\n", f) == EOF)
+        goto io;
+    json_decref(other);
     return PM_OK;
+io:
+    json_decref(other);
+    return pm_err_errno(err, PM_ERR_IO, "writing the trace");
 nomem:
-    json_decref(root);
+    json_decref(other);
     return pm_err_set(err, PM_ERR_NOMEM, "out of memory building the trace");
 }
 

@@ -26,9 +26,11 @@ void pm_passtree_layout(const pm_stored_step *st, pm_span *spans);
  * "compiler order, starts not measured", "report order (sorted by time), not execution order". */
 const char *pm_passtree_placement(pm_pass_order o);
 
-/* Chrome trace event JSON of one run (object form, {"traceEvents": [...], ...}): one process per step,
- * the step as a span, its passes nested inside; timestamps in µs. New reference in *out. */
-int pm_trace_json(const pm_stored_run *run, json_t **out, pm_err *err);
+/* Chrome trace event JSON of one run (object form, {"traceEvents": [...], ...}, then a newline): one process
+ * per step, the step as a span, its passes nested inside; timestamps in µs. Written to f one event at a time:
+ * beyond the run itself (its stored passes) it holds one event and a step's layout (pm_span and two
+ * timestamps per pass). PM_ERR_IO when a write fails. */
+int pm_trace_write(const pm_stored_run *run, FILE *f, pm_err *err);
 
 typedef struct pm_show_opts {
     int width;               /* terminal columns */

@@ -3,11 +3,14 @@
  * parse_report.c's container and never call back here. */
 #include "parse.h"
 #include "parse_internal.h"
+#include "parse_text.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The rows, indexed by format (each defined in its parser's file). */
 static const pm_format_row *const FORMATS[PM_FMT__COUNT] = {
@@ -92,20 +95,97 @@ static void formats_tried(pm_format fmt, char *out, size_t size)
         pm_format_list(0, out, size);
 }
 
+#define SNIFF_CHUNK ((size_t)64 << 10)
+
+int pm_text_has(const pm_text *t, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (t->fd < 0)
+        return pm_text_contains(t->buf, t->len, needle);
+    /* a file: chunk by chunk, the last n - 1 bytes carried over so a needle across two chunks is found */
+    char chunk[SNIFF_CHUNK + 64];
+    size_t keep = 0;
+    off_t off = 0;
+    if (n == 0 || n > 64)
+        return n == 0;
+    for (;;) {
+        ssize_t r = pread(t->fd, chunk + keep, SNIFF_CHUNK, off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return 0;
+        off += r;
+        size_t total = keep + (size_t)r;
+        if (memmem(chunk, total, needle, n))
+            return 1;
+        keep = total < n - 1 ? total : n - 1;
+        memmove(chunk, chunk + total - keep, keep);
+    }
+}
+
+/* Whether an open file is a Chrome trace, as the format table's sniffers would decide on the whole text,
+ * holding no more than a chunk: the NPU sniffer first (its schedule trace is a Chrome trace with NPU
+ * markers anywhere in the file), then the trace's own rule (JSON whose text names traceEvents or "ph"). */
+static int file_is_chrome(const pm_text *t)
+{
+    pm_format f;
+    if (pm_sniff_npu_text(t, &f))
+        return 0;
+    return pm_text_is_json(t->head, t->head_len) && (pm_text_has(t, "\"traceEvents\"") || pm_text_has(t, "\"ph\""));
+}
+
+/* A Chrome trace (named, or sniffed from the file's head and needles) is parsed from the open file in chunks,
+ * up to PM_PARSE_MAX_STREAM_BYTES. Returns 1 when it was (*rc says how), 0 when the file is to be read whole,
+ * -1 when it cannot be opened (*rc, err name the file). */
+static int parse_streaming(const char *path, pm_format fmt, pm_report *out, int *rc, pm_err *err)
+{
+    if (fmt != PM_FMT_AUTO && fmt != PM_FMT_CHROME_TRACE)
+        return 0;
+    int fd;
+    if ((*rc = pm_util_open_regular(path, PM_PARSE_MAX_STREAM_BYTES, &fd, err))) {
+        if (err)
+            err->code = PM_ERR_IO; /* as pm_util_read_file_max: callers have always seen PM_ERR_IO */
+        *rc = PM_ERR_IO;
+        return -1;
+    }
+    if (fmt == PM_FMT_AUTO) {
+        char head[SNIFF_CHUNK];
+        ssize_t n;
+        while ((n = pread(fd, head, sizeof head, 0)) < 0 && errno == EINTR)
+            ;
+        pm_text t = {.head = head, .head_len = n > 0 ? (size_t)n : 0, .fd = fd};
+        if (n > 0 && file_is_chrome(&t))
+            fmt = PM_FMT_CHROME_TRACE;
+    }
+    if (fmt != PM_FMT_CHROME_TRACE) {
+        close(fd);
+        return 0;
+    }
+    if (out->format == PM_FMT_AUTO)
+        out->format = fmt;
+    *rc = pm_parse_chrome_trace_fd(fd, out, err);
+    close(fd);
+    return 1;
+}
+
 int pm_parse_file(const char *path, pm_format fmt, pm_report *out, pm_err *err)
 {
-    char *buf;
+    char *buf = NULL;
     size_t len;
-    int rc = pm_util_read_file_max(path, PM_PARSE_MAX_BYTES, &buf, &len, err);
-    if (rc != PM_OK)
-        return rc;
     size_t passes_before = out->n_passes, metrics_before = out->n_metrics;
     double total_before = out->total_wall_s;
-    rc = pm_parse_buffer(buf, len, fmt, out, err);
+    int rc, streamed = parse_streaming(path, fmt, out, &rc, err);
+    if (streamed < 0)
+        return rc;
+    if (!streamed) {
+        if ((rc = pm_util_read_file_max(path, PM_PARSE_MAX_BYTES, &buf, &len, err)) != PM_OK)
+            return rc;
+        rc = pm_parse_buffer(buf, len, fmt, out, err);
+    }
     double new_wall = 0;
     for (size_t i = passes_before; rc == PM_OK && i < out->n_passes; i++)
         new_wall += pm_pass_counted(&out->passes[i]) && out->passes[i].wall_s > 0 ? out->passes[i].wall_s : 0;
-    pm_format seen = fmt != PM_FMT_AUTO ? pm_parse_sniff(buf, len) : PM_FMT_AUTO;
+    pm_format seen = fmt != PM_FMT_AUTO && buf ? pm_parse_sniff(buf, len) : PM_FMT_AUTO;
     if (rc != PM_OK) {
         pm_err_wrap(err, "%s", path);
     } else if (out->n_metrics == metrics_before && !(new_wall > 0) && out->total_wall_s == total_before &&

@@ -11,9 +11,13 @@
  * e.g. stderr of mlir-opt plus a schedule trace, can share one report). Input with no report block is
  * not an error: n_reports stays 0. Malformed input is PM_ERR_PARSE with a line number in the message. */
 int pm_parse_buffer(const char *buf, size_t len, pm_format fmt, pm_report *out, pm_err *err);
-/* A file must be a regular file of at most PM_PARSE_MAX_BYTES and hold at least one pass or metric: one that
- * holds neither is PM_ERR_NOTFOUND, "no timing report in F; formats tried: ...". */
+/* A file must be a regular file of at most PM_PARSE_MAX_BYTES (a Chrome trace, named or sniffed:
+ * PM_PARSE_MAX_STREAM_BYTES) and hold at least one pass or metric: one that holds neither is PM_ERR_NOTFOUND,
+ * "no timing report in F; formats tried: ...". Errors name the file (and, in a Chrome trace, the byte offset). */
 #define PM_PARSE_MAX_BYTES ((size_t)512 << 20)
+/* A Chrome trace is read streaming, its memory bounded by its spans (parse_chrome.c), not its bytes: its own
+ * limit is larger. */
+#define PM_PARSE_MAX_STREAM_BYTES ((size_t)16 << 30)
 int pm_parse_file(const char *path, pm_format fmt, pm_report *out, pm_err *err);
 
 /* The format table (parse.c: one row per format: name, parser, sniffer, default tool, tick). */

@@ -8,7 +8,17 @@
  * GROUP (its time is inclusive) and gets a synthetic counted child "NAME (self)" holding its time outside its
  * children (clang's Frontend is mostly self time: parsing); leaves are counted. So on one thread the counted rows
  * add up to the root span. "Total X" events (clang/LLVM per-name sums, each on its own tid) are SUMMARY.
- * total_wall_s is the extent of all other spans (the root span, e.g. ExecuteCompiler). */
+ * total_wall_s is the extent of all other spans (the root span, e.g. ExecuteCompiler).
+ *
+ * Read streaming: a small hand-written scanner walks the top level ({"traceEvents": [...]} or a bare array) and
+ * finds each element's extent (strings with their escapes and UTF-8, nesting, numbers, literals: the JSON
+ * grammar is checked as Jansson would, other members are skipped without being loaded); Jansson then loads one
+ * event object at a time from those bytes. A file is read in 1 MiB chunks through a window that holds the
+ * current event only. Memory bound: O(spans), not O(bytes): about 130 bytes per X event or matched B/E pair
+ * while parsing (its name, detail, times, ids), an unmatched "B" event until its "E", plus the window (1 MiB, or
+ * the largest single event); metadata events, args other than detail, whitespace and unmatched "E"s cost
+ * nothing. The report the caller gets holds one row per span (that is the output), and the emit pass adds ~30
+ * bytes per span of scratch. docs/formats.md gives the measured ratio to the file size (bench/trace_mem.sh). */
 #include "parse_internal.h"
 #include "parse_text.h"
 #include "util.h"
@@ -19,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct span {
     char *name;
@@ -72,15 +83,29 @@ static int us_ok(double us)
     return isfinite(us) && fabs(us) <= PM_TIME_MAX_S * 1e6;
 }
 
-static int push(spans *s, json_t *ev, double ts, double dur, pm_err *err)
-{
+/* What one event contributes: its name, args.detail (borrowed), ids. */
+typedef struct evinfo {
+    const char *name, *detail;
     long long pid, tid;
-    if (!id_of(json_object_get(ev, "pid"), &pid) || !id_of(json_object_get(ev, "tid"), &tid))
+    int ids_ok;   /* both pid and tid are ids (id_of) */
+} evinfo;
+
+static void evinfo_of(json_t *ev, evinfo *e)
+{
+    e->pid = e->tid = 0;
+    e->ids_ok = id_of(json_object_get(ev, "pid"), &e->pid) && id_of(json_object_get(ev, "tid"), &e->tid);
+    e->name = json_string_value(json_object_get(ev, "name"));
+    e->detail = json_string_value(json_object_get(json_object_get(ev, "args"), "detail"));
+}
+
+static int push(spans *s, const evinfo *e, double ts, double dur, pm_err *err)
+{
+    long long pid = e->pid, tid = e->tid;
+    if (!e->ids_ok)
         return pm_err_set(err, PM_ERR_PARSE, "event pid/tid is not an integer id within ±2^53");
     if (!us_ok(ts) || !us_ok(dur))
         return pm_err_set(err, PM_ERR_PARSE, "event ts/dur out of range (|µs| <= %.0e)", PM_TIME_MAX_S * 1e6);
-    const char *name = json_string_value(json_object_get(ev, "name"));
-    const char *detail = json_string_value(json_object_get(json_object_get(ev, "args"), "detail"));
+    const char *name = e->name, *detail = e->detail;
     if (!name)
         name = "";
     if (s->n == s->cap) {
@@ -234,66 +259,562 @@ static int below_granularity(const spans *s, pm_report *out, const int *self_ix,
     return rc;
 }
 
+
+/* ---- the event reader --------------------------------------------------------------------------------------- */
+
+#define RD_CHUNK ((size_t)1 << 20)
+#define RD_MAX_DEPTH 2048   /* Jansson's own nesting limit (JSON_PARSER_MAX_DEPTH) */
+
+/* A window over the input: the whole buffer (memory), or a file read in chunks. In a file the window keeps the
+ * bytes from the pinned position (the event being scanned), or from the read position, and drops the rest. */
+typedef struct rd {
+    int fd;                 /* -1: memory */
+    char *own;              /* the window's storage (file) */
+    const char *p;          /* the window's bytes */
+    size_t cap, hi, pos;    /* storage size, bytes held, next byte */
+    long long base;         /* input offset of p[0] */
+    size_t pin;             /* window index kept while pinned */
+    int pinned, eof;
+    pm_err *err;
+} rd;
+
+/* One B event waiting for its E (its strings copied: the event itself is freed). */
+typedef struct open_b {
+    char *name, *detail;
+    long long pid, tid;
+    int ids_ok;
+    double ts;
+} open_b;
+
+typedef struct opens {
+    open_b *v;
+    size_t n, cap;
+} opens;
+
+static long long rd_off(const rd *r)
+{
+    return r->base + (long long)r->pos;
+}
+
+static int rd_fail(rd *r, long long at, const char *what)
+{
+    return pm_err_set(r->err, PM_ERR_PARSE, "byte %lld: %s", at, what);
+}
+
+/* More bytes into a file window: 1 appended, 0 at the end, -1 on an error (set). */
+static int rd_fill(rd *r)
+{
+    if (r->fd < 0 || r->eof)
+        return 0;
+    size_t keep = r->pinned ? r->pin : r->pos;
+    if (keep > 0) {
+        memmove(r->own, r->own + keep, r->hi - keep);
+        r->hi -= keep;
+        r->pos -= keep;
+        if (r->pinned)
+            r->pin -= keep;
+        r->base += (long long)keep;
+    }
+    if (r->cap - r->hi < RD_CHUNK / 2) { /* a pinned event longer than the window: grow, never truncate */
+        size_t nc = r->cap ? r->cap * 2 : RD_CHUNK;
+        char *nb = realloc(r->own, nc);
+        if (!nb) {
+            pm_err_set(r->err, PM_ERR_NOMEM, "out of memory (an event of %zu bytes)", r->hi);
+            return -1;
+        }
+        r->own = nb;
+        r->cap = nc;
+    }
+    r->p = r->own;
+    for (;;) {
+        ssize_t n = read(r->fd, r->own + r->hi, r->cap - r->hi);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            pm_err_errno(r->err, PM_ERR_IO, "read error at byte %lld", r->base + (long long)r->hi);
+            return -1;
+        }
+        if (n == 0) {
+            r->eof = 1;
+            return 0;
+        }
+        r->hi += (size_t)n;
+        return 1;
+    }
+}
+
+/* The next byte (not consumed), -1 at the end, -2 on a read error. */
+static int rd_peek(rd *r)
+{
+    while (r->pos >= r->hi) {
+        int f = rd_fill(r);
+        if (f < 0)
+            return -2;
+        if (f == 0)
+            return -1;
+    }
+    return (unsigned char)r->p[r->pos];
+}
+
+static int rd_ws(rd *r)
+{
+    int c;
+    while ((c = rd_peek(r)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+        r->pos++;
+    return c;
+}
+
+/* Consumes one expected byte. */
+static int rd_expect(rd *r, int want, const char *what)
+{
+    int c = rd_ws(r);
+    if (c == -2)
+        return PM_ERR_IO;
+    if (c != want)
+        return rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : what);
+    r->pos++;
+    return PM_OK;
+}
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* \uXXXX after the backslash-u: its code unit, or -1. */
+static long rd_u4(rd *r)
+{
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        int c = rd_peek(r), h = c >= 0 ? hexval(c) : -1;
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
+        r->pos++;
+    }
+    return v;
+}
+
+/* A string, from its opening quote: escapes, control characters, UTF-8 and \u surrogates checked as Jansson
+ * does (it refuses what it would refuse). */
+static int rd_string(rd *r)
+{
+    long long at = rd_off(r);
+    r->pos++; /* the opening quote */
+    for (;;) {
+        int c = rd_peek(r);
+        if (c == -2)
+            return PM_ERR_IO;
+        if (c < 0)
+            return rd_fail(r, at, "premature end of input in a string");
+        r->pos++;
+        if (c == '"')
+            return PM_OK;
+        if (c < 0x20)
+            return rd_fail(r, rd_off(r) - 1, "control character in a string");
+        if (c == '\\') {
+            int e = rd_peek(r);
+            if (e == -2)
+                return PM_ERR_IO;
+            if (e < 0 || !strchr("\"\\/bfnrtu", e))
+                return rd_fail(r, rd_off(r), "invalid escape");
+            r->pos++;
+            if (e != 'u')
+                continue;
+            long u = rd_u4(r);
+            if (u < 0)
+                return rd_fail(r, rd_off(r), "invalid \\u escape");
+            if (u == 0)
+                return rd_fail(r, rd_off(r), "\\u0000 is not allowed");
+            if (u >= 0xDC00 && u <= 0xDFFF)
+                return rd_fail(r, rd_off(r), "invalid Unicode (a lone low surrogate)");
+            if (u >= 0xD800 && u <= 0xDBFF) { /* a high surrogate: a low one must follow */
+                if (rd_peek(r) != '\\')
+                    return rd_fail(r, rd_off(r), "invalid Unicode (a lone high surrogate)");
+                r->pos++;
+                if (rd_peek(r) != 'u')
+                    return rd_fail(r, rd_off(r), "invalid Unicode (a lone high surrogate)");
+                r->pos++;
+                long lo = rd_u4(r);
+                if (lo < 0xDC00 || lo > 0xDFFF)
+                    return rd_fail(r, rd_off(r), "invalid Unicode (a high surrogate without a low one)");
+            }
+            continue;
+        }
+        if (c < 0x80)
+            continue;
+        /* UTF-8: the sequence's length from its first byte; no overlong forms, surrogates or > U+10FFFF */
+        int n = c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : -1;
+        if (n < 0)
+            return rd_fail(r, rd_off(r) - 1, "invalid UTF-8 in a string");
+        long cp = c & (0x3F >> n);
+        for (int k = 0; k < n; k++) {
+            int b = rd_peek(r);
+            if (b == -2)
+                return PM_ERR_IO;
+            if (b < 0x80 || b > 0xBF)
+                return rd_fail(r, rd_off(r), "invalid UTF-8 in a string");
+            cp = cp << 6 | (b & 0x3F);
+            r->pos++;
+        }
+        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return rd_fail(r, rd_off(r) - 1, "invalid UTF-8 in a string");
+    }
+}
+
+static int rd_digits(rd *r)
+{
+    int n = 0, c;
+    while ((c = rd_peek(r)) >= '0' && c <= '9') {
+        r->pos++;
+        n++;
+    }
+    return c == -2 ? -1 : n;
+}
+
+/* A number by JSON's grammar (its value is not needed here: an event's are Jansson's). */
+static int rd_number(rd *r)
+{
+    long long at = rd_off(r);
+    if (rd_peek(r) == '-')
+        r->pos++;
+    int c = rd_peek(r);
+    if (c == '0')
+        r->pos++;
+    else if (c >= '1' && c <= '9') {
+        if (rd_digits(r) < 0)
+            return PM_ERR_IO;
+    } else
+        return c == -2 ? PM_ERR_IO : rd_fail(r, at, "invalid number");
+    if (rd_peek(r) == '.') {
+        r->pos++;
+        int n = rd_digits(r);
+        if (n <= 0)
+            return n < 0 ? PM_ERR_IO : rd_fail(r, at, "invalid number");
+    }
+    if ((c = rd_peek(r)) == 'e' || c == 'E') {
+        r->pos++;
+        if ((c = rd_peek(r)) == '+' || c == '-')
+            r->pos++;
+        int n = rd_digits(r);
+        if (n <= 0)
+            return n < 0 ? PM_ERR_IO : rd_fail(r, at, "invalid number");
+    }
+    return PM_OK;
+}
+
+static int rd_literal(rd *r, const char *word)
+{
+    long long at = rd_off(r);
+    for (const char *w = word; *w; w++) {
+        int c = rd_peek(r);
+        if (c == -2)
+            return PM_ERR_IO;
+        if (c != *w)
+            return rd_fail(r, at, "invalid token");
+        r->pos++;
+    }
+    return PM_OK;
+}
+
+/* One value, from the byte at the read position: checked and consumed, not kept. */
+static int rd_skip(rd *r, int depth)
+{
+    int c = rd_ws(r);
+    if (c == -2)
+        return PM_ERR_IO;
+    if (c < 0)
+        return rd_fail(r, rd_off(r), "unexpected end of input");
+    if (c == '"')
+        return rd_string(r);
+    if (c == '-' || (c >= '0' && c <= '9'))
+        return rd_number(r);
+    if (c == 't')
+        return rd_literal(r, "true");
+    if (c == 'f')
+        return rd_literal(r, "false");
+    if (c == 'n')
+        return rd_literal(r, "null");
+    if (c != '{' && c != '[')
+        return rd_fail(r, rd_off(r), "invalid token");
+    if (depth >= RD_MAX_DEPTH)
+        return rd_fail(r, rd_off(r), "maximum parsing depth reached");
+    int close = c == '{' ? '}' : ']', rc;
+    r->pos++;
+    if ((c = rd_ws(r)) == close) {
+        r->pos++;
+        return PM_OK;
+    }
+    for (;;) {
+        if (close == '}') {
+            c = rd_ws(r);
+            if (c == -2)
+                return PM_ERR_IO;
+            if (c != '"')
+                return rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : "string or '}' expected");
+            if ((rc = rd_string(r)) || (rc = rd_expect(r, ':', "':' expected")))
+                return rc;
+        }
+        if ((rc = rd_skip(r, depth + 1)))
+            return rc;
+        c = rd_ws(r);
+        if (c == ',') {
+            r->pos++;
+            continue;
+        }
+        if (c == close) {
+            r->pos++;
+            return PM_OK;
+        }
+        return c == -2 ? PM_ERR_IO : rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : "',' or end of "
+                                                                                              "container expected");
+    }
+}
+
+static void opens_free(opens *o)
+{
+    for (size_t k = 0; k < o->n; k++) {
+        free(o->v[k].name);
+        free(o->v[k].detail);
+    }
+    free(o->v);
+    memset(o, 0, sizeof *o);
+}
+
+static void spans_free(spans *s)
+{
+    for (size_t k = 0; k < s->n; k++) {
+        free(s->v[k].name);
+        free(s->v[k].detail);
+    }
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+/* One loaded event: an X becomes a span, a B waits for its E. */
+static int take_event(json_t *ev, spans *s, opens *o, pm_err *err)
+{
+    const char *ph = json_string_value(json_object_get(ev, "ph"));
+    json_t *jts = json_object_get(ev, "ts");
+    if (!ph || !json_is_number(jts))
+        return PM_OK;
+    double ts = json_number_value(jts);
+    evinfo e;
+    if (strcmp(ph, "X") == 0) {
+        json_t *jd = json_object_get(ev, "dur");
+        if (!json_is_number(jd))
+            return PM_OK;
+        evinfo_of(ev, &e);
+        return push(s, &e, ts, json_number_value(jd), err);
+    }
+    if (strcmp(ph, "B") == 0) {
+        if (o->n == o->cap) {
+            size_t nc = o->cap ? o->cap * 2 : 64;
+            open_b *nv = realloc(o->v, nc * sizeof *nv);
+            if (!nv)
+                return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            o->v = nv;
+            o->cap = nc;
+        }
+        evinfo_of(ev, &e);
+        open_b *b = &o->v[o->n];
+        b->name = e.name ? strdup(e.name) : NULL;
+        b->detail = e.detail ? strdup(e.detail) : NULL;
+        if ((e.name && !b->name) || (e.detail && !b->detail)) {
+            free(b->name);
+            free(b->detail);
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        }
+        b->pid = e.pid;
+        b->tid = e.tid;
+        b->ids_ok = e.ids_ok;
+        b->ts = ts;
+        o->n++;
+        return PM_OK;
+    }
+    if (strcmp(ph, "E") != 0)
+        return PM_OK;
+    evinfo_of(ev, &e);
+    if (!e.ids_ok)
+        return pm_err_set(err, PM_ERR_PARSE, "event pid/tid is not an integer id within ±2^53");
+    for (size_t k = o->n; k-- > 0;) { /* the innermost open B of the same thread */
+        open_b *b = &o->v[k];
+        if (!b->ids_ok)
+            return pm_err_set(err, PM_ERR_PARSE, "event pid/tid is not an integer id within ±2^53");
+        if (b->pid != e.pid || b->tid != e.tid)
+            continue;
+        evinfo be = {.name = b->name, .detail = b->detail, .pid = b->pid, .tid = b->tid, .ids_ok = 1};
+        int rc = push(s, &be, b->ts, ts - b->ts, err);
+        if (rc)
+            return rc;
+        free(b->name);
+        free(b->detail);
+        memmove(o->v + k, o->v + k + 1, (o->n - k - 1) * sizeof *o->v);
+        o->n--;
+        break;
+    }
+    return PM_OK;
+}
+
+/* The events array, from its '[': each object element's extent is scanned, then Jansson loads those bytes. */
+static int read_events(rd *r, spans *s, opens *o)
+{
+    int rc, c;
+    r->pos++; /* '[' */
+    if ((c = rd_ws(r)) == ']') {
+        r->pos++;
+        return PM_OK;
+    }
+    for (;;) {
+        c = rd_ws(r);
+        if (c == '{') {
+            r->pinned = 1;
+            r->pin = r->pos;
+            long long at = rd_off(r);
+            if ((rc = rd_skip(r, 1))) {
+                r->pinned = 0;
+                return rc;
+            }
+            json_error_t je;
+            json_t *ev = json_loadb(r->p + r->pin, r->pos - r->pin, 0, &je);
+            r->pinned = 0;
+            if (!ev)
+                return rd_fail(r, at + je.position, je.text);
+            rc = take_event(ev, s, o, r->err);
+            json_decref(ev);
+            if (rc) {
+                pm_err_wrap(r->err, "event at byte %lld", at);
+                return rc;
+            }
+        } else if ((rc = rd_skip(r, 1))) { /* not an object: not an event, nothing to take */
+            return rc;
+        }
+        c = rd_ws(r);
+        if (c == ',') {
+            r->pos++;
+            continue;
+        }
+        if (c == ']') {
+            r->pos++;
+            return PM_OK;
+        }
+        return c == -2 ? PM_ERR_IO : rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : "',' or ']' expected");
+    }
+}
+
+/* 1 when the member key just scanned (bytes from..pos) is "traceEvents" once its escapes are decoded. */
+static int key_is_trace_events(const rd *r, size_t from)
+{
+    size_t n = r->pos - from;
+    if (n > 80) /* "traceEvents" with every letter escaped is 68 bytes */
+        return 0;
+    json_error_t je;
+    json_t *k = json_loadb(r->p + from, n, JSON_DECODE_ANY, &je);
+    int yes = json_is_string(k) && !strcmp(json_string_value(k), "traceEvents");
+    json_decref(k);
+    return yes;
+}
+
+/* The whole input: {"traceEvents": [...], ...} (the last traceEvents member wins, as in a JSON object) or a bare
+ * array of events; nothing but whitespace after it. */
+static int read_trace(rd *r, spans *s, opens *o)
+{
+    int c = rd_ws(r), rc;
+    if (c == -2)
+        return PM_ERR_IO;
+    if (c == '[') {
+        if ((rc = read_events(r, s, o)))
+            return rc;
+    } else if (c == '{') {
+        int have = 0;
+        r->pos++;
+        if ((c = rd_ws(r)) == '}')
+            r->pos++;
+        else
+            for (;;) {
+                c = rd_ws(r);
+                if (c == -2)
+                    return PM_ERR_IO;
+                if (c != '"')
+                    return rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : "string or '}' expected");
+                r->pinned = 1;
+                r->pin = r->pos;
+                rc = rd_string(r);
+                int is_events = !rc && key_is_trace_events(r, r->pin);
+                r->pinned = 0;
+                if (rc || (rc = rd_expect(r, ':', "':' expected")))
+                    return rc;
+                c = rd_ws(r);
+                if (is_events) { /* a later traceEvents replaces an earlier one */
+                    spans_free(s);
+                    opens_free(o);
+                    have = c == '[';
+                }
+                if ((rc = is_events && c == '[' ? read_events(r, s, o) : rd_skip(r, 1)))
+                    return rc;
+                c = rd_ws(r);
+                if (c == ',') {
+                    r->pos++;
+                    continue;
+                }
+                if (c == '}') {
+                    r->pos++;
+                    break;
+                }
+                return c == -2 ? PM_ERR_IO
+                               : rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : "',' or '}' expected");
+            }
+        if (!have) {
+            if ((c = rd_ws(r)) != -1)
+                return c == -2 ? PM_ERR_IO : rd_fail(r, rd_off(r), "end of file expected");
+            return pm_err_set(r->err, PM_ERR_PARSE, "no traceEvents array");
+        }
+    } else {
+        return rd_fail(r, rd_off(r), c < 0 ? "'[' or '{' expected, found the end of input" : "'[' or '{' expected");
+    }
+    c = rd_ws(r);
+    if (c == -2)
+        return PM_ERR_IO;
+    return c == -1 ? PM_OK : rd_fail(r, rd_off(r), "end of file expected");
+}
+
+static int emit(spans *in, pm_report *out, pm_err *err);
+
+static int parse_with(rd *r, pm_report *out, pm_err *err)
+{
+    spans s = {0};
+    opens o = {0};
+    int rc = read_trace(r, &s, &o);
+    opens_free(&o);
+    free(r->own);
+    r->own = NULL;
+    if (rc == PM_OK)
+        rc = emit(&s, out, err); /* frees s */
+    else
+        spans_free(&s);
+    return rc;
+}
+
 int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *err)
 {
-    json_error_t je;
+    rd r = {.fd = -1, .p = buf, .hi = len, .eof = 1, .err = err};
+    return parse_with(&r, out, err);
+}
+
+int pm_parse_chrome_trace_fd(int fd, pm_report *out, pm_err *err)
+{
+    rd r = {.fd = fd, .err = err};
+    return parse_with(&r, out, err);
+}
+
+/* The spans, sorted and nested, into the report. Frees the spans. */
+static int emit(spans *in, pm_report *out, pm_err *err)
+{
+    spans s = *in;
     int rc = PM_OK;
-    spans s = {0};
-    json_t **open = NULL; /* "B" events waiting for their "E" */
     int *par = NULL, *map = NULL, *nkid = NULL, *stack = NULL; /* parent span; span -> pass index; child count */
     int *self_ix = NULL, n_self = 0; /* the "(self)" rows of new-PM containers */
     double *kids = NULL;         /* sum of direct children's durations */
-    size_t n_open = 0;
-    json_t *root = json_loadb(buf, len, 0, &je);
-    if (!root)
-        return pm_err_set(err, PM_ERR_PARSE, "line %d: %s", je.line, je.text);
-    json_t *events = json_is_array(root) ? root : json_object_get(root, "traceEvents");
-    if (!json_is_array(events)) {
-        rc = pm_err_set(err, PM_ERR_PARSE, "no traceEvents array");
-        goto cleanup;
-    }
-    open = calloc(json_array_size(events) + 1, sizeof *open);
-    if (!open) {
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        goto cleanup;
-    }
-    size_t i;
-    json_t *ev;
-    json_array_foreach(events, i, ev) {
-        const char *ph = json_string_value(json_object_get(ev, "ph"));
-        json_t *jts = json_object_get(ev, "ts");
-        if (!ph || !json_is_number(jts))
-            continue;
-        double ts = json_number_value(jts);
-        if (strcmp(ph, "X") == 0) {
-            json_t *jd = json_object_get(ev, "dur");
-            if (json_is_number(jd) && (rc = push(&s, ev, ts, json_number_value(jd), err)))
-                goto cleanup;
-        } else if (strcmp(ph, "B") == 0) {
-            open[n_open++] = ev;
-        } else if (strcmp(ph, "E") == 0) {
-            long long pid, tid, bpid, btid;
-            if (!id_of(json_object_get(ev, "pid"), &pid) || !id_of(json_object_get(ev, "tid"), &tid)) {
-                rc = pm_err_set(err, PM_ERR_PARSE, "event pid/tid is not an integer id within ±2^53");
-                goto cleanup;
-            }
-            for (size_t k = n_open; k-- > 0;) {
-                json_t *b = open[k];
-                if (!id_of(json_object_get(b, "pid"), &bpid) || !id_of(json_object_get(b, "tid"), &btid)) {
-                    rc = pm_err_set(err, PM_ERR_PARSE, "event pid/tid is not an integer id within ±2^53");
-                    goto cleanup;
-                }
-                if (bpid != pid || btid != tid)
-                    continue;
-                double bts = json_number_value(json_object_get(b, "ts"));
-                if ((rc = push(&s, b, bts, ts - bts, err)))
-                    goto cleanup;
-                memmove(open + k, open + k + 1, (n_open - k - 1) * sizeof *open);
-                n_open--;
-                break;
-            }
-        }
-    }
     if (s.n == 0)
         goto cleanup;
     qsort(s.v, s.n, sizeof *s.v, cmp_span);
@@ -390,13 +911,12 @@ cleanup:
     }
     free(s.v);
     free(self_ix);
-    free(open);
     free(par);
     free(map);
     free(nkid);
     free(kids);
     free(stack);
-    json_decref(root);
+    memset(in, 0, sizeof *in);
     return rc;
 }
 

@@ -12,14 +12,29 @@ int pm_parse_mlir_json(const char *buf, size_t len, pm_report *out, pm_err *err)
 int pm_parse_llvm_text(const char *buf, size_t len, pm_report *out, pm_err *err);     /* parse_llvm.c */
 int pm_parse_llvm_json(const char *buf, size_t len, pm_report *out, pm_err *err);     /* parse_llvm.c */
 int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *err);  /* parse_chrome.c */
+/* The same read from an open file in chunks (parse_chrome.c: memory bounded by the spans, not the bytes). */
+int pm_parse_chrome_trace_fd(int fd, pm_report *out, pm_err *err);
 int pm_parse_npu_log(const char *buf, size_t len, pm_report *out, pm_err *err);       /* parse_npu.c */
 int pm_parse_npu_schedule(const char *buf, size_t len, pm_report *out, pm_err *err);  /* parse_npu.c */
 int pm_parse_npu_strategy(const char *buf, size_t len, pm_report *out, pm_err *err);  /* parse_npu.c */
 int pm_parse_npu_task_stats(const char *buf, size_t len, pm_report *out, pm_err *err);/* parse_npu.c */
 int pm_parse_gcc_text(const char *buf, size_t len, pm_report *out, pm_err *err);      /* parse_gcc.c */
 
+/* What a sniffer looks at: a buffer (head = buf), or an open file (fd >= 0) of which only the first bytes are
+ * held in head; pm_text_has then scans the file in chunks for a needle (each call from the start, stopping at
+ * the first hit), so a sniff of a large file holds no more than a chunk. */
+typedef struct pm_text {
+    const char *head;
+    size_t head_len;
+    const char *buf;   /* the whole text, or NULL (file) */
+    size_t len;
+    int fd;            /* -1: a buffer */
+} pm_text;
+int pm_text_has(const pm_text *t, const char *needle);                                 /* parse.c */
+
 /* Sniffers: non-zero when buf looks like the format (cheap, prefix-based). */
 int pm_sniff_npu(const char *buf, size_t len, pm_format *fmt);                         /* parse_npu.c */
+int pm_sniff_npu_text(const pm_text *t, pm_format *fmt);                               /* parse_npu.c */
 int pm_sniff_gcc(const char *buf, size_t len);                                         /* parse_gcc.c */
 
 /* One format's row of the format table (parse_formats.h lists them; parse.c reads them). */

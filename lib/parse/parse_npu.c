@@ -990,24 +990,25 @@ cleanup:
 
 /* ---- sniffing ------------------------------------------------------------------------------------------- */
 
-static int has(const char *buf, size_t len, const char *needle)
-{
-    return memmem(buf, len, needle, strlen(needle)) != NULL;
-}
-
 int pm_sniff_npu(const char *buf, size_t len, pm_format *fmt)
 {
+    pm_text t = {.head = buf, .head_len = len, .buf = buf, .len = len, .fd = -1};
+    return pm_sniff_npu_text(&t, fmt);
+}
+
+int pm_sniff_npu_text(const pm_text *t, pm_format *fmt)
+{
     size_t i = 0;
-    while (i < len && isspace((unsigned char)buf[i]))
+    while (i < t->head_len && isspace((unsigned char)t->head[i]))
         i++;
-    if (i < len && buf[i] == '{') {
-        if (has(buf, len, "\"traceEvents\"") &&
-            (has(buf, len, "\"taskStatistics\"") || has(buf, len, "\"workpoint\"") ||
-             has(buf, len, "\"cat\":\"DPU\"") || has(buf, len, "\"cat\": \"DPU\""))) {
+    if (i < t->head_len && t->head[i] == '{') {
+        if (pm_text_has(t, "\"traceEvents\"") &&
+            (pm_text_has(t, "\"taskStatistics\"") || pm_text_has(t, "\"workpoint\"") ||
+             pm_text_has(t, "\"cat\":\"DPU\"") || pm_text_has(t, "\"cat\": \"DPU\""))) {
             *fmt = PM_FMT_NPU_SCHEDULE;
             return 1;
         }
-        if (has(buf, len, "\"multiClusterStrategy\"") || has(buf, len, "\"tilingStrategy\"")) {
+        if (pm_text_has(t, "\"multiClusterStrategy\"") || pm_text_has(t, "\"tilingStrategy\"")) {
             *fmt = PM_FMT_NPU_STRATEGY;
             return 1;
         }
@@ -1020,12 +1021,12 @@ int pm_sniff_npu(const char *buf, size_t len, pm_format *fmt)
         "Compile net time:", "getCompiledNetwork time:", "[NPUPlugin]", "[NPUW", "[ NPUW:", "[VCL]",
         "[inference-execution-analysis]", NULL};
     for (int k = 0; log_markers[k]; k++)
-        if (has(buf, len, log_markers[k])) {
+        if (pm_text_has(t, log_markers[k])) {
             *fmt = PM_FMT_NPU_LOG;
             return 1;
         }
-    if (has(buf, len, " tasks statistics:") || has(buf, len, "IE dialect statistics:") ||
-        has(buf, len, "VPUIP Tasks - ")) {
+    if (pm_text_has(t, " tasks statistics:") || pm_text_has(t, "IE dialect statistics:") ||
+        pm_text_has(t, "VPUIP Tasks - ")) {
         *fmt = PM_FMT_NPU_TASK_STATS;
         return 1;
     }

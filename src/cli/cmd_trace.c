@@ -1,8 +1,11 @@
 /* passmap trace DB: one stored run as a Chrome trace (Perfetto, chrome://tracing). */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_opts.h"
 #include "cmds.h"
@@ -108,29 +111,43 @@ int cmd_trace(int argc, char **argv)
     pm_err err = {0};
     sqlite3 *db = NULL;
     pm_stored_run run = {0};
-    json_t *j = NULL;
-    int ret = PM_EXIT_FAIL, rc;
+    int ret = PM_EXIT_FAIL, rc, fd = -1;
     int64_t id;
-    char *text = NULL;
+    char tmp[PATH_MAX] = "";
+    FILE *f = NULL;
     if (pm_util_refuse_same_file(outpath, argv[optind], 1, "the database", &err)) {
         fprintf(stderr, "passmap trace: %s\n", err.msg);
         return PM_EXIT_USAGE;
     }
     if ((rc = pm_store_open_sqlite_readonly(argv[optind], &db, &err)) ||
         (rc = pm_cli_pick_run(db, "trace", sweep, config, mode, repeat, run_id, &id, &err)) ||
-        (rc = pm_store_load_run(db, id, 1, &run, &err)) || (rc = pm_trace_json(&run, &j, &err)))
+        (rc = pm_store_load_run(db, id, 1, &run, &err)))
         goto cleanup;
-    if (!(text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(9)))) {
-        pm_err_set(&err, PM_ERR_IO, "out of memory for the trace");
-        goto cleanup;
-    }
-    size_t tlen = strlen(text);
-    text[tlen] = '\n'; /* json_dumps's NUL becomes the final newline; the length says where it ends */
+    /* Streamed: a regular file is written to a temp beside it and renamed over it whole at the end (a device or
+     * FIFO gets the bytes in place, pm_util_publish); never the whole trace in memory. */
     if (outpath) {
-        /* a regular file is replaced whole (temp + rename); a device or FIFO written in place */
-        if (pm_util_write_file_atomic(outpath, text, tlen + 1, 0644, NULL, &err))
+        if (pm_util_temp_beside(outpath, tmp, sizeof tmp, &fd, &err))
             goto cleanup;
-    } else if (fwrite(text, 1, tlen + 1, stdout) != tlen + 1 || fflush(stdout)) {
+        if (fchmod(fd, 0644) || !(f = fdopen(fd, "w"))) {
+            pm_err_errno(&err, PM_ERR_IO, "cannot write %s", tmp);
+            goto cleanup;
+        }
+        fd = -1;
+    }
+    if (pm_trace_write(&run, f ? f : stdout, &err))
+        goto cleanup;
+    if (f) {
+        int bad = fclose(f);
+        f = NULL;
+        if (bad) {
+            pm_err_errno(&err, PM_ERR_IO, "cannot write %s", outpath);
+            goto cleanup;
+        }
+        rc = pm_util_publish(tmp, outpath, &err);
+        tmp[0] = '\0';
+        if (rc)
+            goto cleanup;
+    } else if (fflush(stdout)) {
         pm_err_errno(&err, PM_ERR_IO, "writing stdout");
         goto cleanup;
     }
@@ -143,8 +160,12 @@ cleanup:
         fprintf(stderr, "passmap trace: %s\n", err.msg[0] ? err.msg : "failed");
     if (ret != PM_EXIT_OK && err.code == PM_ERR_USAGE)
         ret = PM_EXIT_USAGE;
-    free(text);
-    json_decref(j);
+    if (f)
+        fclose(f);
+    if (fd >= 0)
+        close(fd);
+    if (tmp[0])
+        unlink(tmp);
     pm_stored_run_free(&run);
     sqlite3_close(db);
     return ret;

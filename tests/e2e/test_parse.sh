@@ -84,4 +84,27 @@ printf '[{"wall": {"duration": 1}, "name": 3}]' >"$TMP/bad.json"
 out=$("$PASSMAP" parse --json "$ROOT/tests/fixtures/npu/compileTimeScheduleTrace.json")
 echo "$out" | python3 -c 'import json,sys; m=json.load(sys.stdin)["metrics"]; assert m["npu.tasks"]==7 and m["npu.tasks.DMA"]==3, m' \
   && ok "schedule trace: metrics in --json (7 tasks, 3 DMA)" || fail "schedule trace metrics: $out"
+# Chrome traces are read streaming, their memory bounded by the spans, not the bytes: a 96 MiB trace of a few
+# spans and large metadata events (64 KiB of args each) parses in well under half its size (read whole into one
+# Jansson tree it took about 20 times its size). ASan's quarantine would hold every freed event: kept small.
+if [ -x /usr/bin/time ]; then
+  python3 - "$TMP/big-trace.json" <<'PY'
+import sys
+pad = "x" * 65536
+with open(sys.argv[1], "w") as f:
+    f.write('{"traceEvents":[{"ph":"X","name":"root","ts":0,"dur":100,"pid":1,"tid":1}')
+    for k in range(1536):
+        f.write(',{"ph":"M","name":"thread_name","pid":1,"tid":%d,"args":{"name":"%s"}}' % (k, pad))
+    f.write(',{"ph":"X","name":"leaf","ts":10,"dur":20,"pid":1,"tid":1}]}\n')
+PY
+  size_kb=$(( $(stat -c %s "$TMP/big-trace.json") / 1024 ))
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=1" /usr/bin/time -f %M -o "$TMP/rss.txt" \
+    "$PASSMAP" parse --json "$TMP/big-trace.json" >"$TMP/big.out" 2>"$TMP/big.err"
+  rss_kb=$(tail -1 "$TMP/rss.txt")
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [p["name"] for p in d["passes"]] == ["root", "root (self)", "leaf"], d' "$TMP/big.out" \
+    && [ "$rss_kb" -lt $((size_kb / 2)) ] \
+    && ok "96 MiB chrome trace parsed streaming: peak RSS ${rss_kb} KiB for a ${size_kb} KiB file" \
+    || fail "streaming chrome trace: RSS ${rss_kb} KiB, file ${size_kb} KiB: $(head -c 600 "$TMP/big.out" "$TMP/big.err")"
+  rm -f "$TMP/big-trace.json"
+fi
 finish

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "parse_fixture.h"
 
@@ -197,12 +198,124 @@ static void sniff_every_fixture(void **state)
     assert_int_equal(pm_parse_sniff("[INFO] hello\n", 13), PM_FMT_AUTO);
 }
 
+/* Rows equal field by field (times bit for bit): the file reader and the buffer reader make one report. */
+static void assert_same_report(const pm_report *a, const pm_report *b)
+{
+    assert_int_equal(a->n_passes, b->n_passes);
+    assert_int_equal(a->n_reports, b->n_reports);
+    assert_memory_equal(&a->total_wall_s, &b->total_wall_s, sizeof a->total_wall_s);
+    for (size_t i = 0; i < a->n_passes; i++) {
+        const pm_pass *x = &a->passes[i], *y = &b->passes[i];
+        assert_string_equal(x->name, y->name);
+        assert_true((!x->section && !y->section) || (x->section && y->section && !strcmp(x->section, y->section)));
+        assert_memory_equal(&x->wall_s, &y->wall_s, sizeof x->wall_s);
+        assert_memory_equal(&x->start_s, &y->start_s, sizeof x->start_s);
+        assert_int_equal(x->parent, y->parent);
+        assert_int_equal(x->depth, y->depth);
+        assert_int_equal(x->flags, y->flags);
+        assert_int_equal(x->has_start, y->has_start);
+    }
+}
+
+static char *temp_write(const char *text, size_t len)
+{
+    char *path = strdup("/tmp/pm-chrome-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, len), (ssize_t)len);
+    close(fd);
+    return path;
+}
+
+/* The file is read streaming through a 1 MiB window: it must give exactly the buffer's report, on both fixtures
+ * and on a trace whose events straddle the window's edges, with one event larger than the window, skipped
+ * members holding nested containers and escapes, and a second traceEvents member that replaces the first. */
+static void file_reader_equals_buffer_reader(void **state)
+{
+    const char *fx[] = {FIXTURE("chrome/clang14-ftime-trace.json"), FIXTURE("chrome/llc-time-trace.json")};
+    for (size_t i = 0; i < 2; i++) {
+        size_t len;
+        char *buf = slurp(fx[i], &len);
+        pm_report a, b;
+        parse_fixture(fx[i], PM_FMT_AUTO, &a);
+        pm_report_init(&b);
+        pm_err e = {0};
+        assert_int_equal(pm_parse_buffer(buf, len, PM_FMT_CHROME_TRACE, &b, &e), PM_OK);
+        assert_same_report(&a, &b);
+        pm_report_free(&a);
+        pm_report_free(&b);
+        free(buf);
+    }
+    size_t cap = 8u << 20, n = 0;
+    char *t = malloc(cap);
+    n += (size_t)snprintf(t + n, cap - n, "{\"meta\":{\"a\":[1,-2.5e3,{\"b\":\"\\u00e9\\\"x\\ud83d\\ude00\"}],\"c\":null},"
+                          "\"traceEvents\":[{\"ph\":\"X\",\"name\":\"old\",\"ts\":0,\"dur\":1,\"pid\":1,\"tid\":1}],"
+                          "\"x\":[true,false,[]],\"traceEvents\":[");
+    for (int k = 0; k < 30000; k++) {
+        n += (size_t)snprintf(t + n, cap - n, "%s{\"pid\":1,\"tid\":%d,\"ph\":\"X\",\"ts\":%d,\"dur\":%d,\"name\":\"P%d\","
+                              "\"args\":{\"detail\":\"/d/fn_%d\"}}", k ? "," : "", k % 3, 10 * k, 5 + k % 4, k % 7, k);
+        if (k == 12345) { /* an event of 3 MiB: the window grows to hold it */
+            n += (size_t)snprintf(t + n, cap - n, ",{\"ph\":\"B\",\"name\":\"big\",\"ts\":5,\"pid\":1,\"tid\":9,"
+                                  "\"args\":{\"pad\":\"");
+            memset(t + n, 'y', 3u << 20);
+            n += 3u << 20;
+            n += (size_t)snprintf(t + n, cap - n, "\"}},{\"ph\":\"E\",\"ts\":99,\"pid\":1,\"tid\":9}");
+        }
+    }
+    n += (size_t)snprintf(t + n, cap - n, "]}\n");
+    assert_true(n < cap - 1);
+    char *path = temp_write(t, n);
+    pm_report a, b;
+    parse_fixture(path, PM_FMT_AUTO, &a);
+    pm_report_init(&b);
+    pm_err e = {0};
+    assert_int_equal(pm_parse_buffer(t, n, PM_FMT_AUTO, &b, &e), PM_OK);
+    assert_int_equal(a.format, PM_FMT_CHROME_TRACE);
+    assert_same_report(&a, &b);
+    assert_int_equal(find_pass(&a, "old", 0), -1);
+    assert_true(find_pass(&a, "big", 0) >= 0);
+    assert_true(find_pass(&a, "P6", 0) >= 0);
+    pm_report_free(&a);
+    pm_report_free(&b);
+    unlink(path);
+    free(path);
+    free(t);
+}
+
+/* A bad byte is named with the file and its offset, wherever it is: in an event, in a skipped member, after the
+ * end. */
+static void errors_name_file_and_offset(void **state)
+{
+    static const char *const bad[] = {
+        "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":1},{\"ph\":\"X\",\"name\":\"b\",\"ts\":1,\"dur\":@}]}",
+        "{\"meta\":[1,2,@],\"traceEvents\":[]}",
+        "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\\@\",\"ts\":0,\"dur\":1}]}",
+        "{\"traceEvents\":[]} @",
+        "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":1} @",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *path = temp_write(bad[i], strlen(bad[i]));
+        pm_report r;
+        pm_report_init(&r);
+        pm_err e = {0};
+        assert_int_equal(pm_parse_file(path, PM_FMT_CHROME_TRACE, &r, &e), PM_ERR_PARSE);
+        char want[64];
+        snprintf(want, sizeof want, "byte %td", strchr(bad[i], '@') - bad[i]);
+        if (!strstr(e.msg, path) || !strstr(e.msg, want))
+            fail_msg("case %zu: '%s' lacks the file or '%s'", i, e.msg, want);
+        pm_report_free(&r);
+        unlink(path);
+        free(path);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(clang_trace), cmocka_unit_test(total_events_fill_granularity),     cmocka_unit_test(llc_trace),
         cmocka_unit_test(begin_end_pairs), cmocka_unit_test(truncations_do_not_crash),
-        cmocka_unit_test(sniff_every_fixture),
+        cmocka_unit_test(sniff_every_fixture), cmocka_unit_test(file_reader_equals_buffer_reader),
+        cmocka_unit_test(errors_name_file_and_offset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
