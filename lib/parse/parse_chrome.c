@@ -14,11 +14,13 @@
  * finds each element's extent (strings with their escapes and UTF-8, nesting, numbers, literals: the JSON
  * grammar is checked as Jansson would, other members are skipped without being loaded); Jansson then loads one
  * event object at a time from those bytes. A file is read in 1 MiB chunks through a window that holds the
- * current event only. Memory bound: O(spans), not O(bytes): about 130 bytes per X event or matched B/E pair
- * while parsing (its name, detail, times, ids), an unmatched "B" event until its "E", plus the window (1 MiB, or
- * the largest single event); metadata events, args other than detail, whitespace and unmatched "E"s cost
- * nothing. The report the caller gets holds one row per span (that is the output), and the emit pass adds ~30
- * bytes per span of scratch. docs/formats.md gives the measured ratio to the file size (bench/trace_mem.sh). */
+ * current event only. Memory bound: O(spans), not O(bytes): per X event or matched B/E pair one span (64 bytes
+ * plus its name and detail strings, which its report row then takes over rather than copies), the report row
+ * itself (64 bytes: the output) and about 30 bytes of scratch while the rows are emitted, so about 200 bytes
+ * per span in all for clang-like names; plus an unmatched "B" until its "E" and the window (1 MiB, or the
+ * largest single event). Metadata events, args other than detail, whitespace and unmatched "E"s cost nothing.
+ * docs/reference.md gives the measured ratio to the file size (bench/trace_mem.sh: about 2x for clang's
+ * ~100-byte events, where the whole-file Jansson tree took about 20x). */
 #include "parse_internal.h"
 #include "parse_text.h"
 #include "util.h"
@@ -815,6 +817,7 @@ static int emit(spans *in, pm_report *out, pm_err *err)
     int *par = NULL, *map = NULL, *nkid = NULL, *stack = NULL; /* parent span; span -> pass index; child count */
     int *self_ix = NULL, n_self = 0; /* the "(self)" rows of new-PM containers */
     double *kids = NULL;         /* sum of direct children's durations */
+    size_t n_taken = 0;          /* spans whose strings the report's rows own */
     if (s.n == 0)
         goto cleanup;
     qsort(s.v, s.n, sizeof *s.v, cmp_span);
@@ -875,8 +878,9 @@ static int emit(spans *in, pm_report *out, pm_err *err)
         else if (nkid[k] > 0)
             p.flags = PM_PASS_GROUP;
         map[k] = (int)out->n_passes;
-        if ((rc = pm_report_add_pass(out, &p)))
+        if ((rc = pm_report_take_pass(out, &p)))   /* the row owns the span's strings from here on */
             goto nomem;
+        n_taken = k + 1;
         double self = sp->dur - kids[k];
         if ((p.flags & PM_PASS_GROUP) && self > 0) {
             pm_pass q = p;
@@ -905,7 +909,7 @@ static int emit(spans *in, pm_report *out, pm_err *err)
 nomem:
     rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 cleanup:
-    for (size_t k = 0; k < s.n; k++) {
+    for (size_t k = n_taken; k < s.n; k++) {
         free(s.v[k].name);
         free(s.v[k].detail);
     }

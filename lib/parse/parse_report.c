@@ -57,6 +57,14 @@ static int grow(void **items, size_t *cap, size_t need, size_t size)
     return PM_OK;
 }
 
+int pm_report_take_pass(pm_report *r, const pm_pass *p)
+{
+    if (grow((void **)&r->passes, &r->cap_passes, r->n_passes + 1, sizeof *r->passes))
+        return PM_ERR_NOMEM;
+    r->passes[r->n_passes++] = *p;
+    return PM_OK;
+}
+
 int pm_report_add_pass(pm_report *r, const pm_pass *p)
 {
     if (grow((void **)&r->passes, &r->cap_passes, r->n_passes + 1, sizeof *r->passes))

@@ -66,6 +66,9 @@ void pm_report_init(pm_report *r);
 void pm_report_free(pm_report *r);
 /* Appends (names are copied). Return PM_OK or PM_ERR_NOMEM. */
 int pm_report_add_pass(pm_report *r, const pm_pass *p);
+/* pm_report_add_pass without copying: on success the report owns p->name (heap) and p->section (heap or NULL);
+ * on failure they stay the caller's. For a parser whose rows are as many as its input's events. */
+int pm_report_take_pass(pm_report *r, const pm_pass *p);
 int pm_report_add_metric(pm_report *r, const char *name, double value);
 
 /* Whether a row's time is its own work (not a group, summary or breakdown): the one rule every total uses. */
