@@ -92,8 +92,11 @@ static const char *q_text(sqlite3 *db, const char *sql, char *buf, size_t size)
 
 /* Turns today's pass layout back into schema 5's (names as text in pass_time, no pass_name): what a file written
  * before schema 6 holds. Tests that simulate an older file start from this. */
+/* What schema 8 (the report's aggregates) added, removed again. */
+#define UNDO_V8 "DROP TABLE agg_run_stage; DROP TABLE agg_run; DROP TABLE agg_cfg_pass; DROP TABLE agg_pass_stage;"
 /* What schema 7 (identity) added, removed again: with UNDO_V6, a file of an older schema. */
 #define UNDO_V7                                                                                              \
+    UNDO_V8                                                                                                  \
     "DROP TABLE tool; ALTER TABLE config DROP COLUMN fingerprint; ALTER TABLE config DROP COLUMN fingerprint_text;" \
     "ALTER TABLE sweep DROP COLUMN superseded_by;"
 #define UNDO_V6                                                                                              \
