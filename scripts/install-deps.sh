@@ -4,7 +4,8 @@
 #   demo   build + `make demo`: compiler and libraries, gnuplot (figures), MLIR/LLVM (the embedded compiler)
 #   test   demo + what `make test` runs: cmocka, the sqlite3/jq/python3 CLIs the e2e scripts use, clang (the
 #          command back end's study, libFuzzer), chromium (the HTML report test), a real single-node Slurm
-#   bench  demo + the benchmark peers of `make bench` (ccache, hyperfine, pandas)
+#   bench  demo + the benchmark peers of `make bench` (ccache, hyperfine, pandas; DuckDB: Node.js here, then
+#          npm's @duckdb/node-api, whose platform package carries the DuckDB binary, into build/duckdb)
 #   all    every profile
 # --list prints the packages of the profiles (after the LLVM version fallback) and installs nothing.
 set -euo pipefail
@@ -13,7 +14,9 @@ demo=(build-essential pkg-config libsqlite3-dev libjansson-dev libgsl-dev libzst
 test=(libcmocka-dev sqlite3 jq python3 clang-22 libclang-rt-22-dev chromium
       slurmctld slurmd slurm-client munge   # slurm + munge: a real single-node Slurm for tests/e2e/test_slurm.sh
       llvm-16 llvm-19)   # older opt/llc: tests/e2e/test_realcc.sh checks each LLVM's timers (skips absent ones)
-bench=(sqlite3 ccache hyperfine python3-pandas)
+bench=(sqlite3 ccache hyperfine python3-pandas nodejs)
+# the one npm package (bench/report_duckdb.js), pinned; into build/duckdb, never committed (build/ is ignored)
+DUCKDB_NPM=@duckdb/node-api@1.5.6-r.1
 list=0
 profiles=()
 for a in "$@"; do
@@ -51,8 +54,19 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+want_npm=0
+for p in "${profiles[@]}"; do case "$p" in bench|all) want_npm=1 ;; esac; done
+npm_step() {
+  [ "$want_npm" = 1 ] || return 0
+  local dir; dir="$(cd "$(dirname "$0")/.." && pwd)/build/duckdb"
+  [ -d "$dir/node_modules/@duckdb/node-api" ] && return 0
+  echo "installing (bench): $DUCKDB_NPM into $dir" >&2
+  # Debian's nodejs comes without npm (its own package); a nodejs that bundles it conflicts with that package
+  command -v npm >/dev/null || ${SUDO:-} apt-get install -y -qq --no-install-recommends npm >/dev/null
+  mkdir -p "$dir" && npm install --prefix "$dir" --no-audit --no-fund --silent "$DUCKDB_NPM" >&2
+}
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+if [ ${#missing[@]} -eq 0 ]; then npm_step; exit; fi
 echo "installing (${profiles[*]}): ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
@@ -63,3 +77,4 @@ if [[ " ${missing[*]} " == *" mlir-22-tools "* ]] && ! apt-cache show mlir-22-to
   missing=("${missing[@]/clang-22/clang-$v}"); missing=("${missing[@]/libclang-rt-22-dev/libclang-rt-$v-dev}")
 fi
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+npm_step

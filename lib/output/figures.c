@@ -265,22 +265,99 @@ static void x_name(const pm_an_handoff *h, char *buf, size_t n)
         snprintf(buf, n, "%s", h->x);
 }
 
+/* Above this many points a scatter is drawn from binned summaries instead (gnuplot's cost, and the reader's, grew
+ * with every config: 15,000 points per stage and series at 150,000 runs). */
+#define FIG_SCATTER_MAX 2000
+#define FIG_BINS 40
+#define PM_STR_(x) #x
+#define PM_STR(x) PM_STR_(x)
+
+typedef struct fig_xy { double x, y; } fig_xy;
+
+static int cmp_fig_x(const void *pa, const void *pb)
+{
+    double a = ((const fig_xy *)pa)->x, b = ((const fig_xy *)pb)->x;
+    return (a > b) - (a < b);
+}
+
+static int cmp_fig_y(const void *pa, const void *pb)
+{
+    double a = ((const fig_xy *)pa)->y, b = ((const fig_xy *)pb)->y;
+    return (a > b) - (a < b);
+}
+
+/* The quantile q of v[0..n) sorted by y (linear between ranks). */
+static double fig_yq(const fig_xy *v, size_t n, double q)
+{
+    double r = q * (double)(n - 1);
+    size_t i = (size_t)r;
+    return i + 1 < n ? v[i].y + (r - (double)i) * (v[i + 1].y - v[i].y) : v[n - 1].y;
+}
+
+/* Equal-count bins along x (v is sorted here): one line per bin, "x y ylo yhi" = the bin's median x, the median of
+ * its y and their quartiles. */
+static void fig_write_bins(FILE *d, fig_xy *v, size_t n, size_t nbins)
+{
+    qsort(v, n, sizeof *v, cmp_fig_x);
+    for (size_t b = 0, from = 0; b < nbins && from < n; b++) {
+        size_t to = (b + 1) * n / nbins;
+        if (to <= from)
+            continue;
+        double mx = v[from + (to - from) / 2].x;
+        qsort(v + from, to - from, sizeof *v, cmp_fig_y);
+        fprintf(d, "%.6g %.6g %.6g %.6g\n", mx, fig_yq(v + from, to - from, 0.5), fig_yq(v + from, to - from, 0.25),
+                fig_yq(v + from, to - from, 0.75));
+        from = to;
+    }
+}
+
 static int fig_handoff(const fig_ctx *x, char **body)
 {
     const pm_analysis *a = x->a;
     const pm_an_handoff *h = &a->handoff;
     if (!h->x || !h->n_points)
         return 1;
+    /* many points: one block per (stage, series) of binned medians (index in plot order), not a point per config */
+    int binned = h->n_points > FIG_SCATTER_MAX;
     FILE *d = data_file(x, "handoff.dat");
-    if (!d)
+    fig_xy *v = binned ? malloc(h->n_points * sizeof *v) : NULL;
+    if (!d || (binned && !v)) {
+        if (d)
+            fclose(d);
+        free(v);
         return -1;
-    for (size_t p = 0; p < h->n_points; p++) {
+    }
+    for (size_t p = 0; !binned && p < h->n_points; p++) {
         const pm_an_config *c = &a->configs[h->points[p].config];
         fprintf(d, "%.6g %d", h->points[p].x, h->points[p].series);
         for (size_t s = 0; s < a->n_stages; s++)
             fprintf(d, " %.4f", c->share[s].mean * 100);
         fputc('\n', d);
     }
+    unsigned char *dom_stage = calloc(a->n_stages + 1, 1);
+    if (!dom_stage) {
+        fclose(d);
+        free(v);
+        return -1;
+    }
+    for (size_t p = 0; p < h->n_points; p++) {
+        int ds = a->configs[h->points[p].config].dominant_stage;
+        if (ds >= 0 && (size_t)ds < a->n_stages)
+            dom_stage[ds] = 1;
+    }
+    for (size_t s = 0; binned && s < a->n_stages; s++)
+        for (size_t k = 0; dom_stage[s] && k < h->n_series; k++) {
+            size_t n = 0;
+            for (size_t p = 0; p < h->n_points; p++)
+                if (h->points[p].series == (int)k)
+                    v[n++] = (fig_xy){h->points[p].x, a->configs[h->points[p].config].share[s].mean * 100};
+            if (n)
+                fig_write_bins(d, v, n, FIG_BINS);
+            else
+                fprintf(d, "NaN NaN NaN NaN\n");   /* an empty block would shift every later index */
+            fprintf(d, "\n\n");
+        }
+    free(v);
     fclose(d);
     char *b = NULL, xn[300];
     size_t bl = 0;
@@ -288,8 +365,13 @@ static int fig_handoff(const fig_ctx *x, char **body)
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set title ");
     char t[600];
-    snprintf(t, sizeof t, "Handoff: stage share vs %s (points: %s, lines: trend per stage)", xn,
-             *h->series_axes ? h->series_axes : "configs");
+    if (binned)   /* the caption says what a mark is */
+        snprintf(t, sizeof t, "Handoff: stage share vs %s (%zu configs, binned: median and quartiles of each 1/%d by "
+                 "x, per %s; lines: trend per stage)", xn, h->n_points, FIG_BINS,
+                 *h->series_axes ? h->series_axes : "series");
+    else
+        snprintf(t, sizeof t, "Handoff: stage share vs %s (points: %s, lines: trend per stage)", xn,
+                 *h->series_axes ? h->series_axes : "configs");
     q(f, t);
     fprintf(f, "\n%sset xlabel ", h->log_x ? "set logscale x\n" : "");
     q(f, xn);
@@ -302,15 +384,17 @@ static int fig_handoff(const fig_ctx *x, char **body)
     }
     fprintf(f, "set ylabel 'share of compile wall (%%)'\nset yrange [0:100]\nplot ");
     int first = 1;
+    size_t block = 0;
     for (size_t s = 0; s < a->n_stages; s++) {
-        int dom = 0;
-        for (size_t p = 0; p < h->n_points; p++)
-            dom |= a->configs[h->points[p].config].dominant_stage == (int)s;
-        if (!dom)
+        if (!dom_stage[s])
             continue;
         for (size_t k = 0; k < h->n_series; k++) {
-            fprintf(f, "%s'handoff.dat' using 1:($2==%zu?$%zu:NaN) with points pt %zu ps 1.3 lc rgb '%s' title ",
-                    first ? "" : ", ", k, s + 3, 4 + 2 * k, color((int)s));
+            if (binned)
+                fprintf(f, "%s'handoff.dat' index %zu using 1:2:3:4 with yerrorbars pt %zu ps 1.3 lc rgb '%s' title ",
+                        first ? "" : ", ", block++, 4 + 2 * k, color((int)s));
+            else
+                fprintf(f, "%s'handoff.dat' using 1:($2==%zu?$%zu:NaN) with points pt %zu ps 1.3 lc rgb '%s' title ",
+                        first ? "" : ", ", k, s + 3, 4 + 2 * k, color((int)s));
             snprintf(t, sizeof t, "%s / %s", a->stages[s], h->series[k]);
             q(f, t);
             first = 0;
@@ -321,6 +405,7 @@ static int fig_handoff(const fig_ctx *x, char **body)
     }
     fputc('\n', f);
     fclose(f);
+    free(dom_stage);
     *body = b;
     return 0;
 }
@@ -337,11 +422,26 @@ static int fig_why(const fig_ctx *x, char **body)
     if (!d)
         return -1;
     size_t np = 0;   /* panels: the fits with points (a pass without stage-entry sizes has none: no fit) */
+    int any_binned = 0;
     for (size_t i = 0; i < a->n_fits; i++) {
-        if (!a->fits[i].n)
+        const pm_an_fit *fit = &a->fits[i];
+        if (!fit->n)
             continue;
-        for (int k = 0; k < a->fits[i].n; k++)
-            fprintf(d, "%.6g %.6g\n", a->fits[i].x[k], a->fits[i].y[k]);
+        if (fit->n > FIG_SCATTER_MAX) {   /* many configs: binned medians with quartiles, in log x (log-log axes) */
+            fig_xy *v = malloc((size_t)fit->n * sizeof *v);
+            if (!v) {
+                fclose(d);
+                return -1;
+            }
+            for (int k = 0; k < fit->n; k++)
+                v[k] = (fig_xy){fit->x[k], fit->y[k]};
+            fig_write_bins(d, v, (size_t)fit->n, FIG_BINS);
+            free(v);
+            any_binned = 1;
+        } else {
+            for (int k = 0; k < fit->n; k++)
+                fprintf(d, "%.6g %.6g\n", fit->x[k], fit->y[k]);
+        }
         fprintf(d, "\n\n");
         np++;
     }
@@ -353,8 +453,10 @@ static int fig_why(const fig_ctx *x, char **body)
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set multiplot layout %zu,%zu title 'Why costly: heavy pass time vs the IR size at its stage entry "
-               "(log-log, power-law fit over the measured range)'\nset logscale xy\nset key inside top left box opaque font ',9'\n"
-               "set ylabel 'pass wall (s)'\nset format x '%%.0e'\n", rows, cols);
+               "(log-log, power-law fit over the measured range%s)'\nset logscale xy\nset key inside top left box opaque font ',9'\n"
+               "set ylabel 'pass wall (s)'\nset format x '%%.0e'\n", rows, cols,
+            any_binned ? "; above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
+                         PM_STR(FIG_BINS) " by size" : "");
     for (size_t j = 0, i = 0; j < a->n_fits; j++) {
         const pm_an_fit *fit = &a->fits[j];
         if (!fit->n)
@@ -378,8 +480,12 @@ static int fig_why(const fig_ctx *x, char **body)
         fprintf(f, "set xtics autofreq\nset ytics autofreq\n");   /* the previous panel's ticks do not carry over */
         log_tics(f, "x", lo, hi);
         log_tics(f, "y", ylo, yhi);
-        fprintf(f, "plot 'why-costly.dat' index %zu using 1:2 with points pt 7 lc rgb '%s' title 'configs'", i,
-                color((int)i));
+        if (fit->n > FIG_SCATTER_MAX)
+            fprintf(f, "plot 'why-costly.dat' index %zu using 1:2:3:4 with yerrorbars pt 7 lc rgb '%s' title "
+                       "'configs (%d, binned)'", i, color((int)i), fit->n);
+        else
+            fprintf(f, "plot 'why-costly.dat' index %zu using 1:2 with points pt 7 lc rgb '%s' title 'configs'", i,
+                    color((int)i));
         if (!isnan(fit->exponent) && fit->n > 0 && hi > lo) {
             snprintf(t, sizeof t, "x^%.2f [%.2f, %.2f], R2 %.2f%s", fit->exponent, fit->lo, fit->hi, fit->r2,
                      fit->superlinear ? " superlinear" : "");

@@ -25,14 +25,19 @@ typedef struct pm_migration {
      * that every report of an old file would otherwise pay on a copy in memory, at each open). Only the last
      * migrations may be so, or ones no later migration builds on. */
     int readers_skip;
+    /* after sql, in a writer only (readers_skip must be 1): what SQL cannot build (the aggregates, summed in C
+     * in the analysis's order with the data dir's stage map) */
+    int (*build)(pm_store *st, pm_err *err);
 } pm_migration;
+
+static int build_aggregates(pm_store *st, pm_err *err);
 
 static const pm_migration migrations[] = {
     /* v2 (issue 12, report): what a trace needs. start_s: the span's start offset in its step's report
      * (NULL: the report gives none); pass_order: "timed" (every span has a start), "sequence" (rows in
      * execution order, e.g. MLIR's tree), NULL (rows not in execution order, e.g. LLVM's list). */
     {"trace columns", "ALTER TABLE pass_time ADD COLUMN start_s REAL;\n"
-                      "ALTER TABLE step ADD COLUMN pass_order TEXT;\n", 0},
+                      "ALTER TABLE step ADD COLUMN pass_order TEXT;\n", 0, NULL},
     /* v3 (issue 13, scale-out): which machine measured each run, the plan of each shard, the merges made.
      * host.fingerprint: pm_host_fingerprint (CPU, cores, kernel, compiler build); a run names its host. */
     {"hosts, shard plans, merge log",
@@ -71,7 +76,7 @@ static const pm_migration migrations[] = {
      "  forced INTEGER NOT NULL,\n"      /* 1: spec or compiler differed and --force merged it anyway */
      "  note TEXT,\n"
      "  merged_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))\n"
-     ");\n", 0},
+     ");\n", 0, NULL},
     /* v4 (issue 8, backend-table): the config model: every axis as name=value (any back end's axes,
      * e.g. opt=2, input=a.c). The workload columns stay; old configs get their workload axes as parameters. */
     {"config parameters",
@@ -87,7 +92,7 @@ static const pm_migration migrations[] = {
      "INSERT OR IGNORE INTO config_param SELECT id, 'resolution', resolution FROM config WHERE resolution IS NOT NULL;\n"
      "INSERT OR IGNORE INTO config_param SELECT id, 'precision', precision FROM config WHERE precision IS NOT NULL;\n"
      "INSERT OR IGNORE INTO config_param SELECT id, CASE kind WHEN 'cnn' THEN 'blocks' ELSE 'layers' END, layers\n"
-     "  FROM config WHERE layers IS NOT NULL;\n", 0},
+     "  FROM config WHERE layers IS NOT NULL;\n", 0, NULL},
     /* v5 (issue 9, overhead): process start-up, measured once per sweep and machine: each tool the sweep's
      * steps run, started a few times on a null input (an empty module...). status "ok" / "failed" /
      * "timeout" / ...; "not-measured": the back end has no null input for that tool (note says why). */
@@ -106,7 +111,7 @@ static const pm_migration migrations[] = {
      "  note TEXT,\n"
      "  measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
      "  UNIQUE(sweep_id, host_id, tool, repeat)\n"
-     ");\n", 0},
+     ");\n", 0, NULL},
     /* v6 (issue 9, speed4): pass names interned. A store holds a few hundred distinct names in millions of
      * rows; the report's scan read each row's name as text and hashed it (about a quarter of its time on the
      * 15,000-run bench store). pass_time is rebuilt with name_id in name's place, and v_pass keeps its
@@ -156,7 +161,7 @@ static const pm_migration migrations[] = {
      "  JOIN run r ON r.id = s.run_id\n"
      "  JOIN config c ON c.id = r.config_id\n"
      "  JOIN sweep sw ON sw.id = c.sweep_id;\n",
-     1 /* the readers of pass names (pm_sq_counted_passes, store_runs.c) and v_pass read either layout */},
+     1 /* the readers of pass names (pm_sq_counted_passes, store_runs.c) and v_pass read either layout */, NULL},
     /* v7 (issue 19/25, identity): a spec is a contract and the compiler has one identity. tool: each step's
      * program per sweep and machine (resolved path, its --version text, XXH3-128 of the binary: what merge
      * compares; the path may differ across machines). config.fingerprint: XXH3-128 of fingerprint_text, the
@@ -179,13 +184,50 @@ static const pm_migration migrations[] = {
      "ALTER TABLE config ADD COLUMN fingerprint TEXT;\n"
      "ALTER TABLE config ADD COLUMN fingerprint_text TEXT;\n"
      "ALTER TABLE sweep ADD COLUMN superseded_by TEXT;\n",
-     1 /* readers check PM_STORE_VERSION_IDENTITY (or the table) and read an older file as it is */},
+     1 /* readers check PM_STORE_VERSION_IDENTITY (or the table) and read an older file as it is */, NULL},
     /* v8 (issue 19, compiler builds as an axis): tool.invoked, the program word a step named (llc-14,
      * {spec_dir}/bin/cc; NULL before). A build is one per (name, invoked): a spec whose axis picks the build
      * (`argv = llc-{llvm} ...`) runs several builds of llc, one per word, which merge must not take for
      * "another build", while the same word naming another binary still is. */
     {"tool invocation", "ALTER TABLE tool ADD COLUMN invoked TEXT;\n",
-     1 /* pm_store_read_tools and merge's check read a file without the column as it is */},
+     1 /* pm_store_read_tools and merge's check read a file without the column as it is */, NULL},
+    /* v9 (issue 24, perfagg): the report's sums, kept by the writers (store_agg.c says what each table holds and
+     * why stage sums are per run under a recorded stage per pass). The report read every counted pass row (37 M
+     * at 150,000 runs) to make sums it could have had at write time; pass rows stay for show, trace and a
+     * report whose stage map disagrees with the recorded stages. Built here for the runs already stored. */
+    {"report aggregates",
+     "CREATE TABLE agg_run(\n"
+     "  run_id INTEGER PRIMARY KEY REFERENCES run(id) ON DELETE CASCADE,\n"
+     "  pass_sum REAL NOT NULL\n"
+     ");\n"
+     "CREATE TABLE agg_run_stage(\n"
+     "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,\n"
+     "  stage TEXT NOT NULL,\n"
+     "  wall_s REAL NOT NULL,\n"
+     "  user_s REAL NOT NULL,\n"
+     "  user_wall_s REAL NOT NULL,\n"
+     "  PRIMARY KEY(run_id, stage)\n"
+     ") WITHOUT ROWID;\n"
+     "CREATE TABLE agg_pass_stage(\n"
+     "  tool TEXT NOT NULL,\n"
+     "  name_id INTEGER NOT NULL REFERENCES pass_name(id),\n"
+     "  stage TEXT NOT NULL,\n"
+     "  PRIMARY KEY(tool, name_id)\n"
+     ") WITHOUT ROWID;\n"
+     "CREATE TABLE agg_cfg_pass(\n"
+     "  config_id INTEGER NOT NULL REFERENCES config(id) ON DELETE CASCADE,\n"
+     "  tool TEXT NOT NULL,\n"
+     "  name_id INTEGER NOT NULL REFERENCES pass_name(id),\n"
+     "  wall_s REAL NOT NULL,\n"
+     "  log_s REAL NOT NULL,\n"
+     "  n_log INTEGER NOT NULL,\n"
+     "  user_s REAL NOT NULL,\n"
+     "  user_wall_s REAL NOT NULL,\n"
+     "  first_run INTEGER NOT NULL,\n"
+     "  first_pos INTEGER NOT NULL,\n"
+     "  PRIMARY KEY(config_id, tool, name_id)\n"
+     ") WITHOUT ROWID;\n",
+     1 /* readers of an older file sum the pass rows, as before */, build_aggregates},
 };
 #define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 #define PM_STORE_SCHEMA_VERSION (1 + PM_STORE_N_MIGRATIONS)
@@ -366,6 +408,8 @@ struct pm_store {
     sqlite3_stmt *stmt[S__COUNT];
     name_cache names;
     struct { const char *sql; sqlite3_stmt *s; } cached[8];   /* pm_store_cached */
+    pm_stagemap *agg_map;   /* the data dir's stage map, for the aggregates (loaded at the first write) */
+    int agg_map_state;      /* 0 not tried, 1 loaded, -1 none (no data dir): no aggregates are written */
 };
 
 static void name_cache_clear(name_cache *c)
@@ -485,6 +529,8 @@ static int migrate(pm_store *st, int version, int for_reader, pm_err *err)
             continue;
         snprintf(what, sizeof what, "migrate schema %d -> %d (%s)", v, v + 1, migrations[v - 1].what);
         int rc = exec_sql(st, migrations[v - 1].sql, err, what);
+        if (rc == PM_OK && !for_reader && migrations[v - 1].build)
+            rc = migrations[v - 1].build(st, err);
         if (rc != PM_OK)
             return rc;
         snprintf(bump, sizeof bump, "PRAGMA user_version = %d;", v + 1);
@@ -757,6 +803,7 @@ void pm_store_close(pm_store *st)
     for (size_t i = 0; i < sizeof st->cached / sizeof st->cached[0]; i++)
         sqlite3_finalize(st->cached[i].s);
     name_cache_clear(&st->names);
+    pm_stagemap_free(st->agg_map);
     sqlite3_close(st->db);
     free(st->path);
     free(st);
@@ -1047,6 +1094,9 @@ int pm_store_record_run(pm_store *st, const pm_run_record *rec, int64_t *run_id,
         rc = insert_step(st, id, i, &rec->steps[i], err);
     for (int i = 0; i < rec->n_metrics && rc == PM_OK; i++)
         rc = insert_metric(st, id, 0, &rec->metrics[i], err);
+    /* the run's sums join the aggregates in its own transaction (runs after id - 1: this one) */
+    if (rc == PM_OK && !strcmp(rec->status, "ok") && (!strcmp(rec->mode, "cold") || !strcmp(rec->mode, "warm")))
+        rc = pm_store_agg_after(st, id - 1, err);
     if (rc == PM_OK && (rc = exec_stmt(st, S_COMMIT, err, "commit")) == PM_OK && run_id)
         *run_id = id;
 cleanup:
@@ -1147,4 +1197,34 @@ int pm_store_config_params(pm_store *st, int64_t config_id, pm_cfg *c, pm_err *e
         rc = db_err(st, err, "config parameters");
     done_stmt(s);
     return rc;
+}
+
+/* The writer's stage map for the aggregates: the data dir's, loaded once. None (no data dir): no aggregates,
+ * and the report sums the pass rows of such runs as before (it reads the aggregates only when every run in
+ * scope has them). */
+static const pm_stagemap *agg_map(pm_store *st)
+{
+    if (st->agg_map_state == 0) {
+        pm_err e = {0};
+        st->agg_map_state = -1;
+        if ((st->agg_map = pm_stagemap_new()) && pm_stagemap_load_default(st->agg_map, &e) == PM_OK)
+            st->agg_map_state = 1;
+        else {
+            pm_stagemap_free(st->agg_map);
+            st->agg_map = NULL;
+        }
+        pm_err_clear(&e);
+    }
+    return st->agg_map_state > 0 ? st->agg_map : NULL;
+}
+
+int pm_store_agg_after(pm_store *st, int64_t after_run, pm_err *err)
+{
+    const pm_stagemap *map = agg_map(st);
+    return map ? pm_store_agg_add(st->db, st->path, map, after_run, err) : PM_OK;
+}
+
+static int build_aggregates(pm_store *st, pm_err *err)
+{
+    return pm_store_agg_after(st, 0, err);
 }

@@ -35,6 +35,7 @@
 #include "host.h"
 #include "config.h"
 #include "parse.h"
+#include "stagemap.h"
 #include "run.h"
 
 typedef struct pm_store pm_store;
@@ -96,6 +97,14 @@ const char *pm_store_path(pm_store *st);
 /* The file's schema version: the current one after a writer opened it; a read-only open of an older
  * file keeps its version (e.g. 1 has no pass_time.start_s / step.pass_order). */
 int pm_store_schema_version(const pm_store *st);
+/* The schema version with the report's aggregates (store_agg.c): older files have none. */
+#define PM_STORE_VERSION_AGG 9
+
+/* The report's aggregates (store_agg.c) of the ok cold/warm runs with an id above after_run, in a writer's open
+ * transaction: pm_store_record_run adds each run's, merge the merged runs', the schema-8 migration all. With no
+ * stage map in the data dir, nothing is written (the report then sums those runs' pass rows). */
+int pm_store_agg_after(pm_store *st, int64_t after_run, pm_err *err);
+int pm_store_agg_add(sqlite3 *db, const char *path, const pm_stagemap *map, int64_t after_run, pm_err *err);
 
 /* Get-or-create a sweep by name; spec_text and meta_json are updated when given. */
 int pm_store_sweep(pm_store *st, const char *name, const char *backend, const char *spec_text,

@@ -759,3 +759,116 @@ int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, double *min
     free(v);
     return rc;
 }
+
+int pm_sq_agg_ready(sqlite3 *db, int *ready, pm_err *err)
+{
+    *ready = 0;
+    if (!has_table(db, "agg_run") || !has_table(db, "agg_cfg_pass") || !has_table(db, "pass_name"))
+        return PM_OK;   /* a file older than schema 8, read as it is */
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT NOT EXISTS (SELECT 1 FROM temp.pm_an_run r WHERE NOT EXISTS "
+                           "(SELECT 1 FROM agg_run a WHERE a.run_id = r.id))",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(db, err);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        *ready = sqlite3_column_int(st, 0);
+        step = SQLITE_DONE;
+    }
+    int rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int pm_sq_agg_pass_stages(sqlite3 *db, int (*fn)(void *, const char *, const char *, const char *), void *ctx,
+                          pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT a.tool, n.name, a.stage FROM agg_pass_stage a JOIN pass_name n ON n.id = "
+                               "a.name_id", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(db, err);
+    int rc = PM_OK, step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
+        rc = fn(ctx, text_or(st, 0, ""), text_or(st, 1, ""), text_or(st, 2, ""));
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int pm_sq_agg_cfg_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_pass_row *), void *ctx, pm_err *err)
+{
+    sq_steps ss = {0};   /* for its tool list and names by id */
+    sqlite3_stmt *st = NULL;
+    int rc = sq_load_names(db, &ss, err);
+    if (rc)
+        goto cleanup;
+    rc = sqlite3_prepare_v2(db,
+                            "SELECT a.config_id, a.tool, a.name_id, a.wall_s, a.log_s, a.n_log, a.user_s, "
+                            "a.user_wall_s FROM agg_cfg_pass a WHERE a.config_id IN (SELECT DISTINCT cfg FROM "
+                            "temp.pm_an_run) ORDER BY a.first_run, a.first_pos",
+                            -1, &st, NULL)
+             ? db_fail(db, err)
+             : PM_OK;
+    int step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t nid = sqlite3_column_int64(st, 2);
+        int ti = sq_tool(&ss, text_or(st, 1, ""));
+        if (ti < 0) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (nid < 0 || nid >= ss.n_names || !ss.names[nid]) {
+            rc = pm_err_set(err, PM_ERR_DB, "agg_cfg_pass names pass id %lld, not in pass_name", (long long)nid);
+            break;
+        }
+        pm_sq_agg_pass_row r = {
+            .config_id = sqlite3_column_int64(st, 0),
+            .tool = ss.tools[ti],
+            .name = ss.names[nid],
+            /* tools are few; beyond 64 the caller hashes the pair */
+            .key = ti < 64 ? nid * 64 + ti : -1,
+            .wall_s = sqlite3_column_double(st, 3),
+            .log_s = sqlite3_column_double(st, 4),
+            .n_log = sqlite3_column_int(st, 5),
+            .user_s = sqlite3_column_double(st, 6),
+            .user_wall_s = sqlite3_column_double(st, 7),
+        };
+        rc = fn(ctx, &r);
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+cleanup:
+    sqlite3_finalize(st);
+    sq_steps_free(&ss);
+    return rc;
+}
+
+int pm_sq_agg_runs(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_run_row *), void *ctx, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT r.id, a.pass_sum, s.stage, s.wall_s, s.user_s, s.user_wall_s FROM "
+                                "temp.pm_an_run r JOIN agg_run a ON a.run_id = r.id LEFT JOIN agg_run_stage s ON "
+                                "s.run_id = r.id ORDER BY r.id",
+                                -1, &st, NULL)
+                 ? db_fail(db, err)
+                 : PM_OK;
+    int step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        pm_sq_agg_run_row r = {
+            .run_id = sqlite3_column_int64(st, 0),
+            .pass_sum = sqlite3_column_double(st, 1),
+            .stage = text_or(st, 2, NULL),
+            .wall_s = sqlite3_column_double(st, 3),
+            .user_s = sqlite3_column_double(st, 4),
+            .user_wall_s = sqlite3_column_double(st, 5),
+        };
+        rc = fn(ctx, &r);
+    }
+    if (!rc)
+        rc = scan_end(db, step, err);
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -60,6 +60,30 @@ typedef struct pm_sq_pass_row {
 /* Counted pass rows of the scoped runs (cold and warm), in step order (a run's steps are written together). */
 int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *), void *ctx, pm_err *err);
 
+/* The report's aggregates (schema 8, store_agg.c), read instead of the pass rows when every scoped run has them.
+ * ready: the tables exist and every scoped run has its row. */
+int pm_sq_agg_ready(sqlite3 *db, int *ready, pm_err *err);
+/* Each recorded (tool, pass) with the stage its runs' stage sums were made under. */
+int pm_sq_agg_pass_stages(sqlite3 *db, int (*fn)(void *, const char *tool, const char *name, const char *stage),
+                          void *ctx, pm_err *err);
+typedef struct pm_sq_agg_pass_row {
+    int64_t config_id;
+    const char *tool, *name;
+    int64_t key;                  /* as pm_sq_pass_row's (-1: not given) */
+    double wall_s, log_s, user_s, user_wall_s;   /* over the config's ok cold runs (see store_agg.c) */
+    int n_log;
+} pm_sq_agg_pass_row;
+/* Per scoped config and pass, in the order the passes first appear in the scoped runs' rows. */
+int pm_sq_agg_cfg_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_pass_row *), void *ctx, pm_err *err);
+typedef struct pm_sq_agg_run_row {
+    int64_t run_id;
+    double pass_sum;
+    const char *stage;            /* NULL: the run has no counted row */
+    double wall_s, user_s, user_wall_s;
+} pm_sq_agg_run_row;
+/* Per scoped run (by id) and stage hit. */
+int pm_sq_agg_runs(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_run_row *), void *ctx, pm_err *err);
+
 typedef struct pm_sq_metric_row { int64_t config_id; const char *name; double mean; } pm_sq_metric_row;
 /* Mean of each metric over the scoped cold runs, per config and metric name. */
 int pm_sq_cold_metric_means(sqlite3 *db, int (*fn)(void *, const pm_sq_metric_row *), void *ctx, pm_err *err);

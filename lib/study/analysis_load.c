@@ -1,5 +1,6 @@
-/* Section: what the analysis reads from the store — the stages, the sweeps' configs, their runs and the
- * counted pass rows — and the stages this sweep actually hits. */
+/* Section: what the analysis reads from the store — the stages, the sweeps' configs, their runs and the sums of
+ * their counted pass rows (from the writers' aggregates, schema 8, when every scoped run has them and their
+ * stages agree with this report's map; else from the rows) — and the stages this sweep actually hits. */
 #include "analysis_internal.h"
 #include "run.h"
 
@@ -146,32 +147,19 @@ static void flush_run(an_work *w)
     w->cur_run = SIZE_MAX;
 }
 
-static int add_pass(void *ctx, const pm_sq_pass_row *r)
+/* The pass id of (tool, name), made at first sight (its stage matched once), with room in the pid_cfg arrays;
+ * key: the pair as a small number from the query (-1: none), cached so each pair is hashed once. */
+static int pass_pid(an_work *w, int64_t key, const char *tool, const char *name, int *out)
 {
-    an_work *w = ctx;
-    size_t ri = w->row_run;
-    if (ri >= w->n_runs || w->runs[ri].id != r->run_id) {   /* rows come grouped by run: search only on a change */
-        size_t lo = 0, hi = w->n_runs;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (w->runs[mid].id < r->run_id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        ri = w->row_run = lo;
-        if (ri == w->n_runs || w->runs[ri].id != r->run_id)
-            return PM_OK;
-    }
     int pid;
-    if (r->key >= 0 && (size_t)r->key < w->n_key_pid && w->key_pid[r->key] >= 0) {
-        pid = w->key_pid[r->key];
+    if (key >= 0 && (size_t)key < w->n_key_pid && w->key_pid[key] >= 0) {
+        pid = w->key_pid[key];
     } else {
-        if ((pid = an_pid_lookup(w->pv, r->tool, r->name)) < 0)
+        if ((pid = an_pid_lookup(w->pv, tool, name)) < 0)
             return PM_ERR_NOMEM;
-        if (r->key >= 0 && r->key < AN_MAX_PASS_KEY) {   /* beyond: the hash lookup above, every time */
-            if ((size_t)r->key >= w->n_key_pid) {
-                size_t n = (size_t)r->key + 1 > 2 * w->n_key_pid ? (size_t)r->key + 1 : 2 * w->n_key_pid;
+        if (key >= 0 && key < AN_MAX_PASS_KEY) {   /* beyond: the hash lookup above, every time */
+            if ((size_t)key >= w->n_key_pid) {
+                size_t n = (size_t)key + 1 > 2 * w->n_key_pid ? (size_t)key + 1 : 2 * w->n_key_pid;
                 int *p = realloc(w->key_pid, n * sizeof *p);
                 if (!p)
                     return PM_ERR_NOMEM;
@@ -180,7 +168,7 @@ static int add_pass(void *ctx, const pm_sq_pass_row *r)
                 w->key_pid = p;
                 w->n_key_pid = n;
             }
-            w->key_pid[r->key] = pid;
+            w->key_pid[key] = pid;
         }
     }
     pass_id *id = &w->pv->pids[pid];
@@ -220,6 +208,32 @@ static int add_pass(void *ctx, const pm_sq_pass_row *r)
         memset(rs + w->cap_pid_cfg, 0, (cap - w->cap_pid_cfg) * sizeof *rs);
         w->cap_pid_cfg = cap;
     }
+    *out = pid;
+    return PM_OK;
+}
+
+static int add_pass(void *ctx, const pm_sq_pass_row *r)
+{
+    an_work *w = ctx;
+    size_t ri = w->row_run;
+    if (ri >= w->n_runs || w->runs[ri].id != r->run_id) {   /* rows come grouped by run: search only on a change */
+        size_t lo = 0, hi = w->n_runs;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (w->runs[mid].id < r->run_id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        ri = w->row_run = lo;
+        if (ri == w->n_runs || w->runs[ri].id != r->run_id)
+            return PM_OK;
+    }
+    int pid, rc;
+    if ((rc = pass_pid(w, r->key, r->tool, r->name, &pid)))
+        return rc;
+    pass_id *id = &w->pv->pids[pid];
+    size_t nc = w->a->n_configs;
     /* the sums an_stages makes of the rows, in row order (the same additions in the same order) */
     run_row *run = &w->runs[ri];
     size_t stg = (size_t)id->stage;
@@ -318,6 +332,89 @@ static int prune_stages(an_work *w, pm_err *err)
     return PM_OK;
 }
 
+/* The aggregates' path (store_agg.c): the same sums, summed when the rows were written. */
+typedef struct agg_check {
+    an_work *w;
+    int agree;
+} agg_check;
+
+/* A recorded pass's stage against this report's map: any difference, and the stored stage sums do not apply. */
+static int agg_stage_agrees(void *ctx, const char *tool, const char *name, const char *stage)
+{
+    agg_check *c = ctx;
+    const pm_stagemap *map = c->w->opts->map;
+    if (strcmp(map ? pm_stagemap_match(map, tool, name) : PM_STAGE_OTHER, stage))
+        c->agree = 0;
+    return PM_OK;
+}
+
+static int add_agg_pass(void *ctx, const pm_sq_agg_pass_row *r)
+{
+    an_work *w = ctx;
+    int ci = an_find_cfg(w->a, r->config_id), pid, rc;
+    if (ci < 0)
+        return PM_OK;
+    if ((rc = pass_pid(w, r->key, r->tool, r->name, &pid)))
+        return rc;
+    size_t at = (size_t)pid * w->a->n_configs + (size_t)ci;
+    w->pid_cfg_s[at] = r->wall_s;
+    w->pid_cfg_u[at] = r->user_s;
+    w->pid_cfg_uw[at] = r->user_wall_s;
+    w->pid_cfg_log[at] = r->log_s;
+    w->pid_cfg_nlog[at] = r->n_log;
+    return PM_OK;
+}
+
+static int add_agg_run(void *ctx, const pm_sq_agg_run_row *r)
+{
+    an_work *w = ctx;
+    size_t ri = w->row_run;
+    if (ri >= w->n_runs || w->runs[ri].id != r->run_id) {   /* rows come by run id, as the runs */
+        while (ri < w->n_runs && w->runs[ri].id < r->run_id)
+            ri++;
+        if (ri >= w->n_runs || w->runs[ri].id != r->run_id) {
+            ri = 0;
+            while (ri < w->n_runs && w->runs[ri].id != r->run_id)
+                ri++;
+            if (ri == w->n_runs)
+                return PM_OK;
+        }
+        w->row_run = ri;
+    }
+    run_row *run = &w->runs[ri];
+    run->pass_sum = r->pass_sum;
+    if (!r->stage)
+        return PM_OK;
+    int s = pm_an_stage_index(w->a, r->stage);
+    size_t stg = (size_t)(s < 0 ? w->st_other : s);
+    w->run_stage[ri * w->run_stage_ns + stg] += r->wall_s;
+    if (run->cold) {
+        w->stage_u[stg] += r->user_s;
+        w->stage_uw[stg] += r->user_wall_s;
+    }
+    return PM_OK;
+}
+
+/* 1: the sums were read from the aggregates; 0: they are not there for every scoped run, or were made under
+ * stages this report's map assigns otherwise (then the caller sums the pass rows). */
+static int load_aggregates(an_work *w, int *used, pm_err *err)
+{
+    int ready = 0, rc;
+    *used = 0;
+    if ((rc = pm_sq_agg_ready(w->db, &ready, err)) || !ready)
+        return rc;
+    agg_check c = {w, 1};
+    if ((rc = pm_sq_agg_pass_stages(w->db, agg_stage_agrees, &c, err)) || !c.agree)
+        return rc;
+    if ((rc = cb_status(pm_sq_agg_cfg_passes(w->db, add_agg_pass, w, err), err)))
+        return rc;
+    w->row_run = 0;
+    if ((rc = cb_status(pm_sq_agg_runs(w->db, add_agg_run, w, err), err)))
+        return rc;
+    *used = 1;
+    return PM_OK;
+}
+
 int an_load(an_work *w, pm_err *err)
 {
     pm_analysis *a = w->a;
@@ -356,8 +453,13 @@ int an_load(an_work *w, pm_err *err)
         !(w->stage_uw = calloc(a->n_stages + 1, sizeof *w->stage_uw)))
         return an_nomem(err);
     w->cur_run = SIZE_MAX;
-    if ((rc = cb_status(pm_sq_counted_passes(w->db, add_pass, w, err), err)))
+    int from_agg = 0;
+    if ((rc = load_aggregates(w, &from_agg, err)))
         return rc;
-    flush_run(w);
+    if (!from_agg) {
+        if ((rc = cb_status(pm_sq_counted_passes(w->db, add_pass, w, err), err)))
+            return rc;
+        flush_run(w);
+    }
     return prune_stages(w, err);
 }

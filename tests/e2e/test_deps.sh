@@ -20,7 +20,7 @@ for p in slurmctld slurmd munge chromium ccache hyperfine python3-pandas libcmoc
 for p in libcmocka-dev sqlite3 jq python3 chromium slurmd munge gnuplot-nox; do
   has "$test" "$p" && ok "test profile: $p" || fail "test profile lacks $p"
 done
-for p in ccache hyperfine python3-pandas gnuplot-nox; do has "$bench" "$p" && ok "bench profile: $p" || fail "bench profile lacks $p"; done
+for p in ccache hyperfine python3-pandas nodejs gnuplot-nox; do has "$bench" "$p" && ok "bench profile: $p" || fail "bench profile lacks $p"; done
 has "$test" hyperfine && fail "test profile has bench peers" || ok "test profile has no bench peers"
 for p in $test $bench; do has "$all" "$p" || fail "all lacks $p"; done; ok "all = demo + test + bench"
 check_fails "an unknown profile is refused" "$D" --list demos

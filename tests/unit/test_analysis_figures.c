@@ -181,11 +181,63 @@ static void cnn_figures_omitted_without_cnn(void **state)
     pm_analysis_free(a);
 }
 
+/* Lines of a file that are not blank. */
+static size_t data_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[4096];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f))
+        n += line[0] != '\n';
+    fclose(f);
+    return n;
+}
+
+/* Above a few thousand configs the scatters are drawn from binned summaries, and their captions say so: the data
+ * gnuplot reads no longer grows with the configs (issue 24). */
+static void many_configs_binned(void **state)
+{
+    if (!have_gnuplot())
+        skip();
+    size_t n_cfg = 0;
+    for (int i = 0; i < 30; i++)
+        for (int j = 0; j < 70; j++, n_cfg++) {
+            char size[16];
+            snprintf(size, sizeof size, "%db", i + 1);
+            run("llm", j % 2 ? "qwen2" : "phi3", size, 128 + 8 * j, "int8", 0, (i + 1) * (1 + j / 16.0));
+        }
+    pm_analysis *a = analyse();
+    assert_true(a->handoff.n_points > 2000);
+    char figdir[128], path[256];
+    snprintf(figdir, sizeof figdir, "%s/figs", dir);
+    pm_figures figs;
+    pm_err e = {0};
+    assert_int_equal(pm_figures_render(a, figdir, &figs, &e), PM_OK);
+    assert_non_null(figs.fig[1].svg);
+    assert_non_null(strstr(figs.fig[1].svg, "binned"));
+    snprintf(path, sizeof path, "%s/handoff.dat", figdir);
+    size_t lines = data_lines(path);
+    assert_true(lines > 0 && lines < n_cfg / 4);   /* 40 bins per (stage, series) drawn, not a line per config */
+    int why_binned = 0;
+    for (size_t i = 0; i < a->n_fits; i++)
+        why_binned |= a->fits[i].n > 2000;
+    if (why_binned) {
+        assert_non_null(figs.fig[2].svg);
+        assert_non_null(strstr(figs.fig[2].svg, "binned"));
+        snprintf(path, sizeof path, "%s/why-costly.dat", figdir);
+        assert_true(data_lines(path) < n_cfg / 4);
+    }
+    pm_figures_free(&figs);
+    pm_analysis_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(all_nine_figures_render, setup, teardown),
         cmocka_unit_test_setup_teardown(cnn_figures_omitted_without_cnn, setup, teardown),
+        cmocka_unit_test_setup_teardown(many_configs_binned, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

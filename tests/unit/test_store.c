@@ -92,8 +92,11 @@ static const char *q_text(sqlite3 *db, const char *sql, char *buf, size_t size)
 
 /* Turns today's pass layout back into schema 5's (names as text in pass_time, no pass_name): what a file written
  * before schema 6 holds. Tests that simulate an older file start from this. */
+/* What schema 9 (the report's aggregates) added, removed again (schema 8's tool.invoked goes with UNDO_V7's tool table). */
+#define UNDO_V9 "DROP TABLE agg_run_stage; DROP TABLE agg_run; DROP TABLE agg_cfg_pass; DROP TABLE agg_pass_stage;"
 /* What schema 7 (identity) added, removed again: with UNDO_V6, a file of an older schema. */
 #define UNDO_V7                                                                                              \
+    UNDO_V9                                                                                                  \
     "DROP TABLE tool; ALTER TABLE config DROP COLUMN fingerprint; ALTER TABLE config DROP COLUMN fingerprint_text;" \
     "ALTER TABLE sweep DROP COLUMN superseded_by;"
 #define UNDO_V6                                                                                              \
@@ -786,8 +789,11 @@ static void record_report_run(pm_store *st, int64_t cfg, int repeat, const pm_re
     pm_err e = {0};
     pm_run_result r0 = ok_result(1.5);
     pm_step_record steps[1] = {{.tool = "mlir-opt", .argv = "mlir-opt x.mlir", .result = &r0, .report = rep}};
-    pm_run_record rec = {.config_id = cfg, .repeat = repeat, .mode = "cold", .status = "ok", .wall_s = 2.0,
-                         .user_s = 1.8, .sys_s = 0.1, .steps = steps, .n_steps = 1};
+    /* Each run its own wall: merge names a run by (sweep, config, mode, host, start time to the ms, status, wall),
+     * and two runs recorded within one millisecond with equal walls would be one measurement to it (this test
+     * records them that fast, which real runs, each a process, cannot). */
+    pm_run_record rec = {.config_id = cfg, .repeat = repeat, .mode = "cold", .status = "ok",
+                         .wall_s = 2.0 + 0.001 * repeat, .user_s = 1.8, .sys_s = 0.1, .steps = steps, .n_steps = 1};
     int64_t id = 0;
     assert_int_equal(pm_store_record_run(st, &rec, &id, &e), PM_OK);
 }
