@@ -6,19 +6,26 @@
 
 #include "json_out.h"
 #include "cmds.h"
+#include "shard.h"
 #include "store.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: passmap merge [--force] [--json] OUT.db IN.db...\n"
+            "usage: passmap merge [--force] [--partial] [--json] OUT.db IN.db...\n"
             "Copies every run of each IN (steps, passes, metrics, configs, hosts) into OUT (created when absent).\n"
             "A run already in OUT (same sweep, config, mode and repeat) is skipped as a duplicate, so merging\n"
             "again changes nothing; each input is one transaction, so a killed merge resumes by running it again.\n"
             "An input whose sweep has another spec text or compiler build than the same sweep in OUT is refused:\n"
             "a build is each tool's --version text and binary hash (`passmap status` lists them; paths may differ).\n"
-            "A config measured with other steps in IN than in OUT (its fingerprint) is refused even with --force.\n\n"
-            "  --force      merge such inputs anyway (recorded in OUT's merge_log; the report names both builds)\n"
+            "A config measured with other steps in IN than in OUT (its fingerprint) is refused even with --force.\n"
+            "Coverage is checked first, over OUT and every IN together, against the shard plan each sweep recorded:\n"
+            "a shard missing or unfinished refuses the whole merge (nothing is merged), and so do stores split by\n"
+            "different plans or shard counts (their shards are other sets of configs).\n\n"
+            "  --force      merge such inputs anyway (recorded in OUT's merge_log; the report names both builds;\n"
+            "               stores split two ways: the study is marked incomplete)\n"
+            "  --partial    merge although shards are missing or unfinished; OUT's report then says INCOMPLETE\n"
+            "               STUDY and what is missing, until a later merge completes it\n"
             "  --json       print the result per input as JSON\n");
     cli_help_tail(out, "merge", "0 all merged, 1 an input was refused or failed, 2 bad usage");
 }
@@ -26,13 +33,15 @@ static void usage(FILE *out)
 int cmd_merge(int argc, char **argv)
 {
     static const struct option longopts[] = {{"force", no_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
-                                              {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    int force = 0, json = 0, c;
+                                              {"partial", no_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
+                                              {NULL, 0, NULL, 0}};
+    int force = 0, json = 0, partial = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': force = 1; break;
         case 'j': json = 1; break;
+        case 'p': partial = 1; break;
         case 'h': usage(stdout); return PM_EXIT_OK;
         default: fprintf(stderr, "try 'passmap merge --help'\n"); return PM_EXIT_USAGE;
         }
@@ -54,6 +63,24 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "passmap merge: %s\n", err.msg);
         return PM_EXIT_FAIL;
     }
+    /* Coverage of OUT and the inputs together, before anything is written. */
+    pm_coverage cov;
+    if (pm_shard_coverage((const char *const *)argv + optind, argc - optind, &cov, &err)) {
+        fprintf(stderr, "passmap merge: %s\n", err.msg);
+        return PM_EXIT_FAIL;
+    }
+    for (int i = 0; i < cov.n; i++)
+        if (cov.sweeps[i].message && (cov.sweeps[i].mixed ? !force : !partial))
+            fprintf(stderr, "passmap merge: %s\n", cov.sweeps[i].message);
+    int refuse = (cov.mixed && !force) || (cov.incomplete && !partial);
+    if (refuse)
+        fprintf(stderr, "passmap merge: nothing merged; %s\n",
+                cov.mixed && !force ? "--force merges stores split two ways anyway (the study is then marked "
+                                      "incomplete)"
+                                    : "merge --partial merges them anyway and marks the study incomplete");
+    pm_coverage_free(&cov);
+    if (refuse)
+        return PM_EXIT_FAIL;
     pm_store *out = NULL;
     if (pm_store_open(out_path, &out, &err)) {
         fprintf(stderr, "passmap merge: %s\n", err.msg);
@@ -89,6 +116,24 @@ int cmd_merge(int argc, char **argv)
                    r.runs_skipped == 1 ? "" : "s", r.forced ? "; " : "", r.forced ? r.reason : "");
         }
     }
+    /* The study as merged: marked incomplete (the report says so) until a merge completes it. */
+    const char *outs[] = {out_path};
+    if (pm_shard_coverage(outs, 1, &cov, &err)) {
+        fprintf(stderr, "passmap merge: %s\n", err.msg);
+        failed++;
+    }
+    for (int i = 0; i < cov.n; i++) {
+        char key[700];
+        pm_err e = {0};
+        snprintf(key, sizeof key, "incomplete:%s", cov.sweeps[i].sweep);
+        if (pm_store_meta_set(out, key, cov.sweeps[i].message ? cov.sweeps[i].message : "", &e)) {
+            fprintf(stderr, "passmap merge: %s\n", e.msg);
+            failed++;
+        } else if (cov.sweeps[i].message && !json) {
+            printf("%s: %s (--partial: marked incomplete)\n", out_path, cov.sweeps[i].message);
+        }
+    }
+    pm_coverage_free(&cov);
     if (json) {
         json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:i}", "output", out_path, "inputs", arr, "merged",
                               (json_int_t)total_merged, "skipped_duplicate", (json_int_t)total_skipped, "refused",

@@ -30,13 +30,15 @@ static void usage(FILE *out)
             "Rerunning the same command resumes: runs already recorded are skipped, and what a killed sweep left\n"
             "running in a step's process group is killed first (one line on stderr).\n\n"
             "  --db FILE         results database (default: NAME.db, NAME from [sweep] name)\n"
-            "  --work-dir DIR    run folders and the warm cache (default: DB.runs)\n"
+            "  --work-dir DIR    run folders and the warm cache (default: DB.runs); with --slurm: a node-local\n"
+            "                    folder (absolute, or '$TMPDIR': the task's scratch), one subfolder per task\n"
             "  --warm            also run each config through the compiled-artifact cache (recompile / hit)\n"
             "  --no-warm         do not, even if the spec says warm = true\n"
             "  --keep            keep every run's folder (outputs, stderr); failed runs are always kept\n"
             "  --max-runs N      stop after N runs (resume later)\n"
             "  --dry-run         print the plan, run nothing\n"
-            "  --quiet           no per-run lines (the TTY progress bar stays)\n"
+            "  --quiet           no per-run lines (the TTY progress bar stays; into a file or pipe, a progress line\n"
+            "                    a minute)\n"
             "  --json            print the summary as JSON on stdout\n"
             "  --backend NAME    override the spec's back end: embedded, openvino or command\n"
             "  --device NAME     override [openvino] device (NPU, CPU, GPU ...)\n"
@@ -44,6 +46,15 @@ static void usage(FILE *out)
             "                    machine; each shard resumes on its own --db; `passmap merge` joins them\n"
             "  --costs DB        balance the shards by the walls measured in DB (an earlier sweep of the spec)\n"
             "                    instead of IR sizes; every shard must be given the same DB\n"
+            "  --plan FILE       with --shard: take the shards from FILE, the plan fixed at submit (--slurm writes\n"
+            "                    DB.slurm/plan.txt; --write-plan writes one), not from the spec and --costs now:\n"
+            "                    a resubmitted shard keeps its configs; a store started under another plan refuses\n"
+            "  --write-plan FILE with --shards N: write the shard plan (configs, shard, expected cost) and print the\n"
+            "                    expected cost per shard, run nothing\n"
+            "  --cost-model M    with --write-plan or --slurm: where the shards' costs come from: auto (measured\n"
+            "                    walls of --costs DB, else its stage-size probe sizes, else IR size), ir (IR size\n"
+            "                    only), probe (the stage-size probe only: from --costs DB where recorded, run\n"
+            "                    now elsewhere, one extra compile per config; ranks far better than IR size)\n"
             "  --status          print done/left per shard of --db (as `passmap status DB`), run nothing\n"
             "  --name NAME       record the sweep as NAME (default: [sweep] name); the database stays the same\n"
             "  --force           a recorded config whose steps changed (argv, tool build, environment: its\n"
@@ -57,12 +68,18 @@ static void usage(FILE *out)
             "  --shards N        with --slurm: number of shards (default 4)\n"
             "  --partition P     with --slurm: the Slurm partition\n"
             "  --time T          with --slurm: time limit per shard task (Slurm syntax, e.g. 4:00:00)\n"
+            "  --account A, --qos Q, --constraint C, --mem M\n"
+            "                    with --slurm: passed to both jobs as #SBATCH lines (site policy)\n"
+            "  --throttle M      with --slurm: at most M shard tasks at once (--array=1-N%%M)\n"
+            "  --sbatch-args S   with --slurm: more sbatch options, split at white space, given to every sbatch\n"
+            "                    call as argv words (no shell); shown by --dry-run\n"
             "Spec format: man 5 passmap-spec (docs/spec.md), studies/demo.ini. Several machines: docs/scale-out.md.\n");
     cli_help_tail(out, "sweep", NULL);
 }
 
 typedef struct progress_state {
     int tty, quiet, dry;
+    double last_line_s;   /* --quiet into a log: when the last progress line was written */
 } progress_state;
 
 static void fmt_dur(double s, char *out, size_t cap)
@@ -103,6 +120,10 @@ static void on_progress(void *user, const pm_sweep_progress *p)
     } else if (!ps->quiet) {
         fprintf(stderr, "[%d/%d] %-56s %-10s r%d %-8s %7.2fs  ETA %s\n", p->done, p->total, p->config_key, p->mode,
                 p->repeat, p->status, p->wall_s, eta);
+    } else if (p->elapsed_s - ps->last_line_s >= 60) {
+        /* --quiet into a log (a batch job's): a line a minute, so the log still shows how far it came */
+        ps->last_line_s = p->elapsed_s;
+        fprintf(stderr, "[%d/%d] %s elapsed, ETA %s%s\n", p->done, p->total, el, eta, p->failed ? ", some failed" : "");
     }
 }
 
@@ -128,7 +149,13 @@ int cmd_sweep(int argc, char **argv)
         {"time", required_argument, NULL, 'T'},
         {"force", no_argument, NULL, 'F'},         {"retry-failed", no_argument, NULL, 'R'},
         {"name", required_argument, NULL, 'A'},
+        {"plan", required_argument, NULL, 1},      {"write-plan", required_argument, NULL, 2},
+        {"account", required_argument, NULL, 3},   {"qos", required_argument, NULL, 4},
+        {"constraint", required_argument, NULL, 5}, {"mem", required_argument, NULL, 6},
+        {"throttle", required_argument, NULL, 7},  {"sbatch-args", required_argument, NULL, 8},
+        {"cost-model", required_argument, NULL, 9},
         {NULL, 0, NULL, 0}};
+    const char *write_plan = NULL;
     pm_cli_slurm slurm = {.shards = 0};
     int use_slurm = 0;
     pm_sweep_opts opts = {.warm = -1, .stop = &stop_requested};
@@ -189,6 +216,29 @@ int cmd_sweep(int argc, char **argv)
         case 'A': name = optarg; break;
         case 'P': slurm.partition = optarg; break;
         case 'T': slurm.time_limit = optarg; break;
+        case 1: opts.plan_path = optarg; break;
+        case 2: write_plan = optarg; break;
+        case 3: slurm.account = optarg; break;
+        case 4: slurm.qos = optarg; break;
+        case 5: slurm.constraint = optarg; break;
+        case 6: slurm.mem = optarg; break;
+        case 7: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 100000) {
+                fprintf(stderr, "passmap sweep: --throttle needs an integer from 1 to 100000, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            slurm.throttle = (int)v;
+            break;
+        }
+        case 8: slurm.sbatch_args = optarg; break;
+        case 9:
+            if (pm_cost_model_parse(optarg, &slurm.cost_model, &err)) {
+                fprintf(stderr, "passmap sweep: %s\n", err.msg);
+                return PM_EXIT_USAGE;
+            }
+            break;
         case 'h': usage(stdout); return PM_EXIT_OK;
         default: fprintf(stderr, "try 'passmap sweep --help'\n"); return PM_EXIT_USAGE;
         }
@@ -220,6 +270,21 @@ int cmd_sweep(int argc, char **argv)
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }
+    if (opts.plan_path && (!opts.shard.n || opts.costs_db || use_slurm)) {
+        fprintf(stderr, "passmap sweep: --plan goes with --shard K/N (the plan holds the costs: no --costs), not "
+                        "with --slurm (which writes the plan)\n");
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
+    if (write_plan) {
+        int rc = PM_EXIT_USAGE;
+        if (use_slurm || opts.shard.n || !slurm.shards)
+            fprintf(stderr, "passmap sweep: --write-plan FILE goes with --shards N alone\n");
+        else
+            rc = pm_cli_write_plan(spec, slurm.shards, opts.costs_db, slurm.cost_model, write_plan, json);
+        pm_spec_free(spec);
+        return rc;
+    }
     if (use_slurm && (opts.force || opts.retry_failed || name)) {
         fprintf(stderr, "passmap sweep: --force, --retry-failed and --name are not passed to Slurm tasks: run them "
                         "on the shard stores, or change the spec\n");
@@ -228,8 +293,17 @@ int cmd_sweep(int argc, char **argv)
     }
     if (use_slurm) {
         /* Options the tasks would not receive are errors, not silently dropped. */
-        const char *dropped = opts.work_dir ? "--work-dir" : opts.keep_outputs ? "--keep" : opts.max_runs ? "--max-runs"
+        const char *dropped = opts.keep_outputs ? "--keep" : opts.max_runs ? "--max-runs"
                               : device ? "--device" : backend ? "--backend" : NULL;
+        /* A warm run needs the cache its cache-miss run filled: a node-local work folder is gone after a requeue
+         * to another node, and the hits would fail. */
+        if (opts.work_dir && (opts.warm >= 0 ? opts.warm : spec->warm)) {
+            fprintf(stderr, "passmap sweep: --work-dir with --slurm and warm runs: the warm cache lives in the work "
+                    "folder, which a requeued task on another node would not have; add --no-warm, or keep the "
+                    "default (DB.slurm/, shared)\n");
+            pm_spec_free(spec);
+            return PM_EXIT_USAGE;
+        }
         if (dropped) {
             fprintf(stderr, "passmap sweep: --slurm does not pass %s to its tasks (put it in the spec, or run "
                     "--shard K/N by hand)\n", dropped);
@@ -250,8 +324,10 @@ int cmd_sweep(int argc, char **argv)
             slurm.shards = 4;
         slurm.spec_path = argv[optind];
         slurm.spec_name = spec->name;
+        slurm.spec = spec;
         slurm.db = db;
         slurm.costs_db = opts.costs_db;
+        slurm.work_dir = opts.work_dir;
         slurm.warm = opts.warm;
         slurm.dry_run = opts.dry_run;
         slurm.json = json;
@@ -259,8 +335,10 @@ int cmd_sweep(int argc, char **argv)
         pm_spec_free(spec);
         return rc;
     }
-    if (slurm.partition || slurm.time_limit || slurm.shards) {
-        fprintf(stderr, "passmap sweep: --shards, --partition and --time go with --slurm (one machine: --shard K/N)\n");
+    if (slurm.partition || slurm.time_limit || slurm.shards || slurm.account || slurm.qos || slurm.constraint ||
+        slurm.mem || slurm.throttle || slurm.sbatch_args || slurm.cost_model != PM_COST_AUTO) {
+        fprintf(stderr, "passmap sweep: --shards, --partition, --time, --account, --qos, --constraint, --mem, "
+                        "--throttle, --sbatch-args and --cost-model go with --slurm (one machine: --shard K/N; a plan: --write-plan)\n");
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }
