@@ -305,5 +305,7 @@ json_t *pm_analysis_json(const pm_analysis *a)
     json_object_set_new(root, "hosts", json_pack("{s:o,s:i,s:o,s:o}", "machines", hosts, "kinds", a->n_machine_kinds,
                                                  "config_host", by_cfg, "warnings", hw));
     json_object_set_new(root, "ab", ab_json(a));
+    /* merge --partial: what the study lacks (null: complete) */
+    json_object_set_new(root, "incomplete", a->incomplete ? json_string(a->incomplete) : json_null());
     return root;
 }

@@ -522,6 +522,11 @@ int pm_html_write(const pm_analysis *a, const pm_figures *figs, const pm_html_op
     } else {
         pm_table_free(ab);
     }
+    if (a->incomplete) {   /* merge --partial: said before anything that lacks the missing configs */
+        fputs("<p class=note>warning: ", f);
+        esc(f, a->incomplete);
+        fputs("</p>\n", f);
+    }
     pm_fix_report_html(f, a->fix_json);   /* the combination to ship heads the report */
 
 

@@ -110,7 +110,8 @@ int an_hosts(an_work *w, pm_err *err)
         snprintf(buf, sizeof buf, "INCOMPLETE STUDY (merged with --partial): %s; every table, map, fit and ratio "
                  "here lacks those configs", note);
         free(note);
-        if (an_strlist_add(&a->host_warnings, &a->n_host_warnings, buf))
+        free(a->incomplete);
+        if (!(a->incomplete = strdup(buf)))
             return an_nomem(err);
     }
     host_ctx ctx = {.w = w, .n_hosts_of = calloc(a->n_configs + 1, sizeof(int))};

@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json_out.h"
@@ -63,22 +64,51 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "passmap merge: %s\n", err.msg);
         return PM_EXIT_FAIL;
     }
-    /* Coverage of OUT and the inputs together, before anything is written. */
-    pm_coverage cov;
-    if (pm_shard_coverage((const char *const *)argv + optind, argc - optind, &cov, &err)) {
+    /* Coverage of OUT and the inputs together, before anything is written. An input a running sweep still
+     * writes is left out here: the merge refuses it by name below. A sweep already mixed in OUT (a forced merge,
+     * marked) does not refuse again; one this merge would mix does. */
+    const char **cov_dbs = calloc((size_t)(argc - optind), sizeof *cov_dbs);
+    if (!cov_dbs) {
+        fprintf(stderr, "passmap merge: out of memory\n");
+        return PM_EXIT_FAIL;
+    }
+    int n_cov = 0;
+    cov_dbs[n_cov++] = out_path;
+    for (int i = optind + 1; i < argc; i++) {
+        pm_err busy = {0};
+        if (!pm_store_writer_check(argv[i], &busy))
+            cov_dbs[n_cov++] = argv[i];
+    }
+    pm_coverage cov, before;
+    int crc = pm_shard_coverage(cov_dbs, n_cov, &cov, &err);
+    if (!crc && (crc = pm_shard_coverage(cov_dbs, 1, &before, &err)))
+        pm_coverage_free(&cov);
+    free(cov_dbs);
+    if (crc) {
         fprintf(stderr, "passmap merge: %s\n", err.msg);
         return PM_EXIT_FAIL;
     }
-    for (int i = 0; i < cov.n; i++)
-        if (cov.sweeps[i].message && (cov.sweeps[i].mixed ? !force : !partial))
-            fprintf(stderr, "passmap merge: %s\n", cov.sweeps[i].message);
-    int refuse = (cov.mixed && !force) || (cov.incomplete && !partial);
+    int newly_mixed = 0, incomplete = 0;
+    for (int i = 0; i < cov.n; i++) {
+        const pm_coverage_sweep *cs = &cov.sweeps[i];
+        int was_mixed = 0;
+        for (int j = 0; j < before.n; j++)
+            was_mixed |= before.sweeps[j].mixed && !strcmp(before.sweeps[j].sweep, cs->sweep);
+        if (cs->mixed && was_mixed)
+            continue;   /* accepted by an earlier --force, and marked: nothing new */
+        newly_mixed += cs->mixed;
+        incomplete += cs->message && !cs->mixed;
+        if (cs->message && (cs->mixed ? !force : !partial))
+            fprintf(stderr, "passmap merge: %s\n", cs->message);
+    }
+    pm_coverage_free(&before);
+    pm_coverage_free(&cov);
+    int refuse = (newly_mixed && !force) || (incomplete && !partial);
     if (refuse)
         fprintf(stderr, "passmap merge: nothing merged; %s\n",
-                cov.mixed && !force ? "--force merges stores split two ways anyway (the study is then marked "
-                                      "incomplete)"
-                                    : "merge --partial merges them anyway and marks the study incomplete");
-    pm_coverage_free(&cov);
+                newly_mixed && !force ? "--force merges stores split two ways anyway (the study is then marked "
+                                        "incomplete)"
+                                      : "merge --partial merges them anyway and marks the study incomplete");
     if (refuse)
         return PM_EXIT_FAIL;
     pm_store *out = NULL;

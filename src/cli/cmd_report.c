@@ -113,6 +113,8 @@ static int print_text(const pm_analysis *a, int markdown, const char *db_label)
     int width = cli_term_width(120);
     if (markdown)
         printf("# passmap report: %s\n\n", a->sweep ? a->sweep : "-");
+    if (a->incomplete)   /* merge --partial: before anything that lacks the missing configs */
+        printf("%s%s\n", markdown ? "**warning**: " : "warning: ", a->incomplete);
     pm_fix_report_text(stdout, a->fix_json);   /* the combination to ship heads the report */
     printf("sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n", a->sweep ? a->sweep : "-",
            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
