@@ -622,7 +622,8 @@ int pm_shard_coverage(const char *const *dbs, int n_dbs, pm_coverage *cov, pm_er
     }
     if (rc)
         goto cleanup;
-    qsort(c.rows, c.n, sizeof *c.rows, by_sweep_key);
+    if (c.n)   /* qsort's array must not be NULL, even for no rows */
+        qsort(c.rows, c.n, sizeof *c.rows, by_sweep_key);
     for (size_t i = 0; i < c.n && !rc;) {
         size_t end = i;
         while (end < c.n && !strcmp(c.rows[end].sweep, c.rows[i].sweep))
