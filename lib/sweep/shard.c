@@ -584,7 +584,9 @@ int pm_shard_coverage(const char *const *dbs, int n_dbs, pm_coverage *cov, pm_er
     memset(cov, 0, sizeof *cov);
     for (int d = 0; d < n_dbs && !rc; d++) {
         pm_store *st = NULL;
-        if (access(dbs[d], F_OK) != 0)
+        struct stat sb;
+        /* absent, or empty (created by another reader an instant before merge makes it): nothing planned yet */
+        if (stat(dbs[d], &sb) != 0 || sb.st_size == 0)
             continue;
         if ((rc = pm_store_open_readonly(dbs[d], &st, err)))
             break;

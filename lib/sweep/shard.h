@@ -89,7 +89,7 @@ typedef struct pm_coverage {
     int n;
     int incomplete, mixed;     /* sweeps with unfinished configs / with mixed plans */
 } pm_coverage;
-/* Stores that do not exist are skipped (a merge's output before the first merge). */
+/* Stores that do not exist or are empty are skipped (a merge's output before the first merge). */
 int pm_shard_coverage(const char *const *dbs, int n_dbs, pm_coverage *cov, pm_err *err);
 void pm_coverage_free(pm_coverage *cov);
 
