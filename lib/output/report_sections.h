@@ -2,6 +2,7 @@
 /* The report's sections in report order: one row each (PM_REPORT_SECTION(name) names pm_section_name, defined
  * in the section's file). Text, Markdown, HTML (and its contents list) and JSON all follow this order. A new
  * section: its file (lib/output/sec_*.c, defining pm_section_NAME) plus one line here. */
+PM_REPORT_SECTION(incomplete)
 PM_REPORT_SECTION(proven_fixes)
 PM_REPORT_SECTION(summary)
 PM_REPORT_SECTION(machines)

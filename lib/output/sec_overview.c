@@ -11,6 +11,40 @@
 
 #define esc pm_html_esc
 
+/* ---- incomplete: merge --partial left configs or shards out; said before anything that lacks them ---- */
+
+static int incomplete_applies(const pm_analysis *a)
+{
+    return a->incomplete != NULL;
+}
+
+static int incomplete_text(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    (void)err;
+    fprintf(f, "%s%s\n", PM_MD(x, "**warning**: ", "warning: "), x->a->incomplete);
+    return PM_OK;
+}
+
+static int incomplete_html(const pm_report_ctx *x, FILE *f, pm_err *err)
+{
+    (void)err;
+    fputs("<p class=note id=incomplete>warning: ", f);
+    pm_html_esc(f, x->a->incomplete);
+    fputs("</p>\n", f);
+    return PM_OK;
+}
+
+static int incomplete_json(const pm_report_ctx *x, json_t *root)
+{
+    /* what the study lacks (null: complete) */
+    json_object_set_new(root, "incomplete", pm_report_jstr(x->a->incomplete));
+    return PM_OK;
+}
+
+const pm_report_section pm_section_incomplete = {.id = "incomplete", .applies = incomplete_applies,
+                                                 .text = incomplete_text, .html = incomplete_html,
+                                                 .json = incomplete_json};
+
 /* ---- proven fixes: passmap fix's ledger, the combination to ship first ---- */
 
 static int proven_applies(const pm_analysis *a) { return a->fix_json != NULL; }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <xxhash.h>
 
 /* schema_sql below is version 1, frozen. Every later change is one entry appended to `migrations`
@@ -699,6 +700,43 @@ static int refuse_foreign(sqlite3 *db, const char *path, int may_be_empty, pm_er
     return rc;
 }
 
+/* SQLite's WAL keeps its index in shared memory (-shm), which only processes on one host share: on a network
+ * filesystem a reader elsewhere can see a torn database, so a store there uses the rollback journal (one file,
+ * fcntl locks) instead. PASSMAP_JOURNAL=wal or =delete overrides the detection (a filesystem it does not know). */
+static const struct network_fs {
+    unsigned long magic;
+    const char *name;
+} network_fs[] = {
+    {0x6969, "NFS"},         {0x517B, "SMB"},        {0xFF534D42, "CIFS"},  {0xFE534D42, "SMB2"},
+    {0x0BD00BD0, "Lustre"},  {0x47504653, "GPFS"},   {0x19830326, "BeeGFS"}, {0x00C36400, "CephFS"},
+    {0xAAD7AAEA, "PanFS"},   {0x6B414653, "AFS"},    {0x5346414F, "OpenAFS"},
+};
+
+static const char *journal_mode(const char *path)
+{
+    const char *env = getenv("PASSMAP_JOURNAL");
+    if (env && !strcmp(env, "wal"))
+        return "WAL";
+    if (env && !strcmp(env, "delete"))
+        return "DELETE";
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    size_t dn = slash ? (size_t)(slash - path) : 1;
+    if (dn == 0)
+        dn = 1;
+    if (dn >= sizeof dir)
+        return "WAL";
+    memcpy(dir, slash ? path : ".", dn);
+    dir[dn] = '\0';
+    struct statfs fs;
+    if (statfs(dir, &fs) != 0)
+        return "WAL";
+    for (size_t i = 0; i < sizeof network_fs / sizeof network_fs[0]; i++)
+        if ((unsigned long)fs.f_type == network_fs[i].magic)
+            return "DELETE";
+    return "WAL";
+}
+
 static int store_open(const char *path, int readonly, pm_store **out, pm_err *err)
 {
     *out = NULL;
@@ -741,8 +779,12 @@ static int store_open(const char *path, int readonly, pm_store **out, pm_err *er
     if ((rc = refuse_foreign(st->db, path, 1, err)) != PM_OK)
         goto cleanup;
     /* journal_mode cannot change inside a transaction; it is persistent once set. */
-    if ((rc = exec_sql(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
-                       err, "configure")) != PM_OK)
+    char pragmas[160];
+    const char *mode = journal_mode(path);
+    /* synchronous = FULL with the rollback journal: NORMAL is only as durable as WAL's with WAL */
+    snprintf(pragmas, sizeof pragmas, "PRAGMA journal_mode = %s; PRAGMA synchronous = %s; PRAGMA foreign_keys = ON;",
+             mode, strcmp(mode, "WAL") ? "FULL" : "NORMAL");
+    if ((rc = exec_sql(st, pragmas, err, "configure")) != PM_OK)
         goto cleanup;
     if ((rc = exec_stmt(st, S_BEGIN, err, "begin")) != PM_OK)
         goto cleanup;

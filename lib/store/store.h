@@ -146,6 +146,16 @@ typedef struct pm_shard_status {
 } pm_shard_status;
 int pm_store_shard_status(pm_store *st, pm_shard_status **rows, int *n_rows, pm_err *err);
 void pm_shard_status_free(pm_shard_status *rows, int n_rows);
+/* What an earlier sweep SWEEP of this store knows of config KEY's cost: the mean wall of its ok cold runs (*wall;
+ * -1 when none) and the sum over stages of its IR size at each stage's entry (metrics ir.stage.*, the
+ * stage-size probe: *probe; -1 when not measured). */
+int pm_store_config_costs(pm_store *st, const char *sweep, const char *key, double *wall, double *probe,
+                          pm_err *err);
+/* Per planned config of every sweep's shard plans: the runs planned and recorded (capped at the plan per mode),
+ * as for pm_store_shard_status; fn returns non-zero to stop (that value is returned). */
+typedef int (*pm_plan_config_fn)(void *user, const char *sweep, int shard_k, int shard_n, const char *config_key,
+                                 int planned, int done);
+int pm_store_plan_configs(pm_store *st, pm_plan_config_fn fn, void *user, pm_err *err);
 
 /* One-writer lock of a database while a sweep writes it: an flock on the file DB.lock beside it, which
  * also names the holder (pid and host). Held until pm_store_writer_unlock or the process ends. */
@@ -220,6 +230,11 @@ int pm_store_config_fps(pm_store *st, const char *sweep, pm_config_fp **out, siz
  * repeats are planned again). *moved: the runs moved. Nothing is moved when keys is empty. */
 int pm_store_supersede(pm_store *st, const char *sweep, const char *const *keys, size_t n_keys, int only_failed,
                        char *new_name, size_t cap, int *moved, pm_err *err);
+/* Moves the runs of sweep SWEEP killed from outside (status "killed": a signal passmap did not send, e.g. a
+ * scheduler's SIGTERM reaching the compiler first) aside, like --retry-failed, so their repeats run again; a run
+ * slot (config, mode, repeat) killed max_retries times already stays killed and counts as done. *moved: runs
+ * moved; *kept: killed runs left as they are (out of retries). */
+int pm_store_retry_killed(pm_store *st, const char *sweep, int max_retries, int *moved, int *kept, pm_err *err);
 /* The repeats recorded for (config, mode), any status: have[r] = 1 for r < cap; *max_repeat: the largest (-1
  * when none). */
 int pm_store_repeats(pm_store *st, int64_t config_id, const char *mode, unsigned char *have, int cap,

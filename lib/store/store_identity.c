@@ -256,9 +256,29 @@ static int exec1(sqlite3 *db, const char *path, const char *sql, int64_t a, int6
     return rc;
 }
 
-int pm_store_supersede(pm_store *st, const char *sweep, const char *const *keys, size_t n_keys, int only_failed,
-                       char *new_name, size_t cap, int *moved, pm_err *err)
+/* only_failed 2: the runs killed from outside whose slot (mode, repeat) was not yet killed max_retries times
+ * (the killed runs already moved aside, in the sweeps superseding SWEEP, are the count). */
+static int supersede(pm_store *st, const char *sweep, const char *const *keys, size_t n_keys, int only_failed,
+                     int max_retries, char *new_name, size_t cap, int *moved, pm_err *err)
 {
+    char moving[700], copy_sql[1400], move_sql[1000];
+    if (only_failed == 2)
+        snprintf(moving, sizeof moving,
+                 "status = 'killed' AND (SELECT count(*) FROM run k JOIN config kc ON kc.id = k.config_id "
+                 "JOIN sweep ks ON ks.id = kc.sweep_id WHERE ks.superseded_by = (SELECT name FROM sweep WHERE id = ?1) "
+                 "AND kc.key = ?3 AND k.mode = run.mode AND k.repeat = run.repeat AND k.status = 'killed') < %d",
+                 max_retries);
+    else
+        snprintf(moving, sizeof moving, "status NOT IN ('ok', 'no-report')");
+    snprintf(copy_sql, sizeof copy_sql,
+             "INSERT INTO config(sweep_id, key, kind, family, size, window, precision, resolution, layers, "
+             "variant, params_json, fingerprint, fingerprint_text) "
+             "SELECT ?2, key, kind, family, size, window, precision, resolution, layers, variant, "
+             "params_json, fingerprint, fingerprint_text FROM config WHERE sweep_id = ?1 AND key = ?3 "
+             "AND config.id IN (SELECT config_id FROM run WHERE %s)", moving);
+    snprintf(move_sql, sizeof move_sql,
+             "UPDATE run SET config_id = (SELECT id FROM config WHERE sweep_id = ?2 AND key = ?3) "
+             "WHERE %s AND config_id = (SELECT id FROM config WHERE sweep_id = ?1 AND key = ?3)", moving);
     sqlite3 *db = pm_store_db(st);
     const char *path = pm_store_path(st);
     sqlite3_stmt *s = NULL;
@@ -341,13 +361,7 @@ int pm_store_supersede(pm_store *st, const char *sweep, const char *const *keys,
             continue;
         }
         /* only the failed runs: a copy of the config row in the new sweep receives them */
-        if ((rc = exec1(db, path,
-                        "INSERT INTO config(sweep_id, key, kind, family, size, window, precision, resolution, layers, "
-                        "variant, params_json, fingerprint, fingerprint_text) "
-                        "SELECT ?2, key, kind, family, size, window, precision, resolution, layers, variant, "
-                        "params_json, fingerprint, fingerprint_text FROM config WHERE sweep_id = ?1 AND key = ?3 "
-                        "AND EXISTS (SELECT 1 FROM run r WHERE r.config_id = config.id AND r.status NOT IN ('ok', 'no-report'))",
-                        old_id, new_id, keys[i], err, "supersede: config copy")))
+        if ((rc = exec1(db, path, copy_sql, old_id, new_id, keys[i], err, "supersede: config copy")))
             break;
         if (sqlite3_total_changes(db) == before)
             continue;
@@ -358,10 +372,7 @@ int pm_store_supersede(pm_store *st, const char *sweep, const char *const *keys,
                         old_id, new_id, keys[i], err, "supersede: config parameters")))
             break;
         int runs_before = sqlite3_total_changes(db);
-        if ((rc = exec1(db, path,
-                        "UPDATE run SET config_id = (SELECT id FROM config WHERE sweep_id = ?2 AND key = ?3) "
-                        "WHERE status NOT IN ('ok', 'no-report') AND config_id = (SELECT id FROM config WHERE sweep_id = ?1 AND key = ?3)",
-                        old_id, new_id, keys[i], err, "supersede: runs")))
+        if ((rc = exec1(db, path, move_sql, old_id, new_id, keys[i], err, "supersede: runs")))
             break;
         *moved += sqlite3_total_changes(db) - runs_before;
     }
@@ -377,6 +388,68 @@ cleanup:
         if (cap)
             new_name[0] = '\0';
     }
+    return rc;
+}
+
+int pm_store_supersede(pm_store *st, const char *sweep, const char *const *keys, size_t n_keys, int only_failed,
+                       char *new_name, size_t cap, int *moved, pm_err *err)
+{
+    return supersede(st, sweep, keys, n_keys, only_failed ? 1 : 0, 0, new_name, cap, moved, err);
+}
+
+int pm_store_retry_killed(pm_store *st, const char *sweep, int max_retries, int *moved, int *kept, pm_err *err)
+{
+    sqlite3 *db = pm_store_db(st);
+    sqlite3_stmt *s = NULL;
+    char **keys = NULL;
+    size_t n = 0, cap = 0;
+    int rc = PM_OK, step;
+    char name[1024];
+    *moved = *kept = 0;
+    if (!pm_store_has_superseded(db))
+        return PM_OK;   /* older than schema 7: upgraded on a writer's open, so not reached by a sweep */
+    if (sqlite3_prepare_v2(db, "SELECT DISTINCT c.key FROM run r JOIN config c ON c.id = r.config_id JOIN sweep s "
+                               "ON s.id = c.sweep_id WHERE s.name = ?1 AND r.status = 'killed' ORDER BY c.key",
+                           -1, &s, NULL) != SQLITE_OK)
+        return db_fail(db, pm_store_path(st), err, "killed runs");
+    sqlite3_bind_text(s, 1, sweep, -1, SQLITE_TRANSIENT);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            char **bigger = realloc(keys, ncap * sizeof *bigger);
+            if (!bigger) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                goto cleanup;
+            }
+            keys = bigger;
+            cap = ncap;
+        }
+        if (!(keys[n++] = strdup((const char *)sqlite3_column_text(s, 0)))) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+    }
+    if (step != SQLITE_DONE) {
+        rc = db_fail(db, pm_store_path(st), err, "killed runs");
+        goto cleanup;
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    if (n && (rc = supersede(st, sweep, (const char *const *)keys, n, 2, max_retries, name, sizeof name, moved, err)))
+        goto cleanup;
+    /* what is still killed in the sweep is out of retries */
+    if (n && sqlite3_prepare_v2(db, "SELECT count(*) FROM run r JOIN config c ON c.id = r.config_id JOIN sweep s "
+                                    "ON s.id = c.sweep_id WHERE s.name = ?1 AND r.status = 'killed'",
+                                -1, &s, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, sweep, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(s) == SQLITE_ROW)
+            *kept = sqlite3_column_int(s, 0);
+    }
+cleanup:
+    sqlite3_finalize(s);
+    for (size_t i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
     return rc;
 }
 

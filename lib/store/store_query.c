@@ -872,3 +872,20 @@ int pm_sq_agg_runs(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_run_row *), vo
     sqlite3_finalize(st);
     return rc;
 }
+
+int pm_sq_incomplete(sqlite3 *db, int64_t sweep_id, char **note, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    *note = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT m.value FROM meta m JOIN sweep s ON m.key = 'incomplete:' || s.name "
+                               "WHERE s.id = ?1 AND m.value <> ''", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(db, err);
+    sqlite3_bind_int64(st, 1, sweep_id);
+    int step = sqlite3_step(st), rc = PM_OK;
+    if (step == SQLITE_ROW && !(*note = strdup((const char *)sqlite3_column_text(st, 0))))
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    else if (step != SQLITE_ROW && step != SQLITE_DONE)
+        rc = db_fail(db, err);
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -10,17 +10,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char status_sql[] =
-    "WITH per_config AS (\n"
-    "  SELECT sh.sweep_id, sh.shard_k, sh.shard_n, sh.cold, sh.cache_miss, sh.warm, c.id AS config_id,\n"
-    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'cold') AS n_cold,\n"
-    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'cache-miss') AS n_miss,\n"
-    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'warm') AS n_warm,\n"
-    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.status <> 'ok') AS n_failed\n"
+#define PER_CONFIG_CTE \
+    "WITH per_config AS (\n" \
+    "  SELECT sh.sweep_id, sh.shard_k, sh.shard_n, sh.config_key, sh.cold, sh.cache_miss, sh.warm, c.id AS config_id,\n" \
+    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'cold') AS n_cold,\n" \
+    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'cache-miss') AS n_miss,\n" \
+    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'warm') AS n_warm,\n" \
+    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.status <> 'ok') AS n_failed\n" \
     "  FROM shard sh LEFT JOIN config c ON c.sweep_id = sh.sweep_id AND c.key = sh.config_key)\n"
+#define DONE_OF(p) \
+    "min(coalesce(" p ".n_cold, 0), " p ".cold) + min(coalesce(" p ".n_miss, 0), " p ".cache_miss)\n" \
+    "      + min(coalesce(" p ".n_warm, 0), " p ".warm)"
+
+static const char plan_configs_sql[] =
+    PER_CONFIG_CTE
+    "SELECT sw.name, p.shard_k, p.shard_n, p.config_key, p.cold + p.cache_miss + p.warm, " DONE_OF("p") "\n"
+    "FROM per_config p JOIN sweep sw ON sw.id = p.sweep_id ORDER BY sw.name, p.config_key";
+
+static const char status_sql[] =
+    PER_CONFIG_CTE
     "SELECT sw.name, p.shard_k, p.shard_n, count(*), sum(p.cold + p.cache_miss + p.warm),\n"
-    "  sum(min(coalesce(p.n_cold, 0), p.cold) + min(coalesce(p.n_miss, 0), p.cache_miss)\n"
-    "      + min(coalesce(p.n_warm, 0), p.warm)),\n"
+    "  sum(" DONE_OF("p") "),\n"
     "  sum(coalesce(p.n_failed, 0)),\n"
     "  (SELECT group_concat(name, ',') FROM (SELECT DISTINCT h.name FROM per_config q\n"
     "     JOIN run r ON r.config_id = q.config_id JOIN host h ON h.id = r.host_id\n"
@@ -88,6 +98,53 @@ cleanup:
         *rows = NULL;
         *n_rows = 0;
     }
+    return rc;
+}
+
+int pm_store_plan_configs(pm_store *st, pm_plan_config_fn fn, void *user, pm_err *err)
+{
+    if (pm_store_schema_version(st) < PM_STORE_VERSION_HOSTS)
+        return PM_OK;
+    sqlite3 *db = pm_store_db(st);
+    sqlite3_stmt *s = NULL;
+    int rc = PM_OK, step;
+    if (sqlite3_prepare_v2(db, plan_configs_sql, -1, &s, NULL) != SQLITE_OK)
+        return pm_err_set(err, PM_ERR_DB, "%s: shard plan: %s", pm_store_path(st), sqlite3_errmsg(db));
+    while ((step = sqlite3_step(s)) == SQLITE_ROW && rc == PM_OK)
+        rc = fn(user, (const char *)sqlite3_column_text(s, 0), sqlite3_column_int(s, 1), sqlite3_column_int(s, 2),
+                (const char *)sqlite3_column_text(s, 3), sqlite3_column_int(s, 4), sqlite3_column_int(s, 5));
+    if (rc == PM_OK && step != SQLITE_DONE)
+        rc = pm_err_set(err, PM_ERR_DB, "%s: shard plan: %s", pm_store_path(st), sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int pm_store_config_costs(pm_store *st, const char *sweep, const char *key, double *wall, double *probe,
+                          pm_err *err)
+{
+    static const char sql[] =
+        "SELECT (SELECT avg(r.wall_s) FROM run r WHERE r.config_id = c.id AND r.mode = 'cold' AND r.status = 'ok'),\n"
+        "  (SELECT sum(v) FROM (SELECT avg(m.value) AS v FROM metric m JOIN run r ON r.id = m.run_id\n"
+        "     WHERE r.config_id = c.id AND m.step_id IS NULL AND m.name LIKE 'ir.stage.%' GROUP BY m.name))\n"
+        "FROM config c JOIN sweep sw ON sw.id = c.sweep_id WHERE c.key = ?1 AND sw.name = ?2";
+    sqlite3_stmt *s = NULL;
+    int rc = pm_store_cached(st, sql, &s, err);
+    *wall = *probe = -1;
+    if (rc)
+        return rc;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, sweep, -1, SQLITE_TRANSIENT);
+    int step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        if (sqlite3_column_type(s, 0) != SQLITE_NULL)
+            *wall = sqlite3_column_double(s, 0);
+        if (sqlite3_column_type(s, 1) != SQLITE_NULL)
+            *probe = sqlite3_column_double(s, 1);
+    } else if (step != SQLITE_DONE) {
+        rc = pm_err_set(err, PM_ERR_DB, "%s: costs of %s: %s", pm_store_path(st), key,
+                        sqlite3_errmsg(pm_store_db(st)));
+    }
+    sqlite3_reset(s);
     return rc;
 }
 

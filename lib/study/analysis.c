@@ -131,6 +131,7 @@ void pm_analysis_free(pm_analysis *a)
     for (size_t i = 0; i < a->n_host_warnings; i++)
         free(a->host_warnings[i]);
     free(a->host_warnings);
+    free(a->incomplete);
     for (size_t i = 0; i < a->n_ab; i++) {
         free(a->ab[i].variant);
         free(a->ab[i].against);

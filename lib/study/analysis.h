@@ -296,6 +296,8 @@ typedef struct pm_analysis {
     size_t n_hosts;
     int n_machine_kinds;          /* distinct fingerprints (CPU, cores, kernel, compiler build) */
     char **host_warnings;         /* sentences: comparisons that cross machines (or compiler builds) */
+    char *incomplete;             /* merge --partial: what the study lacks, one sentence (reports put it first);
+                                     NULL: complete */
     /* the compiler identity (schema 7): each tool build the sweep ran (name, path, --version, hash, hosts), by
      * name; n_builds 0: an older file. mixed_builds: some tool has more than one build (a forced merge): the
      * report then never says "same build" */

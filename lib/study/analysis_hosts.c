@@ -107,6 +107,20 @@ int an_hosts(an_work *w, pm_err *err)
     int brc = load_builds(w, err);
     if (brc)
         return brc;
+    /* A study merged with shards missing (merge --partial): every figure below lacks their configs. */
+    for (size_t s = 0; s < w->sweeps.n; s++) {
+        char *note = NULL, buf[1200];
+        if ((brc = pm_sq_incomplete(w->db, w->sweeps.ids[s], &note, err)))
+            return brc;
+        if (!note)
+            continue;
+        snprintf(buf, sizeof buf, "INCOMPLETE STUDY (merged with --partial): %s; every table, map, fit and ratio "
+                 "here lacks those configs", note);
+        free(note);
+        free(a->incomplete);
+        if (!(a->incomplete = strdup(buf)))
+            return an_nomem(err);
+    }
     host_ctx ctx = {.w = w, .n_hosts_of = calloc(a->n_configs + 1, sizeof(int))};
     if (!ctx.n_hosts_of)
         return an_nomem(err);

@@ -1,6 +1,7 @@
 #include "slurm.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +12,8 @@
 #include "backend.h"
 #include "run.h"
 #include "util.h"
+
+#define PM_NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 
 /* One word, shell-quoted when needed. */
 static void add_word(pm_sbuf *b, const char *w)
@@ -43,6 +46,20 @@ int pm_slurm_shard_db(const pm_slurm_opts *o, int k, char *out, size_t cap, pm_e
     return PM_OK;
 }
 
+/* Site options, each on an #SBATCH line of both jobs. sbatch reads those lines with its own word splitting (no
+ * shell quoting survives it), so a value is refused unless every character is one Slurm's syntax for it needs. */
+static const struct site_opt {
+    const char *name;
+    size_t offset;
+    const char *allowed, *what;
+} site[] = {
+    {"account", offsetof(pm_slurm_opts, account), PM_NAME_CHARS, "a Slurm account name (letters, digits, _ . -)"},
+    {"qos", offsetof(pm_slurm_opts, qos), PM_NAME_CHARS, "a QOS name (letters, digits, _ . -)"},
+    {"constraint", offsetof(pm_slurm_opts, constraint), PM_NAME_CHARS "&|[]*:(),!",
+     "node features joined by & | , with [ ] * : ( ) !"},
+    {"mem", offsetof(pm_slurm_opts, mem), "0123456789KMGTkmgt", "a size such as 16G or 4000M"},
+};
+
 static void header(pm_sbuf *b, const pm_slurm_opts *o, const char *job, const char *what)
 {
     pm_sbuf_add(b, "#!/bin/sh\n");
@@ -51,6 +68,9 @@ static void header(pm_sbuf *b, const pm_slurm_opts *o, const char *job, const ch
         pm_sbuf_add(b, "#SBATCH --partition=%s\n", o->partition);
     if (o->time_limit)
         pm_sbuf_add(b, "#SBATCH --time=%s\n", o->time_limit);
+    for (size_t i = 0; i < sizeof site / sizeof site[0]; i++)
+        if (*(const char *const *)((const char *)o + site[i].offset))
+            pm_sbuf_add(b, "#SBATCH --%s=%s\n", site[i].name, *(const char *const *)((const char *)o + site[i].offset));
     pm_sbuf_add(b, "# Written by `passmap sweep --slurm` for ");
     add_word(b, o->spec_path);
     pm_sbuf_add(b, ": %s\n", what);
@@ -68,6 +88,18 @@ int pm_slurm_scripts(const pm_slurm_opts *o, char **shards_script, char **merge_
     if (o->time_limit && !valid_chars(o->time_limit, "0123456789:-"))
         return pm_err_set(err, PM_ERR_USAGE, "--time '%s': Slurm time syntax, e.g. 90, 2:00:00 or 1-12:00:00",
                           o->time_limit);
+    for (size_t i = 0; i < sizeof site / sizeof site[0]; i++) {
+        const char *v = *(const char *const *)((const char *)o + site[i].offset);
+        if (v && !valid_chars(v, site[i].allowed))
+            return pm_err_set(err, PM_ERR_USAGE, "--%s '%s': %s", site[i].name, v, site[i].what);
+    }
+    if (o->sbatch_args && strpbrk(o->sbatch_args, "\n\r"))
+        return pm_err_set(err, PM_ERR_USAGE, "--sbatch-args contains a line break: give options separated by spaces");
+    if (o->work_dir && strcmp(o->work_dir, "$TMPDIR") && o->work_dir[0] != '/')
+        return pm_err_set(err, PM_ERR_USAGE, "--work-dir '%s' with --slurm: an absolute path on every node, or "
+                          "'$TMPDIR' (the task's node-local scratch)", o->work_dir);
+    if (o->throttle < 0 || o->throttle > 100000)
+        return pm_err_set(err, PM_ERR_USAGE, "--throttle %d: must be between 1 and 100000", o->throttle);
     if (!valid_chars(o->spec_name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-"))
         return pm_err_set(err, PM_ERR_USAGE, "sweep name '%s' cannot be a Slurm job name (letters, digits, _ . + -)",
                           o->spec_name);
@@ -75,7 +107,8 @@ int pm_slurm_scripts(const pm_slurm_opts *o, char **shards_script, char **merge_
      * or an #SBATCH line (sbatch stops reading directives at the first line that is not one): refused. */
     const char *paths[][2] = {{"the spec path", o->spec_path}, {"the --db path", o->out_db},
                               {"the --costs path", o->costs_db}, {"passmap's own path", o->passmap},
-                              {"the script folder", o->dir}};
+                              {"the script folder", o->dir}, {"the plan path", o->plan_path},
+                              {"the --work-dir path", o->work_dir}};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         if (paths[i][1] && strpbrk(paths[i][1], "\n\r"))
             return pm_err_set(err, PM_ERR_USAGE, "%s contains a line break, which no Slurm script can carry safely: "
@@ -89,7 +122,10 @@ int pm_slurm_scripts(const pm_slurm_opts *o, char **shards_script, char **merge_
     char what[160];
     snprintf(what, sizeof what, "shard K of %d per array task", o->shards);
     header(&a, o, "", what);
-    pm_sbuf_add(&a, "#SBATCH --array=1-%d\n", o->shards);
+    if (o->throttle > 0)   /* the site's limit on tasks at once: Slurm starts the next as one ends */
+        pm_sbuf_add(&a, "#SBATCH --array=1-%d%%%d\n", o->shards, o->throttle);
+    else
+        pm_sbuf_add(&a, "#SBATCH --array=1-%d\n", o->shards);
     pm_sbuf_add(&a, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
     pm_sbuf_add(&a, "# Alone on the node: compile times are only comparable when nothing else runs beside them.\n");
     pm_sbuf_add(&a, "#SBATCH --exclusive\n");
@@ -99,15 +135,28 @@ int pm_slurm_scripts(const pm_slurm_opts *o, char **shards_script, char **merge_
     pm_sbuf_add(&a, "# A requeued or rerun task resumes its shard database: finished runs are kept, none is doubled.\n");
     pm_sbuf_add(&a, "set -eu\nk=$SLURM_ARRAY_TASK_ID\nexec ");
     add_word(&a, o->passmap);
-    pm_sbuf_add(&a, " sweep --quiet --shard \"$k/%d\" --db ", o->shards);
+    /* no --quiet: a line per run in the task's log is its progress (stderr, unbuffered: a killed task's log
+     * still shows how far it came) */
+    pm_sbuf_add(&a, " sweep --shard \"$k/%d\" --db ", o->shards);
     add_word(&a, o->dir);
     pm_sbuf_add(&a, "/\"shard-$k-of-%d.db\"", o->shards);
-    if (o->costs_db) {
+    if (o->plan_path) {   /* the plan fixed at submit: a requeued or resubmitted task keeps its configs */
+        pm_sbuf_add(&a, " --plan ");
+        add_word(&a, o->plan_path);
+    } else if (o->costs_db) {
         pm_sbuf_add(&a, " --costs ");
         add_word(&a, o->costs_db);
     }
     if (o->warm >= 0)
         pm_sbuf_add(&a, " %s", o->warm ? "--warm" : "--no-warm");
+    /* run folders on node-local storage: only the shard's database is written to the shared folder */
+    if (o->work_dir && !strcmp(o->work_dir, "$TMPDIR")) {
+        pm_sbuf_add(&a, " --work-dir \"${TMPDIR:-/tmp}/passmap-$SLURM_ARRAY_JOB_ID-$k\"");
+    } else if (o->work_dir) {
+        pm_sbuf_add(&a, " --work-dir ");
+        add_word(&a, o->work_dir);
+        pm_sbuf_add(&a, "/\"passmap-$SLURM_ARRAY_JOB_ID-$k\"");
+    }
     pm_sbuf_add(&a, " ");
     add_word(&a, o->spec_path);
     pm_sbuf_add(&a, "\n");
@@ -164,16 +213,29 @@ static int sbatch(const pm_slurm_opts *o, const char *script, const char *depend
     char out[4096], errp[4096], dep[128];
     snprintf(out, sizeof out, "%s/sbatch.stdout", o->dir);
     snprintf(errp, sizeof errp, "%s/sbatch.stderr", o->dir);
-    const char *argv[6] = {"sbatch", "--parsable", script, NULL, NULL, NULL};
+    char **argv = NULL, *words = NULL;
+    int rc = pm_argv_push(&argv, "sbatch") | pm_argv_push(&argv, "--parsable");
     if (dependency) {
         snprintf(dep, sizeof dep, "--dependency=afterok:%s", dependency);
-        argv[2] = dep;
-        argv[3] = script;
+        rc |= pm_argv_push(&argv, dep);
+    }
+    /* the site's extra options: words split at white space, never through a shell */
+    if (o->sbatch_args && !(words = strdup(o->sbatch_args)))
+        rc = PM_ERR_NOMEM;
+    char *save = NULL;
+    for (char *w = words ? strtok_r(words, " \t", &save) : NULL; w && !rc; w = strtok_r(NULL, " \t", &save))
+        rc |= pm_argv_push(&argv, w);
+    rc |= pm_argv_push(&argv, script);
+    free(words);
+    if (rc) {
+        pm_argv_free(argv);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     }
     pm_run_opts ro = {.timeout_s = o->submit_timeout_s > 0 ? o->submit_timeout_s : 60, .stdout_path = out,
                       .stderr_path = errp};
     pm_run_result res;
-    int rc = pm_run_exec(argv, &ro, &res, err);
+    rc = pm_run_exec((const char *const *)argv, &ro, &res, err);
+    pm_argv_free(argv);
     if (rc)
         return rc;
     char *text = NULL, *etext = NULL;

@@ -15,8 +15,14 @@ typedef struct pm_slurm_opts {
     int shards;              /* N >= 1 */
     const char *partition;   /* NULL: the cluster's default */
     const char *time_limit;  /* per task, Slurm syntax (e.g. 2:00:00, 1-00:00:00); NULL: the partition's */
-    const char *costs_db;    /* absolute, or NULL */
+    const char *plan_path;   /* absolute: the shard plan every task reads (--plan); NULL: tasks compute it */
+    const char *costs_db;    /* absolute, or NULL (only without plan_path: the plan holds the costs) */
+    const char *account, *qos, *constraint, *mem;   /* site options on #SBATCH lines; NULL: none */
+    int throttle;            /* > 0: at most this many shard tasks at once (--array=1-N%M) */
+    const char *sbatch_args; /* more sbatch options, split at white space into argv words; NULL: none */
     int warm;                /* -1: as the spec says; 0/1: --no-warm / --warm */
+    const char *work_dir;    /* node-local folder for the run folders: an absolute path, or "$TMPDIR" (the task's
+                                ${TMPDIR:-/tmp}); each task works in its own subfolder; NULL: DB.slurm/ (shared) */
     double submit_timeout_s; /* for each sbatch call; 0: 60 s */
 } pm_slurm_opts;
 

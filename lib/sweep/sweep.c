@@ -1092,6 +1092,14 @@ static int check_contract(sweep_ctx *x, pm_err *err)
         notice(x, "--force: %zu changed config%s superseded (%d run%s kept in sweep '%s', never read as '%s')",
                n_changed, n_changed == 1 ? "" : "s", moved, moved == 1 ? "" : "s", name[0] ? name : "-", spec->name);
     }
+    int killed = 0, kept = 0;   /* no measurement, unless it keeps happening (PM_SWEEP_KILLED_RETRIES) */
+    if (!x->opts->retry_failed &&
+        (rc = pm_store_retry_killed(x->store, spec->name, PM_SWEEP_KILLED_RETRIES, &killed, &kept, err)))
+        goto cleanup;
+    if (killed)
+        notice(x, "%d run%s killed from outside (a signal passmap did not send) run%s again (retry %d at most)",
+               killed, killed == 1 ? "" : "s", killed == 1 ? "s" : "", PM_SWEEP_KILLED_RETRIES);
+    n_failed_runs -= (size_t)killed < n_failed_runs ? (size_t)killed : n_failed_runs;
     if (n_retry && x->opts->retry_failed) {
         char name[PM_SPEC_KEY_MAX + 64];
         int moved = 0;
@@ -1146,6 +1154,7 @@ static void tools_digest(const pm_tool_set *t, char *out, size_t cap)
 int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err)
 {
     sweep_ctx x = {.spec = spec, .opts = opts, .be = pm_backend_find(spec->backend)};
+    pm_shard_plan shard_plan = {0};
     task *tasks = NULL;
     int n_tasks = 0, already = 0, rc = PM_OK, lock_fd = -1;
     int64_t sweep_id = 0;
@@ -1156,8 +1165,10 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         free(x.in_shard);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     }
-    if ((rc = pm_shard_of(spec, opts->shard.n, opts->costs_db, x.shard_of, err)))
+    if ((rc = opts->plan_path ? pm_shard_plan_read(opts->plan_path, spec, opts->shard.n, &shard_plan, err)
+                              : pm_shard_plan_make(spec, opts->shard.n, opts->costs_db, PM_COST_AUTO, &shard_plan, err)))
         goto cleanup;
+    memcpy(x.shard_of, shard_plan.shard_of, (size_t)spec->n_configs * sizeof *x.shard_of);
     for (int c = 0; c < spec->n_configs; c++)
         x.in_shard[c] = !opts->shard.n || x.shard_of[c] == opts->shard.k;
     for (int c = 0; c < spec->n_configs; c++)
@@ -1223,7 +1234,8 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
             goto cleanup;
         goto configs;
     }
-    if ((rc = pm_store_open(opts->db_path, &x.store, err)))
+    if ((rc = pm_store_open(opts->db_path, &x.store, err)) ||
+        (opts->shard.n && (rc = pm_shard_plan_record(x.store, spec->name, &shard_plan, err))))
         goto cleanup;
     if ((rc = fingerprint_configs(&x, err)) || (rc = check_contract(&x, err)))
         goto cleanup;
@@ -1415,6 +1427,7 @@ cleanup:
         x.be->cleanup(&x.bctx);
     free(x.in_shard);
     free(x.shard_of);
+    pm_shard_plan_free(&shard_plan);
     free(meta);
     pm_store_close(x.store);
     pm_store_writer_unlock(lock_fd);

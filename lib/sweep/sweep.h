@@ -22,6 +22,10 @@ typedef struct pm_sweep_progress {
 
 typedef void (*pm_sweep_progress_fn)(void *user, const pm_sweep_progress *p);
 
+/* Resumes that rerun one run killed from outside before it counts as done (a scheduler's SIGTERM may reach the
+ * compiler just before passmap, which then records it; an OOM killer's SIGKILL without evidence reads alike). */
+#define PM_SWEEP_KILLED_RETRIES 2
+
 typedef struct pm_sweep_opts {
     const char *db_path;
     const char *work_dir;     /* NULL: DB_PATH.runs */
@@ -37,13 +41,16 @@ typedef struct pm_sweep_opts {
     volatile sig_atomic_t *stop;  /* when set (SIGINT), stop after the run in progress */
     pm_shard shard;           /* run only shard k of n of the configs (n == 0: all) */
     const char *costs_db;     /* measured walls of an earlier sweep, to balance the shards; NULL: IR sizes */
+    const char *plan_path;    /* the shard plan fixed at submit (shard.h); NULL: computed here from the spec */
     /* one line for the user, e.g. a process group an earlier, killed sweep left running was killed; NULL: none */
     void (*notice)(void *user, const char *line);
     void *notice_user;
     /* A recorded config whose steps changed (identity.h: its fingerprint) refuses the sweep, with one notice
      * line per config; force: its runs are superseded (moved to a sweep STUDY~superseded-TIME) and it runs
      * anew. retry_failed: the failed runs of the configs are moved aside the same way and run again
-     * (default: a failed run counts as done, with one notice saying how many). */
+     * (default: a failed run counts as done, with one notice saying how many). A run killed from outside
+     * (status "killed": a signal passmap did not send) is retried on resume without asking, up to
+     * PM_SWEEP_KILLED_RETRIES times per run, then counts as done like a failed run. */
     int force, retry_failed;
 } pm_sweep_opts;
 

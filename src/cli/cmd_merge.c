@@ -2,39 +2,48 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json_out.h"
 #include "cli_opts.h"
 #include "cmds.h"
+#include "shard.h"
 #include "store.h"
 
 static const cli_opt merge_opts[] = {
-    {"force", 'f', 0, NULL, "merge such inputs anyway (recorded in OUT's merge_log; the report names both builds)"},
+    {"force", 'f', 0, NULL, "merge such inputs anyway (recorded in OUT's merge_log; the report names both builds;\n"
+                            "stores split two ways: the study is marked incomplete)"},
+    {"partial", 'p', 0, NULL, "merge although shards are missing or unfinished; OUT's report then says INCOMPLETE\n"
+                              "STUDY and what is missing, until a later merge completes it"},
     {"json", 'j', 0, NULL, "print the result per input as JSON"},
     {0},
 };
 static const cli_cmd merge_cmd = {
     .name = "merge",
-    .synopsis = "[--force] [--json] OUT.db IN.db...",
+    .synopsis = "[--force] [--partial] [--json] OUT.db IN.db...",
     .about = "Copies every run of each IN (steps, passes, metrics, configs, hosts) into OUT (created when absent).\n"
              "A run already in OUT (same sweep, config, mode and repeat) is skipped as a duplicate, so merging\n"
              "again changes nothing; each input is one transaction, so a killed merge resumes by running it again.\n"
              "An input whose sweep has another spec text or compiler build than the same sweep in OUT is refused:\n"
              "a build is each tool's --version text and binary hash (`passmap status` lists them; paths may differ).\n"
-             "A config measured with other steps in IN than in OUT (its fingerprint) is refused even with --force.",
+             "A config measured with other steps in IN than in OUT (its fingerprint) is refused even with --force.\n"
+             "Coverage is checked first, over OUT and every IN together, against the shard plan each sweep recorded:\n"
+             "a shard missing or unfinished refuses the whole merge (nothing is merged), and so do stores split by\n"
+             "different plans or shard counts (their shards are other sets of configs).",
     .opts = merge_opts,
     .exit_status = "0 all merged, 1 an input was refused or failed, 2 bad usage",
 };
 
 int cmd_merge(int argc, char **argv)
 {
-    int force = 0, json = 0, c;
+    int force = 0, json = 0, partial = 0, c;
     optind = 1;
     while ((c = cli_getopt(&merge_cmd, argc, argv)) != -1) {
         switch (c) {
         case 'f': force = 1; break;
         case 'j': json = 1; break;
+        case 'p': partial = 1; break;
         case CLI_HELP: cli_usage(stdout, &merge_cmd); return PM_EXIT_OK;
         default: return cli_try_help(&merge_cmd);
         }
@@ -56,6 +65,53 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "passmap merge: %s\n", err.msg);
         return PM_EXIT_FAIL;
     }
+    /* Coverage of OUT and the inputs together, before anything is written. An input a running sweep still
+     * writes is left out here: the merge refuses it by name below. A sweep already mixed in OUT (a forced merge,
+     * marked) does not refuse again; one this merge would mix does. */
+    const char **cov_dbs = calloc((size_t)(argc - optind), sizeof *cov_dbs);
+    if (!cov_dbs) {
+        fprintf(stderr, "passmap merge: out of memory\n");
+        return PM_EXIT_FAIL;
+    }
+    int n_cov = 0;
+    cov_dbs[n_cov++] = out_path;
+    for (int i = optind + 1; i < argc; i++) {
+        pm_err busy = {0};
+        if (!pm_store_writer_check(argv[i], &busy))
+            cov_dbs[n_cov++] = argv[i];
+    }
+    pm_coverage cov, before;
+    int crc = pm_shard_coverage(cov_dbs, n_cov, &cov, &err);
+    if (!crc && (crc = pm_shard_coverage(cov_dbs, 1, &before, &err)))
+        pm_coverage_free(&cov);
+    free(cov_dbs);
+    if (crc) {
+        fprintf(stderr, "passmap merge: %s\n", err.msg);
+        return PM_EXIT_FAIL;
+    }
+    int newly_mixed = 0, incomplete = 0;
+    for (int i = 0; i < cov.n; i++) {
+        const pm_coverage_sweep *cs = &cov.sweeps[i];
+        int was_mixed = 0;
+        for (int j = 0; j < before.n; j++)
+            was_mixed |= before.sweeps[j].mixed && !strcmp(before.sweeps[j].sweep, cs->sweep);
+        if (cs->mixed && was_mixed)
+            continue;   /* accepted by an earlier --force, and marked: nothing new */
+        newly_mixed += cs->mixed;
+        incomplete += cs->message && !cs->mixed;
+        if (cs->message && (cs->mixed ? !force : !partial))
+            fprintf(stderr, "passmap merge: %s\n", cs->message);
+    }
+    pm_coverage_free(&before);
+    pm_coverage_free(&cov);
+    int refuse = (newly_mixed && !force) || (incomplete && !partial);
+    if (refuse)
+        fprintf(stderr, "passmap merge: nothing merged; %s\n",
+                newly_mixed && !force ? "--force merges stores split two ways anyway (the study is then marked "
+                                        "incomplete)"
+                                      : "merge --partial merges them anyway and marks the study incomplete");
+    if (refuse)
+        return PM_EXIT_FAIL;
     pm_store *out = NULL;
     if (pm_store_open(out_path, &out, &err)) {
         fprintf(stderr, "passmap merge: %s\n", err.msg);
@@ -91,6 +147,24 @@ int cmd_merge(int argc, char **argv)
                    r.runs_skipped == 1 ? "" : "s", r.forced ? "; " : "", r.forced ? r.reason : "");
         }
     }
+    /* The study as merged: marked incomplete (the report says so) until a merge completes it. */
+    const char *outs[] = {out_path};
+    if (pm_shard_coverage(outs, 1, &cov, &err)) {
+        fprintf(stderr, "passmap merge: %s\n", err.msg);
+        failed++;
+    }
+    for (int i = 0; i < cov.n; i++) {
+        char key[700];
+        pm_err e = {0};
+        snprintf(key, sizeof key, "incomplete:%s", cov.sweeps[i].sweep);
+        if (pm_store_meta_set(out, key, cov.sweeps[i].message ? cov.sweeps[i].message : "", &e)) {
+            fprintf(stderr, "passmap merge: %s\n", e.msg);
+            failed++;
+        } else if (cov.sweeps[i].message && !json) {
+            printf("%s: %s (--partial: marked incomplete)\n", out_path, cov.sweeps[i].message);
+        }
+    }
+    pm_coverage_free(&cov);
     if (json) {
         json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:i}", "output", out_path, "inputs", arr, "merged",
                               (json_int_t)total_merged, "skipped_duplicate", (json_int_t)total_skipped, "refused",

@@ -6,6 +6,7 @@
 
 #include "cli_opts.h"
 #include "cmds.h"
+#include "shard.h"
 #include "store.h"
 #include "store_runs.h"
 
@@ -18,7 +19,8 @@ static const cli_cmd status_cmd = {
     .synopsis = "[--json] DB...",
     .about = "Per sweep and shard of each database: configs, runs planned, done, left, failed, and the hosts\n"
              "that measured them. A sweep without --shard is shard 1/1. `passmap sweep SPEC --status` is the same\n"
-             "for the sweep's database.",
+             "for the sweep's database. With several databases, a last line per sweep says what they hold together\n"
+             "against the shard plan (configs owing runs, or stores split by different plans), as merge checks it.",
     .opts = status_opts,
 };
 
@@ -107,6 +109,19 @@ int pm_cli_status(const char *const *dbs, int n_dbs, int json)
                 print_tools(st, rows[i].sweep);
         pm_shard_status_free(rows, n);
         pm_store_close(st);
+    }
+    /* The databases together, against the plans they recorded: what a merge of them would hold. */
+    pm_coverage cov;
+    pm_err cerr = {0};
+    if (!json && n_dbs > 1 && pm_shard_coverage(dbs, n_dbs, &cov, &cerr) == PM_OK) {
+        for (int i = 0; i < cov.n; i++) {
+            if (cov.sweeps[i].message)
+                printf("together: %s\n", cov.sweeps[i].message);
+            else
+                printf("together: sweep %s: every config of the plan done (%d configs)\n", cov.sweeps[i].sweep,
+                       cov.sweeps[i].configs);
+        }
+        pm_coverage_free(&cov);
     }
     if (json) {
         json_dumpf(arr, stdout, JSON_INDENT(2));

@@ -25,13 +25,15 @@ static void on_sigint(int sig)
 
 static const cli_opt sweep_opts[] = {
     {"db", 'd', 0, "FILE", "results database (default: NAME.db, NAME from [sweep] name)"},
-    {"work-dir", 'w', 0, "DIR", "run folders and the warm cache (default: DB.runs)"},
+    {"work-dir", 'w', 0, "DIR", "run folders and the warm cache (default: DB.runs); with --slurm: a node-local\n"
+                                "folder (absolute, or '$TMPDIR': the task's scratch), one subfolder per task"},
     {"warm", 'W', 0, NULL, "also run each config through the compiled-artifact cache (recompile / hit)"},
     {"no-warm", 'N', 0, NULL, "do not, even if the spec says warm = true"},
     {"keep", 'k', 0, NULL, "keep every run's folder (outputs, stderr); failed runs are always kept"},
     {"max-runs", 'm', 0, "N", "stop after N runs (resume later)"},
     {"dry-run", 'n', 0, NULL, "print the plan, run nothing"},
-    {"quiet", 'q', 0, NULL, "no per-run lines (the TTY progress bar stays)"},
+    {"quiet", 'q', 0, NULL, "no per-run lines (the TTY progress bar stays; into a file or pipe, a progress line\n"
+                            "a minute)"},
     {"json", 'j', 0, NULL, "print the summary as JSON on stdout"},
     {"backend", 'B', 0, "NAME", "override the spec's back end: embedded, openvino or command"},
     {"device", 'D', 0, "NAME", "override [openvino] device (NPU, CPU, GPU ...)"},
@@ -39,6 +41,15 @@ static const cli_opt sweep_opts[] = {
                             "machine; each shard resumes on its own --db; `passmap merge` joins them"},
     {"costs", 'C', 0, "DB", "balance the shards by the walls measured in DB (an earlier sweep of the spec)\n"
                             "instead of IR sizes; every shard must be given the same DB"},
+    {"plan", 1, 0, "FILE", "with --shard: take the shards from FILE, the plan fixed at submit (--slurm writes\n"
+                          "DB.slurm/plan.txt; --write-plan writes one), not from the spec and --costs now:\n"
+                          "a resubmitted shard keeps its configs; a store started under another plan refuses"},
+    {"write-plan", 2, 0, "FILE", "with --shards N: write the shard plan (configs, shard, expected cost) and print\n"
+                                "the expected cost per shard, run nothing"},
+    {"cost-model", 9, 0, "M", "with --write-plan or --slurm: where the shards' costs come from: auto (measured\n"
+                             "walls of --costs DB, else its stage-size probe sizes, else IR size), ir (IR size\n"
+                             "only), probe (the stage-size probe only: from --costs DB where recorded, run\n"
+                             "now elsewhere, one extra compile per config; ranks far better than IR size)"},
     {"status", 's', 0, NULL, "print done/left per shard of --db (as `passmap status DB`), run nothing"},
     {"name", 'A', 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same"},
     {"force", 'F', 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
@@ -52,6 +63,13 @@ static const cli_opt sweep_opts[] = {
     {"shards", 'K', 0, "N", "with --slurm: number of shards (default 4)"},
     {"partition", 'P', 0, "P", "with --slurm: the Slurm partition"},
     {"time", 'T', 0, "T", "with --slurm: time limit per shard task (Slurm syntax, e.g. 4:00:00)"},
+    {"account", 3, 0, "A", "with --slurm: passed to both jobs as an #SBATCH line (site policy)"},
+    {"qos", 4, 0, "Q", "with --slurm: the same"},
+    {"constraint", 5, 0, "C", "with --slurm: the same"},
+    {"mem", 6, 0, "M", "with --slurm: the same"},
+    {"throttle", 7, 0, "M", "with --slurm: at most M shard tasks at once (--array=1-N%M)"},
+    {"sbatch-args", 8, 0, "S", "with --slurm: more sbatch options, split at white space, given to every sbatch\n"
+                               "call as argv words (no shell); shown by --dry-run"},
     {0},
 };
 static const cli_cmd sweep_cmd = {
@@ -66,6 +84,7 @@ static const cli_cmd sweep_cmd = {
 
 typedef struct progress_state {
     int tty, quiet, dry;
+    double last_line_s;   /* --quiet into a log: when the last progress line was written */
 } progress_state;
 
 static void fmt_dur(double s, char *out, size_t cap)
@@ -106,6 +125,10 @@ static void on_progress(void *user, const pm_sweep_progress *p)
     } else if (!ps->quiet) {
         fprintf(stderr, "[%d/%d] %-56s %-10s r%d %-8s %7.2fs  ETA %s\n", p->done, p->total, p->config_key, p->mode,
                 p->repeat, p->status, p->wall_s, eta);
+    } else if (p->elapsed_s - ps->last_line_s >= 60) {
+        /* --quiet into a log (a batch job's): a line a minute, so the log still shows how far it came */
+        ps->last_line_s = p->elapsed_s;
+        fprintf(stderr, "[%d/%d] %s elapsed, ETA %s%s\n", p->done, p->total, el, eta, p->failed ? ", some failed" : "");
     }
 }
 
@@ -118,6 +141,7 @@ static void on_notice(void *user, const char *line)
 
 int cmd_sweep(int argc, char **argv)
 {
+    const char *write_plan = NULL;
     pm_cli_slurm slurm = {.shards = 0};
     int use_slurm = 0;
     pm_sweep_opts opts = {.warm = -1, .stop = &stop_requested};
@@ -178,6 +202,29 @@ int cmd_sweep(int argc, char **argv)
         case 'A': name = optarg; break;
         case 'P': slurm.partition = optarg; break;
         case 'T': slurm.time_limit = optarg; break;
+        case 1: opts.plan_path = optarg; break;
+        case 2: write_plan = optarg; break;
+        case 3: slurm.account = optarg; break;
+        case 4: slurm.qos = optarg; break;
+        case 5: slurm.constraint = optarg; break;
+        case 6: slurm.mem = optarg; break;
+        case 7: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 100000) {
+                fprintf(stderr, "passmap sweep: --throttle needs an integer from 1 to 100000, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            slurm.throttle = (int)v;
+            break;
+        }
+        case 8: slurm.sbatch_args = optarg; break;
+        case 9:
+            if (pm_cost_model_parse(optarg, &slurm.cost_model, &err)) {
+                fprintf(stderr, "passmap sweep: %s\n", err.msg);
+                return PM_EXIT_USAGE;
+            }
+            break;
         case CLI_HELP: cli_usage(stdout, &sweep_cmd); return PM_EXIT_OK;
         default: return cli_try_help(&sweep_cmd);
         }
@@ -204,6 +251,21 @@ int cmd_sweep(int argc, char **argv)
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }
+    if (opts.plan_path && (!opts.shard.n || opts.costs_db || use_slurm)) {
+        fprintf(stderr, "passmap sweep: --plan goes with --shard K/N (the plan holds the costs: no --costs), not "
+                        "with --slurm (which writes the plan)\n");
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
+    if (write_plan) {
+        int rc = PM_EXIT_USAGE;
+        if (use_slurm || opts.shard.n || !slurm.shards)
+            fprintf(stderr, "passmap sweep: --write-plan FILE goes with --shards N alone\n");
+        else
+            rc = pm_cli_write_plan(spec, slurm.shards, opts.costs_db, slurm.cost_model, write_plan, json);
+        pm_spec_free(spec);
+        return rc;
+    }
     if (use_slurm && (opts.force || opts.retry_failed || name)) {
         fprintf(stderr, "passmap sweep: --force, --retry-failed and --name are not passed to Slurm tasks: run them "
                         "on the shard stores, or change the spec\n");
@@ -212,8 +274,17 @@ int cmd_sweep(int argc, char **argv)
     }
     if (use_slurm) {
         /* Options the tasks would not receive are errors, not silently dropped. */
-        const char *dropped = opts.work_dir ? "--work-dir" : opts.keep_outputs ? "--keep" : opts.max_runs ? "--max-runs"
+        const char *dropped = opts.keep_outputs ? "--keep" : opts.max_runs ? "--max-runs"
                               : device ? "--device" : backend ? "--backend" : NULL;
+        /* A warm run needs the cache its cache-miss run filled: a node-local work folder is gone after a requeue
+         * to another node, and the hits would fail. */
+        if (opts.work_dir && (opts.warm >= 0 ? opts.warm : spec->warm)) {
+            fprintf(stderr, "passmap sweep: --work-dir with --slurm and warm runs: the warm cache lives in the work "
+                    "folder, which a requeued task on another node would not have; add --no-warm, or keep the "
+                    "default (DB.slurm/, shared)\n");
+            pm_spec_free(spec);
+            return PM_EXIT_USAGE;
+        }
         if (dropped) {
             fprintf(stderr, "passmap sweep: --slurm does not pass %s to its tasks (put it in the spec, or run "
                     "--shard K/N by hand)\n", dropped);
@@ -234,8 +305,10 @@ int cmd_sweep(int argc, char **argv)
             slurm.shards = 4;
         slurm.spec_path = argv[optind];
         slurm.spec_name = spec->name;
+        slurm.spec = spec;
         slurm.db = db;
         slurm.costs_db = opts.costs_db;
+        slurm.work_dir = opts.work_dir;
         slurm.warm = opts.warm;
         slurm.dry_run = opts.dry_run;
         slurm.json = json;
@@ -243,8 +316,10 @@ int cmd_sweep(int argc, char **argv)
         pm_spec_free(spec);
         return rc;
     }
-    if (slurm.partition || slurm.time_limit || slurm.shards) {
-        fprintf(stderr, "passmap sweep: --shards, --partition and --time go with --slurm (one machine: --shard K/N)\n");
+    if (slurm.partition || slurm.time_limit || slurm.shards || slurm.account || slurm.qos || slurm.constraint ||
+        slurm.mem || slurm.throttle || slurm.sbatch_args || slurm.cost_model != PM_COST_AUTO) {
+        fprintf(stderr, "passmap sweep: --shards, --partition, --time, --account, --qos, --constraint, --mem, "
+                        "--throttle, --sbatch-args and --cost-model go with --slurm (one machine: --shard K/N; a plan: --write-plan)\n");
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }

@@ -5,6 +5,8 @@
 #include <sqlite3.h>
 #include <stdint.h>
 #include "error.h"
+#include "shard.h"
+#include "spec.h"
 
 int cmd_run(int argc, char **argv);
 int cmd_parse(int argc, char **argv);
@@ -26,9 +28,15 @@ int cmd_probe(int argc, char **argv);
 /* passmap sweep --slurm (sweep_slurm.c). */
 typedef struct pm_cli_slurm {
     const char *spec_path, *spec_name, *db, *costs_db, *partition, *time_limit;
-    int shards, warm, dry_run, json;
+    const char *account, *qos, *constraint, *mem, *sbatch_args, *work_dir;
+    const pm_spec *spec;
+    int shards, throttle, warm, dry_run, json;
+    pm_cost_model cost_model;
 } pm_cli_slurm;
 int pm_cli_sweep_slurm(const pm_cli_slurm *s);
+/* passmap sweep --shards N --write-plan FILE: the plan, and the expected cost per shard printed. */
+int pm_cli_write_plan(const pm_spec *spec, int shards, const char *costs_db, pm_cost_model model, const char *path,
+                      int json);
 /* passmap sweep --slurm --status: the status of DB.slurm/shard-*.db (and DB when merged); submits nothing. */
 int pm_cli_slurm_status(const char *db, int json);
 

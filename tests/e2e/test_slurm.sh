@@ -90,6 +90,13 @@ sqlite3 "$TMP/out.db" "select c.key, r.mode, 'r'||r.repeat from run r join confi
   || { fail "merged store differs from the plan"; diff plan.txt merged.txt | head | sed 's/^/#   /'; }
 [ "$(sqlite3 "$TMP/out.db" "select count(*) from run where status <> 'ok' or host_id is null")" = 0 ] \
   && ok "every run ok and names its host" || fail "failed or host-less runs"
+# The plan fixed at submit: written once, every shard store records its hash; a task's log has a line per run.
+hashes=$(for k in 1 2 3; do sqlite3 "$TMP/out.db.slurm/shard-$k-of-3.db" "select value from meta where key = 'shard_plan:slurmy'"; done | sort -u)
+[ -s "$TMP/out.db.slurm/plan.txt" ] && [ "$(echo "$hashes" | wc -l)" = 1 ] && echo "$hashes" | grep -qE '^plan:[0-9a-f]{16}$' \
+  && ok "plan.txt written at submit; the 3 shard stores record its one hash" || fail "plan hashes: $hashes"
+runs_logged=$(cat "$TMP"/out.db.slurm/shard-*.log | grep -cE '^\[[0-9]+/[0-9]+\] ')
+[ "$runs_logged" -ge "$(wc -l < plan.txt)" ] && ok "the task logs have a progress line per run ($runs_logged)" \
+  || { fail "progress lines in the task logs: $runs_logged"; cat "$TMP"/out.db.slurm/shard-*.log | head | sed 's/^/#   /'; }
 "$PASSMAP" status "$TMP/out.db" | grep -cE 'slurmy +[123]/3 ' | grep -qx 3 && ok "status shows the 3 shards" \
   || fail "status: $("$PASSMAP" status "$TMP/out.db")"
 check "report of the merged store" "$PASSMAP" report "$TMP/out.db"

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <unistd.h>
 
 #include "shard.h"
 #include "spec.h"
@@ -103,6 +105,59 @@ static void select_balances_by_ir_size(void **state)
     pm_spec_free(spec);
 }
 
+/* The plan written and read back is the same plan (same hash, same shards); a plan of another spec text, of
+ * another N, or one missing a config is refused; the balance is the largest shard over an even split. */
+static void plan_round_trip_and_refusals(void **state)
+{
+    (void)state;
+    const char *text = "[sweep]\nname = t\n[embedded]\ntile = 64\n[llm q]\nmodels = qwen2:0.5b\n"
+                       "windows = 32, 64, 128, 256\nprecisions = int8\nlayers = 1\n";
+    pm_spec *spec = NULL, *other = NULL;
+    pm_err e = {0};
+    assert_int_equal(pm_spec_parse(text, "t.ini", &spec, &e), PM_OK);
+    pm_shard_plan made, read;
+    assert_int_equal(pm_shard_plan_make(spec, 2, NULL, PM_COST_AUTO, &made, &e), PM_OK);
+    assert_non_null(strstr(made.hash, "plan:"));
+    char path[] = "/tmp/pm-test-plan-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(pm_shard_plan_write(&made, path, &e), PM_OK);
+    assert_int_equal(pm_shard_plan_read(path, spec, 2, &read, &e), PM_OK);
+    assert_string_equal(read.hash, made.hash);
+    for (int i = 0; i < spec->n_configs; i++)
+        assert_int_equal(read.shard_of[i], made.shard_of[i]);
+    double load[2];
+    double ratio = pm_shard_plan_balance(&made, load);
+    assert_true(ratio >= 1 && ratio <= 2);
+    assert_true(fabs(ratio - (load[0] > load[1] ? load[0] : load[1]) / ((load[0] + load[1]) / 2)) < 1e-9);
+    pm_shard_plan_free(&read);
+    assert_int_equal(pm_shard_plan_read(path, spec, 3, &read, &e), PM_ERR_USAGE);
+    assert_non_null(strstr(e.msg, "splits the study into 2 shards"));
+    assert_int_equal(pm_spec_parse("[sweep]\nname = t\nrepeats = 5\n[embedded]\ntile = 64\n[llm q]\n"
+                                   "models = qwen2:0.5b\nwindows = 32, 64, 128, 256\nprecisions = int8\nlayers = 1\n",
+                                   "t.ini", &other, &e), PM_OK);
+    assert_int_equal(pm_shard_plan_read(path, other, 2, &read, &e), PM_ERR_USAGE);
+    assert_non_null(strstr(e.msg, "another text of spec"));
+    pm_spec_free(other);
+    /* a config left out of the plan */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    char *cut = strdup(made.text);
+    char *last = strrchr(cut, '\n');
+    *last = '\0';
+    last = strrchr(cut, '\n');
+    last[1] = '\0';   /* drop the last config line */
+    fputs(cut, f);
+    fclose(f);
+    free(cut);
+    assert_int_equal(pm_shard_plan_read(path, spec, 2, &read, &e), PM_ERR_USAGE);
+    assert_non_null(strstr(e.msg, "is in no shard"));
+    unlink(path);
+    pm_shard_plan_free(&made);
+    pm_spec_free(spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -110,6 +165,7 @@ int main(void)
         cmocka_unit_test(assign_is_a_deterministic_partition),
         cmocka_unit_test(assign_spreads_unknown_costs),
         cmocka_unit_test(select_balances_by_ir_size),
+        cmocka_unit_test(plan_round_trip_and_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
