@@ -142,6 +142,14 @@ size_t pc_count_list(const char *const *l)
 
 /* ---------- open / dir resolution ---------- */
 
+/* A folder that is there costs one stat: every hit opens the cache, and mkdir on each component of an existing
+ * path takes each parent's lock (concurrent hits queue on them). */
+static int ensure_dir(const char *path, pm_err *err)
+{
+    struct stat st;
+    return !stat(path, &st) && S_ISDIR(st.st_mode) ? PM_OK : pm_util_mkdir_p(path, err);
+}
+
 int pm_cache_open(const char *dir, uint64_t max_size, pm_cache **out, pm_err *err)
 {
     char path[PATH_MAX];
@@ -161,7 +169,7 @@ int pm_cache_open(const char *dir, uint64_t max_size, pm_cache **out, pm_err *er
     if (n < 0 || (size_t)n >= sizeof path)   /* cut, it would name (and create) another folder */
         return pm_err_set(err, PM_ERR_USAGE, "cache directory path longer than %zu bytes: %.80s...", sizeof path - 1,
                           path);
-    if ((rc = pm_util_mkdir_p(path, err)))
+    if ((rc = ensure_dir(path, err)))
         return rc;
     pm_cache *c = calloc(1, sizeof *c);
     if (!c)
@@ -185,9 +193,9 @@ int pm_cache_open(const char *dir, uint64_t max_size, pm_cache **out, pm_err *er
     char sub[PATH_MAX];
     pm_err ignored;
     if (!pc_path_join(sub, sizeof sub, c->dir, "manifests", &ignored))
-        pm_util_mkdir_p(sub, &ignored);
+        ensure_dir(sub, &ignored);
     if (!pc_path_join(sub, sizeof sub, c->dir, "tmp", &ignored))
-        pm_util_mkdir_p(sub, &ignored);
+        ensure_dir(sub, &ignored);
     if ((rc = pc_path_join(sub, sizeof sub, c->dir, "stats", err))) {
         free(c);
         return rc;

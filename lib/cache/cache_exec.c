@@ -66,6 +66,8 @@ int pm_cache_exec(pm_cache *c, const pm_cache_request *req, pm_cache_result *res
     }
     if ((rc = pc_compute_key(c, req, &k, err)))
         return rc;
+    double t_key = pm_util_now();
+    res->key_s = t_key - t0;
     pc_hex128(k.key, res->key);
     if (k.why[0]) {
         pc_warn(res, "not cached: %s", k.why);
@@ -87,9 +89,17 @@ int pm_cache_exec(pm_cache *c, const pm_cache_request *req, pm_cache_result *res
     long changed = -1;
     if (lrc == PM_OK && (rc = pc_deps_check(&e, &now_deps, &changed, err)))
         goto loaded;
+    double t_lookup = pm_util_now();
+    res->lookup_s = t_lookup - t_key;
     if (lrc == PM_OK && changed < 0) {
         for (uint32_t i = 0; i < e.n_outputs; i++) {
             pm_err werr;
+            /* A regular file there goes first: renaming over it makes ext4 (auto_da_alloc) write the new data
+             * out at once, 5-8 ms of a 3 ms hit; into a free name the rename is only a rename. The output still
+             * never exists half written (the old one, none, then the new one); a symlink is written through. */
+            struct stat ost;
+            if (!lstat(k.out_paths[i], &ost) && S_ISREG(ost.st_mode))
+                unlink(k.out_paths[i]);
             if (pm_util_write_file_atomic(k.out_paths[i], e.data[i], e.len[i], c->file_mode, NULL, &werr)) {
                 pc_warn(res, "cannot restore %s (%s): ran CMD uncached", k.out_paths[i], werr.msg);
                 rc = pc_run_uncached(c, req, res, err);
@@ -99,6 +109,7 @@ int pm_cache_exec(pm_cache *c, const pm_cache_request *req, pm_cache_result *res
         if ((rc = dup_bytes(e.out, e.out_len, &res->out, &res->out_len, err)) ||
             (rc = dup_bytes(e.err, e.err_len, &res->err, &res->err_len, err)))
             goto loaded;
+        res->restore_s = pm_util_now() - t_lookup;
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         utimensat(AT_FDCWD, path, (struct timespec[2]){now, now}, 0); /* LRU "last used" (read-only: kept) */
@@ -148,6 +159,8 @@ finish:
     pc_key_info_free(&k);
 done:
     res->wall_s = pm_util_now() - t0;
+    if (res->hit)
+        res->book_s = res->wall_s - res->key_s - res->lookup_s - res->restore_s;
     if (rc)
         pm_cache_result_free(res);
     return rc;
