@@ -53,7 +53,7 @@ typedef struct pm_sweep_summary {
     int no_report;            /* runs whose process exited 0 without a readable timing report (not in ok/failed) */
     char no_report_note[256]; /* why, for the first of them ("" when none) */
     int startup_runs;         /* null-input start-up runs made now (0: recorded before, or not measured) */
-    double wall_s;
+    double wall_s;            /* the run loop's, without the probes and start-up runs made between its runs */
 } pm_sweep_summary;
 
 int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err);
