@@ -45,6 +45,9 @@ unset CCACHE_DISABLE CCACHE_PREFIX
 "$LLVM_BIN/mlir-translate" --mlir-to-llvmir m.mlir -o m.ll
 
 HF="hyperfine -N --style basic --runs $RUNS --warmup 3"
+# Compiles (the miss and llc blocks) cost 0.3-0.6 s a run: fewer runs keep make bench within 5 minutes; their
+# ratios come from the paired and in-process rows below, these means are information.
+HFC="hyperfine -N --style basic --runs ${BENCH_CACHE_COMPILE_RUNS:-5} --warmup 1"
 mean() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["mean"])' "$1" "$2"; }
 
 echo "== gcc -O2 -c x.c: plain, passmap hit, ccache hit; the process-start floors (load $(cut -d' ' -f1 /proc/loadavg)) =="
@@ -66,13 +69,13 @@ if len(rows) < 20: sys.exit("bench: fewer than 20 hits recorded their phases")
 print(*(statistics.median(c) for c in zip(*rows)))' phases.txt) || exit 1
 
 echo "== gcc -O2 -c x.c: plain, passmap miss, ccache miss (caches emptied before each run) =="
-$HF --export-json miss.json \
+$HFC --export-json miss.json \
   -n plain --prepare "rm -f x.o" "gcc -O2 -c x.c -o x.o" \
   -n passmap-miss --prepare "$P cache clear" "$P cache exec -o x.o -- gcc -O2 -c x.c -o x.o" \
   -n ccache-miss --prepare "ccache -C" "ccache gcc -O2 -c x.c -o x.o"
 
 echo "== llc -O2 m.ll: plain, passmap hit, passmap miss =="
-$HF --export-json llc.json \
+$HFC --export-json llc.json \
   -n llc-plain --prepare "rm -f m.s" "$LLVM_BIN/llc -O2 m.ll -o m.s" \
   -n llc-passmap-hit --prepare "rm -f m.s" "$P cache exec -o m.s -- $LLVM_BIN/llc -O2 m.ll -o m.s" \
   -n llc-passmap-miss --prepare "$P cache clear" "$P cache exec -o m.s -- $LLVM_BIN/llc -O2 m.ll -o m.s"
@@ -120,4 +123,4 @@ bench_result cache gcc.miss_overhead_own "$(awk -v o="$gcc_own" -v c="$gcc_cmd" 
 bench_result cache llc.miss_overhead_paired "$llc_pair" ratio - 'value<=1.05' "miss/plain, median of 10 interleaved pairs"
 bench_result cache llc.miss_overhead_own "$(awk -v o="$llc_own" -v c="$llc_cmd" 'BEGIN { printf "%.5f", o / c }')" fraction - 'value<=0.05' "cache's own time / compile time inside passmap, median of 10"
 bench_result cache llc.recompile_over_hit "$(awk -v a="$lplain" -v b="$lhit" 'BEGIN { printf "%.1f", a / b }')" x - 'value>=20' "llc -O2 plain mean / passmap hit mean"
-bench_result cache gcc.miss_vs_plain_means "$(ms "$pmiss")" ms "$(ms "$plain")" - "hyperfine means; noisy on a shared host, see the paired rows"
+bench_result cache gcc.miss_vs_plain_means "$(ms "$pmiss")" ms "$(ms "$plain")" - "hyperfine means of ${BENCH_CACHE_COMPILE_RUNS:-5} runs; noisy on a shared host, see the paired rows"
