@@ -29,6 +29,7 @@
 #include "stats.h"
 #include "store.h"
 #include "store_query.h"
+#include "store_sweeps.h"
 #include "util.h"
 
 #define XXH_INLINE_ALL
@@ -897,7 +898,7 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
         }
         if (!opts->dry_run) {
             /* Nothing but the measured runs before the first of them: start-up's null runs come after the first
-             * run, a config's probes (a compile each) just before its first run, both between runs and never
+             * run, a config's probes (a compile each) after its own first run, both between runs and never
              * beside one, so no measured run shares a core with them (sweep.c runs one process at a time). */
             config_state *cs = &x->cs[tasks[i].config];
             double t_side = pm_util_now();
@@ -906,10 +907,6 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
                 return rc;
             if (sum->interrupted)
                 break;
-            if (!cs->probed && x->be->probe_config &&
-                (rc = x->be->probe_config(&x->bctx, tasks[i].config, cs->dir, &cs->prep, err)))
-                return rc;
-            cs->probed = 1;
             double t_start = pm_util_now();
             x->side_s += t_start - t_side;
             if ((rc = run_task(x, &tasks[i], &status, &wall, err)))
@@ -925,6 +922,18 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
             if (!strcmp(status, "interrupted")) {
                 sum->interrupted = 1;
                 break;
+            }
+            /* the config's probes, once: what they measure joins the runs recorded so far and every later one */
+            if (!cs->probed && x->be->probe_config) {
+                int n0 = cs->prep.n_metrics, added;
+                cs->probed = 1;
+                rc = x->be->probe_config(&x->bctx, tasks[i].config, cs->dir, &cs->prep, err);
+                for (int k = n0; !rc && k < cs->prep.n_metrics; k++)
+                    rc = pm_store_add_config_metric(x->store, x->spec->name, x->spec->configs[tasks[i].config].key,
+                                                    cs->prep.metrics[k].name, cs->prep.metrics[k].value, &added, err);
+                x->side_s += pm_util_now() - t_start - took;
+                if (rc)
+                    return rc;
             }
             sum->ran++;
             if (!strcmp(status, "ok"))

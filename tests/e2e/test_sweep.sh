@@ -44,7 +44,8 @@ echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["ran
   && ok "rerun resumes: nothing left to run" || fail "rerun resumes: $out"
 
 # A sweep starts compiling at once: start-up's null runs come after the first measured run, and a config's
-# stage-size probe just before its own first run (so a config with nothing to run here is never probed).
+# stage-size probe after its own first run, whose record gets the sizes (a config with nothing to run here is never
+# probed).
 sed -e 's/name = tiny/name = first/' "$TMP/tiny.ini" > "$TMP/first.ini"
 db_first=$TMP/first.db
 check "sweep cut after one run" "$PASSMAP" sweep --quiet --max-runs 1 --db "$db_first" "$TMP/first.ini"
