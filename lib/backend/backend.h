@@ -209,6 +209,11 @@ typedef struct pm_backend_ops {
     int (*prepare)(pm_backend_ctx *ctx, pm_err *err);
     /* Once per config: make its input inside dir. NULL: nothing to do. */
     int (*prepare_config)(pm_backend_ctx *ctx, int config, const char *dir, pm_backend_config *out, pm_err *err);
+    /* Once per config, what costs a compile to learn (e.g. the IR size at each stage): adds to out->metrics. The
+     * sweep calls it right after the config's first measured run of this invocation (adding the metrics to the
+     * runs already recorded), never while one runs, so the first run starts at once and a config with nothing
+     * left to run costs nothing. A failure only leaves the metrics out. NULL: nothing to probe. */
+    int (*probe_config)(pm_backend_ctx *ctx, int config, const char *dir, pm_backend_config *out, pm_err *err);
     /* The steps of one run of a config, run inside run_dir (absolute). */
     int (*steps)(pm_backend_ctx *ctx, int config, const char *config_input, const char *run_dir, pm_steps *out,
                  pm_err *err);

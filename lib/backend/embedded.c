@@ -508,10 +508,17 @@ static int embedded_prepare_config(pm_backend_ctx *ctx, int config, const char *
         out->metrics[out->n_metrics++] = (pm_metric){pm_unconst("ir.weight_bytes"), (double)info.weight_bytes};
     if (!out->params)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    /* The IR each stage processes: an extra mlir-opt with op counts at the stage boundaries, once per config
-     * and outside the timed runs, stored with every run as ir.stage.<stage>. A config whose probe fails (e.g. a
-     * compile that fails) just has no stage sizes: its mlir-opt passes then get no cost fit (never one against the
-     * input size). */
+    return PM_OK;
+}
+
+/* The IR each stage processes: an extra mlir-opt with op counts at the stage boundaries, once per config and
+ * outside the timed runs, stored with every run as ir.stage.<stage>. A config whose probe fails (e.g. a compile
+ * that fails) just has no stage sizes: its mlir-opt passes then get no cost fit (never one against the input
+ * size). */
+static int embedded_probe_config(pm_backend_ctx *ctx, int config, const char *dir, pm_backend_config *out,
+                                 pm_err *err)
+{
+    const pm_spec_config *c = &ctx->spec->configs[config];
     static const char *const stage_metric[PM_EMBEDDED_N_PROBES] = {
         "ir.stage.fusion", "ir.stage.bufferization", "ir.stage.tiling", "ir.stage.lowering-to-llvm",
         "ir.stage.canonicalize-cse"};
@@ -625,6 +632,7 @@ const pm_backend_ops pm_backend_embedded = {
     .parse_spec = embedded_parse_spec,
     .prepare = embedded_prepare,
     .prepare_config = embedded_prepare_config,
+    .probe_config = embedded_probe_config,
     .steps = embedded_steps,
     .null_steps = embedded_null_steps,
     .describe = embedded_describe,

@@ -71,6 +71,10 @@ typedef struct pm_cache_result {
     double wall_s;        /* of this call */
     double cmd_wall_s;    /* of CMD itself on a miss (wall_s - cmd_wall_s: the cache's overhead) */
     double saved_s;       /* on a hit: original run time minus this call's time (>= 0) */
+    /* Where this call's time went (s): the key (argv analysis, compiler identity, inputs hashed), the lookup
+     * (entry read, checked and decompressed, dependencies re-hashed), on a hit the restore (outputs written,
+     * streams copied) and the bookkeeping (LRU mark, stats, manifest). */
+    double key_s, lookup_s, restore_s, book_s;
     char key[33];         /* hex */
     char *out, *err;      /* CMD's captured stdout/stderr, for the caller to replay */
     size_t out_len, err_len;

@@ -53,7 +53,7 @@ int pm_probe_run(const char *db_path, const char *sweep, const char *work_dir, c
         pm_err_wrap(err, "the spec stored with sweep '%s'", rows[pick].name);
         goto cleanup;
     }
-    if (!(be = pm_backend_find(spec->backend)) || !be->prepare_config) {
+    if (!(be = pm_backend_find(spec->backend)) || !be->probe_config) {
         rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "sweep %s: the %s back end measures no sizes before its runs",
                         rows[pick].name, spec->backend);
         goto cleanup;
@@ -86,7 +86,8 @@ int pm_probe_run(const char *db_path, const char *sweep, const char *work_dir, c
         if ((rc = pm_util_mkdir_p(cdir, err)))
             break;
         pm_backend_config prep = {0};
-        rc = be->prepare_config(&bctx, c, cdir, &prep, err);
+        if (!(rc = be->prepare_config ? be->prepare_config(&bctx, c, cdir, &prep, err) : PM_OK))
+            rc = be->probe_config(&bctx, c, cdir, &prep, err);
         int found = 0;
         for (int k = 0; !rc && k < prep.n_metrics; k++) {
             if (strncmp(prep.metrics[k].name, "ir.stage.", 9))

@@ -31,6 +31,7 @@
 #include "stats.h"
 #include "store.h"
 #include "store_query.h"
+#include "store_sweeps.h"
 #include "util.h"
 
 #define XXH_INLINE_ALL
@@ -47,6 +48,7 @@ typedef struct config_state {
     char dir[PATH_MAX];
     pm_backend_config prep;   /* the back end's per-config input and metrics */
     int stopped_by;           /* repeats = auto: 0 not settled, 1 precision, 2 its answer (settle.h) */
+    int probed;               /* probe_config ran (just before the config's first run of this invocation) */
 } config_state;
 
 /* snprintf that reports truncation instead of silently cutting a path. */
@@ -136,6 +138,8 @@ typedef struct sweep_ctx {
     char (*fp_hash)[48];
     char no_report_note[256];   /* the first no-report run's reason, for the summary */
     pm_stagemap *stages;        /* repeats = auto: the stage map the answer test reads (NULL: precision alone) */
+    int startup_done;   /* measure_startup ran in this invocation (after the first run, or at the end) */
+    double side_s;      /* seconds of probes and start-up between runs: not the run loop's own time */
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -451,6 +455,7 @@ static int startup_row_add(pm_startup_row **rows, int *n, pm_startup_row r)
 static int measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum, pm_err *err)
 {
     int done = 0, rc, n_rows = 0;
+    x->startup_done = 1;
     if ((rc = pm_store_startup_done(x->store, sweep_id, x->host_id, &done, err)) || done)
         return rc;
     char dir[PATH_MAX];
@@ -913,9 +918,19 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
             break;
         }
         if (!opts->dry_run) {
+            /* Nothing but the measured runs before the first of them: start-up's null runs come after the first
+             * run, a config's probes (a compile each) after its own first run, both between runs and never
+             * beside one, so no measured run shares a core with them (sweep.c runs one process at a time). */
+            config_state *cs = &x->cs[tasks[i].config];
+            double t_side = pm_util_now();
+            int rc = PM_OK;
+            if (bs->n_all && !x->startup_done && (rc = measure_startup(x, x->sweep_id, sum, err)))
+                return rc;
+            if (sum->interrupted)
+                break;
             double t_start = pm_util_now();
-            int rc = run_task(x, &tasks[i], &status, &wall, err);
-            if (rc)
+            x->side_s += t_start - t_side;
+            if ((rc = run_task(x, &tasks[i], &status, &wall, err)))
                 return rc;
             double took = pm_util_now() - t_start;
             bs->took_all += took;
@@ -928,6 +943,18 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
             if (!strcmp(status, "interrupted")) {
                 sum->interrupted = 1;
                 break;
+            }
+            /* the config's probes, once: what they measure joins the runs recorded so far and every later one */
+            if (!cs->probed && x->be->probe_config) {
+                int n0 = cs->prep.n_metrics, added;
+                cs->probed = 1;
+                rc = x->be->probe_config(&x->bctx, tasks[i].config, cs->dir, &cs->prep, err);
+                for (int k = n0; !rc && k < cs->prep.n_metrics; k++)
+                    rc = pm_store_add_config_metric(x->store, x->spec->name, x->spec->configs[tasks[i].config].key,
+                                                    cs->prep.metrics[k].name, cs->prep.metrics[k].value, &added, err);
+                x->side_s += pm_util_now() - t_start - took;
+                if (rc)
+                    return rc;
             }
             sum->ran++;
             if (!strcmp(status, "ok"))
@@ -1327,10 +1354,6 @@ configs:
                  (double)spec->mem_limit / (1 << 30), (double)pm_run_mem_limit_clamp(spec->mem_limit) / (1 << 30));
         opts->notice(opts->notice_user, line);
     }
-    if (!opts->dry_run && (rc = measure_startup(&x, sweep_id, sum, err)))
-        goto cleanup;
-    if (sum->interrupted)
-        goto cleanup;
     if ((rc = plan(&x, "cold", spec->repeats, &tasks, &n_tasks, &already, err)))
         goto cleanup;
     if (warm) {
@@ -1390,9 +1413,13 @@ configs:
     }
     free(bs.took);
     free(bs.n_took);
+    /* no run here (all recorded, or none planned): start-up is still measured once */
+    double t_side = pm_util_now();
+    if (!rc && !opts->dry_run && !x.startup_done && !sum->interrupted)
+        rc = measure_startup(&x, sweep_id, sum, err);
     if (rc)
         goto cleanup;
-    sum->wall_s = pm_util_now() - t0;
+    sum->wall_s = t_side - t0 - x.side_s;
     snprintf(sum->no_report_note, sizeof sum->no_report_note, "%s", x.no_report_note);
     if (x.bctx.versions && json_object_size(x.bctx.versions)) {
         /* The versions the compiles reported join the store's meta table and the sweep's method metadata. */

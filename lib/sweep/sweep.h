@@ -63,7 +63,7 @@ typedef struct pm_sweep_summary {
     int stop_precision, stop_answer;   /* repeats = auto: configs settled by the deciding metric's precision, by
                                         * their known dominant stage (the rest ran to max_repeats) */
     char stop_note[160];      /* repeats = auto: why the answer test was off ("" when on) */
-    double wall_s;
+    double wall_s;            /* the run loop's, without the probes and start-up runs made between its runs */
 } pm_sweep_summary;
 
 int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err);

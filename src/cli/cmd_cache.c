@@ -164,9 +164,10 @@ static int do_exec(pm_cache *c, cli *o, char **cmd)
             fprintf(stderr, "passmap cache: warning: %s\n", werr.msg);
     }
     if (getenv("PASSMAP_CACHE_DEBUG"))
-        fprintf(stderr, "passmap cache: %s%s key %s wall %.6f cmd %.6f overhead %.6f\n",
-                res.hit ? "hit" : res.uncached ? "uncached" : "miss", res.corrupt ? " (corrupt entry)" : "", res.key, res.wall_s,
-                res.cmd_wall_s, res.wall_s - res.cmd_wall_s);
+        fprintf(stderr, "passmap cache: %s%s key %s wall %.6f cmd %.6f overhead %.6f phases hashing %.6f lookup %.6f "
+                "restore %.6f bookkeeping %.6f\n", res.hit ? "hit" : res.uncached ? "uncached" : "miss",
+                res.corrupt ? " (corrupt entry)" : "", res.key, res.wall_s, res.cmd_wall_s, res.wall_s - res.cmd_wall_s,
+                res.key_s, res.lookup_s, res.restore_s, res.book_s);
     pm_cache_result_free(&res);
     return rc;
 }

@@ -43,6 +43,21 @@ out=$("$PASSMAP" sweep --json --db "$db" "$TMP/tiny.ini" 2>/dev/null)
 echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["ran"]==0 and d["already_done"]==4, d' \
   && ok "rerun resumes: nothing left to run" || fail "rerun resumes: $out"
 
+# A sweep starts compiling at once: start-up's null runs come after the first measured run, and a config's
+# stage-size probe after its own first run, whose record gets the sizes (a config with nothing to run here is never
+# probed).
+sed -e 's/name = tiny/name = first/' "$TMP/tiny.ini" > "$TMP/first.ini"
+db_first=$TMP/first.db
+check "sweep cut after one run" "$PASSMAP" sweep --quiet --max-runs 1 --db "$db_first" "$TMP/first.ini"
+first_run=$(sqlite3 "$db_first" "select min(started_at) from run")
+startup=$(sqlite3 "$db_first" "select min(measured_at) from startup")
+[ -n "$startup" ] && [[ "$startup" > "$first_run" ]] && ok "start-up measured after the first run, not before it" \
+  || fail "start-up at '$startup', first run at '$first_run'"
+n=$(find "$db_first.runs" -name stage-sizes.stderr | wc -l)
+[ "$n" = 1 ] && ok "only the config that ran was probed" || fail "configs probed: $n (expected 1)"
+n=$(sqlite3 "$db_first" "select count(distinct name) from metric where name like 'ir.stage.%' and value > 0")
+[ "$n" = 5 ] && ok "the first run carries its config's stage sizes" || fail "stage sizes on the first run: $n"
+
 # Interrupted sweep: kill it after its first run, then resume; nothing recorded is lost, nothing doubled.
 sed -e 's/name = tiny/name = killed/' -e 's/repeats = 2/repeats = 3/' "$TMP/tiny.ini" > "$TMP/killed.ini"
 db2=$TMP/killed.db

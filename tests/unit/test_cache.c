@@ -6,6 +6,7 @@
 #include "slurp.h"
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,9 @@ static void round_trip_hit_and_miss(void **state)
     assert_memory_equal(r.out, "out", 3);
     assert_int_equal(r.err_len, 3);
     assert_memory_equal(r.err, "err", 3);
+    /* where the hit's time went: every phase measured, together the call's wall */
+    assert_true(r.key_s > 0 && r.lookup_s > 0 && r.restore_s > 0 && r.book_s > 0);
+    assert_true(fabs(r.key_s + r.lookup_s + r.restore_s + r.book_s - r.wall_s) < 1e-9);
     pm_cache_result_free(&r);
     size_t len;
     char *restored = slurp("out.bin", &len);
