@@ -58,11 +58,13 @@ check_fails "min_repeats above max_repeats is refused" "$PASSMAP" sweep --quiet 
 sed 's/^stop = precision/stop = soon/' "$TMP/auto.ini" >"$TMP/bad3.ini"
 check_fails "an unknown stop is refused" "$PASSMAP" sweep --quiet --db "$TMP/bad3.db" "$TMP/bad3.ini"
 
-# The answer test: each run sleeps 0.1, 0.5 or 0.25 s in turn (a wall CV near 60%: a 3% precision is out of
-# reach in 8 runs) and prints the same MLIR report of 0.067 s, so process-overhead leads every run by far.
+# The answer test: each run sleeps 0.3, 1.0 or 0.6 s in turn (a wall CV near 50%: a 3% precision is out of
+# reach in 8 runs) and prints the same MLIR report of 0.067 s, so process-overhead leads every run by far (at
+# least 0.3 s against the passes' 0.067 s in all: shorter sleeps let a stage trade places with it on a busy
+# machine, and then the test rightly runs on).
 cat >"$TMP/step.sh" <<SH
 n=\$(cat "$TMP/turn" 2>/dev/null || echo 0); echo \$((n + 1)) >"$TMP/turn"
-case \$((n % 3)) in 0) sleep 0.1 ;; 1) sleep 0.5 ;; *) sleep 0.25 ;; esac
+case \$((n % 3)) in 0) sleep 0.3 ;; 1) sleep 1.0 ;; *) sleep 0.6 ;; esac
 cat "$ROOT/tests/fixtures/mlir/list-single.txt" >&2
 SH
 cat >"$TMP/answer.ini" <<INI

@@ -152,7 +152,8 @@ fi
 # instructions decide; a load that drags the null-input runs below 0.5 leaves wall (decide.h)
 check "compare: decided on one of the three metrics" bash -c "[[ '$decided' =~ ^(wall|cpu\ time\ \(user\+sys\)|instructions\ \(user\ space\))$ ]]"
 COLUMNS=250 "$PASSMAP" report --allow-contended "$TMP/c.db" >"$TMP/c-rep.txt"   # one line per row: the check reads a whole row
-check "report text: A/B row marked $verdict" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +stock +no-rollback .*× +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +$vtext( +contended \((A|B|A, B)\))? *$" "$TMP/c-rep.txt"
+# decisive columns first (config, B/A, mark), then the interval, p, the sides, their walls and the noise
+check "report text: A/B row marked $verdict" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +[0-9.]+× +$vtext +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +stock +no-rollback .*( +contended \((A|B|A, B)\))? *$" "$TMP/c-rep.txt"
 check "report text: the rule stated once" test "$(grep -c "follow passmap compare's rule" "$TMP/c-rep.txt")" -eq 1
 "$PASSMAP" report --allow-contended "$TMP/c.db" --html "$TMP/c.html" >/dev/null
 check "report html: A/B table with the mark" grep -Eq "<td>$vtext</td>" "$TMP/c.html"
@@ -184,7 +185,7 @@ check "contended: the rule says so" grep -q "^rule: .*no conclusion (contended) 
 check "--allow-contended: the rule says the verdicts are kept" bash -c \
   "'$PASSMAP' compare --allow-contended '$TMP/busy.db' --a-variant stock --b-variant no-rollback | grep -q '^rule: .*keep their verdict, marked contended (--allow-contended)'"
 COLUMNS=250 "$PASSMAP" report "$TMP/busy.db" >"$TMP/busy-rep.txt"
-check "contended: report A/B row withheld, sides named" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +stock +no-rollback .* no conclusion \(contended\) +contended \(A, B\) *$" "$TMP/busy-rep.txt"
+check "contended: report A/B row withheld, sides named" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +[0-9.]+× +no conclusion \(contended\) +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +stock +no-rollback .* contended \(A, B\) *$" "$TMP/busy-rep.txt"
 check "contended: report headline draws no summary from it, says so" grep -q "no summary: none of 1 config decided (1 contended withheld left out); 0 faster, 0 slower, 0 same, 0 undecided by the rule" "$TMP/busy-rep.txt"
 check "contended: compare's summary line says the same" grep -q "^1 configs matched; compile wall B/A: no summary: none of 1 config decided (1 contended withheld left out)" "$TMP/busy.txt"
 check "--help names --allow-contended" bash -c "'$PASSMAP' compare --help | grep -q -- '--allow-contended'"
