@@ -114,7 +114,8 @@ json_check "$TMP/fix.json" '[(p["variant"], p["tradeoff"]) for p in d["frontier"
   && ok "the frontier holds stock and o0 (compile vs run time), o0 marked a trade-off" \
   || fail "frontier: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("frontier"))' "$TMP/fix.json")"
 rep=$("$PASSMAP" report "$TMP/s.db" --sweep s --allow-contended 2>&1)
-echo "$rep" | grep -q "^  o0 .*trade-off" && echo "$rep" | grep -q "program: run [0-9.]*x .*slower" \
+# the ledger is one table (fix, against, rule, B/A, verdict, configs, output, program): one line per fix
+echo "$rep" | grep -q "^o0 .*trade-off" && echo "$rep" | grep -Eq "^o0 .* run [0-9.]+x \[[0-9.]+, [0-9.]+\], slower" \
   && ok "the report's proven table marks o0 a trade-off with its run-time ratio" \
   || { fail "report: trade-off"; echo "$rep" | sed -n '1,10p' | sed 's/^/#   /'; }
 echo "$rep" | grep -q "o0: measured a trade-off: faster to compile, slower to run (compile [0-9.]*x, run [0-9.]*x" && ok "the fix table's row shows the proven ledger" \
