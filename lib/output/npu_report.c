@@ -67,6 +67,8 @@ static pm_table *npu_table(const pm_analysis *a)
                             c->elf_export_ms * 1e-3, c->blob_bytes * 1e-6, c->blob_weightless_bytes * 1e-6,
                             c->import_s};
         long r = pm_table_add_row(t);
+        if (r >= 0 && c->instrumented)   /* styled apart in HTML, as its mode column says in text */
+            pm_table_row_class(t, (size_t)r, "instrumented");
         int rc = r < 0 || pm_table_set(t, (size_t)r, 0, a->configs[c->config].key, NAN) ||
                  pm_table_set(t, (size_t)r, 1, mode_of(c), NAN);
         for (size_t k = 0; !rc && k < sizeof v / sizeof v[0]; k++)

@@ -32,6 +32,7 @@ void pm_table_free(pm_table *t)
         free(t->cells[i].tip);
     }
     free(t->cells);
+    free(t->row_class);
     free(t->cols);
     free(t->id);
     free(t->caption);
@@ -46,12 +47,23 @@ long pm_table_add_row(pm_table *t)
         if (!c)
             return -1;
         t->cells = c;
+        const char **rc = realloc(t->row_class, cap * sizeof *rc);
+        if (!rc)
+            return -1;
+        t->row_class = rc;
         t->cap_rows = cap;
     }
     pm_cell *row = &t->cells[t->n_rows * t->n_cols];
     for (size_t k = 0; k < t->n_cols; k++)
         row[k] = (pm_cell){.value = NAN};
+    t->row_class[t->n_rows] = NULL;
     return (long)t->n_rows++;
+}
+
+void pm_table_row_class(pm_table *t, size_t row, const char *cls)
+{
+    if (row < t->n_rows)
+        t->row_class[row] = cls;
 }
 
 static pm_cell *cell(const pm_table *t, size_t row, size_t col) { return &t->cells[row * t->n_cols + col]; }
@@ -319,7 +331,13 @@ int pm_table_html(const pm_table *t, FILE *out, int filter)
     }
     fputs("</tr></thead>\n<tbody>\n", out);
     for (size_t r = 0; r < t->n_rows; r++) {
-        fputs("<tr>", out);
+        if (t->row_class[r]) {
+            fputs("<tr class=", out);
+            pm_html_esc(out, t->row_class[r]);
+            fputs(">", out);
+        } else {
+            fputs("<tr>", out);
+        }
         for (size_t k = 0; k < t->n_cols; k++) {
             const pm_cell *c = cell(t, r, k);
             fputs(t->cols[k].unit ? "<td class=n" : "<td", out);

@@ -29,6 +29,7 @@ typedef struct pm_table {
     size_t n_cols;
     pm_cell *cells;       /* row-major, n_rows * n_cols */
     size_t n_rows, cap_rows;
+    const char **row_class; /* per row: its HTML class (a string that outlives the table, not copied), or NULL */
     size_t n_lead;        /* the first n_lead columns are the decisive ones (what a reader needs without scrolling):
                              HTML marks their headers data-lead; 0: none marked */
 } pm_table;
@@ -37,6 +38,8 @@ pm_table *pm_table_new(const char *id, const char *caption, const pm_col *cols, 
 void pm_table_free(pm_table *t);
 /* Appends an empty row; returns its index, or -1 when out of memory. */
 long pm_table_add_row(pm_table *t);
+/* Marks a row with an HTML class (e.g. "instrumented": styled apart); cls must outlive the table. */
+void pm_table_row_class(pm_table *t, size_t row, const char *cls);
 /* Sets a cell (text copied; value NAN for a text cell). PM_ERR_NOMEM. */
 int pm_table_set(pm_table *t, size_t row, size_t col, const char *text, double value);
 int pm_table_setf(pm_table *t, size_t row, size_t col, double value, const char *fmt, ...)

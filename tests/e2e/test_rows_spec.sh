@@ -91,7 +91,7 @@ diff -r "$ROOT/lib" "$tree/lib" > changed.txt
   || { fail "the copy differs by more"; sed 's/^/#   /' changed.txt; }
 # the copy builds alone (not as part of the caller's make: its own flags, no sanitizer)
 check "the copy with the scratch back end builds" \
-  env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL nice make -s -C "$tree" -j2 OPT=-O1 build/passmap
+  env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL nice make -s -C "$tree" -j2 SAN=0 BUILD=build OPT=-O1 build/passmap
 P=$tree/build/passmap
 printf '[sweep]\nname = scratch\nbackend = scratch\nrepeats = 2\n[scratch]\ninputs = a b\n' > s.ini
 check "the scratch back end sweeps" "$P" sweep --quiet --db s.db s.ini
