@@ -41,16 +41,6 @@ size_t pm_passalias_rows(const pm_passalias *m)
     return m ? m->n : 0;
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-        s[--n] = 0;
-    return s;
-}
-
 static int add_row(pm_passalias *m, const char *tool, const char *from, const char *to)
 {
     if (m->n == m->cap) {
@@ -75,57 +65,21 @@ static int add_row(pm_passalias *m, const char *tool, const char *from, const ch
     return PM_OK;
 }
 
+static int read_alias_row(void *ctx, const char *const f[3], const char *origin, int lineno, pm_err *err)
+{
+    pm_passalias *m = ctx;
+    /* a chain (a -> b, b -> c) would make the match depend on row order: write a -> c */
+    for (size_t i = 0; i < m->n; i++)
+        if (!strcmp(m->rows[i].tool, f[0]) && (!strcmp(m->rows[i].to, f[1]) || !strcmp(m->rows[i].from, f[2])))
+            return pm_err_set(err, PM_ERR_PARSE, "%s:%d: '%s' -> '%s' chains with '%s' -> '%s': map every old name "
+                              "to the newest one", origin, lineno, f[1], f[2], m->rows[i].from, m->rows[i].to);
+    int rc = add_row(m, f[0], f[1], f[2]);
+    return rc ? pm_err_set(err, rc, "out of memory") : PM_OK;
+}
+
 int pm_passalias_load_text(pm_passalias *m, const char *text, const char *origin, pm_err *err)
 {
-    char *copy = strdup(text);
-    if (!copy)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    int rc = PM_OK, lineno = 0;
-    char *next = NULL;
-    /* split by hand: strtok_r would skip empty lines and so miscount */
-    for (char *line = copy; line; line = next) {
-        char *nl = strchr(line, '\n');
-        next = nl ? nl + 1 : NULL;
-        if (nl)
-            *nl = 0;
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
-        char *t = trim(line);
-        if (!*t)
-            continue;
-        char *f[3];
-        int nf = 0;
-        char *p = t;
-        while (nf < 3 && p) {
-            char *tab = strchr(p, '\t');
-            if (tab)
-                *tab = 0;
-            f[nf++] = trim(p);
-            p = tab ? tab + 1 : NULL;
-        }
-        if (nf != 3 || p || !*f[0] || !*f[1] || !*f[2]) {
-            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: expected tool<TAB>old pass name<TAB>pass name", origin,
-                            lineno);
-            goto cleanup;
-        }
-        /* a chain (a -> b, b -> c) would make the match depend on row order: write a -> c */
-        for (size_t i = 0; i < m->n; i++)
-            if (!strcmp(m->rows[i].tool, f[0]) &&
-                (!strcmp(m->rows[i].to, f[1]) || !strcmp(m->rows[i].from, f[2]))) {
-                rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: '%s' -> '%s' chains with '%s' -> '%s': map every old "
-                                "name to the newest one", origin, lineno, f[1], f[2], m->rows[i].from, m->rows[i].to);
-                goto cleanup;
-            }
-        if ((rc = add_row(m, f[0], f[1], f[2])) != PM_OK) {
-            pm_err_set(err, rc, "out of memory");
-            goto cleanup;
-        }
-    }
-cleanup:
-    free(copy);
-    return rc;
+    return pm_tsv3_each(text, origin, "tool<TAB>old pass name<TAB>pass name", read_alias_row, m, err);
 }
 
 int pm_passalias_load(pm_passalias *m, const char *path, pm_err *err)

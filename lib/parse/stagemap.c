@@ -149,7 +149,7 @@ static int add_rule(pm_stagemap *m, const char *tool, const char *pattern, const
     return add_stage(m, stage);
 }
 
-int pm_stagemap_load_text(pm_stagemap *m, const char *text, const char *origin, pm_err *err)
+int pm_tsv3_each(const char *text, const char *origin, const char *expected, pm_tsv3_fn fn, void *ctx, pm_err *err)
 {
     char *copy = strdup(text);
     if (!copy)
@@ -157,7 +157,7 @@ int pm_stagemap_load_text(pm_stagemap *m, const char *text, const char *origin, 
     int rc = PM_OK, lineno = 0;
     char *save = NULL;
     /* strtok_r would skip empty lines and so miscount: split by hand. */
-    for (char *line = copy; line; line = save) {
+    for (char *line = copy; line && rc == PM_OK; line = save) {
         char *nl = strchr(line, '\n');
         save = nl ? nl + 1 : NULL;
         if (nl)
@@ -179,18 +179,26 @@ int pm_stagemap_load_text(pm_stagemap *m, const char *text, const char *origin, 
             f[nf++] = trim(p);
             p = tab ? tab + 1 : NULL;
         }
-        if (nf != 3 || p || !*f[0] || !*f[1] || !*f[2]) {
-            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: expected tool<TAB>pattern<TAB>stage", origin, lineno);
-            goto cleanup;
-        }
-        if ((rc = add_rule(m, f[0], f[1], f[2])) != PM_OK) {
-            pm_err_set(err, rc, "out of memory");
-            goto cleanup;
-        }
+        if (nf != 3 || p || !*f[0] || !*f[1] || !*f[2])
+            rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: expected %s", origin, lineno, expected);
+        else
+            rc = fn(ctx, (const char *const *)f, origin, lineno, err);
     }
-cleanup:
     free(copy);
     return rc;
+}
+
+static int stagemap_row(void *ctx, const char *const f[3], const char *origin, int lineno, pm_err *err)
+{
+    (void)origin;
+    (void)lineno;
+    int rc = add_rule(ctx, f[0], f[1], f[2]);
+    return rc ? pm_err_set(err, rc, "out of memory") : PM_OK;
+}
+
+int pm_stagemap_load_text(pm_stagemap *m, const char *text, const char *origin, pm_err *err)
+{
+    return pm_tsv3_each(text, origin, "tool<TAB>pattern<TAB>stage", stagemap_row, m, err);
 }
 
 int pm_stagemap_load(pm_stagemap *m, const char *path, pm_err *err)

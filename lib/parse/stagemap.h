@@ -18,6 +18,12 @@ pm_stagemap *pm_stagemap_new(void);
 void pm_stagemap_free(pm_stagemap *m);
 /* Appends the rules of one file (several files may be loaded; earlier rules win). */
 int pm_stagemap_load(pm_stagemap *m, const char *path, pm_err *err);
+/* The data directory's table format, shared by the stage maps and the pass alias table: each line three
+ * tab-separated non-empty fields (trimmed), '#' to the end of a line a comment, blank lines skipped. fn gets each
+ * row with its origin and line number; a malformed line is PM_ERR_PARSE "ORIGIN:LINE: expected EXPECTED". The
+ * first error (a malformed line, or fn's) stops the walk. */
+typedef int (*pm_tsv3_fn)(void *ctx, const char *const f[3], const char *origin, int lineno, pm_err *err);
+int pm_tsv3_each(const char *text, const char *origin, const char *expected, pm_tsv3_fn fn, void *ctx, pm_err *err);
 /* Parses rules from a NUL-terminated buffer; origin names it in error messages. */
 int pm_stagemap_load_text(pm_stagemap *m, const char *text, const char *origin, pm_err *err);
 /* Loads every data/stages-*.tsv of the data dir (pm_data_dir). Finding none is PM_ERR_NOTFOUND naming the
