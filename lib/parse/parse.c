@@ -65,11 +65,23 @@ pm_format pm_format_from_name(const char *name)
 
 pm_format pm_parse_sniff(const char *buf, size_t len)
 {
-    for (int order = 1; order <= PM_FMT__COUNT; order++)   /* sniff_order runs 1..the number of formats */
+    /* ascending sniff_order, whatever numbers the rows chose (a new row's 20 must not be skipped); equal
+     * orders in table order */
+    int done = 0;
+    for (;;) {
+        int next = 0;
+        for (int f = PM_FMT_AUTO + 1; f < PM_FMT__COUNT; f++) {
+            int o = FORMATS[f]->sniff ? FORMATS[f]->sniff_order : 0;
+            if (o > done && (!next || o < next))
+                next = o;
+        }
+        if (!next)
+            return PM_FMT_AUTO;
         for (int f = PM_FMT_AUTO + 1; f < PM_FMT__COUNT; f++)
-            if (FORMATS[f]->sniff_order == order && FORMATS[f]->sniff(buf, len))
+            if (FORMATS[f]->sniff && FORMATS[f]->sniff_order == next && FORMATS[f]->sniff(buf, len))
                 return (pm_format)f;
-    return PM_FMT_AUTO;
+        done = next;
+    }
 }
 
 int pm_parse_buffer(const char *buf, size_t len, pm_format fmt, pm_report *out, pm_err *err)
