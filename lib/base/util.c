@@ -458,6 +458,19 @@ int pm_util_refuse_same_file(const char *out, const char *in, int db, const char
     return PM_OK;
 }
 
+void *pm_grow(void *p, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return p;
+    size_t want = *cap ? 2 * *cap : first;
+    if (*cap > SIZE_MAX / 2 || want <= n || want > SIZE_MAX / elem)
+        return NULL;
+    void *q = realloc(p, want * elem);
+    if (q)
+        *cap = want;
+    return q;
+}
+
 void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...)
 {
     if (b->oom)

@@ -58,6 +58,12 @@ int pm_util_aside_recover(const char *path, int *restored, char *left, size_t ca
  * that does not exist yet is fine. */
 int pm_util_refuse_same_file(const char *out, const char *in, int db, const char *what, pm_err *err);
 
+/* A growing array (n elements of elem bytes at p, room for *cap) with room for one more: p itself while there is
+ * room, else p reallocated to twice the room (first when empty) with *cap updated. NULL when out of memory or the
+ * size would overflow (p is then still valid and *cap unchanged), so a caller writes
+ * `T *v = pm_grow(a, &cap, n, sizeof *v, 16); if (!v) ...; a = v;`. */
+void *pm_grow(void *p, size_t *cap, size_t n, size_t elem, size_t first);
+
 /* A growing string: appends never truncate; after a failed allocation oom is set and further appends do
  * nothing, so a builder checks oom once at the end. */
 typedef struct pm_sbuf {

@@ -83,6 +83,28 @@ static void closest_suggests_near_words_only(void **state)
     assert_null(pm_util_closest("c", cmds, n));   /* cache or compare: no guess */
 }
 
+static void grow_doubles_and_refuses_overflow(void **state)
+{
+    size_t *a = NULL, cap = 0;
+    for (size_t n = 0; n < 100; n++) {
+        size_t *v = pm_grow(a, &cap, n, sizeof *v, 16);
+        assert_non_null(v);
+        a = v;
+        a[n] = n;
+    }
+    assert_int_equal(cap, 128);   /* 16, 32, 64, 128 */
+    for (size_t n = 0; n < 100; n++)
+        assert_int_equal(a[n], n);
+    assert_ptr_equal(pm_grow(a, &cap, 100, sizeof *a, 16), a);   /* room left: unchanged */
+    size_t huge = SIZE_MAX / 2 + 1;
+    assert_null(pm_grow(a, &huge, huge, 1, 16));
+    assert_true(huge == SIZE_MAX / 2 + 1);
+    size_t c2 = 16;
+    assert_null(pm_grow(a, &c2, 16, SIZE_MAX / 16, 16));   /* 32 elements of that size overflow */
+    assert_int_equal(c2, 16);
+    free(a);
+}
+
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -203,6 +225,7 @@ int main(void)
         cmocka_unit_test(read_file_missing_is_an_io_error),
         cmocka_unit_test(closest_suggests_near_words_only),
         cmocka_unit_test(mkdir_p_makes_parents_and_accepts_existing),
+        cmocka_unit_test(grow_doubles_and_refuses_overflow),
         cmocka_unit_test(aside_set_and_end),
         cmocka_unit_test(aside_recover_puts_back_or_names),
     };
