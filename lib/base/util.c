@@ -1,7 +1,9 @@
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <ftw.h>
 #include <limits.h>
@@ -284,6 +286,155 @@ int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mo
     return pm_util_publish(tmp, final, err);
 }
 
+/* ---- setting a file aside while a command runs ------------------------------------------------------- */
+
+#define ASIDE_TAG ".passmap-prev."
+
+/* path's folder ("." when none) and its last component. */
+static int split_path(const char *path, char *dir, size_t cap, const char **base, pm_err *err)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    if ((size_t)snprintf(dir, cap, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1,
+                         slash ? path : ".") >= cap)
+        return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s", path);
+    return PM_OK;
+}
+
+/* Puts an aside copy back at path unless something is there: link(2) never replaces a file that appeared
+ * meanwhile; a file system without hard links gets the rename after the check. */
+static int put_back(const char *aside, const char *path, pm_err *err)
+{
+    if (!link(aside, path)) {
+        unlink(aside);
+        return PM_OK;
+    }
+    if (errno == EEXIST)
+        return pm_err_set(err, PM_ERR_IO, "%s appeared meanwhile: the previous file is left at %s", path, aside);
+    struct stat st;
+    if (!lstat(path, &st))
+        return pm_err_set(err, PM_ERR_IO, "%s appeared meanwhile: the previous file is left at %s", path, aside);
+    if (rename(aside, path))
+        return pm_err_errno(err, PM_ERR_IO, "cannot put %s back as %s", aside, path);
+    return PM_OK;
+}
+
+int pm_util_aside_set(const char *path, char *aside, size_t cap, int *set, pm_err *err)
+{
+    struct stat st;
+    const char *base;
+    char dir[PATH_MAX];
+    int rc;
+    *set = 0;
+    aside[0] = 0;
+    if (lstat(path, &st) || !S_ISREG(st.st_mode))
+        return PM_OK;
+    if ((rc = split_path(path, dir, sizeof dir, &base, err)))
+        return rc;
+    /* the PID names the process that will put it back; a suffix only when a dead namesake's copy is there */
+    for (unsigned n = 0;; n++) {
+        char suffix[24] = "";
+        if (n)
+            snprintf(suffix, sizeof suffix, "-%u", n);
+        if ((size_t)snprintf(aside, cap, "%s/.%s" ASIDE_TAG "%ld%s", dir, base, (long)getpid(), suffix) >= cap) {
+            aside[0] = 0;
+            return pm_err_set(err, PM_ERR_USAGE, "path too long to set %.200s aside", path);
+        }
+        if (lstat(aside, &st)) {
+            if (errno == ENOENT)
+                break;
+            rc = pm_err_errno(err, PM_ERR_IO, "cannot set %s aside as %s", path, aside);
+            aside[0] = 0;
+            return rc;
+        }
+        if (n == 1000) {
+            aside[0] = 0;
+            return pm_err_set(err, PM_ERR_IO, "cannot set %s aside: 1000 names beside it are taken", path);
+        }
+    }
+    if (rename(path, aside)) {
+        rc = pm_err_errno(err, PM_ERR_IO, "cannot set %s aside as %s", path, aside);
+        aside[0] = 0;
+        return rc;
+    }
+    *set = 1;
+    return PM_OK;
+}
+
+int pm_util_aside_end(const char *aside, const char *path, int *restored, pm_err *err)
+{
+    struct stat st;
+    *restored = 0;
+    if (lstat(path, &st)) {
+        if (errno != ENOENT)
+            return pm_err_errno(err, PM_ERR_IO, "cannot stat %s: the previous file is left at %s", path, aside);
+        int rc = put_back(aside, path, err);
+        *restored = !rc;
+        return rc;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+        return pm_err_set(err, PM_ERR_IO, "%s is no longer a file: the previous file is left at %s", path, aside);
+    if (unlink(aside) && errno != ENOENT)
+        return pm_err_errno(err, PM_ERR_IO, "cannot remove %s", aside);
+    return PM_OK;
+}
+
+/* The PID of an aside copy's name (".NAME.passmap-prev.PID" or "...PID-N"), or 0 when it is not one of path's. */
+static long aside_pid(const char *name, const char *base)
+{
+    size_t bl = strlen(base), tl = strlen(ASIDE_TAG);
+    if (name[0] != '.' || strncmp(name + 1, base, bl) || strncmp(name + 1 + bl, ASIDE_TAG, tl))
+        return 0;
+    const char *p = name + 1 + bl + tl;
+    char *end;
+    errno = 0;
+    long pid = strtol(p, &end, 10);
+    if (end == p || *p < '1' || *p > '9' || errno || pid > INT32_MAX)
+        return 0;
+    if (*end == '-') {
+        const char *n = end + 1;
+        strtoul(n, &end, 10);
+        if (end == n || *n < '0' || *n > '9')
+            return 0;
+    }
+    return *end ? 0 : pid;
+}
+
+int pm_util_aside_recover(const char *path, int *restored, char *left, size_t cap, pm_err *err)
+{
+    const char *base;
+    char dir[PATH_MAX];
+    int rc;
+    *restored = 0;
+    if (cap)
+        left[0] = 0;
+    if ((rc = split_path(path, dir, sizeof dir, &base, err)))
+        return rc;
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? PM_OK : pm_err_errno(err, PM_ERR_IO, "cannot list %s", dir);
+    for (struct dirent *e; !rc && (e = readdir(d));) {
+        long pid = aside_pid(e->d_name, base);
+        /* our own PID is a dead namesake's: this process sets a copy aside only after recovering */
+        if (!pid || (pid != (long)getpid() && (!kill((pid_t)pid, 0) || errno == EPERM)))
+            continue;
+        char aside[PATH_MAX + sizeof e->d_name + 1];   /* dir (bounded by split_path) / name */
+        struct stat st;
+        snprintf(aside, sizeof aside, "%s/%s", dir, e->d_name);
+        if (!*restored && lstat(path, &st) && errno == ENOENT) {
+            pm_err perr;
+            if (!put_back(aside, path, &perr)) {
+                *restored = 1;
+                continue;
+            }
+        }
+        if (cap && !left[0])
+            snprintf(left, cap, "%s", aside);
+    }
+    closedir(d);
+    return rc;
+}
+
 static int same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
@@ -305,6 +456,19 @@ int pm_util_refuse_same_file(const char *out, const char *in, int db, const char
                               "output file)", out, companions[i] + 1, what, in);
     }
     return PM_OK;
+}
+
+void *pm_grow(void *p, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return p;
+    size_t want = *cap ? 2 * *cap : first;
+    if (*cap > SIZE_MAX / 2 || want <= n || want > SIZE_MAX / elem)
+        return NULL;
+    void *q = realloc(p, want * elem);
+    if (q)
+        *cap = want;
+    return q;
 }
 
 void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...)

@@ -36,11 +36,33 @@ int pm_util_temp_beside(const char *path, char *tmp, size_t cap, int *fd, pm_err
 int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
                               const struct timespec *mtime, pm_err *err);
 
+/* Setting a file aside while a command that should write it runs, so that whether the command wrote it can be
+ * told without destroying it (it may be the user's own file): the regular file at path is renamed to a free
+ * sibling `.NAME.passmap-prev.PID` (same folder: atomic, never across file systems; content, inode and times
+ * kept). *set: 1 and the sibling's name in aside, or 0 when nothing is there or it is not a regular file (a
+ * symbolic link, device, FIFO or folder is never renamed). An error (the file stays where it was) when the
+ * rename fails: a read-only folder, a name with no room for the suffix. */
+int pm_util_aside_set(const char *path, char *aside, size_t cap, int *set, pm_err *err);
+/* After the command: a regular file or symbolic link at path is what it wrote, and the aside copy is removed;
+ * nothing at path, the copy goes back (*restored = 1); anything else there (a folder, a FIFO) leaves the copy
+ * where it is, with an error naming it. Never replaces what the command wrote. */
+int pm_util_aside_end(const char *aside, const char *path, int *restored, pm_err *err);
+/* Copies set aside for path by a process that died before pm_util_aside_end (SIGKILL): one whose PID no
+ * longer runs here goes back when nothing is at path (*restored = 1); any other is left as it is and the first
+ * such is named in left ("" when none). A copy of a process still running is not touched. */
+int pm_util_aside_recover(const char *path, int *restored, char *left, size_t cap, pm_err *err);
+
 /* Refuses (PM_ERR_USAGE) to write out when it resolves (symbolic links followed; st_dev and st_ino compared)
  * to the file in, which the same command reads: writing would destroy it. db: in is a SQLite database, so its
  * -wal, -shm and -journal companions are refused too. what: in's role ("the database") for the message. An out
  * that does not exist yet is fine. */
 int pm_util_refuse_same_file(const char *out, const char *in, int db, const char *what, pm_err *err);
+
+/* A growing array (n elements of elem bytes at p, room for *cap) with room for one more: p itself while there is
+ * room, else p reallocated to twice the room (first when empty) with *cap updated. NULL when out of memory or the
+ * size would overflow (p is then still valid and *cap unchanged), so a caller writes
+ * `T *v = pm_grow(a, &cap, n, sizeof *v, 16); if (!v) ...; a = v;`. */
+void *pm_grow(void *p, size_t *cap, size_t n, size_t elem, size_t first);
 
 /* A growing string: appends never truncate; after a failed allocation oom is set and further appends do
  * nothing, so a builder checks oom once at the end. */

@@ -18,8 +18,13 @@
  * --import / --schedule-trace / --strategy-out the files it writes in --workdir. A command with no file
  * output and no stdout product, a link step, a file that is both input and output, or options that write
  * files passmap does not infer (-save-temps, -ftime-trace, -fdump-*, response files, ...) run uncached
- * with a warning (pm_cache_result.warning). Outputs are removed before a miss, so only what this run wrote
- * is stored; an output that is not a regular file makes the run uncached.
+ * with a warning (pm_cache_result.warning). Only what this run wrote is stored, yet an output already there
+ * may be the user's own file (a declared output outside a sweep's run folder), so a miss never deletes it:
+ * it is renamed aside (`.NAME.passmap-prev.PID` beside it) and, after CMD, removed when CMD wrote the
+ * output, else put back as it was (a CMD that fails or exits 0 without writing it leaves it untouched). A
+ * copy left by a killed passmap is put back by the next miss of that output when nothing is at its path,
+ * else named in the warning and left. An output that is not a regular file makes the run uncached (it is
+ * never renamed); a symbolic link, or a file that cannot be renamed, stays in place and must change.
  *
  * Dependencies (C/C++, ccache's depend mode): a miss adds `-MD -MF TMP` (or reads the user's -MF file) and
  * stores every file the compiler read with its content hash in the entry; a hit re-hashes them and any

@@ -319,6 +319,53 @@ static int check_run(const key_info *k, const pre_output *pre, struct timespec s
     return PM_OK;
 }
 
+/* The longest name an output may be set aside as: its path, a dot and the suffix. */
+#define ASIDE_MAX (PATH_MAX + 48)
+
+/* Appends a note to the warning after the run's first problem (or makes it the warning), as far as it fits. */
+static void add_note(pm_cache_result *res, const char *note)
+{
+    size_t used = strlen(res->warning);
+    if (!used)
+        snprintf(res->warning, sizeof res->warning, "%s", note);
+    else if (used + 3 < sizeof res->warning)
+        snprintf(res->warning + used, sizeof res->warning - used, "; %s", note);
+}
+
+/* Outputs must be written by this run, yet one already there may be the user's own file (a declared output
+ * outside the run folder): it is set aside, never deleted, and pm_util_aside_end puts it back when the run
+ * does not write it. First a copy a killed miss left is put back. A symbolic link is kept (its target must
+ * change); a file that cannot be set aside (a read-only folder) is kept too, judged by its times. */
+static void set_outputs_aside(const key_info *k, pre_output *pre, char (*aside)[ASIDE_MAX], char note[400])
+{
+    for (size_t i = 0; i < k->n_outputs; i++) {
+        struct stat st;
+        const char *o = k->out_paths[i];
+        char left[PATH_MAX + 260];
+        int restored = 0, set = 0;
+        pm_err aerr;
+        if (pm_util_aside_recover(o, &restored, left, sizeof left, &aerr)) {
+            if (!note[0])
+                snprintf(note, 400, "%.390s", aerr.msg);
+        } else if (left[0] && !note[0]) {
+            snprintf(note, 400, "an interrupted run's copy of %.150s is left at %.150s (the output is there: "
+                     "keep one of them)", o, left);
+        } else if (restored && !note[0]) {
+            snprintf(note, 400, "put back %.300s from the copy an interrupted run set aside", o);
+        }
+        if (lstat(o, &st))
+            continue;
+        if (S_ISREG(st.st_mode) && !pm_util_aside_set(o, aside[i], ASIDE_MAX, &set, &aerr) && set)
+            continue;
+        if (stat(o, &st) || !S_ISREG(st.st_mode))
+            continue; /* a dangling link: the run creates its target */
+        pre[i].exists = 1;
+        pre[i].dev = st.st_dev;
+        pre[i].ino = st.st_ino;
+        pre[i].ctime = st.st_ctim;
+    }
+}
+
 int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, const char *entry_path,
                 const dep_list *pre_deps, pm_cache_result *res, pm_err *err)
 {
@@ -326,35 +373,24 @@ int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, con
     char **odata = calloc(k->n_outputs + 1, sizeof *odata);
     uint64_t *olen = calloc(k->n_outputs + 1, sizeof *olen);
     pre_output *pre = calloc(k->n_outputs + 1, sizeof *pre);
+    char (*aside)[ASIDE_MAX] = calloc(k->n_outputs + 1, sizeof *aside);
     const char **argv = NULL;
-    char depfile[PATH_MAX], why[400], tmp[PATH_MAX + 16];
+    char depfile[PATH_MAX], why[400], tmp[PATH_MAX + 16], note[400];
     size_t flen = 0;
     dep_list deps = {0};
-    depfile[0] = tmp[0] = 0;
+    depfile[0] = tmp[0] = note[0] = 0;
     int own_depfile = 0;
-    if (!odata || !olen || !pre) {
+    if (!odata || !olen || !pre || !aside) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    /* outputs must be written by this run: remove them first (a symlink's target is kept and must change) */
     for (size_t i = 0; i < k->n_outputs; i++) {
         struct stat st;
         const char *o = k->out_paths[i];
-        if (lstat(o, &st))
-            continue;
-        if (S_ISLNK(st.st_mode) && stat(o, &st))
-            continue; /* a dangling link: the run creates its target */
-        if (!S_ISREG(st.st_mode)) {
+        if (!stat(o, &st) && !S_ISREG(st.st_mode)) { /* a dangling link is fine: the run creates its target */
             pc_warn(res, "not cached: output %s is not a regular file", o);
             rc = pc_run_uncached(c, req, res, err);
             goto cleanup;
-        }
-        if (lstat(o, &st) || !S_ISREG(st.st_mode) || unlink(o)) {
-            stat(o, &st);
-            pre[i].exists = 1;
-            pre[i].dev = st.st_dev;
-            pre[i].ino = st.st_ino;
-            pre[i].ctime = st.st_ctim;
         }
     }
     struct statvfs fs;
@@ -387,6 +423,7 @@ int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, con
         argv[argc++] = "-MF";
         argv[argc++] = depfile;
     }
+    set_outputs_aside(k, pre, aside, note);
     struct timespec start;
     clock_gettime(CLOCK_REALTIME_COARSE, &start); /* the clock file times come from */
     if ((rc = run_captured(c, argv, req, res, &truncated, err)))
@@ -437,6 +474,14 @@ int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, con
     if (pc_stats_unlock(c, v, &serr))
         pc_warn(res, "cache not updated: %s", serr.msg);
 cleanup:
+    for (size_t i = 0; aside && i < k->n_outputs; i++) {
+        pm_err aerr;
+        int restored;
+        if (aside[i][0] && pm_util_aside_end(aside[i], k->out_paths[i], &restored, &aerr) && !note[0])
+            snprintf(note, sizeof note, "%.390s", aerr.msg);
+    }
+    if (note[0] && !rc) /* after the run's own first problem, which the outcome line may carry */
+        add_note(res, note);
     if (tmp[0])
         unlink(tmp);
     if (own_depfile)
@@ -446,6 +491,7 @@ cleanup:
     free(odata);
     free(olen);
     free(pre);
+    free(aside);
     free(pm_unconst_ptr(argv));
     pc_dep_list_free(&deps);
     return rc;

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include "stats.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,45 @@
 static int db_fail(sqlite3 *db, pm_err *err)
 {
     return pm_err_set(err, PM_ERR_DB, "analysis query: %s", sqlite3_errmsg(db));
+}
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, pm_err *err)
+{
+    return sqlite3_prepare_v2(db, sql, -1, st, NULL) ? db_fail(db, err) : PM_OK;
+}
+
+/* Ends a scan and finalizes st: rc when the scan failed on its own, else a last step other than SQLITE_DONE is a
+ * database error. */
+static int scan_done(sqlite3 *db, sqlite3_stmt *st, int rc, int step, pm_err *err)
+{
+    if (!rc && step != SQLITE_DONE)
+        rc = db_fail(db, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* A one-row query (rc: its prepare's status): the row's first column into *out, left as it is without a row. */
+static int scan_int(sqlite3 *db, sqlite3_stmt *st, int rc, int *out, pm_err *err)
+{
+    int step = rc ? SQLITE_DONE : sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        *out = sqlite3_column_int(st, 0);
+        step = SQLITE_DONE;
+    }
+    return scan_done(db, st, rc, step, err);
+}
+
+/* 1: the file has the table; 0: not (a file older than the schema that added it, read as it is); -1: the
+ * schema cannot be read. */
+static int has_table(sqlite3 *db, const char *name)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type='table' AND name=?1", -1, &st, NULL))
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
 }
 
 static char *text_dup(sqlite3_stmt *st, int col)
@@ -51,10 +91,8 @@ int pm_sq_sweeps_find(sqlite3 *db, const char *names, pm_sq_sweeps *out, pm_err 
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             goto cleanup;
         }
-        if (sqlite3_prepare_v2(db, "SELECT id,name,backend,meta_json FROM sweep WHERE name=?", -1, &st, NULL)) {
-            rc = db_fail(db, err);
+        if ((rc = prepare(db, "SELECT id,name,backend,meta_json FROM sweep WHERE name=?", &st, err)))
             goto cleanup;
-        }
         for (char *save = NULL, *nm = strtok_r(list, ",", &save); nm; nm = strtok_r(NULL, ",", &save)) {
             sqlite3_reset(st);
             sqlite3_bind_text(st, 1, nm, -1, SQLITE_TRANSIENT);
@@ -80,10 +118,8 @@ int pm_sq_sweeps_find(sqlite3 *db, const char *names, pm_sq_sweeps *out, pm_err 
         char sql[512];
         snprintf(sql, sizeof sql, "SELECT id,name,backend,meta_json FROM sweep s ORDER BY (%s) DESC, id DESC LIMIT 1",
                  pm_store_study_sweep_cond(pm_store_has_superseded(db)));
-        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL)) {
-            rc = db_fail(db, err);
+        if ((rc = prepare(db, sql, &st, err)))
             goto cleanup;
-        }
         if (sqlite3_step(st) != SQLITE_ROW) {
             rc = pm_err_set(err, PM_ERR_NOTFOUND, "the database has no sweep");
             goto cleanup;
@@ -145,15 +181,9 @@ static int prepare_ids(sqlite3 *db, const char *fmt, const pm_sq_sweeps *s, sqli
     char *sql = sql_with_ids(fmt, s);
     if (!sql)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL) ? db_fail(db, err) : PM_OK;
+    int rc = prepare(db, sql, st, err);
     free(sql);
     return rc;
-}
-
-/* Ends a scan: SQLITE_DONE is success, another step code a database error. */
-static int scan_end(sqlite3 *db, int step, pm_err *err)
-{
-    return step == SQLITE_DONE ? PM_OK : db_fail(db, err);
 }
 
 int pm_sq_configs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_config_row *), void *ctx,
@@ -182,25 +212,17 @@ int pm_sq_configs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm
         };
         rc = fn(ctx, &r);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step, err);
 }
 
 int pm_sq_config_params(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_param_row *), void *ctx,
                         pm_err *err)
 {
     sqlite3_stmt *st = NULL;
-    int has = 0;
     /* a read-only open of a file older than schema 3 has no config_param table */
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name='config_param'", -1,
-                           &st, NULL) != SQLITE_OK)
+    int has = has_table(db, "config_param");
+    if (has < 0)
         return pm_err_set(err, PM_ERR_DB, "config parameters: %s", sqlite3_errmsg(db));
-    if (sqlite3_step(st) == SQLITE_ROW)
-        has = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    st = NULL;
     /* The workload columns as parameters too, named as migration v4 names them, for configs that lack them
      * (a file older than v4 opened read-only, a config stored without its axes): the analysis keys its
      * figures on parameters only. */
@@ -227,10 +249,7 @@ int pm_sq_config_params(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, co
         pm_sq_param_row r = {sqlite3_column_int64(st, 0), text_or(st, 1, ""), text_or(st, 2, "")};
         rc = fn(ctx, &r);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step, err);
 }
 
 int pm_sq_trace_runs(sqlite3 *db, const pm_sq_sweeps *s, int *n, pm_err *err)
@@ -242,15 +261,7 @@ int pm_sq_trace_runs(sqlite3 *db, const pm_sq_sweeps *s, int *n, pm_err *err)
                          "JOIN step s ON s.run_id=r.id WHERE c.sweep_id IN (%s) AND r.status='ok' "
                          "AND s.report_format='chrome-trace'",
                          s, &st, err);
-    int step = SQLITE_DONE;
-    if (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        *n = sqlite3_column_int(st, 0);
-        step = SQLITE_DONE;
-    }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_int(db, st, rc, n, err);
 }
 
 int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_run_row *), void *ctx,
@@ -274,10 +285,7 @@ int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq
         };
         rc = fn(ctx, &r);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step, err);
 }
 
 int pm_sq_scope_begin(sqlite3 *db, const pm_sq_sweeps *s, pm_err *err)
@@ -342,27 +350,12 @@ static int sq_tool(sq_steps *ss, const char *tool)
     return (t[ss->n_tools] = strdup(tool)) ? (int)ss->n_tools++ : -1;
 }
 
-static int has_table(sqlite3 *db, const char *name)
-{
-    sqlite3_stmt *st = NULL;
-    int found = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type='table' AND name=?1", -1, &st, NULL) ==
-        SQLITE_OK) {
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        found = sqlite3_step(st) == SQLITE_ROW;
-    }
-    sqlite3_finalize(st);
-    return found;
-}
-
 /* The interned pass names (schema 6), by id. Ids are small (one per distinct name, from 1). */
 static int sq_load_names(sqlite3 *db, sq_steps *ss, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
     int64_t max_id = 0;
-    int rc = sqlite3_prepare_v2(db, "SELECT coalesce(max(id), 0), count(*) FROM pass_name", -1, &st, NULL)
-                 ? db_fail(db, err)
-                 : PM_OK;
+    int rc = prepare(db, "SELECT coalesce(max(id), 0), count(*) FROM pass_name", &st, err);
     if (!rc && sqlite3_step(st) == SQLITE_ROW) {
         max_id = sqlite3_column_int64(st, 0);
         /* sparse ids (a hand-edited file) would make the table long: the bound is the row count, a few times */
@@ -377,7 +370,7 @@ static int sq_load_names(sqlite3 *db, sq_steps *ss, pm_err *err)
     if (!(ss->names = calloc((size_t)max_id + 1, sizeof *ss->names)))
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     ss->n_names = max_id + 1;
-    rc = sqlite3_prepare_v2(db, "SELECT id, name FROM pass_name", -1, &st, NULL) ? db_fail(db, err) : PM_OK;
+    rc = prepare(db, "SELECT id, name FROM pass_name", &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
@@ -386,10 +379,7 @@ static int sq_load_names(sqlite3 *db, sq_steps *ss, pm_err *err)
         if (!(ss->names[id] = strdup(text_or(st, 1, ""))))
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step, err);
 }
 
 int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *), void *ctx, pm_err *err)
@@ -402,25 +392,19 @@ int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *),
      * file, read as it is, gives the text and no key). */
     sq_steps ss = {0};
     sqlite3_stmt *st = NULL;
-    int interned = has_table(db, "pass_name");
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT s.id, s.run_id, s.tool FROM temp.pm_an_run r JOIN step s ON s.run_id=r.id "
-                                "ORDER BY s.id",
-                                -1, &st, NULL)
-                 ? db_fail(db, err)
-                 : PM_OK;
+    int interned = has_table(db, "pass_name") > 0;
+    int rc = prepare(db,
+                     "SELECT s.id, s.run_id, s.tool FROM temp.pm_an_run r JOIN step s ON s.run_id=r.id "
+                     "ORDER BY s.id",
+                     &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (ss.n == ss.cap) {
-            size_t cap = ss.cap ? ss.cap * 2 : 1024;
-            sq_step *v = realloc(ss.v, cap * sizeof *v);
-            if (!v) {
-                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                break;
-            }
-            ss.v = v;
-            ss.cap = cap;
+        sq_step *v = pm_grow(ss.v, &ss.cap, ss.n, sizeof *v, 1024);
+        if (!v) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
         }
+        ss.v = v;
         int ti = sq_tool(&ss, text_or(st, 2, ""));
         if (ti < 0) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -428,24 +412,20 @@ int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *),
         }
         ss.v[ss.n++] = (sq_step){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), ss.tools[ti], ti};
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
+    rc = scan_done(db, st, rc, step, err);
     st = NULL;
     if (rc || !ss.n)
         goto cleanup;
     if (interned && (rc = sq_load_names(db, &ss, err)))
         goto cleanup;
-    rc = sqlite3_prepare_v2(db,
-                            /* no upper bound: the walk stops past the last step, and the bound cost a key
-                             * comparison per row (4% of the scan); every sqlite3_column_* call counts here */
-                            interned ? "SELECT step_id, name_id, wall_s, coalesce(user_s, -1.0) FROM pass_time "
-                                       "WHERE step_id >= ?1 AND counted ORDER BY step_id, idx"
-                                     : "SELECT step_id, name, wall_s, coalesce(user_s, -1.0) FROM pass_time WHERE "
-                                       "step_id >= ?1 AND counted ORDER BY step_id, idx",
-                            -1, &st, NULL)
-             ? db_fail(db, err)
-             : PM_OK;
+    rc = prepare(db,
+                 /* no upper bound: the walk stops past the last step, and the bound cost a key
+                  * comparison per row (4% of the scan); every sqlite3_column_* call counts here */
+                 interned ? "SELECT step_id, name_id, wall_s, coalesce(user_s, -1.0) FROM pass_time "
+                            "WHERE step_id >= ?1 AND counted ORDER BY step_id, idx"
+                          : "SELECT step_id, name, wall_s, coalesce(user_s, -1.0) FROM pass_time WHERE "
+                            "step_id >= ?1 AND counted ORDER BY step_id, idx",
+                 &st, err);
     if (rc)
         goto cleanup;
     sqlite3_bind_int64(st, 1, ss.v[0].id);
@@ -480,8 +460,8 @@ int pm_sq_counted_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_pass_row *),
         }
         rc = fn(ctx, &r);
     }
-    if (!rc && step != SQLITE_ROW)
-        rc = scan_end(db, step, err);
+    rc = scan_done(db, st, rc, step == SQLITE_ROW ? SQLITE_DONE : step, err);   /* ROW: stopped past the scope */
+    st = NULL;
 cleanup:
     sqlite3_finalize(st);
     sq_steps_free(&ss);
@@ -491,12 +471,10 @@ cleanup:
 int pm_sq_cold_metric_means(sqlite3 *db, int (*fn)(void *, const pm_sq_metric_row *), void *ctx, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT r.cfg, m.name, AVG(m.value) FROM metric m JOIN temp.pm_an_run r ON "
-                                "r.id=m.run_id WHERE r.cold GROUP BY r.cfg, m.name",
-                                -1, &st, NULL)
-                 ? db_fail(db, err)
-                 : PM_OK;
+    int rc = prepare(db,
+                     "SELECT r.cfg, m.name, AVG(m.value) FROM metric m JOIN temp.pm_an_run r ON "
+                     "r.id=m.run_id WHERE r.cold GROUP BY r.cfg, m.name",
+                     &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *name = text_or(st, 1, NULL);
@@ -506,47 +484,37 @@ int pm_sq_cold_metric_means(sqlite3 *db, int (*fn)(void *, const pm_sq_metric_ro
                               .mean = sqlite3_column_double(st, 2)};
         rc = fn(ctx, &r);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step, err);
 }
 
 int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *), void *ctx, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT s.tool, SUM(CASE WHEN s.user_s>=0 THEN s.user_s END), "
-                                "SUM(CASE WHEN s.user_s>=0 THEN s.wall_s END) FROM step s JOIN temp.pm_an_run r "
-                                "ON r.id=s.run_id WHERE r.cold GROUP BY s.tool ORDER BY MIN(s.seq), s.tool",
-                                -1, &st, NULL)
-                 ? db_fail(db, err)
-                 : PM_OK;
+    int rc = prepare(db,
+                     "SELECT s.tool, SUM(CASE WHEN s.user_s>=0 THEN s.user_s END), "
+                     "SUM(CASE WHEN s.user_s>=0 THEN s.wall_s END) FROM step s JOIN temp.pm_an_run r "
+                     "ON r.id=s.run_id WHERE r.cold GROUP BY s.tool ORDER BY MIN(s.seq), s.tool",
+                     &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
         pm_sq_tool_row r = {.tool = text_or(st, 0, NULL), .user_s = sqlite3_column_double(st, 1),
                             .wall_s = sqlite3_column_double(st, 2)};
         rc = fn(ctx, &r);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step, err);
 }
 
 int pm_sq_cold_config_tools(sqlite3 *db, int (*fn)(void *, const pm_sq_config_tool_row *), void *ctx, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT r.cfg, s.tool, count(*), "
-                                "SUM(CASE WHEN s.user_s>=0 AND s.sys_s>=0 THEN s.wall_s END), "
-                                "SUM(CASE WHEN s.user_s>=0 AND s.sys_s>=0 THEN s.user_s END), "
-                                "SUM(CASE WHEN s.user_s>=0 AND s.sys_s>=0 THEN s.sys_s END) "
-                                "FROM step s JOIN temp.pm_an_run r ON r.id=s.run_id WHERE r.cold "
-                                "GROUP BY r.cfg, s.tool ORDER BY r.cfg, MIN(s.seq)",
-                                -1, &st, NULL)
-                 ? db_fail(db, err)
-                 : PM_OK;
+    int rc = prepare(db,
+                     "SELECT r.cfg, s.tool, count(*), "
+                     "SUM(CASE WHEN s.user_s>=0 AND s.sys_s>=0 THEN s.wall_s END), "
+                     "SUM(CASE WHEN s.user_s>=0 AND s.sys_s>=0 THEN s.user_s END), "
+                     "SUM(CASE WHEN s.user_s>=0 AND s.sys_s>=0 THEN s.sys_s END) "
+                     "FROM step s JOIN temp.pm_an_run r ON r.id=s.run_id WHERE r.cold "
+                     "GROUP BY r.cfg, s.tool ORDER BY r.cfg, MIN(s.seq)",
+                     &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
         pm_sq_config_tool_row r = {.config_id = sqlite3_column_int64(st, 0), .tool = text_or(st, 1, ""),
@@ -554,26 +522,19 @@ int pm_sq_cold_config_tools(sqlite3 *db, int (*fn)(void *, const pm_sq_config_to
                                    .user_s = sqlite3_column_double(st, 4), .sys_s = sqlite3_column_double(st, 5)};
         rc = fn(ctx, &r);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step, err);
 }
 
 int pm_sq_startup(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_startup_row *), void *ctx,
                   int *present, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
-    *present = 0;
     /* the report reads the file as it is: one older than schema 5 has no startup table */
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name='startup'", -1, &st,
-                           NULL) != SQLITE_OK)
+    int has = has_table(db, "startup");
+    *present = has > 0;
+    if (has < 0)
         return db_fail(db, err);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *present = sqlite3_column_int(st, 0) > 0;
-    sqlite3_finalize(st);
-    st = NULL;
-    if (!*present)
+    if (!has)
         return PM_OK;
     int rc = prepare_ids(db,
                          "SELECT tool, status, note, wall_s, user_s, sys_s FROM startup WHERE sweep_id IN (%s) "
@@ -586,10 +547,7 @@ int pm_sq_startup(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm
                                .sys_s = real_or_neg(st, 5)};
         rc = fn(ctx, &r);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step, err);
 }
 
 int pm_sq_cold_walls(sqlite3 *db, int64_t config_id, double **walls, size_t *n, pm_err *err)
@@ -598,31 +556,23 @@ int pm_sq_cold_walls(sqlite3 *db, int64_t config_id, double **walls, size_t *n, 
     size_t cap = 0;
     *walls = NULL;
     *n = 0;
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT wall_s FROM run WHERE config_id=?1 AND mode='cold' AND status='ok' AND "
-                                "wall_s IS NOT NULL ORDER BY id",
-                                -1, &st, NULL)
-                 ? db_fail(db, err)
-                 : PM_OK;
+    int rc = prepare(db,
+                     "SELECT wall_s FROM run WHERE config_id=?1 AND mode='cold' AND status='ok' AND "
+                     "wall_s IS NOT NULL ORDER BY id",
+                     &st, err);
     if (!rc)
         sqlite3_bind_int64(st, 1, config_id);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            double *p = realloc(*walls, cap * sizeof *p);
-            if (!p) {
-                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                break;
-            }
-            *walls = p;
+        double *p = pm_grow(*walls, &cap, *n, sizeof *p, 16);
+        if (!p) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
         }
+        *walls = p;
         (*walls)[(*n)++] = sqlite3_column_double(st, 0);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    if (rc) {
+    if ((rc = scan_done(db, st, rc, step, err))) {
         free(*walls);
         *walls = NULL;
         *n = 0;
@@ -644,14 +594,12 @@ int pm_sq_cold_samples(sqlite3 *db, int64_t config_id, pm_sq_samples *out, pm_er
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
     memset(out, 0, sizeof *out);
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT r.wall_s, coalesce(r.user_s, -1), coalesce(r.sys_s, -1), (SELECT CASE WHEN "
-                                "count(*) > 0 AND count(*) = count(s.instructions) THEN sum(s.instructions) ELSE -1 "
-                                "END FROM step s WHERE s.run_id = r.id) FROM run r WHERE r.config_id=?1 AND "
-                                "r.mode='cold' AND r.status='ok' AND r.wall_s IS NOT NULL ORDER BY r.id",
-                                -1, &st, NULL)
-                 ? db_fail(db, err)
-                 : PM_OK;
+    int rc = prepare(db,
+                     "SELECT r.wall_s, coalesce(r.user_s, -1), coalesce(r.sys_s, -1), (SELECT CASE WHEN "
+                     "count(*) > 0 AND count(*) = count(s.instructions) THEN sum(s.instructions) ELSE -1 "
+                     "END FROM step s WHERE s.run_id = r.id) FROM run r WHERE r.config_id=?1 AND "
+                     "r.mode='cold' AND r.status='ok' AND r.wall_s IS NOT NULL ORDER BY r.id",
+                     &st, err);
     if (!rc)
         sqlite3_bind_int64(st, 1, config_id);
     int step = SQLITE_DONE;
@@ -676,10 +624,7 @@ int pm_sq_cold_samples(sqlite3 *db, int64_t config_id, pm_sq_samples *out, pm_er
         out->sys[out->n] = sqlite3_column_double(st, 2);
         out->instructions[out->n++] = sqlite3_column_double(st, 3);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    if (rc)
+    if ((rc = scan_done(db, st, rc, step, err)))
         pm_sq_samples_free(out);
     return rc;
 }
@@ -688,14 +633,12 @@ int pm_sq_cold_run_passes(sqlite3 *db, int64_t config_id, int (*fn)(void *, cons
                           pm_err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT r.id, r.wall_s, s.tool, n.name, p.wall_s FROM run r JOIN step s ON "
-                                "s.run_id = r.id JOIN pass_time p ON p.step_id = s.id JOIN pass_name n ON "
-                                "n.id = p.name_id WHERE r.config_id = ?1 AND r.mode = 'cold' AND r.status = 'ok' "
-                                "AND r.wall_s IS NOT NULL AND p.counted ORDER BY r.id, s.id, p.idx",
-                                -1, &st, NULL)
-                 ? db_fail(db, err)
-                 : PM_OK;
+    int rc = prepare(db,
+                     "SELECT r.id, r.wall_s, s.tool, n.name, p.wall_s FROM run r JOIN step s ON "
+                     "s.run_id = r.id JOIN pass_time p ON p.step_id = s.id JOIN pass_name n ON "
+                     "n.id = p.name_id WHERE r.config_id = ?1 AND r.mode = 'cold' AND r.status = 'ok' "
+                     "AND r.wall_s IS NOT NULL AND p.counted ORDER BY r.id, s.id, p.idx",
+                     &st, err);
     if (!rc)
         sqlite3_bind_int64(st, 1, config_id);
     int step = SQLITE_DONE;
@@ -705,10 +648,7 @@ int pm_sq_cold_run_passes(sqlite3 *db, int64_t config_id, int (*fn)(void *, cons
                                 .wall_s = sqlite3_column_double(st, 4)};
         rc = fn(ctx, &r);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step, err);
 }
 
 int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, double *min, pm_err *err)
@@ -718,12 +658,10 @@ int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, double *min
     size_t n = 0, cap = 0;
     char tool[256] = "";
     *max = *min = NAN;
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT tool, (user_s + sys_s) / wall_s FROM startup WHERE sweep_id=?1 AND "
-                                "status='ok' AND wall_s > 0 AND user_s >= 0 AND sys_s >= 0 ORDER BY tool",
-                                -1, &st, NULL)
-                 ? db_fail(db, err)
-                 : PM_OK;
+    int rc = prepare(db,
+                     "SELECT tool, (user_s + sys_s) / wall_s FROM startup WHERE sweep_id=?1 AND "
+                     "status='ok' AND wall_s > 0 AND user_s >= 0 AND sys_s >= 0 ORDER BY tool",
+                     &st, err);
     if (!rc)
         sqlite3_bind_int64(st, 1, sweep_id);
     int step = SQLITE_DONE;
@@ -742,20 +680,15 @@ int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, double *min
         if (!t)
             break;
         snprintf(tool, sizeof tool, "%s", t);
-        if (n == cap) {
-            cap = cap ? 2 * cap : 8;
-            double *p = realloc(v, cap * sizeof *p);
-            if (!p) {
-                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                continue;
-            }
-            v = p;
+        double *p = pm_grow(v, &cap, n, sizeof *p, 8);
+        if (!p) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            continue;
         }
+        v = p;
         v[n++] = sqlite3_column_double(st, 1);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
+    rc = scan_done(db, st, rc, step, err);
     free(v);
     return rc;
 }
@@ -763,38 +696,26 @@ int pm_sq_tools_cpu_wall(sqlite3 *db, int64_t sweep_id, double *max, double *min
 int pm_sq_agg_ready(sqlite3 *db, int *ready, pm_err *err)
 {
     *ready = 0;
-    if (!has_table(db, "agg_run") || !has_table(db, "agg_cfg_pass") || !has_table(db, "pass_name"))
+    if (has_table(db, "agg_run") <= 0 || has_table(db, "agg_cfg_pass") <= 0 || has_table(db, "pass_name") <= 0)
         return PM_OK;   /* a file older than schema 8, read as it is */
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT NOT EXISTS (SELECT 1 FROM temp.pm_an_run r WHERE NOT EXISTS "
-                           "(SELECT 1 FROM agg_run a WHERE a.run_id = r.id))",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, err);
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        *ready = sqlite3_column_int(st, 0);
-        step = SQLITE_DONE;
-    }
-    int rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    int rc = prepare(db,
+                     "SELECT NOT EXISTS (SELECT 1 FROM temp.pm_an_run r WHERE NOT EXISTS "
+                     "(SELECT 1 FROM agg_run a WHERE a.run_id = r.id))",
+                     &st, err);
+    return scan_int(db, st, rc, ready, err);
 }
 
 int pm_sq_agg_pass_stages(sqlite3 *db, int (*fn)(void *, const char *, const char *, const char *), void *ctx,
                           pm_err *err)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT a.tool, n.name, a.stage FROM agg_pass_stage a JOIN pass_name n ON n.id = "
-                               "a.name_id", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, err);
-    int rc = PM_OK, step = SQLITE_DONE;
+    int rc = prepare(db, "SELECT a.tool, n.name, a.stage FROM agg_pass_stage a JOIN pass_name n ON n.id = a.name_id",
+                     &st, err);
+    int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
         rc = fn(ctx, text_or(st, 0, ""), text_or(st, 1, ""), text_or(st, 2, ""));
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step, err);
 }
 
 int pm_sq_agg_cfg_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_pass_row *), void *ctx, pm_err *err)
@@ -802,15 +723,12 @@ int pm_sq_agg_cfg_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_pass_row
     sq_steps ss = {0};   /* for its tool list and names by id */
     sqlite3_stmt *st = NULL;
     int rc = sq_load_names(db, &ss, err);
-    if (rc)
-        goto cleanup;
-    rc = sqlite3_prepare_v2(db,
-                            "SELECT a.config_id, a.tool, a.name_id, a.wall_s, a.log_s, a.n_log, a.user_s, "
-                            "a.user_wall_s FROM agg_cfg_pass a WHERE a.config_id IN (SELECT DISTINCT cfg FROM "
-                            "temp.pm_an_run) ORDER BY a.first_run, a.first_pos",
-                            -1, &st, NULL)
-             ? db_fail(db, err)
-             : PM_OK;
+    if (!rc)
+        rc = prepare(db,
+                     "SELECT a.config_id, a.tool, a.name_id, a.wall_s, a.log_s, a.n_log, a.user_s, "
+                     "a.user_wall_s FROM agg_cfg_pass a WHERE a.config_id IN (SELECT DISTINCT cfg FROM "
+                     "temp.pm_an_run) ORDER BY a.first_run, a.first_pos",
+                     &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t nid = sqlite3_column_int64(st, 2);
@@ -837,10 +755,7 @@ int pm_sq_agg_cfg_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_pass_row
         };
         rc = fn(ctx, &r);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-cleanup:
-    sqlite3_finalize(st);
+    rc = scan_done(db, st, rc, step, err);
     sq_steps_free(&ss);
     return rc;
 }
@@ -848,13 +763,11 @@ cleanup:
 int pm_sq_agg_runs(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_run_row *), void *ctx, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT r.id, a.pass_sum, s.stage, s.wall_s, s.user_s, s.user_wall_s FROM "
-                                "temp.pm_an_run r JOIN agg_run a ON a.run_id = r.id LEFT JOIN agg_run_stage s ON "
-                                "s.run_id = r.id ORDER BY r.id",
-                                -1, &st, NULL)
-                 ? db_fail(db, err)
-                 : PM_OK;
+    int rc = prepare(db,
+                     "SELECT r.id, a.pass_sum, s.stage, s.wall_s, s.user_s, s.user_wall_s FROM "
+                     "temp.pm_an_run r JOIN agg_run a ON a.run_id = r.id LEFT JOIN agg_run_stage s ON "
+                     "s.run_id = r.id ORDER BY r.id",
+                     &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
         pm_sq_agg_run_row r = {
@@ -867,25 +780,20 @@ int pm_sq_agg_runs(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_run_row *), vo
         };
         rc = fn(ctx, &r);
     }
-    if (!rc)
-        rc = scan_end(db, step, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step, err);
 }
 
 int pm_sq_incomplete(sqlite3 *db, int64_t sweep_id, char **note, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
     *note = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT m.value FROM meta m JOIN sweep s ON m.key = 'incomplete:' || s.name "
-                               "WHERE s.id = ?1 AND m.value <> ''", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, err);
+    int rc = prepare(db, "SELECT m.value FROM meta m JOIN sweep s ON m.key = 'incomplete:' || s.name "
+                         "WHERE s.id = ?1 AND m.value <> ''", &st, err);
+    if (rc)
+        return rc;
     sqlite3_bind_int64(st, 1, sweep_id);
-    int step = sqlite3_step(st), rc = PM_OK;
+    int step = sqlite3_step(st);
     if (step == SQLITE_ROW && !(*note = strdup((const char *)sqlite3_column_text(st, 0))))
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    else if (step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, err);
-    sqlite3_finalize(st);
-    return rc;
+    return scan_done(db, st, rc, step == SQLITE_ROW ? SQLITE_DONE : step, err);
 }

@@ -9,6 +9,7 @@
 
 #include "stats.h"
 #include "store_query.h"
+#include "util.h"
 
 void pm_contention_init(pm_contention *c)
 {
@@ -225,14 +226,10 @@ static int take_startup(void *ctx, const pm_sq_startup_row *r)
         t = &lv[x->n_lv++];
         *t = (tool_level){.tool = names[s->n_tools++]};
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 8;
-        double *v = realloc(t->v, cap * sizeof *v);
-        if (!v)
-            return PM_ERR_NOMEM;
-        t->v = v;
-        t->cap = cap;
-    }
+    double *v = pm_grow(t->v, &t->cap, t->n, sizeof *v, 8);
+    if (!v)
+        return PM_ERR_NOMEM;
+    t->v = v;
     t->v[t->n++] = (r->user_s + r->sys_s) / r->wall_s;
     return PM_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "stats.h"
 #include "store_query.h"
+#include "util.h"
 
 typedef struct cell { size_t run, stage; double wall_s; } cell;
 
@@ -28,14 +29,10 @@ static long stage_index(collect *c, const char *stage)
     for (size_t i = 0; i < c->n_stages; i++)
         if (!strcmp(c->stages[i], stage))
             return (long)i;
-    if (c->n_stages == c->cap_stages) {
-        size_t cap = c->cap_stages ? 2 * c->cap_stages : 16;
-        const char **v = realloc(c->stages, cap * sizeof *v);
-        if (!v)
-            return -1;
-        c->stages = v;
-        c->cap_stages = cap;
-    }
+    const char **v = pm_grow(c->stages, &c->cap_stages, c->n_stages, sizeof *v, 16);
+    if (!v)
+        return -1;
+    c->stages = v;
     c->stages[c->n_stages] = stage;
     return (long)c->n_stages++;
 }
@@ -44,28 +41,20 @@ static int on_row(void *ctx, const pm_sq_run_pass_row *r)
 {
     collect *c = ctx;
     if (c->n_runs == 0 || r->run_id != c->last_run) {
-        if (c->n_runs == c->cap_runs) {
-            size_t cap = c->cap_runs ? 2 * c->cap_runs : 16;
-            double *v = realloc(c->run_wall, cap * sizeof *v);
-            if (!v)
-                goto oom;
-            c->run_wall = v;
-            c->cap_runs = cap;
-        }
+        double *v = pm_grow(c->run_wall, &c->cap_runs, c->n_runs, sizeof *v, 16);
+        if (!v)
+            goto oom;
+        c->run_wall = v;
         c->run_wall[c->n_runs++] = r->run_wall_s;
         c->last_run = r->run_id;
     }
     long s = stage_index(c, pm_stagemap_match(c->map, r->tool, r->name));
     if (s < 0)
         goto oom;
-    if (c->n_cells == c->cap_cells) {
-        size_t cap = c->cap_cells ? 2 * c->cap_cells : 256;
-        cell *v = realloc(c->cells, cap * sizeof *v);
-        if (!v)
-            goto oom;
-        c->cells = v;
-        c->cap_cells = cap;
-    }
+    cell *v = pm_grow(c->cells, &c->cap_cells, c->n_cells, sizeof *v, 256);
+    if (!v)
+        goto oom;
+    c->cells = v;
     c->cells[c->n_cells++] = (cell){c->n_runs - 1, (size_t)s, r->wall_s > 0 ? r->wall_s : 0};
     return PM_OK;
 oom:

@@ -103,6 +103,24 @@ expect_eq "the old input gets its own output" "$(cat out.txt)" old
 echo stale > s.txt
 "$P" cache exec -o s.txt -- true 2>err; expect_eq "exit 0 without writing: status 0" $? 0
 grep -q 'not cached' err && ok "warned: output not written" || fail "warned: output not written ($(cat err))"
+expect_eq "the file that was there is left as it was (it may be the user's own)" "$(cat s.txt 2>&1)" stale
+echo mine > f.txt
+"$P" cache exec -o f.txt -- sh -c 'exit 4' 2>err; expect_eq "a failed miss: CMD's status" $? 4
+expect_eq "a failed miss leaves the output that was there" "$(cat f.txt 2>&1)" mine
+"$P" cache exec -o f.txt -- sh -c 'echo new > f.txt' 2>err
+expect_eq "a miss that writes the output replaces it" "$(cat f.txt 2>&1)" new
+expect_eq "no copy is left beside an output" "$(ls -A | grep -c passmap-prev)" 0
+# passmap killed between setting the output aside and putting it back: the copy is there, the next miss puts it back
+echo mine > k.txt
+"$P" cache exec -o k.txt -- sleep 30 2>err & pid=$!
+for _ in $(seq 100); do [ -e ".k.txt.passmap-prev.$pid" ] && break; sleep 0.1; done
+kill -9 "$pid"; wait "$pid" 2>/dev/null
+[ ! -e k.txt ] && [ "$(cat ".k.txt.passmap-prev.$pid" 2>&1)" = mine ] && ok "killed during a miss: the output was set aside, not deleted" \
+  || fail "killed during a miss: $(ls -A | grep k.txt | tr '\n' ' ')"
+"$P" cache exec -o k.txt -- true 2>err
+expect_eq "the next miss of that output puts the copy back" "$(cat k.txt 2>&1)" mine
+grep -q "put back" err && ok "and says so" || fail "put back notice: $(cat err)"
+expect_eq "no copy left after it" "$(ls -A | grep -c passmap-prev)" 0
 rm -f s.txt; "$P" cache exec -o s.txt -- true 2>/dev/null
 [ ! -e s.txt ] && ok "no stale output restored" || fail "no stale output restored ($(cat s.txt))"
 

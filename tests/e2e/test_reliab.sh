@@ -306,4 +306,41 @@ printf '[sweep]\nname = p\nbackend = command\nrepeats = 2\nmin_repeats = 5\n[mat
 expect_fail 2 "line 5: \[sweep\] min_repeats applies only with repeats = auto" "min_repeats without repeats = auto is an error" \
   "$PASSMAP" sweep --dry-run --db ph/mr.db ph/mr.ini
 
+# --- 10e. a declared output outside the run folder may be the user's own file: a warm sweep's cache miss never
+# destroys it. A step that fails or does not write it leaves it as it was; one that writes it replaces it.
+mkdir -p uo/user && cp "$ROOT/tests/fixtures/mlir/list-single.txt" uo/r.txt
+cat > uo/step.sh <<'SH'
+cat "$(dirname "$0")/r.txt" >&2
+case $1 in
+  fail) exit 3 ;;
+  write) echo "written by the step" > "$2" ;;
+esac
+exit 0
+SH
+cat > uo/s.ini <<INI
+[sweep]
+name = uo
+backend = command
+repeats = 1
+warm = true
+warm_repeats = 1
+[matrix m]
+what = fail, nowrite, write
+[step s]
+argv = /bin/sh {spec_dir}/step.sh {what} $TMP/uo/user/{what}.o
+outputs = $TMP/uo/user/{what}.o
+INI
+for w in fail nowrite write; do echo "mine: $w" > "uo/user/$w.o"; done
+"$PASSMAP" sweep --quiet --db uo/s.db uo/s.ini >uo/out 2>uo/err
+for w in fail nowrite; do
+  [ "$(cat "uo/user/$w.o" 2>&1)" = "mine: $w" ] && ok "a step that does $w: the user's output outside the run folder is intact" \
+    || { fail "a step that does $w: the user's output is $(cat "uo/user/$w.o" 2>&1)"; sed 's/^/#   /' uo/err | tail -3; }
+done
+[ "$(cat uo/user/write.o 2>&1)" = "written by the step" ] && ok "a step that writes its output outside the run folder replaces it" \
+  || fail "written output: $(cat uo/user/write.o 2>&1)"
+[ "$(ls -A uo/user | grep -c passmap-prev)" = 0 ] && ok "no copy left beside the outputs" || fail "copies left: $(ls -A uo/user)"
+[ "$(sqlite3 uo/s.db "SELECT r.status FROM run r JOIN config c ON c.id = r.config_id WHERE c.key = 'm/what=write' AND r.mode = 'warm'")" = ok ] \
+  && ok "the step that writes its output is still served warm from the cache" \
+  || fail "warm run of the writing step: $(sqlite3 uo/s.db "SELECT c.key, r.mode, r.status, r.note FROM run r JOIN config c ON c.id = r.config_id")"
+
 finish

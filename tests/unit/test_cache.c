@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include "slurp.h"
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -435,7 +437,27 @@ static void input_changed_during_run_is_not_stored(void **state)
     free(got);
 }
 
-/* exit 0 without writing the declared output: the previous file must not be cached */
+/* How many entries of dir are copies a miss set aside (".NAME.passmap-prev.PID"). */
+static int n_aside(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strstr(e->d_name, ".passmap-prev.") != NULL;
+    closedir(d);
+    return n;
+}
+
+static void expect_text(const char *path, const char *want)
+{
+    size_t len;
+    char *got = slurp(path, &len);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* exit 0 without writing the declared output: the previous file must not be cached (and is left as it was) */
 static void stale_output_is_not_stored(void **state)
 {
     fixture *fx = *state;
@@ -449,8 +471,96 @@ static void stale_output_is_not_stored(void **state)
     pm_cache_result_free(&r);
     r = run_req(fx->c, argv, NULL, out);
     assert_false(r.hit);
+    assert_false(r.stored);
     pm_cache_result_free(&r);
-    assert_int_not_equal(access("o.txt", F_OK), 0);
+    expect_text("o.txt", "stale\n");
+}
+
+/* A declared output may be the user's own file (outside any run folder): a miss whose command fails or does not
+ * write it leaves it exactly as it was (content, inode, mtime); a command that writes it replaces it; no copy is
+ * ever left behind; a hit writes the stored output as before. */
+static void user_output_survives_a_miss(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(mkdir("user", 0755), 0);
+    write_text("user/o.txt", "mine\n");
+    struct stat before, after;
+    assert_int_equal(stat("user/o.txt", &before), 0);
+    const char *out[] = {"user/o.txt", NULL};
+
+    char *const failing[] = {"/bin/sh", "-c", "echo no >&2; exit 3", NULL};
+    pm_cache_result r = run_req(fx->c, failing, NULL, out);
+    assert_int_equal(r.exit_code, 3);
+    assert_false(r.stored);
+    pm_cache_result_free(&r);
+    expect_text("user/o.txt", "mine\n");
+    assert_int_equal(stat("user/o.txt", &after), 0);
+    assert_true(after.st_ino == before.st_ino && after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+                after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+    assert_int_equal(n_aside("user"), 0);
+
+    char *const idle[] = {"/bin/sh", "-c", "echo idle", NULL};
+    r = run_req(fx->c, idle, NULL, out);
+    assert_int_equal(r.exit_code, 0);
+    assert_false(r.stored);
+    assert_non_null(strstr(r.warning, "did not write user/o.txt"));
+    pm_cache_result_free(&r);
+    expect_text("user/o.txt", "mine\n");
+    assert_int_equal(n_aside("user"), 0);
+
+    /* what the command wrote stands, even when it then failed (it would have without passmap) */
+    char *const writes_fails[] = {"/bin/sh", "-c", "echo partial > user/o.txt; exit 1", NULL};
+    r = run_req(fx->c, writes_fails, NULL, out);
+    assert_int_equal(r.exit_code, 1);
+    pm_cache_result_free(&r);
+    expect_text("user/o.txt", "partial\n");
+    assert_int_equal(n_aside("user"), 0);
+
+    char *const writes[] = {"/bin/sh", "-c", "echo new > user/o.txt", NULL};
+    r = run_req(fx->c, writes, NULL, out);
+    assert_true(r.stored);
+    assert_string_equal(r.warning, "");
+    pm_cache_result_free(&r);
+    expect_text("user/o.txt", "new\n");
+    assert_int_equal(n_aside("user"), 0);
+
+    write_text("user/o.txt", "mine again\n");
+    r = run_req(fx->c, writes, NULL, out);
+    assert_true(r.hit);
+    pm_cache_result_free(&r);
+    expect_text("user/o.txt", "new\n");
+    assert_int_equal(n_aside("user"), 0);
+}
+
+/* passmap killed between setting an output aside and putting it back: the next miss of that output puts the
+ * copy back when nothing is at the output's path, and names it (leaving it) when something is. */
+static void interrupted_copy_is_put_back(void **state)
+{
+    fixture *fx = *state;
+    pid_t dead = fork();
+    assert_true(dead >= 0);
+    if (dead == 0)
+        _exit(0);
+    assert_int_equal(waitpid(dead, NULL, 0), dead);
+    char aside[64];
+    snprintf(aside, sizeof aside, ".o.txt.passmap-prev.%ld", (long)dead);
+    write_text(aside, "mine\n");
+    const char *out[] = {"o.txt", NULL};
+    char *const idle[] = {"/bin/true", NULL};
+    pm_cache_result r = run_req(fx->c, idle, NULL, out);
+    assert_false(r.stored);
+    pm_cache_result_free(&r);
+    expect_text("o.txt", "mine\n");
+    assert_int_equal(n_aside("."), 0);
+
+    write_text(aside, "older\n");
+    char *const writes[] = {"/bin/sh", "-c", "echo new > o.txt", NULL};
+    r = run_req(fx->c, writes, NULL, out);
+    assert_true(r.stored);
+    assert_non_null(strstr(r.warning, aside));
+    pm_cache_result_free(&r);
+    expect_text("o.txt", "new\n");
+    expect_text(aside, "older\n");
 }
 
 /* nothing declared or inferred: CMD runs uncached with a warning and its own status */
@@ -623,6 +733,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(missing_compiler_is_an_error, setup, teardown),
         cmocka_unit_test_setup_teardown(input_changed_during_run_is_not_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(stale_output_is_not_stored, setup, teardown),
+        cmocka_unit_test_setup_teardown(user_output_survives_a_miss, setup, teardown),
+        cmocka_unit_test_setup_teardown(interrupted_copy_is_put_back, setup, teardown),
         cmocka_unit_test_setup_teardown(no_output_runs_uncached, setup, teardown),
         cmocka_unit_test_setup_teardown(gcc_output_is_inferred, setup, teardown),
         cmocka_unit_test_setup_teardown(entry_replaced_by_directory, setup, teardown),

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -82,6 +83,138 @@ static void closest_suggests_near_words_only(void **state)
     assert_null(pm_util_closest("c", cmds, n));   /* cache or compare: no guess */
 }
 
+static void grow_doubles_and_refuses_overflow(void **state)
+{
+    size_t *a = NULL, cap = 0;
+    for (size_t n = 0; n < 100; n++) {
+        size_t *v = pm_grow(a, &cap, n, sizeof *v, 16);
+        assert_non_null(v);
+        a = v;
+        a[n] = n;
+    }
+    assert_int_equal(cap, 128);   /* 16, 32, 64, 128 */
+    for (size_t n = 0; n < 100; n++)
+        assert_int_equal(a[n], n);
+    assert_ptr_equal(pm_grow(a, &cap, 100, sizeof *a, 16), a);   /* room left: unchanged */
+    size_t huge = SIZE_MAX / 2 + 1;
+    assert_null(pm_grow(a, &huge, huge, 1, 16));
+    assert_true(huge == SIZE_MAX / 2 + 1);
+    size_t c2 = 16;
+    assert_null(pm_grow(a, &c2, 16, SIZE_MAX / 16, 16));   /* 32 elements of that size overflow */
+    assert_int_equal(c2, 16);
+    free(a);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void expect_text(const char *path, const char *want)
+{
+    char *got = NULL;
+    size_t len;
+    pm_err e = {0};
+    assert_int_equal(pm_util_read_file(path, &got, &len, &e), PM_OK);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* A file set aside goes back when the command did not write its path, and is dropped when it did; what is not a
+ * regular file is never set aside; a folder where the file was leaves the copy, named. */
+static void aside_set_and_end(void **state)
+{
+    char dir[] = "/tmp/pm-aside.XXXXXX", f[64], aside[128], prefix[96];
+    assert_non_null(mkdtemp(dir));
+    snprintf(f, sizeof f, "%s/f", dir);
+    snprintf(prefix, sizeof prefix, "%s/.f.passmap-prev.%ld", dir, (long)getpid());
+    write_text(f, "mine\n");
+    int set = 0, restored = 0;
+    pm_err e = {0};
+    for (int writes = 0; writes < 2; writes++) {   /* not written: put back; written: the copy dropped */
+        assert_int_equal(pm_util_aside_set(f, aside, sizeof aside, &set, &e), PM_OK);
+        assert_true(set);
+        assert_string_equal(aside, prefix);
+        assert_int_not_equal(access(f, F_OK), 0);
+        expect_text(aside, "mine\n");
+        if (writes)
+            write_text(f, "new\n");
+        assert_int_equal(pm_util_aside_end(aside, f, &restored, &e), PM_OK);
+        assert_int_equal(restored, !writes);
+        expect_text(f, writes ? "new\n" : "mine\n");
+        assert_int_not_equal(access(aside, F_OK), 0);
+    }
+
+    assert_int_equal(pm_util_aside_set(f, aside, sizeof aside, &set, &e), PM_OK);
+    assert_int_equal(mkdir(f, 0755), 0);
+    assert_int_equal(pm_util_aside_end(aside, f, &restored, &e), PM_ERR_IO);
+    assert_non_null(strstr(e.msg, aside));
+    expect_text(aside, "new\n");
+    assert_int_equal(rmdir(f), 0);
+    assert_int_equal(unlink(aside), 0);
+
+    assert_int_equal(symlink("target", f), 0);   /* a link: kept, its target must change */
+    assert_int_equal(pm_util_aside_set(f, aside, sizeof aside, &set, &e), PM_OK);
+    assert_false(set);
+    assert_int_equal(unlink(f), 0);
+    assert_int_equal(mkfifo(f, 0644), 0);
+    assert_int_equal(pm_util_aside_set(f, aside, sizeof aside, &set, &e), PM_OK);
+    assert_false(set);
+    assert_int_equal(unlink(f), 0);
+    assert_int_equal(pm_util_aside_set(f, aside, sizeof aside, &set, &e), PM_OK);   /* nothing there */
+    assert_false(set);
+    pm_util_remove_tree(dir);
+}
+
+/* Copies a killed process left: one goes back when nothing is at the path, another is named and left; a live
+ * process's copy and names of other files are not touched. */
+static void aside_recover_puts_back_or_names(void **state)
+{
+    char dir[] = "/tmp/pm-aside.XXXXXX", g[64], dead1[128], dead2[128], live[128], other[128], junk[128];
+    char left[256];
+    assert_non_null(mkdtemp(dir));
+    pid_t dead = fork();
+    assert_true(dead >= 0);
+    if (dead == 0)
+        _exit(0);
+    assert_int_equal(waitpid(dead, NULL, 0), dead);
+    snprintf(g, sizeof g, "%s/g", dir);
+    snprintf(dead1, sizeof dead1, "%s/.g.passmap-prev.%ld", dir, (long)dead);
+    snprintf(dead2, sizeof dead2, "%s/.g.passmap-prev.%ld-2", dir, (long)dead);
+    snprintf(live, sizeof live, "%s/.g.passmap-prev.%ld", dir, (long)getppid());
+    snprintf(other, sizeof other, "%s/.gg.passmap-prev.%ld", dir, (long)dead);
+    snprintf(junk, sizeof junk, "%s/.g.passmap-prev.12x", dir);
+    int restored = 1;
+    pm_err e = {0};
+    write_text(live, "live\n");
+    write_text(other, "other\n");
+    write_text(junk, "junk\n");
+    assert_int_equal(pm_util_aside_recover(g, &restored, left, sizeof left, &e), PM_OK);
+    assert_false(restored);
+    assert_string_equal(left, "");
+    assert_int_not_equal(access(g, F_OK), 0);
+
+    write_text(dead1, "one\n");
+    write_text(dead2, "two\n");
+    assert_int_equal(pm_util_aside_recover(g, &restored, left, sizeof left, &e), PM_OK);
+    assert_true(restored);
+    assert_true(!strcmp(left, dead1) || !strcmp(left, dead2));
+    expect_text(g, access(dead1, F_OK) ? "one\n" : "two\n");
+    expect_text(left, access(dead1, F_OK) ? "two\n" : "one\n");
+    expect_text(live, "live\n");
+    expect_text(other, "other\n");
+    expect_text(junk, "junk\n");
+
+    char missing[96];
+    snprintf(missing, sizeof missing, "%s/no/such/h", dir);
+    assert_int_equal(pm_util_aside_recover(missing, &restored, left, sizeof left, &e), PM_OK);
+    assert_false(restored);
+    pm_util_remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -89,6 +222,9 @@ int main(void)
         cmocka_unit_test(read_file_missing_is_an_io_error),
         cmocka_unit_test(closest_suggests_near_words_only),
         cmocka_unit_test(mkdir_p_makes_parents_and_accepts_existing),
+        cmocka_unit_test(grow_doubles_and_refuses_overflow),
+        cmocka_unit_test(aside_set_and_end),
+        cmocka_unit_test(aside_recover_puts_back_or_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
