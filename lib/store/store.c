@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <xxhash.h>
 
@@ -712,6 +713,86 @@ static const struct network_fs {
     {0xAAD7AAEA, "PanFS"},   {0x6B414653, "AFS"},    {0x5346414F, "OpenAFS"},
 };
 
+/* Every FUSE filesystem has this one statfs magic; the mount's type ("fuse.sshfs") tells them apart. */
+#define PM_FUSE_MAGIC 0x65735546UL
+/* FUSE filesystems whose files live on another host (the mount type's part after "fuse."). */
+static const char *const network_fuse[] = {
+    "sshfs", "s3fs", "gcsfuse", "rclone", "glusterfs", "ceph-fuse", "juicefs", "goofys", "blobfuse", "blobfuse2",
+    "smbnetfs", "curlftpfs", "moosefs", "mfs", "lizardfs",
+};
+
+const char *pm_store_journal_for(unsigned long magic, const char *mount_type, const char **fs_name)
+{
+    if (fs_name)
+        *fs_name = NULL;
+    for (size_t i = 0; i < sizeof network_fs / sizeof network_fs[0]; i++)
+        if (magic == network_fs[i].magic) {
+            if (fs_name)
+                *fs_name = network_fs[i].name;
+            return "DELETE";
+        }
+    if (magic == PM_FUSE_MAGIC && mount_type && !strncmp(mount_type, "fuse.", 5))
+        for (size_t i = 0; i < sizeof network_fuse / sizeof network_fuse[0]; i++)
+            if (!strcmp(mount_type + 5, network_fuse[i])) {
+                if (fs_name)
+                    *fs_name = network_fuse[i];
+                return "DELETE";
+            }
+    return "WAL";
+}
+
+int pm_store_mount_type(const char *mountinfo, unsigned major_no, unsigned minor_no, char *out, size_t cap)
+{
+    /* "36 35 0:45 / /mnt rw,relatime shared:1 - fuse.sshfs host:/ rw,...": field 3 is the device, the word
+     * after " - " the type */
+    for (const char *p = mountinfo; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        unsigned id, parent, ma, mi;
+        int used = 0;
+        if (sscanf(p, "%u %u %u:%u%n", &id, &parent, &ma, &mi, &used) == 4 && ma == major_no && mi == minor_no) {
+            const char *dash = strstr(p, " - ");
+            if (dash && dash < p + len) {
+                const char *t = dash + 3;
+                size_t n = strcspn(t, " \n");
+                if (n >= cap)
+                    return -1;
+                memcpy(out, t, n);
+                out[n] = '\0';
+                return 0;
+            }
+        }
+        p = nl ? nl + 1 : p + len;
+    }
+    return -1;
+}
+
+/* /proc/self/mountinfo whole (proc files say size 0: read to the end), or NULL. */
+static char *read_mountinfo(void)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    if (!f)
+        return NULL;
+    do {
+        if (cap - len < 4096) {
+            char *g = realloc(buf, cap += 65536);
+            if (!g) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = g;
+        }
+        got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+    } while (got > 0);
+    fclose(f);
+    buf[len] = '\0';
+    return buf;
+}
+
 static const char *journal_mode(const char *path)
 {
     const char *env = getenv("PASSMAP_JOURNAL");
@@ -731,10 +812,14 @@ static const char *journal_mode(const char *path)
     struct statfs fs;
     if (statfs(dir, &fs) != 0)
         return "WAL";
-    for (size_t i = 0; i < sizeof network_fs / sizeof network_fs[0]; i++)
-        if ((unsigned long)fs.f_type == network_fs[i].magic)
-            return "DELETE";
-    return "WAL";
+    /* FUSE: which one, from the mount table (the one way to tell sshfs from a local FUSE filesystem) */
+    char type[64] = "", *info = NULL;
+    struct stat sb;
+    if ((unsigned long)fs.f_type == PM_FUSE_MAGIC && stat(dir, &sb) == 0 && (info = read_mountinfo()) &&
+        pm_store_mount_type(info, major(sb.st_dev), minor(sb.st_dev), type, sizeof type) != 0)
+        type[0] = '\0';
+    free(info);
+    return pm_store_journal_for((unsigned long)fs.f_type, type[0] ? type : NULL, NULL);
 }
 
 static int store_open(const char *path, int readonly, pm_store **out, pm_err *err)

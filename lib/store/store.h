@@ -82,6 +82,15 @@ typedef struct pm_run_record {
  * copy in memory, so reading never changes the file. */
 int pm_store_open(const char *path, pm_store **out, pm_err *err);
 int pm_store_open_readonly(const char *path, pm_store **out, pm_err *err);
+/* The journal a store opened for writing gets on a filesystem: "DELETE" (the rollback journal) on a network
+ * filesystem, where WAL's shared-memory index is unsafe, else "WAL" (PASSMAP_JOURNAL=wal|delete overrides it).
+ * magic: statfs's f_type; mount_type: the mount's type in /proc/self/mountinfo ("fuse.sshfs"), which tells FUSE
+ * filesystems apart (they share one magic), or NULL. *fs_name (when not NULL): the network filesystem's name, or
+ * NULL. Pure. */
+const char *pm_store_journal_for(unsigned long magic, const char *mount_type, const char **fs_name);
+/* The type of the mount whose device is major:minor in mountinfo's text (/proc/self/mountinfo), into out:
+ * 0, or -1 when no line has that device (or the type does not fit cap). Pure. */
+int pm_store_mount_type(const char *mountinfo, unsigned major_no, unsigned minor_no, char *out, size_t cap);
 void pm_store_close(pm_store *st);
 /* A bare read-only connection for read queries (the report): a foreign, empty or newer-schema file is refused
  * (PM_ERR_UNSUPPORTED), an older one read as it is; a WAL database in a

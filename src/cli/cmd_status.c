@@ -64,10 +64,9 @@ static json_t *tools_json(pm_store *st, const char *sweep)
     return a;
 }
 
-int pm_cli_status(const char *const *dbs, int n_dbs, int json)
+int pm_cli_status_into(const char *const *dbs, int n_dbs, json_t *arr)
 {
-    int failed = 0;
-    json_t *arr = json ? json_array() : NULL;
+    int failed = 0, json = arr != NULL;
     for (int d = 0; d < n_dbs; d++) {
         pm_err err = {0};
         pm_store *st = NULL;
@@ -123,12 +122,19 @@ int pm_cli_status(const char *const *dbs, int n_dbs, int json)
         }
         pm_coverage_free(&cov);
     }
-    if (json) {
+    return failed ? PM_EXIT_FAIL : PM_EXIT_OK;
+}
+
+int pm_cli_status(const char *const *dbs, int n_dbs, int json)
+{
+    json_t *arr = json ? json_array() : NULL;
+    int rc = pm_cli_status_into(dbs, n_dbs, arr);
+    if (arr) {
         json_dumpf(arr, stdout, JSON_INDENT(2));
         putchar('\n');
         json_decref(arr);
     }
-    return failed ? PM_EXIT_FAIL : PM_EXIT_OK;
+    return rc;
 }
 
 int cmd_status(int argc, char **argv)

@@ -50,7 +50,9 @@ static const cli_opt sweep_opts[] = {
                              "walls of --costs DB, else its stage-size probe sizes, else IR size), ir (IR size\n"
                              "only), probe (the stage-size probe only: from --costs DB where recorded, run\n"
                              "now elsewhere, one extra compile per config; ranks far better than IR size)"},
-    {"status", 's', 0, NULL, "print done/left per shard of --db (as `passmap status DB`), run nothing"},
+    {"status", 's', 0, NULL, "print done/left per shard of --db (as `passmap status DB`), run nothing; with\n"
+                             "--slurm: also each shard task's and the merge job's Slurm state (squeue, then\n"
+                             "sacct) and what to do about a task that ended without completing"},
     {"name", 'A', 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same"},
     {"force", 'F', 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
                             "fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
@@ -293,8 +295,9 @@ int cmd_sweep(int argc, char **argv)
         }
         if (status) {
             /* never a submission: the shard databases the tasks write */
+            int rc = pm_cli_slurm_status(db, spec->name, json);
             pm_spec_free(spec);
-            return pm_cli_slurm_status(db, json);
+            return rc;
         }
         if (opts.shard.n) {
             fprintf(stderr, "passmap sweep: --slurm makes the shards itself: drop --shard\n");

@@ -37,11 +37,15 @@ int pm_cli_sweep_slurm(const pm_cli_slurm *s);
 /* passmap sweep --shards N --write-plan FILE: the plan, and the expected cost per shard printed. */
 int pm_cli_write_plan(const pm_spec *spec, int shards, const char *costs_db, pm_cost_model model, const char *path,
                       int json);
-/* passmap sweep --slurm --status: the status of DB.slurm/shard-*.db (and DB when merged); submits nothing. */
-int pm_cli_slurm_status(const char *db, int json);
+/* passmap sweep --slurm --status: the status of DB.slurm/shard-*.db (and DB when merged), beside Slurm's state of
+ * each shard's task and of the merge job (squeue, sacct) and what to do; submits nothing. */
+int pm_cli_slurm_status(const char *db, const char *spec_name, int json);
 
 /* Prints done/left per shard of each database (passmap status, sweep --status). */
 int pm_cli_status(const char *const *dbs, int n_dbs, int json);
+/* The same, appending one JSON object per row to arr instead (arr NULL: the text). */
+struct json_t;
+int pm_cli_status_into(const char *const *dbs, int n_dbs, struct json_t *arr);
 
 /* Shared by trace and show (cmd_trace.c): which run the options name. */
 int pm_cli_pick_run(sqlite3 *db, const char *cmd, const char *sweep, const char *config, const char *mode, int repeat,

@@ -138,8 +138,15 @@ int pm_cli_sweep_slurm(const pm_cli_slurm *s)
         rc = PM_EXIT_FAIL;
         goto cleanup;
     }
-    char array_id[64], merge_id[64];
-    if (pm_slurm_submit(&o, a, m, array_id, sizeof array_id, merge_id, sizeof merge_id, &err)) {
+    char array_id[64] = "", merge_id[64] = "";
+    int src = pm_slurm_submit(&o, a, m, array_id, sizeof array_id, merge_id, sizeof merge_id, &err);
+    /* the ids, for --status: an array submitted without its merge job is recorded too */
+    pm_err rerr = {0};
+    if ((array_id[0] || merge_id[0]) &&
+        pm_slurm_record_jobs(dir, array_id[0] ? array_id : NULL, !src && merge_id[0] ? merge_id : NULL, &rerr))
+        fprintf(stderr, "passmap sweep: warning: the job ids are not recorded (%s): --status finds them by name and "
+                "log names only\n", rerr.msg);
+    if (src) {
         fprintf(stderr, "passmap sweep: %s\n", err.msg);
         rc = PM_EXIT_FAIL;
         goto cleanup;
@@ -155,8 +162,8 @@ int pm_cli_sweep_slurm(const pm_cli_slurm *s)
         printf("submitted %d shards of %s as job array %s (each task --exclusive on its node) and the merge into\n"
                "%s as job %s (after every shard succeeded).\n"
                "scripts, logs and shard databases: %s\n"
-               "watch: squeue -j %s,%s   progress: passmap status %s/shard-*.db\n",
-               s->shards, s->spec_name, array_id, out, merge_id, dir, array_id, merge_id, dir);
+               "watch: passmap sweep %s --slurm --status --db %s   (squeue -j %s,%s)\n",
+               s->shards, s->spec_name, array_id, out, merge_id, dir, s->spec_path, out, array_id, merge_id);
     }
 cleanup:
     free(a);
@@ -166,54 +173,221 @@ cleanup:
     return rc;
 }
 
-int pm_cli_slurm_status(const char *db, int json)
+/* A Slurm state with its reason when that says something (pm_slurm_reason_shown). */
+static void state_text(const pm_slurm_attempt *a, pm_sbuf *b)
+{
+    const char *why = pm_slurm_reason_shown(a);
+    if (!a->job)
+        pm_sbuf_add(b, "no job listed");
+    else if (a->gone)
+        pm_sbuf_add(b, "gone (cancelled while it waited)");
+    else if (why)
+        pm_sbuf_add(b, "%s (%s)", a->state, why);
+    else
+        pm_sbuf_add(b, "%s", a->state);
+}
+
+static void job_text(const pm_slurm_attempt *a, char *buf, size_t cap)
+{
+    if (!a->job)
+        snprintf(buf, cap, "-");
+    else if (a->task >= 0)
+        snprintf(buf, cap, "%ld_%d", a->job, a->task);
+    else
+        snprintf(buf, cap, "%ld", a->job);
+}
+
+/* What to do, one line each into todo: a shard task that ended without completing is
+ * resubmitted alone; a merge job that can never run is cancelled and resubmitted once the shards are done. */
+static void slurm_todo(const pm_slurm_view *v, const char *dir, pm_sbuf *todo)
+{
+    pm_sbuf bad = {0}, logs = {0};
+    int n_bad = 0, n_open = 0;
+    for (int k = 0; k < v->shards; k++) {
+        const pm_slurm_attempt *a = &v->shard[k];
+        if (a->phase == PM_SLURM_ENDED) {
+            pm_sbuf_add(&bad, "%s%d", n_bad ? "," : "", k + 1);
+            char log[PATH_MAX + 64];
+            snprintf(log, sizeof log, "%s/shard-%ld_%d.log", dir, a->job, a->task);
+            if (access(log, F_OK) == 0) /* a task cancelled before it started has none */
+                pm_sbuf_add(&logs, "%s%s", logs.len ? " " : "", log);
+            n_bad++;
+        }
+        n_open += a->phase != PM_SLURM_DONE;
+    }
+    if (n_bad)
+        pm_sbuf_add(todo, "%s %s ended without completing%s%s%s: %sresubmit: sbatch --array=%s %s/shards.sbatch (it "
+                    "resumes the shard database)\n", n_bad > 1 ? "shards" : "shard", bad.s, logs.len ? " (" : "",
+                    logs.len ? logs.s : "", logs.len ? ")" : "",
+                    logs.len ? "read the log, fix the cause (a longer --time, more --mem), then " : "", bad.s, dir);
+    const pm_slurm_attempt *m = &v->merge;
+    int never = m->reason && strstr(m->reason, "DependencyNeverSatisfied");
+    if (m->job && never && m->phase != PM_SLURM_ENDED)
+        pm_sbuf_add(todo, "merge job %ld can never start (DependencyNeverSatisfied: a shard did not complete): "
+                    "scancel %ld, redo the shard, then submit the merge: sbatch %s/merge.sbatch\n", m->job, m->job,
+                    dir);
+    else if (m->job && m->phase == PM_SLURM_ENDED && m->state && !strcmp(m->state, "CANCELLED"))
+        pm_sbuf_add(todo, "merge job %ld was cancelled%s: once every shard is COMPLETED, submit it again: sbatch "
+                    "%s/merge.sbatch\n", m->job, never ? " (a shard did not complete: --kill-on-invalid-dep)" : "",
+                    dir);
+    else if (m->job && m->phase == PM_SLURM_ENDED)
+        pm_sbuf_add(todo, "merge job %ld ended %s: read %s/merge-%ld.log, then submit it again: sbatch "
+                    "%s/merge.sbatch\n", m->job, m->state, dir, m->job, dir);
+    else if (m->job && n_bad && m->phase == PM_SLURM_WAITING)
+        pm_sbuf_add(todo, "merge job %ld can never start now (afterok, and a shard did not complete): Slurm cancels "
+                    "it once the other tasks end (--kill-on-invalid-dep); after the resubmitted shards complete, "
+                    "submit the merge again: sbatch %s/merge.sbatch\n", m->job, dir);
+    else if (!m->job && !n_open)
+        pm_sbuf_add(todo, "every shard is COMPLETED and no merge job is listed: merge with sbatch %s/merge.sbatch "
+                    "(or run its passmap merge line)\n", dir);
+    free(bad.s);
+    free(logs.s);
+}
+
+/* Slurm's view of the study's jobs, after the stores' progress: text, or members of o (JSON). */
+static void slurm_section(const char *db, const char *spec_name, int shards, json_t *o)
+{
+    char dir[PATH_MAX + 8];
+    snprintf(dir, sizeof dir, "%s.slurm", db);
+    pm_slurm_jobs jobs = {0};
+    pm_slurm_known known = {0};
+    pm_slurm_view v = {0};
+    pm_err err = {0}, note = {0};
+    pm_sbuf todo = {0};
+    json_t *js = o ? json_object() : NULL;
+    if (pm_slurm_query(dir, spec_name, &jobs, &known, &note, &err) ||
+        pm_slurm_view_make(&jobs, &known, dir, shards, &v, &err)) {
+        if (js)
+            json_object_set_new(js, "error", json_string(err.msg));
+        else
+            printf("slurm: %s: the shard databases above are all there is to show\n", err.msg);
+        goto cleanup;
+    }
+    slurm_todo(&v, dir, &todo);
+    if (!js)
+        printf("slurm: the jobs of %s (squeue%s)\n", dir, known.n_shards + known.n_merge ? ", jobs.txt, log names" : "");
+    json_t *arr = js ? json_array() : NULL;
+    for (int k = 0; k <= v.shards; k++) {
+        const pm_slurm_attempt *a = k < v.shards ? &v.shard[k] : &v.merge;
+        char job[64], what[32];
+        pm_sbuf st = {0};
+        state_text(a, &st);
+        job_text(a, job, sizeof job);
+        if (k < v.shards)
+            snprintf(what, sizeof what, "shard %d/%d", k + 1, v.shards);
+        else
+            snprintf(what, sizeof what, "merge");
+        if (js) {
+            json_t *r = json_pack("{s:s?, s:s?, s:s?, s:i}", "job", a->job ? job : NULL, "state", a->state, "reason",
+                                  pm_slurm_reason_shown(a), "attempts", a->attempts);
+            if (a->gone)
+                json_object_set_new(r, "gone", json_true());
+            if (k < v.shards) {
+                json_object_set_new(r, "shard", json_integer(k + 1));
+                json_array_append_new(arr, r);
+            } else {
+                json_object_set_new(js, "merge", r);
+            }
+        } else {
+            printf("  %-12s %-40s job %s%s\n", what, st.s ? st.s : "(out of memory)", job,
+                   a->attempts > 1 ? " (newest of its jobs)" : "");
+        }
+        free(st.s);
+    }
+    if (js)
+        json_object_set_new(js, "shards", arr);
+    pm_sbuf ul = {0};
+    for (size_t i = 0; i < v.n_unlisted; i++)
+        pm_sbuf_add(&ul, "%s%ld", i ? ", " : "", v.unlisted[i]);
+    if (js) {
+        json_t *t = json_array();
+        for (char *line = todo.s, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
+            json_array_append_new(t, json_stringn(line, (size_t)(nl - line)));
+        json_object_set_new(js, "todo", t);
+        if (note.msg[0])
+            json_object_set_new(js, "note", json_string(note.msg));
+        if (ul.s)
+            json_object_set_new(js, "unlisted", json_string(ul.s));
+    } else {
+        if (note.msg[0])
+            printf("slurm: %s\n", note.msg);
+        else if (ul.s)
+            printf("slurm: jobs %s are no longer listed by squeue or sacct\n", ul.s);
+        for (char *line = todo.s, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
+            printf("to do: %.*s\n", (int)(nl - line), line);
+    }
+    free(ul.s);
+cleanup:
+    if (js)
+        json_object_set_new(o, "slurm", js);
+    free(todo.s);
+    pm_slurm_view_free(&v);
+    pm_slurm_known_free(&known);
+    pm_slurm_jobs_free(&jobs);
+}
+
+int pm_cli_slurm_status(const char *db, const char *spec_name, int json)
 {
     char pattern[PATH_MAX + 32];
     if (snprintf(pattern, sizeof pattern, "%s.slurm/shard-*-of-*.db", db) >= (int)sizeof pattern) {
         fprintf(stderr, "passmap sweep: --db path too long\n");
         return PM_EXIT_USAGE;
     }
-    glob_t g;
-    memset(&g, 0, sizeof g);
-    int grc = glob(pattern, 0, NULL, &g);
-    if (grc == GLOB_NOMATCH || (grc == 0 && g.gl_pathc == 0)) {
-        globfree(&g);
-        fprintf(stderr, "passmap sweep: no shard database in %s.slurm/ yet (submitted? see squeue); nothing was "
-                "submitted\n", db);
-        return PM_EXIT_FAIL;
-    }
-    if (grc != 0) {
-        globfree(&g);
-        fprintf(stderr, "passmap sweep: cannot list %s\n", pattern);
-        return PM_EXIT_FAIL;
-    }
-    const char **dbs = calloc(g.gl_pathc + 1, sizeof *dbs);
-    if (!dbs) {
-        globfree(&g);
-        fprintf(stderr, "passmap sweep: out of memory\n");
-        return PM_EXIT_FAIL;
-    }
-    int n = 0;
-    for (size_t i = 0; i < g.gl_pathc; i++)
-        dbs[n++] = g.gl_pathv[i];
-    /* Shards whose task never started have no database: the plan says how many there are. */
+    /* the plan says how many shards there are, whether their tasks started or not */
     char plan_path[PATH_MAX + 32], *text = NULL;
     size_t len = 0;
     pm_err e = {0};
     snprintf(plan_path, sizeof plan_path, "%s.slurm/plan.txt", db);
     const char *at = pm_util_read_file(plan_path, &text, &len, &e) == PM_OK && text ? strstr(text, "\nshards ") : NULL;
     int shards = at ? atoi(at + 8) : 0;
+    free(text);
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    int grc = glob(pattern, 0, NULL, &g);
+    if (grc != 0 && grc != GLOB_NOMATCH) {
+        globfree(&g);
+        fprintf(stderr, "passmap sweep: cannot list %s\n", pattern);
+        return PM_EXIT_FAIL;
+    }
+    if (!shards && (grc == GLOB_NOMATCH || g.gl_pathc == 0)) {
+        globfree(&g);
+        fprintf(stderr, "passmap sweep: no plan and no shard database in %s.slurm/: nothing was submitted for this "
+                "--db (submit with passmap sweep SPEC --slurm --db %s)\n", db, db);
+        return PM_EXIT_FAIL;
+    }
+    const char **dbs = calloc(g.gl_pathc + 2, sizeof *dbs);
+    if (!dbs) {
+        globfree(&g);
+        fprintf(stderr, "passmap sweep: out of memory\n");
+        return PM_EXIT_FAIL;
+    }
+    int n = 0;
+    for (size_t i = 0; grc == 0 && i < g.gl_pathc; i++)
+        dbs[n++] = g.gl_pathv[i];
+    /* Shards whose task never started have no database. */
     for (int k = 1; k <= shards; k++) {
         char p[PATH_MAX + 64];
         snprintf(p, sizeof p, "%s.slurm/shard-%d-of-%d.db", db, k, shards);
         if (access(p, F_OK) != 0 && !json)
-            printf("%s\n  shard %d/%d: not started (no database yet; squeue shows whether its task waits)\n", p, k,
-                   shards);
+            printf("%s\n  shard %d/%d: not started (no database yet)\n", p, k, shards);
     }
-    free(text);
     if (access(db, F_OK) == 0)
         dbs[n++] = db;
-    int rc = pm_cli_status(dbs, n, json);
+    json_t *arr = json ? json_array() : NULL;
+    int rc = pm_cli_status_into(dbs, n, arr);
+    if (shards) {
+        json_t *o = json ? json_object() : NULL;
+        slurm_section(db, spec_name, shards, o);
+        if (o) {
+            json_object_set_new(o, "stores", arr);
+            arr = o;
+        }
+    }
+    if (arr) {
+        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        putchar('\n');
+        json_decref(arr);
+    }
     free(dbs);
     globfree(&g);
     return rc;
