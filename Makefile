@@ -1,7 +1,9 @@
 # passmap build. Every lib/LAYER/*.c goes into libpassmap.a, every src/cli/*.c into the CLI,
 # every tests/unit/test_*.c becomes its own cmocka binary: adding a module needs no edit here.
 # LAYERS is the dependency order: a layer may include headers of its own and earlier layers only
-# (scripts/check-layers.sh enforces it in make test).
+# (scripts/check-layers.sh enforces it in make test). The report half comes first (STUDY_LAYERS: read a store,
+# analyse, write the report), so none of it can include a header of the measuring half (back ends, cache, sweep,
+# passmap fix): make libstudy archives it alone, as zstd builds a decompressor-only library.
 CC      ?= cc
 BUILD   ?= build
 SAN     ?= 0
@@ -16,7 +18,8 @@ ifeq ($(SAN),1)
   BUILD := $(BUILD)/san
 endif
 DATA_DIR := $(abspath data)
-LAYERS  := base run parse workload backend store cache sweep study output
+STUDY_LAYERS := base run parse workload store study output
+LAYERS  := $(STUDY_LAYERS) backend cache sweep fix
 LAYER_INC := $(addprefix -Ilib/,$(LAYERS))
 CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SANF) $(LAYER_INC) $(shell pkg-config --cflags $(PKGS)) \
            -DPM_DATA_DIR='"$(DATA_DIR)"' -DPM_SOURCE_DIR='"$(abspath .)"' -MMD -MP
@@ -40,9 +43,12 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA     := $(BUILD)/libpassmap.a
+STUDY_OBJ := $(sort $(foreach l,$(STUDY_LAYERS),$(wildcard lib/$(l)/*.c)))
+STUDY_OBJ := $(STUDY_OBJ:%.c=$(BUILD)/%.o)
+LIBSTUDY := $(BUILD)/libstudy.a
 BIN      := $(BUILD)/passmap
 
-.PHONY: man all deps deps-demo deps-test deps-bench demo test check unit bench clean test-support install fuzz fuzz-build
+.PHONY: man all libstudy deps deps-demo deps-test deps-bench demo test check unit bench clean test-support install fuzz fuzz-build
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: bin/passmap, share/passmap/ (data/: stage maps, fix
 # rules; studies/: sweep presets), share/man/man1/ and man5/, share/doc/passmap/ (README, docs/). The binary
 # finds share/passmap relative to itself.
@@ -55,6 +61,14 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# The report half alone (STUDY_LAYERS): links with sqlite3, jansson, gsl and xxhash, without the back ends, the
+# cache (zstd), the sweep or passmap fix (tests/e2e/test_libstudy.sh links a report writer against it).
+libstudy: $(LIBSTUDY)
+
+$(LIBSTUDY): $(STUDY_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -131,7 +145,7 @@ test: deps-test
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
 	@$(MAKE) --no-print-directory SAN=1 check
 
-check: all $(TEST_BIN) test-support $(if $(FUZZ_HAVE),fuzz-build)
+check: all libstudy $(TEST_BIN) test-support $(if $(FUZZ_HAVE),fuzz-build)
 	tests/run-tests.sh $(BUILD)
 
 test-support: $(patsubst tests/support/%.c,$(BUILD)/tests/lib%.so,$(TESTLIB_SRC))

@@ -108,6 +108,13 @@ json_t *pm_backend_fit_sizes_json(const pm_backend_ops *be)
     return a;
 }
 
+const pm_fit_size *pm_backend_fit_sizes_of(const char *name)
+{
+    static const pm_fit_size none[] = {{0}};
+    const pm_backend_ops *be = pm_backend_find(name);
+    return !be ? NULL : be->fit_sizes ? be->fit_sizes : none;
+}
+
 int pm_tool_label(const char *argv0, char *out, size_t cap)
 {
     const char *base = strrchr(argv0, '/');

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include "error.h"
 #include "parse.h"
+#include "stagemap.h"
 
 struct pm_spec;
 struct pm_spec_entries;
@@ -77,16 +78,8 @@ int pm_step_metric_parse(const char *text, pm_step_metric *m, pm_err *err);
 void pm_step_metric_free(pm_step_metric *m);
 const char *pm_step_metric_kind_name(pm_step_metric_kind k);
 
-/* Which run metric sizes the IR that stage `stage` of tool `tool` works on: the x axis of the cost fits of that
- * stage's passes. A back end lists its rules in order (the first whose patterns match wins; a list ends with a
- * NULL metric); the sweep records them in its metadata ("fit_sizes") and the study reads them from there.
- * tool and stage are fnmatch patterns (NULL: any). In metric, "{stage}" stands for the stage's name, and such a
- * rule applies only where the store has that size (a probe that failed gives no fit, never another size);
- * "ir.*" is the first declared ir.* metric in name order, and applies only when no config carries ir.ops (the
- * generated input's size, which is no stand-in for a stage's IR). */
-typedef struct pm_fit_size {
-    const char *tool, *stage, *metric;
-} pm_fit_size;
+/* pm_fit_size (stagemap.h): which run metric sizes a tool's stage, the x axis of the cost fits; a row's
+ * fit_sizes lists its rules in order. */
 
 /* What a sweep hands a back end. state is the back end's own (prepare sets it, cleanup frees it). */
 typedef struct pm_backend_ctx {
@@ -109,7 +102,7 @@ typedef struct pm_backend_config {
 
 /* passmap fix, as seen by a back end. A fix is a compile variant (a token in a config's variant; "a+b"
  * combines) plus the rule that says where it should matter, as text in the catalogue's words (regime, pass,
- * superlinear, size, why: study/fixplan.h reads them). */
+ * superlinear, size, why: fix/fixplan.h reads them). */
 typedef struct pm_fix_decl {
     const char *name, *variant, *regime, *pass, *superlinear, *size, *why;   /* NULL: the default */
     int line;                  /* where it is declared (errors name it) */
@@ -272,6 +265,10 @@ int pm_backend_set_option(const pm_backend_ops *be, struct pm_spec *spec, const 
 /* The row's fit_sizes as the sweep metadata records them: [{"tool", "stage", "metric"}...] ("*": any); a new
  * reference, NULL out of memory. */
 json_t *pm_backend_fit_sizes_json(const pm_backend_ops *be);
+/* Back end NAME's fit rules of today (an empty list for a row without any), NULL when no row has that name: what
+ * the report's analysis asks for a store made before the rules were recorded (pm_an_opts.fit_sizes_of), so the
+ * study reaches no back end itself. */
+const pm_fit_size *pm_backend_fit_sizes_of(const char *name);
 
 /* The tool label of a command: argv[0]'s basename without a version suffix ("clang-22" -> "clang"). */
 int pm_tool_label(const char *argv0, char *out, size_t cap);   /* PM_ERR_USAGE: longer than cap - 1 */

@@ -39,6 +39,11 @@ const char *pm_format_default_tool(pm_format f)
     return row_of(f) ? row_of(f)->tool : NULL;
 }
 
+int pm_format_listed(pm_format f)
+{
+    return row_of(f) ? row_of(f)->listed : 0;
+}
+
 const char *pm_format_list(int all, char *buf, size_t cap)
 {
     size_t n = 0;

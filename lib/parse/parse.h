@@ -32,6 +32,9 @@ double pm_format_tick_s(pm_format f);
 /* The tool that prints a format's reports ("mlir-opt", "llc", "ov-compile", "gcc"), or NULL when none is
  * implied (Chrome traces come from several compilers). */
 const char *pm_format_default_tool(pm_format f);
+/* Whether the short lists name format f (its row's listed: "formats tried", --help); 0 for one only named
+ * explicitly (llvm-json) or unknown. */
+int pm_format_listed(pm_format f);
 /* The formats' names, ", "-separated in table order, into buf (all: also the ones only named explicitly, as
  * llvm-json). Returns buf. */
 const char *pm_format_list(int all, char *buf, size_t cap);

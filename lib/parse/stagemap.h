@@ -36,6 +36,18 @@ size_t pm_stagemap_rules(const pm_stagemap *m);
 size_t pm_stagemap_n_stages(const pm_stagemap *m);
 const char *pm_stagemap_stage(const pm_stagemap *m, size_t i);
 
+/* Which run metric sizes the IR that stage `stage` of tool `tool` works on: the x axis of the cost fits of that
+ * stage's passes. A back end (backend.h) lists its rules in order (the first whose patterns match wins; a list
+ * ends with a NULL metric); the sweep records them in its metadata ("fit_sizes") and the study reads them from
+ * there. Here, below both, so the study needs no back-end header.
+ * tool and stage are fnmatch patterns (NULL: any). In metric, "{stage}" stands for the stage's name, and such a
+ * rule applies only where the store has that size (a probe that failed gives no fit, never another size);
+ * "ir.*" is the first declared ir.* metric in name order, and applies only when no config carries ir.ops (the
+ * generated input's size, which is no stand-in for a stage's IR). */
+typedef struct pm_fit_size {
+    const char *tool, *stage, *metric;
+} pm_fit_size;
+
 /* The data dir (stage maps, fix rules, study presets): $PASSMAP_DATA_DIR when set and non-empty; else
  * BINDIR/../share/passmap when that exists next to the running binary (make install, even when moved);
  * else the source tree's data/ it was built from (PM_DATA_DIR). */

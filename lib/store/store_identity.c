@@ -60,7 +60,7 @@ int pm_store_has_superseded(sqlite3 *db)
 
 const char *pm_store_study_sweep_cond(int has_superseded)
 {
-    /* A fix sweep is named STUDY-fix (lib/study/fix.c) and sits beside its study. */
+    /* A fix sweep is named STUDY-fix (lib/fix/fix.c) and sits beside its study. */
     return has_superseded
                ? "s.superseded_by IS NULL AND NOT (s.name LIKE '%-fix' AND EXISTS (SELECT 1 FROM sweep t "
                  "WHERE t.name || '-fix' = s.name))"

@@ -21,6 +21,11 @@ typedef struct pm_an_opts {
     /* Axes of the regime map for configs with parameters (any back end): the size axis (columns) and the
      * workload axis (rows). NULL: the spec's [report] size / workload, else "opt"/"input"-like defaults. */
     const char *size_axis, *workload_axis;
+    /* For a store whose sweep recorded no fit-size rules (made before they were): back end NAME's rules of
+     * today, NULL when there is no such back end (passmap passes pm_backend_fit_sizes_of; the study itself
+     * reaches no back end, so it links without them). NULL here, or a NULL answer: the rules every back end
+     * had then, picked by tool name. Either way pm_analysis.fits_x_note says which. */
+    const pm_fit_size *(*fit_sizes_of)(const char *backend);
 } pm_an_opts;
 
 /* 95% interval across repeats. Times: mean is the geometric mean and lo..hi the t-interval of the log times

@@ -1,8 +1,6 @@
 /* Section: the heavy passes and their cost fits against IR size. */
 #include "analysis_internal.h"
 
-#include "backend.h"
-
 #include <fnmatch.h>
 #include <jansson.h>
 #include <math.h>
@@ -16,10 +14,10 @@ static const char no_sizes[] =
     "stage works on; `passmap probe DB` measures them for the sweep's configs (or rerun the sweep: the embedded "
     "back end measures them before its runs)";
 
-/* The rules that say which metric sizes a tool's stage (backend.h pm_fit_size), as the sweep recorded them in its
- * metadata ("fit_sizes"). A store made before they were recorded takes its back end's rules of today, and a
- * store of no back end (an import) the rules every back end had then, picked by tool name; either way
- * pm_analysis.fits_x_note says so. */
+/* The rules that say which metric sizes a tool's stage (stagemap.h pm_fit_size), as the sweep recorded them in
+ * its metadata ("fit_sizes"). A store made before they were recorded takes its back end's rules of today (asked
+ * through pm_an_opts.fit_sizes_of: the study reaches no back end itself), and a store of no back end (an
+ * import) the rules every back end had then, picked by tool name; either way pm_analysis.fits_x_note says so. */
 static const pm_fit_size by_tool_name[] = {
     {"ov-*", "*tiling*", "npu.tiles"}, {"ov-*", NULL, "npu.tasks"}, {"llc", NULL, "ir.llvm_ops"},
     {"mlir-translate", NULL, "ir.llvm_ops"}, {NULL, NULL, "ir.stage.{stage}"}, {NULL, NULL, "ir.*"}, {0}};
@@ -38,8 +36,9 @@ typedef struct fit_rules {
     const char *note;  /* the fallback's statement, NULL: the recorded rules */
 } fit_rules;
 
-static int load_rules(pm_analysis *a, fit_rules *fr)
+static int load_rules(an_work *w, fit_rules *fr)
 {
+    pm_analysis *a = w->a;
     memset(fr, 0, sizeof *fr);
     fr->meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
     json_t *arr = json_object_get(fr->meta, "fit_sizes");
@@ -58,9 +57,9 @@ static int load_rules(pm_analysis *a, fit_rules *fr)
         }
         return PM_OK;
     }
-    const pm_backend_ops *be = pm_backend_find(a->backend);
-    if (be) {
-        stat = be->fit_sizes;
+    const pm_fit_size *today = w->opts && w->opts->fit_sizes_of ? w->opts->fit_sizes_of(a->backend) : NULL;
+    if (today) {
+        stat = today;
         fr->note = no_rules_row;
     } else {
         stat = by_tool_name;
@@ -190,7 +189,7 @@ int an_fits(an_work *w, pm_err *err)
     size_t n_var = 0;
     double *pid_max = NULL;
     fit_rules fr;
-    if (load_rules(a, &fr)) {
+    if (load_rules(w, &fr)) {
         free_rules(&fr);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     }

@@ -1,8 +1,11 @@
 /* The option tables (cli_opts.h): getopt_long's arrays built from a table, and the help printed from it. */
 #include "cli_opts.h"
 #include "cmds.h"
+#include "backend.h"
+#include "parse.h"
 
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,23 +51,95 @@ int cli_getopt(const cli_cmd *cmd, int argc, char **argv)
     return getopt_long(argc, argv, so, lo, NULL);
 }
 
+/* The lists a help names in braces, each computed from its table: the timing-report formats the short lists name
+ * (parse_formats.h, pm_format_listed: llvm-json only when asked for by name), every back end (PM_BACKEND_ROWS),
+ * the back ends `passmap run` offers (its default first, "(default)" after it). Each ", "-separated, malloc'd,
+ * NULL out of memory. */
+static char *list_formats(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    int n = 0;
+    for (int i = PM_FMT_AUTO + 1; i < PM_FMT__COUNT; i++)
+        if (pm_format_listed((pm_format)i))
+            fprintf(f, "%s%s", n++ ? ", " : "", pm_format_name((pm_format)i));
+    if (fclose(f)) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static char *list_backends(void)
+{
+    return strdup(pm_backend_names());
+}
+
+static char *list_run_backends(void)
+{
+    const pm_backend_ops *def = pm_backend_run_default();
+    const char *names = pm_backend_run_names();   /* the default first */
+    char *buf = NULL;
+    if (!def)
+        return strdup(names);
+    return asprintf(&buf, "%s (default)%s", def->name, names + strlen(def->name)) < 0 ? NULL : buf;
+}
+
+static const struct {
+    const char *name;
+    char *(*make)(void);
+} LISTS[] = {{"{formats}", list_formats}, {"{backends}", list_backends}, {"{run-backends}", list_run_backends}};
+
+enum { LIST_WIDTH = 110 };   /* a computed list wraps after a comma rather than pass this column */
+
+/* A computed list at column col: its ", "-separated names, wrapped under the help column. Returns the column. */
+static int put_list(FILE *out, const char *list, int col)
+{
+    for (const char *p = list; *p;) {
+        const char *sep = strstr(p, ", ");
+        int len = sep ? (int)(sep - p) + 1 : (int)strlen(p);   /* a name with its comma */
+        if (p != list && col + 1 + len > LIST_WIDTH) {
+            fputc('\n', out);
+            col = fprintf(out, "%*s", HELP_COL, "");
+        } else if (p != list) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(p, 1, (size_t)len, out);
+        col += len;
+        p += len + (sep ? 1 : 0);
+    }
+    return col;
+}
+
 /* "  -o, --output FILE" padded to the help column (two spaces after a longer one), then the help, each line of
- * it after the first under the column. */
+ * it after the first under the column, a list's name in braces replaced by the list. */
 static void put_opt(FILE *out, const char *spec, const char *help)
 {
-    int w = fprintf(out, "  %s", spec);
-    for (int i = w; i < HELP_COL || i < w + 2; i++)
+    int w = fprintf(out, "  %s", spec), col = w;
+    for (; col < HELP_COL || col < w + 2; col++)
         fputc(' ', out);
-    for (const char *p = help; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        fwrite(p, 1, len, out);
-        fputc('\n', out);
-        if (!nl)
-            break;
-        p = nl + 1;
-        fprintf(out, "%*s", HELP_COL, "");
+    for (const char *p = help; *p; p++) {
+        size_t k = 0;
+        while (*p == '{' && k < sizeof LISTS / sizeof LISTS[0] && strncmp(p, LISTS[k].name, strlen(LISTS[k].name)))
+            k++;
+        if (*p == '\n') {
+            fputc('\n', out);
+            col = fprintf(out, "%*s", HELP_COL, "");
+        } else if (*p == '{' && k < sizeof LISTS / sizeof LISTS[0]) {
+            char *list = LISTS[k].make();
+            col = put_list(out, list ? list : "(out of memory listing them)", col);
+            free(list);
+            p += strlen(LISTS[k].name) - 1;
+        } else {
+            fputc(*p, out);
+            col++;
+        }
     }
+    fputc('\n', out);
 }
 
 void cli_usage(FILE *out, const cli_cmd *cmd)

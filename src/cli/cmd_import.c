@@ -14,8 +14,7 @@ static const cli_opt import_opts[] = {
     {"sweep", 's', 0, "NAME", "sweep to record into (default: imported)"},
     {"config", 'c', 0, "KEY", "config key (default: the report file's name)"},
     {"tool", 't', 0, "NAME", "the compiler that printed the report (default: by format: mlir-opt, llc ...)"},
-    {"format", 'f', 0, "NAME", "mlir-text, mlir-json, llvm-text, llvm-json, chrome-trace, npu-log,\n"
-                               "npu-schedule-trace, npu-strategy, npu-task-stats, gcc-text (default: detected)"},
+    {"format", 'f', 0, "NAME", "{formats} (default: detected)"},
     {"mode", 'm', 0, "NAME", "run mode recorded: cold, cache-miss or warm (default: cold)"},
     {"quiet", 'q', 0, NULL, "print nothing on success"},
     {0},

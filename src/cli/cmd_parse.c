@@ -12,7 +12,7 @@
 #include "parse.h"
 
 static const cli_opt parse_opts[] = {
-    {"format", 'f', 1, "NAME", "mlir-text, mlir-json, llvm-text, chrome-trace, npu-log, ... (default: sniff)"},
+    {"format", 'f', 1, "NAME", "{formats} (default: sniff)"},
     {"json", 'j', 1, NULL, "machine-readable: {format, n_reports, total_wall_s, pass_wall_s, passes:[...]},\n"
                            "every row in report order with its flags"},
     {"all", 'a', 1, NULL, "also show group (g), summary (s) and detail (d) rows; a = analysis"},

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "backend.h"
 #include "cli_opts.h"
 #include "cmds.h"
 #include "store.h"
@@ -137,7 +138,8 @@ int cmd_report(int argc, char **argv)
         goto cleanup;
     /* mmap reads skip a copy per page on the one big scan; temp tables stay in memory */
     sqlite3_exec(db, "PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL);
-    pm_an_opts o = {.sweep = sweep, .map = map, .size_axis = x_axis, .workload_axis = y_axis};
+    pm_an_opts o = {.sweep = sweep, .map = map, .size_axis = x_axis, .workload_axis = y_axis,
+                    .fit_sizes_of = pm_backend_fit_sizes_of};
     if ((rc = pm_analysis_run(db, &o, &a, &err))) {
         pm_err_wrap(&err, "%s", dbpath);   /* an SQL error alone does not say which file */
         goto cleanup;

@@ -51,10 +51,10 @@ static const cli_opt run_opts[] = {
     {"sweep", 's', 0, "NAME", "sweep to record into (default runs)"},
     {"report", 'r', 0, "WHERE", "where CMD prints its timing report: stderr (default), stdout or a FILE;\n"
                                 "a FILE that never appears makes the run failed"},
-    {"format", 'f', 0, "NAME", "report parser (default: sniff)"},
+    {"format", 'f', 0, "NAME", "report parser: {formats} (default: sniff)"},
     {"tool", 'l', 0, "LABEL", "tool stored with the step (default: CMD's name without version suffix)"},
     {"", 0, 0, NULL, "OpenVINO back end (each run is a `passmap ov-compile` child in its own folder RUN_DIR/i, cold):"},
-    {"backend", 'B', 0, "NAME", "command (default) or openvino"},
+    {"backend", 'B', 0, "NAME", "{run-backends}"},
     {"model", 'M', 0, "X.xml", "OpenVINO IR to compile"},
     {"device", 'D', 0, "NAME", "NPU, CPU or GPU (default NPU)"},
     {"window", 'w', 0, "W", "LLM prompt window (NPUW_LLM_MAX_PROMPT_LEN)"},

@@ -35,7 +35,7 @@ static const cli_opt sweep_opts[] = {
     {"quiet", 'q', 0, NULL, "no per-run lines (the TTY progress bar stays; into a file or pipe, a progress line\n"
                             "a minute)"},
     {"json", 'j', 0, NULL, "print the summary as JSON on stdout"},
-    {"backend", 'B', 0, "NAME", "override the spec's back end: embedded, openvino or command"},
+    {"backend", 'B', 0, "NAME", "override the spec's back end: {backends}"},
     {"device", 'D', 0, "NAME", "override [openvino] device (NPU, CPU, GPU ...)"},
     {"shard", 'S', 0, "K/N", "run only shard K of N (1 <= K <= N): the same spec gives the same shards on every\n"
                             "machine; each shard resumes on its own --db; `passmap merge` joins them"},

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every subcommand's --help has one shape (usage, options, -h/--help, exit status), a man page, and a line
-# in passmap(1); a mistyped subcommand gets a "did you mean" (issue 23).
+# in passmap(1); a mistyped subcommand gets a "did you mean" (issue 23); the lists of formats and back ends the help
+# computes from their tables agree with the docs (issue 22).
 source "$(dirname "$0")/lib.sh"
 cmds=$("$PASSMAP" --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
 [ "$(echo "$cmds" | wc -l)" -ge 15 ] && ok "passmap --help lists the subcommands" || fail "subcommands: $cmds"
@@ -44,6 +45,34 @@ done
 [ -s "$ROOT/man/passmap-spec.5" ] && ok "passmap-spec(5)" || fail "no passmap-spec.5"
 out=$(python3 "$ROOT/scripts/help2man.py" "$PASSMAP" "$ROOT/man" --check 2>&1) && ok "generated man pages match --help" \
   || fail "man pages out of date: $out"
+# the lists the help computes from the tables (cli_opt.list) are the docs' lists: the formats of docs/reference.md's
+# "Timing reports parsed" table and the back ends of docs/spec.md's `backend =` line (README.md lists neither: it
+# points to those pages). A row added without its doc line fails here.
+opt_list() { # CMD OPTION PREFIX: the names after PREFIX in --OPTION's help (wrapped lines joined), one a line, sorted
+  "$PASSMAP" "$1" --help | python3 -c '
+import re, sys
+opt, prefix = sys.argv[1], sys.argv[2]
+lines = sys.stdin.read().splitlines()
+i = next(k for k, l in enumerate(lines) if re.match(r"  (-\w, )?--%s " % opt, l))
+text = lines[i][22:]
+for l in lines[i + 1:]:
+    if not l.startswith(" " * 22):
+        break
+    text += " " + l.strip()
+assert text.startswith(prefix), text
+print("\n".join(sorted(n.strip() for n in text[len(prefix):].split(" (default")[0].split(", "))))' "$2" "$3"
+}
+fmts_help=$(opt_list parse format "")
+fmts_doc=$(sed -n '/^### Timing reports parsed/,/^$/p' "$ROOT/docs/reference.md" | sed -n 's/^| \(`[^|]*\) |.*/\1/p' \
+  | grep -o '`[a-z-]*`' | tr -d '`' | sort)
+[ -n "$fmts_help" ] && [ "$fmts_help" = "$fmts_doc" ] && ok "parse --help's formats are docs/reference.md's table's" \
+  || fail "formats: help [$(echo $fmts_help)] doc [$(echo $fmts_doc)]"
+[ "$(opt_list import format "")" = "$fmts_help" ] && [ "$(opt_list run format "report parser: ")" = "$fmts_help" ] \
+  && ok "import and run --help list the same formats" || fail "import/run formats: $(opt_list import format "")"
+bes_help=$(opt_list sweep backend "override the spec's back end: ")
+bes_doc=$(sed -n 's/^backend = [a-z]* *; *\([a-z |]*\).*/\1/p' "$ROOT/docs/spec.md" | head -1 | tr '|' '\n' | tr -d ' ' | grep . | sort)
+[ -n "$bes_help" ] && [ "$bes_help" = "$bes_doc" ] && ok "sweep --help's back ends are docs/spec.md's" \
+  || fail "back ends: help [$(echo $bes_help)] doc [$(echo $bes_doc)]"
 if command -v man >/dev/null 2>&1; then
   bad=""
   for f in "$ROOT"/man/*.[15]; do

@@ -4,7 +4,10 @@
 # - adding a back end is one file and one row: a scratch back end planted in a copy of the tree (its file in
 #   lib/backend/ and its row in backends.h, nothing else, as test_layers.sh plants violations) builds, is offered
 #   by `passmap sweep --backend`, and sweeps: its runs are stored with their pass times, its fit rule with the
-#   sweep, and the report reads them.
+#   sweep, and the report reads them; `passmap sweep --help` lists it (the help's list comes from the table);
+# - adding a timing-report format is one file and one row too: a scratch format planted in the same copy (its
+#   file in lib/parse/ and its line in parse_formats.h) is listed by the --help of parse, import and run, and
+#   parses a report.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 
@@ -89,8 +92,43 @@ grep -q 'X(command) X(scratch)$' "$tree/lib/backend/backends.h" && ok "the scrat
 diff -r "$ROOT/lib" "$tree/lib" > changed.txt
 [ "$(grep -c '^Only in\|^diff ' changed.txt)" = 2 ] && ok "the copy differs by the back end's file and one row" \
   || { fail "the copy differs by more"; sed 's/^/#   /' changed.txt; }
+# a scratch timing-report format in the same copy: "pass NAME SECONDS" lines
+cat > "$tree/lib/parse/parse_scratch.c" <<'EOF'
+/* A scratch timing-report format: "pass NAME SECONDS" lines. */
+#include "parse_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_scratch(const char *buf, size_t len, pm_report *out, pm_err *err)
+{
+    char *text = strndup(buf, len), *save = NULL;
+    int rc = text ? PM_OK : PM_ERR_NOMEM;
+    for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l && !rc; l = strtok_r(NULL, "\n", &save)) {
+        char name[64];
+        double s;
+        if (sscanf(l, "pass %63s %lf", name, &s) == 2)
+            rc = pm_report_add_pass(out, &(pm_pass){.name = name, .wall_s = s, .user_s = -1, .parent = -1});
+    }
+    out->n_reports++;
+    free(text);
+    return rc ? pm_err_set(err, rc, "out of memory") : PM_OK;
+}
+
+static int sniff_scratch(const char *buf, size_t len)
+{
+    return len >= 5 && !strncmp(buf, "pass ", 5);
+}
+
+const pm_format_row pm_format_scratch_text = {"scratch-text", parse_scratch, sniff_scratch, 0, "scratch", 1e-3, 1};
+EOF
+echo 'PM_FORMAT(SCRATCH_TEXT, scratch_text)' >> "$tree/lib/parse/parse_formats.h"
+diff -r "$ROOT/lib/parse" "$tree/lib/parse" > changed.txt
+[ "$(grep -c '^Only in\|^diff ' changed.txt)" = 2 ] && ok "the parse folder differs by the format's file and one row" \
+  || { fail "the parse folder differs by more"; sed 's/^/#   /' changed.txt; }
 # the copy builds alone (not as part of the caller's make: its own flags, no sanitizer)
-check "the copy with the scratch back end builds" \
+check "the copy with the scratch back end and format builds" \
   env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL nice make -s -C "$tree" -j2 SAN=0 BUILD=build OPT=-O1 build/passmap
 P=$tree/build/passmap
 printf '[sweep]\nname = scratch\nbackend = scratch\nrepeats = 2\n[scratch]\ninputs = a b\n' > s.ini
@@ -105,6 +143,18 @@ check "and the report reads the store" "$P" report s.db
 out=$("$P" sweep --dry-run --backend nosuch --db x.db s.ini 2>&1)
 [[ "$out" == *"embedded, openvino, command, scratch"* ]] && ok "sweep --backend lists the scratch row" \
   || fail "--backend list: $out"
+out=$("$P" sweep --help 2>&1)
+[[ "$out" == *"--backend NAME"*"override the spec's back end: embedded, openvino, command, scratch"* ]] \
+  && ok "sweep --help lists the scratch row" || fail "sweep --help: $(echo "$out" | grep -A1 -- --backend)"
+for c in parse import run; do
+  out=$("$P" "$c" --help 2>&1)
+  [[ "$(echo "$out" | sed -n '/--format NAME/,/default/p' | tr -s ' \n' ' ')" == *"gcc-text, scratch-text (default"* ]] \
+    && ok "$c --help lists the scratch format" || fail "$c --help: $(echo "$out" | grep -A2 -- '--format')"
+done
+printf 'pass alpha 0.250\npass beta 0.750\n' > r.scratch
+out=$("$P" parse --format scratch-text --json r.scratch 2>&1)
+python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["format"] == "scratch-text" and len(d["passes"]) == 2, d' "$out" \
+  && ok "parse --format scratch-text reads its report" || fail "parse scratch: $out"
 out=$("$P" sweep --dry-run --device CPU --db s2.db s.ini 2>&1); rc=$?
 [ $rc = 2 ] && [[ "$out" == *"back end scratch"* ]] && ok "--device with the scratch back end names it" \
   || fail "scratch --device: rc=$rc $out"

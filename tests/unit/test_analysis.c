@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "backend.h"
 #include "report_tables.h"
 #include "stagemap.h"
 #include "store.h"
@@ -129,7 +130,7 @@ static int teardown(void **state)
 
 static pm_analysis *analyse(void)
 {
-    pm_an_opts o = {.map = map};
+    pm_an_opts o = {.fit_sizes_of = pm_backend_fit_sizes_of, .map = map};
     pm_analysis *a = NULL;
     pm_err e = {0};
     int rc = pm_analysis_run(db, &o, &a, &e);
@@ -812,7 +813,7 @@ static void handoff_keyed_on_axes_of_a_command_study(void **state)
     pm_analysis_free(a);
 
     /* the spec's size axis (report --x opt): the -O level grows the compile, one series per file */
-    pm_an_opts o = {.map = map, .size_axis = "opt"};
+    pm_an_opts o = {.fit_sizes_of = pm_backend_fit_sizes_of, .map = map, .size_axis = "opt"};
     pm_err e = {0};
     assert_int_equal(pm_analysis_run(db, &o, &a, &e), PM_OK);
     h = &a->handoff;
@@ -875,7 +876,7 @@ static void long_axis_values_are_not_cut(void **state)
 
 static void missing_sweep_is_notfound(void **state)
 {
-    pm_an_opts o = {.map = map, .sweep = "nope"};
+    pm_an_opts o = {.fit_sizes_of = pm_backend_fit_sizes_of, .map = map, .sweep = "nope"};
     pm_analysis *a = NULL;
     pm_err e = {0};
     assert_int_equal(pm_analysis_run(db, &o, &a, &e), PM_ERR_NOTFOUND);

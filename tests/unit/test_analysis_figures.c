@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "backend.h"
 #include "figures.h"
 #include "html.h"
 #include "stagemap.h"
@@ -77,7 +78,7 @@ static pm_analysis *analyse(void)
     pm_stagemap *map = pm_stagemap_new();
     pm_err e = {0};
     assert_int_equal(pm_stagemap_load(map, PM_SOURCE_DIR "/tests/fixtures/stagemap/stages-embedded.tsv", &e), PM_OK);
-    pm_an_opts o = {.map = map};
+    pm_an_opts o = {.fit_sizes_of = pm_backend_fit_sizes_of, .map = map};
     pm_analysis *a = NULL;
     assert_int_equal(pm_analysis_run(pm_store_db(store), &o, &a, &e), PM_OK);
     pm_stagemap_free(map);

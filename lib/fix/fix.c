@@ -187,7 +187,7 @@ static int build_evidence(fix_ctx *x, pm_err *err)
             return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         int rc = pm_stagemap_load_default(map, err);
         if (rc == PM_OK) {
-            pm_an_opts ao = {.sweep = x->study, .map = map};
+            pm_an_opts ao = {.sweep = x->study, .map = map, .fit_sizes_of = pm_backend_fit_sizes_of};
             rc = pm_analysis_run(pm_store_db(x->store), &ao, &x->an, err);
         }
         pm_stagemap_free(map);
