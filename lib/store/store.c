@@ -1266,6 +1266,13 @@ int pm_store_agg_after(pm_store *st, int64_t after_run, pm_err *err)
     return map ? pm_store_agg_add(st->db, st->path, map, after_run, err) : PM_OK;
 }
 
+int pm_store_agg_merge(pm_store *st, int64_t run_off, int *copied, pm_err *err)
+{
+    const pm_stagemap *map = agg_map(st);
+    *copied = 0;
+    return map ? pm_store_agg_copy(st->db, st->path, map, run_off, copied, err) : PM_OK;
+}
+
 static int build_aggregates(pm_store *st, pm_err *err)
 {
     return pm_store_agg_after(st, 0, err);
