@@ -141,6 +141,45 @@ static int prec_index_build(prec_index *ix, const pm_analysis *a, const char *in
     return 0;
 }
 
+/* The ratio series of precision k: per size (first seen in config order), the median over the (family, window)
+ * pairs both precisions have of wall / base wall; the base configs of a (family, size, window) are a range of
+ * ix->base (config order within it). */
+static void prec_ratios(const pm_analysis *a, prec_index *ix, const char *in, size_t k, pm_an_series *r,
+                        double *tmp)
+{
+    for (size_t i = 0; i < ix->n_sizes; i++)
+        ix->slot[i] = -1;
+    for (size_t ci = 0; ci < a->n_configs; ci++) {
+        const pm_an_config *c = &a->configs[ci];
+        if (!in[ci] || ix->prec[ci] != (int)k || ix->slot[ix->size[ci]] >= 0)
+            continue;
+        int sid = ix->size[ci];
+        ix->slot[sid] = 1;
+        int n = 0;
+        for (size_t q = ix->by_size_at[sid]; q < ix->by_size_at[sid + 1]; q++) {
+            size_t cj = ix->by_size[q];
+            const pm_an_config *c2 = &a->configs[cj];
+            if (ix->prec[cj] != (int)k)
+                continue;
+            size_t lo = 0, hi = ix->n_base;
+            while (lo < hi) {   /* the first base config of (family, size, window) */
+                size_t mid = (lo + hi) / 2;
+                if (base_key_cmp(ix, a, ix->base[mid], cj) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (; lo < ix->n_base && base_key_cmp(ix, a, ix->base[lo], cj) == 0; lo++)
+                tmp[n++] = c2->wall.mean / a->configs[ix->base[lo]].wall.mean;
+        }
+        if (n) {
+            r->xlabel[r->n] = c->size;
+            r->x[r->n] = c->size_num;
+            r->y[r->n++] = an_median(tmp, (size_t)n);
+        }
+    }
+}
+
 int an_precision(an_work *w, pm_err *err)
 {
     pm_analysis *a = w->a;
@@ -228,39 +267,7 @@ int an_precision(an_work *w, pm_err *err)
             for (size_t j = 0; j < t->n; j++)
                 if (ix.cnt[j])
                     t->y[j] /= ix.cnt[j];
-            /* ratio to base per size: median over (family, window) pairs that both precisions have; the base
-             * configs of a (family, size, window) are a range of ix.base (config order within it) */
-            for (size_t i = 0; i < ix.n_sizes; i++)
-                ix.slot[i] = -1;
-            for (size_t ci = 0; ci < a->n_configs; ci++) {
-                const pm_an_config *c = &a->configs[ci];
-                if (!in[ci] || ix.prec[ci] != (int)k || ix.slot[ix.size[ci]] >= 0)
-                    continue;
-                int sid = ix.size[ci];
-                ix.slot[sid] = 1;
-                int n = 0;
-                for (size_t q = ix.by_size_at[sid]; q < ix.by_size_at[sid + 1]; q++) {
-                    size_t cj = ix.by_size[q];
-                    const pm_an_config *c2 = &a->configs[cj];
-                    if (ix.prec[cj] != (int)k)
-                        continue;
-                    size_t lo = 0, hi = ix.n_base;
-                    while (lo < hi) {   /* the first base config of (family, size, window) */
-                        size_t mid = (lo + hi) / 2;
-                        if (base_key_cmp(&ix, a, ix.base[mid], cj) < 0)
-                            lo = mid + 1;
-                        else
-                            hi = mid;
-                    }
-                    for (; lo < ix.n_base && base_key_cmp(&ix, a, ix.base[lo], cj) == 0; lo++)
-                        tmp[n++] = c2->wall.mean / a->configs[ix.base[lo]].wall.mean;
-                }
-                if (n) {
-                    r->xlabel[r->n] = c->size;
-                    r->x[r->n] = c->size_num;
-                    r->y[r->n++] = an_median(tmp, (size_t)n);
-                }
-            }
+            prec_ratios(a, &ix, in, k, r, tmp);
             /* Series were filled in config order (family-major): put them in size order first. */
             an_sort_series(t);
             an_sort_series(r);
