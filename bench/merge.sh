@@ -2,7 +2,7 @@
 # passmap merge of 100 shard stores totalling 150,000 runs (3 steps x 10 pass rows and 2 metrics per run, i.e.
 # 4.5 M pass rows; scripts/make-shard-stores.sh) into a new store, against the peer: sqlite3's own ATTACH +
 # INSERT ... SELECT of the same rows, one transaction per shard, with the same pragmas (WAL, synchronous=NORMAL,
-# foreign keys on). Wall time and peak RSS of each; target: passmap <= 1.5x the peer's time. Both outputs are
+# foreign keys on), the report's aggregate tables (schema 9) included, as the store needs them. Wall time and peak RSS of each; target: passmap <= 1.5x the peer's time. Both outputs are
 # checked to hold the same rows. BENCH_MERGE_SHARDS / _RUNS / _PASSES change the size. By default 100 shards of
 # 30,000 runs in all (about 30 s), so make bench stays within 5 minutes; BENCH_MERGE_RUNS=150000 is the scale-out
 # issue's size (four merges of ~10 s each, about 2 minutes in all).
@@ -22,7 +22,8 @@ for k in $(seq 1 "$shards"); do inputs+=("$d/shard-$k.db"); done
 
 # The peer's output starts as the same empty passmap store (schema and pragmas) passmap would create.
 "$PASSMAP" import --db "$BENCH_TMP/empty.db" "$ROOT/tests/fixtures/llvm/llc-time-passes.txt" >/dev/null
-sqlite3 "$BENCH_TMP/empty.db" "DELETE FROM pass_time; DELETE FROM pass_name; DELETE FROM metric; DELETE FROM step;
+sqlite3 "$BENCH_TMP/empty.db" "DELETE FROM agg_cfg_pass; DELETE FROM agg_pass_stage; DELETE FROM agg_run_stage;
+                               DELETE FROM agg_run; DELETE FROM pass_time; DELETE FROM pass_name; DELETE FROM metric; DELETE FROM step;
                                DELETE FROM run; DELETE FROM config; DELETE FROM sweep; DELETE FROM meta;
                                PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 {
@@ -58,6 +59,18 @@ INSERT INTO main.pass_time(step_id, idx, name_id, counted, wall_s, user_s, flags
   SELECT p.step_id + o.s, p.idx, (SELECT dst FROM temp.nm WHERE src = p.name_id), p.counted, p.wall_s, p.user_s,
          p.flags, p.depth, p.parent_idx, p.section, p.report_index, p.start_s
   FROM src.pass_time p CROSS JOIN temp.off o;
+-- the report's aggregates (schema 9) the shards carry, with the same id remapping (passmap merge copies them too)
+INSERT OR IGNORE INTO main.agg_pass_stage(tool, name_id, stage)
+  SELECT a.tool, (SELECT dst FROM temp.nm WHERE src = a.name_id), a.stage FROM src.agg_pass_stage a;
+INSERT INTO main.agg_run(run_id, pass_sum) SELECT a.run_id + o.r, a.pass_sum FROM src.agg_run a CROSS JOIN temp.off o;
+INSERT INTO main.agg_run_stage(run_id, stage, wall_s, user_s, user_wall_s)
+  SELECT a.run_id + o.r, a.stage, a.wall_s, a.user_s, a.user_wall_s FROM src.agg_run_stage a CROSS JOIN temp.off o;
+INSERT INTO main.agg_cfg_pass(config_id, tool, name_id, wall_s, log_s, n_log, user_s, user_wall_s, first_run, first_pos)
+  SELECT mc.id, a.tool, (SELECT dst FROM temp.nm WHERE src = a.name_id), a.wall_s, a.log_s, a.n_log, a.user_s,
+         a.user_wall_s, a.first_run + o.r, a.first_pos
+  FROM src.agg_cfg_pass a CROSS JOIN temp.off o JOIN src.config c ON c.id = a.config_id
+  JOIN src.sweep ss ON ss.id = c.sweep_id JOIN main.sweep ms ON ms.name = ss.name
+  JOIN main.config mc ON mc.sweep_id = ms.id AND mc.key = c.key;
 DROP TABLE temp.nm;
 INSERT INTO main.metric SELECT m.id + o.m, m.run_id + o.r, m.step_id + o.s, m.name, m.value
   FROM src.metric m CROSS JOIN temp.off o;
@@ -94,9 +107,11 @@ pm_kb=$(( m1_kb > m2_kb ? m1_kb : m2_kb )); peer_kb=$(( p1_kb > p2_kb ? p1_kb : 
 # Same rows in both, and every run once.
 count() { sqlite3 "$1" "SELECT (SELECT count(*) FROM run) || ' ' || (SELECT count(*) FROM step) || ' ' ||
                               (SELECT count(*) FROM pass_time) || ' ' || (SELECT count(*) FROM metric) || ' ' ||
-                              (SELECT count(*) FROM v_pass) || ' ' || (SELECT sum(length(pass)) FROM v_pass)"; }
+                              (SELECT count(*) FROM v_pass) || ' ' || (SELECT sum(length(pass)) FROM v_pass) || ' ' ||
+                              (SELECT count(*) FROM agg_run) || ' ' || (SELECT count(*) FROM agg_run_stage) || ' ' ||
+                              (SELECT count(*) FROM agg_cfg_pass) || ' ' || (SELECT total(wall_s) FROM agg_cfg_pass)"; }
 a=$(count "$BENCH_TMP/out.db"); b=$(count "$BENCH_TMP/peer.db")
-echo "rows (runs steps passes metrics, passes named, name bytes): passmap $a, peer $b"
+echo "rows (runs steps passes metrics, passes named, name bytes, aggregates: runs, run stages, config passes, their wall): passmap $a, peer $b"
 [ "$a" = "$b" ] && [ "${a%% *}" = "$((per * shards))" ] || { echo "merged rows differ"; exit 1; }
 # Merging all of them again adds nothing (the idempotence check runs over every run).
 read -r again_s again_kb again_cpu < <(measure again "$PASSMAP" merge "$BENCH_TMP/out.db" "${inputs[@]}") || exit 1

@@ -5,8 +5,8 @@
 # stage-size probe (read from that store, never its walls: `--cost-model probe --costs`). Balance = the largest
 # shard's measured wall / an even split (1 = perfect); target for the probe: <= 1.3. Also Spearman's rho of each
 # model's expected cost against the measured walls.
-# Default cut: six models at windows 128 and 512, int8, 1 layer (12 configs, 3 shards; about a minute and a half
-# here). BENCH_SHARDS=full: the whole LLM study without warm runs (63 configs, 8 shards; ~8 minutes, raise
+# Default cut: five models at windows 128 and 512, int8, 1 layer (10 configs, 3 shards; phi3:3.8b, the largest
+# compile, left out so make bench stays within 5 minutes). BENCH_SHARDS=full: the whole LLM study without warm runs (63 configs, 8 shards; ~8 minutes, raise
 # BENCH_TIMEOUT).
 source "$(dirname "$0")/lib.sh"
 
@@ -19,7 +19,7 @@ if [ "${BENCH_SHARDS:-}" = full ]; then
     cut=full
 else
     cat >"$BENCH_TMP/cut.ini" <<'INI'
-; cut of studies/embedded-llm.ini: six models of four families, the study's two main windows
+; cut of studies/embedded-llm.ini: five models of four families, the study's two main windows
 [sweep]
 name = shard-balance
 repeats = 1
@@ -29,13 +29,13 @@ mem_limit = 12G
 tile = 256
 unroll = 16
 [llm cut]
-models = gemma2:2b, tinyllama:1.1b, llama3.2:1b, phi3:3.8b, qwen2:0.5b, qwen2:1.5b
+models = gemma2:2b, tinyllama:1.1b, llama3.2:1b, qwen2:0.5b, qwen2:1.5b
 windows = 128, 512
 precisions = int8
 layers = 1
 INI
     n=3
-    cut=6-models
+    cut=5-models
 fi
 
 bench_machine

@@ -11,7 +11,8 @@ mkdir -p "$out"
 tmpl=$out/.template.db
 rm -f "$tmpl"
 "$pm" import --db "$tmpl" "$root/tests/fixtures/llvm/llc-time-passes.txt" >/dev/null
-sqlite3 "$tmpl" "DELETE FROM pass_time; DELETE FROM pass_name; DELETE FROM metric; DELETE FROM step; DELETE FROM run;
+sqlite3 "$tmpl" "DELETE FROM agg_cfg_pass; DELETE FROM agg_pass_stage; DELETE FROM agg_run_stage; DELETE FROM agg_run;
+                 DELETE FROM pass_time; DELETE FROM pass_name; DELETE FROM metric; DELETE FROM step; DELETE FROM run;
                  DELETE FROM config; DELETE FROM sweep; DELETE FROM meta; PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 configs=$(( (per + 2) / 3 ))
 # Shard 1 is built row by row; the others are copies of it renamed to their own configs and host (fast).
@@ -31,8 +32,6 @@ WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i + 1 < $co
 INSERT INTO config(id, sweep_id, key, kind, family, size, window, precision, layers, variant)
   SELECT i + 1, 1, printf('llm/f%d/s%d/w128/int8/L1/stock', $k, i), 'llm', 'f$k', 's' || i, 128, 'int8', 1, 'stock'
   FROM c;
-INSERT INTO shard(sweep_id, shard_k, shard_n, config_key, cold, cache_miss, warm)
-  SELECT 1, $k, $shards, key, 3, 0, 0 FROM config;
 WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i + 1 < $per)
 INSERT INTO run(id, config_id, repeat, mode, status, wall_s, user_s, sys_s, maxrss_kb, started_at, note, host_id)
   SELECT i + 1, i / 3 + 1, i % 3, 'cold', 'ok', 1.0 + (i % 7) * 0.1, 0.9, 0.1, 100000 + i,
@@ -52,6 +51,14 @@ INSERT INTO metric(run_id, step_id, name, value) SELECT id, NULL, 'ir.llvm_ops',
 COMMIT;
 PRAGMA wal_checkpoint(TRUNCATE);
 SQL
+  # the report's aggregates, as a sweep's writer keeps them in each shard: summed by passmap merge of the raw
+  # rows into a fresh store (ids unchanged); then the shard plan (merge would refuse one shard of N alone) and
+  # no merge log row (a shard has none)
+  mv "$db" "$out/raw-$k.db"
+  PASSMAP_DATA_DIR=${PASSMAP_DATA_DIR:-$root/data} "$pm" merge "$db" "$out/raw-$k.db" >/dev/null
+  rm -f "$out/raw-$k.db" "$out/raw-$k.db-wal" "$out/raw-$k.db-shm"
+  sqlite3 "$db" "DELETE FROM merge_log; INSERT INTO shard(sweep_id, shard_k, shard_n, config_key, cold, cache_miss, warm)
+                 SELECT 1, $k, $shards, key, 3, 0, 0 FROM config; PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 done
 for k in $(seq 2 "$shards"); do
   db=$out/shard-$k.db

@@ -114,6 +114,14 @@ int pm_store_schema_version(const pm_store *st);
  * stage map in the data dir, nothing is written (the report then sums those runs' pass rows). */
 int pm_store_agg_after(pm_store *st, int64_t after_run, pm_err *err);
 int pm_store_agg_add(sqlite3 *db, const char *path, const pm_stagemap *map, int64_t after_run, pm_err *err);
+/* Merge's shortcut (inside its transaction, the input ATTACHed as src, temp.pm_config_map and temp.pm_name_map
+ * made, every input run new with its id shifted by run_off): the input's own aggregates copied with the ids
+ * remapped, when they are whole, its configs have no sums in the output yet and each pass's recorded stage is the
+ * one the output would give it; the same rows summing the merged runs would make. *copied = 0: nothing written,
+ * sum them (pm_store_agg_after). */
+int pm_store_agg_merge(pm_store *st, int64_t run_off, int *copied, pm_err *err);
+int pm_store_agg_copy(sqlite3 *db, const char *path, const pm_stagemap *map, int64_t run_off, int *copied,
+                      pm_err *err);
 
 /* Get-or-create a sweep by name; spec_text and meta_json are updated when given. */
 int pm_store_sweep(pm_store *st, const char *name, const char *backend, const char *spec_text,

@@ -499,3 +499,87 @@ cleanup:
     agg_free(&c);
     return rc;
 }
+
+/* One value of a query (a count), or -1 on error. */
+static int64_t agg_count(sqlite3 *db, const char *sql, int64_t run_off)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
+        if (sqlite3_bind_parameter_count(s) > 0)
+            sqlite3_bind_int64(s, 1, run_off);
+        if (sqlite3_step(s) == SQLITE_ROW)
+            v = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_finalize(s);
+    return v;
+}
+
+/* Merge's copy of an input's aggregates (see store.h): the checks, then three INSERT ... SELECTs. */
+int pm_store_agg_copy(sqlite3 *db, const char *path, const pm_stagemap *map, int64_t run_off, int *copied,
+                      pm_err *err)
+{
+    agg_ctx c = {.db = db, .path = path, .err = err, .map = map};
+    *copied = 0;
+    /* The input's sums are whole: every ok cold/warm run has its total (a writer without a stage map left none). */
+    int64_t missing = agg_count(db,
+                                "SELECT count(*) FROM src.run r WHERE r.status = 'ok' AND r.mode IN ('cold', 'warm') "
+                                "AND NOT EXISTS (SELECT 1 FROM src.agg_run a WHERE a.run_id = r.id)",
+                                0);
+    /* Each config's sums start from nothing in the output, as summing the merged runs would start them. */
+    int64_t taken = agg_count(db,
+                              "SELECT count(*) FROM main.agg_cfg_pass a WHERE a.config_id IN "
+                              "(SELECT dst FROM temp.pm_config_map)",
+                              0);
+    if (missing != 0 || taken != 0)
+        return PM_OK;   /* (-1: a query failed, e.g. an input without the tables: summed again instead) */
+    /* Each pass's stage is the one the output would give it: its recorded stage, else the writer's map's. */
+    sqlite3_stmt *s = NULL;
+    int rc = PM_OK, agree = 1, step = SQLITE_DONE;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT ps.tool, n.name, ps.stage, mps.stage FROM src.agg_pass_stage ps "
+                           "JOIN src.pass_name n ON n.id = ps.name_id "
+                           "LEFT JOIN temp.pm_name_map nm ON nm.src = ps.name_id "
+                           "LEFT JOIN main.agg_pass_stage mps ON mps.tool = ps.tool AND mps.name_id = nm.dst",
+                           -1, &s, NULL) != SQLITE_OK)
+        return agg_db(&c, "input pass stages");
+    while (agree && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *tool = (const char *)sqlite3_column_text(s, 0), *name = (const char *)sqlite3_column_text(s, 1),
+                   *stage = (const char *)sqlite3_column_text(s, 2), *out = (const char *)sqlite3_column_text(s, 3);
+        if (!out)
+            out = pm_stagemap_match(map, tool ? tool : "", name ? name : "");
+        agree = stage && out && !strcmp(stage, out);
+    }
+    if (agree && step != SQLITE_DONE)
+        rc = agg_db(&c, "input pass stages");
+    sqlite3_finalize(s);
+    if (rc || !agree)
+        return rc;
+    static const char *const copy_sql[] = {
+        "INSERT INTO main.agg_pass_stage(tool, name_id, stage) SELECT ps.tool, nm.dst, ps.stage "
+        "FROM src.agg_pass_stage ps JOIN temp.pm_name_map nm ON nm.src = ps.name_id "
+        "WHERE EXISTS (SELECT 1 FROM src.agg_cfg_pass a WHERE a.tool = ps.tool AND a.name_id = ps.name_id) "
+        "ON CONFLICT(tool, name_id) DO NOTHING",
+        "INSERT INTO main.agg_run(run_id, pass_sum) SELECT a.run_id + ?1, a.pass_sum FROM src.agg_run a "
+        "JOIN src.run r ON r.id = a.run_id WHERE r.status = 'ok' AND r.mode IN ('cold', 'warm')",
+        "INSERT INTO main.agg_run_stage(run_id, stage, wall_s, user_s, user_wall_s) "
+        "SELECT a.run_id + ?1, a.stage, a.wall_s, a.user_s, a.user_wall_s FROM src.agg_run_stage a "
+        "JOIN src.run r ON r.id = a.run_id WHERE r.status = 'ok' AND r.mode IN ('cold', 'warm')",
+        "INSERT INTO main.agg_cfg_pass(config_id, tool, name_id, wall_s, log_s, n_log, user_s, user_wall_s, "
+        "first_run, first_pos) SELECT cm.dst, a.tool, nm.dst, a.wall_s, a.log_s, a.n_log, a.user_s, a.user_wall_s, "
+        "a.first_run + ?1, a.first_pos FROM src.agg_cfg_pass a JOIN temp.pm_config_map cm ON cm.src = a.config_id "
+        "JOIN temp.pm_name_map nm ON nm.src = a.name_id",
+    };
+    for (size_t i = 0; i < sizeof copy_sql / sizeof copy_sql[0] && rc == PM_OK; i++) {
+        if (sqlite3_prepare_v2(db, copy_sql[i], -1, &s, NULL) != SQLITE_OK)
+            return agg_db(&c, "copy");
+        if (sqlite3_bind_parameter_count(s) > 0)
+            sqlite3_bind_int64(s, 1, run_off);
+        if (sqlite3_step(s) != SQLITE_DONE)
+            rc = agg_db(&c, "copy");
+        sqlite3_finalize(s);
+    }
+    if (rc == PM_OK)
+        *copied = 1;
+    return rc;
+}

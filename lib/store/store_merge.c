@@ -265,8 +265,8 @@ static int check_tables(merge_ctx *m)
     int rc = PM_OK, step;
     while (rc == PM_OK && (step = sqlite3_step(s)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(s, 0);
-        /* the report's aggregates (agg_*) are not copied: merge sums the merged runs again in the output, where
-         * a config's sums must follow its runs in the output's id order */
+        /* the report's aggregates (agg_*) are copied apart (pm_store_agg_merge), or summed again in the output
+         * where a config's sums must follow its runs in the output's id order */
         int known = !strncmp(name, "agg_", 4);
         for (size_t i = 0; i < sizeof copies / sizeof copies[0] && !known; i++)
             known = !strcmp(copies[i].table, name);
@@ -615,7 +615,12 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
             rc = copy_table(&m, t, 0, NULL);
         }
     }
-    if (rc == PM_OK && merged > 0)
+    /* The report's aggregates: an input's own (each shard of a sweep has them) when every run was new, else
+     * summed from the merged runs' pass rows (which costs about as much as copying the rows) */
+    int agg_copied = 0;
+    if (rc == PM_OK && merged > 0 && merged == n_in)
+        rc = pm_store_agg_merge(out, m.run_off, &agg_copied, err);
+    if (rc == PM_OK && merged > 0 && !agg_copied)
         rc = pm_store_agg_after(out, m.run_off, err);
     if (rc)
         goto cleanup;

@@ -73,8 +73,10 @@ typedef struct pm_sq_agg_pass_row {
     double wall_s, log_s, user_s, user_wall_s;   /* over the config's ok cold runs (see store_agg.c) */
     int n_log;
 } pm_sq_agg_pass_row;
-/* Per scoped config and pass, in the order the passes first appear in the scoped runs' rows. */
-int pm_sq_agg_cfg_passes(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_pass_row *), void *ctx, pm_err *err);
+/* Each pass of the scoped configs' sums once (key_fn: tool, name, key as in the rows), in the order the passes
+ * first appear in the scoped runs' rows; then fn per scoped config and pass, in no particular order. */
+int pm_sq_agg_cfg_passes(sqlite3 *db, int (*key_fn)(void *, const char *tool, const char *name, int64_t key),
+                         int (*fn)(void *, const pm_sq_agg_pass_row *), void *ctx, pm_err *err);
 typedef struct pm_sq_agg_run_row {
     int64_t run_id;
     double pass_sum;

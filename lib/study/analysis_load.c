@@ -348,6 +348,13 @@ static int agg_stage_agrees(void *ctx, const char *tool, const char *name, const
     return PM_OK;
 }
 
+/* A pass of the aggregates, in the order the rows first meet it: its pass id (so the ids are the rows' order). */
+static int add_agg_key(void *ctx, const char *tool, const char *name, int64_t key)
+{
+    int pid;
+    return pass_pid(ctx, key, tool, name, &pid);
+}
+
 static int add_agg_pass(void *ctx, const pm_sq_agg_pass_row *r)
 {
     an_work *w = ctx;
@@ -406,7 +413,7 @@ static int load_aggregates(an_work *w, int *used, pm_err *err)
     agg_check c = {w, 1};
     if ((rc = pm_sq_agg_pass_stages(w->db, agg_stage_agrees, &c, err)) || !c.agree)
         return rc;
-    if ((rc = cb_status(pm_sq_agg_cfg_passes(w->db, add_agg_pass, w, err), err)))
+    if ((rc = cb_status(pm_sq_agg_cfg_passes(w->db, add_agg_key, add_agg_pass, w, err), err)))
         return rc;
     w->row_run = 0;
     if ((rc = cb_status(pm_sq_agg_runs(w->db, add_agg_run, w, err), err)))

@@ -22,6 +22,164 @@ static const pm_an_regime *prec_regime(const pm_analysis *a)
     return pm_an_regime_of(a, NULL);
 }
 
+/* Ids of the precision slice's configs, so the loops over sizes and pairs find their configs without scanning
+ * all of them (they were n^2 and n^3 in the configs, whose sizes grow with the study). */
+typedef struct prec_index {
+    int *size, *family, *prec;   /* [config]: id of its size / family (an_same classes), index into precs (-1) */
+    size_t n_sizes;
+    size_t *by_size, *by_size_at;   /* the slice's configs grouped by size id, config order within: [at[s], at[s+1]) */
+    size_t *base, n_base;   /* the base precision's configs with a wall, by (family, size, window, config) */
+    int *slot, *cnt;        /* [size id] scratch per precision */
+} prec_index;
+
+static void prec_index_free(prec_index *ix)
+{
+    free(ix->size), free(ix->family), free(ix->prec), free(ix->by_size), free(ix->by_size_at), free(ix->base);
+    free(ix->slot), free(ix->cnt);
+    memset(ix, 0, sizeof *ix);
+}
+
+typedef struct str_at {
+    const char *s;
+    size_t i;
+} str_at;
+
+static int cmp_str_at(const void *pa, const void *pb)
+{
+    const str_at *a = pa, *b = pb;
+    int c = !a->s || !b->s ? (a->s != NULL) - (b->s != NULL) : strcmp(a->s, b->s);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* ids[i] for the slice's configs: equal strings (an_same), equal ids; returns the number of ids, or -1 */
+static long class_ids(const pm_analysis *a, const char *in, const char *(*field)(const pm_an_config *), int *ids)
+{
+    str_at *t = malloc((a->n_configs + 1) * sizeof *t);
+    if (!t)
+        return -1;
+    size_t n = 0;
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        if (in[ci])
+            t[n++] = (str_at){field(&a->configs[ci]), ci};
+    qsort(t, n, sizeof *t, cmp_str_at);
+    long id = -1;
+    for (size_t q = 0; q < n; q++) {
+        if (q == 0 || !an_same(t[q - 1].s, t[q].s))
+            id++;
+        ids[t[q].i] = (int)id;
+    }
+    free(t);
+    return id + 1;
+}
+
+static const char *f_size(const pm_an_config *c) { return c->size; }
+static const char *f_family(const pm_an_config *c) { return c->family; }
+
+/* (family, size, window) of configs i and j, then i's position (for the sort; the search compares keys) */
+static int base_key_cmp(const prec_index *ix, const pm_analysis *a, size_t i, size_t j)
+{
+    if (ix->family[i] != ix->family[j])
+        return ix->family[i] < ix->family[j] ? -1 : 1;
+    if (ix->size[i] != ix->size[j])
+        return ix->size[i] < ix->size[j] ? -1 : 1;
+    int wi = a->configs[i].window, wj = a->configs[j].window;
+    return (wi > wj) - (wi < wj);
+}
+
+typedef struct base_sort {
+    const prec_index *ix;
+    const pm_analysis *a;
+} base_sort;
+
+static int cmp_base(const void *pa, const void *pb, void *ctx)
+{
+    const base_sort *bs = ctx;
+    size_t i = *(const size_t *)pa, j = *(const size_t *)pb;
+    int c = base_key_cmp(bs->ix, bs->a, i, j);
+    return c ? c : (i > j) - (i < j);
+}
+
+static int prec_index_build(prec_index *ix, const pm_analysis *a, const char *in, const char **precs, size_t np)
+{
+    size_t nc = a->n_configs;
+    ix->size = calloc(nc + 1, sizeof *ix->size);
+    ix->family = calloc(nc + 1, sizeof *ix->family);
+    ix->prec = calloc(nc + 1, sizeof *ix->prec);
+    ix->by_size = calloc(nc + 1, sizeof *ix->by_size);
+    ix->base = calloc(nc + 1, sizeof *ix->base);
+    if (!ix->size || !ix->family || !ix->prec || !ix->by_size || !ix->base)
+        return -1;
+    long ns = class_ids(a, in, f_size, ix->size);
+    if (ns < 0 || class_ids(a, in, f_family, ix->family) < 0)
+        return -1;
+    ix->n_sizes = (size_t)ns;
+    ix->by_size_at = calloc(ix->n_sizes + 2, sizeof *ix->by_size_at);
+    ix->slot = calloc(ix->n_sizes + 1, sizeof *ix->slot);
+    ix->cnt = calloc(nc + 1, sizeof *ix->cnt);
+    if (!ix->by_size_at || !ix->slot || !ix->cnt)
+        return -1;
+    for (size_t ci = 0; ci < nc; ci++) {
+        ix->prec[ci] = -1;
+        for (size_t k = 0; in[ci] && k < np; k++)
+            if (an_same(a->configs[ci].precision, precs[k])) {
+                ix->prec[ci] = (int)k;
+                break;
+            }
+        if (in[ci])
+            ix->by_size_at[ix->size[ci] + 2]++;
+    }
+    for (size_t s = 0; s < ix->n_sizes; s++)   /* counts at [s+2] become starts at [s+1], then fill moves them */
+        ix->by_size_at[s + 2] += ix->by_size_at[s + 1];
+    for (size_t ci = 0; ci < nc; ci++)
+        if (in[ci])
+            ix->by_size[ix->by_size_at[ix->size[ci] + 1]++] = ci;
+    for (size_t ci = 0; ci < nc; ci++)
+        if (in[ci] && an_same(a->configs[ci].precision, a->prec_base) && a->configs[ci].wall.mean > 0)
+            ix->base[ix->n_base++] = ci;
+    base_sort bs = {ix, a};
+    qsort_r(ix->base, ix->n_base, sizeof *ix->base, cmp_base, &bs);
+    return 0;
+}
+
+/* The ratio series of precision k: per size (first seen in config order), the median over the (family, window)
+ * pairs both precisions have of wall / base wall; the base configs of a (family, size, window) are a range of
+ * ix->base (config order within it). */
+static void prec_ratios(const pm_analysis *a, prec_index *ix, const char *in, size_t k, pm_an_series *r,
+                        double *tmp)
+{
+    for (size_t i = 0; i < ix->n_sizes; i++)
+        ix->slot[i] = -1;
+    for (size_t ci = 0; ci < a->n_configs; ci++) {
+        const pm_an_config *c = &a->configs[ci];
+        if (!in[ci] || ix->prec[ci] != (int)k || ix->slot[ix->size[ci]] >= 0)
+            continue;
+        int sid = ix->size[ci];
+        ix->slot[sid] = 1;
+        int n = 0;
+        for (size_t q = ix->by_size_at[sid]; q < ix->by_size_at[sid + 1]; q++) {
+            size_t cj = ix->by_size[q];
+            const pm_an_config *c2 = &a->configs[cj];
+            if (ix->prec[cj] != (int)k)
+                continue;
+            size_t lo = 0, hi = ix->n_base;
+            while (lo < hi) {   /* the first base config of (family, size, window) */
+                size_t mid = (lo + hi) / 2;
+                if (base_key_cmp(ix, a, ix->base[mid], cj) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (; lo < ix->n_base && base_key_cmp(ix, a, ix->base[lo], cj) == 0; lo++)
+                tmp[n++] = c2->wall.mean / a->configs[ix->base[lo]].wall.mean;
+        }
+        if (n) {
+            r->xlabel[r->n] = c->size;
+            r->x[r->n] = c->size_num;
+            r->y[r->n++] = an_median(tmp, (size_t)n);
+        }
+    }
+}
+
 int an_precision(an_work *w, pm_err *err)
 {
     pm_analysis *a = w->a;
@@ -35,8 +193,9 @@ int an_precision(an_work *w, pm_err *err)
         /* in[ci]: config ci is in the slice (its kind studies precision, cold runs, the reference variant);
          * decided once, as the loops below ask it of every pair of configs */
         char *in = calloc(a->n_configs + 1, 1);
+        prec_index ix = {0};
         if (!wins || !precs || !in) {
-            free(wins); free(precs); free(in);
+            free(wins); free(precs); free(in); prec_index_free(&ix);
             AN_NOMEM();
         }
         for (size_t ci = 0; ci < a->n_configs; ci++)
@@ -57,10 +216,14 @@ int an_precision(an_work *w, pm_err *err)
             a->prec_window = an_most_common_int(wins, nw);
         a->prec_base = an_most_common(precs, np, "int8");
         a->n_prec = nw ? np : 0;
+        if (prec_index_build(&ix, a, in, precs, np)) {
+            free(wins); free(precs); free(in); prec_index_free(&ix);
+            AN_NOMEM();
+        }
         a->prec_time = calloc(np + 1, sizeof *a->prec_time);
         a->prec_ratio = calloc(np + 1, sizeof *a->prec_ratio);
         if (!a->prec_time || !a->prec_ratio) {
-            free(wins); free(precs); free(in);
+            free(wins); free(precs); free(in); prec_index_free(&ix);
             AN_NOMEM();
         }
         for (size_t k = 0; k < a->n_prec; k++) {
@@ -73,66 +236,38 @@ int an_precision(an_work *w, pm_err *err)
             r->y = calloc(a->n_configs + 1, sizeof *r->y);
             r->xlabel = calloc(a->n_configs + 1, sizeof *r->xlabel);
             if (!t->x || !t->y || !t->xlabel || !r->x || !r->y || !r->xlabel) {
-                free(wins); free(precs); free(in);
+                free(wins); free(precs); free(in); prec_index_free(&ix);
                 AN_NOMEM();
             }
-            /* sizes in config order (sorted numerically) */
+            /* sizes in config order (sorted numerically); a size's slot by its id, not by a search of the
+             * series (sizes grow with the configs: the searches and the per-size scans below were n^2) */
+            for (size_t i = 0; i < ix.n_sizes; i++)
+                ix.slot[i] = -1, ix.cnt[i] = 0;
             for (size_t ci = 0; ci < a->n_configs; ci++) {
                 const pm_an_config *c = &a->configs[ci];
-                if (!in[ci] || !an_same(c->precision, precs[k]))
+                if (!in[ci] || ix.prec[ci] != (int)k)
                     continue;
                 if (c->window == a->prec_window) {
-                    size_t j;
-                    for (j = 0; j < t->n && !an_same(t->xlabel[j], c->size); j++)
-                        ;
-                    if (j == t->n) {
+                    int sid = ix.size[ci];
+                    if (ix.slot[sid] < 0) {
+                        size_t j = t->n;
+                        ix.slot[sid] = (int)j;
                         t->xlabel[j] = c->size;
                         t->x[j] = c->size_num;
                         t->y[j] = 0;
                         t->n++;
                     }
+                    size_t j = (size_t)ix.slot[sid];
                     t->y[j] += c->wall.mean;   /* summed, divided by family count below */
                     r->y[j] += 0;
+                    ix.cnt[j]++;
                 }
             }
             /* average over families at one size */
-            for (size_t j = 0; j < t->n; j++) {
-                int cnt = 0;
-                for (size_t ci = 0; ci < a->n_configs; ci++) {
-                    const pm_an_config *c = &a->configs[ci];
-                    cnt += in[ci] && an_same(c->precision, precs[k]) && c->window == a->prec_window && an_same(c->size, t->xlabel[j]);
-                }
-                if (cnt)
-                    t->y[j] /= cnt;
-            }
-            /* ratio to base per size: median over (family, window) pairs that both precisions have */
-            for (size_t ci = 0; ci < a->n_configs; ci++) {
-                const pm_an_config *c = &a->configs[ci];
-                if (!in[ci] || !an_same(c->precision, precs[k]))
-                    continue;
-                size_t j;
-                for (j = 0; j < r->n && !an_same(r->xlabel[j], c->size); j++)
-                    ;
-                if (j < r->n)
-                    continue;
-                int n = 0;
-                for (size_t cj = 0; cj < a->n_configs; cj++) {
-                    const pm_an_config *c2 = &a->configs[cj];
-                    if (!in[cj] || !an_same(c2->size, c->size) || !an_same(c2->precision, precs[k]))
-                        continue;
-                    for (size_t cb = 0; cb < a->n_configs; cb++) {
-                        const pm_an_config *b = &a->configs[cb];
-                        if (in[cb] && an_same(b->family, c2->family) && an_same(b->size, c2->size) &&
-                            b->window == c2->window && an_same(b->precision, a->prec_base) && b->wall.mean > 0)
-                            tmp[n++] = c2->wall.mean / b->wall.mean;
-                    }
-                }
-                if (n) {
-                    r->xlabel[r->n] = c->size;
-                    r->x[r->n] = c->size_num;
-                    r->y[r->n++] = an_median(tmp, (size_t)n);
-                }
-            }
+            for (size_t j = 0; j < t->n; j++)
+                if (ix.cnt[j])
+                    t->y[j] /= ix.cnt[j];
+            prec_ratios(a, &ix, in, k, r, tmp);
             /* Series were filled in config order (family-major): put them in size order first. */
             an_sort_series(t);
             an_sort_series(r);
@@ -145,7 +280,7 @@ int an_precision(an_work *w, pm_err *err)
                              r->label, d1 > 0 ? "slower" : "faster", a->prec_base, r->xlabel[j - 1], r->y[j - 1],
                              r->xlabel[j], r->y[j]);
                     if (an_strlist_add(&a->crossovers, &a->n_crossovers, text)) {
-                        free(wins); free(precs); free(in);
+                        free(wins); free(precs); free(in); prec_index_free(&ix);
                         AN_NOMEM();
                     }
                 }
@@ -163,6 +298,7 @@ int an_precision(an_work *w, pm_err *err)
         free(wins);
         free(precs);
         free(in);
+        prec_index_free(&ix);
     }
 cleanup:
     return rc;

@@ -55,6 +55,25 @@ before=$(sqlite3 agg/s.db "SELECT total(wall_s), total(log_s), count(*) FROM agg
 "$PASSMAP" merge agg/s.db v1.db > merge2.log 2>&1
 after=$(sqlite3 agg/s.db "SELECT total(wall_s), total(log_s), count(*) FROM agg_cfg_pass")
 [ "$before" = "$after" ] && ok "merging the same input again leaves the aggregates" || fail "merge again: $before -> $after"
+# merge copies an input's own aggregates (ids remapped) when all its runs are new: the same rows summing them makes
+aggdump() { sqlite3 "$1" "SELECT run_id, printf('%.17g', pass_sum) FROM agg_run ORDER BY 1;
+  SELECT run_id, stage, printf('%.17g %.17g %.17g', wall_s, user_s, user_wall_s) FROM agg_run_stage ORDER BY 1, 2;
+  SELECT tool, name_id, stage FROM agg_pass_stage ORDER BY 1, 2;
+  SELECT config_id, tool, name_id, printf('%.17g %.17g %d %.17g %.17g', wall_s, log_s, n_log, user_s, user_wall_s),
+         first_run, first_pos FROM agg_cfg_pass ORDER BY 1, 2, 3"; }
+"$PASSMAP" import --db imp.db --sweep imported "$ROOT/tests/fixtures/llvm/llc-time-passes.txt" > imp0.log 2>&1 \
+  || fail "import: $(cat imp0.log)"
+variant one-missing "$drop_one"
+"$PASSMAP" merge copied.db imp.db agg/s.db > mc.log 2>&1 || fail "merge (copy): $(cat mc.log)"
+"$PASSMAP" merge summed.db imp.db one-missing/s.db > ms.log 2>&1 || fail "merge (sum): $(cat ms.log)"
+aggdump copied.db > copied.agg; aggdump summed.db > summed.agg
+[ -s copied.agg ] && [ "$(sqlite3 copied.db 'SELECT min(run_id) FROM agg_run WHERE run_id > 1')" -gt 1 ] \
+  && cmp -s copied.agg summed.agg && ok "merge: the copied aggregates are the summed ones, to the bit" \
+  || fail "merge copy: $(diff copied.agg summed.agg | head -5)"
+variant tripled "UPDATE agg_cfg_pass SET wall_s = wall_s * 3"
+"$PASSMAP" merge tripled-out.db tripled/s.db > mt.log 2>&1 || fail "merge (tripled): $(cat mt.log)"
+[ "$(sqlite3 tripled-out.db 'SELECT total(wall_s) FROM agg_cfg_pass')" = "$(sqlite3 tripled/s.db 'SELECT total(wall_s) FROM agg_cfg_pass')" ] \
+  && ok "merge copies the input's aggregates (not summed from the rows again)" || fail "merge summed the rows"
 # the migration builds them for an older file when a writer opens it (import adds one run: record_run's path)
 "$PASSMAP" import --db mig/s.db --sweep imported "$ROOT/tests/fixtures/llvm/llc-time-passes.txt" > imp.log 2>&1 \
   || fail "import: $(cat imp.log)"
