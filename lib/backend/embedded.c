@@ -499,7 +499,7 @@ static int embedded_prepare_config(pm_backend_ctx *ctx, int config, const char *
     out->params = json_pack("{s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "params", (json_int_t)info.params,
                             "weight_bytes", (json_int_t)info.weight_bytes, "layers_total", info.layers_total,
                             "layers_emitted", info.layers_emitted, "linalg_ops", info.linalg_ops, "functions",
-                            info.functions, "blocks", c->blocks, "tile", c->variant_tile ? c->variant_tile : c->tile,
+                            info.functions, "blocks", w.blocks, "tile", c->variant_tile ? c->variant_tile : c->tile,
                             "unroll", c->unroll);
     /* IR size of the generated workload: the x axis of the scaling-law fits */
     if (info.linalg_ops > 0)

@@ -44,7 +44,7 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
      * is exported weightless and not imported: it measures the blob size without weights. */
     int inst = c->instrumented, any = ov->schedule_trace || ov->strategy_json || ov->task_stats;
     pm_ov_opts o = {.lib = lib, .model_xml = model, .device = ov->device, .log_level = ov->log_level,
-                    .window = npuw ? c->window : 0,
+                    .window = npuw ? pm_spec_workload(c).window : 0,
                     .min_response_len = ov->min_response_len,
                     .prefill_hint = ov->prefill_hint[0] ? ov->prefill_hint : NULL,
                     .generate_pyramid = ov->generate_pyramid[0] ? ov->generate_pyramid : NULL,
@@ -212,6 +212,11 @@ pm_ov_spec *pm_ov_spec_of(const pm_spec *s)
     return s->backend_data;
 }
 
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
 /* Replaces {family} {size} {precision} {window} {resolution} in tmpl ({size} is empty for a CNN, {window} for
  * a CNN and {resolution} for an LLM are 0); relative results are taken from the spec's folder. */
 static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_config *c, char *out, size_t cap,
@@ -219,14 +224,15 @@ static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_con
 {
     char buf[1024] = "";
     char num[16], res[16];
-    snprintf(num, sizeof num, "%d", c->window);
-    snprintf(res, sizeof res, "%d", c->resolution);
+    pm_workload w = pm_spec_workload(c);
+    snprintf(num, sizeof num, "%d", w.window);
+    snprintf(res, sizeof res, "%d", w.resolution);
     for (const char *p = tmpl; *p;) {
         const char *rep = NULL;
         size_t skip = 0;
-        if (!strncmp(p, "{family}", 8)) rep = c->family, skip = 8;
-        else if (!strncmp(p, "{size}", 6)) rep = c->size, skip = 6;
-        else if (!strncmp(p, "{precision}", 11)) rep = c->precision, skip = 11;
+        if (!strncmp(p, "{family}", 8)) rep = or_empty(w.family), skip = 8;
+        else if (!strncmp(p, "{size}", 6)) rep = or_empty(w.size), skip = 6;
+        else if (!strncmp(p, "{precision}", 11)) rep = or_empty(w.precision), skip = 11;
         else if (!strncmp(p, "{window}", 8)) rep = num, skip = 8;
         else if (!strncmp(p, "{resolution}", 12)) rep = res, skip = 12;
         size_t len = strlen(buf);
@@ -283,8 +289,8 @@ static int ov_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
 static int ov_prepare_config(pm_backend_ctx *ctx, int config, const char *dir, pm_backend_config *out, pm_err *err)
 {
     const pm_spec_config *c = &ctx->spec->configs[config];
-    out->params = json_pack("{s:i, s:i, s:i, s:s}", "blocks", c->blocks, "tile", c->tile, "unroll", c->unroll,
-                            "model", c->model_xml);
+    out->params = json_pack("{s:i, s:i, s:i, s:s}", "blocks", pm_spec_workload(c).blocks, "tile", c->tile,
+                            "unroll", c->unroll, "model", c->model_xml);
     return out->params ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 }
 

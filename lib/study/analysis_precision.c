@@ -46,12 +46,12 @@ int an_precision(an_work *w, pm_err *err)
             const pm_an_config *c = &a->configs[ci];
             if (!in[ci])
                 continue;
-            wins[nw++] = c->window;
+            wins[nw++] = c->workload.window;
             size_t k;
-            for (k = 0; k < np && !an_same(precs[k], c->precision); k++)
+            for (k = 0; k < np && !an_same(precs[k], c->workload.precision); k++)
                 ;
             if (k == np)
-                precs[np++] = c->precision;
+                precs[np++] = c->workload.precision;
         }
         if (nw)
             a->prec_window = an_most_common_int(wins, nw);
@@ -79,14 +79,14 @@ int an_precision(an_work *w, pm_err *err)
             /* sizes in config order (sorted numerically) */
             for (size_t ci = 0; ci < a->n_configs; ci++) {
                 const pm_an_config *c = &a->configs[ci];
-                if (!in[ci] || !an_same(c->precision, precs[k]))
+                if (!in[ci] || !an_same(c->workload.precision, precs[k]))
                     continue;
-                if (c->window == a->prec_window) {
+                if (c->workload.window == a->prec_window) {
                     size_t j;
-                    for (j = 0; j < t->n && !an_same(t->xlabel[j], c->size); j++)
+                    for (j = 0; j < t->n && !an_same(t->xlabel[j], c->workload.size); j++)
                         ;
                     if (j == t->n) {
-                        t->xlabel[j] = c->size;
+                        t->xlabel[j] = c->workload.size;
                         t->x[j] = c->size_num;
                         t->y[j] = 0;
                         t->n++;
@@ -99,8 +99,9 @@ int an_precision(an_work *w, pm_err *err)
             for (size_t j = 0; j < t->n; j++) {
                 int cnt = 0;
                 for (size_t ci = 0; ci < a->n_configs; ci++) {
-                    const pm_an_config *c = &a->configs[ci];
-                    cnt += in[ci] && an_same(c->precision, precs[k]) && c->window == a->prec_window && an_same(c->size, t->xlabel[j]);
+                    const pm_workload *cw = &a->configs[ci].workload;
+                    cnt += in[ci] && an_same(cw->precision, precs[k]) && cw->window == a->prec_window &&
+                           an_same(cw->size, t->xlabel[j]);
                 }
                 if (cnt)
                     t->y[j] /= cnt;
@@ -108,27 +109,29 @@ int an_precision(an_work *w, pm_err *err)
             /* ratio to base per size: median over (family, window) pairs that both precisions have */
             for (size_t ci = 0; ci < a->n_configs; ci++) {
                 const pm_an_config *c = &a->configs[ci];
-                if (!in[ci] || !an_same(c->precision, precs[k]))
+                if (!in[ci] || !an_same(c->workload.precision, precs[k]))
                     continue;
                 size_t j;
-                for (j = 0; j < r->n && !an_same(r->xlabel[j], c->size); j++)
+                for (j = 0; j < r->n && !an_same(r->xlabel[j], c->workload.size); j++)
                     ;
                 if (j < r->n)
                     continue;
                 int n = 0;
                 for (size_t cj = 0; cj < a->n_configs; cj++) {
                     const pm_an_config *c2 = &a->configs[cj];
-                    if (!in[cj] || !an_same(c2->size, c->size) || !an_same(c2->precision, precs[k]))
+                    const pm_workload *w2 = &c2->workload;
+                    if (!in[cj] || !an_same(w2->size, c->workload.size) || !an_same(w2->precision, precs[k]))
                         continue;
                     for (size_t cb = 0; cb < a->n_configs; cb++) {
                         const pm_an_config *b = &a->configs[cb];
-                        if (in[cb] && an_same(b->family, c2->family) && an_same(b->size, c2->size) &&
-                            b->window == c2->window && an_same(b->precision, a->prec_base) && b->wall.mean > 0)
+                        const pm_workload *wb = &b->workload;
+                        if (in[cb] && an_same(wb->family, w2->family) && an_same(wb->size, w2->size) &&
+                            wb->window == w2->window && an_same(wb->precision, a->prec_base) && b->wall.mean > 0)
                             tmp[n++] = c2->wall.mean / b->wall.mean;
                     }
                 }
                 if (n) {
-                    r->xlabel[r->n] = c->size;
+                    r->xlabel[r->n] = c->workload.size;
                     r->x[r->n] = c->size_num;
                     r->y[r->n++] = an_median(tmp, (size_t)n);
                 }
@@ -157,7 +160,7 @@ int an_precision(an_work *w, pm_err *err)
         for (size_t ci = 0; ci < a->n_configs; ci++) {
             const pm_an_config *c = &a->configs[ci];
             if (in[ci])
-                sizes[ns++] = c->size;
+                sizes[ns++] = c->workload.size;
         }
         a->prec_window_size = ns ? an_most_common(sizes, ns, NULL) : NULL;
         free(wins);

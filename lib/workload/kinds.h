@@ -7,21 +7,35 @@
 
 #include <stdio.h>
 #include "error.h"
+#include "config.h"
 #include "gen.h"
 
-/* A workload config's model fields, as the generators take them (the spec fills it: pm_spec_workload). */
+/* A workload config's model fields: declared here only. The spec's configs carry them as parameters
+ * (pm_workload_of decodes them), the store's config carries them for its columns, the analysis's config keeps
+ * them, and the generators take them through their kind row's emit. Strings belong to whoever fills the struct
+ * (borrowed from a config's parameters, or owned: pm_workload_copy / pm_workload_clear). */
 typedef struct pm_workload {
-    const char *family, *size, *precision;
+    const char *family, *size, *precision;   /* NULL: not a field of this kind (a CNN's size) */
     int window;             /* LLM prompt tokens */
     int resolution;         /* CNN input pixels */
     int layers, blocks;     /* depth emitted: LLM decoder layers / CNN blocks (0: all) */
-    int func_per_layer;
+    int func_per_layer;     /* not a model field (never a parameter): the per-layer variant's emission */
 } pm_workload;
 
-/* The longest model names a config keeps (the spec's copies of a workload's fields, with the terminator). */
-#define PM_WORKLOAD_FAMILY_MAX 32
-#define PM_WORKLOAD_SIZE_MAX 16
-#define PM_WORKLOAD_PRECISION_MAX 8
+/* The model fields by axis name (the names a row's `axes` list): the one map between a pm_workload and a
+ * config's parameters. The field as text (a number written into num), or NULL: no model field is called that,
+ * or its string is NULL. */
+const char *pm_workload_axis(const pm_workload *w, const char *axis, char *num, size_t cap);
+/* A config decoded into its workload: its kind row's axes read from its parameters (strings borrowed from c;
+ * an absent axis stays 0 / NULL). All zero for a kind with no row. */
+pm_workload pm_workload_of(const pm_cfg *c);
+/* The depth a workload of `kind` emits (its row's depth_axis: the store's `layers` column); 0 with no row. */
+int pm_workload_depth(const pm_workload *w, const char *kind);
+/* Sets the field the depth of `kind` is (the store's `layers` column read back); nothing with no row. */
+void pm_workload_set_depth(pm_workload *w, const char *kind, int depth);
+/* dst = src with its strings copied (dst owns them: pm_workload_clear). 0, or -1 out of memory (dst cleared). */
+int pm_workload_copy(pm_workload *dst, const pm_workload *src);
+void pm_workload_clear(pm_workload *w);   /* frees an owning workload's strings and zeroes it */
 
 /* A kind's spec section [NAME X] as its row's expand reads it (lib/workload knows no spec file: the spec
  * hands it these callbacks). */
