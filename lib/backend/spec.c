@@ -306,28 +306,23 @@ int pm_spec_str(char *dst, size_t cap, const char *v, pm_err *err, const char *w
     return copy_str(dst, cap, v, err, what);
 }
 
-static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const char *what)
+/* Every '+'-joined token of a variant is one the back ends know; what a token does is the back end's that
+ * runs it (pm_spec_variant_has, pm_spec_variant_tile). */
+static int check_variant(const char *v, pm_err *err, const char *what)
 {
     char buf[PM_SPEC_VARIANT_MAX];
     if (strlen(v) >= sizeof buf)
         return pm_err_set(err, PM_ERR_USAGE, "%s: variant '%s' too long", what, v);
     snprintf(buf, sizeof buf, "%s", v);
-    c->no_rollback = c->func_per_layer = c->reuse_strategy = c->instrumented = c->variant_tile = 0;
     for (char *save = NULL, *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
-        if (!strcmp(t, "stock"))
+        if (!strcmp(t, "stock") || !strcmp(t, "no-rollback") || !strcmp(t, "per-layer") ||
+            !strcmp(t, "reuse-strategy") || !strcmp(t, "instrumented"))
             continue;
-        else if (!strcmp(t, "no-rollback"))
-            c->no_rollback = 1;
-        else if (!strcmp(t, "per-layer"))
-            c->func_per_layer = 1;
-        else if (!strcmp(t, "reuse-strategy"))
-            c->reuse_strategy = 1;
-        else if (!strcmp(t, "instrumented"))
-            c->instrumented = 1;
         else if (!strncmp(t, "tile-", 5)) {
             char tw[PM_SPEC_VARIANT_MAX + 256];   /* what is "line N: [SECTION] variants" */
+            int tile;
             snprintf(tw, sizeof tw, "%s: variant %s", what, t);
-            if (parse_int(t + 5, 1, 1 << 16, &c->variant_tile, err, tw))
+            if (parse_int(t + 5, 1, 1 << 16, &tile, err, tw))
                 return err->code;
         } else
             return pm_err_set(err, PM_ERR_USAGE, "%s: unknown variant '%s' (stock, no-rollback, per-layer, tile-N, reuse-strategy, instrumented)", what, t);
@@ -408,8 +403,47 @@ static int check_unique_keys(const pm_spec *s, pm_err *err)
 pm_workload pm_spec_workload(const pm_spec_config *c)
 {
     pm_workload w = pm_workload_of(&c->cfg);
-    w.func_per_layer = c->func_per_layer;
+    w.func_per_layer = pm_spec_variant_has(c, "per-layer");
     return w;
+}
+
+/* The variant's tokens one by one: fn(token, len, user) until it returns non-zero (that value). */
+static int each_token(const char *variant, int (*fn)(const char *t, size_t n, void *user), void *user)
+{
+    for (const char *p = variant; p && *p;) {
+        const char *end = strchr(p, '+');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        int r = fn(p, n, user);
+        if (r)
+            return r;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+static int token_is(const char *t, size_t n, void *user)
+{
+    const char *want = user;
+    return strlen(want) == n && !strncmp(t, want, n);
+}
+
+static int token_tile(const char *t, size_t n, void *user)
+{
+    (void)user;
+    if (n <= 5 || strncmp(t, "tile-", 5))
+        return 0;
+    long v = strtol(t + 5, NULL, 10);   /* checked when the spec was read: 1 .. 65536 */
+    return v > 0 && v <= 1 << 16 ? (int)v : 0;
+}
+
+int pm_spec_variant_has(const pm_spec_config *c, const char *token)
+{
+    return each_token(c->variant, token_is, pm_unconst_ptr(token));
+}
+
+int pm_spec_variant_tile(const pm_spec_config *c)
+{
+    return each_token(c->variant, token_tile, NULL);
 }
 
 /* The parameters of an llm/cnn config (the shared config model): its kind row's axes from the workload
@@ -561,7 +595,7 @@ static int reader_add(void *user, const pm_workload *w, const char *stem, pm_err
     for (int v = 0; v < x->variants.n; v++) {
         pm_spec_config c = {0};
         int rc;
-        if ((rc = decode_variant(x->variants.items[v], &c, err, vwhat)))
+        if ((rc = check_variant(x->variants.items[v], err, vwhat)))
             return rc;
         c.tile = x->tile;
         c.unroll = x->unroll;
