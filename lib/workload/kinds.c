@@ -12,20 +12,6 @@
 #define FAMILY_MAX 32
 #define SIZE_MAX_LEN 16
 
-static int emit_llm(const pm_workload *w, FILE *out, pm_gen_info *info, pm_err *err)
-{
-    pm_llm_opts o = {.family = w->family, .size = w->size, .window = w->window, .precision = w->precision,
-                     .layers = w->layers, .func_per_layer = w->func_per_layer};
-    return pm_gen_llm(&o, out, info, err);
-}
-
-static int emit_cnn(const pm_workload *w, FILE *out, pm_gen_info *info, pm_err *err)
-{
-    pm_cnn_opts o = {.family = w->family, .resolution = w->resolution, .precision = w->precision,
-                     .blocks = w->blocks};
-    return pm_gen_cnn(&o, out, info, err);
-}
-
 /* Beyond one tile the tile loops unroll: about 2.5x more ops per doubling of window / tile
  * (studies/embedded-llm-measurements.md). */
 static double grow_llm(const pm_workload *w, int tile)
@@ -206,7 +192,7 @@ static const pm_kind kinds[] = {
      .prefer = {{"precision", "int8"}}, .figure = "fingerprint", .regime_rows = "size", .regime_cols = "window",
      .slice = "precision", .rows_label = "model size (parameters)", .cols_label = "window (prompt tokens)",
      .regime_figure = "regime-map", .precision_study = 1,
-     .axes = "family,size,window,precision,layers", .depth_axis = "layers", .emit = emit_llm, .grow = grow_llm,
+     .axes = "family,size,window,precision,layers", .depth_axis = "layers", .emit = pm_gen_llm, .grow = grow_llm,
      .spec_section = section_llm, .size_axis = "window", .families = pm_gen_llm_families,
      .sizes = pm_gen_llm_sizes, .npuw = 1,
      .section_keys = "models,windows,precisions,variants,layers,tile,unroll", .expand = expand_llm},
@@ -217,7 +203,7 @@ static const pm_kind kinds[] = {
      .prefer = {{"precision", "int8"}}, .figure = "cnn-fingerprint", .regime_rows = "family",
      .regime_cols = "resolution", .slice = "precision", .rows_label = "CNN family",
      .cols_label = "input resolution (pixels)", .regime_figure = "cnn-regime-map", .spine = 1,
-     .axes = "family,resolution,precision,blocks", .depth_axis = "blocks", .emit = emit_cnn, .grow = grow_cnn,
+     .axes = "family,resolution,precision,blocks", .depth_axis = "blocks", .emit = pm_gen_cnn, .grow = grow_cnn,
      .spec_section = section_cnn, .size_axis = "resolution", .families = pm_gen_cnn_families,
      .section_keys = "families,resolutions,precisions,variants,blocks,tile,unroll", .expand = expand_cnn},
 };

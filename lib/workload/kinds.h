@@ -10,17 +10,7 @@
 #include "config.h"
 #include "gen.h"
 
-/* A workload config's model fields: declared here only. The spec's configs carry them as parameters
- * (pm_workload_of decodes them), the store's config carries them for its columns, the analysis's config keeps
- * them, and the generators take them through their kind row's emit. Strings belong to whoever fills the struct
- * (borrowed from a config's parameters, or owned: pm_workload_copy / pm_workload_clear). */
-typedef struct pm_workload {
-    const char *family, *size, *precision;   /* NULL: not a field of this kind (a CNN's size) */
-    int window;             /* LLM prompt tokens */
-    int resolution;         /* CNN input pixels */
-    int layers, blocks;     /* depth emitted: LLM decoder layers / CNN blocks (0: all) */
-    int func_per_layer;     /* not a model field (never a parameter): the per-layer variant's emission */
-} pm_workload;
+/* pm_workload, a workload config's model fields, is declared in gen.h (the generators take it). */
 
 /* The model fields by axis name (the names a row's `axes` list): the one map between a pm_workload and a
  * config's parameters. The field as text (a number written into num), or NULL: no model field is called that,
@@ -79,7 +69,7 @@ typedef struct pm_kind {
     /* The config model: the kind's axes as stored parameters, in order (the back end adds its pipeline's), and
      * which of them is the depth emitted (the store's `layers` column; a fix rule's `layers` term). */
     const char *axes, *depth_axis;
-    /* Writes the workload's MLIR (its generator). */
+    /* Writes the workload's MLIR: its generator (gen.h), which takes the pm_workload itself. */
     int (*emit)(const pm_workload *w, FILE *out, pm_gen_info *info, pm_err *err);
     /* How much the IR grows in the embedded pipeline beyond the generated size at this tile (1: not at all):
      * the shard planner's cost estimate. */

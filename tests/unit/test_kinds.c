@@ -101,7 +101,7 @@ static void emit_is_the_generator(void **state)
     char *direct = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&direct, &len);
-    pm_llm_opts o = {.family = "qwen2", .size = "0.5b", .window = 64, .precision = "int8", .layers = 2,
+    pm_workload o = {.family = "qwen2", .size = "0.5b", .window = 64, .precision = "int8", .layers = 2,
                      .func_per_layer = 1};
     pm_err e = {0};
     assert_int_equal(pm_gen_llm(&o, f, &b, &e), PM_OK);
@@ -114,7 +114,7 @@ static void emit_is_the_generator(void **state)
     pm_workload c = {.family = "resnet18", .precision = "fp16", .resolution = 64, .blocks = 1, .layers = 9};
     via_row = emit(pm_kind_find("cnn"), &c, &a);
     f = open_memstream(&direct, &len);
-    pm_cnn_opts co = {.family = "resnet18", .resolution = 64, .precision = "fp16", .blocks = 1};
+    pm_workload co = {.family = "resnet18", .resolution = 64, .precision = "fp16", .blocks = 1};
     assert_int_equal(pm_gen_cnn(&co, f, &b, &e), PM_OK);
     fclose(f);
     assert_string_equal(via_row, direct);
