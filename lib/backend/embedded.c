@@ -437,9 +437,11 @@ const pm_embedded_spec *pm_embedded_spec_of(const pm_spec *s)
 static pm_embedded_opts spec_opts(const pm_spec *spec, const pm_spec_config *c)
 {
     const pm_embedded_spec *s = pm_embedded_spec_of(spec);
-    pm_embedded_opts o = {.tile = c ? (c->variant_tile ? c->variant_tile : c->tile) : s->tile, .unroll = c ? c->unroll : s->unroll,
-                          .no_rollback = c ? c->no_rollback : 0, .single_thread = s->single_thread,
-                          .display = s->display, .json = s->json, .llc_opt = s->llc_opt};
+    int vtile = c ? pm_spec_variant_tile(c) : 0;
+    pm_embedded_opts o = {.tile = c ? (vtile ? vtile : c->tile) : s->tile, .unroll = c ? c->unroll : s->unroll,
+                          .no_rollback = c ? pm_spec_variant_has(c, "no-rollback") : 0,
+                          .single_thread = s->single_thread, .display = s->display, .json = s->json,
+                          .llc_opt = s->llc_opt};
     return o;
 }
 
@@ -499,7 +501,7 @@ static int embedded_prepare_config(pm_backend_ctx *ctx, int config, const char *
     out->params = json_pack("{s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "params", (json_int_t)info.params,
                             "weight_bytes", (json_int_t)info.weight_bytes, "layers_total", info.layers_total,
                             "layers_emitted", info.layers_emitted, "linalg_ops", info.linalg_ops, "functions",
-                            info.functions, "blocks", c->blocks, "tile", c->variant_tile ? c->variant_tile : c->tile,
+                            info.functions, "blocks", w.blocks, "tile", spec_opts(ctx->spec, c).tile,
                             "unroll", c->unroll);
     /* IR size of the generated workload: the x axis of the scaling-law fits */
     if (info.linalg_ops > 0)

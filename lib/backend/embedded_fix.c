@@ -143,8 +143,9 @@ static int embedded_check_build(const pm_spec *study, int config, const char *va
     if (rc)
         goto cleanup;
     const pm_embedded_spec *se = pm_embedded_spec_of(spec);
-    pm_embedded_opts eo = {.bindir = tools.bindir, .tile = c->variant_tile ? c->variant_tile : c->tile,
-                           .unroll = c->unroll, .no_rollback = c->no_rollback, .single_thread = se->single_thread,
+    int vtile = pm_spec_variant_tile(c);
+    pm_embedded_opts eo = {.bindir = tools.bindir, .tile = vtile ? vtile : c->tile, .unroll = c->unroll,
+                           .no_rollback = pm_spec_variant_has(c, "no-rollback"), .single_thread = se->single_thread,
                            .display = se->display, .json = se->json, .llc_opt = se->llc_opt};
     rc = pm_embedded_check_run(&eo, &tools, input, dir, o->timeout_s > 0 ? o->timeout_s : spec->timeout_s, result,
                                cap, err);

@@ -100,9 +100,7 @@ static int ov_round(const pm_spec *study, const int *configs, const char *const 
         pm_spec_config c;
         if ((rc = pm_spec_config_copy(src, key, v, &c, err)))
             break;
-        c.reuse_strategy = !strcmp(v, OV_REUSE);
-        c.instrumented = 0;
-        rc = pm_spec_add_config(s, &c, err);
+        rc = pm_spec_add_config(s, &c, err);   /* its variant (stock, reuse-strategy) says what it runs */
     }
     if (rc) {
         pm_spec_free(s);

@@ -306,28 +306,23 @@ int pm_spec_str(char *dst, size_t cap, const char *v, pm_err *err, const char *w
     return copy_str(dst, cap, v, err, what);
 }
 
-static int decode_variant(const char *v, pm_spec_config *c, pm_err *err, const char *what)
+/* Every '+'-joined token of a variant is one the back ends know; what a token does is the back end's that
+ * runs it (pm_spec_variant_has, pm_spec_variant_tile). */
+static int check_variant(const char *v, pm_err *err, const char *what)
 {
     char buf[PM_SPEC_VARIANT_MAX];
     if (strlen(v) >= sizeof buf)
         return pm_err_set(err, PM_ERR_USAGE, "%s: variant '%s' too long", what, v);
     snprintf(buf, sizeof buf, "%s", v);
-    c->no_rollback = c->func_per_layer = c->reuse_strategy = c->instrumented = c->variant_tile = 0;
     for (char *save = NULL, *t = strtok_r(buf, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
-        if (!strcmp(t, "stock"))
+        if (!strcmp(t, "stock") || !strcmp(t, "no-rollback") || !strcmp(t, "per-layer") ||
+            !strcmp(t, "reuse-strategy") || !strcmp(t, "instrumented"))
             continue;
-        else if (!strcmp(t, "no-rollback"))
-            c->no_rollback = 1;
-        else if (!strcmp(t, "per-layer"))
-            c->func_per_layer = 1;
-        else if (!strcmp(t, "reuse-strategy"))
-            c->reuse_strategy = 1;
-        else if (!strcmp(t, "instrumented"))
-            c->instrumented = 1;
         else if (!strncmp(t, "tile-", 5)) {
             char tw[PM_SPEC_VARIANT_MAX + 256];   /* what is "line N: [SECTION] variants" */
+            int tile;
             snprintf(tw, sizeof tw, "%s: variant %s", what, t);
-            if (parse_int(t + 5, 1, 1 << 16, &c->variant_tile, err, tw))
+            if (parse_int(t + 5, 1, 1 << 16, &tile, err, tw))
                 return err->code;
         } else
             return pm_err_set(err, PM_ERR_USAGE, "%s: unknown variant '%s' (stock, no-rollback, per-layer, tile-N, reuse-strategy, instrumented)", what, t);
@@ -407,43 +402,73 @@ static int check_unique_keys(const pm_spec *s, pm_err *err)
 
 pm_workload pm_spec_workload(const pm_spec_config *c)
 {
-    return (pm_workload){.family = c->family, .size = c->size, .precision = c->precision, .window = c->window,
-                         .resolution = c->resolution, .layers = c->layers, .blocks = c->blocks,
-                         .func_per_layer = c->func_per_layer};
+    pm_workload w = pm_workload_of(&c->cfg);
+    w.func_per_layer = pm_spec_variant_has(c, "per-layer");
+    return w;
 }
 
-/* A workload field by its axis name (the names kinds.c's rows list), as text; NULL: no such field. */
-static const char *workload_field(const pm_spec_config *c, const char *name, char *num, size_t cap)
+/* The variant's tokens one by one: fn(token, len, user) until it returns non-zero (that value). */
+static int each_token(const char *variant, int (*fn)(const char *t, size_t n, void *user), void *user)
 {
-    if (!strcmp(name, "family")) return c->family;
-    if (!strcmp(name, "size")) return c->size;
-    if (!strcmp(name, "precision")) return c->precision;
-    const int *v = !strcmp(name, "window") ? &c->window : !strcmp(name, "resolution") ? &c->resolution
-                 : !strcmp(name, "layers") ? &c->layers : !strcmp(name, "blocks") ? &c->blocks
-                 : !strcmp(name, "tile") ? &c->tile : !strcmp(name, "unroll") ? &c->unroll : NULL;
-    if (!v)
-        return NULL;
-    snprintf(num, cap, "%d", *v);
-    return num;
+    for (const char *p = variant; p && *p;) {
+        const char *end = strchr(p, '+');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        int r = fn(p, n, user);
+        if (r)
+            return r;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
 }
 
-/* The workload axes of an llm/cnn config as name=value parameters (the shared config model): its kind row's
- * axes, then the embedded pipeline's tile and unroll. */
-static int workload_params(pm_spec_config *c, pm_err *err)
+static int token_is(const char *t, size_t n, void *user)
+{
+    const char *want = user;
+    return strlen(want) == n && !strncmp(t, want, n);
+}
+
+static int token_tile(const char *t, size_t n, void *user)
+{
+    (void)user;
+    if (n <= 5 || strncmp(t, "tile-", 5))
+        return 0;
+    long v = strtol(t + 5, NULL, 10);   /* checked when the spec was read: 1 .. 65536 */
+    return v > 0 && v <= 1 << 16 ? (int)v : 0;
+}
+
+int pm_spec_variant_has(const pm_spec_config *c, const char *token)
+{
+    return each_token(c->variant, token_is, pm_unconst_ptr(token));
+}
+
+int pm_spec_variant_tile(const pm_spec_config *c)
+{
+    return each_token(c->variant, token_tile, NULL);
+}
+
+/* The parameters of an llm/cnn config (the shared config model): its kind row's axes from the workload
+ * (pm_workload_axis names the fields), then the embedded pipeline's tile and unroll. */
+static int workload_params(pm_spec_config *c, const pm_workload *w, pm_err *err)
 {
     const pm_kind *k = pm_kind_find(c->kind);
     char axes[256], num[32];
-    snprintf(axes, sizeof axes, "%s,tile,unroll", k ? k->axes : "");
+    snprintf(axes, sizeof axes, "%s", k ? k->axes : "");
     int rc = PM_OK;
     for (char *save = NULL, *t = strtok_r(axes, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
-        const char *v = workload_field(c, t, num, sizeof num);
-        if (!v) {   /* a row naming an axis the spec has no field for: kinds.c and workload_field disagree */
-            rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "kind %s: no spec field for axis '%s'", c->kind, t);
+        const char *v = pm_workload_axis(w, t, num, sizeof num);
+        if (!v) {   /* a row naming an axis pm_workload has no field for: kinds.c's row and its field map disagree */
+            rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "kind %s: no model field for axis '%s'", c->kind, t);
             pm_spec_config_clear(c);
             return rc;
         }
         rc = pm_spec_config_param(c, t, v, NULL);
     }
+    snprintf(num, sizeof num, "%d", c->tile);
+    if (!rc)
+        rc = pm_spec_config_param(c, "tile", num, NULL);
+    snprintf(num, sizeof num, "%d", c->unroll);
+    if (!rc)
+        rc = pm_spec_config_param(c, "unroll", num, NULL);
     if (rc) {
         pm_spec_config_clear(c);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -451,14 +476,14 @@ static int workload_params(pm_spec_config *c, pm_err *err)
     return PM_OK;
 }
 
-static int add_config(pm_spec *s, pm_spec_config *c, const char *key, const char *kind, const char *variant,
-                      pm_err *err)
+static int add_config(pm_spec *s, pm_spec_config *c, const pm_workload *w, const char *key, const char *kind,
+                      const char *variant, pm_err *err)
 {
     if (pm_cfg_set(&c->cfg, key, kind, variant)) {
         pm_spec_config_clear(c);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     }
-    int rc = workload_params(c, err);
+    int rc = workload_params(c, w, err);
     return rc ? rc : pm_spec_add_config(s, c, err);
 }
 
@@ -560,8 +585,8 @@ static int reader_check_size(void *user, long long product, pm_err *err)
     return check_matrix_size(x->s, x->section, product * x->variants.n, err);
 }
 
-/* A workload of the section, once per variant: the config's model fields, its pipeline, its key
- * (STEM[/T<tile>U<unroll>]/VARIANT) and its parameters (add_config). */
+/* A workload of the section, once per variant: the config's pipeline, its key (STEM[/T<tile>U<unroll>]/VARIANT)
+ * and its parameters, the model fields among them (add_config). */
 static int reader_add(void *user, const pm_workload *w, const char *stem, pm_err *err)
 {
     section_ctx *x = user;
@@ -570,15 +595,8 @@ static int reader_add(void *user, const pm_workload *w, const char *stem, pm_err
     for (int v = 0; v < x->variants.n; v++) {
         pm_spec_config c = {0};
         int rc;
-        if ((rc = copy_str(c.family, sizeof c.family, w->family ? w->family : "", err, "family")) ||
-            (rc = copy_str(c.size, sizeof c.size, w->size ? w->size : "", err, "size")) ||
-            (rc = copy_str(c.precision, sizeof c.precision, w->precision ? w->precision : "", err, "precision")) ||
-            (rc = decode_variant(x->variants.items[v], &c, err, vwhat)))
+        if ((rc = check_variant(x->variants.items[v], err, vwhat)))
             return rc;
-        c.window = w->window;
-        c.resolution = w->resolution;
-        c.layers = w->layers;
-        c.blocks = w->blocks;
         c.tile = x->tile;
         c.unroll = x->unroll;
         char pipe[32] = "";
@@ -586,7 +604,7 @@ static int reader_add(void *user, const pm_workload *w, const char *stem, pm_err
             snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
         char key[PM_SPEC_KEY_MAX];
         snprintf(key, sizeof key, "%s%s/%s", stem, pipe, x->variants.items[v]);
-        if ((rc = add_config(x->s, &c, key, x->kind->name, x->variants.items[v], err)))
+        if ((rc = add_config(x->s, &c, w, key, x->kind->name, x->variants.items[v], err)))
             return rc;
     }
     return PM_OK;

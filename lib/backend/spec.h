@@ -60,18 +60,8 @@ typedef struct pm_spec_config {
     /* The config identity (config.h), owned (pm_spec_config_clear frees it): key unique in the spec
      * ("llm/qwen2/0.5b/w256/int8/L1/stock", "c/input=a.c/opt=2", < PM_SPEC_KEY_MAX), kind (llm | cnn | command),
      * variant ("" when none, < PM_SPEC_VARIANT_MAX) and every axis as name=value. */
-    PM_CFG_EMBED;
-    char family[PM_WORKLOAD_FAMILY_MAX];   /* the workload's model fields (kinds.h pm_workload) */
-    char size[PM_WORKLOAD_SIZE_MAX];       /* llm only */
-    int window;             /* llm only */
-    int resolution;         /* cnn only */
-    char precision[PM_WORKLOAD_PRECISION_MAX];
-    int layers;             /* llm: decoder layers emitted */
-    int blocks;             /* cnn: blocks emitted (0: all) */
+    PM_CFG_EMBED;           /* an llm/cnn config's model fields are its parameters: pm_spec_workload */
     int tile, unroll;       /* embedded pipeline parameters for this config */
-    int no_rollback, func_per_layer, reuse_strategy, instrumented;   /* decoded from variant */
-    int variant_tile;       /* tile-N variant: N (0: the config's tile) */
-    char model_xml[512];    /* openvino: resolved model path */
     char **paths;           /* [n_params]: for a file axis the absolute path {name} stands for, else NULL */
     int matrix;             /* command: index of its [matrix NAME] section */
 } pm_spec_config;
@@ -151,8 +141,14 @@ void pm_spec_round_reset(pm_spec *s, const char *name, int repeats);
  * configs[i] is not one of the study's n_configs. */
 int pm_spec_round_pair(const int *configs, const char *const *variants, size_t i, int n_configs, int *dup,
                        pm_err *err);
-/* The model fields of an llm/cnn config, as its kind row's functions take them (kinds.h). */
+/* The workload of an llm/cnn config, as its kind row's functions take them: its parameters decoded
+ * (pm_workload_of, kinds.h; strings borrowed from c) with its variant's per-layer emission. */
 pm_workload pm_spec_workload(const pm_spec_config *c);
+/* What a config's variant asks of the back end that runs it (the spec checked its tokens): whether it has the
+ * '+'-joined token (no-rollback, per-layer, reuse-strategy, instrumented), and the tile-N token's N (0: none,
+ * the config's tile). */
+int pm_spec_variant_has(const pm_spec_config *c, const char *token);
+int pm_spec_variant_tile(const pm_spec_config *c);
 /* Whether section is "KIND" or "KIND NAME"; *name gets the NAME part ("" when none). */
 int pm_spec_section_is(const char *section, const char *kind, const char **name);
 /* Whether entry i is the first of its section (a section is read once, from its first entry). */

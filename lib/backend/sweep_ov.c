@@ -11,10 +11,17 @@
 #include "embedded.h"
 #include "ov.h"
 
+/* The longest model path a config's template expands to (with the terminator): longer is an error naming it. */
+#define OV_MODEL_MAX 512
+
 int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *self_exe, const char *cache_dir,
                       pm_steps *out, pm_err *err)
 {
     const pm_ov_spec *ov = pm_ov_spec_of(spec);
+    char model_xml[OV_MODEL_MAX];
+    int mrc = pm_sweep_ov_model(spec, c, model_xml, sizeof model_xml, err);
+    if (mrc)
+        return mrc;
     /* [openvino] props = "K=V K=V": split into the NULL-terminated list ov-compile takes. */
     char buf[sizeof ov->props];
     const char *extra[PM_OV_MAX_PROPS + 1];
@@ -28,23 +35,24 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
         extra[n++] = t;
     }
     extra[n] = NULL;
-    int reuse = ov->reuse_strategy || c->reuse_strategy;
+    int reuse = ov->reuse_strategy || pm_spec_variant_has(c, "reuse-strategy");
     const pm_kind *k = pm_kind_find(c->kind);
     int npuw = k && k->npuw;   /* an LLM: compiled through NPUW */
     if (reuse && npuw) /* also reached with --backend openvino over a spec written for another back end */
         return pm_err_set(err, PM_ERR_USAGE, "%s: reuse-strategy is off under NPUW (LLM configs)", c->key);
     /* The child runs in its own folder: hand it absolute paths (a missing model keeps its name for the error). */
     char model_abs[PATH_MAX], lib_abs[PATH_MAX];
-    const char *model = realpath(c->model_xml, model_abs) ? model_abs : c->model_xml;
+    const char *model = realpath(model_xml, model_abs) ? model_abs : model_xml;
     const char *lib = ov->lib[0] ? ov->lib : NULL;
     if (lib && strchr(lib, '/') && realpath(lib, lib_abs))
         lib = lib_abs;
     /* Stock runs send no compilation-mode params (each one replaces NPUW's default and changes the pipeline);
      * the instrumented variant turns on the switches the spec names, all three when it names none. Its blob
      * is exported weightless and not imported: it measures the blob size without weights. */
-    int inst = c->instrumented, any = ov->schedule_trace || ov->strategy_json || ov->task_stats;
+    int inst = pm_spec_variant_has(c, "instrumented");
+    int any = ov->schedule_trace || ov->strategy_json || ov->task_stats;
     pm_ov_opts o = {.lib = lib, .model_xml = model, .device = ov->device, .log_level = ov->log_level,
-                    .window = npuw ? c->window : 0,
+                    .window = npuw ? pm_spec_workload(c).window : 0,
                     .min_response_len = ov->min_response_len,
                     .prefill_hint = ov->prefill_hint[0] ? ov->prefill_hint : NULL,
                     .generate_pyramid = ov->generate_pyramid[0] ? ov->generate_pyramid : NULL,
@@ -212,6 +220,11 @@ pm_ov_spec *pm_ov_spec_of(const pm_spec *s)
     return s->backend_data;
 }
 
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
 /* Replaces {family} {size} {precision} {window} {resolution} in tmpl ({size} is empty for a CNN, {window} for
  * a CNN and {resolution} for an LLM are 0); relative results are taken from the spec's folder. */
 static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_config *c, char *out, size_t cap,
@@ -219,14 +232,15 @@ static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_con
 {
     char buf[1024] = "";
     char num[16], res[16];
-    snprintf(num, sizeof num, "%d", c->window);
-    snprintf(res, sizeof res, "%d", c->resolution);
+    pm_workload w = pm_spec_workload(c);
+    snprintf(num, sizeof num, "%d", w.window);
+    snprintf(res, sizeof res, "%d", w.resolution);
     for (const char *p = tmpl; *p;) {
         const char *rep = NULL;
         size_t skip = 0;
-        if (!strncmp(p, "{family}", 8)) rep = c->family, skip = 8;
-        else if (!strncmp(p, "{size}", 6)) rep = c->size, skip = 6;
-        else if (!strncmp(p, "{precision}", 11)) rep = c->precision, skip = 11;
+        if (!strncmp(p, "{family}", 8)) rep = or_empty(w.family), skip = 8;
+        else if (!strncmp(p, "{size}", 6)) rep = or_empty(w.size), skip = 6;
+        else if (!strncmp(p, "{precision}", 11)) rep = or_empty(w.precision), skip = 11;
         else if (!strncmp(p, "{window}", 8)) rep = num, skip = 8;
         else if (!strncmp(p, "{resolution}", 12)) rep = res, skip = 12;
         size_t len = strlen(buf);
@@ -251,6 +265,11 @@ static int expand_template(const pm_spec *s, const char *tmpl, const pm_spec_con
     return PM_OK;
 }
 
+int pm_sweep_ov_model(const pm_spec *s, const pm_spec_config *c, char *out, size_t cap, pm_err *err)
+{
+    return expand_template(s, pm_ov_spec_of(s)->model_template, c, out, cap, err);
+}
+
 static int ov_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
 {
     pm_ov_spec *ov = calloc(1, sizeof *ov);
@@ -265,15 +284,15 @@ static int ov_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
         rc = pm_ov_spec_parse(es, ov, err);
     if (rc == PM_OK)
         rc = pm_spec_parse_workloads(s, es, emb.tile, emb.unroll, err);
-    /* a config compiles the model its workload names: an LLM's or a CNN's IR */
+    /* a config compiles the model its workload names (an LLM's or a CNN's IR): each path fits */
+    char model_xml[OV_MODEL_MAX];
     for (int i = 0; rc == PM_OK && ov->model_template[0] && i < s->n_configs; i++)
-        rc = expand_template(s, ov->model_template, &s->configs[i], s->configs[i].model_xml,
-                             sizeof s->configs[i].model_xml, err);
+        rc = pm_sweep_ov_model(s, &s->configs[i], model_xml, sizeof model_xml, err);
     if (rc == PM_OK && !ov->model_template[0])
         rc = pm_err_set(err, PM_ERR_USAGE, "[openvino] model is required for backend openvino");
     for (int i = 0; rc == PM_OK && i < s->n_configs; i++)
         if (pm_kind_find(s->configs[i].kind) && pm_kind_find(s->configs[i].kind)->npuw &&
-            (s->configs[i].reuse_strategy || ov->reuse_strategy))
+            (pm_spec_variant_has(&s->configs[i], "reuse-strategy") || ov->reuse_strategy))
             /* LLM configs compile through NPUW, where each subgraph overwrites the strategy file. */
             rc = pm_err_set(err, PM_ERR_USAGE, "%s: reuse-strategy is off under NPUW (LLM configs): only the last "
                             "subgraph's strategy file survives a compile", s->configs[i].key);
@@ -283,8 +302,12 @@ static int ov_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
 static int ov_prepare_config(pm_backend_ctx *ctx, int config, const char *dir, pm_backend_config *out, pm_err *err)
 {
     const pm_spec_config *c = &ctx->spec->configs[config];
-    out->params = json_pack("{s:i, s:i, s:i, s:s}", "blocks", c->blocks, "tile", c->tile, "unroll", c->unroll,
-                            "model", c->model_xml);
+    char model_xml[OV_MODEL_MAX];
+    int rc = pm_sweep_ov_model(ctx->spec, c, model_xml, sizeof model_xml, err);
+    if (rc)
+        return rc;
+    out->params = json_pack("{s:i, s:i, s:i, s:s}", "blocks", pm_spec_workload(c).blocks, "tile", c->tile,
+                            "unroll", c->unroll, "model", model_xml);
     return out->params ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 }
 
@@ -339,12 +362,13 @@ static double file_bytes(const char *path)
 /* What a compile reads: the model's .xml and its .bin weights. */
 static double ov_shard_cost(const pm_spec *spec, int config)
 {
-    const pm_spec_config *c = &spec->configs[config];
-    char bin[sizeof c->model_xml + 8];
-    double xml = file_bytes(c->model_xml);
-    const char *dot = strrchr(c->model_xml, '.');
-    snprintf(bin, sizeof bin, "%.*s.bin", dot ? (int)(dot - c->model_xml) : (int)strlen(c->model_xml),
-             c->model_xml);
+    char model_xml[OV_MODEL_MAX], bin[OV_MODEL_MAX + 8];
+    pm_err err = {0};
+    if (pm_sweep_ov_model(spec, &spec->configs[config], model_xml, sizeof model_xml, &err))
+        return 0;
+    double xml = file_bytes(model_xml);
+    const char *dot = strrchr(model_xml, '.');
+    snprintf(bin, sizeof bin, "%.*s.bin", dot ? (int)(dot - model_xml) : (int)strlen(model_xml), model_xml);
     return xml + file_bytes(bin);
 }
 

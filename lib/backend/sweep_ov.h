@@ -24,6 +24,9 @@ int pm_ov_spec_check(pm_spec_entries *es, pm_err *err);
 /* The [openvino] settings of a spec the openvino back end parsed. */
 pm_ov_spec *pm_ov_spec_of(const pm_spec *s);
 
+/* The model a config compiles: [openvino] model with the config's workload filled in, relative to the spec's
+ * folder (the spec config keeps no path: the back end derives it when it needs it). */
+int pm_sweep_ov_model(const pm_spec *s, const pm_spec_config *c, char *out, size_t cap, pm_err *err);
 int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *self_exe, const char *cache_dir,
                       pm_steps *out, pm_err *err);
 /* Reads the ov-compile result line from the step's stdout: adds compile/export/import seconds, blob bytes

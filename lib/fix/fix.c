@@ -229,13 +229,15 @@ static int build_evidence(fix_ctx *x, pm_err *err)
             if (c->passes[p].share >= PM_FIX_HEAVY_SHARE)
                 heavy[nh++] = c->passes[p].name;
         size_t k = x->n_ev++;
+        const pm_kind *kr = pm_kind_find(sc->kind);
+        pm_workload w = pm_spec_workload(sc);
         x->heavy_names[k] = (char *)heavy;
         x->ev_cfg[k] = sc;
         x->ev_an[k] = c;
         x->ev[k] = (pm_fix_evidence){.key = c->key, .regime = a->stages[c->dominant_stage], .heavy = heavy,
-                                     .n_heavy = nh, .window = sc->window ? sc->window : NAN,
+                                     .n_heavy = nh, .window = w.window ? w.window : NAN,
                                      /* a workload's decoder layers (an LLM's; a CNN has blocks) */
-                                     .layers = pm_kind_find(sc->kind) ? pm_cfg_param_num(&sc->cfg, "layers") : NAN,
+                                     .layers = kr && pm_kind_list_has(kr->axes, "layers") ? w.layers : NAN,
                                      .tile = sc->tile ? sc->tile : NAN, .ops = c->ir_ops, .llvm_ops = c->llvm_ops,
                                      .wall_s = c->wall.mean, .params = sc->params,
                                      .n_params = (size_t)sc->n_params};

@@ -556,9 +556,10 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
 
 static int pick_prec_window(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
 {
-    if (!has_study(c, 0) || !same(c->size, a->prec_window_size) || !same(c->variant, study_regime(a, 0)->variant))
+    const pm_workload *w = &c->workload;
+    if (!has_study(c, 0) || !same(w->size, a->prec_window_size) || !same(c->variant, study_regime(a, 0)->variant))
         return 0;
-    snprintf(label, n, "%s %s w%d", c->family ? c->family : "-", c->precision ? c->precision : "-", c->window);
+    snprintf(label, n, "%s %s w%d", w->family ? w->family : "-", w->precision ? w->precision : "-", w->window);
     return 1;
 }
 
@@ -615,36 +616,38 @@ static int fig_precision(const fig_ctx *x, char **body)
         if (!prec_member(a, c))
             continue;
         size_t k;
-        for (k = 0; k < n && !(same_str(pp[k], c->precision) && same_str(pf[k], c->family)); k++)
+        for (k = 0; k < n && !(same_str(pp[k], c->workload.precision) && same_str(pf[k], c->workload.family)); k++)
             ;
         if (k == n)
-            pp[n] = c->precision, pf[n++] = c->family;
+            pp[n] = c->workload.precision, pf[n++] = c->workload.family;
     }
     for (size_t k = 0; k < n; k++) {   /* index 2k: time, 2k+1: ratio */
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
-            if (prec_member(a, c) && same_str(c->precision, pp[k]) && same_str(c->family, pf[k]) &&
-                c->window == a->prec_window && !isnan(c->size_num))
+            if (prec_member(a, c) && same_str(c->workload.precision, pp[k]) && same_str(c->workload.family, pf[k]) &&
+                c->workload.window == a->prec_window && !isnan(c->size_num))
                 fprintf(d, "%.6g %.6g\n", c->size_num, c->wall.mean);
         }
         fprintf(d, "\n\n");
         const char *last = NULL;
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
-            if (!prec_member(a, c) || !same_str(c->precision, pp[k]) || !same_str(c->family, pf[k]) ||
-                isnan(c->size_num) || (last && same_str(last, c->size)))
+            if (!prec_member(a, c) || !same_str(c->workload.precision, pp[k]) || !same_str(c->workload.family, pf[k]) ||
+                isnan(c->size_num) || (last && same_str(last, c->workload.size)))
                 continue;
-            last = c->size;
+            last = c->workload.size;
             size_t m = 0;
             for (size_t j = 0; j < a->n_configs; j++) {
                 const pm_an_config *c2 = &a->configs[j];
-                if (!prec_member(a, c2) || !same_str(c2->precision, pp[k]) || !same_str(c2->family, pf[k]) ||
-                    !same_str(c2->size, c->size))
+                const pm_workload *w2 = &c2->workload;
+                if (!prec_member(a, c2) || !same_str(w2->precision, pp[k]) || !same_str(w2->family, pf[k]) ||
+                    !same_str(w2->size, c->workload.size))
                     continue;
                 for (size_t b = 0; b < a->n_configs; b++) {
                     const pm_an_config *cb = &a->configs[b];
-                    if (prec_member(a, cb) && same_str(cb->precision, a->prec_base) &&
-                        same_str(cb->family, c2->family) && same_str(cb->size, c2->size) && cb->window == c2->window)
+                    const pm_workload *wb = &cb->workload;
+                    if (prec_member(a, cb) && same_str(wb->precision, a->prec_base) &&
+                        same_str(wb->family, w2->family) && same_str(wb->size, w2->size) && wb->window == w2->window)
                     {
                         if (m == cap_r) {
                             double *g = realloc(ratios, 2 * cap_r * sizeof *g);
@@ -737,14 +740,15 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     }
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        if (!has_study(c, 1) || !same(c->precision, study_regime(a, 1)->precision))
+        if (!has_study(c, 1) || !same(c->workload.precision, study_regime(a, 1)->precision))
             continue;
+        int depth = pm_workload_depth(&c->workload, c->kind);
         size_t k;
-        for (k = 0; k < nf && !(same(fams[k], c->family) && blocks[k] == c->layers); k++)
+        for (k = 0; k < nf && !(same(fams[k], c->workload.family) && blocks[k] == depth); k++)
             ;
         if (k == nf) {
-            blocks[nf] = c->layers;
-            fams[nf++] = c->family;
+            blocks[nf] = depth;
+            fams[nf++] = c->workload.family;
         }
     }
     FILE *d = nf ? data_file(x, "cnn-spine.dat") : NULL;
@@ -755,9 +759,10 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     for (size_t k = 0; k < nf; k++) {
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
-            if (has_study(c, 1) && same(c->family, fams[k]) && c->layers == blocks[k] &&
-                same(c->precision, study_regime(a, 1)->precision) && c->resolution > 0)
-                fprintf(d, "%d %.6g\n", c->resolution, c->wall.mean);
+            if (has_study(c, 1) && same(c->workload.family, fams[k]) &&
+                pm_workload_depth(&c->workload, c->kind) == blocks[k] &&
+                same(c->workload.precision, study_regime(a, 1)->precision) && c->workload.resolution > 0)
+                fprintf(d, "%d %.6g\n", c->workload.resolution, c->wall.mean);
         }
         fprintf(d, "\n\n");
     }

@@ -52,8 +52,9 @@ static json_t *config_json(const pm_analysis *a, const pm_an_config *c)
 #define num pm_report_jnum
 #define str pm_report_jstr
     json_t *o = json_pack("{s:o,s:o,s:o,s:o,s:i,s:o,s:i,s:i,s:o,s:i,s:i,s:i}", "key", str(c->key), "kind",
-                          str(c->kind), "family", str(c->family), "size", str(c->size), "window", c->window,
-                          "precision", str(c->precision), "resolution", c->resolution, "layers", c->layers,
+                          str(c->kind), "family", str(c->workload.family), "size", str(c->workload.size),
+                          "window", c->workload.window, "precision", str(c->workload.precision),
+                          "resolution", c->workload.resolution, "layers", pm_workload_depth(&c->workload, c->kind),
                           "variant", json_string(c->variant ? c->variant : ""), "cold_runs", c->n_cold, "warm_runs",
                           c->n_warm, "failed_runs", c->n_failed);
     /* the config's identity as its axes (name=value), and the run metrics it carries (means) */

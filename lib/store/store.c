@@ -1041,13 +1041,14 @@ int pm_store_config(pm_store *st, int64_t sweep_id, const pm_config *cfg, int64_
     if (!cfg || !cfg->key || !*cfg->key || !cfg->kind)
         return pm_err_set(err, PM_ERR_USAGE, "store: config needs a key and a kind");
     sqlite3_stmt *s = NULL;
+    const pm_workload *w = &cfg->workload;
     int rc = get_stmt(st, S_CONFIG, &s, err);
     if (rc != PM_OK)
         return rc;
     if ((sqlite3_bind_int64(s, 1, sweep_id) | bind_text(s, 2, cfg->key) | bind_text(s, 3, cfg->kind) |
-         bind_text(s, 4, cfg->family) | bind_text(s, 5, cfg->size) | bind_int_nonzero(s, 6, cfg->window) |
-         bind_text(s, 7, cfg->precision) | bind_int_nonzero(s, 8, cfg->resolution) |
-         bind_int_nonzero(s, 9, cfg->layers) | bind_text(s, 10, cfg->variant) |
+         bind_text(s, 4, w->family) | bind_text(s, 5, w->size) | bind_int_nonzero(s, 6, w->window) |
+         bind_text(s, 7, w->precision) | bind_int_nonzero(s, 8, w->resolution) |
+         bind_int_nonzero(s, 9, pm_workload_depth(w, cfg->kind)) | bind_text(s, 10, cfg->variant) |
          bind_text(s, 11, cfg->params_json)) != SQLITE_OK) {
         rc = db_err(st, err, "config: bind");
         done_stmt(s);

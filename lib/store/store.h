@@ -34,6 +34,7 @@
 #include "error.h"
 #include "host.h"
 #include "config.h"
+#include "kinds.h"
 #include "parse.h"
 #include "stagemap.h"
 #include "run.h"
@@ -46,12 +47,9 @@ typedef struct pm_config {
     PM_CFG_EMBED;           /* key unique within a sweep, e.g. "llm/qwen2/0.5b/w256/int8/stock"; kind "llm",
                                "cnn", "command" (older stores: "cmd" for an import, read as "command"); variant "stock", "no-rollback", ... or NULL; the axes
                                as name=value, stored in config_param */
-    const char *family;     /* NULL when not applicable */
-    const char *size;
-    int window;             /* 0 when not applicable */
-    const char *precision;
-    int resolution;         /* 0 when not applicable */
-    int layers;             /* layers emitted; 0 when not applicable */
+    pm_workload workload;   /* the model fields (kinds.h), borrowed: the family, size, window, precision,
+                               resolution columns (NULL / 0: not applicable) and the depth emitted (the layers
+                               column: pm_workload_depth by the kind's row) */
     const char *params_json;/* anything else, as a JSON object text, or NULL */
 } pm_config;
 

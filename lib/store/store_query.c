@@ -202,14 +202,12 @@ int pm_sq_configs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm
             .id = sqlite3_column_int64(st, 0),
             .key = text_or(st, 1, NULL),
             .kind = text_or(st, 2, NULL),
-            .family = text_or(st, 3, NULL),
-            .size = text_or(st, 4, NULL),
-            .window = sqlite3_column_int(st, 5),
-            .precision = text_or(st, 6, NULL),
-            .resolution = sqlite3_column_int(st, 7),
-            .layers = sqlite3_column_int(st, 8),
+            .workload = {.family = text_or(st, 3, NULL), .size = text_or(st, 4, NULL),
+                         .window = sqlite3_column_int(st, 5), .precision = text_or(st, 6, NULL),
+                         .resolution = sqlite3_column_int(st, 7)},
             .variant = text_or(st, 9, NULL),
         };
+        pm_workload_set_depth(&r.workload, r.kind, sqlite3_column_int(st, 8));
         rc = fn(ctx, &r);
     }
     return scan_done(db, st, rc, step, err);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 #include "error.h"
+#include "kinds.h"
 
 typedef struct pm_sq_sweeps {
     int64_t *ids;                 /* the sweeps analysed, in the order named */
@@ -22,8 +23,8 @@ void pm_sq_sweeps_free(pm_sq_sweeps *s);
 
 typedef struct pm_sq_config_row {
     int64_t id;
-    const char *key, *kind, *family, *size, *precision, *variant;
-    int window, resolution, layers;
+    const char *key, *kind, *variant;
+    pm_workload workload;         /* the model columns (the layers column as the kind's depth field) */
 } pm_sq_config_row;
 int pm_sq_configs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_config_row *), void *ctx,
                   pm_err *err);

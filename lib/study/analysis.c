@@ -73,7 +73,7 @@ void pm_analysis_free(pm_analysis *a)
     for (size_t i = 0; i < a->n_configs; i++) {
         pm_an_config *c = &a->configs[i];
         pm_cfg_clear(&c->cfg);
-        free(c->family); free(c->size); free(c->precision);
+        pm_workload_clear(&c->workload);
         free(c->share); free(c->stage_s); free(c->passes); free(c->stage_ir);
         for (size_t k = 0; k < c->n_metrics; k++)
             free(c->metrics[k].name);

@@ -44,9 +44,8 @@ typedef struct pm_an_pass {       /* one pass of one config, over its cold repea
 typedef struct pm_an_config {
     int64_t id;
     PM_CFG_EMBED;                 /* key, kind, variant and the config's axes (config_param), config.h */
-    char *family, *size, *precision;
-    double size_num;              /* "1.5b" -> 1.5e9; NAN when not numeric */
-    int window, resolution, layers;
+    pm_workload workload;         /* the model fields (kinds.h; owned), as the store's columns hold them */
+    double size_num;              /* workload.size: "1.5b" -> 1.5e9; NAN when not numeric */
     int n_cold, n_warm, n_failed;
     int n_no_report;              /* of n_failed: runs without a readable timing report */
     pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval) */

@@ -9,11 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *dup_or_null(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
 /* Stages: the map's order, then overhead and unmapped. */
 static int load_stages(an_work *w, pm_err *err)
 {
@@ -53,13 +48,9 @@ static int add_config(void *ctx, const pm_sq_config_row *r)
     c->id = r->id;
     if (pm_cfg_set(&c->cfg, r->key, r->kind, r->variant))
         return PM_ERR_NOMEM;
-    c->family = dup_or_null(r->family);
-    c->size = dup_or_null(r->size);
-    c->window = r->window;
-    c->precision = dup_or_null(r->precision);
-    c->resolution = r->resolution;
-    c->layers = r->layers;
-    c->size_num = pm_an_size_value(c->size);
+    if (pm_workload_copy(&c->workload, &r->workload))
+        return PM_ERR_NOMEM;
+    c->size_num = pm_an_size_value(c->workload.size);
     c->share = calloc(a->n_stages, sizeof *c->share);
     c->stage_s = calloc(a->n_stages, sizeof *c->stage_s);
     c->dominant_stage = -1;

@@ -72,8 +72,8 @@ static long class_ids(const pm_analysis *a, const char *in, const char *(*field)
     return id + 1;
 }
 
-static const char *f_size(const pm_an_config *c) { return c->size; }
-static const char *f_family(const pm_an_config *c) { return c->family; }
+static const char *f_size(const pm_an_config *c) { return c->workload.size; }
+static const char *f_family(const pm_an_config *c) { return c->workload.family; }
 
 /* (family, size, window) of configs i and j, then i's position (for the sort; the search compares keys) */
 static int base_key_cmp(const prec_index *ix, const pm_analysis *a, size_t i, size_t j)
@@ -82,7 +82,7 @@ static int base_key_cmp(const prec_index *ix, const pm_analysis *a, size_t i, si
         return ix->family[i] < ix->family[j] ? -1 : 1;
     if (ix->size[i] != ix->size[j])
         return ix->size[i] < ix->size[j] ? -1 : 1;
-    int wi = a->configs[i].window, wj = a->configs[j].window;
+    int wi = a->configs[i].workload.window, wj = a->configs[j].workload.window;
     return (wi > wj) - (wi < wj);
 }
 
@@ -121,7 +121,7 @@ static int prec_index_build(prec_index *ix, const pm_analysis *a, const char *in
     for (size_t ci = 0; ci < nc; ci++) {
         ix->prec[ci] = -1;
         for (size_t k = 0; in[ci] && k < np; k++)
-            if (an_same(a->configs[ci].precision, precs[k])) {
+            if (an_same(a->configs[ci].workload.precision, precs[k])) {
                 ix->prec[ci] = (int)k;
                 break;
             }
@@ -134,7 +134,7 @@ static int prec_index_build(prec_index *ix, const pm_analysis *a, const char *in
         if (in[ci])
             ix->by_size[ix->by_size_at[ix->size[ci] + 1]++] = ci;
     for (size_t ci = 0; ci < nc; ci++)
-        if (in[ci] && an_same(a->configs[ci].precision, a->prec_base) && a->configs[ci].wall.mean > 0)
+        if (in[ci] && an_same(a->configs[ci].workload.precision, a->prec_base) && a->configs[ci].wall.mean > 0)
             ix->base[ix->n_base++] = ci;
     base_sort bs = {ix, a};
     qsort_r(ix->base, ix->n_base, sizeof *ix->base, cmp_base, &bs);
@@ -173,7 +173,7 @@ static void prec_ratios(const pm_analysis *a, prec_index *ix, const char *in, si
                 tmp[n++] = c2->wall.mean / a->configs[ix->base[lo]].wall.mean;
         }
         if (n) {
-            r->xlabel[r->n] = c->size;
+            r->xlabel[r->n] = c->workload.size;
             r->x[r->n] = c->size_num;
             r->y[r->n++] = an_median(tmp, (size_t)n);
         }
@@ -205,12 +205,12 @@ int an_precision(an_work *w, pm_err *err)
             const pm_an_config *c = &a->configs[ci];
             if (!in[ci])
                 continue;
-            wins[nw++] = c->window;
+            wins[nw++] = c->workload.window;
             size_t k;
-            for (k = 0; k < np && !an_same(precs[k], c->precision); k++)
+            for (k = 0; k < np && !an_same(precs[k], c->workload.precision); k++)
                 ;
             if (k == np)
-                precs[np++] = c->precision;
+                precs[np++] = c->workload.precision;
         }
         if (nw)
             a->prec_window = an_most_common_int(wins, nw);
@@ -247,12 +247,12 @@ int an_precision(an_work *w, pm_err *err)
                 const pm_an_config *c = &a->configs[ci];
                 if (!in[ci] || ix.prec[ci] != (int)k)
                     continue;
-                if (c->window == a->prec_window) {
+                if (c->workload.window == a->prec_window) {
                     int sid = ix.size[ci];
                     if (ix.slot[sid] < 0) {
                         size_t j = t->n;
                         ix.slot[sid] = (int)j;
-                        t->xlabel[j] = c->size;
+                        t->xlabel[j] = c->workload.size;
                         t->x[j] = c->size_num;
                         t->y[j] = 0;
                         t->n++;
@@ -292,7 +292,7 @@ int an_precision(an_work *w, pm_err *err)
         for (size_t ci = 0; ci < a->n_configs; ci++) {
             const pm_an_config *c = &a->configs[ci];
             if (in[ci])
-                sizes[ns++] = c->size;
+                sizes[ns++] = c->workload.size;
         }
         a->prec_window_size = ns ? an_most_common(sizes, ns, NULL) : NULL;
         free(wins);

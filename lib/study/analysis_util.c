@@ -130,15 +130,15 @@ int an_cmp_config(const void *pa, const void *pb)
 {
     const pm_an_config *a = pa, *b = pb;
     int c;
-    if ((c = cmp_nullstr(a->kind, b->kind)) || (c = cmp_nullstr(a->family, b->family)) ||
-        (c = cmp_size(a->size, a->size_num, b->size, b->size_num)))
+    if ((c = cmp_nullstr(a->kind, b->kind)) || (c = cmp_nullstr(a->workload.family, b->workload.family)) ||
+        (c = cmp_size(a->workload.size, a->size_num, b->workload.size, b->size_num)))
         return c;
-    if (a->window != b->window)
-        return a->window < b->window ? -1 : 1;
-    if ((c = cmp_nullstr(a->precision, b->precision)))
+    if (a->workload.window != b->workload.window)
+        return a->workload.window < b->workload.window ? -1 : 1;
+    if ((c = cmp_nullstr(a->workload.precision, b->workload.precision)))
         return c;
-    if (a->resolution != b->resolution)
-        return a->resolution < b->resolution ? -1 : 1;
+    if (a->workload.resolution != b->workload.resolution)
+        return a->workload.resolution < b->workload.resolution ? -1 : 1;
     if ((c = cmp_nullstr(a->variant, b->variant)))
         return c;
     return cmp_nullstr(a->key, b->key);

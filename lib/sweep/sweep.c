@@ -1321,13 +1321,7 @@ configs:
         if (x.be->prepare_config && (rc = x.be->prepare_config(&x.bctx, c, cs->dir, &cs->prep, err)))
             goto cleanup;
         char *params = cs->prep.params ? json_dumps(cs->prep.params, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-        /* the layers column: the depth a workload kind emits (layers, blocks) */
-        const pm_kind *kind = pm_kind_find(cfg->kind);
-        double depth = kind ? pm_cfg_param_num(&cfg->cfg, kind->depth_axis) : NAN;
-        pm_config pc = {.key = cfg->key, .kind = cfg->kind, .family = cfg->family[0] ? cfg->family : NULL,
-                        .size = cfg->size[0] ? cfg->size : NULL, .window = cfg->window,
-                        .precision = cfg->precision[0] ? cfg->precision : NULL, .resolution = cfg->resolution,
-                        .layers = isnan(depth) ? 0 : (int)depth,
+        pm_config pc = {.key = cfg->key, .kind = cfg->kind, .workload = pm_spec_workload(cfg),
                         .variant = cfg->variant[0] ? cfg->variant : NULL, .params_json = params,
                         .params = cfg->params, .n_params = cfg->n_params};
         rc = pm_store_config(x.store, sweep_id, &pc, &cs->id, err);

@@ -907,7 +907,7 @@ int pm_gen_cnn_check_resolution(int resolution, pm_err *err)
     return PM_OK;
 }
 
-int pm_gen_cnn(const pm_cnn_opts *opts, FILE *out, pm_gen_info *info, pm_err *err)
+int pm_gen_cnn(const pm_workload *opts, FILE *out, pm_gen_info *info, pm_err *err)
 {
     char list[256];
     if (!opts || !opts->family)

@@ -497,7 +497,7 @@ static void sig(pm_emit *e, const char *name, const pm_val *fixed, int n_fixed, 
     pm_emit_printf(e, ") -> %s {\n", ret);
 }
 
-int pm_gen_llm(const pm_llm_opts *opts, FILE *out, pm_gen_info *info, pm_err *err)
+int pm_gen_llm(const pm_workload *opts, FILE *out, pm_gen_info *info, pm_err *err)
 {
     char list[256];
     if (!opts || !opts->family)

@@ -6,20 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util.h"
 
-static int emit_llm(const pm_workload *w, FILE *out, pm_gen_info *info, pm_err *err)
-{
-    pm_llm_opts o = {.family = w->family, .size = w->size, .window = w->window, .precision = w->precision,
-                     .layers = w->layers, .func_per_layer = w->func_per_layer};
-    return pm_gen_llm(&o, out, info, err);
-}
-
-static int emit_cnn(const pm_workload *w, FILE *out, pm_gen_info *info, pm_err *err)
-{
-    pm_cnn_opts o = {.family = w->family, .resolution = w->resolution, .precision = w->precision,
-                     .blocks = w->blocks};
-    return pm_gen_cnn(&o, out, info, err);
-}
+/* The longest LLM family and size a [llm] section's FAMILY:SIZE splits into (with the terminator). */
+#define FAMILY_MAX 32
+#define SIZE_MAX_LEN 16
 
 /* Beyond one tile the tile loops unroll: about 2.5x more ops per doubling of window / tile
  * (studies/embedded-llm-measurements.md). */
@@ -114,7 +105,7 @@ static int expand_llm(const pm_kind_reader *r, pm_err *err)
         const char *colon = strchr(models[m], ':');
         if (!colon)
             return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' is not FAMILY:SIZE", mwhat, models[m]);
-        char family[PM_WORKLOAD_FAMILY_MAX], size[PM_WORKLOAD_SIZE_MAX];
+        char family[FAMILY_MAX], size[SIZE_MAX_LEN];
         if ((size_t)(colon - models[m]) >= sizeof family)
             return pm_err_set(err, PM_ERR_USAGE, "family: value too long (max %zu)", sizeof family - 1);
         if (strlen(colon + 1) >= sizeof size)
@@ -201,7 +192,7 @@ static const pm_kind kinds[] = {
      .prefer = {{"precision", "int8"}}, .figure = "fingerprint", .regime_rows = "size", .regime_cols = "window",
      .slice = "precision", .rows_label = "model size (parameters)", .cols_label = "window (prompt tokens)",
      .regime_figure = "regime-map", .precision_study = 1,
-     .axes = "family,size,window,precision,layers", .depth_axis = "layers", .emit = emit_llm, .grow = grow_llm,
+     .axes = "family,size,window,precision,layers", .depth_axis = "layers", .emit = pm_gen_llm, .grow = grow_llm,
      .spec_section = section_llm, .size_axis = "window", .families = pm_gen_llm_families,
      .sizes = pm_gen_llm_sizes, .npuw = 1,
      .section_keys = "models,windows,precisions,variants,layers,tile,unroll", .expand = expand_llm},
@@ -212,7 +203,7 @@ static const pm_kind kinds[] = {
      .prefer = {{"precision", "int8"}}, .figure = "cnn-fingerprint", .regime_rows = "family",
      .regime_cols = "resolution", .slice = "precision", .rows_label = "CNN family",
      .cols_label = "input resolution (pixels)", .regime_figure = "cnn-regime-map", .spine = 1,
-     .axes = "family,resolution,precision,blocks", .depth_axis = "blocks", .emit = emit_cnn, .grow = grow_cnn,
+     .axes = "family,resolution,precision,blocks", .depth_axis = "blocks", .emit = pm_gen_cnn, .grow = grow_cnn,
      .spec_section = section_cnn, .size_axis = "resolution", .families = pm_gen_cnn_families,
      .section_keys = "families,resolutions,precisions,variants,blocks,tile,unroll", .expand = expand_cnn},
 };
@@ -250,4 +241,107 @@ const char *pm_kind_prefer(const pm_kind *k, const char *axis)
         if (k->prefer[i].axis && !strcmp(k->prefer[i].axis, axis))
             return k->prefer[i].value;
     return NULL;
+}
+
+/* ---- the model fields by axis name ---- */
+
+static const struct {
+    const char *axis;
+    size_t off;
+    int number;
+} fields[] = {
+    {"family", offsetof(pm_workload, family), 0},       {"size", offsetof(pm_workload, size), 0},
+    {"precision", offsetof(pm_workload, precision), 0}, {"window", offsetof(pm_workload, window), 1},
+    {"resolution", offsetof(pm_workload, resolution), 1}, {"layers", offsetof(pm_workload, layers), 1},
+    {"blocks", offsetof(pm_workload, blocks), 1},
+};
+#define N_FIELDS (sizeof fields / sizeof fields[0])
+
+static int field_index(const char *axis)
+{
+    for (size_t i = 0; axis && i < N_FIELDS; i++)
+        if (!strcmp(fields[i].axis, axis))
+            return (int)i;
+    return -1;
+}
+
+const char *pm_workload_axis(const pm_workload *w, const char *axis, char *num, size_t cap)
+{
+    int i = field_index(axis);
+    if (i < 0)
+        return NULL;
+    const char *p = (const char *)w + fields[i].off;
+    if (!fields[i].number)
+        return *(const char *const *)(const void *)p;
+    snprintf(num, cap, "%d", *(const int *)(const void *)p);
+    return num;
+}
+
+/* Sets field i from its parameter's text (a number as the spec wrote it). */
+static void set_field(pm_workload *w, int i, const char *v)
+{
+    char *p = (char *)w + fields[i].off;
+    if (fields[i].number)
+        *(int *)(void *)p = (int)strtol(v, NULL, 10);
+    else
+        *(const char **)(void *)p = v;
+}
+
+pm_workload pm_workload_of(const pm_cfg *c)
+{
+    pm_workload w = {0};
+    const pm_kind *k = c ? pm_kind_find(c->kind) : NULL;
+    for (size_t i = 0; k && i < N_FIELDS; i++) {
+        const char *v = pm_kind_list_has(k->axes, fields[i].axis) ? pm_cfg_param(c, fields[i].axis) : NULL;
+        if (v)
+            set_field(&w, (int)i, v);
+    }
+    return w;
+}
+
+/* The field the depth of `kind` is, or -1 (no row, or a row whose depth_axis is no number field). */
+static int depth_field(const char *kind)
+{
+    const pm_kind *k = pm_kind_find(kind);
+    int i = k ? field_index(k->depth_axis) : -1;
+    return i >= 0 && fields[i].number ? i : -1;
+}
+
+int pm_workload_depth(const pm_workload *w, const char *kind)
+{
+    int i = depth_field(kind);
+    return i < 0 ? 0 : *(const int *)(const void *)((const char *)w + fields[i].off);
+}
+
+void pm_workload_set_depth(pm_workload *w, const char *kind, int depth)
+{
+    int i = depth_field(kind);
+    if (i >= 0)
+        *(int *)(void *)((char *)w + fields[i].off) = depth;
+}
+
+static int dup_str(const char **dst, const char *src)
+{
+    *dst = src ? strdup(src) : NULL;
+    return src && !*dst ? -1 : 0;
+}
+
+int pm_workload_copy(pm_workload *dst, const pm_workload *src)
+{
+    *dst = *src;
+    dst->family = dst->size = dst->precision = NULL;
+    if (dup_str(&dst->family, src->family) || dup_str(&dst->size, src->size) ||
+        dup_str(&dst->precision, src->precision)) {
+        pm_workload_clear(dst);
+        return -1;
+    }
+    return 0;
+}
+
+void pm_workload_clear(pm_workload *w)
+{
+    free(pm_unconst_ptr(w->family));
+    free(pm_unconst_ptr(w->size));
+    free(pm_unconst_ptr(w->precision));
+    *w = (pm_workload){0};
 }

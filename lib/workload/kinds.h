@@ -7,21 +7,25 @@
 
 #include <stdio.h>
 #include "error.h"
+#include "config.h"
 #include "gen.h"
 
-/* A workload config's model fields, as the generators take them (the spec fills it: pm_spec_workload). */
-typedef struct pm_workload {
-    const char *family, *size, *precision;
-    int window;             /* LLM prompt tokens */
-    int resolution;         /* CNN input pixels */
-    int layers, blocks;     /* depth emitted: LLM decoder layers / CNN blocks (0: all) */
-    int func_per_layer;
-} pm_workload;
+/* pm_workload, a workload config's model fields, is declared in gen.h (the generators take it). */
 
-/* The longest model names a config keeps (the spec's copies of a workload's fields, with the terminator). */
-#define PM_WORKLOAD_FAMILY_MAX 32
-#define PM_WORKLOAD_SIZE_MAX 16
-#define PM_WORKLOAD_PRECISION_MAX 8
+/* The model fields by axis name (the names a row's `axes` list): the one map between a pm_workload and a
+ * config's parameters. The field as text (a number written into num), or NULL: no model field is called that,
+ * or its string is NULL. */
+const char *pm_workload_axis(const pm_workload *w, const char *axis, char *num, size_t cap);
+/* A config decoded into its workload: its kind row's axes read from its parameters (strings borrowed from c;
+ * an absent axis stays 0 / NULL). All zero for a kind with no row. */
+pm_workload pm_workload_of(const pm_cfg *c);
+/* The depth a workload of `kind` emits (its row's depth_axis: the store's `layers` column); 0 with no row. */
+int pm_workload_depth(const pm_workload *w, const char *kind);
+/* Sets the field the depth of `kind` is (the store's `layers` column read back); nothing with no row. */
+void pm_workload_set_depth(pm_workload *w, const char *kind, int depth);
+/* dst = src with its strings copied (dst owns them: pm_workload_clear). 0, or -1 out of memory (dst cleared). */
+int pm_workload_copy(pm_workload *dst, const pm_workload *src);
+void pm_workload_clear(pm_workload *w);   /* frees an owning workload's strings and zeroes it */
 
 /* A kind's spec section [NAME X] as its row's expand reads it (lib/workload knows no spec file: the spec
  * hands it these callbacks). */
@@ -65,7 +69,7 @@ typedef struct pm_kind {
     /* The config model: the kind's axes as stored parameters, in order (the back end adds its pipeline's), and
      * which of them is the depth emitted (the store's `layers` column; a fix rule's `layers` term). */
     const char *axes, *depth_axis;
-    /* Writes the workload's MLIR (its generator). */
+    /* Writes the workload's MLIR: its generator (gen.h), which takes the pm_workload itself. */
     int (*emit)(const pm_workload *w, FILE *out, pm_gen_info *info, pm_err *err);
     /* How much the IR grows in the embedded pipeline beyond the generated size at this tile (1: not at all):
      * the shard planner's cost estimate. */

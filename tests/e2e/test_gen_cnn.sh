@@ -14,7 +14,7 @@ cat > "$TMP/drv.c" <<'C'
 #include "gen.h"
 int main(int argc, char **argv)
 {
-    pm_cnn_opts o = {argv[1], atoi(argv[2]), argv[3], atoi(argv[4])};
+    pm_workload o = {.family = argv[1], .resolution = atoi(argv[2]), .precision = argv[3], .blocks = atoi(argv[4])};
     pm_gen_info info;
     pm_err e;
     FILE *f = fopen(argv[5], "w");

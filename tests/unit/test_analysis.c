@@ -27,8 +27,10 @@ static int64_t add_config(const char *kind, const char *fam, const char *size, i
 {
     char key[256];
     snprintf(key, sizeof key, "%s/%s/%s/w%d/%s/r%d", kind, fam, size ? size : "-", window, prec, res);
-    pm_config c = {.key = key, .kind = kind, .family = fam, .size = size, .window = window, .precision = prec,
-                   .resolution = res, .layers = 2, .variant = "stock"};
+    /* depth 2 whatever the kind (the layers column: an LLM's layers, a CNN's blocks) */
+    pm_config c = {.key = key, .kind = kind, .variant = "stock",
+                   .workload = {.family = fam, .size = size, .window = window, .precision = prec, .resolution = res,
+                                .layers = 2, .blocks = 2}};
     int64_t id = 0;
     pm_err e = {0};
     assert_int_equal(pm_store_config(store, sweep_id, &c, &id, &e), PM_OK);
@@ -208,9 +210,9 @@ static void sizes_sorted_numerically_and_regimes(void **state)
         }
     pm_analysis *a = analyse();
     assert_int_equal(a->n_configs, 6);
-    assert_string_equal(a->configs[0].size, "0.5b");
-    assert_string_equal(a->configs[2].size, "1.5b");
-    assert_string_equal(a->configs[4].size, "7b");
+    assert_string_equal(a->configs[0].workload.size, "0.5b");
+    assert_string_equal(a->configs[2].workload.size, "1.5b");
+    assert_string_equal(a->configs[4].workload.size, "7b");
     assert_float_equal(pm_an_size_value("1.5b"), 1.5e9, 1);
     assert_float_equal(pm_an_size_value("125m"), 1.25e8, 1);
     assert_true(isnan(pm_an_size_value("big")));

@@ -29,8 +29,8 @@ static void run(const char *kind, const char *fam, const char *size, int window,
 {
     char key[256];
     snprintf(key, sizeof key, "%s/%s/%s/%d/%s/%d", kind, fam, size ? size : "-", window, prec, res);
-    pm_config c = {.key = key, .kind = kind, .family = fam, .size = size, .window = window, .precision = prec,
-                   .resolution = res, .variant = "stock"};
+    pm_config c = {.key = key, .kind = kind, .variant = "stock",
+                   .workload = {.family = fam, .size = size, .window = window, .precision = prec, .resolution = res}};
     int64_t cfg;
     pm_err e = {0};
     assert_int_equal(pm_store_config(store, sweep_id, &c, &cfg, &e), PM_OK);

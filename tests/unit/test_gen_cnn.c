@@ -19,7 +19,7 @@ static char *gen_text(const char *family, int res, const char *prec, int blocks,
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    pm_cnn_opts o = {family, res, prec, blocks};
+    pm_workload o = {.family = family, .resolution = res, .precision = prec, .blocks = blocks};
     pm_err e;
     pm_err_clear(&e);
     memset(info, 0, sizeof *info);
@@ -119,18 +119,18 @@ static void bad_input_is_usage_error(void **state)
     pm_gen_info info;
     FILE *f = tmpfile();
     assert_non_null(f);
-    pm_cnn_opts bad_fam = {"vgg16", 224, "fp16", 0};
+    pm_workload bad_fam = {.family = "vgg16", .resolution = 224, .precision = "fp16", .blocks = 0};
     assert_int_equal(pm_gen_cnn(&bad_fam, f, &info, &e), PM_ERR_USAGE);
     assert_non_null(strstr(e.msg, "resnet18"));
     assert_non_null(strstr(e.msg, "convnext"));
-    pm_cnn_opts bad_res = {"resnet18", 100, "fp16", 0};
+    pm_workload bad_res = {.family = "resnet18", .resolution = 100, .precision = "fp16", .blocks = 0};
     assert_int_equal(pm_gen_cnn(&bad_res, f, &info, &e), PM_ERR_USAGE);
-    pm_cnn_opts big_res = {"resnet18", 2048, "fp16", 0};
+    pm_workload big_res = {.family = "resnet18", .resolution = 2048, .precision = "fp16", .blocks = 0};
     assert_int_equal(pm_gen_cnn(&big_res, f, &info, &e), PM_ERR_USAGE);
-    pm_cnn_opts bad_prec = {"resnet18", 224, "bf16", 0};
+    pm_workload bad_prec = {.family = "resnet18", .resolution = 224, .precision = "bf16", .blocks = 0};
     assert_int_equal(pm_gen_cnn(&bad_prec, f, &info, &e), PM_ERR_USAGE);
     assert_non_null(strstr(e.msg, "int4"));
-    pm_cnn_opts bad_blocks = {"resnet18", 224, "fp16", -1};
+    pm_workload bad_blocks = {.family = "resnet18", .resolution = 224, .precision = "fp16", .blocks = -1};
     assert_int_equal(pm_gen_cnn(&bad_blocks, f, &info, &e), PM_ERR_USAGE);
     fclose(f);
     const char *const *fams = pm_gen_cnn_families();
@@ -158,7 +158,7 @@ static void real_mlir_opt_parses_every_family(void **state)
         for (int r = 0; r < 3; r++) {
             FILE *f = fopen(path, "w");
             assert_non_null(f);
-            pm_cnn_opts o = {fams[i], res[r], precs[(i + r) % 3], 0};
+            pm_workload o = {.family = fams[i], .resolution = res[r], .precision = precs[(i + r) % 3], .blocks = 0};
             pm_gen_info info;
             pm_err e;
             assert_int_equal(pm_gen_cnn(&o, f, &info, &e), PM_OK);

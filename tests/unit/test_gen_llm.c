@@ -19,7 +19,7 @@ static int gen(const char *family, const char *size, const char *prec, int windo
     *text = NULL;
     FILE *f = open_memstream(text, &len);
     assert_non_null(f);
-    pm_llm_opts o = {.family = family, .size = size, .window = window, .precision = prec, .layers = layers,
+    pm_workload o = {.family = family, .size = size, .window = window, .precision = prec, .layers = layers,
                      .func_per_layer = fpl};
     int rc = pm_gen_llm(&o, f, info, err);
     fclose(f);
@@ -202,7 +202,7 @@ static void modules_verify_with_mlir_opt(void **state)
             snprintf(path, sizeof path, "%s/m.mlir", dir);
             FILE *out = fopen(path, "w");
             assert_non_null(out);
-            pm_llm_opts o = {.family = *f, .size = size, .window = 8, .precision = precs[p], .layers = 1,
+            pm_workload o = {.family = *f, .size = size, .window = 8, .precision = precs[p], .layers = 1,
                              .func_per_layer = p == 2};
             pm_gen_info info;
             assert_int_equal(pm_gen_llm(&o, out, &info, &err), PM_OK);

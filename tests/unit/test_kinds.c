@@ -101,7 +101,7 @@ static void emit_is_the_generator(void **state)
     char *direct = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&direct, &len);
-    pm_llm_opts o = {.family = "qwen2", .size = "0.5b", .window = 64, .precision = "int8", .layers = 2,
+    pm_workload o = {.family = "qwen2", .size = "0.5b", .window = 64, .precision = "int8", .layers = 2,
                      .func_per_layer = 1};
     pm_err e = {0};
     assert_int_equal(pm_gen_llm(&o, f, &b, &e), PM_OK);
@@ -114,7 +114,7 @@ static void emit_is_the_generator(void **state)
     pm_workload c = {.family = "resnet18", .precision = "fp16", .resolution = 64, .blocks = 1, .layers = 9};
     via_row = emit(pm_kind_find("cnn"), &c, &a);
     f = open_memstream(&direct, &len);
-    pm_cnn_opts co = {.family = "resnet18", .resolution = 64, .precision = "fp16", .blocks = 1};
+    pm_workload co = {.family = "resnet18", .resolution = 64, .precision = "fp16", .blocks = 1};
     assert_int_equal(pm_gen_cnn(&co, f, &b, &e), PM_OK);
     fclose(f);
     assert_string_equal(via_row, direct);
@@ -153,9 +153,10 @@ static void spec_section_round_trips(void **state)
     pm_err e = {0};
     assert_int_equal(pm_spec_parse(text, "t.ini", &spec, &e), PM_OK);
     assert_int_equal(spec->n_configs, 1);
-    assert_string_equal(spec->configs[0].family, "resnet18");
-    assert_int_equal(spec->configs[0].resolution, 224);
-    assert_int_equal(spec->configs[0].blocks, 3);
+    pm_workload back = pm_spec_workload(&spec->configs[0]);
+    assert_string_equal(back.family, "resnet18");
+    assert_int_equal(back.resolution, 224);
+    assert_int_equal(back.blocks, 3);
     pm_spec_free(spec);
     free(text);
     free(s);
@@ -193,6 +194,60 @@ static void spec_configs_carry_the_row_axes(void **state)
     pm_spec_free(s);
 }
 
+/* The model fields have one map to parameters (kinds.c): a workload written as its row's axes reads back the
+ * same, the depth is the row's depth axis, and a kind with no row has no workload. */
+static void a_config_decodes_into_its_workload(void **state)
+{
+    const pm_workload full = {.family = "fam", .size = "1b", .precision = "int4", .window = 64, .resolution = 96,
+                              .layers = 3, .blocks = 5};
+    for (int n = 0; pm_kind_at(n); n++) {
+        const pm_kind *k = pm_kind_at(n);
+        pm_cfg c = {0};
+        assert_int_equal(pm_cfg_set(&c, "k", k->name, "stock"), 0);
+        char axes[256], num[32];
+        snprintf(axes, sizeof axes, "%s", k->axes);
+        for (char *save = NULL, *t = strtok_r(axes, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            const char *v = pm_workload_axis(&full, t, num, sizeof num);
+            assert_non_null(v);   /* every axis of a row is a model field */
+            assert_int_equal(pm_cfg_param_add(&c, t, v), 0);
+        }
+        assert_int_equal(pm_cfg_param_add(&c, "tile", "512"), 0);   /* not a model field: ignored */
+        pm_workload w = pm_workload_of(&c);
+        char a[32], b[32];
+        for (int i = 0; i < 7; i++) {
+            static const char *const names[] = {"family", "size", "precision", "window", "resolution", "layers",
+                                                "blocks"};
+            const char *want = pm_kind_list_has(k->axes, names[i]) ? pm_workload_axis(&full, names[i], a, sizeof a)
+                                                                  : NULL;
+            const char *got = pm_workload_axis(&w, names[i], b, sizeof b);
+            if (want)
+                assert_string_equal(got, want);
+            else
+                assert_true(!got || !strcmp(got, "0"));   /* an axis the kind lacks stays empty */
+        }
+        assert_int_equal(pm_workload_depth(&w, k->name), (int)pm_cfg_param_num(&c, k->depth_axis));
+        pm_workload d = {0};
+        pm_workload_set_depth(&d, k->name, 7);
+        assert_int_equal(pm_workload_depth(&d, k->name), 7);
+        pm_workload own;
+        assert_int_equal(pm_workload_copy(&own, &w), 0);
+        assert_ptr_not_equal(own.family, w.family);
+        assert_string_equal(own.family, "fam");
+        pm_cfg_clear(&c);
+        assert_string_equal(own.family, "fam");   /* the copy owns its strings */
+        pm_workload_clear(&own);
+        assert_null(own.family);
+    }
+    assert_null(pm_workload_axis(&full, "tile", (char[32]){0}, 32));
+    pm_cfg cmd = {0};
+    assert_int_equal(pm_cfg_set(&cmd, "c/size=1b", "command", NULL), 0);
+    assert_int_equal(pm_cfg_param_add(&cmd, "size", "1b"), 0);
+    pm_workload none = pm_workload_of(&cmd);
+    assert_null(none.size);   /* a kind with no row: its axes are not model fields */
+    assert_int_equal(pm_workload_depth(&full, "command"), 0);
+    pm_cfg_clear(&cmd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +257,7 @@ int main(void)
         cmocka_unit_test(grow_as_the_pipeline_grows),
         cmocka_unit_test(spec_section_round_trips),
         cmocka_unit_test(spec_configs_carry_the_row_axes),
+        cmocka_unit_test(a_config_decodes_into_its_workload),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

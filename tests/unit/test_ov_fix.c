@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "spec.h"
+#include "sweep_ov.h"
 
 static const char *spec_text =
     "[sweep]\nname = ovs\nbackend = openvino\nrepeats = 3\n"
@@ -41,7 +42,9 @@ static void rounds_runnable_and_check(void **state)
     const pm_backend_fix_ops *fx = be->fix;
     int llm = find(s, "llm/"), cnn = find(s, "cnn/");
     /* the CNN's model path comes from the template (it was empty before) */
-    assert_string_equal(s->configs[cnn].model_xml, "dir/models/resnet18--fp16-r64/openvino_model.xml");
+    char model[512], round_model[512];
+    assert_int_equal(pm_sweep_ov_model(s, &s->configs[cnn], model, sizeof model, &err), PM_OK);
+    assert_string_equal(model, "dir/models/resnet18--fp16-r64/openvino_model.xml");
 
     char why[160] = "";
     assert_int_equal(fx->runnable(s, cnn, "reuse-strategy", why, sizeof why), 1);
@@ -60,9 +63,10 @@ static void rounds_runnable_and_check(void **state)
     assert_string_equal(r->configs[0].key, "cnn/resnet18/r64/fp16/B1/stock");
     assert_string_equal(r->configs[1].key, "cnn/resnet18/r64/fp16/B1/reuse-strategy");
     assert_string_equal(r->configs[1].variant, "reuse-strategy");
-    assert_int_equal(r->configs[0].reuse_strategy, 0);
-    assert_int_equal(r->configs[1].reuse_strategy, 1);
-    assert_string_equal(r->configs[1].model_xml, s->configs[cnn].model_xml);
+    assert_int_equal(pm_spec_variant_has(&r->configs[0], "reuse-strategy"), 0);
+    assert_int_equal(pm_spec_variant_has(&r->configs[1], "reuse-strategy"), 1);
+    assert_int_equal(pm_sweep_ov_model(r, &r->configs[1], round_model, sizeof round_model, &err), PM_OK);
+    assert_string_equal(round_model, model);
     pm_spec_free(r);
 
     /* under NPUW, and the warm path, no round */

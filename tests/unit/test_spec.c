@@ -27,7 +27,7 @@ static void expands_the_matrix(void **state)
     assert_int_equal(s->n_configs, 2 * 2 * 2 + 2);
     assert_string_equal(s->configs[0].key, "llm/qwen2/0.5b/w128/int8/L1/stock");
     assert_string_equal(s->configs[8].key, "cnn/resnet18/r64/fp16/B2/stock");
-    assert_int_equal(s->configs[9].no_rollback, 1);
+    assert_int_equal(pm_spec_variant_has(&s->configs[9], "no-rollback"), 1);
     assert_non_null(strstr(s->text, "[cnn b]"));
     pm_spec_free(s);
 }
@@ -58,11 +58,13 @@ static void tile_variant_keeps_the_key(void **state)
     assert_int_equal(pm_spec_parse(text, "t.ini", &s, &e), PM_OK);
     assert_int_equal(s->n_configs, 3);
     assert_string_equal(s->configs[1].key, "llm/qwen2/0.5b/w512/int8/L1/tile-512");
-    assert_int_equal(s->configs[0].variant_tile, 0);
-    assert_int_equal(s->configs[1].variant_tile, 512);
+    assert_int_equal(pm_spec_variant_tile(&s->configs[0]), 0);
+    assert_int_equal(pm_spec_variant_tile(&s->configs[1]), 512);
     assert_int_equal(s->configs[1].tile, 256);
-    assert_int_equal(s->configs[2].variant_tile, 1024);
-    assert_int_equal(s->configs[2].no_rollback, 1);
+    assert_int_equal(pm_spec_variant_tile(&s->configs[2]), 1024);
+    assert_int_equal(pm_spec_variant_has(&s->configs[2], "no-rollback"), 1);
+    assert_int_equal(pm_spec_variant_has(&s->configs[1], "no-rollback"), 0);
+    assert_int_equal(pm_spec_variant_has(&s->configs[2], "no"), 0);   /* a whole token, not a prefix */
     pm_spec_free(s);
     s = NULL;
     assert_int_not_equal(pm_spec_parse("[sweep]\nname = t\n[llm a]\nmodels = qwen2:0.5b\nwindows = 512\n"

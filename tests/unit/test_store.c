@@ -148,8 +148,8 @@ static void open_with_config(const char *path, pm_store **st, int64_t *cfg_id)
     int64_t sw;
     assert_int_equal(pm_store_open(path, st, &e), PM_OK);
     assert_int_equal(pm_store_sweep(*st, "s1", "embedded", "spec", NULL, &sw, &e), PM_OK);
-    pm_config c = {.key = "cnn/r18/224/f32", .kind = "cnn", .family = "resnet", .size = "18",
-                   .precision = "f32", .resolution = 224, .layers = 18, .variant = "stock"};
+    pm_config c = {.key = "cnn/r18/224/f32", .kind = "cnn", .variant = "stock",
+                   .workload = {.family = "resnet", .size = "18", .precision = "f32", .resolution = 224, .blocks = 18}};
     assert_int_equal(pm_store_config(*st, sw, &c, cfg_id, &e), PM_OK);
 }
 
@@ -206,8 +206,8 @@ static void sweep_and_config_get_or_create(void **state)
     assert_int_equal(pm_store_sweep(st, "t", "npu", NULL, NULL, &other, &e), PM_OK);
     assert_true(other != a);
 
-    pm_config c = {.key = "llm/qwen2/0.5b/w256/int8/stock", .kind = "llm", .family = "qwen2", .size = "0.5b",
-                   .window = 256, .precision = "int8", .variant = "stock"};
+    pm_config c = {.key = "llm/qwen2/0.5b/w256/int8/stock", .kind = "llm", .variant = "stock",
+                   .workload = {.family = "qwen2", .size = "0.5b", .window = 256, .precision = "int8"}};
     assert_int_equal(pm_store_config(st, a, &c, &c1, &e), PM_OK);
     assert_int_equal(pm_store_config(st, a, &c, &c2, &e), PM_OK);
     assert_true(c1 == c2);
