@@ -117,14 +117,18 @@ printf '   %s\n' "${took[@]}"
 join -t $'\t' -v 2 "$work/before" "$work/after" >"$work/new"
 kb=$(awk -F'\t' '{ s += $2 } END { print s + 0 }' "$work/new")
 echo "installed: $(wc -l <"$work/new") packages, $(( kb / 1024 )) MB (Installed-Size), on top of minbase's $(wc -l <"$work/before")"
-echo "asked for (apt's history, the command lines):"
-sed -n 's/^Commandline: /   /p' "$dir/var/log/apt/history.log" 2>/dev/null || true
+echo "asked for (apt's history: start, end, command line; upgrades of minbase's packages that the new ones needed):"
+awk '/^Start-Date:/ { s = $3 } /^End-Date:/ { e = $3 } /^Commandline:/ { sub(/^Commandline: /, ""); c = $0 }
+     /^Upgrade:/ { u = $0; gsub(/ \([^)]*\)/, "", u); sub(/^Upgrade: /, "", u); gsub(/:amd64/, "", u) }
+     /^$/ && c != "" { print "   " s "-" e "  " c (u != "" ? "\n     upgraded: " u : ""); c = u = "" }
+     END { if (c != "") print "   " s "-" e "  " c (u != "" ? "\n     upgraded: " u : "") }' \
+  "$dir/var/log/apt/history.log" 2>/dev/null || true
 echo "all of them:"
 cut -f1 "$work/new" | sed 's/:amd64$//' | tr '\n' ' ' | fold -s -w 110 | sed 's/^/   /'
 echo
 extras=$(cut -f1 "$work/new" | grep -E '^(slurm|munge|chromium|clang|libclang-rt|ccache|hyperfine|python3-pandas|nodejs|libcmocka)' || true)
 ok=1
-if [ -n "$extras" ]; then echo "NOT ok: test or bench extras installed: $(echo $extras)"; ok=0
+if [ -n "$extras" ]; then echo "NOT ok: test or bench extras installed: $(echo "$extras" | tr '\n' ' ')"; ok=0
 else echo "ok: none of the test or bench extras (Slurm, munge, Chromium, clang, ccache, hyperfine, pandas, cmocka)"; fi
 out=$dir/root/passmap/demo-out
 if [ "$rc" = 0 ] && [ -s "$out/report.html" ] && grep -q '^headline' "$out/report.txt" 2>/dev/null; then
