@@ -64,19 +64,26 @@ npm_step() {
   [ -d "$dir/node_modules/@duckdb/node-api" ] && return 0
   echo "installing (bench): $DUCKDB_NPM into $dir" >&2
   # Debian's nodejs comes without npm (its own package); a nodejs that bundles it conflicts with that package
-  command -v npm >/dev/null || ${SUDO:-} apt-get install -y -qq --no-install-recommends npm >/dev/null
+  command -v npm >/dev/null || ${SUDO:-} env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    --no-install-recommends npm >/dev/null
   mkdir -p "$dir" && npm install --prefix "$dir" --no-audit --no-fund --silent "$DUCKDB_NPM" >&2
 }
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 if [ ${#missing[@]} -eq 0 ]; then npm_step; exit; fi
+# root (a container, a fresh Debian whose minimal install has no sudo) runs apt itself; anyone else needs sudo
+if [ -n "$SUDO" ] && ! command -v sudo >/dev/null 2>&1; then
+  echo "install-deps.sh: missing packages and no sudo to install them: as root, run" \
+       "apt-get install --no-install-recommends ${missing[*]} (or install sudo), then run this again" >&2
+  exit 1
+fi
 echo "installing (${profiles[*]}): ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
+# through env: sudo drops DEBIAN_FRONTEND from the environment, and a debconf question would wait for an answer
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 # A fresh machine's empty package lists hid the newest version above: look again now.
 if [[ " ${missing[*]} " == *" mlir-22-tools "* ]] && ! apt-cache show mlir-22-tools >/dev/null 2>&1; then
   v=$(apt-cache search --names-only '^mlir-[0-9]+-tools$' | sed -E 's/^mlir-([0-9]+)-tools.*/\1/' | sort -n | tail -1)
   missing=("${missing[@]/mlir-22-tools/mlir-$v-tools}"); missing=("${missing[@]/llvm-22/llvm-$v}")
   missing=("${missing[@]/clang-22/clang-$v}"); missing=("${missing[@]/libclang-rt-22-dev/libclang-rt-$v-dev}")
 fi
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 npm_step

@@ -95,6 +95,12 @@ if echo "$out" | head -1 | grep -q "^proven fixes" && echo "$out" | sed -n 2p | 
 else fail "report head"; echo "$out" | head -5 | sed 's/^/#   /'; fi
 "$PASSMAP" report "$TMP/s.db" --sweep s --html "$TMP/r.html" >/dev/null 2>&1
 if grep -q "<section id=proven-fixes>" "$TMP/r.html" 2>/dev/null; then ok "HTML report: proven fixes section"; else fail "HTML: no proven fixes section"; fi
+# with a proven-fix table (and the fix's A/B rounds in the sweep) the figures still follow the headline directly
+secs=$(grep -oE '<(section|h2)( class=[a-z]+)? id=[a-z-]+' "$TMP/r.html" | sed 's/.*id=//' | tr '\n' ' ')
+case "$secs" in
+  *"headline figures "*) ok "HTML report: the figures follow the headline" ;;
+  *) fail "HTML section order: $secs" ;;
+esac
 
 before=$(runs s-fix)
 out=$("$PASSMAP" fix "$TMP/s.db" --max-repeats 6 --check-window 32 --allow-contended 2>&1)

@@ -158,6 +158,16 @@ sed -n '/<h2 id=configs>/,/<h2 id=shares>/p' "$html" | grep -q '<p class=sub id=
   && sed -n '/<h2 id=fixes>/,/<h2 id=fits>/p' "$html" | grep -q 'process-overhead = the compile' \
   && ok "html: keys and process-overhead explained beside the tables that show them" || fail "html: key legend"
 grep -q 'id="t-ab"\|id=t-ab' "$html" && grep -q 'id=marks' "$html" && ok "html: A/B table and the marks legend" || fail "html A/B table"
+# The answer, then where it holds: the section after the headline is the figures, the regime map first, even in
+# a report with an A/B table (it used to come between them), in the page and in its contents list.
+secs=$(grep -oE '<(section|h2)( class=[a-z]+)? id=[a-z-]+' "$html" | sed 's/.*id=//' | tr '\n' ' ')
+toc=$(grep -oE '<nav class=toc.*</nav>' "$html" | grep -oE 'href="#[a-z-]+"' | sed 's/href="#//; s/"//' | tr '\n' ' ')
+first_fig=$(grep -oE '<figure id="fig-[a-z-]+"' "$html" | head -1)
+case "$secs|$toc" in
+  *"headline figures ab "*"|"*"headline figures "*" ab "*) ok "html: the figures follow the headline, before the A/B table" ;;
+  *) fail "html section order: $secs / contents: $toc" ;;
+esac
+[ "$first_fig" = '<figure id="fig-regime-map"' ] && ok "html: the first figure is the regime map" || fail "first figure: $first_fig"
 
 if ! command -v chromium >/dev/null 2>&1; then
   echo "ok # SKIP chromium not installed"
