@@ -135,8 +135,9 @@ deps-demo deps-test deps-bench: deps-%:
 
 # An earlier demo-out/ is resumed; make demo DEMO_FRESH=1 replaces it (and says so).
 DEMO_FRESH ?= 0
+# the build uses every core unless make was given its own -j
 demo: deps-demo
-	$(MAKE) all
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS))$(findstring j,$(filter-out -%,$(firstword $(MAKEFLAGS)))),,-j$(shell nproc 2>/dev/null || echo 2)) all
 	DEMO_FRESH=$(DEMO_FRESH) scripts/demo.sh $(BIN)
 
 # The contract: sanitizer build, then every unit binary and e2e script through one runner. The -O2 build of
