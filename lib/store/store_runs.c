@@ -37,6 +37,11 @@ int pm_store_open_sqlite_readonly(const char *path, sqlite3 **db, pm_err *err)
     return PM_OK;
 }
 
+void pm_store_db_close(sqlite3 *db)
+{
+    sqlite3_close(db);
+}
+
 static char *col_str(sqlite3_stmt *s, int i, int *oom)
 {
     const unsigned char *t = sqlite3_column_text(s, i);

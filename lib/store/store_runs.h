@@ -66,6 +66,8 @@ typedef struct pm_run_summary {
 
 /* Opens a database file read-only for these queries (any schema version; PM_ERR_NOTFOUND when missing). */
 int pm_store_open_sqlite_readonly(const char *path, sqlite3 **db, pm_err *err);
+/* Closes a connection it (or pm_store_open_report) opened; NULL: nothing. */
+void pm_store_db_close(sqlite3 *db);
 
 /* Loads a run; with_passes 0 skips the pass rows (steps, argv and metrics only). PM_ERR_NOTFOUND when absent. */
 int pm_store_load_run(sqlite3 *db, int64_t run_id, int with_passes, pm_stored_run *out, pm_err *err);

@@ -1,7 +1,6 @@
 /* pm_compare: load two sides from results databases, match configs, compare (see compare.h). */
 #include "compare.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "run.h"
 #include "stats.h"
 #include "store.h"
+#include "store_compare.h"
 #include "store_query.h"
 #include "util.h"
 
@@ -41,12 +41,6 @@ typedef struct side_cfg {
     size_t n_steps, n_passes;
 } side_cfg;
 
-/* A side's three queries, prepared once for all its configs (a prepare per config was a fifth of the report on
- * 1,500 configs). passes is NULL when only walls are compared. */
-typedef struct side_stmts {
-    sqlite3_stmt *runs, *steps, *passes;
-} side_stmts;
-
 /* side.tools_cpu_wall: see decide.h */
 
 typedef struct side {
@@ -60,7 +54,8 @@ typedef struct side {
                                                     CPU/wall (decide.h) */
     side_cfg *cfgs;     /* sorted by base; their runs are loaded when matched (load_cfg_data) */
     size_t n_cfgs;
-    side_stmts q;
+    pm_store_side_cursor *q;   /* its queries, prepared once for all its configs (a prepare per config was a
+                                  fifth of the report on 1,500 configs) */
 } side;
 
 static int nomem(pm_err *err)
@@ -127,22 +122,15 @@ static void free_side_cfg(side_cfg *c)
     free_series(c->passes, c->n_passes);
 }
 
-static void side_stmts_free(side_stmts *q);
-
 static void free_side(side *s)
 {
     for (size_t i = 0; i < s->n_cfgs; i++)
         free_side_cfg(&s->cfgs[i]);
     free(s->cfgs);
     pm_contention_sweep_free(&s->cont);
-    side_stmts_free(&s->q);
+    pm_store_side_cursor_close(s->q);
     pm_store_close(s->st);
     memset(s, 0, sizeof *s);
-}
-
-static int db_fail(sqlite3 *db, const char *path, pm_err *err, const char *what)
-{
-    return pm_err_set(err, PM_ERR_DB, "%s: %s: %s", path, what, sqlite3_errmsg(db));
 }
 
 static int cmp_str_nullable(const char *a, const char *b)
@@ -159,40 +147,43 @@ static int cmp_tool_pass(const char *ta, const char *pa, const char *tb, const c
     return c ? c : cmp_str_nullable(pa, pb);
 }
 
-/* Resolves the sweep id: by name, or the only one. */
-static int resolve_sweep(sqlite3 *db, const char *path, const char *want, int64_t *id, char **name, pm_err *err)
+typedef struct sweep_pick {
+    const char *want;
+    int64_t *id;
+    char **name;
+    char names[512];
+    size_t n, found;
+} sweep_pick;
+
+static int pick_sweep(void *user, int64_t id, const char *nm)
 {
-    sqlite3_stmt *s = NULL;
-    int rc = PM_OK;
-    if (sqlite3_prepare_v2(db, "SELECT id, name FROM sweep ORDER BY name", -1, &s, NULL) != SQLITE_OK)
-        return db_fail(db, path, err, "list sweeps");
-    char names[512] = "";
-    size_t n = 0, found = 0;
-    int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *nm = (const char *)sqlite3_column_text(s, 1);
-        n++;
-        size_t used = strlen(names);
-        snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", nm ? nm : "");
-        if (!want || (nm && strcmp(nm, want) == 0)) {
-            *id = sqlite3_column_int64(s, 0);
-            free(*name);
-            *name = dup_or_null(nm);
-            found++;
-        }
+    sweep_pick *p = user;
+    p->n++;
+    size_t used = strlen(p->names);
+    snprintf(p->names + used, sizeof p->names - used, "%s%s", used ? ", " : "", nm ? nm : "");
+    if (!p->want || (nm && strcmp(nm, p->want) == 0)) {
+        *p->id = id;
+        free(*p->name);
+        *p->name = dup_or_null(nm);
+        p->found++;
     }
-    if (step != SQLITE_DONE)
-        rc = db_fail(db, path, err, "list sweeps");
-    else if (n == 0)
-        rc = pm_err_set(err, PM_ERR_NOTFOUND, "%s: no sweep recorded", path);
-    else if (want && !found)
-        rc = pm_err_set(err, PM_ERR_USAGE, "%s: no sweep '%s' (sweeps: %s)", path, want, names);
-    else if (!want && found > 1)
-        rc = pm_err_set(err, PM_ERR_USAGE, "%s holds several sweeps (%s): pick one with --sweep", path, names);
-    else if (!*name)
-        rc = nomem(err);
-    sqlite3_finalize(s);
-    return rc;
+    return PM_OK;
+}
+
+/* Resolves the sweep id: by name, or the only one. */
+static int resolve_sweep(pm_store *st, const char *path, const char *want, int64_t *id, char **name, pm_err *err)
+{
+    sweep_pick p = {.want = want, .id = id, .name = name};
+    int rc = pm_store_sweep_list(st, pick_sweep, &p, err);
+    if (rc != PM_OK)
+        return rc;
+    if (p.n == 0)
+        return pm_err_set(err, PM_ERR_NOTFOUND, "%s: no sweep recorded", path);
+    if (want && !p.found)
+        return pm_err_set(err, PM_ERR_USAGE, "%s: no sweep '%s' (sweeps: %s)", path, want, p.names);
+    if (!want && p.found > 1)
+        return pm_err_set(err, PM_ERR_USAGE, "%s holds several sweeps (%s): pick one with --sweep", path, p.names);
+    return *name ? PM_OK : nomem(err);
 }
 
 static int find_run(const side_cfg *c, int64_t run_id, size_t *idx)
@@ -212,23 +203,23 @@ static int find_run(const side_cfg *c, int64_t run_id, size_t *idx)
     return 0;
 }
 
-/* Fills series from rows (run_id, tool, pass, value) ordered by tool, pass; s is the side's prepared query, run
- * mode `mode`. */
-static int load_series(sqlite3 *db, const char *path, sqlite3_stmt *s, const char *mode, double runner_tick,
+/* Fills series from the side's step or pass rows (run, tool, pass, value) ordered by tool, pass, in run mode
+ * `mode`. */
+static int load_series(pm_store_side_cursor *q, pm_side_rows which, const char *mode, double runner_tick,
                        side_cfg *c, series **out, size_t *n_out, pm_err *err)
 {
     series *arr = NULL;
     size_t n = 0, cap = 0;
-    int rc = PM_OK, step;
-    sqlite3_reset(s);
-    sqlite3_bind_int64(s, 1, c->id);
-    sqlite3_bind_text(s, 2, mode, -1, SQLITE_STATIC);
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+    pm_side_row row;
+    int rc, more;
+    if ((rc = pm_store_side_cursor_start(q, which, c->id, mode, 0, err)) != PM_OK)
+        return rc;
+    while ((rc = pm_store_side_cursor_next(q, &row, &more, err)) == PM_OK && more) {
         size_t ri;
-        if (!find_run(c, sqlite3_column_int64(s, 0), &ri))
+        if (!find_run(c, row.run_id, &ri))
             continue;
-        const char *tool = (const char *)sqlite3_column_text(s, 1);
-        const char *pass = (const char *)sqlite3_column_text(s, 2);
+        const char *tool = row.tool;
+        const char *pass = row.pass;
         if (n == 0 || cmp_tool_pass(arr[n - 1].tool, arr[n - 1].pass, tool, pass) != 0) {
             if (grow(&arr, &cap, n, sizeof *arr) != 0) {
                 rc = nomem(err);
@@ -242,60 +233,24 @@ static int load_series(sqlite3 *db, const char *path, sqlite3_stmt *s, const cha
                 goto cleanup;
             }
         }
-        arr[n - 1].v[ri] += sqlite3_column_double(s, 3);
+        arr[n - 1].v[ri] += row.value;
         /* a step's time is the runner's (runner_tick); a pass's is its report's, rounded once per reading (an
          * unknown or unrecorded format declares none: 0) */
-        const char *fmt = (const char *)sqlite3_column_text(s, 4);
+        const char *fmt = row.format;
         double tick = runner_tick > 0 ? runner_tick : fmt ? pm_format_tick_s(pm_format_from_name(fmt)) : 0;
-        double reads = (double)sqlite3_column_int64(s, 5);
+        double reads = (double)row.reads;
         if (tick > arr[n - 1].tick)
             arr[n - 1].tick = tick;
         if (reads > arr[n - 1].reads)
             arr[n - 1].reads = reads;
     }
-    if (step != SQLITE_DONE)
-        rc = db_fail(db, path, err, "query");
 cleanup:
-    sqlite3_reset(s);
     if (rc != PM_OK) {
         free_series(arr, n);
         return rc;
     }
     *out = arr;
     *n_out = n;
-    return PM_OK;
-}
-
-static const char *const runs_sql =
-    "SELECT r.id, r.wall_s, coalesce(r.user_s, -1), coalesce(r.sys_s, -1), (SELECT CASE WHEN count(*) > 0 AND "
-    "count(*) = count(s.instructions) THEN sum(s.instructions) ELSE -1 END FROM step s WHERE s.run_id = r.id)\n"
-    "FROM run r WHERE r.config_id = ?1 AND r.mode = ?3 AND r.status = 'ok' AND r.repeat < ?2 ORDER BY r.id";
-/* tool is never NULL-compared badly: coalesce keeps the BINARY order consistent with cmp_tool_pass. */
-/* Columns: run, tool, pass, time, the report format the time was read from (NULL: the runner's clock), readings. */
-static const char *const steps_sql =
-    "SELECT s.run_id, coalesce(s.tool, ''), NULL, sum(s.wall_s), NULL, 1 FROM step s JOIN run r ON r.id = s.run_id\n"
-    "WHERE r.config_id = ?1 AND r.mode = ?2 AND r.status = 'ok' AND s.wall_s IS NOT NULL\n"
-    "GROUP BY s.run_id, coalesce(s.tool, '') ORDER BY 2, 1";
-static const char *const passes_sql =
-    "SELECT p.run_id, coalesce(p.tool, ''), p.pass, sum(p.wall_s), max(s.report_format), count(*)\n"
-    "FROM v_pass p JOIN step s ON s.id = p.step_id\n"
-    "WHERE p.config_id = ?1 AND p.mode = ?2 AND p.run_status = 'ok' AND p.counted AND p.wall_s IS NOT NULL\n"
-    "GROUP BY p.run_id, coalesce(p.tool, ''), p.pass ORDER BY 2, 3, 1";
-
-static void side_stmts_free(side_stmts *q)
-{
-    sqlite3_finalize(q->runs);
-    sqlite3_finalize(q->steps);
-    sqlite3_finalize(q->passes);
-}
-
-static int side_stmts_prepare(sqlite3 *db, const char *path, int walls_only, side_stmts *q, pm_err *err)
-{
-    if (sqlite3_prepare_v2(db, runs_sql, -1, &q->runs, NULL) != SQLITE_OK)
-        return db_fail(db, path, err, "prepare runs");
-    if (sqlite3_prepare_v2(db, steps_sql, -1, &q->steps, NULL) != SQLITE_OK ||
-        (!walls_only && sqlite3_prepare_v2(db, passes_sql, -1, &q->passes, NULL) != SQLITE_OK))
-        return db_fail(db, path, err, "prepare");
     return PM_OK;
 }
 
@@ -344,43 +299,39 @@ static int alias_series(const pm_passalias *al, size_t n_runs, series *arr, size
     return 0;
 }
 
-static int load_cfg_data(sqlite3 *db, const char *path, const side_stmts *q, side_cfg *c, int walls_only,
-                         const char *mode, int max_repeats, const pm_passalias *aliases, pm_err *err)
+static int load_cfg_data(pm_store_side_cursor *q, side_cfg *c, int walls_only, const char *mode, int max_repeats,
+                         const pm_passalias *aliases, pm_err *err)
 {
-    sqlite3_stmt *s = q->runs;
     size_t cap = 0, cap_w = 0;
-    int rc = PM_OK, step;
-    sqlite3_reset(s);
-    sqlite3_bind_int64(s, 1, c->id);
-    sqlite3_bind_int(s, 2, max_repeats > 0 ? max_repeats : INT_MAX);   /* steps and passes follow run_ids */
-    sqlite3_bind_text(s, 3, mode, -1, SQLITE_STATIC);
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+    pm_side_row row;
+    int rc, more;
+    /* max_repeats cuts the runs; steps and passes follow run_ids */
+    if ((rc = pm_store_side_cursor_start(q, PM_SIDE_RUNS, c->id, mode, max_repeats, err)) != PM_OK)
+        goto cleanup;
+    while ((rc = pm_store_side_cursor_next(q, &row, &more, err)) == PM_OK && more) {
         if (grow(&c->run_ids, &cap, c->n_runs, sizeof *c->run_ids) != 0) {
             rc = nomem(err);
             goto cleanup;
         }
-        c->run_ids[c->n_runs++] = sqlite3_column_int64(s, 0);
-        if (sqlite3_column_type(s, 1) != SQLITE_NULL) {
+        c->run_ids[c->n_runs++] = row.run_id;
+        if (row.has_wall) {
             size_t cap_x = cap_w;
             if (grow(&c->wall, &cap_w, c->n_wall, sizeof *c->wall) != 0 ||
                 (cap_w != cap_x && (resize(&c->user, cap_w) || resize(&c->sys, cap_w) || resize(&c->ins, cap_w)))) {
                 rc = nomem(err);
                 goto cleanup;
             }
-            c->user[c->n_wall] = sqlite3_column_double(s, 2);
-            c->sys[c->n_wall] = sqlite3_column_double(s, 3);
-            c->ins[c->n_wall] = sqlite3_column_double(s, 4);
-            c->wall[c->n_wall++] = sqlite3_column_double(s, 1);
+            c->user[c->n_wall] = row.user;
+            c->sys[c->n_wall] = row.sys;
+            c->ins[c->n_wall] = row.ins;
+            c->wall[c->n_wall++] = row.wall;
         }
     }
-    if (step != SQLITE_DONE)
-        rc = db_fail(db, path, err, "query runs");
 cleanup:
-    sqlite3_reset(s);
     if (rc == PM_OK)
-        rc = load_series(db, path, q->steps, mode, PM_RUN_CLOCK_TICK_S, c, &c->steps, &c->n_steps, err);
+        rc = load_series(q, PM_SIDE_STEPS, mode, PM_RUN_CLOCK_TICK_S, c, &c->steps, &c->n_steps, err);
     if (rc == PM_OK && !walls_only)
-        rc = load_series(db, path, q->passes, mode, 0, c, &c->passes, &c->n_passes, err);
+        rc = load_series(q, PM_SIDE_PASSES, mode, 0, c, &c->passes, &c->n_passes, err);
     if (rc == PM_OK && !walls_only && alias_series(aliases, c->n_runs, c->passes, &c->n_passes))
         rc = nomem(err);
     if (rc != PM_OK)
@@ -454,49 +405,46 @@ static int split_on_axis(pm_store *st, side_cfg *c, const char *axis, pm_err *er
     return c->base && c->value ? PM_OK : nomem(err);
 }
 
+/* pm_store_configs_of_sweep's callback: each config of the side with its matching key and compared value. */
+typedef struct cfg_gather {
+    pm_store *st;
+    const char *axis;
+    side_cfg *all;
+    size_t n, cap;
+    pm_err *err;
+} cfg_gather;
+
+static int gather_cfg(void *user, int64_t id, const char *key, const char *variant)
+{
+    cfg_gather *g = user;
+    if (grow(&g->all, &g->cap, g->n, sizeof *g->all) != 0)
+        return nomem(g->err);
+    side_cfg *c = &g->all[g->n++];
+    *c = (side_cfg){.id = id};
+    if (pm_cfg_set(&c->cfg, key ? key : "", NULL, variant))
+        return nomem(g->err);
+    if (g->axis)
+        return split_on_axis(g->st, c, g->axis, g->err);
+    return pm_compare_split_key(c->key, c->variant, &c->base, &c->value, g->err);
+}
+
 static int load_side(const char *path, const char *sweep, const char *variant, const char *label, side *sd,
                      pm_compare_side *info, const char *axis, int max_repeats, pm_err *err)
 {
     int rc = pm_store_open_readonly(path, &sd->st, err);
     if (rc != PM_OK)
         return rc;
-    sqlite3 *db = pm_store_db(sd->st);
     int64_t sweep_id = 0;
-    sqlite3_stmt *s = NULL;
-    side_cfg *all = NULL;
-    size_t n_all = 0, cap = 0;
     if (!(info->path = strdup(path)))
         return nomem(err);
-    if ((rc = resolve_sweep(db, path, sweep, &sweep_id, &info->sweep, err)) != PM_OK)
+    if ((rc = resolve_sweep(sd->st, path, sweep, &sweep_id, &info->sweep, err)) != PM_OK)
         return rc;
-    if (sqlite3_prepare_v2(db, "SELECT id, key, variant FROM config WHERE sweep_id = ?1", -1, &s, NULL)
-        != SQLITE_OK)
-        return db_fail(db, path, err, "list configs");
-    sqlite3_bind_int64(s, 1, sweep_id);
-    int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (grow(&all, &cap, n_all, sizeof *all) != 0) {
-            rc = nomem(err);
-            goto cleanup;
-        }
-        side_cfg *c = &all[n_all++];
-        *c = (side_cfg){.id = sqlite3_column_int64(s, 0)};
-        const char *key = (const char *)sqlite3_column_text(s, 1);
-        if (pm_cfg_set(&c->cfg, key ? key : "", NULL, (const char *)sqlite3_column_text(s, 2))) {
-            rc = nomem(err);
-            goto cleanup;
-        }
-        if (axis)
-            rc = split_on_axis(sd->st, c, axis, err);
-        else
-            rc = pm_compare_split_key(c->key, c->variant, &c->base, &c->value, err);
-        if (rc != PM_OK)
-            goto cleanup;
-    }
-    if (step != SQLITE_DONE) {
-        rc = db_fail(db, path, err, "list configs");
+    cfg_gather g = {.st = sd->st, .axis = axis, .err = err};
+    rc = pm_store_configs_of_sweep(sd->st, sweep_id, gather_cfg, &g, err);
+    side_cfg *all = g.all;
+    size_t n_all = g.n;
+    if (rc != PM_OK)
         goto cleanup;
-    }
     if (n_all == 0) {
         rc = pm_err_set(err, PM_ERR_NOTFOUND, "%s: sweep '%s' has no configs: nothing was recorded in it", path,
                         info->sweep ? info->sweep : "?");
@@ -532,19 +480,19 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
         }
     /* after the checks above, which refuse a side in no time: these read every run of the sweep (the report's
      * A/B section at 15,000 runs spent 13% of its time here before being refused) */
-    if ((rc = pm_sq_tools_cpu_wall(db, sweep_id, &sd->tools_cpu_wall, &sd->tools_cpu_wall_min, err)) != PM_OK)
+    if ((rc = pm_sq_tools_cpu_wall(pm_store_db(sd->st), sweep_id, &sd->tools_cpu_wall, &sd->tools_cpu_wall_min,
+                                   err)) != PM_OK)
         goto cleanup;
     /* over the sweep's cold ok runs (all of them, as the report judges them, also under max_repeats) */
-    if ((rc = pm_contention_load(db, info->sweep, &sd->cont, err)) != PM_OK) {
+    if ((rc = pm_contention_load(pm_store_db(sd->st), info->sweep, &sd->cont, err)) != PM_OK) {
         pm_err_wrap(err, "%s: contention", path);
         goto cleanup;
     }
     /* the runs of a config are read when it is matched with the other side's (pm_compare_run) */
     sd->path = path;
     sd->max_repeats = max_repeats;
-    rc = side_stmts_prepare(db, path, sd->walls_only, &sd->q, err);
+    rc = pm_store_side_cursor_open(sd->st, sd->walls_only, &sd->q, err);
 cleanup:
-    sqlite3_finalize(s);
     sd->cfgs = all;
     sd->n_cfgs = n_all;
     return rc;
@@ -1128,10 +1076,10 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         int c = i >= a.n_cfgs ? 1 : j >= b.n_cfgs ? -1 : strcmp(a.cfgs[i].base, b.cfgs[j].base);
         int bad = 0;
         if (c == 0) {
-            if ((rc = load_cfg_data(pm_store_db(a.st), a.path, &a.q, &a.cfgs[i], a.walls_only, a.mode,
-                                    a.max_repeats, opts->aliases, err)) != PM_OK ||
-                (rc = load_cfg_data(pm_store_db(b.st), b.path, &b.q, &b.cfgs[j], b.walls_only, b.mode,
-                                    b.max_repeats, opts->aliases, err)) != PM_OK ||
+            if ((rc = load_cfg_data(a.q, &a.cfgs[i], a.walls_only, a.mode, a.max_repeats, opts->aliases,
+                                    err)) != PM_OK ||
+                (rc = load_cfg_data(b.q, &b.cfgs[j], b.walls_only, b.mode, b.max_repeats, opts->aliases,
+                                    err)) != PM_OK ||
                 (rc = cross_host(&a, &a.cfgs[i], &b, &b.cfgs[j], out, err)) != PM_OK)
                 goto cleanup;
             pairs[2 * out->n_configs] = &a.cfgs[i];

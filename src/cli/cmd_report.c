@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sqlite3.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -14,6 +13,8 @@
 #include "cli_opts.h"
 #include "cmds.h"
 #include "store.h"
+#include "store_compare.h"
+#include "store_runs.h"
 #include "figures.h"
 #include "report.h"
 #include "fix.h"
@@ -128,7 +129,7 @@ int cmd_report(int argc, char **argv)
     int rc = PM_OK;
     /* read-write in memory terms only: temp tables are used; the file itself is opened read-only (also in a
      * read-only folder). The same checks and words as show/trace: a missing file, not SQLite, not ours. */
-    if ((rc = pm_store_open_sqlite_readonly(dbpath, &db, &err)))
+    if ((rc = pm_store_open_report(dbpath, &db, &err)))
         goto cleanup;
     for (int i = 0; i < n_maps && rc == PM_OK; i++)
         rc = pm_stagemap_load(map, maps[i], &err);
@@ -136,8 +137,6 @@ int cmd_report(int argc, char **argv)
         rc = pm_stagemap_load_default(map, &err);
     if (rc)
         goto cleanup;
-    /* mmap reads skip a copy per page on the one big scan; temp tables stay in memory */
-    sqlite3_exec(db, "PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL);
     pm_an_opts o = {.sweep = sweep, .map = map, .size_axis = x_axis, .workload_axis = y_axis,
                     .fit_sizes_of = pm_backend_fit_sizes_of};
     if ((rc = pm_analysis_run(db, &o, &a, &err))) {
@@ -195,7 +194,6 @@ cleanup:
     pm_figures_free(&figs);
     pm_analysis_free(a);
     pm_stagemap_free(map);
-    if (db)
-        sqlite3_close(db);
+    pm_store_db_close(db);
     return ret;
 }

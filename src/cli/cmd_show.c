@@ -250,6 +250,6 @@ cleanup:
         ret = PM_EXIT_USAGE;
     pm_stagemap_free(map);
     pm_stored_run_free(&run);
-    sqlite3_close(db);
+    pm_store_db_close(db);
     return ret;
 }

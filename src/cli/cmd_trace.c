@@ -167,6 +167,6 @@ cleanup:
     if (tmp[0])
         unlink(tmp);
     pm_stored_run_free(&run);
-    sqlite3_close(db);
+    pm_store_db_close(db);
     return ret;
 }

@@ -39,7 +39,15 @@ plant "sprintf is caught" lib/output/table.c 'static void planted(char *d) { spr
 plant "strtok is caught" lib/parse/parse.c 'static char *planted(char *d) { return strtok(d, ","); }'
 plant "extern in a .c file is caught" lib/study/analysis.c 'extern int planted_symbol;'
 plant "SQL outside lib/store is caught" lib/study/analysis.c 'static void planted(sqlite3 *db) { sqlite3_exec(db, "x", 0, 0, 0); }'
-plant "one more SQL statement in an allowed file is caught" lib/study/compare.c 'static void planted(sqlite3 *db, sqlite3_stmt **s) { sqlite3_prepare_v2(db, "x", -1, s, 0); }'
+# No SQL is allowed outside lib/store any more, so the allowance a count is checked against is planted too.
+cp "$TMP/tree/scripts/check-project.allow" "$TMP/allow.saved"
+echo "sql lib/study/analysis.c 1" >> "$TMP/tree/scripts/check-project.allow"
+check "an SQL statement within a file's allowance passes" with_planted lib/study/analysis.c \
+  'static void planted(sqlite3 *db, sqlite3_stmt **s) { sqlite3_prepare_v2(db, "x", -1, s, 0); }' \
+  "$TMP/tree/scripts/check-project.sh"
+plant "one more SQL statement in an allowed file is caught" lib/study/analysis.c \
+  $'static void planted(sqlite3 *db, sqlite3_stmt **s) { sqlite3_prepare_v2(db, "x", -1, s, 0); }\nstatic void planted2(sqlite3 *db) { sqlite3_exec(db, "y", 0, 0, 0); }'
+cp "$TMP/allow.saved" "$TMP/tree/scripts/check-project.allow"
 plant "a fork outside lib/run is caught" lib/output/figures.c 'static int planted(void) { return fork(); }'
 plant "popen outside lib/run is caught" src/cli/cmd_show.c 'static void planted(void) { popen("x", "r"); }'
 plant "a back-end name compared outside its row is caught" lib/sweep/sweep.c 'static int planted(const char *b) { return !strcmp(b, "openvino"); }'
