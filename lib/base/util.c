@@ -471,6 +471,22 @@ void *pm_grow(void *p, size_t *cap, size_t n, size_t elem, size_t first)
     return q;
 }
 
+void pm_util_vnotify(void (*fn)(void *user, const char *line), void *user, const char *fmt, va_list ap)
+{
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    char *line = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!line) {
+        fn(user, "(a note could not be formatted: out of memory)");
+        return;
+    }
+    vsnprintf(line, (size_t)n + 1, fmt, ap);
+    fn(user, line);
+    free(line);
+}
+
 void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...)
 {
     if (b->oom)

@@ -2,6 +2,7 @@
 #ifndef PM_UTIL_H
 #define PM_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <time.h>
@@ -63,6 +64,11 @@ int pm_util_refuse_same_file(const char *out, const char *in, int db, const char
  * size would overflow (p is then still valid and *cap unchanged), so a caller writes
  * `T *v = pm_grow(a, &cap, n, sizeof *v, 16); if (!v) ...; a = v;`. */
 void *pm_grow(void *p, size_t *cap, size_t n, size_t elem, size_t first);
+
+/* A line formatted whole (never cut at a buffer's size) and handed to fn(user, line); out of memory, fn gets a
+ * line saying so. The one body of the sweep's notices and passmap fix's notes. */
+void pm_util_vnotify(void (*fn)(void *user, const char *line), void *user, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 /* A growing string: appends never truncate; after a failed allocation oom is set and further appends do
  * nothing, so a builder checks oom once at the end. */

@@ -82,12 +82,10 @@ static void note(fix_ctx *x, const char *fmt, ...)
 {
     if (!x->o->note)
         return;
-    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    pm_util_vnotify(x->o->note, x->o->user, fmt, ap);
     va_end(ap);
-    x->o->note(x->o->user, line);
 }
 
 static double elapsed(const fix_ctx *x)

@@ -730,6 +730,18 @@ static int cmp_first(const void *pa, const void *pb)
     return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
+/* A row's (tool, pass id) checked against the loaded names: the tool's index into *ti, the id into *nid. */
+static int sq_row_pass(sq_steps *ss, sqlite3_stmt *st, int tool_col, int id_col, int *ti, int64_t *nid, pm_err *err)
+{
+    *nid = sqlite3_column_int64(st, id_col);
+    *ti = sq_tool(ss, text_or(st, tool_col, ""));
+    if (*ti < 0)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (*nid < 0 || *nid >= ss->n_names || !ss->names[*nid])
+        return pm_err_set(err, PM_ERR_DB, "agg_cfg_pass names pass id %lld, not in pass_name", (long long)*nid);
+    return PM_OK;
+}
+
 #define SQ_AGG_SCOPE "FROM agg_cfg_pass a WHERE a.config_id IN (SELECT DISTINCT cfg FROM temp.pm_an_run)"
 
 int pm_sq_agg_cfg_passes(sqlite3 *db, int (*key_fn)(void *, const char *, const char *, int64_t),
@@ -754,16 +766,10 @@ int pm_sq_agg_cfg_passes(sqlite3 *db, int (*key_fn)(void *, const char *, const 
         head[i] = -1;
     rc = prepare(db, "SELECT a.tool, a.name_id, a.first_run, a.first_pos " SQ_AGG_SCOPE, &st, err);
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t nid = sqlite3_column_int64(st, 1), run = sqlite3_column_int64(st, 2), pos = sqlite3_column_int64(st, 3);
-        int ti = sq_tool(&ss, text_or(st, 0, ""));
-        if (ti < 0) {
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        int64_t nid, run = sqlite3_column_int64(st, 2), pos = sqlite3_column_int64(st, 3);
+        int ti;
+        if ((rc = sq_row_pass(&ss, st, 0, 1, &ti, &nid, err)))
             break;
-        }
-        if (nid < 0 || nid >= ss.n_names || !ss.names[nid]) {
-            rc = pm_err_set(err, PM_ERR_DB, "agg_cfg_pass names pass id %lld, not in pass_name", (long long)nid);
-            break;
-        }
         int e = head[nid];
         while (e >= 0 && v[e].ti != ti)
             e = v[e].next;
@@ -799,16 +805,10 @@ int pm_sq_agg_cfg_passes(sqlite3 *db, int (*key_fn)(void *, const char *, const 
                  SQ_AGG_SCOPE,
                  &st, err);
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t nid = sqlite3_column_int64(st, 2);
-        int ti = sq_tool(&ss, text_or(st, 1, ""));
-        if (ti < 0) {
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        int64_t nid;
+        int ti;
+        if ((rc = sq_row_pass(&ss, st, 1, 2, &ti, &nid, err)))
             break;
-        }
-        if (nid < 0 || nid >= ss.n_names || !ss.names[nid]) {
-            rc = pm_err_set(err, PM_ERR_DB, "agg_cfg_pass names pass id %lld, not in pass_name", (long long)nid);
-            break;
-        }
         pm_sq_agg_pass_row r = {
             .config_id = sqlite3_column_int64(st, 0),
             .tool = ss.tools[ti],

@@ -991,12 +991,10 @@ static void notice(const sweep_ctx *x, const char *fmt, ...)
 {
     if (!x->opts->notice)
         return;
-    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    pm_util_vnotify(x->opts->notice, x->opts->notice_user, fmt, ap);
     va_end(ap);
-    x->opts->notice(x->opts->notice_user, line);
 }
 
 /* Each config's fingerprint (identity.h): its steps expanded with placeholders for the paths that differ per
