@@ -794,7 +794,8 @@ int pm_sq_agg_cfg_passes(sqlite3 *db, int (*key_fn)(void *, const char *, const 
     st = NULL;
     if (rc)
         goto cleanup;
-    qsort(v, n, sizeof *v, cmp_first);
+    if (n)   /* qsort of a NULL array is undefined even for 0 elements */
+        qsort(v, n, sizeof *v, cmp_first);
     for (size_t i = 0; i < n && !rc; i++)
         rc = key_fn(ctx, ss.tools[v[i].ti], ss.names[v[i].nid], v[i].ti < 64 ? v[i].nid * 64 + v[i].ti : -1);
     if (rc)
