@@ -1,5 +1,5 @@
 # Sourced by e2e tests: TAP output ("ok N - desc" / "not ok N - desc") that tests/run-tests.sh tallies.
-# Provides: $PASSMAP (binary), $ROOT, $TMP (cleaned on exit), ok, fail, check, check_fails, finish.
+# Provides: $PASSMAP (binary), $ROOT, $TMP (cleaned on exit), ok, fail, check, check_fails, finish, slurm_up.
 set -u
 ROOT=${PASSMAP_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 PASSMAP=${PASSMAP:-$ROOT/build/passmap}
@@ -22,5 +22,27 @@ check_fails() {
   if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ]; then ok "$desc"; else fail "$desc (rc=$rc)"; echo "$out" | tail -n 20 | sed 's/^/#   /'; fi
 }
 finish() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
+# slurm_up: starts the single-node Slurm of tests/support/slurm-single-node.sh for this test (root; in CI it is
+# installed first) and exports SLURM_TEST_DIR and SLURM_CONF; the EXIT trap then stops it. Where it cannot
+# start, the test ends with a SKIP, or, in CI, a failure (the cause, in the log).
+slurm_up() {
+  local support=$ROOT/tests/support/slurm-single-node.sh rc
+  _slurm_skip() {
+    if [ "${CI:-}" = true ]; then fail "Slurm did not start in CI: $1"; else echo "ok $((_n + 1)) - # SKIP Slurm cannot start here: $1"; _n=$((_n + 1)); fi
+    finish; exit
+  }
+  [ "$(id -u)" -eq 0 ] || _slurm_skip "not root"
+  chmod 0711 "$TMP" # munged runs as the munge user and must reach its folder inside
+  export SLURM_TEST_DIR=$TMP/slurm
+  # stderr kept: in CI a failed install is a failure whose cause must be in the log
+  if [ "${CI:-}" = true ]; then "$support" install || _slurm_skip "installing slurmctld slurmd slurm-client munge failed"; fi
+  trap 'SLURM_TEST_DIR=$SLURM_TEST_DIR "$ROOT/tests/support/slurm-single-node.sh" down >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+  "$support" up > "$TMP/up.out" 2> "$TMP/up.err"; rc=$?
+  if [ "$rc" -ne 0 ]; then
+    [ "$rc" = 3 ] && _slurm_skip "$(tail -1 "$TMP/up.err")"
+    fail "single-node Slurm did not start"; sed 's/^/#   /' "$TMP/up.err" | tail -30; finish; exit
+  fi
+  export SLURM_CONF=$SLURM_TEST_DIR/slurm.conf
+}
 # LLVM tools used by the real-compiler tests.
 LLVM_BIN=${PASSMAP_LLVM_BINDIR:-$(ls -d /usr/lib/llvm-*/bin 2>/dev/null | sort -V | tail -1)}

@@ -5,7 +5,6 @@
 # plan: every config and repeat once, no duplicates, and the report must run. In CI (CI=true) Slurm must start;
 # elsewhere the test prints a SKIP line when it cannot.
 source "$(dirname "$0")/lib.sh"
-SUPPORT=$ROOT/tests/support/slurm-single-node.sh
 
 cat > "$TMP/s.ini" <<'INI'
 [sweep]
@@ -45,22 +44,7 @@ out=$(PATH=/nonexistent "$PASSMAP" sweep --slurm --shards 2 --db "$TMP/nosb.db" 
 [ "$rc" = 1 ] && echo "$out" | grep -q "cannot run sbatch" && ok "no sbatch: a clear error" \
   || fail "no sbatch: rc=$rc $out"
 
-skip_or_fail() {
-  if [ "${CI:-}" = true ]; then fail "Slurm did not start in CI: $1"; else echo "ok $((_n + 1)) - # SKIP Slurm cannot start here: $1"; _n=$((_n + 1)); fi
-  finish; exit
-}
-if [ "$(id -u)" -ne 0 ]; then skip_or_fail "not root"; fi
-chmod 0711 "$TMP" # munged runs as the munge user and must reach its folder inside
-export SLURM_TEST_DIR=$TMP/slurm
-# stderr kept: in CI a failed install is a failure whose cause must be in the log
-if [ "${CI:-}" = true ]; then "$SUPPORT" install || skip_or_fail "installing slurmctld slurmd slurm-client munge failed"; fi
-trap 'SLURM_TEST_DIR=$SLURM_TEST_DIR "$SUPPORT" down >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-"$SUPPORT" up > "$TMP/up.out" 2> "$TMP/up.err"; rc=$?
-if [ "$rc" -ne 0 ]; then
-  [ "$rc" = 3 ] && skip_or_fail "$(tail -1 "$TMP/up.err")"
-  fail "single-node Slurm did not start"; sed 's/^/#   /' "$TMP/up.err" | tail -30; finish; exit
-fi
-export SLURM_CONF=$SLURM_TEST_DIR/slurm.conf
+slurm_up   # lib.sh: the single-node Slurm for this test, or a skip (a failure in CI)
 ok "single-node Slurm up (munged, slurmctld, slurmd)"
 
 out=$("$PASSMAP" sweep --slurm --json --shards 3 --db "$TMP/out.db" s.ini 2>&1)

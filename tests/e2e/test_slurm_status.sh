@@ -6,7 +6,6 @@
 # for it shows so, and following the printed recipe (resubmit the task, then the merge) completes the study.
 # In CI (CI=true) Slurm must start; elsewhere the real-Slurm half prints a SKIP line when it cannot.
 source "$(dirname "$0")/lib.sh"
-SUPPORT=$ROOT/tests/support/slurm-single-node.sh
 cd "$TMP" || exit 1
 cat > s.ini <<'INI'
 [sweep]
@@ -88,21 +87,7 @@ PATH="$TMP/fake:$PATH" "$PASSMAP" sweep --slurm --status --db "$TMP/f.db" s.ini 
   || { fail "squeue failing: rc=$rc"; sed 's/^/#   /' st.out; }
 
 # --- a real single-node Slurm
-skip_or_fail() {
-  if [ "${CI:-}" = true ]; then fail "Slurm did not start in CI: $1"; else echo "ok $((_n + 1)) - # SKIP Slurm cannot start here: $1"; _n=$((_n + 1)); fi
-  finish; exit
-}
-if [ "$(id -u)" -ne 0 ]; then skip_or_fail "not root"; fi
-chmod 0711 "$TMP" # munged runs as the munge user and must reach its folder inside
-export SLURM_TEST_DIR=$TMP/slurm
-if [ "${CI:-}" = true ]; then "$SUPPORT" install || skip_or_fail "installing slurmctld slurmd slurm-client munge failed"; fi
-trap 'SLURM_TEST_DIR=$SLURM_TEST_DIR "$SUPPORT" down >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-"$SUPPORT" up > "$TMP/up.out" 2> "$TMP/up.err"; rc=$?
-if [ "$rc" -ne 0 ]; then
-  [ "$rc" = 3 ] && skip_or_fail "$(tail -1 "$TMP/up.err")"
-  fail "single-node Slurm did not start"; sed 's/^/#   /' "$TMP/up.err" | tail -30; finish; exit
-fi
-export SLURM_CONF=$SLURM_TEST_DIR/slurm.conf
+slurm_up   # lib.sh: the single-node Slurm for this test, or a skip (a failure in CI)
 ok "single-node Slurm up ($(sinfo --version))"
 status() { "$PASSMAP" sweep --slurm --status --db "$TMP/out.db" s.ini > real.out 2>&1; }
 show() { sed 's/^/#   /' real.out; squeue -t all -r -o '%i|%T|%r|%o' 2>&1 | sed 's/^/#   squeue: /'; }
