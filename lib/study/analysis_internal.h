@@ -98,6 +98,13 @@ int an_same(const char *a, const char *b);
 const char *an_pool_add(strpool *p, const char *s);
 int an_pid_lookup(struct pm_an_priv *pv, const char *tool, const char *name);
 int an_find_cfg(const pm_analysis *a, int64_t id);
+/* (string, position) pairs sorted by an_cmp_str_at: by string (NULL first), then position, so equal strings
+ * become runs in their first-seen order (an_most_common, the precision section's class ids). */
+typedef struct an_str_at {
+    const char *s;
+    size_t i;
+} an_str_at;
+int an_cmp_str_at(const void *pa, const void *pb);
 const char *an_most_common(const char **v, size_t n, const char *prefer);
 int an_most_common_int(const int *v, size_t n);
 int an_strlist_add(char ***list, size_t *n, const char *text);

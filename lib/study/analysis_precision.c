@@ -39,29 +39,17 @@ static void prec_index_free(prec_index *ix)
     memset(ix, 0, sizeof *ix);
 }
 
-typedef struct str_at {
-    const char *s;
-    size_t i;
-} str_at;
-
-static int cmp_str_at(const void *pa, const void *pb)
-{
-    const str_at *a = pa, *b = pb;
-    int c = !a->s || !b->s ? (a->s != NULL) - (b->s != NULL) : strcmp(a->s, b->s);
-    return c ? c : (a->i > b->i) - (a->i < b->i);
-}
-
 /* ids[i] for the slice's configs: equal strings (an_same), equal ids; returns the number of ids, or -1 */
 static long class_ids(const pm_analysis *a, const char *in, const char *(*field)(const pm_an_config *), int *ids)
 {
-    str_at *t = malloc((a->n_configs + 1) * sizeof *t);
+    an_str_at *t = malloc((a->n_configs + 1) * sizeof *t);
     if (!t)
         return -1;
     size_t n = 0;
     for (size_t ci = 0; ci < a->n_configs; ci++)
         if (in[ci])
-            t[n++] = (str_at){field(&a->configs[ci]), ci};
-    qsort(t, n, sizeof *t, cmp_str_at);
+            t[n++] = (an_str_at){field(&a->configs[ci]), ci};
+    qsort(t, n, sizeof *t, an_cmp_str_at);
     long id = -1;
     for (size_t q = 0; q < n; q++) {
         if (q == 0 || !an_same(t[q - 1].s, t[q].s))

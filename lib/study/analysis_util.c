@@ -241,13 +241,7 @@ int an_find_cfg(const pm_analysis *a, int64_t id)
     return -1;
 }
 
-/* (string, position) pairs sorted by string (NULL first), then position: equal strings become runs */
-typedef struct an_str_at {
-    const char *s;
-    size_t i;
-} an_str_at;
-
-static int cmp_str_at(const void *pa, const void *pb)
+int an_cmp_str_at(const void *pa, const void *pb)
 {
     const an_str_at *a = pa, *b = pb;
     int c = !a->s || !b->s ? (a->s != NULL) - (b->s != NULL) : strcmp(a->s, b->s);
@@ -278,7 +272,7 @@ const char *an_most_common(const char **v, size_t n, const char *prefer)
     }
     for (size_t i = 0; i < n; i++)
         t[i] = (an_str_at){v[i], i};
-    qsort(t, n, sizeof *t, cmp_str_at);
+    qsort(t, n, sizeof *t, an_cmp_str_at);
     size_t best_n = 0, best_first = 0;
     for (size_t a = 0, b; a < n; a = b) {
         for (b = a + 1; b < n && an_same(t[a].s, t[b].s); b++)
