@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make demo` on a fresh Debian, run as the README's quick start says (issue 23): a minimal Debian of this
 # machine's release (debootstrap --variant=minbase, with the apt sources of Debian's container image) in DIR, a
-# clean `git archive` of HEAD in its /root/passmap, the README's commands in a chroot from a login shell as root
+# clean `git archive` of HEAD in root's home of the chroot (~/passmap), the README's commands in a chroot from a login shell as root
 # (a container's user: no sudo). Then: the packages the demo installed (dpkg before/after) with their size, the
 # time of each command, and whether the report came out. Downloads a few hundred MB, so make test never runs it;
 # docs/fresh-debian.md has the last result.
@@ -101,10 +101,10 @@ steps=("apt-get update && apt-get install -y make" "make demo")
 declare -a took=()
 rc=0
 for s in "${steps[@]}"; do
-  echo "== $s   (in the chroot: a login shell as root, in /root/passmap)"
+  echo "== $s   (in the chroot: a login shell as root, in ~/passmap)"
   t0=$(date +%s)
   timeout "$limit" chroot "$dir" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin /bin/bash -l -c "cd /root/passmap && $s" \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin /bin/bash -l -c "cd ~/passmap && $s" \
     || rc=$?
   took+=("$s: $(( $(date +%s) - t0 )) s")
   [ "$rc" = 0 ] || { echo "fresh-demo.sh: '$s' failed (exit $rc)" >&2; break; }
