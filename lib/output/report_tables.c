@@ -511,33 +511,54 @@ static void hl_add(pm_rt_headline *h, char **dst, const char *fmt, ...)
 
 /* "; heaviest pass NAME 12–14% (top in 10 of 12)": the pass that tops most of a kind's configs, with its share of
  * the compile over those configs, so the answer names the pass to look at, not only its stage. */
+/* configs of one kind that have a top pass, ordered by that pass's id, then by position (the first config of a
+ * tie wins, as it did in the quadratic scan this replaced) */
+typedef struct hl_top { int id; size_t at; double share; } hl_top;
+static int hl_top_cmp(const void *x, const void *y)
+{
+    const hl_top *a = x, *b = y;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
 static void hl_heaviest_pass(pm_rt_headline *h, char **out, const pm_analysis *a, const char *kind, int n)
 {
     const pm_an_pass *best = NULL;
     int best_n = 0;
+    size_t best_at = 0;
     double lo = 0, hi = 0;
+    hl_top *top = malloc((a->n_configs ? a->n_configs : 1) * sizeof *top);
+    if (!top) {
+        h->oom = 1;
+        return;
+    }
+    size_t nt = 0;
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (strcmp(c->kind ? c->kind : "", kind ? kind : "") || c->dominant_stage < 0 || !c->n_passes)
             continue;
-        int m = 0;   /* configs of this kind topped by the same pass; the first config of a tie wins */
+        top[nt++] = (hl_top){c->passes[0].id, i, c->passes[0].share};
+    }
+    qsort(top, nt, sizeof *top, hl_top_cmp);
+    for (size_t g = 0; g < nt;) {   /* one group per top pass: its count, first config and share range */
+        size_t e = g;
         double l = INFINITY, u = 0;
-        for (size_t k = 0; k < a->n_configs; k++) {
-            const pm_an_config *d = &a->configs[k];
-            if (strcmp(d->kind ? d->kind : "", kind ? kind : "") || d->dominant_stage < 0 || !d->n_passes ||
-                d->passes[0].id != c->passes[0].id)
-                continue;
-            m++;
-            l = d->passes[0].share < l ? d->passes[0].share : l;
-            u = d->passes[0].share > u ? d->passes[0].share : u;
+        for (; e < nt && top[e].id == top[g].id; e++) {
+            l = top[e].share < l ? top[e].share : l;
+            u = top[e].share > u ? top[e].share : u;
         }
-        if (m > best_n) {
-            best = &c->passes[0];
+        int m = (int)(e - g);
+        if (m > best_n || (m == best_n && best && top[g].at < best_at)) {
+            best = &a->configs[top[g].at].passes[0];
             best_n = m;
+            best_at = top[g].at;
             lo = l;
             hi = u;
         }
+        g = e;
     }
+    free(top);
     if (!best)
         return;
     char range[64];
