@@ -52,7 +52,10 @@ static int run_gnuplot(const char *dir, const char *name, pm_err *err)
     snprintf(script, sizeof script, "%s.gp", name);
     snprintf(log, sizeof log, "%s/%s.log", dir, name);
     const char *argv[] = {"gnuplot", script, NULL};
-    pm_run_opts ro = {.timeout_s = GNUPLOT_TIMEOUT_S, .cwd = dir, .stderr_path = log};
+    /* the scripts are UTF-8 (set encoding utf8): under a C locale gnuplot warns in every log that iconv cannot
+     * convert the degree sign; C.UTF-8 keeps C's number formatting */
+    static const char *const utf8_env[] = {"LC_ALL=C.UTF-8", NULL};
+    pm_run_opts ro = {.timeout_s = GNUPLOT_TIMEOUT_S, .cwd = dir, .stderr_path = log, .env_set = utf8_env};
     pm_run_result res;
     int rc = pm_run_exec(argv, &ro, &res, err);
     if (rc)
