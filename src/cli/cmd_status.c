@@ -20,7 +20,9 @@ static const cli_cmd status_cmd = {
     .about = "Per sweep and shard of each database: configs, runs planned, done, left, failed, and the hosts\n"
              "that measured them. A sweep without --shard is shard 1/1. `passmap sweep SPEC --status` is the same\n"
              "for the sweep's database. With several databases, a last line per sweep says what they hold together\n"
-             "against the shard plan (configs owing runs, or stores split by different plans), as merge checks it.",
+             "against the shard plan (configs owing runs, or stores split by different plans), as merge checks it.\n"
+             "One DB that `passmap sweep --slurm --db DB` submits into (DB.slurm/plan.txt beside it): its shard\n"
+             "databases and what Slurm says of each job, with what to resubmit (as `sweep --slurm --status`).",
     .opts = status_opts,
 };
 
@@ -152,5 +154,10 @@ int cmd_status(int argc, char **argv)
         fprintf(stderr, "passmap status: expected at least one DB\ntry 'passmap status --help'\n");
         return PM_EXIT_USAGE;
     }
+    /* one database a Slurm submission writes into (DB.slurm/plan.txt beside it): its shards' stores and what
+     * Slurm says of their jobs, as `passmap sweep SPEC --slurm --status --db DB` shows them */
+    char sweep[256];
+    if (argc - optind == 1 && pm_cli_slurm_plan_sweep(argv[optind], sweep, sizeof sweep))
+        return pm_cli_slurm_status(argv[optind], sweep, json);
     return pm_cli_status((const char *const *)argv + optind, argc - optind, json);
 }

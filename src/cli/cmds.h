@@ -40,6 +40,8 @@ int pm_cli_write_plan(const pm_spec *spec, int shards, const char *costs_db, pm_
 /* passmap sweep --slurm --status: the status of DB.slurm/shard-*.db (and DB when merged), beside Slurm's state of
  * each shard's task and of the merge job (squeue, sacct) and what to do; submits nothing. */
 int pm_cli_slurm_status(const char *db, const char *spec_name, int json);
+/* The sweep name of the Slurm plan beside DB (DB.slurm/plan.txt) into name: 1, or 0 when there is none. */
+int pm_cli_slurm_plan_sweep(const char *db, char *name, size_t size);
 
 /* Prints done/left per shard of each database (passmap status, sweep --status). */
 int pm_cli_status(const char *const *dbs, int n_dbs, int json);

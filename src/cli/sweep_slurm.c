@@ -326,6 +326,25 @@ cleanup:
     pm_slurm_jobs_free(&jobs);
 }
 
+int pm_cli_slurm_plan_sweep(const char *db, char *name, size_t size)
+{
+    char plan_path[PATH_MAX + 32], *text = NULL;
+    size_t len = 0;
+    pm_err e = {0};
+    if (snprintf(plan_path, sizeof plan_path, "%s.slurm/plan.txt", db) >= (int)sizeof plan_path ||
+        pm_util_read_file(plan_path, &text, &len, &e) != PM_OK || !text)
+        return 0;
+    const char *at = strstr(text, "\nsweep ");
+    size_t n = at ? strcspn(at + 7, "\n") : 0;
+    int found = n > 0 && n < size;
+    if (found) {
+        memcpy(name, at + 7, n);
+        name[n] = 0;
+    }
+    free(text);
+    return found;
+}
+
 int pm_cli_slurm_status(const char *db, const char *spec_name, int json)
 {
     char pattern[PATH_MAX + 32];

@@ -60,6 +60,10 @@ grep -q "^to do: shard 2 ended without completing ($TMP/f.db.slurm/shard-1_2.log
   && grep -q "^to do: merge job 2 was cancelled.*sbatch $TMP/f.db.slurm/merge.sbatch" st.out \
   && ok "status says what to do: resubmit the cancelled task alone, then the merge" \
   || { fail "status: what to do"; sed 's/^/#   /' st.out; }
+# `passmap status DB` on the database a submission writes into says the same (it used to show the stores only)
+PATH="$TMP/fake:$PATH" "$PASSMAP" status "$TMP/f.db" > st2.out 2>&1
+cmp -s st.out st2.out && ok "passmap status DB shows the Slurm states too, as sweep --slurm --status does" \
+  || { fail "passmap status DB differs from sweep --slurm --status"; diff st.out st2.out | sed 's/^/#   /'; }
 PATH="$TMP/fake:$PATH" "$PASSMAP" sweep --slurm --status --json --db "$TMP/f.db" s.ini > st.json 2> st.err
 python3 - st.json > st.py.out 2>&1 <<'PY'
 import json, sys
