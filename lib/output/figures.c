@@ -109,7 +109,8 @@ static void q(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-typedef struct fig_ctx { const pm_analysis *a; const char *dir; } fig_ctx;
+/* binned: set by a draw function that drew its data from binned summaries (too many points, bars or rows). */
+typedef struct fig_ctx { const pm_analysis *a; const char *dir; int *binned; } fig_ctx;
 
 /* Paths are DIR/NAME.EXT in char[4096] with names of at most 32 bytes (the figure table's and their data files). */
 #define FIG_DIR_MAX (4096 - 64)
@@ -236,6 +237,7 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
         return -1;
     size_t nr = ax.nr, nc = ax.nc, bnr = fig_bins(nr), bnc = fig_bins(nc);
     int binned = bnr < nr || bnc < nc;
+    *x->binned |= binned;
     char fn[64];
     snprintf(fn, sizeof fn, "%s.dat", name);
     FILE *d = data_file(x, fn);
@@ -433,6 +435,7 @@ static int fig_handoff(const fig_ctx *x, char **body)
         return 1;
     /* many points: one block per (stage, series) of binned medians (index in plot order), not a point per config */
     int binned = h->n_points > FIG_SCATTER_MAX;
+    *x->binned |= binned;
     FILE *d = data_file(x, "handoff.dat");
     fig_xy *v = binned ? malloc(h->n_points * sizeof *v) : NULL;
     if (!d || (binned && !v)) {
@@ -552,6 +555,7 @@ static int fig_why(const fig_ctx *x, char **body)
             fig_write_bins(d, v, (size_t)fit->n, FIG_BINS);
             free(v);
             any_binned = 1;
+            *x->binned = 1;
         } else {
             for (int k = 0; k < fit->n; k++)
                 fprintf(d, "%.6g %.6g\n", fit->x[k], fit->y[k]);
@@ -639,6 +643,7 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
     /* many bars: FIG_BINS bars, each the mean stage shares of a run of consecutive bars (gnuplot drew a box per
      * stage and bar: 2,800 bars, 18 MB of SVG at 150,000 runs) */
     size_t nb = n_bars > FIG_BARS_MAX ? FIG_BINS : n_bars;
+    *x->binned |= nb < n_bars;
     double *sum = calloc(a->n_stages + 1, sizeof *sum);
     if (!sum) {
         fclose(d);
@@ -860,6 +865,7 @@ static int fig_precision(const fig_ctx *x, char **body)
     }
     /* many configs: each line drawn from binned medians (with quartiles) along the size, not a point per config */
     int binned = n_members > FIG_SCATTER_MAX;
+    *x->binned |= binned;
     for (size_t k = 0; k < n; k++) {   /* index 2k: time, 2k+1: ratio */
         size_t nv = 0;
         for (size_t i = 0; i < a->n_configs; i++) {
@@ -995,6 +1001,7 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
         n_points += on[i];
     }
     int binned = n_points > FIG_SCATTER_MAX;
+    *x->binned |= binned;
     fig_xy *v = binned ? calloc(n_points, sizeof *v) : NULL;
     FILE *d = nf && on && (!binned || v) ? data_file(x, "cnn-spine.dat") : NULL;
     if (!d) {
@@ -1199,7 +1206,8 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
     } else if (mkdir(dir, 0755) && errno != EEXIST) {
         return pm_err_errno(err, PM_ERR_IO, "mkdir %s", dir);
     }
-    fig_ctx x = {a, dir};
+    int binned = 0;
+    fig_ctx x = {a, dir, &binned};
     int drawn[N_FIGURES] = {0};
     out->fig = calloc(N_FIGURES, sizeof *out->fig);
     if (!out->fig)
@@ -1211,7 +1219,9 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         fg->title = row->title;
         out->n++;
         char *body = NULL;
+        binned = 0;
         int r = row->draw(&x, fg->name, &body);
+        fg->binned = binned;
         if (r < 0) {
             rc = pm_err_errno(err, PM_ERR_IO, "writing figure data for %s in %s", fg->name, dir);
         } else if (r > 0) {

@@ -19,6 +19,7 @@
 #include "html.h"
 #include "stagemap.h"
 #include "store.h"
+#include "util.h"
 
 static pm_store *store;
 static int64_t sweep_id;
@@ -278,6 +279,24 @@ static void many_bars_rows_binned(void **state)
     assert_non_null(strstr(figs.fig[4].svg, "binned"));
     snprintf(path, sizeof path, "%s/precision.dat", figdir);
     assert_true(data_lines(path) <= 4 * 2 * 40);
+    /* the HTML report's captions say so too, and only for the binned figures */
+    assert_true(figs.fig[3].binned && figs.fig[0].binned && figs.fig[4].binned);
+    assert_false(figs.fig[6].binned);   /* no CNN data: omitted */
+    snprintf(path, sizeof path, "%s/r.html", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(pm_html_write(a, &figs, NULL, f, &e), PM_OK);
+    fclose(f);
+    char *html = NULL;
+    size_t len = 0;
+    assert_int_equal(pm_util_read_file(path, &html, &len, &e), PM_OK);
+    const char *cap = strstr(html, "<figure id=\"fig-fingerprint\"");
+    assert_non_null(cap);
+    const char *end = strstr(cap, "</figcaption>");
+    assert_non_null(end);
+    const char *note = strstr(cap, "drawn from binned summaries");
+    assert_true(note && note < end);
+    free(html);
     pm_figures_free(&figs);
     pm_analysis_free(a);
 }
