@@ -41,10 +41,13 @@ static int write_script(const char *dir, const char *name, const char *body, int
     return fclose(f);
 }
 
-/* gnuplot through the runner like every other process: a timeout, its own group, stdin from /dev/null. The
- * figures draw one after another: pm_run_exec forks, and a fork from several threads at once deadlocked the
- * children under the sanitizers (a lock held by another thread at the fork). */
+/* gnuplot through the runner like every other process: a timeout, its own group, stdin from /dev/null. One run
+ * draws every figure (FIG_ALL.gp loads each figure's script after a reset): a gnuplot start-up cost about as much
+ * as drawing a bounded figure, nine of them more than half the figures' time. Each script still draws alone
+ * (`gnuplot NAME.gp` in DIR). One process, not several at once: pm_run_exec forks, and a fork from several
+ * threads at once deadlocked the children under the sanitizers (a lock held by another thread at the fork). */
 #define GNUPLOT_TIMEOUT_S 600.0
+#define FIG_ALL "all-figures"
 
 static int run_gnuplot(const char *dir, const char *name, pm_err *err)
 {
@@ -109,10 +112,20 @@ static void q(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-typedef struct fig_ctx { const pm_analysis *a; const char *dir; } fig_ctx;
+/* binned: set by a draw function that drew its data from binned summaries (too many points, bars or rows). */
+typedef struct fig_ctx { const pm_analysis *a; const char *dir; int *binned; } fig_ctx;
 
 /* Paths are DIR/NAME.EXT in char[4096] with names of at most 32 bytes (the figure table's and their data files). */
 #define FIG_DIR_MAX (4096 - 64)
+
+/* Above this many points a scatter is drawn from binned summaries instead (gnuplot's cost, and the reader's, grew
+ * with every config: 15,000 points per stage and series at 150,000 runs). */
+#define FIG_SCATTER_MAX 2000
+#define FIG_BINS 40
+/* Above this many bars (stacked figures) or rows / columns (regime maps), FIG_BINS runs of consecutive ones. */
+#define FIG_BARS_MAX 60
+#define PM_STR_(x) #x
+#define PM_STR(x) PM_STR_(x)
 
 static FILE *data_file(const fig_ctx *x, const char *name)
 {
@@ -121,83 +134,192 @@ static FILE *data_file(const fig_ctx *x, const char *name)
     return fopen(path, "w");
 }
 
-/* Regime map: cells as coloured squares, rows (size / family) against columns (window / resolution). */
+/* A regime map's rows and columns: rows in first-appearance order (cells come in config order, family-major), then
+ * numerically by row_num (LLM rows are sizes: across families; NaN rows keep their order); columns numerically.
+ * cell_r / cell_c: each cell's row and column. Sorted look-ups: a scan of the rows for every cell was 16 M string
+ * comparisons at 2,800 rows. */
+typedef struct fig_axes {
+    const char **rows;
+    double *row_num;
+    int *cols;
+    size_t nr, nc, *cell_r, *cell_c;
+} fig_axes;
+
+static const pm_an_cell *axes_sort_cells;   /* qsort has no context argument; the figures draw one at a time */
+
+static int cmp_cell_row(const void *pa, const void *pb)
+{
+    size_t i = *(const size_t *)pa, j = *(const size_t *)pb;
+    int r = strcmp(axes_sort_cells[i].row, axes_sort_cells[j].row);
+    return r ? r : (i > j) - (i < j);
+}
+
+static int cmp_int(const void *pa, const void *pb)
+{
+    int a = *(const int *)pa, b = *(const int *)pb;
+    return (a > b) - (a < b);
+}
+
+static void fig_axes_free(fig_axes *ax)
+{
+    free(ax->rows), free(ax->row_num), free(ax->cols), free(ax->cell_r), free(ax->cell_c);
+    memset(ax, 0, sizeof *ax);
+}
+
+static int fig_axes_of(const pm_an_regime *rg, fig_axes *ax)
+{
+    size_t n = rg->n_cells;
+    memset(ax, 0, sizeof *ax);
+    /* as many rows and columns as cells, at most: no cap */
+    ax->rows = calloc(n + 1, sizeof *ax->rows);
+    ax->row_num = calloc(n + 1, sizeof *ax->row_num);
+    ax->cols = calloc(n + 1, sizeof *ax->cols);
+    ax->cell_r = calloc(n + 1, sizeof *ax->cell_r);
+    ax->cell_c = calloc(n + 1, sizeof *ax->cell_c);
+    size_t *idx = calloc(n + 1, sizeof *idx), *grp = calloc(n + 1, sizeof *grp), *gid = calloc(n + 1, sizeof *gid),
+           *pos = calloc(n + 1, sizeof *pos);
+    int rc = -1;
+    if (!ax->rows || !ax->row_num || !ax->cols || !ax->cell_r || !ax->cell_c || !idx || !grp || !gid || !pos)
+        goto cleanup;
+    for (size_t k = 0; k < n; k++)
+        idx[k] = k;
+    axes_sort_cells = rg->cells;
+    qsort(idx, n, sizeof *idx, cmp_cell_row);
+    for (size_t u = 0; u < n; u++)   /* grp: the first cell of each cell's row */
+        grp[idx[u]] = u && !strcmp(rg->cells[idx[u]].row, rg->cells[idx[u - 1]].row) ? grp[idx[u - 1]] : idx[u];
+    for (size_t k = 0; k < n; k++)
+        if (grp[k] == k) {
+            gid[ax->nr] = k;
+            ax->row_num[ax->nr] = rg->cells[k].row_num;
+            ax->rows[ax->nr++] = rg->cells[k].row;
+        }
+    for (size_t i = 1; i < ax->nr; i++)   /* sizes numerically across families (NaN rows keep order) */
+        for (size_t j = i; j > 0 && ax->row_num[j - 1] > ax->row_num[j]; j--) {
+            const char *t = ax->rows[j];
+            double tn = ax->row_num[j];
+            size_t tg = gid[j];
+            ax->rows[j] = ax->rows[j - 1], ax->row_num[j] = ax->row_num[j - 1], gid[j] = gid[j - 1];
+            ax->rows[j - 1] = t, ax->row_num[j - 1] = tn, gid[j - 1] = tg;
+        }
+    for (size_t r = 0; r < ax->nr; r++)
+        pos[gid[r]] = r;
+    for (size_t k = 0; k < n; k++) {
+        ax->cell_r[k] = pos[grp[k]];
+        ax->cols[k] = rg->cells[k].col;
+    }
+    qsort(ax->cols, n, sizeof *ax->cols, cmp_int);
+    for (size_t k = 0; k < n; k++)
+        if (!ax->nc || ax->cols[ax->nc - 1] != ax->cols[k])
+            ax->cols[ax->nc++] = ax->cols[k];
+    for (size_t k = 0; k < n; k++) {
+        const int *c = bsearch(&rg->cells[k].col, ax->cols, ax->nc, sizeof *ax->cols, cmp_int);
+        ax->cell_c[k] = (size_t)(c - ax->cols);
+    }
+    rc = 0;
+cleanup:
+    free(idx), free(grp), free(gid), free(pos);
+    if (rc)
+        fig_axes_free(ax);
+    return rc;
+}
+
+/* Row / column i of n on a map drawn with at most FIG_BARS_MAX of them: runs of consecutive ones above it. */
+static size_t fig_bin_of(size_t i, size_t n) { return n > FIG_BARS_MAX ? i * FIG_BINS / n : i; }
+static size_t fig_bins(size_t n) { return n > FIG_BARS_MAX ? FIG_BINS : n; }
+
+/* Regime map: cells as coloured squares, rows (size / family) against columns (window / resolution). Above
+ * FIG_BARS_MAX rows (or columns), a square is a run of consecutive rows: the most common dominant stage of its cells
+ * and that stage's mean share. */
 static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name, const char *colname, char **body)
 {
     const pm_analysis *a = x->a;
     if (!rg->n_cells)
         return 1;
-    /* as many rows and columns as cells, at most: no cap */
-    const char **rows = calloc(rg->n_cells, sizeof *rows);
-    int *cols = calloc(rg->n_cells, sizeof *cols);
-    size_t nr = 0, nc = 0;
-    double *row_num = calloc(rg->n_cells, sizeof *row_num);
-    if (!rows || !cols || !row_num) {
-        free(rows), free(cols), free(row_num);
+    fig_axes ax;
+    if (fig_axes_of(rg, &ax))
         return -1;
-    }
-    for (size_t k = 0; k < rg->n_cells; k++) {   /* cells come in config order (family-major) */
-        size_t i;
-        for (i = 0; i < nr && strcmp(rows[i], rg->cells[k].row); i++)
-            ;
-        if (i == nr) {
-            row_num[nr] = rg->cells[k].row_num;
-            rows[nr++] = rg->cells[k].row;
-        }
-        for (i = 0; i < nc && cols[i] != rg->cells[k].col; i++)
-            ;
-        if (i == nc)
-            cols[nc++] = rg->cells[k].col;
-    }
-    for (size_t i = 1; i < nr; i++)   /* LLM rows are sizes: numerically across families (NaN rows keep order) */
-        for (size_t j = i; j > 0 && row_num[j - 1] > row_num[j]; j--) {
-            const char *t = rows[j];
-            double tn = row_num[j];
-            rows[j] = rows[j - 1], row_num[j] = row_num[j - 1];
-            rows[j - 1] = t, row_num[j - 1] = tn;
-        }
-    for (size_t i = 1; i < nc; i++)   /* columns numerically */
-        for (size_t j = i; j > 0 && cols[j - 1] > cols[j]; j--) {
-            int t = cols[j];
-            cols[j] = cols[j - 1];
-            cols[j - 1] = t;
-        }
+    size_t nr = ax.nr, nc = ax.nc, bnr = fig_bins(nr), bnc = fig_bins(nc);
+    int binned = bnr < nr || bnc < nc;
+    *x->binned |= binned;
     char fn[64];
     snprintf(fn, sizeof fn, "%s.dat", name);
     FILE *d = data_file(x, fn);
-    if (!d) {
-        free(rows), free(cols), free(row_num);
+    /* binned: per square, the cells of each stage (slot n_stages: no stage) and the sum of their shares */
+    size_t ns = a->n_stages + 1;
+    int *cnt = binned ? calloc(bnr * bnc * ns, sizeof *cnt) : NULL;
+    double *sh = binned ? calloc(bnr * bnc * ns, sizeof *sh) : NULL;
+    if (!d || (binned && (!cnt || !sh))) {
+        if (d)
+            fclose(d);
+        free(cnt), free(sh);
+        fig_axes_free(&ax);
         return -1;
     }
     for (size_t k = 0; k < rg->n_cells; k++) {
-        size_t r = 0, c = 0;
-        while (r < nr && strcmp(rows[r], rg->cells[k].row)) r++;
-        while (c < nc && cols[c] != rg->cells[k].col) c++;
-        fprintf(d, "%zu %zu %d %.1f\n", c, r, rg->cells[k].stage, rg->cells[k].share * 100);
+        if (!binned) {
+            fprintf(d, "%zu %zu %d %.1f\n", ax.cell_c[k], ax.cell_r[k], rg->cells[k].stage, rg->cells[k].share * 100);
+            continue;
+        }
+        int st = rg->cells[k].stage;
+        size_t s = st >= 0 && (size_t)st < a->n_stages ? (size_t)st : a->n_stages;
+        size_t at = (fig_bin_of(ax.cell_r[k], nr) * bnc + fig_bin_of(ax.cell_c[k], nc)) * ns + s;
+        cnt[at]++;
+        sh[at] += rg->cells[k].share;
     }
+    for (size_t r = 0; binned && r < bnr; r++)
+        for (size_t c = 0; c < bnc; c++) {
+            const int *n = cnt + (r * bnc + c) * ns;
+            size_t best = 0;
+            for (size_t s = 1; s < ns; s++)
+                best = n[s] > n[best] ? s : best;
+            if (n[best])
+                fprintf(d, "%zu %zu %d %.1f\n", c, r, best == a->n_stages ? -1 : (int)best,
+                        sh[(r * bnc + c) * ns + best] / n[best] * 100);
+        }
+    free(cnt), free(sh);
     fclose(d);
     char *b = NULL;
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
+    char runs[256] = "";
+    if (binned)   /* the caption says what a square is */
+        snprintf(runs, sizeof runs, "' . \"\\n\" . '%zu x %zu cells binned (above " PM_STR(FIG_BARS_MAX) " rows or "
+                 "columns): most common stage, its mean share", nr, nc);
     if (rg->row_axis)   /* a map over two parameters names them */
-        fprintf(f, "set title 'Regime map (%s x %s): dominant stage per cell, label = its share %%'\n", rg->row_axis,
-                rg->col_axis);
+        fprintf(f, "set title 'Regime map (%s x %s): dominant stage per cell, label = its share %%%s'\n", rg->row_axis,
+                rg->col_axis, runs);
     else
-        fprintf(f, "set title 'Regime map (%s, %s): dominant stage per cell, label = its share %%'\n",
-                rg->precision ? rg->precision : "-", rg->variant ? rg->variant : "-");
+        fprintf(f, "set title 'Regime map (%s, %s): dominant stage per cell, label = its share %%%s'\n",
+                rg->precision ? rg->precision : "-", rg->variant ? rg->variant : "-", runs);
     /* the legend beside the plot, never over its cells */
     fprintf(f, "set key outside right top vertical box title 'dominant stage'\n");
     fprintf(f, "set xlabel '%s'\nset ylabel '%s'\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\nunset grid\n",
             colname, rg->row_label ? rg->row_label : "-",
-            nc - 1, nr - 1);
+            bnc - 1, bnr - 1);
     fprintf(f, "set xtics (");
-    for (size_t c = 0; c < nc; c++)
-        fprintf(f, "%s'%d' %zu", c ? "," : "", cols[c], c);
+    for (size_t c = 0, from = 0; c < nc; c++) {
+        if (c + 1 < nc && fig_bin_of(c + 1, nc) == fig_bin_of(c, nc))
+            continue;
+        if (from == c)
+            fprintf(f, "%s'%d' %zu", from ? "," : "", ax.cols[c], fig_bin_of(c, nc));
+        else
+            fprintf(f, "%s'%d..%d' %zu", from ? "," : "", ax.cols[from], ax.cols[c], fig_bin_of(c, nc));
+        from = c + 1;
+    }
     fprintf(f, ")\nset ytics (");
-    for (size_t r = 0; r < nr; r++) {
-        fprintf(f, "%s", r ? "," : "");
-        q(f, rows[r]);
-        fprintf(f, " %zu", r);
+    for (size_t r = 0, from = 0; r < nr; r++) {
+        if (r + 1 < nr && fig_bin_of(r + 1, nr) == fig_bin_of(r, nr))
+            continue;
+        fprintf(f, "%s", from ? "," : "");
+        if (from == r) {
+            q(f, ax.rows[r]);
+        } else {
+            char t[256];
+            snprintf(t, sizeof t, "%s..%s", ax.rows[from], ax.rows[r]);
+            q(f, t);
+        }
+        fprintf(f, " %zu", fig_bin_of(r, nr));
+        from = r + 1;
     }
     fprintf(f, ")\nplot ");
     int first = 1;
@@ -208,14 +330,14 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
         if (!used)
             continue;
         /* big squares without a title, and a normal-sized NaN series for the legend entry */
-        fprintf(f, "%s'%s' using 1:($3==%zu?$2:NaN) with points pt 5 ps 7 lc rgb '%s' notitle, NaN with points pt 5 "
-                   "ps 2 lc rgb '%s' title ", first ? "" : ", ", fn, s, color((int)s), color((int)s));
+        fprintf(f, "%s'%s' using 1:($3==%zu?$2:NaN) with points pt 5 ps %d lc rgb '%s' notitle, NaN with points pt 5 "
+                   "ps 2 lc rgb '%s' title ", first ? "" : ", ", fn, s, binned ? 3 : 7, color((int)s), color((int)s));
         q(f, a->stages[s]);
         first = 0;
     }
     fprintf(f, ", '%s' using 1:2:(sprintf('%%.0f%%%%',$4)) with labels tc rgb '#000000' notitle\n", fn);
     fclose(f);
-    free(rows), free(cols), free(row_num);
+    fig_axes_free(&ax);
     *body = b;
     return 0;
 }
@@ -268,12 +390,6 @@ static void x_name(const pm_an_handoff *h, char *buf, size_t n)
         snprintf(buf, n, "%s", h->x);
 }
 
-/* Above this many points a scatter is drawn from binned summaries instead (gnuplot's cost, and the reader's, grew
- * with every config: 15,000 points per stage and series at 150,000 runs). */
-#define FIG_SCATTER_MAX 2000
-#define FIG_BINS 40
-#define PM_STR_(x) #x
-#define PM_STR(x) PM_STR_(x)
 
 typedef struct fig_xy { double x, y; } fig_xy;
 
@@ -322,6 +438,7 @@ static int fig_handoff(const fig_ctx *x, char **body)
         return 1;
     /* many points: one block per (stage, series) of binned medians (index in plot order), not a point per config */
     int binned = h->n_points > FIG_SCATTER_MAX;
+    *x->binned |= binned;
     FILE *d = data_file(x, "handoff.dat");
     fig_xy *v = binned ? malloc(h->n_points * sizeof *v) : NULL;
     if (!d || (binned && !v)) {
@@ -441,6 +558,7 @@ static int fig_why(const fig_ctx *x, char **body)
             fig_write_bins(d, v, (size_t)fit->n, FIG_BINS);
             free(v);
             any_binned = 1;
+            *x->binned = 1;
         } else {
             for (int k = 0; k < fit->n; k++)
                 fprintf(d, "%.6g %.6g\n", fit->x[k], fit->y[k]);
@@ -521,14 +639,48 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
     for (size_t s = 0; s < a->n_stages; s++)
         fprintf(d, " \"%s\"", a->stages[s]);
     fputc('\n', d);
-    int n = 0;
-    char label[256];
+    char label[256], first[256] = "";
+    size_t n_bars = 0;
+    for (size_t i = 0; i < (fp ? fp->n : a->n_configs); i++)
+        n_bars += fp || pick(a, &a->configs[i], label, sizeof label);
+    /* many bars: FIG_BINS bars, each the mean stage shares of a run of consecutive bars (gnuplot drew a box per
+     * stage and bar: 2,800 bars, 18 MB of SVG at 150,000 runs) */
+    size_t nb = n_bars > FIG_BARS_MAX ? FIG_BINS : n_bars;
+    *x->binned |= nb < n_bars;
+    double *sum = calloc(a->n_stages + 1, sizeof *sum);
+    if (!sum) {
+        fclose(d);
+        return -1;
+    }
+    size_t n = 0, in_bin = 0;
     for (size_t i = 0; i < (fp ? fp->n : a->n_configs); i++) {
         const pm_an_config *c = &a->configs[fp ? (size_t)fp->configs[i] : i];
         if (!fp && !pick(a, c, label, sizeof label))
             continue;
+        const char *l = fp ? fp->labels[i] : label;
+        if (nb < n_bars) {   /* bar n goes to bin n * nb / n_bars: the bin ends where the next one starts */
+            if (!in_bin++)
+                snprintf(first, sizeof first, "%s", l);
+            for (size_t s = 0; s < a->n_stages; s++)
+                sum[s] += c->share[s].mean * 100;
+            n++;
+            if (n < n_bars && n * nb / n_bars == (n - 1) * nb / n_bars)
+                continue;
+            fputc('"', d);
+            for (const char *p = first; *p; p++)
+                fputc(*p == '"' ? '\'' : *p, d);
+            fprintf(d, "..");
+            for (const char *p = l; *p; p++)
+                fputc(*p == '"' ? '\'' : *p, d);
+            fputc('"', d);
+            for (size_t s = 0; s < a->n_stages; s++)
+                fprintf(d, " %.4f", sum[s] / (double)in_bin), sum[s] = 0;
+            fputc('\n', d);
+            in_bin = 0;
+            continue;
+        }
         fputc('"', d);
-        for (const char *l = fp ? fp->labels[i] : label; *l; l++)   /* a quote would end gnuplot's string */
+        for (; *l; l++)   /* a quote would end gnuplot's string */
             fputc(*l == '"' ? '\'' : *l, d);
         fputc('"', d);
         for (size_t s = 0; s < a->n_stages; s++)
@@ -536,6 +688,7 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
         fputc('\n', d);
         n++;
     }
+    free(sum);
     fclose(d);
     if (!n)
         return 1;
@@ -543,7 +696,22 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set title ");
-    q(f, title);
+    if (nb < n_bars) {   /* the caption says what a bar is */
+        pm_sbuf t = {0};
+        pm_sbuf_add(&t, "%zu bars (above " PM_STR(FIG_BARS_MAX) ") binned: %zu runs of consecutive bars (first..last), "
+                    "mean stage shares", n_bars, nb);
+        if (t.oom) {
+            fclose(f);
+            free(b);
+            return -1;
+        }
+        q(f, title);
+        fputs(" . \"\\n\" . ", f);   /* a second line */
+        q(f, t.s);
+        free(t.s);
+    } else {
+        q(f, title);
+    }
     fprintf(f, "\nset style data histograms\nset style histogram rowstacked\nset key outside right top vertical box\nset style fill solid 0.9 border -1\n"
                "set boxwidth 0.75\nset yrange [0:100]\nset ylabel 'share of compile wall (%%)'\nset xlabel ");
     q(f, xlabel);
@@ -597,6 +765,61 @@ static int prec_member(const pm_analysis *a, const pm_an_config *c)
            same_str(c->variant, study_regime(a, 0)->variant);
 }
 
+/* Members of the precision figure grouped by (family, size): sorted indices, config order within a group. */
+static const pm_analysis *prec_sort_a;   /* qsort has no context argument; the figures draw one at a time */
+
+static int cmp_str_null(const char *p, const char *q)
+{
+    return !p || !q ? (p != NULL) - (q != NULL) : strcmp(p, q);
+}
+
+static int cmp_family_size(const void *pa, const void *pb)
+{
+    int i = *(const int *)pa, j = *(const int *)pb;
+    const pm_workload *wi = &prec_sort_a->configs[i].workload, *wj = &prec_sort_a->configs[j].workload;
+    int r = cmp_str_null(wi->family, wj->family);
+    if (!r)
+        r = cmp_str_null(wi->size, wj->size);
+    return r ? r : (i > j) - (i < j);
+}
+
+/* The median over windows of config i's (family, size) at precision prec against the base precision at the same
+ * window (by_fs / grp_from / grp_to: the members grouped by family and size). 1: *med set; 0: no pair; -1: no
+ * memory (*ratios grows). */
+static int prec_median_ratio(const pm_analysis *a, size_t i, const char *prec, const int *by_fs,
+                             const size_t *grp_from, const size_t *grp_to, double **ratios, size_t *cap_r, double *med)
+{
+    size_t m = 0;
+    for (size_t u = grp_from[i]; u < grp_to[i]; u++) {
+        const pm_workload *w2 = &a->configs[by_fs[u]].workload;
+        if (!same_str(w2->precision, prec))
+            continue;
+        for (size_t t = grp_from[i]; t < grp_to[i]; t++) {
+            const pm_an_config *cb = &a->configs[by_fs[t]];
+            if (!same_str(cb->workload.precision, a->prec_base) || cb->workload.window != w2->window)
+                continue;
+            if (m == *cap_r) {
+                double *g = realloc(*ratios, 2 * *cap_r * sizeof *g);
+                if (!g)
+                    return -1;
+                *ratios = g, *cap_r *= 2;
+            }
+            (*ratios)[m++] = a->configs[by_fs[u]].wall.mean / cb->wall.mean;
+        }
+    }
+    double *r = *ratios;
+    for (size_t u = 1; u < m; u++)   /* median: insertion sort of a handful of windows */
+        for (size_t w = u; w > 0 && r[w - 1] > r[w]; w--) {
+            double t = r[w];
+            r[w] = r[w - 1];
+            r[w - 1] = t;
+        }
+    if (!m)
+        return 0;
+    *med = m % 2 ? r[m / 2] : (r[m / 2 - 1] + r[m / 2]) / 2;
+    return 1;
+}
+
 static int fig_precision(const fig_ctx *x, char **body)
 {
     const pm_analysis *a = x->a;
@@ -607,83 +830,97 @@ static int fig_precision(const fig_ctx *x, char **body)
     const char **fams = calloc(a->n_configs + 1, sizeof *fams);
     size_t cap_r = a->n_configs + 1;   /* grows: a size can pair with several base configs */
     double *ratios = calloc(cap_r, sizeof *ratios);
-    FILE *d = pp && pf && fams && ratios ? data_file(x, "precision.dat") : NULL;
-    if (!d) {
-        free(pp), free(pf), free(fams), free(ratios);
-        return -1;
-    }
+    /* each config's membership once, its (family, size) group, and the pairs' members: the ratios were a scan of
+     * every config for every config of every pair (minutes at 15,000 configs) */
+    unsigned char *member = calloc(a->n_configs + 1, 1);
+    int *by_fs = calloc(a->n_configs + 1, sizeof *by_fs), *pair_of = calloc(a->n_configs + 1, sizeof *pair_of);
+    size_t *grp_from = calloc(a->n_configs + 1, sizeof *grp_from), *grp_to = calloc(a->n_configs + 1, sizeof *grp_to);
+    fig_xy *v = calloc(a->n_configs + 1, sizeof *v);
+    FILE *d = pp && pf && fams && ratios && member && by_fs && pair_of && grp_from && grp_to && v
+                  ? data_file(x, "precision.dat") : NULL;
+    int rc = -1;
+    if (!d)
+        goto cleanup;
     /* the (precision, family) pairs, in config order (sizes ascend within a family) */
-    size_t n = 0;
+    size_t n = 0, n_members = 0;
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        if (!prec_member(a, c))
+        pair_of[i] = -1;
+        if (!(member[i] = (unsigned char)prec_member(a, c)))
             continue;
+        by_fs[n_members++] = (int)i;
         size_t k;
         for (k = 0; k < n && !(same_str(pp[k], c->workload.precision) && same_str(pf[k], c->workload.family)); k++)
             ;
         if (k == n)
             pp[n] = c->workload.precision, pf[n++] = c->workload.family;
+        pair_of[i] = (int)k;
     }
+    prec_sort_a = a;
+    qsort(by_fs, n_members, sizeof *by_fs, cmp_family_size);
+    for (size_t s = 0, e; s < n_members; s = e) {   /* each member's group: [grp_from, grp_to) of by_fs */
+        const pm_workload *ws = &a->configs[by_fs[s]].workload;
+        for (e = s + 1; e < n_members && same_str(a->configs[by_fs[e]].workload.family, ws->family) &&
+                        same_str(a->configs[by_fs[e]].workload.size, ws->size); e++)
+            ;
+        for (size_t u = s; u < e; u++)
+            grp_from[by_fs[u]] = s, grp_to[by_fs[u]] = e;
+    }
+    /* many configs: each line drawn from binned medians (with quartiles) along the size, not a point per config */
+    int binned = n_members > FIG_SCATTER_MAX;
+    *x->binned |= binned;
     for (size_t k = 0; k < n; k++) {   /* index 2k: time, 2k+1: ratio */
+        size_t nv = 0;
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
-            if (prec_member(a, c) && same_str(c->workload.precision, pp[k]) && same_str(c->workload.family, pf[k]) &&
-                c->workload.window == a->prec_window && !isnan(c->size_num))
+            if (pair_of[i] != (int)k || c->workload.window != a->prec_window || isnan(c->size_num))
+                continue;
+            if (binned)
+                v[nv++] = (fig_xy){c->size_num, c->wall.mean};
+            else
                 fprintf(d, "%.6g %.6g\n", c->size_num, c->wall.mean);
         }
+        if (binned && nv)
+            fig_write_bins(d, v, nv, FIG_BINS);
+        else if (binned)
+            fprintf(d, "NaN NaN NaN NaN\n");   /* an empty block would shift every later index */
         fprintf(d, "\n\n");
         const char *last = NULL;
+        nv = 0;
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
-            if (!prec_member(a, c) || !same_str(c->workload.precision, pp[k]) || !same_str(c->workload.family, pf[k]) ||
-                isnan(c->size_num) || (last && same_str(last, c->workload.size)))
+            if (pair_of[i] != (int)k || isnan(c->size_num) || (last && same_str(last, c->workload.size)))
                 continue;
             last = c->workload.size;
-            size_t m = 0;
-            for (size_t j = 0; j < a->n_configs; j++) {
-                const pm_an_config *c2 = &a->configs[j];
-                const pm_workload *w2 = &c2->workload;
-                if (!prec_member(a, c2) || !same_str(w2->precision, pp[k]) || !same_str(w2->family, pf[k]) ||
-                    !same_str(w2->size, c->workload.size))
-                    continue;
-                for (size_t b = 0; b < a->n_configs; b++) {
-                    const pm_an_config *cb = &a->configs[b];
-                    const pm_workload *wb = &cb->workload;
-                    if (prec_member(a, cb) && same_str(wb->precision, a->prec_base) &&
-                        same_str(wb->family, w2->family) && same_str(wb->size, w2->size) && wb->window == w2->window)
-                    {
-                        if (m == cap_r) {
-                            double *g = realloc(ratios, 2 * cap_r * sizeof *g);
-                            if (!g) {
-                                fclose(d);
-                                free(pp), free(pf), free(fams), free(ratios);
-                                return -1;
-                            }
-                            ratios = g, cap_r *= 2;
-                        }
-                        ratios[m++] = c2->wall.mean / cb->wall.mean;
-                    }
-                }
+            double med;
+            int r = prec_median_ratio(a, i, pp[k], by_fs, grp_from, grp_to, &ratios, &cap_r, &med);
+            if (r < 0) {
+                fclose(d);
+                goto cleanup;
             }
-            for (size_t u = 1; u < m; u++)   /* median: insertion sort of a handful of windows */
-                for (size_t v = u; v > 0 && ratios[v - 1] > ratios[v]; v--) {
-                    double t = ratios[v];
-                    ratios[v] = ratios[v - 1];
-                    ratios[v - 1] = t;
-                }
-            if (m)
-                fprintf(d, "%.6g %.6g\n", c->size_num, m % 2 ? ratios[m / 2] : (ratios[m / 2 - 1] + ratios[m / 2]) / 2);
+            if (!r)
+                continue;
+            if (binned)
+                v[nv++] = (fig_xy){c->size_num, med};
+            else
+                fprintf(d, "%.6g %.6g\n", c->size_num, med);
         }
+        if (binned && nv)
+            fig_write_bins(d, v, nv, FIG_BINS);
+        else if (binned)
+            fprintf(d, "NaN NaN NaN NaN\n");
         fprintf(d, "\n\n");
     }
     fclose(d);
     char *b = NULL;
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
-    fprintf(f, "set multiplot layout 1,2 title 'Precision: one line per family (colour: precision, point: family)'\n"
+    fprintf(f, "set multiplot layout 1,2 title 'Precision: one line per family (colour: precision, point: family)%s'\n"
                "set logscale xy\nset key inside top left vertical box font ',9'\n"
                "set title 'cold compile time vs size (window %d)'\nset xlabel 'model size (parameters)'\n"
-               "set ylabel 'cold compile wall (s, geometric mean)'\nplot ", a->prec_window);
+               "set ylabel 'cold compile wall (s, geometric mean)'\nplot ",
+            binned ? "' . \"\\n\" . 'above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
+                     PM_STR(FIG_BINS) " of each line by size" : "", a->prec_window);
     size_t nf = 0;
     for (size_t k = 0; k < n; k++) {
         size_t j;
@@ -701,8 +938,8 @@ static int fig_precision(const fig_ctx *x, char **body)
         while (fi < nf && !same_str(fams[fi], pf[k]))
             fi++;
         snprintf(t, sizeof t, "%s %s", pp[k] ? pp[k] : "-", pf[k] ? pf[k] : "-");
-        fprintf(f, "%s'precision.dat' index %zu using 1:2 with linespoints pt %zu lw 2 lc rgb '%s' title ", k ? ", " : "",
-                2 * k, 5 + 2 * (fi % 6), color((int)pi));
+        fprintf(f, "%s'precision.dat' index %zu using %s pt %zu lw 2 lc rgb '%s' title ", k ? ", " : "",
+                2 * k, binned ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints", 5 + 2 * (fi % 6), color((int)pi));
         q(f, t);
     }
     fprintf(f, "\nunset logscale y\nset title 'time / %s of the same family (median over windows)'\n"
@@ -718,15 +955,18 @@ static int fig_precision(const fig_ctx *x, char **body)
         while (fi < nf && !same_str(fams[fi], pf[k]))
             fi++;
         snprintf(t, sizeof t, "%s %s", pp[k] ? pp[k] : "-", pf[k] ? pf[k] : "-");
-        fprintf(f, ", 'precision.dat' index %zu using 1:2 with linespoints pt %zu lw 2 lc rgb '%s' title ", 2 * k + 1,
-                5 + 2 * (fi % 6), color((int)pi));
+        fprintf(f, ", 'precision.dat' index %zu using %s pt %zu lw 2 lc rgb '%s' title ", 2 * k + 1,
+                binned ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints", 5 + 2 * (fi % 6), color((int)pi));
         q(f, t);
     }
     fprintf(f, "\nunset multiplot\n");
     fclose(f);
-    free(pp), free(pf), free(fams), free(ratios);
     *body = b;
-    return 0;
+    rc = 0;
+cleanup:
+    free(pp), free(pf), free(fams), free(ratios);
+    free(member), free(by_fs), free(pair_of), free(grp_from), free(grp_to), free(v);
+    return rc;
 }
 
 static int fig_cnn_spine(const fig_ctx *x, char **body)
@@ -754,35 +994,57 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
             fams[nf++] = c->workload.family;
         }
     }
-    FILE *d = nf ? data_file(x, "cnn-spine.dat") : NULL;
+    /* many configs: each line drawn from binned medians (with quartiles) along the resolution */
+    size_t n_points = 0;
+    const char *prec = study_regime(a, 1)->precision;
+    unsigned char *on = calloc(a->n_configs + 1, 1);   /* a point of some line */
+    for (size_t i = 0; on && i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        on[i] = has_study(c, 1) && same(c->workload.precision, prec) && c->workload.resolution > 0;
+        n_points += on[i];
+    }
+    int binned = n_points > FIG_SCATTER_MAX;
+    *x->binned |= binned;
+    fig_xy *v = binned ? calloc(n_points, sizeof *v) : NULL;
+    FILE *d = nf && on && (!binned || v) ? data_file(x, "cnn-spine.dat") : NULL;
     if (!d) {
-        free(fams), free(blocks);
+        free(fams), free(blocks), free(on), free(v);
         return nf ? -1 : 1;
     }
     for (size_t k = 0; k < nf; k++) {
+        size_t nv = 0;
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
-            if (has_study(c, 1) && same(c->workload.family, fams[k]) &&
-                pm_workload_depth(&c->workload, c->kind) == blocks[k] &&
-                same(c->workload.precision, study_regime(a, 1)->precision) && c->workload.resolution > 0)
+            if (!on[i] || !same(c->workload.family, fams[k]) || pm_workload_depth(&c->workload, c->kind) != blocks[k])
+                continue;
+            if (binned)
+                v[nv++] = (fig_xy){c->workload.resolution, c->wall.mean};
+            else
                 fprintf(d, "%d %.6g\n", c->workload.resolution, c->wall.mean);
         }
+        if (binned && nv)
+            fig_write_bins(d, v, nv, FIG_BINS);
+        else if (binned)
+            fprintf(d, "NaN NaN NaN NaN\n");   /* an empty block would shift every later index */
         fprintf(d, "\n\n");
     }
     fclose(d);
+    free(on), free(v);
     char *b = NULL;
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
-    fprintf(f, "set title 'CNN resolution spine: cold compile time vs input resolution'\nset logscale xy\n"
-               "set xlabel 'input resolution (pixels, H = W)'\nset ylabel 'cold compile wall (s)'\nplot ");
+    fprintf(f, "set title 'CNN resolution spine: cold compile time vs input resolution%s'\nset logscale xy\n"
+               "set xlabel 'input resolution (pixels, H = W)'\nset ylabel 'cold compile wall (s)'\nplot ",
+            binned ? "' . \"\\n\" . 'above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
+                     PM_STR(FIG_BINS) " of each line by resolution" : "");
     for (size_t k = 0; k < nf; k++) {
         char label[96];
         if (blocks[k] > 0)
             snprintf(label, sizeof label, "%s (first %d blocks)", fams[k] ? fams[k] : "-", blocks[k]);
         else
             snprintf(label, sizeof label, "%s", fams[k] ? fams[k] : "-");
-        fprintf(f, "%s'cnn-spine.dat' index %zu using 1:2 with linespoints pt 7 lw 2 lc rgb '%s' title ", k ? ", " : "",
-                k, color((int)k));
+        fprintf(f, "%s'cnn-spine.dat' index %zu using %s pt 7 lw 2 lc rgb '%s' title ", k ? ", " : "", k,
+                binned ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints", color((int)k));
         q(f, label);
     }
     fputc('\n', f);
@@ -816,18 +1078,12 @@ static void size_regime(const pm_analysis *a, const char *dir, const char *name,
 {
     (void)dir;
     const pm_an_regime *rg = pm_an_regime_for(a, name);
-    size_t nr = 0, nc = 0;
-    for (size_t k = 0; rg && k < rg->n_cells; k++) {
-        int new_row = 1, new_col = 1;
-        for (size_t j = 0; j < k; j++) {
-            new_row &= strcmp(rg->cells[j].row, rg->cells[k].row) != 0;
-            new_col &= rg->cells[j].col != rg->cells[k].col;
-        }
-        nr += new_row;
-        nc += new_col;
-    }
-    *w = 520 + 120 * (int)nc;
-    *h = 200 + 80 * (int)nr;
+    fig_axes ax = {0};
+    if (rg && fig_axes_of(rg, &ax))
+        memset(&ax, 0, sizeof ax);   /* out of memory: the smallest size; drawing it fails the same way */
+    *w = 520 + 120 * (int)fig_bins(ax.nc);
+    *h = 200 + 80 * (int)fig_bins(ax.nr);
+    fig_axes_free(&ax);
 }
 
 static void size_bars(const pm_analysis *a, const char *dir, const char *name, int *w, int *h)
@@ -914,6 +1170,29 @@ static void figure_size(const pm_analysis *a, const struct fig_row *row, const c
         *h = 900;
 }
 
+/* The driver script loads each drawn figure's script after a reset (each sets its own terminals and output), then
+ * one gnuplot run draws them all. */
+static int draw_all(const char *dir, const int *drawn, const pm_figures *out, pm_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/" FIG_ALL ".gp", dir);
+    FILE *f = NULL;
+    int any = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        if (!drawn[i])
+            continue;
+        if (!f && !(f = fopen(path, "w")))
+            return pm_err_errno(err, PM_ERR_IO, "writing %s", path);
+        fprintf(f, "reset\nload '%s.gp'\n", out->fig[i].name);
+        any = 1;
+    }
+    if (!any)
+        return PM_OK;
+    if (fclose(f))
+        return pm_err_errno(err, PM_ERR_IO, "writing %s", path);
+    return run_gnuplot(dir, FIG_ALL, err);
+}
+
 int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -930,7 +1209,8 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
     } else if (mkdir(dir, 0755) && errno != EEXIST) {
         return pm_err_errno(err, PM_ERR_IO, "mkdir %s", dir);
     }
-    fig_ctx x = {a, dir};
+    int binned = 0;
+    fig_ctx x = {a, dir, &binned};
     int drawn[N_FIGURES] = {0};
     out->fig = calloc(N_FIGURES, sizeof *out->fig);
     if (!out->fig)
@@ -942,7 +1222,9 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
         fg->title = row->title;
         out->n++;
         char *body = NULL;
+        binned = 0;
         int r = row->draw(&x, fg->name, &body);
+        fg->binned = binned;
         if (r < 0) {
             rc = pm_err_errno(err, PM_ERR_IO, "writing figure data for %s in %s", fg->name, dir);
         } else if (r > 0) {
@@ -954,11 +1236,13 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
             figure_size(a, row, dir, &w, &h);
             if (write_script(dir, fg->name, body, w, h))
                 rc = pm_err_errno(err, PM_ERR_IO, "writing %s/%s.gp", dir, fg->name);
-            else if (!(rc = run_gnuplot(dir, fg->name, err)))
+            else
                 drawn[i] = 1;
         }
         free(body);
     }
+    if (rc == PM_OK)
+        rc = draw_all(dir, drawn, out, err);
     /* read the SVGs back */
     for (size_t i = 0; i < out->n && rc == PM_OK; i++) {
         if (!drawn[i])

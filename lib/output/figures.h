@@ -12,6 +12,8 @@ typedef struct pm_figure {
     const char *title;
     char *svg;            /* SVG text; NULL when the figure was omitted */
     char *note;           /* why it was omitted ("no CNN data in this sweep"), or NULL */
+    int binned;           /* 1: drawn from binned summaries (above FIG_SCATTER_MAX points or FIG_BARS_MAX bars or
+                             map rows in figures.c; its title says how) */
 } pm_figure;
 
 typedef struct pm_figures {

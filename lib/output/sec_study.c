@@ -49,6 +49,8 @@ static int figures_html(const pm_report_ctx *x, FILE *f, pm_err *err)
         const pm_figure *g = &x->figs->fig[i];
         fprintf(f, "<figure id=\"fig-%s\" data-figure=\"%s\"%s><figcaption>", g->name, g->name, g->svg ? "" : " class=omitted");
         esc(f, g->title);
+        if (g->binned)   /* too many points, bars or rows to draw one by one */
+            fputs(" <span class=note>(drawn from binned summaries: the figure's title says how)</span>", f);
         fputs("</figcaption>", f);
         if (g->svg)
             inline_svg(f, g->svg);

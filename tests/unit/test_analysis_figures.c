@@ -19,6 +19,7 @@
 #include "html.h"
 #include "stagemap.h"
 #include "store.h"
+#include "util.h"
 
 static pm_store *store;
 static int64_t sweep_id;
@@ -233,12 +234,80 @@ static void many_configs_binned(void **state)
     pm_analysis_free(a);
 }
 
+/* Many bars, map rows and precision points: the fingerprint, the regime map and the precision figure are drawn from
+ * runs of consecutive bars / rows and binned medians, their data bounded by the bins (not the configs), and their
+ * captions say so (issue 24). */
+static void many_bars_rows_binned(void **state)
+{
+    if (!have_gnuplot())
+        skip();
+    size_t n_cfg = 0;
+    static const char *fams[] = {"qwen2", "phi3"}, *precs[] = {"int8", "fp16"};
+    for (int f = 0; f < 2; f++)
+        for (int i = 0; i < 80; i++)
+            for (int w = 0; w < 7; w++)
+                for (int p = 0; p < 2; p++, n_cfg++) {
+                    char size[16];
+                    snprintf(size, sizeof size, "%db", i + 1);
+                    run("llm", fams[f], size, 128 + 64 * w, precs[p], 0, (i + 1) * (1 + w / 8.0) * (1 + 0.2 * p));
+                }
+    pm_analysis *a = analyse();
+    assert_int_equal(a->n_configs, n_cfg);
+    const pm_an_fingerprint *fp = pm_an_fingerprint_for(a, "fingerprint");
+    assert_non_null(fp);
+    assert_true(fp->n > 60);
+    char figdir[128], path[256];
+    snprintf(figdir, sizeof figdir, "%s/figs", dir);
+    pm_figures figs;
+    pm_err e = {0};
+    assert_int_equal(pm_figures_render(a, figdir, &figs, &e), PM_OK);
+    /* fingerprint: a header and 40 bars, each a run of consecutive bars */
+    assert_string_equal(figs.fig[3].name, "fingerprint");
+    assert_non_null(figs.fig[3].svg);
+    assert_non_null(strstr(figs.fig[3].svg, "binned"));
+    snprintf(path, sizeof path, "%s/fingerprint.dat", figdir);
+    assert_int_equal(data_lines(path), 1 + 40);
+    /* regime map: at most 40 rows of squares per column */
+    assert_string_equal(figs.fig[0].name, "regime-map");
+    assert_non_null(figs.fig[0].svg);
+    assert_non_null(strstr(figs.fig[0].svg, "binned"));
+    snprintf(path, sizeof path, "%s/regime-map.dat", figdir);
+    assert_true(data_lines(path) <= 40 * 7);
+    /* precision: 40 bins per line and panel, not a point per config */
+    assert_string_equal(figs.fig[4].name, "precision");
+    assert_non_null(figs.fig[4].svg);
+    assert_non_null(strstr(figs.fig[4].svg, "binned"));
+    snprintf(path, sizeof path, "%s/precision.dat", figdir);
+    assert_true(data_lines(path) <= 4 * 2 * 40);
+    /* the HTML report's captions say so too, and only for the binned figures */
+    assert_true(figs.fig[3].binned && figs.fig[0].binned && figs.fig[4].binned);
+    assert_false(figs.fig[6].binned);   /* no CNN data: omitted */
+    snprintf(path, sizeof path, "%s/r.html", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(pm_html_write(a, &figs, NULL, f, &e), PM_OK);
+    fclose(f);
+    char *html = NULL;
+    size_t len = 0;
+    assert_int_equal(pm_util_read_file(path, &html, &len, &e), PM_OK);
+    const char *cap = strstr(html, "<figure id=\"fig-fingerprint\"");
+    assert_non_null(cap);
+    const char *end = strstr(cap, "</figcaption>");
+    assert_non_null(end);
+    const char *note = strstr(cap, "drawn from binned summaries");
+    assert_true(note && note < end);
+    free(html);
+    pm_figures_free(&figs);
+    pm_analysis_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(all_nine_figures_render, setup, teardown),
         cmocka_unit_test_setup_teardown(cnn_figures_omitted_without_cnn, setup, teardown),
         cmocka_unit_test_setup_teardown(many_configs_binned, setup, teardown),
+        cmocka_unit_test_setup_teardown(many_bars_rows_binned, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
