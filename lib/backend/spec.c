@@ -768,8 +768,13 @@ int pm_spec_parse_workloads(pm_spec *s, entries *es, int tile, int unroll, pm_er
         if (rc)
             return rc;
     }
-    if (s->n_configs == 0)
-        return pm_err_set(err, PM_ERR_USAGE, "no configs: add an [llm NAME] or [cnn NAME] section");
+    if (s->n_configs == 0) {   /* "add an [llm NAME] or [cnn NAME] section": the kind table's sections */
+        char secs[256] = "";
+        for (int k = 0; pm_kind_at(k); k++)
+            snprintf(secs + strlen(secs), sizeof secs - strlen(secs), "%s[%s NAME]", !k ? "" : pm_kind_at(k + 1) ?
+                     ", " : " or ", pm_kind_at(k)->name);
+        return pm_err_set(err, PM_ERR_USAGE, "no configs: add an %s section", secs);
+    }
     return PM_OK;
 }
 

@@ -94,6 +94,16 @@ typedef struct pm_kind {
     int (*expand)(const pm_kind_reader *r, pm_err *err);
 } pm_kind;
 
+/* The kind table: one row per workload kind, X(NAME) for the `const pm_kind pm_kind_NAME` its file
+ * (lib/workload/gen_NAME.c, beside its generator) defines, in table order (the first kind present leads the
+ * handoff). A new kind is its file and its row here: the table (kinds.c) and the declarations below are made
+ * from this list. */
+#define PM_KIND_ROWS(X) X(llm) X(cnn)
+
+#define PM_KIND_DECLARE(name) extern const pm_kind pm_kind_##name;
+PM_KIND_ROWS(PM_KIND_DECLARE)
+#undef PM_KIND_DECLARE
+
 /* The row of a kind, or NULL for a kind with no row. */
 const pm_kind *pm_kind_find(const char *name);
 /* Rows in table order (the first kind present leads the handoff); NULL-terminated walk: i = 0.. until NULL. */
@@ -102,5 +112,16 @@ const pm_kind *pm_kind_at(int i);
 const char *pm_kind_prefer(const pm_kind *k, const char *axis);
 /* 1 when `axis` is in a comma list. */
 int pm_kind_list_has(const char *list, const char *axis);
+/* The kinds' names in table order, "llm, cnn" (for messages and help). */
+const char *pm_kind_names(void);
+
+/* For the rows' expand and spec_section functions. */
+int pm_kind_in_list(const char *name, const char *const *names);    /* 1 when name is in a NULL-terminated list */
+void pm_kind_join(const char *const *names, char *out, size_t cap); /* "a, b, c" */
+/* v as an integer in [lo, hi]; else an error starting with what. */
+int pm_kind_parse_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what);
+/* A precision the generators take (int4, int8, fp16); else an error starting with what. */
+int pm_kind_check_precision(const char *p, pm_err *err, const char *what);
+int pm_kind_capped(int v, int cap);   /* v, at most cap (0: no cap) */
 
 #endif
