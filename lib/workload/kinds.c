@@ -1,7 +1,8 @@
 /* The workload-kind table: the rows (each defined in its kind's file, gen_NAME.c) in PM_KIND_ROWS order, and
  * what the rows share: the model-field map and the helpers their expand functions use. Adding a workload kind
- * adds its file and one X(NAME) in kinds.h (docs/architecture.md). */
+ * adds its file and one X(NAME) in kind_rows.h (docs/architecture.md). */
 #include "kinds.h"
+#include "kind_rows.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -94,16 +94,6 @@ typedef struct pm_kind {
     int (*expand)(const pm_kind_reader *r, pm_err *err);
 } pm_kind;
 
-/* The kind table: one row per workload kind, X(NAME) for the `const pm_kind pm_kind_NAME` its file
- * (lib/workload/gen_NAME.c, beside its generator) defines, in table order (the first kind present leads the
- * handoff). A new kind is its file and its row here: the table (kinds.c) and the declarations below are made
- * from this list. */
-#define PM_KIND_ROWS(X) X(llm) X(cnn)
-
-#define PM_KIND_DECLARE(name) extern const pm_kind pm_kind_##name;
-PM_KIND_ROWS(PM_KIND_DECLARE)
-#undef PM_KIND_DECLARE
-
 /* The row of a kind, or NULL for a kind with no row. */
 const pm_kind *pm_kind_find(const char *name);
 /* Rows in table order (the first kind present leads the handoff); NULL-terminated walk: i = 0.. until NULL. */

@@ -155,9 +155,14 @@ int cmd_gen(int argc, char **argv)
         return PM_EXIT_USAGE;
     }
     int size_value = !row->size_axis ? 0 : !strcmp(row->size_axis, "window") ? window : resolution;
-    if (!family || !precision || size_value < 0) {
-        fprintf(stderr, "passmap gen %s: --family, --precision and --%s are required (see passmap gen --help)\n",
-                kind, row->size_axis);
+    int need_precision = pm_kind_list_has(row->axes, "precision");   /* a kind's configs may have none */
+    if (!family || (need_precision && !precision) || size_value < 0) {
+        char need[96];   /* "--family, --precision and --window" as the row's axes ask */
+        snprintf(need, sizeof need, "--family%s%s%s%s", need_precision && row->size_axis ? ", " : "",
+                 need_precision ? (row->size_axis ? "--precision" : " and --precision") : "",
+                 row->size_axis ? " and --" : "", row->size_axis ? row->size_axis : "");
+        fprintf(stderr, "passmap gen %s: %s %s required (see passmap gen --help)\n", kind, need,
+                need_precision || row->size_axis ? "are" : "is");
         return PM_EXIT_USAGE;
     }
     if (json && !outpath) {
