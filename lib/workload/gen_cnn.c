@@ -1067,5 +1067,5 @@ const pm_kind pm_kind_cnn = {
     .cols_label = "input resolution (pixels)", .regime_figure = "cnn-regime-map", .spine = 1,
     .axes = "family,resolution,precision,blocks", .depth_axis = "blocks", .emit = pm_gen_cnn, .grow = grow_cnn,
     .spec_section = section_cnn, .size_axis = "resolution", .families = pm_gen_cnn_families,
-    .section_keys = "families,resolutions,precisions,variants,blocks,tile,unroll", .expand = expand_cnn,
+    .section_keys = "families,resolutions,precisions,variants,blocks", .expand = expand_cnn,
 };

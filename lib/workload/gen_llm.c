@@ -711,5 +711,5 @@ const pm_kind pm_kind_llm = {
     .axes = "family,size,window,precision,layers", .depth_axis = "layers", .emit = pm_gen_llm, .grow = grow_llm,
     .spec_section = section_llm, .size_axis = "window", .families = pm_gen_llm_families,
     .sizes = pm_gen_llm_sizes, .npuw = 1,
-    .section_keys = "models,windows,precisions,variants,layers,tile,unroll", .expand = expand_llm,
+    .section_keys = "models,windows,precisions,variants,layers", .expand = expand_llm,
 };

@@ -87,9 +87,10 @@ typedef struct pm_kind {
     /* OpenVINO compiles it through NPUW (an LLM with a prompt window): no reuse-strategy, the window and the
      * OPTIMIZE_SIZE cache mode go to the compile. */
     int npuw;
-    /* Its spec section [NAME X]: the keys it takes (comma list, in the order an error lists them; variants,
-     * tile and unroll are the spec's own: every kind's section takes them), and expand, which reads the
-     * section's lists into workloads (each checked against the generator) through r. */
+    /* Its spec section [NAME X]: the keys it takes (comma list, in the order an error lists them, variants
+     * among them: the spec reads those; the back end's pipeline keys, the embedded tile and unroll, follow and
+     * are not the row's), and expand, which reads the section's lists into workloads (each checked against the
+     * generator) through r. */
     const char *section_keys;
     int (*expand)(const pm_kind_reader *r, pm_err *err);
 } pm_kind;

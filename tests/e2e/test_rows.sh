@@ -200,7 +200,7 @@ const pm_kind pm_kind_toy = {
     .cols_label = "window", .regime_figure = "regime-map",
     .axes = "family,window,layers", .depth_axis = "layers", .emit = emit, .grow = grow, .spec_section = section,
     .size_axis = "window", .families = families,
-    .section_keys = "families,windows,layers,variants,tile,unroll", .expand = expand,
+    .section_keys = "families,windows,layers,variants", .expand = expand,
 };
 C
 sed -i 's/^#define PM_KIND_ROWS(X) \(.*\)$/#define PM_KIND_ROWS(X) \1 X(toy)/' "$TMP/tree/lib/workload/kind_rows.h"
@@ -279,6 +279,10 @@ printf '[sweep]\nname = nothing\n[embedded]\ntile = 256\n' > "$TMP/none.ini"
 out=$("$P" sweep --dry-run --db "$TMP/none.db" "$TMP/none.ini" 2>&1)
 check "a spec without configs names the toy section" \
   bash -c '[[ "$1" == *"add an [llm NAME], [cnn NAME] or [toy NAME] section"* ]]' _ "$out"
+printf '[sweep]\nname = typo\n[toy a]\nfamilies = tiny\nwindows = 4\n[toi b]\nwindows = 4\n' > "$TMP/typo.ini"
+out=$("$P" sweep --dry-run --db "$TMP/typo.db" "$TMP/typo.ini" 2>&1)
+check "a mistyped section: did you mean the toy section, which the back end's list names" bash -c \
+  '[[ "$1" == *"[toi b] is not read by back end embedded; did you mean [toy b]? ([embedded], [llm NAME], [cnn NAME], [toy NAME])"* ]]' _ "$out"
 printf '[sweep]\nname = toy\nrepeats = 1\ntimeout = 120s\n[toy a]\nfamilies = tiny\nwindows = 4, 8\nlayers = 2\n' > "$TMP/toy.ini"
 check "the embedded back end sweeps a [toy NAME] section" "$P" sweep --quiet --db "$TMP/toy.db" "$TMP/toy.ini"
 tq() { sqlite3 "$TMP/toy.db" "$1"; }

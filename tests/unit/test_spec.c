@@ -41,9 +41,9 @@ static void section_tile_overrides_the_default(void **state)
     assert_int_equal(pm_spec_parse(text, "t.ini", &s, &e), PM_OK);
     assert_int_equal(s->n_configs, 2);
     assert_string_equal(s->configs[0].key, "llm/qwen2/0.5b/w2048/int4/L1/T512U16/stock");
-    assert_int_equal(s->configs[0].tile, 512);
+    assert_int_equal(pm_embedded_config_tile(&s->configs[0]), 512);
     assert_string_equal(s->configs[1].key, "llm/qwen2/0.5b/w256/int4/L1/stock");
-    assert_int_equal(s->configs[1].tile, 256);
+    assert_int_equal(pm_embedded_config_tile(&s->configs[1]), 256);
     pm_spec_free(s);
 }
 
@@ -60,7 +60,7 @@ static void tile_variant_keeps_the_key(void **state)
     assert_string_equal(s->configs[1].key, "llm/qwen2/0.5b/w512/int8/L1/tile-512");
     assert_int_equal(pm_spec_variant_tile(&s->configs[0]), 0);
     assert_int_equal(pm_spec_variant_tile(&s->configs[1]), 512);
-    assert_int_equal(s->configs[1].tile, 256);
+    assert_int_equal(pm_embedded_config_tile(&s->configs[1]), 256);
     assert_int_equal(pm_spec_variant_tile(&s->configs[2]), 1024);
     assert_int_equal(pm_spec_variant_has(&s->configs[2], "no-rollback"), 1);
     assert_int_equal(pm_spec_variant_has(&s->configs[1], "no-rollback"), 0);
