@@ -195,7 +195,8 @@ typedef struct pm_step_outcome {
 typedef struct pm_backend_ops {
     const char *name;          /* [sweep] backend = NAME */
     pm_backend_run_one run_one;   /* passmap run --backend NAME: what one measured run is */
-    const char *sections;      /* the sections it reads, for help and errors */
+    const char *sections;      /* the sections it reads, for help and errors ("[KIND NAME]": the workload
+                                * sections of every kind row, pm_spec_parse_workloads) */
     /* Reads the back end's own sections into spec->configs (marks the entries it used). */
     int (*parse_spec)(struct pm_spec *spec, struct pm_spec_entries *es, pm_err *err);
     /* Once per sweep, before anything runs: find tools, set ctx->state. NULL: nothing to do. */

@@ -434,11 +434,34 @@ const pm_embedded_spec *pm_embedded_spec_of(const pm_spec *s)
     return &((const embedded_data *)s->backend_data)->opts;
 }
 
+pm_spec_pipe pm_embedded_pipe(const pm_embedded_spec *es)
+{
+    return (pm_spec_pipe){.keys = {{"tile", "T", 1, 1 << 16, es->tile}, {"unroll", "U", 1, 1 << 16, es->unroll}},
+                          .n = 2};
+}
+
+static int config_int(const pm_spec_config *c, const char *name)
+{
+    double v = pm_cfg_param_num(&c->cfg, name);
+    return isnan(v) ? 0 : (int)v;
+}
+
+int pm_embedded_config_tile(const pm_spec_config *c)
+{
+    return config_int(c, "tile");
+}
+
+int pm_embedded_config_unroll(const pm_spec_config *c)
+{
+    return config_int(c, "unroll");
+}
+
 static pm_embedded_opts spec_opts(const pm_spec *spec, const pm_spec_config *c)
 {
     const pm_embedded_spec *s = pm_embedded_spec_of(spec);
     int vtile = c ? pm_spec_variant_tile(c) : 0;
-    pm_embedded_opts o = {.tile = c ? (vtile ? vtile : c->tile) : s->tile, .unroll = c ? c->unroll : s->unroll,
+    pm_embedded_opts o = {.tile = c ? (vtile ? vtile : pm_embedded_config_tile(c)) : s->tile,
+                          .unroll = c ? pm_embedded_config_unroll(c) : s->unroll,
                           .no_rollback = c ? pm_spec_variant_has(c, "no-rollback") : 0,
                           .single_thread = s->single_thread, .display = s->display, .json = s->json,
                           .llc_opt = s->llc_opt};
@@ -456,8 +479,9 @@ static int embedded_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
     int rc = pm_embedded_spec_parse(es, &d->opts, err);
     if (!rc)
         rc = pm_ov_spec_check(es, err);
+    pm_spec_pipe pipe = pm_embedded_pipe(&d->opts);
     if (!rc)
-        rc = pm_spec_parse_workloads(s, es, d->opts.tile, d->opts.unroll, err);
+        rc = pm_spec_parse_workloads(s, es, &pipe, err);
     if (rc)
         return rc;
     pm_embedded_opts o = spec_opts(s, NULL);
@@ -502,7 +526,7 @@ static int embedded_prepare_config(pm_backend_ctx *ctx, int config, const char *
                             "weight_bytes", (json_int_t)info.weight_bytes, "layers_total", info.layers_total,
                             "layers_emitted", info.layers_emitted, "linalg_ops", info.linalg_ops, "functions",
                             info.functions, "blocks", w.blocks, "tile", spec_opts(ctx->spec, c).tile,
-                            "unroll", c->unroll);
+                            "unroll", pm_embedded_config_unroll(c));
     /* IR size of the generated workload: the x axis of the scaling-law fits */
     if (info.linalg_ops > 0)
         out->metrics[out->n_metrics++] = (pm_metric){pm_unconst("ir.ops"), info.linalg_ops};
@@ -620,7 +644,7 @@ static double embedded_shard_cost(const pm_spec *spec, int config)
     fclose(f);
     if (rc != PM_OK)
         return 0;
-    return (double)bytes * (k->grow ? k->grow(&w, c->tile) : 1);
+    return (double)bytes * (k->grow ? k->grow(&w, pm_embedded_config_tile(c)) : 1);
 }
 
 /* llc and mlir-translate work on the LLVM IR mlir-translate writes; each mlir-opt stage on the IR at its entry
@@ -630,7 +654,7 @@ static const pm_fit_size embedded_fit_sizes[] = {
 
 const pm_backend_ops pm_backend_embedded = {
     .name = "embedded",
-    .sections = "[embedded], [llm NAME], [cnn NAME]",
+    .sections = "[embedded], [KIND NAME]",
     .parse_spec = embedded_parse_spec,
     .prepare = embedded_prepare,
     .prepare_config = embedded_prepare_config,

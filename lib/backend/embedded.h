@@ -7,6 +7,7 @@
 #include <signal.h>
 #include "backend.h"
 #include "error.h"
+#include "spec.h"
 
 typedef struct pm_embedded_opts {
     const char *bindir;      /* NULL: $PASSMAP_LLVM_BINDIR, then the newest /usr/lib/llvm-N/bin with mlir-opt, then PATH */
@@ -33,6 +34,12 @@ struct pm_spec_entries;
 int pm_embedded_spec_parse(struct pm_spec_entries *es, pm_embedded_spec *out, pm_err *err);
 /* The [embedded] settings of a spec the embedded back end parsed. */
 const pm_embedded_spec *pm_embedded_spec_of(const struct pm_spec *s);
+/* The pipeline keys every workload section takes (the openvino back end's sections too): tile and unroll, in
+ * [1, 65536], [embedded]'s values their defaults. The configs carry them as parameters (spec.h: pm_spec_pipe). */
+pm_spec_pipe pm_embedded_pipe(const pm_embedded_spec *es);
+/* A workload config's tile / unroll, read back from its parameters (0: it has none). */
+int pm_embedded_config_tile(const pm_spec_config *c);
+int pm_embedded_config_unroll(const pm_spec_config *c);
 
 typedef struct pm_embedded_tools {
     char bindir[512];

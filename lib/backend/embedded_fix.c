@@ -73,10 +73,11 @@ static char *round_text(const pm_spec *s, const int *cfgs, const char *const *va
         oom |= !section;   /* every config of an embedded study has a workload row (the spec made it from one) */
         append(&buf, &len, &cap, &oom, "%s", section ? section : "");
         free(section);
-        if (c->tile != e->tile)
-            append(&buf, &len, &cap, &oom, "tile = %d\n", c->tile);
-        if (c->unroll != e->unroll)
-            append(&buf, &len, &cap, &oom, "unroll = %d\n", c->unroll);
+        int tile = pm_embedded_config_tile(c), unroll = pm_embedded_config_unroll(c);
+        if (tile != e->tile)
+            append(&buf, &len, &cap, &oom, "tile = %d\n", tile);
+        if (unroll != e->unroll)
+            append(&buf, &len, &cap, &oom, "unroll = %d\n", unroll);
         append(&buf, &len, &cap, &oom, "variants = ");
         int nv = 0;
         for (size_t j = i; j < n; j++) {
@@ -144,7 +145,8 @@ static int embedded_check_build(const pm_spec *study, int config, const char *va
         goto cleanup;
     const pm_embedded_spec *se = pm_embedded_spec_of(spec);
     int vtile = pm_spec_variant_tile(c);
-    pm_embedded_opts eo = {.bindir = tools.bindir, .tile = vtile ? vtile : c->tile, .unroll = c->unroll,
+    pm_embedded_opts eo = {.bindir = tools.bindir, .tile = vtile ? vtile : pm_embedded_config_tile(c),
+                           .unroll = pm_embedded_config_unroll(c),
                            .no_rollback = pm_spec_variant_has(c, "no-rollback"), .single_thread = se->single_thread,
                            .display = se->display, .json = se->json, .llc_opt = se->llc_opt};
     rc = pm_embedded_check_run(&eo, &tools, input, dir, o->timeout_s > 0 ? o->timeout_s : spec->timeout_s, result,

@@ -215,6 +215,21 @@ static const char *did_you_mean(char *buf, size_t len, const char *word, const c
     return buf;
 }
 
+/* A back end's sections text with "[KIND NAME]" written out as every kind row's section ("[embedded],
+ * [llm NAME], [cnn NAME]"), so a new kind row is listed without its back ends naming it. */
+static void backend_sections(const char *sections, char *out, size_t cap)
+{
+    const char *at = sections ? strstr(sections, "[KIND NAME]") : NULL;
+    if (!at) {
+        snprintf(out, cap, "%s", sections ? sections : "");
+        return;
+    }
+    snprintf(out, cap, "%.*s", (int)(at - sections), sections);
+    for (int k = 0; pm_kind_at(k); k++)
+        snprintf(out + strlen(out), cap - strlen(out), "%s[%s NAME]", k ? ", " : "", pm_kind_at(k)->name);
+    snprintf(out + strlen(out), cap - strlen(out), "%s", at + strlen("[KIND NAME]"));
+}
+
 /* "; did you mean [step cc]?" for a section whose first word is close to a section spec.c or the back end
  * reads (its sections text: "[matrix NAME], [step NAME], ..."), else "". */
 static const char *section_did_you_mean(char *buf, size_t len, const char *section, const char *sections)
@@ -446,9 +461,10 @@ int pm_spec_variant_tile(const pm_spec_config *c)
     return each_token(c->variant, token_tile, NULL);
 }
 
-/* The parameters of an llm/cnn config (the shared config model): its kind row's axes from the workload
- * (pm_workload_axis names the fields), then the embedded pipeline's tile and unroll. */
-static int workload_params(pm_spec_config *c, const pm_workload *w, pm_err *err)
+/* The parameters of a workload config (the shared config model): its kind row's axes from the workload
+ * (pm_workload_axis names the fields), then the back end's pipeline keys (the embedded pipeline's tile, unroll). */
+static int workload_params(pm_spec_config *c, const pm_workload *w, const pm_spec_pipe *pipe, const int *vals,
+                           pm_err *err)
 {
     const pm_kind *k = pm_kind_find(c->kind);
     char axes[256], num[32];
@@ -456,19 +472,17 @@ static int workload_params(pm_spec_config *c, const pm_workload *w, pm_err *err)
     int rc = PM_OK;
     for (char *save = NULL, *t = strtok_r(axes, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
         const char *v = pm_workload_axis(w, t, num, sizeof num);
-        if (!v) {   /* a row naming an axis pm_workload has no field for: kinds.c's row and its field map disagree */
+        if (!v) {   /* a row naming an axis pm_workload has no field for: the row and kinds.c's field map disagree */
             rc = pm_err_set(err, PM_ERR_UNSUPPORTED, "kind %s: no model field for axis '%s'", c->kind, t);
             pm_spec_config_clear(c);
             return rc;
         }
         rc = pm_spec_config_param(c, t, v, NULL);
     }
-    snprintf(num, sizeof num, "%d", c->tile);
-    if (!rc)
-        rc = pm_spec_config_param(c, "tile", num, NULL);
-    snprintf(num, sizeof num, "%d", c->unroll);
-    if (!rc)
-        rc = pm_spec_config_param(c, "unroll", num, NULL);
+    for (int i = 0; i < pipe->n && !rc; i++) {
+        snprintf(num, sizeof num, "%d", vals[i]);
+        rc = pm_spec_config_param(c, pipe->keys[i].key, num, NULL);
+    }
     if (rc) {
         pm_spec_config_clear(c);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -477,13 +491,13 @@ static int workload_params(pm_spec_config *c, const pm_workload *w, pm_err *err)
 }
 
 static int add_config(pm_spec *s, pm_spec_config *c, const pm_workload *w, const char *key, const char *kind,
-                      const char *variant, pm_err *err)
+                      const char *variant, const pm_spec_pipe *pipe, const int *vals, pm_err *err)
 {
     if (pm_cfg_set(&c->cfg, key, kind, variant)) {
         pm_spec_config_clear(c);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     }
-    int rc = workload_params(c, w, err);
+    int rc = workload_params(c, w, pipe, vals, err);
     return rc ? rc : pm_spec_add_config(s, c, err);
 }
 
@@ -523,24 +537,18 @@ static int check_matrix_size(const pm_spec *s, const char *section, long long pr
     return pm_spec_check_configs(s, section, &len, 1, err);
 }
 
-/* The pipeline's tile and unroll a matrix section starts from (its back end's: [embedded]); a section's own
- * tile/unroll override them and its keys then carry /T<tile>U<unroll>. */
-typedef struct pipe_defaults {
-    int tile, unroll;
-} pipe_defaults;
-
 /* One [KIND NAME] section being expanded: what its kind row's reader sees, and what the spec adds around each
  * workload (the section's variants and pipeline). */
 typedef struct section_ctx {
     pm_spec *s;
-    const pipe_defaults *d;
+    const pm_spec_pipe *pipe;
     entries *es;
     const char *section;
     const pm_kind *kind;
     list lists[8];      /* the lists the row asked for, kept until the section is done */
     int n_lists;
     list variants;
-    int tile, unroll;
+    int pipe_vals[PM_SPEC_PIPE_MAX];   /* the section's values of the pipeline keys */
 } section_ctx;
 
 static const entry *section_entry(const section_ctx *x, const char *key)
@@ -585,37 +593,39 @@ static int reader_check_size(void *user, long long product, pm_err *err)
     return check_matrix_size(x->s, x->section, product * x->variants.n, err);
 }
 
-/* A workload of the section, once per variant: the config's pipeline, its key (STEM[/T<tile>U<unroll>]/VARIANT)
- * and its parameters, the model fields among them (add_config). */
+/* A workload of the section, once per variant: its key (STEM[/<tag><value>...]/VARIANT: the pipeline's part
+ * when a value differs from the back end's default, "/T512U16") and its parameters, the model fields among them
+ * (add_config). */
 static int reader_add(void *user, const pm_workload *w, const char *stem, pm_err *err)
 {
     section_ctx *x = user;
-    char vwhat[192];
+    char vwhat[192], pipe[32 * PM_SPEC_PIPE_MAX] = "";
     key_what(vwhat, sizeof vwhat, x->es, x->section, "variants");
+    int differs = 0;
+    for (int i = 0; i < x->pipe->n; i++)
+        differs |= x->pipe_vals[i] != x->pipe->keys[i].def;
+    for (int i = 0; differs && i < x->pipe->n; i++)
+        snprintf(pipe + strlen(pipe), sizeof pipe - strlen(pipe), "%s%s%d", i ? "" : "/", x->pipe->keys[i].tag,
+                 x->pipe_vals[i]);
     for (int v = 0; v < x->variants.n; v++) {
         pm_spec_config c = {0};
         int rc;
         if ((rc = check_variant(x->variants.items[v], err, vwhat)))
             return rc;
-        c.tile = x->tile;
-        c.unroll = x->unroll;
-        char pipe[32] = "";
-        if (c.tile != x->d->tile || c.unroll != x->d->unroll)
-            snprintf(pipe, sizeof pipe, "/T%dU%d", c.tile, c.unroll);
         char key[PM_SPEC_KEY_MAX];
         snprintf(key, sizeof key, "%s%s/%s", stem, pipe, x->variants.items[v]);
-        if ((rc = add_config(x->s, &c, w, key, x->kind->name, x->variants.items[v], err)))
+        if ((rc = add_config(x->s, &c, w, key, x->kind->name, x->variants.items[v], x->pipe, x->pipe_vals, err)))
             return rc;
     }
     return PM_OK;
 }
 
-/* The section's keys must be ones its row lists (a mistyped one: "did you mean"); variants (default stock),
- * tile and unroll are the spec's; the rest the row's expand reads. */
-static int expand_section(pm_spec *s, const pm_kind *k, const pipe_defaults *d, entries *es, const char *section,
+/* The section's keys must be ones its row lists or the back end's pipeline keys (a mistyped one: "did you
+ * mean"); variants (default stock) and the pipeline keys are the spec's; the rest the row's expand reads. */
+static int expand_section(pm_spec *s, const pm_kind *k, const pm_spec_pipe *pipe, entries *es, const char *section,
                           pm_err *err)
 {
-    section_ctx x = {.s = s, .d = d, .es = es, .section = section, .kind = k, .tile = d->tile, .unroll = d->unroll};
+    section_ctx x = {.s = s, .pipe = pipe, .es = es, .section = section, .kind = k};
     char keys[256], names[256] = "", dym[96] = "";
     const char *cands[16];
     size_t nc = 0;
@@ -625,23 +635,30 @@ static int expand_section(pm_spec *s, const pm_kind *k, const pipe_defaults *d, 
         if (nc < sizeof cands / sizeof cands[0])
             cands[nc++] = t;
     }
+    for (int i = 0; i < pipe->n; i++) {
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", nc ? ", " : "", pipe->keys[i].key);
+        if (nc < sizeof cands / sizeof cands[0])
+            cands[nc++] = pipe->keys[i].key;
+    }
     int rc = PM_OK;
     for (int i = 0; i < es->n && !rc; i++) {
         entry *e = &es->items[i];
         if (strcmp(e->section, section))
             continue;
         e->used = 1;
-        if (!pm_kind_list_has(k->section_keys, e->name))
+        int known = pm_kind_list_has(k->section_keys, e->name);
+        for (int j = 0; j < pipe->n && !known; j++)
+            known = !strcmp(e->name, pipe->keys[j].key);
+        if (!known)
             rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s]: unknown key '%s'%s (%s)", e->line, section, e->name,
                             did_you_mean(dym, sizeof dym, e->name, cands, nc), names);
     }
     const entry *ve = section_entry(&x, "variants");
     if (!rc)
         rc = split_list(ve ? ve->value : "stock", &x.variants, err, "variants");
-    if (!rc)
-        rc = reader_number(&x, "tile", 1, 1 << 16, d->tile, &x.tile, err);
-    if (!rc)
-        rc = reader_number(&x, "unroll", 1, 1 << 16, d->unroll, &x.unroll, err);
+    for (int i = 0; i < pipe->n && !rc; i++)
+        rc = reader_number(&x, pipe->keys[i].key, pipe->keys[i].lo, pipe->keys[i].hi, pipe->keys[i].def,
+                           &x.pipe_vals[i], err);
     pm_kind_reader r = {.section = section, .user = &x, .list = reader_list, .number = reader_number,
                         .check_size = reader_check_size, .add = reader_add};
     if (!rc)
@@ -753,10 +770,11 @@ int pm_spec_entry_opens_section(const pm_spec_entries *es, int i)
     return 1;
 }
 
-int pm_spec_parse_workloads(pm_spec *s, entries *es, int tile, int unroll, pm_err *err)
+int pm_spec_parse_workloads(pm_spec *s, entries *es, const pm_spec_pipe *pipe, pm_err *err)
 {
     int rc = PM_OK;
-    pipe_defaults d = {tile, unroll};
+    if (pipe->n < 0 || pipe->n > PM_SPEC_PIPE_MAX)
+        return pm_err_set(err, PM_ERR_UNSUPPORTED, "%d pipeline keys: at most %d", pipe->n, PM_SPEC_PIPE_MAX);
     for (int i = 0; i < es->n; i++) {
         const char *sec = es->items[i].section;
         if (!pm_spec_entry_opens_section(es, i))
@@ -764,12 +782,17 @@ int pm_spec_parse_workloads(pm_spec *s, entries *es, int tile, int unroll, pm_er
         /* each workload kind's row expands its own section */
         for (int k = 0; pm_kind_at(k) && !rc; k++)
             if (pm_kind_at(k)->expand && pm_spec_section_is(sec, pm_kind_at(k)->name, NULL))
-                rc = expand_section(s, pm_kind_at(k), &d, es, sec, err);
+                rc = expand_section(s, pm_kind_at(k), pipe, es, sec, err);
         if (rc)
             return rc;
     }
-    if (s->n_configs == 0)
-        return pm_err_set(err, PM_ERR_USAGE, "no configs: add an [llm NAME] or [cnn NAME] section");
+    if (s->n_configs == 0) {   /* "add an [llm NAME] or [cnn NAME] section": the kind table's sections */
+        char secs[256] = "";
+        for (int k = 0; pm_kind_at(k); k++)
+            snprintf(secs + strlen(secs), sizeof secs - strlen(secs), "%s[%s NAME]", !k ? "" : pm_kind_at(k + 1) ?
+                     ", " : " or ", pm_kind_at(k)->name);
+        return pm_err_set(err, PM_ERR_USAGE, "no configs: add an %s section", secs);
+    }
     return PM_OK;
 }
 
@@ -852,10 +875,10 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
             free(cands);
         }
         else {
-            char dym[160] = "";
+            char dym[160] = "", secs[512];
+            backend_sections(be->sections, secs, sizeof secs);
             rc = pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is not read by back end %s%s (%s)", e->line,
-                            e->section, be->name, section_did_you_mean(dym, sizeof dym, e->section, be->sections),
-                            be->sections);
+                            e->section, be->name, section_did_you_mean(dym, sizeof dym, e->section, secs), secs);
         }
         goto fail;
     }

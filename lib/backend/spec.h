@@ -16,8 +16,8 @@
  *              model (template with {family} {size} {precision} {window}), props (K=V K=V)
  *   [llm NAME] models (family:size ...), windows, precisions, layers, variants, tile, unroll
  *   [cnn NAME] families, resolutions, precisions, blocks, variants, tile, unroll
- *              (each kind's row in lib/workload/kinds.c expands its own section; variants, tile and unroll
- *              are read here)
+ *              (each kind's row, lib/workload/gen_KIND.c, expands its own section; variants and the back
+ *              end's pipeline keys, tile and unroll, are read here: pm_spec_pipe)
  * tile/unroll in a matrix section override [embedded] for that section; the key then carries /T<tile>U<unroll>.
  * Lists are separated by commas or spaces. A variant is stock, no-rollback, per-layer, tile-N (embedded: the
  * affine tile N instead of the section's; the key keeps the section's /T part and names the tile in the variant),
@@ -60,8 +60,8 @@ typedef struct pm_spec_config {
     /* The config identity (config.h), owned (pm_spec_config_clear frees it): key unique in the spec
      * ("llm/qwen2/0.5b/w256/int8/L1/stock", "c/input=a.c/opt=2", < PM_SPEC_KEY_MAX), kind (llm | cnn | command),
      * variant ("" when none, < PM_SPEC_VARIANT_MAX) and every axis as name=value. */
-    PM_CFG_EMBED;           /* an llm/cnn config's model fields are its parameters: pm_spec_workload */
-    int tile, unroll;       /* embedded pipeline parameters for this config */
+    PM_CFG_EMBED;           /* a workload config's model fields are its parameters (pm_spec_workload), then its
+                             * back end's pipeline keys (the embedded pipeline's tile, unroll: pm_spec_pipe) */
     char **paths;           /* [n_params]: for a file axis the absolute path {name} stands for, else NULL */
     int matrix;             /* command: index of its [matrix NAME] section */
 } pm_spec_config;
@@ -110,9 +110,18 @@ void pm_spec_free(pm_spec *spec);
 /* Reads INI text into entries with line numbers (a back end's built-in preset goes through this too). */
 int pm_spec_entries_parse(const char *text, pm_spec_entries *es, pm_err *err);
 void pm_spec_entries_free(pm_spec_entries *es);
-/* The workload sections [llm NAME] / [cnn NAME] (embedded, openvino): tile and unroll are the pipeline's
- * defaults a section's own tile/unroll override (the key then carries /T<tile>U<unroll>). */
-int pm_spec_parse_workloads(pm_spec *s, pm_spec_entries *es, int tile, int unroll, pm_err *err);
+/* A back end's pipeline keys: what every workload section takes beside its kind's own keys (the embedded
+ * pipeline's tile and unroll, embedded.h). Each is an integer in [lo, hi], def when the section does not say;
+ * a config carries each as a parameter after its kind's axes, and its key carries "/<tag><value>..." for all of
+ * them (e.g. /T512U16) when one differs from its default. The back end owns the values: it reads them back
+ * from the config's parameters. */
+#define PM_SPEC_PIPE_MAX 4
+typedef struct pm_spec_pipe {
+    struct { const char *key, *tag; int lo, hi, def; } keys[PM_SPEC_PIPE_MAX];
+    int n;
+} pm_spec_pipe;
+/* The workload sections, one kind row's each ([llm NAME], [cnn NAME]: the embedded and openvino back ends). */
+int pm_spec_parse_workloads(pm_spec *s, pm_spec_entries *es, const pm_spec_pipe *pipe, pm_err *err);
 /* A back end reading its own section's scalars: what = "line N: [SECTION] KEY" (e marked used); the value
  * parsers' errors start with what; an unknown key is an error suggesting the closest of keys (NULL-terminated). */
 const char *pm_spec_entry_what(pm_spec_entry *e, char *what, size_t cap);

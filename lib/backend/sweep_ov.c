@@ -277,13 +277,14 @@ static int ov_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     s->backend_data = ov;
     s->backend_free = free;
-    /* [embedded]'s tile and unroll are the matrix sections' defaults here too (they are in the config keys) */
+    /* [embedded]'s tile and unroll are the matrix sections' pipeline keys here too (they are in the config keys) */
     pm_embedded_spec emb;
     int rc = pm_embedded_spec_parse(es, &emb, err);
     if (rc == PM_OK)
         rc = pm_ov_spec_parse(es, ov, err);
+    pm_spec_pipe pipe = pm_embedded_pipe(&emb);
     if (rc == PM_OK)
-        rc = pm_spec_parse_workloads(s, es, emb.tile, emb.unroll, err);
+        rc = pm_spec_parse_workloads(s, es, &pipe, err);
     /* a config compiles the model its workload names (an LLM's or a CNN's IR): each path fits */
     char model_xml[OV_MODEL_MAX];
     for (int i = 0; rc == PM_OK && ov->model_template[0] && i < s->n_configs; i++)
@@ -306,8 +307,8 @@ static int ov_prepare_config(pm_backend_ctx *ctx, int config, const char *dir, p
     int rc = pm_sweep_ov_model(ctx->spec, c, model_xml, sizeof model_xml, err);
     if (rc)
         return rc;
-    out->params = json_pack("{s:i, s:i, s:i, s:s}", "blocks", pm_spec_workload(c).blocks, "tile", c->tile,
-                            "unroll", c->unroll, "model", model_xml);
+    out->params = json_pack("{s:i, s:i, s:i, s:s}", "blocks", pm_spec_workload(c).blocks, "tile",
+                            pm_embedded_config_tile(c), "unroll", pm_embedded_config_unroll(c), "model", model_xml);
     return out->params ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 }
 
@@ -394,7 +395,7 @@ static const pm_fit_size ov_fit_sizes[] = {
 const pm_backend_ops pm_backend_openvino = {
     .name = "openvino",
     .run_one = PM_RUN_ONE_OV_COMPILE,
-    .sections = "[openvino], [llm NAME], [cnn NAME]",
+    .sections = "[openvino], [KIND NAME]",
     .parse_spec = ov_parse_spec,
     .prepare_config = ov_prepare_config,
     .steps = ov_steps,

@@ -236,8 +236,8 @@ static int build_evidence(fix_ctx *x, pm_err *err)
                                      .n_heavy = nh, .window = w.window ? w.window : NAN,
                                      /* a workload's decoder layers (an LLM's; a CNN has blocks) */
                                      .layers = kr && pm_kind_list_has(kr->axes, "layers") ? w.layers : NAN,
-                                     .tile = sc->tile ? sc->tile : NAN, .ops = c->ir_ops, .llvm_ops = c->llvm_ops,
-                                     .wall_s = c->wall.mean, .params = sc->params,
+                                     .tile = pm_cfg_param_num(&sc->cfg, "tile"), .ops = c->ir_ops,
+                                     .llvm_ops = c->llvm_ops, .wall_s = c->wall.mean, .params = sc->params,
                                      .n_params = (size_t)sc->n_params};
     }
     if (x->n_ev == 0)

@@ -10,9 +10,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "gen.h"
+#include "kinds.h"
 
 enum prec { P_FP16, P_INT8, P_INT4 };
 enum act { A_NONE, A_RELU, A_RELU6, A_SILU, A_HSWISH, A_HSIG, A_SIGMOID, A_GELU };
@@ -996,3 +998,74 @@ cleanup:
     free(g.args_buf);
     return rc;
 }
+
+/* ---- the kind's row (kinds.h): what the spec, the back ends and the report know of a CNN ---- */
+
+/* CNN cost follows the pixel count. */
+static double grow_cnn(const pm_workload *w, int tile)
+{
+    return w->resolution > 224 ? pow(w->resolution / 224.0, 2) : 1;
+}
+
+/* Blocks are not cut: a CNN's depth is its architecture (the resolution is what the check reduces). */
+static char *section_cnn(const pm_workload *w, const char *name, int size_cap, int depth_cap)
+{
+    char *s = NULL;
+    return asprintf(&s, "[cnn %s]\nfamilies = %s\nresolutions = %d\nprecisions = %s\nblocks = %d\n", name,
+                    w->family, pm_kind_capped(w->resolution, size_cap), w->precision, w->blocks) < 0 ? NULL : s;
+}
+
+/* [cnn NAME] families, resolutions, precisions, blocks: a config per family, resolution and precision. */
+static int expand_cnn(const pm_kind_reader *r, pm_err *err)
+{
+    char fwhat[192], rwhat[192], pwhat[192], names[512];
+    int nf, nr, np, blocks, rc;
+    const char *const *fams = r->list(r->user, "families", &nf, fwhat, sizeof fwhat);
+    const char *const *resolutions = r->list(r->user, "resolutions", &nr, rwhat, sizeof rwhat);
+    const char *const *precisions = r->list(r->user, "precisions", &np, pwhat, sizeof pwhat);
+    if (nf < 0 || nr < 0 || np < 0)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if ((rc = r->number(r->user, "blocks", 0, 1000, 0, &blocks, err)))
+        return rc;
+    if (!nf || !nr || !np)
+        return pm_err_set(err, PM_ERR_USAGE, "[%s] needs families, resolutions and precisions", r->section);
+    if ((rc = r->check_size(r->user, (long long)nf * nr * np, err)))
+        return rc;
+    for (int f = 0; f < nf; f++) {
+        if (!pm_kind_in_list(fams[f], pm_gen_cnn_families())) {
+            pm_kind_join(pm_gen_cnn_families(), names, sizeof names);
+            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown CNN family '%s' (%s)", fwhat, fams[f], names);
+        }
+        for (int x = 0; x < nr; x++) {
+            int res;
+            /* in the generator's own terms, so a spec never plans a config it cannot emit */
+            if ((rc = pm_kind_parse_int(resolutions[x], 1, 1 << 20, &res, err, rwhat)) ||
+                (rc = pm_gen_cnn_check_resolution(res, err) ? pm_err_wrap(err, "%s", rwhat) : PM_OK))
+                return rc;
+            for (int p = 0; p < np; p++) {
+                if ((rc = pm_kind_check_precision(precisions[p], err, pwhat)))
+                    return rc;
+                pm_workload wl = {.family = fams[f], .size = "", .precision = precisions[p], .resolution = res,
+                                  .blocks = blocks};
+                char stem[512];
+                snprintf(stem, sizeof stem, "cnn/%s/r%d/%s/B%d", fams[f], res, precisions[p], blocks);
+                if ((rc = r->add(r->user, &wl, stem, err)))
+                    return rc;
+            }
+        }
+    }
+    return PM_OK;
+}
+
+const pm_kind pm_kind_cnn = {
+    .name = "cnn", .label = "CNN",
+    .key_legend = "cnn/FAMILY/rRESOLUTION/PRECISION/BBLOCKS/VARIANT: r224 = a 224-pixel input, "
+                  "B2 = the stem and first 2 blocks (B0 = the whole network)",
+    .handoff_x = "wall", .series = "family", .bars = "family",
+    .prefer = {{"precision", "int8"}}, .figure = "cnn-fingerprint", .regime_rows = "family",
+    .regime_cols = "resolution", .slice = "precision", .rows_label = "CNN family",
+    .cols_label = "input resolution (pixels)", .regime_figure = "cnn-regime-map", .spine = 1,
+    .axes = "family,resolution,precision,blocks", .depth_axis = "blocks", .emit = pm_gen_cnn, .grow = grow_cnn,
+    .spec_section = section_cnn, .size_axis = "resolution", .families = pm_gen_cnn_families,
+    .section_keys = "families,resolutions,precisions,variants,blocks", .expand = expand_cnn,
+};

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gen_emit.h"
+#include "kinds.h"
 
 #define QGROUP 128
 
@@ -621,3 +622,94 @@ cleanup:
     free(g);
     return rc;
 }
+
+/* ---- the kind's row (kinds.h): what the spec, the back ends and the report know of an LLM ---- */
+
+/* The longest LLM family and size a [llm] section's FAMILY:SIZE splits into (with the terminator). */
+#define FAMILY_MAX 32
+#define SIZE_MAX_LEN 16
+
+/* Beyond one tile the tile loops unroll: about 2.5x more ops per doubling of window / tile
+ * (studies/embedded-llm-measurements.md). */
+static double grow_llm(const pm_workload *w, int tile)
+{
+    return tile > 0 && w->window > tile ? pow((double)w->window / tile, 1.3) : 1;
+}
+
+static char *section_llm(const pm_workload *w, const char *name, int size_cap, int depth_cap)
+{
+    char *s = NULL;
+    return asprintf(&s, "[llm %s]\nmodels = %s:%s\nwindows = %d\nprecisions = %s\nlayers = %d\n", name, w->family,
+                    w->size, pm_kind_capped(w->window, size_cap), w->precision, pm_kind_capped(w->layers, depth_cap)) < 0 ? NULL : s;
+}
+
+/* [llm NAME] models (FAMILY:SIZE ...), windows, precisions, layers: a config per model, window and precision. */
+static int expand_llm(const pm_kind_reader *r, pm_err *err)
+{
+    char mwhat[192], wwhat[192], pwhat[192], names[512];
+    int nm, nw, np, layers, rc;
+    const char *const *models = r->list(r->user, "models", &nm, mwhat, sizeof mwhat);
+    const char *const *windows = r->list(r->user, "windows", &nw, wwhat, sizeof wwhat);
+    const char *const *precisions = r->list(r->user, "precisions", &np, pwhat, sizeof pwhat);
+    if (nm < 0 || nw < 0 || np < 0)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if ((rc = r->number(r->user, "layers", 0, 1000, 1, &layers, err)))
+        return rc;
+    if (!nm || !nw || !np)
+        return pm_err_set(err, PM_ERR_USAGE, "[%s] needs models, windows and precisions", r->section);
+    if ((rc = r->check_size(r->user, (long long)nm * nw * np, err)))
+        return rc;
+    for (int m = 0; m < nm; m++) {
+        const char *colon = strchr(models[m], ':');
+        if (!colon)
+            return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' is not FAMILY:SIZE", mwhat, models[m]);
+        char family[FAMILY_MAX], size[SIZE_MAX_LEN];
+        if ((size_t)(colon - models[m]) >= sizeof family)
+            return pm_err_set(err, PM_ERR_USAGE, "family: value too long (max %zu)", sizeof family - 1);
+        if (strlen(colon + 1) >= sizeof size)
+            return pm_err_set(err, PM_ERR_USAGE, "size: value too long (max %zu)", sizeof size - 1);
+        snprintf(family, sizeof family, "%.*s", (int)(colon - models[m]), models[m]);
+        snprintf(size, sizeof size, "%s", colon + 1);
+        const char *const *sizes = pm_gen_llm_sizes(family);
+        if (!sizes) {
+            pm_kind_join(pm_gen_llm_families(), names, sizeof names);
+            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown LLM family '%s' (%s)", mwhat, family, names);
+        }
+        if (!pm_kind_in_list(size, sizes)) {
+            pm_kind_join(sizes, names, sizeof names);
+            return pm_err_set(err, PM_ERR_USAGE, "%s: %s has no size '%s' (%s)", mwhat, family, size, names);
+        }
+        for (int w = 0; w < nw; w++) {
+            int window;
+            if ((rc = pm_kind_parse_int(windows[w], 1, 1 << 20, &window, err, wwhat)))
+                return rc;
+            for (int p = 0; p < np; p++) {
+                if ((rc = pm_kind_check_precision(precisions[p], err, pwhat)))
+                    return rc;
+                pm_workload wl = {.family = family, .size = size, .precision = precisions[p], .window = window,
+                                  .layers = layers};
+                char stem[512];
+                snprintf(stem, sizeof stem, "llm/%s/%s/w%d/%s/L%d", family, size, window, precisions[p], layers);
+                if ((rc = r->add(r->user, &wl, stem, err)))
+                    return rc;
+            }
+        }
+    }
+    return PM_OK;
+}
+
+/* A model's compile grows with its size and window; families are what a user compares at equal compile
+ * time. The fingerprint holds window and precision fixed and shows every (family, size). */
+const pm_kind pm_kind_llm = {
+    .name = "llm", .label = "LLM",
+    .key_legend = "llm/FAMILY/SIZE/wWINDOW/PRECISION/LLAYERS/VARIANT: w128 = a 128-token prompt window, "
+                  "L1 = 1 decoder layer emitted",
+    .handoff_x = "wall", .series = "family", .bars = "family,size",
+    .prefer = {{"precision", "int8"}}, .figure = "fingerprint", .regime_rows = "size", .regime_cols = "window",
+    .slice = "precision", .rows_label = "model size (parameters)", .cols_label = "window (prompt tokens)",
+    .regime_figure = "regime-map", .precision_study = 1,
+    .axes = "family,size,window,precision,layers", .depth_axis = "layers", .emit = pm_gen_llm, .grow = grow_llm,
+    .spec_section = section_llm, .size_axis = "window", .families = pm_gen_llm_families,
+    .sizes = pm_gen_llm_sizes, .npuw = 1,
+    .section_keys = "models,windows,precisions,variants,layers", .expand = expand_llm,
+};

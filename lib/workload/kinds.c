@@ -1,53 +1,28 @@
-/* The workload-kind table. Adding a workload kind adds a row here (docs/architecture.md). */
+/* The workload-kind table: the rows (each defined in its kind's file, gen_NAME.c) in PM_KIND_ROWS order, and
+ * what the rows share: the model-field map and the helpers their expand functions use. Adding a workload kind
+ * adds its file and one X(NAME) in kind_rows.h (docs/architecture.md). */
 #include "kinds.h"
+#include "kind_rows.h"
 
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
 
-/* The longest LLM family and size a [llm] section's FAMILY:SIZE splits into (with the terminator). */
-#define FAMILY_MAX 32
-#define SIZE_MAX_LEN 16
+#define PM_KIND_ROW(name) &pm_kind_##name,
+static const pm_kind *const kinds[] = {PM_KIND_ROWS(PM_KIND_ROW)};
+#undef PM_KIND_ROW
+#define N_KINDS (sizeof kinds / sizeof kinds[0])
 
-/* Beyond one tile the tile loops unroll: about 2.5x more ops per doubling of window / tile
- * (studies/embedded-llm-measurements.md). */
-static double grow_llm(const pm_workload *w, int tile)
-{
-    return tile > 0 && w->window > tile ? pow((double)w->window / tile, 1.3) : 1;
-}
-
-/* CNN cost follows the pixel count. */
-static double grow_cnn(const pm_workload *w, int tile)
-{
-    return w->resolution > 224 ? pow(w->resolution / 224.0, 2) : 1;
-}
-
-static int capped(int v, int cap)
+int pm_kind_capped(int v, int cap)
 {
     return cap && v > cap ? cap : v;
 }
 
-static char *section_llm(const pm_workload *w, const char *name, int size_cap, int depth_cap)
-{
-    char *s = NULL;
-    return asprintf(&s, "[llm %s]\nmodels = %s:%s\nwindows = %d\nprecisions = %s\nlayers = %d\n", name, w->family,
-                    w->size, capped(w->window, size_cap), w->precision, capped(w->layers, depth_cap)) < 0 ? NULL : s;
-}
+/* ---- for the rows' spec sections ---- */
 
-/* Blocks are not cut: a CNN's depth is its architecture (the resolution is what the check reduces). */
-static char *section_cnn(const pm_workload *w, const char *name, int size_cap, int depth_cap)
-{
-    char *s = NULL;
-    return asprintf(&s, "[cnn %s]\nfamilies = %s\nresolutions = %d\nprecisions = %s\nblocks = %d\n", name,
-                    w->family, capped(w->resolution, size_cap), w->precision, w->blocks) < 0 ? NULL : s;
-}
-
-/* ---- the spec sections ---- */
-
-static int in_list(const char *name, const char *const *names)
+int pm_kind_in_list(const char *name, const char *const *names)
 {
     for (; names && *names; names++)
         if (!strcmp(*names, name))
@@ -55,7 +30,7 @@ static int in_list(const char *name, const char *const *names)
     return 0;
 }
 
-static void join_names(const char *const *names, char *out, size_t cap)
+void pm_kind_join(const char *const *names, char *out, size_t cap)
 {
     size_t len = 0;
     out[0] = '\0';
@@ -67,7 +42,7 @@ static void join_names(const char *const *names, char *out, size_t cap)
     }
 }
 
-static int parse_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what)
+int pm_kind_parse_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what)
 {
     char *end;
     long x = strtol(v, &end, 10);
@@ -77,149 +52,34 @@ static int parse_int(const char *v, int lo, int hi, int *out, pm_err *err, const
     return PM_OK;
 }
 
-static int check_precision(const char *p, pm_err *err, const char *what)
+int pm_kind_check_precision(const char *p, pm_err *err, const char *what)
 {
     static const char *const precisions[] = {"int4", "int8", "fp16", NULL};
-    if (!in_list(p, precisions))
+    if (!pm_kind_in_list(p, precisions))
         return pm_err_set(err, PM_ERR_USAGE, "%s: unknown precision '%s' (int4, int8, fp16)", what, p);
     return PM_OK;
 }
 
-/* [llm NAME] models (FAMILY:SIZE ...), windows, precisions, layers: a config per model, window and precision. */
-static int expand_llm(const pm_kind_reader *r, pm_err *err)
+const char *pm_kind_names(void)
 {
-    char mwhat[192], wwhat[192], pwhat[192], names[512];
-    int nm, nw, np, layers, rc;
-    const char *const *models = r->list(r->user, "models", &nm, mwhat, sizeof mwhat);
-    const char *const *windows = r->list(r->user, "windows", &nw, wwhat, sizeof wwhat);
-    const char *const *precisions = r->list(r->user, "precisions", &np, pwhat, sizeof pwhat);
-    if (nm < 0 || nw < 0 || np < 0)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if ((rc = r->number(r->user, "layers", 0, 1000, 1, &layers, err)))
-        return rc;
-    if (!nm || !nw || !np)
-        return pm_err_set(err, PM_ERR_USAGE, "[%s] needs models, windows and precisions", r->section);
-    if ((rc = r->check_size(r->user, (long long)nm * nw * np, err)))
-        return rc;
-    for (int m = 0; m < nm; m++) {
-        const char *colon = strchr(models[m], ':');
-        if (!colon)
-            return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' is not FAMILY:SIZE", mwhat, models[m]);
-        char family[FAMILY_MAX], size[SIZE_MAX_LEN];
-        if ((size_t)(colon - models[m]) >= sizeof family)
-            return pm_err_set(err, PM_ERR_USAGE, "family: value too long (max %zu)", sizeof family - 1);
-        if (strlen(colon + 1) >= sizeof size)
-            return pm_err_set(err, PM_ERR_USAGE, "size: value too long (max %zu)", sizeof size - 1);
-        snprintf(family, sizeof family, "%.*s", (int)(colon - models[m]), models[m]);
-        snprintf(size, sizeof size, "%s", colon + 1);
-        const char *const *sizes = pm_gen_llm_sizes(family);
-        if (!sizes) {
-            join_names(pm_gen_llm_families(), names, sizeof names);
-            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown LLM family '%s' (%s)", mwhat, family, names);
-        }
-        if (!in_list(size, sizes)) {
-            join_names(sizes, names, sizeof names);
-            return pm_err_set(err, PM_ERR_USAGE, "%s: %s has no size '%s' (%s)", mwhat, family, size, names);
-        }
-        for (int w = 0; w < nw; w++) {
-            int window;
-            if ((rc = parse_int(windows[w], 1, 1 << 20, &window, err, wwhat)))
-                return rc;
-            for (int p = 0; p < np; p++) {
-                if ((rc = check_precision(precisions[p], err, pwhat)))
-                    return rc;
-                pm_workload wl = {.family = family, .size = size, .precision = precisions[p], .window = window,
-                                  .layers = layers};
-                char stem[512];
-                snprintf(stem, sizeof stem, "llm/%s/%s/w%d/%s/L%d", family, size, window, precisions[p], layers);
-                if ((rc = r->add(r->user, &wl, stem, err)))
-                    return rc;
-            }
-        }
-    }
-    return PM_OK;
+    static char names[256];
+    if (!names[0])
+        for (size_t i = 0; i < N_KINDS; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", kinds[i]->name);
+    return names;
 }
-
-/* [cnn NAME] families, resolutions, precisions, blocks: a config per family, resolution and precision. */
-static int expand_cnn(const pm_kind_reader *r, pm_err *err)
-{
-    char fwhat[192], rwhat[192], pwhat[192], names[512];
-    int nf, nr, np, blocks, rc;
-    const char *const *families = r->list(r->user, "families", &nf, fwhat, sizeof fwhat);
-    const char *const *resolutions = r->list(r->user, "resolutions", &nr, rwhat, sizeof rwhat);
-    const char *const *precisions = r->list(r->user, "precisions", &np, pwhat, sizeof pwhat);
-    if (nf < 0 || nr < 0 || np < 0)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if ((rc = r->number(r->user, "blocks", 0, 1000, 0, &blocks, err)))
-        return rc;
-    if (!nf || !nr || !np)
-        return pm_err_set(err, PM_ERR_USAGE, "[%s] needs families, resolutions and precisions", r->section);
-    if ((rc = r->check_size(r->user, (long long)nf * nr * np, err)))
-        return rc;
-    for (int f = 0; f < nf; f++) {
-        if (!in_list(families[f], pm_gen_cnn_families())) {
-            join_names(pm_gen_cnn_families(), names, sizeof names);
-            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown CNN family '%s' (%s)", fwhat, families[f], names);
-        }
-        for (int x = 0; x < nr; x++) {
-            int res;
-            /* in the generator's own terms, so a spec never plans a config it cannot emit */
-            if ((rc = parse_int(resolutions[x], 1, 1 << 20, &res, err, rwhat)) ||
-                (rc = pm_gen_cnn_check_resolution(res, err) ? pm_err_wrap(err, "%s", rwhat) : PM_OK))
-                return rc;
-            for (int p = 0; p < np; p++) {
-                if ((rc = check_precision(precisions[p], err, pwhat)))
-                    return rc;
-                pm_workload wl = {.family = families[f], .size = "", .precision = precisions[p], .resolution = res,
-                                  .blocks = blocks};
-                char stem[512];
-                snprintf(stem, sizeof stem, "cnn/%s/r%d/%s/B%d", families[f], res, precisions[p], blocks);
-                if ((rc = r->add(r->user, &wl, stem, err)))
-                    return rc;
-            }
-        }
-    }
-    return PM_OK;
-}
-
-static const pm_kind kinds[] = {
-    /* A model's compile grows with its size and window; families are what a user compares at equal compile
-     * time. The fingerprint holds window and precision fixed and shows every (family, size). */
-    {.name = "llm", .label = "LLM",
-     .key_legend = "llm/FAMILY/SIZE/wWINDOW/PRECISION/LLAYERS/VARIANT: w128 = a 128-token prompt window, "
-                   "L1 = 1 decoder layer emitted",
-     .handoff_x = "wall", .series = "family", .bars = "family,size",
-     .prefer = {{"precision", "int8"}}, .figure = "fingerprint", .regime_rows = "size", .regime_cols = "window",
-     .slice = "precision", .rows_label = "model size (parameters)", .cols_label = "window (prompt tokens)",
-     .regime_figure = "regime-map", .precision_study = 1,
-     .axes = "family,size,window,precision,layers", .depth_axis = "layers", .emit = pm_gen_llm, .grow = grow_llm,
-     .spec_section = section_llm, .size_axis = "window", .families = pm_gen_llm_families,
-     .sizes = pm_gen_llm_sizes, .npuw = 1,
-     .section_keys = "models,windows,precisions,variants,layers,tile,unroll", .expand = expand_llm},
-    {.name = "cnn", .label = "CNN",
-     .key_legend = "cnn/FAMILY/rRESOLUTION/PRECISION/BBLOCKS/VARIANT: r224 = a 224-pixel input, "
-                   "B2 = the stem and first 2 blocks (B0 = the whole network)",
-     .handoff_x = "wall", .series = "family", .bars = "family",
-     .prefer = {{"precision", "int8"}}, .figure = "cnn-fingerprint", .regime_rows = "family",
-     .regime_cols = "resolution", .slice = "precision", .rows_label = "CNN family",
-     .cols_label = "input resolution (pixels)", .regime_figure = "cnn-regime-map", .spine = 1,
-     .axes = "family,resolution,precision,blocks", .depth_axis = "blocks", .emit = pm_gen_cnn, .grow = grow_cnn,
-     .spec_section = section_cnn, .size_axis = "resolution", .families = pm_gen_cnn_families,
-     .section_keys = "families,resolutions,precisions,variants,blocks,tile,unroll", .expand = expand_cnn},
-};
-#define N_KINDS (sizeof kinds / sizeof kinds[0])
 
 const pm_kind *pm_kind_find(const char *name)
 {
     for (size_t i = 0; name && i < N_KINDS; i++)
-        if (!strcmp(kinds[i].name, name))
-            return &kinds[i];
+        if (!strcmp(kinds[i]->name, name))
+            return kinds[i];
     return NULL;
 }
 
 const pm_kind *pm_kind_at(int i)
 {
-    return i >= 0 && (size_t)i < N_KINDS ? &kinds[i] : NULL;
+    return i >= 0 && (size_t)i < N_KINDS ? kinds[i] : NULL;
 }
 
 int pm_kind_list_has(const char *list, const char *axis)

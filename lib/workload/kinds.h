@@ -87,9 +87,10 @@ typedef struct pm_kind {
     /* OpenVINO compiles it through NPUW (an LLM with a prompt window): no reuse-strategy, the window and the
      * OPTIMIZE_SIZE cache mode go to the compile. */
     int npuw;
-    /* Its spec section [NAME X]: the keys it takes (comma list, in the order an error lists them; variants,
-     * tile and unroll are the spec's own: every kind's section takes them), and expand, which reads the
-     * section's lists into workloads (each checked against the generator) through r. */
+    /* Its spec section [NAME X]: the keys it takes (comma list, in the order an error lists them, variants
+     * among them: the spec reads those; the back end's pipeline keys, the embedded tile and unroll, follow and
+     * are not the row's), and expand, which reads the section's lists into workloads (each checked against the
+     * generator) through r. */
     const char *section_keys;
     int (*expand)(const pm_kind_reader *r, pm_err *err);
 } pm_kind;
@@ -102,5 +103,16 @@ const pm_kind *pm_kind_at(int i);
 const char *pm_kind_prefer(const pm_kind *k, const char *axis);
 /* 1 when `axis` is in a comma list. */
 int pm_kind_list_has(const char *list, const char *axis);
+/* The kinds' names in table order, "llm, cnn" (for messages and help). */
+const char *pm_kind_names(void);
+
+/* For the rows' expand and spec_section functions. */
+int pm_kind_in_list(const char *name, const char *const *names);    /* 1 when name is in a NULL-terminated list */
+void pm_kind_join(const char *const *names, char *out, size_t cap); /* "a, b, c" */
+/* v as an integer in [lo, hi]; else an error starting with what. */
+int pm_kind_parse_int(const char *v, int lo, int hi, int *out, pm_err *err, const char *what);
+/* A precision the generators take (int4, int8, fp16); else an error starting with what. */
+int pm_kind_check_precision(const char *p, pm_err *err, const char *what);
+int pm_kind_capped(int v, int cap);   /* v, at most cap (0: no cap) */
 
 #endif

@@ -108,7 +108,7 @@ static int gen_list(int argc, char **argv)
 int cmd_gen(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "passmap gen: missing workload kind (llm, cnn, list); see passmap gen --help\n");
+        fprintf(stderr, "passmap gen: missing workload kind (%s, list); see passmap gen --help\n", pm_kind_names());
         return PM_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -120,7 +120,7 @@ int cmd_gen(int argc, char **argv)
         return gen_list(argc - 1, argv + 1);
     const pm_kind *row = pm_kind_find(kind);
     if (!row || !row->emit) {
-        fprintf(stderr, "passmap gen: unknown workload kind '%s' (llm, cnn, list)\n", kind);
+        fprintf(stderr, "passmap gen: unknown workload kind '%s' (%s, list)\n", kind, pm_kind_names());
         return PM_EXIT_USAGE;
     }
     const char *outpath = NULL, *family = NULL, *size = NULL, *precision = NULL;
@@ -154,10 +154,15 @@ int cmd_gen(int argc, char **argv)
         fprintf(stderr, "passmap gen %s: unexpected argument '%s'\n", kind, av[optind]);
         return PM_EXIT_USAGE;
     }
-    int size_value = !strcmp(row->size_axis, "window") ? window : resolution;
-    if (!family || !precision || size_value < 0) {
-        fprintf(stderr, "passmap gen %s: --family, --precision and --%s are required (see passmap gen --help)\n",
-                kind, row->size_axis);
+    int size_value = !row->size_axis ? 0 : !strcmp(row->size_axis, "window") ? window : resolution;
+    int need_precision = pm_kind_list_has(row->axes, "precision");   /* a kind's configs may have none */
+    if (!family || (need_precision && !precision) || size_value < 0) {
+        char need[96];   /* "--family, --precision and --window" as the row's axes ask */
+        snprintf(need, sizeof need, "--family%s%s%s%s", need_precision && row->size_axis ? ", " : "",
+                 need_precision ? (row->size_axis ? "--precision" : " and --precision") : "",
+                 row->size_axis ? " and --" : "", row->size_axis ? row->size_axis : "");
+        fprintf(stderr, "passmap gen %s: %s %s required (see passmap gen --help)\n", kind, need,
+                need_precision || row->size_axis ? "are" : "is");
         return PM_EXIT_USAGE;
     }
     if (json && !outpath) {

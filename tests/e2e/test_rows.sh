@@ -7,7 +7,11 @@
 # - a scratch timing-report format (lib/parse/parse_scratch.c and one line in lib/parse/parse_formats.h) is
 #   sniffed by `parse`, named by --format, imported with its row's default tool and named in the help lists;
 # - a scratch figure (its draw function and one row in lib/output/figures.c) is drawn by --figures and shown in
-#   the HTML report.
+#   the HTML report;
+# - a scratch workload kind, toy (its own file lib/workload/gen_toy.c: its generator and its row, and one X(toy)
+#   in lib/workload/kind_rows.h) is listed and emitted by `passmap gen`, expands its [toy NAME] section in a spec
+#   that the embedded back end sweeps on the real compiler, and the report reads its configs by its row.
+# Nothing else in the copy's lib/ and src/ differs from the tree's.
 source "$(dirname "$0")/lib.sh"
 export PASSMAP_DATA_DIR=$ROOT/data
 
@@ -109,6 +113,111 @@ s = s.replace(row, row + '    {"scratch-fig", "Scratch figure", draw_scratch, NU
 open(p, "w").write(s)
 PY
 check "the figure row is planted" grep -q '"scratch-fig", "Scratch figure"' "$TMP/tree/lib/output/figures.c"
+# a workload kind: its file (generator and row) and one X(toy) in kind_rows.h
+cat > "$TMP/tree/lib/workload/gen_toy.c" <<'C'
+/* A scratch workload kind, toy: a chain of LAYERS square matmuls of WINDOW x WINDOW, one family ("tiny"). */
+#include <stdio.h>
+#include <string.h>
+
+#include "kinds.h"
+
+static const char *const toy_families[] = {"tiny", NULL};
+static const char *const *families(void) { return toy_families; }
+
+static int emit(const pm_workload *w, FILE *out, pm_gen_info *info, pm_err *err)
+{
+    if (!w->family || strcmp(w->family, "tiny") || w->window < 1 || w->layers < 1)
+        return pm_err_set(err, PM_ERR_USAGE, "toy: family tiny, a window and layers >= 1");
+    int n = w->window;
+    fprintf(out, "module {\n  func.func @forward(%%x: tensor<%dx%dxf32>, %%w: tensor<%dx%dxf32>) -> tensor<%dx%dxf32> {\n"
+            "    %%zero = arith.constant 0.0 : f32\n", n, n, n, n, n, n);
+    for (int l = 0; l < w->layers; l++) {
+        char in[16];
+        snprintf(in, sizeof in, l ? "%%y%d" : "%%x", l - 1);
+        fprintf(out, "    %%e%d = tensor.empty() : tensor<%dx%dxf32>\n"
+                "    %%f%d = linalg.fill ins(%%zero : f32) outs(%%e%d : tensor<%dx%dxf32>) -> tensor<%dx%dxf32>\n"
+                "    %%y%d = linalg.matmul ins(%s, %%w : tensor<%dx%dxf32>, tensor<%dx%dxf32>) "
+                "outs(%%f%d : tensor<%dx%dxf32>) -> tensor<%dx%dxf32>\n",
+                l, n, n, l, l, n, n, n, n, l, in, n, n, n, n, l, n, n, n, n);
+    }
+    fprintf(out, "    return %%y%d : tensor<%dx%dxf32>\n  }\n}\n", w->layers - 1, n, n);
+    if (info)
+        *info = (pm_gen_info){.params = (int64_t)n * n, .weight_bytes = 4 * (int64_t)n * n, .layers_total = w->layers,
+                              .layers_emitted = w->layers, .linalg_ops = 2 * w->layers, .functions = 1};
+    return ferror(out) ? pm_err_set(err, PM_ERR_IO, "writing the MLIR module") : PM_OK;
+}
+
+static double grow(const pm_workload *w, int tile)
+{
+    (void)w;
+    (void)tile;
+    return 1;
+}
+
+static char *section(const pm_workload *w, const char *name, int size_cap, int depth_cap)
+{
+    char *s = NULL;
+    return asprintf(&s, "[toy %s]\nfamilies = %s\nwindows = %d\nlayers = %d\n", name, w->family,
+                    pm_kind_capped(w->window, size_cap), pm_kind_capped(w->layers, depth_cap)) < 0 ? NULL : s;
+}
+
+/* [toy NAME] families, windows, layers: a config per family and window. */
+static int expand(const pm_kind_reader *r, pm_err *err)
+{
+    char fwhat[192], wwhat[192];
+    int nf, nw, layers, rc;
+    const char *const *fams = r->list(r->user, "families", &nf, fwhat, sizeof fwhat);
+    const char *const *windows = r->list(r->user, "windows", &nw, wwhat, sizeof wwhat);
+    if (nf < 0 || nw < 0)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if ((rc = r->number(r->user, "layers", 1, 100, 1, &layers, err)))
+        return rc;
+    if (!nf || !nw)
+        return pm_err_set(err, PM_ERR_USAGE, "[%s] needs families and windows", r->section);
+    if ((rc = r->check_size(r->user, (long long)nf * nw, err)))
+        return rc;
+    for (int f = 0; f < nf; f++) {
+        if (!pm_kind_in_list(fams[f], toy_families))
+            return pm_err_set(err, PM_ERR_USAGE, "%s: unknown toy family '%s' (tiny)", fwhat, fams[f]);
+        for (int i = 0; i < nw; i++) {
+            int window;
+            if ((rc = pm_kind_parse_int(windows[i], 1, 64, &window, err, wwhat)))
+                return rc;
+            pm_workload wl = {.family = fams[f], .window = window, .layers = layers};
+            char stem[128];
+            snprintf(stem, sizeof stem, "toy/%s/w%d/L%d", fams[f], window, layers);
+            if ((rc = r->add(r->user, &wl, stem, err)))
+                return rc;
+        }
+    }
+    return PM_OK;
+}
+
+const pm_kind pm_kind_toy = {
+    .name = "toy", .label = "Toy", .key_legend = "toy/FAMILY/wWINDOW/LLAYERS/VARIANT",
+    .handoff_x = "wall", .series = "family", .bars = "family,window", .figure = "fingerprint",
+    .regime_rows = "family", .regime_cols = "window", .slice = "layers", .rows_label = "toy family",
+    .cols_label = "window", .regime_figure = "regime-map",
+    .axes = "family,window,layers", .depth_axis = "layers", .emit = emit, .grow = grow, .spec_section = section,
+    .size_axis = "window", .families = families,
+    .section_keys = "families,windows,layers,variants", .expand = expand,
+};
+C
+sed -i 's/^#define PM_KIND_ROWS(X) \(.*\)$/#define PM_KIND_ROWS(X) \1 X(toy)/' "$TMP/tree/lib/workload/kind_rows.h"
+check "the kind row is planted" grep -q '^#define PM_KIND_ROWS(X) .* X(toy)$' "$TMP/tree/lib/workload/kind_rows.h"
+# what the rows touched: their files and one line each, nothing else in lib/ or src/
+(cd "$TMP/tree" && for d in lib src; do diff -rq "$ROOT/$d" "$d"; done) > "$TMP/changed.txt"
+sed -e 's|^Only in \(.*\): |new \1/|' -e 's|^Files .* and \(.*\) differ$|row \1|' "$TMP/changed.txt" \
+  | sort > "$TMP/changed.sorted"
+printf '%s\n' "new lib/output/sec_scratch.c" "new lib/parse/parse_scratch.c" "new lib/workload/gen_toy.c" \
+  "row lib/output/figures.c" "row lib/output/report_sections.h" "row lib/parse/parse_formats.h" \
+  "row lib/workload/kind_rows.h" | sort > "$TMP/changed.want"
+check "the copy differs by the rows' files and their rows only" diff "$TMP/changed.want" "$TMP/changed.sorted"
+for f in lib/output/report_sections.h lib/parse/parse_formats.h lib/workload/kind_rows.h; do
+  [ "$(diff "$ROOT/$f" "$TMP/tree/$f" | grep -c '^[<>]')" -le 2 ] && ok "$f: one line" \
+    || { fail "$f: more than one line changed"; diff "$ROOT/$f" "$TMP/tree/$f" | sed 's/^/#   /'; }
+done
+
 # its own build: not the caller's (make SAN=1 check passes SAN and BUILD down through MAKEFLAGS)
 check "the copy with the scratch rows builds" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL nice -n 10 make -C "$TMP/tree" -j2 SAN=0 BUILD=build build/passmap
 P=$TMP/tree/build/passmap
@@ -160,4 +269,39 @@ check "import records the row's default tool" \
   bash -c '[ "$(sqlite3 "$1" "SELECT count(*) FROM step WHERE tool = '"'scratchcc'"'")" = 1 ]' _ "$TMP/imp.db"
 check "parse --help lists the scratch format" bash -c '"$1" parse --help | grep -q scratch-text' _ "$P"
 check "import --help lists the scratch format" bash -c '"$1" import --help | grep -q scratch-text' _ "$P"
+# the kind: listed and emitted by passmap gen, swept from its own spec section, read by the report through its row
+check "gen list names the toy kind" bash -c '"$1" gen list | grep -q "^toy  *tiny"' _ "$P"
+"$P" gen toy --family tiny --window 4 --layers 2 -o "$TMP/toy.mlir" > "$TMP/gen.log" 2>&1
+check "gen toy emits its module" grep -q 'linalg.matmul' "$TMP/toy.mlir"
+out=$("$P" gen nosuch 2>&1)
+check "gen's unknown-kind message lists the toy row" bash -c '[[ "$1" == *"(llm, cnn, toy, list)"* ]]' _ "$out"
+printf '[sweep]\nname = nothing\n[embedded]\ntile = 256\n' > "$TMP/none.ini"
+out=$("$P" sweep --dry-run --db "$TMP/none.db" "$TMP/none.ini" 2>&1)
+check "a spec without configs names the toy section" \
+  bash -c '[[ "$1" == *"add an [llm NAME], [cnn NAME] or [toy NAME] section"* ]]' _ "$out"
+printf '[sweep]\nname = typo\n[toy a]\nfamilies = tiny\nwindows = 4\n[toi b]\nwindows = 4\n' > "$TMP/typo.ini"
+out=$("$P" sweep --dry-run --db "$TMP/typo.db" "$TMP/typo.ini" 2>&1)
+check "a mistyped section: did you mean the toy section, which the back end's list names" bash -c \
+  '[[ "$1" == *"[toi b] is not read by back end embedded; did you mean [toy b]? ([embedded], [llm NAME], [cnn NAME], [toy NAME])"* ]]' _ "$out"
+printf '[sweep]\nname = toy\nrepeats = 1\ntimeout = 120s\n[toy a]\nfamilies = tiny\nwindows = 4, 8\nlayers = 2\n' > "$TMP/toy.ini"
+check "the embedded back end sweeps a [toy NAME] section" "$P" sweep --quiet --db "$TMP/toy.db" "$TMP/toy.ini"
+tq() { sqlite3 "$TMP/toy.db" "$1"; }
+check "its two configs, keyed by the row's stem" \
+  test "$(tq "select group_concat(key || ' ' || kind, ', ') from (select key, kind from config order by key)")" \
+  = "toy/tiny/w4/L2/stock toy, toy/tiny/w8/L2/stock toy"
+check "their runs are ok, with the compiler's pass times" \
+  test "$(tq "select count(*) from run where status = 'ok'")/$(tq "select count(*) > 20 from pass_time")" = 2/1
+check "the row's axes and the pipeline's are the configs' parameters" \
+  test "$(tq "select group_concat(name || '=' || value, ' ') from (select name, value from config_param p join config c on c.id = p.config_id where c.key = 'toy/tiny/w8/L2/stock' order by name)")" \
+  = "family=tiny layers=2 tile=256 unroll=16 window=8"
+COLUMNS=200 "$P" report "$TMP/toy.db" > "$TMP/toy.txt" 2>&1
+check "the report shows the row's key legend" grep -q '^Toy keys toy/FAMILY/wWINDOW/LLAYERS/VARIANT$' "$TMP/toy.txt"
+check "... and its regime map (rows by family, columns by window)" grep -q '^  toy: family tiny: ' "$TMP/toy.txt"
+"$P" report --json "$TMP/toy.db" > "$TMP/toy.json" 2>&1
+check "JSON: its regime map and its fingerprint by the row's axes" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["regimes"]["toy"]["cells"], d["regimes"]
+fp = [f for f in d["fingerprints"] if f["kind"] == "toy"]
+assert fp and fp[0]["bar_axes"] == "family,window", d["fingerprints"]' "$TMP/toy.json"
 finish

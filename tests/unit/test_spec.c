@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "embedded.h"
@@ -41,9 +42,9 @@ static void section_tile_overrides_the_default(void **state)
     assert_int_equal(pm_spec_parse(text, "t.ini", &s, &e), PM_OK);
     assert_int_equal(s->n_configs, 2);
     assert_string_equal(s->configs[0].key, "llm/qwen2/0.5b/w2048/int4/L1/T512U16/stock");
-    assert_int_equal(s->configs[0].tile, 512);
+    assert_int_equal(pm_embedded_config_tile(&s->configs[0]), 512);
     assert_string_equal(s->configs[1].key, "llm/qwen2/0.5b/w256/int4/L1/stock");
-    assert_int_equal(s->configs[1].tile, 256);
+    assert_int_equal(pm_embedded_config_tile(&s->configs[1]), 256);
     pm_spec_free(s);
 }
 
@@ -60,7 +61,7 @@ static void tile_variant_keeps_the_key(void **state)
     assert_string_equal(s->configs[1].key, "llm/qwen2/0.5b/w512/int8/L1/tile-512");
     assert_int_equal(pm_spec_variant_tile(&s->configs[0]), 0);
     assert_int_equal(pm_spec_variant_tile(&s->configs[1]), 512);
-    assert_int_equal(s->configs[1].tile, 256);
+    assert_int_equal(pm_embedded_config_tile(&s->configs[1]), 256);
     assert_int_equal(pm_spec_variant_tile(&s->configs[2]), 1024);
     assert_int_equal(pm_spec_variant_has(&s->configs[2], "no-rollback"), 1);
     assert_int_equal(pm_spec_variant_has(&s->configs[1], "no-rollback"), 0);
@@ -160,6 +161,40 @@ static void unknown_key_says_did_you_mean(void **state)
     assert_null(strstr(e.msg, "did you mean"));
 }
 
+/* The pipeline keys are the back end's: spec.c adds whichever it is handed (here one key, lanes), as a parameter
+ * after the kind's axes and in the key when it differs from its default; tile is then no key of a section. */
+static void pipeline_keys_are_the_back_ends(void **state)
+{
+    pm_spec_entries es = {0};
+    pm_err e = {0};
+    const char *text = "[llm a]\nmodels = qwen2:0.5b\nwindows = 8\nprecisions = int8\nlanes = 4\n"
+                       "[llm b]\nmodels = qwen2:0.5b\nwindows = 16\nprecisions = int8\n";
+    assert_int_equal(pm_spec_entries_parse(text, &es, &e), PM_OK);
+    pm_spec *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    pm_spec_pipe pipe = {.keys = {{"lanes", "N", 1, 64, 2}}, .n = 1};
+    assert_int_equal(pm_spec_parse_workloads(s, &es, &pipe, &e), PM_OK);
+    assert_int_equal(s->n_configs, 2);
+    assert_string_equal(s->configs[0].key, "llm/qwen2/0.5b/w8/int8/L1/N4/stock");
+    assert_string_equal(s->configs[1].key, "llm/qwen2/0.5b/w16/int8/L1/stock");
+    assert_string_equal(s->configs[0].params[s->configs[0].n_params - 1].name, "lanes");
+    assert_string_equal(pm_cfg_param(&s->configs[1].cfg, "lanes"), "2");
+    assert_null(pm_cfg_param(&s->configs[1].cfg, "tile"));
+    pm_spec_free(s);
+    pm_spec_entries_free(&es);
+
+    es = (pm_spec_entries){0};
+    assert_int_equal(pm_spec_entries_parse("[llm a]\nmodels = qwen2:0.5b\nwindows = 8\nprecisions = int8\ntile = 4\n",
+                                           &es, &e), PM_OK);
+    s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    assert_int_equal(pm_spec_parse_workloads(s, &es, &pipe, &e), PM_ERR_USAGE);
+    assert_non_null(strstr(e.msg, "unknown key 'tile'"));
+    assert_non_null(strstr(e.msg, "(models, windows, precisions, variants, layers, lanes)"));
+    pm_spec_free(s);
+    pm_spec_entries_free(&es);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +204,7 @@ int main(void)
         cmocka_unit_test(rejects_bad_input),
         cmocka_unit_test(error_names_valid_choices),
         cmocka_unit_test(unknown_key_says_did_you_mean),
+        cmocka_unit_test(pipeline_keys_are_the_back_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
