@@ -3,9 +3,11 @@
  * Sequence: the parent opens the capture files and pipes (all O_CLOEXEC), forks; the child resets signals,
  * moves into its own process group (unless same_group), wires stdin/stdout/stderr, chdir()s, sets RLIMIT_AS,
  * then blocks until the parent closes the "go" pipe, so that the parent can record the group (on_start) and
- * attach a perf counter (enable_on_exec) before the exec. An exec failure is written to a CLOEXEC "report"
- * pipe (EOF there means the exec succeeded). The parent then polls the output pipes and a pidfd until the
- * child exits, enforcing the timeout. Rusage comes from wait4() on the child: descendants count only if the
+ * attach a perf counter (enable_on_exec) before the exec. A child that needs neither is spawned instead
+ * (spawn_child: clone(CLONE_VM | CLONE_VFORK), the same steps, no go) and reads the clock itself just before its
+ * exec: no page tables copied, no copy-on-write faults in passmap afterwards. An exec failure is written to a
+ * CLOEXEC "report" pipe (EOF there means the exec succeeded). The parent then polls the output pipes and a
+ * pidfd until the child exits, enforcing the timeout. Rusage comes from wait4() on the child: descendants count only if the
  * child waited for them.
  *
  * A killed passmap: the child has PR_SET_PDEATHSIG(SIGKILL); what it runs in the background does not, and is
@@ -23,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -241,9 +245,11 @@ static void child_fail(int report_fd, int stage)
     _exit(127);
 }
 
-/* Runs in the forked child: async-signal-safe calls only. Never returns. */
+/* Runs in the child: async-signal-safe calls only. Never returns. Forked (go_fd >= 0): waits for the parent's go.
+ * Spawned (spawn_child, go_fd -1): sets *t0 just before the exec, in the memory it shares with the parent. */
 static void child_main(const char *const argv[], char *const *envp, const pm_run_opts *opts, int in_fd, int out_fd,
-                       int err_fd, int report_fd, int go_fd, int go_wr, int out_rd, int err_rd, pid_t parent)
+                       int err_fd, int report_fd, int go_fd, int go_wr, int out_rd, int err_rd, pid_t parent,
+                       volatile double *t0)
 {
     /* The command dies with passmap: a SIGKILLed sweep must not leave a compiler writing into the run folder
      * the resumed sweep reuses. The check after it covers a parent that died before the prctl. (Kept across
@@ -252,7 +258,8 @@ static void child_main(const char *const argv[], char *const *envp, const pm_run
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
-    close(go_wr);
+    if (go_wr >= 0)
+        close(go_wr);
     close(out_rd);
     close(err_rd);
     /* Ignored signals survive exec: give the command default dispositions and an empty mask. */
@@ -285,8 +292,10 @@ static void child_main(const char *const argv[], char *const *envp, const pm_run
     }
     /* Wait for the parent's go (EOF on the pipe): the perf counter is attached by then. */
     char c;
-    while (read(go_fd, &c, 1) < 0 && errno == EINTR)
+    while (go_fd >= 0 && read(go_fd, &c, 1) < 0 && errno == EINTR)
         ;
+    if (t0)
+        *t0 = pm_util_now();   /* clock_gettime: async-signal-safe */
     execvpe(argv[0], exec_vec(argv), envp);
     child_fail(report_fd, STAGE_EXEC);
 }
@@ -328,6 +337,66 @@ static int64_t read_perf_counter(int fd)
     return (int64_t)v[0];
 }
 
+/* 0 when an instruction counter can be opened (probed once, on passmap itself), else why not (errno). */
+static int perf_unavailable(void)
+{
+    static int probed = -1;
+    if (probed < 0) {
+        int e = 0, fd = open_perf_counter(0, &e);
+        if (fd >= 0)
+            close(fd);
+        probed = fd >= 0 ? 0 : e ? e : EPERM;
+    }
+    return probed;
+}
+
+typedef struct spawn_args {
+    const char *const *argv;
+    char *const *envp;
+    const pm_run_opts *opts;
+    int in_fd, out_fd, err_fd, report_fd, out_rd, err_rd;
+    pid_t parent;
+    volatile double t0;
+} spawn_args;
+
+static int spawn_entry(void *arg)
+{
+    spawn_args *a = arg;
+    child_main(a->argv, a->envp, a->opts, a->in_fd, a->out_fd, a->err_fd, a->report_fd, -1, -1, a->out_rd,
+               a->err_rd, a->parent, &a->t0);
+    return 127;
+}
+
+/* Starts the child as posix_spawn does: clone(CLONE_VM | CLONE_VFORK) on a stack of its own, passmap suspended
+ * until the exec (or the child's exit). No copy of passmap's page tables to make and tear down at the exec, and no
+ * copy-on-write fault in passmap for each page it writes afterwards (a sweep's parent paid those at every step).
+ * Only for a child that needs nothing from passmap between the fork and the exec (no on_start, no counter to
+ * attach): the rest go through fork and the go pipe. Signals are blocked around the clone so that no handler of
+ * passmap's runs on the child's stack; the child resets every disposition and unblocks them before the exec. */
+static pid_t spawn_child(spawn_args *a, int *err_out)
+{
+    size_t argc = 0;
+    while (a->argv[argc])
+        argc++;
+    /* execvpe's PATH search and its script fallback put a path and a copy of argv on the stack */
+    long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    size_t size = ((size_t)64 << 10) + (argc + 2) * sizeof(char *) + 2 * PATH_MAX;
+    size = (size + (size_t)page - 1) / (size_t)page * (size_t)page;
+    void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) {
+        *err_out = errno;
+        return -1;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &old);
+    pid_t pid = clone(spawn_entry, (char *)stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
+    *err_out = pid < 0 ? errno : 0;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    munmap(stack, size);
+    return pid;
+}
+
 /* The command's process group, or the command alone when it shares passmap's group (same_group). */
 static void signal_command(pid_t pid, int same_group, int sig)
 {
@@ -348,7 +417,7 @@ static void kill_and_reap(pid_t pid, int same_group)
 /* Where the hierarchy holding `want` is mounted: cgroup2 (want "") or the v1 hierarchy whose super options
  * name the controller (want "memory"). Read from /proc/self/mountinfo, because hybrid systems mount v2 at
  * /sys/fs/cgroup/unified and v1 controllers beside it. 0 when found. */
-static int cgroup_mount(const char *want, char *out, size_t cap)
+static int cgroup_mount_read(const char *want, char *out, size_t cap)
 {
     FILE *f = fopen("/proc/self/mountinfo", "r");
     if (!f)
@@ -375,6 +444,22 @@ static int cgroup_mount(const char *want, char *out, size_t cap)
     free(line);
     fclose(f);
     return found;
+}
+
+/* cgroup_mount_read once per process and hierarchy: a sweep asked twice per step, and mountinfo runs to
+ * hundreds of lines on a container host. (A cgroup file system mounted elsewhere mid-sweep is not followed; the
+ * OOM and pressure readings it serves are diagnostics.) */
+static int cgroup_mount(const char *want, char *out, size_t cap)
+{
+    static struct { int state; char path[PATH_MAX]; } memo[2];   /* [0] cgroup2, [1] v1 memory; state 1/-1 */
+    int k = *want ? 1 : 0;
+    if (*want && strcmp(want, "memory"))
+        return cgroup_mount_read(want, out, cap);
+    if (!memo[k].state)
+        memo[k].state = cgroup_mount_read(want, memo[k].path, sizeof memo[k].path) ? -1 : 1;
+    if (memo[k].state < 0 || (size_t)snprintf(out, cap, "%s", memo[k].path) >= cap)
+        return -1;
+    return 0;
 }
 
 /* The kernel OOM killer's count for passmap's memory cgroup (the child starts in the same cgroup): cgroup v2
@@ -577,14 +662,32 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
 
     long oom_kills_before = cgroup_oom_kills();
     pid_t parent = getpid();
-    pid = fork();
+    char cg_path[2 * PATH_MAX];
+    int have_cg = !cgroup_cpu_pressure_path(cg_path, sizeof cg_path);
+    pressure_snap before, after;
+    double t0;
+    /* spawned: the child starts the clock just before its exec, where a forked child gets its go */
+    int spawned = !opts->on_start && (!opts->count_instructions || perf_unavailable());
+    spawn_args sa = {.argv = argv, .envp = envp, .opts = opts, .in_fd = in_fd, .out_fd = out_p[1],
+                     .err_fd = err_p[1], .report_fd = report_p[1], .out_rd = out_p[0], .err_rd = err_p[0],
+                     .parent = parent, .t0 = 0};
+    if (spawned) {
+        int serr = 0;
+        pressure_read(&before, have_cg ? cg_path : NULL);
+        close_fd(&go_p[0]);
+        close_fd(&go_p[1]);
+        pid = spawn_child(&sa, &serr);
+        errno = serr;
+    } else {
+        pid = fork();
+    }
     if (pid < 0) {
-        rc = pm_err_errno(err, PM_ERR_CHILD, "run: fork");
+        rc = pm_err_errno(err, PM_ERR_CHILD, spawned ? "run: clone" : "run: fork");
         goto cleanup;
     }
     if (pid == 0)
         child_main(argv, envp, opts, in_fd, out_p[1], err_p[1], report_p[1], go_p[0], go_p[1], out_p[0],
-                   err_p[0], parent);
+                   err_p[0], parent, NULL);
 
     if (!opts->same_group)
         setpgid(pid, pid); /* also done by the child; whichever runs first wins, so killpg() is never early */
@@ -596,19 +699,24 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
     if (opts->on_start && (rc = opts->on_start(opts->on_start_arg, opts->same_group ? getpgrp() : pid, err)))
         goto cleanup; /* cleanup kills and reaps the child, which never got its go */
     if (opts->count_instructions)
-        perf_fd = open_perf_counter(pid, &res->instructions_errno);
+        perf_fd = spawned ? -1 : open_perf_counter(pid, &res->instructions_errno);
     else
         res->instructions_errno = EPERM;
+    if (spawned && opts->count_instructions)
+        res->instructions_errno = perf_unavailable();
 #ifdef SYS_pidfd_open
     pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 #endif
 
-    char cg_path[2 * PATH_MAX];
-    int have_cg = !cgroup_cpu_pressure_path(cg_path, sizeof cg_path);
-    pressure_snap before, after;
-    pressure_read(&before, have_cg ? cg_path : NULL);
-    double t0 = pm_util_now();
-    close_fd(&go_p[1]); /* go: closing, not writing, so a dead child cannot raise SIGPIPE here */
+    if (spawned) {
+        t0 = sa.t0;   /* the child has exec'd (or failed and exited) by now */
+        if (t0 == 0)  /* it failed before the exec */
+            t0 = pm_util_now();
+    } else {
+        pressure_read(&before, have_cg ? cg_path : NULL);
+        t0 = pm_util_now();
+        close_fd(&go_p[1]); /* go: closing, not writing, so a dead child cannot raise SIGPIPE here */
+    }
 
     struct child_report report;
     ssize_t got;
