@@ -237,7 +237,12 @@ static char **build_env(const char *const *env_set)
     return envp;
 }
 
-static void child_fail(int report_fd, int stage)
+/* The child's functions run on a stack AddressSanitizer does not know when spawned (spawn_child): uninstrumented,
+ * or its no-return hook at _exit takes the foreign stack for a corrupt one (a SAN build's false report). They
+ * make system calls only. */
+#define PM_CHILD_CODE __attribute__((no_sanitize_address))
+
+PM_CHILD_CODE static void child_fail(int report_fd, int stage)
 {
     struct child_report r = {stage, errno};
     ssize_t ignored = write(report_fd, &r, sizeof r);
@@ -247,7 +252,7 @@ static void child_fail(int report_fd, int stage)
 
 /* Runs in the child: async-signal-safe calls only. Never returns. Forked (go_fd >= 0): waits for the parent's go.
  * Spawned (spawn_child, go_fd -1): sets *t0 just before the exec, in the memory it shares with the parent. */
-static void child_main(const char *const argv[], char *const *envp, const pm_run_opts *opts, int in_fd, int out_fd,
+PM_CHILD_CODE static void child_main(const char *const argv[], char *const *envp, const pm_run_opts *opts, int in_fd, int out_fd,
                        int err_fd, int report_fd, int go_fd, int go_wr, int out_rd, int err_rd, pid_t parent,
                        volatile double *t0)
 {
@@ -359,7 +364,7 @@ typedef struct spawn_args {
     volatile double t0;
 } spawn_args;
 
-static int spawn_entry(void *arg)
+PM_CHILD_CODE static int spawn_entry(void *arg)
 {
     spawn_args *a = arg;
     child_main(a->argv, a->envp, a->opts, a->in_fd, a->out_fd, a->err_fd, a->report_fd, -1, -1, a->out_rd,
