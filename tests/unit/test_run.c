@@ -339,9 +339,15 @@ static void instructions_never_fail_the_run(void **state)
     assert_int_equal(r.instructions, -1);
 }
 
-/* A command that needs nothing from passmap before its exec (no on_start, no counter) is spawned sharing the
- * caller's memory until the exec: the caller's pages are not made copy-on-write, so writing them afterwards costs
- * no page fault each (after a fork it did: a sweep paid that for every page it touched after each step). */
+static int note_start(void *arg, pid_t pgid, pm_err *err)
+{
+    *(pid_t *)arg = pgid;
+    return PM_OK;
+}
+
+/* A command is spawned sharing the caller's memory until its exec: the caller's pages are not made copy-on-write,
+ * so writing them afterwards costs no page fault each (after a fork it did: a sweep paid that for every page it
+ * touched after each step). Also with on_start and a counter, which a helper thread does before the exec. */
 static void spawn_leaves_the_callers_pages_alone(void **state)
 {
     size_t size = (size_t)16 << 20, pages = size / 4096;
@@ -361,6 +367,17 @@ static void spawn_leaves_the_callers_pages_alone(void **state)
     assert_int_equal(r.status, PM_RUN_OK);
     long faults = after.ru_minflt - before.ru_minflt;
     print_message("# minor faults in the caller: %ld for %zu pages written after the run\n", faults, pages);
+    assert_true(faults < (long)pages / 8);
+    pid_t pgid = 0;
+    pm_run_opts assisted = {.on_start = note_start, .on_start_arg = &pgid, .count_instructions = 1};
+    getrusage(RUSAGE_SELF, &before);
+    assert_int_equal(pm_run_exec((const char *const *)argv, &assisted, &r, &err), PM_OK);
+    memset(buf, 3, size);
+    getrusage(RUSAGE_SELF, &after);
+    assert_int_equal(r.status, PM_RUN_OK);
+    assert_true(pgid > 0 && pgid != getpgrp());   /* the child's own group, recorded before it ran */
+    faults = after.ru_minflt - before.ru_minflt;
+    print_message("# with on_start and a counter: %ld\n", faults);
     assert_true(faults < (long)pages / 8);
     munmap(buf, size);
 }
