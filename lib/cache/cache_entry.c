@@ -4,19 +4,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <zstd.h>
 
 #define FORMAT_VERSION 2u
 #define HEADER_SIZE 64
 #define ZSTD_LEVEL 1 /* fast: the miss path must stay within a few % of a plain compile */
-
-static void put(char **p, const void *src, size_t n)
-{
-    memcpy(*p, src, n);
-    *p += n;
-}
 
 static XXH128_hash_t entry_checksum(const unsigned char *header, const void *payload, size_t len)
 {
@@ -28,52 +24,118 @@ static XXH128_hash_t entry_checksum(const unsigned char *header, const void *pay
     return XXH3_128bits_digest(&s);
 }
 
-/* Builds header + compressed payload in one malloc'd buffer. */
-int pc_entry_encode(const entry *e, XXH128_hash_t key, char **buf, size_t *len, pm_err *err)
+/* Room for `more` bytes after len. */
+static int raw_reserve(pc_raw *r, size_t more)
 {
-    size_t raw_len = 8 + 4 + 4 + 8 + e->out_len + 8 + e->err_len;
-    for (uint32_t i = 0; i < e->n_outputs; i++)
-        raw_len += 4 + 8 + e->len[i];
-    raw_len += 4;
-    for (uint32_t i = 0; i < e->n_deps; i++)
-        raw_len += 4 + e->dep_len[i] + 16;
-    char *raw = malloc(raw_len), *p = raw;
-    size_t bound = ZSTD_compressBound(raw_len);
-    char *file = malloc(HEADER_SIZE + bound);
-    if (!raw || !file) {
-        free(raw);
-        free(file);
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory encoding a cache entry");
+    if (more <= r->cap - r->len)
+        return 0;
+    size_t cap = r->cap ? r->cap : 4096;
+    while (cap - r->len < more)
+        cap = cap * 2 > cap ? cap * 2 : r->len + more;
+    char *b = realloc(r->buf, cap);
+    if (!b)
+        return -1;
+    r->buf = b;
+    r->cap = cap;
+    return 0;
+}
+
+static int raw_put(pc_raw *r, const void *src, size_t n)
+{
+    if (raw_reserve(r, n))
+        return -1;
+    memcpy(r->buf + r->len, src, n);
+    r->len += n;
+    return 0;
+}
+
+int pc_raw_head(pc_raw *r, double wall_s, int32_t exit_code, uint32_t n_outputs, const char *out, uint64_t out_len,
+                const char *err, uint64_t err_len)
+{
+    return raw_reserve(r, 8 + 4 + 4 + 8 + out_len + 8 + err_len) || raw_put(r, &wall_s, 8) ||
+           raw_put(r, &exit_code, 4) || raw_put(r, &n_outputs, 4) || raw_put(r, &out_len, 8) ||
+           raw_put(r, out, out_len) || raw_put(r, &err_len, 8) || raw_put(r, err, err_len) ? -1 : 0;
+}
+
+int pc_raw_output_file(pc_raw *r, uint32_t index, const char *path, pm_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        pm_err_errno(err, errno == ENOENT ? PM_ERR_NOTFOUND : PM_ERR_IO, "open %s", path);
+        return -1;
     }
-    put(&p, &e->wall_s, 8);
-    put(&p, &e->exit_code, 4);
-    put(&p, &e->n_outputs, 4);
-    put(&p, &e->out_len, 8);
-    put(&p, e->out, e->out_len);
-    put(&p, &e->err_len, 8);
-    put(&p, e->err, e->err_len);
-    for (uint32_t i = 0; i < e->n_outputs; i++) {
-        put(&p, &i, 4);
-        put(&p, &e->len[i], 8);
-        put(&p, e->data[i], e->len[i]);
+    struct stat st;
+    size_t at = r->len, n = 0;
+    int rc = -1;
+    if (fstat(fd, &st)) {
+        pm_err_errno(err, PM_ERR_IO, "stat %s", path);
+        goto cleanup;
     }
-    put(&p, &e->n_deps, 4);
-    for (uint32_t i = 0; i < e->n_deps; i++) {
+    /* the size stat gives and one byte more, so the read that finds EOF needs no bigger buffer */
+    if (raw_reserve(r, 4 + 8 + (size_t)st.st_size + 1) || raw_put(r, &index, 4) || raw_put(r, &n, 8)) {
+        pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
+        goto cleanup;
+    }
+    for (;;) {
+        if (r->len == r->cap && raw_reserve(r, 4096)) { /* the file grew */
+            pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
+            goto cleanup;
+        }
+        ssize_t got = read(fd, r->buf + r->len, r->cap - r->len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            pm_err_errno(err, PM_ERR_IO, "read %s", path);
+            goto cleanup;
+        }
+        if (got == 0)
+            break;
+        r->len += (size_t)got;
+        n += (size_t)got;
+    }
+    uint64_t len = n;
+    memcpy(r->buf + at + 4, &len, 8);
+    rc = 0;
+cleanup:
+    if (rc)
+        r->len = at; /* nothing of this output stays */
+    close(fd);
+    return rc;
+}
+
+int pc_raw_deps(pc_raw *r, uint32_t n, const char *const *path, const uint32_t *path_len, const XXH128_hash_t *h)
+{
+    if (raw_put(r, &n, 4))
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
         XXH128_canonical_t can;
-        XXH128_canonicalFromHash(&can, e->dep_h[i]);
-        put(&p, &e->dep_len[i], 4);
-        put(&p, e->dep_path[i], e->dep_len[i]);
-        put(&p, can.digest, 16);
+        XXH128_canonicalFromHash(&can, h[i]);
+        if (raw_put(r, &path_len[i], 4) || raw_put(r, path[i], path_len[i]) || raw_put(r, can.digest, 16))
+            return -1;
     }
-    size_t clen = ZSTD_compress(file + HEADER_SIZE, bound, raw, raw_len, ZSTD_LEVEL);
-    free(raw);
+    return 0;
+}
+
+void pc_raw_free(pc_raw *r)
+{
+    free(r->buf);
+    memset(r, 0, sizeof *r);
+}
+
+int pc_entry_seal(const pc_raw *r, XXH128_hash_t key, char **buf, size_t *len, pm_err *err)
+{
+    size_t bound = ZSTD_compressBound(r->len);
+    char *file = malloc(HEADER_SIZE + bound);
+    if (!file)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory encoding a cache entry");
+    size_t clen = ZSTD_compress(file + HEADER_SIZE, bound, r->buf, r->len, ZSTD_LEVEL);
     if (ZSTD_isError(clen)) {
         free(file);
         return pm_err_set(err, PM_ERR_IO, "zstd: %s", ZSTD_getErrorName(clen));
     }
     unsigned char *h = (unsigned char *)file;
     uint32_t version = FORMAT_VERSION, reserved = 0;
-    uint64_t plen = clen, rlen = raw_len;
+    uint64_t plen = clen, rlen = r->len;
     XXH128_canonical_t can;
     memcpy(h, "PMCACHE", 8);
     memcpy(h + 8, &version, 4);

@@ -106,8 +106,20 @@ typedef struct entry {
     XXH128_hash_t *dep_h;
 } entry;
 
-/* Builds header + compressed payload in one malloc'd buffer. */
-int pc_entry_encode(const entry *e, XXH128_hash_t key, char **buf, size_t *len, pm_err *err);
+/* An entry's payload before compression, laid out in place (cache.h's layout): a miss reads
+ * each output straight into it rather than into a buffer of its own that is then copied (a 400 KB output cost
+ * ~100 page faults twice). Functions return 0, or -1 out of memory (pc_raw_output_file: or unreadable). */
+typedef struct pc_raw {
+    char *buf;
+    size_t len, cap;
+} pc_raw;
+int pc_raw_head(pc_raw *r, double wall_s, int32_t exit_code, uint32_t n_outputs, const char *out, uint64_t out_len,
+                const char *err, uint64_t err_len);
+int pc_raw_output_file(pc_raw *r, uint32_t index, const char *path, pm_err *err);
+int pc_raw_deps(pc_raw *r, uint32_t n, const char *const *path, const uint32_t *path_len, const XXH128_hash_t *h);
+void pc_raw_free(pc_raw *r);
+/* Header + the compressed payload in one malloc'd buffer. */
+int pc_entry_seal(const pc_raw *r, XXH128_hash_t key, char **buf, size_t *len, pm_err *err);
 void pc_entry_free_arrays(entry *e);
 /* An entry is a regular file; anything else at its path is junk (PM_ERR_CORRUPT with *junk set). */
 int pc_load_entry(const char *path, const XXH128_hash_t *key, char **file, char **raw, entry *e,

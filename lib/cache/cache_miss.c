@@ -150,7 +150,7 @@ int pc_remove_junk(const char *path)
 }
 
 /* Encodes the entry into a temp file beside its path (tmp; "" on failure), outside the stats lock. */
-static int prepare_entry(const key_info *k, const char *entry_path, const entry *e, char tmp[PATH_MAX + 16],
+static int prepare_entry(const key_info *k, const char *entry_path, const pc_raw *raw, char tmp[PATH_MAX + 16],
                          size_t *flen_out, pm_err *err)
 {
     char *file = NULL, sub[PATH_MAX];
@@ -158,7 +158,7 @@ static int prepare_entry(const key_info *k, const char *entry_path, const entry 
     int fd = -1, rc;
     tmp[0] = 0;
     snprintf(sub, sizeof sub, "%.*s", (int)(strrchr(entry_path, '/') - entry_path), entry_path);
-    if ((rc = pc_entry_encode(e, k->key, &file, &flen, err)))
+    if ((rc = pc_entry_seal(raw, k->key, &file, &flen, err)))
         goto cleanup;
     struct stat sst;
     if (!lstat(sub, &sst) && !S_ISDIR(sst.st_mode)) /* junk where the fan-out folder belongs */
@@ -231,15 +231,15 @@ static int ts_before(struct timespec a, struct timespec b)
     return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
 }
 
-/* Why the result of a successful run cannot be stored ("" when it can); fills odata/olen and deps. */
+/* Why the result of a successful run cannot be stored ("" when it can); reads the outputs into raw (after its
+ * head) and fills deps. */
 static int check_run(const key_info *k, const pre_output *pre, struct timespec start,
-                     const char *depfile, const dep_list *pre_deps, char **odata, uint64_t *olen, dep_list *deps,
+                     const char *depfile, const dep_list *pre_deps, pc_raw *raw, dep_list *deps,
                      char why[400], pm_err *err)
 {
     why[0] = 0;
     for (size_t i = 0; i < k->n_outputs; i++) {
         struct stat st;
-        size_t l = 0;
         pm_err ignored;
         if (stat(k->out_paths[i], &st) || !S_ISREG(st.st_mode)) {
             snprintf(why, 400, "CMD exited 0 but did not write %s", k->out_paths[i]);
@@ -252,11 +252,10 @@ static int check_run(const key_info *k, const pre_output *pre, struct timespec s
                      k->out_paths[i]);
             return PM_OK;
         }
-        if (pc_read_file(k->out_paths[i], &odata[i], &l, NULL, &ignored)) {
+        if (pc_raw_output_file(raw, (uint32_t)i, k->out_paths[i], &ignored)) {
             snprintf(why, 400, "cannot read output %s: %.200s", k->out_paths[i], ignored.msg);
             return PM_OK;
         }
-        olen[i] = l;
     }
     /* an input that changed during the run: its output belongs to neither content */
     for (size_t i = 0; i < k->n_inputs; i++) {
@@ -370,8 +369,7 @@ int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, con
                 const dep_list *pre_deps, pm_cache_result *res, pm_err *err)
 {
     int rc = PM_OK, truncated = 0;
-    char **odata = calloc(k->n_outputs + 1, sizeof *odata);
-    uint64_t *olen = calloc(k->n_outputs + 1, sizeof *olen);
+    pc_raw raw = {0};
     pre_output *pre = calloc(k->n_outputs + 1, sizeof *pre);
     char (*aside)[ASIDE_MAX] = calloc(k->n_outputs + 1, sizeof *aside);
     const char **argv = NULL;
@@ -380,7 +378,7 @@ int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, con
     dep_list deps = {0};
     depfile[0] = tmp[0] = note[0] = 0;
     int own_depfile = 0;
-    if (!odata || !olen || !pre || !aside) {
+    if (!pre || !aside) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
@@ -436,7 +434,12 @@ int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, con
     }
     int store = res->exit_code == 0 && res->term_signal == 0 && !truncated && !(req->cancel && *req->cancel);
     why[0] = 0;
-    if (store && (rc = check_run(k, pre, start, depfile, pre_deps, odata, olen, &deps, why, err)))
+    if (store && pc_raw_head(&raw, res->cmd_wall_s, 0, (uint32_t)k->n_outputs, res->out, res->out_len, res->err,
+                             res->err_len)) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    if (store && (rc = check_run(k, pre, start, depfile, pre_deps, &raw, &deps, why, err)))
         goto cleanup;
     if (why[0]) {
         pc_warn(res, "not cached: %s", why);
@@ -444,9 +447,6 @@ int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, con
     }
     pm_err serr;
     if (store) {
-        entry e = {.wall_s = res->cmd_wall_s, .exit_code = 0, .out = res->out, .err = res->err,
-                   .out_len = res->out_len, .err_len = res->err_len, .n_outputs = (uint32_t)k->n_outputs,
-                   .data = pm_unconst_ptr(odata), /* char ** as const char **: only read */ .len = olen, .n_deps = (uint32_t)deps.n};
         uint32_t *dl = calloc(deps.n + 1, sizeof *dl);
         if (!dl) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -454,12 +454,16 @@ int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, con
         }
         for (size_t i = 0; i < deps.n; i++)
             dl[i] = (uint32_t)strlen(deps.path[i]);
-        e.dep_path = pm_unconst_ptr(deps.path);
-        e.dep_len = dl;
-        e.dep_h = deps.h;
-        if (prepare_entry(k, entry_path, &e, tmp, &flen, &serr))
-            pc_warn(res, "result not cached: %s", serr.msg);
+        /* char ** as const char *const *: only read */
+        int bad = pc_raw_deps(&raw, (uint32_t)deps.n, pm_unconst_ptr(deps.path), dl, deps.h);
         free(dl);
+        if (bad) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+        if (prepare_entry(k, entry_path, &raw, tmp, &flen, &serr))
+            pc_warn(res, "result not cached: %s", serr.msg);
+        pc_raw_free(&raw);   /* before the bookkeeping: the payload is in the temp file */
     }
     uint64_t v[ST_N];
     if (pc_stats_lock(c, v, &serr)) {
@@ -486,10 +490,7 @@ cleanup:
         unlink(tmp);
     if (own_depfile)
         unlink(depfile);
-    for (size_t i = 0; odata && i < k->n_outputs; i++)
-        free(odata[i]);
-    free(odata);
-    free(olen);
+    pc_raw_free(&raw);
     free(pre);
     free(aside);
     free(pm_unconst_ptr(argv));

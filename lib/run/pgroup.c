@@ -77,16 +77,26 @@ static void this_host(char *out, size_t cap)
     out[cap - 1] = '\0';
 }
 
-int pm_pgroup_identify(pid_t leader, const char *what, pm_pgroup *g, pm_err *err)
+/* The owner's part of a record: this machine, boot and process. */
+static int identify_owner(pm_pgroup *g, pm_err *err)
 {
-    proc_stat me, ld;
+    proc_stat me;
     memset(g, 0, sizeof *g);
-    if (read_stat((long)getpid(), &me) || read_stat((long)leader, &ld))
-        return pm_err_errno(err, PM_ERR_IO, "cannot read /proc/%ld/stat", (long)leader);
+    if (read_stat((long)getpid(), &me))
+        return pm_err_errno(err, PM_ERR_IO, "cannot read /proc/%ld/stat", (long)getpid());
     this_host(g->host, sizeof g->host);
     read_boot_id(g->boot_id, sizeof g->boot_id);
     g->owner_pid = (long)getpid();
     g->owner_start = me.start;
+    return PM_OK;
+}
+
+/* g holds the owner's part already: the leader's. */
+static int identify_leader(pid_t leader, const char *what, pm_pgroup *g, pm_err *err)
+{
+    proc_stat ld;
+    if (read_stat((long)leader, &ld))
+        return pm_err_errno(err, PM_ERR_IO, "cannot read /proc/%ld/stat", (long)leader);
     g->pgid = ld.pgrp;
     g->sid = ld.sid;
     g->start = ld.start;
@@ -95,6 +105,12 @@ int pm_pgroup_identify(pid_t leader, const char *what, pm_pgroup *g, pm_err *err
         if (*c == '\n' || *c == '\r')
             *c = ' ';
     return PM_OK;
+}
+
+int pm_pgroup_identify(pid_t leader, const char *what, pm_pgroup *g, pm_err *err)
+{
+    int rc = identify_owner(g, err);
+    return rc ? rc : identify_leader(leader, what, g, err);
 }
 
 /* Walks /proc for the group's members. *alive: live (non-zombie) members; *foreign: a member that cannot be
@@ -224,6 +240,7 @@ int pm_pgroup_load(const char *path, pm_pgroup *g, pm_err *err)
 int pm_pgroup_recorder_init(pm_pgroup_recorder *r, const char *db_path, pm_err *err)
 {
     r->what = NULL;
+    r->have_owner = 0;
     int n = snprintf(r->path, sizeof r->path, "%s.pgroup.%ld", db_path, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof r->path)
         return pm_err_set(err, PM_ERR_USAGE, "database path too long: %.200s", db_path);
@@ -233,8 +250,12 @@ int pm_pgroup_recorder_init(pm_pgroup_recorder *r, const char *db_path, pm_err *
 int pm_pgroup_record(void *recorder, pid_t pgid, pm_err *err)
 {
     pm_pgroup_recorder *r = recorder;
-    pm_pgroup g;
-    int rc = pm_pgroup_identify(pgid, r->what, &g, err);
+    int rc = PM_OK;
+    if ((!r->have_owner || r->owner.owner_pid != (long)getpid()) && !(rc = identify_owner(&r->owner, err)))
+        r->have_owner = 1;
+    pm_pgroup g = r->owner;
+    if (!rc)
+        rc = identify_leader(pgid, r->what, &g, err);
     /* Written before the command runs, and it only has to outlive passmap (a reboot ends the group too): the
      * page cache is durable enough, so no fsync per step. */
     return rc ? rc : pm_pgroup_save(r->path, &g, err);

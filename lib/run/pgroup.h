@@ -51,6 +51,10 @@ int pm_pgroup_load(const char *path, pm_pgroup *g, pm_err *err);
 typedef struct pm_pgroup_recorder {
     char path[PATH_MAX];
     const char *what;    /* set before each step; NULL: "" */
+    /* passmap's own part of every record (host, boot, owner), read at the first step: only the group's leader
+     * is read per step */
+    int have_owner;
+    pm_pgroup owner;
 } pm_pgroup_recorder;
 int pm_pgroup_recorder_init(pm_pgroup_recorder *r, const char *db_path, pm_err *err);
 /* For pm_run_opts.on_start (arg: a pm_pgroup_recorder): records the step's group before it is exec'd. */

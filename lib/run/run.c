@@ -3,10 +3,14 @@
  * Sequence: the parent opens the capture files and pipes (all O_CLOEXEC), forks; the child resets signals,
  * moves into its own process group (unless same_group), wires stdin/stdout/stderr, chdir()s, sets RLIMIT_AS,
  * then blocks until the parent closes the "go" pipe, so that the parent can record the group (on_start) and
- * attach a perf counter (enable_on_exec) before the exec. An exec failure is written to a CLOEXEC "report"
- * pipe (EOF there means the exec succeeded). The parent then polls the output pipes and a pidfd until the
- * child exits, enforcing the timeout. Rusage comes from wait4() on the child: descendants count only if the
- * child waited for them.
+ * attach a perf counter (enable_on_exec) before the exec. That is the fallback: the child is spawned instead
+ * (spawn_child: clone(CLONE_VM | CLONE_VFORK), the same steps) and reads the clock itself just before its exec:
+ * no page tables copied, no copy-on-write faults in passmap afterwards. The spawning thread is suspended until
+ * the exec, so on_start and the counter are done by a helper thread the child tells its pid (assist_main); the
+ * child waits for that go. Fork only when no thread can be started. An exec failure is written to a
+ * CLOEXEC "report" pipe (EOF there means the exec succeeded). The parent then polls the output pipes and a
+ * pidfd until the child exits, enforcing the timeout. Rusage comes from wait4() on the child: descendants count
+ * only if the child waited for them.
  *
  * A killed passmap: the child has PR_SET_PDEATHSIG(SIGKILL); what it runs in the background does not, and is
  * found through its process group, which the caller records in on_start (pgroup.h). */
@@ -23,6 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -233,7 +240,12 @@ static char **build_env(const char *const *env_set)
     return envp;
 }
 
-static void child_fail(int report_fd, int stage)
+/* The child's functions run on a stack AddressSanitizer does not know when spawned (spawn_child): uninstrumented,
+ * or its no-return hook at _exit takes the foreign stack for a corrupt one (a SAN build's false report). They
+ * make system calls only. */
+#define PM_CHILD_CODE __attribute__((no_sanitize_address))
+
+PM_CHILD_CODE static void child_fail(int report_fd, int stage)
 {
     struct child_report r = {stage, errno};
     ssize_t ignored = write(report_fd, &r, sizeof r);
@@ -241,9 +253,12 @@ static void child_fail(int report_fd, int stage)
     _exit(127);
 }
 
-/* Runs in the forked child: async-signal-safe calls only. Never returns. */
-static void child_main(const char *const argv[], char *const *envp, const pm_run_opts *opts, int in_fd, int out_fd,
-                       int err_fd, int report_fd, int go_fd, int go_wr, int out_rd, int err_rd, pid_t parent)
+/* Runs in the child: async-signal-safe calls only. Never returns. With go_fd >= 0 it waits for the go (EOF; a byte:
+ * abort, no exec), after writing its pid to ready_fd when that is >= 0 (the helper thread of an assisted spawn).
+ * Spawned (spawn_child): sets *t0 just before the exec, in the memory it shares with the parent. */
+PM_CHILD_CODE static void child_main(const char *const argv[], char *const *envp, const pm_run_opts *opts,
+                                     int in_fd, int out_fd, int err_fd, int report_fd, int go_fd, int go_wr,
+                                     int out_rd, int err_rd, pid_t parent, int ready_fd, volatile double *t0)
 {
     /* The command dies with passmap: a SIGKILLed sweep must not leave a compiler writing into the run folder
      * the resumed sweep reuses. The check after it covers a parent that died before the prctl. (Kept across
@@ -252,7 +267,8 @@ static void child_main(const char *const argv[], char *const *envp, const pm_run
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
-    close(go_wr);
+    if (go_wr >= 0)
+        close(go_wr);
     close(out_rd);
     close(err_rd);
     /* Ignored signals survive exec: give the command default dispositions and an empty mask. */
@@ -283,10 +299,22 @@ static void child_main(const char *const argv[], char *const *envp, const pm_run
         if (setrlimit(RLIMIT_AS, &rl) < 0)
             child_fail(report_fd, STAGE_RLIMIT);
     }
+    if (ready_fd >= 0) {
+        pid_t me = getpid();
+        if (write(ready_fd, &me, sizeof me) != (ssize_t)sizeof me)
+            _exit(127);
+        close(ready_fd);
+    }
     /* Wait for the parent's go (EOF on the pipe): the perf counter is attached by then. */
     char c;
-    while (read(go_fd, &c, 1) < 0 && errno == EINTR)
-        ;
+    ssize_t got;
+    do
+        got = go_fd >= 0 ? read(go_fd, &c, 1) : 0;
+    while (got < 0 && errno == EINTR);
+    if (got > 0)
+        _exit(127);   /* on_start failed: the command never runs */
+    if (t0)
+        *t0 = pm_util_now();   /* clock_gettime: async-signal-safe */
     execvpe(argv[0], exec_vec(argv), envp);
     child_fail(report_fd, STAGE_EXEC);
 }
@@ -328,6 +356,102 @@ static int64_t read_perf_counter(int fd)
     return (int64_t)v[0];
 }
 
+/* 0 when an instruction counter can be opened (probed once, on passmap itself), else why not (errno). */
+static int perf_unavailable(void)
+{
+    static int probed = -1;
+    if (probed < 0) {
+        int e = 0, fd = open_perf_counter(0, &e);
+        if (fd >= 0)
+            close(fd);
+        probed = fd >= 0 ? 0 : e ? e : EPERM;
+    }
+    return probed;
+}
+
+typedef struct spawn_args {
+    const char *const *argv;
+    char *const *envp;
+    const pm_run_opts *opts;
+    int in_fd, out_fd, err_fd, report_fd, out_rd, err_rd;
+    int go_fd, go_wr, ready_fd;   /* -1 unless assisted */
+    pid_t parent;
+    volatile double t0;
+} spawn_args;
+
+PM_CHILD_CODE static int spawn_entry(void *arg)
+{
+    spawn_args *a = arg;
+    child_main(a->argv, a->envp, a->opts, a->in_fd, a->out_fd, a->err_fd, a->report_fd, a->go_fd, a->go_wr,
+               a->out_rd, a->err_rd, a->parent, a->ready_fd, &a->t0);
+    return 127;
+}
+
+/* An assisted spawn: what must happen before the exec (on_start, the counter) is done on a helper thread while the
+ * spawning thread is suspended (CLONE_VFORK). The child writes its pid to ready once it leads its group, then waits
+ * for the go; the helper records, attaches, and closes go (after a byte if on_start failed). */
+typedef struct assist {
+    const pm_run_opts *opts;
+    int ready_rd, go_wr;
+    int started;            /* the child got as far as ready */
+    int on_start_rc;
+    pm_err err;
+    int perf_fd, perf_errno;
+} assist;
+
+static void *assist_main(void *arg)
+{
+    assist *a = arg;
+    pid_t pid;
+    ssize_t n;
+    do
+        n = read(a->ready_rd, &pid, sizeof pid);
+    while (n < 0 && errno == EINTR);
+    if (n == (ssize_t)sizeof pid) {   /* else EOF: the child failed before (its report says why) */
+        a->started = 1;
+        if (a->opts->on_start)
+            a->on_start_rc = a->opts->on_start(a->opts->on_start_arg, a->opts->same_group ? getpgrp() : pid, &a->err);
+        if (!a->on_start_rc && a->opts->count_instructions)
+            a->perf_fd = open_perf_counter(pid, &a->perf_errno);
+        if (a->on_start_rc) {
+            char abort_byte = 'x';
+            ssize_t ignored = write(a->go_wr, &abort_byte, 1);
+            (void)ignored;
+        }
+    }
+    close(a->go_wr);
+    return NULL;
+}
+
+/* Starts the child as posix_spawn does: clone(CLONE_VM | CLONE_VFORK) on a stack of its own, the calling thread
+ * suspended until the exec (or the child's exit). No copy of passmap's page tables to make and tear down at the
+ * exec, and no copy-on-write fault in passmap for each page it writes afterwards (a sweep's parent paid those at
+ * every step). Signals are blocked around the clone so that no handler of passmap's runs on the child's stack;
+ * the child resets every disposition and unblocks them before the exec. */
+static pid_t spawn_child(spawn_args *a, int *err_out)
+{
+    size_t argc = 0;
+    while (a->argv[argc])
+        argc++;
+    /* execvpe's PATH search and its script fallback put a path and a copy of argv on the stack */
+    long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    size_t size = ((size_t)64 << 10) + (argc + 2) * sizeof(char *) + 2 * PATH_MAX;
+    size = (size + (size_t)page - 1) / (size_t)page * (size_t)page;
+    void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) {
+        *err_out = errno;
+        return -1;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &old);
+    pid_t pid = clone(spawn_entry, (char *)stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
+    *err_out = pid < 0 ? errno : 0;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    munmap(stack, size);
+    return pid;
+}
+
 /* The command's process group, or the command alone when it shares passmap's group (same_group). */
 static void signal_command(pid_t pid, int same_group, int sig)
 {
@@ -348,7 +472,7 @@ static void kill_and_reap(pid_t pid, int same_group)
 /* Where the hierarchy holding `want` is mounted: cgroup2 (want "") or the v1 hierarchy whose super options
  * name the controller (want "memory"). Read from /proc/self/mountinfo, because hybrid systems mount v2 at
  * /sys/fs/cgroup/unified and v1 controllers beside it. 0 when found. */
-static int cgroup_mount(const char *want, char *out, size_t cap)
+static int cgroup_mount_read(const char *want, char *out, size_t cap)
 {
     FILE *f = fopen("/proc/self/mountinfo", "r");
     if (!f)
@@ -375,6 +499,22 @@ static int cgroup_mount(const char *want, char *out, size_t cap)
     free(line);
     fclose(f);
     return found;
+}
+
+/* cgroup_mount_read once per process and hierarchy: a sweep asked twice per step, and mountinfo runs to
+ * hundreds of lines on a container host. (A cgroup file system mounted elsewhere mid-sweep is not followed; the
+ * OOM and pressure readings it serves are diagnostics.) */
+static int cgroup_mount(const char *want, char *out, size_t cap)
+{
+    static struct { int state; char path[PATH_MAX]; } memo[2];   /* [0] cgroup2, [1] v1 memory; state 1/-1 */
+    int k = *want ? 1 : 0;
+    if (*want && strcmp(want, "memory"))
+        return cgroup_mount_read(want, out, cap);
+    if (!memo[k].state)
+        memo[k].state = cgroup_mount_read(want, memo[k].path, sizeof memo[k].path) ? -1 : 1;
+    if (memo[k].state < 0 || (size_t)snprintf(out, cap, "%s", memo[k].path) >= cap)
+        return -1;
+    return 0;
 }
 
 /* The kernel OOM killer's count for passmap's memory cgroup (the child starts in the same cgroup): cgroup v2
@@ -542,6 +682,7 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
 
     int rc = PM_OK;
     int in_fd = -1, out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, report_p[2] = {-1, -1}, go_p[2] = {-1, -1};
+    int ready_p[2] = {-1, -1};
     int perf_fd = -1, pidfd = -1;
     char **envp = NULL;
     pid_t pid = -1;
@@ -577,14 +718,60 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
 
     long oom_kills_before = cgroup_oom_kills();
     pid_t parent = getpid();
-    pid = fork();
+    char cg_path[2 * PATH_MAX];
+    int have_cg = !cgroup_cpu_pressure_path(cg_path, sizeof cg_path);
+    pressure_snap before, after;
+    double t0;
+    /* Spawned: the child starts the clock just before its exec, where a forked child gets its go. Assisted: the
+     * same, with on_start and the counter done before the exec by a helper thread; fork only when no thread can
+     * be started. */
+    int spawned = !opts->on_start && (!opts->count_instructions || perf_unavailable()), assisted = 0;
+    assist as = {.opts = opts, .ready_rd = -1, .go_wr = -1, .perf_fd = -1, .perf_errno = ESRCH};
+    pthread_t helper;
+    sigset_t all, old_mask;
+    if (!spawned && pipe_high(ready_p) == 0) {
+        /* the helper starts with every signal blocked: passmap's handlers stay on the spawning thread */
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old_mask);
+        as.ready_rd = ready_p[0];
+        as.go_wr = go_p[1];
+        assisted = !pthread_create(&helper, NULL, assist_main, &as);
+        if (!assisted) {
+            pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+            close_fd(&ready_p[0]);
+            close_fd(&ready_p[1]);
+        }
+    }
+    spawn_args sa = {.argv = argv, .envp = envp, .opts = opts, .in_fd = in_fd, .out_fd = out_p[1],
+                     .err_fd = err_p[1], .report_fd = report_p[1], .out_rd = out_p[0], .err_rd = err_p[0],
+                     .go_fd = assisted ? go_p[0] : -1, .go_wr = assisted ? go_p[1] : -1,
+                     .ready_fd = assisted ? ready_p[1] : -1, .parent = parent, .t0 = 0};
+    if (spawned || assisted) {
+        int serr = 0;
+        pressure_read(&before, have_cg ? cg_path : NULL);
+        if (spawned) {
+            close_fd(&go_p[0]);
+            close_fd(&go_p[1]);
+        }
+        pid = spawn_child(&sa, &serr);
+        if (assisted) {
+            close_fd(&ready_p[1]);   /* a child that never got as far as ready: EOF for the helper */
+            pthread_join(helper, NULL);
+            close_fd(&ready_p[0]);
+            go_p[1] = -1;            /* closed by the helper */
+            pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+        }
+        errno = serr;
+    } else {
+        pid = fork();
+    }
     if (pid < 0) {
-        rc = pm_err_errno(err, PM_ERR_CHILD, "run: fork");
+        rc = pm_err_errno(err, PM_ERR_CHILD, spawned || assisted ? "run: clone" : "run: fork");
         goto cleanup;
     }
     if (pid == 0)
         child_main(argv, envp, opts, in_fd, out_p[1], err_p[1], report_p[1], go_p[0], go_p[1], out_p[0],
-                   err_p[0], parent);
+                   err_p[0], parent, -1, NULL);
 
     if (!opts->same_group)
         setpgid(pid, pid); /* also done by the child; whichever runs first wins, so killpg() is never early */
@@ -593,22 +780,36 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
     close_fd(&err_p[1]);
     close_fd(&report_p[1]);
     close_fd(&go_p[0]);
-    if (opts->on_start && (rc = opts->on_start(opts->on_start_arg, opts->same_group ? getpgrp() : pid, err)))
+    if (assisted && as.on_start_rc) {   /* the child got an abort for its go: it never exec'd */
+        rc = as.on_start_rc;
+        if (err)
+            *err = as.err;
+        goto cleanup;
+    }
+    if (!assisted && opts->on_start &&
+        (rc = opts->on_start(opts->on_start_arg, opts->same_group ? getpgrp() : pid, err)))
         goto cleanup; /* cleanup kills and reaps the child, which never got its go */
     if (opts->count_instructions)
-        perf_fd = open_perf_counter(pid, &res->instructions_errno);
+        perf_fd = spawned ? -1 : assisted ? as.perf_fd : open_perf_counter(pid, &res->instructions_errno);
     else
         res->instructions_errno = EPERM;
+    if (spawned && opts->count_instructions)
+        res->instructions_errno = perf_unavailable();
+    if (assisted && opts->count_instructions)
+        res->instructions_errno = as.perf_errno;
 #ifdef SYS_pidfd_open
     pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 #endif
 
-    char cg_path[2 * PATH_MAX];
-    int have_cg = !cgroup_cpu_pressure_path(cg_path, sizeof cg_path);
-    pressure_snap before, after;
-    pressure_read(&before, have_cg ? cg_path : NULL);
-    double t0 = pm_util_now();
-    close_fd(&go_p[1]); /* go: closing, not writing, so a dead child cannot raise SIGPIPE here */
+    if (spawned || assisted) {
+        t0 = sa.t0;   /* the child has exec'd (or failed and exited) by now */
+        if (t0 == 0)  /* it failed before the exec */
+            t0 = pm_util_now();
+    } else {
+        pressure_read(&before, have_cg ? cg_path : NULL);
+        t0 = pm_util_now();
+        close_fd(&go_p[1]); /* go: closing, not writing, so a dead child cannot raise SIGPIPE here */
+    }
 
     struct child_report report;
     ssize_t got;
@@ -790,6 +991,8 @@ cleanup:
     close_fd(&report_p[1]);
     close_fd(&go_p[0]);
     close_fd(&go_p[1]);
+    close_fd(&ready_p[0]);
+    close_fd(&ready_p[1]);
     close_fd(&perf_fd);
     close_fd(&pidfd);
     if (envp != environ)

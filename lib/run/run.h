@@ -35,8 +35,9 @@ typedef struct pm_run_opts {
      * command alone with same_group) is terminated like on a timeout and the run ends as PM_RUN_FAILED. NULL: not cancellable. */
     const volatile sig_atomic_t *cancel;
     /* Added: called in passmap once the child leads its own process group and before the command is exec'd
-     * (the child waits for it), so the caller can record the group first (pm_pgroup_record). Non-zero: the
-     * child is killed unexec'd and pm_run_exec returns that error. NULL: none. */
+     * (the child waits for it), so the caller can record the group first (pm_pgroup_record). Called on a helper
+     * thread while the calling one waits (run.c, assisted spawn). Non-zero: the child never execs the command
+     * and pm_run_exec returns that error. NULL: none. */
     int (*on_start)(void *arg, pid_t pgid, pm_err *err);
     void *on_start_arg;
     /* Added: the command stays in passmap's process group instead of its own. For a wrapper that is itself a
