@@ -70,13 +70,16 @@ int pm_sq_agg_pass_stages(sqlite3 *db, int (*fn)(void *, const char *tool, const
 typedef struct pm_sq_agg_pass_row {
     int64_t config_id;
     const char *tool, *name;
-    int64_t key;                  /* as pm_sq_pass_row's (-1: not given) */
+    size_t slot;                  /* the (tool, pass)'s index among the distinct pairs, in the order the scan met
+                                   * them: key_fn names the pair of each slot afterwards */
     double wall_s, log_s, user_s, user_wall_s;   /* over the config's ok cold runs (see store_agg.c) */
     int n_log;
 } pm_sq_agg_pass_row;
-/* Each pass of the scoped configs' sums once (key_fn: tool, name, key as in the rows), in the order the passes
- * first appear in the scoped runs' rows; then fn per scoped config and pass, in no particular order. */
-int pm_sq_agg_cfg_passes(sqlite3 *db, int (*key_fn)(void *, const char *tool, const char *name, int64_t key),
+/* One scan: fn per scoped config and pass, in no particular order, each row with its pass's slot; then key_fn once
+ * per pass of those sums (tool, name, key as pm_sq_pass_row's, -1: not given; and its slot), in the order the passes
+ * first appear in the scoped runs' rows. */
+int pm_sq_agg_cfg_passes(sqlite3 *db,
+                         int (*key_fn)(void *, const char *tool, const char *name, int64_t key, size_t slot),
                          int (*fn)(void *, const pm_sq_agg_pass_row *), void *ctx, pm_err *err);
 typedef struct pm_sq_agg_run_row {
     int64_t run_id;
