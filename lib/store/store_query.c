@@ -251,27 +251,15 @@ int pm_sq_config_params(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, co
     return scan_done(db, st, rc, step, err);
 }
 
-int pm_sq_trace_runs(sqlite3 *db, const pm_sq_sweeps *s, int *n, pm_err *err)
-{
-    sqlite3_stmt *st = NULL;
-    *n = 0;
-    int rc = prepare_ids(db,
-                         /* the steps scanned in order, the few trace steps' runs looked up (CROSS JOIN keeps
-                          * that order): a lookup of every run's steps by index cost 2.5 times as much */
-                         "SELECT count(DISTINCT r.id) FROM step s CROSS JOIN run r ON r.id=s.run_id "
-                         "CROSS JOIN config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) AND r.status='ok' "
-                         "AND s.report_format='chrome-trace'",
-                         s, &st, err);
-    return scan_int(db, st, rc, n, err);
-}
-
 int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_run_row *), void *ctx,
                pm_err *err)
 {
     sqlite3_stmt *st = NULL;
     int rc = prepare_ids(db,
+                         /* the runs scanned in id order, each config looked up (CROSS JOIN keeps the order):
+                          * no sort for the ORDER BY, which cost half the query */
                          "SELECT r.id, r.config_id, r.mode, r.status, r.wall_s, r.user_s, r.note FROM run r "
-                         "JOIN config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) ORDER BY r.id",
+                         "CROSS JOIN config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) ORDER BY r.id",
                          s, &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -296,9 +284,10 @@ int pm_sq_scope_begin(sqlite3 *db, const pm_sq_sweeps *s, pm_err *err)
                      "CREATE TEMP TABLE pm_an_run(id INTEGER PRIMARY KEY, cfg INTEGER, cold INTEGER);",
                      NULL, NULL, NULL))
         return db_fail(db, err);
-    char *sql = sql_with_ids("INSERT INTO temp.pm_an_run SELECT r.id, r.config_id, r.mode='cold' FROM run r JOIN "
-                             "config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) AND r.status='ok' AND r.mode "
-                             "IN ('cold','warm')",
+    /* runs in id order (CROSS JOIN: the run scan outside), so the temp table's rows are appended in key order */
+    char *sql = sql_with_ids("INSERT INTO temp.pm_an_run SELECT r.id, r.config_id, r.mode='cold' FROM run r CROSS "
+                             "JOIN config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) AND r.status='ok' AND "
+                             "r.mode IN ('cold','warm')",
                              s);
     if (!sql)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -643,20 +632,69 @@ static int cmp_tgroup(const void *pa, const void *pb)
     return sq_cmp_text(tgroup_names->s[a->tool], tgroup_names->s[b->tool]);
 }
 
-/* GROUP BY s.tool ORDER BY MIN(s.seq), s.tool, summed here as pm_sq_cold_metric_means does (in scan order, the
- * order the grouping hands SUM its values): the same doubles without SQLite's two sorts. */
-int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *), void *ctx, pm_err *err)
+static int cmp_i64(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Of the runs with a Chrome-trace step (ids, sorted here), how many are ok runs of the sweeps. */
+static int sq_count_trace_runs(sqlite3 *db, const pm_sq_sweeps *s, int64_t *ids, size_t n, int *count, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    *count = 0;
+    if (!n)
+        return PM_OK;
+    qsort(ids, n, sizeof *ids, cmp_i64);
+    int rc = prepare_ids(db,
+                         "SELECT 1 FROM run r JOIN config c ON c.id=r.config_id WHERE r.id=?1 AND c.sweep_id IN "
+                         "(%s) AND r.status='ok'",
+                         s, &st, err);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (i && ids[i] == ids[i - 1])
+            continue;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, ids[i]);
+        int step = sqlite3_step(st);
+        if (step == SQLITE_ROW)
+            ++*count;
+        else if (step != SQLITE_DONE)
+            rc = db_fail(db, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* One scan of the step table for two answers (a scan of it is a third of the file at 150,000 runs):
+ * GROUP BY s.tool ORDER BY MIN(s.seq), s.tool over the scoped cold runs' steps, summed here as
+ * pm_sq_cold_metric_means does (in scan order, the order the grouping hands SUM its values: the same doubles
+ * without SQLite's two sorts), and the runs with a Chrome-trace step, counted among the sweeps' ok runs. */
+int pm_sq_steps_scan(sqlite3 *db, const pm_sq_sweeps *sw, int *n_trace, int (*fn)(void *, const pm_sq_tool_row *),
+                     void *ctx, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
     sq_names names = {0};
     sq_tgroup *g = NULL;
-    size_t cap = 0;
+    int64_t *trace = NULL;
+    size_t cap = 0, n_tr = 0, cap_tr = 0;
+    *n_trace = 0;
     int rc = prepare(db,
-                     "SELECT s.tool, s.seq, s.user_s, s.wall_s FROM step s JOIN temp.pm_an_run r "
-                     "ON r.id=s.run_id WHERE r.cold",
+                     "SELECT s.tool, s.seq, s.user_s, s.wall_s, s.report_format='chrome-trace', s.run_id, "
+                     "coalesce(r.cold, 0) FROM step s LEFT JOIN temp.pm_an_run r ON r.id=s.run_id",
                      &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_int(st, 4)) {   /* a trace step: its run, checked after the scan */
+            int64_t *p = pm_grow(trace, &cap_tr, n_tr, sizeof *p, 64);
+            if (!p) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                break;
+            }
+            trace = p;
+            trace[n_tr++] = sqlite3_column_int64(st, 5);
+        }
+        if (!sqlite3_column_int(st, 6))   /* not a scoped cold run */
+            continue;
         size_t n_before = names.n;
         int t = sq_name_ix(&names, text_or(st, 0, NULL));
         if (t < 0) {
@@ -687,6 +725,8 @@ int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *)
         }
     }
     rc = scan_done(db, st, rc, step, err);
+    if (!rc)
+        rc = sq_count_trace_runs(db, sw, trace, n_tr, n_trace, err);
     if (!rc && names.n) {
         tgroup_names = &names;
         qsort(g, names.n, sizeof *g, cmp_tgroup);
@@ -697,6 +737,7 @@ int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *)
                             .wall_s = g[i].any_wall ? g[i].wall_s : 0};
         rc = fn(ctx, &r);
     }
+    free(trace);
     free(g);
     sq_names_free(&names);
     return rc;

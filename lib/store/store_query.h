@@ -40,8 +40,6 @@ typedef struct pm_sq_run_row {
     double wall_s, user_s;        /* user_s < 0: not recorded */
     const char *note;             /* why a run is not ok (NULL: none) */
 } pm_sq_run_row;
-/* Ok cold runs of the sweeps with a step whose report was a Chrome trace (clang -ftime-trace, llc --time-trace). */
-int pm_sq_trace_runs(sqlite3 *db, const pm_sq_sweeps *s, int *n, pm_err *err);
 /* Every run of the sweeps (any mode and status), by id. */
 int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_run_row *), void *ctx,
                pm_err *err);
@@ -95,9 +93,11 @@ typedef struct pm_sq_metric_row { int64_t config_id; const char *name; double me
 int pm_sq_cold_metric_means(sqlite3 *db, int (*fn)(void *, const pm_sq_metric_row *), void *ctx, pm_err *err);
 
 typedef struct pm_sq_tool_row { const char *tool; double user_s, wall_s; } pm_sq_tool_row;
-/* Per tool over the scoped cold runs' steps: summed user time and the wall of the steps that have one, in
- * pipeline order. */
-int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *), void *ctx, pm_err *err);
+/* One scan of the steps (pm_sq_scope_begin first): per tool over the scoped cold runs' steps, summed user time and
+ * the wall of the steps that have one, in pipeline order, to fn; and *n_trace, the ok runs of the sweeps with a
+ * step whose report was a Chrome trace (clang -ftime-trace, llc --time-trace). */
+int pm_sq_steps_scan(sqlite3 *db, const pm_sq_sweeps *s, int *n_trace, int (*fn)(void *, const pm_sq_tool_row *),
+                     void *ctx, pm_err *err);
 
 typedef struct pm_sq_config_tool_row {
     int64_t config_id;

@@ -95,6 +95,9 @@ int an_compared(const pm_analysis *a, const pm_an_config *c);
 /* analysis_parallel.c: the scoped cold runs' metric means (pm_sq_cold_metric_means) read once per analysis and
  * handed to fn row by row, in the query's order, at each call (the parallel and NPU sections both read them). */
 int an_metric_means(an_work *w, int (*fn)(void *, const pm_sq_metric_row *), void *ctx, pm_err *err);
+/* analysis_parallel.c: a tool's user/wall into the analysis (ctx: the pm_analysis), from an_load's one scan of the
+ * steps (pm_sq_steps_scan), which also counts the trace runs. */
+int an_take_tool(void *ctx, const pm_sq_tool_row *r);
 
 /* analysis_util.c */
 pm_ci an_time_ci(const double *v, int n);    /* geometric mean, log-t interval */

@@ -571,7 +571,7 @@ int an_load(an_work *w, pm_err *err)
     if ((rc = pm_sq_scope_begin(w->db, &w->sweeps, err)) ||
         (rc = cb_status(pm_sq_runs(w->db, &w->sweeps, add_run, w, err), err)))
         return rc;
-    if ((rc = pm_sq_trace_runs(w->db, &w->sweeps, &a->n_trace_runs, err)))
+    if ((rc = cb_status(pm_sq_steps_scan(w->db, &w->sweeps, &a->n_trace_runs, an_take_tool, a, err), err)))
         return rc;
     for (size_t ci = 0; ci < a->n_configs; ci++)
         a->n_configs_no_report += a->configs[ci].n_no_report > 0 && a->configs[ci].n_cold == 0;
