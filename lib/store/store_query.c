@@ -1071,27 +1071,69 @@ cleanup:
     return rc;
 }
 
+/* A statement's next row: 1 a row, 0 done, -1 an error (rc set). */
+static int sq_next(sqlite3 *db, sqlite3_stmt *st, int *rc, pm_err *err)
+{
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        return 1;
+    if (step != SQLITE_DONE)
+        *rc = db_fail(db, err);
+    return step == SQLITE_DONE ? 0 : -1;
+}
+
+/* temp.pm_an_run JOIN agg_run LEFT JOIN agg_run_stage ORDER BY run id, as a merge of three scans in key order
+ * (the scoped runs, and the two tables over the scope's id range): the same rows in the same order as the join,
+ * without a b-tree search per run and per stage row (a quarter of the query). */
 int pm_sq_agg_runs(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_run_row *), void *ctx, pm_err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = prepare(db,
-                     "SELECT r.id, a.pass_sum, s.stage, s.wall_s, s.user_s, s.user_wall_s FROM "
-                     "temp.pm_an_run r JOIN agg_run a ON a.run_id = r.id LEFT JOIN agg_run_stage s ON "
-                     "s.run_id = r.id ORDER BY r.id",
-                     &st, err);
-    int step = SQLITE_DONE;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        pm_sq_agg_run_row r = {
-            .run_id = sqlite3_column_int64(st, 0),
-            .pass_sum = sqlite3_column_double(st, 1),
-            .stage = text_or(st, 2, NULL),
-            .wall_s = sqlite3_column_double(st, 3),
-            .user_s = sqlite3_column_double(st, 4),
-            .user_wall_s = sqlite3_column_double(st, 5),
-        };
-        rc = fn(ctx, &r);
+    sqlite3_stmt *sr = NULL, *sa = NULL, *ss = NULL;
+    int rc = prepare(db, "SELECT id FROM temp.pm_an_run ORDER BY id", &sr, err);
+    if (!rc)
+        rc = prepare(db,
+                     "SELECT run_id, pass_sum FROM agg_run WHERE run_id BETWEEN (SELECT min(id) FROM temp.pm_an_run) "
+                     "AND (SELECT max(id) FROM temp.pm_an_run) ORDER BY run_id",
+                     &sa, err);
+    if (!rc)
+        rc = prepare(db,
+                     "SELECT run_id, stage, wall_s, user_s, user_wall_s FROM agg_run_stage WHERE run_id BETWEEN "
+                     "(SELECT min(id) FROM temp.pm_an_run) AND (SELECT max(id) FROM temp.pm_an_run) "
+                     "ORDER BY run_id, stage",
+                     &ss, err);
+    int have_a = rc ? -1 : sq_next(db, sa, &rc, err), have_s = rc ? -1 : sq_next(db, ss, &rc, err);
+    while (!rc && sq_next(db, sr, &rc, err) == 1) {
+        int64_t id = sqlite3_column_int64(sr, 0);
+        while (have_a == 1 && sqlite3_column_int64(sa, 0) < id)
+            have_a = sq_next(db, sa, &rc, err);
+        if (have_a != 1 || sqlite3_column_int64(sa, 0) != id)
+            continue;   /* the inner join: a run without its agg_run row has no row */
+        double pass_sum = sqlite3_column_double(sa, 1);
+        while (have_s == 1 && sqlite3_column_int64(ss, 0) < id)
+            have_s = sq_next(db, ss, &rc, err);
+        int any = 0;
+        while (!rc && have_s == 1 && sqlite3_column_int64(ss, 0) == id) {
+            pm_sq_agg_run_row r = {
+                .run_id = id,
+                .pass_sum = pass_sum,
+                .stage = text_or(ss, 1, NULL),
+                .wall_s = sqlite3_column_double(ss, 2),
+                .user_s = sqlite3_column_double(ss, 3),
+                .user_wall_s = sqlite3_column_double(ss, 4),
+            };
+            any = 1;
+            if ((rc = fn(ctx, &r)))
+                break;
+            have_s = sq_next(db, ss, &rc, err);
+        }
+        if (!rc && !any) {   /* the left join: no stage row, one row with none */
+            pm_sq_agg_run_row r = {.run_id = id, .pass_sum = pass_sum};
+            rc = fn(ctx, &r);
+        }
     }
-    return scan_done(db, st, rc, step, err);
+    sqlite3_finalize(sr);
+    sqlite3_finalize(sa);
+    sqlite3_finalize(ss);
+    return rc;
 }
 
 int pm_sq_incomplete(sqlite3 *db, int64_t sweep_id, char **note, pm_err *err)
