@@ -11,10 +11,21 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+/* Whole degrees of freedom up to this many at 95% are remembered: a report asks for the same few quantiles (one
+ * per repeat count) tens of thousands of times, and GSL's inversion is an iterative incomplete-beta solve. */
+#define PM_T_CRIT_CACHE 256
+
 double pm_stats_t_crit(double df, double conf)
 {
     if (!(df > 0) || !(conf > 0 && conf < 1))
         return NAN;
+    if (conf == 0.95 && df < PM_T_CRIT_CACHE && df == (double)(int)df) {
+        static _Thread_local double known[PM_T_CRIT_CACHE];   /* 0: not computed yet (a quantile is > 0) */
+        int i = (int)df;
+        if (!(known[i] > 0))
+            known[i] = gsl_cdf_tdist_Pinv(0.5 + conf / 2, df);
+        return known[i];
+    }
     return gsl_cdf_tdist_Pinv(0.5 + conf / 2, df);
 }
 

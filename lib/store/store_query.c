@@ -5,6 +5,7 @@
 #include "stats.h"
 #include "util.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,25 +251,15 @@ int pm_sq_config_params(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, co
     return scan_done(db, st, rc, step, err);
 }
 
-int pm_sq_trace_runs(sqlite3 *db, const pm_sq_sweeps *s, int *n, pm_err *err)
-{
-    sqlite3_stmt *st = NULL;
-    *n = 0;
-    int rc = prepare_ids(db,
-                         "SELECT count(DISTINCT r.id) FROM run r JOIN config c ON c.id=r.config_id "
-                         "JOIN step s ON s.run_id=r.id WHERE c.sweep_id IN (%s) AND r.status='ok' "
-                         "AND s.report_format='chrome-trace'",
-                         s, &st, err);
-    return scan_int(db, st, rc, n, err);
-}
-
 int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_run_row *), void *ctx,
                pm_err *err)
 {
     sqlite3_stmt *st = NULL;
     int rc = prepare_ids(db,
+                         /* the runs scanned in id order, each config looked up (CROSS JOIN keeps the order):
+                          * no sort for the ORDER BY, which cost half the query */
                          "SELECT r.id, r.config_id, r.mode, r.status, r.wall_s, r.user_s, r.note FROM run r "
-                         "JOIN config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) ORDER BY r.id",
+                         "CROSS JOIN config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) ORDER BY r.id",
                          s, &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -293,9 +284,10 @@ int pm_sq_scope_begin(sqlite3 *db, const pm_sq_sweeps *s, pm_err *err)
                      "CREATE TEMP TABLE pm_an_run(id INTEGER PRIMARY KEY, cfg INTEGER, cold INTEGER);",
                      NULL, NULL, NULL))
         return db_fail(db, err);
-    char *sql = sql_with_ids("INSERT INTO temp.pm_an_run SELECT r.id, r.config_id, r.mode='cold' FROM run r JOIN "
-                             "config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) AND r.status='ok' AND r.mode "
-                             "IN ('cold','warm')",
+    /* runs in id order (CROSS JOIN: the run scan outside), so the temp table's rows are appended in key order */
+    char *sql = sql_with_ids("INSERT INTO temp.pm_an_run SELECT r.id, r.config_id, r.mode='cold' FROM run r CROSS "
+                             "JOIN config c ON c.id=r.config_id WHERE c.sweep_id IN (%s) AND r.status='ok' AND "
+                             "r.mode IN ('cold','warm')",
                              s);
     if (!sql)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -466,40 +458,289 @@ cleanup:
     return rc;
 }
 
+static int sq_same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+static size_t sq_group_hash(int64_t cfg, int name)
+{
+    uint64_t h = (uint64_t)cfg * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(unsigned)name * 0xC2B2AE3D27D4EB4FULL;
+    return (size_t)(h ^ (h >> 31));
+}
+
+/* The group table grown to twice the groups' room (a power of two), the ng groups placed again. */
+static int sq_rehash_groups(int **slot, size_t *nslot, const void *groups, size_t ng);
+
+/* Interned names of one scan (few: metric names, tools), NULL a name of its own; found by a comparison with the
+ * last one met first, as rows come in runs of the same few names. */
+typedef struct sq_names {
+    char **s;
+    size_t n, cap, last;
+} sq_names;
+
+/* The index of name (NULL included) in *nm, added at first sight; -1: out of memory. */
+static int sq_name_ix(sq_names *nm, const char *name)
+{
+    if (nm->last < nm->n && sq_same_text(nm->s[nm->last], name))
+        return (int)nm->last;
+    for (size_t i = 0; i < nm->n; i++)
+        if (sq_same_text(nm->s[i], name))
+            return (int)(nm->last = i);
+    char **p = pm_grow(nm->s, &nm->cap, nm->n, sizeof *p, 8);
+    if (!p)
+        return -1;
+    nm->s = p;
+    if (name && !(p[nm->n] = strdup(name)))
+        return -1;
+    if (!name)
+        p[nm->n] = NULL;
+    return (int)(nm->last = nm->n++);
+}
+
+static void sq_names_free(sq_names *nm)
+{
+    for (size_t i = 0; i < nm->n; i++)
+        free(nm->s[i]);
+    free(nm->s);
+}
+
+/* SQLite's order of text values: NULL first, then by bytes (BINARY). */
+static int sq_cmp_text(const char *a, const char *b)
+{
+    return !a || !b ? (a != NULL) - (b != NULL) : strcmp(a, b);
+}
+
+/* One (config, metric) group of pm_sq_cold_metric_means: AVG's sum and count, summed in scan order. */
+typedef struct sq_mgroup {
+    int64_t cfg;
+    int name;
+    double sum;
+    int64_t n;
+} sq_mgroup;
+
+static const sq_names *mgroup_names;   /* for cmp_mgroup: qsort has no context argument */
+
+static int cmp_mgroup(const void *pa, const void *pb)
+{
+    const sq_mgroup *a = pa, *b = pb;
+    if (a->cfg != b->cfg)
+        return a->cfg < b->cfg ? -1 : 1;
+    return sq_cmp_text(mgroup_names->s[a->name], mgroup_names->s[b->name]);
+}
+
+static int sq_rehash_groups(int **slot, size_t *nslot, const void *groups, size_t ng)
+{
+    const sq_mgroup *g = groups;
+    size_t n = *nslot ? 2 * *nslot : 1024;
+    while (n < 2 * (ng + 1))
+        n *= 2;
+    int *p = malloc(n * sizeof *p);
+    if (!p)
+        return PM_ERR_NOMEM;
+    memset(p, 0xff, n * sizeof *p);
+    for (size_t i = 0; i < ng; i++) {
+        size_t h = sq_group_hash(g[i].cfg, g[i].name) & (n - 1);
+        while (p[h] >= 0)
+            h = (h + 1) & (n - 1);
+        p[h] = (int)i;
+    }
+    free(*slot);
+    *slot = p;
+    *nslot = n;
+    return PM_OK;
+}
+
+/* GROUP BY r.cfg, m.name with AVG(m.value), summed here: SQLite's sorter for the grouping cost two thirds of the
+ * query. Each group's values are added in the scan's order, the order the grouping's (stable) sort hands them to
+ * AVG, and AVG is the sum over the count, so the means are the same doubles; groups come out as GROUP BY orders
+ * them (config, then name). */
 int pm_sq_cold_metric_means(sqlite3 *db, int (*fn)(void *, const pm_sq_metric_row *), void *ctx, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
+    sq_names names = {0};
+    sq_mgroup *g = NULL;
+    size_t ng = 0, capg = 0, nslot = 0;
+    int *slot = NULL;   /* open addressing over g, -1 empty */
     int rc = prepare(db,
-                     "SELECT r.cfg, m.name, AVG(m.value) FROM metric m JOIN temp.pm_an_run r ON "
-                     "r.id=m.run_id WHERE r.cold GROUP BY r.cfg, m.name",
+                     "SELECT r.cfg, m.name, m.value FROM metric m JOIN temp.pm_an_run r ON r.id=m.run_id "
+                     "WHERE r.cold",
                      &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = text_or(st, 1, NULL);
+        int64_t cfg = sqlite3_column_int64(st, 0);
+        int name = sq_name_ix(&names, text_or(st, 1, NULL));
+        if (name < 0 || (2 * (ng + 1) > nslot && sq_rehash_groups(&slot, &nslot, g, ng))) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
+        }
+        size_t mask = nslot - 1, h = sq_group_hash(cfg, name) & mask;
+        while (slot[h] >= 0 && !(g[slot[h]].cfg == cfg && g[slot[h]].name == name))
+            h = (h + 1) & mask;
+        if (slot[h] < 0) {
+            sq_mgroup *p = pm_grow(g, &capg, ng, sizeof *p, 256);
+            if (!p) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                break;
+            }
+            g = p;
+            g[ng] = (sq_mgroup){cfg, name, 0, 0};
+            slot[h] = (int)ng++;
+        }
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL) {   /* AVG skips NULLs */
+            g[slot[h]].sum += sqlite3_column_double(st, 2);
+            g[slot[h]].n++;
+        }
+    }
+    rc = scan_done(db, st, rc, step, err);
+    if (!rc && ng) {
+        mgroup_names = &names;
+        qsort(g, ng, sizeof *g, cmp_mgroup);
+        mgroup_names = NULL;
+    }
+    for (size_t i = 0; i < ng && !rc; i++) {
+        const char *name = names.s[g[i].name];
         if (!name)
             continue;
-        pm_sq_metric_row r = {.config_id = sqlite3_column_int64(st, 0), .name = name,
-                              .mean = sqlite3_column_double(st, 2)};
+        /* AVG of no value is NULL, which reads as 0 */
+        pm_sq_metric_row r = {.config_id = g[i].cfg, .name = name,
+                              .mean = g[i].n ? g[i].sum / (double)g[i].n : 0};
         rc = fn(ctx, &r);
     }
-    return scan_done(db, st, rc, step, err);
+    free(slot);
+    free(g);
+    sq_names_free(&names);
+    return rc;
 }
 
-int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *), void *ctx, pm_err *err)
+/* One tool of pm_sq_cold_tool_times: its sums (and whether any value was summed: SUM of none is NULL, read as 0)
+ * and its first step's position. */
+typedef struct sq_tgroup {
+    int tool;
+    double user_s, wall_s;
+    int any_user, any_wall;
+    int64_t min_seq;
+} sq_tgroup;
+
+static const sq_names *tgroup_names;   /* for cmp_tgroup */
+
+static int cmp_tgroup(const void *pa, const void *pb)
+{
+    const sq_tgroup *a = pa, *b = pb;
+    if (a->min_seq != b->min_seq)
+        return a->min_seq < b->min_seq ? -1 : 1;
+    return sq_cmp_text(tgroup_names->s[a->tool], tgroup_names->s[b->tool]);
+}
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Of the runs with a Chrome-trace step (ids, sorted here), how many are ok runs of the sweeps. */
+static int sq_count_trace_runs(sqlite3 *db, const pm_sq_sweeps *s, int64_t *ids, size_t n, int *count, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
+    *count = 0;
+    if (!n)
+        return PM_OK;
+    qsort(ids, n, sizeof *ids, cmp_i64);
+    int rc = prepare_ids(db,
+                         "SELECT 1 FROM run r JOIN config c ON c.id=r.config_id WHERE r.id=?1 AND c.sweep_id IN "
+                         "(%s) AND r.status='ok'",
+                         s, &st, err);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (i && ids[i] == ids[i - 1])
+            continue;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, ids[i]);
+        int step = sqlite3_step(st);
+        if (step == SQLITE_ROW)
+            ++*count;
+        else if (step != SQLITE_DONE)
+            rc = db_fail(db, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* One scan of the step table for two answers (a scan of it is a third of the file at 150,000 runs):
+ * GROUP BY s.tool ORDER BY MIN(s.seq), s.tool over the scoped cold runs' steps, summed here as
+ * pm_sq_cold_metric_means does (in scan order, the order the grouping hands SUM its values: the same doubles
+ * without SQLite's two sorts), and the runs with a Chrome-trace step, counted among the sweeps' ok runs. */
+int pm_sq_steps_scan(sqlite3 *db, const pm_sq_sweeps *sw, int *n_trace, int (*fn)(void *, const pm_sq_tool_row *),
+                     void *ctx, pm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    sq_names names = {0};
+    sq_tgroup *g = NULL;
+    int64_t *trace = NULL;
+    size_t cap = 0, n_tr = 0, cap_tr = 0;
+    *n_trace = 0;
     int rc = prepare(db,
-                     "SELECT s.tool, SUM(CASE WHEN s.user_s>=0 THEN s.user_s END), "
-                     "SUM(CASE WHEN s.user_s>=0 THEN s.wall_s END) FROM step s JOIN temp.pm_an_run r "
-                     "ON r.id=s.run_id WHERE r.cold GROUP BY s.tool ORDER BY MIN(s.seq), s.tool",
+                     "SELECT s.tool, s.seq, s.user_s, s.wall_s, s.report_format='chrome-trace', s.run_id, "
+                     "coalesce(r.cold, 0) FROM step s LEFT JOIN temp.pm_an_run r ON r.id=s.run_id",
                      &st, err);
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        pm_sq_tool_row r = {.tool = text_or(st, 0, NULL), .user_s = sqlite3_column_double(st, 1),
-                            .wall_s = sqlite3_column_double(st, 2)};
+        if (sqlite3_column_int(st, 4)) {   /* a trace step: its run, checked after the scan */
+            int64_t *p = pm_grow(trace, &cap_tr, n_tr, sizeof *p, 64);
+            if (!p) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                break;
+            }
+            trace = p;
+            trace[n_tr++] = sqlite3_column_int64(st, 5);
+        }
+        if (!sqlite3_column_int(st, 6))   /* not a scoped cold run */
+            continue;
+        size_t n_before = names.n;
+        int t = sq_name_ix(&names, text_or(st, 0, NULL));
+        if (t < 0) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (names.n > n_before) {   /* a new tool: its group (the groups are the names, in the same order) */
+            sq_tgroup *p = pm_grow(g, &cap, (size_t)t, sizeof *p, 8);
+            if (!p) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                break;
+            }
+            g = p;
+            g[t] = (sq_tgroup){.tool = t, .min_seq = sqlite3_column_int64(st, 1)};
+        }
+        sq_tgroup *e = &g[t];
+        int64_t seq = sqlite3_column_int64(st, 1);
+        if (seq < e->min_seq)
+            e->min_seq = seq;
+        /* SUM(CASE WHEN s.user_s>=0 THEN s.user_s END), SUM(CASE WHEN s.user_s>=0 THEN s.wall_s END) */
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL && sqlite3_column_double(st, 2) >= 0) {
+            e->user_s += sqlite3_column_double(st, 2);
+            e->any_user = 1;
+            if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
+                e->wall_s += sqlite3_column_double(st, 3);
+                e->any_wall = 1;
+            }
+        }
+    }
+    rc = scan_done(db, st, rc, step, err);
+    if (!rc)
+        rc = sq_count_trace_runs(db, sw, trace, n_tr, n_trace, err);
+    if (!rc && names.n) {
+        tgroup_names = &names;
+        qsort(g, names.n, sizeof *g, cmp_tgroup);
+        tgroup_names = NULL;
+    }
+    for (size_t i = 0; i < names.n && !rc; i++) {
+        pm_sq_tool_row r = {.tool = names.s[g[i].tool], .user_s = g[i].any_user ? g[i].user_s : 0,
+                            .wall_s = g[i].any_wall ? g[i].wall_s : 0};
         rc = fn(ctx, &r);
     }
-    return scan_done(db, st, rc, step, err);
+    free(trace);
+    free(g);
+    sq_names_free(&names);
+    return rc;
 }
 
 int pm_sq_cold_config_tools(sqlite3 *db, int (*fn)(void *, const pm_sq_config_tool_row *), void *ctx, pm_err *err)
@@ -720,6 +961,7 @@ int pm_sq_agg_pass_stages(sqlite3 *db, int (*fn)(void *, const char *, const cha
 typedef struct sq_first {
     int64_t nid, run, pos;
     int ti, next;   /* next: the pass id's next tool (a chain from first[nid]) */
+    size_t slot;    /* its place in scan order (the rows' pm_sq_agg_pass_row.slot) */
 } sq_first;
 
 static int cmp_first(const void *pa, const void *pb)
@@ -730,21 +972,9 @@ static int cmp_first(const void *pa, const void *pb)
     return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-/* A row's (tool, pass id) checked against the loaded names: the tool's index into *ti, the id into *nid. */
-static int sq_row_pass(sq_steps *ss, sqlite3_stmt *st, int tool_col, int id_col, int *ti, int64_t *nid, pm_err *err)
-{
-    *nid = sqlite3_column_int64(st, id_col);
-    *ti = sq_tool(ss, text_or(st, tool_col, ""));
-    if (*ti < 0)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if (*nid < 0 || *nid >= ss->n_names || !ss->names[*nid])
-        return pm_err_set(err, PM_ERR_DB, "agg_cfg_pass names pass id %lld, not in pass_name", (long long)*nid);
-    return PM_OK;
-}
-
 #define SQ_AGG_SCOPE "FROM agg_cfg_pass a WHERE a.config_id IN (SELECT DISTINCT cfg FROM temp.pm_an_run)"
 
-int pm_sq_agg_cfg_passes(sqlite3 *db, int (*key_fn)(void *, const char *, const char *, int64_t),
+int pm_sq_agg_cfg_passes(sqlite3 *db, int (*key_fn)(void *, const char *, const char *, int64_t, size_t),
                          int (*fn)(void *, const pm_sq_agg_pass_row *), void *ctx, pm_err *err)
 {
     sq_steps ss = {0};   /* for its tool list and names by id */
@@ -755,67 +985,66 @@ int pm_sq_agg_cfg_passes(sqlite3 *db, int (*key_fn)(void *, const char *, const 
     int rc = sq_load_names(db, &ss, err), step = SQLITE_DONE;
     if (rc)
         goto cleanup;
-    /* The passes in the order they first appear, each pass's earliest (first_run, first_pos) over the configs:
-     * found in one scan and sorted here, as SQLite's ORDER BY over every (config, pass) row cost half the
-     * report (and spilled to disk at 150,000 runs). */
     if (!(head = malloc(((size_t)ss.n_names + 1) * sizeof *head))) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
     for (int64_t i = 0; i <= ss.n_names; i++)
         head[i] = -1;
-    rc = prepare(db, "SELECT a.tool, a.name_id, a.first_run, a.first_pos " SQ_AGG_SCOPE, &st, err);
+    /* One scan: the sums, each with its pass's slot (the distinct passes in scan order), and each pass's earliest
+     * (first_run, first_pos) over the configs, sorted here afterwards, as SQLite's ORDER BY over every (config,
+     * pass) row cost half the report (and spilled to disk at 150,000 runs); a second scan for the order alone
+     * cost a third of it. */
+    rc = prepare(db,
+                 "SELECT a.config_id, a.tool, a.name_id, a.wall_s, a.log_s, a.n_log, a.user_s, a.user_wall_s, "
+                 "a.first_run, a.first_pos " SQ_AGG_SCOPE,
+                 &st, err);
+    const char *last_tool = NULL;   /* the tool text of the last row and its index: rows come by tool */
+    size_t last_tool_len = 0;
+    int last_ti = -1;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t nid, run = sqlite3_column_int64(st, 2), pos = sqlite3_column_int64(st, 3);
-        int ti;
-        if ((rc = sq_row_pass(&ss, st, 0, 1, &ti, &nid, err)))
+        int64_t nid = sqlite3_column_int64(st, 2), run = sqlite3_column_int64(st, 8),
+                pos = sqlite3_column_int64(st, 9);
+        const char *tool = text_or(st, 1, "");
+        size_t tool_len = (size_t)sqlite3_column_bytes(st, 1);
+        int ti = last_ti;
+        if (ti < 0 || tool_len != last_tool_len || memcmp(tool, last_tool, tool_len)) {
+            if ((ti = sq_tool(&ss, tool)) < 0) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                break;
+            }
+            last_ti = ti;
+            last_tool = ss.tools[ti];
+            last_tool_len = strlen(last_tool);
+        }
+        if (nid < 0 || nid >= ss.n_names || !ss.names[nid]) {
+            rc = pm_err_set(err, PM_ERR_DB, "agg_cfg_pass names pass id %lld, not in pass_name", (long long)nid);
             break;
+        }
         int e = head[nid];
         while (e >= 0 && v[e].ti != ti)
             e = v[e].next;
         if (e >= 0) {
             if (run < v[e].run || (run == v[e].run && pos < v[e].pos))
                 v[e].run = run, v[e].pos = pos;
-            continue;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            sq_first *p = realloc(v, cap * sizeof *p);
-            if (!p) {
-                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                break;
+        } else {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 256;
+                sq_first *p = realloc(v, cap * sizeof *p);
+                if (!p) {
+                    rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                v = p;
             }
-            v = p;
+            v[n] = (sq_first){nid, run, pos, ti, head[nid], n};
+            e = head[nid] = (int)n++;
         }
-        v[n] = (sq_first){nid, run, pos, ti, head[nid]};
-        head[nid] = (int)n++;
-    }
-    rc = scan_done(db, st, rc, step, err);
-    st = NULL;
-    if (rc)
-        goto cleanup;
-    if (n)   /* qsort of a NULL array is undefined even for 0 elements */
-        qsort(v, n, sizeof *v, cmp_first);
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = key_fn(ctx, ss.tools[v[i].ti], ss.names[v[i].nid], v[i].ti < 64 ? v[i].nid * 64 + v[i].ti : -1);
-    if (rc)
-        goto cleanup;
-    /* then the sums, in the table's order (every pass already has its place) */
-    rc = prepare(db,
-                 "SELECT a.config_id, a.tool, a.name_id, a.wall_s, a.log_s, a.n_log, a.user_s, a.user_wall_s "
-                 SQ_AGG_SCOPE,
-                 &st, err);
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t nid;
-        int ti;
-        if ((rc = sq_row_pass(&ss, st, 1, 2, &ti, &nid, err)))
-            break;
         pm_sq_agg_pass_row r = {
             .config_id = sqlite3_column_int64(st, 0),
             .tool = ss.tools[ti],
             .name = ss.names[nid],
-            /* tools are few; beyond 64 the caller hashes the pair */
-            .key = ti < 64 ? nid * 64 + ti : -1,
+            .slot = (size_t)e,
             .wall_s = sqlite3_column_double(st, 3),
             .log_s = sqlite3_column_double(st, 4),
             .n_log = sqlite3_column_int(st, 5),
@@ -826,6 +1055,14 @@ int pm_sq_agg_cfg_passes(sqlite3 *db, int (*key_fn)(void *, const char *, const 
     }
     rc = scan_done(db, st, rc, step, err);
     st = NULL;
+    if (rc)
+        goto cleanup;
+    if (n)   /* qsort of a NULL array is undefined even for 0 elements */
+        qsort(v, n, sizeof *v, cmp_first);
+    /* tools are few; beyond 64 the caller hashes the pair */
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = key_fn(ctx, ss.tools[v[i].ti], ss.names[v[i].nid], v[i].ti < 64 ? v[i].nid * 64 + v[i].ti : -1,
+                    v[i].slot);
 cleanup:
     sqlite3_finalize(st);
     sq_steps_free(&ss);
@@ -834,27 +1071,69 @@ cleanup:
     return rc;
 }
 
+/* A statement's next row: 1 a row, 0 done, -1 an error (rc set). */
+static int sq_next(sqlite3 *db, sqlite3_stmt *st, int *rc, pm_err *err)
+{
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        return 1;
+    if (step != SQLITE_DONE)
+        *rc = db_fail(db, err);
+    return step == SQLITE_DONE ? 0 : -1;
+}
+
+/* temp.pm_an_run JOIN agg_run LEFT JOIN agg_run_stage ORDER BY run id, as a merge of three scans in key order
+ * (the scoped runs, and the two tables over the scope's id range): the same rows in the same order as the join,
+ * without a b-tree search per run and per stage row (a quarter of the query). */
 int pm_sq_agg_runs(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_run_row *), void *ctx, pm_err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = prepare(db,
-                     "SELECT r.id, a.pass_sum, s.stage, s.wall_s, s.user_s, s.user_wall_s FROM "
-                     "temp.pm_an_run r JOIN agg_run a ON a.run_id = r.id LEFT JOIN agg_run_stage s ON "
-                     "s.run_id = r.id ORDER BY r.id",
-                     &st, err);
-    int step = SQLITE_DONE;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        pm_sq_agg_run_row r = {
-            .run_id = sqlite3_column_int64(st, 0),
-            .pass_sum = sqlite3_column_double(st, 1),
-            .stage = text_or(st, 2, NULL),
-            .wall_s = sqlite3_column_double(st, 3),
-            .user_s = sqlite3_column_double(st, 4),
-            .user_wall_s = sqlite3_column_double(st, 5),
-        };
-        rc = fn(ctx, &r);
+    sqlite3_stmt *sr = NULL, *sa = NULL, *ss = NULL;
+    int rc = prepare(db, "SELECT id FROM temp.pm_an_run ORDER BY id", &sr, err);
+    if (!rc)
+        rc = prepare(db,
+                     "SELECT run_id, pass_sum FROM agg_run WHERE run_id BETWEEN (SELECT min(id) FROM temp.pm_an_run) "
+                     "AND (SELECT max(id) FROM temp.pm_an_run) ORDER BY run_id",
+                     &sa, err);
+    if (!rc)
+        rc = prepare(db,
+                     "SELECT run_id, stage, wall_s, user_s, user_wall_s FROM agg_run_stage WHERE run_id BETWEEN "
+                     "(SELECT min(id) FROM temp.pm_an_run) AND (SELECT max(id) FROM temp.pm_an_run) "
+                     "ORDER BY run_id, stage",
+                     &ss, err);
+    int have_a = rc ? -1 : sq_next(db, sa, &rc, err), have_s = rc ? -1 : sq_next(db, ss, &rc, err);
+    while (!rc && sq_next(db, sr, &rc, err) == 1) {
+        int64_t id = sqlite3_column_int64(sr, 0);
+        while (have_a == 1 && sqlite3_column_int64(sa, 0) < id)
+            have_a = sq_next(db, sa, &rc, err);
+        if (have_a != 1 || sqlite3_column_int64(sa, 0) != id)
+            continue;   /* the inner join: a run without its agg_run row has no row */
+        double pass_sum = sqlite3_column_double(sa, 1);
+        while (have_s == 1 && sqlite3_column_int64(ss, 0) < id)
+            have_s = sq_next(db, ss, &rc, err);
+        int any = 0;
+        while (!rc && have_s == 1 && sqlite3_column_int64(ss, 0) == id) {
+            pm_sq_agg_run_row r = {
+                .run_id = id,
+                .pass_sum = pass_sum,
+                .stage = text_or(ss, 1, NULL),
+                .wall_s = sqlite3_column_double(ss, 2),
+                .user_s = sqlite3_column_double(ss, 3),
+                .user_wall_s = sqlite3_column_double(ss, 4),
+            };
+            any = 1;
+            if ((rc = fn(ctx, &r)))
+                break;
+            have_s = sq_next(db, ss, &rc, err);
+        }
+        if (!rc && !any) {   /* the left join: no stage row, one row with none */
+            pm_sq_agg_run_row r = {.run_id = id, .pass_sum = pass_sum};
+            rc = fn(ctx, &r);
+        }
     }
-    return scan_done(db, st, rc, step, err);
+    sqlite3_finalize(sr);
+    sqlite3_finalize(sa);
+    sqlite3_finalize(ss);
+    return rc;
 }
 
 int pm_sq_incomplete(sqlite3 *db, int64_t sweep_id, char **note, pm_err *err)

@@ -40,8 +40,6 @@ typedef struct pm_sq_run_row {
     double wall_s, user_s;        /* user_s < 0: not recorded */
     const char *note;             /* why a run is not ok (NULL: none) */
 } pm_sq_run_row;
-/* Ok cold runs of the sweeps with a step whose report was a Chrome trace (clang -ftime-trace, llc --time-trace). */
-int pm_sq_trace_runs(sqlite3 *db, const pm_sq_sweeps *s, int *n, pm_err *err);
 /* Every run of the sweeps (any mode and status), by id. */
 int pm_sq_runs(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_run_row *), void *ctx,
                pm_err *err);
@@ -70,13 +68,16 @@ int pm_sq_agg_pass_stages(sqlite3 *db, int (*fn)(void *, const char *tool, const
 typedef struct pm_sq_agg_pass_row {
     int64_t config_id;
     const char *tool, *name;
-    int64_t key;                  /* as pm_sq_pass_row's (-1: not given) */
+    size_t slot;                  /* the (tool, pass)'s index among the distinct pairs, in the order the scan met
+                                   * them: key_fn names the pair of each slot afterwards */
     double wall_s, log_s, user_s, user_wall_s;   /* over the config's ok cold runs (see store_agg.c) */
     int n_log;
 } pm_sq_agg_pass_row;
-/* Each pass of the scoped configs' sums once (key_fn: tool, name, key as in the rows), in the order the passes
- * first appear in the scoped runs' rows; then fn per scoped config and pass, in no particular order. */
-int pm_sq_agg_cfg_passes(sqlite3 *db, int (*key_fn)(void *, const char *tool, const char *name, int64_t key),
+/* One scan: fn per scoped config and pass, in no particular order, each row with its pass's slot; then key_fn once
+ * per pass of those sums (tool, name, key as pm_sq_pass_row's, -1: not given; and its slot), in the order the passes
+ * first appear in the scoped runs' rows. */
+int pm_sq_agg_cfg_passes(sqlite3 *db,
+                         int (*key_fn)(void *, const char *tool, const char *name, int64_t key, size_t slot),
                          int (*fn)(void *, const pm_sq_agg_pass_row *), void *ctx, pm_err *err);
 typedef struct pm_sq_agg_run_row {
     int64_t run_id;
@@ -92,9 +93,11 @@ typedef struct pm_sq_metric_row { int64_t config_id; const char *name; double me
 int pm_sq_cold_metric_means(sqlite3 *db, int (*fn)(void *, const pm_sq_metric_row *), void *ctx, pm_err *err);
 
 typedef struct pm_sq_tool_row { const char *tool; double user_s, wall_s; } pm_sq_tool_row;
-/* Per tool over the scoped cold runs' steps: summed user time and the wall of the steps that have one, in
- * pipeline order. */
-int pm_sq_cold_tool_times(sqlite3 *db, int (*fn)(void *, const pm_sq_tool_row *), void *ctx, pm_err *err);
+/* One scan of the steps (pm_sq_scope_begin first): per tool over the scoped cold runs' steps, summed user time and
+ * the wall of the steps that have one, in pipeline order, to fn; and *n_trace, the ok runs of the sweeps with a
+ * step whose report was a Chrome trace (clang -ftime-trace, llc --time-trace). */
+int pm_sq_steps_scan(sqlite3 *db, const pm_sq_sweeps *s, int *n_trace, int (*fn)(void *, const pm_sq_tool_row *),
+                     void *ctx, pm_err *err);
 
 typedef struct pm_sq_config_tool_row {
     int64_t config_id;

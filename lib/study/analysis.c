@@ -33,6 +33,8 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     free(w.pid_cfg_u);
     free(w.pid_cfg_uw);
     free(w.key_pid);
+    free(w.agg_stage);
+    free(w.agg_slot_pid);
     free(w.mrows);
     free(w.tmp);
     free(w.metric_names);

@@ -319,7 +319,9 @@ cleanup:
 
 /* The value a held axis takes: the row's preferred value when present, else the most common; a tie goes to
  * the larger number, else to the first in config order. */
-static const char *held_value(const pm_analysis *a, const char *name, const char *prefer, const char *const *in)
+/* The counting way: each value's configs counted against all (n^2), for when the sorting way has no memory. */
+static const char *held_value_counted(const pm_analysis *a, const char *name, const char *prefer,
+                                      const char *const *in)
 {
     const char *best = NULL;
     size_t best_n = 0;
@@ -344,6 +346,64 @@ static const char *held_value(const pm_analysis *a, const char *name, const char
             best = v;
         }
     }
+    return best;
+}
+
+static int cmp_first_seen(const void *pa, const void *pb)
+{
+    size_t a = ((const an_str_at *)pa)->i, b = ((const an_str_at *)pb)->i;
+    return (a > b) - (a < b);
+}
+
+/* The value of `name` most configs in the population hold (prefer when any does); among ties, the first seen
+ * unless a later one is a larger number. The values are grouped by sorting, then met in first-seen order with
+ * their counts, as the counting way meets them (which took seconds at 15,000 configs). */
+static const char *held_value(const pm_analysis *a, const char *name, const char *prefer, const char *const *in)
+{
+    size_t n = 0;
+    an_str_at *t = malloc((a->n_configs + 1) * sizeof *t);
+    if (!t)
+        return held_value_counted(a, name, prefer, in);
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const char *v = in[i] ? axis_value(&a->configs[i], name) : NULL;
+        if (!v)
+            continue;
+        if (prefer && !strcmp(v, prefer)) {
+            free(t);
+            return v;
+        }
+        t[n++] = (an_str_at){v, i};
+    }
+    if (n)
+        qsort(t, n, sizeof *t, an_cmp_str_at);
+    /* each distinct value once, at its first position; count: [config index of that position] its configs */
+    size_t n_dist = 0;
+    size_t *count = malloc((a->n_configs + 1) * sizeof *count);
+    if (!count) {
+        free(t);
+        return held_value_counted(a, name, prefer, in);
+    }
+    for (size_t lo = 0, hi; lo < n; lo = hi) {
+        for (hi = lo + 1; hi < n && an_same(t[lo].s, t[hi].s); hi++)
+            ;
+        t[n_dist] = t[lo];   /* (sorted by position within a value: t[lo] is its first) */
+        count[t[lo].i] = hi - lo;
+        n_dist++;
+    }
+    qsort(t, n_dist, sizeof *t, cmp_first_seen);
+    const char *best = NULL;
+    size_t best_n = 0;
+    for (size_t k = 0; k < n_dist; k++) {
+        const char *v = t[k].s;
+        size_t c = count[t[k].i];
+        double dv, db;
+        if (c > best_n || (c == best_n && numeric(v, &dv) && numeric(best, &db) && dv > db)) {
+            best_n = c;
+            best = v;
+        }
+    }
+    free(count);
+    free(t);
     return best;
 }
 

@@ -11,6 +11,8 @@ typedef struct strpool { char **s; size_t n, cap; } strpool;
 
 typedef struct pass_id { const char *tool, *name; int stage; } pass_id;
 
+typedef struct an_stage_name_ix an_stage_name_ix;
+
 typedef struct run_row { int64_t id; int cfg; int cold; double wall, user; double pass_sum; } run_row;
 
 
@@ -59,6 +61,13 @@ typedef struct an_work {
     size_t n_mrows;
     int mrows_read;
     int st_over, st_other;    /* stage indices of process-overhead and other */
+    struct an_stage_name_ix { const char *name; int stage; } *agg_stage;   /* stage names met in the run
+                                                                             * aggregates (analysis_load.c) */
+    size_t n_agg_stage, agg_stage_next;
+    int *agg_slot_pid;        /* [slot] pass id of the aggregates' slot (-1: none yet; analysis_load.c) */
+    size_t n_agg_slot;
+    int agg_cfg;              /* config index of the last aggregate row, -1 none, and its id */
+    int64_t agg_cfg_id;
     double *tmp;              /* scratch: n_runs + n_configs + 16 */
     double *fit_r2;           /* [n_fixes] R^2 of the fix's pass fit, for the rules */
     const char **metric_names;/* distinct run-metric names over the configs (fit candidates) */
@@ -86,6 +95,9 @@ int an_compared(const pm_analysis *a, const pm_an_config *c);
 /* analysis_parallel.c: the scoped cold runs' metric means (pm_sq_cold_metric_means) read once per analysis and
  * handed to fn row by row, in the query's order, at each call (the parallel and NPU sections both read them). */
 int an_metric_means(an_work *w, int (*fn)(void *, const pm_sq_metric_row *), void *ctx, pm_err *err);
+/* analysis_parallel.c: a tool's user/wall into the analysis (ctx: the pm_analysis), from an_load's one scan of the
+ * steps (pm_sq_steps_scan), which also counts the trace runs. */
+int an_take_tool(void *ctx, const pm_sq_tool_row *r);
 
 /* analysis_util.c */
 pm_ci an_time_ci(const double *v, int n);    /* geometric mean, log-t interval */

@@ -138,36 +138,29 @@ static void flush_run(an_work *w)
     w->cur_run = SIZE_MAX;
 }
 
-/* The pass id of (tool, name), made at first sight (its stage matched once), with room in the pid_cfg arrays;
- * key: the pair as a small number from the query (-1: none), cached so each pair is hashed once. */
-static int pass_pid(an_work *w, int64_t key, const char *tool, const char *name, int *out)
+/* The [pass id][config] arrays' first room, for cap pass ids, zeroed by calloc. */
+static int pid_cfg_first(an_work *w, size_t cap)
 {
-    int pid;
-    if (key >= 0 && (size_t)key < w->n_key_pid && w->key_pid[key] >= 0) {
-        pid = w->key_pid[key];
-    } else {
-        if ((pid = an_pid_lookup(w->pv, tool, name)) < 0)
-            return PM_ERR_NOMEM;
-        if (key >= 0 && key < AN_MAX_PASS_KEY) {   /* beyond: the hash lookup above, every time */
-            if ((size_t)key >= w->n_key_pid) {
-                size_t n = (size_t)key + 1 > 2 * w->n_key_pid ? (size_t)key + 1 : 2 * w->n_key_pid;
-                int *p = realloc(w->key_pid, n * sizeof *p);
-                if (!p)
-                    return PM_ERR_NOMEM;
-                for (size_t i = w->n_key_pid; i < n; i++)
-                    p[i] = -1;
-                w->key_pid = p;
-                w->n_key_pid = n;
-            }
-            w->key_pid[key] = pid;
-        }
-    }
-    pass_id *id = &w->pv->pids[pid];
-    if (id->stage < 0)   /* a new pass: its stage once (fnmatch) */
-        id->stage = pid_stage(w, id);
+    size_t nc = w->a->n_configs, n = cap * nc + 1;
+    if (!(w->pid_cfg_s = calloc(n, sizeof *w->pid_cfg_s)) || !(w->pid_cfg_u = calloc(n, sizeof *w->pid_cfg_u)) ||
+        !(w->pid_cfg_uw = calloc(n, sizeof *w->pid_cfg_uw)) || !(w->pid_cfg_log = calloc(n, sizeof *w->pid_cfg_log)) ||
+        !(w->pid_cfg_nlog = calloc(n, sizeof *w->pid_cfg_nlog)) || !(w->run_pid_s = calloc(cap, sizeof *w->run_pid_s)) ||
+        !(w->touched = calloc(cap, sizeof *w->touched)))
+        return PM_ERR_NOMEM;   /* (what was made is freed with the working state) */
+    w->cap_pid_cfg = cap;
+    return PM_OK;
+}
+
+/* Room in the [pass id][config] arrays for n pass ids (new rows zeroed). */
+static int pid_cfg_room(an_work *w, size_t n_pids)
+{
     size_t nc = w->a->n_configs;
-    if ((size_t)pid >= w->cap_pid_cfg) {
+    if (n_pids > w->cap_pid_cfg) {
         size_t cap = w->cap_pid_cfg ? 2 * w->cap_pid_cfg : 64;
+        if (cap < n_pids)
+            cap = n_pids;
+        if (!w->cap_pid_cfg)   /* the first room comes zeroed (fresh pages, not written twice) */
+            return pid_cfg_first(w, cap);
         double *ps = realloc(w->pid_cfg_s, cap * nc * sizeof *ps);
         if (ps)
             w->pid_cfg_s = ps;
@@ -199,8 +192,39 @@ static int pass_pid(an_work *w, int64_t key, const char *tool, const char *name,
         memset(rs + w->cap_pid_cfg, 0, (cap - w->cap_pid_cfg) * sizeof *rs);
         w->cap_pid_cfg = cap;
     }
-    *out = pid;
     return PM_OK;
+}
+
+/* The pass id of (tool, name), made at first sight (its stage matched once), with room in the pid_cfg arrays;
+ * key: the pair as a small number from the query (-1: none), cached so each pair is hashed once. */
+static int pass_pid(an_work *w, int64_t key, const char *tool, const char *name, int *out)
+{
+    int pid;
+    if (key >= 0 && (size_t)key < w->n_key_pid && w->key_pid[key] >= 0) {
+        pid = w->key_pid[key];
+    } else {
+        if ((pid = an_pid_lookup(w->pv, tool, name)) < 0)
+            return PM_ERR_NOMEM;
+        if (key >= 0 && key < AN_MAX_PASS_KEY) {   /* beyond: the hash lookup above, every time */
+            if ((size_t)key >= w->n_key_pid) {
+                size_t n = (size_t)key + 1 > 2 * w->n_key_pid ? (size_t)key + 1 : 2 * w->n_key_pid;
+                int *p = realloc(w->key_pid, n * sizeof *p);
+                if (!p)
+                    return PM_ERR_NOMEM;
+                for (size_t i = w->n_key_pid; i < n; i++)
+                    p[i] = -1;
+                w->key_pid = p;
+                w->n_key_pid = n;
+            }
+            w->key_pid[key] = pid;
+        }
+    }
+    pass_id *id = &w->pv->pids[pid];
+    if (id->stage < 0)   /* a new pass: its stage once (fnmatch) */
+        id->stage = pid_stage(w, id);
+    int rc = pid_cfg_room(w, (size_t)pid + 1);
+    *out = pid;
+    return rc;
 }
 
 static int add_pass(void *ctx, const pm_sq_pass_row *r)
@@ -327,6 +351,7 @@ static int prune_stages(an_work *w, pm_err *err)
 typedef struct agg_check {
     an_work *w;
     int agree;
+    size_t n;   /* recorded (tool, pass) pairs: at least the pairs of the scoped sums */
 } agg_check;
 
 /* A recorded pass's stage against this report's map: any difference, and the stored stage sums do not apply. */
@@ -334,32 +359,138 @@ static int agg_stage_agrees(void *ctx, const char *tool, const char *name, const
 {
     agg_check *c = ctx;
     const pm_stagemap *map = c->w->opts->map;
+    c->n++;
     if (strcmp(map ? pm_stagemap_match(map, tool, name) : PM_STAGE_OTHER, stage))
         c->agree = 0;
     return PM_OK;
 }
 
-/* A pass of the aggregates, in the order the rows first meet it: its pass id (so the ids are the rows' order). */
-static int add_agg_key(void *ctx, const char *tool, const char *name, int64_t key)
+/* A pass of the aggregates, in the order the rows first meet it: its pass id (so the ids are the rows' order), and
+ * which row of the slot-ordered sums is that pass's. */
+static int add_agg_key(void *ctx, const char *tool, const char *name, int64_t key, size_t slot)
 {
-    int pid;
-    return pass_pid(ctx, key, tool, name, &pid);
+    an_work *w = ctx;
+    int pid, rc;
+    if ((rc = pass_pid(w, key, tool, name, &pid)))
+        return rc;
+    if (slot < w->n_agg_slot)
+        w->agg_slot_pid[slot] = pid;
+    return PM_OK;
 }
 
+/* A config's sums of one pass, into row `slot` of the [pass][config] arrays: the passes' ids come after the scan
+ * (add_agg_key), and load_aggregates moves each row to its id's. */
 static int add_agg_pass(void *ctx, const pm_sq_agg_pass_row *r)
 {
     an_work *w = ctx;
-    int ci = an_find_cfg(w->a, r->config_id), pid, rc;
+    int ci = w->agg_cfg >= 0 && w->agg_cfg_id == r->config_id ? w->agg_cfg : an_find_cfg(w->a, r->config_id);
     if (ci < 0)
         return PM_OK;
-    if ((rc = pass_pid(w, r->key, r->tool, r->name, &pid)))
-        return rc;
-    size_t at = (size_t)pid * w->a->n_configs + (size_t)ci;
+    w->agg_cfg = ci;   /* rows come by config: one search per config */
+    w->agg_cfg_id = r->config_id;
+    if (r->slot >= w->n_agg_slot) {
+        size_t n = r->slot + 1 > 2 * w->n_agg_slot ? r->slot + 1 : 2 * w->n_agg_slot;
+        int *p = realloc(w->agg_slot_pid, n * sizeof *p);
+        if (!p)
+            return PM_ERR_NOMEM;
+        for (size_t i = w->n_agg_slot; i < n; i++)
+            p[i] = -1;
+        w->agg_slot_pid = p;
+        w->n_agg_slot = n;
+    }
+    if (pid_cfg_room(w, r->slot + 1))
+        return PM_ERR_NOMEM;
+    size_t at = r->slot * w->a->n_configs + (size_t)ci;
     w->pid_cfg_s[at] = r->wall_s;
     w->pid_cfg_u[at] = r->user_s;
     w->pid_cfg_uw[at] = r->user_wall_s;
     w->pid_cfg_log[at] = r->log_s;
     w->pid_cfg_nlog[at] = r->n_log;
+    return PM_OK;
+}
+
+/* Moves rows of one [pass][config] array from slots to pass ids (to: slot -> id; the ids are 0..n-1 in some
+ * order), in place along the permutation's cycles with two rows of scratch. */
+static void permute_rows(void *base, size_t row_bytes, const int *to, size_t n, unsigned char *done,
+                         unsigned char *scratch)
+{
+    unsigned char *b = base;
+    memset(done, 0, n);
+    for (size_t start = 0; start < n; start++) {
+        if (done[start])
+            continue;
+        unsigned char *carry = scratch, *spare = scratch + row_bytes;
+        memcpy(carry, b + start * row_bytes, row_bytes);
+        size_t at = start;
+        do {   /* the carried row (slot at's) goes to its id's row, whose row is carried on */
+            size_t dst = (size_t)to[at];
+            memcpy(spare, b + dst * row_bytes, row_bytes);
+            memcpy(b + dst * row_bytes, carry, row_bytes);
+            unsigned char *t = carry;
+            carry = spare;
+            spare = t;
+            done[at] = 1;
+            at = dst;
+        } while (at != start);
+    }
+}
+
+/* The sums were read into rows by slot; each row moves to its pass id's row. */
+static int agg_rows_to_pids(an_work *w, size_t n_slots)
+{
+    size_t nc = w->a->n_configs;
+    if (n_slots == 0)
+        return PM_OK;
+    /* every slot got its id, and the ids are exactly 0..n_slots-1 (no pass was known before the aggregates) */
+    unsigned char *done = calloc(n_slots, 1);
+    if (!done)
+        return PM_ERR_NOMEM;
+    for (size_t i = 0; i < n_slots; i++) {
+        int p = w->agg_slot_pid[i];
+        if (p < 0 || (size_t)p >= n_slots || done[p]) {
+            free(done);
+            return PM_ERR_DB;
+        }
+        done[p] = 1;
+    }
+    unsigned char *scratch = malloc(2 * nc * sizeof(double) + 1);
+    if (!scratch) {
+        free(done);
+        return PM_ERR_NOMEM;
+    }
+    const int *to = w->agg_slot_pid;
+    permute_rows(w->pid_cfg_s, nc * sizeof(double), to, n_slots, done, scratch);
+    permute_rows(w->pid_cfg_u, nc * sizeof(double), to, n_slots, done, scratch);
+    permute_rows(w->pid_cfg_uw, nc * sizeof(double), to, n_slots, done, scratch);
+    permute_rows(w->pid_cfg_log, nc * sizeof(double), to, n_slots, done, scratch);
+    permute_rows(w->pid_cfg_nlog, nc * sizeof(int), to, n_slots, done, scratch);
+    free(scratch);
+    free(done);
+    return PM_OK;
+}
+
+/* A stage name of the run aggregates as this report's stage index (-1: not in the map). Every run lists its stages
+ * in the same order (the table's key), so the name after the last one found is tried first: one comparison a
+ * row instead of a search of the stages. */
+static int agg_stage(an_work *w, const char *name, int *stage)
+{
+    size_t n = w->n_agg_stage, k = w->agg_stage_next < n ? w->agg_stage_next : 0;
+    for (size_t i = 0; i < n; i++, k = k + 1 < n ? k + 1 : 0) {
+        if (!strcmp(w->agg_stage[k].name, name)) {
+            w->agg_stage_next = k + 1;
+            *stage = w->agg_stage[k].stage;
+            return PM_OK;
+        }
+    }
+    an_stage_name_ix *p = realloc(w->agg_stage, (n + 1) * sizeof *p);
+    if (!p)
+        return PM_ERR_NOMEM;
+    w->agg_stage = p;
+    if (!(p[n].name = an_pool_add(&w->pv->pool, name)))
+        return PM_ERR_NOMEM;
+    p[n].stage = *stage = pm_an_stage_index(w->a, name);
+    w->n_agg_stage = n + 1;
+    w->agg_stage_next = n + 1;
     return PM_OK;
 }
 
@@ -383,7 +514,9 @@ static int add_agg_run(void *ctx, const pm_sq_agg_run_row *r)
     run->pass_sum = r->pass_sum;
     if (!r->stage)
         return PM_OK;
-    int s = pm_an_stage_index(w->a, r->stage);
+    int s;
+    if (agg_stage(w, r->stage, &s))
+        return PM_ERR_NOMEM;
     size_t stg = (size_t)(s < 0 ? w->st_other : s);
     w->run_stage[ri * w->run_stage_ns + stg] += r->wall_s;
     if (run->cold) {
@@ -401,11 +534,23 @@ static int load_aggregates(an_work *w, int *used, pm_err *err)
     *used = 0;
     if ((rc = pm_sq_agg_ready(w->db, &ready, err)) || !ready)
         return rc;
-    agg_check c = {w, 1};
+    agg_check c = {w, 1, 0};
     if ((rc = pm_sq_agg_pass_stages(w->db, agg_stage_agrees, &c, err)) || !c.agree)
         return rc;
+    /* the [pass][config] arrays sized once for every pair the store records (doubling from 64 made 512 rows for
+     * 258 passes: 150 MB zeroed for nothing at 15,000 configs) */
+    if (pid_cfg_room(w, c.n))
+        return an_nomem(err);
+    /* no pass is known yet (the stage checks make none), so the ids add_agg_key makes are 0.. in the passes'
+     * order, and agg_rows_to_pids checks it */
+    w->agg_cfg = -1;
+    size_t n_before = w->pv->n_pids;
     if ((rc = cb_status(pm_sq_agg_cfg_passes(w->db, add_agg_key, add_agg_pass, w, err), err)))
         return rc;
+    if ((rc = agg_rows_to_pids(w, w->pv->n_pids - n_before)) == PM_ERR_DB)
+        return pm_err_set(err, PM_ERR_DB, "the report aggregates name a pass twice");
+    if (rc)
+        return an_nomem(err);
     w->row_run = 0;
     if ((rc = cb_status(pm_sq_agg_runs(w->db, add_agg_run, w, err), err)))
         return rc;
@@ -441,7 +586,7 @@ int an_load(an_work *w, pm_err *err)
     if ((rc = pm_sq_scope_begin(w->db, &w->sweeps, err)) ||
         (rc = cb_status(pm_sq_runs(w->db, &w->sweeps, add_run, w, err), err)))
         return rc;
-    if ((rc = pm_sq_trace_runs(w->db, &w->sweeps, &a->n_trace_runs, err)))
+    if ((rc = cb_status(pm_sq_steps_scan(w->db, &w->sweeps, &a->n_trace_runs, an_take_tool, a, err), err)))
         return rc;
     for (size_t ci = 0; ci < a->n_configs; ci++)
         a->n_configs_no_report += a->configs[ci].n_no_report > 0 && a->configs[ci].n_cold == 0;

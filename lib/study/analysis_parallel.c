@@ -42,7 +42,7 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
     return PM_OK;
 }
 
-static int take_tool(void *ctx, const pm_sq_tool_row *r)
+int an_take_tool(void *ctx, const pm_sq_tool_row *r)
 {
     pm_analysis *a = ctx;
     char **t = realloc(a->tools, (a->n_tools + 1) * sizeof *t);
@@ -101,8 +101,6 @@ int an_parallel(an_work *w, pm_err *err)
         for (size_t s = 0; s <= a->n_stages; s++)
             a->configs[i].stage_ir[s] = NAN;
     }
-    int rc = an_metric_means(w, take_metric, w->a, err);
-    if (!rc)
-        rc = pm_sq_cold_tool_times(w->db, take_tool, w->a, err);
+    int rc = an_metric_means(w, take_metric, w->a, err);   /* (the tools' user/wall: an_load's step scan) */
     return rc == PM_ERR_NOMEM ? an_nomem(err) : rc;
 }

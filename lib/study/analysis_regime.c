@@ -4,24 +4,66 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Adds config c's stage shares to the cell (row, col) of rg, a new cell when there is none yet; sum holds
- * n_stages running totals per cell. A missing row is labelled "-". */
-static void cell_add(pm_an_regime *rg, double *sum, const pm_analysis *a, const pm_an_config *c, const char *row,
-                     double row_num, int col)
+/* Cells by (row, col): open addressing over cell indices (-1 empty), so each config finds its cell in one probe
+ * instead of a search of every cell (n^2 comparisons at 15,000 configs). */
+typedef struct cell_ix {
+    int *slot;
+    size_t n;   /* a power of two, at least twice the cells */
+} cell_ix;
+
+/* Room for the cells of n configs; PM_ERR_NOMEM without. */
+static int cell_ix_init(cell_ix *ix, size_t n_configs)
 {
-    size_t k;
-    for (k = 0; k < rg->n_cells; k++)
-        if (an_same(rg->cells[k].row, row) && rg->cells[k].col == col)
+    ix->n = 16;
+    while (ix->n < 2 * n_configs)
+        ix->n *= 2;
+    if (!(ix->slot = malloc(ix->n * sizeof *ix->slot)))
+        return PM_ERR_NOMEM;
+    memset(ix->slot, 0xff, ix->n * sizeof *ix->slot);   /* -1: empty */
+    return PM_OK;
+}
+
+static size_t cell_hash(const char *row, int col)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char *p = (const unsigned char *)row; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    h = (h ^ (uint64_t)(unsigned)col) * 1099511628211ULL;
+    return (size_t)(h ^ (h >> 29));
+}
+
+/* Adds config c's stage shares to the cell (row, col) of rg, a new cell when there is none yet; sum holds
+ * n_stages running totals per cell. A missing row is labelled "-" (and, as the first cell equal to it is the
+ * one found, a missing row never joins an earlier cell while a "-" row joins the first cell labelled "-"). */
+static void cell_add(pm_an_regime *rg, cell_ix *ix, double *sum, const pm_analysis *a, const pm_an_config *c,
+                     const char *row, double row_num, int col)
+{
+    const char *key = row ? row : "-";
+    size_t mask = ix->n - 1, h = cell_hash(key, col) & mask;
+    int found = -1;
+    for (; ix->slot[h] >= 0; h = (h + 1) & mask) {
+        const pm_an_cell *e = &rg->cells[ix->slot[h]];
+        if (e->col == col && !strcmp(e->row, key)) {
+            found = ix->slot[h];
             break;
-    if (k == rg->n_cells) {
-        rg->cells[k].row = row ? row : "-";
+        }
+    }
+    size_t k;
+    if (found >= 0 && row) {
+        k = (size_t)found;
+    } else {
+        k = rg->n_cells;
+        rg->cells[k].row = key;
         rg->cells[k].row_num = row_num;
         rg->cells[k].col = col;
         rg->n_cells++;
+        if (found < 0)   /* h is the empty slot the probe ended at */
+            ix->slot[h] = (int)k;
     }
     rg->cells[k].n_configs++;
     for (size_t s = 0; s < a->n_stages; s++)
@@ -41,15 +83,42 @@ static void cells_dominant(pm_an_regime *rg, const double *sum, size_t n_stages)
     }
 }
 
-/* The cell after `here` along its row: same row, the next larger column; NULL at the row's end. */
-static const pm_an_cell *next_along_row(const pm_an_regime *rg, const pm_an_cell *here)
+/* Cells sorted by (row, column, index): the cell after `here` along its row (same row, the next larger column,
+ * the first of equal ones) is the first after it in this order with a larger column, so each is found by a short
+ * step forward instead of a search of every cell. */
+typedef struct cell_at {
+    const char *row;
+    int col;
+    size_t k;
+} cell_at;
+
+static int cmp_cell_row_col(const void *pa, const void *pb)
 {
-    const pm_an_cell *next = NULL;
-    for (size_t j = 0; j < rg->n_cells; j++)
-        if (!strcmp(rg->cells[j].row, here->row) && rg->cells[j].col > here->col &&
-            (!next || rg->cells[j].col < next->col))
-            next = &rg->cells[j];
-    return next;
+    const cell_at *a = pa, *b = pb;
+    int c = strcmp(a->row, b->row);
+    if (!c)
+        c = (a->col > b->col) - (a->col < b->col);
+    return c ? c : (a->k > b->k) - (a->k < b->k);
+}
+
+/* next_row[k]: the index of the cell after cells[k] along its row, -1 at the row's end. */
+static int cells_next_along_row(const pm_an_regime *rg, int *next_row)
+{
+    size_t n = rg->n_cells;
+    cell_at *o = malloc((n + 1) * sizeof *o);
+    if (!o)
+        return PM_ERR_NOMEM;
+    for (size_t k = 0; k < n; k++)
+        o[k] = (cell_at){rg->cells[k].row, rg->cells[k].col, k};
+    qsort(o, n, sizeof *o, cmp_cell_row_col);
+    for (size_t q = 0; q < n; q++) {
+        size_t r = q + 1;
+        while (r < n && !strcmp(o[r].row, o[q].row) && o[r].col <= o[q].col)
+            r++;
+        next_row[o[q].k] = r < n && !strcmp(o[r].row, o[q].row) ? (int)o[r].k : -1;
+    }
+    free(o);
+    return PM_OK;
 }
 
 /* The cell after `here` (cells[k]) down its column: the next larger row when rows are numbers (sizes, ordered
@@ -128,6 +197,12 @@ static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
         rc = PM_ERR_NOMEM;
         goto cleanup;
     }
+    cell_ix ix;
+    if (cell_ix_init(&ix, a->n_configs)) {
+        free(sum);
+        rc = PM_ERR_NOMEM;
+        goto cleanup;
+    }
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!c->kind || strcmp(c->kind, kind) || !c->n_cold || !an_same(pm_cfg_param(&c->cfg, kr->slice), rg->precision) ||
@@ -135,20 +210,30 @@ static int build_regime(pm_analysis *a, const pm_kind *kr, pm_an_regime *rg)
             continue;
         const char *row = pm_cfg_param(&c->cfg, kr->regime_rows), *colv = pm_cfg_param(&c->cfg, kr->regime_cols);
         int col = colv ? (int)strtol(colv, NULL, 10) : 0;
-        cell_add(rg, sum, a, c, row, pm_an_size_value(row), col);   /* numeric rows (sizes) order by value */
+        cell_add(rg, &ix, sum, a, c, row, pm_an_size_value(row), col);   /* numeric rows (sizes) order by value */
     }
+    free(ix.slot);
     cells_dominant(rg, sum, a->n_stages);
     free(sum);
+    int *next_row = malloc((rg->n_cells + 1) * sizeof *next_row);
+    if (!next_row || (rc = cells_next_along_row(rg, next_row))) {
+        free(next_row);
+        rc = PM_ERR_NOMEM;
+        goto cleanup;
+    }
     /* Boundaries: walk each row along the column axis and say where the dominant stage changes. */
     for (size_t k = 0; k < rg->n_cells; k++) {
         const pm_an_cell *here = &rg->cells[k];
-        const pm_an_cell *next = next_along_row(rg, here);
+        const pm_an_cell *next = next_row[k] >= 0 ? &rg->cells[next_row[k]] : NULL;
         if (next && next->stage != here->stage &&
             (rc = add_boundary(rg, "%s %s: %s %s at %s %d, %s from %s %d", kr->regime_rows, here->row,
                                an_stage_name(a, here->stage), verb(here->share), kr->regime_cols, here->col,
-                               an_stage_name(a, next->stage), kr->regime_cols, next->col)))
+                               an_stage_name(a, next->stage), kr->regime_cols, next->col))) {
+            free(next_row);
             goto cleanup;
+        }
     }
+    free(next_row);
     /* and down each column (LLM rows are sizes: numeric order across families; CNN rows are families, taken in
      * sorted config order) */
     for (size_t k = 0; k < rg->n_cells; k++) {
@@ -267,6 +352,9 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
         }
     }
     qsort(vals, nv, sizeof *vals, cmp_str);
+    cell_ix ix;
+    if ((rc = cell_ix_init(&ix, a->n_configs)))
+        goto cleanup;
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         const char *row = pm_cfg_param(&c->cfg, rg->row_axis), *colv = pm_cfg_param(&c->cfg, rg->col_axis);
@@ -278,17 +366,25 @@ static int build_param_regime(pm_analysis *a, const pm_an_opts *o, pm_an_regime 
         else
             for (size_t j = 0; j < nv && strcmp(vals[j], colv); j++)
                 col += j == 0 || strcmp(vals[j], vals[j - 1]);
-        cell_add(rg, sum, a, c, row, NAN, col);
+        cell_add(rg, &ix, sum, a, c, row, NAN, col);
     }
+    free(ix.slot);
     cells_dominant(rg, sum, a->n_stages);
+    int *next_row = malloc((rg->n_cells + 1) * sizeof *next_row);
+    if (!next_row || cells_next_along_row(rg, next_row)) {
+        free(next_row);
+        rc = PM_ERR_NOMEM;
+        goto cleanup;
+    }
     /* where the dominant stage changes along each row */
     for (size_t k = 0; k < rg->n_cells && rc == PM_OK; k++) {
-        const pm_an_cell *here = &rg->cells[k], *next = next_along_row(rg, here);
+        const pm_an_cell *here = &rg->cells[k], *next = next_row[k] >= 0 ? &rg->cells[next_row[k]] : NULL;
         if (next && next->stage != here->stage)
             rc = add_boundary(rg, "%s %s: %s %s at %s %d, %s from %s %d", rg->row_axis, here->row,
                               an_stage_name(a, here->stage), verb(here->share), rg->col_axis, here->col,
                               an_stage_name(a, next->stage), rg->col_axis, next->col);
     }
+    free(next_row);
     /* and down each column, rows in config order (this map's rows carry no number) */
     for (size_t k = 0; k < rg->n_cells && rc == PM_OK; k++) {
         const pm_an_cell *here = &rg->cells[k], *next = next_down_column(rg, k);

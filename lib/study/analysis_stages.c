@@ -20,26 +20,24 @@ int an_stages(an_work *w, pm_err *err)
     double *run_stage = w->run_stage;   /* [run][stage] seconds */
     double *stage_u = w->stage_u, *stage_uw = w->stage_uw;
     w->run_stage = w->stage_u = w->stage_uw = NULL;
-    double *cfg_pass_s = calloc(a->n_configs * NP + 1, sizeof *cfg_pass_s);
-    double *cfg_pass_u = calloc(a->n_configs * NP + 1, sizeof *cfg_pass_u);
-    double *cfg_pass_uw = calloc(a->n_configs * NP + 1, sizeof *cfg_pass_uw);  /* wall where user known */
+    /* a config's sums of a pass, read where the load left them, [pass][config]: a copy transposed to
+     * [config][pass] cost three arrays of passes x configs (90 MB at 15,000 configs) and a cache miss per value,
+     * while walking the configs in order reads each pass's row forward */
+    size_t NC = a->n_configs;
+    const double *pid_s = w->pid_cfg_s, *pid_u = w->pid_cfg_u, *pid_uw = w->pid_cfg_uw;   /* uw: wall where user
+                                                                                             * known */
+#define CFG_PASS(arr, ci, p) ((arr)[(p) * NC + (ci)])
     tmp = w->tmp = calloc(n_runs + a->n_configs + 16, sizeof *tmp);
     double *run_su = calloc(n_runs + 1, sizeof *run_su);   /* start-up share of each run's wall; NAN: unknown */
     if (!run_su) {
-        free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+        free(run_stage); free(stage_u); free(stage_uw);
         AN_NOMEM();
     }
-    if (!run_stage || !cfg_pass_s || !cfg_pass_u || !cfg_pass_uw || !stage_u || !stage_uw || !tmp) {
+    if (!run_stage || !stage_u || !stage_uw || !tmp) {
         free(run_su);
-        free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+        free(run_stage); free(stage_u); free(stage_uw);
         AN_NOMEM();
     }
-    for (size_t p = 0; p < NP; p++)   /* [pass][config] as read -> [config][pass] */
-        for (size_t ci = 0; ci < a->n_configs; ci++) {
-            cfg_pass_s[ci * NP + p] = w->pid_cfg_s[p * a->n_configs + ci];
-            cfg_pass_u[ci * NP + p] = w->pid_cfg_u[p * a->n_configs + ci];
-            cfg_pass_uw[ci * NP + p] = w->pid_cfg_uw[p * a->n_configs + ci];
-        }
 
     /* Overhead and shares per run; per config mean + CI over cold repeats. */
     for (size_t i = 0; i < n_runs; i++) {
@@ -60,7 +58,7 @@ int an_stages(an_work *w, pm_err *err)
     size_t *first = calloc(a->n_configs + 2, sizeof *first), *order = calloc(n_runs + 1, sizeof *order);
     if (!first || !order) {
         free(first); free(order); free(run_su);
-        free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+        free(run_stage); free(stage_u); free(stage_uw);
         AN_NOMEM();
     }
     for (size_t i = 0; i < n_runs; i++)
@@ -71,7 +69,7 @@ int an_stages(an_work *w, pm_err *err)
         size_t *fill = calloc(a->n_configs + 1, sizeof *fill);
         if (!fill) {
             free(first); free(order); free(run_su);
-            free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+            free(run_stage); free(stage_u); free(stage_uw);
             AN_NOMEM();
         }
         for (size_t i = 0; i < n_runs; i++)
@@ -147,21 +145,21 @@ int an_stages(an_work *w, pm_err *err)
             a->max_repeats = c->n_cold;
         size_t np = 0;
         for (size_t p = 0; p < NP; p++)
-            np += cfg_pass_s[ci * NP + p] > 0;
+            np += CFG_PASS(pid_s, ci, p) > 0;
         c->passes = calloc(np + 1, sizeof *c->passes);
         if (!c->passes) {
             free(first); free(order); free(run_su);
-            free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+            free(run_stage); free(stage_u); free(stage_uw);
             AN_NOMEM();
         }
         /* Same denominator as the stage shares: threaded timers can sum past the process wall. */
         double pass_sum = 0;
         for (size_t p = 0; p < NP; p++)
-            if (cfg_pass_s[ci * NP + p] > 0)
-                pass_sum += cfg_pass_s[ci * NP + p] / c->n_cold;
+            if (CFG_PASS(pid_s, ci, p) > 0)
+                pass_sum += CFG_PASS(pid_s, ci, p) / c->n_cold;
         double denom = wall_amean > pass_sum ? wall_amean : pass_sum;
         for (size_t p = 0; p < NP; p++) {
-            double s = cfg_pass_s[ci * NP + p];
+            double s = CFG_PASS(pid_s, ci, p);
             if (s <= 0)
                 continue;
             pm_an_pass *ps = &c->passes[c->n_passes++];
@@ -171,8 +169,8 @@ int an_stages(an_work *w, pm_err *err)
             ps->id = (int)p;
             ps->mean_s = s / c->n_cold;
             ps->share = denom > 0 ? ps->mean_s / denom : NAN;
-            double uw = cfg_pass_uw[ci * NP + p];
-            ps->user_wall = uw > 0 ? cfg_pass_u[ci * NP + p] / uw : NAN;
+            double uw = CFG_PASS(pid_uw, ci, p);
+            ps->user_wall = uw > 0 ? CFG_PASS(pid_u, ci, p) / uw : NAN;
         }
         qsort(c->passes, c->n_passes, sizeof *c->passes, an_cmp_pass);
     }
@@ -181,9 +179,10 @@ int an_stages(an_work *w, pm_err *err)
         for (size_t s = 0; s < NS; s++)
             a->stage_user_wall[s] = stage_uw[s] > 0 ? stage_u[s] / stage_uw[s] : NAN;
     free(first); free(order); free(run_su);
-    free(run_stage); free(cfg_pass_s); free(cfg_pass_u); free(cfg_pass_uw); free(stage_u); free(stage_uw);
+    free(run_stage); free(stage_u); free(stage_uw);
     if (!a->stage_user_wall)
         AN_NOMEM();
+#undef CFG_PASS
 cleanup:
     return rc;
 }
