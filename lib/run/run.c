@@ -1133,26 +1133,3 @@ uint64_t pm_run_mem_limit_clamp(uint64_t want)
         return (uint64_t)cur.rlim_max;
     return want;
 }
-
-void pm_run_reexec_huge_pages(char *const argv[])
-{
-#ifdef __GLIBC__
-    if (getenv("GLIBC_TUNABLES") || getenv("PASSMAP_NO_THP"))
-        return;   /* the caller's own tunables stand; and the re-executed program sees its one set */
-    char mode[128] = "";
-    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-    if (!f)
-        return;
-    if (!fgets(mode, sizeof mode, f))
-        mode[0] = '\0';
-    fclose(f);
-    if (!strstr(mode, "[madvise]"))   /* "[always]": malloc has them already; "[never]": none to have */
-        return;
-    if (setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1))
-        return;
-    execv("/proc/self/exe", argv);
-    unsetenv("GLIBC_TUNABLES");   /* exec failed: run on as we are */
-#else
-    (void)argv;
-#endif
-}

@@ -100,12 +100,4 @@ int pm_run_parse_size(const char *text, uint64_t *bytes, pm_err *err);
  * (it cannot be raised). A caller compares the two to say so once. */
 uint64_t pm_run_mem_limit_clamp(uint64_t want);
 
-/* Re-executes this program (argv as main got it) once with glibc's malloc told to back its memory with transparent
- * huge pages (the glibc.malloc.hugetlb tunable, which glibc reads only at start-up), when the kernel hands them
- * out on request (transparent_hugepage "[madvise]") and neither GLIBC_TUNABLES nor PASSMAP_NO_THP is set. For a
- * command whose working set is hundreds of MB touched once (the report at 150,000 runs: ~120,000 page faults of
- * 4 KiB, a quarter of its time on a VM). Returns when it does not re-execute (or exec fails): the program then
- * runs as it is. */
-void pm_run_reexec_huge_pages(char *const argv[]);
-
 #endif

@@ -138,19 +138,6 @@ static void flush_run(an_work *w)
     w->cur_run = SIZE_MAX;
 }
 
-/* The [pass id][config] arrays' first room, for cap pass ids, zeroed by calloc. */
-static int pid_cfg_first(an_work *w, size_t cap)
-{
-    size_t nc = w->a->n_configs, n = cap * nc + 1;
-    if (!(w->pid_cfg_s = calloc(n, sizeof *w->pid_cfg_s)) || !(w->pid_cfg_u = calloc(n, sizeof *w->pid_cfg_u)) ||
-        !(w->pid_cfg_uw = calloc(n, sizeof *w->pid_cfg_uw)) || !(w->pid_cfg_log = calloc(n, sizeof *w->pid_cfg_log)) ||
-        !(w->pid_cfg_nlog = calloc(n, sizeof *w->pid_cfg_nlog)) || !(w->run_pid_s = calloc(cap, sizeof *w->run_pid_s)) ||
-        !(w->touched = calloc(cap, sizeof *w->touched)))
-        return PM_ERR_NOMEM;   /* (what was made is freed with the working state) */
-    w->cap_pid_cfg = cap;
-    return PM_OK;
-}
-
 /* Room in the [pass id][config] arrays for n pass ids (new rows zeroed). */
 static int pid_cfg_room(an_work *w, size_t n_pids)
 {
@@ -159,8 +146,6 @@ static int pid_cfg_room(an_work *w, size_t n_pids)
         size_t cap = w->cap_pid_cfg ? 2 * w->cap_pid_cfg : 64;
         if (cap < n_pids)
             cap = n_pids;
-        if (!w->cap_pid_cfg)   /* the first room comes zeroed (fresh pages, not written twice) */
-            return pid_cfg_first(w, cap);
         double *ps = realloc(w->pid_cfg_s, cap * nc * sizeof *ps);
         if (ps)
             w->pid_cfg_s = ps;

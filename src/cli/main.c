@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "run.h"
 #include "util.h"
 
 #ifndef PM_VERSION
@@ -15,26 +14,25 @@ struct command {
     const char *name;
     int (*fn)(int, char **);
     const char *summary;
-    int huge_pages;   /* 1: re-executed once with malloc on transparent huge pages (pm_run_reexec_huge_pages) */
 };
 
 static const struct command commands[] = {
-    {"run", cmd_run, "run a command N times, cold, in isolated processes, and measure it", 0},
-    {"parse", cmd_parse, "parse a timing report (MLIR, LLVM, Chrome trace, NPU logs) into passes", 0},
-    {"import", cmd_import, "import a timing report file into a results database", 0},
-    {"gen", cmd_gen, "generate a workload (LLM decoder or CNN) as MLIR", 0},
-    {"sweep", cmd_sweep, "run a sweep spec (matrix of configs x repeats) into SQLite", 0},
-    {"report", cmd_report, "analyse a results database: stages, regimes, fits, fixes, HTML", 1},
-    {"trace", cmd_trace, "export one stored compile as a Chrome trace (Perfetto, chrome://tracing)", 0},
-    {"show", cmd_show, "a stored compile's pass tree in the terminal, with bars and shares", 0},
-    {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)", 0},
-    {"fix", cmd_fix, "propose, run (A/B) and prove the fixes for a study; checks outputs are unchanged", 0},
-    {"probe", cmd_probe, "measure the stage-entry IR sizes a finished sweep lacks (for the cost fits)", 0},
-    {"merge", cmd_merge, "merge shard databases (or any studies of the same spec) into one", 0},
-    {"status", cmd_status, "done/left per shard of a sweep database", 0},
-    {"cache", cmd_cache, "content-addressed cache of compiled artifacts", 0},
-    {"ov-compile", cmd_ov_compile, "compile (and import) one OpenVINO model, used by the openvino back end", 0},
-    {"doctor", cmd_doctor, "check OpenVINO and the NPU compiler here: versions, devices, a tiny compile", 0},
+    {"run", cmd_run, "run a command N times, cold, in isolated processes, and measure it"},
+    {"parse", cmd_parse, "parse a timing report (MLIR, LLVM, Chrome trace, NPU logs) into passes"},
+    {"import", cmd_import, "import a timing report file into a results database"},
+    {"gen", cmd_gen, "generate a workload (LLM decoder or CNN) as MLIR"},
+    {"sweep", cmd_sweep, "run a sweep spec (matrix of configs x repeats) into SQLite"},
+    {"report", cmd_report, "analyse a results database: stages, regimes, fits, fixes, HTML"},
+    {"trace", cmd_trace, "export one stored compile as a Chrome trace (Perfetto, chrome://tracing)"},
+    {"show", cmd_show, "a stored compile's pass tree in the terminal, with bars and shares"},
+    {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
+    {"fix", cmd_fix, "propose, run (A/B) and prove the fixes for a study; checks outputs are unchanged"},
+    {"probe", cmd_probe, "measure the stage-entry IR sizes a finished sweep lacks (for the cost fits)"},
+    {"merge", cmd_merge, "merge shard databases (or any studies of the same spec) into one"},
+    {"status", cmd_status, "done/left per shard of a sweep database"},
+    {"cache", cmd_cache, "content-addressed cache of compiled artifacts"},
+    {"ov-compile", cmd_ov_compile, "compile (and import) one OpenVINO model, used by the openvino back end"},
+    {"doctor", cmd_doctor, "check OpenVINO and the NPU compiler here: versions, devices, a tiny compile"},
 };
 
 static void usage(FILE *out)
@@ -59,11 +57,8 @@ static int dispatch(int argc, char **argv)
         return PM_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) {
-            if (commands[i].huge_pages)
-                pm_run_reexec_huge_pages(argv);
+        if (!strcmp(argv[1], commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
-        }
     const char *names[sizeof commands / sizeof commands[0] + 2];
     size_t n = 0;
     for (; n < sizeof commands / sizeof commands[0]; n++)
