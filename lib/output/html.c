@@ -250,8 +250,9 @@ static void kv_time(FILE *f, const char *k, double s)
     fprintf(f, "<dt>%s</dt><dd>%s</dd>", k, t);
 }
 
-/* One config's section: runs, the representative run's steps (argv), failures (stderr), IR size, pass tree. */
-static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, size_t ci, pm_err *err)
+/* One config's section: runs, the representative run's steps (argv), failures (stderr), IR size, pass tree;
+ * !full: its one-line summary and where the rest is (a sweep above DRILL_ALL configs, see drill_pick). */
+static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, size_t ci, int full, pm_err *err)
 {
     const pm_an_config *c = &a->configs[ci];
     fprintf(f, "<section class=cfg id=\"cfg-%zu\"><h3>", ci);
@@ -277,6 +278,12 @@ static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, 
         fprintf(f, "<span class=warn>no successful cold run (%d failed)</span>", c->n_failed);
     }
     fputs(" \u00b7 <a href=\"#configs\">back to the table</a></p>", f);
+    if (!full) {
+        fputs("<p class=note>not drawn (<a href=\"#drill-bound\">why</a>): <code>passmap show DB --config ", f);
+        esc(f, c->key);
+        fputs("</code></p></section>\n", f);
+        return PM_OK;
+    }
     if (!o || !o->db) {
         fputs("</section>\n", f);
         return PM_OK;
@@ -437,25 +444,105 @@ static void legend(FILE *f, const pm_analysis *a)
 
 /* ---- per config (HTML only): runs, argv, stderr, IR size, pass tree ---- */
 
+/* A drawn section is ~50 KB (its runs table and ~250 passes' boxes, each with a hover title) and a store query:
+ * at 15,000 configs that was a 728 MB page taking 80 s to write, which no reader scrolls. Up to DRILL_ALL
+ * configs every one is drawn, as always; above, the DRILL_SLOWEST configs with the slowest mean cold wall and
+ * the first DRILL_FAILED with a failed run are drawn in full, and every other config keeps its anchor (the
+ * tables link to it) with its one-line summary and the command that shows the rest. The page says so. */
+enum { DRILL_ALL = 200, DRILL_SLOWEST = 50, DRILL_FAILED = 50 };
+
+typedef struct {
+    double wall;
+    size_t i;
+} drill_rank;
+
+static int drill_slower(const void *p, const void *q)
+{
+    const drill_rank *x = p, *y = q;
+    if (x->wall != y->wall)
+        return x->wall < y->wall ? 1 : -1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* full[i] = 1 for the configs drawn in full (all of them up to DRILL_ALL); *n: how many, *n_slow and *n_failed:
+ * how many were picked for their wall and for a failed run (a config can be both). */
+static int drill_pick(const pm_analysis *a, unsigned char *full, size_t *n, size_t *n_slow, size_t *n_failed,
+                      pm_err *err)
+{
+    size_t nr = 0;
+    *n = *n_slow = *n_failed = 0;
+    if (a->n_configs <= DRILL_ALL) {
+        memset(full, 1, a->n_configs);
+        *n = a->n_configs;
+        return PM_OK;
+    }
+    memset(full, 0, a->n_configs);
+    drill_rank *r = malloc(a->n_configs * sizeof *r);
+    if (!r)
+        return pm_err_set(err, PM_ERR_NOMEM, "per-config section: out of memory for %zu configs", a->n_configs);
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (a->configs[i].n_cold && !isnan(a->configs[i].wall.mean))
+            r[nr++] = (drill_rank){a->configs[i].wall.mean, i};
+    qsort(r, nr, sizeof *r, drill_slower);
+    for (size_t k = 0; k < nr && k < DRILL_SLOWEST; k++, ++*n_slow, ++*n)
+        full[r[k].i] = 1;
+    free(r);
+    for (size_t i = 0; i < a->n_configs && *n_failed < DRILL_FAILED; i++)
+        if (a->configs[i].n_failed > 0) {
+            ++*n_failed;
+            *n += !full[i];
+            full[i] = 1;
+        }
+    return PM_OK;
+}
+
 static void drilldown_toc(const pm_report_ctx *x, FILE *f)
 {
+    pm_err quiet = {0};
+    size_t n = 0, ns, nf;
+    unsigned char *full = malloc(x->a->n_configs ? x->a->n_configs : 1);
+    if (full && drill_pick(x->a, full, &n, &ns, &nf, &quiet)) {
+        free(full);   /* drilldown_html reports it */
+        full = NULL;
+    }
     fputs("<ol class=cfglist>", f);
     for (size_t i = 0; i < x->a->n_configs; i++) {
+        if (full && !full[i])
+            continue;
         fprintf(f, "<li><a href=\"#cfg-%zu\">", i);
         esc(f, x->a->configs[i].key);
         fputs("</a></li>", f);
     }
+    if (full && n < x->a->n_configs)
+        fprintf(f, "<li><a href=\"#drill-bound\">%zu more: the configs table</a></li>", x->a->n_configs - n);
     fputs("</ol>", f);
+    free(full);
 }
 
 static int drilldown_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     pm_html_opts o = {.db = x->db, .map = x->map};
+    size_t n, ns, nf;
+    unsigned char *full = malloc(x->a->n_configs ? x->a->n_configs : 1);
+    if (!full)
+        return pm_err_set(err, PM_ERR_NOMEM, "per-config section: out of memory for %zu configs", x->a->n_configs);
+    int rc = drill_pick(x->a, full, &n, &ns, &nf, err);
+    if (rc) {
+        free(full);
+        return rc;
+    }
     fputs("<h2 id=drilldown>Per config</h2>", f);
+    if (n < x->a->n_configs)
+        fprintf(f, "<p class=sub id=drill-bound>%zu configs: above %d the page draws %zu in full (runs, steps, "
+                   "failures, IR size, pass tree): the %zu with the slowest mean cold wall and %zu with failed runs "
+                   "(up to the first %d in config order). The other %zu keep their one-line summary here (the "
+                   "<a href=\"#configs\">configs table</a> lists every config); <code>passmap show DB --config "
+                   "KEY</code> prints any config's pass tree and <code>passmap trace</code> its timeline.</p>",
+                x->a->n_configs, DRILL_ALL, n, ns, nf, DRILL_FAILED, x->a->n_configs - n);
     legend(f, x->a);
-    int rc = PM_OK;
     for (size_t i = 0; i < x->a->n_configs && rc == PM_OK; i++)
-        rc = config_section(f, x->a, &o, i, err);
+        rc = config_section(f, x->a, &o, i, full[i], err);
+    free(full);
     return rc;
 }
 
