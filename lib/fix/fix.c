@@ -198,12 +198,12 @@ static int build_evidence(fix_ctx *x, pm_err *err)
     x->ev_cfg = calloc(a->n_configs ? a->n_configs : 1, sizeof *x->ev_cfg);
     x->ev_an = calloc(a->n_configs ? a->n_configs : 1, sizeof *x->ev_an);
     x->heavy_names = calloc(a->n_configs ? a->n_configs : 1, sizeof *x->heavy_names);
-    x->superlinear = calloc(a->n_fits ? a->n_fits : 1, sizeof *x->superlinear);
+    x->superlinear = calloc(a->fits.n ? a->fits.n : 1, sizeof *x->superlinear);
     if (!x->ev || !x->ev_cfg || !x->ev_an || !x->heavy_names || !x->superlinear)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < a->n_fits; i++)
-        if (a->fits[i].superlinear)
-            x->superlinear[x->n_superlinear++] = a->fits[i].name;
+    for (size_t i = 0; i < a->fits.n; i++)
+        if (a->fits.rows[i].superlinear)
+            x->superlinear[x->n_superlinear++] = a->fits.rows[i].name;
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
         if (!is_stock(c->variant) || c->n_cold == 0 || c->dominant_stage < 0)

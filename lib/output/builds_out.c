@@ -198,7 +198,7 @@ int pm_builds_text(FILE *f, const pm_analysis *a, int markdown, int width)
     intro(a, buf, sizeof buf);
     fprintf(f, "%s%s.\n", markdown ? "" : "  ", buf);
     pm_compare_rule_text(legend, sizeof legend, bw->n_pairs && !bw->pairs[0].error ? bw->pairs[0].cmp.threshold : 0,
-                         a->allow_contended);
+                         a->ab.allow_contended);
     fprintf(f, "%s%s\n", markdown ? "\n" : "  ", legend);
     for (size_t p = 0; p < bw->n_pairs; p++) {
         pair_line(a, &bw->pairs[p], buf, sizeof buf);
@@ -234,7 +234,7 @@ int pm_builds_html(FILE *f, const pm_analysis *a)
     pm_html_esc(f, buf);
     fputs(".</p>\n<p class=sub>", f);
     pm_compare_rule_text(legend, sizeof legend, bw->n_pairs && !bw->pairs[0].error ? bw->pairs[0].cmp.threshold : 0,
-                         a->allow_contended);
+                         a->ab.allow_contended);
     pm_html_esc(f, legend);
     fputs("</p>\n<ul>", f);
     for (size_t p = 0; p < bw->n_pairs; p++) {

@@ -534,8 +534,8 @@ static int fig_why(const fig_ctx *x, char **body)
 {
     const pm_analysis *a = x->a;
     int any = 0;
-    for (size_t i = 0; i < a->n_fits; i++)
-        any |= a->fits[i].n > 0;
+    for (size_t i = 0; i < a->fits.n; i++)
+        any |= a->fits.rows[i].n > 0;
     if (!any)
         return 1;
     FILE *d = data_file(x, "why-costly.dat");
@@ -543,8 +543,8 @@ static int fig_why(const fig_ctx *x, char **body)
         return -1;
     size_t np = 0;   /* panels: the fits with points (a pass without stage-entry sizes has none: no fit) */
     int any_binned = 0;
-    for (size_t i = 0; i < a->n_fits; i++) {
-        const pm_an_fit *fit = &a->fits[i];
+    for (size_t i = 0; i < a->fits.n; i++) {
+        const pm_an_fit *fit = &a->fits.rows[i];
         if (!fit->n)
             continue;
         if (fit->n > FIG_SCATTER_MAX) {   /* many configs: binned medians with quartiles, in log x (log-log axes) */
@@ -578,8 +578,8 @@ static int fig_why(const fig_ctx *x, char **body)
                "set ylabel 'pass wall (s)'\nset format x '%%.0e'\n", rows, cols,
             any_binned ? "; above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
                          PM_STR(FIG_BINS) " by size" : "");
-    for (size_t j = 0, i = 0; j < a->n_fits; j++) {
-        const pm_an_fit *fit = &a->fits[j];
+    for (size_t j = 0, i = 0; j < a->fits.n; j++) {
+        const pm_an_fit *fit = &a->fits.rows[j];
         if (!fit->n)
             continue;
         double lo = INFINITY, hi = -INFINITY;
@@ -728,7 +728,7 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
 static int pick_prec_window(const pm_analysis *a, const pm_an_config *c, char *label, size_t n)
 {
     const pm_workload *w = &c->workload;
-    if (!has_study(c, 0) || !same(w->size, a->prec_window_size) || !same(c->variant, study_regime(a, 0)->variant))
+    if (!has_study(c, 0) || !same(w->size, a->precision.window_size) || !same(c->variant, study_regime(a, 0)->variant))
         return 0;
     snprintf(label, n, "%s %s w%d", w->family ? w->family : "-", w->precision ? w->precision : "-", w->window);
     return 1;
@@ -796,7 +796,7 @@ static int prec_median_ratio(const pm_analysis *a, size_t i, const char *prec, c
             continue;
         for (size_t t = grp_from[i]; t < grp_to[i]; t++) {
             const pm_an_config *cb = &a->configs[by_fs[t]];
-            if (!same_str(cb->workload.precision, a->prec_base) || cb->workload.window != w2->window)
+            if (!same_str(cb->workload.precision, a->precision.base) || cb->workload.window != w2->window)
                 continue;
             if (m == *cap_r) {
                 double *g = realloc(*ratios, 2 * *cap_r * sizeof *g);
@@ -823,7 +823,7 @@ static int prec_median_ratio(const pm_analysis *a, size_t i, const char *prec, c
 static int fig_precision(const fig_ctx *x, char **body)
 {
     const pm_analysis *a = x->a;
-    if (a->n_prec < 1 || !a->prec_window)
+    if (a->precision.n < 1 || !a->precision.window)
         return 1;
     /* at most one (precision, family) pair, ratio or family per config: sized to the configs, no cap */
     const char **pp = calloc(a->n_configs + 1, sizeof *pp), **pf = calloc(a->n_configs + 1, sizeof *pf);
@@ -873,7 +873,7 @@ static int fig_precision(const fig_ctx *x, char **body)
         size_t nv = 0;
         for (size_t i = 0; i < a->n_configs; i++) {
             const pm_an_config *c = &a->configs[i];
-            if (pair_of[i] != (int)k || c->workload.window != a->prec_window || isnan(c->size_num))
+            if (pair_of[i] != (int)k || c->workload.window != a->precision.window || isnan(c->size_num))
                 continue;
             if (binned)
                 v[nv++] = (fig_xy){c->size_num, c->wall.mean};
@@ -920,7 +920,7 @@ static int fig_precision(const fig_ctx *x, char **body)
                "set title 'cold compile time vs size (window %d)'\nset xlabel 'model size (parameters)'\n"
                "set ylabel 'cold compile wall (s, geometric mean)'\nplot ",
             binned ? "' . \"\\n\" . 'above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
-                     PM_STR(FIG_BINS) " of each line by size" : "", a->prec_window);
+                     PM_STR(FIG_BINS) " of each line by size" : "", a->precision.window);
     size_t nf = 0;
     for (size_t k = 0; k < n; k++) {
         size_t j;
@@ -932,8 +932,8 @@ static int fig_precision(const fig_ctx *x, char **body)
     char t[256];
     for (size_t k = 0; k < n; k++) {
         size_t pi = 0, fi = 0;
-        for (size_t i = 0; i < a->n_prec; i++)
-            if (same_str(a->prec_time[i].label, pp[k] ? pp[k] : "-"))
+        for (size_t i = 0; i < a->precision.n; i++)
+            if (same_str(a->precision.time[i].label, pp[k] ? pp[k] : "-"))
                 pi = i;
         while (fi < nf && !same_str(fams[fi], pf[k]))
             fi++;
@@ -944,13 +944,13 @@ static int fig_precision(const fig_ctx *x, char **body)
     }
     fprintf(f, "\nunset logscale y\nset title 'time / %s of the same family (median over windows)'\n"
                "set ylabel 'ratio to %s'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
-            a->prec_base, a->prec_base);
+            a->precision.base, a->precision.base);
     for (size_t k = 0; k < n; k++) {
-        if (same_str(pp[k], a->prec_base))
+        if (same_str(pp[k], a->precision.base))
             continue;
         size_t pi = 0, fi = 0;
-        for (size_t i = 0; i < a->n_prec; i++)
-            if (same_str(a->prec_time[i].label, pp[k] ? pp[k] : "-"))
+        for (size_t i = 0; i < a->precision.n; i++)
+            if (same_str(a->precision.time[i].label, pp[k] ? pp[k] : "-"))
                 pi = i;
         while (fi < nf && !same_str(fams[fi], pf[k]))
             fi++;
@@ -1130,7 +1130,7 @@ static int draw_prec_window(const fig_ctx *x, const char *name, char **body)
 {
     char t2[256];
     snprintf(t2, sizeof t2, "Stage share by precision and window (size %s)",
-             x->a->prec_window_size ? x->a->prec_window_size : "-");
+             x->a->precision.window_size ? x->a->precision.window_size : "-");
     return fig_stacked(x, name, t2, "family, precision, window", pick_prec_window, NULL, body);
 }
 

@@ -579,7 +579,7 @@ int pm_html_report(const pm_report_ctx *x, FILE *f, pm_err *err)
     fputs("<h1>What dominates the compile: ", f);
     esc(f, a->sweep);
     fprintf(f, "</h1><p class=sub>back end %s \u00b7 %zu configs \u00b7 up to %d cold repeats \u00b7 %d runs ok, %d failed"
-               "</p>\n", a->backend ? a->backend : "-", a->n_configs, a->max_repeats, a->n_runs_ok, a->n_runs_failed);
+               "</p>\n", a->backend ? a->backend : "-", a->n_configs, a->summary.max_repeats, a->summary.n_runs_ok, a->summary.n_runs_failed);
     size_t n;
     const pm_report_section *const *s = pm_report_sections(&n);
     for (size_t i = 0; i < n; i++) {

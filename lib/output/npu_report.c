@@ -18,14 +18,14 @@ static const char *mode_of(const pm_an_npu_config *n)
 static void notes(const pm_analysis *a, char lines[6][512], int *n)
 {
     *n = 0;
-    int stock = (int)a->n_npu - a->n_npu_instrumented;
+    int stock = (int)a->npu.n - a->npu.n_instrumented;
     snprintf(lines[(*n)++], 512,
              "%d stock and %d instrumented config(s). Instrumented runs (schedule trace, strategy JSON, task "
              "statistics) compile with extra compilation-mode switches: their times are not stock times. They are "
              "listed per config and left out of the fix table and handoff when stock configs exist (passmap "
              "compare --a-variant stock --b-variant instrumented measures the difference).",
-             stock, a->n_npu_instrumented);
-    if (a->n_npu_instrumented && stock)
+             stock, a->npu.n_instrumented);
+    if (a->npu.n_instrumented && stock)
         snprintf(lines[(*n)++], 512,
                  "Cost fits against npu.tasks / npu.tiles use instrumented configs only: only they record the "
                  "schedule trace and strategy file.");
@@ -33,13 +33,13 @@ static void notes(const pm_analysis *a, char lines[6][512], int *n)
     json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
     const char *ct = json_string_value(json_object_get(meta, "ov.compiler_type"));
     const char *plat = json_string_value(json_object_get(meta, "ov.platform"));
-    if (a->n_npu_offline)
+    if (a->npu.n_offline)
         snprintf(lines[(*n)++], 512,
                  "Numbers from offline compiles (%d config(s); NPU_PLATFORM %s, no device): the plugin's compiler "
                  "with its fixed tile table and none of NPUW's device defaults -- not the compile an NPU runs, never "
                  "pooled with on-device runs; no blob import, so no warm runs.",
-                 a->n_npu_offline, plat && *plat ? plat : "?");
-    if ((int)a->n_npu > a->n_npu_offline)
+                 a->npu.n_offline, plat && *plat ? plat : "?");
+    if ((int)a->npu.n > a->npu.n_offline)
         snprintf(lines[(*n)++], 512, "Numbers from on-device compiles, compiler %s (NPU_COMPILER_TYPE).",
                  ct && *ct ? ct : "unknown");
     json_decref(meta);
@@ -61,8 +61,8 @@ static pm_table *npu_table(const pm_analysis *a)
         {"import_s", "blob import (s)", "s"},
     };
     pm_table *t = pm_table_new("t-npu", NULL, cols, sizeof cols / sizeof cols[0]);
-    for (size_t i = 0; t && i < a->n_npu; i++) {
-        const pm_an_npu_config *c = &a->npu[i];
+    for (size_t i = 0; t && i < a->npu.n; i++) {
+        const pm_an_npu_config *c = &a->npu.rows[i];
         const double v[] = {c->prefill_s, c->generate_s, c->lm_head_s, c->unattributed_s, c->compile_net_ms * 1e-3,
                             c->elf_export_ms * 1e-3, c->blob_bytes * 1e-6, c->blob_weightless_bytes * 1e-6,
                             c->import_s};
@@ -82,7 +82,7 @@ static pm_table *npu_table(const pm_analysis *a)
     return t;
 }
 
-static int npu_applies(const pm_analysis *a) { return a->n_npu > 0; }
+static int npu_applies(const pm_analysis *a) { return a->npu.n > 0; }
 
 static int npu_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
@@ -122,11 +122,11 @@ static json_t *jnum(double v)
 
 static json_t *npu_report_json(const pm_analysis *a)
 {
-    if (!a->n_npu)
+    if (!a->npu.n)
         return NULL;
     json_t *arr = json_array();
-    for (size_t i = 0; i < a->n_npu; i++) {
-        const pm_an_npu_config *c = &a->npu[i];
+    for (size_t i = 0; i < a->npu.n; i++) {
+        const pm_an_npu_config *c = &a->npu.rows[i];
         json_t *o = json_object();
         json_object_set_new(o, "config", json_string(a->configs[c->config].key));
         json_object_set_new(o, "instrumented", json_boolean(c->instrumented));
@@ -143,9 +143,9 @@ static json_t *npu_report_json(const pm_analysis *a)
         json_array_append_new(arr, o);
     }
     json_t *root = json_object();
-    json_object_set_new(root, "instrumented_configs", json_integer(a->n_npu_instrumented));
-    json_object_set_new(root, "stock_configs", json_integer((json_int_t)a->n_npu - a->n_npu_instrumented));
-    json_object_set_new(root, "offline_configs", json_integer(a->n_npu_offline));
+    json_object_set_new(root, "instrumented_configs", json_integer(a->npu.n_instrumented));
+    json_object_set_new(root, "stock_configs", json_integer((json_int_t)a->npu.n - a->npu.n_instrumented));
+    json_object_set_new(root, "offline_configs", json_integer(a->npu.n_offline));
     json_object_set_new(root, "configs", arr);
     return root;
 }

@@ -172,8 +172,8 @@ pm_table *pm_rt_startup(const pm_analysis *a)
     pm_table *t = pm_table_new("t-startup", NULL, cols, N_OF(cols));
     if (t)
         t->n_lead = 1;   /* the row's name: what the reader looks up */
-    for (size_t i = 0; t && i < a->n_startup; i++) {
-        const pm_an_startup *x = &a->startup[i];
+    for (size_t i = 0; t && i < a->overhead.n; i++) {
+        const pm_an_startup *x = &a->overhead.rows[i];
         long r = pm_table_add_row(t);
         if (r < 0)
             break;
@@ -207,21 +207,21 @@ void pm_rt_key_legend(const pm_analysis *a, int all, char *buf, size_t cap)
 void pm_rt_overhead_note(const pm_analysis *a, char *buf, size_t cap)
 {
     buf[0] = '\0';
-    if (!a->startup_table)
+    if (!a->overhead.table)
         snprintf(buf, cap, "process-overhead not split: start-up not measured (older database)");
-    else if (!a->startup_measured)
+    else if (!a->overhead.measured)
         snprintf(buf, cap, "process-overhead not split: start-up not measured (%s)",
-                 a->n_startup && a->startup[0].note ? a->startup[0].note : "no tool ran on a null input");
+                 a->overhead.n && a->overhead.rows[0].note ? a->overhead.rows[0].note : "no tool ran on a null input");
 }
 
 void pm_rt_startup_contended_text(const pm_analysis *a, char *buf, size_t cap)
 {
     size_t n = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < a->n_startup && n < cap; i++)
-        if (a->startup[i].contended)
+    for (size_t i = 0; i < a->overhead.n && n < cap; i++)
+        if (a->overhead.rows[i].contended)
             n += (size_t)snprintf(buf + n, cap - n, "%s%s %.2f", n ? ", " : "start-up measured on a busy machine "
-                                  "(CPU/wall of the null runs: ", a->startup[i].tool, a->startup[i].cpu_wall);
+                                  "(CPU/wall of the null runs: ", a->overhead.rows[i].tool, a->overhead.rows[i].cpu_wall);
     if (n && n < cap)
         snprintf(buf + n, cap - n, "; alone it is ~1): shown, but neither a serial baseline nor a start-up share the "
                                    "fix table concludes from");
@@ -231,21 +231,21 @@ void pm_rt_noise_text(const pm_analysis *a, char *buf, size_t cap)
 {
     size_t n = (size_t)snprintf(buf, cap, "%d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended "
                                           "(load average above %d CPUs, or a tool's steps below 0.75 x that tool's "
-                                          "serial CPU/wall from its null-input runs)", a->n_noisy, a->n_configs,
-                                a->n_contended, a->cpus);
-    if (!a->n_baseline_p90 || n >= cap)
+                                          "serial CPU/wall from its null-input runs)", a->noise.n_noisy, a->n_configs,
+                                a->noise.n_contended, a->cpus);
+    if (!a->noise.n_baseline_p90 || n >= cap)
         return;
     n += (size_t)snprintf(buf + n, cap - n, "; %d config%s without a serial baseline for any of %s tools (%s): ",
-                          a->n_baseline_p90, a->n_baseline_p90 == 1 ? "" : "s", a->n_baseline_p90 == 1 ? "its" : "their",
-                          !a->startup_table      ? "a database older than the start-up runs"
-                          : a->startup_contended ? "start-up measured contended"
+                          a->noise.n_baseline_p90, a->noise.n_baseline_p90 == 1 ? "" : "s", a->noise.n_baseline_p90 == 1 ? "its" : "their",
+                          !a->overhead.table      ? "a database older than the start-up runs"
+                          : a->overhead.contended ? "start-up measured contended"
                                                  : "start-up not measured");
-    if (n < cap && isnan(a->user_wall_baseline))
+    if (n < cap && isnan(a->noise.user_wall_baseline))
         snprintf(buf + n, cap - n, "fewer than 3 configs for the sweep's 90th percentile of user/wall, so only the "
                                    "load average judges them");
     else if (n < cap)
         snprintf(buf + n, cap - n, "user/wall below 0.75 x the sweep's 90th percentile %.2f instead",
-                 a->user_wall_baseline);
+                 a->noise.user_wall_baseline);
 }
 
 pm_table *pm_rt_fixes(const pm_analysis *a)
@@ -266,8 +266,8 @@ pm_table *pm_rt_fixes(const pm_analysis *a)
     pm_table *t = pm_table_new("t-fixes", NULL, cols, N_OF(cols));
     if (t)
         t->n_lead = C_FIX + 1;
-    for (size_t i = 0; t && i < a->n_fixes; i++) {
-        const pm_an_fix *x = &a->fixes[i];
+    for (size_t i = 0; t && i < a->fixes.n; i++) {
+        const pm_an_fix *x = &a->fixes.rows[i];
         long r = pm_table_add_row(t);
         if (r < 0)
             break;
@@ -280,7 +280,7 @@ pm_table *pm_rt_fixes(const pm_analysis *a)
             pm_table_set(t, (size_t)r, C_PASS, ps, NAN);
         } else if (x->pass)
             pm_table_set(t, (size_t)r, C_PASS, x->pass, NAN);
-        else if (a->startup_contended)
+        else if (a->overhead.contended)
             pm_table_set(t, (size_t)r, C_PASS, "(outside passes; start-up measured contended)", NAN);
         else if (!isnan(x->startup_share)) {   /* process-overhead, in its two parts */
             char part[96];
@@ -311,10 +311,10 @@ pm_table *pm_rt_fixes(const pm_analysis *a)
 
 const char *pm_rt_fits_note(const pm_analysis *a)
 {
-    for (size_t i = 0; i < a->n_fits; i++)
-        if (a->fits[i].no_fit)
-            return a->fits[i].no_fit;
-    return a->fits_x_note;   /* the fits' x axes follow a fallback (an older store): said, not silent */
+    for (size_t i = 0; i < a->fits.n; i++)
+        if (a->fits.rows[i].no_fit)
+            return a->fits.rows[i].no_fit;
+    return a->fits.x_note;   /* the fits' x axes follow a fallback (an older store): said, not silent */
 }
 
 pm_table *pm_rt_fits(const pm_analysis *a)
@@ -337,10 +337,10 @@ pm_table *pm_rt_fits(const pm_analysis *a)
     if (t)
         t->n_lead = 1;   /* the row's name: what the reader looks up */
     int multi = 0;   /* several variants: each its own fits, the reference marked */
-    for (size_t i = 0; i < a->n_fits; i++)
-        multi |= !a->fits[i].reference;
-    for (size_t i = 0; t && i < a->n_fits; i++) {
-        const pm_an_fit *x = &a->fits[i];
+    for (size_t i = 0; i < a->fits.n; i++)
+        multi |= !a->fits.rows[i].reference;
+    for (size_t i = 0; t && i < a->fits.n; i++) {
+        const pm_an_fit *x = &a->fits.rows[i];
         long r = pm_table_add_row(t);
         if (r < 0)
             break;
@@ -380,12 +380,12 @@ pm_table *pm_rt_tools(const pm_analysis *a)
     pm_table *t = pm_table_new("t-parallelism", NULL, cols, N_OF(cols));
     if (t)
         t->n_lead = 1;   /* the row's name: what the reader looks up */
-    for (size_t i = 0; t && i < a->n_tools; i++) {
+    for (size_t i = 0; t && i < a->parallelism.n_tools; i++) {
         long r = pm_table_add_row(t);
         if (r < 0)
             break;
-        pm_table_set(t, (size_t)r, 0, a->tools[i] ? a->tools[i] : "-", NAN);
-        set_num(t, r, 1, 2, a->tool_user_wall[i]);
+        pm_table_set(t, (size_t)r, 0, a->parallelism.tools[i] ? a->parallelism.tools[i] : "-", NAN);
+        set_num(t, r, 1, 2, a->parallelism.tool_user_wall[i]);
     }
     return t;
 }
@@ -398,12 +398,12 @@ static const char *kind_title(const char *k)
 void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
 {
     char rule[1536];
-    pm_compare_rule_text(rule, sizeof rule, a->n_ab && !a->ab[0].error ? a->ab[0].cmp.threshold : 0,
-                         a->n_ab && !a->ab[0].error ? a->ab[0].cmp.allow_contended : a->allow_contended);
+    pm_compare_rule_text(rule, sizeof rule, a->ab.n && !a->ab.rows[0].error ? a->ab.rows[0].cmp.threshold : 0,
+                         a->ab.n && !a->ab.rows[0].error ? a->ab.rows[0].cmp.allow_contended : a->ab.allow_contended);
     int w = snprintf(buf, n, "marks (faster / slower / same / undecided / below resolution / n/a / no conclusion "
                      "(contended)) follow passmap compare's rule: %s; the m of each pair's intervals:", rule);
-    for (size_t i = 0; w > 0 && (size_t)w < n && i < a->n_ab; i++) {
-        const pm_an_ab *x = &a->ab[i];
+    for (size_t i = 0; w > 0 && (size_t)w < n && i < a->ab.n; i++) {
+        const pm_an_ab *x = &a->ab.rows[i];
         size_t m = 0;
         for (size_t k = 0; !x->error && k < x->cmp.n_configs; k++)
             m = x->cmp.configs[k].wall.family_m > m ? x->cmp.configs[k].wall.family_m : m;
@@ -412,14 +412,14 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
     }
     /* which metric each A/B decided on (decide.h): the B/A, interval, p and mark columns are of it */
     int first = 1;
-    for (size_t i = 0; w > 0 && (size_t)w < n && i < a->n_ab; i++) {
-        if (a->ab[i].error)
+    for (size_t i = 0; w > 0 && (size_t)w < n && i < a->ab.n; i++) {
+        if (a->ab.rows[i].error)
             continue;
         char d[96];
-        pm_decide_text((pm_decide_metric)a->ab[i].cmp.decided_on, d, sizeof d);
-        if (first || a->ab[i].cmp.decided_on != a->ab[0].cmp.decided_on) {
-            int add = snprintf(buf + w, n - (size_t)w, "; %s %s: %s", a->ab[i].axis ? a->ab[i].axis : "variant",
-                               a->ab[i].variant, d);
+        pm_decide_text((pm_decide_metric)a->ab.rows[i].cmp.decided_on, d, sizeof d);
+        if (first || a->ab.rows[i].cmp.decided_on != a->ab.rows[0].cmp.decided_on) {
+            int add = snprintf(buf + w, n - (size_t)w, "; %s %s: %s", a->ab.rows[i].axis ? a->ab.rows[i].axis : "variant",
+                               a->ab.rows[i].variant, d);
             w = add < 0 ? -1 : w + add;
         }
         first = 0;
@@ -441,8 +441,8 @@ pm_table *pm_rt_ab(const pm_analysis *a)
     if (t)
         t->n_lead = C_MARK + 1;
     int rc = 0;
-    for (size_t i = 0; t && !rc && i < a->n_ab; i++) {
-        const pm_an_ab *x = &a->ab[i];
+    for (size_t i = 0; t && !rc && i < a->ab.n; i++) {
+        const pm_an_ab *x = &a->ab.rows[i];
         for (size_t k = 0; !rc && k < x->cmp.n_configs; k++) {
             const pm_compare_config *c = &x->cmp.configs[k];
             const pm_compare_stat *st = pm_compare_decider(&x->cmp, c), *wall = &c->wall;
@@ -642,12 +642,12 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
     free(lo);
     free(hi);
     /* the fix: passmap fix's plan and proven rows (pm_analysis_fix_words), never a rule of the report's own */
-    hl_add(h, &h->fix, "%s", a->fix_headline ? a->fix_headline : "no fix proposed (the report was made without "
+    hl_add(h, &h->fix, "%s", a->fixes.headline ? a->fixes.headline : "no fix proposed (the report was made without "
                                                                   "passmap fix's plan)");
     /* in-sweep A/B: compare's result per variant (pm_analysis_ab), its marks counted */
     int used = 0;
-    for (size_t i = 0; i < a->n_ab; i++) {
-        const pm_an_ab *x = &a->ab[i];
+    for (size_t i = 0; i < a->ab.n; i++) {
+        const pm_an_ab *x = &a->ab.rows[i];
         const char *sep = used++ ? "; " : "Measured in this sweep (compare's rule): ";
         if (x->error) {
             hl_add(h, &h->ab, "%s%s %s vs %s not compared: %s", sep, x->axis ? x->axis : "variant", x->variant,
@@ -666,7 +666,7 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
     if (!used && a->sweep && strchr(a->sweep, ','))
         hl_add(h, &h->ab, "No in-sweep A/B over several sweeps: compare two with passmap compare DB "
                           "--a-sweep A --b-sweep B.");
-    else if (!used && a->fix_json)   /* say why it is empty, and where the measured effects are */
+    else if (!used && a->fixes.proven_json)   /* say why it is empty, and where the measured effects are */
         hl_add(h, &h->ab, "None in this sweep (each config was compiled in one variant only); the proven fixes "
                           "above were measured by passmap fix.");
     else if (!used)

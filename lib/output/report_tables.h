@@ -30,12 +30,12 @@ void pm_rt_key_legend(const pm_analysis *a, int all, char *buf, size_t cap);
     "process-overhead = the compile's wall outside every pass timer: process start-up plus time outside passes"
 pm_table *pm_rt_fixes(const pm_analysis *a);
 /* The sentence a store without stage-entry sizes gets instead of fits (what to rerun), else the one saying the
- * fits' x axes follow a fallback (pm_analysis.fits_x_note), or NULL. */
+ * fits' x axes follow a fallback (pm_analysis.fits.x_note), or NULL. */
 const char *pm_rt_fits_note(const pm_analysis *a);
 pm_table *pm_rt_fits(const pm_analysis *a);
 pm_table *pm_rt_tools(const pm_analysis *a);
 
-/* The in-sweep A/B (a->ab): one row per variant and config, compare's own numbers and mark (verdict). No
+/* The in-sweep A/B (a->ab.rows): one row per variant and config, compare's own numbers and mark (verdict). No
  * rows when the sweep has one variant; NULL when out of memory. */
 pm_table *pm_rt_ab(const pm_analysis *a);
 /* The legend of every significance mark in the report: compare's rule, stated once. */

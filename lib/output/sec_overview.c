@@ -47,21 +47,21 @@ const pm_report_section pm_section_incomplete = {.id = "incomplete", .applies = 
 
 /* ---- proven fixes: passmap fix's ledger, the combination to ship first ---- */
 
-static int proven_applies(const pm_analysis *a) { return a->fix_json != NULL; }
+static int proven_applies(const pm_analysis *a) { return a->fixes.proven_json != NULL; }
 
 static int proven_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    return pm_fix_report_text(f, x->a->fix_json) ? pm_err_set(err, PM_ERR_IO, "writing the proven fixes") : PM_OK;
+    return pm_fix_report_text(f, x->a->fixes.proven_json) ? pm_err_set(err, PM_ERR_IO, "writing the proven fixes") : PM_OK;
 }
 
 static int proven_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    return pm_fix_report_html(f, x->a->fix_json) ? pm_err_set(err, PM_ERR_IO, "writing the proven fixes") : PM_OK;
+    return pm_fix_report_html(f, x->a->fixes.proven_json) ? pm_err_set(err, PM_ERR_IO, "writing the proven fixes") : PM_OK;
 }
 
 static int proven_json(const pm_report_ctx *x, json_t *root)
 {
-    json_t *fixes = x->a->fix_json ? json_loads(x->a->fix_json, 0, NULL) : NULL;
+    json_t *fixes = x->a->fixes.proven_json ? json_loads(x->a->fixes.proven_json, 0, NULL) : NULL;
     if (fixes)
         json_object_set_new(root, "proven_fixes", fixes);
     return PM_OK;
@@ -77,30 +77,30 @@ static int summary_text(const pm_report_ctx *x, FILE *f, pm_err *err)
     (void)err;
     const pm_analysis *a = x->a;
     fprintf(f, "sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n", a->sweep ? a->sweep : "-",
-            a->backend ? a->backend : "-", a->n_configs, a->n_runs_ok, a->n_runs_failed, a->max_repeats);
-    if (a->n_runs_no_report)   /* no report, no conclusion: say why beside the counts */
+            a->backend ? a->backend : "-", a->n_configs, a->summary.n_runs_ok, a->summary.n_runs_failed, a->summary.max_repeats);
+    if (a->summary.n_runs_no_report)   /* no report, no conclusion: say why beside the counts */
         fprintf(f, "%s%d configs have no readable timing report (%d runs): %s; %s. They get no stage, regime or fix.\n",
-                PM_MD(x, "\n**warning**: ", "warning: "), a->n_configs_no_report, a->n_runs_no_report,
-                a->no_report_note ? a->no_report_note : "the report could not be read", PM_AN_NO_REPORT_HINT);
-    if (a->n_trace_runs)
+                PM_MD(x, "\n**warning**: ", "warning: "), a->summary.n_configs_no_report, a->summary.n_runs_no_report,
+                a->summary.no_report_note ? a->summary.no_report_note : "the report could not be read", PM_AN_NO_REPORT_HINT);
+    if (a->summary.n_trace_runs)
         fprintf(f, "%s%d runs read from Chrome traces: %s.\n", PM_MD(x, "\n**granularity**: ", "granularity: "),
-                a->n_trace_runs, PM_AN_TRACE_GRANULARITY);
+                a->summary.n_trace_runs, PM_AN_TRACE_GRANULARITY);
     return PM_OK;
 }
 
 static int summary_json(const pm_report_ctx *x, json_t *root)
 {
     const pm_analysis *a = x->a;
-    json_object_set_new(root, "repeats", json_integer(a->max_repeats));
-    json_object_set_new(root, "runs_ok", json_integer(a->n_runs_ok));
-    json_object_set_new(root, "runs_failed", json_integer(a->n_runs_failed));
-    if (a->n_trace_runs)
+    json_object_set_new(root, "repeats", json_integer(a->summary.max_repeats));
+    json_object_set_new(root, "runs_ok", json_integer(a->summary.n_runs_ok));
+    json_object_set_new(root, "runs_failed", json_integer(a->summary.n_runs_failed));
+    if (a->summary.n_trace_runs)
         json_object_set_new(root, "trace_granularity",
-                            json_pack("{s:i, s:s}", "runs", a->n_trace_runs, "note", PM_AN_TRACE_GRANULARITY));
+                            json_pack("{s:i, s:s}", "runs", a->summary.n_trace_runs, "note", PM_AN_TRACE_GRANULARITY));
     /* runs that exited 0 without a readable timing report (counted in runs_failed): no stage, regime or fix */
     json_object_set_new(root, "no_report",
-                        json_pack("{s:i, s:i, s:s?, s:s}", "runs", a->n_runs_no_report, "configs",
-                                  a->n_configs_no_report, "reason", a->no_report_note, "hint", PM_AN_NO_REPORT_HINT));
+                        json_pack("{s:i, s:i, s:s?, s:s}", "runs", a->summary.n_runs_no_report, "configs",
+                                  a->summary.n_configs_no_report, "reason", a->summary.no_report_note, "hint", PM_AN_NO_REPORT_HINT));
     json_t *stages = json_array();
     for (size_t s = 0; s < a->n_stages; s++)
         json_array_append_new(stages, json_string(a->stages[s]));
@@ -114,17 +114,17 @@ static int summary_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     (void)err;
     const pm_analysis *a = x->a;
-    if (a->n_runs_no_report) {
+    if (a->summary.n_runs_no_report) {
         char buf[2048];
         snprintf(buf, sizeof buf, "%d configs have no readable timing report (%d runs): %s; %s. They get no stage, "
-                 "regime or fix.", a->n_configs_no_report, a->n_runs_no_report,
-                 a->no_report_note ? a->no_report_note : "the report could not be read", PM_AN_NO_REPORT_HINT);
+                 "regime or fix.", a->summary.n_configs_no_report, a->summary.n_runs_no_report,
+                 a->summary.no_report_note ? a->summary.no_report_note : "the report could not be read", PM_AN_NO_REPORT_HINT);
         fputs("<p class=warn id=no-report><b>warning</b>: ", f);
         pm_html_esc(f, buf);
         fputs("</p>\n", f);
     }
-    if (a->n_trace_runs) {
-        fprintf(f, "<p class=sub id=granularity><b>granularity</b>: %d runs read from Chrome traces: ", a->n_trace_runs);
+    if (a->summary.n_trace_runs) {
+        fprintf(f, "<p class=sub id=granularity><b>granularity</b>: %d runs read from Chrome traces: ", a->summary.n_trace_runs);
         pm_html_esc(f, PM_AN_TRACE_GRANULARITY);
         fputs(".</p>\n", f);
     }
@@ -136,16 +136,16 @@ const pm_report_section pm_section_summary = {.id = "summary", .text = summary_t
 
 /* ---- machines: a study measured on several machines, one row per machine (the stratification) ---- */
 
-static int machines_applies(const pm_analysis *a) { return a->n_hosts > 1 || a->n_host_warnings; }
+static int machines_applies(const pm_analysis *a) { return a->machines.n > 1 || a->machines.n_warnings; }
 
 static int machines_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     (void)err;
     const pm_analysis *a = x->a;
-    fprintf(f, "machines (%zu, %d kind%s)\n  %-20s %-16s %7s %6s %10s  %s\n", a->n_hosts, a->n_machine_kinds,
-            a->n_machine_kinds == 1 ? "" : "s", "host", "fingerprint", "configs", "runs", "geomean", "machine");
-    for (size_t i = 0; i < a->n_hosts; i++) {
-        const pm_an_host *h = &a->hosts[i];
+    fprintf(f, "machines (%zu, %d kind%s)\n  %-20s %-16s %7s %6s %10s  %s\n", a->machines.n, a->machines.n_kinds,
+            a->machines.n_kinds == 1 ? "" : "s", "host", "fingerprint", "configs", "runs", "geomean", "machine");
+    for (size_t i = 0; i < a->machines.n; i++) {
+        const pm_an_host *h = &a->machines.rows[i];
         char gm[32] = "-";
         if (!isnan(h->wall_geomean))
             snprintf(gm, sizeof gm, "%.4fs", h->wall_geomean);
@@ -153,10 +153,10 @@ static int machines_text(const pm_report_ctx *x, FILE *f, pm_err *err)
                 h->n_runs, gm, h->cpu_model, h->cores, h->kernel, h->compiler);
     }
     for (size_t i = 0; i < a->n_configs; i++)
-        if (a->configs[i].host >= 0 && a->n_hosts > 1)
-            fprintf(f, "  %-44s on %s\n", a->configs[i].key, a->hosts[a->configs[i].host].name);
-    for (size_t i = 0; i < a->n_host_warnings; i++)
-        fprintf(f, "warning: %s\n", a->host_warnings[i]);
+        if (a->configs[i].host >= 0 && a->machines.n > 1)
+            fprintf(f, "  %-44s on %s\n", a->configs[i].key, a->machines.rows[a->configs[i].host].name);
+    for (size_t i = 0; i < a->machines.n_warnings; i++)
+        fprintf(f, "warning: %s\n", a->machines.warnings[i]);
     fputc('\n', f);
     return PM_OK;
 }
@@ -185,8 +185,8 @@ static int machines_html(const pm_report_ctx *x, FILE *f, pm_err *err)
     fputs("<h2 id=machines>Machines</h2>\n<div class=tw><table><tr><th>host</th><th>fingerprint</th><th>configs</th>"
           "<th>cold runs</th><th>geomean wall (s)</th><th>CPU</th><th>cores</th><th>kernel</th><th>compiler</th>"
           "</tr>", f);
-    for (size_t i = 0; i < a->n_hosts; i++) {
-        const pm_an_host *hs = &a->hosts[i];
+    for (size_t i = 0; i < a->machines.n; i++) {
+        const pm_an_host *hs = &a->machines.rows[i];
         fputs("<tr>", f);
         td_s(f, hs->name);
         td_s(f, hs->fingerprint);
@@ -200,9 +200,9 @@ static int machines_html(const pm_report_ctx *x, FILE *f, pm_err *err)
         fputs("</tr>", f);
     }
     fputs("</table></div>\n", f);
-    for (size_t i = 0; i < a->n_host_warnings; i++) {
+    for (size_t i = 0; i < a->machines.n_warnings; i++) {
         fputs("<p class=note>warning: ", f);
-        esc(f, a->host_warnings[i]);
+        esc(f, a->machines.warnings[i]);
         fputs("</p>\n", f);
     }
     return PM_OK;
@@ -213,8 +213,8 @@ static int machines_json(const pm_report_ctx *x, json_t *root)
 {
     const pm_analysis *a = x->a;
     json_t *hosts = json_array(), *hw = json_array(), *by_cfg = json_object();
-    for (size_t i = 0; i < a->n_hosts; i++) {
-        const pm_an_host *h = &a->hosts[i];
+    for (size_t i = 0; i < a->machines.n; i++) {
+        const pm_an_host *h = &a->machines.rows[i];
         json_array_append_new(hosts, json_pack("{s:s,s:s,s:s,s:i,s:s,s:s,s:i,s:i,s:o}", "name", h->name, "fingerprint",
                                                h->fingerprint, "cpu_model", h->cpu_model, "cores", h->cores, "kernel",
                                                h->kernel, "compiler", h->compiler, "configs", h->n_configs, "runs",
@@ -223,10 +223,10 @@ static int machines_json(const pm_report_ctx *x, json_t *root)
     for (size_t i = 0; i < a->n_configs; i++)
         if (a->configs[i].host != -1)
             json_object_set_new(by_cfg, a->configs[i].key,
-                                json_string(a->configs[i].host >= 0 ? a->hosts[a->configs[i].host].name : "several"));
-    for (size_t i = 0; i < a->n_host_warnings; i++)
-        json_array_append_new(hw, json_string(a->host_warnings[i]));
-    json_object_set_new(root, "hosts", json_pack("{s:o,s:i,s:o,s:o}", "machines", hosts, "kinds", a->n_machine_kinds,
+                                json_string(a->configs[i].host >= 0 ? a->machines.rows[a->configs[i].host].name : "several"));
+    for (size_t i = 0; i < a->machines.n_warnings; i++)
+        json_array_append_new(hw, json_string(a->machines.warnings[i]));
+    json_object_set_new(root, "hosts", json_pack("{s:o,s:i,s:o,s:o}", "machines", hosts, "kinds", a->machines.n_kinds,
                                                  "config_host", by_cfg, "warnings", hw));
     return PM_OK;
 }
@@ -252,7 +252,7 @@ static int headline_text(const pm_report_ctx *x, FILE *f, pm_err *err)
     if (h.slowest)
         fprintf(f, "%s%s\n", li, h.slowest);
     pm_rt_headline_free(&h);
-    if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
+    if (a->ab.n || a->fixes.proven_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
         char legend[2048];
         pm_rt_sig_legend(legend, sizeof legend, a);
         fprintf(f, "%s%s\n", li, legend);
@@ -288,7 +288,7 @@ static int headline_html(const pm_report_ctx *x, FILE *f, pm_err *err)
     }
     pm_rt_headline_free(&h);
     fputs("</ul></section>\n", f);
-    if (a->n_ab || a->fix_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
+    if (a->ab.n || a->fixes.proven_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
         char legend[2048];
         pm_rt_sig_legend(legend, sizeof legend, a);
         fputs("<p class=sub id=marks>", f);
@@ -301,7 +301,7 @@ static int headline_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 /* the headline's fix, from passmap fix's plan and proven rows (pm_analysis_fix_words) */
 static int headline_json(const pm_report_ctx *x, json_t *root)
 {
-    json_object_set_new(root, "top_fix", pm_report_jstr(x->a->fix_headline));
+    json_object_set_new(root, "top_fix", pm_report_jstr(x->a->fixes.headline));
     return PM_OK;
 }
 
@@ -313,8 +313,8 @@ const pm_report_section pm_section_headline = {.id = "headline", .toc = "<b>Head
 static int ab_applies(const pm_analysis *a)
 {
     size_t rows = 0;
-    for (size_t i = 0; i < a->n_ab; i++)
-        rows += a->ab[i].cmp.n_configs;
+    for (size_t i = 0; i < a->ab.n; i++)
+        rows += a->ab.rows[i].cmp.n_configs;
     return rows > 0;
 }
 
@@ -338,8 +338,8 @@ static int ab_json(const pm_report_ctx *x, json_t *root)
     char legend[2048];
     pm_rt_sig_legend(legend, sizeof legend, a);
     json_t *list = json_array();
-    for (size_t i = 0; list && i < a->n_ab; i++) {
-        const pm_an_ab *ab = &a->ab[i];
+    for (size_t i = 0; list && i < a->ab.n; i++) {
+        const pm_an_ab *ab = &a->ab.rows[i];
         json_t *o = json_pack("{s:s,s:s,s:o,s:o}", "variant", ab->variant, "against", ab->against, "axis",
                               pm_report_jstr(ab->axis), "error", pm_report_jstr(ab->error));
         json_t *cj = ab->error ? NULL : pm_compare_to_json(&ab->cmp);
@@ -369,16 +369,16 @@ static int method_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     (void)err;
     const pm_analysis *a = x->a;
-    if (!a->n_builds) {
+    if (!a->method.n_tools) {
         fprintf(f, "\n%stools: no identity recorded (a store written before passmap recorded each tool's path, "
                    "--version and hash)\n", PM_MD(x, "- ", ""));
         return PM_OK;
     }
     fprintf(f, "\ntools (resolved path, --version, XXH3-128 of the binary)%s:\n",
-            a->mixed_builds ? ", more than one build of a tool" : ", one build each");
-    for (size_t i = 0; i < a->n_builds; i++) {
+            a->method.mixed_builds ? ", more than one build of a tool" : ", one build each");
+    for (size_t i = 0; i < a->method.n_tools; i++) {
         char v[200];
-        const pm_tool_ident *t = &a->builds[i];
+        const pm_tool_ident *t = &a->method.tools[i];
         fprintf(f, "%s%-12s %s  %s  %s%s%s\n", PM_MD(x, "- ", "  "), t->name, t->path,
                 pm_version_line(t->version_text, v, sizeof v), t->hash[0] ? t->hash : "(binary unreadable)",
                 t->host ? "  on " : "", t->host ? t->host : "");
@@ -388,24 +388,24 @@ static int method_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 
 static void method_html_builds(const pm_analysis *a, FILE *f)
 {
-    if (!a->n_builds) {
+    if (!a->method.n_tools) {
         fputs("<li><b>tools</b>: no identity recorded (a store written before passmap recorded each tool's path, "
               "--version and hash)</li>", f);
         return;
     }
-    fputs(a->mixed_builds ? "<li><b>tools</b> (more than one build of a tool ran: see the warnings)<ul>"
+    fputs(a->method.mixed_builds ? "<li><b>tools</b> (more than one build of a tool ran: see the warnings)<ul>"
                           : "<li><b>tools</b> (one build each; resolved path, <code>--version</code>, XXH3-128 of "
                             "the binary)<ul>", f);
-    for (size_t i = 0; i < a->n_builds; i++) {
+    for (size_t i = 0; i < a->method.n_tools; i++) {
         char v[200];
         fputs("<li><code>", f);
-        esc(f, a->builds[i].name);
+        esc(f, a->method.tools[i].name);
         fputs("</code> ", f);
-        esc(f, a->builds[i].path);
+        esc(f, a->method.tools[i].path);
         fputs(": ", f);
-        esc(f, pm_version_line(a->builds[i].version_text, v, sizeof v));
+        esc(f, pm_version_line(a->method.tools[i].version_text, v, sizeof v));
         fputs(", <code>", f);
-        esc(f, a->builds[i].hash[0] ? a->builds[i].hash : "binary unreadable");
+        esc(f, a->method.tools[i].hash[0] ? a->method.tools[i].hash : "binary unreadable");
         fputs("</code></li>", f);
     }
     fputs("</ul></li>", f);
@@ -470,13 +470,13 @@ static int method_json(const pm_report_ctx *x, json_t *root)
 {
     const pm_analysis *a = x->a;
     json_t *builds = json_array();
-    for (size_t i = 0; i < a->n_builds; i++)
-        json_array_append_new(builds, json_pack("{s:s,s:o,s:s,s:s,s:s,s:o}", "name", a->builds[i].name,
-                                                "invoked", pm_report_jstr(a->builds[i].invoked), "path",
-                                                a->builds[i].path, "version_text", a->builds[i].version_text, "hash",
-                                                a->builds[i].hash, "hosts", pm_report_jstr(a->builds[i].host)));
+    for (size_t i = 0; i < a->method.n_tools; i++)
+        json_array_append_new(builds, json_pack("{s:s,s:o,s:s,s:s,s:s,s:o}", "name", a->method.tools[i].name,
+                                                "invoked", pm_report_jstr(a->method.tools[i].invoked), "path",
+                                                a->method.tools[i].path, "version_text", a->method.tools[i].version_text, "hash",
+                                                a->method.tools[i].hash, "hosts", pm_report_jstr(a->method.tools[i].host)));
     json_object_set_new(root, "tools", builds);
-    json_object_set_new(root, "mixed_builds", json_boolean(a->mixed_builds));
+    json_object_set_new(root, "mixed_builds", json_boolean(a->method.mixed_builds));
     return PM_OK;
 }
 
@@ -487,9 +487,9 @@ const pm_report_section pm_section_method = {.id = "method", .toc = "Method", .t
 
 static int next_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    if (x->a->fix_json) {
+    if (x->a->fixes.proven_json) {
         fputc('\n', f);
-        if (pm_fix_report_text(f, x->a->fix_json))
+        if (pm_fix_report_text(f, x->a->fixes.proven_json))
             return pm_err_set(err, PM_ERR_IO, "writing the proven fixes");
     } else {
         fprintf(f, "\n%sproven fixes: none measured yet. One command measures the predicted fixes (A/B against stock, "

@@ -68,8 +68,8 @@ static int figures_json(const pm_report_ctx *x, json_t *root)
 {
     const pm_analysis *a = x->a;
     json_t *fps = json_array();
-    for (size_t i = 0; i < a->n_fingerprints; i++) {
-        const pm_an_fingerprint *fp = &a->fingerprints[i];
+    for (size_t i = 0; i < a->figures.n_fingerprints; i++) {
+        const pm_an_fingerprint *fp = &a->figures.fingerprints[i];
         json_t *bars = json_array();
         for (size_t k = 0; k < fp->n; k++)
             json_array_append_new(bars, json_pack("{s:s,s:s}", "label", fp->labels[k], "config",
@@ -92,10 +92,10 @@ static int regimes_text(const pm_report_ctx *x, FILE *f, pm_err *err)
     const pm_analysis *a = x->a;
     fputs(x->markdown ? "\n## Regimes\n\n" : "\nregimes\n", f);
     size_t cells = 0;
-    for (size_t r = 0; r < a->n_regimes; r++) {
-        cells += a->regimes[r].n_cells;
-        for (size_t i = 0; i < a->regimes[r].n_boundaries; i++)
-            fprintf(f, "%s%s: %s\n", PM_MD(x, "- ", "  "), a->regimes[r].kind, a->regimes[r].boundaries[i]);
+    for (size_t r = 0; r < a->regimes.n; r++) {
+        cells += a->regimes.rows[r].n_cells;
+        for (size_t i = 0; i < a->regimes.rows[r].n_boundaries; i++)
+            fprintf(f, "%s%s: %s\n", PM_MD(x, "- ", "  "), a->regimes.rows[r].kind, a->regimes.rows[r].boundaries[i]);
     }
     if (!cells)   /* say why instead of an empty section */
         fprintf(f, "%snot applicable: no LLM (size x window), CNN (family x resolution) or two-axis configs "
@@ -109,12 +109,12 @@ static int regimes_html(const pm_report_ctx *x, FILE *f, pm_err *err)
     const pm_analysis *a = x->a;
     fputs("<h2 id=regimes>Regimes</h2>\n<ul>", f);
     int any = 0;
-    for (size_t r = 0; r < a->n_regimes; r++)
-        for (size_t i = 0; i < a->regimes[r].n_boundaries; i++, any = 1) {
+    for (size_t r = 0; r < a->regimes.n; r++)
+        for (size_t i = 0; i < a->regimes.rows[r].n_boundaries; i++, any = 1) {
             fputs("<li>", f);
-            esc(f, a->regimes[r].kind);
+            esc(f, a->regimes.rows[r].kind);
             fputs(": ", f);
-            esc(f, a->regimes[r].boundaries[i]);
+            esc(f, a->regimes.rows[r].boundaries[i]);
             fputs("</li>", f);
         }
     if (!any)
@@ -139,8 +139,8 @@ static json_t *regime(const pm_analysis *a, const pm_an_regime *r)
 static int regimes_json(const pm_report_ctx *x, json_t *root)
 {
     json_t *regimes = json_object();   /* keyed by kind ("llm", "cnn"; "command": the map over parameters) */
-    for (size_t i = 0; i < x->a->n_regimes; i++) {
-        const pm_an_regime *rg = &x->a->regimes[i];
+    for (size_t i = 0; i < x->a->regimes.n; i++) {
+        const pm_an_regime *rg = &x->a->regimes.rows[i];
         json_t *o = regime(x->a, rg);
         if (rg->others) {
             json_object_set_new(o, "rows", str(rg->row_axis));
@@ -159,7 +159,7 @@ const pm_report_section pm_section_regimes = {.id = "regimes", .toc = "Regimes",
 
 static int fits_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    if (x->a->n_fits) {
+    if (x->a->fits.n) {
         int rc = pm_report_text_table(x, f, pm_rt_fits(x->a), "cost = a * size^k (heavy passes)", err);
         if (rc)
             return rc;
@@ -189,8 +189,8 @@ static int fits_json(const pm_report_ctx *x, json_t *root)
 {
     const pm_analysis *a = x->a;
     json_t *fits = json_array();
-    for (size_t i = 0; i < a->n_fits; i++) {
-        const pm_an_fit *fi = &a->fits[i];
+    for (size_t i = 0; i < a->fits.n; i++) {
+        const pm_an_fit *fi = &a->fits.rows[i];
         json_t *fo = json_pack("{s:s,s:s,s:s,s:o,s:i,s:o,s:o,s:o,s:o,s:b,s:o,s:o}", "tool", fi->tool, "pass", fi->name,
                                "stage", a->stages[fi->stage], "x_metric", str(fi->x_metric), "n", fi->n, "exponent",
                                num(fi->exponent), "lo", num(fi->lo), "hi", num(fi->hi), "r2", num(fi->r2),
@@ -205,8 +205,8 @@ static int fits_json(const pm_report_ctx *x, json_t *root)
         json_array_append_new(fits, fo);
     }
     json_object_set_new(root, "fits", fits);
-    if (a->fits_x_note)   /* the x axes follow a fallback, not the rules the sweep recorded */
-        json_object_set_new(root, "fits_x_note", json_string(a->fits_x_note));
+    if (a->fits.x_note)   /* the x axes follow a fallback, not the rules the sweep recorded */
+        json_object_set_new(root, "fits_x_note", json_string(a->fits.x_note));
     return PM_OK;
 }
 
@@ -268,12 +268,12 @@ static int precision_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     (void)err;
     const pm_analysis *a = x->a;
-    for (size_t i = 0; i < a->n_crossovers; i++)
-        fprintf(f, "precision: %s\n", a->crossovers[i]);
-    if (a->n_crossovers)   /* a median carries no mark: the tested comparison is the A/B table's */
+    for (size_t i = 0; i < a->precision.n_crossovers; i++)
+        fprintf(f, "precision: %s\n", a->precision.crossovers[i]);
+    if (a->precision.n_crossovers)   /* a median carries no mark: the tested comparison is the A/B table's */
         fprintf(f, "precision: crossovers are medians of wall ratios over families and windows, not tests; the marks "
                    "per config are in the A/B table (precision=...)\n");
-    if (!a->n_prec)
+    if (!a->precision.n)
         fprintf(f, "precision: not applicable: no LLM configs over several precisions in this sweep\n");
     return PM_OK;
 }
@@ -283,15 +283,15 @@ static int precision_html(const pm_report_ctx *x, FILE *f, pm_err *err)
     (void)err;
     const pm_analysis *a = x->a;
     fputs("<h2 id=precision>Precision</h2><ul>", f);
-    for (size_t i = 0; i < a->n_crossovers; i++) {
+    for (size_t i = 0; i < a->precision.n_crossovers; i++) {
         fputs("<li>", f);
-        esc(f, a->crossovers[i]);
+        esc(f, a->precision.crossovers[i]);
         fputs("</li>", f);
     }
-    if (!a->n_crossovers)
+    if (!a->precision.n_crossovers)
         fputs("<li>no crossover between precisions in this sweep</li>", f);
     fputs("</ul>\n", f);
-    if (a->n_crossovers)   /* a median carries no mark: the tested comparison is the A/B table's */
+    if (a->precision.n_crossovers)   /* a median carries no mark: the tested comparison is the A/B table's */
         fputs("<p class=sub>Crossovers are medians of wall ratios over families and windows, not tests; the marks per "
               "config are in the <a href=\"#ab\">A/B table</a> (precision=&hellip;).</p>\n", f);
     return PM_OK;
@@ -313,12 +313,12 @@ static int precision_json(const pm_report_ctx *x, json_t *root)
 {
     const pm_analysis *a = x->a;
     json_t *cx = json_array();
-    for (size_t i = 0; i < a->n_crossovers; i++)
-        json_array_append_new(cx, json_string(a->crossovers[i]));
+    for (size_t i = 0; i < a->precision.n_crossovers; i++)
+        json_array_append_new(cx, json_string(a->precision.crossovers[i]));
     json_object_set_new(root, "precision",
-                        json_pack("{s:i,s:o,s:o,s:o,s:o}", "window", a->prec_window, "base", str(a->prec_base), "time",
-                                  series(a->prec_time, a->n_prec, "wall_s"), "ratio",
-                                  series(a->prec_ratio, a->n_prec, "ratio"), "crossovers", cx));
+                        json_pack("{s:i,s:o,s:o,s:o,s:o}", "window", a->precision.window, "base", str(a->precision.base), "time",
+                                  series(a->precision.time, a->precision.n, "wall_s"), "ratio",
+                                  series(a->precision.ratio, a->precision.n, "ratio"), "crossovers", cx));
     return PM_OK;
 }
 

@@ -180,14 +180,14 @@ static int noise_text(const pm_report_ctx *x, FILE *f, pm_err *err)
         pm_contention ev = {.load1 = c->load1, .cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool,
                             .user_wall = c->user_wall, .psi_share = c->psi_share, .steal_share = c->steal_share};
         char why[256];
-        int bits = pm_contention_judge(&ev, a->cpus, a->user_wall_baseline, NULL);
-        pm_contention_text(bits, &ev, a->cpus, a->user_wall_baseline, why, sizeof why);
+        int bits = pm_contention_judge(&ev, a->cpus, a->noise.user_wall_baseline, NULL);
+        pm_contention_text(bits, &ev, a->cpus, a->noise.user_wall_baseline, why, sizeof why);
         fprintf(f, "  contended: %s (%s", c->key, why);
         if (!(bits & PM_CONTENTION_LOAD) && !isnan(c->load1))
             fprintf(f, "; load %.1f", c->load1);
         fprintf(f, "; CV %.0f%%)\n", c->cv * 100);
     }
-    if (a->n_startup) {
+    if (a->overhead.n) {
         int rc = pm_report_text_table(x, f, pm_rt_startup(a), "start-up: each tool on a null input, once per sweep "
                                       "(serial baseline of its steps)", err);
         if (rc)
@@ -207,7 +207,7 @@ static int noise_html(const pm_report_ctx *x, FILE *f, pm_err *err)
     esc(f, noise);
     fputs(": the fix table and the A/B marks (compare's rule) draw no conclusion from contended configs.</p>\n", f);
     int rc;
-    if (x->a->n_startup && (rc = pm_report_html_table(f, pm_rt_startup(x->a), 0, err)))
+    if (x->a->overhead.n && (rc = pm_report_html_table(f, pm_rt_startup(x->a), 0, err)))
         return rc;
     pm_rt_startup_contended_text(x->a, noise, sizeof noise);
     if (noise[0]) {
@@ -222,21 +222,21 @@ static int noise_json(const pm_report_ctx *x, json_t *root)
 {
     const pm_analysis *a = x->a;
     json_object_set_new(root, "noise", json_pack("{s:s,s:i,s:o,s:i,s:i,s:i}", "baseline",
-                                                 a->startup_measured ? "per-tool null-input runs" : "p90 of user/wall",
-                                                 "configs_on_p90", a->n_baseline_p90, "user_wall_baseline",
-                                                 pm_report_jnum(a->user_wall_baseline), "cpus", a->cpus, "contended",
-                                                 a->n_contended, "noisy", a->n_noisy));
+                                                 a->overhead.measured ? "per-tool null-input runs" : "p90 of user/wall",
+                                                 "configs_on_p90", a->noise.n_baseline_p90, "user_wall_baseline",
+                                                 pm_report_jnum(a->noise.user_wall_baseline), "cpus", a->cpus, "contended",
+                                                 a->noise.n_contended, "noisy", a->noise.n_noisy));
     json_t *su = json_array();
-    for (size_t i = 0; i < a->n_startup; i++) {
-        const pm_an_startup *t = &a->startup[i];
+    for (size_t i = 0; i < a->overhead.n; i++) {
+        const pm_an_startup *t = &a->overhead.rows[i];
         json_array_append_new(su, json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:b,s:o}", "tool", t->tool, "runs", t->n_ok,
                                             "failed", t->n_failed, "wall_s", pm_report_jnum(t->wall_s), "user_s",
                                             pm_report_jnum(t->user_s), "sys_s", pm_report_jnum(t->sys_s), "cpu_wall",
                                             pm_report_jnum(t->cpu_wall), "contended", t->contended, "note",
                                             pm_report_jstr(t->note)));
     }
-    json_object_set_new(root, "startup", json_pack("{s:b,s:b,s:b,s:o}", "measured", a->startup_measured, "recorded",
-                                                   a->startup_table, "contended", a->startup_contended, "tools", su));
+    json_object_set_new(root, "startup", json_pack("{s:b,s:b,s:b,s:o}", "measured", a->overhead.measured, "recorded",
+                                                   a->overhead.table, "contended", a->overhead.contended, "tools", su));
     return PM_OK;
 }
 
@@ -260,10 +260,10 @@ static int parallelism_json(const pm_report_ctx *x, json_t *root)
 {
     const pm_analysis *a = x->a;
     json_t *pt = json_object(), *ps = json_object();
-    for (size_t i = 0; i < a->n_tools; i++)
-        json_object_set_new(pt, a->tools[i] ? a->tools[i] : "-", pm_report_jnum(a->tool_user_wall[i]));
-    for (size_t s = 0; a->stage_user_wall && s < a->n_stages; s++)
-        json_object_set_new(ps, a->stages[s], pm_report_jnum(a->stage_user_wall[s]));
+    for (size_t i = 0; i < a->parallelism.n_tools; i++)
+        json_object_set_new(pt, a->parallelism.tools[i] ? a->parallelism.tools[i] : "-", pm_report_jnum(a->parallelism.tool_user_wall[i]));
+    for (size_t s = 0; a->parallelism.stage_user_wall && s < a->n_stages; s++)
+        json_object_set_new(ps, a->stages[s], pm_report_jnum(a->parallelism.stage_user_wall[s]));
     json_object_set_new(root, "parallelism", json_pack("{s:o,s:o}", "tools", pt, "stages", ps));
     return PM_OK;
 }
@@ -292,8 +292,8 @@ static int fixes_json(const pm_report_ctx *x, json_t *root)
 {
     const pm_analysis *a = x->a;
     json_t *fx = json_array();
-    for (size_t i = 0; i < a->n_fixes; i++) {
-        const pm_an_fix *fi = &a->fixes[i];
+    for (size_t i = 0; i < a->fixes.n; i++) {
+        const pm_an_fix *fi = &a->fixes.rows[i];
         json_t *o = json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "stage", a->stages[fi->stage],
                               "configs", fi->n_configs, "contended", fi->n_contended, "tool", pm_report_jstr(fi->tool),
                               "pass", pm_report_jstr(fi->pass), "share", pm_report_jnum(fi->share), "exponent",

@@ -70,8 +70,8 @@ void pm_analysis_free(pm_analysis *a)
     if (!a)
         return;
     analysis_full *full = (analysis_full *)a;
-    free(a->fix_json);
-    free(a->fix_headline);
+    free(a->fixes.proven_json);
+    free(a->fixes.headline);
     for (size_t i = 0; i < a->n_configs; i++) {
         pm_an_config *c = &a->configs[i];
         pm_cfg_clear(&c->cfg);
@@ -82,68 +82,68 @@ void pm_analysis_free(pm_analysis *a)
         free(c->metrics);
     }
     free(a->configs);
-    for (size_t i = 0; i < a->n_regimes; i++)
-        free_regime(&a->regimes[i]);
-    free(a->regimes);
-    for (size_t i = 0; i < a->n_fits; i++) {
-        free(a->fits[i].x);
-        free(a->fits[i].y);
+    for (size_t i = 0; i < a->regimes.n; i++)
+        free_regime(&a->regimes.rows[i]);
+    free(a->regimes.rows);
+    for (size_t i = 0; i < a->fits.n; i++) {
+        free(a->fits.rows[i].x);
+        free(a->fits.rows[i].y);
     }
-    free(a->fits);
+    free(a->fits.rows);
     free(a->handoff.trends);
     free(a->handoff.points);
     free(a->handoff.series_axes);
     for (size_t i = 0; a->handoff.series && i < a->handoff.n_series; i++)
         free(a->handoff.series[i]);
     free(a->handoff.series);
-    for (size_t i = 0; i < a->n_fingerprints; i++) {
-        pm_an_fingerprint *fp = &a->fingerprints[i];
+    for (size_t i = 0; i < a->figures.n_fingerprints; i++) {
+        pm_an_fingerprint *fp = &a->figures.fingerprints[i];
         for (size_t k = 0; fp->labels && k < fp->n; k++)
             free(fp->labels[k]);
         free(fp->labels), free(fp->configs), free(fp->bar_axes), free(fp->held);
     }
-    free(a->fingerprints);
+    free(a->figures.fingerprints);
     /* prec_time / prec_ratio are allocated with n_prec+1 entries; free what was filled */
-    size_t np = a->n_prec;
-    free_series(a->prec_time, np + 1);
-    free_series(a->prec_ratio, np + 1);
-    for (size_t i = 0; i < a->n_crossovers; i++)
-        free(a->crossovers[i]);
-    free(a->crossovers);
-    for (size_t i = 0; i < a->n_tools; i++)
-        free(a->tools[i]);
-    free(a->tools);
-    free(a->tool_user_wall);
-    free(a->stage_user_wall);
-    for (size_t i = 0; i < a->n_fixes; i++)
-        free(a->fixes[i].fix);
-    free(a->fixes);
-    free(a->npu);
-    for (size_t i = 0; i < a->n_hosts; i++) {
-        pm_an_host *h = &a->hosts[i];
+    size_t np = a->precision.n;
+    free_series(a->precision.time, np + 1);
+    free_series(a->precision.ratio, np + 1);
+    for (size_t i = 0; i < a->precision.n_crossovers; i++)
+        free(a->precision.crossovers[i]);
+    free(a->precision.crossovers);
+    for (size_t i = 0; i < a->parallelism.n_tools; i++)
+        free(a->parallelism.tools[i]);
+    free(a->parallelism.tools);
+    free(a->parallelism.tool_user_wall);
+    free(a->parallelism.stage_user_wall);
+    for (size_t i = 0; i < a->fixes.n; i++)
+        free(a->fixes.rows[i].fix);
+    free(a->fixes.rows);
+    free(a->npu.rows);
+    for (size_t i = 0; i < a->machines.n; i++) {
+        pm_an_host *h = &a->machines.rows[i];
         free(h->name); free(h->fingerprint); free(h->cpu_model); free(h->kernel); free(h->compiler);
     }
-    free(a->hosts);
-    for (size_t i = 0; i < a->n_startup; i++) {
-        free(a->startup[i].tool);
-        free(a->startup[i].note);
+    free(a->machines.rows);
+    for (size_t i = 0; i < a->overhead.n; i++) {
+        free(a->overhead.rows[i].tool);
+        free(a->overhead.rows[i].note);
     }
-    free(a->startup);
-    pm_tool_idents_free(a->builds, a->n_builds);
-    for (size_t i = 0; i < a->n_host_warnings; i++)
-        free(a->host_warnings[i]);
-    free(a->host_warnings);
+    free(a->overhead.rows);
+    pm_tool_idents_free(a->method.tools, a->method.n_tools);
+    for (size_t i = 0; i < a->machines.n_warnings; i++)
+        free(a->machines.warnings[i]);
+    free(a->machines.warnings);
     free(a->incomplete);
-    for (size_t i = 0; i < a->n_ab; i++) {
-        free(a->ab[i].variant);
-        free(a->ab[i].against);
-        free(a->ab[i].error);
-        pm_compare_free(&a->ab[i].cmp);
+    for (size_t i = 0; i < a->ab.n; i++) {
+        free(a->ab.rows[i].variant);
+        free(a->ab.rows[i].against);
+        free(a->ab.rows[i].error);
+        pm_compare_free(&a->ab.rows[i].cmp);
     }
-    free(a->ab);
+    free(a->ab.rows);
     pm_an_builds_free(&a->between);
     free(a->stages);
-    free(a->sweep); free(a->backend); free(a->meta_json); free(a->no_report_note);
+    free(a->sweep); free(a->backend); free(a->meta_json); free(a->summary.no_report_note);
     for (size_t i = 0; i < full->priv.pool.n; i++)
         free(full->priv.pool.s[i]);
     free(full->priv.pool.s);

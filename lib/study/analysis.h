@@ -24,7 +24,7 @@ typedef struct pm_an_opts {
     /* For a store whose sweep recorded no fit-size rules (made before they were): back end NAME's rules of
      * today, NULL when there is no such back end (passmap passes pm_backend_fit_sizes_of; the study itself
      * reaches no back end, so it links without them). NULL here, or a NULL answer: the rules every back end
-     * had then, picked by tool name. Either way pm_analysis.fits_x_note says which. */
+     * had then, picked by tool name. Either way pm_analysis.fits.x_note says which. */
     const pm_fit_size *(*fit_sizes_of)(const char *backend);
 } pm_an_opts;
 
@@ -79,7 +79,7 @@ typedef struct pm_an_config {
     struct pm_an_metric { char *name; double mean; } *metrics;   /* every run metric's mean (any back end's) */
     size_t n_metrics;
     int instrumented;             /* NPU: compiled with instrumentation switches (analysis_npu.c) */
-    int host;                     /* index into pm_analysis.hosts of the machine of its cold runs;
+    int host;                     /* index into pm_analysis.machines.rows of the machine of its cold runs;
                                      -1: none recorded, -2: several machines */
 } pm_an_config;
 
@@ -320,19 +320,19 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
 /* A stage "dominates" a config when it takes at least this share of its compile; below it, it "leads". */
 #define PM_AN_DOMINATES_SHARE 0.5
 /* The words on the fix table and the headline's fix from `passmap fix`'s plan (pm_fix_propose: one source of
- * truth) and a->fix_json (its proven rows): per regime row, proven fixes first with their measured ratios, then
+ * truth) and a->fixes.proven_json (its proven rows): per regime row, proven fixes first with their measured ratios, then
  * the predicted ones whose rule holds on the row's configs; the headline: the proven combination to ship, else
  * the predicted single fix that holds on most configs. db_label names the store in the hint. */
 struct json_t;
 int pm_analysis_fix_words(pm_analysis *a, const struct json_t *plan, const char *db_label);
 void pm_analysis_free(pm_analysis *a);
-/* Fills a->ab: every variant other than the reference (stock when present, else the regime maps' variant: the most common one) against
+/* Fills a->ab.rows: every variant other than the reference (stock when present, else the regime maps' variant: the most common one) against
  * it, then every precision of the precision study against its base (compare's axis matching), with compare's rule (threshold 0: PM_COMPARE_THRESHOLD). A comparison compare refuses is kept with its
  * error, not fatal. db_path: the store the analysis read. allow_contended: compare's --allow-contended. */
 int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int allow_contended, pm_err *err);
 /* Fills a->between when a study axis picks the compiler build (pm_an_builds); threshold 0: PM_COMPARE_THRESHOLD.
  * A pair compare refuses is kept with its error, not fatal. db_path: the store the analysis read. Call after
- * pm_analysis_ab (it reads a->allow_contended). */
+ * pm_analysis_ab (it reads a->ab.allow_contended). */
 int pm_analysis_builds(pm_analysis *a, const char *db_path, double threshold, pm_err *err);
 void pm_an_builds_free(pm_an_builds *b);
 /* The whole report as JSON (schema in the function's comment in analysis.c). New reference. */

@@ -10,11 +10,11 @@
 static int add_ab(pm_analysis *a, const char *db_path, double threshold, const char *axis, const char *va,
                   const char *vb, int *unreadable, pm_err *err)
 {
-    pm_an_ab *ab = realloc(a->ab, (a->n_ab + 1) * sizeof *ab);
+    pm_an_ab *ab = realloc(a->ab.rows, (a->ab.n + 1) * sizeof *ab);
     if (!ab)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    a->ab = ab;
-    ab = &a->ab[a->n_ab++];
+    a->ab.rows = ab;
+    ab = &a->ab.rows[a->ab.n++];
     memset(ab, 0, sizeof *ab);
     ab->variant = strdup(vb);
     ab->against = strdup(va);
@@ -23,7 +23,7 @@ static int add_ab(pm_analysis *a, const char *db_path, double threshold, const c
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     pm_compare_opts co = {.path_a = db_path, .path_b = db_path, .sweep_a = a->sweep, .sweep_b = a->sweep,
                           .variant_a = va, .variant_b = vb, .axis = axis, .threshold = threshold,
-                          .walls_only = 1, .allow_contended = a->allow_contended};
+                          .walls_only = 1, .allow_contended = a->ab.allow_contended};
     pm_err e = {0};
     int rc = pm_compare_run(&co, &ab->cmp, &e);
     if (rc == PM_ERR_NOMEM)
@@ -37,7 +37,7 @@ static int add_ab(pm_analysis *a, const char *db_path, double threshold, const c
 
 int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int allow_contended, pm_err *err)
 {
-    a->allow_contended = allow_contended;
+    a->ab.allow_contended = allow_contended;
     if (a->sweep && strchr(a->sweep, ','))   /* several sweeps: compare pairs within one sweep */
         return PM_OK;
     int rc = PM_OK, unreadable = 0;
@@ -47,8 +47,8 @@ int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int al
     for (size_t i = 0; !ref && i < a->n_configs; i++)
         if (a->configs[i].variant && !strcmp(a->configs[i].variant, "stock") && a->configs[i].n_cold)
             ref = a->configs[i].variant;
-    for (size_t i = 0; !ref && i < a->n_regimes; i++)
-        ref = a->regimes[i].variant;
+    for (size_t i = 0; !ref && i < a->regimes.n; i++)
+        ref = a->regimes.rows[i].variant;
     if (!ref) {   /* no regime map: the most common variant among the configs */
         size_t best = 0;
         for (size_t i = 0; i < a->n_configs; i++) {
@@ -64,15 +64,15 @@ int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int al
         if (!v || !*v || !strcmp(v, ref) || !a->configs[i].n_cold)
             continue;
         size_t k = 0;
-        while (k < a->n_ab && strcmp(a->ab[k].variant, v))
+        while (k < a->ab.n && strcmp(a->ab.rows[k].variant, v))
             k++;
-        if (k == a->n_ab)   /* each variant once */
+        if (k == a->ab.n)   /* each variant once */
             rc = add_ab(a, db_path, threshold, NULL, ref, v, &unreadable, err);
     }
     /* The precision study's ratios: each precision against the base on configs equal on every other axis
      * (variant included), so its per-config marks come from compare too. */
-    for (size_t k = 0; a->prec_base && !rc && !unreadable && k < a->n_prec; k++)
-        if (a->prec_time[k].label && strcmp(a->prec_time[k].label, a->prec_base))
-            rc = add_ab(a, db_path, threshold, "precision", a->prec_base, a->prec_time[k].label, &unreadable, err);
+    for (size_t k = 0; a->precision.base && !rc && !unreadable && k < a->precision.n; k++)
+        if (a->precision.time[k].label && strcmp(a->precision.time[k].label, a->precision.base))
+            rc = add_ab(a, db_path, threshold, "precision", a->precision.base, a->precision.time[k].label, &unreadable, err);
     return rc;
 }

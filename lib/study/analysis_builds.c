@@ -151,7 +151,7 @@ static int add_pair(pm_analysis *a, const char *db_path, double threshold, const
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     pm_compare_opts co = {.path_a = db_path, .path_b = db_path, .sweep_a = a->sweep, .sweep_b = a->sweep,
                           .variant_a = p->a, .variant_b = p->b, .axis = bw->axis, .threshold = threshold,
-                          .allow_contended = a->allow_contended, .aliases = al};
+                          .allow_contended = a->ab.allow_contended, .aliases = al};
     pm_err e = {0};
     int rc = pm_compare_run(&co, &p->cmp, &e);
     if (rc == PM_ERR_NOMEM)

@@ -17,7 +17,7 @@ static const char no_sizes[] =
 /* The rules that say which metric sizes a tool's stage (stagemap.h pm_fit_size), as the sweep recorded them in
  * its metadata ("fit_sizes"). A store made before they were recorded takes its back end's rules of today (asked
  * through pm_an_opts.fit_sizes_of: the study reaches no back end itself), and a store of no back end (an
- * import) the rules every back end had then, picked by tool name; either way pm_analysis.fits_x_note says so. */
+ * import) the rules every back end had then, picked by tool name; either way pm_analysis.fits.x_note says so. */
 static const pm_fit_size by_tool_name[] = {
     {"ov-*", "*tiling*", "npu.tiles"}, {"ov-*", NULL, "npu.tasks"}, {"llc", NULL, "ir.llvm_ops"},
     {"mlir-translate", NULL, "ir.llvm_ops"}, {NULL, NULL, "ir.stage.{stage}"}, {NULL, NULL, "ir.*"}, {0}};
@@ -237,8 +237,8 @@ int an_fits(an_work *w, pm_err *err)
             if (ps->share > pid_max[ps->id])
                 pid_max[ps->id] = ps->share;
         }
-    a->fits = calloc(8 * (n_var ? n_var : 1), sizeof *a->fits);
-    if (!a->fits)
+    a->fits.rows = calloc(8 * (n_var ? n_var : 1), sizeof *a->fits.rows);
+    if (!a->fits.rows)
         AN_NOMEM();
     for (int round = 0; round < 8; round++) {
         size_t best = NP;
@@ -253,7 +253,7 @@ int an_fits(an_work *w, pm_err *err)
         if ((rc = x_metric_for(w, &fr, pv->pids[best].tool, pv->pids[best].stage, &xm)))
             AN_NOMEM();
         for (size_t v = 0; v < n_var; v++) {
-            pm_an_fit *f = &a->fits[a->n_fits];
+            pm_an_fit *f = &a->fits.rows[a->fits.n];
             f->tool = pv->pids[best].tool;
             f->name = pv->pids[best].name;
             f->stage = pv->pids[best].stage;
@@ -270,12 +270,12 @@ int an_fits(an_work *w, pm_err *err)
                 f->x = f->y = NULL;
                 AN_NOMEM();
             }
-            a->n_fits++;
+            a->fits.n++;
             fit_variant(w, f, best);
         }
     }
-    if (a->n_fits)
-        a->fits_x_note = fr.note;
+    if (a->fits.n)
+        a->fits.x_note = fr.note;
 cleanup:
     free_rules(&fr);
     free(pid_max);

@@ -21,8 +21,8 @@ int an_fixes(an_work *w, pm_err *err)
     double *tmp = w->tmp;
     /* Fix table: one row per regime (dominant stage among configs). A row with contended configs gets no fix:
        a busy machine moves CPU wait into process-overhead and lowers user/wall, which is not a finding. */
-    a->fixes = calloc(NS, sizeof *a->fixes);
-    if (!a->fixes)
+    a->fixes.rows = calloc(NS, sizeof *a->fixes.rows);
+    if (!a->fixes.rows)
         AN_NOMEM();
     for (size_t s = 0; s < NS; s++) {
         int n = 0;
@@ -41,7 +41,7 @@ int an_fixes(an_work *w, pm_err *err)
             }
         if (!n)
             continue;
-        pm_an_fix *x = &a->fixes[a->n_fixes];
+        pm_an_fix *x = &a->fixes.rows[a->fixes.n];
         x->stage = (int)s;
         x->n_configs = n;
         x->n_contended = n_contended;
@@ -50,8 +50,8 @@ int an_fixes(an_work *w, pm_err *err)
         x->cache_ratio = nr ? an_median(tmp, (size_t)nr) : NAN;
         x->share = share_sum / n;
         /* a compile server saves start-up, not the rest of the overhead: the rules read the two apart */
-        x->startup_share = a->startup_contended ? NAN : su_sum / n;   /* no conclusion from a contended start-up */
-        x->outside_share = a->startup_contended ? NAN : out_sum / n;
+        x->startup_share = a->overhead.contended ? NAN : su_sum / n;   /* no conclusion from a contended start-up */
+        x->outside_share = a->overhead.contended ? NAN : out_sum / n;
         if ((int)s != st_over) {
             /* the regime's heaviest pass: the largest summed share over its configs, in any stage (the regime is
                the stage that takes most, but its own passes may each be small next to another stage's one) */
@@ -94,10 +94,10 @@ int an_fixes(an_work *w, pm_err *err)
                         x->pass_stage = a->configs[ci].passes[p].stage;
                         break;
                     }
-            for (size_t k = 0; bn && k < a->n_fits; k++)
-                if (a->fits[k].name == bn && a->fits[k].tool == bt && a->fits[k].reference) {   /* stock's */
-                    x->exponent = a->fits[k].exponent;
-                    x->exponent_lo = a->fits[k].lo;
+            for (size_t k = 0; bn && k < a->fits.n; k++)
+                if (a->fits.rows[k].name == bn && a->fits.rows[k].tool == bt && a->fits.rows[k].reference) {   /* stock's */
+                    x->exponent = a->fits.rows[k].exponent;
+                    x->exponent_lo = a->fits.rows[k].lo;
                 }
         } else {
             /* start-up is a single-threaded process phase */
@@ -110,7 +110,7 @@ int an_fixes(an_work *w, pm_err *err)
                 }
             x->user_wall = nu > 0 ? u / nu : NAN;
         }
-        a->n_fixes++;
+        a->fixes.n++;
     }
 cleanup:
     return rc;
@@ -192,12 +192,12 @@ static void ledger_words(const json_t *row, char *buf, size_t cap)
 
 int pm_analysis_fix_words(pm_analysis *a, const json_t *plan, const char *db_label)
 {
-    json_t *proven = a->fix_json ? json_loads(a->fix_json, 0, NULL) : NULL;
+    json_t *proven = a->fixes.proven_json ? json_loads(a->fixes.proven_json, 0, NULL) : NULL;
     const json_t *fixes = json_object_get(plan, "fixes");
     const char *none = js(plan, "none", NULL);
     int oom = 0;
-    for (size_t i = 0; i < a->n_fixes && !oom; i++) {
-        pm_an_fix *x = &a->fixes[i];
+    for (size_t i = 0; i < a->fixes.n && !oom; i++) {
+        pm_an_fix *x = &a->fixes.rows[i];
         free(x->fix);
         x->fix = NULL;
         size_t k;
@@ -234,13 +234,13 @@ int pm_analysis_fix_words(pm_analysis *a, const json_t *plan, const char *db_lab
                        x->n_contended ? " its uncontended configs" : " its configs");
     }
     /* the headline: the proven combination to ship, else the predicted fix whose rule holds on most configs */
-    free(a->fix_headline);
-    a->fix_headline = NULL;
+    free(a->fixes.headline);
+    a->fixes.headline = NULL;
     const json_t *rec = json_object_get(proven, "recommended");
     if (json_is_object(rec) && json_is_true(json_object_get(rec, "ship"))) {
         char led[160];
         ledger_words(rec, led, sizeof led);
-        oom |= cat(&a->fix_headline, "%s \u2014 proven by passmap fix (%s of stock over %d configs; output %s)",
+        oom |= cat(&a->fixes.headline, "%s \u2014 proven by passmap fix (%s of stock over %d configs; output %s)",
                    js(rec, "variant", "?"), led, (int)json_integer_value(json_object_get(rec, "n_configs")),
                    js(rec, "output", "-"));
     } else {
@@ -255,29 +255,29 @@ int pm_analysis_fix_words(pm_analysis *a, const json_t *plan, const char *db_lab
             nbest = n;
         }
         if (proven)
-            oom |= cat(&a->fix_headline, "nothing proven to ship by passmap fix (see the proven fixes); ");
+            oom |= cat(&a->fixes.headline, "nothing proven to ship by passmap fix (see the proven fixes); ");
         if (best) {
             /* the regime it holds in most, and that regime's heaviest pass with its share */
             const pm_an_fix *reg = NULL;
             size_t rn = 0;
-            for (size_t i = 0; i < a->n_fixes; i++) {
-                size_t n = matches_in(a, best, a->fixes[i].stage);
+            for (size_t i = 0; i < a->fixes.n; i++) {
+                size_t n = matches_in(a, best, a->fixes.rows[i].stage);
                 if (n > rn) {
                     rn = n;
-                    reg = &a->fixes[i];
+                    reg = &a->fixes.rows[i];
                 }
             }
             /* a short answer: which fix, how sure, where, and the command that measures its ratio; its rule and
              * why are the fix table's and passmap fix --dry-run's, the heaviest pass the dominant lines' */
-            oom |= cat(&a->fix_headline, "%s \u2014 predicted, not measured: its rule holds on %zu of %zu config%s",
+            oom |= cat(&a->fixes.headline, "%s \u2014 predicted, not measured: its rule holds on %zu of %zu config%s",
                        js(best, "name", "?"), nbest, a->n_configs, a->n_configs == 1 ? "" : "s");
             if (reg)
-                oom |= cat(&a->fix_headline, ", most in the %s regime", a->stages[reg->stage]);
-            oom |= cat(&a->fix_headline, "; measure it with passmap fix %s", db_label ? db_label : "DB");
+                oom |= cat(&a->fixes.headline, ", most in the %s regime", a->stages[reg->stage]);
+            oom |= cat(&a->fixes.headline, "; measure it with passmap fix %s", db_label ? db_label : "DB");
         } else if (none) {
-            oom |= cat(&a->fix_headline, "no fix proposed: %s", none);
+            oom |= cat(&a->fixes.headline, "no fix proposed: %s", none);
         } else if (!proven) {
-            oom |= cat(&a->fix_headline, "no fix proposed: no rule of the %s catalogue holds on this study's "
+            oom |= cat(&a->fixes.headline, "no fix proposed: no rule of the %s catalogue holds on this study's "
                                          "evidence", a->backend ? a->backend : "back end's");
         }
     }

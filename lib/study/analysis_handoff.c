@@ -410,9 +410,9 @@ static const char *held_value(const pm_analysis *a, const char *name, const char
 /* The regime map over parameters (of the kinds without a row), or NULL. */
 static const pm_an_regime *others_map(const pm_analysis *a)
 {
-    for (size_t i = 0; i < a->n_regimes; i++)
-        if (a->regimes[i].others)
-            return &a->regimes[i];
+    for (size_t i = 0; i < a->regimes.n; i++)
+        if (a->regimes.rows[i].others)
+            return &a->regimes.rows[i];
     return NULL;
 }
 
@@ -501,7 +501,7 @@ int an_handoff(an_work *w, pm_err *err)
     while (pm_kind_at(nk))
         nk++;
     const pm_kind **pops = calloc((size_t)nk + 2, sizeof *pops);
-    if (!pops || !(a->fingerprints = calloc((size_t)nk + 2, sizeof *a->fingerprints))) {
+    if (!pops || !(a->figures.fingerprints = calloc((size_t)nk + 2, sizeof *a->figures.fingerprints))) {
         free(pops);
         return an_nomem(err);
     }
@@ -513,7 +513,7 @@ int an_handoff(an_work *w, pm_err *err)
     if (np || others)
         rc = build_handoff(w, np ? pops[0] : NULL, err);
     for (size_t k = 0; !rc && k < np + (size_t)others; k++)
-        if (build_fingerprint(w, k < np ? pops[k] : NULL, &a->fingerprints[a->n_fingerprints++]))
+        if (build_fingerprint(w, k < np ? pops[k] : NULL, &a->figures.fingerprints[a->figures.n_fingerprints++]))
             rc = an_nomem(err);
     free(pops);
     return rc;

@@ -27,22 +27,22 @@ static int on_host(void *vctx, const pm_sq_host_row *r)
     if (cfg < 0)
         return PM_OK;
     size_t h = 0;
-    while (h < a->n_hosts && (strcmp(a->hosts[h].name, r->name) || strcmp(a->hosts[h].fingerprint, r->fingerprint)))
+    while (h < a->machines.n && (strcmp(a->machines.rows[h].name, r->name) || strcmp(a->machines.rows[h].fingerprint, r->fingerprint)))
         h++;
-    if (h == a->n_hosts) {
-        pm_an_host *p = realloc(a->hosts, (a->n_hosts + 1) * sizeof *p);
+    if (h == a->machines.n) {
+        pm_an_host *p = realloc(a->machines.rows, (a->machines.n + 1) * sizeof *p);
         if (!p)
             return PM_ERR_NOMEM;
-        a->hosts = p;
+        a->machines.rows = p;
         memset(&p[h], 0, sizeof p[h]);
-        a->n_hosts++;
+        a->machines.n++;
         if (!dup_all(&p[h], r))
             return PM_ERR_NOMEM;
         p[h].cores = r->cores;
         p[h].wall_geomean = NAN;
     }
-    a->hosts[h].n_configs++;
-    a->hosts[h].n_runs += r->n_runs;
+    a->machines.rows[h].n_configs++;
+    a->machines.rows[h].n_runs += r->n_runs;
     pm_an_config *c = &a->configs[cfg];
     c->host = ctx->n_hosts_of[cfg]++ == 0 ? (int)h : -2;
     return PM_OK;
@@ -65,37 +65,37 @@ static int load_builds(an_work *w, pm_err *err)
             return rc;
         if (!n)
             continue;
-        pm_tool_ident *g = realloc(a->builds, (a->n_builds + n) * sizeof *g);
+        pm_tool_ident *g = realloc(a->method.tools, (a->method.n_tools + n) * sizeof *g);
         if (!g) {
             pm_tool_idents_free(t, n);
             return an_nomem(err);
         }
-        a->builds = g;
-        memcpy(a->builds + a->n_builds, t, n * sizeof *t);
-        a->n_builds += n;
+        a->method.tools = g;
+        memcpy(a->method.tools + a->method.n_tools, t, n * sizeof *t);
+        a->method.n_tools += n;
         free(t);
     }
     /* one tool is one (name, program word): a spec whose axis picks the build (llc-{llvm}) runs one build per
      * word; a word recorded before schema 8 (NULL) is its name's */
-    for (size_t i = 0; i < a->n_builds; i++) {
+    for (size_t i = 0; i < a->method.n_tools; i++) {
         size_t k = 0;
-        for (size_t j = 0; j < a->n_builds; j++)
-            k += same_word(&a->builds[i], &a->builds[j]) &&
-                 (strcmp(a->builds[i].hash, a->builds[j].hash) ||
-                  strcmp(a->builds[i].version_text, a->builds[j].version_text));
+        for (size_t j = 0; j < a->method.n_tools; j++)
+            k += same_word(&a->method.tools[i], &a->method.tools[j]) &&
+                 (strcmp(a->method.tools[i].hash, a->method.tools[j].hash) ||
+                  strcmp(a->method.tools[i].version_text, a->method.tools[j].version_text));
         if (!k)
             continue;
         int said = 0;
         for (size_t j = 0; j < i && !said; j++)
-            said = same_word(&a->builds[i], &a->builds[j]);
-        a->mixed_builds = 1;
+            said = same_word(&a->method.tools[i], &a->method.tools[j]);
+        a->method.mixed_builds = 1;
         if (said)
             continue;
         char buf[512];
         snprintf(buf, sizeof buf, "tool %s: %zu builds ran in this study under one program name (a forced "
                  "merge): its runs do not share one compiler build; compare within a build",
-                 a->builds[i].invoked ? a->builds[i].invoked : a->builds[i].name, k + 1);
-        if (an_strlist_add(&a->host_warnings, &a->n_host_warnings, buf))
+                 a->method.tools[i].invoked ? a->method.tools[i].invoked : a->method.tools[i].name, k + 1);
+        if (an_strlist_add(&a->machines.warnings, &a->machines.n_warnings, buf))
             return an_nomem(err);
     }
     return PM_OK;
@@ -132,14 +132,14 @@ int an_hosts(an_work *w, pm_err *err)
     if (rc)
         goto cleanup;
     /* Machine kinds: distinct fingerprints. */
-    for (size_t i = 0; i < a->n_hosts; i++) {
+    for (size_t i = 0; i < a->machines.n; i++) {
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(a->hosts[i].fingerprint, a->hosts[j].fingerprint);
-        a->n_machine_kinds += !seen;
+            seen = !strcmp(a->machines.rows[i].fingerprint, a->machines.rows[j].fingerprint);
+        a->machines.n_kinds += !seen;
     }
     /* Per machine: geometric mean cold wall of the configs it alone measured. */
-    for (size_t h = 0; h < a->n_hosts; h++) {
+    for (size_t h = 0; h < a->machines.n; h++) {
         double sum = 0;
         int n = 0;
         for (size_t i = 0; i < a->n_configs; i++)
@@ -147,28 +147,28 @@ int an_hosts(an_work *w, pm_err *err)
                 sum += log(a->configs[i].wall.mean);
                 n++;
             }
-        a->hosts[h].wall_geomean = n ? exp(sum / n) : NAN;
+        a->machines.rows[h].wall_geomean = n ? exp(sum / n) : NAN;
     }
-    if (a->n_hosts > 1) {
+    if (a->machines.n > 1) {
         char buf[768];
-        if (a->n_machine_kinds > 1)
+        if (a->machines.n_kinds > 1)
             snprintf(buf, sizeof buf,
                      "this study mixes %zu machines of %d kinds (CPU, cores, kernel or compiler build differ): "
                      "configs measured on different machines are compared in the tables, regime maps, fits and "
                      "precision ratios, so their differences include the machines'; compare within a machine, or "
                      "rerun on one machine kind",
-                     a->n_hosts, a->n_machine_kinds);
-        else if (a->mixed_builds)
+                     a->machines.n, a->machines.n_kinds);
+        else if (a->method.mixed_builds)
             snprintf(buf, sizeof buf,
                      "this study mixes %zu machines of one CPU, core count and kernel, and more than one compiler "
                      "build (above): comparisons across configs include the builds' differences",
-                     a->n_hosts);
+                     a->machines.n);
         else
             snprintf(buf, sizeof buf,
                      "this study mixes %zu machines of one kind (same CPU, cores, kernel and compiler build): "
                      "comparisons across configs assume the machines time alike",
-                     a->n_hosts);
-        if (an_strlist_add(&a->host_warnings, &a->n_host_warnings, buf)) {
+                     a->machines.n);
+        if (an_strlist_add(&a->machines.warnings, &a->machines.n_warnings, buf)) {
             rc = an_nomem(err);
             goto cleanup;
         }
@@ -179,7 +179,7 @@ int an_hosts(an_work *w, pm_err *err)
         char buf[512];
         snprintf(buf, sizeof buf, "%s: its cold repeats come from %d machines, so its interval mixes machines",
                  a->configs[i].key, ctx.n_hosts_of[i]);
-        if (an_strlist_add(&a->host_warnings, &a->n_host_warnings, buf)) {
+        if (an_strlist_add(&a->machines.warnings, &a->machines.n_warnings, buf)) {
             rc = an_nomem(err);
             goto cleanup;
         }

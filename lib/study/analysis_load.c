@@ -82,11 +82,11 @@ static int add_run(void *ctx, const pm_sq_run_row *r)
         return PM_OK;
     if (!r->status || strcmp(r->status, "ok")) {
         a->configs[ci].n_failed++;
-        a->n_runs_failed++;
+        a->summary.n_runs_failed++;
         if (r->status && !strcmp(r->status, PM_RUN_STATUS_NO_REPORT)) {
             a->configs[ci].n_no_report++;
-            a->n_runs_no_report++;
-            if (!a->no_report_note && r->note && !(a->no_report_note = strdup(r->note)))
+            a->summary.n_runs_no_report++;
+            if (!a->summary.no_report_note && r->note && !(a->summary.no_report_note = strdup(r->note)))
                 return PM_ERR_NOMEM;
         }
         return PM_OK;
@@ -103,7 +103,7 @@ static int add_run(void *ctx, const pm_sq_run_row *r)
         w->cap_runs = cap;
     }
     w->runs[w->n_runs++] = (run_row){r->id, ci, cold, r->wall_s, r->user_s, 0};
-    a->n_runs_ok++;
+    a->summary.n_runs_ok++;
     if (cold)
         a->configs[ci].n_cold++;
     else
@@ -571,10 +571,10 @@ int an_load(an_work *w, pm_err *err)
     if ((rc = pm_sq_scope_begin(w->db, &w->sweeps, err)) ||
         (rc = cb_status(pm_sq_runs(w->db, &w->sweeps, add_run, w, err), err)))
         return rc;
-    if ((rc = cb_status(pm_sq_steps_scan(w->db, &w->sweeps, &a->n_trace_runs, an_take_tool, a, err), err)))
+    if ((rc = cb_status(pm_sq_steps_scan(w->db, &w->sweeps, &a->summary.n_trace_runs, an_take_tool, a, err), err)))
         return rc;
     for (size_t ci = 0; ci < a->n_configs; ci++)
-        a->n_configs_no_report += a->configs[ci].n_no_report > 0 && a->configs[ci].n_cold == 0;
+        a->summary.n_configs_no_report += a->configs[ci].n_no_report > 0 && a->configs[ci].n_cold == 0;
     w->run_stage_ns = a->n_stages;
     if (!(w->run_stage = calloc(w->n_runs * a->n_stages + 1, sizeof *w->run_stage)) ||
         !(w->stage_u = calloc(a->n_stages + 1, sizeof *w->stage_u)) ||

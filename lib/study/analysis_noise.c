@@ -58,23 +58,23 @@ int an_noise(an_work *w, pm_err *err)
         size_t n_out = 0;
         pm_stats_log_outliers(v, n, flag, &n_out);   /* calibrated limit: stats.h PM_STATS_OUTLIER_LIMIT */
         c->n_outliers = (int)n_out;
-        a->n_noisy += (c->cv > 0.10) || n_out > 0;
+        a->noise.n_noisy += (c->cv > 0.10) || n_out > 0;
     }
     free(first);
     free(order);
     /* The fallback level (no serial level for any tool of a config): the sweep's p90 user/wall. */
     for (size_t ci = 0; ci < a->n_configs; ci++)
         v[ci] = a->configs[ci].user_wall;
-    a->user_wall_baseline = pm_contention_p90(v, a->n_configs);
+    a->noise.user_wall_baseline = pm_contention_p90(v, a->n_configs);
     for (size_t ci = 0; ci < a->n_configs; ci++) {
         pm_an_config *c = &a->configs[ci];
         /* compare and passmap fix judge with the same function (contention.h) */
         pm_contention ev = {.load1 = c->load1, .cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool,
                             .user_wall = c->user_wall, .psi_share = c->psi_share, .steal_share = c->steal_share};
         int on_p90 = 0;
-        c->contended = pm_contention_judge(&ev, a->cpus, a->user_wall_baseline, &on_p90) != 0;
-        a->n_baseline_p90 += on_p90 && c->n_cold > 0;
-        a->n_contended += c->contended;
+        c->contended = pm_contention_judge(&ev, a->cpus, a->noise.user_wall_baseline, &on_p90) != 0;
+        a->noise.n_baseline_p90 += on_p90 && c->n_cold > 0;
+        a->noise.n_contended += c->contended;
     }
     free(flag);
     return PM_OK;

@@ -47,14 +47,14 @@ int an_npu(an_work *w, pm_err *err)
     int rc = an_metric_means(w, take, &c, err);
     if (rc || !c.any)
         goto cleanup;
-    a->npu = calloc(a->n_configs, sizeof *a->npu);
-    if (!a->npu) {
+    a->npu.rows = calloc(a->n_configs, sizeof *a->npu.rows);
+    if (!a->npu.rows) {
         rc = an_nomem(err);
         goto cleanup;
     }
     for (size_t i = 0; i < a->n_configs; i++) {
         const double *v = &c.v[i * M_N];
-        pm_an_npu_config *n = &a->npu[a->n_npu];
+        pm_an_npu_config *n = &a->npu.rows[a->npu.n];
         if (isnan(v[M_INSTR]) && isnan(v[M_NET]) && isnan(v[M_PREFILL]))
             continue; /* not an OpenVINO config */
         n->config = (int)i;
@@ -72,9 +72,9 @@ int an_npu(an_work *w, pm_err *err)
         n->blob_weightless_bytes = v[M_BLOB_WL];
         n->import_s = v[M_IMPORT];
         a->configs[i].instrumented = n->instrumented;
-        a->n_npu_instrumented += n->instrumented;
-        a->n_npu_offline += n->offline;
-        a->n_npu++;
+        a->npu.n_instrumented += n->instrumented;
+        a->npu.n_offline += n->offline;
+        a->npu.n++;
     }
 cleanup:
     free(c.v);
@@ -83,5 +83,5 @@ cleanup:
 
 int an_compared(const pm_analysis *a, const pm_an_config *c)
 {
-    return !c->instrumented || a->n_npu_instrumented == (int)a->n_npu;
+    return !c->instrumented || a->npu.n_instrumented == (int)a->npu.n;
 }

@@ -45,18 +45,18 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
 int an_take_tool(void *ctx, const pm_sq_tool_row *r)
 {
     pm_analysis *a = ctx;
-    char **t = realloc(a->tools, (a->n_tools + 1) * sizeof *t);
+    char **t = realloc(a->parallelism.tools, (a->parallelism.n_tools + 1) * sizeof *t);
     if (t)
-        a->tools = t;
-    double *uw = t ? realloc(a->tool_user_wall, (a->n_tools + 1) * sizeof *uw) : NULL;
+        a->parallelism.tools = t;
+    double *uw = t ? realloc(a->parallelism.tool_user_wall, (a->parallelism.n_tools + 1) * sizeof *uw) : NULL;
     if (uw)
-        a->tool_user_wall = uw;
+        a->parallelism.tool_user_wall = uw;
     if (!t || !uw)
         return PM_ERR_NOMEM;
-    a->tools[a->n_tools] = r->tool ? strdup(r->tool) : NULL;
-    if (r->tool && !a->tools[a->n_tools])
+    a->parallelism.tools[a->parallelism.n_tools] = r->tool ? strdup(r->tool) : NULL;
+    if (r->tool && !a->parallelism.tools[a->parallelism.n_tools])
         return PM_ERR_NOMEM;
-    a->tool_user_wall[a->n_tools++] = r->wall_s > 0 ? r->user_s / r->wall_s : NAN;
+    a->parallelism.tool_user_wall[a->parallelism.n_tools++] = r->wall_s > 0 ? r->user_s / r->wall_s : NAN;
     return PM_OK;
 }
 

@@ -122,7 +122,7 @@ static int prec_index_build(prec_index *ix, const pm_analysis *a, const char *in
         if (in[ci])
             ix->by_size[ix->by_size_at[ix->size[ci] + 1]++] = ci;
     for (size_t ci = 0; ci < nc; ci++)
-        if (in[ci] && an_same(a->configs[ci].workload.precision, a->prec_base) && a->configs[ci].wall.mean > 0)
+        if (in[ci] && an_same(a->configs[ci].workload.precision, a->precision.base) && a->configs[ci].wall.mean > 0)
             ix->base[ix->n_base++] = ci;
     base_sort bs = {ix, a};
     qsort_r(ix->base, ix->n_base, sizeof *ix->base, cmp_base, &bs);
@@ -201,21 +201,21 @@ int an_precision(an_work *w, pm_err *err)
                 precs[np++] = c->workload.precision;
         }
         if (nw)
-            a->prec_window = an_most_common_int(wins, nw);
-        a->prec_base = an_most_common(precs, np, "int8");
-        a->n_prec = nw ? np : 0;
+            a->precision.window = an_most_common_int(wins, nw);
+        a->precision.base = an_most_common(precs, np, "int8");
+        a->precision.n = nw ? np : 0;
         if (prec_index_build(&ix, a, in, precs, np)) {
             free(wins); free(precs); free(in); prec_index_free(&ix);
             AN_NOMEM();
         }
-        a->prec_time = calloc(np + 1, sizeof *a->prec_time);
-        a->prec_ratio = calloc(np + 1, sizeof *a->prec_ratio);
-        if (!a->prec_time || !a->prec_ratio) {
+        a->precision.time = calloc(np + 1, sizeof *a->precision.time);
+        a->precision.ratio = calloc(np + 1, sizeof *a->precision.ratio);
+        if (!a->precision.time || !a->precision.ratio) {
             free(wins); free(precs); free(in); prec_index_free(&ix);
             AN_NOMEM();
         }
-        for (size_t k = 0; k < a->n_prec; k++) {
-            pm_an_series *t = &a->prec_time[k], *r = &a->prec_ratio[k];
+        for (size_t k = 0; k < a->precision.n; k++) {
+            pm_an_series *t = &a->precision.time[k], *r = &a->precision.ratio[k];
             t->label = r->label = precs[k] ? precs[k] : "-";
             t->x = calloc(a->n_configs + 1, sizeof *t->x);
             t->y = calloc(a->n_configs + 1, sizeof *t->y);
@@ -235,7 +235,7 @@ int an_precision(an_work *w, pm_err *err)
                 const pm_an_config *c = &a->configs[ci];
                 if (!in[ci] || ix.prec[ci] != (int)k)
                     continue;
-                if (c->workload.window == a->prec_window) {
+                if (c->workload.window == a->precision.window) {
                     int sid = ix.size[ci];
                     if (ix.slot[sid] < 0) {
                         size_t j = t->n;
@@ -265,9 +265,9 @@ int an_precision(an_work *w, pm_err *err)
                 if ((d0 < 0 && d1 > 0) || (d0 > 0 && d1 < 0)) {
                     char text[256];
                     snprintf(text, sizeof text, "%s becomes %s than %s between %s (x%.2f) and %s (x%.2f)",
-                             r->label, d1 > 0 ? "slower" : "faster", a->prec_base, r->xlabel[j - 1], r->y[j - 1],
+                             r->label, d1 > 0 ? "slower" : "faster", a->precision.base, r->xlabel[j - 1], r->y[j - 1],
                              r->xlabel[j], r->y[j]);
-                    if (an_strlist_add(&a->crossovers, &a->n_crossovers, text)) {
+                    if (an_strlist_add(&a->precision.crossovers, &a->precision.n_crossovers, text)) {
                         free(wins); free(precs); free(in); prec_index_free(&ix);
                         AN_NOMEM();
                     }
@@ -282,7 +282,7 @@ int an_precision(an_work *w, pm_err *err)
             if (in[ci])
                 sizes[ns++] = c->workload.size;
         }
-        a->prec_window_size = ns ? an_most_common(sizes, ns, NULL) : NULL;
+        a->precision.window_size = ns ? an_most_common(sizes, ns, NULL) : NULL;
         free(wins);
         free(precs);
         free(in);

@@ -415,11 +415,11 @@ int an_regimes(an_work *w, pm_err *err)
     int nk = 0, rc = PM_OK;
     while (pm_kind_at(nk))
         nk++;
-    if (!(a->regimes = calloc((size_t)nk + 1, sizeof *a->regimes)))
+    if (!(a->regimes.rows = calloc((size_t)nk + 1, sizeof *a->regimes.rows)))
         return an_nomem(err);
     for (int i = 0; !rc && i < nk; i++)
-        rc = build_regime(a, pm_kind_at(i), &a->regimes[a->n_regimes++]);
+        rc = build_regime(a, pm_kind_at(i), &a->regimes.rows[a->regimes.n++]);
     if (!rc)
-        rc = build_param_regime(a, w->opts, &a->regimes[a->n_regimes++]);
+        rc = build_param_regime(a, w->opts, &a->regimes.rows[a->regimes.n++]);
     return rc ? pm_err_set(err, rc, "out of memory") : PM_OK;
 }

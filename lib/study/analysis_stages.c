@@ -141,8 +141,8 @@ int an_stages(an_work *w, pm_err *err)
                     best = (int)s;
             c->dominant_stage = best;
         }
-        if (c->n_cold > a->max_repeats)
-            a->max_repeats = c->n_cold;
+        if (c->n_cold > a->summary.max_repeats)
+            a->summary.max_repeats = c->n_cold;
         size_t np = 0;
         for (size_t p = 0; p < NP; p++)
             np += CFG_PASS(pid_s, ci, p) > 0;
@@ -174,13 +174,13 @@ int an_stages(an_work *w, pm_err *err)
         }
         qsort(c->passes, c->n_passes, sizeof *c->passes, an_cmp_pass);
     }
-    a->stage_user_wall = calloc(NS, sizeof *a->stage_user_wall);
-    if (a->stage_user_wall)
+    a->parallelism.stage_user_wall = calloc(NS, sizeof *a->parallelism.stage_user_wall);
+    if (a->parallelism.stage_user_wall)
         for (size_t s = 0; s < NS; s++)
-            a->stage_user_wall[s] = stage_uw[s] > 0 ? stage_u[s] / stage_uw[s] : NAN;
+            a->parallelism.stage_user_wall[s] = stage_uw[s] > 0 ? stage_u[s] / stage_uw[s] : NAN;
     free(first); free(order); free(run_su);
     free(run_stage); free(stage_u); free(stage_uw);
-    if (!a->stage_user_wall)
+    if (!a->parallelism.stage_user_wall)
         AN_NOMEM();
 #undef CFG_PASS
 cleanup:

@@ -25,14 +25,14 @@ static double median_of(double *v, size_t n)
 /* Closes the current tool: medians over its ok runs. */
 static void su_finish(su_ctx *x)
 {
-    if (!x->a->n_startup)
+    if (!x->a->overhead.n)
         return;
-    pm_an_startup *t = &x->a->startup[x->a->n_startup - 1];
+    pm_an_startup *t = &x->a->overhead.rows[x->a->overhead.n - 1];
     t->wall_s = median_of(x->wall, x->n);
     t->user_s = median_of(x->user, x->n);
     t->sys_s = median_of(x->sys, x->n);
     t->cpu_wall = pm_contention_serial(x->ratio, x->n, &t->contended);   /* the rule compare uses too */
-    x->a->startup_contended |= t->contended;
+    x->a->overhead.contended |= t->contended;
     x->n = 0;
 }
 
@@ -40,14 +40,14 @@ static int take_startup(void *ctx, const pm_sq_startup_row *r)
 {
     su_ctx *x = ctx;
     pm_analysis *a = x->a;
-    pm_an_startup *t = a->n_startup ? &a->startup[a->n_startup - 1] : NULL;
+    pm_an_startup *t = a->overhead.n ? &a->overhead.rows[a->overhead.n - 1] : NULL;
     if (!t || strcmp(t->tool, r->tool)) {   /* rows come by tool */
         su_finish(x);
-        pm_an_startup *g = realloc(a->startup, (a->n_startup + 1) * sizeof *g);
+        pm_an_startup *g = realloc(a->overhead.rows, (a->overhead.n + 1) * sizeof *g);
         if (!g)
             return PM_ERR_NOMEM;
-        a->startup = g;
-        t = &g[a->n_startup++];
+        a->overhead.rows = g;
+        t = &g[a->overhead.n++];
         memset(t, 0, sizeof *t);
         t->wall_s = t->user_s = t->sys_s = t->cpu_wall = NAN;
         if (!(t->tool = strdup(r->tool)))
@@ -81,15 +81,15 @@ static int take_startup(void *ctx, const pm_sq_startup_row *r)
     x->sys[x->n] = r->sys_s;
     x->ratio[x->n++] = (r->user_s + r->sys_s) / r->wall_s;
     t->n_ok++;
-    a->startup_measured = 1;
+    a->overhead.measured = 1;
     return PM_OK;
 }
 
 static const pm_an_startup *find_tool(const pm_analysis *a, const char *tool)
 {
-    for (size_t i = 0; i < a->n_startup; i++)
-        if (!strcmp(a->startup[i].tool, tool))
-            return a->startup[i].n_ok ? &a->startup[i] : NULL;
+    for (size_t i = 0; i < a->overhead.n; i++)
+        if (!strcmp(a->overhead.rows[i].tool, tool))
+            return a->overhead.rows[i].n_ok ? &a->overhead.rows[i] : NULL;
     return NULL;
 }
 
@@ -125,14 +125,14 @@ int an_startup(an_work *w, pm_err *err)
         w->cfg_startup[i] = NAN;
         c->cpu_ratio = c->startup_share = c->outside_share = c->startup_s = c->outside_s = NAN;
     }
-    int rc = pm_sq_startup(w->db, &w->sweeps, take_startup, &x, &a->startup_table, err);
+    int rc = pm_sq_startup(w->db, &w->sweeps, take_startup, &x, &a->overhead.table, err);
     if (!rc)
         su_finish(&x);
     free(x.wall);
     free(x.user);
     free(x.sys);
     free(x.ratio);
-    if (!rc && a->startup_measured)
+    if (!rc && a->overhead.measured)
         rc = pm_sq_cold_config_tools(w->db, take_config_tool, w, err);
     return rc == PM_ERR_NOMEM ? an_nomem(err) : rc;
 }

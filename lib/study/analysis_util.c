@@ -394,25 +394,25 @@ int an_nomem(pm_err *err)
 
 const pm_an_fingerprint *pm_an_fingerprint_for(const pm_analysis *a, const char *figure)
 {
-    for (size_t i = 0; i < a->n_fingerprints; i++)
-        if (a->fingerprints[i].figure && !strcmp(a->fingerprints[i].figure, figure))
-            return &a->fingerprints[i];
+    for (size_t i = 0; i < a->figures.n_fingerprints; i++)
+        if (a->figures.fingerprints[i].figure && !strcmp(a->figures.fingerprints[i].figure, figure))
+            return &a->figures.fingerprints[i];
     return NULL;
 }
 
 const pm_an_regime *pm_an_regime_of(const pm_analysis *a, const char *kind)
 {
     static const pm_an_regime none = {0};
-    for (size_t i = 0; i < a->n_regimes; i++)
-        if (a->regimes[i].kind && kind && !strcmp(a->regimes[i].kind, kind))
-            return &a->regimes[i];
+    for (size_t i = 0; i < a->regimes.n; i++)
+        if (a->regimes.rows[i].kind && kind && !strcmp(a->regimes.rows[i].kind, kind))
+            return &a->regimes.rows[i];
     return &none;
 }
 
 const pm_an_regime *pm_an_regime_for(const pm_analysis *a, const char *figure)
 {
-    for (size_t i = 0; i < a->n_regimes; i++)
-        if (a->regimes[i].n_cells && a->regimes[i].figure && !strcmp(a->regimes[i].figure, figure))
-            return &a->regimes[i];
+    for (size_t i = 0; i < a->regimes.n; i++)
+        if (a->regimes.rows[i].n_cells && a->regimes.rows[i].figure && !strcmp(a->regimes.rows[i].figure, figure))
+            return &a->regimes.rows[i];
     return NULL;
 }

@@ -143,12 +143,12 @@ int cmd_report(int argc, char **argv)
         pm_err_wrap(&err, "%s", dbpath);   /* an SQL error alone does not say which file */
         goto cleanup;
     }
-    if (a->n_runs_ok + a->n_runs_failed == 0) {   /* 85 lines of dashes and a headline would be a false study */
+    if (a->summary.n_runs_ok + a->summary.n_runs_failed == 0) {   /* 85 lines of dashes and a headline would be a false study */
         rc = pm_err_set(&err, PM_ERR_NOTFOUND, "%s: sweep '%s' has no runs yet (passmap sweep SPEC.ini --db %s "
                         "measures it)", dbpath, a->sweep ? a->sweep : "-", dbpath);
         goto cleanup;
     }
-    if ((rc = pm_fix_report_load(dbpath, a->sweep, &a->fix_json, &err)))
+    if ((rc = pm_fix_report_load(dbpath, a->sweep, &a->fixes.proven_json, &err)))
         goto cleanup;
     if ((rc = propose_fixes(a, dbpath, allow_contended, &err)))
         goto cleanup;

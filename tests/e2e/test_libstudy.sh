@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     if (!rc)
         rc = pm_analysis_run(db, &o, &a, &err);
     if (!rc)
-        rc = pm_fix_report_load(argv[1], a->sweep, &a->fix_json, &err);
+        rc = pm_fix_report_load(argv[1], a->sweep, &a->fixes.proven_json, &err);
     if (!rc)
         rc = pm_analysis_ab(a, argv[1], 0, 0, &err);
     if (!rc)

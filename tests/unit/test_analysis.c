@@ -256,11 +256,11 @@ static void fit_recovers_exponent(void **state)
     }
     pm_analysis *a = analyse();
     const pm_an_fit *canon = NULL, *cse = NULL;
-    for (size_t i = 0; i < a->n_fits; i++) {
-        if (!strcmp(a->fits[i].name, "Canonicalizer"))
-            canon = &a->fits[i];
-        if (!strcmp(a->fits[i].name, "CSE"))
-            cse = &a->fits[i];
+    for (size_t i = 0; i < a->fits.n; i++) {
+        if (!strcmp(a->fits.rows[i].name, "Canonicalizer"))
+            canon = &a->fits.rows[i];
+        if (!strcmp(a->fits.rows[i].name, "CSE"))
+            cse = &a->fits.rows[i];
     }
     assert_non_null(canon);
     assert_non_null(cse);
@@ -293,8 +293,8 @@ static void no_fit_without_stage_entry_sizes(void **state)
         add_run_ops(c, xs[i], t * 1.1, t, "mlir-opt", "CSE", t, (char *)NULL);
     }
     pm_analysis *a = analyse();
-    assert_true(a->n_fits >= 1);
-    const pm_an_fit *f = &a->fits[0];
+    assert_true(a->fits.n >= 1);
+    const pm_an_fit *f = &a->fits.rows[0];
     assert_string_equal(f->name, "CSE");
     assert_null(f->x_metric);
     assert_int_equal(f->n, 0);
@@ -326,12 +326,12 @@ static void fits_per_variant(void **state)
     }
     pm_analysis *a = analyse();
     const pm_an_fit *stock = NULL, *split = NULL;
-    for (size_t i = 0; i < a->n_fits; i++)
-        if (!strcmp(a->fits[i].name, "CSE")) {
-            if (!strcmp(a->fits[i].variant, "stock"))
-                stock = &a->fits[i];
-            else if (!strcmp(a->fits[i].variant, "split"))
-                split = &a->fits[i];
+    for (size_t i = 0; i < a->fits.n; i++)
+        if (!strcmp(a->fits.rows[i].name, "CSE")) {
+            if (!strcmp(a->fits.rows[i].variant, "stock"))
+                stock = &a->fits.rows[i];
+            else if (!strcmp(a->fits.rows[i].variant, "split"))
+                split = &a->fits.rows[i];
         }
     assert_non_null(stock);
     assert_non_null(split);
@@ -373,9 +373,9 @@ static void fit_uses_stage_entry_size(void **state)
     }
     pm_analysis *a = analyse();
     const pm_an_fit *canon = NULL;
-    for (size_t i = 0; i < a->n_fits; i++)
-        if (!strcmp(a->fits[i].name, "Canonicalizer"))
-            canon = &a->fits[i];
+    for (size_t i = 0; i < a->fits.n; i++)
+        if (!strcmp(a->fits.rows[i].name, "Canonicalizer"))
+            canon = &a->fits.rows[i];
     assert_non_null(canon);
     assert_string_equal(canon->x_metric, "ir.stage.cleanup");
     assert_true(canon->exponent > 1.0 && canon->exponent < 1.4);
@@ -409,11 +409,11 @@ static void contended_configs_left_out_of_fixes(void **state)
     for (int i = 0; i < 4; i++)
         assert_false(a->configs[i].contended);
     assert_true(a->configs[4].contended);
-    assert_int_equal(a->n_contended, 1);
+    assert_int_equal(a->noise.n_contended, 1);
     int total = 0, contended = 0;
-    for (size_t k = 0; k < a->n_fixes; k++) {
-        total += a->fixes[k].n_configs;
-        contended += a->fixes[k].n_contended;
+    for (size_t k = 0; k < a->fixes.n; k++) {
+        total += a->fixes.rows[k].n_configs;
+        contended += a->fixes.rows[k].n_contended;
     }
     assert_int_equal(total, 5);
     assert_int_equal(contended, 1);
@@ -448,10 +448,10 @@ static void overhead_split_into_startup_and_outside(void **state)
     double walls[] = {0.10, 0.30, 0.12};
     add_startup("mlir-opt", walls, 3, 1.0);
     pm_analysis *a = analyse();
-    assert_true(a->startup_table && a->startup_measured);
-    assert_int_equal(a->n_startup, 1);
-    assert_float_equal(a->startup[0].wall_s, 0.12, 1e-12);
-    assert_float_equal(a->startup[0].cpu_wall, 1.0, 1e-12);
+    assert_true(a->overhead.table && a->overhead.measured);
+    assert_int_equal(a->overhead.n, 1);
+    assert_float_equal(a->overhead.rows[0].wall_s, 0.12, 1e-12);
+    assert_float_equal(a->overhead.rows[0].cpu_wall, 1.0, 1e-12);
     int ov = pm_an_stage_index(a, PM_STAGE_OVERHEAD);
     const pm_an_config *c = pm_an_find_config(a, "llm/qwen2/0.5b/w128/int8/r0");
     assert_non_null(c);
@@ -502,19 +502,19 @@ static void contention_against_each_tools_baseline(void **state)
     }
     /* no start-up runs yet: the p90 fallback flags both the starved config and the slower tool's */
     pm_analysis *a = analyse();
-    assert_false(a->startup_measured);
-    assert_int_equal(a->n_baseline_p90, 4);
+    assert_false(a->overhead.measured);
+    assert_int_equal(a->noise.n_baseline_p90, 4);
     assert_true(pm_an_find_config(a, "llm/qwen2/3b/w128/int8/r0")->contended);
     assert_true(pm_an_find_config(a, "llm/qwen2/4b/w128/int8/r0")->contended);
-    assert_int_equal(a->n_contended, 2);
+    assert_int_equal(a->noise.n_contended, 2);
     same_as_compare(a);
     pm_analysis_free(a);
     double w[] = {0.04, 0.04, 0.04};
     add_startup("mlir-opt", w, 3, 1.0);
     add_startup("mlir-translate", w, 3, 0.8);
     a = analyse();
-    assert_true(a->startup_measured);
-    assert_int_equal(a->n_baseline_p90, 0);
+    assert_true(a->overhead.measured);
+    assert_int_equal(a->noise.n_baseline_p90, 0);
     const pm_an_config *c3 = pm_an_find_config(a, "llm/qwen2/3b/w128/int8/r0"),
                        *c4 = pm_an_find_config(a, "llm/qwen2/4b/w128/int8/r0");
     assert_true(c3->contended);
@@ -522,7 +522,7 @@ static void contention_against_each_tools_baseline(void **state)
     assert_float_equal(c3->cpu_ratio, 0.5, 1e-9);
     assert_false(c4->contended);   /* 0.7 of a serial 0.8 is that tool's normal */
     assert_float_equal(c4->cpu_ratio, 0.7 / 0.8, 1e-9);
-    assert_int_equal(a->n_contended, 1);
+    assert_int_equal(a->noise.n_contended, 1);
     same_as_compare(a);
     pm_analysis_free(a);
     /* load above the sweep's CPUs at the 1b config's runs' start */
@@ -532,7 +532,7 @@ static void contention_against_each_tools_baseline(void **state)
                                   NULL, NULL, NULL), SQLITE_OK);
     a = analyse();
     assert_true(pm_an_find_config(a, "llm/qwen2/1b/w128/int8/r0")->contended);
-    assert_int_equal(a->n_contended, 2);
+    assert_int_equal(a->noise.n_contended, 2);
     same_as_compare(a);
     pm_analysis_free(a);
 }
@@ -551,8 +551,8 @@ static void compile_server_only_from_startup(void **state)
     add_startup("mlir-opt", big, 3, 1.0);   /* start-up is 80% of its compile */
     add_startup("llc", small, 3, 1.0);      /* 2%: the rest is outside passes, not start-up */
     pm_analysis *a = analyse();
-    assert_int_equal(a->n_fixes, 1);
-    const pm_an_fix *f = &a->fixes[0];
+    assert_int_equal(a->fixes.n, 1);
+    const pm_an_fix *f = &a->fixes.rows[0];
     assert_string_equal(a->stages[f->stage], PM_STAGE_OVERHEAD);
     assert_float_equal(f->startup_share, (0.8 + 0.02) / 2, 1e-9);
     assert_float_equal(f->outside_share, (0.2 + 0.98) / 2, 1e-9);
@@ -561,14 +561,14 @@ static void compile_server_only_from_startup(void **state)
     assert_int_equal(sqlite3_exec(db, "UPDATE startup SET wall_s = 0.001, user_s = 0.0007, sys_s = 0.0003", NULL,
                                   NULL, NULL), SQLITE_OK);
     a = analyse();
-    assert_float_equal(a->fixes[0].startup_share, (0.02 + 0.02) / 2, 1e-9);
+    assert_float_equal(a->fixes.rows[0].startup_share, (0.02 + 0.02) / 2, 1e-9);
     pm_analysis_free(a);
     /* start-up measured on a busy machine (CPU/wall 0.375 where alone it is ~1): no conclusion from it */
     assert_int_equal(sqlite3_exec(db, "UPDATE startup SET wall_s = 0.04, user_s = 0.01, sys_s = 0.005", NULL, NULL,
                                   NULL), SQLITE_OK);
     a = analyse();
-    assert_true(a->startup_contended && a->startup[0].contended);
-    assert_true(isnan(a->fixes[0].startup_share) && isnan(a->fixes[0].outside_share));
+    assert_true(a->overhead.contended && a->overhead.rows[0].contended);
+    assert_true(isnan(a->fixes.rows[0].startup_share) && isnan(a->fixes.rows[0].outside_share));
     assert_true(isnan(a->configs[0].cpu_ratio));   /* nor a serial baseline */
     pm_analysis_free(a);
 }
@@ -586,19 +586,19 @@ static void precision_ratio_and_crossover(void **state)
                     0.5 * int4[i] * f, (char *)NULL);
         }
     pm_analysis *a = analyse();
-    assert_string_equal(a->prec_base, "int8");
-    assert_int_equal(a->n_prec, 2);
+    assert_string_equal(a->precision.base, "int8");
+    assert_int_equal(a->precision.n, 2);
     const pm_an_series *r4 = NULL;
-    for (size_t k = 0; k < a->n_prec; k++)
-        if (!strcmp(a->prec_ratio[k].label, "int4"))
-            r4 = &a->prec_ratio[k];
+    for (size_t k = 0; k < a->precision.n; k++)
+        if (!strcmp(a->precision.ratio[k].label, "int4"))
+            r4 = &a->precision.ratio[k];
     assert_non_null(r4);
     assert_int_equal(r4->n, 3);
     assert_float_equal(r4->y[0], 0.8, 1e-9);
     assert_float_equal(r4->y[1], 1.1, 1e-9);
     assert_float_equal(r4->y[2], 1.5, 1e-9);
-    assert_int_equal(a->n_crossovers, 1);
-    assert_non_null(strstr(a->crossovers[0], "int4 becomes slower than int8 between 0.5b"));
+    assert_int_equal(a->precision.n_crossovers, 1);
+    assert_non_null(strstr(a->precision.crossovers[0], "int4 becomes slower than int8 between 0.5b"));
     pm_analysis_free(a);
 }
 
@@ -615,17 +615,17 @@ static void precision_series_in_size_order_across_families(void **state)
     }
     pm_analysis *a = analyse();
     const pm_an_series *r4 = NULL;
-    for (size_t k = 0; k < a->n_prec; k++)
-        if (!strcmp(a->prec_ratio[k].label, "int4"))
-            r4 = &a->prec_ratio[k];
+    for (size_t k = 0; k < a->precision.n; k++)
+        if (!strcmp(a->precision.ratio[k].label, "int4"))
+            r4 = &a->precision.ratio[k];
     assert_non_null(r4);
     assert_int_equal(r4->n, 4);
     const char *order[] = {"0.5b", "1b", "3b", "7b"};
     for (int i = 0; i < 4; i++)
         assert_string_equal(r4->xlabel[i], order[i]);
     /* ratios 1.3, 1.2, 0.5, 0.75: one crossover, between 1b and 3b */
-    assert_int_equal(a->n_crossovers, 1);
-    assert_non_null(strstr(a->crossovers[0], "int4 becomes faster than int8 between 1b"));
+    assert_int_equal(a->precision.n_crossovers, 1);
+    assert_non_null(strstr(a->precision.crossovers[0], "int4 becomes faster than int8 between 1b"));
     pm_analysis_free(a);
 }
 
@@ -650,11 +650,11 @@ static void fix_words_from_the_plan(void **state)
     add_run(c, "cold", 0.05, 0.05, "mlir-opt", (char *)NULL);
     add_run(c, "warm", 0.01, 0.01, "mlir-opt", (char *)NULL);
     pm_analysis *a = analyse();
-    assert_int_equal(a->n_fixes, 2);
+    assert_int_equal(a->fixes.n, 2);
     const pm_an_fix *cl = NULL;
-    for (size_t i = 0; i < a->n_fixes; i++)
-        if (!strcmp(a->stages[a->fixes[i].stage], "cleanup"))
-            cl = &a->fixes[i];
+    for (size_t i = 0; i < a->fixes.n; i++)
+        if (!strcmp(a->stages[a->fixes.rows[i].stage], "cleanup"))
+            cl = &a->fixes.rows[i];
     assert_non_null(cl);
     assert_string_equal(cl->pass, "X86 DAG->DAG Instruction Selection");
     assert_float_equal(cl->share, 0.35 / 1.1, 1e-6);
@@ -680,14 +680,14 @@ static void fix_words_from_the_plan(void **state)
     assert_non_null(strstr(cl->fix, "big-tile: predicted (rule regime cleanup holds on 2 configs here)"));
     assert_non_null(strstr(cl->fix, "split: predicted"));
     assert_null(strstr(cl->fix, "both"));           /* a combination is measured by the greedy search, not proposed */
-    const pm_an_fix *ov = cl == &a->fixes[0] ? &a->fixes[1] : &a->fixes[0];
+    const pm_an_fix *ov = cl == &a->fixes.rows[0] ? &a->fixes.rows[1] : &a->fixes.rows[0];
     assert_non_null(strstr(ov->fix, "no fix of the"));   /* "unplanned" has no variant: a dry run plans nothing */
-    assert_non_null(a->fix_headline);
-    assert_true(!strncmp(a->fix_headline, "big-tile \u2014 predicted, not measured", 30));
-    assert_non_null(strstr(a->fix_headline, "passmap fix s.db"));
+    assert_non_null(a->fixes.headline);
+    assert_true(!strncmp(a->fixes.headline, "big-tile \u2014 predicted, not measured", 30));
+    assert_non_null(strstr(a->fixes.headline, "passmap fix s.db"));
     /* a short answer (issue 23): how many configs, where; the rule's words and the why stay in the tables */
-    assert_non_null(strstr(a->fix_headline, "its rule holds on 2 of 5 configs, most in the cleanup regime"));
-    assert_null(strstr(a->fix_headline, "less IR"));
+    assert_non_null(strstr(a->fixes.headline, "its rule holds on 2 of 5 configs, most in the cleanup regime"));
+    assert_null(strstr(a->fixes.headline, "less IR"));
     /* the dominant line names the heaviest pass with its share, not only its stage */
     pm_rt_headline h;
     assert_int_equal(pm_rt_headline_build(a, &h), PM_OK);
@@ -699,7 +699,7 @@ static void fix_words_from_the_plan(void **state)
     pm_rt_headline_free(&h);
 
     /* a proven fix sweep: its measured row comes first, the shipped combination heads the headline */
-    a->fix_json = strdup("{\"recommended\": {\"variant\": \"big-tile\", \"ship\": true, \"ratio\": 0.4,"
+    a->fixes.proven_json = strdup("{\"recommended\": {\"variant\": \"big-tile\", \"ship\": true, \"ratio\": 0.4,"
                          " \"n_configs\": 1, \"output\": \"bit-exact (8 values)\", \"run\": {\"ratio\": 1.25}},"
                          " \"results\": [{\"name\": \"big-tile\", \"variant\": \"big-tile\", \"against\": \"stock\","
                          " \"verdict\": \"faster\", \"ratio\": 0.4, \"output\": \"bit-exact (8 values)\","
@@ -707,15 +707,15 @@ static void fix_words_from_the_plan(void **state)
     assert_int_equal(pm_analysis_fix_words(a, plan, "s.db"), PM_OK);
     assert_true(!strncmp(cl->fix, "big-tile: measured faster (compile 0.400x, run 1.250x", 52));
     assert_null(strstr(cl->fix, "big-tile: predicted"));
-    assert_true(!strncmp(a->fix_headline, "big-tile \u2014 proven by passmap fix", 20));
+    assert_true(!strncmp(a->fixes.headline, "big-tile \u2014 proven by passmap fix", 20));
     json_decref(plan);
 
     /* nothing to propose from: the plan says why, and so do the row and the headline */
     plan = json_pack("{s:[], s:s}", "fixes", "none", "no stock config has a readable timing report");
-    free(a->fix_json);
-    a->fix_json = NULL;
+    free(a->fixes.proven_json);
+    a->fixes.proven_json = NULL;
     assert_int_equal(pm_analysis_fix_words(a, plan, NULL), PM_OK);
-    assert_non_null(strstr(a->fix_headline, "no fix proposed: no stock config has a readable timing report"));
+    assert_non_null(strstr(a->fixes.headline, "no fix proposed: no stock config has a readable timing report"));
     assert_non_null(strstr(cl->fix, "none proposed"));
     json_decref(plan);
 
@@ -805,7 +805,7 @@ static void handoff_keyed_on_axes_of_a_command_study(void **state)
     assert_int_equal(h->series_pairs, 1);
     assert_true(h->series_jsd > 0.05);
     /* fingerprint: one bar per file and -O level (the regime map's axes), nothing held */
-    assert_int_equal(a->n_fingerprints, 1);
+    assert_int_equal(a->figures.n_fingerprints, 1);
     const pm_an_fingerprint *fp = pm_an_fingerprint_for(a, "fingerprint");
     assert_non_null(fp);
     assert_string_equal(fp->bar_axes, "input,opt");
@@ -845,11 +845,11 @@ static void kind_row_leads_the_handoff(void **state)
     assert_string_equal(a->handoff.x, "wall");
     assert_string_equal(a->handoff.series_axes, "family");
     assert_int_equal(a->handoff.n_points, 2);
-    assert_int_equal(a->n_fingerprints, 2);
-    assert_string_equal(a->fingerprints[0].kind, "llm");
-    assert_string_equal(a->fingerprints[0].bar_axes, "family,size");
-    assert_null(a->fingerprints[1].kind);
-    assert_int_equal(a->fingerprints[1].n, 6);
+    assert_int_equal(a->figures.n_fingerprints, 2);
+    assert_string_equal(a->figures.fingerprints[0].kind, "llm");
+    assert_string_equal(a->figures.fingerprints[0].bar_axes, "family,size");
+    assert_null(a->figures.fingerprints[1].kind);
+    assert_int_equal(a->figures.fingerprints[1].n, 6);
     pm_analysis_free(a);
 }
 

@@ -140,10 +140,10 @@ static void all_nine_figures_render(void **state)
         char *r = strstr(line, ", [");
         if (!strstr(line, "why-costly.dat' index") || !r)
             continue;
-        while (next < a->n_fits && isnan(a->fits[next].exponent))
+        while (next < a->fits.n && isnan(a->fits.rows[next].exponent))
             next++;
-        assert_true(next < a->n_fits);
-        const pm_an_fit *fit = &a->fits[next++];
+        assert_true(next < a->fits.n);
+        const pm_an_fit *fit = &a->fits.rows[next++];
         double lo, hi, xmin = INFINITY, xmax = -INFINITY;
         assert_int_equal(sscanf(r, ", [%lf:%lf]", &lo, &hi), 2);
         for (int k = 0; k < fit->n; k++) {
@@ -222,8 +222,8 @@ static void many_configs_binned(void **state)
     size_t lines = data_lines(path);
     assert_true(lines > 0 && lines < n_cfg / 4);   /* 40 bins per (stage, series) drawn, not a line per config */
     int why_binned = 0;
-    for (size_t i = 0; i < a->n_fits; i++)
-        why_binned |= a->fits[i].n > 2000;
+    for (size_t i = 0; i < a->fits.n; i++)
+        why_binned |= a->fits.rows[i].n > 2000;
     if (why_binned) {
         assert_non_null(figs.fig[2].svg);
         assert_non_null(strstr(figs.fig[2].svg, "binned"));

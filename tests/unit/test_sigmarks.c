@@ -104,8 +104,8 @@ static void build(ab_fixture *f)
         f->ab.cmp.untested += v == PM_VERDICT_NA;
         f->ab.cmp.n_ratios += v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER || v == PM_VERDICT_SAME;
     }
-    f->a.ab = &f->ab;
-    f->a.n_ab = 1;
+    f->a.ab.rows = &f->ab;
+    f->a.ab.n = 1;
 }
 
 static const char *cell_text(const pm_table *t, size_t row, const char *key)
@@ -238,7 +238,7 @@ static void test_holm_changes_mark(void **state)
     for (int i = 0; i < 3; i++)
         cfg[i].key = cfg[i].key_a = cfg[i].key_b = "k", cfg[i].regime = "llc", cfg[i].wall = fam[i];
     pm_an_ab ab = {.variant = "fix", .against = "stock", .cmp = {.configs = cfg, .n_configs = 3}};
-    pm_analysis a = {.ab = &ab, .n_ab = 1};
+    pm_analysis a = {.ab.rows = &ab, .ab.n = 1};
     pm_table *t = pm_rt_ab(&a);
     assert_non_null(t);
     for (size_t r = 0; r < 3; r++)
