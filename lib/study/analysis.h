@@ -236,84 +236,137 @@ typedef struct pm_an_builds {
     char *alias_error;            /* the alias table could not be read (passes then match by printed name) */
 } pm_an_builds;
 
-typedef struct pm_analysis {
-    char *sweep, *backend, *meta_json;
-    char *fix_json;               /* `passmap fix`'s result for this sweep (set by the caller), or NULL */
-    char *fix_headline;           /* the headline's fix (pm_analysis_fix_words), or NULL */
+/* pm_analysis: the facts every section shares (the store's and the spec's, the stages, the configs) at the top,
+ * then one sub-structure per report section (lib/output/report_sections.h), named after the section's id and
+ * filled by its analysis file (lib/study/analysis_*.c): a section's rows read their own. A new section adds its
+ * sub-structure here, its type beside it. */
+typedef struct pm_an_summary {    /* summary: the runs, and why some have no readable report */
     int max_repeats, n_runs_ok, n_runs_failed;
     int n_runs_no_report;         /* of n_runs_failed: exited 0 without a readable timing report */
     int n_configs_no_report;      /* configs with no ok run and a no-report run: no stage, regime or fix */
     char *no_report_note;         /* the first no-report run's note (why), or NULL */
     int n_trace_runs;             /* ok runs read from a Chrome trace: its spans have a granularity (below) */
+} pm_an_summary;
 #define PM_AN_TRACE_GRANULARITY "clang -ftime-trace drops spans shorter than -ftime-trace-granularity (500 us by " \
                                 "default; -ftime-trace-granularity=0 records all); passmap restores each optimizer " \
                                 "pass's total from clang's Total events, other dropped spans stay in their parent"
 #define PM_AN_NO_REPORT_HINT "add -ftime-report or -ftime-trace (clang), -time-passes (opt, llc), -ftime-report (gcc) " \
                              "or --mlir-timing (mlir-opt) to the step and check its report = line"
-    const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
-    size_t n_stages;
-    pm_an_config *configs;        /* sorted: kind, family, size (numeric), window, precision, resolution */
-    size_t n_configs;
-    pm_an_regime *regimes;        /* one per kind row (table order, empty when the study has none), then the
-                                     map over two parameters of the kinds without a row */
-    size_t n_regimes;
-    pm_an_fit *fits;
-    size_t n_fits;
-    const char *fits_x_note;      /* the fits' x axes follow a fallback, not the rules the sweep recorded (an older
-                                     store, an import): which, as a static sentence; NULL otherwise */
-    pm_an_handoff handoff;        /* of the first population: kind rows in table order, then the others */
+
+typedef struct pm_an_machines {   /* machines (analysis_hosts.c): stratified when the study mixes them */
+    pm_an_host *rows;
+    size_t n;
+    int n_kinds;                  /* distinct fingerprints (CPU, cores, kernel, compiler build) */
+    char **warnings;              /* sentences: comparisons that cross machines (or compiler builds) */
+    size_t n_warnings;
+} pm_an_machines;
+
+/* method: the compiler identity (schema 7, analysis_hosts.c): each tool build the sweep ran (name, path,
+ * --version, hash, hosts), by name; n_tools 0: an older file. mixed_builds: some tool has more than one build
+ * (a forced merge): the report then never says "same build" */
+typedef struct pm_an_method {
+    pm_tool_ident *tools;
+    size_t n_tools;
+    int mixed_builds;
+} pm_an_method;
+
+typedef struct pm_an_figures {    /* figures: the fingerprints' bars (analysis_handoff.c) */
     pm_an_fingerprint *fingerprints;
     size_t n_fingerprints;
-    /* precision study (LLM, reference variant) */
-    int prec_window;              /* fixed window of the "cold time vs size" panel; 0: no data */
-    pm_an_series *prec_time;      /* per precision: x size_num, y cold wall */
-    size_t n_prec;
-    const char *prec_base;        /* "int8" or the first precision */
-    pm_an_series *prec_ratio;     /* per precision: median over windows of wall / base wall per size */
+} pm_an_figures;
+
+typedef struct pm_an_ab_sec {     /* ab: in-sweep A/B (pm_analysis_ab, set by the caller that has the store's path) */
+    pm_an_ab *rows;
+    size_t n;                     /* 0: one variant */
+    int allow_contended;          /* the A/B kept contended configs' verdicts (marked): --allow-contended */
+} pm_an_ab_sec;
+
+typedef struct pm_an_regimes {    /* regimes (analysis_regime.c) */
+    pm_an_regime *rows;           /* one per kind row (table order, empty when the study has none), then the
+                                     map over two parameters of the kinds without a row */
+    size_t n;
+} pm_an_regimes;
+
+typedef struct pm_an_fits {       /* fits: cost vs IR size (analysis_fits.c) */
+    pm_an_fit *rows;
+    size_t n;
+    const char *x_note;           /* the fits' x axes follow a fallback, not the rules the sweep recorded (an older
+                                     store, an import): which, as a static sentence; NULL otherwise */
+} pm_an_fits;
+
+typedef struct pm_an_precision {  /* precision study (LLM, reference variant; analysis_precision.c) */
+    int window;                   /* fixed window of the "cold time vs size" panel; 0: no data */
+    pm_an_series *time;           /* per precision: x size_num, y cold wall */
+    size_t n;
+    const char *base;             /* "int8" or the first precision */
+    pm_an_series *ratio;          /* per precision: median over windows of wall / base wall per size */
     char **crossovers;
     size_t n_crossovers;
-    const char *prec_window_size; /* size of the precision x window figure */
-    /* parallelism */
+    const char *window_size;      /* size of the precision x window figure */
+} pm_an_precision;
+
+typedef struct pm_an_noise {      /* noise (analysis_noise.c); the fix table is never drawn from contended configs */
+    double user_wall_baseline;    /* 90th percentile of the configs' user/wall: the fallback level where no tool
+                                     has a serial baseline (older databases); NAN */
+    int n_baseline_p90;           /* configs judged against that fallback */
+    int n_contended, n_noisy;     /* noisy: CV > 10% or a MAD outlier */
+} pm_an_noise;
+
+typedef struct pm_an_overhead {   /* overhead: start-up (analysis_startup.c), each tool's null-input runs */
+    pm_an_startup *rows;
+    size_t n;
+    int table;                    /* 0: an older database */
+    int measured;                 /* some tool has an ok null run */
+    int contended;                /* some tool's null runs were contended: the split is shown, never concluded from */
+} pm_an_overhead;
+
+typedef struct pm_an_parallelism {   /* parallelism (analysis_parallel.c, analysis_stages.c) */
     size_t n_tools;
     char **tools;
     double *tool_user_wall;       /* per tool process user/wall; NAN when absent */
     double *stage_user_wall;      /* [n_stages] from pass user times; NAN when absent */
-    pm_an_fix *fixes;
-    size_t n_fixes;
-    /* NPU back end (analysis_npu.c); n_npu = 0 when no config has its metrics */
-    pm_an_npu_config *npu;
-    size_t n_npu;
-    int n_npu_instrumented, n_npu_offline;
-    /* noise; the fix table is never drawn from contended configs */
-    double user_wall_baseline;    /* 90th percentile of the configs' user/wall: the fallback level where no tool
-                                     has a serial baseline (older databases); NAN */
-    int n_baseline_p90;           /* configs judged against that fallback */
-    /* start-up (analysis_startup.c): each tool's null-input runs; startup_table 0: an older database */
-    pm_an_startup *startup;
-    size_t n_startup;
-    int startup_table, startup_measured;   /* measured: some tool has an ok null run */
-    int startup_contended;        /* some tool's null runs were contended: the split is shown, never concluded from */
+} pm_an_parallelism;
+
+/* fixes: the fix table (analysis_fixes.c) and `passmap fix`'s proven rows, which the proven-fixes, headline and
+ * next-step sections read */
+typedef struct pm_an_fixes {
+    pm_an_fix *rows;
+    size_t n;
+    char *proven_json;            /* `passmap fix`'s result for this sweep (set by the caller), or NULL */
+    char *headline;               /* the headline's fix (pm_analysis_fix_words), or NULL */
+} pm_an_fixes;
+
+typedef struct pm_an_npu {        /* npu: the NPU back end (analysis_npu.c); n = 0 when no config has its metrics */
+    pm_an_npu_config *rows;
+    size_t n;
+    int n_instrumented, n_offline;
+} pm_an_npu;
+
+typedef struct pm_analysis {
+    char *sweep, *backend, *meta_json;
+    const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
+    size_t n_stages;
+    pm_an_config *configs;        /* sorted: kind, family, size (numeric), window, precision, resolution */
+    size_t n_configs;
     int cpus;                     /* from the sweep's metadata; 0: unknown */
-    int n_contended, n_noisy;     /* noisy: CV > 10% or a MAD outlier */
-    /* machines (analysis_hosts.c): stratified when the study mixes them */
-    pm_an_host *hosts;
-    size_t n_hosts;
-    int n_machine_kinds;          /* distinct fingerprints (CPU, cores, kernel, compiler build) */
-    char **host_warnings;         /* sentences: comparisons that cross machines (or compiler builds) */
     char *incomplete;             /* merge --partial: what the study lacks, one sentence (reports put it first);
                                      NULL: complete */
-    /* the compiler identity (schema 7): each tool build the sweep ran (name, path, --version, hash, hosts), by
-     * name; n_builds 0: an older file. mixed_builds: some tool has more than one build (a forced merge): the
-     * report then never says "same build" */
-    pm_tool_ident *builds;
-    size_t n_builds;
-    int mixed_builds;
-    size_t n_host_warnings;
-    /* in-sweep A/B (pm_analysis_ab, set by the caller that has the store's path); n_ab = 0: one variant */
-    pm_an_ab *ab;
-    size_t n_ab;
-    int allow_contended;          /* the A/B kept contended configs' verdicts (marked): --allow-contended */
-    pm_an_builds between;         /* between builds (pm_analysis_builds, set by the caller with the store's path) */
+    /* one per report section, in report order */
+    pm_an_summary summary;
+    pm_an_machines machines;
+    pm_an_figures figures;
+    pm_an_ab_sec ab;
+    pm_an_builds between;         /* builds: between builds (pm_analysis_builds, set by the caller with the store's path) */
+    pm_an_overhead overhead;
+    pm_an_regimes regimes;
+    pm_an_fits fits;
+    pm_an_handoff handoff;        /* of the first population: kind rows in table order, then the others */
+    pm_an_precision precision;
+    pm_an_noise noise;
+    pm_an_parallelism parallelism;
+    pm_an_fixes fixes;
+    pm_an_npu npu;
+    pm_an_method method;
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);
