@@ -388,6 +388,7 @@ int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int al
  * pm_analysis_ab (it reads a->ab.allow_contended). */
 int pm_analysis_builds(pm_analysis *a, const char *db_path, double threshold, pm_err *err);
 void pm_an_builds_free(pm_an_builds *b);
+void pm_an_ab_free(pm_an_ab_sec *ab);   /* a->ab (pm_analysis_free calls it) */
 /* The whole report as JSON (schema in the function's comment in analysis.c). New reference. */
 json_t *pm_analysis_json(const pm_analysis *a);
 

@@ -76,3 +76,15 @@ int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int al
             rc = add_ab(a, db_path, threshold, "precision", a->precision.base, a->precision.time[k].label, &unreadable, err);
     return rc;
 }
+
+void pm_an_ab_free(pm_an_ab_sec *ab)
+{
+    for (size_t i = 0; i < ab->n; i++) {
+        free(ab->rows[i].variant);
+        free(ab->rows[i].against);
+        free(ab->rows[i].error);
+        pm_compare_free(&ab->rows[i].cmp);
+    }
+    free(ab->rows);
+    memset(ab, 0, sizeof *ab);
+}

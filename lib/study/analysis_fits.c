@@ -282,3 +282,12 @@ cleanup:
     free(variants);
     return rc;
 }
+
+void an_fits_free(pm_analysis *a)
+{
+    for (size_t i = 0; i < a->fits.n; i++) {
+        free(a->fits.rows[i].x);
+        free(a->fits.rows[i].y);
+    }
+    free(a->fits.rows);
+}

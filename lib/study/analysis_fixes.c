@@ -284,3 +284,12 @@ int pm_analysis_fix_words(pm_analysis *a, const json_t *plan, const char *db_lab
     json_decref(proven);
     return oom ? PM_ERR_NOMEM : PM_OK;
 }
+
+void an_fixes_free(pm_analysis *a)
+{
+    for (size_t i = 0; i < a->fixes.n; i++)
+        free(a->fixes.rows[i].fix);
+    free(a->fixes.rows);
+    free(a->fixes.proven_json);
+    free(a->fixes.headline);
+}

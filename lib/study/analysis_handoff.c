@@ -518,3 +518,20 @@ int an_handoff(an_work *w, pm_err *err)
     free(pops);
     return rc;
 }
+
+void an_handoff_free(pm_analysis *a)
+{
+    free(a->handoff.trends);
+    free(a->handoff.points);
+    free(a->handoff.series_axes);
+    for (size_t i = 0; a->handoff.series && i < a->handoff.n_series; i++)
+        free(a->handoff.series[i]);
+    free(a->handoff.series);
+    for (size_t i = 0; i < a->figures.n_fingerprints; i++) {
+        pm_an_fingerprint *fp = &a->figures.fingerprints[i];
+        for (size_t k = 0; fp->labels && k < fp->n; k++)
+            free(fp->labels[k]);
+        free(fp->labels), free(fp->configs), free(fp->bar_axes), free(fp->held);
+    }
+    free(a->figures.fingerprints);
+}

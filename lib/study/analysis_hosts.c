@@ -188,3 +188,17 @@ cleanup:
     free(ctx.n_hosts_of);
     return rc;
 }
+
+void an_hosts_free(pm_analysis *a)
+{
+    for (size_t i = 0; i < a->machines.n; i++) {
+        pm_an_host *h = &a->machines.rows[i];
+        free(h->name); free(h->fingerprint); free(h->cpu_model); free(h->kernel); free(h->compiler);
+    }
+    free(a->machines.rows);
+    for (size_t i = 0; i < a->machines.n_warnings; i++)
+        free(a->machines.warnings[i]);
+    free(a->machines.warnings);
+    pm_tool_idents_free(a->method.tools, a->method.n_tools);
+    free(a->incomplete);
+}

@@ -75,19 +75,12 @@ typedef struct an_work {
     double *cfg_startup;      /* [n_configs] start-up s per cold run (analysis_startup.c); NAN: not measured */
 } an_work;
 
-/* Sections, in the order the driver runs them. Each returns a pm_status and fills err. */
-int an_load(an_work *w, pm_err *err);            /* analysis_load.c: stages, configs, runs, pass rows */
-int an_startup(an_work *w, pm_err *err);         /* analysis_startup.c: null-input runs, per-tool baselines */
-int an_stages(an_work *w, pm_err *err);          /* analysis_stages.c: shares, per-config summaries */
-int an_hosts(an_work *w, pm_err *err);           /* analysis_hosts.c: which machine measured what */
-int an_parallel(an_work *w, pm_err *err);        /* analysis_parallel.c: IR sizes, user/wall per tool */
-int an_regimes(an_work *w, pm_err *err);         /* analysis_regime.c */
-int an_fits(an_work *w, pm_err *err);            /* analysis_fits.c: heavy passes vs IR size */
-int an_handoff(an_work *w, pm_err *err);         /* analysis_handoff.c: trends, family distance */
-int an_precision(an_work *w, pm_err *err);       /* analysis_precision.c */
-int an_noise(an_work *w, pm_err *err);           /* analysis_noise.c: CV, outliers, load, contention */
-int an_fixes(an_work *w, pm_err *err);           /* analysis_fixes.c: the fix table and its rules */
-int an_npu(an_work *w, pm_err *err);             /* analysis_npu.c: instrumented/offline, submodels, ELF export */
+/* Sections, in the order the driver runs them (analysis_sections.h): each returns a pm_status and fills err;
+ * its free releases what it filled (called on a partly built analysis too: every count starts at 0). */
+#define AN_SECTION(name) int an_##name(an_work *w, pm_err *err); void an_##name##_free(pm_analysis *a);
+#include "analysis_sections.h"
+#undef AN_SECTION
+
 /* 0 for an instrumented NPU config when the sweep also has stock ones: summaries across configs (fix table,
  * handoff) then describe the stock compiler only (analysis_npu.c). */
 int an_compared(const pm_analysis *a, const pm_an_config *c);

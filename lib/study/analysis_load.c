@@ -591,3 +591,19 @@ int an_load(an_work *w, pm_err *err)
     }
     return prune_stages(w, err);
 }
+
+void an_load_free(pm_analysis *a)
+{
+    for (size_t i = 0; i < a->n_configs; i++) {
+        pm_an_config *c = &a->configs[i];
+        pm_cfg_clear(&c->cfg);
+        pm_workload_clear(&c->workload);
+        free(c->share); free(c->stage_s); free(c->passes); free(c->stage_ir);
+        for (size_t k = 0; k < c->n_metrics; k++)
+            free(c->metrics[k].name);
+        free(c->metrics);
+    }
+    free(a->configs);
+    free(a->stages);
+    free(a->sweep); free(a->backend); free(a->meta_json); free(a->summary.no_report_note);
+}

@@ -79,3 +79,8 @@ int an_noise(an_work *w, pm_err *err)
     free(flag);
     return PM_OK;
 }
+
+void an_noise_free(pm_analysis *a)
+{
+    (void)a;   /* counts and a level only */
+}

@@ -85,3 +85,8 @@ int an_compared(const pm_analysis *a, const pm_an_config *c)
 {
     return !c->instrumented || a->npu.n_instrumented == (int)a->npu.n;
 }
+
+void an_npu_free(pm_analysis *a)
+{
+    free(a->npu.rows);
+}

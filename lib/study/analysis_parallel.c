@@ -104,3 +104,11 @@ int an_parallel(an_work *w, pm_err *err)
     int rc = an_metric_means(w, take_metric, w->a, err);   /* (the tools' user/wall: an_load's step scan) */
     return rc == PM_ERR_NOMEM ? an_nomem(err) : rc;
 }
+
+void an_parallel_free(pm_analysis *a)
+{
+    for (size_t i = 0; i < a->parallelism.n_tools; i++)
+        free(a->parallelism.tools[i]);
+    free(a->parallelism.tools);
+    free(a->parallelism.tool_user_wall);
+}

@@ -291,3 +291,24 @@ int an_precision(an_work *w, pm_err *err)
 cleanup:
     return rc;
 }
+
+static void free_series(pm_an_series *s, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++) {
+        free(s[i].x);
+        free(s[i].y);
+        free(s[i].xlabel);
+    }
+    free(s);
+}
+
+void an_precision_free(pm_analysis *a)
+{
+    /* time / ratio are allocated with n+1 entries; free what was filled */
+    size_t np = a->precision.n;
+    free_series(a->precision.time, np + 1);
+    free_series(a->precision.ratio, np + 1);
+    for (size_t i = 0; i < a->precision.n_crossovers; i++)
+        free(a->precision.crossovers[i]);
+    free(a->precision.crossovers);
+}

@@ -423,3 +423,15 @@ int an_regimes(an_work *w, pm_err *err)
         rc = build_param_regime(a, w->opts, &a->regimes.rows[a->regimes.n++]);
     return rc ? pm_err_set(err, rc, "out of memory") : PM_OK;
 }
+
+void an_regimes_free(pm_analysis *a)
+{
+    for (size_t i = 0; i < a->regimes.n; i++) {
+        pm_an_regime *r = &a->regimes.rows[i];
+        free(r->cells);
+        for (size_t k = 0; k < r->n_boundaries; k++)
+            free(r->boundaries[k]);
+        free(r->boundaries);
+    }
+    free(a->regimes.rows);
+}

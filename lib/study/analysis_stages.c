@@ -186,3 +186,8 @@ int an_stages(an_work *w, pm_err *err)
 cleanup:
     return rc;
 }
+
+void an_stages_free(pm_analysis *a)
+{
+    free(a->parallelism.stage_user_wall);
+}

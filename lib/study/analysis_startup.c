@@ -136,3 +136,12 @@ int an_startup(an_work *w, pm_err *err)
         rc = pm_sq_cold_config_tools(w->db, take_config_tool, w, err);
     return rc == PM_ERR_NOMEM ? an_nomem(err) : rc;
 }
+
+void an_startup_free(pm_analysis *a)
+{
+    for (size_t i = 0; i < a->overhead.n; i++) {
+        free(a->overhead.rows[i].tool);
+        free(a->overhead.rows[i].note);
+    }
+    free(a->overhead.rows);
+}
