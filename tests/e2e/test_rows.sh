@@ -3,7 +3,9 @@
 # (docs/architecture.md, "how to add"). Planted in one copy of the tree and built once:
 # - a scratch section (its own file lib/output/sec_scratch.c and one line in lib/output/report_sections.h)
 #   shows in the text report, Markdown, the HTML report and its contents list, and JSON, each time at its row's
-#   place (after noise, before parallelism: the one order all formats follow);
+#   place (after noise, before parallelism: the one order all formats follow); its data of its own is one
+#   sub-structure of pm_analysis (lib/study/analysis.h), filled and freed by lib/study/analysis_scratch.c, and
+#   one line in lib/study/analysis_sections.h (the driver and pm_analysis_free unchanged);
 # - a scratch timing-report format (lib/parse/parse_scratch.c and one line in lib/parse/parse_formats.h) is
 #   sniffed by `parse`, named by --format, imported with its row's default tool and named in the help lists;
 # - a scratch figure (its draw function and one row in lib/output/figures.c) is drawn by --figures and shown in
@@ -27,6 +29,7 @@ static int scratch_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     (void)err;
     fprintf(f, "\nscratch section: %zu configs\n", x->a->n_configs);
+    fprintf(f, "scratch data: %zu stages, last %s\n", x->a->scratch.n, x->a->scratch.n ? x->a->scratch.stages[x->a->scratch.n - 1] : "-");
     return PM_OK;
 }
 
@@ -40,6 +43,7 @@ static int scratch_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 static int scratch_json(const pm_report_ctx *x, json_t *root)
 {
     json_object_set_new(root, "scratch", json_integer((json_int_t)x->a->n_configs));
+    json_object_set_new(root, "scratch_stages", json_integer((json_int_t)x->a->scratch.n));
     return PM_OK;
 }
 
@@ -48,6 +52,43 @@ const pm_report_section pm_section_scratch = {.id = "scratch", .toc = "Scratch",
 C
 sed -i 's/^PM_REPORT_SECTION(noise)$/&\nPM_REPORT_SECTION(scratch)/' "$TMP/tree/lib/output/report_sections.h"
 check "the row is planted" grep -qx 'PM_REPORT_SECTION(scratch)' "$TMP/tree/lib/output/report_sections.h"
+# its data: a sub-structure (copies of the stage names, so its free has something to free), its analysis file, a row
+python3 - "$TMP/tree/lib/study/analysis.h" <<'PY' || fail "could not plant the scratch sub-structure"
+import sys
+p = sys.argv[1]
+s = open(p).read()
+assert "typedef struct pm_analysis {" in s and "} pm_analysis;" in s
+s = s.replace("typedef struct pm_analysis {",
+              "typedef struct pm_an_scratch { char **stages; size_t n; } pm_an_scratch;\n\ntypedef struct pm_analysis {", 1)
+s = s.replace("} pm_analysis;", "    pm_an_scratch scratch;\n} pm_analysis;", 1)
+open(p, "w").write(s)
+PY
+cat > "$TMP/tree/lib/study/analysis_scratch.c" <<'C'
+#include "analysis_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int an_scratch(an_work *w, pm_err *err)
+{
+    pm_analysis *a = w->a;
+    if (a->n_stages && !(a->scratch.stages = calloc(a->n_stages, sizeof *a->scratch.stages)))
+        return an_nomem(err);
+    for (; a->scratch.n < a->n_stages; a->scratch.n++)
+        if (!(a->scratch.stages[a->scratch.n] = strdup(a->stages[a->scratch.n])))
+            return an_nomem(err);
+    return PM_OK;
+}
+
+void an_scratch_free(pm_analysis *a)
+{
+    for (size_t i = 0; i < a->scratch.n; i++)
+        free(a->scratch.stages[i]);
+    free(a->scratch.stages);
+}
+C
+echo 'AN_SECTION(scratch)' >> "$TMP/tree/lib/study/analysis_sections.h"
+check "the analysis row is planted" grep -qx 'AN_SECTION(scratch)' "$TMP/tree/lib/study/analysis_sections.h"
 
 # a timing-report format: "SCRATCH-TIMING" then "NAME SECONDS" lines
 cat > "$TMP/tree/lib/parse/parse_scratch.c" <<'C'
@@ -235,6 +276,7 @@ in_order() { # FILE PATTERN...: each pattern found, each after the one before
 COLUMNS=200 "$P" report "$DB" > "$TMP/r.txt" 2>&1
 check "text: the scratch section, between noise and parallelism" \
   in_order "$TMP/r.txt" '^noise: ' '^scratch section: 16 configs$' '^parallelism$'
+check "text: the scratch section reads its own data" grep -qx 'scratch data: 13 stages, last process-overhead' "$TMP/r.txt"
 "$P" report --markdown "$DB" > "$TMP/r.md" 2>&1
 check "Markdown: the scratch section at its place" \
   in_order "$TMP/r.md" '^noise: ' '^scratch section: 16 configs$' '^## parallelism$'
@@ -244,6 +286,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 keys = list(d)
 assert d["scratch"] == 16, d.get("scratch")
+assert d["scratch_stages"] == len(d["stages"]) == 13, (d.get("scratch_stages"), d["stages"])
 assert keys.index("startup") < keys.index("scratch") < keys.index("parallelism"), keys' "$TMP/r.json"
 if command -v gnuplot >/dev/null 2>&1; then
   "$P" report "$DB" --html "$TMP/r.html" > "$TMP/html.log" 2>&1
