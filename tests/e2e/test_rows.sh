@@ -251,6 +251,7 @@ check "the kind row is planted" grep -q '^#define PM_KIND_ROWS(X) .* X(toy)$' "$
 sed -e 's|^Only in \(.*\): |new \1/|' -e 's|^Files .* and \(.*\) differ$|row \1|' "$TMP/changed.txt" \
   | sort > "$TMP/changed.sorted"
 printf '%s\n' "new lib/output/sec_scratch.c" "new lib/parse/parse_scratch.c" "new lib/workload/gen_toy.c" \
+  "new lib/study/analysis_scratch.c" "row lib/study/analysis.h" "row lib/study/analysis_sections.h" \
   "row lib/output/figures.c" "row lib/output/report_sections.h" "row lib/parse/parse_formats.h" \
   "row lib/workload/kind_rows.h" | sort > "$TMP/changed.want"
 check "the copy differs by the rows' files and their rows only" diff "$TMP/changed.want" "$TMP/changed.sorted"
