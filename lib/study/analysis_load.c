@@ -182,6 +182,22 @@ static int pid_cfg_room(an_work *w, size_t n_pids)
 
 /* The pass id of (tool, name), made at first sight (its stage matched once), with room in the pid_cfg arrays;
  * key: the pair as a small number from the query (-1: none), cached so each pair is hashed once. */
+/* Grows an id map (*ids, *n) to hold need entries, doubling; new entries -1 (no pass id yet). */
+static int ids_room(int **ids, size_t *n, size_t need)
+{
+    if (need <= *n)
+        return 0;
+    size_t m = need > 2 * *n ? need : 2 * *n;
+    int *p = realloc(*ids, m * sizeof *p);
+    if (!p)
+        return -1;
+    for (size_t i = *n; i < m; i++)
+        p[i] = -1;
+    *ids = p;
+    *n = m;
+    return 0;
+}
+
 static int pass_pid(an_work *w, int64_t key, const char *tool, const char *name, int *out)
 {
     int pid;
@@ -191,16 +207,8 @@ static int pass_pid(an_work *w, int64_t key, const char *tool, const char *name,
         if ((pid = an_pid_lookup(w->pv, tool, name)) < 0)
             return PM_ERR_NOMEM;
         if (key >= 0 && key < AN_MAX_PASS_KEY) {   /* beyond: the hash lookup above, every time */
-            if ((size_t)key >= w->n_key_pid) {
-                size_t n = (size_t)key + 1 > 2 * w->n_key_pid ? (size_t)key + 1 : 2 * w->n_key_pid;
-                int *p = realloc(w->key_pid, n * sizeof *p);
-                if (!p)
-                    return PM_ERR_NOMEM;
-                for (size_t i = w->n_key_pid; i < n; i++)
-                    p[i] = -1;
-                w->key_pid = p;
-                w->n_key_pid = n;
-            }
+            if (ids_room(&w->key_pid, &w->n_key_pid, (size_t)key + 1))
+                return PM_ERR_NOMEM;
             w->key_pid[key] = pid;
         }
     }
@@ -373,16 +381,8 @@ static int add_agg_pass(void *ctx, const pm_sq_agg_pass_row *r)
         return PM_OK;
     w->agg_cfg = ci;   /* rows come by config: one search per config */
     w->agg_cfg_id = r->config_id;
-    if (r->slot >= w->n_agg_slot) {
-        size_t n = r->slot + 1 > 2 * w->n_agg_slot ? r->slot + 1 : 2 * w->n_agg_slot;
-        int *p = realloc(w->agg_slot_pid, n * sizeof *p);
-        if (!p)
-            return PM_ERR_NOMEM;
-        for (size_t i = w->n_agg_slot; i < n; i++)
-            p[i] = -1;
-        w->agg_slot_pid = p;
-        w->n_agg_slot = n;
-    }
+    if (ids_room(&w->agg_slot_pid, &w->n_agg_slot, (size_t)r->slot + 1))
+        return PM_ERR_NOMEM;
     if (pid_cfg_room(w, r->slot + 1))
         return PM_ERR_NOMEM;
     size_t at = r->slot * w->a->n_configs + (size_t)ci;
