@@ -102,8 +102,10 @@ int pc_hash_file(const char *path, XXH128_hash_t *out, pm_err *err)
     int rc = PM_OK;
     XXH3_state_t *s = XXH3_createState();
     /* Below malloc's mmap threshold (128 KiB): the heap reuses the buffer from one call to the next, where a
-     * fresh 256 KiB mapping per file cost a page fault per 4 KiB read (~60 per input hashed, twice on a miss) */
-    enum { HASH_BUF = 1 << 16 };
+     * fresh 256 KiB mapping per file cost a page fault per 4 KiB read (~60 per input hashed, twice on a miss).
+     * 16 KiB, not 64: a hit re-hashes headers of up to ~32 KiB (stdio.h), and each 4 KiB page of buffer a read
+     * first touches is a page fault (~25 us on a VM) where one more read is ~1 us. */
+    enum { HASH_BUF = 1 << 14 };
     char *buf = malloc(HASH_BUF);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (!s || !buf) {
