@@ -81,7 +81,12 @@ hashes=$(for k in 1 2 3; do sqlite3 "$TMP/out.db.slurm/shard-$k-of-3.db" "select
 runs_logged=$(cat "$TMP"/out.db.slurm/shard-*.log | grep -cE '^\[[0-9]+/[0-9]+\] ')
 [ "$runs_logged" -ge "$(wc -l < plan.txt)" ] && ok "the task logs have a progress line per run ($runs_logged)" \
   || { fail "progress lines in the task logs: $runs_logged"; cat "$TMP"/out.db.slurm/shard-*.log | head | sed 's/^/#   /'; }
-"$PASSMAP" status "$TMP/out.db" | grep -cE 'slurmy +[123]/3 ' | grep -qx 3 && ok "status shows the 3 shards" \
-  || fail "status: $("$PASSMAP" status "$TMP/out.db")"
+# status of the store the submission merged into: the shard stores, the merged one (its 3 shards), and what
+# Slurm says of the jobs (DB.slurm/plan.txt beside it)
+"$PASSMAP" status "$TMP/out.db" > "$TMP/status.out" 2>&1
+awk -v db="$TMP/out.db" '$0 == db { on = 1; next } /^[^ ]/ { on = 0 } on' "$TMP/status.out" \
+  | grep -cE 'slurmy +[123]/3 ' | grep -qx 3 && grep -qE '^  merge +COMPLETED +job [0-9]+$' "$TMP/status.out" \
+  && ok "status shows the merged store's 3 shards and the merge job COMPLETED" \
+  || fail "status: $(cat "$TMP/status.out")"
 check "report of the merged store" "$PASSMAP" report "$TMP/out.db"
 finish
