@@ -562,3 +562,8 @@ const char *pm_util_closest(const char *word, const char *const *cands, size_t n
         return pick;
     return prefixes == 1 ? prefix : NULL;
 }
+
+int pm_util_strcmp_null(const char *a, const char *b)
+{
+    return !a || !b ? (a != NULL) - (b != NULL) : strcmp(a, b);
+}

@@ -103,5 +103,7 @@ static inline void *pm_unconst_ptr(const void *p)
  * edit), or the one candidate word is a prefix of; NULL when none is close (at most 1 edit for words up to
  * 4 characters, 2 beyond) or two are equally close. */
 const char *pm_util_closest(const char *word, const char *const *cands, size_t n);
+/* strcmp with NULL ordered before every string (SQLite's order for NULL): a sort key that may be missing. */
+int pm_util_strcmp_null(const char *a, const char *b);
 
 #endif

@@ -145,12 +145,12 @@ typedef struct fig_axes {
     size_t nr, nc, *cell_r, *cell_c;
 } fig_axes;
 
-static const pm_an_cell *axes_sort_cells;   /* qsort has no context argument; the figures draw one at a time */
-
-static int cmp_cell_row(const void *pa, const void *pb)
+/* cell indices by row, then index (ctx: a pointer to the cells) */
+static int cmp_cell_row(const void *pa, const void *pb, void *ctx)
 {
+    const pm_an_cell *cells = *(const pm_an_cell **)ctx;
     size_t i = *(const size_t *)pa, j = *(const size_t *)pb;
-    int r = strcmp(axes_sort_cells[i].row, axes_sort_cells[j].row);
+    int r = strcmp(cells[i].row, cells[j].row);
     return r ? r : (i > j) - (i < j);
 }
 
@@ -183,8 +183,8 @@ static int fig_axes_of(const pm_an_regime *rg, fig_axes *ax)
         goto cleanup;
     for (size_t k = 0; k < n; k++)
         idx[k] = k;
-    axes_sort_cells = rg->cells;
-    qsort(idx, n, sizeof *idx, cmp_cell_row);
+    const pm_an_cell *cells = rg->cells;
+    qsort_r(idx, n, sizeof *idx, cmp_cell_row, &cells);
     for (size_t u = 0; u < n; u++)   /* grp: the first cell of each cell's row */
         grp[idx[u]] = u && !strcmp(rg->cells[idx[u]].row, rg->cells[idx[u - 1]].row) ? grp[idx[u - 1]] : idx[u];
     for (size_t k = 0; k < n; k++)
@@ -765,21 +765,16 @@ static int prec_member(const pm_analysis *a, const pm_an_config *c)
            same_str(c->variant, study_regime(a, 0)->variant);
 }
 
-/* Members of the precision figure grouped by (family, size): sorted indices, config order within a group. */
-static const pm_analysis *prec_sort_a;   /* qsort has no context argument; the figures draw one at a time */
-
-static int cmp_str_null(const char *p, const char *q)
+/* Members of the precision figure grouped by (family, size): sorted indices, config order within a group (ctx:
+ * a pointer to the analysis). */
+static int cmp_family_size(const void *pa, const void *pb, void *ctx)
 {
-    return !p || !q ? (p != NULL) - (q != NULL) : strcmp(p, q);
-}
-
-static int cmp_family_size(const void *pa, const void *pb)
-{
+    const pm_analysis *a = *(const pm_analysis **)ctx;
     int i = *(const int *)pa, j = *(const int *)pb;
-    const pm_workload *wi = &prec_sort_a->configs[i].workload, *wj = &prec_sort_a->configs[j].workload;
-    int r = cmp_str_null(wi->family, wj->family);
+    const pm_workload *wi = &a->configs[i].workload, *wj = &a->configs[j].workload;
+    int r = pm_util_strcmp_null(wi->family, wj->family);
     if (!r)
-        r = cmp_str_null(wi->size, wj->size);
+        r = pm_util_strcmp_null(wi->size, wj->size);
     return r ? r : (i > j) - (i < j);
 }
 
@@ -856,8 +851,7 @@ static int fig_precision(const fig_ctx *x, char **body)
             pp[n] = c->workload.precision, pf[n++] = c->workload.family;
         pair_of[i] = (int)k;
     }
-    prec_sort_a = a;
-    qsort(by_fs, n_members, sizeof *by_fs, cmp_family_size);
+    qsort_r(by_fs, n_members, sizeof *by_fs, cmp_family_size, &a);
     for (size_t s = 0, e; s < n_members; s = e) {   /* each member's group: [grp_from, grp_to) of by_fs */
         const pm_workload *ws = &a->configs[by_fs[s]].workload;
         for (e = s + 1; e < n_members && same_str(a->configs[by_fs[e]].workload.family, ws->family) &&

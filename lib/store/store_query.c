@@ -469,9 +469,6 @@ static size_t sq_group_hash(int64_t cfg, int name)
     return (size_t)(h ^ (h >> 31));
 }
 
-/* The group table grown to twice the groups' room (a power of two), the ng groups placed again. */
-static int sq_rehash_groups(int **slot, size_t *nslot, const void *groups, size_t ng);
-
 /* Interned names of one scan (few: metric names, tools), NULL a name of its own; found by a comparison with the
  * last one met first, as rows come in runs of the same few names. */
 typedef struct sq_names {
@@ -505,12 +502,6 @@ static void sq_names_free(sq_names *nm)
     free(nm->s);
 }
 
-/* SQLite's order of text values: NULL first, then by bytes (BINARY). */
-static int sq_cmp_text(const char *a, const char *b)
-{
-    return !a || !b ? (a != NULL) - (b != NULL) : strcmp(a, b);
-}
-
 /* One (config, metric) group of pm_sq_cold_metric_means: AVG's sum and count, summed in scan order. */
 typedef struct sq_mgroup {
     int64_t cfg;
@@ -519,19 +510,19 @@ typedef struct sq_mgroup {
     int64_t n;
 } sq_mgroup;
 
-static const sq_names *mgroup_names;   /* for cmp_mgroup: qsort has no context argument */
-
-static int cmp_mgroup(const void *pa, const void *pb)
+/* by config, then name in SQLite's order of text (pm_util_strcmp_null; ctx: the names) */
+static int cmp_mgroup(const void *pa, const void *pb, void *ctx)
 {
     const sq_mgroup *a = pa, *b = pb;
+    const sq_names *names = ctx;
     if (a->cfg != b->cfg)
         return a->cfg < b->cfg ? -1 : 1;
-    return sq_cmp_text(mgroup_names->s[a->name], mgroup_names->s[b->name]);
+    return pm_util_strcmp_null(names->s[a->name], names->s[b->name]);
 }
 
-static int sq_rehash_groups(int **slot, size_t *nslot, const void *groups, size_t ng)
+/* The group table grown to twice the groups' room (a power of two), the ng groups placed again. */
+static int sq_rehash_groups(int **slot, size_t *nslot, const sq_mgroup *g, size_t ng)
 {
-    const sq_mgroup *g = groups;
     size_t n = *nslot ? 2 * *nslot : 1024;
     while (n < 2 * (ng + 1))
         n *= 2;
@@ -594,9 +585,7 @@ int pm_sq_cold_metric_means(sqlite3 *db, int (*fn)(void *, const pm_sq_metric_ro
     }
     rc = scan_done(db, st, rc, step, err);
     if (!rc && ng) {
-        mgroup_names = &names;
-        qsort(g, ng, sizeof *g, cmp_mgroup);
-        mgroup_names = NULL;
+        qsort_r(g, ng, sizeof *g, cmp_mgroup, &names);
     }
     for (size_t i = 0; i < ng && !rc; i++) {
         const char *name = names.s[g[i].name];
@@ -622,14 +611,14 @@ typedef struct sq_tgroup {
     int64_t min_seq;
 } sq_tgroup;
 
-static const sq_names *tgroup_names;   /* for cmp_tgroup */
-
-static int cmp_tgroup(const void *pa, const void *pb)
+/* by first step, then tool in SQLite's order of text (ctx: the names) */
+static int cmp_tgroup(const void *pa, const void *pb, void *ctx)
 {
     const sq_tgroup *a = pa, *b = pb;
+    const sq_names *names = ctx;
     if (a->min_seq != b->min_seq)
         return a->min_seq < b->min_seq ? -1 : 1;
-    return sq_cmp_text(tgroup_names->s[a->tool], tgroup_names->s[b->tool]);
+    return pm_util_strcmp_null(names->s[a->tool], names->s[b->tool]);
 }
 
 static int cmp_i64(const void *pa, const void *pb)
@@ -728,9 +717,7 @@ int pm_sq_steps_scan(sqlite3 *db, const pm_sq_sweeps *sw, int *n_trace, int (*fn
     if (!rc)
         rc = sq_count_trace_runs(db, sw, trace, n_tr, n_trace, err);
     if (!rc && names.n) {
-        tgroup_names = &names;
-        qsort(g, names.n, sizeof *g, cmp_tgroup);
-        tgroup_names = NULL;
+        qsort_r(g, names.n, sizeof *g, cmp_tgroup, &names);
     }
     for (size_t i = 0; i < names.n && !rc; i++) {
         pm_sq_tool_row r = {.tool = names.s[g[i].tool], .user_s = g[i].any_user ? g[i].user_s : 0,

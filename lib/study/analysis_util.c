@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include "stats.h"
+#include "util.h"
 
 /* ---- statistics: thin adapters onto pm_stats_ (lib/stats.h) ---- */
 
@@ -244,7 +245,7 @@ int an_find_cfg(const pm_analysis *a, int64_t id)
 int an_cmp_str_at(const void *pa, const void *pb)
 {
     const an_str_at *a = pa, *b = pb;
-    int c = !a->s || !b->s ? (a->s != NULL) - (b->s != NULL) : strcmp(a->s, b->s);
+    int c = pm_util_strcmp_null(a->s, b->s);
     return c ? c : (a->i > b->i) - (a->i < b->i);
 }
 

@@ -133,18 +133,11 @@ static void free_side(side *s)
     memset(s, 0, sizeof *s);
 }
 
-static int cmp_str_nullable(const char *a, const char *b)
-{
-    if (!a || !b)
-        return (a != NULL) - (b != NULL);
-    return strcmp(a, b);
-}
-
 /* Same order as SQLite's BINARY collation for the ORDER BY below (NULL first). */
 static int cmp_tool_pass(const char *ta, const char *pa, const char *tb, const char *pb)
 {
-    int c = cmp_str_nullable(ta, tb);
-    return c ? c : cmp_str_nullable(pa, pb);
+    int c = pm_util_strcmp_null(ta, tb);
+    return c ? c : pm_util_strcmp_null(pa, pb);
 }
 
 typedef struct sweep_pick {
@@ -723,11 +716,11 @@ static double row_time(const pm_compare_row *r)
 static int cmp_row_tool_time(const void *x, const void *y)
 {
     const pm_compare_row *a = *(const pm_compare_row *const *)x, *b = *(const pm_compare_row *const *)y;
-    int c = cmp_str_nullable(a->tool, b->tool);
+    int c = pm_util_strcmp_null(a->tool, b->tool);
     if (c)
         return c;
     double ta = row_time(a), tb = row_time(b);
-    return ta != tb ? (ta < tb ? 1 : -1) : cmp_str_nullable(a->pass, b->pass);
+    return ta != tb ? (ta < tb ? 1 : -1) : pm_util_strcmp_null(a->pass, b->pass);
 }
 
 /* The default pass family (compare.h): a tested pass row stays in it when it takes PM_COMPARE_FAMILY_SHARE of the
@@ -746,7 +739,7 @@ static int pass_family(pm_compare_config *o)
     double wall = fmax(finite_or_zero(o->wall.mean_a), finite_or_zero(o->wall.mean_b));
     size_t rank = 0;
     for (size_t k = 0; k < n; k++) {
-        rank = k && !cmp_str_nullable(v[k]->tool, v[k - 1]->tool) ? rank + 1 : 0;
+        rank = k && !pm_util_strcmp_null(v[k]->tool, v[k - 1]->tool) ? rank + 1 : 0;
         if (rank < PM_COMPARE_FAMILY_TOP && (!(wall > 0) || row_time(v[k]) >= PM_COMPARE_FAMILY_SHARE * wall))
             continue;
         pm_compare_stat *st = &v[k]->st;
