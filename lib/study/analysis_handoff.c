@@ -317,94 +317,24 @@ cleanup:
     return rc;
 }
 
-/* The value a held axis takes: the row's preferred value when present, else the most common; a tie goes to
- * the larger number, else to the first in config order. */
-/* The counting way: each value's configs counted against all (n^2), for when the sorting way has no memory. */
-static const char *held_value_counted(const pm_analysis *a, const char *name, const char *prefer,
-                                      const char *const *in)
+/* A tie between two values a held axis takes goes to the larger number. */
+static int larger_number(const char *later, const char *best)
 {
-    const char *best = NULL;
-    size_t best_n = 0;
-    for (size_t i = 0; i < a->n_configs; i++) {
-        const char *v = in[i] ? axis_value(&a->configs[i], name) : NULL;
-        if (!v)
-            continue;
-        if (prefer && !strcmp(v, prefer))
-            return v;
-        /* a value met before was counted then, to the same n (and a tie with itself changes nothing) */
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = in[j] && an_same(axis_value(&a->configs[j], name), v);
-        if (seen)
-            continue;
-        size_t n = 0;
-        for (size_t j = 0; j < a->n_configs; j++)
-            n += in[j] && an_same(axis_value(&a->configs[j], name), v);
-        double dv, db;
-        if (n > best_n || (n == best_n && numeric(v, &dv) && numeric(best, &db) && dv > db)) {
-            best_n = n;
-            best = v;
-        }
-    }
-    return best;
+    double dv, db;
+    return numeric(later, &dv) && numeric(best, &db) && dv > db;
 }
 
-static int cmp_first_seen(const void *pa, const void *pb)
-{
-    size_t a = ((const an_str_at *)pa)->i, b = ((const an_str_at *)pb)->i;
-    return (a > b) - (a < b);
-}
-
-/* The value of `name` most configs in the population hold (prefer when any does); among ties, the first seen
- * unless a later one is a larger number. The values are grouped by sorting, then met in first-seen order with
- * their counts, as the counting way meets them (which took seconds at 15,000 configs). */
-static const char *held_value(const pm_analysis *a, const char *name, const char *prefer, const char *const *in)
+/* The value a held axis takes: the row's preferred value when present, else the most common among the
+ * population's configs (in); a tie goes to the larger number, else to the first in config order. v: room for
+ * n_configs values. */
+static const char *held_value(const pm_analysis *a, const char *name, const char *prefer, const char *const *in,
+                              const char **v)
 {
     size_t n = 0;
-    an_str_at *t = malloc((a->n_configs + 1) * sizeof *t);
-    if (!t)
-        return held_value_counted(a, name, prefer, in);
-    for (size_t i = 0; i < a->n_configs; i++) {
-        const char *v = in[i] ? axis_value(&a->configs[i], name) : NULL;
-        if (!v)
-            continue;
-        if (prefer && !strcmp(v, prefer)) {
-            free(t);
-            return v;
-        }
-        t[n++] = (an_str_at){v, i};
-    }
-    if (n)
-        qsort(t, n, sizeof *t, an_cmp_str_at);
-    /* each distinct value once, at its first position; count: [config index of that position] its configs */
-    size_t n_dist = 0;
-    size_t *count = malloc((a->n_configs + 1) * sizeof *count);
-    if (!count) {
-        free(t);
-        return held_value_counted(a, name, prefer, in);
-    }
-    for (size_t lo = 0, hi; lo < n; lo = hi) {
-        for (hi = lo + 1; hi < n && an_same(t[lo].s, t[hi].s); hi++)
-            ;
-        t[n_dist] = t[lo];   /* (sorted by position within a value: t[lo] is its first) */
-        count[t[lo].i] = hi - lo;
-        n_dist++;
-    }
-    qsort(t, n_dist, sizeof *t, cmp_first_seen);
-    const char *best = NULL;
-    size_t best_n = 0;
-    for (size_t k = 0; k < n_dist; k++) {
-        const char *v = t[k].s;
-        size_t c = count[t[k].i];
-        double dv, db;
-        if (c > best_n || (c == best_n && numeric(v, &dv) && numeric(best, &db) && dv > db)) {
-            best_n = c;
-            best = v;
-        }
-    }
-    free(count);
-    free(t);
-    return best;
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (in[i] && axis_value(&a->configs[i], name))
+            v[n++] = axis_value(&a->configs[i], name);
+    return an_most_common_tie(v, n, prefer, larger_number);
 }
 
 /* The regime map over parameters (of the kinds without a row), or NULL. */
@@ -423,10 +353,10 @@ static int build_fingerprint(an_work *w, const pm_kind *row, pm_an_fingerprint *
     fp->label = row ? row->label : NULL;
     fp->figure = row ? row->figure : "fingerprint";
     /* in[i]: config i is still in the slice (non-NULL), narrowed one held axis at a time */
-    const char **in = calloc(a->n_configs + 1, sizeof *in);
+    const char **in = calloc(a->n_configs + 1, sizeof *in), **vals = calloc(a->n_configs + 1, sizeof *vals);
     pm_sbuf bars = {0}, held = {0}, all = {0};
     int rc = PM_OK;
-    if (!in || SB(&bars, "%s", "") || SB(&held, "%s", "") || SB(&all, "%s", "")) {
+    if (!in || !vals || SB(&bars, "%s", "") || SB(&held, "%s", "") || SB(&all, "%s", "")) {
         rc = PM_ERR_NOMEM;
         goto cleanup;
     }
@@ -443,7 +373,7 @@ static int build_fingerprint(an_work *w, const pm_kind *row, pm_an_fingerprint *
     for (size_t i = 0; i < a->n_configs; i++)
         in[i] = member(&a->configs[i], row) && a->configs[i].n_cold ? "" : NULL;
     /* variant first (the stock compiler when it is there), then every other varying axis in name order */
-    const char *variant = held_value(a, "variant", "stock", in);
+    const char *variant = held_value(a, "variant", "stock", in, vals);
     for (size_t i = 0; i < a->n_configs; i++)
         if (in[i] && !an_same(a->configs[i].variant, variant))
             in[i] = NULL;
@@ -455,7 +385,7 @@ static int build_fingerprint(an_work *w, const pm_kind *row, pm_an_fingerprint *
             memcpy(name, p, len);
             name[len] = 0;
             if (strcmp(name, "variant") && !pm_kind_list_has(bars.s, name)) {
-                const char *v = held_value(a, name, pm_kind_prefer(row, name), in);
+                const char *v = held_value(a, name, pm_kind_prefer(row, name), in, vals);
                 for (size_t i = 0; i < a->n_configs; i++)
                     if (in[i] && !an_same(axis_value(&a->configs[i], name), v))
                         in[i] = NULL;
@@ -486,6 +416,7 @@ static int build_fingerprint(an_work *w, const pm_kind *row, pm_an_fingerprint *
     fp->held = held.s, held.s = NULL;
 cleanup:
     free(in);
+    free(vals);
     free(bars.s);
     free(held.s);
     free(all.s);

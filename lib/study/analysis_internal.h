@@ -110,7 +110,10 @@ typedef struct an_str_at {
     size_t i;
 } an_str_at;
 int an_cmp_str_at(const void *pa, const void *pb);
+int an_cmp_at(const void *pa, const void *pb);   /* by position alone */
 const char *an_most_common(const char **v, size_t n, const char *prefer);
+const char *an_most_common_tie(const char **v, size_t n, const char *prefer,
+                               int (*later_wins)(const char *later, const char *best));
 int an_most_common_int(const int *v, size_t n);
 int an_strlist_add(char ***list, size_t *n, const char *text);
 /* Appends an allocated sentence (NULL: its allocation failed) and takes it; *text is NULL afterwards. */

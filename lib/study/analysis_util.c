@@ -242,6 +242,12 @@ int an_find_cfg(const pm_analysis *a, int64_t id)
     return -1;
 }
 
+int an_cmp_at(const void *pa, const void *pb)
+{
+    size_t a = ((const an_str_at *)pa)->i, b = ((const an_str_at *)pb)->i;
+    return (a > b) - (a < b);
+}
+
 int an_cmp_str_at(const void *pa, const void *pb)
 {
     const an_str_at *a = pa, *b = pb;
@@ -249,22 +255,26 @@ int an_cmp_str_at(const void *pa, const void *pb)
     return c ? c : (a->i > b->i) - (a->i < b->i);
 }
 
-/* The most frequent value (an_same), the earliest first seen among ties; prefer wins when present. By sorting,
- * not by counting each value against all (n^2: seconds at 15,000 configs). */
-const char *an_most_common(const char **v, size_t n, const char *prefer)
+/* The most frequent value (an_same); prefer wins when present. Values are met in first-seen order and a tie goes
+ * to the one met first, unless later_wins(later, best) (NULL: never). By sorting, not by counting each value
+ * against all (n^2: seconds at 15,000 configs). */
+const char *an_most_common_tie(const char **v, size_t n, const char *prefer,
+                               int (*later_wins)(const char *later, const char *best))
 {
     for (size_t i = 0; prefer && i < n; i++)
         if (v[i] && !strcmp(v[i], prefer))
             return v[i];
     an_str_at *t = malloc((n + 1) * sizeof *t);
-    if (!t) {   /* no memory: the counting way, which needs none */
-        const char *best = NULL;
-        size_t best_n = 0;
+    size_t *count = malloc((n + 1) * sizeof *count);   /* [first position of a value]: its count */
+    const char *best = NULL;
+    size_t best_n = 0;
+    if (!t || !count) {   /* no memory: the counting way, which needs none (a value met again changes nothing) */
+        free(t), free(count);
         for (size_t i = 0; i < n; i++) {
             size_t c = 0;
             for (size_t j = 0; j < n; j++)
                 c += an_same(v[i], v[j]);
-            if (c > best_n) {
+            if (c > best_n || (c == best_n && later_wins && later_wins(v[i], best))) {
                 best_n = c;
                 best = v[i];
             }
@@ -274,18 +284,28 @@ const char *an_most_common(const char **v, size_t n, const char *prefer)
     for (size_t i = 0; i < n; i++)
         t[i] = (an_str_at){v[i], i};
     qsort(t, n, sizeof *t, an_cmp_str_at);
-    size_t best_n = 0, best_first = 0;
-    for (size_t a = 0, b; a < n; a = b) {
-        for (b = a + 1; b < n && an_same(t[a].s, t[b].s); b++)
+    size_t n_dist = 0;
+    for (size_t lo = 0, hi; lo < n; lo = hi) {   /* each distinct value once, at its first position */
+        for (hi = lo + 1; hi < n && an_same(t[lo].s, t[hi].s); hi++)
             ;
-        /* t[a] is the run's first position */
-        if (b - a > best_n || (b - a == best_n && t[a].i < best_first)) {
-            best_n = b - a;
-            best_first = t[a].i;
+        count[t[lo].i] = hi - lo;
+        t[n_dist++] = t[lo];
+    }
+    qsort(t, n_dist, sizeof *t, an_cmp_at);
+    for (size_t k = 0; k < n_dist; k++) {
+        size_t c = count[t[k].i];
+        if (c > best_n || (c == best_n && later_wins && later_wins(t[k].s, best))) {
+            best_n = c;
+            best = t[k].s;
         }
     }
-    free(t);
-    return best_n ? v[best_first] : NULL;
+    free(t), free(count);
+    return best;
+}
+
+const char *an_most_common(const char **v, size_t n, const char *prefer)
+{
+    return an_most_common_tie(v, n, prefer, NULL);
 }
 
 int an_strlist_take(char ***list, size_t *n, char **text)
