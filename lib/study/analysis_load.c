@@ -180,8 +180,6 @@ static int pid_cfg_room(an_work *w, size_t n_pids)
     return PM_OK;
 }
 
-/* The pass id of (tool, name), made at first sight (its stage matched once), with room in the pid_cfg arrays;
- * key: the pair as a small number from the query (-1: none), cached so each pair is hashed once. */
 /* Grows an id map (*ids, *n) to hold need entries, doubling; new entries -1 (no pass id yet). */
 static int ids_room(int **ids, size_t *n, size_t need)
 {
@@ -198,6 +196,8 @@ static int ids_room(int **ids, size_t *n, size_t need)
     return 0;
 }
 
+/* The pass id of (tool, name), made at first sight (its stage matched once), with room in the pid_cfg arrays;
+ * key: the pair as a small number from the query (-1: none), cached so each pair is hashed once. */
 static int pass_pid(an_work *w, int64_t key, const char *tool, const char *name, int *out)
 {
     int pid;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 /* Cells by (row, col): open addressing over cell indices (-1 empty), so each config finds its cell in one probe
  * instead of a search of every cell (n^2 comparisons at 15,000 configs). */
 typedef struct cell_ix {
@@ -30,11 +32,7 @@ static int cell_ix_init(cell_ix *ix, size_t n_configs)
 
 static size_t cell_hash(const char *row, int col)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (const unsigned char *p = (const unsigned char *)row; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    h = (h ^ (uint64_t)(unsigned)col) * 1099511628211ULL;
-    return (size_t)(h ^ (h >> 29));
+    return (size_t)XXH3_64bits_withSeed(row, strlen(row), (uint64_t)(unsigned)col);
 }
 
 /* Adds config c's stage shares to the cell (row, col) of rg, a new cell when there is none yet; sum holds
