@@ -47,54 +47,15 @@ int pc_write_all(int fd, const void *buf, size_t len)
 /* Reads a whole file; *buf is malloc'd (NUL-terminated for convenience). */
 int pc_read_file(const char *path, char **buf, size_t *len, struct stat *st_out, pm_err *err)
 {
-    int rc = PM_OK;
-    char *data = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return pm_err_errno(err, errno == ENOENT ? PM_ERR_NOTFOUND : PM_ERR_IO, "open %s", path);
-    struct stat st;
-    if (fstat(fd, &st)) {
-        rc = pm_err_errno(err, PM_ERR_IO, "stat %s", path);
-        goto cleanup;
+    pc_raw r = {0};
+    int rc = pc_raw_file(&r, path, len, st_out, err);
+    if (rc) {
+        pc_raw_free(&r);
+        return rc;
     }
-    /* room for one byte past the size stat gave, so the read that finds EOF needs no bigger buffer */
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    data = malloc(cap + 1);
-    if (!data) {
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
-        goto cleanup;
-    }
-    for (;;) {
-        if (n == cap) { /* the file grew (or st_size was 0 for a special file) */
-            char *bigger = realloc(data, cap * 2 + 4097);
-            if (!bigger) {
-                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
-                goto cleanup;
-            }
-            data = bigger;
-            cap = cap * 2 + 4096;
-        }
-        ssize_t r = read(fd, data + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            rc = pm_err_errno(err, PM_ERR_IO, "read %s", path);
-            goto cleanup;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    data[n] = 0;
-    *buf = data;
-    *len = n;
-    data = NULL;
-    if (st_out)
-        *st_out = st;
-cleanup:
-    free(data);
-    close(fd);
-    return rc;
+    r.buf[*len] = 0;   /* pc_raw_file leaves room for it */
+    *buf = r.buf;
+    return PM_OK;
 }
 
 int pc_hash_file(const char *path, XXH128_hash_t *out, pm_err *err)

@@ -57,50 +57,66 @@ int pc_raw_head(pc_raw *r, double wall_s, int32_t exit_code, uint32_t n_outputs,
            raw_put(r, out, out_len) || raw_put(r, &err_len, 8) || raw_put(r, err, err_len) ? -1 : 0;
 }
 
-int pc_raw_output_file(pc_raw *r, uint32_t index, const char *path, pm_err *err)
+int pc_raw_file(pc_raw *r, const char *path, size_t *n, struct stat *st_out, pm_err *err)
 {
+    size_t at = r->len;
+    *n = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        pm_err_errno(err, errno == ENOENT ? PM_ERR_NOTFOUND : PM_ERR_IO, "open %s", path);
-        return -1;
-    }
+    if (fd < 0)
+        return pm_err_errno(err, errno == ENOENT ? PM_ERR_NOTFOUND : PM_ERR_IO, "open %s", path);
     struct stat st;
-    size_t at = r->len, n = 0;
-    int rc = -1;
+    int rc = PM_OK;
     if (fstat(fd, &st)) {
-        pm_err_errno(err, PM_ERR_IO, "stat %s", path);
+        rc = pm_err_errno(err, PM_ERR_IO, "stat %s", path);
         goto cleanup;
     }
     /* the size stat gives and one byte more, so the read that finds EOF needs no bigger buffer */
-    if (raw_reserve(r, 4 + 8 + (size_t)st.st_size + 1) || raw_put(r, &index, 4) || raw_put(r, &n, 8)) {
-        pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
+    if (raw_reserve(r, (size_t)st.st_size + 1)) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
         goto cleanup;
     }
     for (;;) {
-        if (r->len == r->cap && raw_reserve(r, 4096)) { /* the file grew */
-            pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
+        if (r->len == r->cap && raw_reserve(r, 4096)) { /* the file grew (or st_size was 0 for a special file) */
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
             goto cleanup;
         }
         ssize_t got = read(fd, r->buf + r->len, r->cap - r->len);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
-            pm_err_errno(err, PM_ERR_IO, "read %s", path);
+            rc = pm_err_errno(err, PM_ERR_IO, "read %s", path);
             goto cleanup;
         }
         if (got == 0)
             break;
         r->len += (size_t)got;
-        n += (size_t)got;
     }
-    uint64_t len = n;
-    memcpy(r->buf + at + 4, &len, 8);
-    rc = 0;
+    *n = r->len - at;
+    if (st_out)
+        *st_out = st;
 cleanup:
     if (rc)
-        r->len = at; /* nothing of this output stays */
+        r->len = at; /* nothing of this file stays */
     close(fd);
     return rc;
+}
+
+int pc_raw_output_file(pc_raw *r, uint32_t index, const char *path, pm_err *err)
+{
+    size_t at = r->len, n;
+    uint64_t len = 0;
+    if (raw_put(r, &index, 4) || raw_put(r, &len, 8)) {
+        r->len = at;
+        pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", path);
+        return -1;
+    }
+    if (pc_raw_file(r, path, &n, NULL, err)) {
+        r->len = at; /* nothing of this output stays */
+        return -1;
+    }
+    len = n;
+    memcpy(r->buf + at + 4, &len, 8);
+    return 0;
 }
 
 int pc_raw_deps(pc_raw *r, uint32_t n, const char *const *path, const uint32_t *path_len, const XXH128_hash_t *h)

@@ -115,6 +115,9 @@ typedef struct pc_raw {
 } pc_raw;
 int pc_raw_head(pc_raw *r, double wall_s, int32_t exit_code, uint32_t n_outputs, const char *out, uint64_t out_len,
                 const char *err, uint64_t err_len);
+/* Appends the file at path (its *n bytes), leaving room for one byte after it (the read that found EOF); a pm
+ * status, and nothing of the file stays on failure. pc_read_file and a miss's outputs read through it. */
+int pc_raw_file(pc_raw *r, const char *path, size_t *n, struct stat *st_out, pm_err *err);
 int pc_raw_output_file(pc_raw *r, uint32_t index, const char *path, pm_err *err);
 int pc_raw_deps(pc_raw *r, uint32_t n, const char *const *path, const uint32_t *path_len, const XXH128_hash_t *h);
 void pc_raw_free(pc_raw *r);
