@@ -556,18 +556,22 @@ static void measure_program(fix_ctx *x, job *jb, size_t cfg, const char *stock_d
     int conf = ev_config(x, cfg);
     pm_err err = {0};
     if (x->fx->program_run) {
-        int n = x->min_r + 2 < LEDGER_RUNS_MAX ? x->min_r + 2 : LEDGER_RUNS_MAX, contended = 0, got = 0, rc = PM_OK;
+        int n = x->min_r + 2 < LEDGER_RUNS_MAX ? x->min_r + 2 : LEDGER_RUNS_MAX, got = 0, rc = PM_OK;
         double a[LEDGER_RUNS_MAX], b[LEDGER_RUNS_MAX], cw;
         char what[160] = "";
+        /* the contention rule's evidence: each run's CPU/wall against a serial program's one CPU */
+        pm_contention ev;
+        pm_contention_init(&ev);
         for (int i = 0; i < n && rc == PM_OK; i++) {   /* alternate, so a load change hits both sides alike */
             if ((rc = x->fx->program_run(x->src_spec, conf, stock_dir, &co, &a[i], &cw, what, sizeof what, &err)))
                 break;
-            contended |= !(cw >= PM_CONTENTION_RATIO);
+            pm_contention_add_tool(&ev, "program", 1, cw >= 0 ? cw : 0, 0, 1, 0);
             if ((rc = x->fx->program_run(x->src_spec, conf, var_dir, &co, &b[i], &cw, what, sizeof what, &err)))
                 break;
-            contended |= !(cw >= PM_CONTENTION_RATIO);
+            pm_contention_add_tool(&ev, "program", 1, cw >= 0 ? cw : 0, 0, 1, 0);
             got++;
         }
+        int contended = pm_contention_judge(&ev, 0, NAN, NULL) != 0;
         if (rc) {
             json_object_set_new(jb->ledger, "run", json_pack("{s:s}", "error", err.msg));
         } else {

@@ -61,17 +61,13 @@ typedef struct pm_an_config {
     /* noise diagnostics over the cold repeats */
     double cv;                    /* sd / mean of cold wall; NAN: n < 2 */
     int n_outliers;               /* MAD outliers (modified z > 3.5), n >= 3 */
-    double load1;                 /* mean 1-min load average at the runs' start (host.load1); NAN: not recorded */
-    int contended;                /* load above the CPUs, or a tool's CPU/wall below 0.75 x its serial baseline
-                                     (no baseline recorded: user/wall below 0.75 x the sweep's p90) */
-    double cpu_ratio;             /* min over its tools of the steps' CPU/wall ((user+sys)/wall) / that tool's serial
-                                     baseline; NAN: no tool of it has a baseline */
-    const char *starved_tool;     /* the tool of cpu_ratio, or NULL */
-    /* measured contention (contention.h): means over the cold runs of host.psi_cpu_some_us,
-       host.psi_cgroup_cpu_some_us (µs) and host.steal_ms (-1: not recorded), and their shares of the mean cold
-       wall (NAN: not recorded; then the load and CPU/wall fallback judges) */
+    /* the contention evidence's inputs, means over the cold runs: host.load1 (NAN: not recorded),
+       host.psi_cpu_some_us, host.psi_cgroup_cpu_some_us (µs) and host.steal_ms (-1: not recorded) */
+    double load1;
     double psi_us, psi_cgroup_us, steal_ms;
-    double psi_share, steal_share;
+    pm_contention contention;     /* the evidence (contention.h), built as compare's is; its cpu_ratio: min over its
+                                     tools of the steps' CPU/wall / that tool's serial baseline (starved_tool) */
+    int contended;                /* pm_contention_judge found a reason (compare's rule, so the two agree) */
     /* process-overhead = start-up + outside passes (shares of the cold wall, and seconds); NAN: start-up not
        measured for any tool of the config. start-up per run = sum over its steps of the tool's median null-run
        wall, at most the run's process-overhead. */

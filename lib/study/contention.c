@@ -17,9 +17,12 @@ void pm_contention_init(pm_contention *c)
                          .steal_share = NAN, .psi_s = NAN};
 }
 
-void pm_contention_set_pressure(pm_contention *c, double psi_us, double psi_cgroup_us, double steal_ms,
-                                double wall_s)
+void pm_contention_set_runs(pm_contention *c, double load1, double user_wall, double psi_us, double psi_cgroup_us,
+                            double steal_ms, double wall_s)
 {
+    c->load1 = load1 >= 0 ? load1 : NAN;
+    c->user_wall = user_wall >= 0 ? user_wall : NAN;
+    c->psi_share = c->psi_s = c->steal_share = NAN;
     if (!(wall_s > 0))
         return;
     /* the cgroup's pressure counts only the waits of its own tasks (the child's): closer to the run than the
@@ -129,13 +132,13 @@ void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, c
 
 typedef struct tool_level { const char *tool; double *v; size_t n, cap; double serial; int busy; } tool_level;
 
-enum { PR_PSI, PR_PSI_CG, PR_STEAL, PR_N };
+enum { PR_LOAD, PR_PSI, PR_PSI_CG, PR_STEAL, PR_N };
 
 typedef struct load_ctx {
     pm_contention_sweep *s;
     double *u, *uw;               /* per config: user and wall sums of the cold runs with user time */
     double *w, *nw;               /* per config: wall sum and count of the cold runs */
-    double *pr;                   /* per config: [PR_N] means of the pressure metrics, -1: not recorded */
+    double *pr;                   /* per config: [PR_N] means of the load and pressure metrics, -1: not recorded */
     tool_level *lv;
     size_t n_lv;
 } load_ctx;
@@ -195,7 +198,7 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
     if (i < 0)
         return PM_OK;
     if (!strcmp(r->name, "host.load1"))
-        x->s->c[i].load1 = r->mean;
+        x->pr[(size_t)i * PR_N + PR_LOAD] = r->mean;
     else if (!strcmp(r->name, "host.psi_cpu_some_us"))
         x->pr[(size_t)i * PR_N + PR_PSI] = r->mean;
     else if (!strcmp(r->name, "host.psi_cgroup_cpu_some_us"))
@@ -283,10 +286,9 @@ int pm_contention_load(sqlite3 *db, const char *sweep, pm_contention_sweep *out,
     if (x.n_lv && (rc = pm_sq_cold_config_tools(db, take_config_tool, &x, err)))
         goto cleanup;
     for (size_t i = 0; i < out->n; i++) {
-        out->c[i].user_wall = x.uw[i] > 0 ? x.u[i] / x.uw[i] : NAN;
         const double *pr = &x.pr[i * PR_N];
-        pm_contention_set_pressure(&out->c[i], pr[PR_PSI], pr[PR_PSI_CG], pr[PR_STEAL],
-                                   x.nw[i] > 0 ? x.w[i] / x.nw[i] : NAN);
+        pm_contention_set_runs(&out->c[i], pr[PR_LOAD], x.uw[i] > 0 ? x.u[i] / x.uw[i] : NAN, pr[PR_PSI],
+                               pr[PR_PSI_CG], pr[PR_STEAL], x.nw[i] > 0 ? x.w[i] / x.nw[i] : NAN);
     }
     double *uw = x.u;   /* reused: the configs' user/wall */
     for (size_t i = 0; i < out->n; i++)
