@@ -17,13 +17,49 @@
 #include "util.h"
 
 /* What changes a compile without showing in its argv: include and library search paths, driver overrides,
- * preloaded code, thread counts, reproducible-build dates. PATH is not here: the tool identity covers what it
- * selects. */
+ * preloaded code, thread counts, reproducible-build dates, the C library's allocator settings (a resume under
+ * GLIBC_TUNABLES=glibc.malloc.mmap_threshold=0 ran clang 9x slower). A name ending in '*' is a prefix. PATH is
+ * not here: the tool identity covers what it selects. */
 const char *const pm_fp_env_names[] = {
     "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH", "LIBRARY_PATH", "COMPILER_PATH",
     "GCC_EXEC_PREFIX", "GCC_COMPARE_DEBUG", "CCC_OVERRIDE_OPTIONS", "CLANG_CONFIG_FILE_SYSTEM_DIR",
     "CLANG_CONFIG_FILE_USER_DIR", "SDKROOT", "LD_PRELOAD", "LD_LIBRARY_PATH", "OMP_NUM_THREADS",
-    "SOURCE_DATE_EPOCH", NULL};
+    "SOURCE_DATE_EPOCH", "GLIBC_TUNABLES", "MALLOC_*", NULL};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Appends "env NAME=VALUE" for every variable of the environment that a pm_fp_env_names entry names, a prefix's
+ * in name order (the environment's order is the caller's). */
+static int add_env(pm_sbuf *b)
+{
+    size_t n_env = 0;
+    for (char **e = environ; e && *e; e++)
+        n_env++;
+    const char **hit = malloc((n_env + 1) * sizeof *hit);
+    if (!hit)
+        return PM_ERR_NOMEM;
+    for (const char *const *name = pm_fp_env_names; *name; name++) {
+        size_t len = strlen(*name);
+        if (len && (*name)[len - 1] != '*') {
+            const char *v = getenv(*name);
+            if (v)
+                pm_sbuf_add(b, "env %s=%s\n", *name, v);
+            continue;
+        }
+        size_t n = 0;
+        for (char **e = environ; e && *e; e++)
+            if (!strncmp(*e, *name, len - 1) && strchr(*e, '='))
+                hit[n++] = *e;
+        qsort(hit, n, sizeof *hit, cmp_str);
+        for (size_t i = 0; i < n; i++)
+            pm_sbuf_add(b, "env %s\n", hit[i]);
+    }
+    free(hit);
+    return PM_OK;
+}
 
 /* The --version text kept per tool: enough for every compiler's banner; a longer one says it was cut. */
 #define VERSION_TEXT_MAX 4096
@@ -235,11 +271,8 @@ int pm_fingerprint_steps(const pm_steps *steps, const char *const *subst, const 
         pm_sbuf_add(&b, "  tool: %s %s\n", t->hash[0] ? t->hash : "(unreadable)",
                     pm_version_line(t->version_text, vl, sizeof vl));
     }
-    for (const char *const *e = pm_fp_env_names; !rc && *e; e++) {
-        const char *v = getenv(*e);
-        if (v)
-            pm_sbuf_add(&b, "env %s=%s\n", *e, v);
-    }
+    if (!rc && add_env(&b))
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     if (!rc && b.oom)
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     if (rc) {

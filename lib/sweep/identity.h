@@ -17,7 +17,8 @@
 #include "error.h"
 #include "store.h"
 
-/* The environment variables a fingerprint records (set ones only), NULL-terminated. */
+/* The environment variables a fingerprint records (set ones only; a name ending in '*' is a prefix),
+ * NULL-terminated. */
 extern const char *const pm_fp_env_names[];
 
 /* A cache of identified tools (one `--version` run and one hash per distinct path per sweep). */

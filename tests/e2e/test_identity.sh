@@ -117,6 +117,12 @@ out=$("$PASSMAP" report "$db" --sweep s)
 echo "$out" | grep -q "^sweep s (command): 2 configs, 4 ok runs" && ok "the report never mixes the superseded runs" \
   || fail "report after --force: $(echo "$out" | head -2)"
 check "resume after --force: nothing left, not refused" env PATH="$P22" "$PASSMAP" sweep --quiet --db "$db" "$TMP/s/s.ini"
+# the C library's allocator settings change a compile's time without showing in its argv (issue 34.8)
+for v in GLIBC_TUNABLES=glibc.malloc.mmap_threshold=0 MALLOC_ARENA_MAX=1; do
+  out=$(env PATH="$P22" "$v" "$PASSMAP" sweep --quiet --db "$db" "$TMP/s/s.ini" 2>&1); rc=$?
+  [ "$rc" = 2 ] && echo "$out" | grep -q "env ${v%%=*}=" && ok "resume under $v: refused, the variable named" \
+    || fail "resume under $v (rc=$rc): $out"
+done
 
 # --- failed runs: counted as done, retried with --retry-failed ---
 mkdir -p "$TMP/f"
