@@ -206,6 +206,7 @@ typedef struct pm_merge_result {
     int refused;              /* 1: nothing merged from this input; reason says why */
     int forced;               /* a difference was overridden by force (recorded) */
     char reason[512];
+    char note[512];           /* what was found and ignored, or "" (one build on machines with other host CPUs) */
 } pm_merge_result;
 int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_result *res, pm_err *err);
 
@@ -265,5 +266,9 @@ void pm_fp_diff(const char *was, const char *now, char *out, size_t cap);
 /* The line of a --version text that names the version (the first with "version", else the first non-empty
  * one), cut to cap; "(no --version output)" when empty. Returns out. */
 const char *pm_version_line(const char *text, char *out, size_t cap);
+/* A --version text without (host = 0) or with only (host = 1) its lines that describe the machine it ran on, not
+ * the build: LLVM's "Host CPU:" (one binary prints skylake on one node, znver3 on the next), clang's
+ * "InstalledDir:". Two tools are one build when their hashes and build texts are equal. Heap; NULL: out of memory. */
+char *pm_version_text_part(const char *text, int host);
 
 #endif

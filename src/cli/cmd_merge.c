@@ -132,10 +132,11 @@ int cmd_merge(int argc, char **argv)
         total_merged += r.runs_merged;
         total_skipped += r.runs_skipped;
         if (json) {
-            json_array_append_new(arr, json_pack("{s:s, s:s, s:i, s:i, s:b, s:s?}", "input", argv[i], "result", what,
-                                                 "merged", rc ? 0 : r.runs_merged, "skipped_duplicate",
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:i, s:i, s:b, s:s?, s:s?}", "input", argv[i], "result",
+                                                 what, "merged", rc ? 0 : r.runs_merged, "skipped_duplicate",
                                                  rc ? 0 : r.runs_skipped, "forced", !rc && r.forced, "reason",
-                                                 rc ? e.msg : r.reason[0] ? r.reason : NULL));
+                                                 rc ? e.msg : r.reason[0] ? r.reason : NULL, "note",
+                                                 !rc && r.note[0] ? r.note : NULL));
         } else if (rc) {
             fprintf(stderr, "passmap merge: %s\n", e.msg);
             printf("%-40s error: not merged\n", argv[i]);
@@ -143,8 +144,9 @@ int cmd_merge(int argc, char **argv)
             fprintf(stderr, "passmap merge: %s: refused: %s\n", argv[i], r.reason);
             printf("%-40s refused: %s\n", argv[i], r.reason);
         } else {
-            printf("%-40s merged %d runs, skipped %d duplicate%s%s%s\n", argv[i], r.runs_merged, r.runs_skipped,
-                   r.runs_skipped == 1 ? "" : "s", r.forced ? "; " : "", r.forced ? r.reason : "");
+            printf("%-40s merged %d runs, skipped %d duplicate%s%s%s%s%s\n", argv[i], r.runs_merged, r.runs_skipped,
+                   r.runs_skipped == 1 ? "" : "s", r.forced ? "; " : "", r.forced ? r.reason : "",
+                   r.note[0] ? "; " : "", r.note);
         }
     }
     /* The study as merged: marked incomplete (the report says so) until a merge completes it. */

@@ -171,6 +171,14 @@ out=$("$PASSMAP" report "$TMP/out.db")
 echo "$out" | grep -q "more than one build of a tool" && echo "$out" | grep -q "warning: tool llc: 2 builds ran" \
   && ! echo "$out" | grep -q "same CPU, cores, kernel and compiler build" \
   && ok "the report names both builds and never says same build" || fail "report of the forced merge: $out"
+# one llc binary on another CPU (a cluster of mixed CPUs): its --version's "Host CPU:" line differs, the build not
+check "shard 2/2 with llc-22 on 'another CPU'" env PATH="$P22" "$PASSMAP" sweep --quiet --shard 2/2 --db "$TMP/cpu.db" "$TMP/s/s.ini"
+q "$TMP/cpu.db" "update tool set version_text = replace(version_text, 'Host CPU: ', 'Host CPU: other-') where name = 'llc'"
+out=$("$PASSMAP" merge --partial "$TMP/cpu-out.db" "$TMP/a.db" 2>&1 && "$PASSMAP" merge "$TMP/cpu-out.db" "$TMP/cpu.db" 2>&1); rc=$?
+[ "$rc" = 0 ] && echo "$out" | grep -q "merged 2 runs.*llc: one build (same hash and version) on other machines; their lines 'Host CPU: other-.*' .*ignored" \
+  && ok "merge: the same llc build on another CPU is one build; the host line shown, ignored" || fail "mixed CPUs merge (rc=$rc): $out"
+out=$("$PASSMAP" report "$TMP/cpu-out.db")
+! echo "$out" | grep -q "builds ran" && ok "the report does not claim two builds of one binary" || fail "report of mixed CPUs: $out"
 # the same config measured by both builds: never one config, not even with --force
 # (shard 1/2 again: the same plan as a.db's, so the merge's coverage check lets it through to the config check)
 check "shard 1/2 with llc-14 elsewhere" env PATH="$P14" "$PASSMAP" sweep --quiet --shard 1/2 --db "$TMP/c.db" "$TMP/s/s.ini"
