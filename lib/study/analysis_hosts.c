@@ -118,12 +118,13 @@ int an_hosts(an_work *w, pm_err *err)
     /* A study merged with shards missing (merge --partial): every figure below lacks their configs. */
     for (size_t s = 0; s < w->sweeps.n; s++) {
         char *note = NULL, buf[1200];
-        if ((brc = pm_sq_incomplete(w->db, w->sweeps.ids[s], &note, err)))
+        int unfinished = 0;
+        if ((brc = pm_sq_incomplete(w->db, w->sweeps.ids[s], &note, &unfinished, err)))
             return brc;
         if (!note)
             continue;
-        snprintf(buf, sizeof buf, "INCOMPLETE STUDY (merged with --partial): %s; every table, map, fit and ratio "
-                 "here lacks those configs", note);
+        snprintf(buf, sizeof buf, "INCOMPLETE STUDY (%s): %s; every table, map, fit and ratio here lacks those "
+                 "configs", unfinished ? "a merge did not finish" : "merged with --partial", note);
         free(note);
         free(a->incomplete);
         if (!(a->incomplete = strdup(buf)))

@@ -35,6 +35,18 @@ static const cli_cmd merge_cmd = {
     .exit_status = "0 all merged, 1 an input was refused or failed, 2 bad usage",
 };
 
+/* Sets meta "merging:SWEEP" (note "" clears it); says why it could not. */
+static int merge_mark(pm_store *out, const char *sweep, const char *note)
+{
+    char key[700];
+    pm_err e = {0};
+    snprintf(key, sizeof key, "merging:%s", sweep);
+    if (!pm_store_meta_set(out, key, note, &e))
+        return 0;
+    fprintf(stderr, "passmap merge: %s\n", e.msg);
+    return -1;
+}
+
 int cmd_merge(int argc, char **argv)
 {
     int force = 0, json = 0, partial = 0, c;
@@ -103,18 +115,30 @@ int cmd_merge(int argc, char **argv)
             fprintf(stderr, "passmap merge: %s\n", cs->message);
     }
     pm_coverage_free(&before);
-    pm_coverage_free(&cov);
     int refuse = (newly_mixed && !force) || (incomplete && !partial);
     if (refuse)
         fprintf(stderr, "passmap merge: nothing merged; %s\n",
                 newly_mixed && !force ? "--force merges stores split two ways anyway (the study is then marked "
                                         "incomplete)"
                                       : "merge --partial merges them anyway and marks the study incomplete");
-    if (refuse)
-        return PM_EXIT_FAIL;
     pm_store *out = NULL;
-    if (pm_store_open(out_path, &out, &err)) {
-        fprintf(stderr, "passmap merge: %s\n", err.msg);
+    if (refuse || pm_store_open(out_path, &out, &err)) {
+        if (!refuse)
+            fprintf(stderr, "passmap merge: %s\n", err.msg);
+        pm_coverage_free(&cov);
+        return PM_EXIT_FAIL;
+    }
+    /* Every sweep this merge touches is marked "a merge did not finish" before the first input and cleared after
+     * the last: a merge killed (or out of disk) between its inputs leaves a partial study that says so. */
+    char unfinished_note[600];
+    snprintf(unfinished_note, sizeof unfinished_note, "a merge into %s stopped before its last input (killed, or "
+             "out of disk): runs of the inputs after it are missing; run the same merge again", out_path);
+    int marks_failed = 0;
+    for (int i = 0; i < cov.n && !marks_failed; i++)
+        marks_failed = merge_mark(out, cov.sweeps[i].sweep, unfinished_note) != 0;
+    if (marks_failed) {
+        pm_coverage_free(&cov);
+        pm_store_close(out);
         return PM_EXIT_FAIL;
     }
     int failed = 0, usage_error = 0;
@@ -149,24 +173,30 @@ int cmd_merge(int argc, char **argv)
                    r.note[0] ? "; " : "", r.note);
         }
     }
-    /* The study as merged: marked incomplete (the report says so) until a merge completes it. */
+    /* The study as merged: marked incomplete (the report says so) until a merge completes it. A mark that cannot
+     * be written is no refused input: the merge fails, and the study keeps its "merge did not finish" mark. */
+    pm_coverage touched = cov, now = {0};
     const char *outs[] = {out_path};
-    if (pm_shard_coverage(outs, 1, &cov, &err)) {
+    if (pm_shard_coverage(outs, 1, &now, &err)) {
         fprintf(stderr, "passmap merge: %s\n", err.msg);
-        failed++;
+        marks_failed = 1;
     }
-    for (int i = 0; i < cov.n; i++) {
+    for (int i = 0; i < now.n && !marks_failed; i++) {
         char key[700];
         pm_err e = {0};
-        snprintf(key, sizeof key, "incomplete:%s", cov.sweeps[i].sweep);
-        if (pm_store_meta_set(out, key, cov.sweeps[i].message ? cov.sweeps[i].message : "", &e)) {
+        snprintf(key, sizeof key, "incomplete:%s", now.sweeps[i].sweep);
+        if (pm_store_meta_set(out, key, now.sweeps[i].message ? now.sweeps[i].message : "", &e)) {
             fprintf(stderr, "passmap merge: %s\n", e.msg);
-            failed++;
-        } else if (cov.sweeps[i].message && !json) {
-            printf("%s: %s (--partial: marked incomplete)\n", out_path, cov.sweeps[i].message);
+            marks_failed = 1;
+        } else if (now.sweeps[i].message && !json) {
+            printf("%s: %s (%smarked incomplete)\n", out_path, now.sweeps[i].message,
+                   now.sweeps[i].mixed ? "--force: " : partial ? "--partial: " : "");
         }
     }
-    pm_coverage_free(&cov);
+    for (int i = 0; i < touched.n && !marks_failed; i++)
+        marks_failed = merge_mark(out, touched.sweeps[i].sweep, "") != 0;
+    pm_coverage_free(&now);
+    pm_coverage_free(&touched);
     if (json) {
         json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:i}", "output", out_path, "inputs", arr, "merged",
                               (json_int_t)total_merged, "skipped_duplicate", (json_int_t)total_skipped, "refused",
@@ -180,5 +210,5 @@ int cmd_merge(int argc, char **argv)
                total_skipped, failed, failed == 1 ? "" : "s");
     }
     pm_store_close(out);
-    return usage_error ? PM_EXIT_USAGE : failed ? PM_EXIT_FAIL : PM_EXIT_OK;
+    return usage_error ? PM_EXIT_USAGE : failed || marks_failed ? PM_EXIT_FAIL : PM_EXIT_OK;
 }

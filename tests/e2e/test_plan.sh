@@ -82,11 +82,34 @@ check "merge of the last shard completes the study" "$PASSMAP" merge m.db s3.db
   || ok "complete: the mark is gone"
 [ "$(sqlite3 m.db "select count(*) from run")" = 12 ] && ok "12 runs, each once" || fail "runs: $(sqlite3 m.db "select count(*) from run")"
 
+# --- a merge that dies between its inputs (here: out of file size, SIGXFSZ, at the first limit that lets some
+# inputs in and not all) leaves a study that says it is incomplete; merging again finishes and clears the mark
+found=0
+for lim in $(seq 128 16 1024); do
+  rm -f kill.db kill.db-*
+  (ulimit -f "$lim"; exec "$PASSMAP" merge kill.db s1.db s2.db s3.db) >/dev/null 2>&1
+  n=$(sqlite3 kill.db "select count(*) from run" 2>/dev/null)
+  [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" -lt 12 ] && { found=1; break; }
+done
+if [ "$found" = 1 ]; then
+  "$PASSMAP" report kill.db 2>&1 | grep -q "INCOMPLETE STUDY (a merge did not finish): a merge into kill.db stopped before its last input" \
+    && ok "a merge killed after $n of 12 runs: the report says the study is incomplete" \
+    || fail "killed merge ($n runs): $("$PASSMAP" report kill.db 2>&1 | head -3)"
+  out=$("$PASSMAP" merge kill.db s1.db s2.db s3.db 2>&1); rc=$?
+  [ "$rc" = 0 ] && [ "$(sqlite3 kill.db "select count(*) from run")" = 12 ] && ! "$PASSMAP" report kill.db 2>&1 | grep -q INCOMPLETE \
+    && ok "merging again completes the study and clears the mark" || fail "merge again (rc=$rc): $out"
+else
+  fail "no file size limit stopped the merge between its inputs"
+fi
+
 # --- stores split two ways never merge, not even with --partial
 check "shard 1/2 of the same spec" "$PASSMAP" sweep --quiet --shard 1/2 --db t1.db in/s.ini
 out=$("$PASSMAP" merge --partial mixed.db s1.db t1.db 2>&1); rc=$?
 [ "$rc" = 1 ] && echo "$out" | grep -q "split it into 2 and into 3 shards" && [ ! -e mixed.db ] \
   && ok "shards of 3 and of 2 are refused, even with --partial" || fail "mixed N: rc=$rc $out"
+out=$("$PASSMAP" merge --force forced.db s1.db t1.db 2>&1); rc=$?
+[ "$rc" = 0 ] && echo "$out" | grep -q "(--force: marked incomplete)" && ! echo "$out" | grep -q -- "--partial" \
+  && ok "merge --force of them: marked incomplete, said as --force's (no --partial was given)" || fail "forced mixed: rc=$rc $out"
 
 # --- a run killed by a signal passmap did not send: the scheduler's order, SIGTERM to the compiler first, then
 # to passmap. The killed run is recorded; the resume redoes it.
