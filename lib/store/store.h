@@ -172,11 +172,13 @@ typedef int (*pm_plan_config_fn)(void *user, const char *sweep, int shard_k, int
                                  int planned, int done);
 int pm_store_plan_configs(pm_store *st, pm_plan_config_fn fn, void *user, pm_err *err);
 
-/* One-writer lock of a database while a sweep writes it: an flock on the file DB.lock beside it, which
- * also names the holder (pid and host). Held until pm_store_writer_unlock or the process ends. */
-int pm_store_writer_lock(const char *db_path, int *fd, pm_err *err);
+/* One-writer lock of a database while a sweep, a merge or a probe (cmd) writes it: an flock on the file DB.lock
+ * beside it, which also names the holder (pid, host and cmd). Held until pm_store_writer_unlock or the process
+ * ends. */
+int pm_store_writer_lock(const char *db_path, const char *cmd, int *fd, pm_err *err);
 void pm_store_writer_unlock(int fd);
-/* PM_OK when nobody holds the lock; PM_ERR_USAGE with the holder named when a sweep is writing the file. */
+/* PM_OK when nobody holds the lock; PM_ERR_USAGE with the holder named when a sweep (merge, probe) is writing
+ * the file. */
 int pm_store_writer_check(const char *db_path, pm_err *err);
 
 /* Process start-up (schema 5): each tool a sweep's steps run, started on a null input a few times, once per

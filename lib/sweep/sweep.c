@@ -1236,7 +1236,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         goto cleanup;
     }
     /* One sweep writes a database at a time; merge refuses a database while it is held. */
-    if (!opts->dry_run && (rc = pm_store_writer_lock(opts->db_path, &lock_fd, err)))
+    if (!opts->dry_run && (rc = pm_store_writer_lock(opts->db_path, "sweep", &lock_fd, err)))
         goto cleanup;
     /* A killed sweep's steps may have left processes running (backgrounded by a step, so PDEATHSIG missed
      * them): they would write into the run folders reused below and compete with the runs measured. */

@@ -73,7 +73,10 @@ int cmd_merge(int argc, char **argv)
                     out_path);
             return PM_EXIT_USAGE;
         }
-    if (pm_store_writer_check(out_path, &err)) {
+    /* The output is this merge's alone while it writes: a sweep started into it now would time its runs beside
+     * the merge, or die on "database is locked" naming nobody; it is refused naming this merge instead. */
+    int lock_fd = -1;
+    if (pm_store_writer_lock(out_path, "merge", &lock_fd, &err)) {
         fprintf(stderr, "passmap merge: %s\n", err.msg);
         return PM_EXIT_FAIL;
     }
@@ -83,6 +86,7 @@ int cmd_merge(int argc, char **argv)
     const char **cov_dbs = calloc((size_t)(argc - optind), sizeof *cov_dbs);
     if (!cov_dbs) {
         fprintf(stderr, "passmap merge: out of memory\n");
+        pm_store_writer_unlock(lock_fd);
         return PM_EXIT_FAIL;
     }
     int n_cov = 0;
@@ -99,6 +103,7 @@ int cmd_merge(int argc, char **argv)
     free(cov_dbs);
     if (crc) {
         fprintf(stderr, "passmap merge: %s\n", err.msg);
+        pm_store_writer_unlock(lock_fd);
         return PM_EXIT_FAIL;
     }
     int newly_mixed = 0, incomplete = 0;
@@ -126,6 +131,7 @@ int cmd_merge(int argc, char **argv)
         if (!refuse)
             fprintf(stderr, "passmap merge: %s\n", err.msg);
         pm_coverage_free(&cov);
+        pm_store_writer_unlock(lock_fd);
         return PM_EXIT_FAIL;
     }
     /* Every sweep this merge touches is marked "a merge did not finish" before the first input and cleared after
@@ -139,6 +145,7 @@ int cmd_merge(int argc, char **argv)
     if (marks_failed) {
         pm_coverage_free(&cov);
         pm_store_close(out);
+        pm_store_writer_unlock(lock_fd);
         return PM_EXIT_FAIL;
     }
     int failed = 0, usage_error = 0;
@@ -210,5 +217,6 @@ int cmd_merge(int argc, char **argv)
                total_skipped, failed, failed == 1 ? "" : "s");
     }
     pm_store_close(out);
+    pm_store_writer_unlock(lock_fd);
     return usage_error ? PM_EXIT_USAGE : failed || marks_failed ? PM_EXIT_FAIL : PM_EXIT_OK;
 }
