@@ -1172,8 +1172,9 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
         snprintf(x.self, sizeof x.self, "%s", o->self_exe);
     else if (!realpath("/proc/self/exe", x.self))
         return pm_err_errno(err, PM_ERR_IO, "cannot find passmap's own executable");
-    if ((rc = pm_store_open(o->db_path, &x.store, err)) || (rc = load_study(&x, err)) ||
-        (rc = build_evidence(&x, err)))
+    /* a dry run writes nothing: read-only, so an older store is not migrated in place either */
+    if ((rc = (o->dry_run ? pm_store_open_readonly : pm_store_open)(o->db_path, &x.store, err)) ||
+        (rc = load_study(&x, err)) || (rc = build_evidence(&x, err)))
         goto cleanup;
     if ((rc = load_catalogue(&x, err)))
         goto cleanup;

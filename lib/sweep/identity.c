@@ -231,6 +231,23 @@ static char *normalize(const char *s, const char *const *subst)
     return b.s;
 }
 
+void pm_fp_subst(const char *work, const char *spec_dir, const char *self, const char *out[8])
+{
+    const char *s[8] = {work, "{work}", spec_dir, "{spec_dir}", self, "{passmap}", NULL, NULL};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2 - i; j++)
+            if (strlen(s[2 * j]) < strlen(s[2 * j + 2])) {
+                const char *a = s[2 * j], *b = s[2 * j + 1];
+                s[2 * j] = s[2 * j + 2], s[2 * j + 1] = s[2 * j + 3];
+                s[2 * j + 2] = a, s[2 * j + 3] = b;
+            }
+    if (!strcmp(spec_dir, "."))   /* parsed from text: no folder to replace */
+        for (int i = 0; i < 6; i += 2)
+            if (s[i] == spec_dir)
+                s[i] = "";
+    memcpy(out, s, sizeof s);
+}
+
 int pm_fingerprint_steps(const pm_steps *steps, const char *const *subst, const char *self, pm_tool_set *tools,
                          const char *dir, double timeout_s, char **text, char hash[48], pm_err *err)
 {

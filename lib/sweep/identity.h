@@ -36,6 +36,11 @@ int pm_tool_identify(pm_tool_set *set, const char *argv0, const char *label, con
                      double timeout_s, const pm_tool_ident **out, pm_err *err);
 void pm_tool_set_free(pm_tool_set *set);
 
+/* The path prefixes a fingerprint replaces, as pm_fingerprint_steps' subst (out: 8 entries, NULL-terminated): the
+ * work folder as {work}, the spec's folder as {spec_dir} (none when "." : a spec parsed from text), passmap
+ * itself as {passmap}; longest first, so a work folder inside the spec folder becomes {work}. */
+void pm_fp_subst(const char *work, const char *spec_dir, const char *self, const char *out[8]);
+
 /* The fingerprint text of one run's steps (steps expanded with input "{input}" and run folder "{out}");
  * subst: pairs {from, to} of path prefixes to replace (longest first), NULL-terminated. self: passmap's own
  * path (its steps are the back end's, not a compiler: identified by name only). Heap text in *text, hash

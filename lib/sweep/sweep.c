@@ -1002,19 +1002,8 @@ static int fingerprint_configs(sweep_ctx *x, pm_err *err)
     x->fp_hash = calloc((size_t)spec->n_configs + 1, sizeof *x->fp_hash);
     if (!x->fp_text || !x->fp_hash)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    /* longest first, so a work folder inside the spec folder becomes {work} */
-    const char *subst[8] = {x->work, "{work}", spec->dir, "{spec_dir}", x->self, "{passmap}", NULL, NULL};
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2 - i; j++)
-            if (strlen(subst[2 * j]) < strlen(subst[2 * j + 2])) {
-                const char *a = subst[2 * j], *b = subst[2 * j + 1];
-                subst[2 * j] = subst[2 * j + 2], subst[2 * j + 1] = subst[2 * j + 3];
-                subst[2 * j + 2] = a, subst[2 * j + 3] = b;
-            }
-    if (!strcmp(spec->dir, ".")) /* parsed from text: no folder to replace */
-        for (int i = 0; i < 6; i += 2)
-            if (subst[i] == spec->dir)
-                subst[i] = "";
+    const char *subst[8];
+    pm_fp_subst(x->work, spec->dir, x->self, subst);
     /* the --version probe: short, whatever the spec allows a compile */
     double timeout = spec->timeout_s > 0 && spec->timeout_s < 30 ? spec->timeout_s : 30;
     /* this shard's configs first: the tools identified until then are the ones it runs, and only those are

@@ -47,6 +47,50 @@ static int merge_mark(pm_store *out, const char *sweep, const char *note)
     return -1;
 }
 
+/* Every sweep this merge touches (cov) is marked "a merge did not finish" before the first input and cleared
+ * after the last (mark_merged): a merge killed (or out of disk) between its inputs leaves a partial study that
+ * says so. Non-zero when a mark could not be written (said). */
+static int mark_unfinished(pm_store *out, const char *out_path, const pm_coverage *cov)
+{
+    char note[600];
+    snprintf(note, sizeof note, "a merge into %s stopped before its last input (killed, or out of disk): runs of "
+             "the inputs after it are missing; run the same merge again", out_path);
+    for (int i = 0; i < cov->n; i++)
+        if (merge_mark(out, cov->sweeps[i].sweep, note))
+            return 1;
+    return 0;
+}
+
+/* The study as merged: marked incomplete (the report says so) until a merge completes it; then the touched
+ * sweeps' "merge did not finish" marks cleared. A mark that cannot be written is no refused input: the merge
+ * fails (non-zero), and the study keeps its "merge did not finish" mark. */
+static int mark_merged(pm_store *out, const char *out_path, const pm_coverage *touched, int partial, int json)
+{
+    pm_coverage now = {0};
+    pm_err err = {0};
+    const char *outs[] = {out_path};
+    int failed = 0;
+    if (pm_shard_coverage(outs, 1, &now, &err)) {
+        fprintf(stderr, "passmap merge: %s\n", err.msg);
+        return 1;
+    }
+    for (int i = 0; i < now.n && !failed; i++) {
+        char key[700];
+        snprintf(key, sizeof key, "incomplete:%s", now.sweeps[i].sweep);
+        if (pm_store_meta_set(out, key, now.sweeps[i].message ? now.sweeps[i].message : "", &err)) {
+            fprintf(stderr, "passmap merge: %s\n", err.msg);
+            failed = 1;
+        } else if (now.sweeps[i].message && !json) {
+            printf("%s: %s (%smarked incomplete)\n", out_path, now.sweeps[i].message,
+                   now.sweeps[i].mixed ? "--force: " : partial ? "--partial: " : "");
+        }
+    }
+    for (int i = 0; i < touched->n && !failed; i++)
+        failed = merge_mark(out, touched->sweeps[i].sweep, "") != 0;
+    pm_coverage_free(&now);
+    return failed;
+}
+
 int cmd_merge(int argc, char **argv)
 {
     int force = 0, json = 0, partial = 0, c;
@@ -134,14 +178,7 @@ int cmd_merge(int argc, char **argv)
         pm_store_writer_unlock(lock_fd);
         return PM_EXIT_FAIL;
     }
-    /* Every sweep this merge touches is marked "a merge did not finish" before the first input and cleared after
-     * the last: a merge killed (or out of disk) between its inputs leaves a partial study that says so. */
-    char unfinished_note[600];
-    snprintf(unfinished_note, sizeof unfinished_note, "a merge into %s stopped before its last input (killed, or "
-             "out of disk): runs of the inputs after it are missing; run the same merge again", out_path);
-    int marks_failed = 0;
-    for (int i = 0; i < cov.n && !marks_failed; i++)
-        marks_failed = merge_mark(out, cov.sweeps[i].sweep, unfinished_note) != 0;
+    int marks_failed = mark_unfinished(out, out_path, &cov);
     if (marks_failed) {
         pm_coverage_free(&cov);
         pm_store_close(out);
@@ -180,30 +217,8 @@ int cmd_merge(int argc, char **argv)
                    r.note[0] ? "; " : "", r.note);
         }
     }
-    /* The study as merged: marked incomplete (the report says so) until a merge completes it. A mark that cannot
-     * be written is no refused input: the merge fails, and the study keeps its "merge did not finish" mark. */
-    pm_coverage touched = cov, now = {0};
-    const char *outs[] = {out_path};
-    if (pm_shard_coverage(outs, 1, &now, &err)) {
-        fprintf(stderr, "passmap merge: %s\n", err.msg);
-        marks_failed = 1;
-    }
-    for (int i = 0; i < now.n && !marks_failed; i++) {
-        char key[700];
-        pm_err e = {0};
-        snprintf(key, sizeof key, "incomplete:%s", now.sweeps[i].sweep);
-        if (pm_store_meta_set(out, key, now.sweeps[i].message ? now.sweeps[i].message : "", &e)) {
-            fprintf(stderr, "passmap merge: %s\n", e.msg);
-            marks_failed = 1;
-        } else if (now.sweeps[i].message && !json) {
-            printf("%s: %s (%smarked incomplete)\n", out_path, now.sweeps[i].message,
-                   now.sweeps[i].mixed ? "--force: " : partial ? "--partial: " : "");
-        }
-    }
-    for (int i = 0; i < touched.n && !marks_failed; i++)
-        marks_failed = merge_mark(out, touched.sweeps[i].sweep, "") != 0;
-    pm_coverage_free(&now);
-    pm_coverage_free(&touched);
+    marks_failed = mark_merged(out, out_path, &cov, partial, json);
+    pm_coverage_free(&cov);
     if (json) {
         json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:i}", "output", out_path, "inputs", arr, "merged",
                               (json_int_t)total_merged, "skipped_duplicate", (json_int_t)total_skipped, "refused",

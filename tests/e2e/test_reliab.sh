@@ -291,6 +291,13 @@ check "merge of a read-only schema-1 input" "$PASSMAP" merge old-out.db old1.db
 [ "$(runs_of old-out.db)" = "$(runs_of old1.db)" ] && ok "all its runs merged" || fail "runs lost"
 [ -z "$(ls old-out.db.upgrade-* 2>/dev/null)" ] && ok "the upgraded copy is removed" || fail "copy left behind"
 chmod u+w old1.db
+# a dry run, and a command that fails before it writes, leave an older store byte-identical: migrated in place,
+# the passmap that made it could no longer resume it (issue 34.9)
+for cmd in "fix --dry-run" "probe --sweep nosuch"; do
+  "$PASSMAP" $cmd old1.db >/dev/null 2>&1
+  [ "$(md5sum < old1.db)" = "$sum_before" ] && ok "passmap $cmd on a schema-1 store leaves it byte-identical" \
+    || fail "passmap $cmd migrated the store (now schema $(sqlite3 old1.db "PRAGMA user_version"))"
+done
 
 # --- 10c. a malformed placeholder is an error, not a literal argv word
 mkdir -p ph && printf 'x\n' > ph/a.txt
