@@ -124,6 +124,25 @@ for v in GLIBC_TUNABLES=glibc.malloc.mmap_threshold=0 MALLOC_ARENA_MAX=1; do
     || fail "resume under $v (rc=$rc): $out"
 done
 
+# --- a store from before config fingerprints (schema 6 and older: none recorded) resumed with an edited argv:
+# refused as for a changed fingerprint, the stored spec text kept (issue 34.1: both measurements under one key)
+spec "$TMP/s/pre.ini" ""
+sed -i 's/^name = s$/name = pre/' "$TMP/s/pre.ini"
+check "a sweep to age" env PATH="$P22" "$PASSMAP" sweep --quiet --db "$TMP/pre.db" "$TMP/s/pre.ini"
+q "$TMP/pre.db" "update config set fingerprint = NULL, fingerprint_text = NULL"
+spec_before=$(q "$TMP/pre.db" "select spec_text from sweep where name = 'pre'")
+spec "$TMP/s/pre.ini" "-mcpu=generic"
+sed -i 's/^name = s$/name = pre/' "$TMP/s/pre.ini"
+out=$(env PATH="$P22" "$PASSMAP" sweep --quiet --db "$TMP/pre.db" "$TMP/s/pre.ini" 2>&1); rc=$?
+[ "$rc" = 2 ] && echo "$out" | grep -q "config m/input=a.ll/opt=0: recorded before config fingerprints, and the spec text changed since (.*-mcpu=generic" \
+  && ok "pre-fingerprint store, edited argv: refused, the change shown" || fail "pre-fingerprint resume (rc=$rc): $out"
+[ "$(q "$TMP/pre.db" "select spec_text from sweep where name = 'pre'")" = "$spec_before" ] \
+  && [ "$(q "$TMP/pre.db" "select count(*) from run")" = 4 ] && ok "its stored spec and runs are as they were" \
+  || fail "pre-fingerprint store changed: $(q "$TMP/pre.db" "select count(*) from run") runs"
+spec "$TMP/s/pre.ini" ""
+sed -i 's/^name = s$/name = pre/' "$TMP/s/pre.ini"
+check "the same spec resumes it" env PATH="$P22" "$PASSMAP" sweep --quiet --db "$TMP/pre.db" "$TMP/s/pre.ini"
+
 # --- failed runs: counted as done, retried with --retry-failed ---
 mkdir -p "$TMP/f"
 cat > "$TMP/f/f.ini" <<INI
