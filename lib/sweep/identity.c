@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include "parse.h"
+#include "spec.h"
 #include "run.h"
 #include "util.h"
 
@@ -231,6 +232,84 @@ static char *normalize(const char *s, const char *const *subst)
     return b.s;
 }
 
+static void text_hash(const char *text, size_t len, char hash[48])
+{
+    XXH128_canonical_t c;
+    XXH128_canonicalFromHash(&c, XXH3_128bits(text, len));
+    size_t k = (size_t)snprintf(hash, 48, "xxh3-128:");
+    for (int i = 0; i < 16; i++, k += 2)
+        snprintf(hash + k, 48 - k, "%02x", c.digest[i]);
+}
+
+int pm_fingerprint_add_inputs(char **text, char hash[48], const pm_param *params, char *const *paths, size_t n,
+                              pm_err *err)
+{
+    pm_sbuf b = {0};
+    pm_sbuf_add(&b, "%s", *text ? *text : "");
+    for (size_t i = 0; paths && i < n; i++) {
+        if (!paths[i])
+            continue;
+        char h[64];
+        if (hash_file(paths[i], h, sizeof h))
+            snprintf(h, sizeof h, "(unreadable)");
+        pm_sbuf_add(&b, "input %s: %s\n", params[i].name, h);
+    }
+    if (b.oom) {
+        free(b.s);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    free(*text);
+    *text = b.s;
+    text_hash(b.s, b.len, hash);
+    return PM_OK;
+}
+
+static int without_inputs(const char *text, char hash[48])
+{
+    pm_sbuf b = {0};
+    pm_sbuf_add(&b, "%s", "");
+    for (const char *p = text ? text : ""; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (strncmp(p, "input ", 6))
+            pm_sbuf_add(&b, "%.*s%s", (int)n, p, p[n] ? "\n" : "");
+        p += n + (p[n] == '\n');
+    }
+    if (b.oom) {
+        free(b.s);
+        return -1;
+    }
+    text_hash(b.s, b.len, hash);
+    free(b.s);
+    return 0;
+}
+
+int pm_fingerprint_same(const char *old_hash, const char *old_text, const char *text, const char *hash)
+{
+    if (!strcmp(old_hash, hash))
+        return 1;
+    if (!old_text || !strncmp(old_text, "input ", 6) || strstr(old_text, "\ninput "))
+        return 0;
+    char h[48];
+    if (without_inputs(text, h))
+        return -1;
+    return !strcmp(old_hash, h);
+}
+
+int pm_fingerprint_config(const pm_backend_ops *be, pm_backend_ctx *bctx, int c, const char *const *subst,
+                          const char *self, pm_tool_set *tools, const char *dir, double timeout_s, char **text,
+                          char hash[48], pm_err *err)
+{
+    pm_steps steps = {0};
+    const pm_spec_config *cfg = &bctx->spec->configs[c];
+    int rc = be->steps(bctx, c, "{input}", "{out}", &steps, err);
+    if (!rc)
+        rc = pm_fingerprint_steps(&steps, subst, self, tools, dir, timeout_s, text, hash, err);
+    if (!rc)
+        rc = pm_fingerprint_add_inputs(text, hash, cfg->params, cfg->paths, cfg->n_params, err);
+    pm_steps_free(&steps);
+    return rc;
+}
+
 void pm_fp_subst(const char *work, const char *spec_dir, const char *self, const char *out[8])
 {
     const char *s[8] = {work, "{work}", spec_dir, "{spec_dir}", self, "{passmap}", NULL, NULL};
@@ -298,11 +377,7 @@ int pm_fingerprint_steps(const pm_steps *steps, const char *const *subst, const 
     }
     if (!b.s)
         pm_sbuf_add(&b, "%s", "");
-    XXH128_canonical_t c;
-    XXH128_canonicalFromHash(&c, XXH3_128bits(b.s, b.len));
-    size_t k = (size_t)snprintf(hash, 48, "xxh3-128:");
-    for (int i = 0; i < 16; i++, k += 2)
-        snprintf(hash + k, 48 - k, "%02x", c.digest[i]);
+    text_hash(b.s, b.len, hash);
     *text = b.s;
     return PM_OK;
 }

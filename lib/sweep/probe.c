@@ -41,12 +41,12 @@ static int same_builds(pm_store *st, const char *sweep, const pm_spec *spec,
             c++;
         if (c == spec->n_configs || !old[i].hash)
             continue;
-        pm_steps steps = {0};
         char *text = NULL, hash[48];
-        if (!(rc = be->steps(bctx, c, "{input}", "{out}", &steps, err)))
-            rc = pm_fingerprint_steps(&steps, subst, self_exe, &tools, dir, timeout, &text, hash, err);
-        pm_steps_free(&steps);
-        if (!rc && strcmp(hash, old[i].hash)) {
+        rc = pm_fingerprint_config(be, bctx, c, subst, self_exe, &tools, dir, timeout, &text, hash, err);
+        int same = rc ? 1 : pm_fingerprint_same(old[i].hash, old[i].text, text, hash);
+        if (same < 0)
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        else if (!same) {
             char diff[480];
             pm_fp_diff(old[i].text, text, diff, sizeof diff);
             rc = pm_err_set(err, PM_ERR_USAGE, "sweep '%s', config %s: its runs were made with other steps "

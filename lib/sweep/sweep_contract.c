@@ -28,11 +28,8 @@ int fingerprint_configs(sweep_ctx *x, pm_err *err)
         for (int c = 0; c < spec->n_configs && !rc; c++) {
             if (x->in_shard[c] != !pass)
                 continue;
-            pm_steps steps = {0};
-            if (!(rc = x->be->steps(&x->bctx, c, "{input}", "{out}", &steps, err)))
-                rc = pm_fingerprint_steps(&steps, subst, x->self, &x->tools, dir, timeout, &x->fp_text[c],
-                                          x->fp_hash[c], err);
-            pm_steps_free(&steps);
+            rc = pm_fingerprint_config(x->be, &x->bctx, c, subst, x->self, &x->tools, dir, timeout, &x->fp_text[c],
+                                       x->fp_hash[c], err);
         }
         if (!pass)
             x->n_tools_used = x->tools.n;
@@ -99,7 +96,12 @@ int check_contract(sweep_ctx *x, pm_err *err)
          * subsets of one sweep's configs) */
         if (c < 0)
             continue;
-        if (old[i].hash && strcmp(old[i].hash, x->fp_hash[c])) {
+        int same = old[i].hash ? pm_fingerprint_same(old[i].hash, old[i].text, x->fp_text[c], x->fp_hash[c]) : 1;
+        if (same < 0) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+        if (!same) {
             char diff[480];
             pm_fp_diff(old[i].text, x->fp_text[c], diff, sizeof diff);
             snprintf(line, sizeof line, "config %s: %s", old[i].key, diff);

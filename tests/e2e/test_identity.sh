@@ -123,6 +123,14 @@ for v in GLIBC_TUNABLES=glibc.malloc.mmap_threshold=0 MALLOC_ARENA_MAX=1; do
   [ "$rc" = 2 ] && echo "$out" | grep -q "env ${v%%=*}=" && ok "resume under $v: refused, the variable named" \
     || fail "resume under $v (rc=$rc): $out"
 done
+# an input file edited before a resume is another measurement: its content is in the fingerprint (issue 34.5)
+cp "$TMP/s/a.ll" "$TMP/s/a.ll.orig"
+printf 'define i32 @g() {\n  ret i32 7\n}\n' >> "$TMP/s/a.ll"
+out=$(env PATH="$P22" "$PASSMAP" sweep --quiet --db "$db" "$TMP/s/s.ini" 2>&1); rc=$?
+[ "$rc" = 2 ] && echo "$out" | grep -q "config m/input=a.ll/opt=0: 'input input: xxh3-128:[0-9a-f]*' -> 'input input: xxh3-128:" \
+  && ok "an input edited before a resume: refused, the input named" || fail "edited input (rc=$rc): $out"
+mv "$TMP/s/a.ll.orig" "$TMP/s/a.ll"
+check "the input as it was: the resume is accepted" env PATH="$P22" "$PASSMAP" sweep --quiet --db "$db" "$TMP/s/s.ini"
 
 # --- a store from before config fingerprints (schema 6 and older: none recorded) resumed with an edited argv:
 # refused as for a changed fingerprint, the stored spec text kept (issue 34.1: both measurements under one key)
