@@ -62,6 +62,10 @@ static void measure_program(fix_ctx *x, job *jb, size_t cfg, const char *stock_d
         pm_contention ev;
         pm_contention_init(&ev);
         for (int i = 0; i < n && rc == PM_OK; i++) {   /* alternate, so a load change hits both sides alike */
+            if (past_deadline(x)) {
+                rc = pm_err_set(&err, PM_ERR_TIMEOUT, "budget: stopped at the deadline after %d runs a side", got);
+                break;
+            }
             if ((rc = x->fx->program_run(x->src_spec, conf, stock_dir, &co, &a[i], &cw, what, sizeof what, &err)))
                 break;
             pm_contention_add_tool(&ev, "program", 1, cw >= 0 ? cw : 0, 0, 1, 0);
@@ -215,6 +219,12 @@ void check_job(fix_ctx *x, job *jb)
     }
     if (!jb->n_cfg)
         return;
+    static const char no_time[] = "unchecked: budget (the deadline came before its check)";
+    if (past_deadline(x)) {   /* a check is up to three steps: each starts only before the deadline */
+        snprintf(jb->output, sizeof jb->output, "%s", no_time);
+        jb->check_gave_no_answer = 1;
+        return;
+    }
     size_t cfg = jb->cfg[0];
     check_ref *ref = NULL;
     for (size_t i = 0; i < x->n_refs && !ref; i++)
@@ -243,11 +253,18 @@ void check_job(fix_ctx *x, job *jb)
         return;
     }
     char path[PATH_MAX];
+    if (past_deadline(x)) {
+        snprintf(jb->output, sizeof jb->output, "%s", no_time);
+        jb->check_gave_no_answer = 1;
+        return;
+    }
     note(x, "check: %s on %s", jb->b, x->ev[cfg].key);
     pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers,
                             .cancel = x->o->stop};
     int same = 0, rc;
     if ((rc = check_side(x, cfg, jb->b, path, sizeof path, &err)) ||
+        (past_deadline(x) && (rc = pm_err_set(&err, PM_ERR_TIMEOUT, "budget (the deadline came before its "
+                                                                     "[check] ran)"))) ||
         (rc = x->fx->check_compare(x->src_spec, ev_config(x, cfg), ref->path, path, &co, &same, jb->output,
                                    sizeof jb->output, &err))) {
         /* A check that timed out or was interrupted gave no answer: unchecked, never "changes output". A variant

@@ -82,7 +82,7 @@ void pm_fix_ratio_text(const json_t *o, char *out, size_t cap)
         snprintf(out + used, cap - used, "; every config %s by compare's rule", faster ? "faster" : "slower");
     }
     double need = d(o, "repeats_needed");
-    if (v && !strcmp(v, "undecided") && need > 0) {
+    if (v && !strncmp(v, "undecided", 9) && need > 0) {   /* also "undecided (budget)" */
         size_t used = strlen(out);
         snprintf(out + used, cap - used, "; ~%.0f runs/side would settle it", need);
     }

@@ -130,6 +130,11 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
             bs->capped = 1;
             break;
         }
+        if (opts->deadline > 0 && !opts->dry_run && pm_util_now() >= opts->deadline) {
+            bs->capped = 1;
+            sum->deadline_hit = 1;
+            break;
+        }
         if (!opts->dry_run) {
             /* Nothing but the measured runs before the first of them: start-up's null runs come after the first
              * run, a config's probes (a compile each) after its own first run, both between runs and never

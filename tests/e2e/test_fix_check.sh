@@ -141,4 +141,53 @@ else
 fi
 check "import with the right format still works" \
   "$PASSMAP" import --db "$TMP/imp2.db" --format mlir-text "$ROOT/tests/fixtures/mlir/list-single.txt"
+
+# 6. --budget bounds the whole command (issue 34.4): the study measured its steps at 0.05 s, but every compile now
+# takes 1.5 s more, so the first round (estimated ~0.3 s) really takes ~9 s. The command must end within the
+# budget plus one step, say the budget ended it, and keep what the round measured: "undecided (budget)" with its
+# ratio and runs (issue 34.13), not "not run".
+mkdir -p "$TMP/b"
+cat >"$TMP/b/cc.sh" <<SH
+sleep "\$1"
+[ -e "$TMP/b/slow" ] && sleep 1.5
+cat "$ROOT/tests/fixtures/mlir/list-single.txt" >&2
+SH
+cat >"$TMP/b/s.ini" <<INI
+[sweep]
+name = s
+backend = command
+repeats = 3
+timeout = 3s
+
+[matrix m]
+delay = 0.05
+
+[step cc]
+argv = sh {spec_dir}/cc.sh {delay}
+tool = mlir-opt
+
+[fix fast]
+argv_drop = {delay}
+argv_add = 0.01
+regime = *
+why = the sleep is not the compile
+
+[check]
+argv = true
+INI
+check "the budget study" "$PASSMAP" sweep --quiet --db "$TMP/b.db" "$TMP/b/s.ini"
+touch "$TMP/b/slow"
+t0=$(date +%s.%N)
+"$PASSMAP" fix "$TMP/b.db" --quiet --allow-contended --budget 4s --json >"$TMP/b.json" 2>"$TMP/b.err"
+took=$(python3 -c "import sys; print(round($(date +%s.%N) - $t0, 1))")
+# 4 s of budget, one compile of up to 1.6 s past it, and passmap's own start and end (analysis, compare)
+python3 -c "import sys; sys.exit(0 if $took <= 4 + 1.6 + 2 else 1)" && ok "fix --budget 4s ended after ${took} s (a step of 1.6 s)" \
+  || { fail "fix --budget 4s ran ${took} s"; tail -5 "$TMP/b.err" | sed 's/^/#   /'; }
+if json_check "$TMP/b.json" 'd["budget_exhausted"] and any(r["variant"] == "fast" and r["verdict"] == "undecided (budget)"
+        and r["ratio"] is not None and r["repeats"] > 0 for r in d["results"])'; then
+  ok "the fix the budget ended reads undecided (budget) with its ratio and runs; budget_exhausted"
+else
+  fail "budget-ended fix"; python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("#", d["budget_exhausted"], [(r["variant"], r["verdict"], r.get("ratio"), r.get("repeats"), r.get("note")) for r in d["results"]])' "$TMP/b.json"
+fi
+
 finish
