@@ -179,6 +179,12 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
         out = json_incref(plan);
         goto done;
     }
+    /* What a killed passmap fix's [check] or [run] left running (recorded like a sweep's steps) is reaped before
+     * anything is measured: a CPU-bound leftover would load the machine the rounds time. */
+    if ((rc = pm_pgroup_recorder_init(&x.pgrec, o->db_path, err)) ||
+        (rc = pm_pgroup_reap(o->db_path, o->note, o->user, err)))
+        goto cleanup;
+    x.have_pgrec = 1;
 
     /* Singles against stock. */
     size_t first_single = x.n_jobs;

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "compare.h"
 #include "contention.h"
+#include "pgroup.h"
 #include "fixplan.h"
 #include "spec.h"
 #include "stagemap.h"
@@ -83,6 +84,8 @@ typedef struct fix_ctx {
     int an_borrowed;                 /* an is the caller's (pm_fix_propose): not freed here */
     int exclude_contended;           /* the report's proposals: no fix from a contended config */
     const char *none_why;            /* why no config is evidence (pm_fix_propose says it instead of failing) */
+    pm_pgroup_recorder pgrec;        /* the [check]/[run] processes' groups, recorded while they run (pgroup.h) */
+    int have_pgrec;
 } fix_ctx;
 
 /* Greedy: try_combo runs combination vs its base on the best fix's configs where every member's rule holds. */

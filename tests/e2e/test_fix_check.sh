@@ -190,4 +190,47 @@ else
   fail "budget-ended fix"; python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("#", d["budget_exhausted"], [(r["variant"], r["verdict"], r.get("ratio"), r.get("repeats"), r.get("note")) for r in d["results"]])' "$TMP/b.json"
 fi
 
+
+# 7. fix's [check] processes (issue 34.10): their group is recorded like a sweep step's, so what a SIGKILLed
+# passmap fix left running is reaped by the next one; SIGTERM stops it like Ctrl-C, its check's group with it.
+# The check backgrounds a sleep (its marker) that outlives the check.
+mkdir -p "$TMP/k"
+cp "$TMP/s/cc.sh" "$TMP/k/cc.sh"
+write_spec "$TMP/k/s.ini" 'sh -c "sleep 20.1337 & sleep 2"' 10s
+check "the kill study" "$PASSMAP" sweep --quiet --db "$TMP/k.db" "$TMP/k/s.ini"
+marker() { pgrep -f "^sleep 20.1337" | head -1; }
+# alive PID: a live process (a zombie is dead: this container's init may be slow to reap what it inherits)
+alive() { [ -r "/proc/$1/stat" ] && ! grep -qE '^[0-9]+ \(.*\) Z ' "/proc/$1/stat"; }
+"$PASSMAP" fix "$TMP/k.db" --quiet --allow-contended >/dev/null 2>&1 &
+fpid=$!
+left=
+for _ in $(seq 1 300); do left=$(marker) && [ -n "$left" ] && break; sleep 0.1; done
+kill -KILL "$fpid"; wait "$fpid" 2>/dev/null
+if [ -n "$left" ] && alive "$left" && ls "$TMP"/k.db.pgroup.* >/dev/null 2>&1; then
+  ok "SIGKILL of fix during its check: the check's leftover runs on, its group on record"
+else
+  fail "no leftover on record after SIGKILL (marker ${left:-none}; $(ls "$TMP" | grep pgroup))"
+fi
+"$PASSMAP" fix "$TMP/k.db" --quiet --allow-contended >"$TMP/k2.out" 2>&1
+if [ -n "$left" ] && ! alive "$left"; then ok "the next fix reaped the killed one's check leftover"
+else fail "the leftover $left outlived the next fix"; [ -n "$left" ] && kill -KILL "$left" 2>/dev/null; fi
+# SIGTERM during the check: stops within seconds, the check's group ended, no record left behind
+for p in $(pgrep -f "^sleep 20.1337"); do kill -KILL "$p" 2>/dev/null; done   # the rerun's own check's, ended
+sqlite3 "$TMP/k.db" "DELETE FROM meta WHERE key LIKE 'fix:%'"
+rm -rf "$TMP/k.db.runs/fix-check"
+"$PASSMAP" fix "$TMP/k.db" --quiet --allow-contended >/dev/null 2>&1 &
+fpid=$!
+term=
+for _ in $(seq 1 300); do term=$(marker) && [ -n "$term" ] && [ "$term" != "$left" ] && break; term=; sleep 0.1; done
+kill -TERM "$fpid"
+for _ in $(seq 1 50); do kill -0 "$fpid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$fpid" 2>/dev/null; then fail "SIGTERM: fix still runs after 5 s"; kill -KILL "$fpid"
+elif [ -n "$term" ] && ! alive "$term" && ! ls "$TMP"/k.db.pgroup.* >/dev/null 2>&1; then
+  ok "SIGTERM during the check: fix stopped, the check's group ended, no record left"
+else
+  fail "SIGTERM: marker ${term:-none} alive=$(alive "$term" && echo yes), records: $(ls "$TMP" | grep pgroup)"
+fi
+wait "$fpid" 2>/dev/null
+for p in $(pgrep -f "^sleep 20.1337"); do kill -KILL "$p" 2>/dev/null; done   # the rerun's own check leftovers
+
 finish
