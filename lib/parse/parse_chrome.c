@@ -48,7 +48,19 @@ typedef struct span {
 typedef struct spans {
     span *v;
     size_t n, cap;
+    /* events that are spans' parts but cannot be read (pm_report.n_skipped): counted, the first named */
+    size_t n_skipped;
+    long long at, skip_at;       /* the event being taken; the first skipped one */
+    const char *skip_why;
 } spans;
+
+static void skip_event(spans *s, const char *why)
+{
+    if (s->n_skipped++ == 0) {
+        s->skip_at = s->at;
+        s->skip_why = why;
+    }
+}
 
 /* pid/tid: an integer, a whole real or a decimal string within ±2^53 (what a double holds exactly); anything
  * else (1e84, "x", 0.5) is not an id. Absent is 0. Returns 0 when out of range. */
@@ -601,16 +613,21 @@ static int take_event(json_t *ev, spans *s, opens *o, pm_err *err)
 {
     const char *ph = json_string_value(json_object_get(ev, "ph"));
     json_t *jts = json_object_get(ev, "ts");
-    if (!ph || !json_is_number(jts))
+    if (!ph || !json_is_number(jts)) {
+        if (ph && (!strcmp(ph, "X") || !strcmp(ph, "B") || !strcmp(ph, "E")))
+            skip_event(s, "a span event without a numeric ts");
         return PM_OK;
+    }
     double ts = json_number_value(jts);
     if (ts < 0)
         return pm_err_set(err, PM_ERR_PARSE, "negative ts %g (µs since the trace's start)", ts);
     evinfo e;
     if (strcmp(ph, "X") == 0) {
         json_t *jd = json_object_get(ev, "dur");
-        if (!json_is_number(jd))
+        if (!json_is_number(jd)) {
+            skip_event(s, "an X event without a numeric dur");
             return PM_OK;
+        }
         evinfo_of(ev, &e);
         return push(s, &e, ts, json_number_value(jd), err);
     }
@@ -644,6 +661,7 @@ static int take_event(json_t *ev, spans *s, opens *o, pm_err *err)
     evinfo_of(ev, &e);
     if (!e.ids_ok)
         return pm_err_set(err, PM_ERR_PARSE, "event pid/tid is not an integer id within ±2^53");
+    int matched = 0;
     for (size_t k = o->n; k-- > 0;) { /* the innermost open B of the same thread */
         open_b *b = &o->v[k];
         if (!b->ids_ok)
@@ -658,8 +676,11 @@ static int take_event(json_t *ev, spans *s, opens *o, pm_err *err)
         free(b->detail);
         memmove(o->v + k, o->v + k + 1, (o->n - k - 1) * sizeof *o->v);
         o->n--;
+        matched = 1;
         break;
     }
+    if (!matched)
+        skip_event(s, "an E event without its B");
     return PM_OK;
 }
 
@@ -687,6 +708,7 @@ static int read_events(rd *r, spans *s, opens *o)
             r->pinned = 0;
             if (!ev)
                 return rd_fail(r, at + je.position, je.text);
+            s->at = at;
             rc = take_event(ev, s, o, r->err);
             json_decref(ev);
             if (rc) {
@@ -861,6 +883,10 @@ static int emit(spans *in, pm_report *out, pm_err *err)
 {
     spans s = *in;
     int rc = PM_OK;
+    if (s.n_skipped) {
+        pm_report_skip(out, "%s at byte %lld", s.skip_why, s.skip_at);
+        out->n_skipped += s.n_skipped - 1;
+    }
     int *par = NULL, *map = NULL, *nkid = NULL, *stack = NULL; /* parent span; span -> pass index; child count */
     int *self_ix = NULL, n_self = 0; /* the "(self)" rows of new-PM containers */
     double *kids = NULL;         /* sum of direct children's durations */

@@ -83,6 +83,9 @@ int cmd_import(int argc, char **argv)
             pm_report_free(&rep);
             continue;
         }
+        if (rep.n_skipped)   /* rows left out are said, never dropped silently */
+            fprintf(stderr, "passmap import: warning: %s: %zu row%s not read (the first: %s)\n", path, rep.n_skipped,
+                    rep.n_skipped == 1 ? "" : "s", rep.skipped_first);
         if (rep.n_passes == 0 && rep.n_metrics == 0) {
             fprintf(stderr, "passmap import: %s: no timing report found\n", path);
             rc = PM_EXIT_FAIL;

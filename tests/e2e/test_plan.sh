@@ -26,11 +26,21 @@ plan_keys() { awk -v k="$2" '$1 == "config" && $2 == k {print $4}' "$1" | sort; 
 # --- the plan file
 out=$("$PASSMAP" sweep --shards 3 --write-plan plan.txt in/s.ini 2>&1); rc=$?
 [ "$rc" = 0 ] && [ "$(grep -c '^config ' plan.txt)" = 6 ] && grep -q '^shards 3$' plan.txt \
-  && echo "$out" | grep -q 'shard 3/3: 2 configs' && echo "$out" | grep -q 'balance: largest shard / even split' \
+  && echo "$out" | grep -q 'shard 3/3: 2 configs' && echo "$out" | grep -q 'balance: ' \
   && ok "--write-plan: 6 configs over 3 shards, the expected cost per shard and the balance printed" \
   || { fail "--write-plan (rc=$rc)"; echo "$out" | sed 's/^/#   /'; }
 "$PASSMAP" sweep --shards 3 --write-plan plan2.txt in/s.ini 2>&1 | grep -q . ; cmp -s plan.txt plan2.txt \
   && ok "the same spec gives the same plan" || fail "two plans of one spec differ"
+# no cost known for any config (costs from a store without them): the balance is unknown, never "= 0.00"
+"$PASSMAP" run -n 1 --db nocost.db --config zz -- true >/dev/null 2>&1
+out=$("$PASSMAP" sweep --shards 3 --write-plan plan0.txt --costs nocost.db in/s.ini 2>&1)
+echo "$out" | grep -q "balance: unknown (no config has a known cost)" && ! echo "$out" | grep -q "= 0.00" \
+  && ok "--write-plan with no known cost: balance unknown" || { fail "--write-plan, no costs"; echo "$out" | sed 's/^/#   /'; }
+# a config line before the 'shards' line is range-checked too (it was read before N was known)
+{ grep -v '^shards ' plan.txt | sed '0,/^config 1 /s//config 5 /'; echo "shards 3"; } > late.txt
+out=$("$PASSMAP" sweep --quiet --plan late.txt --shard 1/3 --db late.db in/s.ini 2>&1); rc=$?
+[ "$rc" = 2 ] && echo "$out" | grep -q "in shard 5, out of 1..3" && ok "--plan: shard 5 of 3 refused before the shards line too" \
+  || fail "late shards line: rc=$rc $out"
 check_fails "--plan without --shard" "$PASSMAP" sweep --plan plan.txt --db x.db in/s.ini
 check_fails "--plan of 3 shards with --shard 1/2" "$PASSMAP" sweep --plan plan.txt --shard 1/2 --db x.db in/s.ini
 sed 's/repeats = 2/repeats = 3/' in/s.ini > in/other.ini

@@ -128,6 +128,15 @@ static void total_is_the_root_span(void **state)
     assert_int_equal(pm_parse_buffer(t, strlen(t), PM_FMT_CHROME_TRACE, &r, &e), PM_OK);
     assert_true(fabs(r.total_wall_s - 1.0) < EPS);
     assert_true(find_pass(&r, "stray", 0) >= 0);   /* still a row: nothing is dropped */
+    assert_int_equal(r.n_skipped, 0);
+    pm_report_free(&r);
+    /* span events that cannot be read are counted and the first named, never dropped silently */
+    const char *bad = "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":1000},{\"ph\":\"X\",\"name\":\"b\",\"ts\":5},"
+                      "{\"ph\":\"E\",\"ts\":9,\"pid\":1,\"tid\":1},{\"ph\":\"M\",\"name\":\"process_name\"}]";
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_buffer(bad, strlen(bad), PM_FMT_CHROME_TRACE, &r, &e), PM_OK);
+    assert_int_equal(r.n_skipped, 2);
+    assert_non_null(strstr(r.skipped_first, "without a numeric dur at byte 41"));
     pm_report_free(&r);
     const char *neg = "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":1000},"
                       "{\"ph\":\"X\",\"name\":\"b\",\"ts\":-1700000000000,\"dur\":1}]";

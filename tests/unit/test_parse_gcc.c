@@ -97,6 +97,18 @@ static void rows_of_a_thousand_seconds(void **state)
     assert_true(pta >= 0 && ph >= 0);
     assert_true(fabs(r.passes[pta].wall_s - 1200.0) < EPS);
     assert_true(fabs(pm_report_pass_wall(&r) - 1234.56) < EPS);
+    assert_int_equal(r.n_skipped, 0);
+    pm_report_free(&r);
+    /* a row whose values do not read is left out, counted and named: never dropped silently */
+    const char *bad = "Time variable                                   usr           sys          wall           GGC\n"
+                      " tree PTA                           :   x.00 (  1%)   0.00 (  0%)   0.01 (  1%)    10k (  1%)\n"
+                      " expand                             :   0.01 (  2%)   0.00 (  0%)   0.02 (  3%)    20k (  1%)\n"
+                      " TOTAL                              :   0.01          0.00          0.03         2118k\n";
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_buffer(bad, strlen(bad), PM_FMT_GCC_TEXT, &r, &e), PM_OK);
+    assert_int_equal(r.n_skipped, 1);
+    assert_non_null(strstr(r.skipped_first, "line 2"));
+    assert_non_null(strstr(r.skipped_first, "tree PTA"));
     pm_report_free(&r);
 }
 
