@@ -331,7 +331,7 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         {"max_share", "max share", "fraction"},
         {"user_wall", "user/wall", "ratio"},
         {"superlinear", "superlinear", NULL},
-        {"variant", "variant (points: its configs)", NULL},
+        {"variant", "variant (points: its configs; a pipeline axis's value, e.g. opt=2, its own fit)", NULL},
     };
     pm_table *t = pm_table_new("t-fits", NULL, cols, N_OF(cols));
     if (t)
@@ -368,8 +368,8 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         pm_table_set(t, (size_t)r, 8, buf, x->max_share);
         set_num(t, r, 9, 2, x->user_wall);
         pm_table_set(t, (size_t)r, 10, x->superlinear ? "yes" : "no", NAN);
-        pm_table_setf(t, (size_t)r, 11, NAN, "%s%s", x->variant && *x->variant ? x->variant : "-",
-                      x->reference && multi ? " (reference)" : "");
+        pm_table_setf(t, (size_t)r, 11, NAN, "%s%s%s%s", x->variant && *x->variant ? x->variant : "-",
+                      x->group ? ", " : "", x->group ? x->group : "", x->reference && multi ? " (reference)" : "");
     }
     return t;
 }

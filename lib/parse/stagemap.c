@@ -278,10 +278,28 @@ int pm_stagemap_load_default(pm_stagemap *m, pm_err *err)
 
 const char *pm_stagemap_match(const pm_stagemap *m, const char *tool, const char *pass)
 {
+    /* a group's "(self)" row (a trace's time of a span outside its children) is its group's: "SimplifyCFGPass
+     * (self)" is SimplifyCFGPass's own time, matched as SimplifyCFGPass (the maps' "*Pass" cannot see it) */
+    static const char self[] = " (self)";
+    size_t n = strlen(pass), k = sizeof self - 1;
+    char stack[256], *heap = NULL;
+    const char *name = pass;
+    if (n > k && !strcmp(pass + n - k, self)) {
+        char *b = n - k < sizeof stack ? stack : (heap = malloc(n - k + 1));
+        if (b) {   /* out of memory: the full name, as before */
+            memcpy(b, pass, n - k);
+            b[n - k] = '\0';
+            name = b;
+        }
+    }
+    const char *stage = PM_STAGE_OTHER;
     for (size_t i = 0; i < m->n; i++)
-        if (!fnmatch(m->rules[i].tool, tool ? tool : "", 0) && !fnmatch(m->rules[i].pattern, pass, 0))
-            return m->rules[i].stage;
-    return PM_STAGE_OTHER;
+        if (!fnmatch(m->rules[i].tool, tool ? tool : "", 0) && !fnmatch(m->rules[i].pattern, name, 0)) {
+            stage = m->rules[i].stage;
+            break;
+        }
+    free(heap);
+    return stage;
 }
 
 size_t pm_stagemap_rules(const pm_stagemap *m) { return m->n; }

@@ -29,7 +29,8 @@ int pm_stagemap_load_text(pm_stagemap *m, const char *text, const char *origin, 
 /* Loads every data/stages-*.tsv of the data dir (pm_data_dir). Finding none is PM_ERR_NOTFOUND naming the
  * folders searched: every pass mapped to PM_STAGE_OTHER would be a confident, wrong study. */
 int pm_stagemap_load_default(pm_stagemap *m, pm_err *err);
-/* Stage of (tool, pass): the first matching rule's stage, else PM_STAGE_OTHER. Never NULL. */
+/* Stage of (tool, pass): the first matching rule's stage, else PM_STAGE_OTHER. Never NULL. A "NAME (self)" row
+ * (a trace group's own time) is matched as NAME. */
 const char *pm_stagemap_match(const pm_stagemap *m, const char *tool, const char *pass);
 size_t pm_stagemap_rules(const pm_stagemap *m);
 /* Stages in first-seen rule order (index < count). */

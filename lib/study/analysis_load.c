@@ -81,13 +81,15 @@ static int add_run(void *ctx, const pm_sq_run_row *r)
     if (ci < 0)
         return PM_OK;
     if (!r->status || strcmp(r->status, "ok")) {
-        a->configs[ci].n_failed++;
-        a->summary.n_runs_failed++;
+        /* a run that compiled but left no readable report did not fail: its own count, its own words */
         if (r->status && !strcmp(r->status, PM_RUN_STATUS_NO_REPORT)) {
             a->configs[ci].n_no_report++;
             a->summary.n_runs_no_report++;
             if (!a->summary.no_report_note && r->note && !(a->summary.no_report_note = strdup(r->note)))
                 return PM_ERR_NOMEM;
+        } else {
+            a->configs[ci].n_failed++;
+            a->summary.n_runs_failed++;
         }
         return PM_OK;
     }

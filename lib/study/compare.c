@@ -254,18 +254,35 @@ static int cmp_series(const void *x, const void *y)
 }
 
 /* Pass rows under the names the alias table matches them on (passalias.h): a renamed pass keeps the name it
- * was printed as in orig; two rows of one run that map to one name add up, as a pass run twice does. */
+ * was printed as in orig; two rows of one run that map to one name add up, as a pass run twice does. A trace's
+ * "NAME (self)" row is NAME's own time (its span had children: analyses, or in another run none, when they fell
+ * under the granularity), so it counts as NAME. */
 static int alias_series(const pm_passalias *al, size_t n_runs, series *arr, size_t *n)
 {
+    static const char self[] = " (self)";
+    const size_t k_self = sizeof self - 1;
     int renamed = 0;
-    for (size_t i = 0; al && i < *n; i++) {
-        const char *canon = pm_passalias_canon(al, arr[i].tool, arr[i].pass);
+    for (size_t i = 0; i < *n; i++) {
+        const char *pass = arr[i].pass;
+        size_t len = pass ? strlen(pass) : 0;
+        char *base = NULL;
+        if (len > k_self && !strcmp(pass + len - k_self, self)) {
+            if (!(base = strndup(pass, len - k_self)))
+                return -1;
+            pass = base;
+        }
+        const char *canon = al ? pm_passalias_canon(al, arr[i].tool, pass) : pass;
         if (canon == arr[i].pass)
             continue;
-        char *d = strdup(canon);
+        char *d = canon == base ? base : strdup(canon);
+        if (d != base)
+            free(base);
         if (!d)
             return -1;
-        arr[i].orig = arr[i].pass;
+        if (d == base)   /* only "(self)" dropped: the pass's own name, not a rename to show */
+            free(arr[i].pass);
+        else
+            arr[i].orig = arr[i].pass;
         arr[i].pass = d;
         renamed = 1;
     }
