@@ -247,6 +247,8 @@ static int headline_text(const pm_report_ctx *x, FILE *f, pm_err *err)
     }
     const char *li = PM_MD(x, "- ", "  ");
     fputs(x->markdown ? "\n## Headline\n\n" : "\nheadline\n", f);
+    if (h.phases)
+        fprintf(f, "%sphases: %s\n", li, h.phases);
     for (int i = 0; i < h.n_dominant; i++)
         fprintf(f, "%sdominant stage: %s\n", li, h.dominant[i]);
     fprintf(f, "%stop fix: %s\n%s%s\n%s%s\n", li, h.fix, li, h.ab, li, h.cache);
@@ -270,6 +272,11 @@ static int headline_html(const pm_report_ctx *x, FILE *f, pm_err *err)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     }
     fputs("<section class=headline id=headline><h2 style=\"border:0;margin-top:0\">Headline</h2><ul>", f);
+    if (h.phases) {
+        fputs("<li><b>Phases</b> \u2014 ", f);
+        esc(f, h.phases);
+        fputs("</li>", f);
+    }
     for (int i = 0; i < h.n_dominant; i++) {
         fputs("<li><b>Dominant stage</b> \u2014 ", f);
         esc(f, h.dominant[i]);

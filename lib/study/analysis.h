@@ -51,6 +51,8 @@ typedef struct pm_an_config {
     pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval) */
     double user_wall;             /* process user/wall over cold runs; NAN when absent */
     pm_ci *share;                 /* [n_stages], 0..1, sums to 1 */
+    pm_ci *phase_share;           /* [n_phases]: the stage shares summed by phase (per run, then the interval) */
+    int dominant_phase;           /* -1 when no cold run */
     double *stage_s;              /* [n_stages], mean s */
     int dominant_stage;           /* -1 when no cold run */
     pm_an_pass *passes;           /* sorted by mean_s, largest first */
@@ -350,6 +352,10 @@ typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
     const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
     size_t n_stages;
+    const char **phases;          /* the phases of those stages (pm_stage_phases order: frontend, optimizer,
+                                     codegen, link, process, other), each stage in one (the maps' 4th column) */
+    size_t n_phases;
+    int *stage_phase;             /* [n_stages]: index into phases */
     pm_an_config *configs;        /* sorted: kind, family, size (numeric), window, precision, resolution */
     size_t n_configs;
     int cpus;                     /* from the sweep's metadata; 0: unknown */

@@ -84,6 +84,26 @@ assert all(f["group"] in ("opt=0", "opt=2") for f in fits), [(f["pass"], f["grou
 assert all(f["n"] <= 3 for f in fits), [(f["pass"], f["n"]) for f in fits]
 print("# fits:", [(f["pass"], f["group"], f["n"]) for f in fits][:6], file=sys.stderr)
 PY
+python3 - "$TMP/r.json" <<'PY' && ok "phases: each config's phase shares sum to its stage shares (frontend, optimizer, codegen, process)" \
+  || fail "phase shares"
+import json, sys
+for c in json.load(open(sys.argv[1]))["configs"]:
+    ph = {k: v["mean"] for k, v in c["phases"].items()}
+    assert {"frontend", "optimizer", "codegen", "process"} <= set(ph), ph
+    assert abs(sum(ph.values()) - sum(v["mean"] for v in c["shares"].values())) < 1e-4, (ph, c["shares"])
+    assert c["dominant_phase"] == max(ph, key=ph.get), c["dominant_phase"]
+    # the optimizer's passes are in the optimizer phase: at -O2 it holds more than at -O0
+    print("#", c["key"], {k: round(v, 3) for k, v in ph.items()}, file=sys.stderr)
+opt = {c["axes"]["opt"]: [] for c in json.load(open(sys.argv[1]))["configs"]}
+for c in json.load(open(sys.argv[1]))["configs"]:
+    opt[c["axes"]["opt"]].append(c["phases"]["optimizer"]["mean"])
+assert min(opt["2"]) > max(opt["0"]), opt
+PY
+"$PASSMAP" report "$db" --allow-contended >"$TMP/r.txt" 2>&1
+grep -q "^  phases: 6 configs, share of the cold compile wall: frontend .*optimizer .*codegen " "$TMP/r.txt" \
+  && grep -q "^config  *FRONTEND  *OPTIMIZER  *CODEGEN  *PROCESS " "$TMP/r.txt" \
+  && ok "report: the headline and the stage table lead with the phase split" \
+  || fail "report phases: $(grep -n "phases\|FRONTEND" "$TMP/r.txt" | head -3)"
 st=$(sqlite3 "$db" "select count(*) from agg_pass_stage s join pass_name n on n.id = s.name_id where n.name like '%Pass (self)' and s.stage = 'other'")
 n_self=$(sqlite3 "$db" "select count(*) from pass_name where name like '%Pass (self)' and name not like 'PassManager%' and name not like '%Adaptor%'")
 [ "$st" = 0 ] && [ "$n_self" -gt 0 ] && ok "a pass's (self) row takes its pass's stage ($n_self such rows, none in other)" \
