@@ -25,6 +25,16 @@ int pm_contention_metric_of(const char *name)
     return -1;
 }
 
+void pm_contention_rule_text(char *buf, size_t n)
+{
+    snprintf(buf, n, "CPU pressure (the cgroup's where recorded, else the system's) over %.0f%% of the runs' wall and "
+             "at least %.0f ms, or steal time over %.0f%% of it; where no pressure was recorded, the load average "
+             "above the sweep's CPUs, or a tool's steps below %.2fx its serial CPU/wall from its null-input runs "
+             "(without those, user/wall below %.2fx the sweep's 90th percentile)", PM_CONTENTION_PSI_SHARE * 100,
+             PM_CONTENTION_PSI_FLOOR_S * 1e3, PM_CONTENTION_STEAL_SHARE * 100, PM_CONTENTION_RATIO,
+             PM_CONTENTION_RATIO);
+}
+
 void pm_contention_init(pm_contention *c)
 {
     *c = (pm_contention){.load1 = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN, .psi_share = NAN,

@@ -71,6 +71,10 @@ typedef enum pm_contention_metric {
 /* The id of a run metric's name, or -1 when it is no contention evidence. */
 int pm_contention_metric_of(const char *name);
 
+/* The rule in one sentence, from its own constants: what --help, compare's legend and the report's noise line say
+ * "contended" means. */
+void pm_contention_rule_text(char *buf, size_t n);
+
 void pm_contention_init(pm_contention *c);
 /* The measured evidence from a config's cold-run means: host.psi_cpu_some_us, host.psi_cgroup_cpu_some_us (µs),
  * host.steal_ms and the wall (s); a negative or NaN mean is "not recorded". */
