@@ -30,7 +30,8 @@ void pm_compare_test_tick(const double *a, size_t na, const double *b, size_t nb
                            .df = NAN, .se_log = NAN, .var_log = NAN, .p = NAN, .p_holm = NAN, .level = NAN,
                            .delta = NAN, .verdict = PM_VERDICT_NA, .significant = PM_COMPARE_NA, .lo_a = NAN,
                            .hi_a = NAN, .lo_b = NAN, .hi_b = NAN, .tick = tick > 0 ? tick : 0,
-                           .repeats_needed = NAN};
+                           .repeats_needed = NAN, .repeats_needed_lo = NAN, .repeats_needed_hi = NAN,
+                           .var_a = NAN, .var_b = NAN};
     pm_stats_summary sa, sb;
     pm_stats_summarize(a, na, &sa);
     pm_stats_summarize(b, nb, &sb);
@@ -56,14 +57,17 @@ void pm_compare_test_tick(const double *a, size_t na, const double *b, size_t nb
         o->verdict = o->tested = PM_VERDICT_BELOW_RESOLUTION;
         return;
     }
-    double q = o->tick > 0 ? (reads > 1 ? reads : 1) * o->tick * o->tick / 12 : 0;
+    /* the rounding per run where values scatter over ticks, as a bias common to the runs where a side is flat */
     pm_stats_logratio r;
-    pm_stats_welch_log_q(b, nb, q, a, na, q, &r);
+    pm_stats_welch_log_tick(b, nb, a, na, o->tick, reads, &r);
     o->ratio = r.ratio;
     o->t = r.t;
     o->df = r.df;
     o->se_log = r.se;
     o->var_log = r.var_a + r.var_b;
+    o->var_a = r.var_a;
+    o->var_b = r.var_b;
+    o->bias_log = r.bias;
     o->p = r.p;   /* NaN when n < 3 on a side, or both sides constant without a tick: not tested */
 }
 
@@ -127,16 +131,28 @@ int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, d
         /* Bonferroni: every interval of the family at alpha / m, so they hold together at 1 - alpha */
         st->level = alpha / (double)tests;
         pm_stats_logratio r = {.n_a = st->n_a, .n_b = st->n_b, .ratio = st->ratio, .diff = log(st->ratio),
-                               .se = st->se_log, .df = st->df, .t = st->t, .p = st->p};
+                               .se = st->se_log, .df = st->df, .t = st->t, .p = st->p, .bias = st->bias_log};
         pm_stats_logratio_ci(&r, st->level, &st->ci_lo, &st->ci_hi);
         st->verdict = pm_compare_decide(st->ci_lo, st->ci_hi, threshold);
         if (st->verdict == PM_VERDICT_UNDECIDED) {
-            st->repeats_needed = pm_stats_repeats_to_decide(r.diff, st->var_log, st->level, threshold);
-            /* the estimate takes 2n - 2 degrees of freedom; Welch's are fewer when the spreads differ, so an
+            pm_stats_runs need;
+            pm_stats_runs_to_decide(r.diff, st->var_a, st->var_b, st->bias_log, st->df, st->level, threshold, &need);
+            if (isnan(need.n) && st->bias_log > 0) {
+                /* the rounding bound alone reaches past a threshold: the difference is within the ticks, and no
+                 * number of runs can move a bias common to them all */
+                pm_stats_runs none;
+                pm_stats_runs_to_decide(r.diff, st->var_a, st->var_b, 0, 0, st->level, threshold, &none);
+                if (!isnan(none.n))
+                    st->verdict = PM_VERDICT_BELOW_RESOLUTION;
+            }
+            /* the search is the rule's at n runs a side; with unequal sides now, Welch's df differs, so an
              * estimate at or below the runs already made means at least one more */
             double have = (double)(st->n_a > st->n_b ? st->n_a : st->n_b);
-            if (st->repeats_needed <= have)
-                st->repeats_needed = have + 1;
+            st->repeats_needed = need.n <= have ? have + 1 : need.n;
+            st->repeats_needed_lo = need.lo <= have ? have + 1 : need.lo;
+            st->repeats_needed_hi = need.hi <= have ? have + 1 : need.hi;
+            if (st->verdict == PM_VERDICT_BELOW_RESOLUTION)
+                st->repeats_needed = st->repeats_needed_lo = st->repeats_needed_hi = NAN;
         }
         st->significant = st->verdict == PM_VERDICT_FASTER || st->verdict == PM_VERDICT_SLOWER;
         st->tested = st->verdict;

@@ -82,7 +82,7 @@ static void test_flat_ticks_coverage(void **state)
     const double tick = 1e-4, sigma = 0.002;
     rng r = {0x35f1a7};
     int covered = 0;
-    size_t rows = 0, false_claims = 0, flat = 0, below = 0;
+    size_t rows = 0, false_claims = 0, flat = 0, below = 0, verdicts[PM_VERDICT_OUTSIDE + 1] = {0};
     for (int f = 0; f < FAMILIES; f++) {
         pm_compare_stat st[M], *ptr[M];
         double truth[M];
@@ -107,6 +107,7 @@ static void test_flat_ticks_coverage(void **state)
             }
             rows++;
             flat += st[k].bias_log > 0;
+            verdicts[st[k].verdict]++;
             all_in &= st[k].ci_lo <= truth[k] && truth[k] <= st[k].ci_hi;
             int claim_slower = st[k].verdict == PM_VERDICT_SLOWER, claim_faster = st[k].verdict == PM_VERDICT_FASTER;
             false_claims += (claim_slower && truth[k] <= 1.02) || (claim_faster && truth[k] >= 0.98);
@@ -115,8 +116,10 @@ static void test_flat_ticks_coverage(void **state)
     }
     double cov = (double)covered / FAMILIES;
     print_message("flat ticks (10-20 ticks of 0.1 ms, CV 0.2%%, n=10, m=10, %d families): familywise coverage %.3f; "
-                  "false faster/slower %zu of %zu tested rows (%zu flat sides' rounding as a bias; %zu rows under 10 "
-                  "ticks)\n", FAMILIES, cov, false_claims, rows, flat, below);
+                  "false faster/slower %zu of %zu tested rows (%zu with a flat side, its rounding a bias; %zu rows "
+                  "under 10 ticks); verdicts: same %zu, undecided %zu, below resolution %zu\n", FAMILIES, cov,
+                  false_claims, rows, flat, below, verdicts[PM_VERDICT_SAME], verdicts[PM_VERDICT_UNDECIDED],
+                  verdicts[PM_VERDICT_BELOW_RESOLUTION]);
     assert_true(cov >= 0.94);
     assert_true((double)false_claims / (double)rows <= 0.005);
     assert_true(flat > 0);
