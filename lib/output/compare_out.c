@@ -251,7 +251,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
 {
     int md = fmt == PM_COMPARE_MARKDOWN, rc = PM_OK;
     const char *li = md ? "- " : "";
-    char buf[1024];
+    char buf[2048];
     if (width <= 0)
         width = 1 << 30;
     if (md)

@@ -25,8 +25,13 @@ int pm_contention_metric_of(const char *name)
     return -1;
 }
 
-void pm_contention_rule_text(char *buf, size_t n)
+void pm_contention_rule_text(char *buf, size_t n, int brief)
 {
+    if (brief) {
+        snprintf(buf, n, "CPU pressure over %.0f%% or steal over %.0f%% of their wall; the load average where no "
+                 "pressure was recorded", PM_CONTENTION_PSI_SHARE * 100, PM_CONTENTION_STEAL_SHARE * 100);
+        return;
+    }
     snprintf(buf, n, "CPU pressure (the cgroup's where recorded, else the system's) over %.0f%% of the runs' wall and "
              "at least %.0f ms, or steal time over %.0f%% of it; where no pressure was recorded, the load average "
              "above the sweep's CPUs, or a tool's steps below %.2fx its serial CPU/wall from its null-input runs "

@@ -72,8 +72,8 @@ typedef enum pm_contention_metric {
 int pm_contention_metric_of(const char *name);
 
 /* The rule in one sentence, from its own constants: what --help, compare's legend and the report's noise line say
- * "contended" means. */
-void pm_contention_rule_text(char *buf, size_t n);
+ * "contended" means. brief: the measured part and the fallback's name only (for a legend). */
+void pm_contention_rule_text(char *buf, size_t n, int brief);
 
 void pm_contention_init(pm_contention *c);
 /* The measured evidence from a config's cold-run means: host.psi_cpu_some_us, host.psi_cgroup_cpu_some_us (µs),

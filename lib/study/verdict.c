@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "contention.h"
 #include "stats.h"
 
 static int all_positive(const double *v, size_t n)
@@ -174,20 +175,21 @@ void pm_compare_withhold(pm_compare_stat *st, int contended, int allow)
 void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_contended)
 {
     double t = threshold > 0 ? threshold : PM_COMPARE_THRESHOLD;
+    char contended[256];
+    pm_contention_rule_text(contended, sizeof contended, 1);
     snprintf(buf, n, "ratio = geometric mean B / A; Welch t on log times, each side's variance including its timer's "
-             "rounding (tick^2/12) (n >= 3 per side, else n/a); below resolution (no test): under %d ticks of the "
-             "row's timer (0.1 ms for MLIR/LLVM reports, 1 us for traces and the runner's walls); within one table "
+             "rounding (tick^2/12; a flat side's a +-tick/2 bias) (n >= 3 per side, else n/a); below resolution (no "
+             "test): under %d ticks of the row's timer (0.1 ms for MLIR/LLVM reports, 1 us for traces and the "
+             "runner's walls), or within the rounding; within one table "
              "(configs, steps, passes; by default the passes with >= %.0f%% of the compile, top %d per step, "
              "--all-passes for all) p is Holm-adjusted and each CI is 95%% simultaneous (Bonferroni, each row at "
              "0.05/m); faster when the CI's upper end < %.4g, slower when its lower end > %.4g, same when it lies "
-             "within [%.4g, %.4g], otherwise undecided (with the repeats per side that would settle it); n/a: no "
-             "test, no claim; %s; runs with mode cold, status ok; reasons: docs/statistics.md",
+             "within [%.4g, %.4g], otherwise undecided (with the fewest runs per side that would settle it); n/a: "
+             "no test, no claim; %s (%s)%s; runs with mode cold, status ok; reasons: docs/statistics.md",
              PM_COMPARE_RESOLUTION_TICKS, PM_COMPARE_FAMILY_SHARE * 100, PM_COMPARE_FAMILY_TOP, 1 - t, 1 + t, 1 - t,
              1 + t,
-             allow_contended ? "contended A or B runs (CPU pressure over 10% or steal over 5% of their wall; the "
-                               "load average where no pressure was recorded) keep their verdict, marked contended "
-                               "(--allow-contended): not a conclusion"
-                             : "no conclusion (contended) when the A or B runs were contended (CPU pressure over 10% "
-                               "or steal over 5% of their wall; the load average where no pressure was recorded), "
-                               "though tested and counted in the family");
+             allow_contended ? "contended A or B runs" : "no conclusion (contended) when the A or B runs were contended",
+             contended,
+             allow_contended ? " keep their verdict, marked contended (--allow-contended): not a conclusion"
+                             : ", though tested and counted in the family");
 }

@@ -34,7 +34,7 @@ static const cli_opt compare_opts[] = {
 static void contended_notes(FILE *out)
 {
     char rule[512];
-    pm_contention_rule_text(rule, sizeof rule);
+    pm_contention_rule_text(rule, sizeof rule, 0);
     fprintf(out, "Contended runs: %s.\n", rule);
 }
 static const cli_cmd compare_cmd = {

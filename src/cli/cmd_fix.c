@@ -50,7 +50,7 @@ static const cli_opt fix_opts[] = {
 static void contended_notes(FILE *out)
 {
     char rule[512];
-    pm_contention_rule_text(rule, sizeof rule);
+    pm_contention_rule_text(rule, sizeof rule, 0);
     fprintf(out, "Contended runs: %s.\n", rule);
 }
 static const cli_cmd fix_cmd = {

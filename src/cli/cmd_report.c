@@ -45,7 +45,7 @@ static const cli_opt report_opts[] = {
 static void report_notes(FILE *out)
 {
     char rule[512];
-    pm_contention_rule_text(rule, sizeof rule);
+    pm_contention_rule_text(rule, sizeof rule, 0);
     fprintf(out, "Contended runs: %s.\n", rule);
     fprintf(out, "data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }

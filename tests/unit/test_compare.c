@@ -698,7 +698,7 @@ static void test_contended_withheld(void **state)
     assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "summary"), "contended")), 1);
     json_decref(j);
     /* the rule text says both ways */
-    char rule[1024];
+    char rule[2048];
     pm_compare_rule_text(rule, sizeof rule, 0, 0);
     assert_non_null(strstr(rule, "no conclusion (contended)"));
     pm_compare_rule_text(rule, sizeof rule, 0, 1);
