@@ -22,6 +22,7 @@
 #include "cache.h"
 #include "host.h"
 #include "identity.h"
+#include "meter.h"
 #include "parse.h"
 #include "pgroup.h"
 #include "run.h"
@@ -140,6 +141,7 @@ typedef struct sweep_ctx {
     pm_stagemap *stages;        /* repeats = auto: the stage map the answer test reads (NULL: precision alone) */
     int startup_done;   /* measure_startup ran in this invocation (after the first run, or at the end) */
     double side_s;      /* seconds of probes and start-up between runs: not the run loop's own time */
+    const pm_meter *meter;      /* how each step is measured (meter.h) */
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -256,9 +258,10 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         /* RLIMIT_AS goes on compiler processes only: passmap's own children (ov-compile maps the NPU driver's
          * memory; a sanitizer build reserves terabytes of shadow) would fail under it for no real reason. */
         int is_self = !strcmp(st->argv[0], x->self);
-        pm_run_opts ro = {.timeout_s = x->spec->timeout_s, .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
+        pm_run_opts ro = {.timeout_s = pm_meter_timeout(x->meter, x->spec->timeout_s, 0),
+                          .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
                           .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
-                          .count_instructions = 1, .cancel = x->opts->stop};
+                          .cancel = x->opts->stop};
         /* The step's process group is on record while it runs: what it leaves behind if passmap is killed is
          * found and killed by the next sweep on this database (pm_pgroup_reap). */
         char what[PATH_MAX];
@@ -270,7 +273,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         pm_report_init(&sl.reports[i]);
         memset(&sl.results[i], 0, sizeof sl.results[i]);
         n_done = i + 1;
-        rc = pm_run_exec((const char *const *)st->argv, &ro, &sl.results[i], err);
+        /* the meter's own files (Valgrind's count files) go under the run folder, never the step's cwd */
+        rc = x->meter->exec((const char *const *)st->argv, &ro, dir, &sl.results[i], err);
         pm_pgroup_unrecord(&x->pgrec);
         x->pgrec.what = NULL;
         if (rc)
@@ -843,6 +847,10 @@ static char *sweep_meta(sweep_ctx *x)
         json_object_set_new(o, "repeats", json_integer(x->spec->repeats));
     }
     json_object_set_new(o, "timeout_s", json_real(x->spec->timeout_s));
+    /* how the steps were measured: what decides (a count) and whether a wall is the compile's (meter.h) */
+    json_object_set_new(o, "meter", json_string(x->meter->name));
+    json_object_set_new(o, "meter_counts", json_boolean(x->meter->counts));
+    json_object_set_new(o, "meter_slows", json_boolean(x->meter->slows));
     json_object_set_new(o, "mem_limit_bytes", json_integer((json_int_t)x->spec->mem_limit));
     json_object_set_new(o, "cold", json_string("each repeat is a fresh process per step; no compiler cache; "
                                                "inputs regenerated per config; OS file cache not dropped"));
@@ -1176,6 +1184,34 @@ static void tools_digest(const pm_tool_set *t, char *out, size_t cap)
     XXH3_freeState(s);
 }
 
+/* A sweep already recorded with one meter is not resumed with another that measures differently (a slowed wall
+ * beside native ones, counts beside none): the study would mix them. A sweep from before meters were recorded
+ * was measured natively. */
+static int check_meter(sweep_ctx *x, pm_err *err)
+{
+    pm_store_sweep_row *rows = NULL;
+    size_t n = 0;
+    int rc = pm_store_list_sweeps(x->store, &rows, &n, err);
+    for (size_t i = 0; rc == PM_OK && i < n; i++) {
+        if (strcmp(rows[i].name, x->spec->name))
+            continue;
+        json_t *m = rows[i].meta_json ? json_loads(rows[i].meta_json, 0, NULL) : NULL;
+        const char *was = json_string_value(json_object_get(m, "meter"));
+        const pm_meter *old = was ? pm_meter_find(was) : NULL;
+        int runs = 0;
+        for (int c = 0; c < x->spec->n_configs && !runs && rc == PM_OK; c++)
+            rc = pm_store_count_runs(x->store, x->spec->name, x->spec->configs[c].key, "cold", &runs, err);
+        if (rc == PM_OK && runs && (old ? old != x->meter && (old->slows || x->meter->slows || old->counts != x->meter->counts)
+                                        : x->meter->slows))
+            rc = pm_err_set(err, PM_ERR_USAGE, "sweep %s was measured with the %s meter, not %s: its walls and counts "
+                            "would mix; resume with --meter %s, or record into another --db or --name", x->spec->name,
+                            was ? was : "native (wall)", x->meter->name, was ? was : "auto");
+        json_decref(m);
+    }
+    pm_store_sweep_rows_free(rows, n);
+    return rc;
+}
+
 int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err)
 {
     sweep_ctx x = {.spec = spec, .opts = opts, .be = pm_backend_find(spec->backend)};
@@ -1219,6 +1255,8 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         rc = pm_err_set(err, PM_ERR_USAGE, "no back end '%s' (%s)", spec->backend, pm_backend_names());
         goto cleanup;
     }
+    if ((rc = pm_meter_resolve(opts->meter ? opts->meter : spec->meter[0] ? spec->meter : NULL, &x.meter, err)))
+        goto cleanup;
     x.bctx = (pm_backend_ctx){.spec = spec, .self_exe = x.self, .cache_dir = x.cache_dir, .cancel = opts->stop};
     if (opts->dry_run) {
         /* nothing is created: the paths shown are where a real sweep would put things */
@@ -1262,7 +1300,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     if ((rc = pm_store_open(opts->db_path, &x.store, err)) ||
         (opts->shard.n && (rc = pm_shard_plan_record(x.store, spec->name, &shard_plan, err))))
         goto cleanup;
-    if ((rc = fingerprint_configs(&x, err)) || (rc = check_contract(&x, err)))
+    if ((rc = fingerprint_configs(&x, err)) || (rc = check_contract(&x, err)) || (rc = check_meter(&x, err)))
         goto cleanup;
     meta = sweep_meta(&x);
     if ((rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err)))
