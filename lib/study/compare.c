@@ -1095,20 +1095,26 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     }
     /* the whole compile is decided on the steadiest metric all matched runs offer (decide.h) */
     out->decided_on = out->n_configs ? pm_decide(&ev) : PM_DECIDE_WALL;
-    for (size_t k = 0; out->decided_on != PM_DECIDE_WALL && k < out->n_configs; k++) {
-        double *va = NULL, *vb = NULL;
-        size_t na = 0, nb = 0;
-        int bad = decide_samples(out->decided_on, pairs[2 * k], &va, &na) ||
-                  decide_samples(out->decided_on, pairs[2 * k + 1], &vb, &nb);
-        if (!bad)
-            pm_compare_test(va, na, vb, nb, &out->configs[k].metric);
-        free(va);
-        free(vb);
-        if (bad) {
-            rc = nomem(err);
-            goto cleanup;
+    /* A count's resolution, its tick in the rule, is the largest spread of any side's repeated counts, at least
+     * one count (decide.h), so identical constant counts are "same", not a zero-width division. */
+    double floor = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; out->decided_on != PM_DECIDE_WALL && k < out->n_configs; k++) {
+            double *va = NULL, *vb = NULL;
+            size_t na = 0, nb = 0;
+            int bad = decide_samples(out->decided_on, pairs[2 * k], &va, &na) ||
+                      decide_samples(out->decided_on, pairs[2 * k + 1], &vb, &nb);
+            if (!bad && !pass)
+                floor = pm_decide_floor(out->decided_on, vb, nb, pm_decide_floor(out->decided_on, va, na, floor));
+            else if (!bad)
+                pm_compare_test_tick(va, na, vb, nb, floor, 1, &out->configs[k].metric);
+            free(va);
+            free(vb);
+            if (bad) {
+                rc = nomem(err);
+                goto cleanup;
+            }
         }
-    }
     out->threshold = opts->threshold > 0 ? opts->threshold : PM_COMPARE_THRESHOLD;
     out->allow_contended = opts->allow_contended;
     if (correct_families(out) != 0) {
@@ -1122,8 +1128,10 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         int cont = c->contended_a || c->contended_b;
         out->n_contended += cont;
         pm_compare_withhold(&c->wall, cont, opts->allow_contended);
+        /* contention moves a time, never a count: a count's verdict stands (the times beside it are withheld) */
         if (out->decided_on != PM_DECIDE_WALL)
-            pm_compare_withhold(&c->metric, cont, opts->allow_contended);
+            pm_compare_withhold(&c->metric, cont && !pm_decide_row_of(out->decided_on)->count,
+                                opts->allow_contended);
         for (size_t q = 0; q < c->n_steps; q++)
             pm_compare_withhold(&c->steps[q].st, cont, opts->allow_contended);
         for (size_t q = 0; q < c->n_passes; q++)
