@@ -9,6 +9,7 @@
 #include "config.h"
 #include "contention.h"
 #include "decide.h"
+#include "meter.h"
 #include "parse.h"
 #include "run.h"
 #include "stats.h"
@@ -421,6 +422,23 @@ static int gather_cfg(void *user, int64_t id, const char *key, const char *varia
     return pm_compare_split_key(c->key, c->variant, &c->base, &c->value, g->err);
 }
 
+/* The meter the side's sweep recorded (meter.h), so its walls are not shown as compile times when a meter slowed
+ * them. */
+static int side_meter(pm_store *st, pm_compare_side *info, pm_err *err)
+{
+    pm_sq_sweeps sw = {0};
+    int rc = pm_sq_sweeps_find(pm_store_db(st), info->sweep, &sw, err);
+    json_t *m = rc == PM_OK && sw.meta_json ? json_loads(sw.meta_json, 0, NULL) : NULL;
+    const char *name = json_string_value(json_object_get(m, "meter"));
+    const pm_meter *row = pm_meter_find(name);
+    if (name && !(info->meter = strdup(name)))
+        rc = nomem(err);
+    info->walls_slowed = row && row->slows;
+    json_decref(m);
+    pm_sq_sweeps_free(&sw);
+    return rc;
+}
+
 static int load_side(const char *path, const char *sweep, const char *variant, const char *label, side *sd,
                      pm_compare_side *info, const char *axis, int max_repeats, pm_err *err)
 {
@@ -430,7 +448,8 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
     int64_t sweep_id = 0;
     if (!(info->path = strdup(path)))
         return nomem(err);
-    if ((rc = resolve_sweep(sd->st, path, sweep, &sweep_id, &info->sweep, err)) != PM_OK)
+    if ((rc = resolve_sweep(sd->st, path, sweep, &sweep_id, &info->sweep, err)) != PM_OK ||
+        (rc = side_meter(sd->st, info, err)) != PM_OK)
         return rc;
     cfg_gather g = {.st = sd->st, .axis = axis, .err = err};
     rc = pm_store_configs_of_sweep(sd->st, sweep_id, gather_cfg, &g, err);
@@ -1162,8 +1181,8 @@ void pm_compare_free(pm_compare_result *r)
 {
     if (!r)
         return;
-    free(r->a.path), free(r->a.sweep), free(r->a.variant);
-    free(r->b.path), free(r->b.sweep), free(r->b.variant);
+    free(r->a.path), free(r->a.sweep), free(r->a.variant), free(r->a.meter);
+    free(r->b.path), free(r->b.sweep), free(r->b.variant), free(r->b.meter);
     for (size_t i = 0; i < r->n_configs; i++) {
         pm_compare_config *c = &r->configs[i];
         free(c->key), free(c->key_a), free(c->key_b), free(c->regime);
@@ -1215,8 +1234,9 @@ void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n)
 {
     size_t held = 0, kept = 0, used = 0;
     for (size_t i = 0; i < r->n_configs; i++) {
-        held += r->configs[i].wall.verdict == PM_VERDICT_CONTENDED;
-        kept += r->configs[i].wall.contended && in_summary(pm_compare_decider(r, &r->configs[i]));
+        const pm_compare_stat *d = pm_compare_decider(r, &r->configs[i]);   /* a count is never contended */
+        held += d->verdict == PM_VERDICT_CONTENDED;
+        kept += d->contended && in_summary(d);
     }
     size_t left = r->n_configs - r->n_ratios;
 #define PUT(...)                                                                                                  \
@@ -1336,7 +1356,8 @@ static json_t *json_rows(const pm_compare_row *rows, size_t n)
 
 static json_t *json_side(const pm_compare_side *s)
 {
-    return json_pack("{s:s, s:s?, s:s}", "db", s->path, "sweep", s->sweep, "variant", s->variant ? s->variant : "");
+    return json_pack("{s:s, s:s?, s:s, s:s?, s:b}", "db", s->path, "sweep", s->sweep, "variant",
+                     s->variant ? s->variant : "", "meter", s->meter, "walls_slowed", s->walls_slowed);
 }
 
 static json_t *json_strs(char *const *v, size_t n)
