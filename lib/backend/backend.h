@@ -190,6 +190,7 @@ typedef struct pm_step_outcome {
     double wall_s;     /* >= 0: the measured phase's wall, which the run records instead of the process's */
     double user_s, sys_s;  /* >= 0: that phase's CPU times */
     long maxrss_kb;    /* > 0: that phase's peak resident memory */
+    const struct pm_run_result *run;   /* in: how the step's process ended (signal, its own peak RSS) */
 } pm_step_outcome;
 
 typedef struct pm_backend_ops {

@@ -285,7 +285,7 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
         /* The back end may read the step's own result: a result written before the process died (in teardown,
          * or in the NPU's blob import after its interim line) stands,
          * and the run records the measured phase (the step record keeps the process's own figures). */
-        pm_step_outcome oc = {.wall_s = -1, .user_s = -1, .sys_s = -1};
+        pm_step_outcome oc = {.wall_s = -1, .user_s = -1, .sys_s = -1, .run = r};
         int own = x->be->step_outcome && r->status != PM_RUN_SPAWN_ERROR &&
                   x->be->step_outcome(&x->bctx, st, out_path, &oc);
         wall += own && oc.wall_s >= 0 ? oc.wall_s : r->wall_s;

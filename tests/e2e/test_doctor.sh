@@ -9,7 +9,7 @@ out=$("$PASSMAP" doctor --lib "$LIB" --keep "$TMP/d1" 2>&1); rc=$?
 [ $rc = 0 ] && ok "doctor with an NPU: exit 0" || fail "doctor rc=$rc: $out"
 echo "$out" | grep -q '^OpenVINO: *2026.0.0-standin' && ok "OpenVINO version" || fail "version: $out"
 echo "$out" | grep -q '^devices: *CPU, GPU, NPU' && ok "devices listed" || fail "devices"
-echo "$out" | grep -q '^NPU compiler version: *7.6 (reported 458758)' && ok "compiler version decoded" || fail "compiler version"
+echo "$out" | grep -q '^NPU compiler version: *7.9 (reported 458761 for the core.s default type)' && ok "compiler version decoded" || fail "compiler version"
 echo "$out" | grep -q '^compile on the NPU: *ok: .* timing block(s), blob [0-9]* bytes, import' && ok "NPU compile and import" \
   || fail "online compile: $out"
 echo "$out" | grep -q '^compile offline (NPU4000): *ok' && ok "offline compile checked too" || fail "offline line"
@@ -68,7 +68,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["ok"] and not d["npu_present"], d
 assert not d["online"]["tried"] and d["offline"]["ok"] and d["offline"]["offline"], d
-assert d["offline"]["timing_blocks"] >= 1 and d["npu_compiler_version_decoded"] == "7.6", d
+assert d["offline"]["timing_blocks"] >= 1 and d["npu_compiler_version_decoded"] == "7.9", d
 assert d["llm"]["ok"] and d["llm"]["offline"] and d["llm"]["timing_blocks"] >= 5, d["llm"]
 ' && ok "no NPU: the offline compile is what counts (--json)" || fail "offline doctor rc=$rc: $out"
 
