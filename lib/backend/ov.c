@@ -943,7 +943,12 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
             pm_err ierr;
             pm_err_clear(&ierr);
             ov_fail(&api, &ierr, st, "ov_core_import_model");
-            snprintf(r->import_error, sizeof r->import_error, "%s", ierr.msg);
+            /* The import reads the weights bank back: what it held and had to read says whether memory ran out. */
+            double fu, fs;
+            long rss_kb;
+            usage_now(&fu, &fs, &rss_kb);
+            snprintf(r->import_error, sizeof r->import_error, "%.850s (weights %.1f MB, peak RSS %.1f MB)", ierr.msg,
+                     r->weights_bytes >= 0 ? (double)r->weights_bytes / 1e6 : 0.0, (double)rss_kb / 1024);
         } else {
             r->import_s = t1 - t0;
         }
