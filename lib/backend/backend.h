@@ -191,6 +191,7 @@ typedef struct pm_step_outcome {
     double user_s, sys_s;  /* >= 0: that phase's CPU times */
     long maxrss_kb;    /* > 0: that phase's peak resident memory */
     const struct pm_run_result *run;   /* in: how the step's process ended (signal, its own peak RSS) */
+    char reason[256];  /* out: why a failed step failed, in the back end's words ("refused property X"); "" */
 } pm_step_outcome;
 
 typedef struct pm_backend_ops {

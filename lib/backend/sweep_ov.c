@@ -474,6 +474,9 @@ static int ov_step_outcome(pm_backend_ctx *ctx, const pm_step *st, const char *s
     memset(&r, 0, sizeof r);
     pm_err err = {0};
     int got = pm_ov_read_result_file(stdout_path, &r, &err) == PM_OK;
+    if (!got && r.refused_property[0]) /* the first thing a failed first run must say */
+        snprintf(out->reason, sizeof out->reason, "refused property %s (the selected compiler or this OpenVINO "
+                 "does not list it)", r.refused_property);
     if (got) {
         out->completed = 1;
         /* The cold run is the compile phase: not the process start, the model read, the export (the whole

@@ -307,8 +307,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
             char signame[32] = "";
             if (r->term_signal) /* which signal: a crash and an outside kill read differently */
                 snprintf(signame, sizeof signame, " (SIG%s)", sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "?");
-            snprintf(note, sizeof note, "%s %s%s%s%s", st->tool, status, signame, r->spawn_error[0] ? ": " : "",
-                     r->spawn_error);
+            snprintf(note, sizeof note, "%s %s%s%s%s%s%.200s", st->tool, status, signame, r->spawn_error[0] ? ": " : "",
+                     r->spawn_error, oc.reason[0] ? ": " : "", oc.reason);
             break;
         }
         if (!strcmp(t->mode, "warm")) {
