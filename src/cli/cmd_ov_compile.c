@@ -23,7 +23,8 @@ static const cli_opt ov_opts[] = {
     {"min-response-len", O_MINRESP, 0, "N", "NPUW_LLM_MIN_RESPONSE_LEN (default 128)"},
     {"prefill-hint", O_PREFILL, 0, "H", "NPUW_LLM_PREFILL_HINT: STATIC compiles the prefill at the window\n"
                                         "(OpenVINO's default DYNAMIC compiles 1024-token chunks)"},
-    {"generate-pyramid", O_PYRAMID, 0, "B", "NPUW_LLM_GENERATE_PYRAMID YES|NO (YES: one generate model per 1K step)"},
+    {"generate-pyramid", O_PYRAMID, 0, "B", "NPUW_LLM_GENERATE_PYRAMID YES|NO (YES: a generate model per 1024*2^k +\n"
+                                            "min response below the KV size; its default differs between 2026 copies)"},
     {"prefill-attention-hint", O_PATTN, 0, "H", "NPUW_LLM_PREFILL_ATTENTION_HINT STATIC|DYNAMIC|PYRAMID|HFA (default\n"
                                                 "STATIC, pinned from OpenVINO 2026.0, whose defaults move inside 2026.x;\n"
                                                 "it changes the partitioning only with a chunked prefill)"},
