@@ -26,8 +26,10 @@ static void setting_diffs(const pm_an_npu_config *c, char *out, size_t size)
         if (isnan(c->setting[k]) || isnan(c->setting_sent[k]))
             continue;
         size_t n = strlen(out);
-        snprintf(out + n, size - n, "%s%s %g (sent %g)", n ? ", " : "", pm_an_npuw_settings[k].label, c->setting[k],
-                 c->setting_sent[k]);
+        char ct[32], st[32];
+        pm_an_npuw_setting_text(k, c->setting[k], ct, sizeof ct);
+        pm_an_npuw_setting_text(k, c->setting_sent[k], st, sizeof st);
+        snprintf(out + n, size - n, "%s%s %s (sent %s)", n ? ", " : "", pm_an_npuw_settings[k].label, ct, st);
     }
 }
 

@@ -197,7 +197,12 @@ typedef struct pm_an_fix {
 /* The NPUW settings a compile records (the compiled model's value, else the sent one) and, where the compiled
  * value differs, the sent one beside it (metric NAME.sent). label: the NPUW_LLM_ key they come from. */
 #define PM_AN_NPUW_SETTINGS 6
-extern const struct pm_an_npuw_setting { const char *metric, *label; } pm_an_npuw_settings[PM_AN_NPUW_SETTINGS];
+extern const struct pm_an_npuw_setting {
+    const char *metric, *label;
+    int boolean;                  /* 1: the value is 1/0 (shown YES/NO) */
+} pm_an_npuw_settings[PM_AN_NPUW_SETTINGS];
+/* Setting k's value v as text: YES/NO for a boolean, else the number. */
+void pm_an_npuw_setting_text(int k, double v, char *buf, size_t size);
 
 typedef struct pm_an_npu_config {  /* the NPU back end's view of one config (means over cold ok runs) */
     int config;                   /* index into configs */

@@ -5,13 +5,22 @@
 #include "analysis_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const struct pm_an_npuw_setting pm_an_npuw_settings[PM_AN_NPUW_SETTINGS] = {
-    {"ov.npuw.max_prompt_len", "MAX_PROMPT_LEN"},   {"ov.npuw.min_response_len", "MIN_RESPONSE_LEN"},
-    {"ov.npuw.prefill_chunk_size", "PREFILL_CHUNK_SIZE"}, {"ov.npuw.prefill_static", "PREFILL_HINT=STATIC"},
-    {"ov.npuw.generate_pyramid", "GENERATE_PYRAMID"}, {"ov.npuw.shared_head", "SHARED_HEAD"}};
+    {"ov.npuw.max_prompt_len", "MAX_PROMPT_LEN", 0},   {"ov.npuw.min_response_len", "MIN_RESPONSE_LEN", 0},
+    {"ov.npuw.prefill_chunk_size", "PREFILL_CHUNK_SIZE", 0}, {"ov.npuw.prefill_static", "PREFILL_HINT=STATIC", 1},
+    {"ov.npuw.generate_pyramid", "GENERATE_PYRAMID", 1}, {"ov.npuw.shared_head", "SHARED_HEAD", 1}};
+
+void pm_an_npuw_setting_text(int k, double v, char *buf, size_t size)
+{
+    if (pm_an_npuw_settings[k].boolean)
+        snprintf(buf, size, "%s", v > 0.5 ? "YES" : "NO");
+    else
+        snprintf(buf, size, "%g", v);
+}
 
 static const char *const npu_metrics[] = {
     "ov.instrumented", "ov.offline", "npu.submodel.prefill.total_s", "npu.submodel.generate.total_s",

@@ -260,6 +260,12 @@ assert c["split_inferred"] and c["npuw_lines"] == 0 and c["prefill_s"] > 0 and c
 assert c["npuw_settings"]["MAX_PROMPT_LEN"] == {"compiled": 1024, "sent": 1000}, c["npuw_settings"]
 ' "$TMP/nolog.json" && ok "report: split unavailable, the inferred split labelled, compiled vs sent" \
   || fail "nolog report: $(sed -n '/^NPU/,$p' "$TMP/nolog.txt")"
+"$PASSMAP" show "$TMP/nolog.db" 2>&1 | grep -q '^NPUW compiled: MAX_PROMPT_LEN 1024 (sent 1000), MIN_RESPONSE_LEN 128,.* GENERATE_PYRAMID NO' \
+  && "$PASSMAP" show "$TMP/nolog.db" --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["npuw_settings"]
+assert s["MAX_PROMPT_LEN"] == {"compiled": 1024, "sent": 1000} and s["MIN_RESPONSE_LEN"]["sent"] is None, s
+' && ok "show: the compiled NPUW settings, the sent one where it differs" || fail "show npuw: $("$PASSMAP" show "$TMP/nolog.db" 2>&1 | tail -2)"
 
 # A refused key is named in the failed run's note (a 2026 plugin refuses what the selected compiler does not list).
 PASSMAP_FAKEOV_REFUSE=NPUW_LLM_SHARED_HEAD "$PASSMAP" sweep --quiet --db "$TMP/refused.db" "$TMP/nolog.ini" >/dev/null 2>&1
