@@ -613,6 +613,8 @@ static void read_compiler_version(const ov_api *api, ov_core_t *core, ov_compile
         return;
     }
     drop_last_err(api);
+    /* The type stays set on the core: the blob's import below then goes through the compiler that built it,
+     * not the core's default one. */
     int set = type && *type && api->core_set_property &&
               api->core_set_property(core, device, "NPU_COMPILER_TYPE", type) == 0;
     if (!set)
