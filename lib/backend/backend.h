@@ -192,6 +192,7 @@ typedef struct pm_step_outcome {
     long maxrss_kb;    /* > 0: that phase's peak resident memory */
     const struct pm_run_result *run;   /* in: how the step's process ended (signal, its own peak RSS) */
     char reason[256];  /* out: why a failed step failed, in the back end's words ("refused property X"); "" */
+    int say;           /* out: 1: the sweep prints the run's note now (a reason not said before in this sweep) */
 } pm_step_outcome;
 
 typedef struct pm_backend_ops {

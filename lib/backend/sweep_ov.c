@@ -438,6 +438,7 @@ static int ov_steps(pm_backend_ctx *ctx, int config, const char *config_input, c
  * process's end) for step_done (which stores the warm run). */
 typedef struct ov_state {
     char death[512];
+    char said[256];   /* the last failure reason the sweep printed: each is said once, not once per run */
 } ov_state;
 
 static int ov_prepare(pm_backend_ctx *ctx, pm_err *err)
@@ -474,9 +475,14 @@ static int ov_step_outcome(pm_backend_ctx *ctx, const pm_step *st, const char *s
     memset(&r, 0, sizeof r);
     pm_err err = {0};
     int got = pm_ov_read_result_file(stdout_path, &r, &err) == PM_OK;
-    if (!got && r.refused_property[0]) /* the first thing a failed first run must say */
+    ov_state *state = ctx->state;
+    if (!got && r.refused_property[0]) { /* the first thing a failed first run must say */
         snprintf(out->reason, sizeof out->reason, "refused property %s (the selected compiler or this OpenVINO "
                  "does not list it)", r.refused_property);
+        out->say = state && strcmp(state->said, out->reason);
+        if (out->say)
+            snprintf(state->said, sizeof state->said, "%s", out->reason);
+    }
     if (got) {
         out->completed = 1;
         /* The cold run is the compile phase: not the process start, the model read, the export (the whole
@@ -486,7 +492,6 @@ static int ov_step_outcome(pm_backend_ctx *ctx, const pm_step *st, const char *s
         out->sys_s = r.compile_sys_s;
         out->maxrss_kb = r.compile_maxrss_kb;
     }
-    ov_state *state = ctx->state;
     if (state)
         state->death[0] = '\0';
     if (got && r.import_pending && state && out->run && out->run->status != PM_RUN_OK)

@@ -309,6 +309,8 @@ static int run_task(sweep_ctx *x, const task *t, const char **status_out, double
                 snprintf(signame, sizeof signame, " (SIG%s)", sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "?");
             snprintf(note, sizeof note, "%s %s%s%s%s%s%.200s", st->tool, status, signame, r->spawn_error[0] ? ": " : "",
                      r->spawn_error, oc.reason[0] ? ": " : "", oc.reason);
+            if (oc.say && x->opts->notice)   /* a back end's reason, said once: a first run's missing piece */
+                x->opts->notice(x->opts->notice_user, note);
             break;
         }
         if (!strcmp(t->mode, "warm")) {

@@ -268,9 +268,12 @@ assert s["MAX_PROMPT_LEN"] == {"compiled": 1024, "sent": 1000} and s["MIN_RESPON
 ' && ok "show: the compiled NPUW settings, the sent one where it differs" || fail "show npuw: $("$PASSMAP" show "$TMP/nolog.db" 2>&1 | tail -2)"
 
 # A refused key is named in the failed run's note (a 2026 plugin refuses what the selected compiler does not list).
-PASSMAP_FAKEOV_REFUSE=NPUW_LLM_SHARED_HEAD "$PASSMAP" sweep --quiet --db "$TMP/refused.db" "$TMP/nolog.ini" >/dev/null 2>&1
-[ "$(sqlite3 "$TMP/refused.db" "select count(*) from run where status='failed' and note like '%refused property NPUW_LLM_SHARED_HEAD%'")" = 1 ] \
-  && ok "sweep: the refused property named in the run's note" || fail "refused: $(sqlite3 "$TMP/refused.db" "select status, note from run")"
+sed -e 's/^repeats = 1/repeats = 2/' "$TMP/nolog.ini" > "$TMP/refused.ini"
+out=$(PASSMAP_FAKEOV_REFUSE=NPUW_LLM_SHARED_HEAD "$PASSMAP" sweep --quiet --db "$TMP/refused.db" "$TMP/refused.ini" 2>&1)
+[ "$(sqlite3 "$TMP/refused.db" "select count(*) from run where status='failed' and note like '%refused property NPUW_LLM_SHARED_HEAD%'")" = 2 ] \
+  && [ "$(echo "$out" | grep -c '^passmap sweep: ov-compile failed: refused property NPUW_LLM_SHARED_HEAD')" = 1 ] \
+  && ok "sweep: the refused property printed once and named in each run's note" \
+  || fail "refused: $out $(sqlite3 "$TMP/refused.db" "select status, note from run")"
 
 # An import that dies (the OOM killer's SIGKILL, or an address-space limit too small for the weights bank) is a
 # failed warm run with its reason; the compile is kept.
