@@ -26,6 +26,8 @@ static const struct command commands[] = {
     {"trace", cmd_trace, "export one stored compile as a Chrome trace (Perfetto, chrome://tracing)"},
     {"show", cmd_show, "a stored compile's pass tree in the terminal, with bars and shares"},
     {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
+    {"gate", cmd_gate, "CI gate: a sweep against a baseline; exits 0 pass, 1 slower, 3 inconclusive"},
+    {"baseline", cmd_baseline, "write a sweep's baseline file for gate (small, stable, diff-friendly)"},
     {"fix", cmd_fix, "propose, run (A/B) and prove the fixes for a study; checks outputs are unchanged"},
     {"probe", cmd_probe, "measure the stage-entry IR sizes a finished sweep lacks (for the cost fits)"},
     {"merge", cmd_merge, "merge shard databases (or any studies of the same spec) into one"},
