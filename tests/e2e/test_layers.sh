@@ -55,6 +55,14 @@ plant "a kind name compared outside lib/workload is caught" lib/study/analysis.c
 long_fn=$(printf 'static int planted_long(void)\n{\n'; for i in $(seq 1 160); do echo "    (void)0;"; done; printf '    return 0;\n}\n')
 plant "a function over the limit is caught" lib/base/stats.c "$long_fn"
 
+# A length allowance for a function that is no longer long (split, or moved to another file) is stale: an error.
+cp "$TMP/tree/scripts/check-project.allow" "$TMP/allow.saved"
+echo "length lib/base/stats.c:pm_stats_mean 1" >> "$TMP/tree/scripts/check-project.allow"
+check_fails "a stale length allowance is caught" "$TMP/tree/scripts/check-project.sh"
+"$TMP/tree/scripts/check-project.sh" > "$TMP/out" 2>&1
+check "  ... naming the function" grep -q "pm_stats_mean: allowed to be long" "$TMP/out"
+cp "$TMP/allow.saved" "$TMP/tree/scripts/check-project.allow"
+
 check "comments and string literals are not flagged" with_planted lib/base/util.c \
   "$(printf '/* strcpy(a, b) in a comment and "sprintf(" in a string are no calls */\nstatic const char *planted = "strtok(";')" \
   "$TMP/tree/scripts/check-project.sh"
