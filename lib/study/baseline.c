@@ -27,36 +27,6 @@ static int nomem(pm_err *err)
 
 /* ---- writing ---- */
 
-/* One series of a config: a value per run (NaN: not recorded in that run). */
-typedef struct bseries {
-    char *tool, *pass, *format;
-    double tick, reads;
-    double *v;
-} bseries;
-
-typedef struct bcfg {
-    int64_t id;
-    char *key, *variant;
-} bcfg;
-
-typedef struct bcfgs {
-    bcfg *v;
-    size_t n, cap;
-    pm_err *err;
-} bcfgs;
-
-static int gather_cfg(void *user, int64_t id, const char *key, const char *variant)
-{
-    bcfgs *g = user;
-    bcfg *c = pm_grow(g->v, &g->cap, g->n, sizeof *c, 16);
-    if (!c)
-        return nomem(g->err);
-    g->v = c;
-    c = &g->v[g->n++];
-    *c = (bcfg){.id = id, .key = strdup(key ? key : ""), .variant = variant ? strdup(variant) : NULL};
-    return !c->key || (variant && !c->variant) ? nomem(g->err) : 0;
-}
-
 /* A field written as it is: a tab or line break in it would split the line, so it is refused with its name. */
 static int field_ok(const char *s, const char *what, const char *key, pm_err *err)
 {
@@ -71,7 +41,7 @@ static const char *or_dash(const char *s)
     return s && *s ? s : "-";
 }
 
-/* Writes s with \, newline and tab escaped (or "-" when absent). */
+/* Writes s with \\, newline and tab escaped (or "-" when absent). */
 static void put_escaped(FILE *f, const char *s)
 {
     if (!s || !*s) {
@@ -98,338 +68,123 @@ static void put_num(FILE *f, double v)
         fprintf(f, "%.15g", v);
 }
 
-static void put_series(FILE *f, const char *key, const char *scope, const char *tool, const char *pass,
-                       const char *metric, const char *unit, const char *format, double tick, double reads,
-                       const double *v, size_t n)
+static int put_series(FILE *f, const pm_sample_config *c, const pm_sample_series *s, pm_err *err)
 {
-    double *x = malloc((n ? n : 1) * sizeof *x);
-    size_t k = 0;
-    for (size_t i = 0; x && i < n; i++)
-        if (!isnan(v[i]))
-            x[k++] = v[i];
-    pm_stats_summary s = {.mean = NAN, .sd = NAN};
-    if (x && k)
-        pm_stats_summarize(x, k, &s);
-    free(x);
-    fprintf(f, "series\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", key, scope, or_dash(tool), or_dash(pass), metric, unit,
-            or_dash(format));
-    put_num(f, tick > 0 ? tick : NAN);
-    fprintf(f, "\t%.0f\t%zu\t", reads > 0 ? reads : 1, k);
-    put_num(f, s.mean);
+    int rc;
+    if ((rc = field_ok(s->tool, "tool", c->key, err)) != PM_OK ||
+        (rc = field_ok(s->pass, "pass name", c->key, err)) != PM_OK ||
+        (rc = field_ok(s->metric, "metric", c->key, err)) != PM_OK)
+        return rc;
+    size_t n;
+    double mean, sd;
+    pm_sample_stats(s, c->n_runs, &n, &mean, &sd);
+    fprintf(f, "series\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", c->key, pm_sample_scope_name(s->scope), or_dash(s->tool),
+            or_dash(s->pass), s->metric, or_dash(s->unit), or_dash(s->format));
+    put_num(f, s->tick > 0 ? s->tick : NAN);
+    fprintf(f, "\t%.0f\t%zu\t", s->reads > 0 ? s->reads : 1, n);
+    put_num(f, mean);
     fputc('\t', f);
-    put_num(f, s.sd);
+    put_num(f, sd);
     fputc('\t', f);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < c->n_runs; i++) {
         if (i)
             fputc(',', f);
-        put_num(f, v[i]);
+        put_num(f, s->v[i]);
     }
-    if (!n)
+    if (!c->n_runs)
         fputc('-', f);
     fputc('\n', f);
+    return PM_OK;
 }
 
-static void free_bseries(bseries *s, size_t n)
+/* The file's text of samples into f. */
+static int put_samples(FILE *f, const pm_samples *s, pm_err *err)
 {
-    for (size_t i = 0; s && i < n; i++) {
-        free(s[i].tool);
-        free(s[i].pass);
-        free(s[i].format);
-        free(s[i].v);
+    int rc = field_ok(s->sweep, "sweep name", "-", err);
+    if (rc != PM_OK)
+        return rc;
+    fprintf(f, "# passmap baseline: what `passmap gate` compares a sweep with (docs/regressions.md).\n"
+               "# Written by `passmap baseline`; samples in run order; review a change to it as a diff.\n");
+    fprintf(f, "passmap-baseline\t%d\nsweep\t%s\nmeter\t%s\ndecides\t%s\nstartup-cpu-wall\t", PM_BASELINE_VERSION,
+            s->sweep, s->meter, s->decides);
+    put_num(f, s->startup_cpu_wall_max);
+    fputc('\t', f);
+    put_num(f, s->startup_cpu_wall_min);
+    fputc('\n', f);
+    for (size_t i = 0; i < s->n_tools; i++) {
+        const pm_sample_tool *t = &s->tools[i];
+        if ((rc = field_ok(t->name, "tool", "-", err)) != PM_OK ||
+            (rc = field_ok(t->invoked, "tool invocation", "-", err)) != PM_OK)
+            return rc;
+        fprintf(f, "tool\t%s\t%s\t%s\t", or_dash(t->name), or_dash(t->invoked), or_dash(t->hash));
+        for (const char *p = t->version && *t->version ? t->version : "-"; *p; p++)
+            fputc(*p == '\t' || *p == '\n' ? ' ' : *p, f);
+        fputc('\n', f);
     }
-    free(s);
+    for (size_t i = 0; i < s->n_configs; i++) {
+        const pm_sample_config *c = &s->configs[i];
+        if ((rc = field_ok(c->key, "key", c->key, err)) != PM_OK ||
+            (rc = field_ok(c->variant, "variant", c->key, err)) != PM_OK ||
+            (rc = field_ok(c->host, "machine", c->key, err)) != PM_OK ||
+            (rc = field_ok(c->contended, "contention", c->key, err)) != PM_OK)
+            return rc;
+        fprintf(f, "config\t%s\t%s\t%s\t", c->key, or_dash(c->variant), or_dash(c->fp_hash));
+        put_escaped(f, c->fp_text);
+        fprintf(f, "\t%s\t%s\t%s\t%zu\n", or_dash(c->host), or_dash(c->host_fp), or_dash(c->contended), c->n_runs);
+        for (size_t k = 0; k < c->n_series; k++)
+            if ((rc = put_series(f, c, &c->series[k], err)) != PM_OK)
+                return rc;
+    }
+    return PM_OK;
 }
 
-/* Whether compare's own-sweep comparison kept (tool, pass) in the config's pass family. */
-static int in_family(const pm_compare_config *c, const char *tool, const char *pass)
+static int info_from(const pm_samples *s, pm_baseline_info *info)
 {
-    for (size_t i = 0; i < c->n_passes; i++)
-        if (!pm_util_strcmp_null(c->passes[i].tool, tool) && !pm_util_strcmp_null(c->passes[i].pass, pass))
-            return c->passes[i].st.tested != PM_VERDICT_OUTSIDE;
-    return 0;
-}
-
-static size_t run_index(const int64_t *ids, size_t n, int64_t id)
-{
-    for (size_t i = 0; i < n; i++)
-        if (ids[i] == id)
-            return i;
-    return n;
-}
-
-/* The step or pass series of one config (rows ordered by tool, pass, run), the passes filtered to the family. */
-static int load_bseries(pm_store_side_cursor *q, pm_side_rows which, const pm_compare_config *c, int64_t id,
-                        const int64_t *run_ids, size_t n_runs, bseries **out, size_t *n_out, pm_err *err)
-{
-    bseries *arr = NULL;
-    size_t n = 0, cap = 0;
-    pm_side_row row;
-    int more, rc = pm_store_side_cursor_start(q, which, id, "cold", 0, err);
-    while (rc == PM_OK && (rc = pm_store_side_cursor_next(q, &row, &more, err)) == PM_OK && more) {
-        size_t ri = run_index(run_ids, n_runs, row.run_id);
-        const char *tool = row.tool && *row.tool ? row.tool : NULL;
-        if (ri == n_runs || (which == PM_SIDE_PASSES && !in_family(c, tool, row.pass)))
+    memset(info, 0, sizeof *info);
+    info->n_configs = s->n_configs;
+    if (!(info->sweep = strdup(s->sweep ? s->sweep : "")) || !(info->meter = strdup(s->meter ? s->meter : "")) ||
+        !(info->decides = strdup(s->decides ? s->decides : "")) ||
+        !(info->contended = calloc(s->n_configs ? s->n_configs : 1, sizeof *info->contended)))
+        return -1;
+    for (size_t i = 0; i < s->n_configs; i++) {
+        const pm_sample_config *c = &s->configs[i];
+        info->n_series += c->n_series;
+        if (!c->contended)
             continue;
-        if (!n || pm_util_strcmp_null(arr[n - 1].tool, tool) || pm_util_strcmp_null(arr[n - 1].pass, row.pass)) {
-            bseries *g = pm_grow(arr, &cap, n, sizeof *g, 8);
-            if (!g) {
-                rc = nomem(err);
-                break;
-            }
-            arr = g;
-            bseries *s = &arr[n++];
-            *s = (bseries){.tool = tool ? strdup(tool) : NULL, .pass = row.pass ? strdup(row.pass) : NULL,
-                           .v = calloc(n_runs ? n_runs : 1, sizeof *s->v)};
-            if ((tool && !s->tool) || (row.pass && !s->pass) || !s->v) {
-                rc = nomem(err);
-                break;
-            }
-        }
-        bseries *s = &arr[n - 1];
-        s->v[ri] += row.value;
-        if (row.format && !s->format && !(s->format = strdup(row.format))) {
-            rc = nomem(err);
-            break;
-        }
-        double tick = which == PM_SIDE_STEPS ? PM_RUN_CLOCK_TICK_S
-                      : row.format ? pm_format_tick_s(pm_format_from_name(row.format)) : 0;
-        s->tick = fmax(s->tick, tick);
-        s->reads = fmax(s->reads, (double)row.reads);
-    }
-    *out = arr;
-    *n_out = n;
-    return rc;
-}
-
-/* "name [fingerprint], ..." (pm_store_config_hosts): the first machine's name and fingerprint. */
-static void first_host(const char *hosts, char *name, size_t nn, char *fp, size_t nf)
-{
-    snprintf(name, nn, "-");
-    snprintf(fp, nf, "-");
-    if (!hosts)
-        return;
-    const char *br = strstr(hosts, " [");
-    const char *end = br ? strchr(br, ']') : NULL;
-    if (!br || !end)
-        return;
-    snprintf(name, nn, "%.*s", (int)(br - hosts), hosts);
-    snprintf(fp, nf, "%.*s", (int)(end - br - 2), br + 2);
-}
-
-typedef struct writer {
-    pm_store *st;
-    pm_store_side_cursor *q;
-    bcfgs cfgs;
-    pm_config_fp *fps;
-    size_t n_fps;
-} writer;
-
-static const bcfg *find_cfg(const writer *w, const char *key)
-{
-    for (size_t i = 0; i < w->cfgs.n; i++)
-        if (!strcmp(w->cfgs.v[i].key, key))
-            return &w->cfgs.v[i];
-    return NULL;
-}
-
-static const pm_config_fp *find_fp(const writer *w, const char *key)
-{
-    for (size_t i = 0; i < w->n_fps; i++)
-        if (w->fps[i].key && !strcmp(w->fps[i].key, key))
-            return &w->fps[i];
-    return NULL;
-}
-
-/* One config's lines. */
-static int write_config(FILE *f, writer *w, const pm_compare_config *c, pm_baseline_info *info, pm_err *err)
-{
-    const bcfg *bc = find_cfg(w, c->key_a);
-    if (!bc)
-        return pm_err_set(err, PM_ERR_NOTFOUND, "config %s: not found again in its store", c->key_a);
-    const pm_config_fp *fp = find_fp(w, c->key_a);
-    int64_t *ids = NULL;
-    double *m[4] = {NULL, NULL, NULL, NULL};   /* wall, user, sys, instructions per run */
-    size_t n_runs = 0, cap = 0, n_steps = 0, n_passes = 0;
-    bseries *steps = NULL, *passes = NULL;
-    char *hosts = NULL, hname[256], hfp[64];
-    pm_side_row row;
-    int more, rc;
-    if ((rc = field_ok(c->key_a, "key", c->key_a, err)) != PM_OK ||
-        (rc = field_ok(bc->variant, "variant", c->key_a, err)) != PM_OK ||
-        (rc = pm_store_config_hosts(w->st, bc->id, &hosts, err)) != PM_OK ||
-        (rc = pm_store_side_cursor_start(w->q, PM_SIDE_RUNS, bc->id, "cold", 0, err)) != PM_OK)
-        goto cleanup;
-    while ((rc = pm_store_side_cursor_next(w->q, &row, &more, err)) == PM_OK && more) {
-        size_t was = cap;
-        int64_t *g = pm_grow(ids, &cap, n_runs, sizeof *g, 8);
-        if (g)
-            ids = g;
-        for (int k = 0; g && k < 4 && cap != was; k++) {
-            double *d = realloc(m[k], cap * sizeof *d);
-            if (!d)
-                g = NULL;
-            else
-                m[k] = d;
-        }
-        if (!g) {
-            rc = nomem(err);
-            goto cleanup;
-        }
-        ids[n_runs] = row.run_id;
-        m[0][n_runs] = row.has_wall ? row.wall : NAN;
-        m[1][n_runs] = row.has_wall && row.user >= 0 ? row.user : NAN;
-        m[2][n_runs] = row.has_wall && row.sys >= 0 ? row.sys : NAN;
-        m[3][n_runs] = row.has_wall && row.ins >= 0 ? row.ins : NAN;
-        n_runs++;
-    }
-    if (rc != PM_OK)
-        goto cleanup;
-    first_host(hosts, hname, sizeof hname, hfp, sizeof hfp);
-    fprintf(f, "config\t%s\t%s\t%s\t", c->key_a, or_dash(bc->variant), or_dash(fp ? fp->hash : NULL));
-    put_escaped(f, fp ? fp->text : NULL);
-    fprintf(f, "\t%s\t%s\t%s\t%zu\n", hname, hfp, or_dash(c->contended_a), c->contended_a ? (size_t)0 : n_runs);
-    info->n_configs++;
-    if (c->contended_a) {   /* no samples: a baseline from contended runs would decide nothing (baseline.h) */
-        pm_baseline_note *g = realloc(info->contended, (info->n_contended + 1) * sizeof *g);
-        if (!g) {
-            rc = nomem(err);
-            goto cleanup;
-        }
-        info->contended = g;
         pm_baseline_note *nt = &info->contended[info->n_contended++];
-        *nt = (pm_baseline_note){strdup(c->key_a), strdup(c->contended_a)};
+        *nt = (pm_baseline_note){strdup(c->key), strdup(c->contended)};
         if (!nt->key || !nt->reason)
-            rc = nomem(err);
-        goto cleanup;
+            return -1;
     }
-    static const char *const run_metric[4] = {"wall", "user", "sys", "instructions"};
-    static const char *const run_unit[4] = {"s", "s", "s", "count"};
-    for (int k = 0; k < 4; k++) {
-        size_t have = 0;
-        for (size_t i = 0; i < n_runs; i++)
-            have += !isnan(m[k][i]);
-        if (have || k == 0) {
-            put_series(f, c->key_a, "run", NULL, NULL, run_metric[k], run_unit[k], NULL,
-                       k == 0 ? PM_RUN_CLOCK_TICK_S : 0, 1, m[k], n_runs);
-            info->n_series++;
-        }
-    }
-    if ((rc = load_bseries(w->q, PM_SIDE_STEPS, c, bc->id, ids, n_runs, &steps, &n_steps, err)) != PM_OK ||
-        (rc = load_bseries(w->q, PM_SIDE_PASSES, c, bc->id, ids, n_runs, &passes, &n_passes, err)) != PM_OK)
-        goto cleanup;
-    for (size_t i = 0; i < n_steps; i++) {
-        if ((rc = field_ok(steps[i].tool, "tool", c->key_a, err)) != PM_OK)
-            goto cleanup;
-        put_series(f, c->key_a, "step", steps[i].tool, NULL, "wall", "s", NULL, steps[i].tick, 1, steps[i].v,
-                   n_runs);
-    }
-    for (size_t i = 0; i < n_passes; i++) {
-        if ((rc = field_ok(passes[i].pass, "pass name", c->key_a, err)) != PM_OK)
-            goto cleanup;
-        put_series(f, c->key_a, "pass", passes[i].tool, passes[i].pass, "wall", "s", passes[i].format,
-                   passes[i].tick, passes[i].reads, passes[i].v, n_runs);
-    }
-    info->n_series += n_steps + n_passes;
-cleanup:
-    free(ids);
-    for (int k = 0; k < 4; k++)
-        free(m[k]);
-    free_bseries(steps, n_steps);
-    free_bseries(passes, n_passes);
-    free(hosts);
-    if (rc != PM_OK)
-        pm_err_wrap(err, "config %s", c->key_a);
-    return rc;
+    return 0;
 }
 
 int pm_baseline_write(const char *db, const char *sweep, const char *out, pm_baseline_info *info_out,
                       pm_err *err)
 {
-    pm_baseline_info info = {0};
-    pm_compare_result r;
-    writer w = {.cfgs = {.err = err}};
-    pm_tool_ident *tools = NULL;
-    size_t n_tools = 0;
-    char *text = NULL, *meter = NULL;
+    pm_samples s;
+    char *text = NULL;
     size_t len = 0;
-    FILE *f = NULL;
-    /* the sweep against itself: compare's own choice of each config's pass family, contention and decider */
-    pm_compare_opts co = {.path_a = db, .path_b = db, .sweep_a = sweep, .sweep_b = sweep};
-    int rc = pm_compare_run(&co, &r, err);
+    int rc = pm_samples_load(db, sweep, &s, err);
     if (rc != PM_OK)
         return rc;
-    int64_t sweep_id = 0;
-    double cw_max = NAN, cw_min = NAN;
-    if ((rc = pm_store_open_readonly(db, &w.st, err)) != PM_OK ||
-        (rc = pm_store_pick_sweep(pm_store_db(w.st), r.a.sweep, &sweep_id, err)) != PM_OK ||
-        (rc = pm_store_configs_of_sweep(w.st, sweep_id, gather_cfg, &w.cfgs, err)) != PM_OK ||
-        (rc = pm_store_config_fps(w.st, r.a.sweep, &w.fps, &w.n_fps, err)) != PM_OK ||
-        (rc = pm_store_read_tools(pm_store_db(w.st), sweep_id, &tools, &n_tools, err)) != PM_OK ||
-        (rc = pm_sq_tools_cpu_wall(pm_store_db(w.st), sweep_id, &cw_max, &cw_min, err)) != PM_OK ||
-        (rc = pm_store_side_cursor_open(w.st, 0, &w.q, err)) != PM_OK)
-        goto cleanup;
-    rc = pm_store_meta_get(w.st, "meter", &meter, err);
-    if (rc == PM_ERR_NOTFOUND) {
-        memset(err, 0, sizeof *err);
-        rc = PM_OK;
-    }
-    if (rc != PM_OK || (rc = field_ok(r.a.sweep, "sweep name", "-", err)) != PM_OK)
-        goto cleanup;
-    if (!(info.sweep = strdup(r.a.sweep)) || !(info.meter = strdup(meter ? meter : "runner")) ||
-        !(info.decides = strdup(pm_decide_name(r.decided_on))) || !(f = open_memstream(&text, &len))) {
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
         rc = nomem(err);
         goto cleanup;
     }
-    fprintf(f, "# passmap baseline: what `passmap gate` compares a sweep with (docs/regressions.md).\n"
-               "# Written by `passmap baseline`; samples in run order; review a change to it as a diff.\n");
-    fprintf(f, "passmap-baseline\t%d\nsweep\t%s\nmeter\t%s\n", PM_BASELINE_VERSION, info.sweep, info.meter);
-    /* the metric by its short name (the first word of pm_decide_name: wall, cpu, instructions) */
-    fprintf(f, "decides\t%.*s\nstartup-cpu-wall\t", (int)strcspn(info.decides, " "), info.decides);
-    put_num(f, cw_max);
-    fputc('\t', f);
-    put_num(f, cw_min);
-    fputc('\n', f);
-    for (size_t i = 0; i < n_tools; i++) {
-        char line[256];
-        pm_version_line(tools[i].version_text ? tools[i].version_text : "", line, sizeof line);
-        for (char *p = line; *p; p++)
-            if (*p == '\t')
-                *p = ' ';
-        if ((rc = field_ok(tools[i].name, "tool", "-", err)) != PM_OK ||
-            (rc = field_ok(tools[i].invoked, "tool invocation", "-", err)) != PM_OK)
-            goto cleanup;
-        fprintf(f, "tool\t%s\t%s\t%s\t%s\n", or_dash(tools[i].name), or_dash(tools[i].invoked),
-                or_dash(tools[i].hash), or_dash(line));
-    }
-    for (size_t i = 0; i < r.n_configs; i++)
-        if ((rc = write_config(f, &w, &r.configs[i], &info, err)) != PM_OK)
-            goto cleanup;
-    if (fclose(f) != 0) {
-        f = NULL;
+    rc = put_samples(f, &s, err);
+    if (fclose(f) != 0 && rc == PM_OK)
         rc = nomem(err);
-        goto cleanup;
+    if (rc == PM_OK)
+        rc = pm_util_write_file_atomic(out, text, len, 0644, NULL, err);
+    if (rc == PM_OK && info_out && info_from(&s, info_out)) {
+        pm_baseline_info_free(info_out);
+        rc = nomem(err);
     }
-    f = NULL;
-    rc = pm_util_write_file_atomic(out, text, len, 0644, NULL, err);
 cleanup:
-    if (f)
-        fclose(f);
     free(text);
-    free(meter);
-    pm_tool_idents_free(tools, n_tools);
-    pm_config_fps_free(w.fps, w.n_fps);
-    for (size_t i = 0; i < w.cfgs.n; i++) {
-        free(w.cfgs.v[i].key);
-        free(w.cfgs.v[i].variant);
-    }
-    free(w.cfgs.v);
-    pm_store_side_cursor_close(w.q);
-    pm_store_close(w.st);
-    pm_compare_free(&r);
-    if (rc == PM_OK && info_out)
-        *info_out = info;
-    else
-        pm_baseline_info_free(&info);
+    pm_samples_free(&s);
     return rc;
 }
 
@@ -550,126 +305,12 @@ static int samples_field(char *s, double *v, size_t n)
     return 0;
 }
 
-/* A config read back: its runs' series, then written as runs. */
-typedef struct rseries {
-    char *tool, *pass, *format;
-    double reads;
-    double *v;
-} rseries;
-
-typedef struct rcfg {
-    int64_t id, host_id;
-    char *key;
-    size_t n_runs;
-    double *run[4];               /* wall, user, sys, instructions */
-    rseries *steps, *passes;
-    size_t n_steps, n_passes, cap_steps, cap_passes;
-} rcfg;
-
-static void rcfg_clear(rcfg *c)
-{
-    for (int k = 0; k < 4; k++)
-        free(c->run[k]);
-    for (size_t i = 0; i < c->n_steps; i++)
-        free(c->steps[i].tool), free(c->steps[i].pass), free(c->steps[i].format), free(c->steps[i].v);
-    for (size_t i = 0; i < c->n_passes; i++)
-        free(c->passes[i].tool), free(c->passes[i].pass), free(c->passes[i].format), free(c->passes[i].v);
-    free(c->steps);
-    free(c->passes);
-    free(c->key);
-    memset(c, 0, sizeof *c);
-}
-
-/* Records the config's runs: each a run row (wall, user, sys), one step per step tool (the first carries the run's
- * instructions) with its passes as a report of their format, and a measured CPU pressure of 0: the config was
- * judged uncontended when the baseline was written (a contended one has no runs here). */
-static int flush_cfg(pm_store *st, rcfg *c, pm_err *err)
-{
-    int rc = PM_OK;
-    if (c->n_runs && !c->run[0])
-        rc = pm_err_set(err, PM_ERR_PARSE, "config %s: %zu runs but no run wall series", c->key, c->n_runs);
-    for (size_t r = 0; rc == PM_OK && r < c->n_runs; r++) {
-        pm_step_record *steps = calloc(c->n_steps ? c->n_steps : 1, sizeof *steps);
-        pm_run_result *res = calloc(c->n_steps ? c->n_steps : 1, sizeof *res);
-        pm_report *reps = calloc(c->n_steps ? c->n_steps : 1, sizeof *reps);
-        if (!steps || !res || !reps) {
-            free(steps), free(res), free(reps);
-            return nomem(err);
-        }
-        double ins = c->run[3] ? c->run[3][r] : NAN;
-        for (size_t s = 0; s < c->n_steps; s++) {
-            pm_report_init(&reps[s]);
-            res[s] = (pm_run_result){.status = PM_RUN_OK, .wall_s = c->steps[s].v[r], .user_s = -1, .sys_s = -1,
-                                     .instructions = isnan(ins) ? -1 : s == 0 ? (int64_t)ins : 0,
-                                     .psi_cpu_some_us = -1, .psi_cgroup_some_us = -1, .steal_s = -1};
-            steps[s] = (pm_step_record){.tool = c->steps[s].tool, .argv = "baseline", .result = &res[s]};
-            int any = 0;
-            for (size_t p = 0; rc == PM_OK && p < c->n_passes; p++) {
-                rseries *ps = &c->passes[p];
-                if (pm_util_strcmp_null(ps->tool, c->steps[s].tool) || !(ps->v[r] > 0))
-                    continue;
-                if (ps->format)
-                    reps[s].format = pm_format_from_name(ps->format);
-                /* a pass read k times a run: k rows, as the report had them (compare sums them) */
-                size_t k = ps->reads >= 1 ? (size_t)ps->reads : 1;
-                for (size_t j = 0; rc == PM_OK && j < k; j++) {
-                    pm_pass pp = {.name = ps->pass, .wall_s = ps->v[r] / (double)k, .user_s = -1, .parent = -1};
-                    if (pm_report_add_pass(&reps[s], &pp) != PM_OK)
-                        rc = nomem(err);
-                }
-                any = 1;
-            }
-            if (reps[s].format == PM_FMT__COUNT)
-                reps[s].format = PM_FMT_AUTO;
-            if (any)
-                steps[s].report = &reps[s];
-        }
-        char psi_name[64];
-        snprintf(psi_name, sizeof psi_name, "%s", pm_run_pressure_name(0));
-        pm_metric psi = {.name = psi_name, .value = 0};
-        double wall = c->run[0][r];
-        pm_run_record rec = {.config_id = c->id, .repeat = (int)r, .mode = "cold", .status = "ok",
-                             .wall_s = isnan(wall) ? -1 : wall,
-                             .user_s = c->run[1] && !isnan(c->run[1][r]) ? c->run[1][r] : -1,
-                             .sys_s = c->run[2] && !isnan(c->run[2][r]) ? c->run[2][r] : -1,
-                             .steps = steps, .n_steps = (int)c->n_steps, .metrics = &psi, .n_metrics = 1,
-                             .host_id = c->host_id};
-        int64_t run_id;
-        if (rc == PM_OK)
-            rc = pm_store_record_run(st, &rec, &run_id, err);
-        for (size_t s = 0; s < c->n_steps; s++)
-            pm_report_free(&reps[s]);
-        free(steps), free(res), free(reps);
-    }
-    rcfg_clear(c);
-    return rc;
-}
-
-static int add_rseries(rseries **arr, size_t *n, size_t *cap, const char *tool, const char *pass,
-                       const char *format, double reads, size_t n_runs, rseries **out)
-{
-    rseries *g = pm_grow(*arr, cap, *n, sizeof *g, 8);
-    if (!g)
-        return -1;
-    *arr = g;
-    rseries *s = &g[(*n)++];
-    *s = (rseries){.tool = tool ? strdup(tool) : NULL, .pass = pass ? strdup(pass) : NULL,
-                   .format = format ? strdup(format) : NULL, .reads = reads,
-                   .v = calloc(n_runs ? n_runs : 1, sizeof *s->v)};
-    *out = s;
-    return (tool && !s->tool) || (pass && !s->pass) || (format && !s->format) || !s->v ? -1 : 0;
-}
-
 typedef struct reader {
     const char *file;
     size_t line_no;
-    pm_store *st;
-    int64_t sweep_id;
-    pm_tool_ident *tools;
-    size_t n_tools, cap_tools;
-    int have_sweep, have_version;
-    rcfg cur;
-    pm_baseline_info *info;
+    pm_samples *s;
+    size_t cap_tools, cap_configs, cap_series;
+    int have_version;
     pm_err *err;
 } reader;
 
@@ -679,84 +320,66 @@ static int bad_line(reader *rd, const char *what)
                       rd->line_no, what);
 }
 
+static char *dup_field(const char *f, int *oom)
+{
+    if (!f)
+        return NULL;
+    char *d = strdup(f);
+    *oom |= !d;
+    return d;
+}
+
 static int read_config(reader *rd, char **fd, size_t n)
 {
     double runs;
     if (n != 9 || !fd[1] || !num_field(fd[8], &runs) || !(runs >= 0) || runs != floor(runs))
         return bad_line(rd, "a config line has 9 fields: config KEY VARIANT FINGERPRINT TEXT HOST HOST-FP "
                             "CONTENDED RUNS");
-    int rc = flush_cfg(rd->st, &rd->cur, rd->err);
-    if (rc != PM_OK)
-        return rc;
-    if (!rd->have_sweep)
+    if (!rd->s->sweep)
         return bad_line(rd, "a config before the sweep line");
-    pm_config cfg = {.key = fd[1], .kind = "command", .variant = fd[2]};
-    rd->cur.n_runs = (size_t)runs;
-    if (!(rd->cur.key = strdup(fd[1])))
+    pm_sample_config *g = pm_grow(rd->s->configs, &rd->cap_configs, rd->s->n_configs, sizeof *g, 16);
+    if (!g)
         return nomem(rd->err);
-    if ((rc = pm_store_config(rd->st, rd->sweep_id, &cfg, &rd->cur.id, rd->err)) != PM_OK)
-        return rc;
-    if (fd[3]) {
-        if (fd[4])
-            unescape(fd[4]);
-        if ((rc = pm_store_config_set_fingerprint(rd->st, rd->cur.id, fd[3], fd[4], rd->err)) != PM_OK)
-            return rc;
-    }
-    if (fd[5] && fd[6]) {   /* the machine, so a gate across machines says so as compare does */
-        pm_host h = {0};
-        snprintf(h.name, sizeof h.name, "%s", fd[5]);
-        snprintf(h.fingerprint, sizeof h.fingerprint, "%s", fd[6]);
-        if ((rc = pm_store_host(rd->st, &h, &rd->cur.host_id, rd->err)) != PM_OK)
-            return rc;
-    }
-    rd->info->n_configs++;
-    if (fd[7]) {
-        pm_baseline_note *g = realloc(rd->info->contended, (rd->info->n_contended + 1) * sizeof *g);
-        if (!g)
-            return nomem(rd->err);
-        rd->info->contended = g;
-        g[rd->info->n_contended] = (pm_baseline_note){strdup(fd[1]), strdup(fd[7])};
-        if (!g[rd->info->n_contended].key || !g[rd->info->n_contended++].reason)
-            return nomem(rd->err);
-    }
-    return PM_OK;
+    rd->s->configs = g;
+    pm_sample_config *c = &g[rd->s->n_configs++];
+    rd->cap_series = 0;
+    if (fd[4])
+        unescape(fd[4]);
+    int oom = 0;
+    *c = (pm_sample_config){.key = dup_field(fd[1], &oom), .variant = dup_field(fd[2], &oom),
+                            .fp_hash = dup_field(fd[3], &oom), .fp_text = dup_field(fd[4], &oom),
+                            .host = dup_field(fd[5], &oom), .host_fp = dup_field(fd[6], &oom),
+                            .contended = dup_field(fd[7], &oom), .n_runs = (size_t)runs};
+    return oom ? nomem(rd->err) : PM_OK;
 }
 
 static int read_series(reader *rd, char **fd, size_t n)
 {
-    static const char *const run_metric[4] = {"wall", "user", "sys", "instructions"};
-    double reads, count;
-    if (n != 14 || !fd[1] || !fd[2] || !fd[5] || !num_field(fd[9], &reads) || !num_field(fd[10], &count))
-        return bad_line(rd, "a series line has 14 fields: series KEY SCOPE TOOL PASS METRIC UNIT FORMAT TICK "
-                            "READS N MEAN SD SAMPLES");
-    rcfg *c = &rd->cur;
-    if (!c->key || strcmp(c->key, fd[1]))
+    double reads, count, tick;
+    int scope = n == 14 ? pm_sample_scope_from_name(fd[2]) : -1;
+    if (n != 14 || !fd[1] || scope < 0 || !fd[5] || !num_field(fd[8], &tick) || !num_field(fd[9], &reads) ||
+        !num_field(fd[10], &count))
+        return bad_line(rd, "a series line has 14 fields: series KEY SCOPE(run, step, pass) TOOL PASS METRIC UNIT "
+                            "FORMAT TICK READS N MEAN SD SAMPLES");
+    pm_sample_config *c = rd->s->n_configs ? &rd->s->configs[rd->s->n_configs - 1] : NULL;
+    if (!c || strcmp(c->key, fd[1]))
         return bad_line(rd, "a series of another config than the config line above it");
-    double *v = NULL;
-    if (!strcmp(fd[2], "run")) {
-        int k = 0;
-        while (k < 4 && strcmp(fd[5], run_metric[k]))
-            k++;
-        if (k == 4)
-            return PM_OK;   /* a metric this passmap does not compare (a newer meter's): kept in the file only */
-        if (!c->run[k] && !(c->run[k] = calloc(c->n_runs ? c->n_runs : 1, sizeof *c->run[k])))
-            return nomem(rd->err);
-        v = c->run[k];
-    } else if (!strcmp(fd[2], "step") || !strcmp(fd[2], "pass")) {
-        int step = fd[2][0] == 's';
-        if (strcmp(fd[5], "wall"))
-            return PM_OK;   /* compare reads steps and passes on wall */
-        if (!step && !fd[4])
-            return bad_line(rd, "a pass series without a pass name");
-        rseries *s;
-        if (step ? add_rseries(&c->steps, &c->n_steps, &c->cap_steps, fd[3], NULL, NULL, 1, c->n_runs, &s)
-                 : add_rseries(&c->passes, &c->n_passes, &c->cap_passes, fd[3], fd[4], fd[7], reads, c->n_runs, &s))
-            return nomem(rd->err);
-        v = s->v;
-    } else {
-        return bad_line(rd, "a series' scope is run, step or pass");
-    }
-    if (!samples_field(fd[13], v, c->n_runs))
+    if ((scope == PM_SAMPLE_PASS && !fd[4]) || (scope != PM_SAMPLE_RUN && !fd[3]))
+        return bad_line(rd, "a step series needs its tool, a pass series its tool and pass");
+    pm_sample_series *g = pm_grow(c->series, &rd->cap_series, c->n_series, sizeof *g, 8);
+    if (!g)
+        return nomem(rd->err);
+    c->series = g;
+    pm_sample_series *se = &g[c->n_series++];
+    int oom = 0;
+    *se = (pm_sample_series){.scope = (pm_sample_scope)scope, .tool = dup_field(fd[3], &oom),
+                             .pass = dup_field(fd[4], &oom), .metric = dup_field(fd[5], &oom),
+                             .unit = dup_field(fd[6], &oom), .format = dup_field(fd[7], &oom), .tick = tick,
+                             .reads = isnan(reads) || reads < 1 ? 1 : reads,
+                             .v = malloc((c->n_runs ? c->n_runs : 1) * sizeof *se->v)};
+    if (oom || !se->v)
+        return nomem(rd->err);
+    if (!samples_field(fd[13], se->v, c->n_runs))
         return bad_line(rd, "the samples are not one number >= 0 (or -) per run of the config");
     return PM_OK;
 }
@@ -765,15 +388,22 @@ static int read_tool(reader *rd, char **fd, size_t n)
 {
     if (n != 5 || !fd[1])
         return bad_line(rd, "a tool line has 5 fields: tool NAME INVOKED HASH VERSION");
-    pm_tool_ident *g = pm_grow(rd->tools, &rd->cap_tools, rd->n_tools, sizeof *g, 8);
+    pm_sample_tool *g = pm_grow(rd->s->tools, &rd->cap_tools, rd->s->n_tools, sizeof *g, 8);
     if (!g)
         return nomem(rd->err);
-    rd->tools = g;
-    pm_tool_ident *t = &g[rd->n_tools++];
-    *t = (pm_tool_ident){.name = strdup(fd[1]), .invoked = fd[2] ? strdup(fd[2]) : NULL,
-                         .hash = strdup(fd[3] ? fd[3] : ""), .version_text = strdup(fd[4] ? fd[4] : ""),
-                         .path = strdup(fd[2] ? fd[2] : fd[1])};
-    return !t->name || (fd[2] && !t->invoked) || !t->hash || !t->version_text || !t->path ? nomem(rd->err) : PM_OK;
+    rd->s->tools = g;
+    int oom = 0;
+    g[rd->s->n_tools++] = (pm_sample_tool){.name = dup_field(fd[1], &oom), .invoked = dup_field(fd[2], &oom),
+                                           .hash = dup_field(fd[3], &oom), .version = dup_field(fd[4], &oom)};
+    return oom ? nomem(rd->err) : PM_OK;
+}
+
+/* One of the header's one-name lines (sweep, meter, decides) into *dst. */
+static int read_name(reader *rd, char **fd, size_t n, char **dst)
+{
+    if (n != 2 || !fd[1] || *dst)
+        return bad_line(rd, "the sweep, meter and decides lines each come once, with one name");
+    return (*dst = strdup(fd[1])) ? PM_OK : nomem(rd->err);
 }
 
 static int read_line(reader *rd, char *line)
@@ -799,47 +429,29 @@ static int read_line(reader *rd, char *line)
         return read_config(rd, fd, n);
     if (!strcmp(what, "tool"))
         return read_tool(rd, fd, n);
-    if (!strcmp(what, "sweep")) {
-        if (n != 2 || !fd[1] || rd->have_sweep)
-            return bad_line(rd, "one sweep line: sweep NAME");
-        rd->have_sweep = 1;
-        if (!(rd->info->sweep = strdup(fd[1])))
-            return nomem(rd->err);
-        return pm_store_sweep(rd->st, fd[1], "baseline", NULL, NULL, &rd->sweep_id, rd->err);
-    }
-    if (!strcmp(what, "meter") || !strcmp(what, "decides")) {
-        char **dst = what[0] == 'm' ? &rd->info->meter : &rd->info->decides;
-        if (n != 2 || !fd[1] || *dst)
-            return bad_line(rd, "one meter line and one decides line, each with one name");
-        return (*dst = strdup(fd[1])) ? PM_OK : nomem(rd->err);
-    }
+    if (!strcmp(what, "sweep"))
+        return read_name(rd, fd, n, &rd->s->sweep);
+    if (!strcmp(what, "meter"))
+        return read_name(rd, fd, n, &rd->s->meter);
+    if (!strcmp(what, "decides"))
+        return read_name(rd, fd, n, &rd->s->decides);
     if (!strcmp(what, "startup-cpu-wall")) {
-        double mx, mn;
-        if (n != 3 || !num_field(fd[1], &mx) || !num_field(fd[2], &mn))
+        if (n != 3 || !num_field(fd[1], &rd->s->startup_cpu_wall_max) ||
+            !num_field(fd[2], &rd->s->startup_cpu_wall_min))
             return bad_line(rd, "startup-cpu-wall MAX MIN");
-        if (!rd->have_sweep)
-            return bad_line(rd, "startup-cpu-wall before the sweep line");
-        if (isnan(mx) || isnan(mn))
-            return PM_OK;
-        /* two null-input rows whose medians are the sweep's max and min CPU/wall: what decide reads */
-        pm_startup_row rows[2] = {{.tool = "baseline-max", .status = "ok", .wall_s = 1, .user_s = mx, .sys_s = 0},
-                                  {.tool = "baseline-min", .status = "ok", .wall_s = 1, .user_s = mn, .sys_s = 0}};
-        return pm_store_record_startup(rd->st, rd->sweep_id, 0, rows, 2, rd->err);
+        return PM_OK;
     }
     return bad_line(rd, "unknown line");
 }
 
-int pm_baseline_to_store(const char *file, const char *store_path, pm_baseline_info *info, pm_err *err)
+int pm_baseline_read(const char *file, pm_samples *out, pm_err *err)
 {
     char *buf = NULL;
     size_t len = 0;
-    memset(info, 0, sizeof *info);
-    reader rd = {.file = file, .info = info, .err = err};
+    memset(out, 0, sizeof *out);
+    out->startup_cpu_wall_max = out->startup_cpu_wall_min = NAN;
+    reader rd = {.file = file, .s = out, .err = err};
     int rc = pm_util_read_file(file, &buf, &len, err);
-    if (rc != PM_OK)
-        return rc;
-    if ((rc = pm_store_open(store_path, &rd.st, err)) != PM_OK)
-        goto cleanup;
     for (char *p = buf, *end = buf + len; rc == PM_OK && p < end;) {
         char *nl = memchr(p, '\n', (size_t)(end - p));
         if (nl)
@@ -849,18 +461,161 @@ int pm_baseline_to_store(const char *file, const char *store_path, pm_baseline_i
             rc = read_line(&rd, p);
         p = nl ? nl + 1 : end;
     }
-    if (rc == PM_OK)
-        rc = flush_cfg(rd.st, &rd.cur, err);
-    if (rc == PM_OK && !rd.have_sweep)
-        rc = pm_err_set(err, PM_ERR_PARSE, "%s: no sweep line: not a whole baseline", file);
-    if (rc == PM_OK && rd.n_tools)
-        rc = pm_store_record_tools(rd.st, rd.sweep_id, 0, rd.tools, rd.n_tools, err);
-cleanup:
-    rcfg_clear(&rd.cur);
-    pm_tool_idents_free(rd.tools, rd.n_tools);
-    pm_store_close(rd.st);
+    if (rc == PM_OK && (!out->sweep || !out->meter || !out->decides))
+        rc = pm_err_set(err, PM_ERR_PARSE, "%s: no %s line: not a whole baseline; write it again with `passmap "
+                        "baseline`", file, !out->sweep ? "sweep" : !out->meter ? "meter" : "decides");
     free(buf);
     if (rc != PM_OK)
+        pm_samples_free(out);
+    return rc;
+}
+
+/* ---- a baseline as a store ---- */
+
+/* The series of c with this scope and metric (tool for a step), or NULL. */
+static const pm_sample_series *find_series(const pm_sample_config *c, pm_sample_scope scope, const char *tool,
+                                           const char *metric)
+{
+    for (size_t i = 0; i < c->n_series; i++) {
+        const pm_sample_series *s = &c->series[i];
+        if (s->scope == scope && !strcmp(s->metric, metric) && (!tool || !pm_util_strcmp_null(s->tool, tool)))
+            return s;
+    }
+    return NULL;
+}
+
+static double at(const pm_sample_series *s, size_t r)
+{
+    return s ? s->v[r] : NAN;
+}
+
+/* Records config c's runs: each a run row (wall, user, sys), one step per step tool (the first carries the run's
+ * instructions) with its passes as a report of their format, and a measured CPU pressure of 0: the config was
+ * judged uncontended when the baseline was written (a contended one has no runs). Steps and passes are read on
+ * wall, as compare reads them; other metrics stay in the file. */
+static int store_config(pm_store *st, const pm_sample_config *c, int64_t config_id, int64_t host_id, pm_err *err)
+{
+    const pm_sample_series *wall = find_series(c, PM_SAMPLE_RUN, NULL, "wall"),
+                           *user = find_series(c, PM_SAMPLE_RUN, NULL, "user"),
+                           *sys = find_series(c, PM_SAMPLE_RUN, NULL, "sys"),
+                           *ins = find_series(c, PM_SAMPLE_RUN, NULL, "instructions");
+    if (c->n_runs && !wall)
+        return pm_err_set(err, PM_ERR_PARSE, "config %s: %zu runs but no run wall series", c->key, c->n_runs);
+    const pm_sample_series **steps = calloc(c->n_series + 1, sizeof *steps);
+    pm_step_record *rec_steps = calloc(c->n_series + 1, sizeof *rec_steps);
+    pm_run_result *res = calloc(c->n_series + 1, sizeof *res);
+    pm_report *reps = calloc(c->n_series + 1, sizeof *reps);
+    size_t n_steps = 0;
+    int rc = PM_OK;
+    if (!steps || !rec_steps || !res || !reps) {
+        rc = nomem(err);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < c->n_series; i++)
+        if (c->series[i].scope == PM_SAMPLE_STEP && !strcmp(c->series[i].metric, "wall"))
+            steps[n_steps++] = &c->series[i];
+    for (size_t r = 0; rc == PM_OK && r < c->n_runs; r++) {
+        double n_ins = at(ins, r);
+        for (size_t k = 0; k < n_steps; k++) {
+            pm_report_init(&reps[k]);
+            res[k] = (pm_run_result){.status = PM_RUN_OK, .wall_s = steps[k]->v[r], .user_s = -1, .sys_s = -1,
+                                     .instructions = isnan(n_ins) ? -1 : k == 0 ? (int64_t)n_ins : 0,
+                                     .psi_cpu_some_us = -1, .psi_cgroup_some_us = -1, .steal_s = -1};
+            rec_steps[k] = (pm_step_record){.tool = steps[k]->tool, .argv = "baseline", .result = &res[k]};
+            for (size_t p = 0; rc == PM_OK && p < c->n_series; p++) {
+                const pm_sample_series *ps = &c->series[p];
+                if (ps->scope != PM_SAMPLE_PASS || strcmp(ps->metric, "wall") ||
+                    pm_util_strcmp_null(ps->tool, steps[k]->tool) || !(ps->v[r] > 0))
+                    continue;
+                pm_format fmt = ps->format ? pm_format_from_name(ps->format) : PM_FMT_AUTO;
+                reps[k].format = fmt == PM_FMT__COUNT ? PM_FMT_AUTO : fmt;
+                /* a pass read k times a run: k rows, as its report had them (compare sums them) */
+                size_t times = (size_t)ps->reads;
+                for (size_t j = 0; rc == PM_OK && j < times; j++) {
+                    pm_pass pp = {.name = ps->pass, .wall_s = ps->v[r] / (double)times, .user_s = -1, .parent = -1};
+                    if (pm_report_add_pass(&reps[k], &pp) != PM_OK)
+                        rc = nomem(err);
+                }
+                rec_steps[k].report = &reps[k];
+            }
+        }
+        char psi_name[64];
+        snprintf(psi_name, sizeof psi_name, "%s", pm_run_pressure_name(0));
+        pm_metric psi = {.name = psi_name, .value = 0};
+        double w = at(wall, r), u = at(user, r), y = at(sys, r);
+        pm_run_record rec = {.config_id = config_id, .repeat = (int)r, .mode = "cold", .status = "ok",
+                             .wall_s = isnan(w) ? -1 : w, .user_s = isnan(u) ? -1 : u, .sys_s = isnan(y) ? -1 : y,
+                             .steps = rec_steps, .n_steps = (int)n_steps, .metrics = &psi, .n_metrics = 1,
+                             .host_id = host_id};
+        int64_t run_id;
+        if (rc == PM_OK)
+            rc = pm_store_record_run(st, &rec, &run_id, err);
+        for (size_t k = 0; k < n_steps; k++)
+            pm_report_free(&reps[k]);
+    }
+cleanup:
+    free(steps), free(rec_steps), free(res), free(reps);
+    return rc;
+}
+
+static int samples_to_store(const pm_samples *s, pm_store *st, pm_err *err)
+{
+    int64_t sweep_id;
+    int rc = pm_store_sweep(st, s->sweep, "baseline", NULL, NULL, &sweep_id, err);
+    if (rc == PM_OK && !isnan(s->startup_cpu_wall_max) && !isnan(s->startup_cpu_wall_min)) {
+        /* two null-input rows whose medians are the sweep's max and min CPU/wall: what the deciding metric reads */
+        pm_startup_row rows[2] = {
+            {.tool = "baseline-max", .status = "ok", .wall_s = 1, .user_s = s->startup_cpu_wall_max, .sys_s = 0},
+            {.tool = "baseline-min", .status = "ok", .wall_s = 1, .user_s = s->startup_cpu_wall_min, .sys_s = 0}};
+        rc = pm_store_record_startup(st, sweep_id, 0, rows, 2, err);
+    }
+    pm_tool_ident *tools = calloc(s->n_tools + 1, sizeof *tools);
+    if (!tools)
+        return nomem(err);
+    for (size_t i = 0; i < s->n_tools; i++)   /* borrowed: not freed below */
+        tools[i] = (pm_tool_ident){.name = s->tools[i].name, .invoked = s->tools[i].invoked,
+                                   .hash = s->tools[i].hash, .version_text = s->tools[i].version,
+                                   .path = s->tools[i].invoked ? s->tools[i].invoked : s->tools[i].name};
+    if (rc == PM_OK && s->n_tools)
+        rc = pm_store_record_tools(st, sweep_id, 0, tools, s->n_tools, err);
+    free(tools);
+    for (size_t i = 0; rc == PM_OK && i < s->n_configs; i++) {
+        const pm_sample_config *c = &s->configs[i];
+        pm_config cfg = {.key = c->key, .kind = "command", .variant = c->variant};
+        int64_t config_id, host_id = 0;
+        if ((rc = pm_store_config(st, sweep_id, &cfg, &config_id, err)) != PM_OK)
+            break;
+        if (c->fp_hash && (rc = pm_store_config_set_fingerprint(st, config_id, c->fp_hash, c->fp_text, err)) != PM_OK)
+            break;
+        if (c->host && c->host_fp) {   /* the machine, so a gate across machines says so as compare does */
+            pm_host h = {0};
+            snprintf(h.name, sizeof h.name, "%s", c->host);
+            snprintf(h.fingerprint, sizeof h.fingerprint, "%s", c->host_fp);
+            if ((rc = pm_store_host(st, &h, &host_id, err)) != PM_OK)
+                break;
+        }
+        rc = store_config(st, c, config_id, host_id, err);
+    }
+    return rc;
+}
+
+int pm_baseline_to_store(const char *file, const char *store_path, pm_baseline_info *info, pm_err *err)
+{
+    pm_samples s;
+    pm_store *st = NULL;
+    memset(info, 0, sizeof *info);
+    int rc = pm_baseline_read(file, &s, err);
+    if (rc != PM_OK)
+        return rc;
+    if ((rc = pm_store_open(store_path, &st, err)) == PM_OK)
+        rc = samples_to_store(&s, st, err);
+    if (rc != PM_OK)
+        pm_err_wrap(err, "%s", file);
+    if (rc == PM_OK && info_from(&s, info)) {
         pm_baseline_info_free(info);
+        rc = nomem(err);
+    }
+    pm_store_close(st);
+    pm_samples_free(&s);
     return rc;
 }

@@ -3,6 +3,7 @@
  * to it reads as a diff:
  *
  *   # comment lines
+ * (what a line holds is a pm_samples, samples.h)
  *   passmap-baseline  1                                   the format's version
  *   sweep             NAME
  *   meter             NAME                                what measured the runs (the store's meta "meter",
@@ -29,6 +30,7 @@
 
 #include <stddef.h>
 #include "error.h"
+#include "samples.h"
 
 #define PM_BASELINE_VERSION 1
 
@@ -49,6 +51,8 @@ int pm_baseline_sniff(const char *path, int *is_file, pm_err *err);
 /* Writes the baseline of sweep (NULL: the store's one sweep) of the store at db to out (temp file, renamed
  * over). info (may be NULL) says what was written. */
 int pm_baseline_write(const char *db, const char *sweep, const char *out, pm_baseline_info *info, pm_err *err);
+/* Reads a baseline file. Errors name the file and the line. */
+int pm_baseline_read(const char *file, pm_samples *out, pm_err *err);
 /* Reads the baseline file into a new store at store_path. Errors name the file and the line. */
 int pm_baseline_to_store(const char *file, const char *store_path, pm_baseline_info *info, pm_err *err);
 /* The reason config KEY was recorded contended, or NULL. */
