@@ -171,6 +171,47 @@ static int read_side(const char *path, const char *sweep, const char *label, fp_
     return rc;
 }
 
+/* A fingerprint text without its tool lines ("  tool: HASH VERSION", identity.h): the steps, where their reports
+ * are read, the environment. The tools are the compiler build, which a gate compares on purpose (it names them);
+ * everything else must be the same for two runs to be one config. NULL when out of memory. */
+static char *steps_only(const char *text)
+{
+    size_t n = strlen(text), k = 0;
+    char *out = malloc(n + 1);
+    if (!out)
+        return NULL;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        if (strncmp(p, "  tool: ", 8)) {
+            memcpy(out + k, p, len);
+            k += len;
+        }
+        p += len;
+    }
+    out[k] = '\0';
+    return out;
+}
+
+/* Whether two configs ran other steps (merge's rule, less the tool builds): 1 with the first difference in diff,
+ * 0 when the same or when a side recorded no fingerprint, -1 when out of memory. */
+static int steps_differ(const pm_config_fp *a, const pm_config_fp *b, char *diff, size_t n)
+{
+    if (!a || !b || !a->hash || !b->hash || !strcmp(a->hash, b->hash))
+        return 0;
+    if (!a->text || !b->text) {   /* hashes alone cannot tell a build from a step */
+        snprintf(diff, n, "fingerprint %s in the baseline, %s in the sweep, no text to tell why", a->hash, b->hash);
+        return 1;
+    }
+    char *sa = steps_only(a->text), *sb = steps_only(b->text);
+    int rc = !sa || !sb ? -1 : strcmp(sa, sb) != 0;
+    if (rc == 1)
+        pm_fp_diff(sa, sb, diff, n);
+    free(sa);
+    free(sb);
+    return rc;
+}
+
 static int classify(pm_gate_result *out, const fp_side *fa, const fp_side *fb, const pm_baseline_info *info,
                     finding_list *reg, finding_list *win, finding_list *uns)
 {
@@ -179,9 +220,11 @@ static int classify(pm_gate_result *out, const fp_side *fa, const fp_side *fb, c
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
         const pm_config_fp *pa = fp_find(fa, c->key_a), *pb = fp_find(fb, c->key_b);
-        if (pa && pb && pa->hash && pb->hash && strcmp(pa->hash, pb->hash)) {
-            char diff[400];
-            pm_fp_diff(pa->text ? pa->text : "", pb->text ? pb->text : "", diff, sizeof diff);
+        char diff[400];
+        int differ = steps_differ(pa, pb, diff, sizeof diff);
+        if (differ < 0)
+            return -1;
+        if (differ) {
             if (add_finding(uns, PM_GATE_UNSETTLED, c->key, NULL, NULL, NULL,
                             "not the same config: its steps differ from the baseline's (%s); record the baseline "
                             "again", diff))

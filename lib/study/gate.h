@@ -6,7 +6,8 @@
  *                        fail_on_win, faster: a baseline that is not kept current hides the next regression);
  *   PM_GATE_INCONCLUSIVE nothing failed, but some config cannot be concluded on: undecided, no test (n < 3,
  *                        below resolution), contended, present on one side only, or its steps changed (the
- *                        config fingerprints differ: merge's rule for "the same config").
+ *                        config fingerprints differ other than in their tool lines: merge's rule for "the
+ *                        same config", less the compiler build, which is what a gate compares).
  * A failure wins over an inconclusive config: it is a conclusion. Pass and step rows only ever add findings;
  * whether a config is concluded on is its deciding metric's verdict. The compiler builds of both sides (the tools
  * each sweep recorded) are named: a different build is what a gate compares. */

@@ -140,5 +140,34 @@ sed 's/^series	cfgB	run	-	-	wall	\(.*\),[0-9.]*$/series	cfgB	run	-	-	wall	\1/' "
 "$PASSMAP" gate "$TMP/bad.tsv" "$TMP/same2.db" >/dev/null 2>"$TMP/bad.err"
 check "damaged baseline: exit 4" test $? -eq 4
 check "damaged baseline: names the file and line" grep -Eq "bad.tsv:[0-9]+: the samples are not one number" "$TMP/bad.err"
+# Real compiles: two LLVM builds behind one program word ({spec_dir}/bin/llc), so the steps are the same and only
+# the build differs: the gate compares them as one config and names both builds; other steps (-O1 for -O2)
+# are not the same config (merge's rule, less the build), whatever the times: 3.
+# input.ll: IR every LLVM from 14 on reads (the fixtures' is newer than the older builds take)
+real_sweep() { # NAME LLC OPT
+  mkdir -p "$TMP/$1/bin" && ln -sf "$2" "$TMP/$1/bin/llc"
+  printf 'define i32 @f(i32 %%n) {\nentry:\n  br label %%loop\nloop:\n  %%i = phi i32 [ 0, %%entry ], [ %%i2, %%loop ]\n  %%s = phi i32 [ 0, %%entry ], [ %%s2, %%loop ]\n  %%m = mul i32 %%i, %%i\n  %%s2 = add i32 %%s, %%m\n  %%i2 = add i32 %%i, 1\n  %%c = icmp slt i32 %%i2, %%n\n  br i1 %%c, label %%loop, label %%exit\nexit:\n  ret i32 %%s2\n}\n' >"$TMP/$1/input.ll"
+  printf '[sweep]\nname = llc\nbackend = command\nrepeats = 3\n[matrix m]\ninput = input.ll\n[step llc]\nargv = {spec_dir}/bin/llc %s -time-passes {input} -o {out}/out.s\n' "$3" >"$TMP/$1/llc.ini"
+  "$PASSMAP" sweep --quiet --db "$TMP/$1.db" "$TMP/$1/llc.ini"
+}
+old_llc=$(ls -d /usr/lib/llvm-1[0-9]/bin/llc 2>/dev/null | sort -V | tail -1)
+if [ -n "$old_llc" ] && [ -x "$LLVM_BIN/llc" ] && [ "$old_llc" != "$LLVM_BIN/llc" ]; then
+  check "real: a sweep with $old_llc" real_sweep old "$old_llc" -O2
+  check "real: a sweep with $LLVM_BIN/llc" real_sweep new "$LLVM_BIN/llc" -O2
+  "$PASSMAP" gate "$TMP/old.db" "$TMP/new.db" >"$TMP/builds.txt" 2>&1
+  rc=$?
+  check "real, two builds: pass, fail or inconclusive, never an error (got $rc)" test $rc -eq 0 -o $rc -eq 1 -o $rc -eq 3
+  check "real, two builds: one config, not 'not the same config'" bash -c "grep -q 'of 1 compared configs' '$TMP/builds.txt' && ! grep -q 'not the same config' '$TMP/builds.txt'"
+  check "real, two builds: both named" bash -c "grep -q '^baseline builds: llc ({spec_dir}/bin/llc: .*LLVM version 1' '$TMP/builds.txt' && grep -q '^sweep builds: llc ({spec_dir}/bin/llc: .*LLVM version 2' '$TMP/builds.txt'"
+  "$PASSMAP" baseline "$TMP/old.db" -o "$TMP/old.tsv" 2>/dev/null
+  "$PASSMAP" gate "$TMP/old.tsv" "$TMP/new.db" >"$TMP/builds_f.txt" 2>&1
+  check "real, baseline file: the old build named from the file" grep -q '^baseline builds: llc ({spec_dir}/bin/llc: .*LLVM version 1' "$TMP/builds_f.txt"
+  check "real: a sweep with other steps (-O1)" real_sweep o1 "$LLVM_BIN/llc" -O1
+  "$PASSMAP" gate "$TMP/new.db" "$TMP/o1.db" >"$TMP/o1.txt" 2>&1
+  check "real, other steps: exit 3" test $? -eq 3
+  check "real, other steps: not the same config, the difference named" grep -Eq "^unsettled +m +config .*not the same config: its steps differ .*-O2.*-O1" "$TMP/o1.txt"
+else
+  ok "# SKIP two LLVM builds needed (llvm-1x and $LLVM_BIN)"
+fi
 check_fails "baseline over its own database is refused" "$PASSMAP" baseline "$TMP/base.db" -o "$TMP/base.db"
 finish
