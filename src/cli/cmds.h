@@ -27,6 +27,7 @@ int cmd_probe(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 /* passmap sweep --slurm (sweep_slurm.c). */
 typedef struct pm_cli_slurm {
