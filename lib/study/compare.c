@@ -9,6 +9,7 @@
 #include "config.h"
 #include "contention.h"
 #include "decide.h"
+#include "meter.h"
 #include "parse.h"
 #include "run.h"
 #include "stats.h"
@@ -438,6 +439,23 @@ static int gather_cfg(void *user, int64_t id, const char *key, const char *varia
     return pm_compare_split_key(c->key, c->variant, &c->base, &c->value, g->err);
 }
 
+/* The meter the side's sweep recorded (meter.h), so its walls are not shown as compile times when a meter slowed
+ * them. */
+static int side_meter(pm_store *st, pm_compare_side *info, pm_err *err)
+{
+    pm_sq_sweeps sw = {0};
+    int rc = pm_sq_sweeps_find(pm_store_db(st), info->sweep, &sw, err);
+    json_t *m = rc == PM_OK && sw.meta_json ? json_loads(sw.meta_json, 0, NULL) : NULL;
+    const char *name = json_string_value(json_object_get(m, "meter"));
+    const pm_meter *row = pm_meter_find(name);
+    if (name && !(info->meter = strdup(name)))
+        rc = nomem(err);
+    info->walls_slowed = row && row->slows;
+    json_decref(m);
+    pm_sq_sweeps_free(&sw);
+    return rc;
+}
+
 static int load_side(const char *path, const char *sweep, const char *variant, const char *label, side *sd,
                      pm_compare_side *info, const char *axis, int max_repeats, pm_err *err)
 {
@@ -447,7 +465,8 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
     int64_t sweep_id = 0;
     if (!(info->path = strdup(path)))
         return nomem(err);
-    if ((rc = resolve_sweep(sd->st, path, sweep, &sweep_id, &info->sweep, err)) != PM_OK)
+    if ((rc = resolve_sweep(sd->st, path, sweep, &sweep_id, &info->sweep, err)) != PM_OK ||
+        (rc = side_meter(sd->st, info, err)) != PM_OK)
         return rc;
     cfg_gather g = {.st = sd->st, .axis = axis, .err = err};
     rc = pm_store_configs_of_sweep(sd->st, sweep_id, gather_cfg, &g, err);
@@ -506,153 +525,6 @@ cleanup:
     sd->cfgs = all;
     sd->n_cfgs = n_all;
     return rc;
-}
-
-static int all_positive(const double *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!(v[i] > 0))
-            return 0;
-    return 1;
-}
-
-void pm_compare_test(const double *a, size_t na, const double *b, size_t nb, pm_compare_stat *o)
-{
-    pm_compare_test_tick(a, na, b, nb, 0, 1, o);
-}
-
-void pm_compare_test_tick(const double *a, size_t na, const double *b, size_t nb, double tick, double reads,
-                          pm_compare_stat *o)
-{
-    *o = (pm_compare_stat){.n_a = na, .n_b = nb, .mean_a = NAN, .mean_b = NAN, .sd_a = NAN, .sd_b = NAN,
-                           .gmean_a = NAN, .gmean_b = NAN, .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .t = NAN,
-                           .df = NAN, .se_log = NAN, .var_log = NAN, .p = NAN, .p_holm = NAN, .level = NAN,
-                           .delta = NAN, .verdict = PM_VERDICT_NA, .significant = PM_COMPARE_NA, .lo_a = NAN,
-                           .hi_a = NAN, .lo_b = NAN, .hi_b = NAN, .tick = tick > 0 ? tick : 0,
-                           .repeats_needed = NAN};
-    pm_stats_summary sa, sb;
-    pm_stats_summarize(a, na, &sa);
-    pm_stats_summarize(b, nb, &sb);
-    o->mean_a = sa.mean;
-    o->mean_b = sb.mean;
-    o->sd_a = sa.sd;
-    o->sd_b = sb.sd;
-    if (na > 0 && nb > 0)
-        o->delta = sb.mean - sa.mean;
-    pm_stats_geomean(a, na, &o->gmean_a);
-    pm_stats_geomean(b, nb, &o->gmean_b);
-    /* each side's own interval, as the report shows a wall (NaN below 3 repeats or with a zero time) */
-    pm_stats_logci ia, ib;
-    if (na && all_positive(a, na) && pm_stats_log_interval(a, na, 1 - PM_COMPARE_ALPHA, &ia) == PM_STATS_OK)
-        o->lo_a = ia.lo, o->hi_a = ia.hi;
-    if (nb && all_positive(b, nb) && pm_stats_log_interval(b, nb, 1 - PM_COMPARE_ALPHA, &ib) == PM_STATS_OK)
-        o->lo_b = ib.lo, o->hi_b = ib.hi;
-    /* A zero time (a pass absent from some runs) has no logarithm: such a row gets no test. */
-    if (!na || !nb || !all_positive(a, na) || !all_positive(b, nb))
-        return;
-    if (o->tick > 0 && fmax(sa.mean, sb.mean) < PM_COMPARE_RESOLUTION_TICKS * o->tick) {
-        o->ratio = o->gmean_b / o->gmean_a;   /* shown, but no test and no claim */
-        o->verdict = o->tested = PM_VERDICT_BELOW_RESOLUTION;
-        return;
-    }
-    double q = o->tick > 0 ? (reads > 1 ? reads : 1) * o->tick * o->tick / 12 : 0;
-    pm_stats_logratio r;
-    pm_stats_welch_log_q(b, nb, q, a, na, q, &r);
-    o->ratio = r.ratio;
-    o->t = r.t;
-    o->df = r.df;
-    o->se_log = r.se;
-    o->var_log = r.var_a + r.var_b;
-    o->p = r.p;   /* NaN when n < 3 on a side, or both sides constant without a tick: not tested */
-}
-
-const char *pm_compare_verdict_name(pm_compare_verdict v)
-{
-    switch (v) {
-    case PM_VERDICT_FASTER: return "faster";
-    case PM_VERDICT_SLOWER: return "slower";
-    case PM_VERDICT_SAME: return "same";
-    case PM_VERDICT_CONTENDED: return "no conclusion (contended)";
-    case PM_VERDICT_UNDECIDED: return "undecided";
-    case PM_VERDICT_BELOW_RESOLUTION: return "below resolution";
-    case PM_VERDICT_OUTSIDE: return "not tested (outside the family)";
-    case PM_VERDICT_AMBIGUOUS: return "ambiguous match (not tested)";
-    default: return "n/a";
-    }
-}
-
-pm_compare_verdict pm_compare_decide(double lo, double hi, double threshold)
-{
-    if (isnan(lo) || isnan(hi))
-        return PM_VERDICT_NA;
-    if (hi < 1 - threshold)
-        return PM_VERDICT_FASTER;
-    if (lo > 1 + threshold)
-        return PM_VERDICT_SLOWER;
-    if (lo >= 1 - threshold && hi <= 1 + threshold)
-        return PM_VERDICT_SAME;
-    return PM_VERDICT_UNDECIDED;
-}
-
-static int untestable(pm_compare_verdict v)
-{
-    return v == PM_VERDICT_NA || v == PM_VERDICT_BELOW_RESOLUTION || v == PM_VERDICT_OUTSIDE ||
-           v == PM_VERDICT_AMBIGUOUS;
-}
-
-int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, double threshold)
-{
-    double *p = calloc(m ? m : 1, sizeof *p);
-    if (!p)
-        return -1;
-    size_t tests = 0;
-    for (size_t i = 0; i < m; i++) {
-        p[i] = family[i]->p;
-        tests += !isnan(p[i]);
-    }
-    if (pm_stats_holm(p, m, p) != PM_STATS_OK) {
-        free(p);
-        return -1;
-    }
-    for (size_t i = 0; i < m; i++) {
-        pm_compare_stat *st = family[i];
-        st->p_holm = p[i];
-        st->family_m = isnan(st->p) ? 0 : tests;   /* an untested row is in no family */
-        if (isnan(st->p)) {
-            if (!untestable(st->verdict))
-                st->verdict = PM_VERDICT_NA;
-            st->tested = st->verdict;
-            st->significant = PM_COMPARE_NA;
-            continue;
-        }
-        /* Bonferroni: every interval of the family at alpha / m, so they hold together at 1 - alpha */
-        st->level = alpha / (double)tests;
-        pm_stats_logratio r = {.n_a = st->n_a, .n_b = st->n_b, .ratio = st->ratio, .diff = log(st->ratio),
-                               .se = st->se_log, .df = st->df, .t = st->t, .p = st->p};
-        pm_stats_logratio_ci(&r, st->level, &st->ci_lo, &st->ci_hi);
-        st->verdict = pm_compare_decide(st->ci_lo, st->ci_hi, threshold);
-        if (st->verdict == PM_VERDICT_UNDECIDED) {
-            st->repeats_needed = pm_stats_repeats_to_decide(r.diff, st->var_log, st->level, threshold);
-            /* the estimate takes 2n - 2 degrees of freedom; Welch's are fewer when the spreads differ, so an
-             * estimate at or below the runs already made means at least one more */
-            double have = (double)(st->n_a > st->n_b ? st->n_a : st->n_b);
-            if (st->repeats_needed <= have)
-                st->repeats_needed = have + 1;
-        }
-        st->significant = st->verdict == PM_VERDICT_FASTER || st->verdict == PM_VERDICT_SLOWER;
-        st->tested = st->verdict;
-    }
-    free(p);
-    return 0;
-}
-
-void pm_compare_withhold(pm_compare_stat *st, int contended, int allow)
-{
-    st->contended = contended;
-    if (!contended || allow || untestable(st->verdict))
-        return;
-    st->verdict = PM_VERDICT_CONTENDED;
-    st->significant = PM_COMPARE_NA;   /* no claim either way */
 }
 
 static int make_row(const char *tool, const char *pass, const char *alias, pm_compare_presence pr, const double *a,
@@ -1005,9 +877,40 @@ static int in_summary(const pm_compare_stat *d)
            isfinite(d->ratio);
 }
 
+/* A config the summary's estimate pools: tested (its decider has a p, so n >= 3 a side and above resolution), with a
+ * usable ratio, its verdict not withheld as contended — decided or not. Deciding selects the larger effects: the
+ * mean over the decided configs alone is biased away from 1 (issue 35: 2.744x from 4 decided configs against
+ * 2.186x over all 9), so it is only shown labelled "decided only". */
+static int in_pool(const pm_compare_stat *d)
+{
+    return !isnan(d->p) && d->ratio > 0 && isfinite(d->ratio) && d->verdict != PM_VERDICT_CONTENDED;
+}
+
 static int cmp_regime(const void *x, const void *y)
 {
     return strcmp(((const pm_compare_regime *)x)->regime, ((const pm_compare_regime *)y)->regime);
+}
+
+/* The summary's estimate: the geometric mean of the pooled configs' ratios, each config weighing alike, with a t
+ * interval over them. Its spread is the configs' own, between-config differences included (a random-effects
+ * interval with equal weights), so it holds the mean effect over configs like these, not only these. logs: room
+ * for n_configs values. */
+static void pool(pm_compare_result *r, double *logs)
+{
+    r->n_pooled = 0;
+    r->pooled_ratio = r->pooled_ci_lo = r->pooled_ci_hi = NAN;
+    for (size_t i = 0; i < r->n_configs; i++) {
+        const pm_compare_stat *d = pm_compare_decider(r, &r->configs[i]);
+        if (in_pool(d))
+            logs[r->n_pooled++] = log(d->ratio);
+    }
+    pm_stats_summary ls = {.ci_lo = NAN};
+    if (r->n_pooled && pm_stats_summarize(logs, r->n_pooled, &ls) != PM_STATS_NOMEM)
+        r->pooled_ratio = exp(ls.mean);
+    if (r->n_pooled >= PM_STATS_MIN_INTERVAL_N && !isnan(ls.ci_lo)) {
+        r->pooled_ci_lo = exp(ls.ci_lo);
+        r->pooled_ci_hi = exp(ls.ci_hi);
+    }
 }
 
 static int summarize(pm_compare_result *r)
@@ -1043,6 +946,7 @@ static int summarize(pm_compare_result *r)
         r->geomean_ci_lo = exp(ls.ci_lo);
         r->geomean_ci_hi = exp(ls.ci_hi);
     }
+    pool(r, logs);
     /* Regimes: distinct names in order, each with its geomean. */
     for (size_t i = 0; i < r->n_configs; i++) {
         const char *name = r->configs[i].regime;
@@ -1081,6 +985,11 @@ cleanup:
     free(logs);
     free(ratios);
     return rc;
+}
+
+int pm_compare_summarize(pm_compare_result *r)
+{
+    return summarize(r);
 }
 
 /* Holm within each family of this comparison: the configs' walls, the step rows, the pass rows. */
@@ -1253,20 +1162,26 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     }
     /* the whole compile is decided on the steadiest metric all matched runs offer (decide.h) */
     out->decided_on = out->n_configs ? pm_decide(&ev) : PM_DECIDE_WALL;
-    for (size_t k = 0; out->decided_on != PM_DECIDE_WALL && k < out->n_configs; k++) {
-        double *va = NULL, *vb = NULL;
-        size_t na = 0, nb = 0;
-        int bad = decide_samples(out->decided_on, pairs[2 * k], &va, &na) ||
-                  decide_samples(out->decided_on, pairs[2 * k + 1], &vb, &nb);
-        if (!bad)
-            pm_compare_test(va, na, vb, nb, &out->configs[k].metric);
-        free(va);
-        free(vb);
-        if (bad) {
-            rc = nomem(err);
-            goto cleanup;
+    /* A count's resolution, its tick in the rule, is the largest spread of any side's repeated counts, at least
+     * one count (decide.h), so identical constant counts are "same", not a zero-width division. */
+    double floor = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; out->decided_on != PM_DECIDE_WALL && k < out->n_configs; k++) {
+            double *va = NULL, *vb = NULL;
+            size_t na = 0, nb = 0;
+            int bad = decide_samples(out->decided_on, pairs[2 * k], &va, &na) ||
+                      decide_samples(out->decided_on, pairs[2 * k + 1], &vb, &nb);
+            if (!bad && !pass)
+                floor = pm_decide_floor(out->decided_on, vb, nb, pm_decide_floor(out->decided_on, va, na, floor));
+            else if (!bad)
+                pm_compare_test_tick(va, na, vb, nb, floor, 1, &out->configs[k].metric);
+            free(va);
+            free(vb);
+            if (bad) {
+                rc = nomem(err);
+                goto cleanup;
+            }
         }
-    }
     out->threshold = opts->threshold > 0 ? opts->threshold : PM_COMPARE_THRESHOLD;
     out->allow_contended = opts->allow_contended;
     if (correct_families(out) != 0) {
@@ -1280,8 +1195,10 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         int cont = c->contended_a || c->contended_b;
         out->n_contended += cont;
         pm_compare_withhold(&c->wall, cont, opts->allow_contended);
+        /* contention moves a time, never a count: a count's verdict stands (the times beside it are withheld) */
         if (out->decided_on != PM_DECIDE_WALL)
-            pm_compare_withhold(&c->metric, cont, opts->allow_contended);
+            pm_compare_withhold(&c->metric, cont && !pm_decide_row_of(out->decided_on)->count,
+                                opts->allow_contended);
         for (size_t q = 0; q < c->n_steps; q++)
             pm_compare_withhold(&c->steps[q].st, cont, opts->allow_contended);
         for (size_t q = 0; q < c->n_passes; q++)
@@ -1312,8 +1229,8 @@ void pm_compare_free(pm_compare_result *r)
 {
     if (!r)
         return;
-    free(r->a.path), free(r->a.sweep), free(r->a.variant);
-    free(r->b.path), free(r->b.sweep), free(r->b.variant);
+    free(r->a.path), free(r->a.sweep), free(r->a.variant), free(r->a.meter);
+    free(r->b.path), free(r->b.sweep), free(r->b.variant), free(r->b.meter);
     for (size_t i = 0; i < r->n_configs; i++) {
         pm_compare_config *c = &r->configs[i];
         free(c->key), free(c->key_a), free(c->key_b), free(c->regime);
@@ -1338,37 +1255,19 @@ void pm_compare_free(pm_compare_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* ---- JSON (the tables are in lib/output/compare_out.c) ---- */
-
-void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_contended)
-{
-    double t = threshold > 0 ? threshold : PM_COMPARE_THRESHOLD;
-    snprintf(buf, n, "ratio = geometric mean B / A; Welch t on log times, each side's variance including its timer's "
-             "rounding (tick^2/12) (n >= 3 per side, else n/a); below resolution (no test): under %d ticks of the "
-             "row's timer (0.1 ms for MLIR/LLVM reports, 1 us for traces and the runner's walls); within one table "
-             "(configs, steps, passes; by default the passes with >= %.0f%% of the compile, top %d per step, "
-             "--all-passes for all) p is Holm-adjusted and each CI is 95%% simultaneous (Bonferroni, each row at "
-             "0.05/m); faster when the CI's upper end < %.4g, slower when its lower end > %.4g, same when it lies "
-             "within [%.4g, %.4g], otherwise undecided (with the repeats per side that would settle it); n/a: no "
-             "test, no claim; %s; runs with mode cold, status ok; reasons: docs/statistics.md",
-             PM_COMPARE_RESOLUTION_TICKS, PM_COMPARE_FAMILY_SHARE * 100, PM_COMPARE_FAMILY_TOP, 1 - t, 1 + t, 1 - t,
-             1 + t,
-             allow_contended ? "contended A or B runs (CPU pressure over 10% or steal over 5% of their wall; the "
-                               "load average where no pressure was recorded) keep their verdict, marked contended "
-                               "(--allow-contended): not a conclusion"
-                             : "no conclusion (contended) when the A or B runs were contended (CPU pressure over 10% "
-                               "or steal over 5% of their wall; the load average where no pressure was recorded), "
-                               "though tested and counted in the family");
-}
-
 void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n)
 {
-    size_t held = 0, kept = 0, used = 0;
+    size_t held = 0, kept = 0, untested = 0, used = 0;
     for (size_t i = 0; i < r->n_configs; i++) {
-        held += r->configs[i].wall.verdict == PM_VERDICT_CONTENDED;
-        kept += r->configs[i].wall.contended && in_summary(pm_compare_decider(r, &r->configs[i]));
+        const pm_compare_stat *d = pm_compare_decider(r, &r->configs[i]);   /* a count is never contended */
+        if (in_pool(d)) {
+            kept += d->contended;
+            continue;
+        }
+        held += d->verdict == PM_VERDICT_CONTENDED;
+        untested += d->verdict != PM_VERDICT_CONTENDED && isnan(d->p);
     }
-    size_t left = r->n_configs - r->n_ratios;
+    size_t left = r->n_configs - r->n_pooled;
 #define PUT(...)                                                                                                  \
     do {                                                                                                          \
         int w_ = snprintf(buf + used, used < n ? n - used : 0, __VA_ARGS__);                                      \
@@ -1378,15 +1277,21 @@ void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n)
     } while (0)
     if (n)
         buf[0] = '\0';
-    if (r->n_ratios == 0) {
+    if (r->n_pooled == 0) {   /* none tested, so none decided */
         PUT("no summary: none of %zu config%s decided", r->n_configs, r->n_configs == 1 ? "" : "s");
     } else {
-        PUT("%.3f\u00d7", r->geomean_ratio);
-        if (!isnan(r->geomean_ci_lo))
-            PUT(" [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
+        PUT("%.3f\u00d7", r->pooled_ratio);
+        if (!isnan(r->pooled_ci_lo))
+            PUT(" [%.3f, %.3f] (95%% over configs)", r->pooled_ci_lo, r->pooled_ci_hi);
         else
             PUT(" (no interval: fewer than %d configs)", PM_STATS_MIN_INTERVAL_N);
-        PUT(" from %zu of %zu config%s", r->n_ratios, r->n_configs, r->n_configs == 1 ? "" : "s");
+        PUT(" from %zu of %zu config%s", r->n_pooled, r->n_configs, r->n_configs == 1 ? "" : "s");
+        if (r->n_ratios == r->n_pooled)
+            PUT(", all decided");
+        else if (r->n_ratios)   /* deciding selects the larger effects: that mean only with its label */
+            PUT(", %zu decided (decided only: %.3f\u00d7)", r->n_ratios, r->geomean_ratio);
+        else
+            PUT(", none decided");
         if (kept)
             PUT(" (%zu contended, kept by --allow-contended)", kept);
     }
@@ -1396,15 +1301,11 @@ void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n)
             PUT("%s%zu contended withheld", sep, held);
             sep = ", ";
         }
-        if (r->undecided) {
-            PUT("%s%zu undecided", sep, r->undecided);
+        if (untested) {
+            PUT("%s%zu without a test (n < 3, a zero time or below resolution)", sep, untested);
             sep = ", ";
         }
-        if (r->untested) {
-            PUT("%s%zu without a test (n < 3, a zero time or below resolution)", sep, r->untested);
-            sep = ", ";
-        }
-        size_t other = left - held - r->undecided - r->untested;
+        size_t other = left - held - untested;
         if (other) {
             PUT("%s%zu without a usable ratio", sep, other);
             sep = ", ";
@@ -1414,157 +1315,4 @@ void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n)
     }
     PUT("; %zu faster, %zu slower, %zu same, %zu undecided by the rule", r->faster, r->slower, r->same, r->undecided);
 #undef PUT
-}
-
-static json_t *jnum(double v)
-{
-    return v == v && !isinf(v) ? json_real(v) : json_null();
-}
-
-static json_t *jstr(const char *s)
-{
-    return s ? json_string(s) : json_null();
-}
-
-/* Adds the stat fields to obj. */
-static void json_stat(json_t *o, const pm_compare_stat *st)
-{
-    json_object_set_new(o, "n_a", json_integer((json_int_t)st->n_a));
-    json_object_set_new(o, "n_b", json_integer((json_int_t)st->n_b));
-    json_object_set_new(o, "mean_a", jnum(st->mean_a));
-    json_object_set_new(o, "mean_b", jnum(st->mean_b));
-    json_object_set_new(o, "sd_a", jnum(st->sd_a));
-    json_object_set_new(o, "sd_b", jnum(st->sd_b));
-    json_object_set_new(o, "ratio", jnum(st->ratio));
-    json_object_set_new(o, "ci_lo", jnum(st->ci_lo));
-    json_object_set_new(o, "ci_hi", jnum(st->ci_hi));
-    json_object_set_new(o, "t", jnum(st->t));
-    json_object_set_new(o, "df", jnum(st->df));
-    json_object_set_new(o, "p", jnum(st->p));
-    json_object_set_new(o, "gmean_a", jnum(st->gmean_a));
-    json_object_set_new(o, "gmean_b", jnum(st->gmean_b));
-    json_object_set_new(o, "gmean_a_lo", jnum(st->lo_a));
-    json_object_set_new(o, "gmean_a_hi", jnum(st->hi_a));
-    json_object_set_new(o, "gmean_b_lo", jnum(st->lo_b));
-    json_object_set_new(o, "gmean_b_hi", jnum(st->hi_b));
-    json_object_set_new(o, "p_holm", jnum(st->p_holm));
-    json_object_set_new(o, "ci_level", jnum(isnan(st->level) ? NAN : 1 - st->level));
-    /* the interval is simultaneous over its family: every row at 0.05 / family_m (Bonferroni) */
-    json_object_set_new(o, "ci_kind", isnan(st->level) ? json_null() : json_string("simultaneous (Bonferroni)"));
-    json_object_set_new(o, "family_m", json_integer((json_int_t)st->family_m));
-    json_object_set_new(o, "tick_s", jnum(st->tick > 0 ? st->tick : NAN));
-    json_object_set_new(o, "repeats_needed", jnum(st->repeats_needed));
-    json_object_set_new(o, "verdict", json_string(pm_compare_verdict_name(st->verdict)));
-    json_object_set_new(o, "rule_verdict", json_string(pm_compare_verdict_name(st->tested)));
-    json_object_set_new(o, "contended", json_boolean(st->contended));
-    json_object_set_new(o, "delta", jnum(st->delta));
-    json_object_set_new(o, "significant",
-                        st->significant == PM_COMPARE_NA ? json_null() : json_boolean(st->significant));
-}
-
-static const char *presence_name(pm_compare_presence p)
-{
-    return p == PM_COMPARE_ADDED ? "added" : p == PM_COMPARE_REMOVED ? "removed" : "both";
-}
-
-static json_t *json_rows(const pm_compare_row *rows, size_t n)
-{
-    json_t *arr = json_array();
-    for (size_t i = 0; arr && i < n; i++) {
-        json_t *o = json_object();
-        json_object_set_new(o, "tool", jstr(rows[i].tool));
-        if (rows[i].pass)
-            json_object_set_new(o, "pass", jstr(rows[i].pass));
-        if (rows[i].alias)   /* the name one build printed, matched through the alias table */
-            json_object_set_new(o, "printed_as", jstr(rows[i].alias));
-        json_object_set_new(o, "presence", json_string(presence_name(rows[i].presence)));
-        json_stat(o, &rows[i].st);
-        json_array_append_new(arr, o);
-    }
-    return arr;
-}
-
-static json_t *json_side(const pm_compare_side *s)
-{
-    return json_pack("{s:s, s:s?, s:s}", "db", s->path, "sweep", s->sweep, "variant", s->variant ? s->variant : "");
-}
-
-static json_t *json_strs(char *const *v, size_t n)
-{
-    json_t *arr = json_array();
-    for (size_t i = 0; arr && i < n; i++)
-        json_array_append_new(arr, json_string(v[i]));
-    return arr;
-}
-
-json_t *pm_compare_to_json(const pm_compare_result *r)
-{
-    json_t *root = json_object(), *configs = json_array(), *passes = json_array(), *summary = json_object(),
-           *regimes = json_array();
-    if (!root || !configs || !passes || !summary || !regimes) {
-        json_decref(root), json_decref(configs), json_decref(passes), json_decref(summary), json_decref(regimes);
-        return NULL;
-    }
-    json_object_set_new(root, "a", json_side(&r->a));
-    json_object_set_new(root, "b", json_side(&r->b));
-    json_object_set_new(root, "cross_host_configs", json_integer((json_int_t)r->n_cross_host));
-    json_object_set_new(root, "host_warning", r->host_warning ? json_string(r->host_warning) : json_null());
-    for (size_t i = 0; i < r->n_configs; i++) {
-        const pm_compare_config *c = &r->configs[i];
-        json_t *o = json_object(), *wall = json_object();
-        json_object_set_new(o, "key", json_string(c->key));
-        json_object_set_new(o, "key_a", json_string(c->key_a));
-        json_object_set_new(o, "key_b", json_string(c->key_b));
-        json_object_set_new(o, "regime", json_string(c->regime));
-        json_object_set_new(o, "contended", json_pack("{s:o, s:o}", "a", jstr(c->contended_a), "b",
-                                                      jstr(c->contended_b)));
-        json_stat(wall, &c->wall);
-        json_object_set_new(o, "wall", wall);
-        if (r->decided_on != PM_DECIDE_WALL) {   /* the stat the config's verdict came from */
-            json_t *m = json_object();
-            json_stat(m, &c->metric);
-            json_object_set_new(o, "metric", m);
-        }
-        json_object_set_new(o, "steps", json_rows(c->steps, c->n_steps));
-        json_object_set_new(o, "passes", json_rows(c->passes, c->n_passes));
-        json_array_append_new(configs, o);
-    }
-    for (size_t i = 0; i < r->n_passes; i++) {
-        const pm_compare_pass_total *p = &r->passes[i];
-        json_array_append_new(passes, json_pack("{s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I}",
-            "tool", jstr(p->tool), "pass", jstr(p->pass), "n_configs", (json_int_t)p->n_configs,
-            "total_a", jnum(p->total_a), "total_b", jnum(p->total_b), "delta", jnum(p->delta),
-            "saved", jnum(-p->delta), "faster", (json_int_t)p->faster, "slower", (json_int_t)p->slower,
-            "added", (json_int_t)p->added, "removed", (json_int_t)p->removed));
-    }
-    for (size_t i = 0; i < r->n_regimes; i++) {
-        const pm_compare_regime *g = &r->regimes[i];
-        json_array_append_new(regimes, json_pack("{s:s, s:I, s:I, s:o, s:I, s:I}", "regime", g->regime, "n_configs",
-            (json_int_t)g->n_configs, "n_all", (json_int_t)g->n_all, "geomean_ratio", jnum(g->geomean_ratio),
-            "faster", (json_int_t)g->faster, "slower", (json_int_t)g->slower));
-    }
-    json_object_set_new(summary, "threshold", jnum(r->threshold));
-    json_object_set_new(summary, "decided_on", json_string(pm_decide_name((pm_decide_metric)r->decided_on)));
-    json_object_set_new(summary, "geomean_ratio", jnum(r->geomean_ratio));
-    json_object_set_new(summary, "ci_lo", jnum(r->geomean_ci_lo));
-    json_object_set_new(summary, "ci_hi", jnum(r->geomean_ci_hi));
-    json_object_set_new(summary, "n_configs", json_integer((json_int_t)r->n_configs));
-    json_object_set_new(summary, "n_ratios", json_integer((json_int_t)r->n_ratios));
-    json_object_set_new(summary, "faster", json_integer((json_int_t)r->faster));
-    json_object_set_new(summary, "slower", json_integer((json_int_t)r->slower));
-    json_object_set_new(summary, "same", json_integer((json_int_t)r->same));
-    json_object_set_new(summary, "undecided", json_integer((json_int_t)r->undecided));
-    json_object_set_new(summary, "untested", json_integer((json_int_t)r->untested));
-    char line[1024];
-    pm_compare_summary_text(r, line, sizeof line);
-    json_object_set_new(summary, "text", json_string(line));
-    json_object_set_new(summary, "contended", json_integer((json_int_t)r->n_contended));
-    json_object_set_new(summary, "allow_contended", json_boolean(r->allow_contended));
-    json_object_set_new(summary, "by_regime", regimes);
-    json_object_set_new(root, "configs", configs);
-    json_object_set_new(root, "passes", passes);
-    json_object_set_new(root, "summary", summary);
-    json_object_set_new(root, "only_a", json_strs(r->only_a, r->n_only_a));
-    json_object_set_new(root, "only_b", json_strs(r->only_b, r->n_only_b));
-    return root;
 }
