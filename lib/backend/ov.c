@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -53,6 +54,7 @@ typedef struct ov_api {
     const char *(*last_err_msg)(void);
     const char *(*error_info)(ov_status_e status);
     ov_status_e (*core_get_property)(const ov_core_t *core, const char *device, const char *key, char **value);
+    ov_status_e (*core_set_property)(const ov_core_t *core, const char *device, ...);   /* one key/value pair */
     ov_status_e (*core_get_devices)(const ov_core_t *core, ov_available_devices_t *devices);
     void (*devices_free)(ov_available_devices_t *devices);
 } ov_api;
@@ -150,6 +152,7 @@ static int load_api(ov_api *api, const char *lib, char *used, size_t used_size, 
     LOAD(last_err_msg, "ov_get_last_err_msg", 0);
     LOAD(error_info, "ov_get_error_info", 0);
     LOAD(core_get_property, "ov_core_get_property", 0);
+    LOAD(core_set_property, "ov_core_set_property", 0);
     LOAD(core_get_devices, "ov_core_get_available_devices", 0);
     LOAD(devices_free, "ov_available_devices_free", 0);
     return PM_OK;
@@ -169,6 +172,7 @@ void pm_ov_props_free(pm_ov_props *p)
 void pm_ov_result_free(pm_ov_result *r)
 {
     pm_ov_props_free(&r->props);
+    pm_ov_props_free(&r->effective);
 }
 
 static int props_set(pm_ov_props *p, const char *key, size_t key_len, const char *value, pm_err *err)
@@ -350,6 +354,167 @@ void pm_ov_decode_compiler_version(const char *packed, char *out, size_t size)
     snprintf(out, size, "%llu.%llu", v >> 16, v & 0xffff);
 }
 
+const char *const pm_ov_npuw_effective_keys[] = {
+    "NPUW_LLM_MAX_PROMPT_LEN", "NPUW_LLM_MIN_RESPONSE_LEN", "NPUW_LLM_PREFILL_HINT", "NPUW_LLM_PREFILL_CHUNK_SIZE",
+    "NPUW_LLM_PREFILL_ATTENTION_HINT", "NPUW_LLM_GENERATE_ATTENTION_HINT", "NPUW_LLM_GENERATE_PYRAMID",
+    "NPUW_LLM_SHARED_HEAD", NULL};
+
+const char *const pm_ov_sent_keys[] = {
+    "LOG_LEVEL", "NPU_BYPASS_UMD_CACHING", "NPU_PLATFORM", "NPU_COMPILER_TYPE", "NPU_CREATE_EXECUTOR",
+    "NPU_COMPILATION_MODE_PARAMS", "CACHE_MODE", "NPU_USE_NPUW", "NPUW_WEIGHTS_BANK_ALLOC", "NPUW_LLM",
+    "NPUW_LLM_MAX_PROMPT_LEN", "NPUW_LLM_MIN_RESPONSE_LEN", "NPUW_LLM_BATCH_DIM", "NPUW_LLM_SEQ_LEN_DIM",
+    "NPUW_LLM_PREFILL_HINT", "NPUW_LLM_GENERATE_PYRAMID", "NPUW_LLM_PREFILL_ATTENTION_HINT",
+    "NPUW_LLM_GENERATE_ATTENTION_HINT", "NPUW_LLM_SHARED_HEAD", NULL};
+
+int pm_ov_refused_property(const char *msg, char *out, size_t size)
+{
+    static const struct { const char *lead; char end; } forms[] = {
+        {"Option '", '\''}, {"Unsupported configuration key: ", ' '}};
+    if (size)
+        out[0] = '\0';
+    for (size_t i = 0; msg && i < sizeof forms / sizeof *forms; i++) {
+        const char *p = strstr(msg, forms[i].lead);
+        if (!p)
+            continue;
+        p += strlen(forms[i].lead);
+        size_t n = forms[i].end == ' ' ? strcspn(p, " \t\n\r,;'\"") : strcspn(p, "'\n");
+        if (n == 0 || (forms[i].end != ' ' && p[n] != '\''))
+            continue;
+        snprintf(out, size, "%.*s", (int)n, p);
+        return 1;
+    }
+    return 0;
+}
+
+int pm_ov_compiler_type_check(const char *type, const char *ov_version, pm_err *err)
+{
+    int year = ov_version && *ov_version ? atoi(ov_version) : 0;
+    int is2026 = year >= 2026, known = year > 0;
+    if (!strcmp(type, "DRIVER"))
+        return PM_OK;
+    if (!strcmp(type, "MLIR"))
+        return known && is2026 ? pm_err_set(err, PM_ERR_USAGE,
+                                            "NPU_COMPILER_TYPE MLIR does not exist in OpenVINO %s (2026 has PLUGIN, "
+                                            "DRIVER, PREFER_PLUGIN): pick one of those", ov_version)
+                               : PM_OK;
+    if (!strcmp(type, "PLUGIN") || !strcmp(type, "PREFER_PLUGIN"))
+        return known && !is2026 ? pm_err_set(err, PM_ERR_USAGE,
+                                             "NPU_COMPILER_TYPE %s needs OpenVINO >= 2026.0 (this is %s: MLIR or "
+                                             "DRIVER)", type, ov_version)
+                                : PM_OK;
+    return pm_err_set(err, PM_ERR_USAGE, "NPU_COMPILER_TYPE '%s' is not one of %s", type, PM_OV_COMPILER_TYPES);
+}
+
+int pm_ov_npuw_generate_variants(int max_prompt, int min_response, int pyramid)
+{
+    int align = 64, total = (max_prompt + align - 1) / align * align + (min_response + align - 1) / align * align;
+    int n = 1;   /* the KV size itself */
+    for (long long g = 1024; pyramid && g + min_response < total; g *= 2)
+        n++;
+    return n;
+}
+
+int pm_ov_infer_split(const double *totals, int n, int generate_variants, int shared_head, pm_ov_split *out,
+                      char *why, size_t why_size)
+{
+    memset(out, 0, sizeof *out);
+    int head = shared_head ? 1 : 0, models = generate_variants + 1, rest = n - head;
+    if (generate_variants < 1 || rest < models || rest % models) {
+        snprintf(why, why_size, "%d timing block(s) do not split evenly over %d generate model(s) and the prefill%s",
+                 n, generate_variants, head ? " after the LM head's one" : "");
+        return PM_ERR_PARSE;
+    }
+    int per = rest / models;
+    for (int i = 0; i < n; i++) {
+        int k = i >= rest ? 2 : i >= generate_variants * per ? 1 : 0;
+        out->blocks[k]++;
+        out->total_s[k] += totals[i] > 0 ? totals[i] : 0;
+    }
+    return PM_OK;
+}
+
+const char *pm_ov_npuw_value(const pm_ov_result *r, const char *key, int *effective)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        const pm_ov_props *p = pass ? &r->props : &r->effective;
+        for (int i = 0; i < p->n; i++)
+            if (!strcmp(p->items[i].key, key)) {
+                if (effective)
+                    *effective = !pass;
+                return p->items[i].value;
+            }
+    }
+    return NULL;
+}
+
+int pm_ov_block_totals(const pm_report *rep, double **totals, int *n, pm_err *err)
+{
+    *totals = NULL;
+    *n = rep->n_reports;
+    if (*n <= 0)
+        return PM_OK;
+    double *sum = calloc((size_t)*n, sizeof *sum), *total = calloc((size_t)*n, sizeof *total);
+    if (!sum || !total) {
+        free(sum);
+        free(total);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < *n; i++)
+        total[i] = -1;
+    for (size_t i = 0; i < rep->n_passes; i++) {
+        const pm_pass *p = &rep->passes[i];
+        if (p->parent >= 0 || p->report_index < 0 || p->report_index >= *n || p->wall_s < 0)
+            continue;
+        if (!strcmp(p->name, "Total"))
+            total[p->report_index] = p->wall_s;
+        else if (!(p->flags & PM_PASS_SUMMARY) || !strcmp(p->name, "Rest"))
+            sum[p->report_index] += p->wall_s;
+    }
+    for (int i = 0; i < *n; i++)
+        if (total[i] < 0)
+            total[i] = sum[i];
+    free(sum);
+    *totals = total;
+    return PM_OK;
+}
+
+static int yes(const char *v)
+{
+    return v && (!strcasecmp(v, "YES") || !strcasecmp(v, "true") || !strcmp(v, "1"));
+}
+
+int pm_ov_infer_report(const pm_report *rep, const pm_ov_result *r, pm_ov_split *out, char *why, size_t why_size)
+{
+    const char *prompt = pm_ov_npuw_value(r, "NPUW_LLM_MAX_PROMPT_LEN", NULL),
+               *resp = pm_ov_npuw_value(r, "NPUW_LLM_MIN_RESPONSE_LEN", NULL),
+               *pyr = pm_ov_npuw_value(r, "NPUW_LLM_GENERATE_PYRAMID", NULL),
+               *head = pm_ov_npuw_value(r, "NPUW_LLM_SHARED_HEAD", NULL);
+    memset(out, 0, sizeof *out);
+    if (!prompt || !pyr || !head) {
+        snprintf(why, why_size, "the generate pyramid and the shared head were neither pinned nor read back");
+        return PM_ERR_NOTFOUND;
+    }
+    double *totals;
+    int n;
+    pm_err err;
+    if (pm_ov_block_totals(rep, &totals, &n, &err)) {
+        snprintf(why, why_size, "%s", err.msg);
+        return PM_ERR_NOMEM;
+    }
+    int variants = pm_ov_npuw_generate_variants(atoi(prompt), resp ? atoi(resp) : PM_OV_MIN_RESPONSE_LEN, yes(pyr));
+    int rc = n > 0 ? pm_ov_infer_split(totals, n, variants, yes(head), out, why, why_size) : PM_ERR_NOTFOUND;
+    if (n <= 0)
+        snprintf(why, why_size, "no timing block");
+    free(totals);
+    return rc;
+}
+
+long long pm_ov_mem_total(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (long long)pages * page : -1;
+}
+
 /* ---- compile ---------------------------------------------------------------------------------------------- */
 
 static int copy_file(const char *from, const char *to, pm_err *err)
@@ -403,6 +568,16 @@ static int check_device(const ov_api *api, ov_core_t *core, const char *device, 
     return PM_OK;
 }
 
+/* A failed query leaves a message behind: not ours to keep. */
+static void drop_last_err(const ov_api *api)
+{
+    if (api->last_err_msg) {
+        const char *m = api->last_err_msg();
+        if (m)
+            api->free_str(m);
+    }
+}
+
 /* From the compiled model, else from the core (then it is the plugin's default, not necessarily what this
  * compile used: NPUW compiled models may not answer). Returns "compiled", "core" or "". */
 static const char *read_prop(const ov_api *api, ov_core_t *core, ov_compiled_model_t *cm, const char *device,
@@ -415,17 +590,64 @@ static const char *read_prop(const ov_api *api, ov_core_t *core, ov_compiled_mod
         source = "core";
         if (api->core_get_property && (api->core_get_property(core, device, key, &v) != 0 || !v))
             v = NULL;
-        if (api->last_err_msg) { /* a failed query leaves a message behind: not ours to keep */
-            const char *m = api->last_err_msg();
-            if (m)
-                api->free_str(m);
-        }
+        drop_last_err(api);
     }
     if (!v)
         return "";
     snprintf(out, size, "%s", v);
     api->free_str(v);
     return source;
+}
+
+/* The version of the compiler this compile used: the compiled model's answer, else the core's after setting
+ * NPU_COMPILER_TYPE = type on it (the core builds its answer with its own type, by default the plugin's, which
+ * may be another compiler than the one that ran), else the core's default type's, said so in the source. */
+static void read_compiler_version(const ov_api *api, ov_core_t *core, ov_compiled_model_t *cm, const char *device,
+                                  const char *type, pm_ov_result *r)
+{
+    char *v = NULL;
+    if (cm && api->compiled_get_property(cm, "NPU_COMPILER_VERSION", &v) == 0 && v) {
+        snprintf(r->compiler_version, sizeof r->compiler_version, "%s", v);
+        api->free_str(v);
+        snprintf(r->compiler_version_source, sizeof r->compiler_version_source, "compiled model");
+        return;
+    }
+    drop_last_err(api);
+    /* The type stays set on the core: the blob's import below then goes through the compiler that built it,
+     * not the core's default one. */
+    int set = type && *type && api->core_set_property &&
+              api->core_set_property(core, device, "NPU_COMPILER_TYPE", type) == 0;
+    if (!set)
+        drop_last_err(api);
+    char core_type[32] = "";
+    if (!set)
+        read_prop(api, core, NULL, device, "NPU_COMPILER_TYPE", core_type, sizeof core_type);
+    if (!*read_prop(api, core, NULL, device, "NPU_COMPILER_VERSION", r->compiler_version, sizeof r->compiler_version))
+        return;
+    if (set)
+        snprintf(r->compiler_version_source, sizeof r->compiler_version_source, "core with NPU_COMPILER_TYPE=%s",
+                 type);
+    else
+        snprintf(r->compiler_version_source, sizeof r->compiler_version_source,
+                 "core default type %s (maybe not the compiler that ran)", *core_type ? core_type : "?");
+}
+
+/* NPUW binds its effective NPUW_LLM_* values to the compiled model (implement_properties): what was compiled
+ * after its rounding and defaults, not what was sent. Keys it does not answer are left out. */
+static int read_effective(const ov_api *api, ov_compiled_model_t *cm, pm_ov_props *out, pm_err *err)
+{
+    for (const char *const *k = pm_ov_npuw_effective_keys; *k; k++) {
+        char *v = NULL;
+        if (api->compiled_get_property(cm, *k, &v) != 0 || !v) {
+            drop_last_err(api);
+            continue;
+        }
+        int rc = props_set(out, *k, strlen(*k), v, err);
+        api->free_str(v);
+        if (rc)
+            return rc;
+    }
+    return PM_OK;
 }
 
 static long long file_bytes(const char *path)
@@ -543,6 +765,12 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         if (!strcmp(k, "NPU_COMPILATION_MODE_PARAMS") && o->window > 0 && is_npu(device))
             r->npuw_default_kept = strstr(v, "compute-layers-with-higher-precision") != NULL;
     }
+    /* The words of NPU_COMPILER_TYPE depend on the release (MLIR is gone in 2026, PLUGIN is new there): a word
+     * this release does not have would fail deep in the plugin, or silently mean another compiler. */
+    if (is_npu(device) && *r->compiler_type_set &&
+        (rc = pm_ov_compiler_type_check(r->compiler_type_set, r->ov_version, err)))
+        goto cleanup;
+    r->mem_total_bytes = pm_ov_mem_total();
     if (o->model_bin)
         r->weights_bytes = file_bytes(o->model_bin);
     else {
@@ -610,6 +838,7 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     }
     if (st != 0) {
         rc = ov_fail(&api, err, st, "ov_core_compile_model");
+        pm_ov_refused_property(err->msg, r->refused_property, sizeof r->refused_property);
         goto cleanup;
     }
     r->compile_s = t1 - t0;
@@ -631,7 +860,14 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         snprintf(r->compiler_type_resolved, sizeof r->compiler_type_resolved, "%s", r->compiler_type_set);
     else if (!strcmp(src, "compiled") && strcmp(r->compiler_type, "PREFER_PLUGIN"))
         snprintf(r->compiler_type_resolved, sizeof r->compiler_type_resolved, "%s", r->compiler_type);
-    read_prop(&api, core, compiled, device, "NPU_COMPILER_VERSION", r->compiler_version, sizeof r->compiler_version);
+    if (is_npu(device))
+        read_compiler_version(&api, core, compiled, device,
+                              *r->compiler_type_resolved ? r->compiler_type_resolved : r->compiler_type_set, r);
+    else
+        read_prop(&api, core, compiled, device, "NPU_COMPILER_VERSION", r->compiler_version,
+                  sizeof r->compiler_version);
+    if (is_npu(device) && o->window > 0 && (rc = read_effective(&api, compiled, &r->effective, err)))
+        goto cleanup;
     pm_ov_decode_compiler_version(r->compiler_version, r->compiler_version_decoded,
                                   sizeof r->compiler_version_decoded);
     if (!r->offline)
@@ -673,17 +909,34 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     /* Everything asked of the compiled model is read: free it before the blob is read back and imported. */
     api.compiled_free(compiled);
     compiled = NULL;
-    if (o->do_import && !r->offline && o->on_compiled) {
+    /* The import reads the whole weights bank back: past a share of the RAM it would likely be killed, and a
+     * killed import says less than a stated skip. */
+    double share = o->import_max_ram_share;
+    if (o->do_import && !r->offline && share > 0 && r->weights_bytes > 0 && r->mem_total_bytes > 0 &&
+        (double)r->weights_bytes > share * (double)r->mem_total_bytes) {
+        r->import_skipped_ram = 1;
+        snprintf(r->import_skipped, sizeof r->import_skipped,
+                 "not attempted: the weights (%.1f MB) exceed %g%% of RAM (MemTotal %.1f MB); raise [openvino] "
+                 "import_max_ram_share to try", (double)r->weights_bytes / 1e6, 100 * share,
+                 (double)r->mem_total_bytes / 1e6);
+    } else if (o->do_import && !r->offline && o->on_compiled) {
         snprintf(r->import_skipped, sizeof r->import_skipped, "the import had not finished when this line was written");
+        r->import_pending = 1;
         o->on_compiled(r, o->on_result_ctx);
         r->import_skipped[0] = '\0';
+        r->import_pending = 0;
     }
     if (o->do_import && r->offline) {
         snprintf(r->import_skipped, sizeof r->import_skipped, "offline compile: no %s device to import on", device);
-    } else if (o->do_import) {
+    } else if (o->do_import && !r->import_skipped_ram) {
         size_t size = 0;
-        if ((rc = pm_util_read_file(export_path, &blob, &size, err)))
+        pm_err rerr;
+        pm_err_clear(&rerr);
+        /* Reading the blob back can fail for want of memory too: a failed warm measurement, the compile stands. */
+        if (pm_util_read_file(export_path, &blob, &size, &rerr) != PM_OK) {
+            snprintf(r->import_error, sizeof r->import_error, "reading the blob back: %.900s", rerr.msg);
             goto cleanup;
+        }
         t0 = pm_util_now();
         st = api.core_import_model(core, blob, size, device, &imported);
         t1 = pm_util_now();
@@ -692,7 +945,12 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
             pm_err ierr;
             pm_err_clear(&ierr);
             ov_fail(&api, &ierr, st, "ov_core_import_model");
-            snprintf(r->import_error, sizeof r->import_error, "%s", ierr.msg);
+            /* The import reads the weights bank back: what it held and had to read says whether memory ran out. */
+            double fu, fs;
+            long rss_kb;
+            usage_now(&fu, &fs, &rss_kb);
+            snprintf(r->import_error, sizeof r->import_error, "%.850s (weights %.1f MB, peak RSS %.1f MB)", ierr.msg,
+                     r->weights_bytes >= 0 ? (double)r->weights_bytes / 1e6 : 0.0, (double)rss_kb / 1024);
         } else {
             r->import_s = t1 - t0;
         }
@@ -747,6 +1005,32 @@ int pm_ov_probe(const char *lib, pm_ov_probe_result *p, pm_err *err)
         read_prop(&api, core, NULL, "NPU", "NPU_DRIVER_VERSION", p->driver_version, sizeof p->driver_version);
         read_prop(&api, core, NULL, "NPU", "DEVICE_ARCHITECTURE", p->device_arch, sizeof p->device_arch);
     }
+    read_prop(&api, core, NULL, "NPU", "SUPPORTED_PROPERTIES", p->supported, sizeof p->supported);
+    p->mem_total_bytes = pm_ov_mem_total();
+    /* Each compiler as the core answers with it set: the version of the one a compile would use, or OpenVINO's
+     * own words for why it cannot (the driver's compiler is a package of its own, intel-driver-compiler-npu). */
+    static const char *const types[] = {"DRIVER", "PLUGIN"};
+    for (int i = 0; i < 2; i++) {
+        pm_ov_probe_compiler *c = &p->compilers[i];
+        c->type = types[i];
+        char *v = NULL;
+        ov_status_e cs = api.core_set_property ? api.core_set_property(core, "NPU", "NPU_COMPILER_TYPE", types[i]) : -2;
+        if (cs == 0)
+            cs = api.core_get_property ? api.core_get_property(core, "NPU", "NPU_COMPILER_VERSION", &v) : -2;
+        if (cs == 0 && v) {
+            c->ok = 1;
+            snprintf(c->version, sizeof c->version, "%s", v);
+            api.free_str(v);
+            pm_ov_decode_compiler_version(c->version, c->version_decoded, sizeof c->version_decoded);
+            continue;
+        }
+        const char *m = api.last_err_msg ? api.last_err_msg() : NULL;   /* verbatim: the user's first clue */
+        snprintf(c->error, sizeof c->error, "%s", m && *m ? m : "no message (status without text)");
+        if (m)
+            api.free_str(m);
+        c->driver_compiler_missing = !strcmp(types[i], "DRIVER") && (strstr(c->error, "npu_driver_compiler") ||
+                                                                    strstr(c->error, "driver compiler library"));
+    }
 cleanup:
     api.core_free(core);
     return rc;
@@ -775,7 +1059,8 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
         {"driver_version", r->driver_version}, {"device_architecture", r->device_arch},
         {"compilation_num_threads", r->num_threads}, {"compiler_version_decoded", r->compiler_version_decoded},
         {"compiler_type_source", r->compiler_type_source}, {"platform", r->platform},
-        {"npuw_pins", r->npuw_pins}, {"compiler_type_resolved", r->compiler_type_resolved}};
+        {"npuw_pins", r->npuw_pins}, {"compiler_type_resolved", r->compiler_type_resolved},
+        {"compiler_version_source", r->compiler_version_source}, {"refused_property", r->refused_property}};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         json_object_set_new(o, strs[i].key, json_string(strs[i].value));
     json_object_set_new(o, "read_s", num_or_null(r->read_s));
@@ -792,6 +1077,13 @@ char *pm_ov_result_json(const pm_ov_result *r, int ok, const char *error)
     json_object_set_new(o, "weights_bytes", r->weights_bytes < 0 ? json_null() : json_integer(r->weights_bytes));
     json_object_set_new(o, "import_error", *r->import_error ? json_string(r->import_error) : json_null());
     json_object_set_new(o, "import_skipped", *r->import_skipped ? json_string(r->import_skipped) : json_null());
+    json_object_set_new(o, "import_pending", json_boolean(r->import_pending));
+    json_object_set_new(o, "import_skipped_ram", json_boolean(r->import_skipped_ram));
+    json_object_set_new(o, "mem_total_bytes", r->mem_total_bytes > 0 ? json_integer(r->mem_total_bytes) : json_null());
+    json_t *eff = json_object();
+    for (int i = 0; i < r->effective.n; i++)
+        json_object_set_new(eff, r->effective.items[i].key, json_string(r->effective.items[i].value));
+    json_object_set_new(o, "effective", eff);
     json_object_set_new(o, "offline", json_boolean(r->offline));
     json_object_set_new(o, "instrumented", json_boolean(r->instrumented));
     json_object_set_new(o, "npuw_default_mode_kept",
@@ -862,6 +1154,11 @@ int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *o
     get_str(o, "compiler_type_resolved", r->compiler_type_resolved, sizeof r->compiler_type_resolved);
     get_str(o, "import_error", r->import_error, sizeof r->import_error);
     get_str(o, "import_skipped", r->import_skipped, sizeof r->import_skipped);
+    get_str(o, "compiler_version_source", r->compiler_version_source, sizeof r->compiler_version_source);
+    get_str(o, "refused_property", r->refused_property, sizeof r->refused_property);
+    r->import_pending = json_is_true(json_object_get(o, "import_pending"));
+    r->import_skipped_ram = json_is_true(json_object_get(o, "import_skipped_ram"));
+    r->mem_total_bytes = (long long)get_num(o, "mem_total_bytes");
     r->blob_weightless = json_is_true(json_object_get(o, "blob_weightless"));
     r->weights_bytes = (long long)get_num(o, "weights_bytes");
     r->offline = json_is_true(json_object_get(o, "offline"));
@@ -886,6 +1183,11 @@ int pm_ov_parse_result_line(const char *buf, size_t len, pm_ov_result *r, int *o
     json_object_foreach(json_object_get(o, "properties"), k, v) {
         const char *sv = json_string_value(v);
         if (sv && (rc = props_set(&r->props, k, strlen(k), sv, err)))
+            break;
+    }
+    json_object_foreach(json_object_get(o, "effective"), k, v) {
+        const char *sv = json_string_value(v);
+        if (!rc && sv && (rc = props_set(&r->effective, k, strlen(k), sv, err)))
             break;
     }
     json_decref(o);
@@ -1117,6 +1419,10 @@ int pm_ov_add_step(const char *passmap_exe, const pm_ov_opts *o, int reuse_strat
         rc = push2(&argv, "--export", o->export_path);
     if (!rc && o->do_import)
         rc = push2(&argv, "--import", NULL);
+    if (!rc && o->do_import && o->import_max_ram_share > 0) {
+        snprintf(num, sizeof num, "%g", o->import_max_ram_share);
+        rc = push2(&argv, "--import-max-ram-share", num);
+    }
     if (!rc && o->lib)
         rc = push2(&argv, "--lib", o->lib);
     st.argv = argv;

@@ -63,7 +63,7 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
     if (cost > 0)
         note(x, "round: %d (config, variant) pairs to %d repeats (~%.0f s left to run)", spec->n_configs, repeats,
              cost);
-    pm_sweep_opts so = {.db_path = x->o->db_path, .self_exe = x->self, .warm = 0,
+    pm_sweep_opts so = {.db_path = x->o->db_path, .self_exe = x->self, .warm = 0, .meter = x->o->meter,
                         .progress = x->o->progress, .progress_user = x->o->user, .stop = x->o->stop,
                         .notice = x->o->note, .notice_user = x->o->user};
     pm_sweep_summary sum;

@@ -80,7 +80,8 @@ static json_t *json_rows(const pm_compare_row *rows, size_t n)
 
 static json_t *json_side(const pm_compare_side *s)
 {
-    return json_pack("{s:s, s:s?, s:s}", "db", s->path, "sweep", s->sweep, "variant", s->variant ? s->variant : "");
+    return json_pack("{s:s, s:s?, s:s, s:s?, s:b}", "db", s->path, "sweep", s->sweep, "variant",
+                     s->variant ? s->variant : "", "meter", s->meter, "walls_slowed", s->walls_slowed);
 }
 
 static json_t *json_strs(char *const *v, size_t n)

@@ -195,12 +195,27 @@ typedef struct pm_an_fix {
     char *fix;                    /* set by pm_analysis_fix_words (proven and predicted fixes); NULL before */
 } pm_an_fix;
 
+/* The NPUW settings a compile records (the compiled model's value, else the sent one) and, where the compiled
+ * value differs, the sent one beside it (metric NAME.sent). label: the NPUW_LLM_ key they come from. */
+#define PM_AN_NPUW_SETTINGS 6
+extern const struct pm_an_npuw_setting {
+    const char *metric, *label;
+    int boolean;                  /* 1: the value is 1/0 (shown YES/NO) */
+} pm_an_npuw_settings[PM_AN_NPUW_SETTINGS];
+/* Setting k's value v as text: YES/NO for a boolean, else the number. */
+void pm_an_npuw_setting_text(int k, double v, char *buf, size_t size);
+
 typedef struct pm_an_npu_config {  /* the NPU back end's view of one config (means over cold ok runs) */
     int config;                   /* index into configs */
     int instrumented, offline;    /* instrumented: schedule trace / strategy JSON / task stats were on */
     double prefill_s, generate_s, lm_head_s, unattributed_s;  /* report Totals per NPUW submodel; NAN: none */
+    int split_inferred;           /* 1: no log line named a submodel: the split above is inferred from NPUW's
+                                     compile order (generate variants, prefill, LM head), never measured by name */
+    double npuw_lines;            /* "[ NPUW:" lines per run (0: this build prints none); NAN: not NPUW */
     double compile_net_ms, elf_export_ms;   /* Compile net time, and it minus the report Totals; NAN: none */
     double blob_bytes, blob_weightless_bytes, import_s;          /* NAN: not recorded */
+    double setting[PM_AN_NPUW_SETTINGS], setting_sent[PM_AN_NPUW_SETTINGS];   /* NAN: none / not different */
+    int read_back;                /* 1: the settings are the compiled model's (else what was sent) */
 } pm_an_npu_config;
 
 /* An in-sweep A/B: one variant (B) against the reference variant (A) over the configs that differ only by

@@ -193,6 +193,8 @@ typedef struct pm_compare_regime {
 
 typedef struct pm_compare_side {
     char *path, *sweep, *variant;
+    char *meter;                       /* the meter row its sweep was measured with (meter.h); NULL: not recorded */
+    int walls_slowed;                  /* its walls are an instrumented run's (valgrind), not compile times */
 } pm_compare_side;
 
 typedef struct pm_compare_result {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_opts.h"
+#include "meter.h"
 #include "cmds.h"
 #include "contention.h"
 #include "fix.h"
@@ -42,6 +43,8 @@ static const cli_opt fix_opts[] = {
     {"accept-slower-code", 'S', 0, NULL, "a fix whose compiled program runs slower than stock's (a trade-off: its\n"
                                          "run time measured by the spec's [run] or, embedded, the check's forward())\n"
                                          "may be recommended; by default it never is"},
+    {"meter", 1, 0, "M", "how the rounds' steps are measured: {meters} (default auto); a count meter decides\n"
+                         "on instructions, except for a fix that changes parallelism (wall)"},
     {"dry-run", 'n', 0, NULL, "show the plan, run nothing"},
     {"quiet", 'q', 0, NULL, "no per-run lines"},
     {"json", 'j', 0, NULL, "the plan and the result as JSON on stdout"},
@@ -245,6 +248,13 @@ int cmd_fix(int argc, char **argv)
         case 'A': o.allow_contended = 1; break;
         case 'S': o.accept_slower_code = 1; break;
         case 'n': o.dry_run = 1; break;
+        case 1:
+            if (strcmp(optarg, "auto") && !pm_meter_find(optarg)) {
+                fprintf(stderr, "passmap fix: --meter is one of %s, not '%s'\n", pm_meter_names(), optarg);
+                return PM_EXIT_USAGE;
+            }
+            o.meter = optarg;
+            break;
         case 'q': u.quiet = 1; break;
         case 'j': u.json = 1; break;
         case CLI_HELP: cli_usage(stdout, &fix_cmd); return PM_EXIT_OK;
