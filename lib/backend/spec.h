@@ -5,7 +5,7 @@
  *              min_repeats, max_repeats, precision (e.g. 3%), stop (answer|precision): with repeats = auto a
  *              config stops once its dominant stage is known or the 95% CI half-width of its deciding metric's
  *              log is within precision (stop = precision: the latter only); at least min_repeats, at most
- *              max_repeats
+ *              max_repeats, meter (auto|wall|counters|valgrind: how each step is measured, meter.h)
  *   [embedded] tile, unroll, display (tree|list), json, single_thread, llc_opt, bindir (read by embedded.c)
  *   [openvino] (read by sweep_ov.c) device, lib, log_level, schedule_trace, strategy_json, task_stats (the switches of the
  *              instrumented variant), reuse_strategy, platform (NPU_PLATFORM: offline without an NPU),
@@ -87,6 +87,7 @@ typedef struct pm_spec {
     char path[1024];
     char dir[4096];         /* absolute folder of the spec file ({spec_dir}); "." when parsed from text */
     char sweep_bindir[512]; /* [sweep] bindir */
+    char meter[32];         /* [sweep] meter: a meter row's name (meter.h) or "auto"; "" when not given (auto) */
     char report_size[64], report_workload[64];   /* [report] size / workload axes, "" when not given */
     /* The back end's own parsed state, freed by backend_free: its sections' settings and what it made of them
      * (the embedded back end's [embedded] options and preset steps, the openvino back end's [openvino], the

@@ -193,7 +193,7 @@ int pm_builds_text(FILE *f, const pm_analysis *a, int markdown, int width)
     const pm_an_builds *bw = &a->between;
     if (!bw->axis)
         return PM_OK;
-    char buf[4096], legend[1024];
+    char buf[4096], legend[2048];
     fprintf(f, markdown ? "\n## Between builds\n\n" : "\nbetween builds\n");
     intro(a, buf, sizeof buf);
     fprintf(f, "%s%s.\n", markdown ? "" : "  ", buf);
@@ -228,7 +228,7 @@ int pm_builds_html(FILE *f, const pm_analysis *a)
     const pm_an_builds *bw = &a->between;
     if (!bw->axis)
         return PM_OK;
-    char buf[4096], legend[1024];
+    char buf[4096], legend[2048];
     fputs("<h2 id=builds>Between builds</h2>\n<p class=sub>", f);
     intro(a, buf, sizeof buf);
     pm_html_esc(f, buf);

@@ -229,10 +229,10 @@ void pm_rt_startup_contended_text(const pm_analysis *a, char *buf, size_t cap)
 
 void pm_rt_noise_text(const pm_analysis *a, char *buf, size_t cap)
 {
-    size_t n = (size_t)snprintf(buf, cap, "%d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended "
-                                          "(load average above %d CPUs, or a tool's steps below 0.75 x that tool's "
-                                          "serial CPU/wall from its null-input runs)", a->noise.n_noisy, a->n_configs,
-                                a->noise.n_contended, a->cpus);
+    char rule[512];
+    pm_contention_rule_text(rule, sizeof rule, 0);
+    size_t n = (size_t)snprintf(buf, cap, "%d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended (%s)",
+                                a->noise.n_noisy, a->n_configs, a->noise.n_contended, rule);
     if (!a->noise.n_baseline_p90 || n >= cap)
         return;
     n += (size_t)snprintf(buf + n, cap - n, "; %d config%s without a serial baseline for any of %s tools (%s): ",

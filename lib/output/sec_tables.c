@@ -177,8 +177,8 @@ static int noise_text(const pm_report_ctx *x, FILE *f, pm_err *err)
         if (!c->contended)
             continue;
         /* the reasons in compare's words (contention.h), so the two outputs name a contended config alike */
-        pm_contention ev = {.load1 = c->load1, .cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool,
-                            .user_wall = c->user_wall, .psi_share = c->psi_share, .steal_share = c->steal_share};
+        pm_contention ev;
+        pm_an_contention(c, &ev);
         char why[256];
         int bits = pm_contention_judge(&ev, a->cpus, a->noise.user_wall_baseline, NULL);
         pm_contention_text(bits, &ev, a->cpus, a->noise.user_wall_baseline, why, sizeof why);

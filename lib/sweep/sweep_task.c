@@ -150,9 +150,10 @@ int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_
         /* RLIMIT_AS goes on compiler processes only: passmap's own children (ov-compile maps the NPU driver's
          * memory; a sanitizer build reserves terabytes of shadow) would fail under it for no real reason. */
         int is_self = !strcmp(st->argv[0], x->self);
-        pm_run_opts ro = {.timeout_s = x->spec->timeout_s, .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
+        pm_run_opts ro = {.timeout_s = pm_meter_timeout(x->meter, x->spec->timeout_s, 0),
+                          .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
                           .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
-                          .count_instructions = 1, .cancel = x->opts->stop};
+                          .cancel = x->opts->stop};
         /* The step's process group is on record while it runs: what it leaves behind if passmap is killed is
          * found and killed by the next sweep on this database (pm_pgroup_reap). */
         char what[PATH_MAX];
@@ -164,7 +165,8 @@ int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_
         pm_report_init(&sl.reports[i]);
         memset(&sl.results[i], 0, sizeof sl.results[i]);
         n_done = i + 1;
-        rc = pm_run_exec((const char *const *)st->argv, &ro, &sl.results[i], err);
+        /* the meter's own files (Valgrind's count files) go under the run folder, never the step's cwd */
+        rc = x->meter->exec((const char *const *)st->argv, &ro, dir, &sl.results[i], err);
         pm_pgroup_unrecord(&x->pgrec);
         x->pgrec.what = NULL;
         if (rc)

@@ -140,7 +140,7 @@ for r in tested:
 for r in rows:
     assert not (r["t"] is None and r["p"] == 0)
 PY
-vtext() { case $1 in undecided) echo "undecided( \(~[0-9]+ runs/side\))?" ;; *) echo "$1" ;; esac; }
+vtext() { case $1 in undecided) echo "undecided( \(~[0-9]+ runs/side(, [0-9]+(-[0-9]+| or more))?\))?" ;; *) echo "$1" ;; esac; }
 vtext=$(vtext "$verdict")   # the report marks the config with the deciding metric's verdict
 check "compare text: the walls' interval is simultaneous over its one config" grep -q "^intervals: compile walls 95% simultaneous (Bonferroni, m=1); steps 95% simultaneous (Bonferroni, m=3)" "$TMP/c-cmp.txt"
 check "compare text: compile wall marked $wverdict" grep -Eq "^compile wall +3 +3 .* $(vtext "$wverdict")$" "$TMP/c-cmp.txt"
