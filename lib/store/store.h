@@ -177,6 +177,9 @@ int pm_store_plan_configs(pm_store *st, pm_plan_config_fn fn, void *user, pm_err
  * ends. */
 int pm_store_writer_lock(const char *db_path, const char *cmd, int *fd, pm_err *err);
 void pm_store_writer_unlock(int fd);
+/* Whether path holds no database yet: missing, 0 bytes, or an SQLite file with no table and no passmap pragmas
+ * (what a writer killed while creating it leaves). A writer opening it creates the schema. */
+int pm_store_is_empty(const char *path);
 /* PM_OK when nobody holds the lock; PM_ERR_USAGE with the holder named when a sweep (merge, probe) is writing
  * the file. */
 int pm_store_writer_check(const char *db_path, pm_err *err);

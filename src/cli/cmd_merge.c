@@ -134,15 +134,18 @@ int cmd_merge(int argc, char **argv)
         return PM_EXIT_FAIL;
     }
     int n_cov = 0;
-    cov_dbs[n_cov++] = out_path;
+    /* an output a merge killed at its start left empty holds no study yet: the next merge creates it */
+    int have_out = !pm_store_is_empty(out_path);
+    if (have_out)
+        cov_dbs[n_cov++] = out_path;
     for (int i = optind + 1; i < argc; i++) {
         pm_err busy = {0};
         if (!pm_store_writer_check(argv[i], &busy))
             cov_dbs[n_cov++] = argv[i];
     }
-    pm_coverage cov, before;
+    pm_coverage cov, before = {0};
     int crc = pm_shard_coverage(cov_dbs, n_cov, &cov, &err);
-    if (!crc && (crc = pm_shard_coverage(cov_dbs, 1, &before, &err)))
+    if (!crc && have_out && (crc = pm_shard_coverage(cov_dbs, 1, &before, &err)))
         pm_coverage_free(&cov);
     free(cov_dbs);
     if (crc) {
