@@ -212,4 +212,33 @@ fi
 wait "$fpid" 2>/dev/null
 for p in $(pgrep -f "^sleep 20.1337"); do kill -KILL "$p" 2>/dev/null; done   # the rerun's own check leftovers
 
+
+# 8. a bounded, seeded kill campaign over passmap fix (issue 34): SIGKILL at seeded moments of its rounds and
+# checks, three times, then a fix to the end. After every kill the store is whole and no run is there twice;
+# every process group a killed fix left on record is gone once the next fix ran (checked by group, not name).
+cp "$TMP/k/s.ini" "$TMP/k/c.ini"
+check "the campaign study" "$PASSMAP" sweep --quiet --db "$TMP/c.db" "$TMP/k/c.ini"
+RANDOM=34
+bad=0 groups=
+for round in 1 2 3; do
+  "$PASSMAP" fix "$TMP/c.db" --quiet --allow-contended >/dev/null 2>&1 &
+  fpid=$!
+  sleep "$((RANDOM % 4)).$((RANDOM % 10))"
+  kill -KILL "$fpid" 2>/dev/null; wait "$fpid" 2>/dev/null
+  for f in "$TMP"/c.db.pgroup.*; do [ -e "$f" ] && groups="$groups $(awk '$1 == "pgid" {print $2}' "$f")"; done
+  ic=$(sqlite3 "$TMP/c.db" "PRAGMA integrity_check")
+  dup=$(sqlite3 "$TMP/c.db" "SELECT count(*) FROM (SELECT config_id, mode, repeat FROM run GROUP BY 1, 2, 3 HAVING count(*) > 1)")
+  if [ "$ic" != ok ] || [ "$dup" != 0 ]; then bad=1; echo "# kill $round: integrity '$ic', duplicates '$dup'"; fi
+done
+"$PASSMAP" fix "$TMP/c.db" --quiet --allow-contended --json >"$TMP/c.json" 2>"$TMP/c.err"; rc=$?
+left=
+for g in $groups; do
+  for p in $(pgrep -g "$g" 2>/dev/null); do alive "$p" && left="$left $p"; done
+done
+dup=$(sqlite3 "$TMP/c.db" "SELECT count(*) FROM (SELECT config_id, mode, repeat FROM run GROUP BY 1, 2, 3 HAVING count(*) > 1)")
+[ "$bad" = 0 ] && [ "$rc" = 0 ] && [ "$dup" = 0 ] && [ -z "$left" ] && json_check "$TMP/c.json" 'd["results"]' \
+  && ok "fix killed 3 times at seeded moments: whole, no duplicate run, no group left (recorded:${groups:- none}); the last run ends" \
+  || { fail "fix kill campaign (rc=$rc, duplicates $dup, left:${left:- none})"; tail -3 "$TMP/c.err" | sed 's/^/#   /'; }
+for p in $(pgrep -f "^sleep 20.1337"); do kill -KILL "$p" 2>/dev/null; done   # the last run's own check, ended
+
 finish
