@@ -48,6 +48,17 @@ assert fo == fr, (fo, fr)
 PY
 "$PASSMAP" probe "$TMP/p.db" >"$TMP/probe2.out" 2>&1
 check "a second probe adds nothing" grep -q "; 0 run metrics added" "$TMP/probe2.out"
+# SIGKILL of a probe midway (issue 34's campaign): the store stays whole, its lock is free, and the next probe adds
+# exactly what is missing
+sqlite3 "$TMP/p.db" "DELETE FROM metric WHERE name LIKE 'ir.stage.%'"
+"$PASSMAP" probe "$TMP/p.db" >/dev/null 2>&1 &
+ppid=$!
+sleep 1.5
+kill -KILL "$ppid" 2>/dev/null; wait "$ppid" 2>/dev/null
+check "a killed probe leaves the store whole" test "$(sqlite3 "$TMP/p.db" "PRAGMA integrity_check")" = ok
+"$PASSMAP" probe "$TMP/p.db" >/dev/null 2>"$TMP/probe3.err"
+check "the next probe runs (no lock left) and the sizes are complete again ($before)" \
+  test "$(sqlite3 "$TMP/p.db" "SELECT count(*) FROM metric WHERE name LIKE 'ir.stage.%'")" -eq "$before"
 "$PASSMAP" probe "$TMP/none.db" >/dev/null 2>"$TMP/none.err"
 check "no database: an error naming it" bash -c "grep -q 'passmap probe: $TMP/none.db: no such database' '$TMP/none.err'"
 check "no database: none created (a failing probe writes nothing)" test ! -e "$TMP/none.db"
