@@ -56,6 +56,9 @@ typedef struct pm_sweep_opts {
      * sweep recorded with a meter that slows its steps (valgrind) resumes only with that meter, and one recorded
      * with another refuses it: walls and counts of two meters do not mix in one study. */
     const char *meter;
+    /* Compiles at once (0, 1: one at a time). Above 1 only with a meter that counts: the counts decide, and the
+     * walls, recorded still, are contended by design (run metric host.jobs). */
+    int jobs;
 } pm_sweep_opts;
 
 typedef struct pm_sweep_summary {

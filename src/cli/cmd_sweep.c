@@ -57,6 +57,9 @@ static const cli_opt sweep_opts[] = {
     {"meter", 10, 0, "M", "how each step is measured: {meters} (default: [sweep] meter, else auto:\n"
                           "perf counters where the kernel offers them, else wall); valgrind counts the\n"
                           "instructions of the step's process tree exactly, ~50x slower, and decides on them"},
+    {"jobs", 11, 0, "N", "N compiles at once (default 1); only with a meter that counts (valgrind,\n"
+                         "counters): the counts decide, the walls are recorded as contended; refused\n"
+                         "with the wall meter. Each Slurm shard still runs on a node of its own"},
     {"name", 'A', 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same"},
     {"force", 'F', 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
                             "fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
@@ -174,6 +177,16 @@ int cmd_sweep(int argc, char **argv)
             break;
         }
         case 'n': opts.dry_run = 1; break;
+        case 11: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 256) {
+                fprintf(stderr, "passmap sweep: --jobs needs an integer from 1 to 256, not '%s'\n", optarg);
+                return PM_EXIT_USAGE;
+            }
+            opts.jobs = (int)v;
+            break;
+        }
         case 10:
             if (strcmp(optarg, "auto") && !pm_meter_find(optarg)) {
                 fprintf(stderr, "passmap sweep: --meter is one of %s, not '%s'\n", pm_meter_names(), optarg);

@@ -60,6 +60,19 @@ assert d["summary"]["decided_on"] == "instructions (user space)", d["summary"]
 assert [c["metric"]["verdict"] for c in d["configs"]] == ["slower", "slower"], d["configs"]
 assert d["a"]["meter"] == "valgrind" and d["a"]["walls_slowed"], d["a"]' "$TMP/slower.json"
 
+# --jobs 2: the same counts (a count does not care what runs beside it), each run marked as one of two at once
+check "sweep --jobs 2 under the valgrind meter" "$PASSMAP" sweep --quiet --jobs 2 --db "$TMP/j.db" "$TMP/m.ini"
+counts() { sqlite3 "$1" "select c.key || ' ' || group_concat(distinct s.instructions) from step s join run r on r.id = s.run_id join config c on c.id = r.config_id group by c.key order by c.key"; }
+counts "$TMP/j.db" > "$TMP/j.counts"; counts "$TMP/m.db" > "$TMP/m.counts"
+check "--jobs 2 gives the counts of --jobs 1" diff "$TMP/m.counts" "$TMP/j.counts"
+check "... its runs record that they ran two at once (host.jobs: contended)" \
+  test "$(sqlite3 "$TMP/j.db" "select count(*) from metric where name = 'host.jobs' and value = 2")" = 12
+check "no step group record left beside the database" test -z "$(ls "$TMP" | grep 'j.db.pgroup')"
+out=$("$PASSMAP" sweep --quiet --jobs 2 --meter wall --db "$TMP/w.db" "$TMP/m.ini" 2>&1)
+check "--jobs 2 with the wall meter is refused with the reason" \
+  bash -c '[[ "$1" == *"--jobs 2 needs a meter that counts instructions"*"every time contended"* ]]' _ "$out"
+check "... before anything ran" test ! -e "$TMP/w.db"
+
 # another meter on the same sweep would mix instrumented and native walls
 out=$("$PASSMAP" sweep --quiet --meter wall --db "$TMP/m.db" "$TMP/m.ini" 2>&1)
 check "resuming with another meter is refused with the way out" \
