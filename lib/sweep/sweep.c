@@ -496,6 +496,22 @@ configs:
     if (opts->max_runs > 0 && n_tasks > opts->max_runs)
         n_tasks = opts->max_runs;
     sum->already_done = already;
+    /* a slowing meter's cost against a native run, per tool, on the first planned config (timeouts, Method) */
+    if (x.meter->slows && !opts->dry_run && n_tasks > 0) {
+        json_t *o = meta ? json_loads(meta, 0, NULL) : NULL;
+        char *updated = NULL;
+        if (!(rc = measure_slowdown(&x, tasks[0].config, err)) && o) {
+            json_object_set(o, "meter_slowdown", x.slowdown_json);
+            if ((updated = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS))) {
+                free(meta);
+                meta = updated;
+                rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err);
+            }
+        }
+        json_decref(o);
+        if (rc)
+            goto cleanup;
+    }
 
     double t0 = pm_util_now();
     batch_state bs = {.t0 = t0, .already = already};
@@ -575,6 +591,7 @@ cleanup:
     free(x.fp_text);
     free(x.fp_hash);
     pm_tool_set_free(&x.tools);
+    json_decref(x.slowdown_json);
     pm_stagemap_free(x.stages);
     json_decref(x.bctx.versions);
     free(tasks);

@@ -152,7 +152,7 @@ int run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **s
         /* RLIMIT_AS goes on compiler processes only: passmap's own children (ov-compile maps the NPU driver's
          * memory; a sanitizer build reserves terabytes of shadow) would fail under it for no real reason. */
         int is_self = !strcmp(st->argv[0], x->self);
-        pm_run_opts ro = {.timeout_s = pm_meter_timeout(x->meter, x->spec->timeout_s, 0),
+        pm_run_opts ro = {.timeout_s = pm_meter_timeout(x->meter, x->spec->timeout_s, x->slowdown),
                           .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
                           .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
                           .cancel = x->opts->stop};

@@ -45,7 +45,12 @@ check "every step has its count" test "$(q "select count(*) from step where inst
 check "the counts are exact: one value per config" \
   test "$(q "select count(*) from (select c.key from step s join run r on r.id = s.run_id join config c on c.id = r.config_id group by c.key having count(distinct s.instructions) = 1)")" = 4
 check "the sweep records its meter" test "$(q "select json_extract(meta_json, '$.meter') from sweep")" = valgrind
-check "no count file left in the run folders" test -z "$(find "$TMP/m.db.runs" -name 'passmap-meter-*' -o -name 'cg.*')"
+check "its slowdown against a native run, measured at its start, per tool" \
+  test "$(q "select json_extract(meta_json, '$.meter_slowdown.loop') > 1 from sweep")" = 1
+COLUMNS=200 "$PASSMAP" report "$TMP/m.db" > "$TMP/report.txt" 2>&1
+check "the report's Method names the meter, its slowdown, and that its walls are not compile times" \
+  grep -q "^meter: valgrind .*slowdown against a native run, measured at the sweep's start: loop [0-9]*x; its walls are the instrumented runs', not compile times" "$TMP/report.txt"
+check "no count file left in the run folders" test -z "$(find "$TMP/m.db.runs" -name 'passmap-meter-*' -o -name 'cg.*' -o -name meter-slowdown)"
 "$PASSMAP" compare "$TMP/m.db" --a copy=a --b copy=b > "$TMP/same.txt" 2>&1
 check "compare decides on the counts" grep -q "^decided on: instructions (user space); wall shown" "$TMP/same.txt"
 check "... and says the walls are Valgrind's" \
@@ -83,4 +88,10 @@ sed 's/^meter = valgrind/meter = cachegrind/' "$TMP/m.ini" > "$TMP/bad.ini"
 out=$("$PASSMAP" sweep --dry-run --db "$TMP/x.db" "$TMP/bad.ini" 2>&1)
 check "[sweep] meter names its line and the list" bash -c '[[ "$1" == *"line 5"*"cachegrind"*"auto, wall, counters, valgrind"* ]]' _ "$out"
 check "sweep --help lists the meters from the table" bash -c '"$1" sweep --help | grep -q "auto, wall, counters, valgrind"' _ "$PASSMAP"
+"$PASSMAP" doctor --json > "$TMP/doctor.json" 2>/dev/null
+check "doctor asks each meter row whether it runs here" python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["default_backend"]["checks"]
+assert c["meter_valgrind"]["ok"] and c["meter_wall"]["ok"], c
+assert "meter_counters" in c, c' "$TMP/doctor.json"
 finish
