@@ -305,6 +305,46 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
     return PM_OK;
 }
 
+/* Dry run: the planned runs' expected time from the mean ok cold run the store holds for the spec's configs, scaled
+ * by the meter's slowdown when the store's runs were measured without it. */
+static int expected_time(sweep_ctx *x, pm_sweep_summary *sum, pm_err *err)
+{
+    double total = 0;
+    size_t n = 0;
+    int rc = PM_OK;
+    for (int c = 0; c < x->spec->n_configs && rc == PM_OK; c++) {
+        pm_sq_samples sm;
+        if (!x->in_shard[c] || x->cs[c].id <= 0 || (rc = pm_sq_cold_samples(pm_store_db(x->store), x->cs[c].id, &sm, err)))
+            continue;
+        for (size_t i = 0; i < sm.n; i++)
+            total += sm.wall[i], n++;
+        pm_sq_samples_free(&sm);
+    }
+    if (rc != PM_OK || !n)
+        return rc;
+    pm_store_sweep_row *rows = NULL;
+    size_t nr = 0;
+    int slowed = 0;
+    if ((rc = pm_store_list_sweeps(x->store, &rows, &nr, err)))
+        return rc;
+    for (size_t i = 0; i < nr; i++) {
+        json_t *m = strcmp(rows[i].name, x->spec->name) || !rows[i].meta_json ? NULL : json_loads(rows[i].meta_json, 0, NULL);
+        const pm_meter *was = pm_meter_find(json_string_value(json_object_get(m, "meter")));
+        slowed |= was && was->slows;
+        const char *tool;
+        json_t *f;
+        double most = 0;
+        json_object_foreach(json_object_get(m, "meter_slowdown"), tool, f)   /* measured when it ran */
+            most = fmax(most, json_number_value(f));
+        if (was == x->meter && most > 1)
+            sum->meter_slowdown = most;
+        json_decref(m);
+    }
+    pm_store_sweep_rows_free(rows, nr);
+    sum->expected_s = total / (double)n * sum->planned / x->jobs * (x->meter->slows && !slowed ? sum->meter_slowdown : 1);
+    return PM_OK;
+}
+
 int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err)
 {
     sweep_ctx x = {.spec = spec, .opts = opts, .be = pm_backend_find(spec->backend)};
@@ -351,6 +391,9 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     if ((rc = pm_meter_resolve(opts->meter ? opts->meter : spec->meter[0] ? spec->meter : NULL, &x.meter, err)))
         goto cleanup;
     x.jobs = opts->jobs > 1 ? opts->jobs : 1;
+    snprintf(sum->meter, sizeof sum->meter, "%s", x.meter->name);
+    sum->meter_slowdown = x.meter->slowdown_guess;
+    sum->expected_s = -1;
     if (x.jobs > 1 && !x.meter->counts) {
         rc = pm_err_set(err, PM_ERR_USAGE, "--jobs %d needs a meter that counts instructions (valgrind, or counters "
                         "where the kernel has them): the %s meter decides on time, and %d compiles at once make "
@@ -554,6 +597,10 @@ configs:
             rc = run_batch(&x, rest, n_rest, 0, &bs, sum, err);
     }
     sum->planned = spec->repeats_auto ? bs.done : n_tasks;
+    if (x.slowdown > 0)
+        sum->meter_slowdown = x.slowdown;
+    if (opts->dry_run && x.store && !rc)
+        rc = expected_time(&x, sum, err);
     for (int c = 0; x.cs && c < spec->n_configs; c++) {
         sum->stop_precision += x.cs[c].stopped_by == 1;
         sum->stop_answer += x.cs[c].stopped_by == 2;

@@ -65,6 +65,10 @@ assert d["summary"]["decided_on"] == "instructions (user space)", d["summary"]
 assert [c["metric"]["verdict"] for c in d["configs"]] == ["slower", "slower"], d["configs"]
 assert d["a"]["meter"] == "valgrind" and d["a"]["walls_slowed"], d["a"]' "$TMP/slower.json"
 
+sed 's/^repeats = 3/repeats = 4/' "$TMP/m.ini" > "$TMP/m4.ini"
+out=$("$PASSMAP" sweep --dry-run --db "$TMP/m.db" "$TMP/m4.ini" 2>&1)
+check "--dry-run prints the meter's measured slowdown and the expected time of the runs left" \
+  bash -c '[[ "$1" == *"4 runs planned (12 already recorded)"*"meter valgrind: steps run ~"*"x their native time; expected time "[0-9]* ]]' _ "$out"
 # --jobs 2: the same counts (a count does not care what runs beside it), each run marked as one of two at once
 check "sweep --jobs 2 under the valgrind meter" "$PASSMAP" sweep --quiet --jobs 2 --db "$TMP/j.db" "$TMP/m.ini"
 counts() { sqlite3 "$1" "select c.key || ' ' || group_concat(distinct s.instructions) from step s join run r on r.id = s.run_id join config c on c.id = r.config_id group by c.key order by c.key"; }
