@@ -73,7 +73,13 @@ check "--dry-run prints the meter's measured slowdown and the expected time of t
 check "sweep --jobs 2 under the valgrind meter" "$PASSMAP" sweep --quiet --jobs 2 --db "$TMP/j.db" "$TMP/m.ini"
 counts() { sqlite3 "$1" "select c.key || ' ' || group_concat(distinct s.instructions) from step s join run r on r.id = s.run_id join config c on c.id = r.config_id group by c.key order by c.key"; }
 counts "$TMP/j.db" > "$TMP/j.counts"; counts "$TMP/m.db" > "$TMP/m.counts"
-check "--jobs 2 gives the counts of --jobs 1" diff "$TMP/m.counts" "$TMP/j.counts"
+# Two sweeps' counts of one command may differ by a few dozen instructions (the client's stack alignment moves
+# with the size of what it inherits), within one sweep not at all: far below 0.001%
+check "--jobs 2 gives the counts of --jobs 1 (within 0.001%)" python3 -c '
+import sys
+a = dict(l.split() for l in open(sys.argv[1])); b = dict(l.split() for l in open(sys.argv[2]))
+assert a.keys() == b.keys() and all("," not in v for v in list(a.values()) + list(b.values())), (a, b)
+assert all(abs(int(a[k]) - int(b[k])) <= 1e-5 * int(a[k]) for k in a), (a, b)' "$TMP/m.counts" "$TMP/j.counts"
 check "... its runs record that they ran two at once (host.jobs: contended)" \
   test "$(sqlite3 "$TMP/j.db" "select count(*) from metric where name = 'host.jobs' and value = 2")" = 12
 check "no step group record left beside the database" test -z "$(ls "$TMP" | grep 'j.db.pgroup')"
