@@ -10,7 +10,8 @@
 # - BENCH_METER=full also: `sweep --jobs 2` against `--jobs 1` under the valgrind meter on a cut of the demo
 #   (studies/demo.ini's LLM configs at window 16): the same dominant stage per config, the same A/B verdicts, and
 #   the wall ratio (target <= 0.6). Minutes: raise BENCH_TIMEOUT.
-# BENCH_METER_FUNCS (default 60): functions of the A input (B has 3% more).
+# BENCH_METER_FUNCS (default 60): functions of the A input (B has 3% more); BENCH_METER_DET=0 leaves the
+# determinism part out (a quick check of the rest).
 source "$(dirname "$0")/lib.sh"
 bench_require valgrind || { bench_skip meter ab_verdict "no valgrind (scripts/install-deps.sh bench)"; exit 0; }
 LLC=$LLVM_BIN/llc
@@ -70,7 +71,7 @@ tool = llc
 INI
 }
 verdicts() { # DB: "metric decided_on: verdict [ci]; wall: verdict [ci]" of the one matched config
-  "$PASSMAP" compare "$1" --a input=in/a.ll --b input=in/b.ll --json 2>/dev/null | "$PY" -c '
+  "$PASSMAP" compare "$1" --a input=a.ll --b input=b.ll --json 2>/dev/null | "$PY" -c '
 import json, sys
 d = json.load(sys.stdin)
 c = d["configs"][0]
@@ -80,18 +81,23 @@ def v(s):
 m = d["summary"]["decided_on"]
 print(("%s: %s; " % (m, v(c["metric"])) if m != "wall" else "") + "wall: " + v(c["wall"]))'
 }
-metric_verdict() { "$PASSMAP" compare "$1" --a input=in/a.ll --b input=in/b.ll --json 2>/dev/null | "$PY" -c '
+metric_verdict() { "$PASSMAP" compare "$1" --a input=a.ll --b input=b.ll --json 2>/dev/null | "$PY" -c '
 import json, sys
 d = json.load(sys.stdin)
 c = d["configs"][0]
 print((c["metric"] if d["summary"]["decided_on"] != "wall" else c["wall"])["verdict"])'; }
 
-load=$(cut -d' ' -f1 /proc/loadavg)
-ab_spec "$BENCH_TMP/vg.ini" meter-vg 3 valgrind
-t0=$(date +%s.%N)
-"$PASSMAP" sweep --quiet --db "$BENCH_TMP/vg.db" "$BENCH_TMP/vg.ini" >"$BENCH_TMP/vg.log" 2>&1 ||
-  { cat "$BENCH_TMP/vg.log"; bench_skip meter ab_verdict "the valgrind sweep failed"; exit 1; }
-t_vg=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+timed_sweep() { # NAME REPEATS METER: sweeps the A/B spec into $BENCH_TMP/NAME.db; $load and $took set
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  ab_spec "$BENCH_TMP/$1.ini" "meter-$1" "$2" "$3"
+  local t0
+  t0=$(date +%s.%N)
+  "$PASSMAP" sweep --quiet --db "$BENCH_TMP/$1.db" "$BENCH_TMP/$1.ini" >"$BENCH_TMP/$1.log" 2>&1 ||
+    { cat "$BENCH_TMP/$1.log"; bench_skip meter "ab_$1" "the $3 sweep failed"; exit 1; }
+  took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+}
+timed_sweep vg 3 valgrind
+t_vg=$took
 spread=$(sqlite3 "$BENCH_TMP/vg.db" "select max(d) from (select (max(s.instructions) - min(s.instructions)) as d from step s join run r on r.id = s.run_id group by r.config_id)")
 counts=$(sqlite3 "$BENCH_TMP/vg.db" "select group_concat(v, ' / ') from (select min(s.instructions) as v from step s join run r on r.id = s.run_id join config c on c.id = r.config_id group by c.key order by c.key)")
 vg=$(verdicts "$BENCH_TMP/vg.db")
@@ -101,17 +107,15 @@ v=$(metric_verdict "$BENCH_TMP/vg.db")
 bench_result meter ab_valgrind_slower "$([ "$v" = slower ] && echo 1 || echo 0)" bool - "value==1" \
   "valgrind meter, 3 runs/side: $v; count spread $spread; ${t_vg} s; load $load + a busy loop"
 
-load=$(cut -d' ' -f1 /proc/loadavg)
-ab_spec "$BENCH_TMP/wall.ini" meter-wall 10 wall
-t0=$(date +%s.%N)
-"$PASSMAP" sweep --quiet --db "$BENCH_TMP/wall.db" "$BENCH_TMP/wall.ini" >"$BENCH_TMP/wall.log" 2>&1 ||
-  { cat "$BENCH_TMP/wall.log"; bench_skip meter ab_wall "the wall sweep failed"; exit 1; }
-t_wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+timed_sweep wall 10 wall
+t_wall=$took
 echo "wall meter, 10 runs per side, load $load at start, one busy loop: $(verdicts "$BENCH_TMP/wall.db"); $t_wall s"
 bench_result meter ab_wall_verdict "$t_wall" s - - "wall meter, 10 runs/side: $(metric_verdict "$BENCH_TMP/wall.db") (expected: undecided or contended)"
 
 # determinism: the embedded pipeline's three tools, 10 repeats of one compile under the valgrind meter
-if [ -x "$LLVM_BIN/mlir-opt" ]; then
+if [ "${BENCH_METER_DET:-1}" = 0 ]; then
+  bench_skip meter determinism "BENCH_METER_DET=0"
+elif [ -x "$LLVM_BIN/mlir-opt" ]; then
   cat >"$BENCH_TMP/det.ini" <<INI
 [sweep]
 name = meter-det
