@@ -135,8 +135,9 @@ int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
     int rc = pm_compare_run(&co, &r, err);
     if (rc)
         return rc;
-    pm_fix_measure m = {.n_configs = 0, .min_n = INT_MAX, .ratio = r.geomean_ratio,
-                        .lo = r.geomean_ci_lo, .hi = r.geomean_ci_hi, .faster = r.faster, .slower = r.slower,
+    /* compare's summary estimate: every tested config, not the decided ones only (those select larger effects) */
+    pm_fix_measure m = {.n_configs = 0, .min_n = INT_MAX, .ratio = r.pooled_ratio,
+                        .lo = r.pooled_ci_lo, .hi = r.pooled_ci_hi, .faster = r.faster, .slower = r.slower,
                         .same = r.same, .undecided = r.undecided, .untested = r.untested, .repeats_needed = NAN,
                         .n_contended = r.n_contended, .allow_contended = x->o->allow_contended};
     json_t *regimes = json_array();

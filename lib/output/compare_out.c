@@ -38,9 +38,16 @@ void pm_compare_fmt_p(char *buf, size_t n, const pm_compare_stat *st)
 
 void pm_compare_fmt_verdict(char *buf, size_t n, const pm_compare_stat *st)
 {
-    if (st->verdict == PM_VERDICT_UNDECIDED && isfinite(st->repeats_needed) && st->repeats_needed < 1e7)
-        snprintf(buf, n, "undecided (~%.0f runs/side)", st->repeats_needed);
-    else
+    if (st->verdict == PM_VERDICT_UNDECIDED && isfinite(st->repeats_needed) && st->repeats_needed < 1e7) {
+        /* the range: the same search at the ends of the spread's 80% interval (the spread is an estimate too) */
+        double lo = st->repeats_needed_lo, hi = st->repeats_needed_hi;
+        if (!(lo < st->repeats_needed || hi > st->repeats_needed))
+            snprintf(buf, n, "undecided (~%.0f runs/side)", st->repeats_needed);
+        else if (hi < 1e7)
+            snprintf(buf, n, "undecided (~%.0f runs/side, %.0f-%.0f)", st->repeats_needed, lo, hi);
+        else
+            snprintf(buf, n, "undecided (~%.0f runs/side, %.0f or more)", st->repeats_needed, lo);
+    } else
         snprintf(buf, n, "%s", pm_compare_verdict_name(st->verdict));
 }
 
@@ -259,7 +266,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
 {
     int md = fmt == PM_COMPARE_MARKDOWN, rc = PM_OK;
     const char *li = md ? "- " : "";
-    char buf[1024];
+    char buf[2048];
     if (width <= 0)
         width = 1 << 30;
     if (md)

@@ -187,7 +187,7 @@ int run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **s
         /* The back end may read the step's own result: a result written before the process died (in teardown,
          * or in the NPU's blob import after its interim line) stands,
          * and the run records the measured phase (the step record keeps the process's own figures). */
-        pm_step_outcome oc = {.wall_s = -1, .user_s = -1, .sys_s = -1};
+        pm_step_outcome oc = {.wall_s = -1, .user_s = -1, .sys_s = -1, .run = r};
         int own = x->be->step_outcome && r->status != PM_RUN_SPAWN_ERROR &&
                   x->be->step_outcome(&x->bctx, st, out_path, &oc);
         wall += own && oc.wall_s >= 0 ? oc.wall_s : r->wall_s;
@@ -209,8 +209,10 @@ int run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **s
             char signame[32] = "";
             if (r->term_signal) /* which signal: a crash and an outside kill read differently */
                 snprintf(signame, sizeof signame, " (SIG%s)", sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "?");
-            snprintf(note, sizeof note, "%s %s%s%s%s", st->tool, status, signame, r->spawn_error[0] ? ": " : "",
-                     r->spawn_error);
+            snprintf(note, sizeof note, "%s %s%s%s%s%s%.200s", st->tool, status, signame, r->spawn_error[0] ? ": " : "",
+                     r->spawn_error, oc.reason[0] ? ": " : "", oc.reason);
+            if (oc.say && x->opts->notice)   /* a back end's reason, said once: a first run's missing piece */
+                x->opts->notice(x->opts->notice_user, note);
             break;
         }
         if (!strcmp(t->mode, "warm")) {
