@@ -80,6 +80,12 @@ static json_t *config_json(const pm_analysis *a, const pm_an_config *c)
     for (size_t s = 0; s < a->n_stages && c->n_cold; s++)
         json_object_set_new(sh, a->stages[s], ci(c->share[s]));
     json_object_set_new(o, "shares", sh);
+    json_t *phs = json_object();   /* the stage shares summed by phase (the stage maps' fourth column) */
+    for (size_t p = 0; p < a->n_phases && c->n_cold; p++)
+        json_object_set_new(phs, a->phases[p], ci(c->phase_share[p]));
+    json_object_set_new(o, "phases", phs);
+    json_object_set_new(o, "dominant_phase", c->dominant_phase >= 0 ? json_string(a->phases[c->dominant_phase])
+                                                                     : json_null());
     json_object_set_new(o, "warm_s", num(c->warm_s));
     json_object_set_new(o, "cache_ratio", num(c->cache_ratio));
     json_object_set_new(o, "ir", json_pack("{s:o,s:o,s:o,s:o}", "ops", num(c->ir_ops), "llvm_ops", num(c->llvm_ops),

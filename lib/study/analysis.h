@@ -47,10 +47,12 @@ typedef struct pm_an_config {
     pm_workload workload;         /* the model fields (kinds.h; owned), as the store's columns hold them */
     double size_num;              /* workload.size: "1.5b" -> 1.5e9; NAN when not numeric */
     int n_cold, n_warm, n_failed;
-    int n_no_report;              /* of n_failed: runs without a readable timing report */
+    int n_no_report;              /* runs without a readable timing report (not in n_failed) */
     pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval) */
     double user_wall;             /* process user/wall over cold runs; NAN when absent */
     pm_ci *share;                 /* [n_stages], 0..1, sums to 1 */
+    pm_ci *phase_share;           /* [n_phases]: the stage shares summed by phase (per run, then the interval) */
+    int dominant_phase;           /* -1 when no cold run */
     double *stage_s;              /* [n_stages], mean s */
     int dominant_stage;           /* -1 when no cold run */
     pm_an_pass *passes;           /* sorted by mean_s, largest first */
@@ -134,7 +136,11 @@ typedef struct pm_an_fit {        /* pass time = a * x^exponent */
                                      measured, so no fit (never the input size instead): no_fit says what to do */
     const char *no_fit;           /* why there is no fit and how to get one (a static sentence), or NULL */
     const char *variant;          /* the variant whose configs are the points (NULL: the configs have none) */
-    int reference;                /* the reference variant's fit (stock, else the first): the fix table uses it */
+    const char *group;            /* the points' values of the axes that change the pipeline, not the size
+                                     ("opt=2": configs that differ only there have one x), or NULL: a fit never
+                                     pools -O levels */
+    int reference;                /* the reference fit (stock, else the first variant; the first group): the fix
+                                     table uses it */
     int n;                        /* points: one per config, its geometric mean over its cold runs */
     double exponent, lo, hi, r2, prefactor;
     int superlinear;              /* lower CI bound > 1 */
@@ -258,7 +264,7 @@ typedef struct pm_an_builds {
  * sub-structure here, its type beside it. */
 typedef struct pm_an_summary {    /* summary: the runs, and why some have no readable report */
     int max_repeats, n_runs_ok, n_runs_failed;
-    int n_runs_no_report;         /* of n_runs_failed: exited 0 without a readable timing report */
+    int n_runs_no_report;         /* exited 0 without a readable timing report (not in n_runs_failed) */
     int n_configs_no_report;      /* configs with no ok run and a no-report run: no stage, regime or fix */
     char *no_report_note;         /* the first no-report run's note (why), or NULL */
     int n_trace_runs;             /* ok runs read from a Chrome trace: its spans have a granularity (below) */
@@ -362,6 +368,10 @@ typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
     const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
     size_t n_stages;
+    const char **phases;          /* the phases of those stages (pm_stage_phases order: frontend, optimizer,
+                                     codegen, link, process, other), each stage in one (the maps' 4th column) */
+    size_t n_phases;
+    int *stage_phase;             /* [n_stages]: index into phases */
     pm_an_config *configs;        /* sorted: kind, family, size (numeric), window, precision, resolution */
     size_t n_configs;
     int cpus;                     /* from the sweep's metadata; 0: unknown */

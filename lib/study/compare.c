@@ -255,18 +255,35 @@ static int cmp_series(const void *x, const void *y)
 }
 
 /* Pass rows under the names the alias table matches them on (passalias.h): a renamed pass keeps the name it
- * was printed as in orig; two rows of one run that map to one name add up, as a pass run twice does. */
+ * was printed as in orig; two rows of one run that map to one name add up, as a pass run twice does. A trace's
+ * "NAME (self)" row is NAME's own time (its span had children: analyses, or in another run none, when they fell
+ * under the granularity), so it counts as NAME. */
 static int alias_series(const pm_passalias *al, size_t n_runs, series *arr, size_t *n)
 {
+    static const char self[] = " (self)";
+    const size_t k_self = sizeof self - 1;
     int renamed = 0;
-    for (size_t i = 0; al && i < *n; i++) {
-        const char *canon = pm_passalias_canon(al, arr[i].tool, arr[i].pass);
+    for (size_t i = 0; i < *n; i++) {
+        const char *pass = arr[i].pass;
+        size_t len = pass ? strlen(pass) : 0;
+        char *base = NULL;
+        if (len > k_self && !strcmp(pass + len - k_self, self)) {
+            if (!(base = strndup(pass, len - k_self)))
+                return -1;
+            pass = base;
+        }
+        const char *canon = al ? pm_passalias_canon(al, arr[i].tool, pass) : pass;
         if (canon == arr[i].pass)
             continue;
-        char *d = strdup(canon);
+        char *d = canon == base ? base : strdup(canon);
+        if (d != base)
+            free(base);
         if (!d)
             return -1;
-        arr[i].orig = arr[i].pass;
+        if (d == base)   /* only "(self)" dropped: the pass's own name, not a rename to show */
+            free(arr[i].pass);
+        else
+            arr[i].orig = arr[i].pass;
         arr[i].pass = d;
         renamed = 1;
     }
@@ -527,40 +544,178 @@ static int make_row(const char *tool, const char *pass, const char *alias, pm_co
     return 0;
 }
 
-/* Merges two sorted series lists into comparison rows. */
+/* The instance a pass row names: "Greedy Register Allocator #2" is instance 2 of "Greedy Register Allocator"
+ * (*base_len its length), a name without the suffix instance 1. */
+static long pass_instance(const char *name, size_t *base_len)
+{
+    size_t n = name ? strlen(name) : 0, d = n;
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+        d--;
+    if (d < n && n - d < 9 && d >= 3 && name[d - 1] == '#' && name[d - 2] == ' ') {
+        *base_len = d - 2;
+        return strtol(name + d, NULL, 10);
+    }
+    *base_len = n;
+    return 1;
+}
+
+/* One series in the order the instances are lined up in: (tool, base name, instance). */
+typedef struct inst_ref {
+    const series *s;
+    size_t idx, base_len;
+    long inst;
+    double mean;
+} inst_ref;
+
+static int cmp_group(const inst_ref *a, const inst_ref *b)
+{
+    int c = pm_util_strcmp_null(a->s->tool, b->s->tool);
+    if (c)
+        return c;
+    const char *pa = a->s->pass ? a->s->pass : "", *pb = b->s->pass ? b->s->pass : "";
+    c = memcmp(pa, pb, a->base_len < b->base_len ? a->base_len : b->base_len);
+    return c ? c : (a->base_len > b->base_len) - (a->base_len < b->base_len);
+}
+
+static int cmp_inst_ref(const void *x, const void *y)
+{
+    const inst_ref *a = x, *b = y;
+    int c = cmp_group(a, b);
+    return c ? c : (a->inst > b->inst) - (a->inst < b->inst);
+}
+
+static inst_ref *inst_refs(const series *s, size_t n, size_t n_runs)
+{
+    inst_ref *r = malloc((n ? n : 1) * sizeof *r);
+    for (size_t i = 0; r && i < n; i++) {
+        double sum = 0;
+        for (size_t k = 0; k < n_runs; k++)
+            sum += s[i].v[k];
+        r[i] = (inst_ref){.s = &s[i], .idx = i, .mean = n_runs ? sum / (double)n_runs : 0};
+        r[i].inst = pass_instance(s[i].pass, &r[i].base_len);
+    }
+    if (r)
+        qsort(r, n, sizeof *r, cmp_inst_ref);
+    return r;
+}
+
+static int same_magnitude(double a, double b)
+{
+    return a > 0 && b > 0 && a <= b * PM_COMPARE_SAME_PASS_FACTOR && b <= a * PM_COMPARE_SAME_PASS_FACTOR;
+}
+
+/* Pairs one group's instances (a[0..m), b[0..n), each in instance order): pa[a's index] = b's index, amb set on
+ * the pairs that may not be the same pass (PM_COMPARE_SAME_PASS_FACTOR). */
+static void pair_group(const inst_ref *a, size_t m, const inst_ref *b, size_t n, long *pa, unsigned char *amb)
+{
+    int same_numbers = m == n;
+    for (size_t i = 0; same_numbers && i < m; i++)
+        same_numbers = a[i].inst == b[i].inst;
+    size_t small = m < n ? m : n, offsets = (m > n ? m - n : n - m) + 1, fit = 0, fits = 0;
+    for (size_t k = 0; !same_numbers && k < offsets; k++) {
+        int all = 1;
+        for (size_t i = 0; all && i < small; i++)
+            all = m <= n ? same_magnitude(a[i].mean, b[i + k].mean) : same_magnitude(a[i + k].mean, b[i].mean);
+        if (all)
+            fit = k, fits++;
+    }
+    int doubt = !same_numbers && fits != 1;
+    size_t k = same_numbers || doubt ? 0 : fit;
+    for (size_t i = 0; i < small; i++) {
+        size_t ia = m <= n ? i : i + k, ib = m <= n ? i + k : i;
+        pa[a[ia].idx] = (long)b[ib].idx;
+        amb[a[ia].idx] = (unsigned char)doubt;
+    }
+}
+
+/* Which B series each A series is the same pass as (-1: none), instance by instance (pair_group). */
+static int pair_series(const series *sa, size_t na, size_t runs_a, const series *sb, size_t nb, size_t runs_b,
+                       long *pa, unsigned char *amb)
+{
+    inst_ref *ra = inst_refs(sa, na, runs_a), *rb = inst_refs(sb, nb, runs_b);
+    if (!ra || !rb) {
+        free(ra);
+        free(rb);
+        return -1;
+    }
+    for (size_t i = 0; i < na; i++)
+        pa[i] = -1, amb[i] = 0;
+    size_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        int c = cmp_group(&ra[i], &rb[j]);
+        size_t ei = i, ej = j;
+        while (ei < na && !cmp_group(&ra[i], &ra[ei]))
+            ei++;
+        while (ej < nb && !cmp_group(&rb[j], &rb[ej]))
+            ej++;
+        if (c == 0)
+            pair_group(&ra[i], ei - i, &rb[j], ej - j, pa, amb);
+        if (c <= 0)
+            i = ei;
+        if (c >= 0)
+            j = ej;
+    }
+    free(ra);
+    free(rb);
+    return 0;
+}
+
+/* The name a build printed, when the row goes by another: the alias table's, or B's instance. */
+static const char *printed_alias(const series *a, const series *b)
+{
+    if (a->orig)
+        return a->orig;
+    if (pm_util_strcmp_null(a->pass, b->pass))
+        return a->pass;
+    return b->orig;
+}
+
+/* Comparison rows of two series lists (sorted by tool, pass): the pairs pair_series finds, then A's unpaired
+ * (removed), then B's (added); the caller orders them. */
 static int merge_rows(const side_cfg *ca, const series *sa, size_t na, const side_cfg *cb, const series *sb,
                       size_t nb, pm_compare_row **out, size_t *n_out)
 {
     pm_compare_row *rows = calloc(na + nb + 1, sizeof *rows);
-    size_t n = 0, i = 0, j = 0;
-    if (!rows)
-        return -1;
-    while (i < na || j < nb) {
-        int c = i >= na ? 1 : j >= nb ? -1 : cmp_tool_pass(sa[i].tool, sa[i].pass, sb[j].tool, sb[j].pass);
-        int bad;
-        if (c == 0) {
-            bad = make_row(sa[i].tool, sa[i].pass, sa[i].orig ? sa[i].orig : sb[j].orig, PM_COMPARE_BOTH, sa[i].v, ca->n_runs, sb[j].v, cb->n_runs,
-                           fmax(sa[i].tick, sb[j].tick), fmax(sa[i].reads, sb[j].reads), &rows[n]);
-            i++, j++;
-        } else if (c < 0) {
-            bad = make_row(sa[i].tool, sa[i].pass, sa[i].orig, PM_COMPARE_REMOVED, sa[i].v, ca->n_runs, NULL, 0, sa[i].tick,
-                           sa[i].reads, &rows[n]);
-            i++;
+    long *pa = malloc((na ? na : 1) * sizeof *pa);
+    unsigned char *amb = malloc(na ? na : 1), *used = calloc(nb ? nb : 1, 1);
+    size_t n = 0;
+    int bad = !rows || !pa || !amb || !used || pair_series(sa, na, ca->n_runs, sb, nb, cb->n_runs, pa, amb);
+    for (size_t i = 0; !bad && i < na; i++) {
+        if (pa[i] >= 0) {
+            const series *b = &sb[pa[i]];
+            used[pa[i]] = 1;
+            bad = make_row(b->tool, b->pass, printed_alias(&sa[i], b), PM_COMPARE_BOTH, sa[i].v, ca->n_runs, b->v,
+                           cb->n_runs, fmax(sa[i].tick, b->tick), fmax(sa[i].reads, b->reads), &rows[n]);
+            if (!bad && amb[i]) {   /* shown with its numbers; no test, no claim */
+                pm_compare_stat *st = &rows[n].st;
+                st->p = st->t = st->df = st->se_log = NAN;
+                st->verdict = st->tested = PM_VERDICT_AMBIGUOUS;
+            }
         } else {
-            bad = make_row(sb[j].tool, sb[j].pass, sb[j].orig, PM_COMPARE_ADDED, NULL, 0, sb[j].v, cb->n_runs, sb[j].tick,
-                           sb[j].reads, &rows[n]);
-            j++;
+            bad = make_row(sa[i].tool, sa[i].pass, sa[i].orig, PM_COMPARE_REMOVED, sa[i].v, ca->n_runs, NULL, 0,
+                           sa[i].tick, sa[i].reads, &rows[n]);
         }
         n++;
-        if (bad) {
-            *out = rows;
-            *n_out = n;
-            return -1;
-        }
     }
+    for (size_t j = 0; !bad && j < nb; j++) {
+        if (used[j])
+            continue;
+        bad = make_row(sb[j].tool, sb[j].pass, sb[j].orig, PM_COMPARE_ADDED, NULL, 0, sb[j].v, cb->n_runs,
+                       sb[j].tick, sb[j].reads, &rows[n]);
+        n++;
+    }
+    free(pa);
+    free(amb);
+    free(used);
     *out = rows;
     *n_out = n;
-    return 0;
+    return bad ? -1 : 0;
+}
+
+static int cmp_row_name(const void *x, const void *y)
+{
+    const pm_compare_row *a = x, *b = y;
+    return cmp_tool_pass(a->tool, a->pass, b->tool, b->pass);
 }
 
 static double abs_delta(double d)
@@ -648,6 +803,7 @@ static int compare_cfg(const side_cfg *ca, const side_cfg *cb, int all_passes, p
     if (merge_rows(ca, ca->steps, ca->n_steps, cb, cb->steps, cb->n_steps, &o->steps, &o->n_steps) != 0 ||
         merge_rows(ca, ca->passes, ca->n_passes, cb, cb->passes, cb->n_passes, &o->passes, &o->n_passes) != 0)
         return -1;
+    qsort(o->steps, o->n_steps, sizeof *o->steps, cmp_row_name);
     if (!all_passes && pass_family(o) != 0)
         return -1;
     qsort(o->passes, o->n_passes, sizeof *o->passes, cmp_row_delta);

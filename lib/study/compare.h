@@ -76,6 +76,16 @@ typedef struct pm_compare_opts {
  * leave no interval narrow enough to decide anything. */
 #define PM_COMPARE_FAMILY_SHARE 0.01
 #define PM_COMPARE_FAMILY_TOP 10
+/* A matched pass is the same pass. A pass run more than once prints " #N" from its second instance on, so a build
+ * that adds an instance renumbers the rest (LLVM 16 put the AMX tile allocator, "Greedy Register Allocator",
+ * before the general one, now "... #2"; LLVM 14's general one has no suffix). Where the two sides run a pass name
+ * (after the alias table) a different number of times, or under other instance numbers, the instances are lined
+ * up in order at every offset, and an offset fits when each pair's means are within this factor of each other;
+ * the one offset that fits pairs them. When none or several fit, the pairs are by instance number and each is
+ * PM_VERDICT_AMBIGUOUS. One pass on one input moves less than 8x between builds of one compiler far more often
+ * than a renumbered instance lands within 8x of its namesake (the AMX allocator is 1/40 to 1/90 of the general
+ * one, tests/fixtures/llvm/greedy). Where both sides run the same instances, the match is by name. */
+#define PM_COMPARE_SAME_PASS_FACTOR 8.0
 
 enum { PM_COMPARE_NA = -1 };           /* significant: no test (n < 3 on a side, one side only, zero times) */
 
@@ -87,7 +97,9 @@ typedef enum pm_compare_verdict {
     PM_VERDICT_CONTENDED,              /* tested, but the A or B runs were contended: no conclusion */
     PM_VERDICT_UNDECIDED,              /* tested, the interval straddles a threshold: more repeats would tell */
     PM_VERDICT_BELOW_RESOLUTION,       /* within a few ticks of its timer: no test */
-    PM_VERDICT_OUTSIDE                 /* a pass outside the default family (all_passes tests it): no test */
+    PM_VERDICT_OUTSIDE,                /* a pass outside the default family (all_passes tests it): no test */
+    PM_VERDICT_AMBIGUOUS               /* a pass matched across builds whose instance or magnitude disagrees:
+                                          maybe not the same pass; shown, no test (PM_COMPARE_SAME_PASS_FACTOR) */
 } pm_compare_verdict;
 
 typedef struct pm_compare_stat {
@@ -139,7 +151,7 @@ pm_compare_verdict pm_compare_decide(double lo, double hi, double threshold);
  * row stays n/a); its numbers are untouched. */
 void pm_compare_withhold(pm_compare_stat *st, int contended, int allow);
 /* "faster", "slower", "same", "undecided", "below resolution", "n/a", "not tested (outside the family)",
- * "no conclusion (contended)" */
+ * "no conclusion (contended)", "ambiguous match (not tested)" */
 const char *pm_compare_verdict_name(pm_compare_verdict v);
 /* The rule in one sentence: the legend every table with a mark prints (compare's header, the report). */
 void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_contended);
@@ -153,7 +165,9 @@ typedef enum pm_compare_presence {
 typedef struct pm_compare_row {
     char *tool;                        /* step tool ("mlir-opt", "llc" ...) */
     char *pass;                        /* pass name; NULL in step rows */
-    char *alias;                       /* the name a build printed when the alias table renamed it; else NULL */
+    char *alias;                       /* the name a build printed when it differs from pass (the alias table renamed it,
+                                          or its instances were lined up with B's: PM_COMPARE_SAME_PASS_FACTOR);
+                                          else NULL */
     pm_compare_presence presence;
     pm_compare_stat st;
 } pm_compare_row;

@@ -82,6 +82,7 @@ const char *pm_compare_verdict_name(pm_compare_verdict v)
     case PM_VERDICT_UNDECIDED: return "undecided";
     case PM_VERDICT_BELOW_RESOLUTION: return "below resolution";
     case PM_VERDICT_OUTSIDE: return "not tested (outside the family)";
+    case PM_VERDICT_AMBIGUOUS: return "ambiguous match (not tested)";
     default: return "n/a";
     }
 }
@@ -101,7 +102,8 @@ pm_compare_verdict pm_compare_decide(double lo, double hi, double threshold)
 
 static int untestable(pm_compare_verdict v)
 {
-    return v == PM_VERDICT_NA || v == PM_VERDICT_BELOW_RESOLUTION || v == PM_VERDICT_OUTSIDE;
+    return v == PM_VERDICT_NA || v == PM_VERDICT_BELOW_RESOLUTION || v == PM_VERDICT_OUTSIDE ||
+           v == PM_VERDICT_AMBIGUOUS;
 }
 
 int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, double threshold)

@@ -147,7 +147,8 @@ int cmd_report(int argc, char **argv)
         pm_err_wrap(&err, "%s", dbpath);   /* an SQL error alone does not say which file */
         goto cleanup;
     }
-    if (a->summary.n_runs_ok + a->summary.n_runs_failed == 0) {   /* 85 lines of dashes and a headline would be a false study */
+    /* 85 lines of dashes and a headline would be a false study */
+    if (a->summary.n_runs_ok + a->summary.n_runs_failed + a->summary.n_runs_no_report == 0) {
         rc = pm_err_set(&err, PM_ERR_NOTFOUND, "%s: sweep '%s' has no runs yet (passmap sweep SPEC.ini --db %s "
                         "measures it)", dbpath, a->sweep ? a->sweep : "-", dbpath);
         goto cleanup;
