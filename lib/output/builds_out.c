@@ -211,7 +211,8 @@ int pm_builds_text(FILE *f, const pm_analysis *a, int markdown, int width)
     pm_table *t = pm_builds_pass_table(a);
     if (!t)
         return PM_ERR_NOMEM;
-    fprintf(f, markdown ? "\n### Passes in both builds, tested by compare's rule (ambiguous matches shown, not tested)\n\n"
+    fprintf(f, markdown ? "\n### Passes in both builds, tested by compare's rule (ambiguous matches shown, not "
+                          "tested)\n\n"
                         : "\npasses in both builds, tested by compare's rule (ambiguous matches shown, not tested)\n");
     int rc = markdown ? pm_table_markdown(t, f) : pm_table_text(t, f, width);
     pm_table_free(t);
