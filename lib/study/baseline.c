@@ -320,15 +320,6 @@ static int bad_line(reader *rd, const char *what)
                       rd->line_no, what);
 }
 
-static char *dup_field(const char *f, int *oom)
-{
-    if (!f)
-        return NULL;
-    char *d = strdup(f);
-    *oom |= !d;
-    return d;
-}
-
 static int read_config(reader *rd, char **fd, size_t n)
 {
     double runs;
@@ -346,10 +337,10 @@ static int read_config(reader *rd, char **fd, size_t n)
     if (fd[4])
         unescape(fd[4]);
     int oom = 0;
-    *c = (pm_sample_config){.key = dup_field(fd[1], &oom), .variant = dup_field(fd[2], &oom),
-                            .fp_hash = dup_field(fd[3], &oom), .fp_text = dup_field(fd[4], &oom),
-                            .host = dup_field(fd[5], &oom), .host_fp = dup_field(fd[6], &oom),
-                            .contended = dup_field(fd[7], &oom), .n_runs = (size_t)runs};
+    *c = (pm_sample_config){.key = pm_util_strdup_opt(fd[1], &oom), .variant = pm_util_strdup_opt(fd[2], &oom),
+                            .fp_hash = pm_util_strdup_opt(fd[3], &oom), .fp_text = pm_util_strdup_opt(fd[4], &oom),
+                            .host = pm_util_strdup_opt(fd[5], &oom), .host_fp = pm_util_strdup_opt(fd[6], &oom),
+                            .contended = pm_util_strdup_opt(fd[7], &oom), .n_runs = (size_t)runs};
     return oom ? nomem(rd->err) : PM_OK;
 }
 
@@ -372,9 +363,9 @@ static int read_series(reader *rd, char **fd, size_t n)
     c->series = g;
     pm_sample_series *se = &g[c->n_series++];
     int oom = 0;
-    *se = (pm_sample_series){.scope = (pm_sample_scope)scope, .tool = dup_field(fd[3], &oom),
-                             .pass = dup_field(fd[4], &oom), .metric = dup_field(fd[5], &oom),
-                             .unit = dup_field(fd[6], &oom), .format = dup_field(fd[7], &oom), .tick = tick,
+    *se = (pm_sample_series){.scope = (pm_sample_scope)scope, .tool = pm_util_strdup_opt(fd[3], &oom),
+                             .pass = pm_util_strdup_opt(fd[4], &oom), .metric = pm_util_strdup_opt(fd[5], &oom),
+                             .unit = pm_util_strdup_opt(fd[6], &oom), .format = pm_util_strdup_opt(fd[7], &oom), .tick = tick,
                              .reads = isnan(reads) || reads < 1 ? 1 : reads,
                              .v = malloc((c->n_runs ? c->n_runs : 1) * sizeof *se->v)};
     if (oom || !se->v)
@@ -393,8 +384,8 @@ static int read_tool(reader *rd, char **fd, size_t n)
         return nomem(rd->err);
     rd->s->tools = g;
     int oom = 0;
-    g[rd->s->n_tools++] = (pm_sample_tool){.name = dup_field(fd[1], &oom), .invoked = dup_field(fd[2], &oom),
-                                           .hash = dup_field(fd[3], &oom), .version = dup_field(fd[4], &oom)};
+    g[rd->s->n_tools++] = (pm_sample_tool){.name = pm_util_strdup_opt(fd[1], &oom), .invoked = pm_util_strdup_opt(fd[2], &oom),
+                                           .hash = pm_util_strdup_opt(fd[3], &oom), .version = pm_util_strdup_opt(fd[4], &oom)};
     return oom ? nomem(rd->err) : PM_OK;
 }
 

@@ -539,8 +539,13 @@ int pm_bisect_run(const pm_bisect_opts *o, pm_bisect_result *res, pm_err *err)
             rc = nomem(err);
             goto cleanup;
         }
-        if (s.n_rows)
+        if (s.n_rows) {
+            /* the good end is every step's reference: its spread bounds every step's interval, so it gets the
+             * most repeats once (a step's own repeats cannot narrow it) */
+            if (repeats < s.max_repeats && (rc = measure_end(o, &s, "good", good, s.max_repeats, err)) != PM_OK)
+                goto cleanup;
             break;
+        }
         if (repeats >= s.max_repeats || !undecided) {
             res->why = strdup(undecided ? "the bad end is not slower than the good end by the rule, even at the "
                                           "most repeats (configs undecided or contended): nothing to bisect"
