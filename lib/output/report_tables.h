@@ -43,6 +43,8 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a);
 
 /* Headline facts (each sentence one line, whole: no length limit). */
 typedef struct pm_rt_headline {
+    char *phases;            /* the phase split first: "phases, 6 configs: frontend 3-26%, optimizer ..."; NULL:
+                                no config with cold runs */
     char **dominant;         /* per regime kind: "LLM, 12 configs: lowering-to-llvm dominates 8 ..." */
     int n_dominant;
     char *fix;               /* top fix and its evidence */

@@ -77,8 +77,9 @@ static int summary_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     (void)err;
     const pm_analysis *a = x->a;
-    fprintf(f, "sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n", a->sweep ? a->sweep : "-",
-            a->backend ? a->backend : "-", a->n_configs, a->summary.n_runs_ok, a->summary.n_runs_failed, a->summary.max_repeats);
+    fprintf(f, "sweep %s (%s): %zu configs, %d ok runs, %d failed, %d without a report, up to %d cold repeats\n",
+            a->sweep ? a->sweep : "-", a->backend ? a->backend : "-", a->n_configs, a->summary.n_runs_ok,
+            a->summary.n_runs_failed, a->summary.n_runs_no_report, a->summary.max_repeats);
     if (a->summary.n_runs_no_report)   /* no report, no conclusion: say why beside the counts */
         fprintf(f, "%s%d configs have no readable timing report (%d runs): %s; %s. They get no stage, regime or fix.\n",
                 PM_MD(x, "\n**warning**: ", "warning: "), a->summary.n_configs_no_report, a->summary.n_runs_no_report,
@@ -98,7 +99,7 @@ static int summary_json(const pm_report_ctx *x, json_t *root)
     if (a->summary.n_trace_runs)
         json_object_set_new(root, "trace_granularity",
                             json_pack("{s:i, s:s}", "runs", a->summary.n_trace_runs, "note", PM_AN_TRACE_GRANULARITY));
-    /* runs that exited 0 without a readable timing report (counted in runs_failed): no stage, regime or fix */
+    /* runs that exited 0 without a readable timing report (not in runs_failed): no stage, regime or fix */
     json_object_set_new(root, "no_report",
                         json_pack("{s:i, s:i, s:s?, s:s}", "runs", a->summary.n_runs_no_report, "configs",
                                   a->summary.n_configs_no_report, "reason", a->summary.no_report_note, "hint", PM_AN_NO_REPORT_HINT));
@@ -247,6 +248,8 @@ static int headline_text(const pm_report_ctx *x, FILE *f, pm_err *err)
     }
     const char *li = PM_MD(x, "- ", "  ");
     fputs(x->markdown ? "\n## Headline\n\n" : "\nheadline\n", f);
+    if (h.phases)
+        fprintf(f, "%sphases: %s\n", li, h.phases);
     for (int i = 0; i < h.n_dominant; i++)
         fprintf(f, "%sdominant stage: %s\n", li, h.dominant[i]);
     fprintf(f, "%stop fix: %s\n%s%s\n%s%s\n", li, h.fix, li, h.ab, li, h.cache);
@@ -270,6 +273,11 @@ static int headline_html(const pm_report_ctx *x, FILE *f, pm_err *err)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     }
     fputs("<section class=headline id=headline><h2 style=\"border:0;margin-top:0\">Headline</h2><ul>", f);
+    if (h.phases) {
+        fputs("<li><b>Phases</b> \u2014 ", f);
+        esc(f, h.phases);
+        fputs("</li>", f);
+    }
     for (int i = 0; i < h.n_dominant; i++) {
         fputs("<li><b>Dominant stage</b> \u2014 ", f);
         esc(f, h.dominant[i]);

@@ -125,9 +125,16 @@ typedef struct loader {
 /* Whether compare's comparison of the sweep with itself kept (tool, pass) in the config's pass family. */
 static int in_family(const pm_compare_config *c, const char *tool, const char *pass)
 {
-    for (size_t i = 0; i < c->n_passes; i++)
-        if (!pm_util_strcmp_null(c->passes[i].tool, tool) && !pm_util_strcmp_null(c->passes[i].pass, pass))
+    /* compare reads a trace's "NAME (self)" row as NAME (compare.c, alias_series) */
+    size_t n = pass ? strlen(pass) : 0, k = strlen(" (self)");
+    if (n > k && !strcmp(pass + n - k, " (self)"))
+        n -= k;
+    for (size_t i = 0; i < c->n_passes; i++) {
+        const char *q = c->passes[i].pass;
+        if (!pm_util_strcmp_null(c->passes[i].tool, tool) &&
+            (!pm_util_strcmp_null(q, pass) || (q && pass && strlen(q) == n && !strncmp(q, pass, n))))
             return c->passes[i].st.tested != PM_VERDICT_OUTSIDE;
+    }
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "compare.h"
 #include "compare_out.h"
+#include "contention.h"
 
 enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH, O_A, O_B, O_ALLOW };
 static const cli_opt compare_opts[] = {
@@ -29,6 +30,13 @@ static const cli_opt compare_opts[] = {
     {"json", O_JSON, 0, NULL, "everything as JSON"},
     {0},
 };
+/* The contention rule from its own function, so the help cannot fall behind it. */
+static void contended_notes(FILE *out)
+{
+    char rule[512];
+    pm_contention_rule_text(rule, sizeof rule, 0);
+    fprintf(out, "Contended runs: %s.\n", rule);
+}
 static const cli_cmd compare_cmd = {
     .name = "compare",
     .synopsis = "A.db [B.db] [options]",
@@ -41,9 +49,8 @@ static const cli_cmd compare_cmd = {
              "lies within [1 - t, 1 + t], otherwise undecided (with the repeats per side that would settle it).\n"
              "By default the pass table holds the passes with >= 1% of the compile, top 10 per step tool\n"
              "(--all-passes: every pass). No conclusion from contended runs: a config whose A or B runs were\n"
-             "contended (load above the CPUs, or a tool's steps below 0.75x its serial CPU/wall from the sweep's\n"
-             "null-input runs; the report's rule) is tested and counted in its table, but its rows read \"no\n"
-             "conclusion (contended)\", with the reason. The summary's geomean comes from the decided,\n"
+             "contended (the report's rule, below the options) is tested and counted in its table, but its rows\n"
+             "read \"no conclusion (contended)\", with the reason. The summary's geomean comes from the decided,\n"
              "uncontended configs and says how many of how many. Each rule's reason: docs/statistics.md.\n"
              "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
              "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).\n"
@@ -52,6 +59,7 @@ static const cli_cmd compare_cmd = {
              "says what the build printed).",
     .opts = compare_opts,
     .notes = "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.",
+    .notes_fn = contended_notes,
     .exit_status = "0 ok, 1 no config matched or a database could not be read, 2 bad usage",
 };
 

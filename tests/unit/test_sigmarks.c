@@ -95,6 +95,8 @@ static void build(ab_fixture *f)
     f->ab.cmp.threshold = PM_COMPARE_THRESHOLD;
     f->ab.cmp.geomean_ratio = 0.8;
     f->ab.cmp.geomean_ci_lo = f->ab.cmp.geomean_ci_hi = NAN;
+    f->ab.cmp.pooled_ratio = 0.85;   /* the tested configs: faster, undecided, same */
+    f->ab.cmp.pooled_ci_lo = f->ab.cmp.pooled_ci_hi = NAN;
     for (int i = 0; i < 4; i++) {
         pm_compare_verdict v = f->cfg[i].wall.verdict;
         f->ab.cmp.faster += v == PM_VERDICT_FASTER;
@@ -103,6 +105,7 @@ static void build(ab_fixture *f)
         f->ab.cmp.undecided += v == PM_VERDICT_UNDECIDED;
         f->ab.cmp.untested += v == PM_VERDICT_NA;
         f->ab.cmp.n_ratios += v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER || v == PM_VERDICT_SAME;
+        f->ab.cmp.n_pooled += !isnan(f->cfg[i].wall.p);
     }
     f->a.ab.rows = &f->ab;
     f->a.ab.n = 1;
@@ -152,8 +155,10 @@ static void test_ab_table_marks(void **state)
     pm_rt_headline h;
     assert_int_equal(pm_rt_headline_build(&f.a, &h), PM_OK);
     assert_non_null(strstr(h.ab, "variant fix vs stock"));
-    /* the summary from the 2 decided configs, the others said on the same line */
-    assert_non_null(strstr(h.ab, "from 2 of 4 configs (1 undecided, 1 without a test"));
+    /* the summary from the 3 tested configs, how many decided and their mean labelled, the untested one said on
+     * the same line */
+    assert_non_null(strstr(h.ab, "0.850\u00d7 (no interval: fewer than 3 configs) from 3 of 4 configs, 2 decided "
+                                 "(decided only: 0.800\u00d7) (1 without a test"));
     assert_non_null(strstr(h.ab, "1 faster, 0 slower, 1 same, 1 undecided"));
     pm_rt_headline_free(&h);
     /* the legend is compare's rule */
