@@ -1,6 +1,8 @@
 /* pm_baseline: write a sweep's baseline file, and read one back into a store for the gate (see baseline.h). */
 #include "baseline.h"
 
+#include <jansson.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -8,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <jansson.h>
 
 #include "compare.h"
 #include "decide.h"
@@ -552,7 +555,14 @@ cleanup:
 static int samples_to_store(const pm_samples *s, pm_store *st, pm_err *err)
 {
     int64_t sweep_id;
-    int rc = pm_store_sweep(st, s->sweep, "baseline", NULL, NULL, &sweep_id, err);
+    /* the meter where a sweep records it (its meta_json), so compare reads the baseline's as any side's */
+    json_t *meta = json_pack("{s:s}", "meter", s->meter);
+    char *meta_text = meta ? json_dumps(meta, JSON_COMPACT) : NULL;
+    json_decref(meta);
+    if (!meta_text)
+        return nomem(err);
+    int rc = pm_store_sweep(st, s->sweep, "baseline", NULL, meta_text, &sweep_id, err);
+    free(meta_text);
     if (rc == PM_OK && !isnan(s->startup_cpu_wall_max) && !isnan(s->startup_cpu_wall_min)) {
         /* two null-input rows whose medians are the sweep's max and min CPU/wall: what the deciding metric reads */
         pm_startup_row rows[2] = {

@@ -318,7 +318,6 @@ int pm_samples_load(const char *db, const char *sweep, pm_samples *out, pm_err *
     loader l = {.cfgs = {.err = err}};
     pm_tool_ident *tools = NULL;
     size_t n_tools = 0;
-    char *meter = NULL;
     /* the sweep against itself: compare's own choice of each config's pass family, contention and decider */
     pm_compare_opts co = {.path_a = db, .path_b = db, .sweep_a = sweep, .sweep_b = sweep};
     int rc = pm_compare_run(&co, &r, err);
@@ -335,17 +334,10 @@ int pm_samples_load(const char *db, const char *sweep, pm_samples *out, pm_err *
                                    &out->startup_cpu_wall_min, err)) != PM_OK ||
         (rc = pm_store_side_cursor_open(l.st, 0, &l.q, err)) != PM_OK)
         goto cleanup;
-    rc = pm_store_meta_get(l.st, "meter", &meter, err);
-    if (rc == PM_ERR_NOTFOUND) {
-        memset(err, 0, sizeof *err);
-        rc = PM_OK;
-    }
-    if (rc != PM_OK)
-        goto cleanup;
     const char *decides = pm_decide_name(r.decided_on);
     int oom = 0;
     out->sweep = pm_util_strdup_opt(r.a.sweep, &oom);
-    out->meter = pm_util_strdup_opt(meter ? meter : "runner", &oom);
+    out->meter = pm_util_strdup_opt(r.a.meter ? r.a.meter : "wall", &oom);
     /* the metric by its short name, the first word of pm_decide_name (wall, cpu, instructions) */
     out->decides = oom ? NULL : strndup(decides, strcspn(decides, " "));
     out->tools = calloc(n_tools ? n_tools : 1, sizeof *out->tools);
@@ -371,7 +363,6 @@ int pm_samples_load(const char *db, const char *sweep, pm_samples *out, pm_err *
         if ((rc = load_config(&l, &r.configs[i], &out->configs[out->n_configs++], err)) != PM_OK)
             goto cleanup;
 cleanup:
-    free(meter);
     pm_tool_idents_free(tools, n_tools);
     pm_config_fps_free(l.fps, l.n_fps);
     for (size_t i = 0; i < l.cfgs.n; i++)
