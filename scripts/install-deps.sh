@@ -19,7 +19,8 @@ test=(libcmocka-dev sqlite3 jq python3 clang-22 libclang-rt-22-dev chromium
       llvm-16 llvm-19   # older opt/llc: tests/e2e/test_realcc.sh checks each LLVM's timers (skips absent ones)
       libxml2-utils   # xmllint: tests/e2e/test_gate.sh validates the gate's JUnit XML against tests/schemas/junit.xsd
       python3-jsonschema   # tests/e2e/test_export.sh validates the LNT and BMF exports against tests/schemas/
-      valgrind)   # the valgrind meter (exact instruction counts): tests/e2e/test_meter.sh
+      valgrind   # the valgrind meter (exact instruction counts): tests/e2e/test_meter.sh
+      lintian)   # make deb checks the package with it
 bench=(sqlite3 ccache hyperfine python3-pandas nodejs valgrind)   # valgrind: bench/meter.sh
 # the one npm package (bench/report_duckdb.js), pinned; into build/duckdb, never committed (build/ is ignored)
 DUCKDB_NPM=@duckdb/node-api@1.5.6-r.1
