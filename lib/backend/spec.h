@@ -10,9 +10,10 @@
  *   [openvino] (read by sweep_ov.c) device, lib, log_level, schedule_trace, strategy_json, task_stats (the switches of the
  *              instrumented variant), reuse_strategy, platform (NPU_PLATFORM: offline without an NPU),
  *              prefill_hint (STATIC|DYNAMIC), generate_pyramid (bool), min_response_len,
- *              prefill_attention_hint, generate_attention_hint (STATIC|DYNAMIC|PYRAMID; default STATIC),
+ *              prefill_attention_hint, generate_attention_hint (STATIC|DYNAMIC|PYRAMID|HFA; default STATIC),
  *              shared_head (bool; default true): pinned from OpenVINO 2026.0, compiler_type (NPU_COMPILER_TYPE:
- *              DRIVER|PLUGIN|PREFER_PLUGIN|MLIR; default DRIVER on a device, PLUGIN offline),
+ *              PLUGIN|DRIVER|PREFER_PLUGIN from 2026, MLIR|DRIVER before, checked against the release at
+ *              compile time; default DRIVER on a device, PLUGIN offline), import_max_ram_share (0..1, 0.5),
  *              model (template with {family} {size} {precision} {window}), props (K=V K=V)
  *   [llm NAME] models (family:size ...), windows, precisions, layers, variants, tile, unroll
  *   [cnn NAME] families, resolutions, precisions, blocks, variants, tile, unroll

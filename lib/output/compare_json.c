@@ -46,6 +46,8 @@ static void json_stat(json_t *o, const pm_compare_stat *st)
     json_object_set_new(o, "repeats_needed_lo", jnum(st->repeats_needed_lo));
     json_object_set_new(o, "repeats_needed_hi", jnum(isinf(st->repeats_needed_hi) ? NAN : st->repeats_needed_hi));
     json_object_set_new(o, "rounding_bound_log", jnum(st->bias_log));
+    json_object_set_new(o, "var_log_a", jnum(st->var_a));   /* per-run log variances, rounding included: what the */
+    json_object_set_new(o, "var_log_b", jnum(st->var_b));   /* runs-to-settle search takes */
     json_object_set_new(o, "verdict", json_string(pm_compare_verdict_name(st->verdict)));
     json_object_set_new(o, "rule_verdict", json_string(pm_compare_verdict_name(st->tested)));
     json_object_set_new(o, "contended", json_boolean(st->contended));

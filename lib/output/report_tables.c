@@ -433,6 +433,15 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
         int add = snprintf(buf + w, n - (size_t)w, "%s %s vs %s m=%zu", i ? "," : "", x->variant, x->against, m);
         w = add < 0 ? -1 : w + add;
     }
+    /* walls a slowing meter measured (valgrind) are the instrumented runs', not compile times */
+    for (size_t i = 0; w > 0 && (size_t)w < n && i < a->ab.n; i++)
+        if (!a->ab.rows[i].error && (a->ab.rows[i].cmp.a.walls_slowed || a->ab.rows[i].cmp.b.walls_slowed)) {
+            int add = snprintf(buf + w, n - (size_t)w, "; the cold walls were measured under the %s meter: the "
+                               "instrumented runs', not compile times", a->ab.rows[i].cmp.a.walls_slowed
+                               ? a->ab.rows[i].cmp.a.meter : a->ab.rows[i].cmp.b.meter);
+            w = add < 0 ? -1 : w + add;
+            break;
+        }
     /* which metric each A/B decided on (decide.h): the B/A, interval, p and mark columns are of it */
     int first = 1;
     for (size_t i = 0; w > 0 && (size_t)w < n && i < a->ab.n; i++) {
@@ -501,8 +510,12 @@ pm_table *pm_rt_ab(const pm_analysis *a)
             /* compare judged contention with the analysis's rule (contention.h): which side, beside the mark
              * it withheld (or kept, with --allow-contended) */
             int na = c->contended_a != NULL, nb = c->contended_b != NULL;
-            rc |= pm_table_set(t, row, C_NOISE, na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "",
-                               NAN);
+            /* where the count and the wall disagree, the row says so beside it (instructions are not time) */
+            char why[96];
+            pm_compare_disagree(&x->cmp, c, why, sizeof why);
+            rc |= pm_table_setf(t, row, C_NOISE, NAN, "%s%s%s",
+                                na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "",
+                                (na || nb) && why[0] ? "; " : "", why);
         }
     }
     if (rc) {

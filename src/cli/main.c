@@ -28,6 +28,7 @@ static const struct command commands[] = {
     {"compare", cmd_compare, "compare two results databases per config and pass (A/B of a fix)"},
     {"gate", cmd_gate, "CI gate: a sweep against a baseline; exits 0 pass, 1 slower, 3 inconclusive"},
     {"baseline", cmd_baseline, "write a sweep's baseline file for gate (small, stable, diff-friendly)"},
+    {"history", cmd_history, "a series of sweeps across compiler builds, per config and stage, with change points"},
     {"bisect", cmd_bisect, "git bisect run to the commit (and pass) that made compiles slower, by the rule"},
     {"export", cmd_export, "a sweep's samples as LNT (report v2), Bencher (BMF) or CSV for dashboards"},
     {"fix", cmd_fix, "propose, run (A/B) and prove the fixes for a study; checks outputs are unchanged"},

@@ -14,22 +14,7 @@
 
 #include "compare.h"
 #include "stats.h"
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static double uniform(rng *r)
-{
-    r->s ^= r->s >> 12, r->s ^= r->s << 25, r->s ^= r->s >> 27;
-    return ((r->s * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double normal(rng *r)
-{
-    double u = uniform(r), v = uniform(r);
-    return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
-}
+#include "sim_rng.h"
 
 static void fill(double *x, size_t n, double v)
 {
