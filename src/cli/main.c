@@ -32,11 +32,11 @@ struct command {
 
 static const struct command commands[] = {
     {"run", cmd_run, CAT_MAIN, "run a command N times, cold, in isolated processes, and measure it", NULL},
-    {"parse", cmd_parse, CAT_MAIN, "parse a timing report (MLIR, LLVM, Chrome trace, NPU logs) into passes", NULL},
+    {"parse", cmd_parse, CAT_MAIN, "parse timing reports (MLIR, LLVM, Chrome trace, NPU logs) into passes; --db: store them", NULL},
     {"gen", cmd_gen, CAT_MAIN, "generate a workload (LLM decoder or CNN) as MLIR", NULL},
     {"sweep", cmd_sweep, CAT_MAIN, "run a sweep spec (matrix of configs x repeats) into SQLite; --status: how far", NULL},
     {"report", cmd_report, CAT_MAIN, "analyse a results database: stages, regimes, fits, fixes, HTML", NULL},
-    {"show", cmd_show, CAT_MAIN, "a stored compile's pass tree in the terminal, with bars and shares", NULL},
+    {"show", cmd_show, CAT_MAIN, "a stored compile's pass tree in the terminal; --chrome-trace FILE for Perfetto", NULL},
     {"compare", cmd_compare, CAT_MAIN, "compare two results databases per config and pass (A/B of a fix)", NULL},
     {"fix", cmd_fix, CAT_MAIN, "propose, run (A/B) and prove the fixes for a study; checks outputs are unchanged",
      NULL},
@@ -51,10 +51,10 @@ static const struct command commands[] = {
     {"probe", cmd_probe, CAT_MORE, "measure the stage-entry IR sizes a finished sweep lacks (for the cost fits)", NULL},
     {"merge", cmd_merge, CAT_MORE, "merge shard databases (or any studies of the same spec) into one", NULL},
     {"cache", cmd_cache, CAT_MORE, "content-addressed cache of compiled artifacts", NULL},
-    {"import", cmd_import, CAT_MORE, "import a timing report file into a results database", NULL},
-    {"trace", cmd_trace, CAT_MORE, "export one stored compile as a Chrome trace (Perfetto, chrome://tracing)",
-     NULL},
-    {"status", cmd_status, CAT_MORE, "done/left per shard of a sweep database", NULL},
+    {"import", cmd_import, CAT_OLD_NAME, "import a timing report file into a results database", "passmap parse --db DB"},
+    {"trace", cmd_trace, CAT_OLD_NAME, "export one stored compile as a Chrome trace (Perfetto, chrome://tracing)",
+     "passmap show --chrome-trace FILE"},
+    {"status", cmd_status, CAT_OLD_NAME, "done/left per shard of a sweep database", "passmap sweep --status"},
     {"ov-compile", cmd_ov_compile, CAT_INTERNAL, "compile (and import) one OpenVINO model, used by the openvino back end",
      NULL},
 };
