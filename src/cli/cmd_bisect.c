@@ -1,5 +1,6 @@
 /* passmap bisect: the commit behind a compile-time regression (lib/sweep/bisect.h; docs/regressions.md). */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,15 @@ static int positive(const char *s, int *out)
     return 0;
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+    signal(SIGINT, SIG_DFL); /* a second Ctrl-C stops at once */
+}
+
 static void print_note(void *user, const char *line)
 {
     (void)user;
@@ -88,7 +98,8 @@ static int step(const char *work)
 
 int cmd_bisect(int argc, char **argv)
 {
-    pm_bisect_opts o = {.repo = ".", .bad = "HEAD", .work = "bisect-work", .note = print_note};
+    pm_bisect_opts o = {.repo = ".", .bad = "HEAD", .work = "bisect-work", .note = print_note,
+                        .cancel = &interrupted};
     const char *step_work = NULL;
     int json = 0, c;
     optind = 1;
@@ -142,7 +153,13 @@ int cmd_bisect(int argc, char **argv)
     o.spec = argv[optind];
     pm_bisect_result r;
     pm_err err = {0};
-    if (pm_bisect_run(&o, &r, &err) != PM_OK) {
+    /* Ctrl-C stops the build or git bisect run in progress and resets the tree before passmap exits */
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    int brc = pm_bisect_run(&o, &r, &err);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (brc != PM_OK) {
         fprintf(stderr, "passmap bisect: %s\n", err.msg);
         return PM_EXIT_FAIL;
     }

@@ -58,6 +58,9 @@ static const cli_opt sweep_opts[] = {
     {"meter", 10, 0, "M", "how each step is measured: {meters} (default: [sweep] meter, else auto:\n"
                           "perf counters where the kernel offers them, else wall); valgrind counts the\n"
                           "instructions of the step's process tree exactly, ~50x slower, and decides on them"},
+    {"jobs", 11, 0, "N", "N compiles at once (default 1); only with a meter that counts (valgrind,\n"
+                         "counters): the counts decide, the walls are recorded as contended; refused\n"
+                         "with the wall meter. Each Slurm shard still runs on a node of its own"},
     {"name", 'A', 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same"},
     {"force", 'F', 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
                             "fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
@@ -162,6 +165,19 @@ static void on_notice(void *user, const char *line)
     fprintf(stderr, "passmap sweep: %s\n", line);
 }
 
+/* An option's integer from lo to hi into *out; -1 (said on stderr) when it is not one. */
+static int int_opt(const char *name, const char *arg, long lo, long hi, int *out)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || v < lo || v > hi) {
+        fprintf(stderr, "passmap sweep: %s needs an integer from %ld to %ld, not '%s'\n", name, lo, hi, arg);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     const char *write_plan = NULL;
@@ -191,6 +207,10 @@ int cmd_sweep(int argc, char **argv)
             break;
         }
         case 'n': opts.dry_run = 1; break;
+        case 11:
+            if (int_opt("--jobs", optarg, 1, 256, &opts.jobs))
+                return PM_EXIT_USAGE;
+            break;
         case 10:
             if (strcmp(optarg, "auto") && !pm_meter_find(optarg)) {
                 fprintf(stderr, "passmap sweep: --meter is one of %s, not '%s'\n", pm_meter_names(), optarg);
@@ -217,16 +237,10 @@ int cmd_sweep(int argc, char **argv)
         case 'C': opts.costs_db = optarg; break;
         case 's': status = 1; break;
         case 'L': use_slurm = 1; break;
-        case 'K': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 100000) {
-                fprintf(stderr, "passmap sweep: --shards needs an integer from 1 to 100000, not '%s'\n", optarg);
+        case 'K':
+            if (int_opt("--shards", optarg, 1, 100000, &slurm.shards))
                 return PM_EXIT_USAGE;
-            }
-            slurm.shards = (int)v;
             break;
-        }
         case 'F': opts.force = 1; break;
         case 'R': opts.retry_failed = 1; break;
         case 'A': name = optarg; break;
@@ -238,16 +252,10 @@ int cmd_sweep(int argc, char **argv)
         case 4: slurm.qos = old_site_option(c, optarg); break;
         case 5: slurm.constraint = old_site_option(c, optarg); break;
         case 6: slurm.mem = old_site_option(c, optarg); break;
-        case 7: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 100000) {
-                fprintf(stderr, "passmap sweep: --throttle needs an integer from 1 to 100000, not '%s'\n", optarg);
+        case 7:
+            if (int_opt("--throttle", optarg, 1, 100000, &slurm.throttle))
                 return PM_EXIT_USAGE;
-            }
-            slurm.throttle = (int)v;
             break;
-        }
         case 8: slurm.sbatch_args = optarg; break;
         case 9:
             if (pm_cost_model_parse(optarg, &slurm.cost_model, &err)) {
@@ -393,6 +401,9 @@ int cmd_sweep(int argc, char **argv)
                               sum.wall_s);
         json_object_set_new(o, "startup_runs", json_integer(sum.startup_runs));
         json_object_set_new(o, "no_report", json_integer(sum.no_report));
+        json_object_set_new(o, "meter", json_pack("{s:s, s:f}", "name", sum.meter, "slowdown", sum.meter_slowdown));
+        if (opts.dry_run)
+            json_object_set_new(o, "expected_s", sum.expected_s >= 0 ? json_real(sum.expected_s) : json_null());
         if (spec->repeats_auto)
             json_object_set_new(o, "auto_stop", json_pack("{s:i, s:i, s:s}", "precision", sum.stop_precision,
                                                           "answer", sum.stop_answer, "note", sum.stop_note));
@@ -405,6 +416,11 @@ int cmd_sweep(int argc, char **argv)
     } else if (opts.dry_run) {
         printf("dry run: %d configs, %d runs planned (%d already recorded); nothing was written\n", sum.configs,
                sum.planned, sum.already_done);
+        /* what the meter costs: the expected time when the store has runs to go by */
+        char t[16];
+        fmt_dur(sum.expected_s, t, sizeof t);
+        printf("meter %s: steps run ~%.0fx their native time; expected time %s\n", sum.meter, sum.meter_slowdown,
+               sum.expected_s >= 0 ? t : "unknown (no run recorded in the database to go by)");
     } else {
         if (sum.startup_runs)
             printf("start-up: %d null-input runs (each tool on an empty input, once per sweep)\n", sum.startup_runs);

@@ -29,6 +29,7 @@ int cmd_gate(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 /* passmap sweep --slurm (sweep_slurm.c). */
 typedef struct pm_cli_slurm {

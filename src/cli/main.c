@@ -44,6 +44,8 @@ static const struct command commands[] = {
     {"doctor", cmd_doctor, CAT_MAIN, "check the compilers and back ends here: versions, devices, a tiny compile", NULL},
     {"baseline", cmd_baseline, CAT_REGRESSIONS, "write a sweep's baseline file for gate (small, stable, diff-friendly)",
      NULL},
+    {"history", cmd_history, CAT_REGRESSIONS,
+     "a series of sweeps across compiler builds, per config and stage, with change points", NULL},
     {"bisect", cmd_bisect, CAT_REGRESSIONS,
      "git bisect run to the commit (and pass) that made compiles slower, by the rule", NULL},
     {"export", cmd_export, CAT_REGRESSIONS, "a sweep's samples as LNT (report v2), Bencher (BMF) or CSV for dashboards",
