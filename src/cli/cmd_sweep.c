@@ -274,7 +274,8 @@ int cmd_sweep(int argc, char **argv)
                               : pm_cli_status_dbs((const char *const *)argv + optind, argc - optind, json);
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "passmap sweep: expected one SPEC.ini\ntry 'passmap sweep --help'\n");
+        fprintf(stderr, "passmap sweep: expected one SPEC.ini%s\ntry 'passmap sweep --help'\n",
+                status ? " (with --status: a SPEC.ini, or the databases DB...)" : "");
         return PM_EXIT_USAGE;
     }
     pm_spec *spec = NULL;

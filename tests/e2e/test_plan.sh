@@ -85,6 +85,9 @@ PY
   && [ "$(cat old.err)" = "passmap status is now passmap sweep --status; the old name goes in the next release" ] \
   && ok "sweep --status DB... and --db DB: status's output; status: one line naming it" \
   || fail "sweep --status vs status: rc $rc_old/$rc_new $(cat old.err new.err)"
+e=$("$PASSMAP" sweep --status 2>&1); rc=$?
+[ $rc = 2 ] && echo "$e" | grep -q 'with --status: a SPEC.ini, or the databases DB' && ok "sweep --status alone: says what it takes" \
+  || fail "sweep --status alone: rc=$rc $e"
 check "shard 3/3 from the plan" "$PASSMAP" sweep --quiet --shard 3/3 --plan plan.txt --db s3.db in/s.ini
 check "merge of the last shard completes the study" "$PASSMAP" merge m.db s3.db
 "$PASSMAP" report m.db 2>&1 | grep -q "INCOMPLETE" && fail "complete study still marked incomplete" \
