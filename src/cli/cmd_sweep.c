@@ -51,8 +51,9 @@ static const cli_opt sweep_opts[] = {
                              "walls of --costs DB, else its stage-size probe sizes, else IR size), ir (IR size\n"
                              "only), probe (the stage-size probe only: from --costs DB where recorded, run\n"
                              "now elsewhere, one extra compile per config; ranks far better than IR size)"},
-    {"status", 's', 0, NULL, "print done/left per shard of --db (as `passmap status DB`), run nothing; with\n"
-                             "--slurm: also each shard task's and the merge job's Slurm state (squeue, then\n"
+    {"status", 's', 0, NULL, "print done/left per shard of --db, or of the databases DB... given instead of the\n"
+                             "spec (was `passmap status`), run nothing; with --slurm (or a DB a Slurm sweep\n"
+                             "writes into): also each shard task's and the merge job's Slurm state (squeue, then\n"
                              "sacct) and what to do about a task that ended without completing"},
     {"meter", 10, 0, "M", "how each step is measured: {meters} (default: [sweep] meter, else auto:\n"
                           "perf counters where the kernel offers them, else wall); valgrind counts the\n"
@@ -72,10 +73,11 @@ static const cli_opt sweep_opts[] = {
     {"shards", 'K', 0, "N", "with --slurm: number of shards (default 4)"},
     {"partition", 'P', 0, "P", "with --slurm: the Slurm partition"},
     {"time", 'T', 0, "T", "with --slurm: time limit per shard task (Slurm syntax, e.g. 4:00:00)"},
-    {"account", 3, 0, "A", "with --slurm: passed to both jobs as an #SBATCH line (site policy)"},
-    {"qos", 4, 0, "Q", "with --slurm: the same"},
-    {"constraint", 5, 0, "C", "with --slurm: the same"},
-    {"mem", 6, 0, "M", "with --slurm: the same"},
+    /* old spellings of --sbatch-args words, hidden (notes below), kept for one release */
+    {"account", 3, 0, "A", NULL},
+    {"qos", 4, 0, "Q", NULL},
+    {"constraint", 5, 0, "C", NULL},
+    {"mem", 6, 0, "M", NULL},
     {"throttle", 7, 0, "M", "with --slurm: at most M shard tasks at once (--array=1-N%M)"},
     {"sbatch-args", 8, 0, "S", "with --slurm: more sbatch options, split at white space, given to every sbatch\n"
                                "call as argv words (no shell); shown by --dry-run"},
@@ -83,13 +85,28 @@ static const cli_opt sweep_opts[] = {
 };
 static const cli_cmd sweep_cmd = {
     .name = "sweep",
-    .synopsis = "[options] SPEC.ini",
+    .synopsis = "[options] SPEC.ini\npassmap sweep --status [--json] DB...",
     .about = "Runs every config of the spec's matrix (repeats interleaved) and records each run in SQLite.\n"
              "Rerunning the same command resumes: runs already recorded are skipped, and what a killed sweep left\n"
              "running in a step's process group is killed first (one line on stderr).",
     .opts = sweep_opts,
-    .notes = "Spec format: man 5 passmap-spec (docs/spec.md), studies/demo.ini. Several machines: docs/scale-out.md.",
+    .notes = "Spec format: man 5 passmap-spec (docs/spec.md), studies/demo.ini. Several machines: docs/scale-out.md.\n"
+             "Old spellings, kept for one release (each prints its new one on stderr): --account A, --qos Q,\n"
+             "--constraint C and --mem M (with --slurm: an #SBATCH line of both jobs, as before) are now\n"
+             "--sbatch-args '--account=A --qos=Q --constraint=C --mem=M'; `passmap status DB...` is now\n"
+             "`passmap sweep --status DB...`.",
 };
+
+/* An old site option (key of its hidden row): the one line saying its new spelling; returns its value. */
+static const char *old_site_option(int key, const char *value)
+{
+    const cli_opt *o = sweep_opts;
+    while (o->name && o->key != key)
+        o++;
+    fprintf(stderr, "passmap sweep: --%s is now --sbatch-args '--%s=%s'; the old spelling goes in the next release\n",
+            o->name, o->name, value);
+    return value;
+}
 
 typedef struct progress_state {
     int tty, quiet, dry;
@@ -231,10 +248,10 @@ int cmd_sweep(int argc, char **argv)
         case 'T': slurm.time_limit = optarg; break;
         case 1: opts.plan_path = optarg; break;
         case 2: write_plan = optarg; break;
-        case 3: slurm.account = optarg; break;
-        case 4: slurm.qos = optarg; break;
-        case 5: slurm.constraint = optarg; break;
-        case 6: slurm.mem = optarg; break;
+        case 3: slurm.account = old_site_option(c, optarg); break;
+        case 4: slurm.qos = old_site_option(c, optarg); break;
+        case 5: slurm.constraint = old_site_option(c, optarg); break;
+        case 6: slurm.mem = old_site_option(c, optarg); break;
         case 7:
             if (int_opt("--throttle", optarg, 1, 100000, &slurm.throttle))
                 return PM_EXIT_USAGE;
@@ -250,8 +267,15 @@ int cmd_sweep(int argc, char **argv)
         default: return cli_try_help(&sweep_cmd);
         }
     }
+    /* --status with databases instead of a spec (or --db alone): their progress, no spec read */
+    if (status && (argc - optind > 1 || (optind == argc && db) ||
+                   (optind == argc - 1 && pm_cli_status_operand(argv[optind])))) {
+        return optind == argc ? pm_cli_status_dbs(&db, 1, json)
+                              : pm_cli_status_dbs((const char *const *)argv + optind, argc - optind, json);
+    }
     if (optind != argc - 1) {
-        fprintf(stderr, "passmap sweep: expected one SPEC.ini\ntry 'passmap sweep --help'\n");
+        fprintf(stderr, "passmap sweep: expected one SPEC.ini%s\ntry 'passmap sweep --help'\n",
+                status ? " (with --status: a SPEC.ini, or the databases DB...)" : "");
         return PM_EXIT_USAGE;
     }
     pm_spec *spec = NULL;
