@@ -49,8 +49,8 @@ int an_noise(an_work *w, pm_err *err)
         double sum = 0;
         for (size_t k = 0; k < n; k++)
             sum += v[k];
-        pm_contention_set_runs(&c->contention, c->load1, c->user_wall, c->psi_us, c->psi_cgroup_us, c->steal_ms,
-                               n ? sum / (double)n : NAN);
+        pm_contention_set_runs(&c->contention, c->load1, c->jobs, c->user_wall, c->psi_us, c->psi_cgroup_us,
+                               c->steal_ms, n ? sum / (double)n : NAN);
         size_t n_out = 0;
         pm_stats_log_outliers(v, n, flag, &n_out);   /* calibrated limit: stats.h PM_STATS_OUTLIER_LIMIT */
         c->n_outliers = (int)n_out;

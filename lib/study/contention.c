@@ -42,14 +42,15 @@ void pm_contention_rule_text(char *buf, size_t n, int brief)
 
 void pm_contention_init(pm_contention *c)
 {
-    *c = (pm_contention){.load1 = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN, .psi_share = NAN,
+    *c = (pm_contention){.load1 = NAN, .jobs = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN, .psi_share = NAN,
                          .steal_share = NAN, .psi_s = NAN};
 }
 
-void pm_contention_set_runs(pm_contention *c, double load1, double user_wall, double psi_us, double psi_cgroup_us,
-                            double steal_ms, double wall_s)
+void pm_contention_set_runs(pm_contention *c, double load1, double jobs, double user_wall, double psi_us,
+                            double psi_cgroup_us, double steal_ms, double wall_s)
 {
     c->load1 = load1 >= 0 ? load1 : NAN;
+    c->jobs = jobs > 0 ? jobs : NAN;
     c->user_wall = user_wall >= 0 ? user_wall : NAN;
     c->psi_share = c->psi_s = c->steal_share = NAN;
     if (!(wall_s > 0))
@@ -109,7 +110,7 @@ int pm_contention_cpus(const char *meta_json)
 
 int pm_contention_judge(const pm_contention *c, int cpus, double p90, int *on_p90)
 {
-    int why = 0;
+    int why = c->jobs > 1 ? PM_CONTENTION_JOBS : 0;
     if (!isnan(c->steal_share) && c->steal_share > PM_CONTENTION_STEAL_SHARE)
         why |= PM_CONTENTION_STEAL;
     if (!isnan(c->psi_share)) {   /* measured: no guess beside it */
@@ -154,6 +155,8 @@ void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, c
     if (why & PM_CONTENTION_STEAL)
         ADD("%ssteal %.0f%% of its wall > %.0f%%", k ? "; " : "", c->steal_share * 100,
             PM_CONTENTION_STEAL_SHARE * 100);
+    if (why & PM_CONTENTION_JOBS)
+        ADD("%s%.0f compiles at once (sweep --jobs)", k ? "; " : "", c->jobs);
 #undef ADD
 }
 
@@ -163,7 +166,7 @@ typedef struct tool_level { const char *tool; double *v; size_t n, cap; double s
 
 /* the measured metrics by their ids (contention.h), then the load average */
 enum { PR_PSI = PM_CONTENTION_M_PSI, PR_PSI_CG = PM_CONTENTION_M_PSI_CGROUP, PR_STEAL = PM_CONTENTION_M_STEAL,
-       PR_LOAD = PM_CONTENTION_M__COUNT, PR_N };
+       PR_LOAD = PM_CONTENTION_M__COUNT, PR_JOBS, PR_N };
 
 typedef struct load_ctx {
     pm_contention_sweep *s;
@@ -231,6 +234,8 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
     int m = pm_contention_metric_of(r->name);
     if (!strcmp(r->name, "host.load1"))
         x->pr[(size_t)i * PR_N + PR_LOAD] = r->mean;
+    else if (!strcmp(r->name, "host.jobs"))
+        x->pr[(size_t)i * PR_N + PR_JOBS] = r->mean;
     else if (m >= 0)
         x->pr[(size_t)i * PR_N + (size_t)m] = r->mean;
     return PM_OK;
@@ -315,7 +320,7 @@ int pm_contention_load(sqlite3 *db, const char *sweep, pm_contention_sweep *out,
         goto cleanup;
     for (size_t i = 0; i < out->n; i++) {
         const double *pr = &x.pr[i * PR_N];
-        pm_contention_set_runs(&out->c[i], pr[PR_LOAD], x.uw[i] > 0 ? x.u[i] / x.uw[i] : NAN, pr[PR_PSI],
+        pm_contention_set_runs(&out->c[i], pr[PR_LOAD], pr[PR_JOBS], x.uw[i] > 0 ? x.u[i] / x.uw[i] : NAN, pr[PR_PSI],
                                pr[PR_PSI_CG], pr[PR_STEAL], x.nw[i] > 0 ? x.w[i] / x.nw[i] : NAN);
     }
     double *uw = x.u;   /* reused: the configs' user/wall */

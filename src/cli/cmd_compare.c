@@ -42,16 +42,19 @@ static const cli_cmd compare_cmd = {
     .synopsis = "A.db [B.db] [options]",
     .about = "Compares compile times of B against A per config (matched on the key without its variant),\n"
              "per step tool and per pass. One rule: ratio of geometric means B/A; Welch t on log times (n >= 3 a\n"
-             "side), each side's variance including its timer's rounding; a row under 10 ticks of its timer (0.1 ms\n"
-             "for MLIR/LLVM reports) is \"below resolution\" (no test). Within each table (configs, steps, passes)\n"
-             "p is Holm-adjusted and each CI is 95% simultaneous (Bonferroni). The verdict is read off the CI with\n"
-             "the threshold t: faster when its upper end < 1 - t, slower when its lower end > 1 + t, same when it\n"
-             "lies within [1 - t, 1 + t], otherwise undecided (with the repeats per side that would settle it).\n"
+             "side), each side's variance including its timer's rounding (a flat side's rounding, the same in every\n"
+             "run, as a bias of up to half a tick that widens the CI); a row under 10 ticks of its timer (0.1 ms\n"
+             "for MLIR/LLVM reports), or whose difference lies within that rounding, is \"below resolution\".\n"
+             "Within each table (configs, steps, passes) p is Holm-adjusted and each CI is 95% simultaneous\n"
+             "(Bonferroni). The verdict is read off the CI with the threshold t: faster when its upper end < 1 - t,\n"
+             "slower when its lower end > 1 + t, same when it lies within [1 - t, 1 + t], otherwise undecided (with\n"
+             "the fewest runs per side that would settle it, and that number's range).\n"
              "By default the pass table holds the passes with >= 1% of the compile, top 10 per step tool\n"
              "(--all-passes: every pass). No conclusion from contended runs: a config whose A or B runs were\n"
              "contended (the report's rule, below the options) is tested and counted in its table, but its rows\n"
-             "read \"no conclusion (contended)\", with the reason. The summary's geomean comes from the decided,\n"
-             "uncontended configs and says how many of how many. Each rule's reason: docs/statistics.md.\n"
+             "read \"no conclusion (contended)\", with the reason. The summary's geomean pools every tested,\n"
+             "uncontended config, decided or not (the decided ones alone are the larger effects), and says how\n"
+             "many of how many and how many decided. Each rule's reason: docs/statistics.md.\n"
              "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
              "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).\n"
              "Passes match by (tool, name); a pass renamed between two builds of a compiler (--a llvm=14\n"
@@ -104,16 +107,10 @@ int cmd_compare(int argc, char **argv)
             top = (size_t)v;
             break;
         }
-        case O_THRESH: {   /* "2%" or "0.02" */
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end != optarg && *end == '%' && !end[1])
-                v /= 100, end++;
-            if (end == optarg || *end || !(v > 0 && v < 1))
+        case O_THRESH:   /* "2%" or "0.02" */
+            if (cli_parse_threshold(optarg, &opts.threshold))
                 return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
-            opts.threshold = v;
             break;
-        }
         case O_ALL: all = opts.all_passes = 1; break;
         case O_ALLOW: opts.allow_contended = 1; break;
         case O_MD: markdown = 1; break;
