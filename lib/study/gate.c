@@ -46,6 +46,8 @@ typedef struct finding_list {
 
 /* Appends a finding; why is printf-formatted. -1 when out of memory. */
 static int add_finding(finding_list *l, pm_gate_kind kind, const char *config, const char *tool, const char *pass,
+                       const pm_compare_stat *st, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static int add_finding(finding_list *l, pm_gate_kind kind, const char *config, const char *tool, const char *pass,
                        const pm_compare_stat *st, const char *fmt, ...)
 {
     pm_gate_finding *g = pm_grow(l->v, &l->cap, l->n, sizeof *g, 16);

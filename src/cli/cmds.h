@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include "error.h"
+#include "parse_report.h"
 #include "shard.h"
 #include "spec.h"
 
@@ -49,12 +50,38 @@ int pm_cli_slurm_status(const char *db, const char *spec_name, int json);
 /* The sweep name of the Slurm plan beside DB (DB.slurm/plan.txt) into name: 1, or 0 when there is none. */
 int pm_cli_slurm_plan_sweep(const char *db, char *name, size_t size);
 
+/* passmap sweep --status DB... (and the old passmap status): one database with a Slurm plan beside it as
+ * pm_cli_slurm_status shows it, else pm_cli_status. Returns the exit status. */
+int pm_cli_status_dbs(const char *const *dbs, int n_dbs, int json);
+/* 1 when path is an SQLite database (its header says so) or one a Slurm sweep writes into (DB.slurm/plan.txt
+ * beside it), else 0: how sweep --status DB tells a store from a spec. */
+int pm_cli_status_operand(const char *path);
 /* Prints done/left per shard of each database (passmap status, sweep --status). */
 int pm_cli_status(const char *const *dbs, int n_dbs, int json);
 /* The same, appending one JSON object per row to arr instead (arr NULL: the text). */
 struct json_t;
 int pm_cli_status_into(const char *const *dbs, int n_dbs, struct json_t *arr);
 
+/* passmap parse --db DB (and the old passmap import): each report file parsed and recorded as one run (one step)
+ * of the database's sweep (NULL: "imported"), config (NULL: the file's name), mode (NULL: cold); messages start
+ * "passmap CMD:". Returns the exit status. */
+typedef struct pm_cli_import_opts {
+    const char *db, *sweep, *config, *tool, *mode;
+    pm_format format;
+    int quiet;
+} pm_cli_import_opts;
+int pm_cli_import(const char *cmd, const pm_cli_import_opts *o, int n_files, char **files);
+/* PM_EXIT_USAGE, with a line on stderr, unless mode is one the report shows (cold, cache-miss, warm). */
+int pm_cli_mode_check(const char *cmd, const char *mode);
+/* Which stored run show's and trace's options name (run_id > 0: that one; repeat -1: the median's). */
+typedef struct pm_cli_run_pick {
+    const char *sweep, *config, *mode;
+    int repeat;
+    long long run_id;
+} pm_cli_run_pick;
+/* passmap show --chrome-trace FILE (and the old passmap trace): the picked run of the database at db_path as a
+ * Chrome trace into outpath (NULL: stdout); messages start "passmap CMD:". Returns the exit status. */
+int pm_cli_trace(const char *cmd, const char *db_path, const pm_cli_run_pick *pick, const char *outpath);
 /* Shared by trace and show (cmd_trace.c): which run the options name. */
 int pm_cli_pick_run(sqlite3 *db, const char *cmd, const char *sweep, const char *config, const char *mode, int repeat,
                     long long run_id, int64_t *out, pm_err *err);
