@@ -79,6 +79,7 @@ typedef struct pm_an_config {
        host.psi_cgroup_cpu_some_us (µs) and host.steal_ms (-1: not recorded), and their shares of the mean cold
        wall (NAN: not recorded; then the load and CPU/wall fallback judges) */
     double psi_us, psi_cgroup_us, steal_ms;
+    double jobs;                  /* compiles its runs ran beside (run metric host.jobs, sweep --jobs); NAN: one */
     double psi_share, steal_share;
     double psi_s;                 /* the pressure judged, in seconds (the rule's floor); NAN: not recorded */
     /* process-overhead = start-up + outside passes (shares of the cold wall, and seconds); NAN: start-up not

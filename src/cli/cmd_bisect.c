@@ -119,16 +119,10 @@ int cmd_bisect(int argc, char **argv)
             if (positive(optarg, &o.max_repeats))
                 return usage_error("--max-repeats needs a positive integer", optarg);
             break;
-        case O_THRESH: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end != optarg && *end == '%' && !end[1])
-                v /= 100, end++;
-            if (end == optarg || *end || !(v > 0 && v < 1))
+        case O_THRESH:   /* "2%" or "0.02" */
+            if (cli_parse_threshold(optarg, &o.threshold))
                 return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
-            o.threshold = v;
             break;
-        }
         case O_ALLOW: o.allow_contended = 1; break;
         case O_BTIME: {
             pm_err err = {0};
@@ -178,12 +172,8 @@ int cmd_bisect(int argc, char **argv)
                                              : json_null(),
                                  "exit_status", json_integer(status));
         pm_json_stamp(root, "*_s", "s", "ratio", "culprit / its parent (geometric means)", NULL);
-        if (!root || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-            fprintf(stderr, "passmap bisect: could not write JSON\n");
+        if (cli_print_json(root, "bisect") != PM_EXIT_OK)
             status = PM_EXIT_FAIL;
-        }
-        fputc('\n', stdout);
-        json_decref(root);
     } else if (r.culprit[0]) {
         printf("culprit: %s %s\n", r.culprit, r.subject ? r.subject : "");
         printf("found in %d step%s (%d skipped), following the slower %s rows\n", r.steps, r.steps == 1 ? "" : "s",

@@ -40,6 +40,11 @@ static int usage_error(const char *msg, const char *arg)
     return cli_try_help(&history_cmd);
 }
 
+static int fill_html(FILE *f, const void *h, pm_err *err)
+{
+    return pm_history_write_html(f, h, err);
+}
+
 int cmd_history(int argc, char **argv)
 {
     pm_history_opts o = {0};
@@ -52,16 +57,10 @@ int cmd_history(int argc, char **argv)
     while ((c = cli_getopt(&history_cmd, argc, argv)) != -1) {
         switch (c) {
         case O_SWEEPS: list = optarg; break;
-        case O_THRESH: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end != optarg && *end == '%' && !end[1])
-                v /= 100, end++;
-            if (end == optarg || *end || !(v > 0 && v < 1))
+        case O_THRESH:   /* "2%" or "0.02" */
+            if (cli_parse_threshold(optarg, &o.threshold))
                 return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
-            o.threshold = v;
             break;
-        }
         case O_ALLOW: o.allow_contended = 1; break;
         case O_JSON: json = 1; break;
         case O_HTML: html = optarg; break;
@@ -101,30 +100,14 @@ int cmd_history(int argc, char **argv)
     if (json) {
         json_t *root = pm_history_to_json(&h);
         pm_json_stamp(root, "value", "s (instructions: a count)", "ratio", "this sweep / the sweep before", NULL);
-        if (!root || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-            fprintf(stderr, "passmap history: could not write JSON\n");
-            status = PM_EXIT_FAIL;
-        }
-        fputc('\n', stdout);
-        json_decref(root);
+        status = cli_print_json(root, "history");
     } else if (pm_history_write_text(stdout, &h, cli_term_width(0), &err) != PM_OK) {
         fprintf(stderr, "passmap history: %s\n", err.msg);
         status = PM_EXIT_FAIL;
     }
-    if (html && status == PM_EXIT_OK) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        rc = f ? pm_history_write_html(f, &h, &err) : pm_err_set(&err, PM_ERR_NOMEM, "out of memory");
-        if (f && fclose(f) != 0 && rc == PM_OK)
-            rc = pm_err_set(&err, PM_ERR_NOMEM, "out of memory");
-        if (rc == PM_OK)
-            rc = pm_util_write_file_atomic(html, buf, len, 0644, NULL, &err);
-        free(buf);
-        if (rc != PM_OK) {
-            fprintf(stderr, "passmap history: %s\n", err.msg);
-            status = PM_EXIT_FAIL;
-        }
+    if (html && status == PM_EXIT_OK && cli_publish(html, fill_html, &h, &err) != PM_OK) {
+        fprintf(stderr, "passmap history: %s\n", err.msg);
+        status = PM_EXIT_FAIL;
     }
     pm_history_free(&h);
     return status;

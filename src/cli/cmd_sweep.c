@@ -411,7 +411,7 @@ int cmd_sweep(int argc, char **argv)
                                                           "answer", sum.stop_answer, "note", sum.stop_note));
         if (opts.shard.n)
             json_object_set_new(o, "shard", json_pack("{s:i, s:i}", "k", opts.shard.k, "n", opts.shard.n));
-        pm_json_stamp(o, "wall_s", "s", NULL);
+        pm_json_stamp(o, "wall_s", "s", "expected_s", "s", NULL);
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         putchar('\n');
         json_decref(o);

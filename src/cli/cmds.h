@@ -3,6 +3,7 @@
 #define PM_CLI_CMDS_H
 
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "error.h"
 #include "parse_report.h"
@@ -95,6 +96,14 @@ enum { PM_EXIT_OK = 0, PM_EXIT_FAIL = 1, PM_EXIT_USAGE = 2 };
 
 /* Columns for text output: $COLUMNS, else the terminal's width, else fallback (output to a file or pipe). */
 int cli_term_width(int fallback);
+/* --threshold's argument, "2%" or "0.02", into (0, 1): 0, or -1 when it is not one. */
+int cli_parse_threshold(const char *arg, double *out);
+/* root on stdout (indented, 10 significant digits) and freed: PM_EXIT_OK, or PM_EXIT_FAIL with a line naming
+ * cmd when it could not be built or written. */
+int cli_print_json(struct json_t *root, const char *cmd);
+/* What fill writes, published at path (a temp file renamed over: pm_util_write_file_atomic). */
+int cli_publish(const char *path, int (*fill)(FILE *f, const void *arg, pm_err *err), const void *arg,
+                pm_err *err);
 
 
 #endif

@@ -82,6 +82,13 @@ assert a.keys() == b.keys() and all("," not in v for v in list(a.values()) + lis
 assert all(abs(int(a[k]) - int(b[k])) <= 1e-5 * int(a[k]) for k in a), (a, b)' "$TMP/m.counts" "$TMP/j.counts"
 check "... its runs record that they ran two at once (host.jobs: contended)" \
   test "$(sqlite3 "$TMP/j.db" "select count(*) from metric where name = 'host.jobs' and value = 2")" = 12
+"$PASSMAP" compare "$TMP/j.db" --a n=2000 --b n=2100 --json > "$TMP/j.json" 2>&1
+check "... so their walls are contended, and their counts still decide" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["configs"]:
+    assert "2 compiles at once (sweep --jobs)" in c["contended"]["a"], c["contended"]
+    assert c["wall"]["verdict"] == "no conclusion (contended)" and c["metric"]["verdict"] == "slower", c' "$TMP/j.json"
 check "no step group record left beside the database" test -z "$(ls "$TMP" | grep 'j.db.pgroup')"
 out=$("$PASSMAP" sweep --quiet --jobs 2 --meter wall --db "$TMP/w.db" "$TMP/m.ini" 2>&1)
 check "--jobs 2 with the wall meter is refused with the reason" \
