@@ -131,9 +131,8 @@ const pm_report_section pm_section_configs = {.id = "configs", .toc = "Configs",
 
 static int shares_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    return pm_report_text_table(x, f, pm_rt_stage_shares(x->a, NULL), "phase and stage shares (the phases first, "
-                                "of user CPU time or of the wall as 'phases of' says; the stages of the cold compile "
-                                "wall)", err);
+    return pm_report_text_table(x, f, pm_rt_stage_shares(x->a, NULL), "stage shares (PHASES first: of CPU or wall, "
+                                "as 'phases of' says)", err);
 }
 
 static int shares_html(const pm_report_ctx *x, FILE *f, pm_err *err)
