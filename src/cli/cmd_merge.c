@@ -24,9 +24,11 @@ static const cli_cmd merge_cmd = {
     .synopsis = "[--force] [--partial] [--json] OUT.db IN.db...",
     .about = "Copies every run of each IN (steps, passes, metrics, configs, hosts) into OUT (created when absent).\n"
              "A run already in OUT (same sweep, config, mode and repeat) is skipped as a duplicate, so merging\n"
-             "again changes nothing; each input is one transaction, so a killed merge resumes by running it again.\n"
+             "again changes nothing; each input is one transaction, so a killed merge resumes by running it again\n"
+             "(until it finishes, OUT's report says INCOMPLETE STUDY: a merge did not finish).\n"
              "An input whose sweep has another spec text or compiler build than the same sweep in OUT is refused:\n"
-             "a build is each tool's --version text and binary hash (`passmap status` lists them; paths may differ).\n"
+             "a build is each tool's --version text and binary hash (`passmap status` lists them; paths may differ, and\n"
+             "so may the lines describing the machine, \"Host CPU:\" and \"InstalledDir:\", ignored and named in the output).\n"
              "A config measured with other steps in IN than in OUT (its fingerprint) is refused even with --force.\n"
              "Coverage is checked first, over OUT and every IN together, against the shard plan each sweep recorded:\n"
              "a shard missing or unfinished refuses the whole merge (nothing is merged), and so do stores split by\n"

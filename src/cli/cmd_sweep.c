@@ -421,7 +421,7 @@ int cmd_sweep(int argc, char **argv)
         /* what the meter costs: the expected time when the store has runs to go by */
         char t[16];
         fmt_dur(sum.expected_s, t, sizeof t);
-        printf("meter %s: steps run ~%.0fx their native time; expected time %s\n", sum.meter, sum.meter_slowdown,
+        printf("dry run: meter %s: steps run ~%.0fx their native time; expected time %s\n", sum.meter, sum.meter_slowdown,
                sum.expected_s >= 0 ? t : "unknown (no run recorded in the database to go by)");
     } else {
         if (sum.startup_runs)
