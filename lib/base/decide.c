@@ -46,6 +46,11 @@ const char *pm_decide_name(pm_decide_metric m)
     }
 }
 
+const char *pm_decide_unit(pm_decide_metric m)
+{
+    return m == PM_DECIDE_INSTRUCTIONS ? "instructions" : "s";
+}
+
 void pm_decide_text(pm_decide_metric m, char *buf, size_t n)
 {
     snprintf(buf, n, "decided on: %s%s", pm_decide_name(m), m == PM_DECIDE_WALL ? "" : "; wall shown");

@@ -45,6 +45,8 @@ void pm_decide_add_side(pm_decide_evidence *e, double cpu_wall);
 pm_decide_metric pm_decide(const pm_decide_evidence *e);
 /* "wall", "cpu time (user+sys)", "instructions (user space)" */
 const char *pm_decide_name(pm_decide_metric m);
+/* The unit of the metric's samples: "s" for the times, "instructions" for counts (tables format by it). */
+const char *pm_decide_unit(pm_decide_metric m);
 /* The line every table with a decision prints: "decided on: cpu time (user+sys); wall shown". */
 void pm_decide_text(pm_decide_metric m, char *buf, size_t n);
 /* A run's sample of the metric; NAN when the run did not record it. */

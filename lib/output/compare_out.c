@@ -11,17 +11,22 @@
 
 void pm_compare_fmt_ratio(char *buf, size_t n, const pm_compare_stat *st)
 {
-    if (isnan(st->ratio) || isinf(st->ratio))
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%.3f\u00d7", st->ratio);
+    pm_fmt_ratio(buf, n, st->ratio);
+}
+
+void pm_compare_fmt_range(char *buf, size_t n, double lo, double hi)
+{
+    char l[32], h[32];
+    pm_fmt_ratio_num(l, sizeof l, lo);
+    pm_fmt_ratio_num(h, sizeof h, hi);
+    snprintf(buf, n, "[%s, %s]", l, h);
 }
 
 void pm_compare_fmt_ci(char *buf, size_t n, const pm_compare_stat *st, int one_side)
 {
     size_t n_min = st->n_a < st->n_b ? st->n_a : st->n_b;
     if (!isnan(st->ci_lo))
-        snprintf(buf, n, "[%.3f, %.3f]", st->ci_lo, st->ci_hi);
+        pm_compare_fmt_range(buf, n, st->ci_lo, st->ci_hi);
     else if (!one_side && n_min > 0 && n_min < PM_STATS_MIN_INTERVAL_N)
         snprintf(buf, n, "n=%zu, no interval", n_min);
     else
@@ -61,6 +66,112 @@ void pm_compare_fmt_side(char *buf, size_t n, const pm_compare_stat *st, int b)
         snprintf(buf, n, "%s", v);
     else
         pm_fmt_interval_of(buf, n, v, lo, hi, (int)cnt);
+}
+
+/* A side's name in the summary line: the value of an axis ("fp16" of "precision=fp16"), else the variant, else
+ * (two stores of one variant) the sweep or the store's file name. */
+static const char *side_value(const char *v)
+{
+    const char *eq = v ? strchr(v, '=') : NULL;
+    return eq ? eq + 1 : v ? v : "";
+}
+
+static void side_names(const pm_compare_result *r, const char **a, const char **b)
+{
+    *a = side_value(r->a.variant);
+    *b = side_value(r->b.variant);
+    if (strcmp(*a, *b))
+        return;
+    if (r->a.sweep && r->b.sweep && strcmp(r->a.sweep, r->b.sweep)) {
+        *a = r->a.sweep, *b = r->b.sweep;
+        return;
+    }
+    const char *pa = r->a.path ? r->a.path : "A", *pb = r->b.path ? r->b.path : "B";
+    *a = strrchr(pa, '/') ? strrchr(pa, '/') + 1 : pa;
+    *b = strrchr(pb, '/') ? strrchr(pb, '/') + 1 : pb;
+}
+
+void pm_compare_oneline(const pm_compare_result *r, char *buf, size_t n)
+{
+    const char *na, *nb, *metric = pm_decide_name((pm_decide_metric)r->decided_on);
+    side_names(r, &na, &nb);
+    size_t decided = r->faster + r->slower + r->same, used = 0, held = 0, n_min = 0;
+    double settle = NAN;   /* the most repeats per side an undecided config needs */
+    for (size_t i = 0; i < r->n_configs; i++) {
+        const pm_compare_stat *d = pm_compare_decider(r, &r->configs[i]);
+        held += d->verdict == PM_VERDICT_CONTENDED;
+        size_t m = d->n_a < d->n_b ? d->n_a : d->n_b;
+        n_min = !i || m < n_min ? m : n_min;
+        if (d->verdict == PM_VERDICT_UNDECIDED && isfinite(d->repeats_needed) && d->repeats_needed < 1e7 &&
+            !(settle >= d->repeats_needed))
+            settle = d->repeats_needed;
+    }
+#define PUT(...)                                                                                                  \
+    do {                                                                                                          \
+        int w_ = snprintf(buf + used, used < n ? n - used : 0, __VA_ARGS__);                                      \
+        used += w_ > 0 ? (size_t)w_ : 0;                                                                          \
+        if (used >= n)                                                                                            \
+            used = n ? n - 1 : 0;                                                                                 \
+    } while (0)
+    if (n)
+        buf[0] = '\0';
+    PUT("%s vs %s: ", nb, na);
+    char x[32], iv[80];
+    if (isfinite(r->geomean_ratio) && isfinite(r->geomean_ci_lo) && isfinite(r->geomean_ci_hi)) {
+        /* the summary's interval read by the rule's own function, as every row's is */
+        pm_compare_verdict v = pm_compare_decide(r->geomean_ci_lo, r->geomean_ci_hi, r->threshold);
+        int faster = v == PM_VERDICT_FASTER;   /* "1.19x faster" reads as hyperfine's: A/B, its interval turned */
+        pm_fmt_ratio(x, sizeof x, faster ? 1 / r->geomean_ratio : r->geomean_ratio);
+        pm_compare_fmt_range(iv, sizeof iv, faster ? 1 / r->geomean_ci_hi : r->geomean_ci_lo,
+                             faster ? 1 / r->geomean_ci_lo : r->geomean_ci_hi);
+        if (v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER)
+            PUT("%s %s %s on %s", x, pm_compare_verdict_name(v), iv, metric);
+        else
+            PUT("%s, %s %s on %s", pm_compare_verdict_name(v), x, iv, metric);
+    } else if (isfinite(r->geomean_ratio)) {
+        pm_fmt_ratio(x, sizeof x, r->geomean_ratio);
+        PUT("%s on %s (B/A; no interval below %d decided configs)", x, metric, PM_STATS_MIN_INTERVAL_N);
+    } else if (r->undecided) {
+        PUT("undecided on %s", metric);
+    } else if (held) {
+        PUT("no conclusion on %s: %zu of %zu configs contended", metric, held, r->n_configs);
+    } else if (r->n_configs && n_min < PM_STATS_MIN_INTERVAL_N) {
+        PUT("no test on %s: %zu run%s a side, %d needed", metric, n_min, n_min == 1 ? "" : "s",
+            PM_STATS_MIN_INTERVAL_N);
+    } else {
+        PUT("no test on %s", metric);
+    }
+    if (isfinite(settle))
+        PUT(": ~%.0f runs/side would settle it", settle);
+    PUT(", %zu of %zu config%s decided", decided, r->n_configs, r->n_configs == 1 ? "" : "s");
+#undef PUT
+}
+
+void pm_compare_fmt_metric_side(char *buf, size_t n, const pm_compare_stat *st, int b, int metric)
+{
+    const char *unit = pm_decide_unit((pm_decide_metric)metric);
+    if (!strcmp(unit, "s")) {
+        pm_compare_fmt_side(buf, n, st, b);
+        return;
+    }
+    double g = b ? st->gmean_b : st->gmean_a, lo = b ? st->lo_b : st->lo_a, hi = b ? st->hi_b : st->hi_a;
+    size_t cnt = b ? st->n_b : st->n_a;
+    if (!cnt || isnan(g) || g <= 0) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    /* a count: 4 significant digits with an SI prefix ("1.234 G instructions") */
+    static const char *const prefix[] = {"", " k", " M", " G", " T"};
+    size_t p = 0;
+    double v = g;
+    while (v >= 1000 && p + 1 < N_OF(prefix))
+        v /= 1000, p++;
+    char val[64];
+    snprintf(val, sizeof val, "%.4g%s %s", v, prefix[p], unit);
+    if (isnan(lo) && cnt >= PM_STATS_MIN_INTERVAL_N)
+        snprintf(buf, n, "%s", val);
+    else
+        pm_fmt_interval_of(buf, n, val, lo, hi, (int)cnt);
 }
 
 static void mark(char *buf, size_t n, const pm_compare_row *row, const pm_compare_stat *st)

@@ -441,6 +441,29 @@ void pm_fmt_time(char *buf, size_t n, double s, int sign)
         snprintf(buf, n, "%.*f %s", prec, v, unit);
 }
 
+void pm_fmt_ratio_num(char *buf, size_t n, double r)
+{
+    if (isnan(r) || isinf(r) || r < 0)
+        snprintf(buf, n, "-");
+    else if (r >= 100)
+        snprintf(buf, n, "%.0f", r);
+    else if (r >= 10)
+        snprintf(buf, n, "%.1f", r);
+    else if (r >= 1)
+        snprintf(buf, n, "%.2f", r);
+    else if (r >= 0.1)
+        snprintf(buf, n, "%.3f", r);
+    else
+        snprintf(buf, n, "%.3g", r);
+}
+
+void pm_fmt_ratio(char *buf, size_t n, double r)
+{
+    pm_fmt_ratio_num(buf, n, r);
+    if (strcmp(buf, "-"))
+        snprintf(buf + strlen(buf), n > strlen(buf) ? n - strlen(buf) : 0, "\u00d7");
+}
+
 void pm_fmt_share(char *buf, size_t n, double fraction)
 {
     if (isnan(fraction))

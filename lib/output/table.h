@@ -64,6 +64,10 @@ void pm_fmt_interval(char *buf, size_t n, double mean, double lo, double hi, int
 void pm_fmt_share(char *buf, size_t n, double fraction);            /* "12.3%" */
 /* The same " [-3.8%, +4.0%]" (or " (n=2, no interval)") after an already formatted value ("872 ms", "0.912×"). */
 void pm_fmt_interval_of(char *buf, size_t n, const char *value, double lo, double hi, int count);
+/* The one ratio precision of every table, headline and label: three significant digits ("0.924", "1.19", "48.0",
+ * "219"); pm_fmt_ratio adds the "\u00d7" ("1.19\u00d7"). Intervals of ratios print their ends with it too. */
+void pm_fmt_ratio_num(char *buf, size_t n, double r);
+void pm_fmt_ratio(char *buf, size_t n, double r);
 /* Seconds with a unit that keeps 3-4 significant digits: "1.234 s", "12.3 ms", "45.6 us"; sign: "+12.3 ms" */
 void pm_fmt_time(char *buf, size_t n, double s, int sign);
 

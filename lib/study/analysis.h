@@ -334,6 +334,7 @@ typedef struct pm_an_fixes {
     size_t n;
     char *proven_json;            /* `passmap fix`'s result for this sweep (set by the caller), or NULL */
     char *headline;               /* the headline's fix (pm_analysis_fix_words), or NULL */
+    char *top_why;                /* the catalogue's why of the headline's fix, or NULL */
 } pm_an_fixes;
 
 typedef struct pm_an_npu {        /* npu: the NPU back end (analysis_npu.c); n = 0 when no config has its metrics */
