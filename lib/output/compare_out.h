@@ -1,6 +1,6 @@
 /* passmap compare's human tables, on the one table model (table.h): numbers right-aligned with their units,
  * each side's geometric mean with its interval ("1.23 s ±4%"), the ratio with its simultaneous CI and
- * compare's mark (verdict). The JSON stays pm_compare_to_json. */
+ * compare's mark (verdict); and its JSON (compare_json.c). */
 #ifndef PM_COMPARE_OUT_H
 #define PM_COMPARE_OUT_H
 
@@ -14,6 +14,9 @@ typedef enum pm_compare_format { PM_COMPARE_TEXT = 0, PM_COMPARE_MARKDOWN } pm_c
  * table blocks (<= 0: no limit, one line per row). */
 int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fmt, size_t top, int width,
                      pm_err *err);
+
+/* Everything as JSON (NaN as null); NULL when out of memory. */
+json_t *pm_compare_to_json(const pm_compare_result *r);
 
 /* One comparison row's cells, shared by compare's tables and the report's A/B table: ratio "0.912×", its
  * simultaneous (Bonferroni) CI "[0.885, 0.940]" (or "n=2, no interval" / "-"), p (Holm) and the mark

@@ -1,5 +1,6 @@
 /* The report's overview sections (report_sections.h has the order): proven fixes, the sweep's summary, the
  * machines, the headline, the in-sweep A/B, the method, and the text report's closing next step. */
+#include "compare_out.h"
 #include "report.h"
 #include "report_tables.h"
 #include "fix_report.h"

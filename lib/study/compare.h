@@ -224,9 +224,8 @@ void pm_compare_free(pm_compare_result *r);
  * "no summary: ..." with the reasons. */
 void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n);
 
-/* The human tables (text, Markdown) are in lib/output/compare_out.h. */
-/* Everything as JSON (NaN as null); NULL when out of memory. */
-json_t *pm_compare_to_json(const pm_compare_result *r);
+/* The human tables (text, Markdown) and the JSON are in lib/output/compare_out.h; the verdict rule's functions
+ * above are defined in verdict.c. */
 
 /* Splits a config key into its matching key and variant: the variant is the given column value when it
  * is the key's last '/'-component (or, with a NULL column, that last component); the base is the key

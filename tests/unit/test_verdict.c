@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "compare_out.h"
 #include "parse.h"
 #include "run.h"
 #include "stats.h"

@@ -1,0 +1,186 @@
+/* What makes a resume safe: each config's fingerprint, the contract a resumed store must keep (the same
+ * spec, tools and configs), and the digest of the tools. */
+#include "sweep_internal.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+/* Each config's fingerprint (identity.h): its steps expanded with placeholders for the paths that differ per
+ * run and machine, with every step's tool identified once. */
+int fingerprint_configs(sweep_ctx *x, pm_err *err)
+{
+    const pm_spec *spec = x->spec;
+    char dir[PATH_MAX];
+    int rc;
+    if ((rc = fmt_path(dir, sizeof dir, err, "%s/identity", x->work)) || (rc = pm_util_mkdir_p(dir, err)))
+        return rc;
+    x->fp_text = calloc((size_t)spec->n_configs + 1, sizeof *x->fp_text);
+    x->fp_hash = calloc((size_t)spec->n_configs + 1, sizeof *x->fp_hash);
+    if (!x->fp_text || !x->fp_hash)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    /* longest first, so a work folder inside the spec folder becomes {work} */
+    const char *subst[8] = {x->work, "{work}", spec->dir, "{spec_dir}", x->self, "{passmap}", NULL, NULL};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2 - i; j++)
+            if (strlen(subst[2 * j]) < strlen(subst[2 * j + 2])) {
+                const char *a = subst[2 * j], *b = subst[2 * j + 1];
+                subst[2 * j] = subst[2 * j + 2], subst[2 * j + 1] = subst[2 * j + 3];
+                subst[2 * j + 2] = a, subst[2 * j + 3] = b;
+            }
+    if (!strcmp(spec->dir, ".")) /* parsed from text: no folder to replace */
+        for (int i = 0; i < 6; i += 2)
+            if (subst[i] == spec->dir)
+                subst[i] = "";
+    /* the --version probe: short, whatever the spec allows a compile */
+    double timeout = spec->timeout_s > 0 && spec->timeout_s < 30 ? spec->timeout_s : 30;
+    /* this shard's configs first: the tools identified until then are the ones it runs, and only those are
+     * recorded (a shard of a builds axis that never runs llc-22 does not claim a build of it) */
+    for (int pass = 0; pass < 2 && !rc; pass++) {
+        for (int c = 0; c < spec->n_configs && !rc; c++) {
+            if (x->in_shard[c] != !pass)
+                continue;
+            pm_steps steps = {0};
+            if (!(rc = x->be->steps(&x->bctx, c, "{input}", "{out}", &steps, err)))
+                rc = pm_fingerprint_steps(&steps, subst, x->self, &x->tools, dir, timeout, &x->fp_text[c],
+                                          x->fp_hash[c], err);
+            pm_steps_free(&steps);
+        }
+        if (!pass)
+            x->n_tools_used = x->tools.n;
+    }
+    if (!x->opts->keep_outputs)
+        pm_util_remove_tree(dir);
+    return rc;
+}
+
+static int spec_config_index(const pm_spec *spec, const char *key)
+{
+    for (int c = 0; c < spec->n_configs; c++)
+        if (!strcmp(spec->configs[c].key, key))
+            return c;
+    return -1;
+}
+
+/* A spec is a contract: the runs recorded for a config were made with its fingerprint. A config whose steps
+ * changed is refused, or with --force superseded (moved to a sweep of its own,
+ * never read as the study); failed runs are moved aside the same way with --retry-failed, so their repeats run
+ * again. Configs recorded before fingerprints existed take the current one. */
+#define PM_CONTRACT_LINES 20
+
+int check_contract(sweep_ctx *x, pm_err *err)
+{
+    const pm_spec *spec = x->spec;
+    pm_config_fp *old = NULL;
+    size_t n_old = 0, n_changed = 0, n_failed_runs = 0, n_retry = 0;
+    const char **keys = NULL, **retry = NULL;
+    char first[700] = "";
+    int rc = pm_store_config_fps(x->store, spec->name, &old, &n_old, err);
+    if (rc)
+        return rc;
+    keys = calloc(n_old + 1, sizeof *keys);
+    retry = calloc(n_old + 1, sizeof *retry);
+    if (!keys || !retry) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n_old; i++) {
+        int c = spec_config_index(spec, old[i].key);
+        char line[700];
+        /* a config the spec no longer lists keeps its runs, all of one fingerprint (passmap fix's rounds sweep
+         * subsets of one sweep's configs) */
+        if (c < 0)
+            continue;
+        if (old[i].hash && strcmp(old[i].hash, x->fp_hash[c])) {
+            char diff[480];
+            pm_fp_diff(old[i].text, x->fp_text[c], diff, sizeof diff);
+            snprintf(line, sizeof line, "config %s: %s", old[i].key, diff);
+        } else {
+            if (old[i].n_failed && x->in_shard[c]) {
+                n_failed_runs += (size_t)old[i].n_failed;
+                retry[n_retry++] = old[i].key;
+            }
+            continue;
+        }
+        keys[n_changed++] = old[i].key;
+        if (!first[0])
+            snprintf(first, sizeof first, "%s", line);
+        if (!x->opts->force && n_changed <= PM_CONTRACT_LINES)
+            notice(x, "%s", line);
+    }
+    if (n_changed && !x->opts->force) {
+        if (n_changed > PM_CONTRACT_LINES)
+            notice(x, "... and %zu more changed configs", n_changed - PM_CONTRACT_LINES);
+        rc = pm_err_set(err, PM_ERR_USAGE,
+                        "%s: sweep '%s': the steps of %zu recorded config%s changed since their runs (%s%s); their "
+                        "runs would mix two measurements: sweep under a new name (--name NAME or [sweep] name) or "
+                        "--force to supersede their runs (kept aside, never in the report)",
+                        x->opts->db_path, spec->name, n_changed, n_changed == 1 ? "" : "s", first,
+                        n_changed > 1 ? "; all listed above" : "");
+        goto cleanup;
+    }
+    if (n_changed) {
+        char name[PM_SPEC_KEY_MAX + 64];
+        int moved = 0;
+        if ((rc = pm_store_supersede(x->store, spec->name, keys, n_changed, 0, name, sizeof name, &moved, err)))
+            goto cleanup;
+        notice(x, "--force: %zu changed config%s superseded (%d run%s kept in sweep '%s', never read as '%s')",
+               n_changed, n_changed == 1 ? "" : "s", moved, moved == 1 ? "" : "s", name[0] ? name : "-", spec->name);
+    }
+    int killed = 0, kept = 0;   /* no measurement, unless it keeps happening (PM_SWEEP_KILLED_RETRIES) */
+    if (!x->opts->retry_failed &&
+        (rc = pm_store_retry_killed(x->store, spec->name, PM_SWEEP_KILLED_RETRIES, &killed, &kept, err)))
+        goto cleanup;
+    if (killed)
+        notice(x, "%d run%s killed from outside (a signal passmap did not send) run%s again (retry %d at most)",
+               killed, killed == 1 ? "" : "s", killed == 1 ? "s" : "", PM_SWEEP_KILLED_RETRIES);
+    n_failed_runs -= (size_t)killed < n_failed_runs ? (size_t)killed : n_failed_runs;
+    if (n_retry && x->opts->retry_failed) {
+        char name[PM_SPEC_KEY_MAX + 64];
+        int moved = 0;
+        if ((rc = pm_store_supersede(x->store, spec->name, retry, n_retry, 1, name, sizeof name, &moved, err)))
+            goto cleanup;
+        notice(x, "--retry-failed: %d failed run%s moved to sweep '%s'; their repeats run again", moved,
+               moved == 1 ? "" : "s", name[0] ? name : "-");
+    } else if (n_failed_runs) {
+        notice(x, "%zu failed run%s of %zu config%s count as done (--retry-failed runs them again)", n_failed_runs,
+               n_failed_runs == 1 ? "" : "s", n_retry, n_retry == 1 ? "" : "s");
+    }
+cleanup:
+    free(keys);
+    free(retry);
+    pm_config_fps_free(old, n_old);
+    return rc;
+}
+
+/* One digest of every tool build the sweep ran: the host fingerprint's compiler part, so machines that ran
+ * other builds are other machine kinds in the report. */
+void tools_digest(const pm_tool_set *t, char *out, size_t cap)
+{
+    XXH3_state_t *s = XXH3_createState();
+    out[0] = '\0';
+    if (!s || !t->n) {
+        XXH3_freeState(s);
+        return;
+    }
+    XXH3_64bits_reset(s);
+    /* order-independent: sorted copies of the (name, hash, version) lines */
+    char **lines = calloc(t->n, sizeof *lines);
+    for (size_t i = 0; lines && i < t->n; i++)
+        if (asprintf(&lines[i], "%s\t%s\t%s", t->items[i].name, t->items[i].hash, t->items[i].version_text) < 0)
+            lines[i] = NULL;
+    for (size_t i = 0; lines && i < t->n; i++)
+        for (size_t j = i + 1; j < t->n; j++)
+            if (lines[i] && lines[j] && strcmp(lines[i], lines[j]) > 0) {
+                char *tmp = lines[i];
+                lines[i] = lines[j];
+                lines[j] = tmp;
+            }
+    for (size_t i = 0; lines && i < t->n; i++) {
+        if (lines[i])
+            XXH3_64bits_update(s, lines[i], strlen(lines[i]) + 1);
+        free(lines[i]);
+    }
+    free(lines);
+    snprintf(out, cap, "tools %016llx", (unsigned long long)XXH3_64bits_digest(s));
+    XXH3_freeState(s);
+}

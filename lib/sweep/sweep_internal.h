@@ -1,0 +1,123 @@
+/* What the sweep engine's files share: its context, its tasks and per-config state (sweep.c drives;
+ * sweep_task.c runs one task, sweep_plan.c plans and estimates, sweep_startup.c measures process start-up,
+ * sweep_contract.c fingerprints configs and checks the resume contract). Not for use outside lib/sweep. */
+#ifndef PM_SWEEP_INTERNAL_H
+#define PM_SWEEP_INTERNAL_H
+
+#include "sweep.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "cache.h"
+#include "host.h"
+#include "identity.h"
+#include "parse.h"
+#include "pgroup.h"
+#include "run.h"
+#include "settle.h"
+#include "stagemap.h"
+#include "decide.h"
+#include "stats.h"
+#include "store.h"
+#include "store_query.h"
+#include "store_sweeps.h"
+#include "util.h"
+
+typedef struct task {
+    int config;      /* index into spec->configs */
+    int repeat;
+    const char *mode;
+} task;
+
+typedef struct config_state {
+    int64_t id;
+    char dir[PATH_MAX];
+    pm_backend_config prep;   /* the back end's per-config input and metrics */
+    int stopped_by;           /* repeats = auto: 0 not settled, 1 precision, 2 its answer (settle.h) */
+    int probed;               /* probe_config ran (just before the config's first run of this invocation) */
+} config_state;
+
+/* snprintf that reports truncation instead of silently cutting a path. */
+int fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+
+typedef struct sweep_ctx {
+    const pm_spec *spec;
+    const pm_sweep_opts *opts;
+    const pm_backend_ops *be;
+    pm_backend_ctx bctx;
+    pm_store *store;
+    config_state *cs;
+    char work[PATH_MAX];
+    char cache_dir[PATH_MAX];
+    char self[PATH_MAX];
+    int *in_shard;      /* per config: 1 when this sweep (shard) runs it */
+    int *shard_of;      /* per config: the shard (1..N; 1 when not sharded) that runs it */
+    int64_t sweep_id;
+    int warm;           /* the sweep measures passmap-cache warm runs */
+    int64_t host_id;    /* the machine measuring, recorded with every run */
+    int cap_tasks;      /* allocated length of the task list plan() fills */
+    pm_pgroup_recorder pgrec; /* the step in flight's process group, recorded beside the database */
+    pm_tool_set tools;  /* every step's tool, identified once per sweep */
+    size_t n_tools_used; /* tools[0 .. n): the ones this invocation's configs (its shard) run: what is recorded */
+    char **fp_text;     /* per config: its fingerprint text and hash (identity.h); NULL in a dry run */
+    char (*fp_hash)[48];
+    char no_report_note[256];   /* the first no-report run's reason, for the summary */
+    pm_stagemap *stages;        /* repeats = auto: the stage map the answer test reads (NULL: precision alone) */
+    int startup_done;   /* measure_startup ran in this invocation (after the first run, or at the end) */
+    double side_s;      /* seconds of probes and start-up between runs: not the run loop's own time */
+} sweep_ctx;
+
+/* Per-step bookkeeping of one run, grown with the back end's step count. */
+typedef struct step_slots {
+    pm_report *reports;
+    pm_run_result *results;
+    pm_step_record *recs;
+    char **argvs, **tails;
+} step_slots;
+
+typedef struct batch_state {
+    double t0;
+    int done;        /* runs finished (or planned, dry run) in this invocation */
+    int already;     /* found in the store at start */
+    int capped;      /* opts->max_runs reached */
+    /* measured seconds per (config, mode) of this invocation's runs, for the ETA: runs differ by 100x across
+     * configs and modes, so elapsed/done x left was off by minutes (NULL: out of memory, the plain average) */
+    double *took;
+    int *n_took;
+    double took_all;
+    int n_all;
+} batch_state;
+
+enum { ETA_MODES = 3 };
+
+void notice(const sweep_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+
+int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir, const char *outcome);
+int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_out, pm_err *err);
+int measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum, pm_err *err);
+int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err);
+int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err);
+int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err);
+int eta_mode(const char *mode);
+double eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after);
+int fingerprint_configs(sweep_ctx *x, pm_err *err);
+int check_contract(sweep_ctx *x, pm_err *err);
+void tools_digest(const pm_tool_set *t, char *out, size_t cap);
+
+#endif
