@@ -287,7 +287,7 @@ static pm_table *config_table(const pm_compare_result *r, const pm_compare_confi
 
 static pm_table *regime_table(const pm_compare_result *r)
 {
-    static const pm_col cols[] = {{"regime", "regime", NULL}, {"n_configs", "configs (decided of all)", "count"},
+    static const pm_col cols[] = {{"regime", "dominant step", NULL}, {"n_configs", "configs (decided of all)", "count"},
                                   {"geomean_ratio", "geomean B/A (decided)", "ratio"}, {"faster", "faster", "count"},
                                   {"slower", "slower", "count"}};
     pm_table *t = pm_table_new("compare-regimes", NULL, cols, N_OF(cols));
@@ -351,7 +351,7 @@ static pm_table *pass_table(const pm_compare_result *r, size_t shown)
 }
 
 int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fmt, size_t top, int width,
-                     pm_err *err)
+                     int explain, pm_err *err)
 {
     int md = fmt == PM_COMPARE_MARKDOWN, rc = PM_OK;
     const char *li = md ? "- " : "";
@@ -360,13 +360,19 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         width = 1 << 30;
     if (md)
         fputs("## passmap compare\n\n", out);
+    pm_compare_oneline(r, buf, sizeof buf);   /* the answer first, hyperfine-grade */
+    fprintf(out, "%s%s\n", li, buf);
     /* a side picked by an axis is named "opt=0", a variant "variant stock" */
     fprintf(out, "%sA: %s (sweep %s, %s%s)\n", li, r->a.path, r->a.sweep, strchr(r->a.variant, '=') ? "" : "variant ",
             *r->a.variant ? r->a.variant : "(none)");
     fprintf(out, "%sB: %s (sweep %s, %s%s)\n", li, r->b.path, r->b.sweep, strchr(r->b.variant, '=') ? "" : "variant ",
             *r->b.variant ? r->b.variant : "(none)");
-    pm_compare_rule_text(buf, sizeof buf, r->threshold, r->allow_contended);
-    fprintf(out, "%srule: %s\n", li, buf);
+    if (explain) {
+        pm_compare_rule_text(buf, sizeof buf, r->threshold, r->allow_contended);
+        fprintf(out, "%srule: %s\n", li, buf);
+    } else {
+        fprintf(out, "%srule: passmap compare --explain states it (docs/statistics.md gives its reasons)\n", li);
+    }
     /* the m of each family, so the "95% simultaneous" of every interval is checkable */
     size_t m[3] = {0, 0, 0};
     for (size_t i = 0; i < r->n_configs; i++) {
@@ -392,7 +398,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
                 r->n_cross_host > 1 ? " (and in more configs, see the summary)" : "");
     for (size_t i = 0; !rc && i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
-        snprintf(buf, sizeof buf, "%s (A: %s, B: %s; regime %s)", c->key, c->key_a, c->key_b, c->regime);
+        snprintf(buf, sizeof buf, "%s (A: %s, B: %s; dominant step %s)", c->key, c->key_a, c->key_b, c->regime);
         heading(out, fmt, buf);
         if (c->contended_a || c->contended_b) {   /* the reason beside the rows it withholds (or marks) */
             fprintf(out, "%scontended:", li);
@@ -422,7 +428,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         fprintf(out, "%swarning: %zu of %zu matched configs were measured on different machines in A and B\n", li,
                 r->n_cross_host, r->n_configs);
     if (r->n_regimes) {
-        heading(out, fmt, "By regime (dominant step tool on A)");
+        heading(out, fmt, "By dominant step tool (on A)");
         if ((rc = emit(out, regime_table(r), fmt, width)))
             goto done;
     }

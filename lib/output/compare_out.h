@@ -10,10 +10,11 @@
 
 typedef enum pm_compare_format { PM_COMPARE_TEXT = 0, PM_COMPARE_MARKDOWN } pm_compare_format;
 
-/* top: per-config pass rows and summary pass rows shown (the largest |Δ|); 0: all. width: text width for the
- * table blocks (<= 0: no limit, one line per row). */
+/* The summary line (pm_compare_oneline) first, then the sides and the tables. top: per-config pass rows and
+ * summary pass rows shown (the largest |Δ|); 0: all. width: text width for the table blocks (<= 0: no limit, one
+ * line per row). explain: the rule in full (pm_compare_rule_text) in the header, else where to read it. */
 int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fmt, size_t top, int width,
-                     pm_err *err);
+                     int explain, pm_err *err);
 
 /* Everything as JSON (NaN as null); NULL when out of memory. */
 json_t *pm_compare_to_json(const pm_compare_result *r);

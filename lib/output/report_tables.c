@@ -24,10 +24,7 @@ static void link_cfg(pm_table *t, long r, const char *prefix, size_t i, const ch
 
 static void ratio_text(char *buf, size_t n, double v)
 {
-    if (isnan(v) || isinf(v))
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, v >= 10 ? "%.0f\u00d7" : "%.1f\u00d7", v);
+    pm_fmt_ratio(buf, n, v);
 }
 
 pm_table *pm_rt_configs(const pm_analysis *a, const char *link_prefix)

@@ -270,7 +270,7 @@ int pm_analysis_fix_words(pm_analysis *a, const json_t *plan, const char *db_lab
             }
             /* a short answer: which fix, how sure, where, and the command that measures its ratio; its rule and
              * why are the fix table's and passmap fix --dry-run's, the heaviest pass the dominant lines' */
-            oom |= cat(&a->fixes.headline, "%s \u2014 predicted for %zu of %zu config%s", js(best, "name", "?"), nbest,
+            oom |= cat(&a->fixes.headline, "%s \u2014 predicted, not measured: holds on %zu of %zu config%s", js(best, "name", "?"), nbest,
                        a->n_configs, a->n_configs == 1 ? "" : "s");
             if (reg)
                 oom |= cat(&a->fixes.headline, " (mostly %s)", a->stages[reg->stage]);
