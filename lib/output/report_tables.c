@@ -688,7 +688,7 @@ static void hl_dominant(pm_rt_headline *h, const pm_analysis *a, const char *kin
         for (size_t s = 0; s < a->n_stages; s++)
             if (small[s] > 0 && (next < 0 || small[s] > small[next]))
                 next = (int)s;
-        hl_add(h, out, "%s%d too small to tell (start-up first%s%s)", n_small < n ? "; " : "", n_small,
+        hl_add(h, out, "%s%d too small to tell (start-up%s%s)", n_small < n ? "; " : "", n_small,
                next >= 0 ? ", then " : "", next >= 0 ? a->stages[next] : "");
     }
 }

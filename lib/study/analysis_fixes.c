@@ -270,11 +270,11 @@ int pm_analysis_fix_words(pm_analysis *a, const json_t *plan, const char *db_lab
             }
             /* a short answer: which fix, how sure, where, and the command that measures its ratio; its rule and
              * why are the fix table's and passmap fix --dry-run's, the heaviest pass the dominant lines' */
-            oom |= cat(&a->fixes.headline, "%s \u2014 predicted, not measured: holds on %zu of %zu config%s", js(best, "name", "?"), nbest,
+            oom |= cat(&a->fixes.headline, "%s \u2014 predicted for %zu of %zu config%s", js(best, "name", "?"), nbest,
                        a->n_configs, a->n_configs == 1 ? "" : "s");
             if (reg)
                 oom |= cat(&a->fixes.headline, " (mostly %s)", a->stages[reg->stage]);
-            oom |= cat(&a->fixes.headline, "; measure: passmap fix %s", db_label ? db_label : "DB");
+            oom |= cat(&a->fixes.headline, ", not measured: passmap fix %s", db_label ? db_label : "DB");
             if (*js(best, "why", ""))   /* what it changes, so the reader can judge it against the pass named */
                 oom |= cat(&a->fixes.top_why, "%s", js(best, "why", ""));
         } else if (none) {
