@@ -44,6 +44,9 @@ static const char CSS[] =
     "th,td{padding:3px 9px;border-bottom:1px solid var(--line);white-space:nowrap;text-align:left}"
     "td:not(.n){white-space:normal;overflow-wrap:anywhere;min-width:6em;max-width:42em}"
     "th{white-space:normal;overflow-wrap:anywhere}th.n,td.n{padding:3px 6px}td.n{white-space:normal;min-width:4em}"
+    /* an A/B row's config key is what the reader looks up: whole, never "sto|ck" */
+    "table[id^=t-ab-] td:first-child{white-space:nowrap;overflow-wrap:normal;max-width:none}"
+    ".finding{margin:0 0 6px;font-weight:400}"
     "th{background:var(--head);position:sticky;top:0;cursor:pointer;user-select:none;font-weight:600}"
     "th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}"
     "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}"

@@ -157,8 +157,8 @@ long=$TMP/$(printf 'd%.0s' $(seq 1 4100))
 msg=$("$PASSMAP" report "$DB" --figures "$long" 2>&1 >/dev/null)
 case "$msg" in *"figure folder path longer than 4032 bytes"*) ok "long --figures folder: error names the limit" ;;
   *) fail "long --figures folder: $msg" ;; esac
-n_svg=$(grep -o '</figcaption><svg' "$html" | wc -l)
-[ "$n_svg" -eq 9 ] && ok "all nine figures inline" || fail "nine figures inline (got $n_svg)"
+n_svg=$(grep -o '</figcaption><p class=finding>[^<]*</p><svg' "$html" | wc -l)
+[ "$n_svg" -eq 9 ] && ok "all nine figures inline, each with its finding" || fail "nine figures inline with findings (got $n_svg)"
 [ "$(grep -c 'omitted:' "$html")" -eq 0 ] && ok "no figure omitted" || fail "omitted figures"
 # a sweep without CNN configs leaves the CNN figures out with a note, not an error
 sqlite3 "$DB" "DELETE FROM run WHERE config_id IN (SELECT id FROM config WHERE kind='cnn'); DELETE FROM config WHERE kind='cnn';"
