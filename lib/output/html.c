@@ -45,7 +45,8 @@ static const char CSS[] =
     "td:not(.n){white-space:normal;overflow-wrap:anywhere;min-width:6em;max-width:42em}"
     "th{white-space:normal;overflow-wrap:anywhere}th.n,td.n{padding:3px 6px}td.n{white-space:normal;min-width:4em}"
     /* an A/B row's config key is what the reader looks up: whole, never "sto|ck" */
-    "table[id^=t-ab-] td:first-child{white-space:nowrap;overflow-wrap:normal;max-width:none}"
+    "table[id^=t-ab-] td,table[id^=t-ab-] th{white-space:nowrap;overflow-wrap:normal;max-width:none}"
+    "table[id^=t-ab-] caption{color:var(--fg)}"
     ".finding{margin:0 0 6px;font-weight:400}"
     "th{background:var(--head);position:sticky;top:0;cursor:pointer;user-select:none;font-weight:600}"
     "th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}"

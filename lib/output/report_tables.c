@@ -425,17 +425,13 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
 
 void pm_rt_ab_caption(const pm_analysis *a, size_t pair, char *buf, size_t n)
 {
+    /* which B against which A, and what decided, first: a narrow window shows the start of the line */
     const pm_an_ab *x = &a->ab.rows[pair];
     char d[128];
     pm_decide_text((pm_decide_metric)x->cmp.decided_on, d, sizeof d);
-    if (x->axis)
-        snprintf(buf, n, "%s %s (B) vs %s (A), per config by passmap compare (95%% CI simultaneous, Bonferroni; p Holm); "
-                 "B/A, CI, p, mark, A and B: %s%s",
-                 x->axis, x->variant, x->against, d, x->cmp.decided_on != PM_DECIDE_WALL ? " (wall B/A, A wall, B wall)" : "");
-    else
-        snprintf(buf, n, "variant %s (B) vs %s (A), per config by passmap compare (95%% CI simultaneous, Bonferroni; p "
-                 "Holm); B/A, CI, p, mark, A and B: %s%s",
-                 x->variant, x->against, d, x->cmp.decided_on != PM_DECIDE_WALL ? " (wall B/A, A wall, B wall)" : "");
+    snprintf(buf, n, "%s %s (B) vs %s (A); %s%s; B/A, CI, p, mark, A and B are of the deciding metric, per config "
+             "by passmap compare (95%% CI simultaneous, Bonferroni; p Holm)", x->axis ? x->axis : "variant",
+             x->variant, x->against, d, x->cmp.decided_on != PM_DECIDE_WALL ? " (wall B/A, A wall, B wall)" : "");
 }
 
 pm_table *pm_rt_ab(const pm_analysis *a, size_t pair)

@@ -60,7 +60,7 @@ awk '{ if (length($0) > 80) bad = 1 } END { exit bad }' <<<"$n80" && ok "text: s
 ab=$(echo "$out" | sed -n '/^A\/B in this sweep/,/^$/p')
 # the pair and the deciding metric in the caption; the decisive columns first: config, B/A, mark (then the
 # interval, p, and the A and B means B/A divides); no empty noise column
-echo "$ab" | sed -n 2p | grep -q '^precision fp16 (B) vs int8 (A), per config by passmap compare .*decided on: wall' \
+echo "$ab" | sed -n 2p | grep -q '^precision fp16 (B) vs int8 (A); decided on: wall; B/A, CI, p, mark, A and B are of the deciding metric, per config by passmap compare' \
   && ok "A/B caption: the pair and what decided" || fail "A/B caption: $(echo "$ab" | sed -n 2p)"
 [ "$(echo "$ab" | grep -cE '^llm/[a-z0-9]+/.*/int8/[^ ]* +[0-9.]+× +n/a +n=2, no interval +- +[0-9.]+ m?s \(n=2, no interval\) +[0-9.]+ m?s \(n=2, no interval\) *$')" -eq 6 ] \
   && ok "A/B table: 6 precision pairs, n=2: no interval, no mark" || { fail "A/B table n=2"; echo "$ab" | head -4; }
