@@ -72,7 +72,7 @@ static json_t *run_json(const pm_stored_run *r)
 }
 
 /* Every config of the sweep: its representative cold run's wall, as a bar against the slowest. */
-static int show_configs(sqlite3 *db, const char *sweep, int width, int json, pm_err *err)
+static int show_configs(sqlite3 *db, const char *path, const char *sweep, int width, int json, pm_err *err)
 {
     int64_t sweep_id;
     char **keys = NULL;
@@ -113,7 +113,8 @@ static int show_configs(sqlite3 *db, const char *sweep, int width, int json, pm_
         if (bar < 10)
             bar = 10;
         /* the hint on its own line, so the header never wraps at 80 columns */
-        printf("(median-wall cold run; passmap show DB --config KEY for its pass tree)\n%-*s %10s\n", (int)key_w,
+        /* the hint names the store as given, so it can be copied as it stands */
+        printf("(median-wall cold run; passmap show %s --config KEY for its pass tree)\n%-*s %10s\n", path, (int)key_w,
                "config", "cold wall");
         for (size_t i = 0; i < n; i++) {
             if (wall[i] < 0) {
@@ -211,7 +212,7 @@ int cmd_show(int argc, char **argv)
             free(keys[i]);
         free(keys);
         if (n != 1) {
-            if ((rc = show_configs(db, sweep, width, json, &err)))
+            if ((rc = show_configs(db, argv[optind], sweep, width, json, &err)))
                 goto cleanup;
             ret = PM_EXIT_OK;
             goto cleanup;
