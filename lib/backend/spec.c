@@ -796,6 +796,40 @@ int pm_spec_parse_workloads(pm_spec *s, entries *es, const pm_spec_pipe *pipe, p
     return PM_OK;
 }
 
+/* A section the spec itself ([sweep], [report]) or the back end reads: its first word is one of theirs. */
+static int section_read(const char *section, const char *sections)
+{
+    size_t w = strcspn(section, " ");
+    if ((w == 5 && !strncmp(section, "sweep", 5)) || (w == 6 && !strncmp(section, "report", 6)))
+        return 1;
+    for (const char *p = sections ? strchr(sections, '[') : NULL; p; p = strchr(p + 1, '['))
+        if (strcspn(p + 1, " ]") == w && !strncmp(p + 1, section, w))
+            return 1;
+    return 0;
+}
+
+/* Unknown sections first, with their line: a misspelt [swep] or [matrx c] is the mistake to name, not the
+ * "name is required" or "no configs" it causes. The back end is the one given, else [sweep] backend, else the
+ * default; an unknown back end is left to the check that names the back ends. */
+static int check_sections(const entries *es, const char *backend, pm_err *err)
+{
+    const char *name = backend;
+    for (int i = 0; !name && i < es->n; i++)
+        if (!strcmp(es->items[i].section, "sweep") && !strcmp(es->items[i].name, "backend"))
+            name = es->items[i].value;
+    const pm_backend_ops *be = pm_backend_find(name ? name : "embedded");
+    if (!be)
+        return PM_OK;
+    char secs[512], dym[160] = "";
+    backend_sections(be->sections, secs, sizeof secs);
+    for (int i = 0; i < es->n; i++)
+        if (!section_read(es->items[i].section, secs))
+            return pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is not read by back end %s%s (%s)",
+                              es->items[i].line, es->items[i].section, be->name,
+                              section_did_you_mean(dym, sizeof dym, es->items[i].section, secs), secs);
+    return PM_OK;
+}
+
 int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm_spec **out, pm_err *err)
 {
     int rc = PM_OK;
@@ -838,6 +872,8 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
     }
     if ((rc = ini_read(text, path ? path : "spec", &es, err)))
         goto cleanup;
+    if ((rc = check_sections(&es, backend, err)))
+        goto fail;
     for (int i = 0; i < es.n; i++) {
         if (strcmp(es.items[i].section, "sweep") && strcmp(es.items[i].section, "report"))
             continue;
