@@ -22,6 +22,8 @@ static void link_cfg(pm_table *t, long r, const char *prefix, size_t i, const ch
     pm_table_link(t, (size_t)r, 0, href, tip);
 }
 
+static int second_stage(const pm_analysis *a, const pm_an_config *c, int over);
+
 static void ratio_text(char *buf, size_t n, double v)
 {
     pm_fmt_ratio(buf, n, v);
@@ -58,7 +60,13 @@ pm_table *pm_rt_configs(const pm_analysis *a, const char *link_prefix)
             pm_table_set(t, (size_t)r, 1, "no successful run", NAN);
         }
         int d = c->dominant_stage;
-        pm_table_set(t, (size_t)r, 2, d >= 0 ? a->stages[d] : "-", NAN);
+        if (d >= 0 && d == pm_an_stage_index(a, PM_STAGE_OVERHEAD)) {   /* start-up is no regime: said, and the
+                                                                             stage next to it */
+            int next = second_stage(a, c, d);
+            pm_table_setf(t, (size_t)r, 2, NAN, "too small to tell (start-up; then %s)", next >= 0 ? a->stages[next] : "-");
+        } else {
+            pm_table_set(t, (size_t)r, 2, d >= 0 ? a->stages[d] : "-", NAN);
+        }
         double sh = d >= 0 ? c->share[d].mean : NAN;
         pm_fmt_share(buf, sizeof buf, sh);
         pm_table_set(t, (size_t)r, 3, buf, sh);

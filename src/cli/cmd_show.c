@@ -9,6 +9,7 @@
 
 #include "cli_opts.h"
 #include "cmds.h"
+#include "table.h"
 #include "passtree.h"
 #include "store_runs.h"
 
@@ -113,15 +114,18 @@ static int show_configs(sqlite3 *db, const char *path, const char *sweep, int wi
         if (bar < 10)
             bar = 10;
         /* the hint on its own line, so the header never wraps at 80 columns */
-        /* the hint names the store as given, so it can be copied as it stands */
-        printf("(median-wall cold run; passmap show %s --config KEY for its pass tree)\n%-*s %10s\n", path, (int)key_w,
-               "config", "cold wall");
+        /* the hint names the store as given, so it can be copied as it stands; the command on a line of its own,
+         * so only a long path makes it wider than the terminal */
+        printf("(median-wall cold run; one config's pass tree:)\n  passmap show %s --config KEY\n%-*s %10s\n", path,
+               (int)key_w, "config", "cold wall");
         for (size_t i = 0; i < n; i++) {
             if (wall[i] < 0) {
                 printf("%-*s %10s  no successful cold run\n", (int)key_w, keys[i], "-");
                 continue;
             }
-            printf("%-*s %8.3f s  ", (int)key_w, keys[i], wall[i]);
+            char w[32];
+            pm_fmt_time(w, sizeof w, wall[i], 0);   /* the report's one duration format */
+            printf("%-*s %10s  ", (int)key_w, keys[i], w);
             pm_show_bar(stdout, max > 0 ? wall[i] / max : 0, bar, isatty(STDOUT_FILENO));   /* NO_COLOR: no colour, same glyphs */
             putchar('\n');
         }

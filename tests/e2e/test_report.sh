@@ -20,7 +20,7 @@ check_fails "bad stage map fails" "$PASSMAP" report "$DB" --stage-map /nonexiste
 out=$(COLUMNS=200 "$PASSMAP" report "$DB" 2>&1)
 echo "$out" | grep -q '^sweep e2e (embedded): 16 configs, 48 ok runs' && ok "text header" || fail "text header"
 # two cold repeats: the geometric mean alone, no interval (an interval needs n >= 3)
-echo "$out" | grep -qE '^llm/qwen2/0.5b/w128/int8/L1/stock +[0-9.]+ s \(n=2, no interval\) +[a-z-]+ +[0-9.]+% +.+ +[0-9]+× ' \
+echo "$out" | grep -qE '^llm/qwen2/0.5b/w128/int8/L1/stock +[0-9.]+ m?s \(n=2, no interval\) +[a-z-]+ +[0-9.]+% +.+ +[0-9.]+× ' \
   && ok "per-config row: wall, no interval at n=2, dominant stage, share, recompile/hit" || fail "per-config row"
 echo "$out" | grep -qE '^noise: [0-9]+ of 16 configs noisy .*[0-9]+ contended' && ok "noise diagnostics line" || fail "noise diagnostics line"
 # headline first: the A/B summary line, dominant stage per kind, heaviest pass, top fix and its why, cache hit,
