@@ -828,6 +828,22 @@ static int prec_median_ratio(const pm_analysis *a, size_t i, const char *prec, c
     return 1;
 }
 
+/* The time panel's explicit ticks: the sizes span less than a decade, where gnuplot labels one power of ten
+ * ("1e+09"). pair_of[i] < 0: config i is not drawn. */
+static void prec_tics(FILE *f, const pm_analysis *a, const int *pair_of)
+{
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (pair_of[i] < 0 || c->workload.window != a->precision.window || isnan(c->size_num) || !(c->wall.mean > 0))
+            continue;
+        xlo = fmin(xlo, c->size_num), xhi = fmax(xhi, c->size_num);
+        ylo = fmin(ylo, c->wall.mean), yhi = fmax(yhi, c->wall.mean);
+    }
+    log_tics(f, "x", xlo, xhi);
+    log_tics(f, "y", ylo, yhi);
+}
+
 static int fig_precision(const fig_ctx *x, char **body)
 {
     const pm_analysis *a = x->a;
@@ -928,18 +944,7 @@ static int fig_precision(const fig_ctx *x, char **body)
                "set ylabel 'cold compile wall (s, geometric mean)'\n",
             binned ? "' . \"\\n\" . 'above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
                      PM_STR(FIG_BINS) " of each line by size" : "", a->precision.window);
-    {   /* explicit ticks: the sizes span less than a decade, where gnuplot labels one power of ten ("1e+09") */
-        double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
-        for (size_t i = 0; i < a->n_configs; i++) {
-            const pm_an_config *c = &a->configs[i];
-            if (pair_of[i] < 0 || c->workload.window != a->precision.window || isnan(c->size_num) || !(c->wall.mean > 0))
-                continue;
-            xlo = fmin(xlo, c->size_num), xhi = fmax(xhi, c->size_num);
-            ylo = fmin(ylo, c->wall.mean), yhi = fmax(yhi, c->wall.mean);
-        }
-        log_tics(f, "x", xlo, xhi);
-        log_tics(f, "y", ylo, yhi);
-    }
+    prec_tics(f, a, pair_of);
     fputs("plot ", f);
     size_t nf = 0;
     for (size_t k = 0; k < n; k++) {
