@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "util.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -91,11 +92,11 @@ static void side_names(const pm_compare_result *r, const char **a, const char **
     *b = strrchr(pb, '/') ? strrchr(pb, '/') + 1 : pb;
 }
 
-void pm_compare_oneline(const pm_compare_result *r, char *buf, size_t n)
+char *pm_compare_oneline(const pm_compare_result *r)
 {
     const char *na, *nb, *metric = pm_decide_name((pm_decide_metric)r->decided_on);
     side_names(r, &na, &nb);
-    size_t decided = r->faster + r->slower + r->same, used = 0, held = 0, n_min = 0;
+    size_t decided = r->faster + r->slower + r->same, held = 0, n_min = 0;
     double settle = NAN;   /* the most repeats per side an undecided config needs */
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_stat *d = pm_compare_decider(r, &r->configs[i]);
@@ -106,16 +107,8 @@ void pm_compare_oneline(const pm_compare_result *r, char *buf, size_t n)
             !(settle >= d->repeats_needed))
             settle = d->repeats_needed;
     }
-#define PUT(...)                                                                                                  \
-    do {                                                                                                          \
-        int w_ = snprintf(buf + used, used < n ? n - used : 0, __VA_ARGS__);                                      \
-        used += w_ > 0 ? (size_t)w_ : 0;                                                                          \
-        if (used >= n)                                                                                            \
-            used = n ? n - 1 : 0;                                                                                 \
-    } while (0)
-    if (n)
-        buf[0] = '\0';
-    PUT("%s vs %s: ", nb, na);
+    pm_sbuf b = {0};
+    pm_sbuf_add(&b, "%s vs %s: ", nb, na);
     char x[32], iv[80];
     if (isfinite(r->geomean_ratio) && isfinite(r->geomean_ci_lo) && isfinite(r->geomean_ci_hi)) {
         /* the summary's interval read by the rule's own function, as every row's is */
@@ -125,26 +118,30 @@ void pm_compare_oneline(const pm_compare_result *r, char *buf, size_t n)
         pm_compare_fmt_range(iv, sizeof iv, faster ? 1 / r->geomean_ci_hi : r->geomean_ci_lo,
                              faster ? 1 / r->geomean_ci_lo : r->geomean_ci_hi);
         if (v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER)
-            PUT("%s %s %s on %s", x, pm_compare_verdict_name(v), iv, metric);
+            pm_sbuf_add(&b, "%s %s %s on %s", x, pm_compare_verdict_name(v), iv, metric);
         else
-            PUT("%s, %s %s on %s", pm_compare_verdict_name(v), x, iv, metric);
+            pm_sbuf_add(&b, "%s, %s %s on %s", pm_compare_verdict_name(v), x, iv, metric);
     } else if (isfinite(r->geomean_ratio)) {
         pm_fmt_ratio(x, sizeof x, r->geomean_ratio);
-        PUT("%s on %s (B/A; no interval below %d decided configs)", x, metric, PM_STATS_MIN_INTERVAL_N);
+        pm_sbuf_add(&b, "%s on %s (B/A; no interval below %d decided configs)", x, metric, PM_STATS_MIN_INTERVAL_N);
     } else if (r->undecided) {
-        PUT("undecided on %s", metric);
+        pm_sbuf_add(&b, "undecided on %s", metric);
     } else if (held) {
-        PUT("no conclusion on %s: %zu of %zu configs contended", metric, held, r->n_configs);
+        pm_sbuf_add(&b, "no conclusion on %s: %zu of %zu configs contended", metric, held, r->n_configs);
     } else if (r->n_configs && n_min < PM_STATS_MIN_INTERVAL_N) {
-        PUT("no test on %s: %zu run%s a side, %d needed", metric, n_min, n_min == 1 ? "" : "s",
-            PM_STATS_MIN_INTERVAL_N);
+        pm_sbuf_add(&b, "no test on %s: %zu run%s a side, %d needed", metric, n_min, n_min == 1 ? "" : "s",
+                    PM_STATS_MIN_INTERVAL_N);
     } else {
-        PUT("no test on %s", metric);
+        pm_sbuf_add(&b, "no test on %s", metric);
     }
     if (isfinite(settle))
-        PUT(": ~%.0f runs/side would settle it", settle);
-    PUT(", %zu of %zu config%s decided", decided, r->n_configs, r->n_configs == 1 ? "" : "s");
-#undef PUT
+        pm_sbuf_add(&b, ": ~%.0f runs/side would settle it", settle);
+    pm_sbuf_add(&b, ", %zu of %zu config%s decided", decided, r->n_configs, r->n_configs == 1 ? "" : "s");
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
 }
 
 void pm_compare_fmt_metric_side(char *buf, size_t n, const pm_compare_stat *st, int b, int metric)
@@ -360,8 +357,11 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         width = 1 << 30;
     if (md)
         fputs("## passmap compare\n\n", out);
-    pm_compare_oneline(r, buf, sizeof buf);   /* the answer first, hyperfine-grade */
-    fprintf(out, "%s%s\n", li, buf);
+    char *line = pm_compare_oneline(r);   /* the answer first, hyperfine-grade */
+    if (!line)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    fprintf(out, "%s%s\n", li, line);
+    free(line);
     /* a side picked by an axis is named "opt=0", a variant "variant stock" */
     fprintf(out, "%sA: %s (sweep %s, %s%s)\n", li, r->a.path, r->a.sweep, strchr(r->a.variant, '=') ? "" : "variant ",
             *r->a.variant ? r->a.variant : "(none)");

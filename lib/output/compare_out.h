@@ -33,7 +33,7 @@ void pm_compare_fmt_range(char *buf, size_t n, double lo, double hi);
  * interval (pm_compare_result's geomean fields) read by pm_compare_decide as every row's are, a faster B as A/B
  * with its interval turned; else why there is none ("undecided on wall: ~40 runs/side would settle it", "no
  * test on wall: 2 runs a side, 3 needed"); then how many configs the rule decided. */
-void pm_compare_oneline(const pm_compare_result *r, char *buf, size_t n);
+char *pm_compare_oneline(const pm_compare_result *r);   /* malloc'd; NULL when out of memory */
 /* "95% simultaneous (Bonferroni, m=K)" for a family of K tests. */
 void pm_compare_fmt_ci_kind(char *buf, size_t n, size_t m);
 /* "1.23 s ±4%" for side A (b = 0) or B (b = 1); "-" when the side has no runs. */

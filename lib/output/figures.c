@@ -1232,16 +1232,8 @@ static int finding_handoff(const pm_analysis *a, const char *name, pm_sbuf *b)
     const pm_an_handoff *h = &a->handoff;
     if (!h->x || !h->n_points)
         return 1;
-    int up = -1, down = -1;
-    for (size_t s = 0; s < a->n_stages; s++) {
-        double sl = h->trends[s].slope;
-        if (isnan(sl))
-            continue;
-        if (sl > 0 && (up < 0 || sl > h->trends[up].slope))
-            up = (int)s;
-        if (sl < 0 && (down < 0 || sl < h->trends[down].slope))
-            down = (int)s;
-    }
+    int up, down;
+    pm_an_handoff_extremes(a, &up, &down);
     char xn[128];
     x_name(h, xn, sizeof xn);
     const char *per = h->log_x ? "per tenfold" : "per unit";

@@ -707,10 +707,8 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         char *line = NULL;
         if (x->error) {
             hl_add(h, &line, "%s vs %s: not compared: %s", x->variant, x->against, x->error);
-        } else {
-            char buf[512];
-            pm_compare_oneline(&x->cmp, buf, sizeof buf);
-            hl_add(h, &line, "%s", buf);
+        } else if (!(line = pm_compare_oneline(&x->cmp))) {
+            h->oom = 1;
         }
         if (line)
             h->ab[h->n_ab++] = line;
@@ -846,16 +844,8 @@ char *pm_rt_handoff_text(const pm_analysis *a)
                 k ? " " : "", !strcmp(h->x, "wall") ? "cold compile wall" : h->x, h->log_x ? " (log)" : "",
                 h->n_points, *h->series_axes ? h->series_axes : "none", h->n_series);
     /* the stages whose share rises and falls fastest: per decade of x on the log scale, else per unit of x */
-    int up = -1, down = -1;
-    for (size_t s = 0; s < a->n_stages; s++) {
-        double sl = h->trends[s].slope;
-        if (isnan(sl))
-            continue;
-        if (sl > 0 && (up < 0 || sl > h->trends[up].slope))
-            up = (int)s;
-        if (sl < 0 && (down < 0 || sl < h->trends[down].slope))
-            down = (int)s;
-    }
+    int up, down;
+    pm_an_handoff_extremes(a, &up, &down);
     const char *per = h->log_x ? "per decade" : "per unit";
     if (up >= 0)
         pm_sbuf_add(&b, "; rising: %s %+.1f points %s", a->stages[up], h->trends[up].slope * 100, per);

@@ -371,11 +371,10 @@ static int ab_json(const pm_report_ctx *x, json_t *root)
                                                                                : json_object_get(c, "wall")));
         json_t *sum = cj ? json_incref(json_object_get(cj, "summary")) : json_null();
         json_object_set_new(o, "summary", sum ? sum : json_null());
-        if (!ab->error) {   /* the headline's line, as compare opens with it */
-            char line[512];
-            pm_compare_oneline(&ab->cmp, line, sizeof line);
+        char *line = ab->error ? NULL : pm_compare_oneline(&ab->cmp);
+        if (line)   /* the headline's line, as compare opens with it */
             json_object_set_new(o, "line", json_string(line));
-        }
+        free(line);
         json_object_set_new(o, "configs", cfgs);
         json_decref(cj);
         json_array_append_new(list, o);

@@ -197,20 +197,9 @@ else
   mkdir -p "$page"
   cp "$html" "$page/report.html"
   cp "$ROOT/tests/e2e/report_check.html" "$page/"
-  prof=$(mktemp -d "$TMP/chrome.XXXXXX")
-  flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
-         --disable-component-update --disable-sync --hide-scrollbars --user-data-dir="$prof"
-         --allow-file-access-from-files --virtual-time-budget=10000)
-  dom=$(timeout 120 chromium "${flags[@]}" --enable-logging=stderr --v=0 --window-size=1420,1000 --dump-dom \
-        "file://$page/report_check.html" 2>"$TMP/chrome.err")
-  res=$(echo "$dom" | sed -n '/<pre id="result">/,/# end of checks/p' | sed 's/<pre id="result">//')
-  echo "$res" | grep -q '# end of checks' && ok "chromium: in-page checks ran" || { fail "chromium: in-page checks ran"; echo "$dom" | tail -3; }
-  while IFS= read -r line; do
-    case $line in
-      "ok - "*) ok "chromium: ${line#ok - }" ;;
-      "not ok - "*) fail "chromium: ${line#not ok - }" ;;
-    esac
-  done <<<"$res"
+  chrome_page_checks "$page/report_check.html" "in-page checks" --virtual-time-budget=10000 --enable-logging=stderr \
+    --v=0 --window-size=1420,1000
+  flags=("${CHROME_FLAGS[@]}" --virtual-time-budget=10000)
   grep -E 'CONSOLE|Uncaught' "$TMP/chrome.err" && fail "chromium: console errors" || ok "chromium: no console errors"
   rm -f "$art/report.png" "$art/report-drilldown.png"
   timeout 60 chromium "${flags[@]}" --screenshot="$art/report.png" --window-size=1400,2400 "file://$page/report.html" \

@@ -308,28 +308,36 @@ static void test_oneline(void **state)
                            .n_configs = 2, .threshold = 0.02, .slower = 2, .n_ratios = 2,
                            .geomean_ratio = 1.19, .geomean_ci_lo = 1.08, .geomean_ci_hi = 1.31};
     char buf[256];
-    pm_compare_oneline(&r, buf, sizeof buf);
+#define ONELINE(r)                                                                                                \
+    do {                                                                                                          \
+        char *l_ = pm_compare_oneline(&(r));                                                                      \
+        assert_non_null(l_);                                                                                      \
+        snprintf(buf, sizeof buf, "%s", l_);                                                                      \
+        free(l_);                                                                                                 \
+    } while (0)
+    ONELINE(r);
     assert_string_equal(buf, "fp16 vs int8: 1.19\u00d7 slower [1.08, 1.31] on wall, 2 of 2 configs decided");
     r.decided_on = PM_DECIDE_CPU;   /* the metric's own name, whatever decided */
     r.geomean_ratio = 0.8, r.geomean_ci_lo = 0.7, r.geomean_ci_hi = 0.9;
-    pm_compare_oneline(&r, buf, sizeof buf);
+    ONELINE(r);
     assert_string_equal(buf, "fp16 vs int8: 1.25\u00d7 faster [1.11, 1.43] on cpu time (user+sys), 2 of 2 configs decided");
     r.geomean_ratio = 1.0, r.geomean_ci_lo = 0.99, r.geomean_ci_hi = 1.01;
-    pm_compare_oneline(&r, buf, sizeof buf);
+    ONELINE(r);
     assert_true(!strncmp(buf, "fp16 vs int8: same, 1.00\u00d7 [0.990, 1.01] on cpu time", 20));
     /* nothing decided: how many runs a side would settle it */
     cfg[0].wall.verdict = cfg[1].wall.verdict = PM_VERDICT_UNDECIDED;
     cfg[0].wall.repeats_needed = 40, cfg[1].wall.repeats_needed = 12;
     r.decided_on = PM_DECIDE_WALL;
     r.slower = r.n_ratios = 0, r.undecided = 2, r.geomean_ratio = r.geomean_ci_lo = r.geomean_ci_hi = NAN;
-    pm_compare_oneline(&r, buf, sizeof buf);
+    ONELINE(r);
     assert_string_equal(buf, "fp16 vs int8: undecided on wall: ~40 runs/side would settle it, 0 of 2 configs decided");
     /* n = 2: no test, and what it needs */
     cfg[0].wall = (pm_compare_stat){.n_a = 2, .n_b = 2, .verdict = PM_VERDICT_NA};
     cfg[1].wall = cfg[0].wall;
     r.undecided = 0, r.untested = 2;
-    pm_compare_oneline(&r, buf, sizeof buf);
+    ONELINE(r);
     assert_string_equal(buf, "fp16 vs int8: no test on wall: 2 runs a side, 3 needed, 0 of 2 configs decided");
+#undef ONELINE
 }
 
 int main(void)
