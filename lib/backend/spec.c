@@ -809,8 +809,8 @@ static int section_read(const char *section, const char *sections)
 }
 
 /* Unknown sections first, with their line: a misspelt [swep] or [matrx c] is the mistake to name, not the
- * "name is required" or "no configs" it causes. The back end is the one given, else [sweep] backend, else the
- * default; an unknown back end is left to the check that names the back ends. */
+ * "name is required" or "no configs" it causes. Here a section no back end reads; one another back end reads
+ * (an [openvino] section in an embedded spec) is left to the back end's own check after parsing. */
 static int check_sections(const entries *es, const char *backend, pm_err *err)
 {
     const char *name = backend;
@@ -819,14 +819,30 @@ static int check_sections(const entries *es, const char *backend, pm_err *err)
             name = es->items[i].value;
     const pm_backend_ops *be = pm_backend_find(name ? name : "embedded");
     if (!be)
-        return PM_OK;
-    char secs[512], dym[160] = "";
-    backend_sections(be->sections, secs, sizeof secs);
+        return PM_OK;   /* an unknown back end: the check that names the back ends says so */
+    char all[1024] = "", one[512], dym[160] = "";
+    const char *names = pm_backend_names();
+    for (const char *p = names; *p;) {   /* every back end's sections, for "known" and the near match */
+        size_t w = strcspn(p, ", ");
+        char nm[64];
+        snprintf(nm, sizeof nm, "%.*s", (int)(w < sizeof nm ? w : sizeof nm - 1), p);
+        const pm_backend_ops *b = pm_backend_find(nm);
+        if (b) {
+            backend_sections(b->sections, one, sizeof one);
+            snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", all[0] ? ", " : "", one);
+        }
+        p += w;
+        p += strspn(p, ", ");
+    }
     for (int i = 0; i < es->n; i++)
-        if (!section_read(es->items[i].section, secs))
-            return pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is not read by back end %s%s (%s)",
-                              es->items[i].line, es->items[i].section, be->name,
-                              section_did_you_mean(dym, sizeof dym, es->items[i].section, secs), secs);
+        if (!section_read(es->items[i].section, all)) {
+            backend_sections(be->sections, one, sizeof one);
+            /* the near match among this back end's sections first ([swep]: [sweep], not command's [step]) */
+            if (!*section_did_you_mean(dym, sizeof dym, es->items[i].section, one))
+                section_did_you_mean(dym, sizeof dym, es->items[i].section, all);
+            return pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is read by no back end%s (back end %s reads %s)",
+                              es->items[i].line, es->items[i].section, dym, be->name, one);
+        }
     return PM_OK;
 }
 

@@ -331,3 +331,9 @@ void pm_contention_sweep_free(pm_contention_sweep *s)
     memset(s, 0, sizeof *s);
     s->p90 = NAN;
 }
+
+void pm_contention_rule_text(char *buf, size_t n)
+{
+    snprintf(buf, n, "CPU pressure over %.0f%% or steal over %.0f%% of their wall; the load average where no "
+             "pressure was recorded", PM_CONTENTION_PSI_SHARE * 100, PM_CONTENTION_STEAL_SHARE * 100);
+}

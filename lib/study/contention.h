@@ -80,6 +80,9 @@ int pm_contention_cpus(const char *meta_json);
 int pm_contention_judge(const pm_contention *c, int cpus, double p90, int *on_p90);
 /* The reasons as one phrase ("load 5.2 > 2 CPUs; mlir-opt at 0.41 of its serial CPU/wall"). */
 void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, char *buf, size_t n);
+/* The rule in words, from its own constants: "CPU pressure over 10% or steal over 5% of their wall; the load
+ * average where no pressure was recorded" (compare's --explain, its help, the README and docs say this). */
+void pm_contention_rule_text(char *buf, size_t n);
 
 /* Every config of one sweep of a store, judged. */
 typedef struct pm_contention_sweep {

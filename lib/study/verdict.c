@@ -2,6 +2,7 @@
  * of one row, the decision on its interval, the family's correction, the withholding of contended rows, and the
  * rule's own text. Loading the sides and building the rows is compare.c's. */
 #include "compare.h"
+#include "contention.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -158,6 +159,14 @@ void pm_compare_withhold(pm_compare_stat *st, int contended, int allow)
 void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_contended)
 {
     double t = threshold > 0 ? threshold : PM_COMPARE_THRESHOLD;
+    char rule[256], contended[512];
+    pm_contention_rule_text(rule, sizeof rule);   /* the contention rule's own words */
+    if (allow_contended)
+        snprintf(contended, sizeof contended, "contended A or B runs (%s) keep their verdict, marked contended "
+                 "(--allow-contended): not a conclusion", rule);
+    else
+        snprintf(contended, sizeof contended, "no conclusion (contended) when the A or B runs were contended (%s), "
+                 "though tested and counted in the family", rule);
     snprintf(buf, n, "ratio = geometric mean B / A; Welch t on log times, each side's variance including its timer's "
              "rounding (tick^2/12) (n >= 3 per side, else n/a); below resolution (no test): under %d ticks of the "
              "row's timer (0.1 ms for MLIR/LLVM reports, 1 us for traces and the runner's walls); within one table "
@@ -167,11 +176,5 @@ void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_conte
              "within [%.4g, %.4g], otherwise undecided (with the repeats per side that would settle it); n/a: no "
              "test, no claim; %s; runs with mode cold, status ok; reasons: docs/statistics.md",
              PM_COMPARE_RESOLUTION_TICKS, PM_COMPARE_FAMILY_SHARE * 100, PM_COMPARE_FAMILY_TOP, 1 - t, 1 + t, 1 - t,
-             1 + t,
-             allow_contended ? "contended A or B runs (CPU pressure over 10% or steal over 5% of their wall; the "
-                               "load average where no pressure was recorded) keep their verdict, marked contended "
-                               "(--allow-contended): not a conclusion"
-                             : "no conclusion (contended) when the A or B runs were contended (CPU pressure over 10% "
-                               "or steal over 5% of their wall; the load average where no pressure was recorded), "
-                               "though tested and counted in the family");
+             1 + t, contended);
 }

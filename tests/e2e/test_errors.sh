@@ -48,11 +48,11 @@ expect "fix: missing data folder named" 1 "no stage map: cannot open the data fo
 # issue 37's mistakes, each with the message that names it and what to do, and its exit status
 printf '[swep]\nname = x\nrepeats = 1\n[llm a]\nmodels = qwen2:0.5b\nwindows = 32\nprecisions = int8\nlayers = 1\n' > swep.ini
 expect "spec: a misspelt [swep] named first, with its line, not '[sweep] name is required'" 2 \
-  "swep.ini: line 2: section \[swep\] is not read by back end embedded; did you mean \[sweep\]?" \
+  "swep.ini: line 2: section \[swep\] is read by no back end; did you mean \[sweep\]? (back end embedded reads" \
   "$PASSMAP" sweep --dry-run swep.ini
 printf '[sweep]\nname = x\nbackend = command\n[matrx c]\nfiles = a.c\n' > matrx.ini
 expect "spec: a misspelt [matrx c] named first, with its line, not 'no configs'" 2 \
-  "matrx.ini: line 5: section \[matrx c\] is not read by back end command; did you mean \[matrix c\]?" \
+  "matrx.ini: line 5: section \[matrx c\] is read by no back end; did you mean \[matrix c\]?" \
   "$PASSMAP" sweep --dry-run matrx.ini
 expect "show --config: a key one letter off gets its near match and the command that lists them" 1 \
   "no config 'llm/qwen2/0.5b/w128/int8/L1/stok' in this sweep; did you mean 'llm/qwen2/0.5b/w128/int8/L1/stock'? (passmap show [^ ]*full.db lists its 16 configs)" \

@@ -68,6 +68,14 @@ cmp1=$(cd "$W" && passmap compare demo-out/demo.db --a precision=int8 --b precis
 [ -n "$first_ab" ] && [ "$cmp1" = "$first_ab" ] && ok "README: compare's first line is the headline's summary line" \
   || fail "compare's first line '$cmp1' is not the README's '$first_ab'"
 
+# the README's word "contended" says the rule as the rule's own function words it (passmap compare --explain)
+rule=$(passmap compare --explain | sed -n 's/.*the A or B runs were contended (\(.*\)), though tested.*/\1/p')
+[ -n "$rule" ] && grep -qF "| contended | runs measured while the machine was busy ($rule)" "$ROOT/README.md" \
+  && ok "README: 'contended' in the rule's own words" || fail "README's contended row is not the rule's ($rule)"
+for doc in docs/json.md docs/reference.md; do
+  grep -qF "$rule" "$ROOT/$doc" && ok "$doc: 'contended' in the rule's own words" || fail "$doc: the contention rule is stale"
+done
+
 # docs/spec.md: every spec block parses (its file axes need files)
 blocks "$ROOT/docs/spec.md" "$TMP/spec"
 mkdir -p "$W/s/src" && printf 'int f(void) { return 1; }\n' > "$W/s/src/a.c"
