@@ -326,7 +326,7 @@ check "a spec without configs names the toy section" \
 printf '[sweep]\nname = typo\n[toy a]\nfamilies = tiny\nwindows = 4\n[toi b]\nwindows = 4\n' > "$TMP/typo.ini"
 out=$("$P" sweep --dry-run --db "$TMP/typo.db" "$TMP/typo.ini" 2>&1)
 check "a mistyped section: did you mean the toy section, which the back end's list names" bash -c \
-  '[[ "$1" == *"[toi b] is not read by back end embedded; did you mean [toy b]? ([embedded], [llm NAME], [cnn NAME], [toy NAME])"* ]]' _ "$out"
+  '[[ "$1" == *"[toi b] is read by no back end; did you mean [toy b]? (back end embedded reads [embedded], [llm NAME], [cnn NAME], [toy NAME])"* ]]' _ "$out"
 printf '[sweep]\nname = toy\nrepeats = 1\ntimeout = 120s\n[toy a]\nfamilies = tiny\nwindows = 4, 8\nlayers = 2\n' > "$TMP/toy.ini"
 check "the embedded back end sweeps a [toy NAME] section" "$P" sweep --quiet --db "$TMP/toy.db" "$TMP/toy.ini"
 tq() { sqlite3 "$TMP/toy.db" "$1"; }
