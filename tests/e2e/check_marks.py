@@ -6,7 +6,8 @@ number stands for every value that rounds to it, so a mark passes when some valu
 it. The row's ratio must also be the ratio of the row's printed means, to their printed precision.
 
 Usage: check_marks.py KIND FILE [THRESHOLD]
-  KIND: compare-text, compare-json, report-text, report-json, summary (a file of summary lines, B vs A first).
+  KIND: compare-text, compare-json, report-text, report-json, summary (a file of summary lines, B vs A first),
+  fix-json (passmap fix --json: each fix's verdict from its per-config counts, its run mark from its interval).
 Prints one line per problem and "checked N marks"; exits 1 on a problem or when nothing was checked."""
 import json
 import re
@@ -130,7 +131,7 @@ def check_json_stat(where, s):
     want = rule(s["ci_lo"], s["ci_hi"])
     if s["rule_verdict"] != want:
         problems.append(f"{where}: rule_verdict {s['rule_verdict']}, the rule gives {want}")
-    if s["verdict"] not in (want, "no conclusion (contended)"):
+    if s["verdict"] not in (want, "no conclusion (contended)", "below resolution", "n/a"):
         problems.append(f"{where}: verdict {s['verdict']}, the rule gives {want}")
     if s["gmean_a"] and abs(s["ratio"] - s["gmean_b"] / s["gmean_a"]) > 1e-4 * s["ratio"]:
         problems.append(f"{where}: ratio {s['ratio']} is not gmean_b / gmean_a")
@@ -195,8 +196,30 @@ def summary(path):
             problems.append(f"{path}:{i}: summary says {word!r}, the rule on its interval gives {sorted(want)}")
 
 
+def fix_json(path):
+    """passmap fix --json: a fix's verdict from its own row's per-config counts (docs/json.md): slower when any
+    config is slower; faster when every config is decided, one at least faster; no effect when every config is the
+    same; undecided while any is undecided. The run-time mark (run) from its interval, as compare's. """
+    global checked
+    d = json.load(open(path))
+    for r in d["results"] + ([d["recommended"]] if d.get("recommended") else []):
+        v, cv = r["verdict"], r.get("config_verdicts")
+        if not cv or v in ("not run", "changes output", "no conclusion (contended)") or r.get("earlier"):
+            continue
+        checked += 1
+        n = sum(cv.values())
+        want = ("slower" if cv["slower"] else "undecided" if cv["undecided"] else
+                "no effect" if cv["same"] == n else "faster" if cv["faster"] and not cv["untested"] else None)
+        if want and v != want:
+            problems.append(f"{r.get('name', r.get('variant'))}: verdict {v}, its configs {cv} give {want}")
+        run = r.get("run")
+        if run and run.get("ci_lo") is not None:
+            check_json_stat(f"{r.get('name')} run", dict(run, rule_verdict=rule(run["ci_lo"], run["ci_hi"]),
+                                                           p=1, gmean_a=None))
+
+
 {"compare-text": compare_text, "compare-json": compare_json, "report-text": report_text,
- "report-json": report_json, "summary": summary}[sys.argv[1]](sys.argv[2])
+ "report-json": report_json, "summary": summary, "fix-json": fix_json}[sys.argv[1]](sys.argv[2])
 for p in problems:
     print(p)
 print(f"checked {checked} marks")
