@@ -377,8 +377,10 @@ configs:
             (rc = plan(&x, "warm", spec->warm_repeats, &tasks, &n_tasks, &already, err)))
             goto cleanup;
     }
-    if (opts->max_runs > 0 && n_tasks > opts->max_runs)
+    if (opts->max_runs > 0 && n_tasks > opts->max_runs) {   /* the rest is said, for the next invocation */
+        sum->left = spec->repeats_auto ? 0 : n_tasks - opts->max_runs;   /* auto: the rounds decide, no count */
         n_tasks = opts->max_runs;
+    }
     sum->already_done = already;
 
     double t0 = pm_util_now();
