@@ -90,6 +90,7 @@ done
 # A stale allowance is an error, length rules included: it would let the next violation in unnoticed.
 for k in "${!allow[@]}"; do
   rule=${k%% *}
+  [ "$rule" = circle ] && continue   # scripts/check-circles.sh weighs these, on the built objects
   if [ "$rule" = length ]; then
     [ -z "${long[$k]:-}" ] && { echo "${k#* }: allowed to be long in $allow_file but is not (or moved): remove the line"; bad=1; }
     continue

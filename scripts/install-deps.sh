@@ -15,7 +15,9 @@ demo=(build-essential pkg-config libsqlite3-dev libjansson-dev libgsl-dev libzst
 test=(libcmocka-dev sqlite3 jq python3 clang-22 libclang-rt-22-dev chromium
       slurmctld slurmd slurm-client munge   # slurm + munge: a real single-node Slurm for tests/e2e/test_slurm.sh
       rclone fuse3   # a real FUSE mount of a network type for tests/e2e/test_journal_fuse.sh
-      llvm-16 llvm-19)   # older opt/llc: tests/e2e/test_realcc.sh checks each LLVM's timers (skips absent ones)
+      llvm-16 llvm-19   # older opt/llc: tests/e2e/test_realcc.sh checks each LLVM's timers (skips absent ones)
+      libxml2-utils   # xmllint: tests/e2e/test_gate.sh validates the gate's JUnit XML against tests/schemas/junit.xsd
+      python3-jsonschema)   # tests/e2e/test_export.sh validates the LNT and BMF exports against tests/schemas/
 bench=(sqlite3 ccache hyperfine python3-pandas nodejs)
 # the one npm package (bench/report_duckdb.js), pinned; into build/duckdb, never committed (build/ is ignored)
 DUCKDB_NPM=@duckdb/node-api@1.5.6-r.1

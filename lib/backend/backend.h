@@ -190,6 +190,9 @@ typedef struct pm_step_outcome {
     double wall_s;     /* >= 0: the measured phase's wall, which the run records instead of the process's */
     double user_s, sys_s;  /* >= 0: that phase's CPU times */
     long maxrss_kb;    /* > 0: that phase's peak resident memory */
+    const struct pm_run_result *run;   /* in: how the step's process ended (signal, its own peak RSS) */
+    char reason[256];  /* out: why a failed step failed, in the back end's words ("refused property X"); "" */
+    int say;           /* out: 1: the sweep prints the run's note now (a reason not said before in this sweep) */
 } pm_step_outcome;
 
 typedef struct pm_backend_ops {

@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "gen.h"
+#include "meter.h"
 #include "run.h"
 #include "util.h"
 
@@ -194,7 +195,7 @@ static int split_list(const char *value, list *l, pm_err *err, const char *what)
  * for "did you mean" on a mistyped key. */
 static const char *const sweep_keys[] = {"name", "backend", "repeats", "min_repeats", "max_repeats", "precision",
                                          "stop", "warm_repeats", "seed", "order", "timeout", "mem_limit", "warm", "bindir",
-                                         NULL};
+                                         "meter", NULL};
 static const char *const report_keys[] = {"size", "workload", NULL};
 
 static size_t count_keys(const char *const *k)
@@ -741,6 +742,11 @@ static int apply_sweep_scalar(pm_spec *s, entry *e, pm_err *err)
         if (!strcmp(n, "mem_limit")) return pm_run_parse_size(v, &s->mem_limit, err) ? pm_err_wrap(err, "%s", what) : PM_OK;
         if (!strcmp(n, "warm")) return parse_bool(v, &s->warm, err, what);
         if (!strcmp(n, "bindir")) return copy_str(s->sweep_bindir, sizeof s->sweep_bindir, v, err, what);
+        if (!strcmp(n, "meter")) {   /* a row of the meter table (meter.h), or auto; usable here or not: the sweep asks */
+            if (strcmp(v, "auto") && !pm_meter_find(v))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (%s)", what, v, pm_meter_names());
+            return copy_str(s->meter, sizeof s->meter, v, err, what);
+        }
     } else if (!strcmp(e->section, "report")) {
         if (!strcmp(n, "size")) return copy_str(s->report_size, sizeof s->report_size, v, err, what);
         if (!strcmp(n, "workload")) return copy_str(s->report_workload, sizeof s->report_workload, v, err, what);

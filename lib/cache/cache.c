@@ -44,20 +44,6 @@ int pc_write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-/* Reads a whole file; *buf is malloc'd (NUL-terminated for convenience). */
-int pc_read_file(const char *path, char **buf, size_t *len, struct stat *st_out, pm_err *err)
-{
-    pc_raw r = {0};
-    int rc = pc_raw_file(&r, path, len, st_out, err);
-    if (rc) {
-        pc_raw_free(&r);
-        return rc;
-    }
-    r.buf[*len] = 0;   /* pc_raw_file leaves room for it */
-    *buf = r.buf;
-    return PM_OK;
-}
-
 int pc_hash_file(const char *path, XXH128_hash_t *out, pm_err *err)
 {
     int rc = PM_OK;
@@ -190,4 +176,15 @@ const char *pm_cache_dir(const pm_cache *c) { return c->dir; }
 int pm_cache_entry_path(const pm_cache *c, const char *key, char *buf, size_t n)
 {
     return (size_t)snprintf(buf, n, "%s/%.2s/%s.entry", c->dir, key, key + 2) >= n ? -1 : 0;
+}
+
+/* The first problem only: the CLI prints one warning line per run. */
+void pc_warn(pm_cache_result *res, const char *fmt, ...)
+{
+    if (res->warning[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->warning, sizeof res->warning, fmt, ap);
+    va_end(ap);
 }

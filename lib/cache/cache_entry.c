@@ -320,3 +320,17 @@ int pc_load_entry(const char *path, const XXH128_hash_t *key, char **file, char 
     }
     return rc;
 }
+
+/* Reads a whole file; *buf is malloc'd (NUL-terminated for convenience). */
+int pc_read_file(const char *path, char **buf, size_t *len, struct stat *st_out, pm_err *err)
+{
+    pc_raw r = {0};
+    int rc = pc_raw_file(&r, path, len, st_out, err);
+    if (rc) {
+        pc_raw_free(&r);
+        return rc;
+    }
+    r.buf[*len] = 0;   /* pc_raw_file leaves room for it */
+    *buf = r.buf;
+    return PM_OK;
+}

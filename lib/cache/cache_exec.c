@@ -13,17 +13,6 @@
 
 /* ---------- exec ---------- */
 
-/* The first problem only: the CLI prints one warning line per run. */
-void pc_warn(pm_cache_result *res, const char *fmt, ...)
-{
-    if (res->warning[0])
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(res->warning, sizeof res->warning, fmt, ap);
-    va_end(ap);
-}
-
 static int dup_bytes(const char *src, size_t n, char **dst, size_t *dst_len, pm_err *err)
 {
     *dst = malloc(n + 1);

@@ -63,7 +63,7 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
     if (cost > 0)
         note(x, "round: %d (config, variant) pairs to %d repeats (~%.0f s left to run)", spec->n_configs, repeats,
              cost);
-    pm_sweep_opts so = {.db_path = x->o->db_path, .self_exe = x->self, .warm = 0,
+    pm_sweep_opts so = {.db_path = x->o->db_path, .self_exe = x->self, .warm = 0, .meter = x->o->meter,
                         .progress = x->o->progress, .progress_user = x->o->user, .stop = x->o->stop,
                         .notice = x->o->note, .notice_user = x->o->user};
     pm_sweep_summary sum;
@@ -135,8 +135,9 @@ int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
     int rc = pm_compare_run(&co, &r, err);
     if (rc)
         return rc;
-    pm_fix_measure m = {.n_configs = 0, .min_n = INT_MAX, .ratio = r.geomean_ratio,
-                        .lo = r.geomean_ci_lo, .hi = r.geomean_ci_hi, .faster = r.faster, .slower = r.slower,
+    /* compare's summary estimate: every tested config, not the decided ones only (those select larger effects) */
+    pm_fix_measure m = {.n_configs = 0, .min_n = INT_MAX, .ratio = r.pooled_ratio,
+                        .lo = r.pooled_ci_lo, .hi = r.pooled_ci_hi, .faster = r.faster, .slower = r.slower,
                         .same = r.same, .undecided = r.undecided, .untested = r.untested, .repeats_needed = NAN,
                         .n_contended = r.n_contended, .allow_contended = x->o->allow_contended};
     json_t *regimes = json_array();

@@ -118,7 +118,8 @@ const char *pm_fix_verdict_name(pm_fix_verdict v);
 typedef struct pm_fix_measure {
     size_t n_configs;      /* configs with a ratio (0: nothing was measured, e.g. no ok runs on a side) */
     int min_n;             /* fewest ok cold runs on either side of any of them */
-    double ratio;          /* compare's summary: geometric mean B/A over the decided, uncontended configs */
+    double ratio;          /* compare's summary estimate: geometric mean B/A over the tested, uncontended
+                              configs (pm_compare_result.pooled_ratio) */
     double lo, hi;         /* its 95% CI across those configs (NAN with fewer than 3) */
     /* compare's own per-config verdicts on the compile wall (one rule, pm_compare_decide on intervals
      * simultaneous over the configs): */

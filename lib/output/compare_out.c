@@ -44,9 +44,16 @@ void pm_compare_fmt_p(char *buf, size_t n, const pm_compare_stat *st)
 
 void pm_compare_fmt_verdict(char *buf, size_t n, const pm_compare_stat *st)
 {
-    if (st->verdict == PM_VERDICT_UNDECIDED && isfinite(st->repeats_needed) && st->repeats_needed < 1e7)
-        snprintf(buf, n, "undecided (~%.0f runs/side)", st->repeats_needed);
-    else
+    if (st->verdict == PM_VERDICT_UNDECIDED && isfinite(st->repeats_needed) && st->repeats_needed < 1e7) {
+        /* the range: the same search at the ends of the spread's 80% interval (the spread is an estimate too) */
+        double lo = st->repeats_needed_lo, hi = st->repeats_needed_hi;
+        if (!(lo < st->repeats_needed || hi > st->repeats_needed))
+            snprintf(buf, n, "undecided (~%.0f runs/side)", st->repeats_needed);
+        else if (hi < 1e7)
+            snprintf(buf, n, "undecided (~%.0f runs/side, %.0f-%.0f)", st->repeats_needed, lo, hi);
+        else
+            snprintf(buf, n, "undecided (~%.0f runs/side, %.0f or more)", st->repeats_needed, lo);
+    } else
         snprintf(buf, n, "%s", pm_compare_verdict_name(st->verdict));
 }
 
@@ -55,12 +62,21 @@ void pm_compare_fmt_ci_kind(char *buf, size_t n, size_t m)
     snprintf(buf, n, "95%% simultaneous (Bonferroni, m=%zu)", m);
 }
 
-void pm_compare_fmt_side(char *buf, size_t n, const pm_compare_stat *st, int b)
+/* A time as pm_fmt_time writes it, or a count (instructions) as a whole number */
+static void fmt_value(char *buf, size_t n, double v, int sign, int count)
+{
+    if (!count || isnan(v) || isinf(v))
+        pm_fmt_time(buf, n, v, sign);
+    else
+        snprintf(buf, n, sign ? "%+.0f" : "%.0f", v);
+}
+
+static void fmt_side(char *buf, size_t n, const pm_compare_stat *st, int b, int count)
 {
     double g = b ? st->gmean_b : st->gmean_a, lo = b ? st->lo_b : st->lo_a, hi = b ? st->hi_b : st->hi_a;
     size_t cnt = b ? st->n_b : st->n_a;
     char v[48];
-    pm_fmt_time(v, sizeof v, g, 0);
+    fmt_value(v, sizeof v, g, 0, count);
     if (!cnt || isnan(g))
         snprintf(buf, n, "-");
     else if (isnan(lo) && cnt >= PM_STATS_MIN_INTERVAL_N)   /* zero times: no log interval, the value alone */
@@ -110,24 +126,26 @@ char *pm_compare_oneline(const pm_compare_result *r)
     pm_sbuf b = {0};
     pm_sbuf_add(&b, "%s vs %s: ", nb, na);
     char x[32], iv[80];
-    if (isfinite(r->geomean_ratio) && isfinite(r->geomean_ci_lo) && isfinite(r->geomean_ci_hi)) {
+    /* the summary's estimate (pooled over every tested, uncontended config: compare.h) and its interval */
+    double est = r->pooled_ratio, lo = r->pooled_ci_lo, hi = r->pooled_ci_hi;
+    if (isfinite(est) && isfinite(lo) && isfinite(hi)) {
         /* the summary's interval read by the rule's own function, as every row's is */
-        pm_compare_verdict v = pm_compare_decide(r->geomean_ci_lo, r->geomean_ci_hi, r->threshold);
+        pm_compare_verdict v = pm_compare_decide(lo, hi, r->threshold);
         int faster = v == PM_VERDICT_FASTER;   /* "1.19x faster" reads as hyperfine's: A/B, its interval turned */
-        pm_fmt_ratio(x, sizeof x, faster ? 1 / r->geomean_ratio : r->geomean_ratio);
-        pm_compare_fmt_range(iv, sizeof iv, faster ? 1 / r->geomean_ci_hi : r->geomean_ci_lo,
-                             faster ? 1 / r->geomean_ci_lo : r->geomean_ci_hi);
+        pm_fmt_ratio(x, sizeof x, faster ? 1 / est : est);
+        pm_compare_fmt_range(iv, sizeof iv, faster ? 1 / hi : lo, faster ? 1 / lo : hi);
         if (v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER)
             pm_sbuf_add(&b, "%s %s %s on %s", x, pm_compare_verdict_name(v), iv, metric);
         else
             pm_sbuf_add(&b, "%s, %s %s on %s", pm_compare_verdict_name(v), x, iv, metric);
-    } else if (isfinite(r->geomean_ratio)) {
-        pm_fmt_ratio(x, sizeof x, r->geomean_ratio);
-        pm_sbuf_add(&b, "%s on %s (B/A; no interval below %d decided configs)", x, metric, PM_STATS_MIN_INTERVAL_N);
+    } else if (isfinite(est)) {
+        pm_fmt_ratio(x, sizeof x, est);
+        pm_sbuf_add(&b, "%s on %s (B/A; no interval below %d tested configs)", x, metric, PM_STATS_MIN_INTERVAL_N);
     } else if (r->undecided) {
         pm_sbuf_add(&b, "undecided on %s", metric);
     } else if (held) {
-        pm_sbuf_add(&b, "no conclusion on %s: %zu of %zu configs contended", metric, held, r->n_configs);
+        pm_sbuf_add(&b, "no conclusion on %s: %zu of %zu config%s contended", metric, held, r->n_configs,
+                    r->n_configs == 1 ? "" : "s");
     } else if (r->n_configs && n_min < PM_STATS_MIN_INTERVAL_N) {
         pm_sbuf_add(&b, "no test on %s: %zu run%s a side, %d needed", metric, n_min, n_min == 1 ? "" : "s",
                     PM_STATS_MIN_INTERVAL_N);
@@ -146,29 +164,12 @@ char *pm_compare_oneline(const pm_compare_result *r)
 
 void pm_compare_fmt_metric_side(char *buf, size_t n, const pm_compare_stat *st, int b, int metric)
 {
-    const char *unit = pm_decide_unit((pm_decide_metric)metric);
-    if (!strcmp(unit, "s")) {
-        pm_compare_fmt_side(buf, n, st, b);
-        return;
-    }
-    double g = b ? st->gmean_b : st->gmean_a, lo = b ? st->lo_b : st->lo_a, hi = b ? st->hi_b : st->hi_a;
-    size_t cnt = b ? st->n_b : st->n_a;
-    if (!cnt || isnan(g) || g <= 0) {
-        snprintf(buf, n, "-");
-        return;
-    }
-    /* a count: 4 significant digits with an SI prefix ("1.234 G instructions") */
-    static const char *const prefix[] = {"", " k", " M", " G", " T"};
-    size_t p = 0;
-    double v = g;
-    while (v >= 1000 && p + 1 < N_OF(prefix))
-        v /= 1000, p++;
-    char val[64];
-    snprintf(val, sizeof val, "%.4g%s %s", v, prefix[p], unit);
-    if (isnan(lo) && cnt >= PM_STATS_MIN_INTERVAL_N)
-        snprintf(buf, n, "%s", val);
-    else
-        pm_fmt_interval_of(buf, n, val, lo, hi, (int)cnt);
+    fmt_side(buf, n, st, b, pm_decide_row_of((pm_decide_metric)metric)->count);   /* the metric's row says how */
+}
+
+void pm_compare_fmt_side(char *buf, size_t n, const pm_compare_stat *st, int b)
+{
+    fmt_side(buf, n, st, b, 0);
 }
 
 static void mark(char *buf, size_t n, const pm_compare_row *row, const pm_compare_stat *st)
@@ -179,7 +180,8 @@ static void mark(char *buf, size_t n, const pm_compare_row *row, const pm_compar
         pm_compare_fmt_verdict(buf, n, st);
 }
 
-static int stat_row(pm_table *t, const char *label, const pm_compare_row *row, const pm_compare_stat *st)
+/* count: the row is of a count (instructions), not a time */
+static int stat_row(pm_table *t, const char *label, const pm_compare_row *row, const pm_compare_stat *st, int count)
 {
     long r = pm_table_add_row(t);
     if (r < 0)
@@ -196,9 +198,9 @@ static int stat_row(pm_table *t, const char *label, const pm_compare_row *row, c
         rc |= pm_table_set(t, i, 2, "-", NAN);
     else
         rc |= pm_table_setf(t, i, 2, (double)st->n_b, "%zu", st->n_b);
-    pm_compare_fmt_side(b, sizeof b, st, 0);
+    fmt_side(b, sizeof b, st, 0, count);
     rc |= pm_table_set(t, i, 3, b, st->gmean_a);
-    pm_compare_fmt_side(b, sizeof b, st, 1);
+    fmt_side(b, sizeof b, st, 1, count);
     rc |= pm_table_set(t, i, 4, b, st->gmean_b);
     if (one_side)
         snprintf(b, sizeof b, "-");
@@ -207,7 +209,7 @@ static int stat_row(pm_table *t, const char *label, const pm_compare_row *row, c
     rc |= pm_table_set(t, i, 5, b, one_side ? NAN : st->ratio);
     pm_compare_fmt_ci(b, sizeof b, st, one_side);
     rc |= pm_table_set(t, i, 6, b, NAN);
-    pm_fmt_time(b, sizeof b, st->delta, 1);
+    fmt_value(b, sizeof b, st->delta, 1, count);
     rc |= pm_table_set(t, i, 7, b, st->delta);
     if (isnan(st->t) || isinf(st->t))
         rc |= pm_table_set(t, i, 8, "-", NAN);
@@ -259,13 +261,13 @@ static pm_table *config_table(const pm_compare_result *r, const pm_compare_confi
     if (r->decided_on != PM_DECIDE_WALL) {   /* the deciding row first; the wall row after it is shown, its mark
                                                  by its own family, and decides nothing ("decided on:" line) */
         snprintf(buf, sizeof buf, "compile %s", pm_decide_name((pm_decide_metric)r->decided_on));
-        rc = stat_row(t, buf, NULL, &c->metric);
+        rc = stat_row(t, buf, NULL, &c->metric, pm_decide_row_of((pm_decide_metric)r->decided_on)->count);
     }
     if (!rc)
-        rc = stat_row(t, "compile wall", NULL, &c->wall);
+        rc = stat_row(t, "compile wall", NULL, &c->wall, 0);
     for (size_t k = 0; !rc && k < c->n_steps; k++) {
         snprintf(buf, sizeof buf, "step %s", c->steps[k].tool);
-        rc = stat_row(t, buf, &c->steps[k], &c->steps[k].st);
+        rc = stat_row(t, buf, &c->steps[k], &c->steps[k].st, 0);
     }
     *shown = top && top < c->n_passes ? top : c->n_passes;
     for (size_t k = 0; !rc && k < *shown; k++) {
@@ -273,7 +275,7 @@ static pm_table *config_table(const pm_compare_result *r, const pm_compare_confi
         snprintf(buf, sizeof buf, "pass %s: %s%s%s%s", c->passes[k].tool, c->passes[k].pass,
                  c->passes[k].alias ? " (printed as \"" : "", c->passes[k].alias ? c->passes[k].alias : "",
                  c->passes[k].alias ? "\")" : "");
-        rc = stat_row(t, buf, &c->passes[k], &c->passes[k].st);
+        rc = stat_row(t, buf, &c->passes[k], &c->passes[k].st, 0);
     }
     if (rc) {
         pm_table_free(t);
@@ -352,7 +354,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
 {
     int md = fmt == PM_COMPARE_MARKDOWN, rc = PM_OK;
     const char *li = md ? "- " : "";
-    char buf[1024];
+    char buf[2048];
     if (width <= 0)
         width = 1 << 30;
     if (md)
@@ -393,6 +395,10 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
     fprintf(out, "%sintervals: compile walls %s; steps %s; passes %s\n", li, k[0], k[1], k[2]);
     pm_decide_text((pm_decide_metric)r->decided_on, buf, sizeof buf);
     fprintf(out, "%s%s\n", li, buf);
+    if (r->a.walls_slowed || r->b.walls_slowed)   /* a slowing meter's wall is the instrumented run's */
+        fprintf(out, "%swalls and steps of %s were measured under the %s meter: the instrumented runs', not compile "
+                "times\n", li, r->a.walls_slowed && r->b.walls_slowed ? "A and B" : r->a.walls_slowed ? "A" : "B",
+                r->a.walls_slowed ? r->a.meter : r->b.meter);
     if (r->host_warning)
         fprintf(out, "%swarning: %s%s\n", li, r->host_warning,
                 r->n_cross_host > 1 ? " (and in more configs, see the summary)" : "");
@@ -419,7 +425,8 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         goto done;
     heading(out, fmt, "Summary");
     pm_compare_summary_text(r, buf, sizeof buf);
-    fprintf(out, "%s%zu configs matched; compile wall B/A: %s", li, r->n_configs, buf);
+    fprintf(out, "%s%zu configs matched; compile %s B/A: %s", li, r->n_configs,
+            r->decided_on != PM_DECIDE_WALL ? pm_decide_name((pm_decide_metric)r->decided_on) : "wall", buf);
     if (r->n_contended)
         fprintf(out, "; %zu contended (%s)", r->n_contended,
                 r->allow_contended ? "verdicts kept by --allow-contended" : "no conclusion");

@@ -29,8 +29,8 @@ void pm_compare_fmt_verdict(char *buf, size_t n, const pm_compare_stat *st);
 /* "[0.975, 1.01]": an interval of a ratio, both ends in pm_fmt_ratio_num's one precision. */
 void pm_compare_fmt_range(char *buf, size_t n, double lo, double hi);
 /* The comparison in one line, first in compare and in the report's headline (hyperfine-grade): "fp16 vs int8:
- * 1.19x slower [1.08, 1.31] on cpu time (user+sys), 7 of 7 configs decided" -- B vs A, the summary's ratio and
- * interval (pm_compare_result's geomean fields) read by pm_compare_decide as every row's are, a faster B as A/B
+ * 1.19x slower [1.08, 1.31] on cpu time (user+sys), 7 of 7 configs decided" -- B vs A, the summary's estimate
+ * and interval (pm_compare_result's pooled fields) read by pm_compare_decide as every row's are, a faster B as A/B
  * with its interval turned; else why there is none ("undecided on wall: ~40 runs/side would settle it", "no
  * test on wall: 2 runs a side, 3 needed"); then how many configs the rule decided. */
 char *pm_compare_oneline(const pm_compare_result *r);   /* malloc'd; NULL when out of memory */

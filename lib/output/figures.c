@@ -601,8 +601,9 @@ static int fig_why(const fig_ctx *x, char **body)
             hi = fit->x[k] > hi ? fit->x[k] : hi;
         }
         char t[320];
-        snprintf(t, sizeof t, "%s (%s)%s%s", fit->name, a->stages[fit->stage], fit->reference ? "" : ", ",
-                 fit->reference ? "" : fit->variant ? fit->variant : "-");
+        snprintf(t, sizeof t, "%s (%s)%s%s%s%s", fit->name, a->stages[fit->stage], fit->reference ? "" : ", ",
+                 fit->reference ? "" : fit->variant ? fit->variant : "-", fit->group ? ", " : "",
+                 fit->group ? fit->group : "");
         fprintf(f, "set title ");
         q(f, t);
         fprintf(f, " font ',12'\nset xlabel ");

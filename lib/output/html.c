@@ -299,7 +299,8 @@ static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, 
         if (!isnan(c->cache_ratio))
             fprintf(f, " \u00b7 recompile \u00f7 hit %.1f\u00d7", c->cache_ratio);
     } else {
-        fprintf(f, "<span class=warn>no successful cold run (%d failed)</span>", c->n_failed);
+        fprintf(f, "<span class=warn>no successful cold run (%d failed, %d without a report)</span>", c->n_failed,
+                c->n_no_report);
     }
     fputs(" \u00b7 <a href=\"#configs\">back to the table</a></p>", f);
     if (!full) {
@@ -517,7 +518,7 @@ static int drill_pick(const pm_analysis *a, unsigned char *full, size_t *n, size
         full[r[k].i] = 1;
     free(r);
     for (size_t i = 0; i < a->n_configs && *n_failed < DRILL_FAILED; i++)
-        if (a->configs[i].n_failed > 0) {
+        if (a->configs[i].n_failed > 0 || a->configs[i].n_no_report > 0) {
             ++*n_failed;
             *n += !full[i];
             full[i] = 1;
@@ -610,8 +611,9 @@ int pm_html_report(const pm_report_ctx *x, FILE *f, pm_err *err)
     contents(x, f);
     fputs("<h1>What dominates the compile: ", f);
     esc(f, a->sweep);
-    fprintf(f, "</h1><p class=sub>back end %s \u00b7 %zu configs \u00b7 up to %d cold repeats \u00b7 %d runs ok, %d failed"
-               "</p>\n", a->backend ? a->backend : "-", a->n_configs, a->summary.max_repeats, a->summary.n_runs_ok, a->summary.n_runs_failed);
+    fprintf(f, "</h1><p class=sub>back end %s \u00b7 %zu configs \u00b7 up to %d cold repeats \u00b7 %d runs ok, %d failed, "
+               "%d without a report</p>\n", a->backend ? a->backend : "-", a->n_configs, a->summary.max_repeats,
+            a->summary.n_runs_ok, a->summary.n_runs_failed, a->summary.n_runs_no_report);
     size_t n;
     const pm_report_section *const *s = pm_report_sections(&n);
     for (size_t i = 0; i < n; i++) {

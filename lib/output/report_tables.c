@@ -83,15 +83,31 @@ pm_table *pm_rt_configs(const pm_analysis *a, const char *link_prefix)
     return t;
 }
 
+/* A phase's column title: upper case, apart from the stages' (a stage "other" and the phase OTHER differ). */
+static const char *phase_title(const char *phase)
+{
+    static const char *const titles[][2] = {{"frontend", "FRONTEND"}, {"optimizer", "OPTIMIZER"},
+                                            {"codegen", "CODEGEN"},   {"link", "LINK"},
+                                            {"process", "PROCESS"},   {"other", "OTHER"}};
+    for (size_t i = 0; i < sizeof titles / sizeof *titles; i++)
+        if (!strcmp(titles[i][0], phase))
+            return titles[i][1];
+    return phase;
+}
+
 pm_table *pm_rt_stage_shares(const pm_analysis *a, const char *link_prefix)
 {
-    pm_col *cols = calloc(a->n_stages + 1, sizeof *cols);
+    /* the phase split first (its headers upper case: FRONTEND, OPTIMIZER, ...), then the stages */
+    size_t NP = a->n_phases, NS = a->n_stages;
+    pm_col *cols = calloc(NP + NS + 1, sizeof *cols);
     if (!cols)
         return NULL;
     cols[0] = (pm_col){"config", "config", NULL};
-    for (size_t s = 0; s < a->n_stages; s++)
-        cols[s + 1] = (pm_col){a->stages[s], a->stages[s], "fraction"};
-    pm_table *t = pm_table_new("t-stage-shares", NULL, cols, a->n_stages + 1);
+    for (size_t p = 0; p < NP; p++)
+        cols[p + 1] = (pm_col){a->phases[p], phase_title(a->phases[p]), "fraction"};
+    for (size_t s = 0; s < NS; s++)
+        cols[NP + s + 1] = (pm_col){a->stages[s], a->stages[s], "fraction"};
+    pm_table *t = pm_table_new("t-stage-shares", NULL, cols, NP + NS + 1);
     if (t)
         t->n_lead = 1;   /* the row's name: what the reader looks up */
     free(cols);
@@ -104,10 +120,14 @@ pm_table *pm_rt_stage_shares(const pm_analysis *a, const char *link_prefix)
             break;
         pm_table_set(t, (size_t)r, 0, c->key, NAN);
         link_cfg(t, r, link_prefix, i, c->key);
-        for (size_t s = 0; s < a->n_stages; s++) {
-            char buf[32];
+        char buf[32];
+        for (size_t p = 0; p < NP; p++) {
+            pm_fmt_share(buf, sizeof buf, c->phase_share[p].mean);
+            pm_table_set(t, (size_t)r, p + 1, buf, c->phase_share[p].mean);
+        }
+        for (size_t s = 0; s < NS; s++) {
             pm_fmt_share(buf, sizeof buf, c->share[s].mean);
-            pm_table_set(t, (size_t)r, s + 1, buf, c->share[s].mean);
+            pm_table_set(t, (size_t)r, NP + s + 1, buf, c->share[s].mean);
         }
     }
     return t;
@@ -234,10 +254,10 @@ void pm_rt_startup_contended_text(const pm_analysis *a, char *buf, size_t cap)
 
 void pm_rt_noise_text(const pm_analysis *a, char *buf, size_t cap)
 {
-    size_t n = (size_t)snprintf(buf, cap, "%d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended "
-                                          "(load average above %d CPUs, or a tool's steps below 0.75 x that tool's "
-                                          "serial CPU/wall from its null-input runs)", a->noise.n_noisy, a->n_configs,
-                                a->noise.n_contended, a->cpus);
+    char rule[512];
+    pm_contention_rule_text(rule, sizeof rule, 0);
+    size_t n = (size_t)snprintf(buf, cap, "%d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended (%s)",
+                                a->noise.n_noisy, a->n_configs, a->noise.n_contended, rule);
     if (!a->noise.n_baseline_p90 || n >= cap)
         return;
     n += (size_t)snprintf(buf + n, cap - n, "; %d config%s without a serial baseline for any of %s tools (%s): ",
@@ -336,7 +356,7 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         {"max_share", "max share", "fraction"},
         {"user_wall", "user/wall", "ratio"},
         {"superlinear", "superlinear", NULL},
-        {"variant", "variant (points: its configs)", NULL},
+        {"variant", "variant (points: its configs; a pipeline axis's value, e.g. opt=2, its own fit)", NULL},
     };
     pm_table *t = pm_table_new("t-fits", NULL, cols, N_OF(cols));
     if (t)
@@ -373,8 +393,8 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         pm_table_set(t, (size_t)r, 8, buf, x->max_share);
         set_num(t, r, 9, 2, x->user_wall);
         pm_table_set(t, (size_t)r, 10, x->superlinear ? "yes" : "no", NAN);
-        pm_table_setf(t, (size_t)r, 11, NAN, "%s%s", x->variant && *x->variant ? x->variant : "-",
-                      x->reference && multi ? " (reference)" : "");
+        pm_table_setf(t, (size_t)r, 11, NAN, "%s%s%s%s", x->variant && *x->variant ? x->variant : "-",
+                      x->group ? ", " : "", x->group ? x->group : "", x->reference && multi ? " (reference)" : "");
     }
     return t;
 }
@@ -627,7 +647,7 @@ void pm_rt_headline_free(pm_rt_headline *h)
     for (int i = 0; i < h->n_ab; i++)
         free(h->ab[i]);
     free(h->dominant), free(h->heaviest), free(h->ab);
-    free(h->fix), free(h->ab_none), free(h->cache), free(h->slowest);
+    free(h->fix), free(h->ab_none), free(h->cache), free(h->slowest), free(h->phases);
     memset(h, 0, sizeof *h);
 }
 
@@ -697,6 +717,36 @@ static void hl_dominant(pm_rt_headline *h, const pm_analysis *a, const char *kin
     }
 }
 
+/* The phase split over the configs with cold runs: each phase's range of shares, then how many configs each
+ * phase leads. */
+static void hl_phases(pm_rt_headline *h, const pm_analysis *a)
+{
+    int n = 0;
+    for (size_t i = 0; i < a->n_configs; i++)
+        n += a->configs[i].dominant_phase >= 0;
+    if (!n || !a->n_phases)
+        return;
+    hl_add(h, &h->phases, "%d config%s, share of the cold compile wall:", n, n == 1 ? "" : "s");
+    for (size_t p = 0; p < a->n_phases; p++) {
+        double lo = INFINITY, hi = -INFINITY;
+        int lead = 0;
+        for (size_t i = 0; i < a->n_configs; i++) {
+            const pm_an_config *c = &a->configs[i];
+            if (c->dominant_phase < 0)
+                continue;
+            double v = c->phase_share[p].mean;
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+            lead += c->dominant_phase == (int)p;
+        }
+        char range[64], leads[48] = "";
+        hl_share_range(range, sizeof range, lo, hi);   /* rounded before compared: never "12–12%" */
+        if (lead)
+            snprintf(leads, sizeof leads, " (leads %d)", lead);
+        hl_add(h, &h->phases, "%s %s %s%s", p ? "," : "", a->phases[p], range, leads);
+    }
+}
+
 int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
 {
     memset(h, 0, sizeof *h);
@@ -721,6 +771,7 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         hl_add(h, &h->ab_none, "none in this sweep (one variant per config); passmap fix measured the fixes above");
     else if (!h->n_ab)
         hl_add(h, &h->ab_none, "none in this sweep (one variant per config); passmap fix measures the top fix");
+    hl_phases(h, a);   /* the phase split: front end, optimizer, code generation */
     /* dominant stage and heaviest pass per kind: one line each, as many kinds as the study has */
     const char **kinds = calloc(a->n_configs + 1, sizeof *kinds);
     h->dominant = calloc(a->n_configs + 1, sizeof *h->dominant);
@@ -808,13 +859,18 @@ int pm_rt_headline_lines(const pm_rt_headline *h, pm_rt_hl_line *lines, size_t c
 #define LINE(l, t, s)                                                                                             \
     do {                                                                                                          \
         if (n < cap)                                                                                              \
-            lines[n] = (pm_rt_hl_line){(l), (t), (s)};                                                            \
+            lines[n] = (pm_rt_hl_line){(l), (t), (s), 0};                                                         \
         n++;                                                                                                      \
     } while (0)
-    for (int i = 0; i < h->n_ab; i++)
-        LINE("measured A/B", h->ab[i], 0);
+    for (int i = 0; i < h->n_ab; i++) {
+        if (n < cap)
+            lines[n].bare = 1, lines[n].label = "measured A/B", lines[n].text = h->ab[i], lines[n].sub = 0;
+        n++;
+    }
     if (h->ab_none)
         LINE("measured A/B", h->ab_none, 0);
+    if (h->phases)
+        LINE("phases", h->phases, 0);
     for (int i = 0; i < h->n_dominant; i++)
         LINE("dominant stage", h->dominant[i], 0);
     for (int i = 0; i < h->n_heaviest; i++)

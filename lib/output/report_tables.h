@@ -51,6 +51,8 @@ typedef struct pm_rt_headline {
     char **ab;               /* per comparison: pm_compare_oneline ("fp16 vs int8: 1.19x slower [...] ...") */
     int n_ab;
     char *ab_none;           /* no comparison: why, and what measures one; else NULL */
+    char *phases;            /* the phase split: "6 configs, share of the cold compile wall: frontend 3-26% ..."; NULL:
+                                no config with cold runs */
     char **dominant;         /* per kind: "LLM, 12 configs: lowering-to-llvm leads 12 (19–34%)" */
     int n_dominant;
     char **heaviest;         /* per kind: "X86 DAG->DAG Instruction Selection, 11–15% of LLM compiles" */
@@ -65,10 +67,14 @@ typedef struct pm_rt_headline {
 /* PM_OK, or PM_ERR_NOMEM (free it either way). */
 int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h);
 void pm_rt_headline_free(pm_rt_headline *h);
-/* The headline in reading order, each line with its label ("measured A/B", "dominant stage", "heaviest pass",
+/* The headline in reading order, each line with its label ("measured A/B", "phases", "dominant stage", "heaviest pass",
  * "top fix", "why" (sub = 1: the line above's reason), "cache", "slowest compile"): text, HTML and JSON print
  * these. Fills up to cap (lines may be NULL with cap 0); returns how many there are. */
-typedef struct pm_rt_hl_line { const char *label, *text; int sub; } pm_rt_hl_line;
+typedef struct pm_rt_hl_line {
+    const char *label, *text;
+    int sub;                 /* the line above's reason ("why") */
+    int bare;                /* its own answer, read without its label in text (the A/B summary lines) */
+} pm_rt_hl_line;
 int pm_rt_headline_lines(const pm_rt_headline *h, pm_rt_hl_line *lines, size_t cap);
 
 /* The handoff in one sentence (what grows, the series, the stage rising and the one falling most, the distance

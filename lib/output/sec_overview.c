@@ -79,8 +79,9 @@ static int summary_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     (void)err;
     const pm_analysis *a = x->a;
-    fprintf(f, "sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n", a->sweep ? a->sweep : "-",
-            a->backend ? a->backend : "-", a->n_configs, a->summary.n_runs_ok, a->summary.n_runs_failed, a->summary.max_repeats);
+    fprintf(f, "sweep %s (%s): %zu configs, %d ok runs, %d failed, %d without a report, up to %d cold repeats\n",
+            a->sweep ? a->sweep : "-", a->backend ? a->backend : "-", a->n_configs, a->summary.n_runs_ok,
+            a->summary.n_runs_failed, a->summary.n_runs_no_report, a->summary.max_repeats);
     if (a->summary.n_runs_no_report)   /* no report, no conclusion: say why beside the counts */
         fprintf(f, "%s%d configs have no readable timing report (%d runs): %s; %s. They get no stage, regime or fix.\n",
                 PM_MD(x, "\n**warning**: ", "warning: "), a->summary.n_configs_no_report, a->summary.n_runs_no_report,
@@ -100,7 +101,7 @@ static int summary_json(const pm_report_ctx *x, json_t *root)
     if (a->summary.n_trace_runs)
         json_object_set_new(root, "trace_granularity",
                             json_pack("{s:i, s:s}", "runs", a->summary.n_trace_runs, "note", PM_AN_TRACE_GRANULARITY));
-    /* runs that exited 0 without a readable timing report (counted in runs_failed): no stage, regime or fix */
+    /* runs that exited 0 without a readable timing report (not in runs_failed): no stage, regime or fix */
     json_object_set_new(root, "no_report",
                         json_pack("{s:i, s:i, s:s?, s:s}", "runs", a->summary.n_runs_no_report, "configs",
                                   a->summary.n_configs_no_report, "reason", a->summary.no_report_note, "hint", PM_AN_NO_REPORT_HINT));
@@ -261,8 +262,7 @@ static int headline_text(const pm_report_ctx *x, FILE *f, pm_err *err)
         fputs(x->markdown ? "\n## Headline\n\n" : "\nheadline\n", f);
         for (int i = 0; i < n; i++)   /* the A/B lines are their own answer: no label before "fp16 vs int8:" */
             fprintf(f, "%s%s%s%s\n", l[i].sub ? PM_MD(x, "  - ", "    ") : PM_MD(x, "- ", "  "),
-                    h.n_ab && l[i].text == h.ab[0] ? "" : l[i].label, h.n_ab && l[i].text == h.ab[0] ? "" : ": ",
-                    l[i].text);
+                    l[i].bare ? "" : l[i].label, l[i].bare ? "" : ": ", l[i].text);
     }
     free(l);
     pm_rt_headline_free(&h);

@@ -203,6 +203,7 @@ static int fits_json(const pm_report_ctx *x, json_t *root)
                                num(fi->user_wall));
         if (fo) {   /* the points' variant, and why there is no fit (no stage-entry sizes: what to rerun) */
             json_object_set_new(fo, "variant", str(fi->variant));
+            json_object_set_new(fo, "group", str(fi->group));   /* pipeline axes' values (opt=2), or null */
             json_object_set_new(fo, "reference", json_boolean(fi->reference));
             json_object_set_new(fo, "no_fit", str(fi->no_fit));
             json_object_set_new(fo, "npuw_left_out", json_integer(fi->npuw_left_out));

@@ -80,6 +80,12 @@ static json_t *config_json(const pm_analysis *a, const pm_an_config *c)
     for (size_t s = 0; s < a->n_stages && c->n_cold; s++)
         json_object_set_new(sh, a->stages[s], ci(c->share[s]));
     json_object_set_new(o, "shares", sh);
+    json_t *phs = json_object();   /* the stage shares summed by phase (the stage maps' fourth column) */
+    for (size_t p = 0; p < a->n_phases && c->n_cold; p++)
+        json_object_set_new(phs, a->phases[p], ci(c->phase_share[p]));
+    json_object_set_new(o, "phases", phs);
+    json_object_set_new(o, "dominant_phase", c->dominant_phase >= 0 ? json_string(a->phases[c->dominant_phase])
+                                                                     : json_null());
     json_object_set_new(o, "warm_s", num(c->warm_s));
     json_object_set_new(o, "cache_ratio", num(c->cache_ratio));
     json_object_set_new(o, "ir", json_pack("{s:o,s:o,s:o,s:o}", "ops", num(c->ir_ops), "llvm_ops", num(c->llvm_ops),
@@ -177,8 +183,8 @@ static int noise_text(const pm_report_ctx *x, FILE *f, pm_err *err)
         if (!c->contended)
             continue;
         /* the reasons in compare's words (contention.h), so the two outputs name a contended config alike */
-        pm_contention ev = {.load1 = c->load1, .cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool,
-                            .user_wall = c->user_wall, .psi_share = c->psi_share, .steal_share = c->steal_share};
+        pm_contention ev;
+        pm_an_contention(c, &ev);
         char why[256];
         int bits = pm_contention_judge(&ev, a->cpus, a->noise.user_wall_baseline, NULL);
         pm_contention_text(bits, &ev, a->cpus, a->noise.user_wall_baseline, why, sizeof why);

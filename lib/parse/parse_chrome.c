@@ -193,10 +193,12 @@ static int newpm_leaf_pass(const char *name)
 }
 
 /* clang drops spans shorter than -ftime-trace-granularity (500 µs by default) but its "Total NAME" events sum
- * every run of NAME. Each leaf pass's missing time (Total less its recorded spans) is inside the "(self)" rows of
- * the pass managers that ran it: move it from there into a counted row named after the pass, so a pass's rows
- * add up to clang's exact total and the pass managers keep only their own time. Never more than those self rows
- * hold: the counted rows still add up to the root span. */
+ * every run of NAME. Each leaf pass's missing time (Total less its recorded spans) is inside the pass managers
+ * that ran it: in their "(self)" rows, or in their whole span when none of their passes was recorded (a
+ * PassManager<Function> run on a small function). Move it from there into a counted row named after the pass,
+ * so a pass's rows add up to clang's exact total and the pass managers keep only their own time. The pool is
+ * every pass manager's own time, so only a trace whose Totals exceed all of it (none measured) is scaled down
+ * to what the pool holds: the counted rows still add up to the root span. */
 static int below_granularity(const spans *s, pm_report *out, const int *self_ix, int n_self, const int *map,
                              pm_err *err)
 {
@@ -873,14 +875,22 @@ static int emit(spans *in, pm_report *out, pm_err *err)
         p.depth = p.parent >= 0 ? out->passes[p.parent].depth + 1 : 0;
         p.start_s = (sp->ts - lo) / 1e6;
         p.has_start = !sp->summary;
+        /* a pass manager's time of its own is a pipeline row, not a pass; so is a pass manager's whole span when
+         * none of its passes was recorded (all under the granularity): their missing time is moved out below */
+        int container = !sp->summary && newpm_container(sp->name);
+        unsigned pipeline = container && strcmp(sp->name, "Optimizer") ? PM_PASS_PIPELINE : 0;
         if (sp->summary)
             p.flags = PM_PASS_SUMMARY;
         else if (nkid[k] > 0)
             p.flags = PM_PASS_GROUP;
+        else
+            p.flags = pipeline;
         map[k] = (int)out->n_passes;
         if ((rc = pm_report_take_pass(out, &p)))   /* the row owns the span's strings from here on */
             goto nomem;
         n_taken = k + 1;
+        if (container && nkid[k] == 0)
+            self_ix[n_self++] = (int)out->n_passes - 1;
         double self = sp->dur - kids[k];
         if ((p.flags & PM_PASS_GROUP) && self > 0) {
             pm_pass q = p;
@@ -888,7 +898,7 @@ static int emit(spans *in, pm_report *out, pm_err *err)
             if (asprintf(&nm, "%s (self)", sp->name) < 0)
                 goto nomem;
             q.name = nm;
-            q.flags = 0;
+            q.flags = pipeline;
             q.wall_s = self / 1e6;
             q.parent = map[k];
             q.depth = p.depth + 1;
@@ -897,7 +907,7 @@ static int emit(spans *in, pm_report *out, pm_err *err)
             free(nm);
             if (rc)
                 goto nomem;
-            if (newpm_container(sp->name))
+            if (container)
                 self_ix[n_self++] = (int)out->n_passes - 1;
         }
     }

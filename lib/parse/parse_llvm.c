@@ -87,6 +87,24 @@ static int newpm_analysis(const char *name)
                  ends_with(name, n, "Proxy"));
 }
 
+/* A new-PM pass row ("InstCombinePass", "RequireAnalysisPass<...>"): a block holding one is the new pass manager's. */
+static int newpm_pass(const char *name)
+{
+    size_t n = class_name_len(name);
+    return n && (name[n] == '<' || ends_with(name, n, "Pass"));
+}
+
+/* Whether the pass report block `index` (rows first..) is the new pass manager's. The legacy pass manager (llc,
+ * clang's code generation) names a few passes by class too: "ReachingDefAnalysis" (LLVM <= 19) is a legacy
+ * machine pass, scheduled apart like every legacy row, not an analysis inside another pass's time. */
+static int newpm_block(const pm_report *out, size_t first, int index)
+{
+    for (size_t i = first; i < out->n_passes; i++)
+        if (out->passes[i].report_index == index && newpm_pass(out->passes[i].name))
+            return 1;
+    return 0;
+}
+
 /* A new-PM pass that runs other passes (LLVM <= 15 times it around them). */
 static int newpm_wrapper(const char *name)
 {
@@ -125,6 +143,7 @@ static int reconcile(pm_report *out, size_t first, double total_before, double u
     int have_phases = 0, phase_index = -1;
     double ph_opt = -1, ph_cg = -1, ph_total = -1, fe_timer = -1, cg_time = -1, irgen_time = -1;
     double sum_newpm = 0, sum_legacy = 0;
+    int block = -1, block_newpm = 0;
     for (size_t i = first; i < out->n_passes; i++) {
         pm_pass *p = &out->passes[i];
         const char *sec = p->section ? p->section : "";
@@ -138,7 +157,9 @@ static int reconcile(pm_report *out, size_t first, double total_before, double u
         if (strcmp(sec, ANALYSIS_TITLE) == 0) {
             p->flags |= PM_PASS_ANALYSIS | PM_PASS_DETAIL;
         } else if (strcmp(sec, PASS_TITLE) == 0) {
-            if (newpm_analysis(p->name))
+            if (p->report_index != block)
+                block = p->report_index, block_newpm = newpm_block(out, first, block);
+            if (block_newpm && newpm_analysis(p->name))
                 p->flags |= PM_PASS_ANALYSIS | PM_PASS_DETAIL;
             else if (newpm_wrapper(p->name))
                 p->flags |= PM_PASS_GROUP;

@@ -22,6 +22,9 @@ enum {
                                    Parser/Output are counted: they are work inside Total) */
     PM_PASS_DETAIL = 1u << 3,   /* breakdown of time already counted in another row (llc "Instruction Selection
                                    and Scheduling", MLIR analyses nested in a pass): kept, excluded from totals */
+    PM_PASS_PIPELINE = 1u << 4, /* counted time a pass manager holds itself (-ftime-trace: "PassManager<Function>
+                                   (self)", or its whole span when no pass inside it was recorded): a pipeline row,
+                                   not a pass; compare never tests it as one */
 };
 
 typedef struct pm_pass {

@@ -59,7 +59,7 @@ static int add_config(void *ctx, const pm_sq_config_row *r)
     c->ir_ops = c->llvm_ops = c->npu_tasks = c->npu_tiles = NAN;
     c->cv = c->load1 = NAN;
     c->psi_us = c->psi_cgroup_us = c->steal_ms = -1;
-    c->psi_share = c->steal_share = NAN;
+    c->psi_share = c->steal_share = c->psi_s = NAN;
     return !c->key || !c->share || !c->stage_s ? PM_ERR_NOMEM : PM_OK;
 }
 
@@ -81,13 +81,15 @@ static int add_run(void *ctx, const pm_sq_run_row *r)
     if (ci < 0)
         return PM_OK;
     if (!r->status || strcmp(r->status, "ok")) {
-        a->configs[ci].n_failed++;
-        a->summary.n_runs_failed++;
+        /* a run that compiled but left no readable report did not fail: its own count, its own words */
         if (r->status && !strcmp(r->status, PM_RUN_STATUS_NO_REPORT)) {
             a->configs[ci].n_no_report++;
             a->summary.n_runs_no_report++;
             if (!a->summary.no_report_note && r->note && !(a->summary.no_report_note = strdup(r->note)))
                 return PM_ERR_NOMEM;
+        } else {
+            a->configs[ci].n_failed++;
+            a->summary.n_runs_failed++;
         }
         return PM_OK;
     }
@@ -277,6 +279,36 @@ static int cmp_cfg_ix(const void *pa, const void *pb)
 static int cb_status(int rc, pm_err *err)
 {
     return rc == PM_ERR_NOMEM ? an_nomem(err) : rc;
+}
+
+/* Each kept stage's phase (the maps' fourth column), and the phases that have a stage, in pm_stage_phases order. */
+static int set_phases(an_work *w, pm_err *err)
+{
+    pm_analysis *a = w->a;
+    const pm_stagemap *map = w->opts->map;
+    /* each stage's phase (the maps' fourth column), and the phases that have a stage, in pm_stage_phases order */
+    size_t np = 0;
+    while (pm_stage_phases[np])
+        np++;
+    if (!(a->stage_phase = calloc(a->n_stages, sizeof *a->stage_phase)) ||
+        !(a->phases = calloc(np + 1, sizeof *a->phases)))
+        return an_nomem(err);
+    for (size_t k = 0; k < np; k++)
+        for (size_t s = 0; s < a->n_stages; s++)
+            if (!strcmp(pm_stagemap_phase(map, a->stages[s]), pm_stage_phases[k])) {
+                a->phases[a->n_phases++] = pm_stage_phases[k];
+                break;
+            }
+    for (size_t s = 0; s < a->n_stages; s++) {
+        const char *ph = pm_stagemap_phase(map, a->stages[s]);
+        for (size_t k = 0; k < a->n_phases; k++)
+            if (!strcmp(a->phases[k], ph))
+                a->stage_phase[s] = (int)k;
+    }
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        if (!(a->configs[ci].phase_share = calloc(a->n_phases + 1, sizeof *a->configs[ci].phase_share)))
+            return an_nomem(err);
+    return PM_OK;
 }
 
 /* Keep only the stages this sweep's passes hit (the map may cover other back ends), plus overhead. The stage
@@ -589,7 +621,9 @@ int an_load(an_work *w, pm_err *err)
             return rc;
         flush_run(w);
     }
-    return prune_stages(w, err);
+    if ((rc = prune_stages(w, err)))
+        return rc;
+    return set_phases(w, err);
 }
 
 void an_load_free(pm_analysis *a)
@@ -598,12 +632,14 @@ void an_load_free(pm_analysis *a)
         pm_an_config *c = &a->configs[i];
         pm_cfg_clear(&c->cfg);
         pm_workload_clear(&c->workload);
-        free(c->share); free(c->stage_s); free(c->passes); free(c->stage_ir);
+        free(c->share); free(c->phase_share); free(c->stage_s); free(c->passes); free(c->stage_ir);
         for (size_t k = 0; k < c->n_metrics; k++)
             free(c->metrics[k].name);
         free(c->metrics);
     }
     free(a->configs);
     free(a->stages);
+    free(a->phases);
+    free(a->stage_phase);
     free(a->sweep); free(a->backend); free(a->meta_json); free(a->summary.no_report_note);
 }

@@ -53,6 +53,7 @@ int an_noise(an_work *w, pm_err *err)
             pm_contention_init(&pe);
             pm_contention_set_pressure(&pe, c->psi_us, c->psi_cgroup_us, c->steal_ms, sum / (double)n);
             c->psi_share = pe.psi_share;
+            c->psi_s = pe.psi_s;
             c->steal_share = pe.steal_share;
         }
         size_t n_out = 0;
@@ -69,8 +70,8 @@ int an_noise(an_work *w, pm_err *err)
     for (size_t ci = 0; ci < a->n_configs; ci++) {
         pm_an_config *c = &a->configs[ci];
         /* compare and passmap fix judge with the same function (contention.h) */
-        pm_contention ev = {.load1 = c->load1, .cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool,
-                            .user_wall = c->user_wall, .psi_share = c->psi_share, .steal_share = c->steal_share};
+        pm_contention ev;
+        pm_an_contention(c, &ev);
         int on_p90 = 0;
         c->contended = pm_contention_judge(&ev, a->cpus, a->noise.user_wall_baseline, &on_p90) != 0;
         a->noise.n_baseline_p90 += on_p90 && c->n_cold > 0;
@@ -83,4 +84,16 @@ int an_noise(an_work *w, pm_err *err)
 void an_noise_free(pm_analysis *a)
 {
     (void)a;   /* counts and a level only */
+}
+
+void pm_an_contention(const pm_an_config *c, pm_contention *ev)
+{
+    pm_contention_init(ev);
+    ev->load1 = c->load1;
+    ev->cpu_ratio = c->cpu_ratio;
+    ev->starved_tool = c->starved_tool;
+    ev->user_wall = c->user_wall;
+    ev->psi_share = c->psi_share;
+    ev->steal_share = c->steal_share;
+    ev->psi_s = c->psi_s;   /* left out, it read 0 s: under the floor, so no pressure ever flagged a config here */
 }

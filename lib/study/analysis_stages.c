@@ -96,6 +96,25 @@ int an_stages(an_work *w, pm_err *err)
                 c->share[s].mean = 0;
             c->stage_s[s] = c->share[s].mean * wall_amean;
         }
+        /* phases: each run's stage shares summed by phase, then the interval over the runs, as for a stage */
+        for (size_t ph = 0; ph < a->n_phases; ph++) {
+            n = 0;
+            for (size_t q = first[ci]; q < first[ci + 1]; q++) {
+                if (!runs[order[q]].cold)
+                    continue;
+                double sum = 0;
+                for (size_t s = 0; s < NS; s++)
+                    sum += a->stage_phase[s] == (int)ph ? run_stage[order[q] * NS + s] : 0;
+                tmp[n++] = sum;
+            }
+            c->phase_share[ph] = an_share_ci(tmp, n);
+            if (n == 0)
+                c->phase_share[ph].mean = 0;
+        }
+        c->dominant_phase = -1;
+        for (size_t ph = 0; c->n_cold && ph < a->n_phases; ph++)
+            if (c->dominant_phase < 0 || c->phase_share[ph].mean > c->phase_share[c->dominant_phase].mean)
+                c->dominant_phase = (int)ph;
         {
             double su = 0;
             int nsu = 0, known = 1;

@@ -11,6 +11,35 @@
 #include "store_query.h"
 #include "util.h"
 
+static const char *const METRIC_NAME[PM_CONTENTION_M__COUNT] = {
+    [PM_CONTENTION_M_PSI] = "host.psi_cpu_some_us",
+    [PM_CONTENTION_M_PSI_CGROUP] = "host.psi_cgroup_cpu_some_us",
+    [PM_CONTENTION_M_STEAL] = "host.steal_ms",
+};
+
+int pm_contention_metric_of(const char *name)
+{
+    for (int m = 0; m < PM_CONTENTION_M__COUNT; m++)
+        if (name && !strcmp(name, METRIC_NAME[m]))
+            return m;
+    return -1;
+}
+
+void pm_contention_rule_text(char *buf, size_t n, int brief)
+{
+    if (brief) {
+        snprintf(buf, n, "CPU pressure over %.0f%% or steal over %.0f%% of their wall; the load average where no "
+                 "pressure was recorded", PM_CONTENTION_PSI_SHARE * 100, PM_CONTENTION_STEAL_SHARE * 100);
+        return;
+    }
+    snprintf(buf, n, "CPU pressure (the cgroup's where recorded, else the system's) over %.0f%% of the runs' wall and "
+             "at least %.0f ms, or steal time over %.0f%% of it; where no pressure was recorded, the load average "
+             "above the sweep's CPUs, or a tool's steps below %.2fx its serial CPU/wall from its null-input runs "
+             "(without those, user/wall below %.2fx the sweep's 90th percentile)", PM_CONTENTION_PSI_SHARE * 100,
+             PM_CONTENTION_PSI_FLOOR_S * 1e3, PM_CONTENTION_STEAL_SHARE * 100, PM_CONTENTION_RATIO,
+             PM_CONTENTION_RATIO);
+}
+
 void pm_contention_init(pm_contention *c)
 {
     *c = (pm_contention){.load1 = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN, .psi_share = NAN,
@@ -129,7 +158,8 @@ void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, c
 
 typedef struct tool_level { const char *tool; double *v; size_t n, cap; double serial; int busy; } tool_level;
 
-enum { PR_PSI, PR_PSI_CG, PR_STEAL, PR_N };
+enum { PR_PSI = PM_CONTENTION_M_PSI, PR_PSI_CG = PM_CONTENTION_M_PSI_CGROUP, PR_STEAL = PM_CONTENTION_M_STEAL,
+       PR_N = PM_CONTENTION_M__COUNT };
 
 typedef struct load_ctx {
     pm_contention_sweep *s;
@@ -194,14 +224,11 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
     long i = find_id(x->s, r->config_id);
     if (i < 0)
         return PM_OK;
+    int m = pm_contention_metric_of(r->name);
     if (!strcmp(r->name, "host.load1"))
         x->s->c[i].load1 = r->mean;
-    else if (!strcmp(r->name, "host.psi_cpu_some_us"))
-        x->pr[(size_t)i * PR_N + PR_PSI] = r->mean;
-    else if (!strcmp(r->name, "host.psi_cgroup_cpu_some_us"))
-        x->pr[(size_t)i * PR_N + PR_PSI_CG] = r->mean;
-    else if (!strcmp(r->name, "host.steal_ms"))
-        x->pr[(size_t)i * PR_N + PR_STEAL] = r->mean;
+    else if (m >= 0)
+        x->pr[(size_t)i * PR_N + (size_t)m] = r->mean;
     return PM_OK;
 }
 
@@ -330,10 +357,4 @@ void pm_contention_sweep_free(pm_contention_sweep *s)
     free(s->tools);
     memset(s, 0, sizeof *s);
     s->p90 = NAN;
-}
-
-void pm_contention_rule_text(char *buf, size_t n)
-{
-    snprintf(buf, n, "CPU pressure over %.0f%% or steal over %.0f%% of their wall; the load average where no "
-             "pressure was recorded", PM_CONTENTION_PSI_SHARE * 100, PM_CONTENTION_STEAL_SHARE * 100);
 }

@@ -59,6 +59,22 @@ enum {                           /* why a config is contended (bits; 0: it is no
     PM_CONTENTION_STEAL = 16     /* measured: steal time above PM_CONTENTION_STEAL_SHARE of the wall */
 };
 
+/* The run metrics that carry the measured evidence, one row each: consumers look a metric's id up here instead of
+ * comparing names (the analysis once told the two pressure names apart by one character both have). */
+typedef enum pm_contention_metric {
+    PM_CONTENTION_M_PSI = 0,     /* host.psi_cpu_some_us: the system's CPU pressure, µs */
+    PM_CONTENTION_M_PSI_CGROUP,  /* host.psi_cgroup_cpu_some_us: the cgroup's, µs */
+    PM_CONTENTION_M_STEAL,       /* host.steal_ms: steal time, ms */
+    PM_CONTENTION_M__COUNT
+} pm_contention_metric;
+
+/* The id of a run metric's name, or -1 when it is no contention evidence. */
+int pm_contention_metric_of(const char *name);
+
+/* The rule in one sentence, from its own constants: what --help, compare's legend and the report's noise line say
+ * "contended" means. brief: the measured part and the fallback's name only (for a legend). */
+void pm_contention_rule_text(char *buf, size_t n, int brief);
+
 void pm_contention_init(pm_contention *c);
 /* The measured evidence from a config's cold-run means: host.psi_cpu_some_us, host.psi_cgroup_cpu_some_us (µs),
  * host.steal_ms and the wall (s); a negative or NaN mean is "not recorded". */
@@ -80,9 +96,6 @@ int pm_contention_cpus(const char *meta_json);
 int pm_contention_judge(const pm_contention *c, int cpus, double p90, int *on_p90);
 /* The reasons as one phrase ("load 5.2 > 2 CPUs; mlir-opt at 0.41 of its serial CPU/wall"). */
 void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, char *buf, size_t n);
-/* The rule in words, from its own constants: "CPU pressure over 10% or steal over 5% of their wall; the load
- * average where no pressure was recorded" (compare's --explain, its help, the README and docs say this). */
-void pm_contention_rule_text(char *buf, size_t n);
 
 /* Every config of one sweep of a store, judged. */
 typedef struct pm_contention_sweep {

@@ -3,27 +3,6 @@
  * stored in one transaction, so an interrupted sweep resumes where it stopped. */
 #include "sweep_internal.h"
 
-int fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(out, cap, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= cap)
-        return pm_err_set(err, PM_ERR_USAGE, "path longer than %zu bytes: %.200s...", cap - 1, out);
-    return PM_OK;
-}
-
-void notice(const sweep_ctx *x, const char *fmt, ...)
-{
-    if (!x->opts->notice)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    pm_util_vnotify(x->opts->notice, x->opts->notice_user, fmt, ap);
-    va_end(ap);
-}
-
 static void safe_name(const char *key, char *out, size_t cap)
 {
     size_t i = 0;
@@ -105,6 +84,10 @@ static char *sweep_meta(sweep_ctx *x)
         json_object_set_new(o, "repeats", json_integer(x->spec->repeats));
     }
     json_object_set_new(o, "timeout_s", json_real(x->spec->timeout_s));
+    /* how the steps were measured: what decides (a count) and whether a wall is the compile's (meter.h) */
+    json_object_set_new(o, "meter", json_string(x->meter->name));
+    json_object_set_new(o, "meter_counts", json_boolean(x->meter->counts));
+    json_object_set_new(o, "meter_slows", json_boolean(x->meter->slows));
     json_object_set_new(o, "mem_limit_bytes", json_integer((json_int_t)x->spec->mem_limit));
     json_object_set_new(o, "cold", json_string("each repeat is a fresh process per step; no compiler cache; "
                                                "inputs regenerated per config; OS file cache not dropped"));
@@ -242,6 +225,8 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         rc = pm_err_set(err, PM_ERR_USAGE, "no back end '%s' (%s)", spec->backend, pm_backend_names());
         goto cleanup;
     }
+    if ((rc = pm_meter_resolve(opts->meter ? opts->meter : spec->meter[0] ? spec->meter : NULL, &x.meter, err)))
+        goto cleanup;
     x.bctx = (pm_backend_ctx){.spec = spec, .self_exe = x.self, .cache_dir = x.cache_dir, .cancel = opts->stop};
     if (opts->dry_run) {
         /* nothing is created: the paths shown are where a real sweep would put things */
@@ -285,7 +270,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     if ((rc = pm_store_open(opts->db_path, &x.store, err)) ||
         (opts->shard.n && (rc = pm_shard_plan_record(x.store, spec->name, &shard_plan, err))))
         goto cleanup;
-    if ((rc = fingerprint_configs(&x, err)) || (rc = check_contract(&x, err)))
+    if ((rc = fingerprint_configs(&x, err)) || (rc = check_contract(&x, err)) || (rc = check_meter(&x, err)))
         goto cleanup;
     meta = sweep_meta(&x);
     if ((rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err)))

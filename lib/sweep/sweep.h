@@ -52,6 +52,10 @@ typedef struct pm_sweep_opts {
      * (status "killed": a signal passmap did not send) is retried on resume without asking, up to
      * PM_SWEEP_KILLED_RETRIES times per run, then counts as done like a failed run. */
     int force, retry_failed;
+    /* How each step is measured: a meter row's name or "auto" (meter.h); NULL: the spec's [sweep] meter. A
+     * sweep recorded with a meter that slows its steps (valgrind) resumes only with that meter, and one recorded
+     * with another refuses it: walls and counts of two meters do not mix in one study. */
+    const char *meter;
 } pm_sweep_opts;
 
 typedef struct pm_sweep_summary {

@@ -184,3 +184,32 @@ void tools_digest(const pm_tool_set *t, char *out, size_t cap)
     snprintf(out, cap, "tools %016llx", (unsigned long long)XXH3_64bits_digest(s));
     XXH3_freeState(s);
 }
+
+/* A sweep already recorded with one meter is not resumed with another that measures differently (a slowed wall
+ * beside native ones, counts beside none): the study would mix them. A sweep from before meters were recorded
+ * was measured natively. */
+int check_meter(sweep_ctx *x, pm_err *err)
+{
+    pm_store_sweep_row *rows = NULL;
+    size_t n = 0;
+    int rc = pm_store_list_sweeps(x->store, &rows, &n, err);
+    for (size_t i = 0; rc == PM_OK && i < n; i++) {
+        if (strcmp(rows[i].name, x->spec->name))
+            continue;
+        json_t *m = rows[i].meta_json ? json_loads(rows[i].meta_json, 0, NULL) : NULL;
+        const char *was = json_string_value(json_object_get(m, "meter"));
+        const pm_meter *old = was ? pm_meter_find(was) : NULL;
+        int runs = 0;
+        for (int c = 0; c < x->spec->n_configs && !runs && rc == PM_OK; c++)
+            rc = pm_store_count_runs(x->store, x->spec->name, x->spec->configs[c].key, "cold", &runs, err);
+        if (rc == PM_OK && runs &&
+            (old ? old != x->meter && (old->slows || x->meter->slows || old->counts != x->meter->counts)
+                 : x->meter->slows))
+            rc = pm_err_set(err, PM_ERR_USAGE, "sweep %s was measured with the %s meter, not %s: its walls and counts "
+                            "would mix; resume with --meter %s, or record into another --db or --name", x->spec->name,
+                            was ? was : "native (wall)", x->meter->name, was ? was : "auto");
+        json_decref(m);
+    }
+    pm_store_sweep_rows_free(rows, n);
+    return rc;
+}

@@ -25,6 +25,7 @@
 #include "cache.h"
 #include "host.h"
 #include "identity.h"
+#include "meter.h"
 #include "parse.h"
 #include "pgroup.h"
 #include "run.h"
@@ -80,6 +81,7 @@ typedef struct sweep_ctx {
     pm_stagemap *stages;        /* repeats = auto: the stage map the answer test reads (NULL: precision alone) */
     int startup_done;   /* measure_startup ran in this invocation (after the first run, or at the end) */
     double side_s;      /* seconds of probes and start-up between runs: not the run loop's own time */
+    const pm_meter *meter;      /* how each step is measured (meter.h) */
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -118,6 +120,8 @@ int eta_mode(const char *mode);
 double eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after);
 int fingerprint_configs(sweep_ctx *x, pm_err *err);
 int check_contract(sweep_ctx *x, pm_err *err);
+/* Refuses to resume a sweep recorded with a meter that measures differently (sweep_contract.c). */
+int check_meter(sweep_ctx *x, pm_err *err);
 void tools_digest(const pm_tool_set *t, char *out, size_t cap);
 
 #endif

@@ -161,7 +161,8 @@ static int settled_on_decider(sweep_ctx *x, int c, const double tools_cpu_wall[2
     if (!x->stages || k < (size_t)s->min_repeats)
         return PM_OK;
     pm_settle_stage ss;
-    rc = pm_settle_stage_known(pm_store_db(x->store), x->cs[c].id, x->stages, (size_t)s->min_repeats, &ss, err);
+    rc = pm_settle_stage_known(pm_store_db(x->store), x->cs[c].id, x->stages, (size_t)s->min_repeats,
+                               (size_t)s->max_repeats, &ss, err);
     if (rc == PM_OK && ss.known) {
         *settled = 1;
         x->cs[c].stopped_by = 2;

@@ -1,5 +1,6 @@
 /* The option tables (cli_opts.h): getopt_long's arrays built from a table, and the help printed from it. */
 #include "cli_opts.h"
+#include "meter.h"
 #include "cmds.h"
 #include "backend.h"
 #include "parse.h"
@@ -88,10 +89,16 @@ static char *list_run_backends(void)
     return asprintf(&buf, "%s (default)%s", def->name, names + strlen(def->name)) < 0 ? NULL : buf;
 }
 
+static char *list_meters(void)
+{
+    return strdup(pm_meter_names());
+}
+
 static const struct {
     const char *name;
     char *(*make)(void);
-} LISTS[] = {{"{formats}", list_formats}, {"{backends}", list_backends}, {"{run-backends}", list_run_backends}};
+} LISTS[] = {{"{formats}", list_formats}, {"{backends}", list_backends}, {"{run-backends}", list_run_backends},
+             {"{meters}", list_meters}};
 
 enum { LIST_WIDTH = 110 };   /* a computed list wraps after a comma rather than pass this column */
 

@@ -14,7 +14,7 @@ typedef struct cli_opt {
     int short_too;        /* 1: -KEY is taken as well (key is then a letter) */
     const char *arg;      /* the argument's name in the help ("FILE"); NULL: a flag */
     const char *help;     /* '\n' continues it on a line of its own, in the help column. "{formats}",
-                             "{backends}" and "{run-backends}" stand for a table's rows, listed when the help is
+                             "{backends}", "{run-backends}" and "{meters}" stand for a table's rows, listed when the help is
                              printed (cli_opts.c), so a new row shows in --help and its man page with no edit here */
 } cli_opt;
 

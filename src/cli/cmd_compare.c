@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "compare.h"
 #include "compare_out.h"
+#include "contention.h"
 
 enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH, O_A, O_B, O_ALLOW,
        O_EXPLAIN };
@@ -31,6 +32,13 @@ static const cli_opt compare_opts[] = {
     {"json", O_JSON, 0, NULL, "everything as JSON"},
     {0},
 };
+/* The contention rule from its own function, so the help cannot fall behind it. */
+static void contended_notes(FILE *out)
+{
+    char rule[512];
+    pm_contention_rule_text(rule, sizeof rule, 0);
+    fprintf(out, "Contended runs: %s.\n", rule);
+}
 static const cli_cmd compare_cmd = {
     .name = "compare",
     .synopsis = "A.db [B.db] [options]",
@@ -38,8 +46,9 @@ static const cli_cmd compare_cmd = {
              "per step tool and per pass, and opens with one line: \"fp16 vs int8: 1.19x slower [1.08, 1.31] on\n"
              "cpu time (user+sys), 7 of 7 configs decided\". Every mark follows one rule (ratio of geometric\n"
              "means B/A, Welch t on log times, Holm p and 95% simultaneous intervals per table, the verdict read\n"
-             "off the interval against --threshold, no conclusion from contended runs); --explain states it in\n"
-             "full, from the function that applies it; docs/statistics.md gives each part's reason.\n"
+             "off the interval against --threshold, no conclusion from contended runs: the rule below the\n"
+             "options); --explain states it in full, from the function that applies it; docs/statistics.md\n"
+             "gives each part's reason.\n"
              "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
              "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).\n"
              "Passes match by (tool, name); a pass renamed between two builds of a compiler (--a llvm=14\n"
@@ -47,6 +56,7 @@ static const cli_cmd compare_cmd = {
              "says what the build printed).",
     .opts = compare_opts,
     .notes = "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.",
+    .notes_fn = contended_notes,
     .exit_status = "0 ok, 1 no config matched or a database could not be read, 2 bad usage",
 };
 

@@ -38,7 +38,7 @@ static int by_wall_desc(const void *a, const void *b)
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-static void flag_string(unsigned f, char out[5])
+static void flag_string(unsigned f, char out[6])
 {
     int n = 0;
     if (f & PM_PASS_GROUP)
@@ -49,6 +49,8 @@ static void flag_string(unsigned f, char out[5])
         out[n++] = 's';
     if (f & PM_PASS_DETAIL)
         out[n++] = 'd';
+    if (f & PM_PASS_PIPELINE)
+        out[n++] = 'p';
     out[n] = '\0';
 }
 
@@ -62,7 +64,7 @@ static int print_json(const pm_report *r)
     json_object_set_new(root, "pass_wall_s", json_real(pm_report_pass_wall(r)));
     for (size_t i = 0; i < r->n_passes; i++) {
         const pm_pass *p = &r->passes[i];
-        char fl[5];
+        char fl[6];
         flag_string(p->flags, fl);
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(p->name));
@@ -110,7 +112,7 @@ static int print_table(const pm_report *r, int all, int tree, long top)
     printf("%-56s %10s %10s %7s %5s\n", "pass", "wall_s", "user_s", "%total", "flags");
     for (size_t k = 0; k < n; k++) {
         const pm_pass *p = &r->passes[idx[k]];
-        char fl[5], user[16], name[256];
+        char fl[6], user[16], name[256];
         flag_string(p->flags, fl);
         if (p->user_s >= 0)
             snprintf(user, sizeof user, "%10.4f", p->user_s);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "meter.h"
 #include "cli_opts.h"
 #include "cmds.h"
 #include "json_out.h"
@@ -43,6 +44,9 @@ static const cli_opt run_opts[] = {
     {"stderr", 'E', 0, "FILE", "keep CMD's stderr (with -n > 1: FILE.1, FILE.2, ... per run)"},
     {"json", 'j', 0, NULL, "one JSON object on stdout instead of the table"},
     {"verbose", 'v', 1, NULL, "one line per run"},
+    {"meter", 1, 0, "M", "how each run is measured: {meters} (default auto: perf counters where the\n"
+                         "kernel offers them, else wall); valgrind counts the instructions of CMD's process\n"
+                         "tree exactly (~50x slower: its wall is not CMD's)"},
     {"", 0, 0, NULL, "Recording (each measured run becomes one run in a results database, process stats and pass times\n"
                      "together, as a sweep stores them):"},
     {"db", 'd', 0, "FILE", "results database (created when missing); what a killed `run --db` left\n"
@@ -248,6 +252,8 @@ typedef struct run_args {
     long n_runs, warmup;
     int json, verbose;
     pm_run_opts opts;
+    const char *meter_name;        /* --meter, resolved into meter */
+    const pm_meter *meter;
     const char *stdout_base, *stderr_base;
     pm_single_run_opts rec;        /* --db: where the measured runs are recorded */
     char **cmd;                    /* what each run executes */
@@ -302,6 +308,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         case 'E': a->stderr_base = optarg; break;
         case 'j': a->json = 1; break;
         case 'v': a->verbose = 1; break;
+        case 1: a->meter_name = optarg; break;
         case CLI_HELP: cli_usage(stdout, &run_cmd); return PM_EXIT_OK;
         case 'B':
             /* the table says which back ends passmap run measures */
@@ -480,7 +487,7 @@ static int measure(const run_args *a, pm_single_run *sr, pm_pgroup_recorder *pgr
             fprintf(stderr, "\rwarmup %ld/%ld ", i + 1, a->warmup);
         snprintf(what, sizeof what, "config %s, warmup %ld", key, i + 1);
         pgrec->what = what;
-        int erc = pm_run_exec((const char *const *)a->cmd, &w, &r, &err);
+        int erc = a->meter->exec((const char *const *)a->cmd, &w, NULL, &r, &err);
         if (sr->st)
             pm_pgroup_unrecord(pgrec);
         if (erc != PM_OK) {
@@ -499,7 +506,7 @@ static int measure(const run_args *a, pm_single_run *sr, pm_pgroup_recorder *pgr
             fprintf(stderr, "\rrun %ld/%ld ", i + 1, a->n_runs);
         snprintf(what, sizeof what, "config %s, cold r%ld", key, sr->first_repeat + i);
         pgrec->what = what;
-        int erc = pm_run_exec((const char *const *)a->cmd, &o, &res->runs[i], &err);
+        int erc = a->meter->exec((const char *const *)a->cmd, &o, NULL, &res->runs[i], &err);
         if (sr->st)
             pm_pgroup_unrecord(pgrec);
         if (erc != PM_OK) {
@@ -658,6 +665,12 @@ int cmd_run(int argc, char **argv)
     if (rc >= 0)
         return rc;
     rc = PM_EXIT_OK;
+    pm_err merr = {0};
+    if (pm_meter_resolve(a.meter_name, &a.meter, &merr)) {
+        fprintf(stderr, "passmap run: %s\n", merr.msg);
+        return merr.code == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;
+    }
+    a.rec.meter = a.meter->name;
     if (a.be->run_one == PM_RUN_ONE_OV_COMPILE && (rc = prepare_ov_compile(&a, &ov_steps)) != PM_EXIT_OK)
         goto cleanup_early;
     if (a.rec.db && (rc = open_recorder(&a, &sr, &pgrec)) != PM_EXIT_OK)

@@ -9,6 +9,7 @@
 
 #include "cli_opts.h"
 #include "cmds.h"
+#include "analysis.h"
 #include "table.h"
 #include "passtree.h"
 #include "store_runs.h"
@@ -36,6 +37,49 @@ static const cli_cmd show_cmd = {
 
 
 static json_t *num(double v) { return v >= 0 && !isnan(v) ? json_real(v) : json_null(); }
+
+/* The run's NPUW setting k as compiled (*compiled) and as sent (*sent, the same when they did not differ); 0
+ * when the run has none (not an NPUW compile). */
+static int npuw_setting(const pm_stored_run *r, int k, double *compiled, double *sent)
+{
+    const char *m = pm_an_npuw_settings[k].metric;
+    size_t n = strlen(m);
+    int found = 0;
+    *sent = NAN;
+    for (size_t i = 0; i < r->n_metrics; i++) {
+        if (strncmp(r->metrics[i].name, m, n))
+            continue;
+        if (!r->metrics[i].name[n]) {
+            *compiled = r->metrics[i].value;
+            found = 1;
+        } else if (!strcmp(r->metrics[i].name + n, ".sent")) {
+            *sent = r->metrics[i].value;
+        }
+    }
+    if (found && isnan(*sent))
+        *sent = *compiled;
+    return found;
+}
+
+/* What NPUW compiled (the compiled model's values), with the sent value where it differs. */
+static void print_npuw(FILE *f, const pm_stored_run *r)
+{
+    int any = 0;
+    for (int k = 0; k < PM_AN_NPUW_SETTINGS; k++) {
+        double c, sent;
+        if (!npuw_setting(r, k, &c, &sent))
+            continue;
+        char ct[32], st[32];
+        pm_an_npuw_setting_text(k, c, ct, sizeof ct);
+        pm_an_npuw_setting_text(k, sent, st, sizeof st);
+        fprintf(f, "%s%s %s", any ? ", " : "NPUW compiled: ", pm_an_npuw_settings[k].label, ct);
+        if (sent != c)
+            fprintf(f, " (sent %s)", st);
+        any = 1;
+    }
+    if (any)
+        fputc('\n', f);
+}
 
 static json_t *run_json(const pm_stored_run *r)
 {
@@ -65,11 +109,19 @@ static json_t *run_json(const pm_stored_run *r)
                                                st->report_format ? json_string(st->report_format) : json_null(),
                                                "pass_order", pm_pass_order_name(st->order), "passes", ps));
     }
-    return json_pack("{s:i,s:{s:s,s:s},s:I,s:o,s:o,s:i,s:o,s:o,s:o}", "schema", 1, "units", "wall_s", "s", "share",
+    json_t *npuw = json_object();
+    for (int k = 0; k < PM_AN_NPUW_SETTINGS; k++) {
+        double c, sent;
+        if (npuw_setting(r, k, &c, &sent))
+            json_object_set_new(npuw, pm_an_npuw_settings[k].label,
+                                json_pack("{s:f,s:o}", "compiled", c, "sent", sent != c ? json_real(sent) : json_null()));
+    }
+    return json_pack("{s:i,s:{s:s,s:s},s:I,s:o,s:o,s:i,s:o,s:o,s:o,s:o}", "schema", 1, "units", "wall_s", "s", "share",
                      "fraction of the run's wall (0..1)", "run_id", (json_int_t)r->id, "config",
                      r->config_key ? json_string(r->config_key) : json_null(), "mode",
                      r->mode ? json_string(r->mode) : json_null(), "repeat", r->repeat, "status",
-                     r->status ? json_string(r->status) : json_null(), "wall_s", num(r->wall_s), "steps", steps);
+                     r->status ? json_string(r->status) : json_null(), "wall_s", num(r->wall_s), "steps", steps,
+                     "npuw_settings", npuw);
 }
 
 /* Every config of the sweep: its representative cold run's wall, as a bar against the slowest. */
@@ -246,6 +298,7 @@ int cmd_show(int argc, char **argv)
                           .map = pm_stagemap_rules(map) ? map : NULL};
         if ((rc = pm_show_run(stdout, &run, &o, &err)))
             goto cleanup;
+        print_npuw(stdout, &run);
     }
     ret = PM_EXIT_OK;
 cleanup:

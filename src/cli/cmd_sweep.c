@@ -11,6 +11,7 @@
 #include "cli_opts.h"
 #include "cmds.h"
 #include "backend.h"
+#include "meter.h"
 #include "spec.h"
 #include "sweep.h"
 
@@ -53,6 +54,9 @@ static const cli_opt sweep_opts[] = {
     {"status", 's', 0, NULL, "print done/left per shard of --db (as `passmap status DB`), run nothing; with\n"
                              "--slurm: also each shard task's and the merge job's Slurm state (squeue, then\n"
                              "sacct) and what to do about a task that ended without completing"},
+    {"meter", 10, 0, "M", "how each step is measured: {meters} (default: [sweep] meter, else auto:\n"
+                          "perf counters where the kernel offers them, else wall); valgrind counts the\n"
+                          "instructions of the step's process tree exactly, ~50x slower, and decides on them"},
     {"name", 'A', 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same"},
     {"force", 'F', 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
                             "fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
@@ -170,6 +174,13 @@ int cmd_sweep(int argc, char **argv)
             break;
         }
         case 'n': opts.dry_run = 1; break;
+        case 10:
+            if (strcmp(optarg, "auto") && !pm_meter_find(optarg)) {
+                fprintf(stderr, "passmap sweep: --meter is one of %s, not '%s'\n", pm_meter_names(), optarg);
+                return PM_EXIT_USAGE;
+            }
+            opts.meter = optarg;
+            break;
         case 'q': quiet = 1; break;
         case 'j': json = 1; break;
         case 'B':

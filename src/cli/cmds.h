@@ -24,6 +24,10 @@ int cmd_merge(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
+int cmd_baseline(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 /* passmap sweep --slurm (sweep_slurm.c). */
 typedef struct pm_cli_slurm {

@@ -55,6 +55,30 @@ plant "a kind name compared outside lib/workload is caught" lib/study/analysis.c
 long_fn=$(printf 'static int planted_long(void)\n{\n'; for i in $(seq 1 160); do echo "    (void)0;"; done; printf '    return 0;\n}\n')
 plant "a function over the limit is caught" lib/base/stats.c "$long_fn"
 
+# A length allowance for a function that is no longer long (split, or moved to another file) is stale: an error.
+cp "$TMP/tree/scripts/check-project.allow" "$TMP/allow.saved"
+echo "length lib/base/stats.c:pm_stats_mean 1" >> "$TMP/tree/scripts/check-project.allow"
+check_fails "a stale length allowance is caught" "$TMP/tree/scripts/check-project.sh"
+"$TMP/tree/scripts/check-project.sh" > "$TMP/out" 2>&1
+check "  ... naming the function" grep -q "pm_stats_mean: allowed to be long" "$TMP/out"
+cp "$TMP/allow.saved" "$TMP/tree/scripts/check-project.allow"
+
+# Circles between two files of one folder, on built objects: the tree's (only its allowed ones), then a planted one.
+BUILD_DIR=${PASSMAP_BUILD:-$ROOT/build}
+check "no circle between two files of one folder but the allowed ones" "$ROOT/scripts/check-circles.sh" "$BUILD_DIR"
+mkdir -p "$TMP/objs/lib/x" "$TMP/circ/scripts"
+cp "$ROOT/scripts/check-circles.sh" "$TMP/circ/scripts/"; : > "$TMP/circ/scripts/check-project.allow"
+printf 'int fb(void);\nint fa(void) { return fb(); }\n' > "$TMP/objs/a.c"
+printf 'int fa(void);\nint fb(void) { return 1; }\nint fc(void) { return fa(); }\n' > "$TMP/objs/b.c"
+cc -c "$TMP/objs/a.c" -o "$TMP/objs/lib/x/a.o" && cc -c "$TMP/objs/b.c" -o "$TMP/objs/lib/x/b.o"
+check_fails "two files calling each other are caught" "$TMP/circ/scripts/check-circles.sh" "$TMP/objs"
+"$TMP/circ/scripts/check-circles.sh" "$TMP/objs" > "$TMP/out" 2>&1
+check "  ... naming both and a function each way" grep -q "lib/x/a.c and lib/x/b.c call each other (fb, fa)" "$TMP/out"
+echo "circle lib/x/a.c+lib/x/b.c 1" > "$TMP/circ/scripts/check-project.allow"
+check "an allowed circle passes" "$TMP/circ/scripts/check-circles.sh" "$TMP/objs"
+rm "$TMP/objs/lib/x/b.o"
+check_fails "an allowance whose circle is gone is caught" "$TMP/circ/scripts/check-circles.sh" "$TMP/objs"
+
 check "comments and string literals are not flagged" with_planted lib/base/util.c \
   "$(printf '/* strcpy(a, b) in a comment and "sprintf(" in a string are no calls */\nstatic const char *planted = "strtok(";')" \
   "$TMP/tree/scripts/check-project.sh"

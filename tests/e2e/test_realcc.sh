@@ -174,7 +174,7 @@ if command -v clang-22 >/dev/null; then
         || fail "-ftime-trace vs -ftime-report dominant stage"
 import json, sys
 j = json.load(open(sys.argv[1]))
-skip = {"process-overhead", "pipeline", "optimizer", "codegen", "total"}
+skip = {"process-overhead", "pipeline", "optimizer-rest", "codegen", "total"}
 sh = {c["key"]: {k: v["mean"] for k, v in c["shares"].items() if k not in skip} for c in j["configs"]}
 t, r = sh["trace"], sh["report"]
 dt, dr = max(t, key=t.get), max(r, key=r.get)

@@ -537,6 +537,36 @@ static void contention_against_each_tools_baseline(void **state)
     pm_analysis_free(a);
 }
 
+/* Each pressure metric in its own slot (issue 35: the system's pressure was filed under the cgroup's, both names
+ * having 'c' at index 9): with both recorded, the cgroup's decides, as compare's load of the same runs has it. */
+static void pressure_metrics_in_their_slots(void **state)
+{
+    int64_t quiet = add_config("llm", "qwen2", "1b", 128, "int8", 0), busy = add_config("llm", "qwen2", "2b", 128,
+                                                                                         "int8", 0);
+    for (int r = 0; r < 3; r++) {
+        add_run(quiet, "cold", 1.0, 0.95, "mlir-opt", "Canonicalizer", 0.5, (char *)NULL);
+        add_run(busy, "cold", 1.0, 0.95, "mlir-opt", "Canonicalizer", 0.5, (char *)NULL);
+    }
+    /* the system waited half of every run (another cgroup's load), this cgroup not at all; steal 1 ms */
+    assert_int_equal(sqlite3_exec(db, "INSERT INTO metric(run_id, name, value) SELECT id, 'host.psi_cpu_some_us', "
+                                      "500000 FROM run; INSERT INTO metric(run_id, name, value) SELECT r.id, "
+                                      "'host.psi_cgroup_cpu_some_us', CASE WHEN c.key LIKE '%/2b/%' THEN 400000 "
+                                      "ELSE 0 END FROM run r JOIN config c ON c.id = r.config_id; "
+                                      "INSERT INTO metric(run_id, name, value) SELECT id, 'host.steal_ms', 1 FROM run",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    pm_analysis *a = analyse();
+    const pm_an_config *q = pm_an_find_config(a, "llm/qwen2/1b/w128/int8/r0"),
+                       *b = pm_an_find_config(a, "llm/qwen2/2b/w128/int8/r0");
+    assert_float_equal(q->psi_us, 500000, 1e-6);
+    assert_float_equal(q->psi_cgroup_us, 0, 1e-6);
+    assert_float_equal(q->steal_ms, 1, 1e-9);
+    assert_float_equal(b->psi_cgroup_us, 400000, 1e-6);
+    assert_false(q->contended);
+    assert_true(b->contended);
+    same_as_compare(a);
+    pm_analysis_free(a);
+}
+
 /* The compile-server fix follows start-up, not the whole process-overhead. */
 static void compile_server_only_from_startup(void **state)
 {
@@ -900,6 +930,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(contended_configs_left_out_of_fixes, setup, teardown),
         cmocka_unit_test_setup_teardown(overhead_split_into_startup_and_outside, setup, teardown),
         cmocka_unit_test_setup_teardown(contention_against_each_tools_baseline, setup, teardown),
+        cmocka_unit_test_setup_teardown(pressure_metrics_in_their_slots, setup, teardown),
         cmocka_unit_test_setup_teardown(compile_server_only_from_startup, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_ratio_and_crossover, setup, teardown),
         cmocka_unit_test_setup_teardown(precision_series_in_size_order_across_families, setup, teardown),

@@ -98,6 +98,8 @@ static void build(ab_fixture *f)
     f->ab.cmp.threshold = PM_COMPARE_THRESHOLD;
     f->ab.cmp.geomean_ratio = 0.8;
     f->ab.cmp.geomean_ci_lo = f->ab.cmp.geomean_ci_hi = NAN;
+    f->ab.cmp.pooled_ratio = 0.85;   /* the tested configs: faster, undecided, same */
+    f->ab.cmp.pooled_ci_lo = f->ab.cmp.pooled_ci_hi = NAN;
     for (int i = 0; i < 4; i++) {
         pm_compare_verdict v = f->cfg[i].wall.verdict;
         f->ab.cmp.faster += v == PM_VERDICT_FASTER;
@@ -106,6 +108,7 @@ static void build(ab_fixture *f)
         f->ab.cmp.undecided += v == PM_VERDICT_UNDECIDED;
         f->ab.cmp.untested += v == PM_VERDICT_NA;
         f->ab.cmp.n_ratios += v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER || v == PM_VERDICT_SAME;
+        f->ab.cmp.n_pooled += !isnan(f->cfg[i].wall.p);
     }
     f->a.ab.rows = &f->ab;
     f->a.ab.n = 1;
@@ -160,7 +163,7 @@ static void test_ab_table_marks(void **state)
     assert_int_equal(pm_rt_headline_build(&f.a, &h), PM_OK);
     assert_int_equal(h.n_ab, 1);
     /* one line, B vs A first, the summary's ratio on the deciding metric, the configs the rule decided */
-    assert_true(!strncmp(h.ab[0], "fix vs stock: 0.800\u00d7 on wall", strlen("fix vs stock: 0.800\u00d7 on wall")));
+    assert_true(!strncmp(h.ab[0], "fix vs stock: 0.850\u00d7 on wall", strlen("fix vs stock: 0.850\u00d7 on wall")));
     assert_non_null(strstr(h.ab[0], "~"));   /* the undecided config's repeats that would settle it */
     assert_non_null(strstr(h.ab[0], ", 2 of 4 configs decided"));
     pm_rt_headline_free(&h);
@@ -306,7 +309,7 @@ static void test_oneline(void **state)
     cfg[1].wall = cfg[0].wall;
     pm_compare_result r = {.a.variant = "precision=int8", .b.variant = "precision=fp16", .configs = cfg,
                            .n_configs = 2, .threshold = 0.02, .slower = 2, .n_ratios = 2,
-                           .geomean_ratio = 1.19, .geomean_ci_lo = 1.08, .geomean_ci_hi = 1.31};
+                           .n_pooled = 2, .pooled_ratio = 1.19, .pooled_ci_lo = 1.08, .pooled_ci_hi = 1.31};
     char buf[256];
 #define ONELINE(r)                                                                                                \
     do {                                                                                                          \
@@ -318,17 +321,17 @@ static void test_oneline(void **state)
     ONELINE(r);
     assert_string_equal(buf, "fp16 vs int8: 1.19\u00d7 slower [1.08, 1.31] on wall, 2 of 2 configs decided");
     r.decided_on = PM_DECIDE_CPU;   /* the metric's own name, whatever decided */
-    r.geomean_ratio = 0.8, r.geomean_ci_lo = 0.7, r.geomean_ci_hi = 0.9;
+    r.pooled_ratio = 0.8, r.pooled_ci_lo = 0.7, r.pooled_ci_hi = 0.9;
     ONELINE(r);
     assert_string_equal(buf, "fp16 vs int8: 1.25\u00d7 faster [1.11, 1.43] on cpu time (user+sys), 2 of 2 configs decided");
-    r.geomean_ratio = 1.0, r.geomean_ci_lo = 0.99, r.geomean_ci_hi = 1.01;
+    r.pooled_ratio = 1.0, r.pooled_ci_lo = 0.99, r.pooled_ci_hi = 1.01;
     ONELINE(r);
     assert_true(!strncmp(buf, "fp16 vs int8: same, 1.00\u00d7 [0.990, 1.01] on cpu time", 20));
     /* nothing decided: how many runs a side would settle it */
     cfg[0].wall.verdict = cfg[1].wall.verdict = PM_VERDICT_UNDECIDED;
     cfg[0].wall.repeats_needed = 40, cfg[1].wall.repeats_needed = 12;
     r.decided_on = PM_DECIDE_WALL;
-    r.slower = r.n_ratios = 0, r.undecided = 2, r.geomean_ratio = r.geomean_ci_lo = r.geomean_ci_hi = NAN;
+    r.slower = r.n_ratios = 0, r.undecided = 2, r.pooled_ratio = r.pooled_ci_lo = r.pooled_ci_hi = NAN;
     ONELINE(r);
     assert_string_equal(buf, "fp16 vs int8: undecided on wall: ~40 runs/side would settle it, 0 of 2 configs decided");
     /* n = 2: no test, and what it needs */

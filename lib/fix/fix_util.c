@@ -1,0 +1,54 @@
+/* Small helpers every part of passmap fix uses (below fix.c and the files it drives). */
+#include "fix_internal.h"
+
+void note(fix_ctx *x, const char *fmt, ...)
+{
+    if (!x->o->note)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    pm_util_vnotify(x->o->note, x->o->user, fmt, ap);
+    va_end(ap);
+}
+
+double elapsed(const fix_ctx *x)
+{
+    return pm_util_now() - x->t0;
+}
+
+int is_fix_sweep(const char *name)
+{
+    size_t n = strlen(name), k = strlen(FIX_SWEEP_SUFFIX);
+    return n > k && !strcmp(name + n - k, FIX_SWEEP_SUFFIX);
+}
+
+/* A study config is a stock config: no fix token in its variant. */
+int is_stock(const char *variant)
+{
+    return !variant || !*variant || !strcmp(variant, "stock");
+}
+
+job *new_job(fix_ctx *x, const char *a, const char *b, const size_t *cfg, size_t n, long fix, pm_err *err)
+{
+    job *nj = realloc(x->jobs, (x->n_jobs + 1) * sizeof *nj);
+    if (!nj) {
+        pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    x->jobs = nj;
+    job *jb = &x->jobs[x->n_jobs];
+    memset(jb, 0, sizeof *jb);
+    snprintf(jb->a, sizeof jb->a, "%s", a);
+    snprintf(jb->b, sizeof jb->b, "%s", b);
+    jb->fix = fix;
+    jb->m.ratio = jb->m.lo = jb->m.hi = NAN;
+    if (n && !(jb->cfg = malloc(n * sizeof *jb->cfg))) {
+        pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (n)
+        memcpy(jb->cfg, cfg, n * sizeof *cfg);
+    jb->n_cfg = n;
+    x->n_jobs++;
+    return jb;
+}
