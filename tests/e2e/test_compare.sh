@@ -60,7 +60,10 @@ check "json: wall ratio is geometric mean B / A" json_check "$TMP/out.json" \
   'all(abs(c["wall"]["ratio"] - c["wall"]["gmean_b"] / c["wall"]["gmean_a"]) < 1e-9 for c in d["configs"])'
 check "json: n=2 gives no test and no verdict" json_check "$TMP/out.json" \
   'all(c["wall"]["verdict"] == "n/a" and c["wall"]["p"] is None and c["wall"]["significant"] is None for c in d["configs"]) and d["summary"]["faster"] == 0 == d["summary"]["slower"]'
-check "text: the rule is stated" grep -q "^rule: ratio = geometric mean B / A; Welch t on log times" "$TMP/out.txt"
+# the summary line first (issue 37); the rule in full with --explain, its pointer otherwise
+check "text: opens with the summary line" bash -c "head -1 '$TMP/out.txt' | grep -q '^no-rollback vs stock: no test on .*, 0 of 2 configs decided$'"
+check "text: where the rule is stated" grep -q "^rule: passmap compare --explain states it" "$TMP/out.txt"
+check "--explain: the rule is stated" bash -c "'$PASSMAP' compare --explain '$TMP/a.db' '$TMP/b.db' | grep -q '^rule: ratio = geometric mean B / A; Welch t on log times'"
 check "text: n=2 rows say so" grep -Eq "^compile wall .*n=2, no interval .* n/a$" "$TMP/out.txt"
 # the table model: each side's geometric mean with its unit and interval note, the ratio with ×
 check "text: side walls with units, ratio with ×" grep -Eq "^compile wall +2 +2 +[0-9.]+ (s|ms) \(n=2, no interval\) +[0-9.]+ (s|ms) \(n=2, no interval\) +[0-9.]+× " "$TMP/out.txt"
