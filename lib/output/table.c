@@ -446,6 +446,8 @@ void pm_fmt_ratio_num(char *buf, size_t n, double r)
 {
     if (isnan(r) || isinf(r) || r < 0)
         snprintf(buf, n, "-");
+    else if (r >= 1e4)   /* an interval no test bounds: its end in powers of ten */
+        snprintf(buf, n, "%.3g", r);
     else if (r >= 100)
         snprintf(buf, n, "%.0f", r);
     else if (r >= 10)

@@ -61,7 +61,17 @@ for x in ab["configs"]:
 PY
 
 # the checker can fail: a mark the interval does not carry, a ratio its means do not give
-sed -E '0,/  (faster|slower|same|undecided[^ ]*( \(~[0-9]+ runs\/side\))?)  \[/s//  no-such-mark  [/' "$TMP/r.txt" > "$TMP/bad.txt"
+python3 - "$TMP/r.txt" "$TMP/bad.txt" <<'PY'   # the first A/B row's mark turned into one its interval denies
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+for i, l in enumerate(lines):
+    m = re.match(r"^(llm/\S+ +[0-9.]+× +)(.+?)(  +\[)", l)
+    if m:
+        wrong = "faster" if m.group(2).startswith("slower") else "slower"
+        lines[i] = m.group(1) + wrong + " " * max(2, len(m.group(2)) - len(wrong) + 2) + l[m.end(2):].lstrip()
+        break
+open(sys.argv[2], "w", encoding="utf-8").write("\n".join(lines))
+PY
 if python3 "$chk" report-text "$TMP/bad.txt" >/dev/null; then fail "the checker passed a wrong mark"; else ok "the checker fails a wrong mark"; fi
 sed -E '0,/^(llm\/[^ ]+ +)[0-9.]+×/s//\19.99×/' "$TMP/r.txt" > "$TMP/bad2.txt"
 if python3 "$chk" report-text "$TMP/bad2.txt" >/dev/null; then fail "the checker passed a wrong B/A"; else ok "the checker fails a B/A its means do not give"; fi
