@@ -5,6 +5,9 @@
 source "$(dirname "$0")/lib.sh"
 cmds=$("$PASSMAP" --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p')
 [ "$(echo "$cmds" | wc -l)" -ge 15 ] && ok "passmap --help lists the subcommands" || fail "subcommands: $cmds"
+# grouped by what they are for (issue 37), the back ends' own helper apart, last
+"$PASSMAP" --help | grep -qx 'read the results:' && [ "$("$PASSMAP" --help | tail -2 | head -1)" = 'run by the back ends (not by hand):' ] \
+  && ok "passmap --help groups the commands, the internal helper apart" || fail "passmap --help grouping"
 for c in $cmds; do
   out=$("$PASSMAP" "$c" --help 2>&1); rc=$?
   short=$("$PASSMAP" "$c" -h 2>&1)
@@ -97,6 +100,6 @@ out=$("$PASSMAP" reprot 2>&1); rc=$?
 [ $rc = 2 ] && [ "$out" = "passmap: 'reprot' is not a command; did you mean 'report'? (passmap --help lists them)" ] \
   && ok "did you mean, for a mistyped subcommand" || fail "typo: rc=$rc $out"
 out=$("$PASSMAP" frobnicate 2>&1); rc=$?
-[ $rc = 2 ] && echo "$out" | grep -q "^passmap: 'frobnicate' is not a command$" && echo "$out" | grep -q '^commands:' \
+[ $rc = 2 ] && echo "$out" | grep -q "^passmap: 'frobnicate' is not a command$" && echo "$out" | grep -q '^measure:$' \
   && ok "no guess for a word close to nothing: the list" || fail "no guess: $out"
 finish
