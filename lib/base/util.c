@@ -583,3 +583,12 @@ int pm_util_strcmp_null(const char *a, const char *b)
 {
     return !a || !b ? (a != NULL) - (b != NULL) : strcmp(a, b);
 }
+
+char *pm_util_strdup_opt(const char *s, int *oom)
+{
+    if (!s)
+        return NULL;
+    char *d = strdup(s);
+    *oom |= !d;
+    return d;
+}

@@ -105,5 +105,8 @@ static inline void *pm_unconst_ptr(const void *p)
 const char *pm_util_closest(const char *word, const char *const *cands, size_t n);
 /* strcmp with NULL ordered before every string (SQLite's order for NULL): a sort key that may be missing. */
 int pm_util_strcmp_null(const char *a, const char *b);
+/* strdup of an optional string: NULL stays NULL; a copy that fails sets *oom (so a struct of several fields is
+ * filled first and checked once). */
+char *pm_util_strdup_opt(const char *s, int *oom);
 
 #endif

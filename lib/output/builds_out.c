@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "compare_out.h"
+#include "decide.h"
 
 #define N_OF(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -166,14 +167,13 @@ static void pair_line(const pm_analysis *a, const pm_an_builds_pair *p, char *bu
         snprintf(stage, sizeof stage, "the stage that moved most: %s %s -> %s (%s%s; a sum of means, no test)",
                  a->stages[p->stage], ta, tb, d, ratio);
     }
-    snprintf(buf, cap, "%s=%s -> %s: compile %s; passes in both builds: %zu tested (%zu faster, %zu slower, "
-             "%zu same, %zu undecided%s), %zu below timer resolution, %zu outside the family, %zu ambiguous matches "
-             "(maybe not the same pass: not tested); %zu matched through the alias table or instance order; %zu "
-             "only in %s, %zu only in %s; %s",
-             bw->axis, p->a, p->b, sum, n.tested, n.faster, n.slower, n.same, n.undecided,
-             n.contended ? ", some contended: no conclusion" : "", n.below, n.outside, n.ambiguous, n.renamed,
-             n.only_a, p->a,
-             n.only_b, p->b, stage);
+    snprintf(buf, cap, "%s=%s -> %s: compile (decided on %s) %s; passes in both builds: %zu tested (%zu faster, "
+             "%zu slower, %zu same, %zu undecided%s), %zu below timer resolution, %zu outside the family, %zu "
+             "ambiguous matches (maybe not the same pass: not tested); %zu matched through the alias table or "
+             "instance order; %zu only in %s, %zu only in %s; %s",
+             bw->axis, p->a, p->b, pm_decide_name((pm_decide_metric)p->cmp.decided_on), sum, n.tested, n.faster,
+             n.slower, n.same, n.undecided, n.contended ? ", some contended: no conclusion" : "", n.below,
+             n.outside, n.ambiguous, n.renamed, n.only_a, p->a, n.only_b, p->b, stage);
 }
 
 static void intro(const pm_analysis *a, char *buf, size_t cap)
@@ -213,7 +213,8 @@ int pm_builds_text(FILE *f, const pm_analysis *a, int markdown, int width)
     pm_table *t = pm_builds_pass_table(a);
     if (!t)
         return PM_ERR_NOMEM;
-    fprintf(f, markdown ? "\n### Passes in both builds, tested by compare's rule (ambiguous matches shown, not tested)\n\n"
+    fprintf(f, markdown ? "\n### Passes in both builds, tested by compare's rule (ambiguous matches shown, not "
+                          "tested)\n\n"
                         : "\npasses in both builds, tested by compare's rule (ambiguous matches shown, not tested)\n");
     int rc = markdown ? pm_table_markdown(t, f) : pm_table_text(t, f, width);
     pm_table_free(t);
@@ -287,10 +288,12 @@ json_t *pm_builds_json(const pm_analysis *a)
         } else {
             pair_counts n = count_pair(&x->cmp);
             json_object_set_new(po, "counts", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-                "tested", (json_int_t)n.tested, "ambiguous", (json_int_t)n.ambiguous, "faster", (json_int_t)n.faster, "slower", (json_int_t)n.slower,
+                "tested", (json_int_t)n.tested, "ambiguous", (json_int_t)n.ambiguous, "faster", (json_int_t)n.faster,
+                "slower", (json_int_t)n.slower,
                 "same", (json_int_t)n.same, "undecided", (json_int_t)n.undecided, "below_resolution",
                 (json_int_t)n.below, "outside_family", (json_int_t)n.outside, "renamed", (json_int_t)n.renamed,
                 "only_a", (json_int_t)n.only_a, "only_b", (json_int_t)n.only_b));
+            json_object_set_new(po, "decided_on", json_string(pm_decide_name((pm_decide_metric)x->cmp.decided_on)));
             json_object_set_new(po, "stage_moved_most", x->stage < 0 ? json_null() : json_pack("{s:s, s:f, s:f}",
                 "stage", a->stages[x->stage], "a_s", x->stage_a_s, "b_s", x->stage_b_s));
             /* compare's own JSON: every pass row of every matched config, untested ones included */

@@ -416,6 +416,9 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
                                        ? "verdicts kept by --allow-contended: not conclusions"
                                        : "no conclusion (contended); --allow-contended shows the verdicts");
         }
+        char why[96];
+        if (pm_compare_disagree(r, c, why, sizeof why))   /* instructions are not time */
+            fprintf(out, "%sinstructions and time disagree: %s\n", li, why);
         size_t shown = 0;
         rc = emit(out, config_table(r, c, top, &shown), fmt, width);
         if (!rc && shown < c->n_passes)

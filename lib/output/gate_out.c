@@ -54,9 +54,11 @@ int pm_gate_write_text(FILE *out, const pm_gate_result *r, int width, pm_err *er
             pm_gate_outcome_name(r->outcome), (int)r->outcome, r->n_regressions, r->n_regressions == 1 ? "" : "s",
             r->n_wins, r->n_wins == 1 ? "" : "s", r->fail_on_win ? " (failing: --fail-on-win)" : "",
             r->n_unsettled, r->n_unsettled == 1 ? "" : "s", r->n_concluded, c->n_configs);
-    fprintf(out, "baseline: %s (sweep %s%s%s%s)\n", c->a.path, c->a.sweep ? c->a.sweep : "?",
-            r->baseline_is_file ? ", baseline file" : "", r->meter ? ", meter " : "", r->meter ? r->meter : "");
-    fprintf(out, "sweep:    %s (sweep %s)\n", c->b.path, c->b.sweep ? c->b.sweep : "?");
+    const char *meter_a = c->a.meter ? c->a.meter : r->meter;
+    fprintf(out, "baseline: %s (sweep %s%s, meter %s)\n", c->a.path, c->a.sweep ? c->a.sweep : "?",
+            r->baseline_is_file ? ", baseline file" : "", meter_a ? meter_a : "not recorded");
+    fprintf(out, "sweep:    %s (sweep %s, meter %s)\n", c->b.path, c->b.sweep ? c->b.sweep : "?",
+            c->b.meter ? c->b.meter : "not recorded");
     builds_line(out, r, "baseline");
     builds_line(out, r, "sweep");
     if (c->host_warning)
@@ -140,9 +142,9 @@ json_t *pm_gate_to_json(const pm_gate_result *r)
     json_object_set_new(root, "decided_on", json_string(pm_decide_name((pm_decide_metric)r->cmp.decided_on)));
     json_object_set_new(root, "baseline", json_pack("{s:o, s:o, s:b, s:o}", "path", jstr(r->cmp.a.path), "sweep",
                                                     jstr(r->cmp.a.sweep), "file", r->baseline_is_file, "meter",
-                                                    jstr(r->meter)));
-    json_object_set_new(root, "sweep", json_pack("{s:o, s:o}", "path", jstr(r->cmp.b.path), "sweep",
-                                                 jstr(r->cmp.b.sweep)));
+                                                    jstr(r->cmp.a.meter ? r->cmp.a.meter : r->meter)));
+    json_object_set_new(root, "sweep", json_pack("{s:o, s:o, s:o}", "path", jstr(r->cmp.b.path), "sweep",
+                                                 jstr(r->cmp.b.sweep), "meter", jstr(r->cmp.b.meter)));
     for (size_t i = 0; i < r->n_builds; i++) {
         const pm_gate_build *b = &r->builds[i];
         json_array_append_new(builds, json_pack("{s:s, s:o, s:o, s:o, s:o}", "side", b->side, "tool", jstr(b->tool),

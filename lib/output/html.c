@@ -611,8 +611,8 @@ int pm_html_report(const pm_report_ctx *x, FILE *f, pm_err *err)
     contents(x, f);
     fputs("<h1>What dominates the compile: ", f);
     esc(f, a->sweep);
-    fprintf(f, "</h1><p class=sub>back end %s \u00b7 %zu configs \u00b7 up to %d cold repeats \u00b7 %d runs ok, %d failed, "
-               "%d without a report</p>\n", a->backend ? a->backend : "-", a->n_configs, a->summary.max_repeats,
+    fprintf(f, "</h1><p class=sub>back end %s \u00b7 %zu configs \u00b7 up to %d cold repeats \u00b7 %d runs ok, "
+               "%d failed, %d without a report</p>\n", a->backend ? a->backend : "-", a->n_configs, a->summary.max_repeats,
             a->summary.n_runs_ok, a->summary.n_runs_failed, a->summary.n_runs_no_report);
     size_t n;
     const pm_report_section *const *s = pm_report_sections(&n);

@@ -99,15 +99,16 @@ pm_table *pm_rt_stage_shares(const pm_analysis *a, const char *link_prefix)
 {
     /* the phase split first (its headers upper case: FRONTEND, OPTIMIZER, ...), then the stages */
     size_t NP = a->n_phases, NS = a->n_stages;
-    pm_col *cols = calloc(NP + NS + 1, sizeof *cols);
+    pm_col *cols = calloc(NP + NS + 2, sizeof *cols);
     if (!cols)
         return NULL;
     cols[0] = (pm_col){"config", "config", NULL};
     for (size_t p = 0; p < NP; p++)
         cols[p + 1] = (pm_col){a->phases[p], phase_title(a->phases[p]), "fraction"};
+    cols[NP + 1] = (pm_col){"phases_of", "phases of", NULL};   /* which time the phase split is a share of */
     for (size_t s = 0; s < NS; s++)
-        cols[NP + s + 1] = (pm_col){a->stages[s], a->stages[s], "fraction"};
-    pm_table *t = pm_table_new("t-stage-shares", NULL, cols, NP + NS + 1);
+        cols[NP + s + 2] = (pm_col){a->stages[s], a->stages[s], "fraction"};
+    pm_table *t = pm_table_new("t-stage-shares", NULL, cols, NP + NS + 2);
     if (t)
         t->n_lead = 1;   /* the row's name: what the reader looks up */
     free(cols);
@@ -121,13 +122,15 @@ pm_table *pm_rt_stage_shares(const pm_analysis *a, const char *link_prefix)
         pm_table_set(t, (size_t)r, 0, c->key, NAN);
         link_cfg(t, r, link_prefix, i, c->key);
         char buf[32];
+        const pm_ci *split = c->phase_on_cpu ? c->phase_cpu : c->phase_share;
         for (size_t p = 0; p < NP; p++) {
-            pm_fmt_share(buf, sizeof buf, c->phase_share[p].mean);
-            pm_table_set(t, (size_t)r, p + 1, buf, c->phase_share[p].mean);
+            pm_fmt_share(buf, sizeof buf, split[p].mean);
+            pm_table_set(t, (size_t)r, p + 1, buf, split[p].mean);
         }
+        pm_table_set(t, (size_t)r, NP + 1, c->phase_on_cpu ? "user CPU" : "wall", NAN);
         for (size_t s = 0; s < NS; s++) {
             pm_fmt_share(buf, sizeof buf, c->share[s].mean);
-            pm_table_set(t, (size_t)r, NP + s + 1, buf, c->share[s].mean);
+            pm_table_set(t, (size_t)r, NP + s + 2, buf, c->share[s].mean);
         }
     }
     return t;
@@ -435,6 +438,15 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
         int add = snprintf(buf + w, n - (size_t)w, "%s %s vs %s m=%zu", i ? "," : "", x->variant, x->against, m);
         w = add < 0 ? -1 : w + add;
     }
+    /* walls a slowing meter measured (valgrind) are the instrumented runs', not compile times */
+    for (size_t i = 0; w > 0 && (size_t)w < n && i < a->ab.n; i++)
+        if (!a->ab.rows[i].error && (a->ab.rows[i].cmp.a.walls_slowed || a->ab.rows[i].cmp.b.walls_slowed)) {
+            int add = snprintf(buf + w, n - (size_t)w, "; the cold walls were measured under the %s meter: the "
+                               "instrumented runs', not compile times", a->ab.rows[i].cmp.a.walls_slowed
+                               ? a->ab.rows[i].cmp.a.meter : a->ab.rows[i].cmp.b.meter);
+            w = add < 0 ? -1 : w + add;
+            break;
+        }
     /* which metric each A/B decided on (decide.h): the B/A, interval, p and mark columns are of it */
     int first = 1;
     for (size_t i = 0; w > 0 && (size_t)w < n && i < a->ab.n; i++) {
@@ -478,8 +490,11 @@ pm_table *pm_rt_ab(const pm_analysis *a, size_t pair)
     };
     const pm_an_ab *x = &a->ab.rows[pair];
     int walls = x->cmp.decided_on != PM_DECIDE_WALL, noise = 0;
-    for (size_t k = 0; k < x->cmp.n_configs; k++)
-        noise |= x->cmp.configs[k].contended_a || x->cmp.configs[k].contended_b;
+    for (size_t k = 0; k < x->cmp.n_configs; k++) {   /* the noise column only when it has something to say */
+        char why[96];
+        pm_compare_disagree(&x->cmp, &x->cmp.configs[k], why, sizeof why);
+        noise |= x->cmp.configs[k].contended_a || x->cmp.configs[k].contended_b || why[0];
+    }
     pm_col cols[C_N];
     int at[C_N];   /* each column's index in this table; -1: not shown */
     size_t nc = 0;
@@ -531,8 +546,12 @@ pm_table *pm_rt_ab(const pm_analysis *a, size_t pair)
         }
         if (noise) {   /* compare judged contention with the analysis's rule (contention.h): which side */
             int na = c->contended_a != NULL, nb = c->contended_b != NULL;
-            rc |= pm_table_set(t, row, (size_t)at[C_NOISE],
-                               na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "", NAN);
+            /* where the count and the wall disagree, the row says so beside it (instructions are not time) */
+            char why[96];
+            pm_compare_disagree(&x->cmp, c, why, sizeof why);
+            rc |= pm_table_setf(t, row, (size_t)at[C_NOISE], NAN, "%s%s%s",
+                                na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "",
+                                (na || nb) && why[0] ? "; " : "", why);
         }
     }
     if (rc) {
@@ -719,31 +738,54 @@ static void hl_dominant(pm_rt_headline *h, const pm_analysis *a, const char *kin
 
 /* The phase split over the configs with cold runs: each phase's range of shares, then how many configs each
  * phase leads. */
+/* "52%" or "48-56%": the range of one phase's share over the configs with cold runs (cpu: of their CPU split). */
+static void phase_range(const pm_analysis *a, size_t p, int cpu, char *buf, size_t cap)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (c->dominant_phase < 0)
+            continue;
+        double v = (cpu ? c->phase_cpu : c->phase_share)[p].mean;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    if (fabs(hi - lo) < 0.0005)
+        snprintf(buf, cap, "%.0f%%", hi * 100);
+    else
+        snprintf(buf, cap, "%.0f\u2013%.0f%%", lo * 100, hi * 100);
+}
+
+/* The phase split over the configs with cold runs: each phase's range of shares (of user CPU time when every
+ * such config's tools are serial and report user times, the wall's beside; else of the wall), then how many
+ * configs each phase leads. */
 static void hl_phases(pm_rt_headline *h, const pm_analysis *a)
 {
-    int n = 0;
+    int n = 0, cpu = 1;
     for (size_t i = 0; i < a->n_configs; i++)
-        n += a->configs[i].dominant_phase >= 0;
+        if (a->configs[i].dominant_phase >= 0) {
+            n++;
+            cpu &= a->configs[i].phase_on_cpu;
+        }
     if (!n || !a->n_phases)
         return;
-    hl_add(h, &h->phases, "%d config%s, share of the cold compile wall:", n, n == 1 ? "" : "s");
+    hl_add(h, &h->phases, "%d config%s, share of %s:", n, n == 1 ? "" : "s",
+           cpu ? "the compile's user CPU time (serial tools, per-pass user times; wall in brackets)"
+               : "the cold compile wall (no per-pass user time in every run, or a parallel tool)");
     for (size_t p = 0; p < a->n_phases; p++) {
-        double lo = INFINITY, hi = -INFINITY;
         int lead = 0;
-        for (size_t i = 0; i < a->n_configs; i++) {
-            const pm_an_config *c = &a->configs[i];
-            if (c->dominant_phase < 0)
-                continue;
-            double v = c->phase_share[p].mean;
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-            lead += c->dominant_phase == (int)p;
+        for (size_t i = 0; i < a->n_configs; i++)
+            lead += a->configs[i].dominant_phase == (int)p;
+        char range[64], wall[64] = "", leads[48] = "";
+        phase_range(a, p, cpu, range, sizeof range);
+        if (cpu) {
+            char w[48];
+            phase_range(a, p, 0, w, sizeof w);
+            snprintf(wall, sizeof wall, " (%s)", w);
         }
-        char range[64], leads[48] = "";
-        hl_share_range(range, sizeof range, lo, hi);   /* rounded before compared: never "12–12%" */
         if (lead)
             snprintf(leads, sizeof leads, " (leads %d)", lead);
-        hl_add(h, &h->phases, "%s %s %s%s", p ? "," : "", a->phases[p], range, leads);
+        hl_add(h, &h->phases, "%s %s %s%s%s", p ? "," : "", a->phases[p], range, wall, leads);
     }
 }
 

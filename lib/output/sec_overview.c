@@ -1,6 +1,7 @@
 /* The report's overview sections (report_sections.h has the order): proven fixes, the sweep's summary, the
  * machines, the headline, the in-sweep A/B, the method, and the text report's closing next step. */
 #include "compare_out.h"
+#include "meter.h"
 #include "report.h"
 #include "report_tables.h"
 #include "fix_report.h"
@@ -388,6 +389,32 @@ const pm_report_section pm_section_ab = {.id = "ab", .toc = "A/B in this sweep",
 
 /* ---- method: how to read the tables, and the compiler identity ("the same compiler" in this study) ---- */
 
+/* The meter the sweep recorded (meter.h) in one sentence, with the slowdown measured at its start; "" when the
+ * store says none (measured natively). */
+static void meter_sentence(const pm_analysis *a, char *buf, size_t n)
+{
+    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
+    const pm_meter *m = pm_meter_find(json_string_value(json_object_get(meta, "meter")));
+    buf[0] = '\0';
+    if (m) {
+        size_t w = (size_t)snprintf(buf, n, "meter: %s (%s)%s", m->name, m->about,
+                                    m->counts ? "; A/B verdicts decide on its instruction counts" : "");
+        json_t *slow = json_object_get(meta, "meter_slowdown");
+        const char *tool;
+        json_t *v;
+        int first = 1;
+        json_object_foreach(slow, tool, v) {
+            if (w < n)
+                w += (size_t)snprintf(buf + w, n - w, "%s%s %.0fx", first ? "; slowdown against a native run, "
+                                      "measured at the sweep's start: " : ", ", tool, json_number_value(v));
+            first = 0;
+        }
+        if (m->slows && w < n)
+            snprintf(buf + w, n - w, "; its walls are the instrumented runs', not compile times");
+    }
+    json_decref(meta);
+}
+
 static int method_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     (void)err;
@@ -397,6 +424,10 @@ static int method_text(const pm_report_ctx *x, FILE *f, pm_err *err)
         pm_rt_sig_legend(legend, sizeof legend, a);
         fprintf(f, "\n%s%s\n", PM_MD(x, "- ", ""), legend);
     }
+    char meter[1024];
+    meter_sentence(a, meter, sizeof meter);
+    if (meter[0])
+        fprintf(f, "\n%s%s\n", PM_MD(x, "- ", ""), meter);
     if (!a->method.n_tools) {
         fprintf(f, "\n%stools: no identity recorded (a store written before passmap recorded each tool's path, "
                    "--version and hash)\n", PM_MD(x, "- ", ""));
@@ -487,6 +518,13 @@ static int method_html(const pm_report_ctx *x, FILE *f, pm_err *err)
           "passmap's <code>docs/statistics.md</code>, one page with each rule's reason.</li>"
           "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
           "section (runs, argv, stderr, IR size, pass tree).</li>", f);
+    char meter[1024];
+    meter_sentence(a, meter, sizeof meter);
+    if (meter[0]) {
+        fputs("<li>", f);
+        esc(f, meter);
+        fputs("</li>", f);
+    }
     method_html_builds(a, f);
     fputs("</ul>\n", f);
     if (a->ab.n || a->fixes.proven_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */

@@ -84,6 +84,10 @@ static json_t *config_json(const pm_analysis *a, const pm_an_config *c)
     for (size_t p = 0; p < a->n_phases && c->n_cold; p++)
         json_object_set_new(phs, a->phases[p], ci(c->phase_share[p]));
     json_object_set_new(o, "phases", phs);
+    json_t *phc = c->phase_on_cpu ? json_object() : json_null();   /* of user CPU time: serial tools' user split */
+    for (size_t p = 0; c->phase_on_cpu && p < a->n_phases; p++)
+        json_object_set_new(phc, a->phases[p], ci(c->phase_cpu[p]));
+    json_object_set_new(o, "phases_cpu", phc);
     json_object_set_new(o, "dominant_phase", c->dominant_phase >= 0 ? json_string(a->phases[c->dominant_phase])
                                                                      : json_null());
     json_object_set_new(o, "warm_s", num(c->warm_s));
@@ -126,12 +130,16 @@ const pm_report_section pm_section_configs = {.id = "configs", .toc = "Configs",
 
 static int shares_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    return pm_report_text_table(x, f, pm_rt_stage_shares(x->a, NULL), "stage shares (of the cold compile wall)", err);
+    return pm_report_text_table(x, f, pm_rt_stage_shares(x->a, NULL), "phase and stage shares (the phases first, "
+                                "of user CPU time or of the wall as 'phases of' says; the stages of the cold compile "
+                                "wall)", err);
 }
 
 static int shares_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    fputs("<h2 id=shares>Stage shares per config</h2><p class=sub>Share of the cold compile wall (mean over repeats)."
+    fputs("<h2 id=shares>Stage shares per config</h2><p class=sub>The phases first (upper case): shares of the "
+          "compile's user CPU time where its tools are serial and every pass reports user time, else of the wall, as "
+          "the 'phases of' column says; then the stages, shares of the cold compile wall (means over repeats)."
           "</p>\n", f);
     return pm_report_html_table(f, pm_rt_stage_shares(x->a, "#cfg-"), 1, err);
 }

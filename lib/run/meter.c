@@ -1,6 +1,7 @@
 /* pm_meter: the meter table (meter.h). */
 #include "meter.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,6 +65,7 @@ int pm_meter_resolve(const char *name, const pm_meter **out, pm_err *err)
 
 double pm_meter_timeout(const pm_meter *m, double timeout_s, double slowdown)
 {
-    double f = slowdown > 1 ? slowdown : m && m->slowdown_guess > 1 ? m->slowdown_guess : 1;
+    /* the larger of the measured and the row's figure: one config's slowdown is not every config's */
+    double f = fmax(slowdown > 1 ? slowdown : 1, m && m->slowdown_guess > 1 ? m->slowdown_guess : 1);
     return timeout_s > 0 ? timeout_s * f : timeout_s;
 }

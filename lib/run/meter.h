@@ -39,7 +39,8 @@ const char *pm_meter_names(void);
  * row, wall) to its row; an unknown name or a meter this machine cannot use is an error saying why. */
 int pm_meter_resolve(const char *name, const pm_meter **out, pm_err *err);
 
-/* The timeout a step gets under m: timeout_s times the meter's slowdown (measured > 0, else its guess). */
+/* The timeout a step gets under m: timeout_s times the meter's slowdown (the larger of the measured one and the
+ * row's slowdown_guess). */
 double pm_meter_timeout(const pm_meter *m, double timeout_s, double slowdown);
 
 #endif

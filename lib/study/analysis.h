@@ -52,6 +52,12 @@ typedef struct pm_an_config {
     double user_wall;             /* process user/wall over cold runs; NAN when absent */
     pm_ci *share;                 /* [n_stages], 0..1, sums to 1 */
     pm_ci *phase_share;           /* [n_phases]: the stage shares summed by phase (per run, then the interval) */
+    /* [n_phases]: the same of the compile's user CPU time, when every cold run's tool is serial (user <= 1.1 x
+     * wall) and every counted pass reports its user time (clang -ftime-report, LLVM -time-passes); the time
+     * outside the passes goes to process-overhead's phase. phase_on_cpu 0: not so, phase_cpu all NaN. Under load
+     * a wall share moves with the waiting (0.44 -> 0.56 between repeats) while the user split holds. */
+    pm_ci *phase_cpu;
+    int phase_on_cpu;
     int dominant_phase;           /* -1 when no cold run */
     double *stage_s;              /* [n_stages], mean s */
     int dominant_stage;           /* -1 when no cold run */
@@ -73,6 +79,7 @@ typedef struct pm_an_config {
        host.psi_cgroup_cpu_some_us (µs) and host.steal_ms (-1: not recorded), and their shares of the mean cold
        wall (NAN: not recorded; then the load and CPU/wall fallback judges) */
     double psi_us, psi_cgroup_us, steal_ms;
+    double jobs;                  /* compiles its runs ran beside (run metric host.jobs, sweep --jobs); NAN: one */
     double psi_share, steal_share;
     double psi_s;                 /* the pressure judged, in seconds (the rule's floor); NAN: not recorded */
     /* process-overhead = start-up + outside passes (shares of the cold wall, and seconds); NAN: start-up not

@@ -90,6 +90,7 @@ void pm_an_contention(const pm_an_config *c, pm_contention *ev)
 {
     pm_contention_init(ev);
     ev->load1 = c->load1;
+    ev->jobs = c->jobs;
     ev->cpu_ratio = c->cpu_ratio;
     ev->starved_tool = c->starved_tool;
     ev->user_wall = c->user_wall;

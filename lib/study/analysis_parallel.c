@@ -23,6 +23,10 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
         c->load1 = r->mean;
         return PM_OK;
     }
+    if (!strcmp(r->name, "host.jobs")) {   /* contention evidence: sweep --jobs */
+        c->jobs = r->mean;
+        return PM_OK;
+    }
     int ev = pm_contention_metric_of(r->name);
     if (ev >= 0) {   /* contention evidence (analysis_noise.c), not a size */
         double *slot[PM_CONTENTION_M__COUNT] = {[PM_CONTENTION_M_PSI] = &c->psi_us,

@@ -1,6 +1,8 @@
 /* pm_baseline: write a sweep's baseline file, and read one back into a store for the gate (see baseline.h). */
 #include "baseline.h"
 
+#include <jansson.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -8,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <jansson.h>
 
 #include "compare.h"
 #include "decide.h"
@@ -320,15 +323,6 @@ static int bad_line(reader *rd, const char *what)
                       rd->line_no, what);
 }
 
-static char *dup_field(const char *f, int *oom)
-{
-    if (!f)
-        return NULL;
-    char *d = strdup(f);
-    *oom |= !d;
-    return d;
-}
-
 static int read_config(reader *rd, char **fd, size_t n)
 {
     double runs;
@@ -346,10 +340,10 @@ static int read_config(reader *rd, char **fd, size_t n)
     if (fd[4])
         unescape(fd[4]);
     int oom = 0;
-    *c = (pm_sample_config){.key = dup_field(fd[1], &oom), .variant = dup_field(fd[2], &oom),
-                            .fp_hash = dup_field(fd[3], &oom), .fp_text = dup_field(fd[4], &oom),
-                            .host = dup_field(fd[5], &oom), .host_fp = dup_field(fd[6], &oom),
-                            .contended = dup_field(fd[7], &oom), .n_runs = (size_t)runs};
+    *c = (pm_sample_config){.key = pm_util_strdup_opt(fd[1], &oom), .variant = pm_util_strdup_opt(fd[2], &oom),
+                            .fp_hash = pm_util_strdup_opt(fd[3], &oom), .fp_text = pm_util_strdup_opt(fd[4], &oom),
+                            .host = pm_util_strdup_opt(fd[5], &oom), .host_fp = pm_util_strdup_opt(fd[6], &oom),
+                            .contended = pm_util_strdup_opt(fd[7], &oom), .n_runs = (size_t)runs};
     return oom ? nomem(rd->err) : PM_OK;
 }
 
@@ -372,9 +366,9 @@ static int read_series(reader *rd, char **fd, size_t n)
     c->series = g;
     pm_sample_series *se = &g[c->n_series++];
     int oom = 0;
-    *se = (pm_sample_series){.scope = (pm_sample_scope)scope, .tool = dup_field(fd[3], &oom),
-                             .pass = dup_field(fd[4], &oom), .metric = dup_field(fd[5], &oom),
-                             .unit = dup_field(fd[6], &oom), .format = dup_field(fd[7], &oom), .tick = tick,
+    *se = (pm_sample_series){.scope = (pm_sample_scope)scope, .tool = pm_util_strdup_opt(fd[3], &oom),
+                             .pass = pm_util_strdup_opt(fd[4], &oom), .metric = pm_util_strdup_opt(fd[5], &oom),
+                             .unit = pm_util_strdup_opt(fd[6], &oom), .format = pm_util_strdup_opt(fd[7], &oom), .tick = tick,
                              .reads = isnan(reads) || reads < 1 ? 1 : reads,
                              .v = malloc((c->n_runs ? c->n_runs : 1) * sizeof *se->v)};
     if (oom || !se->v)
@@ -393,8 +387,8 @@ static int read_tool(reader *rd, char **fd, size_t n)
         return nomem(rd->err);
     rd->s->tools = g;
     int oom = 0;
-    g[rd->s->n_tools++] = (pm_sample_tool){.name = dup_field(fd[1], &oom), .invoked = dup_field(fd[2], &oom),
-                                           .hash = dup_field(fd[3], &oom), .version = dup_field(fd[4], &oom)};
+    g[rd->s->n_tools++] = (pm_sample_tool){.name = pm_util_strdup_opt(fd[1], &oom), .invoked = pm_util_strdup_opt(fd[2], &oom),
+                                           .hash = pm_util_strdup_opt(fd[3], &oom), .version = pm_util_strdup_opt(fd[4], &oom)};
     return oom ? nomem(rd->err) : PM_OK;
 }
 
@@ -561,7 +555,14 @@ cleanup:
 static int samples_to_store(const pm_samples *s, pm_store *st, pm_err *err)
 {
     int64_t sweep_id;
-    int rc = pm_store_sweep(st, s->sweep, "baseline", NULL, NULL, &sweep_id, err);
+    /* the meter where a sweep records it (its meta_json), so compare reads the baseline's as any side's */
+    json_t *meta = json_pack("{s:s}", "meter", s->meter);
+    char *meta_text = meta ? json_dumps(meta, JSON_COMPACT) : NULL;
+    json_decref(meta);
+    if (!meta_text)
+        return nomem(err);
+    int rc = pm_store_sweep(st, s->sweep, "baseline", NULL, meta_text, &sweep_id, err);
+    free(meta_text);
     if (rc == PM_OK && !isnan(s->startup_cpu_wall_max) && !isnan(s->startup_cpu_wall_min)) {
         /* two null-input rows whose medians are the sweep's max and min CPU/wall: what the deciding metric reads */
         pm_startup_row rows[2] = {

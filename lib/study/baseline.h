@@ -6,8 +6,8 @@
  * (what a line holds is a pm_samples, samples.h)
  *   passmap-baseline  1                                   the format's version
  *   sweep             NAME
- *   meter             NAME                                what measured the runs (the store's meta "meter",
- *                                                         else "runner": its clock, rusage, perf counters)
+ *   meter             NAME                                the meter row the sweep was measured with (meter.h:
+ *                                                         wall, counters, valgrind; "wall" when none recorded)
  *   decides           METRIC                              the whole compile's deciding metric (decide.h)
  *   startup-cpu-wall  MAX  MIN                            the sweep's tools' null-input CPU/wall ("-": none)
  *   tool              NAME  INVOKED  HASH  VERSION-LINE   the compiler builds the sweep recorded

@@ -1127,6 +1127,23 @@ const pm_compare_stat *pm_compare_decider(const pm_compare_result *r, const pm_c
     return r->decided_on != PM_DECIDE_WALL ? &c->metric : &c->wall;
 }
 
+static int decisive(pm_compare_verdict v)
+{
+    return v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER || v == PM_VERDICT_SAME;
+}
+
+int pm_compare_disagree(const pm_compare_result *r, const pm_compare_config *c, char *buf, size_t n)
+{
+    if (n)
+        buf[0] = '\0';
+    if (r->decided_on == PM_DECIDE_WALL || !pm_decide_row_of((pm_decide_metric)r->decided_on)->count ||
+        !decisive(c->metric.verdict) || !decisive(c->wall.verdict) || c->metric.verdict == c->wall.verdict)
+        return 0;
+    snprintf(buf, n, "instructions %s, %swall %s", pm_compare_verdict_name(c->metric.verdict),
+             r->a.walls_slowed || r->b.walls_slowed ? "instrumented " : "", pm_compare_verdict_name(c->wall.verdict));
+    return 1;
+}
+
 int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *err)
 {
     memset(out, 0, sizeof *out);

@@ -246,6 +246,10 @@ typedef struct pm_compare_result {
 
 /* The stat a config's verdict is drawn from: metric when another metric than wall decided, else wall. */
 const pm_compare_stat *pm_compare_decider(const pm_compare_result *r, const pm_compare_config *c);
+/* Instructions are not time: when a count decided c and its verdict and the wall's (a decided wall, not withheld)
+ * differ (a memory- or I/O-bound change, a parallel tool), 1 and buf says so ("instructions same, wall slower");
+ * else 0 and buf "". */
+int pm_compare_disagree(const pm_compare_result *r, const pm_compare_config *c, char *buf, size_t n);
 
 /* Loads both sides and compares. PM_ERR_USAGE for an ambiguous or unknown sweep/variant (the message
  * lists the choices); errors from opening the databases as pm_store_open_readonly gives them. No config

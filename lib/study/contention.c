@@ -42,7 +42,7 @@ void pm_contention_rule_text(char *buf, size_t n, int brief)
 
 void pm_contention_init(pm_contention *c)
 {
-    *c = (pm_contention){.load1 = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN, .psi_share = NAN,
+    *c = (pm_contention){.load1 = NAN, .jobs = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN, .psi_share = NAN,
                          .steal_share = NAN, .psi_s = NAN};
 }
 
@@ -106,7 +106,7 @@ int pm_contention_cpus(const char *meta_json)
 
 int pm_contention_judge(const pm_contention *c, int cpus, double p90, int *on_p90)
 {
-    int why = 0;
+    int why = c->jobs > 1 ? PM_CONTENTION_JOBS : 0;
     if (!isnan(c->steal_share) && c->steal_share > PM_CONTENTION_STEAL_SHARE)
         why |= PM_CONTENTION_STEAL;
     if (!isnan(c->psi_share)) {   /* measured: no guess beside it */
@@ -151,6 +151,8 @@ void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, c
     if (why & PM_CONTENTION_STEAL)
         ADD("%ssteal %.0f%% of its wall > %.0f%%", k ? "; " : "", c->steal_share * 100,
             PM_CONTENTION_STEAL_SHARE * 100);
+    if (why & PM_CONTENTION_JOBS)
+        ADD("%s%.0f compiles at once (sweep --jobs)", k ? "; " : "", c->jobs);
 #undef ADD
 }
 
@@ -227,6 +229,8 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
     int m = pm_contention_metric_of(r->name);
     if (!strcmp(r->name, "host.load1"))
         x->s->c[i].load1 = r->mean;
+    else if (!strcmp(r->name, "host.jobs"))
+        x->s->c[i].jobs = r->mean;
     else if (m >= 0)
         x->pr[(size_t)i * PR_N + (size_t)m] = r->mean;
     return PM_OK;

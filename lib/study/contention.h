@@ -49,6 +49,7 @@ typedef struct pm_contention {   /* the evidence about one config's cold runs */
                                     NAN: not recorded, then the fallback rule judges */
     double steal_share;          /* steal time / wall over the cold runs; NAN: not recorded */
     double psi_s;                /* the pressure in seconds (the floor's measure); NAN: not given */
+    double jobs;                 /* compiles that ran at once (run metric host.jobs, sweep --jobs); NAN: one */
 } pm_contention;
 
 enum {                           /* why a config is contended (bits; 0: it is not) */
@@ -56,7 +57,9 @@ enum {                           /* why a config is contended (bits; 0: it is no
     PM_CONTENTION_STARVED = 2,   /* a tool below 0.75 x its serial CPU/wall */
     PM_CONTENTION_P90 = 4,       /* fallback: user/wall below 0.75 x the sweep's p90 */
     PM_CONTENTION_PSI = 8,       /* measured: some task waited for a CPU above PM_CONTENTION_PSI_SHARE of the wall */
-    PM_CONTENTION_STEAL = 16     /* measured: steal time above PM_CONTENTION_STEAL_SHARE of the wall */
+    PM_CONTENTION_STEAL = 16,    /* measured: steal time above PM_CONTENTION_STEAL_SHARE of the wall */
+    PM_CONTENTION_JOBS = 32      /* run beside others of the same sweep by design (sweep --jobs N): a count still
+                                    decides, a time does not */
 };
 
 /* The run metrics that carry the measured evidence, one row each: consumers look a metric's id up here instead of

@@ -19,15 +19,6 @@ static int nomem(pm_err *err)
     return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 }
 
-static char *dup_or_null(const char *s, int *oom)
-{
-    if (!s)
-        return NULL;
-    char *d = strdup(s);
-    *oom |= !d;
-    return d;
-}
-
 const char *pm_gate_outcome_name(pm_gate_outcome o)
 {
     switch (o) {
@@ -64,8 +55,8 @@ static int add_finding(finding_list *l, pm_gate_kind kind, const char *config, c
         return -1;
     l->v = g;
     int oom = 0;
-    pm_gate_finding f = {.kind = kind, .st = st, .config = dup_or_null(config, &oom), .tool = dup_or_null(tool, &oom),
-                         .pass = dup_or_null(pass, &oom)};
+    pm_gate_finding f = {.kind = kind, .st = st, .config = pm_util_strdup_opt(config, &oom), .tool = pm_util_strdup_opt(tool, &oom),
+                         .pass = pm_util_strdup_opt(pass, &oom)};
     va_list ap;
     va_start(ap, fmt);
     if (vasprintf(&f.why, fmt, ap) < 0) {
@@ -161,10 +152,10 @@ static int read_side(const char *path, const char *sweep, const char *label, fp_
         char line[256];
         int oom = 0;
         out->builds[out->n_builds++] = (pm_gate_build){
-            .side = label, .tool = dup_or_null(tools[i].name, &oom), .invoked = dup_or_null(tools[i].invoked, &oom),
-            .version = dup_or_null(pm_version_line(tools[i].version_text ? tools[i].version_text : "", line,
+            .side = label, .tool = pm_util_strdup_opt(tools[i].name, &oom), .invoked = pm_util_strdup_opt(tools[i].invoked, &oom),
+            .version = pm_util_strdup_opt(pm_version_line(tools[i].version_text ? tools[i].version_text : "", line,
                                                    sizeof line), &oom),
-            .hash = dup_or_null(tools[i].hash, &oom)};
+            .hash = pm_util_strdup_opt(tools[i].hash, &oom)};
         if (oom)
             rc = nomem(err);
     }

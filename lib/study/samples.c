@@ -23,15 +23,6 @@ static int nomem(pm_err *err)
     return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 }
 
-static char *dup_opt(const char *s, int *oom)
-{
-    if (!s)
-        return NULL;
-    char *d = strdup(s);
-    *oom |= !d;
-    return d;
-}
-
 const char *pm_sample_scope_name(pm_sample_scope s)
 {
     static const char *const names[] = {"run", "step", "pass"};
@@ -119,7 +110,7 @@ static int gather_cfg(void *user, int64_t id, const char *key, const char *varia
     g->v = c;
     c = &g->v[g->n++];
     int oom = 0;
-    *c = (cfg_id){.id = id, .key = dup_opt(key ? key : "", &oom), .variant = dup_opt(variant, &oom)};
+    *c = (cfg_id){.id = id, .key = pm_util_strdup_opt(key ? key : "", &oom), .variant = pm_util_strdup_opt(variant, &oom)};
     return oom ? nomem(g->err) : 0;
 }
 
@@ -165,8 +156,8 @@ static int add_series(pm_sample_config *o, size_t *cap, pm_sample_scope scope, c
     o->series = g;
     pm_sample_series *s = &g[o->n_series++];
     int oom = 0;
-    *s = (pm_sample_series){.scope = scope, .tool = dup_opt(tool, &oom), .pass = dup_opt(pass, &oom),
-                            .metric = dup_opt(metric, &oom), .unit = dup_opt(unit, &oom), .tick = tick, .reads = 1,
+    *s = (pm_sample_series){.scope = scope, .tool = pm_util_strdup_opt(tool, &oom), .pass = pm_util_strdup_opt(pass, &oom),
+                            .metric = pm_util_strdup_opt(metric, &oom), .unit = pm_util_strdup_opt(unit, &oom), .tick = tick, .reads = 1,
                             .v = malloc((o->n_runs ? o->n_runs : 1) * sizeof *s->v)};
     for (size_t i = 0; s->v && i < o->n_runs; i++)
         s->v[i] = scope == PM_SAMPLE_RUN ? NAN : 0;   /* a step or pass absent from a run took no time in it */
@@ -195,7 +186,7 @@ static int load_rows(pm_store_side_cursor *q, pm_side_rows which, const pm_compa
         }
         cur->v[ri] += row.value;
         int oom = 0;
-        if (row.format && !cur->format && !(cur->format = dup_opt(row.format, &oom))) {
+        if (row.format && !cur->format && !(cur->format = pm_util_strdup_opt(row.format, &oom))) {
             rc = nomem(err);
             break;
         }
@@ -251,11 +242,11 @@ static int load_config(loader *l, const pm_compare_config *c, pm_sample_config *
     char *hosts = NULL;
     pm_side_row row;
     int more, oom = 0, rc;
-    o->key = dup_opt(c->key_a, &oom);
-    o->variant = dup_opt(id->variant, &oom);
-    o->fp_hash = dup_opt(fp ? fp->hash : NULL, &oom);
-    o->fp_text = dup_opt(fp ? fp->text : NULL, &oom);
-    o->contended = dup_opt(c->contended_a, &oom);
+    o->key = pm_util_strdup_opt(c->key_a, &oom);
+    o->variant = pm_util_strdup_opt(id->variant, &oom);
+    o->fp_hash = pm_util_strdup_opt(fp ? fp->hash : NULL, &oom);
+    o->fp_text = pm_util_strdup_opt(fp ? fp->text : NULL, &oom);
+    o->contended = pm_util_strdup_opt(c->contended_a, &oom);
     if (oom)
         return nomem(err);
     if ((rc = pm_store_config_hosts(l->st, id->id, &hosts, err)) != PM_OK)
@@ -327,7 +318,6 @@ int pm_samples_load(const char *db, const char *sweep, pm_samples *out, pm_err *
     loader l = {.cfgs = {.err = err}};
     pm_tool_ident *tools = NULL;
     size_t n_tools = 0;
-    char *meter = NULL;
     /* the sweep against itself: compare's own choice of each config's pass family, contention and decider */
     pm_compare_opts co = {.path_a = db, .path_b = db, .sweep_a = sweep, .sweep_b = sweep};
     int rc = pm_compare_run(&co, &r, err);
@@ -344,17 +334,10 @@ int pm_samples_load(const char *db, const char *sweep, pm_samples *out, pm_err *
                                    &out->startup_cpu_wall_min, err)) != PM_OK ||
         (rc = pm_store_side_cursor_open(l.st, 0, &l.q, err)) != PM_OK)
         goto cleanup;
-    rc = pm_store_meta_get(l.st, "meter", &meter, err);
-    if (rc == PM_ERR_NOTFOUND) {
-        memset(err, 0, sizeof *err);
-        rc = PM_OK;
-    }
-    if (rc != PM_OK)
-        goto cleanup;
     const char *decides = pm_decide_name(r.decided_on);
     int oom = 0;
-    out->sweep = dup_opt(r.a.sweep, &oom);
-    out->meter = dup_opt(meter ? meter : "runner", &oom);
+    out->sweep = pm_util_strdup_opt(r.a.sweep, &oom);
+    out->meter = pm_util_strdup_opt(r.a.meter ? r.a.meter : "wall", &oom);
     /* the metric by its short name, the first word of pm_decide_name (wall, cpu, instructions) */
     out->decides = oom ? NULL : strndup(decides, strcspn(decides, " "));
     out->tools = calloc(n_tools ? n_tools : 1, sizeof *out->tools);
@@ -367,10 +350,10 @@ int pm_samples_load(const char *db, const char *sweep, pm_samples *out, pm_err *
         char line[256];
         pm_version_line(tools[i].version_text ? tools[i].version_text : "", line, sizeof line);
         pm_sample_tool *t = &out->tools[out->n_tools++];
-        *t = (pm_sample_tool){.name = dup_opt(tools[i].name ? tools[i].name : "", &oom),
-                              .invoked = dup_opt(tools[i].invoked, &oom),
-                              .hash = dup_opt(tools[i].hash && *tools[i].hash ? tools[i].hash : NULL, &oom),
-                              .version = dup_opt(line, &oom)};
+        *t = (pm_sample_tool){.name = pm_util_strdup_opt(tools[i].name ? tools[i].name : "", &oom),
+                              .invoked = pm_util_strdup_opt(tools[i].invoked, &oom),
+                              .hash = pm_util_strdup_opt(tools[i].hash && *tools[i].hash ? tools[i].hash : NULL, &oom),
+                              .version = pm_util_strdup_opt(line, &oom)};
     }
     if (oom) {
         rc = nomem(err);
@@ -380,7 +363,6 @@ int pm_samples_load(const char *db, const char *sweep, pm_samples *out, pm_err *
         if ((rc = load_config(&l, &r.configs[i], &out->configs[out->n_configs++], err)) != PM_OK)
             goto cleanup;
 cleanup:
-    free(meter);
     pm_tool_idents_free(tools, n_tools);
     pm_config_fps_free(l.fps, l.n_fps);
     for (size_t i = 0; i < l.cfgs.n; i++)

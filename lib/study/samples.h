@@ -41,7 +41,8 @@ typedef struct pm_sample_tool {
 } pm_sample_tool;
 
 typedef struct pm_samples {
-    char *sweep, *meter;        /* meter: the store's meta "meter", else "runner" */
+    char *sweep, *meter;        /* meter: the meter row the sweep recorded (meter.h), else "wall" (the runner as
+                                   it is: what measured every sweep before meters were recorded) */
     char *decides;              /* the deciding metric's short name: wall, cpu, instructions */
     double startup_cpu_wall_max, startup_cpu_wall_min;   /* the tools' null-input CPU/wall (NaN: none) */
     pm_sample_tool *tools;

@@ -33,6 +33,7 @@ typedef struct brow {
 
 /* What the step needs, written by pm_bisect_run into WORK/bisect.state. */
 typedef struct bstate {
+    const volatile sig_atomic_t *cancel;   /* pm_bisect_opts.cancel (not in the file) */
     char repo[PATH_MAX], work[PATH_MAX], spec[PATH_MAX], build[4096], good[64], level[16];
     int repeats, max_repeats, allow_contended;
     double threshold, build_timeout_s;
@@ -66,9 +67,10 @@ static void note(const pm_bisect_opts *o, const char *fmt, ...)
 
 /* Runs argv in cwd, stdout to out_path (NULL: discarded), stderr to err_path; *ok: it exited 0. */
 static int run_cmd(const char *const *argv, const char *cwd, const char *out_path, const char *err_path,
-                   double timeout_s, int *ok, pm_err *err)
+                   double timeout_s, const volatile sig_atomic_t *cancel, int *ok, pm_err *err)
 {
-    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = cwd, .stdout_path = out_path, .stderr_path = err_path};
+    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = cwd, .stdout_path = out_path, .stderr_path = err_path,
+                      .cancel = cancel};
     pm_run_result res;
     int rc = pm_run_exec(argv, &ro, &res, err);
     *ok = rc == PM_OK && res.status == PM_RUN_OK;
@@ -91,7 +93,7 @@ static int git(const bstate *s, char *out, size_t cap, ...)
     snprintf(o_path, sizeof o_path, "%s/git.out", s->work);
     snprintf(e_path, sizeof e_path, "%s/git.err", s->work);
     pm_err err = {0};
-    int ok, rc = run_cmd(argv, NULL, o_path, e_path, GIT_TIMEOUT_S, &ok, &err);
+    int ok, rc = run_cmd(argv, NULL, o_path, e_path, GIT_TIMEOUT_S, NULL, &ok, &err);
     if (rc != PM_OK)
         return rc;
     char *text = NULL;
@@ -218,7 +220,10 @@ static int build_rev(const bstate *s, const char *rev, int *ok, pm_err *err)
     char log[PATH_MAX + 96];
     snprintf(log, sizeof log, "%s/build-%s.log", s->work, rev);
     const char *argv[] = {"sh", "-c", s->build, NULL};
-    return run_cmd(argv, s->repo, log, log, s->build_timeout_s, ok, err);
+    int rc = run_cmd(argv, s->repo, log, log, s->build_timeout_s, s->cancel, ok, err);
+    if (rc == PM_OK && s->cancel && *s->cancel)
+        rc = pm_err_set(err, PM_ERR_TIMEOUT, "bisect: interrupted during the build of %s", rev);
+    return rc;
 }
 
 /* The spec swept into db with `repeats` cold runs per config (a store already there resumes); *ok_runs: ok runs
@@ -474,38 +479,138 @@ static void count_steps(const bstate *s, pm_bisect_result *res)
     free(text);
 }
 
-int pm_bisect_run(const pm_bisect_opts *o, pm_bisect_result *res, pm_err *err)
+/* The state from the options: absolute paths (the step runs in the tree, from git), passmap's own path, the
+ * repeats and limits. */
+static int setup(const pm_bisect_opts *o, bstate *s, char *self, size_t n, pm_err *err)
 {
-    memset(res, 0, sizeof *res);
-    bstate s = {0};
-    char good[64], bad[64], orig[256], self[PATH_MAX] = "", buf[PATH_MAX + 64];
-    int started = 0, checked_out = 0, rc;
+    char buf[PATH_MAX];
     if (!o->repo || !o->good || !o->bad || !o->build || !o->spec || !o->work)
         return pm_err_set(err, PM_ERR_USAGE, "bisect: the repository, both ends, a build command, a spec and a "
                           "work folder are needed");
-    if ((rc = pm_util_mkdir_p(o->work, err)) != PM_OK)
+    int rc = pm_util_mkdir_p(o->work, err);
+    if (rc == PM_OK)
+        rc = field_ok(o->build, "build command", err);
+    if (rc != PM_OK)
         return rc;
-    /* absolute: the step runs in the tree, from git */
-    if (!realpath(o->repo, s.repo) || !realpath(o->work, s.work) || !realpath(o->spec, s.spec))
+    if (!realpath(o->repo, s->repo) || !realpath(o->work, s->work) || !realpath(o->spec, s->spec))
         return pm_err_set(err, PM_ERR_NOTFOUND, "bisect: %s: %s", !realpath(o->repo, buf) ? o->repo
                           : !realpath(o->work, buf) ? o->work : o->spec, strerror(errno));
-    if (o->self_exe)
-        snprintf(self, sizeof self, "%s", o->self_exe);
-    else {
-        ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (o->self_exe) {
+        snprintf(self, n, "%s", o->self_exe);
+    } else {
+        ssize_t k = readlink("/proc/self/exe", self, n - 1);
         if (k <= 0)
             return pm_err_set(err, PM_ERR_IO, "bisect: cannot find passmap itself (/proc/self/exe): %s",
                               strerror(errno));
         self[k] = '\0';
     }
-    snprintf(s.build, sizeof s.build, "%s", o->build);
-    s.repeats = o->repeats > 0 ? o->repeats : 5;
-    s.max_repeats = o->max_repeats >= s.repeats ? o->max_repeats : s.repeats > 20 ? s.repeats : 20;
-    s.threshold = o->threshold;
-    s.allow_contended = o->allow_contended;
-    s.build_timeout_s = o->build_timeout_s > 0 ? o->build_timeout_s : 3600;
-    if ((rc = field_ok(o->build, "build command", err)) != PM_OK ||
-        (rc = GIT_OR_FAIL(&s, good, sizeof good, err, "rev-parse (good end)", "rev-parse", "--verify", "-q",
+    snprintf(s->build, sizeof s->build, "%s", o->build);
+    s->cancel = o->cancel;
+    s->repeats = o->repeats > 0 ? o->repeats : 5;
+    s->max_repeats = o->max_repeats >= s->repeats ? o->max_repeats : s->repeats > 20 ? s->repeats : 20;
+    s->threshold = o->threshold;
+    s->allow_contended = o->allow_contended;
+    s->build_timeout_s = o->build_timeout_s > 0 ? o->build_timeout_s : 3600;
+    return PM_OK;
+}
+
+/* The ends, until their comparison shows a regression (s->rows) or max_repeats says there is none to find
+ * (res->why). */
+static int measure_ends(const pm_bisect_opts *o, bstate *s, const char *good, const char *bad,
+                        pm_bisect_result *res, pm_err *err)
+{
+    char good_db[PATH_MAX + 80], bad_db[PATH_MAX + 80];
+    db_of(s, good, good_db, sizeof good_db);
+    db_of(s, bad, bad_db, sizeof bad_db);
+    for (int repeats = s->repeats;; repeats = repeats * 2 < s->max_repeats ? repeats * 2 : s->max_repeats) {
+        pm_compare_result r;
+        int rc;
+        if ((rc = measure_end(o, s, "good", good, repeats, err)) != PM_OK ||
+            (rc = measure_end(o, s, "bad", bad, repeats, err)) != PM_OK ||
+            (rc = compare_dbs(s, good_db, bad_db, &r, err)) != PM_OK)
+            return rc;
+        int bad_rows = regressed_rows(s, &r);
+        size_t undecided = r.undecided + r.n_contended;
+        pm_compare_free(&r);
+        if (bad_rows)
+            return nomem(err);
+        if (s->n_rows)   /* the good end is every step's reference: its spread bounds every step's interval, so
+                          * it gets the most repeats once (a step's own repeats cannot narrow it) */
+            return repeats < s->max_repeats ? measure_end(o, s, "good", good, s->max_repeats, err) : PM_OK;
+        if (repeats >= s->max_repeats || !undecided) {
+            res->why = strdup(undecided ? "the bad end is not slower than the good end by the rule, even at the "
+                                          "most repeats (configs undecided or contended): nothing to bisect"
+                                        : "the bad end is not slower than the good end by the rule: nothing to "
+                                          "bisect");
+            return res->why ? PM_OK : nomem(err);
+        }
+    }
+}
+
+/* git bisect run with the step, and what it named (res->culprit, or res->why). */
+static int run_bisect(const pm_bisect_opts *o, const bstate *s, const char *self, pm_bisect_result *res,
+                      pm_err *err)
+{
+    char log[PATH_MAX + 32];
+    snprintf(log, sizeof log, "%s/bisect-run.log", s->work);
+    const char *argv[] = {"git", "-C", s->repo, "bisect", "run", self, "bisect", "--step", s->work, NULL};
+    int ok, rc = run_cmd(argv, s->repo, log, log, BISECT_RUN_TIMEOUT_S, o->cancel, &ok, err);
+    if (rc != PM_OK)
+        return rc;
+    if (o->cancel && *o->cancel)
+        return pm_err_set(err, PM_ERR_TIMEOUT, "bisect: interrupted; the tree is reset (git bisect reset), the "
+                          "stores in %s stay for the next run", s->work);
+    char *text = NULL;
+    size_t len = 0;
+    if ((rc = pm_util_read_file(log, &text, &len, err)) != PM_OK)
+        return rc;
+    const char *hit = strstr(text, " is the first bad commit");
+    if (hit) {
+        const char *line = hit;
+        while (line > text && line[-1] != '\n')
+            line--;
+        snprintf(res->culprit, sizeof res->culprit, "%.*s", (int)(hit - line), line);
+    } else {
+        const char *skip = strstr(text, "only 'skip'ped commits left");
+        res->why = strdup(skip ? "only skipped commits left: undecided or unbuildable revisions hide the first bad "
+                                 "commit (WORK/steps.log says why each was skipped)"
+                               : "git bisect run ended without naming a commit (WORK/bisect-run.log)");
+        if (!res->why)
+            rc = nomem(err);
+    }
+    free(text);
+    return rc;
+}
+
+/* The culprit's subject and the pass that moved most between its parent (judged good, or the good end: its
+ * store is in WORK) and it. */
+static int describe_culprit(const bstate *s, pm_bisect_result *res, pm_err *err)
+{
+    char parent[64], subject[512], parent_db[PATH_MAX + 80], culprit_db[PATH_MAX + 80], rev[80];
+    db_of(s, res->culprit, culprit_db, sizeof culprit_db);
+    snprintf(rev, sizeof rev, "%s^", res->culprit);
+    if (git(s, parent, sizeof parent, "rev-parse", "-q", "--verify", "--end-of-options", rev, (const char *)NULL) !=
+        PM_OK)
+        snprintf(parent, sizeof parent, "%s", s->good);
+    db_of(s, parent, parent_db, sizeof parent_db);
+    if (access(parent_db, R_OK) != 0)
+        db_of(s, s->good, parent_db, sizeof parent_db);
+    if (git(s, subject, sizeof subject, "log", "-1", "--format=%s", res->culprit, (const char *)NULL) == PM_OK &&
+        !(res->subject = strdup(subject)))
+        return nomem(err);
+    return culprit_pass(s, parent_db, culprit_db, res, err);
+}
+
+int pm_bisect_run(const pm_bisect_opts *o, pm_bisect_result *res, pm_err *err)
+{
+    memset(res, 0, sizeof *res);
+    bstate s = {0};
+    char good[64], bad[64], orig[256], self[PATH_MAX] = "", buf[PATH_MAX + 64];
+    int started = 0, checked_out = 0;
+    int rc = setup(o, &s, self, sizeof self, err);
+    if (rc != PM_OK)
+        return rc;
+    if ((rc = GIT_OR_FAIL(&s, good, sizeof good, err, "rev-parse (good end)", "rev-parse", "--verify", "-q",
                           o->good)) != PM_OK ||
         (rc = GIT_OR_FAIL(&s, bad, sizeof bad, err, "rev-parse (bad end)", "rev-parse", "--verify", "-q",
                           o->bad)) != PM_OK ||
@@ -522,34 +627,8 @@ int pm_bisect_run(const pm_bisect_opts *o, pm_bisect_result *res, pm_err *err)
         (rc = GIT_OR_FAIL(&s, orig, sizeof orig, err, "rev-parse HEAD", "rev-parse", "HEAD")) != PM_OK)
         goto cleanup;
     checked_out = 1;
-    /* the ends, until their comparison shows a regression or max_repeats says there is none to find */
-    for (int repeats = s.repeats;; repeats = repeats * 2 < s.max_repeats ? repeats * 2 : s.max_repeats) {
-        pm_compare_result r;
-        char good_db[PATH_MAX + 80], bad_db[PATH_MAX + 80];
-        db_of(&s, good, good_db, sizeof good_db);
-        db_of(&s, bad, bad_db, sizeof bad_db);
-        if ((rc = measure_end(o, &s, "good", good, repeats, err)) != PM_OK ||
-            (rc = measure_end(o, &s, "bad", bad, repeats, err)) != PM_OK ||
-            (rc = compare_dbs(&s, good_db, bad_db, &r, err)) != PM_OK)
-            goto cleanup;
-        int bad_rows = regressed_rows(&s, &r);
-        size_t undecided = r.undecided + r.n_contended;
-        pm_compare_free(&r);
-        if (bad_rows) {
-            rc = nomem(err);
-            goto cleanup;
-        }
-        if (s.n_rows)
-            break;
-        if (repeats >= s.max_repeats || !undecided) {
-            res->why = strdup(undecided ? "the bad end is not slower than the good end by the rule, even at the "
-                                          "most repeats (configs undecided or contended): nothing to bisect"
-                                        : "the bad end is not slower than the good end by the rule: nothing to "
-                                          "bisect");
-            rc = res->why ? PM_OK : nomem(err);
-            goto cleanup;
-        }
-    }
+    if ((rc = measure_ends(o, &s, good, bad, res, err)) != PM_OK || res->why)
+        goto cleanup;
     note(o, "regression between the ends: %zu %s row%s slower; bisecting on %s", s.n_rows, s.level,
          s.n_rows == 1 ? "" : "s", s.level);
     if ((rc = GIT_OR_FAIL(&s, NULL, 0, err, "checkout", "checkout", "-q", orig)) != PM_OK ||
@@ -561,33 +640,7 @@ int pm_bisect_run(const pm_bisect_opts *o, pm_bisect_result *res, pm_err *err)
     if ((rc = GIT_OR_FAIL(&s, NULL, 0, err, "bisect start", "bisect", "start", bad, good)) != PM_OK)
         goto cleanup;
     started = 1;
-    {
-        char log[PATH_MAX + 32];
-        snprintf(log, sizeof log, "%s/bisect-run.log", s.work);
-        const char *argv[] = {"git", "-C", s.repo, "bisect", "run", self, "bisect", "--step", s.work, NULL};
-        int ok;
-        if ((rc = run_cmd(argv, s.repo, log, log, BISECT_RUN_TIMEOUT_S, &ok, err)) != PM_OK)
-            goto cleanup;
-        char *text = NULL;
-        size_t len = 0;
-        if ((rc = pm_util_read_file(log, &text, &len, err)) != PM_OK)
-            goto cleanup;
-        const char *hit = strstr(text, " is the first bad commit");
-        if (hit) {
-            const char *line = hit;
-            while (line > text && line[-1] != '\n')
-                line--;
-            snprintf(res->culprit, sizeof res->culprit, "%.*s", (int)(hit - line), line);
-        } else {
-            const char *skip = strstr(text, "only 'skip'ped commits left");
-            res->why = strdup(skip ? "only skipped commits left: undecided or unbuildable revisions hide the "
-                                     "first bad commit (WORK/steps.log says why each was skipped)"
-                                   : "git bisect run ended without naming a commit (WORK/bisect-run.log)");
-            if (!res->why)
-                rc = nomem(err);
-        }
-        free(text);
-    }
+    rc = run_bisect(o, &s, self, res, err);
 cleanup:
     if (started)
         git(&s, NULL, 0, "bisect", "reset", (const char *)NULL);
@@ -596,22 +649,8 @@ cleanup:
     count_steps(&s, res);
     if (rc == PM_OK && !(res->level = strdup(s.level[0] ? s.level : "-")))
         rc = nomem(err);
-    if (rc == PM_OK && res->culprit[0]) {
-        char parent[64], subject[512], parent_db[PATH_MAX + 80], culprit_db[PATH_MAX + 80];
-        db_of(&s, res->culprit, culprit_db, sizeof culprit_db);
-        /* the culprit's parent was judged good (or is the good end); its store is here */
-        if (git(&s, parent, sizeof parent, "rev-parse", "-q", "--verify", "--end-of-options",
-                (snprintf(buf, sizeof buf, "%s^", res->culprit), buf), (const char *)NULL) != PM_OK)
-            snprintf(parent, sizeof parent, "%s", s.good);
-        db_of(&s, parent, parent_db, sizeof parent_db);
-        if (access(parent_db, R_OK) != 0)
-            db_of(&s, s.good, parent_db, sizeof parent_db);
-        if (git(&s, subject, sizeof subject, "log", "-1", "--format=%s", res->culprit, (const char *)NULL) == PM_OK &&
-            !(res->subject = strdup(subject)))
-            rc = nomem(err);
-        if (rc == PM_OK)
-            rc = culprit_pass(&s, parent_db, culprit_db, res, err);
-    }
+    if (rc == PM_OK && res->culprit[0])
+        rc = describe_culprit(&s, res, err);
     bstate_free(&s);
     if (rc != PM_OK)
         pm_bisect_result_free(res);

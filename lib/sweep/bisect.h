@@ -11,6 +11,7 @@
 #ifndef PM_BISECT_H
 #define PM_BISECT_H
 
+#include <signal.h>
 #include "error.h"
 
 typedef struct pm_bisect_opts {
@@ -25,6 +26,9 @@ typedef struct pm_bisect_opts {
     double threshold;             /* 0: compare's default */
     int allow_contended;          /* keep contended verdicts (marked): for a machine known to be shared */
     double build_timeout_s;       /* per build (0: 1 h) */
+    /* set (by a SIGINT handler): the build or `git bisect run` in progress is stopped as on a timeout, and the
+     * tree is reset (`git bisect reset`) before pm_bisect_run returns; NULL: not cancellable */
+    const volatile sig_atomic_t *cancel;
     void (*note)(void *user, const char *line);   /* progress lines; NULL: none */
     void *user;
 } pm_bisect_opts;

@@ -56,6 +56,9 @@ typedef struct pm_sweep_opts {
      * sweep recorded with a meter that slows its steps (valgrind) resumes only with that meter, and one recorded
      * with another refuses it: walls and counts of two meters do not mix in one study. */
     const char *meter;
+    /* Compiles at once (0, 1: one at a time). Above 1 only with a meter that counts: the counts decide, and the
+     * walls, recorded still, are contended by design (run metric host.jobs). */
+    int jobs;
 } pm_sweep_opts;
 
 typedef struct pm_sweep_summary {
@@ -69,6 +72,12 @@ typedef struct pm_sweep_summary {
                                         * their known dominant stage (the rest ran to max_repeats) */
     char stop_note[160];      /* repeats = auto: why the answer test was off ("" when on) */
     double wall_s;            /* the run loop's, without the probes and start-up runs made between its runs */
+    char meter[32];           /* the meter the runs are measured with (meter.h) */
+    double meter_slowdown;    /* its slowdown against a native run: measured at the start, else its row's figure */
+    /* dry run: the planned runs' expected seconds under the meter, from the mean cold run the store holds for
+     * the spec's configs (a native mean times the meter's slowdown when the store's runs were native); < 0:
+     * nothing recorded to go by */
+    double expected_s;
 } pm_sweep_summary;
 
 int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err);

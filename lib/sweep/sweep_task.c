@@ -89,7 +89,7 @@ static int has_counted(const pm_report *r)
     return 0;
 }
 
-int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_out, pm_err *err)
+int run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **status_out, double *wall_out, pm_err *err)
 {
     config_state *cs = &x->cs[t->config];
     char dir[PATH_MAX];
@@ -113,7 +113,9 @@ int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_
         /* How busy the machine is as this run starts: a noise diagnostic (contended configs are flagged). */
         FILE *la = fopen("/proc/loadavg", "r");
         double load1;
-        if (la && fscanf(la, "%lf", &load1) == 1 && push_metric(&metrics, &n_metrics, "host.load1", load1)) {
+        /* --jobs N: the run shared the machine with N - 1 others by design; its wall is contended (contention.h) */
+        if ((la && fscanf(la, "%lf", &load1) == 1 && push_metric(&metrics, &n_metrics, "host.load1", load1)) ||
+            (x->jobs > 1 && push_metric(&metrics, &n_metrics, "host.jobs", x->jobs))) {
             fclose(la);
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             goto cleanup;
@@ -150,7 +152,7 @@ int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_
         /* RLIMIT_AS goes on compiler processes only: passmap's own children (ov-compile maps the NPU driver's
          * memory; a sanitizer build reserves terabytes of shadow) would fail under it for no real reason. */
         int is_self = !strcmp(st->argv[0], x->self);
-        pm_run_opts ro = {.timeout_s = pm_meter_timeout(x->meter, x->spec->timeout_s, 0),
+        pm_run_opts ro = {.timeout_s = pm_meter_timeout(x->meter, x->spec->timeout_s, x->slowdown),
                           .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
                           .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
                           .cancel = x->opts->stop};
@@ -159,16 +161,20 @@ int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_
         char what[PATH_MAX];
         snprintf(what, sizeof what, "config %s, %s r%d, step %s", x->spec->configs[t->config].key, t->mode,
                  t->repeat, st->tool);
-        x->pgrec.what = what;
+        pg->what = what;
         ro.on_start = pm_pgroup_record;
-        ro.on_start_arg = &x->pgrec;
+        ro.on_start_arg = pg;
         pm_report_init(&sl.reports[i]);
         memset(&sl.results[i], 0, sizeof sl.results[i]);
         n_done = i + 1;
         /* the meter's own files (Valgrind's count files) go under the run folder, never the step's cwd */
+        if (x->lock)   /* --jobs: the other workers go on while this step runs */
+            pthread_mutex_unlock(x->lock);
         rc = x->meter->exec((const char *const *)st->argv, &ro, dir, &sl.results[i], err);
-        pm_pgroup_unrecord(&x->pgrec);
-        x->pgrec.what = NULL;
+        if (x->lock)
+            pthread_mutex_lock(x->lock);
+        pm_pgroup_unrecord(pg);
+        pg->what = NULL;
         if (rc)
             goto cleanup;
         sl.argvs[i] = pm_argv_join(st->argv);

@@ -166,6 +166,8 @@ void cli_usage(FILE *out, const cli_cmd *cmd)
     fputs("\noptions:\n", out);
     for (const cli_opt *o = cmd->opts; o && o->name; o++) {
         char spec[128];
+        if (!o->help)   /* a hidden alias */
+            continue;
         if (!*o->name) {
             fprintf(out, "%s\n", o->help);
             continue;

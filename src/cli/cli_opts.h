@@ -16,6 +16,8 @@ typedef struct cli_opt {
     const char *help;     /* '\n' continues it on a line of its own, in the help column. "{formats}",
                              "{backends}", "{run-backends}" and "{meters}" stand for a table's rows, listed when the help is
                              printed (cli_opts.c), so a new row shows in --help and its man page with no edit here */
+                          /* NULL: a hidden alias (an old spelling kept for a release), parsed but not listed; the
+                             command's notes name it */
 } cli_opt;
 
 typedef struct cli_cmd {

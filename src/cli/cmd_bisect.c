@@ -1,5 +1,6 @@
 /* passmap bisect: the commit behind a compile-time regression (lib/sweep/bisect.h; docs/regressions.md). */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,15 @@ static int positive(const char *s, int *out)
     return 0;
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+    signal(SIGINT, SIG_DFL); /* a second Ctrl-C stops at once */
+}
+
 static void print_note(void *user, const char *line)
 {
     (void)user;
@@ -88,7 +98,8 @@ static int step(const char *work)
 
 int cmd_bisect(int argc, char **argv)
 {
-    pm_bisect_opts o = {.repo = ".", .bad = "HEAD", .work = "bisect-work", .note = print_note};
+    pm_bisect_opts o = {.repo = ".", .bad = "HEAD", .work = "bisect-work", .note = print_note,
+                        .cancel = &interrupted};
     const char *step_work = NULL;
     int json = 0, c;
     optind = 1;
@@ -108,16 +119,10 @@ int cmd_bisect(int argc, char **argv)
             if (positive(optarg, &o.max_repeats))
                 return usage_error("--max-repeats needs a positive integer", optarg);
             break;
-        case O_THRESH: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end != optarg && *end == '%' && !end[1])
-                v /= 100, end++;
-            if (end == optarg || *end || !(v > 0 && v < 1))
+        case O_THRESH:   /* "2%" or "0.02" */
+            if (cli_parse_threshold(optarg, &o.threshold))
                 return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
-            o.threshold = v;
             break;
-        }
         case O_ALLOW: o.allow_contended = 1; break;
         case O_BTIME: {
             pm_err err = {0};
@@ -142,7 +147,13 @@ int cmd_bisect(int argc, char **argv)
     o.spec = argv[optind];
     pm_bisect_result r;
     pm_err err = {0};
-    if (pm_bisect_run(&o, &r, &err) != PM_OK) {
+    /* Ctrl-C stops the build or git bisect run in progress and resets the tree before passmap exits */
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    int brc = pm_bisect_run(&o, &r, &err);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (brc != PM_OK) {
         fprintf(stderr, "passmap bisect: %s\n", err.msg);
         return PM_EXIT_FAIL;
     }
@@ -161,12 +172,8 @@ int cmd_bisect(int argc, char **argv)
                                              : json_null(),
                                  "exit_status", json_integer(status));
         pm_json_stamp(root, "*_s", "s", "ratio", "culprit / its parent (geometric means)", NULL);
-        if (!root || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-            fprintf(stderr, "passmap bisect: could not write JSON\n");
+        if (cli_print_json(root, "bisect") != PM_EXIT_OK)
             status = PM_EXIT_FAIL;
-        }
-        fputc('\n', stdout);
-        json_decref(root);
     } else if (r.culprit[0]) {
         printf("culprit: %s %s\n", r.culprit, r.subject ? r.subject : "");
         printf("found in %d step%s (%d skipped), following the slower %s rows\n", r.steps, r.steps == 1 ? "" : "s",

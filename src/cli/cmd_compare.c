@@ -101,16 +101,10 @@ int cmd_compare(int argc, char **argv)
             top = (size_t)v;
             break;
         }
-        case O_THRESH: {   /* "2%" or "0.02" */
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end != optarg && *end == '%' && !end[1])
-                v /= 100, end++;
-            if (end == optarg || *end || !(v > 0 && v < 1))
+        case O_THRESH:   /* "2%" or "0.02" */
+            if (cli_parse_threshold(optarg, &opts.threshold))
                 return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
-            opts.threshold = v;
             break;
-        }
         case O_ALL: all = opts.all_passes = 1; break;
         case O_ALLOW: opts.allow_contended = 1; break;
         case O_MD: markdown = 1; break;

@@ -40,23 +40,16 @@ static const cli_cmd export_cmd = {
     .notes_fn = export_notes,
 };
 
-static int write_out(const pm_export_format *fmt, const pm_samples *s, const pm_export_opts *o, const char *path,
-                     pm_err *err)
+typedef struct export_job {
+    const pm_export_format *fmt;
+    const pm_samples *s;
+    const pm_export_opts *o;
+} export_job;
+
+static int fill_export(FILE *f, const void *arg, pm_err *err)
 {
-    if (!path)
-        return fmt->write(stdout, s, o, err);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    int rc = fmt->write(f, s, o, err);
-    if (fclose(f) != 0 && rc == PM_OK)
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if (rc == PM_OK)
-        rc = pm_util_write_file_atomic(path, buf, len, 0644, NULL, err);
-    free(buf);
-    return rc;
+    const export_job *j = arg;
+    return j->fmt->write(f, j->s, j->o, err);
 }
 
 int cmd_export(int argc, char **argv)
@@ -106,7 +99,8 @@ int cmd_export(int argc, char **argv)
         fprintf(stderr, "passmap export: %s\n", err.msg);
         return PM_EXIT_FAIL;
     }
-    rc = write_out(fmt, &s, &o, out, &err);
+    export_job job = {fmt, &s, &o};
+    rc = out ? cli_publish(out, fill_export, &job, &err) : fmt->write(stdout, &s, &o, &err);
     pm_samples_free(&s);
     if (rc != PM_OK) {
         fprintf(stderr, "passmap export: %s\n", err.msg);

@@ -50,20 +50,9 @@ static int usage_error(const char *msg, const char *arg)
     return cli_try_help(&gate_cmd);
 }
 
-static int write_junit(const char *path, const pm_gate_result *r, pm_err *err)
+static int fill_junit(FILE *f, const void *r, pm_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    int rc = pm_gate_write_junit(f, r, err);
-    if (fclose(f) != 0 && rc == PM_OK)
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if (rc == PM_OK)
-        rc = pm_util_write_file_atomic(path, buf, len, 0644, NULL, err);
-    free(buf);
-    return rc;
+    return pm_gate_write_junit(f, r, err);
 }
 
 int cmd_gate(int argc, char **argv)
@@ -78,16 +67,10 @@ int cmd_gate(int argc, char **argv)
         switch (c) {
         case O_BSWEEP: opts.baseline_sweep = optarg; break;
         case O_SWEEP: opts.sweep = optarg; break;
-        case O_THRESH: {   /* "2%" or "0.02", as compare takes it */
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end != optarg && *end == '%' && !end[1])
-                v /= 100, end++;
-            if (end == optarg || *end || !(v > 0 && v < 1))
+        case O_THRESH:   /* "2%" or "0.02" */
+            if (cli_parse_threshold(optarg, &opts.threshold))
                 return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
-            opts.threshold = v;
             break;
-        }
         case O_WIN: opts.fail_on_win = 1; break;
         case O_ALLOW: opts.allow_contended = 1; break;
         case O_JSON: json = 1; break;
@@ -122,17 +105,13 @@ int cmd_gate(int argc, char **argv)
     if (json) {
         json_t *root = pm_gate_to_json(&r);
         pm_json_stamp(root, "*_s", "s", "ratio", "sweep / baseline (1 = equal; geometric means)", NULL);
-        if (!root || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-            fprintf(stderr, "passmap gate: could not write JSON\n");
+        if (cli_print_json(root, "gate") != PM_EXIT_OK)
             status = GATE_EXIT_ERROR;
-        }
-        fputc('\n', stdout);
-        json_decref(root);
     } else if (pm_gate_write_text(stdout, &r, cli_term_width(0), &err) != PM_OK) {
         fprintf(stderr, "passmap gate: %s\n", err.msg);
         status = GATE_EXIT_ERROR;
     }
-    if (junit && write_junit(junit, &r, &err) != PM_OK) {
+    if (junit && cli_publish(junit, fill_junit, &r, &err) != PM_OK) {
         fprintf(stderr, "passmap gate: %s\n", err.msg);
         status = GATE_EXIT_ERROR;
     }

@@ -18,13 +18,23 @@ static const cli_opt parse_opts[] = {
     {"all", 'a', 1, NULL, "also show group (g), summary (s) and detail (d) rows; a = analysis"},
     {"tree", 't', 1, NULL, "report order with indentation instead of sorting by wall time"},
     {"top", 'n', 1, "N", "show only the N largest rows"},
+    {"", 0, 0, NULL, "Storing (each FILE becomes one run, one step, in a results database; was `passmap import`):"},
+    {"db", 'd', 0, "FILE", "results database (created when missing): store, print one line per FILE"},
+    {"sweep", 's', 0, "NAME", "sweep to record into (default: imported)"},
+    {"config", 'c', 0, "KEY", "config key (default: the report file's name)"},
+    {"tool", 'T', 0, "NAME", "the compiler that printed the report (default: by format: mlir-opt, llc ...)"},
+    {"mode", 'm', 0, "NAME", "run mode recorded: cold, cache-miss or warm (default: cold)"},
+    {"quiet", 'q', 0, NULL, "with --db: print nothing on success"},
     {0},
 };
 static const cli_cmd parse_cmd = {
     .name = "parse",
-    .synopsis = "[--format NAME] [--json] [--all] [--tree] [--top N] FILE...",
+    .synopsis = "[--format NAME] [--json] [--all] [--tree] [--top N] FILE...\n"
+                "passmap parse --db FILE [--sweep NAME] [--config KEY] [--tool NAME] [--mode NAME] [--quiet]\n"
+                "[--format NAME] REPORT...",
     .about = "Reads per-pass timing reports (mlir-opt --mlir-timing, llc/opt -time-passes, Chrome traces, NPU\n"
-             "logs) and prints one table over all FILEs, sorted by wall time.",
+             "logs) and prints one table over all FILEs, sorted by wall time. With --db: records each file as one\n"
+             "run of the database instead (what `passmap import` did).",
     .opts = parse_opts,
 };
 
@@ -144,9 +154,10 @@ static int print_table(const pm_report *r, int all, int tree, long top)
 int cmd_parse(int argc, char **argv)
 {
     pm_format fmt = PM_FMT_AUTO;
-    int json = 0, all = 0, tree = 0;
+    int json = 0, all = 0, tree = 0, quiet = 0;
     long top = 0;
     int c;
+    pm_cli_import_opts store = {.format = PM_FMT_AUTO};
     optind = 1;
     while ((c = cli_getopt(&parse_cmd, argc, argv)) != -1) {
         switch (c) {
@@ -170,9 +181,33 @@ int cmd_parse(int argc, char **argv)
             }
             break;
         }
+        case 'd': store.db = optarg; break;
+        case 's': store.sweep = optarg; break;
+        case 'c': store.config = optarg; break;
+        case 'T': store.tool = optarg; break;
+        case 'm':
+            if (pm_cli_mode_check("parse", optarg))
+                return PM_EXIT_USAGE;
+            store.mode = optarg;
+            break;
+        case 'q': quiet = 1; break;
         case CLI_HELP: cli_usage(stdout, &parse_cmd); return PM_EXIT_OK;
         default: return cli_try_help(&parse_cmd);
         }
+    }
+    if (store.db && (json || all || tree || top)) {
+        fprintf(stderr, "passmap parse: --db stores the reports; --json, --all, --tree and --top print them: one or the "
+                        "other\n");
+        return PM_EXIT_USAGE;
+    }
+    if (!store.db && (store.sweep || store.config || store.tool || store.mode || quiet)) {
+        fprintf(stderr, "passmap parse: --sweep, --config, --tool, --mode and --quiet go with --db FILE\n");
+        return PM_EXIT_USAGE;
+    }
+    if (store.db && optind < argc) {
+        store.format = fmt;
+        store.quiet = quiet;
+        return pm_cli_import("parse", &store, argc - optind, argv + optind);
     }
     if (optind >= argc) {
         fprintf(stderr, "passmap parse: no FILE given (try --help)\n");

@@ -23,14 +23,19 @@ static const cli_opt show_opts[] = {
     {"min-share", 'f', 1, "F", "fold passes below this share of the run (fraction, default 0.005) into one line"},
     {"stage-map", 'M', 1, "FILE", "pass->stage map (default: the data dir's stages-*.tsv); repeatable"},
     {"json", 'j', 1, NULL, "the tree as JSON (schema in docs/json.md)"},
+    {"chrome-trace", 'C', 0, "FILE", "write the compile as Chrome trace event JSON to FILE ('-': stdout) for\n"
+                                     "https://ui.perfetto.dev or chrome://tracing, instead of the tree (was `passmap trace`)"},
     {0},
 };
 static const cli_cmd show_cmd = {
     .name = "show",
     .synopsis = "DB [--sweep NAME] [--config KEY [--repeat N] [--mode MODE] | --run ID]\n"
-                "[--min-share F] [--stage-map FILE]... [--json]",
+                "[--min-share F] [--stage-map FILE]... [--json]\n"
+                "passmap show DB [--sweep NAME] [--config KEY [--repeat N] [--mode MODE] | --run ID] --chrome-trace FILE",
     .about = "  without --config: every config of the sweep with its median cold wall as a bar.\n"
-             "  with --config (or --run): that compile's pass tree per step: time, share of the run's wall, stage, bar.",
+             "  with --config (or --run): that compile's pass tree per step: time, share of the run's wall, stage, bar.\n"
+             "  with --chrome-trace: that compile as a trace, one track per step process, the step as a span, its passes\n"
+             "  nested inside in the compiler's order (see passmap-trace(1) for how each report format places them).",
     .opts = show_opts,
     .notes = "width: $COLUMNS, else the terminal's, else 100; colour only on a terminal and never with NO_COLOR",
 };
@@ -192,9 +197,9 @@ static int show_configs(sqlite3 *db, const char *path, const char *sweep, int wi
 
 int cmd_show(int argc, char **argv)
 {
-    const char *config = NULL, *mode = NULL, *sweep = NULL;
+    const char *config = NULL, *mode = NULL, *sweep = NULL, *chrome_trace = NULL;
     const char *maps[16];
-    int n_maps = 0, json = 0, repeat = -1, c;
+    int n_maps = 0, json = 0, repeat = -1, tree_opts = 0, c;
     long long run_id = 0;
     double min_share = 0.005;
     char *end;
@@ -221,6 +226,7 @@ int cmd_show(int argc, char **argv)
                 fprintf(stderr, "passmap show: --min-share wants a fraction in [0, 1), not '%s'\n", optarg);
                 return PM_EXIT_USAGE;
             }
+            tree_opts = 1;
             break;
         case 'M':
             if (n_maps == 16) {
@@ -228,11 +234,13 @@ int cmd_show(int argc, char **argv)
                 return PM_EXIT_USAGE;
             }
             maps[n_maps++] = optarg;
+            tree_opts = 1;
             break;
         case 'c': config = optarg; break;
         case 'm': mode = optarg; break;
         case 's': sweep = optarg; break;
-        case 'j': json = 1; break;
+        case 'j': json = tree_opts = 1; break;
+        case 'C': chrome_trace = optarg; break;
         case CLI_HELP: cli_usage(stdout, &show_cmd); return PM_EXIT_OK;
         default: return cli_try_help(&show_cmd);
         }
@@ -244,6 +252,14 @@ int cmd_show(int argc, char **argv)
     if (run_id && (config || repeat >= 0 || mode)) {
         fprintf(stderr, "passmap show: --run names one run; it does not combine with --config/--repeat/--mode\n");
         return PM_EXIT_USAGE;
+    }
+    if (chrome_trace) {
+        if (tree_opts) {
+            fprintf(stderr, "passmap show: --json, --min-share and --stage-map shape the tree, not --chrome-trace's trace\n");
+            return PM_EXIT_USAGE;
+        }
+        pm_cli_run_pick pick = {.sweep = sweep, .config = config, .mode = mode, .repeat = repeat, .run_id = run_id};
+        return pm_cli_trace("show", argv[optind], &pick, strcmp(chrome_trace, "-") ? chrome_trace : NULL);
     }
     pm_err err = {0};
     sqlite3 *db = NULL;

@@ -1,5 +1,6 @@
 # Sourced by e2e tests: TAP output ("ok N - desc" / "not ok N - desc") that tests/run-tests.sh tallies.
-# Provides: $PASSMAP (binary), $ROOT, $TMP (cleaned on exit), ok, fail, check, check_fails, finish, slurm_up.
+# Provides: $PASSMAP (binary), $ROOT, $TMP (cleaned on exit), ok, fail, check, check_fails, finish, slurm_up,
+# gen_c (a C file of N generated functions, for the real-compiler tests).
 set -u
 ROOT=${PASSMAP_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 PASSMAP=${PASSMAP:-$ROOT/build/passmap}
@@ -73,4 +74,26 @@ chrome_page_checks() {
 report_fixture() {
   { gzip -dc "$ROOT/tests/fixtures/report/e2e-sweep.sql.gz"; echo "PRAGMA user_version = 1; PRAGMA application_id = 1886216560;"; } \
     | sqlite3 "$1"
+}
+# gen_c N FILE: N functions with loops, branches and a switch (about 13 lines each)
+gen_c() {
+    python3 - "$1" "$2" <<'PY'
+import sys
+n, path, out = int(sys.argv[1]), sys.argv[2], []
+for i in range(n):
+    out.append(f"""struct s{i} {{ int a[16]; double d; }};
+int f{i}(int *p, int n, struct s{i} *q) {{
+  int acc = {i};
+  for (int k = 0; k < n; k++) {{
+    acc += p[k] * {i % 7 + 1} + q->a[k & 15];
+    if (acc > {1000 + i}) acc ^= k << 2; else acc -= p[(k * 3) % n];
+    for (int j = 0; j < 16; j++) q->a[j] += acc >> (j & 7);
+  }}
+  q->d = acc * 0.5 + {i}.25;
+  switch (acc & 7) {{ case 0: return acc + 1; case 1: return acc * 3; case 2: return acc - 2; default: break; }}
+  return acc;
+}}
+""")
+open(path, "w").write("".join(out))
+PY
 }

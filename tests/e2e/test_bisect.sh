@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # e2e: passmap bisect on a git history of 64 commits of a small compiler stand-in written here (cc1.c: four
-# "passes" of real CPU work, each timed with the process CPU clock and printed as an LLVM -time-passes report).
+# "passes" of real CPU work, each timed with the process CPU clock, best of three, and printed as an LLVM
+# -time-passes report).
 # Each commit is a small change; commit 37 makes RegAllocGreedy 10% slower. With a competing busy loop beside it,
 # bisect must name commit 37 in at most 8 steps and name the pass.
 source "$(dirname "$0")/lib.sh"
@@ -22,14 +23,21 @@ static double cpu(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 static volatile unsigned long sink;
+/* a pass's work done three times, the least CPU time reported: a loaded machine's hyperthread sibling and
+ * cache neighbours slow a loop by tens of percent now and then, never speed it up */
 static double pass(unsigned long n)
 {
-    double t0 = cpu();
-    unsigned long x = 1;
-    for (unsigned long i = 0; i < n; i++)
-        x = x * 6364136223846793005UL + 1442695040888963407UL;
-    sink = x;
-    return cpu() - t0;
+    double best = 1e30;
+    for (int k = 0; k < 3; k++) {
+        double t0 = cpu();
+        unsigned long x = 1;
+        for (unsigned long i = 0; i < n; i++)
+            x = x * 6364136223846793005UL + 1442695040888963407UL;
+        sink = x;
+        double t = cpu() - t0;
+        best = t < best ? t : best;
+    }
+    return best;
 }
 int main(int argc, char **argv)
 {
@@ -90,10 +98,21 @@ assert d["followed"] == "pass" and d["exit_status"] == 0
 PY
 check "the tree is back on its branch, bisect reset" bash -c "cd '$R' && git symbolic-ref -q HEAD >/dev/null && ! git bisect log >/dev/null 2>&1"
 check "a store per tested revision" bash -c "test \$(ls '$TMP/work'/*.db | wc -l) -ge 4"
-# the same ends the other way round: nothing slower, so nothing to bisect (3)
+# the same ends the other way round: nothing slower, so nothing to bisect (3). At 5 repeats under the load of a
+# shared 2-CPU machine (loads of 20 seen) a 5% threshold is within a pass's noise tails; 8% is not
 "$PASSMAP" bisect --repo "$R" --good HEAD --bad "$good" --build 'mkdir -p build && cc -O1 -o build/cc1 cc1.c' \
-  --work "$TMP/work" --threshold 5% --allow-contended --max-repeats 5 "$TMP/cc1.ini" >"$TMP/none.txt" 2>/dev/null
+  --work "$TMP/work" --threshold 8% --allow-contended --max-repeats 5 "$TMP/cc1.ini" >"$TMP/none.txt" 2>/dev/null
 check "a faster 'bad' end: exit 3, nothing to bisect" bash -c "test $? -eq 3 && grep -q '^no culprit: the bad end is not slower' '$TMP/none.txt'"
+# SIGINT during a build stops it (the runner's cancel) and puts the tree back on its branch
+"$PASSMAP" bisect --repo "$R" --good "$good" --build 'sleep 60' --work "$TMP/w3" "$TMP/cc1.ini" >/dev/null 2>"$TMP/int.err" &
+pid=$!
+sleep 2
+kill -INT $pid
+t0=$(date +%s)
+wait $pid
+rc=$?
+check "SIGINT during a build: exit 1 within seconds (rc $rc), says so" bash -c "test $rc -eq 1 -a $(($(date +%s) - t0)) -lt 15 && grep -q 'interrupted during the build' '$TMP/int.err'"
+check "SIGINT: the tree back on its branch" bash -c "cd '$R' && git symbolic-ref -q HEAD >/dev/null && test -z \"\$(git status --porcelain --untracked-files=no)\""
 # a tree with changes is refused before anything is checked out
 echo '// local edit' >>"$R/cc1.c"
 check_fails "a dirty tree is refused" "$PASSMAP" bisect --repo "$R" --good "$good" --build true --work "$TMP/w2" "$TMP/cc1.ini"

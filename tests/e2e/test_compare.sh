@@ -146,6 +146,60 @@ for r in tested:
 for r in rows:
     assert not (r["t"] is None and r["p"] == 0)
 PY
+# runs-to-settle on real compiles: every undecided row's "~N runs/side" is the smallest n at which the rule's own
+# interval (the row's spread over n runs a side, Welch's df, its level, its rounding bound) would decide, found
+# here by a brute-force scan with a t distribution written out below (docs/statistics.md)
+"$PASSMAP" compare --json --all-passes --allow-contended "$TMP/c.db" --a-variant stock --b-variant no-rollback \
+  >"$TMP/c-all.json"
+check "runs to settle: the brute-force minimum on every undecided row" python3 - "$TMP/c-all.json" <<'PY'
+import json, math, sys
+def betacf(a, b, x):   # the incomplete beta's continued fraction (modified Lentz)
+    tiny, qab, qap, qam = 1e-300, a + b, a + 1, a - 1
+    c, d = 1.0, 1 - qab * x / qap
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        for aa in (m * (b - m) * x / ((qam + 2 * m) * (a + 2 * m)),
+                   -(a + m) * (qab + m) * x / ((a + 2 * m) * (qap + 2 * m))):
+            d = 1 + aa * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + aa / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return h
+def ibeta(a, b, x):
+    if x <= 0 or x >= 1:
+        return max(0.0, min(1.0, x))
+    bt = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x))
+    return bt * betacf(a, b, x) / a if x < (a + 1) / (a + b + 2) else 1 - bt * betacf(b, a, 1 - x) / b
+def t_sf(t, df):   # P(T > t) for t >= 0
+    return 0.5 * ibeta(df / 2, 0.5, df / (df + t * t))
+d = json.load(open(sys.argv[1]))
+t = d["summary"]["threshold"]
+rows = [c["wall"] for c in d["configs"]] + [c["metric"] for c in d["configs"] if "metric" in c] + \
+       [s for c in d["configs"] for s in c["steps"] + c["passes"]]
+checked = 0
+for r in rows:
+    if r["rule_verdict"] != "undecided" or r["repeats_needed"] is None or r["n_a"] != r["n_b"]:
+        continue
+    est, va, vb, bias = r["repeats_needed"], r["var_log_a"], r["var_log_b"], r["rounding_bound_log"]
+    alpha, diff, lf, ls = 0.05 / r["family_m"], math.log(r["ratio"]), math.log(1 - t), math.log(1 + t)
+    margin = lf - diff if diff < lf else diff - ls if diff > ls else min(diff - lf, ls - diff)
+    def decides(n):
+        ua, ub = va / n, vb / n
+        df = (ua + ub) ** 2 / ((ua * ua + ub * ub) / (n - 1))
+        return margin - bias > 0 and t_sf((margin - bias) / math.sqrt(ua + ub), df) < alpha / 2 * (1 + 1e-6)
+    if est > 4000:
+        continue
+    bf = next((n for n in range(3, int(est) + 2) if decides(n)), None)
+    assert bf is not None and bf <= est <= 1.25 * bf, (r, bf)
+    assert r["repeats_needed_lo"] <= est <= (r["repeats_needed_hi"] or float("inf")), r
+    checked += 1
+assert checked >= 1, "3 repeats, every pass tested: some rows undecided"
+print("# runs to settle: %d undecided rows of real compiles at their brute-force minimum" % checked)
+PY
 vtext() { case $1 in undecided) echo "undecided( \(~[0-9]+ runs/side(, [0-9]+(-[0-9]+| or more))?\))?" ;; *) echo "$1" ;; esac; }
 vtext=$(vtext "$verdict")   # the report marks the config with the deciding metric's verdict
 check "compare text: the walls' interval is simultaneous over its one config" grep -q "^intervals: compile walls 95% simultaneous (Bonferroni, m=1); steps 95% simultaneous (Bonferroni, m=3)" "$TMP/c-cmp.txt"

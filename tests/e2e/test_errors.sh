@@ -57,15 +57,16 @@ expect "spec: a misspelt [matrx c] named first, with its line, not 'no configs'"
 expect "show --config: a key one letter off gets its near match and the command that lists them" 1 \
   "no config 'llm/qwen2/0.5b/w128/int8/L1/stok' in this sweep; did you mean 'llm/qwen2/0.5b/w128/int8/L1/stock'? (passmap show [^ ]*full.db lists its 16 configs)" \
   "$PASSMAP" show full.db --config llm/qwen2/0.5b/w128/int8/L1/stok
-expect "trace --config: a key without its variant gets the full key" 1 \
-  "did you mean 'llm/qwen2/0.5b/w128/int8/L1/stock'?" "$PASSMAP" trace full.db --config llm/qwen2/0.5b/w128/int8/L1 -o t.json
+expect "show --chrome-trace --config: a key without its variant gets the full key" 1 \
+  "did you mean 'llm/qwen2/0.5b/w128/int8/L1/stock'?" \
+  "$PASSMAP" show full.db --config llm/qwen2/0.5b/w128/int8/L1 --chrome-trace t.json
 expect "compare --a prec=...: the axes named, the near one suggested" 2 \
   "full.db: no config has an axis 'prec'; did you mean precision? (its axes: .*precision.*, variant)" \
   "$PASSMAP" compare full.db --a prec=int8 --b prec=fp16
 before=$(ls -l full.db* 2>/dev/null | md5sum)
 for side in "" -wal -shm -journal; do   # SQLite's own files, whether or not they exist yet
-  expect "trace -o full.db$side: the store's file refused" 2 "refusing to write full.db$side: it is the" \
-    "$PASSMAP" trace full.db --run 1 -o "full.db$side"
+  expect "show --chrome-trace full.db$side: the store's file refused" 2 "refusing to write full.db$side: it is the" \
+    "$PASSMAP" show full.db --run 1 --chrome-trace "full.db$side"
 done
 [ "$(ls -l full.db* 2>/dev/null | md5sum)" = "$before" ] && ok "the store's files untouched, none added" \
   || fail "a store file was written: $(ls full.db*)"

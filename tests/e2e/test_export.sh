@@ -63,7 +63,7 @@ for line in open(sys.argv[2]):
     k, r, w = line.split(); walls[k].append(float(w))
 got = collections.defaultdict(list)
 for r in rows:
-    assert r["sweep"] == "demo" and r["meter"] == "runner"
+    assert r["sweep"] == "demo" and r["meter"] == "wall"
     if r["scope"] == "run" and r["metric"] == "wall":
         assert r["unit"] == "s"
         got[r["config"]].append(float(r["value"]))

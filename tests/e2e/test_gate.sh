@@ -113,9 +113,9 @@ check "--json with --annotations: usage (2)" test $? -eq 2
 # The baseline file: written, read back by the gate as the store it came from.
 "$PASSMAP" baseline "$TMP/base.db" -o "$TMP/base.tsv" 2>"$TMP/bl.err"
 check "baseline: exit 0" test $? -eq 0
-check "baseline: says what it wrote" grep -q "sweep demo, 3 configs, 24 series, decided on wall, meter runner" "$TMP/bl.err"
+check "baseline: says what it wrote" grep -q "sweep demo, 3 configs, 24 series, decided on wall, meter wall" "$TMP/bl.err"
 check "baseline: header and one config line per config" bash -c "grep -q '^passmap-baseline	1$' '$TMP/base.tsv' && test \$(grep -c '^config	' '$TMP/base.tsv') -eq 3"
-check "baseline: meter and deciding metric" bash -c "grep -q '^meter	runner$' '$TMP/base.tsv' && grep -q '^decides	wall$' '$TMP/base.tsv'"
+check "baseline: meter and deciding metric" bash -c "grep -q '^meter	wall$' '$TMP/base.tsv' && grep -q '^decides	wall$' '$TMP/base.tsv'"
 check "baseline: a pass series with its tick, n, samples" grep -Eq "^series	cfgB	pass	llc	SelectionDAGISel	wall	s	llvm-text	0.0001	1	5	[0-9.]+	[0-9.]+	([0-9.]+,){4}[0-9.]+$" "$TMP/base.tsv"
 "$PASSMAP" baseline "$TMP/base.db" -o "$TMP/base2.tsv" 2>/dev/null
 check "baseline: stable (written twice, the same bytes)" cmp "$TMP/base.tsv" "$TMP/base2.tsv"
@@ -127,7 +127,7 @@ import json, sys
 f, s = (json.load(open(p)) for p in sys.argv[1:3])
 key = lambda d: sorted((x["config"], x["tool"] or "", x["pass"] or "", round(x["ratio"], 9), round(x["ci_lo"], 9)) for x in d["findings"])
 assert key(f) == key(s), (key(f), key(s))
-assert f["baseline"]["file"] and f["baseline"]["meter"] == "runner" and not s["baseline"]["file"]
+assert f["baseline"]["file"] and f["baseline"]["meter"] == "wall" and not s["baseline"]["file"]
 PY
 for seed in 2 3 4; do
   "$PASSMAP" gate "$TMP/base.tsv" "$TMP/same$seed.db" >/dev/null

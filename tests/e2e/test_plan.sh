@@ -80,6 +80,18 @@ assert w.startswith("INCOMPLETE STUDY"), w
 PY
 "$PASSMAP" status m.db | grep -qE '^  planned +3/3 +2 +4 +0 +4 ' && ok "status of the partial merge: shard 3/3 left 4" \
   || { fail "status of the partial merge"; "$PASSMAP" status m.db | sed 's/^/#   /'; }
+# status is now sweep --status DB...: the same output, several databases, or --db alone; the old name's only
+# difference is its one line on stderr
+"$PASSMAP" status s1.db s2.db >old.out 2>old.err; rc_old=$?
+"$PASSMAP" sweep --status s1.db s2.db >new.out 2>new.err; rc_new=$?
+"$PASSMAP" sweep --status --json --db m.db >new.json 2>/dev/null && "$PASSMAP" status --json m.db >old.json 2>/dev/null
+[ $rc_old = $rc_new ] && [ -s new.out ] && cmp -s old.out new.out && [ ! -s new.err ] && cmp -s old.json new.json \
+  && [ "$(cat old.err)" = "passmap status is now passmap sweep --status; the old name goes in the next release" ] \
+  && ok "sweep --status DB... and --db DB: status's output; status: one line naming it" \
+  || fail "sweep --status vs status: rc $rc_old/$rc_new $(cat old.err new.err)"
+e=$("$PASSMAP" sweep --status 2>&1); rc=$?
+[ $rc = 2 ] && echo "$e" | grep -q 'with --status: a SPEC.ini, or the databases DB' && ok "sweep --status alone: says what it takes" \
+  || fail "sweep --status alone: rc=$rc $e"
 check "shard 3/3 from the plan" "$PASSMAP" sweep --quiet --shard 3/3 --plan plan.txt --db s3.db in/s.ini
 check "merge of the last shard completes the study" "$PASSMAP" merge m.db s3.db
 "$PASSMAP" report m.db 2>&1 | grep -q "INCOMPLETE" && fail "complete study still marked incomplete" \
@@ -155,6 +167,15 @@ for bad in "--account=a b" "--qos=q;x" "--constraint=a b" "--mem=16GB;x" "--thro
     || { fail "--slurm $bad: rc=$rc"; sed 's/^/#   /' bad.out; }
 done
 check_fails "--account without --slurm" "$PASSMAP" sweep --account lab --db "$TMP/bad.db" in/s.ini
+# the site options are hidden old spellings of --sbatch-args words (issue 39): one line each, not in --help
+echo "$out" | grep -qx "passmap sweep: --account is now --sbatch-args '--account=lab_1'; the old spelling goes in the next release" \
+  && [ "$(echo "$out" | grep -c '^passmap sweep: --[a-z]* is now --sbatch-args')" = 4 ] \
+  && ! "$PASSMAP" sweep --help | grep -qE -- '^  --(account|qos|constraint|mem) ' && "$PASSMAP" sweep --help | grep -q -- '--account A, --qos Q' \
+  && ok "--account, --qos, --constraint, --mem: a line each naming --sbatch-args; in --help's notes only" \
+  || fail "site options' notices: $(echo "$out" | grep 'is now')"
+out=$("$PASSMAP" sweep --slurm --dry-run --shards 3 --sbatch-args '--account=lab_1 --mem=16G' --db "$TMP/sl.db" in/s.ini 2>&1)
+echo "$out" | grep -q 'sbatch --parsable --account=lab_1 --mem=16G' && ! echo "$out" | grep -q 'is now' \
+  && ok "--sbatch-args '--account=A --mem=M': given to sbatch, no notice" || fail "sbatch-args: $out"
 out=$("$PASSMAP" sweep --slurm --dry-run --shards 2 --no-warm --work-dir '$TMPDIR' --db "$TMP/sl.db" in/s.ini 2>&1)
 echo "$out" | grep -q -- '--work-dir "${TMPDIR:-/tmp}/passmap-$SLURM_ARRAY_JOB_ID-$k"' \
   && ok "--work-dir '\$TMPDIR': each task's run folders on its node's scratch" || { fail "--work-dir \$TMPDIR"; echo "$out" | sed 's/^/#   /'; }

@@ -12,7 +12,9 @@
 #   the HTML report;
 # - a scratch workload kind, toy (its own file lib/workload/gen_toy.c: its generator and its row, and one X(toy)
 #   in lib/workload/kind_rows.h) is listed and emitted by `passmap gen`, expands its [toy NAME] section in a spec
-#   that the embedded back end sweeps on the real compiler, and the report reads its configs by its row.
+#   that the embedded back end sweeps on the real compiler, and the report reads its configs by its row;
+# - a scratch meter (lib/run/meter_scratch.c and one X(scratch) in lib/run/meter_rows.h) is taken by --meter and
+#   [sweep] meter, measures `passmap run`, is listed by --help and asked by doctor.
 # Nothing else in the copy's lib/ and src/ differs from the tree's.
 source "$(dirname "$0")/lib.sh"
 export PASSMAP_DATA_DIR=$ROOT/data
@@ -253,6 +255,24 @@ const pm_kind pm_kind_toy = {
 C
 sed -i 's/^#define PM_KIND_ROWS(X) \(.*\)$/#define PM_KIND_ROWS(X) \1 X(toy)/' "$TMP/tree/lib/workload/kind_rows.h"
 check "the kind row is planted" grep -q '^#define PM_KIND_ROWS(X) .* X(toy)$' "$TMP/tree/lib/workload/kind_rows.h"
+# a meter: its file (the runner as it is, plus a count of its own) and one X(scratch) in meter_rows.h
+cat > "$TMP/tree/lib/run/meter_scratch.c" <<'C'
+#include "meter.h"
+
+static int scratch_exec(const char *const argv[], const pm_run_opts *opts, const char *scratch, pm_run_result *res,
+                        pm_err *err)
+{
+    (void)scratch;
+    int rc = pm_run_exec(argv, opts, res, err);
+    res->instructions = 4242;
+    return rc;
+}
+
+const pm_meter pm_meter_scratch = {.name = "scratch", .about = "scratch meter: a constant count", .counts = 1,
+                                   .slowdown_guess = 1, .exec = scratch_exec};
+C
+sed -i 's/^#define PM_METER_ROWS(X) .*/& X(scratch)/' "$TMP/tree/lib/run/meter_rows.h"
+check "the meter row is planted" grep -q '^#define PM_METER_ROWS(X) .* X(scratch)$' "$TMP/tree/lib/run/meter_rows.h"
 # what the rows touched: their files and one line each, nothing else in lib/ or src/
 (cd "$TMP/tree" && for d in lib src; do diff -rq "$ROOT/$d" "$d"; done) > "$TMP/changed.txt"
 sed -e 's|^Only in \(.*\): |new \1/|' -e 's|^Files .* and \(.*\) differ$|row \1|' "$TMP/changed.txt" \
@@ -260,9 +280,9 @@ sed -e 's|^Only in \(.*\): |new \1/|' -e 's|^Files .* and \(.*\) differ$|row \1|
 printf '%s\n' "new lib/output/sec_scratch.c" "new lib/parse/parse_scratch.c" "new lib/workload/gen_toy.c" \
   "new lib/study/analysis_scratch.c" "row lib/study/analysis.h" "row lib/study/analysis_sections.h" \
   "row lib/output/figures.c" "row lib/output/report_sections.h" "row lib/parse/parse_formats.h" \
-  "row lib/workload/kind_rows.h" | sort > "$TMP/changed.want"
+  "row lib/workload/kind_rows.h" "new lib/run/meter_scratch.c" "row lib/run/meter_rows.h" | sort > "$TMP/changed.want"
 check "the copy differs by the rows' files and their rows only" diff "$TMP/changed.want" "$TMP/changed.sorted"
-for f in lib/output/report_sections.h lib/parse/parse_formats.h lib/workload/kind_rows.h; do
+for f in lib/output/report_sections.h lib/parse/parse_formats.h lib/workload/kind_rows.h lib/run/meter_rows.h; do
   [ "$(diff "$ROOT/$f" "$TMP/tree/$f" | grep -c '^[<>]')" -le 2 ] && ok "$f: one line" \
     || { fail "$f: more than one line changed"; diff "$ROOT/$f" "$TMP/tree/$f" | sed 's/^/#   /'; }
 done
@@ -321,6 +341,14 @@ check "import records the row's default tool" \
   bash -c '[ "$(sqlite3 "$1" "SELECT count(*) FROM step WHERE tool = '"'scratchcc'"'")" = 1 ]' _ "$TMP/imp.db"
 check "parse --help lists the scratch format" bash -c '"$1" parse --help | grep -q scratch-text' _ "$P"
 check "import --help lists the scratch format" bash -c '"$1" import --help | grep -q scratch-text' _ "$P"
+# the meter: taken by --meter, measures a run, listed by the help, asked by doctor
+check "run --meter scratch measures with the row" bash -c \
+  '[ "$("$1" run -n 1 --json --meter scratch -- true | python3 -c "import json,sys; print(json.load(sys.stdin)[\"runs\"][0][\"instructions\"])")" = 4242 ]' _ "$P"
+check "sweep --help lists the scratch meter" bash -c '"$1" sweep --help | grep -q "auto, wall, counters, valgrind, scratch"' _ "$P"
+check "doctor asks the scratch meter" bash -c '"$1" doctor 2>/dev/null | grep -q "^meter scratch: *scratch meter: a constant count"' _ "$P"
+printf '[sweep]\nname = s\nbackend = command\nrepeats = 1\nmeter = scratch\n[matrix m]\nv = 1\n[step s]\nargv = true {v}\n' > "$TMP/meter.ini"
+check "[sweep] meter = scratch sweeps with the row" "$P" sweep --quiet --db "$TMP/meter.db" "$TMP/meter.ini"
+check "... its count recorded" test "$(sqlite3 "$TMP/meter.db" "select group_concat(instructions) from step")" = 4242
 # the kind: listed and emitted by passmap gen, swept from its own spec section, read by the report through its row
 check "gen list names the toy kind" bash -c '"$1" gen list | grep -q "^toy  *tiny"' _ "$P"
 "$P" gen toy --family tiny --window 4 --layers 2 -o "$TMP/toy.mlir" > "$TMP/gen.log" 2>&1
