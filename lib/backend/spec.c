@@ -802,6 +802,56 @@ int pm_spec_parse_workloads(pm_spec *s, entries *es, const pm_spec_pipe *pipe, p
     return PM_OK;
 }
 
+/* A section the spec itself ([sweep], [report]) or the back end reads: its first word is one of theirs. */
+static int section_read(const char *section, const char *sections)
+{
+    size_t w = strcspn(section, " ");
+    if ((w == 5 && !strncmp(section, "sweep", 5)) || (w == 6 && !strncmp(section, "report", 6)))
+        return 1;
+    for (const char *p = sections ? strchr(sections, '[') : NULL; p; p = strchr(p + 1, '['))
+        if (strcspn(p + 1, " ]") == w && !strncmp(p + 1, section, w))
+            return 1;
+    return 0;
+}
+
+/* Unknown sections first, with their line: a misspelt [swep] or [matrx c] is the mistake to name, not the
+ * "name is required" or "no configs" it causes. Here a section no back end reads; one another back end reads
+ * (an [openvino] section in an embedded spec) is left to the back end's own check after parsing. */
+static int check_sections(const entries *es, const char *backend, pm_err *err)
+{
+    const char *name = backend;
+    for (int i = 0; !name && i < es->n; i++)
+        if (!strcmp(es->items[i].section, "sweep") && !strcmp(es->items[i].name, "backend"))
+            name = es->items[i].value;
+    const pm_backend_ops *be = pm_backend_find(name ? name : "embedded");
+    if (!be)
+        return PM_OK;   /* an unknown back end: the check that names the back ends says so */
+    char all[1024] = "", one[512], dym[160] = "";
+    const char *names = pm_backend_names();
+    for (const char *p = names; *p;) {   /* every back end's sections, for "known" and the near match */
+        size_t w = strcspn(p, ", ");
+        char nm[64];
+        snprintf(nm, sizeof nm, "%.*s", (int)(w < sizeof nm ? w : sizeof nm - 1), p);
+        const pm_backend_ops *b = pm_backend_find(nm);
+        if (b) {
+            backend_sections(b->sections, one, sizeof one);
+            snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", all[0] ? ", " : "", one);
+        }
+        p += w;
+        p += strspn(p, ", ");
+    }
+    for (int i = 0; i < es->n; i++)
+        if (!section_read(es->items[i].section, all)) {
+            backend_sections(be->sections, one, sizeof one);
+            /* the near match among this back end's sections first ([swep]: [sweep], not command's [step]) */
+            if (!*section_did_you_mean(dym, sizeof dym, es->items[i].section, one))
+                section_did_you_mean(dym, sizeof dym, es->items[i].section, all);
+            return pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is read by no back end%s (back end %s reads %s)",
+                              es->items[i].line, es->items[i].section, dym, be->name, one);
+        }
+    return PM_OK;
+}
+
 int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm_spec **out, pm_err *err)
 {
     int rc = PM_OK;
@@ -844,6 +894,8 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
     }
     if ((rc = ini_read(text, path ? path : "spec", &es, err)))
         goto cleanup;
+    if ((rc = check_sections(&es, backend, err)))
+        goto fail;
     for (int i = 0; i < es.n; i++) {
         if (strcmp(es.items[i].section, "sweep") && strcmp(es.items[i].section, "report"))
             continue;

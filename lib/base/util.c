@@ -489,6 +489,22 @@ static int same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* a and b name one file, or (b absent: a WAL or journal SQLite has not made yet) the same name in the same folder:
+ * writing b would leave a stray -wal/-journal that SQLite reads as the store's own */
+static int same_path(const char *a, const char *b)
+{
+    if (same_file(a, b))
+        return 1;
+    const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
+    if (strcmp(na ? na + 1 : a, nb ? nb + 1 : b))
+        return 0;
+    char da[PATH_MAX], db[PATH_MAX];
+    if ((size_t)snprintf(da, sizeof da, "%.*s", na ? (int)(na - a) + 1 : 1, na ? a : ".") >= sizeof da ||
+        (size_t)snprintf(db, sizeof db, "%.*s", nb ? (int)(nb - b) + 1 : 1, nb ? b : ".") >= sizeof db)
+        return 0;
+    return same_file(da, db);
+}
+
 int pm_util_refuse_same_file(const char *out, const char *in, int db, const char *what, pm_err *err)
 {
     if (!out || !in)
@@ -499,7 +515,7 @@ int pm_util_refuse_same_file(const char *out, const char *in, int db, const char
     static const char *const companions[] = {"-wal", "-shm", "-journal"};
     for (size_t i = 0; db && i < sizeof companions / sizeof *companions; i++) {
         char side[PATH_MAX];
-        if ((size_t)snprintf(side, sizeof side, "%s%s", in, companions[i]) < sizeof side && same_file(out, side))
+        if ((size_t)snprintf(side, sizeof side, "%s%s", in, companions[i]) < sizeof side && same_path(out, side))
             return pm_err_set(err, PM_ERR_USAGE, "refusing to write %s: it is the %s file of %s %s (give another "
                               "output file)", out, companions[i] + 1, what, in);
     }

@@ -159,9 +159,11 @@ static void pair_line(const pm_analysis *a, const pm_an_builds_pair *p, char *bu
         pm_fmt_time(ta, sizeof ta, p->stage_a_s, 0);
         pm_fmt_time(tb, sizeof tb, p->stage_b_s, 0);
         pm_fmt_time(d, sizeof d, p->stage_b_s - p->stage_a_s, 1);
-        char ratio[32] = "";   /* no ratio from a stage one build lacks */
-        if (p->stage_a_s > 0)
-            snprintf(ratio, sizeof ratio, ", %.3f×", p->stage_b_s / p->stage_a_s);
+        char ratio[32] = "", r[24];   /* no ratio from a stage one build lacks */
+        if (p->stage_a_s > 0) {
+            pm_fmt_ratio(r, sizeof r, p->stage_b_s / p->stage_a_s);
+            snprintf(ratio, sizeof ratio, ", %s", r);
+        }
         snprintf(stage, sizeof stage, "the stage that moved most: %s %s -> %s (%s%s; a sum of means, no test)",
                  a->stages[p->stage], ta, tb, d, ratio);
     }

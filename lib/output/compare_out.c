@@ -6,22 +6,28 @@
 #include <string.h>
 
 #include "stats.h"
+#include "util.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 void pm_compare_fmt_ratio(char *buf, size_t n, const pm_compare_stat *st)
 {
-    if (isnan(st->ratio) || isinf(st->ratio))
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%.3f\u00d7", st->ratio);
+    pm_fmt_ratio(buf, n, st->ratio);
+}
+
+void pm_compare_fmt_range(char *buf, size_t n, double lo, double hi)
+{
+    char l[32], h[32];
+    pm_fmt_ratio_num(l, sizeof l, lo);
+    pm_fmt_ratio_num(h, sizeof h, hi);
+    snprintf(buf, n, "[%s, %s]", l, h);
 }
 
 void pm_compare_fmt_ci(char *buf, size_t n, const pm_compare_stat *st, int one_side)
 {
     size_t n_min = st->n_a < st->n_b ? st->n_a : st->n_b;
     if (!isnan(st->ci_lo))
-        snprintf(buf, n, "[%.3f, %.3f]", st->ci_lo, st->ci_hi);
+        pm_compare_fmt_range(buf, n, st->ci_lo, st->ci_hi);
     else if (!one_side && n_min > 0 && n_min < PM_STATS_MIN_INTERVAL_N)
         snprintf(buf, n, "n=%zu, no interval", n_min);
     else
@@ -77,6 +83,88 @@ static void fmt_side(char *buf, size_t n, const pm_compare_stat *st, int b, int 
         snprintf(buf, n, "%s", v);
     else
         pm_fmt_interval_of(buf, n, v, lo, hi, (int)cnt);
+}
+
+/* A side's name in the summary line: the value of an axis ("fp16" of "precision=fp16"), else the variant, else
+ * (two stores of one variant) the sweep or the store's file name. */
+static const char *side_value(const char *v)
+{
+    const char *eq = v ? strchr(v, '=') : NULL;
+    return eq ? eq + 1 : v ? v : "";
+}
+
+static void side_names(const pm_compare_result *r, const char **a, const char **b)
+{
+    *a = side_value(r->a.variant);
+    *b = side_value(r->b.variant);
+    if (strcmp(*a, *b))
+        return;
+    if (r->a.sweep && r->b.sweep && strcmp(r->a.sweep, r->b.sweep)) {
+        *a = r->a.sweep, *b = r->b.sweep;
+        return;
+    }
+    const char *pa = r->a.path ? r->a.path : "A", *pb = r->b.path ? r->b.path : "B";
+    *a = strrchr(pa, '/') ? strrchr(pa, '/') + 1 : pa;
+    *b = strrchr(pb, '/') ? strrchr(pb, '/') + 1 : pb;
+}
+
+char *pm_compare_oneline(const pm_compare_result *r)
+{
+    const char *na, *nb, *metric = pm_decide_name((pm_decide_metric)r->decided_on);
+    side_names(r, &na, &nb);
+    size_t decided = r->faster + r->slower + r->same, held = 0, n_min = 0;
+    double settle = NAN;   /* the most repeats per side an undecided config needs */
+    for (size_t i = 0; i < r->n_configs; i++) {
+        const pm_compare_stat *d = pm_compare_decider(r, &r->configs[i]);
+        held += d->verdict == PM_VERDICT_CONTENDED;
+        size_t m = d->n_a < d->n_b ? d->n_a : d->n_b;
+        n_min = !i || m < n_min ? m : n_min;
+        if (d->verdict == PM_VERDICT_UNDECIDED && isfinite(d->repeats_needed) && d->repeats_needed < 1e7 &&
+            !(settle >= d->repeats_needed))
+            settle = d->repeats_needed;
+    }
+    pm_sbuf b = {0};
+    pm_sbuf_add(&b, "%s vs %s: ", nb, na);
+    char x[32], iv[80];
+    /* the summary's estimate (pooled over every tested, uncontended config: compare.h) and its interval */
+    double est = r->pooled_ratio, lo = r->pooled_ci_lo, hi = r->pooled_ci_hi;
+    if (isfinite(est) && isfinite(lo) && isfinite(hi)) {
+        /* the summary's interval read by the rule's own function, as every row's is */
+        pm_compare_verdict v = pm_compare_decide(lo, hi, r->threshold);
+        int faster = v == PM_VERDICT_FASTER;   /* "1.19x faster" reads as hyperfine's: A/B, its interval turned */
+        pm_fmt_ratio(x, sizeof x, faster ? 1 / est : est);
+        pm_compare_fmt_range(iv, sizeof iv, faster ? 1 / hi : lo, faster ? 1 / lo : hi);
+        if (v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER)
+            pm_sbuf_add(&b, "%s %s %s on %s", x, pm_compare_verdict_name(v), iv, metric);
+        else
+            pm_sbuf_add(&b, "%s, %s %s on %s", pm_compare_verdict_name(v), x, iv, metric);
+    } else if (isfinite(est)) {
+        pm_fmt_ratio(x, sizeof x, est);
+        pm_sbuf_add(&b, "%s on %s (B/A; no interval below %d tested configs)", x, metric, PM_STATS_MIN_INTERVAL_N);
+    } else if (r->undecided) {
+        pm_sbuf_add(&b, "undecided on %s", metric);
+    } else if (held) {
+        pm_sbuf_add(&b, "no conclusion on %s: %zu of %zu config%s contended", metric, held, r->n_configs,
+                    r->n_configs == 1 ? "" : "s");
+    } else if (r->n_configs && n_min < PM_STATS_MIN_INTERVAL_N) {
+        pm_sbuf_add(&b, "no test on %s: %zu run%s a side, %d needed", metric, n_min, n_min == 1 ? "" : "s",
+                    PM_STATS_MIN_INTERVAL_N);
+    } else {
+        pm_sbuf_add(&b, "no test on %s", metric);
+    }
+    if (isfinite(settle))
+        pm_sbuf_add(&b, ": ~%.0f runs/side would settle it", settle);
+    pm_sbuf_add(&b, ", %zu of %zu config%s decided", decided, r->n_configs, r->n_configs == 1 ? "" : "s");
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+void pm_compare_fmt_metric_side(char *buf, size_t n, const pm_compare_stat *st, int b, int metric)
+{
+    fmt_side(buf, n, st, b, pm_decide_row_of((pm_decide_metric)metric)->count);   /* the metric's row says how */
 }
 
 void pm_compare_fmt_side(char *buf, size_t n, const pm_compare_stat *st, int b)
@@ -198,7 +286,7 @@ static pm_table *config_table(const pm_compare_result *r, const pm_compare_confi
 
 static pm_table *regime_table(const pm_compare_result *r)
 {
-    static const pm_col cols[] = {{"regime", "regime", NULL}, {"n_configs", "configs (decided of all)", "count"},
+    static const pm_col cols[] = {{"regime", "dominant step", NULL}, {"n_configs", "configs (decided of all)", "count"},
                                   {"geomean_ratio", "geomean B/A (decided)", "ratio"}, {"faster", "faster", "count"},
                                   {"slower", "slower", "count"}};
     pm_table *t = pm_table_new("compare-regimes", NULL, cols, N_OF(cols));
@@ -262,7 +350,7 @@ static pm_table *pass_table(const pm_compare_result *r, size_t shown)
 }
 
 int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fmt, size_t top, int width,
-                     pm_err *err)
+                     int explain, pm_err *err)
 {
     int md = fmt == PM_COMPARE_MARKDOWN, rc = PM_OK;
     const char *li = md ? "- " : "";
@@ -271,13 +359,22 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         width = 1 << 30;
     if (md)
         fputs("## passmap compare\n\n", out);
+    char *line = pm_compare_oneline(r);   /* the answer first, hyperfine-grade */
+    if (!line)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    fprintf(out, "%s%s\n", li, line);
+    free(line);
     /* a side picked by an axis is named "opt=0", a variant "variant stock" */
     fprintf(out, "%sA: %s (sweep %s, %s%s)\n", li, r->a.path, r->a.sweep, strchr(r->a.variant, '=') ? "" : "variant ",
             *r->a.variant ? r->a.variant : "(none)");
     fprintf(out, "%sB: %s (sweep %s, %s%s)\n", li, r->b.path, r->b.sweep, strchr(r->b.variant, '=') ? "" : "variant ",
             *r->b.variant ? r->b.variant : "(none)");
-    pm_compare_rule_text(buf, sizeof buf, r->threshold, r->allow_contended);
-    fprintf(out, "%srule: %s\n", li, buf);
+    if (explain) {
+        pm_compare_rule_text(buf, sizeof buf, r->threshold, r->allow_contended);
+        fprintf(out, "%srule: %s\n", li, buf);
+    } else {
+        fprintf(out, "%srule: passmap compare --explain states it (docs/statistics.md gives its reasons)\n", li);
+    }
     /* the m of each family, so the "95% simultaneous" of every interval is checkable */
     size_t m[3] = {0, 0, 0};
     for (size_t i = 0; i < r->n_configs; i++) {
@@ -307,7 +404,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
                 r->n_cross_host > 1 ? " (and in more configs, see the summary)" : "");
     for (size_t i = 0; !rc && i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
-        snprintf(buf, sizeof buf, "%s (A: %s, B: %s; regime %s)", c->key, c->key_a, c->key_b, c->regime);
+        snprintf(buf, sizeof buf, "%s (A: %s, B: %s; dominant step %s)", c->key, c->key_a, c->key_b, c->regime);
         heading(out, fmt, buf);
         if (c->contended_a || c->contended_b) {   /* the reason beside the rows it withholds (or marks) */
             fprintf(out, "%scontended:", li);
@@ -341,7 +438,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         fprintf(out, "%swarning: %zu of %zu matched configs were measured on different machines in A and B\n", li,
                 r->n_cross_host, r->n_configs);
     if (r->n_regimes) {
-        heading(out, fmt, "By regime (dominant step tool on A)");
+        heading(out, fmt, "By dominant step tool (on A)");
         if ((rc = emit(out, regime_table(r), fmt, width)))
             goto done;
     }

@@ -47,11 +47,11 @@ static double d(const json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* A ratio in 3 decimals, or 2 significant digits below 0.01 (a blob import is ~1e-4 of a recompile: "0.000x"
- * would say nothing). */
+/* A ratio in the one ratio precision (pm_fmt_ratio_num: 3 significant digits, so a blob import at ~1e-4 of a
+ * recompile still says something). */
 static const char *ratio_str(double r, char *buf, size_t cap)
 {
-    snprintf(buf, cap, r < 0.01 ? "%.2g" : "%.3f", r);
+    pm_fmt_ratio_num(buf, cap, r);
     return buf;
 }
 

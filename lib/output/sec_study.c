@@ -52,6 +52,11 @@ static int figures_html(const pm_report_ctx *x, FILE *f, pm_err *err)
         if (g->binned)   /* too many points, bars or rows to draw one by one */
             fputs(" <span class=note>(drawn from binned summaries: the figure's title says how)</span>", f);
         fputs("</figcaption>", f);
+        if (g->svg && g->finding) {   /* what the figure shows, before the picture */
+            fputs("<p class=finding>", f);
+            esc(f, g->finding);
+            fputs("</p>", f);
+        }
         if (g->svg)
             inline_svg(f, g->svg);
         else {

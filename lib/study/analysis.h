@@ -359,6 +359,7 @@ typedef struct pm_an_fixes {
     size_t n;
     char *proven_json;            /* `passmap fix`'s result for this sweep (set by the caller), or NULL */
     char *headline;               /* the headline's fix (pm_analysis_fix_words), or NULL */
+    char *top_why;                /* the catalogue's why of the headline's fix, or NULL */
 } pm_an_fixes;
 
 typedef struct pm_an_npu {        /* npu: the NPU back end (analysis_npu.c); n = 0 when no config has its metrics */
@@ -423,6 +424,8 @@ json_t *pm_analysis_json(const pm_analysis *a);
 
 /* Helpers exposed for tests and the figures. */
 double pm_an_size_value(const char *size);       /* "0.5b" -> 5e8, "125m" -> 1.25e8; NAN */
+/* The handoff's stages whose share rises fastest (*up) and falls fastest (*down) with its x; -1: none. */
+void pm_an_handoff_extremes(const pm_analysis *a, int *up, int *down);
 int pm_an_stage_index(const pm_analysis *a, const char *stage);   /* -1 when absent */
 const pm_an_config *pm_an_find_config(const pm_analysis *a, const char *key);
 /* The regime map of a kind ("command": of the kinds without a row); never NULL (an empty map when absent). */

@@ -360,6 +360,37 @@ static int cmp_strp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* --a AXIS=V naming an axis no config has: the axes the configs do have, and the nearest ("prec": precision). */
+static int no_axis(const side_cfg *cfgs, size_t n, const char *path, const char *axis, pm_err *err)
+{
+    const char **names = NULL;
+    size_t nn = 0, cap = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < cfgs[i].cfg.n_params; k++) {
+            const char *p = cfgs[i].cfg.params[k].name;
+            size_t j = 0;
+            while (j < nn && strcmp(names[j], p))
+                j++;
+            if (j < nn)
+                continue;
+            const char **grown = pm_grow(names, &cap, nn, sizeof *names, 16);
+            if (!grown) {
+                free(names);
+                return nomem(err);
+            }
+            names = grown;
+            names[nn++] = p;
+        }
+    char list[512] = "";
+    for (size_t j = 0; j < nn; j++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", names[j]);
+    const char *near = pm_util_closest(axis, names, nn);
+    int rc = pm_err_set(err, PM_ERR_USAGE, "%s: no config has an axis '%s'%s%s%s (its axes: %s, variant)", path, axis,
+                        near ? "; did you mean " : "", near ? near : "", near ? "?" : "", nn ? list : "none");
+    free(names);
+    return rc;
+}
+
 /* Picks the variant: the one asked for, or the only one. Lists the choices when ambiguous. */
 static int resolve_variant(side_cfg *cfgs, size_t n, const char *path, const char *label, const char *want,
                            const char *axis, char **chosen, pm_err *err)
@@ -386,7 +417,9 @@ static int resolve_variant(side_cfg *cfgs, size_t n, const char *path, const cha
         for (size_t i = 0; i < nd && !pick; i++)
             if (strcmp(vars[i], want) == 0)
                 pick = vars[i];
-        if (!pick)
+        if (!pick && axis && (!nd || (nd == 1 && !*vars[0])))   /* no config has that axis: name the axes */
+            rc = no_axis(cfgs, n, path, axis, err);
+        else if (!pick)
             rc = pm_err_set(err, PM_ERR_USAGE, "%s: no %s '%s' on side %s (%s: %s)", path, axis ? axis : "variant",
                             want, label, axis ? "values" : "variants", nd ? list : "none");
     } else if (nd > 1) {

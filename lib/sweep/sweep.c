@@ -518,8 +518,10 @@ configs:
             (rc = plan(&x, "warm", spec->warm_repeats, &tasks, &n_tasks, &already, err)))
             goto cleanup;
     }
-    if (opts->max_runs > 0 && n_tasks > opts->max_runs)
+    if (opts->max_runs > 0 && n_tasks > opts->max_runs) {   /* the rest is said, for the next invocation */
+        sum->left = spec->repeats_auto ? 0 : n_tasks - opts->max_runs;   /* auto: the rounds decide, no count */
         n_tasks = opts->max_runs;
+    }
     sum->already_done = already;
     /* a slowing meter's cost against a native run, per tool, on the first planned config (timeouts, Method) */
     if (x.meter->slows && !opts->dry_run && n_tasks > 0) {

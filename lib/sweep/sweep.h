@@ -67,6 +67,7 @@ typedef struct pm_sweep_summary {
     int configs;              /* configs of this sweep (of this shard when sharded) */
     int planned, already_done, ran, ok, failed, interrupted;
     int deadline_hit;         /* opts.deadline stopped it before every planned run ran */
+    int left;                 /* runs --max-runs left for a later invocation (0: none) */
     int no_report;            /* runs whose process exited 0 without a readable timing report (not in ok/failed) */
     char no_report_note[256]; /* why, for the first of them ("" when none) */
     int startup_runs;         /* null-input start-up runs made now (0: recorded before, or not measured) */

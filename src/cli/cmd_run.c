@@ -21,6 +21,7 @@
 #include "parse.h"
 #include "pgroup.h"
 #include "run.h"
+#include "table.h"
 #include "single_run.h"
 #include "stats.h"
 #include "util.h"
@@ -121,14 +122,29 @@ static void report_child_error(const char *err_path, long run, long all_failed)
     free(buf);
 }
 
+typedef enum metric_unit { UNIT_S, UNIT_KB, UNIT_COUNT } metric_unit;
 typedef struct metric {
-    const char *name;
+    const char *name;  /* the JSON key (raw numbers) */
+    const char *label; /* the terminal table's row (numbers in the report's formats) */
+    metric_unit unit;
     int optional; /* instructions: runs without a value are skipped */
 } metric;
 
 static const metric metrics[] = {
-    {"wall_s", 0}, {"user_s", 0}, {"sys_s", 0}, {"maxrss_kb", 0}, {"instructions", 1},
+    {"wall_s", "wall", UNIT_S, 0},         {"user_s", "user", UNIT_S, 0}, {"sys_s", "sys", UNIT_S, 0},
+    {"maxrss_kb", "maxrss", UNIT_KB, 0},   {"instructions", "instructions", UNIT_COUNT, 1},
 };
+
+/* A value in the terminal table: a duration in the report's one format ("5.333 ms"), a size in kB, a count. */
+static void fmt_metric(char *buf, size_t n, metric_unit u, double v)
+{
+    if (u == UNIT_S)
+        pm_fmt_time(buf, n, v, 0);
+    else if (u == UNIT_KB)
+        snprintf(buf, n, "%.0f kB", v);
+    else
+        snprintf(buf, n, "%.0f", v);
+}
 enum { N_METRICS = sizeof metrics / sizeof metrics[0] };
 
 static double metric_value(const pm_run_result *r, int m)
@@ -198,8 +214,11 @@ static void print_run_line(FILE *out, const pm_run_result *r, int index)
         fprintf(out, " signal %-4s", sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "?");
     else
         fprintf(out, " exit %-6d", r->exit_code);
-    fprintf(out, " wall %.4f s  user %.4f s  sys %.4f s  maxrss %ld kB  instructions ", r->wall_s, r->user_s,
-            r->sys_s, r->maxrss_kb);
+    char w[32], u[32], sy[32];
+    pm_fmt_time(w, sizeof w, r->wall_s, 0);
+    pm_fmt_time(u, sizeof u, r->user_s, 0);
+    pm_fmt_time(sy, sizeof sy, r->sys_s, 0);
+    fprintf(out, " wall %s  user %s  sys %s  maxrss %ld kB  instructions ", w, u, sy, r->maxrss_kb);
     if (r->instructions >= 0)
         fprintf(out, "%lld\n", (long long)r->instructions);
     else
@@ -590,30 +609,41 @@ static void print_table(const run_args *a, const run_results *res)
     printf("\n%-13s %14s %14s %14s %14s %14s\n", "", "mean", "median", "stddev", "min", "max");
     for (int m = 0; m < N_METRICS; m++) {
         const pm_stats_summary *st = &res->st[m];
-        printf("%-13s", metrics[m].name);
+        printf("%-13s", metrics[m].label);
         if (st->n == 0) {
             printf(" %14s\n", "n/a");
             continue;
         }
-        int prec = m < 3 ? 6 : 0;
         double v[5] = {st->mean, st->median, st->sd, st->min, st->max};
-        for (int k = 0; k < 5; k++)
-            printf(" %14.*f", prec, v[k]);
+        for (int k = 0; k < 5; k++) {
+            char b[48];
+            fmt_metric(b, sizeof b, metrics[m].unit, v[k]);
+            printf(" %14s", b);
+        }
         printf("\n");
     }
     if (a->be->run_one == PM_RUN_ONE_OV_COMPILE) {
         const pm_stats_summary *ss[2] = {&res->ov_compile, &res->ov_import};
-        const char *names[2] = {"ov compile s", "ov import s"};
+        const char *names[2] = {"ov compile", "ov import"};
         for (int k = 0; k < 2; k++) {
             printf("%-13s", names[k]);
-            if (!ss[k]->n)
+            if (!ss[k]->n) {
                 printf(" %14s\n", "n/a");
-            else
-                printf(" %14.6f %14.6f %14.6f %14.6f %14.6f\n", ss[k]->mean, ss[k]->median,
-                       isnan(ss[k]->sd) ? 0.0 : ss[k]->sd, ss[k]->min, ss[k]->max);
+                continue;
+            }
+            double v[5] = {ss[k]->mean, ss[k]->median, isnan(ss[k]->sd) ? 0.0 : ss[k]->sd, ss[k]->min, ss[k]->max};
+            for (int j = 0; j < 5; j++) {
+                char b[48];
+                fmt_metric(b, sizeof b, UNIT_S, v[j]);
+                printf(" %14s", b);
+            }
+            printf("\n");
         }
-        if (res->ov_compile.n && res->ov_import.n && res->ov_import.mean > 0)
-            printf("recompile / blob import: %.1fx\n", res->ov_compile.mean / res->ov_import.mean);
+        if (res->ov_compile.n && res->ov_import.n && res->ov_import.mean > 0) {
+            char r[32];
+            pm_fmt_ratio(r, sizeof r, res->ov_compile.mean / res->ov_import.mean);
+            printf("recompile / blob import: %s\n", r);
+        }
     }
     for (long i = 0; i < res->done; i++)
         if (res->runs[i].status != PM_RUN_OK && !a->verbose)

@@ -10,6 +10,7 @@
 #include "cli_opts.h"
 #include "cmds.h"
 #include "analysis.h"
+#include "table.h"
 #include "passtree.h"
 #include "store_runs.h"
 
@@ -129,7 +130,7 @@ static json_t *run_json(const pm_stored_run *r)
 }
 
 /* Every config of the sweep: its representative cold run's wall, as a bar against the slowest. */
-static int show_configs(sqlite3 *db, const char *sweep, int width, int json, pm_err *err)
+static int show_configs(sqlite3 *db, const char *path, const char *sweep, int width, int json, pm_err *err)
 {
     int64_t sweep_id;
     char **keys = NULL;
@@ -170,14 +171,18 @@ static int show_configs(sqlite3 *db, const char *sweep, int width, int json, pm_
         if (bar < 10)
             bar = 10;
         /* the hint on its own line, so the header never wraps at 80 columns */
-        printf("(median-wall cold run; passmap show DB --config KEY for its pass tree)\n%-*s %10s\n", (int)key_w,
-               "config", "cold wall");
+        /* the hint names the store as given, so it can be copied as it stands; the command on a line of its own,
+         * so only a long path makes it wider than the terminal */
+        printf("(median-wall cold run; one config's pass tree:)\n  passmap show %s --config KEY\n%-*s %10s\n", path,
+               (int)key_w, "config", "cold wall");
         for (size_t i = 0; i < n; i++) {
             if (wall[i] < 0) {
                 printf("%-*s %10s  no successful cold run\n", (int)key_w, keys[i], "-");
                 continue;
             }
-            printf("%-*s %8.3f s  ", (int)key_w, keys[i], wall[i]);
+            char w[32];
+            pm_fmt_time(w, sizeof w, wall[i], 0);   /* the report's one duration format */
+            printf("%-*s %10s  ", (int)key_w, keys[i], w);
             pm_show_bar(stdout, max > 0 ? wall[i] / max : 0, bar, isatty(STDOUT_FILENO));   /* NO_COLOR: no colour, same glyphs */
             putchar('\n');
         }
@@ -279,7 +284,7 @@ int cmd_show(int argc, char **argv)
             free(keys[i]);
         free(keys);
         if (n != 1) {
-            if ((rc = show_configs(db, sweep, width, json, &err)))
+            if ((rc = show_configs(db, argv[optind], sweep, width, json, &err)))
                 goto cleanup;
             ret = PM_EXIT_OK;
             goto cleanup;

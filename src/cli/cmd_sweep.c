@@ -435,6 +435,8 @@ int cmd_sweep(int argc, char **argv)
                "results: %s\n",
                spec->name, sum.configs, sum.planned, sum.already_done, sum.ran, sum.ok, sum.failed, noreport,
                sum.wall_s, sum.interrupted ? " (interrupted: rerun to resume)" : "", db);
+        if (sum.left && !sum.interrupted)   /* --max-runs stopped it: how much is left, and how to go on */
+            printf("--max-runs %d: %d runs left; the same command resumes them\n", opts.max_runs, sum.left);
         if (spec->repeats_auto && !sum.interrupted)
             printf("repeats = auto: %d configs stopped on a known dominant stage, %d on the %.0f%% precision, %d "
                    "at max_repeats or still open%s%s\n", sum.stop_answer, sum.stop_precision, 100 * spec->precision,

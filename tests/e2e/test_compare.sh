@@ -60,7 +60,10 @@ check "json: wall ratio is geometric mean B / A" json_check "$TMP/out.json" \
   'all(abs(c["wall"]["ratio"] - c["wall"]["gmean_b"] / c["wall"]["gmean_a"]) < 1e-9 for c in d["configs"])'
 check "json: n=2 gives no test and no verdict" json_check "$TMP/out.json" \
   'all(c["wall"]["verdict"] == "n/a" and c["wall"]["p"] is None and c["wall"]["significant"] is None for c in d["configs"]) and d["summary"]["faster"] == 0 == d["summary"]["slower"]'
-check "text: the rule is stated" grep -q "^rule: ratio = geometric mean B / A; Welch t on log times" "$TMP/out.txt"
+# the summary line first (issue 37); the rule in full with --explain, its pointer otherwise
+check "text: opens with the summary line" bash -c "head -1 '$TMP/out.txt' | grep -q '^no-rollback vs stock: no test on .*, 0 of 2 configs decided$'"
+check "text: where the rule is stated" grep -q "^rule: passmap compare --explain states it" "$TMP/out.txt"
+check "--explain: the rule is stated" bash -c "'$PASSMAP' compare --explain '$TMP/a.db' '$TMP/b.db' | grep -q '^rule: ratio = geometric mean B / A; Welch t on log times'"
 check "text: n=2 rows say so" grep -Eq "^compile wall .*n=2, no interval .* n/a$" "$TMP/out.txt"
 # the table model: each side's geometric mean with its unit and interval note, the ratio with ×
 check "text: side walls with units, ratio with ×" grep -Eq "^compile wall +2 +2 +[0-9.]+ (s|ms) \(n=2, no interval\) +[0-9.]+ (s|ms) \(n=2, no interval\) +[0-9.]+× " "$TMP/out.txt"
@@ -210,7 +213,9 @@ fi
 check "compare: decided on one of the three metrics" bash -c "[[ '$decided' =~ ^(wall|cpu\ time\ \(user\+sys\)|instructions\ \(user\ space\))$ ]]"
 COLUMNS=250 "$PASSMAP" report --allow-contended "$TMP/c.db" >"$TMP/c-rep.txt"   # one line per row: the check reads a whole row
 # decisive columns first (config, B/A, mark), then the interval, p, the sides, their walls and the noise
-check "report text: A/B row marked $verdict" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +[0-9.]+× +$vtext +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +stock +no-rollback .*( +contended \((A|B|A, B)\))? *$" "$TMP/c-rep.txt"
+# the pair and the deciding metric in the table's caption (issue 37); the row: the A and B of that metric beside
+check "report text: A/B row marked $verdict" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +[0-9.]+× +$vtext +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +[0-9.]+ .*( +contended \((A|B|A, B)\))? *$" "$TMP/c-rep.txt"
+check "report text: the A/B caption names the pair and what decided" grep -q "^variant no-rollback (B) vs stock (A); decided on: $decided" "$TMP/c-rep.txt"
 check "report text: the rule stated once" test "$(grep -c "follow passmap compare's rule" "$TMP/c-rep.txt")" -eq 1
 "$PASSMAP" report --allow-contended "$TMP/c.db" --html "$TMP/c.html" >/dev/null
 check "report html: A/B table with the mark" grep -Eq "<td>$vtext</td>" "$TMP/c.html"
@@ -238,12 +243,13 @@ PY
 "$PASSMAP" compare "$TMP/busy.db" --a-variant stock --b-variant no-rollback >"$TMP/busy.txt"
 check "contended: text names both sides and withholds" grep -q "^contended: A (load 50.0 > 1 CPUs), B (load 50.0 > 1 CPUs); no conclusion (contended)" "$TMP/busy.txt"
 check "contended: compile wall row reads no conclusion" grep -Eq "^compile wall +3 +3 .* no conclusion \(contended\)$" "$TMP/busy.txt"
-check "contended: the rule says so" grep -q "^rule: .*no conclusion (contended) when the A or B runs were contended" "$TMP/busy.txt"
+check "contended: the rule says so (--explain)" bash -c \
+  "'$PASSMAP' compare --explain '$TMP/busy.db' --a-variant stock --b-variant no-rollback | grep -q '^rule: .*no conclusion (contended) when the A or B runs were contended'"
 check "--allow-contended: the rule says the verdicts are kept" bash -c \
-  "'$PASSMAP' compare --allow-contended '$TMP/busy.db' --a-variant stock --b-variant no-rollback | grep -q '^rule: .*keep their verdict, marked contended (--allow-contended)'"
+  "'$PASSMAP' compare --explain --allow-contended '$TMP/busy.db' --a-variant stock --b-variant no-rollback | grep -q '^rule: .*keep their verdict, marked contended (--allow-contended)'"
 COLUMNS=250 "$PASSMAP" report "$TMP/busy.db" >"$TMP/busy-rep.txt"
-check "contended: report A/B row withheld, sides named" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +[0-9.]+× +no conclusion \(contended\) +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +stock +no-rollback .* contended \(A, B\) *$" "$TMP/busy-rep.txt"
-check "contended: report headline draws no summary from it, says so" grep -q "no summary: none of 1 config decided (1 contended withheld left out); 0 faster, 0 slower, 0 same, 0 undecided by the rule" "$TMP/busy-rep.txt"
+check "contended: report A/B row withheld, sides named" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +[0-9.]+× +no conclusion \(contended\) +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +[0-9.]+ .* contended \(A, B\) *$" "$TMP/busy-rep.txt"
+check "contended: report headline draws no summary from it, says so" grep -q "^  no-rollback vs stock: no conclusion on [a-z +()]*: 1 of 1 config contended, 0 of 1 config decided$" "$TMP/busy-rep.txt"
 check "contended: compare's summary line says the same" grep -q "^1 configs matched; compile wall B/A: no summary: none of 1 config decided (1 contended withheld left out)" "$TMP/busy.txt"
 check "--help names --allow-contended" bash -c "'$PASSMAP' compare --help | grep -q -- '--allow-contended'"
 

@@ -55,7 +55,11 @@ check "shard 1/3 from the plan" "$PASSMAP" sweep --quiet --shard 1/3 --plan plan
 sqlite3 s1.db "select value from meta where key = 'shard_plan:planned'" | grep -qE '^plan:[0-9a-f]{16}$' \
   && ok "the shard store records the plan's hash" || fail "no plan hash in the shard store"
 check "progress merge (--partial)" "$PASSMAP" merge --partial progress.db s1.db
-check "shard 2/3 stops after one run" "$PASSMAP" sweep --quiet --shard 2/3 --plan plan.txt --max-runs 1 --db s2.db in/s.ini
+out=$("$PASSMAP" sweep --quiet --shard 2/3 --plan plan.txt --max-runs 1 --db s2.db in/s.ini 2>&1); rc=$?
+[ "$rc" = 0 ] && ok "shard 2/3 stops after one run" || fail "shard 2/3 --max-runs 1: rc=$rc $out"
+# issue 37: --max-runs says how many runs it left, and that the same command resumes them
+echo "$out" | grep -qE '^--max-runs 1: [1-9][0-9]* runs left; the same command resumes them$' \
+  && ok "--max-runs says how many runs are left" || fail "--max-runs left nothing said: $out"
 out=$("$PASSMAP" sweep --quiet --shard 2/3 --costs progress.db --db s2.db in/s.ini 2>&1); rc=$?
 [ "$rc" = 2 ] && echo "$out" | grep -q "was started under shard plan plan:" \
   && ok "resumed with a recomputed plan (costs from the progress merge): refused, nothing run" \

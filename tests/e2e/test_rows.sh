@@ -143,16 +143,23 @@ static int draw_scratch(const fig_ctx *x, const char *name, char **body)
     return *body ? 0 : -1;
 }
 
+static int finding_scratch(const pm_analysis *a, const char *name, pm_sbuf *b)
+{
+    (void)name;
+    pm_sbuf_add(b, "The scratch figure covers %zu configs.", a->n_configs);
+    return 0;
+}
+
 C
 python3 - "$TMP/tree/lib/output/figures.c" "$TMP/draw_scratch.c" <<'PY' || fail "could not plant the figure row"
 import sys
 p, draw = sys.argv[1], open(sys.argv[2]).read()
 s = open(p).read()
 anchor = "/* The figures: one row each"
-row = '    {"fingerprint", "Family fingerprint", fig_fingerprint, size_bars, "no configs with cold runs"},\n'
+row = '    {"fingerprint", "Family fingerprint", fig_fingerprint, size_bars, "no configs with cold runs", finding_fingerprint},\n'
 assert anchor in s and row in s
 s = s.replace(anchor, draw + anchor, 1)
-s = s.replace(row, row + '    {"scratch-fig", "Scratch figure", draw_scratch, NULL, "no scratch data"},\n', 1)
+s = s.replace(row, row + '    {"scratch-fig", "Scratch figure", draw_scratch, NULL, "no scratch data", finding_scratch},\n', 1)
 open(p, "w").write(s)
 PY
 check "the figure row is planted" grep -q '"scratch-fig", "Scratch figure"' "$TMP/tree/lib/output/figures.c"
@@ -319,6 +326,7 @@ if command -v gnuplot >/dev/null 2>&1; then
   check "--figures draws the scratch figure" bash -c '"$1" report "$2" --figures "$3" > "$3.log" 2>&1; [ -s "$3/scratch-fig.svg" ]' \
     _ "$P" "$DB" "$TMP/figs"
   check "HTML: the scratch figure is shown" grep -q 'Scratch figure' "$TMP/r.html"
+  check "HTML: with its finding under the title" grep -q '<p class=finding>The scratch figure covers [0-9]* configs.</p>' "$TMP/r.html"
 else
   ok "# SKIP HTML: no gnuplot"
 fi
@@ -354,7 +362,7 @@ check "a spec without configs names the toy section" \
 printf '[sweep]\nname = typo\n[toy a]\nfamilies = tiny\nwindows = 4\n[toi b]\nwindows = 4\n' > "$TMP/typo.ini"
 out=$("$P" sweep --dry-run --db "$TMP/typo.db" "$TMP/typo.ini" 2>&1)
 check "a mistyped section: did you mean the toy section, which the back end's list names" bash -c \
-  '[[ "$1" == *"[toi b] is not read by back end embedded; did you mean [toy b]? ([embedded], [llm NAME], [cnn NAME], [toy NAME])"* ]]' _ "$out"
+  '[[ "$1" == *"[toi b] is read by no back end; did you mean [toy b]? (back end embedded reads [embedded], [llm NAME], [cnn NAME], [toy NAME])"* ]]' _ "$out"
 printf '[sweep]\nname = toy\nrepeats = 1\ntimeout = 120s\n[toy a]\nfamilies = tiny\nwindows = 4, 8\nlayers = 2\n' > "$TMP/toy.ini"
 check "the embedded back end sweeps a [toy NAME] section" "$P" sweep --quiet --db "$TMP/toy.db" "$TMP/toy.ini"
 tq() { sqlite3 "$TMP/toy.db" "$1"; }

@@ -157,7 +157,7 @@ fi
 echo "$out" | grep -q 'more passes below 0.5%' && ok "show folds passes below --min-share" || fail "show fold"
 all=$("$PASSMAP" show "$V1" --config "$KEY" --min-share 0 | wc -l)
 [ "$all" -gt "$(echo "$out" | wc -l)" ] && ok "show --min-share 0 shows every pass" || fail "show --min-share 0"
-"$PASSMAP" show "$V1" | grep -qE "^$KEY +[0-9.]+ s  #+" && ok "show without --config: configs with bars" || fail "show overview"
+"$PASSMAP" show "$V1" | grep -qE "^$KEY +[0-9.]+ (s|ms)  #+" && ok "show without --config: configs with bars" || fail "show overview"
 "$PASSMAP" show "$V1" --config "$KEY" --json | python3 -c "
 import json,sys; j=json.load(sys.stdin); assert j['schema']==1 and len(j['steps'])==3 and j['units']['share']" \
   && ok "show --json" || fail "show --json"

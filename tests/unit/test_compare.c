@@ -446,7 +446,7 @@ static char *render(const pm_compare_result *r, pm_compare_format fmt, size_t to
     FILE *m = open_memstream(&buf, &len);
     assert_non_null(m);
     pm_err err = {0};
-    assert_int_equal(pm_compare_write(m, r, fmt, top, 0, &err), PM_OK);
+    assert_int_equal(pm_compare_write(m, r, fmt, top, 0, 1, &err), PM_OK);
     fclose(m);
     return buf;
 }
