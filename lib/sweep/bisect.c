@@ -28,7 +28,7 @@ static int nomem(pm_err *err)
 }
 
 typedef struct brow {
-    char *config, *tool, *pass;   /* the matching key; tool NULL: the whole compile; pass NULL: a step */
+    char *config, *tool, *pass;   /* the config key; tool NULL: the whole compile; pass NULL: a step */
 } brow;
 
 /* What the step needs, written by pm_bisect_run into WORK/bisect.state. */
