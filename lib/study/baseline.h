@@ -26,7 +26,7 @@
  * series of the same shape.
  *
  * The gate reads the file back into a store of its own (pm_baseline_to_store) and compares it as any store:
- * the same rule, the same matching of configs (the key without its variant), the same fingerprint check. */
+ * the same rule, the same matching of configs (the whole key: compare's whole_key), the same fingerprint check. */
 #ifndef PM_BASELINE_H
 #define PM_BASELINE_H
 

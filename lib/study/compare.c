@@ -46,6 +46,7 @@ typedef struct side_cfg {
 
 typedef struct side {
     int walls_only;     /* skip the pass rows (pm_compare_opts.walls_only) */
+    int whole_key;      /* match on the whole key (pm_compare_opts.whole_key) */
     const char *mode;   /* the run mode this side counts ("cold", or "warm": pm_compare_opts.mode_a/mode_b) */
     int max_repeats;
     const char *path;
@@ -453,6 +454,7 @@ static int split_on_axis(pm_store *st, side_cfg *c, const char *axis, pm_err *er
 typedef struct cfg_gather {
     pm_store *st;
     const char *axis;
+    int whole_key;
     side_cfg *all;
     size_t n, cap;
     pm_err *err;
@@ -469,7 +471,8 @@ static int gather_cfg(void *user, int64_t id, const char *key, const char *varia
         return nomem(g->err);
     if (g->axis)
         return split_on_axis(g->st, c, g->axis, g->err);
-    return pm_compare_split_key(c->key, c->variant, &c->base, &c->value, g->err);
+    /* a variant "" splits nothing off: the whole key matches */
+    return pm_compare_split_key(c->key, g->whole_key ? "" : c->variant, &c->base, &c->value, g->err);
 }
 
 /* The meter the side's sweep recorded (meter.h), so its walls are not shown as compile times when a meter slowed
@@ -501,7 +504,7 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
     if ((rc = resolve_sweep(sd->st, path, sweep, &sweep_id, &info->sweep, err)) != PM_OK ||
         (rc = side_meter(sd->st, info, err)) != PM_OK)
         return rc;
-    cfg_gather g = {.st = sd->st, .axis = axis, .err = err};
+    cfg_gather g = {.st = sd->st, .axis = axis, .whole_key = sd->whole_key, .err = err};
     rc = pm_store_configs_of_sweep(sd->st, sweep_id, gather_cfg, &g, err);
     side_cfg *all = g.all;
     size_t n_all = g.n;
@@ -1140,6 +1143,7 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     if (!opts || !opts->path_a || !opts->path_b)
         return pm_err_set(err, PM_ERR_USAGE, "compare: two databases needed");
     a.walls_only = b.walls_only = opts->walls_only;
+    a.whole_key = b.whole_key = opts->whole_key;
     a.mode = opts->mode_a ? opts->mode_a : "cold";
     b.mode = opts->mode_b ? opts->mode_b : "cold";
     if ((rc = load_side(opts->path_a, opts->sweep_a, opts->variant_a, "a", &a, &out->a, opts->axis,

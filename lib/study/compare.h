@@ -61,6 +61,9 @@ typedef struct pm_compare_opts {
     int max_repeats;                   /* > 0: only cold runs with repeat < max_repeats (what a sweep had run at
                                           that repeat count, so a resumed adaptive search sees the same data) */
     int all_passes;                    /* 1: every pass row is in the pass family, not only the top ones */
+    /* 1: configs match on their whole key, no variant split off (both sides one spec: the gate, a baseline, a
+     * history, a bisection); a command config's key ends with an axis, which would otherwise read as its variant */
+    int whole_key;
     /* Non-NULL: pass rows are matched on the names this table gives them (two builds of one compiler that
      * renamed a pass: passalias.h); a row so matched keeps the printed name in pm_compare_row.alias. */
     const pm_passalias *aliases;

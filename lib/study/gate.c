@@ -325,7 +325,7 @@ int pm_gate_run(const pm_gate_opts *opts, pm_gate_result *out, pm_err *err)
         }
     }
     pm_compare_opts co = {.path_a = base_path, .path_b = opts->path, .sweep_a = base_sweep, .sweep_b = opts->sweep,
-                          .threshold = opts->threshold, .allow_contended = opts->allow_contended};
+                          .threshold = opts->threshold, .allow_contended = opts->allow_contended, .whole_key = 1};
     if ((rc = pm_compare_run(&co, &out->cmp, err)) != PM_OK) {
         if (is_file)
             pm_err_wrap(err, "baseline %s", opts->baseline);

@@ -42,7 +42,7 @@ typedef enum pm_gate_kind {
 
 typedef struct pm_gate_finding {
     pm_gate_kind kind;
-    char *config;                  /* the matching key */
+    char *config;                  /* the config's key (the gate matches whole keys: compare's whole_key) */
     char *tool, *pass;             /* NULL, NULL: the whole compile on the deciding metric; tool only: a step */
     const pm_compare_stat *st;     /* into the result's comparison; NULL for a config on one side only */
     char *why;                     /* one line: "slower 1.050x [1.038, 1.062]", "undecided ...", "missing ..." */

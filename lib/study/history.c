@@ -233,7 +233,7 @@ int pm_history_run(const pm_history_opts *o, pm_history *h, pm_err *err)
     for (size_t i = 0; i + 1 < h->n_sweeps; i++) {
         pm_compare_opts co = {.path_a = o->path, .path_b = o->path, .sweep_a = h->sweeps[i].name,
                               .sweep_b = h->sweeps[i + 1].name, .threshold = o->threshold,
-                              .allow_contended = o->allow_contended};
+                              .allow_contended = o->allow_contended, .whole_key = 1};
         pm_compare_result r;
         if ((rc = pm_compare_run(&co, &r, err)) != PM_OK) {
             pm_err_wrap(err, "%s against %s", h->sweeps[i + 1].name, h->sweeps[i].name);

@@ -34,7 +34,7 @@ typedef struct pm_history_row {
 } pm_history_row;
 
 typedef struct pm_history_config {
-    char *key;                 /* the matching key (compare's: without the variant) */
+    char *key;                 /* the config's key (matched whole: compare's whole_key) */
     pm_history_row *rows;      /* compile first, then steps, then stages, by name */
     size_t n_rows, cap_rows;
 } pm_history_config;

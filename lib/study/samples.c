@@ -322,7 +322,7 @@ int pm_samples_load(const char *db, const char *sweep, pm_samples *out, pm_err *
     pm_tool_ident *tools = NULL;
     size_t n_tools = 0;
     /* the sweep against itself: compare's own choice of each config's pass family, contention and decider */
-    pm_compare_opts co = {.path_a = db, .path_b = db, .sweep_a = sweep, .sweep_b = sweep};
+    pm_compare_opts co = {.path_a = db, .path_b = db, .sweep_a = sweep, .sweep_b = sweep, .whole_key = 1};
     int rc = pm_compare_run(&co, &r, err);
     if (rc != PM_OK)
         return rc;

@@ -28,7 +28,7 @@ static int nomem(pm_err *err)
 }
 
 typedef struct brow {
-    char *config, *tool, *pass;   /* the matching key; tool NULL: the whole compile; pass NULL: a step */
+    char *config, *tool, *pass;   /* the config key; tool NULL: the whole compile; pass NULL: a step */
 } brow;
 
 /* What the step needs, written by pm_bisect_run into WORK/bisect.state. */
@@ -226,14 +226,32 @@ static int build_rev(const bstate *s, const char *rev, int *ok, pm_err *err)
     return rc;
 }
 
-/* The spec swept into db with `repeats` cold runs per config (a store already there resumes); *ok_runs: ok runs
- * recorded now or before this call's plan. */
+/* Whether the state's regressed rows name this spec config (the bisection compares whole keys); 1 when no rows
+ * are known yet (the ends, before their comparison). */
+static int regressed_config(const bstate *s, const pm_spec_config *c)
+{
+    for (size_t i = 0; i < s->n_rows; i++)
+        if (!strcmp(s->rows[i].config, c->key))
+            return 1;
+    return !s->n_rows;
+}
+
+/* The spec swept into db with `repeats` cold runs per config (a store already there resumes), only the configs
+ * that regressed once they are known; *ok_runs: ok runs recorded now or before this call's plan. */
 static int sweep_rev(const bstate *s, const char *db, int repeats, int *ok_runs, pm_err *err)
 {
     pm_spec *spec = NULL;
     int rc = pm_spec_load_as(s->spec, NULL, &spec, err);
     if (rc != PM_OK)
         return rc;
+    int kept = 0;
+    for (int i = 0; i < spec->n_configs; i++) {
+        if (regressed_config(s, &spec->configs[i]))
+            spec->configs[kept++] = spec->configs[i];
+        else
+            pm_spec_config_clear(&spec->configs[i]);
+    }
+    spec->n_configs = kept;
     spec->repeats = spec->min_repeats = spec->max_repeats = repeats;
     spec->repeats_auto = 0;
     /* force: a store left by an earlier bisection of this revision whose build came out other bytes keeps
@@ -280,7 +298,7 @@ static int compare_dbs(const bstate *s, const char *a, const char *b, pm_compare
      * wall, which a loaded machine inflates, so a regressed pass could fall out of it at one revision and leave
      * that revision undecided */
     pm_compare_opts co = {.path_a = a, .path_b = b, .threshold = s->threshold,
-                          .allow_contended = s->allow_contended, .all_passes = 1};
+                          .allow_contended = s->allow_contended, .all_passes = 1, .whole_key = 1};
     return pm_compare_run(&co, r, err);
 }
 

@@ -3,7 +3,8 @@
  * (the spec, each revision into its own store WORK/HASH.db) and compared by the one verdict rule (pm_compare_run):
  * the regressed rows are those slower at the bad end, of the finest level that has any (passes, else steps, else
  * the whole compile): the signal the bisection follows. Then for each revision git asks about, the step
- * (pm_bisect_step, run by `git bisect run` as `passmap bisect --step WORK`) builds, sweeps and compares with the
+ * (pm_bisect_step, run by `git bisect run` as `passmap bisect --step WORK`) builds, sweeps the configs that
+ * regressed and compares with the
  * good end: a regressed row slower -> bad; every regressed row same or faster -> good; otherwise more repeats
  * (doubling, up to max_repeats), and still undecided -> `git bisect skip`, never a guess; a failed build ->
  * skip. The culprit is the first bad commit git names; the pass that moved most there is the slower pass row with

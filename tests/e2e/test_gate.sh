@@ -162,10 +162,19 @@ if [ -n "$old_llc" ] && [ -x "$LLVM_BIN/llc" ] && [ "$old_llc" != "$LLVM_BIN/llc
   "$PASSMAP" baseline "$TMP/old.db" -o "$TMP/old.tsv" 2>/dev/null
   "$PASSMAP" gate "$TMP/old.tsv" "$TMP/new.db" >"$TMP/builds_f.txt" 2>&1
   check "real, baseline file: the old build named from the file" grep -q '^baseline builds: llc ({spec_dir}/bin/llc: .*LLVM version 1' "$TMP/builds_f.txt"
+  # a command spec's key ends with an axis (m/input=a.ll), which compare alone would read as the variant: two
+  # configs of one matrix are two configs to the gate, not two variants
+  cp "$TMP/new/input.ll" "$TMP/new/input2.ll"
+  sed -i 's/^input = input.ll$/input = input.ll, input2.ll/' "$TMP/new/llc.ini"
+  check "real: two configs of one matrix" "$PASSMAP" sweep --quiet --db "$TMP/two.db" "$TMP/new/llc.ini"
+  "$PASSMAP" gate "$TMP/two.db" "$TMP/two.db" >"$TMP/two.txt" 2>&1
+  rc=$?
+  check "real, two configs: compared as two (rc $rc)" bash -c "test $rc -ne 4 && grep -q 'of 2 compared configs' '$TMP/two.txt'"
+  check "real, two configs: a baseline of both" bash -c "'$PASSMAP' baseline '$TMP/two.db' -o '$TMP/two.tsv' 2>/dev/null && test \$(grep -c '^config	' '$TMP/two.tsv') -eq 2"
   check "real: a sweep with other steps (-O1)" real_sweep o1 "$LLVM_BIN/llc" -O1
   "$PASSMAP" gate "$TMP/new.db" "$TMP/o1.db" >"$TMP/o1.txt" 2>&1
   check "real, other steps: exit 3" test $? -eq 3
-  check "real, other steps: not the same config, the difference named" grep -Eq "^unsettled +m +config .*not the same config: its steps differ .*-O2.*-O1" "$TMP/o1.txt"
+  check "real, other steps: not the same config, the difference named" grep -Eq "^unsettled +m/input=input.ll +config .*not the same config: its steps differ .*-O2.*-O1" "$TMP/o1.txt"
 else
   ok "# SKIP two LLVM builds needed (llvm-1x and $LLVM_BIN)"
 fi
