@@ -75,6 +75,18 @@ $(LIBSTUDY): $(STUDY_OBJ)
 $(BIN): $(CLI_OBJ) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LDLIBS)
 
+# The Valgrind wrapper behind per-pass instruction counts (src/vgwrap/timer_wrap.c, docs/meters.md), preloaded
+# into a compile run under callgrind: built where Valgrind's headers are, never with the sanitizers (it runs
+# inside the compiler under Valgrind).
+VGWRAP := $(BUILD)/passmap-vgwrap.so
+VGWRAP_HAVE := $(shell echo '\#include <valgrind/callgrind.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+ifeq ($(VGWRAP_HAVE),yes)
+all: $(VGWRAP)
+endif
+$(VGWRAP): src/vgwrap/timer_wrap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -Wno-missing-prototypes -O1 -g -fPIC -shared -o $@ $<
+
 # Unit tests build argv arrays and fixtures from string literals: they keep every warning but the two that
 # would make each literal a cast (the library and the CLI keep both).
 TEST_CFLAGS = $(CFLAGS) -Wno-write-strings -Wno-cast-qual
