@@ -167,18 +167,20 @@ static long timer_find(timer_state *s, const char *id, size_t id_len, const char
     return (long)s->n++;
 }
 
-/* Walks the parts in order: each part's count belongs to the innermost timer running when it was dumped
- * (a start dumps before the timer starts, a stop after it stops). A stop of a timer whose start was not seen
- * (a start inlined into its caller escapes the wrapper) only ends a part. */
+/* Walks the parts in order: each part's count goes to every timer running when it was dumped (a start dumps
+ * before the timer starts, a stop after it stops), as a timer's wall is all the time it ran: an MLIR pass's
+ * row includes its nested analyses (detail rows), and LLVM's new pass manager stops a pass's timer while
+ * another runs inside it. A stop of a timer whose start was not seen (a start inlined into its caller escapes
+ * the wrapper) only ends a part. */
 static int timer_walk(const pm_callgrind *cg, timer_state *s, uint64_t *timed, pm_err *err)
 {
     *timed = 0;
     for (size_t i = 0; i < cg->n_parts; i++) {
         const pm_cg_part *p = &cg->parts[i];
-        if (s->n_open) {
-            s->sums[s->open_sum[s->n_open - 1]].count += p->total;
+        for (size_t j = 0; j < s->n_open; j++)
+            s->sums[s->open_sum[j]].count += p->total;
+        if (s->n_open)
             *timed += p->total;
-        }
         int start;
         const char *id, *name;
         size_t id_len;

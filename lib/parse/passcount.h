@@ -4,8 +4,8 @@
  * Two ways a pass is counted, tried in this order:
  *   timer   the run had callgrind dump at every llvm::Timer start and stop (the dump parts' triggers are
  *           "Client Request: start ADDR NAME" / "stop ADDR NAME", written by the Valgrind wrapper passmap builds,
- *           scripts/vgwrap-llvm-timer.c): a pass's count is what ran while its timer was the innermost one
- *           running, and NAME is the report's own pass name. Works wherever -time-passes / -ftime-report
+ *           scripts/vgwrap-llvm-timer.c): a pass's count is what ran while its timer ran (as its wall is),
+ *           and NAME is the report's own pass name. Works wherever -time-passes / -ftime-report
  *           times a pass with an llvm::Timer (llc, opt, clang).
  *   symbol  the inclusive count of exported entry points, mapped to pass names by data/pass-symbols.tsv
  *           (tool glob, symbol glob, pass-name glob): for a run without the wrapper; a stripped library names
