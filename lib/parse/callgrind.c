@@ -51,14 +51,10 @@ static long names_intern(pm_cg_names *t, const char *s, size_t n)
         if (!strncmp(c, s, n) && c[n] == '\0')
             return (long)(t->slot[h] - 1);
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
-        char **p = realloc(t->str, cap * sizeof *p);
-        if (!p)
-            return -1;
-        t->str = p;
-        t->cap = cap;
-    }
+    char **p = pm_grow(t->str, &t->cap, t->n, sizeof *p, 1024);
+    if (!p)
+        return -1;
+    t->str = p;
     char *c = strndup(s, n);
     if (!c)
         return -1;
@@ -123,6 +119,7 @@ typedef struct reader {
     int pending_call;       /* 1: the next cost line is a call's inclusive cost */
     long pending_target;    /* the called fn's index */
     pm_cg_part *part;       /* the part being read */
+    size_t cap_parts;
     int part_has_totals;
     uint64_t part_sum;      /* sum of cost lines in the part: its total when it has no totals: line */
 } reader;
@@ -275,7 +272,7 @@ static int count_positions(reader *r, const char *s, const char *end, pm_err *er
 static int begin_part(reader *r, pm_err *err)
 {
     pm_callgrind *cg = r->cg;
-    pm_cg_part *p = realloc(cg->parts, (cg->n_parts + 1) * sizeof *p);
+    pm_cg_part *p = pm_grow(cg->parts, &r->cap_parts, cg->n_parts, sizeof *p, 64);
     if (!p)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory reading %s", r->origin);
     cg->parts = p;

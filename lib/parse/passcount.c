@@ -46,14 +46,10 @@ static int read_map_row(void *ctx, const char *const f[3], const char *origin, i
     pm_cgmap *m = ctx;
     (void)origin;
     (void)lineno;
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 32;
-        cgmap_row *p = realloc(m->rows, cap * sizeof *p);
-        if (!p)
-            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        m->rows = p;
-        m->cap = cap;
-    }
+    cgmap_row *p = pm_grow(m->rows, &m->cap, m->n, sizeof *p, 32);
+    if (!p)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    m->rows = p;
     cgmap_row *r = &m->rows[m->n];
     r->tool = strdup(f[0]);
     r->symbol = strdup(f[1]);
@@ -114,11 +110,15 @@ typedef struct timer_sum {
     int used;            /* given to a report row already */
 } timer_sum;
 
+typedef struct open_timer {
+    const char *id;       /* its address as written */
+    size_t sum;           /* index into sums */
+} open_timer;
+
 typedef struct timer_state {
     timer_sum *sums;
     size_t n, cap;
-    const char **open_id; /* the running timers' addresses, innermost last */
-    size_t *open_sum;
+    open_timer *open;     /* the running timers, in the order they started */
     size_t n_open, cap_open;
 } timer_state;
 
@@ -155,14 +155,10 @@ static long timer_find(timer_state *s, const char *id, size_t id_len, const char
         if (s->sums[i].name_len == len && !memcmp(s->sums[i].name, name, len) && s->sums[i].id_len == id_len &&
             !memcmp(s->sums[i].id, id, id_len))
             return (long)i;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        timer_sum *p = realloc(s->sums, cap * sizeof *p);
-        if (!p)
-            return -2;
-        s->sums = p;
-        s->cap = cap;
-    }
+    timer_sum *p = pm_grow(s->sums, &s->cap, s->n, sizeof *p, 64);
+    if (!p)
+        return -2;
+    s->sums = p;
     s->sums[s->n] = (timer_sum){.id = id, .id_len = id_len, .name = name, .name_len = len};
     return (long)s->n++;
 }
@@ -178,7 +174,7 @@ static int timer_walk(const pm_callgrind *cg, timer_state *s, uint64_t *timed, p
     for (size_t i = 0; i < cg->n_parts; i++) {
         const pm_cg_part *p = &cg->parts[i];
         for (size_t j = 0; j < s->n_open; j++)
-            s->sums[s->open_sum[j]].count += p->total;
+            s->sums[s->open[j].sum].count += p->total;
         if (s->n_open)
             *timed += p->total;
         int start;
@@ -190,26 +186,16 @@ static int timer_walk(const pm_callgrind *cg, timer_state *s, uint64_t *timed, p
             long k = timer_find(s, id, id_len, name, strlen(name));
             if (k < 0)
                 return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-            if (s->n_open == s->cap_open) {
-                size_t cap = s->cap_open ? s->cap_open * 2 : 16;
-                const char **a = realloc(s->open_id, cap * sizeof *a);
-                if (!a)
-                    return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                s->open_id = a;
-                size_t *b = realloc(s->open_sum, cap * sizeof *b);
-                if (!b)
-                    return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                s->open_sum = b;
-                s->cap_open = cap;
-            }
-            s->open_id[s->n_open] = id;
-            s->open_sum[s->n_open++] = (size_t)k;
+            open_timer *o = pm_grow(s->open, &s->cap_open, s->n_open, sizeof *o, 16);
+            if (!o)
+                return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            s->open = o;
+            s->open[s->n_open++] = (open_timer){.id = id, .sum = (size_t)k};
             continue;
         }
         for (size_t j = s->n_open; j-- > 0;)
-            if (!strncmp(s->open_id[j], id, id_len) && s->open_id[j][id_len] == ' ') {
-                memmove(s->open_id + j, s->open_id + j + 1, (s->n_open - j - 1) * sizeof *s->open_id);
-                memmove(s->open_sum + j, s->open_sum + j + 1, (s->n_open - j - 1) * sizeof *s->open_sum);
+            if (!strncmp(s->open[j].id, id, id_len) && s->open[j].id[id_len] == ' ') {
+                memmove(s->open + j, s->open + j + 1, (s->n_open - j - 1) * sizeof *s->open);
                 s->n_open--;
                 break;
             }
@@ -264,8 +250,7 @@ static int count_by_timer(const pm_callgrind *cg, const pm_report *rep, pm_passc
     }
 cleanup:
     free(s.sums);
-    free(s.open_id);
-    free(s.open_sum);
+    free(s.open);
     return rc;
 }
 
