@@ -7,7 +7,7 @@
  *
  *   llvm::Timer::startTimer / stopTimer / yieldTo (libLLVM.so.*): -time-passes, -ftime-report. NAME is the
  *     timer's description, the report's row name. Layout: TimeRecord Time, StartTime (5 x 8 bytes each), then
- *     std::string Name, Description (LLVM 13 to 22).
+ *     std::string Name, Description (checked on LLVM 22).
  *   mlir::DefaultTimingManager::startTimer / stopTimer (libMLIR.so.*): --mlir-timing. NAME is the timer's name
  *     (TimerImpl: start time, wall, user, thread id, then std::string name). Counts are only attributable with
  *     --mlir-disable-threading (threads interleave the dumps).
