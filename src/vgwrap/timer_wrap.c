@@ -27,6 +27,34 @@ struct cxx_string {
     size_t n;
 };
 
+/* The timers whose start was seen. A stop of any other (its start inlined where no wrapper sees it: llc's
+ * per-block DAG timers) changes no running set, so it needs no dump: skipping them saves most dumps of a
+ * selection-DAG-heavy compile. Past OPEN_MAX running timers every stop dumps (never a wrong skip). Valgrind runs
+ * one thread at a time and the counting run disables MLIR's threads, so no lock. */
+#define OPEN_MAX 256
+static const void *open_timers[OPEN_MAX];
+static size_t n_open;
+static int open_overflow;
+
+static void note_start(const void *timer)
+{
+    if (n_open < OPEN_MAX)
+        open_timers[n_open++] = timer;
+    else
+        open_overflow = 1;
+}
+
+/* 1 when timer was running as far as the wrapper saw (and forgets it), or when it cannot tell */
+static int note_stop(const void *timer)
+{
+    for (size_t i = n_open; i-- > 0;)
+        if (open_timers[i] == timer) {
+            open_timers[i] = open_timers[--n_open];
+            return 1;
+        }
+    return open_overflow;
+}
+
 static void dump_at(const char *what, const void *timer, size_t name_offset)
 {
     const struct cxx_string *s = (const struct cxx_string *)((const char *)timer + name_offset);
@@ -44,6 +72,7 @@ static void dump_at(const char *what, const void *timer, size_t name_offset)
         OrigFn fn;                                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                                                               \
         CALLGRIND_TOGGLE_COLLECT;                                                                               \
+        note_start(off == MLIR_TIMER_NAME ? arg : self);                                                        \
         dump_at("start", off == MLIR_TIMER_NAME ? arg : self, off);                                             \
         CALL_FN_v_WW(fn, self, arg);                                                                            \
         CALLGRIND_TOGGLE_COLLECT;                                                                               \
@@ -56,7 +85,8 @@ static void dump_at(const char *what, const void *timer, size_t name_offset)
         VALGRIND_GET_ORIG_FN(fn);                                                                               \
         CALLGRIND_TOGGLE_COLLECT;                                                                               \
         CALL_FN_v_WW(fn, self, arg);                                                                            \
-        dump_at("stop", off == MLIR_TIMER_NAME ? arg : self, off);                                              \
+        if (note_stop(off == MLIR_TIMER_NAME ? arg : self))                                                     \
+            dump_at("stop", off == MLIR_TIMER_NAME ? arg : self, off);                                          \
         CALLGRIND_TOGGLE_COLLECT;                                                                               \
     }
 
@@ -71,7 +101,9 @@ void I_WRAP_SONAME_FNNAME_ZU(libLLVMZdsoZa, _ZN4llvm5Timer7yieldToERS0_)(void *s
     OrigFn fn;
     VALGRIND_GET_ORIG_FN(fn);
     CALLGRIND_TOGGLE_COLLECT;
-    dump_at("stop", self, LLVM_TIMER_DESCRIPTION);
+    if (note_stop(self))
+        dump_at("stop", self, LLVM_TIMER_DESCRIPTION);
+    note_start(other);
     dump_at("start", other, LLVM_TIMER_DESCRIPTION);
     CALL_FN_v_WW(fn, self, other);
     CALLGRIND_TOGGLE_COLLECT;
