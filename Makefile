@@ -114,7 +114,8 @@ FUZZ_CFLAGS = $(CSTD) $(WARN) $(FUZZ_FLAGS) $(LAYER_INC) $(shell pkg-config --cf
               -DPM_DATA_DIR='"$(DATA_DIR)"' -DPM_SOURCE_DIR='"$(abspath .)"' -MMD -MP
 FUZZ_PARSE := auto mlir_text mlir_json llvm_text chrome_trace npu_log npu_schedule npu_strategy npu_task_stats \
               gcc_text
-FUZZ_BIN   := $(FUZZ_PARSE:%=$(FUZZ_DIR)/fuzz_parse_%) $(FUZZ_DIR)/fuzz_spec $(FUZZ_DIR)/fuzz_cache_entry
+FUZZ_BIN   := $(FUZZ_PARSE:%=$(FUZZ_DIR)/fuzz_parse_%) $(FUZZ_DIR)/fuzz_spec $(FUZZ_DIR)/fuzz_cache_entry \
+              $(FUZZ_DIR)/fuzz_callgrind
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
 
 $(FUZZ_DIR)/%.o: %.c

@@ -469,6 +469,11 @@ int pm_callgrind_parse_buffer(const char *buf, size_t len, const char *origin, p
         if (n && p[n - 1] == '\r')
             n--;
         r.lineno++;
+        /* names are kept as C strings: a NUL inside a line would cut one short */
+        if (memchr(p, '\0', n)) {
+            rc = bad(&r, err, "NUL byte in the line");
+            goto cleanup;
+        }
         if ((rc = read_line(&r, p, n, err)) != PM_OK)
             goto cleanup;
         p = nl ? nl + 1 : end;

@@ -99,6 +99,12 @@ static void malformed_input_names_the_line(void **state)
         "# callgrind format\nevents: Ir\nfn=a\n0 x5\n",                  /* bad value */
         "# callgrind format\nfn=a\n0 5\n",                               /* no events: */
     };
+    /* a NUL inside a name (found by the fuzzer: the name table read past the interned copy) */
+    static const char nul[] = "# callgrind format\nevents: Ir\nfn=(1) ab\nfn=(2) a\0b\n0 1\n";
+    pm_callgrind_init(&cg);
+    assert_int_equal(pm_callgrind_parse_buffer(nul, sizeof nul - 1, "bad.out", &cg, &e), PM_ERR_PARSE);
+    assert_non_null(strstr(e.msg, "bad.out:4"));
+    pm_callgrind_free(&cg);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         pm_callgrind_init(&cg);
         assert_int_equal(pm_callgrind_parse_buffer(cases[i], strlen(cases[i]), "bad.out", &cg, &e), PM_ERR_PARSE);
