@@ -101,7 +101,8 @@ $(BUILD)/tests/lib%.so: tests/support/%.c
 	$(CC) $(CSTD) $(WARN) -Wno-missing-prototypes -Wno-cast-qual -Wno-write-strings -O1 -g -fPIC -shared $(LAYER_INC) -o $@ $< $(shell pkg-config --cflags --libs jansson)
 
 # libFuzzer harnesses (tests/fuzz/): every parser (one binary per format, fuzz_parse_auto lets the sniffer
-# pick), the spec parser and the cache entry reader, built with clang (Debian clang-22) under ASan+UBSan.
+# pick), the spec parser, the cache entry reader and the callgrind reader, built with clang (Debian clang-22)
+# under ASan+UBSan.
 # make check (and so make test) runs each for a short fixed number of inputs through tests/e2e/test_fuzz.sh;
 # make fuzz runs them for FUZZ_RUNS inputs each (a longer campaign; FUZZ_RUNS=-1: until a crash), or with
 # FUZZ_TIME=SECONDS for that long each (equal time per harness), printing inputs and coverage per harness.
