@@ -48,7 +48,7 @@ STUDY_OBJ := $(STUDY_OBJ:%.c=$(BUILD)/%.o)
 LIBSTUDY := $(BUILD)/libstudy.a
 BIN      := $(BUILD)/passmap
 
-.PHONY: man all libstudy deps deps-demo deps-test deps-bench demo test check unit bench clean test-support install fuzz fuzz-build
+.PHONY: man all libstudy deps deps-demo deps-test deps-bench demo test check unit bench clean test-support install fuzz fuzz-build deb
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: bin/passmap, share/passmap/ (data/: stage maps, fix
 # rules; studies/: sweep presets), share/man/man1/ and man5/, share/doc/passmap/ (README, docs/). The binary
 # finds share/passmap relative to itself.
@@ -180,6 +180,12 @@ install: $(INSTALL_BIN)
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/passmap/
+
+# make deb: $(BUILD)/deb/passmap_VERSION_ARCH.deb from a shared-library build of its own (Debian uses the system's
+# libraries), lintian-checked (scripts/make-deb.sh).
+deb:
+	$(MAKE) BUILD=$(BUILD)/deb STATIC_LIBS=0 all
+	scripts/make-deb.sh $(BUILD)/deb/passmap $(BUILD)/deb
 
 # man/passmap-CMD.1 of the subcommands without a hand-written page, from their --help (test_help.sh checks).
 man: $(BIN)

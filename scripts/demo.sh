@@ -2,7 +2,9 @@
 # The main job: a small sweep on the embedded compiler (MLIR/LLVM), then the report (text + HTML).
 # Usage: scripts/demo.sh [PASSMAP_BINARY]
 # An earlier demo in demo-out/ is kept and resumed (its finished runs are not measured again);
-# DEMO_FRESH=1 (make demo DEMO_FRESH=1) replaces it, and says so.
+# DEMO_FRESH=1 (make demo DEMO_FRESH=1) replaces it, and says so. DEMO_METER=valgrind (opt-in) sweeps under
+# that meter instead (exact instruction counts decide the A/B marks; ~20-100x slower; no warm runs) into
+# demo-out/demo-METER.db.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 pm=${1:-$root/build/passmap}
@@ -16,10 +18,18 @@ if [ -e "$out" ]; then
   fi
 fi
 mkdir -p "$out"
-echo "== sweep (studies/demo.ini) =="
-"$pm" sweep --db "$out/demo.db" "$root/studies/demo.ini"
+db=$out/demo.db
+meter=()
+if [ -n "${DEMO_METER:-}" ]; then   # its own store: a sweep does not mix meters
+  db=$out/demo-$DEMO_METER.db
+  meter=(--meter "$DEMO_METER" --no-warm)
+fi
+echo "== sweep (studies/demo.ini${DEMO_METER:+, meter $DEMO_METER}) =="
+start=$(date +%s)
+"$pm" sweep "${meter[@]}" --db "$db" "$root/studies/demo.ini"
+echo "sweep took $(( $(date +%s) - start )) s"
 echo "== report =="
-"$pm" report "$out/demo.db" --html "$out/report.html" --figures "$out/figures" | tee "$out/report.txt"
-"$pm" report "$out/demo.db" --json > "$out/report.json"
+"$pm" report "$db" --html "$out/report.html" --figures "$out/figures" | tee "$out/report.txt"
+"$pm" report "$db" --json > "$out/report.json"
 echo "report: $out/report.html (text: $out/report.txt, JSON: $out/report.json)"
-echo "next: passmap show $out/demo.db   (every config's cold wall; --config KEY for one compile's pass tree)"
+echo "next: passmap show $db   (every config's cold wall; --config KEY for one compile's pass tree)"

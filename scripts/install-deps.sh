@@ -4,9 +4,10 @@
 #   demo   build + `make demo`: compiler and libraries, gnuplot (figures), MLIR/LLVM (the embedded compiler)
 #   test   demo + what `make test` runs: cmocka, the sqlite3/jq/python3 CLIs the e2e scripts use, clang (the
 #          command back end's study, libFuzzer), chromium (the HTML report test), a real single-node Slurm,
-#          rclone + fuse3 (a FUSE mount of a network type)
-#   bench  demo + the benchmark peers of `make bench` (ccache, hyperfine, pandas; DuckDB: Node.js here, then
-#          npm's @duckdb/node-api, whose platform package carries the DuckDB binary, into build/duckdb)
+#          rclone + fuse3 (a FUSE mount of a network type), valgrind (the valgrind meter's tests)
+#   bench  demo + the benchmark peers of `make bench` (ccache, hyperfine, pandas, valgrind for bench/meter.sh;
+#          DuckDB: Node.js here, then npm's @duckdb/node-api, whose platform package carries the DuckDB binary,
+#          into build/duckdb)
 #   all    every profile
 # --list prints the packages of the profiles (after the LLVM version fallback) and installs nothing.
 set -euo pipefail
@@ -15,8 +16,12 @@ demo=(build-essential pkg-config libsqlite3-dev libjansson-dev libgsl-dev libzst
 test=(libcmocka-dev sqlite3 jq python3 clang-22 libclang-rt-22-dev chromium
       slurmctld slurmd slurm-client munge   # slurm + munge: a real single-node Slurm for tests/e2e/test_slurm.sh
       rclone fuse3   # a real FUSE mount of a network type for tests/e2e/test_journal_fuse.sh
-      llvm-16 llvm-19)   # older opt/llc: tests/e2e/test_realcc.sh checks each LLVM's timers (skips absent ones)
-bench=(sqlite3 ccache hyperfine python3-pandas nodejs)
+      llvm-16 llvm-19   # older opt/llc: tests/e2e/test_realcc.sh checks each LLVM's timers (skips absent ones)
+      libxml2-utils   # xmllint: tests/e2e/test_gate.sh validates the gate's JUnit XML against tests/schemas/junit.xsd
+      python3-jsonschema   # tests/e2e/test_export.sh validates the LNT and BMF exports against tests/schemas/
+      valgrind   # the valgrind meter (exact instruction counts): tests/e2e/test_meter.sh
+      lintian)   # make deb checks the package with it
+bench=(sqlite3 ccache hyperfine python3-pandas nodejs valgrind)   # valgrind: bench/meter.sh
 # the one npm package (bench/report_duckdb.js), pinned; into build/duckdb, never committed (build/ is ignored)
 DUCKDB_NPM=@duckdb/node-api@1.5.6-r.1
 list=0
@@ -25,7 +30,7 @@ for a in "$@"; do
   case "$a" in
     --list) list=1 ;;
     demo|test|bench|all) profiles+=("$a") ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps.sh: unknown profile '$a' (demo, test, bench, all)" >&2; exit 2 ;;
   esac
 done

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <signal.h>
+#include <sys/types.h>
 #include "error.h"
 #include "parse.h"
 #include "stagemap.h"
@@ -115,6 +116,10 @@ typedef struct pm_fix_check_opts {
      * PM_ERR_TIMEOUT, as it does on a timeout: the check gave no answer, which is not a difference. */
     const volatile sig_atomic_t *cancel;
     int reduce_window, reduce_layers;   /* embedded: the reduced config the check compiles and runs (0: default) */
+    /* For pm_run_opts.on_start: each process's group recorded before it runs (passmap fix: pm_pgroup_record), so
+     * what a killed passmap fix's [check] or [run] left running is reaped by the next one; NULL: none. */
+    int (*on_start)(void *arg, pid_t pgid, pm_err *err);
+    void *on_start_arg;
 } pm_fix_check_opts;
 
 /* One number of the program side that the round's own compiles store as a run metric (an estimated back end:
@@ -190,6 +195,9 @@ typedef struct pm_step_outcome {
     double wall_s;     /* >= 0: the measured phase's wall, which the run records instead of the process's */
     double user_s, sys_s;  /* >= 0: that phase's CPU times */
     long maxrss_kb;    /* > 0: that phase's peak resident memory */
+    const struct pm_run_result *run;   /* in: how the step's process ended (signal, its own peak RSS) */
+    char reason[256];  /* out: why a failed step failed, in the back end's words ("refused property X"); "" */
+    int say;           /* out: 1: the sweep prints the run's note now (a reason not said before in this sweep) */
 } pm_step_outcome;
 
 typedef struct pm_backend_ops {

@@ -22,6 +22,13 @@
 #define PM_OV_GENERATE_ATTENTION_HINT "STATIC"
 #define PM_OV_SHARED_HEAD "YES"
 #define PM_OV_MIN_RESPONSE_LEN 128   /* NPUW_LLM_MIN_RESPONSE_LEN default, sent explicitly as GenAI does */
+/* A sweep does not import a blob whose weights exceed this share of the machine's RAM (MemTotal): the import
+ * reads the whole weights bank back while the process may still hold the compiled model's; the run says so. */
+#define PM_OV_IMPORT_RAM_SHARE 0.5
+/* NPU_COMPILER_TYPE's words: OpenVINO >= 2026.0 has PLUGIN|DRIVER|PREFER_PLUGIN, <= 2025.3 MLIR|DRIVER. */
+#define PM_OV_COMPILER_TYPES "PLUGIN, DRIVER, PREFER_PLUGIN (OpenVINO >= 2026.0); MLIR, DRIVER (older)"
+/* NPUW's attention hints (NPUW_LLM_PREFILL_ATTENTION_HINT, NPUW_LLM_GENERATE_ATTENTION_HINT). */
+#define PM_OV_ATTENTION_HINTS "STATIC, DYNAMIC, PYRAMID, HFA"
 
 typedef struct pm_ov_prop {
     char *key, *value;
@@ -76,6 +83,8 @@ typedef struct pm_ov_opts {
      * import had not finished: the caller writes an interim result, so an import that kills the process (out of
      * memory: it reads the whole weights bank) cannot lose the compile. NULL: none. */
     void (*on_compiled)(struct pm_ov_result *r, void *ctx);
+    /* > 0: no import (import_skipped says why) when the weights exceed this share of MemTotal; 0: always. */
+    double import_max_ram_share;
 } pm_ov_opts;
 
 typedef struct pm_ov_result {
@@ -88,7 +97,13 @@ typedef struct pm_ov_result {
     int blob_weightless;                           /* 1: NPUW blob exported without weights (not importable) */
     long long weights_bytes;                       /* the model's .bin; < 0: unknown */
     char import_error[1024];                       /* the warm measurement failed (the compile did not) */
-    char import_skipped[128];                      /* why no import was timed although asked */
+    char import_skipped[256];                      /* why no import was timed although asked */
+    int import_pending;                            /* 1 on the interim line only: the import had started and
+                                                      not finished (a process that then died lost it) */
+    int import_skipped_ram;                        /* 1: skipped because the weights exceed the RAM share */
+    long long mem_total_bytes;                     /* the machine's MemTotal; < 0: unknown */
+    char refused_property[128];                    /* a failed compile: the key the message names as refused
+                                                      ("Option '<KEY>'", "Unsupported configuration key: <KEY>") */
     int instrumented;                              /* passmap added compilation-mode switches */
     int npuw_default_kept;                         /* -1: no NPUW mode params involved; 1: kept in front; 0:
                                                       replaced by a user NPU_COMPILATION_MODE_PARAMS */
@@ -100,16 +115,54 @@ typedef struct pm_ov_result {
     char compiler_type[32], compiler_version[64], driver_version[64], device_arch[64], num_threads[16];
     char compiler_version_decoded[32];             /* "major.minor" of the packed uint32 (v >> 16, v & 0xffff) */
     char compiler_type_source[16];                 /* "compiled" or "core" (the plugin default, maybe not used) */
+    char compiler_version_source[96];              /* where compiler_version came from: "compiled model", "core
+                                                      with NPU_COMPILER_TYPE=<T>" (the type this compile used), or
+                                                      "core default type <T>" (maybe another compiler's) */
     char compiler_type_set[32];                    /* what we asked for (NPU_COMPILER_TYPE), "" if not */
     char compiler_type_resolved[64];               /* the compiler this compile used: what was pinned, else
                                                       what the compiled model reports; "" if unknown */
     char npuw_pins[192];                           /* "" or why the 2026 NPUW settings were not pinned */
     char device[32];
     pm_ov_props props;                             /* exactly what was passed to compile */
+    pm_ov_props effective;                         /* NPUW_LLM_* as the compiled model reports them (what was
+                                                      compiled: NPUW rounds and defaults); empty if none answer */
     int n_prop_args;                               /* the nargs given: 2 * props.n */
     char strategy_key[33];                         /* set by the caller when strategy reuse is on */
     int strategy_reused;                           /* 1: a cached strategy_in.json was offered */
 } pm_ov_result;
+
+/* The NPUW_LLM_* keys read back from a compiled model (NULL-terminated). */
+extern const char *const pm_ov_npuw_effective_keys[];
+/* The property a failed compile's message names as refused (upstream's "Option '<KEY>' is not supported for
+ * current configuration", NPUW's "Unsupported configuration key: <KEY>"), into out; 0 when it names none. */
+int pm_ov_refused_property(const char *msg, char *out, size_t size);
+/* Whether OpenVINO ov_version (its build number, "2026.0.0-...") has NPU_COMPILER_TYPE type: PM_OK, else a
+ * PM_ERR_USAGE naming the release's words. An unknown version accepts every word of PM_OV_COMPILER_TYPES. */
+int pm_ov_compiler_type_check(const char *type, const char *ov_version, pm_err *err);
+/* How many generate models NPUW compiles (llm_compiled_model.cpp create_generate_model_variants): with the
+ * pyramid, one per 1024*2^k + min_response below the KV size, plus the KV size; without, one. */
+int pm_ov_npuw_generate_variants(int max_prompt, int min_response, int pyramid);
+
+/* The submodel split inferred from NPUW's fixed compile order (every generate variant, then the prefill, then
+ * the LM head) when no log line names the submodels: the LM head's one block last (with a shared head), the
+ * other blocks split evenly over the generate variants and the prefill. Inferred, never measured by name. */
+typedef struct pm_ov_split {
+    int blocks[3];          /* generate, prefill, lm_head */
+    double total_s[3];
+} pm_ov_split;
+/* totals: each report block's Total in order (n blocks). PM_OK with out filled, else why it cannot infer. */
+int pm_ov_infer_split(const double *totals, int n, int generate_variants, int shared_head, pm_ov_split *out,
+                      char *why, size_t why_size);
+
+/* The NPUW value of key (NPUW_LLM_...) this compile used: the compiled model's answer, else what was sent;
+ * NULL when neither. *effective says which. */
+const char *pm_ov_npuw_value(const pm_ov_result *r, const char *key, int *effective);
+/* Each report block's Total, in block order (the "Total" row, else its top-level rows' sum): *totals is heap
+ * (n_reports entries; NULL when none). PM_ERR_NOMEM or PM_OK. */
+int pm_ov_block_totals(const pm_report *rep, double **totals, int *n, pm_err *err);
+/* The inferred split of an NPUW compile's report (pm_ov_infer_split with the generate variants and the shared
+ * head this compile used, from r). */
+int pm_ov_infer_report(const pm_report *rep, const pm_ov_result *r, pm_ov_split *out, char *why, size_t why_size);
 
 /* The compiler version as OpenVINO reports it (a decimal uint32) decoded to "major.minor"; "" if not one. */
 void pm_ov_decode_compiler_version(const char *packed, char *out, size_t size);
@@ -117,13 +170,28 @@ void pm_ov_decode_compiler_version(const char *packed, char *out, size_t size);
 int pm_ov_instrumented(const pm_ov_opts *o);
 
 /* What OpenVINO on this machine offers (passmap doctor): version, devices, NPU properties from the core. */
+typedef struct pm_ov_probe_compiler {
+    const char *type;                               /* "DRIVER", "PLUGIN" */
+    int ok;                                         /* the core answered NPU_COMPILER_VERSION with it set */
+    char version[64], version_decoded[32];
+    char error[512];                                /* OpenVINO's message, verbatim, when not ok */
+    int driver_compiler_missing;                    /* DRIVER: the message says libnpu_driver_compiler is absent */
+} pm_ov_probe_compiler;
+
 typedef struct pm_ov_probe_result {
     char lib_path[512], ov_version[128], ov_description[128];
     char devices[512];                              /* comma-separated */
     int npu_present;
     char compiler_type[32], compiler_version[64], compiler_version_decoded[32], driver_version[64],
         device_arch[64];
+    pm_ov_probe_compiler compilers[2];              /* DRIVER, PLUGIN: each set on the core, then asked */
+    char supported[8192];                           /* SUPPORTED_PROPERTIES as the core lists it; "" unknown */
+    long long mem_total_bytes;                      /* MemTotal; < 0: unknown */
 } pm_ov_probe_result;
+/* The machine's MemTotal in bytes (/proc/meminfo); < 0 when unknown. */
+long long pm_ov_mem_total(void);
+/* The keys pm_ov_build_props may send (NULL-terminated), for doctor's check against SUPPORTED_PROPERTIES. */
+extern const char *const pm_ov_sent_keys[];
 int pm_ov_probe(const char *lib, pm_ov_probe_result *p, pm_err *err);
 /* Writes DIR/passmap-doctor.xml + .bin: a tiny OpenVINO IR v11, one matmul block (MatMul 1x64 by a 64x64
  * constant, bias Add, ReLU). xml_path gets the .xml's path. */

@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "gen.h"
+#include "meter.h"
 #include "run.h"
 #include "util.h"
 
@@ -194,7 +195,7 @@ static int split_list(const char *value, list *l, pm_err *err, const char *what)
  * for "did you mean" on a mistyped key. */
 static const char *const sweep_keys[] = {"name", "backend", "repeats", "min_repeats", "max_repeats", "precision",
                                          "stop", "warm_repeats", "seed", "order", "timeout", "mem_limit", "warm", "bindir",
-                                         NULL};
+                                         "meter", NULL};
 static const char *const report_keys[] = {"size", "workload", NULL};
 
 static size_t count_keys(const char *const *k)
@@ -741,6 +742,11 @@ static int apply_sweep_scalar(pm_spec *s, entry *e, pm_err *err)
         if (!strcmp(n, "mem_limit")) return pm_run_parse_size(v, &s->mem_limit, err) ? pm_err_wrap(err, "%s", what) : PM_OK;
         if (!strcmp(n, "warm")) return parse_bool(v, &s->warm, err, what);
         if (!strcmp(n, "bindir")) return copy_str(s->sweep_bindir, sizeof s->sweep_bindir, v, err, what);
+        if (!strcmp(n, "meter")) {   /* a row of the meter table (meter.h), or auto; usable here or not: the sweep asks */
+            if (strcmp(v, "auto") && !pm_meter_find(v))
+                return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (%s)", what, v, pm_meter_names());
+            return copy_str(s->meter, sizeof s->meter, v, err, what);
+        }
     } else if (!strcmp(e->section, "report")) {
         if (!strcmp(n, "size")) return copy_str(s->report_size, sizeof s->report_size, v, err, what);
         if (!strcmp(n, "workload")) return copy_str(s->report_workload, sizeof s->report_workload, v, err, what);
@@ -796,6 +802,56 @@ int pm_spec_parse_workloads(pm_spec *s, entries *es, const pm_spec_pipe *pipe, p
     return PM_OK;
 }
 
+/* A section the spec itself ([sweep], [report]) or the back end reads: its first word is one of theirs. */
+static int section_read(const char *section, const char *sections)
+{
+    size_t w = strcspn(section, " ");
+    if ((w == 5 && !strncmp(section, "sweep", 5)) || (w == 6 && !strncmp(section, "report", 6)))
+        return 1;
+    for (const char *p = sections ? strchr(sections, '[') : NULL; p; p = strchr(p + 1, '['))
+        if (strcspn(p + 1, " ]") == w && !strncmp(p + 1, section, w))
+            return 1;
+    return 0;
+}
+
+/* Unknown sections first, with their line: a misspelt [swep] or [matrx c] is the mistake to name, not the
+ * "name is required" or "no configs" it causes. Here a section no back end reads; one another back end reads
+ * (an [openvino] section in an embedded spec) is left to the back end's own check after parsing. */
+static int check_sections(const entries *es, const char *backend, pm_err *err)
+{
+    const char *name = backend;
+    for (int i = 0; !name && i < es->n; i++)
+        if (!strcmp(es->items[i].section, "sweep") && !strcmp(es->items[i].name, "backend"))
+            name = es->items[i].value;
+    const pm_backend_ops *be = pm_backend_find(name ? name : "embedded");
+    if (!be)
+        return PM_OK;   /* an unknown back end: the check that names the back ends says so */
+    char all[1024] = "", one[512], dym[160] = "";
+    const char *names = pm_backend_names();
+    for (const char *p = names; *p;) {   /* every back end's sections, for "known" and the near match */
+        size_t w = strcspn(p, ", ");
+        char nm[64];
+        snprintf(nm, sizeof nm, "%.*s", (int)(w < sizeof nm ? w : sizeof nm - 1), p);
+        const pm_backend_ops *b = pm_backend_find(nm);
+        if (b) {
+            backend_sections(b->sections, one, sizeof one);
+            snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", all[0] ? ", " : "", one);
+        }
+        p += w;
+        p += strspn(p, ", ");
+    }
+    for (int i = 0; i < es->n; i++)
+        if (!section_read(es->items[i].section, all)) {
+            backend_sections(be->sections, one, sizeof one);
+            /* the near match among this back end's sections first ([swep]: [sweep], not command's [step]) */
+            if (!*section_did_you_mean(dym, sizeof dym, es->items[i].section, one))
+                section_did_you_mean(dym, sizeof dym, es->items[i].section, all);
+            return pm_err_set(err, PM_ERR_USAGE, "line %d: section [%s] is read by no back end%s (back end %s reads %s)",
+                              es->items[i].line, es->items[i].section, dym, be->name, one);
+        }
+    return PM_OK;
+}
+
 int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm_spec **out, pm_err *err)
 {
     int rc = PM_OK;
@@ -838,6 +894,8 @@ int pm_spec_parse_as(const char *text, const char *path, const char *backend, pm
     }
     if ((rc = ini_read(text, path ? path : "spec", &es, err)))
         goto cleanup;
+    if ((rc = check_sections(&es, backend, err)))
+        goto fail;
     for (int i = 0; i < es.n; i++) {
         if (strcmp(es.items[i].section, "sweep") && strcmp(es.items[i].section, "report"))
             continue;

@@ -5,14 +5,15 @@
  *              min_repeats, max_repeats, precision (e.g. 3%), stop (answer|precision): with repeats = auto a
  *              config stops once its dominant stage is known or the 95% CI half-width of its deciding metric's
  *              log is within precision (stop = precision: the latter only); at least min_repeats, at most
- *              max_repeats
+ *              max_repeats, meter (auto|wall|counters|valgrind: how each step is measured, meter.h)
  *   [embedded] tile, unroll, display (tree|list), json, single_thread, llc_opt, bindir (read by embedded.c)
  *   [openvino] (read by sweep_ov.c) device, lib, log_level, schedule_trace, strategy_json, task_stats (the switches of the
  *              instrumented variant), reuse_strategy, platform (NPU_PLATFORM: offline without an NPU),
  *              prefill_hint (STATIC|DYNAMIC), generate_pyramid (bool), min_response_len,
- *              prefill_attention_hint, generate_attention_hint (STATIC|DYNAMIC|PYRAMID; default STATIC),
+ *              prefill_attention_hint, generate_attention_hint (STATIC|DYNAMIC|PYRAMID|HFA; default STATIC),
  *              shared_head (bool; default true): pinned from OpenVINO 2026.0, compiler_type (NPU_COMPILER_TYPE:
- *              DRIVER|PLUGIN|PREFER_PLUGIN|MLIR; default DRIVER on a device, PLUGIN offline),
+ *              PLUGIN|DRIVER|PREFER_PLUGIN from 2026, MLIR|DRIVER before, checked against the release at
+ *              compile time; default DRIVER on a device, PLUGIN offline), import_max_ram_share (0..1, 0.5),
  *              model (template with {family} {size} {precision} {window}), props (K=V K=V)
  *   [llm NAME] models (family:size ...), windows, precisions, layers, variants, tile, unroll
  *   [cnn NAME] families, resolutions, precisions, blocks, variants, tile, unroll
@@ -86,6 +87,7 @@ typedef struct pm_spec {
     char path[1024];
     char dir[4096];         /* absolute folder of the spec file ({spec_dir}); "." when parsed from text */
     char sweep_bindir[512]; /* [sweep] bindir */
+    char meter[32];         /* [sweep] meter: a meter row's name (meter.h) or "auto"; "" when not given (auto) */
     char report_size[64], report_workload[64];   /* [report] size / workload axes, "" when not given */
     /* The back end's own parsed state, freed by backend_free: its sections' settings and what it made of them
      * (the embedded back end's [embedded] options and preset steps, the openvino back end's [openvino], the

@@ -1,5 +1,6 @@
 #include "sweep_ov.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "backends.h"
 #include "embedded.h"
 #include "ov.h"
+#include "run.h"
 
 /* The longest model path a config's template expands to (with the terminator): longer is an error naming it. */
 #define OV_MODEL_MAX 512
@@ -67,13 +69,111 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
                     .strategy_out = (inst && (ov->strategy_json || !any)) || reuse,
                     .task_stats = inst && (ov->task_stats || !any),
                     .extra = extra, .do_import = !inst,
+                    .import_max_ram_share = ov->import_max_ram_share,
                     .export_path = inst ? "model.blob" : NULL,
                     .cache_mode = inst && npuw ? "OPTIMIZE_SIZE" : NULL};
     return pm_ov_add_step(self_exe, &o, reuse, cache_dir, out, err);
 }
 
+/* What shapes an NPUW compile, as numbers the report can group by: the compiled model's value (NPUW rounds
+ * and defaults), with the sent one beside it (".sent") where they differ. truth: the word that reads as 1. */
+static const struct {
+    const char *key, *metric, *truth;
+} npuw_metrics[] = {
+    {"NPUW_LLM_MAX_PROMPT_LEN", "ov.npuw.max_prompt_len", NULL},
+    {"NPUW_LLM_MIN_RESPONSE_LEN", "ov.npuw.min_response_len", NULL},
+    {"NPUW_LLM_PREFILL_CHUNK_SIZE", "ov.npuw.prefill_chunk_size", NULL},
+    {"NPUW_LLM_PREFILL_HINT", "ov.npuw.prefill_static", "STATIC"},
+    {"NPUW_LLM_GENERATE_PYRAMID", "ov.npuw.generate_pyramid", "YES"},
+    {"NPUW_LLM_SHARED_HEAD", "ov.npuw.shared_head", "YES"},
+};
+
+static double npuw_number(const char *v, const char *truth)
+{
+    if (!truth)
+        return atof(v);
+    return !strcasecmp(v, truth) || (!strcmp(truth, "YES") && (!strcasecmp(v, "true") || !strcmp(v, "1")));
+}
+
+static const char *sent_value(const pm_ov_result *r, const char *key)
+{
+    for (int i = 0; i < r->props.n; i++)
+        if (!strcmp(r->props.items[i].key, key))
+            return r->props.items[i].value;
+    return NULL;
+}
+
+/* NPUW runs: the count of NPUW's own log lines (0 too: a build that prints none cannot name the submodels),
+ * the effective settings, and, where no line named a submodel, the split inferred from the compile order. */
+static void npuw_metrics_add(const pm_ov_result *r, pm_report *report)
+{
+    int has_lines = 0, named = 0;
+    for (size_t i = 0; i < report->n_metrics; i++) {
+        has_lines |= !strcmp(report->metrics[i].name, "npu.log.lines.NPUW");
+        named |= !strncmp(report->metrics[i].name, "npu.submodel.", 13) &&
+                 strncmp(report->metrics[i].name, "npu.submodel.unattributed.", 26);
+    }
+    if (!has_lines)
+        pm_report_add_metric(report, "npu.log.lines.NPUW", 0);
+    int any_effective = 0;
+    for (size_t k = 0; k < sizeof npuw_metrics / sizeof *npuw_metrics; k++) {
+        int eff = 0;
+        const char *v = pm_ov_npuw_value(r, npuw_metrics[k].key, &eff), *sent = sent_value(r, npuw_metrics[k].key);
+        if (!v)
+            continue;
+        any_effective |= eff;
+        double value = npuw_number(v, npuw_metrics[k].truth);
+        pm_report_add_metric(report, npuw_metrics[k].metric, value);
+        char name[96];
+        snprintf(name, sizeof name, "%s.sent", npuw_metrics[k].metric);
+        if (eff && sent && npuw_number(sent, npuw_metrics[k].truth) != value)
+            pm_report_add_metric(report, name, npuw_number(sent, npuw_metrics[k].truth));
+    }
+    pm_report_add_metric(report, "ov.npuw.read_back", any_effective);
+    pm_ov_split sp;
+    char why[200];
+    if (!named && pm_ov_infer_report(report, r, &sp, why, sizeof why) == PM_OK) {
+        static const char *const names[] = {"generate", "prefill", "lm_head"};
+        for (int k = 0; k < 3; k++) {
+            char name[96];
+            if (!sp.blocks[k])
+                continue;
+            snprintf(name, sizeof name, "npu.submodel.inferred.%s.blocks", names[k]);
+            pm_report_add_metric(report, name, sp.blocks[k]);
+            snprintf(name, sizeof name, "npu.submodel.inferred.%s.total_s", names[k]);
+            pm_report_add_metric(report, name, sp.total_s[k]);
+        }
+    }
+}
+
+/* Why an import that had started never finished: the process died in it (the interim line is its last). */
+static void import_death(const pm_run_result *run, const pm_ov_result *r, char *out, size_t size)
+{
+    char how[48], weights[32] = "unknown", mem[32] = "unknown";
+    if (run->term_signal)
+        snprintf(how, sizeof how, "killed by SIG%s", sigabbrev_np(run->term_signal) ? sigabbrev_np(run->term_signal) : "?");
+    else if (run->status == PM_RUN_TIMEOUT)
+        snprintf(how, sizeof how, "timed out");
+    else
+        snprintf(how, sizeof how, "exited %d", run->exit_code);
+    if (r->weights_bytes >= 0)
+        snprintf(weights, sizeof weights, "%.1f MB", (double)r->weights_bytes / 1e6);
+    if (r->mem_total_bytes > 0)
+        snprintf(mem, sizeof mem, "%.1f MB", (double)r->mem_total_bytes / 1e6);
+    snprintf(out, size,
+             "the import died: ov-compile %s in ov_core_import_model; peak RSS %.1f MB at death; weights %s; "
+             "MemTotal %s (the import reads the whole weights bank back)",
+             how, run->maxrss_kb > 0 ? (double)run->maxrss_kb / 1024 : 0.0, weights, mem);
+}
+
 void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *report, double *import_s,
                         char *import_error, size_t import_error_size)
+{
+    pm_sweep_ov_result_of(stdout_path, NULL, versions, report, import_s, import_error, import_error_size);
+}
+
+void pm_sweep_ov_result_of(const char *stdout_path, const char *death, json_t *versions, pm_report *report,
+                           double *import_s, char *import_error, size_t import_error_size)
 {
     *import_s = -1;
     if (import_error_size)
@@ -97,17 +197,17 @@ void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *re
         pm_report_add_metric(report, "ov.strategy_reused", r.strategy_reused);
         pm_report_add_metric(report, "ov.instrumented", r.instrumented);
         pm_report_add_metric(report, "ov.offline", r.offline);
-        /* What shapes an NPUW compile, as numbers the report can group by. */
-        for (int i = 0; i < r.props.n; i++) {
-            const char *k = r.props.items[i].key, *v = r.props.items[i].value;
-            if (!strcmp(k, "NPUW_LLM_MAX_PROMPT_LEN")) pm_report_add_metric(report, "ov.npuw.max_prompt_len", atof(v));
-            else if (!strcmp(k, "NPUW_LLM_MIN_RESPONSE_LEN")) pm_report_add_metric(report, "ov.npuw.min_response_len", atof(v));
-            else if (!strcmp(k, "NPUW_LLM_PREFILL_HINT")) pm_report_add_metric(report, "ov.npuw.prefill_static", !strcmp(v, "STATIC"));
-            else if (!strcmp(k, "NPUW_LLM_GENERATE_PYRAMID")) pm_report_add_metric(report, "ov.npuw.generate_pyramid", !strcmp(v, "YES"));
-        }
+        if (sent_value(&r, "NPUW_LLM"))
+            npuw_metrics_add(&r, report);
         *import_s = r.import_s;
+        /* Every import asked for is a warm run: timed, failed with OpenVINO's reason, skipped for the RAM with
+         * the stated rule, or died with how (the interim line was the process's last). */
         if (import_error_size && r.import_error[0])
             snprintf(import_error, import_error_size, "%s", r.import_error);
+        else if (import_error_size && r.import_skipped_ram)
+            snprintf(import_error, import_error_size, "import %s", r.import_skipped);
+        else if (import_error_size && r.import_pending)
+            snprintf(import_error, import_error_size, "%s", death && *death ? death : "the import never finished");
         char unresolved[96];
         snprintf(unresolved, sizeof unresolved, "unresolved (the plugin's default: %s)",
                  *r.compiler_type ? r.compiler_type : "?");
@@ -116,19 +216,24 @@ void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *re
                                  {"ov.compiler_type_set", r.compiler_type_set},
                                  {"ov.compiler_type_source", r.compiler_type_source},
                                  {"ov.compiler_version", r.compiler_version},
+                                 {"ov.compiler_version_source", r.compiler_version_source},
                                  {"ov.compiler_version_decoded", r.compiler_version_decoded},
                                  {"ov.driver_version", r.driver_version},
                                  {"ov.device_architecture", r.device_arch}, {"ov.device", r.device},
                                  {"ov.platform", r.platform}, {"ov.offline", r.offline ? "yes" : ""},
                                  {"ov.npuw.pins", r.npuw_pins}, {"ov.npuw.prefill_attention_hint", ""},
                                  {"ov.npuw.generate_attention_hint", ""}, {"ov.npuw.shared_head", ""}};
-        /* What the compile was pinned to (the NPUW keys whose defaults move inside 2026.x). */
-        for (int i = 0; i < r.props.n; i++) {
-            const char *k = r.props.items[i].key;
-            for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++)
-                if (!strncmp(k, "NPUW_LLM_", 9) && !strncmp(keys[j][0], "ov.npuw.", 8) &&
-                    !strcasecmp(k + 9, keys[j][0] + 8))
-                    keys[j][1] = r.props.items[i].value;
+        /* What the compile used for the NPUW keys whose defaults move inside 2026.x: read back, else pinned. */
+        for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++) {
+            char key[64];
+            if (strncmp(keys[j][0], "ov.npuw.", 8) || !strcmp(keys[j][0], "ov.npuw.pins"))
+                continue;
+            snprintf(key, sizeof key, "NPUW_LLM_%s", keys[j][0] + 8);
+            for (char *c = key + 9; *c; c++)
+                *c = (char)toupper((unsigned char)*c);
+            const char *v = pm_ov_npuw_value(&r, key, NULL);
+            if (v)
+                keys[j][1] = v;
         }
         for (size_t i = 0; versions && i < sizeof keys / sizeof keys[0]; i++)
             if (keys[i][1][0])
@@ -139,10 +244,12 @@ void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *re
 
 /* ---- the back-end row ---- */
 
-/* The keys [openvino] reads that "did you mean" suggests. */
+/* Every key [openvino] reads (ov_scalar), which "did you mean" suggests from. */
 static const char *const openvino_keys[] = {"device", "lib", "log_level", "props", "model", "schedule_trace",
                                             "strategy_json", "reuse_strategy", "task_stats", "platform",
-                                            "min_response_len", "prefill_hint", "generate_pyramid", NULL};
+                                            "min_response_len", "prefill_hint", "generate_pyramid",
+                                            "prefill_attention_hint", "generate_attention_hint", "shared_head",
+                                            "compiler_type", "import_max_ram_share", NULL};
 
 /* One of the allowed words (NULL-terminated) copied into dst, else an error listing them. */
 static int one_of(const char *v, const char *const *allowed, const char *list, char *dst, size_t cap, pm_err *err,
@@ -165,7 +272,8 @@ static int yes_no(const char *v, char *dst, size_t cap, pm_err *err, const char 
 static int ov_scalar(pm_spec_entry *e, pm_ov_spec *s, pm_err *err)
 {
     static const char *const prefill[] = {"STATIC", "DYNAMIC", NULL};
-    static const char *const attention[] = {"STATIC", "DYNAMIC", "PYRAMID", NULL};
+    static const char *const attention[] = {"STATIC", "DYNAMIC", "PYRAMID", "HFA", NULL};
+    /* MLIR is ≤ 2025.3's, PLUGIN and PREFER_PLUGIN 2026's: the compile checks the word against the release. */
     static const char *const compilers[] = {"DRIVER", "PLUGIN", "PREFER_PLUGIN", "MLIR", NULL};
     char what[160];
     pm_spec_entry_what(e, what, sizeof what);
@@ -184,11 +292,19 @@ static int ov_scalar(pm_spec_entry *e, pm_ov_spec *s, pm_err *err)
     if (!strcmp(n, "prefill_hint"))
         return one_of(v, prefill, "STATIC, DYNAMIC", s->prefill_hint, sizeof s->prefill_hint, err, what);
     if (!strcmp(n, "prefill_attention_hint"))
-        return one_of(v, attention, "STATIC, DYNAMIC, PYRAMID", s->prefill_attention_hint, sizeof s->prefill_attention_hint, err, what);
+        return one_of(v, attention, PM_OV_ATTENTION_HINTS, s->prefill_attention_hint, sizeof s->prefill_attention_hint, err, what);
     if (!strcmp(n, "generate_attention_hint"))
-        return one_of(v, attention, "STATIC, DYNAMIC, PYRAMID", s->generate_attention_hint, sizeof s->generate_attention_hint, err, what);
+        return one_of(v, attention, PM_OV_ATTENTION_HINTS, s->generate_attention_hint, sizeof s->generate_attention_hint, err, what);
     if (!strcmp(n, "compiler_type"))
-        return one_of(v, compilers, "DRIVER, PLUGIN, PREFER_PLUGIN, MLIR", s->compiler_type, sizeof s->compiler_type, err, what);
+        return one_of(v, compilers, PM_OV_COMPILER_TYPES, s->compiler_type, sizeof s->compiler_type, err, what);
+    if (!strcmp(n, "import_max_ram_share")) {
+        char *end;
+        double share = strtod(v, &end);
+        if (end == v || *end || !(share >= 0 && share <= 1))
+            return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' is not a share of RAM from 0 (never skip) to 1", what, v);
+        s->import_max_ram_share = share;
+        return PM_OK;
+    }
     if (!strcmp(n, "shared_head")) return yes_no(v, s->shared_head, sizeof s->shared_head, err, what);
     if (!strcmp(n, "generate_pyramid")) return yes_no(v, s->generate_pyramid, sizeof s->generate_pyramid, err, what);
     return pm_spec_unknown_key(e, what, openvino_keys, err);
@@ -196,7 +312,7 @@ static int ov_scalar(pm_spec_entry *e, pm_ov_spec *s, pm_err *err)
 
 int pm_ov_spec_parse(pm_spec_entries *es, pm_ov_spec *out, pm_err *err)
 {
-    *out = (pm_ov_spec){.device = "NPU", .log_level = "LOG_INFO"};
+    *out = (pm_ov_spec){.device = "NPU", .log_level = "LOG_INFO", .import_max_ram_share = PM_OV_IMPORT_RAM_SHARE};
     for (int i = 0; i < es->n; i++) {
         int rc = strcmp(es->items[i].section, "openvino") ? PM_OK : ov_scalar(&es->items[i], out, err);
         if (rc)
@@ -318,11 +434,35 @@ static int ov_steps(pm_backend_ctx *ctx, int config, const char *config_input, c
     return pm_sweep_ov_steps(ctx->spec, &ctx->spec->configs[config], ctx->self_exe, ctx->cache_dir, out, err);
 }
 
+/* The back end's state over a sweep: how the last step's import died, from step_outcome (which sees the
+ * process's end) for step_done (which stores the warm run). */
+typedef struct ov_state {
+    char death[512];
+    char said[256];   /* the last failure reason the sweep printed: each is said once, not once per run */
+} ov_state;
+
+static int ov_prepare(pm_backend_ctx *ctx, pm_err *err)
+{
+    if (!(ctx->state = calloc(1, sizeof(ov_state))))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    return PM_OK;
+}
+
+static void ov_cleanup(pm_backend_ctx *ctx)
+{
+    free(ctx->state);
+    ctx->state = NULL;
+}
+
 static int ov_step_done(pm_backend_ctx *ctx, const pm_step *st, const char *stdout_path, pm_report *report,
                         double *warm_s, char *warm_error, size_t error_cap)
 {
     /* The NPU's warm path is a blob import: the sweep stores it as a warm run so recompile / load is measured. */
-    pm_sweep_ov_result(stdout_path, ctx->versions, report, warm_s, warm_error, error_cap);
+    ov_state *state = ctx->state;
+    pm_sweep_ov_result_of(stdout_path, state ? state->death : NULL, ctx->versions, report, warm_s, warm_error,
+                          error_cap);
+    if (state)
+        state->death[0] = '\0';
     return 1;
 }
 
@@ -330,12 +470,19 @@ static int ov_step_done(pm_backend_ctx *ctx, const pm_step *st, const char *stdo
  * the process then crashed or hung in teardown (TBB / Level Zero threads; oneTBB #977). */
 static int ov_step_outcome(pm_backend_ctx *ctx, const pm_step *st, const char *stdout_path, pm_step_outcome *out)
 {
-    (void)ctx;
     (void)st;
     pm_ov_result r;
     memset(&r, 0, sizeof r);
     pm_err err = {0};
     int got = pm_ov_read_result_file(stdout_path, &r, &err) == PM_OK;
+    ov_state *state = ctx->state;
+    if (!got && r.refused_property[0]) { /* the first thing a failed first run must say */
+        snprintf(out->reason, sizeof out->reason, "refused property %s (the selected compiler or this OpenVINO "
+                 "does not list it)", r.refused_property);
+        out->say = state && strcmp(state->said, out->reason);
+        if (out->say)
+            snprintf(state->said, sizeof state->said, "%s", out->reason);
+    }
     if (got) {
         out->completed = 1;
         /* The cold run is the compile phase: not the process start, the model read, the export (the whole
@@ -345,6 +492,10 @@ static int ov_step_outcome(pm_backend_ctx *ctx, const pm_step *st, const char *s
         out->sys_s = r.compile_sys_s;
         out->maxrss_kb = r.compile_maxrss_kb;
     }
+    if (state)
+        state->death[0] = '\0';
+    if (got && r.import_pending && state && out->run && out->run->status != PM_RUN_OK)
+        import_death(out->run, &r, state->death, sizeof state->death);
     pm_ov_result_free(&r);
     return got;
 }
@@ -399,6 +550,8 @@ const pm_backend_ops pm_backend_openvino = {
     .parse_spec = ov_parse_spec,
     .prepare_config = ov_prepare_config,
     .steps = ov_steps,
+    .prepare = ov_prepare,
+    .cleanup = ov_cleanup,
     .step_done = ov_step_done,
     .step_outcome = ov_step_outcome,
     .describe = ov_describe,

@@ -15,6 +15,7 @@ typedef struct pm_ov_spec {
     char platform[32], prefill_hint[16], generate_pyramid[8];
     char prefill_attention_hint[16], generate_attention_hint[16], shared_head[8];   /* "": the pins */
     char compiler_type[16];   /* NPU_COMPILER_TYPE; "": DRIVER on a device, PLUGIN offline */
+    double import_max_ram_share;   /* the import is skipped (stated) when the weights exceed it of MemTotal */
 } pm_ov_spec;
 
 /* Reads the [openvino] entries of es into *out (marking them used): errors name the line. */
@@ -36,5 +37,9 @@ int pm_sweep_ov_steps(const pm_spec *spec, const pm_spec_config *c, const char *
  * (< 0 when none) and, when the import failed, its reason in import_error (a failed warm measurement). */
 void pm_sweep_ov_result(const char *stdout_path, json_t *versions, pm_report *report, double *import_s,
                         char *import_error, size_t import_error_size);
+/* The same, with death: why the process died in the import (the interim result line was its last), which
+ * becomes the failed warm run's reason; NULL: not known. */
+void pm_sweep_ov_result_of(const char *stdout_path, const char *death, json_t *versions, pm_report *report,
+                           double *import_s, char *import_error, size_t import_error_size);
 
 #endif

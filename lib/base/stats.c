@@ -277,7 +277,7 @@ int pm_stats_welch_log_q(const double *b, size_t nb, double qvar_b, const double
                          pm_stats_logratio *out)
 {
     *out = (pm_stats_logratio){.n_a = na, .n_b = nb, .ratio = NAN, .diff = NAN, .se = NAN, .df = NAN, .t = NAN,
-                               .p = NAN, .var_a = NAN, .var_b = NAN};
+                               .p = NAN, .var_a = NAN, .var_b = NAN, .bias = 0};
     if (!na || !nb)
         return PM_STATS_TOO_FEW;
     double *la = NULL, *lb = NULL;
@@ -311,12 +311,45 @@ cleanup:
     return rc;
 }
 
+/* Flat: the sd of the values under sqrt(reads) ticks, where a reading's rounding is far from independent of the
+ * next one's (it is once the scatter passes about half a tick). */
+static double rounding_bias(const double *x, size_t n, double tick, double reads)
+{
+    double m = gsl_stats_mean(x, 1, n), sd = n > 1 ? gsl_stats_sd_m(x, 1, n, m) : 0;
+    if (!(sd < sqrt(reads) * tick))
+        return 0;
+    double gm;
+    pm_stats_geomean(x, n, &gm);
+    double half = reads * tick / 2 / gm;
+    return half < 1 ? -log1p(-half) : INFINITY;
+}
+
+int pm_stats_welch_log_tick(const double *b, size_t nb, const double *a, size_t na, double tick, double reads,
+                            pm_stats_logratio *out)
+{
+    if (!(tick > 0))
+        return pm_stats_welch_log_q(b, nb, 0, a, na, 0, out);
+    if (!(reads >= 1))
+        reads = 1;
+    double q = reads * tick * tick / 12;
+    int rc = pm_stats_welch_log_q(b, nb, q, a, na, q, out);
+    if (rc != PM_STATS_OK)
+        return rc;
+    out->bias = rounding_bias(a, na, tick, reads) + rounding_bias(b, nb, tick, reads);
+    if (out->bias > 0) {   /* the test of what lies beyond the bound: p < alpha exactly when the interval clears 1 */
+        double beyond = fabs(out->diff) - out->bias;
+        out->t = beyond > 0 ? copysign(beyond / out->se, out->diff) : 0;
+        out->p = 2 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
+    }
+    return rc;
+}
+
 void pm_stats_logratio_ci(const pm_stats_logratio *r, double alpha, double *lo, double *hi)
 {
     *lo = *hi = NAN;
     if (isnan(r->p) || !(r->se > 0) || !(alpha > 0 && alpha < 1))
         return;   /* no test, or no spread: no interval (never a zero-width one) */
-    double h = pm_stats_t_crit(r->df, 1 - alpha) * r->se;
+    double h = pm_stats_t_crit(r->df, 1 - alpha) * r->se + (r->bias > 0 ? r->bias : 0);
     *lo = exp(r->diff - h);
     *hi = exp(r->diff + h);
 }
@@ -416,31 +449,68 @@ int pm_stats_log_outliers(const double *x, size_t n, int *flag, size_t *n_out)
     return rc;
 }
 
+/* The margin the interval's half-width must stay under, from the verdict it would reach: the distance to the
+ * threshold the point lies beyond, or inside both, to the nearer one. 0: on a boundary. */
+static double decide_margin(double diff, double threshold)
+{
+    double lf = log1p(-threshold), ls = log1p(threshold);
+    if (diff < lf)
+        return lf - diff;        /* faster once the upper end clears 1 - threshold */
+    if (diff > ls)
+        return diff - ls;        /* slower once the lower end clears 1 + threshold */
+    return fmin(diff - lf, ls - diff);   /* same once both ends are inside */
+}
+
+/* Smallest n >= 3 with t(1 - alpha/2, df_n) * sqrt(var_sum / n) + bias < margin; the left side falls strictly
+ * with n (t with its df, the root with n), so doubling finds an n that decides and bisection the first. */
+static double first_deciding_n(double var_a, double var_b, double bias, double alpha, double margin)
+{
+    double vs = var_a + var_b, dfk = vs * vs / (var_a * var_a + var_b * var_b);   /* df_n = (n - 1) * dfk */
+    if (!(vs > 0) || !(margin - bias > 0))
+        return NAN;
+#define HALF(n) (pm_stats_t_crit(((n) - 1) * dfk, 1 - alpha) * sqrt(vs / (n)) + bias)
+    double lo = PM_STATS_MIN_INTERVAL_N - 1, hi = PM_STATS_MIN_INTERVAL_N;   /* HALF(lo) >= margin: lo fails */
+    while (!(HALF(hi) < margin)) {
+        lo = hi;
+        hi *= 2;
+        if (hi > 1e12)
+            return INFINITY;   /* a count no one will run */
+    }
+    while (hi - lo > 1) {
+        double mid = floor((lo + hi) / 2);
+        if (HALF(mid) < margin)
+            hi = mid;
+        else
+            lo = mid;
+    }
+#undef HALF
+    return hi;
+}
+
+void pm_stats_runs_to_decide(double diff, double var_a, double var_b, double bias, double df_seen, double alpha,
+                             double threshold, pm_stats_runs *out)
+{
+    *out = (pm_stats_runs){NAN, NAN, NAN};
+    if (!isfinite(diff) || !(var_a >= 0) || !(var_b >= 0) || !(var_a + var_b > 0) || !(alpha > 0 && alpha < 1) ||
+        !(threshold > 0 && threshold < 1) || !(bias >= 0))
+        return;
+    double margin = decide_margin(diff, threshold);
+    if (!(margin > 0))
+        return;
+    out->n = first_deciding_n(var_a, var_b, bias, alpha, margin);
+    if (isnan(out->n))
+        return;
+    out->lo = out->hi = out->n;
+    if (df_seen > 0 && isfinite(df_seen)) {   /* the spread is itself an estimate on df_seen degrees of freedom */
+        double down = df_seen / gsl_cdf_chisq_Pinv(0.90, df_seen), up = df_seen / gsl_cdf_chisq_Pinv(0.10, df_seen);
+        out->lo = first_deciding_n(var_a * down, var_b * down, bias, alpha, margin);
+        out->hi = first_deciding_n(var_a * up, var_b * up, bias, alpha, margin);
+    }
+}
+
 double pm_stats_repeats_to_decide(double diff, double var_sum, double alpha, double threshold)
 {
-    if (!isfinite(diff) || !(var_sum > 0) || !(alpha > 0 && alpha < 1) || !(threshold > 0 && threshold < 1))
-        return NAN;
-    double lf = log1p(-threshold), ls = log1p(threshold), margin;
-    if (diff < lf)
-        margin = lf - diff;        /* faster once the upper end clears 1 - threshold */
-    else if (diff > ls)
-        margin = diff - ls;        /* slower once the lower end clears 1 + threshold */
-    else
-        margin = fmin(diff - lf, ls - diff);   /* same once both ends are inside */
-    if (!(margin > 0))
-        return NAN;
-    /* n from the normal quantile, then with t at the df two sides of n runs would have, until it settles */
-    double n = 3, q = gsl_cdf_ugaussian_Pinv(1 - alpha / 2);
-    for (int it = 0; it < 30; it++) {
-        double want = ceil(q * q * var_sum / (margin * margin));
-        if (want < PM_STATS_MIN_INTERVAL_N)
-            want = PM_STATS_MIN_INTERVAL_N;
-        if (want == n && it > 0)
-            break;
-        n = want;
-        if (n > 1e9)
-            return n;   /* no point refining a number no one will run */
-        q = pm_stats_t_crit(2 * n - 2, 1 - alpha);
-    }
-    return n;
+    pm_stats_runs r;
+    pm_stats_runs_to_decide(diff, var_sum / 2, var_sum / 2, 0, 0, alpha, threshold, &r);
+    return r.n;
 }

@@ -91,8 +91,12 @@ typedef struct pm_stats_logratio {
     double ratio;              /* gmean(b) / gmean(a) */
     double diff;               /* mean ln b - mean ln a */
     double se, df;             /* Welch: se of diff, Welch-Satterthwaite df (NaN when se = 0) */
-    double t, p;               /* two-sided Welch test of diff = 0 on the log times */
+    double t, p;               /* two-sided Welch test on the log times of |diff| beyond bias (diff = 0 when
+                                  bias is 0); t carries diff's sign */
     double var_a, var_b;       /* per-run log variance of each side, quantisation term included (NaN: n < 3) */
+    double bias;               /* log-scale bound on an error common to every run (the timer rounding of a flat
+                                  side: pm_stats_welch_log_tick); the interval is widened by it, n cannot shrink
+                                  it. 0: none */
 } pm_stats_logratio;
 
 /* Welch's t-test on log times, b against a. Either n < 3: TOO_FEW with only ratio/diff set (no claim).
@@ -107,7 +111,18 @@ int pm_stats_welch_log(const double *b, size_t nb, const double *a, size_t na, p
 int pm_stats_welch_log_q(const double *b, size_t nb, double qvar_b, const double *a, size_t na, double qvar_a,
                          pm_stats_logratio *out);
 
-/* The ratio's interval from the same computation, exp(diff -/+ t(1 - alpha/2, df) * se): it excludes 1
+/* The test of values read off a timer (or a meter with a floor) of width `tick`, `reads` rounded readings summed
+ * into one value. Rounding acts two ways, and both are modelled:
+ *   - where a side's values scatter over a tick or more, each run's rounding is its own: reads * tick^2 / 12 is
+ *     added to its variance (pm_stats_welch_log_q), which shrinks with n as the scatter does;
+ *   - where a side is flat — its sd under sqrt(reads) ticks, (nearly) every run the same printed value — the
+ *     rounding error is the same in every run: a bias of at most reads * tick / 2 that no n averages away. Its
+ *     log bound, -ln(1 - reads * tick / (2 * gmean)) per flat side, goes into out->bias.
+ * tick 0: pm_stats_welch_log. Deterministic counts (spread 0) with a floor as tick give se > 0 and a finite p. */
+int pm_stats_welch_log_tick(const double *b, size_t nb, const double *a, size_t na, double tick, double reads,
+                            pm_stats_logratio *out);
+
+/* The ratio's interval from the same computation, exp(diff -/+ (t(1 - alpha/2, df) * se + bias)): it excludes 1
  * exactly when p < alpha. NaN when the test was not computable. */
 void pm_stats_logratio_ci(const pm_stats_logratio *r, double alpha, double *lo, double *hi);
 
@@ -135,11 +150,25 @@ int pm_stats_mad_outliers(const double *x, size_t n, double limit, int *flag, si
 /* pm_stats_mad_outliers on ln x at PM_STATS_OUTLIER_LIMIT. Any x <= 0: BAD_INPUT, none flagged. */
 int pm_stats_log_outliers(const double *x, size_t n, int *flag, size_t *n_out);
 
-/* Repeats per side that would make an interval of the observed log-scale spread decide under the equivalence
- * rule (compare.h): the interval exp(diff -/+ t * sqrt(var_sum / n)) must fall wholly below log(1 - threshold),
- * wholly above log(1 + threshold), or wholly inside them, with diff where it was observed. var_sum = per-run
- * log variance of A plus that of B (each including its quantisation term); alpha the two-sided level of the
- * interval (Bonferroni's alpha / m). NaN when no n would do it (diff on a boundary, var_sum unknown). */
+/* Runs per side at which the verdict rule (compare.h) would decide a row of the observed log-scale spread: the
+ * smallest n >= 3 whose interval exp(diff -/+ (t(1 - alpha/2, df_n) * sqrt((var_a + var_b) / n) + bias)) falls
+ * wholly below log(1 - threshold), wholly above log(1 + threshold), or wholly inside them, with diff where it was
+ * observed; df_n is Welch's for n runs a side, (n - 1)(var_a + var_b)^2 / (var_a^2 + var_b^2), the df the rule
+ * would use. The half-width falls strictly with n, so the search (doubling, then bisection) is monotone and
+ * returns the minimum. The uncertainty: lo and hi are the same search at the ends of the 80% chi-square interval
+ * of the spread (df_seen, the Welch df of the observed runs), diff held. var_*: per-run log variances with their
+ * quantisation terms; bias: the rounding bound (pm_stats_logratio.bias); alpha: the interval's two-sided level
+ * (Bonferroni's alpha / m). n is NaN when no n decides: diff on a boundary, or the rounding bound alone as wide
+ * as the margin (more runs cannot help), or the inputs unknown; hi is INFINITY when the spread's upper end
+ * cannot decide. */
+typedef struct pm_stats_runs {
+    double n, lo, hi;
+} pm_stats_runs;
+
+void pm_stats_runs_to_decide(double diff, double var_a, double var_b, double bias, double df_seen, double alpha,
+                             double threshold, pm_stats_runs *out);
+
+/* The point of pm_stats_runs_to_decide with var_sum split evenly between the sides (df 2n - 2), no bias. */
 double pm_stats_repeats_to_decide(double diff, double var_sum, double alpha, double threshold);
 
 /* Adaptive repeats: a config has settled once n >= max_n, or n >= max(min_n, 3) and the relative

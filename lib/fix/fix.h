@@ -36,6 +36,7 @@ typedef struct pm_fix_opts {
     pm_fix_note_fn note;          /* one line per event (round started, verdict, check) */
     pm_fix_plan_fn plan;          /* the plan, before anything runs */
     pm_sweep_progress_fn progress;/* per run of the A/B sweep */
+    const char *meter;            /* how the rounds' steps are measured (meter.h); NULL: auto */
     void *user;
 } pm_fix_opts;
 

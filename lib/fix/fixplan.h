@@ -109,8 +109,10 @@ typedef enum pm_fix_verdict {
     PM_FIX_CHANGES_OUTPUT, /* the compiled code computes something else: never recommended */
     PM_FIX_NOT_RUN,        /* not measured (no config, budget, no variant) */
     PM_FIX_CONTENDED,      /* at the repeat limit with contended A or B runs: no conclusion (contention.h) */
-    PM_FIX_UNSETTLED       /* at the repeat limit, some config still undecided ("undecided"; repeats_needed says
+    PM_FIX_UNSETTLED,      /* at the repeat limit, some config still undecided ("undecided"; repeats_needed says
                               how many more would settle it) */
+    PM_FIX_UNDECIDED_BUDGET   /* its rounds ran, undecided, when the budget ended them ("undecided (budget)"): its
+                                 ratio, interval and runs so far are reported */
 } pm_fix_verdict;
 
 const char *pm_fix_verdict_name(pm_fix_verdict v);
@@ -118,7 +120,8 @@ const char *pm_fix_verdict_name(pm_fix_verdict v);
 typedef struct pm_fix_measure {
     size_t n_configs;      /* configs with a ratio (0: nothing was measured, e.g. no ok runs on a side) */
     int min_n;             /* fewest ok cold runs on either side of any of them */
-    double ratio;          /* compare's summary: geometric mean B/A over the decided, uncontended configs */
+    double ratio;          /* compare's summary estimate: geometric mean B/A over the tested, uncontended
+                              configs (pm_compare_result.pooled_ratio) */
     double lo, hi;         /* its 95% CI across those configs (NAN with fewer than 3) */
     /* compare's own per-config verdicts on the compile wall (one rule, pm_compare_decide on intervals
      * simultaneous over the configs): */

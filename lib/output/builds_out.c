@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "compare_out.h"
+#include "decide.h"
 
 #define N_OF(x) (sizeof(x) / sizeof((x)[0]))
 
 /* A row the rule did not test: outside the family, below its timer's resolution, or no test at all (the
- * counts say how many; compare's JSON under "pairs" keeps every row). */
+ * counts say how many; compare's JSON under "pairs" keeps every row). An ambiguous match is listed: its numbers
+ * are shown beside its mark, never tested. */
 static int untested(pm_compare_verdict v)
 {
     return v == PM_VERDICT_OUTSIDE || v == PM_VERDICT_NA || v == PM_VERDICT_BELOW_RESOLUTION;
@@ -110,7 +112,7 @@ pm_table *pm_builds_only_table(const pm_analysis *a)
 
 /* Counts of a pair's matched pass rows by what the rule said of them. */
 typedef struct pair_counts {
-    size_t tested, faster, slower, same, undecided, contended, below, outside, renamed, only_a, only_b;
+    size_t tested, faster, slower, same, undecided, contended, below, outside, ambiguous, renamed, only_a, only_b;
 } pair_counts;
 
 static pair_counts count_pair(const pm_compare_result *r)
@@ -129,6 +131,7 @@ static pair_counts count_pair(const pm_compare_result *r)
             case PM_VERDICT_UNDECIDED: n.undecided++, n.tested++; break;
             case PM_VERDICT_CONTENDED: n.contended++, n.tested++; break;
             case PM_VERDICT_BELOW_RESOLUTION: n.below++; break;
+            case PM_VERDICT_AMBIGUOUS: n.ambiguous++; break;
             default: n.outside++; break;
             }
         }
@@ -156,18 +159,21 @@ static void pair_line(const pm_analysis *a, const pm_an_builds_pair *p, char *bu
         pm_fmt_time(ta, sizeof ta, p->stage_a_s, 0);
         pm_fmt_time(tb, sizeof tb, p->stage_b_s, 0);
         pm_fmt_time(d, sizeof d, p->stage_b_s - p->stage_a_s, 1);
-        char ratio[32] = "";   /* no ratio from a stage one build lacks */
-        if (p->stage_a_s > 0)
-            snprintf(ratio, sizeof ratio, ", %.3f×", p->stage_b_s / p->stage_a_s);
+        char ratio[32] = "", r[24];   /* no ratio from a stage one build lacks */
+        if (p->stage_a_s > 0) {
+            pm_fmt_ratio(r, sizeof r, p->stage_b_s / p->stage_a_s);
+            snprintf(ratio, sizeof ratio, ", %s", r);
+        }
         snprintf(stage, sizeof stage, "the stage that moved most: %s %s -> %s (%s%s; a sum of means, no test)",
                  a->stages[p->stage], ta, tb, d, ratio);
     }
-    snprintf(buf, cap, "%s=%s -> %s: compile %s; passes in both builds: %zu tested (%zu faster, %zu slower, "
-             "%zu same, %zu undecided%s), %zu below timer resolution, %zu outside the family; %zu matched through "
-             "the alias table; %zu only in %s, %zu only in %s; %s",
-             bw->axis, p->a, p->b, sum, n.tested, n.faster, n.slower, n.same, n.undecided,
-             n.contended ? ", some contended: no conclusion" : "", n.below, n.outside, n.renamed, n.only_a, p->a,
-             n.only_b, p->b, stage);
+    snprintf(buf, cap, "%s=%s -> %s: compile (decided on %s) %s; passes in both builds: %zu tested (%zu faster, "
+             "%zu slower, %zu same, %zu undecided%s), %zu below timer resolution, %zu outside the family, %zu "
+             "ambiguous matches (maybe not the same pass: not tested); %zu matched through the alias table or "
+             "instance order; %zu only in %s, %zu only in %s; %s",
+             bw->axis, p->a, p->b, pm_decide_name((pm_decide_metric)p->cmp.decided_on), sum, n.tested, n.faster,
+             n.slower, n.same, n.undecided, n.contended ? ", some contended: no conclusion" : "", n.below,
+             n.outside, n.ambiguous, n.renamed, n.only_a, p->a, n.only_b, p->b, stage);
 }
 
 static void intro(const pm_analysis *a, char *buf, size_t cap)
@@ -193,7 +199,7 @@ int pm_builds_text(FILE *f, const pm_analysis *a, int markdown, int width)
     const pm_an_builds *bw = &a->between;
     if (!bw->axis)
         return PM_OK;
-    char buf[4096], legend[1024];
+    char buf[4096], legend[2048];
     fprintf(f, markdown ? "\n## Between builds\n\n" : "\nbetween builds\n");
     intro(a, buf, sizeof buf);
     fprintf(f, "%s%s.\n", markdown ? "" : "  ", buf);
@@ -207,8 +213,9 @@ int pm_builds_text(FILE *f, const pm_analysis *a, int markdown, int width)
     pm_table *t = pm_builds_pass_table(a);
     if (!t)
         return PM_ERR_NOMEM;
-    fprintf(f, markdown ? "\n### Passes in both builds, tested by compare's rule\n\n"
-                        : "\npasses in both builds, tested by compare's rule\n");
+    fprintf(f, markdown ? "\n### Passes in both builds, tested by compare's rule (ambiguous matches shown, not "
+                          "tested)\n\n"
+                        : "\npasses in both builds, tested by compare's rule (ambiguous matches shown, not tested)\n");
     int rc = markdown ? pm_table_markdown(t, f) : pm_table_text(t, f, width);
     pm_table_free(t);
     if (rc)
@@ -228,7 +235,7 @@ int pm_builds_html(FILE *f, const pm_analysis *a)
     const pm_an_builds *bw = &a->between;
     if (!bw->axis)
         return PM_OK;
-    char buf[4096], legend[1024];
+    char buf[4096], legend[2048];
     fputs("<h2 id=builds>Between builds</h2>\n<p class=sub>", f);
     intro(a, buf, sizeof buf);
     pm_html_esc(f, buf);
@@ -243,7 +250,7 @@ int pm_builds_html(FILE *f, const pm_analysis *a)
         pm_html_esc(f, buf);
         fputs("</li>", f);
     }
-    fputs("</ul>\n<h3>Passes in both builds, tested by compare's rule</h3>\n", f);
+    fputs("</ul>\n<h3>Passes in both builds, tested by compare's rule (ambiguous matches shown, not tested)</h3>\n", f);
     pm_table *t = pm_builds_pass_table(a);
     if (!t)
         return PM_ERR_NOMEM;
@@ -280,11 +287,13 @@ json_t *pm_builds_json(const pm_analysis *a)
             json_object_set_new(po, "error", json_string(x->error));
         } else {
             pair_counts n = count_pair(&x->cmp);
-            json_object_set_new(po, "counts", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-                "tested", (json_int_t)n.tested, "faster", (json_int_t)n.faster, "slower", (json_int_t)n.slower,
+            json_object_set_new(po, "counts", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                "tested", (json_int_t)n.tested, "ambiguous", (json_int_t)n.ambiguous, "faster", (json_int_t)n.faster,
+                "slower", (json_int_t)n.slower,
                 "same", (json_int_t)n.same, "undecided", (json_int_t)n.undecided, "below_resolution",
                 (json_int_t)n.below, "outside_family", (json_int_t)n.outside, "renamed", (json_int_t)n.renamed,
                 "only_a", (json_int_t)n.only_a, "only_b", (json_int_t)n.only_b));
+            json_object_set_new(po, "decided_on", json_string(pm_decide_name((pm_decide_metric)x->cmp.decided_on)));
             json_object_set_new(po, "stage_moved_most", x->stage < 0 ? json_null() : json_pack("{s:s, s:f, s:f}",
                 "stage", a->stages[x->stage], "a_s", x->stage_a_s, "b_s", x->stage_b_s));
             /* compare's own JSON: every pass row of every matched config, untested ones included */

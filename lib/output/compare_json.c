@@ -43,6 +43,11 @@ static void json_stat(json_t *o, const pm_compare_stat *st)
     json_object_set_new(o, "family_m", json_integer((json_int_t)st->family_m));
     json_object_set_new(o, "tick_s", jnum(st->tick > 0 ? st->tick : NAN));
     json_object_set_new(o, "repeats_needed", jnum(st->repeats_needed));
+    json_object_set_new(o, "repeats_needed_lo", jnum(st->repeats_needed_lo));
+    json_object_set_new(o, "repeats_needed_hi", jnum(isinf(st->repeats_needed_hi) ? NAN : st->repeats_needed_hi));
+    json_object_set_new(o, "rounding_bound_log", jnum(st->bias_log));
+    json_object_set_new(o, "var_log_a", jnum(st->var_a));   /* per-run log variances, rounding included: what the */
+    json_object_set_new(o, "var_log_b", jnum(st->var_b));   /* runs-to-settle search takes */
     json_object_set_new(o, "verdict", json_string(pm_compare_verdict_name(st->verdict)));
     json_object_set_new(o, "rule_verdict", json_string(pm_compare_verdict_name(st->tested)));
     json_object_set_new(o, "contended", json_boolean(st->contended));
@@ -75,7 +80,8 @@ static json_t *json_rows(const pm_compare_row *rows, size_t n)
 
 static json_t *json_side(const pm_compare_side *s)
 {
-    return json_pack("{s:s, s:s?, s:s}", "db", s->path, "sweep", s->sweep, "variant", s->variant ? s->variant : "");
+    return json_pack("{s:s, s:s?, s:s, s:s?, s:b}", "db", s->path, "sweep", s->sweep, "variant",
+                     s->variant ? s->variant : "", "meter", s->meter, "walls_slowed", s->walls_slowed);
 }
 
 static json_t *json_strs(char *const *v, size_t n)
@@ -139,6 +145,11 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
     json_object_set_new(summary, "ci_hi", jnum(r->geomean_ci_hi));
     json_object_set_new(summary, "n_configs", json_integer((json_int_t)r->n_configs));
     json_object_set_new(summary, "n_ratios", json_integer((json_int_t)r->n_ratios));
+    /* the estimate over every tested, uncontended config (geomean_ratio above: the decided ones only, biased) */
+    json_object_set_new(summary, "pooled_ratio", jnum(r->pooled_ratio));
+    json_object_set_new(summary, "pooled_ci_lo", jnum(r->pooled_ci_lo));
+    json_object_set_new(summary, "pooled_ci_hi", jnum(r->pooled_ci_hi));
+    json_object_set_new(summary, "n_pooled", json_integer((json_int_t)r->n_pooled));
     json_object_set_new(summary, "faster", json_integer((json_int_t)r->faster));
     json_object_set_new(summary, "slower", json_integer((json_int_t)r->slower));
     json_object_set_new(summary, "same", json_integer((json_int_t)r->same));

@@ -1,5 +1,6 @@
 #include "figures.h"
 #include "kinds.h"
+#include "table.h"
 #include "run.h"
 #include "util.h"
 
@@ -14,12 +15,20 @@
 #include <unistd.h>
 
 
-/* tab20: enough distinct colours for every stage of a back end (the embedded map has 14). */
+/* tab20 without its two greys: enough distinct colours for every stage of a back end (the embedded map has 14);
+ * grey is process start-up's alone (stage_color), so no compiler stage reads as "nothing here". */
 static const char *COLORS[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-                               "#7f7f7f", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896",
-                               "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"};
+                               "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5",
+                               "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5"};
 #define NCOLORS (sizeof COLORS / sizeof COLORS[0])
 static const char *color(int i) { return COLORS[(size_t)(i < 0 ? 0 : i) % NCOLORS]; }
+#define OVERHEAD_COLOR "#c8c8c8"
+/* A stage's colour, the same in every figure: process-overhead (start-up and time outside passes) is no compiler
+ * stage and is drawn light grey. */
+static const char *stage_color(const pm_analysis *a, size_t s)
+{
+    return (int)s == pm_an_stage_index(a, PM_STAGE_OVERHEAD) ? OVERHEAD_COLOR : color((int)s);
+}
 
 /* Legends right of the plotting area (never over an axis label); ranges fitted to the data with a small margin
  * instead of being stretched to the next decade. */
@@ -329,10 +338,13 @@ static int fig_regime(const fig_ctx *x, const pm_an_regime *rg, const char *name
             used |= rg->cells[k].stage == (int)s;
         if (!used)
             continue;
-        /* big squares without a title, and a normal-sized NaN series for the legend entry */
-        fprintf(f, "%s'%s' using 1:($3==%zu?$2:NaN) with points pt 5 ps %d lc rgb '%s' notitle, NaN with points pt 5 "
-                   "ps 2 lc rgb '%s' title ", first ? "" : ", ", fn, s, binned ? 3 : 7, color((int)s), color((int)s));
-        q(f, a->stages[s]);
+        /* big squares without a title, and a normal-sized NaN series for the legend entry; a cell whose largest
+         * share is process start-up is too small to tell its regime: drawn apart, as an empty grey square */
+        int over = (int)s == pm_an_stage_index(a, PM_STAGE_OVERHEAD);
+        fprintf(f, "%s'%s' using 1:($3==%zu?$2:NaN) with points pt %d ps %d lc rgb '%s' notitle, NaN with points pt %d "
+                   "ps 2 lc rgb '%s' title ", first ? "" : ", ", fn, s, over ? 4 : 5, binned ? 3 : 7,
+                stage_color(a, s), over ? 4 : 5, stage_color(a, s));
+        q(f, over ? "too small to tell (start-up first)" : a->stages[s]);
         first = 0;
     }
     fprintf(f, ", '%s' using 1:2:(sprintf('%%.0f%%%%',$4)) with labels tc rgb '#000000' notitle\n", fn);
@@ -370,8 +382,9 @@ static void log_tics(FILE *f, const char *axis, double lo, double hi)
                 double v = steps[pass][k] * dec;
                 if (v < from || v > to)
                     continue;
-                char label[32];   /* 8000, 20k, 3M: shorter than 2e+04 */
-                if (v >= 1e6) snprintf(label, sizeof label, "%.6gM", v / 1e6);
+                char label[32];   /* 8000, 20k, 3M, 1.5G: shorter than 2e+04 */
+                if (v >= 1e9) snprintf(label, sizeof label, "%.6gG", v / 1e9);
+                else if (v >= 1e6) snprintf(label, sizeof label, "%.6gM", v / 1e6);
                 else if (v >= 1e4) snprintf(label, sizeof label, "%.6gk", v / 1e3);
                 else snprintf(label, sizeof label, "%.6g", v);
                 fprintf(f, "%s\"%s\" %.6g", first ? "" : ", ", label, v);
@@ -511,17 +524,17 @@ static int fig_handoff(const fig_ctx *x, char **body)
         for (size_t k = 0; k < h->n_series; k++) {
             if (binned)
                 fprintf(f, "%s'handoff.dat' index %zu using 1:2:3:4 with yerrorbars pt %zu ps 1.3 lc rgb '%s' title ",
-                        first ? "" : ", ", block++, 4 + 2 * k, color((int)s));
+                        first ? "" : ", ", block++, 4 + 2 * k, stage_color(a, s));
             else
                 fprintf(f, "%s'handoff.dat' using 1:($2==%zu?$%zu:NaN) with points pt %zu ps 1.3 lc rgb '%s' title ",
-                        first ? "" : ", ", k, s + 3, 4 + 2 * k, color((int)s));
+                        first ? "" : ", ", k, s + 3, 4 + 2 * k, stage_color(a, s));
             snprintf(t, sizeof t, "%s / %s", a->stages[s], h->series[k]);
             q(f, t);
             first = 0;
         }
         if (!isnan(h->trends[s].slope))
             fprintf(f, ", (%.6g + %.6g*%s)*100 with lines lw 2 lc rgb '%s' title '%s trend'", h->trends[s].intercept,
-                    h->trends[s].slope, h->log_x ? "log10(x)" : "x", color((int)s), a->stages[s]);
+                    h->trends[s].slope, h->log_x ? "log10(x)" : "x", stage_color(a, s), a->stages[s]);
     }
     fputc('\n', f);
     fclose(f);
@@ -574,7 +587,7 @@ static int fig_why(const fig_ctx *x, char **body)
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set multiplot layout %zu,%zu title 'Why costly: heavy pass time vs the IR size at its stage entry "
-               "(log-log, power-law fit over the measured range%s)'\nset logscale xy\nset key inside top left box opaque font ',9'\n"
+               "(log-log, power-law fit over the measured range%s)'\nset logscale xy\nset key inside top left box opaque font ',11'\n"
                "set ylabel 'pass wall (s)'\nset format x '%%.0e'\n", rows, cols,
             any_binned ? "; above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
                          PM_STR(FIG_BINS) " by size" : "");
@@ -588,11 +601,12 @@ static int fig_why(const fig_ctx *x, char **body)
             hi = fit->x[k] > hi ? fit->x[k] : hi;
         }
         char t[320];
-        snprintf(t, sizeof t, "%s (%s)%s%s", fit->name, a->stages[fit->stage], fit->reference ? "" : ", ",
-                 fit->reference ? "" : fit->variant ? fit->variant : "-");
+        snprintf(t, sizeof t, "%s (%s)%s%s%s%s", fit->name, a->stages[fit->stage], fit->reference ? "" : ", ",
+                 fit->reference ? "" : fit->variant ? fit->variant : "-", fit->group ? ", " : "",
+                 fit->group ? fit->group : "");
         fprintf(f, "set title ");
         q(f, t);
-        fprintf(f, " font ',10'\nset xlabel ");
+        fprintf(f, " font ',12'\nset xlabel ");
         q(f, fit->x_metric);
         double ylo = INFINITY, yhi = -INFINITY;
         for (int k = 0; k < fit->n; k++)
@@ -718,7 +732,7 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
     fprintf(f, "\nset xtics rotate by -40\nplot ");
     for (size_t s = 0; s < a->n_stages; s++)
         fprintf(f, "%s'%s' using %zu:xtic(1) title columnheader(%zu) lc rgb '%s'", s ? ", " : "", fn, s + 2, s + 2,
-                color((int)s));
+                stage_color(a, s));
     fputc('\n', f);
     fclose(f);
     *body = b;
@@ -813,6 +827,22 @@ static int prec_median_ratio(const pm_analysis *a, size_t i, const char *prec, c
         return 0;
     *med = m % 2 ? r[m / 2] : (r[m / 2 - 1] + r[m / 2]) / 2;
     return 1;
+}
+
+/* The time panel's explicit ticks: the sizes span less than a decade, where gnuplot labels one power of ten
+ * ("1e+09"). pair_of[i] < 0: config i is not drawn. */
+static void prec_tics(FILE *f, const pm_analysis *a, const int *pair_of)
+{
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (pair_of[i] < 0 || c->workload.window != a->precision.window || isnan(c->size_num) || !(c->wall.mean > 0))
+            continue;
+        xlo = fmin(xlo, c->size_num), xhi = fmax(xhi, c->size_num);
+        ylo = fmin(ylo, c->wall.mean), yhi = fmax(yhi, c->wall.mean);
+    }
+    log_tics(f, "x", xlo, xhi);
+    log_tics(f, "y", ylo, yhi);
 }
 
 static int fig_precision(const fig_ctx *x, char **body)
@@ -910,11 +940,13 @@ static int fig_precision(const fig_ctx *x, char **body)
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set multiplot layout 1,2 title 'Precision: one line per family (colour: precision, point: family)%s'\n"
-               "set logscale xy\nset key inside top left vertical box font ',9'\n"
+               "set logscale xy\nset key inside top left vertical box font ',11'\n"
                "set title 'cold compile time vs size (window %d)'\nset xlabel 'model size (parameters)'\n"
-               "set ylabel 'cold compile wall (s, geometric mean)'\nplot ",
+               "set ylabel 'cold compile wall (s, geometric mean)'\n",
             binned ? "' . \"\\n\" . 'above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
                      PM_STR(FIG_BINS) " of each line by size" : "", a->precision.window);
+    prec_tics(f, a, pair_of);
+    fputs("plot ", f);
     size_t nf = 0;
     for (size_t k = 0; k < n; k++) {
         size_t j;
@@ -936,7 +968,7 @@ static int fig_precision(const fig_ctx *x, char **body)
                 2 * k, binned ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints", 5 + 2 * (fi % 6), color((int)pi));
         q(f, t);
     }
-    fprintf(f, "\nunset logscale y\nset title 'time / %s of the same family (median over windows)'\n"
+    fprintf(f, "\nunset logscale y\nset ytics autofreq\nset title 'time / %s of the same family (median over windows)'\n"
                "set ylabel 'ratio to %s'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
             a->precision.base, a->precision.base);
     for (size_t k = 0; k < n; k++) {
@@ -1023,14 +1055,23 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
         fprintf(d, "\n\n");
     }
     fclose(d);
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;   /* the ticks' ranges */
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (on[i] && a->configs[i].wall.mean > 0) {
+            xlo = fmin(xlo, a->configs[i].workload.resolution), xhi = fmax(xhi, a->configs[i].workload.resolution);
+            ylo = fmin(ylo, a->configs[i].wall.mean), yhi = fmax(yhi, a->configs[i].wall.mean);
+        }
     free(on), free(v);
     char *b = NULL;
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set title 'CNN resolution spine: cold compile time vs input resolution%s'\nset logscale xy\n"
-               "set xlabel 'input resolution (pixels, H = W)'\nset ylabel 'cold compile wall (s)'\nplot ",
+               "set xlabel 'input resolution (pixels, H = W)'\nset ylabel 'cold compile wall (s)'\n",
             binned ? "' . \"\\n\" . 'above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
                      PM_STR(FIG_BINS) " of each line by resolution" : "");
+    log_tics(f, "x", xlo, xhi);   /* a range within a decade: 1-2-5 ticks, not gnuplot's one power of ten */
+    log_tics(f, "y", ylo, yhi);
+    fputs("plot ", f);
     for (size_t k = 0; k < nf; k++) {
         char label[96];
         if (blocks[k] > 0)
@@ -1084,26 +1125,242 @@ static void size_bars(const pm_analysis *a, const char *dir, const char *name, i
 {
     (void)a;
     int bars = data_rows(dir, name) - 1;   /* minus the header */
-    *w = 560 + 40 * (bars > 0 ? bars : 1);
+    *w = 760 + 40 * (bars > 0 ? bars : 1);   /* room for the title and the stage legend beside the bars */
     *h = 560;
 }
 
+#define FIG_MAX_W_PANELS 940
 static void size_panels(const pm_analysis *a, const char *dir, const char *name, int *w, int *h)
 {
     (void)a, (void)dir, (void)name;   /* why-costly: small multiples, one panel per pass */
-    *w = 1400, *h = 900;
+    *w = FIG_MAX_W_PANELS, *h = 600;
 }
 
 static void size_wide(const pm_analysis *a, const char *dir, const char *name, int *w, int *h)
 {
     (void)a, (void)dir, (void)name;   /* precision: one line per family, legend beside */
-    *w = 1400, *h = 640;
+    *w = 940, *h = 560;
 }
 
 static void size_spine(const pm_analysis *a, const char *dir, const char *name, int *w, int *h)
 {
     (void)a, (void)dir, (void)name;
-    *w = 900, *h = 520;
+    *w = 880, *h = 520;
+}
+
+/* ---- each figure's finding: one sentence computed from the data it draws, printed under its title ---- */
+
+/* The stage with the largest share in most of the given configs, how many, and its share range. */
+static void top_stage(const pm_analysis *a, const int *cfg, size_t n, pm_sbuf *b, const char *what)
+{
+    int over = pm_an_stage_index(a, PM_STAGE_OVERHEAD), best = -1, small = 0;
+    size_t ns = a->n_stages ? a->n_stages : 1, top_n = 0;
+    int *cnt = calloc(ns, sizeof *cnt);
+    double lo = INFINITY, hi = 0;
+    if (!cnt) {
+        b->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int s = a->configs[cfg[i]].dominant_stage;
+        if (s < 0)
+            continue;
+        if (s == over)
+            small++;
+        else
+            cnt[s]++;
+    }
+    for (size_t s = 0; s < a->n_stages; s++)
+        if (cnt[s] > 0 && (best < 0 || cnt[s] > cnt[best]))
+            best = (int)s;
+    if (best >= 0) {
+        top_n = (size_t)cnt[best];
+        for (size_t i = 0; i < n; i++)
+            if (a->configs[cfg[i]].dominant_stage == best) {
+                double v = a->configs[cfg[i]].share[best].mean;
+                lo = fmin(lo, v), hi = fmax(hi, v);
+            }
+        long l = lround(lo * 100), u = lround(hi * 100);
+        if (l == u)
+            pm_sbuf_add(b, "%s leads %zu of %zu %s (%ld%% of the compile)", a->stages[best], top_n, n, what, u);
+        else
+            pm_sbuf_add(b, "%s leads %zu of %zu %s (%ld\u2013%ld%% of the compile)", a->stages[best], top_n, n, what, l, u);
+    }
+    if (small)
+        pm_sbuf_add(b, "%s%d too small to tell (process start-up first)", best >= 0 ? "; " : "", small);
+    if (best < 0 && !small)
+        pm_sbuf_add(b, "no %s with a dominant stage", what);
+    free(cnt);
+}
+
+static int finding_regime(const pm_analysis *a, const char *name, pm_sbuf *b)
+{
+    const pm_an_regime *rg = pm_an_regime_for(a, name);
+    if (!rg || !rg->n_cells)
+        return 1;
+    int over = pm_an_stage_index(a, PM_STAGE_OVERHEAD), best = -1, small = 0;
+    int *cnt = calloc(a->n_stages ? a->n_stages : 1, sizeof *cnt);
+    if (!cnt)
+        return -1;
+    for (size_t k = 0; k < rg->n_cells; k++) {
+        int s = rg->cells[k].stage;
+        if (s == over)
+            small++;
+        else if (s >= 0)
+            cnt[s]++;
+    }
+    for (size_t s = 0; s < a->n_stages; s++)
+        if (cnt[s] > 0 && (best < 0 || cnt[s] > cnt[best]))
+            best = (int)s;
+    if (best >= 0)
+        pm_sbuf_add(b, "%s leads %d of %zu cells", a->stages[best], cnt[best], rg->n_cells);
+    int others = 0;
+    for (size_t s = 0; s < a->n_stages; s++)
+        others += (int)s != best && cnt[s] > 0;
+    if (others)
+        pm_sbuf_add(b, ", %d other stage%s the rest", others, others == 1 ? "" : "s");
+    if (small)
+        pm_sbuf_add(b, "%s%d cell%s too small to tell (process start-up first, drawn hollow)", best >= 0 ? "; " : "",
+                    small, small == 1 ? "" : "s");
+    pm_sbuf_add(b, ".");
+    free(cnt);
+    return 0;
+}
+
+static int finding_handoff(const pm_analysis *a, const char *name, pm_sbuf *b)
+{
+    (void)name;
+    const pm_an_handoff *h = &a->handoff;
+    if (!h->x || !h->n_points)
+        return 1;
+    int up, down;
+    pm_an_handoff_extremes(a, &up, &down);
+    char xn[128];
+    x_name(h, xn, sizeof xn);
+    const char *per = h->log_x ? "per tenfold" : "per unit";
+    if (up < 0 && down < 0) {
+        pm_sbuf_add(b, "No stage's share moves: %s takes one value.", xn);
+        return 0;
+    }
+    pm_sbuf_add(b, "As %s grows", xn);
+    if (up >= 0)
+        pm_sbuf_add(b, ", %s's share rises most (%+.1f points %s)", a->stages[up], h->trends[up].slope * 100, per);
+    if (down >= 0)
+        pm_sbuf_add(b, "%s %s's falls most (%+.1f points %s)", up >= 0 ? " and" : ",", a->stages[down],
+                    h->trends[down].slope * 100, per);
+    pm_sbuf_add(b, ".");
+    return 0;
+}
+
+static int finding_why(const pm_analysis *a, const char *name, pm_sbuf *b)
+{
+    (void)name;
+    const pm_an_fit *top = NULL;
+    int n = 0, super = 0;
+    for (size_t i = 0; i < a->fits.n; i++) {
+        const pm_an_fit *f = &a->fits.rows[i];
+        if (!f->x_metric || isnan(f->exponent))
+            continue;
+        n++;
+        super += f->superlinear;
+        if (!top || f->exponent > top->exponent)
+            top = f;
+    }
+    if (!top)
+        return 1;
+    pm_sbuf_add(b, "Steepest: %s (%s) grows as size^%.2f", top->name ? top->name : "?", top->tool ? top->tool : "?",
+                top->exponent);
+    if (!isnan(top->lo) && !isnan(top->hi))
+        pm_sbuf_add(b, " [%.2f, %.2f]", top->lo, top->hi);
+    pm_sbuf_add(b, "; %d of %d fitted passes superlinear (interval above 1).", super, n);
+    return 0;
+}
+
+static int finding_fingerprint(const pm_analysis *a, const char *name, pm_sbuf *b)
+{
+    const pm_an_fingerprint *fp = pm_an_fingerprint_for(a, name);
+    if (!fp || !fp->n)
+        return 1;
+    top_stage(a, fp->configs, fp->n, b, "bars");
+    pm_sbuf_add(b, ".");
+    return 0;
+}
+
+static int finding_precision(const pm_analysis *a, const char *name, pm_sbuf *b)
+{
+    (void)name;
+    const pm_an_precision *p = &a->precision;
+    int any = 0;
+    for (size_t i = 0; p->ratio && i < p->n; i++) {
+        const pm_an_series *r = &p->ratio[i];
+        if (!r->n || same_str(r->label, p->base))
+            continue;
+        double lo = INFINITY, hi = 0;
+        for (size_t k = 0; k < r->n; k++)
+            if (r->y[k] > 0)
+                lo = fmin(lo, r->y[k]), hi = fmax(hi, r->y[k]);
+        if (!(hi > 0))
+            continue;
+        char l[32], u[32];
+        pm_fmt_ratio_num(l, sizeof l, lo);
+        pm_fmt_ratio(u, sizeof u, hi);
+        pm_sbuf_add(b, "%s%s takes %s%s%s the compile time of %s", any ? "; " : "", r->label ? r->label : "-",
+                    strcmp(l, u) && lo != hi ? l : "", strcmp(l, u) && lo != hi ? "\u2013" : "", u, p->base);
+        any = 1;
+    }
+    if (!any)
+        return 1;
+    pm_sbuf_add(b, " across sizes (median over windows).");
+    return 0;
+}
+
+static int finding_prec_window(const pm_analysis *a, const char *name, pm_sbuf *b)
+{
+    (void)name;
+    int *cfg = calloc(a->n_configs + 1, sizeof *cfg);
+    if (!cfg)
+        return -1;
+    size_t n = 0;
+    char label[128];
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (pick_prec_window(a, &a->configs[i], label, sizeof label))
+            cfg[n++] = (int)i;
+    if (n)
+        top_stage(a, cfg, n, b, "bars");
+    free(cfg);
+    if (!n)
+        return 1;
+    pm_sbuf_add(b, ".");
+    return 0;
+}
+
+static int finding_spine(const pm_analysis *a, const char *name, pm_sbuf *b)
+{
+    (void)name;
+    /* the log-log slope of cold wall against resolution over the spine's points: time ~ resolution^k */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int n = 0, rlo = 0, rhi = 0;
+    const pm_an_regime *rg = study_regime(a, 1);
+    for (size_t i = 0; rg && i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (!has_study(c, 1) || !same(c->workload.precision, rg->precision) || c->workload.resolution <= 0 ||
+            !(c->wall.mean > 0))
+            continue;
+        double x = log((double)c->workload.resolution), y = log(c->wall.mean);
+        sx += x, sy += y, sxx += x * x, sxy += x * y, n++;
+        rlo = !rlo || c->workload.resolution < rlo ? c->workload.resolution : rlo;
+        rhi = c->workload.resolution > rhi ? c->workload.resolution : rhi;
+    }
+    if (!n)
+        return 1;
+    double den = n * sxx - sx * sx;
+    if (n < 2 || rlo == rhi || !(fabs(den) > 0)) {
+        pm_sbuf_add(b, "One resolution (%d px): no trend to read.", rlo);
+        return 0;
+    }
+    pm_sbuf_add(b, "Cold compile time grows about as resolution^%.2f from %d to %d px (least squares over %d configs, "
+                "log-log).", (n * sxy - sx * sy) / den, rlo, rhi, n);
+    return 0;
 }
 
 /* The rows' draw functions: each writes its data files and returns the gnuplot body (0), no data (1) or an
@@ -1135,16 +1392,20 @@ static const struct fig_row {
     int (*draw)(const fig_ctx *x, const char *name, char **body);
     void (*size)(const pm_analysis *a, const char *dir, const char *name, int *w, int *h);
     const char *empty;
+    /* its finding in one sentence from the data drawn: 0 written, 1 nothing to say, -1 out of memory */
+    int (*finding)(const pm_analysis *a, const char *name, pm_sbuf *b);
 } FIGURES[] = {
-    {"regime-map", "Regime map", draw_regime, size_regime, "no LLM data"},
-    {"handoff", "Handoff", draw_handoff, NULL, "no configs with cold runs"},
-    {"why-costly", "Why costly: time vs IR size", draw_why, size_panels, "no IR-size metrics for the heavy passes"},
-    {"fingerprint", "Family fingerprint", fig_fingerprint, size_bars, "no configs with cold runs"},
-    {"precision", "Precision", draw_precision, size_wide, "no LLM data"},
-    {"precision-window", "Precision x window stage share", draw_prec_window, size_bars, "no LLM data"},
-    {"cnn-regime-map", "CNN regime map", draw_regime, size_regime, "no CNN data"},
-    {"cnn-spine", "CNN resolution spine", draw_spine, size_spine, "no CNN data"},
-    {"cnn-fingerprint", "CNN fingerprint", fig_fingerprint, size_bars, "no CNN data"},
+    {"regime-map", "Regime map", draw_regime, size_regime, "no LLM data", finding_regime},
+    {"handoff", "Handoff", draw_handoff, NULL, "no configs with cold runs", finding_handoff},
+    {"why-costly", "Why costly: time vs IR size", draw_why, size_panels, "no IR-size metrics for the heavy passes",
+     finding_why},
+    {"fingerprint", "Family fingerprint", fig_fingerprint, size_bars, "no configs with cold runs", finding_fingerprint},
+    {"precision", "Precision", draw_precision, size_wide, "no LLM data", finding_precision},
+    {"precision-window", "Precision x window stage share", draw_prec_window, size_bars, "no LLM data",
+     finding_prec_window},
+    {"cnn-regime-map", "CNN regime map", draw_regime, size_regime, "no CNN data", finding_regime},
+    {"cnn-spine", "CNN resolution spine", draw_spine, size_spine, "no CNN data", finding_spine},
+    {"cnn-fingerprint", "CNN fingerprint", fig_fingerprint, size_bars, "no CNN data", finding_fingerprint},
 };
 #define N_FIGURES (sizeof FIGURES / sizeof FIGURES[0])
 
@@ -1153,15 +1414,19 @@ size_t pm_figures_count(void)
     return N_FIGURES;
 }
 
+#define FIG_MAX_W 940
+#define FIG_MAX_H 600
 static void figure_size(const pm_analysis *a, const struct fig_row *row, const char *dir, int *w, int *h)
 {
-    *w = 1000, *h = 600;
+    *w = 940, *h = 580;
     if (row->size)
         row->size(a, dir, row->name, w, h);
-    if (*w > 1400)
-        *w = 1400;
-    if (*h > 900)
-        *h = 900;
+    /* at most the report's column at a 1280 px window (1280 - the contents list - margins: ~950 px) and the
+     * height of an 800 px screen: drawn at its own size, never scaled down, its 13 px text stays 13 px */
+    if (*w > FIG_MAX_W)
+        *w = FIG_MAX_W;
+    if (*h > FIG_MAX_H)
+        *h = FIG_MAX_H;
 }
 
 /* The driver script loads each drawn figure's script after a reset (each sets its own terminals and output), then
@@ -1232,6 +1497,14 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
                 rc = pm_err_errno(err, PM_ERR_IO, "writing %s/%s.gp", dir, fg->name);
             else
                 drawn[i] = 1;
+            pm_sbuf fb = {0};
+            int fr = row->finding(a, fg->name, &fb);
+            if (fr < 0 || fb.oom)
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            if (fr == 0 && !fb.oom)
+                fg->finding = fb.s;
+            else
+                free(fb.s);
         }
         free(body);
     }
@@ -1262,6 +1535,7 @@ void pm_figures_free(pm_figures *f)
     for (size_t i = 0; f->fig && i < f->n; i++) {
         free(f->fig[i].svg);
         free(f->fig[i].note);
+        free(f->fig[i].finding);
     }
     free(f->fig);
     f->fig = NULL;

@@ -12,6 +12,8 @@ typedef struct pm_figure {
     const char *title;
     char *svg;            /* SVG text; NULL when the figure was omitted */
     char *note;           /* why it was omitted ("no CNN data in this sweep"), or NULL */
+    char *finding;        /* what it shows, one sentence computed from its data ("lowering-to-llvm leads 10 of 12
+                             cells ..."), or NULL when it has nothing to say */
     int binned;           /* 1: drawn from binned summaries (above FIG_SCATTER_MAX points or FIG_BARS_MAX bars or
                              map rows in figures.c; its title says how) */
 } pm_figure;

@@ -44,6 +44,10 @@ static const char CSS[] =
     "th,td{padding:3px 9px;border-bottom:1px solid var(--line);white-space:nowrap;text-align:left}"
     "td:not(.n){white-space:normal;overflow-wrap:anywhere;min-width:6em;max-width:42em}"
     "th{white-space:normal;overflow-wrap:anywhere}th.n,td.n{padding:3px 6px}td.n{white-space:normal;min-width:4em}"
+    /* an A/B row's config key is what the reader looks up: whole, never "sto|ck" */
+    "table[id^=t-ab-] td,table[id^=t-ab-] th{white-space:nowrap;overflow-wrap:normal;max-width:none}"
+    "table[id^=t-ab-] caption{color:var(--fg)}"
+    ".finding{margin:0 0 6px;font-weight:400}"
     "th{background:var(--head);position:sticky;top:0;cursor:pointer;user-select:none;font-weight:600}"
     "th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}"
     "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}"
@@ -252,6 +256,26 @@ static void kv_time(FILE *f, const char *k, double s)
 
 /* One config's section: runs, the representative run's steps (argv), failures (stderr), IR size, pass tree;
  * !full: its one-line summary and where the rest is (a sweep above DRILL_ALL configs, see drill_pick). */
+/* The store in a command the page prints, copyable as it stands: its path as the user gave it, single-quoted when
+ * a shell would split or expand it. */
+static void db_arg(FILE *f, const pm_html_opts *o)
+{
+    const char *p = o && o->db_label ? o->db_label : "DB";
+    int plain = *p != '\0';
+    for (const char *c = p; *c; c++)
+        plain &= (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("_./+-,=:@", *c);
+    if (plain) {
+        pm_html_esc(f, p);
+        return;
+    }
+    fputc('\'', f);
+    for (const char *c = p; *c; c++) {
+        char one[2] = {*c, 0};
+        pm_html_esc(f, *c == '\'' ? "'\\''" : one);
+    }
+    fputc('\'', f);
+}
+
 static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, size_t ci, int full, pm_err *err)
 {
     const pm_an_config *c = &a->configs[ci];
@@ -275,11 +299,14 @@ static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, 
         if (!isnan(c->cache_ratio))
             fprintf(f, " \u00b7 recompile \u00f7 hit %.1f\u00d7", c->cache_ratio);
     } else {
-        fprintf(f, "<span class=warn>no successful cold run (%d failed)</span>", c->n_failed);
+        fprintf(f, "<span class=warn>no successful cold run (%d failed, %d without a report)</span>", c->n_failed,
+                c->n_no_report);
     }
     fputs(" \u00b7 <a href=\"#configs\">back to the table</a></p>", f);
     if (!full) {
-        fputs("<p class=note>not drawn (<a href=\"#drill-bound\">why</a>): <code>passmap show DB --config ", f);
+        fputs("<p class=note>not drawn (<a href=\"#drill-bound\">why</a>): <code>passmap show ", f);
+        db_arg(f, o);
+        fputs(" --config ", f);
         esc(f, c->key);
         fputs("</code></p></section>\n", f);
         return PM_OK;
@@ -421,9 +448,12 @@ static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, 
         fputs("</dd>", f);
     }
     fputs("</dl>", f);
-    fprintf(f, "<p class=sub>As a timeline: <code>passmap trace DB --run %lld -o run.json</code>, then open it in "
-               "ui.perfetto.dev; in a terminal: <code>passmap show DB --run %lld</code>.</p>", (long long)run.id,
+    fputs("<p class=sub>As a timeline: <code>passmap trace ", f);
+    db_arg(f, o);
+    fprintf(f, " --run %lld -o run.json</code>, then open it in ui.perfetto.dev; in a terminal: <code>passmap show ",
             (long long)run.id);
+    db_arg(f, o);
+    fprintf(f, " --run %lld</code>.</p>", (long long)run.id);
     pm_stored_run_free(&run);
     fputs("</section>\n", f);
 cleanup:
@@ -488,7 +518,7 @@ static int drill_pick(const pm_analysis *a, unsigned char *full, size_t *n, size
         full[r[k].i] = 1;
     free(r);
     for (size_t i = 0; i < a->n_configs && *n_failed < DRILL_FAILED; i++)
-        if (a->configs[i].n_failed > 0) {
+        if (a->configs[i].n_failed > 0 || a->configs[i].n_no_report > 0) {
             ++*n_failed;
             *n += !full[i];
             full[i] = 1;
@@ -521,7 +551,7 @@ static void drilldown_toc(const pm_report_ctx *x, FILE *f)
 
 static int drilldown_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    pm_html_opts o = {.db = x->db, .map = x->map};
+    pm_html_opts o = {.db = x->db, .map = x->map, .db_label = x->db_label};
     size_t n, ns, nf;
     unsigned char *full = malloc(x->a->n_configs ? x->a->n_configs : 1);
     if (!full)
@@ -536,9 +566,12 @@ static int drilldown_html(const pm_report_ctx *x, FILE *f, pm_err *err)
         fprintf(f, "<p class=sub id=drill-bound>%zu configs: above %d the page draws %zu in full (runs, steps, "
                    "failures, IR size, pass tree): the %zu with the slowest mean cold wall and %zu with failed runs "
                    "(up to the first %d in config order). The other %zu keep their one-line summary here (the "
-                   "<a href=\"#configs\">configs table</a> lists every config); <code>passmap show DB --config "
-                   "KEY</code> prints any config's pass tree and <code>passmap trace</code> its timeline.</p>",
+                   "<a href=\"#configs\">configs table</a> lists every config); <code>passmap show ",
                 x->a->n_configs, DRILL_ALL, n, ns, nf, DRILL_FAILED, x->a->n_configs - n);
+    if (n < x->a->n_configs) {
+        db_arg(f, &o);
+        fputs(" --config KEY</code> prints any config's pass tree and <code>passmap trace</code> its timeline.</p>", f);
+    }
     legend(f, x->a);
     for (size_t i = 0; i < x->a->n_configs && rc == PM_OK; i++)
         rc = config_section(f, x->a, &o, i, full[i], err);
@@ -578,8 +611,9 @@ int pm_html_report(const pm_report_ctx *x, FILE *f, pm_err *err)
     contents(x, f);
     fputs("<h1>What dominates the compile: ", f);
     esc(f, a->sweep);
-    fprintf(f, "</h1><p class=sub>back end %s \u00b7 %zu configs \u00b7 up to %d cold repeats \u00b7 %d runs ok, %d failed"
-               "</p>\n", a->backend ? a->backend : "-", a->n_configs, a->summary.max_repeats, a->summary.n_runs_ok, a->summary.n_runs_failed);
+    fprintf(f, "</h1><p class=sub>back end %s \u00b7 %zu configs \u00b7 up to %d cold repeats \u00b7 %d runs ok, "
+               "%d failed, %d without a report</p>\n", a->backend ? a->backend : "-", a->n_configs, a->summary.max_repeats,
+            a->summary.n_runs_ok, a->summary.n_runs_failed, a->summary.n_runs_no_report);
     size_t n;
     const pm_report_section *const *s = pm_report_sections(&n);
     for (size_t i = 0; i < n; i++) {

@@ -1,16 +1,16 @@
 /* No include guard: an X-macro list, included once per use with PM_REPORT_SECTION defined. */
 /* The report's sections in report order: one row each (PM_REPORT_SECTION(name) names pm_section_name, defined
  * in the section's file). Text, Markdown, HTML (and its contents list) and JSON all follow this order. A new
- * section: its file (lib/output/sec_*.c, defining pm_section_NAME) plus one line here. The figures (the regime
- * map first) follow the headline directly in every report, whatever tables (A/B, builds) the sweep has: the
- * answer, then the picture of where it holds (issue 23). */
+ * section: its file (lib/output/sec_*.c, defining pm_section_NAME) plus one line here. The in-sweep A/B follows
+ * the headline (its rows are the evidence of the headline's first lines, issue 37), then the figures (the regime
+ * map first): the picture of where the answer holds (issue 23). */
 PM_REPORT_SECTION(incomplete)
 PM_REPORT_SECTION(proven_fixes)
 PM_REPORT_SECTION(summary)
 PM_REPORT_SECTION(machines)
 PM_REPORT_SECTION(headline)
-PM_REPORT_SECTION(figures)
 PM_REPORT_SECTION(ab)
+PM_REPORT_SECTION(figures)
 PM_REPORT_SECTION(builds)
 PM_REPORT_SECTION(configs)
 PM_REPORT_SECTION(shares)

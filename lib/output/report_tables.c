@@ -22,12 +22,11 @@ static void link_cfg(pm_table *t, long r, const char *prefix, size_t i, const ch
     pm_table_link(t, (size_t)r, 0, href, tip);
 }
 
+static int second_stage(const pm_analysis *a, const pm_an_config *c, int over);
+
 static void ratio_text(char *buf, size_t n, double v)
 {
-    if (isnan(v) || isinf(v))
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, v >= 10 ? "%.0f\u00d7" : "%.1f\u00d7", v);
+    pm_fmt_ratio(buf, n, v);
 }
 
 pm_table *pm_rt_configs(const pm_analysis *a, const char *link_prefix)
@@ -61,7 +60,13 @@ pm_table *pm_rt_configs(const pm_analysis *a, const char *link_prefix)
             pm_table_set(t, (size_t)r, 1, "no successful run", NAN);
         }
         int d = c->dominant_stage;
-        pm_table_set(t, (size_t)r, 2, d >= 0 ? a->stages[d] : "-", NAN);
+        if (d >= 0 && d == pm_an_stage_index(a, PM_STAGE_OVERHEAD)) {   /* start-up is no regime: said, and the
+                                                                             stage next to it */
+            int next = second_stage(a, c, d);
+            pm_table_setf(t, (size_t)r, 2, NAN, "too small to tell (start-up; then %s)", next >= 0 ? a->stages[next] : "-");
+        } else {
+            pm_table_set(t, (size_t)r, 2, d >= 0 ? a->stages[d] : "-", NAN);
+        }
         double sh = d >= 0 ? c->share[d].mean : NAN;
         pm_fmt_share(buf, sizeof buf, sh);
         pm_table_set(t, (size_t)r, 3, buf, sh);
@@ -78,15 +83,32 @@ pm_table *pm_rt_configs(const pm_analysis *a, const char *link_prefix)
     return t;
 }
 
+/* A phase's column title: upper case, apart from the stages' (a stage "other" and the phase OTHER differ). */
+static const char *phase_title(const char *phase)
+{
+    static const char *const titles[][2] = {{"frontend", "FRONTEND"}, {"optimizer", "OPTIMIZER"},
+                                            {"codegen", "CODEGEN"},   {"link", "LINK"},
+                                            {"process", "PROCESS"},   {"other", "OTHER"}};
+    for (size_t i = 0; i < sizeof titles / sizeof *titles; i++)
+        if (!strcmp(titles[i][0], phase))
+            return titles[i][1];
+    return phase;
+}
+
 pm_table *pm_rt_stage_shares(const pm_analysis *a, const char *link_prefix)
 {
-    pm_col *cols = calloc(a->n_stages + 1, sizeof *cols);
+    /* the phase split first (its headers upper case: FRONTEND, OPTIMIZER, ...), then the stages */
+    size_t NP = a->n_phases, NS = a->n_stages;
+    pm_col *cols = calloc(NP + NS + 2, sizeof *cols);
     if (!cols)
         return NULL;
     cols[0] = (pm_col){"config", "config", NULL};
-    for (size_t s = 0; s < a->n_stages; s++)
-        cols[s + 1] = (pm_col){a->stages[s], a->stages[s], "fraction"};
-    pm_table *t = pm_table_new("t-stage-shares", NULL, cols, a->n_stages + 1);
+    for (size_t p = 0; p < NP; p++)
+        cols[p + 1] = (pm_col){a->phases[p], phase_title(a->phases[p]), "fraction"};
+    cols[NP + 1] = (pm_col){"phases_of", "phases of", NULL};   /* which time the phase split is a share of */
+    for (size_t s = 0; s < NS; s++)
+        cols[NP + s + 2] = (pm_col){a->stages[s], a->stages[s], "fraction"};
+    pm_table *t = pm_table_new("t-stage-shares", NULL, cols, NP + NS + 2);
     if (t)
         t->n_lead = 1;   /* the row's name: what the reader looks up */
     free(cols);
@@ -99,10 +121,16 @@ pm_table *pm_rt_stage_shares(const pm_analysis *a, const char *link_prefix)
             break;
         pm_table_set(t, (size_t)r, 0, c->key, NAN);
         link_cfg(t, r, link_prefix, i, c->key);
-        for (size_t s = 0; s < a->n_stages; s++) {
-            char buf[32];
+        char buf[32];
+        const pm_ci *split = c->phase_on_cpu ? c->phase_cpu : c->phase_share;
+        for (size_t p = 0; p < NP; p++) {
+            pm_fmt_share(buf, sizeof buf, split[p].mean);
+            pm_table_set(t, (size_t)r, p + 1, buf, split[p].mean);
+        }
+        pm_table_set(t, (size_t)r, NP + 1, c->phase_on_cpu ? "user CPU" : "wall", NAN);
+        for (size_t s = 0; s < NS; s++) {
             pm_fmt_share(buf, sizeof buf, c->share[s].mean);
-            pm_table_set(t, (size_t)r, s + 1, buf, c->share[s].mean);
+            pm_table_set(t, (size_t)r, NP + s + 2, buf, c->share[s].mean);
         }
     }
     return t;
@@ -229,10 +257,10 @@ void pm_rt_startup_contended_text(const pm_analysis *a, char *buf, size_t cap)
 
 void pm_rt_noise_text(const pm_analysis *a, char *buf, size_t cap)
 {
-    size_t n = (size_t)snprintf(buf, cap, "%d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended "
-                                          "(load average above %d CPUs, or a tool's steps below 0.75 x that tool's "
-                                          "serial CPU/wall from its null-input runs)", a->noise.n_noisy, a->n_configs,
-                                a->noise.n_contended, a->cpus);
+    char rule[512];
+    pm_contention_rule_text(rule, sizeof rule, 0);
+    size_t n = (size_t)snprintf(buf, cap, "%d of %zu configs noisy (CV > 10%% or a MAD outlier), %d contended (%s)",
+                                a->noise.n_noisy, a->n_configs, a->noise.n_contended, rule);
     if (!a->noise.n_baseline_p90 || n >= cap)
         return;
     n += (size_t)snprintf(buf + n, cap - n, "; %d config%s without a serial baseline for any of %s tools (%s): ",
@@ -331,7 +359,7 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         {"max_share", "max share", "fraction"},
         {"user_wall", "user/wall", "ratio"},
         {"superlinear", "superlinear", NULL},
-        {"variant", "variant (points: its configs)", NULL},
+        {"variant", "variant (points: its configs; a pipeline axis's value, e.g. opt=2, its own fit)", NULL},
     };
     pm_table *t = pm_table_new("t-fits", NULL, cols, N_OF(cols));
     if (t)
@@ -368,8 +396,8 @@ pm_table *pm_rt_fits(const pm_analysis *a)
         pm_table_set(t, (size_t)r, 8, buf, x->max_share);
         set_num(t, r, 9, 2, x->user_wall);
         pm_table_set(t, (size_t)r, 10, x->superlinear ? "yes" : "no", NAN);
-        pm_table_setf(t, (size_t)r, 11, NAN, "%s%s", x->variant && *x->variant ? x->variant : "-",
-                      x->reference && multi ? " (reference)" : "");
+        pm_table_setf(t, (size_t)r, 11, NAN, "%s%s%s%s", x->variant && *x->variant ? x->variant : "-",
+                      x->group ? ", " : "", x->group ? x->group : "", x->reference && multi ? " (reference)" : "");
     }
     return t;
 }
@@ -410,6 +438,15 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
         int add = snprintf(buf + w, n - (size_t)w, "%s %s vs %s m=%zu", i ? "," : "", x->variant, x->against, m);
         w = add < 0 ? -1 : w + add;
     }
+    /* walls a slowing meter measured (valgrind) are the instrumented runs', not compile times */
+    for (size_t i = 0; w > 0 && (size_t)w < n && i < a->ab.n; i++)
+        if (!a->ab.rows[i].error && (a->ab.rows[i].cmp.a.walls_slowed || a->ab.rows[i].cmp.b.walls_slowed)) {
+            int add = snprintf(buf + w, n - (size_t)w, "; the cold walls were measured under the %s meter: the "
+                               "instrumented runs', not compile times", a->ab.rows[i].cmp.a.walls_slowed
+                               ? a->ab.rows[i].cmp.a.meter : a->ab.rows[i].cmp.b.meter);
+            w = add < 0 ? -1 : w + add;
+            break;
+        }
     /* which metric each A/B decided on (decide.h): the B/A, interval, p and mark columns are of it */
     int first = 1;
     for (size_t i = 0; w > 0 && (size_t)w < n && i < a->ab.n; i++) {
@@ -426,60 +463,95 @@ void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a)
     }
 }
 
-pm_table *pm_rt_ab(const pm_analysis *a)
+void pm_rt_ab_caption(const pm_analysis *a, size_t pair, char *buf, size_t n)
 {
-    /* the answer first (which config, B/A, its mark), then the evidence: a narrow window shows the verdicts */
-    enum { C_CFG, C_RATIO, C_MARK, C_CI, C_P, C_A, C_B, C_WALL_A, C_WALL_B, C_NOISE };
-    static const pm_col cols[] = {
+    /* which B against which A, and what decided, first: a narrow window shows the start of the line */
+    const pm_an_ab *x = &a->ab.rows[pair];
+    char d[128];
+    pm_decide_text((pm_decide_metric)x->cmp.decided_on, d, sizeof d);
+    snprintf(buf, n, "%s %s (B) vs %s (A); %s%s; B/A, CI, p, mark, A and B are of the deciding metric, per config "
+             "by passmap compare (95%% CI simultaneous, Bonferroni; p Holm)", x->axis ? x->axis : "variant",
+             x->variant, x->against, d, x->cmp.decided_on != PM_DECIDE_WALL ? " (wall B/A, A wall, B wall)" : "");
+}
+
+pm_table *pm_rt_ab(const pm_analysis *a, size_t pair)
+{
+    /* the answer first (which config, B/A, its mark), then the evidence: the interval and p the mark was read
+     * from, and the means B/A divides, all of the deciding metric; the walls beside them when another metric
+     * decided; the noise column only when a config was contended */
+    enum { C_CFG, C_RATIO, C_MARK, C_CI, C_P, C_A, C_B, C_WALL_RATIO, C_WALL_A, C_WALL_B, C_NOISE, C_N };
+    static const pm_col all[] = {
         [C_CFG] = {"config", "config (A side)", NULL},   [C_RATIO] = {"ratio", "B/A", "ratio"},
-        [C_MARK] = {"verdict", "mark", NULL},            [C_CI] = {"ci", "95% simultaneous CI (Bonferroni)", "ratio"},
-        [C_P] = {"p_holm", "p (Holm)", "p"},             [C_A] = {"against", "A", NULL},
-        [C_B] = {"variant", "B", NULL},                  [C_WALL_A] = {"wall_a_s", "A cold wall", "s"},
-        [C_WALL_B] = {"wall_b_s", "B cold wall", "s"},   [C_NOISE] = {"noise", "noise", NULL},
+        [C_MARK] = {"verdict", "mark", NULL},            [C_CI] = {"ci", "95% CI", "ratio"},
+        [C_P] = {"p_holm", "p (Holm)", "p"},             [C_A] = {"a", "A", NULL},
+        [C_B] = {"b", "B", NULL},                        [C_WALL_RATIO] = {"wall_ratio", "wall B/A", "ratio"},
+        [C_WALL_A] = {"wall_a_s", "A wall", "s"},        [C_WALL_B] = {"wall_b_s", "B wall", "s"},
+        [C_NOISE] = {"noise", "noise", NULL},
     };
-    pm_table *t = pm_table_new("t-ab", NULL, cols, N_OF(cols));
+    const pm_an_ab *x = &a->ab.rows[pair];
+    int walls = x->cmp.decided_on != PM_DECIDE_WALL, noise = 0;
+    for (size_t k = 0; k < x->cmp.n_configs; k++) {   /* the noise column only when it has something to say */
+        char why[96];
+        pm_compare_disagree(&x->cmp, &x->cmp.configs[k], why, sizeof why);
+        noise |= x->cmp.configs[k].contended_a || x->cmp.configs[k].contended_b || why[0];
+    }
+    pm_col cols[C_N];
+    int at[C_N];   /* each column's index in this table; -1: not shown */
+    size_t nc = 0;
+    for (int c = 0; c < C_N; c++) {
+        int shown = (c < C_WALL_RATIO || (c <= C_WALL_B && walls) || (c == C_NOISE && noise));
+        at[c] = shown ? (int)nc : -1;
+        if (shown)
+            cols[nc++] = all[c];
+    }
+    char caption[512], id[32];
+    pm_rt_ab_caption(a, pair, caption, sizeof caption);
+    snprintf(id, sizeof id, "t-ab-%zu", pair + 1);
+    pm_table *t = pm_table_new(id, caption, cols, nc);
     if (t)
         t->n_lead = C_MARK + 1;
     int rc = 0;
-    for (size_t i = 0; t && !rc && i < a->ab.n; i++) {
-        const pm_an_ab *x = &a->ab.rows[i];
-        for (size_t k = 0; !rc && k < x->cmp.n_configs; k++) {
-            const pm_compare_config *c = &x->cmp.configs[k];
-            const pm_compare_stat *st = pm_compare_decider(&x->cmp, c), *wall = &c->wall;
-            long r = pm_table_add_row(t);
-            if (r < 0) {
-                rc = PM_ERR_NOMEM;
-                break;
-            }
-            size_t row = (size_t)r;
-            char buf[128];
-            /* the A side's own key, as the configs table names it: compare's matching key spells out every
-             * parameter and pushed the table past 120 columns */
-            rc |= pm_table_set(t, row, C_CFG, c->key_a ? c->key_a : c->key, NAN);
-            if (x->axis) {   /* a precision pair: the side is named as compare names it */
-                rc |= pm_table_setf(t, row, C_A, NAN, "%s=%s", x->axis, x->against);
-                rc |= pm_table_setf(t, row, C_B, NAN, "%s=%s", x->axis, x->variant);
-            } else {
-                rc |= pm_table_set(t, row, C_A, x->against, NAN);
-                rc |= pm_table_set(t, row, C_B, x->variant, NAN);
-            }
-            pm_compare_fmt_side(buf, sizeof buf, wall, 0);   /* the walls are shown whatever decided */
-            rc |= pm_table_set(t, row, C_WALL_A, buf, wall->gmean_a);
+    for (size_t k = 0; t && !rc && k < x->cmp.n_configs; k++) {
+        const pm_compare_config *c = &x->cmp.configs[k];
+        const pm_compare_stat *st = pm_compare_decider(&x->cmp, c), *wall = &c->wall;
+        long r = pm_table_add_row(t);
+        if (r < 0) {
+            rc = PM_ERR_NOMEM;
+            break;
+        }
+        size_t row = (size_t)r;
+        char buf[128];
+        /* the A side's own key, as the configs table names it: compare's matching key spells out every
+         * parameter and pushed the table past 120 columns */
+        rc |= pm_table_set(t, row, (size_t)at[C_CFG], c->key_a ? c->key_a : c->key, NAN);
+        pm_compare_fmt_ratio(buf, sizeof buf, st);
+        rc |= pm_table_set(t, row, (size_t)at[C_RATIO], buf, st->ratio);
+        pm_compare_fmt_verdict(buf, sizeof buf, st);
+        rc |= pm_table_set(t, row, (size_t)at[C_MARK], buf, NAN);
+        pm_compare_fmt_ci(buf, sizeof buf, st, 0);
+        rc |= pm_table_set(t, row, (size_t)at[C_CI], buf, NAN);
+        pm_compare_fmt_p(buf, sizeof buf, st);
+        rc |= pm_table_set(t, row, (size_t)at[C_P], buf, st->p_holm);
+        pm_compare_fmt_metric_side(buf, sizeof buf, st, 0, x->cmp.decided_on);
+        rc |= pm_table_set(t, row, (size_t)at[C_A], buf, st->gmean_a);
+        pm_compare_fmt_metric_side(buf, sizeof buf, st, 1, x->cmp.decided_on);
+        rc |= pm_table_set(t, row, (size_t)at[C_B], buf, st->gmean_b);
+        if (walls) {   /* shown, deciding nothing */
+            pm_compare_fmt_ratio(buf, sizeof buf, wall);
+            rc |= pm_table_set(t, row, (size_t)at[C_WALL_RATIO], buf, wall->ratio);
+            pm_compare_fmt_side(buf, sizeof buf, wall, 0);
+            rc |= pm_table_set(t, row, (size_t)at[C_WALL_A], buf, wall->gmean_a);
             pm_compare_fmt_side(buf, sizeof buf, wall, 1);
-            rc |= pm_table_set(t, row, C_WALL_B, buf, wall->gmean_b);
-            pm_compare_fmt_ratio(buf, sizeof buf, st);
-            rc |= pm_table_set(t, row, C_RATIO, buf, st->ratio);
-            pm_compare_fmt_ci(buf, sizeof buf, st, 0);
-            rc |= pm_table_set(t, row, C_CI, buf, NAN);
-            pm_compare_fmt_p(buf, sizeof buf, st);
-            rc |= pm_table_set(t, row, C_P, buf, st->p_holm);
-            pm_compare_fmt_verdict(buf, sizeof buf, st);
-            rc |= pm_table_set(t, row, C_MARK, buf, NAN);
-            /* compare judged contention with the analysis's rule (contention.h): which side, beside the mark
-             * it withheld (or kept, with --allow-contended) */
+            rc |= pm_table_set(t, row, (size_t)at[C_WALL_B], buf, wall->gmean_b);
+        }
+        if (noise) {   /* compare judged contention with the analysis's rule (contention.h): which side */
             int na = c->contended_a != NULL, nb = c->contended_b != NULL;
-            rc |= pm_table_set(t, row, C_NOISE, na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "",
-                               NAN);
+            /* where the count and the wall disagree, the row says so beside it (instructions are not time) */
+            char why[96];
+            pm_compare_disagree(&x->cmp, c, why, sizeof why);
+            rc |= pm_table_setf(t, row, (size_t)at[C_NOISE], NAN, "%s%s%s",
+                                na && nb ? "contended (A, B)" : na ? "contended (A)" : nb ? "contended (B)" : "",
+                                (na || nb) && why[0] ? "; " : "", why);
         }
     }
     if (rc) {
@@ -509,10 +581,18 @@ static void hl_add(pm_rt_headline *h, char **dst, const char *fmt, ...)
     free(piece);
 }
 
-/* "; heaviest pass NAME 12–14% (top in 10 of 12)": the pass that tops most of a kind's configs, with its share of
- * the compile over those configs, so the answer names the pass to look at, not only its stage. */
+/* "12–15%": a range of shares, its ends rounded before they are compared ("12–12%" never). */
+static void hl_share_range(char *buf, size_t n, double lo, double hi)
+{
+    long l = lround(lo * 100), u = lround(hi * 100);
+    if (l == u)
+        snprintf(buf, n, "%ld%%", u);
+    else
+        snprintf(buf, n, "%ld\u2013%ld%%", l, u);
+}
+
 /* configs of one kind that have a top pass, ordered by that pass's id, then by position (the first config of a
- * tie wins, as it did in the quadratic scan this replaced) */
+ * tie wins) */
 typedef struct hl_top { int id; size_t at; double share; } hl_top;
 static int hl_top_cmp(const void *x, const void *y)
 {
@@ -522,7 +602,14 @@ static int hl_top_cmp(const void *x, const void *y)
     return a->at < b->at ? -1 : a->at > b->at;
 }
 
-static void hl_heaviest_pass(pm_rt_headline *h, char **out, const pm_analysis *a, const char *kind, int n)
+static int same_kind(const char *x, const char *y)
+{
+    return !strcmp(x ? x : "", y ? y : "");
+}
+
+/* "X86 DAG->DAG Instruction Selection, 11–15% of LLM compiles (top in 10 of 12)": the pass that
+ * tops most of a kind's configs, with its share over those configs, so the answer names the pass to look at. */
+static void hl_heaviest_pass(pm_rt_headline *h, const pm_analysis *a, const char *kind, int n)
 {
     const pm_an_pass *best = NULL;
     int best_n = 0;
@@ -536,7 +623,7 @@ static void hl_heaviest_pass(pm_rt_headline *h, char **out, const pm_analysis *a
     size_t nt = 0;
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        if (strcmp(c->kind ? c->kind : "", kind ? kind : "") || c->dominant_stage < 0 || !c->n_passes)
+        if (!same_kind(c->kind, kind) || c->dominant_stage < 0 || !c->n_passes)
             continue;
         top[nt++] = (hl_top){c->passes[0].id, i, c->passes[0].share};
     }
@@ -561,118 +648,208 @@ static void hl_heaviest_pass(pm_rt_headline *h, char **out, const pm_analysis *a
     free(top);
     if (!best)
         return;
-    char range[64];
-    if (best_n == 1 || fabs(hi - lo) < 0.0005)
-        snprintf(range, sizeof range, "%.0f%%", hi * 100);
-    else
-        snprintf(range, sizeof range, "%.0f\u2013%.0f%%", lo * 100, hi * 100);
-    if (best_n == n)
-        hl_add(h, out, "; heaviest pass %s %s", best->name ? best->name : "?", range);
-    else
-        hl_add(h, out, "; heaviest pass %s %s (top in %d of %d)", best->name ? best->name : "?", range, best_n, n);
+    char range[64], *line = NULL;
+    hl_share_range(range, sizeof range, lo, hi);
+    hl_add(h, &line, "%s, %s of %s compiles", best->name ? best->name : "?", range, kind_title(kind));
+    if (best_n != n)
+        hl_add(h, &line, " (top in %d of %d)", best_n, n);
+    if (line)
+        h->heaviest[h->n_heaviest++] = line;
 }
 
 void pm_rt_headline_free(pm_rt_headline *h)
 {
     for (int i = 0; i < h->n_dominant; i++)
         free(h->dominant[i]);
-    free(h->dominant);
-    free(h->fix), free(h->ab), free(h->cache), free(h->slowest);
+    for (int i = 0; i < h->n_heaviest; i++)
+        free(h->heaviest[i]);
+    for (int i = 0; i < h->n_ab; i++)
+        free(h->ab[i]);
+    free(h->dominant), free(h->heaviest), free(h->ab);
+    free(h->fix), free(h->ab_none), free(h->cache), free(h->slowest), free(h->phases);
     memset(h, 0, sizeof *h);
+}
+
+/* The stage a config's compile spends most in, process start-up left out: a compile whose largest share is
+ * process-overhead is too small to tell its regime, and this is the stage it would show. -1: none. */
+static int second_stage(const pm_analysis *a, const pm_an_config *c, int over)
+{
+    int best = -1;
+    for (size_t s = 0; s < a->n_stages; s++)
+        if ((int)s != over && (best < 0 || c->share[s].mean > c->share[best].mean))
+            best = (int)s;
+    return best;
+}
+
+/* "LLM, 12 configs: lowering-to-llvm leads 12 (19–34%)"; a config whose largest share is process start-up is
+ * "too small to tell", its second stage named. */
+static void hl_dominant(pm_rt_headline *h, const pm_analysis *a, const char *kind, int *count, double *lo,
+                        double *hi, int *small)
+{
+    int over = pm_an_stage_index(a, PM_STAGE_OVERHEAD), n = 0, n_small = 0;
+    memset(count, 0, a->n_stages * sizeof *count);
+    memset(small, 0, a->n_stages * sizeof *small);
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (!same_kind(c->kind, kind) || c->dominant_stage < 0)
+            continue;
+        n++;
+        int s = c->dominant_stage;
+        if (s == over) {   /* start-up is no compiler stage: said apart, with what comes next */
+            int next = second_stage(a, c, over);
+            n_small++;
+            if (next >= 0)
+                small[next]++;
+            continue;
+        }
+        double v = c->share[s].mean;
+        if (!count[s]++)
+            lo[s] = hi[s] = v;
+        lo[s] = v < lo[s] ? v : lo[s];
+        hi[s] = v > hi[s] ? v : hi[s];
+    }
+    if (!n)
+        return;
+    char **out = &h->dominant[h->n_dominant++];
+    hl_add(h, out, "%s, %d config%s: ", kind_title(kind), n, n == 1 ? "" : "s");
+    for (int round = 0; round < (int)a->n_stages; round++) {   /* stages by how many configs they lead */
+        int best = -1;
+        for (size_t s = 0; s < a->n_stages; s++)
+            if (count[s] > 0 && (best < 0 || count[s] > count[best]))
+                best = (int)s;
+        if (best < 0)
+            break;
+        char range[64];
+        hl_share_range(range, sizeof range, lo[best], hi[best]);
+        /* "dominates" only when it takes at least PM_AN_DOMINATES_SHARE of every such config's compile */
+        hl_add(h, out, "%s%s %s %d (%s)", round ? "; " : "", a->stages[best],
+               lo[best] >= PM_AN_DOMINATES_SHARE ? "dominates" : "leads", count[best], range);
+        count[best] = 0;
+    }
+    if (n_small) {
+        int next = -1;
+        for (size_t s = 0; s < a->n_stages; s++)
+            if (small[s] > 0 && (next < 0 || small[s] > small[next]))
+                next = (int)s;
+        hl_add(h, out, "%s%d too small to tell (start-up%s%s)", n_small < n ? "; " : "", n_small,
+               next >= 0 ? ", then " : "", next >= 0 ? a->stages[next] : "");
+    }
+}
+
+/* The phase split over the configs with cold runs: each phase's range of shares, then how many configs each
+ * phase leads. */
+/* "52%" or "48-56%": the range of one phase's share over the configs with cold runs (cpu: of their CPU split). */
+static void phase_range(const pm_analysis *a, size_t p, int cpu, char *buf, size_t cap)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < a->n_configs; i++) {
+        const pm_an_config *c = &a->configs[i];
+        if (c->dominant_phase < 0)
+            continue;
+        double v = (cpu ? c->phase_cpu : c->phase_share)[p].mean;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    if (fabs(hi - lo) < 0.0005)
+        snprintf(buf, cap, "%.0f%%", hi * 100);
+    else
+        snprintf(buf, cap, "%.0f\u2013%.0f%%", lo * 100, hi * 100);
+}
+
+/* The phase split over the configs with cold runs: each phase's range of shares (of user CPU time when every
+ * such config's tools are serial and report user times, the wall's beside; else of the wall), then how many
+ * configs each phase leads. */
+static void hl_phases(pm_rt_headline *h, const pm_analysis *a)
+{
+    int n = 0, cpu = 1;
+    for (size_t i = 0; i < a->n_configs; i++)
+        if (a->configs[i].dominant_phase >= 0) {
+            n++;
+            cpu &= a->configs[i].phase_on_cpu;
+        }
+    if (!n || !a->n_phases)
+        return;
+    hl_add(h, &h->phases, "%d config%s, share of %s:", n, n == 1 ? "" : "s",
+           cpu ? "the compile's user CPU time (serial tools, per-pass user times; wall in brackets)"
+               : "the cold compile wall (no per-pass user time in every run, or a parallel tool)");
+    for (size_t p = 0; p < a->n_phases; p++) {
+        int lead = 0;
+        for (size_t i = 0; i < a->n_configs; i++)
+            lead += a->configs[i].dominant_phase == (int)p;
+        char range[64], wall[64] = "", leads[48] = "";
+        phase_range(a, p, cpu, range, sizeof range);
+        if (cpu) {
+            char w[48];
+            phase_range(a, p, 0, w, sizeof w);
+            snprintf(wall, sizeof wall, " (%s)", w);
+        }
+        if (lead)
+            snprintf(leads, sizeof leads, " (leads %d)", lead);
+        hl_add(h, &h->phases, "%s %s %s%s%s", p ? "," : "", a->phases[p], range, wall, leads);
+    }
 }
 
 int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
 {
     memset(h, 0, sizeof *h);
-    /* dominant stage per regime kind: one line per kind, as many kinds as the study has */
+    /* one summary line per comparison first: the measured answer (pm_compare_oneline, as compare opens with) */
+    h->ab = calloc(a->ab.n + 1, sizeof *h->ab);
+    for (size_t i = 0; h->ab && i < a->ab.n; i++) {
+        const pm_an_ab *x = &a->ab.rows[i];
+        char *line = NULL;
+        if (x->error) {
+            hl_add(h, &line, "%s vs %s: not compared: %s", x->variant, x->against, x->error);
+        } else if (!(line = pm_compare_oneline(&x->cmp))) {
+            h->oom = 1;
+        }
+        if (line)
+            h->ab[h->n_ab++] = line;
+    }
+    if (!h->ab)
+        h->oom = 1;
+    else if (!h->n_ab && a->sweep && strchr(a->sweep, ','))
+        hl_add(h, &h->ab_none, "none over several sweeps; passmap compare DB --a-sweep A --b-sweep B compares two");
+    else if (!h->n_ab && a->fixes.proven_json)   /* say why it is empty, and where the measured effects are */
+        hl_add(h, &h->ab_none, "none in this sweep (one variant per config); passmap fix measured the fixes above");
+    else if (!h->n_ab)
+        hl_add(h, &h->ab_none, "none in this sweep (one variant per config); passmap fix measures the top fix");
+    hl_phases(h, a);   /* the phase split: front end, optimizer, code generation */
+    /* dominant stage and heaviest pass per kind: one line each, as many kinds as the study has */
     const char **kinds = calloc(a->n_configs + 1, sizeof *kinds);
     h->dominant = calloc(a->n_configs + 1, sizeof *h->dominant);
+    h->heaviest = calloc(a->n_configs + 1, sizeof *h->heaviest);
     size_t nk = 0;
     for (size_t i = 0; kinds && i < a->n_configs; i++) {
         const char *k = a->configs[i].kind;
         size_t j;
-        for (j = 0; j < nk && strcmp(kinds[j] ? kinds[j] : "", k ? k : ""); j++)
+        for (j = 0; j < nk && !same_kind(kinds[j], k); j++)
             ;
         if (j == nk)
             kinds[nk++] = k;
     }
-    int *count = calloc(a->n_stages ? a->n_stages : 1, sizeof *count);
-    double *lo = calloc(a->n_stages ? a->n_stages : 1, sizeof *lo), *hi = calloc(a->n_stages ? a->n_stages : 1, sizeof *hi);
-    h->oom = !kinds || !h->dominant || !count || !lo || !hi;
+    size_t ns = a->n_stages ? a->n_stages : 1;
+    int *count = calloc(ns, sizeof *count), *small = calloc(ns, sizeof *small);
+    double *lo = calloc(ns, sizeof *lo), *hi = calloc(ns, sizeof *hi);
+    h->oom |= !kinds || !h->dominant || !h->heaviest || !count || !small || !lo || !hi;
     for (size_t j = 0; !h->oom && j < nk; j++) {
-        memset(count, 0, a->n_stages * sizeof *count);
-        int n = 0;
-        for (size_t i = 0; i < a->n_configs; i++) {
-            const pm_an_config *c = &a->configs[i];
-            if (strcmp(c->kind ? c->kind : "", kinds[j] ? kinds[j] : "") || c->dominant_stage < 0)
-                continue;
-            int s = c->dominant_stage;
-            double v = c->share[s].mean;
-            if (!count[s]++)
-                lo[s] = hi[s] = v;
-            lo[s] = v < lo[s] ? v : lo[s];
-            hi[s] = v > hi[s] ? v : hi[s];
-            n++;
+        int before = h->n_dominant;
+        hl_dominant(h, a, kinds[j], count, lo, hi, small);
+        if (h->n_dominant > before) {
+            int n = 0;
+            for (size_t i = 0; i < a->n_configs; i++)
+                n += same_kind(a->configs[i].kind, kinds[j]) && a->configs[i].dominant_stage >= 0;
+            hl_heaviest_pass(h, a, kinds[j], n);
         }
-        if (!n)
-            continue;
-        char **out = &h->dominant[h->n_dominant++];
-        hl_add(h, out, "%s, %d configs: ", kind_title(kinds[j]), n);
-        for (int round = 0; round < (int)a->n_stages; round++) {   /* stages by how many configs they dominate */
-            int best = -1;
-            for (size_t s = 0; s < a->n_stages; s++)
-                if (count[s] > 0 && (best < 0 || count[s] > count[best]))
-                    best = (int)s;
-            if (best < 0)
-                break;
-            char range[64];
-            if (count[best] == 1 || fabs(hi[best] - lo[best]) < 0.0005)
-                snprintf(range, sizeof range, "%.0f%%", hi[best] * 100);
-            else
-                snprintf(range, sizeof range, "%.0f\u2013%.0f%%", lo[best] * 100, hi[best] * 100);
-            /* "dominates" only when it takes at least PM_AN_DOMINATES_SHARE of every such config's compile */
-            hl_add(h, out, "%s%s %s %d (share %s)", round ? "; " : "", a->stages[best],
-                   lo[best] >= PM_AN_DOMINATES_SHARE ? "dominates" : "leads", count[best], range);
-            count[best] = 0;
-        }
-        hl_heaviest_pass(h, out, a, kinds[j], n);
     }
     free(kinds);
     free(count);
+    free(small);
     free(lo);
     free(hi);
     /* the fix: passmap fix's plan and proven rows (pm_analysis_fix_words), never a rule of the report's own */
-    hl_add(h, &h->fix, "%s", a->fixes.headline ? a->fixes.headline : "no fix proposed (the report was made without "
+    hl_add(h, &h->fix, "%s", a->fixes.headline ? a->fixes.headline : "none proposed (the report was made without "
                                                                   "passmap fix's plan)");
-    /* in-sweep A/B: compare's result per variant (pm_analysis_ab), its marks counted */
-    int used = 0;
-    for (size_t i = 0; i < a->ab.n; i++) {
-        const pm_an_ab *x = &a->ab.rows[i];
-        const char *sep = used++ ? "; " : "Measured in this sweep (compare's rule): ";
-        if (x->error) {
-            hl_add(h, &h->ab, "%s%s %s vs %s not compared: %s", sep, x->axis ? x->axis : "variant", x->variant,
-                   x->against, x->error);
-            continue;
-        }
-        const pm_compare_result *r = &x->cmp;
-        /* compare's own summary line: the geomean from the decided, uncontended configs, what it leaves out said */
-        char line[1024];
-        pm_compare_summary_text(r, line, sizeof line);
-        hl_add(h, &h->ab, "%s%s %s vs %s: cold wall %s", sep, x->axis ? x->axis : "variant", x->variant, x->against,
-               line);
-        if (r->n_contended && r->allow_contended)
-            hl_add(h, &h->ab, " (%zu contended, verdicts kept by --allow-contended)", r->n_contended);
-    }
-    if (!used && a->sweep && strchr(a->sweep, ','))
-        hl_add(h, &h->ab, "No in-sweep A/B over several sweeps: compare two with passmap compare DB "
-                          "--a-sweep A --b-sweep B.");
-    else if (!used && a->fixes.proven_json)   /* say why it is empty, and where the measured effects are */
-        hl_add(h, &h->ab, "None in this sweep (each config was compiled in one variant only); the proven fixes "
-                          "above were measured by passmap fix.");
-    else if (!used)
-        hl_add(h, &h->ab, "None in this sweep: each config was compiled in one variant only, so there is nothing "
-                          "to compare; passmap fix DB measures the top fix against stock (or passmap compare "
-                          "STOCK.db FIXED.db).");
+    h->fix_why = a->fixes.top_why;
     /* recompile ÷ cache hit */
     double lsum = 0, rmin = INFINITY, rmax = 0, lwarm = 0, lcold = 0;
     int n = 0;
@@ -688,15 +865,21 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
         n++;
     }
     if (n) {   /* the ratio with the times it divides: a hit of 0.02 s reads differently from one of 2 s */
-        char warm[32], cold[32];
+        char warm[32], cold[32], gm[32], rlo[32], rhi[32];
         pm_fmt_time(warm, sizeof warm, exp(lwarm / n), 0);
         pm_fmt_time(cold, sizeof cold, exp(lcold / n), 0);
-        hl_add(h, &h->cache, "A cache hit is %.0f\u00d7 faster than a cold recompile (geometric mean over %d "
-                             "configs; %.0f\u00d7 to %.0f\u00d7): a hit takes %s, a cold compile %s (geometric means).",
-               exp(lsum / n), n, rmin, rmax, warm, cold);
+        pm_fmt_ratio(gm, sizeof gm, exp(lsum / n));
+        pm_fmt_ratio_num(rlo, sizeof rlo, rmin);
+        pm_fmt_ratio(rhi, sizeof rhi, rmax);
+        if (n > 1 && strcmp(rlo, rhi))
+            hl_add(h, &h->cache, "a hit is %s faster than a cold compile (%s\u2013%s over %d configs): %s against %s",
+                   gm, rlo, rhi, n, warm, cold);
+        else
+            hl_add(h, &h->cache, "a hit is %s faster than a cold compile (%d config%s): %s against %s", gm, n,
+                   n == 1 ? "" : "s", warm, cold);
     }
     else
-        hl_add(h, &h->cache, "No warm runs in this sweep (warm = true measures recompile \u00f7 cache hit).");
+        hl_add(h, &h->cache, "no warm runs in this sweep (warm = true measures recompile \u00f7 hit)");
     const pm_an_config *slow = NULL;
     for (size_t i = 0; i < a->n_configs; i++)
         if (a->configs[i].n_cold && (!slow || a->configs[i].wall.mean > slow->wall.mean))
@@ -704,11 +887,46 @@ int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h)
     if (slow) {
         char w[64];
         pm_fmt_interval(w, sizeof w, slow->wall.mean, slow->wall.lo, slow->wall.hi, slow->wall.n);
-        hl_add(h, &h->slowest, "Slowest compile: %s, %s cold, %s %.0f%%.", slow->key, w,
-                 slow->dominant_stage >= 0 ? a->stages[slow->dominant_stage] : "-",
-                 slow->dominant_stage >= 0 ? slow->share[slow->dominant_stage].mean * 100 : 0);
+        hl_add(h, &h->slowest, "%s, %s cold", slow->key, w);
+        if (slow->dominant_stage >= 0)
+            hl_add(h, &h->slowest, ", %s %.0f%%", a->stages[slow->dominant_stage],
+                   slow->share[slow->dominant_stage].mean * 100);
     }
     return h->oom ? PM_ERR_NOMEM : PM_OK;
+}
+
+int pm_rt_headline_lines(const pm_rt_headline *h, pm_rt_hl_line *lines, size_t cap)
+{
+    size_t n = 0;
+#define LINE(l, t, s)                                                                                             \
+    do {                                                                                                          \
+        if (n < cap)                                                                                              \
+            lines[n] = (pm_rt_hl_line){(l), (t), (s), 0};                                                         \
+        n++;                                                                                                      \
+    } while (0)
+    for (int i = 0; i < h->n_ab; i++) {
+        if (n < cap)
+            lines[n].bare = 1, lines[n].label = "measured A/B", lines[n].text = h->ab[i], lines[n].sub = 0;
+        n++;
+    }
+    if (h->ab_none)
+        LINE("measured A/B", h->ab_none, 0);
+    if (h->phases)
+        LINE("phases", h->phases, 0);
+    for (int i = 0; i < h->n_dominant; i++)
+        LINE("dominant stage", h->dominant[i], 0);
+    for (int i = 0; i < h->n_heaviest; i++)
+        LINE("heaviest pass", h->heaviest[i], 0);
+    if (h->fix)
+        LINE("top fix", h->fix, 0);
+    if (h->fix_why)
+        LINE("why", h->fix_why, 1);
+    if (h->cache)
+        LINE("cache", h->cache, 0);
+    if (h->slowest)
+        LINE("slowest compile", h->slowest, 0);
+#undef LINE
+    return (int)n;
 }
 
 char *pm_rt_handoff_text(const pm_analysis *a)
@@ -724,16 +942,8 @@ char *pm_rt_handoff_text(const pm_analysis *a)
                 k ? " " : "", !strcmp(h->x, "wall") ? "cold compile wall" : h->x, h->log_x ? " (log)" : "",
                 h->n_points, *h->series_axes ? h->series_axes : "none", h->n_series);
     /* the stages whose share rises and falls fastest: per decade of x on the log scale, else per unit of x */
-    int up = -1, down = -1;
-    for (size_t s = 0; s < a->n_stages; s++) {
-        double sl = h->trends[s].slope;
-        if (isnan(sl))
-            continue;
-        if (sl > 0 && (up < 0 || sl > h->trends[up].slope))
-            up = (int)s;
-        if (sl < 0 && (down < 0 || sl < h->trends[down].slope))
-            down = (int)s;
-    }
+    int up, down;
+    pm_an_handoff_extremes(a, &up, &down);
     const char *per = h->log_x ? "per decade" : "per unit";
     if (up >= 0)
         pm_sbuf_add(&b, "; rising: %s %+.1f points %s", a->stages[up], h->trends[up].slope * 100, per);

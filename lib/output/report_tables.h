@@ -35,18 +35,30 @@ const char *pm_rt_fits_note(const pm_analysis *a);
 pm_table *pm_rt_fits(const pm_analysis *a);
 pm_table *pm_rt_tools(const pm_analysis *a);
 
-/* The in-sweep A/B (a->ab.rows): one row per variant and config, compare's own numbers and mark (verdict). No
- * rows when the sweep has one variant; NULL when out of memory. */
-pm_table *pm_rt_ab(const pm_analysis *a);
+/* The in-sweep A/B of one pair (a->ab.rows[pair], pair < a->ab.n): one row per config, compare's own numbers and
+ * mark, every number beside the mark of the metric that decided (its B/A, interval, p, and the A and B means B/A
+ * divides), the walls beside them when another metric decided; its caption names the pair and that metric. NULL
+ * when out of memory. */
+pm_table *pm_rt_ab(const pm_analysis *a, size_t pair);
+/* That caption: "precision fp16 (B) vs int8 (A), ...; B/A, interval, p, mark, A and B: decided on: wall". */
+void pm_rt_ab_caption(const pm_analysis *a, size_t pair, char *buf, size_t n);
 /* The legend of every significance mark in the report: compare's rule, stated once. */
 void pm_rt_sig_legend(char *buf, size_t n, const pm_analysis *a);
 
-/* Headline facts (each sentence one line, whole: no length limit). */
+/* Headline facts, one answer a line (issue 37: each short enough to read at 80 columns; ranges rounded before
+ * they are compared). */
 typedef struct pm_rt_headline {
-    char **dominant;         /* per regime kind: "LLM, 12 configs: lowering-to-llvm dominates 8 ..." */
+    char **ab;               /* per comparison: pm_compare_oneline ("fp16 vs int8: 1.19x slower [...] ...") */
+    int n_ab;
+    char *ab_none;           /* no comparison: why, and what measures one; else NULL */
+    char *phases;            /* the phase split: "6 configs, share of the cold compile wall: frontend 3-26% ..."; NULL:
+                                no config with cold runs */
+    char **dominant;         /* per kind: "LLM, 12 configs: lowering-to-llvm leads 12 (19–34%)" */
     int n_dominant;
+    char **heaviest;         /* per kind: "X86 DAG->DAG Instruction Selection, 11–15% of LLM compiles" */
+    int n_heaviest;
     char *fix;               /* top fix and its evidence */
-    char *ab;                /* measured A/B of that fix, or how to measure it */
+    const char *fix_why;     /* the catalogue's why of the top fix (the analysis's), or NULL */
     char *cache;             /* recompile ÷ cache hit */
     char *slowest;           /* NULL: no config with cold runs */
     int oom;
@@ -55,6 +67,15 @@ typedef struct pm_rt_headline {
 /* PM_OK, or PM_ERR_NOMEM (free it either way). */
 int pm_rt_headline_build(const pm_analysis *a, pm_rt_headline *h);
 void pm_rt_headline_free(pm_rt_headline *h);
+/* The headline in reading order, each line with its label ("measured A/B", "phases", "dominant stage", "heaviest pass",
+ * "top fix", "why" (sub = 1: the line above's reason), "cache", "slowest compile"): text, HTML and JSON print
+ * these. Fills up to cap (lines may be NULL with cap 0); returns how many there are. */
+typedef struct pm_rt_hl_line {
+    const char *label, *text;
+    int sub;                 /* the line above's reason ("why") */
+    int bare;                /* its own answer, read without its label in text (the A/B summary lines) */
+} pm_rt_hl_line;
+int pm_rt_headline_lines(const pm_rt_headline *h, pm_rt_hl_line *lines, size_t cap);
 
 /* The handoff in one sentence (what grows, the series, the stage rising and the one falling most, the distance
  * between series), or why there is none. Allocated; NULL when out of memory. */

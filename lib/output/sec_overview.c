@@ -1,9 +1,12 @@
 /* The report's overview sections (report_sections.h has the order): proven fixes, the sweep's summary, the
  * machines, the headline, the in-sweep A/B, the method, and the text report's closing next step. */
 #include "compare_out.h"
+#include "meter.h"
 #include "report.h"
 #include "report_tables.h"
 #include "fix_report.h"
+#include "compare_out.h"
+#include "decide.h"
 #include "store.h"
 
 #include <math.h>
@@ -77,8 +80,9 @@ static int summary_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     (void)err;
     const pm_analysis *a = x->a;
-    fprintf(f, "sweep %s (%s): %zu configs, %d ok runs, %d failed, up to %d cold repeats\n", a->sweep ? a->sweep : "-",
-            a->backend ? a->backend : "-", a->n_configs, a->summary.n_runs_ok, a->summary.n_runs_failed, a->summary.max_repeats);
+    fprintf(f, "sweep %s (%s): %zu configs, %d ok runs, %d failed, %d without a report, up to %d cold repeats\n",
+            a->sweep ? a->sweep : "-", a->backend ? a->backend : "-", a->n_configs, a->summary.n_runs_ok,
+            a->summary.n_runs_failed, a->summary.n_runs_no_report, a->summary.max_repeats);
     if (a->summary.n_runs_no_report)   /* no report, no conclusion: say why beside the counts */
         fprintf(f, "%s%d configs have no readable timing report (%d runs): %s; %s. They get no stage, regime or fix.\n",
                 PM_MD(x, "\n**warning**: ", "warning: "), a->summary.n_configs_no_report, a->summary.n_runs_no_report,
@@ -98,7 +102,7 @@ static int summary_json(const pm_report_ctx *x, json_t *root)
     if (a->summary.n_trace_runs)
         json_object_set_new(root, "trace_granularity",
                             json_pack("{s:i, s:s}", "runs", a->summary.n_trace_runs, "note", PM_AN_TRACE_GRANULARITY));
-    /* runs that exited 0 without a readable timing report (counted in runs_failed): no stage, regime or fix */
+    /* runs that exited 0 without a readable timing report (not in runs_failed): no stage, regime or fix */
     json_object_set_new(root, "no_report",
                         json_pack("{s:i, s:i, s:s?, s:s}", "runs", a->summary.n_runs_no_report, "configs",
                                   a->summary.n_configs_no_report, "reason", a->summary.no_report_note, "hint", PM_AN_NO_REPORT_HINT));
@@ -235,74 +239,74 @@ static int machines_json(const pm_report_ctx *x, json_t *root)
 const pm_report_section pm_section_machines = {.id = "machines", .applies = machines_applies, .text = machines_text,
                                                .html = machines_html, .json = machines_json};
 
-/* ---- headline: the answer first, and the one rule behind every mark ---- */
+/* ---- headline: the answer first, one line per answer (pm_rt_headline_lines) ---- */
+
+/* The headline's lines, allocated (*out); PM_OK or PM_ERR_NOMEM. */
+static int headline_lines(const pm_analysis *a, pm_rt_headline *h, pm_rt_hl_line **out, int *n, pm_err *err)
+{
+    *out = NULL;
+    if (pm_rt_headline_build(a, h))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    *n = pm_rt_headline_lines(h, NULL, 0);
+    if (!(*out = calloc((size_t)*n + 1, sizeof **out)))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    pm_rt_headline_lines(h, *out, (size_t)*n);
+    return PM_OK;
+}
 
 static int headline_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    const pm_analysis *a = x->a;
     pm_rt_headline h;
-    if (pm_rt_headline_build(a, &h)) {
-        pm_rt_headline_free(&h);
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    pm_rt_hl_line *l;
+    int n = 0, rc = headline_lines(x->a, &h, &l, &n, err);
+    if (!rc) {
+        fputs(x->markdown ? "\n## Headline\n\n" : "\nheadline\n", f);
+        for (int i = 0; i < n; i++)   /* the A/B lines are their own answer: no label before "fp16 vs int8:" */
+            fprintf(f, "%s%s%s%s\n", l[i].sub ? PM_MD(x, "  - ", "    ") : PM_MD(x, "- ", "  "),
+                    l[i].bare ? "" : l[i].label, l[i].bare ? "" : ": ", l[i].text);
     }
-    const char *li = PM_MD(x, "- ", "  ");
-    fputs(x->markdown ? "\n## Headline\n\n" : "\nheadline\n", f);
-    for (int i = 0; i < h.n_dominant; i++)
-        fprintf(f, "%sdominant stage: %s\n", li, h.dominant[i]);
-    fprintf(f, "%stop fix: %s\n%s%s\n%s%s\n", li, h.fix, li, h.ab, li, h.cache);
-    if (h.slowest)
-        fprintf(f, "%s%s\n", li, h.slowest);
+    free(l);
     pm_rt_headline_free(&h);
-    if (a->ab.n || a->fixes.proven_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
-        char legend[2048];
-        pm_rt_sig_legend(legend, sizeof legend, a);
-        fprintf(f, "%s%s\n", li, legend);
-    }
-    return PM_OK;
+    return rc;
 }
 
 static int headline_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    const pm_analysis *a = x->a;
     pm_rt_headline h;
-    if (pm_rt_headline_build(a, &h)) {
-        pm_rt_headline_free(&h);
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    pm_rt_hl_line *l;
+    int n = 0, rc = headline_lines(x->a, &h, &l, &n, err);
+    if (!rc) {
+        fputs("<section class=headline id=headline><h2 style=\"border:0;margin-top:0\">Headline</h2><ul>", f);
+        for (int i = 0; i < n; i++) {
+            fputs(l[i].sub ? "<li class=why><b>" : "<li><b>", f);
+            esc(f, l[i].label);
+            fputs("</b> \u2014 ", f);
+            esc(f, l[i].text);
+            fputs("</li>", f);
+        }
+        fputs("</ul></section>\n", f);
     }
-    fputs("<section class=headline id=headline><h2 style=\"border:0;margin-top:0\">Headline</h2><ul>", f);
-    for (int i = 0; i < h.n_dominant; i++) {
-        fputs("<li><b>Dominant stage</b> \u2014 ", f);
-        esc(f, h.dominant[i]);
-        fputs("</li>", f);
-    }
-    fputs("<li><b>Top fix</b> \u2014 ", f);
-    esc(f, h.fix);
-    fputs("</li><li><b>Measured A/B</b> \u2014 ", f);
-    esc(f, h.ab);
-    fputs("</li><li><b>Recompile \u00f7 cache hit</b> \u2014 ", f);
-    esc(f, h.cache);
-    fputs("</li>", f);
-    if (h.slowest) {
-        fputs("<li>", f);
-        esc(f, h.slowest);
-        fputs("</li>", f);
-    }
+    free(l);
     pm_rt_headline_free(&h);
-    fputs("</ul></section>\n", f);
-    if (a->ab.n || a->fixes.proven_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
-        char legend[2048];
-        pm_rt_sig_legend(legend, sizeof legend, a);
-        fputs("<p class=sub id=marks>", f);
-        esc(f, legend);
-        fputs("</p>\n", f);
-    }
-    return PM_OK;
+    return rc;
 }
 
-/* the headline's fix, from passmap fix's plan and proven rows (pm_analysis_fix_words) */
+/* the headline as its lines, and the top fix with its why (pm_analysis_fix_words) */
 static int headline_json(const pm_report_ctx *x, json_t *root)
 {
+    pm_rt_headline h;
+    pm_rt_hl_line *l;
+    pm_err err = {0};
+    int n = 0;
+    json_t *lines = json_array();
+    if (!headline_lines(x->a, &h, &l, &n, &err))
+        for (int i = 0; lines && i < n; i++)
+            json_array_append_new(lines, json_pack("{s:s,s:s}", "label", l[i].label, "text", l[i].text));
+    free(l);
+    pm_rt_headline_free(&h);
+    json_object_set_new(root, "headline", lines ? lines : json_array());
     json_object_set_new(root, "top_fix", pm_report_jstr(x->a->fixes.headline));
+    json_object_set_new(root, "top_fix_why", pm_report_jstr(x->a->fixes.top_why));
     return PM_OK;
 }
 
@@ -319,16 +323,26 @@ static int ab_applies(const pm_analysis *a)
     return rows > 0;
 }
 
+/* one table per pair, its caption naming the pair and the metric that decided */
 static int ab_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    return pm_report_text_table(x, f, pm_rt_ab(x->a), "A/B in this sweep (per config, by passmap compare)", err);
+    int rc = PM_OK;
+    for (size_t i = 0; !rc && i < x->a->ab.n; i++)
+        if (!x->a->ab.rows[i].error && x->a->ab.rows[i].cmp.n_configs)
+            rc = pm_report_text_table(x, f, pm_rt_ab(x->a, i), i ? "" : "A/B in this sweep", err);
+    return rc;
 }
 
 static int ab_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     fputs("<h2 id=ab>A/B in this sweep</h2><p class=sub>Each variant against the reference variant on the same "
-          "configs, computed by <code>passmap compare</code>; B/A is the ratio of geometric means.</p>\n", f);
-    return pm_report_html_table(f, pm_rt_ab(x->a), 1, err);
+          "configs, computed by <code>passmap compare</code>; B/A is the ratio of geometric means, of the metric "
+          "each table's caption names; the rule behind every mark is in the Method.</p>\n", f);
+    int rc = PM_OK;
+    for (size_t i = 0; !rc && i < x->a->ab.n; i++)
+        if (!x->a->ab.rows[i].error && x->a->ab.rows[i].cmp.n_configs)
+            rc = pm_report_html_table(f, pm_rt_ab(x->a, i), 0, err);
+    return rc;
 }
 
 /* The in-sweep A/B: compare's own JSON (pm_compare_to_json), its summary and per-config wall stats, so the
@@ -348,11 +362,20 @@ static int ab_json(const pm_report_ctx *x, json_t *root)
         size_t k;
         json_t *c;
         json_array_foreach(cj ? json_object_get(cj, "configs") : NULL, k, c)
-            json_array_append_new(cfgs, json_pack("{s:O,s:O,s:O,s:O}", "key", json_object_get(c, "key"), "key_a",
+            /* the mark's statistics under "decided": the metric's own (compare's "metric") when another than
+             * wall decided, else the wall's; its name beside them */
+            json_array_append_new(cfgs, json_pack("{s:O,s:O,s:O,s:O,s:s,s:O}", "key", json_object_get(c, "key"), "key_a",
                                                   json_object_get(c, "key_a"), "key_b", json_object_get(c, "key_b"),
-                                                  "wall", json_object_get(c, "wall")));
+                                                  "wall", json_object_get(c, "wall"), "decided_on",
+                                                  pm_decide_name((pm_decide_metric)ab->cmp.decided_on), "decided",
+                                                  json_object_get(c, "metric") ? json_object_get(c, "metric")
+                                                                               : json_object_get(c, "wall")));
         json_t *sum = cj ? json_incref(json_object_get(cj, "summary")) : json_null();
         json_object_set_new(o, "summary", sum ? sum : json_null());
+        char *line = ab->error ? NULL : pm_compare_oneline(&ab->cmp);
+        if (line)   /* the headline's line, as compare opens with it */
+            json_object_set_new(o, "line", json_string(line));
+        free(line);
         json_object_set_new(o, "configs", cfgs);
         json_decref(cj);
         json_array_append_new(list, o);
@@ -366,10 +389,45 @@ const pm_report_section pm_section_ab = {.id = "ab", .toc = "A/B in this sweep",
 
 /* ---- method: how to read the tables, and the compiler identity ("the same compiler" in this study) ---- */
 
+/* The meter the sweep recorded (meter.h) in one sentence, with the slowdown measured at its start; "" when the
+ * store says none (measured natively). */
+static void meter_sentence(const pm_analysis *a, char *buf, size_t n)
+{
+    json_t *meta = a->meta_json ? json_loads(a->meta_json, 0, NULL) : NULL;
+    const pm_meter *m = pm_meter_find(json_string_value(json_object_get(meta, "meter")));
+    buf[0] = '\0';
+    if (m) {
+        size_t w = (size_t)snprintf(buf, n, "meter: %s (%s)%s", m->name, m->about,
+                                    m->counts ? "; A/B verdicts decide on its instruction counts" : "");
+        json_t *slow = json_object_get(meta, "meter_slowdown");
+        const char *tool;
+        json_t *v;
+        int first = 1;
+        json_object_foreach(slow, tool, v) {
+            if (w < n)
+                w += (size_t)snprintf(buf + w, n - w, "%s%s %.0fx", first ? "; slowdown against a native run, "
+                                      "measured at the sweep's start: " : ", ", tool, json_number_value(v));
+            first = 0;
+        }
+        if (m->slows && w < n)
+            snprintf(buf + w, n - w, "; its walls are the instrumented runs', not compile times");
+    }
+    json_decref(meta);
+}
+
 static int method_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     (void)err;
     const pm_analysis *a = x->a;
+    if (a->ab.n || a->fixes.proven_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
+        char legend[2048];
+        pm_rt_sig_legend(legend, sizeof legend, a);
+        fprintf(f, "\n%s%s\n", PM_MD(x, "- ", ""), legend);
+    }
+    char meter[1024];
+    meter_sentence(a, meter, sizeof meter);
+    if (meter[0])
+        fprintf(f, "\n%s%s\n", PM_MD(x, "- ", ""), meter);
     if (!a->method.n_tools) {
         fprintf(f, "\n%stools: no identity recorded (a store written before passmap recorded each tool's path, "
                    "--version and hash)\n", PM_MD(x, "- ", ""));
@@ -460,8 +518,23 @@ static int method_html(const pm_report_ctx *x, FILE *f, pm_err *err)
           "passmap's <code>docs/statistics.md</code>, one page with each rule's reason.</li>"
           "<li>Tables sort on a click on their header and filter with the box above them; each config links to its own "
           "section (runs, argv, stderr, IR size, pass tree).</li>", f);
+    char meter[1024];
+    meter_sentence(a, meter, sizeof meter);
+    if (meter[0]) {
+        fputs("<li>", f);
+        esc(f, meter);
+        fputs("</li>", f);
+    }
     method_html_builds(a, f);
     fputs("</ul>\n", f);
+    if (a->ab.n || a->fixes.proven_json) {   /* every mark in the report (A/B, proven fixes) follows this one rule */
+        char legend[2048];
+        pm_rt_sig_legend(legend, sizeof legend, a);
+        fputs("<details id=marks><summary>The rule behind every mark (faster, slower, same, undecided)</summary>"
+              "<p class=sub>", f);
+        esc(f, legend);
+        fputs("</p></details>\n", f);
+    }
     method_html_meta(a, f);
     return PM_OK;
 }

@@ -52,6 +52,11 @@ static int figures_html(const pm_report_ctx *x, FILE *f, pm_err *err)
         if (g->binned)   /* too many points, bars or rows to draw one by one */
             fputs(" <span class=note>(drawn from binned summaries: the figure's title says how)</span>", f);
         fputs("</figcaption>", f);
+        if (g->svg && g->finding) {   /* what the figure shows, before the picture */
+            fputs("<p class=finding>", f);
+            esc(f, g->finding);
+            fputs("</p>", f);
+        }
         if (g->svg)
             inline_svg(f, g->svg);
         else {
@@ -198,6 +203,7 @@ static int fits_json(const pm_report_ctx *x, json_t *root)
                                num(fi->user_wall));
         if (fo) {   /* the points' variant, and why there is no fit (no stage-entry sizes: what to rerun) */
             json_object_set_new(fo, "variant", str(fi->variant));
+            json_object_set_new(fo, "group", str(fi->group));   /* pipeline axes' values (opt=2), or null */
             json_object_set_new(fo, "reference", json_boolean(fi->reference));
             json_object_set_new(fo, "no_fit", str(fi->no_fit));
             json_object_set_new(fo, "npuw_left_out", json_integer(fi->npuw_left_out));

@@ -80,6 +80,16 @@ static json_t *config_json(const pm_analysis *a, const pm_an_config *c)
     for (size_t s = 0; s < a->n_stages && c->n_cold; s++)
         json_object_set_new(sh, a->stages[s], ci(c->share[s]));
     json_object_set_new(o, "shares", sh);
+    json_t *phs = json_object();   /* the stage shares summed by phase (the stage maps' fourth column) */
+    for (size_t p = 0; p < a->n_phases && c->n_cold; p++)
+        json_object_set_new(phs, a->phases[p], ci(c->phase_share[p]));
+    json_object_set_new(o, "phases", phs);
+    json_t *phc = c->phase_on_cpu ? json_object() : json_null();   /* of user CPU time: serial tools' user split */
+    for (size_t p = 0; c->phase_on_cpu && p < a->n_phases; p++)
+        json_object_set_new(phc, a->phases[p], ci(c->phase_cpu[p]));
+    json_object_set_new(o, "phases_cpu", phc);
+    json_object_set_new(o, "dominant_phase", c->dominant_phase >= 0 ? json_string(a->phases[c->dominant_phase])
+                                                                     : json_null());
     json_object_set_new(o, "warm_s", num(c->warm_s));
     json_object_set_new(o, "cache_ratio", num(c->cache_ratio));
     json_object_set_new(o, "ir", json_pack("{s:o,s:o,s:o,s:o}", "ops", num(c->ir_ops), "llvm_ops", num(c->llvm_ops),
@@ -91,7 +101,8 @@ static json_t *config_json(const pm_analysis *a, const pm_an_config *c)
     json_object_set_new(o, "stage_ir_ops", stage_ir);
     json_object_set_new(o, "noise", json_pack("{s:o,s:i,s:o,s:b,s:o,s:o}", "cv", num(c->cv), "mad_outliers",
                                               c->n_outliers, "load1", num(c->load1), "contended", c->contended,
-                                              "cpu_ratio", num(c->cpu_ratio), "starved_tool", str(c->starved_tool)));
+                                              "cpu_ratio", num(c->contention.cpu_ratio), "starved_tool",
+                                              str(c->contention.starved_tool)));
     int over = pm_an_stage_index(a, PM_STAGE_OVERHEAD);
     if (over >= 0 && c->n_cold)
         json_object_set_new(o, "overhead",
@@ -120,12 +131,15 @@ const pm_report_section pm_section_configs = {.id = "configs", .toc = "Configs",
 
 static int shares_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    return pm_report_text_table(x, f, pm_rt_stage_shares(x->a, NULL), "stage shares (of the cold compile wall)", err);
+    return pm_report_text_table(x, f, pm_rt_stage_shares(x->a, NULL), "stage shares (PHASES first: of CPU or wall, "
+                                "as 'phases of' says)", err);
 }
 
 static int shares_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    fputs("<h2 id=shares>Stage shares per config</h2><p class=sub>Share of the cold compile wall (mean over repeats)."
+    fputs("<h2 id=shares>Stage shares per config</h2><p class=sub>The phases first (upper case): shares of the "
+          "compile's user CPU time where its tools are serial and every pass reports user time, else of the wall, as "
+          "the 'phases of' column says; then the stages, shares of the cold compile wall (means over repeats)."
           "</p>\n", f);
     return pm_report_html_table(f, pm_rt_stage_shares(x->a, "#cfg-"), 1, err);
 }
@@ -177,11 +191,9 @@ static int noise_text(const pm_report_ctx *x, FILE *f, pm_err *err)
         if (!c->contended)
             continue;
         /* the reasons in compare's words (contention.h), so the two outputs name a contended config alike */
-        pm_contention ev = {.load1 = c->load1, .cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool,
-                            .user_wall = c->user_wall, .psi_share = c->psi_share, .steal_share = c->steal_share};
         char why[256];
-        int bits = pm_contention_judge(&ev, a->cpus, a->noise.user_wall_baseline, NULL);
-        pm_contention_text(bits, &ev, a->cpus, a->noise.user_wall_baseline, why, sizeof why);
+        int bits = pm_contention_judge(&c->contention, a->cpus, a->noise.user_wall_baseline, NULL);
+        pm_contention_text(bits, &c->contention, a->cpus, a->noise.user_wall_baseline, why, sizeof why);
         fprintf(f, "  contended: %s (%s", c->key, why);
         if (!(bits & PM_CONTENTION_LOAD) && !isnan(c->load1))
             fprintf(f, "; load %.1f", c->load1);

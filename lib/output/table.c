@@ -394,14 +394,8 @@ void pm_fmt_seconds(char *buf, size_t n, double s)
 {
     if (isnan(s) || s < 0)
         snprintf(buf, n, "-");
-    else if (s >= 100)
-        snprintf(buf, n, "%.0f s", s);
-    else if (s >= 10)
-        snprintf(buf, n, "%.1f s", s);
-    else if (s >= 1)
-        snprintf(buf, n, "%.2f s", s);
     else
-        snprintf(buf, n, "%.3f s", s);
+        pm_fmt_time(buf, n, s, 0);   /* the one duration format */
 }
 
 void pm_fmt_interval(char *buf, size_t n, double mean, double lo, double hi, int count)
@@ -431,14 +425,46 @@ void pm_fmt_time(char *buf, size_t n, double s, int sign)
         snprintf(buf, n, "-");
         return;
     }
+    /* 4 significant digits in the unit that keeps 1-999 of it: "993.7 ms", "1.208 s", "8.902 ms", "12.35 s" */
     double a = fabs(s);
-    int prec = a >= 1 ? 3 : a >= 1e-3 ? 2 : 1;
-    const char *unit = a >= 1 ? "s" : a >= 1e-3 ? "ms" : "us";
-    double v = a >= 1 ? s : a >= 1e-3 ? s * 1e3 : s * 1e6;
+    if (a == 0) {
+        snprintf(buf, n, "%s0 s", sign ? "+" : "");
+        return;
+    }
+    const char *unit = a >= 1 ? "s" : a >= 1e-3 ? "ms" : a >= 1e-6 ? "us" : "ns";
+    double scale = a >= 1 ? 1 : a >= 1e-3 ? 1e3 : a >= 1e-6 ? 1e6 : 1e9, v = s * scale, av = a * scale;
+    int prec = av >= 99.995 ? 1 : av >= 9.9995 ? 2 : 3;
+    if (a >= 1 && av >= 999.95)   /* whole seconds past a thousand */
+        prec = 0;
     if (sign)
         snprintf(buf, n, "%+.*f %s", prec, v, unit);
     else
         snprintf(buf, n, "%.*f %s", prec, v, unit);
+}
+
+void pm_fmt_ratio_num(char *buf, size_t n, double r)
+{
+    if (isnan(r) || isinf(r) || r < 0)
+        snprintf(buf, n, "-");
+    else if (r >= 1e4)   /* an interval no test bounds: its end in powers of ten */
+        snprintf(buf, n, "%.3g", r);
+    else if (r >= 100)
+        snprintf(buf, n, "%.0f", r);
+    else if (r >= 10)
+        snprintf(buf, n, "%.1f", r);
+    else if (r >= 1)
+        snprintf(buf, n, "%.2f", r);
+    else if (r >= 0.1)
+        snprintf(buf, n, "%.3f", r);
+    else
+        snprintf(buf, n, "%.3g", r);
+}
+
+void pm_fmt_ratio(char *buf, size_t n, double r)
+{
+    pm_fmt_ratio_num(buf, n, r);
+    if (strcmp(buf, "-"))
+        snprintf(buf + strlen(buf), n > strlen(buf) ? n - strlen(buf) : 0, "\u00d7");
 }
 
 void pm_fmt_share(char *buf, size_t n, double fraction)

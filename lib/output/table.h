@@ -57,14 +57,19 @@ int pm_table_html(const pm_table *t, FILE *out, int filter);
 json_t *pm_table_json(const pm_table *t);
 
 /* Display helpers shared by every renderer. */
-void pm_fmt_seconds(char *buf, size_t n, double s);                 /* "0.872 s", "12.3 s", "-" */
+void pm_fmt_seconds(char *buf, size_t n, double s);                 /* pm_fmt_time, "-" when negative */
 /* "1.23 s [-3.8%, +4.0%]" from a log-scale interval (its ends relative to the geometric mean: asymmetric); n<3 or no
  * interval: "1.23 s (n=2, no interval)" */
 void pm_fmt_interval(char *buf, size_t n, double mean, double lo, double hi, int count);
 void pm_fmt_share(char *buf, size_t n, double fraction);            /* "12.3%" */
 /* The same " [-3.8%, +4.0%]" (or " (n=2, no interval)") after an already formatted value ("872 ms", "0.912×"). */
 void pm_fmt_interval_of(char *buf, size_t n, const char *value, double lo, double hi, int count);
-/* Seconds with a unit that keeps 3-4 significant digits: "1.234 s", "12.3 ms", "45.6 us"; sign: "+12.3 ms" */
+/* The one ratio precision of every table, headline and label: three significant digits ("0.924", "1.19", "48.0",
+ * "219"); pm_fmt_ratio adds the "\u00d7" ("1.19\u00d7"). Intervals of ratios print their ends with it too. */
+void pm_fmt_ratio_num(char *buf, size_t n, double r);
+void pm_fmt_ratio(char *buf, size_t n, double r);
+/* The one duration format of every table, headline and terminal line: 4 significant digits in the unit that
+ * keeps 1-999 of it ("1.234 s", "12.34 ms", "456.7 us"); sign: "+12.34 ms" */
 void pm_fmt_time(char *buf, size_t n, double s, int sign);
 
 /* HTML escaping for every HTML writer. */

@@ -14,10 +14,10 @@ int pm_parse_llvm_json(const char *buf, size_t len, pm_report *out, pm_err *err)
 int pm_parse_chrome_trace(const char *buf, size_t len, pm_report *out, pm_err *err);  /* parse_chrome.c */
 /* The same read from an open file in chunks (parse_chrome.c: memory bounded by the spans, not the bytes). */
 int pm_parse_chrome_trace_fd(int fd, pm_report *out, pm_err *err);
-int pm_parse_npu_log(const char *buf, size_t len, pm_report *out, pm_err *err);       /* parse_npu.c */
-int pm_parse_npu_schedule(const char *buf, size_t len, pm_report *out, pm_err *err);  /* parse_npu.c */
-int pm_parse_npu_strategy(const char *buf, size_t len, pm_report *out, pm_err *err);  /* parse_npu.c */
-int pm_parse_npu_task_stats(const char *buf, size_t len, pm_report *out, pm_err *err);/* parse_npu.c */
+int pm_parse_npu_log(const char *buf, size_t len, pm_report *out, pm_err *err);       /* parse_npu_log.c */
+int pm_parse_npu_schedule(const char *buf, size_t len, pm_report *out, pm_err *err);  /* parse_npu_trace.c */
+int pm_parse_npu_strategy(const char *buf, size_t len, pm_report *out, pm_err *err);  /* parse_npu_strategy.c */
+int pm_parse_npu_task_stats(const char *buf, size_t len, pm_report *out, pm_err *err);/* parse_npu_stats.c */
 int pm_parse_gcc_text(const char *buf, size_t len, pm_report *out, pm_err *err);      /* parse_gcc.c */
 
 /* What a sniffer looks at: a buffer (head = buf), or an open file (fd >= 0) of which only the first bytes are

@@ -33,6 +33,7 @@
 #include "parse_text.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,24 @@ static int newpm_analysis(const char *name)
                  ends_with(name, n, "Proxy"));
 }
 
+/* A new-PM pass row ("InstCombinePass", "RequireAnalysisPass<...>"): a block holding one is the new pass manager's. */
+static int newpm_pass(const char *name)
+{
+    size_t n = class_name_len(name);
+    return n && (name[n] == '<' || ends_with(name, n, "Pass"));
+}
+
+/* Whether the pass report block `index` (rows first..) is the new pass manager's. The legacy pass manager (llc,
+ * clang's code generation) names a few passes by class too: "ReachingDefAnalysis" (LLVM <= 19) is a legacy
+ * machine pass, scheduled apart like every legacy row, not an analysis inside another pass's time. */
+static int newpm_block(const pm_report *out, size_t first, int index)
+{
+    for (size_t i = first; i < out->n_passes; i++)
+        if (out->passes[i].report_index == index && newpm_pass(out->passes[i].name))
+            return 1;
+    return 0;
+}
+
 /* A new-PM pass that runs other passes (LLVM <= 15 times it around them). */
 static int newpm_wrapper(const char *name)
 {
@@ -107,16 +126,25 @@ static int newpm_row(const char *name)
            strcmp(name, "InjectTLIMappings") == 0 || strcmp(name, "MemProfRemoveInfo") == 0;
 }
 
-static int add_synthetic(pm_report *out, const char *name, double wall, int report_index)
+/* user: the phase's user time less its rows' (-1: a row without one; then unknown) */
+static int add_synthetic(pm_report *out, const char *name, double wall, double user, int report_index)
 {
     pm_pass p = {0};
     p.name = pm_unconst(name);
     p.section = pm_unconst("passmap: time a clang phase holds outside its pass rows");
     p.wall_s = wall;
-    p.user_s = -1;
+    p.user_s = user < 0 ? -1 : user;
     p.parent = -1;
     p.report_index = report_index;
     return pm_report_add_pass(out, &p);
+}
+
+/* A phase's user time outside its rows: -1 when either is unknown (NaN), never below 0. */
+static double user_left(double phase, double rows)
+{
+    if (isnan(phase) || isnan(rows))
+        return -1;
+    return phase > rows ? phase - rows : 0;
 }
 
 /* The counting rule above, applied once every section of this input is read (their order varies by version). */
@@ -125,6 +153,9 @@ static int reconcile(pm_report *out, size_t first, double total_before, double u
     int have_phases = 0, phase_index = -1;
     double ph_opt = -1, ph_cg = -1, ph_total = -1, fe_timer = -1, cg_time = -1, irgen_time = -1;
     double sum_newpm = 0, sum_legacy = 0;
+    /* the same of user time (the phases' own, for the synthetic rows' user); NaN once a row has none */
+    double u_opt = NAN, u_cg = NAN, u_fe = NAN, u_cgt = NAN, u_irgen = NAN, u_newpm = 0, u_legacy = 0;
+    int block = -1, block_newpm = 0;
     for (size_t i = first; i < out->n_passes; i++) {
         pm_pass *p = &out->passes[i];
         const char *sec = p->section ? p->section : "";
@@ -138,26 +169,33 @@ static int reconcile(pm_report *out, size_t first, double total_before, double u
         if (strcmp(sec, ANALYSIS_TITLE) == 0) {
             p->flags |= PM_PASS_ANALYSIS | PM_PASS_DETAIL;
         } else if (strcmp(sec, PASS_TITLE) == 0) {
-            if (newpm_analysis(p->name))
+            if (p->report_index != block)
+                block = p->report_index, block_newpm = newpm_block(out, first, block);
+            if (block_newpm && newpm_analysis(p->name))
                 p->flags |= PM_PASS_ANALYSIS | PM_PASS_DETAIL;
             else if (newpm_wrapper(p->name))
                 p->flags |= PM_PASS_GROUP;
-            if (pm_pass_counted(p))
+            if (pm_pass_counted(p)) {
                 *(newpm_row(p->name) ? &sum_newpm : &sum_legacy) += p->wall_s;
+                *(newpm_row(p->name) ? &u_newpm : &u_legacy) += p->user_s >= 0 ? p->user_s : NAN;
+            }
         } else if (strcmp(sec, "Clang time report") == 0) {
             have_phases = 1;
             if (strcmp(p->name, "Optimizer") == 0)
-                ph_opt = p->wall_s;
+                ph_opt = p->wall_s, u_opt = p->user_s >= 0 ? p->user_s : NAN;
             else if (strcmp(p->name, "Machine code generation") == 0)
-                ph_cg = p->wall_s;
+                ph_cg = p->wall_s, u_cg = p->user_s >= 0 ? p->user_s : NAN;
         } else if (strcmp(sec, "Clang front-end time report") == 0 && strcmp(p->name, "Clang front-end timer") == 0) {
             fe_timer = p->wall_s;
+            u_fe = p->user_s >= 0 ? p->user_s : NAN;
             phase_index = p->report_index;
         } else if (strcmp(sec, "Miscellaneous Ungrouped Timers") == 0) {
             if (strcmp(p->name, "Code Generation Time") == 0) {
                 cg_time = p->wall_s;
+                u_cgt = p->user_s >= 0 ? p->user_s : NAN;
             } else if (strcmp(p->name, "LLVM IR Generation Time") == 0) {
                 irgen_time = p->wall_s;
+                u_irgen = p->user_s >= 0 ? p->user_s : NAN;
                 p->flags &= ~(unsigned)PM_PASS_DETAIL; /* no pass runs during IR generation */
             }
         }
@@ -165,15 +203,19 @@ static int reconcile(pm_report *out, size_t first, double total_before, double u
     int rc = PM_OK;
     if (have_phases) {
         if (ph_opt > sum_newpm)
-            rc = add_synthetic(out, "clang: Optimizer (outside passes)", ph_opt - sum_newpm, phase_index);
+            rc = add_synthetic(out, "clang: Optimizer (outside passes)", ph_opt - sum_newpm,
+                               user_left(u_opt, u_newpm), phase_index);
         if (!rc && ph_cg > sum_legacy)
-            rc = add_synthetic(out, "clang: Machine code generation (outside passes)", ph_cg - sum_legacy, phase_index);
+            rc = add_synthetic(out, "clang: Machine code generation (outside passes)", ph_cg - sum_legacy,
+                               user_left(u_cg, u_legacy), phase_index);
     } else if (fe_timer >= 0 && cg_time >= 0 && irgen_time >= 0) {
         double fe = fe_timer - cg_time - irgen_time, outside = cg_time - sum_newpm - sum_legacy;
         if (fe > 0)
-            rc = add_synthetic(out, "clang: Front end (outside passes)", fe, phase_index);
+            rc = add_synthetic(out, "clang: Front end (outside passes)", fe, user_left(u_fe, u_cgt + u_irgen),
+                               phase_index);
         if (!rc && outside > 0)
-            rc = add_synthetic(out, "clang: Code generation (outside passes)", outside, phase_index);
+            rc = add_synthetic(out, "clang: Code generation (outside passes)", outside,
+                               user_left(u_cgt, u_newpm + u_legacy), phase_index);
         ph_total = fe_timer;
     }
     if (rc)

@@ -22,6 +22,9 @@ enum {
                                    Parser/Output are counted: they are work inside Total) */
     PM_PASS_DETAIL = 1u << 3,   /* breakdown of time already counted in another row (llc "Instruction Selection
                                    and Scheduling", MLIR analyses nested in a pass): kept, excluded from totals */
+    PM_PASS_PIPELINE = 1u << 4, /* counted time a pass manager holds itself (-ftime-trace: "PassManager<Function>
+                                   (self)", or its whole span when no pass inside it was recorded): a pipeline row,
+                                   not a pass; compare never tests it as one */
 };
 
 typedef struct pm_pass {
@@ -60,7 +63,14 @@ typedef struct pm_report {
     size_t n_passes, cap_passes;
     pm_metric *metrics;
     size_t n_metrics, cap_metrics;
+    /* Rows that look like report rows but could not be read (gcc: a table line whose values do not parse or are
+     * out of range; Chrome: an X event without a numeric dur, an E without its B): left out, counted, and the
+     * first named, so a reader can warn instead of dropping them silently. */
+    size_t n_skipped;
+    char skipped_first[160];
 } pm_report;
+/* Counts a row left out; the first one's description (a line number, an event) is kept. */
+void pm_report_skip(pm_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void pm_report_init(pm_report *r);
 void pm_report_free(pm_report *r);

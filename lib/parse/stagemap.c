@@ -23,6 +23,7 @@ struct pm_stagemap {
     rule *rules;
     size_t n, cap;
     char **stages;      /* distinct, first-seen order */
+    char **phases;      /* [n_stages]: each stage's phase (owned), NULL until a rule declares it */
     size_t n_stages, cap_stages;
 };
 
@@ -40,10 +41,13 @@ void pm_stagemap_free(pm_stagemap *m)
         free(m->rules[i].pattern);
         free(m->rules[i].stage);
     }
-    for (size_t i = 0; i < m->n_stages; i++)
+    for (size_t i = 0; i < m->n_stages; i++) {
         free(m->stages[i]);
+        free(m->phases[i]);
+    }
     free(m->rules);
     free(m->stages);
+    free(m->phases);
     free(m);
 }
 
@@ -106,23 +110,28 @@ static char *trim(char *s)
     return s;
 }
 
-static int add_stage(pm_stagemap *m, const char *stage)
+/* The stage's index (added when new); -1 out of memory. */
+static long add_stage(pm_stagemap *m, const char *stage)
 {
     for (size_t i = 0; i < m->n_stages; i++)
         if (!strcmp(m->stages[i], stage))
-            return PM_OK;
+            return (long)i;
     if (m->n_stages == m->cap_stages) {
         size_t cap = m->cap_stages ? m->cap_stages * 2 : 8;
         char **p = realloc(m->stages, cap * sizeof *p);
         if (!p)
-            return PM_ERR_NOMEM;
+            return -1;
         m->stages = p;
+        char **q = realloc(m->phases, cap * sizeof *q);
+        if (!q)
+            return -1;
+        m->phases = q;
         m->cap_stages = cap;
     }
+    m->phases[m->n_stages] = NULL;
     if (!(m->stages[m->n_stages] = strdup(stage)))
-        return PM_ERR_NOMEM;
-    m->n_stages++;
-    return PM_OK;
+        return -1;
+    return (long)m->n_stages++;
 }
 
 static int add_rule(pm_stagemap *m, const char *tool, const char *pattern, const char *stage)
@@ -146,18 +155,48 @@ static int add_rule(pm_stagemap *m, const char *tool, const char *pattern, const
         return PM_ERR_NOMEM;
     }
     m->n++;
-    return add_stage(m, stage);
+    return add_stage(m, stage) < 0 ? PM_ERR_NOMEM : PM_OK;
 }
 
-int pm_tsv3_each(const char *text, const char *origin, const char *expected, pm_tsv3_fn fn, void *ctx, pm_err *err)
+int pm_stagemap_is_phase(const char *phase)
+{
+    for (const char *const *p = pm_stage_phases; *p; p++)
+        if (!strcmp(*p, phase))
+            return 1;
+    return 0;
+}
+
+/* A rule's phase: its stage's, one phase per stage across every map (the phase split sums stages). */
+static int set_phase(pm_stagemap *m, const char *stage, const char *phase, const char *origin, int lineno,
+                     pm_err *err)
+{
+    if (!pm_stagemap_is_phase(phase))
+        return pm_err_set(err, PM_ERR_PARSE, "%s:%d: unknown phase '%s' (phases: frontend, optimizer, codegen, "
+                          "link, process, other)", origin, lineno, phase);
+    long i = add_stage(m, stage);
+    if (i < 0)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (m->phases[i])
+        return strcmp(m->phases[i], phase) ? pm_err_set(err, PM_ERR_PARSE, "%s:%d: stage %s is in phase %s "
+                                                        "elsewhere, not %s (one phase per stage)", origin, lineno,
+                                                        stage, m->phases[i], phase) : PM_OK;
+    return (m->phases[i] = strdup(phase)) ? PM_OK : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+}
+
+/* pm_tsv3_each, with an optional fourth field when fourth: f[3] is NULL when absent. */
+typedef int (*tsv4_fn)(void *ctx, const char *const f[4], const char *origin, int lineno, pm_err *err);
+static int tsv_each(const char *text, const char *origin, const char *expected, int fourth, tsv4_fn fn, void *ctx,
+                    pm_err *err)
 {
     char *copy = strdup(text);
     if (!copy)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     int rc = PM_OK, lineno = 0;
     char *save = NULL;
+    /* a UTF-8 byte order mark (some editors write one) is no part of the first row's tool */
+    char *start = strncmp(copy, "\xEF\xBB\xBF", 3) ? copy : copy + 3;
     /* strtok_r would skip empty lines and so miscount: split by hand. */
-    for (char *line = copy; line && rc == PM_OK; line = save) {
+    for (char *line = start; line && rc == PM_OK; line = save) {
         char *nl = strchr(line, '\n');
         save = nl ? nl + 1 : NULL;
         if (nl)
@@ -169,17 +208,17 @@ int pm_tsv3_each(const char *text, const char *origin, const char *expected, pm_
         char *t = trim(line);
         if (!*t)
             continue;
-        char *f[3];
-        int nf = 0;
+        char *f[4] = {0};
+        int nf = 0, max = fourth ? 4 : 3;
         char *p = t;
-        while (nf < 3 && p) {
+        while (nf < max && p) {
             char *tab = strchr(p, '\t');
             if (tab)
                 *tab = 0;
             f[nf++] = trim(p);
             p = tab ? tab + 1 : NULL;
         }
-        if (nf != 3 || p || !*f[0] || !*f[1] || !*f[2])
+        if (nf < 3 || p || !*f[0] || !*f[1] || !*f[2] || (f[3] && !*f[3]))
             rc = pm_err_set(err, PM_ERR_PARSE, "%s:%d: expected %s", origin, lineno, expected);
         else
             rc = fn(ctx, (const char *const *)f, origin, lineno, err);
@@ -188,17 +227,35 @@ int pm_tsv3_each(const char *text, const char *origin, const char *expected, pm_
     return rc;
 }
 
-static int stagemap_row(void *ctx, const char *const f[3], const char *origin, int lineno, pm_err *err)
+typedef struct tsv3_call {
+    pm_tsv3_fn fn;
+    void *ctx;
+} tsv3_call;
+
+static int tsv3_row(void *ctx, const char *const f[4], const char *origin, int lineno, pm_err *err)
 {
-    (void)origin;
-    (void)lineno;
+    const tsv3_call *c = ctx;
+    return c->fn(c->ctx, f, origin, lineno, err);
+}
+
+int pm_tsv3_each(const char *text, const char *origin, const char *expected, pm_tsv3_fn fn, void *ctx, pm_err *err)
+{
+    tsv3_call c = {fn, ctx};
+    return tsv_each(text, origin, expected, 0, tsv3_row, &c, err);
+}
+
+static int stagemap_row(void *ctx, const char *const f[4], const char *origin, int lineno, pm_err *err)
+{
+    const char *phase = f[3];
     int rc = add_rule(ctx, f[0], f[1], f[2]);
-    return rc ? pm_err_set(err, rc, "out of memory") : PM_OK;
+    if (rc)
+        return pm_err_set(err, rc, "out of memory");
+    return phase ? set_phase(ctx, f[2], phase, origin, lineno, err) : PM_OK;
 }
 
 int pm_stagemap_load_text(pm_stagemap *m, const char *text, const char *origin, pm_err *err)
 {
-    return pm_tsv3_each(text, origin, "tool<TAB>pattern<TAB>stage", stagemap_row, m, err);
+    return tsv_each(text, origin, "tool<TAB>pattern<TAB>stage[<TAB>phase]", 1, stagemap_row, m, err);
 }
 
 int pm_stagemap_load(pm_stagemap *m, const char *path, pm_err *err)
@@ -278,12 +335,42 @@ int pm_stagemap_load_default(pm_stagemap *m, pm_err *err)
 
 const char *pm_stagemap_match(const pm_stagemap *m, const char *tool, const char *pass)
 {
+    /* a group's "(self)" row (a trace's time of a span outside its children) is its group's: "SimplifyCFGPass
+     * (self)" is SimplifyCFGPass's own time, matched as SimplifyCFGPass (the maps' "*Pass" cannot see it) */
+    static const char self[] = " (self)";
+    size_t n = strlen(pass), k = sizeof self - 1;
+    char stack[256], *heap = NULL;
+    const char *name = pass;
+    if (n > k && !strcmp(pass + n - k, self)) {
+        char *b = n - k < sizeof stack ? stack : (heap = malloc(n - k + 1));
+        if (b) {   /* out of memory: the full name, as before */
+            memcpy(b, pass, n - k);
+            b[n - k] = '\0';
+            name = b;
+        }
+    }
+    const char *stage = PM_STAGE_OTHER;
     for (size_t i = 0; i < m->n; i++)
-        if (!fnmatch(m->rules[i].tool, tool ? tool : "", 0) && !fnmatch(m->rules[i].pattern, pass, 0))
-            return m->rules[i].stage;
-    return PM_STAGE_OTHER;
+        if (!fnmatch(m->rules[i].tool, tool ? tool : "", 0) && !fnmatch(m->rules[i].pattern, name, 0)) {
+            stage = m->rules[i].stage;
+            break;
+        }
+    free(heap);
+    return stage;
 }
 
 size_t pm_stagemap_rules(const pm_stagemap *m) { return m->n; }
 size_t pm_stagemap_n_stages(const pm_stagemap *m) { return m->n_stages; }
 const char *pm_stagemap_stage(const pm_stagemap *m, size_t i) { return i < m->n_stages ? m->stages[i] : NULL; }
+
+const char *const pm_stage_phases[] = {"frontend", "optimizer", "codegen", "link", "process", "other", NULL};
+
+const char *pm_stagemap_phase(const pm_stagemap *m, const char *stage)
+{
+    if (!stage || !strcmp(stage, PM_STAGE_OVERHEAD))
+        return "process";   /* the process's time outside every pass: start-up, reading, writing */
+    for (size_t i = 0; m && i < m->n_stages; i++)
+        if (!strcmp(m->stages[i], stage))
+            return m->phases[i] ? m->phases[i] : "other";
+    return "other";
+}

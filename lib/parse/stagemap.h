@@ -1,5 +1,5 @@
 /* pm_stagemap: pass -> stage maps kept as data files (data/stages-*.tsv).
- * Line format: tool<TAB>pattern<TAB>stage, fnmatch globs on tool and pass name, first match wins,
+ * Line format: tool<TAB>pattern<TAB>stage[<TAB>phase], fnmatch globs on tool and pass name, first match wins,
  * '#' starts a comment, blank lines ignored. */
 #ifndef PM_STAGEMAP_H
 #define PM_STAGEMAP_H
@@ -29,12 +29,23 @@ int pm_stagemap_load_text(pm_stagemap *m, const char *text, const char *origin, 
 /* Loads every data/stages-*.tsv of the data dir (pm_data_dir). Finding none is PM_ERR_NOTFOUND naming the
  * folders searched: every pass mapped to PM_STAGE_OTHER would be a confident, wrong study. */
 int pm_stagemap_load_default(pm_stagemap *m, pm_err *err);
-/* Stage of (tool, pass): the first matching rule's stage, else PM_STAGE_OTHER. Never NULL. */
+/* Stage of (tool, pass): the first matching rule's stage, else PM_STAGE_OTHER. Never NULL. A "NAME (self)" row
+ * (a trace group's own time) is matched as NAME. */
 const char *pm_stagemap_match(const pm_stagemap *m, const char *tool, const char *pass);
 size_t pm_stagemap_rules(const pm_stagemap *m);
 /* Stages in first-seen rule order (index < count). */
 size_t pm_stagemap_n_stages(const pm_stagemap *m);
 const char *pm_stagemap_stage(const pm_stagemap *m, size_t i);
+
+/* Phases: the compile's coarse split a compiler engineer reads first (clang prints front end / optimizer /
+ * machine code generation). A rule's optional fourth field names its stage's phase; a stage has one phase across
+ * every map (loading another is an error naming the line). pm_stage_phases lists them in report order, NULL
+ * ended. */
+extern const char *const pm_stage_phases[];
+int pm_stagemap_is_phase(const char *phase);
+/* The phase of `stage`: its declared phase; "process" for PM_STAGE_OVERHEAD; "other" for a stage no rule gives a
+ * phase (a map of three columns) or no map (m may be NULL) has. Never NULL. */
+const char *pm_stagemap_phase(const pm_stagemap *m, const char *stage);
 
 /* Which run metric sizes the IR that stage `stage` of tool `tool` works on: the x axis of the cost fits of that
  * stage's passes. A back end (backend.h) lists its rules in order (the first whose patterns match wins; a list

@@ -247,6 +247,16 @@ int pm_pgroup_recorder_init(pm_pgroup_recorder *r, const char *db_path, pm_err *
     return PM_OK;
 }
 
+int pm_pgroup_recorder_init_job(pm_pgroup_recorder *r, const char *db_path, int job, pm_err *err)
+{
+    r->what = NULL;
+    r->have_owner = 0;
+    int n = snprintf(r->path, sizeof r->path, "%s.pgroup.%ld.%d", db_path, (long)getpid(), job);
+    if (n < 0 || (size_t)n >= sizeof r->path)
+        return pm_err_set(err, PM_ERR_USAGE, "database path too long: %.200s", db_path);
+    return PM_OK;
+}
+
 int pm_pgroup_record(void *recorder, pid_t pgid, pm_err *err)
 {
     pm_pgroup_recorder *r = recorder;
@@ -295,7 +305,9 @@ int pm_pgroup_reap(const char *db_path, pm_pgroup_notice_fn notice, void *user, 
     struct dirent *e;
     while ((e = readdir(d))) {
         char *end;
-        if (strncmp(e->d_name, prefix, plen) || !e->d_name[plen] || (strtol(e->d_name + plen, &end, 10), *end))
+        /* DB.pgroup.PID, or DB.pgroup.PID.J: job J of a sweep running several compiles at once */
+        if (strncmp(e->d_name, prefix, plen) || !e->d_name[plen] || (strtol(e->d_name + plen, &end, 10),
+                                                                      *end == '.' && end[1] ? strtol(end + 1, &end, 10) : 0, *end))
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         pm_pgroup g;

@@ -6,7 +6,8 @@
  * it keeps running in the step's group, writing into the run folder a resumed sweep reuses and taking CPU from the runs
  * it measures. So a step's group is recorded (host, boot, pgid, session, the leader's start time, and the
  * passmap that ran it) before the command is exec'd, in a file beside the database that the step's end
- * removes; a later sweep (or `run --db`) on the database checks every record it finds and kills a group that
+ * removes (passmap fix records its [check] and [run] processes the same way); a later sweep, `run --db` or
+ * `passmap fix` on the database checks every record it finds and kills a group that
  * is still alive, still the recorded one, and whose passmap is gone. */
 #ifndef PM_PGROUP_H
 #define PM_PGROUP_H
@@ -47,7 +48,8 @@ int pm_pgroup_kill(const pm_pgroup *g, double grace_s, pm_err *err);
 int pm_pgroup_save(const char *path, const pm_pgroup *g, pm_err *err);
 int pm_pgroup_load(const char *path, pm_pgroup *g, pm_err *err);
 
-/* The records of database DB are DB.pgroup.PID, one per passmap running a step on it. */
+/* The records of database DB are DB.pgroup.PID, one per passmap running a step on it (DB.pgroup.PID.J per job
+ * of a sweep with --jobs). */
 typedef struct pm_pgroup_recorder {
     char path[PATH_MAX];
     const char *what;    /* set before each step; NULL: "" */
@@ -57,13 +59,15 @@ typedef struct pm_pgroup_recorder {
     pm_pgroup owner;
 } pm_pgroup_recorder;
 int pm_pgroup_recorder_init(pm_pgroup_recorder *r, const char *db_path, pm_err *err);
+/* The same for job J (1, 2, ...) of a sweep running several steps at once: DB.pgroup.PID.J. */
+int pm_pgroup_recorder_init_job(pm_pgroup_recorder *r, const char *db_path, int job, pm_err *err);
 /* For pm_run_opts.on_start (arg: a pm_pgroup_recorder): records the step's group before it is exec'd. */
 int pm_pgroup_record(void *recorder, pid_t pgid, pm_err *err);
 /* The step ended: its record goes. */
 void pm_pgroup_unrecord(pm_pgroup_recorder *r);
 
 /* Checks every record beside DB: a leftover group on this machine is killed; each record that calls for it
- * gets one line through notice (a group killed, one on another machine, one that survived, an unreadable
+ * (DB.pgroup.PID and DB.pgroup.PID.J) gets one line through notice (a group killed, one on another machine, one that survived, an unreadable
  * record). Records of live passmaps are left alone; the others are removed, except another machine's. */
 typedef void (*pm_pgroup_notice_fn)(void *user, const char *line);
 int pm_pgroup_reap(const char *db_path, pm_pgroup_notice_fn notice, void *user, pm_err *err);

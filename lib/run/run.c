@@ -16,6 +16,11 @@
  * found through its process group, which the caller records in on_start (pgroup.h). */
 #include "run_internal.h"
 
+/* One command between its pipes' creation and its exec at a time: a child started meanwhile by another thread
+ * (a sweep with --jobs) would hold this one's go and ready pipes open until its own exec, each child then
+ * waiting for an EOF the other holds back. After the exec every inherited descriptor is gone (O_CLOEXEC). */
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result *res, pm_err *err)
 {
     static const pm_run_opts no_opts;
@@ -35,7 +40,7 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
     int rc = PM_OK;
     int in_fd = -1, out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, report_p[2] = {-1, -1}, go_p[2] = {-1, -1};
     int ready_p[2] = {-1, -1};
-    int perf_fd = -1, pidfd = -1;
+    int perf_fd = -1, pidfd = -1, spawn_locked = 0;
     char **envp = NULL;
     pid_t pid = -1;
     char *buf = NULL;
@@ -48,6 +53,8 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
     size_t errtail_len = 0;
 
     const char *in_path = opts->stdin_path ? opts->stdin_path : "/dev/null";
+    pthread_mutex_lock(&spawn_lock);
+    spawn_locked = 1;
     if ((in_fd = open_high(in_path, O_RDONLY, 0)) < 0) {
         rc = pm_err_errno(err, PM_ERR_IO, "run: open stdin %s", in_path);
         goto cleanup;
@@ -169,6 +176,8 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
         got = read(report_p[0], &report, sizeof report);
     while (got < 0 && errno == EINTR);
     close_fd(&report_p[0]);
+    pthread_mutex_unlock(&spawn_lock);   /* exec'd, or failed before it */
+    spawn_locked = 0;
     if (got > 0) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
@@ -319,6 +328,8 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
         res->status = PM_RUN_FAILED;
 
 cleanup:
+    if (spawn_locked)
+        pthread_mutex_unlock(&spawn_lock);
     if (pid > 0)
         kill_and_reap(pid, opts->same_group);
     for (int i = 0; i < 2; i++) {

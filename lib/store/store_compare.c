@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "parse_report.h"
 #include "store_runs.h"
 
 static int db_fail(sqlite3 *db, const char *path, pm_err *err, const char *what)
@@ -59,10 +60,13 @@ static const char *const steps_sql =
     "SELECT s.run_id, coalesce(s.tool, ''), NULL, sum(s.wall_s), NULL, 1 FROM step s JOIN run r ON r.id = s.run_id\n"
     "WHERE r.config_id = ?1 AND r.mode = ?2 AND r.status = 'ok' AND s.wall_s IS NOT NULL\n"
     "GROUP BY s.run_id, coalesce(s.tool, '') ORDER BY 2, 1";
+/* A pass manager's own time (PM_PASS_PIPELINE) is counted in the compile but is no pass: no row of its own. */
+_Static_assert(PM_PASS_PIPELINE == 16, "passes_sql names the pipeline flag's bit");
 static const char *const passes_sql =
     "SELECT p.run_id, coalesce(p.tool, ''), p.pass, sum(p.wall_s), max(s.report_format), count(*)\n"
     "FROM v_pass p JOIN step s ON s.id = p.step_id\n"
     "WHERE p.config_id = ?1 AND p.mode = ?2 AND p.run_status = 'ok' AND p.counted AND p.wall_s IS NOT NULL\n"
+    "  AND (p.flags & 16) = 0\n"
     "GROUP BY p.run_id, coalesce(p.tool, ''), p.pass ORDER BY 2, 3, 1";
 
 struct pm_store_side_cursor {

@@ -1,6 +1,7 @@
 /* Reading one run back (see store_runs.h). */
 #include "store_runs.h"
 #include "store.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -323,6 +324,41 @@ int pm_store_pick_sweep(sqlite3 *db, const char *name, int64_t *sweep_id, pm_err
     return rc;
 }
 
+/* "no config 'K' in this sweep; did you mean 'K2'?": the nearest key of the sweep (a typo, a missing part), and
+ * how to list them all. */
+static int no_config(sqlite3 *db, int64_t sweep_id, const char *config_key, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    char **keys = NULL;
+    size_t n = 0, cap = 0;
+    int oom = 0;
+    if (sqlite3_prepare_v2(db, "SELECT key FROM config WHERE sweep_id = ?1 ORDER BY key", -1, &s, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(s, 1, sweep_id);
+        while (!oom && sqlite3_step(s) == SQLITE_ROW) {
+            char **grown = pm_grow(keys, &cap, n, sizeof *keys, 64);
+            const char *k = (const char *)sqlite3_column_text(s, 0);
+            if (!grown || !(grown[n] = strdup(k ? k : ""))) {
+                keys = grown ? grown : keys;
+                oom = 1;
+                break;
+            }
+            keys = grown;
+            n++;
+        }
+    }
+    sqlite3_finalize(s);
+    const char *near = oom ? NULL : pm_util_closest(config_key, (const char *const *)keys, n);
+    const char *db_path = sqlite3_db_filename(db, "main");   /* the store, so the command can be copied */
+    int rc = oom ? pm_err_set(err, PM_ERR_NOMEM, "out of memory")
+                 : pm_err_set(err, PM_ERR_NOTFOUND, "no config '%s' in this sweep%s%s%s (passmap show %s lists its "
+                              "%zu configs)", config_key, near ? "; did you mean '" : "", near ? near : "",
+                              near ? "'?" : "", db_path && *db_path ? db_path : "DB", n);
+    for (size_t i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
+    return rc;
+}
+
 int pm_store_find_run(sqlite3 *db, int64_t sweep_id, const char *config_key, const char *mode, int repeat,
                       int64_t *run_id, pm_err *err)
 {
@@ -337,7 +373,7 @@ int pm_store_find_run(sqlite3 *db, int64_t sweep_id, const char *config_key, con
     sqlite3_finalize(s);
     s = NULL;
     if (step == SQLITE_DONE)
-        return pm_err_set(err, PM_ERR_NOTFOUND, "no config '%s' in this sweep", config_key);
+        return no_config(db, sweep_id, config_key, err);
     if (step != SQLITE_ROW)
         return db_fail(db, err, "config");
     return pm_store_config_run(db, config_id, config_key, mode, repeat, run_id, err);

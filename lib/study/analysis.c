@@ -24,6 +24,7 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
     pm_sq_sweeps_free(&w.sweeps);
     free(w.runs);
     free(w.run_stage);
+    free(w.run_stage_u);
     free(w.stage_u);
     free(w.stage_uw);
     free(w.pid_cfg_s);

@@ -47,10 +47,18 @@ typedef struct pm_an_config {
     pm_workload workload;         /* the model fields (kinds.h; owned), as the store's columns hold them */
     double size_num;              /* workload.size: "1.5b" -> 1.5e9; NAN when not numeric */
     int n_cold, n_warm, n_failed;
-    int n_no_report;              /* of n_failed: runs without a readable timing report */
+    int n_no_report;              /* runs without a readable timing report (not in n_failed) */
     pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval) */
     double user_wall;             /* process user/wall over cold runs; NAN when absent */
     pm_ci *share;                 /* [n_stages], 0..1, sums to 1 */
+    pm_ci *phase_share;           /* [n_phases]: the stage shares summed by phase (per run, then the interval) */
+    /* [n_phases]: the same of the compile's user CPU time, when every cold run's tool is serial (user <= 1.1 x
+     * wall) and every counted pass reports its user time (clang -ftime-report, LLVM -time-passes); the time
+     * outside the passes goes to process-overhead's phase. phase_on_cpu 0: not so, phase_cpu all NaN. Under load
+     * a wall share moves with the waiting (0.44 -> 0.56 between repeats) while the user split holds. */
+    pm_ci *phase_cpu;
+    int phase_on_cpu;
+    int dominant_phase;           /* -1 when no cold run */
     double *stage_s;              /* [n_stages], mean s */
     int dominant_stage;           /* -1 when no cold run */
     pm_an_pass *passes;           /* sorted by mean_s, largest first */
@@ -60,18 +68,16 @@ typedef struct pm_an_config {
     double *stage_ir;             /* [n_stages] IR ops at the entry of each stage (ir.stage.<stage>); NAN: absent */
     /* noise diagnostics over the cold repeats */
     double cv;                    /* sd / mean of cold wall; NAN: n < 2 */
-    int n_outliers;               /* MAD outliers (modified z > 3.5), n >= 3 */
-    double load1;                 /* mean 1-min load average at the runs' start (host.load1); NAN: not recorded */
-    int contended;                /* load above the CPUs, or a tool's CPU/wall below 0.75 x its serial baseline
-                                     (no baseline recorded: user/wall below 0.75 x the sweep's p90) */
-    double cpu_ratio;             /* min over its tools of the steps' CPU/wall ((user+sys)/wall) / that tool's serial
-                                     baseline; NAN: no tool of it has a baseline */
-    const char *starved_tool;     /* the tool of cpu_ratio, or NULL */
-    /* measured contention (contention.h): means over the cold runs of host.psi_cpu_some_us,
-       host.psi_cgroup_cpu_some_us (µs) and host.steal_ms (-1: not recorded), and their shares of the mean cold
-       wall (NAN: not recorded; then the load and CPU/wall fallback judges) */
+    int n_outliers;               /* MAD outliers of the log walls (pm_stats_log_outliers: modified z above
+                                     PM_STATS_OUTLIER_LIMIT), n >= 3 */
+    /* the contention evidence's inputs, means over the cold runs: host.load1 (NAN: not recorded),
+       host.psi_cpu_some_us, host.psi_cgroup_cpu_some_us (µs) and host.steal_ms (-1: not recorded) */
+    double load1;
     double psi_us, psi_cgroup_us, steal_ms;
-    double psi_share, steal_share;
+    double jobs;                  /* compiles its runs ran beside (run metric host.jobs, sweep --jobs); NAN: one */
+    pm_contention contention;     /* the evidence (contention.h), built as compare's is; its cpu_ratio: min over its
+                                     tools of the steps' CPU/wall / that tool's serial baseline (starved_tool) */
+    int contended;                /* pm_contention_judge found a reason (compare's rule, so the two agree) */
     /* process-overhead = start-up + outside passes (shares of the cold wall, and seconds); NAN: start-up not
        measured for any tool of the config. start-up per run = sum over its steps of the tool's median null-run
        wall, at most the run's process-overhead. */
@@ -133,7 +139,11 @@ typedef struct pm_an_fit {        /* pass time = a * x^exponent */
                                      measured, so no fit (never the input size instead): no_fit says what to do */
     const char *no_fit;           /* why there is no fit and how to get one (a static sentence), or NULL */
     const char *variant;          /* the variant whose configs are the points (NULL: the configs have none) */
-    int reference;                /* the reference variant's fit (stock, else the first): the fix table uses it */
+    const char *group;            /* the points' values of the axes that change the pipeline, not the size
+                                     ("opt=2": configs that differ only there have one x), or NULL: a fit never
+                                     pools -O levels */
+    int reference;                /* the reference fit (stock, else the first variant; the first group): the fix
+                                     table uses it */
     int n;                        /* points: one per config, its geometric mean over its cold runs */
     double exponent, lo, hi, r2, prefactor;
     int superlinear;              /* lower CI bound > 1 */
@@ -194,12 +204,27 @@ typedef struct pm_an_fix {
     char *fix;                    /* set by pm_analysis_fix_words (proven and predicted fixes); NULL before */
 } pm_an_fix;
 
+/* The NPUW settings a compile records (the compiled model's value, else the sent one) and, where the compiled
+ * value differs, the sent one beside it (metric NAME.sent). label: the NPUW_LLM_ key they come from. */
+#define PM_AN_NPUW_SETTINGS 6
+extern const struct pm_an_npuw_setting {
+    const char *metric, *label;
+    int boolean;                  /* 1: the value is 1/0 (shown YES/NO) */
+} pm_an_npuw_settings[PM_AN_NPUW_SETTINGS];
+/* Setting k's value v as text: YES/NO for a boolean, else the number. */
+void pm_an_npuw_setting_text(int k, double v, char *buf, size_t size);
+
 typedef struct pm_an_npu_config {  /* the NPU back end's view of one config (means over cold ok runs) */
     int config;                   /* index into configs */
     int instrumented, offline;    /* instrumented: schedule trace / strategy JSON / task stats were on */
     double prefill_s, generate_s, lm_head_s, unattributed_s;  /* report Totals per NPUW submodel; NAN: none */
+    int split_inferred;           /* 1: no log line named a submodel: the split above is inferred from NPUW's
+                                     compile order (generate variants, prefill, LM head), never measured by name */
+    double npuw_lines;            /* "[ NPUW:" lines per run (0: this build prints none); NAN: not NPUW */
     double compile_net_ms, elf_export_ms;   /* Compile net time, and it minus the report Totals; NAN: none */
     double blob_bytes, blob_weightless_bytes, import_s;          /* NAN: not recorded */
+    double setting[PM_AN_NPUW_SETTINGS], setting_sent[PM_AN_NPUW_SETTINGS];   /* NAN: none / not different */
+    int read_back;                /* 1: the settings are the compiled model's (else what was sent) */
 } pm_an_npu_config;
 
 /* An in-sweep A/B: one variant (B) against the reference variant (A) over the configs that differ only by
@@ -242,7 +267,7 @@ typedef struct pm_an_builds {
  * sub-structure here, its type beside it. */
 typedef struct pm_an_summary {    /* summary: the runs, and why some have no readable report */
     int max_repeats, n_runs_ok, n_runs_failed;
-    int n_runs_no_report;         /* of n_runs_failed: exited 0 without a readable timing report */
+    int n_runs_no_report;         /* exited 0 without a readable timing report (not in n_runs_failed) */
     int n_configs_no_report;      /* configs with no ok run and a no-report run: no stage, regime or fix */
     char *no_report_note;         /* the first no-report run's note (why), or NULL */
     int n_trace_runs;             /* ok runs read from a Chrome trace: its spans have a granularity (below) */
@@ -334,6 +359,7 @@ typedef struct pm_an_fixes {
     size_t n;
     char *proven_json;            /* `passmap fix`'s result for this sweep (set by the caller), or NULL */
     char *headline;               /* the headline's fix (pm_analysis_fix_words), or NULL */
+    char *top_why;                /* the catalogue's why of the headline's fix, or NULL */
 } pm_an_fixes;
 
 typedef struct pm_an_npu {        /* npu: the NPU back end (analysis_npu.c); n = 0 when no config has its metrics */
@@ -346,6 +372,10 @@ typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
     const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
     size_t n_stages;
+    const char **phases;          /* the phases of those stages (pm_stage_phases order: frontend, optimizer,
+                                     codegen, link, process, other), each stage in one (the maps' 4th column) */
+    size_t n_phases;
+    int *stage_phase;             /* [n_stages]: index into phases */
     pm_an_config *configs;        /* sorted: kind, family, size (numeric), window, precision, resolution */
     size_t n_configs;
     int cpus;                     /* from the sweep's metadata; 0: unknown */
@@ -394,6 +424,8 @@ json_t *pm_analysis_json(const pm_analysis *a);
 
 /* Helpers exposed for tests and the figures. */
 double pm_an_size_value(const char *size);       /* "0.5b" -> 5e8, "125m" -> 1.25e8; NAN */
+/* The handoff's stages whose share rises fastest (*up) and falls fastest (*down) with its x; -1: none. */
+void pm_an_handoff_extremes(const pm_analysis *a, int *up, int *down);
 int pm_an_stage_index(const pm_analysis *a, const char *stage);   /* -1 when absent */
 const pm_an_config *pm_an_find_config(const pm_analysis *a, const char *key);
 /* The regime map of a kind ("command": of the kinds without a row); never NULL (an empty map when absent). */

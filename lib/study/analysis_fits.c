@@ -135,14 +135,14 @@ static int same_variant(const char *a, const char *b)
 
 /* One fit: the pass's per-config geometric means (over each config's cold runs) of the variant's configs
  * against the size at its stage's entry. */
-static void fit_variant(an_work *w, pm_an_fit *f, size_t pid)
+static void fit_variant(an_work *w, pm_an_fit *f, size_t pid, const char *const *group_of)
 {
     pm_analysis *a = w->a;
     size_t nc = a->n_configs;
     double u = 0, uw = 0;
     for (size_t ci = 0; ci < nc; ci++) {
         const pm_an_config *c = &a->configs[ci];
-        if (!same_variant(c->variant, f->variant))
+        if (!same_variant(c->variant, f->variant) || !same_variant(group_of[ci], f->group))
             continue;
         double x = f->x_metric ? an_config_metric(a, c, f->x_metric) : NAN;
         /* Under NPUW every subgraph compile overwrites the trace and strategy files: x is the LM head's,
@@ -179,14 +179,109 @@ static void fit_variant(an_work *w, pm_an_fit *f, size_t pid)
     f->superlinear = !isnan(f->lo) && f->lo > 1;
 }
 
+typedef struct axis_point {
+    char *rest;    /* the config's key on every other axis */
+    const char *value;
+    double x;
+} axis_point;
+
+static int cmp_axis_point(const void *p, const void *q)
+{
+    const axis_point *a = p, *b = q;
+    return strcmp(a->rest, b->rest);
+}
+
+/* Whether `axis` changes the pipeline rather than the size: configs equal on every other axis that differ in it
+ * all have the same x (clang's -O level against the input's size), and some do. Such an axis is no size axis, so
+ * a fit never pools its values (pooled across -O levels, one pass's k came out 41.6 and -16.2). -1: no memory. */
+static int pipeline_axis(const pm_analysis *a, const char *axis, const char *x_metric)
+{
+    axis_point *pt = calloc(a->n_configs + 1, sizeof *pt);
+    size_t n = 0;
+    int varied = 0, moved = 0, rc = 0;
+    if (!pt)
+        return -1;
+    for (size_t ci = 0; ci < a->n_configs; ci++) {
+        const pm_an_config *c = &a->configs[ci];
+        const char *v = pm_cfg_param(&c->cfg, axis);
+        double x = an_config_metric(a, c, x_metric);
+        if (!v || !(x > 0))
+            continue;
+        if (!(pt[n].rest = pm_cfg_key_except(&c->cfg, axis))) {
+            rc = -1;
+            goto cleanup;
+        }
+        pt[n].value = v;
+        pt[n++].x = x;
+    }
+    qsort(pt, n, sizeof *pt, cmp_axis_point);
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(pt[i].rest, pt[i - 1].rest) && strcmp(pt[i].value, pt[i - 1].value)) {
+            varied = 1;
+            moved |= pt[i].x != pt[i - 1].x;
+        }
+    rc = varied && !moved;
+cleanup:
+    for (size_t i = 0; i < n; i++)
+        free(pt[i].rest);
+    free(pt);
+    return rc;
+}
+
+/* Each config's fit group for x_metric: its values of the pipeline axes ("opt=2"), NULL when there are none. The
+ * strings are the pool's. */
+static int fit_groups(an_work *w, const char *x_metric, const char **group_of)
+{
+    pm_analysis *a = w->a;
+    char **axes = NULL;
+    size_t n_axes = 0;
+    int rc = PM_OK;
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        group_of[ci] = NULL;
+    if (!x_metric || !a->n_configs)
+        return PM_OK;
+    /* the axes: those of the first config (a study's configs share their axes) */
+    const pm_an_config *c0 = &a->configs[0];
+    if (!(axes = calloc(c0->n_params + 1, sizeof *axes)))
+        return PM_ERR_NOMEM;
+    for (size_t k = 0; k < c0->n_params; k++) {
+        int p = pipeline_axis(a, c0->params[k].name, x_metric);
+        if (p < 0) {
+            rc = PM_ERR_NOMEM;
+            goto cleanup;
+        }
+        if (p)
+            axes[n_axes++] = c0->params[k].name;
+    }
+    for (size_t ci = 0; n_axes && ci < a->n_configs; ci++) {
+        char buf[512];
+        size_t used = 0;
+        for (size_t k = 0; k < n_axes && used < sizeof buf; k++) {
+            const char *v = pm_cfg_param(&a->configs[ci].cfg, axes[k]);
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s=%s", k ? "/" : "", axes[k], v ? v : "");
+        }
+        if (used >= sizeof buf) {
+            rc = PM_ERR_USAGE;   /* the group label outgrew its buffer: say so, never cut it */
+            goto cleanup;
+        }
+        if (!(group_of[ci] = an_pool_add(&w->pv->pool, buf))) {
+            rc = PM_ERR_NOMEM;
+            goto cleanup;
+        }
+    }
+cleanup:
+    free(axes);
+    return rc;
+}
+
 int an_fits(an_work *w, pm_err *err)
 {
     pm_analysis *a = w->a;
     int rc = PM_OK;
     struct pm_an_priv *pv = w->pv;
     size_t NP = pv->n_pids;
-    const char **variants = NULL;
-    size_t n_var = 0;
+    const char **variants = NULL, **group_of = NULL, **groups = NULL;
+    size_t n_var = 0, cap_rows = 0;
     double *pid_max = NULL;
     fit_rules fr;
     if (load_rules(w, &fr)) {
@@ -237,8 +332,9 @@ int an_fits(an_work *w, pm_err *err)
             if (ps->share > pid_max[ps->id])
                 pid_max[ps->id] = ps->share;
         }
-    a->fits.rows = calloc(8 * (n_var ? n_var : 1), sizeof *a->fits.rows);
-    if (!a->fits.rows)
+    group_of = calloc(a->n_configs + 1, sizeof *group_of);
+    groups = calloc(a->n_configs + 1, sizeof *groups);
+    if (!group_of || !groups)
         AN_NOMEM();
     for (int round = 0; round < 8; round++) {
         size_t best = NP;
@@ -252,7 +348,34 @@ int an_fits(an_work *w, pm_err *err)
         const char *xm = NULL;
         if ((rc = x_metric_for(w, &fr, pv->pids[best].tool, pv->pids[best].stage, &xm)))
             AN_NOMEM();
-        for (size_t v = 0; v < n_var; v++) {
+        if ((rc = fit_groups(w, xm, group_of)) == PM_ERR_USAGE) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "fits: a fit group's label is over 511 bytes (too many pipeline axes)");
+            goto cleanup;
+        }
+        if (rc)
+            AN_NOMEM();
+        /* the groups in the configs' order (NULL: one group) */
+        size_t n_grp = 0;
+        for (size_t ci = 0; ci < a->n_configs; ci++) {
+            size_t g = 0;
+            while (g < n_grp && !same_variant(groups[g], group_of[ci]))
+                g++;
+            if (g == n_grp)
+                groups[n_grp++] = group_of[ci];
+        }
+        if (!n_grp)
+            groups[n_grp++] = NULL;
+        for (size_t fv = 0; fv < n_var * n_grp; fv++) {
+            size_t v = fv / n_grp;
+            if (a->fits.n == cap_rows) {
+                size_t nc = cap_rows ? cap_rows * 2 : 8;
+                pm_an_fit *nr = realloc(a->fits.rows, nc * sizeof *nr);
+                if (!nr)
+                    AN_NOMEM();
+                memset(nr + cap_rows, 0, (nc - cap_rows) * sizeof *nr);
+                a->fits.rows = nr;
+                cap_rows = nc;
+            }
             pm_an_fit *f = &a->fits.rows[a->fits.n];
             f->tool = pv->pids[best].tool;
             f->name = pv->pids[best].name;
@@ -260,7 +383,8 @@ int an_fits(an_work *w, pm_err *err)
             f->x_metric = xm;
             f->no_fit = xm ? NULL : no_sizes;
             f->variant = variants[v];
-            f->reference = v == 0;
+            f->group = groups[fv % n_grp];
+            f->reference = fv == 0;
             f->max_share = mshare;
             f->x = calloc(a->n_configs + 1, sizeof *f->x);
             f->y = calloc(a->n_configs + 1, sizeof *f->y);
@@ -271,7 +395,7 @@ int an_fits(an_work *w, pm_err *err)
                 AN_NOMEM();
             }
             a->fits.n++;
-            fit_variant(w, f, best);
+            fit_variant(w, f, best, group_of);
         }
     }
     if (a->fits.n)
@@ -280,6 +404,8 @@ cleanup:
     free_rules(&fr);
     free(pid_max);
     free(variants);
+    free(group_of);
+    free(groups);
     return rc;
 }
 

@@ -235,7 +235,8 @@ int pm_analysis_fix_words(pm_analysis *a, const json_t *plan, const char *db_lab
     }
     /* the headline: the proven combination to ship, else the predicted fix whose rule holds on most configs */
     free(a->fixes.headline);
-    a->fixes.headline = NULL;
+    free(a->fixes.top_why);
+    a->fixes.headline = a->fixes.top_why = NULL;
     const json_t *rec = json_object_get(proven, "recommended");
     if (json_is_object(rec) && json_is_true(json_object_get(rec, "ship"))) {
         char led[160];
@@ -269,11 +270,13 @@ int pm_analysis_fix_words(pm_analysis *a, const json_t *plan, const char *db_lab
             }
             /* a short answer: which fix, how sure, where, and the command that measures its ratio; its rule and
              * why are the fix table's and passmap fix --dry-run's, the heaviest pass the dominant lines' */
-            oom |= cat(&a->fixes.headline, "%s \u2014 predicted, not measured: its rule holds on %zu of %zu config%s",
-                       js(best, "name", "?"), nbest, a->n_configs, a->n_configs == 1 ? "" : "s");
+            oom |= cat(&a->fixes.headline, "%s \u2014 predicted for %zu of %zu config%s", js(best, "name", "?"), nbest,
+                       a->n_configs, a->n_configs == 1 ? "" : "s");
             if (reg)
-                oom |= cat(&a->fixes.headline, ", most in the %s regime", a->stages[reg->stage]);
-            oom |= cat(&a->fixes.headline, "; measure it with passmap fix %s", db_label ? db_label : "DB");
+                oom |= cat(&a->fixes.headline, " (mostly %s)", a->stages[reg->stage]);
+            oom |= cat(&a->fixes.headline, ", not measured: passmap fix %s", db_label ? db_label : "DB");
+            if (*js(best, "why", ""))   /* what it changes, so the reader can judge it against the pass named */
+                oom |= cat(&a->fixes.top_why, "%s", js(best, "why", ""));
         } else if (none) {
             oom |= cat(&a->fixes.headline, "no fix proposed: %s", none);
         } else if (!proven) {
@@ -292,4 +295,5 @@ void an_fixes_free(pm_analysis *a)
     free(a->fixes.rows);
     free(a->fixes.proven_json);
     free(a->fixes.headline);
+    free(a->fixes.top_why);
 }

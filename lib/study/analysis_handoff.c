@@ -466,3 +466,18 @@ void an_handoff_free(pm_analysis *a)
     }
     free(a->figures.fingerprints);
 }
+
+void pm_an_handoff_extremes(const pm_analysis *a, int *up, int *down)
+{
+    const pm_an_handoff *h = &a->handoff;
+    *up = *down = -1;
+    for (size_t s = 0; h->trends && s < a->n_stages; s++) {
+        double sl = h->trends[s].slope;
+        if (isnan(sl))
+            continue;
+        if (sl > 0 && (*up < 0 || sl > h->trends[*up].slope))
+            *up = (int)s;
+        if (sl < 0 && (*down < 0 || sl < h->trends[*down].slope))
+            *down = (int)s;
+    }
+}

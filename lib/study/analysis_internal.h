@@ -13,7 +13,14 @@ typedef struct pass_id { const char *tool, *name; int stage; } pass_id;
 
 typedef struct an_stage_name_ix an_stage_name_ix;
 
-typedef struct run_row { int64_t id; int cfg; int cold; double wall, user; double pass_sum; } run_row;
+/* pass_user: the user seconds of its counted passes that report one, pass_user_wall the wall of those passes */
+typedef struct run_row {
+    int64_t id;
+    int cfg;
+    int cold;
+    double wall, user;
+    double pass_sum, pass_user, pass_user_wall;
+} run_row;
 
 
 struct pm_an_priv {
@@ -45,6 +52,7 @@ typedef struct an_work {
     /* The counted pass rows of those runs are summed as they are read (analysis_load.c), in row order, into what
      * an_stages needs; stage indices are the map's until prune_stages keeps the stages hit. */
     double *run_stage;        /* [run][stage] pass seconds */
+    double *run_stage_u;      /* [run][stage] pass user seconds (of the passes that report one) */
     size_t run_stage_ns;      /* stages per run in run_stage */
     double *stage_u, *stage_uw;   /* [stage] cold user seconds, and the wall of those rows */
     double *pid_cfg_s, *pid_cfg_u, *pid_cfg_uw;   /* [pass id][config] cold wall, user, wall where user known */

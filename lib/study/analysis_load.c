@@ -57,9 +57,9 @@ static int add_config(void *ctx, const pm_sq_config_row *r)
     c->wall = (pm_ci){NAN, NAN, NAN, 0};
     c->user_wall = c->warm_s = c->cache_ratio = NAN;
     c->ir_ops = c->llvm_ops = c->npu_tasks = c->npu_tiles = NAN;
-    c->cv = c->load1 = NAN;
+    c->cv = c->load1 = c->jobs = NAN;
     c->psi_us = c->psi_cgroup_us = c->steal_ms = -1;
-    c->psi_share = c->steal_share = NAN;
+    pm_contention_init(&c->contention);
     return !c->key || !c->share || !c->stage_s ? PM_ERR_NOMEM : PM_OK;
 }
 
@@ -81,13 +81,15 @@ static int add_run(void *ctx, const pm_sq_run_row *r)
     if (ci < 0)
         return PM_OK;
     if (!r->status || strcmp(r->status, "ok")) {
-        a->configs[ci].n_failed++;
-        a->summary.n_runs_failed++;
+        /* a run that compiled but left no readable report did not fail: its own count, its own words */
         if (r->status && !strcmp(r->status, PM_RUN_STATUS_NO_REPORT)) {
             a->configs[ci].n_no_report++;
             a->summary.n_runs_no_report++;
             if (!a->summary.no_report_note && r->note && !(a->summary.no_report_note = strdup(r->note)))
                 return PM_ERR_NOMEM;
+        } else {
+            a->configs[ci].n_failed++;
+            a->summary.n_runs_failed++;
         }
         return PM_OK;
     }
@@ -102,7 +104,7 @@ static int add_run(void *ctx, const pm_sq_run_row *r)
         w->runs = p;
         w->cap_runs = cap;
     }
-    w->runs[w->n_runs++] = (run_row){r->id, ci, cold, r->wall_s, r->user_s, 0};
+    w->runs[w->n_runs++] = (run_row){.id = r->id, .cfg = ci, .cold = cold, .wall = r->wall_s, .user = r->user_s};
     a->summary.n_runs_ok++;
     if (cold)
         a->configs[ci].n_cold++;
@@ -247,6 +249,11 @@ static int add_pass(void *ctx, const pm_sq_pass_row *r)
     size_t stg = (size_t)id->stage;
     w->run_stage[ri * w->run_stage_ns + stg] += r->wall_s;
     run->pass_sum += r->wall_s;
+    if (r->user_s >= 0) {
+        w->run_stage_u[ri * w->run_stage_ns + stg] += r->user_s;
+        run->pass_user += r->user_s;
+        run->pass_user_wall += r->wall_s;
+    }
     if (!run->cold)
         return PM_OK;
     size_t at = (size_t)pid * nc + (size_t)run->cfg;
@@ -277,6 +284,37 @@ static int cmp_cfg_ix(const void *pa, const void *pb)
 static int cb_status(int rc, pm_err *err)
 {
     return rc == PM_ERR_NOMEM ? an_nomem(err) : rc;
+}
+
+/* Each kept stage's phase (the maps' fourth column), and the phases that have a stage, in pm_stage_phases order. */
+static int set_phases(an_work *w, pm_err *err)
+{
+    pm_analysis *a = w->a;
+    const pm_stagemap *map = w->opts->map;
+    /* each stage's phase (the maps' fourth column), and the phases that have a stage, in pm_stage_phases order */
+    size_t np = 0;
+    while (pm_stage_phases[np])
+        np++;
+    if (!(a->stage_phase = calloc(a->n_stages, sizeof *a->stage_phase)) ||
+        !(a->phases = calloc(np + 1, sizeof *a->phases)))
+        return an_nomem(err);
+    for (size_t k = 0; k < np; k++)
+        for (size_t s = 0; s < a->n_stages; s++)
+            if (!strcmp(pm_stagemap_phase(map, a->stages[s]), pm_stage_phases[k])) {
+                a->phases[a->n_phases++] = pm_stage_phases[k];
+                break;
+            }
+    for (size_t s = 0; s < a->n_stages; s++) {
+        const char *ph = pm_stagemap_phase(map, a->stages[s]);
+        for (size_t k = 0; k < a->n_phases; k++)
+            if (!strcmp(a->phases[k], ph))
+                a->stage_phase[s] = (int)k;
+    }
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        if (!(a->configs[ci].phase_share = calloc(a->n_phases + 1, sizeof *a->configs[ci].phase_share)) ||
+            !(a->configs[ci].phase_cpu = calloc(a->n_phases + 1, sizeof *a->configs[ci].phase_cpu)))
+            return an_nomem(err);
+    return PM_OK;
 }
 
 /* Keep only the stages this sweep's passes hit (the map may cover other back ends), plus overhead. The stage
@@ -311,8 +349,9 @@ static int prune_stages(an_work *w, pm_err *err)
     a->n_stages = kept;
     /* the sums move to the kept stages' columns (a stage not hit has none) */
     double *rs = calloc(w->n_runs * kept + 1, sizeof *rs), *su = calloc(kept + 1, sizeof *su),
-           *suw = calloc(kept + 1, sizeof *suw);
-    if (!rs || !su || !suw) {
+           *suw = calloc(kept + 1, sizeof *suw), *rsu = calloc(w->n_runs * kept + 1, sizeof *rsu);
+    if (!rs || !su || !suw || !rsu) {
+        free(rsu);
         free(rs);
         free(su);
         free(suw);
@@ -323,15 +362,19 @@ static int prune_stages(an_work *w, pm_err *err)
     for (size_t s = 0; s < ns; s++) {
         if (remap[s] < 0)
             continue;
-        for (size_t i = 0; i < w->n_runs; i++)
+        for (size_t i = 0; i < w->n_runs; i++) {
             rs[i * kept + (size_t)remap[s]] = w->run_stage[i * ns + s];
+            rsu[i * kept + (size_t)remap[s]] = w->run_stage_u[i * ns + s];
+        }
         su[remap[s]] = w->stage_u[s];
         suw[remap[s]] = w->stage_uw[s];
     }
     free(w->run_stage);
+    free(w->run_stage_u);
     free(w->stage_u);
     free(w->stage_uw);
     w->run_stage = rs;
+    w->run_stage_u = rsu;
     w->run_stage_ns = kept;
     w->stage_u = su;
     w->stage_uw = suw;
@@ -504,6 +547,9 @@ static int add_agg_run(void *ctx, const pm_sq_agg_run_row *r)
         return PM_ERR_NOMEM;
     size_t stg = (size_t)(s < 0 ? w->st_other : s);
     w->run_stage[ri * w->run_stage_ns + stg] += r->wall_s;
+    w->run_stage_u[ri * w->run_stage_ns + stg] += r->user_s;
+    run->pass_user += r->user_s;
+    run->pass_user_wall += r->user_wall_s;
     if (run->cold) {
         w->stage_u[stg] += r->user_s;
         w->stage_uw[stg] += r->user_wall_s;
@@ -577,6 +623,7 @@ int an_load(an_work *w, pm_err *err)
         a->summary.n_configs_no_report += a->configs[ci].n_no_report > 0 && a->configs[ci].n_cold == 0;
     w->run_stage_ns = a->n_stages;
     if (!(w->run_stage = calloc(w->n_runs * a->n_stages + 1, sizeof *w->run_stage)) ||
+        !(w->run_stage_u = calloc(w->n_runs * a->n_stages + 1, sizeof *w->run_stage_u)) ||
         !(w->stage_u = calloc(a->n_stages + 1, sizeof *w->stage_u)) ||
         !(w->stage_uw = calloc(a->n_stages + 1, sizeof *w->stage_uw)))
         return an_nomem(err);
@@ -589,7 +636,9 @@ int an_load(an_work *w, pm_err *err)
             return rc;
         flush_run(w);
     }
-    return prune_stages(w, err);
+    if ((rc = prune_stages(w, err)))
+        return rc;
+    return set_phases(w, err);
 }
 
 void an_load_free(pm_analysis *a)
@@ -598,12 +647,14 @@ void an_load_free(pm_analysis *a)
         pm_an_config *c = &a->configs[i];
         pm_cfg_clear(&c->cfg);
         pm_workload_clear(&c->workload);
-        free(c->share); free(c->stage_s); free(c->passes); free(c->stage_ir);
+        free(c->share); free(c->phase_share); free(c->phase_cpu); free(c->stage_s); free(c->passes); free(c->stage_ir);
         for (size_t k = 0; k < c->n_metrics; k++)
             free(c->metrics[k].name);
         free(c->metrics);
     }
     free(a->configs);
     free(a->stages);
+    free(a->phases);
+    free(a->stage_phase);
     free(a->sweep); free(a->backend); free(a->meta_json); free(a->summary.no_report_note);
 }

@@ -1,5 +1,6 @@
 /* Section: IR sizes per config (run metrics) and process user/wall per tool. */
 #include "analysis_internal.h"
+#include "contention.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,9 +23,16 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
         c->load1 = r->mean;
         return PM_OK;
     }
-    if (!strcmp(r->name, "host.psi_cpu_some_us") || !strcmp(r->name, "host.psi_cgroup_cpu_some_us") ||
-        !strcmp(r->name, "host.steal_ms")) {   /* contention evidence (analysis_noise.c), not a size */
-        *(r->name[5] == 's' ? &c->steal_ms : r->name[9] == 'c' ? &c->psi_cgroup_us : &c->psi_us) = r->mean;
+    if (!strcmp(r->name, "host.jobs")) {   /* contention evidence: sweep --jobs */
+        c->jobs = r->mean;
+        return PM_OK;
+    }
+    int ev = pm_contention_metric_of(r->name);
+    if (ev >= 0) {   /* contention evidence (analysis_noise.c), not a size */
+        double *slot[PM_CONTENTION_M__COUNT] = {[PM_CONTENTION_M_PSI] = &c->psi_us,
+                                                [PM_CONTENTION_M_PSI_CGROUP] = &c->psi_cgroup_us,
+                                                [PM_CONTENTION_M_STEAL] = &c->steal_ms};
+        *slot[ev] = r->mean;
         return PM_OK;
     }
     if (!strcmp(r->name, "ir.ops")) c->ir_ops = r->mean;

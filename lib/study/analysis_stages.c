@@ -5,6 +5,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A cold run whose phase split can be of CPU time: a serial tool (user <= 1.1 x wall: a parallel one's user
+ * time is no share of its wall) whose counted passes all report user time. */
+static int run_on_cpu(const run_row *r)
+{
+    return r->cold && r->user > 0 && r->user <= 1.1 * r->wall && r->pass_sum > 0 &&
+           fabs(r->pass_user_wall - r->pass_sum) <= 1e-6 + 1e-4 * r->pass_sum;
+}
+
+/* The config's phase split of user CPU time (pm_an_config.phase_cpu), over its cold runs [from, to) of order,
+ * when every one is run_on_cpu; tmp has room for them. */
+static void phase_cpu(an_work *w, pm_an_config *c, size_t from, size_t to, const size_t *order, double *tmp)
+{
+    pm_analysis *a = w->a;
+    const run_row *runs = w->runs;
+    size_t NS = a->n_stages;
+    int all = c->n_cold > 0;
+    for (size_t q = from; all && q < to; q++)
+        all = !runs[order[q]].cold || run_on_cpu(&runs[order[q]]);
+    c->phase_on_cpu = all;
+    for (size_t ph = 0; ph < a->n_phases; ph++) {
+        if (!all) {
+            c->phase_cpu[ph] = (pm_ci){NAN, NAN, NAN, 0};
+            continue;
+        }
+        int n = 0;
+        for (size_t q = from; q < to; q++) {
+            const run_row *r = &runs[order[q]];
+            if (!r->cold)
+                continue;
+            double over = r->user - r->pass_user > 0 ? r->user - r->pass_user : 0, sum = 0;
+            for (size_t s = 0; s < NS; s++)
+                sum += a->stage_phase[s] == (int)ph ? w->run_stage_u[order[q] * NS + s] : 0;
+            sum += a->stage_phase[w->st_over] == (int)ph ? over : 0;
+            tmp[n++] = r->pass_user + over > 0 ? sum / (r->pass_user + over) : 0;
+        }
+        c->phase_cpu[ph] = an_share_ci(tmp, n);
+    }
+}
+
 int an_stages(an_work *w, pm_err *err)
 {
     pm_analysis *a = w->a;
@@ -96,6 +135,27 @@ int an_stages(an_work *w, pm_err *err)
                 c->share[s].mean = 0;
             c->stage_s[s] = c->share[s].mean * wall_amean;
         }
+        /* phases: each run's stage shares summed by phase, then the interval over the runs, as for a stage */
+        for (size_t ph = 0; ph < a->n_phases; ph++) {
+            n = 0;
+            for (size_t q = first[ci]; q < first[ci + 1]; q++) {
+                if (!runs[order[q]].cold)
+                    continue;
+                double sum = 0;
+                for (size_t s = 0; s < NS; s++)
+                    sum += a->stage_phase[s] == (int)ph ? run_stage[order[q] * NS + s] : 0;
+                tmp[n++] = sum;
+            }
+            c->phase_share[ph] = an_share_ci(tmp, n);
+            if (n == 0)
+                c->phase_share[ph].mean = 0;
+        }
+        phase_cpu(w, c, first[ci], first[ci + 1], order, tmp);
+        c->dominant_phase = -1;   /* on the basis the split is shown on: CPU where it can be */
+        const pm_ci *split = c->phase_on_cpu ? c->phase_cpu : c->phase_share;
+        for (size_t ph = 0; c->n_cold && ph < a->n_phases; ph++)
+            if (c->dominant_phase < 0 || split[ph].mean > split[c->dominant_phase].mean)
+                c->dominant_phase = (int)ph;
         {
             double su = 0;
             int nsu = 0, known = 1;

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "contention.h"
 #include "decide.h"
+#include "meter.h"
 #include "parse.h"
 #include "run.h"
 #include "stats.h"
@@ -254,18 +255,35 @@ static int cmp_series(const void *x, const void *y)
 }
 
 /* Pass rows under the names the alias table matches them on (passalias.h): a renamed pass keeps the name it
- * was printed as in orig; two rows of one run that map to one name add up, as a pass run twice does. */
+ * was printed as in orig; two rows of one run that map to one name add up, as a pass run twice does. A trace's
+ * "NAME (self)" row is NAME's own time (its span had children: analyses, or in another run none, when they fell
+ * under the granularity), so it counts as NAME. */
 static int alias_series(const pm_passalias *al, size_t n_runs, series *arr, size_t *n)
 {
+    static const char self[] = " (self)";
+    const size_t k_self = sizeof self - 1;
     int renamed = 0;
-    for (size_t i = 0; al && i < *n; i++) {
-        const char *canon = pm_passalias_canon(al, arr[i].tool, arr[i].pass);
+    for (size_t i = 0; i < *n; i++) {
+        const char *pass = arr[i].pass;
+        size_t len = pass ? strlen(pass) : 0;
+        char *base = NULL;
+        if (len > k_self && !strcmp(pass + len - k_self, self)) {
+            if (!(base = strndup(pass, len - k_self)))
+                return -1;
+            pass = base;
+        }
+        const char *canon = al ? pm_passalias_canon(al, arr[i].tool, pass) : pass;
         if (canon == arr[i].pass)
             continue;
-        char *d = strdup(canon);
+        char *d = canon == base ? base : strdup(canon);
+        if (d != base)
+            free(base);
         if (!d)
             return -1;
-        arr[i].orig = arr[i].pass;
+        if (d == base)   /* only "(self)" dropped: the pass's own name, not a rename to show */
+            free(arr[i].pass);
+        else
+            arr[i].orig = arr[i].pass;
         arr[i].pass = d;
         renamed = 1;
     }
@@ -342,6 +360,37 @@ static int cmp_strp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* --a AXIS=V naming an axis no config has: the axes the configs do have, and the nearest ("prec": precision). */
+static int no_axis(const side_cfg *cfgs, size_t n, const char *path, const char *axis, pm_err *err)
+{
+    const char **names = NULL;
+    size_t nn = 0, cap = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < cfgs[i].cfg.n_params; k++) {
+            const char *p = cfgs[i].cfg.params[k].name;
+            size_t j = 0;
+            while (j < nn && strcmp(names[j], p))
+                j++;
+            if (j < nn)
+                continue;
+            const char **grown = pm_grow(names, &cap, nn, sizeof *names, 16);
+            if (!grown) {
+                free(names);
+                return nomem(err);
+            }
+            names = grown;
+            names[nn++] = p;
+        }
+    char list[512] = "";
+    for (size_t j = 0; j < nn; j++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", names[j]);
+    const char *near = pm_util_closest(axis, names, nn);
+    int rc = pm_err_set(err, PM_ERR_USAGE, "%s: no config has an axis '%s'%s%s%s (its axes: %s, variant)", path, axis,
+                        near ? "; did you mean " : "", near ? near : "", near ? "?" : "", nn ? list : "none");
+    free(names);
+    return rc;
+}
+
 /* Picks the variant: the one asked for, or the only one. Lists the choices when ambiguous. */
 static int resolve_variant(side_cfg *cfgs, size_t n, const char *path, const char *label, const char *want,
                            const char *axis, char **chosen, pm_err *err)
@@ -368,7 +417,9 @@ static int resolve_variant(side_cfg *cfgs, size_t n, const char *path, const cha
         for (size_t i = 0; i < nd && !pick; i++)
             if (strcmp(vars[i], want) == 0)
                 pick = vars[i];
-        if (!pick)
+        if (!pick && axis && (!nd || (nd == 1 && !*vars[0])))   /* no config has that axis: name the axes */
+            rc = no_axis(cfgs, n, path, axis, err);
+        else if (!pick)
             rc = pm_err_set(err, PM_ERR_USAGE, "%s: no %s '%s' on side %s (%s: %s)", path, axis ? axis : "variant",
                             want, label, axis ? "values" : "variants", nd ? list : "none");
     } else if (nd > 1) {
@@ -421,6 +472,23 @@ static int gather_cfg(void *user, int64_t id, const char *key, const char *varia
     return pm_compare_split_key(c->key, c->variant, &c->base, &c->value, g->err);
 }
 
+/* The meter the side's sweep recorded (meter.h), so its walls are not shown as compile times when a meter slowed
+ * them. */
+static int side_meter(pm_store *st, pm_compare_side *info, pm_err *err)
+{
+    pm_sq_sweeps sw = {0};
+    int rc = pm_sq_sweeps_find(pm_store_db(st), info->sweep, &sw, err);
+    json_t *m = rc == PM_OK && sw.meta_json ? json_loads(sw.meta_json, 0, NULL) : NULL;
+    const char *name = json_string_value(json_object_get(m, "meter"));
+    const pm_meter *row = pm_meter_find(name);
+    if (name && !(info->meter = strdup(name)))
+        rc = nomem(err);
+    info->walls_slowed = row && row->slows;
+    json_decref(m);
+    pm_sq_sweeps_free(&sw);
+    return rc;
+}
+
 static int load_side(const char *path, const char *sweep, const char *variant, const char *label, side *sd,
                      pm_compare_side *info, const char *axis, int max_repeats, pm_err *err)
 {
@@ -430,7 +498,8 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
     int64_t sweep_id = 0;
     if (!(info->path = strdup(path)))
         return nomem(err);
-    if ((rc = resolve_sweep(sd->st, path, sweep, &sweep_id, &info->sweep, err)) != PM_OK)
+    if ((rc = resolve_sweep(sd->st, path, sweep, &sweep_id, &info->sweep, err)) != PM_OK ||
+        (rc = side_meter(sd->st, info, err)) != PM_OK)
         return rc;
     cfg_gather g = {.st = sd->st, .axis = axis, .err = err};
     rc = pm_store_configs_of_sweep(sd->st, sweep_id, gather_cfg, &g, err);
@@ -508,40 +577,178 @@ static int make_row(const char *tool, const char *pass, const char *alias, pm_co
     return 0;
 }
 
-/* Merges two sorted series lists into comparison rows. */
+/* The instance a pass row names: "Greedy Register Allocator #2" is instance 2 of "Greedy Register Allocator"
+ * (*base_len its length), a name without the suffix instance 1. */
+static long pass_instance(const char *name, size_t *base_len)
+{
+    size_t n = name ? strlen(name) : 0, d = n;
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+        d--;
+    if (d < n && n - d < 9 && d >= 3 && name[d - 1] == '#' && name[d - 2] == ' ') {
+        *base_len = d - 2;
+        return strtol(name + d, NULL, 10);
+    }
+    *base_len = n;
+    return 1;
+}
+
+/* One series in the order the instances are lined up in: (tool, base name, instance). */
+typedef struct inst_ref {
+    const series *s;
+    size_t idx, base_len;
+    long inst;
+    double mean;
+} inst_ref;
+
+static int cmp_group(const inst_ref *a, const inst_ref *b)
+{
+    int c = pm_util_strcmp_null(a->s->tool, b->s->tool);
+    if (c)
+        return c;
+    const char *pa = a->s->pass ? a->s->pass : "", *pb = b->s->pass ? b->s->pass : "";
+    c = memcmp(pa, pb, a->base_len < b->base_len ? a->base_len : b->base_len);
+    return c ? c : (a->base_len > b->base_len) - (a->base_len < b->base_len);
+}
+
+static int cmp_inst_ref(const void *x, const void *y)
+{
+    const inst_ref *a = x, *b = y;
+    int c = cmp_group(a, b);
+    return c ? c : (a->inst > b->inst) - (a->inst < b->inst);
+}
+
+static inst_ref *inst_refs(const series *s, size_t n, size_t n_runs)
+{
+    inst_ref *r = malloc((n ? n : 1) * sizeof *r);
+    for (size_t i = 0; r && i < n; i++) {
+        double sum = 0;
+        for (size_t k = 0; k < n_runs; k++)
+            sum += s[i].v[k];
+        r[i] = (inst_ref){.s = &s[i], .idx = i, .mean = n_runs ? sum / (double)n_runs : 0};
+        r[i].inst = pass_instance(s[i].pass, &r[i].base_len);
+    }
+    if (r)
+        qsort(r, n, sizeof *r, cmp_inst_ref);
+    return r;
+}
+
+static int same_magnitude(double a, double b)
+{
+    return a > 0 && b > 0 && a <= b * PM_COMPARE_SAME_PASS_FACTOR && b <= a * PM_COMPARE_SAME_PASS_FACTOR;
+}
+
+/* Pairs one group's instances (a[0..m), b[0..n), each in instance order): pa[a's index] = b's index, amb set on
+ * the pairs that may not be the same pass (PM_COMPARE_SAME_PASS_FACTOR). */
+static void pair_group(const inst_ref *a, size_t m, const inst_ref *b, size_t n, long *pa, unsigned char *amb)
+{
+    int same_numbers = m == n;
+    for (size_t i = 0; same_numbers && i < m; i++)
+        same_numbers = a[i].inst == b[i].inst;
+    size_t small = m < n ? m : n, offsets = (m > n ? m - n : n - m) + 1, fit = 0, fits = 0;
+    for (size_t k = 0; !same_numbers && k < offsets; k++) {
+        int all = 1;
+        for (size_t i = 0; all && i < small; i++)
+            all = m <= n ? same_magnitude(a[i].mean, b[i + k].mean) : same_magnitude(a[i + k].mean, b[i].mean);
+        if (all)
+            fit = k, fits++;
+    }
+    int doubt = !same_numbers && fits != 1;
+    size_t k = same_numbers || doubt ? 0 : fit;
+    for (size_t i = 0; i < small; i++) {
+        size_t ia = m <= n ? i : i + k, ib = m <= n ? i + k : i;
+        pa[a[ia].idx] = (long)b[ib].idx;
+        amb[a[ia].idx] = (unsigned char)doubt;
+    }
+}
+
+/* Which B series each A series is the same pass as (-1: none), instance by instance (pair_group). */
+static int pair_series(const series *sa, size_t na, size_t runs_a, const series *sb, size_t nb, size_t runs_b,
+                       long *pa, unsigned char *amb)
+{
+    inst_ref *ra = inst_refs(sa, na, runs_a), *rb = inst_refs(sb, nb, runs_b);
+    if (!ra || !rb) {
+        free(ra);
+        free(rb);
+        return -1;
+    }
+    for (size_t i = 0; i < na; i++)
+        pa[i] = -1, amb[i] = 0;
+    size_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        int c = cmp_group(&ra[i], &rb[j]);
+        size_t ei = i, ej = j;
+        while (ei < na && !cmp_group(&ra[i], &ra[ei]))
+            ei++;
+        while (ej < nb && !cmp_group(&rb[j], &rb[ej]))
+            ej++;
+        if (c == 0)
+            pair_group(&ra[i], ei - i, &rb[j], ej - j, pa, amb);
+        if (c <= 0)
+            i = ei;
+        if (c >= 0)
+            j = ej;
+    }
+    free(ra);
+    free(rb);
+    return 0;
+}
+
+/* The name a build printed, when the row goes by another: the alias table's, or B's instance. */
+static const char *printed_alias(const series *a, const series *b)
+{
+    if (a->orig)
+        return a->orig;
+    if (pm_util_strcmp_null(a->pass, b->pass))
+        return a->pass;
+    return b->orig;
+}
+
+/* Comparison rows of two series lists (sorted by tool, pass): the pairs pair_series finds, then A's unpaired
+ * (removed), then B's (added); the caller orders them. */
 static int merge_rows(const side_cfg *ca, const series *sa, size_t na, const side_cfg *cb, const series *sb,
                       size_t nb, pm_compare_row **out, size_t *n_out)
 {
     pm_compare_row *rows = calloc(na + nb + 1, sizeof *rows);
-    size_t n = 0, i = 0, j = 0;
-    if (!rows)
-        return -1;
-    while (i < na || j < nb) {
-        int c = i >= na ? 1 : j >= nb ? -1 : cmp_tool_pass(sa[i].tool, sa[i].pass, sb[j].tool, sb[j].pass);
-        int bad;
-        if (c == 0) {
-            bad = make_row(sa[i].tool, sa[i].pass, sa[i].orig ? sa[i].orig : sb[j].orig, PM_COMPARE_BOTH, sa[i].v, ca->n_runs, sb[j].v, cb->n_runs,
-                           fmax(sa[i].tick, sb[j].tick), fmax(sa[i].reads, sb[j].reads), &rows[n]);
-            i++, j++;
-        } else if (c < 0) {
-            bad = make_row(sa[i].tool, sa[i].pass, sa[i].orig, PM_COMPARE_REMOVED, sa[i].v, ca->n_runs, NULL, 0, sa[i].tick,
-                           sa[i].reads, &rows[n]);
-            i++;
+    long *pa = malloc((na ? na : 1) * sizeof *pa);
+    unsigned char *amb = malloc(na ? na : 1), *used = calloc(nb ? nb : 1, 1);
+    size_t n = 0;
+    int bad = !rows || !pa || !amb || !used || pair_series(sa, na, ca->n_runs, sb, nb, cb->n_runs, pa, amb);
+    for (size_t i = 0; !bad && i < na; i++) {
+        if (pa[i] >= 0) {
+            const series *b = &sb[pa[i]];
+            used[pa[i]] = 1;
+            bad = make_row(b->tool, b->pass, printed_alias(&sa[i], b), PM_COMPARE_BOTH, sa[i].v, ca->n_runs, b->v,
+                           cb->n_runs, fmax(sa[i].tick, b->tick), fmax(sa[i].reads, b->reads), &rows[n]);
+            if (!bad && amb[i]) {   /* shown with its numbers; no test, no claim */
+                pm_compare_stat *st = &rows[n].st;
+                st->p = st->t = st->df = st->se_log = NAN;
+                st->verdict = st->tested = PM_VERDICT_AMBIGUOUS;
+            }
         } else {
-            bad = make_row(sb[j].tool, sb[j].pass, sb[j].orig, PM_COMPARE_ADDED, NULL, 0, sb[j].v, cb->n_runs, sb[j].tick,
-                           sb[j].reads, &rows[n]);
-            j++;
+            bad = make_row(sa[i].tool, sa[i].pass, sa[i].orig, PM_COMPARE_REMOVED, sa[i].v, ca->n_runs, NULL, 0,
+                           sa[i].tick, sa[i].reads, &rows[n]);
         }
         n++;
-        if (bad) {
-            *out = rows;
-            *n_out = n;
-            return -1;
-        }
     }
+    for (size_t j = 0; !bad && j < nb; j++) {
+        if (used[j])
+            continue;
+        bad = make_row(sb[j].tool, sb[j].pass, sb[j].orig, PM_COMPARE_ADDED, NULL, 0, sb[j].v, cb->n_runs,
+                       sb[j].tick, sb[j].reads, &rows[n]);
+        n++;
+    }
+    free(pa);
+    free(amb);
+    free(used);
     *out = rows;
     *n_out = n;
-    return 0;
+    return bad ? -1 : 0;
+}
+
+static int cmp_row_name(const void *x, const void *y)
+{
+    const pm_compare_row *a = x, *b = y;
+    return cmp_tool_pass(a->tool, a->pass, b->tool, b->pass);
 }
 
 static double abs_delta(double d)
@@ -629,6 +836,7 @@ static int compare_cfg(const side_cfg *ca, const side_cfg *cb, int all_passes, p
     if (merge_rows(ca, ca->steps, ca->n_steps, cb, cb->steps, cb->n_steps, &o->steps, &o->n_steps) != 0 ||
         merge_rows(ca, ca->passes, ca->n_passes, cb, cb->passes, cb->n_passes, &o->passes, &o->n_passes) != 0)
         return -1;
+    qsort(o->steps, o->n_steps, sizeof *o->steps, cmp_row_name);
     if (!all_passes && pass_family(o) != 0)
         return -1;
     qsort(o->passes, o->n_passes, sizeof *o->passes, cmp_row_delta);
@@ -702,9 +910,40 @@ static int in_summary(const pm_compare_stat *d)
            isfinite(d->ratio);
 }
 
+/* A config the summary's estimate pools: tested (its decider has a p, so n >= 3 a side and above resolution), with a
+ * usable ratio, its verdict not withheld as contended — decided or not. Deciding selects the larger effects: the
+ * mean over the decided configs alone is biased away from 1 (issue 35: 2.744x from 4 decided configs against
+ * 2.186x over all 9), so it is only shown labelled "decided only". */
+static int in_pool(const pm_compare_stat *d)
+{
+    return !isnan(d->p) && d->ratio > 0 && isfinite(d->ratio) && d->verdict != PM_VERDICT_CONTENDED;
+}
+
 static int cmp_regime(const void *x, const void *y)
 {
     return strcmp(((const pm_compare_regime *)x)->regime, ((const pm_compare_regime *)y)->regime);
+}
+
+/* The summary's estimate: the geometric mean of the pooled configs' ratios, each config weighing alike, with a t
+ * interval over them. Its spread is the configs' own, between-config differences included (a random-effects
+ * interval with equal weights), so it holds the mean effect over configs like these, not only these. logs: room
+ * for n_configs values. */
+static void pool(pm_compare_result *r, double *logs)
+{
+    r->n_pooled = 0;
+    r->pooled_ratio = r->pooled_ci_lo = r->pooled_ci_hi = NAN;
+    for (size_t i = 0; i < r->n_configs; i++) {
+        const pm_compare_stat *d = pm_compare_decider(r, &r->configs[i]);
+        if (in_pool(d))
+            logs[r->n_pooled++] = log(d->ratio);
+    }
+    pm_stats_summary ls = {.ci_lo = NAN};
+    if (r->n_pooled && pm_stats_summarize(logs, r->n_pooled, &ls) != PM_STATS_NOMEM)
+        r->pooled_ratio = exp(ls.mean);
+    if (r->n_pooled >= PM_STATS_MIN_INTERVAL_N && !isnan(ls.ci_lo)) {
+        r->pooled_ci_lo = exp(ls.ci_lo);
+        r->pooled_ci_hi = exp(ls.ci_hi);
+    }
 }
 
 static int summarize(pm_compare_result *r)
@@ -740,6 +979,7 @@ static int summarize(pm_compare_result *r)
         r->geomean_ci_lo = exp(ls.ci_lo);
         r->geomean_ci_hi = exp(ls.ci_hi);
     }
+    pool(r, logs);
     /* Regimes: distinct names in order, each with its geomean. */
     for (size_t i = 0; i < r->n_configs; i++) {
         const char *name = r->configs[i].regime;
@@ -778,6 +1018,11 @@ cleanup:
     free(logs);
     free(ratios);
     return rc;
+}
+
+int pm_compare_summarize(pm_compare_result *r)
+{
+    return summarize(r);
 }
 
 /* Holm within each family of this comparison: the configs' walls, the step rows, the pass rows. */
@@ -849,20 +1094,6 @@ static int cross_host(side *a, const side_cfg *ca, side *b, const side_cfg *cb, 
     return rc;
 }
 
-/* One side of a matched config into the evidence for the deciding metric: its runs, and its CPU/wall. */
-static void decide_side(pm_decide_evidence *ev, const side_cfg *c)
-{
-    double cpu = 0, wall = 0;
-    for (size_t i = 0; i < c->n_wall; i++) {
-        pm_decide_add_run(ev, c->wall[i], c->user[i], c->sys[i], c->ins[i]);
-        if (c->user[i] >= 0 && c->sys[i] >= 0) {
-            cpu += c->user[i] + c->sys[i];
-            wall += c->wall[i];
-        }
-    }
-    pm_decide_add_side(ev, wall > 0 ? cpu / wall : NAN);
-}
-
 /* A side's samples of the metric m (every run has it: pm_decide asked them all); -1 when out of memory. */
 static int decide_samples(pm_decide_metric m, const side_cfg *c, double **v, size_t *n)
 {
@@ -880,6 +1111,23 @@ static int decide_samples(pm_decide_metric m, const side_cfg *c, double **v, siz
 const pm_compare_stat *pm_compare_decider(const pm_compare_result *r, const pm_compare_config *c)
 {
     return r->decided_on != PM_DECIDE_WALL ? &c->metric : &c->wall;
+}
+
+static int decisive(pm_compare_verdict v)
+{
+    return v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER || v == PM_VERDICT_SAME;
+}
+
+int pm_compare_disagree(const pm_compare_result *r, const pm_compare_config *c, char *buf, size_t n)
+{
+    if (n)
+        buf[0] = '\0';
+    if (r->decided_on == PM_DECIDE_WALL || !pm_decide_row_of((pm_decide_metric)r->decided_on)->count ||
+        !decisive(c->metric.verdict) || !decisive(c->wall.verdict) || c->metric.verdict == c->wall.verdict)
+        return 0;
+    snprintf(buf, n, "instructions %s, %swall %s", pm_compare_verdict_name(c->metric.verdict),
+             r->a.walls_slowed || r->b.walls_slowed ? "instrumented " : "", pm_compare_verdict_name(c->wall.verdict));
+    return 1;
 }
 
 int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *err)
@@ -932,8 +1180,9 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
                 goto cleanup;
             pairs[2 * out->n_configs] = &a.cfgs[i];
             pairs[2 * out->n_configs + 1] = &b.cfgs[j];
-            decide_side(&ev, &a.cfgs[i]);
-            decide_side(&ev, &b.cfgs[j]);
+            const side_cfg *ca = &a.cfgs[i], *cb = &b.cfgs[j];
+            pm_decide_add_config(&ev, ca->wall, ca->user, ca->sys, ca->ins, ca->n_wall);
+            pm_decide_add_config(&ev, cb->wall, cb->user, cb->sys, cb->ins, cb->n_wall);
             pm_compare_config *cc = &out->configs[out->n_configs++];
             bad = compare_cfg(&a.cfgs[i], &b.cfgs[j], opts->all_passes, cc) || side_contention(&a, &a.cfgs[i], &cc->contended_a) ||
                   side_contention(&b, &b.cfgs[j], &cc->contended_b);
@@ -950,20 +1199,26 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     }
     /* the whole compile is decided on the steadiest metric all matched runs offer (decide.h) */
     out->decided_on = out->n_configs ? pm_decide(&ev) : PM_DECIDE_WALL;
-    for (size_t k = 0; out->decided_on != PM_DECIDE_WALL && k < out->n_configs; k++) {
-        double *va = NULL, *vb = NULL;
-        size_t na = 0, nb = 0;
-        int bad = decide_samples(out->decided_on, pairs[2 * k], &va, &na) ||
-                  decide_samples(out->decided_on, pairs[2 * k + 1], &vb, &nb);
-        if (!bad)
-            pm_compare_test(va, na, vb, nb, &out->configs[k].metric);
-        free(va);
-        free(vb);
-        if (bad) {
-            rc = nomem(err);
-            goto cleanup;
+    /* A count's resolution, its tick in the rule, is the largest spread of any side's repeated counts, at least
+     * one count (decide.h), so identical constant counts are "same", not a zero-width division. */
+    double floor = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; out->decided_on != PM_DECIDE_WALL && k < out->n_configs; k++) {
+            double *va = NULL, *vb = NULL;
+            size_t na = 0, nb = 0;
+            int bad = decide_samples(out->decided_on, pairs[2 * k], &va, &na) ||
+                      decide_samples(out->decided_on, pairs[2 * k + 1], &vb, &nb);
+            if (!bad && !pass)
+                floor = pm_decide_floor(out->decided_on, vb, nb, pm_decide_floor(out->decided_on, va, na, floor));
+            else if (!bad)
+                pm_compare_test_tick(va, na, vb, nb, floor, 1, &out->configs[k].metric);
+            free(va);
+            free(vb);
+            if (bad) {
+                rc = nomem(err);
+                goto cleanup;
+            }
         }
-    }
     out->threshold = opts->threshold > 0 ? opts->threshold : PM_COMPARE_THRESHOLD;
     out->allow_contended = opts->allow_contended;
     if (correct_families(out) != 0) {
@@ -977,8 +1232,10 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
         int cont = c->contended_a || c->contended_b;
         out->n_contended += cont;
         pm_compare_withhold(&c->wall, cont, opts->allow_contended);
+        /* contention moves a time, never a count: a count's verdict stands (the times beside it are withheld) */
         if (out->decided_on != PM_DECIDE_WALL)
-            pm_compare_withhold(&c->metric, cont, opts->allow_contended);
+            pm_compare_withhold(&c->metric, cont && !pm_decide_row_of(out->decided_on)->count,
+                                opts->allow_contended);
         for (size_t q = 0; q < c->n_steps; q++)
             pm_compare_withhold(&c->steps[q].st, cont, opts->allow_contended);
         for (size_t q = 0; q < c->n_passes; q++)
@@ -1009,8 +1266,8 @@ void pm_compare_free(pm_compare_result *r)
 {
     if (!r)
         return;
-    free(r->a.path), free(r->a.sweep), free(r->a.variant);
-    free(r->b.path), free(r->b.sweep), free(r->b.variant);
+    free(r->a.path), free(r->a.sweep), free(r->a.variant), free(r->a.meter);
+    free(r->b.path), free(r->b.sweep), free(r->b.variant), free(r->b.meter);
     for (size_t i = 0; i < r->n_configs; i++) {
         pm_compare_config *c = &r->configs[i];
         free(c->key), free(c->key_a), free(c->key_b), free(c->regime);
@@ -1037,12 +1294,17 @@ void pm_compare_free(pm_compare_result *r)
 
 void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n)
 {
-    size_t held = 0, kept = 0, used = 0;
+    size_t held = 0, kept = 0, untested = 0, used = 0;
     for (size_t i = 0; i < r->n_configs; i++) {
-        held += r->configs[i].wall.verdict == PM_VERDICT_CONTENDED;
-        kept += r->configs[i].wall.contended && in_summary(pm_compare_decider(r, &r->configs[i]));
+        const pm_compare_stat *d = pm_compare_decider(r, &r->configs[i]);   /* a count is never contended */
+        if (in_pool(d)) {
+            kept += d->contended;
+            continue;
+        }
+        held += d->verdict == PM_VERDICT_CONTENDED;
+        untested += d->verdict != PM_VERDICT_CONTENDED && isnan(d->p);
     }
-    size_t left = r->n_configs - r->n_ratios;
+    size_t left = r->n_configs - r->n_pooled;
 #define PUT(...)                                                                                                  \
     do {                                                                                                          \
         int w_ = snprintf(buf + used, used < n ? n - used : 0, __VA_ARGS__);                                      \
@@ -1052,15 +1314,21 @@ void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n)
     } while (0)
     if (n)
         buf[0] = '\0';
-    if (r->n_ratios == 0) {
+    if (r->n_pooled == 0) {   /* none tested, so none decided */
         PUT("no summary: none of %zu config%s decided", r->n_configs, r->n_configs == 1 ? "" : "s");
     } else {
-        PUT("%.3f\u00d7", r->geomean_ratio);
-        if (!isnan(r->geomean_ci_lo))
-            PUT(" [%.3f, %.3f] (95%% over configs)", r->geomean_ci_lo, r->geomean_ci_hi);
+        PUT("%.3f\u00d7", r->pooled_ratio);
+        if (!isnan(r->pooled_ci_lo))
+            PUT(" [%.3f, %.3f] (95%% over configs)", r->pooled_ci_lo, r->pooled_ci_hi);
         else
             PUT(" (no interval: fewer than %d configs)", PM_STATS_MIN_INTERVAL_N);
-        PUT(" from %zu of %zu config%s", r->n_ratios, r->n_configs, r->n_configs == 1 ? "" : "s");
+        PUT(" from %zu of %zu config%s", r->n_pooled, r->n_configs, r->n_configs == 1 ? "" : "s");
+        if (r->n_ratios == r->n_pooled)
+            PUT(", all decided");
+        else if (r->n_ratios)   /* deciding selects the larger effects: that mean only with its label */
+            PUT(", %zu decided (decided only: %.3f\u00d7)", r->n_ratios, r->geomean_ratio);
+        else
+            PUT(", none decided");
         if (kept)
             PUT(" (%zu contended, kept by --allow-contended)", kept);
     }
@@ -1070,15 +1338,11 @@ void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n)
             PUT("%s%zu contended withheld", sep, held);
             sep = ", ";
         }
-        if (r->undecided) {
-            PUT("%s%zu undecided", sep, r->undecided);
+        if (untested) {
+            PUT("%s%zu without a test (n < 3, a zero time or below resolution)", sep, untested);
             sep = ", ";
         }
-        if (r->untested) {
-            PUT("%s%zu without a test (n < 3, a zero time or below resolution)", sep, r->untested);
-            sep = ", ";
-        }
-        size_t other = left - held - r->undecided - r->untested;
+        size_t other = left - held - untested;
         if (other) {
             PUT("%s%zu without a usable ratio", sep, other);
             sep = ", ";

@@ -11,23 +11,27 @@
  * part its reason):
  *   - ratio = geometric mean B / geometric mean A; Welch's t-test on the log times (n >= 3 on both sides,
  *     else no test: "n=2, no interval", and no claim). Each side's variance includes its timer's quantisation
- *     (tick^2/12 per reading: pm_stats_welch_log_q), so constant or quantised samples never give a zero-width
- *     interval or p = 0;
+ *     (tick^2/12 per reading), so constant or quantised samples never give a zero-width interval or p = 0; a
+ *     flat side (every run (nearly) the same printed value) carries its rounding as a bias common to the runs,
+ *     +-tick/2 per reading, that widens the interval whatever n (pm_stats_welch_log_tick);
  *   - below resolution: a row whose larger side's mean is under PM_COMPARE_RESOLUTION_TICKS ticks of its
- *     timer (the report format's tick for a pass, the runner's clock for walls and steps) is not tested;
+ *     timer (the report format's tick for a pass, the runner's clock for walls and steps, a meter's floor) is
+ *     not tested; a tested row whose rounding bound alone keeps it from every verdict reads so too;
  *   - families: the configs' compile walls, the step rows, the pass rows (by default only the passes that
  *     matter: PM_COMPARE_FAMILY_SHARE of the config's wall, the top PM_COMPARE_FAMILY_TOP per step;
  *     all_passes widens it). Within a family of m tests, p is Holm-adjusted and each row's interval is at
  *     alpha / m (Bonferroni), so all intervals of the family hold together with 95% probability;
  *   - the verdict comes from that interval and the threshold t (2% by default, --threshold), one function
  *     (pm_compare_decide): faster when its upper end < 1 - t, slower when its lower end > 1 + t, same when it
- *     lies wholly within [1 - t, 1 + t], otherwise undecided, with the repeats per side that would settle it;
+ *     lies wholly within [1 - t, 1 + t], otherwise undecided, with the fewest runs per side that would settle
+ *     it (a monotone search, pm_stats_runs_to_decide) and that number's range;
  *   - no conclusion from contended runs: a config whose A or B runs are contended (contention.h, the rule the
  *     report's noise flags use) keeps its numbers, and its tested rows (wall, steps, passes) take part in the
  *     family as tested, but their verdict is withheld: "no conclusion (contended)". allow_contended
  *     (--allow-contended) keeps the verdict, marked contended. An untested row stays "n/a";
- *   - summaries (the geomean over configs, per regime) come from the decided, uncontended configs only, and
- *     say how many of how many (pm_compare_summary_text).
+ *   - the summary's estimate (the geomean over configs) pools every tested, uncontended config, decided or not,
+ *     and says how many of how many and how many decided; the decided-only mean is shown labelled so, and the
+ *     per-regime table's is labelled "decided" (pm_compare_summary_text).
  * Δ = arithmetic mean B − mean A is shown for the seconds saved; it carries no claim. */
 #ifndef PM_COMPARE_H
 #define PM_COMPARE_H
@@ -72,6 +76,16 @@ typedef struct pm_compare_opts {
  * leave no interval narrow enough to decide anything. */
 #define PM_COMPARE_FAMILY_SHARE 0.01
 #define PM_COMPARE_FAMILY_TOP 10
+/* A matched pass is the same pass. A pass run more than once prints " #N" from its second instance on, so a build
+ * that adds an instance renumbers the rest (LLVM 16 put the AMX tile allocator, "Greedy Register Allocator",
+ * before the general one, now "... #2"; LLVM 14's general one has no suffix). Where the two sides run a pass name
+ * (after the alias table) a different number of times, or under other instance numbers, the instances are lined
+ * up in order at every offset, and an offset fits when each pair's means are within this factor of each other;
+ * the one offset that fits pairs them. When none or several fit, the pairs are by instance number and each is
+ * PM_VERDICT_AMBIGUOUS. One pass on one input moves less than 8x between builds of one compiler far more often
+ * than a renumbered instance lands within 8x of its namesake (the AMX allocator is 1/40 to 1/90 of the general
+ * one, tests/fixtures/llvm/greedy). Where both sides run the same instances, the match is by name. */
+#define PM_COMPARE_SAME_PASS_FACTOR 8.0
 
 enum { PM_COMPARE_NA = -1 };           /* significant: no test (n < 3 on a side, one side only, zero times) */
 
@@ -83,7 +97,9 @@ typedef enum pm_compare_verdict {
     PM_VERDICT_CONTENDED,              /* tested, but the A or B runs were contended: no conclusion */
     PM_VERDICT_UNDECIDED,              /* tested, the interval straddles a threshold: more repeats would tell */
     PM_VERDICT_BELOW_RESOLUTION,       /* within a few ticks of its timer: no test */
-    PM_VERDICT_OUTSIDE                 /* a pass outside the default family (all_passes tests it): no test */
+    PM_VERDICT_OUTSIDE,                /* a pass outside the default family (all_passes tests it): no test */
+    PM_VERDICT_AMBIGUOUS               /* a pass matched across builds whose instance or magnitude disagrees:
+                                          maybe not the same pass; shown, no test (PM_COMPARE_SAME_PASS_FACTOR) */
 } pm_compare_verdict;
 
 typedef struct pm_compare_stat {
@@ -95,12 +111,19 @@ typedef struct pm_compare_stat {
                                           (Bonferroni: level = alpha / m) */
     double t, df, p;                   /* Welch on log B − log A; p raw */
     double se_log;                     /* standard error of log B − log A, quantisation included */
-    double var_log;                    /* per-run log variance of A plus that of B (the repeats estimate) */
+    double var_log;                    /* per-run log variance of A plus that of B */
+    double var_a, var_b;               /* each side's per-run log variance, its rounding's variance included (the
+                                          runs-to-settle search) */
+    double bias_log;                   /* the rounding bound common to every run (a flat side: reads * tick / 2 of
+                                          it, pm_stats_welch_log_tick), on the log scale; ci_lo..ci_hi are widened
+                                          by it and p tests what lies beyond it. 0: none */
     double p_holm, level;              /* Holm-adjusted p within the row's family; the alpha of ci_lo..ci_hi */
     size_t family_m;                   /* tests in the row's family (the Bonferroni m) */
     double tick;                       /* the timer's tick of this row, s (0: none declared) */
-    double repeats_needed;             /* undecided: repeats per side that would settle it at the observed
-                                          spread and ratio (NaN: not estimable) */
+    double repeats_needed;             /* undecided: the fewest runs per side at which the rule would decide at the
+                                          observed spread and ratio (pm_stats_runs_to_decide; NaN: none would) */
+    double repeats_needed_lo, repeats_needed_hi;   /* the same at the ends of the spread's 80% interval (hi
+                                          INFINITY: the spread's upper end would never decide) */
     double delta;                      /* mean B − mean A, s */
     pm_compare_verdict verdict;
     pm_compare_verdict tested;         /* what the rule says of the numbers (verdict before withholding) */
@@ -114,8 +137,9 @@ typedef struct pm_compare_stat {
  * may be of any metric (wall, CPU time, instructions): the rule only needs positive values of one timer. */
 void pm_compare_test(const double *a, size_t na, const double *b, size_t nb, pm_compare_stat *st);
 /* The same with the timer's tick (s; 0: none) and how many tick-rounded readings make one value (a pass that
- * runs k times per compile is summed from k readings): the quantisation variance reads * tick^2 / 12, and the
- * resolution rule (PM_COMPARE_RESOLUTION_TICKS). */
+ * runs k times per compile is summed from k readings): the quantisation variance reads * tick^2 / 12, a flat
+ * side's bias bound reads * tick / 2, and the resolution rule (PM_COMPARE_RESOLUTION_TICKS). A deterministic
+ * meter (instruction counts) passes its floor as the tick: constant counts then test with a finite p. */
 void pm_compare_test_tick(const double *a, size_t na, const double *b, size_t nb, double tick, double reads,
                           pm_compare_stat *st);
 int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, double threshold);
@@ -127,7 +151,7 @@ pm_compare_verdict pm_compare_decide(double lo, double hi, double threshold);
  * row stays n/a); its numbers are untouched. */
 void pm_compare_withhold(pm_compare_stat *st, int contended, int allow);
 /* "faster", "slower", "same", "undecided", "below resolution", "n/a", "not tested (outside the family)",
- * "no conclusion (contended)" */
+ * "no conclusion (contended)", "ambiguous match (not tested)" */
 const char *pm_compare_verdict_name(pm_compare_verdict v);
 /* The rule in one sentence: the legend every table with a mark prints (compare's header, the report). */
 void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_contended);
@@ -141,7 +165,9 @@ typedef enum pm_compare_presence {
 typedef struct pm_compare_row {
     char *tool;                        /* step tool ("mlir-opt", "llc" ...) */
     char *pass;                        /* pass name; NULL in step rows */
-    char *alias;                       /* the name a build printed when the alias table renamed it; else NULL */
+    char *alias;                       /* the name a build printed when it differs from pass (the alias table renamed it,
+                                          or its instances were lined up with B's: PM_COMPARE_SAME_PASS_FACTOR);
+                                          else NULL */
     pm_compare_presence presence;
     pm_compare_stat st;
 } pm_compare_row;
@@ -181,6 +207,8 @@ typedef struct pm_compare_regime {
 
 typedef struct pm_compare_side {
     char *path, *sweep, *variant;
+    char *meter;                       /* the meter row its sweep was measured with (meter.h); NULL: not recorded */
+    int walls_slowed;                  /* its walls are an instrumented run's (valgrind), not compile times */
 } pm_compare_side;
 
 typedef struct pm_compare_result {
@@ -191,10 +219,16 @@ typedef struct pm_compare_result {
     size_t n_only_a, n_only_b;
     pm_compare_pass_total *passes;     /* sorted by |delta| descending */
     size_t n_passes;
-    /* Summary over the decided (faster, slower, same), uncontended configs with a usable wall ratio: n_ratios
-     * of n_configs (contended ones count with --allow-contended, marked). */
+    /* The summary's estimate, over every tested config not withheld as contended (decided or not: deciding
+     * selects the larger effects, so a mean of the decided ones is biased): n_pooled of n_configs, the geometric
+     * mean of their ratios (each config alike) and its t interval over them (NaN below 3 configs), which holds
+     * the between-config spread (random effects, equal weights). pm_compare_summary_text's number. */
+    size_t n_pooled;
+    double pooled_ratio, pooled_ci_lo, pooled_ci_hi;
+    /* The decided only (faster, slower, same), uncontended configs with a usable ratio: n_ratios of n_configs
+     * (contended ones count with --allow-contended, marked). Biased away from 1; shown only labelled so. */
     size_t n_ratios;
-    double geomean_ratio;              /* NaN when no config is in the summary */
+    double geomean_ratio;              /* NaN when no config is decided */
     double geomean_ci_lo, geomean_ci_hi; /* t interval on their log ratios; NaN if fewer than 3 */
     size_t faster, slower;             /* configs faster / slower in B by the rule */
     size_t same, undecided, untested;  /* configs same / undecided / without a verdict (n/a, below resolution) */
@@ -212,6 +246,10 @@ typedef struct pm_compare_result {
 
 /* The stat a config's verdict is drawn from: metric when another metric than wall decided, else wall. */
 const pm_compare_stat *pm_compare_decider(const pm_compare_result *r, const pm_compare_config *c);
+/* Instructions are not time: when a count decided c and its verdict and the wall's (a decided wall, not withheld)
+ * differ (a memory- or I/O-bound change, a parallel tool), 1 and buf says so ("instructions same, wall slower");
+ * else 0 and buf "". */
+int pm_compare_disagree(const pm_compare_result *r, const pm_compare_config *c, char *buf, size_t n);
 
 /* Loads both sides and compares. PM_ERR_USAGE for an ambiguous or unknown sweep/variant (the message
  * lists the choices); errors from opening the databases as pm_store_open_readonly gives them. No config
@@ -219,9 +257,13 @@ const pm_compare_stat *pm_compare_decider(const pm_compare_result *r, const pm_c
 int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *err);
 void pm_compare_free(pm_compare_result *r);
 
+/* Fills the summary fields (counts, the pooled estimate, the decided-only mean, the regimes; r->regimes must be
+ * NULL) from r->configs after their verdicts are set, as pm_compare_run does. -1: out of memory. */
+int pm_compare_summarize(pm_compare_result *r);
+
 /* The summary in one line, every withholding said on it: "0.849× [0.765, 0.942] (95% over configs) from 3 of 4
- * configs (1 contended withheld); 3 faster, 0 slower, 0 same, 0 undecided" — or, when no config is decided,
- * "no summary: ..." with the reasons. */
+ * configs, 2 decided (decided only: 0.801×) (1 contended withheld left out); 2 faster, 0 slower, 0 same, 1
+ * undecided" — the pooled estimate first — or, when no config was tested, "no summary: ..." with the reasons. */
 void pm_compare_summary_text(const pm_compare_result *r, char *buf, size_t n);
 
 /* The human tables (text, Markdown) and the JSON are in lib/output/compare_out.h; the verdict rule's functions

@@ -11,15 +11,48 @@
 #include "store_query.h"
 #include "util.h"
 
+static const char *const METRIC_NAME[PM_CONTENTION_M__COUNT] = {
+    [PM_CONTENTION_M_PSI] = "host.psi_cpu_some_us",
+    [PM_CONTENTION_M_PSI_CGROUP] = "host.psi_cgroup_cpu_some_us",
+    [PM_CONTENTION_M_STEAL] = "host.steal_ms",
+};
+
+int pm_contention_metric_of(const char *name)
+{
+    for (int m = 0; m < PM_CONTENTION_M__COUNT; m++)
+        if (name && !strcmp(name, METRIC_NAME[m]))
+            return m;
+    return -1;
+}
+
+void pm_contention_rule_text(char *buf, size_t n, int brief)
+{
+    if (brief) {
+        snprintf(buf, n, "CPU pressure over %.0f%% or steal over %.0f%% of their wall; the load average where no "
+                 "pressure was recorded", PM_CONTENTION_PSI_SHARE * 100, PM_CONTENTION_STEAL_SHARE * 100);
+        return;
+    }
+    snprintf(buf, n, "CPU pressure (the cgroup's where recorded, else the system's) over %.0f%% of the runs' wall and "
+             "at least %.0f ms, or steal time over %.0f%% of it; where no pressure was recorded, the load average "
+             "above the sweep's CPUs, or a tool's steps below %.2fx its serial CPU/wall from its null-input runs "
+             "(without those, user/wall below %.2fx the sweep's 90th percentile)", PM_CONTENTION_PSI_SHARE * 100,
+             PM_CONTENTION_PSI_FLOOR_S * 1e3, PM_CONTENTION_STEAL_SHARE * 100, PM_CONTENTION_RATIO,
+             PM_CONTENTION_RATIO);
+}
+
 void pm_contention_init(pm_contention *c)
 {
-    *c = (pm_contention){.load1 = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN, .psi_share = NAN,
+    *c = (pm_contention){.load1 = NAN, .jobs = NAN, .cpu_ratio = NAN, .starved_tool = NULL, .user_wall = NAN, .psi_share = NAN,
                          .steal_share = NAN, .psi_s = NAN};
 }
 
-void pm_contention_set_pressure(pm_contention *c, double psi_us, double psi_cgroup_us, double steal_ms,
-                                double wall_s)
+void pm_contention_set_runs(pm_contention *c, double load1, double jobs, double user_wall, double psi_us,
+                            double psi_cgroup_us, double steal_ms, double wall_s)
 {
+    c->load1 = load1 >= 0 ? load1 : NAN;
+    c->jobs = jobs > 0 ? jobs : NAN;
+    c->user_wall = user_wall >= 0 ? user_wall : NAN;
+    c->psi_share = c->psi_s = c->steal_share = NAN;
     if (!(wall_s > 0))
         return;
     /* the cgroup's pressure counts only the waits of its own tasks (the child's): closer to the run than the
@@ -77,7 +110,7 @@ int pm_contention_cpus(const char *meta_json)
 
 int pm_contention_judge(const pm_contention *c, int cpus, double p90, int *on_p90)
 {
-    int why = 0;
+    int why = c->jobs > 1 ? PM_CONTENTION_JOBS : 0;
     if (!isnan(c->steal_share) && c->steal_share > PM_CONTENTION_STEAL_SHARE)
         why |= PM_CONTENTION_STEAL;
     if (!isnan(c->psi_share)) {   /* measured: no guess beside it */
@@ -122,6 +155,8 @@ void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, c
     if (why & PM_CONTENTION_STEAL)
         ADD("%ssteal %.0f%% of its wall > %.0f%%", k ? "; " : "", c->steal_share * 100,
             PM_CONTENTION_STEAL_SHARE * 100);
+    if (why & PM_CONTENTION_JOBS)
+        ADD("%s%.0f compiles at once (sweep --jobs)", k ? "; " : "", c->jobs);
 #undef ADD
 }
 
@@ -129,13 +164,15 @@ void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, c
 
 typedef struct tool_level { const char *tool; double *v; size_t n, cap; double serial; int busy; } tool_level;
 
-enum { PR_PSI, PR_PSI_CG, PR_STEAL, PR_N };
+/* the measured metrics by their ids (contention.h), then the load average */
+enum { PR_PSI = PM_CONTENTION_M_PSI, PR_PSI_CG = PM_CONTENTION_M_PSI_CGROUP, PR_STEAL = PM_CONTENTION_M_STEAL,
+       PR_LOAD = PM_CONTENTION_M__COUNT, PR_JOBS, PR_N };
 
 typedef struct load_ctx {
     pm_contention_sweep *s;
     double *u, *uw;               /* per config: user and wall sums of the cold runs with user time */
     double *w, *nw;               /* per config: wall sum and count of the cold runs */
-    double *pr;                   /* per config: [PR_N] means of the pressure metrics, -1: not recorded */
+    double *pr;                   /* per config: [PR_N] means of the load and pressure metrics, -1: not recorded */
     tool_level *lv;
     size_t n_lv;
 } load_ctx;
@@ -194,14 +231,13 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
     long i = find_id(x->s, r->config_id);
     if (i < 0)
         return PM_OK;
+    int m = pm_contention_metric_of(r->name);
     if (!strcmp(r->name, "host.load1"))
-        x->s->c[i].load1 = r->mean;
-    else if (!strcmp(r->name, "host.psi_cpu_some_us"))
-        x->pr[(size_t)i * PR_N + PR_PSI] = r->mean;
-    else if (!strcmp(r->name, "host.psi_cgroup_cpu_some_us"))
-        x->pr[(size_t)i * PR_N + PR_PSI_CG] = r->mean;
-    else if (!strcmp(r->name, "host.steal_ms"))
-        x->pr[(size_t)i * PR_N + PR_STEAL] = r->mean;
+        x->pr[(size_t)i * PR_N + PR_LOAD] = r->mean;
+    else if (!strcmp(r->name, "host.jobs"))
+        x->pr[(size_t)i * PR_N + PR_JOBS] = r->mean;
+    else if (m >= 0)
+        x->pr[(size_t)i * PR_N + (size_t)m] = r->mean;
     return PM_OK;
 }
 
@@ -283,10 +319,9 @@ int pm_contention_load(sqlite3 *db, const char *sweep, pm_contention_sweep *out,
     if (x.n_lv && (rc = pm_sq_cold_config_tools(db, take_config_tool, &x, err)))
         goto cleanup;
     for (size_t i = 0; i < out->n; i++) {
-        out->c[i].user_wall = x.uw[i] > 0 ? x.u[i] / x.uw[i] : NAN;
         const double *pr = &x.pr[i * PR_N];
-        pm_contention_set_pressure(&out->c[i], pr[PR_PSI], pr[PR_PSI_CG], pr[PR_STEAL],
-                                   x.nw[i] > 0 ? x.w[i] / x.nw[i] : NAN);
+        pm_contention_set_runs(&out->c[i], pr[PR_LOAD], pr[PR_JOBS], x.uw[i] > 0 ? x.u[i] / x.uw[i] : NAN, pr[PR_PSI],
+                               pr[PR_PSI_CG], pr[PR_STEAL], x.nw[i] > 0 ? x.w[i] / x.nw[i] : NAN);
     }
     double *uw = x.u;   /* reused: the configs' user/wall */
     for (size_t i = 0; i < out->n; i++)

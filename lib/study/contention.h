@@ -1,7 +1,8 @@
 /* pm_contention: the one rule for "these runs waited for a CPU", so no conclusion is drawn from them. The
  * analysis (noise flags, the fix table), compare (its verdicts, and so the report's A/B marks) and passmap fix
- * all judge a config's cold runs with pm_contention_judge; compare and fix get the evidence from
- * pm_contention_load, the analysis from its own load of the same queries (lib/store/store_query.h).
+ * all judge a config's cold runs with pm_contention_judge on evidence built by pm_contention_set_runs; compare
+ * and fix get it from pm_contention_load, the analysis from its own load of the same queries
+ * (lib/store/store_query.h).
  *
  * Measured (runs that recorded CPU pressure, run metric host.psi_cpu_some_us, or the cgroup's
  * host.psi_cgroup_cpu_some_us, preferred): a config is contended when some task waited for a CPU for more than
@@ -49,6 +50,7 @@ typedef struct pm_contention {   /* the evidence about one config's cold runs */
                                     NAN: not recorded, then the fallback rule judges */
     double steal_share;          /* steal time / wall over the cold runs; NAN: not recorded */
     double psi_s;                /* the pressure in seconds (the floor's measure); NAN: not given */
+    double jobs;                 /* compiles that ran at once (run metric host.jobs, sweep --jobs); NAN: one */
 } pm_contention;
 
 enum {                           /* why a config is contended (bits; 0: it is not) */
@@ -56,14 +58,37 @@ enum {                           /* why a config is contended (bits; 0: it is no
     PM_CONTENTION_STARVED = 2,   /* a tool below 0.75 x its serial CPU/wall */
     PM_CONTENTION_P90 = 4,       /* fallback: user/wall below 0.75 x the sweep's p90 */
     PM_CONTENTION_PSI = 8,       /* measured: some task waited for a CPU above PM_CONTENTION_PSI_SHARE of the wall */
-    PM_CONTENTION_STEAL = 16     /* measured: steal time above PM_CONTENTION_STEAL_SHARE of the wall */
+    PM_CONTENTION_STEAL = 16,    /* measured: steal time above PM_CONTENTION_STEAL_SHARE of the wall */
+    PM_CONTENTION_JOBS = 32      /* run beside others of the same sweep by design (sweep --jobs N): a count still
+                                    decides, a time does not */
 };
 
+/* The run metrics that carry the measured evidence, one row each: consumers look a metric's id up here instead of
+ * comparing names (the analysis once told the two pressure names apart by one character both have). */
+typedef enum pm_contention_metric {
+    PM_CONTENTION_M_PSI = 0,     /* host.psi_cpu_some_us: the system's CPU pressure, µs */
+    PM_CONTENTION_M_PSI_CGROUP,  /* host.psi_cgroup_cpu_some_us: the cgroup's, µs */
+    PM_CONTENTION_M_STEAL,       /* host.steal_ms: steal time, ms */
+    PM_CONTENTION_M__COUNT
+} pm_contention_metric;
+
+/* The id of a run metric's name, or -1 when it is no contention evidence. */
+int pm_contention_metric_of(const char *name);
+
+/* The rule in one sentence, from its own constants: what --help, compare's legend and the report's noise line say
+ * "contended" means. brief: the measured part and the fallback's name only (for a legend). */
+void pm_contention_rule_text(char *buf, size_t n, int brief);
+
+/* The evidence before anything is known (every field NAN or NULL). */
 void pm_contention_init(pm_contention *c);
-/* The measured evidence from a config's cold-run means: host.psi_cpu_some_us, host.psi_cgroup_cpu_some_us (µs),
- * host.steal_ms and the wall (s); a negative or NaN mean is "not recorded". */
-void pm_contention_set_pressure(pm_contention *c, double psi_us, double psi_cgroup_us, double steal_ms,
-                                double wall_s);
+/* The one constructor of a config's evidence from its cold runs, used by the report's noise flags and by
+ * pm_contention_load (compare, fix): the means over its cold runs of host.load1, host.jobs, host.psi_cpu_some_us,
+ * host.psi_cgroup_cpu_some_us (µs) and host.steal_ms, their user/wall and mean wall (s); a negative or NaN
+ * value is "not recorded". Every argument is positional, so no caller can leave one out (a literal without
+ * psi_s once made the report judge no pressure at all). The tools' CPU/wall is folded in with
+ * pm_contention_add_tool, before or after. */
+void pm_contention_set_runs(pm_contention *c, double load1, double jobs, double user_wall, double psi_us,
+                            double psi_cgroup_us, double steal_ms, double wall_s);
 /* A tool's serial level from the CPU/wall of its ok null runs: their median (NAN: none). *busy: the null runs
  * themselves waited (median below PM_CONTENTION_RATIO), so it is no serial level. v is not changed. */
 double pm_contention_serial(const double *v, size_t n, int *busy);

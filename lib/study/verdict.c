@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "contention.h"
 #include "stats.h"
 
 static int all_positive(const double *v, size_t n)
@@ -30,7 +31,8 @@ void pm_compare_test_tick(const double *a, size_t na, const double *b, size_t nb
                            .df = NAN, .se_log = NAN, .var_log = NAN, .p = NAN, .p_holm = NAN, .level = NAN,
                            .delta = NAN, .verdict = PM_VERDICT_NA, .significant = PM_COMPARE_NA, .lo_a = NAN,
                            .hi_a = NAN, .lo_b = NAN, .hi_b = NAN, .tick = tick > 0 ? tick : 0,
-                           .repeats_needed = NAN};
+                           .repeats_needed = NAN, .repeats_needed_lo = NAN, .repeats_needed_hi = NAN,
+                           .var_a = NAN, .var_b = NAN};
     pm_stats_summary sa, sb;
     pm_stats_summarize(a, na, &sa);
     pm_stats_summarize(b, nb, &sb);
@@ -56,14 +58,17 @@ void pm_compare_test_tick(const double *a, size_t na, const double *b, size_t nb
         o->verdict = o->tested = PM_VERDICT_BELOW_RESOLUTION;
         return;
     }
-    double q = o->tick > 0 ? (reads > 1 ? reads : 1) * o->tick * o->tick / 12 : 0;
+    /* the rounding per run where values scatter over ticks, as a bias common to the runs where a side is flat */
     pm_stats_logratio r;
-    pm_stats_welch_log_q(b, nb, q, a, na, q, &r);
+    pm_stats_welch_log_tick(b, nb, a, na, o->tick, reads, &r);
     o->ratio = r.ratio;
     o->t = r.t;
     o->df = r.df;
     o->se_log = r.se;
     o->var_log = r.var_a + r.var_b;
+    o->var_a = r.var_a;
+    o->var_b = r.var_b;
+    o->bias_log = r.bias;
     o->p = r.p;   /* NaN when n < 3 on a side, or both sides constant without a tick: not tested */
 }
 
@@ -77,6 +82,7 @@ const char *pm_compare_verdict_name(pm_compare_verdict v)
     case PM_VERDICT_UNDECIDED: return "undecided";
     case PM_VERDICT_BELOW_RESOLUTION: return "below resolution";
     case PM_VERDICT_OUTSIDE: return "not tested (outside the family)";
+    case PM_VERDICT_AMBIGUOUS: return "ambiguous match (not tested)";
     default: return "n/a";
     }
 }
@@ -96,7 +102,8 @@ pm_compare_verdict pm_compare_decide(double lo, double hi, double threshold)
 
 static int untestable(pm_compare_verdict v)
 {
-    return v == PM_VERDICT_NA || v == PM_VERDICT_BELOW_RESOLUTION || v == PM_VERDICT_OUTSIDE;
+    return v == PM_VERDICT_NA || v == PM_VERDICT_BELOW_RESOLUTION || v == PM_VERDICT_OUTSIDE ||
+           v == PM_VERDICT_AMBIGUOUS;
 }
 
 int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, double threshold)
@@ -127,16 +134,28 @@ int pm_compare_correct(pm_compare_stat *const *family, size_t m, double alpha, d
         /* Bonferroni: every interval of the family at alpha / m, so they hold together at 1 - alpha */
         st->level = alpha / (double)tests;
         pm_stats_logratio r = {.n_a = st->n_a, .n_b = st->n_b, .ratio = st->ratio, .diff = log(st->ratio),
-                               .se = st->se_log, .df = st->df, .t = st->t, .p = st->p};
+                               .se = st->se_log, .df = st->df, .t = st->t, .p = st->p, .bias = st->bias_log};
         pm_stats_logratio_ci(&r, st->level, &st->ci_lo, &st->ci_hi);
         st->verdict = pm_compare_decide(st->ci_lo, st->ci_hi, threshold);
         if (st->verdict == PM_VERDICT_UNDECIDED) {
-            st->repeats_needed = pm_stats_repeats_to_decide(r.diff, st->var_log, st->level, threshold);
-            /* the estimate takes 2n - 2 degrees of freedom; Welch's are fewer when the spreads differ, so an
+            pm_stats_runs need;
+            pm_stats_runs_to_decide(r.diff, st->var_a, st->var_b, st->bias_log, st->df, st->level, threshold, &need);
+            if (isnan(need.n) && st->bias_log > 0) {
+                /* the rounding bound alone reaches past a threshold: the difference is within the ticks, and no
+                 * number of runs can move a bias common to them all */
+                pm_stats_runs none;
+                pm_stats_runs_to_decide(r.diff, st->var_a, st->var_b, 0, 0, st->level, threshold, &none);
+                if (!isnan(none.n))
+                    st->verdict = PM_VERDICT_BELOW_RESOLUTION;
+            }
+            /* the search is the rule's at n runs a side; with unequal sides now, Welch's df differs, so an
              * estimate at or below the runs already made means at least one more */
             double have = (double)(st->n_a > st->n_b ? st->n_a : st->n_b);
-            if (st->repeats_needed <= have)
-                st->repeats_needed = have + 1;
+            st->repeats_needed = need.n <= have ? have + 1 : need.n;
+            st->repeats_needed_lo = need.lo <= have ? have + 1 : need.lo;
+            st->repeats_needed_hi = need.hi <= have ? have + 1 : need.hi;
+            if (st->verdict == PM_VERDICT_BELOW_RESOLUTION)
+                st->repeats_needed = st->repeats_needed_lo = st->repeats_needed_hi = NAN;
         }
         st->significant = st->verdict == PM_VERDICT_FASTER || st->verdict == PM_VERDICT_SLOWER;
         st->tested = st->verdict;
@@ -158,20 +177,21 @@ void pm_compare_withhold(pm_compare_stat *st, int contended, int allow)
 void pm_compare_rule_text(char *buf, size_t n, double threshold, int allow_contended)
 {
     double t = threshold > 0 ? threshold : PM_COMPARE_THRESHOLD;
+    char contended[256];
+    pm_contention_rule_text(contended, sizeof contended, 1);
     snprintf(buf, n, "ratio = geometric mean B / A; Welch t on log times, each side's variance including its timer's "
-             "rounding (tick^2/12) (n >= 3 per side, else n/a); below resolution (no test): under %d ticks of the "
-             "row's timer (0.1 ms for MLIR/LLVM reports, 1 us for traces and the runner's walls); within one table "
+             "rounding (tick^2/12; a flat side's a +-tick/2 bias) (n >= 3 per side, else n/a); below resolution (no "
+             "test): under %d ticks of the row's timer (0.1 ms for MLIR/LLVM reports, 1 us for traces and the "
+             "runner's walls), or within the rounding; within one table "
              "(configs, steps, passes; by default the passes with >= %.0f%% of the compile, top %d per step, "
              "--all-passes for all) p is Holm-adjusted and each CI is 95%% simultaneous (Bonferroni, each row at "
              "0.05/m); faster when the CI's upper end < %.4g, slower when its lower end > %.4g, same when it lies "
-             "within [%.4g, %.4g], otherwise undecided (with the repeats per side that would settle it); n/a: no "
-             "test, no claim; %s; runs with mode cold, status ok; reasons: docs/statistics.md",
+             "within [%.4g, %.4g], otherwise undecided (with the fewest runs per side that would settle it); n/a: "
+             "no test, no claim; %s (%s)%s; runs with mode cold, status ok; reasons: docs/statistics.md",
              PM_COMPARE_RESOLUTION_TICKS, PM_COMPARE_FAMILY_SHARE * 100, PM_COMPARE_FAMILY_TOP, 1 - t, 1 + t, 1 - t,
              1 + t,
-             allow_contended ? "contended A or B runs (CPU pressure over 10% or steal over 5% of their wall; the "
-                               "load average where no pressure was recorded) keep their verdict, marked contended "
-                               "(--allow-contended): not a conclusion"
-                             : "no conclusion (contended) when the A or B runs were contended (CPU pressure over 10% "
-                               "or steal over 5% of their wall; the load average where no pressure was recorded), "
-                               "though tested and counted in the family");
+             allow_contended ? "contended A or B runs" : "no conclusion (contended) when the A or B runs were contended",
+             contended,
+             allow_contended ? " keep their verdict, marked contended (--allow-contended): not a conclusion"
+                             : ", though tested and counted in the family");
 }

@@ -62,43 +62,24 @@ oom:
     return PM_ERR_NOMEM;
 }
 
-int pm_settle_stage_known(sqlite3 *db, int64_t config_id, const pm_stagemap *map, size_t min_n,
-                          pm_settle_stage *out, pm_err *err)
+double pm_settle_alpha(size_t min_n, size_t max_n)
+{
+    size_t first = min_n > PM_STATS_MIN_INTERVAL_N ? min_n : PM_STATS_MIN_INTERVAL_N;
+    size_t looks = max_n > first ? max_n - first : 1;
+    return 0.05 / (double)looks;
+}
+
+int pm_settle_lead(const double *share, size_t n, size_t ns, size_t min_n, size_t max_n, pm_settle_stage *out)
 {
     memset(out, 0, sizeof *out);
-    collect c = {.map = map};
-    double *share = NULL, *diff = NULL;
-    int rc = stage_index(&c, PM_STAGE_OVERHEAD) < 0 ? PM_ERR_NOMEM : PM_OK;
-    if (!rc)
-        rc = pm_sq_cold_run_passes(db, config_id, on_row, &c, err);
-    if (c.oom || rc == PM_ERR_NOMEM) {
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        goto cleanup;
-    }
-    if (rc)
-        goto cleanup;
-    size_t n = c.n_runs, ns = c.n_stages;
     out->n = n;
-    if (n == 0)
-        goto cleanup;
-    share = calloc(n * ns, sizeof *share);
-    diff = calloc(n, sizeof *diff);
-    if (!share || !diff) {
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < c.n_cells; i++)
-        share[c.cells[i].run * ns + c.cells[i].stage] += c.cells[i].wall_s;
-    for (size_t r = 0; r < n; r++) {   /* as analysis_stages.c: overhead = wall - passes, normalised */
-        double *row = &share[r * ns], passes = 0;
-        for (size_t s = 1; s < ns; s++)
-            passes += row[s];
-        double over = c.run_wall[r] - passes;
-        row[0] = over > 0 ? over : 0;
-        double denom = passes + row[0];
-        for (size_t s = 0; s < ns; s++)
-            row[s] = denom > 0 ? row[s] / denom : 0;
-    }
+    out->second = ns;
+    out->diff_mean = out->diff_lo = NAN;
+    if (n == 0 || ns == 0)
+        return 0;
+    double *diff = calloc(n, sizeof *diff);
+    if (!diff)
+        return PM_STATS_NOMEM;
     size_t lead = 0, second = ns;
     double mean[2] = {0, 0};
     for (size_t s = 0; s < ns; s++) {
@@ -118,21 +99,67 @@ int pm_settle_stage_known(sqlite3 *db, int64_t config_id, const pm_stagemap *map
             mean[1] = m;
         }
     }
-    snprintf(out->dominant, sizeof out->dominant, "%s", c.stages[lead]);
-    if (second < ns)
-        snprintf(out->runner_up, sizeof out->runner_up, "%s", c.stages[second]);
+    out->lead = lead;
+    out->second = second;
     for (size_t r = 0; r < n; r++)
         diff[r] = share[r * ns + lead] - (second < ns ? share[r * ns + second] : 0);
     pm_stats_summary sm;
     pm_stats_summarize(diff, n, &sm);
     out->diff_mean = sm.mean;
-    /* The lower end of the two-sided 95% interval (one-sided 97.5%): the test is repeated after every round,
-     * and the stricter level pays for those looks (the bench checks the answers against repeats = 10). */
-    out->diff_lo = n >= 2 ? sm.mean - pm_stats_t_crit((double)(n - 1), 0.95) * sm.sd / sqrt((double)n) : NAN;
+    /* the lower end of the two-sided interval at the level a look may spend (pm_settle_alpha) */
+    out->diff_lo = n >= 2 ? sm.mean - pm_stats_t_crit((double)(n - 1), 1 - pm_settle_alpha(min_n, max_n)) * sm.sd /
+                                          sqrt((double)n)
+                          : NAN;
     out->known = n >= (min_n > PM_STATS_MIN_INTERVAL_N ? min_n : PM_STATS_MIN_INTERVAL_N) && out->diff_lo > 0;
+    free(diff);
+    return 0;
+}
+
+int pm_settle_stage_known(sqlite3 *db, int64_t config_id, const pm_stagemap *map, size_t min_n, size_t max_n,
+                          pm_settle_stage *out, pm_err *err)
+{
+    memset(out, 0, sizeof *out);
+    collect c = {.map = map};
+    double *share = NULL;
+    int rc = stage_index(&c, PM_STAGE_OVERHEAD) < 0 ? PM_ERR_NOMEM : PM_OK;
+    if (!rc)
+        rc = pm_sq_cold_run_passes(db, config_id, on_row, &c, err);
+    if (c.oom || rc == PM_ERR_NOMEM) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    if (rc)
+        goto cleanup;
+    size_t n = c.n_runs, ns = c.n_stages;
+    out->n = n;
+    if (n == 0)
+        goto cleanup;
+    share = calloc(n * ns, sizeof *share);
+    if (!share) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < c.n_cells; i++)
+        share[c.cells[i].run * ns + c.cells[i].stage] += c.cells[i].wall_s;
+    for (size_t r = 0; r < n; r++) {   /* as analysis_stages.c: overhead = wall - passes, normalised */
+        double *row = &share[r * ns], passes = 0;
+        for (size_t s = 1; s < ns; s++)
+            passes += row[s];
+        double over = c.run_wall[r] - passes;
+        row[0] = over > 0 ? over : 0;
+        double denom = passes + row[0];
+        for (size_t s = 0; s < ns; s++)
+            row[s] = denom > 0 ? row[s] / denom : 0;
+    }
+    if (pm_settle_lead(share, n, ns, min_n, max_n, out)) {
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    snprintf(out->dominant, sizeof out->dominant, "%s", c.stages[out->lead]);
+    if (out->second < ns)
+        snprintf(out->runner_up, sizeof out->runner_up, "%s", c.stages[out->second]);
 cleanup:
     free(share);
-    free(diff);
     free(c.stages);
     free(c.cells);
     free(c.run_wall);

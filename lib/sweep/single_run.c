@@ -79,8 +79,13 @@ int pm_single_run_open(pm_single_run *sr, const pm_single_run_opts *o, char *con
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
+    /* how the runs were measured, as a sweep records it (meter.h) */
+    char meta[128] = "";
+    if (o->meter)
+        snprintf(meta, sizeof meta, "{\"meter\":\"%.60s\"}", o->meter);
     if ((rc = pm_store_open(o->db, &sr->st, err)) ||
-        (rc = pm_store_sweep(sr->st, o->sweep ? o->sweep : "runs", "command", NULL, NULL, &sweep_id, err)) ||
+        (rc = pm_store_sweep(sr->st, o->sweep ? o->sweep : "runs", "command", NULL, meta[0] ? meta : NULL, &sweep_id,
+                             err)) ||
         (rc = pm_store_config(sr->st, sweep_id, &c, &sr->config_id, err)) ||
         (rc = pm_store_runs_done(sr->st, sr->config_id, "cold", &sr->first_repeat, err)) ||
         (rc = record_tool(sr, sweep_id, cmd[0], err)))

@@ -19,6 +19,8 @@ typedef struct pm_single_run_opts {
     pm_format fmt;            /* the report's parser; PM_FMT_AUTO: sniff */
     const char *tool;         /* label stored with the step; NULL: CMD's name without version suffix */
     int keeps_stdout, keeps_stderr;   /* the caller keeps that stream of each run in a file of its own */
+    const char *meter;        /* the meter row's name the runs are measured with (meter.h), stored in the sweep's
+                                 metadata; NULL: not said */
 } pm_single_run_opts;
 
 typedef struct pm_single_run {

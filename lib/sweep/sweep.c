@@ -84,6 +84,10 @@ static char *sweep_meta(sweep_ctx *x)
         json_object_set_new(o, "repeats", json_integer(x->spec->repeats));
     }
     json_object_set_new(o, "timeout_s", json_real(x->spec->timeout_s));
+    /* how the steps were measured: what decides (a count) and whether a wall is the compile's (meter.h) */
+    json_object_set_new(o, "meter", json_string(x->meter->name));
+    json_object_set_new(o, "meter_counts", json_boolean(x->meter->counts));
+    json_object_set_new(o, "meter_slows", json_boolean(x->meter->slows));
     json_object_set_new(o, "mem_limit_bytes", json_integer((json_int_t)x->spec->mem_limit));
     json_object_set_new(o, "cold", json_string("each repeat is a fresh process per step; no compiler cache; "
                                                "inputs regenerated per config; OS file cache not dropped"));
@@ -92,89 +96,234 @@ static char *sweep_meta(sweep_ctx *x)
     return s;
 }
 
+/* Task i of a batch: run (or, dry, planned), counted, and reported through progress. Called with the pool's
+ * lock held when compiles run in parallel (run_task lets it go while a step runs). An interruption sets
+ * sum->interrupted and returns PM_OK. */
+static int batch_one(sweep_ctx *x, const task *tasks, int n_tasks, int i, int after, batch_state *bs,
+                     pm_sweep_summary *sum, pm_pgroup_recorder *rec, pm_err *err)
+{
+    const pm_sweep_opts *opts = x->opts;
+    const char *status = "planned";
+    double wall = 0;
+    if (!opts->dry_run) {
+        /* Nothing but the measured runs before the first of them: start-up's null runs come after the first
+         * run, a config's probes (a compile each) after its own first run, both between runs and never
+         * beside one, so no measured run shares a core with them (sweep.c runs one process at a time; with
+         * --jobs the first run and start-up come before the pool starts). */
+        config_state *cs = &x->cs[tasks[i].config];
+        double t_side = pm_util_now();
+        int rc = PM_OK;
+        if (bs->n_all && !x->startup_done && (rc = measure_startup(x, x->sweep_id, sum, err)))
+            return rc;
+        if (sum->interrupted)
+            return PM_OK;
+        double t_start = pm_util_now();
+        x->side_s += t_start - t_side;
+        if ((rc = run_task(x, &tasks[i], rec, &status, &wall, err)))
+            return rc;
+        double took = pm_util_now() - t_start;
+        bs->took_all += took;
+        bs->n_all++;
+        if (bs->took) {
+            size_t k = (size_t)tasks[i].config * ETA_MODES + (size_t)eta_mode(tasks[i].mode);
+            bs->took[k] += took;
+            bs->n_took[k]++;
+        }
+        if (!strcmp(status, "interrupted")) {
+            sum->interrupted = 1;
+            return PM_OK;
+        }
+        /* the config's probes, once: what they measure joins the runs recorded so far and every later one */
+        if (!cs->probed && x->be->probe_config) {
+            int n0 = cs->prep.n_metrics, added;
+            cs->probed = 1;
+            rc = x->be->probe_config(&x->bctx, tasks[i].config, cs->dir, &cs->prep, err);
+            for (int k = n0; !rc && k < cs->prep.n_metrics; k++)
+                rc = pm_store_add_config_metric(x->store, x->spec->name, x->spec->configs[tasks[i].config].key,
+                                                cs->prep.metrics[k].name, cs->prep.metrics[k].value, &added, err);
+            x->side_s += pm_util_now() - t_start - took;
+            if (rc)
+                return rc;
+        }
+        sum->ran++;
+        if (!strcmp(status, "ok"))
+            sum->ok++;
+        else if (!strcmp(status, PM_RUN_STATUS_NO_REPORT))
+            sum->no_report++;
+        else
+            sum->failed++;
+    }
+    bs->done++;
+    char *steps_text = NULL;
+    int rc = opts->dry_run && opts->progress ? dry_steps_text(x, &tasks[i], &steps_text, err) : PM_OK;
+    if (rc)
+        return rc;
+    if (opts->progress) {
+        double el = pm_util_now() - bs->t0;
+        int left = n_tasks - i - 1 + after;
+        /* N compiles at once finish the rest in about 1/N of the time */
+        pm_sweep_progress p = {.done = bs->done, .total = bs->done + left, .already_done = bs->already,
+                               .failed = sum->failed, .elapsed_s = el,
+                               .eta_s = opts->dry_run ? el / bs->done * left
+                                        : eta_left(bs, x->spec->n_configs, tasks, n_tasks, i, after) /
+                                          (x->jobs > 1 ? x->jobs : 1),
+                               .config_key = x->spec->configs[tasks[i].config].key, .mode = tasks[i].mode,
+                               .repeat = tasks[i].repeat, .status = status, .wall_s = wall,
+                               .steps_text = steps_text};
+        opts->progress(opts->progress_user, &p);
+    }
+    free(steps_text);
+    return PM_OK;
+}
+
+/* Whether the batch stops before its next task: interrupted, --max-runs reached (running: tasks in flight), or the
+ * caller's deadline passed (opts.deadline: passmap fix's budget). */
+static int batch_stops(sweep_ctx *x, batch_state *bs, pm_sweep_summary *sum, int running)
+{
+    if (x->opts->stop && *x->opts->stop)
+        sum->interrupted = 1;
+    else if (x->opts->max_runs > 0 && bs->done + running >= x->opts->max_runs)
+        bs->capped = 1;
+    else if (x->opts->deadline > 0 && !x->opts->dry_run && pm_util_now() >= x->opts->deadline)
+        bs->capped = sum->deadline_hit = 1;
+    return sum->interrupted || bs->capped;
+}
+
+/* The pool of --jobs workers: each takes the next task under the lock and runs it with batch_one. */
+typedef struct job_pool {
+    sweep_ctx *x;
+    const task *tasks;
+    int n_tasks, after, next, running, rc;
+    batch_state *bs;
+    pm_sweep_summary *sum;
+    pthread_mutex_t lock;
+    pm_err err;
+} job_pool;
+
+typedef struct job_worker {
+    job_pool *p;
+    pm_pgroup_recorder rec;   /* each worker's step group on record in a file of its own */
+    pthread_t thread;
+} job_worker;
+
+static void *job_main(void *arg)
+{
+    job_worker *w = arg;
+    job_pool *p = w->p;
+    pthread_mutex_lock(&p->lock);
+    while (!p->rc && p->next < p->n_tasks && !batch_stops(p->x, p->bs, p->sum, p->running)) {
+        int i = p->next++;
+        pm_err e = {0};
+        p->running++;
+        int rc = batch_one(p->x, p->tasks, p->n_tasks, i, p->after, p->bs, p->sum, &w->rec, &e);
+        p->running--;
+        if (rc && !p->rc) {
+            p->rc = rc;
+            p->err = e;
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Tasks [from, n_tasks) by x->jobs workers at once. */
+static int run_pool(sweep_ctx *x, const task *tasks, int from, int n_tasks, int after, batch_state *bs,
+                    pm_sweep_summary *sum, pm_err *err)
+{
+    job_pool p = {.x = x, .tasks = tasks, .n_tasks = n_tasks, .after = after, .next = from, .bs = bs, .sum = sum};
+    job_worker *w = calloc((size_t)x->jobs, sizeof *w);
+    int started = 0, rc = PM_OK;
+    if (!w)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&p.lock, NULL);
+    x->lock = &p.lock;
+    for (int j = 0; j < x->jobs && rc == PM_OK; j++) {
+        w[j].p = &p;
+        if ((rc = pm_pgroup_recorder_init_job(&w[j].rec, x->opts->db_path, j + 1, err)) == PM_OK) {
+            if (pthread_create(&w[j].thread, NULL, job_main, &w[j]))
+                rc = pm_err_errno(err, PM_ERR_NOMEM, "cannot start job %d of %d", j + 1, x->jobs);
+            else
+                started++;
+        }
+    }
+    if (rc != PM_OK) {   /* no new task is taken; the ones in flight finish */
+        pthread_mutex_lock(&p.lock);
+        p.rc = p.rc ? p.rc : rc;
+        pthread_mutex_unlock(&p.lock);
+    }
+    for (int j = 0; j < started; j++)
+        pthread_join(w[j].thread, NULL);
+    x->lock = NULL;
+    pthread_mutex_destroy(&p.lock);
+    free(w);
+    if (p.rc && rc == PM_OK) {
+        *err = p.err;
+        rc = p.rc;
+    }
+    return rc;
+}
+
 /* Runs one batch of tasks. Progress counts what is left: this batch's remaining runs plus `after` runs known
- * to follow (adaptive rounds add to it as they are planned). */
+ * to follow (adaptive rounds add to it as they are planned). With --jobs N, the first run and start-up alone,
+ * then N at once. */
 static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, batch_state *bs, pm_sweep_summary *sum,
                      pm_err *err)
 {
-    const pm_sweep_opts *opts = x->opts;
     for (int i = 0; i < n_tasks; i++) {
-        const char *status = "planned";
-        double wall = 0;
-        if (opts->stop && *opts->stop) {
-            sum->interrupted = 1;
+        if (batch_stops(x, bs, sum, 0))
             break;
-        }
-        if (opts->max_runs > 0 && bs->done >= opts->max_runs) {
-            bs->capped = 1;
-            break;
-        }
-        if (!opts->dry_run) {
-            /* Nothing but the measured runs before the first of them: start-up's null runs come after the first
-             * run, a config's probes (a compile each) after its own first run, both between runs and never
-             * beside one, so no measured run shares a core with them (sweep.c runs one process at a time). */
-            config_state *cs = &x->cs[tasks[i].config];
-            double t_side = pm_util_now();
-            int rc = PM_OK;
-            if (bs->n_all && !x->startup_done && (rc = measure_startup(x, x->sweep_id, sum, err)))
-                return rc;
-            if (sum->interrupted)
-                break;
-            double t_start = pm_util_now();
-            x->side_s += t_start - t_side;
-            if ((rc = run_task(x, &tasks[i], &status, &wall, err)))
-                return rc;
-            double took = pm_util_now() - t_start;
-            bs->took_all += took;
-            bs->n_all++;
-            if (bs->took) {
-                size_t k = (size_t)tasks[i].config * ETA_MODES + (size_t)eta_mode(tasks[i].mode);
-                bs->took[k] += took;
-                bs->n_took[k]++;
-            }
-            if (!strcmp(status, "interrupted")) {
-                sum->interrupted = 1;
-                break;
-            }
-            /* the config's probes, once: what they measure joins the runs recorded so far and every later one */
-            if (!cs->probed && x->be->probe_config) {
-                int n0 = cs->prep.n_metrics, added;
-                cs->probed = 1;
-                rc = x->be->probe_config(&x->bctx, tasks[i].config, cs->dir, &cs->prep, err);
-                for (int k = n0; !rc && k < cs->prep.n_metrics; k++)
-                    rc = pm_store_add_config_metric(x->store, x->spec->name, x->spec->configs[tasks[i].config].key,
-                                                    cs->prep.metrics[k].name, cs->prep.metrics[k].value, &added, err);
-                x->side_s += pm_util_now() - t_start - took;
-                if (rc)
-                    return rc;
-            }
-            sum->ran++;
-            if (!strcmp(status, "ok"))
-                sum->ok++;
-            else if (!strcmp(status, PM_RUN_STATUS_NO_REPORT))
-                sum->no_report++;
-            else
-                sum->failed++;
-        }
-        bs->done++;
-        char *steps_text = NULL;
-        int rc = opts->dry_run && opts->progress ? dry_steps_text(x, &tasks[i], &steps_text, err) : PM_OK;
+        if (x->jobs > 1 && !x->opts->dry_run && x->startup_done)
+            return run_pool(x, tasks, i, n_tasks, after, bs, sum, err);
+        int rc = batch_one(x, tasks, n_tasks, i, after, bs, sum, &x->pgrec, err);
         if (rc)
             return rc;
-        if (opts->progress) {
-            double el = pm_util_now() - bs->t0;
-            int left = n_tasks - i - 1 + after;
-            pm_sweep_progress p = {.done = bs->done, .total = bs->done + left, .already_done = bs->already,
-                                   .failed = sum->failed, .elapsed_s = el,
-                                   .eta_s = opts->dry_run ? el / bs->done * left
-                                            : eta_left(bs, x->spec->n_configs, tasks, n_tasks, i, after),
-                                   .config_key = x->spec->configs[tasks[i].config].key, .mode = tasks[i].mode,
-                                   .repeat = tasks[i].repeat, .status = status, .wall_s = wall,
-                                   .steps_text = steps_text};
-            opts->progress(opts->progress_user, &p);
-        }
-        free(steps_text);
+        if (sum->interrupted)
+            break;
+        /* the pool starts after start-up is measured, which otherwise waits for the next task */
+        if (x->jobs > 1 && !x->opts->dry_run && !x->startup_done && i + 1 < n_tasks &&
+            (rc = measure_startup(x, x->sweep_id, sum, err)))
+            return rc;
     }
+    return PM_OK;
+}
+
+/* Dry run: the planned runs' expected time from the mean ok cold run the store holds for the spec's configs, scaled
+ * by the meter's slowdown when the store's runs were measured without it. */
+static int expected_time(sweep_ctx *x, pm_sweep_summary *sum, pm_err *err)
+{
+    double total = 0;
+    size_t n = 0;
+    int rc = PM_OK;
+    for (int c = 0; c < x->spec->n_configs && rc == PM_OK; c++) {
+        pm_sq_samples sm;
+        if (!x->in_shard[c] || x->cs[c].id <= 0 || (rc = pm_sq_cold_samples(pm_store_db(x->store), x->cs[c].id, &sm, err)))
+            continue;
+        for (size_t i = 0; i < sm.n; i++)
+            total += sm.wall[i], n++;
+        pm_sq_samples_free(&sm);
+    }
+    if (rc != PM_OK || !n)
+        return rc;
+    pm_store_sweep_row *rows = NULL;
+    size_t nr = 0;
+    int slowed = 0;
+    if ((rc = pm_store_list_sweeps(x->store, &rows, &nr, err)))
+        return rc;
+    for (size_t i = 0; i < nr; i++) {
+        json_t *m = strcmp(rows[i].name, x->spec->name) || !rows[i].meta_json ? NULL : json_loads(rows[i].meta_json, 0, NULL);
+        const pm_meter *was = pm_meter_find(json_string_value(json_object_get(m, "meter")));
+        slowed |= was && was->slows;
+        const char *tool;
+        json_t *f;
+        double most = 0;
+        json_object_foreach(json_object_get(m, "meter_slowdown"), tool, f)   /* measured when it ran */
+            most = fmax(most, json_number_value(f));
+        if (was == x->meter && most > 1)
+            sum->meter_slowdown = most;
+        json_decref(m);
+    }
+    pm_store_sweep_rows_free(rows, nr);
+    sum->expected_s = total / (double)n * sum->planned / x->jobs * (x->meter->slows && !slowed ? sum->meter_slowdown : 1);
     return PM_OK;
 }
 
@@ -221,6 +370,19 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         rc = pm_err_set(err, PM_ERR_USAGE, "no back end '%s' (%s)", spec->backend, pm_backend_names());
         goto cleanup;
     }
+    if ((rc = pm_meter_resolve(opts->meter ? opts->meter : spec->meter[0] ? spec->meter : NULL, &x.meter, err)))
+        goto cleanup;
+    x.jobs = opts->jobs > 1 ? opts->jobs : 1;
+    snprintf(sum->meter, sizeof sum->meter, "%s", x.meter->name);
+    sum->meter_slowdown = x.meter->slowdown_guess;
+    sum->expected_s = -1;
+    if (x.jobs > 1 && !x.meter->counts) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "--jobs %d needs a meter that counts instructions (valgrind, or counters "
+                        "where the kernel has them): the %s meter decides on time, and %d compiles at once make "
+                        "every time contended, so nothing could be concluded; use --meter valgrind, or --jobs 1",
+                        x.jobs, x.meter->name, x.jobs);
+        goto cleanup;
+    }
     x.bctx = (pm_backend_ctx){.spec = spec, .self_exe = x.self, .cache_dir = x.cache_dir, .cancel = opts->stop};
     if (opts->dry_run) {
         /* nothing is created: the paths shown are where a real sweep would put things */
@@ -246,7 +408,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         goto cleanup;
     }
     /* One sweep writes a database at a time; merge refuses a database while it is held. */
-    if (!opts->dry_run && (rc = pm_store_writer_lock(opts->db_path, &lock_fd, err)))
+    if (!opts->dry_run && (rc = pm_store_writer_lock(opts->db_path, "sweep", &lock_fd, err)))
         goto cleanup;
     /* A killed sweep's steps may have left processes running (backgrounded by a step, so PDEATHSIG missed
      * them): they would write into the run folders reused below and compete with the runs measured. */
@@ -264,7 +426,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     if ((rc = pm_store_open(opts->db_path, &x.store, err)) ||
         (opts->shard.n && (rc = pm_shard_plan_record(x.store, spec->name, &shard_plan, err))))
         goto cleanup;
-    if ((rc = fingerprint_configs(&x, err)) || (rc = check_contract(&x, err)))
+    if ((rc = fingerprint_configs(&x, err)) || (rc = check_contract(&x, err)) || (rc = check_meter(&x, err)))
         goto cleanup;
     meta = sweep_meta(&x);
     if ((rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err)))
@@ -356,9 +518,27 @@ configs:
             (rc = plan(&x, "warm", spec->warm_repeats, &tasks, &n_tasks, &already, err)))
             goto cleanup;
     }
-    if (opts->max_runs > 0 && n_tasks > opts->max_runs)
+    if (opts->max_runs > 0 && n_tasks > opts->max_runs) {   /* the rest is said, for the next invocation */
+        sum->left = spec->repeats_auto ? 0 : n_tasks - opts->max_runs;   /* auto: the rounds decide, no count */
         n_tasks = opts->max_runs;
+    }
     sum->already_done = already;
+    /* a slowing meter's cost against a native run, per tool, on the first planned config (timeouts, Method) */
+    if (x.meter->slows && !opts->dry_run && n_tasks > 0) {
+        json_t *o = meta ? json_loads(meta, 0, NULL) : NULL;
+        char *updated = NULL;
+        if (!(rc = measure_slowdown(&x, tasks[0].config, err)) && o) {
+            json_object_set(o, "meter_slowdown", x.slowdown_json);
+            if ((updated = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS))) {
+                free(meta);
+                meta = updated;
+                rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err);
+            }
+        }
+        json_decref(o);
+        if (rc)
+            goto cleanup;
+    }
 
     double t0 = pm_util_now();
     batch_state bs = {.t0 = t0, .already = already};
@@ -401,6 +581,10 @@ configs:
             rc = run_batch(&x, rest, n_rest, 0, &bs, sum, err);
     }
     sum->planned = spec->repeats_auto ? bs.done : n_tasks;
+    if (x.slowdown > 0)
+        sum->meter_slowdown = x.slowdown;
+    if (opts->dry_run && x.store && !rc)
+        rc = expected_time(&x, sum, err);
     for (int c = 0; x.cs && c < spec->n_configs; c++) {
         sum->stop_precision += x.cs[c].stopped_by == 1;
         sum->stop_answer += x.cs[c].stopped_by == 2;
@@ -438,6 +622,7 @@ cleanup:
     free(x.fp_text);
     free(x.fp_hash);
     pm_tool_set_free(&x.tools);
+    json_decref(x.slowdown_json);
     pm_stagemap_free(x.stages);
     json_decref(x.bctx.versions);
     free(tasks);

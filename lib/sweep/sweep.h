@@ -39,6 +39,8 @@ typedef struct pm_sweep_opts {
     pm_sweep_progress_fn progress;
     void *progress_user;
     volatile sig_atomic_t *stop;  /* when set (SIGINT), stop after the run in progress */
+    double deadline;          /* > 0: a pm_util_now() time after which no run starts (the rest resumes later;
+                                 summary deadline_hit): the caller's budget holds to one run */
     pm_shard shard;           /* run only shard k of n of the configs (n == 0: all) */
     const char *costs_db;     /* measured walls of an earlier sweep, to balance the shards; NULL: IR sizes */
     const char *plan_path;    /* the shard plan fixed at submit (shard.h); NULL: computed here from the spec */
@@ -52,11 +54,20 @@ typedef struct pm_sweep_opts {
      * (status "killed": a signal passmap did not send) is retried on resume without asking, up to
      * PM_SWEEP_KILLED_RETRIES times per run, then counts as done like a failed run. */
     int force, retry_failed;
+    /* How each step is measured: a meter row's name or "auto" (meter.h); NULL: the spec's [sweep] meter. A
+     * sweep recorded with a meter that slows its steps (valgrind) resumes only with that meter, and one recorded
+     * with another refuses it: walls and counts of two meters do not mix in one study. */
+    const char *meter;
+    /* Compiles at once (0, 1: one at a time). Above 1 only with a meter that counts: the counts decide, and the
+     * walls, recorded still, are contended by design (run metric host.jobs). */
+    int jobs;
 } pm_sweep_opts;
 
 typedef struct pm_sweep_summary {
     int configs;              /* configs of this sweep (of this shard when sharded) */
     int planned, already_done, ran, ok, failed, interrupted;
+    int deadline_hit;         /* opts.deadline stopped it before every planned run ran */
+    int left;                 /* runs --max-runs left for a later invocation (0: none) */
     int no_report;            /* runs whose process exited 0 without a readable timing report (not in ok/failed) */
     char no_report_note[256]; /* why, for the first of them ("" when none) */
     int startup_runs;         /* null-input start-up runs made now (0: recorded before, or not measured) */
@@ -64,6 +75,12 @@ typedef struct pm_sweep_summary {
                                         * their known dominant stage (the rest ran to max_repeats) */
     char stop_note[160];      /* repeats = auto: why the answer test was off ("" when on) */
     double wall_s;            /* the run loop's, without the probes and start-up runs made between its runs */
+    char meter[32];           /* the meter the runs are measured with (meter.h) */
+    double meter_slowdown;    /* its slowdown against a native run: measured at the start, else its row's figure */
+    /* dry run: the planned runs' expected seconds under the meter, from the mean cold run the store holds for
+     * the spec's configs (a native mean times the meter's slowdown when the store's runs were native); < 0:
+     * nothing recorded to go by */
+    double expected_s;
 } pm_sweep_summary;
 
 int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err);

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "cache.h"
 #include "host.h"
 #include "identity.h"
+#include "meter.h"
 #include "parse.h"
 #include "pgroup.h"
 #include "run.h"
@@ -80,6 +82,11 @@ typedef struct sweep_ctx {
     pm_stagemap *stages;        /* repeats = auto: the stage map the answer test reads (NULL: precision alone) */
     int startup_done;   /* measure_startup ran in this invocation (after the first run, or at the end) */
     double side_s;      /* seconds of probes and start-up between runs: not the run loop's own time */
+    const pm_meter *meter;      /* how each step is measured (meter.h) */
+    int jobs;                   /* compiles at once (--jobs; 1: one at a time) */
+    double slowdown;            /* a slowing meter's largest measured slowdown (0: not measured) */
+    json_t *slowdown_json;      /* per tool, as measured (measure_slowdown); NULL: not measured */
+    pthread_mutex_t *lock;      /* with jobs > 1, held by the worker whose run is not inside a step */
 } sweep_ctx;
 
 /* Per-step bookkeeping of one run, grown with the back end's step count. */
@@ -109,8 +116,10 @@ void notice(const sweep_ctx *x, const char *fmt, ...) __attribute__((format(prin
 
 
 int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir, const char *outcome);
-int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_out, pm_err *err);
+/* pg: where the step's process group is on record while it runs */
+int run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **status_out, double *wall_out, pm_err *err);
 int measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum, pm_err *err);
+int measure_slowdown(sweep_ctx *x, int c, pm_err *err);
 int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err);
 int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err);
 int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err);
@@ -118,6 +127,8 @@ int eta_mode(const char *mode);
 double eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after);
 int fingerprint_configs(sweep_ctx *x, pm_err *err);
 int check_contract(sweep_ctx *x, pm_err *err);
+/* Refuses to resume a sweep recorded with a meter that measures differently (sweep_contract.c). */
+int check_meter(sweep_ctx *x, pm_err *err);
 void tools_digest(const pm_tool_set *t, char *out, size_t cap);
 
 #endif

@@ -115,3 +115,61 @@ cleanup:
         pm_util_remove_tree(dir);
     return rc;
 }
+
+/* The slowing meter's cost (meter.h): config c's steps once natively (the wall meter) and once under the meter,
+ * one at a time, outside every timed run. Per tool, metered wall / native wall into x->slowdown_json, the
+ * largest into x->slowdown (the steps' timeouts scale by it; the sweep's metadata and the report's Method say
+ * it). A step that fails either way leaves its tool out. */
+int measure_slowdown(sweep_ctx *x, int c, pm_err *err)
+{
+    const pm_meter *native = pm_meter_find("wall");
+    char dir[PATH_MAX];
+    pm_steps steps = {0};
+    int rc;
+    double *walls = NULL;
+    x->slowdown_json = json_object();
+    if (!x->slowdown_json || !native)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (int m = 0; m < 2; m++) {
+        const pm_meter *meter = m ? x->meter : native;
+        if ((rc = fmt_path(dir, sizeof dir, err, "%s/meter-slowdown/%s", x->work, meter->name)))
+            goto cleanup;
+        pm_util_remove_tree(dir);
+        if ((rc = pm_util_mkdir_p(dir, err)) ||
+            (rc = x->be->steps(&x->bctx, c, x->cs[c].prep.input, dir, &steps, err)))
+            goto cleanup;
+        if (!walls && !(walls = calloc(2 * (size_t)(steps.n > 0 ? steps.n : 1), sizeof *walls))) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+        for (int i = 0; i < steps.n && !(x->opts->stop && *x->opts->stop); i++) {
+            pm_step *st = &steps.items[i];
+            pm_run_opts ro = {.timeout_s = pm_meter_timeout(meter, x->spec->timeout_s, 0), .cwd = st->cwd ? st->cwd : dir,
+                              .cancel = x->opts->stop};
+            pm_run_result r;
+            if ((rc = meter->exec((const char *const *)st->argv, &ro, dir, &r, err)))
+                goto cleanup;
+            walls[2 * i + m] = r.status == PM_RUN_OK ? r.wall_s : -1;
+        }
+        if (m == 1)
+            for (int i = 0; i < steps.n; i++) {
+                if (!(walls[2 * i] > 0 && walls[2 * i + 1] > 0))
+                    continue;
+                double f = walls[2 * i + 1] / walls[2 * i];
+                json_t *was = json_object_get(x->slowdown_json, steps.items[i].tool);
+                /* a tool run by several steps: their slowdowns' largest */
+                if (!was || json_number_value(was) < f)
+                    json_object_set_new(x->slowdown_json, steps.items[i].tool, json_real(round(f * 10) / 10));
+                x->slowdown = fmax(x->slowdown, f);
+            }
+        pm_steps_free(&steps);
+        memset(&steps, 0, sizeof steps);
+        pm_util_remove_tree(dir);
+    }
+cleanup:
+    pm_steps_free(&steps);
+    free(walls);
+    if (fmt_path(dir, sizeof dir, NULL, "%s/meter-slowdown", x->work) == PM_OK)
+        pm_util_remove_tree(dir);
+    return rc;
+}

@@ -89,7 +89,7 @@ static int has_counted(const pm_report *r)
     return 0;
 }
 
-int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_out, pm_err *err)
+int run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **status_out, double *wall_out, pm_err *err)
 {
     config_state *cs = &x->cs[t->config];
     char dir[PATH_MAX];
@@ -113,7 +113,9 @@ int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_
         /* How busy the machine is as this run starts: a noise diagnostic (contended configs are flagged). */
         FILE *la = fopen("/proc/loadavg", "r");
         double load1;
-        if (la && fscanf(la, "%lf", &load1) == 1 && push_metric(&metrics, &n_metrics, "host.load1", load1)) {
+        /* --jobs N: the run shared the machine with N - 1 others by design; its wall is contended (contention.h) */
+        if ((la && fscanf(la, "%lf", &load1) == 1 && push_metric(&metrics, &n_metrics, "host.load1", load1)) ||
+            (x->jobs > 1 && push_metric(&metrics, &n_metrics, "host.jobs", x->jobs))) {
             fclose(la);
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             goto cleanup;
@@ -150,23 +152,29 @@ int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_
         /* RLIMIT_AS goes on compiler processes only: passmap's own children (ov-compile maps the NPU driver's
          * memory; a sanitizer build reserves terabytes of shadow) would fail under it for no real reason. */
         int is_self = !strcmp(st->argv[0], x->self);
-        pm_run_opts ro = {.timeout_s = x->spec->timeout_s, .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
+        pm_run_opts ro = {.timeout_s = pm_meter_timeout(x->meter, x->spec->timeout_s, x->slowdown),
+                          .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
                           .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
-                          .count_instructions = 1, .cancel = x->opts->stop};
+                          .cancel = x->opts->stop};
         /* The step's process group is on record while it runs: what it leaves behind if passmap is killed is
          * found and killed by the next sweep on this database (pm_pgroup_reap). */
         char what[PATH_MAX];
         snprintf(what, sizeof what, "config %s, %s r%d, step %s", x->spec->configs[t->config].key, t->mode,
                  t->repeat, st->tool);
-        x->pgrec.what = what;
+        pg->what = what;
         ro.on_start = pm_pgroup_record;
-        ro.on_start_arg = &x->pgrec;
+        ro.on_start_arg = pg;
         pm_report_init(&sl.reports[i]);
         memset(&sl.results[i], 0, sizeof sl.results[i]);
         n_done = i + 1;
-        rc = pm_run_exec((const char *const *)st->argv, &ro, &sl.results[i], err);
-        pm_pgroup_unrecord(&x->pgrec);
-        x->pgrec.what = NULL;
+        /* the meter's own files (Valgrind's count files) go under the run folder, never the step's cwd */
+        if (x->lock)   /* --jobs: the other workers go on while this step runs */
+            pthread_mutex_unlock(x->lock);
+        rc = x->meter->exec((const char *const *)st->argv, &ro, dir, &sl.results[i], err);
+        if (x->lock)
+            pthread_mutex_lock(x->lock);
+        pm_pgroup_unrecord(pg);
+        pg->what = NULL;
         if (rc)
             goto cleanup;
         sl.argvs[i] = pm_argv_join(st->argv);
@@ -179,7 +187,7 @@ int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_
         /* The back end may read the step's own result: a result written before the process died (in teardown,
          * or in the NPU's blob import after its interim line) stands,
          * and the run records the measured phase (the step record keeps the process's own figures). */
-        pm_step_outcome oc = {.wall_s = -1, .user_s = -1, .sys_s = -1};
+        pm_step_outcome oc = {.wall_s = -1, .user_s = -1, .sys_s = -1, .run = r};
         int own = x->be->step_outcome && r->status != PM_RUN_SPAWN_ERROR &&
                   x->be->step_outcome(&x->bctx, st, out_path, &oc);
         wall += own && oc.wall_s >= 0 ? oc.wall_s : r->wall_s;
@@ -201,8 +209,10 @@ int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_
             char signame[32] = "";
             if (r->term_signal) /* which signal: a crash and an outside kill read differently */
                 snprintf(signame, sizeof signame, " (SIG%s)", sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "?");
-            snprintf(note, sizeof note, "%s %s%s%s%s", st->tool, status, signame, r->spawn_error[0] ? ": " : "",
-                     r->spawn_error);
+            snprintf(note, sizeof note, "%s %s%s%s%s%s%.200s", st->tool, status, signame, r->spawn_error[0] ? ": " : "",
+                     r->spawn_error, oc.reason[0] ? ": " : "", oc.reason);
+            if (oc.say && x->opts->notice)   /* a back end's reason, said once: a first run's missing piece */
+                x->opts->notice(x->opts->notice_user, note);
             break;
         }
         if (!strcmp(t->mode, "warm")) {
@@ -253,6 +263,9 @@ int run_task(sweep_ctx *x, const task *t, const char **status_out, double *wall_
         }
         if (parsed)
             sl.recs[i].report = &sl.reports[i];
+        if (parsed && sl.reports[i].n_skipped && !note[0])   /* rows left out are said in the run's note */
+            snprintf(note, sizeof note, "%s report: %zu row%s not read (the first: %.300s)", st->tool,
+                     sl.reports[i].n_skipped, sl.reports[i].n_skipped == 1 ? "" : "s", sl.reports[i].skipped_first);
         double extra = -1;
         if (x->be->step_done && x->be->step_done(&x->bctx, st, out_path, &sl.reports[i], &extra, import_error,
                                                   sizeof import_error))

@@ -1,5 +1,6 @@
 /* The option tables (cli_opts.h): getopt_long's arrays built from a table, and the help printed from it. */
 #include "cli_opts.h"
+#include "meter.h"
 #include "cmds.h"
 #include "backend.h"
 #include "parse.h"
@@ -88,10 +89,16 @@ static char *list_run_backends(void)
     return asprintf(&buf, "%s (default)%s", def->name, names + strlen(def->name)) < 0 ? NULL : buf;
 }
 
+static char *list_meters(void)
+{
+    return strdup(pm_meter_names());
+}
+
 static const struct {
     const char *name;
     char *(*make)(void);
-} LISTS[] = {{"{formats}", list_formats}, {"{backends}", list_backends}, {"{run-backends}", list_run_backends}};
+} LISTS[] = {{"{formats}", list_formats}, {"{backends}", list_backends}, {"{run-backends}", list_run_backends},
+             {"{meters}", list_meters}};
 
 enum { LIST_WIDTH = 110 };   /* a computed list wraps after a comma rather than pass this column */
 
@@ -144,6 +151,11 @@ static void put_opt(FILE *out, const char *spec, const char *help)
 
 void cli_usage(FILE *out, const cli_cmd *cmd)
 {
+    cli_usage_for(out, cmd, NULL);
+}
+
+void cli_usage_for(FILE *out, const cli_cmd *cmd, const char *backend)
+{
     /* the synopsis: a continued line under its first word, another form of the command ("passmap ...") under
      * the first "passmap" */
     int indent = (int)strlen("usage: passmap  ") + (int)strlen(cmd->name);
@@ -157,12 +169,21 @@ void cli_usage(FILE *out, const cli_cmd *cmd)
     if (cmd->about)
         fprintf(out, "%s\n", cmd->about);
     fputs("\noptions:\n", out);
+    int listed = 1;   /* 0: in a back end's section that is not listed */
     for (const cli_opt *o = cmd->opts; o && o->name; o++) {
         char spec[128];
+        if (!o->help)   /* a hidden alias */
+            continue;
         if (!*o->name) {
-            fprintf(out, "%s\n", o->help);
+            listed = !o->arg || getenv("PASSMAP_HELP_ALL") || (backend && !strcmp(backend, o->arg));
+            if (listed)
+                fprintf(out, "%s\n", o->help);
+            else
+                fprintf(out, "The %s back end's options: passmap %s --backend %s --help\n", o->arg, cmd->name, o->arg);
             continue;
         }
+        if (!listed)
+            continue;
         if (o->short_too)
             snprintf(spec, sizeof spec, "-%c, --%s%s%s", o->key, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         else

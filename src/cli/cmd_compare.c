@@ -10,8 +10,10 @@
 #include "cmds.h"
 #include "compare.h"
 #include "compare_out.h"
+#include "contention.h"
 
-enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH, O_A, O_B, O_ALLOW };
+enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH, O_A, O_B, O_ALLOW,
+       O_EXPLAIN };
 static const cli_opt compare_opts[] = {
     {"a-variant", O_AVAR, 0, "V", "variant of side A (needed when a side holds several)"},
     {"b-variant", O_BVAR, 0, "V", "variant of side B"},
@@ -25,26 +27,28 @@ static const cli_opt compare_opts[] = {
     {"threshold", O_THRESH, 0, "X", "practical threshold on |ratio - 1| for faster/slower (default 2%)"},
     {"allow-contended", O_ALLOW, 0, NULL, "keep the verdicts of contended configs, marked contended (not a\n"
                                           "conclusion: for a machine known to be shared)"},
+    {"explain", O_EXPLAIN, 0, NULL, "state the verdict rule in full (alone: the rule, no databases needed)"},
     {"markdown", O_MD, 0, NULL, "GitHub Markdown tables"},
     {"json", O_JSON, 0, NULL, "everything as JSON"},
     {0},
 };
+/* The contention rule from its own function, so the help cannot fall behind it. */
+static void contended_notes(FILE *out)
+{
+    char rule[512];
+    pm_contention_rule_text(rule, sizeof rule, 0);
+    fprintf(out, "Contended runs: %s.\n", rule);
+}
 static const cli_cmd compare_cmd = {
     .name = "compare",
     .synopsis = "A.db [B.db] [options]",
     .about = "Compares compile times of B against A per config (matched on the key without its variant),\n"
-             "per step tool and per pass. One rule: ratio of geometric means B/A; Welch t on log times (n >= 3 a\n"
-             "side), each side's variance including its timer's rounding; a row under 10 ticks of its timer (0.1 ms\n"
-             "for MLIR/LLVM reports) is \"below resolution\" (no test). Within each table (configs, steps, passes)\n"
-             "p is Holm-adjusted and each CI is 95% simultaneous (Bonferroni). The verdict is read off the CI with\n"
-             "the threshold t: faster when its upper end < 1 - t, slower when its lower end > 1 + t, same when it\n"
-             "lies within [1 - t, 1 + t], otherwise undecided (with the repeats per side that would settle it).\n"
-             "By default the pass table holds the passes with >= 1% of the compile, top 10 per step tool\n"
-             "(--all-passes: every pass). No conclusion from contended runs: a config whose A or B runs were\n"
-             "contended (load above the CPUs, or a tool's steps below 0.75x its serial CPU/wall from the sweep's\n"
-             "null-input runs; the report's rule) is tested and counted in its table, but its rows read \"no\n"
-             "conclusion (contended)\", with the reason. The summary's geomean comes from the decided,\n"
-             "uncontended configs and says how many of how many. Each rule's reason: docs/statistics.md.\n"
+             "per step tool and per pass, and opens with one line: \"fp16 vs int8: 1.19x slower [1.08, 1.31] on\n"
+             "cpu time (user+sys), 7 of 7 configs decided\". Every mark follows one rule (ratio of geometric\n"
+             "means B/A, Welch t on log times, Holm p and 95% simultaneous intervals per table, the verdict read\n"
+             "off the interval against --threshold, no conclusion from contended runs: the rule below the\n"
+             "options); --explain states it in full, from the function that applies it; docs/statistics.md\n"
+             "gives each part's reason.\n"
              "With one database, pick the two variants with --a-variant and --b-variant, or any axis with\n"
              "--a AXIS=V --b AXIS=W (configs equal on all other axes are matched, e.g. --a opt=0 --b opt=2).\n"
              "Passes match by (tool, name); a pass renamed between two builds of a compiler (--a llvm=14\n"
@@ -52,6 +56,7 @@ static const cli_cmd compare_cmd = {
              "says what the build printed).",
     .opts = compare_opts,
     .notes = "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.",
+    .notes_fn = contended_notes,
     .exit_status = "0 ok, 1 no config matched or a database could not be read, 2 bad usage",
 };
 
@@ -67,7 +72,7 @@ int cmd_compare(int argc, char **argv)
     const char *sweep = NULL, *sel[2] = {NULL, NULL};
     char axis[2][128];
     size_t top = 10;
-    int all = 0, markdown = 0, json = 0, c;
+    int all = 0, markdown = 0, json = 0, explain = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = cli_getopt(&compare_cmd, argc, argv)) != -1) {
@@ -96,20 +101,15 @@ int cmd_compare(int argc, char **argv)
             top = (size_t)v;
             break;
         }
-        case O_THRESH: {   /* "2%" or "0.02" */
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end != optarg && *end == '%' && !end[1])
-                v /= 100, end++;
-            if (end == optarg || *end || !(v > 0 && v < 1))
+        case O_THRESH:   /* "2%" or "0.02" */
+            if (cli_parse_threshold(optarg, &opts.threshold))
                 return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
-            opts.threshold = v;
             break;
-        }
         case O_ALL: all = opts.all_passes = 1; break;
         case O_ALLOW: opts.allow_contended = 1; break;
         case O_MD: markdown = 1; break;
         case O_JSON: json = 1; break;
+        case O_EXPLAIN: explain = 1; break;
         case CLI_HELP: cli_usage(stdout, &compare_cmd); return PM_EXIT_OK;
         default:
             return usage_error("unknown or incomplete option", argv[optind - 1]);
@@ -129,6 +129,12 @@ int cmd_compare(int argc, char **argv)
     if (markdown && json)
         return usage_error("--markdown and --json exclude each other", NULL);
     int n_paths = argc - optind;
+    if (explain && n_paths == 0) {   /* the rule alone, from the function every verdict follows */
+        char rule[2048];
+        pm_compare_rule_text(rule, sizeof rule, opts.threshold, opts.allow_contended);
+        printf("%s\n", rule);
+        return PM_EXIT_OK;
+    }
     if (n_paths < 1 || n_paths > 2)
         return usage_error(n_paths < 1 ? "no database given" : "at most two databases", NULL);
     opts.path_a = argv[optind];
@@ -170,7 +176,7 @@ int cmd_compare(int argc, char **argv)
         fputc('\n', stdout);
         json_decref(root);
     } else if (pm_compare_write(stdout, &res, markdown ? PM_COMPARE_MARKDOWN : PM_COMPARE_TEXT, all ? 0 : top,
-                                cli_term_width(0), &err) != PM_OK) {
+                                cli_term_width(0), explain, &err) != PM_OK) {
         fprintf(stderr, "passmap compare: %s\n", err.msg);
         status = PM_EXIT_FAIL;
     }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "json_out.h"
@@ -49,6 +50,10 @@ static const cli_cmd doctor_cmd = {
 typedef struct attempt {
     const char *what;
     int tried, ok, blocks;
+    int npuw_lines;             /* "[ NPUW:" lines in its log; -1: not counted */
+    int inferred;               /* 1: split (below) inferred from upstream's compile order */
+    pm_ov_split split;
+    char split_why[200];        /* why no split could be inferred */
     char note[1024];
     pm_ov_result r;
 } attempt;
@@ -68,12 +73,17 @@ static void try_compile(const char *self, const char *lib, const char *xml, cons
     }
     snprintf(out_path, sizeof out_path, "%s/ov-compile.stdout", work);
     snprintf(err_path, sizeof err_path, "%s/ov-compile.stderr", work);
-    const char *argv[24] = {self, "ov-compile", "--model", xml, "--device", "NPU", "--workdir", work};
+    const char *argv[48] = {self, "ov-compile", "--model", xml, "--device", "NPU", "--workdir", work};
     int n = 8;
     if (lib)
         argv[n++] = "--lib", argv[n++] = lib;
-    for (int i = 0; extra_args[i] && n < 22; i++)
+    for (int i = 0; extra_args[i]; i++) {
+        if (n == (int)(sizeof argv / sizeof *argv) - 1) {   /* a programming error: never a silent cut */
+            snprintf(a->note, sizeof a->note, "more than %zu ov-compile arguments", sizeof argv / sizeof *argv - 1);
+            return;
+        }
         argv[n++] = extra_args[i];
+    }
     argv[n] = NULL;
     pm_run_opts ro = {.timeout_s = timeout_s, .cwd = work, .stdout_path = out_path, .stderr_path = err_path};
     pm_run_result res;
@@ -88,8 +98,17 @@ static void try_compile(const char *self, const char *lib, const char *xml, cons
         pm_report rep;
         pm_report_init(&rep);
         pm_err perr;
-        if (pm_parse_file(out_path, PM_FMT_NPU_LOG, &rep, &perr) == PM_OK)
+        a->npuw_lines = -1;
+        if (pm_parse_file(out_path, PM_FMT_NPU_LOG, &rep, &perr) == PM_OK) {
             a->blocks = rep.n_reports;
+            a->npuw_lines = 0;
+            for (size_t i = 0; i < rep.n_metrics; i++)
+                if (!strcmp(rep.metrics[i].name, "npu.log.lines.NPUW"))
+                    a->npuw_lines = (int)rep.metrics[i].value;
+            /* No line names a submodel: the only split left is upstream's fixed compile order, labelled so. */
+            if (a->npuw_lines == 0 && pm_ov_npuw_value(&a->r, "NPUW_LLM", NULL))
+                a->inferred = pm_ov_infer_report(&rep, &a->r, &a->split, a->split_why, sizeof a->split_why) == PM_OK;
+        }
         pm_report_free(&rep);
         if (res.status != PM_RUN_OK) /* the result was out before teardown; the teardown itself failed */
             snprintf(a->note, sizeof a->note, "process ended %s after writing its result (teardown)",
@@ -99,6 +118,9 @@ static void try_compile(const char *self, const char *lib, const char *xml, cons
     } else {
         snprintf(a->note, sizeof a->note, "%s", err.msg);
     }
+    for (char *c = a->note; *c; c++) /* OpenVINO's messages span lines: one line each here */
+        if (*c == '\n')
+            *c = ' ';
 }
 
 static json_t *attempt_json(const attempt *a)
@@ -114,8 +136,18 @@ static json_t *attempt_json(const attempt *a)
         json_object_set_new(o, "import_s", a->r.import_s < 0 ? json_null() : json_real(a->r.import_s));
         json_object_set_new(o, "import_error", *a->r.import_error ? json_string(a->r.import_error) : json_null());
         json_object_set_new(o, "compiler_type", json_string(a->r.compiler_type));
+        json_object_set_new(o, "compiler_type_resolved", json_string(a->r.compiler_type_resolved));
+        json_object_set_new(o, "compiler_version", json_string(a->r.compiler_version));
+        json_object_set_new(o, "compiler_version_source", json_string(a->r.compiler_version_source));
         json_object_set_new(o, "offline", json_boolean(a->r.offline));
+        json_object_set_new(o, "npuw_lines", a->npuw_lines < 0 ? json_null() : json_integer(a->npuw_lines));
+        if (a->inferred)
+            json_object_set_new(o, "inferred_split",
+                                json_pack("{s:i,s:i,s:i,s:b}", "generate_blocks", a->split.blocks[0], "prefill_blocks",
+                                          a->split.blocks[1], "lm_head_blocks", a->split.blocks[2], "inferred", 1));
     }
+    json_object_set_new(o, "refused_property",
+                        *a->r.refused_property ? json_string(a->r.refused_property) : json_null());
     return o;
 }
 
@@ -127,6 +159,9 @@ static void print_attempt(const attempt *a)
     }
     if (!a->ok) {
         printf("%-22s FAILED: %s\n", a->what, a->note);
+        if (*a->r.refused_property)
+            printf("%-22s refused property: %s (the selected compiler or this release does not list it)\n", "",
+                   a->r.refused_property);
         return;
     }
     printf("%-22s ok: %.2f s, %d timing block(s)", a->what, a->r.compile_s, a->blocks);
@@ -139,8 +174,71 @@ static void print_attempt(const attempt *a)
     printf("\n");
     if (a->blocks == 0)
         printf("%-22s warning: no timing report in the log (LOG_INFO not honoured, or a cached compile)\n", "");
+    if (*a->r.compiler_version_source)
+        printf("%-22s compiler %s, version %s (from the %s)\n", "",
+               *a->r.compiler_type_resolved ? a->r.compiler_type_resolved : "unresolved",
+               *a->r.compiler_version_decoded ? a->r.compiler_version_decoded : a->r.compiler_version,
+               a->r.compiler_version_source);
+    if (a->npuw_lines >= 0 && pm_ov_npuw_value(&a->r, "NPUW_LLM", NULL)) {
+        printf("%-22s NPUW lines: %d\n", "", a->npuw_lines);
+        if (a->npuw_lines == 0)
+            printf("%-22s submodel split unavailable on this build (no \"[ NPUW:\" line: its NPUW logging may be\n"
+                   "%-22s compiled out); try OPENVINO_NPUW_LOG_LEVEL=INFO and OPENVINO_NPUW_COMPILE_TRACE=1, or an\n"
+                   "%-22s OpenVINO built with NPU_PLUGIN_DEVELOPER_BUILD\n", "", "", "");
+        if (a->inferred)
+            printf("%-22s inferred split (upstream's compile order, not named by the log): generate %d block(s), "
+                   "prefill %d, LM head %d\n", "", a->split.blocks[0], a->split.blocks[1], a->split.blocks[2]);
+        else if (a->npuw_lines == 0 && *a->split_why)
+            printf("%-22s no inferred split: %s\n", "", a->split_why);
+    }
     if (*a->note)
         printf("%-22s note: %s\n", "", a->note);
+}
+
+/* passmap's keys that the device's SUPPORTED_PROPERTIES does not list, comma-separated into out ("" when all
+ * are, or when the list is unknown: *known says which). A 2026 plugin refuses what its compiler does not list. */
+static void unadvertised(const pm_ov_probe_result *p, char *out, size_t size, int *known)
+{
+    out[0] = '\0';
+    *known = p->supported[0] != '\0';
+    for (const char *const *k = pm_ov_sent_keys; *known && *k; k++) {
+        size_t n = strlen(*k);
+        int found = 0;
+        for (const char *q = p->supported; (q = strstr(q, *k)); q += n)
+            if ((q == p->supported || strchr(" ,\t\n[", q[-1])) && (q[n] == '\0' || strchr(" ,\t\n]:", q[n])))
+                found = 1;
+        if (!found) {
+            size_t len = strlen(out);
+            snprintf(out + len, size - len, "%s%s", len ? ", " : "", *k);
+        }
+    }
+}
+
+/* The compiler a study uses: [openvino] compiler_type when set, else passmap's pin. */
+static const char *study_compiler(int npu_present)
+{
+    return npu_present ? "DRIVER (passmap's pin on a device; [openvino] compiler_type = PLUGIN or PREFER_PLUGIN "
+                         "changes it)"
+                       : "PLUGIN (offline: the compiler inside the plugin)";
+}
+
+/* The text of OpenVINO's error after passmap's "... failed (status N NAME): " prefix: NPUW's assert, verbatim. */
+static const char *openvino_text(const char *note)
+{
+    const char *p = strstr(note, "): ");
+    return p ? p + 3 : note;
+}
+
+static double file_mb(const char *xml)
+{
+    char bin[PATH_MAX + 32];
+    size_t n = strlen(xml);
+    if (n < 4 || n >= sizeof bin)
+        return -1;
+    memcpy(bin, xml, n + 1);
+    memcpy(bin + n - 4, ".bin", 5);
+    struct stat sb;
+    return stat(bin, &sb) == 0 ? (double)sb.st_size / 1e6 : -1;
 }
 
 int cmd_doctor(int argc, char **argv)
@@ -314,6 +412,23 @@ int cmd_doctor(int argc, char **argv)
         json_object_set_new(out, "npu_compiler_version_decoded", json_string(p.compiler_version_decoded));
         json_object_set_new(out, "npu_driver_version", json_string(p.driver_version));
         json_object_set_new(out, "device_architecture", json_string(p.device_arch));
+        json_t *compilers = json_object();
+        for (int i = 0; i < 2; i++) {
+            const pm_ov_probe_compiler *pc = &p.compilers[i];
+            json_object_set_new(compilers, pc->type,
+                                json_pack("{s:b,s:s,s:s,s:s,s:b}", "ok", pc->ok, "version", pc->version,
+                                          "version_decoded", pc->version_decoded, "error", pc->error,
+                                          "driver_compiler_missing", pc->driver_compiler_missing));
+        }
+        json_object_set_new(out, "npu_compilers", compilers);
+        json_object_set_new(out, "study_compiler_type", json_string(p.npu_present ? "DRIVER" : "PLUGIN"));
+        char unadv[1024];
+        int known;
+        unadvertised(&p, unadv, sizeof unadv, &known);
+        json_object_set_new(out, "unadvertised_properties", known ? json_string(unadv) : json_null());
+        json_object_set_new(out, "mem_total_bytes", p.mem_total_bytes > 0 ? json_integer(p.mem_total_bytes) : json_null());
+        double wmb = file_mb(llm_xml);
+        json_object_set_new(out, "llm_weights_bytes", wmb >= 0 ? json_integer((json_int_t)(wmb * 1e6)) : json_null());
         json_object_set_new(out, "model", json_string(xml));
         json_object_set_new(out, "online", attempt_json(&online));
         json_object_set_new(out, "offline", attempt_json(&offline));
@@ -329,7 +444,33 @@ int cmd_doctor(int argc, char **argv)
         printf("NPU:                   %s\n", p.npu_present ? "present" : "not present (offline compiles only)");
         printf("NPU compiler type:     %s (the plugin's setting)\n", *p.compiler_type ? p.compiler_type : "?");
         printf("NPU compiler version:  %s%s%s%s\n", *p.compiler_version_decoded ? p.compiler_version_decoded : "?",
-               *p.compiler_version ? " (reported " : "", p.compiler_version, *p.compiler_version ? ")" : "");
+               *p.compiler_version ? " (reported " : "", p.compiler_version,
+               *p.compiler_version ? " for the core's default type)" : "");
+        /* Each compiler set on the core, then asked: its version verbatim, or OpenVINO's words for why not. */
+        for (int i = 0; i < 2; i++) {
+            const pm_ov_probe_compiler *pc = &p.compilers[i];
+            char label[32];
+            snprintf(label, sizeof label, "compiler %s:", pc->type);
+            if (pc->ok)
+                printf("%-22s ok, version %s (reported %s)\n", label, *pc->version_decoded ? pc->version_decoded : "?",
+                       pc->version);
+            else
+                printf("%-22s unavailable: %s%s\n", label, pc->error,
+                       pc->driver_compiler_missing ? " -- intel-driver-compiler-npu is not installed (the driver's "
+                                                     "compiler, libnpu_driver_compiler.so, is its own package)"
+                                                   : "");
+        }
+        printf("study's compiler:      %s\n", study_compiler(p.npu_present));
+        char unadv[1024];
+        int known;
+        unadvertised(&p, unadv, sizeof unadv, &known);
+        if (!known)
+            printf("properties:            SUPPORTED_PROPERTIES not answered: passmap's keys not checked\n");
+        else if (*unadv)
+            printf("properties:            not in SUPPORTED_PROPERTIES: %s (a 2026 plugin refuses keys its compiler "
+                   "does not list)\n", unadv);
+        else
+            printf("properties:            every key passmap sends is in SUPPORTED_PROPERTIES\n");
         if (p.npu_present)
             printf("NPU driver version:    %s, architecture %s\n", *p.driver_version ? p.driver_version : "?",
                    *p.device_arch ? p.device_arch : "?");
@@ -339,8 +480,24 @@ int cmd_doctor(int argc, char **argv)
         snprintf(what, sizeof what, "compile offline (%s):", platform);
         offline.what = what;
         print_attempt(&offline);
-        printf("LLM model:             %s%s\n", llm_xml, llm_model ? "" : " (tiny, stateful, one attention layer)");
+        printf("LLM model:             %s%s\n", llm_xml,
+               llm_model ? "" : " (tiny IR (inferred layout): stateful, one attention layer)");
+        double wmb = file_mb(llm_xml);
+        char wtxt[32] = "unknown", mtxt[32] = "unknown";
+        if (wmb >= 0)
+            snprintf(wtxt, sizeof wtxt, "%.1f MB", wmb);
+        if (p.mem_total_bytes > 0)
+            snprintf(mtxt, sizeof mtxt, "%.1f MB", (double)p.mem_total_bytes / 1e6);
+        printf("memory:                MemTotal %s, LLM weights %s (a sweep skips the import above %g%% of RAM: it "
+               "reads the weights bank back)\n", mtxt, wtxt, 100 * PM_OV_IMPORT_RAM_SHARE);
         print_attempt(&llm);
+        if (llm.tried && !llm.ok) {
+            printf("%-22s %s said: %s\n", "", strstr(llm.note, "[NPUW]") ? "NPUW" : "OpenVINO", openvino_text(llm.note));
+            if (!llm_model)
+                printf("%-22s the tiny IR's layout is inferred from optimum's, not checked against NPUW: try a real "
+                       "export, --llm-model X.xml (optimum-cli export openvino ... writes <dir>/openvino_model.xml)\n",
+                       "");
+        }
         if (usable)
             printf("=> ready: %s\n", p.npu_present ? "passmap sweep studies/npu-llm.ini"
                                                    : "passmap sweep with platform = ... in [openvino] (offline)");

@@ -9,18 +9,21 @@
 #include <unistd.h>
 
 #include "cli_opts.h"
+#include "meter.h"
 #include "cmds.h"
+#include "contention.h"
 #include "fix.h"
 #include "fix_report.h"
 #include "run.h"
 
 static volatile sig_atomic_t stop_requested;
 
+/* SIGINT and SIGTERM (a scheduler's, a kill): stop after the process in progress, its group ended and unrecorded;
+ * a second one stops at once. */
 static void on_sigint(int sig)
 {
-    (void)sig;
     stop_requested = 1;
-    signal(SIGINT, SIG_DFL);
+    signal(sig, SIG_DFL);
 }
 
 static const cli_opt fix_opts[] = {
@@ -35,17 +38,25 @@ static const cli_opt fix_opts[] = {
                                   "(default 128)"},
     {"check-layers", 'l', 0, "N", "embedded: its layers (default 2)"},
     {"no-check", 'N', 0, NULL, "skip the output check (the table says unchecked)"},
-    {"allow-contended", 'A', 0, NULL, "judge A/Bs whose runs were contended (load above the CPUs, or a tool below\n"
-                                      "0.75x its serial CPU/wall), marked; by default such a fix is measured to the\n"
-                                      "repeat limit and reads \"no conclusion (contended)\" (compare's rule)"},
+    {"allow-contended", 'A', 0, NULL, "judge A/Bs whose runs were contended (the rule below), marked; by default\n"
+                                      "such a fix is measured to the repeat limit and reads \"no conclusion\n"
+                                      "(contended)\" (compare's rule)"},
     {"accept-slower-code", 'S', 0, NULL, "a fix whose compiled program runs slower than stock's (a trade-off: its\n"
                                          "run time measured by the spec's [run] or, embedded, the check's forward())\n"
                                          "may be recommended; by default it never is"},
+    {"meter", 1, 0, "M", "how the rounds' steps are measured: {meters} (default auto); a count meter decides\n"
+                         "on instructions, except for a fix that changes parallelism (wall)"},
     {"dry-run", 'n', 0, NULL, "show the plan, run nothing"},
     {"quiet", 'q', 0, NULL, "no per-run lines"},
     {"json", 'j', 0, NULL, "the plan and the result as JSON on stdout"},
     {0},
 };
+static void contended_notes(FILE *out)
+{
+    char rule[512];
+    pm_contention_rule_text(rule, sizeof rule, 0);
+    fprintf(out, "Contended runs: %s.\n", rule);
+}
 static const cli_cmd fix_cmd = {
     .name = "fix",
     .synopsis = "DB [--budget DURATION] [--configs N] [--dry-run] [--json] [options]",
@@ -57,6 +68,7 @@ static const cli_cmd fix_cmd = {
              "(embedded: its code run on fixed inputs; command: the spec's [check] command); a fix that changes\n"
              "the results is never recommended. Runs go into the sweep STUDY-fix of the same DB; rerun to resume.",
     .opts = fix_opts,
+    .notes_fn = contended_notes,
 };
 
 typedef struct ui {
@@ -237,6 +249,13 @@ int cmd_fix(int argc, char **argv)
         case 'A': o.allow_contended = 1; break;
         case 'S': o.accept_slower_code = 1; break;
         case 'n': o.dry_run = 1; break;
+        case 1:
+            if (strcmp(optarg, "auto") && !pm_meter_find(optarg)) {
+                fprintf(stderr, "passmap fix: --meter is one of %s, not '%s'\n", pm_meter_names(), optarg);
+                return PM_EXIT_USAGE;
+            }
+            o.meter = optarg;
+            break;
         case 'q': u.quiet = 1; break;
         case 'j': u.json = 1; break;
         case CLI_HELP: cli_usage(stdout, &fix_cmd); return PM_EXIT_OK;
@@ -261,9 +280,11 @@ int cmd_fix(int argc, char **argv)
     o.progress = on_progress;
     o.user = &u;
     signal(SIGINT, on_sigint);
+    signal(SIGTERM, on_sigint);
     json_t *res = NULL;
     int rc = pm_fix_run(&o, &res, &err);
     signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     if (rc) {
         fprintf(stderr, "passmap fix: %s\n", err.msg[0] ? err.msg : "failed");
         return rc == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;

@@ -37,7 +37,7 @@ int cmd_import(int argc, char **argv)
 {
     const char *db = NULL, *sweep = "imported", *config = NULL, *tool = NULL, *mode = "cold";
     pm_format fmt = PM_FMT_AUTO;
-    int quiet = 0, c, rc = PM_EXIT_OK;
+    int quiet = 0, c;
     optind = 1;
     while ((c = cli_getopt(&import_cmd, argc, argv)) != -1) {
         switch (c) {
@@ -46,11 +46,8 @@ int cmd_import(int argc, char **argv)
         case 'c': config = optarg; break;
         case 't': tool = optarg; break;
         case 'm':
-            /* the modes the report knows; any other string would be stored and then never shown */
-            if (strcmp(optarg, "cold") && strcmp(optarg, "cache-miss") && strcmp(optarg, "warm")) {
-                fprintf(stderr, "passmap import: --mode is cold, cache-miss or warm, not '%s'\n", optarg);
+            if (pm_cli_mode_check("import", optarg))
                 return PM_EXIT_USAGE;
-            }
             mode = optarg;
             break;
         case 'q': quiet = 1; break;
@@ -69,29 +66,53 @@ int cmd_import(int argc, char **argv)
         fprintf(stderr, "passmap import: needs --db FILE and at least one REPORT\ntry 'passmap import --help'\n");
         return PM_EXIT_USAGE;
     }
+    pm_cli_import_opts o = {.db = db, .sweep = sweep, .config = config, .tool = tool, .mode = mode, .format = fmt,
+                            .quiet = quiet};
+    return pm_cli_import("import", &o, argc - optind, argv + optind);
+}
+
+int pm_cli_mode_check(const char *cmd, const char *mode)
+{
+    /* the modes the report knows; any other string would be stored and then never shown */
+    if (strcmp(mode, "cold") && strcmp(mode, "cache-miss") && strcmp(mode, "warm")) {
+        fprintf(stderr, "passmap %s: --mode is cold, cache-miss or warm, not '%s'\n", cmd, mode);
+        return PM_EXIT_USAGE;
+    }
+    return PM_EXIT_OK;
+}
+
+int pm_cli_import(const char *cmd, const pm_cli_import_opts *o, int n_files, char **files)
+{
+    const char *db = o->db, *sweep = o->sweep ? o->sweep : "imported", *config = o->config, *tool = o->tool;
+    const char *mode = o->mode ? o->mode : "cold";
+    pm_format fmt = o->format;
+    int quiet = o->quiet, rc = PM_EXIT_OK;
     pm_err err = {0};
     pm_store *st = NULL;
     int64_t sweep_id = 0;
-    for (int i = optind; i < argc; i++) {
-        const char *path = argv[i];
+    for (int i = 0; i < n_files; i++) {
+        const char *path = files[i];
         const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
         pm_report rep;
         pm_report_init(&rep);
         if (pm_parse_file(path, fmt, &rep, &err)) {
-            fprintf(stderr, "passmap import: %s\n", err.msg);
+            fprintf(stderr, "passmap %s: %s\n", cmd, err.msg);
             rc = PM_EXIT_FAIL;
             pm_report_free(&rep);
             continue;
         }
+        if (rep.n_skipped)   /* rows left out are said, never dropped silently */
+            fprintf(stderr, "passmap import: warning: %s: %zu row%s not read (the first: %s)\n", path, rep.n_skipped,
+                    rep.n_skipped == 1 ? "" : "s", rep.skipped_first);
         if (rep.n_passes == 0 && rep.n_metrics == 0) {
-            fprintf(stderr, "passmap import: %s: no timing report found\n", path);
+            fprintf(stderr, "passmap %s: %s: no timing report found\n", cmd, path);
             rc = PM_EXIT_FAIL;
             pm_report_free(&rep);
             continue;
         }
         /* the database and sweep are made once a report parsed: a failed import leaves no empty sweep behind */
         if (!st && (pm_store_open(db, &st, &err) || pm_store_sweep(st, sweep, "import", NULL, NULL, &sweep_id, &err))) {
-            fprintf(stderr, "passmap import: %s\n", err.msg);
+            fprintf(stderr, "passmap %s: %s\n", cmd, err.msg);
             rc = PM_EXIT_FAIL;
             pm_report_free(&rep);
             break;
@@ -106,7 +127,7 @@ int cmd_import(int argc, char **argv)
         pm_step_record step = {.tool = t, .argv = path, .result = &res, .report = &rep};
         if (pm_store_config(st, sweep_id, &cfg, &config_id, &err) ||
             pm_store_runs_done(st, config_id, mode, &done, &err)) {
-            fprintf(stderr, "passmap import: %s\n", err.msg);
+            fprintf(stderr, "passmap %s: %s\n", cmd, err.msg);
             rc = PM_EXIT_FAIL;
             pm_report_free(&rep);
             break;
@@ -114,7 +135,7 @@ int cmd_import(int argc, char **argv)
         pm_run_record rec = {.config_id = config_id, .repeat = done, .mode = mode, .status = "ok", .wall_s = wall,
                              .user_s = res.user_s, .sys_s = 0, .steps = &step, .n_steps = 1};
         if (pm_store_record_run(st, &rec, &run_id, &err)) {
-            fprintf(stderr, "passmap import: %s\n", err.msg);
+            fprintf(stderr, "passmap %s: %s\n", cmd, err.msg);
             rc = PM_EXIT_FAIL;
         } else if (!quiet) {
             printf("%s: %s, %zu passes, %zu metrics, %.4f s -> %s config %s repeat %d\n", path,

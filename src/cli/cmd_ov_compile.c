@@ -13,7 +13,7 @@
 
 enum { O_SCHED = 256, O_SOUT, O_SIN, O_REUSE, O_CACHE, O_PROP, O_WORKDIR, O_EXPORT, O_IMPORT, O_LIB, O_JSON,
        O_LOG, O_WEIGHTS, O_MINRESP, O_PREFILL, O_PYRAMID, O_PLATFORM, O_CACHEMODE, O_TSTATS, O_PATTN, O_GATTN,
-       O_SHEAD, O_CTYPE, O_OFFONLY };
+       O_SHEAD, O_CTYPE, O_OFFONLY, O_RAMSHARE };
 static const cli_opt ov_opts[] = {
     {"model", 'm', 1, "FILE", "OpenVINO IR .xml"},
     {"weights", O_WEIGHTS, 0, "FILE", "its .bin (default: beside the .xml)"},
@@ -23,13 +23,16 @@ static const cli_opt ov_opts[] = {
     {"min-response-len", O_MINRESP, 0, "N", "NPUW_LLM_MIN_RESPONSE_LEN (default 128)"},
     {"prefill-hint", O_PREFILL, 0, "H", "NPUW_LLM_PREFILL_HINT: STATIC compiles the prefill at the window\n"
                                         "(OpenVINO's default DYNAMIC compiles 1024-token chunks)"},
-    {"generate-pyramid", O_PYRAMID, 0, "B", "NPUW_LLM_GENERATE_PYRAMID YES|NO (YES: one generate model per 1K step)"},
-    {"prefill-attention-hint", O_PATTN, 0, "H", "NPUW_LLM_PREFILL_ATTENTION_HINT STATIC|DYNAMIC|PYRAMID (default\n"
-                                                "STATIC, pinned from OpenVINO 2026.0, whose defaults move inside 2026.x)"},
+    {"generate-pyramid", O_PYRAMID, 0, "B", "NPUW_LLM_GENERATE_PYRAMID YES|NO (YES: a generate model per 1024*2^k +\n"
+                                            "min response below the KV size; its default differs between 2026 copies)"},
+    {"prefill-attention-hint", O_PATTN, 0, "H", "NPUW_LLM_PREFILL_ATTENTION_HINT STATIC|DYNAMIC|PYRAMID|HFA (default\n"
+                                                "STATIC, pinned from OpenVINO 2026.0, whose defaults move inside 2026.x;\n"
+                                                "it changes the partitioning only with a chunked prefill)"},
     {"generate-attention-hint", O_GATTN, 0, "H", "NPUW_LLM_GENERATE_ATTENTION_HINT, likewise"},
     {"shared-head", O_SHEAD, 0, "B", "NPUW_LLM_SHARED_HEAD YES|NO (default YES, pinned likewise)"},
-    {"compiler-type", O_CTYPE, 0, "T", "NPU_COMPILER_TYPE (default: DRIVER on a device, PLUGIN offline; pinned because\n"
-                                       "the stock choice moves between 2026.x minors and SKUs)"},
+    {"compiler-type", O_CTYPE, 0, "T", "NPU_COMPILER_TYPE PLUGIN|DRIVER|PREFER_PLUGIN (2026; MLIR|DRIVER before);\n"
+                                       "default: DRIVER on a device, PLUGIN offline; pinned because the stock\n"
+                                       "choice moves between 2026.x minors and SKUs"},
     {"offline-only", O_OFFONLY, 0, NULL, "with --platform: fail on a machine with an NPU instead of compiling on it"},
     {"platform", O_PLATFORM, 0, "P", "NPU_PLATFORM (NPU3720, NPU4000, NPU5010): with no NPU present, compile\n"
                                      "offline (OpenVINO >= 2026.0; no import then)"},
@@ -49,6 +52,8 @@ static const cli_opt ov_opts[] = {
     {"export", O_EXPORT, 0, "FILE", "export the blob (default with --import: WORKDIR/model.blob)"},
     {"import", O_IMPORT, 0, NULL, "time ov_core_import_model of the exported blob (the warm path; a failed\n"
                                   "import is reported as import_error, the compile still counts)"},
+    {"import-max-ram-share", O_RAMSHARE, 0, "F", "with --import: do not import (and say why) when the weights exceed\n"
+                                                 "F of MemTotal (0 < F <= 1; the sweep passes 0.5)"},
     {"lib", O_LIB, 0, "PATH", "libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)"},
     {"json", O_JSON, 0, NULL, "end with the bare JSON object instead of the PASSMAP-OV-RESULT line"},
     {0},
@@ -185,9 +190,10 @@ int cmd_ov_compile(int argc, char **argv)
             break;
         case O_PATTN:
         case O_GATTN:
-            if (strcmp(optarg, "STATIC") && strcmp(optarg, "DYNAMIC") && strcmp(optarg, "PYRAMID")) {
-                fprintf(stderr, "passmap ov-compile: --%s-attention-hint is STATIC, DYNAMIC or PYRAMID, not '%s'\n",
-                        c == O_PATTN ? "prefill" : "generate", optarg);
+            if (strcmp(optarg, "STATIC") && strcmp(optarg, "DYNAMIC") && strcmp(optarg, "PYRAMID") &&
+                strcmp(optarg, "HFA")) {
+                fprintf(stderr, "passmap ov-compile: --%s-attention-hint is one of %s, not '%s'\n",
+                        c == O_PATTN ? "prefill" : "generate", PM_OV_ATTENTION_HINTS, optarg);
                 rc = PM_EXIT_USAGE;
                 goto cleanup;
             }
@@ -201,7 +207,28 @@ int cmd_ov_compile(int argc, char **argv)
             }
             o.shared_head = optarg;
             break;
-        case O_CTYPE: o.compiler_type = optarg; break;
+        case O_CTYPE:
+            if (strcmp(optarg, "PLUGIN") && strcmp(optarg, "DRIVER") && strcmp(optarg, "PREFER_PLUGIN") &&
+                strcmp(optarg, "MLIR")) {
+                fprintf(stderr, "passmap ov-compile: --compiler-type is one of %s, not '%s'\n", PM_OV_COMPILER_TYPES,
+                        optarg);
+                rc = PM_EXIT_USAGE;
+                goto cleanup;
+            }
+            o.compiler_type = optarg;
+            break;
+        case O_RAMSHARE: {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end || !(v > 0 && v <= 1)) {
+                fprintf(stderr, "passmap ov-compile: --import-max-ram-share wants a share in (0, 1], got '%s'\n",
+                        optarg);
+                rc = PM_EXIT_USAGE;
+                goto cleanup;
+            }
+            o.import_max_ram_share = v;
+            break;
+        }
         case O_OFFONLY: o.offline_only = 1; break;
         case O_PLATFORM: o.platform = optarg; break;
         case O_CACHEMODE: o.cache_mode = optarg; break;
@@ -276,6 +303,10 @@ report:
             emit_line(json_text, json);
     }
     if (status != PM_OK) {
+        /* The key a 2026 plugin refused is the first thing to know: it is not in the selected compiler's list. */
+        if (*r.refused_property)
+            fprintf(stderr, "passmap ov-compile: refused property %s (not supported by the selected compiler or "
+                            "this release; drop it or pin another NPU_COMPILER_TYPE)\n", r.refused_property);
         fprintf(stderr, "passmap ov-compile: %s\n", err.msg);
         goto cleanup;
     }
@@ -290,9 +321,22 @@ report:
         fprintf(stderr, ", no import (%s)", r.import_skipped);
     if (r.offline)
         fprintf(stderr, ", offline for %s", r.platform);
-    fprintf(stderr, "; OpenVINO %s, compiler %s%s\n", *r.ov_version ? r.ov_version : "?",
+    fprintf(stderr, "; OpenVINO %s, compiler %s%s%s%s%s%s\n", *r.ov_version ? r.ov_version : "?",
             *r.compiler_type_resolved ? r.compiler_type_resolved : "unresolved",
-            r.strategy_reused ? ", strategy reused" : "");
+            *r.compiler_version_decoded ? " " : "", r.compiler_version_decoded,
+            *r.compiler_version_source ? " (version from the " : "", r.compiler_version_source,
+            *r.compiler_version_source ? ")" : "");
+    if (r.strategy_reused)
+        fprintf(stderr, "ov-compile: strategy reused\n");
+    /* What NPUW compiled where it differs from what was sent (it rounds and defaults). */
+    for (int i = 0; i < r.effective.n; i++) {
+        const char *k = r.effective.items[i].key, *v = r.effective.items[i].value, *sent = NULL;
+        for (int j = 0; j < r.props.n; j++)
+            if (!strcmp(r.props.items[j].key, k))
+                sent = r.props.items[j].value;
+        if (sent && strcmp(sent, v))
+            fprintf(stderr, "ov-compile: %s compiled as %s (sent %s)\n", k, v, sent);
+    }
     rc = PM_EXIT_OK;
 cleanup:
     pm_ov_result_free(&r);

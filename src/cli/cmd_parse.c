@@ -19,17 +19,26 @@ static const cli_opt parse_opts[] = {
     {"all", 'a', 1, NULL, "also show group (g), summary (s) and detail (d) rows; a = analysis"},
     {"tree", 't', 1, NULL, "report order with indentation instead of sorting by wall time"},
     {"top", 'n', 1, "N", "show only the N largest rows"},
-    {"callgrind", 'c', 0, "OUT", "per-pass instruction counts: a callgrind.out of the same compile, matched to\n"
-                                  "the FILEs' pass names (docs/meters.md)"},
-    {"tool", 'T', 0, "NAME", "with --callgrind: the compiler (llc, opt, clang, mlir-opt) whose rows of\n"
-                             "data/pass-symbols.tsv apply"},
+    {"callgrind", 'C', 0, "OUT", "per-pass instruction counts: a callgrind.out of the same compile, matched to\n"
+                                  "the FILEs' pass names (docs/meters.md); --tool picks data/pass-symbols.tsv's rows"},
+    {"", 0, 0, NULL, "Storing (each FILE becomes one run, one step, in a results database; was `passmap import`):"},
+    {"db", 'd', 0, "FILE", "results database (created when missing): store, print one line per FILE"},
+    {"sweep", 's', 0, "NAME", "sweep to record into (default: imported)"},
+    {"config", 'c', 0, "KEY", "config key (default: the report file's name)"},
+    {"tool", 'T', 0, "NAME", "the compiler that printed the report (default: by format: mlir-opt, llc ...)"},
+    {"mode", 'm', 0, "NAME", "run mode recorded: cold, cache-miss or warm (default: cold)"},
+    {"quiet", 'q', 0, NULL, "with --db: print nothing on success"},
     {0},
 };
 static const cli_cmd parse_cmd = {
     .name = "parse",
-    .synopsis = "[--format NAME] [--json] [--all] [--tree] [--top N] [--callgrind OUT [--tool NAME]] FILE...",
+    .synopsis = "[--format NAME] [--json] [--all] [--tree] [--top N] FILE...\n"
+                "passmap parse --callgrind OUT [--tool NAME] [--json] FILE...\n"
+                "passmap parse --db FILE [--sweep NAME] [--config KEY] [--tool NAME] [--mode NAME] [--quiet]\n"
+                "[--format NAME] REPORT...",
     .about = "Reads per-pass timing reports (mlir-opt --mlir-timing, llc/opt -time-passes, Chrome traces, NPU\n"
-             "logs) and prints one table over all FILEs, sorted by wall time.",
+             "logs) and prints one table over all FILEs, sorted by wall time. With --db: records each file as one\n"
+             "run of the database instead (what `passmap import` did).",
     .opts = parse_opts,
 };
 
@@ -43,7 +52,7 @@ static int by_wall_desc(const void *a, const void *b)
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-static void flag_string(unsigned f, char out[5])
+static void flag_string(unsigned f, char out[6])
 {
     int n = 0;
     if (f & PM_PASS_GROUP)
@@ -54,6 +63,8 @@ static void flag_string(unsigned f, char out[5])
         out[n++] = 's';
     if (f & PM_PASS_DETAIL)
         out[n++] = 'd';
+    if (f & PM_PASS_PIPELINE)
+        out[n++] = 'p';
     out[n] = '\0';
 }
 
@@ -67,7 +78,7 @@ static int print_json(const pm_report *r)
     json_object_set_new(root, "pass_wall_s", json_real(pm_report_pass_wall(r)));
     for (size_t i = 0; i < r->n_passes; i++) {
         const pm_pass *p = &r->passes[i];
-        char fl[5];
+        char fl[6];
         flag_string(p->flags, fl);
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(p->name));
@@ -115,7 +126,7 @@ static int print_table(const pm_report *r, int all, int tree, long top)
     printf("%-56s %10s %10s %7s %5s\n", "pass", "wall_s", "user_s", "%total", "flags");
     for (size_t k = 0; k < n; k++) {
         const pm_pass *p = &r->passes[idx[k]];
-        char fl[5], user[16], name[256];
+        char fl[6], user[16], name[256];
         flag_string(p->flags, fl);
         if (p->user_s >= 0)
             snprintf(user, sizeof user, "%10.4f", p->user_s);
@@ -238,10 +249,11 @@ cleanup:
 int cmd_parse(int argc, char **argv)
 {
     pm_format fmt = PM_FMT_AUTO;
-    int json = 0, all = 0, tree = 0;
+    int json = 0, all = 0, tree = 0, quiet = 0;
     long top = 0;
-    const char *callgrind = NULL, *tool = NULL;
+    const char *callgrind = NULL;
     int c;
+    pm_cli_import_opts store = {.format = PM_FMT_AUTO};
     optind = 1;
     while ((c = cli_getopt(&parse_cmd, argc, argv)) != -1) {
         switch (c) {
@@ -254,8 +266,6 @@ int cmd_parse(int argc, char **argv)
             break;
         case 'j': json = 1; break;
         case 'a': all = 1; break;
-        case 'c': callgrind = optarg; break;
-        case 'T': tool = optarg; break;
         case 't': tree = 1; break;
         case 'n': {
             char *e;
@@ -267,9 +277,43 @@ int cmd_parse(int argc, char **argv)
             }
             break;
         }
+        case 'd': store.db = optarg; break;
+        case 's': store.sweep = optarg; break;
+        case 'c': store.config = optarg; break;
+        case 'T': store.tool = optarg; break;
+        case 'm':
+            if (pm_cli_mode_check("parse", optarg))
+                return PM_EXIT_USAGE;
+            store.mode = optarg;
+            break;
+        case 'q': quiet = 1; break;
+        case 'C': callgrind = optarg; break;
         case CLI_HELP: cli_usage(stdout, &parse_cmd); return PM_EXIT_OK;
         default: return cli_try_help(&parse_cmd);
         }
+    }
+    if (store.db && (json || all || tree || top)) {
+        fprintf(stderr, "passmap parse: --db stores the reports; --json, --all, --tree and --top print them: one or the "
+                        "other\n");
+        return PM_EXIT_USAGE;
+    }
+    if (store.db && callgrind) {
+        fprintf(stderr, "passmap parse: --db stores the reports; --callgrind prints their counts: one or the other\n");
+        return PM_EXIT_USAGE;
+    }
+    if (callgrind && (all || tree || top)) {
+        fprintf(stderr, "passmap parse: --callgrind prints every counted pass; --all, --tree and --top do not apply\n");
+        return PM_EXIT_USAGE;
+    }
+    if (!store.db && (store.sweep || store.config || (store.tool && !callgrind) || store.mode || quiet)) {
+        fprintf(stderr, "passmap parse: --sweep, --config, --tool, --mode and --quiet go with --db FILE (--tool also "
+                        "with --callgrind)\n");
+        return PM_EXIT_USAGE;
+    }
+    if (store.db && optind < argc) {
+        store.format = fmt;
+        store.quiet = quiet;
+        return pm_cli_import("parse", &store, argc - optind, argv + optind);
     }
     if (optind >= argc) {
         fprintf(stderr, "passmap parse: no FILE given (try --help)\n");
@@ -281,11 +325,16 @@ int cmd_parse(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         pm_err err;
         pm_err_clear(&err);
+        size_t skipped = r.n_skipped;
         if (pm_parse_file(argv[i], fmt, &r, &err) != PM_OK) {
             fprintf(stderr, "passmap parse: %s\n", err.msg);
             rc = PM_EXIT_FAIL;
             goto cleanup;
         }
+        if (r.n_skipped > skipped)   /* rows left out are said, never dropped silently */
+            fprintf(stderr, "passmap parse: warning: %s: %zu row%s not read (%s%s)\n", argv[i], r.n_skipped - skipped,
+                    r.n_skipped - skipped == 1 ? "" : "s", skipped ? "" : "the first: ",
+                    skipped ? "malformed" : r.skipped_first);
     }
     size_t counted = 0;
     for (size_t i = 0; i < r.n_passes; i++)
@@ -300,7 +349,7 @@ int cmd_parse(int argc, char **argv)
         goto cleanup;
     }
     if (callgrind)
-        rc = print_counts(&r, callgrind, tool, json);
+        rc = print_counts(&r, callgrind, store.tool, json);
     else
         rc = json ? print_json(&r) : print_table(&r, all, tree, top);
 cleanup:

@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "cli_opts.h"
 #include "cmds.h"
+#include "contention.h"
 #include "store.h"
 #include "store_compare.h"
 #include "store_runs.h"
@@ -36,13 +37,16 @@ static const cli_opt report_opts[] = {
                           "(handoff: a declared ir.* metric, else the cold wall, grows the compile)"},
     {"y", 'Y', 0, "AXIS", "the workload axis (e.g. --y input): the series; default: the spec's [report]\n"
                           "workload, else input"},
-    {"allow-contended", 'C', 0, NULL, "the in-sweep A/B keeps the marks of configs whose runs were contended (load\n"
-                                      "above the CPUs, or a tool below 0.75x its serial CPU/wall), marked contended;\n"
-                                      "by default they read \"no conclusion (contended)\", as in passmap compare"},
+    {"allow-contended", 'C', 0, NULL, "the in-sweep A/B keeps the marks of configs whose runs were contended (the\n"
+                                      "rule below), marked contended; by default they read \"no conclusion\n"
+                                      "(contended)\", as in passmap compare"},
     {0},
 };
 static void report_notes(FILE *out)
 {
+    char rule[512];
+    pm_contention_rule_text(rule, sizeof rule, 0);
+    fprintf(out, "Contended runs: %s.\n", rule);
     fprintf(out, "data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
 static const cli_cmd report_cmd = {
@@ -143,7 +147,8 @@ int cmd_report(int argc, char **argv)
         pm_err_wrap(&err, "%s", dbpath);   /* an SQL error alone does not say which file */
         goto cleanup;
     }
-    if (a->summary.n_runs_ok + a->summary.n_runs_failed == 0) {   /* 85 lines of dashes and a headline would be a false study */
+    /* 85 lines of dashes and a headline would be a false study */
+    if (a->summary.n_runs_ok + a->summary.n_runs_failed + a->summary.n_runs_no_report == 0) {
         rc = pm_err_set(&err, PM_ERR_NOTFOUND, "%s: sweep '%s' has no runs yet (passmap sweep SPEC.ini --db %s "
                         "measures it)", dbpath, a->sweep ? a->sweep : "-", dbpath);
         goto cleanup;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "meter.h"
 #include "cli_opts.h"
 #include "cmds.h"
 #include "json_out.h"
@@ -20,6 +21,7 @@
 #include "parse.h"
 #include "pgroup.h"
 #include "run.h"
+#include "table.h"
 #include "single_run.h"
 #include "stats.h"
 #include "util.h"
@@ -42,6 +44,10 @@ static const cli_opt run_opts[] = {
     {"stderr", 'E', 0, "FILE", "keep CMD's stderr (with -n > 1: FILE.1, FILE.2, ... per run)"},
     {"json", 'j', 0, NULL, "one JSON object on stdout instead of the table"},
     {"verbose", 'v', 1, NULL, "one line per run"},
+    {"meter", 1, 0, "M", "how each run is measured: {meters} (default auto: perf counters where the\n"
+                         "kernel offers them, else wall); valgrind counts the instructions of CMD's process\n"
+                         "tree exactly (~50x slower: its wall is not CMD's)"},
+    {"backend", 'B', 0, "NAME", "{run-backends}"},
     {"", 0, 0, NULL, "Recording (each measured run becomes one run in a results database, process stats and pass times\n"
                      "together, as a sweep stores them):"},
     {"db", 'd', 0, "FILE", "results database (created when missing); what a killed `run --db` left\n"
@@ -53,8 +59,7 @@ static const cli_opt run_opts[] = {
                                 "a FILE that never appears makes the run failed"},
     {"format", 'f', 0, "NAME", "report parser: {formats} (default: sniff)"},
     {"tool", 'l', 0, "LABEL", "tool stored with the step (default: CMD's name without version suffix)"},
-    {"", 0, 0, NULL, "OpenVINO back end (each run is a `passmap ov-compile` child in its own folder RUN_DIR/i, cold):"},
-    {"backend", 'B', 0, "NAME", "{run-backends}"},
+    {"", 0, 0, "openvino", "OpenVINO back end (each run is a `passmap ov-compile` child in its own folder RUN_DIR/i, cold):"},
     {"model", 'M', 0, "X.xml", "OpenVINO IR to compile"},
     {"device", 'D', 0, "NAME", "NPU, CPU or GPU (default NPU)"},
     {"window", 'w', 0, "W", "LLM prompt window (NPUW_LLM_MAX_PROMPT_LEN)"},
@@ -117,14 +122,29 @@ static void report_child_error(const char *err_path, long run, long all_failed)
     free(buf);
 }
 
+typedef enum metric_unit { UNIT_S, UNIT_KB, UNIT_COUNT } metric_unit;
 typedef struct metric {
-    const char *name;
+    const char *name;  /* the JSON key (raw numbers) */
+    const char *label; /* the terminal table's row (numbers in the report's formats) */
+    metric_unit unit;
     int optional; /* instructions: runs without a value are skipped */
 } metric;
 
 static const metric metrics[] = {
-    {"wall_s", 0}, {"user_s", 0}, {"sys_s", 0}, {"maxrss_kb", 0}, {"instructions", 1},
+    {"wall_s", "wall", UNIT_S, 0},         {"user_s", "user", UNIT_S, 0}, {"sys_s", "sys", UNIT_S, 0},
+    {"maxrss_kb", "maxrss", UNIT_KB, 0},   {"instructions", "instructions", UNIT_COUNT, 1},
 };
+
+/* A value in the terminal table: a duration in the report's one format ("5.333 ms"), a size in kB, a count. */
+static void fmt_metric(char *buf, size_t n, metric_unit u, double v)
+{
+    if (u == UNIT_S)
+        pm_fmt_time(buf, n, v, 0);
+    else if (u == UNIT_KB)
+        snprintf(buf, n, "%.0f kB", v);
+    else
+        snprintf(buf, n, "%.0f", v);
+}
 enum { N_METRICS = sizeof metrics / sizeof metrics[0] };
 
 static double metric_value(const pm_run_result *r, int m)
@@ -194,8 +214,11 @@ static void print_run_line(FILE *out, const pm_run_result *r, int index)
         fprintf(out, " signal %-4s", sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "?");
     else
         fprintf(out, " exit %-6d", r->exit_code);
-    fprintf(out, " wall %.4f s  user %.4f s  sys %.4f s  maxrss %ld kB  instructions ", r->wall_s, r->user_s,
-            r->sys_s, r->maxrss_kb);
+    char w[32], u[32], sy[32];
+    pm_fmt_time(w, sizeof w, r->wall_s, 0);
+    pm_fmt_time(u, sizeof u, r->user_s, 0);
+    pm_fmt_time(sy, sizeof sy, r->sys_s, 0);
+    fprintf(out, " wall %s  user %s  sys %s  maxrss %ld kB  instructions ", w, u, sy, r->maxrss_kb);
     if (r->instructions >= 0)
         fprintf(out, "%lld\n", (long long)r->instructions);
     else
@@ -229,6 +252,8 @@ typedef struct run_args {
     long n_runs, warmup;
     int json, verbose;
     pm_run_opts opts;
+    const char *meter_name;        /* --meter, resolved into meter */
+    const pm_meter *meter;
     const char *stdout_base, *stderr_base;
     pm_single_run_opts rec;        /* --db: where the measured runs are recorded */
     char **cmd;                    /* what each run executes */
@@ -283,7 +308,8 @@ static int parse_args(int argc, char **argv, run_args *a)
         case 'E': a->stderr_base = optarg; break;
         case 'j': a->json = 1; break;
         case 'v': a->verbose = 1; break;
-        case CLI_HELP: cli_usage(stdout, &run_cmd); return PM_EXIT_OK;
+        case 1: a->meter_name = optarg; break;
+        case CLI_HELP: cli_usage_for(stdout, &run_cmd, a->be ? a->be->name : NULL); return PM_EXIT_OK;
         case 'B':
             /* the table says which back ends passmap run measures */
             a->be = pm_backend_find(optarg);
@@ -461,7 +487,7 @@ static int measure(const run_args *a, pm_single_run *sr, pm_pgroup_recorder *pgr
             fprintf(stderr, "\rwarmup %ld/%ld ", i + 1, a->warmup);
         snprintf(what, sizeof what, "config %s, warmup %ld", key, i + 1);
         pgrec->what = what;
-        int erc = pm_run_exec((const char *const *)a->cmd, &w, &r, &err);
+        int erc = a->meter->exec((const char *const *)a->cmd, &w, NULL, &r, &err);
         if (sr->st)
             pm_pgroup_unrecord(pgrec);
         if (erc != PM_OK) {
@@ -480,7 +506,7 @@ static int measure(const run_args *a, pm_single_run *sr, pm_pgroup_recorder *pgr
             fprintf(stderr, "\rrun %ld/%ld ", i + 1, a->n_runs);
         snprintf(what, sizeof what, "config %s, cold r%ld", key, sr->first_repeat + i);
         pgrec->what = what;
-        int erc = pm_run_exec((const char *const *)a->cmd, &o, &res->runs[i], &err);
+        int erc = a->meter->exec((const char *const *)a->cmd, &o, NULL, &res->runs[i], &err);
         if (sr->st)
             pm_pgroup_unrecord(pgrec);
         if (erc != PM_OK) {
@@ -583,30 +609,41 @@ static void print_table(const run_args *a, const run_results *res)
     printf("\n%-13s %14s %14s %14s %14s %14s\n", "", "mean", "median", "stddev", "min", "max");
     for (int m = 0; m < N_METRICS; m++) {
         const pm_stats_summary *st = &res->st[m];
-        printf("%-13s", metrics[m].name);
+        printf("%-13s", metrics[m].label);
         if (st->n == 0) {
             printf(" %14s\n", "n/a");
             continue;
         }
-        int prec = m < 3 ? 6 : 0;
         double v[5] = {st->mean, st->median, st->sd, st->min, st->max};
-        for (int k = 0; k < 5; k++)
-            printf(" %14.*f", prec, v[k]);
+        for (int k = 0; k < 5; k++) {
+            char b[48];
+            fmt_metric(b, sizeof b, metrics[m].unit, v[k]);
+            printf(" %14s", b);
+        }
         printf("\n");
     }
     if (a->be->run_one == PM_RUN_ONE_OV_COMPILE) {
         const pm_stats_summary *ss[2] = {&res->ov_compile, &res->ov_import};
-        const char *names[2] = {"ov compile s", "ov import s"};
+        const char *names[2] = {"ov compile", "ov import"};
         for (int k = 0; k < 2; k++) {
             printf("%-13s", names[k]);
-            if (!ss[k]->n)
+            if (!ss[k]->n) {
                 printf(" %14s\n", "n/a");
-            else
-                printf(" %14.6f %14.6f %14.6f %14.6f %14.6f\n", ss[k]->mean, ss[k]->median,
-                       isnan(ss[k]->sd) ? 0.0 : ss[k]->sd, ss[k]->min, ss[k]->max);
+                continue;
+            }
+            double v[5] = {ss[k]->mean, ss[k]->median, isnan(ss[k]->sd) ? 0.0 : ss[k]->sd, ss[k]->min, ss[k]->max};
+            for (int j = 0; j < 5; j++) {
+                char b[48];
+                fmt_metric(b, sizeof b, UNIT_S, v[j]);
+                printf(" %14s", b);
+            }
+            printf("\n");
         }
-        if (res->ov_compile.n && res->ov_import.n && res->ov_import.mean > 0)
-            printf("recompile / blob import: %.1fx\n", res->ov_compile.mean / res->ov_import.mean);
+        if (res->ov_compile.n && res->ov_import.n && res->ov_import.mean > 0) {
+            char r[32];
+            pm_fmt_ratio(r, sizeof r, res->ov_compile.mean / res->ov_import.mean);
+            printf("recompile / blob import: %s\n", r);
+        }
     }
     for (long i = 0; i < res->done; i++)
         if (res->runs[i].status != PM_RUN_OK && !a->verbose)
@@ -628,6 +665,12 @@ int cmd_run(int argc, char **argv)
     if (rc >= 0)
         return rc;
     rc = PM_EXIT_OK;
+    pm_err merr = {0};
+    if (pm_meter_resolve(a.meter_name, &a.meter, &merr)) {
+        fprintf(stderr, "passmap run: %s\n", merr.msg);
+        return merr.code == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;
+    }
+    a.rec.meter = a.meter->name;
     if (a.be->run_one == PM_RUN_ONE_OV_COMPILE && (rc = prepare_ov_compile(&a, &ov_steps)) != PM_EXIT_OK)
         goto cleanup_early;
     if (a.rec.db && (rc = open_recorder(&a, &sr, &pgrec)) != PM_EXIT_OK)

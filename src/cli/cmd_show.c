@@ -9,6 +9,8 @@
 
 #include "cli_opts.h"
 #include "cmds.h"
+#include "analysis.h"
+#include "table.h"
 #include "passtree.h"
 #include "store_runs.h"
 
@@ -21,20 +23,68 @@ static const cli_opt show_opts[] = {
     {"min-share", 'f', 1, "F", "fold passes below this share of the run (fraction, default 0.005) into one line"},
     {"stage-map", 'M', 1, "FILE", "pass->stage map (default: the data dir's stages-*.tsv); repeatable"},
     {"json", 'j', 1, NULL, "the tree as JSON (schema in docs/json.md)"},
+    {"chrome-trace", 'C', 0, "FILE", "write the compile as Chrome trace event JSON to FILE ('-': stdout) for\n"
+                                     "https://ui.perfetto.dev or chrome://tracing, instead of the tree (was `passmap trace`)"},
     {0},
 };
 static const cli_cmd show_cmd = {
     .name = "show",
     .synopsis = "DB [--sweep NAME] [--config KEY [--repeat N] [--mode MODE] | --run ID]\n"
-                "[--min-share F] [--stage-map FILE]... [--json]",
+                "[--min-share F] [--stage-map FILE]... [--json]\n"
+                "passmap show DB [--sweep NAME] [--config KEY [--repeat N] [--mode MODE] | --run ID] --chrome-trace FILE",
     .about = "  without --config: every config of the sweep with its median cold wall as a bar.\n"
-             "  with --config (or --run): that compile's pass tree per step: time, share of the run's wall, stage, bar.",
+             "  with --config (or --run): that compile's pass tree per step: time, share of the run's wall, stage, bar.\n"
+             "  with --chrome-trace: that compile as a trace, one track per step process, the step as a span, its passes\n"
+             "  nested inside in the compiler's order (see passmap-trace(1) for how each report format places them).",
     .opts = show_opts,
     .notes = "width: $COLUMNS, else the terminal's, else 100; colour only on a terminal and never with NO_COLOR",
 };
 
 
 static json_t *num(double v) { return v >= 0 && !isnan(v) ? json_real(v) : json_null(); }
+
+/* The run's NPUW setting k as compiled (*compiled) and as sent (*sent, the same when they did not differ); 0
+ * when the run has none (not an NPUW compile). */
+static int npuw_setting(const pm_stored_run *r, int k, double *compiled, double *sent)
+{
+    const char *m = pm_an_npuw_settings[k].metric;
+    size_t n = strlen(m);
+    int found = 0;
+    *sent = NAN;
+    for (size_t i = 0; i < r->n_metrics; i++) {
+        if (strncmp(r->metrics[i].name, m, n))
+            continue;
+        if (!r->metrics[i].name[n]) {
+            *compiled = r->metrics[i].value;
+            found = 1;
+        } else if (!strcmp(r->metrics[i].name + n, ".sent")) {
+            *sent = r->metrics[i].value;
+        }
+    }
+    if (found && isnan(*sent))
+        *sent = *compiled;
+    return found;
+}
+
+/* What NPUW compiled (the compiled model's values), with the sent value where it differs. */
+static void print_npuw(FILE *f, const pm_stored_run *r)
+{
+    int any = 0;
+    for (int k = 0; k < PM_AN_NPUW_SETTINGS; k++) {
+        double c, sent;
+        if (!npuw_setting(r, k, &c, &sent))
+            continue;
+        char ct[32], st[32];
+        pm_an_npuw_setting_text(k, c, ct, sizeof ct);
+        pm_an_npuw_setting_text(k, sent, st, sizeof st);
+        fprintf(f, "%s%s %s", any ? ", " : "NPUW compiled: ", pm_an_npuw_settings[k].label, ct);
+        if (sent != c)
+            fprintf(f, " (sent %s)", st);
+        any = 1;
+    }
+    if (any)
+        fputc('\n', f);
+}
 
 static json_t *run_json(const pm_stored_run *r)
 {
@@ -64,15 +114,23 @@ static json_t *run_json(const pm_stored_run *r)
                                                st->report_format ? json_string(st->report_format) : json_null(),
                                                "pass_order", pm_pass_order_name(st->order), "passes", ps));
     }
-    return json_pack("{s:i,s:{s:s,s:s},s:I,s:o,s:o,s:i,s:o,s:o,s:o}", "schema", 1, "units", "wall_s", "s", "share",
+    json_t *npuw = json_object();
+    for (int k = 0; k < PM_AN_NPUW_SETTINGS; k++) {
+        double c, sent;
+        if (npuw_setting(r, k, &c, &sent))
+            json_object_set_new(npuw, pm_an_npuw_settings[k].label,
+                                json_pack("{s:f,s:o}", "compiled", c, "sent", sent != c ? json_real(sent) : json_null()));
+    }
+    return json_pack("{s:i,s:{s:s,s:s},s:I,s:o,s:o,s:i,s:o,s:o,s:o,s:o}", "schema", 1, "units", "wall_s", "s", "share",
                      "fraction of the run's wall (0..1)", "run_id", (json_int_t)r->id, "config",
                      r->config_key ? json_string(r->config_key) : json_null(), "mode",
                      r->mode ? json_string(r->mode) : json_null(), "repeat", r->repeat, "status",
-                     r->status ? json_string(r->status) : json_null(), "wall_s", num(r->wall_s), "steps", steps);
+                     r->status ? json_string(r->status) : json_null(), "wall_s", num(r->wall_s), "steps", steps,
+                     "npuw_settings", npuw);
 }
 
 /* Every config of the sweep: its representative cold run's wall, as a bar against the slowest. */
-static int show_configs(sqlite3 *db, const char *sweep, int width, int json, pm_err *err)
+static int show_configs(sqlite3 *db, const char *path, const char *sweep, int width, int json, pm_err *err)
 {
     int64_t sweep_id;
     char **keys = NULL;
@@ -113,14 +171,18 @@ static int show_configs(sqlite3 *db, const char *sweep, int width, int json, pm_
         if (bar < 10)
             bar = 10;
         /* the hint on its own line, so the header never wraps at 80 columns */
-        printf("(median-wall cold run; passmap show DB --config KEY for its pass tree)\n%-*s %10s\n", (int)key_w,
-               "config", "cold wall");
+        /* the hint names the store as given, so it can be copied as it stands; the command on a line of its own,
+         * so only a long path makes it wider than the terminal */
+        printf("(median-wall cold run; one config's pass tree:)\n  passmap show %s --config KEY\n%-*s %10s\n", path,
+               (int)key_w, "config", "cold wall");
         for (size_t i = 0; i < n; i++) {
             if (wall[i] < 0) {
                 printf("%-*s %10s  no successful cold run\n", (int)key_w, keys[i], "-");
                 continue;
             }
-            printf("%-*s %8.3f s  ", (int)key_w, keys[i], wall[i]);
+            char w[32];
+            pm_fmt_time(w, sizeof w, wall[i], 0);   /* the report's one duration format */
+            printf("%-*s %10s  ", (int)key_w, keys[i], w);
             pm_show_bar(stdout, max > 0 ? wall[i] / max : 0, bar, isatty(STDOUT_FILENO));   /* NO_COLOR: no colour, same glyphs */
             putchar('\n');
         }
@@ -135,9 +197,9 @@ static int show_configs(sqlite3 *db, const char *sweep, int width, int json, pm_
 
 int cmd_show(int argc, char **argv)
 {
-    const char *config = NULL, *mode = NULL, *sweep = NULL;
+    const char *config = NULL, *mode = NULL, *sweep = NULL, *chrome_trace = NULL;
     const char *maps[16];
-    int n_maps = 0, json = 0, repeat = -1, c;
+    int n_maps = 0, json = 0, repeat = -1, tree_opts = 0, c;
     long long run_id = 0;
     double min_share = 0.005;
     char *end;
@@ -164,6 +226,7 @@ int cmd_show(int argc, char **argv)
                 fprintf(stderr, "passmap show: --min-share wants a fraction in [0, 1), not '%s'\n", optarg);
                 return PM_EXIT_USAGE;
             }
+            tree_opts = 1;
             break;
         case 'M':
             if (n_maps == 16) {
@@ -171,11 +234,13 @@ int cmd_show(int argc, char **argv)
                 return PM_EXIT_USAGE;
             }
             maps[n_maps++] = optarg;
+            tree_opts = 1;
             break;
         case 'c': config = optarg; break;
         case 'm': mode = optarg; break;
         case 's': sweep = optarg; break;
-        case 'j': json = 1; break;
+        case 'j': json = tree_opts = 1; break;
+        case 'C': chrome_trace = optarg; break;
         case CLI_HELP: cli_usage(stdout, &show_cmd); return PM_EXIT_OK;
         default: return cli_try_help(&show_cmd);
         }
@@ -187,6 +252,14 @@ int cmd_show(int argc, char **argv)
     if (run_id && (config || repeat >= 0 || mode)) {
         fprintf(stderr, "passmap show: --run names one run; it does not combine with --config/--repeat/--mode\n");
         return PM_EXIT_USAGE;
+    }
+    if (chrome_trace) {
+        if (tree_opts) {
+            fprintf(stderr, "passmap show: --json, --min-share and --stage-map shape the tree, not --chrome-trace's trace\n");
+            return PM_EXIT_USAGE;
+        }
+        pm_cli_run_pick pick = {.sweep = sweep, .config = config, .mode = mode, .repeat = repeat, .run_id = run_id};
+        return pm_cli_trace("show", argv[optind], &pick, strcmp(chrome_trace, "-") ? chrome_trace : NULL);
     }
     pm_err err = {0};
     sqlite3 *db = NULL;
@@ -211,7 +284,7 @@ int cmd_show(int argc, char **argv)
             free(keys[i]);
         free(keys);
         if (n != 1) {
-            if ((rc = show_configs(db, sweep, width, json, &err)))
+            if ((rc = show_configs(db, argv[optind], sweep, width, json, &err)))
                 goto cleanup;
             ret = PM_EXIT_OK;
             goto cleanup;
@@ -241,6 +314,7 @@ int cmd_show(int argc, char **argv)
                           .map = pm_stagemap_rules(map) ? map : NULL};
         if ((rc = pm_show_run(stdout, &run, &o, &err)))
             goto cleanup;
+        print_npuw(stdout, &run);
     }
     ret = PM_EXIT_OK;
 cleanup:

@@ -11,6 +11,7 @@
 #include "cli_opts.h"
 #include "cmds.h"
 #include "backend.h"
+#include "meter.h"
 #include "spec.h"
 #include "sweep.h"
 
@@ -36,7 +37,6 @@ static const cli_opt sweep_opts[] = {
                             "a minute)"},
     {"json", 'j', 0, NULL, "print the summary as JSON on stdout"},
     {"backend", 'B', 0, "NAME", "override the spec's back end: {backends}"},
-    {"device", 'D', 0, "NAME", "override [openvino] device (NPU, CPU, GPU ...)"},
     {"shard", 'S', 0, "K/N", "run only shard K of N (1 <= K <= N): the same spec gives the same shards on every\n"
                             "machine; each shard resumes on its own --db; `passmap merge` joins them"},
     {"costs", 'C', 0, "DB", "balance the shards by the walls measured in DB (an earlier sweep of the spec)\n"
@@ -50,9 +50,16 @@ static const cli_opt sweep_opts[] = {
                              "walls of --costs DB, else its stage-size probe sizes, else IR size), ir (IR size\n"
                              "only), probe (the stage-size probe only: from --costs DB where recorded, run\n"
                              "now elsewhere, one extra compile per config; ranks far better than IR size)"},
-    {"status", 's', 0, NULL, "print done/left per shard of --db (as `passmap status DB`), run nothing; with\n"
-                             "--slurm: also each shard task's and the merge job's Slurm state (squeue, then\n"
+    {"status", 's', 0, NULL, "print done/left per shard of --db, or of the databases DB... given instead of the\n"
+                             "spec (was `passmap status`), run nothing; with --slurm (or a DB a Slurm sweep\n"
+                             "writes into): also each shard task's and the merge job's Slurm state (squeue, then\n"
                              "sacct) and what to do about a task that ended without completing"},
+    {"meter", 10, 0, "M", "how each step is measured: {meters} (default: [sweep] meter, else auto:\n"
+                          "perf counters where the kernel offers them, else wall); valgrind counts the\n"
+                          "instructions of the step's process tree exactly, ~50x slower, and decides on them"},
+    {"jobs", 11, 0, "N", "N compiles at once (default 1); only with a meter that counts (valgrind,\n"
+                         "counters): the counts decide, the walls are recorded as contended; refused\n"
+                         "with the wall meter. Each Slurm shard still runs on a node of its own"},
     {"name", 'A', 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same"},
     {"force", 'F', 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
                             "fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
@@ -65,24 +72,42 @@ static const cli_opt sweep_opts[] = {
     {"shards", 'K', 0, "N", "with --slurm: number of shards (default 4)"},
     {"partition", 'P', 0, "P", "with --slurm: the Slurm partition"},
     {"time", 'T', 0, "T", "with --slurm: time limit per shard task (Slurm syntax, e.g. 4:00:00)"},
-    {"account", 3, 0, "A", "with --slurm: passed to both jobs as an #SBATCH line (site policy)"},
-    {"qos", 4, 0, "Q", "with --slurm: the same"},
-    {"constraint", 5, 0, "C", "with --slurm: the same"},
-    {"mem", 6, 0, "M", "with --slurm: the same"},
+    /* old spellings of --sbatch-args words, hidden (notes below), kept for one release */
+    {"account", 3, 0, "A", NULL},
+    {"qos", 4, 0, "Q", NULL},
+    {"constraint", 5, 0, "C", NULL},
+    {"mem", 6, 0, "M", NULL},
     {"throttle", 7, 0, "M", "with --slurm: at most M shard tasks at once (--array=1-N%M)"},
     {"sbatch-args", 8, 0, "S", "with --slurm: more sbatch options, split at white space, given to every sbatch\n"
                                "call as argv words (no shell); shown by --dry-run"},
+    {"", 0, 0, "openvino", "OpenVINO back end:"},
+    {"device", 'D', 0, "NAME", "override [openvino] device (NPU, CPU, GPU ...)"},
     {0},
 };
 static const cli_cmd sweep_cmd = {
     .name = "sweep",
-    .synopsis = "[options] SPEC.ini",
+    .synopsis = "[options] SPEC.ini\npassmap sweep --status [--json] DB...",
     .about = "Runs every config of the spec's matrix (repeats interleaved) and records each run in SQLite.\n"
              "Rerunning the same command resumes: runs already recorded are skipped, and what a killed sweep left\n"
              "running in a step's process group is killed first (one line on stderr).",
     .opts = sweep_opts,
-    .notes = "Spec format: man 5 passmap-spec (docs/spec.md), studies/demo.ini. Several machines: docs/scale-out.md.",
+    .notes = "Spec format: man 5 passmap-spec (docs/spec.md), studies/demo.ini. Several machines: docs/scale-out.md.\n"
+             "Old spellings, kept for one release (each prints its new one on stderr): --account A, --qos Q,\n"
+             "--constraint C and --mem M (with --slurm: an #SBATCH line of both jobs, as before) are now\n"
+             "--sbatch-args '--account=A --qos=Q --constraint=C --mem=M'; `passmap status DB...` is now\n"
+             "`passmap sweep --status DB...`.",
 };
+
+/* An old site option (key of its hidden row): the one line saying its new spelling; returns its value. */
+static const char *old_site_option(int key, const char *value)
+{
+    const cli_opt *o = sweep_opts;
+    while (o->name && o->key != key)
+        o++;
+    fprintf(stderr, "passmap sweep: --%s is now --sbatch-args '--%s=%s'; the old spelling goes in the next release\n",
+            o->name, o->name, value);
+    return value;
+}
 
 typedef struct progress_state {
     int tty, quiet, dry;
@@ -141,6 +166,19 @@ static void on_notice(void *user, const char *line)
     fprintf(stderr, "passmap sweep: %s\n", line);
 }
 
+/* An option's integer from lo to hi into *out; -1 (said on stderr) when it is not one. */
+static int int_opt(const char *name, const char *arg, long lo, long hi, int *out)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || v < lo || v > hi) {
+        fprintf(stderr, "passmap sweep: %s needs an integer from %ld to %ld, not '%s'\n", name, lo, hi, arg);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     const char *write_plan = NULL;
@@ -170,6 +208,17 @@ int cmd_sweep(int argc, char **argv)
             break;
         }
         case 'n': opts.dry_run = 1; break;
+        case 11:
+            if (int_opt("--jobs", optarg, 1, 256, &opts.jobs))
+                return PM_EXIT_USAGE;
+            break;
+        case 10:
+            if (strcmp(optarg, "auto") && !pm_meter_find(optarg)) {
+                fprintf(stderr, "passmap sweep: --meter is one of %s, not '%s'\n", pm_meter_names(), optarg);
+                return PM_EXIT_USAGE;
+            }
+            opts.meter = optarg;
+            break;
         case 'q': quiet = 1; break;
         case 'j': json = 1; break;
         case 'B':
@@ -189,16 +238,10 @@ int cmd_sweep(int argc, char **argv)
         case 'C': opts.costs_db = optarg; break;
         case 's': status = 1; break;
         case 'L': use_slurm = 1; break;
-        case 'K': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 100000) {
-                fprintf(stderr, "passmap sweep: --shards needs an integer from 1 to 100000, not '%s'\n", optarg);
+        case 'K':
+            if (int_opt("--shards", optarg, 1, 100000, &slurm.shards))
                 return PM_EXIT_USAGE;
-            }
-            slurm.shards = (int)v;
             break;
-        }
         case 'F': opts.force = 1; break;
         case 'R': opts.retry_failed = 1; break;
         case 'A': name = optarg; break;
@@ -206,20 +249,14 @@ int cmd_sweep(int argc, char **argv)
         case 'T': slurm.time_limit = optarg; break;
         case 1: opts.plan_path = optarg; break;
         case 2: write_plan = optarg; break;
-        case 3: slurm.account = optarg; break;
-        case 4: slurm.qos = optarg; break;
-        case 5: slurm.constraint = optarg; break;
-        case 6: slurm.mem = optarg; break;
-        case 7: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 100000) {
-                fprintf(stderr, "passmap sweep: --throttle needs an integer from 1 to 100000, not '%s'\n", optarg);
+        case 3: slurm.account = old_site_option(c, optarg); break;
+        case 4: slurm.qos = old_site_option(c, optarg); break;
+        case 5: slurm.constraint = old_site_option(c, optarg); break;
+        case 6: slurm.mem = old_site_option(c, optarg); break;
+        case 7:
+            if (int_opt("--throttle", optarg, 1, 100000, &slurm.throttle))
                 return PM_EXIT_USAGE;
-            }
-            slurm.throttle = (int)v;
             break;
-        }
         case 8: slurm.sbatch_args = optarg; break;
         case 9:
             if (pm_cost_model_parse(optarg, &slurm.cost_model, &err)) {
@@ -227,12 +264,19 @@ int cmd_sweep(int argc, char **argv)
                 return PM_EXIT_USAGE;
             }
             break;
-        case CLI_HELP: cli_usage(stdout, &sweep_cmd); return PM_EXIT_OK;
+        case CLI_HELP: cli_usage_for(stdout, &sweep_cmd, backend); return PM_EXIT_OK;
         default: return cli_try_help(&sweep_cmd);
         }
     }
+    /* --status with databases instead of a spec (or --db alone): their progress, no spec read */
+    if (status && (argc - optind > 1 || (optind == argc && db) ||
+                   (optind == argc - 1 && pm_cli_status_operand(argv[optind])))) {
+        return optind == argc ? pm_cli_status_dbs(&db, 1, json)
+                              : pm_cli_status_dbs((const char *const *)argv + optind, argc - optind, json);
+    }
     if (optind != argc - 1) {
-        fprintf(stderr, "passmap sweep: expected one SPEC.ini\ntry 'passmap sweep --help'\n");
+        fprintf(stderr, "passmap sweep: expected one SPEC.ini%s\ntry 'passmap sweep --help'\n",
+                status ? " (with --status: a SPEC.ini, or the databases DB...)" : "");
         return PM_EXIT_USAGE;
     }
     pm_spec *spec = NULL;
@@ -359,18 +403,26 @@ int cmd_sweep(int argc, char **argv)
                               sum.wall_s);
         json_object_set_new(o, "startup_runs", json_integer(sum.startup_runs));
         json_object_set_new(o, "no_report", json_integer(sum.no_report));
+        json_object_set_new(o, "meter", json_pack("{s:s, s:f}", "name", sum.meter, "slowdown", sum.meter_slowdown));
+        if (opts.dry_run)
+            json_object_set_new(o, "expected_s", sum.expected_s >= 0 ? json_real(sum.expected_s) : json_null());
         if (spec->repeats_auto)
             json_object_set_new(o, "auto_stop", json_pack("{s:i, s:i, s:s}", "precision", sum.stop_precision,
                                                           "answer", sum.stop_answer, "note", sum.stop_note));
         if (opts.shard.n)
             json_object_set_new(o, "shard", json_pack("{s:i, s:i}", "k", opts.shard.k, "n", opts.shard.n));
-        pm_json_stamp(o, "wall_s", "s", NULL);
+        pm_json_stamp(o, "wall_s", "s", "expected_s", "s", NULL);
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         putchar('\n');
         json_decref(o);
     } else if (opts.dry_run) {
         printf("dry run: %d configs, %d runs planned (%d already recorded); nothing was written\n", sum.configs,
                sum.planned, sum.already_done);
+        /* what the meter costs: the expected time when the store has runs to go by */
+        char t[16];
+        fmt_dur(sum.expected_s, t, sizeof t);
+        printf("dry run: meter %s: steps run ~%.0fx their native time; expected time %s\n", sum.meter, sum.meter_slowdown,
+               sum.expected_s >= 0 ? t : "unknown (no run recorded in the database to go by)");
     } else {
         if (sum.startup_runs)
             printf("start-up: %d null-input runs (each tool on an empty input, once per sweep)\n", sum.startup_runs);
@@ -383,6 +435,8 @@ int cmd_sweep(int argc, char **argv)
                "results: %s\n",
                spec->name, sum.configs, sum.planned, sum.already_done, sum.ran, sum.ok, sum.failed, noreport,
                sum.wall_s, sum.interrupted ? " (interrupted: rerun to resume)" : "", db);
+        if (sum.left && !sum.interrupted)   /* --max-runs stopped it: how much is left, and how to go on */
+            printf("--max-runs %d: %d runs left; the same command resumes them\n", opts.max_runs, sum.left);
         if (spec->repeats_auto && !sum.interrupted)
             printf("repeats = auto: %d configs stopped on a known dominant stage, %d on the %.0f%% precision, %d "
                    "at max_repeats or still open%s%s\n", sum.stop_answer, sum.stop_precision, 100 * spec->precision,

@@ -108,6 +108,12 @@ int cmd_trace(int argc, char **argv)
         fprintf(stderr, "passmap trace: --run names one run; it does not combine with --config/--repeat/--mode\n");
         return PM_EXIT_USAGE;
     }
+    pm_cli_run_pick pick = {.sweep = sweep, .config = config, .mode = mode, .repeat = repeat, .run_id = run_id};
+    return pm_cli_trace("trace", argv[optind], &pick, outpath);
+}
+
+int pm_cli_trace(const char *cmd, const char *db_path, const pm_cli_run_pick *pick, const char *outpath)
+{
     pm_err err = {0};
     sqlite3 *db = NULL;
     pm_stored_run run = {0};
@@ -115,12 +121,12 @@ int cmd_trace(int argc, char **argv)
     int64_t id;
     char tmp[PATH_MAX] = "";
     FILE *f = NULL;
-    if (pm_util_refuse_same_file(outpath, argv[optind], 1, "the database", &err)) {
-        fprintf(stderr, "passmap trace: %s\n", err.msg);
+    if (pm_util_refuse_same_file(outpath, db_path, 1, "the database", &err)) {
+        fprintf(stderr, "passmap %s: %s\n", cmd, err.msg);
         return PM_EXIT_USAGE;
     }
-    if ((rc = pm_store_open_sqlite_readonly(argv[optind], &db, &err)) ||
-        (rc = pm_cli_pick_run(db, "trace", sweep, config, mode, repeat, run_id, &id, &err)) ||
+    if ((rc = pm_store_open_sqlite_readonly(db_path, &db, &err)) ||
+        (rc = pm_cli_pick_run(db, cmd, pick->sweep, pick->config, pick->mode, pick->repeat, pick->run_id, &id, &err)) ||
         (rc = pm_store_load_run(db, id, 1, &run, &err)))
         goto cleanup;
     /* Streamed: a regular file is written to a temp beside it and renamed over it whole at the end (a device or
@@ -152,12 +158,12 @@ int cmd_trace(int argc, char **argv)
         goto cleanup;
     }
     if (outpath)
-        fprintf(stderr, "passmap trace: run %lld (%s, %s #%d) -> %s\n", (long long)run.id, run.config_key, run.mode,
+        fprintf(stderr, "passmap %s: run %lld (%s, %s #%d) -> %s\n", cmd, (long long)run.id, run.config_key, run.mode,
                 run.repeat, outpath);
     ret = PM_EXIT_OK;
 cleanup:
     if (ret != PM_EXIT_OK)
-        fprintf(stderr, "passmap trace: %s\n", err.msg[0] ? err.msg : "failed");
+        fprintf(stderr, "passmap %s: %s\n", cmd, err.msg[0] ? err.msg : "failed");
     if (ret != PM_EXIT_OK && err.code == PM_ERR_USAGE)
         ret = PM_EXIT_USAGE;
     if (f)

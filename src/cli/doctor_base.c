@@ -13,6 +13,7 @@
 
 #include "cmds.h"
 #include "embedded.h"
+#include "meter.h"
 #include "parse.h"
 #include "run.h"
 #include "stagemap.h"
@@ -169,6 +170,18 @@ int pm_cli_doctor_base(json_t *j, const char *keep_dir)
     line(j, "gnuplot", "gnuplot:", gok, gok ? "%s (report figures)" : "%s: not found or not working (Debian: "
          "gnuplot-nox); the report's --html and --figures need it", gp);
     ok_all &= gok;
+    /* the meters (meter.h), each asked whether it runs here; auto's pick named. A meter that cannot run is said,
+     * not a failure of the default back end: auto falls back to wall. */
+    const pm_meter *pick = NULL;
+    pm_meter_resolve(NULL, &pick, &err);
+    for (size_t i = 0; i < pm_meter_count(); i++) {
+        const pm_meter *m = pm_meter_at(i);
+        char why[256] = "", key[64], label[64];
+        int mok = !m->usable || !m->usable(why, sizeof why);
+        snprintf(key, sizeof key, "meter_%s", m->name);
+        snprintf(label, sizeof label, "meter %s:", m->name);
+        line(j, key, label, mok, "%s%s", mok ? m->about : why, m == pick ? " (auto's choice here)" : "");
+    }
     /* the data folder: what report, show and fix read (a missing one is an error there too) */
     pm_stagemap *map = pm_stagemap_new();
     char fixes[PATH_MAX + 16];

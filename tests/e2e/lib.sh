@@ -1,5 +1,6 @@
 # Sourced by e2e tests: TAP output ("ok N - desc" / "not ok N - desc") that tests/run-tests.sh tallies.
-# Provides: $PASSMAP (binary), $ROOT, $TMP (cleaned on exit), ok, fail, check, check_fails, finish, slurm_up.
+# Provides: $PASSMAP (binary), $ROOT, $TMP (cleaned on exit), ok, fail, check, check_fails, finish, slurm_up,
+# gen_c (a C file of N generated functions, for the real-compiler tests).
 set -u
 ROOT=${PASSMAP_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 PASSMAP=${PASSMAP:-$ROOT/build/passmap}
@@ -46,3 +47,53 @@ slurm_up() {
 }
 # LLVM tools used by the real-compiler tests.
 LLVM_BIN=${PASSMAP_LLVM_BINDIR:-$(ls -d /usr/lib/llvm-*/bin 2>/dev/null | sort -V | tail -1)}
+
+# chrome_flags: headless Chromium as the HTML tests run it (a fresh profile under $TMP, files may read files).
+chrome_flags() {
+  CHROME_FLAGS=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
+                --disable-component-update --disable-sync --hide-scrollbars --user-data-dir="$(mktemp -d "$TMP/chrome.XXXXXX")"
+                --allow-file-access-from-files)
+}
+# chrome_page_checks PAGE WHAT [FLAGS...]: opens PAGE, a check page that writes TAP lines into <pre id="result">
+# ending with "# end of checks", and reports each as "chromium: ..." (WHAT names the checks when none ran);
+# Chromium's stderr in $TMP/chrome.err.
+chrome_page_checks() {
+  local page=$1 what=$2 dom res line; shift 2
+  chrome_flags
+  dom=$(timeout 180 chromium "${CHROME_FLAGS[@]}" "$@" --dump-dom "file://$page" 2>"$TMP/chrome.err")
+  res=$(echo "$dom" | sed -n '/<pre id="result">/,/# end of checks/p' | sed 's/<pre id="result">//; s/&gt;/>/g')
+  echo "$res" | grep -q '# end of checks' && ok "chromium: the $what ran" || fail "chromium: no result: $(tail -3 "$TMP/chrome.err")"
+  while IFS= read -r line; do
+    case $line in
+      "ok - "*) ok "chromium: ${line#ok - }" ;;
+      "not ok - "*) fail "chromium: ${line#not ok - }" ;;
+    esac
+  done <<<"$res"
+}
+# report_fixture DB: the report fixture (a real sweep, tests/fixtures/report) as a passmap store at DB.
+report_fixture() {
+  { gzip -dc "$ROOT/tests/fixtures/report/e2e-sweep.sql.gz"; echo "PRAGMA user_version = 1; PRAGMA application_id = 1886216560;"; } \
+    | sqlite3 "$1"
+}
+# gen_c N FILE: N functions with loops, branches and a switch (about 13 lines each)
+gen_c() {
+    python3 - "$1" "$2" <<'PY'
+import sys
+n, path, out = int(sys.argv[1]), sys.argv[2], []
+for i in range(n):
+    out.append(f"""struct s{i} {{ int a[16]; double d; }};
+int f{i}(int *p, int n, struct s{i} *q) {{
+  int acc = {i};
+  for (int k = 0; k < n; k++) {{
+    acc += p[k] * {i % 7 + 1} + q->a[k & 15];
+    if (acc > {1000 + i}) acc ^= k << 2; else acc -= p[(k * 3) % n];
+    for (int j = 0; j < 16; j++) q->a[j] += acc >> (j & 7);
+  }}
+  q->d = acc * 0.5 + {i}.25;
+  switch (acc & 7) {{ case 0: return acc + 1; case 1: return acc * 3; case 2: return acc - 2; default: break; }}
+  return acc;
+}}
+""")
+open(path, "w").write("".join(out))
+PY
+}

@@ -80,11 +80,17 @@ verdicts = {"faster", "slower", "same", "undecided", "below resolution", "no con
 assert any(r["pass"] == "X86 DAG->DAG Instruction Selection" for r in both), [r["pass"] for r in both][:20]
 assert sum(r["verdict"] in verdicts for r in both) >= 3, [(r["pass"], r["verdict"]) for r in both][:10]
 c = p["counts"]
-assert c["tested"] >= 1 and c["tested"] == len(b["passes"]["rows"]), (c, len(b["passes"]["rows"]))
+assert c["tested"] >= 1 and c["tested"] + c["ambiguous"] == len(b["passes"]["rows"]), (c, len(b["passes"]["rows"]))
 # a pass LLVM renamed between 14 and 22 matched as one row, saying what one build printed
 ren = [r for r in both if r.get("printed_as")]
 assert ren and p["counts"]["renamed"] == len(ren), rows
 print("# renamed:", [(r["printed_as"], r["pass"]) for r in ren], file=sys.stderr)
+# the real llc-14's greedy allocator is the same pass as llc-22's "#2" (22 runs the AMX tile allocator first
+# under the plain name): one matched row, never 14's allocator against 22's tile allocator (issue 33)
+g = [r for r in rows if r["pass"] == "Greedy Register Allocator #2" and r["presence"] == "both"]
+assert g and g[0].get("printed_as") == "Greedy Register Allocator", [(r["pass"], r["presence"], r.get("printed_as"))
+                                                                     for r in rows if "Greedy" in r["pass"]]
+assert not [r for r in rows if r["pass"] == "Greedy Register Allocator" and r["presence"] == "both"]
 # passes one build ran alone are listed
 only = b["one_build_only"]["rows"]
 assert p["counts"]["only_a"] + p["counts"]["only_b"] == len(only) and only, only
@@ -108,7 +114,9 @@ python3 - "$TMP/r.json" "$TMP/n.json" <<'PY' && ok "without data/pass-aliases.ts
   || fail "no alias table"
 import json, sys
 a = json.load(open(sys.argv[1]))["between_builds"]; n = json.load(open(sys.argv[2]))["between_builds"]
-ren = [r for r in a["pairs"][0]["compare"]["configs"][0]["passes"] if r.get("printed_as")][0]
+import re
+base = lambda n: re.sub(r" #[0-9]+$", "", n)   # a row paired with another instance keeps its base name
+ren = [r for r in a["pairs"][0]["compare"]["configs"][0]["passes"] if r.get("printed_as") and base(r["printed_as"]) != base(r["pass"])][0]
 assert "pass-aliases.tsv" in n["alias_error"], n["alias_error"]
 names = {(r["pass"], r["presence"]) for r in n["pairs"][0]["compare"]["configs"][0]["passes"]}
 assert (ren["printed_as"], "removed") in names and (ren["pass"], "added") in names, (ren, sorted(names)[:10])

@@ -70,7 +70,7 @@ assert len(j["configs"]) == 20, len(j["configs"])
 bad = [(c["key"], c["dominant_stage"]) for c in j["configs"] if c["dominant_stage"] in (None, "other")]
 assert not bad, bad
 stages = {c["dominant_stage"] for c in j["configs"]}
-assert stages & {"frontend", "optimizer", "codegen", "isel", "scalar-opt", "process-overhead", "irgen"}, stages
+assert stages & {"frontend", "optimizer-rest", "codegen", "isel", "scalar-opt", "process-overhead", "irgen"}, stages
 PY
 python3 - "$TMP/report.json" <<'PY' && ok "report: regime map over files x -O from [report] size/workload" || fail "regime map axes"
 import json, sys

@@ -45,6 +45,35 @@ expect "show: missing data folder named" 1 "no stage map: cannot open the data f
 expect "fix: missing data folder named" 1 "no stage map: cannot open the data folder /nonexistent" \
   env PASSMAP_DATA_DIR=/nonexistent "$PASSMAP" fix full.db --dry-run
 
+# issue 37's mistakes, each with the message that names it and what to do, and its exit status
+printf '[swep]\nname = x\nrepeats = 1\n[llm a]\nmodels = qwen2:0.5b\nwindows = 32\nprecisions = int8\nlayers = 1\n' > swep.ini
+expect "spec: a misspelt [swep] named first, with its line, not '[sweep] name is required'" 2 \
+  "swep.ini: line 2: section \[swep\] is read by no back end; did you mean \[sweep\]? (back end embedded reads" \
+  "$PASSMAP" sweep --dry-run swep.ini
+printf '[sweep]\nname = x\nbackend = command\n[matrx c]\nfiles = a.c\n' > matrx.ini
+expect "spec: a misspelt [matrx c] named first, with its line, not 'no configs'" 2 \
+  "matrx.ini: line 5: section \[matrx c\] is read by no back end; did you mean \[matrix c\]?" \
+  "$PASSMAP" sweep --dry-run matrx.ini
+expect "show --config: a key one letter off gets its near match and the command that lists them" 1 \
+  "no config 'llm/qwen2/0.5b/w128/int8/L1/stok' in this sweep; did you mean 'llm/qwen2/0.5b/w128/int8/L1/stock'? (passmap show [^ ]*full.db lists its 16 configs)" \
+  "$PASSMAP" show full.db --config llm/qwen2/0.5b/w128/int8/L1/stok
+expect "show --chrome-trace --config: a key without its variant gets the full key" 1 \
+  "did you mean 'llm/qwen2/0.5b/w128/int8/L1/stock'?" \
+  "$PASSMAP" show full.db --config llm/qwen2/0.5b/w128/int8/L1 --chrome-trace t.json
+expect "compare --a prec=...: the axes named, the near one suggested" 2 \
+  "full.db: no config has an axis 'prec'; did you mean precision? (its axes: .*precision.*, variant)" \
+  "$PASSMAP" compare full.db --a prec=int8 --b prec=fp16
+before=$(ls -l full.db* 2>/dev/null | md5sum)
+for side in "" -wal -shm -journal; do   # SQLite's own files, whether or not they exist yet
+  expect "show --chrome-trace full.db$side: the store's file refused" 2 "refusing to write full.db$side: it is the" \
+    "$PASSMAP" show full.db --run 1 --chrome-trace "full.db$side"
+done
+[ "$(ls -l full.db* 2>/dev/null | md5sum)" = "$before" ] && ok "the store's files untouched, none added" \
+  || fail "a store file was written: $(ls full.db*)"
+hint=$("$PASSMAP" show full.db | sed -n 2p)
+[ "$hint" = "  passmap show full.db --config KEY" ] \
+  && ok "show: its hint names the real store, not a literal DB" || fail "show hint: $hint"
+
 # a mistyped subcommand: did you mean
 expect "mistyped subcommand: did you mean" 2 "passmap: 'reprot' is not a command; did you mean 'report'?" "$PASSMAP" reprot
 finish

@@ -47,6 +47,8 @@ esac
 "$PASSMAP" fix "$TMP/s.db" --max-repeats 6 --check-window 32 --allow-contended --json >"$TMP/fix.json" 2>"$TMP/fix.err"
 rc=$?
 if [ $rc = 0 ]; then ok "passmap fix ran"; else fail "passmap fix rc=$rc"; tail -20 "$TMP/fix.err" | sed 's/^/#   /'; fi
+# every fix's mark recomputed from its own row: the per-config counts by the fix rule, the run mark by compare's
+check "fix JSON: every verdict is its row's by the documented rule" python3 "$ROOT/tests/e2e/check_marks.py" fix-json "$TMP/fix.json"
 if json_check "$TMP/fix.json" 'any(r["verdict"] == "faster" and r["ratio"] < 0.98 and r["min_runs"] >= 3 for r in d["results"])'; then
   ok "a fix measures significantly faster (3 runs a side at least)"
 else fail "no significant fix"; head -c 3000 "$TMP/fix.json" | sed 's/^/#   /'; fi

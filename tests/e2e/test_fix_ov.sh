@@ -121,7 +121,7 @@ json_check "$TMP/l.json" "$RS['tradeoff'] is True and $RS['size']['estimated'] i
 json_check "$TMP/l.json" "d['recommended'] is None or 'reuse-strategy' not in d['recommended']['variant'].split('+')" \
   && ok "a trade-off is not recommended" || fail "recommended: $(cat "$TMP/l.json")"
 "$PASSMAP" fix "$TMP/l.db" --allow-contended --min-repeats 5 > "$TMP/l.txt" 2>&1
-grep -Eq '^ +program: run [0-9.]+x \[[0-9.]+, [0-9.]+\], slower \(n=[0-9]+ a side\) \(estimated\); blob with weights 1\.000x \([0-9]+ of [0-9]+ bytes\) \(estimated\) +<- trade-off' "$TMP/l.txt" \
+grep -Eq '^ +program: run [0-9.]+x \[[0-9.]+, [0-9.]+\], slower \(n=[0-9]+ a side\) \(estimated\); blob with weights 1\.00x \([0-9]+ of [0-9]+ bytes\) \(estimated\) +<- trade-off' "$TMP/l.txt" \
   && ok "text table: trade-off, run ratio and size ratio marked (estimated)" || fail "text ledger: $(cat "$TMP/l.txt")"
 PASSMAP_FAKEOV_REPLAY=50:0 "$PASSMAP" fix "$TMP/l0.db" --allow-contended --min-repeats 5 --json > "$TMP/l0.json" 2>"$TMP/l0.err"
 json_check "$TMP/l0.json" "$RS['verdict'] == 'faster' and $RS['run']['verdict'] == 'same' and $RS['run']['ratio'] == 1 and $RS['tradeoff'] is False" \

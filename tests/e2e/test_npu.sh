@@ -182,4 +182,59 @@ out=$("$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --device NOPE --wo
 "$PASSMAP" ov-compile --lib "$LIB" >/dev/null 2>&1; rc=$?
 [ $rc = 2 ] && ok "no --model is a usage error" || fail "usage rc=$rc"
 "$PASSMAP" ov-compile --help | grep -q -- '--reuse-strategy' && ok "--help" || fail "--help"
+
+# The compiler that ran (issue 38): DRIVER pinned on a core whose default is the plugin's (2026.1). An NPUW
+# compiled model does not answer NPU_COMPILER_VERSION; the core answers with its own type unless the pinned one
+# is set on it first: the version recorded, and where it came from, are DRIVER's (7.6), not PLUGIN's (7.9).
+mkdir -p "$TMP/drv"
+PASSMAP_FAKEOV_VERSION=2026.1.0 "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --window 128 \
+  --compiler-type DRIVER --workdir "$TMP/drv" >"$TMP/drv.out" 2>"$TMP/drv.err"; rc=$?
+[ $rc = 0 ] && [ "$(result "$TMP/drv.out" compiler_version)" = '"458758"' ] \
+  && [ "$(result "$TMP/drv.out" compiler_version_source)" = '"core with NPU_COMPILER_TYPE=DRIVER"' ] \
+  && grep -q 'compiler DRIVER 7.6 (version from the core with NPU_COMPILER_TYPE=DRIVER)' "$TMP/drv.err" \
+  && ok "DRIVER pinned on a PLUGIN-default core: DRIVER's version, its source recorded" \
+  || fail "pinned DRIVER version rc=$rc: $(result "$TMP/drv.out" compiler_version) $(result "$TMP/drv.out" compiler_version_source)"
+
+# A refused key is named: a 2026 plugin refuses keys the selected compiler does not list.
+out=$(PASSMAP_FAKEOV_REFUSE=NPU_BYPASS_UMD_CACHING "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" \
+  --workdir "$TMP/drv" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q '"refused_property":"NPU_BYPASS_UMD_CACHING"' \
+  && echo "$out" | grep -q '^passmap ov-compile: refused property NPU_BYPASS_UMD_CACHING ' \
+  && ok "refused key named in the result and on stderr" || fail "refused key rc=$rc: $out"
+
+# What was compiled, not what was sent: NPUW rounds the window up to 64; the compiled model says so.
+"$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --window 1000 --min-response-len 100 --workdir "$TMP/drv" \
+  >"$TMP/eff.out" 2>"$TMP/eff.err"; rc=$?
+[ $rc = 0 ] && grep '^PASSMAP-OV-RESULT ' "$TMP/eff.out" | tail -1 | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read().split(" ", 1)[1])
+e, p = d["effective"], d["properties"]
+assert p["NPUW_LLM_MAX_PROMPT_LEN"] == "1000" and e["NPUW_LLM_MAX_PROMPT_LEN"] == "1024", (p, e)
+assert p["NPUW_LLM_MIN_RESPONSE_LEN"] == "100" and e["NPUW_LLM_MIN_RESPONSE_LEN"] == "128", e
+assert e["NPUW_LLM_GENERATE_PYRAMID"] == "YES" and e["NPUW_LLM_PREFILL_ATTENTION_HINT"] == "STATIC", e
+' && grep -q '^ov-compile: NPUW_LLM_MAX_PROMPT_LEN compiled as 1024 (sent 1000)' "$TMP/eff.err" \
+  && ok "effective NPUW values read back and shown where they differ from the sent ones" || fail "effective rc=$rc: $(cat "$TMP/eff.err")"
+
+# Vocabulary: MLIR is gone in 2026 (refused before any compile), HFA is an attention hint, unknown words are usage errors.
+out=$(PASSMAP_FAKEOV_PROPS_OUT=$TMP/mlir-props.txt "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" \
+  --compiler-type MLIR --workdir "$TMP/drv" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q 'NPU_COMPILER_TYPE MLIR does not exist in OpenVINO 2026.0.0-standin' && [ ! -e "$TMP/mlir-props.txt" ] \
+  && ok "MLIR refused for a 2026 library, before the compile" || fail "MLIR rc=$rc: $out"
+out=$(PASSMAP_FAKEOV_VERSION=2025.3.0 PASSMAP_FAKEOV_PROPS_OUT=$TMP/mlir-props.txt "$PASSMAP" ov-compile --lib "$LIB" \
+  --model "$TMP/m.xml" --compiler-type MLIR --workdir "$TMP/drv" 2>&1); rc=$?
+[ $rc = 0 ] && grep -qx 'NPU_COMPILER_TYPE=MLIR' "$TMP/mlir-props.txt" && ok "MLIR still sent to a 2025.3 library" || fail "MLIR 2025 rc=$rc: $out"
+out=$("$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --compiler-type TURBO 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q 'compiler-type is one of PLUGIN, DRIVER, PREFER_PLUGIN' && ok "--compiler-type validated" \
+  || fail "compiler-type validation rc=$rc: $out"
+PASSMAP_FAKEOV_PROPS_OUT=$TMP/hfa-props.txt "$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --window 128 \
+  --prefill-attention-hint HFA --generate-attention-hint HFA --workdir "$TMP/drv" >/dev/null 2>&1; rc=$?
+[ $rc = 0 ] && grep -qx 'NPUW_LLM_PREFILL_ATTENTION_HINT=HFA' "$TMP/hfa-props.txt" \
+  && grep -qx 'NPUW_LLM_GENERATE_ATTENTION_HINT=HFA' "$TMP/hfa-props.txt" && ok "HFA accepted and sent" || fail "HFA rc=$rc"
+
+# The import: past the stated share of RAM it is not attempted, and says why.
+"$PASSMAP" ov-compile --lib "$LIB" --model "$TMP/m.xml" --window 128 --import --import-max-ram-share 1e-12 \
+  --workdir "$TMP/drv" >"$TMP/ram.out" 2>&1; rc=$?
+[ $rc = 0 ] && [ "$(result "$TMP/ram.out" import_skipped_ram)" = true ] \
+  && grep -q 'no import (not attempted: the weights (0.0 MB) exceed 1e-10% of RAM' "$TMP/ram.out" \
+  && ok "import skipped with a stated reason above the RAM share" || fail "RAM share rc=$rc: $(tail -2 "$TMP/ram.out")"
 finish

@@ -62,6 +62,20 @@ missing=$(while IFS= read -r l; do grep -qxF -- "$l" "$TMP/report.txt" || echo "
 [ -s "$TMP/sample.txt" ] && [ -z "$missing" ] && ok "README: the sample output is the report's own" \
   || fail "README sample lines not in the report: $missing"
 
+# compare opens with the summary line the report's headline opens with (issue 37), the README's first sample line
+first_ab=$(sed -n '2p' "$TMP/sample.txt" | sed 's/^  //')
+cmp1=$(cd "$W" && passmap compare demo-out/demo.db --a precision=int8 --b precision=fp16 2>/dev/null | head -1)
+[ -n "$first_ab" ] && [ "$cmp1" = "$first_ab" ] && ok "README: compare's first line is the headline's summary line" \
+  || fail "compare's first line '$cmp1' is not the README's '$first_ab'"
+
+# the README's word "contended" says the rule as the rule's own function words it (passmap compare --explain)
+rule=$(passmap compare --explain | sed -n 's/.*the A or B runs were contended (\(.*\)), though tested.*/\1/p')
+[ -n "$rule" ] && grep -qF "| contended | runs measured while the machine was busy ($rule)" "$ROOT/README.md" \
+  && ok "README: 'contended' in the rule's own words" || fail "README's contended row is not the rule's ($rule)"
+for doc in docs/json.md docs/reference.md; do
+  grep -qF "$rule" "$ROOT/$doc" && ok "$doc: 'contended' in the rule's own words" || fail "$doc: the contention rule is stale"
+done
+
 # docs/spec.md: every spec block parses (its file axes need files)
 blocks "$ROOT/docs/spec.md" "$TMP/spec"
 mkdir -p "$W/s/src" && printf 'int f(void) { return 1; }\n' > "$W/s/src/a.c"

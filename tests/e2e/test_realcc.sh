@@ -5,28 +5,6 @@
 source "$(dirname "$0")/lib.sh"
 export PASSMAP_DATA_DIR=$ROOT/data
 
-# gen_c N FILE: N functions with loops, branches and a switch (about 13 lines each)
-gen_c() {
-    python3 - "$1" "$2" <<'PY'
-import sys
-n, path, out = int(sys.argv[1]), sys.argv[2], []
-for i in range(n):
-    out.append(f"""struct s{i} {{ int a[16]; double d; }};
-int f{i}(int *p, int n, struct s{i} *q) {{
-  int acc = {i};
-  for (int k = 0; k < n; k++) {{
-    acc += p[k] * {i % 7 + 1} + q->a[k & 15];
-    if (acc > {1000 + i}) acc ^= k << 2; else acc -= p[(k * 3) % n];
-    for (int j = 0; j < 16; j++) q->a[j] += acc >> (j & 7);
-  }}
-  q->d = acc * 0.5 + {i}.25;
-  switch (acc & 7) {{ case 0: return acc + 1; case 1: return acc * 3; case 2: return acc - 2; default: break; }}
-  return acc;
-}}
-""")
-open(path, "w").write("".join(out))
-PY
-}
 gen_c 250 "$TMP/big.c"
 
 # counted NAME CMD...: runs CMD (its report on stderr), checks counted pass time <= its wall
@@ -174,7 +152,7 @@ if command -v clang-22 >/dev/null; then
         || fail "-ftime-trace vs -ftime-report dominant stage"
 import json, sys
 j = json.load(open(sys.argv[1]))
-skip = {"process-overhead", "pipeline", "optimizer", "codegen", "total"}
+skip = {"process-overhead", "pipeline", "optimizer-rest", "codegen", "total"}
 sh = {c["key"]: {k: v["mean"] for k, v in c["shares"].items() if k not in skip} for c in j["configs"]}
 t, r = sh["trace"], sh["report"]
 dt, dr = max(t, key=t.get), max(r, key=r.get)

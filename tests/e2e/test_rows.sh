@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A report section, a timing-report format and a figure are each one file (or function) plus one row
-# (docs/architecture.md, "how to add"). Planted in one copy of the tree and built once:
+# (docs/extending.md, "how to add"). Planted in one copy of the tree and built once:
 # - a scratch section (its own file lib/output/sec_scratch.c and one line in lib/output/report_sections.h)
 #   shows in the text report, Markdown, the HTML report and its contents list, and JSON, each time at its row's
 #   place (after noise, before parallelism: the one order all formats follow); its data of its own is one
@@ -12,7 +12,9 @@
 #   the HTML report;
 # - a scratch workload kind, toy (its own file lib/workload/gen_toy.c: its generator and its row, and one X(toy)
 #   in lib/workload/kind_rows.h) is listed and emitted by `passmap gen`, expands its [toy NAME] section in a spec
-#   that the embedded back end sweeps on the real compiler, and the report reads its configs by its row.
+#   that the embedded back end sweeps on the real compiler, and the report reads its configs by its row;
+# - a scratch meter (lib/run/meter_scratch.c and one X(scratch) in lib/run/meter_rows.h) is taken by --meter and
+#   [sweep] meter, measures `passmap run`, is listed by --help and asked by doctor.
 # Nothing else in the copy's lib/ and src/ differs from the tree's.
 source "$(dirname "$0")/lib.sh"
 export PASSMAP_DATA_DIR=$ROOT/data
@@ -141,16 +143,23 @@ static int draw_scratch(const fig_ctx *x, const char *name, char **body)
     return *body ? 0 : -1;
 }
 
+static int finding_scratch(const pm_analysis *a, const char *name, pm_sbuf *b)
+{
+    (void)name;
+    pm_sbuf_add(b, "The scratch figure covers %zu configs.", a->n_configs);
+    return 0;
+}
+
 C
 python3 - "$TMP/tree/lib/output/figures.c" "$TMP/draw_scratch.c" <<'PY' || fail "could not plant the figure row"
 import sys
 p, draw = sys.argv[1], open(sys.argv[2]).read()
 s = open(p).read()
 anchor = "/* The figures: one row each"
-row = '    {"fingerprint", "Family fingerprint", fig_fingerprint, size_bars, "no configs with cold runs"},\n'
+row = '    {"fingerprint", "Family fingerprint", fig_fingerprint, size_bars, "no configs with cold runs", finding_fingerprint},\n'
 assert anchor in s and row in s
 s = s.replace(anchor, draw + anchor, 1)
-s = s.replace(row, row + '    {"scratch-fig", "Scratch figure", draw_scratch, NULL, "no scratch data"},\n', 1)
+s = s.replace(row, row + '    {"scratch-fig", "Scratch figure", draw_scratch, NULL, "no scratch data", finding_scratch},\n', 1)
 open(p, "w").write(s)
 PY
 check "the figure row is planted" grep -q '"scratch-fig", "Scratch figure"' "$TMP/tree/lib/output/figures.c"
@@ -246,6 +255,24 @@ const pm_kind pm_kind_toy = {
 C
 sed -i 's/^#define PM_KIND_ROWS(X) \(.*\)$/#define PM_KIND_ROWS(X) \1 X(toy)/' "$TMP/tree/lib/workload/kind_rows.h"
 check "the kind row is planted" grep -q '^#define PM_KIND_ROWS(X) .* X(toy)$' "$TMP/tree/lib/workload/kind_rows.h"
+# a meter: its file (the runner as it is, plus a count of its own) and one X(scratch) in meter_rows.h
+cat > "$TMP/tree/lib/run/meter_scratch.c" <<'C'
+#include "meter.h"
+
+static int scratch_exec(const char *const argv[], const pm_run_opts *opts, const char *scratch, pm_run_result *res,
+                        pm_err *err)
+{
+    (void)scratch;
+    int rc = pm_run_exec(argv, opts, res, err);
+    res->instructions = 4242;
+    return rc;
+}
+
+const pm_meter pm_meter_scratch = {.name = "scratch", .about = "scratch meter: a constant count", .counts = 1,
+                                   .slowdown_guess = 1, .exec = scratch_exec};
+C
+sed -i 's/^#define PM_METER_ROWS(X) .*/& X(scratch)/' "$TMP/tree/lib/run/meter_rows.h"
+check "the meter row is planted" grep -q '^#define PM_METER_ROWS(X) .* X(scratch)$' "$TMP/tree/lib/run/meter_rows.h"
 # what the rows touched: their files and one line each, nothing else in lib/ or src/
 (cd "$TMP/tree" && for d in lib src; do diff -rq "$ROOT/$d" "$d"; done) > "$TMP/changed.txt"
 sed -e 's|^Only in \(.*\): |new \1/|' -e 's|^Files .* and \(.*\) differ$|row \1|' "$TMP/changed.txt" \
@@ -253,9 +280,9 @@ sed -e 's|^Only in \(.*\): |new \1/|' -e 's|^Files .* and \(.*\) differ$|row \1|
 printf '%s\n' "new lib/output/sec_scratch.c" "new lib/parse/parse_scratch.c" "new lib/workload/gen_toy.c" \
   "new lib/study/analysis_scratch.c" "row lib/study/analysis.h" "row lib/study/analysis_sections.h" \
   "row lib/output/figures.c" "row lib/output/report_sections.h" "row lib/parse/parse_formats.h" \
-  "row lib/workload/kind_rows.h" | sort > "$TMP/changed.want"
+  "row lib/workload/kind_rows.h" "new lib/run/meter_scratch.c" "row lib/run/meter_rows.h" | sort > "$TMP/changed.want"
 check "the copy differs by the rows' files and their rows only" diff "$TMP/changed.want" "$TMP/changed.sorted"
-for f in lib/output/report_sections.h lib/parse/parse_formats.h lib/workload/kind_rows.h; do
+for f in lib/output/report_sections.h lib/parse/parse_formats.h lib/workload/kind_rows.h lib/run/meter_rows.h; do
   [ "$(diff "$ROOT/$f" "$TMP/tree/$f" | grep -c '^[<>]')" -le 2 ] && ok "$f: one line" \
     || { fail "$f: more than one line changed"; diff "$ROOT/$f" "$TMP/tree/$f" | sed 's/^/#   /'; }
 done
@@ -299,6 +326,7 @@ if command -v gnuplot >/dev/null 2>&1; then
   check "--figures draws the scratch figure" bash -c '"$1" report "$2" --figures "$3" > "$3.log" 2>&1; [ -s "$3/scratch-fig.svg" ]' \
     _ "$P" "$DB" "$TMP/figs"
   check "HTML: the scratch figure is shown" grep -q 'Scratch figure' "$TMP/r.html"
+  check "HTML: with its finding under the title" grep -q '<p class=finding>The scratch figure covers [0-9]* configs.</p>' "$TMP/r.html"
 else
   ok "# SKIP HTML: no gnuplot"
 fi
@@ -313,6 +341,14 @@ check "import records the row's default tool" \
   bash -c '[ "$(sqlite3 "$1" "SELECT count(*) FROM step WHERE tool = '"'scratchcc'"'")" = 1 ]' _ "$TMP/imp.db"
 check "parse --help lists the scratch format" bash -c '"$1" parse --help | grep -q scratch-text' _ "$P"
 check "import --help lists the scratch format" bash -c '"$1" import --help | grep -q scratch-text' _ "$P"
+# the meter: taken by --meter, measures a run, listed by the help, asked by doctor
+check "run --meter scratch measures with the row" bash -c \
+  '[ "$("$1" run -n 1 --json --meter scratch -- true | python3 -c "import json,sys; print(json.load(sys.stdin)[\"runs\"][0][\"instructions\"])")" = 4242 ]' _ "$P"
+check "sweep --help lists the scratch meter" bash -c '"$1" sweep --help | grep -q "auto, wall, counters, valgrind, scratch"' _ "$P"
+check "doctor asks the scratch meter" bash -c '"$1" doctor 2>/dev/null | grep -q "^meter scratch: *scratch meter: a constant count"' _ "$P"
+printf '[sweep]\nname = s\nbackend = command\nrepeats = 1\nmeter = scratch\n[matrix m]\nv = 1\n[step s]\nargv = true {v}\n' > "$TMP/meter.ini"
+check "[sweep] meter = scratch sweeps with the row" "$P" sweep --quiet --db "$TMP/meter.db" "$TMP/meter.ini"
+check "... its count recorded" test "$(sqlite3 "$TMP/meter.db" "select group_concat(instructions) from step")" = 4242
 # the kind: listed and emitted by passmap gen, swept from its own spec section, read by the report through its row
 check "gen list names the toy kind" bash -c '"$1" gen list | grep -q "^toy  *tiny"' _ "$P"
 "$P" gen toy --family tiny --window 4 --layers 2 -o "$TMP/toy.mlir" > "$TMP/gen.log" 2>&1
@@ -326,7 +362,7 @@ check "a spec without configs names the toy section" \
 printf '[sweep]\nname = typo\n[toy a]\nfamilies = tiny\nwindows = 4\n[toi b]\nwindows = 4\n' > "$TMP/typo.ini"
 out=$("$P" sweep --dry-run --db "$TMP/typo.db" "$TMP/typo.ini" 2>&1)
 check "a mistyped section: did you mean the toy section, which the back end's list names" bash -c \
-  '[[ "$1" == *"[toi b] is not read by back end embedded; did you mean [toy b]? ([embedded], [llm NAME], [cnn NAME], [toy NAME])"* ]]' _ "$out"
+  '[[ "$1" == *"[toi b] is read by no back end; did you mean [toy b]? (back end embedded reads [embedded], [llm NAME], [cnn NAME], [toy NAME])"* ]]' _ "$out"
 printf '[sweep]\nname = toy\nrepeats = 1\ntimeout = 120s\n[toy a]\nfamilies = tiny\nwindows = 4, 8\nlayers = 2\n' > "$TMP/toy.ini"
 check "the embedded back end sweeps a [toy NAME] section" "$P" sweep --quiet --db "$TMP/toy.db" "$TMP/toy.ini"
 tq() { sqlite3 "$TMP/toy.db" "$1"; }

@@ -8,12 +8,23 @@
  *  - fails (GENERAL_ERROR) for odd nargs, for device "NOPE", for unknown NPU_COMPILATION_MODE_PARAMS keys
  *    ("failed to parse COMPILATION_MODE_PARAMS"), and for NPU when no NPU is listed ($PASSMAP_FAKEOV_DEVICES)
  *    unless NPU_PLATFORM names a target (then it compiles offline, and import fails);
- *  - NPUW_LLM: compiles a prefill model (at the window with NPUW_LLM_PREFILL_HINT=STATIC, else at the 1024
- *    chunk when the window is longer), generate models (one per 1K, 2K, 4K... step up to window + response with
- *    NPUW_LLM_GENERATE_PYRAMID unset or YES, else one) and a shared LM head; each model is two subgraph compiles
- *    (the head one), each with its own timing report: N blocks per call. With OPENVINO_NPUW_LOG_LEVEL=INFO a
+ *  - NPUW_LLM: compiles in upstream's order (the end of the LLMCompiledModel constructor): the generate models
+ *    (with NPUW_LLM_GENERATE_PYRAMID unset or YES one per 1024*2^k + MIN_RESPONSE_LEN below the KV size, plus
+ *    the KV size; else one), then the prefill (at the window with NPUW_LLM_PREFILL_HINT=STATIC, else at the 1024
+ *    chunk when the window is longer), then the shared LM head; each model is two subgraph compiles (the head
+ *    one), each with its own timing report: N blocks per call. With OPENVINO_NPUW_LOG_LEVEL=INFO a
  *    "[ NPUW:INFO ] " line names each subgraph's submodel (<model>_prefill, <model>_kv<size>, <model>_lm_head);
- *    without it nothing does.
+ *    without it, or with $PASSMAP_FAKEOV_NPUW_NOLOG (a release build whose NPUW logging is compiled out),
+ *    nothing does;
+ *  - the compiled NPUW model reports the effective NPUW_LLM_* values (MAX_PROMPT_LEN and MIN_RESPONSE_LEN
+ *    rounded up to 64, the hints and switches as resolved) and no NPU_COMPILER_VERSION; a plain one reports its
+ *    compiler's version. The two compilers have their own versions (DRIVER 7.6, PLUGIN 7.9); the core answers
+ *    for the NPU_COMPILER_TYPE set on it (ov_core_set_property), else for its default (PREFER_PLUGIN);
+ *  - $PASSMAP_FAKEOV_NO_DRIVER_COMPILER: intel-driver-compiler-npu is not installed (DRIVER cannot load
+ *    libnpu_driver_compiler.so); with no device, DRIVER needs one;
+ *  - $PASSMAP_FAKEOV_REFUSE=KEY[,KEY]: a 2026 plugin's filter: those keys are not in SUPPORTED_PROPERTIES and a
+ *    compile that sends one fails "[ NOT_FOUND ] Option 'KEY' is not supported for current configuration";
+ *  - NPU_COMPILER_TYPE=MLIR fails on 2026 (the enum is PLUGIN|DRIVER|PREFER_PLUGIN); PLUGIN before 2026;
  *    A user NPU_COMPILATION_MODE_PARAMS replaces NPUW's default precision params, with a warning;
  *  - prints the plugin's lines always coloured with unpadded milliseconds ("12:00:01.5" is 5 ms), compiler
  *    lines ([vpux-compiler], [inference-execution-analysis], ...) with padded ones, hierarchical IE statistics,
@@ -38,13 +49,18 @@
  *    estimates), so a test can have a fix that compiles faster with a slower (or equal, US = 0) estimate;
  *  - ov_get_last_err_msg returns a heap copy (the caller frees it with ov_free), or NULL;
  *  - with $PASSMAP_FAKEOV_CRASH_TEARDOWN, ov_core_free aborts (a teardown crash); with
- *    $PASSMAP_FAKEOV_CRASH_IMPORT, ov_core_import_model aborts (as an out-of-memory kill would end it).
+ *    $PASSMAP_FAKEOV_CRASH_IMPORT, ov_core_import_model aborts (as an out-of-memory kill would end it); with
+ *    $PASSMAP_FAKEOV_KILL_IMPORT it touches the blob's copy and then SIGKILLs itself (the kernel's OOM killer);
+ *    with $PASSMAP_FAKEOV_IMPORT_RLIMIT_AS it lowers its own RLIMIT_AS to what it maps now plus 1 MB before
+ *    allocating that copy (an address-space limit too small for the weights bank).
  * It links only libc and jansson (not libpassmap). */
 #include <jansson.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,7 +78,7 @@ typedef struct {
 } ov_available_devices_t;
 
 typedef struct ov_core {
-    int unused;
+    char compiler_type[32];   /* set with ov_core_set_property; "": the plugin's default */
 } ov_core_t;
 typedef struct ov_model {
     char *xml;
@@ -74,6 +90,8 @@ typedef struct ov_compiled_model {
     char compiler_type[32];
     char platform[32];
     int window, npuw, weightless;
+    char effective[8][2][40];  /* NPUW_LLM_* as compiled (key without the prefix, value) */
+    int n_effective;
     long long weights_bytes;
 } ov_compiled_model_t;
 
@@ -421,6 +439,8 @@ typedef struct compile_opts {
  * OPENVINO_NPUW_LOG_LEVEL (or OPENVINO_NPUW_LOG) asks for INFO or more. */
 static int npuw_logs_info(void)
 {
+    if (getenv("PASSMAP_FAKEOV_NPUW_NOLOG")) /* a build whose NPUW logging is compiled out */
+        return 0;
     const char *v = getenv("OPENVINO_NPUW_LOG_LEVEL");
     if (!v)
         v = getenv("OPENVINO_NPUW_LOG");
@@ -483,6 +503,52 @@ static void subgraph_compile(const char *submodel, int subgraph, int size, doubl
 
 static int align64(int v) { return (v + 63) / 64 * 64; }
 
+/* The two compilers' versions (packed major << 16 | minor): the driver's 7.6, the plugin's 7.9. */
+static const char *compiler_version_of(const char *type)
+{
+    return !strcmp(type, "DRIVER") ? "458758" : "458761";
+}
+
+/* PREFER_PLUGIN: the plugin's compiler, except on 3720, which falls back to the driver's. */
+static const char *resolve_type(const char *type)
+{
+    if (strcmp(type, "PREFER_PLUGIN"))
+        return type;
+    return npu_present() && !strcmp(fake_arch(), "3720") ? "DRIVER" : "PLUGIN";
+}
+
+/* Why the driver's compiler cannot run, or NULL: it is a package of its own (intel-driver-compiler-npu), and it
+ * needs a device. */
+static const char *driver_compiler_error(void)
+{
+    if (getenv("PASSMAP_FAKEOV_NO_DRIVER_COMPILER"))
+        return "[NPU] Cannot load the compiler library libnpu_driver_compiler.so: cannot open shared object file: "
+               "No such file or directory";
+    if (!npu_present())
+        return "[NPU] Could not find an NPU device. The driver compiler requires a valid device";
+    return NULL;
+}
+
+/* $PASSMAP_FAKEOV_REFUSE: the keys the selected compiler does not list (filterPropertiesByCompilerSupport). */
+static int refused_key(const char *k)
+{
+    const char *list = getenv("PASSMAP_FAKEOV_REFUSE");
+    size_t n = strlen(k);
+    for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 1 : 0))
+        if (strcspn(p, ",") == n && !strncmp(p, k, n))
+            return 1;
+    return 0;
+}
+
+static void set_effective(ov_compiled_model_t *cm, const char *key, const char *value)
+{
+    if (cm->n_effective < 8) {
+        snprintf(cm->effective[cm->n_effective][0], sizeof cm->effective[0][0], "%s", key);
+        snprintf(cm->effective[cm->n_effective][1], sizeof cm->effective[0][1], "%s", value);
+        cm->n_effective++;
+    }
+}
+
 API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *model, const char *device,
                                       const size_t property_args_size, ov_compiled_model_t **compiled, ...)
 {
@@ -492,8 +558,8 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         return fail(INVALID_C_PARAM, "property_args_size %zu is odd", property_args_size);
     const char *mode = NULL, *compiler_type = NULL, *platform = "", *prefill_hint = "DYNAMIC",
                *pyramid = "YES", *cache_mode = "OPTIMIZE_SIZE",
-               *bank_alloc = "", *prefill_attn = NULL;
-    char unknown_key[64] = "";
+               *bank_alloc = "", *prefill_attn = NULL, *generate_attn = NULL, *shared_head = "YES";
+    char unknown_key[64] = "", refused[64] = "";
     int window = 0, npuw_llm = 0, min_response = 128, no_executor = 0;
     const char *out = getenv("PASSMAP_FAKEOV_PROPS_OUT");
     FILE *rec = out ? fopen(out, "w") : NULL;
@@ -508,6 +574,8 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         const char *k = va_arg(ap, const char *), *v = va_arg(ap, const char *);
         if (rec)
             fprintf(rec, "%s=%s\n", k, v);
+        if (refused_key(k) && !refused[0])
+            snprintf(refused, sizeof refused, "%s", k);
         if (!strcmp(k, "NPU_COMPILATION_MODE_PARAMS"))
             mode = v;
         else if (!strcmp(k, "NPUW_LLM_MAX_PROMPT_LEN"))
@@ -530,6 +598,10 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
             bank_alloc = v;
         else if (!strcmp(k, "NPUW_LLM_PREFILL_ATTENTION_HINT"))
             prefill_attn = v;
+        else if (!strcmp(k, "NPUW_LLM_GENERATE_ATTENTION_HINT"))
+            generate_attn = v;
+        else if (!strcmp(k, "NPUW_LLM_SHARED_HEAD"))
+            shared_head = v;
         else if (!strncmp(k, "NPUW_LLM", 8) && !npuw_key_known(k) && !unknown_key[0])
             snprintf(unknown_key, sizeof unknown_key, "%s", k);
         else if (!strcmp(k, "NPU_CREATE_EXECUTOR"))
@@ -540,6 +612,9 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
         fclose(rec);
     if (!strcmp(device, "NOPE"))
         return fail(GENERAL_ERROR, "Device with \"NOPE\" name is not registered in the OpenVINO Runtime");
+    if (*refused)
+        return fail(NOT_FOUND, "Exception from src/plugins/intel_npu/src/al/src/config/config.cpp:1:\n[ NOT_FOUND ] "
+                               "Option '%s' is not supported for current configuration", refused);
     if (*unknown_key)
         return fail(GENERAL_ERROR, "[NPUW] Unsupported configuration key: %s", unknown_key);
     /* NPUW_LLM turns a stateful model stateless: one without KV-cache states is not an LLM to it. The test
@@ -557,16 +632,20 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
     /* NPU_COMPILER_TYPE: PLUGIN / PREFER_PLUGIN exist from 2026.0. Unset, a 2026.0 device compiles with the
      * driver's compiler, 2026.1+ with the plugin's (PREFER_PLUGIN), except 3720, which falls back to the driver;
      * with no device, PREFER_PLUGIN resolves to PLUGIN. */
-    if (compiler_type && (!strcmp(compiler_type, "PLUGIN") || !strcmp(compiler_type, "PREFER_PLUGIN")) &&
-        !fake_at_least(2026, 0))
+    if (compiler_type && (((!strcmp(compiler_type, "PLUGIN") || !strcmp(compiler_type, "PREFER_PLUGIN")) &&
+                           !fake_at_least(2026, 0)) ||
+                          (!strcmp(compiler_type, "MLIR") && fake_at_least(2026, 0))))
         return fail(GENERAL_ERROR, "[NPU] Unsupported NPU_COMPILER_TYPE value: %s", compiler_type);
     if (!compiler_type)
         compiler_type = fake_at_least(2026, 1) || !npu_present() ? "PREFER_PLUGIN" : "DRIVER";
-    if (!strcmp(compiler_type, "PREFER_PLUGIN"))
-        compiler_type = npu_present() && !strcmp(fake_arch(), "3720") ? "DRIVER" : "PLUGIN";
+    compiler_type = resolve_type(compiler_type);
+    if (!strncmp(device, "NPU", 3) && !strcmp(compiler_type, "DRIVER") && driver_compiler_error())
+        return fail(GENERAL_ERROR, "%s", driver_compiler_error());
     /* The prefill attention default moved: STATIC in 2026.0, PYRAMID from 2026.1 (newer upstream tests). */
     if (!prefill_attn)
         prefill_attn = fake_at_least(2026, 1) ? "PYRAMID" : "STATIC";
+    if (!generate_attn)
+        generate_attn = "STATIC";
     int npu = !strncmp(device, "NPU", 3);
     if (npu && !npu_present() && !*platform)
         return fail(GENERAL_ERROR, "[NPU] No NPU device found and NPU_PLATFORM is not set");
@@ -619,20 +698,38 @@ API ov_status_e ov_core_compile_model(const ov_core_t *core, const ov_model_t *m
                                        "compute-layers-with-higher-precision");
             int prompt = align64(window), response = align64(min_response);
             int prefill = strcmp(prefill_hint, "STATIC") && prompt > 1024 ? 1024 : prompt;
-            char name[128];
+            char name[128], num[32];
+            /* create_generate_model_variants: 1024*2^k + MIN_RESPONSE_LEN below the KV size, then the KV size;
+             * compiled first, then the prefill, then the LM head (the LLMCompiledModel constructor's order). */
+            int total = prompt + response;
+            for (long g = 1024; strcmp(pyramid, "NO") && g + response < total; g *= 2) {
+                snprintf(name, sizeof name, "model_kv%ld", g + response);
+                for (int f = 0; f < 2; f++)
+                    subgraph_compile(name, f, (int)(g + response), (double)(g + response) / 1024.0, &co);
+            }
+            snprintf(name, sizeof name, "model_kv%d", total);
+            for (int f = 0; f < 2; f++)
+                subgraph_compile(name, f, total, total / 1024.0, &co);
             /* PYRAMID attention: one more prefill subgraph (its attention blocks), other work */
             for (int f = 0; f < (strcmp(prefill_attn, "PYRAMID") ? 2 : 3); f++)
                 subgraph_compile("model_prefill", f, prefill, prefill / 128.0, &co);
-            int total = prompt + response;
-            for (int g = strcmp(pyramid, "NO") ? 1024 : total;; g *= 2) {
-                int size = g < total ? g : total;
-                snprintf(name, sizeof name, "model_kv%d", size);
-                for (int f = 0; f < 2; f++)
-                    subgraph_compile(name, f, size, size / 1024.0, &co);
-                if (g >= total)
-                    break;
+            if (strcmp(shared_head, "NO"))
+                subgraph_compile("model_lm_head", 0, 64, 0.5, &co);
+            /* What was compiled, as the compiled model reports it (implement_properties). */
+            /* rounded up to 64, to the chunk when the prefill is chunked */
+            snprintf(num, sizeof num, "%d", strcmp(prefill_hint, "STATIC") && prompt > 1024 ? (window + 1023) / 1024 * 1024
+                                                                                          : prompt);
+            set_effective(cm, "MAX_PROMPT_LEN", num);
+            snprintf(num, sizeof num, "%d", response);
+            set_effective(cm, "MIN_RESPONSE_LEN", num);
+            set_effective(cm, "PREFILL_HINT", prefill_hint);
+            set_effective(cm, "PREFILL_CHUNK_SIZE", "1024");
+            set_effective(cm, "GENERATE_PYRAMID", strcmp(pyramid, "NO") ? "YES" : "NO");
+            set_effective(cm, "SHARED_HEAD", strcmp(shared_head, "NO") ? "YES" : "NO");
+            if (fake_at_least(2026, 0)) {
+                set_effective(cm, "PREFILL_ATTENTION_HINT", prefill_attn);
+                set_effective(cm, "GENERATE_ATTENTION_HINT", generate_attn);
             }
-            subgraph_compile("model_lm_head", 0, 64, 0.5, &co);
             /* finalize_weights_bank(): the bank goes on the submodel's device unless NPUW_WEIGHTS_BANK_ALLOC
              * names another (weights_bank.cpp); with no device there is no context to allocate in. */
             if (!npu_present() && strcmp(bank_alloc, "CPU")) {
@@ -691,28 +788,70 @@ API ov_status_e ov_compiled_model_get_property(const ov_compiled_model_t *cm, co
     /* An NPUW compiled model does not answer the compiler type: the caller falls back to the core. */
     if (npu && !cm->npuw && !strcmp(key, "NPU_COMPILER_TYPE"))
         v = cm->compiler_type;
-    else if (npu && !strcmp(key, "NPU_COMPILER_VERSION"))
-        v = "458758"; /* 7.6 packed: major << 16 | minor */
+    else if (npu && !cm->npuw && !strcmp(key, "NPU_COMPILER_VERSION"))
+        v = compiler_version_of(cm->compiler_type); /* an NPUW model does not answer it */
     else if (npu && !strcmp(key, "DEVICE_ARCHITECTURE") && cm->platform[0])
         v = !strncmp(cm->platform, "NPU", 3) ? cm->platform + 3 : cm->platform;
     else if (npu && !strcmp(key, "DEVICE_ARCHITECTURE"))
         v = fake_arch();
     else if (!strcmp(key, "COMPILATION_NUM_THREADS"))
         v = "8";
+    for (int i = 0; !v && cm->npuw && !strncmp(key, "NPUW_LLM_", 9) && i < cm->n_effective; i++)
+        if (!strcmp(key + 9, cm->effective[i][0]))
+            v = cm->effective[i][1];
     if (!v)
         return fail(NOT_FOUND, "Unsupported property %s by CompiledModel", key);
     *value = strdup(v);
     return OK;
 }
 
+/* The keys the plugin lists (a 2026 plugin filters by what the selected compiler supports). */
+static const char *const supported_keys[] = {
+    "LOG_LEVEL", "CACHE_DIR", "CACHE_MODE", "NPU_BYPASS_UMD_CACHING", "NPU_PLATFORM", "NPU_COMPILER_TYPE",
+    "NPU_COMPILER_VERSION", "NPU_DRIVER_VERSION", "DEVICE_ARCHITECTURE", "NPU_CREATE_EXECUTOR",
+    "NPU_COMPILATION_MODE_PARAMS", "NPU_USE_NPUW", "NPUW_WEIGHTS_BANK_ALLOC", "NPUW_LLM", "NPUW_LLM_MAX_PROMPT_LEN",
+    "NPUW_LLM_MIN_RESPONSE_LEN", "NPUW_LLM_BATCH_DIM", "NPUW_LLM_SEQ_LEN_DIM", "NPUW_LLM_PREFILL_HINT",
+    "NPUW_LLM_GENERATE_PYRAMID", "NPUW_LLM_PREFILL_ATTENTION_HINT", "NPUW_LLM_GENERATE_ATTENTION_HINT",
+    "NPUW_LLM_SHARED_HEAD", "NPUW_LLM_PREFILL_CHUNK_SIZE", "COMPILATION_NUM_THREADS", NULL};
+
+/* ov_core_set_property(core, device, key, value): one pair, as the C API reads it. */
+API ov_status_e ov_core_set_property(const ov_core_t *core, const char *device, ...)
+{
+    va_list ap;
+    va_start(ap, device);
+    const char *k = va_arg(ap, const char *), *v = va_arg(ap, const char *);
+    va_end(ap);
+    if (!core || !k || !v)
+        return fail(INVALID_C_PARAM, "invalid argument");
+    if (device && !strncmp(device, "NPU", 3) && !strcmp(k, "NPU_COMPILER_TYPE")) {
+        if ((!strcmp(v, "MLIR") && fake_at_least(2026, 0)) ||
+            (strcmp(v, "MLIR") && strcmp(v, "DRIVER") && strcmp(v, "PLUGIN") && strcmp(v, "PREFER_PLUGIN")))
+            return fail(GENERAL_ERROR, "[NPU] Unsupported NPU_COMPILER_TYPE value: %s", v);
+        snprintf(((ov_core_t *)core)->compiler_type, sizeof core->compiler_type, "%s", v);
+    }
+    return OK;
+}
+
 API ov_status_e ov_core_get_property(const ov_core_t *core, const char *device, const char *key, char **value)
 {
     const char *v = NULL;
+    char list[2048] = "";
     if (device && !strncmp(device, "NPU", 3)) {
+        const char *type = core->compiler_type[0] ? core->compiler_type : "PREFER_PLUGIN";
         if (!strcmp(key, "NPU_COMPILER_TYPE"))
-            v = "PREFER_PLUGIN"; /* the plugin's default, not what a given compile used */
-        else if (!strcmp(key, "NPU_COMPILER_VERSION"))
-            v = "458758";
+            v = type; /* the core's setting (by default the plugin's), not what a given compile used */
+        else if (!strcmp(key, "NPU_COMPILER_VERSION")) {
+            /* built with the core's type: with DRIVER, the driver's compiler must load */
+            if (!strcmp(resolve_type(type), "DRIVER") && driver_compiler_error())
+                return fail(GENERAL_ERROR, "%s", driver_compiler_error());
+            v = compiler_version_of(resolve_type(type));
+        } else if (!strcmp(key, "SUPPORTED_PROPERTIES")) {
+            for (int i = 0; supported_keys[i]; i++)
+                if (!refused_key(supported_keys[i]))
+                    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? " " : "",
+                             supported_keys[i]);
+            v = list;
+        }
         else if (npu_present() && !strcmp(key, "NPU_DRIVER_VERSION"))
             v = "1688";
         else if (npu_present() && !strcmp(key, "DEVICE_ARCHITECTURE"))
@@ -759,12 +898,29 @@ API ov_status_e ov_core_import_model(const ov_core_t *core, const char *content,
         return fail(GENERAL_ERROR, "out of memory");
     snprintf(cm->device, sizeof cm->device, "%s", device);
     snprintf(cm->compiler_type, sizeof cm->compiler_type, "PLUGIN");
+    if (getenv("PASSMAP_FAKEOV_IMPORT_RLIMIT_AS")) { /* what this process maps now, plus 1 MB */
+        long vm_kb = 0;
+        char line[256];
+        FILE *st = fopen("/proc/self/status", "r");
+        while (st && fgets(line, sizeof line, st))
+            if (!strncmp(line, "VmSize:", 7))
+                vm_kb = atol(line + 7);
+        if (st)
+            fclose(st);
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_AS, &rl) == 0) {
+            rl.rlim_cur = (rlim_t)(vm_kb + 1024) * 1024;
+            setrlimit(RLIMIT_AS, &rl);
+        }
+    }
     /* The import reads the weights bank into memory: the blob's size, resident (touched). */
     if (!(cm->imported = malloc(size))) {
         free(cm);
-        return fail(GENERAL_ERROR, "out of memory");
+        return fail(GENERAL_ERROR, "std::bad_alloc");
     }
     memcpy(cm->imported, content, size);
+    if (getenv("PASSMAP_FAKEOV_KILL_IMPORT")) /* the OOM killer, with the copy resident */
+        raise(SIGKILL);
     *compiled = cm;
     return OK;
 }

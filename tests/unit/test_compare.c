@@ -262,6 +262,10 @@ static void check_summary(const pm_compare_result *r)
     assert_int_equal(r->n_ratios, 1);
     assert_int_equal(r->undecided, 1);
     assert_near(r->geomean_ratio, 0.5, 1e-12);
+    /* the estimate pools both: geomean of 1.0 and 0.5 */
+    assert_int_equal(r->n_pooled, 2);
+    assert_near(r->pooled_ratio, sqrt(0.5), 1e-12);
+    assert_true(isnan(r->pooled_ci_lo));
     /* one config ratio: no interval over configs (needs n >= 3) */
     assert_true(isnan(r->geomean_ci_lo) && isnan(r->geomean_ci_hi));
     assert_int_equal(r->faster, 1);
@@ -442,7 +446,7 @@ static char *render(const pm_compare_result *r, pm_compare_format fmt, size_t to
     FILE *m = open_memstream(&buf, &len);
     assert_non_null(m);
     pm_err err = {0};
-    assert_int_equal(pm_compare_write(m, r, fmt, top, 0, &err), PM_OK);
+    assert_int_equal(pm_compare_write(m, r, fmt, top, 0, 1, &err), PM_OK);
     fclose(m);
     return buf;
 }
@@ -460,10 +464,10 @@ static void test_output(void **state)
     assert_non_null(strstr(text, "pass mlir-opt: NewPass"));
     assert_non_null(strstr(text, "added"));
     assert_non_null(strstr(text, "removed"));
-    /* the summary comes from the decided config only (the cnn one is undecided: identical samples, a wide
-     * interval around 1) and says so on the same line */
-    assert_non_null(strstr(text, "compile wall B/A: 0.500\u00d7 (no interval: fewer than 3 configs) from 1 of 2 configs "
-                                 "(1 undecided left out)"));
+    /* the summary pools both tested configs, the undecided cnn one too (identical samples, a wide interval around
+     * 1): leaving it out would select the larger effect; the decided-only mean is shown labelled so */
+    assert_non_null(strstr(text, "compile wall B/A: 0.707\u00d7 (no interval: fewer than 3 configs) from 2 of 2 configs, "
+                                 "1 decided (decided only: 0.500\u00d7); 1 faster"));
     assert_non_null(strstr(text, "95% simultaneous (Bonferroni, m=2)"));
     assert_non_null(strstr(text, "only in A: llm/qwen2/0.5b/w256/int8/L2/stock"));
     free(text);
@@ -482,6 +486,8 @@ static void test_output(void **state)
     json_t *sum = json_object_get(j, "summary");
     assert_near(json_real_value(json_object_get(sum, "geomean_ratio")), 0.5, 1e-12);
     assert_int_equal(json_integer_value(json_object_get(sum, "n_ratios")), 1);
+    assert_int_equal(json_integer_value(json_object_get(sum, "n_pooled")), 2);
+    assert_near(json_real_value(json_object_get(sum, "pooled_ratio")), sqrt(0.5), 1e-12);
     assert_int_equal(json_integer_value(json_object_get(sum, "undecided")), 1);
     assert_int_equal(json_integer_value(json_object_get(sum, "n_configs")), 2);
     assert_int_equal(json_integer_value(json_object_get(sum, "faster")), 1);
@@ -692,7 +698,7 @@ static void test_contended_withheld(void **state)
     assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "summary"), "contended")), 1);
     json_decref(j);
     /* the rule text says both ways */
-    char rule[1024];
+    char rule[2048];
     pm_compare_rule_text(rule, sizeof rule, 0, 0);
     assert_non_null(strstr(rule, "no conclusion (contended)"));
     pm_compare_rule_text(rule, sizeof rule, 0, 1);

@@ -369,7 +369,23 @@ static void strategy_in_is_offered(void **state)
     pm_ov_result_free(&r);
 }
 
-/* STATIC compiles the prefill at the window; DYNAMIC (OpenVINO's default) at the 1024 chunk above it. */
+/* The wall of row `name` in the log's report block `block` (0-based, in compile order); -1 if absent. */
+static double row_wall_in_block(const char *log, int block, const char *name)
+{
+    const char *p = log;
+    for (int i = 0; i <= block && p; i++)
+        if ((p = strstr(p, "Execution time report")))
+            p++;
+    if (!p)
+        return -1;
+    const char *end = strstr(p, "Execution time report");
+    double w = row_wall(p, name);
+    const char *row = strstr(p, name);
+    return row && (!end || row < end) ? w : -1;
+}
+
+/* STATIC compiles the prefill at the window; DYNAMIC (OpenVINO's default) at the 1024 chunk above it. Upstream
+ * compiles the generate model first (here one: no pyramid), so the prefill's blocks are the third and fourth. */
 static void window_scales_strategy_time(void **state)
 {
     char xml[PATH_MAX], log[PATH_MAX], log2[PATH_MAX], log3[PATH_MAX];
@@ -377,7 +393,8 @@ static void window_scales_strategy_time(void **state)
     snprintf(log, sizeof log, "%s/w128.txt", tmpdir);
     snprintf(log2, sizeof log2, "%s/w4096.txt", tmpdir);
     snprintf(log3, sizeof log3, "%s/w4096dyn.txt", tmpdir);
-    pm_ov_opts o = {.lib = standin, .model_xml = xml, .workdir = tmpdir, .window = 128, .prefill_hint = "STATIC"};
+    pm_ov_opts o = {.lib = standin, .model_xml = xml, .workdir = tmpdir, .window = 128, .prefill_hint = "STATIC",
+                    .generate_pyramid = "NO"};
     pm_ov_result r;
     pm_err e;
     assert_int_equal(compile_captured(&o, &r, &e, log), PM_OK);
@@ -391,9 +408,10 @@ static void window_scales_strategy_time(void **state)
     assert_null(prop(&r.props, "NPUW_LLM_PREFILL_HINT"));
     pm_ov_result_free(&r);
     char *a = read_text(log), *b = read_text(log2), *c = read_text(log3);
-    /* the first FeasibleAllocation row is the prefill's */
-    assert_true(fabs(row_wall(b, "FeasibleAllocation") - 32 * row_wall(a, "FeasibleAllocation")) < 1e-3);
-    assert_true(fabs(row_wall(c, "FeasibleAllocation") - 8 * row_wall(a, "FeasibleAllocation")) < 1e-3);
+    double prefill128 = row_wall_in_block(a, 2, "FeasibleAllocation");
+    assert_true(prefill128 > 0);
+    assert_true(fabs(row_wall_in_block(b, 2, "FeasibleAllocation") - 32 * prefill128) < 1e-3);
+    assert_true(fabs(row_wall_in_block(c, 2, "FeasibleAllocation") - 8 * prefill128) < 1e-3);
     free(a);
     free(b);
     free(c);
@@ -407,7 +425,8 @@ static int count(const char *hay, const char *needle)
     return n;
 }
 
-/* GENERATE_PYRAMID (default YES) compiles one generate model per 1K step up to window + response. */
+/* GENERATE_PYRAMID (default YES) compiles one generate model per 1024*2^k + MIN_RESPONSE_LEN below the KV size,
+ * plus the KV size (create_generate_model_variants); the inferred split follows the same count. */
 static void generate_pyramid_blocks(void **state)
 {
     char xml[PATH_MAX], log[PATH_MAX];
@@ -419,8 +438,11 @@ static void generate_pyramid_blocks(void **state)
     assert_int_equal(compile_captured(&o, &r, &e, log), PM_OK);
     pm_ov_result_free(&r);
     char *a = read_text(log);
-    /* 2 prefill + 4 generate (1K, 2K, 4K, 4224) x 2 + 1 LM head */
-    assert_int_equal(count(a, "Execution time report"), 2 + 8 + 1);
+    /* 3 generate (1152, 2176, 4224) x 2 + 2 prefill + 1 LM head */
+    assert_int_equal(count(a, "Execution time report"), 6 + 2 + 1);
+    assert_int_equal(pm_ov_npuw_generate_variants(4096, 128, 1), 3);
+    assert_int_equal(pm_ov_npuw_generate_variants(4096, 128, 0), 1);
+    assert_int_equal(pm_ov_npuw_generate_variants(128, 128, 1), 1);
     free(a);
     o.generate_pyramid = "NO";
     assert_int_equal(compile_captured(&o, &r, &e, log), PM_OK);
@@ -584,6 +606,13 @@ static void result_line_round_trip(void **state)
     strcpy(r.ov_version, "2025.4.0");
     strcpy(r.strategy_key, "00112233445566778899aabbccddeeff");
     r.strategy_reused = 1;
+    strcpy(r.refused_property, "NPU_TURBO");
+    strcpy(r.compiler_version_source, "core with NPU_COMPILER_TYPE=DRIVER");
+    r.import_pending = 1;
+    r.mem_total_bytes = 16LL << 30;
+    /* what the compiled model reported: a property list built for window 1024 stands in for it */
+    pm_ov_opts compiled = {.model_xml = "x.xml", .window = 1024};
+    assert_int_equal(pm_ov_build_props(&compiled, NULL, 0, &r.effective, &e), PM_OK);
     char *json = pm_ov_result_json(&r, 1, NULL);
     assert_non_null(json);
     /* Compiler output without a trailing newline may precede the line. */
@@ -603,10 +632,64 @@ static void result_line_round_trip(void **state)
     assert_int_equal(back.n_prop_args, 18);
     assert_int_equal(back.props.n, 9);
     assert_string_equal(prop(&back.props, "NPUW_LLM_MAX_PROMPT_LEN"), "64");
+    assert_string_equal(back.refused_property, "NPU_TURBO");
+    assert_string_equal(back.compiler_version_source, "core with NPU_COMPILER_TYPE=DRIVER");
+    assert_int_equal(back.import_pending, 1);
+    assert_true(back.mem_total_bytes == 16LL << 30);
+    /* the compiled model's values win over the sent ones */
+    int eff = 0;
+    assert_string_equal(pm_ov_npuw_value(&back, "NPUW_LLM_MAX_PROMPT_LEN", &eff), "1024");
+    assert_int_equal(eff, 1);
     free(json);
     pm_ov_result_free(&r);
     pm_ov_result_free(&back);
     assert_int_equal(pm_ov_parse_result_line("no line\n", 8, &back, &ok, NULL, 0, &e), PM_ERR_NOTFOUND);
+}
+
+/* The refused key, from both upstream forms; nothing from other messages. */
+static void refused_property_named(void **state)
+{
+    char k[64];
+    assert_int_equal(pm_ov_refused_property("Exception from config.cpp:1:\n[ NOT_FOUND ] Option 'NPU_X_Y' is not "
+                                            "supported for current configuration", k, sizeof k), 1);
+    assert_string_equal(k, "NPU_X_Y");
+    assert_int_equal(pm_ov_refused_property("[NPUW] Unsupported configuration key: NPUW_LLM_FOO\n", k, sizeof k), 1);
+    assert_string_equal(k, "NPUW_LLM_FOO");
+    assert_int_equal(pm_ov_refused_property("[NPU] failed to parse COMPILATION_MODE_PARAMS", k, sizeof k), 0);
+    assert_string_equal(k, "");
+    assert_int_equal(pm_ov_refused_property("Option '' is odd", k, sizeof k), 0);
+}
+
+/* NPU_COMPILER_TYPE's words follow the release: MLIR is gone in 2026, PLUGIN and PREFER_PLUGIN are new there. */
+static void compiler_type_gated(void **state)
+{
+    pm_err e;
+    assert_int_equal(pm_ov_compiler_type_check("MLIR", "2026.0.0-1234", &e), PM_ERR_USAGE);
+    assert_non_null(strstr(e.msg, "PLUGIN, DRIVER, PREFER_PLUGIN"));
+    assert_int_equal(pm_ov_compiler_type_check("MLIR", "2025.3.0", &e), PM_OK);
+    assert_int_equal(pm_ov_compiler_type_check("PLUGIN", "2025.3.0", &e), PM_ERR_USAGE);
+    assert_int_equal(pm_ov_compiler_type_check("PREFER_PLUGIN", "2026.1.0", &e), PM_OK);
+    assert_int_equal(pm_ov_compiler_type_check("DRIVER", "2024.4.0", &e), PM_OK);
+    assert_int_equal(pm_ov_compiler_type_check("TURBO", "2026.0.0", &e), PM_ERR_USAGE);
+    assert_int_equal(pm_ov_compiler_type_check("PLUGIN", "", &e), PM_OK);   /* unknown release: not refused */
+}
+
+/* Upstream's order: generate variants, prefill, LM head. Uneven counts infer nothing. */
+static void inferred_split(void **state)
+{
+    const double t[] = {1, 1, 2, 2, 3, 3, 5, 5, 0.5};
+    pm_ov_split sp;
+    char why[200] = "";
+    assert_int_equal(pm_ov_infer_split(t, 9, 3, 1, &sp, why, sizeof why), PM_OK);
+    assert_int_equal(sp.blocks[0], 6);
+    assert_int_equal(sp.blocks[1], 2);
+    assert_int_equal(sp.blocks[2], 1);
+    assert_true(sp.total_s[0] == 12 && sp.total_s[1] == 10 && sp.total_s[2] == 0.5);
+    assert_int_equal(pm_ov_infer_split(t, 8, 3, 1, &sp, why, sizeof why), PM_ERR_PARSE);
+    assert_non_null(strstr(why, "do not split evenly"));
+    assert_int_equal(pm_ov_infer_split(t, 4, 1, 0, &sp, why, sizeof why), PM_OK);
+    assert_int_equal(sp.blocks[0], 2);
+    assert_int_equal(sp.blocks[2], 0);
 }
 
 static void strategy_key_and_cache(void **state)
@@ -703,6 +786,9 @@ int main(void)
         cmocka_unit_test(missing_library),
         cmocka_unit_test(bad_device),
         cmocka_unit_test(result_line_round_trip),
+        cmocka_unit_test(refused_property_named),
+        cmocka_unit_test(compiler_type_gated),
+        cmocka_unit_test(inferred_split),
         cmocka_unit_test(strategy_key_and_cache),
         cmocka_unit_test(sweep_step),
     };

@@ -83,7 +83,7 @@ static pm_settle_stage judge(fx *f, int64_t cid, size_t min_n)
 {
     pm_settle_stage s;
     pm_err err = {0};
-    assert_int_equal(pm_settle_stage_known(pm_store_db(f->st), cid, f->map, min_n, &s, &err), PM_OK);
+    assert_int_equal(pm_settle_stage_known(pm_store_db(f->st), cid, f->map, min_n, 0, &s, &err), PM_OK);
     return s;
 }
 

@@ -14,6 +14,7 @@
 #include "analysis.h"
 #include "compare.h"
 #include "compare_out.h"
+#include "decide.h"
 #include "fix_report.h"
 #include "report_tables.h"
 #include "stats.h"
@@ -91,10 +92,14 @@ static void build(ab_fixture *f)
     f->ab.variant = "fix";
     f->ab.against = "stock";
     f->ab.cmp.configs = f->cfg;
+    f->ab.cmp.a.variant = "stock";
+    f->ab.cmp.b.variant = "fix";
     f->ab.cmp.n_configs = 4;
     f->ab.cmp.threshold = PM_COMPARE_THRESHOLD;
     f->ab.cmp.geomean_ratio = 0.8;
     f->ab.cmp.geomean_ci_lo = f->ab.cmp.geomean_ci_hi = NAN;
+    f->ab.cmp.pooled_ratio = 0.85;   /* the tested configs: faster, undecided, same */
+    f->ab.cmp.pooled_ci_lo = f->ab.cmp.pooled_ci_hi = NAN;
     for (int i = 0; i < 4; i++) {
         pm_compare_verdict v = f->cfg[i].wall.verdict;
         f->ab.cmp.faster += v == PM_VERDICT_FASTER;
@@ -103,6 +108,7 @@ static void build(ab_fixture *f)
         f->ab.cmp.undecided += v == PM_VERDICT_UNDECIDED;
         f->ab.cmp.untested += v == PM_VERDICT_NA;
         f->ab.cmp.n_ratios += v == PM_VERDICT_FASTER || v == PM_VERDICT_SLOWER || v == PM_VERDICT_SAME;
+        f->ab.cmp.n_pooled += !isnan(f->cfg[i].wall.p);
     }
     f->a.ab.rows = &f->ab;
     f->a.ab.n = 1;
@@ -122,7 +128,7 @@ static void test_ab_table_marks(void **state)
     (void)state;
     ab_fixture f;
     build(&f);
-    pm_table *t = pm_rt_ab(&f.a);
+    pm_table *t = pm_rt_ab(&f.a, 0);
     assert_non_null(t);
     assert_int_equal(t->n_rows, 4);
     /* the clear change is marked, its interval below 1 */
@@ -138,23 +144,28 @@ static void test_ab_table_marks(void **state)
     /* n = 2: no test, no interval, no mark */
     assert_string_equal(cell_text(t, 3, "verdict"), "n/a");
     assert_string_equal(cell_text(t, 3, "ci"), "n=2, no interval");
-    assert_non_null(strstr(cell_text(t, 3, "wall_b_s"), "(n=2, no interval)"));
-    /* the side walls in the report's interval format */
-    assert_non_null(strstr(cell_text(t, 0, "wall_a_s"), " s [-"));   /* both ends: asymmetric, never "±" */
+    assert_non_null(strstr(cell_text(t, 3, "b"), "(n=2, no interval)"));
+    /* the sides of the deciding metric (wall here) in the report's interval format */
+    assert_non_null(strstr(cell_text(t, 0, "a"), " s [-"));   /* both ends: asymmetric, never "±" */
+    /* wall decided: no second wall column, and no noise column when no config was contended */
+    for (size_t k = 0; k < t->n_cols; k++)
+        assert_true(strcmp(t->cols[k].key, "wall_a_s") && strcmp(t->cols[k].key, "noise"));
+    assert_true(!strncmp(t->caption, "variant fix (B) vs stock (A); decided on: wall;", 47));
     /* the printed interval is the simultaneous one (Bonferroni over the 3 tests) the mark was decided on */
     assert_int_equal(f.cfg[0].wall.family_m, 3);
     char ci[64];
-    snprintf(ci, sizeof ci, "[%.3f, %.3f]", f.cfg[0].wall.ci_lo, f.cfg[0].wall.ci_hi);
+    pm_compare_fmt_range(ci, sizeof ci, f.cfg[0].wall.ci_lo, f.cfg[0].wall.ci_hi);
     assert_string_equal(cell_text(t, 0, "ci"), ci);
     pm_table_free(t);
 
     /* the headline counts the same marks */
     pm_rt_headline h;
     assert_int_equal(pm_rt_headline_build(&f.a, &h), PM_OK);
-    assert_non_null(strstr(h.ab, "variant fix vs stock"));
-    /* the summary from the 2 decided configs, the others said on the same line */
-    assert_non_null(strstr(h.ab, "from 2 of 4 configs (1 undecided, 1 without a test"));
-    assert_non_null(strstr(h.ab, "1 faster, 0 slower, 1 same, 1 undecided"));
+    assert_int_equal(h.n_ab, 1);
+    /* one line, B vs A first, the summary's ratio on the deciding metric, the configs the rule decided */
+    assert_true(!strncmp(h.ab[0], "fix vs stock: 0.850\u00d7 on wall", strlen("fix vs stock: 0.850\u00d7 on wall")));
+    assert_non_null(strstr(h.ab[0], "~"));   /* the undecided config's repeats that would settle it */
+    assert_non_null(strstr(h.ab[0], ", 2 of 4 configs decided"));
     pm_rt_headline_free(&h);
     /* the legend is compare's rule */
     char legend[2048], rule[1536];
@@ -171,7 +182,7 @@ static void test_ab_table_marks(void **state)
     f.cfg[0].contended_a = f.cfg[0].contended_b = "load 5.0 > 2 CPUs";
     pm_compare_stat kept = f.cfg[0].wall;
     pm_compare_withhold(&f.cfg[0].wall, 1, 0);
-    t = pm_rt_ab(&f.a);
+    t = pm_rt_ab(&f.a, 0);
     assert_non_null(t);
     assert_string_equal(cell_text(t, 0, "verdict"), "no conclusion (contended)");
     assert_string_equal(cell_text(t, 0, "noise"), "contended (A, B)");
@@ -179,7 +190,7 @@ static void test_ab_table_marks(void **state)
     pm_table_free(t);
     f.cfg[0].wall = kept;
     pm_compare_withhold(&f.cfg[0].wall, 1, 1);
-    t = pm_rt_ab(&f.a);
+    t = pm_rt_ab(&f.a, 0);
     assert_non_null(t);
     assert_string_equal(cell_text(t, 0, "verdict"), "faster");
     assert_string_equal(cell_text(t, 0, "noise"), "contended (A, B)");
@@ -198,13 +209,14 @@ static void test_report_reads_cold(void **state)
     pm_analysis a = {.configs = cfg, .n_configs = 2};
     pm_rt_headline h;
     assert_int_equal(pm_rt_headline_build(&a, &h), PM_OK);
-    assert_non_null(strstr(h.ab, "each config was compiled in one variant only"));
+    assert_non_null(strstr(h.ab_none, "one variant per config"));
     char warm[32], cold[32], want[128];
     pm_fmt_time(warm, sizeof warm, sqrt(0.02 * 0.05), 0);   /* geometric means over the two configs */
     pm_fmt_time(cold, sizeof cold, sqrt(2.0 * 0.5), 0);
-    snprintf(want, sizeof want, "a hit takes %s, a cold compile %s", warm, cold);
+    snprintf(want, sizeof want, "): %s against %s", warm, cold);
     assert_non_null(strstr(h.cache, want));
-    assert_non_null(strstr(h.cache, "32\u00d7 faster"));   /* sqrt(100 x 10) = cold / warm of the same means */
+    /* sqrt(100 x 10) = cold / warm of the same means, in the one ratio precision */
+    assert_non_null(strstr(h.cache, "a hit is 31.6\u00d7 faster than a cold compile (10.0\u2013100\u00d7 over 2 configs)"));
     pm_rt_headline_free(&h);
     char keys[512];
     pm_rt_key_legend(&a, 0, keys, sizeof keys);
@@ -239,7 +251,7 @@ static void test_holm_changes_mark(void **state)
         cfg[i].key = cfg[i].key_a = cfg[i].key_b = "k", cfg[i].regime = "llc", cfg[i].wall = fam[i];
     pm_an_ab ab = {.variant = "fix", .against = "stock", .cmp = {.configs = cfg, .n_configs = 3}};
     pm_analysis a = {.ab.rows = &ab, .ab.n = 1};
-    pm_table *t = pm_rt_ab(&a);
+    pm_table *t = pm_rt_ab(&a, 0);
     assert_non_null(t);
     for (size_t r = 0; r < 3; r++)
         assert_true(!strncmp(cell_text(t, r, "verdict"), "undecided", 9));
@@ -255,7 +267,7 @@ static void test_fix_text_never_contradicts(void **state)
     json_t *o = json_pack("{s:f,s:f,s:f,s:i,s:s}", "ratio", 0.9, "ci_lo", 0.8, "ci_hi", 1.05, "n_configs", 3, "verdict",
                           "faster");
     pm_fix_ratio_text(o, m, sizeof m);
-    assert_non_null(strstr(m, "[0.800, 1.050]"));
+    assert_non_null(strstr(m, "[0.800, 1.05]"));
     assert_non_null(strstr(m, "every config faster by compare's rule"));
     json_object_set_new(o, "ci_hi", json_real(0.95));   /* the interval carries it: nothing added */
     pm_fix_ratio_text(o, m, sizeof m);
@@ -286,6 +298,51 @@ static void test_fix_text_never_contradicts(void **state)
     json_decref(o);
 }
 
+/* The one-line summary (issue 37): B vs A, the summary's ratio and interval read by pm_compare_decide, a faster B
+ * as hyperfine says it (A/B, the interval turned), the metric that decided, and why there is none. */
+static void test_oneline(void **state)
+{
+    (void)state;
+    pm_compare_config cfg[2] = {0};
+    cfg[0].key = cfg[1].key = "k";
+    cfg[0].wall = (pm_compare_stat){.n_a = 3, .n_b = 3, .verdict = PM_VERDICT_SLOWER, .ratio = 1.2};
+    cfg[1].wall = cfg[0].wall;
+    pm_compare_result r = {.a.variant = "precision=int8", .b.variant = "precision=fp16", .configs = cfg,
+                           .n_configs = 2, .threshold = 0.02, .slower = 2, .n_ratios = 2,
+                           .n_pooled = 2, .pooled_ratio = 1.19, .pooled_ci_lo = 1.08, .pooled_ci_hi = 1.31};
+    char buf[256];
+#define ONELINE(r)                                                                                                \
+    do {                                                                                                          \
+        char *l_ = pm_compare_oneline(&(r));                                                                      \
+        assert_non_null(l_);                                                                                      \
+        snprintf(buf, sizeof buf, "%s", l_);                                                                      \
+        free(l_);                                                                                                 \
+    } while (0)
+    ONELINE(r);
+    assert_string_equal(buf, "fp16 vs int8: 1.19\u00d7 slower [1.08, 1.31] on wall, 2 of 2 configs decided");
+    r.decided_on = PM_DECIDE_CPU;   /* the metric's own name, whatever decided */
+    r.pooled_ratio = 0.8, r.pooled_ci_lo = 0.7, r.pooled_ci_hi = 0.9;
+    ONELINE(r);
+    assert_string_equal(buf, "fp16 vs int8: 1.25\u00d7 faster [1.11, 1.43] on cpu time (user+sys), 2 of 2 configs decided");
+    r.pooled_ratio = 1.0, r.pooled_ci_lo = 0.99, r.pooled_ci_hi = 1.01;
+    ONELINE(r);
+    assert_true(!strncmp(buf, "fp16 vs int8: same, 1.00\u00d7 [0.990, 1.01] on cpu time", 20));
+    /* nothing decided: how many runs a side would settle it */
+    cfg[0].wall.verdict = cfg[1].wall.verdict = PM_VERDICT_UNDECIDED;
+    cfg[0].wall.repeats_needed = 40, cfg[1].wall.repeats_needed = 12;
+    r.decided_on = PM_DECIDE_WALL;
+    r.slower = r.n_ratios = 0, r.undecided = 2, r.pooled_ratio = r.pooled_ci_lo = r.pooled_ci_hi = NAN;
+    ONELINE(r);
+    assert_string_equal(buf, "fp16 vs int8: undecided on wall: ~40 runs/side would settle it, 0 of 2 configs decided");
+    /* n = 2: no test, and what it needs */
+    cfg[0].wall = (pm_compare_stat){.n_a = 2, .n_b = 2, .verdict = PM_VERDICT_NA};
+    cfg[1].wall = cfg[0].wall;
+    r.undecided = 0, r.untested = 2;
+    ONELINE(r);
+    assert_string_equal(buf, "fp16 vs int8: no test on wall: 2 runs a side, 3 needed, 0 of 2 configs decided");
+#undef ONELINE
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_holm_changes_mark),
         cmocka_unit_test(test_report_reads_cold),
         cmocka_unit_test(test_fix_text_never_contradicts),
+        cmocka_unit_test(test_oneline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,9 +127,9 @@ static void unknown_key_says_did_you_mean(void **state)
         {"[sweep]\nname = t\nbackend = command\n[matrix m]\nv = 1\n[step s]\nargv = /bin/true {v}\n[run]\nsise = a\n",
          "line 9: [run]: unknown key 'sise'; did you mean 'size'?"},
         {"[sweep]\nname = t\nbackend = command\n[matrix m]\nv = 1\n[step s]\nargv = /bin/true {v}\n[stpe t]\nargv = x\n",
-         "line 9: section [stpe t] is not read by back end command; did you mean [step t]?"},
+         "line 9: section [stpe t] is read by no back end; did you mean [step t]? (back end command reads"},
         {"[sweep]\nname = x\n[llm a]\nmodels = qwen2:0.5b\nwindows = 1\nprecisions = int8\n[reprot]\nsize = window\n",
-         "line 8: section [reprot] is not read by back end embedded; did you mean [report]?"},
+         "line 8: section [reprot] is read by no back end; did you mean [report]? (back end embedded reads"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pm_spec *s = NULL;

@@ -35,6 +35,30 @@ static void bad_line_names_file_and_line(void **state)
     pm_stagemap_free(m);
 }
 
+/* The fourth column: each stage's phase, one per stage; a (self) row matched as its pass (issue 33). */
+static void phases_and_self_rows(void **state)
+{
+    pm_stagemap *m = pm_stagemap_new();
+    pm_err e = {0};
+    assert_int_equal(pm_stagemap_load_text(m, "clang\tFrontend*\tfrontend\tfrontend\nclang\t*Pass\tscalar-opt\toptimizer\n"
+                                              "clang\tRunPass*\tisel\nclang\tX*\tisel\tcodegen\n", "t", &e), PM_OK);
+    assert_string_equal(pm_stagemap_phase(m, "scalar-opt"), "optimizer");
+    assert_string_equal(pm_stagemap_phase(m, "isel"), "codegen");   /* declared on a later rule of the stage */
+    assert_string_equal(pm_stagemap_phase(m, PM_STAGE_OVERHEAD), "process");
+    assert_string_equal(pm_stagemap_phase(m, "nowhere"), "other");
+    assert_string_equal(pm_stagemap_phase(NULL, "isel"), "other");
+    assert_string_equal(pm_stagemap_match(m, "clang", "SimplifyCFGPass (self)"), "scalar-opt");
+    assert_string_equal(pm_stagemap_match(m, "clang", "Frontend (self)"), "frontend");
+    /* a stage in two phases, an unknown phase: errors naming the line */
+    assert_int_equal(pm_stagemap_load_text(m, "\nopt\t*\tisel\toptimizer\n", "b.tsv", &e), PM_ERR_PARSE);
+    assert_non_null(strstr(e.msg, "b.tsv:2"));
+    assert_non_null(strstr(e.msg, "one phase per stage"));
+    assert_int_equal(pm_stagemap_load_text(m, "opt\t*\tnew\tbackend\n", "c.tsv", &e), PM_ERR_PARSE);
+    assert_non_null(strstr(e.msg, "unknown phase 'backend'"));
+    assert_int_equal(pm_stagemap_load_text(m, "opt\t*\tnew\tcodegen\tfifth\n", "d.tsv", &e), PM_ERR_PARSE);
+    pm_stagemap_free(m);
+}
+
 static void loads_fixture_file_and_default_dir(void **state)
 {
     pm_stagemap *m = pm_stagemap_new();
@@ -111,6 +135,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(first_match_wins_and_globs),
         cmocka_unit_test(bad_line_names_file_and_line),
+        cmocka_unit_test(phases_and_self_rows),
         cmocka_unit_test(loads_fixture_file_and_default_dir),
         cmocka_unit_test(every_map_file_is_read),
         cmocka_unit_test(missing_maps_name_the_folder),

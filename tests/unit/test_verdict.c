@@ -105,6 +105,12 @@ static void test_every_verdict_follows_the_rule(void **state)
                                       : x->ci_lo > 1.02                   ? PM_VERDICT_SLOWER
                                       : x->ci_lo >= 0.98 && x->ci_hi <= 1.02 ? PM_VERDICT_SAME
                                                                           : PM_VERDICT_UNDECIDED;
+            if (want == PM_VERDICT_UNDECIDED && x->verdict == PM_VERDICT_BELOW_RESOLUTION) {
+                /* tested, but its rounding bound alone reaches past a threshold: no n would settle it */
+                assert_true(x->bias_log > 0 && isnan(x->repeats_needed));
+                counts[PM_VERDICT_UNDECIDED]++;   /* the branch of the rule it took */
+                continue;
+            }
             assert_int_equal(x->verdict, want);
             if (want == PM_VERDICT_FASTER || want == PM_VERDICT_SLOWER)
                 assert_true(x->p_holm < 0.05);   /* a claim is also Holm-significant */
