@@ -75,6 +75,18 @@ $(LIBSTUDY): $(STUDY_OBJ)
 $(BIN): $(CLI_OBJ) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LDLIBS)
 
+# The Valgrind wrapper behind per-pass instruction counts (src/vgwrap/timer_wrap.c, docs/meters.md), preloaded
+# into a compile run under callgrind: built where Valgrind's headers are, never with the sanitizers (it runs
+# inside the compiler under Valgrind).
+VGWRAP := $(BUILD)/passmap-vgwrap.so
+VGWRAP_HAVE := $(shell echo '\#include <valgrind/callgrind.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+ifeq ($(VGWRAP_HAVE),yes)
+all: $(VGWRAP)
+endif
+$(VGWRAP): src/vgwrap/timer_wrap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -Wno-missing-prototypes -O1 -g -fPIC -shared -o $@ $<
+
 # Unit tests build argv arrays and fixtures from string literals: they keep every warning but the two that
 # would make each literal a cast (the library and the CLI keep both).
 TEST_CFLAGS = $(CFLAGS) -Wno-write-strings -Wno-cast-qual
@@ -89,7 +101,8 @@ $(BUILD)/tests/lib%.so: tests/support/%.c
 	$(CC) $(CSTD) $(WARN) -Wno-missing-prototypes -Wno-cast-qual -Wno-write-strings -O1 -g -fPIC -shared $(LAYER_INC) -o $@ $< $(shell pkg-config --cflags --libs jansson)
 
 # libFuzzer harnesses (tests/fuzz/): every parser (one binary per format, fuzz_parse_auto lets the sniffer
-# pick), the spec parser and the cache entry reader, built with clang (Debian clang-22) under ASan+UBSan.
+# pick), the spec parser, the cache entry reader and the callgrind reader, built with clang (Debian clang-22)
+# under ASan+UBSan.
 # make check (and so make test) runs each for a short fixed number of inputs through tests/e2e/test_fuzz.sh;
 # make fuzz runs them for FUZZ_RUNS inputs each (a longer campaign; FUZZ_RUNS=-1: until a crash), or with
 # FUZZ_TIME=SECONDS for that long each (equal time per harness), printing inputs and coverage per harness.
@@ -102,7 +115,8 @@ FUZZ_CFLAGS = $(CSTD) $(WARN) $(FUZZ_FLAGS) $(LAYER_INC) $(shell pkg-config --cf
               -DPM_DATA_DIR='"$(DATA_DIR)"' -DPM_SOURCE_DIR='"$(abspath .)"' -MMD -MP
 FUZZ_PARSE := auto mlir_text mlir_json llvm_text chrome_trace npu_log npu_schedule npu_strategy npu_task_stats \
               gcc_text
-FUZZ_BIN   := $(FUZZ_PARSE:%=$(FUZZ_DIR)/fuzz_parse_%) $(FUZZ_DIR)/fuzz_spec $(FUZZ_DIR)/fuzz_cache_entry
+FUZZ_BIN   := $(FUZZ_PARSE:%=$(FUZZ_DIR)/fuzz_parse_%) $(FUZZ_DIR)/fuzz_spec $(FUZZ_DIR)/fuzz_cache_entry \
+              $(FUZZ_DIR)/fuzz_callgrind
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
 
 $(FUZZ_DIR)/%.o: %.c

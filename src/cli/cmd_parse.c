@@ -10,6 +10,7 @@
 #include "cli_opts.h"
 #include "cmds.h"
 #include "parse.h"
+#include "passcount.h"
 
 static const cli_opt parse_opts[] = {
     {"format", 'f', 1, "NAME", "{formats} (default: sniff)"},
@@ -18,6 +19,8 @@ static const cli_opt parse_opts[] = {
     {"all", 'a', 1, NULL, "also show group (g), summary (s) and detail (d) rows; a = analysis"},
     {"tree", 't', 1, NULL, "report order with indentation instead of sorting by wall time"},
     {"top", 'n', 1, "N", "show only the N largest rows"},
+    {"callgrind", 'C', 0, "OUT", "per-pass instruction counts: a callgrind.out of the same compile, matched to\n"
+                                  "the FILEs' pass names (docs/meters.md); --tool picks data/pass-symbols.tsv's rows"},
     {"", 0, 0, NULL, "Storing (each FILE becomes one run, one step, in a results database; was `passmap import`):"},
     {"db", 'd', 0, "FILE", "results database (created when missing): store, print one line per FILE"},
     {"sweep", 's', 0, "NAME", "sweep to record into (default: imported)"},
@@ -30,6 +33,7 @@ static const cli_opt parse_opts[] = {
 static const cli_cmd parse_cmd = {
     .name = "parse",
     .synopsis = "[--format NAME] [--json] [--all] [--tree] [--top N] FILE...\n"
+                "passmap parse --callgrind OUT [--tool NAME] [--json] FILE...\n"
                 "passmap parse --db FILE [--sweep NAME] [--config KEY] [--tool NAME] [--mode NAME] [--quiet]\n"
                 "[--format NAME] REPORT...",
     .about = "Reads per-pass timing reports (mlir-opt --mlir-timing, llc/opt -time-passes, Chrome traces, NPU\n"
@@ -151,11 +155,103 @@ static int print_table(const pm_report *r, int all, int tree, long top)
     return PM_EXIT_OK;
 }
 
+/* --callgrind: the per-pass counts beside the report's wall, then coverage and why each uncounted pass is not. */
+static void print_counts_table(const pm_report *r, const pm_passcount *pc)
+{
+    printf("%-56s %10s %16s %7s  %s\n", "pass", "wall_s", "instructions", "%total", "how");
+    for (size_t i = 0; i < pc->n; i++) {
+        const pm_pass_count *c = &pc->rows[i];
+        const pm_pass *p = &r->passes[c->pass];
+        if (c->count < 0)
+            continue;
+        printf("%-56s %10.4f %16lld %6.1f%%  %s\n", p->name, p->wall_s, (long long)c->count,
+               pc->total ? 100.0 * (double)c->count / (double)pc->total : 0.0, c->how);
+    }
+    size_t missing = 0;
+    for (size_t i = 0; i < pc->n; i++)
+        missing += pc->rows[i].count < 0;
+    if (missing) {
+        printf("\nnot counted (%zu):\n", missing);
+        for (size_t i = 0; i < pc->n; i++)
+            if (pc->rows[i].count < 0)
+                printf("  %-54s %10.4f  %s\n", r->passes[pc->rows[i].pass].name, r->passes[pc->rows[i].pass].wall_s,
+                       pc->rows[i].why);
+    }
+    printf("\nmeter callgrind (%s boundaries): %llu instructions in the run; counted passes %llu (%.1f%% of the "
+           "run", pc->mechanism, (unsigned long long)pc->total, (unsigned long long)pc->counted,
+           pc->total ? 100.0 * (double)pc->counted / (double)pc->total : 0.0);
+    if (pc->timed != pc->counted)
+        printf(", %.1f%% of what ran inside timers", pc->timed ? 100.0 * (double)pc->counted / (double)pc->timed : 0.0);
+    printf("); they hold %.1f%% of the report's per-pass wall\n",
+           pc->wall_s > 0 ? 100.0 * pc->wall_counted_s / pc->wall_s : 0.0);
+}
+
+static int print_counts_json(const pm_report *r, const pm_passcount *pc)
+{
+    json_t *root = json_object(), *arr = json_array();
+    json_object_set_new(root, "meter", json_string("callgrind"));
+    json_object_set_new(root, "mechanism", json_string(pc->mechanism));
+    json_object_set_new(root, "total_instructions", json_integer((json_int_t)pc->total));
+    json_object_set_new(root, "counted_instructions", json_integer((json_int_t)pc->counted));
+    json_object_set_new(root, "timed_instructions", json_integer((json_int_t)pc->timed));
+    json_object_set_new(root, "pass_wall_s", json_real(pc->wall_s));
+    json_object_set_new(root, "counted_wall_s", json_real(pc->wall_counted_s));
+    for (size_t i = 0; i < pc->n; i++) {
+        const pm_pass_count *c = &pc->rows[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(r->passes[c->pass].name));
+        json_object_set_new(o, "wall_s", json_real(r->passes[c->pass].wall_s));
+        json_object_set_new(o, "instructions", c->count >= 0 ? json_integer((json_int_t)c->count) : json_null());
+        json_object_set_new(o, "how", c->how ? json_string(c->how) : json_null());
+        json_object_set_new(o, "source", c->source ? json_string(c->source) : json_null());
+        json_object_set_new(o, "why_not", c->why ? json_string(c->why) : json_null());
+        json_array_append_new(arr, o);
+    }
+    json_object_set_new(root, "passes", arr);
+    pm_json_stamp(root, "pass_wall_s", "s", "counted_wall_s", "s", "wall_s", "s", NULL);
+    int rc = json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) == 0 ? PM_EXIT_OK : PM_EXIT_FAIL;
+    fputc('\n', stdout);
+    json_decref(root);
+    return rc;
+}
+
+static int print_counts(const pm_report *r, const char *cg_path, const char *tool, int json)
+{
+    pm_callgrind cg;
+    pm_callgrind_init(&cg);
+    pm_cgmap *map = pm_cgmap_new();
+    pm_passcount pc = {0};
+    pm_err err;
+    pm_err_clear(&err);
+    int rc = PM_EXIT_FAIL;
+    if (!map) {
+        fprintf(stderr, "passmap parse: out of memory\n");
+        goto cleanup;
+    }
+    if (pm_cgmap_load_default(map, &err) != PM_OK || pm_callgrind_parse_file(cg_path, &cg, &err) != PM_OK ||
+        pm_passcount_compute(&cg, r, map, tool, &pc, &err) != PM_OK) {
+        fprintf(stderr, "passmap parse: %s\n", err.msg);
+        goto cleanup;
+    }
+    if (json) {
+        rc = print_counts_json(r, &pc);
+    } else {
+        print_counts_table(r, &pc);
+        rc = PM_EXIT_OK;
+    }
+cleanup:
+    pm_passcount_free(&pc);
+    pm_cgmap_free(map);
+    pm_callgrind_free(&cg);
+    return rc;
+}
+
 int cmd_parse(int argc, char **argv)
 {
     pm_format fmt = PM_FMT_AUTO;
     int json = 0, all = 0, tree = 0, quiet = 0;
     long top = 0;
+    const char *callgrind = NULL;
     int c;
     pm_cli_import_opts store = {.format = PM_FMT_AUTO};
     optind = 1;
@@ -191,6 +287,7 @@ int cmd_parse(int argc, char **argv)
             store.mode = optarg;
             break;
         case 'q': quiet = 1; break;
+        case 'C': callgrind = optarg; break;
         case CLI_HELP: cli_usage(stdout, &parse_cmd); return PM_EXIT_OK;
         default: return cli_try_help(&parse_cmd);
         }
@@ -200,8 +297,17 @@ int cmd_parse(int argc, char **argv)
                         "other\n");
         return PM_EXIT_USAGE;
     }
-    if (!store.db && (store.sweep || store.config || store.tool || store.mode || quiet)) {
-        fprintf(stderr, "passmap parse: --sweep, --config, --tool, --mode and --quiet go with --db FILE\n");
+    if (store.db && callgrind) {
+        fprintf(stderr, "passmap parse: --db stores the reports; --callgrind prints their counts: one or the other\n");
+        return PM_EXIT_USAGE;
+    }
+    if (callgrind && (all || tree || top)) {
+        fprintf(stderr, "passmap parse: --callgrind prints every counted pass; --all, --tree and --top do not apply\n");
+        return PM_EXIT_USAGE;
+    }
+    if (!store.db && (store.sweep || store.config || (store.tool && !callgrind) || store.mode || quiet)) {
+        fprintf(stderr, "passmap parse: --sweep, --config, --tool, --mode and --quiet go with --db FILE (--tool also "
+                        "with --callgrind)\n");
         return PM_EXIT_USAGE;
     }
     if (store.db && optind < argc) {
@@ -242,7 +348,10 @@ int cmd_parse(int argc, char **argv)
         rc = PM_EXIT_FAIL;
         goto cleanup;
     }
-    rc = json ? print_json(&r) : print_table(&r, all, tree, top);
+    if (callgrind)
+        rc = print_counts(&r, callgrind, store.tool, json);
+    else
+        rc = json ? print_json(&r) : print_table(&r, all, tree, top);
 cleanup:
     pm_report_free(&r);
     return rc;

@@ -36,6 +36,7 @@ seeds() { # harness -> seed files
     parse_npu_strategy) echo "$fx/npu/strategy_out.json" ;;
     parse_npu_task_stats) echo "$fx/npu/task-stats.txt" ;;
     spec) ls "$root"/studies/*.ini "$fx"/report/e2e.ini ;;
+    callgrind) echo "$fx/callgrind/seed.out" ;;
     cache_entry) find "$work/cache-dir" -name '*.entry' ;;
   esac
 }

@@ -1,0 +1,114 @@
+/* passmap's Valgrind function wrapper for per-pass instruction counts (docs/meters.md). Preloaded into a compile
+ * run under callgrind (LD_PRELOAD=passmap-vgwrap.so valgrind --tool=callgrind --combine-dumps=yes ...), it wraps
+ * the timers a compiler's pass timing report is made of and has callgrind dump its counts at each start and stop,
+ * the dump's trigger naming the timer: "start ADDR NAME" / "stop ADDR NAME" (lib/parse/passcount.h reads them).
+ * Valgrind redirects by symbol address, so calls inside the library itself are wrapped too; the compiler is not
+ * modified, and outside Valgrind the wrappers are never called.
+ *
+ *   llvm::Timer::startTimer / stopTimer / yieldTo (libLLVM.so.*): -time-passes, -ftime-report. NAME is the
+ *     timer's description, the report's row name. Layout: TimeRecord Time, StartTime (5 x 8 bytes each), then
+ *     std::string Name, Description (checked on LLVM 22).
+ *   mlir::DefaultTimingManager::startTimer / stopTimer (libMLIR.so.*): --mlir-timing. NAME is the timer's name
+ *     (TimerImpl: start time, wall, user, thread id, then std::string name). Counts are only attributable with
+ *     --mlir-disable-threading (threads interleave the dumps).
+ * A name that does not look like a std::string (a layout this wrapper does not know) is written as "?". */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <valgrind/callgrind.h>
+#include <valgrind/valgrind.h>
+
+#define LLVM_TIMER_DESCRIPTION 112
+#define MLIR_TIMER_NAME 32
+#define NAME_MAX_SHOWN 400
+
+struct cxx_string {
+    const char *p;
+    size_t n;
+};
+
+/* The timers whose start was seen. A stop of any other (its start inlined where no wrapper sees it: llc's
+ * per-block DAG timers) changes no running set, so it needs no dump: skipping them saves most dumps of a
+ * selection-DAG-heavy compile. Past OPEN_MAX running timers every stop dumps (never a wrong skip). Valgrind runs
+ * one thread at a time and the counting run disables MLIR's threads, so no lock. */
+#define OPEN_MAX 256
+static const void *open_timers[OPEN_MAX];
+static size_t n_open;
+static int open_overflow;
+
+static void note_start(const void *timer)
+{
+    if (n_open < OPEN_MAX)
+        open_timers[n_open++] = timer;
+    else
+        open_overflow = 1;
+}
+
+/* 1 when timer was running as far as the wrapper saw (and forgets it), or when it cannot tell */
+static int note_stop(const void *timer)
+{
+    for (size_t i = n_open; i-- > 0;)
+        if (open_timers[i] == timer) {
+            open_timers[i] = open_timers[--n_open];
+            return 1;
+        }
+    return open_overflow;
+}
+
+static void dump_at(const char *what, const void *timer, size_t name_offset)
+{
+    const struct cxx_string *s = (const struct cxx_string *)((const char *)timer + name_offset);
+    char label[512];
+    int ok = s->p && s->n > 0 && s->n <= NAME_MAX_SHOWN;
+    snprintf(label, sizeof label, "%s %p %.*s", what, timer, ok ? (int)s->n : 1, ok ? s->p : "?");
+    CALLGRIND_DUMP_STATS_AT(label);
+}
+
+/* The wrapper's own work (formatting, the timer's clock reads) is not the pass's: collection is off meanwhile. */
+#define WRAP_START(lib, sym, off)                                                                               \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg);                                              \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg)                                               \
+    {                                                                                                           \
+        OrigFn fn;                                                                                              \
+        VALGRIND_GET_ORIG_FN(fn);                                                                               \
+        CALLGRIND_TOGGLE_COLLECT;                                                                               \
+        note_start(off == MLIR_TIMER_NAME ? arg : self);                                                        \
+        dump_at("start", off == MLIR_TIMER_NAME ? arg : self, off);                                             \
+        CALL_FN_v_WW(fn, self, arg);                                                                            \
+        CALLGRIND_TOGGLE_COLLECT;                                                                               \
+    }
+#define WRAP_STOP(lib, sym, off)                                                                                \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg);                                              \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg)                                               \
+    {                                                                                                           \
+        OrigFn fn;                                                                                              \
+        VALGRIND_GET_ORIG_FN(fn);                                                                               \
+        CALLGRIND_TOGGLE_COLLECT;                                                                               \
+        CALL_FN_v_WW(fn, self, arg);                                                                            \
+        if (note_stop(off == MLIR_TIMER_NAME ? arg : self))                                                     \
+            dump_at("stop", off == MLIR_TIMER_NAME ? arg : self, off);                                          \
+        CALLGRIND_TOGGLE_COLLECT;                                                                               \
+    }
+
+/* libLLVM.so.* (Z-encoded soname: Zd '.', Za '*') */
+WRAP_START(libLLVMZdsoZa, _ZN4llvm5Timer10startTimerEv, LLVM_TIMER_DESCRIPTION)
+WRAP_STOP(libLLVMZdsoZa, _ZN4llvm5Timer9stopTimerEv, LLVM_TIMER_DESCRIPTION)
+
+/* Timer::yieldTo(Timer &other): stops this one and starts other (the new pass manager hands over with it) */
+void I_WRAP_SONAME_FNNAME_ZU(libLLVMZdsoZa, _ZN4llvm5Timer7yieldToERS0_)(void *self, void *other);
+void I_WRAP_SONAME_FNNAME_ZU(libLLVMZdsoZa, _ZN4llvm5Timer7yieldToERS0_)(void *self, void *other)
+{
+    OrigFn fn;
+    VALGRIND_GET_ORIG_FN(fn);
+    CALLGRIND_TOGGLE_COLLECT;
+    if (note_stop(self))
+        dump_at("stop", self, LLVM_TIMER_DESCRIPTION);
+    note_start(other);
+    dump_at("start", other, LLVM_TIMER_DESCRIPTION);
+    CALL_FN_v_WW(fn, self, other);
+    CALLGRIND_TOGGLE_COLLECT;
+}
+
+/* libMLIR.so.*: DefaultTimingManager::startTimer(void *handle) / stopTimer(void *handle) */
+WRAP_START(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10startTimerEPv, MLIR_TIMER_NAME)
+WRAP_STOP(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager9stopTimerEPv, MLIR_TIMER_NAME)
