@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project checker (run by make test through tests/e2e/test_layers.sh; curl's checksrc is the model): the
-# house rules of docs/architecture.md that a script can see. One line per violation, exit 1 when there is any.
+# house rules of docs/extending.md that a script can see. One line per violation, exit 1 when there is any.
 #   layers   a lib file includes headers of its own and earlier layers only (scripts/check-layers.sh)
 #   banned   no strcpy, strcat, sprintf, vsprintf, strtok, strncpy, strncat, gets, gmtime, localtime, ctime,
 #            asctime (git's banned.h list): snprintf, memcpy with a checked length, strtok_r, the _r time calls

@@ -65,7 +65,7 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     pm, mandir, check = sys.argv[1], sys.argv[2], '--check' in sys.argv[3:]
-    env = dict(os.environ, COLUMNS='100', PASSMAP_DATA_DIR='DATA_DIR')
+    env = dict(os.environ, COLUMNS='100', PASSMAP_DATA_DIR='DATA_DIR', PASSMAP_HELP_ALL='1')   # every back end's options
     top = subprocess.run([pm, 'help', '--all'], capture_output=True, text=True, env=env).stdout
     cmds = re.findall(r'^  ([a-z][a-z-]*) +(.*)$', top, re.M)
     bad = 0

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <signal.h>
+#include <sys/types.h>
 #include "error.h"
 #include "parse.h"
 #include "stagemap.h"
@@ -115,6 +116,10 @@ typedef struct pm_fix_check_opts {
      * PM_ERR_TIMEOUT, as it does on a timeout: the check gave no answer, which is not a difference. */
     const volatile sig_atomic_t *cancel;
     int reduce_window, reduce_layers;   /* embedded: the reduced config the check compiles and runs (0: default) */
+    /* For pm_run_opts.on_start: each process's group recorded before it runs (passmap fix: pm_pgroup_record), so
+     * what a killed passmap fix's [check] or [run] left running is reaped by the next one; NULL: none. */
+    int (*on_start)(void *arg, pid_t pgid, pm_err *err);
+    void *on_start_arg;
 } pm_fix_check_opts;
 
 /* One number of the program side that the round's own compiles store as a run metric (an estimated back end:

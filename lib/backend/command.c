@@ -935,13 +935,15 @@ static void last_line(const char *path, char *out, size_t cap)
 }
 
 static int run_in(char *const *argv, const char *dir, const char *label, double timeout_s,
-                  const volatile sig_atomic_t *cancel, pm_run_result *res, pm_err *err)
+                  const pm_fix_check_opts *o, pm_run_result *res, pm_err *err)
 {
+    const volatile sig_atomic_t *cancel = o->cancel;
     char so[PATH_MAX], se[PATH_MAX];
     if (snprintf(so, sizeof so, "%s/%s.stdout", dir, label) >= (int)sizeof so ||
         snprintf(se, sizeof se, "%s/%s.stderr", dir, label) >= (int)sizeof se)
         return pm_err_set(err, PM_ERR_USAGE, "path too long: %s", dir);
-    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = dir, .stdout_path = so, .stderr_path = se, .cancel = cancel};
+    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = dir, .stdout_path = so, .stderr_path = se, .cancel = cancel,
+                      .on_start = o->on_start, .on_start_arg = o->on_start_arg};
     int rc = pm_run_exec((const char *const *)argv, &ro, res, err);
     if (rc == PM_OK && (res->status == PM_RUN_TIMEOUT || (cancel && *cancel)))
         return pm_err_set(err, PM_ERR_TIMEOUT, "%s: %s", label, res->status == PM_RUN_TIMEOUT ?
@@ -972,7 +974,7 @@ static int command_check_build(const pm_spec *study, int config, const char *var
         char label[160];
         snprintf(label, sizeof label, "step-%d", i);
         if ((rc = run_in(steps.items[i].argv, dir, label, o->timeout_s > 0 ? o->timeout_s : study->timeout_s,
-                         o->cancel, &res, err)))
+                         o, &res, err)))
             break;
         if (res.status != PM_RUN_OK) {
             char tail[200], se[PATH_MAX];
@@ -1006,7 +1008,7 @@ static int command_check_compare(const pm_spec *study, int config, const char *s
     }
     pm_run_result res;
     if (rc == PM_OK && (rc = run_in(argv, result, "check", o->timeout_s > 0 ? o->timeout_s : study->timeout_s,
-                                    o->cancel, &res, err)) == PM_OK) {
+                                    o, &res, err)) == PM_OK) {
         char tail[160], se[PATH_MAX];
         snprintf(se, sizeof se, "%s/check.stderr", result);
         last_line(se, tail, sizeof tail);
@@ -1049,7 +1051,7 @@ static int command_program_run(const pm_spec *study, int config, const char *dir
     int rc = run_words(study, config, cs->run, dir, &argv, err);
     pm_run_result res;
     if (rc == PM_OK && (rc = run_in(argv, dir, "run", o->timeout_s > 0 ? o->timeout_s : study->timeout_s,
-                                    o->cancel, &res, err)) == PM_OK) {
+                                    o, &res, err)) == PM_OK) {
         if (res.status != PM_RUN_OK) {
             char tail[160], se[PATH_MAX];
             snprintf(se, sizeof se, "%s/run.stderr", dir);

@@ -57,6 +57,20 @@ void pm_decide_add_side(pm_decide_evidence *e, double cpu_wall)
         e->runs_cpu_wall = cpu_wall;
 }
 
+void pm_decide_add_config(pm_decide_evidence *e, const double *wall, const double *user, const double *sys,
+                          const double *instructions, size_t n)
+{
+    double cpu = 0, w = 0;
+    for (size_t i = 0; i < n; i++) {
+        pm_decide_add_run(e, wall[i], user[i], sys[i], instructions[i]);
+        if (user[i] >= 0 && sys[i] >= 0) {
+            cpu += user[i] + sys[i];
+            w += wall[i];
+        }
+    }
+    pm_decide_add_side(e, w > 0 ? cpu / w : NAN);
+}
+
 pm_decide_metric pm_decide(const pm_decide_evidence *e)
 {
     if (e->runs_cpu_wall > PM_DECIDE_SERIAL_MAX)

@@ -52,6 +52,11 @@ void pm_decide_init(pm_decide_evidence *e);
 void pm_decide_add_run(pm_decide_evidence *e, double wall, double user, double sys, double instructions);
 /* Folds a config side's mean CPU/wall in (NAN: nothing). */
 void pm_decide_add_side(pm_decide_evidence *e, double cpu_wall);
+/* Folds one config side's n runs in, each with pm_decide_add_run, and its CPU/wall over the runs that recorded
+ * user and sys with pm_decide_add_side: the one way compare (each side of a matched config) and the adaptive stop
+ * (a config's cold runs) build the evidence. */
+void pm_decide_add_config(pm_decide_evidence *e, const double *wall, const double *user, const double *sys,
+                          const double *instructions, size_t n);
 pm_decide_metric pm_decide(const pm_decide_evidence *e);
 /* "wall", "cpu time (user+sys)", "instructions (user space)" */
 const char *pm_decide_name(pm_decide_metric m);

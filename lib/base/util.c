@@ -400,7 +400,37 @@ static long aside_pid(const char *name, const char *base)
     return *end ? 0 : pid;
 }
 
-int pm_util_aside_recover(const char *path, int *restored, char *left, size_t cap, pm_err *err)
+/* Whether process pid started after t (its start time from /proc: clock ticks after boot, plus the boot time):
+ * then it is not the process that set a copy aside at t, whose PID it reuses. 0 when it cannot be told. */
+static int started_after(long pid, time_t t)
+{
+    char p[64], buf[1024];
+    snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+    FILE *f = fopen(p, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    const char *s = strrchr(buf, ')');   /* field 2 (comm) may hold blanks and parentheses */
+    unsigned long long start = 0;
+    for (int field = 2; s && *s && field < 22; s++)
+        if (*s == ' ' && ++field == 22)
+            start = strtoull(s + 1, NULL, 10);
+    long long btime = -1;
+    FILE *st = fopen("/proc/stat", "r");
+    for (char line[256]; st && fgets(line, sizeof line, st);)
+        if (!strncmp(line, "btime ", 6))
+            btime = atoll(line + 6);
+    if (st)
+        fclose(st);
+    long hz = sysconf(_SC_CLK_TCK);
+    if (!start || btime < 0 || hz <= 0)
+        return 0;
+    return (time_t)(btime + (long long)(start / (unsigned long long)hz)) > t + 1;   /* a second of rounding */
+}
+
+int pm_util_aside_recover(const char *path, int *restored, char *left, size_t cap, char *why, size_t why_cap,
+                          pm_err *err)
 {
     const char *base;
     char dir[PATH_MAX];
@@ -408,6 +438,8 @@ int pm_util_aside_recover(const char *path, int *restored, char *left, size_t ca
     *restored = 0;
     if (cap)
         left[0] = 0;
+    if (why_cap)
+        why[0] = 0;
     if ((rc = split_path(path, dir, sizeof dir, &base, err)))
         return rc;
     DIR *d = opendir(dir);
@@ -415,21 +447,37 @@ int pm_util_aside_recover(const char *path, int *restored, char *left, size_t ca
         return errno == ENOENT ? PM_OK : pm_err_errno(err, PM_ERR_IO, "cannot list %s", dir);
     for (struct dirent *e; !rc && (e = readdir(d));) {
         long pid = aside_pid(e->d_name, base);
-        /* our own PID is a dead namesake's: this process sets a copy aside only after recovering */
-        if (!pid || (pid != (long)getpid() && (!kill((pid_t)pid, 0) || errno == EPERM)))
+        if (!pid)
             continue;
         char aside[PATH_MAX + sizeof e->d_name + 1];   /* dir (bounded by split_path) / name */
-        struct stat st;
+        struct stat st, ast;
         snprintf(aside, sizeof aside, "%s/%s", dir, e->d_name);
-        if (!*restored && lstat(path, &st) && errno == ENOENT) {
+        /* our own PID is a dead namesake's: this process sets a copy aside only after recovering; a live PID is
+         * the copy's process only if it started before the copy was set aside (its ctime: the rename) */
+        if (pid != (long)getpid() && (!kill((pid_t)pid, 0) || errno == EPERM) &&
+            !(lstat(aside, &ast) == 0 && started_after(pid, ast.st_ctim.tv_sec)))
+            continue;
+        char because[PATH_MAX + 100] = "the output is there";
+        if (lstat(path, &st) && errno == ENOENT) {
             pm_err perr;
-            if (!put_back(aside, path, &perr)) {
+            if (!*restored && !put_back(aside, path, &perr)) {
                 *restored = 1;
                 continue;
             }
+            snprintf(because, sizeof because, "%s", *restored ? "another copy was put back"
+                                                               : "cannot put it back");
+            if (!*restored)
+                snprintf(because, sizeof because, "cannot put it back: %.*s", PATH_MAX, perr.msg);
+        } else if (S_ISDIR(st.st_mode)) {
+            snprintf(because, sizeof because, "the output path is a folder now");
+        } else if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+            snprintf(because, sizeof because, "something other than a file is at the output path");
         }
-        if (cap && !left[0])
+        if (cap && !left[0]) {
             snprintf(left, cap, "%s", aside);
+            if (why_cap)
+                snprintf(why, why_cap, "%s", because);
+        }
     }
     closedir(d);
     return rc;

@@ -48,10 +48,13 @@ int pm_util_aside_set(const char *path, char *aside, size_t cap, int *set, pm_er
  * nothing at path, the copy goes back (*restored = 1); anything else there (a folder, a FIFO) leaves the copy
  * where it is, with an error naming it. Never replaces what the command wrote. */
 int pm_util_aside_end(const char *aside, const char *path, int *restored, pm_err *err);
-/* Copies set aside for path by a process that died before pm_util_aside_end (SIGKILL): one whose PID no
- * longer runs here goes back when nothing is at path (*restored = 1); any other is left as it is and the first
- * such is named in left ("" when none). A copy of a process still running is not touched. */
-int pm_util_aside_recover(const char *path, int *restored, char *left, size_t cap, pm_err *err);
+/* Copies set aside for path by a process that died before pm_util_aside_end (SIGKILL): one whose process is gone
+ * (its PID runs no more, or runs a process started after the copy was set aside: the PID was reused) goes back
+ * when nothing is at path (*restored = 1); any other is left as it is, and the first such is named in left and
+ * why it stayed in why ("the output is there", "the output path is a folder now", "cannot put it back: ...";
+ * both "" when none). A copy of a process still running is not touched. */
+int pm_util_aside_recover(const char *path, int *restored, char *left, size_t cap, char *why, size_t why_cap,
+                          pm_err *err);
 
 /* Refuses (PM_ERR_USAGE) to write out when it resolves (symbolic links followed; st_dev and st_ino compared)
  * to the file in, which the same command reads: writing would destroy it. db: in is a SQLite database, so its

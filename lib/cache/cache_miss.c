@@ -340,15 +340,15 @@ static void set_outputs_aside(const key_info *k, pre_output *pre, char (*aside)[
     for (size_t i = 0; i < k->n_outputs; i++) {
         struct stat st;
         const char *o = k->out_paths[i];
-        char left[PATH_MAX + 260];
+        char left[PATH_MAX + 260], why[PATH_MAX + 100];
         int restored = 0, set = 0;
         pm_err aerr;
-        if (pm_util_aside_recover(o, &restored, left, sizeof left, &aerr)) {
+        if (pm_util_aside_recover(o, &restored, left, sizeof left, why, sizeof why, &aerr)) {
             if (!note[0])
                 snprintf(note, 400, "%.390s", aerr.msg);
         } else if (left[0] && !note[0]) {
-            snprintf(note, 400, "an interrupted run's copy of %.150s is left at %.150s (the output is there: "
-                     "keep one of them)", o, left);
+            /* the copy is the user's file: named, and why it could not go back */
+            snprintf(note, 400, "an interrupted run's copy of %.100s is left at %.100s (%.100s)", o, left, why);
         } else if (restored && !note[0]) {
             snprintf(note, 400, "put back %.300s from the copy an interrupted run set aside", o);
         }
@@ -478,14 +478,16 @@ int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, con
     if (pc_stats_unlock(c, v, &serr))
         pc_warn(res, "cache not updated: %s", serr.msg);
 cleanup:
+    if (note[0] && !rc) /* after the run's own first problem, which the outcome line may carry */
+        add_note(res, note);
     for (size_t i = 0; aside && i < k->n_outputs; i++) {
         pm_err aerr;
         int restored;
-        if (aside[i][0] && pm_util_aside_end(aside[i], k->out_paths[i], &restored, &aerr) && !note[0])
-            snprintf(note, sizeof note, "%.390s", aerr.msg);
+        /* a copy that cannot go back (the output path is a folder now, a read-only folder) is the user's file:
+         * always named, whatever else the run said */
+        if (aside[i][0] && pm_util_aside_end(aside[i], k->out_paths[i], &restored, &aerr))
+            add_note(res, aerr.msg);
     }
-    if (note[0] && !rc) /* after the run's own first problem, which the outcome line may carry */
-        add_note(res, note);
     if (tmp[0])
         unlink(tmp);
     if (own_depfile)

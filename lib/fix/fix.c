@@ -80,8 +80,9 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
         snprintf(x.self, sizeof x.self, "%s", o->self_exe);
     else if (!realpath("/proc/self/exe", x.self))
         return pm_err_errno(err, PM_ERR_IO, "cannot find passmap's own executable");
-    if ((rc = pm_store_open(o->db_path, &x.store, err)) || (rc = load_study(&x, err)) ||
-        (rc = build_evidence(&x, err)))
+    /* a dry run writes nothing: read-only, so an older store is not migrated in place either */
+    if ((rc = (o->dry_run ? pm_store_open_readonly : pm_store_open)(o->db_path, &x.store, err)) ||
+        (rc = load_study(&x, err)) || (rc = build_evidence(&x, err)))
         goto cleanup;
     if ((rc = load_catalogue(&x, err)))
         goto cleanup;
@@ -103,6 +104,12 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
         out = json_incref(plan);
         goto done;
     }
+    /* What a killed passmap fix's [check] or [run] left running (recorded like a sweep's steps) is reaped before
+     * anything is measured: a CPU-bound leftover would load the machine the rounds time. */
+    if ((rc = pm_pgroup_recorder_init(&x.pgrec, o->db_path, err)) ||
+        (rc = pm_pgroup_reap(o->db_path, o->note, o->user, err)))
+        goto cleanup;
+    x.have_pgrec = 1;
 
     /* Singles against stock. */
     size_t first_single = x.n_jobs;
@@ -155,10 +162,8 @@ int pm_fix_run(const pm_fix_opts *o, json_t **result, pm_err *err)
     if (rc)
         goto cleanup;
     for (size_t i = first_single; i < first_single + n_single; i++) {
-        if (x.jobs[i].verdict == PM_FIX_UNDECIDED) {
-            x.jobs[i].verdict = PM_FIX_NOT_RUN;
-            x.jobs[i].note = "budget spent before it was decided";
-        }
+        if (x.jobs[i].verdict == PM_FIX_UNDECIDED)
+            budget_ended(&x.jobs[i]);
         if (x.jobs[i].verdict == PM_FIX_BETTER)
             check_job(&x, &x.jobs[i]);
     }

@@ -18,6 +18,29 @@ static int check_dir(fix_ctx *x, size_t cfg, const char *variant, char *dir, siz
     return pm_util_mkdir_p(dir, err);
 }
 
+/* The options of a check or program run: each process's group recorded while it runs (what: its part), so the
+ * next passmap fix or sweep on the store reaps what a killed one left (the next one reaps at its start). */
+static pm_fix_check_opts check_opts(fix_ctx *x, const char *what)
+{
+    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers,
+                            .cancel = x->o->stop};
+    if (x->have_pgrec) {
+        x->pgrec.what = what;
+        co.on_start = pm_pgroup_record;
+        co.on_start_arg = &x->pgrec;
+    }
+    return co;
+}
+
+/* Its process ended: its group's record goes. */
+static void check_done(fix_ctx *x)
+{
+    if (x->have_pgrec) {
+        pm_pgroup_unrecord(&x->pgrec);
+        x->pgrec.what = NULL;
+    }
+}
+
 /* Builds one side of the check with the back end's op. */
 static int check_side(fix_ctx *x, size_t cfg, const char *variant, char *result, size_t cap, pm_err *err)
 {
@@ -25,9 +48,10 @@ static int check_side(fix_ctx *x, size_t cfg, const char *variant, char *result,
     int rc = check_dir(x, cfg, variant, dir, sizeof dir, err);
     if (rc)
         return rc;
-    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers,
-                            .cancel = x->o->stop};
-    return x->fx->check_build(x->src_spec, ev_config(x, cfg), variant, dir, &co, result, cap, err);
+    pm_fix_check_opts co = check_opts(x, "passmap fix: a [check] build");
+    rc = x->fx->check_build(x->src_spec, ev_config(x, cfg), variant, dir, &co, result, cap, err);
+    check_done(x);
+    return rc;
 }
 
 /* How many times each side's program runs for the ledger: compare's rule needs 3 a side at least. */
@@ -50,23 +74,31 @@ static void measure_program(fix_ctx *x, job *jb, size_t cfg, const char *stock_d
 {
     json_decref(jb->ledger);
     jb->ledger = json_object();
-    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers,
-                            .cancel = x->o->stop};
+    pm_fix_check_opts co = check_opts(x, "passmap fix: a program [run]");
     int conf = ev_config(x, cfg);
     pm_err err = {0};
     if (x->fx->program_run) {
-        int n = x->min_r + 2 < LEDGER_RUNS_MAX ? x->min_r + 2 : LEDGER_RUNS_MAX, contended = 0, got = 0, rc = PM_OK;
+        int n = x->min_r + 2 < LEDGER_RUNS_MAX ? x->min_r + 2 : LEDGER_RUNS_MAX, got = 0, rc = PM_OK;
         double a[LEDGER_RUNS_MAX], b[LEDGER_RUNS_MAX], cw;
         char what[160] = "";
+        /* the contention rule's evidence: each run's CPU/wall against a serial program's one CPU */
+        pm_contention ev;
+        pm_contention_init(&ev);
         for (int i = 0; i < n && rc == PM_OK; i++) {   /* alternate, so a load change hits both sides alike */
+            if (past_deadline(x)) {
+                rc = pm_err_set(&err, PM_ERR_TIMEOUT, "budget: stopped at the deadline after %d runs a side", got);
+                break;
+            }
             if ((rc = x->fx->program_run(x->src_spec, conf, stock_dir, &co, &a[i], &cw, what, sizeof what, &err)))
                 break;
-            contended |= !(cw >= PM_CONTENTION_RATIO);
+            pm_contention_add_tool(&ev, "program", 1, cw >= 0 ? cw : 0, 0, 1, 0);
             if ((rc = x->fx->program_run(x->src_spec, conf, var_dir, &co, &b[i], &cw, what, sizeof what, &err)))
                 break;
-            contended |= !(cw >= PM_CONTENTION_RATIO);
+            pm_contention_add_tool(&ev, "program", 1, cw >= 0 ? cw : 0, 0, 1, 0);
             got++;
         }
+        check_done(x);
+        int contended = pm_contention_judge(&ev, 0, NAN, NULL) != 0;
         if (rc) {
             json_object_set_new(jb->ledger, "run", json_pack("{s:s}", "error", err.msg));
         } else {
@@ -211,6 +243,12 @@ void check_job(fix_ctx *x, job *jb)
     }
     if (!jb->n_cfg)
         return;
+    static const char no_time[] = "unchecked: budget (the deadline came before its check)";
+    if (past_deadline(x)) {   /* a check is up to three steps: each starts only before the deadline */
+        snprintf(jb->output, sizeof jb->output, "%s", no_time);
+        jb->check_gave_no_answer = 1;
+        return;
+    }
     size_t cfg = jb->cfg[0];
     check_ref *ref = NULL;
     for (size_t i = 0; i < x->n_refs && !ref; i++)
@@ -239,11 +277,17 @@ void check_job(fix_ctx *x, job *jb)
         return;
     }
     char path[PATH_MAX];
+    if (past_deadline(x)) {
+        snprintf(jb->output, sizeof jb->output, "%s", no_time);
+        jb->check_gave_no_answer = 1;
+        return;
+    }
     note(x, "check: %s on %s", jb->b, x->ev[cfg].key);
-    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers,
-                            .cancel = x->o->stop};
-    int same = 0, rc;
-    if ((rc = check_side(x, cfg, jb->b, path, sizeof path, &err)) ||
+    int same = 0, rc = check_side(x, cfg, jb->b, path, sizeof path, &err);
+    pm_fix_check_opts co = check_opts(x, "passmap fix: the [check]");
+    if (rc ||
+        (past_deadline(x) && (rc = pm_err_set(&err, PM_ERR_TIMEOUT, "budget (the deadline came before its "
+                                                                     "[check] ran)"))) ||
         (rc = x->fx->check_compare(x->src_spec, ev_config(x, cfg), ref->path, path, &co, &same, jb->output,
                                    sizeof jb->output, &err))) {
         /* A check that timed out or was interrupted gave no answer: unchecked, never "changes output". A variant
@@ -252,6 +296,7 @@ void check_job(fix_ctx *x, job *jb)
                  err.msg);
         same = 0;
     }
+    check_done(x);
     jb->same = same;
     jb->check_gave_no_answer = rc == PM_ERR_TIMEOUT;
     if (!same && rc != PM_ERR_TIMEOUT)

@@ -59,9 +59,8 @@ pm_fix_verdict try_combo(void *user, const size_t *combo, size_t n, const size_t
         return PM_FIX_NOT_RUN;
     one = &x->jobs[idx];
     if (one->verdict == PM_FIX_UNDECIDED) {
-        one->verdict = PM_FIX_NOT_RUN;
-        one->note = "budget spent before it was decided";
-        return PM_FIX_NOT_RUN;
+        budget_ended(one);
+        return PM_FIX_NOT_RUN;   /* the greedy search stops here: the budget is spent */
     }
     if (one->verdict == PM_FIX_BETTER)
         check_job(x, one);

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "compare.h"
 #include "contention.h"
+#include "pgroup.h"
 #include "fixplan.h"
 #include "spec.h"
 #include "stagemap.h"
@@ -45,6 +46,9 @@ typedef struct job {
     int from_study;           /* b is the back end's warm path: the study's warm runs against its cold runs */
     json_t *ledger;           /* the program side (measure_program): {"run": {...}, "size": {...}}, or NULL */
     int tradeoff;             /* the compiled program measured slower than stock's (compare's rule) */
+    double seen_ratio, seen_lo, seen_hi;   /* what the runs so far say, every config with a ratio (undecided
+                                              too): geometric mean, the interval of a single config; shown when
+                                              the budget ends it undecided (m.ratio holds decided configs only) */
 } job;
 
 typedef struct check_ref {    /* stock's side of a config's output check, built once */
@@ -80,6 +84,8 @@ typedef struct fix_ctx {
     int an_borrowed;                 /* an is the caller's (pm_fix_propose): not freed here */
     int exclude_contended;           /* the report's proposals: no fix from a contended config */
     const char *none_why;            /* why no config is evidence (pm_fix_propose says it instead of failing) */
+    pm_pgroup_recorder pgrec;        /* the [check]/[run] processes' groups, recorded while they run (pgroup.h) */
+    int have_pgrec;
 } fix_ctx;
 
 /* Greedy: try_combo runs combination vs its base on the best fix's configs where every member's rule holds. */
@@ -91,6 +97,12 @@ typedef struct greedy_ctx {
 } greedy_ctx;
 
 double elapsed(const fix_ctx *x);
+/* The budget's deadline has come (--budget): budget_hit is set. Every part of `passmap fix` that starts work asks
+ * first, so the command ends within the budget and one step's time. */
+int past_deadline(fix_ctx *x);
+/* A job still undecided when the budget ended its rounds: "undecided (budget)" with what it measured when it ran
+ * (its ratio, interval and runs are kept), else "not run". */
+void budget_ended(job *jb);
 int is_fix_sweep(const char *name);
 int is_stock(const char *variant);
 int load_study(fix_ctx *x, pm_err *err);

@@ -63,15 +63,21 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
     if (cost > 0)
         note(x, "round: %d (config, variant) pairs to %d repeats (~%.0f s left to run)", spec->n_configs, repeats,
              cost);
+    /* the estimate may be short (a loaded machine, a slow config): the deadline stops the round's runs too */
     pm_sweep_opts so = {.db_path = x->o->db_path, .self_exe = x->self, .warm = 0, .meter = x->o->meter,
                         .progress = x->o->progress, .progress_user = x->o->user, .stop = x->o->stop,
-                        .notice = x->o->note, .notice_user = x->o->user};
+                        .notice = x->o->note, .notice_user = x->o->user,
+                        .deadline = x->budget_s > 0 ? x->t0 + x->budget_s : 0};
     pm_sweep_summary sum;
     if ((rc = pm_sweep_run(spec, &so, &sum, err)))
         goto cleanup;
     if (sum.interrupted) {
         rc = pm_err_set(err, PM_ERR_CHILD, "interrupted (rerun `passmap fix` to resume)");
         goto cleanup;
+    }
+    if (sum.deadline_hit) {
+        x->budget_hit = 1;
+        note(x, "budget: the round stopped at the deadline after %d of its %d runs", sum.ran, sum.planned);
     }
     *ran = 1;
 cleanup:
@@ -172,8 +178,17 @@ int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
             json_array_append_new(regimes, json_pack("{s:s, s:i, s:i, s:o}", "regime", reg, "configs", cnt,
                                                      "of", all, "geomean_ratio", num(cnt ? exp(sum / cnt) : NAN)));
     }
+    double seen = 0;
+    int n_seen = 0;
+    jb->seen_lo = jb->seen_hi = NAN;
     for (size_t i = 0; i < r.n_configs; i++) {
         const pm_compare_stat *st = pm_compare_decider(&r, &r.configs[i]);   /* the deciding metric's (decide.h) */
+        if (st->ratio > 0 && isfinite(st->ratio)) {
+            seen += log(st->ratio);
+            jb->seen_lo = n_seen ? NAN : st->ci_lo;
+            jb->seen_hi = n_seen ? NAN : st->ci_hi;
+            n_seen++;
+        }
         int nmin = (int)(st->n_a < st->n_b ? st->n_a : st->n_b);
         if (nmin < m.min_n)
             m.min_n = nmin;
@@ -185,6 +200,7 @@ int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
     }
     if (m.min_n == INT_MAX)
         m.min_n = 0;
+    jb->seen_ratio = n_seen ? exp(seen / n_seen) : NAN;
     jb->m = m;
     jb->verdict = pm_fix_judge(&m, at_limit, x->threshold);
     json_decref(jb->detail);
@@ -234,7 +250,7 @@ int settle(fix_ctx *x, job **jobs, size_t n_jobs, pm_err *err)
                      pm_fix_verdict_name(pending[j]->verdict), pending[j]->m.ratio, pending[j]->m.n_configs,
                      pending[j]->m.min_n);
         }
-        if (!ran)
+        if (!ran || x->budget_hit)
             break;
     }
 cleanup:

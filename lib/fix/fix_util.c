@@ -16,6 +16,29 @@ double elapsed(const fix_ctx *x)
     return pm_util_now() - x->t0;
 }
 
+int past_deadline(fix_ctx *x)
+{
+    if (x->budget_s > 0 && elapsed(x) >= x->budget_s)
+        x->budget_hit = 1;
+    return x->budget_s > 0 && elapsed(x) >= x->budget_s;
+}
+
+void budget_ended(job *jb)
+{
+    if (jb->repeats > 0 && jb->m.n_configs > 0) {
+        jb->verdict = PM_FIX_UNDECIDED_BUDGET;
+        jb->note = "the budget ended its rounds before it was decided: the ratio, interval and runs so far";
+        if (isnan(jb->m.ratio)) {   /* no config decided: what the runs so far say, not a summary by the rule */
+            jb->m.ratio = jb->seen_ratio;
+            jb->m.lo = jb->seen_lo;
+            jb->m.hi = jb->seen_hi;
+        }
+    } else {
+        jb->verdict = PM_FIX_NOT_RUN;
+        jb->note = "budget spent before it was decided";
+    }
+}
+
 int is_fix_sweep(const char *name)
 {
     size_t n = strlen(name), k = strlen(FIX_SWEEP_SUFFIX);

@@ -442,6 +442,7 @@ const char *pm_fix_verdict_name(pm_fix_verdict v)
     case PM_FIX_NOT_RUN: return "not run";
     case PM_FIX_CONTENDED: return "no conclusion (contended)";
     case PM_FIX_UNSETTLED: return "undecided";
+    case PM_FIX_UNDECIDED_BUDGET: return "undecided (budget)";
     default: return "undecided";
     }
 }

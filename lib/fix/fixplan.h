@@ -109,8 +109,10 @@ typedef enum pm_fix_verdict {
     PM_FIX_CHANGES_OUTPUT, /* the compiled code computes something else: never recommended */
     PM_FIX_NOT_RUN,        /* not measured (no config, budget, no variant) */
     PM_FIX_CONTENDED,      /* at the repeat limit with contended A or B runs: no conclusion (contention.h) */
-    PM_FIX_UNSETTLED       /* at the repeat limit, some config still undecided ("undecided"; repeats_needed says
+    PM_FIX_UNSETTLED,      /* at the repeat limit, some config still undecided ("undecided"; repeats_needed says
                               how many more would settle it) */
+    PM_FIX_UNDECIDED_BUDGET   /* its rounds ran, undecided, when the budget ended them ("undecided (budget)"): its
+                                 ratio, interval and runs so far are reported */
 } pm_fix_verdict;
 
 const char *pm_fix_verdict_name(pm_fix_verdict v);

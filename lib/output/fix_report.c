@@ -82,7 +82,7 @@ void pm_fix_ratio_text(const json_t *o, char *out, size_t cap)
         snprintf(out + used, cap - used, "; every config %s by compare's rule", faster ? "faster" : "slower");
     }
     double need = d(o, "repeats_needed");
-    if (v && !strcmp(v, "undecided") && need > 0) {
+    if (v && !strncmp(v, "undecided", 9) && need > 0) {   /* also "undecided (budget)" */
         size_t used = strlen(out);
         snprintf(out + used, cap - used, "; ~%.0f runs/side would settle it", need);
     }
@@ -148,13 +148,18 @@ void pm_fix_frontier_text(FILE *f, const json_t *r)
 {
     const json_t *fr = json_object_get(r, "frontier"), *p;
     size_t i;
-    if (json_array_size(fr) < 2) {
+    int has_stock = 0;
+    json_array_foreach(fr, i, p)
+        has_stock |= !strcmp(s(p, "variant"), "stock");
+    /* stock alone only when it is the one point: a fix that beats stock on both is a one-point frontier too */
+    if (json_array_size(fr) == 0 || (json_array_size(fr) == 1 && has_stock)) {
         if (json_is_array(fr))
             fprintf(f, "  frontier (compile vs run time): stock alone: no fix is both proven faster to compile and "
                        "timed at run time\n");
         return;
     }
-    fprintf(f, "  frontier (compile time vs the program's run time, ratios to stock; no point is better on both):\n");
+    fprintf(f, "  frontier (compile time vs the program's run time, ratios to stock; no point is better on both%s):\n",
+            has_stock ? "" : "; stock is not on it: a point below is at least as fast on both");
     json_array_foreach(fr, i, p)
         fprintf(f, "    %-32s compile %6.3fx  run %6.3fx  %s\n", s(p, "variant"), d(p, "compile_ratio"),
                 d(p, "run_ratio"), s(p, "why"));

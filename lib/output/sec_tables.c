@@ -101,7 +101,8 @@ static json_t *config_json(const pm_analysis *a, const pm_an_config *c)
     json_object_set_new(o, "stage_ir_ops", stage_ir);
     json_object_set_new(o, "noise", json_pack("{s:o,s:i,s:o,s:b,s:o,s:o}", "cv", num(c->cv), "mad_outliers",
                                               c->n_outliers, "load1", num(c->load1), "contended", c->contended,
-                                              "cpu_ratio", num(c->cpu_ratio), "starved_tool", str(c->starved_tool)));
+                                              "cpu_ratio", num(c->contention.cpu_ratio), "starved_tool",
+                                              str(c->contention.starved_tool)));
     int over = pm_an_stage_index(a, PM_STAGE_OVERHEAD);
     if (over >= 0 && c->n_cold)
         json_object_set_new(o, "overhead",
@@ -130,9 +131,8 @@ const pm_report_section pm_section_configs = {.id = "configs", .toc = "Configs",
 
 static int shares_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    return pm_report_text_table(x, f, pm_rt_stage_shares(x->a, NULL), "phase and stage shares (the phases first, "
-                                "of user CPU time or of the wall as 'phases of' says; the stages of the cold compile "
-                                "wall)", err);
+    return pm_report_text_table(x, f, pm_rt_stage_shares(x->a, NULL), "stage shares (PHASES first: of CPU or wall, "
+                                "as 'phases of' says)", err);
 }
 
 static int shares_html(const pm_report_ctx *x, FILE *f, pm_err *err)
@@ -191,11 +191,9 @@ static int noise_text(const pm_report_ctx *x, FILE *f, pm_err *err)
         if (!c->contended)
             continue;
         /* the reasons in compare's words (contention.h), so the two outputs name a contended config alike */
-        pm_contention ev;
-        pm_an_contention(c, &ev);
         char why[256];
-        int bits = pm_contention_judge(&ev, a->cpus, a->noise.user_wall_baseline, NULL);
-        pm_contention_text(bits, &ev, a->cpus, a->noise.user_wall_baseline, why, sizeof why);
+        int bits = pm_contention_judge(&c->contention, a->cpus, a->noise.user_wall_baseline, NULL);
+        pm_contention_text(bits, &c->contention, a->cpus, a->noise.user_wall_baseline, why, sizeof why);
         fprintf(f, "  contended: %s (%s", c->key, why);
         if (!(bits & PM_CONTENTION_LOAD) && !isnan(c->load1))
             fprintf(f, "; load %.1f", c->load1);

@@ -8,7 +8,10 @@
  * GROUP (its time is inclusive) and gets a synthetic counted child "NAME (self)" holding its time outside its
  * children (clang's Frontend is mostly self time: parsing); leaves are counted. So on one thread the counted rows
  * add up to the root span. "Total X" events (clang/LLVM per-name sums, each on its own tid) are SUMMARY.
- * total_wall_s is the extent of all other spans (the root span, e.g. ExecuteCompiler).
+ * total_wall_s is the root span's duration (e.g. ExecuteCompiler): the extent of the top-level spans around the
+ * longest one, a span joining while its gap to them is at most their extent (llc has no single root: its
+ * top-level spans follow each other closely). A stray span far from the compile (a bogus clock) stays a row but
+ * no longer stretches a 1 s compile to days. A negative ts is refused.
  *
  * Read streaming: a small hand-written scanner walks the top level ({"traceEvents": [...]} or a bare array) and
  * finds each element's extent (strings with their escapes and UTF-8, nesting, numbers, literals: the JSON
@@ -45,7 +48,19 @@ typedef struct span {
 typedef struct spans {
     span *v;
     size_t n, cap;
+    /* events that are spans' parts but cannot be read (pm_report.n_skipped): counted, the first named */
+    size_t n_skipped;
+    long long at, skip_at;       /* the event being taken; the first skipped one */
+    const char *skip_why;
 } spans;
+
+static void skip_event(spans *s, const char *why)
+{
+    if (s->n_skipped++ == 0) {
+        s->skip_at = s->at;
+        s->skip_why = why;
+    }
+}
 
 /* pid/tid: an integer, a whole real or a decimal string within ±2^53 (what a double holds exactly); anything
  * else (1e84, "x", 0.5) is not an id. Absent is 0. Returns 0 when out of range. */
@@ -600,14 +615,21 @@ static int take_event(json_t *ev, spans *s, opens *o, pm_err *err)
 {
     const char *ph = json_string_value(json_object_get(ev, "ph"));
     json_t *jts = json_object_get(ev, "ts");
-    if (!ph || !json_is_number(jts))
+    if (!ph || !json_is_number(jts)) {
+        if (ph && (!strcmp(ph, "X") || !strcmp(ph, "B") || !strcmp(ph, "E")))
+            skip_event(s, "a span event without a numeric ts");
         return PM_OK;
+    }
     double ts = json_number_value(jts);
+    if (ts < 0)
+        return pm_err_set(err, PM_ERR_PARSE, "negative ts %g (µs since the trace's start)", ts);
     evinfo e;
     if (strcmp(ph, "X") == 0) {
         json_t *jd = json_object_get(ev, "dur");
-        if (!json_is_number(jd))
+        if (!json_is_number(jd)) {
+            skip_event(s, "an X event without a numeric dur");
             return PM_OK;
+        }
         evinfo_of(ev, &e);
         return push(s, &e, ts, json_number_value(jd), err);
     }
@@ -641,6 +663,7 @@ static int take_event(json_t *ev, spans *s, opens *o, pm_err *err)
     evinfo_of(ev, &e);
     if (!e.ids_ok)
         return pm_err_set(err, PM_ERR_PARSE, "event pid/tid is not an integer id within ±2^53");
+    int matched = 0;
     for (size_t k = o->n; k-- > 0;) { /* the innermost open B of the same thread */
         open_b *b = &o->v[k];
         if (!b->ids_ok)
@@ -655,8 +678,11 @@ static int take_event(json_t *ev, spans *s, opens *o, pm_err *err)
         free(b->detail);
         memmove(o->v + k, o->v + k + 1, (o->n - k - 1) * sizeof *o->v);
         o->n--;
+        matched = 1;
         break;
     }
+    if (!matched)
+        skip_event(s, "an E event without its B");
     return PM_OK;
 }
 
@@ -684,6 +710,7 @@ static int read_events(rd *r, spans *s, opens *o)
             r->pinned = 0;
             if (!ev)
                 return rd_fail(r, at + je.position, je.text);
+            s->at = at;
             rc = take_event(ev, s, o, r->err);
             json_decref(ev);
             if (rc) {
@@ -811,14 +838,62 @@ int pm_parse_chrome_trace_fd(int fd, pm_report *out, pm_err *err)
     return parse_with(&r, out, err);
 }
 
+typedef struct extent { double lo, hi; } extent;
+
+static int cmp_extent(const void *a, const void *b)
+{
+    const extent *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* The compile's wall from its top-level spans (tops, sorted here): the overlapping ones merged into blocks, then
+ * from the block of the longest span outward, each neighbouring block joins while its gap is at most the extent
+ * joined so far. */
+static double root_extent(extent *tops, size_t n, size_t longest_ix)
+{
+    double longest_lo = tops[longest_ix].lo;
+    qsort(tops, n, sizeof *tops, cmp_extent);
+    size_t nb = 0, at = 0;
+    for (size_t k = 0; k < n; k++) {   /* merged in place: tops[0..nb) are disjoint blocks */
+        if (nb && tops[k].lo <= tops[nb - 1].hi) {
+            if (tops[k].hi > tops[nb - 1].hi)
+                tops[nb - 1].hi = tops[k].hi;
+        } else {
+            tops[nb++] = tops[k];
+        }
+        if (tops[k].lo == longest_lo)
+            at = nb - 1;
+    }
+    size_t l = at, r = at;
+    double lo = tops[at].lo, hi = tops[at].hi;
+    for (int grew = 1; grew;) {
+        grew = 0;
+        if (r + 1 < nb && tops[r + 1].lo - hi <= hi - lo) {
+            hi = tops[++r].hi;
+            grew = 1;
+        }
+        if (l > 0 && lo - tops[l - 1].hi <= hi - lo) {
+            lo = tops[--l].lo;
+            grew = 1;
+        }
+    }
+    return hi - lo;
+}
+
 /* The spans, sorted and nested, into the report. Frees the spans. */
 static int emit(spans *in, pm_report *out, pm_err *err)
 {
     spans s = *in;
     int rc = PM_OK;
+    if (s.n_skipped) {
+        pm_report_skip(out, "%s at byte %lld", s.skip_why, s.skip_at);
+        out->n_skipped += s.n_skipped - 1;
+    }
     int *par = NULL, *map = NULL, *nkid = NULL, *stack = NULL; /* parent span; span -> pass index; child count */
     int *self_ix = NULL, n_self = 0; /* the "(self)" rows of new-PM containers */
     double *kids = NULL;         /* sum of direct children's durations */
+    extent *tops = NULL;         /* the top-level spans, for the total */
+    size_t n_tops = 0, longest = 0;
     size_t n_taken = 0;          /* spans whose strings the report's rows own */
     if (s.n == 0)
         goto cleanup;
@@ -830,10 +905,11 @@ static int emit(spans *in, pm_report *out, pm_err *err)
     nkid = calloc(s.n, sizeof *nkid);
     stack = malloc(s.n * sizeof *stack); /* nesting can be as deep as there are spans */
     self_ix = malloc(s.n * sizeof *self_ix);
-    if (!par || !kids || !map || !nkid || !stack || !self_ix)
+    tops = malloc(s.n * sizeof *tops);
+    if (!par || !kids || !map || !nkid || !stack || !self_ix || !tops)
         goto nomem;
     size_t depth = 0;
-    double lo = 0, hi = 0;
+    double lo = 0;
     int have_extent = 0;
     for (size_t k = 0; k < s.n; k++) {
         span *sp = &s.v[k];
@@ -851,12 +927,14 @@ static int emit(spans *in, pm_report *out, pm_err *err)
             par[k] = stack[depth - 1];
             kids[par[k]] += sp->dur;
             nkid[par[k]]++;
+        } else {
+            if (n_tops && sp->dur > tops[longest].hi - tops[longest].lo)
+                longest = n_tops;
+            tops[n_tops++] = (extent){sp->ts, sp->ts + sp->dur};
         }
         stack[depth++] = (int)k;
         if (!have_extent || sp->ts < lo)
             lo = sp->ts;
-        if (!have_extent || sp->ts + sp->dur > hi)
-            hi = sp->ts + sp->dur;
         have_extent = 1;
     }
     /* pass 2: emit; a span with children is a GROUP and gets a counted "(self)" child for its own time */
@@ -913,8 +991,8 @@ static int emit(spans *in, pm_report *out, pm_err *err)
     }
     if ((rc = below_granularity(&s, out, self_ix, n_self, map, err)))
         goto cleanup;
-    if (have_extent)
-        out->total_wall_s = (out->total_wall_s < 0 ? 0 : out->total_wall_s) + (hi - lo) / 1e6;
+    if (n_tops)
+        out->total_wall_s = (out->total_wall_s < 0 ? 0 : out->total_wall_s) + root_extent(tops, n_tops, longest) / 1e6;
     goto cleanup;
 nomem:
     rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -925,6 +1003,7 @@ cleanup:
     }
     free(s.v);
     free(self_ix);
+    free(tops);
     free(par);
     free(map);
     free(nkid);

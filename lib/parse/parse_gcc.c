@@ -102,11 +102,17 @@ int pm_parse_gcc_text(const char *buf, size_t len, pm_report *out, pm_err *err)
         }
         if (report_index < 0 || line[0] != ' ')
             continue;
-        const char *colon = strstr(line, " : ");
+        /* the last ':' ends the name: at 1000 s and more the value touches it (":1234.56"), and a name may hold
+         * one itself */
+        const char *colon = strrchr(line, ':');
         double vals[GCC_MAX_COLS];
-        if (!colon || !gcc_values(colon + 3, ncols, vals) || !pm_time_ok(vals[wall_col]) ||
-            (usr_col >= 0 && !pm_time_ok(vals[usr_col])))
+        if (!colon)
+            continue;   /* not a row: a table has only "name : values" lines */
+        if (!gcc_values(colon + 1, ncols, vals) || !pm_time_ok(vals[wall_col]) ||
+            (usr_col >= 0 && !pm_time_ok(vals[usr_col]))) {
+            pm_report_skip(out, "line %zu: '%.100s'", li + 1, line);
             continue;
+        }
         size_t nl = (size_t)(colon - line);
         char *raw = malloc(nl + 1);
         if (!raw) {

@@ -2,6 +2,8 @@
 #include "parse_report.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,16 @@ void pm_report_init(pm_report *r)
     memset(r, 0, sizeof *r);
     r->total_wall_s = -1;
     r->total_user_s = -1;
+}
+
+void pm_report_skip(pm_report *r, const char *fmt, ...)
+{
+    if (r->n_skipped++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->skipped_first, sizeof r->skipped_first, fmt, ap);
+        va_end(ap);
+    }
 }
 
 void pm_report_free(pm_report *r)

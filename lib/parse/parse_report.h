@@ -63,7 +63,14 @@ typedef struct pm_report {
     size_t n_passes, cap_passes;
     pm_metric *metrics;
     size_t n_metrics, cap_metrics;
+    /* Rows that look like report rows but could not be read (gcc: a table line whose values do not parse or are
+     * out of range; Chrome: an X event without a numeric dur, an E without its B): left out, counted, and the
+     * first named, so a reader can warn instead of dropping them silently. */
+    size_t n_skipped;
+    char skipped_first[160];
 } pm_report;
+/* Counts a row left out; the first one's description (a line number, an event) is kept. */
+void pm_report_skip(pm_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void pm_report_init(pm_report *r);
 void pm_report_free(pm_report *r);

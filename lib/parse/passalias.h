@@ -15,8 +15,9 @@ typedef struct pm_passalias pm_passalias;
 
 pm_passalias *pm_passalias_new(void);
 void pm_passalias_free(pm_passalias *m);
-/* Appends the rows of a NUL-terminated buffer; origin names it in error messages. A name that is both renamed
- * and a rename's target on another row of the same tool is an error (chains are written out in full). */
+/* Appends the rows of a NUL-terminated buffer (a UTF-8 byte order mark skipped); origin names it in error
+ * messages. A name that is both renamed and a rename's target on another row whose tool glob can match the same
+ * tool label is an error (chains are written out in full). Loading and matching are linear in the rows. */
 int pm_passalias_load_text(pm_passalias *m, const char *text, const char *origin, pm_err *err);
 int pm_passalias_load(pm_passalias *m, const char *path, pm_err *err);
 /* Loads data/pass-aliases.tsv of the data dir (pm_data_dir, stagemap.h); PM_ERR_NOTFOUND naming where it

@@ -193,8 +193,10 @@ static int tsv_each(const char *text, const char *origin, const char *expected, 
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     int rc = PM_OK, lineno = 0;
     char *save = NULL;
+    /* a UTF-8 byte order mark (some editors write one) is no part of the first row's tool */
+    char *start = strncmp(copy, "\xEF\xBB\xBF", 3) ? copy : copy + 3;
     /* strtok_r would skip empty lines and so miscount: split by hand. */
-    for (char *line = copy; line && rc == PM_OK; line = save) {
+    for (char *line = start; line && rc == PM_OK; line = save) {
         char *nl = strchr(line, '\n');
         save = nl ? nl + 1 : NULL;
         if (nl)

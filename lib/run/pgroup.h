@@ -6,7 +6,8 @@
  * it keeps running in the step's group, writing into the run folder a resumed sweep reuses and taking CPU from the runs
  * it measures. So a step's group is recorded (host, boot, pgid, session, the leader's start time, and the
  * passmap that ran it) before the command is exec'd, in a file beside the database that the step's end
- * removes; a later sweep (or `run --db`) on the database checks every record it finds and kills a group that
+ * removes (passmap fix records its [check] and [run] processes the same way); a later sweep, `run --db` or
+ * `passmap fix` on the database checks every record it finds and kills a group that
  * is still alive, still the recorded one, and whose passmap is gone. */
 #ifndef PM_PGROUP_H
 #define PM_PGROUP_H

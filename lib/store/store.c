@@ -906,6 +906,29 @@ int pm_store_open_readonly(const char *path, pm_store **out, pm_err *err)
     return store_open(path, 1, out, err);
 }
 
+int pm_store_is_empty(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return errno == ENOENT;
+    if (!S_ISREG(sb.st_mode))
+        return 0;
+    if (sb.st_size == 0)
+        return 1;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    int empty = 0;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM pragma_user_version) = 0 AND (SELECT application_id "
+                               "FROM pragma_application_id) = 0 AND (SELECT count(*) FROM sqlite_schema) = 0",
+                           -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        empty = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return empty;
+}
+
 int pm_store_open_db_readonly(const char *path, sqlite3 **db, pm_err *err)
 {
     *db = NULL;

@@ -172,11 +172,16 @@ typedef int (*pm_plan_config_fn)(void *user, const char *sweep, int shard_k, int
                                  int planned, int done);
 int pm_store_plan_configs(pm_store *st, pm_plan_config_fn fn, void *user, pm_err *err);
 
-/* One-writer lock of a database while a sweep writes it: an flock on the file DB.lock beside it, which
- * also names the holder (pid and host). Held until pm_store_writer_unlock or the process ends. */
-int pm_store_writer_lock(const char *db_path, int *fd, pm_err *err);
+/* One-writer lock of a database while a sweep, a merge or a probe (cmd) writes it: an flock on the file DB.lock
+ * beside it, which also names the holder (pid, host and cmd). Held until pm_store_writer_unlock or the process
+ * ends. */
+int pm_store_writer_lock(const char *db_path, const char *cmd, int *fd, pm_err *err);
 void pm_store_writer_unlock(int fd);
-/* PM_OK when nobody holds the lock; PM_ERR_USAGE with the holder named when a sweep is writing the file. */
+/* Whether path holds no database yet: missing, 0 bytes, or an SQLite file with no table and no passmap pragmas
+ * (what a writer killed while creating it leaves). A writer opening it creates the schema. */
+int pm_store_is_empty(const char *path);
+/* PM_OK when nobody holds the lock; PM_ERR_USAGE with the holder named when a sweep (merge, probe) is writing
+ * the file. */
 int pm_store_writer_check(const char *db_path, pm_err *err);
 
 /* Process start-up (schema 5): each tool a sweep's steps run, started on a null input a few times, once per
@@ -206,6 +211,7 @@ typedef struct pm_merge_result {
     int refused;              /* 1: nothing merged from this input; reason says why */
     int forced;               /* a difference was overridden by force (recorded) */
     char reason[512];
+    char note[512];           /* what was found and ignored, or "" (one build on machines with other host CPUs) */
 } pm_merge_result;
 int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_result *res, pm_err *err);
 
@@ -265,5 +271,9 @@ void pm_fp_diff(const char *was, const char *now, char *out, size_t cap);
 /* The line of a --version text that names the version (the first with "version", else the first non-empty
  * one), cut to cap; "(no --version output)" when empty. Returns out. */
 const char *pm_version_line(const char *text, char *out, size_t cap);
+/* A --version text without (host = 0) or with only (host = 1) its lines that describe the machine it ran on, not
+ * the build: LLVM's "Host CPU:" (one binary prints skylake on one node, znver3 on the next), clang's
+ * "InstalledDir:". Two tools are one build when their hashes and build texts are equal. Heap; NULL: out of memory. */
+char *pm_version_text_part(const char *text, int host);
 
 #endif

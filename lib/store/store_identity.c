@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util.h"
+
 static char *dup_col(sqlite3_stmt *s, int i, int *oom)
 {
     const unsigned char *v = sqlite3_column_text(s, i);
@@ -510,6 +512,32 @@ void pm_fp_diff(const char *was, const char *now, char *out, size_t cap)
         b += lb + (b[lb] == '\n');
     }
     snprintf(out, cap, "same steps");
+}
+
+/* The lines pm_version_text_part takes for the machine's: their start, blanks skipped. */
+static const char *const host_line_starts[] = {"Host CPU:", "InstalledDir:", NULL};
+
+char *pm_version_text_part(const char *text, int host)
+{
+    pm_sbuf b = {0};
+    pm_sbuf_add(&b, "%s", "");
+    for (const char *p = text ? text : ""; *p;) {
+        size_t n = strcspn(p, "\n");
+        const char *q = p;
+        while (q < p + n && (*q == ' ' || *q == '\t'))
+            q++;
+        int is_host = 0;
+        for (const char *const *h = host_line_starts; *h && !is_host; h++)
+            is_host = !strncmp(q, *h, strlen(*h));
+        if (is_host == !!host)
+            pm_sbuf_add(&b, "%.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
 }
 
 const char *pm_version_line(const char *text, char *out, size_t cap)

@@ -335,8 +335,9 @@ static void mark_cut(char *buf, size_t cap, int written)
 }
 
 /* The tool builds of the sweeps present in both stores: a tool that both stores ran under the same name and
- * program word (tool.invoked: `clang`, `llc-14`) whose (hash, --version text) one store has and the other lacks
- * is another compiler build; the path may differ across machines. A word only one store ran is no conflict (a
+ * program word (tool.invoked: `clang`, `llc-14`) whose (hash, --version text less the lines describing the
+ * machine, pm_version_text_part) one store has and the other lacks is another compiler build; the path and the
+ * host CPU LLVM prints may differ across machines (a cluster of mixed CPUs runs one binary). A word only one store ran is no conflict (a
  * spec whose axis picks the build, sharded: llc-14 on one machine, llc-19 on the other). A row recorded before
  * schema 8 (invoked NULL) matches every word of its name. Stores recorded before tool identity (no rows for the
  * sweep) are not compared here. */
@@ -353,14 +354,14 @@ static int check_tools(merge_ctx *m, int force, pm_merge_result *res)
         "  (SELECT x.version_text FROM main.tool x WHERE x.sweep_id = a.mid AND " SAME_WORD(x, "a") " LIMIT 1)\n"
         "FROM a WHERE EXISTS (SELECT 1 FROM main.tool x WHERE x.sweep_id = a.mid AND " SAME_WORD(x, "a") ")\n"
         "  AND NOT EXISTS (SELECT 1 FROM main.tool x WHERE x.sweep_id = a.mid AND " SAME_WORD(x, "a") "\n"
-        "                  AND x.hash = a.hash AND x.version_text = a.version_text)\n"
+        "                  AND x.hash = a.hash AND pm_build_text(x.version_text) = pm_build_text(a.version_text))\n"
         "UNION ALL\n"
         "SELECT b.sweep, coalesce(b.invoked, b.name), b.hash, b.version_text, b.side,\n"
         "  (SELECT x.hash FROM src.tool x WHERE x.sweep_id = b.sid AND " SAME_WORD(x, "b") " LIMIT 1),\n"
         "  (SELECT x.version_text FROM src.tool x WHERE x.sweep_id = b.sid AND " SAME_WORD(x, "b") " LIMIT 1)\n"
         "FROM b WHERE EXISTS (SELECT 1 FROM src.tool x WHERE x.sweep_id = b.sid AND " SAME_WORD(x, "b") ")\n"
         "  AND NOT EXISTS (SELECT 1 FROM src.tool x WHERE x.sweep_id = b.sid AND " SAME_WORD(x, "b") "\n"
-        "                  AND x.hash = b.hash AND x.version_text = b.version_text)\n"
+        "                  AND x.hash = b.hash AND pm_build_text(x.version_text) = pm_build_text(b.version_text))\n"
         "LIMIT 1";
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK)
@@ -396,7 +397,49 @@ static int check_tools(merge_ctx *m, int force, pm_merge_result *res)
     sqlite3_finalize(s);
     return rc;
 }
+
+/* The same build run on machines that describe themselves differently in its --version (Host CPU): ignored as a
+ * build difference, and said in res->note. */
+static int note_host_lines(merge_ctx *m, pm_merge_result *res)
+{
+    static const char sql[] =
+        "SELECT coalesce(t.invoked, t.name), pm_host_text(t.version_text), pm_host_text(x.version_text)\n"
+        "FROM src.tool t JOIN src.sweep ss ON ss.id = t.sweep_id JOIN main.sweep ms ON ms.name = ss.name\n"
+        "  JOIN main.tool x ON x.sweep_id = ms.id AND " SAME_WORD(x, "t") " AND x.hash = t.hash\n"
+        "WHERE pm_build_text(x.version_text) = pm_build_text(t.version_text)\n"
+        "  AND pm_host_text(x.version_text) <> pm_host_text(t.version_text) LIMIT 1";
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(m->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return db_fail(m, "compare tools' host lines");
+    int rc = PM_OK, step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        char in[160], out[160];
+        pm_version_line((const char *)sqlite3_column_text(s, 1), in, sizeof in);
+        pm_version_line((const char *)sqlite3_column_text(s, 2), out, sizeof out);
+        mark_cut(res->note, sizeof res->note,
+                 snprintf(res->note, sizeof res->note, "%s: one build (same hash and version) on other machines; "
+                          "their lines '%s' (%s) and '%s' (%s) are not the build's, ignored",
+                          (const char *)sqlite3_column_text(s, 0), in, m->in_path, out, pm_store_path(m->out)));
+    } else if (step != SQLITE_DONE) {
+        rc = db_fail(m, "compare tools' host lines");
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
 #undef SAME_WORD
+
+/* pm_build_text(version_text) and pm_host_text(version_text) in this connection's SQL: pm_version_text_part. */
+static void version_part_sql(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const unsigned char *t = sqlite3_value_text(argv[0]);
+    char *part = pm_version_text_part((const char *)t, sqlite3_user_data(cx) != NULL);
+    if (!part) {
+        sqlite3_result_error_nomem(cx);
+        return;
+    }
+    sqlite3_result_text(cx, part, -1, free);
+}
 
 /* A config of the same sweep in both stores whose steps differ (fingerprints recorded by both): its runs
  * are two measurements, which one key must never mix; refused even with --force. */
@@ -520,6 +563,14 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
         return rc;
     }
 
+    static char host_part = 1;   /* the user data of pm_host_text: non-NULL */
+    if (sqlite3_create_function_v2(m.db, "pm_build_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                   version_part_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function_v2(m.db, "pm_host_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &host_part,
+                                   version_part_sql, NULL, NULL, NULL) != SQLITE_OK) {
+        rc = db_fail(&m, "register the version functions");
+        goto cleanup;
+    }
     sqlite3_stmt *att = NULL;
     if (sqlite3_prepare_v2(m.db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL) != SQLITE_OK) {
         rc = db_fail(&m, "attach");
@@ -540,7 +591,7 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
     long long n_in = 0;
     if ((rc = check_tables(&m)) || (rc = check_sweeps(&m, force, res)))
         goto cleanup;
-    if (!res->refused && (rc = check_tools(&m, force, res)))
+    if (!res->refused && ((rc = check_tools(&m, force, res)) || (rc = note_host_lines(&m, res))))
         goto cleanup;
     if (!res->refused && (rc = check_configs(&m, res)))
         goto cleanup;
@@ -640,8 +691,8 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
         sqlite3_bind_int64(s, 2, merged);
         sqlite3_bind_int64(s, 3, n_in - merged);
         sqlite3_bind_int(s, 4, res->forced);
-        if (res->reason[0])
-            sqlite3_bind_text(s, 5, res->reason, -1, SQLITE_TRANSIENT);
+        if (res->reason[0] || res->note[0])   /* the log keeps what was ignored too */
+            sqlite3_bind_text(s, 5, res->reason[0] ? res->reason : res->note, -1, SQLITE_TRANSIENT);
         if (sqlite3_step(s) != SQLITE_DONE)
             rc = db_fail(&m, "merge log");
         sqlite3_finalize(s);

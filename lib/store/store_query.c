@@ -1123,17 +1123,21 @@ int pm_sq_agg_runs(sqlite3 *db, int (*fn)(void *, const pm_sq_agg_run_row *), vo
     return rc;
 }
 
-int pm_sq_incomplete(sqlite3 *db, int64_t sweep_id, char **note, pm_err *err)
+int pm_sq_incomplete(sqlite3 *db, int64_t sweep_id, char **note, int *unfinished, pm_err *err)
 {
     sqlite3_stmt *st = NULL;
     *note = NULL;
-    int rc = prepare(db, "SELECT m.value FROM meta m JOIN sweep s ON m.key = 'incomplete:' || s.name "
-                         "WHERE s.id = ?1 AND m.value <> ''", &st, err);
+    *unfinished = 0;
+    int rc = prepare(db, "SELECT m.value, m.key = 'merging:' || s.name FROM meta m JOIN sweep s "
+                         "ON m.key IN ('incomplete:' || s.name, 'merging:' || s.name) "
+                         "WHERE s.id = ?1 AND m.value <> '' ORDER BY 2 DESC LIMIT 1", &st, err);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, sweep_id);
     int step = sqlite3_step(st);
     if (step == SQLITE_ROW && !(*note = strdup((const char *)sqlite3_column_text(st, 0))))
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (step == SQLITE_ROW)
+        *unfinished = sqlite3_column_int(st, 1);
     return scan_done(db, st, rc, step == SQLITE_ROW ? SQLITE_DONE : step, err);
 }

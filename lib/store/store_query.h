@@ -149,8 +149,9 @@ typedef struct pm_sq_host_row {
 } pm_sq_host_row;
 /* Per config and host: the scoped cold runs that host measured (runs with no host recorded are left out). */
 int pm_sq_cold_hosts(sqlite3 *db, int (*fn)(void *, const pm_sq_host_row *), void *ctx, pm_err *err);
-/* What `merge --partial` recorded as missing from the sweep (meta "incomplete:SWEEP"): *note malloc'd, NULL when
- * the sweep is complete or never merged partially. */
-int pm_sq_incomplete(sqlite3 *db, int64_t sweep_id, char **note, pm_err *err);
+/* What `merge --partial` recorded as missing from the sweep (meta "incomplete:SWEEP"), or, first, that a merge
+ * into the store did not finish (meta "merging:SWEEP", set before the first input and cleared after the last;
+ * *unfinished 1): *note malloc'd, NULL when the sweep is complete or never merged partially. */
+int pm_sq_incomplete(sqlite3 *db, int64_t sweep_id, char **note, int *unfinished, pm_err *err);
 
 #endif

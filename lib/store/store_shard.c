@@ -156,16 +156,23 @@ static int lock_path(const char *db_path, char *out, size_t cap, pm_err *err)
     return PM_OK;
 }
 
-static void read_holder(int fd, char *out, size_t cap)
+/* The lock file's first line (who: "pid N on HOST") and second (the passmap command holding it: "sweep",
+ * "merge", "probe"; a file written before the second line: "sweep"). */
+static void read_holder(int fd, char *out, size_t cap, char *cmd, size_t cmd_cap)
 {
     ssize_t n = pread(fd, out, cap - 1, 0);
     out[n > 0 ? n : 0] = '\0';
-    out[strcspn(out, "\n")] = '\0';
+    size_t nl = strcspn(out, "\n");
+    snprintf(cmd, cmd_cap, "%s", out[nl] ? out + nl + 1 : "");
+    cmd[strcspn(cmd, "\n")] = '\0';
+    if (!cmd[0])
+        snprintf(cmd, cmd_cap, "sweep");
+    out[nl] = '\0';
 }
 
-int pm_store_writer_lock(const char *db_path, int *fd_out, pm_err *err)
+int pm_store_writer_lock(const char *db_path, const char *cmd, int *fd_out, pm_err *err)
 {
-    char path[4096], holder[256];
+    char path[4096], holder[256], other[32];
     int rc;
     *fd_out = -1;
     if ((rc = lock_path(db_path, path, sizeof path, err)))
@@ -181,17 +188,18 @@ int pm_store_writer_lock(const char *db_path, int *fd_out, pm_err *err)
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int e = errno;
-        read_holder(fd, holder, sizeof holder);
+        read_holder(fd, holder, sizeof holder, other, sizeof other);
         close(fd);
         if (e == EWOULDBLOCK)
-            return pm_err_set(err, PM_ERR_USAGE, "%s is being written by another sweep (%s)", db_path,
+            return pm_err_set(err, PM_ERR_USAGE, "%s is being written by %s %s (%s)", db_path,
+                              strcmp(other, cmd) ? "a running passmap" : "another", other,
                               holder[0] ? holder : "holder unknown");
         errno = e;
         return pm_err_errno(err, PM_ERR_IO, "cannot lock %s", path);
     }
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    int n = snprintf(holder, sizeof holder, "pid %ld on %s\n", (long)getpid(), host);
+    int n = snprintf(holder, sizeof holder, "pid %ld on %s\n%s\n", (long)getpid(), host, cmd);
     if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)n, 0) != n) {
         close(fd);
         return pm_err_errno(err, PM_ERR_IO, "cannot write lock file %s", path);
@@ -208,7 +216,7 @@ void pm_store_writer_unlock(int fd)
 
 int pm_store_writer_check(const char *db_path, pm_err *err)
 {
-    char path[4096], holder[256];
+    char path[4096], holder[256], other[32];
     int rc;
     if ((rc = lock_path(db_path, path, sizeof path, err)))
         return rc;
@@ -218,8 +226,8 @@ int pm_store_writer_check(const char *db_path, pm_err *err)
     rc = PM_OK;
     if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
         if (errno == EWOULDBLOCK) {
-            read_holder(fd, holder, sizeof holder);
-            rc = pm_err_set(err, PM_ERR_USAGE, "%s is still being written by a running sweep (%s)", db_path,
+            read_holder(fd, holder, sizeof holder, other, sizeof other);
+            rc = pm_err_set(err, PM_ERR_USAGE, "%s is still being written by a running %s (%s)", db_path, other,
                             holder[0] ? holder : "holder unknown");
         } else {
             rc = pm_err_errno(err, PM_ERR_IO, "cannot check lock %s", path);

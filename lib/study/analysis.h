@@ -70,18 +70,14 @@ typedef struct pm_an_config {
     double cv;                    /* sd / mean of cold wall; NAN: n < 2 */
     int n_outliers;               /* MAD outliers of the log walls (pm_stats_log_outliers: modified z above
                                      PM_STATS_OUTLIER_LIMIT), n >= 3 */
-    double load1;                 /* mean 1-min load average at the runs' start (host.load1); NAN: not recorded */
-    int contended;                /* the one contention rule (pm_contention_judge on pm_an_contention) holds */
-    double cpu_ratio;             /* min over its tools of the steps' CPU/wall ((user+sys)/wall) / that tool's serial
-                                     baseline; NAN: no tool of it has a baseline */
-    const char *starved_tool;     /* the tool of cpu_ratio, or NULL */
-    /* measured contention (contention.h): means over the cold runs of host.psi_cpu_some_us,
-       host.psi_cgroup_cpu_some_us (µs) and host.steal_ms (-1: not recorded), and their shares of the mean cold
-       wall (NAN: not recorded; then the load and CPU/wall fallback judges) */
+    /* the contention evidence's inputs, means over the cold runs: host.load1 (NAN: not recorded),
+       host.psi_cpu_some_us, host.psi_cgroup_cpu_some_us (µs) and host.steal_ms (-1: not recorded) */
+    double load1;
     double psi_us, psi_cgroup_us, steal_ms;
     double jobs;                  /* compiles its runs ran beside (run metric host.jobs, sweep --jobs); NAN: one */
-    double psi_share, steal_share;
-    double psi_s;                 /* the pressure judged, in seconds (the rule's floor); NAN: not recorded */
+    pm_contention contention;     /* the evidence (contention.h), built as compare's is; its cpu_ratio: min over its
+                                     tools of the steps' CPU/wall / that tool's serial baseline (starved_tool) */
+    int contended;                /* pm_contention_judge found a reason (compare's rule, so the two agree) */
     /* process-overhead = start-up + outside passes (shares of the cold wall, and seconds); NAN: start-up not
        measured for any tool of the config. start-up per run = sum over its steps of the tool's median null-run
        wall, at most the run's process-overhead. */
@@ -432,9 +428,6 @@ double pm_an_size_value(const char *size);       /* "0.5b" -> 5e8, "125m" -> 1.2
 void pm_an_handoff_extremes(const pm_analysis *a, int *up, int *down);
 int pm_an_stage_index(const pm_analysis *a, const char *stage);   /* -1 when absent */
 const pm_an_config *pm_an_find_config(const pm_analysis *a, const char *key);
-/* A config's contention evidence as the one rule takes it (contention.h): what the noise flags judge and what the
- * report names beside a contended config. */
-void pm_an_contention(const pm_an_config *c, pm_contention *ev);
 /* The regime map of a kind ("command": of the kinds without a row); never NULL (an empty map when absent). */
 const pm_an_regime *pm_an_regime_of(const pm_analysis *a, const char *kind);
 /* The regime map a figure draws: the first with cells whose figure is this one, or NULL. */

@@ -76,13 +76,17 @@ static int load_builds(an_work *w, pm_err *err)
         free(t);
     }
     /* one tool is one (name, program word): a spec whose axis picks the build (llc-{llvm}) runs one build per
-     * word; a word recorded before schema 8 (NULL) is its name's */
-    for (size_t i = 0; i < a->method.n_tools; i++) {
+     * word; a word recorded before schema 8 (NULL) is its name's. One build is one hash and --version text less
+     * the lines describing the machine (LLVM's Host CPU: one binary on a cluster of mixed CPUs) */
+    char **build = calloc(a->method.n_tools + 1, sizeof *build);
+    int oom = !build;
+    for (size_t i = 0; !oom && i < a->method.n_tools; i++)
+        oom = !(build[i] = pm_version_text_part(a->method.tools[i].version_text, 0));
+    for (size_t i = 0; !oom && i < a->method.n_tools; i++) {
         size_t k = 0;
         for (size_t j = 0; j < a->method.n_tools; j++)
             k += same_word(&a->method.tools[i], &a->method.tools[j]) &&
-                 (strcmp(a->method.tools[i].hash, a->method.tools[j].hash) ||
-                  strcmp(a->method.tools[i].version_text, a->method.tools[j].version_text));
+                 (strcmp(a->method.tools[i].hash, a->method.tools[j].hash) || strcmp(build[i], build[j]));
         if (!k)
             continue;
         int said = 0;
@@ -95,9 +99,13 @@ static int load_builds(an_work *w, pm_err *err)
         snprintf(buf, sizeof buf, "tool %s: %zu builds ran in this study under one program name (a forced "
                  "merge): its runs do not share one compiler build; compare within a build",
                  a->method.tools[i].invoked ? a->method.tools[i].invoked : a->method.tools[i].name, k + 1);
-        if (an_strlist_add(&a->machines.warnings, &a->machines.n_warnings, buf))
-            return an_nomem(err);
+        oom = an_strlist_add(&a->machines.warnings, &a->machines.n_warnings, buf) != 0;
     }
+    for (size_t i = 0; build && i < a->method.n_tools; i++)
+        free(build[i]);
+    free(build);
+    if (oom)
+        return an_nomem(err);
     return PM_OK;
 }
 
@@ -110,12 +118,13 @@ int an_hosts(an_work *w, pm_err *err)
     /* A study merged with shards missing (merge --partial): every figure below lacks their configs. */
     for (size_t s = 0; s < w->sweeps.n; s++) {
         char *note = NULL, buf[1200];
-        if ((brc = pm_sq_incomplete(w->db, w->sweeps.ids[s], &note, err)))
+        int unfinished = 0;
+        if ((brc = pm_sq_incomplete(w->db, w->sweeps.ids[s], &note, &unfinished, err)))
             return brc;
         if (!note)
             continue;
-        snprintf(buf, sizeof buf, "INCOMPLETE STUDY (merged with --partial): %s; every table, map, fit and ratio "
-                 "here lacks those configs", note);
+        snprintf(buf, sizeof buf, "INCOMPLETE STUDY (%s): %s; every table, map, fit and ratio here lacks those "
+                 "configs", unfinished ? "a merge did not finish" : "merged with --partial", note);
         free(note);
         free(a->incomplete);
         if (!(a->incomplete = strdup(buf)))

@@ -59,7 +59,7 @@ static int add_config(void *ctx, const pm_sq_config_row *r)
     c->ir_ops = c->llvm_ops = c->npu_tasks = c->npu_tiles = NAN;
     c->cv = c->load1 = c->jobs = NAN;
     c->psi_us = c->psi_cgroup_us = c->steal_ms = -1;
-    c->psi_share = c->steal_share = c->psi_s = NAN;
+    pm_contention_init(&c->contention);
     return !c->key || !c->share || !c->stage_s ? PM_ERR_NOMEM : PM_OK;
 }
 

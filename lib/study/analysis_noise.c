@@ -45,17 +45,12 @@ int an_noise(an_work *w, pm_err *err)
         pm_stats_summary sm;
         if (pm_stats_summarize(v, n, &sm) == PM_STATS_OK && sm.mean > 0)
             c->cv = sm.sd / sm.mean;
-        if (n) {   /* the measured contention: pressure over the mean cold wall, as pm_contention_load does */
-            double sum = 0;
-            for (size_t k = 0; k < n; k++)
-                sum += v[k];
-            pm_contention pe;
-            pm_contention_init(&pe);
-            pm_contention_set_pressure(&pe, c->psi_us, c->psi_cgroup_us, c->steal_ms, sum / (double)n);
-            c->psi_share = pe.psi_share;
-            c->psi_s = pe.psi_s;
-            c->steal_share = pe.steal_share;
-        }
+        /* the evidence from the same means over the mean cold wall, by the constructor pm_contention_load uses */
+        double sum = 0;
+        for (size_t k = 0; k < n; k++)
+            sum += v[k];
+        pm_contention_set_runs(&c->contention, c->load1, c->jobs, c->user_wall, c->psi_us, c->psi_cgroup_us,
+                               c->steal_ms, n ? sum / (double)n : NAN);
         size_t n_out = 0;
         pm_stats_log_outliers(v, n, flag, &n_out);   /* calibrated limit: stats.h PM_STATS_OUTLIER_LIMIT */
         c->n_outliers = (int)n_out;
@@ -70,10 +65,8 @@ int an_noise(an_work *w, pm_err *err)
     for (size_t ci = 0; ci < a->n_configs; ci++) {
         pm_an_config *c = &a->configs[ci];
         /* compare and passmap fix judge with the same function (contention.h) */
-        pm_contention ev;
-        pm_an_contention(c, &ev);
         int on_p90 = 0;
-        c->contended = pm_contention_judge(&ev, a->cpus, a->noise.user_wall_baseline, &on_p90) != 0;
+        c->contended = pm_contention_judge(&c->contention, a->cpus, a->noise.user_wall_baseline, &on_p90) != 0;
         a->noise.n_baseline_p90 += on_p90 && c->n_cold > 0;
         a->noise.n_contended += c->contended;
     }
@@ -84,17 +77,4 @@ int an_noise(an_work *w, pm_err *err)
 void an_noise_free(pm_analysis *a)
 {
     (void)a;   /* counts and a level only */
-}
-
-void pm_an_contention(const pm_an_config *c, pm_contention *ev)
-{
-    pm_contention_init(ev);
-    ev->load1 = c->load1;
-    ev->jobs = c->jobs;
-    ev->cpu_ratio = c->cpu_ratio;
-    ev->starved_tool = c->starved_tool;
-    ev->user_wall = c->user_wall;
-    ev->psi_share = c->psi_share;
-    ev->steal_share = c->steal_share;
-    ev->psi_s = c->psi_s;   /* left out, it read 0 s: under the floor, so no pressure ever flagged a config here */
 }

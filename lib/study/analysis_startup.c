@@ -107,10 +107,7 @@ static int take_config_tool(void *ctx, const pm_sq_config_tool_row *r)
             w->cfg_startup[ci] = 0;
         w->cfg_startup[ci] += t->wall_s * r->n_steps / c->n_cold;   /* start-up x steps of that tool per run */
     }
-    pm_contention ev = {.cpu_ratio = c->cpu_ratio, .starved_tool = c->starved_tool};
-    pm_contention_add_tool(&ev, t->tool, r->wall_s, r->user_s, r->sys_s, t->cpu_wall, t->contended);
-    c->cpu_ratio = ev.cpu_ratio;
-    c->starved_tool = ev.starved_tool;
+    pm_contention_add_tool(&c->contention, t->tool, r->wall_s, r->user_s, r->sys_s, t->cpu_wall, t->contended);
     return PM_OK;
 }
 
@@ -123,7 +120,7 @@ int an_startup(an_work *w, pm_err *err)
     for (size_t i = 0; i < a->n_configs; i++) {
         pm_an_config *c = &a->configs[i];
         w->cfg_startup[i] = NAN;
-        c->cpu_ratio = c->startup_share = c->outside_share = c->startup_s = c->outside_s = NAN;
+        c->startup_share = c->outside_share = c->startup_s = c->outside_s = NAN;
     }
     int rc = pm_sq_startup(w->db, &w->sweeps, take_startup, &x, &a->overhead.table, err);
     if (!rc)

@@ -484,8 +484,9 @@ static double at(const pm_sample_series *s, size_t r)
 }
 
 /* Records config c's runs: each a run row (wall, user, sys), one step per step tool (the first carries the run's
- * instructions) with its passes as a report of their format, and a measured CPU pressure of 0: the config was
- * judged uncontended when the baseline was written (a contended one has no runs). Steps and passes are read on
+ * instructions) with its passes as a report of their format, and a measured CPU pressure: 0 when the config
+ * was judged uncontended when the baseline was written, its whole wall when contended (recorded with samples only
+ * where a count decided), so the rule judges it as it did then. Steps and passes are read on
  * wall, as compare reads them; other metrics stay in the file. */
 static int store_config(pm_store *st, const pm_sample_config *c, int64_t config_id, int64_t host_id, pm_err *err)
 {
@@ -535,8 +536,10 @@ static int store_config(pm_store *st, const pm_sample_config *c, int64_t config_
         }
         char psi_name[64];
         snprintf(psi_name, sizeof psi_name, "%s", pm_run_pressure_name(0));
-        pm_metric psi = {.name = psi_name, .value = 0};
         double w = at(wall, r), u = at(user, r), y = at(sys, r);
+        /* uncontended: no pressure; contended: pressure all its wall, so the one rule judges it contended again
+         * (and withholds what it withholds: its timed rows, never a count) */
+        pm_metric psi = {.name = psi_name, .value = c->contended && w > 0 ? w * 1e6 : 0};
         pm_run_record rec = {.config_id = config_id, .repeat = (int)r, .mode = "cold", .status = "ok",
                              .wall_s = isnan(w) ? -1 : w, .user_s = isnan(u) ? -1 : u, .sys_s = isnan(y) ? -1 : y,
                              .steps = rec_steps, .n_steps = (int)n_steps, .metrics = &psi, .n_metrics = 1,

@@ -19,7 +19,9 @@
  * pass of the config's default pass family: >= 1% of its compile, the top 10 per tool, compare.h). SAMPLES are
  * comma-separated in run order (a value per run, 0 where a pass did not run in it), all of them: N, MEAN and SD
  * (arithmetic) are there to read, the samples to test. A config whose runs were contended (the one rule,
- * contention.h) keeps its reason in CONTENDED and no samples: a baseline from contended runs decides nothing.
+ * contention.h) keeps its reason in CONTENDED, and no samples where the rule withholds its verdict (a timer
+ * decided: a baseline from contended runs decides nothing); where a count decided (a counting meter), its samples
+ * stay and the gate judges it contended again, as compare would.
  * METRIC and UNIT are free names, so a meter's other metric (instruction counts of a simulator) is one more
  * series of the same shape.
  *

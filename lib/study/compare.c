@@ -1094,20 +1094,6 @@ static int cross_host(side *a, const side_cfg *ca, side *b, const side_cfg *cb, 
     return rc;
 }
 
-/* One side of a matched config into the evidence for the deciding metric: its runs, and its CPU/wall. */
-static void decide_side(pm_decide_evidence *ev, const side_cfg *c)
-{
-    double cpu = 0, wall = 0;
-    for (size_t i = 0; i < c->n_wall; i++) {
-        pm_decide_add_run(ev, c->wall[i], c->user[i], c->sys[i], c->ins[i]);
-        if (c->user[i] >= 0 && c->sys[i] >= 0) {
-            cpu += c->user[i] + c->sys[i];
-            wall += c->wall[i];
-        }
-    }
-    pm_decide_add_side(ev, wall > 0 ? cpu / wall : NAN);
-}
-
 /* A side's samples of the metric m (every run has it: pm_decide asked them all); -1 when out of memory. */
 static int decide_samples(pm_decide_metric m, const side_cfg *c, double **v, size_t *n)
 {
@@ -1194,8 +1180,9 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
                 goto cleanup;
             pairs[2 * out->n_configs] = &a.cfgs[i];
             pairs[2 * out->n_configs + 1] = &b.cfgs[j];
-            decide_side(&ev, &a.cfgs[i]);
-            decide_side(&ev, &b.cfgs[j]);
+            const side_cfg *ca = &a.cfgs[i], *cb = &b.cfgs[j];
+            pm_decide_add_config(&ev, ca->wall, ca->user, ca->sys, ca->ins, ca->n_wall);
+            pm_decide_add_config(&ev, cb->wall, cb->user, cb->sys, cb->ins, cb->n_wall);
             pm_compare_config *cc = &out->configs[out->n_configs++];
             bad = compare_cfg(&a.cfgs[i], &b.cfgs[j], opts->all_passes, cc) || side_contention(&a, &a.cfgs[i], &cc->contended_a) ||
                   side_contention(&b, &b.cfgs[j], &cc->contended_b);

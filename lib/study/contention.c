@@ -46,9 +46,13 @@ void pm_contention_init(pm_contention *c)
                          .steal_share = NAN, .psi_s = NAN};
 }
 
-void pm_contention_set_pressure(pm_contention *c, double psi_us, double psi_cgroup_us, double steal_ms,
-                                double wall_s)
+void pm_contention_set_runs(pm_contention *c, double load1, double jobs, double user_wall, double psi_us,
+                            double psi_cgroup_us, double steal_ms, double wall_s)
 {
+    c->load1 = load1 >= 0 ? load1 : NAN;
+    c->jobs = jobs > 0 ? jobs : NAN;
+    c->user_wall = user_wall >= 0 ? user_wall : NAN;
+    c->psi_share = c->psi_s = c->steal_share = NAN;
     if (!(wall_s > 0))
         return;
     /* the cgroup's pressure counts only the waits of its own tasks (the child's): closer to the run than the
@@ -160,14 +164,15 @@ void pm_contention_text(int why, const pm_contention *c, int cpus, double p90, c
 
 typedef struct tool_level { const char *tool; double *v; size_t n, cap; double serial; int busy; } tool_level;
 
+/* the measured metrics by their ids (contention.h), then the load average */
 enum { PR_PSI = PM_CONTENTION_M_PSI, PR_PSI_CG = PM_CONTENTION_M_PSI_CGROUP, PR_STEAL = PM_CONTENTION_M_STEAL,
-       PR_N = PM_CONTENTION_M__COUNT };
+       PR_LOAD = PM_CONTENTION_M__COUNT, PR_JOBS, PR_N };
 
 typedef struct load_ctx {
     pm_contention_sweep *s;
     double *u, *uw;               /* per config: user and wall sums of the cold runs with user time */
     double *w, *nw;               /* per config: wall sum and count of the cold runs */
-    double *pr;                   /* per config: [PR_N] means of the pressure metrics, -1: not recorded */
+    double *pr;                   /* per config: [PR_N] means of the load and pressure metrics, -1: not recorded */
     tool_level *lv;
     size_t n_lv;
 } load_ctx;
@@ -228,9 +233,9 @@ static int take_metric(void *ctx, const pm_sq_metric_row *r)
         return PM_OK;
     int m = pm_contention_metric_of(r->name);
     if (!strcmp(r->name, "host.load1"))
-        x->s->c[i].load1 = r->mean;
+        x->pr[(size_t)i * PR_N + PR_LOAD] = r->mean;
     else if (!strcmp(r->name, "host.jobs"))
-        x->s->c[i].jobs = r->mean;
+        x->pr[(size_t)i * PR_N + PR_JOBS] = r->mean;
     else if (m >= 0)
         x->pr[(size_t)i * PR_N + (size_t)m] = r->mean;
     return PM_OK;
@@ -314,10 +319,9 @@ int pm_contention_load(sqlite3 *db, const char *sweep, pm_contention_sweep *out,
     if (x.n_lv && (rc = pm_sq_cold_config_tools(db, take_config_tool, &x, err)))
         goto cleanup;
     for (size_t i = 0; i < out->n; i++) {
-        out->c[i].user_wall = x.uw[i] > 0 ? x.u[i] / x.uw[i] : NAN;
         const double *pr = &x.pr[i * PR_N];
-        pm_contention_set_pressure(&out->c[i], pr[PR_PSI], pr[PR_PSI_CG], pr[PR_STEAL],
-                                   x.nw[i] > 0 ? x.w[i] / x.nw[i] : NAN);
+        pm_contention_set_runs(&out->c[i], pr[PR_LOAD], pr[PR_JOBS], x.uw[i] > 0 ? x.u[i] / x.uw[i] : NAN, pr[PR_PSI],
+                               pr[PR_PSI_CG], pr[PR_STEAL], x.nw[i] > 0 ? x.w[i] / x.nw[i] : NAN);
     }
     double *uw = x.u;   /* reused: the configs' user/wall */
     for (size_t i = 0; i < out->n; i++)

@@ -1,7 +1,8 @@
 /* pm_contention: the one rule for "these runs waited for a CPU", so no conclusion is drawn from them. The
  * analysis (noise flags, the fix table), compare (its verdicts, and so the report's A/B marks) and passmap fix
- * all judge a config's cold runs with pm_contention_judge; compare and fix get the evidence from
- * pm_contention_load, the analysis from its own load of the same queries (lib/store/store_query.h).
+ * all judge a config's cold runs with pm_contention_judge on evidence built by pm_contention_set_runs; compare
+ * and fix get it from pm_contention_load, the analysis from its own load of the same queries
+ * (lib/store/store_query.h).
  *
  * Measured (runs that recorded CPU pressure, run metric host.psi_cpu_some_us, or the cgroup's
  * host.psi_cgroup_cpu_some_us, preferred): a config is contended when some task waited for a CPU for more than
@@ -78,11 +79,16 @@ int pm_contention_metric_of(const char *name);
  * "contended" means. brief: the measured part and the fallback's name only (for a legend). */
 void pm_contention_rule_text(char *buf, size_t n, int brief);
 
+/* The evidence before anything is known (every field NAN or NULL). */
 void pm_contention_init(pm_contention *c);
-/* The measured evidence from a config's cold-run means: host.psi_cpu_some_us, host.psi_cgroup_cpu_some_us (µs),
- * host.steal_ms and the wall (s); a negative or NaN mean is "not recorded". */
-void pm_contention_set_pressure(pm_contention *c, double psi_us, double psi_cgroup_us, double steal_ms,
-                                double wall_s);
+/* The one constructor of a config's evidence from its cold runs, used by the report's noise flags and by
+ * pm_contention_load (compare, fix): the means over its cold runs of host.load1, host.jobs, host.psi_cpu_some_us,
+ * host.psi_cgroup_cpu_some_us (µs) and host.steal_ms, their user/wall and mean wall (s); a negative or NaN
+ * value is "not recorded". Every argument is positional, so no caller can leave one out (a literal without
+ * psi_s once made the report judge no pressure at all). The tools' CPU/wall is folded in with
+ * pm_contention_add_tool, before or after. */
+void pm_contention_set_runs(pm_contention *c, double load1, double jobs, double user_wall, double psi_us,
+                            double psi_cgroup_us, double steal_ms, double wall_s);
 /* A tool's serial level from the CPU/wall of its ok null runs: their median (NAN: none). *busy: the null runs
  * themselves waited (median below PM_CONTENTION_RATIO), so it is no serial level. v is not changed. */
 double pm_contention_serial(const double *v, size_t n, int *busy);

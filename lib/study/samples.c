@@ -228,7 +228,8 @@ static const pm_config_fp *find_fp(const loader *l, const char *key)
     return NULL;
 }
 
-static int load_config(loader *l, const pm_compare_config *c, pm_sample_config *o, pm_err *err)
+static int load_config(loader *l, const pm_compare_result *r, const pm_compare_config *c, pm_sample_config *o,
+                       pm_err *err)
 {
     static const char *const run_metric[4] = {"wall", "user", "sys", "instructions"};
     static const char *const run_unit[4] = {"s", "s", "s", "count"};
@@ -255,7 +256,9 @@ static int load_config(loader *l, const pm_compare_config *c, pm_sample_config *
         rc = nomem(err);
         goto cleanup;
     }
-    if (c->contended_a)   /* no samples: a baseline from contended runs would decide nothing */
+    /* no samples where the rule withholds the config's verdict (contended runs on a timer): a baseline from them
+     * would decide nothing; a count (a counting meter) is kept, contended or not, as compare keeps its verdict */
+    if (c->contended_a && pm_compare_decider(r, c)->verdict == PM_VERDICT_CONTENDED)
         goto cleanup;
     if ((rc = pm_store_side_cursor_start(l->q, PM_SIDE_RUNS, id->id, "cold", 0, err)) != PM_OK)
         goto cleanup;
@@ -360,7 +363,7 @@ int pm_samples_load(const char *db, const char *sweep, pm_samples *out, pm_err *
         goto cleanup;
     }
     for (size_t i = 0; i < r.n_configs; i++)
-        if ((rc = load_config(&l, &r.configs[i], &out->configs[out->n_configs++], err)) != PM_OK)
+        if ((rc = load_config(&l, &r, &r.configs[i], &out->configs[out->n_configs++], err)) != PM_OK)
             goto cleanup;
 cleanup:
     pm_tool_idents_free(tools, n_tools);

@@ -30,7 +30,9 @@ typedef struct pm_sample_config {
     char *key, *variant;        /* variant NULL: none */
     char *fp_hash, *fp_text;    /* the config's fingerprint (identity.h); NULL: not recorded */
     char *host, *host_fp;       /* the machine of its runs (the first, when several); NULL: unknown */
-    char *contended;            /* why its runs were contended (contention.h); then no series: NULL when not */
+    char *contended;            /* why its runs were contended (contention.h); NULL when not. Its series are left
+                                   out where the rule withholds its verdict (a timer decides), kept where a count
+                                   does */
     size_t n_runs;
     pm_sample_series *series;   /* run metrics, then steps, then passes, each by (tool, pass) */
     size_t n_series;

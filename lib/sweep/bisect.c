@@ -276,8 +276,11 @@ static void row_text(const brow *b, char *out, size_t n)
 
 static int compare_dbs(const bstate *s, const char *a, const char *b, pm_compare_result *r, pm_err *err)
 {
+    /* every pass tested (compare --all-passes): the default family keeps the passes with >= 1% of the compile's
+     * wall, which a loaded machine inflates, so a regressed pass could fall out of it at one revision and leave
+     * that revision undecided */
     pm_compare_opts co = {.path_a = a, .path_b = b, .threshold = s->threshold,
-                          .allow_contended = s->allow_contended};
+                          .allow_contended = s->allow_contended, .all_passes = 1};
     return pm_compare_run(&co, r, err);
 }
 

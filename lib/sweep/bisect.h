@@ -7,7 +7,8 @@
  * good end: a regressed row slower -> bad; every regressed row same or faster -> good; otherwise more repeats
  * (doubling, up to max_repeats), and still undecided -> `git bisect skip`, never a guess; a failed build ->
  * skip. The culprit is the first bad commit git names; the pass that moved most there is the slower pass row with
- * the largest increase between its parent and it, with its stage (the stage maps). */
+ * the largest increase between its parent and it, with its stage (the stage maps). Every comparison tests every
+ * pass (compare --all-passes): a regressed pass stays tested at every revision, whatever its share of the wall. */
 #ifndef PM_BISECT_H
 #define PM_BISECT_H
 

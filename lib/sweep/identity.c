@@ -13,17 +13,54 @@
 #include <xxhash.h>
 
 #include "parse.h"
+#include "spec.h"
 #include "run.h"
 #include "util.h"
 
 /* What changes a compile without showing in its argv: include and library search paths, driver overrides,
- * preloaded code, thread counts, reproducible-build dates. PATH is not here: the tool identity covers what it
- * selects. */
+ * preloaded code, thread counts, reproducible-build dates, the C library's allocator settings (a resume under
+ * GLIBC_TUNABLES=glibc.malloc.mmap_threshold=0 ran clang 9x slower). A name ending in '*' is a prefix. PATH is
+ * not here: the tool identity covers what it selects. */
 const char *const pm_fp_env_names[] = {
     "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH", "LIBRARY_PATH", "COMPILER_PATH",
     "GCC_EXEC_PREFIX", "GCC_COMPARE_DEBUG", "CCC_OVERRIDE_OPTIONS", "CLANG_CONFIG_FILE_SYSTEM_DIR",
     "CLANG_CONFIG_FILE_USER_DIR", "SDKROOT", "LD_PRELOAD", "LD_LIBRARY_PATH", "OMP_NUM_THREADS",
-    "SOURCE_DATE_EPOCH", NULL};
+    "SOURCE_DATE_EPOCH", "GLIBC_TUNABLES", "MALLOC_*", NULL};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Appends "env NAME=VALUE" for every variable of the environment that a pm_fp_env_names entry names, a prefix's
+ * in name order (the environment's order is the caller's). */
+static int add_env(pm_sbuf *b)
+{
+    size_t n_env = 0;
+    for (char **e = environ; e && *e; e++)
+        n_env++;
+    const char **hit = malloc((n_env + 1) * sizeof *hit);
+    if (!hit)
+        return PM_ERR_NOMEM;
+    for (const char *const *name = pm_fp_env_names; *name; name++) {
+        size_t len = strlen(*name);
+        if (len && (*name)[len - 1] != '*') {
+            const char *v = getenv(*name);
+            if (v)
+                pm_sbuf_add(b, "env %s=%s\n", *name, v);
+            continue;
+        }
+        size_t n = 0;
+        for (char **e = environ; e && *e; e++)
+            if (!strncmp(*e, *name, len - 1) && strchr(*e, '='))
+                hit[n++] = *e;
+        qsort(hit, n, sizeof *hit, cmp_str);
+        for (size_t i = 0; i < n; i++)
+            pm_sbuf_add(b, "env %s\n", hit[i]);
+    }
+    free(hit);
+    return PM_OK;
+}
 
 /* The --version text kept per tool: enough for every compiler's banner; a longer one says it was cut. */
 #define VERSION_TEXT_MAX 4096
@@ -195,6 +232,101 @@ static char *normalize(const char *s, const char *const *subst)
     return b.s;
 }
 
+static void text_hash(const char *text, size_t len, char hash[48])
+{
+    XXH128_canonical_t c;
+    XXH128_canonicalFromHash(&c, XXH3_128bits(text, len));
+    size_t k = (size_t)snprintf(hash, 48, "xxh3-128:");
+    for (int i = 0; i < 16; i++, k += 2)
+        snprintf(hash + k, 48 - k, "%02x", c.digest[i]);
+}
+
+int pm_fingerprint_add_inputs(char **text, char hash[48], const pm_param *params, char *const *paths, size_t n,
+                              pm_err *err)
+{
+    pm_sbuf b = {0};
+    pm_sbuf_add(&b, "%s", *text ? *text : "");
+    for (size_t i = 0; paths && i < n; i++) {
+        if (!paths[i])
+            continue;
+        char h[64];
+        if (hash_file(paths[i], h, sizeof h))
+            snprintf(h, sizeof h, "(unreadable)");
+        pm_sbuf_add(&b, "input %s: %s\n", params[i].name, h);
+    }
+    if (b.oom) {
+        free(b.s);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    free(*text);
+    *text = b.s;
+    text_hash(b.s, b.len, hash);
+    return PM_OK;
+}
+
+static int without_inputs(const char *text, char hash[48])
+{
+    pm_sbuf b = {0};
+    pm_sbuf_add(&b, "%s", "");
+    for (const char *p = text ? text : ""; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (strncmp(p, "input ", 6))
+            pm_sbuf_add(&b, "%.*s%s", (int)n, p, p[n] ? "\n" : "");
+        p += n + (p[n] == '\n');
+    }
+    if (b.oom) {
+        free(b.s);
+        return -1;
+    }
+    text_hash(b.s, b.len, hash);
+    free(b.s);
+    return 0;
+}
+
+int pm_fingerprint_same(const char *old_hash, const char *old_text, const char *text, const char *hash)
+{
+    if (!strcmp(old_hash, hash))
+        return 1;
+    if (!old_text || !strncmp(old_text, "input ", 6) || strstr(old_text, "\ninput "))
+        return 0;
+    char h[48];
+    if (without_inputs(text, h))
+        return -1;
+    return !strcmp(old_hash, h);
+}
+
+int pm_fingerprint_config(const pm_backend_ops *be, pm_backend_ctx *bctx, int c, const char *const *subst,
+                          const char *self, pm_tool_set *tools, const char *dir, double timeout_s, char **text,
+                          char hash[48], pm_err *err)
+{
+    pm_steps steps = {0};
+    const pm_spec_config *cfg = &bctx->spec->configs[c];
+    int rc = be->steps(bctx, c, "{input}", "{out}", &steps, err);
+    if (!rc)
+        rc = pm_fingerprint_steps(&steps, subst, self, tools, dir, timeout_s, text, hash, err);
+    if (!rc)
+        rc = pm_fingerprint_add_inputs(text, hash, cfg->params, cfg->paths, cfg->n_params, err);
+    pm_steps_free(&steps);
+    return rc;
+}
+
+void pm_fp_subst(const char *work, const char *spec_dir, const char *self, const char *out[8])
+{
+    const char *s[8] = {work, "{work}", spec_dir, "{spec_dir}", self, "{passmap}", NULL, NULL};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2 - i; j++)
+            if (strlen(s[2 * j]) < strlen(s[2 * j + 2])) {
+                const char *a = s[2 * j], *b = s[2 * j + 1];
+                s[2 * j] = s[2 * j + 2], s[2 * j + 1] = s[2 * j + 3];
+                s[2 * j + 2] = a, s[2 * j + 3] = b;
+            }
+    if (!strcmp(spec_dir, "."))   /* parsed from text: no folder to replace */
+        for (int i = 0; i < 6; i += 2)
+            if (s[i] == spec_dir)
+                s[i] = "";
+    memcpy(out, s, sizeof s);
+}
+
 int pm_fingerprint_steps(const pm_steps *steps, const char *const *subst, const char *self, pm_tool_set *tools,
                          const char *dir, double timeout_s, char **text, char hash[48], pm_err *err)
 {
@@ -235,11 +367,8 @@ int pm_fingerprint_steps(const pm_steps *steps, const char *const *subst, const 
         pm_sbuf_add(&b, "  tool: %s %s\n", t->hash[0] ? t->hash : "(unreadable)",
                     pm_version_line(t->version_text, vl, sizeof vl));
     }
-    for (const char *const *e = pm_fp_env_names; !rc && *e; e++) {
-        const char *v = getenv(*e);
-        if (v)
-            pm_sbuf_add(&b, "env %s=%s\n", *e, v);
-    }
+    if (!rc && add_env(&b))
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     if (!rc && b.oom)
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     if (rc) {
@@ -248,11 +377,7 @@ int pm_fingerprint_steps(const pm_steps *steps, const char *const *subst, const 
     }
     if (!b.s)
         pm_sbuf_add(&b, "%s", "");
-    XXH128_canonical_t c;
-    XXH128_canonicalFromHash(&c, XXH3_128bits(b.s, b.len));
-    size_t k = (size_t)snprintf(hash, 48, "xxh3-128:");
-    for (int i = 0; i < 16; i++, k += 2)
-        snprintf(hash + k, 48 - k, "%02x", c.digest[i]);
+    text_hash(b.s, b.len, hash);
     *text = b.s;
     return PM_OK;
 }

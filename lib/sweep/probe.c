@@ -8,23 +8,76 @@
 #include <string.h>
 
 #include "backend.h"
+#include "identity.h"
 #include "spec.h"
 #include "store.h"
 #include "store_sweeps.h"
 #include "util.h"
 
+/* The sizes are only the runs' when the steps, and so the tool builds, are the ones the runs recorded: each config
+ * the store fingerprinted is fingerprinted again now and must match (a config recorded before fingerprints is
+ * taken as it is). */
+static int same_builds(pm_store *st, const char *sweep, const pm_spec *spec,
+                       const pm_backend_ops *be, pm_backend_ctx *bctx, const char *work_dir, const char *self_exe,
+                       pm_err *err)
+{
+    pm_config_fp *old = NULL;
+    size_t n_old = 0;
+    pm_tool_set tools = {0};
+    char dir[PATH_MAX];
+    int rc = pm_store_config_fps(st, sweep, &old, &n_old, err);
+    if (rc)
+        return rc;
+    if (snprintf(dir, sizeof dir, "%s/identity", work_dir) >= (int)sizeof dir)
+        rc = pm_err_set(err, PM_ERR_USAGE, "probe: work folder path too long: %s", work_dir);
+    else
+        rc = pm_util_mkdir_p(dir, err);
+    const char *subst[8];
+    pm_fp_subst(work_dir, spec->dir, self_exe, subst);
+    double timeout = spec->timeout_s > 0 && spec->timeout_s < 30 ? spec->timeout_s : 30;
+    for (size_t i = 0; i < n_old && !rc; i++) {
+        int c = 0;
+        while (c < spec->n_configs && strcmp(spec->configs[c].key, old[i].key))
+            c++;
+        if (c == spec->n_configs || !old[i].hash)
+            continue;
+        char *text = NULL, hash[48];
+        rc = pm_fingerprint_config(be, bctx, c, subst, self_exe, &tools, dir, timeout, &text, hash, err);
+        int same = rc ? 1 : pm_fingerprint_same(old[i].hash, old[i].text, text, hash);
+        if (same < 0)
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        else if (!same) {
+            char diff[480];
+            pm_fp_diff(old[i].text, text, diff, sizeof diff);
+            rc = pm_err_set(err, PM_ERR_USAGE, "sweep '%s', config %s: its runs were made with other steps "
+                            "or tool builds than resolve now (%s): sizes measured now would not be theirs; put the "
+                            "recorded builds first on PATH", sweep, old[i].key, diff);
+        }
+        free(text);
+    }
+    pm_util_remove_tree(dir);
+    pm_tool_set_free(&tools);
+    pm_config_fps_free(old, n_old);
+    return rc;
+}
+
 int pm_probe_run(const char *db_path, const char *sweep, const char *work_dir, const char *self_exe,
                  const volatile sig_atomic_t *cancel, pm_probe_summary *sum, pm_err *err)
 {
     memset(sum, 0, sizeof *sum);
-    pm_store *st = NULL;
+    pm_store *st = NULL, *rw = NULL;   /* read: checked; rw opened at the first size added */
     pm_store_sweep_row *rows = NULL;
     size_t n = 0, pick = 0;
     pm_spec *spec = NULL;
     const pm_backend_ops *be = NULL;
     pm_backend_ctx bctx = {0};
-    int prepared = 0, rc = pm_store_open(db_path, &st, err);
-    if (rc || (rc = pm_store_list_sweeps(st, &rows, &n, err)))
+    int lock_fd = -1, prepared = 0;
+    /* the store's writer lock: a probe compiles, so never beside a sweep's timed runs (nor a merge); and the
+     * store is opened read-only until a size is added, so a probe that fails before leaves an older store as it
+     * was (a read-write open migrates it in place, and the passmap that made it could no longer resume it) */
+    int rc = pm_store_open_readonly(db_path, &st, err);
+    if (rc || (rc = pm_store_writer_lock(db_path, "probe", &lock_fd, err)) ||
+        (rc = pm_store_list_sweeps(st, &rows, &n, err)))
         goto cleanup;
     for (pick = 0; sweep && pick < n && strcmp(rows[pick].name, sweep); pick++)
         ;
@@ -66,6 +119,8 @@ int pm_probe_run(const char *db_path, const char *sweep, const char *work_dir, c
     if (be->prepare && (rc = be->prepare(&bctx, err)))
         goto cleanup;
     prepared = 1;
+    if ((rc = same_builds(st, rows[pick].name, spec, be, &bctx, work_dir, self_exe, err)))
+        goto cleanup;
     for (int c = 0; c < spec->n_configs && !rc; c++) {
         if (cancel && *cancel) {
             rc = pm_err_set(err, PM_ERR_CHILD, "probe: interrupted (the sizes added so far are kept)");
@@ -94,7 +149,9 @@ int pm_probe_run(const char *db_path, const char *sweep, const char *work_dir, c
                 continue;
             int added = 0;
             found = 1;
-            rc = pm_store_add_config_metric(st, rows[pick].name, spec->configs[c].key, prep.metrics[k].name,
+            if (!rw && (rc = pm_store_open(db_path, &rw, err)))
+                break;
+            rc = pm_store_add_config_metric(rw, rows[pick].name, spec->configs[c].key, prep.metrics[k].name,
                                             prep.metrics[k].value, &added, err);
             sum->runs_added += added;
         }
@@ -108,6 +165,8 @@ cleanup:
     json_decref(bctx.versions);
     pm_spec_free(spec);
     pm_store_sweep_rows_free(rows, n);
+    pm_store_close(rw);
     pm_store_close(st);
+    pm_store_writer_unlock(lock_fd);
     return rc;
 }

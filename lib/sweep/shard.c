@@ -433,6 +433,11 @@ int pm_shard_plan_read(const char *path, const pm_spec *spec, int n, pm_shard_pl
             if (!p->shard_of[i])
                 rc = pm_err_set(err, PM_ERR_USAGE, "--plan %s: config %s of the spec is in no shard (%d of %d "
                                 "planned)", path, spec->configs[i].key, n_seen, spec->n_configs);
+    /* a config line before the 'shards' line was read before N was known: every shard number checked again */
+    for (int i = 0; i < spec->n_configs && !rc; i++)
+        if (p->shard_of[i] > shards)
+            rc = pm_err_set(err, PM_ERR_USAGE, "--plan %s: config %s in shard %d, out of 1..%d", path,
+                            spec->configs[i].key, p->shard_of[i], shards);
     free(text);
     p->n = shards;
     if (!rc)
@@ -455,7 +460,7 @@ double pm_shard_plan_balance(const pm_shard_plan *p, double *load)
         if (load[k] > max)
             max = load[k];
     }
-    return total > 0 ? max / (total / p->n) : 0;
+    return total > 0 ? max / (total / p->n) : NAN;
 }
 
 int pm_shard_plan_record(pm_store *st, const char *sweep, const pm_shard_plan *p, pm_err *err)

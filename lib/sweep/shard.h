@@ -69,7 +69,7 @@ int pm_shard_plan_read(const char *path, const pm_spec *spec, int n, pm_shard_pl
 int pm_shard_plan_write(const pm_shard_plan *p, const char *path, pm_err *err);
 void pm_shard_plan_free(pm_shard_plan *p);
 /* Per shard k (load[k-1], k = 1..n): the summed expected cost; returns max shard / even split (1 = perfect;
- * 0 when nothing is expected to cost anything). */
+ * NAN when no cost is known: the balance is then unknown, not 0). */
 double pm_shard_plan_balance(const pm_shard_plan *p, double *load);
 
 /* Records the plan's hash in a shard store, or refuses (PM_ERR_USAGE) when the store's sweep was started under

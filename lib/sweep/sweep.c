@@ -176,13 +176,16 @@ static int batch_one(sweep_ctx *x, const task *tasks, int n_tasks, int i, int af
     return PM_OK;
 }
 
-/* Whether the batch stops before its next task: interrupted, or --max-runs reached (running: tasks in flight). */
+/* Whether the batch stops before its next task: interrupted, --max-runs reached (running: tasks in flight), or the
+ * caller's deadline passed (opts.deadline: passmap fix's budget). */
 static int batch_stops(sweep_ctx *x, batch_state *bs, pm_sweep_summary *sum, int running)
 {
     if (x->opts->stop && *x->opts->stop)
         sum->interrupted = 1;
     else if (x->opts->max_runs > 0 && bs->done + running >= x->opts->max_runs)
         bs->capped = 1;
+    else if (x->opts->deadline > 0 && !x->opts->dry_run && pm_util_now() >= x->opts->deadline)
+        bs->capped = sum->deadline_hit = 1;
     return sum->interrupted || bs->capped;
 }
 
@@ -405,7 +408,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
         goto cleanup;
     }
     /* One sweep writes a database at a time; merge refuses a database while it is held. */
-    if (!opts->dry_run && (rc = pm_store_writer_lock(opts->db_path, &lock_fd, err)))
+    if (!opts->dry_run && (rc = pm_store_writer_lock(opts->db_path, "sweep", &lock_fd, err)))
         goto cleanup;
     /* A killed sweep's steps may have left processes running (backgrounded by a step, so PDEATHSIG missed
      * them): they would write into the run folders reused below and compete with the runs measured. */

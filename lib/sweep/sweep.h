@@ -39,6 +39,8 @@ typedef struct pm_sweep_opts {
     pm_sweep_progress_fn progress;
     void *progress_user;
     volatile sig_atomic_t *stop;  /* when set (SIGINT), stop after the run in progress */
+    double deadline;          /* > 0: a pm_util_now() time after which no run starts (the rest resumes later;
+                                 summary deadline_hit): the caller's budget holds to one run */
     pm_shard shard;           /* run only shard k of n of the configs (n == 0: all) */
     const char *costs_db;     /* measured walls of an earlier sweep, to balance the shards; NULL: IR sizes */
     const char *plan_path;    /* the shard plan fixed at submit (shard.h); NULL: computed here from the spec */
@@ -64,6 +66,7 @@ typedef struct pm_sweep_opts {
 typedef struct pm_sweep_summary {
     int configs;              /* configs of this sweep (of this shard when sharded) */
     int planned, already_done, ran, ok, failed, interrupted;
+    int deadline_hit;         /* opts.deadline stopped it before every planned run ran */
     int left;                 /* runs --max-runs left for a later invocation (0: none) */
     int no_report;            /* runs whose process exited 0 without a readable timing report (not in ok/failed) */
     char no_report_note[256]; /* why, for the first of them ("" when none) */

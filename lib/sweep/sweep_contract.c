@@ -18,19 +18,8 @@ int fingerprint_configs(sweep_ctx *x, pm_err *err)
     x->fp_hash = calloc((size_t)spec->n_configs + 1, sizeof *x->fp_hash);
     if (!x->fp_text || !x->fp_hash)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    /* longest first, so a work folder inside the spec folder becomes {work} */
-    const char *subst[8] = {x->work, "{work}", spec->dir, "{spec_dir}", x->self, "{passmap}", NULL, NULL};
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2 - i; j++)
-            if (strlen(subst[2 * j]) < strlen(subst[2 * j + 2])) {
-                const char *a = subst[2 * j], *b = subst[2 * j + 1];
-                subst[2 * j] = subst[2 * j + 2], subst[2 * j + 1] = subst[2 * j + 3];
-                subst[2 * j + 2] = a, subst[2 * j + 3] = b;
-            }
-    if (!strcmp(spec->dir, ".")) /* parsed from text: no folder to replace */
-        for (int i = 0; i < 6; i += 2)
-            if (subst[i] == spec->dir)
-                subst[i] = "";
+    const char *subst[8];
+    pm_fp_subst(x->work, spec->dir, x->self, subst);
     /* the --version probe: short, whatever the spec allows a compile */
     double timeout = spec->timeout_s > 0 && spec->timeout_s < 30 ? spec->timeout_s : 30;
     /* this shard's configs first: the tools identified until then are the ones it runs, and only those are
@@ -39,11 +28,8 @@ int fingerprint_configs(sweep_ctx *x, pm_err *err)
         for (int c = 0; c < spec->n_configs && !rc; c++) {
             if (x->in_shard[c] != !pass)
                 continue;
-            pm_steps steps = {0};
-            if (!(rc = x->be->steps(&x->bctx, c, "{input}", "{out}", &steps, err)))
-                rc = pm_fingerprint_steps(&steps, subst, x->self, &x->tools, dir, timeout, &x->fp_text[c],
-                                          x->fp_hash[c], err);
-            pm_steps_free(&steps);
+            rc = pm_fingerprint_config(x->be, &x->bctx, c, subst, x->self, &x->tools, dir, timeout, &x->fp_text[c],
+                                       x->fp_hash[c], err);
         }
         if (!pass)
             x->n_tools_used = x->tools.n;
@@ -61,10 +47,28 @@ static int spec_config_index(const pm_spec *spec, const char *key)
     return -1;
 }
 
+/* The spec text sweep NAME was recorded with, or NULL (a new sweep, an import). */
+static int stored_spec_text(sweep_ctx *x, char **text, pm_err *err)
+{
+    pm_store_sweep_row *rows = NULL;
+    size_t n = 0;
+    *text = NULL;
+    int rc = pm_store_list_sweeps(x->store, &rows, &n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        if (!strcmp(rows[i].name, x->spec->name) && rows[i].spec_text && rows[i].spec_text[0] &&
+            !(*text = strdup(rows[i].spec_text)))
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    pm_store_sweep_rows_free(rows, n);
+    return rc;
+}
+
 /* A spec is a contract: the runs recorded for a config were made with its fingerprint. A config whose steps
  * changed is refused, or with --force superseded (moved to a sweep of its own,
  * never read as the study); failed runs are moved aside the same way with --retry-failed, so their repeats run
- * again. Configs recorded before fingerprints existed take the current one. */
+ * again. A config recorded before fingerprints existed (schema 6 and older) has only its sweep's stored spec text
+ * to go by: when that text changed it is refused the same way (its runs and the new ones would be two
+ * measurements under one key, and the store would no longer say what its first runs measured); when it did not,
+ * it takes the current fingerprint. */
 #define PM_CONTRACT_LINES 20
 
 int check_contract(sweep_ctx *x, pm_err *err)
@@ -73,10 +77,12 @@ int check_contract(sweep_ctx *x, pm_err *err)
     pm_config_fp *old = NULL;
     size_t n_old = 0, n_changed = 0, n_failed_runs = 0, n_retry = 0;
     const char **keys = NULL, **retry = NULL;
-    char first[700] = "";
+    char first[700] = "", *old_text = NULL;
     int rc = pm_store_config_fps(x->store, spec->name, &old, &n_old, err);
-    if (rc)
+    if (rc || (rc = stored_spec_text(x, &old_text, err))) {
+        pm_config_fps_free(old, n_old);
         return rc;
+    }
     keys = calloc(n_old + 1, sizeof *keys);
     retry = calloc(n_old + 1, sizeof *retry);
     if (!keys || !retry) {
@@ -90,10 +96,20 @@ int check_contract(sweep_ctx *x, pm_err *err)
          * subsets of one sweep's configs) */
         if (c < 0)
             continue;
-        if (old[i].hash && strcmp(old[i].hash, x->fp_hash[c])) {
+        int same = old[i].hash ? pm_fingerprint_same(old[i].hash, old[i].text, x->fp_text[c], x->fp_hash[c]) : 1;
+        if (same < 0) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+        if (!same) {
             char diff[480];
             pm_fp_diff(old[i].text, x->fp_text[c], diff, sizeof diff);
             snprintf(line, sizeof line, "config %s: %s", old[i].key, diff);
+        } else if (!old[i].hash && old[i].n_runs > 0 && old_text && strcmp(old_text, spec->text)) {
+            char diff[480];
+            pm_fp_diff(old_text, spec->text, diff, sizeof diff);
+            snprintf(line, sizeof line, "config %s: recorded before config fingerprints, and the spec text changed "
+                     "since (%s)", old[i].key, diff);
         } else {
             if (old[i].n_failed && x->in_shard[c]) {
                 n_failed_runs += (size_t)old[i].n_failed;
@@ -148,6 +164,7 @@ int check_contract(sweep_ctx *x, pm_err *err)
 cleanup:
     free(keys);
     free(retry);
+    free(old_text);
     pm_config_fps_free(old, n_old);
     return rc;
 }

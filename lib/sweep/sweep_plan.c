@@ -134,15 +134,7 @@ static int settled_on_decider(sweep_ctx *x, int c, const double tools_cpu_wall[2
     pm_decide_init(&ev);
     ev.tools_cpu_wall = tools_cpu_wall[0];
     ev.tools_cpu_wall_min = tools_cpu_wall[1];
-    double cw = 0, w = 0;
-    for (size_t i = 0; i < sm.n; i++) {
-        pm_decide_add_run(&ev, sm.wall[i], sm.user[i], sm.sys[i], sm.instructions[i]);
-        if (sm.user[i] >= 0 && sm.sys[i] >= 0) {
-            cw += sm.user[i] + sm.sys[i];
-            w += sm.wall[i];
-        }
-    }
-    pm_decide_add_side(&ev, w > 0 ? cw / w : NAN);
+    pm_decide_add_config(&ev, sm.wall, sm.user, sm.sys, sm.instructions, sm.n);
     pm_decide_metric m = pm_decide(&ev);
     size_t k = 0;
     for (size_t i = 0; i < sm.n; i++) {   /* reuses wall[]: every run has the decided metric (pm_decide) */

@@ -263,6 +263,9 @@ int run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **s
         }
         if (parsed)
             sl.recs[i].report = &sl.reports[i];
+        if (parsed && sl.reports[i].n_skipped && !note[0])   /* rows left out are said in the run's note */
+            snprintf(note, sizeof note, "%s report: %zu row%s not read (the first: %.300s)", st->tool,
+                     sl.reports[i].n_skipped, sl.reports[i].n_skipped == 1 ? "" : "s", sl.reports[i].skipped_first);
         double extra = -1;
         if (x->be->step_done && x->be->step_done(&x->bctx, st, out_path, &sl.reports[i], &extra, import_error,
                                                   sizeof import_error))

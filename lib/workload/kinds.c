@@ -1,6 +1,6 @@
 /* The workload-kind table: the rows (each defined in its kind's file, gen_NAME.c) in PM_KIND_ROWS order, and
  * the model-field map (the helpers the rows' expand functions share are kind_util.c's, below both). Adding a workload kind
- * adds its file and one X(NAME) in kind_rows.h (docs/architecture.md). */
+ * adds its file and one X(NAME) in kind_rows.h (docs/extending.md). */
 #include "kinds.h"
 #include "kind_rows.h"
 

@@ -151,6 +151,11 @@ static void put_opt(FILE *out, const char *spec, const char *help)
 
 void cli_usage(FILE *out, const cli_cmd *cmd)
 {
+    cli_usage_for(out, cmd, NULL);
+}
+
+void cli_usage_for(FILE *out, const cli_cmd *cmd, const char *backend)
+{
     /* the synopsis: a continued line under its first word, another form of the command ("passmap ...") under
      * the first "passmap" */
     int indent = (int)strlen("usage: passmap  ") + (int)strlen(cmd->name);
@@ -164,14 +169,21 @@ void cli_usage(FILE *out, const cli_cmd *cmd)
     if (cmd->about)
         fprintf(out, "%s\n", cmd->about);
     fputs("\noptions:\n", out);
+    int listed = 1;   /* 0: in a back end's section that is not listed */
     for (const cli_opt *o = cmd->opts; o && o->name; o++) {
         char spec[128];
         if (!o->help)   /* a hidden alias */
             continue;
         if (!*o->name) {
-            fprintf(out, "%s\n", o->help);
+            listed = !o->arg || getenv("PASSMAP_HELP_ALL") || (backend && !strcmp(backend, o->arg));
+            if (listed)
+                fprintf(out, "%s\n", o->help);
+            else
+                fprintf(out, "The %s back end's options: passmap %s --backend %s --help\n", o->arg, cmd->name, o->arg);
             continue;
         }
+        if (!listed)
+            continue;
         if (o->short_too)
             snprintf(spec, sizeof spec, "-%c, --%s%s%s", o->key, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         else

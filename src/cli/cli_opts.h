@@ -12,7 +12,9 @@ typedef struct cli_opt {
                              options that follow, no option */
     int key;              /* what cli_getopt returns for it */
     int short_too;        /* 1: -KEY is taken as well (key is then a letter) */
-    const char *arg;      /* the argument's name in the help ("FILE"); NULL: a flag */
+    const char *arg;      /* the argument's name in the help ("FILE"); NULL: a flag. On a heading: NULL, or the
+                             name of the back end whose options follow it (to the next heading), which --help
+                             lists only after --backend NAME (cli_usage_for), else in one line saying how */
     const char *help;     /* '\n' continues it on a line of its own, in the help column. "{formats}",
                              "{backends}", "{run-backends}" and "{meters}" stand for a table's rows, listed when the help is
                              printed (cli_opts.c), so a new row shows in --help and its man page with no edit here */
@@ -38,6 +40,9 @@ typedef struct cli_cmd {
 int cli_getopt(const cli_cmd *cmd, int argc, char **argv);
 /* The help in its one shape. */
 void cli_usage(FILE *out, const cli_cmd *cmd);
+/* The same with the options of back end `backend` listed in full (NULL: none; PASSMAP_HELP_ALL set in the
+ * environment: every back end's, as scripts/help2man.py asks for the man pages). */
+void cli_usage_for(FILE *out, const cli_cmd *cmd, const char *backend);
 /* The one line after a usage error: "try 'passmap NAME --help'". Returns PM_EXIT_USAGE. */
 int cli_try_help(const cli_cmd *cmd);
 

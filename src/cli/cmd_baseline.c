@@ -56,8 +56,9 @@ int cmd_baseline(int argc, char **argv)
     fprintf(stderr, "passmap baseline: %s: sweep %s, %zu configs, %zu series, decided on %s, meter %s\n", out,
             info.sweep, info.n_configs, info.n_series, info.decides, info.meter);
     for (size_t i = 0; i < info.n_contended; i++)
-        fprintf(stderr, "passmap baseline: warning: %s was contended (%s): recorded without samples; measure it "
-                "again on a quiet machine\n", info.contended[i].key, info.contended[i].reason);
+        fprintf(stderr, "passmap baseline: warning: %s was contended (%s): its timed rows decide nothing (without "
+                "a counting meter, measure it again on a quiet machine)\n", info.contended[i].key,
+                info.contended[i].reason);
     pm_baseline_info_free(&info);
     return PM_EXIT_OK;
 }

@@ -18,11 +18,12 @@
 
 static volatile sig_atomic_t stop_requested;
 
+/* SIGINT and SIGTERM (a scheduler's, a kill): stop after the process in progress, its group ended and unrecorded;
+ * a second one stops at once. */
 static void on_sigint(int sig)
 {
-    (void)sig;
     stop_requested = 1;
-    signal(SIGINT, SIG_DFL);
+    signal(sig, SIG_DFL);
 }
 
 static const cli_opt fix_opts[] = {
@@ -279,9 +280,11 @@ int cmd_fix(int argc, char **argv)
     o.progress = on_progress;
     o.user = &u;
     signal(SIGINT, on_sigint);
+    signal(SIGTERM, on_sigint);
     json_t *res = NULL;
     int rc = pm_fix_run(&o, &res, &err);
     signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     if (rc) {
         fprintf(stderr, "passmap fix: %s\n", err.msg[0] ? err.msg : "failed");
         return rc == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;

@@ -101,6 +101,9 @@ int pm_cli_import(const char *cmd, const pm_cli_import_opts *o, int n_files, cha
             pm_report_free(&rep);
             continue;
         }
+        if (rep.n_skipped)   /* rows left out are said, never dropped silently */
+            fprintf(stderr, "passmap import: warning: %s: %zu row%s not read (the first: %s)\n", path, rep.n_skipped,
+                    rep.n_skipped == 1 ? "" : "s", rep.skipped_first);
         if (rep.n_passes == 0 && rep.n_metrics == 0) {
             fprintf(stderr, "passmap %s: %s: no timing report found\n", cmd, path);
             rc = PM_EXIT_FAIL;

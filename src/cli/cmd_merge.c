@@ -24,9 +24,11 @@ static const cli_cmd merge_cmd = {
     .synopsis = "[--force] [--partial] [--json] OUT.db IN.db...",
     .about = "Copies every run of each IN (steps, passes, metrics, configs, hosts) into OUT (created when absent).\n"
              "A run already in OUT (same sweep, config, mode and repeat) is skipped as a duplicate, so merging\n"
-             "again changes nothing; each input is one transaction, so a killed merge resumes by running it again.\n"
+             "again changes nothing; each input is one transaction, so a killed merge resumes by running it again\n"
+             "(until it finishes, OUT's report says INCOMPLETE STUDY: a merge did not finish).\n"
              "An input whose sweep has another spec text or compiler build than the same sweep in OUT is refused:\n"
-             "a build is each tool's --version text and binary hash (`passmap status` lists them; paths may differ).\n"
+             "a build is each tool's --version text and binary hash (`passmap status` lists them; paths may differ, and\n"
+             "so may the lines describing the machine, \"Host CPU:\" and \"InstalledDir:\", ignored and named in the output).\n"
              "A config measured with other steps in IN than in OUT (its fingerprint) is refused even with --force.\n"
              "Coverage is checked first, over OUT and every IN together, against the shard plan each sweep recorded:\n"
              "a shard missing or unfinished refuses the whole merge (nothing is merged), and so do stores split by\n"
@@ -34,6 +36,62 @@ static const cli_cmd merge_cmd = {
     .opts = merge_opts,
     .exit_status = "0 all merged, 1 an input was refused or failed, 2 bad usage",
 };
+
+/* Sets meta "merging:SWEEP" (note "" clears it); says why it could not. */
+static int merge_mark(pm_store *out, const char *sweep, const char *note)
+{
+    char key[700];
+    pm_err e = {0};
+    snprintf(key, sizeof key, "merging:%s", sweep);
+    if (!pm_store_meta_set(out, key, note, &e))
+        return 0;
+    fprintf(stderr, "passmap merge: %s\n", e.msg);
+    return -1;
+}
+
+/* Every sweep this merge touches (cov) is marked "a merge did not finish" before the first input and cleared
+ * after the last (mark_merged): a merge killed (or out of disk) between its inputs leaves a partial study that
+ * says so. Non-zero when a mark could not be written (said). */
+static int mark_unfinished(pm_store *out, const char *out_path, const pm_coverage *cov)
+{
+    char note[600];
+    snprintf(note, sizeof note, "a merge into %s stopped before its last input (killed, or out of disk): runs of "
+             "the inputs after it are missing; run the same merge again", out_path);
+    for (int i = 0; i < cov->n; i++)
+        if (merge_mark(out, cov->sweeps[i].sweep, note))
+            return 1;
+    return 0;
+}
+
+/* The study as merged: marked incomplete (the report says so) until a merge completes it; then the touched
+ * sweeps' "merge did not finish" marks cleared. A mark that cannot be written is no refused input: the merge
+ * fails (non-zero), and the study keeps its "merge did not finish" mark. */
+static int mark_merged(pm_store *out, const char *out_path, const pm_coverage *touched, int partial, int json)
+{
+    pm_coverage now = {0};
+    pm_err err = {0};
+    const char *outs[] = {out_path};
+    int failed = 0;
+    if (pm_shard_coverage(outs, 1, &now, &err)) {
+        fprintf(stderr, "passmap merge: %s\n", err.msg);
+        return 1;
+    }
+    for (int i = 0; i < now.n && !failed; i++) {
+        char key[700];
+        snprintf(key, sizeof key, "incomplete:%s", now.sweeps[i].sweep);
+        if (pm_store_meta_set(out, key, now.sweeps[i].message ? now.sweeps[i].message : "", &err)) {
+            fprintf(stderr, "passmap merge: %s\n", err.msg);
+            failed = 1;
+        } else if (now.sweeps[i].message && !json) {
+            printf("%s: %s (%smarked incomplete)\n", out_path, now.sweeps[i].message,
+                   now.sweeps[i].mixed ? "--force: " : partial ? "--partial: " : "");
+        }
+    }
+    for (int i = 0; i < touched->n && !failed; i++)
+        failed = merge_mark(out, touched->sweeps[i].sweep, "") != 0;
+    pm_coverage_free(&now);
+    return failed;
+}
 
 int cmd_merge(int argc, char **argv)
 {
@@ -61,7 +119,10 @@ int cmd_merge(int argc, char **argv)
                     out_path);
             return PM_EXIT_USAGE;
         }
-    if (pm_store_writer_check(out_path, &err)) {
+    /* The output is this merge's alone while it writes: a sweep started into it now would time its runs beside
+     * the merge, or die on "database is locked" naming nobody; it is refused naming this merge instead. */
+    int lock_fd = -1;
+    if (pm_store_writer_lock(out_path, "merge", &lock_fd, &err)) {
         fprintf(stderr, "passmap merge: %s\n", err.msg);
         return PM_EXIT_FAIL;
     }
@@ -71,22 +132,27 @@ int cmd_merge(int argc, char **argv)
     const char **cov_dbs = calloc((size_t)(argc - optind), sizeof *cov_dbs);
     if (!cov_dbs) {
         fprintf(stderr, "passmap merge: out of memory\n");
+        pm_store_writer_unlock(lock_fd);
         return PM_EXIT_FAIL;
     }
     int n_cov = 0;
-    cov_dbs[n_cov++] = out_path;
+    /* an output a merge killed at its start left empty holds no study yet: the next merge creates it */
+    int have_out = !pm_store_is_empty(out_path);
+    if (have_out)
+        cov_dbs[n_cov++] = out_path;
     for (int i = optind + 1; i < argc; i++) {
         pm_err busy = {0};
         if (!pm_store_writer_check(argv[i], &busy))
             cov_dbs[n_cov++] = argv[i];
     }
-    pm_coverage cov, before;
+    pm_coverage cov, before = {0};
     int crc = pm_shard_coverage(cov_dbs, n_cov, &cov, &err);
-    if (!crc && (crc = pm_shard_coverage(cov_dbs, 1, &before, &err)))
+    if (!crc && have_out && (crc = pm_shard_coverage(cov_dbs, 1, &before, &err)))
         pm_coverage_free(&cov);
     free(cov_dbs);
     if (crc) {
         fprintf(stderr, "passmap merge: %s\n", err.msg);
+        pm_store_writer_unlock(lock_fd);
         return PM_EXIT_FAIL;
     }
     int newly_mixed = 0, incomplete = 0;
@@ -103,18 +169,25 @@ int cmd_merge(int argc, char **argv)
             fprintf(stderr, "passmap merge: %s\n", cs->message);
     }
     pm_coverage_free(&before);
-    pm_coverage_free(&cov);
     int refuse = (newly_mixed && !force) || (incomplete && !partial);
     if (refuse)
         fprintf(stderr, "passmap merge: nothing merged; %s\n",
                 newly_mixed && !force ? "--force merges stores split two ways anyway (the study is then marked "
                                         "incomplete)"
                                       : "merge --partial merges them anyway and marks the study incomplete");
-    if (refuse)
-        return PM_EXIT_FAIL;
     pm_store *out = NULL;
-    if (pm_store_open(out_path, &out, &err)) {
-        fprintf(stderr, "passmap merge: %s\n", err.msg);
+    if (refuse || pm_store_open(out_path, &out, &err)) {
+        if (!refuse)
+            fprintf(stderr, "passmap merge: %s\n", err.msg);
+        pm_coverage_free(&cov);
+        pm_store_writer_unlock(lock_fd);
+        return PM_EXIT_FAIL;
+    }
+    int marks_failed = mark_unfinished(out, out_path, &cov);
+    if (marks_failed) {
+        pm_coverage_free(&cov);
+        pm_store_close(out);
+        pm_store_writer_unlock(lock_fd);
         return PM_EXIT_FAIL;
     }
     int failed = 0, usage_error = 0;
@@ -132,10 +205,11 @@ int cmd_merge(int argc, char **argv)
         total_merged += r.runs_merged;
         total_skipped += r.runs_skipped;
         if (json) {
-            json_array_append_new(arr, json_pack("{s:s, s:s, s:i, s:i, s:b, s:s?}", "input", argv[i], "result", what,
-                                                 "merged", rc ? 0 : r.runs_merged, "skipped_duplicate",
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:i, s:i, s:b, s:s?, s:s?}", "input", argv[i], "result",
+                                                 what, "merged", rc ? 0 : r.runs_merged, "skipped_duplicate",
                                                  rc ? 0 : r.runs_skipped, "forced", !rc && r.forced, "reason",
-                                                 rc ? e.msg : r.reason[0] ? r.reason : NULL));
+                                                 rc ? e.msg : r.reason[0] ? r.reason : NULL, "note",
+                                                 !rc && r.note[0] ? r.note : NULL));
         } else if (rc) {
             fprintf(stderr, "passmap merge: %s\n", e.msg);
             printf("%-40s error: not merged\n", argv[i]);
@@ -143,27 +217,12 @@ int cmd_merge(int argc, char **argv)
             fprintf(stderr, "passmap merge: %s: refused: %s\n", argv[i], r.reason);
             printf("%-40s refused: %s\n", argv[i], r.reason);
         } else {
-            printf("%-40s merged %d runs, skipped %d duplicate%s%s%s\n", argv[i], r.runs_merged, r.runs_skipped,
-                   r.runs_skipped == 1 ? "" : "s", r.forced ? "; " : "", r.forced ? r.reason : "");
+            printf("%-40s merged %d runs, skipped %d duplicate%s%s%s%s%s\n", argv[i], r.runs_merged, r.runs_skipped,
+                   r.runs_skipped == 1 ? "" : "s", r.forced ? "; " : "", r.forced ? r.reason : "",
+                   r.note[0] ? "; " : "", r.note);
         }
     }
-    /* The study as merged: marked incomplete (the report says so) until a merge completes it. */
-    const char *outs[] = {out_path};
-    if (pm_shard_coverage(outs, 1, &cov, &err)) {
-        fprintf(stderr, "passmap merge: %s\n", err.msg);
-        failed++;
-    }
-    for (int i = 0; i < cov.n; i++) {
-        char key[700];
-        pm_err e = {0};
-        snprintf(key, sizeof key, "incomplete:%s", cov.sweeps[i].sweep);
-        if (pm_store_meta_set(out, key, cov.sweeps[i].message ? cov.sweeps[i].message : "", &e)) {
-            fprintf(stderr, "passmap merge: %s\n", e.msg);
-            failed++;
-        } else if (cov.sweeps[i].message && !json) {
-            printf("%s: %s (--partial: marked incomplete)\n", out_path, cov.sweeps[i].message);
-        }
-    }
+    marks_failed = mark_merged(out, out_path, &cov, partial, json);
     pm_coverage_free(&cov);
     if (json) {
         json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:i}", "output", out_path, "inputs", arr, "merged",
@@ -178,5 +237,6 @@ int cmd_merge(int argc, char **argv)
                total_skipped, failed, failed == 1 ? "" : "s");
     }
     pm_store_close(out);
-    return usage_error ? PM_EXIT_USAGE : failed ? PM_EXIT_FAIL : PM_EXIT_OK;
+    pm_store_writer_unlock(lock_fd);
+    return usage_error ? PM_EXIT_USAGE : failed || marks_failed ? PM_EXIT_FAIL : PM_EXIT_OK;
 }

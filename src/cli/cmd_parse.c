@@ -219,11 +219,16 @@ int cmd_parse(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         pm_err err;
         pm_err_clear(&err);
+        size_t skipped = r.n_skipped;
         if (pm_parse_file(argv[i], fmt, &r, &err) != PM_OK) {
             fprintf(stderr, "passmap parse: %s\n", err.msg);
             rc = PM_EXIT_FAIL;
             goto cleanup;
         }
+        if (r.n_skipped > skipped)   /* rows left out are said, never dropped silently */
+            fprintf(stderr, "passmap parse: warning: %s: %zu row%s not read (%s%s)\n", argv[i], r.n_skipped - skipped,
+                    r.n_skipped - skipped == 1 ? "" : "s", skipped ? "" : "the first: ",
+                    skipped ? "malformed" : r.skipped_first);
     }
     size_t counted = 0;
     for (size_t i = 0; i < r.n_passes; i++)

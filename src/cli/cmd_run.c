@@ -47,6 +47,7 @@ static const cli_opt run_opts[] = {
     {"meter", 1, 0, "M", "how each run is measured: {meters} (default auto: perf counters where the\n"
                          "kernel offers them, else wall); valgrind counts the instructions of CMD's process\n"
                          "tree exactly (~50x slower: its wall is not CMD's)"},
+    {"backend", 'B', 0, "NAME", "{run-backends}"},
     {"", 0, 0, NULL, "Recording (each measured run becomes one run in a results database, process stats and pass times\n"
                      "together, as a sweep stores them):"},
     {"db", 'd', 0, "FILE", "results database (created when missing); what a killed `run --db` left\n"
@@ -58,8 +59,7 @@ static const cli_opt run_opts[] = {
                                 "a FILE that never appears makes the run failed"},
     {"format", 'f', 0, "NAME", "report parser: {formats} (default: sniff)"},
     {"tool", 'l', 0, "LABEL", "tool stored with the step (default: CMD's name without version suffix)"},
-    {"", 0, 0, NULL, "OpenVINO back end (each run is a `passmap ov-compile` child in its own folder RUN_DIR/i, cold):"},
-    {"backend", 'B', 0, "NAME", "{run-backends}"},
+    {"", 0, 0, "openvino", "OpenVINO back end (each run is a `passmap ov-compile` child in its own folder RUN_DIR/i, cold):"},
     {"model", 'M', 0, "X.xml", "OpenVINO IR to compile"},
     {"device", 'D', 0, "NAME", "NPU, CPU or GPU (default NPU)"},
     {"window", 'w', 0, "W", "LLM prompt window (NPUW_LLM_MAX_PROMPT_LEN)"},
@@ -309,7 +309,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         case 'j': a->json = 1; break;
         case 'v': a->verbose = 1; break;
         case 1: a->meter_name = optarg; break;
-        case CLI_HELP: cli_usage(stdout, &run_cmd); return PM_EXIT_OK;
+        case CLI_HELP: cli_usage_for(stdout, &run_cmd, a->be ? a->be->name : NULL); return PM_EXIT_OK;
         case 'B':
             /* the table says which back ends passmap run measures */
             a->be = pm_backend_find(optarg);

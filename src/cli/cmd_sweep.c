@@ -37,7 +37,6 @@ static const cli_opt sweep_opts[] = {
                             "a minute)"},
     {"json", 'j', 0, NULL, "print the summary as JSON on stdout"},
     {"backend", 'B', 0, "NAME", "override the spec's back end: {backends}"},
-    {"device", 'D', 0, "NAME", "override [openvino] device (NPU, CPU, GPU ...)"},
     {"shard", 'S', 0, "K/N", "run only shard K of N (1 <= K <= N): the same spec gives the same shards on every\n"
                             "machine; each shard resumes on its own --db; `passmap merge` joins them"},
     {"costs", 'C', 0, "DB", "balance the shards by the walls measured in DB (an earlier sweep of the spec)\n"
@@ -81,6 +80,8 @@ static const cli_opt sweep_opts[] = {
     {"throttle", 7, 0, "M", "with --slurm: at most M shard tasks at once (--array=1-N%M)"},
     {"sbatch-args", 8, 0, "S", "with --slurm: more sbatch options, split at white space, given to every sbatch\n"
                                "call as argv words (no shell); shown by --dry-run"},
+    {"", 0, 0, "openvino", "OpenVINO back end:"},
+    {"device", 'D', 0, "NAME", "override [openvino] device (NPU, CPU, GPU ...)"},
     {0},
 };
 static const cli_cmd sweep_cmd = {
@@ -263,7 +264,7 @@ int cmd_sweep(int argc, char **argv)
                 return PM_EXIT_USAGE;
             }
             break;
-        case CLI_HELP: cli_usage(stdout, &sweep_cmd); return PM_EXIT_OK;
+        case CLI_HELP: cli_usage_for(stdout, &sweep_cmd, backend); return PM_EXIT_OK;
         default: return cli_try_help(&sweep_cmd);
         }
     }
@@ -420,7 +421,7 @@ int cmd_sweep(int argc, char **argv)
         /* what the meter costs: the expected time when the store has runs to go by */
         char t[16];
         fmt_dur(sum.expected_s, t, sizeof t);
-        printf("meter %s: steps run ~%.0fx their native time; expected time %s\n", sum.meter, sum.meter_slowdown,
+        printf("dry run: meter %s: steps run ~%.0fx their native time; expected time %s\n", sum.meter, sum.meter_slowdown,
                sum.expected_s >= 0 ? t : "unknown (no run recorded in the database to go by)");
     } else {
         if (sum.startup_runs)

@@ -1,6 +1,7 @@
 /* passmap sweep --slurm: the sweep as a Slurm job array of shards plus a dependent merge job. */
 #include <glob.h>
 #include <jansson.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,10 +54,12 @@ static json_t *print_balance(const pm_shard_plan *p, int json)
             fprintf(stderr, "  shard %d/%d: %d configs, expected %.4g%s\n", k + 1, p->n, count[k], load[k],
                     p->model_seconds ? " s" : " (relative)");
     }
-    if (!json)
+    if (!json && isnan(ratio))
+        fprintf(stderr, "  balance: unknown (no config has a known cost)\n");
+    else if (!json)
         fprintf(stderr, "  balance: largest shard / even split = %.2f\n", ratio);
-    json_t *o = json ? json_pack("{s:s, s:s, s:f, s:o}", "hash", p->hash, "cost_model", p->model, "balance", ratio,
-                                 "shards", arr)
+    json_t *o = json ? json_pack("{s:s, s:s, s:o, s:o}", "hash", p->hash, "cost_model", p->model, "balance",
+                                 isnan(ratio) ? json_null() : json_real(ratio), "shards", arr)
                      : NULL;
     free(load);
     free(count);

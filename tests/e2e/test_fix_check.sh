@@ -141,4 +141,104 @@ else
 fi
 check "import with the right format still works" \
   "$PASSMAP" import --db "$TMP/imp2.db" --format mlir-text "$ROOT/tests/fixtures/mlir/list-single.txt"
+
+# 6. --budget bounds the whole command (issue 34.4): the study measured its steps at 0.05 s, but every compile now
+# takes 1.5 s more, so the first round (estimated ~0.3 s) really takes ~9 s. The command must end within the
+# budget plus one step, say the budget ended it, and keep what the round measured: "undecided (budget)" with its
+# ratio and runs (issue 34.13), not "not run".
+mkdir -p "$TMP/b"
+cat >"$TMP/b/cc.sh" <<SH
+sleep "\$1"
+[ -e "$TMP/b/slow" ] && sleep 1.5
+cat "$ROOT/tests/fixtures/mlir/list-single.txt" >&2
+SH
+write_spec "$TMP/b/s.ini" true 3s   # its compiles take 0.05 s, then 1.5 s more
+sed -i 's/^delay = 0.4$/delay = 0.05/' "$TMP/b/s.ini"
+check "the budget study" "$PASSMAP" sweep --quiet --db "$TMP/b.db" "$TMP/b/s.ini"
+touch "$TMP/b/slow"
+t0=$(date +%s.%N)
+"$PASSMAP" fix "$TMP/b.db" --quiet --allow-contended --budget 4s --json >"$TMP/b.json" 2>"$TMP/b.err"
+took=$(python3 -c "import sys; print(round($(date +%s.%N) - $t0, 1))")
+# 4 s of budget, one compile of up to 1.6 s past it, and passmap's own start and end (analysis, compare)
+python3 -c "import sys; sys.exit(0 if $took <= 4 + 1.6 + 2 else 1)" && ok "fix --budget 4s ended after ${took} s (a step of 1.6 s)" \
+  || { fail "fix --budget 4s ran ${took} s"; tail -5 "$TMP/b.err" | sed 's/^/#   /'; }
+if json_check "$TMP/b.json" 'd["budget_exhausted"] and any(r["variant"] == "fast" and r["verdict"] == "undecided (budget)"
+        and r["ratio"] is not None and r["repeats"] > 0 for r in d["results"])'; then
+  ok "the fix the budget ended reads undecided (budget) with its ratio and runs; budget_exhausted"
+else
+  fail "budget-ended fix"; python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("#", d["budget_exhausted"], [(r["variant"], r["verdict"], r.get("ratio"), r.get("repeats"), r.get("note")) for r in d["results"]])' "$TMP/b.json"
+fi
+
+
+# 7. fix's [check] processes (issue 34.10): their group is recorded like a sweep step's, so what a SIGKILLed
+# passmap fix left running is reaped by the next one; SIGTERM stops it like Ctrl-C, its check's group with it.
+# The check backgrounds a sleep (its marker) that outlives the check.
+mkdir -p "$TMP/k"
+cp "$TMP/s/cc.sh" "$TMP/k/cc.sh"
+write_spec "$TMP/k/s.ini" 'sh -c "sleep 20.1337 & sleep 2"' 10s
+check "the kill study" "$PASSMAP" sweep --quiet --db "$TMP/k.db" "$TMP/k/s.ini"
+marker() { pgrep -f "^sleep 20.1337" | head -1; }
+# alive PID: a live process (a zombie is dead: this container's init may be slow to reap what it inherits)
+alive() { [ -r "/proc/$1/stat" ] && ! grep -qE '^[0-9]+ \(.*\) Z ' "/proc/$1/stat"; }
+"$PASSMAP" fix "$TMP/k.db" --quiet --allow-contended >/dev/null 2>&1 &
+fpid=$!
+left=
+for _ in $(seq 1 300); do left=$(marker) && [ -n "$left" ] && break; sleep 0.1; done
+kill -KILL "$fpid"; wait "$fpid" 2>/dev/null
+if [ -n "$left" ] && alive "$left" && ls "$TMP"/k.db.pgroup.* >/dev/null 2>&1; then
+  ok "SIGKILL of fix during its check: the check's leftover runs on, its group on record"
+else
+  fail "no leftover on record after SIGKILL (marker ${left:-none}; $(ls "$TMP" | grep pgroup))"
+fi
+"$PASSMAP" fix "$TMP/k.db" --quiet --allow-contended >"$TMP/k2.out" 2>&1
+if [ -n "$left" ] && ! alive "$left"; then ok "the next fix reaped the killed one's check leftover"
+else fail "the leftover $left outlived the next fix"; [ -n "$left" ] && kill -KILL "$left" 2>/dev/null; fi
+# SIGTERM during the check: stops within seconds, the check's group ended, no record left behind
+for p in $(pgrep -f "^sleep 20.1337"); do kill -KILL "$p" 2>/dev/null; done   # the rerun's own check's, ended
+sqlite3 "$TMP/k.db" "DELETE FROM meta WHERE key LIKE 'fix:%'"
+rm -rf "$TMP/k.db.runs/fix-check"
+"$PASSMAP" fix "$TMP/k.db" --quiet --allow-contended >/dev/null 2>&1 &
+fpid=$!
+term=
+for _ in $(seq 1 300); do term=$(marker) && [ -n "$term" ] && [ "$term" != "$left" ] && break; term=; sleep 0.1; done
+kill -TERM "$fpid"
+for _ in $(seq 1 50); do kill -0 "$fpid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$fpid" 2>/dev/null; then fail "SIGTERM: fix still runs after 5 s"; kill -KILL "$fpid"
+elif [ -n "$term" ] && ! alive "$term" && ! ls "$TMP"/k.db.pgroup.* >/dev/null 2>&1; then
+  ok "SIGTERM during the check: fix stopped, the check's group ended, no record left"
+else
+  fail "SIGTERM: marker ${term:-none} alive=$(alive "$term" && echo yes), records: $(ls "$TMP" | grep pgroup)"
+fi
+wait "$fpid" 2>/dev/null
+for p in $(pgrep -f "^sleep 20.1337"); do kill -KILL "$p" 2>/dev/null; done   # the rerun's own check leftovers
+
+
+# 8. a bounded, seeded kill campaign over passmap fix (issue 34): SIGKILL at seeded moments of its rounds and
+# checks, three times, then a fix to the end. After every kill the store is whole and no run is there twice;
+# every process group a killed fix left on record is gone once the next fix ran (checked by group, not name).
+cp "$TMP/k/s.ini" "$TMP/k/c.ini"
+check "the campaign study" "$PASSMAP" sweep --quiet --db "$TMP/c.db" "$TMP/k/c.ini"
+RANDOM=34
+bad=0 groups=
+for round in 1 2 3; do
+  "$PASSMAP" fix "$TMP/c.db" --quiet --allow-contended >/dev/null 2>&1 &
+  fpid=$!
+  sleep "$((RANDOM % 4)).$((RANDOM % 10))"
+  kill -KILL "$fpid" 2>/dev/null; wait "$fpid" 2>/dev/null
+  for f in "$TMP"/c.db.pgroup.*; do [ -e "$f" ] && groups="$groups $(awk '$1 == "pgid" {print $2}' "$f")"; done
+  ic=$(sqlite3 "$TMP/c.db" "PRAGMA integrity_check")
+  dup=$(sqlite3 "$TMP/c.db" "SELECT count(*) FROM (SELECT config_id, mode, repeat FROM run GROUP BY 1, 2, 3 HAVING count(*) > 1)")
+  if [ "$ic" != ok ] || [ "$dup" != 0 ]; then bad=1; echo "# kill $round: integrity '$ic', duplicates '$dup'"; fi
+done
+"$PASSMAP" fix "$TMP/c.db" --quiet --allow-contended --json >"$TMP/c.json" 2>"$TMP/c.err"; rc=$?
+left=
+for g in $groups; do
+  for p in $(pgrep -g "$g" 2>/dev/null); do alive "$p" && left="$left $p"; done
+done
+dup=$(sqlite3 "$TMP/c.db" "SELECT count(*) FROM (SELECT config_id, mode, repeat FROM run GROUP BY 1, 2, 3 HAVING count(*) > 1)")
+[ "$bad" = 0 ] && [ "$rc" = 0 ] && [ "$dup" = 0 ] && [ -z "$left" ] && json_check "$TMP/c.json" 'd["results"]' \
+  && ok "fix killed 3 times at seeded moments: whole, no duplicate run, no group left (recorded:${groups:- none}); the last run ends" \
+  || { fail "fix kill campaign (rc=$rc, duplicates $dup, left:${left:- none})"; tail -3 "$TMP/c.err" | sed 's/^/#   /'; }
+for p in $(pgrep -f "^sleep 20.1337"); do kill -KILL "$p" 2>/dev/null; done   # the last run's own check, ended
+
 finish

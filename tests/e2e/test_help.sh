@@ -14,6 +14,14 @@ n_main=$(echo "$main_cmds" | wc -l)
 [ "$(echo "$cmds" | wc -l)" -ge 19 ] && echo "$cmds" | grep -qx ov-compile && echo "$cmds" | grep -qx merge \
   && [ "$("$PASSMAP" --help --all)" = "$("$PASSMAP" help --all)" ] && ok "passmap help --all lists every command" \
   || fail "help --all: $(echo $cmds)"
+# a back end's options (a heading row naming the back end) are listed after --backend NAME, else in one line
+# saying how; the man page has them all
+h=$("$PASSMAP" run --help); hb=$("$PASSMAP" run --backend openvino --help)
+! echo "$h" | grep -q -- '^  --model ' && echo "$h" | grep -qx 'The openvino back end.s options: passmap run --backend openvino --help' \
+  && echo "$hb" | grep -q -- '^  --model X.xml ' && grep -q 'model X.xml' "$ROOT/man/passmap-run.1" \
+  && ! "$PASSMAP" sweep --help | grep -q -- '^  --device ' && "$PASSMAP" sweep --backend openvino --help | grep -q -- '^  --device ' \
+  && ok "run and sweep --help: the openvino back end's options after --backend openvino; all in the man page" \
+  || fail "back-end options in --help: $(echo "$h" | tail -5)"
 "$PASSMAP" help --bogus >/dev/null 2>&1; [ $? = 2 ] && ok "passmap help with a stray word: bad usage" \
   || fail "help --bogus was taken"
 for c in $cmds; do

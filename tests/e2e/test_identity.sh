@@ -117,6 +117,39 @@ out=$("$PASSMAP" report "$db" --sweep s)
 echo "$out" | grep -q "^sweep s (command): 2 configs, 4 ok runs" && ok "the report never mixes the superseded runs" \
   || fail "report after --force: $(echo "$out" | head -2)"
 check "resume after --force: nothing left, not refused" env PATH="$P22" "$PASSMAP" sweep --quiet --db "$db" "$TMP/s/s.ini"
+# the C library's allocator settings change a compile's time without showing in its argv (issue 34.8)
+for v in GLIBC_TUNABLES=glibc.malloc.mmap_threshold=0 MALLOC_ARENA_MAX=1; do
+  out=$(env PATH="$P22" "$v" "$PASSMAP" sweep --quiet --db "$db" "$TMP/s/s.ini" 2>&1); rc=$?
+  [ "$rc" = 2 ] && echo "$out" | grep -q "env ${v%%=*}=" && ok "resume under $v: refused, the variable named" \
+    || fail "resume under $v (rc=$rc): $out"
+done
+# an input file edited before a resume is another measurement: its content is in the fingerprint (issue 34.5)
+cp "$TMP/s/a.ll" "$TMP/s/a.ll.orig"
+printf 'define i32 @g() {\n  ret i32 7\n}\n' >> "$TMP/s/a.ll"
+out=$(env PATH="$P22" "$PASSMAP" sweep --quiet --db "$db" "$TMP/s/s.ini" 2>&1); rc=$?
+[ "$rc" = 2 ] && echo "$out" | grep -q "config m/input=a.ll/opt=0: 'input input: xxh3-128:[0-9a-f]*' -> 'input input: xxh3-128:" \
+  && ok "an input edited before a resume: refused, the input named" || fail "edited input (rc=$rc): $out"
+mv "$TMP/s/a.ll.orig" "$TMP/s/a.ll"
+check "the input as it was: the resume is accepted" env PATH="$P22" "$PASSMAP" sweep --quiet --db "$db" "$TMP/s/s.ini"
+
+# --- a store from before config fingerprints (schema 6 and older: none recorded) resumed with an edited argv:
+# refused as for a changed fingerprint, the stored spec text kept (issue 34.1: both measurements under one key)
+spec "$TMP/s/pre.ini" ""
+sed -i 's/^name = s$/name = pre/' "$TMP/s/pre.ini"
+check "a sweep to age" env PATH="$P22" "$PASSMAP" sweep --quiet --db "$TMP/pre.db" "$TMP/s/pre.ini"
+q "$TMP/pre.db" "update config set fingerprint = NULL, fingerprint_text = NULL"
+spec_before=$(q "$TMP/pre.db" "select spec_text from sweep where name = 'pre'")
+spec "$TMP/s/pre.ini" "-mcpu=generic"
+sed -i 's/^name = s$/name = pre/' "$TMP/s/pre.ini"
+out=$(env PATH="$P22" "$PASSMAP" sweep --quiet --db "$TMP/pre.db" "$TMP/s/pre.ini" 2>&1); rc=$?
+[ "$rc" = 2 ] && echo "$out" | grep -q "config m/input=a.ll/opt=0: recorded before config fingerprints, and the spec text changed since (.*-mcpu=generic" \
+  && ok "pre-fingerprint store, edited argv: refused, the change shown" || fail "pre-fingerprint resume (rc=$rc): $out"
+[ "$(q "$TMP/pre.db" "select spec_text from sweep where name = 'pre'")" = "$spec_before" ] \
+  && [ "$(q "$TMP/pre.db" "select count(*) from run")" = 4 ] && ok "its stored spec and runs are as they were" \
+  || fail "pre-fingerprint store changed: $(q "$TMP/pre.db" "select count(*) from run") runs"
+spec "$TMP/s/pre.ini" ""
+sed -i 's/^name = s$/name = pre/' "$TMP/s/pre.ini"
+check "the same spec resumes it" env PATH="$P22" "$PASSMAP" sweep --quiet --db "$TMP/pre.db" "$TMP/s/pre.ini"
 
 # --- failed runs: counted as done, retried with --retry-failed ---
 mkdir -p "$TMP/f"
@@ -165,6 +198,14 @@ out=$("$PASSMAP" report "$TMP/out.db")
 echo "$out" | grep -q "more than one build of a tool" && echo "$out" | grep -q "warning: tool llc: 2 builds ran" \
   && ! echo "$out" | grep -q "same CPU, cores, kernel and compiler build" \
   && ok "the report names both builds and never says same build" || fail "report of the forced merge: $out"
+# one llc binary on another CPU (a cluster of mixed CPUs): its --version's "Host CPU:" line differs, the build not
+check "shard 2/2 with llc-22 on 'another CPU'" env PATH="$P22" "$PASSMAP" sweep --quiet --shard 2/2 --db "$TMP/cpu.db" "$TMP/s/s.ini"
+q "$TMP/cpu.db" "update tool set version_text = replace(version_text, 'Host CPU: ', 'Host CPU: other-') where name = 'llc'"
+out=$("$PASSMAP" merge --partial "$TMP/cpu-out.db" "$TMP/a.db" 2>&1 && "$PASSMAP" merge "$TMP/cpu-out.db" "$TMP/cpu.db" 2>&1); rc=$?
+[ "$rc" = 0 ] && echo "$out" | grep -q "merged 2 runs.*llc: one build (same hash and version) on other machines; their lines 'Host CPU: other-.*' .*ignored" \
+  && ok "merge: the same llc build on another CPU is one build; the host line shown, ignored" || fail "mixed CPUs merge (rc=$rc): $out"
+out=$("$PASSMAP" report "$TMP/cpu-out.db")
+! echo "$out" | grep -q "builds ran" && ok "the report does not claim two builds of one binary" || fail "report of mixed CPUs: $out"
 # the same config measured by both builds: never one config, not even with --force
 # (shard 1/2 again: the same plan as a.db's, so the merge's coverage check lets it through to the config check)
 check "shard 1/2 with llc-14 elsewhere" env PATH="$P14" "$PASSMAP" sweep --quiet --shard 1/2 --db "$TMP/c.db" "$TMP/s/s.ini"

@@ -20,7 +20,7 @@ if command -v man >/dev/null 2>&1; then
 fi
 # move the installed tree: the binary looks next to itself, so mark the installed stage map to tell it apart
 mv "$dest/opt/pm" "$TMP/moved"
-sed -i 's/\tisel$/\tisel-installed/' "$TMP/moved/share/passmap/stages-embedded.tsv"
+sed -i 's/\tisel\(\t\|$\)/\tisel-installed\1/' "$TMP/moved/share/passmap/stages-embedded.tsv"
 "$TMP/moved/bin/passmap" report --help | grep -q "$TMP/moved/share/passmap" && ok "data dir next to the moved binary" \
   || fail "data dir of the moved binary"
 DB=$TMP/e2e.db

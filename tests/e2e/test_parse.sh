@@ -107,4 +107,20 @@ PY
     || fail "streaming chrome trace: RSS ${rss_kb} KiB, file ${size_kb} KiB: $(head -c 600 "$TMP/big.out" "$TMP/big.err")"
   rm -f "$TMP/big-trace.json"
 fi
+# rows that look like rows but cannot be read are said, never dropped silently (issue 34.18)
+printf '%s\n' 'Time variable                                   usr           sys          wall           GGC' \
+  ' tree PTA                           :   x.00 (  1%)   0.00 (  0%)   0.01 (  1%)    10k (  1%)' \
+  ' expand                             :   0.01 (  2%)   0.00 (  0%)   0.02 (  3%)    20k (  1%)' \
+  ' TOTAL                              :   0.01          0.00          0.03         2118k' > "$TMP/badrow.txt"
+"$PASSMAP" parse "$TMP/badrow.txt" >/dev/null 2>"$TMP/badrow.err"
+check "gcc: a row that does not read is named in a warning" grep -q "warning: .*badrow.txt: 1 row not read (the first: line 2: ' tree PTA" "$TMP/badrow.err"
+printf '[sweep]\nname = bad\nbackend = command\nrepeats = 1\n[matrix m]\nv = 1\n[step g]\nargv = /bin/cat %s\nreport = stdout\nformat = gcc-text\ntool = gcc\n' \
+  "$TMP/badrow.txt" > "$TMP/badrow.ini"
+"$PASSMAP" sweep --quiet --db "$TMP/badrow.db" "$TMP/badrow.ini" >/dev/null 2>&1
+check "sweep: a row that does not read is said in the run's note" \
+  test "$(sqlite3 "$TMP/badrow.db" "SELECT count(*) FROM run WHERE note LIKE 'gcc report: 1 row not read (the first: line 2:%'")" = 1
+printf '[{"ph":"X","name":"a","ts":0,"dur":1000},{"ph":"X","name":"b","ts":5}]' > "$TMP/badrow.json"
+"$PASSMAP" parse "$TMP/badrow.json" >/dev/null 2>"$TMP/badrow.err"
+check "Chrome: an X event without dur is named in a warning" grep -q "1 row not read (the first: an X event without a numeric dur at byte 41)" "$TMP/badrow.err"
+
 finish

@@ -26,11 +26,21 @@ plan_keys() { awk -v k="$2" '$1 == "config" && $2 == k {print $4}' "$1" | sort; 
 # --- the plan file
 out=$("$PASSMAP" sweep --shards 3 --write-plan plan.txt in/s.ini 2>&1); rc=$?
 [ "$rc" = 0 ] && [ "$(grep -c '^config ' plan.txt)" = 6 ] && grep -q '^shards 3$' plan.txt \
-  && echo "$out" | grep -q 'shard 3/3: 2 configs' && echo "$out" | grep -q 'balance: largest shard / even split' \
+  && echo "$out" | grep -q 'shard 3/3: 2 configs' && echo "$out" | grep -q 'balance: ' \
   && ok "--write-plan: 6 configs over 3 shards, the expected cost per shard and the balance printed" \
   || { fail "--write-plan (rc=$rc)"; echo "$out" | sed 's/^/#   /'; }
 "$PASSMAP" sweep --shards 3 --write-plan plan2.txt in/s.ini 2>&1 | grep -q . ; cmp -s plan.txt plan2.txt \
   && ok "the same spec gives the same plan" || fail "two plans of one spec differ"
+# no cost known for any config (costs from a store without them): the balance is unknown, never "= 0.00"
+"$PASSMAP" run -n 1 --db nocost.db --config zz -- true >/dev/null 2>&1
+out=$("$PASSMAP" sweep --shards 3 --write-plan plan0.txt --costs nocost.db in/s.ini 2>&1)
+echo "$out" | grep -q "balance: unknown (no config has a known cost)" && ! echo "$out" | grep -q "= 0.00" \
+  && ok "--write-plan with no known cost: balance unknown" || { fail "--write-plan, no costs"; echo "$out" | sed 's/^/#   /'; }
+# a config line before the 'shards' line is range-checked too (it was read before N was known)
+{ grep -v '^shards ' plan.txt | sed '0,/^config 1 /s//config 5 /'; echo "shards 3"; } > late.txt
+out=$("$PASSMAP" sweep --quiet --plan late.txt --shard 1/3 --db late.db in/s.ini 2>&1); rc=$?
+[ "$rc" = 2 ] && echo "$out" | grep -q "in shard 5, out of 1..3" && ok "--plan: shard 5 of 3 refused before the shards line too" \
+  || fail "late shards line: rc=$rc $out"
 check_fails "--plan without --shard" "$PASSMAP" sweep --plan plan.txt --db x.db in/s.ini
 check_fails "--plan of 3 shards with --shard 1/2" "$PASSMAP" sweep --plan plan.txt --shard 1/2 --db x.db in/s.ini
 sed 's/repeats = 2/repeats = 3/' in/s.ini > in/other.ini
@@ -98,11 +108,65 @@ check "merge of the last shard completes the study" "$PASSMAP" merge m.db s3.db
   || ok "complete: the mark is gone"
 [ "$(sqlite3 m.db "select count(*) from run")" = 12 ] && ok "12 runs, each once" || fail "runs: $(sqlite3 m.db "select count(*) from run")"
 
+# --- a merge that dies between its inputs (here: out of file size, SIGXFSZ, at the first limit that lets some
+# inputs in and not all) leaves a study that says it is incomplete; merging again finishes and clears the mark
+found=0
+for lim in $(seq 128 16 1024); do
+  rm -f kill.db kill.db-*
+  (ulimit -f "$lim"; exec "$PASSMAP" merge kill.db s1.db s2.db s3.db) >/dev/null 2>&1
+  n=$(sqlite3 kill.db "select count(*) from run" 2>/dev/null)
+  [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" -lt 12 ] && { found=1; break; }
+done
+if [ "$found" = 1 ]; then
+  "$PASSMAP" report kill.db 2>&1 | grep -q "INCOMPLETE STUDY (a merge did not finish): a merge into kill.db stopped before its last input" \
+    && ok "a merge killed after $n of 12 runs: the report says the study is incomplete" \
+    || fail "killed merge ($n runs): $("$PASSMAP" report kill.db 2>&1 | head -3)"
+  out=$("$PASSMAP" merge kill.db s1.db s2.db s3.db 2>&1); rc=$?
+  [ "$rc" = 0 ] && [ "$(sqlite3 kill.db "select count(*) from run")" = 12 ] && ! "$PASSMAP" report kill.db 2>&1 | grep -q INCOMPLETE \
+    && ok "merging again completes the study and clears the mark" || fail "merge again (rc=$rc): $out"
+else
+  fail "no file size limit stopped the merge between its inputs"
+fi
+
+# --- a bounded, seeded kill campaign over merge (issue 34): SIGKILL at seeded moments of a three-input merge,
+# then the same merge again; after every kill the store is whole, no run is there twice, and a partial study says
+# it is partial; at the end all 12 runs, each once, and no mark
+RANDOM=34
+bad=0
+rm -f camp.db camp.db-*
+for round in 1 2 3 4 5 6; do
+  "$PASSMAP" merge camp.db s1.db s2.db s3.db >/dev/null 2>&1 &
+  mp=$!
+  sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
+  kill -KILL "$mp" 2>/dev/null; wait "$mp" 2>/dev/null
+  [ -e camp.db ] || continue
+  [ "$(sqlite3 camp.db "SELECT count(*) FROM sqlite_schema WHERE name = 'run'" 2>&1)" = 1 ] || continue   # killed before its schema
+  ic=$(sqlite3 camp.db "PRAGMA integrity_check" 2>&1)
+  dup=$(sqlite3 camp.db "SELECT count(*) FROM (SELECT config_id, mode, repeat FROM run GROUP BY 1, 2, 3 HAVING count(*) > 1)" 2>&1)
+  n=$(sqlite3 camp.db "SELECT count(*) FROM run" 2>/dev/null)
+  marked=1
+  if [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" -lt 12 ]; then
+    "$PASSMAP" report camp.db 2>&1 | grep -q "INCOMPLETE STUDY" || marked=0
+  fi
+  if [ "$ic" != ok ] || [ "$dup" != 0 ] || [ "$marked" != 1 ]; then
+    bad=1; echo "# kill $round: integrity '$ic', duplicates '$dup', runs '$n', marked $marked"
+  fi
+done
+out=$("$PASSMAP" merge camp.db s1.db s2.db s3.db 2>&1); rc=$?
+[ "$bad" = 0 ] && [ "$rc" = 0 ] && [ "$(sqlite3 camp.db "select count(*) from run")" = 12 ] \
+  && [ "$(sqlite3 camp.db "SELECT count(*) FROM (SELECT config_id, mode, repeat FROM run GROUP BY 1, 2, 3 HAVING count(*) > 1)")" = 0 ] \
+  && ! "$PASSMAP" report camp.db 2>&1 | grep -q INCOMPLETE \
+  && ok "merge killed 6 times at seeded moments: whole, no duplicate, partial studies marked; the rerun completes it" \
+  || fail "merge kill campaign (rc=$rc): $out"
+
 # --- stores split two ways never merge, not even with --partial
 check "shard 1/2 of the same spec" "$PASSMAP" sweep --quiet --shard 1/2 --db t1.db in/s.ini
 out=$("$PASSMAP" merge --partial mixed.db s1.db t1.db 2>&1); rc=$?
 [ "$rc" = 1 ] && echo "$out" | grep -q "split it into 2 and into 3 shards" && [ ! -e mixed.db ] \
   && ok "shards of 3 and of 2 are refused, even with --partial" || fail "mixed N: rc=$rc $out"
+out=$("$PASSMAP" merge --force forced.db s1.db t1.db 2>&1); rc=$?
+[ "$rc" = 0 ] && echo "$out" | grep -q "(--force: marked incomplete)" && ! echo "$out" | grep -q -- "--partial" \
+  && ok "merge --force of them: marked incomplete, said as --force's (no --partial was given)" || fail "forced mixed: rc=$rc $out"
 
 # --- a run killed by a signal passmap did not send: the scheduler's order, SIGTERM to the compiler first, then
 # to passmap. The killed run is recorded; the resume redoes it.

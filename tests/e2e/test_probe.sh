@@ -48,6 +48,36 @@ assert fo == fr, (fo, fr)
 PY
 "$PASSMAP" probe "$TMP/p.db" >"$TMP/probe2.out" 2>&1
 check "a second probe adds nothing" grep -q "; 0 run metrics added" "$TMP/probe2.out"
+# SIGKILL of a probe midway (issue 34's campaign): the store stays whole, its lock is free, and the next probe adds
+# exactly what is missing
+sqlite3 "$TMP/p.db" "DELETE FROM metric WHERE name LIKE 'ir.stage.%'"
+"$PASSMAP" probe "$TMP/p.db" >/dev/null 2>&1 &
+ppid=$!
+sleep 1.5
+kill -KILL "$ppid" 2>/dev/null; wait "$ppid" 2>/dev/null
+check "a killed probe leaves the store whole" test "$(sqlite3 "$TMP/p.db" "PRAGMA integrity_check")" = ok
+"$PASSMAP" probe "$TMP/p.db" >/dev/null 2>"$TMP/probe3.err"
+check "the next probe runs (no lock left) and the sizes are complete again ($before)" \
+  test "$(sqlite3 "$TMP/p.db" "SELECT count(*) FROM metric WHERE name LIKE 'ir.stage.%'")" -eq "$before"
 "$PASSMAP" probe "$TMP/none.db" >/dev/null 2>"$TMP/none.err"
-check "an empty database: an error naming it" bash -c "grep -q 'passmap probe: $TMP/none.db: no sweep' '$TMP/none.err'"
+check "no database: an error naming it" bash -c "grep -q 'passmap probe: $TMP/none.db: no such database' '$TMP/none.err'"
+check "no database: none created (a failing probe writes nothing)" test ! -e "$TMP/none.db"
+# a store a sweep (or merge) is writing: refused naming the holder, nothing compiled beside its timed runs
+printf 'pid 4242 on elsewhere\nsweep\n' > "$TMP/p.db.lock"
+flock -o "$TMP/p.db.lock" sleep 5 &
+holder=$!
+sleep 0.3
+"$PASSMAP" probe "$TMP/p.db" >/dev/null 2>"$TMP/locked.err"
+check "a store being written: refused naming its holder" \
+  grep -q "p.db is being written by a running passmap sweep (pid 4242 on elsewhere)" "$TMP/locked.err"
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+# runs recorded with another build than resolves now: refused (the sizes would not be theirs), nothing added
+sqlite3 "$TMP/p.db" "DELETE FROM metric WHERE name LIKE 'ir.stage.%';
+  UPDATE config SET fingerprint = 'xxh3-128:00', fingerprint_text = replace(fingerprint_text, 'tool: xxh3-128:', 'tool: xxh3-128:0ther')
+  WHERE id = (SELECT min(id) FROM config)"
+"$PASSMAP" probe "$TMP/p.db" >/dev/null 2>"$TMP/build.err"
+check "another build than the runs recorded: refused, the difference named" \
+  grep -q "its runs were made with other steps or tool builds than resolve now (.*0ther" "$TMP/build.err"
+check "nothing added under another build" test "$(sqlite3 "$TMP/p.db" "SELECT count(*) FROM metric WHERE name LIKE 'ir.stage.%'")" = 0
+
 finish

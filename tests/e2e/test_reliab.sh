@@ -291,6 +291,13 @@ check "merge of a read-only schema-1 input" "$PASSMAP" merge old-out.db old1.db
 [ "$(runs_of old-out.db)" = "$(runs_of old1.db)" ] && ok "all its runs merged" || fail "runs lost"
 [ -z "$(ls old-out.db.upgrade-* 2>/dev/null)" ] && ok "the upgraded copy is removed" || fail "copy left behind"
 chmod u+w old1.db
+# a dry run, and a command that fails before it writes, leave an older store byte-identical: migrated in place,
+# the passmap that made it could no longer resume it (issue 34.9)
+for cmd in "fix --dry-run" "probe --sweep nosuch"; do
+  "$PASSMAP" $cmd old1.db >/dev/null 2>&1
+  [ "$(md5sum < old1.db)" = "$sum_before" ] && ok "passmap $cmd on a schema-1 store leaves it byte-identical" \
+    || fail "passmap $cmd migrated the store (now schema $(sqlite3 old1.db "PRAGMA user_version"))"
+done
 
 # --- 10c. a malformed placeholder is an error, not a literal argv word
 mkdir -p ph && printf 'x\n' > ph/a.txt
@@ -342,5 +349,40 @@ done
 [ "$(sqlite3 uo/s.db "SELECT r.status FROM run r JOIN config c ON c.id = r.config_id WHERE c.key = 'm/what=write' AND r.mode = 'warm'")" = ok ] \
   && ok "the step that writes its output is still served warm from the cache" \
   || fail "warm run of the writing step: $(sqlite3 uo/s.db "SELECT c.key, r.mode, r.status, r.note FROM run r JOIN config c ON c.id = r.config_id")"
+
+
+# --- contention (issue 33): under real competing busy loops the report's noise flags and compare's withheld
+# verdicts name the same configs, from the one evidence constructor (the report once left the pressure in seconds
+# out of its evidence and flagged none where compare flagged every config)
+CLANG=$(command -v clang-22 || echo "$LLVM_BIN/clang")
+mkdir -p busy
+cp "$ROOT"/lib/base/util.c "$ROOT"/lib/base/*.h busy/
+cat > busy/s.ini <<INI
+[sweep]
+name = busy
+backend = command
+repeats = 3
+[matrix m]
+opt = 0, 2
+[step cc]
+argv = $CLANG -std=c11 -D_GNU_SOURCE -O{opt} -c {spec_dir}/util.c -o {out}/util.o -ftime-trace
+report = {out}/util.json
+tool = clang
+INI
+loops=()
+for _ in $(seq 0 "$(nproc)"); do sh -c 'while :; do :; done' & loops+=($!); done   # one more than the CPUs
+"$PASSMAP" sweep --quiet --db busy/s.db busy/s.ini >busy/out 2>&1 || { fail "busy sweep"; sed 's/^/#   /' busy/out | tail -3; }
+kill "${loops[@]}"; wait "${loops[@]}" 2>/dev/null
+"$PASSMAP" report --json busy/s.db >busy/r.json 2>busy/err
+"$PASSMAP" compare --json busy/s.db --a opt=0 --b opt=2 >busy/c.json 2>>busy/err
+python3 - busy/r.json busy/c.json <<'PY' && ok "busy loops: report and compare flag the same configs (and some)" \
+  || { fail "busy loops: report and compare disagree"; sed 's/^/#   /' busy/err | tail -3; }
+import json, sys
+r, c = (json.load(open(p)) for p in sys.argv[1:])
+rep = sorted(k["key"] for k in r["configs"] if k["noise"]["contended"])
+cmp = sorted([x["key_a"] for x in c["configs"] if x["contended"]["a"]] + [x["key_b"] for x in c["configs"] if x["contended"]["b"]])
+print("# report:", rep, "compare:", cmp)
+assert rep == cmp and rep, (rep, cmp)
+PY
 
 finish

@@ -128,4 +128,23 @@ else fail "child ${child:-?} outlived a SIGKILLed passmap run"; [ -n "$child" ] 
 # a crash is recorded as crashed with its signal, not oom (the sweep's memory limit made every crash an oom)
 out=$("$PASSMAP" run -n 1 --mem-limit 1G --json -- sh -c 'kill -SEGV $$' 2>/dev/null)
 echo "$out" | grep -q '"crashed": 1' && ok "SIGSEGV under a memory limit: crashed" || fail "SIGSEGV status: $(echo "$out" | grep -A7 failures | tr -d ' \n')"
+# a merge holds its output's lock: a sweep into the store it writes is refused naming the merge (it timed its
+# runs beside the merge, or died "database is locked" naming nobody). A SQLite writer holding the output keeps
+# the merge inside its work while the sweep starts.
+cd "$TMP" || exit 1
+"$PASSMAP" run -n 2 --db lk-in.db --config c -- true >/dev/null 2>&1
+"$PASSMAP" run -n 2 --db lk-in2.db --config d -- true >/dev/null 2>&1
+"$PASSMAP" merge lk.db lk-in.db >/dev/null 2>&1
+(echo "BEGIN IMMEDIATE;"; sleep 3; echo "COMMIT;") | sqlite3 lk.db &
+holder=$!
+sleep 0.5
+"$PASSMAP" merge lk.db lk-in2.db >/dev/null 2>&1 &
+mpid=$!
+for _ in $(seq 1 50); do grep -q merge lk.db.lock 2>/dev/null && break; sleep 0.1; done
+printf '[sweep]\nname = lk\nbackend = command\nrepeats = 1\n[matrix m]\nv = 1\n[step s]\nargv = /bin/true {v}\nreport = stdout\n' > lk.ini
+expect_fail 2 "lk.db is being written by a running passmap merge \(pid $mpid on $(hostname)" \
+  "a sweep into a store a merge is writing: refused, the merge named" "$PASSMAP" sweep --quiet --db lk.db lk.ini
+wait "$holder"; wait "$mpid"; rc=$?
+[ "$rc" = 0 ] && [ "$(sqlite3 lk.db "select count(*) from run")" = 4 ] && ok "the merge then finishes: 4 runs" || fail "merge under the lock: rc=$rc"
+
 finish

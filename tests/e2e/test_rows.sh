@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A report section, a timing-report format and a figure are each one file (or function) plus one row
-# (docs/architecture.md, "how to add"). Planted in one copy of the tree and built once:
+# (docs/extending.md, "how to add"). Planted in one copy of the tree and built once:
 # - a scratch section (its own file lib/output/sec_scratch.c and one line in lib/output/report_sections.h)
 #   shows in the text report, Markdown, the HTML report and its contents list, and JSON, each time at its row's
 #   place (after noise, before parallelism: the one order all formats follow); its data of its own is one

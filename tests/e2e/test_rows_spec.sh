@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Back ends are rows that own their data (docs/architecture.md, "How to add a back end"):
+# Back ends are rows that own their data (docs/extending.md, "How to add a back end"):
 # - an option of another back end is an error naming the back end, never silently ignored;
 # - adding a back end is one file and one row: a scratch back end planted in a copy of the tree (its file in
 #   lib/backend/ and its row in backends.h, nothing else, as test_layers.sh plants violations) builds, is offered

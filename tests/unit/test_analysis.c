@@ -483,8 +483,10 @@ static void same_as_compare(const pm_analysis *a)
         int why = pm_contention_of(&cs, a->configs[i].id, &ev);
         assert_non_null(ev);
         assert_int_equal(why != 0, a->configs[i].contended);
-        assert_true(isnan(ev->cpu_ratio) ? isnan(a->configs[i].cpu_ratio)
-                                         : fabs(ev->cpu_ratio - a->configs[i].cpu_ratio) < 1e-9);
+        const pm_contention *mine = &a->configs[i].contention;
+        assert_true(isnan(ev->cpu_ratio) ? isnan(mine->cpu_ratio) : fabs(ev->cpu_ratio - mine->cpu_ratio) < 1e-9);
+        assert_true(isnan(ev->psi_share) ? isnan(mine->psi_share) : fabs(ev->psi_share - mine->psi_share) < 1e-9);
+        assert_true(isnan(ev->psi_s) ? isnan(mine->psi_s) : fabs(ev->psi_s - mine->psi_s) < 1e-9);
     }
     pm_contention_sweep_free(&cs);
 }
@@ -518,10 +520,10 @@ static void contention_against_each_tools_baseline(void **state)
     const pm_an_config *c3 = pm_an_find_config(a, "llm/qwen2/3b/w128/int8/r0"),
                        *c4 = pm_an_find_config(a, "llm/qwen2/4b/w128/int8/r0");
     assert_true(c3->contended);
-    assert_string_equal(c3->starved_tool, "mlir-opt");
-    assert_float_equal(c3->cpu_ratio, 0.5, 1e-9);
+    assert_string_equal(c3->contention.starved_tool, "mlir-opt");
+    assert_float_equal(c3->contention.cpu_ratio, 0.5, 1e-9);
     assert_false(c4->contended);   /* 0.7 of a serial 0.8 is that tool's normal */
-    assert_float_equal(c4->cpu_ratio, 0.7 / 0.8, 1e-9);
+    assert_float_equal(c4->contention.cpu_ratio, 0.7 / 0.8, 1e-9);
     assert_int_equal(a->noise.n_contended, 1);
     same_as_compare(a);
     pm_analysis_free(a);
@@ -533,6 +535,20 @@ static void contention_against_each_tools_baseline(void **state)
     a = analyse();
     assert_true(pm_an_find_config(a, "llm/qwen2/1b/w128/int8/r0")->contended);
     assert_int_equal(a->noise.n_contended, 2);
+    same_as_compare(a);
+    pm_analysis_free(a);
+    /* measured CPU pressure (issue 33): 0.5 s of every 1 s run of the 2b config spent waiting for a CPU, 2 ms of the
+     * others' (under the floor). The report once built its evidence without the pressure in seconds and found
+     * none of it; it flags what compare flags, on the pressure alone (nothing else is judged beside it). */
+    assert_int_equal(sqlite3_exec(db, "INSERT INTO metric(run_id, name, value) SELECT r.id, 'host.psi_cpu_some_us', "
+                                      "CASE WHEN c.key LIKE '%/2b/%' THEN 500000 ELSE 2000 END "
+                                      "FROM run r JOIN config c ON c.id = r.config_id",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    a = analyse();
+    assert_true(pm_an_find_config(a, "llm/qwen2/2b/w128/int8/r0")->contended);
+    assert_false(pm_an_find_config(a, "llm/qwen2/1b/w128/int8/r0")->contended);   /* its load is not judged now */
+    assert_false(pm_an_find_config(a, "llm/qwen2/3b/w128/int8/r0")->contended);
+    assert_int_equal(a->noise.n_contended, 1);
     same_as_compare(a);
     pm_analysis_free(a);
 }
@@ -599,7 +615,7 @@ static void compile_server_only_from_startup(void **state)
     a = analyse();
     assert_true(a->overhead.contended && a->overhead.rows[0].contended);
     assert_true(isnan(a->fixes.rows[0].startup_share) && isnan(a->fixes.rows[0].outside_share));
-    assert_true(isnan(a->configs[0].cpu_ratio));   /* nor a serial baseline */
+    assert_true(isnan(a->configs[0].contention.cpu_ratio));   /* nor a serial baseline */
     pm_analysis_free(a);
 }
 

@@ -121,37 +121,37 @@ static void measured_pressure_decides(void **state)
     int on_p90 = 1;
     assert_int_equal(pm_contention_judge(&c, 2, 0.95, NULL), PM_CONTENTION_LOAD | PM_CONTENTION_STARVED);
     /* recorded: 2.1 ms of pressure over a 0.105 s compile (a run of clang -O0 alone here) */
-    pm_contention_set_pressure(&c, 2100, -1, 0, 0.105);
+    pm_contention_set_runs(&c, c.load1, c.jobs, c.user_wall, 2100, -1, 0, 0.105);
     assert_true(fabs(c.psi_share - 0.02) < 1e-9);
     assert_true(c.steal_share == 0);
     assert_int_equal(pm_contention_judge(&c, 2, 0.95, &on_p90), 0);
     assert_int_equal(on_p90, 0);
     /* recorded: a compile beside two busy loops on 2 CPUs, 0.93 of its wall under pressure */
-    pm_contention_set_pressure(&c, 930000, -1, 0, 1.0);
+    pm_contention_set_runs(&c, c.load1, c.jobs, c.user_wall, 930000, -1, 0, 1.0);
     assert_int_equal(pm_contention_judge(&c, 2, 0.95, NULL), PM_CONTENTION_PSI);
     char buf[160];
     pm_contention_text(PM_CONTENTION_PSI, &c, 2, NAN, buf, sizeof buf);
     assert_string_equal(buf, "CPU pressure 93% of its wall > 10%");
     /* at the share is not above it */
-    pm_contention_set_pressure(&c, 100000, -1, -1, 1.0);
+    pm_contention_set_runs(&c, c.load1, c.jobs, c.user_wall, 100000, -1, -1, 1.0);
     assert_int_equal(pm_contention_judge(&c, 2, NAN, NULL), 0);
     assert_true(isnan(c.steal_share));
     /* the cgroup's pressure, where recorded, is the run's own: it wins over the system's */
-    pm_contention_set_pressure(&c, 900000, 20000, -1, 1.0);
+    pm_contention_set_runs(&c, c.load1, c.jobs, c.user_wall, 900000, 20000, -1, 1.0);
     assert_int_equal(pm_contention_judge(&c, 2, NAN, NULL), 0);
     /* steal is judged too, in both rules */
-    pm_contention_set_pressure(&c, 0, -1, 60, 1.0);
+    pm_contention_set_runs(&c, c.load1, c.jobs, c.user_wall, 0, -1, 60, 1.0);
     assert_int_equal(pm_contention_judge(&c, 2, NAN, NULL), PM_CONTENTION_STEAL);
     pm_contention_text(PM_CONTENTION_STEAL, &c, 2, NAN, buf, sizeof buf);
     assert_string_equal(buf, "steal 6% of its wall > 5%");
     pm_contention d;   /* no pressure: the fallback, plus steal */
     pm_contention_init(&d);
-    pm_contention_set_pressure(&d, -1, -1, 80, 1.0);
+    pm_contention_set_runs(&d, d.load1, d.jobs, d.user_wall, -1, -1, 80, 1.0);
     d.load1 = 3;
     assert_int_equal(pm_contention_judge(&d, 2, NAN, NULL), PM_CONTENTION_LOAD | PM_CONTENTION_STEAL);
     /* no wall: nothing measured */
     pm_contention_init(&d);
-    pm_contention_set_pressure(&d, 5, 5, 5, 0);
+    pm_contention_set_runs(&d, d.load1, d.jobs, d.user_wall, 5, 5, 5, 0);
     assert_true(isnan(d.psi_share) && isnan(d.steal_share));
 }
 
@@ -207,7 +207,7 @@ static void competing_busy_loops_are_flagged(void **state)
     assert_true(share > 3 * PM_CONTENTION_PSI_SHARE);   /* far above the threshold, not near it */
     pm_contention c;
     pm_contention_init(&c);
-    pm_contention_set_pressure(&c, (double)res.psi_cpu_some_us, (double)res.psi_cgroup_some_us,
+    pm_contention_set_runs(&c, c.load1, c.jobs, c.user_wall, (double)res.psi_cpu_some_us, (double)res.psi_cgroup_some_us,
                                res.steal_s >= 0 ? res.steal_s * 1e3 : -1, res.wall_s);
     assert_true(pm_contention_judge(&c, (int)ncpu, NAN, NULL) & PM_CONTENTION_PSI);
 }
@@ -240,7 +240,7 @@ static void short_io_heavy_run_alone_is_not_flagged(void **state)
     pm_contention c;
     pm_contention_init(&c);
     c.user_wall = io.user_s / io.wall_s;   /* low: what the old guess flagged */
-    pm_contention_set_pressure(&c, (double)io.psi_cpu_some_us, (double)io.psi_cgroup_some_us,
+    pm_contention_set_runs(&c, c.load1, c.jobs, c.user_wall, (double)io.psi_cpu_some_us, (double)io.psi_cgroup_some_us,
                                io.steal_s >= 0 ? io.steal_s * 1e3 : -1, io.wall_s);
     assert_int_equal(pm_contention_judge(&c, 2, 0.95, NULL), 0);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fix_report.h"
 #include "fixplan.h"
 
 #define CAT_TEXT \
@@ -357,6 +358,35 @@ static void long_variants_and_glob_lists_are_compared_whole(void **state)
     assert_true(pm_fix_rule_matches(&d, &e, NULL, 0));
 }
 
+/* A fix that beats stock on compile and run time is the frontier's one point: it once read "stock alone: no fix
+ * is both proven faster to compile and timed at run time". */
+static char *frontier_of(const char *json)
+{
+    json_t *r = json_loads(json, 0, NULL);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    pm_fix_frontier_text(f, r);
+    fclose(f);
+    json_decref(r);
+    return buf;
+}
+
+static void one_point_frontier(void **state)
+{
+    (void)state;
+    char *t = frontier_of("{\"frontier\": [{\"variant\": \"o1\", \"compile_ratio\": 0.8, \"run_ratio\": 0.9, "
+                          "\"why\": \"recommended\"}]}");
+    assert_null(strstr(t, "stock alone"));
+    assert_non_null(strstr(t, "stock is not on it"));
+    assert_non_null(strstr(t, "o1"));
+    free(t);
+    t = frontier_of("{\"frontier\": [{\"variant\": \"stock\", \"compile_ratio\": 1, \"run_ratio\": 1, "
+                    "\"why\": \"the reference\"}]}");
+    assert_non_null(strstr(t, "stock alone"));
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +399,7 @@ int main(void)
         cmocka_unit_test(greedy_adds_while_it_improves),
         cmocka_unit_test(combination_variant_in_catalogue_order),
         cmocka_unit_test(long_variants_and_glob_lists_are_compared_whole),
+        cmocka_unit_test(one_point_frontier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,6 +114,38 @@ static void llc_trace(void **state)
     pm_report_free(&r);
 }
 
+/* One stray event far from the compile (a bogus clock) once made the total the extent of every event: a 1 s
+ * compile read 1,700,000.9 s. The total is the root span's duration; a negative ts is refused. */
+static void total_is_the_root_span(void **state)
+{
+    const char *t = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"ExecuteCompiler\",\"ts\":10,\"dur\":1000000,\"pid\":1,\"tid\":1},"
+                    "{\"ph\":\"X\",\"name\":\"Frontend\",\"ts\":20,\"dur\":600000,\"pid\":1,\"tid\":1},"
+                    "{\"ph\":\"X\",\"name\":\"stray\",\"ts\":1700000000000,\"dur\":900000,\"pid\":1,\"tid\":1},"
+                    "{\"ph\":\"X\",\"name\":\"other thread\",\"ts\":5000,\"dur\":20000,\"pid\":1,\"tid\":2}]}";
+    pm_report r;
+    pm_err e = {0};
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_buffer(t, strlen(t), PM_FMT_CHROME_TRACE, &r, &e), PM_OK);
+    assert_true(fabs(r.total_wall_s - 1.0) < EPS);
+    assert_true(find_pass(&r, "stray", 0) >= 0);   /* still a row: nothing is dropped */
+    assert_int_equal(r.n_skipped, 0);
+    pm_report_free(&r);
+    /* span events that cannot be read are counted and the first named, never dropped silently */
+    const char *bad = "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":1000},{\"ph\":\"X\",\"name\":\"b\",\"ts\":5},"
+                      "{\"ph\":\"E\",\"ts\":9,\"pid\":1,\"tid\":1},{\"ph\":\"M\",\"name\":\"process_name\"}]";
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_buffer(bad, strlen(bad), PM_FMT_CHROME_TRACE, &r, &e), PM_OK);
+    assert_int_equal(r.n_skipped, 2);
+    assert_non_null(strstr(r.skipped_first, "without a numeric dur at byte 41"));
+    pm_report_free(&r);
+    const char *neg = "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":1000},"
+                      "{\"ph\":\"X\",\"name\":\"b\",\"ts\":-1700000000000,\"dur\":1}]";
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_buffer(neg, strlen(neg), PM_FMT_CHROME_TRACE, &r, &e), PM_ERR_PARSE);
+    assert_non_null(strstr(e.msg, "negative ts"));
+    pm_report_free(&r);
+}
+
 /* The same events as "B"/"E" pairs in a bare array give the same spans. */
 static void begin_end_pairs(void **state)
 {
@@ -313,7 +345,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(clang_trace), cmocka_unit_test(total_events_fill_granularity),     cmocka_unit_test(llc_trace),
-        cmocka_unit_test(begin_end_pairs), cmocka_unit_test(truncations_do_not_crash),
+        cmocka_unit_test(total_is_the_root_span), cmocka_unit_test(begin_end_pairs), cmocka_unit_test(truncations_do_not_crash),
         cmocka_unit_test(sniff_every_fixture), cmocka_unit_test(file_reader_equals_buffer_reader),
         cmocka_unit_test(errors_name_file_and_offset),
     };

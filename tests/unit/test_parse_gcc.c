@@ -78,6 +78,40 @@ static void two_tables(void **state)
     free(two);
 }
 
+/* A compile of 1000 s and more: gcc prints the value against the colon (":1234.56"); the row and TOTAL were
+ * dropped when the name ended at " : ". The name ends at the last ':'. */
+static void rows_of_a_thousand_seconds(void **state)
+{
+    const char *t = "Time variable                                   usr           sys          wall           GGC\n"
+                    " phase opt and generate             :1200.00 ( 97%)   3.00 ( 60%)1234.56 ( 97%)  1326k ( 63%)\n"
+                    " tree PTA                           :1180.00 ( 96%)   2.00 ( 40%)1200.00 ( 94%)    10k (  1%)\n"
+                    " expand                             :  20.00 (  2%)   1.00 ( 20%)  34.56 (  3%)    20k (  1%)\n"
+                    " TOTAL                              :1234.00          5.00        1278.89         2118k\n";
+    pm_report r;
+    pm_err e;
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_buffer(t, strlen(t), PM_FMT_GCC_TEXT, &r, &e), PM_OK);
+    assert_true(fabs(r.total_wall_s - 1278.89) < EPS);
+    assert_true(fabs(r.total_user_s - 1234.0) < EPS);
+    int pta = find_pass(&r, "tree PTA", 0), ph = find_pass(&r, "phase opt and generate", 0);
+    assert_true(pta >= 0 && ph >= 0);
+    assert_true(fabs(r.passes[pta].wall_s - 1200.0) < EPS);
+    assert_true(fabs(pm_report_pass_wall(&r) - 1234.56) < EPS);
+    assert_int_equal(r.n_skipped, 0);
+    pm_report_free(&r);
+    /* a row whose values do not read is left out, counted and named: never dropped silently */
+    const char *bad = "Time variable                                   usr           sys          wall           GGC\n"
+                      " tree PTA                           :   x.00 (  1%)   0.00 (  0%)   0.01 (  1%)    10k (  1%)\n"
+                      " expand                             :   0.01 (  2%)   0.00 (  0%)   0.02 (  3%)    20k (  1%)\n"
+                      " TOTAL                              :   0.01          0.00          0.03         2118k\n";
+    pm_report_init(&r);
+    assert_int_equal(pm_parse_buffer(bad, strlen(bad), PM_FMT_GCC_TEXT, &r, &e), PM_OK);
+    assert_int_equal(r.n_skipped, 1);
+    assert_non_null(strstr(r.skipped_first, "line 2"));
+    assert_non_null(strstr(r.skipped_first, "tree PTA"));
+    pm_report_free(&r);
+}
+
 static void not_gcc(void **state)
 {
     const char *llvm = "Time variable is a phrase\nno total here\n";
@@ -91,6 +125,7 @@ int main(void)
         cmocka_unit_test(o2_rows_add_up_to_total),
         cmocka_unit_test(o0_and_details),
         cmocka_unit_test(two_tables),
+        cmocka_unit_test(rows_of_a_thousand_seconds),
         cmocka_unit_test(not_gcc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

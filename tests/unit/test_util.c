@@ -174,7 +174,7 @@ static void aside_set_and_end(void **state)
 static void aside_recover_puts_back_or_names(void **state)
 {
     char dir[] = "/tmp/pm-aside.XXXXXX", g[64], dead1[128], dead2[128], live[128], other[128], junk[128];
-    char left[256];
+    char left[256], why[256];
     assert_non_null(mkdtemp(dir));
     pid_t dead = fork();
     assert_true(dead >= 0);
@@ -192,14 +192,14 @@ static void aside_recover_puts_back_or_names(void **state)
     write_text(live, "live\n");
     write_text(other, "other\n");
     write_text(junk, "junk\n");
-    assert_int_equal(pm_util_aside_recover(g, &restored, left, sizeof left, &e), PM_OK);
+    assert_int_equal(pm_util_aside_recover(g, &restored, left, sizeof left, why, sizeof why, &e), PM_OK);
     assert_false(restored);
     assert_string_equal(left, "");
     assert_int_not_equal(access(g, F_OK), 0);
 
     write_text(dead1, "one\n");
     write_text(dead2, "two\n");
-    assert_int_equal(pm_util_aside_recover(g, &restored, left, sizeof left, &e), PM_OK);
+    assert_int_equal(pm_util_aside_recover(g, &restored, left, sizeof left, why, sizeof why, &e), PM_OK);
     assert_true(restored);
     assert_true(!strcmp(left, dead1) || !strcmp(left, dead2));
     expect_text(g, access(dead1, F_OK) ? "one\n" : "two\n");
@@ -207,10 +207,19 @@ static void aside_recover_puts_back_or_names(void **state)
     expect_text(live, "live\n");
     expect_text(other, "other\n");
     expect_text(junk, "junk\n");
+    assert_string_equal(why, "the output is there");
+
+    /* the output path is a folder now: the copy stays, named with why */
+    unlink(g);
+    assert_int_equal(mkdir(g, 0755), 0);
+    assert_int_equal(pm_util_aside_recover(g, &restored, left, sizeof left, why, sizeof why, &e), PM_OK);
+    assert_false(restored);
+    assert_string_equal(why, "the output path is a folder now");
+    rmdir(g);
 
     char missing[96];
     snprintf(missing, sizeof missing, "%s/no/such/h", dir);
-    assert_int_equal(pm_util_aside_recover(missing, &restored, left, sizeof left, &e), PM_OK);
+    assert_int_equal(pm_util_aside_recover(missing, &restored, left, sizeof left, why, sizeof why, &e), PM_OK);
     assert_false(restored);
     pm_util_remove_tree(dir);
 }
