@@ -57,9 +57,6 @@ void pm_analysis_free(pm_analysis *a)
 #define AN_SECTION(name) an_##name##_free(a);
 #include "analysis_sections.h"
 #undef AN_SECTION
-    /* filled by the caller after the run (it has the store's path) */
-    pm_an_ab_free(&a->ab);
-    pm_an_builds_free(&a->between);
     for (size_t i = 0; i < full->priv.pool.n; i++)
         free(full->priv.pool.s[i]);
     free(full->priv.pool.s);
@@ -67,4 +64,28 @@ void pm_analysis_free(pm_analysis *a)
     free(full->priv.slots);
     free(full->priv.cfg_ix);
     free(full);
+}
+
+int pm_study_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err)
+{
+    pm_analysis *a = NULL;
+    int rc = pm_analysis_run(db, opts, &a, err);
+    if (rc) {
+        pm_err_wrap(err, "%s", opts->db_path ? opts->db_path : "-");   /* an SQL error alone does not say which file */
+        return rc;
+    }
+    /* a header of dashes and a headline would be a false study */
+    if (a->summary.n_runs_ok + a->summary.n_runs_failed + a->summary.n_runs_no_report == 0) {
+        const char *path = opts->db_path ? opts->db_path : "-";
+        rc = pm_err_set(err, PM_ERR_NOTFOUND, "%s: sweep '%s' has no runs yet (passmap sweep SPEC.ini --db %s "
+                        "measures it)", path, a->sweep ? a->sweep : "-", path);
+    } else if (opts->add_fixes) {
+        rc = opts->add_fixes(a, opts->db_path, opts->allow_contended, opts->add_fixes_user, err);
+    }
+    if (rc) {
+        pm_analysis_free(a);
+        a = NULL;
+    }
+    *out = a;
+    return rc;
 }

@@ -15,6 +15,8 @@
 #include "contention.h"
 #include "store.h"
 
+typedef struct pm_analysis pm_analysis;
+
 typedef struct pm_an_opts {
     const char *sweep;            /* sweep name; NULL: the latest sweep */
     const pm_stagemap *map;       /* pass -> stage; used during the call only */
@@ -26,6 +28,14 @@ typedef struct pm_an_opts {
      * reaches no back end, so it links without them). NULL here, or a NULL answer: the rules every back end
      * had then, picked by tool name. Either way pm_analysis.fits.x_note says which. */
     const pm_fit_size *(*fit_sizes_of)(const char *backend);
+    /* The store's path: with it the ab and builds sections run (compare's rule on the store: the in-sweep A/B,
+     * allow_contended as compare's --allow-contended, and the between-builds comparison); NULL: they are empty. */
+    const char *db_path;
+    int allow_contended;
+    /* pm_study_run only: what the measuring half adds to the study after the sections (passmap report's: the
+     * proven-fix ledger and the proposed fixes, which the study cannot reach itself); NULL: nothing. */
+    int (*add_fixes)(pm_analysis *a, const char *db_path, int allow_contended, void *user, pm_err *err);
+    void *add_fixes_user;
 } pm_an_opts;
 
 /* 95% interval across repeats. Times: mean is the geometric mean and lo..hi the t-interval of the log times
@@ -413,6 +423,11 @@ void pm_analysis_free(pm_analysis *a);
  * it, then every precision of the precision study against its base (compare's axis matching), with compare's rule (threshold 0: PM_COMPARE_THRESHOLD). A comparison compare refuses is kept with its
  * error, not fatal. db_path: the store the analysis read. allow_contended: compare's --allow-contended. */
 int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int allow_contended, pm_err *err);
+
+/* The whole study in one call, what passmap report writes: pm_analysis_run with opts->db_path set (so the A/B and
+ * between-builds sections run too), a sweep with no runs refused, then opts->add_fixes. Errors of the analysis name
+ * the store's path. */
+int pm_study_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);
 /* Fills a->between when a study axis picks the compiler build (pm_an_builds); threshold 0: PM_COMPARE_THRESHOLD.
  * A pair compare refuses is kept with its error, not fatal. db_path: the store the analysis read. Call after
  * pm_analysis_ab (it reads a->ab.allow_contended). */

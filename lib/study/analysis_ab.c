@@ -2,6 +2,7 @@
  * reference is compared with it by pm_compare_run itself, so the report's marks are compare's marks: one rule,
  * one implementation (compare.h). */
 #include "analysis.h"
+#include "analysis_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,4 +88,18 @@ void pm_an_ab_free(pm_an_ab_sec *ab)
     }
     free(ab->rows);
     memset(ab, 0, sizeof *ab);
+}
+
+/* The section row: needs the store's path (compare opens it); a sweep without runs has nothing to compare. */
+int an_ab(an_work *w, pm_err *err)
+{
+    const pm_analysis *a = w->a;
+    if (!w->opts->db_path || a->summary.n_runs_ok + a->summary.n_runs_failed + a->summary.n_runs_no_report == 0)
+        return PM_OK;
+    return pm_analysis_ab(w->a, w->opts->db_path, 0, w->opts->allow_contended, err);
+}
+
+void an_ab_free(pm_analysis *a)
+{
+    pm_an_ab_free(&a->ab);
 }

@@ -2,6 +2,7 @@
  * compiler build compares each build with the next by pm_compare_run on that axis, with the pass alias table,
  * so every ratio, interval and verdict is compare's (one rule, one implementation: compare.h). */
 #include "analysis.h"
+#include "analysis_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -255,4 +256,18 @@ cleanup:
     pm_config_fps_free(fps, n_fps);
     pm_store_close(st);
     return rc;
+}
+
+/* The section row, after ab (it reads a->ab.allow_contended); like ab, it needs the store's path. */
+int an_builds(an_work *w, pm_err *err)
+{
+    const pm_analysis *a = w->a;
+    if (!w->opts->db_path || a->summary.n_runs_ok + a->summary.n_runs_failed + a->summary.n_runs_no_report == 0)
+        return PM_OK;
+    return pm_analysis_builds(w->a, w->opts->db_path, 0, err);
+}
+
+void an_builds_free(pm_analysis *a)
+{
+    pm_an_builds_free(&a->between);
 }

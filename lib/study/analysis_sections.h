@@ -16,3 +16,5 @@ AN_SECTION(fits)        /* heavy passes vs IR size: fits */
 AN_SECTION(handoff)     /* trends, family distance: handoff; the fingerprints: figures */
 AN_SECTION(precision)   /* precision */
 AN_SECTION(fixes)       /* the fix table and its rules: fixes */
+AN_SECTION(ab)          /* the in-sweep A/B by compare's rule (with pm_an_opts.db_path): ab */
+AN_SECTION(builds)      /* each tool build against the next by compare's rule (with db_path): between */

@@ -79,6 +79,14 @@ static int propose_fixes(pm_analysis *a, const char *dbpath, int allow_contended
     return rc ? pm_err_set(err, PM_ERR_NOMEM, "out of memory") : PM_OK;
 }
 
+/* pm_study_run's hook: what passmap fix adds to the study (the proven-fix ledger, the proposed fixes). */
+static int add_fixes(pm_analysis *a, const char *dbpath, int allow_contended, void *user, pm_err *err)
+{
+    (void)user;
+    int rc = pm_fix_report_load(dbpath, a->sweep, &a->fixes.proven_json, err);
+    return rc ? rc : propose_fixes(a, dbpath, allow_contended, err);
+}
+
 int cmd_report(int argc, char **argv)
 {
     int json = 0, markdown = 0, allow_contended = 0, c;
@@ -142,23 +150,9 @@ int cmd_report(int argc, char **argv)
     if (rc)
         goto cleanup;
     pm_an_opts o = {.sweep = sweep, .map = map, .size_axis = x_axis, .workload_axis = y_axis,
-                    .fit_sizes_of = pm_backend_fit_sizes_of};
-    if ((rc = pm_analysis_run(db, &o, &a, &err))) {
-        pm_err_wrap(&err, "%s", dbpath);   /* an SQL error alone does not say which file */
-        goto cleanup;
-    }
-    /* 85 lines of dashes and a headline would be a false study */
-    if (a->summary.n_runs_ok + a->summary.n_runs_failed + a->summary.n_runs_no_report == 0) {
-        rc = pm_err_set(&err, PM_ERR_NOTFOUND, "%s: sweep '%s' has no runs yet (passmap sweep SPEC.ini --db %s "
-                        "measures it)", dbpath, a->sweep ? a->sweep : "-", dbpath);
-        goto cleanup;
-    }
-    if ((rc = pm_fix_report_load(dbpath, a->sweep, &a->fixes.proven_json, &err)))
-        goto cleanup;
-    if ((rc = propose_fixes(a, dbpath, allow_contended, &err)))
-        goto cleanup;
-    if ((rc = pm_analysis_ab(a, dbpath, 0, allow_contended, &err)) ||
-        (rc = pm_analysis_builds(a, dbpath, 0, &err)))
+                    .fit_sizes_of = pm_backend_fit_sizes_of, .db_path = dbpath, .allow_contended = allow_contended,
+                    .add_fixes = add_fixes};
+    if ((rc = pm_study_run(db, &o, &a, &err)))
         goto cleanup;
     /* the formats asked for: --html FILE, and on stdout JSON, Markdown or text (text unless only --html) */
     const pm_report_format *page = html ? pm_report_format_find("html") : NULL;
