@@ -541,6 +541,121 @@ static void remove_copy(const char *copy)
     }
 }
 
+/* The version functions the checks call, and the input ATTACHed as src (its upgraded copy when there is one). */
+static int merge_attach(merge_ctx *m, const char *copy)
+{
+    static char host_part = 1;   /* the user data of pm_host_text: non-NULL */
+    if (sqlite3_create_function_v2(m->db, "pm_build_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                   version_part_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function_v2(m->db, "pm_host_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &host_part,
+                                   version_part_sql, NULL, NULL, NULL) != SQLITE_OK)
+        return db_fail(m, "register the version functions");
+    sqlite3_stmt *att = NULL;
+    if (sqlite3_prepare_v2(m->db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL) != SQLITE_OK)
+        return db_fail(m, "attach");
+    sqlite3_bind_text(att, 1, copy[0] ? copy : m->in_path, -1, SQLITE_TRANSIENT);
+    int step = sqlite3_step(att);
+    sqlite3_finalize(att);
+    if (step != SQLITE_DONE)
+        return db_fail(m, "attach");
+    return PM_OK;
+}
+
+/* Every table's new rows, in the order of copies[]: runs renumbered where their repeat is taken, pass names
+ * mapped, the per-run tables copied whole when every run is new. */
+static int merge_rows(merge_ctx *m, long long n_in, long long *merged_out)
+{
+    int rc = PM_OK;
+    long long merged = 0;
+    for (size_t i = 0; i < sizeof copies / sizeof copies[0] && rc == PM_OK; i++) {
+        const table_copy *t = &copies[i];
+        if (!strcmp(t->table, "run")) {
+            rc = exec(m,
+                      "DROP TABLE IF EXISTS temp.pm_config_map; DROP TABLE IF EXISTS temp.pm_host_map;\n"
+                      "CREATE TEMP TABLE pm_config_map(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);\n"
+                      "INSERT INTO temp.pm_config_map SELECT c.id, mc.id FROM src.config c\n"
+                      "  JOIN src.sweep ss ON ss.id = c.sweep_id JOIN main.sweep ms ON ms.name = ss.name\n"
+                      "  JOIN main.config mc ON mc.sweep_id = ms.id AND mc.key = c.key;\n"
+                      "CREATE TEMP TABLE pm_host_map(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);\n"
+                      "INSERT INTO temp.pm_host_map SELECT h.id, mh.id FROM src.host h\n"
+                      "  JOIN main.host mh ON mh.name = h.name AND mh.fingerprint = h.fingerprint;",
+                      "map configs and hosts");
+            if (rc == PM_OK)
+                rc = copy_table(m, t, 0, &merged);
+            /* A new run whose repeat number is taken (by a run already there, or an earlier new one) gets the
+             * next free numbers of its (config, mode), in id order. The numbers are computed before the update
+             * so each sees the same maximum. */
+            if (rc == PM_OK && merged > 0) {
+                pm_sbuf b = {0};
+                pm_sbuf_add(&b,
+                            "DROP TABLE IF EXISTS temp.pm_renum;\n"
+                            "CREATE TEMP TABLE pm_renum AS SELECT r.id AS id,\n"
+                            "  (SELECT max(m2.repeat) FROM main.run m2 WHERE m2.config_id = r.config_id\n"
+                            "     AND m2.mode = r.mode)\n"
+                            "  + row_number() OVER (PARTITION BY r.config_id, r.mode ORDER BY r.id) AS rep\n"
+                            "FROM main.run r WHERE r.id > %lld AND EXISTS (SELECT 1 FROM main.run o\n"
+                            "  WHERE o.config_id = r.config_id AND o.mode = r.mode AND o.repeat = r.repeat\n"
+                            "    AND o.id < r.id);\n"
+                            "UPDATE main.run SET repeat = (SELECT rep FROM temp.pm_renum p WHERE p.id = run.id)\n"
+                            "  WHERE id IN (SELECT id FROM temp.pm_renum);\n"
+                            "DROP TABLE temp.pm_renum;",
+                            m->run_off);
+                rc = b.oom ? pm_err_set(m->err, PM_ERR_NOMEM, "out of memory") : exec(m, b.s, "renumber repeats");
+                free(b.s);
+            }
+        } else if (!strcmp(t->table, "pass_name")) {
+            if ((rc = copy_table(m, t, 0, NULL)) == PM_OK)
+                rc = exec(m,
+                          "DROP TABLE IF EXISTS temp.pm_name_map;\n"
+                          "CREATE TEMP TABLE pm_name_map(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);\n"
+                          "INSERT INTO temp.pm_name_map SELECT s.id, n.id FROM src.pass_name s\n"
+                          "  JOIN main.pass_name n ON n.name = s.name;",
+                          "map pass names");
+        } else if (t->tail_all_new && merged == n_in) {
+            /* Every run is new: rows are copied without a per-row filter, as the peer copy would. A row whose
+             * run or step is missing in the input (a hand-edited file) fails the foreign key: then this table
+             * is copied again with the filter, which leaves such orphans behind. */
+            if ((rc = exec(m, "SAVEPOINT pm_rows", "savepoint")) != PM_OK)
+                break;
+            rc = copy_table(m, t, 1, NULL);
+            if (rc == PM_ERR_DB && sqlite3_extended_errcode(m->db) == SQLITE_CONSTRAINT_FOREIGNKEY) {
+                pm_err_clear(m->err);
+                rc = exec(m, "ROLLBACK TO pm_rows", "rollback to savepoint");
+                if (rc == PM_OK)
+                    rc = copy_table(m, t, 0, NULL);
+            }
+            if (rc == PM_OK)
+                rc = exec(m, "RELEASE pm_rows", "release savepoint");
+        } else {
+            rc = copy_table(m, t, 0, NULL);
+        }
+    }
+    *merged_out = merged;
+    return rc;
+}
+
+/* The merge_log row: what was merged from where, and what was forced or ignored. */
+static int merge_log(merge_ctx *m, long long merged, long long n_in, const pm_merge_result *res)
+{
+    int rc = PM_OK;
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(m->db,
+                           "INSERT INTO main.merge_log(source, sweep, runs_merged, runs_skipped, forced, note)\n"
+                           "VALUES(?1, (SELECT group_concat(name, ',') FROM src.sweep), ?2, ?3, ?4, ?5)",
+                           -1, &s, NULL) != SQLITE_OK)
+        return db_fail(m, "merge log");
+    sqlite3_bind_text(s, 1, m->in_path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(s, 2, merged);
+    sqlite3_bind_int64(s, 3, n_in - merged);
+    sqlite3_bind_int(s, 4, res->forced);
+    if (res->reason[0] || res->note[0])   /* the log keeps what was ignored too */
+        sqlite3_bind_text(s, 5, res->reason[0] ? res->reason : res->note, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(s) != SQLITE_DONE)
+        rc = db_fail(m, "merge log");
+    sqlite3_finalize(s);
+    return rc;
+}
+
 int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_result *res, pm_err *err)
 {
     merge_ctx m = {.out = out, .db = pm_store_db(out), .in_path = in_path, .err = err};
@@ -563,26 +678,8 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
         return rc;
     }
 
-    static char host_part = 1;   /* the user data of pm_host_text: non-NULL */
-    if (sqlite3_create_function_v2(m.db, "pm_build_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-                                   version_part_sql, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function_v2(m.db, "pm_host_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &host_part,
-                                   version_part_sql, NULL, NULL, NULL) != SQLITE_OK) {
-        rc = db_fail(&m, "register the version functions");
+    if ((rc = merge_attach(&m, copy)))
         goto cleanup;
-    }
-    sqlite3_stmt *att = NULL;
-    if (sqlite3_prepare_v2(m.db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL) != SQLITE_OK) {
-        rc = db_fail(&m, "attach");
-        goto cleanup;
-    }
-    sqlite3_bind_text(att, 1, copy[0] ? copy : in_path, -1, SQLITE_TRANSIENT);
-    int step = sqlite3_step(att);
-    sqlite3_finalize(att);
-    if (step != SQLITE_DONE) {
-        rc = db_fail(&m, "attach");
-        goto cleanup;
-    }
     attached = 1;
     /* The id maps are small: kept in memory instead of a temporary file per input. */
     if ((rc = exec(&m, "PRAGMA temp_store = MEMORY", "temp store")) || (rc = exec(&m, "BEGIN IMMEDIATE", "begin")))
@@ -603,69 +700,7 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
         (rc = query_one(&m, "SELECT coalesce(max(id), 0) FROM main.metric", &m.metric_off, NULL, 0, "max metric")))
         goto cleanup;
     long long merged = 0;
-    for (size_t i = 0; i < sizeof copies / sizeof copies[0] && rc == PM_OK; i++) {
-        const table_copy *t = &copies[i];
-        if (!strcmp(t->table, "run")) {
-            rc = exec(&m,
-                      "DROP TABLE IF EXISTS temp.pm_config_map; DROP TABLE IF EXISTS temp.pm_host_map;\n"
-                      "CREATE TEMP TABLE pm_config_map(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);\n"
-                      "INSERT INTO temp.pm_config_map SELECT c.id, mc.id FROM src.config c\n"
-                      "  JOIN src.sweep ss ON ss.id = c.sweep_id JOIN main.sweep ms ON ms.name = ss.name\n"
-                      "  JOIN main.config mc ON mc.sweep_id = ms.id AND mc.key = c.key;\n"
-                      "CREATE TEMP TABLE pm_host_map(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);\n"
-                      "INSERT INTO temp.pm_host_map SELECT h.id, mh.id FROM src.host h\n"
-                      "  JOIN main.host mh ON mh.name = h.name AND mh.fingerprint = h.fingerprint;",
-                      "map configs and hosts");
-            if (rc == PM_OK)
-                rc = copy_table(&m, t, 0, &merged);
-            /* A new run whose repeat number is taken (by a run already there, or an earlier new one) gets the
-             * next free numbers of its (config, mode), in id order. The numbers are computed before the update
-             * so each sees the same maximum. */
-            if (rc == PM_OK && merged > 0) {
-                pm_sbuf b = {0};
-                pm_sbuf_add(&b,
-                            "DROP TABLE IF EXISTS temp.pm_renum;\n"
-                            "CREATE TEMP TABLE pm_renum AS SELECT r.id AS id,\n"
-                            "  (SELECT max(m2.repeat) FROM main.run m2 WHERE m2.config_id = r.config_id\n"
-                            "     AND m2.mode = r.mode)\n"
-                            "  + row_number() OVER (PARTITION BY r.config_id, r.mode ORDER BY r.id) AS rep\n"
-                            "FROM main.run r WHERE r.id > %lld AND EXISTS (SELECT 1 FROM main.run o\n"
-                            "  WHERE o.config_id = r.config_id AND o.mode = r.mode AND o.repeat = r.repeat\n"
-                            "    AND o.id < r.id);\n"
-                            "UPDATE main.run SET repeat = (SELECT rep FROM temp.pm_renum p WHERE p.id = run.id)\n"
-                            "  WHERE id IN (SELECT id FROM temp.pm_renum);\n"
-                            "DROP TABLE temp.pm_renum;",
-                            m.run_off);
-                rc = b.oom ? pm_err_set(err, PM_ERR_NOMEM, "out of memory") : exec(&m, b.s, "renumber repeats");
-                free(b.s);
-            }
-        } else if (!strcmp(t->table, "pass_name")) {
-            if ((rc = copy_table(&m, t, 0, NULL)) == PM_OK)
-                rc = exec(&m,
-                          "DROP TABLE IF EXISTS temp.pm_name_map;\n"
-                          "CREATE TEMP TABLE pm_name_map(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL);\n"
-                          "INSERT INTO temp.pm_name_map SELECT s.id, n.id FROM src.pass_name s\n"
-                          "  JOIN main.pass_name n ON n.name = s.name;",
-                          "map pass names");
-        } else if (t->tail_all_new && merged == n_in) {
-            /* Every run is new: rows are copied without a per-row filter, as the peer copy would. A row whose
-             * run or step is missing in the input (a hand-edited file) fails the foreign key: then this table
-             * is copied again with the filter, which leaves such orphans behind. */
-            if ((rc = exec(&m, "SAVEPOINT pm_rows", "savepoint")) != PM_OK)
-                break;
-            rc = copy_table(&m, t, 1, NULL);
-            if (rc == PM_ERR_DB && sqlite3_extended_errcode(m.db) == SQLITE_CONSTRAINT_FOREIGNKEY) {
-                pm_err_clear(err);
-                rc = exec(&m, "ROLLBACK TO pm_rows", "rollback to savepoint");
-                if (rc == PM_OK)
-                    rc = copy_table(&m, t, 0, NULL);
-            }
-            if (rc == PM_OK)
-                rc = exec(&m, "RELEASE pm_rows", "release savepoint");
-        } else {
-            rc = copy_table(&m, t, 0, NULL);
-        }
-    }
+    rc = merge_rows(&m, n_in, &merged);
     /* The report's aggregates: an input's own (each shard of a sweep has them) when every run was new, else
      * summed from the merged runs' pass rows (which costs about as much as copying the rows) */
     int agg_copied = 0;
@@ -679,24 +714,7 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
     res->runs_skipped = (int)(n_in - merged);
     if (merged > 0 || res->forced) {
         /* A merge that added nothing leaves no trace, so merging again changes nothing at all. */
-        sqlite3_stmt *s = NULL;
-        if (sqlite3_prepare_v2(m.db,
-                               "INSERT INTO main.merge_log(source, sweep, runs_merged, runs_skipped, forced, note)\n"
-                               "VALUES(?1, (SELECT group_concat(name, ',') FROM src.sweep), ?2, ?3, ?4, ?5)",
-                               -1, &s, NULL) != SQLITE_OK) {
-            rc = db_fail(&m, "merge log");
-            goto cleanup;
-        }
-        sqlite3_bind_text(s, 1, in_path, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(s, 2, merged);
-        sqlite3_bind_int64(s, 3, n_in - merged);
-        sqlite3_bind_int(s, 4, res->forced);
-        if (res->reason[0] || res->note[0])   /* the log keeps what was ignored too */
-            sqlite3_bind_text(s, 5, res->reason[0] ? res->reason : res->note, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(s) != SQLITE_DONE)
-            rc = db_fail(&m, "merge log");
-        sqlite3_finalize(s);
-        if (rc)
+        if ((rc = merge_log(&m, merged, n_in, res)))
             goto cleanup;
     }
     if ((rc = exec(&m, "COMMIT", "commit")) == PM_OK)

@@ -647,15 +647,28 @@ static void pair_group(const inst_ref *a, size_t m, const inst_ref *b, size_t n,
     int same_numbers = m == n;
     for (size_t i = 0; same_numbers && i < m; i++)
         same_numbers = a[i].inst == b[i].inst;
+    /* Of the offsets where every pair is of the same magnitude, the closest (least summed |log ratio|); when two
+     * fit, the closest must be clearly closer (by a factor of 2 over the pairs) or the match is in doubt: a
+     * tiny pass's time is noise, and on a busy machine it can reach the magnitude of another instance's. */
     size_t small = m < n ? m : n, offsets = (m > n ? m - n : n - m) + 1, fit = 0, fits = 0;
+    double best = INFINITY, second = INFINITY;
     for (size_t k = 0; !same_numbers && k < offsets; k++) {
         int all = 1;
-        for (size_t i = 0; all && i < small; i++)
-            all = m <= n ? same_magnitude(a[i].mean, b[i + k].mean) : same_magnitude(a[i + k].mean, b[i].mean);
-        if (all)
-            fit = k, fits++;
+        double dist = 0;
+        for (size_t i = 0; all && i < small; i++) {
+            double x = m <= n ? a[i].mean : a[i + k].mean, y = m <= n ? b[i + k].mean : b[i].mean;
+            all = same_magnitude(x, y);
+            dist += all ? fabs(log(x / y)) : 0;
+        }
+        if (!all)
+            continue;
+        fits++;
+        if (dist < best)
+            second = best, best = dist, fit = k;
+        else if (dist < second)
+            second = dist;
     }
-    int doubt = !same_numbers && fits != 1;
+    int doubt = !same_numbers && (fits == 0 || (fits > 1 && second - best < log(2.0)));
     size_t k = same_numbers || doubt ? 0 : fit;
     for (size_t i = 0; i < small; i++) {
         size_t ia = m <= n ? i : i + k, ib = m <= n ? i + k : i;

@@ -84,8 +84,8 @@ typedef struct pm_compare_opts {
  * before the general one, now "... #2"; LLVM 14's general one has no suffix). Where the two sides run a pass name
  * (after the alias table) a different number of times, or under other instance numbers, the instances are lined
  * up in order at every offset, and an offset fits when each pair's means are within this factor of each other;
- * the one offset that fits pairs them. When none or several fit, the pairs are by instance number and each is
- * PM_VERDICT_AMBIGUOUS. One pass on one input moves less than 8x between builds of one compiler far more often
+ * the one offset that fits pairs them, or of several the closest (summed |log ratio|) when it is closer than the
+ * next by more than 2x. Otherwise the pairs are by instance number and each is PM_VERDICT_AMBIGUOUS. One pass on one input moves less than 8x between builds of one compiler far more often
  * than a renumbered instance lands within 8x of its namesake (the AMX allocator is 1/40 to 1/90 of the general
  * one, tests/fixtures/llvm/greedy). Where both sides run the same instances, the match is by name. */
 #define PM_COMPARE_SAME_PASS_FACTOR 8.0

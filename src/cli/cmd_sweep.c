@@ -179,24 +179,34 @@ static int int_opt(const char *name, const char *arg, long lo, long hi, int *out
     return 0;
 }
 
-int cmd_sweep(int argc, char **argv)
-{
-    const char *write_plan = NULL;
-    pm_cli_slurm slurm = {.shards = 0};
-    int use_slurm = 0;
-    pm_sweep_opts opts = {.warm = -1, .stop = &stop_requested};
-    const char *db = NULL, *backend = NULL, *device = NULL, *name = NULL;
-    int json = 0, quiet = 0, status = 0, c;
-    pm_err err = {0};
+/* cmd_sweep's state, handed from phase to phase. */
+typedef struct sweep_cli {
+    const char *write_plan;
+    pm_cli_slurm slurm;
+    int use_slurm;
+    pm_sweep_opts opts;
+    const char *db, *backend, *device, *name;
+    int json, quiet, status;
+    pm_err err;
     char dbbuf[256];
+    pm_spec *spec;
+    pm_sweep_summary sum;
+} sweep_cli;
+
+/* A phase's answer when the command goes on to the next phase (any other value is the exit code). */
+enum { SWEEP_GO = -1 };
+
+static int sweep_parse_options(sweep_cli *sw, int argc, char **argv)
+{
+    int c;
     optind = 1;
     while ((c = cli_getopt(&sweep_cmd, argc, argv)) != -1) {
         switch (c) {
-        case 'd': db = optarg; break;
-        case 'w': opts.work_dir = optarg; break;
-        case 'W': opts.warm = 1; break;
-        case 'N': opts.warm = 0; break;
-        case 'k': opts.keep_outputs = 1; break;
+        case 'd': sw->db = optarg; break;
+        case 'w': sw->opts.work_dir = optarg; break;
+        case 'W': sw->opts.warm = 1; break;
+        case 'N': sw->opts.warm = 0; break;
+        case 'k': sw->opts.keep_outputs = 1; break;
         case 'm': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -204,12 +214,12 @@ int cmd_sweep(int argc, char **argv)
                 fprintf(stderr, "passmap sweep: --max-runs needs a positive integer, not '%s'\n", optarg);
                 return PM_EXIT_USAGE;
             }
-            opts.max_runs = (int)v;
+            sw->opts.max_runs = (int)v;
             break;
         }
-        case 'n': opts.dry_run = 1; break;
+        case 'n': sw->opts.dry_run = 1; break;
         case 11:
-            if (int_opt("--jobs", optarg, 1, 256, &opts.jobs))
+            if (int_opt("--jobs", optarg, 1, 256, &sw->opts.jobs))
                 return PM_EXIT_USAGE;
             break;
         case 10:
@@ -217,246 +227,296 @@ int cmd_sweep(int argc, char **argv)
                 fprintf(stderr, "passmap sweep: --meter is one of %s, not '%s'\n", pm_meter_names(), optarg);
                 return PM_EXIT_USAGE;
             }
-            opts.meter = optarg;
+            sw->opts.meter = optarg;
             break;
-        case 'q': quiet = 1; break;
-        case 'j': json = 1; break;
+        case 'q': sw->quiet = 1; break;
+        case 'j': sw->json = 1; break;
         case 'B':
             if (!pm_backend_find(optarg)) {
                 fprintf(stderr, "passmap sweep: --backend is one of %s, not '%s'\n", pm_backend_names(), optarg);
                 return PM_EXIT_USAGE;
             }
-            backend = optarg;
+            sw->backend = optarg;
             break;
-        case 'D': device = optarg; break;
+        case 'D': sw->device = optarg; break;
         case 'S':
-            if (pm_shard_parse(optarg, &opts.shard, &err)) {
-                fprintf(stderr, "passmap sweep: %s\n", err.msg);
+            if (pm_shard_parse(optarg, &sw->opts.shard, &sw->err)) {
+                fprintf(stderr, "passmap sweep: %s\n", sw->err.msg);
                 return PM_EXIT_USAGE;
             }
             break;
-        case 'C': opts.costs_db = optarg; break;
-        case 's': status = 1; break;
-        case 'L': use_slurm = 1; break;
+        case 'C': sw->opts.costs_db = optarg; break;
+        case 's': sw->status = 1; break;
+        case 'L': sw->use_slurm = 1; break;
         case 'K':
-            if (int_opt("--shards", optarg, 1, 100000, &slurm.shards))
+            if (int_opt("--shards", optarg, 1, 100000, &sw->slurm.shards))
                 return PM_EXIT_USAGE;
             break;
-        case 'F': opts.force = 1; break;
-        case 'R': opts.retry_failed = 1; break;
-        case 'A': name = optarg; break;
-        case 'P': slurm.partition = optarg; break;
-        case 'T': slurm.time_limit = optarg; break;
-        case 1: opts.plan_path = optarg; break;
-        case 2: write_plan = optarg; break;
-        case 3: slurm.account = old_site_option(c, optarg); break;
-        case 4: slurm.qos = old_site_option(c, optarg); break;
-        case 5: slurm.constraint = old_site_option(c, optarg); break;
-        case 6: slurm.mem = old_site_option(c, optarg); break;
+        case 'F': sw->opts.force = 1; break;
+        case 'R': sw->opts.retry_failed = 1; break;
+        case 'A': sw->name = optarg; break;
+        case 'P': sw->slurm.partition = optarg; break;
+        case 'T': sw->slurm.time_limit = optarg; break;
+        case 1: sw->opts.plan_path = optarg; break;
+        case 2: sw->write_plan = optarg; break;
+        case 3: sw->slurm.account = old_site_option(c, optarg); break;
+        case 4: sw->slurm.qos = old_site_option(c, optarg); break;
+        case 5: sw->slurm.constraint = old_site_option(c, optarg); break;
+        case 6: sw->slurm.mem = old_site_option(c, optarg); break;
         case 7:
-            if (int_opt("--throttle", optarg, 1, 100000, &slurm.throttle))
+            if (int_opt("--throttle", optarg, 1, 100000, &sw->slurm.throttle))
                 return PM_EXIT_USAGE;
             break;
-        case 8: slurm.sbatch_args = optarg; break;
+        case 8: sw->slurm.sbatch_args = optarg; break;
         case 9:
-            if (pm_cost_model_parse(optarg, &slurm.cost_model, &err)) {
-                fprintf(stderr, "passmap sweep: %s\n", err.msg);
+            if (pm_cost_model_parse(optarg, &sw->slurm.cost_model, &sw->err)) {
+                fprintf(stderr, "passmap sweep: %s\n", sw->err.msg);
                 return PM_EXIT_USAGE;
             }
             break;
-        case CLI_HELP: cli_usage_for(stdout, &sweep_cmd, backend); return PM_EXIT_OK;
+        case CLI_HELP: cli_usage_for(stdout, &sweep_cmd, sw->backend); return PM_EXIT_OK;
         default: return cli_try_help(&sweep_cmd);
         }
     }
+    return SWEEP_GO;
+}
+
+/* --status of databases, the spec and the database, and the refusals of options that do not go together. */
+static int sweep_check(sweep_cli *sw, int argc, char **argv)
+{
     /* --status with databases instead of a spec (or --db alone): their progress, no spec read */
-    if (status && (argc - optind > 1 || (optind == argc && db) ||
-                   (optind == argc - 1 && pm_cli_status_operand(argv[optind])))) {
-        return optind == argc ? pm_cli_status_dbs(&db, 1, json)
-                              : pm_cli_status_dbs((const char *const *)argv + optind, argc - optind, json);
+    if (sw->status && (argc - optind > 1 || (optind == argc && sw->db) ||
+                       (optind == argc - 1 && pm_cli_status_operand(argv[optind])))) {
+        return optind == argc ? pm_cli_status_dbs(&sw->db, 1, sw->json)
+                              : pm_cli_status_dbs((const char *const *)argv + optind, argc - optind, sw->json);
     }
     if (optind != argc - 1) {
         fprintf(stderr, "passmap sweep: expected one SPEC.ini%s\ntry 'passmap sweep --help'\n",
-                status ? " (with --status: a SPEC.ini, or the databases DB...)" : "");
+                sw->status ? " (with --status: a SPEC.ini, or the databases DB...)" : "");
         return PM_EXIT_USAGE;
     }
-    pm_spec *spec = NULL;
-    if (pm_spec_load_as(argv[optind], backend, &spec, &err)) {
-        fprintf(stderr, "passmap sweep: %s\n", err.msg);
-        return err.code == PM_ERR_IO ? PM_EXIT_FAIL : PM_EXIT_USAGE;
+    if (pm_spec_load_as(argv[optind], sw->backend, &sw->spec, &sw->err)) {
+        fprintf(stderr, "passmap sweep: %s\n", sw->err.msg);
+        return sw->err.code == PM_ERR_IO ? PM_EXIT_FAIL : PM_EXIT_USAGE;
     }
-    if (!db) {
-        snprintf(dbbuf, sizeof dbbuf, "%s.db", spec->name);
-        db = dbbuf;
+    pm_spec *spec = sw->spec;
+    if (!sw->db) {
+        snprintf(sw->dbbuf, sizeof sw->dbbuf, "%s.db", spec->name);
+        sw->db = sw->dbbuf;
     }
-    opts.db_path = db;
+    sw->opts.db_path = sw->db;
     /* after the default database: a new name is a new sweep in the same store */
-    if (name && (!*name || strchr(name, '~') || strchr(name, ',') ||
-                 snprintf(spec->name, sizeof spec->name, "%s", name) >= (int)sizeof spec->name)) {
+    if (sw->name && (!*sw->name || strchr(sw->name, '~') || strchr(sw->name, ',') ||
+                     snprintf(spec->name, sizeof spec->name, "%s", sw->name) >= (int)sizeof spec->name)) {
         fprintf(stderr, "passmap sweep: --name needs a name of 1 to %zu bytes without '~' or ',', not '%s'\n",
-                sizeof spec->name - 1, name);
+                sizeof spec->name - 1, sw->name);
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }
-    if (opts.plan_path && (!opts.shard.n || opts.costs_db || use_slurm)) {
+    if (sw->opts.plan_path && (!sw->opts.shard.n || sw->opts.costs_db || sw->use_slurm)) {
         fprintf(stderr, "passmap sweep: --plan goes with --shard K/N (the plan holds the costs: no --costs), not "
                         "with --slurm (which writes the plan)\n");
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }
-    if (write_plan) {
+    if (sw->write_plan) {
         int rc = PM_EXIT_USAGE;
-        if (use_slurm || opts.shard.n || !slurm.shards)
+        if (sw->use_slurm || sw->opts.shard.n || !sw->slurm.shards)
             fprintf(stderr, "passmap sweep: --write-plan FILE goes with --shards N alone\n");
         else
-            rc = pm_cli_write_plan(spec, slurm.shards, opts.costs_db, slurm.cost_model, write_plan, json);
+            rc = pm_cli_write_plan(spec, sw->slurm.shards, sw->opts.costs_db, sw->slurm.cost_model, sw->write_plan,
+                                   sw->json);
         pm_spec_free(spec);
         return rc;
     }
-    if (use_slurm && (opts.force || opts.retry_failed || name)) {
+    if (sw->use_slurm && (sw->opts.force || sw->opts.retry_failed || sw->name)) {
         fprintf(stderr, "passmap sweep: --force, --retry-failed and --name are not passed to Slurm tasks: run them "
                         "on the shard stores, or change the spec\n");
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }
-    if (use_slurm) {
-        /* Options the tasks would not receive are errors, not silently dropped. */
-        const char *dropped = opts.keep_outputs ? "--keep" : opts.max_runs ? "--max-runs"
-                              : device ? "--device" : backend ? "--backend" : NULL;
-        /* A warm run needs the cache its cache-miss run filled: a node-local work folder is gone after a requeue
-         * to another node, and the hits would fail. */
-        if (opts.work_dir && (opts.warm >= 0 ? opts.warm : spec->warm)) {
-            fprintf(stderr, "passmap sweep: --work-dir with --slurm and warm runs: the warm cache lives in the work "
-                    "folder, which a requeued task on another node would not have; add --no-warm, or keep the "
-                    "default (DB.slurm/, shared)\n");
-            pm_spec_free(spec);
-            return PM_EXIT_USAGE;
-        }
-        if (dropped) {
-            fprintf(stderr, "passmap sweep: --slurm does not pass %s to its tasks (put it in the spec, or run "
-                    "--shard K/N by hand)\n", dropped);
-            pm_spec_free(spec);
-            return PM_EXIT_USAGE;
-        }
-        if (status) {
-            /* never a submission: the shard databases the tasks write */
-            int rc = pm_cli_slurm_status(db, spec->name, json);
-            pm_spec_free(spec);
-            return rc;
-        }
-        if (opts.shard.n) {
-            fprintf(stderr, "passmap sweep: --slurm makes the shards itself: drop --shard\n");
-            pm_spec_free(spec);
-            return PM_EXIT_USAGE;
-        }
-        if (!slurm.shards)
-            slurm.shards = 4;
-        slurm.spec_path = argv[optind];
-        slurm.spec_name = spec->name;
-        slurm.spec = spec;
-        slurm.db = db;
-        slurm.costs_db = opts.costs_db;
-        slurm.work_dir = opts.work_dir;
-        slurm.warm = opts.warm;
-        slurm.dry_run = opts.dry_run;
-        slurm.json = json;
-        int rc = pm_cli_sweep_slurm(&slurm);
+    return SWEEP_GO;
+}
+
+/* --slurm: refuse what the tasks would not receive, then the shard tasks' status or their submission. */
+static int sweep_slurm(sweep_cli *sw, char **argv)
+{
+    pm_spec *spec = sw->spec;
+    /* Options the tasks would not receive are errors, not silently dropped. */
+    const char *dropped = sw->opts.keep_outputs ? "--keep" : sw->opts.max_runs ? "--max-runs"
+                          : sw->device ? "--device" : sw->backend ? "--backend" : NULL;
+    /* A warm run needs the cache its cache-miss run filled: a node-local work folder is gone after a requeue
+     * to another node, and the hits would fail. */
+    if (sw->opts.work_dir && (sw->opts.warm >= 0 ? sw->opts.warm : spec->warm)) {
+        fprintf(stderr, "passmap sweep: --work-dir with --slurm and warm runs: the warm cache lives in the work "
+                "folder, which a requeued task on another node would not have; add --no-warm, or keep the "
+                "default (DB.slurm/, shared)\n");
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
+    if (dropped) {
+        fprintf(stderr, "passmap sweep: --slurm does not pass %s to its tasks (put it in the spec, or run "
+                "--shard K/N by hand)\n", dropped);
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
+    if (sw->status) {
+        /* never a submission: the shard databases the tasks write */
+        int rc = pm_cli_slurm_status(sw->db, spec->name, sw->json);
         pm_spec_free(spec);
         return rc;
     }
-    if (slurm.partition || slurm.time_limit || slurm.shards || slurm.account || slurm.qos || slurm.constraint ||
-        slurm.mem || slurm.throttle || slurm.sbatch_args || slurm.cost_model != PM_COST_AUTO) {
+    if (sw->opts.shard.n) {
+        fprintf(stderr, "passmap sweep: --slurm makes the shards itself: drop --shard\n");
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
+    if (!sw->slurm.shards)
+        sw->slurm.shards = 4;
+    sw->slurm.spec_path = argv[optind];
+    sw->slurm.spec_name = spec->name;
+    sw->slurm.spec = spec;
+    sw->slurm.db = sw->db;
+    sw->slurm.costs_db = sw->opts.costs_db;
+    sw->slurm.work_dir = sw->opts.work_dir;
+    sw->slurm.warm = sw->opts.warm;
+    sw->slurm.dry_run = sw->opts.dry_run;
+    sw->slurm.json = sw->json;
+    int rc = pm_cli_sweep_slurm(&sw->slurm);
+    pm_spec_free(spec);
+    return rc;
+}
+
+/* One machine: refuse --slurm's options, set --device, answer --status of the spec's database. */
+static int sweep_check_local(sweep_cli *sw)
+{
+    pm_spec *spec = sw->spec;
+    const pm_cli_slurm *slurm = &sw->slurm;
+    if (slurm->partition || slurm->time_limit || slurm->shards || slurm->account || slurm->qos ||
+        slurm->constraint || slurm->mem || slurm->throttle || slurm->sbatch_args ||
+        slurm->cost_model != PM_COST_AUTO) {
         fprintf(stderr, "passmap sweep: --shards, --partition, --time, --account, --qos, --constraint, --mem, "
                         "--throttle, --sbatch-args and --cost-model go with --slurm (one machine: --shard K/N; a plan: --write-plan)\n");
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }
     /* after --slurm's own refusal of the options its tasks would not receive */
-    if (device && pm_backend_set_option(pm_backend_find(spec->backend), spec, "device", device, &err)) {
-        fprintf(stderr, "passmap sweep: %s\n", err.msg);
+    if (sw->device && pm_backend_set_option(pm_backend_find(spec->backend), spec, "device", sw->device, &sw->err)) {
+        fprintf(stderr, "passmap sweep: %s\n", sw->err.msg);
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }
-    if (status) {
+    if (sw->status) {
         pm_spec_free(spec);
-        return pm_cli_status(&db, 1, json);
+        return pm_cli_status(&sw->db, 1, sw->json);
     }
-    progress_state ps = {.tty = isatty(STDERR_FILENO), .quiet = quiet, .dry = opts.dry_run};
-    opts.progress = on_progress;
-    opts.progress_user = &ps;
-    opts.notice = on_notice;
+    return SWEEP_GO;
+}
+
+/* The sweep (or its dry run), with progress and Ctrl-C stopping it between runs. */
+static int sweep_run(sweep_cli *sw)
+{
+    progress_state ps = {.tty = isatty(STDERR_FILENO), .quiet = sw->quiet, .dry = sw->opts.dry_run};
+    sw->opts.progress = on_progress;
+    sw->opts.progress_user = &ps;
+    sw->opts.notice = on_notice;
     signal(SIGINT, on_sigint);
     signal(SIGTERM, on_sigint);
-    pm_sweep_summary sum;
-    int rc = pm_sweep_run(spec, &opts, &sum, &err);
+    int rc = pm_sweep_run(sw->spec, &sw->opts, &sw->sum, &sw->err);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     if (rc) {
-        fprintf(stderr, "\npassmap sweep: %s\n", err.msg);
-        pm_spec_free(spec);
+        fprintf(stderr, "\npassmap sweep: %s\n", sw->err.msg);
+        pm_spec_free(sw->spec);
         /* usage errors (the database is held by another sweep, a bad shard) are 2, like bad flags */
-        return err.code == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;
+        return sw->err.code == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;
     }
-    if (json) {
+    return SWEEP_GO;
+}
+
+/* The summary (JSON, the dry run's plan, or the sweep's), and the exit code it implies. */
+static int sweep_print(sweep_cli *sw)
+{
+    const pm_sweep_opts *opts = &sw->opts;
+    const pm_sweep_summary *sum = &sw->sum;
+    pm_spec *spec = sw->spec;
+    const char *db = sw->db;
+    if (sw->json) {
         json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:f}", "sweep", spec->name, "db", db,
-                              "configs", sum.configs, "planned", sum.planned, "already_done", sum.already_done, "ran",
-                              sum.ran, "ok", sum.ok, "failed", sum.failed, "interrupted", sum.interrupted, "wall_s",
-                              sum.wall_s);
-        json_object_set_new(o, "startup_runs", json_integer(sum.startup_runs));
-        json_object_set_new(o, "no_report", json_integer(sum.no_report));
-        json_object_set_new(o, "meter", json_pack("{s:s, s:f}", "name", sum.meter, "slowdown", sum.meter_slowdown));
-        if (opts.dry_run)
-            json_object_set_new(o, "expected_s", sum.expected_s >= 0 ? json_real(sum.expected_s) : json_null());
+                              "configs", sum->configs, "planned", sum->planned, "already_done", sum->already_done,
+                              "ran", sum->ran, "ok", sum->ok, "failed", sum->failed, "interrupted", sum->interrupted,
+                              "wall_s", sum->wall_s);
+        json_object_set_new(o, "startup_runs", json_integer(sum->startup_runs));
+        json_object_set_new(o, "no_report", json_integer(sum->no_report));
+        json_object_set_new(o, "meter", json_pack("{s:s, s:f}", "name", sum->meter, "slowdown", sum->meter_slowdown));
+        if (opts->dry_run)
+            json_object_set_new(o, "expected_s", sum->expected_s >= 0 ? json_real(sum->expected_s) : json_null());
         if (spec->repeats_auto)
-            json_object_set_new(o, "auto_stop", json_pack("{s:i, s:i, s:s}", "precision", sum.stop_precision,
-                                                          "answer", sum.stop_answer, "note", sum.stop_note));
-        if (opts.shard.n)
-            json_object_set_new(o, "shard", json_pack("{s:i, s:i}", "k", opts.shard.k, "n", opts.shard.n));
+            json_object_set_new(o, "auto_stop", json_pack("{s:i, s:i, s:s}", "precision", sum->stop_precision,
+                                                          "answer", sum->stop_answer, "note", sum->stop_note));
+        if (opts->shard.n)
+            json_object_set_new(o, "shard", json_pack("{s:i, s:i}", "k", opts->shard.k, "n", opts->shard.n));
         pm_json_stamp(o, "wall_s", "s", "expected_s", "s", NULL);
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
         putchar('\n');
         json_decref(o);
-    } else if (opts.dry_run) {
-        printf("dry run: %d configs, %d runs planned (%d already recorded); nothing was written\n", sum.configs,
-               sum.planned, sum.already_done);
+    } else if (opts->dry_run) {
+        printf("dry run: %d configs, %d runs planned (%d already recorded); nothing was written\n", sum->configs,
+               sum->planned, sum->already_done);
         /* what the meter costs: the expected time when the store has runs to go by */
         char t[16];
-        fmt_dur(sum.expected_s, t, sizeof t);
-        printf("dry run: meter %s: steps run ~%.0fx their native time; expected time %s\n", sum.meter, sum.meter_slowdown,
-               sum.expected_s >= 0 ? t : "unknown (no run recorded in the database to go by)");
+        fmt_dur(sum->expected_s, t, sizeof t);
+        printf("dry run: meter %s: steps run ~%.0fx their native time; expected time %s\n", sum->meter,
+               sum->meter_slowdown, sum->expected_s >= 0 ? t : "unknown (no run recorded in the database to go by)");
     } else {
-        if (sum.startup_runs)
-            printf("start-up: %d null-input runs (each tool on an empty input, once per sweep)\n", sum.startup_runs);
-        if (opts.shard.n)
-            printf("shard %d/%d: ", opts.shard.k, opts.shard.n);
+        if (sum->startup_runs)
+            printf("start-up: %d null-input runs (each tool on an empty input, once per sweep)\n", sum->startup_runs);
+        if (opts->shard.n)
+            printf("shard %d/%d: ", opts->shard.k, opts->shard.n);
         char noreport[32] = "";
-        if (sum.no_report)
-            snprintf(noreport, sizeof noreport, ", %d no-report", sum.no_report);
+        if (sum->no_report)
+            snprintf(noreport, sizeof noreport, ", %d no-report", sum->no_report);
         printf("sweep %s: %d configs, %d runs planned (%d already recorded), %d ran: %d ok, %d failed%s, %.1f s%s\n"
                "results: %s\n",
-               spec->name, sum.configs, sum.planned, sum.already_done, sum.ran, sum.ok, sum.failed, noreport,
-               sum.wall_s, sum.interrupted ? " (interrupted: rerun to resume)" : "", db);
-        if (sum.left && !sum.interrupted)   /* --max-runs stopped it: how much is left, and how to go on */
-            printf("--max-runs %d: %d runs left; the same command resumes them\n", opts.max_runs, sum.left);
-        if (spec->repeats_auto && !sum.interrupted)
+               spec->name, sum->configs, sum->planned, sum->already_done, sum->ran, sum->ok, sum->failed, noreport,
+               sum->wall_s, sum->interrupted ? " (interrupted: rerun to resume)" : "", db);
+        if (sum->left && !sum->interrupted)   /* --max-runs stopped it: how much is left, and how to go on */
+            printf("--max-runs %d: %d runs left; the same command resumes them\n", opts->max_runs, sum->left);
+        if (spec->repeats_auto && !sum->interrupted)
             printf("repeats = auto: %d configs stopped on a known dominant stage, %d on the %.0f%% precision, %d "
-                   "at max_repeats or still open%s%s\n", sum.stop_answer, sum.stop_precision, 100 * spec->precision,
-                   sum.configs - sum.stop_answer - sum.stop_precision, sum.stop_note[0] ? "; " : "", sum.stop_note);
-        if (sum.no_report)
+                   "at max_repeats or still open%s%s\n", sum->stop_answer, sum->stop_precision, 100 * spec->precision,
+                   sum->configs - sum->stop_answer - sum->stop_precision, sum->stop_note[0] ? "; " : "",
+                   sum->stop_note);
+        if (sum->no_report)
             printf("warning: %d runs have no readable timing report (%s): they give no stage, regime or fix; make "
                    "the step print one (clang -ftime-report or -ftime-trace, opt/llc -time-passes, gcc "
                    "-ftime-report, mlir-opt --mlir-timing) and check its report = line\n",
-                   sum.no_report, sum.no_report_note);
+                   sum->no_report, sum->no_report_note);
     }
     pm_spec_free(spec);
-    if (sum.interrupted)
+    if (sum->interrupted)
         return 130;
     /* runs were made and none succeeded: nothing was measured, which a script must not read as success. A
      * no-report run did run and was measured (its walls are stored): the warning above says why it concludes
      * nothing, and the sweep itself succeeded. */
-    if (!opts.dry_run && sum.ran > 0 && sum.ok == 0 && sum.no_report == 0) {
+    if (!opts->dry_run && sum->ran > 0 && sum->ok == 0 && sum->no_report == 0) {
         fprintf(stderr, "passmap sweep: every run failed (%d of %d): see the notes in `passmap show %s` or the run "
-                "folders under the work folder\n", sum.failed, sum.ran, db);
+                "folders under the work folder\n", sum->failed, sum->ran, db);
         return PM_EXIT_FAIL;
     }
     return PM_EXIT_OK;
+}
+
+/* Parse options, check and refuse, run (or submit to Slurm, or dry-run), print. */
+int cmd_sweep(int argc, char **argv)
+{
+    sweep_cli sw = {.slurm = {.shards = 0}, .opts = {.warm = -1, .stop = &stop_requested}};
+    int rc;
+    if ((rc = sweep_parse_options(&sw, argc, argv)) != SWEEP_GO || (rc = sweep_check(&sw, argc, argv)) != SWEEP_GO)
+        return rc;
+    if (sw.use_slurm)
+        return sweep_slurm(&sw, argv);
+    if ((rc = sweep_check_local(&sw)) != SWEEP_GO || (rc = sweep_run(&sw)) != SWEEP_GO)
+        return rc;
+    return sweep_print(&sw);
 }

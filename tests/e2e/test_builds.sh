@@ -16,25 +16,7 @@ ln -s "$LLC14" "$TMP/both/llc-14"; ln -s "$LLC22" "$TMP/both/llc-22"
 ln -s "$LLC14" "$TMP/only14/llc-14"; ln -s "$LLC22" "$TMP/only22/llc-22"
 
 # a real C workload (60 functions with loops, branches and a switch) as LLVM 14 IR, which every later LLVM reads
-python3 - "$TMP/s/w.c" <<'PY'
-import sys
-out = []
-for i in range(60):
-    out.append(f"""struct s{i} {{ int a[16]; double d; }};
-int f{i}(int *p, int n, struct s{i} *q) {{
-  int acc = {i};
-  for (int k = 0; k < n; k++) {{
-    acc += p[k] * {i % 7 + 1} + q->a[k & 15];
-    if (acc > {1000 + i}) acc ^= k << 2; else acc -= p[(k * 3) % n];
-    for (int j = 0; j < 16; j++) q->a[j] += acc >> (j & 7);
-  }}
-  q->d = acc * 0.5 + {i}.25;
-  switch (acc & 7) {{ case 0: return acc + 1; case 1: return acc * 3; case 2: return acc - 2; default: break; }}
-  return acc;
-}}
-""")
-open(sys.argv[1], "w").write("".join(out))
-PY
+gen_c 60 "$TMP/s/w.c"
 clang-14 -O0 -Xclang -disable-O0-optnone -S -emit-llvm "$TMP/s/w.c" -o "$TMP/s/w.ll" || { fail "clang-14 -emit-llvm"; finish; exit; }
 cat > "$TMP/s/b.ini" <<'INI'
 [sweep]

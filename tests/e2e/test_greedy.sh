@@ -14,6 +14,11 @@ cp "$FIX"/llc14-time-passes.txt "$FIX"/llc16-time-passes.txt "$FIX"/llc22-time-p
 awk '$NF == "Allocator" && $(NF-1) == "Register" && $(NF-2) == "Greedy" { sub(/0\.0013 \(  0\.1%\)  Greedy/, "0.0174 (  0.1%)  Greedy") } { print }' \
   "$FIX/llc16-time-passes.txt" > "$TMP/s/llc99-time-passes.txt"
 grep -q '0.0174 (  0.1%)  Greedy Register Allocator$' "$TMP/s/llc99-time-passes.txt" || fail "the doctored llc-99 report"
+# "llc-98": the AMX allocator's time noisy, within 8x of LLVM 14's general one (0.0080 against 0.0545 s) while
+# 16's #2 is closer (0.0174): two offsets fit, the closer pairs (a busy machine's tiny timers did this in CI)
+awk '$NF == "Allocator" && $(NF-1) == "Register" && $(NF-2) == "Greedy" { sub(/0\.0013 \(  0\.1%\)  Greedy/, "0.0080 (  0.1%)  Greedy") } { print }' \
+  "$FIX/llc16-time-passes.txt" > "$TMP/s/llc98-time-passes.txt"
+grep -q '0.0080 (  0.1%)  Greedy Register Allocator$' "$TMP/s/llc98-time-passes.txt" || fail "the doctored llc-98 report"
 cat > "$TMP/s/g.ini" <<'INI'
 [sweep]
 name = greedy
@@ -21,7 +26,7 @@ backend = command
 repeats = 3
 
 [matrix m]
-llvm = 14, 16, 22, 99
+llvm = 14, 16, 22, 99, 98
 
 [step llc]
 argv = cat {spec_dir}/llc{llvm}-time-passes.txt
@@ -34,7 +39,7 @@ check "sweep of the captured llc reports" "$PASSMAP" sweep --quiet --db "$db" "$
 # rows PAIR: compare --json of llvm=A against llvm=B, every pass row
 rows() { "$PASSMAP" compare "$db" --a "llvm=$1" --b "llvm=$2" --all-passes --allow-contended --json >"$TMP/c$1-$2.json" 2>"$TMP/c.err" \
            || { fail "compare $1 -> $2: $(cat "$TMP/c.err")"; return 1; }; }
-for b in 16 22; do
+for b in 16 22 98; do
   rows 14 $b || continue
   python3 - "$TMP/c14-$b.json" <<'PY' && ok "llc 14 -> $b: the general allocator is one matched pass (ratio ~1), the AMX one added" \
     || fail "llc 14 -> $b: greedy matched wrong"
