@@ -327,182 +327,223 @@ static int expected_time(sweep_ctx *x, pm_sweep_summary *sum, pm_err *err)
     return PM_OK;
 }
 
-int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err)
+/* One sweep's state, shared by its phases: setup, open the store, the configs, plan, run, summary. */
+typedef struct sweep_run {
+    sweep_ctx x;
+    const pm_spec *spec;
+    const pm_sweep_opts *opts;
+    pm_sweep_summary *sum;
+    pm_shard_plan shard_plan;
+    task *tasks;
+    int n_tasks, already, lock_fd, warm;
+    int64_t sweep_id;
+    char *meta;
+    double t0, t_side;   /* the sweep's start and its side measurements' start: the wall left for the runs */
+} sweep_run;
+
+/* The shard's configs, passmap's own path, the work folder, the meter and the back end; the writer's lock
+ * and what a killed sweep left running. */
+static int sweep_setup(sweep_run *s, pm_err *err)
 {
-    sweep_ctx x = {.spec = spec, .opts = opts, .be = pm_backend_find(spec->backend)};
-    pm_shard_plan shard_plan = {0};
-    task *tasks = NULL;
-    int n_tasks = 0, already = 0, rc = PM_OK, lock_fd = -1;
-    int64_t sweep_id = 0;
-    char *meta = NULL;
-    memset(sum, 0, sizeof *sum);
-    if (!(x.in_shard = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x.in_shard)) ||
-        !(x.shard_of = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x.shard_of))) {
-        free(x.in_shard);
-        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    }
-    if ((rc = opts->plan_path ? pm_shard_plan_read(opts->plan_path, spec, opts->shard.n, &shard_plan, err)
-                              : pm_shard_plan_make(spec, opts->shard.n, opts->costs_db, PM_COST_AUTO, &shard_plan, err)))
-        goto cleanup;
-    memcpy(x.shard_of, shard_plan.shard_of, (size_t)spec->n_configs * sizeof *x.shard_of);
+    sweep_ctx *x = &s->x;
+    const pm_spec *spec = s->spec;
+    const pm_sweep_opts *opts = s->opts;
+    pm_sweep_summary *sum = s->sum;
+    int rc = PM_OK;
+    if ((rc = opts->plan_path ? pm_shard_plan_read(opts->plan_path, spec, opts->shard.n, &s->shard_plan, err)
+                              : pm_shard_plan_make(spec, opts->shard.n, opts->costs_db, PM_COST_AUTO, &s->shard_plan, err)))
+        return rc;
+    memcpy(x->shard_of, s->shard_plan.shard_of, (size_t)spec->n_configs * sizeof *x->shard_of);
     for (int c = 0; c < spec->n_configs; c++)
-        x.in_shard[c] = !opts->shard.n || x.shard_of[c] == opts->shard.k;
+        x->in_shard[c] = !opts->shard.n || x->shard_of[c] == opts->shard.k;
     for (int c = 0; c < spec->n_configs; c++)
-        sum->configs += x.in_shard[c];
+        sum->configs += x->in_shard[c];
 
     if (opts->self_exe) {
-        if (snprintf(x.self, sizeof x.self, "%s", opts->self_exe) >= (int)sizeof x.self) {
-            rc = pm_err_set(err, PM_ERR_USAGE, "passmap's path is longer than %zu bytes", sizeof x.self - 1);
-            goto cleanup;
+        if (snprintf(x->self, sizeof x->self, "%s", opts->self_exe) >= (int)sizeof x->self) {
+            rc = pm_err_set(err, PM_ERR_USAGE, "passmap's path is longer than %zu bytes", sizeof x->self - 1);
+            return rc;
         }
-    } else if (!realpath("/proc/self/exe", x.self)) {
+    } else if (!realpath("/proc/self/exe", x->self)) {
         rc = pm_err_errno(err, PM_ERR_IO, "cannot find passmap's own executable");
-        goto cleanup;
+        return rc;
     }
     /* the run folders live here: a cut path would put them somewhere else */
-    if ((opts->work_dir ? snprintf(x.work, sizeof x.work, "%s", opts->work_dir)
-                        : snprintf(x.work, sizeof x.work, "%s.runs", opts->db_path)) >= (int)sizeof x.work) {
-        rc = pm_err_set(err, PM_ERR_USAGE, "work folder path longer than %zu bytes: %.80s...", sizeof x.work - 1,
+    if ((opts->work_dir ? snprintf(x->work, sizeof x->work, "%s", opts->work_dir)
+                        : snprintf(x->work, sizeof x->work, "%s.runs", opts->db_path)) >= (int)sizeof x->work) {
+        rc = pm_err_set(err, PM_ERR_USAGE, "work folder path longer than %zu bytes: %.80s...", sizeof x->work - 1,
                         opts->work_dir ? opts->work_dir : opts->db_path);
-        goto cleanup;
+        return rc;
     }
-    if (!x.be) {
+    if (!x->be) {
         rc = pm_err_set(err, PM_ERR_USAGE, "no back end '%s' (%s)", spec->backend, pm_backend_names());
-        goto cleanup;
+        return rc;
     }
-    if ((rc = pm_meter_resolve(opts->meter ? opts->meter : spec->meter[0] ? spec->meter : NULL, &x.meter, err)))
-        goto cleanup;
-    x.jobs = opts->jobs > 1 ? opts->jobs : 1;
-    snprintf(sum->meter, sizeof sum->meter, "%s", x.meter->name);
-    sum->meter_slowdown = x.meter->slowdown_guess;
+    if ((rc = pm_meter_resolve(opts->meter ? opts->meter : spec->meter[0] ? spec->meter : NULL, &x->meter, err)))
+        return rc;
+    x->jobs = opts->jobs > 1 ? opts->jobs : 1;
+    snprintf(sum->meter, sizeof sum->meter, "%s", x->meter->name);
+    sum->meter_slowdown = x->meter->slowdown_guess;
     sum->expected_s = -1;
-    if (x.jobs > 1 && !x.meter->counts) {
+    if (x->jobs > 1 && !x->meter->counts) {
         rc = pm_err_set(err, PM_ERR_USAGE, "--jobs %d needs a meter that counts instructions (valgrind, or counters "
                         "where the kernel has them): the %s meter decides on time, and %d compiles at once make "
                         "every time contended, so nothing could be concluded; use --meter valgrind, or --jobs 1",
-                        x.jobs, x.meter->name, x.jobs);
-        goto cleanup;
+                        x->jobs, x->meter->name, x->jobs);
+        return rc;
     }
-    x.bctx = (pm_backend_ctx){.spec = spec, .self_exe = x.self, .cache_dir = x.cache_dir, .cancel = opts->stop};
+    x->bctx = (pm_backend_ctx){.spec = spec, .self_exe = x->self, .cache_dir = x->cache_dir, .cancel = opts->stop};
     if (opts->dry_run) {
         /* nothing is created: the paths shown are where a real sweep would put things */
         char cwd[PATH_MAX], rel[PATH_MAX];
-        memcpy(rel, x.work, sizeof rel);
-        if (rel[0] != '/' && getcwd(cwd, sizeof cwd) && (rc = fmt_path(x.work, sizeof x.work, err, "%s/%s", cwd, rel)))
-            goto cleanup;
+        memcpy(rel, x->work, sizeof rel);
+        if (rel[0] != '/' && getcwd(cwd, sizeof cwd) && (rc = fmt_path(x->work, sizeof x->work, err, "%s/%s", cwd, rel)))
+            return rc;
     } else {
-        if ((rc = pm_util_mkdir_p(x.work, err)))
-            goto cleanup;
+        if ((rc = pm_util_mkdir_p(x->work, err)))
+            return rc;
         /* Steps run with the run folder as cwd: every path handed to them must be absolute. */
         char abs[PATH_MAX];
-        if (!realpath(x.work, abs)) {
-            rc = pm_err_errno(err, PM_ERR_IO, "cannot resolve %s", x.work);
-            goto cleanup;
+        if (!realpath(x->work, abs)) {
+            rc = pm_err_errno(err, PM_ERR_IO, "cannot resolve %s", x->work);
+            return rc;
         }
-        memcpy(x.work, abs, sizeof abs);
+        memcpy(x->work, abs, sizeof abs);
     }
-    if (x.be->prepare && (rc = x.be->prepare(&x.bctx, err)))
-        goto cleanup;
-    if (!(x.bctx.versions = json_object())) {
+    if (x->be->prepare && (rc = x->be->prepare(&x->bctx, err)))
+        return rc;
+    if (!(x->bctx.versions = json_object())) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        goto cleanup;
+        return rc;
     }
     /* One sweep writes a database at a time; merge refuses a database while it is held. */
-    if (!opts->dry_run && (rc = pm_store_writer_lock(opts->db_path, "sweep", &lock_fd, err)))
-        goto cleanup;
+    if (!opts->dry_run && (rc = pm_store_writer_lock(opts->db_path, "sweep", &s->lock_fd, err)))
+        return rc;
     /* A killed sweep's steps may have left processes running (backgrounded by a step, so PDEATHSIG missed
      * them): they would write into the run folders reused below and compete with the runs measured. */
-    if (!opts->dry_run && ((rc = pm_pgroup_recorder_init(&x.pgrec, opts->db_path, err)) ||
+    if (!opts->dry_run && ((rc = pm_pgroup_recorder_init(&x->pgrec, opts->db_path, err)) ||
                            (rc = pm_pgroup_reap(opts->db_path, opts->notice, opts->notice_user, err))))
-        goto cleanup;
-    if ((rc = fmt_path(x.cache_dir, sizeof x.cache_dir, err, "%s/cache", x.work)))
-        goto cleanup;
+        return rc;
+    if ((rc = fmt_path(x->cache_dir, sizeof x->cache_dir, err, "%s/cache", x->work)))
+        return rc;
+    return rc;
+}
+
+/* The store, the configs' fingerprints and contract, the sweep's row and the host's (a dry run only reads an
+ * existing store). */
+static int sweep_open(sweep_run *s, pm_err *err)
+{
+    sweep_ctx *x = &s->x;
+    const pm_spec *spec = s->spec;
+    const pm_sweep_opts *opts = s->opts;
+    int rc = PM_OK;
     if (opts->dry_run) {
         /* an existing database is read (runs already recorded are left out of the plan), never written */
-        if (access(opts->db_path, F_OK) == 0 && (rc = pm_store_open_readonly(opts->db_path, &x.store, err)))
-            goto cleanup;
-        goto configs;
+        if (access(opts->db_path, F_OK) == 0 && (rc = pm_store_open_readonly(opts->db_path, &x->store, err)))
+            return rc;
+        return rc;
     }
-    if ((rc = pm_store_open(opts->db_path, &x.store, err)) ||
-        (opts->shard.n && (rc = pm_shard_plan_record(x.store, spec->name, &shard_plan, err))))
-        goto cleanup;
-    if ((rc = fingerprint_configs(&x, err)) || (rc = check_contract(&x, err)) || (rc = check_meter(&x, err)))
-        goto cleanup;
-    meta = sweep_meta(&x);
-    if ((rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err)))
-        goto cleanup;
-    x.sweep_id = sweep_id;
+    if ((rc = pm_store_open(opts->db_path, &x->store, err)) ||
+        (opts->shard.n && (rc = pm_shard_plan_record(x->store, spec->name, &s->shard_plan, err))))
+        return rc;
+    if ((rc = fingerprint_configs(x, err)) || (rc = check_contract(x, err)) || (rc = check_meter(x, err)))
+        return rc;
+    s->meta = sweep_meta(x);
+    if ((rc = pm_store_sweep(x->store, spec->name, spec->backend, spec->text, s->meta, &s->sweep_id, err)))
+        return rc;
+    x->sweep_id = s->sweep_id;
     {
         pm_host host;
         char compiler[256];
         /* the compiler as the back end describes it (sweep metadata): "MLIR/LLVM 22.1.8", "openvino NPU" */
-        json_t *m = meta ? json_loads(meta, 0, NULL) : NULL;
+        json_t *m = s->meta ? json_loads(s->meta, 0, NULL) : NULL;
         const char *name = json_string_value(json_object_get(m, "compiler"));
         const char *ver = json_string_value(json_object_get(m, "compiler_version"));
         const char *dev = json_string_value(json_object_get(m, "device"));
         char digest[64];
-        tools_digest(&x.tools, digest, sizeof digest);
+        tools_digest(&x->tools, digest, sizeof digest);
         snprintf(compiler, sizeof compiler, "%s%s%s%s%s", name ? name : spec->backend, ver || dev ? " " : "", ver ? ver : dev ? dev : "",
                  digest[0] ? ", " : "", digest);
         json_decref(m);
         if ((rc = pm_host_probe(&host, err)))
-            goto cleanup;
+            return rc;
         pm_host_set_compiler(&host, compiler);
-        if ((rc = pm_store_host(x.store, &host, &x.host_id, err)) ||
-            (rc = pm_store_record_tools(x.store, sweep_id, x.host_id, x.tools.items, x.n_tools_used, err)))
-            goto cleanup;
+        if ((rc = pm_store_host(x->store, &host, &x->host_id, err)) ||
+            (rc = pm_store_record_tools(x->store, s->sweep_id, x->host_id, x->tools.items, x->n_tools_used, err)))
+            return rc;
     }
-configs:
-    if (!(x.cs = calloc((size_t)spec->n_configs, sizeof *x.cs))) {
+    return rc;
+}
+
+/* Each config of the shard: its run folder, the back end's preparation, its row and its share of the plan. */
+static int sweep_configs(sweep_run *s, pm_err *err)
+{
+    sweep_ctx *x = &s->x;
+    const pm_spec *spec = s->spec;
+    const pm_sweep_opts *opts = s->opts;
+    pm_sweep_summary *sum = s->sum;
+    int rc = PM_OK;
+    if (!(x->cs = calloc((size_t)spec->n_configs, sizeof *x->cs))) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        goto cleanup;
+        return rc;
     }
     /* a back end with its own warm path measures it with every cold run: no passmap-cache runs beside it */
-    int warm = (opts->warm >= 0 ? opts->warm : spec->warm) && !x.be->own_warm_path;
-    x.warm = warm;
+    s->warm = (opts->warm >= 0 ? opts->warm : spec->warm) && !x->be->own_warm_path;
+    x->warm = s->warm;
     for (int c = 0; c < spec->n_configs; c++) {
         const pm_spec_config *cfg = &spec->configs[c];
-        config_state *cs = &x.cs[c];
+        config_state *cs = &x->cs[c];
         char safe[PM_SPEC_KEY_MAX];
-        if (!x.in_shard[c])
+        if (!x->in_shard[c])
             continue;
         safe_name(cfg->key, safe, sizeof safe);
-        if ((rc = fmt_path(cs->dir, sizeof cs->dir, err, "%s/%s", x.work, safe)))
-            goto cleanup;
+        if ((rc = fmt_path(cs->dir, sizeof cs->dir, err, "%s/%s", x->work, safe)))
+            return rc;
         if (opts->dry_run) {
-            if (x.store && (rc = pm_store_config_find(x.store, spec->name, cfg->key, &cs->id, err)))
-                goto cleanup;
+            if (x->store && (rc = pm_store_config_find(x->store, spec->name, cfg->key, &cs->id, err)))
+                return rc;
             continue;
         }
         if ((rc = pm_util_mkdir_p(cs->dir, err)))
-            goto cleanup;
+            return rc;
         if (opts->stop && *opts->stop) {   /* preparing (generators, probes) can take minutes: stop here too */
             sum->interrupted = 1;
-            goto cleanup;
+            return rc;
         }
-        if (x.be->prepare_config && (rc = x.be->prepare_config(&x.bctx, c, cs->dir, &cs->prep, err)))
-            goto cleanup;
+        if (x->be->prepare_config && (rc = x->be->prepare_config(&x->bctx, c, cs->dir, &cs->prep, err)))
+            return rc;
         char *params = cs->prep.params ? json_dumps(cs->prep.params, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
         pm_config pc = {.key = cfg->key, .kind = cfg->kind, .workload = pm_spec_workload(cfg),
                         .variant = cfg->variant[0] ? cfg->variant : NULL, .params_json = params,
                         .params = cfg->params, .n_params = cfg->n_params};
-        rc = pm_store_config(x.store, sweep_id, &pc, &cs->id, err);
+        rc = pm_store_config(x->store, s->sweep_id, &pc, &cs->id, err);
         free(params);
-        if (rc || (rc = pm_store_config_set_fingerprint(x.store, cs->id, x.fp_hash[c], x.fp_text[c], err)))
-            goto cleanup;
+        if (rc || (rc = pm_store_config_set_fingerprint(x->store, cs->id, x->fp_hash[c], x->fp_text[c], err)))
+            return rc;
     }
     /* The whole plan, every shard's configs (1/1 when not sharded): `passmap status` compares it with what is
      * recorded, so a shard that never ran, or a merged store missing one, shows as work left. With repeats =
      * auto a config owes up to max_repeats until the stopping rule settles it (plan_round records that). */
-    x.sweep_id = sweep_id;
+    x->sweep_id = s->sweep_id;
     for (int c = 0; c < spec->n_configs && !opts->dry_run; c++)
-        if ((rc = pm_store_shard_plan(x.store, sweep_id, opts->shard.n ? x.shard_of[c] : 1,
+        if ((rc = pm_store_shard_plan(x->store, s->sweep_id, opts->shard.n ? x->shard_of[c] : 1,
                                       opts->shard.n ? opts->shard.n : 1, spec->configs[c].key,
-                                      spec->repeats_auto ? spec->max_repeats : spec->repeats, warm ? 1 : 0,
-                                      warm ? spec->warm_repeats : 0, err)))
-            goto cleanup;
-    if (warm && !opts->dry_run && (rc = name_uncacheable(&x, err)))
-        goto cleanup;
+                                      spec->repeats_auto ? spec->max_repeats : spec->repeats, s->warm ? 1 : 0,
+                                      s->warm ? spec->warm_repeats : 0, err)))
+            return rc;
+    if (s->warm && !opts->dry_run && (rc = name_uncacheable(x, err)))
+        return rc;
+    return rc;
+}
+
+/* The tasks owed: cold runs, then a cache miss and warm runs; a slowing meter's cost measured once. */
+static int sweep_plan(sweep_run *s, pm_err *err)
+{
+    sweep_ctx *x = &s->x;
+    const pm_spec *spec = s->spec;
+    const pm_sweep_opts *opts = s->opts;
+    pm_sweep_summary *sum = s->sum;
+    int rc = PM_OK;
     if (opts->notice && pm_run_mem_limit_clamp(spec->mem_limit) != spec->mem_limit) {
         char line[256];
         snprintf(line, sizeof line, "mem_limit %.2f GiB is above the address-space limit this process inherited "
@@ -510,38 +551,48 @@ configs:
                  (double)spec->mem_limit / (1 << 30), (double)pm_run_mem_limit_clamp(spec->mem_limit) / (1 << 30));
         opts->notice(opts->notice_user, line);
     }
-    if ((rc = plan(&x, "cold", spec->repeats, &tasks, &n_tasks, &already, err)))
-        goto cleanup;
-    if (warm) {
+    if ((rc = plan(x, "cold", spec->repeats, &s->tasks, &s->n_tasks, &s->already, err)))
+        return rc;
+    if (s->warm) {
         /* One miss fills the cache (recorded as "cache-miss": the cache's own overhead), then timed hits. */
-        if ((rc = plan(&x, "cache-miss", 1, &tasks, &n_tasks, &already, err)) ||
-            (rc = plan(&x, "warm", spec->warm_repeats, &tasks, &n_tasks, &already, err)))
-            goto cleanup;
+        if ((rc = plan(x, "cache-miss", 1, &s->tasks, &s->n_tasks, &s->already, err)) ||
+            (rc = plan(x, "warm", spec->warm_repeats, &s->tasks, &s->n_tasks, &s->already, err)))
+            return rc;
     }
-    if (opts->max_runs > 0 && n_tasks > opts->max_runs) {   /* the rest is said, for the next invocation */
-        sum->left = spec->repeats_auto ? 0 : n_tasks - opts->max_runs;   /* auto: the rounds decide, no count */
-        n_tasks = opts->max_runs;
+    if (opts->max_runs > 0 && s->n_tasks > opts->max_runs) {   /* the rest is said, for the next invocation */
+        sum->left = spec->repeats_auto ? 0 : s->n_tasks - opts->max_runs;   /* auto: the rounds decide, no count */
+        s->n_tasks = opts->max_runs;
     }
-    sum->already_done = already;
+    sum->already_done = s->already;
     /* a slowing meter's cost against a native run, per tool, on the first planned config (timeouts, Method) */
-    if (x.meter->slows && !opts->dry_run && n_tasks > 0) {
-        json_t *o = meta ? json_loads(meta, 0, NULL) : NULL;
+    if (x->meter->slows && !opts->dry_run && s->n_tasks > 0) {
+        json_t *o = s->meta ? json_loads(s->meta, 0, NULL) : NULL;
         char *updated = NULL;
-        if (!(rc = measure_slowdown(&x, tasks[0].config, err)) && o) {
-            json_object_set(o, "meter_slowdown", x.slowdown_json);
+        if (!(rc = measure_slowdown(x, s->tasks[0].config, err)) && o) {
+            json_object_set(o, "meter_slowdown", x->slowdown_json);
             if ((updated = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS))) {
-                free(meta);
-                meta = updated;
-                rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, meta, &sweep_id, err);
+                free(s->meta);
+                s->meta = updated;
+                rc = pm_store_sweep(x->store, spec->name, spec->backend, spec->text, s->meta, &s->sweep_id, err);
             }
         }
         json_decref(o);
         if (rc)
-            goto cleanup;
+            return rc;
     }
+    return rc;
+}
 
-    double t0 = pm_util_now();
-    batch_state bs = {.t0 = t0, .already = already};
+/* The tasks in batches (rounds until each config settles with repeats = auto), then start-up measured once. */
+static int sweep_execute(sweep_run *s, pm_err *err)
+{
+    sweep_ctx *x = &s->x;
+    const pm_spec *spec = s->spec;
+    const pm_sweep_opts *opts = s->opts;
+    pm_sweep_summary *sum = s->sum;
+    int rc = PM_OK;
+    s->t0 = pm_util_now();
+    batch_state bs = {.t0 = s->t0, .already = s->already};
     bs.took = calloc((size_t)(spec->n_configs ? spec->n_configs : 1) * ETA_MODES, sizeof *bs.took);
     bs.n_took = calloc((size_t)(spec->n_configs ? spec->n_configs : 1) * ETA_MODES, sizeof *bs.n_took);
     if (!bs.took || !bs.n_took) {   /* the ETA falls back to the plain average; the sweep goes on */
@@ -551,61 +602,71 @@ configs:
         bs.n_took = NULL;
     }
     if (!spec->repeats_auto || opts->dry_run) {
-        rc = run_batch(&x, tasks, n_tasks, 0, &bs, sum, err);
+        rc = run_batch(x, s->tasks, s->n_tasks, 0, &bs, sum, err);
     } else {
         /* The answer test maps passes to stages as the report does (the data dir's maps); without them the
          * configs stop on the deciding metric's precision alone, and the summary says so. */
         pm_err map_err = {0};
         if (spec->stop_on_precision) {
             snprintf(sum->stop_note, sizeof sum->stop_note, "stop = precision");
-        } else if (!(x.stages = pm_stagemap_new()) || pm_stagemap_load_default(x.stages, &map_err)) {
+        } else if (!(x->stages = pm_stagemap_new()) || pm_stagemap_load_default(x->stages, &map_err)) {
             snprintf(sum->stop_note, sizeof sum->stop_note, "no stage map (%.120s)",
-                     x.stages ? map_err.msg : "out of memory");
-            pm_stagemap_free(x.stages);
-            x.stages = NULL;
+                     x->stages ? map_err.msg : "out of memory");
+            pm_stagemap_free(x->stages);
+            x->stages = NULL;
         }
         /* The first round(s) up to min_repeats, then rounds of the configs not settled, then the warm runs. */
         int n_cold = 0;
-        while (n_cold < n_tasks && !strcmp(tasks[n_cold].mode, "cold"))
+        while (n_cold < s->n_tasks && !strcmp(s->tasks[n_cold].mode, "cold"))
             n_cold++;
-        int n_rest = n_tasks - n_cold;
-        task *rest = tasks + n_cold, *round = NULL;
+        int n_rest = s->n_tasks - n_cold;
+        task *rest = s->tasks + n_cold, *round = NULL;
         unsigned state = spec->seed ? spec->seed + 7919 : 7919;
-        rc = run_batch(&x, tasks, n_cold, n_rest, &bs, sum, err);
+        rc = run_batch(x, s->tasks, n_cold, n_rest, &bs, sum, err);
         int n_round = 0;
-        while (!rc && !sum->interrupted && !bs.capped && !(rc = plan_round(&x, &state, &round, &n_round, err)) &&
+        while (!rc && !sum->interrupted && !bs.capped && !(rc = plan_round(x, &state, &round, &n_round, err)) &&
                n_round > 0)
-            rc = run_batch(&x, round, n_round, n_rest, &bs, sum, err);
+            rc = run_batch(x, round, n_round, n_rest, &bs, sum, err);
         free(round);
         if (!rc && !sum->interrupted && !bs.capped)
-            rc = run_batch(&x, rest, n_rest, 0, &bs, sum, err);
+            rc = run_batch(x, rest, n_rest, 0, &bs, sum, err);
     }
-    sum->planned = spec->repeats_auto ? bs.done : n_tasks;
-    if (x.slowdown > 0)
-        sum->meter_slowdown = x.slowdown;
-    if (opts->dry_run && x.store && !rc)
-        rc = expected_time(&x, sum, err);
-    for (int c = 0; x.cs && c < spec->n_configs; c++) {
-        sum->stop_precision += x.cs[c].stopped_by == 1;
-        sum->stop_answer += x.cs[c].stopped_by == 2;
+    sum->planned = spec->repeats_auto ? bs.done : s->n_tasks;
+    if (x->slowdown > 0)
+        sum->meter_slowdown = x->slowdown;
+    if (opts->dry_run && x->store && !rc)
+        rc = expected_time(x, sum, err);
+    for (int c = 0; x->cs && c < spec->n_configs; c++) {
+        sum->stop_precision += x->cs[c].stopped_by == 1;
+        sum->stop_answer += x->cs[c].stopped_by == 2;
     }
     free(bs.took);
     free(bs.n_took);
     /* no run here (all recorded, or none planned): start-up is still measured once */
-    double t_side = pm_util_now();
-    if (!rc && !opts->dry_run && !x.startup_done && !sum->interrupted)
-        rc = measure_startup(&x, sweep_id, sum, err);
+    s->t_side = pm_util_now();
+    if (!rc && !opts->dry_run && !x->startup_done && !sum->interrupted)
+        rc = measure_startup(x, s->sweep_id, sum, err);
     if (rc)
-        goto cleanup;
-    sum->wall_s = t_side - t0 - x.side_s;
-    snprintf(sum->no_report_note, sizeof sum->no_report_note, "%s", x.no_report_note);
-    if (x.bctx.versions && json_object_size(x.bctx.versions)) {
+        return rc;
+    return rc;
+}
+
+/* The summary's last figures, and the versions the compiles reported into the store's metadata. */
+static int sweep_summary(sweep_run *s, pm_err *err)
+{
+    sweep_ctx *x = &s->x;
+    const pm_spec *spec = s->spec;
+    pm_sweep_summary *sum = s->sum;
+    int rc = PM_OK;
+    sum->wall_s = s->t_side - s->t0 - x->side_s;
+    snprintf(sum->no_report_note, sizeof sum->no_report_note, "%s", x->no_report_note);
+    if (x->bctx.versions && json_object_size(x->bctx.versions)) {
         /* The versions the compiles reported join the store's meta table and the sweep's method metadata. */
-        json_t *o = json_loads(meta, 0, NULL);
+        json_t *o = json_loads(s->meta, 0, NULL);
         const char *key;
         json_t *val;
-        json_object_foreach(x.bctx.versions, key, val) {
-            if ((rc = pm_store_meta_set(x.store, key, json_string_value(val), err)))
+        json_object_foreach(x->bctx.versions, key, val) {
+            if ((rc = pm_store_meta_set(x->store, key, json_string_value(val), err)))
                 break;
             if (o)
                 json_object_set(o, key, val);
@@ -613,29 +674,48 @@ configs:
         char *updated = o && rc == PM_OK ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
         json_decref(o);
         if (updated)
-            rc = pm_store_sweep(x.store, spec->name, spec->backend, spec->text, updated, &sweep_id, err);
+            rc = pm_store_sweep(x->store, spec->name, spec->backend, spec->text, updated, &s->sweep_id, err);
         free(updated);
     }
-cleanup:
-    for (int c = 0; x.fp_text && c < spec->n_configs; c++)
-        free(x.fp_text[c]);
-    free(x.fp_text);
-    free(x.fp_hash);
-    pm_tool_set_free(&x.tools);
-    json_decref(x.slowdown_json);
-    pm_stagemap_free(x.stages);
-    json_decref(x.bctx.versions);
-    free(tasks);
-    for (int c = 0; x.cs && c < spec->n_configs; c++)
-        json_decref(x.cs[c].prep.params);
-    free(x.cs);
-    if (x.be && x.be->cleanup)
-        x.be->cleanup(&x.bctx);
-    free(x.in_shard);
-    free(x.shard_of);
-    pm_shard_plan_free(&shard_plan);
-    free(meta);
-    pm_store_close(x.store);
-    pm_store_writer_unlock(lock_fd);
+    return rc;
+}
+
+int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summary *sum, pm_err *err)
+{
+    sweep_run run = {.x = {.spec = spec, .opts = opts, .be = pm_backend_find(spec->backend)},
+                     .spec = spec, .opts = opts, .sum = sum, .lock_fd = -1};
+    sweep_run *s = &run;
+    sweep_ctx *x = &s->x;
+    int rc = PM_OK;
+    memset(sum, 0, sizeof *sum);
+    if (!(x->in_shard = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x->in_shard)) ||
+        !(x->shard_of = calloc((size_t)(spec->n_configs > 0 ? spec->n_configs : 1), sizeof *x->shard_of))) {
+        free(x->in_shard);
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    /* the phases in order: the first that fails, or an interruption while preparing, ends the sweep */
+    if (!(rc = sweep_setup(s, err)) && !(rc = sweep_open(s, err)) && !(rc = sweep_configs(s, err)) &&
+        !sum->interrupted && !(rc = sweep_plan(s, err)) && !(rc = sweep_execute(s, err)))
+        rc = sweep_summary(s, err);
+    for (int c = 0; x->fp_text && c < spec->n_configs; c++)
+        free(x->fp_text[c]);
+    free(x->fp_text);
+    free(x->fp_hash);
+    pm_tool_set_free(&x->tools);
+    json_decref(x->slowdown_json);
+    pm_stagemap_free(x->stages);
+    json_decref(x->bctx.versions);
+    free(s->tasks);
+    for (int c = 0; x->cs && c < spec->n_configs; c++)
+        json_decref(x->cs[c].prep.params);
+    free(x->cs);
+    if (x->be && x->be->cleanup)
+        x->be->cleanup(&x->bctx);
+    free(x->in_shard);
+    free(x->shard_of);
+    pm_shard_plan_free(&s->shard_plan);
+    free(s->meta);
+    pm_store_close(x->store);
+    pm_store_writer_unlock(s->lock_fd);
     return rc;
 }

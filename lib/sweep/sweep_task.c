@@ -89,254 +89,337 @@ static int has_counted(const pm_report *r)
     return 0;
 }
 
-int run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **status_out, double *wall_out, pm_err *err)
-{
-    config_state *cs = &x->cs[t->config];
+/* One task's state, shared by its phases: prepare the run folder and steps, run each step, collect the run's
+ * metrics, store the run. */
+typedef struct task_run {
+    sweep_ctx *x;
+    const task *t;
+    pm_pgroup_recorder *pg;
+    const char **status_out;
+    config_state *cs;
     char dir[PATH_MAX];
-    pm_steps steps = {0};
-    step_slots sl = {0};
-    pm_metric *metrics = NULL;
-    int n_metrics = 0, n_done = 0, rc;
-    const char *status = "ok";
-    double import_s = -1;
-    char import_error[1024] = "";
-    char note[512] = "";
-    double wall = 0, user = 0, sys = 0;
-    long rss = 0;
+    pm_steps steps;
+    step_slots sl;
+    pm_metric *metrics;
+    int n_metrics, n_done;
+    const char *status;
+    double import_s;
+    char import_error[1024];
+    char note[512];
+    double wall, user, sys;
+    long rss;
     pm_run_pressure pressure;
-    pm_run_pressure_init(&pressure);
     char path[PATH_MAX + 64];
+    int n_reported;
+    char no_report[512];
+    int interrupted;   /* cut short by Ctrl-C: nothing is recorded */
+} task_run;
 
-    if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)))
-        goto cleanup;
+/* What one step's phases share: its streams' files and the runner's options. */
+typedef struct step_io {
+    pm_step *st;
+    char out_path[PATH_MAX + 64], err_path[PATH_MAX + 64];
+    pm_run_opts ro;
+} step_io;
+
+enum { STEP_NEXT, STEP_STOP };
+
+/* The run folder, the host's load, the back end's steps and, for a warm or miss run, the cache around them. */
+static int task_prepare(task_run *c, pm_err *err)
+{
+    sweep_ctx *x = c->x;
+    int rc;
+    if ((rc = fmt_path(c->dir, sizeof c->dir, err, "%s/%s-r%d", c->cs->dir, c->t->mode, c->t->repeat)))
+        return rc;
     {
         /* How busy the machine is as this run starts: a noise diagnostic (contended configs are flagged). */
         FILE *la = fopen("/proc/loadavg", "r");
         double load1;
         /* --jobs N: the run shared the machine with N - 1 others by design; its wall is contended (contention.h) */
-        if ((la && fscanf(la, "%lf", &load1) == 1 && push_metric(&metrics, &n_metrics, "host.load1", load1)) ||
-            (x->jobs > 1 && push_metric(&metrics, &n_metrics, "host.jobs", x->jobs))) {
+        if ((la && fscanf(la, "%lf", &load1) == 1 && push_metric(&c->metrics, &c->n_metrics, "host.load1", load1)) ||
+            (x->jobs > 1 && push_metric(&c->metrics, &c->n_metrics, "host.jobs", x->jobs))) {
             fclose(la);
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-            goto cleanup;
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         }
         if (la)
             fclose(la);
     }
-    pm_util_remove_tree(dir); /* a leftover from an interrupted run is not a result */
-    if ((rc = pm_util_mkdir_p(dir, err)) ||
-        (rc = x->be->steps(&x->bctx, t->config, cs->prep.input, dir, &steps, err)))
-        goto cleanup;
-    if (slots_alloc(&sl, steps.n)) {
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (int i = 0; i < steps.n; i++) {
-        if (!strcmp(t->mode, "cold"))
+    pm_util_remove_tree(c->dir); /* a leftover from an interrupted run is not a result */
+    if ((rc = pm_util_mkdir_p(c->dir, err)) ||
+        (rc = x->be->steps(&x->bctx, c->t->config, c->cs->prep.input, c->dir, &c->steps, err)))
+        return rc;
+    if (slots_alloc(&c->sl, c->steps.n))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < c->steps.n; i++) {
+        if (!strcmp(c->t->mode, "cold"))
             continue;
-        if ((rc = fmt_path(path, sizeof path, err, "%s/.cache-outcome-%d", dir, i)) ||
-            (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir, path)))
-            goto cleanup;
+        if ((rc = fmt_path(c->path, sizeof c->path, err, "%s/.cache-outcome-%d", c->dir, i)) ||
+            (rc = wrap_in_cache(&c->steps.items[i], x->self, x->cache_dir, c->path)))
+            return rc;
     }
+    return PM_OK;
+}
 
-    /* No report, no conclusion, judged over the whole run: a step with nothing to report (a link after a timed
-     * compile) is fine as long as some step of the run gave counted pass time. */
-    int n_reported = 0;
-    char no_report[512] = "";
-    for (int i = 0; i < steps.n; i++) {
-        pm_step *st = &steps.items[i];
-        char out_path[PATH_MAX + 64], err_path[PATH_MAX + 64];
-        if ((rc = fmt_path(out_path, sizeof out_path, err, "%s/%s.stdout", dir, st->tool)) ||
-            (rc = fmt_path(err_path, sizeof err_path, err, "%s/%s.stderr", dir, st->tool)))
-            goto cleanup;
-        /* RLIMIT_AS goes on compiler processes only: passmap's own children (ov-compile maps the NPU driver's
-         * memory; a sanitizer build reserves terabytes of shadow) would fail under it for no real reason. */
-        int is_self = !strcmp(st->argv[0], x->self);
-        pm_run_opts ro = {.timeout_s = pm_meter_timeout(x->meter, x->spec->timeout_s, x->slowdown),
-                          .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
-                          .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
-                          .cancel = x->opts->stop};
-        /* The step's process group is on record while it runs: what it leaves behind if passmap is killed is
-         * found and killed by the next sweep on this database (pm_pgroup_reap). */
-        char what[PATH_MAX];
-        snprintf(what, sizeof what, "config %s, %s r%d, step %s", x->spec->configs[t->config].key, t->mode,
-                 t->repeat, st->tool);
-        pg->what = what;
-        ro.on_start = pm_pgroup_record;
-        ro.on_start_arg = pg;
-        pm_report_init(&sl.reports[i]);
-        memset(&sl.results[i], 0, sizeof sl.results[i]);
-        n_done = i + 1;
-        /* the meter's own files (Valgrind's count files) go under the run folder, never the step's cwd */
-        if (x->lock)   /* --jobs: the other workers go on while this step runs */
-            pthread_mutex_unlock(x->lock);
-        rc = x->meter->exec((const char *const *)st->argv, &ro, dir, &sl.results[i], err);
-        if (x->lock)
-            pthread_mutex_lock(x->lock);
-        pm_pgroup_unrecord(pg);
-        pg->what = NULL;
-        if (rc)
-            goto cleanup;
-        sl.argvs[i] = pm_argv_join(st->argv);
-        pm_run_result *r = &sl.results[i];
-        if (x->opts->stop && *x->opts->stop) {
-            /* Cut short by Ctrl-C: not a measurement, so nothing is recorded; the run resumes later. */
-            *status_out = "interrupted";
-            goto cleanup;
-        }
-        /* The back end may read the step's own result: a result written before the process died (in teardown,
-         * or in the NPU's blob import after its interim line) stands,
-         * and the run records the measured phase (the step record keeps the process's own figures). */
-        pm_step_outcome oc = {.wall_s = -1, .user_s = -1, .sys_s = -1, .run = r};
-        int own = x->be->step_outcome && r->status != PM_RUN_SPAWN_ERROR &&
-                  x->be->step_outcome(&x->bctx, st, out_path, &oc);
-        wall += own && oc.wall_s >= 0 ? oc.wall_s : r->wall_s;
-        user += own && oc.user_s >= 0 ? oc.user_s : r->user_s;
-        sys += own && oc.sys_s >= 0 ? oc.sys_s : r->sys_s;
-        pm_run_pressure_add(&pressure, r);
-        long step_rss = own && oc.maxrss_kb > 0 ? oc.maxrss_kb : r->maxrss_kb;
-        if (step_rss > rss)
-            rss = step_rss;
-        sl.recs[i] = (pm_step_record){.tool = st->tool, .argv = sl.argvs[i], .result = r, .report = NULL};
-        if (r->status != PM_RUN_OK && own && oc.completed) {
-            snprintf(note, sizeof note, "%s %s%s%s after writing its result line: the result stands",
-                     st->tool, pm_run_status_name(r->status), r->term_signal ? " SIG" : "",
-                     r->term_signal && sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "");
-        } else if (r->status != PM_RUN_OK) {
-            status = pm_run_status_name(r->status);
-            sl.tails[i] = read_tail(err_path, 2048);
-            sl.recs[i].stderr_tail = sl.tails[i];
-            char signame[32] = "";
-            if (r->term_signal) /* which signal: a crash and an outside kill read differently */
-                snprintf(signame, sizeof signame, " (SIG%s)", sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "?");
-            snprintf(note, sizeof note, "%s %s%s%s%s%s%.200s", st->tool, status, signame, r->spawn_error[0] ? ": " : "",
-                     r->spawn_error, oc.reason[0] ? ": " : "", oc.reason);
-            if (oc.say && x->opts->notice)   /* a back end's reason, said once: a first run's missing piece */
-                x->opts->notice(x->opts->notice_user, note);
-            break;
-        }
-        if (!strcmp(t->mode, "warm")) {
-            /* A warm run is a measurement of a cache hit: the cache says whether it served one. */
-            char outcome[600] = "";
-            if ((rc = fmt_path(path, sizeof path, err, "%s/.cache-outcome-%d", dir, i)))
-                goto cleanup;
-            FILE *of = fopen(path, "r");
-            if (!of || !fgets(outcome, sizeof outcome, of))
-                snprintf(outcome, sizeof outcome, "no outcome recorded");
-            if (of)
-                fclose(of);
-            outcome[strcspn(outcome, "\n")] = 0;
-            if (strcmp(outcome, "hit")) {
-                status = "failed";
-                snprintf(note, sizeof note, "%s: the cache served no hit (%.400s): not a warm measurement", st->tool,
-                         outcome);
-                break;
-            }
-        }
-        /* A warm run is served from the cache, which replays the miss's stderr: its timing report describes
-         * that earlier compile, not this run, so it is not parsed. */
-        int parse = strcmp(t->mode, "warm") != 0;
-        const char *rep_path = !parse ? NULL
-                               : st->report_path ? st->report_path
-                               : st->report_stream == PM_STREAM_STDOUT ? out_path
-                               : st->report_stream == PM_STREAM_STDERR ? err_path : NULL;
-        pm_err perr = {0};
-        int parsed = 0;
-        if (rep_path && st->report_path && access(rep_path, F_OK) != 0) {
-            /* A declared report file that never appeared: the step did not do what the spec says. */
-            status = "failed";
-            snprintf(note, sizeof note, "%s: report %.400s never appeared", st->tool, rep_path);
-            break;
-        }
-        if (rep_path) {
-            if (pm_parse_file(rep_path, st->report_format, &sl.reports[i], &perr) == PM_OK)
-                parsed = 1;
-            else
-                snprintf(note, sizeof note, "%s report: %.400s", st->tool, perr.msg);
-        }
-        for (int k = 0; rep_path && k < st->n_artifacts; k++) {
-            if ((rc = fmt_path(path, sizeof path, err, "%s/%s", ro.cwd, st->artifacts[k])))
-                goto cleanup;
-            if (access(path, R_OK) == 0 &&
-                pm_parse_file(path, st->artifact_formats[k], &sl.reports[i], &perr) == PM_OK)
-                parsed = 1;
-        }
-        if (parsed)
-            sl.recs[i].report = &sl.reports[i];
-        if (parsed && sl.reports[i].n_skipped && !note[0])   /* rows left out are said in the run's note */
-            snprintf(note, sizeof note, "%s report: %zu row%s not read (the first: %.300s)", st->tool,
-                     sl.reports[i].n_skipped, sl.reports[i].n_skipped == 1 ? "" : "s", sl.reports[i].skipped_first);
-        double extra = -1;
-        if (x->be->step_done && x->be->step_done(&x->bctx, st, out_path, &sl.reports[i], &extra, import_error,
-                                                  sizeof import_error))
-            sl.recs[i].report = &sl.reports[i];
-        /* No report, no conclusion: a declared report that cannot be read or has no counted pass (a spec that
-         * forgot -ftime-report, a format passmap does not read) is not a run where all time is start-up. */
-        if (rep_path && !strcmp(status, "ok")) {
-            if (sl.recs[i].report && (has_counted(&sl.reports[i]) || sl.reports[i].n_metrics > 0))
-                n_reported++;
-            else if (!no_report[0] && parsed)
-                snprintf(no_report, sizeof no_report, "%s report on %s: no timing rows (no counted pass)", st->tool,
-                         st->report_path ? "its file" : st->report_stream == PM_STREAM_STDOUT ? "stdout" : "stderr");
-            else if (!no_report[0])
-                snprintf(no_report, sizeof no_report, "%s report: %.400s", st->tool, perr.msg);
-        }
-        if (extra >= 0)
-            import_s = extra;
-        /* The IR-size metrics the step declares (absent files leave the metric out). */
-        for (int k = 0; k < st->n_metrics; k++) {
-            double v;
-            pm_err merr = {0};
-            if (pm_step_metric_eval(&st->metrics[k], ro.cwd, out_path, err_path, x->spec->timeout_s, &v, &merr) == PM_OK &&
-                push_metric(&metrics, &n_metrics, st->metrics[k].name, v)) {
-                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                goto cleanup;
-            }
+/* Runs step i through the meter and judges its exit; *next says whether the run goes on to read the step. */
+static int step_exec(task_run *c, int i, step_io *io, int *next, pm_err *err)
+{
+    sweep_ctx *x = c->x;
+    const task *t = c->t;
+    step_slots *sl = &c->sl;
+    pm_step *st = io->st;
+    int rc;
+    *next = STEP_STOP;
+    if ((rc = fmt_path(io->out_path, sizeof io->out_path, err, "%s/%s.stdout", c->dir, st->tool)) ||
+        (rc = fmt_path(io->err_path, sizeof io->err_path, err, "%s/%s.stderr", c->dir, st->tool)))
+        return rc;
+    /* RLIMIT_AS goes on compiler processes only: passmap's own children (ov-compile maps the NPU driver's
+     * memory; a sanitizer build reserves terabytes of shadow) would fail under it for no real reason. */
+    int is_self = !strcmp(st->argv[0], x->self);
+    io->ro = (pm_run_opts){.timeout_s = pm_meter_timeout(x->meter, x->spec->timeout_s, x->slowdown),
+                           .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
+                           .cwd = st->cwd ? st->cwd : c->dir, .stdout_path = io->out_path,
+                           .stderr_path = io->err_path, .cancel = x->opts->stop};
+    /* The step's process group is on record while it runs: what it leaves behind if passmap is killed is
+     * found and killed by the next sweep on this database (pm_pgroup_reap). */
+    char what[PATH_MAX];
+    snprintf(what, sizeof what, "config %s, %s r%d, step %s", x->spec->configs[t->config].key, t->mode,
+             t->repeat, st->tool);
+    c->pg->what = what;
+    io->ro.on_start = pm_pgroup_record;
+    io->ro.on_start_arg = c->pg;
+    pm_report_init(&sl->reports[i]);
+    memset(&sl->results[i], 0, sizeof sl->results[i]);
+    c->n_done = i + 1;
+    /* the meter's own files (Valgrind's count files) go under the run folder, never the step's cwd */
+    if (x->lock)   /* --jobs: the other workers go on while this step runs */
+        pthread_mutex_unlock(x->lock);
+    rc = x->meter->exec((const char *const *)st->argv, &io->ro, c->dir, &sl->results[i], err);
+    if (x->lock)
+        pthread_mutex_lock(x->lock);
+    pm_pgroup_unrecord(c->pg);
+    c->pg->what = NULL;
+    if (rc)
+        return rc;
+    sl->argvs[i] = pm_argv_join(st->argv);
+    pm_run_result *r = &sl->results[i];
+    if (x->opts->stop && *x->opts->stop) {
+        /* Cut short by Ctrl-C: not a measurement, so nothing is recorded; the run resumes later. */
+        *c->status_out = "interrupted";
+        c->interrupted = 1;
+        return PM_OK;
+    }
+    /* The back end may read the step's own result: a result written before the process died (in teardown,
+     * or in the NPU's blob import after its interim line) stands,
+     * and the run records the measured phase (the step record keeps the process's own figures). */
+    pm_step_outcome oc = {.wall_s = -1, .user_s = -1, .sys_s = -1, .run = r};
+    int own = x->be->step_outcome && r->status != PM_RUN_SPAWN_ERROR &&
+              x->be->step_outcome(&x->bctx, st, io->out_path, &oc);
+    c->wall += own && oc.wall_s >= 0 ? oc.wall_s : r->wall_s;
+    c->user += own && oc.user_s >= 0 ? oc.user_s : r->user_s;
+    c->sys += own && oc.sys_s >= 0 ? oc.sys_s : r->sys_s;
+    pm_run_pressure_add(&c->pressure, r);
+    long step_rss = own && oc.maxrss_kb > 0 ? oc.maxrss_kb : r->maxrss_kb;
+    if (step_rss > c->rss)
+        c->rss = step_rss;
+    sl->recs[i] = (pm_step_record){.tool = st->tool, .argv = sl->argvs[i], .result = r, .report = NULL};
+    if (r->status != PM_RUN_OK && own && oc.completed) {
+        snprintf(c->note, sizeof c->note, "%s %s%s%s after writing its result line: the result stands",
+                 st->tool, pm_run_status_name(r->status), r->term_signal ? " SIG" : "",
+                 r->term_signal && sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "");
+    } else if (r->status != PM_RUN_OK) {
+        c->status = pm_run_status_name(r->status);
+        sl->tails[i] = read_tail(io->err_path, 2048);
+        sl->recs[i].stderr_tail = sl->tails[i];
+        char signame[32] = "";
+        if (r->term_signal) /* which signal: a crash and an outside kill read differently */
+            snprintf(signame, sizeof signame, " (SIG%s)", sigabbrev_np(r->term_signal) ? sigabbrev_np(r->term_signal) : "?");
+        snprintf(c->note, sizeof c->note, "%s %s%s%s%s%s%.200s", st->tool, c->status, signame,
+                 r->spawn_error[0] ? ": " : "", r->spawn_error, oc.reason[0] ? ": " : "", oc.reason);
+        if (oc.say && x->opts->notice)   /* a back end's reason, said once: a first run's missing piece */
+            x->opts->notice(x->opts->notice_user, c->note);
+        return PM_OK;
+    }
+    *next = STEP_NEXT;
+    return PM_OK;
+}
+
+/* Reads step i's outcome: the cache's verdict on a warm run, its report and artifacts, its declared metrics;
+ * *next says whether the run goes on to the next step. */
+static int step_read(task_run *c, int i, step_io *io, int *next, pm_err *err)
+{
+    sweep_ctx *x = c->x;
+    const task *t = c->t;
+    step_slots *sl = &c->sl;
+    pm_step *st = io->st;
+    int rc;
+    *next = STEP_STOP;
+    if (!strcmp(t->mode, "warm")) {
+        /* A warm run is a measurement of a cache hit: the cache says whether it served one. */
+        char outcome[600] = "";
+        if ((rc = fmt_path(c->path, sizeof c->path, err, "%s/.cache-outcome-%d", c->dir, i)))
+            return rc;
+        FILE *of = fopen(c->path, "r");
+        if (!of || !fgets(outcome, sizeof outcome, of))
+            snprintf(outcome, sizeof outcome, "no outcome recorded");
+        if (of)
+            fclose(of);
+        outcome[strcspn(outcome, "\n")] = 0;
+        if (strcmp(outcome, "hit")) {
+            c->status = "failed";
+            snprintf(c->note, sizeof c->note, "%s: the cache served no hit (%.400s): not a warm measurement",
+                     st->tool, outcome);
+            return PM_OK;
         }
     }
-    if (!strcmp(status, "ok") && !n_reported && no_report[0]) {
-        status = PM_RUN_STATUS_NO_REPORT;
-        snprintf(note, sizeof note, "%s", no_report);
-        if (!x->no_report_note[0])
-            snprintf(x->no_report_note, sizeof x->no_report_note, "%.250s", note);
+    /* A warm run is served from the cache, which replays the miss's stderr: its timing report describes
+     * that earlier compile, not this run, so it is not parsed. */
+    int parse = strcmp(t->mode, "warm") != 0;
+    const char *rep_path = !parse ? NULL
+                           : st->report_path ? st->report_path
+                           : st->report_stream == PM_STREAM_STDOUT ? io->out_path
+                           : st->report_stream == PM_STREAM_STDERR ? io->err_path : NULL;
+    pm_err perr = {0};
+    int parsed = 0;
+    if (rep_path && st->report_path && access(rep_path, F_OK) != 0) {
+        /* A declared report file that never appeared: the step did not do what the spec says. */
+        c->status = "failed";
+        snprintf(c->note, sizeof c->note, "%s: report %.400s never appeared", st->tool, rep_path);
+        return PM_OK;
+    }
+    if (rep_path) {
+        if (pm_parse_file(rep_path, st->report_format, &sl->reports[i], &perr) == PM_OK)
+            parsed = 1;
+        else
+            snprintf(c->note, sizeof c->note, "%s report: %.400s", st->tool, perr.msg);
+    }
+    for (int k = 0; rep_path && k < st->n_artifacts; k++) {
+        if ((rc = fmt_path(c->path, sizeof c->path, err, "%s/%s", io->ro.cwd, st->artifacts[k])))
+            return rc;
+        if (access(c->path, R_OK) == 0 &&
+            pm_parse_file(c->path, st->artifact_formats[k], &sl->reports[i], &perr) == PM_OK)
+            parsed = 1;
+    }
+    if (parsed)
+        sl->recs[i].report = &sl->reports[i];
+    if (parsed && sl->reports[i].n_skipped && !c->note[0])   /* rows left out are said in the run's note */
+        snprintf(c->note, sizeof c->note, "%s report: %zu row%s not read (the first: %.300s)", st->tool,
+                 sl->reports[i].n_skipped, sl->reports[i].n_skipped == 1 ? "" : "s", sl->reports[i].skipped_first);
+    double extra = -1;
+    if (x->be->step_done && x->be->step_done(&x->bctx, st, io->out_path, &sl->reports[i], &extra, c->import_error,
+                                              sizeof c->import_error))
+        sl->recs[i].report = &sl->reports[i];
+    /* No report, no conclusion: a declared report that cannot be read or has no counted pass (a spec that
+     * forgot -ftime-report, a format passmap does not read) is not a run where all time is start-up. */
+    if (rep_path && !strcmp(c->status, "ok")) {
+        if (sl->recs[i].report && (has_counted(&sl->reports[i]) || sl->reports[i].n_metrics > 0))
+            c->n_reported++;
+        else if (!c->no_report[0] && parsed)
+            snprintf(c->no_report, sizeof c->no_report, "%s report on %s: no timing rows (no counted pass)", st->tool,
+                     st->report_path ? "its file" : st->report_stream == PM_STREAM_STDOUT ? "stdout" : "stderr");
+        else if (!c->no_report[0])
+            snprintf(c->no_report, sizeof c->no_report, "%s report: %.400s", st->tool, perr.msg);
+    }
+    if (extra >= 0)
+        c->import_s = extra;
+    /* The IR-size metrics the step declares (absent files leave the metric out). */
+    for (int k = 0; k < st->n_metrics; k++) {
+        double v;
+        pm_err merr = {0};
+        if (pm_step_metric_eval(&st->metrics[k], io->ro.cwd, io->out_path, io->err_path, x->spec->timeout_s, &v,
+                                &merr) == PM_OK &&
+            push_metric(&c->metrics, &c->n_metrics, st->metrics[k].name, v))
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    *next = STEP_NEXT;
+    return PM_OK;
+}
+
+/* Each step in turn until one fails or the sweep is interrupted. No report, no conclusion, judged over the
+ * whole run: a step with nothing to report (a link after a timed compile) is fine as long as some step of the
+ * run gave counted pass time. */
+static int task_steps(task_run *c, pm_err *err)
+{
+    for (int i = 0; i < c->steps.n; i++) {
+        step_io io = {.st = &c->steps.items[i]};
+        int next, rc;
+        if ((rc = step_exec(c, i, &io, &next, err)) || c->interrupted)
+            return rc;
+        if (next == STEP_STOP)
+            break;
+        if ((rc = step_read(c, i, &io, &next, err)))
+            return rc;
+        if (next == STEP_STOP)
+            break;
+    }
+    return PM_OK;
+}
+
+/* The run's verdict when no step reported, and the metrics of the whole run: the CPU pressure, the input's. */
+static int task_collect(task_run *c, pm_err *err)
+{
+    if (!strcmp(c->status, "ok") && !c->n_reported && c->no_report[0]) {
+        c->status = PM_RUN_STATUS_NO_REPORT;
+        snprintf(c->note, sizeof c->note, "%s", c->no_report);
+        if (!c->x->no_report_note[0])
+            snprintf(c->x->no_report_note, sizeof c->x->no_report_note, "%.250s", c->note);
     }
 
     /* what others wanted of the CPU during the run's steps: contention.h judges the run by it */
     for (int k = 0; k < PM_RUN_PRESSURE_METRICS; k++)
-        if (pressure.value[k] >= 0 && push_metric(&metrics, &n_metrics, pm_run_pressure_name(k), pressure.value[k])) {
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-            goto cleanup;
-        }
-    for (int k = 0; k < cs->prep.n_metrics; k++)
-        if (push_metric(&metrics, &n_metrics, cs->prep.metrics[k].name, cs->prep.metrics[k].value)) {
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-            goto cleanup;
-        }
+        if (c->pressure.value[k] >= 0 &&
+            push_metric(&c->metrics, &c->n_metrics, pm_run_pressure_name(k), c->pressure.value[k]))
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < c->cs->prep.n_metrics; k++)
+        if (push_metric(&c->metrics, &c->n_metrics, c->cs->prep.metrics[k].name, c->cs->prep.metrics[k].value))
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    return PM_OK;
+}
 
-    pm_run_record rec = {.config_id = cs->id, .repeat = t->repeat, .mode = t->mode, .status = status,
-                         .wall_s = wall, .user_s = user, .sys_s = sys, .maxrss_kb = rss,
-                         .note = note[0] ? note : NULL, .steps = sl.recs, .n_steps = n_done,
-                         .metrics = metrics, .n_metrics = n_metrics, .host_id = x->host_id};
+/* The run in one transaction, and a back end's own warm path beside a cold one. */
+static int task_store(task_run *c, pm_err *err)
+{
+    sweep_ctx *x = c->x;
+    config_state *cs = c->cs;
+    const task *t = c->t;
+    pm_run_record rec = {.config_id = cs->id, .repeat = t->repeat, .mode = t->mode, .status = c->status,
+                         .wall_s = c->wall, .user_s = c->user, .sys_s = c->sys, .maxrss_kb = c->rss,
+                         .note = c->note[0] ? c->note : NULL, .steps = c->sl.recs, .n_steps = c->n_done,
+                         .metrics = c->metrics, .n_metrics = c->n_metrics, .host_id = x->host_id};
     int64_t run_id;
-    rc = pm_store_record_run(x->store, &rec, &run_id, err);
+    int rc = pm_store_record_run(x->store, &rec, &run_id, err);
     /* Only a cold task's import was measured: a cache replay's stdout repeats the miss's import time. */
-    if (rc == PM_OK && (import_s >= 0 || import_error[0]) && !strcmp(status, "ok") && !strcmp(t->mode, "cold")) {
+    if (rc == PM_OK && (c->import_s >= 0 || c->import_error[0]) && !strcmp(c->status, "ok") &&
+        !strcmp(t->mode, "cold")) {
         /* A back end's own warm path (the NPU's blob import) is stored as a warm run so recompile / load is
          * measured. A failed one is a failed warm measurement with its reason; the cold compile stays ok. */
         pm_run_record warm = {.config_id = cs->id, .repeat = t->repeat, .mode = "warm",
-                              .status = import_s >= 0 ? "ok" : "failed", .wall_s = import_s >= 0 ? import_s : 0,
+                              .status = c->import_s >= 0 ? "ok" : "failed",
+                              .wall_s = c->import_s >= 0 ? c->import_s : 0,
                               .user_s = -1, .sys_s = -1, .maxrss_kb = 0,
-                              .note = import_s >= 0 ? "ov_core_import_model of the exported blob" : import_error,
+                              .note = c->import_s >= 0 ? "ov_core_import_model of the exported blob" : c->import_error,
                               .host_id = x->host_id};
         rc = pm_store_record_run(x->store, &warm, &run_id, err);
     }
-    *status_out = status;
-    *wall_out = wall;
+    return rc;
+}
+
+int run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **status_out, double *wall_out, pm_err *err)
+{
+    task_run run = {.x = x, .t = t, .pg = pg, .status_out = status_out, .cs = &x->cs[t->config],
+                    .status = "ok", .import_s = -1};
+    task_run *c = &run;
+    pm_run_pressure_init(&c->pressure);
+    int rc;
+    if ((rc = task_prepare(c, err)) || (rc = task_steps(c, err)) || c->interrupted ||
+        (rc = task_collect(c, err)) || (rc = task_store(c, err)))
+        goto cleanup;
+    *status_out = c->status;
+    *wall_out = c->wall;
 cleanup:
-    slots_free(&sl, n_done);
-    free(metrics);
-    pm_steps_free(&steps);
-    if (!x->opts->keep_outputs && (rc != PM_OK || !strcmp(status, "ok")))
-        pm_util_remove_tree(dir);
+    slots_free(&c->sl, c->n_done);
+    free(c->metrics);
+    pm_steps_free(&c->steps);
+    if (!x->opts->keep_outputs && (rc != PM_OK || !strcmp(c->status, "ok")))
+        pm_util_remove_tree(c->dir);
     return rc;
 }
