@@ -75,7 +75,7 @@ int pm_study_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err 
         return rc;
     }
     /* a header of dashes and a headline would be a false study */
-    if (a->summary.n_runs_ok + a->summary.n_runs_failed + a->summary.n_runs_no_report == 0) {
+    if (!an_has_runs(a)) {
         const char *path = opts->db_path ? opts->db_path : "-";
         rc = pm_err_set(err, PM_ERR_NOTFOUND, "%s: sweep '%s' has no runs yet (passmap sweep SPEC.ini --db %s "
                         "measures it)", path, a->sweep ? a->sweep : "-", path);

@@ -262,7 +262,7 @@ cleanup:
 int an_builds(an_work *w, pm_err *err)
 {
     const pm_analysis *a = w->a;
-    if (!w->opts->db_path || a->summary.n_runs_ok + a->summary.n_runs_failed + a->summary.n_runs_no_report == 0)
+    if (!w->opts->db_path || !an_has_runs(a))
         return PM_OK;
     return pm_analysis_builds(w->a, w->opts->db_path, 0, err);
 }

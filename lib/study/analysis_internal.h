@@ -140,4 +140,11 @@ int an_nomem(pm_err *err);
         goto cleanup;                                                                                 \
     } while (0)
 
+/* Whether the sweep has any run at all (ok, failed or without a report): the study and the sections that compare
+ * runs (ab, builds) have nothing to say without one. */
+static inline int an_has_runs(const pm_analysis *a)
+{
+    return a->summary.n_runs_ok + a->summary.n_runs_failed + a->summary.n_runs_no_report > 0;
+}
+
 #endif
