@@ -9,7 +9,7 @@
 #   generated LLM layer) under the valgrind meter: (max - min) / mean of each tool's count, target <= 0.01%;
 # - BENCH_METER=full also: `sweep --jobs 2` against `--jobs 1` under the valgrind meter on a cut of the demo
 #   (studies/demo.ini's LLM configs at window 16): the same dominant stage per config, the same A/B verdicts, and
-#   the wall ratio (target <= 0.6). Minutes: raise BENCH_TIMEOUT.
+#   the wall ratio (target <= 0.6), with the busy loop stopped. Minutes: raise BENCH_TIMEOUT.
 # BENCH_METER_FUNCS (default 60): functions of the A input (B has 3% more); BENCH_METER_DET=0 leaves the
 # determinism part out (a quick check of the rest).
 source "$(dirname "$0")/lib.sh"
@@ -149,6 +149,8 @@ if [ "${BENCH_METER:-}" != full ]; then
   exit 0
 fi
 # --jobs 2 against --jobs 1 on a cut of the demo: same dominant stages and A/B verdicts, less wall
+# (the busy loop stops first: with a third busy process on 2 cores, --jobs 2 measures the competitor, not the sweep)
+kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null
 cut() { # FILE NAME
   cat >"$1" <<INI
 [sweep]
