@@ -1,5 +1,6 @@
 /* passmap fix: propose, run and prove fixes (see fix.h). */
 #include "fix_internal.h"
+#include "meter.h"
 
 /* The back end's catalogue (a data file, or the fixes the study's spec declares). */
 static int load_catalogue(fix_ctx *x, pm_err *err)
@@ -81,6 +82,17 @@ static int fix_run_check(fix_run *r, pm_err *err)
         return pm_err_set(err, PM_ERR_USAGE, "min repeats %d: no conclusion from fewer than 3 runs", x->min_r);
     if (x->max_r < x->min_r)
         return pm_err_set(err, PM_ERR_USAGE, "max repeats %d below min repeats %d", x->max_r, x->min_r);
+    if (o->jobs > 1) { /* refused before anything runs, for sweep --jobs's reason (its rounds are sweeps) */
+        const pm_meter *m;
+        int rc = pm_meter_resolve(o->meter, &m, err);
+        if (rc)
+            return rc;
+        if (!m->counts)
+            return pm_err_set(err, PM_ERR_USAGE, "--jobs %d needs a meter that counts instructions (valgrind, or "
+                              "counters where the kernel has them): the %s meter decides on time, and %d compiles "
+                              "at once make every time contended; use --meter valgrind, or --jobs 1",
+                              o->jobs, m->name, o->jobs);
+    }
     if (o->self_exe)
         snprintf(x->self, sizeof x->self, "%s", o->self_exe);
     else if (!realpath("/proc/self/exe", x->self))
@@ -278,6 +290,10 @@ static int fix_run_recommend(fix_run *r, pm_err *err)
                             (json_int_t)head->m.same, "undecided", (json_int_t)head->m.undecided, "untested",
                             (json_int_t)head->m.untested));
         json_object_set_new(r->rec, "repeats_needed", num(head->m.repeats_needed));
+        /* the metric its ratio is of, as on the results' rows (the head's own measurement) */
+        const json_t *on = head->detail ? json_object_get(head->detail, "decided_on") : NULL;
+        if (json_is_string(on))
+            json_object_set_new(r->rec, "decided_on", json_string(json_string_value(on)));
     }
     return PM_OK;
 }

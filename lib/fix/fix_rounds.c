@@ -65,6 +65,7 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
              cost);
     /* the estimate may be short (a loaded machine, a slow config): the deadline stops the round's runs too */
     pm_sweep_opts so = {.db_path = x->o->db_path, .self_exe = x->self, .warm = 0, .meter = x->o->meter,
+                        .jobs = x->o->jobs,
                         .progress = x->o->progress, .progress_user = x->o->user, .stop = x->o->stop,
                         .notice = x->o->note, .notice_user = x->o->user,
                         .deadline = x->budget_s > 0 ? x->t0 + x->budget_s : 0};
@@ -146,6 +147,9 @@ int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
                         .lo = r.pooled_ci_lo, .hi = r.pooled_ci_hi, .faster = r.faster, .slower = r.slower,
                         .same = r.same, .undecided = r.undecided, .untested = r.untested, .repeats_needed = NAN,
                         .n_contended = r.n_contended, .allow_contended = x->o->allow_contended};
+    /* a count is untouched by contention (decide.h): compare decided its configs anyway, and so does the fix */
+    if (pm_decide_row_of((pm_decide_metric)r.decided_on)->count)
+        m.n_contended = 0;
     json_t *regimes = json_array();
     /* Per regime of the study (the config's dominant stage): geometric mean of the config ratios. */
     for (size_t k = 0; k < x->n_ev; k++) {
@@ -158,7 +162,7 @@ int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
         double sum = 0;
         int cnt = 0, all = 0;
         for (size_t i = 0; i < r.n_configs; i++) {
-            const pm_compare_stat *st = &r.configs[i].wall;
+            const pm_compare_stat *st = pm_compare_decider(&r, &r.configs[i]);
             /* a summary obeys the rule: decided configs only, the others counted */
             int decided = st->verdict == PM_VERDICT_FASTER || st->verdict == PM_VERDICT_SLOWER ||
                           st->verdict == PM_VERDICT_SAME;
