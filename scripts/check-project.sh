@@ -10,6 +10,8 @@
 #   names    back-end names compared only in their rows' files, kind names only in lib/workload
 #   length   no function longer than MAX_FUNCTION_LINES lines
 #   file     no file in lib/ or src/ longer than MAX_FILE_LINES lines (split it along the groups it has)
+#   subject  commit subjects of 72 characters at most, after scripts/subject-base (scripts/check-subjects.sh;
+#            not checked outside a git checkout)
 # scripts/check-project.allow lists what is known and not yet moved, each with its count: the checker fails when
 # a file exceeds its allowance (a new violation) and says when one can be lowered.
 set -u
@@ -63,6 +65,9 @@ scan_all() {
 }
 
 "$root/scripts/check-layers.sh" || bad=1
+CHECK_SUBJECTS_ROOT=$root "$root/scripts/check-subjects.sh" > "${TMPDIR:-/tmp}/check-subjects.$$" 2>&1
+case $? in 0|3) ;; *) cat "${TMPDIR:-/tmp}/check-subjects.$$"; bad=1 ;; esac
+rm -f "${TMPDIR:-/tmp}/check-subjects.$$"
 
 mapfile -t files < <(ls lib/*/*.[ch] src/cli/*.[ch] 2>/dev/null)
 declare -A count=() sample=() long=()
