@@ -79,8 +79,8 @@ static void prec_tics(FILE *f, const pm_analysis *a, const int *pair_of)
         xlo = fmin(xlo, c->size_num), xhi = fmax(xhi, c->size_num);
         ylo = fmin(ylo, c->wall.mean), yhi = fmax(yhi, c->wall.mean);
     }
-    fig_log_tics(f, "x", xlo, xhi);
-    fig_log_tics(f, "y", ylo, yhi);
+    fig_log_tics(f, "x", xlo, xhi, NULL);
+    fig_log_tics(f, "y", ylo, yhi, "s");
 }
 
 /* The precision figure's gnuplot body: the time panel (one line per (precision, family)), then the ratio panel.
@@ -94,7 +94,7 @@ static void prec_script(const pm_analysis *a, const char **pp, const char **pf, 
     fprintf(f, "set multiplot layout 1,2 title 'Precision: one line per family (colour: precision, point: family)%s'\n"
                "set logscale xy\nset key inside top left vertical box font ',11'\n"
                "set title 'cold compile time vs size (window %d)'\nset xlabel 'model size (parameters)'\n"
-               "set ylabel 'cold compile wall (s, geometric mean)'\n",
+               "set ylabel 'cold compile wall (geometric mean)'\n",
             binned ? "' . \"\\n\" . 'above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
                      PM_STR(FIG_BINS) " of each line by size" : "", a->precision.window);
     prec_tics(f, a, pair_of);
@@ -121,7 +121,7 @@ static void prec_script(const pm_analysis *a, const char **pp, const char **pf, 
         fig_q(f, t);
     }
     fprintf(f, "\nunset logscale y\nset ytics autofreq\nset title 'time / %s of the same family (median over windows)'\n"
-               "set ylabel 'ratio to %s'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
+               "set ylabel 'ratio to %s'\nset format y '%%g\u00d7'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
             a->precision.base, a->precision.base);
     for (size_t k = 0; k < n; k++) {
         if (fig_same(pp[k], a->precision.base))

@@ -154,6 +154,9 @@ assert tics(hand, "x") and min(tics(hand, "x")) >= 3, hand
 assert tics(why, "x") and min(tics(why, "x")) >= 3 and min(tics(why, "y")) >= 3
 PY
 then ok "log axes within a decade get at least three labelled ticks"; else fail "log axis ticks"; fi
+# every figure read at its drawn size (issue 37): x and y tick labels drawn, three or more on a log axis, units on
+# the ticks of time and share axes, no 1e+09, at most 940 px wide, no text under 10 px (tests/e2e/check_figures.py)
+check "every figure: ticks on both axes, with units, legible" python3 "$ROOT/tests/e2e/check_figures.py" "$figs"
 # a figure folder whose paths would not fit is refused naming the limit (it was cut: figures went elsewhere)
 long=$TMP/$(printf 'd%.0s' $(seq 1 4100))
 msg=$("$PASSMAP" report "$DB" --figures "$long" 2>&1 >/dev/null)
