@@ -64,8 +64,12 @@ ab=$(echo "$out" | sed -n '/^A\/B in this sweep/,/^$/p')
 # interval, p, and the A and B means B/A divides); no empty noise column
 echo "$ab" | sed -n 2p | grep -q '^precision fp16 (B) vs int8 (A); decided on: wall; B/A, CI, p, mark, A and B are of the deciding metric, per config by passmap compare' \
   && ok "A/B caption: the pair and what decided" || fail "A/B caption: $(echo "$ab" | sed -n 2p)"
-[ "$(echo "$ab" | grep -cE '^llm/[a-z0-9]+/.*/int8/[^ ]* +[0-9.]+× +n/a +n=2, no interval +- +[0-9.]+ m?s \(n=2, no interval\) +[0-9.]+ m?s \(n=2, no interval\) *$')" -eq 6 ] \
+[ "$(echo "$ab" | grep -cE '^llm/[a-z0-9]+/.*/int8→fp16/[^ ]* +[0-9.]+× +n/a +n=2, no interval +- +[0-9.]+ m?s \(n=2, no interval\) +[0-9.]+ m?s \(n=2, no interval\) *$')" -eq 6 ] \
   && ok "A/B table: 6 precision pairs, n=2: no interval, no mark" || { fail "A/B table n=2"; echo "$ab" | head -4; }
+# every row says which A and which B, in each block of a table split at 80 columns (issue 37)
+abn=$(COLUMNS=80 "$PASSMAP" report "$DB" | sed -n '/^A\/B in this sweep/,/^configs/p')
+[ "$(echo "$abn" | grep -c '^llm/.*/int8→fp16/')" -ge 12 ] && [ "$(echo "$abn" | grep -c '^config (A→B) ')" -ge 2 ] \
+  && ok "A/B at 80 columns: each row of each block names its B (int8→fp16)" || fail "A/B rows at 80: $(echo "$abn" | sed -n 3,4p)"
 echo "$ab" | grep -q noise && fail "A/B table: a noise column with nothing contended" || ok "A/B table: no empty noise column"
 # n=2 everywhere: no config decided, no summary ratio drawn, and the line says why (the summary line above)
 # read cold (issue 12): the keys and process-overhead explained beside the configs table; the times behind
