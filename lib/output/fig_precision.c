@@ -83,6 +83,23 @@ static void prec_tics(FILE *f, const pm_analysis *a, const int *pair_of)
     fig_log_tics(f, "y", ylo, yhi, "s");
 }
 
+/* One (precision, family) line of a panel: data block `index`, colour by precision, point by family (fams[0..nf)). */
+static void prec_line(FILE *f, const pm_analysis *a, const char *prec, const char *fam, const char **fams, size_t nf,
+                      size_t index, int binned, const char *sep)
+{
+    size_t pi = 0, fi = 0;
+    for (size_t i = 0; i < a->precision.n; i++)
+        if (fig_same(a->precision.time[i].label, prec ? prec : "-"))
+            pi = i;
+    while (fi < nf && !fig_same(fams[fi], fam))
+        fi++;
+    char t[256];
+    snprintf(t, sizeof t, "%s %s", prec ? prec : "-", fam ? fam : "-");
+    fprintf(f, "%s'precision.dat' index %zu using %s pt %zu lw 2 lc rgb '%s' title ", sep, index,
+            binned ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints", 5 + 2 * (fi % 6), fig_color((int)pi));
+    fig_q(f, t);
+}
+
 /* The precision figure's gnuplot body: the time panel (one line per (precision, family)), then the ratio panel.
  * pp / pf: the n pairs' precisions and families; fams: room for the families. */
 static void prec_script(const pm_analysis *a, const char **pp, const char **pf, const char **fams, size_t n,
@@ -107,35 +124,15 @@ static void prec_script(const pm_analysis *a, const char **pp, const char **pf, 
         if (j == nf)
             fams[nf++] = pf[k];
     }
-    char t[256];
-    for (size_t k = 0; k < n; k++) {
-        size_t pi = 0, fi = 0;
-        for (size_t i = 0; i < a->precision.n; i++)
-            if (fig_same(a->precision.time[i].label, pp[k] ? pp[k] : "-"))
-                pi = i;
-        while (fi < nf && !fig_same(fams[fi], pf[k]))
-            fi++;
-        snprintf(t, sizeof t, "%s %s", pp[k] ? pp[k] : "-", pf[k] ? pf[k] : "-");
-        fprintf(f, "%s'precision.dat' index %zu using %s pt %zu lw 2 lc rgb '%s' title ", k ? ", " : "",
-                2 * k, binned ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints", 5 + 2 * (fi % 6), fig_color((int)pi));
-        fig_q(f, t);
-    }
+    for (size_t k = 0; k < n; k++)
+        prec_line(f, a, pp[k], pf[k], fams, nf, 2 * k, binned, k ? ", " : "");
     fprintf(f, "\nunset logscale y\nset ytics autofreq\nset title 'time / %s of the same family (median over windows)'\n"
                "set ylabel 'ratio to %s'\nset format y '%%g\u00d7'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
             a->precision.base, a->precision.base);
     for (size_t k = 0; k < n; k++) {
         if (fig_same(pp[k], a->precision.base))
             continue;
-        size_t pi = 0, fi = 0;
-        for (size_t i = 0; i < a->precision.n; i++)
-            if (fig_same(a->precision.time[i].label, pp[k] ? pp[k] : "-"))
-                pi = i;
-        while (fi < nf && !fig_same(fams[fi], pf[k]))
-            fi++;
-        snprintf(t, sizeof t, "%s %s", pp[k] ? pp[k] : "-", pf[k] ? pf[k] : "-");
-        fprintf(f, ", 'precision.dat' index %zu using %s pt %zu lw 2 lc rgb '%s' title ", 2 * k + 1,
-                binned ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints", 5 + 2 * (fi % 6), fig_color((int)pi));
-        fig_q(f, t);
+        prec_line(f, a, pp[k], pf[k], fams, nf, 2 * k + 1, binned, ", ");
     }
     fprintf(f, "\nunset multiplot\n");
     fclose(f);
