@@ -73,7 +73,8 @@ static void tick_label(char *buf, size_t n, double v, const char *unit)
         if (v >= 1) snprintf(buf, n, "%.6g s", v);
         else if (v >= 1e-3) snprintf(buf, n, "%.6g ms", v * 1e3);
         else snprintf(buf, n, "%.6g us", v * 1e6);
-    } else if (v >= 1e9) snprintf(buf, n, "%.6gG", v / 1e9);
+    } else if (v >= 1e12) snprintf(buf, n, "%.6gT", v / 1e12);
+    else if (v >= 1e9) snprintf(buf, n, "%.6gG", v / 1e9);
     else if (v >= 1e6) snprintf(buf, n, "%.6gM", v / 1e6);
     else if (v >= 1e4) snprintf(buf, n, "%.6gk", v / 1e3);
     else snprintf(buf, n, "%.6g%s%s", v, unit ? " " : "", unit ? unit : "");   /* "300 px" */
@@ -93,29 +94,34 @@ void fig_log_tics(FILE *f, const char *axis, double lo, double hi, const char *u
     const double *steps[] = {s125, s1235, sfine, s1};
     const int n_steps[] = {3, 4, 9, 1};
     double from = lo / 1.05, to = hi * 1.05, first_dec = pow(10, floor(log10(from)));
-    int pass = 0, stride = 1;
+    int pass = 0, stride = 1, n = 0;
     for (; pass < 3; pass++) {
-        int n = 0;
+        n = 0;
         for (double dec = first_dec; dec <= to; dec *= 10)
             for (int k = 0; k < n_steps[pass]; k++)
                 n += steps[pass][k] * dec >= from && steps[pass][k] * dec <= to;
         if (n > 12) {   /* many decades: powers of ten, at most ten of them */
-            int decades = (int)ceil(log10(to / first_dec));
-            stride = decades / 10 + 1;
+            stride = (int)ceil(log10(to / first_dec)) / 10 + 1;
             pass = 3;
             break;
         }
         if (n >= 3)
             break;
     }
-    if (pass == 3 && stride == 1)
+    if (pass == 3 && n <= 12)
         pass = 2;   /* even the finest steps had fewer than three marks: keep them */
+    if (!n) {   /* one value, no step inside its margin: the value itself */
+        char label[32];
+        tick_label(label, sizeof label, lo, unit);
+        fprintf(f, "set %stics (\"%s\" %.6g)\n", axis, label, lo);
+        return;
+    }
     fprintf(f, "set %stics (", axis);
-    int first = 1, d = 0;
-    for (double dec = first_dec; dec <= to; dec *= 10, d++)
+    int first = 1;
+    for (double dec = first_dec; dec <= to; dec *= 10)
         for (int k = 0; k < n_steps[pass]; k++) {
             double v = steps[pass][k] * dec;
-            if (v < from || v > to || d % stride)
+            if (v < from || v > to || (int)lround(log10(dec)) % stride)   /* every stride-th power: 1 among them */
                 continue;
             char label[32];
             tick_label(label, sizeof label, v, unit);
