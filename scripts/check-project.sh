@@ -36,7 +36,7 @@ scan_all() {
   awk -v max="$MAX_FUNCTION_LINES" '
     FNR == 1 { inc = 0; start = 0; prev = ""; sigline = ""; f = FILENAME
                is_c = f ~ /\.c$/; in_store = f ~ /^lib\/store\//; in_run = f ~ /^lib\/run\//
-               own_names = f ~ /^lib\/backend\/(embedded|ov|sweep_ov|command)/ || f ~ /^lib\/workload\// }
+               own_names = f ~ /^lib\/backend\/(embedded|openvino|command)\// || f ~ /^lib\/workload\// }
     { line = $0
       if (inc) { if (line ~ /\*\//) { sub(/.*\*\//, "", line); inc = 0 } else { prev = $0; next } }
       gsub(/\/\*.*\*\//, "", line)
@@ -69,7 +69,7 @@ CHECK_SUBJECTS_ROOT=$root "$root/scripts/check-subjects.sh" > "${TMPDIR:-/tmp}/c
 case $? in 0|3) ;; *) cat "${TMPDIR:-/tmp}/check-subjects.$$"; bad=1 ;; esac
 rm -f "${TMPDIR:-/tmp}/check-subjects.$$"
 
-mapfile -t files < <(ls lib/*/*.[ch] src/cli/*.[ch] 2>/dev/null)
+mapfile -t files < <(ls lib/*/*.[ch] lib/*/*/*.[ch] src/cli/*.[ch] 2>/dev/null)
 declare -A count=() sample=() long=()
 while read -r tag a b c rest; do
   if [ "$tag" = HIT ]; then

@@ -83,14 +83,18 @@ cp "$TMP/allow.saved" "$TMP/tree/scripts/check-project.allow"
 # Circles between two files of one folder, on built objects: the tree's (only its allowed ones), then a planted one.
 BUILD_DIR=${PASSMAP_BUILD:-$ROOT/build}
 check "no circle between two files of one folder but the allowed ones" "$ROOT/scripts/check-circles.sh" "$BUILD_DIR"
-mkdir -p "$TMP/objs/lib/x" "$TMP/circ/scripts"
+mkdir -p "$TMP/objs/lib/x" "$TMP/circ/scripts" "$TMP/circ/lib/x"
 cp "$ROOT/scripts/check-circles.sh" "$TMP/circ/scripts/"; : > "$TMP/circ/scripts/check-project.allow"
-printf 'int fb(void);\nint fa(void) { return fb(); }\n' > "$TMP/objs/a.c"
-printf 'int fa(void);\nint fb(void) { return 1; }\nint fc(void) { return fa(); }\n' > "$TMP/objs/b.c"
-cc -c "$TMP/objs/a.c" -o "$TMP/objs/lib/x/a.o" && cc -c "$TMP/objs/b.c" -o "$TMP/objs/lib/x/b.o"
+src=$TMP/circ/lib/x
+printf 'int fb(void);\nint fa(void) { return fb(); }\n' > "$src/a.c"
+printf 'int fa(void);\nint fb(void) { return 1; }\nint fc(void) { return fa(); }\n' > "$src/b.c"
+cc -c "$src/a.c" -o "$TMP/objs/lib/x/a.o" && cc -c "$src/b.c" -o "$TMP/objs/lib/x/b.o"
 check_fails "two files calling each other are caught" "$TMP/circ/scripts/check-circles.sh" "$TMP/objs"
 "$TMP/circ/scripts/check-circles.sh" "$TMP/objs" > "$TMP/out" 2>&1
 check "  ... naming both and a function each way" grep -q "lib/x/a.c and lib/x/b.c call each other (fb, fa)" "$TMP/out"
+mv "$src/b.c" "$TMP/b.c.moved"
+check "an object whose source was moved away is not read" "$TMP/circ/scripts/check-circles.sh" "$TMP/objs"
+mv "$TMP/b.c.moved" "$src/b.c"
 echo "circle lib/x/a.c+lib/x/b.c 1" > "$TMP/circ/scripts/check-project.allow"
 check "an allowed circle passes" "$TMP/circ/scripts/check-circles.sh" "$TMP/objs"
 rm "$TMP/objs/lib/x/b.o"
