@@ -27,6 +27,11 @@ const pm_backend_ops *pm_backend_find(const char *name)
     return NULL;
 }
 
+const pm_backend_ops *pm_backend_at(size_t i)
+{
+    return i < N_BACKENDS ? backends[i] : NULL;
+}
+
 const char *pm_backend_names(void)
 {
     static char names[256];
@@ -66,6 +71,9 @@ static int row_accepts(const pm_backend_ops *be, const char *option)
 {
     for (const char *const *o = be->options; o && *o; o++)
         if (!strcmp(*o, option))
+            return 1;
+    for (const pm_backend_option *o = be->sweep_options; o && o->name; o++)
+        if (!strcmp(o->name, option))
             return 1;
     return 0;
 }

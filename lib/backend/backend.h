@@ -200,6 +200,13 @@ typedef struct pm_step_outcome {
     int say;           /* out: 1: the sweep prints the run's note now (a reason not said before in this sweep) */
 } pm_step_outcome;
 
+/* A command-line option a back end owns (pm_backend_ops.sweep_options): "--NAME ARG  HELP" in the help. */
+typedef struct pm_backend_option {
+    const char *name;   /* without the dashes */
+    const char *arg;    /* the argument's name ("NAME"); NULL: a flag */
+    const char *help;
+} pm_backend_option;
+
 typedef struct pm_backend_ops {
     const char *name;          /* [sweep] backend = NAME */
     pm_backend_run_one run_one;   /* passmap run --backend NAME: what one measured run is */
@@ -251,12 +258,19 @@ typedef struct pm_backend_ops {
     const char *const *options;
     /* passmap sweep: applies one of `options` (e.g. --device) to a parsed spec. NULL: no sweep option. */
     int (*set_option)(struct pm_spec *spec, const char *name, const char *value, pm_err *err);
+    /* passmap sweep's options of this back end, each with its help ({0}-terminated; NULL: none): the CLI takes
+     * them from here, lists them under help_heading in `sweep --backend NAME --help` and hands each to
+     * set_option; accepted like `options`. */
+    const pm_backend_option *sweep_options;
+    const char *help_heading;   /* e.g. "OpenVINO back end:" */
     /* The fits' x axis per tool and stage (see pm_fit_size). NULL: no fits have an x axis. */
     const pm_fit_size *fit_sizes;
 } pm_backend_ops;
 
 /* The registry: NULL when no back end has that name. */
 const pm_backend_ops *pm_backend_find(const char *name);
+/* The i-th row of the table, NULL past the last (for a caller that lists what the rows own). */
+const pm_backend_ops *pm_backend_at(size_t i);
 /* "embedded, openvino, command": the names, for error messages. */
 const char *pm_backend_names(void);
 /* passmap run --backend: the default row (the first that measures a CMD), and the names of the rows it offers
