@@ -241,19 +241,25 @@ wait "$fpid" 2>/dev/null
 end_markers   # the rerun's own check leftovers
 
 
-# 8. a bounded, seeded kill campaign over passmap fix (issue 34): SIGKILL at seeded moments of its rounds and
-# checks, three times, then a fix to the end. After every kill the store is whole and no run is there twice;
-# every process group a killed fix left on record is gone once the next fix ran (checked by group, not name).
+# 8. a bounded, seeded kill campaign over passmap fix (issue 34): SIGKILL at seeded moments of its rounds, checks
+# and program [run]s, four times, then a fix to the end. After every kill the store is whole and no run is there
+# twice; every process group a killed fix left on record is gone once the next fix ran (checked by group, not
+# name). The parts it killed are said (from the records' what lines).
 cp "$TMP/k/s.ini" "$TMP/k/c.ini"
+printf '\n[run]\nargv = sleep 0.3\n' >>"$TMP/k/c.ini"
 check "the campaign study" "$PASSMAP" sweep --quiet --db "$TMP/c.db" "$TMP/k/c.ini"
 RANDOM=34
-bad=0 groups=
-for round in 1 2 3; do
+bad=0 groups= parts=
+for round in 1 2 3 4; do
   "$PASSMAP" fix "$TMP/c.db" --quiet --allow-contended >/dev/null 2>&1 &
   fpid=$!
-  sleep "$((RANDOM % 4)).$((RANDOM % 10))"
+  sleep "$((RANDOM % 6)).$((RANDOM % 10))"
   kill -KILL "$fpid" 2>/dev/null; wait "$fpid" 2>/dev/null
-  for f in "$TMP"/c.db.pgroup.*; do [ -e "$f" ] && groups="$groups $(awk '$1 == "group" {print $2}' "$f")"; done
+  for f in "$TMP"/c.db.pgroup.*; do
+    [ -e "$f" ] || continue
+    groups="$groups $(awk '$1 == "group" {print $2}' "$f")"
+    parts="$parts; $(sed -n 's/^what //p' "$f")"
+  done
   ic=$(sqlite3 "$TMP/c.db" "PRAGMA integrity_check")
   dup=$(sqlite3 "$TMP/c.db" "SELECT count(*) FROM (SELECT config_id, mode, repeat FROM run GROUP BY 1, 2, 3 HAVING count(*) > 1)")
   if [ "$ic" != ok ] || [ "$dup" != 0 ]; then bad=1; echo "# kill $round: integrity '$ic', duplicates '$dup'"; fi
@@ -265,7 +271,7 @@ for g in $groups; do
 done
 dup=$(sqlite3 "$TMP/c.db" "SELECT count(*) FROM (SELECT config_id, mode, repeat FROM run GROUP BY 1, 2, 3 HAVING count(*) > 1)")
 [ "$bad" = 0 ] && [ "$rc" = 0 ] && [ "$dup" = 0 ] && [ -z "$left" ] && json_check "$TMP/c.json" 'd["results"]' \
-  && ok "fix killed 3 times at seeded moments: whole, no duplicate run, no group left (recorded:${groups:- none}); the last run ends" \
+  && ok "fix killed 4 times at seeded moments: whole, no duplicate run, no group left (recorded:${groups:- none}${parts}); the last run ends" \
   || { fail "fix kill campaign (rc=$rc, duplicates $dup, left:${left:- none})"; tail -3 "$TMP/c.err" | sed 's/^/#   /'; }
 end_markers   # the last run's own check, ended
 
