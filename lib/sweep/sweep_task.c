@@ -62,11 +62,7 @@ static void slots_free(step_slots *s, int n_done)
         free(s->argvs[i]);
         free(s->tails[i]);
     }
-    free(s->reports);
-    free(s->results);
-    free(s->recs);
-    free(s->argvs);
-    free(s->tails);
+    pm_free_all(s->reports, s->results, s->recs, s->argvs, s->tails);
 }
 
 static int push_metric(pm_metric **m, int *n, const char *name, double value)
