@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "run.h"
 #include "util.h"
 
 /* The back-end table, made from the rows of backends.h (adding a back end is its file and a row there). */
@@ -521,4 +522,14 @@ void pm_steps_free(pm_steps *s)
     free(s->items);
     s->items = NULL;
     s->n = 0;
+}
+
+int pm_fix_check_start(const pm_fix_check_opts *o, const char *what, struct pm_run_opts *ro, pm_err *err)
+{
+    ro->cancel = o->cancel;
+    ro->on_start = o->on_start;
+    ro->on_start_arg = o->on_start_arg;
+    if (o->deadline > 0 && pm_util_now() >= o->deadline)
+        return pm_err_set(err, PM_ERR_TIMEOUT, "budget: the deadline came before %s", what);
+    return PM_OK;
 }

@@ -120,7 +120,15 @@ typedef struct pm_fix_check_opts {
      * what a killed passmap fix's [check] or [run] left running is reaped by the next one; NULL: none. */
     int (*on_start)(void *arg, pid_t pgid, pm_err *err);
     void *on_start_arg;
+    /* > 0: a pm_util_now() time after which no process starts (passmap fix's budget): the op returns
+     * PM_ERR_TIMEOUT "budget: ...", so the command ends within the budget and one process's timeout. */
+    double deadline;
 } pm_fix_check_opts;
+
+struct pm_run_opts;
+/* Every process a fix op starts (a check build's step, the [check], a program [run]) goes through this first: ro
+ * gets o's cancel flag and group recorder; PM_ERR_TIMEOUT naming `what` once o's deadline has come. */
+int pm_fix_check_start(const pm_fix_check_opts *o, const char *what, struct pm_run_opts *ro, pm_err *err);
 
 /* One number of the program side that the round's own compiles store as a run metric (an estimated back end:
  * the compiler prints its estimate with every compile; every run exports its blob). A metric NAME.<k> (one per

@@ -39,8 +39,8 @@ int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mo
 
 /* Setting a file aside while a command that should write it runs, so that whether the command wrote it can be
  * told without destroying it (it may be the user's own file): the regular file at path is renamed to a free
- * sibling `.NAME.passmap-prev.PID` (same folder: atomic, never across file systems; content, inode and times
- * kept). *set: 1 and the sibling's name in aside, or 0 when nothing is there or it is not a regular file (a
+ * sibling `.NAME.passmap-prev.PID.START` (START: the process's start time, as a PID alone may be reused; same
+ * folder: atomic, never across file systems; content, inode and times kept). *set: 1 and the sibling's name in aside, or 0 when nothing is there or it is not a regular file (a
  * symbolic link, device, FIFO or folder is never renamed). An error (the file stays where it was) when the
  * rename fails: a read-only folder, a name with no room for the suffix. */
 int pm_util_aside_set(const char *path, char *aside, size_t cap, int *set, pm_err *err);

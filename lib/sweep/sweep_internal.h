@@ -113,6 +113,11 @@ typedef struct batch_state {
 enum { ETA_MODES = 3 };
 
 void pm_sweep_notice(const sweep_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The caller's deadline (opts.deadline: passmap fix's budget) has come: no process of the sweep starts after it,
+ * so the caller's budget holds to one step. */
+int pm_sweep_past_deadline(const sweep_ctx *x);
+/* run_task's status of a run the deadline cut short between its steps: not a measurement, nothing recorded */
+#define TASK_AT_DEADLINE "deadline"
 
 
 int pm_sweep_wrap_in_cache(pm_step *st, const char *self, const char *cache_dir, const char *outcome);

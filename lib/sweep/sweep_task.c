@@ -108,7 +108,7 @@ typedef struct task_run {
     char path[PATH_MAX + 64];
     int n_reported;
     char no_report[512];
-    int interrupted;   /* cut short by Ctrl-C: nothing is recorded */
+    int interrupted;   /* cut short by Ctrl-C or the deadline: nothing is recorded */
 } task_run;
 
 /* What one step's phases share: its streams' files and the runner's options. */
@@ -330,14 +330,19 @@ static int step_read(task_run *c, int i, step_io *io, int *next, pm_err *err)
     return PM_OK;
 }
 
-/* Each step in turn until one fails or the sweep is interrupted. No report, no conclusion, judged over the
- * whole run: a step with nothing to report (a link after a timed compile) is fine as long as some step of the
- * run gave counted pass time. */
+/* Each step in turn until one fails, the sweep is interrupted or its deadline comes. No report, no conclusion,
+ * judged over the whole run: a step with nothing to report (a link after a timed compile) is fine as long as some
+ * step of the run gave counted pass time. */
 static int task_steps(task_run *c, pm_err *err)
 {
     for (int i = 0; i < c->steps.n; i++) {
         step_io io = {.st = &c->steps.items[i]};
         int next, rc;
+        if (pm_sweep_past_deadline(c->x)) {   /* the rest resumes later, like an interrupted run */
+            *c->status_out = TASK_AT_DEADLINE;
+            c->interrupted = 1;
+            return PM_OK;
+        }
         if ((rc = step_exec(c, i, &io, &next, err)) || c->interrupted)
             return rc;
         if (next == STEP_STOP)
