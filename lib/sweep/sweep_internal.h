@@ -124,6 +124,15 @@ int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err);
 int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err);
 int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err);
 int eta_mode(const char *mode);
+/* sweep_pair.c: timing-flag pairs. Cold and plain run the steps themselves (no cache). */
+int mode_runs_steps_as_they_are(const char *mode);
+/* Each cold task followed (on odd repeats preceded) by its plain twin when the spec names timing flags; *cap (or
+ * NULL) gets the new list's length allocated. */
+int pair_plain(sweep_ctx *x, task **tasks, int *n_tasks, int *cap, pm_err *err);
+/* Appends the plain repeats missing whose cold twin is recorded already (a resumed sweep). */
+int plan_plain_orphans(sweep_ctx *x, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err);
+/* A plain run's steps: each step's plain_argv in argv's place, no report. */
+void use_plain_argv(pm_steps *steps);
 double eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after);
 int fingerprint_configs(sweep_ctx *x, pm_err *err);
 int check_contract(sweep_ctx *x, pm_err *err);

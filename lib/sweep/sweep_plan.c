@@ -27,11 +27,13 @@ int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
     if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)) ||
         (rc = x->be->steps(&x->bctx, t->config, cs->prep.input, dir, &steps, err)))
         return rc;
+    if (!strcmp(t->mode, PM_RUN_MODE_PLAIN))
+        use_plain_argv(&steps);
     size_t len = 0, cap = 0;
     char *text = NULL;
     for (int i = 0; i < steps.n && rc == PM_OK; i++) {
         char outcome[PATH_MAX + 64];
-        if (strcmp(t->mode, "cold") &&
+        if (!mode_runs_steps_as_they_are(t->mode) &&
             ((rc = fmt_path(outcome, sizeof outcome, err, "%s/.cache-outcome-%d", dir, i)) ||
              (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir, outcome))))
             break;
@@ -207,6 +209,8 @@ int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err
         free(order);
         free(shuffled);
     }
+    if (!rc)
+        rc = pair_plain(x, &t, n_tasks, NULL, err);
     if (rc) {
         free(t);
         *n_tasks = 0;
