@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
+#include "flagcost.h"
 #include <jansson.h>
 #include "error.h"
 #include "stagemap.h"
@@ -304,21 +305,6 @@ typedef struct pm_an_method {
     size_t n_tools;
     int mixed_builds;
 } pm_an_method;
-
-typedef struct pm_an_flagcost_row {   /* one tool build's timing flag against its uninstrumented twin runs */
-    char *tool, *program, *flag;  /* the step's label, argv[0]'s file name, the argv words the twin leaves out */
-    size_t n_pairs;               /* ok cold runs with an ok plain twin (same config, step, repeat) */
-    double plain_wall_s, wall_s;  /* medians over the pairs: without the flag, with it */
-    double wall_overhead;         /* median over the pairs of wall / plain wall, less 1 */
-    double cpu_overhead;          /* the same of user + sys; NAN when a step recorded none */
-} pm_an_flagcost_row;
-
-typedef struct pm_an_flagcost {   /* flagcost: what the timing flags cost (analysis_flagcost.c); n = 0: no plain runs */
-    pm_an_flagcost_row *rows;     /* by tool, then program */
-    size_t n;
-    char *differs;                /* the tools whose builds' overheads are more than compare's threshold apart
-                                     ("llc: -time-passes +54% on llc-14, +20% on llc-22"), "; "-joined; NULL: none */
-} pm_an_flagcost;
 
 typedef struct pm_an_figures {    /* figures: the fingerprints' bars (analysis_handoff.c) */
     pm_an_fingerprint *fingerprints;

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "contention.h"
 #include "decide.h"
+#include "flagcost.h"
 #include "meter.h"
 #include "parse.h"
 #include "run.h"
@@ -58,6 +59,7 @@ typedef struct side {
     size_t n_cfgs;
     pm_store_side_cursor *q;   /* its queries, prepared once for all its configs (a prepare per config was a
                                   fifth of the report on 1,500 configs) */
+    pm_an_flagcost flagcost;   /* its timing flags' cost (analysis_flagcost.c) */
 } side;
 
 static int nomem(pm_err *err)
@@ -130,6 +132,7 @@ static void free_side(side *s)
         free_side_cfg(&s->cfgs[i]);
     free(s->cfgs);
     pm_contention_sweep_free(&s->cont);
+    pm_flagcost_free(&s->flagcost);
     pm_store_side_cursor_close(s->q);
     pm_store_close(s->st);
     memset(s, 0, sizeof *s);
@@ -551,6 +554,13 @@ static int load_side(const char *path, const char *sweep, const char *variant, c
     /* over the sweep's cold ok runs (all of them, as the report judges them, also under max_repeats) */
     if ((rc = pm_contention_load(pm_store_db(sd->st), info->sweep, &sd->cont, err)) != PM_OK) {
         pm_err_wrap(err, "%s: contention", path);
+        goto cleanup;
+    }
+    pm_sq_sweeps one = {.ids = &sweep_id, .n = 1};
+    if ((rc = pm_flagcost_read(pm_store_db(sd->st), &one, &sd->flagcost, err)) != PM_OK)
+        goto cleanup;
+    if (sd->flagcost.n && !(info->timing_flags = pm_flagcost_words(&sd->flagcost))) {
+        rc = nomem(err);
         goto cleanup;
     }
     /* the runs of a config are read when it is matched with the other side's (pm_compare_run) */
@@ -1260,6 +1270,10 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     }
     if (total_passes(out) != 0 || summarize(out) != 0)
         rc = nomem(err);
+    char differ[512];
+    if (rc == PM_OK && pm_flagcost_differ(&a.flagcost, &b.flagcost, out->threshold, differ, sizeof differ) &&
+        !(out->timing_flags_differ = strdup(differ)))
+        rc = nomem(err);
 cleanup:
     free(pairs);
     free_side(&a);
@@ -1283,8 +1297,9 @@ void pm_compare_free(pm_compare_result *r)
 {
     if (!r)
         return;
-    free(r->a.path), free(r->a.sweep), free(r->a.variant), free(r->a.meter);
-    free(r->b.path), free(r->b.sweep), free(r->b.variant), free(r->b.meter);
+    free(r->a.path), free(r->a.sweep), free(r->a.variant), free(r->a.meter), free(r->a.timing_flags);
+    free(r->b.path), free(r->b.sweep), free(r->b.variant), free(r->b.meter), free(r->b.timing_flags);
+    free(r->timing_flags_differ);
     for (size_t i = 0; i < r->n_configs; i++) {
         pm_compare_config *c = &r->configs[i];
         free(c->key), free(c->key_a), free(c->key_b), free(c->regime);
