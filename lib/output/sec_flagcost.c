@@ -73,9 +73,14 @@ static const char flagcost_how[] =
 static int flagcost_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     const pm_analysis *a = x->a;
-    int rc = pm_report_text_table(x, f, flagcost_table(a), "timing flags: what the instrument costs", err);
-    if (rc)
-        return rc;
+    pm_table *t = flagcost_table(a);
+    if (!t)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory building a table");
+    fprintf(f, x->markdown ? "\n## %s\n\n" : "\n%s\n", "timing flags: what the instrument costs");
+    int bad = x->markdown ? pm_table_markdown(t, f) : pm_table_text(t, f, x->width);
+    pm_table_free(t);
+    if (bad)
+        return pm_err_set(err, PM_ERR_IO, "writing the report");
     fprintf(f, "%s", PM_MD(x, "- ", ""));
     flagcost_said(a, f);
     fprintf(f, ": %s\n", flagcost_how);
@@ -93,7 +98,11 @@ static int flagcost_html(const pm_report_ctx *x, FILE *f, pm_err *err)
     fputs("<h2 id=flagcost>Timing flags: what the instrument costs</h2><p class=sub>", f);
     esc(f, flagcost_how);
     fputs(".</p>\n", f);
-    int rc = pm_report_html_table(f, flagcost_table(a), 0, err);
+    pm_table *t = flagcost_table(a);
+    if (!t)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory building a table");
+    int rc = pm_table_html(t, f, 0) ? pm_err_set(err, PM_ERR_IO, "writing HTML table") : PM_OK;
+    pm_table_free(t);
     if (rc == PM_OK && a->flagcost.differs) {
         fputs("<p class=note>The timers cost one build more than another (", f);
         esc(f, a->flagcost.differs);
@@ -113,7 +122,7 @@ static int flagcost_json(const pm_report_ctx *x, json_t *root)
     if (!tab)
         return PM_ERR_NOMEM;
     return json_object_set_new(root, "timing_flags",
-                               json_pack("{s:o,s:o}", "table", tab, "differs", pm_report_jstr(a->flagcost.differs)))
+                               json_pack("{s:o,s:s?}", "table", tab, "differs", a->flagcost.differs))
                ? PM_ERR_NOMEM
                : PM_OK;
 }

@@ -59,7 +59,9 @@ typedef struct pm_an_config {
     double size_num;              /* workload.size: "1.5b" -> 1.5e9; NAN when not numeric */
     int n_cold, n_warm, n_failed;
     int n_no_report;              /* runs without a readable timing report (not in n_failed) */
-    pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval) */
+    pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval); with wall_untimed, of the
+                                     runs' uninstrumented twins (analysis_flagcost.c) */
+    int wall_untimed;
     double user_wall;             /* process user/wall over cold runs; NAN when absent */
     pm_ci *share;                 /* [n_stages], 0..1, sums to 1 */
     pm_ci *phase_share;           /* [n_phases]: the stage shares summed by phase (per run, then the interval) */

@@ -201,6 +201,48 @@ static int find_differs(pm_an_flagcost *fc)
     return PM_OK;
 }
 
+/* The plain runs' walls per config: rows come by tool, so each run's steps are summed by (config, repeat). */
+static int plain_walls(pm_an_flagcost *fc, const fc_step *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].plain)
+            continue;
+        struct pm_flagcost_cfg *c = NULL;
+        for (size_t k = 0; k < fc->n_cfgs && !c; k++)
+            if (fc->cfgs[k].config_id == v[i].config_id)
+                c = &fc->cfgs[k];
+        if (!c) {
+            struct pm_flagcost_cfg *g = realloc(fc->cfgs, (fc->n_cfgs + 1) * sizeof *g);
+            if (!g)
+                return PM_ERR_NOMEM;
+            fc->cfgs = g;
+            c = &g[fc->n_cfgs++];
+            *c = (struct pm_flagcost_cfg){.config_id = v[i].config_id};
+        }
+        /* one slot per repeat (repeats are small, dense numbers) */
+        if ((size_t)v[i].repeat >= c->n) {
+            double *w = realloc(c->walls, ((size_t)v[i].repeat + 1) * sizeof *w);
+            if (!w)
+                return PM_ERR_NOMEM;
+            for (size_t k = c->n; k <= (size_t)v[i].repeat; k++)
+                w[k] = NAN;
+            c->walls = w;
+            c->n = (size_t)v[i].repeat + 1;
+        }
+        double *slot = &c->walls[v[i].repeat];
+        *slot = isnan(*slot) ? v[i].wall : *slot + v[i].wall;
+    }
+    for (size_t k = 0; k < fc->n_cfgs; k++) {   /* the repeats no plain run filled go */
+        struct pm_flagcost_cfg *c = &fc->cfgs[k];
+        size_t m = 0;
+        for (size_t r = 0; r < c->n; r++)
+            if (!isnan(c->walls[r]))
+                c->walls[m++] = c->walls[r];
+        c->n = m;
+    }
+    return PM_OK;
+}
+
 int pm_flagcost_read(sqlite3 *db, const pm_sq_sweeps *sweeps, pm_an_flagcost *fc, pm_err *err)
 {
     fc_ctx x = {0};
@@ -226,6 +268,8 @@ int pm_flagcost_read(sqlite3 *db, const pm_sq_sweeps *sweeps, pm_an_flagcost *fc
     }
     if (!rc)
         rc = find_differs(fc);
+    if (!rc)
+        rc = plain_walls(fc, x.v, x.n);
     if (rc)
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
 cleanup:
@@ -246,6 +290,9 @@ void pm_flagcost_free(pm_an_flagcost *fc)
         free(fc->rows[i].flag);
     }
     free(fc->rows);
+    for (size_t i = 0; i < fc->n_cfgs; i++)
+        free(fc->cfgs[i].walls);
+    free(fc->cfgs);
     free(fc->differs);
     memset(fc, 0, sizeof *fc);
 }

@@ -20,6 +20,10 @@ typedef struct pm_an_flagcost_row {   /* one tool build's timing flag against it
 typedef struct pm_an_flagcost {   /* flagcost: what the timing flags cost (analysis_flagcost.c); n = 0: no plain runs */
     pm_an_flagcost_row *rows;     /* by tool, then program */
     size_t n;
+    /* per config with plain runs: those runs' walls (each the sum of its steps'), what the config's compile wall
+     * is (the report's configs, headline and stage seconds: analysis_flagcost.c) */
+    struct pm_flagcost_cfg { int64_t config_id; double *walls; size_t n; } *cfgs;
+    size_t n_cfgs;
     char *differs;                /* the tools whose builds' overheads are more than compare's threshold apart
                                      ("llc: -time-passes +54% on llc-14, +20% on llc-22"), "; "-joined; NULL: none */
 } pm_an_flagcost;

@@ -121,6 +121,26 @@ cleanup:
     return rc;
 }
 
+int plan_plain_orphans(sweep_ctx *x, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err)
+{
+    if (!x->spec->timing_pairs)
+        return PM_OK;
+    /* the plain repeats whose cold twin is already recorded (a sweep stopped between the two) */
+    int n0 = *n_tasks, rc = plan(x, PM_RUN_MODE_PLAIN, repeats, tasks, n_tasks, already, err);
+    int keep = n0;
+    for (int i = n0; i < *n_tasks && !rc; i++) {
+        int paired = 0;
+        for (int k = 0; k < n0 && !paired; k++)
+            paired = (*tasks)[k].config == (*tasks)[i].config && (*tasks)[k].repeat == (*tasks)[i].repeat &&
+                     !strcmp((*tasks)[k].mode, PM_RUN_MODE_PLAIN);
+        if (!paired)
+            (*tasks)[keep++] = (*tasks)[i];
+    }
+    if (!rc)
+        *n_tasks = keep;
+    return rc;
+}
+
 /* Adaptive repeats (repeats = auto): the next round holds one more cold run of each config that has not settled
  * (pm_stats_settled on its ok cold runs' deciding metric, decide.h: instructions, CPU time of serial tools, or
  * wall; at most max_repeats runs of any status), shuffled like any interleaved round. Reads the store, so a
