@@ -54,7 +54,8 @@ static int take_step(void *ctx, const pm_sq_flagcost_row *r)
     return PM_OK;
 }
 
-/* argv[0]'s file name, from a joined argv (its first word, quotes taken off). */
+/* argv[0] as the step named it, from a joined argv (its first word, quotes taken off): the build (llc-14, or a
+ * path when builds differ by their folder only). */
 static void program_of(const char *argv, char *out, size_t cap)
 {
     size_t n = strcspn(argv, " ");
@@ -62,11 +63,6 @@ static void program_of(const char *argv, char *out, size_t cap)
     if (n >= 2 && w[0] == '\'' && w[n - 1] == '\'') {
         w++;
         n -= 2;
-    }
-    const char *slash = memrchr(w, '/', n);
-    if (slash) {
-        n -= (size_t)(slash + 1 - w);
-        w = slash + 1;
     }
     snprintf(out, cap, "%.*s", (int)n, w);
 }
