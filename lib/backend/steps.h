@@ -13,7 +13,7 @@
  *                                measured once per sweep (no null_argv: that tool's start-up is not measured)
  *   timing_flag = -ftime-trace   the argv words that make the report (each one of argv's words as written): the
  *                                sweep also runs the step without them, paired with each cold repeat, so walls
- *                                and the flag's own cost come from runs it did not slow (docs/reference.md)
+ *                                and the flag's own cost come from runs it did not slow (docs/spec.md)
  *
  * A placeholder is {identifier}; anything else in braces ({tile-size=4}) is literal, "{{" is a literal "{".
  * A word that is one placeholder whose value is empty is dropped (optional flags). Nothing passes through a
