@@ -6,7 +6,7 @@
  * drift in the machine's speed falls on both alike. */
 #include "sweep_internal.h"
 
-int mode_runs_steps_as_they_are(const char *mode)
+int pm_sweep_mode_runs_steps_as_they_are(const char *mode)
 {
     return !strcmp(mode, "cold") || !strcmp(mode, PM_RUN_MODE_PLAIN);
 }
@@ -28,7 +28,7 @@ static int plain_recorded(sweep_ctx *x, int c, int r, pm_err *err, int *rc)
     return yes;
 }
 
-int pair_plain(sweep_ctx *x, task **tasks, int *n_tasks, int *cap, pm_err *err)
+int pm_sweep_pair_plain(sweep_ctx *x, task **tasks, int *n_tasks, int *cap, pm_err *err)
 {
     if (!x->spec->timing_pairs)
         return PM_OK;
@@ -58,7 +58,7 @@ int pair_plain(sweep_ctx *x, task **tasks, int *n_tasks, int *cap, pm_err *err)
     return PM_OK;
 }
 
-void use_plain_argv(pm_steps *steps)
+void pm_sweep_use_plain_argv(pm_steps *steps)
 {
     for (int i = 0; i < steps->n; i++) {
         pm_step *st = &steps->items[i];

@@ -17,25 +17,25 @@ static void shuffle(int *idx, int n, unsigned *state)
 }
 
 /* A dry run's view of one task: each step's argv as the real run would start it (nothing is created). */
-int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
+int pm_sweep_dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
 {
     const config_state *cs = &x->cs[t->config];
     char dir[PATH_MAX];
     pm_steps steps = {0};
     int rc;
     *out = NULL;
-    if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)) ||
+    if ((rc = pm_sweep_fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)) ||
         (rc = x->be->steps(&x->bctx, t->config, cs->prep.input, dir, &steps, err)))
         return rc;
     if (!strcmp(t->mode, PM_RUN_MODE_PLAIN))
-        use_plain_argv(&steps);
+        pm_sweep_use_plain_argv(&steps);
     size_t len = 0, cap = 0;
     char *text = NULL;
     for (int i = 0; i < steps.n && rc == PM_OK; i++) {
         char outcome[PATH_MAX + 64];
-        if (!mode_runs_steps_as_they_are(t->mode) &&
-            ((rc = fmt_path(outcome, sizeof outcome, err, "%s/.cache-outcome-%d", dir, i)) ||
-             (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir, outcome))))
+        if (!pm_sweep_mode_runs_steps_as_they_are(t->mode) &&
+            ((rc = pm_sweep_fmt_path(outcome, sizeof outcome, err, "%s/.cache-outcome-%d", dir, i)) ||
+             (rc = pm_sweep_wrap_in_cache(&steps.items[i], x->self, x->cache_dir, outcome))))
             break;
         char *joined = pm_argv_join(steps.items[i].argv);
         size_t need = len + strlen(steps.items[i].tool) + (joined ? strlen(joined) : 0) + 8;
@@ -60,7 +60,7 @@ int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
     return rc;
 }
 
-int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err)
+int pm_sweep_plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err)
 {
     const pm_spec *s = x->spec;
     unsigned char *have = NULL;
@@ -121,12 +121,12 @@ cleanup:
     return rc;
 }
 
-int plan_plain_orphans(sweep_ctx *x, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err)
+int pm_sweep_plan_plain_orphans(sweep_ctx *x, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err)
 {
     if (!x->spec->timing_pairs)
         return PM_OK;
     /* the plain repeats whose cold twin is already recorded (a sweep stopped between the two) */
-    int n0 = *n_tasks, rc = plan(x, PM_RUN_MODE_PLAIN, repeats, tasks, n_tasks, already, err);
+    int n0 = *n_tasks, rc = pm_sweep_plan(x, PM_RUN_MODE_PLAIN, repeats, tasks, n_tasks, already, err);
     int keep = n0;
     for (int i = n0; i < *n_tasks && !rc; i++) {
         int paired = 0;
@@ -184,7 +184,7 @@ static int settled_on_decider(sweep_ctx *x, int c, const double tools_cpu_wall[2
     return rc;
 }
 
-int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err)
+int pm_sweep_plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err)
 {
     const pm_spec *s = x->spec;
     int rc = PM_OK;
@@ -230,7 +230,7 @@ int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err
         free(shuffled);
     }
     if (!rc)
-        rc = pair_plain(x, &t, n_tasks, NULL, err);
+        rc = pm_sweep_pair_plain(x, &t, n_tasks, NULL, err);
     if (rc) {
         free(t);
         *n_tasks = 0;
@@ -241,7 +241,7 @@ int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err
     return PM_OK;
 }
 
-int eta_mode(const char *mode)
+int pm_sweep_eta_mode(const char *mode)
 {
     return !strcmp(mode, "warm") ? 2 : !strcmp(mode, "cache-miss") ? 1 : 0;
 }
@@ -253,7 +253,7 @@ static double eta_task(const batch_state *bs, int n_configs, const task *t)
     double all = bs->n_all ? bs->took_all / bs->n_all : 0;
     if (!bs->took)
         return all;
-    int m = eta_mode(t->mode);
+    int m = pm_sweep_eta_mode(t->mode);
     size_t k = (size_t)t->config * ETA_MODES + (size_t)m;
     if (bs->n_took[k])
         return bs->took[k] / bs->n_took[k];
@@ -268,7 +268,7 @@ static double eta_task(const batch_state *bs, int n_configs, const task *t)
 
 /* ETA of what is left after task i: each remaining task by eta_task, the `after` runs not yet planned at the
  * mean of every run. */
-double eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after)
+double pm_sweep_eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after)
 {
     double left = after * (bs->n_all ? bs->took_all / bs->n_all : 0);
     for (int j = i + 1; j < n_tasks; j++)

@@ -156,7 +156,7 @@ import sys
 p, draw = sys.argv[1], open(sys.argv[2]).read()
 s = open(p).read()
 anchor = "/* The figures: one row each"
-row = '    {"fingerprint", "Family fingerprint", fig_fingerprint, size_bars, "no configs with cold runs", finding_fingerprint},\n'
+row = '    {"fingerprint", "Family fingerprint", fig_fingerprint, fig_size_bars, "no configs with cold runs",\n     fig_finding_fingerprint},\n'
 assert anchor in s and row in s
 s = s.replace(anchor, draw + anchor, 1)
 s = s.replace(row, row + '    {"scratch-fig", "Scratch figure", draw_scratch, NULL, "no scratch data", finding_scratch},\n', 1)
