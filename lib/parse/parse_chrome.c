@@ -284,7 +284,8 @@ static int read_events(rd *r, spans *s, opens *o)
             r->pos++;
             return PM_OK;
         }
-        return c == -2 ? PM_ERR_IO : pm_parse_rd_fail(r, pm_parse_rd_off(r), c < 0 ? "unexpected end of input" : "',' or ']' expected");
+        return c == -2 ? PM_ERR_IO
+                       : pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : "',' or ']' expected");
     }
 }
 
@@ -322,7 +323,7 @@ static int read_trace(rd *r, spans *s, opens *o)
                 if (c == -2)
                     return PM_ERR_IO;
                 if (c != '"')
-                    return pm_parse_rd_fail(r, pm_parse_rd_off(r), c < 0 ? "unexpected end of input" : "string or '}' expected");
+                    return pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : "string or '}' expected");
                 r->pinned = 1;
                 r->pin = r->pos;
                 rc = pm_parse_rd_string(r);
@@ -348,20 +349,20 @@ static int read_trace(rd *r, spans *s, opens *o)
                     break;
                 }
                 return c == -2 ? PM_ERR_IO
-                               : pm_parse_rd_fail(r, pm_parse_rd_off(r), c < 0 ? "unexpected end of input" : "',' or '}' expected");
+                               : pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : "',' or '}' expected");
             }
         if (!have) {
             if ((c = pm_parse_rd_ws(r)) != -1)
-                return c == -2 ? PM_ERR_IO : pm_parse_rd_fail(r, pm_parse_rd_off(r), "end of file expected");
+                return c == -2 ? PM_ERR_IO : pm_parse_rd_fail_here(r, "end of file expected");
             return pm_err_set(r->err, PM_ERR_PARSE, "no traceEvents array");
         }
     } else {
-        return pm_parse_rd_fail(r, pm_parse_rd_off(r), c < 0 ? "'[' or '{' expected, found the end of input" : "'[' or '{' expected");
+        return pm_parse_rd_fail_here(r, c < 0 ? "'[' or '{' expected, found the end of input" : "'[' or '{' expected");
     }
     c = pm_parse_rd_ws(r);
     if (c == -2)
         return PM_ERR_IO;
-    return c == -1 ? PM_OK : pm_parse_rd_fail(r, pm_parse_rd_off(r), "end of file expected");
+    return c == -1 ? PM_OK : pm_parse_rd_fail_here(r, "end of file expected");
 }
 
 static int parse_with(rd *r, pm_report *out, pm_err *err)

@@ -40,6 +40,11 @@ typedef struct rd {
 
 long long pm_parse_rd_off(const rd *r);
 int pm_parse_rd_fail(rd *r, long long at, const char *what);
+/* The error at the read position. */
+static inline int pm_parse_rd_fail_here(rd *r, const char *what)
+{
+    return pm_parse_rd_fail(r, pm_parse_rd_off(r), what);
+}
 int pm_parse_rd_ws(rd *r);
 /* Consumes one expected byte. */
 int pm_parse_rd_expect(rd *r, int want, const char *what);

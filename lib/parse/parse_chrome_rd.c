@@ -91,7 +91,7 @@ int pm_parse_rd_expect(rd *r, int want, const char *what)
     if (c == -2)
         return PM_ERR_IO;
     if (c != want)
-        return pm_parse_rd_fail(r, pm_parse_rd_off(r), c < 0 ? "unexpected end of input" : what);
+        return pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : what);
     r->pos++;
     return PM_OK;
 }
@@ -137,27 +137,27 @@ int pm_parse_rd_string(rd *r)
             if (e == -2)
                 return PM_ERR_IO;
             if (e < 0 || !strchr("\"\\/bfnrtu", e))
-                return pm_parse_rd_fail(r, pm_parse_rd_off(r), "invalid escape");
+                return pm_parse_rd_fail_here(r, "invalid escape");
             r->pos++;
             if (e != 'u')
                 continue;
             long u = rd_u4(r);
             if (u < 0)
-                return pm_parse_rd_fail(r, pm_parse_rd_off(r), "invalid \\u escape");
+                return pm_parse_rd_fail_here(r, "invalid \\u escape");
             if (u == 0)
-                return pm_parse_rd_fail(r, pm_parse_rd_off(r), "\\u0000 is not allowed");
+                return pm_parse_rd_fail_here(r, "\\u0000 is not allowed");
             if (u >= 0xDC00 && u <= 0xDFFF)
-                return pm_parse_rd_fail(r, pm_parse_rd_off(r), "invalid Unicode (a lone low surrogate)");
+                return pm_parse_rd_fail_here(r, "invalid Unicode (a lone low surrogate)");
             if (u >= 0xD800 && u <= 0xDBFF) { /* a high surrogate: a low one must follow */
                 if (rd_peek(r) != '\\')
-                    return pm_parse_rd_fail(r, pm_parse_rd_off(r), "invalid Unicode (a lone high surrogate)");
+                    return pm_parse_rd_fail_here(r, "invalid Unicode (a lone high surrogate)");
                 r->pos++;
                 if (rd_peek(r) != 'u')
-                    return pm_parse_rd_fail(r, pm_parse_rd_off(r), "invalid Unicode (a lone high surrogate)");
+                    return pm_parse_rd_fail_here(r, "invalid Unicode (a lone high surrogate)");
                 r->pos++;
                 long lo = rd_u4(r);
                 if (lo < 0xDC00 || lo > 0xDFFF)
-                    return pm_parse_rd_fail(r, pm_parse_rd_off(r), "invalid Unicode (a high surrogate without a low one)");
+                    return pm_parse_rd_fail_here(r, "invalid Unicode (a high surrogate without a low one)");
             }
             continue;
         }
@@ -173,7 +173,7 @@ int pm_parse_rd_string(rd *r)
             if (b == -2)
                 return PM_ERR_IO;
             if (b < 0x80 || b > 0xBF)
-                return pm_parse_rd_fail(r, pm_parse_rd_off(r), "invalid UTF-8 in a string");
+                return pm_parse_rd_fail_here(r, "invalid UTF-8 in a string");
             cp = cp << 6 | (b & 0x3F);
             r->pos++;
         }
@@ -244,7 +244,7 @@ int pm_parse_rd_skip(rd *r, int depth)
     if (c == -2)
         return PM_ERR_IO;
     if (c < 0)
-        return pm_parse_rd_fail(r, pm_parse_rd_off(r), "unexpected end of input");
+        return pm_parse_rd_fail_here(r, "unexpected end of input");
     if (c == '"')
         return pm_parse_rd_string(r);
     if (c == '-' || (c >= '0' && c <= '9'))
@@ -256,9 +256,9 @@ int pm_parse_rd_skip(rd *r, int depth)
     if (c == 'n')
         return rd_literal(r, "null");
     if (c != '{' && c != '[')
-        return pm_parse_rd_fail(r, pm_parse_rd_off(r), "invalid token");
+        return pm_parse_rd_fail_here(r, "invalid token");
     if (depth >= RD_MAX_DEPTH)
-        return pm_parse_rd_fail(r, pm_parse_rd_off(r), "maximum parsing depth reached");
+        return pm_parse_rd_fail_here(r, "maximum parsing depth reached");
     int close = c == '{' ? '}' : ']', rc;
     r->pos++;
     if ((c = pm_parse_rd_ws(r)) == close) {
@@ -271,7 +271,7 @@ int pm_parse_rd_skip(rd *r, int depth)
             if (c == -2)
                 return PM_ERR_IO;
             if (c != '"')
-                return pm_parse_rd_fail(r, pm_parse_rd_off(r), c < 0 ? "unexpected end of input" : "string or '}' expected");
+                return pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : "string or '}' expected");
             if ((rc = pm_parse_rd_string(r)) || (rc = pm_parse_rd_expect(r, ':', "':' expected")))
                 return rc;
         }
@@ -286,7 +286,7 @@ int pm_parse_rd_skip(rd *r, int depth)
             r->pos++;
             return PM_OK;
         }
-        return c == -2 ? PM_ERR_IO : pm_parse_rd_fail(r, pm_parse_rd_off(r), c < 0 ? "unexpected end of input" : "',' or end of "
+        return c == -2 ? PM_ERR_IO : pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : "',' or end of "
                                                                                               "container expected");
     }
 }

@@ -181,7 +181,8 @@ static int find_differs(pm_an_flagcost *fc)
             if (fc->rows[j].wall_overhead > fc->rows[hi].wall_overhead)
                 hi = j;
         }
-        if (j - i > 1 && (1 + fc->rows[hi].wall_overhead) / (1 + fc->rows[lo].wall_overhead) > 1 + PM_COMPARE_THRESHOLD) {
+        double apart = (1 + fc->rows[hi].wall_overhead) / (1 + fc->rows[lo].wall_overhead);
+        if (j - i > 1 && apart > 1 + PM_COMPARE_THRESHOLD) {
             const pm_an_flagcost_row *h = &fc->rows[hi], *l = &fc->rows[lo];
             char *more = NULL;
             if (asprintf(&more, "%s%s%s: %s %+.0f%% on %s, %+.0f%% on %s", fc->differs ? fc->differs : "",
@@ -257,8 +258,11 @@ int pm_flagcost_read(sqlite3 *db, const pm_sq_sweeps *sweeps, pm_an_flagcost *fc
     for (size_t i = 0; i < x.n && !rc;) {
         size_t j = i + 1;
         program_of(x.v[i].argv, pi, sizeof pi);
-        while (j < x.n && !strcmp(x.v[j].tool, x.v[i].tool) && (program_of(x.v[j].argv, pj, sizeof pj), !strcmp(pi, pj)))
-            j++;
+        for (; j < x.n && !strcmp(x.v[j].tool, x.v[i].tool); j++) {
+            program_of(x.v[j].argv, pj, sizeof pj);
+            if (strcmp(pi, pj))
+                break;
+        }
         rc = add_row(fc, x.v, i, j, scratch);
         i = j;
     }
