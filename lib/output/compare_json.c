@@ -108,8 +108,9 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
     json_object_set_new(root, "b", json_side(&r->b));
     json_object_set_new(root, "cross_host_configs", json_integer((json_int_t)r->n_cross_host));
     json_object_set_new(root, "host_warning", r->host_warning ? json_string(r->host_warning) : json_null());
-    if (r->timing_flags_differ)
-        json_object_set_new(root, "timing_flags_differ", json_string(r->timing_flags_differ));
+    char differ[512];
+    if (pm_flagcost_differ(&r->a.flagcost, &r->b.flagcost, r->threshold, differ, sizeof differ))
+        json_object_set_new(root, "timing_flags_differ", json_string(differ));
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
         json_t *o = json_object(), *wall = json_object();

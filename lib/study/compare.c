@@ -409,10 +409,6 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     }
     if (total_passes(out) != 0 || summarize(out) != 0)
         rc = nomem(err);
-    char differ[512];
-    if (rc == PM_OK && pm_flagcost_differ(&a.flagcost, &b.flagcost, out->threshold, differ, sizeof differ) &&
-        !(out->timing_flags_differ = strdup(differ)))
-        rc = nomem(err);
 cleanup:
     free(pairs);
     compare_free_side(&a);
@@ -438,7 +434,8 @@ void pm_compare_free(pm_compare_result *r)
         return;
     free(r->a.path), free(r->a.sweep), free(r->a.variant), free(r->a.meter), free(r->a.timing_flags);
     free(r->b.path), free(r->b.sweep), free(r->b.variant), free(r->b.meter), free(r->b.timing_flags);
-    free(r->timing_flags_differ);
+    pm_flagcost_free(&r->a.flagcost);
+    pm_flagcost_free(&r->b.flagcost);
     for (size_t i = 0; i < r->n_configs; i++) {
         pm_compare_config *c = &r->configs[i];
         free(c->key), free(c->key_a), free(c->key_b), free(c->regime);

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "error.h"
+#include "flagcost.h"
 #include "passalias.h"
 
 typedef struct pm_compare_opts {
@@ -215,6 +216,7 @@ typedef struct pm_compare_side {
     /* its timing flags' cost against their uninstrumented twins ("clang-22 -ftime-report +44%"), whose walls
      * its compile-wall rows are (pass and step rows stay the instrumented runs'); NULL: no twins */
     char *timing_flags;
+    pm_an_flagcost flagcost;           /* the rows behind it (flagcost.h): pm_flagcost_differ between the sides */
 } pm_compare_side;
 
 typedef struct pm_compare_result {
@@ -248,9 +250,6 @@ typedef struct pm_compare_result {
     size_t n_cross_host;
     char *host_warning;
     int decided_on;                    /* pm_decide_metric: what the configs' verdicts were decided on */
-    /* one tool's timing flag costs A and B more than the threshold apart ("llc: -time-passes +54% on A,
-     * -time-passes +20% on B"): pass-level verdicts are partly the instrument's; NULL: not so */
-    char *timing_flags_differ;
 } pm_compare_result;
 
 /* The stat a config's verdict is drawn from: metric when another metric than wall decided, else wall. */

@@ -10,7 +10,6 @@
 #include "compare.h"
 #include "config.h"
 #include "contention.h"
-#include "flagcost.h"
 #include "store.h"
 #include "store_compare.h"
 #include "util.h"
@@ -55,7 +54,6 @@ typedef struct side {
     size_t n_cfgs;
     pm_store_side_cursor *q;   /* its queries, prepared once for all its configs (a prepare per config was a
                                   fifth of the report on 1,500 configs) */
-    pm_an_flagcost flagcost;   /* its timing flags' cost (flagcost.h) */
 } side;
 static inline int nomem(pm_err *err)
 {

@@ -67,7 +67,6 @@ void compare_free_side(side *s)
         free_side_cfg(&s->cfgs[i]);
     free(s->cfgs);
     pm_contention_sweep_free(&s->cont);
-    pm_flagcost_free(&s->flagcost);
     pm_store_side_cursor_close(s->q);
     pm_store_close(s->st);
     memset(s, 0, sizeof *s);
@@ -485,9 +484,9 @@ int compare_load_side(const char *path, const char *sweep, const char *variant, 
         goto cleanup;
     }
     pm_sq_sweeps one = {.ids = &sweep_id, .n = 1};
-    if ((rc = pm_flagcost_read(pm_store_db(sd->st), &one, &sd->flagcost, err)) != PM_OK)
+    if ((rc = pm_flagcost_read(pm_store_db(sd->st), &one, &info->flagcost, err)) != PM_OK)
         goto cleanup;
-    if (sd->flagcost.n && !(info->timing_flags = pm_flagcost_words(&sd->flagcost))) {
+    if (info->flagcost.n && !(info->timing_flags = pm_flagcost_words(&info->flagcost))) {
         rc = nomem(err);
         goto cleanup;
     }
