@@ -508,6 +508,7 @@ void pm_steps_free(pm_steps *s)
         pm_step *st = &s->items[i];
         free(st->tool);
         pm_argv_free(st->argv);
+        pm_argv_free(st->plain_argv);
         free(st->cwd);
         free(st->output);
         free(st->input);

@@ -45,6 +45,9 @@ typedef struct pm_step_metric {
 typedef struct pm_step {
     char *tool;                /* label stored with the run: "mlir-opt", "mlir-translate", "llc", "ov-compile" */
     char **argv;               /* NULL-terminated, heap-owned */
+    /* argv without the step's timing flag (a [step]'s timing_flag: -ftime-report, -time-passes ...), NULL when
+     * it names none: what the sweep's uninstrumented twin run ("plain" mode) starts, to measure the flag's cost */
+    char **plain_argv;
     char *cwd;                 /* NULL: the sweep's run folder */
     int report_stream;         /* PM_STREAM_*: where the timing report is printed */
     pm_format report_format;   /* PM_FMT_AUTO to sniff */

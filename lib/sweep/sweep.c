@@ -578,7 +578,9 @@ static int sweep_plan(sweep_run *s, pm_err *err)
                  (double)spec->mem_limit / (1 << 30), (double)pm_run_mem_limit_clamp(spec->mem_limit) / (1 << 30));
         opts->notice(opts->notice_user, line);
     }
-    if ((rc = pm_sweep_plan(x, "cold", spec->repeats, &s->tasks, &s->n_tasks, &s->already, err)))
+    if ((rc = pm_sweep_plan(x, "cold", spec->repeats, &s->tasks, &s->n_tasks, &s->already, err)) ||
+        (rc = pm_sweep_pair_plain(x, &s->tasks, &s->n_tasks, &x->cap_tasks, err)) ||
+        (rc = pm_sweep_plan_plain_orphans(x, spec->repeats, &s->tasks, &s->n_tasks, &s->already, err)))
         return rc;
     if (s->warm) {
         /* One miss fills the cache (recorded as "cache-miss": the cache's own overhead), then timed hits. */
@@ -645,7 +647,7 @@ static int sweep_execute(sweep_run *s, pm_err *err)
         }
         /* The first round(s) up to min_repeats, then rounds of the configs not settled, then the warm runs. */
         int n_cold = 0;
-        while (n_cold < s->n_tasks && !strcmp(s->tasks[n_cold].mode, "cold"))
+        while (n_cold < s->n_tasks && pm_sweep_mode_runs_steps_as_they_are(s->tasks[n_cold].mode))
             n_cold++;
         int n_rest = s->n_tasks - n_cold;
         task *rest = s->tasks + n_cold, *round = NULL;

@@ -146,8 +146,10 @@ static int task_prepare(task_run *c, pm_err *err)
         return rc;
     if (slots_alloc(&c->sl, c->steps.n))
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (!strcmp(c->t->mode, PM_RUN_MODE_PLAIN))
+        pm_sweep_use_plain_argv(&c->steps);
     for (int i = 0; i < c->steps.n; i++) {
-        if (!strcmp(c->t->mode, "cold"))
+        if (pm_sweep_mode_runs_steps_as_they_are(c->t->mode))
             continue;
         if ((rc = pm_sweep_fmt_path(c->path, sizeof c->path, err, "%s/.cache-outcome-%d", c->dir, i)) ||
             (rc = pm_sweep_wrap_in_cache(&c->steps.items[i], x->self, x->cache_dir, c->path)))
@@ -269,7 +271,7 @@ static int step_read(task_run *c, int i, step_io *io, int *next, pm_err *err)
     }
     /* A warm run is served from the cache, which replays the miss's stderr: its timing report describes
      * that earlier compile, not this run, so it is not parsed. */
-    int parse = strcmp(t->mode, "warm") != 0;
+    int parse = strcmp(t->mode, "warm") != 0 && strcmp(t->mode, PM_RUN_MODE_PLAIN) != 0;   /* plain: no flag */
     const char *rep_path = !parse ? NULL
                            : st->report_path ? st->report_path
                            : st->report_stream == PM_STREAM_STDOUT ? io->out_path

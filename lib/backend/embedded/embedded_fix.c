@@ -58,6 +58,8 @@ static char *round_text(const pm_spec *s, const int *cfgs, const char *const *va
            e->display, e->json ? "true" : "false", e->single_thread ? "true" : "false", e->llc_opt);
     if (e->bindir[0])
         append(&buf, &len, &cap, &oom, "bindir = %s\n", e->bindir);
+    if (e->timing_twins)
+        append(&buf, &len, &cap, &oom, "timing_twins = true\n");
     for (size_t i = 0; i < n; i++) {
         int first = 1;
         for (size_t j = 0; j < i && first; j++)
