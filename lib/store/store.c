@@ -4,6 +4,7 @@
  * commits), and pm_store_record_run writes a run with everything below it in one BEGIN IMMEDIATE
  * transaction, so a reader never sees a run without its steps. */
 #include "store.h"
+#include "store_passcount.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -230,6 +231,18 @@ static const pm_migration migrations[] = {
      "  PRIMARY KEY(config_id, tool, name_id)\n"
      ") WITHOUT ROWID;\n",
      1 /* readers of an older file sum the pass rows, as before */, build_aggregates},
+    /* (issue 32, per-pass counts) the instructions of each counted row of a step's report, from the callgrind
+     * meter (store_passcount.c): beside pass_time's wall, keyed as its row; NULL with why when not counted */
+    {"per-pass instruction counts",
+     "CREATE TABLE pass_count(\n"
+     "  step_id INTEGER NOT NULL REFERENCES step(id) ON DELETE CASCADE,\n"
+     "  idx INTEGER NOT NULL,\n"
+     "  instructions INTEGER,\n"
+     "  how TEXT,\n"
+     "  why TEXT,\n"
+     "  PRIMARY KEY(step_id, idx)\n"
+     ") WITHOUT ROWID;\n",
+     1 /* readers of an older file find no table: no counts (pm_store_config_passcounts) */, NULL},
 };
 #define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 #define PM_STORE_SCHEMA_VERSION (1 + PM_STORE_N_MIGRATIONS)
@@ -1221,7 +1234,8 @@ static int insert_step(pm_store *st, int64_t run_id, int seq, const pm_step_reco
     int64_t step_id = sqlite3_last_insert_rowid(st->db);
     if (!rep)
         return PM_OK;
-    if ((rc = insert_passes(st, step_id, rep, err)) != PM_OK)
+    if ((rc = insert_passes(st, step_id, rep, err)) != PM_OK ||
+        (sr->counts && (rc = pm_store_record_passcount(st, step_id, sr->counts, err)) != PM_OK))
         return rc;
     for (size_t i = 0; i < rep->n_metrics && rc == PM_OK; i++)
         rc = insert_metric(st, run_id, step_id, &rep->metrics[i], err);

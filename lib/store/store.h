@@ -59,6 +59,7 @@ typedef struct pm_step_record {
     const pm_run_result *result;
     const pm_report *report;     /* NULL: no report parsed */
     const char *stderr_tail;     /* last lines of stderr on failure, or NULL */
+    const struct pm_passcount *counts;   /* per-pass instruction counts of report (the callgrind meter), or NULL */
 } pm_step_record;
 
 typedef struct pm_run_record {
