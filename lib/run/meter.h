@@ -27,6 +27,8 @@ typedef struct pm_meter {
     double slowdown_guess;    /* its slowdown against a native run before one is measured (timeouts, --dry-run) */
     /* 0 when this machine can use it, else non-zero with why (one line, what to do) */
     int (*usable)(char *why, size_t n);
+    /* what this machine gives the meter beyond usable (doctor, after about), into buf; NULL: nothing to add */
+    void (*detail)(char *buf, size_t n);
     /* Runs argv as pm_run_exec does, measured this way: res->instructions is the process tree's count (-1: not
      * counted). scratch: a folder for the meter's own files (NULL: $TMPDIR), which it leaves as it found it. */
     int (*exec)(const char *const argv[], const pm_run_opts *opts, const char *scratch, pm_run_result *res,

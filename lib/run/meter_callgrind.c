@@ -58,6 +58,20 @@ const char *pm_meter_vgwrap(void)
     return vgwrap_path();
 }
 
+/* Per tool: which passes get a count (docs/meters.md "What each tool allows") */
+static void callgrind_detail(char *buf, size_t n)
+{
+    const char *w = vgwrap_path();
+    if (w)
+        snprintf(buf, n, "; timer wrapper %s: every pass timer of llc, opt, clang (-time-passes, -ftime-report) but "
+                 "llc's Parse IR (inlined start), every mlir-opt --mlir-timing row (one thread: "
+                 "--mlir-disable-threading, or one function)", w);
+    else
+        snprintf(buf, n, "; timer wrapper passmap-vgwrap.so not found (beside passmap, or $PASSMAP_VGWRAP; built "
+                 "where Valgrind's headers are): only passes whose entry points the library exports are counted "
+                 "(data/pass-symbols.tsv)");
+}
+
 static const char *const callgrind_args[] = {"--tool=callgrind", "--combine-dumps=yes", NULL};
 
 static int callgrind_exec(const char *const argv[], const pm_run_opts *opts, const char *scratch, pm_run_result *res,
@@ -72,4 +86,4 @@ const pm_meter pm_meter_callgrind = {.name = "callgrind", .about = "the valgrind
                                      "of each timed pass, beside its wall (callgrind with passmap's timer wrapper): "
                                      "~100-1000x slower; wall and CPU are the instrumented run's",
                                      .counts = 1, .slows = 1, .slowdown_guess = 200, .per_pass = 1,
-                                     .usable = pm_meter_vg_usable, .exec = callgrind_exec};
+                                     .detail = callgrind_detail, .usable = pm_meter_vg_usable, .exec = callgrind_exec};
