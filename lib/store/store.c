@@ -1235,7 +1235,7 @@ static int insert_step(pm_store *st, int64_t run_id, int seq, const pm_step_reco
     if (!rep)
         return PM_OK;
     if ((rc = insert_passes(st, step_id, rep, err)) != PM_OK ||
-        (sr->counts && (rc = pm_store_record_passcount(st, step_id, sr->counts, err)) != PM_OK))
+        (sr->counts && (rc = pm_store_record_passcount(st->db, st->path, step_id, sr->counts, err)) != PM_OK))
         return rc;
     for (size_t i = 0; i < rep->n_metrics && rc == PM_OK; i++)
         rc = insert_metric(st, run_id, step_id, &rep->metrics[i], err);

@@ -13,13 +13,12 @@
 
 #include "util.h"
 
-int pm_store_record_passcount(pm_store *st, int64_t step_id, const pm_passcount *pc, pm_err *err)
+int pm_store_record_passcount(sqlite3 *db, const char *path, int64_t step_id, const pm_passcount *pc, pm_err *err)
 {
-    sqlite3 *db = pm_store_db(st);
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(db, "INSERT INTO pass_count(step_id, idx, instructions, how, why) VALUES(?1, ?2, ?3, ?4, ?5)",
                            -1, &s, NULL) != SQLITE_OK)
-        return pm_err_set(err, PM_ERR_DB, "%s: pass counts: %s", pm_store_path(st), sqlite3_errmsg(db));
+        return pm_err_set(err, PM_ERR_DB, "%s: pass counts: %s", path, sqlite3_errmsg(db));
     int rc = PM_OK;
     for (size_t i = 0; i < pc->n && rc == PM_OK; i++) {
         const pm_pass_count *c = &pc->rows[i];
@@ -29,7 +28,7 @@ int pm_store_record_passcount(pm_store *st, int64_t step_id, const pm_passcount 
                   (c->how ? sqlite3_bind_text(s, 4, c->how, -1, SQLITE_STATIC) : sqlite3_bind_null(s, 4)) |
                   (c->why ? sqlite3_bind_text(s, 5, c->why, -1, SQLITE_STATIC) : sqlite3_bind_null(s, 5));
         if (brc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE)
-            rc = pm_err_set(err, PM_ERR_DB, "%s: pass count: %s", pm_store_path(st), sqlite3_errmsg(db));
+            rc = pm_err_set(err, PM_ERR_DB, "%s: pass count: %s", path, sqlite3_errmsg(db));
     }
     sqlite3_finalize(s);
     return rc;

@@ -7,10 +7,10 @@
 #include <sqlite3.h>
 #include "error.h"
 #include "passcount.h"
-#include "store.h"
 
-/* The pass_count rows of step step_id (inside the run's transaction), one per row of pc. */
-int pm_store_record_passcount(pm_store *st, int64_t step_id, const pm_passcount *pc, pm_err *err);
+/* The pass_count rows of step step_id (inside the run's transaction), one per row of pc; path names the store in
+ * errors. */
+int pm_store_record_passcount(sqlite3 *db, const char *path, int64_t step_id, const pm_passcount *pc, pm_err *err);
 
 typedef struct pm_stored_passcount {   /* one (tool, pass name) of a config, over its ok cold runs with counts */
     char *tool, *pass;
