@@ -46,6 +46,17 @@ void pm_host_fingerprint(pm_host *h)
     snprintf(h->fingerprint, sizeof h->fingerprint, "%016llx", (unsigned long long)XXH3_64bits(buf, (size_t)n));
 }
 
+void pm_host_machine_id(const pm_host *h, char out[17])
+{
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, "%s\n%d\n%s", h->cpu_model, h->cores, h->machine);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n >= sizeof buf)
+        n = sizeof buf - 1;
+    snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits(buf, (size_t)n));
+}
+
 int pm_host_probe(pm_host *h, pm_err *err)
 {
     memset(h, 0, sizeof *h);

@@ -22,5 +22,9 @@ int pm_host_probe(pm_host *h, pm_err *err);
 void pm_host_set_compiler(pm_host *h, const char *compiler);
 /* Recomputes h->fingerprint from the other fields. */
 void pm_host_fingerprint(pm_host *h);
+/* The machine alone, as 16 hex digits in out: a hash over CPU model, cores and architecture. What "measured on
+ * another machine" compares (with the name): the compiler build and the kernel change on one machine, and a
+ * comparison of two compiler builds is the point of compare and of the gate. */
+void pm_host_machine_id(const pm_host *h, char out[17]);
 
 #endif

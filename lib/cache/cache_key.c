@@ -204,6 +204,71 @@ static int add_output(key_info *k, char **out_canon, const char *path, pm_err *e
     return PM_OK;
 }
 
+/* The command line's hash, each path in it replaced by its placeholder (classify). */
+static int hash_argv(key_info *k, const pm_cache_request *req, char **out_canon, size_t *out_refs, XXH3_state_t *s,
+                     pm_err *err)
+{
+    int rc;
+    XXH3_128bits_reset(s);
+    size_t argc = 0;
+    while (req->argv[argc])
+        argc++;
+    feed(s, 'n', &argc, sizeof argc);
+    for (size_t i = 1; i < argc; i++) {
+        const char *a_i = req->argv[i];
+        /* a make target name (-MT x.o) names the output without reading it */
+        int is_name = i > 1 && (!strcmp(req->argv[i - 1], "-MT") || !strcmp(req->argv[i - 1], "-MQ"));
+        char ph[32], buf[PATH_MAX + 64];
+        if ((rc = classify(k, out_canon, is_name ? NULL : out_refs, a_i, ph, err)))
+            return rc;
+        const char *eq = strchr(a_i, '=');
+        if (!ph[0] && eq && eq != a_i) {
+            if ((rc = classify(k, out_canon, out_refs, eq + 1, ph, err)))
+                return rc;
+            if (ph[0]) {
+                snprintf(buf, sizeof buf, "%.*s=%s", (int)(eq - a_i), a_i, ph);
+                feed(s, 'a', buf, strlen(buf));
+                continue;
+            }
+        }
+        feed(s, 'a', ph[0] ? ph : a_i, strlen(ph[0] ? ph : a_i));
+    }
+    k->argv_h = XXH3_128bits_digest(s);
+    return PM_OK;
+}
+
+/* The key from its parts, and the manifest id explain groups runs by. */
+static void digest_key(key_info *k, char **out_canon, size_t n_env, XXH3_state_t *s)
+{
+    XXH3_128bits_reset(s);
+    feed(s, 'V', KEY_VERSION, strlen(KEY_VERSION));
+    feed(s, 'C', &k->compiler, sizeof k->compiler);
+    feed(s, 'A', &k->argv_h, sizeof k->argv_h);
+    feed(s, 'I', &k->n_inputs, sizeof k->n_inputs);
+    for (size_t i = 0; i < k->n_inputs; i++)
+        feed(s, 'i', &k->input_h[i], sizeof k->input_h[i]);
+    feed(s, 'O', &k->n_outputs, sizeof k->n_outputs);
+    feed(s, 'S', &k->stdout_output, sizeof k->stdout_output);
+    feed(s, 'D', &k->deps, sizeof k->deps);
+    /* the user's -MF file names the outputs as written (its make target): they are content, not paths */
+    for (size_t i = 0; k->user_depfile && i < k->n_outputs; i++)
+        feed(s, 'm', k->out_paths[i], strlen(k->out_paths[i]));
+    feed(s, 'E', &n_env, sizeof n_env);
+    for (size_t i = 0; i < n_env; i++)
+        feed(s, 'e', &k->env_h[i], sizeof k->env_h[i]);
+    k->key = XXH3_128bits_digest(s);
+
+    /* "the same command line" for explain: what it produces, else what it says */
+    XXH3_128bits_reset(s);
+    if (k->n_outputs)
+        feed(s, 'o', out_canon[0], strlen(out_canon[0]));
+    else {
+        feed(s, 'c', k->compiler_path, strlen(k->compiler_path));
+        feed(s, 'A', &k->argv_h, sizeof k->argv_h);
+    }
+    k->manifest_id = XXH3_128bits_digest(s);
+}
+
 int pc_compute_key(pm_cache *c, const pm_cache_request *req, key_info *k, pm_err *err)
 {
     int rc = PM_OK;
@@ -255,31 +320,8 @@ int pc_compute_key(pm_cache *c, const pm_cache_request *req, key_info *k, pm_err
         goto cleanup;
 
     /* argv with paths replaced by placeholders */
-    XXH3_128bits_reset(s);
-    size_t argc = 0;
-    while (req->argv[argc])
-        argc++;
-    feed(s, 'n', &argc, sizeof argc);
-    for (size_t i = 1; i < argc; i++) {
-        const char *a_i = req->argv[i];
-        /* a make target name (-MT x.o) names the output without reading it */
-        int is_name = i > 1 && (!strcmp(req->argv[i - 1], "-MT") || !strcmp(req->argv[i - 1], "-MQ"));
-        char ph[32], buf[PATH_MAX + 64];
-        if ((rc = classify(k, out_canon, is_name ? NULL : out_refs, a_i, ph, err)))
-            goto cleanup;
-        const char *eq = strchr(a_i, '=');
-        if (!ph[0] && eq && eq != a_i) {
-            if ((rc = classify(k, out_canon, out_refs, eq + 1, ph, err)))
-                goto cleanup;
-            if (ph[0]) {
-                snprintf(buf, sizeof buf, "%.*s=%s", (int)(eq - a_i), a_i, ph);
-                feed(s, 'a', buf, strlen(buf));
-                continue;
-            }
-        }
-        feed(s, 'a', ph[0] ? ph : a_i, strlen(ph[0] ? ph : a_i));
-    }
-    k->argv_h = XXH3_128bits_digest(s);
+    if ((rc = hash_argv(k, req, out_canon, out_refs, s, err)))
+        goto cleanup;
     for (size_t i = 0; i < k->n_outputs; i++)
         if (out_refs[i] > 1 && !k->why[0])
             snprintf(k->why, sizeof k->why, "%s is both an input and an output", k->out_paths[i]);
@@ -303,33 +345,7 @@ int pc_compute_key(pm_cache *c, const pm_cache_request *req, key_info *k, pm_err
         k->env_h[i] = XXH3_128bits_digest(s);
     }
 
-    XXH3_128bits_reset(s);
-    feed(s, 'V', KEY_VERSION, strlen(KEY_VERSION));
-    feed(s, 'C', &k->compiler, sizeof k->compiler);
-    feed(s, 'A', &k->argv_h, sizeof k->argv_h);
-    feed(s, 'I', &k->n_inputs, sizeof k->n_inputs);
-    for (size_t i = 0; i < k->n_inputs; i++)
-        feed(s, 'i', &k->input_h[i], sizeof k->input_h[i]);
-    feed(s, 'O', &k->n_outputs, sizeof k->n_outputs);
-    feed(s, 'S', &k->stdout_output, sizeof k->stdout_output);
-    feed(s, 'D', &k->deps, sizeof k->deps);
-    /* the user's -MF file names the outputs as written (its make target): they are content, not paths */
-    for (size_t i = 0; k->user_depfile && i < k->n_outputs; i++)
-        feed(s, 'm', k->out_paths[i], strlen(k->out_paths[i]));
-    feed(s, 'E', &n_env, sizeof n_env);
-    for (size_t i = 0; i < n_env; i++)
-        feed(s, 'e', &k->env_h[i], sizeof k->env_h[i]);
-    k->key = XXH3_128bits_digest(s);
-
-    /* "the same command line" for explain: what it produces, else what it says */
-    XXH3_128bits_reset(s);
-    if (k->n_outputs)
-        feed(s, 'o', out_canon[0], strlen(out_canon[0]));
-    else {
-        feed(s, 'c', k->compiler_path, strlen(k->compiler_path));
-        feed(s, 'A', &k->argv_h, sizeof k->argv_h);
-    }
-    k->manifest_id = XXH3_128bits_digest(s);
+    digest_key(k, out_canon, n_env, s);
 cleanup:
     if (rc)
         pc_key_info_free(k);

@@ -365,6 +365,28 @@ static void set_outputs_aside(const key_info *k, pre_output *pre, char (*aside)[
     }
 }
 
+/* The run's entry, its dependency list added, written to a temporary file (tmp) to be published under the
+ * statistics' lock; a failure to write it is a warning (the run's result stands). */
+static int stage_entry(const key_info *k, const char *entry_path, pc_raw *raw, const dep_list *deps,
+                       char tmp[PATH_MAX + 16], size_t *flen, pm_cache_result *res, pm_err *err)
+{
+    pm_err serr;
+    uint32_t *dl = calloc(deps->n + 1, sizeof *dl);
+    if (!dl)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < deps->n; i++)
+        dl[i] = (uint32_t)strlen(deps->path[i]);
+    /* char ** as const char *const *: only read */
+    int bad = pc_raw_deps(raw, (uint32_t)deps->n, pm_unconst_ptr(deps->path), dl, deps->h);
+    free(dl);
+    if (bad)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (prepare_entry(k, entry_path, raw, tmp, flen, &serr))
+        pc_warn(res, "result not cached: %s", serr.msg);
+    pc_raw_free(raw); /* before the bookkeeping: the payload is in the temp file */
+    return PM_OK;
+}
+
 int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, const char *entry_path,
                 const dep_list *pre_deps, pm_cache_result *res, pm_err *err)
 {
@@ -446,25 +468,8 @@ int pc_run_miss(pm_cache *c, const pm_cache_request *req, const key_info *k, con
         store = 0;
     }
     pm_err serr;
-    if (store) {
-        uint32_t *dl = calloc(deps.n + 1, sizeof *dl);
-        if (!dl) {
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-            goto cleanup;
-        }
-        for (size_t i = 0; i < deps.n; i++)
-            dl[i] = (uint32_t)strlen(deps.path[i]);
-        /* char ** as const char *const *: only read */
-        int bad = pc_raw_deps(&raw, (uint32_t)deps.n, pm_unconst_ptr(deps.path), dl, deps.h);
-        free(dl);
-        if (bad) {
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-            goto cleanup;
-        }
-        if (prepare_entry(k, entry_path, &raw, tmp, &flen, &serr))
-            pc_warn(res, "result not cached: %s", serr.msg);
-        pc_raw_free(&raw);   /* before the bookkeeping: the payload is in the temp file */
-    }
+    if (store && (rc = stage_entry(k, entry_path, &raw, &deps, tmp, &flen, res, err)))
+        goto cleanup;
     uint64_t v[ST_N];
     if (pc_stats_lock(c, v, &serr)) {
         pc_warn(res, "cache not updated: %s", serr.msg);

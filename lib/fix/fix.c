@@ -1,5 +1,6 @@
 /* passmap fix: propose, run and prove fixes (see fix.h). */
 #include "fix_internal.h"
+#include "meter.h"
 
 /* The back end's catalogue (a data file, or the fixes the study's spec declares). */
 static int load_catalogue(fix_ctx *x, pm_err *err)
@@ -81,6 +82,17 @@ static int fix_run_check(fix_run *r, pm_err *err)
         return pm_err_set(err, PM_ERR_USAGE, "min repeats %d: no conclusion from fewer than 3 runs", x->min_r);
     if (x->max_r < x->min_r)
         return pm_err_set(err, PM_ERR_USAGE, "max repeats %d below min repeats %d", x->max_r, x->min_r);
+    if (o->jobs > 1) { /* refused before anything runs, for sweep --jobs's reason (its rounds are sweeps) */
+        const pm_meter *m;
+        int rc = pm_meter_resolve(o->meter, &m, err);
+        if (rc)
+            return rc;
+        if (!m->counts)
+            return pm_err_set(err, PM_ERR_USAGE, "--jobs %d needs a meter that counts instructions (valgrind, or "
+                              "counters where the kernel has them): the %s meter decides on time, and %d compiles "
+                              "at once make every time contended; use --meter valgrind, or --jobs 1",
+                              o->jobs, m->name, o->jobs);
+    }
     if (o->self_exe)
         snprintf(x->self, sizeof x->self, "%s", o->self_exe);
     else if (!realpath("/proc/self/exe", x->self))
@@ -96,7 +108,7 @@ static int fix_run_setup(fix_run *r, pm_err *err)
     int rc;
     /* a dry run writes nothing: read-only, so an older store is not migrated in place either */
     if ((rc = (o->dry_run ? pm_store_open_readonly : pm_store_open)(o->db_path, &x->store, err)) ||
-        (rc = load_study(x, err)) || (rc = build_evidence(x, err)))
+        (rc = pm_fix_load_study(x, err)) || (rc = pm_fix_build_evidence(x, err)))
         return rc;
     return load_catalogue(x, err);
 }
@@ -109,13 +121,13 @@ static int fix_run_plan(fix_run *r, pm_err *err)
     int rc;
     int per_fix = o->configs_per_fix > 0 ? o->configs_per_fix : 3;
     pm_fix_select_opts so = {.per_fix = per_fix, .from_study_variant = x->fx->warm_variant,
-                             .runnable = x->fx->runnable ? runnable : NULL, .user = x};
+                             .runnable = x->fx->runnable ? pm_fix_runnable : NULL, .user = x};
     if ((rc = pm_fix_select_ex(&x->cat, x->ev, x->n_ev, x->superlinear, x->n_superlinear, &so, &r->sel, err)))
         return rc;
     /* The single-fix round at min repeats gets half the budget; the rest pays for repeats and combinations. */
     pm_fix_fit_budget(&r->sel, x->ev, x->min_r, x->budget_s > 0 ? x->budget_s / 2 : 0);
     double cost = pm_fix_plan_cost(&r->sel, x->ev, x->min_r);
-    if (!(r->plan = plan_json(x, &r->sel, cost)))
+    if (!(r->plan = pm_fix_plan_json(x, &r->sel, cost)))
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     if (o->plan)
         o->plan(o->user, r->plan);
@@ -139,7 +151,7 @@ static int fix_run_singles(fix_run *r, pm_err *err)
     size_t first_single = x->n_jobs;
     for (size_t i = 0; i < r->sel.n; i++) {
         const pm_fix_pick *p = &r->sel.picks[i];
-        job *jb = new_job(x, "stock", x->cat.items[p->fix].variant, p->configs, p->n_configs, (long)p->fix, err);
+        job *jb = pm_fix_new_job(x, "stock", x->cat.items[p->fix].variant, p->configs, p->n_configs, (long)p->fix, err);
         if (!jb)
             return PM_ERR_NOMEM;
         if (!p->n_configs) {
@@ -153,7 +165,7 @@ static int fix_run_singles(fix_run *r, pm_err *err)
                 jb->note = "measured from the study: its warm runs (the back end's warm path) against its cold "
                            "runs of the same configs";
             /* no round: the study already holds both sides; judged once, at the repeats it has */
-            if ((rc = measure(x, jb, 0, 1, err)))
+            if ((rc = pm_fix_measure_job(x, jb, 0, 1, err)))
                 return rc;
             jb->repeats = x->src_spec->repeats;
             if (!jb->m.n_configs) {
@@ -165,10 +177,10 @@ static int fix_run_singles(fix_run *r, pm_err *err)
                 jb->detail = NULL;
             }
             if (jb->m.n_configs)
-                note(x, "%s: %s from the study's warm runs against its cold runs (%.3gx on %zu configs, n>=%d)",
+                pm_fix_note(x, "%s: %s from the study's warm runs against its cold runs (%.3gx on %zu configs, n>=%d)",
                      jb->b, pm_fix_verdict_name(jb->verdict), jb->m.ratio, jb->m.n_configs, jb->m.min_n);
             else
-                note(x, "%s: not run: %s", jb->b, jb->note);
+                pm_fix_note(x, "%s: not run: %s", jb->b, jb->note);
         }
     }
     size_t n_single = x->n_jobs - first_single;
@@ -179,15 +191,15 @@ static int fix_run_singles(fix_run *r, pm_err *err)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n_single; i++)
         singles[i] = &x->jobs[first_single + i];
-    rc = settle(x, singles, n_single, err);
+    rc = pm_fix_settle(x, singles, n_single, err);
     free(singles);
     if (rc)
         return rc;
     for (size_t i = first_single; i < first_single + n_single; i++) {
         if (x->jobs[i].verdict == PM_FIX_UNDECIDED)
-            budget_ended(&x->jobs[i]);
+            pm_fix_budget_ended(&x->jobs[i]);
         if (x->jobs[i].verdict == PM_FIX_BETTER)
-            check_job(x, &x->jobs[i]);
+            pm_fix_check_job(x, &x->jobs[i]);
     }
     return PM_OK;
 }
@@ -211,14 +223,14 @@ static int fix_run_combine(fix_run *r, pm_err *err)
         if (x->jobs[i].verdict == PM_FIX_BETTER && !x->jobs[i].check_gave_no_answer &&
             (!x->jobs[i].tradeoff || o->accept_slower_code))
             sorted[n_ranked++] = x->jobs[i];
-    qsort_r(sorted, n_ranked, sizeof *sorted, cmp_ratio, x);
+    qsort_r(sorted, n_ranked, sizeof *sorted, pm_fix_cmp_ratio, x);
     for (size_t i = 0; i < n_ranked; i++)
         r->ranked[i] = (size_t)sorted[i].fix;
     free(sorted);
     r->n_best = 0;
     r->stopped = 0;
     greedy_ctx g = {.x = x, .sel = &r->sel, .err = err};
-    if ((rc = pm_fix_greedy(r->ranked, n_ranked, try_combo, &g, r->best, &r->n_best, &r->stopped)) || (rc = g.rc))
+    if ((rc = pm_fix_greedy(r->ranked, n_ranked, pm_fix_try_combo, &g, r->best, &r->n_best, &r->stopped)) || (rc = g.rc))
         return rc;
     return PM_OK;
 }
@@ -244,12 +256,12 @@ static int fix_run_recommend(fix_run *r, pm_err *err)
             for (size_t i = 0; i < x->n_jobs; i++)
                 if (!strcmp(x->jobs[i].b, vb))
                     src = &x->jobs[i];
-            if (!src || !(head = new_job(x, "stock", vb, src->cfg, src->n_cfg,
+            if (!src || !(head = pm_fix_new_job(x, "stock", vb, src->cfg, src->n_cfg,
                                          pm_fix_catalogue_find_variant(&x->cat, vb), err)))
                 return src ? PM_ERR_NOMEM : pm_err_set(err, PM_ERR_UNSUPPORTED, "combination %s has no runs", vb);
             size_t hi = x->n_jobs - 1;
             job *one = &x->jobs[hi];
-            if ((rc = settle(x, &one, 1, err)))
+            if ((rc = pm_fix_settle(x, &one, 1, err)))
                 return rc;
             head = &x->jobs[hi];
             for (size_t i = 0; i < x->n_jobs; i++)
@@ -267,17 +279,21 @@ static int fix_run_recommend(fix_run *r, pm_err *err)
                     (head->same || (o->no_check && !strncmp(head->output, "unchecked", 9))) &&
                     (!head->tradeoff || o->accept_slower_code);
         r->rec = json_pack("{s:s, s:o, s:o, s:o, s:I, s:i, s:s, s:s, s:b, s:I}", "variant", vb, "ratio",
-                           num(head->m.ratio),
-                           "ci_lo", num(head->m.lo), "ci_hi", num(head->m.hi), "n_configs",
+                           pm_fix_num(head->m.ratio),
+                           "ci_lo", pm_fix_num(head->m.lo), "ci_hi", pm_fix_num(head->m.hi), "n_configs",
                            (json_int_t)head->m.n_configs, "min_runs", head->m.min_n, "verdict",
                            pm_fix_verdict_name(head->verdict), "output", head->output[0] ? head->output : "unchecked",
                            "ship", ships, "contended_configs", (json_int_t)head->m.n_contended);
-        job_ledger_json(head, r->rec);
+        pm_fix_job_ledger_json(head, r->rec);
         json_object_set_new(r->rec, "config_verdicts", json_pack("{s:I, s:I, s:I, s:I, s:I}", "faster",
                             (json_int_t)head->m.faster, "slower", (json_int_t)head->m.slower, "same",
                             (json_int_t)head->m.same, "undecided", (json_int_t)head->m.undecided, "untested",
                             (json_int_t)head->m.untested));
-        json_object_set_new(r->rec, "repeats_needed", num(head->m.repeats_needed));
+        json_object_set_new(r->rec, "repeats_needed", pm_fix_num(head->m.repeats_needed));
+        /* the metric its ratio is of, as on the results' rows (the head's own measurement) */
+        const json_t *on = head->detail ? json_object_get(head->detail, "decided_on") : NULL;
+        if (json_is_string(on))
+            json_object_set_new(r->rec, "decided_on", json_string(json_string_value(on)));
     }
     return PM_OK;
 }
@@ -297,19 +313,19 @@ static int fix_run_collect(fix_run *r, pm_err *err)
             snprintf(name, sizeof name, "%s (vs %s)", d ? d->name : jb->b, jb->a);
         else
             snprintf(name, sizeof name, "%s", d ? d->name : jb->b);
-        json_array_append_new(table, job_json(x, jb, name, d));
+        json_array_append_new(table, pm_fix_job_json(x, jb, name, d));
     }
     r->out = json_deep_copy(r->plan);
     json_object_set_new(r->out, "recommended", r->rec);
     json_object_set_new(r->out, "results", table);
-    json_object_set_new(r->out, "frontier", frontier_json(x, json_object_get(r->rec, "variant")));
+    json_object_set_new(r->out, "frontier", pm_fix_frontier_json(x, json_object_get(r->rec, "variant")));
     json_object_set_new(r->out, "accept_slower_code", json_boolean(o->accept_slower_code));
     json_object_set_new(r->out, "check_tolerance", json_real(x->fx->tolerance));
-    json_object_set_new(r->out, "spent_s", json_real(elapsed(x)));
+    json_object_set_new(r->out, "spent_s", json_real(pm_fix_elapsed(x)));
     json_object_set_new(r->out, "budget_exhausted", json_boolean(x->budget_hit || r->stopped));
     char key[200];
     snprintf(key, sizeof key, "%s%s", PM_FIX_META_PREFIX, x->study);
-    if ((rc = keep_earlier_results(x->store, key, r->out, err)))
+    if ((rc = pm_fix_keep_earlier_results(x->store, key, r->out, err)))
         return rc;
     char *text = json_dumps(r->out, JSON_COMPACT | JSON_SORT_KEYS);
     rc = text ? pm_store_meta_set(x->store, key, text, err) : pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -361,9 +377,9 @@ int pm_fix_propose(const char *db_path, pm_analysis *an, int allow_contended, js
     int rc;
     if (!an || !an->sweep || strchr(an->sweep, ','))
         return pm_err_set(err, PM_ERR_UNSUPPORTED, "fixes are proposed for one sweep at a time");
-    if ((rc = pm_store_open_readonly(db_path, &x.store, err)) || (rc = load_study(&x, err)))
+    if ((rc = pm_store_open_readonly(db_path, &x.store, err)) || (rc = pm_fix_load_study(&x, err)))
         goto cleanup;
-    if ((rc = build_evidence(&x, err))) {
+    if ((rc = pm_fix_build_evidence(&x, err))) {
         if (x.none_why) {   /* nothing to propose from: an answer, not a failure */
             *plan = json_pack("{s:s, s:s, s:[], s:s}", "study", x.study, "backend", x.backend, "fixes", "none",
                               x.none_why);
@@ -374,10 +390,10 @@ int pm_fix_propose(const char *db_path, pm_analysis *an, int allow_contended, js
     if ((rc = load_catalogue(&x, err)))
         goto cleanup;
     pm_fix_select_opts so = {.per_fix = 3, .from_study_variant = x.fx->warm_variant,
-                             .runnable = x.fx->runnable ? runnable : NULL, .user = &x};
+                             .runnable = x.fx->runnable ? pm_fix_runnable : NULL, .user = &x};
     if ((rc = pm_fix_select_ex(&x.cat, x.ev, x.n_ev, x.superlinear, x.n_superlinear, &so, &sel, err)))
         goto cleanup;
-    if (!(*plan = plan_json(&x, &sel, pm_fix_plan_cost(&sel, x.ev, x.min_r)))) {
+    if (!(*plan = pm_fix_plan_json(&x, &sel, pm_fix_plan_cost(&sel, x.ev, x.min_r)))) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }

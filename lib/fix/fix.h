@@ -37,6 +37,7 @@ typedef struct pm_fix_opts {
     pm_fix_plan_fn plan;          /* the plan, before anything runs */
     pm_sweep_progress_fn progress;/* per run of the A/B sweep */
     const char *meter;            /* how the rounds' steps are measured (meter.h); NULL: auto */
+    int jobs;                     /* compiles at once in a round (sweep --jobs); 0/1: one; needs a count meter */
     void *user;
 } pm_fix_opts;
 

@@ -49,7 +49,7 @@ static int check_side(fix_ctx *x, size_t cfg, const char *variant, char *result,
     if (rc)
         return rc;
     pm_fix_check_opts co = check_opts(x, "passmap fix: a [check] build");
-    rc = x->fx->check_build(x->src_spec, ev_config(x, cfg), variant, dir, &co, result, cap, err);
+    rc = x->fx->check_build(x->src_spec, pm_fix_ev_config(x, cfg), variant, dir, &co, result, cap, err);
     check_done(x);
     return rc;
 }
@@ -59,9 +59,9 @@ static int check_side(fix_ctx *x, size_t cfg, const char *variant, char *result,
 
 static json_t *ledger_stat(const pm_compare_stat *st, int n, const char *what, int estimated, int contended)
 {
-    return json_pack("{s:o, s:o, s:o, s:i, s:s, s:o, s:o, s:s, s:b, s:b}", "ratio", num(st->ratio), "ci_lo",
-                     num(st->ci_lo), "ci_hi", num(st->ci_hi), "n", n, "verdict", pm_compare_verdict_name(st->verdict),
-                     "stock_s", num(st->gmean_a), "fix_s", num(st->gmean_b), "what", what, "estimated", estimated,
+    return json_pack("{s:o, s:o, s:o, s:i, s:s, s:o, s:o, s:s, s:b, s:b}", "ratio", pm_fix_num(st->ratio), "ci_lo",
+                     pm_fix_num(st->ci_lo), "ci_hi", pm_fix_num(st->ci_hi), "n", n, "verdict", pm_compare_verdict_name(st->verdict),
+                     "stock_s", pm_fix_num(st->gmean_a), "fix_s", pm_fix_num(st->gmean_b), "what", what, "estimated", estimated,
                      "contended", contended);
 }
 
@@ -75,7 +75,7 @@ static void measure_program(fix_ctx *x, job *jb, size_t cfg, const char *stock_d
     json_decref(jb->ledger);
     jb->ledger = json_object();
     pm_fix_check_opts co = check_opts(x, "passmap fix: a program [run]");
-    int conf = ev_config(x, cfg);
+    int conf = pm_fix_ev_config(x, cfg);
     pm_err err = {0};
     if (x->fx->program_run) {
         int n = x->min_r + 2 < LEDGER_RUNS_MAX ? x->min_r + 2 : LEDGER_RUNS_MAX, got = 0, rc = PM_OK;
@@ -85,7 +85,7 @@ static void measure_program(fix_ctx *x, job *jb, size_t cfg, const char *stock_d
         pm_contention ev;
         pm_contention_init(&ev);
         for (int i = 0; i < n && rc == PM_OK; i++) {   /* alternate, so a load change hits both sides alike */
-            if (past_deadline(x)) {
+            if (pm_fix_past_deadline(x)) {
                 rc = pm_err_set(&err, PM_ERR_TIMEOUT, "budget: stopped at the deadline after %d runs a side", got);
                 break;
             }
@@ -109,7 +109,7 @@ static void measure_program(fix_ctx *x, job *jb, size_t cfg, const char *stock_d
             pm_compare_withhold(&st, contended, x->o->allow_contended);
             jb->tradeoff = st.verdict == PM_VERDICT_SLOWER;
             json_object_set_new(jb->ledger, "run", ledger_stat(&st, got, what, x->fx->estimated, contended));
-            note(x, "program: %s runs %.3fx of stock's (%s, n=%d a side)%s", jb->b, st.ratio,
+            pm_fix_note(x, "program: %s runs %.3fx of stock's (%s, n=%d a side)%s", jb->b, st.ratio,
                  pm_compare_verdict_name(st.verdict), got, jb->tradeoff ? ": a trade-off" : "");
         }
     }
@@ -121,8 +121,8 @@ static void measure_program(fix_ctx *x, job *jb, size_t cfg, const char *stock_d
             json_object_set_new(jb->ledger, "size", json_pack("{s:s}", "error", err.msg));
         else
             json_object_set_new(jb->ledger, "size", json_pack("{s:o, s:o, s:o, s:s, s:b}", "ratio",
-                                                              num(sa > 0 ? sb / sa : NAN), "stock_bytes", num(sa),
-                                                              "fix_bytes", num(sb), "what", what, "estimated",
+                                                              pm_fix_num(sa > 0 ? sb / sa : NAN), "stock_bytes", pm_fix_num(sa),
+                                                              "fix_bytes", pm_fix_num(sb), "what", what, "estimated",
                                                               x->fx->estimated));
     }
 }
@@ -165,7 +165,7 @@ static void measure_stored(fix_ctx *x, job *jb)
     if (!jb->n_cfg || !jb->ledger)
         return;
     char base[600], ka[700], kb[700];
-    ev_base(x, jb->cfg[0], base, sizeof base);
+    pm_fix_ev_base(x, jb->cfg[0], base, sizeof base);
     snprintf(ka, sizeof ka, "%s/stock", base);
     snprintf(kb, sizeof kb, "%s/%s", base, jb->b);
     for (int side = 0; side < 2; side++) {
@@ -209,7 +209,7 @@ static void measure_stored(fix_ctx *x, job *jb)
             jb->tradeoff = st.verdict == PM_VERDICT_SLOWER;
             json_object_set_new(jb->ledger, "run",
                                 ledger_stat(&st, (int)(na < nb ? na : nb), what, x->fx->estimated, 0));
-            note(x, "program: %s's %s is %.3fx of stock's (%s, n=%zu/%zu)%s", jb->b, what, st.ratio,
+            pm_fix_note(x, "program: %s's %s is %.3fx of stock's (%s, n=%zu/%zu)%s", jb->b, what, st.ratio,
                  pm_compare_verdict_name(st.verdict), na, nb, jb->tradeoff ? ": a trade-off" : "");
         } else {
             double sa = 0, sb = 0;
@@ -218,8 +218,8 @@ static void measure_stored(fix_ctx *x, job *jb)
             for (size_t i = 0; i < nb; i++)
                 sb += b[i] / (double)nb;
             json_object_set_new(jb->ledger, "size", json_pack("{s:o, s:o, s:o, s:s, s:b}", "ratio",
-                                                              num(sa > 0 ? sb / sa : NAN), "stock_bytes", num(sa),
-                                                              "fix_bytes", num(sb), "what", m->what, "estimated",
+                                                              pm_fix_num(sa > 0 ? sb / sa : NAN), "stock_bytes", pm_fix_num(sa),
+                                                              "fix_bytes", pm_fix_num(sb), "what", m->what, "estimated",
                                                               x->fx->estimated));
         }
         free(a);
@@ -229,7 +229,7 @@ static void measure_stored(fix_ctx *x, job *jb)
 
 /* Checks job b's output against stock on its first config. Fills jb->output and jb->same; CHANGES_OUTPUT on a
  * difference, or when the variant does not build or run. */
-void check_job(fix_ctx *x, job *jb)
+void pm_fix_check_job(fix_ctx *x, job *jb)
 {
     if ((x->fx->run_metrics || x->fx->size_metrics) && !jb->from_study)
         measure_stored(x, jb);
@@ -244,7 +244,7 @@ void check_job(fix_ctx *x, job *jb)
     if (!jb->n_cfg)
         return;
     static const char no_time[] = "unchecked: budget (the deadline came before its check)";
-    if (past_deadline(x)) {   /* a check is up to three steps: each starts only before the deadline */
+    if (pm_fix_past_deadline(x)) {   /* a check is up to three steps: each starts only before the deadline */
         snprintf(jb->output, sizeof jb->output, "%s", no_time);
         jb->check_gave_no_answer = 1;
         return;
@@ -265,7 +265,7 @@ void check_job(fix_ctx *x, job *jb)
         ref = &x->refs[x->n_refs++];
         memset(ref, 0, sizeof *ref);
         ref->cfg = cfg;
-        note(x, "check: stock on %s", x->ev[cfg].key);
+        pm_fix_note(x, "check: stock on %s", x->ev[cfg].key);
         int rc = check_side(x, cfg, "stock", ref->path, sizeof ref->path, &err);
         if (rc == PM_ERR_UNSUPPORTED || rc == PM_ERR_TIMEOUT)
             snprintf(ref->error, sizeof ref->error, "unchecked: %.200s", err.msg);
@@ -277,18 +277,18 @@ void check_job(fix_ctx *x, job *jb)
         return;
     }
     char path[PATH_MAX];
-    if (past_deadline(x)) {
+    if (pm_fix_past_deadline(x)) {
         snprintf(jb->output, sizeof jb->output, "%s", no_time);
         jb->check_gave_no_answer = 1;
         return;
     }
-    note(x, "check: %s on %s", jb->b, x->ev[cfg].key);
+    pm_fix_note(x, "check: %s on %s", jb->b, x->ev[cfg].key);
     int same = 0, rc = check_side(x, cfg, jb->b, path, sizeof path, &err);
     pm_fix_check_opts co = check_opts(x, "passmap fix: the [check]");
     if (rc ||
-        (past_deadline(x) && (rc = pm_err_set(&err, PM_ERR_TIMEOUT, "budget (the deadline came before its "
+        (pm_fix_past_deadline(x) && (rc = pm_err_set(&err, PM_ERR_TIMEOUT, "budget (the deadline came before its "
                                                                      "[check] ran)"))) ||
-        (rc = x->fx->check_compare(x->src_spec, ev_config(x, cfg), ref->path, path, &co, &same, jb->output,
+        (rc = x->fx->check_compare(x->src_spec, pm_fix_ev_config(x, cfg), ref->path, path, &co, &same, jb->output,
                                    sizeof jb->output, &err))) {
         /* A check that timed out or was interrupted gave no answer: unchecked, never "changes output". A variant
          * whose output cannot be built, run or compared is not proven to compute the same. */
@@ -301,7 +301,7 @@ void check_job(fix_ctx *x, job *jb)
     jb->check_gave_no_answer = rc == PM_ERR_TIMEOUT;
     if (!same && rc != PM_ERR_TIMEOUT)
         jb->verdict = PM_FIX_CHANGES_OUTPUT;
-    note(x, "check: %s: %s", jb->b, jb->output);
+    pm_fix_note(x, "check: %s: %s", jb->b, jb->output);
     if (same && (x->fx->program_run || x->fx->program_size)) {
         char stock_dir[PATH_MAX], var_dir[PATH_MAX];
         if (check_dir(x, cfg, "stock", stock_dir, sizeof stock_dir, &err) == PM_OK &&

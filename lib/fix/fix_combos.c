@@ -1,7 +1,7 @@
 /* Combinations of proven fixes, chosen greedily, and the frontier of compile time against program time. */
 #include "fix_internal.h"
 
-const pm_fix_pick *pick_of(const pm_fix_selection *sel, size_t fix)
+const pm_fix_pick *pm_fix_pick_of(const pm_fix_selection *sel, size_t fix)
 {
     for (size_t i = 0; i < sel->n; i++)
         if (sel->picks[i].fix == fix)
@@ -9,7 +9,7 @@ const pm_fix_pick *pick_of(const pm_fix_selection *sel, size_t fix)
     return NULL;
 }
 
-pm_fix_verdict try_combo(void *user, const size_t *combo, size_t n, const size_t *base, size_t nb)
+pm_fix_verdict pm_fix_try_combo(void *user, const size_t *combo, size_t n, const size_t *base, size_t nb)
 {
     greedy_ctx *g = user;
     fix_ctx *x = g->x;
@@ -19,11 +19,11 @@ pm_fix_verdict try_combo(void *user, const size_t *combo, size_t n, const size_t
     if ((g->rc = pm_fix_combo_variant(&x->cat, combo, n, vb, sizeof vb, g->err)) ||
         (g->rc = pm_fix_combo_variant(&x->cat, base, nb, va, sizeof va, g->err)))
         return PM_FIX_NOT_RUN;
-    const pm_fix_pick *p = pick_of(g->sel, combo[0]);
+    const pm_fix_pick *p = pm_fix_pick_of(g->sel, combo[0]);
     for (size_t k = 0; k < n && x->fx->warm_variant; k++)
         if (!strcmp(x->cat.items[combo[k]].variant, x->fx->warm_variant)) {
             /* a warm start compiles nothing: no compile fix adds to it, and no round can run it */
-            job *jb = new_job(x, va, vb, NULL, 0, -1, g->err);
+            job *jb = pm_fix_new_job(x, va, vb, NULL, 0, -1, g->err);
             if (!jb) {
                 g->rc = PM_ERR_NOMEM;
                 return PM_FIX_NOT_RUN;
@@ -41,7 +41,7 @@ pm_fix_verdict try_combo(void *user, const size_t *combo, size_t n, const size_t
         if (all)
             cfg[nc++] = p->configs[i];
     }
-    job *jb = new_job(x, va, vb, cfg, nc, pm_fix_catalogue_find_variant(&x->cat, vb), g->err);
+    job *jb = pm_fix_new_job(x, va, vb, cfg, nc, pm_fix_catalogue_find_variant(&x->cat, vb), g->err);
     if (!jb) {
         g->rc = PM_ERR_NOMEM;
         return PM_FIX_NOT_RUN;
@@ -50,33 +50,33 @@ pm_fix_verdict try_combo(void *user, const size_t *combo, size_t n, const size_t
     if (!nc) {
         x->jobs[idx].verdict = PM_FIX_NOT_RUN;
         x->jobs[idx].note = "the members' rules hold together on none of the configs";
-        note(x, "%s: not tried (%s)", vb, x->jobs[idx].note);
+        pm_fix_note(x, "%s: not tried (%s)", vb, x->jobs[idx].note);
         return PM_FIX_NO_EFFECT;
     }
-    note(x, "greedy: %s against %s on %zu configs", vb, va, nc);
+    pm_fix_note(x, "greedy: %s against %s on %zu configs", vb, va, nc);
     job *one = &x->jobs[idx];
-    if ((g->rc = settle(x, &one, 1, g->err)))
+    if ((g->rc = pm_fix_settle(x, &one, 1, g->err)))
         return PM_FIX_NOT_RUN;
     one = &x->jobs[idx];
     if (one->verdict == PM_FIX_UNDECIDED) {
-        budget_ended(one);
+        pm_fix_budget_ended(one);
         return PM_FIX_NOT_RUN;   /* the greedy search stops here: the budget is spent */
     }
     if (one->verdict == PM_FIX_BETTER)
-        check_job(x, one);
+        pm_fix_check_job(x, one);
     if (one->verdict == PM_FIX_BETTER && one->tradeoff && !x->o->accept_slower_code)
         return PM_FIX_NO_EFFECT;   /* faster to compile, slower to run: not added unless accepted */
     return one->verdict;
 }
 
 /* pm_fix_select_opts.runnable: the back end's say on one (fix, config) pair. */
-int runnable(void *user, size_t fix, size_t ev, char *why, size_t cap)
+int pm_fix_runnable(void *user, size_t fix, size_t ev, char *why, size_t cap)
 {
     fix_ctx *x = user;
-    return x->fx->runnable(x->src_spec, ev_config(x, ev), x->cat.items[fix].variant, why, cap);
+    return x->fx->runnable(x->src_spec, pm_fix_ev_config(x, ev), x->cat.items[fix].variant, why, cap);
 }
 
-int cmp_ratio(const void *a, const void *b, void *ctx)
+int pm_fix_cmp_ratio(const void *a, const void *b, void *ctx)
 {
     const fix_ctx *x = ctx;
     (void)x;
@@ -88,7 +88,7 @@ int cmp_ratio(const void *a, const void *b, void *ctx)
  * combination measured against stock that is faster to compile with its output checked the same and its program
  * timed. A point is on the frontier when no other is at most as slow on both and faster on one. The recommended
  * point is the shipped variant (rec_variant), else none; the reason is stated. */
-json_t *frontier_json(const fix_ctx *x, const json_t *rec_variant)
+json_t *pm_fix_frontier_json(const fix_ctx *x, const json_t *rec_variant)
 {
     typedef struct { const char *v; double c, r, clo, chi, rlo, rhi; int slower; } pt;
     pt *p = calloc(x->n_jobs + 1, sizeof *p);
@@ -135,9 +135,9 @@ json_t *frontier_json(const fix_ctx *x, const json_t *rec_variant)
         else
             why = "on the frontier, not the greedy search's pick";
         json_array_append_new(pts, json_pack("{s:s, s:f, s:o, s:o, s:f, s:o, s:o, s:b, s:s}", "variant", p[i].v,
-                                             "compile_ratio", p[i].c, "compile_ci_lo", num(p[i].clo), "compile_ci_hi",
-                                             num(p[i].chi), "run_ratio", p[i].r, "run_ci_lo", num(p[i].rlo),
-                                             "run_ci_hi", num(p[i].rhi), "tradeoff", p[i].slower, "why", why));
+                                             "compile_ratio", p[i].c, "compile_ci_lo", pm_fix_num(p[i].clo), "compile_ci_hi",
+                                             pm_fix_num(p[i].chi), "run_ratio", p[i].r, "run_ci_lo", pm_fix_num(p[i].rlo),
+                                             "run_ci_hi", pm_fix_num(p[i].rhi), "tradeoff", p[i].slower, "why", why));
     }
     free(p);
     return pts;

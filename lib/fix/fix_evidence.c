@@ -1,7 +1,7 @@
 /* The evidence a fix plan starts from: the study's analysis, and per config the facts its rules read. */
 #include "fix_internal.h"
 
-int load_study(fix_ctx *x, pm_err *err)
+int pm_fix_load_study(fix_ctx *x, pm_err *err)
 {
     pm_store_sweep_row *rows = NULL;
     size_t n = 0;
@@ -10,7 +10,7 @@ int load_study(fix_ctx *x, pm_err *err)
         return rc;
     long pick = -1;
     for (size_t i = 0; i < n; i++) {
-        if (x->o->sweep ? !strcmp(rows[i].name, x->o->sweep) : !is_fix_sweep(rows[i].name) && !rows[i].superseded)
+        if (x->o->sweep ? !strcmp(rows[i].name, x->o->sweep) : !pm_fix_is_fix_sweep(rows[i].name) && !rows[i].superseded)
             pick = (long)i;
     }
     if (pick < 0) {
@@ -73,7 +73,7 @@ static int no_evidence(fix_ctx *x, size_t n_unread, size_t n_contended, pm_err *
     return pm_err_set(err, PM_ERR_NOTFOUND, "sweep '%s': %s", x->study, x->none_why);
 }
 
-int build_evidence(fix_ctx *x, pm_err *err)
+int pm_fix_build_evidence(fix_ctx *x, pm_err *err)
 {
     if (!x->an) {
         pm_stagemap *map = pm_stagemap_new();
@@ -102,7 +102,7 @@ int build_evidence(fix_ctx *x, pm_err *err)
             x->superlinear[x->n_superlinear++] = a->fits.rows[i].name;
     for (size_t i = 0; i < a->n_configs; i++) {
         const pm_an_config *c = &a->configs[i];
-        if (!is_stock(c->variant) || c->n_cold == 0 || c->dominant_stage < 0)
+        if (!pm_fix_is_stock(c->variant) || c->n_cold == 0 || c->dominant_stage < 0)
             continue;
         if (!fix_evidence_usable(x, c, &n_unread, &n_contended))
             continue;
@@ -142,7 +142,7 @@ int build_evidence(fix_ctx *x, pm_err *err)
 }
 
 /* A config's key without its variant part (what compare matches on: pm_cfg_split_key), cut to cap. */
-void base_key(const char *key, const char *variant, char *out, size_t cap)
+void pm_fix_base_key(const char *key, const char *variant, char *out, size_t cap)
 {
     char *base = NULL;
     (void)pm_cfg_split_key(key, variant ? variant : "", &base, NULL);   /* out of memory: base NULL, the whole key */
@@ -150,12 +150,12 @@ void base_key(const char *key, const char *variant, char *out, size_t cap)
     free(base);
 }
 
-void ev_base(const fix_ctx *x, size_t k, char *out, size_t cap)
+void pm_fix_ev_base(const fix_ctx *x, size_t k, char *out, size_t cap)
 {
-    base_key(x->ev[k].key, x->ev_cfg[k]->variant, out, cap);
+    pm_fix_base_key(x->ev[k].key, x->ev_cfg[k]->variant, out, cap);
 }
 
-int ev_config(const fix_ctx *x, size_t k)
+int pm_fix_ev_config(const fix_ctx *x, size_t k)
 {
     return (int)(x->ev_cfg[k] - x->src_spec->configs);
 }

@@ -88,7 +88,7 @@ typedef struct fix_ctx {
     int have_pgrec;
 } fix_ctx;
 
-/* Greedy: try_combo runs combination vs its base on the best fix's configs where every member's rule holds. */
+/* Greedy: pm_fix_try_combo runs combination vs its base on the best fix's configs where every member's rule holds. */
 typedef struct greedy_ctx {
     fix_ctx *x;
     const pm_fix_selection *sel;
@@ -96,34 +96,34 @@ typedef struct greedy_ctx {
     int rc;
 } greedy_ctx;
 
-double elapsed(const fix_ctx *x);
+double pm_fix_elapsed(const fix_ctx *x);
 /* The budget's deadline has come (--budget): budget_hit is set. Every part of `passmap fix` that starts work asks
  * first, so the command ends within the budget and one step's time. */
-int past_deadline(fix_ctx *x);
+int pm_fix_past_deadline(fix_ctx *x);
 /* A job still undecided when the budget ended its rounds: "undecided (budget)" with what it measured when it ran
  * (its ratio, interval and runs are kept), else "not run". */
-void budget_ended(job *jb);
-int is_fix_sweep(const char *name);
-int is_stock(const char *variant);
-int load_study(fix_ctx *x, pm_err *err);
-int build_evidence(fix_ctx *x, pm_err *err);
-void base_key(const char *key, const char *variant, char *out, size_t cap);
-void ev_base(const fix_ctx *x, size_t k, char *out, size_t cap);
-int ev_config(const fix_ctx *x, size_t k);
-json_t *num(double v);
-int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err);
-int settle(fix_ctx *x, job **jobs, size_t n_jobs, pm_err *err);
-void check_job(fix_ctx *x, job *jb);
-job *new_job(fix_ctx *x, const char *a, const char *b, const size_t *cfg, size_t n, long fix, pm_err *err);
-void job_ledger_json(const job *jb, json_t *o);
-int keep_earlier_results(pm_store *st, const char *key, json_t *out, pm_err *err);
-json_t *job_json(fix_ctx *x, const job *jb, const char *name, const pm_fix_def *def);
-const pm_fix_pick *pick_of(const pm_fix_selection *sel, size_t fix);
-pm_fix_verdict try_combo(void *user, const size_t *combo, size_t n, const size_t *base, size_t nb);
-json_t *plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost);
-int runnable(void *user, size_t fix, size_t ev, char *why, size_t cap);
-int cmp_ratio(const void *a, const void *b, void *ctx);
-json_t *frontier_json(const fix_ctx *x, const json_t *rec_variant);
-void note(fix_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pm_fix_budget_ended(job *jb);
+int pm_fix_is_fix_sweep(const char *name);
+int pm_fix_is_stock(const char *variant);
+int pm_fix_load_study(fix_ctx *x, pm_err *err);
+int pm_fix_build_evidence(fix_ctx *x, pm_err *err);
+void pm_fix_base_key(const char *key, const char *variant, char *out, size_t cap);
+void pm_fix_ev_base(const fix_ctx *x, size_t k, char *out, size_t cap);
+int pm_fix_ev_config(const fix_ctx *x, size_t k);
+json_t *pm_fix_num(double v);
+int pm_fix_measure_job(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err);
+int pm_fix_settle(fix_ctx *x, job **jobs, size_t n_jobs, pm_err *err);
+void pm_fix_check_job(fix_ctx *x, job *jb);
+job *pm_fix_new_job(fix_ctx *x, const char *a, const char *b, const size_t *cfg, size_t n, long fix, pm_err *err);
+void pm_fix_job_ledger_json(const job *jb, json_t *o);
+int pm_fix_keep_earlier_results(pm_store *st, const char *key, json_t *out, pm_err *err);
+json_t *pm_fix_job_json(fix_ctx *x, const job *jb, const char *name, const pm_fix_def *def);
+const pm_fix_pick *pm_fix_pick_of(const pm_fix_selection *sel, size_t fix);
+pm_fix_verdict pm_fix_try_combo(void *user, const size_t *combo, size_t n, const size_t *base, size_t nb);
+json_t *pm_fix_plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost);
+int pm_fix_runnable(void *user, size_t fix, size_t ev, char *why, size_t cap);
+int pm_fix_cmp_ratio(const void *a, const void *b, void *ctx);
+json_t *pm_fix_frontier_json(const fix_ctx *x, const json_t *rec_variant);
+void pm_fix_note(fix_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -11,7 +11,7 @@ static char *rule_text(const pm_fix_def *f)
 }
 
 /* The program side of a job's ledger onto its row: "run", "size", "tradeoff". */
-void job_ledger_json(const job *jb, json_t *o)
+void pm_fix_job_ledger_json(const job *jb, json_t *o)
 {
     if (jb->ledger)
         json_object_update(o, jb->ledger);
@@ -24,7 +24,7 @@ void job_ledger_json(const job *jb, json_t *o)
  * "earlier_recommended". Rows this run measured replace their earlier selves (the sweep kept their runs, so
  * a rerun reads them again); a row this run did not run (its budget) leaves the earlier measured row in its
  * place. A stored value that is not our JSON is replaced, not merged. */
-int keep_earlier_results(pm_store *st, const char *key, json_t *out, pm_err *err)
+int pm_fix_keep_earlier_results(pm_store *st, const char *key, json_t *out, pm_err *err)
 {
     char *prev_text = NULL;
     pm_err e2 = {0};
@@ -81,7 +81,7 @@ int keep_earlier_results(pm_store *st, const char *key, json_t *out, pm_err *err
     return PM_OK;
 }
 
-json_t *job_json(fix_ctx *x, const job *jb, const char *name, const pm_fix_def *def)
+json_t *pm_fix_job_json(fix_ctx *x, const job *jb, const char *name, const pm_fix_def *def)
 {
     json_t *keys = json_array();
     for (size_t i = 0; i < jb->n_cfg; i++)
@@ -91,7 +91,7 @@ json_t *job_json(fix_ctx *x, const job *jb, const char *name, const pm_fix_def *
                           "variant", jb->b, "against", jb->a, "combination", strchr(jb->b, '+') != NULL,
                           "predicted", rule ? json_string(rule) : json_string("all member rules"), "why",
                           def ? json_string(def->why) : json_null(), "verdict", pm_fix_verdict_name(jb->verdict),
-                          "ratio", num(jb->m.ratio), "ci_lo", num(jb->m.lo), "ci_hi", num(jb->m.hi), "n_configs",
+                          "ratio", pm_fix_num(jb->m.ratio), "ci_lo", pm_fix_num(jb->m.lo), "ci_hi", pm_fix_num(jb->m.hi), "n_configs",
                           (json_int_t)jb->m.n_configs, "min_runs", jb->m.min_n, "repeats", jb->repeats, "output",
                           jb->output[0] ? jb->output : "not checked (not faster)");
     free(rule);
@@ -104,20 +104,20 @@ json_t *job_json(fix_ctx *x, const job *jb, const char *name, const pm_fix_def *
     if (jb->note)
         json_object_set_new(o, "note", json_string(jb->note));
     json_object_set_new(o, "contended_configs", json_integer((json_int_t)jb->m.n_contended));
-    job_ledger_json(jb, o);
+    pm_fix_job_ledger_json(jb, o);
     json_object_set_new(o, "config_verdicts", json_pack("{s:I, s:I, s:I, s:I, s:I}", "faster",
                         (json_int_t)jb->m.faster, "slower", (json_int_t)jb->m.slower, "same", (json_int_t)jb->m.same,
                         "undecided", (json_int_t)jb->m.undecided, "untested", (json_int_t)jb->m.untested));
-    json_object_set_new(o, "repeats_needed", num(jb->m.repeats_needed));
+    json_object_set_new(o, "repeats_needed", pm_fix_num(jb->m.repeats_needed));
     return o;
 }
 
-json_t *plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost)
+json_t *pm_fix_plan_json(fix_ctx *x, const pm_fix_selection *sel, double cost)
 {
     json_t *fixes = json_array();
     for (size_t f = 0; f < x->cat.n; f++) {
         const pm_fix_def *d = &x->cat.items[f];
-        const pm_fix_pick *p = pick_of(sel, f);
+        const pm_fix_pick *p = pm_fix_pick_of(sel, f);
         char *rule = rule_text(d);
         json_t *keys = json_array();
         for (size_t i = 0; p && i < p->n_configs; i++)

@@ -12,11 +12,11 @@ static int round_cost(fix_ctx *x, const pm_spec *spec, int repeats, double *cost
         if (rc)
             return rc;
         char base[600];
-        base_key(spec->configs[i].key, spec->configs[i].variant, base, sizeof base);
+        pm_fix_base_key(spec->configs[i].key, spec->configs[i].variant, base, sizeof base);
         double wall = 0;
         for (size_t k = 0; k < x->n_ev; k++) {
             char eb[600];
-            ev_base(x, k, eb, sizeof eb);
+            pm_fix_ev_base(x, k, eb, sizeof eb);
             if (!strcmp(eb, base))
                 wall = x->ev[k].wall_s;
         }
@@ -44,8 +44,8 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
     n = 0;
     for (size_t j = 0; j < n_jobs; j++)
         for (size_t i = 0; i < jobs[j]->n_cfg; i++) {
-            cfgs[n] = ev_config(x, jobs[j]->cfg[i]), vars[n++] = jobs[j]->a;
-            cfgs[n] = ev_config(x, jobs[j]->cfg[i]), vars[n++] = jobs[j]->b;
+            cfgs[n] = pm_fix_ev_config(x, jobs[j]->cfg[i]), vars[n++] = jobs[j]->a;
+            cfgs[n] = pm_fix_ev_config(x, jobs[j]->cfg[i]), vars[n++] = jobs[j]->b;
         }
     if ((rc = x->fx->round(x->src_spec, cfgs, vars, n, repeats, x->fix_sweep, &spec, err))) {
         pm_err_wrap(err, "the A/B spec of a round");
@@ -54,17 +54,18 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
     double cost;
     if ((rc = round_cost(x, spec, repeats, &cost, err)))
         goto cleanup;
-    if (x->budget_s > 0 && elapsed(x) + cost > x->budget_s) {
-        note(x, "budget: a round of %d repeats needs ~%.0f s more, %.0f s left: not run", repeats, cost,
-             x->budget_s - elapsed(x));
+    if (x->budget_s > 0 && pm_fix_elapsed(x) + cost > x->budget_s) {
+        pm_fix_note(x, "budget: a round of %d repeats needs ~%.0f s more, %.0f s left: not run", repeats, cost,
+             x->budget_s - pm_fix_elapsed(x));
         x->budget_hit = 1;
         goto cleanup;
     }
     if (cost > 0)
-        note(x, "round: %d (config, variant) pairs to %d repeats (~%.0f s left to run)", spec->n_configs, repeats,
+        pm_fix_note(x, "round: %d (config, variant) pairs to %d repeats (~%.0f s left to run)", spec->n_configs, repeats,
              cost);
     /* the estimate may be short (a loaded machine, a slow config): the deadline stops the round's runs too */
     pm_sweep_opts so = {.db_path = x->o->db_path, .self_exe = x->self, .warm = 0, .meter = x->o->meter,
+                        .jobs = x->o->jobs,
                         .progress = x->o->progress, .progress_user = x->o->user, .stop = x->o->stop,
                         .notice = x->o->note, .notice_user = x->o->user,
                         .deadline = x->budget_s > 0 ? x->t0 + x->budget_s : 0};
@@ -77,7 +78,7 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
     }
     if (sum.deadline_hit) {
         x->budget_hit = 1;
-        note(x, "budget: the round stopped at the deadline after %d of its %d runs", sum.ran, sum.planned);
+        pm_fix_note(x, "budget: the round stopped at the deadline after %d of its %d runs", sum.ran, sum.planned);
     }
     *ran = 1;
 cleanup:
@@ -115,7 +116,7 @@ static json_t *pass_rows(const pm_compare_result *r, int cheaper, double thresho
     return arr;
 }
 
-json_t *num(double v)
+json_t *pm_fix_num(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
 }
@@ -123,7 +124,7 @@ json_t *num(double v)
 /* Measures a job from the store with compare's numbers and judges it, on the runs of repeats below `repeats`
  * only: stock's runs are shared, and a later round for another fix (or a resumed search) must not change what
  * this round's verdict saw, or a rerun would not reproduce the first one. */
-int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
+int pm_fix_measure_job(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
 {
     pm_compare_opts co = {.path_a = x->o->db_path, .path_b = x->o->db_path, .sweep_a = x->fix_sweep,
                           .sweep_b = x->fix_sweep, .variant_a = jb->a, .variant_b = jb->b,
@@ -146,6 +147,9 @@ int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
                         .lo = r.pooled_ci_lo, .hi = r.pooled_ci_hi, .faster = r.faster, .slower = r.slower,
                         .same = r.same, .undecided = r.undecided, .untested = r.untested, .repeats_needed = NAN,
                         .n_contended = r.n_contended, .allow_contended = x->o->allow_contended};
+    /* a count is untouched by contention (decide.h): compare decided its configs anyway, and so does the fix */
+    if (pm_decide_row_of((pm_decide_metric)r.decided_on)->count)
+        m.n_contended = 0;
     json_t *regimes = json_array();
     /* Per regime of the study (the config's dominant stage): geometric mean of the config ratios. */
     for (size_t k = 0; k < x->n_ev; k++) {
@@ -158,13 +162,13 @@ int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
         double sum = 0;
         int cnt = 0, all = 0;
         for (size_t i = 0; i < r.n_configs; i++) {
-            const pm_compare_stat *st = &r.configs[i].wall;
+            const pm_compare_stat *st = pm_compare_decider(&r, &r.configs[i]);
             /* a summary obeys the rule: decided configs only, the others counted */
             int decided = st->verdict == PM_VERDICT_FASTER || st->verdict == PM_VERDICT_SLOWER ||
                           st->verdict == PM_VERDICT_SAME;
             for (size_t q = 0; q < x->n_ev; q++) {
                 char eb[600];
-                ev_base(x, q, eb, sizeof eb);
+                pm_fix_ev_base(x, q, eb, sizeof eb);
                 if (strcmp(eb, r.configs[i].key) || strcmp(x->ev[q].regime, reg))
                     continue;
                 all++;
@@ -176,7 +180,7 @@ int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
         }
         if (all)
             json_array_append_new(regimes, json_pack("{s:s, s:i, s:i, s:o}", "regime", reg, "configs", cnt,
-                                                     "of", all, "geomean_ratio", num(cnt ? exp(sum / cnt) : NAN)));
+                                                     "of", all, "geomean_ratio", pm_fix_num(cnt ? exp(sum / cnt) : NAN)));
     }
     double seen = 0;
     int n_seen = 0;
@@ -213,7 +217,7 @@ int measure(fix_ctx *x, job *jb, int repeats, int at_limit, pm_err *err)
 
 /* Adaptive repeats: every undecided job of the list gets another interleaved round until it is decided, the
  * repeat limit is reached or the budget refuses the round. */
-int settle(fix_ctx *x, job **jobs, size_t n_jobs, pm_err *err)
+int pm_fix_settle(fix_ctx *x, job **jobs, size_t n_jobs, pm_err *err)
 {
     job **pending = malloc((n_jobs ? n_jobs : 1) * sizeof *pending);
     if (!pending)
@@ -231,12 +235,12 @@ int settle(fix_ctx *x, job **jobs, size_t n_jobs, pm_err *err)
             break;
         for (size_t j = 0; j < np; j++) {
             pm_err merr = {0};
-            if ((rc = measure(x, pending[j], r, ran && r == x->max_r, &merr))) {
+            if ((rc = pm_fix_measure_job(x, pending[j], r, ran && r == x->max_r, &merr))) {
                 /* The budget refused this round and the job never ran a round before (a combination the greedy
                  * search reached as the budget ran out): nothing to measure, which is "not run", not an error. */
                 if (!ran && rc == PM_ERR_USAGE && pending[j]->repeats == 0) {
                     pending[j]->verdict = PM_FIX_NOT_RUN;
-                    note(x, "%s vs %s: not run (budget)", pending[j]->b, pending[j]->a);
+                    pm_fix_note(x, "%s vs %s: not run (budget)", pending[j]->b, pending[j]->a);
                     rc = PM_OK;
                     continue;
                 }
@@ -246,7 +250,7 @@ int settle(fix_ctx *x, job **jobs, size_t n_jobs, pm_err *err)
             if (ran)
                 pending[j]->repeats = r;
             if (pending[j]->verdict != PM_FIX_UNDECIDED)
-                note(x, "%s vs %s: %s (%.3fx on %zu configs, n>=%d)", pending[j]->b, pending[j]->a,
+                pm_fix_note(x, "%s vs %s: %s (%.3fx on %zu configs, n>=%d)", pending[j]->b, pending[j]->a,
                      pm_fix_verdict_name(pending[j]->verdict), pending[j]->m.ratio, pending[j]->m.n_configs,
                      pending[j]->m.min_n);
         }

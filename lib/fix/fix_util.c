@@ -1,7 +1,7 @@
 /* Small helpers every part of passmap fix uses (below fix.c and the files it drives). */
 #include "fix_internal.h"
 
-void note(fix_ctx *x, const char *fmt, ...)
+void pm_fix_note(fix_ctx *x, const char *fmt, ...)
 {
     if (!x->o->note)
         return;
@@ -11,19 +11,19 @@ void note(fix_ctx *x, const char *fmt, ...)
     va_end(ap);
 }
 
-double elapsed(const fix_ctx *x)
+double pm_fix_elapsed(const fix_ctx *x)
 {
     return pm_util_now() - x->t0;
 }
 
-int past_deadline(fix_ctx *x)
+int pm_fix_past_deadline(fix_ctx *x)
 {
-    if (x->budget_s > 0 && elapsed(x) >= x->budget_s)
+    if (x->budget_s > 0 && pm_fix_elapsed(x) >= x->budget_s)
         x->budget_hit = 1;
-    return x->budget_s > 0 && elapsed(x) >= x->budget_s;
+    return x->budget_s > 0 && pm_fix_elapsed(x) >= x->budget_s;
 }
 
-void budget_ended(job *jb)
+void pm_fix_budget_ended(job *jb)
 {
     if (jb->repeats > 0 && jb->m.n_configs > 0) {
         jb->verdict = PM_FIX_UNDECIDED_BUDGET;
@@ -39,19 +39,19 @@ void budget_ended(job *jb)
     }
 }
 
-int is_fix_sweep(const char *name)
+int pm_fix_is_fix_sweep(const char *name)
 {
     size_t n = strlen(name), k = strlen(FIX_SWEEP_SUFFIX);
     return n > k && !strcmp(name + n - k, FIX_SWEEP_SUFFIX);
 }
 
 /* A study config is a stock config: no fix token in its variant. */
-int is_stock(const char *variant)
+int pm_fix_is_stock(const char *variant)
 {
     return !variant || !*variant || !strcmp(variant, "stock");
 }
 
-job *new_job(fix_ctx *x, const char *a, const char *b, const size_t *cfg, size_t n, long fix, pm_err *err)
+job *pm_fix_new_job(fix_ctx *x, const char *a, const char *b, const size_t *cfg, size_t n, long fix, pm_err *err)
 {
     job *nj = realloc(x->jobs, (x->n_jobs + 1) * sizeof *nj);
     if (!nj) {

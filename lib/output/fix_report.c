@@ -217,6 +217,12 @@ static pm_table *ledger_table(const json_t *r)
     return t;
 }
 
+const char *pm_fix_decided_metric(const json_t *rec)
+{
+    const char *m = json_string_value(json_object_get(rec, "decided_on"));
+    return m && strcmp(m, "wall") ? m : "compile wall";
+}
+
 int pm_fix_report_text(FILE *f, const char *json_text)
 {
     json_t *r = json_text ? json_loads(json_text, 0, NULL) : NULL;
@@ -231,12 +237,12 @@ int pm_fix_report_text(FILE *f, const char *json_text)
         pm_fix_ratio_text(rec, m, sizeof m);
         char led[512];
         pm_fix_ledger_text(rec, led, sizeof led);
-        fprintf(f, "  %s %s: compile wall %s of stock over %d configs; output %s; program: %s\n",
+        fprintf(f, "  %s %s: %s %s of stock over %d configs; output %s; program: %s\n",
                 json_is_true(json_object_get(rec, "ship")) ? "ship"
                 : json_is_true(json_object_get(rec, "tradeoff")) ? "not recommended (trade-off: its program runs "
                                                                     "slower; --accept-slower-code):"
                                                                   : "not proven:",
-                s(rec, "variant"), m, (int)d(rec, "n_configs"), s(rec, "output"), led);
+                s(rec, "variant"), pm_fix_decided_metric(rec), m, (int)d(rec, "n_configs"), s(rec, "output"), led);
     } else {
         char prev[320];
         earlier_recommended(r, prev, sizeof prev);
@@ -266,7 +272,9 @@ int pm_fix_report_html(FILE *f, const char *json_text)
         pm_fix_ratio_text(rec, m, sizeof m);
         pm_html_esc(f, json_is_true(json_object_get(rec, "ship")) ? "Ship " : "Not proven: ");
         pm_html_esc(f, s(rec, "variant"));
-        fprintf(f, "</b>: compile wall %s of stock over %d configs; output ", m, (int)d(rec, "n_configs"));
+        fputs("</b>: ", f);
+        pm_html_esc(f, pm_fix_decided_metric(rec));
+        fprintf(f, " %s of stock over %d configs; output ", m, (int)d(rec, "n_configs"));
         pm_html_esc(f, s(rec, "output"));
     } else {
         fputs("Nothing to ship</b>: ", f);
@@ -277,7 +285,8 @@ int pm_fix_report_html(FILE *f, const char *json_text)
     }
     fputs(".</p>\n<p>Measured by <code>passmap fix</code> (A/B sweep <code>", f);
     pm_html_esc(f, s(r, "fix_sweep"));
-    fputs("</code>): B/A is the fix's compile wall over its base, geometric mean over configs with its 95% CI.</p>\n",
+    fputs("</code>): B/A is the fix's compile wall (or the metric its row was decided on) over its base, geometric "
+          "mean over configs with its 95% CI.</p>\n",
           f);
     pm_table *t = ledger_table(r);
     int rc = t ? pm_table_html(t, f, 0) : PM_ERR_NOMEM;

@@ -14,6 +14,9 @@ int pm_fix_report_load(const char *db_path, const char *sweep, char **json_text,
 int pm_fix_report_text(FILE *out, const char *json_text);
 /* A fix's measured geomean ratio with its interval across configs, or why there is none (fewer than 3). */
 void pm_fix_ratio_text(const json_t *o, char *out, size_t cap);
+/* What a fix result's B/A is a ratio of: the metric its configs were decided on ("decided_on", decide.h);
+ * "compile wall" for wall or when not recorded. */
+const char *pm_fix_decided_metric(const json_t *rec);
 int pm_fix_report_html(FILE *out, const char *json_text);
 
 /* The program side of a fix's ledger in one line: "run 1.250x [1.10, 1.40], slower (n=5 a side); .text 0.98x

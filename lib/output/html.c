@@ -56,6 +56,10 @@ static const char CSS[] =
     "border-radius:4px;background:var(--bg);color:var(--fg)}"
     "figure{margin:14px 0;padding:8px;background:#fff;color:#000;border:1px solid var(--line);border-radius:8px;"
     "max-width:100%;overflow:hidden}figure svg{display:block;width:100%;height:auto;max-height:78vh}"
+    /* a figure clicked fills the window (again, or Esc: back); drawn at its own size otherwise */
+    "figure[data-figure] svg{cursor:zoom-in}figure.big{position:fixed;inset:0;z-index:9;margin:0;border-radius:0;"
+    "max-width:none;overflow:auto}figure.big svg{max-width:none!important;width:100%;height:calc(100vh - 80px);"
+    "max-height:none;cursor:zoom-out}"
     "figcaption{font-weight:600;margin:0 0 4px}figure.omitted{background:var(--card);color:var(--fg)}"
     "code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}"
     "pre{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px;overflow-x:auto;"
@@ -114,6 +118,11 @@ static const char JS[] =
     "g=e.target.closest?e.target.closest('g[data-x]'):null,z=svg.pmZoom;"
     "if(!g){zoom(svg,0,W);return;}var x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w');"
     "if(w<=0)return;if(z&&z[0]===x&&z[1]===x+w){zoom(svg,0,W);return;}zoom(svg,x,x+w);});});"
+    /* click to enlarge a figure: it fills the window until clicked again or Esc */
+    "Array.prototype.forEach.call(document.querySelectorAll('figure[data-figure]'),function(fg){"
+    "var s=fg.querySelector('svg');if(s)s.addEventListener('click',function(){fg.classList.toggle('big');});});"
+    "document.addEventListener('keydown',function(e){if(e.key==='Escape')Array.prototype.forEach.call("
+    "document.querySelectorAll('figure.big'),function(fg){fg.classList.remove('big');});});"
     "})();";
 
 
@@ -276,6 +285,127 @@ static void db_arg(FILE *f, const pm_html_opts *o)
     fputc('\'', f);
 }
 
+/* The config's runs, one row each (id, mode, repeat, status, wall, user/wall, max RSS, note). */
+static void runs_table(FILE *f, size_t ci, const pm_run_summary *runs, size_t n_runs)
+{
+    static const pm_col cols[] = {{"run", "run id", "id"},         {"mode", "mode", NULL},
+                                  {"repeat", "repeat", "count"},    {"status", "status", NULL},
+                                  {"wall_s", "wall", "s"},          {"user_wall", "user/wall", "ratio"},
+                                  {"maxrss_kb", "max RSS", "MB"},   {"note", "note", NULL}};
+    char id[48];
+    snprintf(id, sizeof id, "runs-%zu", ci);
+    pm_table *t = pm_table_new(id, NULL, cols, sizeof cols / sizeof cols[0]);
+    for (size_t i = 0; t && i < n_runs; i++) {
+        const pm_run_summary *r = &runs[i];
+        long row = pm_table_add_row(t);
+        if (row < 0)
+            break;
+        char buf[64];
+        pm_table_setf(t, (size_t)row, 0, (double)r->id, "%lld", (long long)r->id);
+        pm_table_set(t, (size_t)row, 1, r->mode, NAN);
+        pm_table_setf(t, (size_t)row, 2, r->repeat, "%d", r->repeat);
+        pm_table_set(t, (size_t)row, 3, r->status, NAN);
+        pm_fmt_seconds(buf, sizeof buf, r->wall_s);
+        pm_table_set(t, (size_t)row, 4, buf, r->wall_s >= 0 ? r->wall_s : NAN);
+        if (r->wall_s > 0 && r->user_s >= 0)
+            pm_table_setf(t, (size_t)row, 5, r->user_s / r->wall_s, "%.2f", r->user_s / r->wall_s);
+        if (r->maxrss_kb >= 0)
+            pm_table_setf(t, (size_t)row, 6, r->maxrss_kb / 1024.0, "%.0f MB", r->maxrss_kb / 1024.0);
+        pm_table_set(t, (size_t)row, 7, r->note, NAN);
+    }
+    fputs("<h4>Runs</h4>", f);
+    if (t)
+        pm_table_html(t, f, 0);
+    pm_table_free(t);
+}
+
+/* Failures: the stderr tail of every failed step of the config's runs. */
+static int failed_runs(FILE *f, const pm_html_opts *o, const pm_run_summary *runs, size_t n_runs, pm_err *err)
+{
+    int rc;
+    for (size_t i = 0; i < n_runs; i++) {
+        if (!runs[i].status || !strcmp(runs[i].status, "ok"))
+            continue;
+        pm_stored_run fr;
+        if ((rc = pm_store_load_run(o->db, runs[i].id, 0, &fr, err)))
+            return rc;
+        fprintf(f, "<h4 class=warn>Failed: %s run #%d (run id %lld): ", runs[i].mode, runs[i].repeat,
+                (long long)runs[i].id);
+        esc(f, runs[i].status);
+        if (runs[i].note) {
+            fputs(" \u2014 ", f);
+            esc(f, runs[i].note);
+        }
+        fputs("</h4>", f);
+        for (size_t k = 0; k < fr.n_steps; k++) {
+            const pm_stored_step *st = &fr.steps[k];
+            if (st->status && !strcmp(st->status, "ok"))
+                continue;
+            fprintf(f, "<p>step %d <b>", st->seq);
+            esc(f, st->tool);
+            fprintf(f, "</b>: %s, exit %d%s</p><code class=argv>", st->status ? st->status : "?", st->exit_code,
+                    st->term_signal ? " (signal)" : "");
+            esc(f, st->argv);
+            fputs("</code>", f);
+            if (st->stderr_tail) {
+                fputs("<pre>", f);
+                esc(f, st->stderr_tail);
+                fputs("</pre>", f);
+            } else {
+                fputs("<p class=note>no stderr captured</p>", f);
+            }
+        }
+        pm_stored_run_free(&fr);
+    }
+    return PM_OK;
+}
+
+/* The representative run's steps (tool, time, user/wall, max RSS, report, argv) and its metrics. */
+static void run_steps(FILE *f, const pm_stored_run *run)
+{
+    fprintf(f, "<h4>Steps of the median cold run (repeat %d, run id %lld)</h4><ol class=steps start=0>", run->repeat,
+            (long long)run->id);
+    for (size_t k = 0; k < run->n_steps; k++) {
+        const pm_stored_step *st = &run->steps[k];
+        char tm[32];
+        fmt_time(tm, sizeof tm, st->wall_s);
+        fputs("<li><b>", f);
+        esc(f, st->tool);
+        fprintf(f, "</b> %s", tm);
+        if (st->wall_s > 0 && st->user_s >= 0)
+            fprintf(f, " \u00b7 user/wall %.2f", st->user_s / st->wall_s);
+        if (st->maxrss_kb >= 0)
+            fprintf(f, " \u00b7 max RSS %.0f MB", st->maxrss_kb / 1024.0);
+        if (st->report_format) {
+            fputs(" \u00b7 report ", f);
+            esc(f, st->report_format);
+        }
+        fputs("<code class=argv>", f);
+        esc(f, st->argv ? st->argv : "");
+        fputs("</code></li>", f);
+    }
+    fputs("</ol>", f);
+    if (run->n_metrics) {
+        fputs("<h4>IR size and other metrics (this run)</h4><dl class=kv>", f);
+        for (size_t i = 0; i < run->n_metrics; i++) {
+            const pm_stored_metric *m = &run->metrics[i];
+            fputs("<dt>", f);
+            esc(f, m->name);
+            if (m->step_seq >= 0)
+                fprintf(f, " (step %d)", m->step_seq);
+            fputs("</dt><dd>", f);
+            if (isnan(m->value))
+                fputs("&ndash;", f);
+            else
+                fprintf(f, "%.15g", m->value);
+            fputs("</dd>", f);
+        }
+        fputs("</dl>", f);
+    } else {
+        fputs("<p class=note>no IR-size metrics recorded for this run</p>", f);
+    }
+}
+
 static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, size_t ci, int full, pm_err *err)
 {
     const pm_an_config *c = &a->configs[ci];
@@ -320,71 +450,10 @@ static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, 
     int rc = pm_store_config_runs(o->db, c->id, &runs, &n_runs, err);
     if (rc)
         return rc;
-    static const pm_col cols[] = {{"run", "run id", "id"},         {"mode", "mode", NULL},
-                                  {"repeat", "repeat", "count"},    {"status", "status", NULL},
-                                  {"wall_s", "wall", "s"},          {"user_wall", "user/wall", "ratio"},
-                                  {"maxrss_kb", "max RSS", "MB"},   {"note", "note", NULL}};
-    char id[48];
-    snprintf(id, sizeof id, "runs-%zu", ci);
-    pm_table *t = pm_table_new(id, NULL, cols, sizeof cols / sizeof cols[0]);
-    for (size_t i = 0; t && i < n_runs; i++) {
-        const pm_run_summary *r = &runs[i];
-        long row = pm_table_add_row(t);
-        if (row < 0)
-            break;
-        char buf[64];
-        pm_table_setf(t, (size_t)row, 0, (double)r->id, "%lld", (long long)r->id);
-        pm_table_set(t, (size_t)row, 1, r->mode, NAN);
-        pm_table_setf(t, (size_t)row, 2, r->repeat, "%d", r->repeat);
-        pm_table_set(t, (size_t)row, 3, r->status, NAN);
-        pm_fmt_seconds(buf, sizeof buf, r->wall_s);
-        pm_table_set(t, (size_t)row, 4, buf, r->wall_s >= 0 ? r->wall_s : NAN);
-        if (r->wall_s > 0 && r->user_s >= 0)
-            pm_table_setf(t, (size_t)row, 5, r->user_s / r->wall_s, "%.2f", r->user_s / r->wall_s);
-        if (r->maxrss_kb >= 0)
-            pm_table_setf(t, (size_t)row, 6, r->maxrss_kb / 1024.0, "%.0f MB", r->maxrss_kb / 1024.0);
-        pm_table_set(t, (size_t)row, 7, r->note, NAN);
-    }
-    fputs("<h4>Runs</h4>", f);
-    if (t)
-        pm_table_html(t, f, 0);
-    pm_table_free(t);
+    runs_table(f, ci, runs, n_runs);
 
-    /* failures: the stderr tail of every failed step */
-    for (size_t i = 0; i < n_runs; i++) {
-        if (!runs[i].status || !strcmp(runs[i].status, "ok"))
-            continue;
-        pm_stored_run fr;
-        if ((rc = pm_store_load_run(o->db, runs[i].id, 0, &fr, err)))
-            goto cleanup;
-        fprintf(f, "<h4 class=warn>Failed: %s run #%d (run id %lld): ", runs[i].mode, runs[i].repeat,
-                (long long)runs[i].id);
-        esc(f, runs[i].status);
-        if (runs[i].note) {
-            fputs(" \u2014 ", f);
-            esc(f, runs[i].note);
-        }
-        fputs("</h4>", f);
-        for (size_t k = 0; k < fr.n_steps; k++) {
-            const pm_stored_step *st = &fr.steps[k];
-            if (st->status && !strcmp(st->status, "ok"))
-                continue;
-            fprintf(f, "<p>step %d <b>", st->seq);
-            esc(f, st->tool);
-            fprintf(f, "</b>: %s, exit %d%s</p><code class=argv>", st->status ? st->status : "?", st->exit_code,
-                    st->term_signal ? " (signal)" : "");
-            esc(f, st->argv);
-            fputs("</code>", f);
-            if (st->stderr_tail) {
-                fputs("<pre>", f);
-                esc(f, st->stderr_tail);
-                fputs("</pre>", f);
-            } else {
-                fputs("<p class=note>no stderr captured</p>", f);
-            }
-        }
-        pm_stored_run_free(&fr);
-    }
+    if ((rc = failed_runs(f, o, runs, n_runs, err)))
+        goto cleanup;
 
     /* the representative compile: median-wall successful cold run */
     int64_t rid;
@@ -395,47 +464,7 @@ static int config_section(FILE *f, const pm_analysis *a, const pm_html_opts *o, 
         fputs("<p class=note>no successful cold run to show steps and passes for</p></section>\n", f);
         goto cleanup;
     }
-    fprintf(f, "<h4>Steps of the median cold run (repeat %d, run id %lld)</h4><ol class=steps start=0>", run.repeat,
-            (long long)run.id);
-    for (size_t k = 0; k < run.n_steps; k++) {
-        const pm_stored_step *st = &run.steps[k];
-        char tm[32];
-        fmt_time(tm, sizeof tm, st->wall_s);
-        fputs("<li><b>", f);
-        esc(f, st->tool);
-        fprintf(f, "</b> %s", tm);
-        if (st->wall_s > 0 && st->user_s >= 0)
-            fprintf(f, " \u00b7 user/wall %.2f", st->user_s / st->wall_s);
-        if (st->maxrss_kb >= 0)
-            fprintf(f, " \u00b7 max RSS %.0f MB", st->maxrss_kb / 1024.0);
-        if (st->report_format) {
-            fputs(" \u00b7 report ", f);
-            esc(f, st->report_format);
-        }
-        fputs("<code class=argv>", f);
-        esc(f, st->argv ? st->argv : "");
-        fputs("</code></li>", f);
-    }
-    fputs("</ol>", f);
-    if (run.n_metrics) {
-        fputs("<h4>IR size and other metrics (this run)</h4><dl class=kv>", f);
-        for (size_t i = 0; i < run.n_metrics; i++) {
-            const pm_stored_metric *m = &run.metrics[i];
-            fputs("<dt>", f);
-            esc(f, m->name);
-            if (m->step_seq >= 0)
-                fprintf(f, " (step %d)", m->step_seq);
-            fputs("</dt><dd>", f);
-            if (isnan(m->value))
-                fputs("&ndash;", f);
-            else
-                fprintf(f, "%.15g", m->value);
-            fputs("</dd>", f);
-        }
-        fputs("</dl>", f);
-    } else {
-        fputs("<p class=note>no IR-size metrics recorded for this run</p>", f);
-    }
+    run_steps(f, &run);
     fputs("<h4>Pass tree (hover a box: pass, time, share of the compile; click: zoom in, click again: zoom out)</h4>", f);
     icicle(f, a, o, &run);
     fputs("<dl class=kv>", f);

@@ -266,50 +266,76 @@ void pm_show_bar(FILE *out, double frac, int width, int unicode)
         fputs(unicode ? part[eighths % 8] : (eighths % 8 >= 4 ? "#" : ""), out);
 }
 
-int pm_show_run(FILE *out, const pm_stored_run *run, const pm_show_opts *o, pm_err *err)
+/* The columns of `show`: name | time 10 | share 7 | stage (with a map) | bar; the escapes when coloured. */
+typedef struct show_cols {
+    int width, name_w, stage_w, bar_w, unicode;
+    double run_wall, scale;   /* the run's wall; the bars' full length (the largest single row) */
+    const char *b, *dim, *rst;
+} show_cols;
+
+/* How wide a pass's name cell is: its indent, name and " (A)". */
+static int pass_name_width(const pm_stored_pass *p)
 {
-    int width = o->width < 40 ? 40 : o->width;
-    double run_wall = run->wall_s > 0 ? run->wall_s : 0;
-    if (run_wall <= 0)
-        for (size_t k = 0; k < run->n_steps; k++)
-            run_wall += step_extent(&run->steps[k]);
-    const char *b = o->color ? "\033[1m" : "", *dim = o->color ? "\033[2m" : "", *rst = o->color ? "\033[0m" : "";
-    char t[32], head[1400];
-    put_time(t, sizeof t, run->wall_s);
-    /* the header fits the width: the key alone on its line when the whole does not */
-    snprintf(head, sizeof head, "%s  %s #%d  %s  %s  (run %lld)", run->config_key ? run->config_key : "?",
-             run->mode ? run->mode : "?", run->repeat, run->status ? run->status : "?", t, (long long)run->id);
-    if (text_width(head) <= width)
-        fprintf(out, "%s%s%s%s\n", b, head, rst, "");
-    else
-        fprintf(out, "%s%s%s\n  %s #%d  %s  %s  (run %lld)\n", b, run->config_key ? run->config_key : "?", rst,
-                run->mode ? run->mode : "?", run->repeat, run->status ? run->status : "?", t, (long long)run->id);
-    /* columns: name | time 10 | share 7 | stage (with a map) | bar. A narrow terminal gives way by priority:
-     * the bar narrows to 8, then goes, then the stage column goes; the name keeps at least 28 columns (cut
-     * names end in '~'), and what was dropped is said once. */
+    return 2 * p->depth + 2 + text_width(p->name ? p->name : "?") + ((p->flags & PM_PASS_ANALYSIS) ? 4 : 0);
+}
+
+/* The widest name among the rows show prints (shown by the layout, at or above --min-share). -1: no memory. */
+static int show_name_need(const pm_stored_run *run, const pm_show_opts *o, double run_wall)
+{
+    int need = 0;
+    for (size_t k = 0; k < run->n_steps; k++) {
+        const pm_stored_step *st = &run->steps[k];
+        pm_span *spans = calloc(st->n_passes ? st->n_passes : 1, sizeof *spans);
+        if (!spans)
+            return -1;
+        pm_passtree_layout(st, spans);
+        for (size_t i = 0; i < st->n_passes; i++) {
+            const pm_stored_pass *p = &st->passes[i];
+            double share = run_wall > 0 && p->wall_s > 0 ? p->wall_s / run_wall : 0;
+            if (spans[i].shown && share >= o->min_share && pass_name_width(p) > need)
+                need = pass_name_width(p);
+        }
+        free(spans);
+    }
+    return need;
+}
+
+/* A narrow terminal gives way by priority, as far as the widest pass name needs (need): the bar narrows to 8,
+ * the stage column to 12 (its names cut, ending in '~'), then the bar goes, then the stage column goes. The name
+ * keeps at least 28 columns; the columns go for at most 36 of it (a longer name is cut, ending in '~'), and what
+ * was dropped is said once. */
+static void show_columns(FILE *out, const pm_show_opts *o, int need, show_cols *c)
+{
+    int width = c->width;
     int stage_w = 0;
     for (size_t s = 0; o->map && s < pm_stagemap_n_stages(o->map); s++)
         if (text_width(pm_stagemap_stage(o->map, s)) > stage_w)
             stage_w = text_width(pm_stagemap_stage(o->map, s));
     if (o->map && stage_w < (int)strlen(PM_STAGE_OVERHEAD))
         stage_w = (int)strlen(PM_STAGE_OVERHEAD);
-    enum { NAME_MIN = 28, BAR_MIN = 8 };
+    enum { NAME_MIN = 28, NAME_KEEP = 36, BAR_MIN = 8, STAGE_MIN = 12 };
     int stage_full = stage_w;
     int fixed = 1 + 10 + 1 + 7 + 1;   /* " time share " around the name */
     int bar_w = width / 5 < 10 ? 10 : width / 5;
     int name_w = width - fixed - (stage_w ? stage_w + 1 : 0) - bar_w;
     const char *dropped = NULL;
-    if (name_w < NAME_MIN) {
-        int give = NAME_MIN - name_w < bar_w - BAR_MIN ? NAME_MIN - name_w : bar_w - BAR_MIN;
-        bar_w -= give;
-        name_w += give;
+    if (need < NAME_MIN)
+        need = NAME_MIN;
+    int keep = need < NAME_KEEP ? need : NAME_KEEP;   /* what a column is dropped for */
+    if (name_w < need) {   /* the bar narrows first, then the stage column */
+        int give = need - name_w < bar_w - BAR_MIN ? need - name_w : bar_w - BAR_MIN;
+        bar_w -= give, name_w += give;
     }
-    if (name_w < NAME_MIN) {
+    if (name_w < need && stage_w > STAGE_MIN) {
+        int give = need - name_w < stage_w - STAGE_MIN ? need - name_w : stage_w - STAGE_MIN;
+        stage_w -= give, name_w += give;
+    }
+    if (name_w < keep) {
         name_w += bar_w;
         bar_w = 0;
         dropped = "bar";
     }
-    if (name_w < NAME_MIN && stage_w) {
+    if (name_w < keep && stage_w) {
         name_w += stage_w + 1;
         stage_w = 0;
         dropped = "bar and stage";
@@ -317,10 +343,14 @@ int pm_show_run(FILE *out, const pm_stored_run *run, const pm_show_opts *o, pm_e
     if (name_w < 12)
         name_w = 12;
     if (dropped)
-        fprintf(out, "%s(%s column%s dropped; COLUMNS=%d shows all)%s\n", dim, dropped, stage_w || !o->map ? "" : "s",
-                fixed + NAME_MIN + (stage_full ? stage_full + 1 : 0) + BAR_MIN, rst);
-    int unicode = o->color || o->unicode;   /* block glyphs on a terminal, coloured or not; '#' in files and pipes */
-    /* bars are scaled to the largest single row (pass or time outside passes), so small runs still read */
+        fprintf(out, "%s(%s column%s dropped; COLUMNS=%d shows all)%s\n", c->dim, dropped,
+                stage_w || !o->map ? "" : "s", fixed + keep + (stage_full ? STAGE_MIN + 1 : 0) + BAR_MIN, c->rst);
+    c->name_w = name_w, c->stage_w = stage_w, c->bar_w = bar_w;
+}
+
+/* Bars are scaled to the largest single row (pass or time outside passes), so small runs still read. */
+static double show_scale(const pm_stored_run *run, double run_wall)
+{
     double scale = 0;
     for (size_t k = 0; k < run->n_steps; k++) {
         const pm_stored_step *st = &run->steps[k];
@@ -338,99 +368,149 @@ int pm_show_run(FILE *out, const pm_stored_run *run, const pm_show_opts *o, pm_e
     }
     if (scale <= 0)
         scale = run_wall > 0 ? run_wall : 1;
+    return scale;
+}
+
+/* One pass's row: indented name, time, share, stage, bar. */
+static void show_pass(FILE *out, const pm_stored_step *st, const pm_stored_pass *p, double share,
+                      const pm_show_opts *o, const show_cols *c)
+{
+    char name[1024], t[32];   /* as wide as pass_name_width */
+    snprintf(name, sizeof name, "%*s%s%s", 2 * p->depth + 2, "", p->name ? p->name : "?",
+             (p->flags & PM_PASS_ANALYSIS) ? " (A)" : "");
+    int grp = (p->flags & PM_PASS_GROUP) != 0;
+    if (grp)
+        fputs(c->b, out);
+    put_cell(out, name, c->name_w);
+    if (grp)
+        fputs(c->rst, out);
+    put_time(t, sizeof t, p->wall_s);
+    fprintf(out, " %10s %6.1f%% ", t, share * 100);
+    const char *stage = c->stage_w ? pm_stagemap_match(o->map, st->tool, p->name ? p->name : "") : NULL;
+    int si = 0;
+    if (stage) {
+        for (size_t s = 0; s < pm_stagemap_n_stages(o->map); s++)
+            if (!strcmp(pm_stagemap_stage(o->map, s), stage))
+                si = (int)s;
+        put_cell(out, grp ? "" : stage, c->stage_w);
+        fputc(' ', out);
+    }
+    if (o->color && c->bar_w)
+        fprintf(out, "\033[%sm", grp ? "2" : STAGE_COLORS[(size_t)si % (sizeof STAGE_COLORS / sizeof *STAGE_COLORS)]);
+    pm_show_bar(out, p->wall_s > 0 ? p->wall_s / c->scale : 0, c->bar_w, c->unicode);
+    fprintf(out, "%s\n", c->bar_w ? c->rst : "");
+}
+
+/* One step: its header, its passes above --min-share, the time outside passes, and what was folded or hidden. */
+static int show_step(FILE *out, const pm_stored_run *run, const pm_stored_step *st, const pm_show_opts *o,
+                     const show_cols *c, pm_err *err)
+{
+    const char *b = c->b, *dim = c->dim, *rst = c->rst;
+    double run_wall = c->run_wall;
+    int width = c->width;
+    char t[32], head[1400];
+    pm_span *spans = calloc(st->n_passes ? st->n_passes : 1, sizeof *spans);
+    if (!spans)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    pm_passtree_layout(st, spans);
+    double ext = step_extent(st), counted = 0;
+    for (size_t i = 0; i < st->n_passes; i++)
+        if (st->passes[i].counted && st->passes[i].wall_s > 0)
+            counted += st->passes[i].wall_s;
+    put_time(t, sizeof t, ext);
+    const char *order = !run->order_recorded ? "(order not recorded: older database)"
+                        : st->order == PM_ORDER_NONE ? "(rows by time, not execution order)"
+                        : st->order == PM_ORDER_TIMED ? "(execution order, measured starts)"
+                                                      : "(execution order)";
+    snprintf(head, sizeof head, "step %d  %s  %s  %.1f%% of the run  ", st->seq, st->tool ? st->tool : "?", t,
+             run_wall > 0 ? 100 * ext / run_wall : 0);
+    int fits = text_width(head) + text_width(order) <= width;   /* else the note goes on its own line */
+    fprintf(out, "\n%sstep %d  %s%s  %s  %.1f%% of the run%s%s%s%s\n", b, st->seq, st->tool ? st->tool : "?", rst, t,
+            run_wall > 0 ? 100 * ext / run_wall : 0, fits ? "  " : "\n  ", dim, order, rst);
+    if (st->status && strcmp(st->status, "ok"))
+        fprintf(out, "  status %s, exit %d%s\n", st->status, st->exit_code, st->stderr_tail ? ", stderr tail:" : "");
+    if (st->status && strcmp(st->status, "ok") && st->stderr_tail)
+        fprintf(out, "%s%s%s\n", dim, st->stderr_tail, rst);
+    size_t folded = 0;
+    double folded_s = 0;
+    size_t hidden = 0;
+    for (size_t i = 0; i < st->n_passes; i++) {
+        const pm_stored_pass *p = &st->passes[i];
+        if (!spans[i].shown) {
+            hidden += !(p->flags & PM_PASS_SUMMARY);
+            continue;
+        }
+        double share = run_wall > 0 && p->wall_s > 0 ? p->wall_s / run_wall : 0;
+        if (share < o->min_share) {
+            if (p->counted) {
+                folded++;
+                folded_s += p->wall_s > 0 ? p->wall_s : 0;
+            }
+            continue;
+        }
+        show_pass(out, st, p, share, o, c);
+    }
+    double outside = ext - counted;
+    if (outside > 0 && st->n_passes) {
+        char name[128];
+        snprintf(name, sizeof name, "  (outside passes: start-up, I/O)");
+        put_cell(out, name, c->name_w);
+        put_time(t, sizeof t, outside);
+        fprintf(out, " %10s %6.1f%% ", t, run_wall > 0 ? 100 * outside / run_wall : 0);
+        if (c->stage_w) {
+            put_cell(out, "process-overhead", c->stage_w);
+            fputc(' ', out);
+        }
+        pm_show_bar(out, outside / c->scale, c->bar_w, c->unicode);
+        fputc('\n', out);
+    }
+    if (!st->n_passes)
+        fprintf(out, "  (no timing report parsed for this step)\n");
+    if (folded) {
+        put_time(t, sizeof t, folded_s);
+        snprintf(head, sizeof head, "  %zu more passes below %.1f%% each (%s together); ", folded,
+                 o->min_share * 100, t);
+        fprintf(out, "%s%s%s--min-share 0 shows them%s\n", dim, head,
+                text_width(head) + 24 <= width ? "" : "\n  ", rst);   /* two lines rather than a wrap */
+    }
+    if (hidden)
+        fprintf(out, "%s  %zu breakdown rows not shown%s(their time is inside other rows)%s\n", dim, hidden,
+                62 <= width ? " " : "\n  ", rst);
+    free(spans);
+    return PM_OK;
+}
+
+int pm_show_run(FILE *out, const pm_stored_run *run, const pm_show_opts *o, pm_err *err)
+{
+    show_cols c = {.width = o->width < 40 ? 40 : o->width};
+    int width = c.width;
+    double run_wall = run->wall_s > 0 ? run->wall_s : 0;
+    if (run_wall <= 0)
+        for (size_t k = 0; k < run->n_steps; k++)
+            run_wall += step_extent(&run->steps[k]);
+    c.run_wall = run_wall;
+    c.b = o->color ? "\033[1m" : "", c.dim = o->color ? "\033[2m" : "", c.rst = o->color ? "\033[0m" : "";
+    const char *b = c.b, *rst = c.rst;
+    char t[32], head[1400];
+    put_time(t, sizeof t, run->wall_s);
+    /* the header fits the width: the key alone on its line when the whole does not */
+    snprintf(head, sizeof head, "%s  %s #%d  %s  %s  (run %lld)", run->config_key ? run->config_key : "?",
+             run->mode ? run->mode : "?", run->repeat, run->status ? run->status : "?", t, (long long)run->id);
+    if (text_width(head) <= width)
+        fprintf(out, "%s%s%s%s\n", b, head, rst, "");
+    else
+        fprintf(out, "%s%s%s\n  %s #%d  %s  %s  (run %lld)\n", b, run->config_key ? run->config_key : "?", rst,
+                run->mode ? run->mode : "?", run->repeat, run->status ? run->status : "?", t, (long long)run->id);
+    int need = show_name_need(run, o, run_wall);
+    if (need < 0)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    show_columns(out, o, need, &c);
+    c.unicode = o->color || o->unicode;   /* block glyphs on a terminal, coloured or not; '#' in files and pipes */
+    c.scale = show_scale(run, run_wall);
     for (size_t k = 0; k < run->n_steps; k++) {
-        const pm_stored_step *st = &run->steps[k];
-        pm_span *spans = calloc(st->n_passes ? st->n_passes : 1, sizeof *spans);
-        if (!spans)
-            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        pm_passtree_layout(st, spans);
-        double ext = step_extent(st), counted = 0;
-        for (size_t i = 0; i < st->n_passes; i++)
-            if (st->passes[i].counted && st->passes[i].wall_s > 0)
-                counted += st->passes[i].wall_s;
-        put_time(t, sizeof t, ext);
-        const char *order = !run->order_recorded ? "(order not recorded: older database)"
-                            : st->order == PM_ORDER_NONE ? "(rows by time, not execution order)"
-                            : st->order == PM_ORDER_TIMED ? "(execution order, measured starts)"
-                                                          : "(execution order)";
-        snprintf(head, sizeof head, "step %d  %s  %s  %.1f%% of the run  ", st->seq, st->tool ? st->tool : "?", t,
-                 run_wall > 0 ? 100 * ext / run_wall : 0);
-        int fits = text_width(head) + text_width(order) <= width;   /* else the note goes on its own line */
-        fprintf(out, "\n%sstep %d  %s%s  %s  %.1f%% of the run%s%s%s%s\n", b, st->seq, st->tool ? st->tool : "?", rst, t,
-                run_wall > 0 ? 100 * ext / run_wall : 0, fits ? "  " : "\n  ", dim, order, rst);
-        if (st->status && strcmp(st->status, "ok"))
-            fprintf(out, "  status %s, exit %d%s\n", st->status, st->exit_code, st->stderr_tail ? ", stderr tail:" : "");
-        if (st->status && strcmp(st->status, "ok") && st->stderr_tail)
-            fprintf(out, "%s%s%s\n", dim, st->stderr_tail, rst);
-        size_t folded = 0;
-        double folded_s = 0;
-        size_t hidden = 0;
-        for (size_t i = 0; i < st->n_passes; i++) {
-            const pm_stored_pass *p = &st->passes[i];
-            if (!spans[i].shown) {
-                hidden += !(p->flags & PM_PASS_SUMMARY);
-                continue;
-            }
-            double share = run_wall > 0 && p->wall_s > 0 ? p->wall_s / run_wall : 0;
-            if (share < o->min_share) {
-                if (p->counted) {
-                    folded++;
-                    folded_s += p->wall_s > 0 ? p->wall_s : 0;
-                }
-                continue;
-            }
-            char name[1024];
-            snprintf(name, sizeof name, "%*s%s%s", 2 * p->depth + 2, "", p->name ? p->name : "?",
-                     (p->flags & PM_PASS_ANALYSIS) ? " (A)" : "");
-            int grp = (p->flags & PM_PASS_GROUP) != 0;
-            if (grp)
-                fputs(b, out);
-            put_cell(out, name, name_w);
-            if (grp)
-                fputs(rst, out);
-            put_time(t, sizeof t, p->wall_s);
-            fprintf(out, " %10s %6.1f%% ", t, share * 100);
-            const char *stage = stage_w ? pm_stagemap_match(o->map, st->tool, p->name ? p->name : "") : NULL;
-            int si = 0;
-            if (stage) {
-                for (size_t s = 0; s < pm_stagemap_n_stages(o->map); s++)
-                    if (!strcmp(pm_stagemap_stage(o->map, s), stage))
-                        si = (int)s;
-                put_cell(out, grp ? "" : stage, stage_w);
-                fputc(' ', out);
-            }
-            if (o->color && bar_w)
-                fprintf(out, "\033[%sm", grp ? "2" : STAGE_COLORS[(size_t)si % (sizeof STAGE_COLORS / sizeof *STAGE_COLORS)]);
-            pm_show_bar(out, p->wall_s > 0 ? p->wall_s / scale : 0, bar_w, unicode);
-            fprintf(out, "%s\n", bar_w ? rst : "");
-        }
-        double outside = ext - counted;
-        if (outside > 0 && st->n_passes) {
-            char name[128];
-            snprintf(name, sizeof name, "  (outside passes: process start, parse, I/O)");
-            put_cell(out, name, name_w);
-            put_time(t, sizeof t, outside);
-            fprintf(out, " %10s %6.1f%% ", t, run_wall > 0 ? 100 * outside / run_wall : 0);
-            if (stage_w) {
-                put_cell(out, "process-overhead", stage_w);
-                fputc(' ', out);
-            }
-            pm_show_bar(out, outside / scale, bar_w, unicode);
-            fputc('\n', out);
-        }
-        if (!st->n_passes)
-            fprintf(out, "  (no timing report parsed for this step)\n");
-        if (folded) {
-            put_time(t, sizeof t, folded_s);
-            snprintf(head, sizeof head, "  %zu more passes below %.1f%% each (%s together); ", folded,
-                     o->min_share * 100, t);
-            fprintf(out, "%s%s%s--min-share 0 shows them%s\n", dim, head,
-                    text_width(head) + 24 <= width ? "" : "\n  ", rst);   /* two lines rather than a wrap */
-        }
-        if (hidden)
-            fprintf(out, "%s  %zu breakdown rows not shown%s(their time is inside other rows)%s\n", dim, hidden,
-                    62 <= width ? " " : "\n  ", rst);
-        free(spans);
+        int rc = show_step(out, run, &run->steps[k], o, &c, err);
+        if (rc)
+            return rc;
     }
     return ferror(out) ? pm_err_errno(err, PM_ERR_IO, "writing") : PM_OK;
 }

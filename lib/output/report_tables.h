@@ -77,6 +77,10 @@ typedef struct pm_rt_hl_line {
 } pm_rt_hl_line;
 int pm_rt_headline_lines(const pm_rt_headline *h, pm_rt_hl_line *lines, size_t cap);
 
+/* The stage a config's compile spends most in, process start-up (stage index over) left out: a compile whose
+ * largest share is process-overhead is too small to tell its regime, and this is the stage it would show. -1: none. */
+int pm_rt_second_stage(const pm_analysis *a, const pm_an_config *c, int over);
+
 /* The handoff in one sentence (what grows, the series, the stage rising and the one falling most, the distance
  * between series), or why there is none. Allocated; NULL when out of memory. */
 char *pm_rt_handoff_text(const pm_analysis *a);

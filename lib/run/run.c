@@ -4,9 +4,9 @@
  * moves into its own process group (unless same_group), wires stdin/stdout/stderr, chdir()s, sets RLIMIT_AS,
  * then blocks until the parent closes the "go" pipe, so that the parent can record the group (on_start) and
  * attach a perf counter (enable_on_exec) before the exec. That is the fallback: the child is spawned instead
- * (spawn_child: clone(CLONE_VM | CLONE_VFORK), the same steps) and reads the clock itself just before its exec:
+ * (pm_run_spawn_child: clone(CLONE_VM | CLONE_VFORK), the same steps) and reads the clock itself just before its exec:
  * no page tables copied, no copy-on-write faults in passmap afterwards. The spawning thread is suspended until
- * the exec, so on_start and the counter are done by a helper thread the child tells its pid (assist_main); the
+ * the exec, so on_start and the counter are done by a helper thread the child tells its pid (pm_run_assist_main); the
  * child waits for that go. Fork only when no thread can be started. An exec failure is written to a
  * CLOEXEC "report" pipe (EOF there means the exec succeeded). The parent then polls the output pipes and a
  * pidfd until the child exits, enforcing the timeout. Rusage comes from wait4() on the child: descendants count
@@ -56,20 +56,20 @@ static int run_prepare(run_state *c, pm_err *err)
     const char *in_path = opts->stdin_path ? opts->stdin_path : "/dev/null";
     pthread_mutex_lock(&spawn_lock);
     c->spawn_locked = 1;
-    if ((c->in_fd = open_high(in_path, O_RDONLY, 0)) < 0) {
+    if ((c->in_fd = pm_run_open_high(in_path, O_RDONLY, 0)) < 0) {
         rc = pm_err_errno(err, PM_ERR_IO, "run: open stdin %s", in_path);
         return rc;
     }
     for (int i = 0; i < 2; i++)
-        if (c->paths[i] && (c->cap[i].fd = open_high(c->paths[i], O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
+        if (c->paths[i] && (c->cap[i].fd = pm_run_open_high(c->paths[i], O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
             rc = pm_err_errno(err, PM_ERR_IO, "run: open capture %s", c->paths[i]);
             return rc;
         }
-    if (pipe_high(c->out_p) < 0 || pipe_high(c->err_p) < 0 || pipe_high(c->report_p) < 0 || pipe_high(c->go_p) < 0) {
+    if (pm_run_pipe_high(c->out_p) < 0 || pm_run_pipe_high(c->err_p) < 0 || pm_run_pipe_high(c->report_p) < 0 || pm_run_pipe_high(c->go_p) < 0) {
         rc = pm_err_errno(err, PM_ERR_IO, "run: pipe");
         return rc;
     }
-    c->envp = opts->env_set ? build_env(opts->env_set) : environ;
+    c->envp = opts->env_set ? pm_run_build_env(opts->env_set) : environ;
     c->buf = malloc(65536);
     if (!c->envp || !c->buf) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "run: out of memory");
@@ -86,28 +86,28 @@ static int run_spawn(run_state *c, pm_err *err)
     const pm_run_opts *opts = c->opts;
     pm_run_result *res = c->res;
     int rc = PM_OK;
-    c->oom_kills_before = cgroup_oom_kills();
+    c->oom_kills_before = pm_run_cgroup_oom_kills();
     pid_t parent = getpid();
-    c->have_cg = !cgroup_cpu_pressure_path(c->cg_path, sizeof c->cg_path);
+    c->have_cg = !pm_run_cgroup_cpu_pressure_path(c->cg_path, sizeof c->cg_path);
     /* Spawned: the child starts the clock just before its exec, where a forked child gets its go. Assisted: the
      * same, with on_start and the counter done before the exec by a helper thread; fork only when no thread can
      * be started. */
-    c->spawned = !opts->on_start && (!opts->count_instructions || perf_unavailable());
+    c->spawned = !opts->on_start && (!opts->count_instructions || pm_run_perf_unavailable());
     c->assisted = 0;
     c->as = (assist){.opts = opts, .ready_rd = -1, .go_wr = -1, .perf_fd = -1, .perf_errno = ESRCH};
     pthread_t helper;
     sigset_t all, old_mask;
-    if (!c->spawned && pipe_high(c->ready_p) == 0) {
+    if (!c->spawned && pm_run_pipe_high(c->ready_p) == 0) {
         /* the helper starts with every signal blocked: passmap's handlers stay on the spawning thread */
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old_mask);
         c->as.ready_rd = c->ready_p[0];
         c->as.go_wr = c->go_p[1];
-        c->assisted = !pthread_create(&helper, NULL, assist_main, &c->as);
+        c->assisted = !pthread_create(&helper, NULL, pm_run_assist_main, &c->as);
         if (!c->assisted) {
             pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-            close_fd(&c->ready_p[0]);
-            close_fd(&c->ready_p[1]);
+            pm_run_close_fd(&c->ready_p[0]);
+            pm_run_close_fd(&c->ready_p[1]);
         }
     }
     spawn_args sa = {.argv = argv, .envp = c->envp, .opts = opts, .in_fd = c->in_fd, .out_fd = c->out_p[1],
@@ -116,16 +116,16 @@ static int run_spawn(run_state *c, pm_err *err)
                      .ready_fd = c->assisted ? c->ready_p[1] : -1, .parent = parent, .t0 = 0};
     if (c->spawned || c->assisted) {
         int serr = 0;
-        pressure_read(&c->before, c->have_cg ? c->cg_path : NULL);
+        pm_run_pressure_read(&c->before, c->have_cg ? c->cg_path : NULL);
         if (c->spawned) {
-            close_fd(&c->go_p[0]);
-            close_fd(&c->go_p[1]);
+            pm_run_close_fd(&c->go_p[0]);
+            pm_run_close_fd(&c->go_p[1]);
         }
-        c->pid = spawn_child(&sa, &serr);
+        c->pid = pm_run_spawn_child(&sa, &serr);
         if (c->assisted) {
-            close_fd(&c->ready_p[1]);   /* a child that never got as far as ready: EOF for the helper */
+            pm_run_close_fd(&c->ready_p[1]);   /* a child that never got as far as ready: EOF for the helper */
             pthread_join(helper, NULL);
-            close_fd(&c->ready_p[0]);
+            pm_run_close_fd(&c->ready_p[0]);
             c->go_p[1] = -1;            /* closed by the helper */
             pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
         }
@@ -138,16 +138,16 @@ static int run_spawn(run_state *c, pm_err *err)
         return rc;
     }
     if (c->pid == 0)
-        child_main(argv, c->envp, opts, c->in_fd, c->out_p[1], c->err_p[1], c->report_p[1], c->go_p[0], c->go_p[1], c->out_p[0],
+        pm_run_child_main(argv, c->envp, opts, c->in_fd, c->out_p[1], c->err_p[1], c->report_p[1], c->go_p[0], c->go_p[1], c->out_p[0],
                    c->err_p[0], parent, -1, NULL);
 
     if (!opts->same_group)
         setpgid(c->pid, c->pid); /* also done by the child; whichever runs first wins, so killpg() is never early */
-    close_fd(&c->in_fd);
-    close_fd(&c->out_p[1]);
-    close_fd(&c->err_p[1]);
-    close_fd(&c->report_p[1]);
-    close_fd(&c->go_p[0]);
+    pm_run_close_fd(&c->in_fd);
+    pm_run_close_fd(&c->out_p[1]);
+    pm_run_close_fd(&c->err_p[1]);
+    pm_run_close_fd(&c->report_p[1]);
+    pm_run_close_fd(&c->go_p[0]);
     if (c->assisted && c->as.on_start_rc) {   /* the child got an abort for its go: it never exec'd */
         rc = c->as.on_start_rc;
         if (err)
@@ -158,11 +158,11 @@ static int run_spawn(run_state *c, pm_err *err)
         (rc = opts->on_start(opts->on_start_arg, opts->same_group ? getpgrp() : c->pid, err)))
         return rc; /* cleanup kills and reaps the child, which never got its go */
     if (opts->count_instructions)
-        c->perf_fd = c->spawned ? -1 : c->assisted ? c->as.perf_fd : open_perf_counter(c->pid, &res->instructions_errno);
+        c->perf_fd = c->spawned ? -1 : c->assisted ? c->as.perf_fd : pm_run_open_perf_counter(c->pid, &res->instructions_errno);
     else
         res->instructions_errno = EPERM;
     if (c->spawned && opts->count_instructions)
-        res->instructions_errno = perf_unavailable();
+        res->instructions_errno = pm_run_perf_unavailable();
     if (c->assisted && opts->count_instructions)
         res->instructions_errno = c->as.perf_errno;
 #ifdef SYS_pidfd_open
@@ -174,9 +174,9 @@ static int run_spawn(run_state *c, pm_err *err)
         if (c->t0 == 0)  /* it failed before the exec */
             c->t0 = pm_util_now();
     } else {
-        pressure_read(&c->before, c->have_cg ? c->cg_path : NULL);
+        pm_run_pressure_read(&c->before, c->have_cg ? c->cg_path : NULL);
         c->t0 = pm_util_now();
-        close_fd(&c->go_p[1]); /* go: closing, not writing, so a dead child cannot raise SIGPIPE here */
+        pm_run_close_fd(&c->go_p[1]); /* go: closing, not writing, so a dead child cannot raise SIGPIPE here */
     }
     return rc;
 }
@@ -192,7 +192,7 @@ static void run_exec_report(run_state *c)
     do
         got = read(c->report_p[0], &report, sizeof report);
     while (got < 0 && errno == EINTR);
-    close_fd(&c->report_p[0]);
+    pm_run_close_fd(&c->report_p[0]);
     pthread_mutex_unlock(&spawn_lock);   /* exec'd, or failed before it */
     c->spawn_locked = 0;
     if (got > 0) {
@@ -204,7 +204,7 @@ static void run_exec_report(run_state *c)
         if (report.stage == STAGE_CHDIR)
             snprintf(res->spawn_error, sizeof res->spawn_error, "chdir %s: %s", opts->cwd, strerror(report.err));
         else
-            snprintf(res->spawn_error, sizeof res->spawn_error, "%s %s: %s", stage_name(report.stage), argv[0],
+            snprintf(res->spawn_error, sizeof res->spawn_error, "%s %s: %s", pm_run_stage_name(report.stage), argv[0],
                      strerror(report.err));
         res->wall_s = pm_util_now() - c->t0;
         c->exec_failed = 1;
@@ -230,13 +230,13 @@ static int run_drain(run_state *c, pm_err *err)
         if (!reaped) {
             int cancel_now = opts->cancel && *opts->cancel;
             if (!term_sent && (cancel_now || (opts->timeout_s > 0 && now - c->t0 >= opts->timeout_s))) {
-                signal_command(c->pid, opts->same_group, SIGTERM);
+                pm_run_signal_command(c->pid, opts->same_group, SIGTERM);
                 term_sent = 1;
                 term_time = now;
                 c->cancelled = cancel_now;
                 c->timed_out = !cancel_now;
             } else if (term_sent && !kill_sent && now - term_time >= PM_RUN_KILL_GRACE_S) {
-                signal_command(c->pid, opts->same_group, SIGKILL);
+                pm_run_signal_command(c->pid, opts->same_group, SIGKILL);
                 kill_sent = 1;
             }
         } else {
@@ -283,7 +283,7 @@ static int run_drain(run_state *c, pm_err *err)
                 continue;
             rc = pm_err_errno(err, PM_ERR_IO, "run: poll");
             if (!reaped)
-                kill_and_reap(c->pid, opts->same_group);
+                pm_run_kill_and_reap(c->pid, opts->same_group);
             c->pid = -1;
             return rc;
         }
@@ -292,11 +292,11 @@ static int run_drain(run_state *c, pm_err *err)
                 continue;
             ssize_t r = read(fds[i], c->buf, 65536);
             if (r > 0) {
-                capture_feed(&c->cap[i], c->buf, (size_t)r);
+                pm_run_capture_feed(&c->cap[i], c->buf, (size_t)r);
                 if (i == 1)
-                    errtail_push(c->errtail, &c->errtail_len, c->buf, (size_t)r);
+                    pm_run_errtail_push(c->errtail, &c->errtail_len, c->buf, (size_t)r);
             } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-                close_fd(&fds[i]);
+                pm_run_close_fd(&fds[i]);
             }
         }
         if (!reaped && (c->pidfd < 0 || (pfd[pid_idx].revents & POLLIN))) {
@@ -305,11 +305,11 @@ static int run_drain(run_state *c, pm_err *err)
                 reaped = 1;
                 exit_time = pm_util_now();
                 res->wall_s = exit_time - c->t0;
-                pressure_read(&c->after, c->have_cg ? c->cg_path : NULL);
-                pressure_delta(&c->before, &c->after, res);
+                pm_run_pressure_read(&c->after, c->have_cg ? c->cg_path : NULL);
+                pm_run_pressure_delta(&c->before, &c->after, res);
             } else if (w < 0 && errno != EINTR) {
                 rc = pm_err_errno(err, PM_ERR_CHILD, "run: wait4");
-                kill_and_reap(c->pid, opts->same_group);
+                pm_run_kill_and_reap(c->pid, opts->same_group);
                 c->pid = -1;
                 return rc;
             }
@@ -330,7 +330,7 @@ static void run_collect(run_state *c)
     res->sys_s = (double)c->ru.ru_stime.tv_sec + (double)c->ru.ru_stime.tv_usec * 1e-6;
     res->maxrss_kb = c->ru.ru_maxrss;
     if (c->perf_fd >= 0) {
-        res->instructions = read_perf_counter(c->perf_fd);
+        res->instructions = pm_run_read_perf_counter(c->perf_fd);
         if (res->instructions < 0)
             res->instructions_errno = ENODATA;
     }
@@ -346,9 +346,9 @@ static void run_collect(run_state *c)
         res->status = PM_RUN_TIMEOUT;
     else if (c->cancelled)
         res->status = PM_RUN_FAILED;
-    else if (sig && stderr_says_oom(c->errtail, c->errtail_len)) /* bad_alloc, then abort(): the message is the proof */
+    else if (sig && pm_run_stderr_says_oom(c->errtail, c->errtail_len)) /* bad_alloc, then abort(): the message is the proof */
         res->status = PM_RUN_OOM;
-    else if (sig == SIGKILL && c->oom_kills_before >= 0 && cgroup_oom_kills() > c->oom_kills_before)
+    else if (sig == SIGKILL && c->oom_kills_before >= 0 && pm_run_cgroup_oom_kills() > c->oom_kills_before)
         res->status = PM_RUN_OOM;
     else if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
         res->status = PM_RUN_KILLED; /* not sent by us, and no sign of the OOM killer */
@@ -356,7 +356,7 @@ static void run_collect(run_state *c)
         res->status = PM_RUN_CRASHED;
     else if (res->exit_code == 0)
         res->status = PM_RUN_OK;
-    else if (opts->mem_limit_bytes && stderr_says_oom(c->errtail, c->errtail_len))
+    else if (opts->mem_limit_bytes && pm_run_stderr_says_oom(c->errtail, c->errtail_len))
         res->status = PM_RUN_OOM;
     else
         res->status = PM_RUN_FAILED;
@@ -384,8 +384,8 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
                      .pid = -1, .paths = {opts->stdout_path, opts->stderr_path}};
     run_state *c = &run;
     size_t limit = opts->capture_limit ? opts->capture_limit : PM_RUN_DEFAULT_CAPTURE;
-    capture_init(&c->cap[0], limit);
-    capture_init(&c->cap[1], limit);
+    pm_run_capture_init(&c->cap[0], limit);
+    pm_run_capture_init(&c->cap[1], limit);
 
     if (!(rc = run_prepare(c, err)) && !(rc = run_spawn(c, err))) {
         run_exec_report(c);
@@ -396,9 +396,9 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
     if (c->spawn_locked)
         pthread_mutex_unlock(&spawn_lock);
     if (c->pid > 0)
-        kill_and_reap(c->pid, opts->same_group);
+        pm_run_kill_and_reap(c->pid, opts->same_group);
     for (int i = 0; i < 2; i++) {
-        capture_finish(&c->cap[i]);
+        pm_run_capture_finish(&c->cap[i]);
         if (c->cap[i].write_errno && rc == PM_OK) {
             errno = c->cap[i].write_errno;
             rc = pm_err_errno(err, PM_ERR_IO, "run: write capture %s", c->paths[i]);
@@ -410,19 +410,19 @@ int pm_run_exec(const char *const argv[], const pm_run_opts *opts, pm_run_result
     res->stderr_dropped = c->cap[1].dropped;
     res->stdout_truncated = c->cap[0].dropped > 0;
     res->stderr_truncated = c->cap[1].dropped > 0;
-    close_fd(&c->in_fd);
-    close_fd(&c->out_p[0]);
-    close_fd(&c->out_p[1]);
-    close_fd(&c->err_p[0]);
-    close_fd(&c->err_p[1]);
-    close_fd(&c->report_p[0]);
-    close_fd(&c->report_p[1]);
-    close_fd(&c->go_p[0]);
-    close_fd(&c->go_p[1]);
-    close_fd(&c->ready_p[0]);
-    close_fd(&c->ready_p[1]);
-    close_fd(&c->perf_fd);
-    close_fd(&c->pidfd);
+    pm_run_close_fd(&c->in_fd);
+    pm_run_close_fd(&c->out_p[0]);
+    pm_run_close_fd(&c->out_p[1]);
+    pm_run_close_fd(&c->err_p[0]);
+    pm_run_close_fd(&c->err_p[1]);
+    pm_run_close_fd(&c->report_p[0]);
+    pm_run_close_fd(&c->report_p[1]);
+    pm_run_close_fd(&c->go_p[0]);
+    pm_run_close_fd(&c->go_p[1]);
+    pm_run_close_fd(&c->ready_p[0]);
+    pm_run_close_fd(&c->ready_p[1]);
+    pm_run_close_fd(&c->perf_fd);
+    pm_run_close_fd(&c->pidfd);
     if (c->envp != environ)
         free(c->envp);
     free(c->buf);

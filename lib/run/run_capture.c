@@ -2,7 +2,7 @@
  * a chatty compiler never fills memory and never loses its last lines. */
 #include "run_internal.h"
 
-void close_fd(int *fd)
+void pm_run_close_fd(int *fd)
 {
     if (*fd >= 0) {
         close(*fd);
@@ -25,7 +25,7 @@ static int write_all(int fd, const char *buf, size_t n)
     return 0;
 }
 
-void capture_init(capture *c, size_t limit)
+void pm_run_capture_init(capture *c, size_t limit)
 {
     memset(c, 0, sizeof *c);
     c->fd = -1;
@@ -74,7 +74,7 @@ static void ring_push(capture *c, const char *buf, size_t n)
     c->ring_len += n;
 }
 
-void capture_feed(capture *c, const char *buf, size_t n)
+void pm_run_capture_feed(capture *c, const char *buf, size_t n)
 {
     c->total += n;
     if (c->fd < 0)
@@ -86,7 +86,7 @@ void capture_feed(capture *c, const char *buf, size_t n)
         ring_push(c, buf + take, n - take);
 }
 
-void capture_finish(capture *c)
+void pm_run_capture_finish(capture *c)
 {
     if (c->fd >= 0 && c->ring_len > 0) {
         size_t first = c->tail_cap - c->ring_start;
@@ -97,5 +97,5 @@ void capture_finish(capture *c)
     }
     free(c->ring);
     c->ring = NULL;
-    close_fd(&c->fd);
+    pm_run_close_fd(&c->fd);
 }

@@ -49,7 +49,7 @@ typedef struct capture {
     int write_errno;
 } capture;
 
-/* The child's functions run on a stack AddressSanitizer does not know when spawned (spawn_child): uninstrumented,
+/* The child's functions run on a stack AddressSanitizer does not know when spawned (pm_run_spawn_child): uninstrumented,
  * or its no-return hook at _exit takes the foreign stack for a corrupt one (a SAN build's false report). They
  * make system calls only. */
 #define PM_CHILD_CODE __attribute__((no_sanitize_address))
@@ -78,29 +78,29 @@ typedef struct assist {
 
 typedef struct pressure_snap { int64_t psi, psi_cg, steal; } pressure_snap;
 
-void close_fd(int *fd);
-void capture_init(capture *c, size_t limit);
-void capture_feed(capture *c, const char *buf, size_t n);
-void capture_finish(capture *c);
-int pipe_high(int fds[2]);
-int open_high(const char *path, int flags, mode_t mode);
-char **build_env(const char *const *env_set);
-PM_CHILD_CODE void child_main(const char *const argv[], char *const *envp, const pm_run_opts *opts,
+void pm_run_close_fd(int *fd);
+void pm_run_capture_init(capture *c, size_t limit);
+void pm_run_capture_feed(capture *c, const char *buf, size_t n);
+void pm_run_capture_finish(capture *c);
+int pm_run_pipe_high(int fds[2]);
+int pm_run_open_high(const char *path, int flags, mode_t mode);
+char **pm_run_build_env(const char *const *env_set);
+PM_CHILD_CODE void pm_run_child_main(const char *const argv[], char *const *envp, const pm_run_opts *opts,
                                      int in_fd, int out_fd, int err_fd, int report_fd, int go_fd, int go_wr,
                                      int out_rd, int err_rd, pid_t parent, int ready_fd, volatile double *t0);
-int open_perf_counter(pid_t pid, int *err_out);
-int64_t read_perf_counter(int fd);
-int perf_unavailable(void);
-void *assist_main(void *arg);
-pid_t spawn_child(spawn_args *a, int *err_out);
-void signal_command(pid_t pid, int same_group, int sig);
-void kill_and_reap(pid_t pid, int same_group);
-long cgroup_oom_kills(void);
-int cgroup_cpu_pressure_path(char *out, size_t cap);
-void pressure_read(pressure_snap *s, const char *cg_path);
-void pressure_delta(const pressure_snap *a, const pressure_snap *b, pm_run_result *res);
-int stderr_says_oom(const char *tail, size_t n);
-void errtail_push(char *tail, size_t *len, const char *buf, size_t n);
-const char *stage_name(int stage);
+int pm_run_open_perf_counter(pid_t pid, int *err_out);
+int64_t pm_run_read_perf_counter(int fd);
+int pm_run_perf_unavailable(void);
+void *pm_run_assist_main(void *arg);
+pid_t pm_run_spawn_child(spawn_args *a, int *err_out);
+void pm_run_signal_command(pid_t pid, int same_group, int sig);
+void pm_run_kill_and_reap(pid_t pid, int same_group);
+long pm_run_cgroup_oom_kills(void);
+int pm_run_cgroup_cpu_pressure_path(char *out, size_t cap);
+void pm_run_pressure_read(pressure_snap *s, const char *cg_path);
+void pm_run_pressure_delta(const pressure_snap *a, const pressure_snap *b, pm_run_result *res);
+int pm_run_stderr_says_oom(const char *tail, size_t n);
+void pm_run_errtail_push(char *tail, size_t *len, const char *buf, size_t n);
+const char *pm_run_stage_name(int stage);
 
 #endif

@@ -53,7 +53,7 @@ static int cgroup_mount(const char *want, char *out, size_t cap)
 /* The kernel OOM killer's count for passmap's memory cgroup (the child starts in the same cgroup): cgroup v2
  * memory.events "oom_kill N", or v1 memory.oom_control "oom_kill N" (hybrid systems: the v1 memory controller
  * is the one that limits). -1 when it cannot be read: then no SIGKILL is taken for an OOM kill. */
-long cgroup_oom_kills(void)
+long pm_run_cgroup_oom_kills(void)
 {
     char line[PATH_MAX + 64], path[2 * PATH_MAX + 64], v1[PATH_MAX] = "", v2[PATH_MAX] = "";
     FILE *f = fopen("/proc/self/cgroup", "r");
@@ -113,7 +113,7 @@ static int64_t psi_some_total(const char *path)
 
 /* passmap's cgroup v2 cpu.pressure file (the child starts in the same cgroup); 0 when there is one that is
  * not the root (the root's is /proc/pressure/cpu). */
-int cgroup_cpu_pressure_path(char *out, size_t cap)
+int pm_run_cgroup_cpu_pressure_path(char *out, size_t cap)
 {
     char line[PATH_MAX + 64], v2[PATH_MAX + 64] = "", mnt[PATH_MAX];
     FILE *f = fopen("/proc/self/cgroup", "r");
@@ -143,7 +143,7 @@ static int64_t steal_ticks(void)
     return got == 8 ? (int64_t)v[7] : -1;
 }
 
-void pressure_read(pressure_snap *s, const char *cg_path)
+void pm_run_pressure_read(pressure_snap *s, const char *cg_path)
 {
     s->psi = psi_some_total("/proc/pressure/cpu");
     s->psi_cg = cg_path ? psi_some_total(cg_path) : -1;
@@ -151,7 +151,7 @@ void pressure_read(pressure_snap *s, const char *cg_path)
 }
 
 /* after - before into res; a counter absent at either end (or going back) stays -1 */
-void pressure_delta(const pressure_snap *a, const pressure_snap *b, pm_run_result *res)
+void pm_run_pressure_delta(const pressure_snap *a, const pressure_snap *b, pm_run_result *res)
 {
     long hz = sysconf(_SC_CLK_TCK);
     res->psi_cpu_some_us = a->psi >= 0 && b->psi >= a->psi ? b->psi - a->psi : -1;
@@ -159,7 +159,7 @@ void pressure_delta(const pressure_snap *a, const pressure_snap *b, pm_run_resul
     res->steal_s = a->steal >= 0 && b->steal >= a->steal && hz > 0 ? (double)(b->steal - a->steal) / (double)hz : -1;
 }
 
-int stderr_says_oom(const char *tail, size_t n)
+int pm_run_stderr_says_oom(const char *tail, size_t n)
 {
     static const char *const needles[] = {"out of memory", "Cannot allocate memory", "std::bad_alloc",
                                           "LLVM ERROR: out of memory", "MemoryError"};
@@ -169,7 +169,7 @@ int stderr_says_oom(const char *tail, size_t n)
     return 0;
 }
 
-void errtail_push(char *tail, size_t *len, const char *buf, size_t n)
+void pm_run_errtail_push(char *tail, size_t *len, const char *buf, size_t n)
 {
     if (n >= PM_RUN_ERRTAIL) {
         memcpy(tail, buf + n - PM_RUN_ERRTAIL, PM_RUN_ERRTAIL);

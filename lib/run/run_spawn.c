@@ -4,7 +4,7 @@
 #include "run_internal.h"
 
 /* Keeps fds 0-2 free so the child's dup2() onto them can never clobber another pipe end. */
-int pipe_high(int fds[2])
+int pm_run_pipe_high(int fds[2])
 {
     int raw[2];
     if (pipe2(raw, O_CLOEXEC) < 0)
@@ -29,7 +29,7 @@ int pipe_high(int fds[2])
     return 0;
 }
 
-int open_high(const char *path, int flags, mode_t mode)
+int pm_run_open_high(const char *path, int flags, mode_t mode)
 {
     int fd = open(path, flags | O_CLOEXEC, mode);
     if (fd < 0 || fd > 2)
@@ -59,7 +59,7 @@ static char *const *exec_vec(const char *const *v)
 }
 
 /* environ with env_set entries replacing same-named variables (pointers only, nothing copied). */
-char **build_env(const char *const *env_set)
+char **pm_run_build_env(const char *const *env_set)
 {
     size_t n_env = 0, n_set = 0;
     while (environ && environ[n_env])
@@ -94,8 +94,8 @@ PM_CHILD_CODE static void child_fail(int report_fd, int stage)
 
 /* Runs in the child: async-signal-safe calls only. Never returns. With go_fd >= 0 it waits for the go (EOF; a byte:
  * abort, no exec), after writing its pid to ready_fd when that is >= 0 (the helper thread of an assisted spawn).
- * Spawned (spawn_child): sets *t0 just before the exec, in the memory it shares with the parent. */
-PM_CHILD_CODE void child_main(const char *const argv[], char *const *envp, const pm_run_opts *opts,
+ * Spawned (pm_run_spawn_child): sets *t0 just before the exec, in the memory it shares with the parent. */
+PM_CHILD_CODE void pm_run_child_main(const char *const argv[], char *const *envp, const pm_run_opts *opts,
                                      int in_fd, int out_fd, int err_fd, int report_fd, int go_fd, int go_wr,
                                      int out_rd, int err_rd, pid_t parent, int ready_fd, volatile double *t0)
 {
@@ -158,7 +158,7 @@ PM_CHILD_CODE void child_main(const char *const argv[], char *const *envp, const
     child_fail(report_fd, STAGE_EXEC);
 }
 
-int open_perf_counter(pid_t pid, int *err_out)
+int pm_run_open_perf_counter(pid_t pid, int *err_out)
 {
     struct perf_event_attr attr;
     memset(&attr, 0, sizeof attr);
@@ -181,7 +181,7 @@ int open_perf_counter(pid_t pid, int *err_out)
 }
 
 /* Counter value, scaled when the PMU was multiplexed; -1 when it never ran. */
-int64_t read_perf_counter(int fd)
+int64_t pm_run_read_perf_counter(int fd)
 {
     uint64_t v[3];
     ssize_t n;
@@ -196,11 +196,11 @@ int64_t read_perf_counter(int fd)
 }
 
 /* 0 when an instruction counter can be opened (probed once, on passmap itself), else why not (errno). */
-int perf_unavailable(void)
+int pm_run_perf_unavailable(void)
 {
     static int probed = -1;
     if (probed < 0) {
-        int e = 0, fd = open_perf_counter(0, &e);
+        int e = 0, fd = pm_run_open_perf_counter(0, &e);
         if (fd >= 0)
             close(fd);
         probed = fd >= 0 ? 0 : e ? e : EPERM;
@@ -211,12 +211,12 @@ int perf_unavailable(void)
 PM_CHILD_CODE static int spawn_entry(void *arg)
 {
     spawn_args *a = arg;
-    child_main(a->argv, a->envp, a->opts, a->in_fd, a->out_fd, a->err_fd, a->report_fd, a->go_fd, a->go_wr,
+    pm_run_child_main(a->argv, a->envp, a->opts, a->in_fd, a->out_fd, a->err_fd, a->report_fd, a->go_fd, a->go_wr,
                a->out_rd, a->err_rd, a->parent, a->ready_fd, &a->t0);
     return 127;
 }
 
-void *assist_main(void *arg)
+void *pm_run_assist_main(void *arg)
 {
     assist *a = arg;
     pid_t pid;
@@ -229,7 +229,7 @@ void *assist_main(void *arg)
         if (a->opts->on_start)
             a->on_start_rc = a->opts->on_start(a->opts->on_start_arg, a->opts->same_group ? getpgrp() : pid, &a->err);
         if (!a->on_start_rc && a->opts->count_instructions)
-            a->perf_fd = open_perf_counter(pid, &a->perf_errno);
+            a->perf_fd = pm_run_open_perf_counter(pid, &a->perf_errno);
         if (a->on_start_rc) {
             char abort_byte = 'x';
             ssize_t ignored = write(a->go_wr, &abort_byte, 1);
@@ -245,7 +245,7 @@ void *assist_main(void *arg)
  * exec, and no copy-on-write fault in passmap for each page it writes afterwards (a sweep's parent paid those at
  * every step). Signals are blocked around the clone so that no handler of passmap's runs on the child's stack;
  * the child resets every disposition and unblocks them before the exec. */
-pid_t spawn_child(spawn_args *a, int *err_out)
+pid_t pm_run_spawn_child(spawn_args *a, int *err_out)
 {
     size_t argc = 0;
     while (a->argv[argc])
@@ -270,7 +270,7 @@ pid_t spawn_child(spawn_args *a, int *err_out)
 }
 
 /* The command's process group, or the command alone when it shares passmap's group (same_group). */
-void signal_command(pid_t pid, int same_group, int sig)
+void pm_run_signal_command(pid_t pid, int same_group, int sig)
 {
     if (same_group)
         kill(pid, sig);
@@ -278,15 +278,15 @@ void signal_command(pid_t pid, int same_group, int sig)
         killpg(pid, sig);
 }
 
-void kill_and_reap(pid_t pid, int same_group)
+void pm_run_kill_and_reap(pid_t pid, int same_group)
 {
-    signal_command(pid, same_group, SIGKILL);
+    pm_run_signal_command(pid, same_group, SIGKILL);
     kill(pid, SIGKILL);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
         ;
 }
 
-const char *stage_name(int stage)
+const char *pm_run_stage_name(int stage)
 {
     switch (stage) {
     case STAGE_CHDIR: return "chdir";

@@ -145,8 +145,10 @@ int pm_store_meta_get(pm_store *st, const char *key, char **value, pm_err *err);
 /* Get-or-create the host row of a machine (by name and fingerprint). */
 int pm_store_host(pm_store *st, const pm_host *h, int64_t *host_id, pm_err *err);
 
-/* The machines that measured a config's ok cold runs, as "name [fingerprint], ..." sorted; *hosts NULL when
- * none is recorded. Malloc'd. */
+/* The machines that measured a config's ok cold runs, as "name [machine id], ..." sorted (pm_host_machine_id:
+ * the compiler build and kernel left out, so two builds measured on one machine name it once; a host row
+ * without its CPU, read back from a baseline file, keeps its recorded id); *hosts NULL when none is recorded.
+ * Malloc'd. */
 int pm_store_config_hosts(pm_store *st, int64_t config_id, char **hosts, pm_err *err);
 
 /* Records that config KEY belongs to shard K of N of the sweep, with the runs planned per mode (idempotent). */

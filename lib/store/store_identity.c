@@ -258,6 +258,45 @@ static int exec1(sqlite3 *db, const char *path, const char *sql, int64_t a, int6
     return rc;
 }
 
+/* A new sweep superseding old_id, named SWEEP~superseded-TIME (then -2, -3 ... when taken): each supersession keeps
+ * the spec text its runs were made with. */
+static int new_superseding_sweep(sqlite3 *db, const char *path, const char *sweep, int64_t old_id, char *new_name,
+                                 size_t cap, int64_t *new_id, pm_err *err)
+{
+    int rc = PM_OK;
+    sqlite3_stmt *s = NULL;
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    for (int k = 1; !*new_id && k < 1000; k++) {
+        int w = k == 1 ? snprintf(new_name, cap, "%s~superseded-%s", sweep, stamp)
+                       : snprintf(new_name, cap, "%s~superseded-%s-%d", sweep, stamp, k);
+        if (w < 0 || (size_t)w >= cap)
+            return pm_err_set(err, PM_ERR_USAGE, "%s: sweep name too long to supersede: %s", path, sweep);
+        if (sqlite3_prepare_v2(db,
+                               "INSERT INTO sweep(name, backend, spec_text, meta_json, superseded_by) "
+                               "SELECT ?2, backend, spec_text, meta_json, name FROM sweep WHERE id = ?1 "
+                               "AND NOT EXISTS (SELECT 1 FROM sweep WHERE name = ?2) RETURNING id",
+                               -1, &s, NULL) != SQLITE_OK)
+            return db_fail(db, path, err, "supersede: new sweep");
+        sqlite3_bind_int64(s, 1, old_id);
+        sqlite3_bind_text(s, 2, new_name, -1, SQLITE_TRANSIENT);
+        int step = sqlite3_step(s);
+        if (step == SQLITE_ROW)
+            *new_id = sqlite3_column_int64(s, 0);
+        else if (step != SQLITE_DONE)
+            rc = db_fail(db, path, err, "supersede: new sweep");
+        sqlite3_finalize(s);
+        if (rc)
+            return rc;
+    }
+    if (!*new_id)
+        return pm_err_set(err, PM_ERR_USAGE, "%s: no free name to supersede sweep %s", path, sweep);
+    return PM_OK;
+}
+
 /* only_failed 2: the runs killed from outside whose slot (mode, repeat) was not yet killed max_retries times
  * (the killed runs already moved aside, in the sweeps superseding SWEEP, are the count). */
 static int supersede(pm_store *st, const char *sweep, const char *const *keys, size_t n_keys, int only_failed,
@@ -304,43 +343,8 @@ static int supersede(pm_store *st, const char *sweep, const char *const *keys, s
     s = NULL;
     if (!old_id)
         goto cleanup;   /* nothing recorded: nothing to move */
-    /* A new name per supersession (UTC time, then a counter): each keeps the spec text its runs were made with. */
-    char stamp[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-    for (int k = 1; !new_id && k < 1000; k++) {
-        int w = k == 1 ? snprintf(new_name, cap, "%s~superseded-%s", sweep, stamp)
-                       : snprintf(new_name, cap, "%s~superseded-%s-%d", sweep, stamp, k);
-        if (w < 0 || (size_t)w >= cap) {
-            rc = pm_err_set(err, PM_ERR_USAGE, "%s: sweep name too long to supersede: %s", path, sweep);
-            goto cleanup;
-        }
-        if (sqlite3_prepare_v2(db,
-                               "INSERT INTO sweep(name, backend, spec_text, meta_json, superseded_by) "
-                               "SELECT ?2, backend, spec_text, meta_json, name FROM sweep WHERE id = ?1 "
-                               "AND NOT EXISTS (SELECT 1 FROM sweep WHERE name = ?2) RETURNING id",
-                               -1, &s, NULL) != SQLITE_OK) {
-            rc = db_fail(db, path, err, "supersede: new sweep");
-            goto cleanup;
-        }
-        sqlite3_bind_int64(s, 1, old_id);
-        sqlite3_bind_text(s, 2, new_name, -1, SQLITE_TRANSIENT);
-        int step = sqlite3_step(s);
-        if (step == SQLITE_ROW)
-            new_id = sqlite3_column_int64(s, 0);
-        else if (step != SQLITE_DONE)
-            rc = db_fail(db, path, err, "supersede: new sweep");
-        sqlite3_finalize(s);
-        s = NULL;
-        if (rc)
-            goto cleanup;
-    }
-    if (!new_id) {
-        rc = pm_err_set(err, PM_ERR_USAGE, "%s: no free name to supersede sweep %s", path, sweep);
+    if ((rc = new_superseding_sweep(db, path, sweep, old_id, new_name, cap, &new_id, err)))
         goto cleanup;
-    }
     for (size_t i = 0; i < n_keys && !rc; i++) {
         int before = sqlite3_total_changes(db);
         if (!only_failed) {

@@ -160,6 +160,42 @@ void pm_stored_run_free(pm_stored_run *r)
     memset(r, 0, sizeof *r);
 }
 
+/* The run's metrics (per step, or the run's own: step_seq -1), in the order show prints them. */
+static int load_metrics(sqlite3 *db, int64_t run_id, pm_stored_run *out, pm_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = PM_OK, oom = 0, step;
+    size_t cap = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT m.name, m.value, s.seq FROM metric m LEFT JOIN step s ON s.id = m.step_id"
+                           " WHERE m.run_id = ?1 ORDER BY coalesce(s.seq, -1), m.name",
+                           -1, &s, NULL) != SQLITE_OK)
+        return db_fail(db, err, "metrics");
+    sqlite3_bind_int64(s, 1, run_id);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (out->n_metrics == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            pm_stored_metric *p = realloc(out->metrics, ncap * sizeof *p);
+            if (!p) {
+                oom = 1;
+                break;
+            }
+            out->metrics = p;
+            cap = ncap;
+        }
+        pm_stored_metric *m = &out->metrics[out->n_metrics++];
+        m->name = col_str(s, 0, &oom);
+        m->value = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 1);
+        m->step_seq = (int)col_int(s, 2, -1);
+    }
+    if (oom)
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading metrics");
+    else if (step != SQLITE_DONE)
+        rc = db_fail(db, err, "metrics");
+    sqlite3_finalize(s);
+    return rc;
+}
+
 int pm_store_load_run(sqlite3 *db, int64_t run_id, int with_passes, pm_stored_run *out, pm_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -263,35 +299,7 @@ int pm_store_load_run(sqlite3 *db, int64_t run_id, int with_passes, pm_stored_ru
     if (rc)
         goto cleanup;
 
-    if (sqlite3_prepare_v2(db,
-                           "SELECT m.name, m.value, s.seq FROM metric m LEFT JOIN step s ON s.id = m.step_id"
-                           " WHERE m.run_id = ?1 ORDER BY coalesce(s.seq, -1), m.name",
-                           -1, &s, NULL) != SQLITE_OK) {
-        rc = db_fail(db, err, "metrics");
-        goto cleanup;
-    }
-    sqlite3_bind_int64(s, 1, run_id);
-    cap = 0;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (out->n_metrics == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            pm_stored_metric *p = realloc(out->metrics, ncap * sizeof *p);
-            if (!p) {
-                oom = 1;
-                break;
-            }
-            out->metrics = p;
-            cap = ncap;
-        }
-        pm_stored_metric *m = &out->metrics[out->n_metrics++];
-        m->name = col_str(s, 0, &oom);
-        m->value = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 1);
-        m->step_seq = (int)col_int(s, 2, -1);
-    }
-    if (oom)
-        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory reading metrics");
-    else if (step != SQLITE_DONE)
-        rc = db_fail(db, err, "metrics");
+    rc = load_metrics(db, run_id, out, err);
 cleanup:
     sqlite3_finalize(s);
     free(step_ids);

@@ -274,6 +274,52 @@ cleanup:
     return rc;
 }
 
+/* The metric names any config carries (pointers into the configs); -1: out of memory. */
+static int collect_metric_names(an_work *w)
+{
+    const pm_analysis *a = w->a;
+    w->n_metric_names = 0;
+    for (size_t ci = 0; ci < a->n_configs; ci++)
+        for (size_t k = 0; k < a->configs[ci].n_metrics; k++) {
+            const char *nm = a->configs[ci].metrics[k].name;
+            size_t j = 0;
+            while (j < w->n_metric_names && strcmp(w->metric_names[j], nm))
+                j++;
+            if (j < w->n_metric_names)
+                continue;
+            const char **nn = realloc(w->metric_names, (w->n_metric_names + 1) * sizeof *nn);
+            if (!nn)
+                return -1;
+            w->metric_names = nn;
+            w->metric_names[w->n_metric_names++] = nm;
+        }
+    return 0;
+}
+
+/* The variants, each its own fits (pooling them mixes the fixes' effects into the exponent): the reference
+ * (stock, else the first met) first. NULL: out of memory. */
+static const char **variants_reference_first(const pm_analysis *a, size_t *n_var)
+{
+    const char **variants = calloc(a->n_configs + 1, sizeof *variants);
+    *n_var = 0;
+    if (!variants)
+        return NULL;
+    for (size_t ci = 0; ci < a->n_configs; ci++) {
+        const char *v = a->configs[ci].variant;
+        size_t j = 0;
+        while (j < *n_var && !same_variant(variants[j], v))
+            j++;
+        if (j == *n_var)
+            variants[(*n_var)++] = v;
+        if (v && !strcmp(v, "stock") && j > 0) {   /* stock moves to the front */
+            const char *t = variants[0];
+            variants[0] = variants[j];
+            variants[j] = t;
+        }
+    }
+    return variants;
+}
+
 int an_fits(an_work *w, pm_err *err)
 {
     pm_analysis *a = w->a;
@@ -288,40 +334,8 @@ int an_fits(an_work *w, pm_err *err)
         free_rules(&fr);
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     }
-    /* the metric names any config carries (pointers into the configs) */
-    w->n_metric_names = 0;
-    for (size_t ci = 0; ci < a->n_configs; ci++)
-        for (size_t k = 0; k < a->configs[ci].n_metrics; k++) {
-            const char *nm = a->configs[ci].metrics[k].name;
-            size_t j = 0;
-            while (j < w->n_metric_names && strcmp(w->metric_names[j], nm))
-                j++;
-            if (j < w->n_metric_names)
-                continue;
-            const char **nn = realloc(w->metric_names, (w->n_metric_names + 1) * sizeof *nn);
-            if (!nn)
-                AN_NOMEM();
-            w->metric_names = nn;
-            w->metric_names[w->n_metric_names++] = nm;
-        }
-    /* The variants, each its own fits (pooling them mixes the fixes' effects into the exponent): the reference
-     * (stock, else the first met) first. */
-    variants = calloc(a->n_configs + 1, sizeof *variants);
-    if (!variants)
+    if (collect_metric_names(w) || !(variants = variants_reference_first(a, &n_var)))
         AN_NOMEM();
-    for (size_t ci = 0; ci < a->n_configs; ci++) {
-        const char *v = a->configs[ci].variant;
-        size_t j = 0;
-        while (j < n_var && !same_variant(variants[j], v))
-            j++;
-        if (j == n_var)
-            variants[n_var++] = v;
-        if (v && !strcmp(v, "stock") && j > 0) {   /* stock moves to the front */
-            const char *t = variants[0];
-            variants[0] = variants[j];
-            variants[j] = t;
-        }
-    }
     /* Heavy passes: largest share anywhere >= 5%, top 8 by that share; fit time against IR size. */
     pid_max = calloc(NP + 1, sizeof *pid_max);
     if (!pid_max)

@@ -168,6 +168,23 @@ static void prec_ratios(const pm_analysis *a, prec_index *ix, const char *in, si
     }
 }
 
+/* Crossovers: where a precision's ratio crosses 1 between consecutive sizes. Nonzero: out of memory. */
+static int prec_crossovers(pm_analysis *a, const pm_an_series *r)
+{
+    for (size_t j = 1; j < r->n; j++) {
+        double d0 = r->y[j - 1] - 1, d1 = r->y[j] - 1;
+        if ((d0 < 0 && d1 > 0) || (d0 > 0 && d1 < 0)) {
+            char text[256];
+            snprintf(text, sizeof text, "%s becomes %s than %s between %s (x%.2f) and %s (x%.2f)", r->label,
+                     d1 > 0 ? "slower" : "faster", a->precision.base, r->xlabel[j - 1], r->y[j - 1], r->xlabel[j],
+                     r->y[j]);
+            if (an_strlist_add(&a->precision.crossovers, &a->precision.n_crossovers, text))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int an_precision(an_work *w, pm_err *err)
 {
     pm_analysis *a = w->a;
@@ -259,19 +276,9 @@ int an_precision(an_work *w, pm_err *err)
             /* Series were filled in config order (family-major): put them in size order first. */
             an_sort_series(t);
             an_sort_series(r);
-            /* Crossovers: ratio crosses 1 between consecutive sizes. */
-            for (size_t j = 1; j < r->n; j++) {
-                double d0 = r->y[j - 1] - 1, d1 = r->y[j] - 1;
-                if ((d0 < 0 && d1 > 0) || (d0 > 0 && d1 < 0)) {
-                    char text[256];
-                    snprintf(text, sizeof text, "%s becomes %s than %s between %s (x%.2f) and %s (x%.2f)",
-                             r->label, d1 > 0 ? "slower" : "faster", a->precision.base, r->xlabel[j - 1], r->y[j - 1],
-                             r->xlabel[j], r->y[j]);
-                    if (an_strlist_add(&a->precision.crossovers, &a->precision.n_crossovers, text)) {
-                        free(wins); free(precs); free(in); prec_index_free(&ix);
-                        AN_NOMEM();
-                    }
-                }
+            if (prec_crossovers(a, r)) {
+                free(wins); free(precs); free(in); prec_index_free(&ix);
+                AN_NOMEM();
             }
         }
         /* Precision x window figure: the size with the most configs of this slice. */

@@ -544,6 +544,42 @@ typedef struct plan_seen {
     char sweep[PM_SPEC_KEY_MAX], hash[32];
 } plan_seen;
 
+/* Each sweep's shard plan hash in this store (its rows from first on), once per (sweep, hash) in plans. */
+static int note_plans(pm_store *st, const cov_ctx *c, size_t first, plan_seen **plans_io, size_t *n_io, pm_err *err)
+{
+    plan_seen *plans = *plans_io;
+    size_t n_plans = *n_io;
+    int rc = PM_OK;
+    for (size_t i = first; i < c->n && !rc; i++) {
+        if (i > first && !strcmp(c->rows[i].sweep, c->rows[i - 1].sweep))
+            continue;
+        char key[PM_SPEC_KEY_MAX + 32], *hash = NULL;
+        pm_err e = {0};
+        snprintf(key, sizeof key, "shard_plan:%s", c->rows[i].sweep);
+        if (pm_store_meta_get(st, key, &hash, &e) || !hash)
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < n_plans && !seen; j++)
+            seen = !strcmp(plans[j].sweep, c->rows[i].sweep) && !strcmp(plans[j].hash, hash);
+        if (!seen) {
+            plan_seen *bigger = realloc(plans, (n_plans + 1) * sizeof *bigger);
+            if (!bigger) {
+                free(hash);
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                break;
+            }
+            plans = bigger;
+            snprintf(plans[n_plans].sweep, sizeof plans[n_plans].sweep, "%s", c->rows[i].sweep);
+            snprintf(plans[n_plans].hash, sizeof plans[n_plans].hash, "%s", hash);
+            n_plans++;
+        }
+        free(hash);
+    }
+    *plans_io = plans;
+    *n_io = n_plans;
+    return rc;
+}
+
 int pm_shard_coverage(const char *const *dbs, int n_dbs, pm_coverage *cov, pm_err *err)
 {
     cov_ctx c = {0};
@@ -563,32 +599,8 @@ int pm_shard_coverage(const char *const *dbs, int n_dbs, pm_coverage *cov, pm_er
         rc = pm_store_plan_configs(st, cov_add, &c, err);
         if (rc == PM_ERR_NOMEM && !err->msg[0])
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        /* each sweep's plan hash in this store */
-        for (size_t i = first; i < c.n && !rc; i++) {
-            if (i > first && !strcmp(c.rows[i].sweep, c.rows[i - 1].sweep))
-                continue;
-            char key[PM_SPEC_KEY_MAX + 32], *hash = NULL;
-            pm_err e = {0};
-            snprintf(key, sizeof key, "shard_plan:%s", c.rows[i].sweep);
-            if (pm_store_meta_get(st, key, &hash, &e) || !hash)
-                continue;
-            int seen = 0;
-            for (size_t j = 0; j < n_plans && !seen; j++)
-                seen = !strcmp(plans[j].sweep, c.rows[i].sweep) && !strcmp(plans[j].hash, hash);
-            if (!seen) {
-                plan_seen *bigger = realloc(plans, (n_plans + 1) * sizeof *bigger);
-                if (!bigger) {
-                    free(hash);
-                    rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                    break;
-                }
-                plans = bigger;
-                snprintf(plans[n_plans].sweep, sizeof plans[n_plans].sweep, "%s", c.rows[i].sweep);
-                snprintf(plans[n_plans].hash, sizeof plans[n_plans].hash, "%s", hash);
-                n_plans++;
-            }
-            free(hash);
-        }
+        if (!rc)
+            rc = note_plans(st, &c, first, &plans, &n_plans, err);
         pm_store_close(st);
     }
     if (rc)

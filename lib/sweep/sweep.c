@@ -24,7 +24,7 @@ static int name_uncacheable(sweep_ctx *x, pm_err *err)
             continue;
         char dir[PATH_MAX];
         pm_steps steps = {0};
-        if ((rc = fmt_path(dir, sizeof dir, err, "%s/warm-r0", x->cs[c].dir)) ||
+        if ((rc = pm_sweep_fmt_path(dir, sizeof dir, err, "%s/warm-r0", x->cs[c].dir)) ||
             (rc = x->be->steps(&x->bctx, c, x->cs[c].prep.input, dir, &steps, err))) {
             pm_steps_free(&steps);
             break;
@@ -56,6 +56,25 @@ static int name_uncacheable(sweep_ctx *x, pm_err *err)
     return rc;
 }
 
+/* The label a sweep of the spec's name recorded before (a resume without --label keeps it), or NULL. */
+static char *recorded_label(sweep_ctx *x)
+{
+    pm_store_sweep_row *rows = NULL;
+    size_t n = 0;
+    char *label = NULL;
+    pm_err ignored = {0};
+    if (!x->store || pm_store_list_sweeps(x->store, &rows, &n, &ignored) != PM_OK)
+        return NULL;
+    for (size_t i = 0; i < n && !label; i++) {
+        json_t *m = strcmp(rows[i].name, x->spec->name) || !rows[i].meta_json ? NULL : json_loads(rows[i].meta_json, 0, NULL);
+        const char *l = json_string_value(json_object_get(m, "label"));
+        label = l ? strdup(l) : NULL;
+        json_decref(m);
+    }
+    pm_store_sweep_rows_free(rows, n);
+    return label;
+}
+
 static char *sweep_meta(sweep_ctx *x)
 {
     struct utsname u;
@@ -84,6 +103,10 @@ static char *sweep_meta(sweep_ctx *x)
         json_object_set_new(o, "repeats", json_integer(x->spec->repeats));
     }
     json_object_set_new(o, "timeout_s", json_real(x->spec->timeout_s));
+    char *kept = x->opts->label ? NULL : recorded_label(x);
+    if (x->opts->label || kept)
+        json_object_set_new(o, "label", json_string(x->opts->label ? x->opts->label : kept));
+    free(kept);
     /* how the steps were measured: what decides (a count) and whether a wall is the compile's (meter.h) */
     json_object_set_new(o, "meter", json_string(x->meter->name));
     json_object_set_new(o, "meter_counts", json_boolean(x->meter->counts));
@@ -97,7 +120,7 @@ static char *sweep_meta(sweep_ctx *x)
 }
 
 /* Task i of a batch: run (or, dry, planned), counted, and reported through progress. Called with the pool's
- * lock held when compiles run in parallel (run_task lets it go while a step runs). An interruption sets
+ * lock held when compiles run in parallel (pm_sweep_run_task lets it go while a step runs). An interruption sets
  * sum->interrupted and returns PM_OK. */
 static int batch_one(sweep_ctx *x, const task *tasks, int n_tasks, int i, int after, batch_state *bs,
                      pm_sweep_summary *sum, pm_pgroup_recorder *rec, pm_err *err)
@@ -113,19 +136,19 @@ static int batch_one(sweep_ctx *x, const task *tasks, int n_tasks, int i, int af
         config_state *cs = &x->cs[tasks[i].config];
         double t_side = pm_util_now();
         int rc = PM_OK;
-        if (bs->n_all && !x->startup_done && (rc = measure_startup(x, x->sweep_id, sum, err)))
+        if (bs->n_all && !x->startup_done && (rc = pm_sweep_measure_startup(x, x->sweep_id, sum, err)))
             return rc;
         if (sum->interrupted)
             return PM_OK;
         double t_start = pm_util_now();
         x->side_s += t_start - t_side;
-        if ((rc = run_task(x, &tasks[i], rec, &status, &wall, err)))
+        if ((rc = pm_sweep_run_task(x, &tasks[i], rec, &status, &wall, err)))
             return rc;
         double took = pm_util_now() - t_start;
         bs->took_all += took;
         bs->n_all++;
         if (bs->took) {
-            size_t k = (size_t)tasks[i].config * ETA_MODES + (size_t)eta_mode(tasks[i].mode);
+            size_t k = (size_t)tasks[i].config * ETA_MODES + (size_t)pm_sweep_eta_mode(tasks[i].mode);
             bs->took[k] += took;
             bs->n_took[k]++;
         }
@@ -155,7 +178,7 @@ static int batch_one(sweep_ctx *x, const task *tasks, int n_tasks, int i, int af
     }
     bs->done++;
     char *steps_text = NULL;
-    int rc = opts->dry_run && opts->progress ? dry_steps_text(x, &tasks[i], &steps_text, err) : PM_OK;
+    int rc = opts->dry_run && opts->progress ? pm_sweep_dry_steps_text(x, &tasks[i], &steps_text, err) : PM_OK;
     if (rc)
         return rc;
     if (opts->progress) {
@@ -165,7 +188,7 @@ static int batch_one(sweep_ctx *x, const task *tasks, int n_tasks, int i, int af
         pm_sweep_progress p = {.done = bs->done, .total = bs->done + left, .already_done = bs->already,
                                .failed = sum->failed, .elapsed_s = el,
                                .eta_s = opts->dry_run ? el / bs->done * left
-                                        : eta_left(bs, x->spec->n_configs, tasks, n_tasks, i, after) /
+                                        : pm_sweep_eta_left(bs, x->spec->n_configs, tasks, n_tasks, i, after) /
                                           (x->jobs > 1 ? x->jobs : 1),
                                .config_key = x->spec->configs[tasks[i].config].key, .mode = tasks[i].mode,
                                .repeat = tasks[i].repeat, .status = status, .wall_s = wall,
@@ -281,7 +304,7 @@ static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, ba
             break;
         /* the pool starts after start-up is measured, which otherwise waits for the next task */
         if (x->jobs > 1 && !x->opts->dry_run && !x->startup_done && i + 1 < n_tasks &&
-            (rc = measure_startup(x, x->sweep_id, sum, err)))
+            (rc = pm_sweep_measure_startup(x, x->sweep_id, sum, err)))
             return rc;
     }
     return PM_OK;
@@ -397,7 +420,7 @@ static int sweep_setup(sweep_run *s, pm_err *err)
         /* nothing is created: the paths shown are where a real sweep would put things */
         char cwd[PATH_MAX], rel[PATH_MAX];
         memcpy(rel, x->work, sizeof rel);
-        if (rel[0] != '/' && getcwd(cwd, sizeof cwd) && (rc = fmt_path(x->work, sizeof x->work, err, "%s/%s", cwd, rel)))
+        if (rel[0] != '/' && getcwd(cwd, sizeof cwd) && (rc = pm_sweep_fmt_path(x->work, sizeof x->work, err, "%s/%s", cwd, rel)))
             return rc;
     } else {
         if ((rc = pm_util_mkdir_p(x->work, err)))
@@ -424,7 +447,7 @@ static int sweep_setup(sweep_run *s, pm_err *err)
     if (!opts->dry_run && ((rc = pm_pgroup_recorder_init(&x->pgrec, opts->db_path, err)) ||
                            (rc = pm_pgroup_reap(opts->db_path, opts->notice, opts->notice_user, err))))
         return rc;
-    if ((rc = fmt_path(x->cache_dir, sizeof x->cache_dir, err, "%s/cache", x->work)))
+    if ((rc = pm_sweep_fmt_path(x->cache_dir, sizeof x->cache_dir, err, "%s/cache", x->work)))
         return rc;
     return rc;
 }
@@ -446,7 +469,7 @@ static int sweep_open(sweep_run *s, pm_err *err)
     if ((rc = pm_store_open(opts->db_path, &x->store, err)) ||
         (opts->shard.n && (rc = pm_shard_plan_record(x->store, spec->name, &s->shard_plan, err))))
         return rc;
-    if ((rc = fingerprint_configs(x, err)) || (rc = check_contract(x, err)) || (rc = check_meter(x, err)))
+    if ((rc = pm_sweep_fingerprint_configs(x, err)) || (rc = pm_sweep_check_contract(x, err)) || (rc = pm_sweep_check_meter(x, err)))
         return rc;
     s->meta = sweep_meta(x);
     if ((rc = pm_store_sweep(x->store, spec->name, spec->backend, spec->text, s->meta, &s->sweep_id, err)))
@@ -461,7 +484,7 @@ static int sweep_open(sweep_run *s, pm_err *err)
         const char *ver = json_string_value(json_object_get(m, "compiler_version"));
         const char *dev = json_string_value(json_object_get(m, "device"));
         char digest[64];
-        tools_digest(&x->tools, digest, sizeof digest);
+        pm_sweep_tools_digest(&x->tools, digest, sizeof digest);
         snprintf(compiler, sizeof compiler, "%s%s%s%s%s", name ? name : spec->backend, ver || dev ? " " : "", ver ? ver : dev ? dev : "",
                  digest[0] ? ", " : "", digest);
         json_decref(m);
@@ -497,7 +520,7 @@ static int sweep_configs(sweep_run *s, pm_err *err)
         if (!x->in_shard[c])
             continue;
         safe_name(cfg->key, safe, sizeof safe);
-        if ((rc = fmt_path(cs->dir, sizeof cs->dir, err, "%s/%s", x->work, safe)))
+        if ((rc = pm_sweep_fmt_path(cs->dir, sizeof cs->dir, err, "%s/%s", x->work, safe)))
             return rc;
         if (opts->dry_run) {
             if (x->store && (rc = pm_store_config_find(x->store, spec->name, cfg->key, &cs->id, err)))
@@ -523,7 +546,7 @@ static int sweep_configs(sweep_run *s, pm_err *err)
     }
     /* The whole plan, every shard's configs (1/1 when not sharded): `passmap status` compares it with what is
      * recorded, so a shard that never ran, or a merged store missing one, shows as work left. With repeats =
-     * auto a config owes up to max_repeats until the stopping rule settles it (plan_round records that). */
+     * auto a config owes up to max_repeats until the stopping rule settles it (pm_sweep_plan_round records that). */
     x->sweep_id = s->sweep_id;
     for (int c = 0; c < spec->n_configs && !opts->dry_run; c++)
         if ((rc = pm_store_shard_plan(x->store, s->sweep_id, opts->shard.n ? x->shard_of[c] : 1,
@@ -551,12 +574,12 @@ static int sweep_plan(sweep_run *s, pm_err *err)
                  (double)spec->mem_limit / (1 << 30), (double)pm_run_mem_limit_clamp(spec->mem_limit) / (1 << 30));
         opts->notice(opts->notice_user, line);
     }
-    if ((rc = plan(x, "cold", spec->repeats, &s->tasks, &s->n_tasks, &s->already, err)))
+    if ((rc = pm_sweep_plan(x, "cold", spec->repeats, &s->tasks, &s->n_tasks, &s->already, err)))
         return rc;
     if (s->warm) {
         /* One miss fills the cache (recorded as "cache-miss": the cache's own overhead), then timed hits. */
-        if ((rc = plan(x, "cache-miss", 1, &s->tasks, &s->n_tasks, &s->already, err)) ||
-            (rc = plan(x, "warm", spec->warm_repeats, &s->tasks, &s->n_tasks, &s->already, err)))
+        if ((rc = pm_sweep_plan(x, "cache-miss", 1, &s->tasks, &s->n_tasks, &s->already, err)) ||
+            (rc = pm_sweep_plan(x, "warm", spec->warm_repeats, &s->tasks, &s->n_tasks, &s->already, err)))
             return rc;
     }
     if (opts->max_runs > 0 && s->n_tasks > opts->max_runs) {   /* the rest is said, for the next invocation */
@@ -568,7 +591,7 @@ static int sweep_plan(sweep_run *s, pm_err *err)
     if (x->meter->slows && !opts->dry_run && s->n_tasks > 0) {
         json_t *o = s->meta ? json_loads(s->meta, 0, NULL) : NULL;
         char *updated = NULL;
-        if (!(rc = measure_slowdown(x, s->tasks[0].config, err)) && o) {
+        if (!(rc = pm_sweep_measure_slowdown(x, s->tasks[0].config, err)) && o) {
             json_object_set(o, "meter_slowdown", x->slowdown_json);
             if ((updated = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS))) {
                 free(s->meta);
@@ -624,7 +647,7 @@ static int sweep_execute(sweep_run *s, pm_err *err)
         unsigned state = spec->seed ? spec->seed + 7919 : 7919;
         rc = run_batch(x, s->tasks, n_cold, n_rest, &bs, sum, err);
         int n_round = 0;
-        while (!rc && !sum->interrupted && !bs.capped && !(rc = plan_round(x, &state, &round, &n_round, err)) &&
+        while (!rc && !sum->interrupted && !bs.capped && !(rc = pm_sweep_plan_round(x, &state, &round, &n_round, err)) &&
                n_round > 0)
             rc = run_batch(x, round, n_round, n_rest, &bs, sum, err);
         free(round);
@@ -645,7 +668,7 @@ static int sweep_execute(sweep_run *s, pm_err *err)
     /* no run here (all recorded, or none planned): start-up is still measured once */
     s->t_side = pm_util_now();
     if (!rc && !opts->dry_run && !x->startup_done && !sum->interrupted)
-        rc = measure_startup(x, s->sweep_id, sum, err);
+        rc = pm_sweep_measure_startup(x, s->sweep_id, sum, err);
     if (rc)
         return rc;
     return rc;

@@ -7,12 +7,12 @@
 
 /* Each config's fingerprint (identity.h): its steps expanded with placeholders for the paths that differ per
  * run and machine, with every step's tool identified once. */
-int fingerprint_configs(sweep_ctx *x, pm_err *err)
+int pm_sweep_fingerprint_configs(sweep_ctx *x, pm_err *err)
 {
     const pm_spec *spec = x->spec;
     char dir[PATH_MAX];
     int rc;
-    if ((rc = fmt_path(dir, sizeof dir, err, "%s/identity", x->work)) || (rc = pm_util_mkdir_p(dir, err)))
+    if ((rc = pm_sweep_fmt_path(dir, sizeof dir, err, "%s/identity", x->work)) || (rc = pm_util_mkdir_p(dir, err)))
         return rc;
     x->fp_text = calloc((size_t)spec->n_configs + 1, sizeof *x->fp_text);
     x->fp_hash = calloc((size_t)spec->n_configs + 1, sizeof *x->fp_hash);
@@ -71,7 +71,7 @@ static int stored_spec_text(sweep_ctx *x, char **text, pm_err *err)
  * it takes the current fingerprint. */
 #define PM_CONTRACT_LINES 20
 
-int check_contract(sweep_ctx *x, pm_err *err)
+int pm_sweep_check_contract(sweep_ctx *x, pm_err *err)
 {
     const pm_spec *spec = x->spec;
     pm_config_fp *old = NULL;
@@ -121,11 +121,11 @@ int check_contract(sweep_ctx *x, pm_err *err)
         if (!first[0])
             snprintf(first, sizeof first, "%s", line);
         if (!x->opts->force && n_changed <= PM_CONTRACT_LINES)
-            notice(x, "%s", line);
+            pm_sweep_notice(x, "%s", line);
     }
     if (n_changed && !x->opts->force) {
         if (n_changed > PM_CONTRACT_LINES)
-            notice(x, "... and %zu more changed configs", n_changed - PM_CONTRACT_LINES);
+            pm_sweep_notice(x, "... and %zu more changed configs", n_changed - PM_CONTRACT_LINES);
         rc = pm_err_set(err, PM_ERR_USAGE,
                         "%s: sweep '%s': the steps of %zu recorded config%s changed since their runs (%s%s); their "
                         "runs would mix two measurements: sweep under a new name (--name NAME or [sweep] name) or "
@@ -139,7 +139,7 @@ int check_contract(sweep_ctx *x, pm_err *err)
         int moved = 0;
         if ((rc = pm_store_supersede(x->store, spec->name, keys, n_changed, 0, name, sizeof name, &moved, err)))
             goto cleanup;
-        notice(x, "--force: %zu changed config%s superseded (%d run%s kept in sweep '%s', never read as '%s')",
+        pm_sweep_notice(x, "--force: %zu changed config%s superseded (%d run%s kept in sweep '%s', never read as '%s')",
                n_changed, n_changed == 1 ? "" : "s", moved, moved == 1 ? "" : "s", name[0] ? name : "-", spec->name);
     }
     int killed = 0, kept = 0;   /* no measurement, unless it keeps happening (PM_SWEEP_KILLED_RETRIES) */
@@ -147,7 +147,7 @@ int check_contract(sweep_ctx *x, pm_err *err)
         (rc = pm_store_retry_killed(x->store, spec->name, PM_SWEEP_KILLED_RETRIES, &killed, &kept, err)))
         goto cleanup;
     if (killed)
-        notice(x, "%d run%s killed from outside (a signal passmap did not send) run%s again (retry %d at most)",
+        pm_sweep_notice(x, "%d run%s killed from outside (a signal passmap did not send) run%s again (retry %d at most)",
                killed, killed == 1 ? "" : "s", killed == 1 ? "s" : "", PM_SWEEP_KILLED_RETRIES);
     n_failed_runs -= (size_t)killed < n_failed_runs ? (size_t)killed : n_failed_runs;
     if (n_retry && x->opts->retry_failed) {
@@ -155,10 +155,10 @@ int check_contract(sweep_ctx *x, pm_err *err)
         int moved = 0;
         if ((rc = pm_store_supersede(x->store, spec->name, retry, n_retry, 1, name, sizeof name, &moved, err)))
             goto cleanup;
-        notice(x, "--retry-failed: %d failed run%s moved to sweep '%s'; their repeats run again", moved,
+        pm_sweep_notice(x, "--retry-failed: %d failed run%s moved to sweep '%s'; their repeats run again", moved,
                moved == 1 ? "" : "s", name[0] ? name : "-");
     } else if (n_failed_runs) {
-        notice(x, "%zu failed run%s of %zu config%s count as done (--retry-failed runs them again)", n_failed_runs,
+        pm_sweep_notice(x, "%zu failed run%s of %zu config%s count as done (--retry-failed runs them again)", n_failed_runs,
                n_failed_runs == 1 ? "" : "s", n_retry, n_retry == 1 ? "" : "s");
     }
 cleanup:
@@ -171,7 +171,7 @@ cleanup:
 
 /* One digest of every tool build the sweep ran: the host fingerprint's compiler part, so machines that ran
  * other builds are other machine kinds in the report. */
-void tools_digest(const pm_tool_set *t, char *out, size_t cap)
+void pm_sweep_tools_digest(const pm_tool_set *t, char *out, size_t cap)
 {
     XXH3_state_t *s = XXH3_createState();
     out[0] = '\0';
@@ -205,7 +205,7 @@ void tools_digest(const pm_tool_set *t, char *out, size_t cap)
 /* A sweep already recorded with one meter is not resumed with another that measures differently (a slowed wall
  * beside native ones, counts beside none): the study would mix them. A sweep from before meters were recorded
  * was measured natively. */
-int check_meter(sweep_ctx *x, pm_err *err)
+int pm_sweep_check_meter(sweep_ctx *x, pm_err *err)
 {
     pm_store_sweep_row *rows = NULL;
     size_t n = 0;

@@ -55,7 +55,7 @@ typedef struct config_state {
 } config_state;
 
 /* snprintf that reports truncation instead of silently cutting a path. */
-int fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int pm_sweep_fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 
 typedef struct sweep_ctx {
@@ -73,7 +73,7 @@ typedef struct sweep_ctx {
     int64_t sweep_id;
     int warm;           /* the sweep measures passmap-cache warm runs */
     int64_t host_id;    /* the machine measuring, recorded with every run */
-    int cap_tasks;      /* allocated length of the task list plan() fills */
+    int cap_tasks;      /* allocated length of the task list pm_sweep_plan() fills */
     pm_pgroup_recorder pgrec; /* the step in flight's process group, recorded beside the database */
     pm_tool_set tools;  /* every step's tool, identified once per sweep */
     size_t n_tools_used; /* tools[0 .. n): the ones this invocation's configs (its shard) run: what is recorded */
@@ -81,12 +81,12 @@ typedef struct sweep_ctx {
     char (*fp_hash)[48];
     char no_report_note[256];   /* the first no-report run's reason, for the summary */
     pm_stagemap *stages;        /* repeats = auto: the stage map the answer test reads (NULL: precision alone) */
-    int startup_done;   /* measure_startup ran in this invocation (after the first run, or at the end) */
+    int startup_done;   /* pm_sweep_measure_startup ran in this invocation (after the first run, or at the end) */
     double side_s;      /* seconds of probes and start-up between runs: not the run loop's own time */
     const pm_meter *meter;      /* how each step is measured (meter.h) */
     int jobs;                   /* compiles at once (--jobs; 1: one at a time) */
     double slowdown;            /* a slowing meter's largest measured slowdown (0: not measured) */
-    json_t *slowdown_json;      /* per tool, as measured (measure_slowdown); NULL: not measured */
+    json_t *slowdown_json;      /* per tool, as measured (pm_sweep_measure_slowdown); NULL: not measured */
     pthread_mutex_t *lock;      /* with jobs > 1, held by the worker whose run is not inside a step */
 } sweep_ctx;
 
@@ -114,23 +114,23 @@ typedef struct batch_state {
 
 enum { ETA_MODES = 3 };
 
-void notice(const sweep_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pm_sweep_notice(const sweep_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 
-int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir, const char *outcome);
+int pm_sweep_wrap_in_cache(pm_step *st, const char *self, const char *cache_dir, const char *outcome);
 /* pg: where the step's process group is on record while it runs */
-int run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **status_out, double *wall_out, pm_err *err);
-int measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum, pm_err *err);
-int measure_slowdown(sweep_ctx *x, int c, pm_err *err);
-int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err);
-int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err);
-int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err);
-int eta_mode(const char *mode);
-double eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after);
-int fingerprint_configs(sweep_ctx *x, pm_err *err);
-int check_contract(sweep_ctx *x, pm_err *err);
+int pm_sweep_run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **status_out, double *wall_out, pm_err *err);
+int pm_sweep_measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum, pm_err *err);
+int pm_sweep_measure_slowdown(sweep_ctx *x, int c, pm_err *err);
+int pm_sweep_dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err);
+int pm_sweep_plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err);
+int pm_sweep_plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err);
+int pm_sweep_eta_mode(const char *mode);
+double pm_sweep_eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after);
+int pm_sweep_fingerprint_configs(sweep_ctx *x, pm_err *err);
+int pm_sweep_check_contract(sweep_ctx *x, pm_err *err);
 /* Refuses to resume a sweep recorded with a meter that measures differently (sweep_contract.c). */
-int check_meter(sweep_ctx *x, pm_err *err);
-void tools_digest(const pm_tool_set *t, char *out, size_t cap);
+int pm_sweep_check_meter(sweep_ctx *x, pm_err *err);
+void pm_sweep_tools_digest(const pm_tool_set *t, char *out, size_t cap);
 
 #endif

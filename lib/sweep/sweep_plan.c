@@ -17,14 +17,14 @@ static void shuffle(int *idx, int n, unsigned *state)
 }
 
 /* A dry run's view of one task: each step's argv as the real run would start it (nothing is created). */
-int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
+int pm_sweep_dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
 {
     const config_state *cs = &x->cs[t->config];
     char dir[PATH_MAX];
     pm_steps steps = {0};
     int rc;
     *out = NULL;
-    if ((rc = fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)) ||
+    if ((rc = pm_sweep_fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)) ||
         (rc = x->be->steps(&x->bctx, t->config, cs->prep.input, dir, &steps, err)))
         return rc;
     size_t len = 0, cap = 0;
@@ -32,8 +32,8 @@ int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
     for (int i = 0; i < steps.n && rc == PM_OK; i++) {
         char outcome[PATH_MAX + 64];
         if (strcmp(t->mode, "cold") &&
-            ((rc = fmt_path(outcome, sizeof outcome, err, "%s/.cache-outcome-%d", dir, i)) ||
-             (rc = wrap_in_cache(&steps.items[i], x->self, x->cache_dir, outcome))))
+            ((rc = pm_sweep_fmt_path(outcome, sizeof outcome, err, "%s/.cache-outcome-%d", dir, i)) ||
+             (rc = pm_sweep_wrap_in_cache(&steps.items[i], x->self, x->cache_dir, outcome))))
             break;
         char *joined = pm_argv_join(steps.items[i].argv);
         size_t need = len + strlen(steps.items[i].tool) + (joined ? strlen(joined) : 0) + 8;
@@ -58,7 +58,7 @@ int dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err)
     return rc;
 }
 
-int plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err)
+int pm_sweep_plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err)
 {
     const pm_spec *s = x->spec;
     unsigned char *have = NULL;
@@ -162,7 +162,7 @@ static int settled_on_decider(sweep_ctx *x, int c, const double tools_cpu_wall[2
     return rc;
 }
 
-int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err)
+int pm_sweep_plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err)
 {
     const pm_spec *s = x->spec;
     int rc = PM_OK;
@@ -217,7 +217,7 @@ int plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err
     return PM_OK;
 }
 
-int eta_mode(const char *mode)
+int pm_sweep_eta_mode(const char *mode)
 {
     return !strcmp(mode, "warm") ? 2 : !strcmp(mode, "cache-miss") ? 1 : 0;
 }
@@ -229,7 +229,7 @@ static double eta_task(const batch_state *bs, int n_configs, const task *t)
     double all = bs->n_all ? bs->took_all / bs->n_all : 0;
     if (!bs->took)
         return all;
-    int m = eta_mode(t->mode);
+    int m = pm_sweep_eta_mode(t->mode);
     size_t k = (size_t)t->config * ETA_MODES + (size_t)m;
     if (bs->n_took[k])
         return bs->took[k] / bs->n_took[k];
@@ -244,7 +244,7 @@ static double eta_task(const batch_state *bs, int n_configs, const task *t)
 
 /* ETA of what is left after task i: each remaining task by eta_task, the `after` runs not yet planned at the
  * mean of every run. */
-double eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after)
+double pm_sweep_eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after)
 {
     double left = after * (bs->n_all ? bs->took_all / bs->n_all : 0);
     for (int j = i + 1; j < n_tasks; j++)

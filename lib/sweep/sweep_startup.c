@@ -20,7 +20,7 @@ static int startup_row_add(pm_startup_row **rows, int *n, pm_startup_row r)
  * in one transaction; a tool the back end cannot start on a null input gets a "not-measured" row saying why.
  * The report splits process-overhead into this start-up and the time outside passes, and takes each tool's
  * serial CPU/wall from these runs. */
-int measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum, pm_err *err)
+int pm_sweep_measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum, pm_err *err)
 {
     int done = 0, rc, n_rows = 0;
     x->startup_done = 1;
@@ -31,7 +31,7 @@ int measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum, pm_er
     pm_startup_row *rows = NULL;
     pm_run_result *res = NULL;
     char **argvs = NULL, *missing = NULL, *note_buf = NULL;
-    if ((rc = fmt_path(dir, sizeof dir, err, "%s/startup", x->work)))
+    if ((rc = pm_sweep_fmt_path(dir, sizeof dir, err, "%s/startup", x->work)))
         return rc;
     pm_util_remove_tree(dir);
     if ((rc = pm_util_mkdir_p(dir, err)))
@@ -58,7 +58,7 @@ int measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum, pm_er
                 char out_path[PATH_MAX + 64], err_path[PATH_MAX + 64];
                 snprintf(out_path, sizeof out_path, "%s/%s.stdout", dir, st->tool);
                 snprintf(err_path, sizeof err_path, "%s/%s.stderr", dir, st->tool);
-                /* as in run_task: no RLIMIT_AS on passmap's own children */
+                /* as in pm_sweep_run_task: no RLIMIT_AS on passmap's own children */
                 int is_self = !strcmp(st->argv[0], x->self);
                 pm_run_opts ro = {.timeout_s = x->spec->timeout_s, .mem_limit_bytes = is_self ? 0 : x->spec->mem_limit,
                                   .cwd = st->cwd ? st->cwd : dir, .stdout_path = out_path, .stderr_path = err_path,
@@ -120,7 +120,7 @@ cleanup:
  * one at a time, outside every timed run. Per tool, metered wall / native wall into x->slowdown_json, the
  * largest into x->slowdown (the steps' timeouts scale by it; the sweep's metadata and the report's Method say
  * it). A step that fails either way leaves its tool out. */
-int measure_slowdown(sweep_ctx *x, int c, pm_err *err)
+int pm_sweep_measure_slowdown(sweep_ctx *x, int c, pm_err *err)
 {
     const pm_meter *native = pm_meter_find("wall");
     char dir[PATH_MAX];
@@ -132,7 +132,7 @@ int measure_slowdown(sweep_ctx *x, int c, pm_err *err)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     for (int m = 0; m < 2; m++) {
         const pm_meter *meter = m ? x->meter : native;
-        if ((rc = fmt_path(dir, sizeof dir, err, "%s/meter-slowdown/%s", x->work, meter->name)))
+        if ((rc = pm_sweep_fmt_path(dir, sizeof dir, err, "%s/meter-slowdown/%s", x->work, meter->name)))
             goto cleanup;
         pm_util_remove_tree(dir);
         if ((rc = pm_util_mkdir_p(dir, err)) ||
@@ -169,7 +169,7 @@ int measure_slowdown(sweep_ctx *x, int c, pm_err *err)
 cleanup:
     pm_steps_free(&steps);
     free(walls);
-    if (fmt_path(dir, sizeof dir, NULL, "%s/meter-slowdown", x->work) == PM_OK)
+    if (pm_sweep_fmt_path(dir, sizeof dir, NULL, "%s/meter-slowdown", x->work) == PM_OK)
         pm_util_remove_tree(dir);
     return rc;
 }

@@ -20,7 +20,7 @@ static char *read_tail(const char *path, size_t max)
 }
 
 /* Wraps a step's command so it runs through `passmap cache exec` (the warm path). */
-int wrap_in_cache(pm_step *st, const char *self, const char *cache_dir, const char *outcome)
+int pm_sweep_wrap_in_cache(pm_step *st, const char *self, const char *cache_dir, const char *outcome)
 {
     char **argv = pm_argv_new(self, "cache", "--dir", cache_dir, "exec", "--outcome", outcome, (char *)NULL);
     if (!argv)
@@ -133,7 +133,7 @@ static int task_prepare(task_run *c, pm_err *err)
 {
     sweep_ctx *x = c->x;
     int rc;
-    if ((rc = fmt_path(c->dir, sizeof c->dir, err, "%s/%s-r%d", c->cs->dir, c->t->mode, c->t->repeat)))
+    if ((rc = pm_sweep_fmt_path(c->dir, sizeof c->dir, err, "%s/%s-r%d", c->cs->dir, c->t->mode, c->t->repeat)))
         return rc;
     {
         /* How busy the machine is as this run starts: a noise diagnostic (contended configs are flagged). */
@@ -157,8 +157,8 @@ static int task_prepare(task_run *c, pm_err *err)
     for (int i = 0; i < c->steps.n; i++) {
         if (!strcmp(c->t->mode, "cold"))
             continue;
-        if ((rc = fmt_path(c->path, sizeof c->path, err, "%s/.cache-outcome-%d", c->dir, i)) ||
-            (rc = wrap_in_cache(&c->steps.items[i], x->self, x->cache_dir, c->path)))
+        if ((rc = pm_sweep_fmt_path(c->path, sizeof c->path, err, "%s/.cache-outcome-%d", c->dir, i)) ||
+            (rc = pm_sweep_wrap_in_cache(&c->steps.items[i], x->self, x->cache_dir, c->path)))
             return rc;
     }
     return PM_OK;
@@ -173,8 +173,8 @@ static int step_exec(task_run *c, int i, step_io *io, int *next, pm_err *err)
     pm_step *st = io->st;
     int rc;
     *next = STEP_STOP;
-    if ((rc = fmt_path(io->out_path, sizeof io->out_path, err, "%s/%s.stdout", c->dir, st->tool)) ||
-        (rc = fmt_path(io->err_path, sizeof io->err_path, err, "%s/%s.stderr", c->dir, st->tool)))
+    if ((rc = pm_sweep_fmt_path(io->out_path, sizeof io->out_path, err, "%s/%s.stdout", c->dir, st->tool)) ||
+        (rc = pm_sweep_fmt_path(io->err_path, sizeof io->err_path, err, "%s/%s.stderr", c->dir, st->tool)))
         return rc;
     /* RLIMIT_AS goes on compiler processes only: passmap's own children (ov-compile maps the NPU driver's
      * memory; a sanitizer build reserves terabytes of shadow) would fail under it for no real reason. */
@@ -260,7 +260,7 @@ static int step_read(task_run *c, int i, step_io *io, int *next, pm_err *err)
     if (!strcmp(t->mode, "warm")) {
         /* A warm run is a measurement of a cache hit: the cache says whether it served one. */
         char outcome[600] = "";
-        if ((rc = fmt_path(c->path, sizeof c->path, err, "%s/.cache-outcome-%d", c->dir, i)))
+        if ((rc = pm_sweep_fmt_path(c->path, sizeof c->path, err, "%s/.cache-outcome-%d", c->dir, i)))
             return rc;
         FILE *of = fopen(c->path, "r");
         if (!of || !fgets(outcome, sizeof outcome, of))
@@ -297,7 +297,7 @@ static int step_read(task_run *c, int i, step_io *io, int *next, pm_err *err)
             snprintf(c->note, sizeof c->note, "%s report: %.400s", st->tool, perr.msg);
     }
     for (int k = 0; rep_path && k < st->n_artifacts; k++) {
-        if ((rc = fmt_path(c->path, sizeof c->path, err, "%s/%s", io->ro.cwd, st->artifacts[k])))
+        if ((rc = pm_sweep_fmt_path(c->path, sizeof c->path, err, "%s/%s", io->ro.cwd, st->artifacts[k])))
             return rc;
         if (access(c->path, R_OK) == 0 &&
             pm_parse_file(c->path, st->artifact_formats[k], &sl->reports[i], &perr) == PM_OK)
@@ -346,7 +346,7 @@ static int step_passcount(task_run *c, int i, pm_err *err)
     step_slots *sl = &c->sl;
     if (!c->x->meter->per_pass)
         return PM_OK;
-    int rc = fmt_path(c->path, sizeof c->path, err, "%s/%s", c->dir, PM_METER_PROFILE_DIR);
+    int rc = pm_sweep_fmt_path(c->path, sizeof c->path, err, "%s/%s", c->dir, PM_METER_PROFILE_DIR);
     if (rc)
         return rc;
     pm_err perr = {0};
@@ -436,7 +436,7 @@ static int task_store(task_run *c, pm_err *err)
     return rc;
 }
 
-int run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **status_out, double *wall_out, pm_err *err)
+int pm_sweep_run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **status_out, double *wall_out, pm_err *err)
 {
     task_run run = {.x = x, .t = t, .pg = pg, .status_out = status_out, .cs = &x->cs[t->config],
                     .status = "ok", .import_s = -1};

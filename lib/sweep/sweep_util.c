@@ -1,7 +1,7 @@
 /* Small helpers every part of the sweep engine uses (below sweep.c and the files it drives). */
 #include "sweep_internal.h"
 
-int fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...)
+int pm_sweep_fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -12,7 +12,7 @@ int fmt_path(char *out, size_t cap, pm_err *err, const char *fmt, ...)
     return PM_OK;
 }
 
-void notice(const sweep_ctx *x, const char *fmt, ...)
+void pm_sweep_notice(const sweep_ctx *x, const char *fmt, ...)
 {
     if (!x->opts->notice)
         return;

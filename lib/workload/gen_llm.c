@@ -498,7 +498,8 @@ static void sig(pm_emit *e, const char *name, const pm_val *fixed, int n_fixed, 
     pm_emit_printf(e, ") -> %s {\n", ret);
 }
 
-int pm_gen_llm(const pm_workload *opts, FILE *out, pm_gen_info *info, pm_err *err)
+/* The family's config and the precision opts name, each checked (window, layers) against the model. */
+static int llm_config(const pm_workload *opts, const llm_cfg **cfg, const char **precision, pm_err *err)
 {
     char list[256];
     if (!opts || !opts->family)
@@ -532,13 +533,24 @@ int pm_gen_llm(const pm_workload *opts, FILE *out, pm_gen_info *info, pm_err *er
     if (opts->layers < 0 || opts->layers > c->layers)
         return pm_err_set(err, PM_ERR_USAGE, "layers %d out of range for %s-%s (0 = all, 1..%d)", opts->layers,
                           c->family, c->size, c->layers);
+    *cfg = c;
+    *precision = prec;
+    return PM_OK;
+}
+
+int pm_gen_llm(const pm_workload *opts, FILE *out, pm_gen_info *info, pm_err *err)
+{
+    const llm_cfg *c = NULL;
+    const char *prec = NULL;
+    int rc = llm_config(opts, &c, &prec, err);
+    if (rc)
+        return rc;
     int nl = opts->layers ? opts->layers : c->layers;
 
     gen_ctx *g = calloc(1, sizeof *g);
     layer_w *lw = calloc((size_t)nl, sizeof *lw);
     pm_val *all = calloc((size_t)nl * MAX_LAYER_ARGS, sizeof *all);
     int *n_layer = calloc((size_t)nl, sizeof *n_layer);
-    int rc = PM_OK;
     if (!g || !lw || !all || !n_layer) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;

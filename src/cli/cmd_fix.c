@@ -46,6 +46,8 @@ static const cli_opt fix_opts[] = {
                                          "may be recommended; by default it never is"},
     {"meter", 1, 0, "M", "how the rounds' steps are measured: {meters} (default auto); a count meter decides\n"
                          "on instructions, except for a fix that changes parallelism (wall)"},
+    {"jobs", 2, 0, "N", "N compiles at once in each round (default 1); only with a meter that counts\n"
+                        "(valgrind, counters), as sweep --jobs: the walls are recorded as contended"},
     {"dry-run", 'n', 0, NULL, "show the plan, run nothing"},
     {"quiet", 'q', 0, NULL, "no per-run lines"},
     {"json", 'j', 0, NULL, "the plan and the result as JSON on stdout"},
@@ -148,18 +150,20 @@ static void print_result(const json_t *r)
         pm_fix_ratio_text(rec, rc, sizeof rc);
         char led[512];
         pm_fix_ledger_text(rec, led, sizeof led);
-        printf("%s %s: compile wall %s stock over %d configs, %s; output %s; program: %s\n",
+        printf("%s %s: %s %s stock over %d configs, %s; output %s; program: %s\n",
                json_is_true(json_object_get(rec, "ship")) ? "SHIP"
                : json_is_true(json_object_get(rec, "tradeoff")) ? "TRADE-OFF (not recommended without "
                                                                    "--accept-slower-code):"
                                                                  : "NOT PROVEN:",
-               str(rec, "variant"), rc, (int)dbl(rec, "n_configs"), str(rec, "verdict"), str(rec, "output"), led);
+               str(rec, "variant"), pm_fix_decided_metric(rec), rc, (int)dbl(rec, "n_configs"), str(rec, "verdict"),
+               str(rec, "output"), led);
     } else {
         printf("no fix to ship: %s\n", pm_fix_nothing_why(r));
     }
     printf("budget: %.0f s spent%s\n\n", dbl(r, "spent_s"),
            json_is_true(json_object_get(r, "budget_exhausted")) ? " (budget exhausted: some A/Bs not run)" : "");
-    printf("proven fix table (B/A = compile wall of the fix / its base; geomean over configs, 95%% CI)\n");
+    printf("proven fix table (B/A = compile wall of the fix / its base, or the metric a row was decided on; "
+           "geomean over configs, 95%% CI)\n");
     printf("%-34s %-9s %-26s %-15s %-7s %s\n", "fix", "against", "measured B/A", "verdict", "configs", "output");
     const json_t *f;
     size_t i;
@@ -256,6 +260,7 @@ int cmd_fix(int argc, char **argv)
             }
             o.meter = optarg;
             break;
+        case 2: if (parse_int_arg("--jobs", optarg, 1, &o.jobs)) return PM_EXIT_USAGE; break;
         case 'q': u.quiet = 1; break;
         case 'j': u.json = 1; break;
         case CLI_HELP: cli_usage(stdout, &fix_cmd); return PM_EXIT_OK;

@@ -62,6 +62,8 @@ static const cli_opt sweep_opts[] = {
                          "counters): the counts decide, the walls are recorded as contended; refused\n"
                          "with the wall meter. Each Slurm shard still runs on a node of its own"},
     {"name", 'A', 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same"},
+    {"label", 12, 0, "TEXT", "what the sweep stands for in `passmap history` (a commit, a date), recorded with\n"
+                             "it and shown beside its compiler (a resume without --label keeps the recorded one)"},
     {"force", 'F', 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
                             "fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
                             "(never read as the study) and measures it anew"},
@@ -256,6 +258,7 @@ static int sweep_parse_options(sweep_cli *sw, int argc, char **argv)
         case 'F': sw->opts.force = 1; break;
         case 'R': sw->opts.retry_failed = 1; break;
         case 'A': sw->name = optarg; break;
+        case 12: sw->opts.label = optarg; break;
         case 'P': sw->slurm.partition = optarg; break;
         case 'T': sw->slurm.time_limit = optarg; break;
         case 1: sw->opts.plan_path = optarg; break;
@@ -330,9 +333,14 @@ static int sweep_check(sweep_cli *sw, int argc, char **argv)
         pm_spec_free(spec);
         return rc;
     }
-    if (sw->use_slurm && (sw->opts.force || sw->opts.retry_failed || sw->name)) {
-        fprintf(stderr, "passmap sweep: --force, --retry-failed and --name are not passed to Slurm tasks: run them "
-                        "on the shard stores, or change the spec\n");
+    if (sw->opts.label && !*sw->opts.label) {
+        fprintf(stderr, "passmap sweep: --label needs a text (a commit, a date), not ''\n");
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
+    if (sw->use_slurm && (sw->opts.force || sw->opts.retry_failed || sw->name || sw->opts.label)) {
+        fprintf(stderr, "passmap sweep: --force, --retry-failed, --name and --label are not passed to Slurm tasks: "
+                        "run them on the shard stores, or change the spec\n");
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }

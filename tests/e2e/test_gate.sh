@@ -158,6 +158,7 @@ if [ -n "$old_llc" ] && [ -x "$LLVM_BIN/llc" ] && [ "$old_llc" != "$LLVM_BIN/llc
   rc=$?
   check "real, two builds: pass, fail or inconclusive, never an error (got $rc)" test $rc -eq 0 -o $rc -eq 1 -o $rc -eq 3
   check "real, two builds: one config, not 'not the same config'" bash -c "grep -q 'of 1 compared configs' '$TMP/builds.txt' && ! grep -q 'not the same config' '$TMP/builds.txt'"
+  check "real, two builds on this machine: not 'crosses machines'" bash -c "! grep -q 'crosses machines' '$TMP/builds.txt'"
   check "real, two builds: both named" bash -c "grep -q '^baseline builds: llc ({spec_dir}/bin/llc: .*LLVM version 1' '$TMP/builds.txt' && grep -q '^sweep builds: llc ({spec_dir}/bin/llc: .*LLVM version 2' '$TMP/builds.txt'"
   "$PASSMAP" baseline "$TMP/old.db" -o "$TMP/old.tsv" 2>/dev/null
   "$PASSMAP" gate "$TMP/old.tsv" "$TMP/new.db" >"$TMP/builds_f.txt" 2>&1
@@ -178,5 +179,25 @@ if [ -n "$old_llc" ] && [ -x "$LLVM_BIN/llc" ] && [ "$old_llc" != "$LLVM_BIN/llc
 else
   ok "# SKIP two LLVM builds needed (llvm-1x and $LLVM_BIN)"
 fi
+# One machine, two compiler builds: not "crosses machines" (the host fingerprint covers the compiler build, which
+# is what a gate compares; the note used to come with every gate of a new build), from a store or a baseline
+# file; another CPU is another machine.
+on_host() { # DB NAME CPU COMPILER KERNEL: every run of DB measured on that host
+  sqlite3 "$1" "insert into host(name, fingerprint, cpu_model, cores, kernel, machine, compiler)
+    values ('$2', substr(lower(hex(randomblob(8))), 1, 16), '$3', 2, '$5', 'x86_64', '$4');
+    update run set host_id = last_insert_rowid();"
+}
+cp "$TMP/base.db" "$TMP/hA.db" && on_host "$TMP/hA.db" ci1 "Xeon 8480" "LLVM 21.1.0" 6.1.0-25
+cp "$TMP/same2.db" "$TMP/hB.db" && on_host "$TMP/hB.db" ci1 "Xeon 8480" "LLVM 22.1.8" 6.1.0-28
+cp "$TMP/same2.db" "$TMP/hC.db" && on_host "$TMP/hC.db" ci1 "EPYC 9654" "LLVM 22.1.8" 6.1.0-28
+"$PASSMAP" gate "$TMP/hA.db" "$TMP/hB.db" >"$TMP/hB.txt" 2>&1
+check "one machine, another compiler build: exit 0 (rc $?)" test $? -eq 0
+check "one machine, another compiler build: no 'crosses machines'" bash -c "! grep -q 'crosses machines' '$TMP/hB.txt'"
+check "compare, one machine, another build: no 'crosses machines'" bash -c "! '$PASSMAP' compare '$TMP/hA.db' '$TMP/hB.db' 2>&1 | grep -q 'crosses machines'"
+"$PASSMAP" baseline "$TMP/hA.db" -o "$TMP/hA.tsv" 2>/dev/null
+"$PASSMAP" gate "$TMP/hA.tsv" "$TMP/hB.db" >"$TMP/hBf.txt" 2>&1
+check "baseline file of the same machine: no 'crosses machines'" bash -c "! grep -q 'crosses machines' '$TMP/hBf.txt'"
+check "another CPU: crosses machines, named" bash -c "'$PASSMAP' gate '$TMP/hA.db' '$TMP/hC.db' 2>&1 | grep -q 'crosses machines'"
+check "baseline file, another CPU: crosses machines" bash -c "'$PASSMAP' gate '$TMP/hA.tsv' '$TMP/hC.db' 2>&1 | grep -q 'crosses machines'"
 check_fails "baseline over its own database is refused" "$PASSMAP" baseline "$TMP/base.db" -o "$TMP/base.db"
 finish

@@ -100,7 +100,7 @@ out=$("$PASSMAP" sweep --quiet --meter wall --db "$TMP/m.db" "$TMP/m.ini" 2>&1)
 check "resuming with another meter is refused with the way out" \
   bash -c '[[ "$1" == *"sweep m was measured with the valgrind meter, not wall"*"--meter valgrind"* ]]' _ "$out"
 out=$("$PASSMAP" sweep --quiet --meter nosuch --db "$TMP/x.db" "$TMP/m.ini" 2>&1)
-check "an unknown --meter is refused with the list" bash -c '[[ "$1" == *"--meter is one of auto, wall, counters, valgrind, not '"'nosuch'"'"* ]]' _ "$out"
+check "an unknown --meter is refused with the list" bash -c '[[ "$1" == *"--meter is one of auto, wall, counters, valgrind, callgrind, not '"'nosuch'"'"* ]]' _ "$out"
 sed 's/^meter = valgrind/meter = cachegrind/' "$TMP/m.ini" > "$TMP/bad.ini"
 out=$("$PASSMAP" sweep --dry-run --db "$TMP/x.db" "$TMP/bad.ini" 2>&1)
 check "[sweep] meter names its line and the list" bash -c '[[ "$1" == *"line 5"*"cachegrind"*"auto, wall, counters, valgrind"* ]]' _ "$out"
@@ -111,4 +111,47 @@ import json, sys
 c = json.load(open(sys.argv[1]))["default_backend"]["checks"]
 assert c["meter_valgrind"]["ok"] and c["meter_wall"]["ok"], c
 assert "meter_counters" in c, c' "$TMP/doctor.json"
+# fix --jobs: its rounds are sweeps, run N at once under a count meter; refused under wall before anything runs
+cat > "$TMP/f.ini" <<'INI'
+[sweep]
+name = f
+backend = command
+repeats = 3
+meter = valgrind
+
+[matrix m]
+copy = a
+
+[step s]
+argv = sh -c 'n=3000; for a; do n=$a; done; i=0; while [ $i -lt $n ]; do i=$((i+1)); done; printf "{\"traceEvents\":[{\"name\":\"loop\",\"ph\":\"X\",\"ts\":0,\"dur\":%d}]}" $i' _
+report = stdout
+format = chrome-trace
+tool = loop
+
+[fix shorter]
+step = s
+argv_add = 1500
+regime = *
+why = half the loop
+INI
+check "the fix study under the valgrind meter" "$PASSMAP" sweep --quiet --db "$TMP/f.db" "$TMP/f.ini"
+out=$("$PASSMAP" fix "$TMP/f.db" --no-check --jobs 2 --meter wall 2>&1); rc=$?
+check "fix --jobs 2 with the wall meter is refused with the reason (exit $rc)" \
+  bash -c '[ "$2" = 2 ] && [[ "$1" == *"--jobs 2 needs a meter that counts instructions"* ]]' _ "$out" "$rc"
+check "... before anything ran" test "$(sqlite3 "$TMP/f.db" "select count(*) from sweep")" = 1
+"$PASSMAP" fix "$TMP/f.db" --quiet --no-check --jobs 2 --meter valgrind --max-repeats 3 --json > "$TMP/f.json" 2>"$TMP/f.err"
+# the counts decide although every run shares the machine by design (a count is not contended): half the loop
+# is "faster" and shipped, its ratio named as instructions; every fix-round run recorded as one of two at once
+check "fix --jobs 2 --meter valgrind: the counts decide, half the loop is faster" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r, rec = d["results"][0], d["recommended"]
+assert r["verdict"] == "faster" and r["decided_on"] == "instructions (user space)", r
+assert 0.4 < r["ratio"] < 0.6 and r["regimes"][0]["geomean_ratio"] == r["ratio"], r
+assert rec["ship"] and rec["decided_on"] == "instructions (user space)", rec' "$TMP/f.json"
+check "... each fix-round run recorded as one of 2 compiles at once" test "$(sqlite3 "$TMP/f.db" "select count(*)
+  from metric m join run r on r.id = m.run_id join config c on c.id = r.config_id join sweep s on s.id = c.sweep_id
+  where s.name = 'f-fix' and m.name = 'host.jobs' and m.value = 2")" -ge 6
+out=$("$PASSMAP" fix "$TMP/f.db" --no-check --meter valgrind --max-repeats 3 2>&1)
+check "fix's text names the metric of its ratio" bash -c '[[ "$1" == *"SHIP shorter: instructions (user space) 0.5"* ]]' _ "$out"
 finish

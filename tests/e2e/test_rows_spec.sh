@@ -2,7 +2,7 @@
 # Back ends are rows that own their data (docs/extending.md, "How to add a back end"):
 # - an option of another back end is an error naming the back end, never silently ignored;
 # - adding a back end is one file and one row: a scratch back end planted in a copy of the tree (its file in
-#   lib/backend/ and its row in backends.h, nothing else, as test_layers.sh plants violations) builds, is offered
+#   own folder lib/backend/scratch/ and its row in backends.h, nothing else, as test_layers.sh plants violations) builds, is offered
 #   by `passmap sweep --backend`, and sweeps: its runs are stored with their pass times, its fit rule with the
 #   sweep, and the report reads them; `passmap sweep --help` lists it (the help's list comes from the table);
 # - adding a timing-report format is one file and one row too: a scratch format planted in the same copy (its
@@ -32,7 +32,8 @@ cp -r "$ROOT/lib" "$ROOT/data" "$tree/"
 cp -r "$ROOT/src/cli" "$tree/src/cli"
 rm -rf "$tree/build"
 report=$ROOT/tests/fixtures/mlir/list-single.txt
-cat > "$tree/lib/backend/scratch.c" <<EOF
+mkdir -p "$tree/lib/backend/scratch"
+cat > "$tree/lib/backend/scratch/scratch.c" <<EOF
 /* A scratch back end: [scratch] inputs = A B ... makes one config per input; its one step prints a real MLIR
  * timing report. */
 #include <stdlib.h>

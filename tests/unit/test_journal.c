@@ -1,4 +1,4 @@
-/* The journal a store gets by filesystem (lib/store/store.c): the rollback journal on network filesystems, by
+/* The journal a store gets by filesystem (lib/store/store_open.c): the rollback journal on network filesystems, by
  * statfs magic, and for FUSE (one magic for all) by the mount's type in /proc/self/mountinfo. The kernel's
  * network filesystems (NFS, CIFS, Lustre, ...) cannot be mounted where the tests run, so their detection is
  * tested here over the numbers and text the kernel gives; tests/e2e/test_journal_fuse.sh mounts a real FUSE
