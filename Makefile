@@ -183,6 +183,8 @@ install: $(INSTALL_BIN)
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/passmap/
+# the callgrind meter's timer wrapper, where it was built (lib/run/meter_callgrind.c finds it there)
+	if [ -f $(VGWRAP) ]; then install -D -m 644 $(VGWRAP) $(DESTDIR)$(PREFIX)/lib/passmap/passmap-vgwrap.so; fi
 
 # make deb: $(BUILD)/deb/passmap_VERSION_ARCH.deb from a shared-library build of its own (Debian uses the system's
 # libraries), lintian-checked (scripts/make-deb.sh).

@@ -381,6 +381,33 @@ typedef struct pm_an_npu {        /* npu: the NPU back end (analysis_npu.c); n =
     int n_instrumented, n_offline;
 } pm_an_npu;
 
+typedef struct pm_an_passcount_pass {   /* one (tool, pass) of a config, over its ok cold runs with counts */
+    const char *tool, *name;      /* owned by the analysis */
+    int stage;                    /* index into pm_analysis.stages; -1: none */
+    double instructions;          /* mean per run; -1: not counted (why says why) */
+    double wall_s;                /* mean per run of the same report rows' wall */
+    int by_timer;                 /* counted at its timer's boundaries (else by an exported entry point) */
+    const char *why;              /* not counted: why; NULL otherwise */
+} pm_an_passcount_pass;
+
+typedef struct pm_an_passcount_config {
+    size_t config;                /* index into pm_analysis.configs */
+    int n_runs;                   /* ok cold runs with per-pass counts */
+    double process;               /* mean per run: the steps' whole process-tree count */
+    double counted, wall, wall_counted;   /* means per run: counted passes' instructions; every row's wall; the
+                                             wall of the rows that got a count */
+    double *stage_count, *stage_wall;     /* [n_stages] shares of counted instructions / of the rows' wall */
+    int dominant_count, dominant_wall;    /* stage index by each; -1: none */
+    pm_an_passcount_pass *passes; /* in the order they first ran */
+    size_t n_passes;
+} pm_an_passcount_config;
+
+typedef struct pm_an_passcount {  /* passcount (analysis_passcount.c); n = 0 when no run has per-pass counts */
+    pm_an_passcount_config *rows;
+    size_t n;
+    int n_agree;                  /* configs whose dominant stage by count is the one by wall */
+} pm_an_passcount;
+
 typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
     const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
@@ -411,6 +438,7 @@ typedef struct pm_analysis {
     pm_an_npu npu;
     pm_an_method method;
     pm_an_flagcost flagcost;
+    pm_an_passcount passcount;
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);

@@ -28,6 +28,7 @@
 #include "identity.h"
 #include "meter.h"
 #include "parse.h"
+#include "passcount.h"
 #include "pgroup.h"
 #include "run.h"
 #include "settle.h"
@@ -95,6 +96,7 @@ typedef struct step_slots {
     pm_run_result *results;
     pm_step_record *recs;
     char **argvs, **tails;
+    pm_passcount *counts;   /* per-pass counts under a per_pass meter (meter.h); rows 0 when none */
 } step_slots;
 
 typedef struct batch_state {

@@ -158,7 +158,8 @@ static const cli_opt sweep_opts[] = {
                              CLI_BIND_FLAG(sweep_cli, status)},
     {"meter", 0, 0, "M", "how each step is measured: {meters} (default: [sweep] meter, else auto:\n"
                           "perf counters where the kernel offers them, else wall); valgrind counts the\n"
-                          "instructions of the step's process tree exactly, ~50x slower, and decides on them",
+                          "instructions of the step's process tree exactly, ~50x slower, and decides on them;\n"
+                          "callgrind also counts each timed pass, stored beside its wall (docs/meters.md)",
                           CLI_BIND_FN(sweep_cli, opts.meter, meter_name)},
     {"jobs", 0, 0, "N", "N compiles at once (default 1); only with a meter that counts (valgrind,\n"
                          "counters): the counts decide, the walls are recorded as contended; refused\n"
