@@ -640,3 +640,9 @@ char *pm_util_strdup_opt(const char *s, int *oom)
     *oom |= !d;
     return d;
 }
+
+void pm_free_each(void *const *ptrs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(ptrs[i]);
+}

@@ -105,11 +105,7 @@ int pm_sweep_measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *s
 cleanup:
     for (int k = 0; argvs && k < steps.n * PM_STARTUP_REPEATS; k++)
         free(argvs[k]);
-    free(argvs);
-    free(res);
-    free(rows);
-    free(missing);
-    free(note_buf);
+    pm_free_all(argvs, res, rows, missing, note_buf);
     pm_steps_free(&steps);
     if (!x->opts->keep_outputs)
         pm_util_remove_tree(dir);
