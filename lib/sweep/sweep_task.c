@@ -65,8 +65,7 @@ static void slots_free(step_slots *s, int n_done)
         if (s->counts)
             pm_passcount_free(&s->counts[i]);
     }
-    pm_free_all(s->reports, s->results, s->recs, s->argvs, s->tails);
-    free(s->counts);
+    pm_free_all(s->reports, s->results, s->recs, s->argvs, s->tails, s->counts);
 }
 
 static int push_metric(pm_metric **m, int *n, const char *name, double value)
