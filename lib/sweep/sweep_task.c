@@ -359,7 +359,7 @@ static int step_passcount(task_run *c, int i, pm_err *err)
     /* --keep: each step's files under its tool's name (the next step's run would empty the folder) */
     if (!c->x->opts->keep_outputs ||
         snprintf(kept, sizeof kept, "%s.%s", c->path, c->steps.items[i].tool) >= (int)sizeof kept ||
-        rename(c->path, kept) != 0)
+        rename(c->path, kept) != 0) /* a folder of the run's own, never over a user's file: not publish's case */
         pm_util_remove_tree(c->path);
     return PM_OK;
 }
