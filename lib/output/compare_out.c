@@ -284,12 +284,13 @@ static pm_table *config_table(const pm_compare_result *r, const pm_compare_confi
     return t;
 }
 
-static pm_table *regime_table(const pm_compare_result *r)
+/* The configs grouped by their dominant step tool (not "regime": the report's word for the dominant stage). */
+static pm_table *dominant_tool_table(const pm_compare_result *r)
 {
-    static const pm_col cols[] = {{"regime", "dominant step", NULL}, {"n_configs", "configs (decided of all)", "count"},
+    static const pm_col cols[] = {{"dominant_tool", "dominant step", NULL}, {"n_configs", "configs (decided of all)", "count"},
                                   {"geomean_ratio", "geomean B/A (decided)", "ratio"}, {"faster", "faster", "count"},
                                   {"slower", "slower", "count"}};
-    pm_table *t = pm_table_new("compare-regimes", NULL, cols, N_OF(cols));
+    pm_table *t = pm_table_new("compare-dominant-tools", NULL, cols, N_OF(cols));
     int rc = 0;
     for (size_t i = 0; t && !rc && i < r->n_regimes; i++) {
         const pm_compare_regime *g = &r->regimes[i];
@@ -439,7 +440,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
                 r->n_cross_host, r->n_configs);
     if (r->n_regimes) {
         heading(out, fmt, "By dominant step tool (on A)");
-        if ((rc = emit(out, regime_table(r), fmt, width)))
+        if ((rc = emit(out, dominant_tool_table(r), fmt, width)))
             goto done;
     }
     if (r->n_passes) {

@@ -61,11 +61,13 @@ static pm_table *config_table(const pm_history *h, const pm_history_config *c)
 
 int pm_history_write_text(FILE *out, const pm_history *h, int width, pm_err *err)
 {
-    fprintf(out, "history: %s, %zu sweeps, %zu configs, %zu change point%s (▲ slower, ▼ faster than the sweep "
-                 "before by compare's rule, threshold %.3g%%)\n", h->path, h->n_sweeps, h->n_configs, h->n_changes,
-            h->n_changes == 1 ? "" : "s", 100 * h->threshold);
+    fprintf(out, "history: %s, %zu %s%s, %zu configs, %zu change point%s (▲ slower, ▼ faster than the %s before "
+                 "by compare's rule, threshold %.3g%%)\n", h->path, h->n_sweeps, h->axis ? "values of " : "sweeps",
+            h->axis ? h->axis : "", h->n_configs, h->n_changes, h->n_changes == 1 ? "" : "s",
+            h->axis ? "value" : "sweep", 100 * h->threshold);
     for (size_t i = 0; i < h->n_sweeps; i++)
-        fprintf(out, "  %zu. %s: %s\n", i + 1, h->sweeps[i].name,
+        fprintf(out, "  %zu. %s%s%s%s: %s\n", i + 1, h->sweeps[i].name, h->sweeps[i].label ? " (" : "",
+                h->sweeps[i].label ? h->sweeps[i].label : "", h->sweeps[i].label ? ")" : "",
                 h->sweeps[i].compiler && *h->sweeps[i].compiler ? h->sweeps[i].compiler : "(compiler not recorded)");
     for (size_t c = 0; c < h->n_configs; c++) {
         const pm_history_config *cf = &h->configs[c];
@@ -108,8 +110,9 @@ json_t *pm_history_to_json(const pm_history *h)
     json_object_set_new(root, "threshold", json_real(h->threshold));
     json_object_set_new(root, "changes", json_integer((json_int_t)h->n_changes));
     for (size_t i = 0; i < h->n_sweeps; i++)
-        json_array_append_new(sweeps, json_pack("{s:s, s:s}", "name", h->sweeps[i].name, "compiler",
-                                                h->sweeps[i].compiler ? h->sweeps[i].compiler : ""));
+        json_array_append_new(sweeps, json_pack("{s:s, s:s, s:s?}", "name", h->sweeps[i].name, "compiler",
+                                                h->sweeps[i].compiler ? h->sweeps[i].compiler : "", "label",
+                                                h->sweeps[i].label));
     json_object_set_new(root, "sweeps", sweeps);
     for (size_t c = 0; c < h->n_configs; c++) {
         const pm_history_config *cf = &h->configs[c];
@@ -202,6 +205,11 @@ int pm_history_write_html(FILE *out, const pm_history *h, pm_err *err)
     for (size_t i = 0; i < h->n_sweeps; i++) {
         fputs("<li>", out);
         pm_html_esc(out, h->sweeps[i].name);
+        if (h->sweeps[i].label) {
+            fputs(" (", out);
+            pm_html_esc(out, h->sweeps[i].label);
+            fputs(")", out);
+        }
         fputs(": ", out);
         pm_html_esc(out, h->sweeps[i].compiler && *h->sweeps[i].compiler ? h->sweeps[i].compiler
                                                                           : "(compiler not recorded)");

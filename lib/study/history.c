@@ -10,6 +10,7 @@
 #include "stagemap.h"
 #include "store.h"
 #include "store_runs.h"
+#include "store_query.h"
 #include "store_sweeps.h"
 #include "util.h"
 
@@ -166,8 +167,22 @@ static int cmp_config(const void *x, const void *y)
     return strcmp(((const pm_history_config *)x)->key, ((const pm_history_config *)y)->key);
 }
 
-/* Each sweep's compiler: the tools it recorded, by their --version lines. */
-static int compiler_of(pm_store *st, const char *sweep, char **out, pm_err *err)
+/* Whether the program word names value as a token of its own ("llc-14", "/usr/lib/llvm-14/bin/llc" for 14). */
+static int names_value(const char *word, const char *value)
+{
+    size_t n = strlen(value);
+    for (const char *p = word ? strstr(word, value) : NULL; p && n; p = strstr(p + 1, value)) {
+        char before = p == word ? '-' : p[-1], after = p[n];
+        int alnum_b = (before >= '0' && before <= '9') || (before >= 'a' && before <= 'z') || (before >= 'A' && before <= 'Z');
+        int alnum_a = (after >= '0' && after <= '9') || (after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z');
+        if (!alnum_b && !alnum_a)
+            return 1;
+    }
+    return 0;
+}
+
+/* Each sweep's compiler: the tools it recorded, by their --version lines (value: only those naming it). */
+static int compiler_of(pm_store *st, const char *sweep, const char *value, char **out, pm_err *err)
 {
     int64_t id;
     pm_tool_ident *t = NULL;
@@ -178,6 +193,8 @@ static int compiler_of(pm_store *st, const char *sweep, char **out, pm_err *err)
     char buf[1024] = "";
     size_t used = 0;
     for (size_t i = 0; rc == PM_OK && i < n && used < sizeof buf; i++) {
+        if (value && !names_value(t[i].invoked, value))
+            continue;
         char line[256];
         pm_version_line(t[i].version_text ? t[i].version_text : "", line, sizeof line);
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s %s", used ? "; " : "", t[i].name, line);
@@ -185,6 +202,84 @@ static int compiler_of(pm_store *st, const char *sweep, char **out, pm_err *err)
     pm_tool_idents_free(t, n);
     if (rc == PM_OK && !(*out = strdup(buf)))
         rc = nomem(err);
+    return rc;
+}
+
+/* The sweep's --label from its metadata, or NULL. */
+static int label_of(pm_store *st, const char *sweep, char **out, pm_err *err)
+{
+    pm_sq_sweeps sw = {0};
+    int rc = pm_sq_sweeps_find(pm_store_db(st), sweep, &sw, err);
+    json_t *m = rc == PM_OK && sw.meta_json ? json_loads(sw.meta_json, 0, NULL) : NULL;
+    const char *label = json_string_value(json_object_get(m, "label"));
+    if (label && !(*out = strdup(label)))
+        rc = nomem(err);
+    json_decref(m);
+    pm_sq_sweeps_free(&sw);
+    return rc;
+}
+
+/* One pair through pm_compare_run into the series at i. */
+static int run_pair(pm_history *h, const pm_compare_opts *co, size_t *cap, size_t i, const pm_stagemap *map,
+                    pm_err *err)
+{
+    pm_compare_result r;
+    int rc = pm_compare_run(co, &r, err);
+    if (rc != PM_OK)
+        return pm_err_wrap(err, "%s against %s", h->sweeps[i + 1].name, h->sweeps[i].name);
+    h->threshold = r.threshold;
+    if (add_pair(h, cap, i, &r, map))
+        rc = nomem(err);
+    pm_compare_free(&r);
+    return rc;
+}
+
+static void finish(pm_history *h)
+{
+    count_changes(h);
+    qsort(h->configs, h->n_configs, sizeof *h->configs, cmp_config);
+    for (size_t c = 0; c < h->n_configs; c++)
+        qsort(h->configs[c].rows, h->configs[c].n_rows, sizeof *h->configs[c].rows, cmp_row);
+}
+
+/* The series along an axis of one sweep (pm_history_opts.axis); takes st and map. */
+static int run_axis(const pm_history_opts *o, pm_history *h, pm_store *st, pm_stagemap *map, pm_err *err)
+{
+    size_t cap = 0;
+    const char *sweep = o->sweeps && o->n_sweeps ? o->sweeps[0] : NULL;
+    int rc = PM_OK;
+    if (o->sweeps && o->n_sweeps > 1)
+        rc = pm_err_set(err, PM_ERR_USAGE, "history --axis: one sweep at most (--sweeps names %zu)", o->n_sweeps);
+    else if (o->n_values < 2)
+        rc = pm_err_set(err, PM_ERR_USAGE, "history --axis %s: two values or more, in series order (%s=A,B,...)",
+                        o->axis, o->axis);
+    else if (!(h->axis = strdup(o->axis)) || !(h->sweeps = calloc(o->n_values, sizeof *h->sweeps)))
+        rc = nomem(err);
+    for (size_t i = 0; rc == PM_OK && i < o->n_values; i++) {
+        pm_history_sweep *s = &h->sweeps[h->n_sweeps++];
+        char *sw = NULL;
+        pm_sq_sweeps found = {0};
+        if (asprintf(&s->name, "%s=%s", o->axis, o->values[i]) < 0) {
+            s->name = NULL;
+            rc = nomem(err);
+        } else if ((rc = pm_sq_sweeps_find(pm_store_db(st), sweep, &found, err)) == PM_OK) {
+            sw = found.name;
+            rc = compiler_of(st, sw, o->values[i], &s->compiler, err);
+        }
+        pm_sq_sweeps_free(&found);
+    }
+    for (size_t i = 0; rc == PM_OK && i + 1 < h->n_sweeps; i++) {
+        pm_compare_opts co = {.path_a = o->path, .path_b = o->path, .sweep_a = sweep, .sweep_b = sweep,
+                              .axis = o->axis, .variant_a = o->values[i], .variant_b = o->values[i + 1],
+                              .threshold = o->threshold, .allow_contended = o->allow_contended};
+        rc = run_pair(h, &co, &cap, i, map, err);
+    }
+    if (rc == PM_OK)
+        finish(h);
+    pm_stagemap_free(map);
+    pm_store_close(st);
+    if (rc != PM_OK)
+        pm_history_free(h);
     return rc;
 }
 
@@ -207,6 +302,8 @@ int pm_history_run(const pm_history_opts *o, pm_history *h, pm_err *err)
         rc = nomem(err);
         goto cleanup;
     }
+    if (o->axis)
+        return run_axis(o, h, st, map, err);
     if (!o->sweeps && (rc = pm_store_list_sweeps(st, &rows, &n_rows, err)) != PM_OK)
         goto cleanup;
     size_t n = o->sweeps ? o->n_sweeps : n_rows;
@@ -222,7 +319,8 @@ int pm_history_run(const pm_history_opts *o, pm_history *h, pm_err *err)
             rc = nomem(err);
             goto cleanup;
         }
-        if ((rc = compiler_of(st, s->name, &s->compiler, err)) != PM_OK)
+        if ((rc = compiler_of(st, s->name, NULL, &s->compiler, err)) != PM_OK ||
+            (rc = label_of(st, s->name, &s->label, err)) != PM_OK)
             goto cleanup;
     }
     if (h->n_sweeps < 2) {
@@ -234,23 +332,10 @@ int pm_history_run(const pm_history_opts *o, pm_history *h, pm_err *err)
         pm_compare_opts co = {.path_a = o->path, .path_b = o->path, .sweep_a = h->sweeps[i].name,
                               .sweep_b = h->sweeps[i + 1].name, .threshold = o->threshold,
                               .allow_contended = o->allow_contended, .whole_key = 1};
-        pm_compare_result r;
-        if ((rc = pm_compare_run(&co, &r, err)) != PM_OK) {
-            pm_err_wrap(err, "%s against %s", h->sweeps[i + 1].name, h->sweeps[i].name);
+        if ((rc = run_pair(h, &co, &cap, i, map, err)) != PM_OK)
             goto cleanup;
-        }
-        h->threshold = r.threshold;
-        int bad = add_pair(h, &cap, i, &r, map);
-        pm_compare_free(&r);
-        if (bad) {
-            rc = nomem(err);
-            goto cleanup;
-        }
     }
-    count_changes(h);
-    qsort(h->configs, h->n_configs, sizeof *h->configs, cmp_config);
-    for (size_t c = 0; c < h->n_configs; c++)
-        qsort(h->configs[c].rows, h->configs[c].n_rows, sizeof *h->configs[c].rows, cmp_row);
+    finish(h);
 cleanup:
     pm_store_sweep_rows_free(rows, n_rows);
     pm_stagemap_free(map);
@@ -277,8 +362,9 @@ void pm_history_free(pm_history *h)
     }
     free(h->configs);
     for (size_t i = 0; i < h->n_sweeps; i++)
-        free(h->sweeps[i].name), free(h->sweeps[i].compiler);
+        free(h->sweeps[i].name), free(h->sweeps[i].compiler), free(h->sweeps[i].label);
     free(h->sweeps);
     free(h->path);
+    free(h->axis);
     memset(h, 0, sizeof *h);
 }

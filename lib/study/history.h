@@ -40,8 +40,10 @@ typedef struct pm_history_config {
 } pm_history_config;
 
 typedef struct pm_history_sweep {
-    char *name;                /* the label */
-    char *compiler;            /* the tools' --version lines, "; "-joined ("" when not recorded) */
+    char *name;                /* the sweep's name (sweep --name) */
+    char *label;               /* sweep --label: a commit, a date (NULL when none was given) */
+    char *compiler;            /* the tools' --version lines, "; "-joined ("" when not recorded); along an axis,
+                                  the tools whose program word names the value (llc-14 for llvm=14) */
 } pm_history_sweep;
 
 typedef struct pm_history {
@@ -52,6 +54,7 @@ typedef struct pm_history {
     size_t n_configs;
     size_t n_changes;          /* change points over every row */
     double threshold;
+    char *axis;                /* the series is this axis's values (a point's name: "AXIS=V"); NULL: sweeps */
 } pm_history;
 
 typedef struct pm_history_opts {
@@ -60,6 +63,12 @@ typedef struct pm_history_opts {
     size_t n_sweeps;
     double threshold;          /* 0: compare's */
     int allow_contended;
+    /* The series along an axis of one sweep instead (`llvm = 14, 16, 19, 22` with `argv = llc-{llvm}`): its
+     * values in order, each pair compared as `compare DB DB --a AXIS=V --b AXIS=W`; configs match on every other
+     * axis. sweeps then names at most one sweep (NULL: the store's only one). */
+    const char *axis;
+    const char *const *values;
+    size_t n_values;
 } pm_history_opts;
 
 int pm_history_run(const pm_history_opts *o, pm_history *h, pm_err *err);

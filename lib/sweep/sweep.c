@@ -56,6 +56,25 @@ static int name_uncacheable(sweep_ctx *x, pm_err *err)
     return rc;
 }
 
+/* The label a sweep of the spec's name recorded before (a resume without --label keeps it), or NULL. */
+static char *recorded_label(sweep_ctx *x)
+{
+    pm_store_sweep_row *rows = NULL;
+    size_t n = 0;
+    char *label = NULL;
+    pm_err ignored = {0};
+    if (!x->store || pm_store_list_sweeps(x->store, &rows, &n, &ignored) != PM_OK)
+        return NULL;
+    for (size_t i = 0; i < n && !label; i++) {
+        json_t *m = strcmp(rows[i].name, x->spec->name) || !rows[i].meta_json ? NULL : json_loads(rows[i].meta_json, 0, NULL);
+        const char *l = json_string_value(json_object_get(m, "label"));
+        label = l ? strdup(l) : NULL;
+        json_decref(m);
+    }
+    pm_store_sweep_rows_free(rows, n);
+    return label;
+}
+
 static char *sweep_meta(sweep_ctx *x)
 {
     struct utsname u;
@@ -84,6 +103,10 @@ static char *sweep_meta(sweep_ctx *x)
         json_object_set_new(o, "repeats", json_integer(x->spec->repeats));
     }
     json_object_set_new(o, "timeout_s", json_real(x->spec->timeout_s));
+    char *kept = x->opts->label ? NULL : recorded_label(x);
+    if (x->opts->label || kept)
+        json_object_set_new(o, "label", json_string(x->opts->label ? x->opts->label : kept));
+    free(kept);
     /* how the steps were measured: what decides (a count) and whether a wall is the compile's (meter.h) */
     json_object_set_new(o, "meter", json_string(x->meter->name));
     json_object_set_new(o, "meter_counts", json_boolean(x->meter->counts));

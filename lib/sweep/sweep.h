@@ -61,6 +61,9 @@ typedef struct pm_sweep_opts {
     /* Compiles at once (0, 1: one at a time). Above 1 only with a meter that counts: the counts decide, and the
      * walls, recorded still, are contended by design (run metric host.jobs). */
     int jobs;
+    /* What the sweep stands for in a history (sweep --label: a commit, a date), kept in its metadata as "label";
+     * NULL: the label recorded before, if any (a resume keeps it). */
+    const char *label;
 } pm_sweep_opts;
 
 typedef struct pm_sweep_summary {

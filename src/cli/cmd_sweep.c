@@ -166,6 +166,9 @@ static const cli_opt sweep_opts[] = {
                          CLI_BIND_INT(sweep_cli, opts.jobs, 1, 256)},
     {"name", 0, 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same",
                            CLI_BIND_STR(sweep_cli, name)},
+    {"label", 0, 0, "TEXT", "what the sweep stands for in `passmap history` (a commit, a date), recorded with\n"
+                             "it and shown beside its compiler (a resume without --label keeps the recorded one)",
+                             CLI_BIND_STR(sweep_cli, opts.label)},
     {"force", 0, 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
                             "fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
                             "(never read as the study) and measures it anew", CLI_BIND_FLAG(sweep_cli, opts.force)},
@@ -361,9 +364,14 @@ static int sweep_check(sweep_cli *sw, int argc, char **argv)
         pm_spec_free(spec);
         return rc;
     }
-    if (sw->use_slurm && (sw->opts.force || sw->opts.retry_failed || sw->name)) {
-        fprintf(stderr, "passmap sweep: --force, --retry-failed and --name are not passed to Slurm tasks: run them "
-                        "on the shard stores, or change the spec\n");
+    if (sw->opts.label && !*sw->opts.label) {
+        fprintf(stderr, "passmap sweep: --label needs a text (a commit, a date), not ''\n");
+        pm_spec_free(spec);
+        return PM_EXIT_USAGE;
+    }
+    if (sw->use_slurm && (sw->opts.force || sw->opts.retry_failed || sw->name || sw->opts.label)) {
+        fprintf(stderr, "passmap sweep: --force, --retry-failed, --name and --label are not passed to Slurm tasks: "
+                        "run them on the shard stores, or change the spec\n");
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }

@@ -75,8 +75,8 @@ check "json: per-pass presence" json_check "$TMP/out.json" \
   'any(p["pass"] == "ConvertToLLVMPass" and p["presence"] == "added" and p["mean_b"] > 0 for p in d["configs"][0]["passes"])'
 check "json: llc passes compared on both sides" json_check "$TMP/out.json" \
   'any(p["tool"] == "llc" and p["presence"] == "both" and p["n_a"] == 2 and p["n_b"] == 2 for p in d["configs"][0]["passes"])'
-check "json: pass totals and regimes" json_check "$TMP/out.json" \
-  'len(d["passes"]) > 5 and sum(r["n_all"] for r in d["summary"]["by_regime"]) == 2 and d["only_a"] == [] == d["only_b"]'
+check "json: pass totals and dominant tools" json_check "$TMP/out.json" \
+  'len(d["passes"]) > 5 and sum(r["n_all"] for r in d["summary"]["by_dominant_tool"]) == 2 and d["only_a"] == [] == d["only_b"]'
 
 check "markdown table" bash -c "'$PASSMAP' compare --markdown '$TMP/a.db' '$TMP/b.db' | grep -q '^| compile wall | 2 | 2 |'"
 check "--top 2 limits pass rows" bash -c "'$PASSMAP' compare --top 2 '$TMP/a.db' '$TMP/b.db' | grep -q 'more passes; --all-passes'"

@@ -44,6 +44,18 @@ for r in h["configs"][0]["rows"]:
 check "html: a chart per config, a red marker per change point" bash -c "test \$(grep -c '<svg' '$TMP/h.html') -eq 1 && test \$(grep -c '<circle class=\"slower\"' '$TMP/h.html') -eq 3"
 "$PASSMAP" history --sweeps build4,build1 "$db" >"$TMP/rev.txt"
 check "--sweeps: the order given" grep -Eq "^  1\. build4: .*" "$TMP/rev.txt"
+# sweep --label: recorded with the sweep, shown by history (text, JSON, HTML); a resume without it keeps it
+printf 'define i32 @f(i32 %%a) {\n  %%b = mul i32 %%a, %%a\n  ret i32 %%b\n}\n' >"$TMP/in.ll"
+printf '[sweep]\nname = lab\nbackend = command\nrepeats = 3\n[matrix m]\ninput = in.ll\n[step llc]\nargv = %s -O2 -time-passes {input} -o {out}/out.s\n' \
+  "$LLVM_BIN/llc" >"$TMP/lab.ini"
+check "sweep --label" "$PASSMAP" sweep --quiet --db "$TMP/lab.db" --name r1 --label "2026-12-01 a1b2c3d" "$TMP/lab.ini"
+check "sweep --label, another sweep" "$PASSMAP" sweep --quiet --db "$TMP/lab.db" --name r2 --label "2026-12-02 <e4f5>" "$TMP/lab.ini"
+check "a resume without --label" "$PASSMAP" sweep --quiet --db "$TMP/lab.db" --name r2 "$TMP/lab.ini"
+"$PASSMAP" history "$TMP/lab.db" --html "$TMP/lab.html" >"$TMP/lab.txt"
+check "history: each sweep with its label" bash -c "grep -q '^  1\. r1 (2026-12-01 a1b2c3d): llc ' '$TMP/lab.txt' && grep -q '^  2\. r2 (2026-12-02 <e4f5>): llc ' '$TMP/lab.txt'"
+check "history --json: the labels" bash -c "'$PASSMAP' history --json '$TMP/lab.db' | python3 -c 'import json,sys; assert [s[\"label\"] for s in json.load(sys.stdin)[\"sweeps\"]] == [\"2026-12-01 a1b2c3d\", \"2026-12-02 <e4f5>\"]'"
+check "history --html: the label, escaped" grep -q '(2026-12-02 &lt;e4f5&gt;)' "$TMP/lab.html"
+check_fails "sweep --label '': usage" "$PASSMAP" sweep --quiet --db "$TMP/lab.db" --name r3 --label "" "$TMP/lab.ini"
 "$PASSMAP" history --sweeps build1 "$db" >/dev/null 2>"$TMP/one.err"
 check "one sweep: usage (2), says why" bash -c "test $? -eq 2 && grep -q 'needs two sweeps or more' '$TMP/one.err'"
 finish
