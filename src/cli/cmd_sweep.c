@@ -32,7 +32,9 @@ typedef struct sweep_cli {
     int use_slurm;
     pm_sweep_opts opts;
     const char *db, *backend, *name;
-    struct { const char *name, *value; } row_opts[16];   /* the back ends' options given (their rows' sweep_options) */
+    struct {
+        const char *name, *value;
+    } row_opts[16];   /* the back ends' options given (their rows' sweep_options) */
     int n_row_opts;
     int json, quiet, status;
     pm_err err;
@@ -117,6 +119,7 @@ static int row_option(const cli_cmd *cmd, const cli_opt *o, const char *arg, voi
     return 0;
 }
 
+/* clang-format off */
 static const cli_opt sweep_opts[] = {
     {"db", 0, 0, "FILE", "results database (default: NAME.db, NAME from [sweep] name)", CLI_BIND_STR(sweep_cli, db)},
     {"work-dir", 0, 0, "DIR", "run folders and the warm cache (default: DB.runs); with --slurm: a node-local\n"
@@ -168,8 +171,8 @@ static const cli_opt sweep_opts[] = {
     {"name", 0, 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same",
                            CLI_BIND_STR(sweep_cli, name)},
     {"label", 0, 0, "TEXT", "what the sweep stands for in `passmap history` (a commit, a date), recorded with\n"
-                            "it and shown beside its compiler (a resume without --label keeps the recorded one)",
-                            CLI_BIND_STR(sweep_cli, opts.label)},
+                             "it and shown beside its compiler (a resume without --label keeps the recorded one)",
+                             CLI_BIND_STR(sweep_cli, opts.label)},
     {"force", 0, 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
                             "fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
                             "(never read as the study) and measures it anew", CLI_BIND_FLAG(sweep_cli, opts.force)},
@@ -197,6 +200,7 @@ static const cli_opt sweep_opts[] = {
                                CLI_BIND_STR(sweep_cli, slurm.sbatch_args)},
     {0},   /* then each back end's own options, from its row (sweep_command) */
 };
+/* clang-format on */
 static cli_cmd sweep_cmd = {
     .name = "sweep",
     .synopsis = "[options] SPEC.ini\npassmap sweep --status [--json] DB...",
@@ -384,8 +388,11 @@ static int sweep_slurm(sweep_cli *sw, char **argv)
 {
     pm_spec *spec = sw->spec;
     /* Options the tasks would not receive are errors, not silently dropped. */
-    const char *dropped = sw->opts.keep_outputs ? "keep" : sw->opts.max_runs ? "max-runs"
-                          : sw->n_row_opts ? sw->row_opts[0].name : sw->backend ? "backend" : NULL;
+    const char *dropped = sw->opts.keep_outputs ? "keep"
+        : sw->opts.max_runs                     ? "max-runs"
+        : sw->n_row_opts                        ? sw->row_opts[0].name
+        : sw->backend                           ? "backend"
+                                                : NULL;
     /* A warm run needs the cache its cache-miss run filled: a node-local work folder is gone after a requeue
      * to another node, and the hits would fail. */
     if (sw->opts.work_dir && (sw->opts.warm >= 0 ? sw->opts.warm : spec->warm)) {
@@ -396,8 +403,10 @@ static int sweep_slurm(sweep_cli *sw, char **argv)
         return PM_EXIT_USAGE;
     }
     if (dropped) {
-        fprintf(stderr, "passmap sweep: --slurm does not pass --%s to its tasks (put it in the spec, or run "
-                "--shard K/N by hand)\n", dropped);
+        fprintf(stderr,
+                "passmap sweep: --slurm does not pass --%s to its tasks (put it in the spec, or run "
+                "--shard K/N by hand)\n",
+                dropped);
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }
