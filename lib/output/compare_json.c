@@ -80,8 +80,11 @@ static json_t *json_rows(const pm_compare_row *rows, size_t n)
 
 static json_t *json_side(const pm_compare_side *s)
 {
-    return json_pack("{s:s, s:s?, s:s, s:s?, s:b}", "db", s->path, "sweep", s->sweep, "variant",
-                     s->variant ? s->variant : "", "meter", s->meter, "walls_slowed", s->walls_slowed);
+    json_t *o = json_pack("{s:s, s:s?, s:s, s:s?, s:b}", "db", s->path, "sweep", s->sweep, "variant",
+                          s->variant ? s->variant : "", "meter", s->meter, "walls_slowed", s->walls_slowed);
+    if (o && s->timing_flags)   /* only with twin runs: other comparisons write what they wrote before */
+        json_object_set_new(o, "timing_flags", json_string(s->timing_flags));
+    return o;
 }
 
 static json_t *json_strs(char *const *v, size_t n)
@@ -105,6 +108,9 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
     json_object_set_new(root, "b", json_side(&r->b));
     json_object_set_new(root, "cross_host_configs", json_integer((json_int_t)r->n_cross_host));
     json_object_set_new(root, "host_warning", r->host_warning ? json_string(r->host_warning) : json_null());
+    char differ[512];
+    if (pm_flagcost_differ(&r->a.flagcost, &r->b.flagcost, r->threshold, differ, sizeof differ))
+        json_object_set_new(root, "timing_flags_differ", json_string(differ));
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
         json_t *o = json_object(), *wall = json_object();

@@ -212,7 +212,7 @@ typedef struct pm_merge_result {
     int runs_merged, runs_skipped;
     int refused;              /* 1: nothing merged from this input; reason says why */
     int forced;               /* a difference was overridden by force (recorded) */
-    char reason[512];
+    char reason[1536];
     char note[512];           /* what was found and ignored, or "" (one build on machines with other host CPUs) */
 } pm_merge_result;
 int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_result *res, pm_err *err);

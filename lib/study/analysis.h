@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
+#include "flagcost.h"
 #include <jansson.h>
 #include "error.h"
 #include "stagemap.h"
@@ -58,7 +59,9 @@ typedef struct pm_an_config {
     double size_num;              /* workload.size: "1.5b" -> 1.5e9; NAN when not numeric */
     int n_cold, n_warm, n_failed;
     int n_no_report;              /* runs without a readable timing report (not in n_failed) */
-    pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval) */
+    pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval); with wall_untimed, of the
+                                     runs' uninstrumented twins (analysis_flagcost.c) */
+    int wall_untimed;
     double user_wall;             /* process user/wall over cold runs; NAN when absent */
     pm_ci *share;                 /* [n_stages], 0..1, sums to 1 */
     pm_ci *phase_share;           /* [n_phases]: the stage shares summed by phase (per run, then the interval) */
@@ -407,6 +410,7 @@ typedef struct pm_analysis {
     pm_an_fixes fixes;
     pm_an_npu npu;
     pm_an_method method;
+    pm_an_flagcost flagcost;
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);

@@ -62,11 +62,7 @@ static void slots_free(step_slots *s, int n_done)
         free(s->argvs[i]);
         free(s->tails[i]);
     }
-    free(s->reports);
-    free(s->results);
-    free(s->recs);
-    free(s->argvs);
-    free(s->tails);
+    pm_free_all(s->reports, s->results, s->recs, s->argvs, s->tails);
 }
 
 static int push_metric(pm_metric **m, int *n, const char *name, double value)
@@ -112,7 +108,7 @@ typedef struct task_run {
     char path[PATH_MAX + 64];
     int n_reported;
     char no_report[512];
-    int interrupted;   /* cut short by Ctrl-C: nothing is recorded */
+    int interrupted;   /* cut short by Ctrl-C or the deadline: nothing is recorded */
 } task_run;
 
 /* What one step's phases share: its streams' files and the runner's options. */
@@ -150,8 +146,10 @@ static int task_prepare(task_run *c, pm_err *err)
         return rc;
     if (slots_alloc(&c->sl, c->steps.n))
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (!strcmp(c->t->mode, PM_RUN_MODE_PLAIN))
+        pm_sweep_use_plain_argv(&c->steps);
     for (int i = 0; i < c->steps.n; i++) {
-        if (!strcmp(c->t->mode, "cold"))
+        if (pm_sweep_mode_runs_steps_as_they_are(c->t->mode))
             continue;
         if ((rc = pm_sweep_fmt_path(c->path, sizeof c->path, err, "%s/.cache-outcome-%d", c->dir, i)) ||
             (rc = pm_sweep_wrap_in_cache(&c->steps.items[i], x->self, x->cache_dir, c->path)))
@@ -273,7 +271,7 @@ static int step_read(task_run *c, int i, step_io *io, int *next, pm_err *err)
     }
     /* A warm run is served from the cache, which replays the miss's stderr: its timing report describes
      * that earlier compile, not this run, so it is not parsed. */
-    int parse = strcmp(t->mode, "warm") != 0;
+    int parse = strcmp(t->mode, "warm") != 0 && strcmp(t->mode, PM_RUN_MODE_PLAIN) != 0;   /* plain: no flag */
     const char *rep_path = !parse ? NULL
                            : st->report_path ? st->report_path
                            : st->report_stream == PM_STREAM_STDOUT ? io->out_path
@@ -334,14 +332,19 @@ static int step_read(task_run *c, int i, step_io *io, int *next, pm_err *err)
     return PM_OK;
 }
 
-/* Each step in turn until one fails or the sweep is interrupted. No report, no conclusion, judged over the
- * whole run: a step with nothing to report (a link after a timed compile) is fine as long as some step of the
- * run gave counted pass time. */
+/* Each step in turn until one fails, the sweep is interrupted or its deadline comes. No report, no conclusion,
+ * judged over the whole run: a step with nothing to report (a link after a timed compile) is fine as long as some
+ * step of the run gave counted pass time. */
 static int task_steps(task_run *c, pm_err *err)
 {
     for (int i = 0; i < c->steps.n; i++) {
         step_io io = {.st = &c->steps.items[i]};
         int next, rc;
+        if (pm_sweep_past_deadline(c->x)) {   /* the rest resumes later, like an interrupted run */
+            *c->status_out = TASK_AT_DEADLINE;
+            c->interrupted = 1;
+            return PM_OK;
+        }
         if ((rc = step_exec(c, i, &io, &next, err)) || c->interrupted)
             return rc;
         if (next == STEP_STOP)

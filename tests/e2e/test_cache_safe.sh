@@ -113,9 +113,9 @@ expect_eq "no copy is left beside an output" "$(ls -A | grep -c passmap-prev)" 0
 # passmap killed between setting the output aside and putting it back: the copy is there, the next miss puts it back
 echo mine > k.txt
 "$P" cache exec -o k.txt -- sleep 30 2>err & pid=$!
-for _ in $(seq 100); do [ -e ".k.txt.passmap-prev.$pid" ] && break; sleep 0.1; done
+for _ in $(seq 100); do ls .k.txt.passmap-prev."$pid".* >/dev/null 2>&1 && break; sleep 0.1; done
 kill -9 "$pid"; wait "$pid" 2>/dev/null
-[ ! -e k.txt ] && [ "$(cat ".k.txt.passmap-prev.$pid" 2>&1)" = mine ] && ok "killed during a miss: the output was set aside, not deleted" \
+[ ! -e k.txt ] && [ "$(cat .k.txt.passmap-prev."$pid".* 2>&1)" = mine ] && ok "killed during a miss: the output was set aside, not deleted" \
   || fail "killed during a miss: $(ls -A | grep k.txt | tr '\n' ' ')"
 "$P" cache exec -o k.txt -- true 2>err
 expect_eq "the next miss of that output puts the copy back" "$(cat k.txt 2>&1)" mine

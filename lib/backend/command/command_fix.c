@@ -312,13 +312,14 @@ static int run_in(char *const *argv, const char *dir, const char *label, double 
     if (snprintf(so, sizeof so, "%s/%s.stdout", dir, label) >= (int)sizeof so ||
         snprintf(se, sizeof se, "%s/%s.stderr", dir, label) >= (int)sizeof se)
         return pm_err_set(err, PM_ERR_USAGE, "path too long: %s", dir);
-    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = dir, .stdout_path = so, .stderr_path = se, .cancel = cancel,
-                      .on_start = o->on_start, .on_start_arg = o->on_start_arg};
-    int rc = pm_run_exec((const char *const *)argv, &ro, res, err);
-    if (rc == PM_OK && (res->status == PM_RUN_TIMEOUT || (cancel && *cancel)))
+    pm_run_opts ro = {.timeout_s = timeout_s, .cwd = dir, .stdout_path = so, .stderr_path = se};
+    int rc = pm_fix_check_start(o, label, &ro, err);
+    if (rc || (rc = pm_run_exec((const char *const *)argv, &ro, res, err)))
+        return rc;
+    if (res->status == PM_RUN_TIMEOUT || (cancel && *cancel))
         return pm_err_set(err, PM_ERR_TIMEOUT, "%s: %s", label, res->status == PM_RUN_TIMEOUT ?
                           "timed out (the spec's timeout)" : "interrupted");
-    if (rc == PM_OK && res->status != PM_RUN_OK && res->status != PM_RUN_FAILED) {
+    if (res->status != PM_RUN_OK && res->status != PM_RUN_FAILED) {
         char tail[200];
         last_line(se, tail, sizeof tail);
         rc = pm_err_set(err, PM_ERR_CHILD, "%s: %s%s%s", label, pm_run_status_name(res->status),

@@ -485,6 +485,7 @@ int pm_command_spec_read(pm_spec *s, pm_spec_entries *es, cmd_spec **out, pm_err
         return pm_err_set(err, PM_ERR_USAGE, "backend command needs a [step NAME] section with an argv");
     for (int i = 0; i < cs->steps.n; i++) {
         const pm_step_tmpl *t = &cs->steps.items[i];
+        s->timing_pairs |= t->timing_flag != NULL;
         for (char **w = t->argv; *w; w++)
             pm_placeholders_each(*w, note_bindir, cs);
         /* a null run belongs to no config: only the built-in placeholders mean something in it */

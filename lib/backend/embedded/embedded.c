@@ -147,24 +147,31 @@ static char *preset_text(const pm_embedded_opts *o)
     const char *json = o->json ? " --mlir-output-format=json" : "";
     const char *fmt = o->json ? "mlir-json" : "mlir-text";
     int olevel = o->llc_opt < 0 ? 2 : o->llc_opt;
+    /* the words the steps' reports need, as argv writes them: a twin run leaves them out (timing_twins) */
+    char mlir_flag[128] = "", llc_flag[32] = "";
+    if (o->timing_twins) {
+        snprintf(mlir_flag, sizeof mlir_flag, "timing_flag = --mlir-timing --mlir-timing-display=%s%s\n", display,
+                 json);
+        snprintf(llc_flag, sizeof llc_flag, "timing_flag = -time-passes\n");
+    }
     char *s = NULL;
     if (asprintf(&s,
                  "[step mlir-opt]\n"
                  "argv = {bindir}/mlir-opt {input} --pass-pipeline={pipeline} --mlir-timing"
                  " --mlir-timing-display=%s%s%s --emit-bytecode -o {out}/out.mlirbc\n"
-                 "format = %s\ntool = mlir-opt\ninputs = {input}\noutputs = {out}/out.mlirbc\n"
+                 "format = %s\ntool = mlir-opt\ninputs = {input}\noutputs = {out}/out.mlirbc\n%s"
                  "ir.mlirbc_bytes = size {out}/out.mlirbc\n"
                  "[step mlir-translate]\n"
                  "argv = {bindir}/mlir-translate --mlir-to-llvmir --mlir-timing --mlir-timing-display=%s%s"
                  " {out}/out.mlirbc -o {out}/out.ll\n"
-                 "format = %s\ntool = mlir-translate\ninputs = {out}/out.mlirbc\noutputs = {out}/out.ll\n"
+                 "format = %s\ntool = mlir-translate\ninputs = {out}/out.mlirbc\noutputs = {out}/out.ll\n%s"
                  "[step llc]\n"
                  "argv = {bindir}/llc -O%d -filetype=obj -time-passes {out}/out.ll -o {out}/out.o\n"
-                 "format = llvm-text\ntool = llc\ninputs = {out}/out.ll\noutputs = {out}/out.o\n"
+                 "format = llvm-text\ntool = llc\ninputs = {out}/out.ll\noutputs = {out}/out.o\n%s"
                  "ir.llvm_ops = llvm-insts {out}/out.ll\n"
                  "ir.object_bytes = size {out}/out.o\n",
-                 display, json, o->single_thread ? " --mlir-disable-threading" : "", fmt, display, json, fmt,
-                 olevel) < 0)
+                 display, json, o->single_thread ? " --mlir-disable-threading" : "", fmt, mlir_flag, display, json,
+                 fmt, mlir_flag, olevel, llc_flag) < 0)
         return NULL;
     return s;
 }
@@ -268,7 +275,7 @@ static pm_embedded_opts spec_opts(const pm_spec *spec, const pm_spec_config *c)
                           .unroll = c ? pm_embedded_config_unroll(c) : s->unroll,
                           .no_rollback = c ? pm_spec_variant_has(c, "no-rollback") : 0,
                           .single_thread = s->single_thread, .display = s->display, .json = s->json,
-                          .llc_opt = s->llc_opt};
+                          .llc_opt = s->llc_opt, .timing_twins = s->timing_twins};
     return o;
 }
 
@@ -291,6 +298,7 @@ static int embedded_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
     pm_embedded_opts o = spec_opts(s, NULL);
     if ((rc = check_opts(&o, err)))
         return rc;
+    s->timing_pairs = o.timing_twins;
     return preset_parse(&o, &d->tmpls, err);
 }
 

@@ -9,8 +9,8 @@
 #include "spec.h"
 
 /* The keys [embedded] reads (for "did you mean" on a mistyped one). */
-static const char *const embedded_keys[] = {"tile", "unroll", "llc_opt", "json", "single_thread", "bindir", "display",
-                                            NULL};
+static const char *const embedded_keys[] = {"tile",   "unroll",  "llc_opt",      "json", "single_thread",
+                                            "bindir", "display", "timing_twins", NULL};
 
 static int embedded_scalar(pm_spec_entry *e, pm_embedded_spec *s, pm_err *err)
 {
@@ -22,6 +22,7 @@ static int embedded_scalar(pm_spec_entry *e, pm_embedded_spec *s, pm_err *err)
     if (!strcmp(n, "llc_opt")) return pm_spec_int(v, 0, 3, &s->llc_opt, err, what);
     if (!strcmp(n, "json")) return pm_spec_bool(v, &s->json, err, what);
     if (!strcmp(n, "single_thread")) return pm_spec_bool(v, &s->single_thread, err, what);
+    if (!strcmp(n, "timing_twins")) return pm_spec_bool(v, &s->timing_twins, err, what);
     if (!strcmp(n, "bindir")) return pm_spec_str(s->bindir, sizeof s->bindir, v, err, what);
     if (!strcmp(n, "display")) {
         if (strcmp(v, "tree") && strcmp(v, "list"))

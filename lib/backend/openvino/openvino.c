@@ -397,6 +397,11 @@ static int ov_set_option(pm_spec *spec, const char *name, const char *value, pm_
     return PM_OK;
 }
 
+static const pm_backend_option ov_sweep_options[] = {
+    {"device", "NAME", "override [openvino] device (NPU, CPU, GPU ...)"},
+    {0},
+};
+
 /* The NPU compiler's tiling stage works on tiles, its other stages on tasks (the schedule trace's counts). */
 static const pm_fit_size ov_fit_sizes[] = {
     {"ov-*", "*tiling*", "npu.tiles"}, {"ov-*", NULL, "npu.tasks"}, {0}};
@@ -418,5 +423,7 @@ const pm_backend_ops pm_backend_openvino = {
     .shard_cost = ov_shard_cost,
     .options = ov_options,
     .set_option = ov_set_option,
+    .sweep_options = ov_sweep_options,
+    .help_heading = "OpenVINO back end:",
     .fit_sizes = ov_fit_sizes,
 };
