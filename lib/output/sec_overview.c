@@ -269,7 +269,7 @@ static int headline_text(const pm_report_ctx *x, FILE *f, pm_err *err)
             snprintf(head, sizeof head, "%s%s%s", l[i].sub ? PM_MD(x, "  - ", "    ") : PM_MD(x, "- ", "  "),
                      l[i].bare ? "" : l[i].label, l[i].bare ? "" : ": ");
             fputs(head, f);
-            if (x->markdown) {
+            if (x->markdown || l[i].bare) {   /* an A/B summary: compare's first line, word for word */
                 fprintf(f, "%s\n", l[i].text);
                 continue;
             }
