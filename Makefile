@@ -20,7 +20,10 @@ endif
 DATA_DIR := $(abspath data)
 STUDY_LAYERS := base run parse workload store study output
 LAYERS  := $(STUDY_LAYERS) backend cache sweep fix
-LAYER_INC := $(addprefix -Ilib/,$(LAYERS))
+# A layer may hold one folder per row of its table (lib/backend/openvino/): its files are the layer's, its
+# headers on the include path like the layer's own.
+LAYER_DIRS = $(foreach l,$(1),lib/$(l) $(patsubst %/,%,$(sort $(wildcard lib/$(l)/*/))))
+LAYER_INC := $(addprefix -I,$(call LAYER_DIRS,$(LAYERS)))
 CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SANF) $(LAYER_INC) $(shell pkg-config --cflags $(PKGS)) \
            -DPM_DATA_DIR='"$(DATA_DIR)"' -DPM_SOURCE_DIR='"$(abspath .)"' -MMD -MP
 # The libraries are linked from their static archives (Debian's -dev packages ship them); libc and libm stay
@@ -35,7 +38,7 @@ endif
 LDLIBS  += -ldl -lm -lpthread
 LDFLAGS += $(SANF)
 
-LIB_SRC  := $(sort $(foreach l,$(LAYERS),$(wildcard lib/$(l)/*.c)))
+LIB_SRC  := $(sort $(foreach d,$(call LAYER_DIRS,$(LAYERS)),$(wildcard $(d)/*.c)))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TESTLIB_SRC := $(sort $(wildcard tests/support/*.c))
@@ -43,7 +46,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA     := $(BUILD)/libpassmap.a
-STUDY_OBJ := $(sort $(foreach l,$(STUDY_LAYERS),$(wildcard lib/$(l)/*.c)))
+STUDY_OBJ := $(sort $(foreach d,$(call LAYER_DIRS,$(STUDY_LAYERS)),$(wildcard $(d)/*.c)))
 STUDY_OBJ := $(STUDY_OBJ:%.c=$(BUILD)/%.o)
 LIBSTUDY := $(BUILD)/libstudy.a
 BIN      := $(BUILD)/passmap
@@ -180,6 +183,8 @@ install: $(INSTALL_BIN)
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/passmap/
+# the callgrind meter's timer wrapper, where it was built (lib/run/meter_callgrind.c finds it there)
+	if [ -f $(VGWRAP) ]; then install -D -m 644 $(VGWRAP) $(DESTDIR)$(PREFIX)/lib/passmap/passmap-vgwrap.so; fi
 
 # make deb: $(BUILD)/deb/passmap_VERSION_ARCH.deb from a shared-library build of its own (Debian uses the system's
 # libraries), lintian-checked (scripts/make-deb.sh).

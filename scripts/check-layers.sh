@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the one rule between lib/'s layers: a file includes headers of its own layer and of earlier
 # layers only (order from the Makefile's LAYERS, whose first part is STUDY_LAYERS, the report half that
-# make libstudy archives alone: the rule keeps it from reaching the back ends, cache, sweep or fix).
+# make libstudy archives alone: the rule keeps it from reaching the back ends, cache, sweep or fix). A folder
+# inside a layer (one per row, e.g. lib/backend/openvino/) is part of that layer.
 # Prints one line per violation; exit 1 when there is any.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,11 +11,11 @@ layers=$(sed -n 's/^LAYERS *:= *//p' "$root/Makefile" | sed "s/\$(STUDY_LAYERS)/
 declare -A rank=() home=()
 i=0; for l in $layers; do rank[$l]=$i; i=$((i + 1)); done
 for l in $layers; do
-  for h in "$root"/lib/"$l"/*.h; do [ -f "$h" ] && home[$(basename "$h")]=$l; done
+  for h in "$root"/lib/"$l"/*.h "$root"/lib/"$l"/*/*.h; do [ -f "$h" ] && home[$(basename "$h")]=$l; done
 done
 bad=0
 for l in $layers; do
-  for f in "$root"/lib/"$l"/*.[ch]; do
+  for f in "$root"/lib/"$l"/*.[ch] "$root"/lib/"$l"/*/*.[ch]; do
     [ -f "$f" ] || continue
     while read -r inc; do
       hl=${home[$inc]:-}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "run.h"
 #include "util.h"
 
 /* The back-end table, made from the rows of backends.h (adding a back end is its file and a row there). */
@@ -25,6 +26,11 @@ const pm_backend_ops *pm_backend_find(const char *name)
         if (!strcmp(backends[i]->name, name))
             return backends[i];
     return NULL;
+}
+
+const pm_backend_ops *pm_backend_at(size_t i)
+{
+    return i < N_BACKENDS ? backends[i] : NULL;
 }
 
 const char *pm_backend_names(void)
@@ -66,6 +72,9 @@ static int row_accepts(const pm_backend_ops *be, const char *option)
 {
     for (const char *const *o = be->options; o && *o; o++)
         if (!strcmp(*o, option))
+            return 1;
+    for (const pm_backend_option *o = be->sweep_options; o && o->name; o++)
+        if (!strcmp(o->name, option))
             return 1;
     return 0;
 }
@@ -499,6 +508,7 @@ void pm_steps_free(pm_steps *s)
         pm_step *st = &s->items[i];
         free(st->tool);
         pm_argv_free(st->argv);
+        pm_argv_free(st->plain_argv);
         free(st->cwd);
         free(st->output);
         free(st->input);
@@ -513,4 +523,14 @@ void pm_steps_free(pm_steps *s)
     free(s->items);
     s->items = NULL;
     s->n = 0;
+}
+
+int pm_fix_check_start(const pm_fix_check_opts *o, const char *what, struct pm_run_opts *ro, pm_err *err)
+{
+    ro->cancel = o->cancel;
+    ro->on_start = o->on_start;
+    ro->on_start_arg = o->on_start_arg;
+    if (o->deadline > 0 && pm_util_now() >= o->deadline)
+        return pm_err_set(err, PM_ERR_TIMEOUT, "budget: the deadline came before %s", what);
+    return PM_OK;
 }

@@ -45,6 +45,9 @@ typedef struct pm_step_metric {
 typedef struct pm_step {
     char *tool;                /* label stored with the run: "mlir-opt", "mlir-translate", "llc", "ov-compile" */
     char **argv;               /* NULL-terminated, heap-owned */
+    /* argv without the step's timing flag (a [step]'s timing_flag: -ftime-report, -time-passes ...), NULL when
+     * it names none: what the sweep's uninstrumented twin run ("plain" mode) starts, to measure the flag's cost */
+    char **plain_argv;
     char *cwd;                 /* NULL: the sweep's run folder */
     int report_stream;         /* PM_STREAM_*: where the timing report is printed */
     pm_format report_format;   /* PM_FMT_AUTO to sniff */
@@ -120,7 +123,15 @@ typedef struct pm_fix_check_opts {
      * what a killed passmap fix's [check] or [run] left running is reaped by the next one; NULL: none. */
     int (*on_start)(void *arg, pid_t pgid, pm_err *err);
     void *on_start_arg;
+    /* > 0: a pm_util_now() time after which no process starts (passmap fix's budget): the op returns
+     * PM_ERR_TIMEOUT "budget: ...", so the command ends within the budget and one process's timeout. */
+    double deadline;
 } pm_fix_check_opts;
+
+struct pm_run_opts;
+/* Every process a fix op starts (a check build's step, the [check], a program [run]) goes through this first: ro
+ * gets o's cancel flag and group recorder; PM_ERR_TIMEOUT naming `what` once o's deadline has come. */
+int pm_fix_check_start(const pm_fix_check_opts *o, const char *what, struct pm_run_opts *ro, pm_err *err);
 
 /* One number of the program side that the round's own compiles store as a run metric (an estimated back end:
  * the compiler prints its estimate with every compile; every run exports its blob). A metric NAME.<k> (one per
@@ -200,6 +211,13 @@ typedef struct pm_step_outcome {
     int say;           /* out: 1: the sweep prints the run's note now (a reason not said before in this sweep) */
 } pm_step_outcome;
 
+/* A command-line option a back end owns (pm_backend_ops.sweep_options): "--NAME ARG  HELP" in the help. */
+typedef struct pm_backend_option {
+    const char *name;   /* without the dashes */
+    const char *arg;    /* the argument's name ("NAME"); NULL: a flag */
+    const char *help;
+} pm_backend_option;
+
 typedef struct pm_backend_ops {
     const char *name;          /* [sweep] backend = NAME */
     pm_backend_run_one run_one;   /* passmap run --backend NAME: what one measured run is */
@@ -251,12 +269,19 @@ typedef struct pm_backend_ops {
     const char *const *options;
     /* passmap sweep: applies one of `options` (e.g. --device) to a parsed spec. NULL: no sweep option. */
     int (*set_option)(struct pm_spec *spec, const char *name, const char *value, pm_err *err);
+    /* passmap sweep's options of this back end, each with its help ({0}-terminated; NULL: none): the CLI takes
+     * them from here, lists them under help_heading in `sweep --backend NAME --help` and hands each to
+     * set_option; accepted like `options`. */
+    const pm_backend_option *sweep_options;
+    const char *help_heading;   /* e.g. "OpenVINO back end:" */
     /* The fits' x axis per tool and stage (see pm_fit_size). NULL: no fits have an x axis. */
     const pm_fit_size *fit_sizes;
 } pm_backend_ops;
 
 /* The registry: NULL when no back end has that name. */
 const pm_backend_ops *pm_backend_find(const char *name);
+/* The i-th row of the table, NULL past the last (for a caller that lists what the rows own). */
+const pm_backend_ops *pm_backend_at(size_t i);
 /* "embedded, openvino, command": the names, for error messages. */
 const char *pm_backend_names(void);
 /* passmap run --backend: the default row (the first that measures a CMD), and the names of the rows it offers

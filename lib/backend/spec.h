@@ -77,6 +77,9 @@ typedef struct pm_spec {
     int stop_on_precision;  /* stop = precision: only the precision settles a config (default: its known dominant
                              * stage too) */
     int interleaved;
+    /* some step names a timing_flag: every cold repeat gets an uninstrumented twin ("plain" run, pm_step.plain_argv)
+     * beside it, so the walls come from runs the timers did not slow (set by the back end's parse_spec) */
+    int timing_pairs;
     unsigned seed;
     double timeout_s;
     uint64_t mem_limit;

@@ -95,6 +95,7 @@ void pm_step_tmpls_free(pm_step_tmpls *t)
             pm_step_metric_free(&s->metrics[k]);
         free(s->metrics);
         pm_argv_free(s->null_argv);
+        pm_argv_free(s->timing_flag);
     }
     if (t) {
         free(t->items);
@@ -149,6 +150,14 @@ static int check_tmpl(check_ctx *c, const char *tmpl, const char *path, const pm
     return PM_OK;
 }
 
+static int is_argv_word(char **argv, const char *word)
+{
+    for (char **w = argv; w && *w; w++)
+        if (!strcmp(*w, word))
+            return 1;
+    return 0;
+}
+
 static int parse_one(pm_spec_entries *es, const char *section, const char *path, check_ctx *cc, pm_step_tmpl *t,
                      pm_err *err)
 {
@@ -162,11 +171,13 @@ static int parse_one(pm_spec_entries *es, const char *section, const char *path,
         if (!t->line)
             t->line = e->line;
         const char *n = e->name, *v = e->value;
-        if (!strcmp(n, "argv") || !strcmp(n, "outputs") || !strcmp(n, "inputs") || !strcmp(n, "null_argv")) {
-            char ***dst = !strcmp(n, "argv")      ? &t->argv
-                          : !strcmp(n, "outputs") ? &t->outputs
-                          : !strcmp(n, "inputs")  ? &t->inputs
-                                                  : &t->null_argv;
+        if (!strcmp(n, "argv") || !strcmp(n, "outputs") || !strcmp(n, "inputs") || !strcmp(n, "null_argv") ||
+            !strcmp(n, "timing_flag")) {
+            char ***dst = !strcmp(n, "argv")        ? &t->argv
+                          : !strcmp(n, "outputs")   ? &t->outputs
+                          : !strcmp(n, "inputs")    ? &t->inputs
+                          : !strcmp(n, "timing_flag") ? &t->timing_flag
+                                                    : &t->null_argv;
             if (dst == &t->null_argv)
                 t->null_line = e->line;
             pm_argv_free(*dst);
@@ -176,7 +187,8 @@ static int parse_one(pm_spec_entries *es, const char *section, const char *path,
             }
             for (char **w = *dst; *w && rc == PM_OK; w++)
                 rc = check_tmpl(cc, *w, path, e, err);
-            if (rc == PM_OK && (!strcmp(n, "argv") || !strcmp(n, "null_argv")) && !(*dst)[0])
+            if (rc == PM_OK && (!strcmp(n, "argv") || !strcmp(n, "null_argv") || !strcmp(n, "timing_flag")) &&
+                !(*dst)[0])
                 rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] %s is empty", e->line, section, n);
         } else if (!strcmp(n, "report")) {
             free(t->report);
@@ -220,16 +232,21 @@ static int parse_one(pm_spec_entries *es, const char *section, const char *path,
             if ((rc = check_tmpl(cc, m.source, path, e, err)) == PM_OK && m.arg)
                 rc = check_tmpl(cc, m.arg, path, e, err);
         } else {
-            static const char *const keys[] = {"argv", "report", "format", "outputs", "inputs", "tool", "null_argv"};
+            static const char *const keys[] = {"argv",  "report",    "format",     "outputs",
+                                               "inputs", "tool", "null_argv", "timing_flag"};
             const char *near = pm_util_closest(n, keys, sizeof keys / sizeof keys[0]);
             rc = pm_err_set(err, PM_ERR_USAGE,
                             "line %d: [%s]: unknown key '%s'%s%s%s (argv, report, format, outputs, inputs, tool, "
-                            "ir.NAME, null_argv)",
+                            "ir.NAME, null_argv, timing_flag)",
                             e->line, section, n, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
         }
     }
     if (rc == PM_OK && !t->argv)
         rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] has no argv", t->line, section);
+    for (char **f = t->timing_flag; rc == PM_OK && f && *f; f++)
+        if (!is_argv_word(t->argv, *f))
+            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] timing_flag: '%s' is not one of argv's words (the run "
+                            "without it leaves out argv's words as written)", t->line, section, *f);
     return rc;
 }
 
@@ -309,6 +326,10 @@ static int expand_one(const pm_step_tmpl *t, pm_placeholder_fn value, void *user
         /* a word that is one placeholder with an empty value is an optional flag left out */
         int drop = !*s && placeholder_at(*w, name, sizeof name) == strlen(*w);
         rc = drop ? PM_OK : pm_argv_push(&st->argv, s);
+        if (!rc && t->timing_flag && !st->plain_argv && !(st->plain_argv = calloc(1, sizeof *st->plain_argv)))
+            rc = PM_ERR_NOMEM;
+        if (!rc && !drop && t->timing_flag && !is_argv_word(t->timing_flag, *w))
+            rc = pm_argv_push(&st->plain_argv, s);
         free(s);
         if (rc)
             return pm_err_set(err, PM_ERR_NOMEM, "out of memory");

@@ -11,6 +11,9 @@
  *   ir.NAME = KIND SOURCE [ARG]  an IR-size metric (backend.h: size, lines, count, json, mlir-ops, llvm-insts)
  *   null_argv = clang-22 -c -x c /dev/null -o {out}/null.o   the same program on a null input: its start-up,
  *                                measured once per sweep (no null_argv: that tool's start-up is not measured)
+ *   timing_flag = -ftime-trace   the argv words that make the report (each one of argv's words as written): the
+ *                                sweep also runs the step without them, paired with each cold repeat, so walls
+ *                                and the flag's own cost come from runs it did not slow (docs/spec.md)
  *
  * A placeholder is {identifier}; anything else in braces ({tile-size=4}) is literal, "{{" is a literal "{".
  * A word that is one placeholder whose value is empty is dropped (optional flags). Nothing passes through a
@@ -33,6 +36,7 @@ typedef struct pm_step_tmpl {
     pm_step_metric *metrics;  /* source/arg are templates */
     int n_metrics;
     char **null_argv;         /* words before substitution, or NULL */
+    char **timing_flag;       /* argv words left out of the uninstrumented run, or NULL */
     int null_line;            /* its line */
 } pm_step_tmpl;
 

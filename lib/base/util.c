@@ -319,6 +319,44 @@ static int put_back(const char *aside, const char *path, pm_err *err)
     return PM_OK;
 }
 
+/* Process pid's start time: clock ticks after boot (/proc/PID/stat field 22); 0 when it cannot be read. With the
+ * PID it names one process: a reused PID has another start time. */
+static unsigned long long proc_start(long pid)
+{
+    char p[64], buf[1024];
+    snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+    FILE *f = fopen(p, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    const char *s = strrchr(buf, ')');   /* field 2 (comm) may hold blanks and parentheses */
+    unsigned long long start = 0;
+    for (int field = 2; s && *s && field < 22; s++)
+        if (*s == ' ' && ++field == 22)
+            start = strtoull(s + 1, NULL, 10);
+    return start;
+}
+
+/* Whether process pid started after t (its start time plus the boot time): then it is not the process that set a
+ * copy aside at t, whose PID it reuses. 0 when it cannot be told. For a copy named before the name held its
+ * process's start time. */
+static int started_after(long pid, time_t t)
+{
+    unsigned long long start = proc_start(pid);
+    long long btime = -1;
+    FILE *st = fopen("/proc/stat", "r");
+    for (char line[256]; st && fgets(line, sizeof line, st);)
+        if (!strncmp(line, "btime ", 6))
+            btime = atoll(line + 6);
+    if (st)
+        fclose(st);
+    long hz = sysconf(_SC_CLK_TCK);
+    if (!start || btime < 0 || hz <= 0)
+        return 0;
+    return (time_t)(btime + (long long)(start / (unsigned long long)hz)) > t + 1;   /* a second of rounding */
+}
+
 int pm_util_aside_set(const char *path, char *aside, size_t cap, int *set, pm_err *err)
 {
     struct stat st;
@@ -331,12 +369,16 @@ int pm_util_aside_set(const char *path, char *aside, size_t cap, int *set, pm_er
         return PM_OK;
     if ((rc = split_path(path, dir, sizeof dir, &base, err)))
         return rc;
-    /* the PID names the process that will put it back; a suffix only when a dead namesake's copy is there */
+    /* the PID and its start time name the process that will put it back (a PID alone may be reused by the time
+     * another process looks); a suffix only when a dead namesake's copy is there */
+    char self[48];
+    unsigned long long start = proc_start((long)getpid());
+    snprintf(self, sizeof self, start ? "%ld.%llu" : "%ld", (long)getpid(), start);
     for (unsigned n = 0;; n++) {
         char suffix[24] = "";
         if (n)
             snprintf(suffix, sizeof suffix, "-%u", n);
-        if ((size_t)snprintf(aside, cap, "%s/.%s" ASIDE_TAG "%ld%s", dir, base, (long)getpid(), suffix) >= cap) {
+        if ((size_t)snprintf(aside, cap, "%s/.%s" ASIDE_TAG "%s%s", dir, base, self, suffix) >= cap) {
             aside[0] = 0;
             return pm_err_set(err, PM_ERR_USAGE, "path too long to set %.200s aside", path);
         }
@@ -379,10 +421,12 @@ int pm_util_aside_end(const char *aside, const char *path, int *restored, pm_err
     return PM_OK;
 }
 
-/* The PID of an aside copy's name (".NAME.passmap-prev.PID" or "...PID-N"), or 0 when it is not one of path's. */
-static long aside_pid(const char *name, const char *base)
+/* The PID of an aside copy's name (".NAME.passmap-prev.PID[.START]" or "...-N"), or 0 when it is not one of
+ * path's; *start: the process's start time the name holds (0: a name from before it held one). */
+static long aside_pid(const char *name, const char *base, unsigned long long *start)
 {
     size_t bl = strlen(base), tl = strlen(ASIDE_TAG);
+    *start = 0;
     if (name[0] != '.' || strncmp(name + 1, base, bl) || strncmp(name + 1 + bl, ASIDE_TAG, tl))
         return 0;
     const char *p = name + 1 + bl + tl;
@@ -391,6 +435,12 @@ static long aside_pid(const char *name, const char *base)
     long pid = strtol(p, &end, 10);
     if (end == p || *p < '1' || *p > '9' || errno || pid > INT32_MAX)
         return 0;
+    if (*end == '.') {
+        const char *n = end + 1;
+        *start = strtoull(n, &end, 10);
+        if (end == n || *n < '0' || *n > '9' || errno)
+            return 0;
+    }
     if (*end == '-') {
         const char *n = end + 1;
         strtoul(n, &end, 10);
@@ -400,33 +450,19 @@ static long aside_pid(const char *name, const char *base)
     return *end ? 0 : pid;
 }
 
-/* Whether process pid started after t (its start time from /proc: clock ticks after boot, plus the boot time):
- * then it is not the process that set a copy aside at t, whose PID it reuses. 0 when it cannot be told. */
-static int started_after(long pid, time_t t)
+/* Whether the process that set copy `aside` aside (pid, start) still runs: its PID runs a process with the start
+ * time the name holds; for an older name without one, a process that started before the copy was set aside (its
+ * ctime: the rename). Our own PID is a dead namesake's: this process sets a copy aside only after recovering. */
+static int aside_owner_runs(const char *aside, long pid, unsigned long long start)
 {
-    char p[64], buf[1024];
-    snprintf(p, sizeof p, "/proc/%ld/stat", pid);
-    FILE *f = fopen(p, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = 0;
-    const char *s = strrchr(buf, ')');   /* field 2 (comm) may hold blanks and parentheses */
-    unsigned long long start = 0;
-    for (int field = 2; s && *s && field < 22; s++)
-        if (*s == ' ' && ++field == 22)
-            start = strtoull(s + 1, NULL, 10);
-    long long btime = -1;
-    FILE *st = fopen("/proc/stat", "r");
-    for (char line[256]; st && fgets(line, sizeof line, st);)
-        if (!strncmp(line, "btime ", 6))
-            btime = atoll(line + 6);
-    if (st)
-        fclose(st);
-    long hz = sysconf(_SC_CLK_TCK);
-    if (!start || btime < 0 || hz <= 0)
+    struct stat ast;
+    if (pid == (long)getpid() || (kill((pid_t)pid, 0) && errno != EPERM))
         return 0;
-    return (time_t)(btime + (long long)(start / (unsigned long long)hz)) > t + 1;   /* a second of rounding */
+    if (start) {
+        unsigned long long now = proc_start(pid);
+        return !now || now == start;   /* unreadable: taken as running, never put back under a live process */
+    }
+    return !(lstat(aside, &ast) == 0 && started_after(pid, ast.st_ctim.tv_sec));
 }
 
 int pm_util_aside_recover(const char *path, int *restored, char *left, size_t cap, char *why, size_t why_cap,
@@ -446,16 +482,14 @@ int pm_util_aside_recover(const char *path, int *restored, char *left, size_t ca
     if (!d)
         return errno == ENOENT ? PM_OK : pm_err_errno(err, PM_ERR_IO, "cannot list %s", dir);
     for (struct dirent *e; !rc && (e = readdir(d));) {
-        long pid = aside_pid(e->d_name, base);
+        unsigned long long start;
+        long pid = aside_pid(e->d_name, base, &start);
         if (!pid)
             continue;
         char aside[PATH_MAX + sizeof e->d_name + 1];   /* dir (bounded by split_path) / name */
-        struct stat st, ast;
+        struct stat st;
         snprintf(aside, sizeof aside, "%s/%s", dir, e->d_name);
-        /* our own PID is a dead namesake's: this process sets a copy aside only after recovering; a live PID is
-         * the copy's process only if it started before the copy was set aside (its ctime: the rename) */
-        if (pid != (long)getpid() && (!kill((pid_t)pid, 0) || errno == EPERM) &&
-            !(lstat(aside, &ast) == 0 && started_after(pid, ast.st_ctim.tv_sec)))
+        if (aside_owner_runs(aside, pid, start))
             continue;
         char because[PATH_MAX + 100] = "the output is there";
         if (lstat(path, &st) && errno == ENOENT) {
@@ -639,4 +673,10 @@ char *pm_util_strdup_opt(const char *s, int *oom)
     char *d = strdup(s);
     *oom |= !d;
     return d;
+}
+
+void pm_free_each(void *const *ptrs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(ptrs[i]);
 }

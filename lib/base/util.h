@@ -39,8 +39,8 @@ int pm_util_write_file_atomic(const char *path, const void *data, size_t len, mo
 
 /* Setting a file aside while a command that should write it runs, so that whether the command wrote it can be
  * told without destroying it (it may be the user's own file): the regular file at path is renamed to a free
- * sibling `.NAME.passmap-prev.PID` (same folder: atomic, never across file systems; content, inode and times
- * kept). *set: 1 and the sibling's name in aside, or 0 when nothing is there or it is not a regular file (a
+ * sibling `.NAME.passmap-prev.PID.START` (START: the process's start time, as a PID alone may be reused; same
+ * folder: atomic, never across file systems; content, inode and times kept). *set: 1 and the sibling's name in aside, or 0 when nothing is there or it is not a regular file (a
  * symbolic link, device, FIFO or folder is never renamed). An error (the file stays where it was) when the
  * rename fails: a read-only folder, a name with no room for the suffix. */
 int pm_util_aside_set(const char *path, char *aside, size_t cap, int *set, pm_err *err);
@@ -73,6 +73,11 @@ void *pm_grow(void *p, size_t *cap, size_t n, size_t elem, size_t first);
 void pm_util_vnotify(void (*fn)(void *user, const char *line), void *user, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 
+/* Frees each pointer given: a struct's owned fields in one statement, `pm_free_all(r->name, r->path, r->rows);`
+ * (the list is read once: sizeof does not evaluate it). */
+void pm_free_each(void *const *ptrs, size_t n);
+#define pm_free_all(...) pm_free_each((void *const[]){__VA_ARGS__}, sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+
 /* A growing string: appends never truncate; after a failed allocation oom is set and further appends do
  * nothing, so a builder checks oom once at the end. */
 typedef struct pm_sbuf {
@@ -85,15 +90,6 @@ void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...) __attribute__((format(printf,
 /* The one way a const pointer loses its const without a cast (so -Wcast-qual keeps watch everywhere else):
  * a string borrowed into a struct whose other instances own theirs (a pass template, a metric name), a
  * read-only context handed through a callback's void pointer, or freeing what a const field owns. */
-static inline char *pm_unconst(const char *s)
-{
-    union {
-        const char *c;
-        char *m;
-    } u = {.c = s};
-    return u.m;
-}
-
 static inline void *pm_unconst_ptr(const void *p)
 {
     union {
@@ -101,6 +97,11 @@ static inline void *pm_unconst_ptr(const void *p)
         void *m;
     } u = {.c = p};
     return u.m;
+}
+
+static inline char *pm_unconst(const char *s)
+{
+    return pm_unconst_ptr(s);
 }
 /* "Did you mean": the candidate closest to word by edit distance (a swap of two neighbours counts as one
  * edit), or the one candidate word is a prefix of; NULL when none is close (at most 1 edit for words up to

@@ -20,7 +20,7 @@
  * files passmap does not infer (-save-temps, -ftime-trace, -fdump-*, response files, ...) run uncached
  * with a warning (pm_cache_result.warning). Only what this run wrote is stored, yet an output already there
  * may be the user's own file (a declared output outside a sweep's run folder), so a miss never deletes it:
- * it is renamed aside (`.NAME.passmap-prev.PID` beside it) and, after CMD, removed when CMD wrote the
+ * it is renamed aside (`.NAME.passmap-prev.PID.START` beside it) and, after CMD, removed when CMD wrote the
  * output, else put back as it was (a CMD that fails or exits 0 without writing it leaves it untouched). A
  * copy left by a killed passmap is put back by the next miss of that output when nothing is at its path,
  * else named in the warning and left. An output that is not a regular file makes the run uncached (it is

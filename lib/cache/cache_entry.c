@@ -1,5 +1,6 @@
 /* pm_cache entries: one file per key, a checksummed header and a zstd payload (layout in cache.h). */
 #include "cache_internal.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -262,23 +263,14 @@ static int entry_decode(const char *file, size_t len, const XXH128_hash_t *key, 
     *raw_out = raw;
     return PM_OK;
 bad:
-    free(e->data);
-    free(e->len);
-    free(e->dep_path);
-    free(e->dep_len);
-    free(e->dep_h);
-    free(raw);
+    pm_free_all(e->data, e->len, e->dep_path, e->dep_len, e->dep_h, raw);
     memset(e, 0, sizeof *e);
     return pm_err_set(err, PM_ERR_CORRUPT, "entry payload malformed");
 }
 
 void pc_entry_free_arrays(entry *e)
 {
-    free(e->data);
-    free(e->len);
-    free(e->dep_path);
-    free(e->dep_len);
-    free(e->dep_h);
+    pm_free_all(e->data, e->len, e->dep_path, e->dep_len, e->dep_h);
 }
 
 int pm_cache_entry_check(const void *data, size_t len, pm_err *err)

@@ -1,4 +1,5 @@
 /* pm_cache key: the compiler identity, the inputs found in argv, and the key over both (see cache.h). */
+#include "util.h"
 #include "cache_internal.h"
 
 #include <fcntl.h>
@@ -91,12 +92,7 @@ void pc_key_info_free(key_info *k)
     }
     for (size_t i = 0; i < k->n_outputs; i++)
         free(k->out_paths[i]);
-    free(k->out_paths);
-    free(k->input_paths);
-    free(k->input_canon);
-    free(k->input_h);
-    free(k->env_h);
-    free(k->user_depfile);
+    pm_free_all(k->out_paths, k->input_paths, k->input_canon, k->input_h, k->env_h, k->user_depfile);
     memset(k, 0, sizeof *k);
 }
 

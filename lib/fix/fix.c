@@ -51,11 +51,7 @@ static void fix_ctx_free(fix_ctx *x)
     free(x->refs);
     for (size_t i = 0; i < x->n_ev; i++)
         free(x->heavy_names[i]);
-    free(x->heavy_names);
-    free(x->ev);
-    free(x->ev_cfg);
-    free(x->ev_an);
-    free(x->superlinear);
+    pm_free_all(x->heavy_names, x->ev, x->ev_cfg, x->ev_an, x->superlinear);
     pm_fix_catalogue_free(&x->cat);
     if (!x->an_borrowed)
         pm_analysis_free(x->an);

@@ -23,7 +23,7 @@ static int check_dir(fix_ctx *x, size_t cfg, const char *variant, char *dir, siz
 static pm_fix_check_opts check_opts(fix_ctx *x, const char *what)
 {
     pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers,
-                            .cancel = x->o->stop};
+                            .cancel = x->o->stop, .deadline = x->budget_s > 0 ? x->t0 + x->budget_s : 0};
     if (x->have_pgrec) {
         x->pgrec.what = what;
         co.on_start = pm_pgroup_record;
@@ -84,18 +84,17 @@ static void measure_program(fix_ctx *x, job *jb, size_t cfg, const char *stock_d
         /* the contention rule's evidence: each run's CPU/wall against a serial program's one CPU */
         pm_contention ev;
         pm_contention_init(&ev);
-        for (int i = 0; i < n && rc == PM_OK; i++) {   /* alternate, so a load change hits both sides alike */
+        /* alternate, so a load change hits both sides alike; no run starts after the budget's deadline */
+        for (int i = 0; i < 2 * n && rc == PM_OK; i++) {
             if (pm_fix_past_deadline(x)) {
                 rc = pm_err_set(&err, PM_ERR_TIMEOUT, "budget: stopped at the deadline after %d runs a side", got);
                 break;
             }
-            if ((rc = x->fx->program_run(x->src_spec, conf, stock_dir, &co, &a[i], &cw, what, sizeof what, &err)))
+            if ((rc = x->fx->program_run(x->src_spec, conf, i % 2 ? var_dir : stock_dir, &co,
+                                         i % 2 ? &b[i / 2] : &a[i / 2], &cw, what, sizeof what, &err)))
                 break;
             pm_contention_add_tool(&ev, "program", 1, cw >= 0 ? cw : 0, 0, 1, 0);
-            if ((rc = x->fx->program_run(x->src_spec, conf, var_dir, &co, &b[i], &cw, what, sizeof what, &err)))
-                break;
-            pm_contention_add_tool(&ev, "program", 1, cw >= 0 ? cw : 0, 0, 1, 0);
-            got++;
+            got += i % 2;
         }
         check_done(x);
         int contended = pm_contention_judge(&ev, 0, NAN, NULL) != 0;
@@ -271,9 +270,12 @@ void pm_fix_check_job(fix_ctx *x, job *jb)
             snprintf(ref->error, sizeof ref->error, "unchecked: %.200s", err.msg);
         else if (rc)
             snprintf(ref->error, sizeof ref->error, "unchecked: stock did not build: %.160s", err.msg);
+        ref->no_answer = rc == PM_ERR_TIMEOUT;
     }
     if (ref->error[0]) {
         snprintf(jb->output, sizeof jb->output, "%.150s", ref->error);
+        jb->check_gave_no_answer = ref->no_answer;
+        pm_fix_past_deadline(x);   /* budget_exhausted when the deadline stopped it */
         return;
     }
     char path[PATH_MAX];
@@ -297,6 +299,7 @@ void pm_fix_check_job(fix_ctx *x, job *jb)
         same = 0;
     }
     check_done(x);
+    pm_fix_past_deadline(x);
     jb->same = same;
     jb->check_gave_no_answer = rc == PM_ERR_TIMEOUT;
     if (!same && rc != PM_ERR_TIMEOUT)

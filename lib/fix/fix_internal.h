@@ -55,6 +55,7 @@ typedef struct check_ref {    /* stock's side of a config's output check, built 
     size_t cfg;
     char path[PATH_MAX];
     char error[256];
+    int no_answer;            /* the build timed out, was interrupted or the budget's deadline stopped it */
 } check_ref;
 
 typedef struct fix_ctx {

@@ -54,10 +54,15 @@ static int run_round(fix_ctx *x, job *const *jobs, size_t n_jobs, int repeats, i
     double cost;
     if ((rc = round_cost(x, spec, repeats, &cost, err)))
         goto cleanup;
-    if (x->budget_s > 0 && pm_fix_elapsed(x) + cost > x->budget_s) {
+    if (x->budget_s > 0 && cost > 0 && pm_fix_elapsed(x) + cost > x->budget_s) {
         pm_fix_note(x, "budget: a round of %d repeats needs ~%.0f s more, %.0f s left: not run", repeats, cost,
              x->budget_s - pm_fix_elapsed(x));
         x->budget_hit = 1;
+        goto cleanup;
+    }
+    /* every run is in: judged as it is, with no sweep started after the deadline */
+    if (cost <= 0 && pm_fix_past_deadline(x)) {
+        *ran = 1;
         goto cleanup;
     }
     if (cost > 0)

@@ -24,12 +24,7 @@ static char *trim(char *s)
 
 static void def_free(pm_fix_def *d)
 {
-    free(d->name);
-    free(d->variant);
-    free(d->regime);
-    free(d->pass);
-    free(d->size);
-    free(d->why);
+    pm_free_all(d->name, d->variant, d->regime, d->pass, d->size, d->why);
     memset(d, 0, sizeof *d);
 }
 

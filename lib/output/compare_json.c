@@ -80,8 +80,11 @@ static json_t *json_rows(const pm_compare_row *rows, size_t n)
 
 static json_t *json_side(const pm_compare_side *s)
 {
-    return json_pack("{s:s, s:s?, s:s, s:s?, s:b}", "db", s->path, "sweep", s->sweep, "variant",
-                     s->variant ? s->variant : "", "meter", s->meter, "walls_slowed", s->walls_slowed);
+    json_t *o = json_pack("{s:s, s:s?, s:s, s:s?, s:b}", "db", s->path, "sweep", s->sweep, "variant",
+                          s->variant ? s->variant : "", "meter", s->meter, "walls_slowed", s->walls_slowed);
+    if (o && s->timing_flags)   /* only with twin runs: other comparisons write what they wrote before */
+        json_object_set_new(o, "timing_flags", json_string(s->timing_flags));
+    return o;
 }
 
 static json_t *json_strs(char *const *v, size_t n)
@@ -95,21 +98,28 @@ static json_t *json_strs(char *const *v, size_t n)
 json_t *pm_compare_to_json(const pm_compare_result *r)
 {
     json_t *root = json_object(), *configs = json_array(), *passes = json_array(), *summary = json_object(),
-           *regimes = json_array();
-    if (!root || !configs || !passes || !summary || !regimes) {
+           *regimes = json_array(), *regimes_old = json_array();
+    if (!root || !configs || !passes || !summary || !regimes || !regimes_old) {
         json_decref(root), json_decref(configs), json_decref(passes), json_decref(summary), json_decref(regimes);
+        json_decref(regimes_old);
         return NULL;
     }
     json_object_set_new(root, "a", json_side(&r->a));
     json_object_set_new(root, "b", json_side(&r->b));
     json_object_set_new(root, "cross_host_configs", json_integer((json_int_t)r->n_cross_host));
     json_object_set_new(root, "host_warning", r->host_warning ? json_string(r->host_warning) : json_null());
+    char differ[512];
+    if (pm_flagcost_differ(&r->a.flagcost, &r->b.flagcost, r->threshold, differ, sizeof differ))
+        json_object_set_new(root, "timing_flags_differ", json_string(differ));
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
         json_t *o = json_object(), *wall = json_object();
         json_object_set_new(o, "key", json_string(c->key));
         json_object_set_new(o, "key_a", json_string(c->key_a));
         json_object_set_new(o, "key_b", json_string(c->key_b));
+        /* the step tool that dominates the config's compile; "regime" (the report's word for the dominant stage)
+         * is its old name, kept for one release (docs/json.md) */
+        json_object_set_new(o, "dominant_tool", json_string(c->regime));
         json_object_set_new(o, "regime", json_string(c->regime));
         json_object_set_new(o, "contended", json_pack("{s:o, s:o}", "a", jstr(c->contended_a), "b",
                                                       jstr(c->contended_b)));
@@ -134,9 +144,16 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
     }
     for (size_t i = 0; i < r->n_regimes; i++) {
         const pm_compare_regime *g = &r->regimes[i];
-        json_array_append_new(regimes, json_pack("{s:s, s:I, s:I, s:o, s:I, s:I}", "regime", g->regime, "n_configs",
+        json_t *row = json_pack("{s:s, s:I, s:I, s:o, s:I, s:I}", "dominant_tool", g->regime, "n_configs",
             (json_int_t)g->n_configs, "n_all", (json_int_t)g->n_all, "geomean_ratio", jnum(g->geomean_ratio),
-            "faster", (json_int_t)g->faster, "slower", (json_int_t)g->slower));
+            "faster", (json_int_t)g->faster, "slower", (json_int_t)g->slower);
+        json_t *old = json_deep_copy(row);   /* by_regime: the same rows under their old key, for one release */
+        if (old) {
+            json_object_set_new(old, "regime", json_string(g->regime));
+            json_object_del(old, "dominant_tool");
+        }
+        json_array_append_new(regimes, row);
+        json_array_append_new(regimes_old, old);
     }
     json_object_set_new(summary, "threshold", jnum(r->threshold));
     json_object_set_new(summary, "decided_on", json_string(pm_decide_name((pm_decide_metric)r->decided_on)));
@@ -160,7 +177,8 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
     json_object_set_new(summary, "text", json_string(line));
     json_object_set_new(summary, "contended", json_integer((json_int_t)r->n_contended));
     json_object_set_new(summary, "allow_contended", json_boolean(r->allow_contended));
-    json_object_set_new(summary, "by_regime", regimes);
+    json_object_set_new(summary, "by_dominant_tool", regimes);
+    json_object_set_new(summary, "by_regime", regimes_old);
     json_object_set_new(root, "configs", configs);
     json_object_set_new(root, "passes", passes);
     json_object_set_new(root, "summary", summary);

@@ -284,12 +284,13 @@ static pm_table *config_table(const pm_compare_result *r, const pm_compare_confi
     return t;
 }
 
-static pm_table *regime_table(const pm_compare_result *r)
+/* The configs grouped by their dominant step tool (not "regime": the report's word for the dominant stage). */
+static pm_table *dominant_tool_table(const pm_compare_result *r)
 {
-    static const pm_col cols[] = {{"regime", "dominant step", NULL}, {"n_configs", "configs (decided of all)", "count"},
+    static const pm_col cols[] = {{"dominant_tool", "dominant step", NULL}, {"n_configs", "configs (decided of all)", "count"},
                                   {"geomean_ratio", "geomean B/A (decided)", "ratio"}, {"faster", "faster", "count"},
                                   {"slower", "slower", "count"}};
-    pm_table *t = pm_table_new("compare-regimes", NULL, cols, N_OF(cols));
+    pm_table *t = pm_table_new("compare-dominant-tools", NULL, cols, N_OF(cols));
     int rc = 0;
     for (size_t i = 0; t && !rc && i < r->n_regimes; i++) {
         const pm_compare_regime *g = &r->regimes[i];
@@ -399,6 +400,14 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         fprintf(out, "%swalls and steps of %s were measured under the %s meter: the instrumented runs', not compile "
                 "times\n", li, r->a.walls_slowed && r->b.walls_slowed ? "A and B" : r->a.walls_slowed ? "A" : "B",
                 r->a.walls_slowed ? r->a.meter : r->b.meter);
+    if (r->a.timing_flags || r->b.timing_flags)   /* the instrument's cost, measured beside it (flagcost.h) */
+        fprintf(out, "%stiming flags: A %s, B %s: compile walls are the runs without the flags, steps and passes "
+                "the instrumented runs'\n", li, r->a.timing_flags ? r->a.timing_flags : "no twin runs",
+                r->b.timing_flags ? r->b.timing_flags : "no twin runs");
+    char differ[512];
+    if (pm_flagcost_differ(&r->a.flagcost, &r->b.flagcost, r->threshold, differ, sizeof differ))
+        fprintf(out, "%sthe timers cost A and B differently (%s; more than the %.0f%% threshold apart): pass-level "
+                "verdicts are partly about the instrument\n", li, differ, 100 * r->threshold);
     if (r->host_warning)
         fprintf(out, "%swarning: %s%s\n", li, r->host_warning,
                 r->n_cross_host > 1 ? " (and in more configs, see the summary)" : "");
@@ -439,7 +448,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
                 r->n_cross_host, r->n_configs);
     if (r->n_regimes) {
         heading(out, fmt, "By dominant step tool (on A)");
-        if ((rc = emit(out, regime_table(r), fmt, width)))
+        if ((rc = emit(out, dominant_tool_table(r), fmt, width)))
             goto done;
     }
     if (r->n_passes) {

@@ -99,7 +99,7 @@ static int fig_stacked(const fig_ctx *x, const char *name, const char *title, co
         fig_q(f, title);
     }
     fprintf(f, "\nset style data histograms\nset style histogram rowstacked\nset key outside right top vertical box\nset style fill solid 0.9 border -1\n"
-               "set boxwidth 0.75\nset yrange [0:100]\nset ylabel 'share of compile wall (%%)'\nset xlabel ");
+               "set boxwidth 0.75\nset yrange [0:100]\nset ylabel 'share of compile wall'\nset format y '%%g%%%%'\nset xlabel ");
     fig_q(f, xlabel);
     fprintf(f, "\nset xtics rotate by -40\nplot ");
     for (size_t s = 0; s < a->n_stages; s++)

@@ -13,7 +13,7 @@
 static void x_name(const pm_an_handoff *h, char *buf, size_t n)
 {
     if (!strcmp(h->x, "wall"))
-        snprintf(buf, n, "cold compile wall time (s)");
+        snprintf(buf, n, "cold compile wall time");
     else
         snprintf(buf, n, "%s", h->x);
 }
@@ -88,9 +88,11 @@ static int fig_handoff(const fig_ctx *x, char **body)
         double lo = INFINITY, hi = -INFINITY;
         for (size_t p = 0; p < h->n_points; p++)
             lo = fmin(lo, h->points[p].x), hi = fmax(hi, h->points[p].x);
-        fig_log_tics(f, "x", lo, hi);
+        fig_log_tics(f, "x", lo, hi, strcmp(h->x, "wall") ? NULL : "s");
+    } else if (!strcmp(h->x, "wall")) {
+        fprintf(f, "set format x '%%g s'\n");
     }
-    fprintf(f, "set ylabel 'share of compile wall (%%)'\nset yrange [0:100]\nplot ");
+    fprintf(f, "set ylabel 'share of compile wall'\nset format y '%%g%%%%'\nset yrange [0:100]\nplot ");
     int first = 1;
     size_t block = 0;
     for (size_t s = 0; s < a->n_stages; s++) {

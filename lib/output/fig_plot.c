@@ -65,44 +65,70 @@ FILE *fig_data_file(const fig_ctx *x, const char *name)
 size_t fig_bin_of(size_t i, size_t n) { return n > FIG_BARS_MAX ? i * FIG_BINS / n : i; }
 size_t fig_bins(size_t n) { return n > FIG_BARS_MAX ? FIG_BINS : n; }
 
-/* Tick marks for a log axis over [lo, hi]: gnuplot puts them at powers of ten only, so a range within one decade
- * got a single labelled tick. 1-2-5 steps when that gives at least three marks, else 1-2-3-5; a range over
- * many decades keeps gnuplot's own. axis: "x" or "y". */
-void fig_log_tics(FILE *f, const char *axis, double lo, double hi)
+/* A tick's label with its unit: durations in the unit that keeps 1-999 of it ("5 ms", "500 ms", "2 s"), like
+ * pm_fmt_time; counts shortened ("8000", "20k", "3M", "1.5G": shorter than 2e+04). */
+static void tick_label(char *buf, size_t n, double v, const char *unit)
+{
+    if (unit && !strcmp(unit, "s")) {
+        if (v >= 1) snprintf(buf, n, "%.6g s", v);
+        else if (v >= 1e-3) snprintf(buf, n, "%.6g ms", v * 1e3);
+        else snprintf(buf, n, "%.6g us", v * 1e6);
+    } else if (v >= 1e12) snprintf(buf, n, "%.6gT", v / 1e12);
+    else if (v >= 1e9) snprintf(buf, n, "%.6gG", v / 1e9);
+    else if (v >= 1e6) snprintf(buf, n, "%.6gM", v / 1e6);
+    else if (v >= 1e4) snprintf(buf, n, "%.6gk", v / 1e3);
+    else snprintf(buf, n, "%.6g%s%s", v, unit ? " " : "", unit ? unit : "");   /* "300 px" */
+}
+
+/* Tick marks for a log axis over [lo, hi], each labelled with its unit (unit "s": durations; NULL: counts;
+ * another: after the number, "300 px").
+ * gnuplot puts them at powers of ten only, so a range within one decade got a single labelled tick: the first
+ * of 1-2-5, 1-2-3-5 and 1-1.5-2-2.5-3-4-5-6-8 steps that gives three to twelve marks (the finest otherwise);
+ * a range over many decades gets every power of ten, or every second, third ... one. axis: "x" or "y". */
+void fig_log_tics(FILE *f, const char *axis, double lo, double hi, const char *unit)
 {
     if (!(lo > 0) || !(hi >= lo) || !isfinite(lo) || !isfinite(hi))
         return;
-    static const int steps125[] = {1, 2, 5}, steps1235[] = {1, 2, 3, 5};
-    const int *steps[] = {steps125, steps1235};
-    const int n_steps[] = {3, 4};
-    double from = lo / 1.05, to = hi * 1.05;
-    for (int pass = 0; pass < 2; pass++) {
-        int n = 0;
-        for (double dec = pow(10, floor(log10(from))); dec <= to; dec *= 10)
+    static const double s125[] = {1, 2, 5}, s1235[] = {1, 2, 3, 5}, sfine[] = {1, 1.5, 2, 2.5, 3, 4, 5, 6, 8},
+                        s1[] = {1};
+    const double *steps[] = {s125, s1235, sfine, s1};
+    const int n_steps[] = {3, 4, 9, 1};
+    double from = lo / 1.05, to = hi * 1.05, first_dec = pow(10, floor(log10(from)));
+    int pass = 0, stride = 1, n = 0;
+    for (; pass < 3; pass++) {
+        n = 0;
+        for (double dec = first_dec; dec <= to; dec *= 10)
             for (int k = 0; k < n_steps[pass]; k++)
                 n += steps[pass][k] * dec >= from && steps[pass][k] * dec <= to;
-        if (n > 12)
-            return;
-        if (n < 3 && pass == 0)
-            continue;
-        fprintf(f, "set %stics (", axis);
-        int first = 1;
-        for (double dec = pow(10, floor(log10(from))); dec <= to; dec *= 10)
-            for (int k = 0; k < n_steps[pass]; k++) {
-                double v = steps[pass][k] * dec;
-                if (v < from || v > to)
-                    continue;
-                char label[32];   /* 8000, 20k, 3M, 1.5G: shorter than 2e+04 */
-                if (v >= 1e9) snprintf(label, sizeof label, "%.6gG", v / 1e9);
-                else if (v >= 1e6) snprintf(label, sizeof label, "%.6gM", v / 1e6);
-                else if (v >= 1e4) snprintf(label, sizeof label, "%.6gk", v / 1e3);
-                else snprintf(label, sizeof label, "%.6g", v);
-                fprintf(f, "%s\"%s\" %.6g", first ? "" : ", ", label, v);
-                first = 0;
-            }
-        fprintf(f, ")\n");
+        if (n > 12) {   /* many decades: powers of ten, at most ten of them */
+            stride = (int)ceil(log10(to / first_dec)) / 10 + 1;
+            pass = 3;
+            break;
+        }
+        if (n >= 3)
+            break;
+    }
+    if (pass == 3 && n <= 12)
+        pass = 2;   /* even the finest steps had fewer than three marks: keep them */
+    if (!n) {   /* one value, no step inside its margin: the value itself */
+        char label[32];
+        tick_label(label, sizeof label, lo, unit);
+        fprintf(f, "set %stics (\"%s\" %.6g)\n", axis, label, lo);
         return;
     }
+    fprintf(f, "set %stics (", axis);
+    int first = 1;
+    for (double dec = first_dec; dec <= to; dec *= 10)
+        for (int k = 0; k < n_steps[pass]; k++) {
+            double v = steps[pass][k] * dec;
+            if (v < from || v > to || (int)lround(log10(dec)) % stride)   /* every stride-th power: 1 among them */
+                continue;
+            char label[32];
+            tick_label(label, sizeof label, v, unit);
+            fprintf(f, "%s\"%s\" %.6g", first ? "" : ", ", label, v);
+            first = 0;
+        }
+    fprintf(f, ")\n");
 }
 
 static int cmp_fig_x(const void *pa, const void *pb)

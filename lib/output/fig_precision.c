@@ -79,8 +79,25 @@ static void prec_tics(FILE *f, const pm_analysis *a, const int *pair_of)
         xlo = fmin(xlo, c->size_num), xhi = fmax(xhi, c->size_num);
         ylo = fmin(ylo, c->wall.mean), yhi = fmax(yhi, c->wall.mean);
     }
-    fig_log_tics(f, "x", xlo, xhi);
-    fig_log_tics(f, "y", ylo, yhi);
+    fig_log_tics(f, "x", xlo, xhi, NULL);
+    fig_log_tics(f, "y", ylo, yhi, "s");
+}
+
+/* One (precision, family) line of a panel: data block `index`, colour by precision, point by family (fams[0..nf)). */
+static void prec_line(FILE *f, const pm_analysis *a, const char *prec, const char *fam, const char **fams, size_t nf,
+                      size_t index, int binned, const char *sep)
+{
+    size_t pi = 0, fi = 0;
+    for (size_t i = 0; i < a->precision.n; i++)
+        if (fig_same(a->precision.time[i].label, prec ? prec : "-"))
+            pi = i;
+    while (fi < nf && !fig_same(fams[fi], fam))
+        fi++;
+    char t[256];
+    snprintf(t, sizeof t, "%s %s", prec ? prec : "-", fam ? fam : "-");
+    fprintf(f, "%s'precision.dat' index %zu using %s pt %zu lw 2 lc rgb '%s' title ", sep, index,
+            binned ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints", 5 + 2 * (fi % 6), fig_color((int)pi));
+    fig_q(f, t);
 }
 
 /* The precision figure's gnuplot body: the time panel (one line per (precision, family)), then the ratio panel.
@@ -94,7 +111,7 @@ static void prec_script(const pm_analysis *a, const char **pp, const char **pf, 
     fprintf(f, "set multiplot layout 1,2 title 'Precision: one line per family (colour: precision, point: family)%s'\n"
                "set logscale xy\nset key inside top left vertical box font ',11'\n"
                "set title 'cold compile time vs size (window %d)'\nset xlabel 'model size (parameters)'\n"
-               "set ylabel 'cold compile wall (s, geometric mean)'\n",
+               "set ylabel 'cold compile wall (geometric mean)'\n",
             binned ? "' . \"\\n\" . 'above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
                      PM_STR(FIG_BINS) " of each line by size" : "", a->precision.window);
     prec_tics(f, a, pair_of);
@@ -107,35 +124,15 @@ static void prec_script(const pm_analysis *a, const char **pp, const char **pf, 
         if (j == nf)
             fams[nf++] = pf[k];
     }
-    char t[256];
-    for (size_t k = 0; k < n; k++) {
-        size_t pi = 0, fi = 0;
-        for (size_t i = 0; i < a->precision.n; i++)
-            if (fig_same(a->precision.time[i].label, pp[k] ? pp[k] : "-"))
-                pi = i;
-        while (fi < nf && !fig_same(fams[fi], pf[k]))
-            fi++;
-        snprintf(t, sizeof t, "%s %s", pp[k] ? pp[k] : "-", pf[k] ? pf[k] : "-");
-        fprintf(f, "%s'precision.dat' index %zu using %s pt %zu lw 2 lc rgb '%s' title ", k ? ", " : "",
-                2 * k, binned ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints", 5 + 2 * (fi % 6), fig_color((int)pi));
-        fig_q(f, t);
-    }
+    for (size_t k = 0; k < n; k++)
+        prec_line(f, a, pp[k], pf[k], fams, nf, 2 * k, binned, k ? ", " : "");
     fprintf(f, "\nunset logscale y\nset ytics autofreq\nset title 'time / %s of the same family (median over windows)'\n"
-               "set ylabel 'ratio to %s'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
+               "set ylabel 'ratio to %s'\nset format y '%%g\u00d7'\nplot 1 with lines dt 2 lc rgb '#000000' title 'parity'",
             a->precision.base, a->precision.base);
     for (size_t k = 0; k < n; k++) {
         if (fig_same(pp[k], a->precision.base))
             continue;
-        size_t pi = 0, fi = 0;
-        for (size_t i = 0; i < a->precision.n; i++)
-            if (fig_same(a->precision.time[i].label, pp[k] ? pp[k] : "-"))
-                pi = i;
-        while (fi < nf && !fig_same(fams[fi], pf[k]))
-            fi++;
-        snprintf(t, sizeof t, "%s %s", pp[k] ? pp[k] : "-", pf[k] ? pf[k] : "-");
-        fprintf(f, ", 'precision.dat' index %zu using %s pt %zu lw 2 lc rgb '%s' title ", 2 * k + 1,
-                binned ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints", 5 + 2 * (fi % 6), fig_color((int)pi));
-        fig_q(f, t);
+        prec_line(f, a, pp[k], pf[k], fams, nf, 2 * k + 1, binned, ", ");
     }
     fprintf(f, "\nunset multiplot\n");
     fclose(f);

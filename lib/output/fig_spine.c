@@ -80,11 +80,11 @@ static int fig_cnn_spine(const fig_ctx *x, char **body)
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set title 'CNN resolution spine: cold compile time vs input resolution%s'\nset logscale xy\n"
-               "set xlabel 'input resolution (pixels, H = W)'\nset ylabel 'cold compile wall (s)'\n",
+               "set xlabel 'input resolution (pixels, H = W)'\nset ylabel 'cold compile wall'\n",
             binned ? "' . \"\\n\" . 'above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
                      PM_STR(FIG_BINS) " of each line by resolution" : "");
-    fig_log_tics(f, "x", xlo, xhi);   /* a range within a decade: 1-2-5 ticks, not gnuplot's one power of ten */
-    fig_log_tics(f, "y", ylo, yhi);
+    fig_log_tics(f, "x", xlo, xhi, "px");   /* a range within a decade: 1-2-5 ticks, not one power of ten */
+    fig_log_tics(f, "y", ylo, yhi, "s");
     fputs("plot ", f);
     for (size_t k = 0; k < nf; k++) {
         char label[96];

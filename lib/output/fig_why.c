@@ -53,8 +53,8 @@ static int fig_why(const fig_ctx *x, char **body)
     size_t bl = 0;
     FILE *f = open_memstream(&b, &bl);
     fprintf(f, "set multiplot layout %zu,%zu title 'Why costly: heavy pass time vs the IR size at its stage entry "
-               "(log-log, power-law fit over the measured range%s)'\nset logscale xy\nset key inside top left box opaque font ',11'\n"
-               "set ylabel 'pass wall (s)'\nset format x '%%.0e'\n", rows, cols,
+               "(log-log, power-law fit over the measured range%s)'\nset logscale xy\nunset key\n"
+               "set ylabel 'pass wall'\nset format x '%%.0e'\n", rows, cols,
             any_binned ? "; above " PM_STR(FIG_SCATTER_MAX) " configs binned: median and quartiles of each 1/"
                          PM_STR(FIG_BINS) " by size" : "");
     for (size_t j = 0, i = 0; j < a->fits.n; j++) {
@@ -70,8 +70,16 @@ static int fig_why(const fig_ctx *x, char **body)
         snprintf(t, sizeof t, "%s (%s)%s%s%s%s", fit->name, a->stages[fit->stage], fit->reference ? "" : ", ",
                  fit->reference ? "" : fit->variant ? fit->variant : "-", fit->group ? ", " : "",
                  fit->group ? fit->group : "");
+        /* the fit under the pass's name, not in a key over the points */
+        char fit_t[200] = "no fit (one size)";
+        if (!isnan(fit->exponent) && hi > lo)
+            snprintf(fit_t, sizeof fit_t, "fit size^%.2f [%.2f, %.2f], R2 %.2f%s, %d configs%s", fit->exponent,
+                     fit->lo, fit->hi, fit->r2, fit->superlinear ? ", superlinear" : "", fit->n,
+                     fit->n > FIG_SCATTER_MAX ? " (binned)" : "");
         fprintf(f, "set title ");
         fig_q(f, t);
+        fputs(" . \"\\n\" . ", f);
+        fig_q(f, fit_t);
         fprintf(f, " font ',12'\nset xlabel ");
         fig_q(f, fit->x_metric);
         double ylo = INFINITY, yhi = -INFINITY;
@@ -79,21 +87,17 @@ static int fig_why(const fig_ctx *x, char **body)
             ylo = fmin(ylo, fit->y[k]), yhi = fmax(yhi, fit->y[k]);
         fputc('\n', f);
         fprintf(f, "set xtics autofreq\nset ytics autofreq\n");   /* the previous panel's ticks do not carry over */
-        fig_log_tics(f, "x", lo, hi);
-        fig_log_tics(f, "y", ylo, yhi);
+        fig_log_tics(f, "x", lo, hi, NULL);
+        fig_log_tics(f, "y", ylo, yhi, "s");
         if (fit->n > FIG_SCATTER_MAX)
-            fprintf(f, "plot 'why-costly.dat' index %zu using 1:2:3:4 with yerrorbars pt 7 lc rgb '%s' title "
-                       "'configs (%d, binned)'", i, fig_color((int)i), fit->n);
+            fprintf(f, "plot 'why-costly.dat' index %zu using 1:2:3:4 with yerrorbars pt 7 lc rgb '%s' notitle",
+                    i, fig_color((int)i));
         else
-            fprintf(f, "plot 'why-costly.dat' index %zu using 1:2 with points pt 7 lc rgb '%s' title 'configs'", i,
+            fprintf(f, "plot 'why-costly.dat' index %zu using 1:2 with points pt 7 lc rgb '%s' notitle", i,
                     fig_color((int)i));
-        if (!isnan(fit->exponent) && fit->n > 0 && hi > lo) {
-            snprintf(t, sizeof t, "x^%.2f [%.2f, %.2f], R2 %.2f%s", fit->exponent, fit->lo, fit->hi, fit->r2,
-                     fit->superlinear ? " superlinear" : "");
-            fprintf(f, ", [%.6g:%.6g] %.6g*x**%.6g with lines lw 2 lc rgb '%s' title ", lo, hi, fit->prefactor,
+        if (!isnan(fit->exponent) && fit->n > 0 && hi > lo)
+            fprintf(f, ", [%.6g:%.6g] %.6g*x**%.6g with lines lw 2 lc rgb '%s' notitle", lo, hi, fit->prefactor,
                     fit->exponent, fig_color((int)i));
-            fig_q(f, t);
-        }
         fputc('\n', f);
         i++;
     }

@@ -35,7 +35,7 @@ void fig_q(FILE *f, const char *s);
 FILE *fig_data_file(const fig_ctx *x, const char *name);
 size_t fig_bin_of(size_t i, size_t n);
 size_t fig_bins(size_t n);
-void fig_log_tics(FILE *f, const char *axis, double lo, double hi);
+void fig_log_tics(FILE *f, const char *axis, double lo, double hi, const char *unit);
 void fig_write_bins(FILE *d, fig_xy *v, size_t n, size_t nbins);
 
 /* A figure row's parts. draw: writes the data files and returns the gnuplot body (0), no data (1) or an I/O error

@@ -56,6 +56,10 @@ static const char CSS[] =
     "border-radius:4px;background:var(--bg);color:var(--fg)}"
     "figure{margin:14px 0;padding:8px;background:#fff;color:#000;border:1px solid var(--line);border-radius:8px;"
     "max-width:100%;overflow:hidden}figure svg{display:block;width:100%;height:auto;max-height:78vh}"
+    /* a figure clicked fills the window (again, or Esc: back); drawn at its own size otherwise */
+    "figure[data-figure] svg{cursor:zoom-in}figure.big{position:fixed;inset:0;z-index:9;margin:0;border-radius:0;"
+    "max-width:none;overflow:auto}figure.big svg{max-width:none!important;width:100%;height:calc(100vh - 80px);"
+    "max-height:none;cursor:zoom-out}"
     "figcaption{font-weight:600;margin:0 0 4px}figure.omitted{background:var(--card);color:var(--fg)}"
     "code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}"
     "pre{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px;overflow-x:auto;"
@@ -114,6 +118,11 @@ static const char JS[] =
     "g=e.target.closest?e.target.closest('g[data-x]'):null,z=svg.pmZoom;"
     "if(!g){zoom(svg,0,W);return;}var x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w');"
     "if(w<=0)return;if(z&&z[0]===x&&z[1]===x+w){zoom(svg,0,W);return;}zoom(svg,x,x+w);});});"
+    /* click to enlarge a figure: it fills the window until clicked again or Esc */
+    "Array.prototype.forEach.call(document.querySelectorAll('figure[data-figure]'),function(fg){"
+    "var s=fg.querySelector('svg');if(s)s.addEventListener('click',function(){fg.classList.toggle('big');});});"
+    "document.addEventListener('keydown',function(e){if(e.key==='Escape')Array.prototype.forEach.call("
+    "document.querySelectorAll('figure.big'),function(fg){fg.classList.remove('big');});});"
     "})();";
 
 

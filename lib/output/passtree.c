@@ -273,9 +273,38 @@ typedef struct show_cols {
     const char *b, *dim, *rst;
 } show_cols;
 
-/* A narrow terminal gives way by priority: the bar narrows to 8, then goes, then the stage column goes; the name
- * keeps at least 28 columns (cut names end in '~'), and what was dropped is said once. */
-static void show_columns(FILE *out, const pm_show_opts *o, show_cols *c)
+/* How wide a pass's name cell is: its indent, name and " (A)". */
+static int pass_name_width(const pm_stored_pass *p)
+{
+    return 2 * p->depth + 2 + text_width(p->name ? p->name : "?") + ((p->flags & PM_PASS_ANALYSIS) ? 4 : 0);
+}
+
+/* The widest name among the rows show prints (shown by the layout, at or above --min-share). -1: no memory. */
+static int show_name_need(const pm_stored_run *run, const pm_show_opts *o, double run_wall)
+{
+    int need = 0;
+    for (size_t k = 0; k < run->n_steps; k++) {
+        const pm_stored_step *st = &run->steps[k];
+        pm_span *spans = calloc(st->n_passes ? st->n_passes : 1, sizeof *spans);
+        if (!spans)
+            return -1;
+        pm_passtree_layout(st, spans);
+        for (size_t i = 0; i < st->n_passes; i++) {
+            const pm_stored_pass *p = &st->passes[i];
+            double share = run_wall > 0 && p->wall_s > 0 ? p->wall_s / run_wall : 0;
+            if (spans[i].shown && share >= o->min_share && pass_name_width(p) > need)
+                need = pass_name_width(p);
+        }
+        free(spans);
+    }
+    return need;
+}
+
+/* A narrow terminal gives way by priority, as far as the widest pass name needs (need): the bar narrows to 8,
+ * the stage column to 12 (its names cut, ending in '~'), then the bar goes, then the stage column goes. The name
+ * keeps at least 28 columns; the columns go for at most 36 of it (a longer name is cut, ending in '~'), and what
+ * was dropped is said once. */
+static void show_columns(FILE *out, const pm_show_opts *o, int need, show_cols *c)
 {
     int width = c->width;
     int stage_w = 0;
@@ -284,23 +313,29 @@ static void show_columns(FILE *out, const pm_show_opts *o, show_cols *c)
             stage_w = text_width(pm_stagemap_stage(o->map, s));
     if (o->map && stage_w < (int)strlen(PM_STAGE_OVERHEAD))
         stage_w = (int)strlen(PM_STAGE_OVERHEAD);
-    enum { NAME_MIN = 28, BAR_MIN = 8 };
+    enum { NAME_MIN = 28, NAME_KEEP = 36, BAR_MIN = 8, STAGE_MIN = 12 };
     int stage_full = stage_w;
     int fixed = 1 + 10 + 1 + 7 + 1;   /* " time share " around the name */
     int bar_w = width / 5 < 10 ? 10 : width / 5;
     int name_w = width - fixed - (stage_w ? stage_w + 1 : 0) - bar_w;
     const char *dropped = NULL;
-    if (name_w < NAME_MIN) {
-        int give = NAME_MIN - name_w < bar_w - BAR_MIN ? NAME_MIN - name_w : bar_w - BAR_MIN;
-        bar_w -= give;
-        name_w += give;
+    if (need < NAME_MIN)
+        need = NAME_MIN;
+    int keep = need < NAME_KEEP ? need : NAME_KEEP;   /* what a column is dropped for */
+    if (name_w < need) {   /* the bar narrows first, then the stage column */
+        int give = need - name_w < bar_w - BAR_MIN ? need - name_w : bar_w - BAR_MIN;
+        bar_w -= give, name_w += give;
     }
-    if (name_w < NAME_MIN) {
+    if (name_w < need && stage_w > STAGE_MIN) {
+        int give = need - name_w < stage_w - STAGE_MIN ? need - name_w : stage_w - STAGE_MIN;
+        stage_w -= give, name_w += give;
+    }
+    if (name_w < keep) {
         name_w += bar_w;
         bar_w = 0;
         dropped = "bar";
     }
-    if (name_w < NAME_MIN && stage_w) {
+    if (name_w < keep && stage_w) {
         name_w += stage_w + 1;
         stage_w = 0;
         dropped = "bar and stage";
@@ -309,7 +344,7 @@ static void show_columns(FILE *out, const pm_show_opts *o, show_cols *c)
         name_w = 12;
     if (dropped)
         fprintf(out, "%s(%s column%s dropped; COLUMNS=%d shows all)%s\n", c->dim, dropped,
-                stage_w || !o->map ? "" : "s", fixed + NAME_MIN + (stage_full ? stage_full + 1 : 0) + BAR_MIN, c->rst);
+                stage_w || !o->map ? "" : "s", fixed + keep + (stage_full ? STAGE_MIN + 1 : 0) + BAR_MIN, c->rst);
     c->name_w = name_w, c->stage_w = stage_w, c->bar_w = bar_w;
 }
 
@@ -340,7 +375,7 @@ static double show_scale(const pm_stored_run *run, double run_wall)
 static void show_pass(FILE *out, const pm_stored_step *st, const pm_stored_pass *p, double share,
                       const pm_show_opts *o, const show_cols *c)
 {
-    char name[1024], t[32];
+    char name[1024], t[32];   /* as wide as pass_name_width */
     snprintf(name, sizeof name, "%*s%s%s", 2 * p->depth + 2, "", p->name ? p->name : "?",
              (p->flags & PM_PASS_ANALYSIS) ? " (A)" : "");
     int grp = (p->flags & PM_PASS_GROUP) != 0;
@@ -418,7 +453,7 @@ static int show_step(FILE *out, const pm_stored_run *run, const pm_stored_step *
     double outside = ext - counted;
     if (outside > 0 && st->n_passes) {
         char name[128];
-        snprintf(name, sizeof name, "  (outside passes: process start, parse, I/O)");
+        snprintf(name, sizeof name, "  (outside passes: start-up, I/O)");
         put_cell(out, name, c->name_w);
         put_time(t, sizeof t, outside);
         fprintf(out, " %10s %6.1f%% ", t, run_wall > 0 ? 100 * outside / run_wall : 0);
@@ -466,7 +501,10 @@ int pm_show_run(FILE *out, const pm_stored_run *run, const pm_show_opts *o, pm_e
     else
         fprintf(out, "%s%s%s\n  %s #%d  %s  %s  (run %lld)\n", b, run->config_key ? run->config_key : "?", rst,
                 run->mode ? run->mode : "?", run->repeat, run->status ? run->status : "?", t, (long long)run->id);
-    show_columns(out, o, &c);
+    int need = show_name_need(run, o, run_wall);
+    if (need < 0)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    show_columns(out, o, need, &c);
     c.unicode = o->color || o->unicode;   /* block glyphs on a terminal, coloured or not; '#' in files and pipes */
     c.scale = show_scale(run, run_wall);
     for (size_t k = 0; k < run->n_steps; k++) {

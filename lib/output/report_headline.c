@@ -212,8 +212,8 @@ static void phase_range(const pm_analysis *a, size_t p, int cpu, char *buf, size
 }
 
 /* The phase split over the configs with cold runs: each phase's range of shares (of user CPU time when every
- * such config's tools are serial and report user times, the wall's beside; else of the wall), then how many
- * configs each phase leads. */
+ * such config's tools are serial and report user times, the wall's beside; else of the wall: a parallel tool, or
+ * no per-pass user time in some run), then how many configs each phase leads. Short: a headline line. */
 static void hl_phases(pm_rt_headline *h, const pm_analysis *a)
 {
     int n = 0, cpu = 1;
@@ -225,8 +225,7 @@ static void hl_phases(pm_rt_headline *h, const pm_analysis *a)
     if (!n || !a->n_phases)
         return;
     hl_add(h, &h->phases, "%d config%s, share of %s:", n, n == 1 ? "" : "s",
-           cpu ? "the compile's user CPU time (serial tools, per-pass user times; wall in brackets)"
-               : "the cold compile wall (no per-pass user time in every run, or a parallel tool)");
+           cpu ? "user CPU time (wall in brackets)" : "cold wall");
     for (size_t p = 0; p < a->n_phases; p++) {
         int lead = 0;
         for (size_t i = 0; i < a->n_configs; i++)

@@ -467,6 +467,38 @@ void pm_rt_ab_caption(const pm_analysis *a, size_t pair, char *buf, size_t n)
              x->variant, x->against, d, x->cmp.decided_on != PM_DECIDE_WALL ? " (wall B/A, A wall, B wall)" : "");
 }
 
+/* A row's key saying which A and which B: the A key with the parts B differs in as "a\u2192b"
+ * ("llm/gemma2/2b/w128/int8\u2192fp16/L1/stock"); keys of different shapes: "A vs B". */
+static void ab_row_key(char *buf, size_t n, const char *ka, const char *kb)
+{
+    if (!kb || !ka || !strcmp(ka, kb)) {
+        snprintf(buf, n, "%s", ka ? ka : kb ? kb : "?");
+        return;
+    }
+    size_t parts_a = 1, parts_b = 1;
+    for (const char *p = ka; *p; p++)
+        parts_a += *p == '/';
+    for (const char *p = kb; *p; p++)
+        parts_b += *p == '/';
+    if (parts_a != parts_b) {
+        snprintf(buf, n, "%s vs %s", ka, kb);
+        return;
+    }
+    pm_sbuf b = {0};
+    for (const char *pa = ka, *pb = kb; *pa || *pb;) {
+        size_t la = strcspn(pa, "/"), lb = strcspn(pb, "/");
+        if (la == lb && !strncmp(pa, pb, la))
+            pm_sbuf_add(&b, "%.*s", (int)la, pa);
+        else
+            pm_sbuf_add(&b, "%.*s\u2192%.*s", (int)la, pa, (int)lb, pb);
+        pa += la + (pa[la] == '/'), pb += lb + (pb[lb] == '/');
+        if (*pa || *pb)
+            pm_sbuf_add(&b, "/");
+    }
+    snprintf(buf, n, "%s", b.s && !b.oom ? b.s : ka);
+    free(b.s);
+}
+
 pm_table *pm_rt_ab(const pm_analysis *a, size_t pair)
 {
     /* the answer first (which config, B/A, its mark), then the evidence: the interval and p the mark was read
@@ -474,7 +506,7 @@ pm_table *pm_rt_ab(const pm_analysis *a, size_t pair)
      * decided; the noise column only when a config was contended */
     enum { C_CFG, C_RATIO, C_MARK, C_CI, C_P, C_A, C_B, C_WALL_RATIO, C_WALL_A, C_WALL_B, C_NOISE, C_N };
     static const pm_col all[] = {
-        [C_CFG] = {"config", "config (A side)", NULL},   [C_RATIO] = {"ratio", "B/A", "ratio"},
+        [C_CFG] = {"config", "config (A\u2192B)", NULL},   [C_RATIO] = {"ratio", "B/A", "ratio"},
         [C_MARK] = {"verdict", "mark", NULL},            [C_CI] = {"ci", "95% CI", "ratio"},
         [C_P] = {"p_holm", "p (Holm)", "p"},             [C_A] = {"a", "A", NULL},
         [C_B] = {"b", "B", NULL},                        [C_WALL_RATIO] = {"wall_ratio", "wall B/A", "ratio"},
@@ -514,9 +546,12 @@ pm_table *pm_rt_ab(const pm_analysis *a, size_t pair)
         }
         size_t row = (size_t)r;
         char buf[128];
-        /* the A side's own key, as the configs table names it: compare's matching key spells out every
+        /* the A side's own key, as the configs table names it, with what B changes in it: every row (and every
+         * block of a table split at the terminal's width) says which B; compare's matching key spells out every
          * parameter and pushed the table past 120 columns */
-        rc |= pm_table_set(t, row, (size_t)at[C_CFG], c->key_a ? c->key_a : c->key, NAN);
+        char key[1024];
+        ab_row_key(key, sizeof key, c->key_a ? c->key_a : c->key, c->key_b);
+        rc |= pm_table_set(t, row, (size_t)at[C_CFG], key, NAN);
         pm_compare_fmt_ratio(buf, sizeof buf, st);
         rc |= pm_table_set(t, row, (size_t)at[C_RATIO], buf, st->ratio);
         pm_compare_fmt_verdict(buf, sizeof buf, st);

@@ -254,6 +254,9 @@ static int headline_lines(const pm_analysis *a, pm_rt_headline *h, pm_rt_hl_line
     return PM_OK;
 }
 
+/* The text headline's longest line (issue 37: an answer readable at 80 columns in at most two rows). */
+#define HEADLINE_COLS 120
+
 static int headline_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     pm_rt_headline h;
@@ -261,9 +264,37 @@ static int headline_text(const pm_report_ctx *x, FILE *f, pm_err *err)
     int n = 0, rc = headline_lines(x->a, &h, &l, &n, err);
     if (!rc) {
         fputs(x->markdown ? "\n## Headline\n\n" : "\nheadline\n", f);
-        for (int i = 0; i < n; i++)   /* the A/B lines are their own answer: no label before "fp16 vs int8:" */
-            fprintf(f, "%s%s%s%s\n", l[i].sub ? PM_MD(x, "  - ", "    ") : PM_MD(x, "- ", "  "),
-                    l[i].bare ? "" : l[i].label, l[i].bare ? "" : ": ", l[i].text);
+        for (int i = 0; i < n; i++) {   /* the A/B lines are their own answer: no label before "fp16 vs int8:" */
+            char head[96];
+            snprintf(head, sizeof head, "%s%s%s", l[i].sub ? PM_MD(x, "  - ", "    ") : PM_MD(x, "- ", "  "),
+                     l[i].bare ? "" : l[i].label, l[i].bare ? "" : ": ");
+            fputs(head, f);
+            if (x->markdown || l[i].bare) {   /* an A/B summary: compare's first line, word for word */
+                fprintf(f, "%s\n", l[i].text);
+                continue;
+            }
+            /* at most HEADLINE_COLS columns a line in text: a longer answer (a fix's why from the catalogue)
+             * goes on below its label, indented */
+            int cols = 0;
+            for (const char *p = head; *p; p++)
+                cols += ((unsigned char)*p & 0xC0) != 0x80;
+            int text_cols = 0;
+            for (const char *p = l[i].text; *p; p++)
+                text_cols += ((unsigned char)*p & 0xC0) != 0x80;
+            const char *cmd = strstr(l[i].text, ": passmap ");
+            if (cmd && cols + text_cols > HEADLINE_COLS) {   /* a command to copy goes whole on its own line */
+                char *before = strndup(l[i].text, (size_t)(cmd - l[i].text) + 1);
+                if (!before) {
+                    rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                pm_fmt_wrapped(f, before, cols, l[i].sub ? 6 : 4, HEADLINE_COLS);
+                fprintf(f, "%*s%s\n", l[i].sub ? 6 : 4, "", cmd + 2);
+                free(before);
+                continue;
+            }
+            pm_fmt_wrapped(f, l[i].text, cols, l[i].sub ? 6 : 4, HEADLINE_COLS);
+        }
     }
     free(l);
     pm_rt_headline_free(&h);

@@ -44,7 +44,8 @@ static void figures_toc(const pm_report_ctx *x, FILE *f)
 static int figures_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     (void)err;
-    fputs("<h2 id=figures>Figures</h2>\n", f);
+    fputs("<h2 id=figures>Figures</h2>\n<p class=note>Click a figure to see it larger (click again, or Esc, to "
+          "return).</p>\n", f);
     for (size_t i = 0; x->figs && i < x->figs->n; i++) {
         const pm_figure *g = &x->figs->fig[i];
         fprintf(f, "<figure id=\"fig-%s\" data-figure=\"%s\"%s><figcaption>", g->name, g->name, g->svg ? "" : " class=omitted");

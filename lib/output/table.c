@@ -150,6 +150,22 @@ static const char *wrap_line(const char *s, int w, int line, int *len)
     return NULL;
 }
 
+void pm_fmt_wrapped(FILE *out, const char *s, int first, int indent, int width)
+{
+    int len, w0 = width - first > 20 ? width - first : 20, w = width - indent > 20 ? width - indent : 20;
+    const char *l = wrap_line(s, w0, 0, &len);
+    if (!l) {
+        fputc('\n', out);
+        return;
+    }
+    fprintf(out, "%.*s\n", len, l);
+    const char *rest = l + len;
+    for (int i = 0; (l = wrap_line(rest, w, i, &len)); i++) {
+        pad(out, indent);
+        fprintf(out, "%.*s\n", len, l);
+    }
+}
+
 static int n_lines(const char *s, int w)
 {
     int n = 0, len;

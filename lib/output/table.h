@@ -72,6 +72,10 @@ void pm_fmt_ratio(char *buf, size_t n, double r);
  * keeps 1-999 of it ("1.234 s", "12.34 ms", "456.7 us"); sign: "+12.34 ms" */
 void pm_fmt_time(char *buf, size_t n, double s, int sign);
 
+/* s and a newline, wrapped at spaces to width columns: its first line after `first` columns already printed on
+ * it, the lines after it indented by `indent` spaces (the text report's headline, one answer a line). */
+void pm_fmt_wrapped(FILE *out, const char *s, int first, int indent, int width);
+
 /* HTML escaping for every HTML writer. */
 void pm_html_esc(FILE *f, const char *s);
 

@@ -246,17 +246,17 @@ static int read_events(rd *r, spans *s, opens *o)
 {
     int rc, c;
     r->pos++; /* '[' */
-    if ((c = rd_ws(r)) == ']') {
+    if ((c = pm_parse_rd_ws(r)) == ']') {
         r->pos++;
         return PM_OK;
     }
     for (;;) {
-        c = rd_ws(r);
+        c = pm_parse_rd_ws(r);
         if (c == '{') {
             r->pinned = 1;
             r->pin = r->pos;
-            long long at = rd_off(r);
-            if ((rc = rd_skip(r, 1))) {
+            long long at = pm_parse_rd_off(r);
+            if ((rc = pm_parse_rd_skip(r, 1))) {
                 r->pinned = 0;
                 return rc;
             }
@@ -264,7 +264,7 @@ static int read_events(rd *r, spans *s, opens *o)
             json_t *ev = json_loadb(r->p + r->pin, r->pos - r->pin, 0, &je);
             r->pinned = 0;
             if (!ev)
-                return rd_fail(r, at + je.position, je.text);
+                return pm_parse_rd_fail(r, at + je.position, je.text);
             s->at = at;
             rc = take_event(ev, s, o, r->err);
             json_decref(ev);
@@ -272,10 +272,10 @@ static int read_events(rd *r, spans *s, opens *o)
                 pm_err_wrap(r->err, "event at byte %lld", at);
                 return rc;
             }
-        } else if ((rc = rd_skip(r, 1))) { /* not an object: not an event, nothing to take */
+        } else if ((rc = pm_parse_rd_skip(r, 1))) { /* not an object: not an event, nothing to take */
             return rc;
         }
-        c = rd_ws(r);
+        c = pm_parse_rd_ws(r);
         if (c == ',') {
             r->pos++;
             continue;
@@ -284,7 +284,8 @@ static int read_events(rd *r, spans *s, opens *o)
             r->pos++;
             return PM_OK;
         }
-        return c == -2 ? PM_ERR_IO : rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : "',' or ']' expected");
+        return c == -2 ? PM_ERR_IO
+                       : pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : "',' or ']' expected");
     }
 }
 
@@ -305,7 +306,7 @@ static int key_is_trace_events(const rd *r, size_t from)
  * array of events; nothing but whitespace after it. */
 static int read_trace(rd *r, spans *s, opens *o)
 {
-    int c = rd_ws(r), rc;
+    int c = pm_parse_rd_ws(r), rc;
     if (c == -2)
         return PM_ERR_IO;
     if (c == '[') {
@@ -314,31 +315,31 @@ static int read_trace(rd *r, spans *s, opens *o)
     } else if (c == '{') {
         int have = 0;
         r->pos++;
-        if ((c = rd_ws(r)) == '}')
+        if ((c = pm_parse_rd_ws(r)) == '}')
             r->pos++;
         else
             for (;;) {
-                c = rd_ws(r);
+                c = pm_parse_rd_ws(r);
                 if (c == -2)
                     return PM_ERR_IO;
                 if (c != '"')
-                    return rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : "string or '}' expected");
+                    return pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : "string or '}' expected");
                 r->pinned = 1;
                 r->pin = r->pos;
-                rc = rd_string(r);
+                rc = pm_parse_rd_string(r);
                 int is_events = !rc && key_is_trace_events(r, r->pin);
                 r->pinned = 0;
-                if (rc || (rc = rd_expect(r, ':', "':' expected")))
+                if (rc || (rc = pm_parse_rd_expect(r, ':', "':' expected")))
                     return rc;
-                c = rd_ws(r);
+                c = pm_parse_rd_ws(r);
                 if (is_events) { /* a later traceEvents replaces an earlier one */
-                    spans_free(s);
+                    pm_parse_spans_free(s);
                     opens_free(o);
                     have = c == '[';
                 }
-                if ((rc = is_events && c == '[' ? read_events(r, s, o) : rd_skip(r, 1)))
+                if ((rc = is_events && c == '[' ? read_events(r, s, o) : pm_parse_rd_skip(r, 1)))
                     return rc;
-                c = rd_ws(r);
+                c = pm_parse_rd_ws(r);
                 if (c == ',') {
                     r->pos++;
                     continue;
@@ -348,20 +349,20 @@ static int read_trace(rd *r, spans *s, opens *o)
                     break;
                 }
                 return c == -2 ? PM_ERR_IO
-                               : rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : "',' or '}' expected");
+                               : pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : "',' or '}' expected");
             }
         if (!have) {
-            if ((c = rd_ws(r)) != -1)
-                return c == -2 ? PM_ERR_IO : rd_fail(r, rd_off(r), "end of file expected");
+            if ((c = pm_parse_rd_ws(r)) != -1)
+                return c == -2 ? PM_ERR_IO : pm_parse_rd_fail_here(r, "end of file expected");
             return pm_err_set(r->err, PM_ERR_PARSE, "no traceEvents array");
         }
     } else {
-        return rd_fail(r, rd_off(r), c < 0 ? "'[' or '{' expected, found the end of input" : "'[' or '{' expected");
+        return pm_parse_rd_fail_here(r, c < 0 ? "'[' or '{' expected, found the end of input" : "'[' or '{' expected");
     }
-    c = rd_ws(r);
+    c = pm_parse_rd_ws(r);
     if (c == -2)
         return PM_ERR_IO;
-    return c == -1 ? PM_OK : rd_fail(r, rd_off(r), "end of file expected");
+    return c == -1 ? PM_OK : pm_parse_rd_fail_here(r, "end of file expected");
 }
 
 static int parse_with(rd *r, pm_report *out, pm_err *err)
@@ -373,9 +374,9 @@ static int parse_with(rd *r, pm_report *out, pm_err *err)
     free(r->own);
     r->own = NULL;
     if (rc == PM_OK)
-        rc = chrome_emit(&s, out, err); /* frees s */
+        rc = pm_parse_chrome_emit(&s, out, err); /* frees s */
     else
-        spans_free(&s);
+        pm_parse_spans_free(&s);
     return rc;
 }
 

@@ -124,7 +124,7 @@ static int below_granularity(const spans *s, pm_report *out, const int *self_ix,
     return rc;
 }
 
-void spans_free(spans *s)
+void pm_parse_spans_free(spans *s)
 {
     for (size_t k = 0; k < s->n; k++) {
         free(s->v[k].name);
@@ -195,7 +195,7 @@ static int add_self_row(pm_report *out, const pm_pass *group, const char *name, 
     return rc;
 }
 
-int chrome_emit(spans *in, pm_report *out, pm_err *err)
+int pm_parse_chrome_emit(spans *in, pm_report *out, pm_err *err)
 {
     spans s = *in;
     int rc = PM_OK;

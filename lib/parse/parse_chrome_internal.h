@@ -38,18 +38,23 @@ typedef struct rd {
     pm_err *err;
 } rd;
 
-long long rd_off(const rd *r);
-int rd_fail(rd *r, long long at, const char *what);
-int rd_ws(rd *r);
+long long pm_parse_rd_off(const rd *r);
+int pm_parse_rd_fail(rd *r, long long at, const char *what);
+/* The error at the read position. */
+static inline int pm_parse_rd_fail_here(rd *r, const char *what)
+{
+    return pm_parse_rd_fail(r, pm_parse_rd_off(r), what);
+}
+int pm_parse_rd_ws(rd *r);
 /* Consumes one expected byte. */
-int rd_expect(rd *r, int want, const char *what);
+int pm_parse_rd_expect(rd *r, int want, const char *what);
 /* A string, from its opening quote (checked as Jansson does). */
-int rd_string(rd *r);
+int pm_parse_rd_string(rd *r);
 /* One value, from the byte at the read position: checked and consumed, not kept. */
-int rd_skip(rd *r, int depth);
+int pm_parse_rd_skip(rd *r, int depth);
 
-void spans_free(spans *s);
+void pm_parse_spans_free(spans *s);
 /* The spans, sorted and nested, into the report. Frees the spans. */
-int chrome_emit(spans *in, pm_report *out, pm_err *err);
+int pm_parse_chrome_emit(spans *in, pm_report *out, pm_err *err);
 
 #endif

@@ -11,12 +11,12 @@
 #define RD_CHUNK ((size_t)1 << 20)
 #define RD_MAX_DEPTH 2048   /* Jansson's own nesting limit (JSON_PARSER_MAX_DEPTH) */
 
-long long rd_off(const rd *r)
+long long pm_parse_rd_off(const rd *r)
 {
     return r->base + (long long)r->pos;
 }
 
-int rd_fail(rd *r, long long at, const char *what)
+int pm_parse_rd_fail(rd *r, long long at, const char *what)
 {
     return pm_err_set(r->err, PM_ERR_PARSE, "byte %lld: %s", at, what);
 }
@@ -76,7 +76,7 @@ static int rd_peek(rd *r)
     return (unsigned char)r->p[r->pos];
 }
 
-int rd_ws(rd *r)
+int pm_parse_rd_ws(rd *r)
 {
     int c;
     while ((c = rd_peek(r)) == ' ' || c == '\t' || c == '\n' || c == '\r')
@@ -85,13 +85,13 @@ int rd_ws(rd *r)
 }
 
 /* Consumes one expected byte. */
-int rd_expect(rd *r, int want, const char *what)
+int pm_parse_rd_expect(rd *r, int want, const char *what)
 {
-    int c = rd_ws(r);
+    int c = pm_parse_rd_ws(r);
     if (c == -2)
         return PM_ERR_IO;
     if (c != want)
-        return rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : what);
+        return pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : what);
     r->pos++;
     return PM_OK;
 }
@@ -117,47 +117,47 @@ static long rd_u4(rd *r)
 
 /* A string, from its opening quote: escapes, control characters, UTF-8 and \u surrogates checked as Jansson
  * does (it refuses what it would refuse). */
-int rd_string(rd *r)
+int pm_parse_rd_string(rd *r)
 {
-    long long at = rd_off(r);
+    long long at = pm_parse_rd_off(r);
     r->pos++; /* the opening quote */
     for (;;) {
         int c = rd_peek(r);
         if (c == -2)
             return PM_ERR_IO;
         if (c < 0)
-            return rd_fail(r, at, "premature end of input in a string");
+            return pm_parse_rd_fail(r, at, "premature end of input in a string");
         r->pos++;
         if (c == '"')
             return PM_OK;
         if (c < 0x20)
-            return rd_fail(r, rd_off(r) - 1, "control character in a string");
+            return pm_parse_rd_fail(r, pm_parse_rd_off(r) - 1, "control character in a string");
         if (c == '\\') {
             int e = rd_peek(r);
             if (e == -2)
                 return PM_ERR_IO;
             if (e < 0 || !strchr("\"\\/bfnrtu", e))
-                return rd_fail(r, rd_off(r), "invalid escape");
+                return pm_parse_rd_fail_here(r, "invalid escape");
             r->pos++;
             if (e != 'u')
                 continue;
             long u = rd_u4(r);
             if (u < 0)
-                return rd_fail(r, rd_off(r), "invalid \\u escape");
+                return pm_parse_rd_fail_here(r, "invalid \\u escape");
             if (u == 0)
-                return rd_fail(r, rd_off(r), "\\u0000 is not allowed");
+                return pm_parse_rd_fail_here(r, "\\u0000 is not allowed");
             if (u >= 0xDC00 && u <= 0xDFFF)
-                return rd_fail(r, rd_off(r), "invalid Unicode (a lone low surrogate)");
+                return pm_parse_rd_fail_here(r, "invalid Unicode (a lone low surrogate)");
             if (u >= 0xD800 && u <= 0xDBFF) { /* a high surrogate: a low one must follow */
                 if (rd_peek(r) != '\\')
-                    return rd_fail(r, rd_off(r), "invalid Unicode (a lone high surrogate)");
+                    return pm_parse_rd_fail_here(r, "invalid Unicode (a lone high surrogate)");
                 r->pos++;
                 if (rd_peek(r) != 'u')
-                    return rd_fail(r, rd_off(r), "invalid Unicode (a lone high surrogate)");
+                    return pm_parse_rd_fail_here(r, "invalid Unicode (a lone high surrogate)");
                 r->pos++;
                 long lo = rd_u4(r);
                 if (lo < 0xDC00 || lo > 0xDFFF)
-                    return rd_fail(r, rd_off(r), "invalid Unicode (a high surrogate without a low one)");
+                    return pm_parse_rd_fail_here(r, "invalid Unicode (a high surrogate without a low one)");
             }
             continue;
         }
@@ -166,19 +166,19 @@ int rd_string(rd *r)
         /* UTF-8: the sequence's length from its first byte; no overlong forms, surrogates or > U+10FFFF */
         int n = c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : -1;
         if (n < 0)
-            return rd_fail(r, rd_off(r) - 1, "invalid UTF-8 in a string");
+            return pm_parse_rd_fail(r, pm_parse_rd_off(r) - 1, "invalid UTF-8 in a string");
         long cp = c & (0x3F >> n);
         for (int k = 0; k < n; k++) {
             int b = rd_peek(r);
             if (b == -2)
                 return PM_ERR_IO;
             if (b < 0x80 || b > 0xBF)
-                return rd_fail(r, rd_off(r), "invalid UTF-8 in a string");
+                return pm_parse_rd_fail_here(r, "invalid UTF-8 in a string");
             cp = cp << 6 | (b & 0x3F);
             r->pos++;
         }
         if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return rd_fail(r, rd_off(r) - 1, "invalid UTF-8 in a string");
+            return pm_parse_rd_fail(r, pm_parse_rd_off(r) - 1, "invalid UTF-8 in a string");
     }
 }
 
@@ -195,7 +195,7 @@ static int rd_digits(rd *r)
 /* A number by JSON's grammar (its value is not needed here: an event's are Jansson's). */
 static int rd_number(rd *r)
 {
-    long long at = rd_off(r);
+    long long at = pm_parse_rd_off(r);
     if (rd_peek(r) == '-')
         r->pos++;
     int c = rd_peek(r);
@@ -205,12 +205,12 @@ static int rd_number(rd *r)
         if (rd_digits(r) < 0)
             return PM_ERR_IO;
     } else
-        return c == -2 ? PM_ERR_IO : rd_fail(r, at, "invalid number");
+        return c == -2 ? PM_ERR_IO : pm_parse_rd_fail(r, at, "invalid number");
     if (rd_peek(r) == '.') {
         r->pos++;
         int n = rd_digits(r);
         if (n <= 0)
-            return n < 0 ? PM_ERR_IO : rd_fail(r, at, "invalid number");
+            return n < 0 ? PM_ERR_IO : pm_parse_rd_fail(r, at, "invalid number");
     }
     if ((c = rd_peek(r)) == 'e' || c == 'E') {
         r->pos++;
@@ -218,35 +218,35 @@ static int rd_number(rd *r)
             r->pos++;
         int n = rd_digits(r);
         if (n <= 0)
-            return n < 0 ? PM_ERR_IO : rd_fail(r, at, "invalid number");
+            return n < 0 ? PM_ERR_IO : pm_parse_rd_fail(r, at, "invalid number");
     }
     return PM_OK;
 }
 
 static int rd_literal(rd *r, const char *word)
 {
-    long long at = rd_off(r);
+    long long at = pm_parse_rd_off(r);
     for (const char *w = word; *w; w++) {
         int c = rd_peek(r);
         if (c == -2)
             return PM_ERR_IO;
         if (c != *w)
-            return rd_fail(r, at, "invalid token");
+            return pm_parse_rd_fail(r, at, "invalid token");
         r->pos++;
     }
     return PM_OK;
 }
 
 /* One value, from the byte at the read position: checked and consumed, not kept. */
-int rd_skip(rd *r, int depth)
+int pm_parse_rd_skip(rd *r, int depth)
 {
-    int c = rd_ws(r);
+    int c = pm_parse_rd_ws(r);
     if (c == -2)
         return PM_ERR_IO;
     if (c < 0)
-        return rd_fail(r, rd_off(r), "unexpected end of input");
+        return pm_parse_rd_fail_here(r, "unexpected end of input");
     if (c == '"')
-        return rd_string(r);
+        return pm_parse_rd_string(r);
     if (c == '-' || (c >= '0' && c <= '9'))
         return rd_number(r);
     if (c == 't')
@@ -256,28 +256,28 @@ int rd_skip(rd *r, int depth)
     if (c == 'n')
         return rd_literal(r, "null");
     if (c != '{' && c != '[')
-        return rd_fail(r, rd_off(r), "invalid token");
+        return pm_parse_rd_fail_here(r, "invalid token");
     if (depth >= RD_MAX_DEPTH)
-        return rd_fail(r, rd_off(r), "maximum parsing depth reached");
+        return pm_parse_rd_fail_here(r, "maximum parsing depth reached");
     int close = c == '{' ? '}' : ']', rc;
     r->pos++;
-    if ((c = rd_ws(r)) == close) {
+    if ((c = pm_parse_rd_ws(r)) == close) {
         r->pos++;
         return PM_OK;
     }
     for (;;) {
         if (close == '}') {
-            c = rd_ws(r);
+            c = pm_parse_rd_ws(r);
             if (c == -2)
                 return PM_ERR_IO;
             if (c != '"')
-                return rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : "string or '}' expected");
-            if ((rc = rd_string(r)) || (rc = rd_expect(r, ':', "':' expected")))
+                return pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : "string or '}' expected");
+            if ((rc = pm_parse_rd_string(r)) || (rc = pm_parse_rd_expect(r, ':', "':' expected")))
                 return rc;
         }
-        if ((rc = rd_skip(r, depth + 1)))
+        if ((rc = pm_parse_rd_skip(r, depth + 1)))
             return rc;
-        c = rd_ws(r);
+        c = pm_parse_rd_ws(r);
         if (c == ',') {
             r->pos++;
             continue;
@@ -286,7 +286,7 @@ int rd_skip(rd *r, int depth)
             r->pos++;
             return PM_OK;
         }
-        return c == -2 ? PM_ERR_IO : rd_fail(r, rd_off(r), c < 0 ? "unexpected end of input" : "',' or end of "
+        return c == -2 ? PM_ERR_IO : pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : "',' or end of "
                                                                                               "container expected");
     }
 }

@@ -68,6 +68,7 @@
  *     npu.ie_ops.total                  hierarchical (IE -> Non-computational/Computational -> IE.Op -> type
  *                                     conversions): only IE. rows count
  */
+#include "util.h"
 #include "parse_npu_internal.h"
 
 #include <ctype.h>
@@ -152,14 +153,10 @@ counter *counter_get(counters *c, const char *name, size_t name_len)
     for (size_t i = 0; i < c->n; i++)
         if (strlen(c->items[i].name) == name_len && !memcmp(c->items[i].name, name, name_len))
             return &c->items[i];
-    if (c->n == c->cap) {
-        size_t ncap = c->cap ? c->cap * 2 : 16;
-        counter *ni = realloc(c->items, ncap * sizeof *ni);
-        if (!ni)
-            return NULL;
-        c->items = ni;
-        c->cap = ncap;
-    }
+    counter *ni = pm_grow(c->items, &c->cap, c->n, sizeof *ni, 16);
+    if (!ni)
+        return NULL;
+    c->items = ni;
     counter *e = &c->items[c->n];
     e->name = strndup(name, name_len);
     if (!e->name)

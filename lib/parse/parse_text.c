@@ -1,4 +1,5 @@
 /* Line splitting and column parsing shared by parse_mlir.c and parse_llvm.c. */
+#include "util.h"
 #include "parse_text.h"
 #include "parse_internal.h"
 #include "error.h"
@@ -50,14 +51,10 @@ int pm_lines_split(const char *buf, size_t len, pm_lines *out)
     while (start < len) {
         const char *nl = memchr(buf + start, '\n', len - start);
         size_t end = nl ? (size_t)(nl - buf) : len;
-        if (out->n == cap) {
-            size_t ncap = cap ? cap * 2 : 256;
-            char **p = realloc(out->line, ncap * sizeof *p);
-            if (!p)
-                goto nomem;
-            out->line = p;
-            cap = ncap;
-        }
+        char **p = pm_grow(out->line, &cap, out->n, sizeof *p, 256);
+        if (!p)
+            goto nomem;
+        out->line = p;
         char *l = strip_line(buf + start, end - start);
         if (!l)
             goto nomem;

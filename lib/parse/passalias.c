@@ -255,10 +255,7 @@ static int globs_meet(const char *ga, const char *gb)
     }
 #undef PUSH
 done:
-    free(a);
-    free(b);
-    free(seen);
-    free(queue);
+    pm_free_all(a, b, seen, queue);
     return rc;
 }
 

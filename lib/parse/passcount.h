@@ -61,4 +61,9 @@ void pm_passcount_free(pm_passcount *pc);
 int pm_passcount_compute(const pm_callgrind *cg, const pm_report *rep, const pm_cgmap *map, const char *tool,
                          pm_passcount *out, pm_err *err);
 
+/* The counts of one step a per_pass meter ran (meter.h): of the callgrind files in dir, the process the timer
+ * wrapper saw timers in (else the one that ran the most), matched to rep; without timer dumps, by
+ * data/pass-symbols.tsv. PM_ERR_NOTFOUND when dir holds no callgrind file. */
+int pm_passcount_dir(const char *dir, const pm_report *rep, const char *tool, pm_passcount *out, pm_err *err);
+
 #endif

@@ -45,10 +45,7 @@ void pm_stagemap_free(pm_stagemap *m)
         free(m->stages[i]);
         free(m->phases[i]);
     }
-    free(m->rules);
-    free(m->stages);
-    free(m->phases);
-    free(m);
+    pm_free_all(m->rules, m->stages, m->phases, m);
 }
 
 /* An installed binary (PREFIX/bin/passmap) keeps its data in PREFIX/share/passmap, wherever PREFIX was
@@ -136,14 +133,10 @@ static long add_stage(pm_stagemap *m, const char *stage)
 
 static int add_rule(pm_stagemap *m, const char *tool, const char *pattern, const char *stage)
 {
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 32;
-        rule *p = realloc(m->rules, cap * sizeof *p);
-        if (!p)
-            return PM_ERR_NOMEM;
-        m->rules = p;
-        m->cap = cap;
-    }
+    rule *p = pm_grow(m->rules, &m->cap, m->n, sizeof *p, 32);
+    if (!p)
+        return PM_ERR_NOMEM;
+    m->rules = p;
     rule *r = &m->rules[m->n];
     r->tool = strdup(tool);
     r->pattern = strdup(pattern);

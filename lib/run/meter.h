@@ -7,7 +7,9 @@
  *   counters  the same plus perf_event_open's instructions:u of the process tree (where the PMU exists)
  *   valgrind  the step run under Valgrind's cachegrind (--cache-sim=no: instruction counts only, exact), children
  *             followed; each process's count file goes to a private folder, summed, and removed. Its wall and
- *             CPU time are the instrumented run's, not the compile's. */
+ *             CPU time are the instrumented run's, not the compile's.
+ *   callgrind the valgrind meter's count under callgrind, with passmap's timer wrapper preloaded, so that each timed
+ *             pass of the step's report also gets its instruction count (per_pass; docs/meters.md). */
 #ifndef PM_METER_H
 #define PM_METER_H
 
@@ -20,14 +22,23 @@ typedef struct pm_meter {
     const char *about;        /* one line: what it records (help, docs, doctor) */
     int counts;               /* 1: records instruction counts: a count decides, and compiles may run in parallel */
     int slows;                /* 1: the step runs under an instrumenting tool: its wall is not the compile's */
+    int per_pass;             /* 1: exec leaves the step's callgrind files in scratch/PM_METER_PROFILE_DIR (a
+                                 non-NULL scratch) for per-pass counts; the caller reads and removes them */
     double slowdown_guess;    /* its slowdown against a native run before one is measured (timeouts, --dry-run) */
     /* 0 when this machine can use it, else non-zero with why (one line, what to do) */
     int (*usable)(char *why, size_t n);
+    /* what this machine gives the meter beyond usable (doctor, after about), into buf; NULL: nothing to add */
+    void (*detail)(char *buf, size_t n);
     /* Runs argv as pm_run_exec does, measured this way: res->instructions is the process tree's count (-1: not
      * counted). scratch: a folder for the meter's own files (NULL: $TMPDIR), which it leaves as it found it. */
     int (*exec)(const char *const argv[], const pm_run_opts *opts, const char *scratch, pm_run_result *res,
                 pm_err *err);
 } pm_meter;
+
+/* Where a per_pass meter leaves its files: scratch/PM_METER_PROFILE_DIR/PM_METER_PROFILE_PREFIX<pid>, one per
+ * process of the step. */
+#define PM_METER_PROFILE_DIR "callgrind"
+#define PM_METER_PROFILE_PREFIX "callgrind.out."
 
 size_t pm_meter_count(void);
 const pm_meter *pm_meter_at(size_t i);
@@ -41,6 +52,10 @@ int pm_meter_resolve(const char *name, const pm_meter **out, pm_err *err);
 
 /* The timeout a step gets under m: timeout_s times the meter's slowdown (the larger of the measured one and the
  * row's slowdown_guess). */
+/* passmap's Valgrind timer wrapper (src/vgwrap; $PASSMAP_VGWRAP, else beside passmap's binary, else the
+ * install's lib/passmap), NULL when not found: the per_pass meter then counts exported entry points only. */
+const char *pm_meter_vgwrap(void);
+
 double pm_meter_timeout(const pm_meter *m, double timeout_s, double slowdown);
 
 #endif

@@ -6,7 +6,7 @@
 
 #include "meter.h"
 
-#define PM_METER_ROWS(X) X(wall) X(counters) X(valgrind)
+#define PM_METER_ROWS(X) X(wall) X(counters) X(valgrind) X(callgrind)
 
 #define PM_METER_DECLARE(name) extern const pm_meter pm_meter_##name;
 PM_METER_ROWS(PM_METER_DECLARE)

@@ -5,6 +5,7 @@
  * compiler's alone. A process that replaces itself (exec without fork) is counted from its last program only:
  * Valgrind writes a tool's file when the process exits. */
 #include "meter.h"
+#include "meter_vg.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -34,7 +36,7 @@ static int on_path(const char *prog)
     return 0;
 }
 
-static int valgrind_usable(char *why, size_t n)
+int pm_meter_vg_usable(char *why, size_t n)
 {
     if (on_path(VALGRIND))
         return 0;
@@ -43,27 +45,40 @@ static int valgrind_usable(char *why, size_t n)
     return 1;
 }
 
-/* The count in one cachegrind file ("summary: N", the Ir total); -1 when it has none. */
+/* The count in one output file: the sum of its parts' "totals:" (callgrind writes one per dump part), else its
+ * "summary:" (cachegrind's Ir total); -1 when it has neither. A long line is read in pieces: only a piece that
+ * starts a line is looked at. */
 static int64_t file_count(const char *path)
 {
     FILE *f = fopen(path, "r");
     char line[512];
-    int64_t n = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "summary:", 8)) {
-            char *end;
-            long long v = strtoll(line + 8, &end, 10);
-            if (end != line + 8 && v >= 0)
-                n = v;
+    int64_t summary = -1, totals = 0;
+    int n_totals = 0, at_start = 1;
+    while (f && fgets(line, sizeof line, f)) {
+        int starts = at_start;
+        at_start = strchr(line, '\n') != NULL;
+        int is_total = starts && !strncmp(line, "totals:", 7);
+        if (!starts || (!is_total && strncmp(line, "summary:", 8)))
+            continue;
+        char *from = line + (is_total ? 7 : 8), *end;
+        long long v = strtoll(from, &end, 10);
+        if (end == from || v < 0)
+            continue;
+        if (is_total) {
+            totals += v;
+            n_totals++;
+        } else {
+            summary = v;
         }
+    }
     if (f)
         fclose(f);
-    return n;
+    return n_totals ? totals : summary;
 }
 
 /* The counts of every process in dir summed (*files: how many files); the first "valgrind:" line of a log into
  * note (what Valgrind said when it could not run something). */
-static int64_t sum_counts(const char *dir, int *files, char *note, size_t cap)
+static int64_t sum_counts(const char *dir, const char *prefix, int *files, char *note, size_t cap)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -73,7 +88,7 @@ static int64_t sum_counts(const char *dir, int *files, char *note, size_t cap)
     while (d && (e = readdir(d))) {
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
             continue;
-        if (!strncmp(e->d_name, "cg.", 3)) {
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
             int64_t n = file_count(path);
             if (n >= 0) {
                 total += n;
@@ -97,47 +112,89 @@ static int64_t sum_counts(const char *dir, int *files, char *note, size_t cap)
     return total;
 }
 
-static int valgrind_exec(const char *const argv[], const pm_run_opts *opts, const char *scratch, pm_run_result *res,
-                         pm_err *err)
+/* The folder the tool's files go to: kept (scratch/t->keep, emptied first) or private (made, removed after). */
+static int vg_folder(const pm_vg_tool *t, const char *scratch, char *dir, size_t cap, pm_err *err)
 {
     const char *tmp = scratch ? scratch : getenv("TMPDIR");
+    if (!tmp || !tmp[0])
+        tmp = "/tmp";
+    int keep = t->keep && scratch;
+    if (snprintf(dir, cap, keep ? "%s/%s" : "%s/passmap-meter-XXXXXX", tmp, t->keep) >= (int)cap)
+        return pm_err_set(err, PM_ERR_USAGE, "valgrind meter: the folder name under %s is longer than %zu bytes",
+                          tmp, cap);
+    if (keep)
+        pm_util_remove_tree(dir);
+    if (keep ? mkdir(dir, 0700) != 0 : !mkdtemp(dir))
+        return pm_err_set(err, PM_ERR_IO, "valgrind meter: cannot make a folder in %s: %s (set TMPDIR)", tmp,
+                          strerror(errno));
+    return PM_OK;
+}
+
+/* "LD_PRELOAD=lib" (before any the caller's environment preloads) beside the caller's env_set, in *env (owned) */
+static int vg_env(const pm_vg_tool *t, const pm_run_opts *opts, const char ***env, char **preload, pm_err *err)
+{
+    size_t n = 0;
+    while (opts->env_set && opts->env_set[n])
+        n++;
+    const char *had = getenv("LD_PRELOAD");
+    if (!(*env = calloc(n + 2, sizeof **env)) ||
+        asprintf(preload, "LD_PRELOAD=%s%s%s", t->preload, had && had[0] ? ":" : "", had ? had : "") < 0) {
+        *preload = NULL;
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    }
+    if (n)
+        memcpy(*env, opts->env_set, n * sizeof **env);
+    (*env)[n] = *preload;
+    return PM_OK;
+}
+
+int pm_meter_vg_exec(const pm_vg_tool *t, const char *const argv[], const pm_run_opts *opts, const char *scratch,
+                     pm_run_result *res, pm_err *err)
+{
     char dir[PATH_MAX], out_opt[PATH_MAX + 64], log_opt[PATH_MAX + 64], abs[PATH_MAX];
-    const char **vargv = NULL;
-    int rc;
+    const char **vargv = NULL, **env = NULL;
+    char *preload = NULL;
+    int rc, keep = t->keep && scratch;
     memset(res, 0, sizeof *res);
     res->instructions = -1;
-    if (snprintf(dir, sizeof dir, "%s/passmap-meter-XXXXXX", tmp && tmp[0] ? tmp : "/tmp") >= (int)sizeof dir)
-        return pm_err_set(err, PM_ERR_USAGE, "valgrind meter: the folder name under %s is longer than %d bytes",
-                          tmp, PATH_MAX);
-    if (!mkdtemp(dir))
-        return pm_err_set(err, PM_ERR_IO, "valgrind meter: cannot make a folder in %s: %s (set TMPDIR)",
-                          tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
+    if ((rc = vg_folder(t, scratch, dir, sizeof dir, err)))
+        return rc;
     /* the step may run in another folder: the files are named absolutely */
     if (!realpath(dir, abs)) {
         rc = pm_err_set(err, PM_ERR_IO, "valgrind meter: %s: %s", dir, strerror(errno));
         goto cleanup;
     }
-    snprintf(out_opt, sizeof out_opt, "--cachegrind-out-file=%s/cg.%%p", abs);
+    snprintf(out_opt, sizeof out_opt, "%s=%s/%s%%p", t->out_opt, abs, t->out_prefix);
     snprintf(log_opt, sizeof log_opt, "--log-file=%s/log.%%p", abs);
-    size_t n = 0;
+    size_t n = 0, n_args = 0;
     while (argv[n])
         n++;
-    const char *pre[] = {VALGRIND, "--tool=cachegrind", "--cache-sim=no", "--trace-children=yes", out_opt, log_opt,
-                         "--"};
-    size_t n_pre = sizeof pre / sizeof pre[0];
-    if (!(vargv = calloc(n_pre + n + 1, sizeof *vargv))) {
+    while (t->args[n_args])
+        n_args++;
+    if (!(vargv = calloc(n_args + n + 6, sizeof *vargv))) {
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    memcpy(vargv, pre, sizeof pre);
-    memcpy(vargv + n_pre, argv, n * sizeof *argv);
+    size_t k = 0;
+    vargv[k++] = VALGRIND;
+    for (size_t i = 0; i < n_args; i++)
+        vargv[k++] = t->args[i];
+    vargv[k++] = "--trace-children=yes";
+    vargv[k++] = out_opt;
+    vargv[k++] = log_opt;
+    vargv[k++] = "--";
+    memcpy(vargv + k, argv, n * sizeof *argv);
     pm_run_opts o = *opts;
     o.count_instructions = 0;
+    if (t->preload && (rc = vg_env(t, opts, &env, &preload, err)))
+        goto cleanup;
+    if (env)
+        o.env_set = env;
     if ((rc = pm_run_exec(vargv, &o, res, err)) != PM_OK)
         goto cleanup;
     int files = 0;
     char note[200] = "";
-    int64_t total = sum_counts(abs, &files, note, sizeof note);
+    int64_t total = sum_counts(abs, t->out_prefix, &files, note, sizeof note);
     if (files > 0) {
         res->instructions = total;
         res->instructions_errno = 0;
@@ -155,12 +212,25 @@ static int valgrind_exec(const char *const argv[], const pm_run_opts *opts, cons
     }
 cleanup:
     free(vargv);
-    pm_util_remove_tree(dir);
+    free(env);
+    free(preload);
+    if (!keep)
+        pm_util_remove_tree(dir);
     return rc;
+}
+
+static const char *const cachegrind_args[] = {"--tool=cachegrind", "--cache-sim=no", NULL};
+static const pm_vg_tool cachegrind = {.args = cachegrind_args, .out_opt = "--cachegrind-out-file",
+                                      .out_prefix = "cg."};
+
+static int valgrind_exec(const char *const argv[], const pm_run_opts *opts, const char *scratch, pm_run_result *res,
+                         pm_err *err)
+{
+    return pm_meter_vg_exec(&cachegrind, argv, opts, scratch, res, err);
 }
 
 const pm_meter pm_meter_valgrind = {.name = "valgrind", .about = "instructions of the process tree counted by "
                                     "Valgrind (cachegrind, no cache simulation): exact, ~20-100x slower; wall and "
                                     "CPU are the instrumented run's",
-                                    .counts = 1, .slows = 1, .slowdown_guess = 50, .usable = valgrind_usable,
+                                    .counts = 1, .slows = 1, .slowdown_guess = 50, .usable = pm_meter_vg_usable,
                                     .exec = valgrind_exec};

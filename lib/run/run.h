@@ -91,6 +91,9 @@ const char *pm_run_status_name(pm_run_status s);
 /* A stored run's status when its process exited 0 but its timing report cannot be read or holds no counted
  * pass: not a measurement of where time goes (no stage, regime or fix); run.note says why. */
 #define PM_RUN_STATUS_NO_REPORT "no-report"
+/* A stored run's mode for a cold run's uninstrumented twin: its steps without their timing flags (a [step]'s
+ * timing_flag), no report read; the walls of a study whose spec names timing flags, and the flags' own cost. */
+#define PM_RUN_MODE_PLAIN "plain"
 /* Parses "30", "2.5s", "5m", "1h" into seconds. */
 int pm_run_parse_duration(const char *text, double *seconds, pm_err *err);
 /* Parses "512M", "8G", "1073741824" into bytes. */

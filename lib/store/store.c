@@ -4,6 +4,7 @@
  * commits), and pm_store_record_run writes a run with everything below it in one BEGIN IMMEDIATE
  * transaction, so a reader never sees a run without its steps. */
 #include "store_internal.h"
+#include "store_passcount.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -367,7 +368,8 @@ static int insert_step(pm_store *st, int64_t run_id, int seq, const pm_step_reco
     int64_t step_id = sqlite3_last_insert_rowid(st->db);
     if (!rep)
         return PM_OK;
-    if ((rc = insert_passes(st, step_id, rep, err)) != PM_OK)
+    if ((rc = insert_passes(st, step_id, rep, err)) != PM_OK ||
+        (sr->counts && (rc = pm_store_record_passcount(st->db, st->path, step_id, sr->counts, err)) != PM_OK))
         return rc;
     for (size_t i = 0; i < rep->n_metrics && rc == PM_OK; i++)
         rc = insert_metric(st, run_id, step_id, &rep->metrics[i], err);

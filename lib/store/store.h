@@ -13,6 +13,8 @@
  *             start_s)                  -- start_s: offset in the step's report (v2; NULL: not given);
  *                                          name_id (v6; before: the name as text, and another column order)
  *   pass_name(id, name UNIQUE)  (v6)    -- pass names interned; ids are per file (merge maps them by name)
+ *   pass_count(step_id, idx, instructions, how, why)  -- per-pass instructions beside pass_time's row (the
+ *                                            callgrind meter, store_passcount.h); NULL with why: not counted
  *   metric(run_id, step_id, name, value)     -- step_id NULL for run-level metrics
  *   config_param(config_id, name, value)     -- the config model: every axis as name=value (schema 2)
  *   meta(key PRIMARY KEY, value)             -- free-form facts, e.g. compiler versions
@@ -59,6 +61,7 @@ typedef struct pm_step_record {
     const pm_run_result *result;
     const pm_report *report;     /* NULL: no report parsed */
     const char *stderr_tail;     /* last lines of stderr on failure, or NULL */
+    const struct pm_passcount *counts;   /* per-pass instruction counts of report (the callgrind meter), or NULL */
 } pm_step_record;
 
 typedef struct pm_run_record {
@@ -212,7 +215,7 @@ typedef struct pm_merge_result {
     int runs_merged, runs_skipped;
     int refused;              /* 1: nothing merged from this input; reason says why */
     int forced;               /* a difference was overridden by force (recorded) */
-    char reason[512];
+    char reason[1536];
     char note[512];           /* what was found and ignored, or "" (one build on machines with other host CPUs) */
 } pm_merge_result;
 int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_result *res, pm_err *err);

@@ -17,6 +17,7 @@
  * data dir's map, so the store's sums are consistent with one assignment; the report maps every recorded pair
  * with its own map and reads the sums only when all agree, else it sums the pass rows as before. Stage sums per
  * pass name (mapped at read) would cost as many rows as the pass rows themselves: no gain. */
+#include "util.h"
 #include "store.h"
 #include "stagemap.h"
 
@@ -442,13 +443,7 @@ static void agg_free(agg_ctx *c)
     free(c->slots);
     for (size_t i = 0; i < c->n_stages; i++)
         free(c->stages[i]);
-    free(c->stages);
-    free(c->ents);
-    free(c->touched);
-    free(c->st_wall);
-    free(c->st_user);
-    free(c->st_uw);
-    free(c->st_hit);
+    pm_free_all(c->stages, c->ents, c->touched, c->st_wall, c->st_user, c->st_uw, c->st_hit);
 }
 
 int pm_store_agg_add(sqlite3 *db, const char *path, const pm_stagemap *map, int64_t after_run, pm_err *err)

@@ -50,10 +50,18 @@ int pm_store_configs_of_sweep(pm_store *st, int64_t sweep_id,
     return rc;
 }
 
+/* A cold run with an uninstrumented twin (run mode "plain": its steps without their timing_flag) is measured by
+ * the twin: the timers' own cost is no part of a wall verdict. Its passes and steps stay the cold run's (the
+ * twin reads no report): those rows are keyed by the cold run's id. */
 static const char *const runs_sql =
-    "SELECT r.id, r.wall_s, coalesce(r.user_s, -1), coalesce(r.sys_s, -1), (SELECT CASE WHEN count(*) > 0 AND "
-    "count(*) = count(s.instructions) THEN sum(s.instructions) ELSE -1 END FROM step s WHERE s.run_id = r.id)\n"
-    "FROM run r WHERE r.config_id = ?1 AND r.mode = ?3 AND r.status = 'ok' AND r.repeat < ?2 ORDER BY r.id";
+    "SELECT r.id, CASE WHEN p.id IS NULL THEN r.wall_s ELSE p.wall_s END,\n"
+    "  coalesce(CASE WHEN p.id IS NULL THEN r.user_s ELSE p.user_s END, -1),\n"
+    "  coalesce(CASE WHEN p.id IS NULL THEN r.sys_s ELSE p.sys_s END, -1), (SELECT CASE WHEN count(*) > 0 AND "
+    "count(*) = count(s.instructions) THEN sum(s.instructions) ELSE -1 END FROM step s WHERE s.run_id = "
+    "coalesce(p.id, r.id))\n"
+    "FROM run r LEFT JOIN run p ON p.id = (SELECT t.id FROM run t WHERE r.mode = 'cold' AND t.config_id = "
+    "r.config_id AND t.mode = 'plain' AND t.repeat = r.repeat AND t.status = 'ok' ORDER BY t.id DESC LIMIT 1)\n"
+    "WHERE r.config_id = ?1 AND r.mode = ?3 AND r.status = 'ok' AND r.repeat < ?2 ORDER BY r.id";
 /* coalesce(tool, '') keeps the BINARY order the caller merges rows by free of NULLs. */
 /* Columns: run, tool, pass, time, the report format the time was read from (NULL: the runner's clock), readings. */
 static const char *const steps_sql =

@@ -72,12 +72,7 @@ const char *pm_store_study_sweep_cond(int has_superseded)
 void pm_tool_idents_free(pm_tool_ident *t, size_t n)
 {
     for (size_t i = 0; t && i < n; i++) {
-        free(t[i].name);
-        free(t[i].path);
-        free(t[i].version_text);
-        free(t[i].hash);
-        free(t[i].host);
-        free(t[i].invoked);
+        pm_free_all(t[i].name, t[i].path, t[i].version_text, t[i].hash, t[i].host, t[i].invoked);
     }
     free(t);
 }
@@ -138,16 +133,12 @@ int pm_store_read_tools(sqlite3 *db, int64_t sweep_id, pm_tool_ident **out, size
     int rc = PM_OK, oom = 0, step;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t nc = cap ? cap * 2 : 8;
-            pm_tool_ident *g = realloc(*out, nc * sizeof *g);
-            if (!g) {
-                oom = 1;
-                break;
-            }
-            *out = g;
-            cap = nc;
+        pm_tool_ident *g = pm_grow(*out, &cap, *n, sizeof *g, 8);
+        if (!g) {
+            oom = 1;
+            break;
         }
+        *out = g;
         pm_tool_ident *t = &(*out)[(*n)++];
         t->name = dup_col(s, 0, &oom);
         t->path = dup_col(s, 1, &oom);
@@ -212,16 +203,12 @@ int pm_store_config_fps(pm_store *st, const char *sweep, pm_config_fp **out, siz
     int rc = PM_OK, oom = 0, step;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            pm_config_fp *g = realloc(*out, nc * sizeof *g);
-            if (!g) {
-                oom = 1;
-                break;
-            }
-            *out = g;
-            cap = nc;
+        pm_config_fp *g = pm_grow(*out, &cap, *n, sizeof *g, 16);
+        if (!g) {
+            oom = 1;
+            break;
         }
+        *out = g;
         pm_config_fp *c = &(*out)[(*n)++];
         c->key = dup_col(s, 0, &oom);
         c->hash = dup_col(s, 1, &oom);
@@ -420,16 +407,12 @@ int pm_store_retry_killed(pm_store *st, const char *sweep, int max_retries, int 
         return db_fail(db, pm_store_path(st), err, "killed runs");
     sqlite3_bind_text(s, 1, sweep, -1, SQLITE_TRANSIENT);
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            char **bigger = realloc(keys, ncap * sizeof *bigger);
-            if (!bigger) {
-                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-                goto cleanup;
-            }
-            keys = bigger;
-            cap = ncap;
+        char **bigger = pm_grow(keys, &cap, n, sizeof *bigger, 16);
+        if (!bigger) {
+            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+            goto cleanup;
         }
+        keys = bigger;
         if (!(keys[n++] = strdup((const char *)sqlite3_column_text(s, 0)))) {
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             goto cleanup;

@@ -62,6 +62,9 @@ static const table_copy copies[] = {
       {NULL, NULL}},
      "FROM src.pass_time s WHERE s.step_id IN (SELECT id - @step_off FROM main.step WHERE id > @step_off)",
      "FROM src.pass_time s"},
+    {"pass_count", NULL, 0, {{"step_id", "s.step_id + @step_off"}, {NULL, NULL}},
+     "FROM src.pass_count s WHERE s.step_id IN (SELECT id - @step_off FROM main.step WHERE id > @step_off)",
+     "FROM src.pass_count s"},
     {"metric", NULL, 0,
      {{"id", "s.id + @metric_off"}, {"run_id", "s.run_id + @run_off"}, {"step_id", "s.step_id + @step_off"},
       {NULL, NULL}},
@@ -441,42 +444,83 @@ static void version_part_sql(sqlite3_context *cx, int argc, sqlite3_value **argv
     sqlite3_result_text(cx, part, -1, free);
 }
 
+/* Whether fingerprint text `with` is `without` plus its input files' lines ("input NAME: HASH"), and `without`
+ * has none: a store recorded before the fingerprint held the inputs' contents, with the same steps and builds. */
+static int only_inputs_added(const char *without, const char *with)
+{
+    if (!without || !with || !strncmp(without, "input ", 6) || strstr(without, "\ninput "))
+        return 0;
+    size_t n = strlen(without);
+    for (const char *p = with; *p;) {   /* `with` less its input lines, matched against `without` as it goes */
+        size_t k = strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n');
+        if (strncmp(p, "input ", 6)) {
+            if (k > n || strncmp(without, p, k))
+                return 0;
+            without += k, n -= k;
+        }
+        p += k;
+    }
+    return n == 0;
+}
+
 /* A config of the same sweep in both stores whose steps differ (fingerprints recorded by both): its runs
- * are two measurements, which one key must never mix; refused even with --force. */
+ * are two measurements, which one key must never mix; refused even with --force. A store recorded before
+ * fingerprints held the input files' contents, with the same steps otherwise, is refused for what it is: the
+ * contents its runs compiled cannot be verified (said, with what to do). */
 static int check_configs(merge_ctx *m, pm_merge_result *res)
 {
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(m->db,
-                           "SELECT ss.name, c.key, mc.fingerprint_text, c.fingerprint_text,\n"
-                           "  (SELECT count(*) FROM src.config c2 JOIN main.config mc2 ON mc2.key = c2.key\n"
-                           "   JOIN main.sweep ms2 ON ms2.id = mc2.sweep_id JOIN src.sweep ss2 ON ss2.id = c2.sweep_id\n"
-                           "   WHERE ms2.name = ss2.name AND c2.fingerprint <> mc2.fingerprint)\n"
+                           "SELECT ss.name, c.key, mc.fingerprint_text, c.fingerprint_text\n"
                            "FROM src.config c JOIN src.sweep ss ON ss.id = c.sweep_id\n"
                            "  JOIN main.sweep ms ON ms.name = ss.name JOIN main.config mc ON mc.sweep_id = ms.id\n"
-                           "  AND mc.key = c.key WHERE c.fingerprint <> mc.fingerprint ORDER BY ss.name, c.key LIMIT 1",
+                           "  AND mc.key = c.key WHERE c.fingerprint <> mc.fingerprint ORDER BY ss.name, c.key",
                            -1, &s, NULL) != SQLITE_OK)
         return db_fail(m, "compare config fingerprints");
-    int rc = PM_OK, step = sqlite3_step(s);
-    if (step == SQLITE_ROW) {
-        char diff[400];
-        pm_fp_diff((const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3), diff,
-                   sizeof diff);
-        int n = sqlite3_column_int(s, 4);
-        char more[64] = "";
-        if (n > 1)
-            snprintf(more, sizeof more, "; %d more config%s differ", n - 1, n - 1 == 1 ? "" : "s");
-        res->refused = 1;
-        res->forced = 0;
-        mark_cut(res->reason, sizeof res->reason, snprintf(res->reason, sizeof res->reason,
-                 "sweep '%s', config %s: other steps than in %s (%s)%s: one config key never mixes two "
-                 "measurements, not even with --force; sweep it under another name",
-                 (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
-                 pm_store_path(m->out), diff, more));
-    } else if (step != SQLITE_DONE) {
-        rc = db_fail(m, "compare config fingerprints");
+    int rc = PM_OK, step, n_steps = 0, n_inputs = 0, old_in = 0;
+    char first_steps[600] = "", first_inputs[300] = "";
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *sweep = (const char *)sqlite3_column_text(s, 0), *key = (const char *)sqlite3_column_text(s, 1);
+        const char *out_text = (const char *)sqlite3_column_text(s, 2);
+        const char *in_text = (const char *)sqlite3_column_text(s, 3);
+        int in_old = only_inputs_added(in_text, out_text), out_old = !in_old && only_inputs_added(out_text, in_text);
+        if (in_old || out_old) {
+            if (!n_inputs++) {
+                snprintf(first_inputs, sizeof first_inputs, "sweep '%s', config %s", sweep, key);
+                old_in = in_old;
+            }
+        } else if (!n_steps++) {
+            char diff[400];
+            pm_fp_diff(out_text, in_text, diff, sizeof diff);
+            snprintf(first_steps, sizeof first_steps, "sweep '%s', config %s: other steps than in %s (%s)", sweep,
+                     key, pm_store_path(m->out), diff);
+        }
     }
+    if (step != SQLITE_DONE)
+        rc = db_fail(m, "compare config fingerprints");
     sqlite3_finalize(s);
-    return rc;
+    if (rc || !(n_steps || n_inputs))
+        return rc;
+    res->refused = 1;
+    res->forced = 0;
+    int n = n_steps ? n_steps : n_inputs;
+    char more[64] = "";
+    if (n > 1)
+        snprintf(more, sizeof more, "; %d more config%s differ", n - 1, n - 1 == 1 ? "" : "s");
+    if (n_steps)
+        mark_cut(res->reason, sizeof res->reason, snprintf(res->reason, sizeof res->reason,
+                 "%s%s: one config key never mixes two measurements, not even with --force; sweep it under "
+                 "another name", first_steps, more));
+    else
+        mark_cut(res->reason, sizeof res->reason, snprintf(res->reason, sizeof res->reason,
+                 "%s%s: %s was recorded before passmap fingerprinted input files' contents, so the files its runs "
+                 "compiled cannot be verified against %s's; not mixed, not even with --force. Rerun that shard "
+                 "with this passmap into a new database and merge that; or, if its input files are unchanged, "
+                 "resume it once with this passmap (passmap sweep SPEC --db %s, with its --shard): the resume "
+                 "records their contents, then merge again", first_inputs, more, old_in ? m->in_path :
+                 pm_store_path(m->out), old_in ? pm_store_path(m->out) : m->in_path,
+                 old_in ? m->in_path : pm_store_path(m->out)));
+    return PM_OK;
 }
 
 static int same_file(const char *a, const char *b)

@@ -135,10 +135,7 @@ void pm_sq_sweeps_free(pm_sq_sweeps *s)
 {
     if (!s)
         return;
-    free(s->ids);
-    free(s->name);
-    free(s->backend);
-    free(s->meta_json);
+    pm_free_all(s->ids, s->name, s->backend, s->meta_json);
     memset(s, 0, sizeof *s);
 }
 

@@ -33,10 +33,7 @@ int pm_sq_cold_walls(sqlite3 *db, int64_t config_id, double **walls, size_t *n, 
 
 void pm_sq_samples_free(pm_sq_samples *s)
 {
-    free(s->wall);
-    free(s->user);
-    free(s->sys);
-    free(s->instructions);
+    pm_free_all(s->wall, s->user, s->sys, s->instructions);
     memset(s, 0, sizeof *s);
 }
 

@@ -95,16 +95,12 @@ static int load_passes(sqlite3 *db, int64_t step_id, int with_start, int interne
     int rc = PM_OK, oom = 0, step;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (st->n_passes == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            pm_stored_pass *p = realloc(st->passes, ncap * sizeof *p);
-            if (!p) {
-                oom = 1;
-                break;
-            }
-            st->passes = p;
-            cap = ncap;
+        pm_stored_pass *grown = pm_grow(st->passes, &cap, st->n_passes, sizeof *grown, 64);
+        if (!grown) {
+            oom = 1;
+            break;
         }
+        st->passes = grown;
         /* idx is dense from 0 (pm_store_record_run writes it so): parent_idx is an index into passes */
         pm_stored_pass *p = &st->passes[st->n_passes++];
         memset(p, 0, sizeof *p);
@@ -140,23 +136,11 @@ void pm_stored_run_free(pm_stored_run *r)
             free(st->passes[k].name);
             free(st->passes[k].section);
         }
-        free(st->passes);
-        free(st->tool);
-        free(st->argv);
-        free(st->status);
-        free(st->report_format);
-        free(st->stderr_tail);
+        pm_free_all(st->passes, st->tool, st->argv, st->status, st->report_format, st->stderr_tail);
     }
     for (size_t i = 0; i < r->n_metrics; i++)
         free(r->metrics[i].name);
-    free(r->steps);
-    free(r->metrics);
-    free(r->sweep);
-    free(r->config_key);
-    free(r->mode);
-    free(r->status);
-    free(r->note);
-    free(r->started_at);
+    pm_free_all(r->steps, r->metrics, r->sweep, r->config_key, r->mode, r->status, r->note, r->started_at);
     memset(r, 0, sizeof *r);
 }
 
@@ -173,16 +157,12 @@ static int load_metrics(sqlite3 *db, int64_t run_id, pm_stored_run *out, pm_err 
         return db_fail(db, err, "metrics");
     sqlite3_bind_int64(s, 1, run_id);
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (out->n_metrics == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            pm_stored_metric *p = realloc(out->metrics, ncap * sizeof *p);
-            if (!p) {
-                oom = 1;
-                break;
-            }
-            out->metrics = p;
-            cap = ncap;
+        pm_stored_metric *p = pm_grow(out->metrics, &cap, out->n_metrics, sizeof *p, 16);
+        if (!p) {
+            oom = 1;
+            break;
         }
+        out->metrics = p;
         pm_stored_metric *m = &out->metrics[out->n_metrics++];
         m->name = col_str(s, 0, &oom);
         m->value = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 1);
@@ -457,16 +437,12 @@ int pm_store_config_runs(sqlite3 *db, int64_t config_id, pm_run_summary **out, s
     int oom = 0, step, rc = PM_OK;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t ncap = cap ? cap * 2 : 8;
-            pm_run_summary *p = realloc(*out, ncap * sizeof *p);
-            if (!p) {
-                oom = 1;
-                break;
-            }
-            *out = p;
-            cap = ncap;
+        pm_run_summary *p = pm_grow(*out, &cap, *n, sizeof *p, 8);
+        if (!p) {
+            oom = 1;
+            break;
         }
+        *out = p;
         pm_run_summary *r = &(*out)[(*n)++];
         r->id = sqlite3_column_int64(s, 0);
         r->repeat = sqlite3_column_int(s, 1);
@@ -501,16 +477,12 @@ int pm_store_config_keys(sqlite3 *db, int64_t sweep_id, char ***keys, size_t *n,
     int oom = 0, step, rc = PM_OK;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            char **p = realloc(*keys, ncap * sizeof *p);
-            if (!p) {
-                oom = 1;
-                break;
-            }
-            *keys = p;
-            cap = ncap;
+        char **p = pm_grow(*keys, &cap, *n, sizeof *p, 16);
+        if (!p) {
+            oom = 1;
+            break;
         }
+        *keys = p;
         (*keys)[(*n)++] = col_str(s, 0, &oom);
     }
     if (oom)

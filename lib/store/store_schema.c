@@ -218,6 +218,18 @@ static const pm_migration migrations[] = {
      "  PRIMARY KEY(config_id, tool, name_id)\n"
      ") WITHOUT ROWID;\n",
      1 /* readers of an older file sum the pass rows, as before */, build_aggregates},
+    /* (issue 32, per-pass counts) the instructions of each counted row of a step's report, from the callgrind
+     * meter (store_passcount.c): beside pass_time's wall, keyed as its row; NULL with why when not counted */
+    {"per-pass instruction counts",
+     "CREATE TABLE pass_count(\n"
+     "  step_id INTEGER NOT NULL REFERENCES step(id) ON DELETE CASCADE,\n"
+     "  idx INTEGER NOT NULL,\n"
+     "  instructions INTEGER,\n"
+     "  how TEXT,\n"
+     "  why TEXT,\n"
+     "  PRIMARY KEY(step_id, idx)\n"
+     ") WITHOUT ROWID;\n",
+     1 /* readers of an older file find no table: no counts (pm_store_config_passcounts) */, NULL},
 };
 #define PM_STORE_N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 #define PM_STORE_SCHEMA_VERSION (1 + PM_STORE_N_MIGRATIONS)

@@ -1,4 +1,5 @@
 /* Sweep listing and run counts (see store_sweeps.h). */
+#include "util.h"
 #include "store_sweeps.h"
 
 #include <sqlite3.h>
@@ -16,10 +17,7 @@ static char *col_dup(sqlite3_stmt *s, int i, int *oom)
 void pm_store_sweep_rows_free(pm_store_sweep_row *rows, size_t n)
 {
     for (size_t i = 0; rows && i < n; i++) {
-        free(rows[i].name);
-        free(rows[i].backend);
-        free(rows[i].spec_text);
-        free(rows[i].meta_json);
+        pm_free_all(rows[i].name, rows[i].backend, rows[i].spec_text, rows[i].meta_json);
     }
     free(rows);
 }
@@ -38,16 +36,12 @@ int pm_store_list_sweeps(pm_store *st, pm_store_sweep_row **rows, size_t *n, pm_
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return pm_err_set(err, PM_ERR_DB, "store: listing sweeps: %s", sqlite3_errmsg(db));
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t nc = cap ? cap * 2 : 8;
-            pm_store_sweep_row *nr = realloc(*rows, nc * sizeof *nr);
-            if (!nr) {
-                oom = 1;
-                break;
-            }
-            *rows = nr;
-            cap = nc;
+        pm_store_sweep_row *nr = pm_grow(*rows, &cap, *n, sizeof *nr, 8);
+        if (!nr) {
+            oom = 1;
+            break;
         }
+        *rows = nr;
         pm_store_sweep_row *r = &(*rows)[(*n)++];
         r->name = col_dup(s, 0, &oom);
         r->backend = col_dup(s, 1, &oom);

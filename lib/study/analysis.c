@@ -1,5 +1,6 @@
 /* pm_analysis_run: the driver. Each section is one row of analysis_sections.h, its fill and free functions in its
  * own file (analysis_*.c), run in order over one shared working state; the SQL lives in lib/store/store_query.c. */
+#include "util.h"
 #include "analysis_internal.h"
 
 #include <math.h>
@@ -22,25 +23,9 @@ int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_e
         rc = sections[i](&w, err);
     pm_sq_scope_end(db);
     pm_sq_sweeps_free(&w.sweeps);
-    free(w.runs);
-    free(w.run_stage);
-    free(w.run_stage_u);
-    free(w.stage_u);
-    free(w.stage_uw);
-    free(w.pid_cfg_s);
-    free(w.pid_cfg_log);
-    free(w.pid_cfg_nlog);
-    free(w.run_pid_s);
-    free(w.touched);
-    free(w.pid_cfg_u);
-    free(w.pid_cfg_uw);
-    free(w.key_pid);
-    free(w.agg_stage);
-    free(w.agg_slot_pid);
-    free(w.mrows);
-    free(w.tmp);
-    free(w.metric_names);
-    free(w.cfg_startup);
+    pm_free_all(w.runs, w.run_stage, w.run_stage_u, w.stage_u, w.stage_uw, w.pid_cfg_s, w.pid_cfg_log, w.pid_cfg_nlog,
+                w.run_pid_s, w.touched, w.pid_cfg_u, w.pid_cfg_uw, w.key_pid, w.agg_stage, w.agg_slot_pid, w.mrows,
+                w.tmp, w.metric_names, w.cfg_startup);
     if (rc) {
         pm_analysis_free(w.a);
         w.a = NULL;
@@ -59,11 +44,7 @@ void pm_analysis_free(pm_analysis *a)
 #undef AN_SECTION
     for (size_t i = 0; i < full->priv.pool.n; i++)
         free(full->priv.pool.s[i]);
-    free(full->priv.pool.s);
-    free(full->priv.pids);
-    free(full->priv.slots);
-    free(full->priv.cfg_ix);
-    free(full);
+    pm_free_all(full->priv.pool.s, full->priv.pids, full->priv.slots, full->priv.cfg_ix, full);
 }
 
 int pm_study_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err)

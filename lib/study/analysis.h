@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
+#include "flagcost.h"
 #include <jansson.h>
 #include "error.h"
 #include "stagemap.h"
@@ -58,7 +59,9 @@ typedef struct pm_an_config {
     double size_num;              /* workload.size: "1.5b" -> 1.5e9; NAN when not numeric */
     int n_cold, n_warm, n_failed;
     int n_no_report;              /* runs without a readable timing report (not in n_failed) */
-    pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval) */
+    pm_ci wall;                   /* cold compile wall, s (geometric mean, log-t interval); with wall_untimed, of the
+                                     runs' uninstrumented twins (analysis_flagcost.c) */
+    int wall_untimed;
     double user_wall;             /* process user/wall over cold runs; NAN when absent */
     pm_ci *share;                 /* [n_stages], 0..1, sums to 1 */
     pm_ci *phase_share;           /* [n_phases]: the stage shares summed by phase (per run, then the interval) */
@@ -378,6 +381,33 @@ typedef struct pm_an_npu {        /* npu: the NPU back end (analysis_npu.c); n =
     int n_instrumented, n_offline;
 } pm_an_npu;
 
+typedef struct pm_an_passcount_pass {   /* one (tool, pass) of a config, over its ok cold runs with counts */
+    const char *tool, *name;      /* owned by the analysis */
+    int stage;                    /* index into pm_analysis.stages; -1: none */
+    double instructions;          /* mean per run; -1: not counted (why says why) */
+    double wall_s;                /* mean per run of the same report rows' wall */
+    int by_timer;                 /* counted at its timer's boundaries (else by an exported entry point) */
+    const char *why;              /* not counted: why; NULL otherwise */
+} pm_an_passcount_pass;
+
+typedef struct pm_an_passcount_config {
+    size_t config;                /* index into pm_analysis.configs */
+    int n_runs;                   /* ok cold runs with per-pass counts */
+    double process;               /* mean per run: the steps' whole process-tree count */
+    double counted, wall, wall_counted;   /* means per run: counted passes' instructions; every row's wall; the
+                                             wall of the rows that got a count */
+    double *stage_count, *stage_wall;     /* [n_stages] shares of counted instructions / of the rows' wall */
+    int dominant_count, dominant_wall;    /* stage index by each; -1: none */
+    pm_an_passcount_pass *passes; /* in the order they first ran */
+    size_t n_passes;
+} pm_an_passcount_config;
+
+typedef struct pm_an_passcount {  /* passcount (analysis_passcount.c); n = 0 when no run has per-pass counts */
+    pm_an_passcount_config *rows;
+    size_t n;
+    int n_agree;                  /* configs whose dominant stage by count is the one by wall */
+} pm_an_passcount;
+
 typedef struct pm_analysis {
     char *sweep, *backend, *meta_json;
     const char **stages;          /* stages this sweep hits, in map order, then "process-overhead" ("other" where a pass is unmapped) */
@@ -407,6 +437,8 @@ typedef struct pm_analysis {
     pm_an_fixes fixes;
     pm_an_npu npu;
     pm_an_method method;
+    pm_an_flagcost flagcost;
+    pm_an_passcount passcount;
 } pm_analysis;
 
 int pm_analysis_run(sqlite3 *db, const pm_an_opts *opts, pm_analysis **out, pm_err *err);

@@ -1,4 +1,5 @@
 /* Section: the heavy passes and their cost fits against IR size. */
+#include "util.h"
 #include "analysis_internal.h"
 
 #include <fnmatch.h>
@@ -416,10 +417,7 @@ int an_fits(an_work *w, pm_err *err)
         a->fits.x_note = fr.note;
 cleanup:
     free_rules(&fr);
-    free(pid_max);
-    free(variants);
-    free(group_of);
-    free(groups);
+    pm_free_all(pid_max, variants, group_of, groups);
     return rc;
 }
 

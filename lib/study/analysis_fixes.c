@@ -2,6 +2,7 @@
  * cache ratio), and the words on it. Which fix a row names is never decided here: pm_analysis_fix_words takes the
  * plan of `passmap fix` (pm_fix_propose: the back end's catalogue matched against the study) and the proven rows
  * of a fix sweep, so the report and `passmap fix --dry-run` cannot disagree. */
+#include "util.h"
 #include "analysis_internal.h"
 
 #include <jansson.h>
@@ -292,8 +293,5 @@ void an_fixes_free(pm_analysis *a)
 {
     for (size_t i = 0; i < a->fixes.n; i++)
         free(a->fixes.rows[i].fix);
-    free(a->fixes.rows);
-    free(a->fixes.proven_json);
-    free(a->fixes.headline);
-    free(a->fixes.top_why);
+    pm_free_all(a->fixes.rows, a->fixes.proven_json, a->fixes.headline, a->fixes.top_why);
 }

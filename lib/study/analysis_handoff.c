@@ -415,11 +415,7 @@ static int build_fingerprint(an_work *w, const pm_kind *row, pm_an_fingerprint *
     fp->bar_axes = bars.s, bars.s = NULL;
     fp->held = held.s, held.s = NULL;
 cleanup:
-    free(in);
-    free(vals);
-    free(bars.s);
-    free(held.s);
-    free(all.s);
+    pm_free_all(in, vals, bars.s, held.s, all.s);
     return rc;
 }
 

@@ -3,6 +3,7 @@
 #ifndef PM_ANALYSIS_INTERNAL_H
 #define PM_ANALYSIS_INTERNAL_H
 
+#include "util.h"
 #include "analysis.h"
 #include "store_query.h"
 

@@ -35,14 +35,10 @@ static int add_config(void *ctx, const pm_sq_config_row *r)
 {
     an_work *w = ctx;
     pm_analysis *a = w->a;
-    if (a->n_configs == w->cap_configs) {
-        size_t cap = w->cap_configs ? w->cap_configs * 2 : 64;
-        pm_an_config *p = realloc(a->configs, cap * sizeof *p);
-        if (!p)
-            return PM_ERR_NOMEM;
-        a->configs = p;
-        w->cap_configs = cap;
-    }
+    pm_an_config *p = pm_grow(a->configs, &w->cap_configs, a->n_configs, sizeof *p, 64);
+    if (!p)
+        return PM_ERR_NOMEM;
+    a->configs = p;
     pm_an_config *c = &a->configs[a->n_configs++];
     memset(c, 0, sizeof *c);
     c->id = r->id;
@@ -96,14 +92,10 @@ static int add_run(void *ctx, const pm_sq_run_row *r)
     int cold = r->mode && !strcmp(r->mode, "cold");
     if (!cold && !(r->mode && !strcmp(r->mode, "warm")))
         return PM_OK;
-    if (w->n_runs == w->cap_runs) {
-        size_t cap = w->cap_runs ? w->cap_runs * 2 : 256;
-        run_row *p = realloc(w->runs, cap * sizeof *p);
-        if (!p)
-            return PM_ERR_NOMEM;
-        w->runs = p;
-        w->cap_runs = cap;
-    }
+    run_row *p = pm_grow(w->runs, &w->cap_runs, w->n_runs, sizeof *p, 256);
+    if (!p)
+        return PM_ERR_NOMEM;
+    w->runs = p;
     w->runs[w->n_runs++] = (run_row){.id = r->id, .cfg = ci, .cold = cold, .wall = r->wall_s, .user = r->user_s};
     a->summary.n_runs_ok++;
     if (cold)
@@ -351,12 +343,7 @@ static int prune_stages(an_work *w, pm_err *err)
     double *rs = calloc(w->n_runs * kept + 1, sizeof *rs), *su = calloc(kept + 1, sizeof *su),
            *suw = calloc(kept + 1, sizeof *suw), *rsu = calloc(w->n_runs * kept + 1, sizeof *rsu);
     if (!rs || !su || !suw || !rsu) {
-        free(rsu);
-        free(rs);
-        free(su);
-        free(suw);
-        free(hit);
-        free(remap);
+        pm_free_all(rsu, rs, su, suw, hit, remap);
         return an_nomem(err);
     }
     for (size_t s = 0; s < ns; s++) {
@@ -369,10 +356,7 @@ static int prune_stages(an_work *w, pm_err *err)
         su[remap[s]] = w->stage_u[s];
         suw[remap[s]] = w->stage_uw[s];
     }
-    free(w->run_stage);
-    free(w->run_stage_u);
-    free(w->stage_u);
-    free(w->stage_uw);
+    pm_free_all(w->run_stage, w->run_stage_u, w->stage_u, w->stage_uw);
     w->run_stage = rs;
     w->run_stage_u = rsu;
     w->run_stage_ns = kept;
@@ -652,9 +636,6 @@ void an_load_free(pm_analysis *a)
             free(c->metrics[k].name);
         free(c->metrics);
     }
-    free(a->configs);
-    free(a->stages);
-    free(a->phases);
-    free(a->stage_phase);
+    pm_free_all(a->configs, a->stages, a->phases, a->stage_phase);
     free(a->sweep); free(a->backend); free(a->meta_json); free(a->summary.no_report_note);
 }

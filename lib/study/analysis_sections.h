@@ -18,3 +18,5 @@ AN_SECTION(precision)   /* precision */
 AN_SECTION(fixes)       /* the fix table and its rules: fixes */
 AN_SECTION(ab)          /* the in-sweep A/B by compare's rule (with pm_an_opts.db_path): ab */
 AN_SECTION(builds)      /* each tool build against the next by compare's rule (with db_path): between */
+AN_SECTION(flagcost)    /* timing flags against their uninstrumented twin runs: flagcost */
+AN_SECTION(passcount)   /* per-pass instruction counts beside per-pass wall (the callgrind meter): passcount */

@@ -277,12 +277,7 @@ int an_stages(an_work *w, pm_err *err)
     for (size_t s = 0; s < NS; s++)
         a->parallelism.stage_user_wall[s] = stage_uw[s] > 0 ? stage_u[s] / stage_uw[s] : NAN;
 cleanup:
-    free(first);
-    free(order);
-    free(run_su);
-    free(run_stage);
-    free(stage_u);
-    free(stage_uw);
+    pm_free_all(first, order, run_su, run_stage, stage_u, stage_uw);
     return rc;
 }
 

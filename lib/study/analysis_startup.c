@@ -125,10 +125,7 @@ int an_startup(an_work *w, pm_err *err)
     int rc = pm_sq_startup(w->db, &w->sweeps, take_startup, &x, &a->overhead.table, err);
     if (!rc)
         su_finish(&x);
-    free(x.wall);
-    free(x.user);
-    free(x.sys);
-    free(x.ratio);
+    pm_free_all(x.wall, x.user, x.sys, x.ratio);
     if (!rc && a->overhead.measured)
         rc = pm_sq_cold_config_tools(w->db, take_config_tool, w, err);
     return rc == PM_ERR_NOMEM ? an_nomem(err) : rc;

@@ -156,14 +156,10 @@ int an_cmp_pass(const void *pa, const void *pb)
 
 const char *an_pool_add(strpool *p, const char *s)
 {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 256;
-        char **q = realloc(p->s, cap * sizeof *q);
-        if (!q)
-            return NULL;
-        p->s = q;
-        p->cap = cap;
-    }
+    char **q = pm_grow(p->s, &p->cap, p->n, sizeof *q, 256);
+    if (!q)
+        return NULL;
+    p->s = q;
     char *d = strdup(s ? s : "");
     if (!d)
         return NULL;
@@ -202,14 +198,10 @@ int an_pid_lookup(struct pm_an_priv *pv, const char *tool, const char *name)
         if (!strcmp(id->name, name) && !strcmp(id->tool, tool))
             return pv->slots[h];
     }
-    if (pv->n_pids == pv->cap_pids) {
-        size_t cap = pv->cap_pids ? pv->cap_pids * 2 : 256;
-        pass_id *p = realloc(pv->pids, cap * sizeof *p);
-        if (!p)
-            return -1;
-        pv->pids = p;
-        pv->cap_pids = cap;
-    }
+    pass_id *p = pm_grow(pv->pids, &pv->cap_pids, pv->n_pids, sizeof *p, 256);
+    if (!p)
+        return -1;
+    pv->pids = p;
     pass_id *id = &pv->pids[pv->n_pids];
     id->tool = an_pool_add(&pv->pool, tool);
     id->name = an_pool_add(&pv->pool, name);

@@ -432,8 +432,10 @@ void pm_compare_free(pm_compare_result *r)
 {
     if (!r)
         return;
-    free(r->a.path), free(r->a.sweep), free(r->a.variant), free(r->a.meter);
-    free(r->b.path), free(r->b.sweep), free(r->b.variant), free(r->b.meter);
+    free(r->a.path), free(r->a.sweep), free(r->a.variant), free(r->a.meter), free(r->a.timing_flags);
+    free(r->b.path), free(r->b.sweep), free(r->b.variant), free(r->b.meter), free(r->b.timing_flags);
+    pm_flagcost_free(&r->a.flagcost);
+    pm_flagcost_free(&r->b.flagcost);
     for (size_t i = 0; i < r->n_configs; i++) {
         pm_compare_config *c = &r->configs[i];
         free(c->key), free(c->key_a), free(c->key_b), free(c->regime);

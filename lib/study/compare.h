@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "error.h"
+#include "flagcost.h"
 #include "passalias.h"
 
 typedef struct pm_compare_opts {
@@ -212,6 +213,10 @@ typedef struct pm_compare_side {
     char *path, *sweep, *variant;
     char *meter;                       /* the meter row its sweep was measured with (meter.h); NULL: not recorded */
     int walls_slowed;                  /* its walls are an instrumented run's (valgrind), not compile times */
+    /* its timing flags' cost against their uninstrumented twins ("clang-22 -ftime-report +44%"), whose walls
+     * its compile-wall rows are (pass and step rows stay the instrumented runs'); NULL: no twins */
+    char *timing_flags;
+    pm_an_flagcost flagcost;           /* the rows behind it (flagcost.h): pm_flagcost_differ between the sides */
 } pm_compare_side;
 
 typedef struct pm_compare_result {

@@ -483,6 +483,13 @@ int compare_load_side(const char *path, const char *sweep, const char *variant, 
         pm_err_wrap(err, "%s: contention", path);
         goto cleanup;
     }
+    pm_sq_sweeps one = {.ids = &sweep_id, .n = 1};
+    if ((rc = pm_flagcost_read(pm_store_db(sd->st), &one, &info->flagcost, err)) != PM_OK)
+        goto cleanup;
+    if (info->flagcost.n && !(info->timing_flags = pm_flagcost_words(&info->flagcost))) {
+        rc = nomem(err);
+        goto cleanup;
+    }
     /* the runs of a config are read when it is matched with the other side's (pm_compare_run) */
     sd->path = path;
     sd->max_repeats = max_repeats;

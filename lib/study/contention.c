@@ -332,11 +332,7 @@ int pm_contention_load(sqlite3 *db, const char *sweep, pm_contention_sweep *out,
 cleanup:
     pm_sq_scope_end(db);
     pm_sq_sweeps_free(&sw);
-    free(x.u);
-    free(x.uw);
-    free(x.w);
-    free(x.nw);
-    free(x.pr);
+    pm_free_all(x.u, x.uw, x.w, x.nw, x.pr);
     for (size_t k = 0; k < x.n_lv; k++)
         free(x.lv[k].v);
     free(x.lv);

@@ -281,10 +281,7 @@ static int gather(pm_gate_result *out, finding_list *l, size_t n_lists)
 static void free_findings(pm_gate_finding *f, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        free(f[i].config);
-        free(f[i].tool);
-        free(f[i].pass);
-        free(f[i].why);
+        pm_free_all(f[i].config, f[i].tool, f[i].pass, f[i].why);
     }
     free(f);
 }
@@ -378,10 +375,7 @@ void pm_gate_free(pm_gate_result *r)
     pm_compare_free(&r->cmp);
     free_findings(r->findings, r->n_findings);
     for (size_t i = 0; i < r->n_builds; i++) {
-        free(r->builds[i].tool);
-        free(r->builds[i].invoked);
-        free(r->builds[i].version);
-        free(r->builds[i].hash);
+        pm_free_all(r->builds[i].tool, r->builds[i].invoked, r->builds[i].version, r->builds[i].hash);
     }
     free(r->builds);
     free(r->meter);

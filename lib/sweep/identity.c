@@ -158,14 +158,10 @@ int pm_tool_identify(pm_tool_set *set, const char *argv0, const char *label, con
             *out = &set->items[i];
             return PM_OK;
         }
-    if (set->n == set->cap) {
-        size_t nc = set->cap ? set->cap * 2 : 8;
-        pm_tool_ident *g = realloc(set->items, nc * sizeof *g);
-        if (!g)
-            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        set->items = g;
-        set->cap = nc;
-    }
+    pm_tool_ident *g = pm_grow(set->items, &set->cap, set->n, sizeof *g, 8);
+    if (!g)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    set->items = g;
     pm_tool_ident *t = &set->items[set->n];
     memset(t, 0, sizeof *t);
     char hash[64] = "";

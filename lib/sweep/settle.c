@@ -159,9 +159,6 @@ int pm_settle_stage_known(sqlite3 *db, int64_t config_id, const pm_stagemap *map
     if (out->second < ns)
         snprintf(out->runner_up, sizeof out->runner_up, "%s", c.stages[out->second]);
 cleanup:
-    free(share);
-    free(c.stages);
-    free(c.cells);
-    free(c.run_wall);
+    pm_free_all(share, c.stages, c.cells, c.run_wall);
     return rc;
 }

@@ -502,14 +502,10 @@ typedef struct cov_ctx {
 static int cov_add(void *user, const char *sweep, int k, int n, const char *key, int planned, int done)
 {
     cov_ctx *c = user;
-    if (c->n == c->cap) {
-        size_t ncap = c->cap ? c->cap * 2 : 64;
-        cov_row *bigger = realloc(c->rows, ncap * sizeof *bigger);
-        if (!bigger)
-            return PM_ERR_NOMEM;
-        c->rows = bigger;
-        c->cap = ncap;
-    }
+    cov_row *bigger = pm_grow(c->rows, &c->cap, c->n, sizeof *bigger, 64);
+    if (!bigger)
+        return PM_ERR_NOMEM;
+    c->rows = bigger;
     cov_row *r = &c->rows[c->n];
     *r = (cov_row){.sweep = strdup(sweep ? sweep : ""), .key = strdup(key ? key : ""), .k = k, .n = n,
                    .planned = planned, .done = done};

@@ -156,10 +156,6 @@ void pm_single_run_close(pm_single_run *sr)
     pm_store_close(sr->st);
     if (sr->tmpdir)
         pm_util_remove_tree(sr->tmpdir);
-    free(sr->tmpdir);
-    free(sr->stdout_base);
-    free(sr->stderr_base);
-    free(sr->tool);
-    free(sr->argv);
+    pm_free_all(sr->tmpdir, sr->stdout_base, sr->stderr_base, sr->tool, sr->argv);
     memset(sr, 0, sizeof *sr);
 }

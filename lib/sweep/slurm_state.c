@@ -91,14 +91,10 @@ static char *dup_n(const char *s, size_t n)
 static int push_job(pm_slurm_jobs *out, long job, int task, const char *state, size_t state_n, const char *reason,
                     size_t reason_n, const char *command, size_t command_n, pm_err *err)
 {
-    if (out->n == out->cap) {
-        size_t cap = out->cap ? out->cap * 2 : 16;
-        pm_slurm_job *v = realloc(out->v, cap * sizeof *v);
-        if (!v)
-            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-        out->v = v;
-        out->cap = cap;
-    }
+    pm_slurm_job *v = pm_grow(out->v, &out->cap, out->n, sizeof *v, 16);
+    if (!v)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    out->v = v;
     pm_slurm_job *j = &out->v[out->n];
     memset(j, 0, sizeof *j);
     j->job = job;

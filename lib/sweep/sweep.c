@@ -156,8 +156,12 @@ static int batch_one(sweep_ctx *x, const task *tasks, int n_tasks, int i, int af
             sum->interrupted = 1;
             return PM_OK;
         }
+        if (!strcmp(status, TASK_AT_DEADLINE)) {   /* cut short between its steps: nothing recorded */
+            bs->capped = sum->deadline_hit = 1;
+            return PM_OK;
+        }
         /* the config's probes, once: what they measure joins the runs recorded so far and every later one */
-        if (!cs->probed && x->be->probe_config) {
+        if (!cs->probed && x->be->probe_config && !pm_sweep_past_deadline(x)) {
             int n0 = cs->prep.n_metrics, added;
             cs->probed = 1;
             rc = x->be->probe_config(&x->bctx, tasks[i].config, cs->dir, &cs->prep, err);
@@ -207,7 +211,7 @@ static int batch_stops(sweep_ctx *x, batch_state *bs, pm_sweep_summary *sum, int
         sum->interrupted = 1;
     else if (x->opts->max_runs > 0 && bs->done + running >= x->opts->max_runs)
         bs->capped = 1;
-    else if (x->opts->deadline > 0 && !x->opts->dry_run && pm_util_now() >= x->opts->deadline)
+    else if (pm_sweep_past_deadline(x))
         bs->capped = sum->deadline_hit = 1;
     return sum->interrupted || bs->capped;
 }
@@ -574,7 +578,9 @@ static int sweep_plan(sweep_run *s, pm_err *err)
                  (double)spec->mem_limit / (1 << 30), (double)pm_run_mem_limit_clamp(spec->mem_limit) / (1 << 30));
         opts->notice(opts->notice_user, line);
     }
-    if ((rc = pm_sweep_plan(x, "cold", spec->repeats, &s->tasks, &s->n_tasks, &s->already, err)))
+    if ((rc = pm_sweep_plan(x, "cold", spec->repeats, &s->tasks, &s->n_tasks, &s->already, err)) ||
+        (rc = pm_sweep_pair_plain(x, &s->tasks, &s->n_tasks, &x->cap_tasks, err)) ||
+        (rc = pm_sweep_plan_plain_orphans(x, spec->repeats, &s->tasks, &s->n_tasks, &s->already, err)))
         return rc;
     if (s->warm) {
         /* One miss fills the cache (recorded as "cache-miss": the cache's own overhead), then timed hits. */
@@ -591,7 +597,8 @@ static int sweep_plan(sweep_run *s, pm_err *err)
     if (x->meter->slows && !opts->dry_run && s->n_tasks > 0) {
         json_t *o = s->meta ? json_loads(s->meta, 0, NULL) : NULL;
         char *updated = NULL;
-        if (!(rc = pm_sweep_measure_slowdown(x, s->tasks[0].config, err)) && o) {
+        /* cut short by the deadline: not stored (no run starts after it either) */
+        if (!(rc = pm_sweep_measure_slowdown(x, s->tasks[0].config, err)) && o && !pm_sweep_past_deadline(x)) {
             json_object_set(o, "meter_slowdown", x->slowdown_json);
             if ((updated = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS))) {
                 free(s->meta);
@@ -640,7 +647,7 @@ static int sweep_execute(sweep_run *s, pm_err *err)
         }
         /* The first round(s) up to min_repeats, then rounds of the configs not settled, then the warm runs. */
         int n_cold = 0;
-        while (n_cold < s->n_tasks && !strcmp(s->tasks[n_cold].mode, "cold"))
+        while (n_cold < s->n_tasks && pm_sweep_mode_runs_steps_as_they_are(s->tasks[n_cold].mode))
             n_cold++;
         int n_rest = s->n_tasks - n_cold;
         task *rest = s->tasks + n_cold, *round = NULL;
@@ -667,7 +674,7 @@ static int sweep_execute(sweep_run *s, pm_err *err)
     free(bs.n_took);
     /* no run here (all recorded, or none planned): start-up is still measured once */
     s->t_side = pm_util_now();
-    if (!rc && !opts->dry_run && !x->startup_done && !sum->interrupted)
+    if (!rc && !opts->dry_run && !x->startup_done && !sum->interrupted && !sum->deadline_hit)
         rc = pm_sweep_measure_startup(x, s->sweep_id, sum, err);
     if (rc)
         return rc;

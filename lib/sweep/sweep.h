@@ -39,8 +39,9 @@ typedef struct pm_sweep_opts {
     pm_sweep_progress_fn progress;
     void *progress_user;
     volatile sig_atomic_t *stop;  /* when set (SIGINT), stop after the run in progress */
-    double deadline;          /* > 0: a pm_util_now() time after which no run starts (the rest resumes later;
-                                 summary deadline_hit): the caller's budget holds to one run */
+    double deadline;          /* > 0: a pm_util_now() time after which no step starts (a run it cuts short is not
+                                 recorded and resumes later; summary deadline_hit): the caller's budget holds to
+                                 one step */
     pm_shard shard;           /* run only shard k of n of the configs (n == 0: all) */
     const char *costs_db;     /* measured walls of an earlier sweep, to balance the shards; NULL: IR sizes */
     const char *plan_path;    /* the shard plan fixed at submit (shard.h); NULL: computed here from the spec */

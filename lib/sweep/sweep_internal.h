@@ -28,6 +28,7 @@
 #include "identity.h"
 #include "meter.h"
 #include "parse.h"
+#include "passcount.h"
 #include "pgroup.h"
 #include "run.h"
 #include "settle.h"
@@ -95,6 +96,7 @@ typedef struct step_slots {
     pm_run_result *results;
     pm_step_record *recs;
     char **argvs, **tails;
+    pm_passcount *counts;   /* per-pass counts under a per_pass meter (meter.h); rows 0 when none */
 } step_slots;
 
 typedef struct batch_state {
@@ -113,6 +115,11 @@ typedef struct batch_state {
 enum { ETA_MODES = 3 };
 
 void pm_sweep_notice(const sweep_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The caller's deadline (opts.deadline: passmap fix's budget) has come: no process of the sweep starts after it,
+ * so the caller's budget holds to one step. */
+int pm_sweep_past_deadline(const sweep_ctx *x);
+/* run_task's status of a run the deadline cut short between its steps: not a measurement, nothing recorded */
+#define TASK_AT_DEADLINE "deadline"
 
 
 int pm_sweep_wrap_in_cache(pm_step *st, const char *self, const char *cache_dir, const char *outcome);
@@ -124,6 +131,15 @@ int pm_sweep_dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err
 int pm_sweep_plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err);
 int pm_sweep_plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err);
 int pm_sweep_eta_mode(const char *mode);
+/* sweep_pair.c: timing-flag pairs. Cold and plain run the steps themselves (no cache). */
+int pm_sweep_mode_runs_steps_as_they_are(const char *mode);
+/* Each cold task followed (on odd repeats preceded) by its plain twin when the spec names timing flags; *cap (or
+ * NULL) gets the new list's length allocated. */
+int pm_sweep_pair_plain(sweep_ctx *x, task **tasks, int *n_tasks, int *cap, pm_err *err);
+/* Appends the plain repeats missing whose cold twin is recorded already (a resumed sweep). */
+int pm_sweep_plan_plain_orphans(sweep_ctx *x, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err);
+/* A plain run's steps: each step's plain_argv in argv's place, no report. */
+void pm_sweep_use_plain_argv(pm_steps *steps);
 double pm_sweep_eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after);
 int pm_sweep_fingerprint_configs(sweep_ctx *x, pm_err *err);
 int pm_sweep_check_contract(sweep_ctx *x, pm_err *err);

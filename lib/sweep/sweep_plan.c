@@ -27,11 +27,13 @@ int pm_sweep_dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err
     if ((rc = pm_sweep_fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)) ||
         (rc = x->be->steps(&x->bctx, t->config, cs->prep.input, dir, &steps, err)))
         return rc;
+    if (!strcmp(t->mode, PM_RUN_MODE_PLAIN))
+        pm_sweep_use_plain_argv(&steps);
     size_t len = 0, cap = 0;
     char *text = NULL;
     for (int i = 0; i < steps.n && rc == PM_OK; i++) {
         char outcome[PATH_MAX + 64];
-        if (strcmp(t->mode, "cold") &&
+        if (!pm_sweep_mode_runs_steps_as_they_are(t->mode) &&
             ((rc = pm_sweep_fmt_path(outcome, sizeof outcome, err, "%s/.cache-outcome-%d", dir, i)) ||
              (rc = pm_sweep_wrap_in_cache(&steps.items[i], x->self, x->cache_dir, outcome))))
             break;
@@ -116,6 +118,26 @@ int pm_sweep_plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int
 cleanup:
     free(have);
     free(order);
+    return rc;
+}
+
+int pm_sweep_plan_plain_orphans(sweep_ctx *x, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err)
+{
+    if (!x->spec->timing_pairs)
+        return PM_OK;
+    /* the plain repeats whose cold twin is already recorded (a sweep stopped between the two) */
+    int n0 = *n_tasks, rc = pm_sweep_plan(x, PM_RUN_MODE_PLAIN, repeats, tasks, n_tasks, already, err);
+    int keep = n0;
+    for (int i = n0; i < *n_tasks && !rc; i++) {
+        int paired = 0;
+        for (int k = 0; k < n0 && !paired; k++)
+            paired = (*tasks)[k].config == (*tasks)[i].config && (*tasks)[k].repeat == (*tasks)[i].repeat &&
+                     !strcmp((*tasks)[k].mode, PM_RUN_MODE_PLAIN);
+        if (!paired)
+            (*tasks)[keep++] = (*tasks)[i];
+    }
+    if (!rc)
+        *n_tasks = keep;
     return rc;
 }
 
@@ -207,6 +229,8 @@ int pm_sweep_plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_task
         free(order);
         free(shuffled);
     }
+    if (!rc)
+        rc = pm_sweep_pair_plain(x, &t, n_tasks, NULL, err);
     if (rc) {
         free(t);
         *n_tasks = 0;

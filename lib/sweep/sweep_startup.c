@@ -55,6 +55,8 @@ int pm_sweep_measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *s
             for (int i = 0; !rc && i < steps.n; i++) {
                 pm_step *st = &steps.items[i];
                 int k = r * steps.n + i;
+                if (pm_sweep_past_deadline(x))   /* not measured whole: nothing recorded, measured by a later sweep */
+                    goto cleanup;
                 char out_path[PATH_MAX + 64], err_path[PATH_MAX + 64];
                 snprintf(out_path, sizeof out_path, "%s/%s.stdout", dir, st->tool);
                 snprintf(err_path, sizeof err_path, "%s/%s.stderr", dir, st->tool);
@@ -105,11 +107,7 @@ int pm_sweep_measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *s
 cleanup:
     for (int k = 0; argvs && k < steps.n * PM_STARTUP_REPEATS; k++)
         free(argvs[k]);
-    free(argvs);
-    free(res);
-    free(rows);
-    free(missing);
-    free(note_buf);
+    pm_free_all(argvs, res, rows, missing, note_buf);
     pm_steps_free(&steps);
     if (!x->opts->keep_outputs)
         pm_util_remove_tree(dir);
@@ -142,7 +140,7 @@ int pm_sweep_measure_slowdown(sweep_ctx *x, int c, pm_err *err)
             rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
             goto cleanup;
         }
-        for (int i = 0; i < steps.n && !(x->opts->stop && *x->opts->stop); i++) {
+        for (int i = 0; i < steps.n && !(x->opts->stop && *x->opts->stop) && !pm_sweep_past_deadline(x); i++) {
             pm_step *st = &steps.items[i];
             pm_run_opts ro = {.timeout_s = pm_meter_timeout(meter, x->spec->timeout_s, 0), .cwd = st->cwd ? st->cwd : dir,
                               .cancel = x->opts->stop};

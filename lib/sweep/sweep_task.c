@@ -52,7 +52,8 @@ static int slots_alloc(step_slots *s, int n)
     s->recs = calloc(k, sizeof *s->recs);
     s->argvs = calloc(k, sizeof *s->argvs);
     s->tails = calloc(k, sizeof *s->tails);
-    return s->reports && s->results && s->recs && s->argvs && s->tails ? PM_OK : PM_ERR_NOMEM;
+    s->counts = calloc(k, sizeof *s->counts);
+    return s->reports && s->results && s->recs && s->argvs && s->tails && s->counts ? PM_OK : PM_ERR_NOMEM;
 }
 
 static void slots_free(step_slots *s, int n_done)
@@ -61,12 +62,10 @@ static void slots_free(step_slots *s, int n_done)
         pm_report_free(&s->reports[i]);
         free(s->argvs[i]);
         free(s->tails[i]);
+        if (s->counts)
+            pm_passcount_free(&s->counts[i]);
     }
-    free(s->reports);
-    free(s->results);
-    free(s->recs);
-    free(s->argvs);
-    free(s->tails);
+    pm_free_all(s->reports, s->results, s->recs, s->argvs, s->tails, s->counts);
 }
 
 static int push_metric(pm_metric **m, int *n, const char *name, double value)
@@ -112,7 +111,7 @@ typedef struct task_run {
     char path[PATH_MAX + 64];
     int n_reported;
     char no_report[512];
-    int interrupted;   /* cut short by Ctrl-C: nothing is recorded */
+    int interrupted;   /* cut short by Ctrl-C or the deadline: nothing is recorded */
 } task_run;
 
 /* What one step's phases share: its streams' files and the runner's options. */
@@ -150,8 +149,10 @@ static int task_prepare(task_run *c, pm_err *err)
         return rc;
     if (slots_alloc(&c->sl, c->steps.n))
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    if (!strcmp(c->t->mode, PM_RUN_MODE_PLAIN))
+        pm_sweep_use_plain_argv(&c->steps);
     for (int i = 0; i < c->steps.n; i++) {
-        if (!strcmp(c->t->mode, "cold"))
+        if (pm_sweep_mode_runs_steps_as_they_are(c->t->mode))
             continue;
         if ((rc = pm_sweep_fmt_path(c->path, sizeof c->path, err, "%s/.cache-outcome-%d", c->dir, i)) ||
             (rc = pm_sweep_wrap_in_cache(&c->steps.items[i], x->self, x->cache_dir, c->path)))
@@ -273,7 +274,7 @@ static int step_read(task_run *c, int i, step_io *io, int *next, pm_err *err)
     }
     /* A warm run is served from the cache, which replays the miss's stderr: its timing report describes
      * that earlier compile, not this run, so it is not parsed. */
-    int parse = strcmp(t->mode, "warm") != 0;
+    int parse = strcmp(t->mode, "warm") != 0 && strcmp(t->mode, PM_RUN_MODE_PLAIN) != 0;   /* plain: no flag */
     const char *rep_path = !parse ? NULL
                            : st->report_path ? st->report_path
                            : st->report_stream == PM_STREAM_STDOUT ? io->out_path
@@ -334,19 +335,53 @@ static int step_read(task_run *c, int i, step_io *io, int *next, pm_err *err)
     return PM_OK;
 }
 
-/* Each step in turn until one fails or the sweep is interrupted. No report, no conclusion, judged over the
- * whole run: a step with nothing to report (a link after a timed compile) is fine as long as some step of the
- * run gave counted pass time. */
+/* Under a per_pass meter (meter.h), the step's per-pass counts from the callgrind files it left, matched to its
+ * parsed report, go beside the report's rows (pass_count); the files are removed. A count that cannot be made is
+ * said in the run's note, and the run keeps its walls. */
+static int step_passcount(task_run *c, int i, pm_err *err)
+{
+    step_slots *sl = &c->sl;
+    if (!c->x->meter->per_pass)
+        return PM_OK;
+    int rc = pm_sweep_fmt_path(c->path, sizeof c->path, err, "%s/%s", c->dir, PM_METER_PROFILE_DIR);
+    if (rc)
+        return rc;
+    pm_err perr = {0};
+    if (sl->recs[i].report && has_counted(sl->recs[i].report)) {
+        if (pm_passcount_dir(c->path, sl->recs[i].report, c->steps.items[i].tool, &sl->counts[i], &perr) == PM_OK)
+            sl->recs[i].counts = &sl->counts[i];
+        else if (perr.code == PM_ERR_NOMEM)
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        else if (!c->note[0])
+            snprintf(c->note, sizeof c->note, "%s: no per-pass counts: %.400s", c->steps.items[i].tool, perr.msg);
+    }
+    char kept[PATH_MAX + 128];
+    /* --keep: each step's files under its tool's name (the next step's run would empty the folder) */
+    if (!c->x->opts->keep_outputs ||
+        snprintf(kept, sizeof kept, "%s.%s", c->path, c->steps.items[i].tool) >= (int)sizeof kept ||
+        rename(c->path, kept) != 0) /* a folder of the run's own, never over a user's file: not publish's case */
+        pm_util_remove_tree(c->path);
+    return PM_OK;
+}
+
+/* Each step in turn until one fails, the sweep is interrupted or its deadline comes. No report, no conclusion,
+ * judged over the whole run: a step with nothing to report (a link after a timed compile) is fine as long as some
+ * step of the run gave counted pass time. */
 static int task_steps(task_run *c, pm_err *err)
 {
     for (int i = 0; i < c->steps.n; i++) {
         step_io io = {.st = &c->steps.items[i]};
         int next, rc;
+        if (pm_sweep_past_deadline(c->x)) {   /* the rest resumes later, like an interrupted run */
+            *c->status_out = TASK_AT_DEADLINE;
+            c->interrupted = 1;
+            return PM_OK;
+        }
         if ((rc = step_exec(c, i, &io, &next, err)) || c->interrupted)
             return rc;
         if (next == STEP_STOP)
             break;
-        if ((rc = step_read(c, i, &io, &next, err)))
+        if ((rc = step_read(c, i, &io, &next, err)) || (rc = step_passcount(c, i, err)))
             return rc;
         if (next == STEP_STOP)
             break;

@@ -21,3 +21,8 @@ void pm_sweep_notice(const sweep_ctx *x, const char *fmt, ...)
     pm_util_vnotify(x->opts->notice, x->opts->notice_user, fmt, ap);
     va_end(ap);
 }
+
+int pm_sweep_past_deadline(const sweep_ctx *x)
+{
+    return x->opts->deadline > 0 && !x->opts->dry_run && pm_util_now() >= x->opts->deadline;
+}

@@ -2,6 +2,7 @@
  * Emitted: the decoder layers and the final norm, on hidden states given as an argument. Omitted: the embedding
  * lookup and the LM head (at full vocabulary the head alone is a V x D matmul that dwarfs one layer). Weights are
  * function arguments so nothing is constant-folded away. */
+#include "util.h"
 #include "gen.h"
 
 #include <math.h>
@@ -628,10 +629,7 @@ int pm_gen_llm(const pm_workload *opts, FILE *out, pm_gen_info *info, pm_err *er
         info->functions = functions;
     }
 cleanup:
-    free(n_layer);
-    free(all);
-    free(lw);
-    free(g);
+    pm_free_all(n_layer, all, lw, g);
     return rc;
 }
 

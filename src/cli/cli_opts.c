@@ -12,6 +12,12 @@
 
 enum { HELP_COL = 22 };   /* where an option's help starts: "  -o, --output FILE   text" */
 
+/* The key getopt returns for row i: its own, or for a bound row without one, one past every char. */
+static int cli_key(const cli_opt *o, size_t i)
+{
+    return o->key ? o->key : 256 + (int)i;
+}
+
 int cli_getopt(const cli_cmd *cmd, int argc, char **argv)
 {
     /* built once per command: a process parses one command line (two for cache's wrapper), so the arrays live
@@ -38,7 +44,7 @@ int cli_getopt(const cli_cmd *cmd, int argc, char **argv)
             const cli_opt *o = &cmd->opts[i];
             if (!*o->name)   /* a heading */
                 continue;
-            lo[m++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->key};
+            lo[m++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, cli_key(o, i)};
             if (o->short_too) {
                 so[k++] = (char)o->key;
                 if (o->arg)
@@ -50,6 +56,58 @@ int cli_getopt(const cli_cmd *cmd, int argc, char **argv)
         built = cmd;
     }
     return getopt_long(argc, argv, so, lo, NULL);
+}
+
+/* A bound row's argument into its field; 0, or -1 having said why. */
+static int cli_bind(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *into)
+{
+    char *field = (char *)into + o->off;
+    switch (o->kind) {
+    case CLI_SET: *(int *)(void *)field = (int)o->val; return 0;
+    case CLI_STR: *(const char **)(void *)field = arg; return 0;
+    case CLI_INT: {
+        char *end;
+        long v = strtol(arg, &end, 10);
+        if (end == arg || *end || v < o->lo || v > o->hi) {
+            fprintf(stderr, "passmap %s: --%s needs an integer from %ld to %ld, not '%s'\n", cmd->name, o->name, o->lo,
+                    o->hi, arg);
+            return -1;
+        }
+        *(int *)(void *)field = (int)v;
+        return 0;
+    }
+    case CLI_MODE: {
+        int *mode = (int *)(void *)field;
+        if (*mode && *mode != o->val) {
+            const cli_opt *other = cmd->opts;
+            while (other->name && !(other->kind == CLI_MODE && other->off == o->off && other->val == *mode))
+                other++;
+            fprintf(stderr, "passmap %s: --%s and --%s are two modes: give one\n", cmd->name,
+                    other->name ? other->name : "?", o->name);
+            return -1;
+        }
+        *mode = (int)o->val;
+        return 0;
+    }
+    case CLI_FN: return o->parse(cmd, o, arg, field);
+    default: return 0;
+    }
+}
+
+int cli_parse(const cli_cmd *cmd, int argc, char **argv, void *into)
+{
+    int c;
+    while ((c = cli_getopt(cmd, argc, argv)) != -1 && c != CLI_HELP && c != '?') {
+        size_t i = 0;
+        while (cmd->opts[i].name && (!*cmd->opts[i].name || cli_key(&cmd->opts[i], i) != c))
+            i++;
+        const cli_opt *o = &cmd->opts[i];
+        if (!o->name || o->kind == CLI_KEY)
+            return c;
+        if (cli_bind(cmd, o, optarg, into))
+            return CLI_BAD;
+    }
+    return c;
 }
 
 /* The lists a help names in braces, each computed from its table: the timing-report formats the short lists name

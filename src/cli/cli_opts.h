@@ -5,7 +5,10 @@
 #ifndef PM_CLI_OPTS_H
 #define PM_CLI_OPTS_H
 
+#include <stddef.h>
 #include <stdio.h>
+
+struct cli_cmd;
 
 typedef struct cli_opt {
     const char *name;     /* the long option without "--"; NULL ends the table; "": a heading (help) over the
@@ -20,7 +23,36 @@ typedef struct cli_opt {
                              printed (cli_opts.c), so a new row shows in --help and its man page with no edit here */
                           /* NULL: a hidden alias (an old spelling kept for a release), parsed but not listed; the
                              command's notes name it */
+    /* What cli_parse does with it, as git's OPT_* rows bind their variable: the rows below write into the
+     * command's own option struct (the `into` of cli_parse) at off. CLI_KEY (0): nothing, cli_parse returns the
+     * key to the caller's switch (options whose meaning is more than a value). A bound row needs no key: 0 is
+     * given one of its own. */
+    int kind;
+    size_t off;               /* offsetof(the command's struct, its field) */
+    long val, lo, hi;         /* CLI_SET, CLI_MODE: the value set; CLI_INT: the range */
+    /* CLI_FN: parses arg into field; 0, or -1 having said why on stderr ("passmap CMD: ...") */
+    int (*parse)(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
 } cli_opt;
+
+enum {
+    CLI_KEY = 0,   /* returned to the caller */
+    CLI_SET,       /* int field = val (a flag: 1; its negation: 0) */
+    CLI_STR,       /* const char * field = the argument */
+    CLI_INT,       /* int field = the argument, an integer from lo to hi */
+    CLI_MODE,      /* int field = val: one of the command's modes (git's OPT_CMDMODE); two different ones in
+                      one command line are an error naming both */
+    CLI_FN,        /* parse(cmd, row, argument, field) */
+};
+
+/* The bindings, appended to a row: {"db", 'd', 0, "FILE", "help", CLI_BIND_STR(report_cli, db)}. A row names
+ * what it uses; the rest stays zero (hence the warning about fields left out is off for the option tables). */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#define CLI_BIND_FLAG(T, f) .kind = CLI_SET, .off = offsetof(T, f), .val = 1
+#define CLI_BIND_UNSET(T, f) .kind = CLI_SET, .off = offsetof(T, f), .val = 0
+#define CLI_BIND_STR(T, f) .kind = CLI_STR, .off = offsetof(T, f)
+#define CLI_BIND_INT(T, f, min, max) .kind = CLI_INT, .off = offsetof(T, f), .lo = (min), .hi = (max)
+#define CLI_BIND_MODE(T, f, v) .kind = CLI_MODE, .off = offsetof(T, f), .val = (v)
+#define CLI_BIND_FN(T, f, fn) .kind = CLI_FN, .off = offsetof(T, f), .parse = (fn)
 
 typedef struct cli_cmd {
     const char *name;         /* "report": the help's "passmap report", the man page passmap-report */
@@ -34,10 +66,14 @@ typedef struct cli_cmd {
 } cli_cmd;
 
 #define CLI_HELP 'h'
+#define CLI_BAD (-2)   /* cli_parse: a bound option's value was refused (said on stderr) */
 
 /* getopt_long over cmd's table plus -h, --help. Returns the option's key, CLI_HELP, '?' for a bad option
  * (getopt said why) and -1 at the end, like getopt_long; optind and optarg as there. */
 int cli_getopt(const cli_cmd *cmd, int argc, char **argv);
+/* cli_getopt with the bound rows done: each writes into `into` (the command's option struct) and the next option
+ * is read; returns the key of an unbound row, CLI_HELP, '?', CLI_BAD or -1 (the end). */
+int cli_parse(const cli_cmd *cmd, int argc, char **argv, void *into);
 /* The help in its one shape. */
 void cli_usage(FILE *out, const cli_cmd *cmd);
 /* The same with the options of back end `backend` listed in full (NULL: none; PASSMAP_HELP_ALL set in the

@@ -1,6 +1,7 @@
 /* passmap sweep: runs a spec's matrix into SQLite, resumable, with a progress bar on a TTY. */
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,69 +25,183 @@ static void on_sigint(int sig)
     signal(SIGINT, SIG_DFL); /* a second Ctrl-C stops at once */
 }
 
+/* cmd_sweep's state, handed from phase to phase. */
+typedef struct sweep_cli {
+    const char *write_plan;
+    pm_cli_slurm slurm;
+    int use_slurm;
+    pm_sweep_opts opts;
+    const char *db, *backend, *name;
+    struct {
+        const char *name, *value;
+    } row_opts[16];   /* the back ends' options given (their rows' sweep_options) */
+    int n_row_opts;
+    int json, quiet, status;
+    pm_err err;
+    char dbbuf[256];
+    pm_spec *spec;
+    pm_sweep_summary sum;
+} sweep_cli;
+
+/* The values of the options that need more than a copy, each said in the command's own words. */
+static int positive_int(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*end || v <= 0 || v > INT_MAX) {
+        fprintf(stderr, "passmap %s: --%s needs a positive integer, not '%s'\n", cmd->name, o->name, arg);
+        return -1;
+    }
+    *(int *)field = (int)v;
+    return 0;
+}
+
+static int backend_name(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    if (!pm_backend_find(arg)) {
+        fprintf(stderr, "passmap %s: --%s is one of %s, not '%s'\n", cmd->name, o->name, pm_backend_names(), arg);
+        return -1;
+    }
+    *(const char **)field = arg;
+    return 0;
+}
+
+static int meter_name(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    if (strcmp(arg, "auto") && !pm_meter_find(arg)) {
+        fprintf(stderr, "passmap %s: --%s is one of %s, not '%s'\n", cmd->name, o->name, pm_meter_names(), arg);
+        return -1;
+    }
+    *(const char **)field = arg;
+    return 0;
+}
+
+static int shard_spec(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    pm_err err = {0};
+    if (pm_shard_parse(arg, field, &err)) {
+        fprintf(stderr, "passmap %s: %s\n", cmd->name, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int cost_model(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    pm_err err = {0};
+    if (pm_cost_model_parse(arg, field, &err)) {
+        fprintf(stderr, "passmap %s: %s\n", cmd->name, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* An old site option (a hidden row): the one line saying its new spelling, and its value kept. */
+static int old_site_option(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    fprintf(stderr, "passmap %s: --%s is now --sbatch-args '--%s=%s'; the old spelling goes in the next release\n",
+            cmd->name, o->name, o->name, arg);
+    *(const char **)field = arg;
+    return 0;
+}
+
+/* A back end's own option (its row's sweep_options): kept to be applied once the spec says the back end. */
+static int row_option(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    sweep_cli *sw = (sweep_cli *)(void *)((char *)field - offsetof(sweep_cli, row_opts));
+    enum { MAX_ROW_OPTS = sizeof sw->row_opts / sizeof sw->row_opts[0] };
+    if (sw->n_row_opts == MAX_ROW_OPTS) {
+        fprintf(stderr, "passmap %s: more than %d back-end options given\n", cmd->name, (int)MAX_ROW_OPTS);
+        return -1;
+    }
+    sw->row_opts[sw->n_row_opts].name = o->name;
+    sw->row_opts[sw->n_row_opts++].value = arg ? arg : "1";
+    return 0;
+}
+
+/* clang-format off */
 static const cli_opt sweep_opts[] = {
-    {"db", 'd', 0, "FILE", "results database (default: NAME.db, NAME from [sweep] name)"},
-    {"work-dir", 'w', 0, "DIR", "run folders and the warm cache (default: DB.runs); with --slurm: a node-local\n"
-                                "folder (absolute, or '$TMPDIR': the task's scratch), one subfolder per task"},
-    {"warm", 'W', 0, NULL, "also run each config through the compiled-artifact cache (recompile / hit)"},
-    {"no-warm", 'N', 0, NULL, "do not, even if the spec says warm = true"},
-    {"keep", 'k', 0, NULL, "keep every run's folder (outputs, stderr); failed runs are always kept"},
-    {"max-runs", 'm', 0, "N", "stop after N runs (resume later)"},
-    {"dry-run", 'n', 0, NULL, "print the plan, run nothing"},
-    {"quiet", 'q', 0, NULL, "no per-run lines (the TTY progress bar stays; into a file or pipe, a progress line\n"
-                            "a minute)"},
-    {"json", 'j', 0, NULL, "print the summary as JSON on stdout"},
-    {"backend", 'B', 0, "NAME", "override the spec's back end: {backends}"},
-    {"shard", 'S', 0, "K/N", "run only shard K of N (1 <= K <= N): the same spec gives the same shards on every\n"
-                            "machine; each shard resumes on its own --db; `passmap merge` joins them"},
-    {"costs", 'C', 0, "DB", "balance the shards by the walls measured in DB (an earlier sweep of the spec)\n"
-                            "instead of IR sizes; every shard must be given the same DB"},
-    {"plan", 1, 0, "FILE", "with --shard: take the shards from FILE, the plan fixed at submit (--slurm writes\n"
+    {"db", 0, 0, "FILE", "results database (default: NAME.db, NAME from [sweep] name)", CLI_BIND_STR(sweep_cli, db)},
+    {"work-dir", 0, 0, "DIR", "run folders and the warm cache (default: DB.runs); with --slurm: a node-local\n"
+                                "folder (absolute, or '$TMPDIR': the task's scratch), one subfolder per task",
+                                CLI_BIND_STR(sweep_cli, opts.work_dir)},
+    {"warm", 0, 0, NULL, "also run each config through the compiled-artifact cache (recompile / hit)",
+                         CLI_BIND_FLAG(sweep_cli, opts.warm)},
+    {"no-warm", 0, 0, NULL, "do not, even if the spec says warm = true", CLI_BIND_UNSET(sweep_cli, opts.warm)},
+    {"keep", 0, 0, NULL, "keep every run's folder (outputs, stderr); failed runs are always kept",
+                         CLI_BIND_FLAG(sweep_cli, opts.keep_outputs)},
+    {"max-runs", 0, 0, "N", "stop after N runs (resume later)", CLI_BIND_FN(sweep_cli, opts.max_runs, positive_int)},
+    {"dry-run", 0, 0, NULL, "print the plan, run nothing", CLI_BIND_FLAG(sweep_cli, opts.dry_run)},
+    {"quiet", 0, 0, NULL, "no per-run lines (the TTY progress bar stays; into a file or pipe, a progress line\n"
+                            "a minute)", CLI_BIND_FLAG(sweep_cli, quiet)},
+    {"json", 0, 0, NULL, "print the summary as JSON on stdout", CLI_BIND_FLAG(sweep_cli, json)},
+    {"backend", 0, 0, "NAME", "override the spec's back end: {backends}",
+                              CLI_BIND_FN(sweep_cli, backend, backend_name)},
+    {"shard", 0, 0, "K/N", "run only shard K of N (1 <= K <= N): the same spec gives the same shards on every\n"
+                            "machine; each shard resumes on its own --db; `passmap merge` joins them",
+                            CLI_BIND_FN(sweep_cli, opts.shard, shard_spec)},
+    {"costs", 0, 0, "DB", "balance the shards by the walls measured in DB (an earlier sweep of the spec)\n"
+                            "instead of IR sizes; every shard must be given the same DB",
+                            CLI_BIND_STR(sweep_cli, opts.costs_db)},
+    {"plan", 0, 0, "FILE", "with --shard: take the shards from FILE, the plan fixed at submit (--slurm writes\n"
                           "DB.slurm/plan.txt; --write-plan writes one), not from the spec and --costs now:\n"
-                          "a resubmitted shard keeps its configs; a store started under another plan refuses"},
-    {"write-plan", 2, 0, "FILE", "with --shards N: write the shard plan (configs, shard, expected cost) and print\n"
-                                "the expected cost per shard, run nothing"},
-    {"cost-model", 9, 0, "M", "with --write-plan or --slurm: where the shards' costs come from: auto (measured\n"
+                          "a resubmitted shard keeps its configs; a store started under another plan refuses",
+                          CLI_BIND_STR(sweep_cli, opts.plan_path)},
+    {"write-plan", 0, 0, "FILE", "with --shards N: write the shard plan (configs, shard, expected cost) and print\n"
+                                "the expected cost per shard, run nothing", CLI_BIND_STR(sweep_cli, write_plan)},
+    {"cost-model", 0, 0, "M", "with --write-plan or --slurm: where the shards' costs come from: auto (measured\n"
                              "walls of --costs DB, else its stage-size probe sizes, else IR size), ir (IR size\n"
                              "only), probe (the stage-size probe only: from --costs DB where recorded, run\n"
-                             "now elsewhere, one extra compile per config; ranks far better than IR size)"},
-    {"status", 's', 0, NULL, "print done/left per shard of --db, or of the databases DB... given instead of the\n"
+                             "now elsewhere, one extra compile per config; ranks far better than IR size)",
+                             CLI_BIND_FN(sweep_cli, slurm.cost_model, cost_model)},
+    {"status", 0, 0, NULL, "print done/left per shard of --db, or of the databases DB... given instead of the\n"
                              "spec (was `passmap status`), run nothing; with --slurm (or a DB a Slurm sweep\n"
                              "writes into): also each shard task's and the merge job's Slurm state (squeue, then\n"
-                             "sacct) and what to do about a task that ended without completing"},
-    {"meter", 10, 0, "M", "how each step is measured: {meters} (default: [sweep] meter, else auto:\n"
+                             "sacct) and what to do about a task that ended without completing",
+                             CLI_BIND_FLAG(sweep_cli, status)},
+    {"meter", 0, 0, "M", "how each step is measured: {meters} (default: [sweep] meter, else auto:\n"
                           "perf counters where the kernel offers them, else wall); valgrind counts the\n"
-                          "instructions of the step's process tree exactly, ~50x slower, and decides on them"},
-    {"jobs", 11, 0, "N", "N compiles at once (default 1); only with a meter that counts (valgrind,\n"
+                          "instructions of the step's process tree exactly, ~50x slower, and decides on them;\n"
+                          "callgrind also counts each timed pass, stored beside its wall (docs/meters.md)",
+                          CLI_BIND_FN(sweep_cli, opts.meter, meter_name)},
+    {"jobs", 0, 0, "N", "N compiles at once (default 1); only with a meter that counts (valgrind,\n"
                          "counters): the counts decide, the walls are recorded as contended; refused\n"
-                         "with the wall meter. Each Slurm shard still runs on a node of its own"},
-    {"name", 'A', 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same"},
-    {"label", 12, 0, "TEXT", "what the sweep stands for in `passmap history` (a commit, a date), recorded with\n"
-                             "it and shown beside its compiler (a resume without --label keeps the recorded one)"},
-    {"force", 'F', 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
+                         "with the wall meter. Each Slurm shard still runs on a node of its own",
+                         CLI_BIND_INT(sweep_cli, opts.jobs, 1, 256)},
+    {"name", 0, 0, "NAME", "record the sweep as NAME (default: [sweep] name); the database stays the same",
+                           CLI_BIND_STR(sweep_cli, name)},
+    {"label", 0, 0, "TEXT", "what the sweep stands for in `passmap history` (a commit, a date), recorded with\n"
+                             "it and shown beside its compiler (a resume without --label keeps the recorded one)",
+                             CLI_BIND_STR(sweep_cli, opts.label)},
+    {"force", 0, 0, NULL, "a recorded config whose steps changed (argv, tool build, environment: its\n"
                             "fingerprint) is refused; --force moves its runs to a sweep NAME~superseded-TIME\n"
-                            "(never read as the study) and measures it anew"},
-    {"retry-failed", 'R', 0, NULL, "move the failed runs aside the same way and run their repeats again (default:\n"
-                            "a failed run counts as done; the sweep says how many there are)"},
-    {"slurm", 'L', 0, NULL, "submit the sweep to Slurm instead: a job array of --shards tasks (each one\n"
+                            "(never read as the study) and measures it anew", CLI_BIND_FLAG(sweep_cli, opts.force)},
+    {"retry-failed", 0, 0, NULL, "move the failed runs aside the same way and run their repeats again (default:\n"
+                            "a failed run counts as done; the sweep says how many there are)",
+                            CLI_BIND_FLAG(sweep_cli, opts.retry_failed)},
+    {"slurm", 0, 0, NULL, "submit the sweep to Slurm instead: a job array of --shards tasks (each one\n"
                             "shard, --exclusive on its node) and a merge job into --db after all succeed;\n"
-                            "scripts, logs and shard databases go to DB.slurm/; with --dry-run: print them"},
-    {"shards", 'K', 0, "N", "with --slurm: number of shards (default 4)"},
-    {"partition", 'P', 0, "P", "with --slurm: the Slurm partition"},
-    {"time", 'T', 0, "T", "with --slurm: time limit per shard task (Slurm syntax, e.g. 4:00:00)"},
+                            "scripts, logs and shard databases go to DB.slurm/; with --dry-run: print them",
+                            CLI_BIND_FLAG(sweep_cli, use_slurm)},
+    {"shards", 0, 0, "N", "with --slurm: number of shards (default 4)",
+                          CLI_BIND_INT(sweep_cli, slurm.shards, 1, 100000)},
+    {"partition", 0, 0, "P", "with --slurm: the Slurm partition", CLI_BIND_STR(sweep_cli, slurm.partition)},
+    {"time", 0, 0, "T", "with --slurm: time limit per shard task (Slurm syntax, e.g. 4:00:00)",
+                        CLI_BIND_STR(sweep_cli, slurm.time_limit)},
     /* old spellings of --sbatch-args words, hidden (notes below), kept for one release */
-    {"account", 3, 0, "A", NULL},
-    {"qos", 4, 0, "Q", NULL},
-    {"constraint", 5, 0, "C", NULL},
-    {"mem", 6, 0, "M", NULL},
-    {"throttle", 7, 0, "M", "with --slurm: at most M shard tasks at once (--array=1-N%M)"},
-    {"sbatch-args", 8, 0, "S", "with --slurm: more sbatch options, split at white space, given to every sbatch\n"
-                               "call as argv words (no shell); shown by --dry-run"},
-    {"", 0, 0, "openvino", "OpenVINO back end:"},
-    {"device", 'D', 0, "NAME", "override [openvino] device (NPU, CPU, GPU ...)"},
-    {0},
+    {"account", 0, 0, "A", NULL, CLI_BIND_FN(sweep_cli, slurm.account, old_site_option)},
+    {"qos", 0, 0, "Q", NULL, CLI_BIND_FN(sweep_cli, slurm.qos, old_site_option)},
+    {"constraint", 0, 0, "C", NULL, CLI_BIND_FN(sweep_cli, slurm.constraint, old_site_option)},
+    {"mem", 0, 0, "M", NULL, CLI_BIND_FN(sweep_cli, slurm.mem, old_site_option)},
+    {"throttle", 0, 0, "M", "with --slurm: at most M shard tasks at once (--array=1-N%M)",
+                            CLI_BIND_INT(sweep_cli, slurm.throttle, 1, 100000)},
+    {"sbatch-args", 0, 0, "S", "with --slurm: more sbatch options, split at white space, given to every sbatch\n"
+                               "call as argv words (no shell); shown by --dry-run",
+                               CLI_BIND_STR(sweep_cli, slurm.sbatch_args)},
+    {0},   /* then each back end's own options, from its row (sweep_command) */
 };
-static const cli_cmd sweep_cmd = {
+/* clang-format on */
+static cli_cmd sweep_cmd = {
     .name = "sweep",
     .synopsis = "[options] SPEC.ini\npassmap sweep --status [--json] DB...",
     .about = "Runs every config of the spec's matrix (repeats interleaved) and records each run in SQLite.\n"
@@ -100,15 +215,34 @@ static const cli_cmd sweep_cmd = {
              "`passmap sweep --status DB...`.",
 };
 
-/* An old site option (key of its hidden row): the one line saying its new spelling; returns its value. */
-static const char *old_site_option(int key, const char *value)
+/* sweep's table: its own rows, then per back end a heading (listed in full only with --backend NAME) and the
+ * options its row owns. Built once: a process parses one command line. */
+static const cli_cmd *sweep_command(void)
 {
-    const cli_opt *o = sweep_opts;
-    while (o->name && o->key != key)
-        o++;
-    fprintf(stderr, "passmap sweep: --%s is now --sbatch-args '--%s=%s'; the old spelling goes in the next release\n",
-            o->name, o->name, value);
-    return value;
+    static cli_opt *all;
+    if (all)
+        return &sweep_cmd;
+    size_t n = 0, k = 0;
+    while (sweep_opts[n].name)
+        n++;
+    size_t cap = n + 1;
+    for (size_t b = 0; pm_backend_at(b); b++)
+        for (const pm_backend_option *o = pm_backend_at(b)->sweep_options; o && o->name; o++)
+            cap += 1 + (o == pm_backend_at(b)->sweep_options);
+    if (!(all = calloc(cap, sizeof *all)))
+        return &sweep_cmd;   /* its own rows only */
+    for (; k < n; k++)
+        all[k] = sweep_opts[k];
+    for (size_t b = 0; pm_backend_at(b); b++) {
+        const pm_backend_ops *be = pm_backend_at(b);
+        for (const pm_backend_option *o = be->sweep_options; o && o->name; o++) {
+            if (o == be->sweep_options)
+                all[k++] = (cli_opt){"", 0, 0, be->name, be->help_heading ? be->help_heading : be->name};
+            all[k++] = (cli_opt){o->name, 0, 0, o->arg, o->help, CLI_BIND_FN(sweep_cli, row_opts, row_option)};
+        }
+    }
+    sweep_cmd.opts = all;
+    return &sweep_cmd;
 }
 
 typedef struct progress_state {
@@ -168,32 +302,6 @@ static void on_notice(void *user, const char *line)
     fprintf(stderr, "passmap sweep: %s\n", line);
 }
 
-/* An option's integer from lo to hi into *out; -1 (said on stderr) when it is not one. */
-static int int_opt(const char *name, const char *arg, long lo, long hi, int *out)
-{
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (end == arg || *end || v < lo || v > hi) {
-        fprintf(stderr, "passmap sweep: %s needs an integer from %ld to %ld, not '%s'\n", name, lo, hi, arg);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
-}
-
-/* cmd_sweep's state, handed from phase to phase. */
-typedef struct sweep_cli {
-    const char *write_plan;
-    pm_cli_slurm slurm;
-    int use_slurm;
-    pm_sweep_opts opts;
-    const char *db, *backend, *device, *name;
-    int json, quiet, status;
-    pm_err err;
-    char dbbuf[256];
-    pm_spec *spec;
-    pm_sweep_summary sum;
-} sweep_cli;
 
 /* A phase's answer when the command goes on to the next phase (any other value is the exit code). */
 enum { SWEEP_GO = -1 };
@@ -202,83 +310,12 @@ static int sweep_parse_options(sweep_cli *sw, int argc, char **argv)
 {
     int c;
     optind = 1;
-    while ((c = cli_getopt(&sweep_cmd, argc, argv)) != -1) {
+    const cli_cmd *cmd = sweep_command();
+    while ((c = cli_parse(cmd, argc, argv, sw)) != -1) {
         switch (c) {
-        case 'd': sw->db = optarg; break;
-        case 'w': sw->opts.work_dir = optarg; break;
-        case 'W': sw->opts.warm = 1; break;
-        case 'N': sw->opts.warm = 0; break;
-        case 'k': sw->opts.keep_outputs = 1; break;
-        case 'm': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v <= 0) {
-                fprintf(stderr, "passmap sweep: --max-runs needs a positive integer, not '%s'\n", optarg);
-                return PM_EXIT_USAGE;
-            }
-            sw->opts.max_runs = (int)v;
-            break;
-        }
-        case 'n': sw->opts.dry_run = 1; break;
-        case 11:
-            if (int_opt("--jobs", optarg, 1, 256, &sw->opts.jobs))
-                return PM_EXIT_USAGE;
-            break;
-        case 10:
-            if (strcmp(optarg, "auto") && !pm_meter_find(optarg)) {
-                fprintf(stderr, "passmap sweep: --meter is one of %s, not '%s'\n", pm_meter_names(), optarg);
-                return PM_EXIT_USAGE;
-            }
-            sw->opts.meter = optarg;
-            break;
-        case 'q': sw->quiet = 1; break;
-        case 'j': sw->json = 1; break;
-        case 'B':
-            if (!pm_backend_find(optarg)) {
-                fprintf(stderr, "passmap sweep: --backend is one of %s, not '%s'\n", pm_backend_names(), optarg);
-                return PM_EXIT_USAGE;
-            }
-            sw->backend = optarg;
-            break;
-        case 'D': sw->device = optarg; break;
-        case 'S':
-            if (pm_shard_parse(optarg, &sw->opts.shard, &sw->err)) {
-                fprintf(stderr, "passmap sweep: %s\n", sw->err.msg);
-                return PM_EXIT_USAGE;
-            }
-            break;
-        case 'C': sw->opts.costs_db = optarg; break;
-        case 's': sw->status = 1; break;
-        case 'L': sw->use_slurm = 1; break;
-        case 'K':
-            if (int_opt("--shards", optarg, 1, 100000, &sw->slurm.shards))
-                return PM_EXIT_USAGE;
-            break;
-        case 'F': sw->opts.force = 1; break;
-        case 'R': sw->opts.retry_failed = 1; break;
-        case 'A': sw->name = optarg; break;
-        case 12: sw->opts.label = optarg; break;
-        case 'P': sw->slurm.partition = optarg; break;
-        case 'T': sw->slurm.time_limit = optarg; break;
-        case 1: sw->opts.plan_path = optarg; break;
-        case 2: sw->write_plan = optarg; break;
-        case 3: sw->slurm.account = old_site_option(c, optarg); break;
-        case 4: sw->slurm.qos = old_site_option(c, optarg); break;
-        case 5: sw->slurm.constraint = old_site_option(c, optarg); break;
-        case 6: sw->slurm.mem = old_site_option(c, optarg); break;
-        case 7:
-            if (int_opt("--throttle", optarg, 1, 100000, &sw->slurm.throttle))
-                return PM_EXIT_USAGE;
-            break;
-        case 8: sw->slurm.sbatch_args = optarg; break;
-        case 9:
-            if (pm_cost_model_parse(optarg, &sw->slurm.cost_model, &sw->err)) {
-                fprintf(stderr, "passmap sweep: %s\n", sw->err.msg);
-                return PM_EXIT_USAGE;
-            }
-            break;
-        case CLI_HELP: cli_usage_for(stdout, &sweep_cmd, sw->backend); return PM_EXIT_OK;
-        default: return cli_try_help(&sweep_cmd);
+        case CLI_HELP: cli_usage_for(stdout, cmd, sw->backend); return PM_EXIT_OK;
+        case CLI_BAD: return PM_EXIT_USAGE;
+        default: return cli_try_help(cmd);
         }
     }
     return SWEEP_GO;
@@ -351,8 +388,11 @@ static int sweep_slurm(sweep_cli *sw, char **argv)
 {
     pm_spec *spec = sw->spec;
     /* Options the tasks would not receive are errors, not silently dropped. */
-    const char *dropped = sw->opts.keep_outputs ? "--keep" : sw->opts.max_runs ? "--max-runs"
-                          : sw->device ? "--device" : sw->backend ? "--backend" : NULL;
+    const char *dropped = sw->opts.keep_outputs ? "keep"
+        : sw->opts.max_runs                     ? "max-runs"
+        : sw->n_row_opts                        ? sw->row_opts[0].name
+        : sw->backend                           ? "backend"
+                                                : NULL;
     /* A warm run needs the cache its cache-miss run filled: a node-local work folder is gone after a requeue
      * to another node, and the hits would fail. */
     if (sw->opts.work_dir && (sw->opts.warm >= 0 ? sw->opts.warm : spec->warm)) {
@@ -363,8 +403,10 @@ static int sweep_slurm(sweep_cli *sw, char **argv)
         return PM_EXIT_USAGE;
     }
     if (dropped) {
-        fprintf(stderr, "passmap sweep: --slurm does not pass %s to its tasks (put it in the spec, or run "
-                "--shard K/N by hand)\n", dropped);
+        fprintf(stderr,
+                "passmap sweep: --slurm does not pass --%s to its tasks (put it in the spec, or run "
+                "--shard K/N by hand)\n",
+                dropped);
         pm_spec_free(spec);
         return PM_EXIT_USAGE;
     }
@@ -409,11 +451,13 @@ static int sweep_check_local(sweep_cli *sw)
         return PM_EXIT_USAGE;
     }
     /* after --slurm's own refusal of the options its tasks would not receive */
-    if (sw->device && pm_backend_set_option(pm_backend_find(spec->backend), spec, "device", sw->device, &sw->err)) {
-        fprintf(stderr, "passmap sweep: %s\n", sw->err.msg);
-        pm_spec_free(spec);
-        return PM_EXIT_USAGE;
-    }
+    for (int i = 0; i < sw->n_row_opts; i++)
+        if (pm_backend_set_option(pm_backend_find(spec->backend), spec, sw->row_opts[i].name, sw->row_opts[i].value,
+                                  &sw->err)) {
+            fprintf(stderr, "passmap sweep: %s\n", sw->err.msg);
+            pm_spec_free(spec);
+            return PM_EXIT_USAGE;
+        }
     if (sw->status) {
         pm_spec_free(spec);
         return pm_cli_status(&sw->db, 1, sw->json);

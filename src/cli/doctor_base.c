@@ -176,11 +176,13 @@ int pm_cli_doctor_base(json_t *j, const char *keep_dir)
     pm_meter_resolve(NULL, &pick, &err);
     for (size_t i = 0; i < pm_meter_count(); i++) {
         const pm_meter *m = pm_meter_at(i);
-        char why[256] = "", key[64], label[64];
+        char why[256] = "", key[64], label[64], more[512] = "";
         int mok = !m->usable || !m->usable(why, sizeof why);
         snprintf(key, sizeof key, "meter_%s", m->name);
         snprintf(label, sizeof label, "meter %s:", m->name);
-        line(j, key, label, mok, "%s%s", mok ? m->about : why, m == pick ? " (auto's choice here)" : "");
+        if (mok && m->detail)
+            m->detail(more, sizeof more);
+        line(j, key, label, mok, "%s%s%s", mok ? m->about : why, more, m == pick ? " (auto's choice here)" : "");
     }
     /* the data folder: what report, show and fix read (a missing one is an error there too) */
     pm_stagemap *map = pm_stagemap_new();

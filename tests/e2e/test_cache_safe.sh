@@ -77,6 +77,8 @@ grep -q '^b.o:' b.d && ok "the -MF file names this run's target, not an earlier 
 "$P" cache clear
 printf '#define K 3\n' > h.h
 printf '#include "h.h"\nint k(void) { return K; }\n' > y.c
+# written in the tick the run starts, an input is too new to trust and nothing is stored: make them older
+touch -d '-5 seconds' h.h y.c
 "$P" cache exec -- gcc -c y.c -o y.o
 printf '#define K 4\n' > h.h
 gcc -c y.c -o y_ref.o
@@ -113,9 +115,9 @@ expect_eq "no copy is left beside an output" "$(ls -A | grep -c passmap-prev)" 0
 # passmap killed between setting the output aside and putting it back: the copy is there, the next miss puts it back
 echo mine > k.txt
 "$P" cache exec -o k.txt -- sleep 30 2>err & pid=$!
-for _ in $(seq 100); do [ -e ".k.txt.passmap-prev.$pid" ] && break; sleep 0.1; done
+for _ in $(seq 100); do ls .k.txt.passmap-prev."$pid".* >/dev/null 2>&1 && break; sleep 0.1; done
 kill -9 "$pid"; wait "$pid" 2>/dev/null
-[ ! -e k.txt ] && [ "$(cat ".k.txt.passmap-prev.$pid" 2>&1)" = mine ] && ok "killed during a miss: the output was set aside, not deleted" \
+[ ! -e k.txt ] && [ "$(cat .k.txt.passmap-prev."$pid".* 2>&1)" = mine ] && ok "killed during a miss: the output was set aside, not deleted" \
   || fail "killed during a miss: $(ls -A | grep k.txt | tr '\n' ' ')"
 "$P" cache exec -o k.txt -- true 2>err
 expect_eq "the next miss of that output puts the copy back" "$(cat k.txt 2>&1)" mine
@@ -233,7 +235,7 @@ fi
 
 # --- every temp-file-and-rename write goes through the one helper that refuses non-regular targets ---
 renames=$(grep -rn --include='*.c' 'rename(' "$ROOT/lib" "$ROOT/src" | grep -v "$ROOT/lib/base/util.c" \
-  | grep -v 'only ever over a regular file' || true)
+  | grep -v 'only ever over a regular file' | grep -v 'a folder of the run.s own, never over a user.s file' || true)
 [ -z "$renames" ] && ok "no rename(2) outside pm_util_publish (and the guarded entry publish)" \
   || { fail "rename(2) outside pm_util_publish"; echo "$renames"; }
 "$P" cache exec -- gcc -Wp,-MD,wp.d -c x.c -o x.o 2>err

@@ -75,8 +75,8 @@ check "json: per-pass presence" json_check "$TMP/out.json" \
   'any(p["pass"] == "ConvertToLLVMPass" and p["presence"] == "added" and p["mean_b"] > 0 for p in d["configs"][0]["passes"])'
 check "json: llc passes compared on both sides" json_check "$TMP/out.json" \
   'any(p["tool"] == "llc" and p["presence"] == "both" and p["n_a"] == 2 and p["n_b"] == 2 for p in d["configs"][0]["passes"])'
-check "json: pass totals and regimes" json_check "$TMP/out.json" \
-  'len(d["passes"]) > 5 and sum(r["n_all"] for r in d["summary"]["by_regime"]) == 2 and d["only_a"] == [] == d["only_b"]'
+check "json: pass totals and dominant tools" json_check "$TMP/out.json" \
+  'len(d["passes"]) > 5 and sum(r["n_all"] for r in d["summary"]["by_dominant_tool"]) == 2 and d["only_a"] == [] == d["only_b"]'
 
 check "markdown table" bash -c "'$PASSMAP' compare --markdown '$TMP/a.db' '$TMP/b.db' | grep -q '^| compile wall | 2 | 2 |'"
 check "--top 2 limits pass rows" bash -c "'$PASSMAP' compare --top 2 '$TMP/a.db' '$TMP/b.db' | grep -q 'more passes; --all-passes'"
@@ -215,7 +215,7 @@ check "compare: decided on one of the three metrics" bash -c "[[ '$decided' =~ ^
 COLUMNS=250 "$PASSMAP" report --allow-contended "$TMP/c.db" >"$TMP/c-rep.txt"   # one line per row: the check reads a whole row
 # decisive columns first (config, B/A, mark), then the interval, p, the sides, their walls and the noise
 # the pair and the deciding metric in the table's caption (issue 37); the row: the A and B of that metric beside
-check "report text: A/B row marked $verdict" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +[0-9.]+× +$vtext +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +[0-9.]+ .*( +contended \((A|B|A, B)\))? *$" "$TMP/c-rep.txt"
+check "report text: A/B row marked $verdict" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock→no-rollback +[0-9.]+× +$vtext +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +[0-9.]+ .*( +contended \((A|B|A, B)\))? *$" "$TMP/c-rep.txt"
 check "report text: the A/B caption names the pair and what decided" grep -q "^variant no-rollback (B) vs stock (A); decided on: $decided" "$TMP/c-rep.txt"
 check "report text: the rule stated once" test "$(grep -c "follow passmap compare's rule" "$TMP/c-rep.txt")" -eq 1
 "$PASSMAP" report --allow-contended "$TMP/c.db" --html "$TMP/c.html" >/dev/null
@@ -249,7 +249,7 @@ check "contended: the rule says so (--explain)" bash -c \
 check "--allow-contended: the rule says the verdicts are kept" bash -c \
   "'$PASSMAP' compare --explain --allow-contended '$TMP/busy.db' --a-variant stock --b-variant no-rollback | grep -q '^rule: .*keep their verdict, marked contended (--allow-contended)'"
 COLUMNS=250 "$PASSMAP" report "$TMP/busy.db" >"$TMP/busy-rep.txt"
-check "contended: report A/B row withheld, sides named" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock +[0-9.]+× +no conclusion \(contended\) +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +[0-9.]+ .* contended \(A, B\) *$" "$TMP/busy-rep.txt"
+check "contended: report A/B row withheld, sides named" grep -Eq "^llm/qwen2/0.5b/w64/int8/L1/stock→no-rollback +[0-9.]+× +no conclusion \(contended\) +\[[0-9.]+, [0-9.]+\] +[0-9.e-]+ +[0-9.]+ .* contended \(A, B\) *$" "$TMP/busy-rep.txt"
 check "contended: report headline draws no summary from it, says so" grep -q "^  no-rollback vs stock: no conclusion on [a-z +()]*: 1 of 1 config contended, 0 of 1 config decided$" "$TMP/busy-rep.txt"
 check "contended: compare's summary line says the same" grep -Eq "^1 configs matched; compile (wall|cpu time \(user\+sys\)) B/A: no summary: none of 1 config decided \(1 contended withheld left out\)" "$TMP/busy.txt"
 check "--help names --allow-contended" bash -c "'$PASSMAP' compare --help | grep -q -- '--allow-contended'"

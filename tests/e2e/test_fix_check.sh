@@ -62,6 +62,15 @@ else
   fail "a fix whose check gave no answer does not ship"
 fi
 
+# The test's own processes only (the machine is shared): a process group passmap fix has on record for the
+# database, and the live members of a group (a zombie is dead: this container's init may be slow to reap).
+recorded_group() { # DB: the pgid of the first record beside DB
+  local f
+  for f in "$1".pgroup.*; do [ -e "$f" ] && awk '$1 == "group" {print $2; exit}' "$f" && return; done
+}
+alive() { [ -r "/proc/$1/stat" ] && ! grep -qE '^[0-9]+ \(.*\) Z ' "/proc/$1/stat"; }
+group_alive() { local p; for p in $(pgrep -g "$1" 2>/dev/null); do alive "$p" && echo "$p"; done; }
+
 # 2. Ctrl-C during a long [check]: passmap stops within seconds, not after the check's 120 s.
 write_spec "$TMP/s/hang.ini" "sleep 100" 120s
 sed -i 's/^name = s$/name = h/' "$TMP/s/hang.ini"
@@ -69,7 +78,12 @@ check "the second study" "$PASSMAP" sweep --quiet --db "$TMP/hang.db" "$TMP/s/ha
 "$PASSMAP" fix "$TMP/hang.db" --allow-contended >"$TMP/hang.out" 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do grep -q 'check: fast' "$TMP/hang.out" && break; sleep 0.1; done
-sleep 0.5
+hang_group=
+for _ in $(seq 1 100); do   # the [check]'s own group, on record while it runs
+  hang_group=$(recorded_group "$TMP/hang.db")
+  [ -n "$hang_group" ] && grep -q '^sleep' "/proc/$hang_group/cmdline" 2>/dev/null && break
+  hang_group=; sleep 0.1
+done
 kill -INT $pid
 t0=$(date +%s)
 for _ in $(seq 1 150); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
@@ -80,10 +94,13 @@ else
   wait $pid
   ok "Ctrl-C during the [check] stops passmap fix within 15 s ($(( $(date +%s) - t0 )) s)"
 fi
-if pgrep -f 'sleep 100' >"$TMP/left.txt"; then
-  fail "the interrupted check leaves no process behind"; pkill -f 'sleep 100'
+left=$([ -n "$hang_group" ] && group_alive "$hang_group")
+if [ -z "$hang_group" ]; then
+  fail "the [check]'s group was never on record"
+elif [ -n "$left" ]; then
+  fail "the interrupted check leaves no process behind (group $hang_group: $left)"; kill -KILL -- "-$hang_group"
 else
-  ok "the interrupted check leaves no process behind"
+  ok "the interrupted check leaves no process behind (its group $hang_group)"
 fi
 
 # 3. timeout = 0s is refused with the line.
@@ -175,11 +192,22 @@ fi
 # The check backgrounds a sleep (its marker) that outlives the check.
 mkdir -p "$TMP/k"
 cp "$TMP/s/cc.sh" "$TMP/k/cc.sh"
-write_spec "$TMP/k/s.ini" 'sh -c "sleep 20.1337 & sleep 2"' 10s
+# The marker is this test's own (its shell's PID in the duration): no other process is ever taken for it.
+MARK=20.$$
+write_spec "$TMP/k/s.ini" "sh -c \"sleep $MARK & sleep 2\"" 10s
 check "the kill study" "$PASSMAP" sweep --quiet --db "$TMP/k.db" "$TMP/k/s.ini"
-marker() { pgrep -f "^sleep 20.1337" | head -1; }
-# alive PID: a live process (a zombie is dead: this container's init may be slow to reap what it inherits)
-alive() { [ -r "/proc/$1/stat" ] && ! grep -qE '^[0-9]+ \(.*\) Z ' "/proc/$1/stat"; }
+groups_seen=
+marker() { # the check's backgrounded sleep, looked for only in the group fix has on record for k.db
+  local g
+  g=$(recorded_group "$TMP/k.db") && [ -n "$g" ] || return 1
+  case " $groups_seen " in *" $g "*) ;; *) groups_seen="$groups_seen $g" ;; esac
+  pgrep -g "$g" -xf "sleep $MARK" | head -1
+}
+end_markers() { # ends this test's leftovers: the marker in a group seen on record, or by its unique command line
+  local g p
+  for g in $groups_seen; do for p in $(pgrep -g "$g" -xf "sleep $MARK"); do kill -KILL "$p" 2>/dev/null; done; done
+  for p in $(pgrep -xf "sleep $MARK"); do kill -KILL "$p" 2>/dev/null; done
+}
 "$PASSMAP" fix "$TMP/k.db" --quiet --allow-contended >/dev/null 2>&1 &
 fpid=$!
 left=
@@ -194,7 +222,7 @@ fi
 if [ -n "$left" ] && ! alive "$left"; then ok "the next fix reaped the killed one's check leftover"
 else fail "the leftover $left outlived the next fix"; [ -n "$left" ] && kill -KILL "$left" 2>/dev/null; fi
 # SIGTERM during the check: stops within seconds, the check's group ended, no record left behind
-for p in $(pgrep -f "^sleep 20.1337"); do kill -KILL "$p" 2>/dev/null; done   # the rerun's own check's, ended
+end_markers   # the rerun's own check's, ended
 sqlite3 "$TMP/k.db" "DELETE FROM meta WHERE key LIKE 'fix:%'"
 rm -rf "$TMP/k.db.runs/fix-check"
 "$PASSMAP" fix "$TMP/k.db" --quiet --allow-contended >/dev/null 2>&1 &
@@ -210,22 +238,28 @@ else
   fail "SIGTERM: marker ${term:-none} alive=$(alive "$term" && echo yes), records: $(ls "$TMP" | grep pgroup)"
 fi
 wait "$fpid" 2>/dev/null
-for p in $(pgrep -f "^sleep 20.1337"); do kill -KILL "$p" 2>/dev/null; done   # the rerun's own check leftovers
+end_markers   # the rerun's own check leftovers
 
 
-# 8. a bounded, seeded kill campaign over passmap fix (issue 34): SIGKILL at seeded moments of its rounds and
-# checks, three times, then a fix to the end. After every kill the store is whole and no run is there twice;
-# every process group a killed fix left on record is gone once the next fix ran (checked by group, not name).
+# 8. a bounded, seeded kill campaign over passmap fix (issue 34): SIGKILL at seeded moments of its rounds, checks
+# and program [run]s, four times, then a fix to the end. After every kill the store is whole and no run is there
+# twice; every process group a killed fix left on record is gone once the next fix ran (checked by group, not
+# name). The parts it killed are said (from the records' what lines).
 cp "$TMP/k/s.ini" "$TMP/k/c.ini"
+printf '\n[run]\nargv = sleep 0.3\n' >>"$TMP/k/c.ini"
 check "the campaign study" "$PASSMAP" sweep --quiet --db "$TMP/c.db" "$TMP/k/c.ini"
 RANDOM=34
-bad=0 groups=
-for round in 1 2 3; do
+bad=0 groups= parts=
+for round in 1 2 3 4; do
   "$PASSMAP" fix "$TMP/c.db" --quiet --allow-contended >/dev/null 2>&1 &
   fpid=$!
-  sleep "$((RANDOM % 4)).$((RANDOM % 10))"
+  sleep "$((RANDOM % 6)).$((RANDOM % 10))"
   kill -KILL "$fpid" 2>/dev/null; wait "$fpid" 2>/dev/null
-  for f in "$TMP"/c.db.pgroup.*; do [ -e "$f" ] && groups="$groups $(awk '$1 == "pgid" {print $2}' "$f")"; done
+  for f in "$TMP"/c.db.pgroup.*; do
+    [ -e "$f" ] || continue
+    groups="$groups $(awk '$1 == "group" {print $2}' "$f")"
+    parts="$parts; $(sed -n 's/^what //p' "$f")"
+  done
   ic=$(sqlite3 "$TMP/c.db" "PRAGMA integrity_check")
   dup=$(sqlite3 "$TMP/c.db" "SELECT count(*) FROM (SELECT config_id, mode, repeat FROM run GROUP BY 1, 2, 3 HAVING count(*) > 1)")
   if [ "$ic" != ok ] || [ "$dup" != 0 ]; then bad=1; echo "# kill $round: integrity '$ic', duplicates '$dup'"; fi
@@ -237,8 +271,8 @@ for g in $groups; do
 done
 dup=$(sqlite3 "$TMP/c.db" "SELECT count(*) FROM (SELECT config_id, mode, repeat FROM run GROUP BY 1, 2, 3 HAVING count(*) > 1)")
 [ "$bad" = 0 ] && [ "$rc" = 0 ] && [ "$dup" = 0 ] && [ -z "$left" ] && json_check "$TMP/c.json" 'd["results"]' \
-  && ok "fix killed 3 times at seeded moments: whole, no duplicate run, no group left (recorded:${groups:- none}); the last run ends" \
+  && ok "fix killed 4 times at seeded moments: whole, no duplicate run, no group left (recorded:${groups:- none}${parts}); the last run ends" \
   || { fail "fix kill campaign (rc=$rc, duplicates $dup, left:${left:- none})"; tail -3 "$TMP/c.err" | sed 's/^/#   /'; }
-for p in $(pgrep -f "^sleep 20.1337"); do kill -KILL "$p" 2>/dev/null; done   # the last run's own check, ended
+end_markers   # the last run's own check, ended
 
 finish

@@ -21,7 +21,7 @@ runs() { sqlite3 "$TMP/s.db" "SELECT count(*) FROM run JOIN config ON config.id 
 
 mkdir -p "$TMP/c/src" "$TMP/c/inc"
 cp "$ROOT"/lib/study/compare.c "$ROOT"/lib/backend/spec.c "$TMP/c/src/"
-cp "$ROOT"/lib/*/*.h "$TMP/c/inc/"
+cp "$ROOT"/lib/*/*.h "$ROOT"/lib/*/*/*.h "$TMP/c/inc/"
 cat >"$TMP/c/s.ini" <<INI
 [sweep]
 name = s

@@ -100,7 +100,7 @@ out=$("$PASSMAP" sweep --quiet --meter wall --db "$TMP/m.db" "$TMP/m.ini" 2>&1)
 check "resuming with another meter is refused with the way out" \
   bash -c '[[ "$1" == *"sweep m was measured with the valgrind meter, not wall"*"--meter valgrind"* ]]' _ "$out"
 out=$("$PASSMAP" sweep --quiet --meter nosuch --db "$TMP/x.db" "$TMP/m.ini" 2>&1)
-check "an unknown --meter is refused with the list" bash -c '[[ "$1" == *"--meter is one of auto, wall, counters, valgrind, not '"'nosuch'"'"* ]]' _ "$out"
+check "an unknown --meter is refused with the list" bash -c '[[ "$1" == *"--meter is one of auto, wall, counters, valgrind, callgrind, not '"'nosuch'"'"* ]]' _ "$out"
 sed 's/^meter = valgrind/meter = cachegrind/' "$TMP/m.ini" > "$TMP/bad.ini"
 out=$("$PASSMAP" sweep --dry-run --db "$TMP/x.db" "$TMP/bad.ini" 2>&1)
 check "[sweep] meter names its line and the list" bash -c '[[ "$1" == *"line 5"*"cachegrind"*"auto, wall, counters, valgrind"* ]]' _ "$out"

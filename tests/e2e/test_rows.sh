@@ -344,7 +344,7 @@ check "import --help lists the scratch format" bash -c '"$1" import --help | gre
 # the meter: taken by --meter, measures a run, listed by the help, asked by doctor
 check "run --meter scratch measures with the row" bash -c \
   '[ "$("$1" run -n 1 --json --meter scratch -- true | python3 -c "import json,sys; print(json.load(sys.stdin)[\"runs\"][0][\"instructions\"])")" = 4242 ]' _ "$P"
-check "sweep --help lists the scratch meter" bash -c '"$1" sweep --help | grep -q "auto, wall, counters, valgrind, scratch"' _ "$P"
+check "sweep --help lists the scratch meter" bash -c '"$1" sweep --help | grep -q "auto, wall, counters, valgrind, callgrind, scratch"' _ "$P"
 check "doctor asks the scratch meter" bash -c '"$1" doctor 2>/dev/null | grep -q "^meter scratch: *scratch meter: a constant count"' _ "$P"
 printf '[sweep]\nname = s\nbackend = command\nrepeats = 1\nmeter = scratch\n[matrix m]\nv = 1\n[step s]\nargv = true {v}\n' > "$TMP/meter.ini"
 check "[sweep] meter = scratch sweeps with the row" "$P" sweep --quiet --db "$TMP/meter.db" "$TMP/meter.ini"

@@ -2,9 +2,10 @@
 # Back ends are rows that own their data (docs/extending.md, "How to add a back end"):
 # - an option of another back end is an error naming the back end, never silently ignored;
 # - adding a back end is one file and one row: a scratch back end planted in a copy of the tree (its file in
-#   lib/backend/ and its row in backends.h, nothing else, as test_layers.sh plants violations) builds, is offered
+#   own folder lib/backend/scratch/ and its row in backends.h, nothing else, as test_layers.sh plants violations) builds, is offered
 #   by `passmap sweep --backend`, and sweeps: its runs are stored with their pass times, its fit rule with the
-#   sweep, and the report reads them; `passmap sweep --help` lists it (the help's list comes from the table);
+#   sweep, and the report reads them; `passmap sweep --help` lists it (the help's list comes from the table), and
+#   its own option --scratch-level, from its row (sweep_options), which sweep parses and hands to its set_option;
 # - adding a timing-report format is one file and one row too: a scratch format planted in the same copy (its
 #   file in lib/parse/ and its line in parse_formats.h) is listed by the --help of parse, import and run, and
 #   parses a report.
@@ -32,7 +33,8 @@ cp -r "$ROOT/lib" "$ROOT/data" "$tree/"
 cp -r "$ROOT/src/cli" "$tree/src/cli"
 rm -rf "$tree/build"
 report=$ROOT/tests/fixtures/mlir/list-single.txt
-cat > "$tree/lib/backend/scratch.c" <<EOF
+mkdir -p "$tree/lib/backend/scratch"
+cat > "$tree/lib/backend/scratch/scratch.c" <<EOF
 /* A scratch back end: [scratch] inputs = A B ... makes one config per input; its one step prints a real MLIR
  * timing report. */
 #include <stdlib.h>
@@ -79,12 +81,25 @@ static int scratch_steps(pm_backend_ctx *ctx, int config, const char *config_inp
 
 static const pm_fit_size scratch_fit_sizes[] = {{NULL, NULL, "ir.scratch_bytes"}, {0}};
 
+/* its own option of passmap sweep, which the CLI lists and parses from this row */
+static const pm_backend_option scratch_options[] = {{"scratch-level", "N", "the scratch back end's level (1 or 2)"},
+                                                    {0}};
+
+static int scratch_set_option(pm_spec *s, const char *name, const char *value, pm_err *err)
+{
+    return strcmp(value, "1") && strcmp(value, "2") ? pm_err_set(err, PM_ERR_USAGE, "--%s: 1 or 2, not '%s'", name,
+                                                                 value) : PM_OK;
+}
+
 const pm_backend_ops pm_backend_scratch = {
     .name = "scratch",
     .sections = "[scratch]",
     .parse_spec = scratch_parse_spec,
     .steps = scratch_steps,
     .fit_sizes = scratch_fit_sizes,
+    .sweep_options = scratch_options,
+    .set_option = scratch_set_option,
+    .help_heading = "Scratch back end:",
 };
 EOF
 sed -i 's/^#define PM_BACKEND_ROWS(X) \(.*\)$/#define PM_BACKEND_ROWS(X) \1 X(scratch)/' "$tree/lib/backend/backends.h"
@@ -158,4 +173,18 @@ python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["format"] ==
 out=$("$P" sweep --dry-run --device CPU --db s2.db s.ini 2>&1); rc=$?
 [ $rc = 2 ] && [[ "$out" == *"back end scratch"* ]] && ok "--device with the scratch back end names it" \
   || fail "scratch --device: rc=$rc $out"
+# its own option, from its row: listed by sweep --help, parsed, and refused with another back end
+out=$("$P" sweep --help 2>&1)
+[[ "$out" == *"The scratch back end's options: passmap sweep --backend scratch --help"* ]] \
+  && ok "sweep --help points to the scratch row's options" || fail "sweep --help: $out"
+out=$("$P" sweep --backend scratch --help 2>&1)
+[[ "$out" == *$'Scratch back end:\n  --scratch-level N   the scratch back end\'s level (1 or 2)'* ]] \
+  && ok "sweep --backend scratch --help lists its option from the row" || fail "sweep --backend scratch --help: $out"
+check "sweep takes --scratch-level for the scratch back end" "$P" sweep --dry-run --scratch-level 2 --db s3.db s.ini
+out=$("$P" sweep --dry-run --scratch-level 3 --db s3.db s.ini 2>&1); rc=$?
+[ $rc = 2 ] && [[ "$out" == *"--scratch-level: 1 or 2, not '3'"* ]] && ok "the row's set_option judges its value" \
+  || fail "--scratch-level 3: rc=$rc $out"
+out=$("$P" sweep --dry-run --scratch-level 1 --db emb.db emb.ini 2>&1); rc=$?
+[ $rc = 2 ] && [[ "$out" == *"--scratch-level is not an option of back end embedded (only of scratch)"* ]] \
+  && ok "--scratch-level with the embedded back end is an error naming both" || fail "embedded --scratch-level: rc=$rc $out"
 finish

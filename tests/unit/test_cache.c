@@ -437,7 +437,7 @@ static void input_changed_during_run_is_not_stored(void **state)
     free(got);
 }
 
-/* How many entries of dir are copies a miss set aside (".NAME.passmap-prev.PID"). */
+/* How many entries of dir are copies a miss set aside (".NAME.passmap-prev.PID.START"). */
 static int n_aside(const char *dir)
 {
     DIR *d = opendir(dir);

@@ -491,7 +491,14 @@ static void test_output(void **state)
     assert_int_equal(json_integer_value(json_object_get(sum, "undecided")), 1);
     assert_int_equal(json_integer_value(json_object_get(sum, "n_configs")), 2);
     assert_int_equal(json_integer_value(json_object_get(sum, "faster")), 1);
-    assert_int_equal(json_array_size(json_object_get(sum, "by_regime")), 2);
+    assert_int_equal(json_array_size(json_object_get(sum, "by_dominant_tool")), 2);
+    /* "regime" means the dominant stage in the report: compare's dominant step tool is dominant_tool, its old key
+     * kept one release */
+    json_t *g0 = json_array_get(json_object_get(sum, "by_dominant_tool"), 0);
+    assert_string_equal(json_string_value(json_object_get(g0, "dominant_tool")),
+                        json_string_value(json_object_get(json_array_get(json_object_get(sum, "by_regime"), 0), "regime")));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(j, "configs"), 0),
+                                                          "dominant_tool")), "llc");
     json_t *cfg = json_array_get(json_object_get(j, "configs"), 1);
     assert_string_equal(json_string_value(json_object_get(cfg, "key")), "llm/qwen2/0.5b/w256/int8/L1");
     json_t *wall = json_object_get(cfg, "wall");

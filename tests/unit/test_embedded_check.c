@@ -1,5 +1,6 @@
 /* pm_embedded_check: the driver follows @forward's signature (expanded memref descriptors, one fill rule per
- * element type); the result comparison tells bit-exact, within tolerance and different apart. The driver
+ * element type); the result comparison tells bit-exact, within tolerance and different apart; the program run is
+ * recorded and bounded by fix's deadline. The driver
  * itself runs against the real compiler in tests/e2e/test_fix.sh. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "embedded_check.h"
@@ -151,12 +153,51 @@ static void text_size_of_an_object(void **state)
     assert_non_null(strstr(e.msg, "not a 64-bit little-endian ELF"));
 }
 
+static int starts;
+static pid_t started_group;
+static int count_start(void *arg, pid_t pgid, pm_err *err)
+{
+    (void)arg, (void)err;
+    starts++;
+    started_group = pgid;
+    return PM_OK;
+}
+
+/* The ledger's program run goes through fix's check options (issue 34.10, 34.4): its process group is handed to
+ * the recorder before it runs, and no run starts after the budget's deadline (PM_ERR_TIMEOUT naming the budget,
+ * the driver never started). A stand-in driver prints what the generated one prints. */
+static void program_run_is_recorded_and_bounded(void **state)
+{
+    char drv[600], mark[600];
+    snprintf(drv, sizeof drv, "%s/driver", dir);
+    snprintf(mark, sizeof mark, "%s/ran", dir);
+    char text[1400];
+    snprintf(text, sizeof text, "#!/bin/sh\ntouch %s\necho 'forward_s 0.25'\n", mark);
+    write_file(drv, text, strlen(text));
+    assert_int_equal(chmod(drv, 0755), 0);
+    pm_fix_check_opts co = {.on_start = count_start};
+    double t = 0, cw = 0;
+    pm_err e = {0};
+    starts = 0;
+    assert_int_equal(pm_embedded_check_time(dir, &co, 30, &t, &cw, &e), PM_OK);
+    assert_true(fabs(t - 0.25) < 1e-9);
+    assert_int_equal(starts, 1);
+    assert_true(started_group > 0);
+    unlink(mark);
+    co.deadline = pm_util_now() - 1;
+    assert_int_equal(pm_embedded_check_time(dir, &co, 30, &t, &cw, &e), PM_ERR_TIMEOUT);
+    assert_non_null(strstr(e.msg, "budget"));
+    assert_int_equal(starts, 1);
+    assert_int_not_equal(access(mark, F_OK), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(driver_follows_the_signature),
         cmocka_unit_test(comparison_tells_exact_close_and_different),
         cmocka_unit_test(text_size_of_an_object),
+        cmocka_unit_test(program_run_is_recorded_and_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +138,9 @@ static void aside_set_and_end(void **state)
     for (int writes = 0; writes < 2; writes++) {   /* not written: put back; written: the copy dropped */
         assert_int_equal(pm_util_aside_set(f, aside, sizeof aside, &set, &e), PM_OK);
         assert_true(set);
-        assert_string_equal(aside, prefix);
+        /* the PID and its start time: .f.passmap-prev.PID.START */
+        assert_int_equal(strncmp(aside, prefix, strlen(prefix)), 0);
+        assert_true(aside[strlen(prefix)] == '.' && isdigit((unsigned char)aside[strlen(prefix) + 1]));
         assert_int_not_equal(access(f, F_OK), 0);
         expect_text(aside, "mine\n");
         if (writes)
@@ -167,6 +170,23 @@ static void aside_set_and_end(void **state)
     assert_int_equal(pm_util_aside_set(f, aside, sizeof aside, &set, &e), PM_OK);   /* nothing there */
     assert_false(set);
     pm_util_remove_tree(dir);
+}
+
+/* A process's start time, clock ticks after boot (/proc/PID/stat field 22). */
+static unsigned long long start_of(pid_t pid)
+{
+    char p[64], buf[1024] = "";
+    snprintf(p, sizeof p, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(p, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *s = strrchr(buf, ')');
+    for (int field = 2; s && *s; s++)
+        if (*s == ' ' && ++field == 22)
+            return strtoull(s + 1, NULL, 10);
+    return 0;
 }
 
 /* Copies a killed process left: one goes back when nothing is at the path, another is named and left; a live
@@ -216,6 +236,30 @@ static void aside_recover_puts_back_or_names(void **state)
     assert_false(restored);
     assert_string_equal(why, "the output path is a folder now");
     rmdir(g);
+
+    /* a live PID reused (issue 34.17): the name's start time is not its process's, so the copy is abandoned and
+     * goes back; the same PID with its process's own start time is a live owner's copy, left alone */
+    char reused[128], owned[128];
+    unsigned long long start = start_of(getppid());
+    assert_true(start > 1);
+    snprintf(reused, sizeof reused, "%s/.g.passmap-prev.%ld.1", dir, (long)getppid());
+    snprintf(owned, sizeof owned, "%s/.g.passmap-prev.%ld.%llu-1", dir, (long)getppid(), start);
+    pm_util_remove_tree(dir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    write_text(reused, "reused\n");
+    write_text(owned, "owned\n");
+    assert_int_equal(pm_util_aside_recover(g, &restored, left, sizeof left, why, sizeof why, &e), PM_OK);
+    assert_true(restored);
+    expect_text(g, "reused\n");
+    assert_int_not_equal(access(reused, F_OK), 0);
+    expect_text(owned, "owned\n");
+    assert_string_equal(left, "");
+    /* reused again while the output is there: named, with why */
+    write_text(reused, "again\n");
+    assert_int_equal(pm_util_aside_recover(g, &restored, left, sizeof left, why, sizeof why, &e), PM_OK);
+    assert_false(restored);
+    assert_string_equal(left, reused);
+    assert_string_equal(why, "the output is there");
 
     char missing[96];
     snprintf(missing, sizeof missing, "%s/no/such/h", dir);

@@ -23,9 +23,11 @@ int pm_embedded_check_driver(const char *mlir_path, const char *c_path, pm_err *
 
 /* Compiles input_mlir with opts into workdir (mlir-opt, mlir-translate, llc as the sweep runs them), builds
  * the driver with `cc` and runs it; out_bin (in workdir) receives the result's bytes. Every process goes
- * through the runner with timeout_s. A failing step is an error naming the step and its stderr's last line. */
+ * through the runner with timeout_s and co's cancel flag, group recorder and deadline (pm_fix_check_start). A
+ * failing step is an error naming the step and its stderr's last line; a timeout is PM_ERR_TIMEOUT. */
 int pm_embedded_check_run(const pm_embedded_opts *opts, const pm_embedded_tools *tools, const char *input_mlir,
-                          const char *workdir, double timeout_s, char *out_bin, size_t cap, pm_err *err);
+                          const char *workdir, const pm_fix_check_opts *co, double timeout_s, char *out_bin,
+                          size_t cap, pm_err *err);
 
 typedef struct pm_check_cmp {
     int64_t n;             /* f32 elements compared */
@@ -38,8 +40,9 @@ typedef struct pm_check_cmp {
 
 /* Runs the driver pm_embedded_check_run built in workdir once more (through lib/run): *forward_s is the run time
  * of @forward itself as the driver measures it (monotonic clock around the call, printed on its stdout),
- * *cpu_wall the process's (user+sys)/wall (NAN: none). */
-int pm_embedded_check_time(const char *workdir, double timeout_s, double *forward_s, double *cpu_wall, pm_err *err);
+ * *cpu_wall the process's (user+sys)/wall (NAN: none). co: as for pm_embedded_check_run. */
+int pm_embedded_check_time(const char *workdir, const pm_fix_check_opts *co, double timeout_s, double *forward_s,
+                           double *cpu_wall, pm_err *err);
 /* The summed size of an ELF64 object's sections named `section` or `section.*` (".text" with -ffunction-sections'
  * ".text.f"); PM_ERR_PARSE when the file is no such object or has none. */
 int pm_elf_section_size(const char *path, const char *section, double *bytes, pm_err *err);

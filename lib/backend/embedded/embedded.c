@@ -1,5 +1,6 @@
 /* The embedded compiler back end: mlir-opt (tiling + full unroll pipeline) → mlir-translate → llc. */
 #include "embedded.h"
+#include "embedded_internal.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -18,128 +19,6 @@
 #include "sweep_ov.h"
 #include "util.h"
 
-#define DEFAULT_TILE 256
-#define DEFAULT_UNROLL 16
-
-static int tool_in(const char *dir, const char *tool, char *out, size_t n)
-{
-    int k = snprintf(out, n, "%s/%s", dir, tool);
-    return k > 0 && (size_t)k < n && access(out, X_OK) == 0;
-}
-
-/* The newest /usr/lib/llvm-N/bin that holds mlir-opt (N compared as a number). */
-static int newest_system_bindir(char *out, size_t n)
-{
-    DIR *d = opendir("/usr/lib");
-    if (!d)
-        return 0;
-    long best = -1;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        char *end;
-        if (strncmp(de->d_name, "llvm-", 5) != 0)
-            continue;
-        long v = strtol(de->d_name + 5, &end, 10);
-        if (end == de->d_name + 5 || *end || v <= best)
-            continue;
-        char dir[300], path[400];
-        snprintf(dir, sizeof dir, "/usr/lib/%s/bin", de->d_name);
-        if (tool_in(dir, "mlir-opt", path, sizeof path)) {
-            best = v;
-            snprintf(out, n, "%s", dir);
-        }
-    }
-    closedir(d);
-    return best >= 0;
-}
-
-static int dir_on_path(const char *tool, char *out, size_t n)
-{
-    const char *path = getenv("PATH");
-    if (!path)
-        return 0;
-    char *copy = strdup(path), *save = NULL;
-    int found = 0;
-    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found; dir = strtok_r(NULL, ":", &save)) {
-        char p[700];
-        if (*dir && tool_in(dir, tool, p, sizeof p)) {
-            snprintf(out, n, "%s", dir);
-            found = 1;
-        }
-    }
-    free(copy);
-    return found;
-}
-
-/* Runs `tool --version` through the runner (a timeout, like every process) and takes the first "version X.Y.Z"
- * it prints. */
-#define VERSION_TIMEOUT_S 30.0
-static int tool_version(const char *tool, char *out, size_t n, pm_err *err)
-{
-    const char *tmp = getenv("TMPDIR");
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/passmap-version.XXXXXX", tmp && *tmp ? tmp : "/tmp") >= sizeof path)
-        return pm_err_set(err, PM_ERR_USAGE, "TMPDIR path too long");
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return pm_err_errno(err, PM_ERR_IO, "cannot create a temporary file %s", path);
-    close(fd);
-    const char *argv[] = {tool, "--version", NULL};
-    pm_run_opts ro = {.timeout_s = VERSION_TIMEOUT_S, .stdout_path = path};
-    pm_run_result res;
-    char *text = NULL;
-    size_t len = 0;
-    int rc = pm_run_exec(argv, &ro, &res, err);
-    if (!rc && res.status != PM_RUN_OK)
-        rc = pm_err_set(err, PM_ERR_CHILD, "%s --version failed (%s)", tool, pm_run_status_name(res.status));
-    if (!rc)
-        rc = pm_util_read_file(path, &text, &len, err);
-    unlink(path);
-    if (rc)
-        return rc;
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", text ? text : "");
-    free(text);
-    const char *v = strstr(buf, "version ");
-    if (!v)
-        return pm_err_set(err, PM_ERR_PARSE, "%s --version printed no version", tool);
-    v += strlen("version ");
-    size_t k = 0;
-    while (v[k] && (isdigit((unsigned char)v[k]) || v[k] == '.') && k + 1 < n)
-        k++;
-    if (k == 0)
-        return pm_err_set(err, PM_ERR_PARSE, "%s --version printed no version number", tool);
-    memcpy(out, v, k);
-    out[k] = '\0';
-    return PM_OK;
-}
-
-int pm_embedded_find_tools(const char *bindir, pm_embedded_tools *tools, pm_err *err)
-{
-    memset(tools, 0, sizeof *tools);
-    const char *from = "argument";
-    if (!bindir || !*bindir) {
-        bindir = getenv("PASSMAP_LLVM_BINDIR");
-        from = "$PASSMAP_LLVM_BINDIR";
-    }
-    if (bindir && *bindir) {
-        if (strlen(bindir) >= sizeof tools->bindir)
-            return pm_err_set(err, PM_ERR_USAGE, "LLVM bindir too long (%s)", from);
-        snprintf(tools->bindir, sizeof tools->bindir, "%s", bindir);
-    } else if (!newest_system_bindir(tools->bindir, sizeof tools->bindir) &&
-               !dir_on_path("mlir-opt", tools->bindir, sizeof tools->bindir))
-        return pm_err_set(err, PM_ERR_NOTFOUND,
-                          "mlir-opt not found (no /usr/lib/llvm-N/bin with it, none on PATH; set PASSMAP_LLVM_BINDIR)");
-    struct { const char *name; char *dst; } need[] = {
-        {"mlir-opt", tools->mlir_opt}, {"mlir-translate", tools->mlir_translate}, {"llc", tools->llc}};
-    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-        if (!tool_in(tools->bindir, need[i].name, need[i].dst, sizeof tools->mlir_opt))
-            return pm_err_set(err, PM_ERR_NOTFOUND, "%s not found in %s", need[i].name, tools->bindir);
-    int rc = tool_version(tools->mlir_opt, tools->version, sizeof tools->version, err);
-    if (rc != PM_OK)
-        return rc;
-    return PM_OK;
-}
 
 static char *path_in(const char *dir, const char *file)
 {
@@ -268,24 +147,31 @@ static char *preset_text(const pm_embedded_opts *o)
     const char *json = o->json ? " --mlir-output-format=json" : "";
     const char *fmt = o->json ? "mlir-json" : "mlir-text";
     int olevel = o->llc_opt < 0 ? 2 : o->llc_opt;
+    /* the words the steps' reports need, as argv writes them: a twin run leaves them out (timing_twins) */
+    char mlir_flag[128] = "", llc_flag[32] = "";
+    if (o->timing_twins) {
+        snprintf(mlir_flag, sizeof mlir_flag, "timing_flag = --mlir-timing --mlir-timing-display=%s%s\n", display,
+                 json);
+        snprintf(llc_flag, sizeof llc_flag, "timing_flag = -time-passes\n");
+    }
     char *s = NULL;
     if (asprintf(&s,
                  "[step mlir-opt]\n"
                  "argv = {bindir}/mlir-opt {input} --pass-pipeline={pipeline} --mlir-timing"
                  " --mlir-timing-display=%s%s%s --emit-bytecode -o {out}/out.mlirbc\n"
-                 "format = %s\ntool = mlir-opt\ninputs = {input}\noutputs = {out}/out.mlirbc\n"
+                 "format = %s\ntool = mlir-opt\ninputs = {input}\noutputs = {out}/out.mlirbc\n%s"
                  "ir.mlirbc_bytes = size {out}/out.mlirbc\n"
                  "[step mlir-translate]\n"
                  "argv = {bindir}/mlir-translate --mlir-to-llvmir --mlir-timing --mlir-timing-display=%s%s"
                  " {out}/out.mlirbc -o {out}/out.ll\n"
-                 "format = %s\ntool = mlir-translate\ninputs = {out}/out.mlirbc\noutputs = {out}/out.ll\n"
+                 "format = %s\ntool = mlir-translate\ninputs = {out}/out.mlirbc\noutputs = {out}/out.ll\n%s"
                  "[step llc]\n"
                  "argv = {bindir}/llc -O%d -filetype=obj -time-passes {out}/out.ll -o {out}/out.o\n"
-                 "format = llvm-text\ntool = llc\ninputs = {out}/out.ll\noutputs = {out}/out.o\n"
+                 "format = llvm-text\ntool = llc\ninputs = {out}/out.ll\noutputs = {out}/out.o\n%s"
                  "ir.llvm_ops = llvm-insts {out}/out.ll\n"
                  "ir.object_bytes = size {out}/out.o\n",
-                 display, json, o->single_thread ? " --mlir-disable-threading" : "", fmt, display, json, fmt,
-                 olevel) < 0)
+                 display, json, o->single_thread ? " --mlir-disable-threading" : "", fmt, mlir_flag, display, json,
+                 fmt, mlir_flag, olevel, llc_flag) < 0)
         return NULL;
     return s;
 }
@@ -381,81 +267,6 @@ int pm_embedded_steps(const pm_embedded_opts *opts, const pm_embedded_tools *too
 
 /* ---- the back-end row ---- */
 
-/* The keys [embedded] reads (for "did you mean" on a mistyped one). */
-static const char *const embedded_keys[] = {"tile", "unroll", "llc_opt", "json", "single_thread", "bindir", "display",
-                                            NULL};
-
-static int embedded_scalar(pm_spec_entry *e, pm_embedded_spec *s, pm_err *err)
-{
-    char what[160];
-    pm_spec_entry_what(e, what, sizeof what);
-    const char *n = e->name, *v = e->value;
-    if (!strcmp(n, "tile")) return pm_spec_int(v, 1, 1 << 16, &s->tile, err, what);
-    if (!strcmp(n, "unroll")) return pm_spec_int(v, 1, 1 << 16, &s->unroll, err, what);
-    if (!strcmp(n, "llc_opt")) return pm_spec_int(v, 0, 3, &s->llc_opt, err, what);
-    if (!strcmp(n, "json")) return pm_spec_bool(v, &s->json, err, what);
-    if (!strcmp(n, "single_thread")) return pm_spec_bool(v, &s->single_thread, err, what);
-    if (!strcmp(n, "bindir")) return pm_spec_str(s->bindir, sizeof s->bindir, v, err, what);
-    if (!strcmp(n, "display")) {
-        if (strcmp(v, "tree") && strcmp(v, "list"))
-            return pm_err_set(err, PM_ERR_USAGE, "%s: '%s' (tree, list)", what, v);
-        return pm_spec_str(s->display, sizeof s->display, v, err, what);
-    }
-    return pm_spec_unknown_key(e, what, embedded_keys, err);
-}
-
-int pm_embedded_spec_parse(pm_spec_entries *es, pm_embedded_spec *out, pm_err *err)
-{
-    *out = (pm_embedded_spec){.tile = DEFAULT_TILE, .unroll = DEFAULT_UNROLL, .llc_opt = 2, .display = "tree"};
-    for (int i = 0; i < es->n; i++) {
-        int rc = strcmp(es->items[i].section, "embedded") ? PM_OK : embedded_scalar(&es->items[i], out, err);
-        if (rc)
-            return rc;
-    }
-    return PM_OK;
-}
-
-/* What the embedded back end keeps of a spec: its section's settings and the preset's steps rendered with them. */
-typedef struct embedded_data {
-    pm_embedded_spec opts;
-    pm_step_tmpls tmpls;
-} embedded_data;
-
-static void data_free(void *p)
-{
-    embedded_data *d = p;
-    if (d)
-        pm_step_tmpls_free(&d->tmpls);
-    free(d);
-}
-
-const pm_embedded_spec *pm_embedded_spec_of(const pm_spec *s)
-{
-    return &((const embedded_data *)s->backend_data)->opts;
-}
-
-pm_spec_pipe pm_embedded_pipe(const pm_embedded_spec *es)
-{
-    return (pm_spec_pipe){.keys = {{"tile", "T", 1, 1 << 16, es->tile}, {"unroll", "U", 1, 1 << 16, es->unroll}},
-                          .n = 2};
-}
-
-static int config_int(const pm_spec_config *c, const char *name)
-{
-    double v = pm_cfg_param_num(&c->cfg, name);
-    return isnan(v) ? 0 : (int)v;
-}
-
-int pm_embedded_config_tile(const pm_spec_config *c)
-{
-    return config_int(c, "tile");
-}
-
-int pm_embedded_config_unroll(const pm_spec_config *c)
-{
-    return config_int(c, "unroll");
-}
-
 static pm_embedded_opts spec_opts(const pm_spec *spec, const pm_spec_config *c)
 {
     const pm_embedded_spec *s = pm_embedded_spec_of(spec);
@@ -464,7 +275,7 @@ static pm_embedded_opts spec_opts(const pm_spec *spec, const pm_spec_config *c)
                           .unroll = c ? pm_embedded_config_unroll(c) : s->unroll,
                           .no_rollback = c ? pm_spec_variant_has(c, "no-rollback") : 0,
                           .single_thread = s->single_thread, .display = s->display, .json = s->json,
-                          .llc_opt = s->llc_opt};
+                          .llc_opt = s->llc_opt, .timing_twins = s->timing_twins};
     return o;
 }
 
@@ -474,7 +285,7 @@ static int embedded_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
     if (!d)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     s->backend_data = d;
-    s->backend_free = data_free;
+    s->backend_free = pm_embedded_data_free;
     /* [openvino] is read (and checked) too: one spec may be swept by either back end */
     int rc = pm_embedded_spec_parse(es, &d->opts, err);
     if (!rc)
@@ -487,6 +298,7 @@ static int embedded_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
     pm_embedded_opts o = spec_opts(s, NULL);
     if ((rc = check_opts(&o, err)))
         return rc;
+    s->timing_pairs = o.timing_twins;
     return preset_parse(&o, &d->tmpls, err);
 }
 

@@ -18,12 +18,14 @@ typedef struct pm_embedded_opts {
     const char *display;     /* "tree" (default) or "list" */
     int json;                /* --mlir-output-format=json */
     int llc_opt;             /* llc -O level; 0..3, default 2 (use -1 for default) */
+    int timing_twins;        /* each step names its timing flags (--mlir-timing..., -time-passes): twin runs */
 } pm_embedded_opts;
 
 /* The [embedded] section (the embedded back end's own; the openvino back end reads its tile/unroll as the
  * matrix sections' defaults): tile 256, unroll 16, llc_opt 2, display tree when absent. */
 typedef struct pm_embedded_spec {
     int tile, unroll, json, single_thread, llc_opt;
+    int timing_twins;        /* timing_twins = yes: each cold run gets a twin without the timing flags */
     char display[8];
     char bindir[512];
 } pm_embedded_spec;

@@ -58,6 +58,8 @@ static char *round_text(const pm_spec *s, const int *cfgs, const char *const *va
            e->display, e->json ? "true" : "false", e->single_thread ? "true" : "false", e->llc_opt);
     if (e->bindir[0])
         append(&buf, &len, &cap, &oom, "bindir = %s\n", e->bindir);
+    if (e->timing_twins)
+        append(&buf, &len, &cap, &oom, "timing_twins = true\n");
     for (size_t i = 0; i < n; i++) {
         int first = 1;
         for (size_t j = 0; j < i && first; j++)
@@ -149,8 +151,8 @@ static int embedded_check_build(const pm_spec *study, int config, const char *va
                            .unroll = pm_embedded_config_unroll(c),
                            .no_rollback = pm_spec_variant_has(c, "no-rollback"), .single_thread = se->single_thread,
                            .display = se->display, .json = se->json, .llc_opt = se->llc_opt};
-    rc = pm_embedded_check_run(&eo, &tools, input, dir, o->timeout_s > 0 ? o->timeout_s : spec->timeout_s, result,
-                               cap, err);
+    rc = pm_embedded_check_run(&eo, &tools, input, dir, o, o->timeout_s > 0 ? o->timeout_s : spec->timeout_s,
+                               result, cap, err);
 cleanup:
     pm_spec_free(spec);
     free(text);
@@ -184,7 +186,7 @@ static int embedded_program_run(const pm_spec *study, int config, const char *di
     (void)config;
     snprintf(what, cap, "forward() of the check's reduced config (window <= %d, %d layers)",
              o->reduce_window > 0 ? o->reduce_window : 128, o->reduce_layers > 0 ? o->reduce_layers : 2);
-    return pm_embedded_check_time(dir, o->timeout_s > 0 ? o->timeout_s : study->timeout_s, run_s, cpu_wall, err);
+    return pm_embedded_check_time(dir, o, o->timeout_s > 0 ? o->timeout_s : study->timeout_s, run_s, cpu_wall, err);
 }
 
 static int embedded_program_size(const pm_spec *study, int config, const char *dir, double *bytes, char *what,

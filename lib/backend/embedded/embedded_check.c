@@ -234,18 +234,23 @@ cleanup:
     return rc;
 }
 
-/* Runs one process; a failure becomes an error naming `what` and the last line of its stderr. */
-static int run_one(const char *const *argv, const char *cwd, double timeout_s, const char *what, pm_err *err)
+/* Runs one process (its group on record through co, none after co's deadline); a failure becomes an error
+ * naming `what` and the last line of its stderr; a timeout or an interruption is PM_ERR_TIMEOUT (no answer). */
+static int run_one(const char *const *argv, const char *cwd, const pm_fix_check_opts *co, double timeout_s,
+                   const char *what, pm_err *err)
 {
     char err_path[4200];
     snprintf(err_path, sizeof err_path, "%s/%s.stderr", cwd, what);
     pm_run_opts ro = {.timeout_s = timeout_s, .cwd = cwd, .stderr_path = err_path};
     pm_run_result res;
-    int rc = pm_run_exec(argv, &ro, &res, err);
-    if (rc)
+    int rc = pm_fix_check_start(co, what, &ro, err);
+    if (rc || (rc = pm_run_exec(argv, &ro, &res, err)))
         return rc;
     if (res.status == PM_RUN_OK)
         return PM_OK;
+    if (res.status == PM_RUN_TIMEOUT || (co->cancel && *co->cancel))
+        return pm_err_set(err, PM_ERR_TIMEOUT, "check: %s %s", what,
+                          res.status == PM_RUN_TIMEOUT ? "timed out (the spec's timeout)" : "interrupted");
     char last[300] = "";
     char *tail = NULL;
     size_t len = 0;
@@ -262,7 +267,8 @@ static int run_one(const char *const *argv, const char *cwd, double timeout_s, c
 }
 
 int pm_embedded_check_run(const pm_embedded_opts *opts, const pm_embedded_tools *tools, const char *input_mlir,
-                          const char *workdir, double timeout_s, char *out_bin, size_t cap, pm_err *err)
+                          const char *workdir, const pm_fix_check_opts *co, double timeout_s, char *out_bin,
+                          size_t cap, pm_err *err)
 {
     pm_steps steps = {0};
     char c_path[4200], drv_o[4200], exe[4200];
@@ -270,7 +276,8 @@ int pm_embedded_check_run(const pm_embedded_opts *opts, const pm_embedded_tools 
     if ((rc = pm_util_mkdir_p(workdir, err)) || (rc = pm_embedded_steps(opts, tools, input_mlir, workdir, &steps, err)))
         return rc;
     for (int i = 0; i < steps.n; i++)
-        if ((rc = run_one((const char *const *)steps.items[i].argv, workdir, timeout_s, steps.items[i].tool, err)))
+        if ((rc = run_one((const char *const *)steps.items[i].argv, workdir, co, timeout_s, steps.items[i].tool,
+                          err)))
             goto cleanup;
     const char *obj = steps.n ? steps.items[steps.n - 1].output : NULL;
     int w = snprintf(c_path, sizeof c_path, "%s/driver.c", workdir);
@@ -289,8 +296,9 @@ int pm_embedded_check_run(const pm_embedded_opts *opts, const pm_embedded_tools 
     const char *cc_argv[] = {"cc", "-std=gnu11", "-O1", "-c", c_path, "-o", drv_o, NULL};
     const char *ld_argv[] = {"cc", "-no-pie", drv_o, obj, "-lm", "-o", exe, NULL};
     const char *run_argv[] = {exe, out_bin, NULL};
-    if ((rc = run_one(cc_argv, workdir, timeout_s, "cc", err)) || (rc = run_one(ld_argv, workdir, timeout_s, "link", err)) ||
-        (rc = run_one(run_argv, workdir, timeout_s, "driver", err)))
+    if ((rc = run_one(cc_argv, workdir, co, timeout_s, "cc", err)) ||
+        (rc = run_one(ld_argv, workdir, co, timeout_s, "link", err)) ||
+        (rc = run_one(run_argv, workdir, co, timeout_s, "driver", err)))
         goto cleanup;
 cleanup:
     pm_steps_free(&steps);
@@ -341,7 +349,8 @@ cleanup:
     return rc;
 }
 
-int pm_embedded_check_time(const char *workdir, double timeout_s, double *forward_s, double *cpu_wall, pm_err *err)
+int pm_embedded_check_time(const char *workdir, const pm_fix_check_opts *co, double timeout_s, double *forward_s,
+                           double *cpu_wall, pm_err *err)
 {
     char exe[4200], out[4200], so[4200], se[4200];
     if (snprintf(exe, sizeof exe, "%s/driver", workdir) >= (int)sizeof exe ||
@@ -352,9 +361,12 @@ int pm_embedded_check_time(const char *workdir, double timeout_s, double *forwar
     const char *argv[] = {exe, out, NULL};
     pm_run_opts ro = {.timeout_s = timeout_s, .cwd = workdir, .stdout_path = so, .stderr_path = se};
     pm_run_result res;
-    int rc = pm_run_exec(argv, &ro, &res, err);
-    if (rc)
+    int rc = pm_fix_check_start(co, "the program run", &ro, err);
+    if (rc || (rc = pm_run_exec(argv, &ro, &res, err)))
         return rc;
+    if (res.status == PM_RUN_TIMEOUT || (co->cancel && *co->cancel))
+        return pm_err_set(err, PM_ERR_TIMEOUT, "%s: %s", exe,
+                          res.status == PM_RUN_TIMEOUT ? "timed out (the spec's timeout)" : "interrupted");
     if (res.status != PM_RUN_OK)
         return pm_err_set(err, PM_ERR_CHILD, "%s: %s (exit %d)", exe, pm_run_status_name(res.status), res.exit_code);
     char *text = NULL;
