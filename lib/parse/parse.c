@@ -112,33 +112,6 @@ static void formats_tried(pm_format fmt, char *out, size_t size)
         pm_format_list(0, out, size);
 }
 
-#define SNIFF_CHUNK ((size_t)64 << 10)
-
-int pm_text_has(const pm_text *t, const char *needle)
-{
-    size_t n = strlen(needle);
-    if (t->fd < 0)
-        return pm_text_contains(t->buf, t->len, needle);
-    /* a file: chunk by chunk, the last n - 1 bytes carried over so a needle across two chunks is found */
-    char chunk[SNIFF_CHUNK + 64];
-    size_t keep = 0;
-    off_t off = 0;
-    if (n == 0 || n > 64)
-        return n == 0;
-    for (;;) {
-        ssize_t r = pread(t->fd, chunk + keep, SNIFF_CHUNK, off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return 0;
-        off += r;
-        size_t total = keep + (size_t)r;
-        if (memmem(chunk, total, needle, n))
-            return 1;
-        keep = total < n - 1 ? total : n - 1;
-        memmove(chunk, chunk + total - keep, keep);
-    }
-}
 
 /* Whether an open file is a Chrome trace, as the format table's sniffers would decide on the whole text,
  * holding no more than a chunk: the NPU sniffer first (its schedule trace is a Chrome trace with NPU
@@ -166,7 +139,7 @@ static int parse_streaming(const char *path, pm_format fmt, pm_report *out, int 
         return -1;
     }
     if (fmt == PM_FMT_AUTO) {
-        char head[SNIFF_CHUNK];
+        char head[PM_PARSE_SNIFF_CHUNK];
         ssize_t n;
         while ((n = pread(fd, head, sizeof head, 0)) < 0 && errno == EINTR)
             ;

@@ -30,7 +30,9 @@ typedef struct pm_text {
     size_t len;
     int fd;            /* -1: a buffer */
 } pm_text;
-int pm_text_has(const pm_text *t, const char *needle);                                 /* parse.c */
+/* how much of a file a sniffer reads at once (pm_text_has's chunk) */
+#define PM_PARSE_SNIFF_CHUNK ((size_t)64 << 10)
+int pm_text_has(const pm_text *t, const char *needle);                                 /* parse_text.c */
 
 /* Sniffers: non-zero when buf looks like the format (cheap, prefix-based). */
 int pm_sniff_npu(const char *buf, size_t len, pm_format *fmt);                         /* parse_npu.c */

@@ -1,13 +1,16 @@
-/* Line splitting and column parsing shared by parse_mlir.c and parse_llvm.c. */
+/* Line splitting and column parsing shared by parse_mlir.c and parse_llvm.c; pm_text_has, the sniffers' needle search
+ * (parse_internal.h). */
 #include "util.h"
 #include "parse_text.h"
 #include "parse_internal.h"
 #include "error.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void pm_lines_free(pm_lines *l)
 {
@@ -185,4 +188,30 @@ int pm_text_is_json(const char *buf, size_t len)
     while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
         i++;
     return i < len && (buf[i] == '{' || buf[i] == '[') && json_next(buf + i, len - i);
+}
+
+int pm_text_has(const pm_text *t, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (t->fd < 0)
+        return pm_text_contains(t->buf, t->len, needle);
+    /* a file: chunk by chunk, the last n - 1 bytes carried over so a needle across two chunks is found */
+    char chunk[PM_PARSE_SNIFF_CHUNK + 64];
+    size_t keep = 0;
+    off_t off = 0;
+    if (n == 0 || n > 64)
+        return n == 0;
+    for (;;) {
+        ssize_t r = pread(t->fd, chunk + keep, PM_PARSE_SNIFF_CHUNK, off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return 0;
+        off += r;
+        size_t total = keep + (size_t)r;
+        if (memmem(chunk, total, needle, n))
+            return 1;
+        keep = total < n - 1 ? total : n - 1;
+        memmove(chunk, chunk + total - keep, keep);
+    }
 }
