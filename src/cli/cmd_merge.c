@@ -93,6 +93,101 @@ static int mark_merged(pm_store *out, const char *out_path, const pm_coverage *t
     return failed;
 }
 
+/* Coverage of OUT and the inputs together, before anything is written: 0 with *cov filled, 1 when the merge is
+ * refused (said), -1 on an error (said). An input a running sweep still writes is left out here: the merge
+ * refuses it by name later. A sweep already mixed in OUT (a forced merge, marked) does not refuse again; one this
+ * merge would mix does. */
+static int merge_coverage(const char *out_path, char **in, int n_in, int force, int partial, pm_coverage *cov)
+{
+    pm_err err = {0};
+    const char **cov_dbs = calloc((size_t)n_in + 1, sizeof *cov_dbs);
+    if (!cov_dbs) {
+        fprintf(stderr, "passmap merge: out of memory\n");
+        return -1;
+    }
+    int n_cov = 0;
+    /* an output a merge killed at its start left empty holds no study yet: the next merge creates it */
+    int have_out = !pm_store_is_empty(out_path);
+    if (have_out)
+        cov_dbs[n_cov++] = out_path;
+    for (int i = 0; i < n_in; i++) {
+        pm_err busy = {0};
+        if (!pm_store_writer_check(in[i], &busy))
+            cov_dbs[n_cov++] = in[i];
+    }
+    pm_coverage before = {0};
+    int crc = pm_shard_coverage(cov_dbs, n_cov, cov, &err);
+    if (!crc && have_out && (crc = pm_shard_coverage(cov_dbs, 1, &before, &err)))
+        pm_coverage_free(cov);
+    free(cov_dbs);
+    if (crc) {
+        fprintf(stderr, "passmap merge: %s\n", err.msg);
+        return -1;
+    }
+    int newly_mixed = 0, incomplete = 0;
+    for (int i = 0; i < cov->n; i++) {
+        const pm_coverage_sweep *cs = &cov->sweeps[i];
+        int was_mixed = 0;
+        for (int j = 0; j < before.n; j++)
+            was_mixed |= before.sweeps[j].mixed && !strcmp(before.sweeps[j].sweep, cs->sweep);
+        if (cs->mixed && was_mixed)
+            continue;   /* accepted by an earlier --force, and marked: nothing new */
+        newly_mixed += cs->mixed;
+        incomplete += cs->message && !cs->mixed;
+        if (cs->message && (cs->mixed ? !force : !partial))
+            fprintf(stderr, "passmap merge: %s\n", cs->message);
+    }
+    pm_coverage_free(&before);
+    if ((newly_mixed && !force) || (incomplete && !partial)) {
+        fprintf(stderr, "passmap merge: nothing merged; %s\n",
+                newly_mixed && !force ? "--force merges stores split two ways anyway (the study is then marked "
+                                        "incomplete)"
+                                      : "merge --partial merges them anyway and marks the study incomplete");
+        pm_coverage_free(cov);
+        return 1;
+    }
+    return 0;
+}
+
+/* The totals over the inputs, and their JSON rows (--json). */
+typedef struct merge_tally {
+    int failed, usage_error;
+    long merged, skipped;
+    json_t *arr;
+} merge_tally;
+
+/* One input into out, said in a line (or a JSON row). */
+static void merge_input(pm_store *out, const char *in, int force, merge_tally *t)
+{
+    pm_merge_result r;
+    pm_err e = {0};
+    int rc = pm_store_merge(out, in, force, &r, &e);
+    const char *what = rc ? "error" : r.refused ? "refused" : "merged";
+    if (rc || r.refused)
+        t->failed++;
+    if (rc == PM_ERR_USAGE && strstr(e.msg, "merged into itself"))
+        t->usage_error = 1;
+    t->merged += r.runs_merged;
+    t->skipped += r.runs_skipped;
+    if (t->arr) {
+        json_array_append_new(t->arr, json_pack("{s:s, s:s, s:i, s:i, s:b, s:s?, s:s?}", "input", in, "result", what,
+                                                "merged", rc ? 0 : r.runs_merged, "skipped_duplicate",
+                                                rc ? 0 : r.runs_skipped, "forced", !rc && r.forced, "reason",
+                                                rc ? e.msg : r.reason[0] ? r.reason : NULL, "note",
+                                                !rc && r.note[0] ? r.note : NULL));
+    } else if (rc) {
+        fprintf(stderr, "passmap merge: %s\n", e.msg);
+        printf("%-40s error: not merged\n", in);
+    } else if (r.refused) {
+        fprintf(stderr, "passmap merge: %s: refused: %s\n", in, r.reason);
+        printf("%-40s refused: %s\n", in, r.reason);
+    } else {
+        printf("%-40s merged %d runs, skipped %d duplicate%s%s%s%s%s\n", in, r.runs_merged, r.runs_skipped,
+               r.runs_skipped == 1 ? "" : "s", r.forced ? "; " : "", r.forced ? r.reason : "", r.note[0] ? "; " : "",
+               r.note);
+    }
+}
+
 int cmd_merge(int argc, char **argv)
 {
     int force = 0, json = 0, partial = 0, c;
@@ -126,59 +221,15 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "passmap merge: %s\n", err.msg);
         return PM_EXIT_FAIL;
     }
-    /* Coverage of OUT and the inputs together, before anything is written. An input a running sweep still
-     * writes is left out here: the merge refuses it by name below. A sweep already mixed in OUT (a forced merge,
-     * marked) does not refuse again; one this merge would mix does. */
-    const char **cov_dbs = calloc((size_t)(argc - optind), sizeof *cov_dbs);
-    if (!cov_dbs) {
-        fprintf(stderr, "passmap merge: out of memory\n");
-        pm_store_writer_unlock(lock_fd);
-        return PM_EXIT_FAIL;
-    }
-    int n_cov = 0;
-    /* an output a merge killed at its start left empty holds no study yet: the next merge creates it */
-    int have_out = !pm_store_is_empty(out_path);
-    if (have_out)
-        cov_dbs[n_cov++] = out_path;
-    for (int i = optind + 1; i < argc; i++) {
-        pm_err busy = {0};
-        if (!pm_store_writer_check(argv[i], &busy))
-            cov_dbs[n_cov++] = argv[i];
-    }
-    pm_coverage cov, before = {0};
-    int crc = pm_shard_coverage(cov_dbs, n_cov, &cov, &err);
-    if (!crc && have_out && (crc = pm_shard_coverage(cov_dbs, 1, &before, &err)))
-        pm_coverage_free(&cov);
-    free(cov_dbs);
+    pm_coverage cov;
+    int crc = merge_coverage(out_path, argv + optind + 1, argc - optind - 1, force, partial, &cov);
     if (crc) {
-        fprintf(stderr, "passmap merge: %s\n", err.msg);
         pm_store_writer_unlock(lock_fd);
         return PM_EXIT_FAIL;
     }
-    int newly_mixed = 0, incomplete = 0;
-    for (int i = 0; i < cov.n; i++) {
-        const pm_coverage_sweep *cs = &cov.sweeps[i];
-        int was_mixed = 0;
-        for (int j = 0; j < before.n; j++)
-            was_mixed |= before.sweeps[j].mixed && !strcmp(before.sweeps[j].sweep, cs->sweep);
-        if (cs->mixed && was_mixed)
-            continue;   /* accepted by an earlier --force, and marked: nothing new */
-        newly_mixed += cs->mixed;
-        incomplete += cs->message && !cs->mixed;
-        if (cs->message && (cs->mixed ? !force : !partial))
-            fprintf(stderr, "passmap merge: %s\n", cs->message);
-    }
-    pm_coverage_free(&before);
-    int refuse = (newly_mixed && !force) || (incomplete && !partial);
-    if (refuse)
-        fprintf(stderr, "passmap merge: nothing merged; %s\n",
-                newly_mixed && !force ? "--force merges stores split two ways anyway (the study is then marked "
-                                        "incomplete)"
-                                      : "merge --partial merges them anyway and marks the study incomplete");
     pm_store *out = NULL;
-    if (refuse || pm_store_open(out_path, &out, &err)) {
-        if (!refuse)
-            fprintf(stderr, "passmap merge: %s\n", err.msg);
+    if (pm_store_open(out_path, &out, &err)) {
+        fprintf(stderr, "passmap merge: %s\n", err.msg);
         pm_coverage_free(&cov);
         pm_store_writer_unlock(lock_fd);
         return PM_EXIT_FAIL;
@@ -190,53 +241,24 @@ int cmd_merge(int argc, char **argv)
         pm_store_writer_unlock(lock_fd);
         return PM_EXIT_FAIL;
     }
-    int failed = 0, usage_error = 0;
-    long total_merged = 0, total_skipped = 0;
-    json_t *arr = json ? json_array() : NULL;
-    for (int i = optind + 1; i < argc; i++) {
-        pm_merge_result r;
-        pm_err e = {0};
-        int rc = pm_store_merge(out, argv[i], force, &r, &e);
-        const char *what = rc ? "error" : r.refused ? "refused" : "merged";
-        if (rc || r.refused)
-            failed++;
-        if (rc == PM_ERR_USAGE && strstr(e.msg, "merged into itself"))
-            usage_error = 1;
-        total_merged += r.runs_merged;
-        total_skipped += r.runs_skipped;
-        if (json) {
-            json_array_append_new(arr, json_pack("{s:s, s:s, s:i, s:i, s:b, s:s?, s:s?}", "input", argv[i], "result",
-                                                 what, "merged", rc ? 0 : r.runs_merged, "skipped_duplicate",
-                                                 rc ? 0 : r.runs_skipped, "forced", !rc && r.forced, "reason",
-                                                 rc ? e.msg : r.reason[0] ? r.reason : NULL, "note",
-                                                 !rc && r.note[0] ? r.note : NULL));
-        } else if (rc) {
-            fprintf(stderr, "passmap merge: %s\n", e.msg);
-            printf("%-40s error: not merged\n", argv[i]);
-        } else if (r.refused) {
-            fprintf(stderr, "passmap merge: %s: refused: %s\n", argv[i], r.reason);
-            printf("%-40s refused: %s\n", argv[i], r.reason);
-        } else {
-            printf("%-40s merged %d runs, skipped %d duplicate%s%s%s%s%s\n", argv[i], r.runs_merged, r.runs_skipped,
-                   r.runs_skipped == 1 ? "" : "s", r.forced ? "; " : "", r.forced ? r.reason : "",
-                   r.note[0] ? "; " : "", r.note);
-        }
-    }
+    merge_tally t = {.arr = json ? json_array() : NULL};
+    for (int i = optind + 1; i < argc; i++)
+        merge_input(out, argv[i], force, &t);
     marks_failed = mark_merged(out, out_path, &cov, partial, json);
     pm_coverage_free(&cov);
     if (json) {
-        json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:i}", "output", out_path, "inputs", arr, "merged",
-                              (json_int_t)total_merged, "skipped_duplicate", (json_int_t)total_skipped, "refused",
-                              failed);
+        json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:i}", "output", out_path, "inputs", t.arr, "merged",
+                              (json_int_t)t.merged, "skipped_duplicate", (json_int_t)t.skipped, "refused",
+                              t.failed);
         pm_json_stamp(o, "merged", "runs", "skipped_duplicate", "runs", "refused", "inputs", NULL);
         json_dumpf(o, stdout, JSON_INDENT(2));
         putchar('\n');
         json_decref(o);
     } else {
-        printf("%s: %ld runs merged, %ld skipped as duplicates, %d input%s refused\n", out_path, total_merged,
-               total_skipped, failed, failed == 1 ? "" : "s");
+        printf("%s: %ld runs merged, %ld skipped as duplicates, %d input%s refused\n", out_path, t.merged, t.skipped,
+               t.failed, t.failed == 1 ? "" : "s");
     }
     pm_store_close(out);
     pm_store_writer_unlock(lock_fd);
-    return usage_error ? PM_EXIT_USAGE : failed || marks_failed ? PM_EXIT_FAIL : PM_EXIT_OK;
+    return t.usage_error ? PM_EXIT_USAGE : t.failed || marks_failed ? PM_EXIT_FAIL : PM_EXIT_OK;
 }
