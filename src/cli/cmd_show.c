@@ -195,6 +195,26 @@ static int show_configs(sqlite3 *db, const char *path, const char *sweep, int wi
     return rc;
 }
 
+/* One run's pass tree on stdout, its stages from the --stage-map files (else the default map). */
+static int show_tree(const pm_stored_run *run, const char **maps, int n_maps, pm_show_opts *o, pm_err *err)
+{
+    pm_stagemap *map = pm_stagemap_new();
+    if (!map)
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+    int rc = PM_OK;
+    for (int i = 0; i < n_maps && rc == PM_OK; i++)
+        rc = pm_stagemap_load(map, maps[i], err);
+    if (!n_maps)
+        rc = pm_stagemap_load_default(map, err);
+    if (!rc) {
+        o->map = pm_stagemap_rules(map) ? map : NULL;
+        if (!(rc = pm_show_run(stdout, run, o, err)))
+            print_npuw(stdout, run);
+    }
+    pm_stagemap_free(map);
+    return rc;
+}
+
 int cmd_show(int argc, char **argv)
 {
     const char *config = NULL, *mode = NULL, *sweep = NULL, *chrome_trace = NULL;
@@ -264,7 +284,6 @@ int cmd_show(int argc, char **argv)
     pm_err err = {0};
     sqlite3 *db = NULL;
     pm_stored_run run = {0};
-    pm_stagemap *map = NULL;
     int ret = PM_EXIT_FAIL, rc;
     int64_t id;
     int width = cli_term_width(100);
@@ -299,22 +318,9 @@ int cmd_show(int argc, char **argv)
         putchar('\n');
         json_decref(j);
     } else {
-        if (!(map = pm_stagemap_new())) {
-            pm_err_set(&err, PM_ERR_NOMEM, "out of memory");
+        pm_show_opts o = {.width = width, .color = color, .unicode = isatty(STDOUT_FILENO), .min_share = min_share};
+        if ((rc = show_tree(&run, maps, n_maps, &o, &err)))
             goto cleanup;
-        }
-        rc = PM_OK;
-        for (int i = 0; i < n_maps && rc == PM_OK; i++)
-            rc = pm_stagemap_load(map, maps[i], &err);
-        if (!n_maps)
-            rc = pm_stagemap_load_default(map, &err);
-        if (rc)
-            goto cleanup;
-        pm_show_opts o = {.width = width, .color = color, .unicode = isatty(STDOUT_FILENO), .min_share = min_share,
-                          .map = pm_stagemap_rules(map) ? map : NULL};
-        if ((rc = pm_show_run(stdout, &run, &o, &err)))
-            goto cleanup;
-        print_npuw(stdout, &run);
     }
     ret = PM_EXIT_OK;
 cleanup:
@@ -322,7 +328,6 @@ cleanup:
         fprintf(stderr, "passmap show: %s\n", err.msg[0] ? err.msg : "failed");
     if (ret != PM_EXIT_OK && err.code == PM_ERR_USAGE)
         ret = PM_EXIT_USAGE;
-    pm_stagemap_free(map);
     pm_stored_run_free(&run);
     pm_store_db_close(db);
     return ret;
