@@ -173,11 +173,11 @@ static int parse_one(pm_spec_entries *es, const char *section, const char *path,
         const char *n = e->name, *v = e->value;
         if (!strcmp(n, "argv") || !strcmp(n, "outputs") || !strcmp(n, "inputs") || !strcmp(n, "null_argv") ||
             !strcmp(n, "timing_flag")) {
-            char ***dst = !strcmp(n, "argv")        ? &t->argv
-                          : !strcmp(n, "outputs")   ? &t->outputs
-                          : !strcmp(n, "inputs")    ? &t->inputs
-                          : !strcmp(n, "timing_flag") ? &t->timing_flag
-                                                    : &t->null_argv;
+            char ***dst = !strcmp(n, "argv") ? &t->argv
+                : !strcmp(n, "outputs")      ? &t->outputs
+                : !strcmp(n, "inputs")       ? &t->inputs
+                : !strcmp(n, "timing_flag")  ? &t->timing_flag
+                                             : &t->null_argv;
             if (dst == &t->null_argv)
                 t->null_line = e->line;
             pm_argv_free(*dst);
@@ -232,8 +232,8 @@ static int parse_one(pm_spec_entries *es, const char *section, const char *path,
             if ((rc = check_tmpl(cc, m.source, path, e, err)) == PM_OK && m.arg)
                 rc = check_tmpl(cc, m.arg, path, e, err);
         } else {
-            static const char *const keys[] = {"argv",  "report",    "format",     "outputs",
-                                               "inputs", "tool", "null_argv", "timing_flag"};
+            static const char *const keys[] = {"argv",   "report", "format",    "outputs",
+                                               "inputs", "tool",   "null_argv", "timing_flag"};
             const char *near = pm_util_closest(n, keys, sizeof keys / sizeof keys[0]);
             rc = pm_err_set(err, PM_ERR_USAGE,
                             "line %d: [%s]: unknown key '%s'%s%s%s (argv, report, format, outputs, inputs, tool, "
@@ -245,8 +245,10 @@ static int parse_one(pm_spec_entries *es, const char *section, const char *path,
         rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] has no argv", t->line, section);
     for (char **f = t->timing_flag; rc == PM_OK && f && *f; f++)
         if (!is_argv_word(t->argv, *f))
-            rc = pm_err_set(err, PM_ERR_USAGE, "line %d: [%s] timing_flag: '%s' is not one of argv's words (the run "
-                            "without it leaves out argv's words as written)", t->line, section, *f);
+            rc = pm_err_set(err, PM_ERR_USAGE,
+                            "line %d: [%s] timing_flag: '%s' is not one of argv's words (the run "
+                            "without it leaves out argv's words as written)",
+                            t->line, section, *f);
     return rc;
 }
 

@@ -22,8 +22,10 @@ static int check_dir(fix_ctx *x, size_t cfg, const char *variant, char *dir, siz
  * next passmap fix or sweep on the store reaps what a killed one left (the next one reaps at its start). */
 static pm_fix_check_opts check_opts(fix_ctx *x, const char *what)
 {
-    pm_fix_check_opts co = {.reduce_window = x->o->check_window, .reduce_layers = x->o->check_layers,
-                            .cancel = x->o->stop, .deadline = x->budget_s > 0 ? x->t0 + x->budget_s : 0};
+    pm_fix_check_opts co = {.reduce_window = x->o->check_window,
+                            .reduce_layers = x->o->check_layers,
+                            .cancel = x->o->stop,
+                            .deadline = x->budget_s > 0 ? x->t0 + x->budget_s : 0};
     if (x->have_pgrec) {
         x->pgrec.what = what;
         co.on_start = pm_pgroup_record;
@@ -275,7 +277,7 @@ void pm_fix_check_job(fix_ctx *x, job *jb)
     if (ref->error[0]) {
         snprintf(jb->output, sizeof jb->output, "%.150s", ref->error);
         jb->check_gave_no_answer = ref->no_answer;
-        pm_fix_past_deadline(x);   /* budget_exhausted when the deadline stopped it */
+        pm_fix_past_deadline(x); /* budget_exhausted when the deadline stopped it */
         return;
     }
     char path[PATH_MAX];

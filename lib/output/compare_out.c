@@ -400,14 +400,18 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         fprintf(out, "%swalls and steps of %s were measured under the %s meter: the instrumented runs', not compile "
                 "times\n", li, r->a.walls_slowed && r->b.walls_slowed ? "A and B" : r->a.walls_slowed ? "A" : "B",
                 r->a.walls_slowed ? r->a.meter : r->b.meter);
-    if (r->a.timing_flags || r->b.timing_flags)   /* the instrument's cost, measured beside it (flagcost.h) */
-        fprintf(out, "%stiming flags: A %s, B %s: compile walls are the runs without the flags, steps and passes "
-                "the instrumented runs'\n", li, r->a.timing_flags ? r->a.timing_flags : "no twin runs",
+    if (r->a.timing_flags || r->b.timing_flags) /* the instrument's cost, measured beside it (flagcost.h) */
+        fprintf(out,
+                "%stiming flags: A %s, B %s: compile walls are the runs without the flags, steps and passes "
+                "the instrumented runs'\n",
+                li, r->a.timing_flags ? r->a.timing_flags : "no twin runs",
                 r->b.timing_flags ? r->b.timing_flags : "no twin runs");
     char differ[512];
     if (pm_flagcost_differ(&r->a.flagcost, &r->b.flagcost, r->threshold, differ, sizeof differ))
-        fprintf(out, "%sthe timers cost A and B differently (%s; more than the %.0f%% threshold apart): pass-level "
-                "verdicts are partly about the instrument\n", li, differ, 100 * r->threshold);
+        fprintf(out,
+                "%sthe timers cost A and B differently (%s; more than the %.0f%% threshold apart): pass-level "
+                "verdicts are partly about the instrument\n",
+                li, differ, 100 * r->threshold);
     if (r->host_warning)
         fprintf(out, "%swarning: %s%s\n", li, r->host_warning,
                 r->n_cross_host > 1 ? " (and in more configs, see the summary)" : "");

@@ -85,7 +85,8 @@ static int flagcost_text(const pm_report_ctx *x, FILE *f, pm_err *err)
     flagcost_said(a, f);
     fprintf(f, ": %s\n", flagcost_how);
     if (a->flagcost.differs)
-        fprintf(f, "%sthe timers cost one build more than another (%s; more than compare's %.0f%% threshold "
+        fprintf(f,
+                "%sthe timers cost one build more than another (%s; more than compare's %.0f%% threshold "
                 "apart): pass-level differences between those builds are partly the instrument's; their walls "
                 "without the flag are the compilers'\n",
                 PM_MD(x, "- ", ""), a->flagcost.differs, 100 * PM_COMPARE_THRESHOLD);
@@ -123,10 +124,13 @@ static int flagcost_json(const pm_report_ctx *x, json_t *root)
         return PM_ERR_NOMEM;
     return json_object_set_new(root, "timing_flags",
                                json_pack("{s:o,s:s?}", "table", tab, "differs", a->flagcost.differs))
-               ? PM_ERR_NOMEM
-               : PM_OK;
+        ? PM_ERR_NOMEM
+        : PM_OK;
 }
 
-const pm_report_section pm_section_flagcost = {.id = "flagcost", .toc = "Timing flags", .applies = flagcost_applies,
-                                               .text = flagcost_text, .html = flagcost_html,
+const pm_report_section pm_section_flagcost = {.id = "flagcost",
+                                               .toc = "Timing flags",
+                                               .applies = flagcost_applies,
+                                               .text = flagcost_text,
+                                               .html = flagcost_html,
                                                .json = flagcost_json};

@@ -25,10 +25,13 @@ static const char *stage_name(const pm_analysis *a, int s)
 static pm_table *stage_table(const pm_analysis *a)
 {
     static const pm_col cols[] = {
-        {"config", "config", NULL},          {"runs", "runs", NULL},
+        {"config", "config", NULL},
+        {"runs", "runs", NULL},
         {"counted", "counted passes / run", "fraction"},
-        {"by_count", "dominant stage by count", NULL}, {"count_share", "its share by count", "fraction"},
-        {"by_wall", "dominant stage by wall", NULL},   {"wall_share", "its share by wall", "fraction"},
+        {"by_count", "dominant stage by count", NULL},
+        {"count_share", "its share by count", "fraction"},
+        {"by_wall", "dominant stage by wall", NULL},
+        {"wall_share", "its share by wall", "fraction"},
         {"agree", "agree", NULL},
     };
     pm_table *t = pm_table_new("t-passcount", NULL, cols, N_OF(cols));
@@ -65,8 +68,10 @@ static pm_table *stage_table(const pm_analysis *a)
 static pm_table *share_table(const pm_analysis *a)
 {
     static const pm_col cols[] = {
-        {"config", "config", NULL}, {"stage", "stage", NULL},
-        {"by_count", "share by count", "fraction"}, {"by_wall", "share by wall", "fraction"},
+        {"config", "config", NULL},
+        {"stage", "stage", NULL},
+        {"by_count", "share by count", "fraction"},
+        {"by_wall", "share by wall", "fraction"},
     };
     pm_table *t = pm_table_new("t-passcount-stages", NULL, cols, N_OF(cols));
     int rc = 0;
@@ -98,7 +103,8 @@ static pm_table *share_table(const pm_analysis *a)
 
 static int by_count_desc(const void *pa, const void *pb)
 {
-    const pm_an_passcount_pass *a = *(const pm_an_passcount_pass *const *)pa, *b = *(const pm_an_passcount_pass *const *)pb;
+    const pm_an_passcount_pass *a = *(const pm_an_passcount_pass *const *)pa,
+                               *b = *(const pm_an_passcount_pass *const *)pb;
     return (a->instructions < b->instructions) - (a->instructions > b->instructions);
 }
 
@@ -106,9 +112,14 @@ static int by_count_desc(const void *pa, const void *pb)
 static pm_table *pass_table(const pm_analysis *a, size_t top)
 {
     static const pm_col cols[] = {
-        {"config", "config", NULL},          {"tool", "tool", NULL},  {"pass", "pass", NULL},
-        {"stage", "stage", NULL},            {"instructions", "instructions", "count"},
-        {"count_share", "by count", "fraction"}, {"wall_s", "wall", "s"}, {"wall_share", "by wall", "fraction"},
+        {"config", "config", NULL},
+        {"tool", "tool", NULL},
+        {"pass", "pass", NULL},
+        {"stage", "stage", NULL},
+        {"instructions", "instructions", "count"},
+        {"count_share", "by count", "fraction"},
+        {"wall_s", "wall", "s"},
+        {"wall_share", "by wall", "fraction"},
         {"how", "counted at", NULL},
     };
     pm_table *t = pm_table_new("t-passcount-passes", NULL, cols, N_OF(cols));
@@ -134,7 +145,8 @@ static pm_table *pass_table(const pm_analysis *a, size_t top)
             }
             size_t k = (size_t)ri;
             char buf[64];
-            double cs = r->counted > 0 ? q->instructions / r->counted : NAN, ws = r->wall > 0 ? q->wall_s / r->wall : NAN;
+            double cs = r->counted > 0 ? q->instructions / r->counted : NAN,
+                   ws = r->wall > 0 ? q->wall_s / r->wall : NAN;
             rc |= pm_table_set(t, k, 0, a->configs[r->config].key, NAN);
             rc |= pm_table_set(t, k, 1, q->tool, NAN);
             rc |= pm_table_set(t, k, 2, q->name, NAN);
@@ -170,7 +182,7 @@ static pm_table *missing_table(const pm_analysis *a)
             int seen = q->instructions >= 0;
             for (size_t k = 0; !seen && k < t->n_rows; k++)
                 seen = !strcmp(t->cells[k * t->n_cols].text, q->tool) &&
-                       !strcmp(t->cells[k * t->n_cols + 1].text, q->name);
+                    !strcmp(t->cells[k * t->n_cols + 1].text, q->name);
             if (seen)
                 continue;
             long ri = pm_table_add_row(t);
@@ -179,7 +191,7 @@ static pm_table *missing_table(const pm_analysis *a)
                 break;
             }
             rc |= pm_table_set(t, (size_t)ri, 0, q->tool, NAN) | pm_table_set(t, (size_t)ri, 1, q->name, NAN) |
-                  pm_table_set(t, (size_t)ri, 2, q->why ? q->why : "-", NAN);
+                pm_table_set(t, (size_t)ri, 2, q->why ? q->why : "-", NAN);
         }
     }
     if (rc) {
@@ -189,18 +201,21 @@ static pm_table *missing_table(const pm_analysis *a)
     return t;
 }
 
-#define PC_METHOD "Instructions counted by callgrind (the callgrind meter: exact, the same under any load), each " \
-                  "pass's at its own timer's start and stop, beside the wall its timing report gave in the same run " \
-                  "(under the meter: the instrumented run's wall). Counts are not time: a pass that waits on memory " \
-                  "or I/O has a smaller share by count than by wall. Shares: of the counted passes' instructions, " \
-                  "and of the same report rows' wall"
+#define PC_METHOD                                                                                                      \
+    "Instructions counted by callgrind (the callgrind meter: exact, the same under any load), each "                   \
+    "pass's at its own timer's start and stop, beside the wall its timing report gave in the same run "                \
+    "(under the meter: the instrumented run's wall). Counts are not time: a pass that waits on memory "                \
+    "or I/O has a smaller share by count than by wall. Shares: of the counted passes' instructions, "                  \
+    "and of the same report rows' wall"
 
 static int passcount_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     const pm_an_passcount *pc = &x->a->passcount;
     char title[160];
-    snprintf(title, sizeof title, "per-pass instructions: dominant stage by count and by wall (%d of %zu configs "
-             "agree)", pc->n_agree, pc->n);
+    snprintf(title, sizeof title,
+             "per-pass instructions: dominant stage by count and by wall (%d of %zu configs "
+             "agree)",
+             pc->n_agree, pc->n);
     int rc = pm_report_text_table(x, f, stage_table(x->a), title, err);
     if (!rc)
         fprintf(f, "%s%s.\n", x->markdown ? "\n" : "", PC_METHOD);
@@ -221,8 +236,10 @@ static int passcount_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 static int passcount_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
     const pm_an_passcount *pc = &x->a->passcount;
-    fprintf(f, "<h2 id=passcount>Per-pass instructions</h2><p class=sub>%d of %zu configs have the same dominant "
-            "stage by count as by wall. ", pc->n_agree, pc->n);
+    fprintf(f,
+            "<h2 id=passcount>Per-pass instructions</h2><p class=sub>%d of %zu configs have the same dominant "
+            "stage by count as by wall. ",
+            pc->n_agree, pc->n);
     pm_html_esc(f, PC_METHOD);
     fputs(".</p>\n", f);
     int rc = pm_report_html_table(f, stage_table(x->a), 0, err);
@@ -259,6 +276,9 @@ static int passcount_json(const pm_report_ctx *x, json_t *root)
     return rc;
 }
 
-const pm_report_section pm_section_passcount = {.id = "passcount", .toc = "Per-pass instructions",
-                                                .applies = passcount_applies, .text = passcount_text,
-                                                .html = passcount_html, .json = passcount_json};
+const pm_report_section pm_section_passcount = {.id = "passcount",
+                                                .toc = "Per-pass instructions",
+                                                .applies = passcount_applies,
+                                                .text = passcount_text,
+                                                .html = passcount_html,
+                                                .json = passcount_json};

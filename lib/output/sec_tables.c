@@ -22,9 +22,11 @@ static int configs_text(const pm_report_ctx *x, FILE *f, pm_err *err)
     if (keys[0])
         fprintf(f, "%s%s\n", x->markdown ? "\n" : "", keys);
     fprintf(f, "%s%s\n", x->markdown && !keys[0] ? "\n" : "", PM_RT_OVERHEAD_DEF);
-    if (x->a->flagcost.n_cfgs)   /* the instrument's cost is no part of a compile's wall (timing flags below) */
-        fprintf(f, "%scold wall: of the cold runs' twins without their timing flags; the shares are the "
-                "instrumented reports'\n", PM_MD(x, "- ", ""));
+    if (x->a->flagcost.n_cfgs) /* the instrument's cost is no part of a compile's wall (timing flags below) */
+        fprintf(f,
+                "%scold wall: of the cold runs' twins without their timing flags; the shares are the "
+                "instrumented reports'\n",
+                PM_MD(x, "- ", ""));
     return PM_OK;
 }
 

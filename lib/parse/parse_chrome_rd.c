@@ -286,7 +286,10 @@ int pm_parse_rd_skip(rd *r, int depth)
             r->pos++;
             return PM_OK;
         }
-        return c == -2 ? PM_ERR_IO : pm_parse_rd_fail_here(r, c < 0 ? "unexpected end of input" : "',' or end of "
-                                                                                              "container expected");
+        return c == -2 ? PM_ERR_IO
+                       : pm_parse_rd_fail_here(r,
+                                               c < 0 ? "unexpected end of input"
+                                                     : "',' or end of "
+                                                       "container expected");
     }
 }

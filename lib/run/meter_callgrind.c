@@ -45,8 +45,7 @@ static const char *vgwrap_path(void)
     for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
         char path[PATH_MAX + 64];
         if (snprintf(path, sizeof path, "%s%s%s", exe, where[i], VGWRAP_NAME) < (int)sizeof path &&
-            access(path, R_OK) == 0 &&
-            realpath(path, found))
+            access(path, R_OK) == 0 && realpath(path, found))
             return found;
     }
     found[0] = 0;
@@ -63,11 +62,14 @@ static void callgrind_detail(char *buf, size_t n)
 {
     const char *w = vgwrap_path();
     if (w)
-        snprintf(buf, n, "; timer wrapper %s: every pass timer of llc, opt, clang (-time-passes, -ftime-report) but "
+        snprintf(buf, n,
+                 "; timer wrapper %s: every pass timer of llc, opt, clang (-time-passes, -ftime-report) but "
                  "llc's Parse IR (inlined start), every mlir-opt --mlir-timing row (one thread: "
-                 "--mlir-disable-threading, or one function)", w);
+                 "--mlir-disable-threading, or one function)",
+                 w);
     else
-        snprintf(buf, n, "; timer wrapper passmap-vgwrap.so not found (beside passmap, or $PASSMAP_VGWRAP; built "
+        snprintf(buf, n,
+                 "; timer wrapper passmap-vgwrap.so not found (beside passmap, or $PASSMAP_VGWRAP; built "
                  "where Valgrind's headers are): only passes whose entry points the library exports are counted "
                  "(data/pass-symbols.tsv)");
 }
@@ -77,13 +79,23 @@ static const char *const callgrind_args[] = {"--tool=callgrind", "--combine-dump
 static int callgrind_exec(const char *const argv[], const pm_run_opts *opts, const char *scratch, pm_run_result *res,
                           pm_err *err)
 {
-    pm_vg_tool t = {.args = callgrind_args, .out_opt = "--callgrind-out-file", .out_prefix = PM_METER_PROFILE_PREFIX,
-                    .preload = vgwrap_path(), .keep = PM_METER_PROFILE_DIR};
+    pm_vg_tool t = {.args = callgrind_args,
+                    .out_opt = "--callgrind-out-file",
+                    .out_prefix = PM_METER_PROFILE_PREFIX,
+                    .preload = vgwrap_path(),
+                    .keep = PM_METER_PROFILE_DIR};
     return pm_meter_vg_exec(&t, argv, opts, scratch, res, err);
 }
 
-const pm_meter pm_meter_callgrind = {.name = "callgrind", .about = "the valgrind meter's count plus the instructions "
-                                     "of each timed pass, beside its wall (callgrind with passmap's timer wrapper): "
-                                     "~100-1000x slower; wall and CPU are the instrumented run's",
-                                     .counts = 1, .slows = 1, .slowdown_guess = 200, .per_pass = 1,
-                                     .detail = callgrind_detail, .usable = pm_meter_vg_usable, .exec = callgrind_exec};
+const pm_meter pm_meter_callgrind = {
+    .name = "callgrind",
+    .about = "the valgrind meter's count plus the instructions "
+             "of each timed pass, beside its wall (callgrind with passmap's timer wrapper): "
+             "~100-1000x slower; wall and CPU are the instrumented run's",
+    .counts = 1,
+    .slows = 1,
+    .slowdown_guess = 200,
+    .per_pass = 1,
+    .detail = callgrind_detail,
+    .usable = pm_meter_vg_usable,
+    .exec = callgrind_exec};

@@ -120,8 +120,8 @@ static int vg_folder(const pm_vg_tool *t, const char *scratch, char *dir, size_t
         tmp = "/tmp";
     int keep = t->keep && scratch;
     if (snprintf(dir, cap, keep ? "%s/%s" : "%s/passmap-meter-XXXXXX", tmp, t->keep) >= (int)cap)
-        return pm_err_set(err, PM_ERR_USAGE, "valgrind meter: the folder name under %s is longer than %zu bytes",
-                          tmp, cap);
+        return pm_err_set(err, PM_ERR_USAGE, "valgrind meter: the folder name under %s is longer than %zu bytes", tmp,
+                          cap);
     if (keep)
         pm_util_remove_tree(dir);
     if (keep ? mkdir(dir, 0700) != 0 : !mkdtemp(dir))
@@ -220,8 +220,7 @@ cleanup:
 }
 
 static const char *const cachegrind_args[] = {"--tool=cachegrind", "--cache-sim=no", NULL};
-static const pm_vg_tool cachegrind = {.args = cachegrind_args, .out_opt = "--cachegrind-out-file",
-                                      .out_prefix = "cg."};
+static const pm_vg_tool cachegrind = {.args = cachegrind_args, .out_opt = "--cachegrind-out-file", .out_prefix = "cg."};
 
 static int valgrind_exec(const char *const argv[], const pm_run_opts *opts, const char *scratch, pm_run_result *res,
                          pm_err *err)
@@ -229,8 +228,13 @@ static int valgrind_exec(const char *const argv[], const pm_run_opts *opts, cons
     return pm_meter_vg_exec(&cachegrind, argv, opts, scratch, res, err);
 }
 
-const pm_meter pm_meter_valgrind = {.name = "valgrind", .about = "instructions of the process tree counted by "
-                                    "Valgrind (cachegrind, no cache simulation): exact, ~20-100x slower; wall and "
-                                    "CPU are the instrumented run's",
-                                    .counts = 1, .slows = 1, .slowdown_guess = 50, .usable = pm_meter_vg_usable,
+const pm_meter pm_meter_valgrind = {.name = "valgrind",
+                                    .about =
+                                        "instructions of the process tree counted by "
+                                        "Valgrind (cachegrind, no cache simulation): exact, ~20-100x slower; wall and "
+                                        "CPU are the instrumented run's",
+                                    .counts = 1,
+                                    .slows = 1,
+                                    .slowdown_guess = 50,
+                                    .usable = pm_meter_vg_usable,
                                     .exec = valgrind_exec};

@@ -6,8 +6,8 @@ static int fail(sqlite3 *db, pm_err *err)
     return pm_err_set(err, PM_ERR_DB, "timing flags query: %s", sqlite3_errmsg(db));
 }
 
-int pm_sq_flagcost_steps(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_flagcost_row *),
-                         void *ctx, pm_err *err)
+int pm_sq_flagcost_steps(sqlite3 *db, const pm_sq_sweeps *s, int (*fn)(void *, const pm_sq_flagcost_row *), void *ctx,
+                         pm_err *err)
 {
     sqlite3_stmt *has = NULL, *st = NULL;
     int rc = PM_OK;

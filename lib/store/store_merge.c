@@ -35,59 +35,94 @@ typedef struct table_copy {
 } table_copy;
 
 static const table_copy copies[] = {
-    {"sweep", NULL, 1, {{NULL, NULL}},
-     "FROM src.sweep s WHERE s.name NOT IN (SELECT name FROM main.sweep)", NULL},
+    {"sweep", NULL, 1, {{NULL, NULL}}, "FROM src.sweep s WHERE s.name NOT IN (SELECT name FROM main.sweep)", NULL},
     {"host", "ON CONFLICT(name, fingerprint) DO NOTHING", 1, {{NULL, NULL}}, "FROM src.host s WHERE 1", NULL},
-    {"config", "ON CONFLICT(sweep_id, key) DO NOTHING", 1, {{"sweep_id", "ms.id"}, {NULL, NULL}},
+    {"config",
+     "ON CONFLICT(sweep_id, key) DO NOTHING",
+     1,
+     {{"sweep_id", "ms.id"}, {NULL, NULL}},
      "FROM src.config s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name WHERE 1",
      NULL},
     /* A run already in the output (same config, mode, host, start, status and wall) is skipped; see the top. */
-    {"run", NULL, 0,
+    {"run",
+     NULL,
+     0,
      {{"id", "s.id + @run_off"}, {"config_id", "cm.dst"}, {"host_id", "hm.dst"}, {NULL, NULL}},
      "FROM src.run s JOIN temp.pm_config_map cm ON cm.src = s.config_id\n"
      "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id\n"
      "WHERE NOT EXISTS (SELECT 1 FROM main.run x WHERE x.config_id = cm.dst AND x.mode = s.mode\n"
      "                  AND x.host_id IS hm.dst AND x.started_at = s.started_at AND x.status = s.status\n"
-     "                  AND x.wall_s IS s.wall_s)", NULL},
+     "                  AND x.wall_s IS s.wall_s)",
+     NULL},
     /* a config's parameters follow it (the config map is made with the runs, just above) */
-    {"config_param", "ON CONFLICT(config_id, name) DO NOTHING", 0, {{"config_id", "cm.dst"}, {NULL, NULL}},
-     "FROM src.config_param s JOIN temp.pm_config_map cm ON cm.src = s.config_id WHERE 1", NULL},
-    {"step", NULL, 0, {{"id", "s.id + @step_off"}, {"run_id", "s.run_id + @run_off"}, {NULL, NULL}},
+    {"config_param",
+     "ON CONFLICT(config_id, name) DO NOTHING",
+     0,
+     {{"config_id", "cm.dst"}, {NULL, NULL}},
+     "FROM src.config_param s JOIN temp.pm_config_map cm ON cm.src = s.config_id WHERE 1",
+     NULL},
+    {"step",
+     NULL,
+     0,
+     {{"id", "s.id + @step_off"}, {"run_id", "s.run_id + @run_off"}, {NULL, NULL}},
      "FROM src.step s WHERE s.run_id IN (SELECT id - @run_off FROM main.run WHERE id > @run_off)",
      "FROM src.step s"},
     /* pass names by name (ids are per file); the name map is made right after, for pass_time below */
     {"pass_name", "ON CONFLICT(name) DO NOTHING", 1, {{NULL, NULL}}, "FROM src.pass_name s WHERE 1", NULL},
-    {"pass_time", NULL, 0,
-     {{"step_id", "s.step_id + @step_off"}, {"name_id", "(SELECT dst FROM temp.pm_name_map WHERE src = s.name_id)"},
+    {"pass_time",
+     NULL,
+     0,
+     {{"step_id", "s.step_id + @step_off"},
+      {"name_id", "(SELECT dst FROM temp.pm_name_map WHERE src = s.name_id)"},
       {NULL, NULL}},
      "FROM src.pass_time s WHERE s.step_id IN (SELECT id - @step_off FROM main.step WHERE id > @step_off)",
      "FROM src.pass_time s"},
-    {"pass_count", NULL, 0, {{"step_id", "s.step_id + @step_off"}, {NULL, NULL}},
+    {"pass_count",
+     NULL,
+     0,
+     {{"step_id", "s.step_id + @step_off"}, {NULL, NULL}},
      "FROM src.pass_count s WHERE s.step_id IN (SELECT id - @step_off FROM main.step WHERE id > @step_off)",
      "FROM src.pass_count s"},
-    {"metric", NULL, 0,
-     {{"id", "s.id + @metric_off"}, {"run_id", "s.run_id + @run_off"}, {"step_id", "s.step_id + @step_off"},
+    {"metric",
+     NULL,
+     0,
+     {{"id", "s.id + @metric_off"},
+      {"run_id", "s.run_id + @run_off"},
+      {"step_id", "s.step_id + @step_off"},
       {NULL, NULL}},
      "FROM src.metric s WHERE s.run_id IN (SELECT id - @run_off FROM main.run WHERE id > @run_off)",
      "FROM src.metric s"},
-    {"shard", "ON CONFLICT(sweep_id, shard_n, config_key) DO NOTHING", 0, {{"sweep_id", "ms.id"}, {NULL, NULL}},
+    {"shard",
+     "ON CONFLICT(sweep_id, shard_n, config_key) DO NOTHING",
+     0,
+     {{"sweep_id", "ms.id"}, {NULL, NULL}},
      "FROM src.shard s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name WHERE 1",
      NULL},
     /* start-up runs of a sweep on a machine (the host map is made with the runs, above) */
-    {"startup", "ON CONFLICT(sweep_id, host_id, tool, repeat) DO NOTHING", 1,
+    {"startup",
+     "ON CONFLICT(sweep_id, host_id, tool, repeat) DO NOTHING",
+     1,
      {{"sweep_id", "ms.id"}, {"host_id", "hm.dst"}, {NULL, NULL}},
      "FROM src.startup s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name\n"
-     "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id WHERE 1", NULL},
+     "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id WHERE 1",
+     NULL},
     /* the tools each sweep ran on each machine (schema 7) */
-    {"tool", "ON CONFLICT(sweep_id, host_id, name, path, hash) DO NOTHING", 1,
+    {"tool",
+     "ON CONFLICT(sweep_id, host_id, name, path, hash) DO NOTHING",
+     1,
      {{"sweep_id", "ms.id"}, {"host_id", "hm.dst"}, {NULL, NULL}},
      "FROM src.tool s JOIN src.sweep ss ON ss.id = s.sweep_id JOIN main.sweep ms ON ms.name = ss.name\n"
-     "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id WHERE 1", NULL},
+     "  LEFT JOIN temp.pm_host_map hm ON hm.src = s.host_id WHERE 1",
+     NULL},
     {"meta", "ON CONFLICT(key) DO NOTHING", 0, {{NULL, NULL}}, "FROM src.meta s WHERE 1", NULL},
     /* The input's own merge history (it may itself be a merge), once. */
-    {"merge_log", NULL, 1, {{NULL, NULL}},
+    {"merge_log",
+     NULL,
+     1,
+     {{NULL, NULL}},
      "FROM src.merge_log s WHERE NOT EXISTS (SELECT 1 FROM main.merge_log x WHERE x.source = s.source\n"
-     "  AND x.merged_at = s.merged_at AND x.sweep IS s.sweep)", NULL},
+     "  AND x.merged_at = s.merged_at AND x.sweep IS s.sweep)",
+     NULL},
 };
 
 /* The compiler a sweep measured, from its method metadata: fields that differ between two stores of the
@@ -451,7 +486,7 @@ static int only_inputs_added(const char *without, const char *with)
     if (!without || !with || !strncmp(without, "input ", 6) || strstr(without, "\ninput "))
         return 0;
     size_t n = strlen(without);
-    for (const char *p = with; *p;) {   /* `with` less its input lines, matched against `without` as it goes */
+    for (const char *p = with; *p;) { /* `with` less its input lines, matched against `without` as it goes */
         size_t k = strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n');
         if (strncmp(p, "input ", 6)) {
             if (k > n || strncmp(without, p, k))
@@ -492,8 +527,8 @@ static int check_configs(merge_ctx *m, pm_merge_result *res)
         } else if (!n_steps++) {
             char diff[400];
             pm_fp_diff(out_text, in_text, diff, sizeof diff);
-            snprintf(first_steps, sizeof first_steps, "sweep '%s', config %s: other steps than in %s (%s)", sweep,
-                     key, pm_store_path(m->out), diff);
+            snprintf(first_steps, sizeof first_steps, "sweep '%s', config %s: other steps than in %s (%s)", sweep, key,
+                     pm_store_path(m->out), diff);
         }
     }
     if (step != SQLITE_DONE)
@@ -508,18 +543,22 @@ static int check_configs(merge_ctx *m, pm_merge_result *res)
     if (n > 1)
         snprintf(more, sizeof more, "; %d more config%s differ", n - 1, n - 1 == 1 ? "" : "s");
     if (n_steps)
-        mark_cut(res->reason, sizeof res->reason, snprintf(res->reason, sizeof res->reason,
-                 "%s%s: one config key never mixes two measurements, not even with --force; sweep it under "
-                 "another name", first_steps, more));
+        mark_cut(res->reason, sizeof res->reason,
+                 snprintf(res->reason, sizeof res->reason,
+                          "%s%s: one config key never mixes two measurements, not even with --force; sweep it under "
+                          "another name",
+                          first_steps, more));
     else
-        mark_cut(res->reason, sizeof res->reason, snprintf(res->reason, sizeof res->reason,
-                 "%s%s: %s was recorded before passmap fingerprinted input files' contents, so the files its runs "
-                 "compiled cannot be verified against %s's; not mixed, not even with --force. Rerun that shard "
-                 "with this passmap into a new database and merge that; or, if its input files are unchanged, "
-                 "resume it once with this passmap (passmap sweep SPEC --db %s, with its --shard): the resume "
-                 "records their contents, then merge again", first_inputs, more, old_in ? m->in_path :
-                 pm_store_path(m->out), old_in ? pm_store_path(m->out) : m->in_path,
-                 old_in ? m->in_path : pm_store_path(m->out)));
+        mark_cut(
+            res->reason, sizeof res->reason,
+            snprintf(res->reason, sizeof res->reason,
+                     "%s%s: %s was recorded before passmap fingerprinted input files' contents, so the files its runs "
+                     "compiled cannot be verified against %s's; not mixed, not even with --force. Rerun that shard "
+                     "with this passmap into a new database and merge that; or, if its input files are unchanged, "
+                     "resume it once with this passmap (passmap sweep SPEC --db %s, with its --shard): the resume "
+                     "records their contents, then merge again",
+                     first_inputs, more, old_in ? m->in_path : pm_store_path(m->out),
+                     old_in ? pm_store_path(m->out) : m->in_path, old_in ? m->in_path : pm_store_path(m->out)));
     return PM_OK;
 }
 

@@ -26,8 +26,10 @@ static const pm_migration migrations[] = {
     /* v2 (issue 12, report): what a trace needs. start_s: the span's start offset in its step's report
      * (NULL: the report gives none); pass_order: "timed" (every span has a start), "sequence" (rows in
      * execution order, e.g. MLIR's tree), NULL (rows not in execution order, e.g. LLVM's list). */
-    {"trace columns", "ALTER TABLE pass_time ADD COLUMN start_s REAL;\n"
-                      "ALTER TABLE step ADD COLUMN pass_order TEXT;\n", 0, NULL},
+    {"trace columns",
+     "ALTER TABLE pass_time ADD COLUMN start_s REAL;\n"
+     "ALTER TABLE step ADD COLUMN pass_order TEXT;\n",
+     0, NULL},
     /* v3 (issue 13, scale-out): which machine measured each run, the plan of each shard, the merges made.
      * host.fingerprint: pm_host_fingerprint (CPU, cores, kernel, compiler build); a run names its host. */
     {"hosts, shard plans, merge log",
@@ -52,7 +54,7 @@ static const pm_migration migrations[] = {
      "  shard_k INTEGER NOT NULL,\n"
      "  shard_n INTEGER NOT NULL,\n"
      "  config_key TEXT NOT NULL,\n"
-     "  cold INTEGER NOT NULL,\n"        /* runs planned per mode */
+     "  cold INTEGER NOT NULL,\n" /* runs planned per mode */
      "  cache_miss INTEGER NOT NULL,\n"
      "  warm INTEGER NOT NULL,\n"
      "  PRIMARY KEY(sweep_id, shard_n, config_key)\n"
@@ -63,10 +65,11 @@ static const pm_migration migrations[] = {
      "  sweep TEXT,\n"
      "  runs_merged INTEGER NOT NULL,\n"
      "  runs_skipped INTEGER NOT NULL,\n"
-     "  forced INTEGER NOT NULL,\n"      /* 1: spec or compiler differed and --force merged it anyway */
+     "  forced INTEGER NOT NULL,\n" /* 1: spec or compiler differed and --force merged it anyway */
      "  note TEXT,\n"
      "  merged_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))\n"
-     ");\n", 0, NULL},
+     ");\n",
+     0, NULL},
     /* v4 (issue 8, backend-table): the config model: every axis as name=value (any back end's axes,
      * e.g. opt=2, input=a.c). The workload columns stay; old configs get their workload axes as parameters. */
     {"config parameters",
@@ -82,7 +85,8 @@ static const pm_migration migrations[] = {
      "INSERT OR IGNORE INTO config_param SELECT id, 'resolution', resolution FROM config WHERE resolution IS NOT NULL;\n"
      "INSERT OR IGNORE INTO config_param SELECT id, 'precision', precision FROM config WHERE precision IS NOT NULL;\n"
      "INSERT OR IGNORE INTO config_param SELECT id, CASE kind WHEN 'cnn' THEN 'blocks' ELSE 'layers' END, layers\n"
-     "  FROM config WHERE layers IS NOT NULL;\n", 0, NULL},
+     "  FROM config WHERE layers IS NOT NULL;\n",
+     0, NULL},
     /* v5 (issue 9, overhead): process start-up, measured once per sweep and machine: each tool the sweep's
      * steps run, started a few times on a null input (an empty module...). status "ok" / "failed" /
      * "timeout" / ...; "not-measured": the back end has no null input for that tool (note says why). */
@@ -101,7 +105,8 @@ static const pm_migration migrations[] = {
      "  note TEXT,\n"
      "  measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
      "  UNIQUE(sweep_id, host_id, tool, repeat)\n"
-     ");\n", 0, NULL},
+     ");\n",
+     0, NULL},
     /* v6 (issue 9, speed4): pass names interned. A store holds a few hundred distinct names in millions of
      * rows; the report's scan read each row's name as text and hashed it (about a quarter of its time on the
      * 15,000-run bench store). pass_time is rebuilt with name_id in name's place, and v_pass keeps its
@@ -164,10 +169,10 @@ static const pm_migration migrations[] = {
      "  id INTEGER PRIMARY KEY,\n"
      "  sweep_id INTEGER NOT NULL REFERENCES sweep(id) ON DELETE CASCADE,\n"
      "  host_id INTEGER REFERENCES host(id),\n"
-     "  name TEXT NOT NULL,\n"          /* the step's tool label (clang, llc, mlir-opt) */
-     "  path TEXT NOT NULL,\n"          /* as the PATH lookup resolved argv[0] */
-     "  version_text TEXT NOT NULL,\n"  /* what `PATH --version` printed (stdout, then stderr) */
-     "  hash TEXT NOT NULL,\n"          /* "xxh3-128:HEX" of the file, '' when unreadable */
+     "  name TEXT NOT NULL,\n"         /* the step's tool label (clang, llc, mlir-opt) */
+     "  path TEXT NOT NULL,\n"         /* as the PATH lookup resolved argv[0] */
+     "  version_text TEXT NOT NULL,\n" /* what `PATH --version` printed (stdout, then stderr) */
+     "  hash TEXT NOT NULL,\n"         /* "xxh3-128:HEX" of the file, '' when unreadable */
      "  recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
      "  UNIQUE(sweep_id, host_id, name, path, hash)\n"
      ");\n"

@@ -44,8 +44,12 @@ static int take_step(void *ctx, const pm_sq_flagcost_row *r)
         x->cap = cap;
     }
     fc_step *s = &x->v[x->n];
-    *s = (fc_step){.config_id = r->config_id, .seq = r->seq, .repeat = r->repeat, .plain = r->plain,
-                   .wall = r->wall_s, .cpu = r->cpu_s};
+    *s = (fc_step){.config_id = r->config_id,
+                   .seq = r->seq,
+                   .repeat = r->repeat,
+                   .plain = r->plain,
+                   .wall = r->wall_s,
+                   .cpu = r->cpu_s};
     if (!(s->tool = strdup(r->tool)) || !(s->argv = strdup(r->argv))) {
         free(s->tool);
         return PM_ERR_NOMEM;
@@ -158,7 +162,7 @@ static int add_row(pm_an_flagcost *fc, const fc_step *v, size_t from, size_t to,
     r->tool = strdup(first->tool);
     r->program = strdup(prog);
     r->flag = flag_words(first->argv, first[1].argv);
-    fc->n++;   /* freed by an_flagcost_free from here on */
+    fc->n++; /* freed by an_flagcost_free from here on */
     if (!r->tool || !r->program || !r->flag)
         return PM_ERR_NOMEM;
     r->n_pairs = np;
@@ -186,8 +190,8 @@ static int find_differs(pm_an_flagcost *fc)
             const pm_an_flagcost_row *h = &fc->rows[hi], *l = &fc->rows[lo];
             char *more = NULL;
             if (asprintf(&more, "%s%s%s: %s %+.0f%% on %s, %+.0f%% on %s", fc->differs ? fc->differs : "",
-                         len ? "; " : "", h->tool, h->flag, 100 * h->wall_overhead, h->program,
-                         100 * l->wall_overhead, l->program) < 0)
+                         len ? "; " : "", h->tool, h->flag, 100 * h->wall_overhead, h->program, 100 * l->wall_overhead,
+                         l->program) < 0)
                 return PM_ERR_NOMEM;
             free(fc->differs);
             fc->differs = more;
@@ -229,7 +233,7 @@ static int plain_walls(pm_an_flagcost *fc, const fc_step *v, size_t n)
         double *slot = &c->walls[v[i].repeat];
         *slot = isnan(*slot) ? v[i].wall : *slot + v[i].wall;
     }
-    for (size_t k = 0; k < fc->n_cfgs; k++) {   /* the repeats no plain run filled go */
+    for (size_t k = 0; k < fc->n_cfgs; k++) { /* the repeats no plain run filled go */
         struct pm_flagcost_cfg *c = &fc->cfgs[k];
         size_t m = 0;
         for (size_t r = 0; r < c->n; r++)

@@ -9,22 +9,26 @@
 #include "error.h"
 #include "store_query.h"
 
-typedef struct pm_an_flagcost_row {   /* one tool build's timing flag against its uninstrumented twin runs */
-    char *tool, *program, *flag;  /* the step's label, argv[0]'s file name, the argv words the twin leaves out */
-    size_t n_pairs;               /* ok cold runs with an ok plain twin (same config, step, repeat) */
-    double plain_wall_s, wall_s;  /* medians over the pairs: without the flag, with it */
-    double wall_overhead;         /* median over the pairs of wall / plain wall, less 1 */
-    double cpu_overhead;          /* the same of user + sys; NAN when a step recorded none */
+typedef struct pm_an_flagcost_row { /* one tool build's timing flag against its uninstrumented twin runs */
+    char *tool, *program, *flag;    /* the step's label, argv[0]'s file name, the argv words the twin leaves out */
+    size_t n_pairs;                 /* ok cold runs with an ok plain twin (same config, step, repeat) */
+    double plain_wall_s, wall_s;    /* medians over the pairs: without the flag, with it */
+    double wall_overhead;           /* median over the pairs of wall / plain wall, less 1 */
+    double cpu_overhead;            /* the same of user + sys; NAN when a step recorded none */
 } pm_an_flagcost_row;
 
-typedef struct pm_an_flagcost {   /* flagcost: what the timing flags cost (analysis_flagcost.c); n = 0: no plain runs */
-    pm_an_flagcost_row *rows;     /* by tool, then program */
+typedef struct pm_an_flagcost { /* flagcost: what the timing flags cost (analysis_flagcost.c); n = 0: no plain runs */
+    pm_an_flagcost_row *rows;   /* by tool, then program */
     size_t n;
     /* per config with plain runs: those runs' walls (each the sum of its steps'), what the config's compile wall
      * is (the report's configs, headline and stage seconds: analysis_flagcost.c) */
-    struct pm_flagcost_cfg { int64_t config_id; double *walls; size_t n; } *cfgs;
+    struct pm_flagcost_cfg {
+        int64_t config_id;
+        double *walls;
+        size_t n;
+    } * cfgs;
     size_t n_cfgs;
-    char *differs;                /* the tools whose builds' overheads are more than compare's threshold apart
+    char *differs; /* the tools whose builds' overheads are more than compare's threshold apart
                                      ("llc: -time-passes +54% on llc-14, +20% on llc-22"), "; "-joined; NULL: none */
 } pm_an_flagcost;
 

@@ -132,7 +132,7 @@ int pm_sweep_plan_plain_orphans(sweep_ctx *x, int repeats, task **tasks, int *n_
         int paired = 0;
         for (int k = 0; k < n0 && !paired; k++)
             paired = (*tasks)[k].config == (*tasks)[i].config && (*tasks)[k].repeat == (*tasks)[i].repeat &&
-                     !strcmp((*tasks)[k].mode, PM_RUN_MODE_PLAIN);
+                !strcmp((*tasks)[k].mode, PM_RUN_MODE_PLAIN);
         if (!paired)
             (*tasks)[keep++] = (*tasks)[i];
     }

@@ -170,11 +170,14 @@ static void merge_input(pm_store *out, const char *in, int force, merge_tally *t
     t->merged += r.runs_merged;
     t->skipped += r.runs_skipped;
     if (t->arr) {
-        json_array_append_new(t->arr, json_pack("{s:s, s:s, s:i, s:i, s:b, s:s?, s:s?}", "input", in, "result", what,
-                                                "merged", rc ? 0 : r.runs_merged, "skipped_duplicate",
-                                                rc ? 0 : r.runs_skipped, "forced", !rc && r.forced, "reason",
-                                                rc ? e.msg : r.reason[0] ? r.reason : NULL, "note",
-                                                !rc && r.note[0] ? r.note : NULL));
+        json_array_append_new(t->arr,
+                              json_pack("{s:s, s:s, s:i, s:i, s:b, s:s?, s:s?}", "input", in, "result", what, "merged",
+                                        rc ? 0 : r.runs_merged, "skipped_duplicate", rc ? 0 : r.runs_skipped, "forced",
+                                        !rc && r.forced, "reason",
+                                        rc                ? e.msg
+                                            : r.reason[0] ? r.reason
+                                                          : NULL,
+                                        "note", !rc && r.note[0] ? r.note : NULL));
     } else if (rc) {
         fprintf(stderr, "passmap merge: %s\n", e.msg);
         printf("%-40s error: not merged\n", in);
@@ -248,8 +251,7 @@ int cmd_merge(int argc, char **argv)
     pm_coverage_free(&cov);
     if (json) {
         json_t *o = json_pack("{s:s, s:o, s:I, s:I, s:i}", "output", out_path, "inputs", t.arr, "merged",
-                              (json_int_t)t.merged, "skipped_duplicate", (json_int_t)t.skipped, "refused",
-                              t.failed);
+                              (json_int_t)t.merged, "skipped_duplicate", (json_int_t)t.skipped, "refused", t.failed);
         pm_json_stamp(o, "merged", "runs", "skipped_duplicate", "runs", "refused", "inputs", NULL);
         json_dumpf(o, stdout, JSON_INDENT(2));
         putchar('\n');

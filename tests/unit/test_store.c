@@ -95,7 +95,8 @@ static const char *q_text(sqlite3 *db, const char *sql, char *buf, size_t size)
 /* What the per-pass counts' migration (issue 32) added, removed again: with UNDO_V9, a file of an older schema. */
 #define UNDO_PASSCOUNT "DROP TABLE pass_count;"
 /* What schema 9 (the report's aggregates) added, removed again (schema 8's tool.invoked goes with UNDO_V7's tool table). */
-#define UNDO_V9 UNDO_PASSCOUNT "DROP TABLE agg_run_stage; DROP TABLE agg_run; DROP TABLE agg_cfg_pass; DROP TABLE agg_pass_stage;"
+#define UNDO_V9                                                                                                        \
+    UNDO_PASSCOUNT "DROP TABLE agg_run_stage; DROP TABLE agg_run; DROP TABLE agg_cfg_pass; DROP TABLE agg_pass_stage;"
 /* What schema 7 (identity) added, removed again: with UNDO_V6, a file of an older schema. */
 #define UNDO_V7                                                                                              \
     UNDO_V9                                                                                                  \

@@ -170,8 +170,8 @@ static char *preset_text(const pm_embedded_opts *o)
                  "format = llvm-text\ntool = llc\ninputs = {out}/out.ll\noutputs = {out}/out.o\n%s"
                  "ir.llvm_ops = llvm-insts {out}/out.ll\n"
                  "ir.object_bytes = size {out}/out.o\n",
-                 display, json, o->single_thread ? " --mlir-disable-threading" : "", fmt, mlir_flag, display, json,
-                 fmt, mlir_flag, olevel, llc_flag) < 0)
+                 display, json, o->single_thread ? " --mlir-disable-threading" : "", fmt, mlir_flag, display, json, fmt,
+                 mlir_flag, olevel, llc_flag) < 0)
         return NULL;
     return s;
 }
@@ -274,8 +274,11 @@ static pm_embedded_opts spec_opts(const pm_spec *spec, const pm_spec_config *c)
     pm_embedded_opts o = {.tile = c ? (vtile ? vtile : pm_embedded_config_tile(c)) : s->tile,
                           .unroll = c ? pm_embedded_config_unroll(c) : s->unroll,
                           .no_rollback = c ? pm_spec_variant_has(c, "no-rollback") : 0,
-                          .single_thread = s->single_thread, .display = s->display, .json = s->json,
-                          .llc_opt = s->llc_opt, .timing_twins = s->timing_twins};
+                          .single_thread = s->single_thread,
+                          .display = s->display,
+                          .json = s->json,
+                          .llc_opt = s->llc_opt,
+                          .timing_twins = s->timing_twins};
     return o;
 }
 

@@ -267,8 +267,8 @@ static int run_one(const char *const *argv, const char *cwd, const pm_fix_check_
 }
 
 int pm_embedded_check_run(const pm_embedded_opts *opts, const pm_embedded_tools *tools, const char *input_mlir,
-                          const char *workdir, const pm_fix_check_opts *co, double timeout_s, char *out_bin,
-                          size_t cap, pm_err *err)
+                          const char *workdir, const pm_fix_check_opts *co, double timeout_s, char *out_bin, size_t cap,
+                          pm_err *err)
 {
     pm_steps steps = {0};
     char c_path[4200], drv_o[4200], exe[4200];
@@ -276,8 +276,7 @@ int pm_embedded_check_run(const pm_embedded_opts *opts, const pm_embedded_tools 
     if ((rc = pm_util_mkdir_p(workdir, err)) || (rc = pm_embedded_steps(opts, tools, input_mlir, workdir, &steps, err)))
         return rc;
     for (int i = 0; i < steps.n; i++)
-        if ((rc = run_one((const char *const *)steps.items[i].argv, workdir, co, timeout_s, steps.items[i].tool,
-                          err)))
+        if ((rc = run_one((const char *const *)steps.items[i].argv, workdir, co, timeout_s, steps.items[i].tool, err)))
             goto cleanup;
     const char *obj = steps.n ? steps.items[steps.n - 1].output : NULL;
     int w = snprintf(c_path, sizeof c_path, "%s/driver.c", workdir);

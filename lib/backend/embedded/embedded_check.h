@@ -26,8 +26,8 @@ int pm_embedded_check_driver(const char *mlir_path, const char *c_path, pm_err *
  * through the runner with timeout_s and co's cancel flag, group recorder and deadline (pm_fix_check_start). A
  * failing step is an error naming the step and its stderr's last line; a timeout is PM_ERR_TIMEOUT. */
 int pm_embedded_check_run(const pm_embedded_opts *opts, const pm_embedded_tools *tools, const char *input_mlir,
-                          const char *workdir, const pm_fix_check_opts *co, double timeout_s, char *out_bin,
-                          size_t cap, pm_err *err);
+                          const char *workdir, const pm_fix_check_opts *co, double timeout_s, char *out_bin, size_t cap,
+                          pm_err *err);
 
 typedef struct pm_check_cmp {
     int64_t n;             /* f32 elements compared */

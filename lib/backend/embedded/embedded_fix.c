@@ -151,8 +151,8 @@ static int embedded_check_build(const pm_spec *study, int config, const char *va
                            .unroll = pm_embedded_config_unroll(c),
                            .no_rollback = pm_spec_variant_has(c, "no-rollback"), .single_thread = se->single_thread,
                            .display = se->display, .json = se->json, .llc_opt = se->llc_opt};
-    rc = pm_embedded_check_run(&eo, &tools, input, dir, o, o->timeout_s > 0 ? o->timeout_s : spec->timeout_s,
-                               result, cap, err);
+    rc = pm_embedded_check_run(&eo, &tools, input, dir, o, o->timeout_s > 0 ? o->timeout_s : spec->timeout_s, result,
+                               cap, err);
 cleanup:
     pm_spec_free(spec);
     free(text);

@@ -22,7 +22,8 @@ static int embedded_scalar(pm_spec_entry *e, pm_embedded_spec *s, pm_err *err)
     if (!strcmp(n, "llc_opt")) return pm_spec_int(v, 0, 3, &s->llc_opt, err, what);
     if (!strcmp(n, "json")) return pm_spec_bool(v, &s->json, err, what);
     if (!strcmp(n, "single_thread")) return pm_spec_bool(v, &s->single_thread, err, what);
-    if (!strcmp(n, "timing_twins")) return pm_spec_bool(v, &s->timing_twins, err, what);
+    if (!strcmp(n, "timing_twins"))
+        return pm_spec_bool(v, &s->timing_twins, err, what);
     if (!strcmp(n, "bindir")) return pm_spec_str(s->bindir, sizeof s->bindir, v, err, what);
     if (!strcmp(n, "display")) {
         if (strcmp(v, "tree") && strcmp(v, "list"))
