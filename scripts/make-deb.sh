@@ -48,8 +48,8 @@ Architecture: $arch
 Maintainer: passmap maintainers <passmap@example.org>
 Installed-Size: $size
 Depends: $deps
-Recommends: mlir-22-tools, llvm-22
-Suggests: gnuplot-nox, valgrind
+Recommends: mlir-22-tools, llvm-22, gnuplot-nox
+Suggests: valgrind
 Section: devel
 Priority: optional
 Description: measures what dominates a compiler's compile time

@@ -10,6 +10,9 @@ cd "$TMP" || exit 1
 
 out=$("$PASSMAP" doctor 2>&1); rc=$?
 [ $rc = 0 ] && ok "no OpenVINO, default path works: exit 0" || fail "rc=$rc: $out"
+# a meter auto does not pick is no failure of the back end: said "not here:", never FAILED (wall always runs)
+if echo "$out" | grep -Eq '^meter [a-z]+: +FAILED'; then fail "a meter line says FAILED: $(echo "$out" | grep '^meter')"
+else ok "no meter line says FAILED (one that cannot run here reads 'not here:')"; fi
 echo "$out" | grep -q '^MLIR/LLVM tools: .*mlir-opt [0-9][0-9.]*, mlir-translate [0-9][0-9.]*, llc [0-9][0-9.]*' \
   && ok "the embedded tools and their versions" || fail "tools line: $out"
 echo "$out" | grep -q '^tiny compile: *3 steps, .* s, [1-9][0-9]* timed passes parsed' && ok "a tiny compile, timing parsed" \
