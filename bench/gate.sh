@@ -3,7 +3,10 @@
 # generated LLVM IR inputs, a config each, 3 repeats, measured with the valgrind meter where it is installed (its
 # instruction counts do not move with the machine's load), else the wall meter:
 # - a build compared with itself 20 times: `passmap gate BASELINE SWEEP` exits 1 in 0 of 20;
-# - an injected 5% regression of one config (its input has 5% more functions): exit 1 in 20 of 20;
+# - an injected 5% regression of one config: exit 1 in 20 of 20. Injected as a slower build on the same inputs
+#   (a config's input is in its fingerprint, so a larger input is another config, exit 3 "not the same config"):
+#   the spec's llc is a wrapper in the spec's folder; the regressed build's wrapper compiles config b's input
+#   with 5% more functions appended, the way a compiler that does 5% more work on it would;
 # - an undecidable case (the sweep has 2 repeats: no test from n < 3): exit 3.
 # Cheap by design: one stored baseline (`passmap baseline` file) that every gate reads. With the valgrind meter a
 # sweep's counts are the same every time (the rule decides on them, so a rerun changes no verdict): it records
@@ -32,32 +35,55 @@ ir() { # FILE N SALT: N functions with a loop each
     }
   }' >"$1"
 }
-spec() { # DIR REPEATS: a spec over DIR's a.ll and b.ll
-  printf '[sweep]\nname = gate\nbackend = command\nrepeats = %s\nmeter = %s\ntimeout = 300s\n[matrix m]\ninput = a.ll, b.ll\n[step llc]\nargv = %s -O2 -time-passes {input} -o {out}/out.s\n' \
-    "$2" "$meter" "$LLC" >"$1/gate.ini"
+spec() { # DIR REPEATS [NAME]: a spec (DIR/NAME.ini, default gate) over DIR's a.ll and b.ll, compiled by DIR/bin/llc
+  printf '[sweep]\nname = gate\nbackend = command\nrepeats = %s\nmeter = %s\ntimeout = 300s\n[matrix m]\ninput = a.ll, b.ll\n[step llc]\nargv = {spec_dir}/bin/llc -O2 -time-passes {input} -o {out}/out.s\ntool = llc\n' \
+    "$2" "$meter" >"$1/${3:-gate}.ini"
 }
-sweep() { # DIR DB
-  "$PASSMAP" sweep --quiet --db "$2" "$1/gate.ini" >"$2.log" 2>&1 || { sed 's/^/  /' "$2.log" | tail -5; return 1; }
+build() { # DIR stock|regressed: DIR/bin/llc, the build the next sweeps of DIR measure
+  mkdir -p "$1/bin" "$1/tmp"
+  if [ "$2" = stock ]; then
+    printf '#!/bin/sh\nexec %s "$@"\n' "$LLC" >"$1/bin/llc.new"
+  else   # config b's input is compiled with the extra functions (extra.ll) appended: 5% more work on it
+    cat >"$1/bin/llc.new" <<SH
+#!/bin/sh
+for a; do
+  shift
+  case \$a in *b.ll) t=$1/tmp/b.\$\$.ll; cat "\$a" $1/extra.ll >"\$t"; a=\$t;; esac
+  set -- "\$@" "\$a"
+done
+exec $LLC "\$@"
+SH
+  fi
+  chmod +x "$1/bin/llc.new" && mv "$1/bin/llc.new" "$1/bin/llc"
 }
-mkdir -p "$BENCH_TMP/same" "$BENCH_TMP/reg" "$BENCH_TMP/n2"
-ir "$BENCH_TMP/same/a.ll" "$k" 0
-ir "$BENCH_TMP/same/b.ll" "$k" 7
-cp "$BENCH_TMP/same/a.ll" "$BENCH_TMP/reg/a.ll"
-ir "$BENCH_TMP/reg/b.ll" "$k5" 7            # config b's input 5% larger: the same first k functions, and more
-cp "$BENCH_TMP/same/"*.ll "$BENCH_TMP/n2/"
-spec "$BENCH_TMP/same" 3; spec "$BENCH_TMP/reg" 3; spec "$BENCH_TMP/n2" 2
-echo "gate: llc ($LLC) on $k functions per input (b's regressed input $k5), 2 configs, 3 repeats, meter $meter;"
+sweep() { # DIR DB [NAME]
+  "$PASSMAP" sweep --quiet --db "$2" "$1/${3:-gate}.ini" >"$2.log" 2>&1 || { sed 's/^/  /' "$2.log" | tail -5; return 1; }
+}
+# one folder, so every sweep's argv ({spec_dir}/bin/llc) and inputs are the same: only the build changes
+w=$BENCH_TMP/w
+mkdir -p "$w"
+ir "$w/a.ll" "$k" 0
+ir "$w/b.ll" "$k" 7
+ir "$BENCH_TMP/b5.ll" "$k5" 7       # b's functions and 5% more: the extra ones are what the regressed build adds
+grep -n '^define' "$BENCH_TMP/b5.ll" | sed -n "$((k + 1))p" | cut -d: -f1 |
+  { read -r line; tail -n +"$line" "$BENCH_TMP/b5.ll" >"$w/extra.ll"; }
+spec "$w" 3; spec "$w" 2 n2
+build "$w" stock
+echo "gate: llc ($LLC) on $k functions per input (the regressed build compiles b as $k5), 2 configs, 3 repeats, meter $meter;"
 echo "      $sweeps same-build and $sweeps regressed sweeps for $gates gates each"
 
 t0=$(date +%s)
-sweep "$BENCH_TMP/same" "$BENCH_TMP/base.db" || { bench_skip gate same_build_exit1 "the baseline sweep failed"; exit 1; }
+sweep "$w" "$BENCH_TMP/base.db" || { bench_skip gate same_build_exit1 "the baseline sweep failed"; exit 1; }
 "$PASSMAP" baseline "$BENCH_TMP/base.db" -o "$BENCH_TMP/base.tsv" 2>/dev/null ||
   { bench_skip gate same_build_exit1 "passmap baseline failed"; exit 1; }
 for i in $(seq 1 "$sweeps"); do
-  sweep "$BENCH_TMP/same" "$BENCH_TMP/same$i.db" && sweep "$BENCH_TMP/reg" "$BENCH_TMP/reg$i.db" ||
-    { bench_skip gate same_build_exit1 "sweep $i failed"; exit 1; }
+  sweep "$w" "$BENCH_TMP/same$i.db" || { bench_skip gate same_build_exit1 "sweep $i failed"; exit 1; }
 done
-sweep "$BENCH_TMP/n2" "$BENCH_TMP/n2.db" || { bench_skip gate undecidable_exit "the n=2 sweep failed"; exit 1; }
+sweep "$w" "$BENCH_TMP/n2.db" n2 || { bench_skip gate undecidable_exit "the n=2 sweep failed"; exit 1; }
+build "$w" regressed
+for i in $(seq 1 "$sweeps"); do
+  sweep "$w" "$BENCH_TMP/reg$i.db" || { bench_skip gate regression_exit1 "regressed sweep $i failed"; exit 1; }
+done
 t_sweeps=$(( $(date +%s) - t0 ))
 
 same1=0 reg1=0 other=""
