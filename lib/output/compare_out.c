@@ -350,6 +350,21 @@ static pm_table *pass_table(const pm_compare_result *r, size_t shown)
     return t;
 }
 
+/* A config's contention, the reason beside the rows it withholds (or marks); nothing when neither side was. */
+static void contended_line(FILE *out, const char *li, const pm_compare_result *r, const pm_compare_config *c)
+{
+    if (!c->contended_a && !c->contended_b)
+        return;
+    fprintf(out, "%scontended:", li);
+    if (c->contended_a)
+        fprintf(out, " A (%s)%s", c->contended_a, c->contended_b ? "," : "");
+    if (c->contended_b)
+        fprintf(out, " B (%s)", c->contended_b);
+    fprintf(out, "; %s\n",
+            r->allow_contended ? "verdicts kept by --allow-contended: not conclusions"
+                               : "no conclusion (contended); --allow-contended shows the verdicts");
+}
+
 int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fmt, size_t top, int width,
                      int explain, pm_err *err)
 {
@@ -419,16 +434,7 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
         const pm_compare_config *c = &r->configs[i];
         snprintf(buf, sizeof buf, "%s (A: %s, B: %s; dominant step %s)", c->key, c->key_a, c->key_b, c->regime);
         heading(out, fmt, buf);
-        if (c->contended_a || c->contended_b) {   /* the reason beside the rows it withholds (or marks) */
-            fprintf(out, "%scontended:", li);
-            if (c->contended_a)
-                fprintf(out, " A (%s)%s", c->contended_a, c->contended_b ? "," : "");
-            if (c->contended_b)
-                fprintf(out, " B (%s)", c->contended_b);
-            fprintf(out, "; %s\n", r->allow_contended
-                                       ? "verdicts kept by --allow-contended: not conclusions"
-                                       : "no conclusion (contended); --allow-contended shows the verdicts");
-        }
+        contended_line(out, li, r, c);
         char why[96];
         if (pm_compare_disagree(r, c, why, sizeof why))   /* instructions are not time */
             fprintf(out, "%sinstructions and time disagree: %s\n", li, why);

@@ -47,4 +47,11 @@ int pm_store_check_schema(pm_store *st, int may_create, int *old_version, pm_err
 int pm_store_migrate_copy(pm_store *st, int version, pm_err *err);
 void pm_store_name_cache_clear(name_cache *c);
 
+/* store_merge_input.c: a merge's input. Whether two paths are one file; an input of an older schema copied beside
+ * out_path and upgraded there (copy[0] == 0: current, read as it is); the copy and its -wal/-shm removed. */
+int pm_store_same_file(const char *a, const char *b);
+int pm_store_merge_input_copy(const char *in_path, const char *out_path, int want_version, char *copy, size_t cap,
+                              pm_err *err);
+void pm_store_merge_remove_copy(const char *copy);
+
 #endif

@@ -9,6 +9,7 @@
  * measurements; a new run whose (config, mode, repeat) is taken is appended with the next free repeat. Column lists come from the schema, so a column added by a later migration is copied
  * too; a table the merge does not know is an error rather than data silently left behind. */
 #include "store.h"
+#include "store_internal.h"
 #include "util.h"
 
 #include <errno.h>
@@ -562,68 +563,6 @@ static int check_configs(merge_ctx *m, pm_merge_result *res)
     return PM_OK;
 }
 
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-/* An input of an older schema is merged from an upgraded copy beside the output (the sqlite backup of it, so
- * a -wal's content comes along), never upgraded in place: inputs may be read-only, or another passmap's.
- * copy[0] == 0: the input is current and is read as it is. */
-static int prepare_input(const char *in_path, const char *out_path, int want_version, char *copy, size_t cap,
-                         pm_err *err)
-{
-    pm_store *in = NULL;
-    copy[0] = '\0';
-    int rc = pm_store_open_readonly(in_path, &in, err);
-    if (rc != PM_OK)
-        return rc;
-    int version = pm_store_schema_version(in);
-    pm_store_close(in);
-    if (version >= want_version)
-        return PM_OK;
-    if ((size_t)snprintf(copy, cap, "%s.upgrade-XXXXXX", out_path) >= cap) {
-        copy[0] = '\0';
-        return pm_err_set(err, PM_ERR_USAGE, "path too long: %.200s", out_path);
-    }
-    int fd = mkstemp(copy);
-    if (fd < 0) {
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot create a copy of %s beside %s", in_path, out_path);
-        copy[0] = '\0';
-        return rc;
-    }
-    close(fd);
-    sqlite3 *src = NULL, *dst = NULL;
-    if (sqlite3_open_v2(in_path, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-        sqlite3_open_v2(copy, &dst, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-        rc = pm_err_set(err, PM_ERR_DB, "copying %s: %s", in_path, sqlite3_errmsg(dst ? dst : src));
-    } else {
-        sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
-        if (!b || sqlite3_backup_step(b, -1) != SQLITE_DONE)
-            rc = pm_err_set(err, PM_ERR_DB, "copying %s: %s", in_path, sqlite3_errmsg(dst));
-        sqlite3_backup_finish(b);
-    }
-    sqlite3_close(src);
-    sqlite3_close(dst);
-    if (rc != PM_OK)
-        return rc;
-    if ((rc = pm_store_open(copy, &in, err)) != PM_OK)
-        return pm_err_wrap(err, "upgrading a copy of %s to schema version %d", in_path, want_version);
-    pm_store_close(in);
-    return PM_OK;
-}
-
-static void remove_copy(const char *copy)
-{
-    static const char *const sides[] = {"", "-wal", "-shm", "-journal"};
-    for (size_t i = 0; copy[0] && i < sizeof sides / sizeof sides[0]; i++) {
-        char p[PATH_MAX + 16];
-        snprintf(p, sizeof p, "%s%s", copy, sides[i]);
-        unlink(p);
-    }
-}
-
 /* The version functions the checks call, and the input ATTACHed as src (its upgraded copy when there is one). */
 static int merge_attach(merge_ctx *m, const char *copy)
 {
@@ -750,14 +689,15 @@ int pm_store_merge(pm_store *out, const char *in_path, int force, pm_merge_resul
                                : pm_err_errno(err, PM_ERR_IO, "%s", in_path);
     if (!S_ISREG(sb.st_mode))
         return pm_err_set(err, PM_ERR_USAGE, "%s: not a regular file", in_path);
-    if (same_file(in_path, pm_store_path(out)))
+    if (pm_store_same_file(in_path, pm_store_path(out)))
         return pm_err_set(err, PM_ERR_USAGE, "%s is the output database itself: a store cannot be merged into itself",
                           in_path);
     if ((rc = pm_store_writer_check(in_path, err)) != PM_OK)
         return rc;
     char copy[PATH_MAX + 32];
-    if ((rc = prepare_input(in_path, pm_store_path(out), pm_store_schema_version(out), copy, sizeof copy, err))) {
-        remove_copy(copy);
+    if ((rc = pm_store_merge_input_copy(in_path, pm_store_path(out), pm_store_schema_version(out), copy, sizeof copy,
+                                        err))) {
+        pm_store_merge_remove_copy(copy);
         return rc;
     }
 
@@ -809,7 +749,7 @@ cleanup:
                        "DROP TABLE IF EXISTS temp.pm_name_map; DROP TABLE IF EXISTS temp.pm_renum;", NULL, NULL, NULL);
     if (attached)
         sqlite3_exec(m.db, "DETACH DATABASE src", NULL, NULL, NULL);
-    remove_copy(copy);
+    pm_store_merge_remove_copy(copy);
     if (res->refused) {
         res->runs_merged = res->runs_skipped = 0;
     }

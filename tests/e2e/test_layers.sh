@@ -9,7 +9,8 @@ check "the project checker passes on the tree" "$ROOT/scripts/check-project.sh"
 fresh_copy() {
   rm -rf "$TMP/tree"; mkdir -p "$TMP/tree/scripts" "$TMP/tree/src"
   cp "$ROOT/Makefile" "$TMP/tree/"
-  cp "$ROOT/scripts/check-layers.sh" "$ROOT/scripts/check-project.sh" "$ROOT/scripts/check-project.allow" "$TMP/tree/scripts/"
+  cp "$ROOT/scripts/check-layers.sh" "$ROOT/scripts/check-project.sh" "$ROOT/scripts/check-project.allow" \
+     "$ROOT/scripts/check-subjects.sh" "$TMP/tree/scripts/"
   cp -r "$ROOT/lib" "$TMP/tree/lib"; cp -r "$ROOT/src/cli" "$TMP/tree/src/cli"
 }
 fresh_copy
