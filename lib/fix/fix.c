@@ -78,16 +78,11 @@ static int fix_run_check(fix_run *r, pm_err *err)
         return pm_err_set(err, PM_ERR_USAGE, "min repeats %d: no conclusion from fewer than 3 runs", x->min_r);
     if (x->max_r < x->min_r)
         return pm_err_set(err, PM_ERR_USAGE, "max repeats %d below min repeats %d", x->max_r, x->min_r);
-    if (o->jobs > 1) { /* refused before anything runs, for sweep --jobs's reason (its rounds are sweeps) */
+    if (o->jobs > 1) { /* refused before anything runs, as sweep --jobs is (its rounds are sweeps) */
         const pm_meter *m;
         int rc = pm_meter_resolve(o->meter, &m, err);
-        if (rc)
+        if (rc || (rc = pm_meter_check_jobs(m, o->jobs, err)))
             return rc;
-        if (!m->counts)
-            return pm_err_set(err, PM_ERR_USAGE, "--jobs %d needs a meter that counts instructions (valgrind, or "
-                              "counters where the kernel has them): the %s meter decides on time, and %d compiles "
-                              "at once make every time contended; use --meter valgrind, or --jobs 1",
-                              o->jobs, m->name, o->jobs);
     }
     if (o->self_exe)
         snprintf(x->self, sizeof x->self, "%s", o->self_exe);

@@ -69,3 +69,14 @@ double pm_meter_timeout(const pm_meter *m, double timeout_s, double slowdown)
     double f = fmax(slowdown > 1 ? slowdown : 1, m && m->slowdown_guess > 1 ? m->slowdown_guess : 1);
     return timeout_s > 0 ? timeout_s * f : timeout_s;
 }
+
+int pm_meter_check_jobs(const pm_meter *m, int jobs, pm_err *err)
+{
+    if (jobs <= 1 || m->counts)
+        return PM_OK;
+    return pm_err_set(err, PM_ERR_USAGE,
+                      "--jobs %d needs a meter that counts instructions (valgrind, or counters "
+                      "where the kernel has them): the %s meter decides on time, and %d compiles at once make "
+                      "every time contended, so nothing could be concluded; use --meter valgrind, or --jobs 1",
+                      jobs, m->name, jobs);
+}

@@ -49,6 +49,9 @@ const char *pm_meter_names(void);
 /* name (NULL or "auto": the first counting row this machine can use without slowing the step, else the first
  * row, wall) to its row; an unknown name or a meter this machine cannot use is an error saying why. */
 int pm_meter_resolve(const char *name, const pm_meter **out, pm_err *err);
+/* Whether m lets jobs compiles run at once: above one only a meter that counts decides (sweep --jobs, fix --jobs);
+ * a time would be contended every time. PM_ERR_USAGE saying so otherwise. */
+int pm_meter_check_jobs(const pm_meter *m, int jobs, pm_err *err);
 
 /* The timeout a step gets under m: timeout_s times the meter's slowdown (the larger of the measured one and the
  * row's slowdown_guess). */

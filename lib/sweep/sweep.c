@@ -412,13 +412,8 @@ static int sweep_setup(sweep_run *s, pm_err *err)
     snprintf(sum->meter, sizeof sum->meter, "%s", x->meter->name);
     sum->meter_slowdown = x->meter->slowdown_guess;
     sum->expected_s = -1;
-    if (x->jobs > 1 && !x->meter->counts) {
-        rc = pm_err_set(err, PM_ERR_USAGE, "--jobs %d needs a meter that counts instructions (valgrind, or counters "
-                        "where the kernel has them): the %s meter decides on time, and %d compiles at once make "
-                        "every time contended, so nothing could be concluded; use --meter valgrind, or --jobs 1",
-                        x->jobs, x->meter->name, x->jobs);
+    if ((rc = pm_meter_check_jobs(x->meter, x->jobs, err)))
         return rc;
-    }
     x->bctx = (pm_backend_ctx){.spec = spec, .self_exe = x->self, .cache_dir = x->cache_dir, .cancel = opts->stop};
     if (opts->dry_run) {
         /* nothing is created: the paths shown are where a real sweep would put things */
