@@ -34,9 +34,16 @@ static const char tiny_mlir[] =
 static void line(json_t *j, const char *key, const char *label, int ok, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* One check: a text line "label  ok|FAILED: detail" or a JSON member {ok, detail}. A check whose failure is no
- * failure of the back end (a meter auto does not need) reads "not here:" instead (optional_line). */
-static int optional_check;
+/* One check: a text line "label  ok|FAILED: detail" or a JSON member {ok, detail}. A failing check that is no
+ * failure of the back end (a meter auto does not need) says bad = "not here: " instead of "FAILED: ". */
+static void check_line(json_t *j, const char *key, const char *label, int ok, const char *bad, const char *detail)
+{
+    if (j)
+        json_object_set_new(j, key, json_pack("{s:b,s:s}", "ok", ok, "detail", detail));
+    else
+        printf("%-22s %s%s\n", label, ok ? "" : bad, detail);
+}
+
 static void line(json_t *j, const char *key, const char *label, int ok, const char *fmt, ...)
 {
     char detail[1200];
@@ -44,10 +51,7 @@ static void line(json_t *j, const char *key, const char *label, int ok, const ch
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    if (j)
-        json_object_set_new(j, key, json_pack("{s:b,s:s}", "ok", ok, "detail", detail));
-    else
-        printf("%-22s %s%s\n", label, ok ? "" : optional_check ? "not here: " : "FAILED: ", detail);
+    check_line(j, key, label, ok, "FAILED: ", detail);
 }
 
 /* `tool --version` through the runner (with a timeout): the number after "version " (LLVM), else the first
@@ -184,9 +188,9 @@ int pm_cli_doctor_base(json_t *j, const char *keep_dir)
         snprintf(label, sizeof label, "meter %s:", m->name);
         if (mok && m->detail)
             m->detail(more, sizeof more);
-        optional_check = m != pick;
-        line(j, key, label, mok, "%s%s%s", mok ? m->about : why, more, m == pick ? " (auto's choice here)" : "");
-        optional_check = 0;
+        char detail[1200];
+        snprintf(detail, sizeof detail, "%s%s%s", mok ? m->about : why, more, m == pick ? " (auto's choice here)" : "");
+        check_line(j, key, label, mok, m == pick ? "FAILED: " : "not here: ", detail);
     }
     /* the data folder: what report, show and fix read (a missing one is an error there too) */
     pm_stagemap *map = pm_stagemap_new();
