@@ -4,7 +4,8 @@
 # An earlier demo in demo-out/ is kept and resumed (its finished runs are not measured again);
 # DEMO_FRESH=1 (make demo DEMO_FRESH=1) replaces it, and says so. DEMO_METER=valgrind (opt-in) sweeps under
 # that meter instead (exact instruction counts decide the A/B marks; ~20-100x slower; no warm runs) into
-# demo-out/demo-METER.db.
+# demo-out/demo-METER.db, running DEMO_JOBS compiles at once (default: one per core; a count does not move when
+# runs share the machine, and the sweep refuses --jobs under the wall meter).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 pm=${1:-$root/build/passmap}
@@ -23,6 +24,7 @@ meter=()
 if [ -n "${DEMO_METER:-}" ]; then   # its own store: a sweep does not mix meters
   db=$out/demo-$DEMO_METER.db
   meter=(--meter "$DEMO_METER" --no-warm)
+  case $DEMO_METER in wall | auto) ;; *) meter+=(--jobs "${DEMO_JOBS:-$(nproc)}") ;; esac
 fi
 echo "== sweep (studies/demo.ini${DEMO_METER:+, meter $DEMO_METER}) =="
 start=$(date +%s)
