@@ -86,9 +86,39 @@ VGWRAP_HAVE := $(shell echo '\#include <valgrind/callgrind.h>' | $(CC) -E -x c -
 ifeq ($(VGWRAP_HAVE),yes)
 all: $(VGWRAP)
 endif
-$(VGWRAP): src/vgwrap/timer_wrap.c
+$(VGWRAP): src/vgwrap/timer_wrap.c src/vgwrap/pmcount.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -Wno-missing-prototypes -O1 -g -fPIC -shared -o $@ $<
+
+# passmap's counting tool (src/vgwrap/count_tool.c): the callgrind meter runs it instead of callgrind where it
+# was built, for dumps that cost nothing (docs/meters.md). A Valgrind tool is a static program linked against
+# Valgrind's core (pkg-config valgrind: Debian's valgrind package ships the headers and archives), at Valgrind's
+# load address, built as Valgrind builds its own (Makefile.tool.am). Valgrind finds tools in $VALGRIND_LIB: the
+# folder also links Valgrind's core preload, found where the launcher finds its tools (valgrind -d says).
+VGTOOL_DIR := $(BUILD)/vgtool
+VG_PKG := $(shell pkg-config --exists valgrind 2>/dev/null && echo yes)
+ifeq ($(VG_PKG),yes)
+  VG_ARCH := $(shell pkg-config --variable=arch valgrind)
+  VG_OS := $(shell pkg-config --variable=os valgrind)
+  VG_PLATFORM := $(shell pkg-config --variable=platform valgrind)
+  VG_CORE_LIBS := $(shell pkg-config --variable=libdir valgrind)/valgrind
+  VGTOOL := $(VGTOOL_DIR)/pmcount-$(VG_PLATFORM)
+  ifneq ($(wildcard $(VG_CORE_LIBS)/libcoregrind-$(VG_PLATFORM).a),)
+all: $(VGTOOL)
+  endif
+endif
+VGTOOL_CFLAGS = -std=gnu99 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -fno-strict-aliasing -fno-builtin \
+    -fno-stack-protector -fno-pie -fomit-frame-pointer $(shell pkg-config --cflags valgrind) -DVGA_$(VG_ARCH)=1 \
+    -DVGO_$(VG_OS)=1 -DVGP_$(VG_ARCH)_$(VG_OS)=1 -DVGPV_$(VG_ARCH)_$(VG_OS)_vanilla=1
+VGTOOL_LDFLAGS = -static -nodefaultlibs -nostartfiles -no-pie -u _start -Wl,--build-id=none \
+    -Wl,-Ttext-segment=$(shell pkg-config --variable=valt_load_address valgrind)
+$(VGTOOL): src/vgwrap/count_tool.c src/vgwrap/pmcount.h
+	@mkdir -p $(dir $@)
+	$(CC) $(VGTOOL_CFLAGS) $(VGTOOL_LDFLAGS) -o $@ $< -L$(VG_CORE_LIBS) -lcoregrind-$(VG_PLATFORM) \
+	    -lvex-$(VG_PLATFORM) -lgcc-sup-$(VG_PLATFORM) -lgcc
+	core=$$(valgrind -d --tool=none true 2>&1 | sed -n 's|.*launcher launching \(.*\)/none-[^/]*$$|\1|p' | head -1); \
+	    test -f "$$core/vgpreload_core-$(VG_PLATFORM).so" || { echo "valgrind's core preload not found"; exit 1; }; \
+	    ln -sf "$$core/vgpreload_core-$(VG_PLATFORM).so" $(VGTOOL_DIR)/
 
 # Unit tests build argv arrays and fixtures from string literals: they keep every warning but the two that
 # would make each literal a cast (the library and the CLI keep both).
@@ -183,8 +213,10 @@ install: $(INSTALL_BIN)
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/passmap/
-# the callgrind meter's timer wrapper, where it was built (lib/run/meter_callgrind.c finds it there)
+# the Valgrind meters' timer wrapper and counting tool, where built (lib/run/meter_vgfind.c finds them there)
 	if [ -f $(VGWRAP) ]; then install -D -m 644 $(VGWRAP) $(DESTDIR)$(PREFIX)/lib/passmap/passmap-vgwrap.so; fi
+	if [ -d $(VGTOOL_DIR) ]; then install -d $(DESTDIR)$(PREFIX)/lib/passmap/vgtool && \
+	    cp -P $(VGTOOL_DIR)/* $(DESTDIR)$(PREFIX)/lib/passmap/vgtool/; fi
 
 # make deb: $(BUILD)/deb/passmap_VERSION_ARCH.deb from a shared-library build of its own (Debian uses the system's
 # libraries), lintian-checked (scripts/make-deb.sh).

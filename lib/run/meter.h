@@ -5,11 +5,13 @@
  *
  *   wall      the runner as it is: wall, CPU, RSS (no count)
  *   counters  the same plus perf_event_open's instructions:u of the process tree (where the PMU exists)
- *   valgrind  the step run under Valgrind's cachegrind (--cache-sim=no: instruction counts only, exact), children
- *             followed; each process's count file goes to a private folder, summed, and removed. Its wall and
- *             CPU time are the instrumented run's, not the compile's.
- *   callgrind the valgrind meter's count under callgrind, with passmap's timer wrapper preloaded, so that each timed
- *             pass of the step's report also gets its instruction count (per_pass; docs/meters.md). */
+ *   valgrind  the step run under Valgrind (passmap's pmcount tool with its timer wrapper where built, else
+ *             cachegrind --cache-sim=no: instruction counts only, exact), children followed; each process's count
+ *             file goes to a private folder, summed, and removed. Its wall and CPU time are the instrumented
+ *             run's, not the compile's.
+ *   callgrind the valgrind meter's count with passmap's timer wrapper preloaded (under pmcount where built, else
+ *             callgrind), so that each timed pass of the step's report also gets its instruction count (per_pass;
+ *             docs/meters.md). */
 #ifndef PM_METER_H
 #define PM_METER_H
 

@@ -11,10 +11,15 @@ typedef struct pm_vg_tool {
     const char *out_opt;       /* the tool's output-file option ("--cachegrind-out-file") */
     const char *out_prefix;    /* its files' names in the folder, before the pid ("cg.") */
     const char *preload;       /* a library preloaded into the step (a Valgrind function wrapper), or NULL */
+    const char *tool_dir;      /* the folder of a tool of passmap's own ($VALGRIND_LIB), or NULL: Valgrind's */
     /* non-NULL: the folder is scratch/keep, left for the caller (removed first when there); NULL or a NULL
      * scratch: a private folder, removed */
     const char *keep;
 } pm_vg_tool;
+
+/* passmap's counting tool (src/vgwrap/count_tool.c): the folder vgtool/ beside the timer wrapper (pm_meter_vgwrap)
+ * holding pmcount-PLATFORM and Valgrind's core preload, for $VALGRIND_LIB; NULL when not built. */
+const char *pm_meter_vgtool(void);
 
 /* 0 when valgrind is on PATH, else 1 with why */
 int pm_meter_vg_usable(char *why, size_t n);

@@ -18,6 +18,8 @@
 #include <valgrind/callgrind.h>
 #include <valgrind/valgrind.h>
 
+#include "pmcount.h"
+
 #define LLVM_TIMER_DESCRIPTION 112
 #define MLIR_TIMER_NAME 32
 #define NAME_MAX_SHOWN 400
@@ -55,13 +57,50 @@ static int note_stop(const void *timer)
     return open_overflow;
 }
 
+/* Under passmap's own counting tool (count_tool.c) its requests, whose dumps cost nothing; else callgrind's.
+ * Asked once: a tool that does not know a request leaves its default, 0. */
+static int under_pmcount(void)
+{
+    static int known = -1;
+    if (known < 0)
+        known = VALGRIND_DO_CLIENT_REQUEST_EXPR(0, PMCOUNT_PING, 0, 0, 0, 0, 0) == 1;
+    return known;
+}
+
+static void toggle_collect(void)
+{
+    if (under_pmcount())
+        VALGRIND_DO_CLIENT_REQUEST_STMT(PMCOUNT_TOGGLE_COLLECT, 0, 0, 0, 0, 0);
+    else
+        CALLGRIND_TOGGLE_COLLECT;
+}
+
+/* Collection off while any wrapper runs: they nest (printing the report stops and restarts timers), and a
+ * toggle is a flip, so only the outermost toggles. */
+static int off_depth;
+
+static void collect_off(void)
+{
+    if (off_depth++ == 0)
+        toggle_collect();
+}
+
+static void collect_on(void)
+{
+    if (off_depth > 0 && --off_depth == 0)
+        toggle_collect();
+}
+
 static void dump_at(const char *what, const void *timer, size_t name_offset)
 {
     const struct cxx_string *s = (const struct cxx_string *)((const char *)timer + name_offset);
     char label[512];
     int ok = s->p && s->n > 0 && s->n <= NAME_MAX_SHOWN;
     snprintf(label, sizeof label, "%s %p %.*s", what, timer, ok ? (int)s->n : 1, ok ? s->p : "?");
-    CALLGRIND_DUMP_STATS_AT(label);
+    if (under_pmcount())
+        VALGRIND_DO_CLIENT_REQUEST_STMT(PMCOUNT_DUMP_AT, label, 0, 0, 0, 0);
+    else
+        CALLGRIND_DUMP_STATS_AT(label);
 }
 
 /* The wrapper's own work (formatting, the timer's clock reads) is not the pass's: collection is off meanwhile. */
@@ -71,11 +110,11 @@ static void dump_at(const char *what, const void *timer, size_t name_offset)
     {                                                                                                           \
         OrigFn fn;                                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                                                               \
-        CALLGRIND_TOGGLE_COLLECT;                                                                               \
+        collect_off();                                                                                          \
         note_start(off == MLIR_TIMER_NAME ? arg : self);                                                        \
         dump_at("start", off == MLIR_TIMER_NAME ? arg : self, off);                                             \
         CALL_FN_v_WW(fn, self, arg);                                                                            \
-        CALLGRIND_TOGGLE_COLLECT;                                                                               \
+        collect_on();                                                                                           \
     }
 #define WRAP_STOP(lib, sym, off)                                                                                \
     void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg);                                              \
@@ -83,11 +122,11 @@ static void dump_at(const char *what, const void *timer, size_t name_offset)
     {                                                                                                           \
         OrigFn fn;                                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                                                               \
-        CALLGRIND_TOGGLE_COLLECT;                                                                               \
+        collect_off();                                                                                          \
         CALL_FN_v_WW(fn, self, arg);                                                                            \
         if (note_stop(off == MLIR_TIMER_NAME ? arg : self))                                                     \
             dump_at("stop", off == MLIR_TIMER_NAME ? arg : self, off);                                          \
-        CALLGRIND_TOGGLE_COLLECT;                                                                               \
+        collect_on();                                                                                           \
     }
 
 /* libLLVM.so.* (Z-encoded soname: Zd '.', Za '*') */
@@ -100,15 +139,70 @@ void I_WRAP_SONAME_FNNAME_ZU(libLLVMZdsoZa, _ZN4llvm5Timer7yieldToERS0_)(void *s
 {
     OrigFn fn;
     VALGRIND_GET_ORIG_FN(fn);
-    CALLGRIND_TOGGLE_COLLECT;
+    collect_off();
     if (note_stop(self))
         dump_at("stop", self, LLVM_TIMER_DESCRIPTION);
     note_start(other);
     dump_at("start", other, LLVM_TIMER_DESCRIPTION);
     CALL_FN_v_WW(fn, self, other);
-    CALLGRIND_TOGGLE_COLLECT;
+    collect_on();
 }
 
 /* libMLIR.so.*: DefaultTimingManager::startTimer(void *handle) / stopTimer(void *handle) */
 WRAP_START(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10startTimerEPv, MLIR_TIMER_NAME)
 WRAP_STOP(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager9stopTimerEPv, MLIR_TIMER_NAME)
+
+/* Printing the report is not counted: it sorts the timers by their times and formats the numbers, so its count
+ * moves with the times, by ~15k instructions run to run on llc (docs/meters.md); without it a count of a compile
+ * with -time-passes or --mlir-timing is as exact as one without. Every function that prints a report, wrapped
+ * (they call each other; collect_off nests). W: the wrapped function's argument words. */
+#define WRAP_QUIET_1(lib, sym)                                                                                  \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a);                                                            \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a)                                                             \
+    {                                                                                                           \
+        OrigFn fn;                                                                                              \
+        VALGRIND_GET_ORIG_FN(fn);                                                                               \
+        collect_off();                                                                                          \
+        CALL_FN_v_W(fn, a);                                                                                     \
+        collect_on();                                                                                           \
+    }
+#define WRAP_QUIET_2(lib, sym)                                                                                  \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b);                                                   \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b)                                                    \
+    {                                                                                                           \
+        OrigFn fn;                                                                                              \
+        VALGRIND_GET_ORIG_FN(fn);                                                                               \
+        collect_off();                                                                                          \
+        CALL_FN_v_WW(fn, a, b);                                                                                 \
+        collect_on();                                                                                           \
+    }
+#define WRAP_QUIET_3(lib, sym, ret)                                                                             \
+    ret I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b, unsigned long c);                                   \
+    ret I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b, unsigned long c)                                    \
+    {                                                                                                           \
+        OrigFn fn;                                                                                              \
+        unsigned long r;                                                                                        \
+        VALGRIND_GET_ORIG_FN(fn);                                                                               \
+        collect_off();                                                                                          \
+        CALL_FN_W_WWW(r, fn, a, b, c);                                                                          \
+        collect_on();                                                                                           \
+        return (ret)r;                                                                                          \
+    }
+
+/* llvm::TimerGroup::print(raw_ostream &, bool), PrintQueuedTimers(raw_ostream &) (a group destroyed at exit
+ * prints through it), printAll(raw_ostream &), printJSONValues(raw_ostream &, const char *) -> const char *,
+ * printAllJSONValues(raw_ostream &, const char *) -> const char *, TimePassesHandler::print(),
+ * reportAndResetTimings(raw_ostream *) */
+WRAP_QUIET_3(libLLVMZdsoZa, _ZN4llvm10TimerGroup5printERNS_11raw_ostreamEb, unsigned long)
+WRAP_QUIET_2(libLLVMZdsoZa, _ZN4llvm10TimerGroup17PrintQueuedTimersERNS_11raw_ostreamE)
+WRAP_QUIET_2(libLLVMZdsoZa, _ZN4llvm10TimerGroup8printAllERNS_11raw_ostreamE)
+WRAP_QUIET_3(libLLVMZdsoZa, _ZN4llvm10TimerGroup15printJSONValuesERNS_11raw_ostreamEPKc, unsigned long)
+WRAP_QUIET_3(libLLVMZdsoZa, _ZN4llvm10TimerGroup18printAllJSONValuesERNS_11raw_ostreamEPKc, unsigned long)
+WRAP_QUIET_1(libLLVMZdsoZa, _ZN4llvm17TimePassesHandler5printEv)
+WRAP_QUIET_1(libLLVMZdsoZa, _ZN4llvm21reportAndResetTimingsEPNS_11raw_ostreamE)
+
+/* mlir::DefaultTimingManager::print(), dumpTimers / dumpAsTree / dumpAsList(raw_ostream &) */
+WRAP_QUIET_1(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager5printEv)
+WRAP_QUIET_2(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10dumpTimersERN4llvm11raw_ostreamE)
+WRAP_QUIET_2(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10dumpAsTreeERN4llvm11raw_ostreamE)
+WRAP_QUIET_2(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10dumpAsListERN4llvm11raw_ostreamE)
