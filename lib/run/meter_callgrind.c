@@ -51,8 +51,8 @@ static int callgrind_exec(const char *const argv[], const pm_run_opts *opts, con
 const pm_meter pm_meter_callgrind = {
     .name = "callgrind",
     .about = "the valgrind meter's count plus the instructions "
-             "of each timed pass, beside its wall (callgrind with passmap's timer wrapper): "
-             "~100-1000x slower; wall and CPU are the instrumented run's",
+             "of each timed pass, beside its wall (passmap's timer wrapper, counted by its pmcount tool, else "
+             "callgrind): ~20-100x slower, callgrind 100-1000x; wall and CPU are the instrumented run's",
     .counts = 1,
     .slows = 1,
     .slowdown_guess = 200,

@@ -152,19 +152,33 @@ void I_WRAP_SONAME_FNNAME_ZU(libLLVMZdsoZa, _ZN4llvm5Timer7yieldToERS0_)(void *s
 WRAP_START(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10startTimerEPv, MLIR_TIMER_NAME)
 WRAP_STOP(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager9stopTimerEPv, MLIR_TIMER_NAME)
 
+/* Only under pmcount, where nothing else toggles: callgrind's own --toggle-collect=FN may have collection off
+ * when the report prints (outside FN), and a toggle there would turn it on. */
+static void quiet_begin(void)
+{
+    if (under_pmcount())
+        collect_off();
+}
+
+static void quiet_end(void)
+{
+    if (under_pmcount())
+        collect_on();
+}
+
 /* Printing the report is not counted: it sorts the timers by their times and formats the numbers, so its count
- * moves with the times, by ~15k instructions run to run on llc (docs/meters.md); without it a count of a compile
- * with -time-passes or --mlir-timing is as exact as one without. Every function that prints a report, wrapped
- * (they call each other; collect_off nests). W: the wrapped function's argument words. */
+ * moves with the times, by ~15k instructions run to run on llc (docs/meters.md). Without it what moves is the
+ * heap the printing leaves to the exit's frees: tens of instructions. Every function that prints a report,
+ * wrapped (they call each other; collect_off nests). Under callgrind the report is counted as before. */
 #define WRAP_QUIET_1(lib, sym)                                                                                  \
     void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a);                                                            \
     void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a)                                                             \
     {                                                                                                           \
         OrigFn fn;                                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                                                               \
-        collect_off();                                                                                          \
+        quiet_begin();                                                                                          \
         CALL_FN_v_W(fn, a);                                                                                     \
-        collect_on();                                                                                           \
+        quiet_end();                                                                                            \
     }
 #define WRAP_QUIET_2(lib, sym)                                                                                  \
     void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b);                                                   \
@@ -172,9 +186,9 @@ WRAP_STOP(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager9stopTimerEPv, MLIR_TIMER
     {                                                                                                           \
         OrigFn fn;                                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                                                               \
-        collect_off();                                                                                          \
+        quiet_begin();                                                                                          \
         CALL_FN_v_WW(fn, a, b);                                                                                 \
-        collect_on();                                                                                           \
+        quiet_end();                                                                                            \
     }
 #define WRAP_QUIET_3(lib, sym, ret)                                                                             \
     ret I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b, unsigned long c);                                   \
@@ -183,9 +197,9 @@ WRAP_STOP(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager9stopTimerEPv, MLIR_TIMER
         OrigFn fn;                                                                                              \
         unsigned long r;                                                                                        \
         VALGRIND_GET_ORIG_FN(fn);                                                                               \
-        collect_off();                                                                                          \
+        quiet_begin();                                                                                          \
         CALL_FN_W_WWW(r, fn, a, b, c);                                                                          \
-        collect_on();                                                                                           \
+        quiet_end();                                                                                            \
         return (ret)r;                                                                                          \
     }
 
