@@ -114,11 +114,11 @@ VGTOOL_LDFLAGS = -static -nodefaultlibs -nostartfiles -no-pie -u _start -Wl,--bu
     -Wl,-Ttext-segment=$(shell pkg-config --variable=valt_load_address valgrind)
 $(VGTOOL): src/vgwrap/count_tool.c src/vgwrap/pmcount.h
 	@mkdir -p $(dir $@)
-	$(CC) $(VGTOOL_CFLAGS) $(VGTOOL_LDFLAGS) -o $@ $< -L$(VG_CORE_LIBS) -lcoregrind-$(VG_PLATFORM) \
-	    -lvex-$(VG_PLATFORM) -lgcc-sup-$(VG_PLATFORM) -lgcc
 	core=$$(valgrind -d --tool=none true 2>&1 | sed -n 's|.*launcher launching \(.*\)/none-[^/]*$$|\1|p' | head -1); \
 	    test -f "$$core/vgpreload_core-$(VG_PLATFORM).so" || { echo "valgrind's core preload not found"; exit 1; }; \
 	    ln -sf "$$core/vgpreload_core-$(VG_PLATFORM).so" $(VGTOOL_DIR)/
+	$(CC) $(VGTOOL_CFLAGS) $(VGTOOL_LDFLAGS) -o $@ $< -L$(VG_CORE_LIBS) -lcoregrind-$(VG_PLATFORM) \
+	    -lvex-$(VG_PLATFORM) -lgcc-sup-$(VG_PLATFORM) -lgcc
 
 # Unit tests build argv arrays and fixtures from string literals: they keep every warning but the two that
 # would make each literal a cast (the library and the CLI keep both).

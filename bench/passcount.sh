@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Per-pass instruction counts (issue 32, docs/meters.md) under the callgrind meter: counts are exact, so this
-# bench holds on a loaded machine (its times do not decide anything). Two compiles:
-# - the demo's llc-22 step: the .ll of studies/demo.ini's smallest LLM config (qwen2 0.5b, window
-#   BENCH_PASSCOUNT_WINDOW (128), int8, one layer), made by a native sweep of the embedded pipeline, then
-#   `llc-22 -O2 -filetype=obj -time-passes` as the demo runs it;
-# - opt-22 -O2 -time-passes on a generated .ll (BENCH_PASSCOUNT_FUNCS (4) functions of 1,500 chained operations
-#   and a loop each).
+# bench holds on a loaded machine (its times do not decide anything). On the demo's own compiles: the .ll of
+# studies/demo.ini's smallest LLM config (qwen2 0.5b, window BENCH_PASSCOUNT_WINDOW (128), int8, one layer),
+# made by a native sweep of the embedded pipeline, then
+# - llc-22 -O2 -filetype=obj -time-passes, as the demo runs it;
+# - opt-22 -O2 -time-passes on the same .ll.
 # Per tool: coverage = the counted passes' instructions / the step's whole count (target >= 80%); agreement = the
 # dominant stage by count against the dominant stage by native wall of the same passes (a wall-meter sweep of the
 # step, 3 repeats; process-overhead left out, as the counts have none), target: the same. Printed: load, the
-# time each tool took under the meter, the counts.
-# Slow: the demo's llc under the timer wrapper dumps ~10,000 times (the loop passes run once per loop): tens of
-# minutes on a loaded 2-core machine. BENCH_PASSCOUNT=quick leaves it out (opt only).
+# time each tool took under the meter, the counts, and which Valgrind tool counted (passmap's pmcount where
+# built: tens of minutes under callgrind, whose dumps walk every block at each of ~100k timer starts).
+# BENCH_PASSCOUNT=quick: opt only, on a generated .ll (BENCH_PASSCOUNT_FUNCS (4) functions of 1,500 chained
+# operations and a loop each) instead of the demo's.
 source "$(dirname "$0")/lib.sh"
 bench_require valgrind || { bench_skip passcount coverage "no valgrind (scripts/install-deps.sh bench)"; exit 0; }
 LLC=$LLVM_BIN/llc
@@ -48,6 +48,7 @@ PY
 
 # the demo's .ll: its smallest LLM config through the embedded pipeline, natively
 tools="opt"
+opt_input=big.ll
 if [ "${BENCH_PASSCOUNT:-full}" != quick ]; then
   cat >"$BENCH_TMP/demo.ini" <<INI
 [sweep]
@@ -68,6 +69,7 @@ INI
       >"$BENCH_TMP/demo.log" 2>&1 && ll=$(find "$BENCH_TMP/demo.db.runs" -path '*cold-r0/out.ll' | head -1) && [ -n "$ll" ]; then
     cp "$ll" "$BENCH_TMP/in/demo.ll"
     tools="llc opt"
+    opt_input=demo.ll
   else
     cat "$BENCH_TMP/demo.log"
     bench_skip passcount llc_coverage "the demo's .ll could not be made"
@@ -80,7 +82,7 @@ spec() { # FILE NAME TOOL METER REPEATS
   local argv
   case $3 in
     llc) argv="$LLC -O2 -filetype=obj -time-passes {input} -o {out}/x.o"; input=in/demo.ll ;;
-    opt) argv="$OPT -O2 -time-passes {input} -o {out}/x.bc"; input=in/big.ll ;;
+    opt) argv="$OPT -O2 -time-passes {input} -o {out}/x.bc"; input=in/$opt_input ;;
   esac
   cat >"$1" <<INI
 [sweep]
@@ -98,6 +100,8 @@ tool = $3
 INI
 }
 
+# which Valgrind tool the callgrind meter counts with (doctor says it)
+counter=$("$PASSMAP" doctor 2>/dev/null | grep -q "counted by passmap's tool pmcount" && echo pmcount || echo callgrind)
 for tool in $tools; do
   spec "$BENCH_TMP/$tool-wall.ini" "$tool-wall" "$tool" wall 3
   spec "$BENCH_TMP/$tool-cg.ini" "$tool-cg" "$tool" callgrind 1
@@ -120,8 +124,10 @@ print("%.4f %s %s %s %s" % (c["counted"], c["by_count"], c["by_wall"], native, h
 PY
 )"
   pct=$("$PY" -c "print(round(100 * $cov, 1))")
+  echo "$tool -O2 on $([ "$tool" = opt ] && echo "$opt_input" || echo demo.ll): counted passes $pct% of the run" \
+    "(counted by $counter), $took s under the meter at load $(cut -d' ' -f1 /proc/loadavg)"
   bench_result passcount "${tool}_coverage_pct" "$pct" % - "value>=80" \
-    "counted passes / the step's whole count, meter callgrind, ${took} s under it (the meter's slowdown probe included); heaviest: $heaviest"
+    "counted passes / the step's whole count, meter callgrind ($counter), ${took} s under it (the meter's slowdown probe included); heaviest: $heaviest"
   bench_result passcount "${tool}_same_dominant" "$([ "$by_count" = "$native" ] && echo 1 || echo 0)" bool - "value==1" \
     "by count: $by_count; by native wall (3 runs): $native; by the instrumented run's wall: $by_wall"
 done
