@@ -18,11 +18,12 @@ static void callgrind_detail(char *buf, size_t n)
     const char *w = pm_meter_vgwrap();
     const char *t = w ? pm_meter_vgtool() : NULL;
     if (w)
-        snprintf(buf, n,
-                 "; timer wrapper %s, counted by %s: every pass timer of llc, opt, clang (-time-passes, -ftime-report) but "
-                 "llc's Parse IR (inlined start), every mlir-opt --mlir-timing row (one thread: "
-                 "--mlir-disable-threading, or one function)",
-                 w, t ? "passmap's tool pmcount" : "callgrind (pmcount not built: slow dumps)");
+        snprintf(
+            buf, n,
+            "; timer wrapper %s, counted by %s: every pass timer of llc, opt, clang (-time-passes, -ftime-report) but "
+            "llc's Parse IR (inlined start), every mlir-opt --mlir-timing row (one thread: "
+            "--mlir-disable-threading, or one function)",
+            w, t ? "passmap's tool pmcount" : "callgrind (pmcount not built: slow dumps)");
     else
         snprintf(buf, n,
                  "; timer wrapper passmap-vgwrap.so not found (beside passmap, or $PASSMAP_VGWRAP; built "

@@ -243,8 +243,9 @@ static void valgrind_detail(char *buf, size_t n)
         snprintf(buf, n, "; counted by passmap's tool pmcount (%s), timing reports' printing left out",
                  pm_meter_vgtool());
     else
-        snprintf(buf, n, "; counted by cachegrind (passmap's pmcount not built): a step printing a timing report "
-                         "counts its printing, which moves by ~0.01%% run to run");
+        snprintf(buf, n,
+                 "; counted by cachegrind (passmap's pmcount not built): a step printing a timing report "
+                 "counts its printing, which moves by ~0.01%% run to run");
 }
 
 /* Where passmap's counting tool and timer wrapper were built, they count: faster than cachegrind (one add per

@@ -31,11 +31,11 @@
 #define END Iend_LE
 #endif
 
-static ULong n_instrs;          /* every guest instruction executed, paused or not */
-static ULong n_paused;          /* of those, the ones run while collection was off */
+static ULong n_instrs; /* every guest instruction executed, paused or not */
+static ULong n_paused; /* of those, the ones run while collection was off */
 static ULong paused_at;
 static Bool paused;
-static ULong dumped;            /* the counted instructions already written in parts */
+static ULong dumped; /* the counted instructions already written in parts */
 static ULong n_parts;
 static const HChar *clo_out_file = "pmcount.out.%p";
 
@@ -92,8 +92,7 @@ static void add_count(IRSB *sb, ULong n)
 /* The instructions of a block are added before each side exit (they ran whether it is taken or not) and at its
  * end, so a client request, which ends a block, sees an exact count. */
 static IRSB *pc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
-                           const VexGuestExtents *vge, const VexArchInfo *archinfo_host, IRType gWordTy,
-                           IRType hWordTy)
+                           const VexGuestExtents *vge, const VexArchInfo *archinfo_host, IRType gWordTy, IRType hWordTy)
 {
     (void)closure;
     (void)layout;
@@ -126,9 +125,7 @@ static Bool pc_client_request(ThreadId tid, UWord *args, UWord *ret)
     if (!VG_IS_TOOL_USERREQ('P', 'M', args[0]))
         return False;
     switch (args[0]) {
-    case PMCOUNT_PING:
-        *ret = 1;
-        return True;
+    case PMCOUNT_PING: *ret = 1; return True;
     case PMCOUNT_TOGGLE_COLLECT:
         if (paused)
             n_paused += n_instrs - paused_at;
@@ -141,8 +138,7 @@ static Bool pc_client_request(ThreadId tid, UWord *args, UWord *ret)
         dump_part("Client Request: ", args[1] ? (const HChar *)args[1] : "");
         *ret = 0;
         return True;
-    default:
-        return False;
+    default: return False;
     }
 }
 
@@ -169,8 +165,7 @@ static void pc_fini(Int exitcode)
     Int n = VG_(snprintf)(head, sizeof head, "# callgrind format\nversion: 1\ncreator: pmcount\npid: %d\ncmd: %s",
                           VG_(getpid)(), VG_(args_the_exename) ? VG_(args_the_exename) : "?");
     for (Word i = 0; i < VG_(sizeXA)(VG_(args_for_client)) && n < (Int)sizeof head - 200; i++)
-        n += VG_(snprintf)(head + n, sizeof head - (SizeT)n, " %s",
-                           *(HChar **)VG_(indexXA)(VG_(args_for_client), i));
+        n += VG_(snprintf)(head + n, sizeof head - (SizeT)n, " %s", *(HChar **)VG_(indexXA)(VG_(args_for_client), i));
     n += VG_(snprintf)(head + n, sizeof head - (SizeT)n, "\nevents: Ir\n\n");
     Bool ok = VG_(write)(fd, head, n) == n;
     for (SizeT at = 0; ok && at < out_len;) {

@@ -104,29 +104,29 @@ static void dump_at(const char *what, const void *timer, size_t name_offset)
 }
 
 /* The wrapper's own work (formatting, the timer's clock reads) is not the pass's: collection is off meanwhile. */
-#define WRAP_START(lib, sym, off)                                                                               \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg);                                              \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg)                                               \
-    {                                                                                                           \
-        OrigFn fn;                                                                                              \
-        VALGRIND_GET_ORIG_FN(fn);                                                                               \
-        collect_off();                                                                                          \
-        note_start(off == MLIR_TIMER_NAME ? arg : self);                                                        \
-        dump_at("start", off == MLIR_TIMER_NAME ? arg : self, off);                                             \
-        CALL_FN_v_WW(fn, self, arg);                                                                            \
-        collect_on();                                                                                           \
+#define WRAP_START(lib, sym, off)                                                                                      \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg);                                                     \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg)                                                      \
+    {                                                                                                                  \
+        OrigFn fn;                                                                                                     \
+        VALGRIND_GET_ORIG_FN(fn);                                                                                      \
+        collect_off();                                                                                                 \
+        note_start(off == MLIR_TIMER_NAME ? arg : self);                                                               \
+        dump_at("start", off == MLIR_TIMER_NAME ? arg : self, off);                                                    \
+        CALL_FN_v_WW(fn, self, arg);                                                                                   \
+        collect_on();                                                                                                  \
     }
-#define WRAP_STOP(lib, sym, off)                                                                                \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg);                                              \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg)                                               \
-    {                                                                                                           \
-        OrigFn fn;                                                                                              \
-        VALGRIND_GET_ORIG_FN(fn);                                                                               \
-        collect_off();                                                                                          \
-        CALL_FN_v_WW(fn, self, arg);                                                                            \
-        if (note_stop(off == MLIR_TIMER_NAME ? arg : self))                                                     \
-            dump_at("stop", off == MLIR_TIMER_NAME ? arg : self, off);                                          \
-        collect_on();                                                                                           \
+#define WRAP_STOP(lib, sym, off)                                                                                       \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg);                                                     \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *self, void *arg)                                                      \
+    {                                                                                                                  \
+        OrigFn fn;                                                                                                     \
+        VALGRIND_GET_ORIG_FN(fn);                                                                                      \
+        collect_off();                                                                                                 \
+        CALL_FN_v_WW(fn, self, arg);                                                                                   \
+        if (note_stop(off == MLIR_TIMER_NAME ? arg : self))                                                            \
+            dump_at("stop", off == MLIR_TIMER_NAME ? arg : self, off);                                                 \
+        collect_on();                                                                                                  \
     }
 
 /* libLLVM.so.* (Z-encoded soname: Zd '.', Za '*') */
@@ -170,37 +170,37 @@ static void quiet_end(void)
  * moves with the times, by ~15k instructions run to run on llc (docs/meters.md). Without it what moves is the
  * heap the printing leaves to the exit's frees: tens of instructions. Every function that prints a report,
  * wrapped (they call each other; collect_off nests). Under callgrind the report is counted as before. */
-#define WRAP_QUIET_1(lib, sym)                                                                                  \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a);                                                            \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a)                                                             \
-    {                                                                                                           \
-        OrigFn fn;                                                                                              \
-        VALGRIND_GET_ORIG_FN(fn);                                                                               \
-        quiet_begin();                                                                                          \
-        CALL_FN_v_W(fn, a);                                                                                     \
-        quiet_end();                                                                                            \
+#define WRAP_QUIET_1(lib, sym)                                                                                         \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a);                                                                   \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a)                                                                    \
+    {                                                                                                                  \
+        OrigFn fn;                                                                                                     \
+        VALGRIND_GET_ORIG_FN(fn);                                                                                      \
+        quiet_begin();                                                                                                 \
+        CALL_FN_v_W(fn, a);                                                                                            \
+        quiet_end();                                                                                                   \
     }
-#define WRAP_QUIET_2(lib, sym)                                                                                  \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b);                                                   \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b)                                                    \
-    {                                                                                                           \
-        OrigFn fn;                                                                                              \
-        VALGRIND_GET_ORIG_FN(fn);                                                                               \
-        quiet_begin();                                                                                          \
-        CALL_FN_v_WW(fn, a, b);                                                                                 \
-        quiet_end();                                                                                            \
+#define WRAP_QUIET_2(lib, sym)                                                                                         \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b);                                                          \
+    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b)                                                           \
+    {                                                                                                                  \
+        OrigFn fn;                                                                                                     \
+        VALGRIND_GET_ORIG_FN(fn);                                                                                      \
+        quiet_begin();                                                                                                 \
+        CALL_FN_v_WW(fn, a, b);                                                                                        \
+        quiet_end();                                                                                                   \
     }
-#define WRAP_QUIET_3(lib, sym, ret)                                                                             \
-    ret I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b, unsigned long c);                                   \
-    ret I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b, unsigned long c)                                    \
-    {                                                                                                           \
-        OrigFn fn;                                                                                              \
-        unsigned long r;                                                                                        \
-        VALGRIND_GET_ORIG_FN(fn);                                                                               \
-        quiet_begin();                                                                                          \
-        CALL_FN_W_WWW(r, fn, a, b, c);                                                                          \
-        quiet_end();                                                                                            \
-        return (ret)r;                                                                                          \
+#define WRAP_QUIET_3(lib, sym, ret)                                                                                    \
+    ret I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b, unsigned long c);                                          \
+    ret I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b, unsigned long c)                                           \
+    {                                                                                                                  \
+        OrigFn fn;                                                                                                     \
+        unsigned long r;                                                                                               \
+        VALGRIND_GET_ORIG_FN(fn);                                                                                      \
+        quiet_begin();                                                                                                 \
+        CALL_FN_W_WWW(r, fn, a, b, c);                                                                                 \
+        quiet_end();                                                                                                   \
+        return (ret)r;                                                                                                 \
     }
 
 /* llvm::TimerGroup::print(raw_ostream &, bool), PrintQueuedTimers(raw_ostream &) (a group destroyed at exit
