@@ -169,30 +169,12 @@ static void quiet_end(void)
 /* Printing the report is not counted: it sorts the timers by their times and formats the numbers, so its count
  * moves with the times, by ~15k instructions run to run on llc (docs/meters.md). Without it what moves is the
  * heap the printing leaves to the exit's frees: tens of instructions. Every function that prints a report,
- * wrapped (they call each other; collect_off nests). Under callgrind the report is counted as before. */
-#define WRAP_QUIET_1(lib, sym)                                                                                         \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a);                                                                   \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a)                                                                    \
-    {                                                                                                                  \
-        OrigFn fn;                                                                                                     \
-        VALGRIND_GET_ORIG_FN(fn);                                                                                      \
-        quiet_begin();                                                                                                 \
-        CALL_FN_v_W(fn, a);                                                                                            \
-        quiet_end();                                                                                                   \
-    }
-#define WRAP_QUIET_2(lib, sym)                                                                                         \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b);                                                          \
-    void I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b)                                                           \
-    {                                                                                                                  \
-        OrigFn fn;                                                                                                     \
-        VALGRIND_GET_ORIG_FN(fn);                                                                                      \
-        quiet_begin();                                                                                                 \
-        CALL_FN_v_WW(fn, a, b);                                                                                        \
-        quiet_end();                                                                                                   \
-    }
-#define WRAP_QUIET_3(lib, sym, ret)                                                                                    \
-    ret I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b, unsigned long c);                                          \
-    ret I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b, unsigned long c)                                           \
+ * wrapped (they call each other; collect_off nests). Under callgrind the report is counted as before. One wrapper
+ * for every arity (up to three words): the System V calling convention passes them in registers, a callee ignores
+ * the ones it does not take, and a void callee's caller ignores the result. */
+#define WRAP_QUIET(lib, sym)                                                                                           \
+    unsigned long I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b, unsigned long c);                                \
+    unsigned long I_WRAP_SONAME_FNNAME_ZU(lib, sym)(void *a, void *b, unsigned long c)                                 \
     {                                                                                                                  \
         OrigFn fn;                                                                                                     \
         unsigned long r;                                                                                               \
@@ -200,23 +182,23 @@ static void quiet_end(void)
         quiet_begin();                                                                                                 \
         CALL_FN_W_WWW(r, fn, a, b, c);                                                                                 \
         quiet_end();                                                                                                   \
-        return (ret)r;                                                                                                 \
+        return r;                                                                                                      \
     }
 
 /* llvm::TimerGroup::print(raw_ostream &, bool), PrintQueuedTimers(raw_ostream &) (a group destroyed at exit
  * prints through it), printAll(raw_ostream &), printJSONValues(raw_ostream &, const char *) -> const char *,
  * printAllJSONValues(raw_ostream &, const char *) -> const char *, TimePassesHandler::print(),
  * reportAndResetTimings(raw_ostream *) */
-WRAP_QUIET_3(libLLVMZdsoZa, _ZN4llvm10TimerGroup5printERNS_11raw_ostreamEb, unsigned long)
-WRAP_QUIET_2(libLLVMZdsoZa, _ZN4llvm10TimerGroup17PrintQueuedTimersERNS_11raw_ostreamE)
-WRAP_QUIET_2(libLLVMZdsoZa, _ZN4llvm10TimerGroup8printAllERNS_11raw_ostreamE)
-WRAP_QUIET_3(libLLVMZdsoZa, _ZN4llvm10TimerGroup15printJSONValuesERNS_11raw_ostreamEPKc, unsigned long)
-WRAP_QUIET_3(libLLVMZdsoZa, _ZN4llvm10TimerGroup18printAllJSONValuesERNS_11raw_ostreamEPKc, unsigned long)
-WRAP_QUIET_1(libLLVMZdsoZa, _ZN4llvm17TimePassesHandler5printEv)
-WRAP_QUIET_1(libLLVMZdsoZa, _ZN4llvm21reportAndResetTimingsEPNS_11raw_ostreamE)
+WRAP_QUIET(libLLVMZdsoZa, _ZN4llvm10TimerGroup5printERNS_11raw_ostreamEb)
+WRAP_QUIET(libLLVMZdsoZa, _ZN4llvm10TimerGroup17PrintQueuedTimersERNS_11raw_ostreamE)
+WRAP_QUIET(libLLVMZdsoZa, _ZN4llvm10TimerGroup8printAllERNS_11raw_ostreamE)
+WRAP_QUIET(libLLVMZdsoZa, _ZN4llvm10TimerGroup15printJSONValuesERNS_11raw_ostreamEPKc)
+WRAP_QUIET(libLLVMZdsoZa, _ZN4llvm10TimerGroup18printAllJSONValuesERNS_11raw_ostreamEPKc)
+WRAP_QUIET(libLLVMZdsoZa, _ZN4llvm17TimePassesHandler5printEv)
+WRAP_QUIET(libLLVMZdsoZa, _ZN4llvm21reportAndResetTimingsEPNS_11raw_ostreamE)
 
 /* mlir::DefaultTimingManager::print(), dumpTimers / dumpAsTree / dumpAsList(raw_ostream &) */
-WRAP_QUIET_1(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager5printEv)
-WRAP_QUIET_2(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10dumpTimersERN4llvm11raw_ostreamE)
-WRAP_QUIET_2(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10dumpAsTreeERN4llvm11raw_ostreamE)
-WRAP_QUIET_2(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10dumpAsListERN4llvm11raw_ostreamE)
+WRAP_QUIET(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager5printEv)
+WRAP_QUIET(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10dumpTimersERN4llvm11raw_ostreamE)
+WRAP_QUIET(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10dumpAsTreeERN4llvm11raw_ostreamE)
+WRAP_QUIET(libMLIRZdsoZa, _ZN4mlir20DefaultTimingManager10dumpAsListERN4llvm11raw_ostreamE)
