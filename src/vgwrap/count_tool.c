@@ -32,9 +32,33 @@
 #endif
 
 static ULong n_instrs; /* every guest instruction executed, paused or not */
-static ULong n_paused; /* of those, the ones run while collection was off */
-static ULong paused_at;
-static Bool paused;
+static ULong n_paused; /* of those, the ones run while collection was off, up to the running thread's last switch */
+static ULong paused_at; /* where the running thread's pause began, or where it was switched in paused */
+
+/* Collection is off per thread: a thread switched out inside the wrapper (its timer waits on a lock) must not
+ * take the instructions of the thread that runs meanwhile out of the count. */
+static Bool *paused_of; /* by ThreadId */
+static SizeT n_paused_of;
+static ThreadId running;
+
+static Bool is_paused(ThreadId tid)
+{
+    return tid < n_paused_of && paused_of[tid];
+}
+
+static void set_paused(ThreadId tid, Bool on)
+{
+    if (tid >= n_paused_of) {
+        SizeT n = n_paused_of ? n_paused_of : 16;
+        while (n <= tid)
+            n *= 2;
+        paused_of = VG_(realloc)("pmcount.paused", paused_of, n * sizeof *paused_of);
+        for (SizeT i = n_paused_of; i < n; i++)
+            paused_of[i] = False;
+        n_paused_of = n;
+    }
+    paused_of[tid] = on;
+}
 static ULong dumped; /* the counted instructions already written in parts */
 static ULong n_parts;
 static const HChar *clo_out_file = "pmcount.out.%p";
@@ -58,7 +82,19 @@ static void out_add(const HChar *s, SizeT n)
 
 static ULong counted_now(void)
 {
-    return (paused ? paused_at : n_instrs) - n_paused;
+    return n_instrs - n_paused - (is_paused(running) ? n_instrs - paused_at : 0);
+}
+
+/* Every time a thread is given the CPU: the running thread's paused stretch ends at its switch. */
+static void pc_start_client_code(ThreadId tid, ULong blocks_done)
+{
+    (void)blocks_done;
+    if (tid == running)
+        return;
+    if (is_paused(running))
+        n_paused += n_instrs - paused_at;
+    running = tid;
+    paused_at = n_instrs;
 }
 
 /* One part: what was counted since the last, its trigger as callgrind writes it ("Client Request: LABEL",
@@ -121,17 +157,17 @@ static IRSB *pc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 
 static Bool pc_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
-    (void)tid;
     if (!VG_IS_TOOL_USERREQ('P', 'M', args[0]))
         return False;
     switch (args[0]) {
     case PMCOUNT_PING: *ret = 1; return True;
     case PMCOUNT_TOGGLE_COLLECT:
-        if (paused)
+        pc_start_client_code(tid, 0); /* the requesting thread is the running one */
+        if (is_paused(tid))
             n_paused += n_instrs - paused_at;
         else
             paused_at = n_instrs;
-        paused = !paused;
+        set_paused(tid, !is_paused(tid));
         *ret = 0;
         return True;
     case PMCOUNT_DUMP_AT:
@@ -146,7 +182,8 @@ static void pc_fork_child(ThreadId tid)
 {
     (void)tid;
     n_instrs = n_paused = paused_at = dumped = n_parts = 0;
-    paused = False;
+    for (SizeT i = 0; i < n_paused_of; i++)
+        paused_of[i] = False;
     out_len = 0;
 }
 
@@ -200,6 +237,7 @@ static void pc_debug_usage(void)
 static void pc_post_clo_init(void)
 {
     VG_(atfork)(NULL, NULL, pc_fork_child);
+    VG_(track_start_client_code)(pc_start_client_code);
 }
 
 static void pc_pre_clo_init(void)

@@ -76,8 +76,8 @@ static void toggle_collect(void)
 }
 
 /* Collection off while any wrapper runs: they nest (printing the report stops and restarts timers), and a
- * toggle is a flip, so only the outermost toggles. */
-static int off_depth;
+ * toggle is a flip, so only the outermost toggles. Per thread, as pmcount's pause is. */
+static _Thread_local int off_depth;
 
 static void collect_off(void)
 {
