@@ -53,6 +53,7 @@ static void free_side_cfg(side_cfg *c)
     free(c->base);
     free(c->value);
     free(c->run_ids);
+    free(c->scale);
     free(c->wall);
     free(c->user);
     free(c->sys);
@@ -158,7 +159,7 @@ static int load_series(pm_store_side_cursor *q, pm_side_rows which, const char *
                 goto cleanup;
             }
         }
-        arr[n - 1].v[ri] += row.value;
+        arr[n - 1].v[ri] += row.value * c->scale[ri]; /* an instrumented run's share of its twin's wall */
         /* a step's time is the runner's (runner_tick); a pass's is its report's, rounded once per reading (an
          * unknown or unrecorded format declares none: 0) */
         const char *fmt = row.format;
@@ -251,10 +252,12 @@ int compare_load_cfg(pm_store_side_cursor *q, side_cfg *c, int walls_only, const
     if ((rc = pm_store_side_cursor_start(q, PM_SIDE_RUNS, c->id, mode, max_repeats, err)) != PM_OK)
         goto cleanup;
     while ((rc = pm_store_side_cursor_next(q, &row, &more, err)) == PM_OK && more) {
-        if (grow(&c->run_ids, &cap, c->n_runs, sizeof *c->run_ids) != 0) {
+        size_t cap_r = cap;
+        if (grow(&c->run_ids, &cap, c->n_runs, sizeof *c->run_ids) != 0 || (cap != cap_r && resize(&c->scale, cap))) {
             rc = nomem(err);
             goto cleanup;
         }
+        c->scale[c->n_runs] = row.scale;
         c->run_ids[c->n_runs++] = row.run_id;
         if (row.has_wall) {
             size_t cap_x = cap_w;
