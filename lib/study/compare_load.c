@@ -486,8 +486,18 @@ int compare_load_side(const char *path, const char *sweep, const char *variant, 
         pm_err_wrap(err, "%s: contention", path);
         goto cleanup;
     }
+    /* the timing flags' cost of this side's configs only (an A/B inside one sweep: each side its own builds) */
     pm_sq_sweeps one = {.ids = &sweep_id, .n = 1};
-    if ((rc = pm_flagcost_read(pm_store_db(sd->st), &one, &info->flagcost, err)) != PM_OK)
+    int64_t *ids = malloc((n_all ? n_all : 1) * sizeof *ids);
+    if (!ids) {
+        rc = nomem(err);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n_all; i++)
+        ids[i] = all[i].id;
+    rc = pm_flagcost_read_cfgs(pm_store_db(sd->st), &one, ids, n_all, &info->flagcost, err);
+    free(ids);
+    if (rc != PM_OK)
         goto cleanup;
     if (info->flagcost.n && !(info->timing_flags = pm_flagcost_words(&info->flagcost))) {
         rc = nomem(err);

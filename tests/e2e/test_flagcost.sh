@@ -190,7 +190,10 @@ d = json.load(open(sys.argv[1]))["timing_flags"]
 rows = d["table"]["rows"]
 assert [(r["tool"], r["flag"], r["pairs"]) for r in rows] == [("llc", "-time-passes", 3)] * 2, rows
 print("# llc -time-passes:", [(r["program"], "%+.0f%%" % (100 * r["wall_overhead"]), "CPU %+.0f%%" % (100 * r["cpu_overhead"]))
-      for r in rows], "differs:", d["differs"], file=sys.stderr)
+      for r in rows], "differs:", d["differs"], "undecided:", d["undecided"], file=sys.stderr)
+# the two builds' costs are tested by compare's rule: exactly one of differ / undecided / alike, with the interval
+assert not (d["differs"] and d["undecided"]), d
+assert all("cost ratio" in (x or "cost ratio") for x in (d["differs"], d["undecided"])), d
 PY
 else
   ok "# SKIP llc-14/llc-22 or clang-14 not installed"
