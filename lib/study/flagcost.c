@@ -102,20 +102,31 @@ static int same_word(const char *c, size_t nc, const char *p, size_t np)
     return i == nc && j == np;
 }
 
-/* The words of the cold argv its plain twin leaves out, in order ("-ftime-report"); heap, NULL when out of memory. */
+/* The words of the cold argv its plain twin leaves out, in order ("-ftime-report"), or sets otherwise (a back end
+ * row's option: "--log-level LOG_INFO", the twin's LOG_NONE); heap, NULL when out of memory. A word the twin
+ * has another word in place of, with the words after both the same (or both at their end), is set otherwise;
+ * any other word the twin lacks is left out. */
 static char *flag_words(const char *cold, const char *plain)
 {
-    size_t cap = strlen(cold) + 1, len = 0;
+    size_t cap = 2 * strlen(cold) + 1, len = 0, nprev = 0;
     char *out = calloc(1, cap);
-    const char *p = plain;
+    const char *p = plain, *prev = "";
     for (const char *c = cold; out && *c;) {
         size_t nc = strcspn(c, " "), np = strcspn(p, " ");
+        const char *c2 = c + nc + (c[nc] == ' '), *p2 = p + np + (p[np] == ' ');
         if (*p && same_word(c, nc, p, np)) {
-            p += np + (p[np] == ' ');
+            prev = c;
+            nprev = nc;
+            p = p2;
+        } else if (*p && ((!*c2 && !*p2) || (*c2 && *p2 && same_word(c2, strcspn(c2, " "), p2, strcspn(p2, " "))))) {
+            int opt = nprev && prev[0] == '-'; /* the option the value belongs to, named with it */
+            len += (size_t)snprintf(out + len, cap - len, "%s%.*s%s%.*s", len ? " " : "", opt ? (int)nprev : 0, prev,
+                                    opt ? " " : "", (int)nc, c);
+            p = p2;
         } else {
             len += (size_t)snprintf(out + len, cap - len, "%s%.*s", len ? " " : "", (int)nc, c);
         }
-        c += nc + (c[nc] == ' ');
+        c = c2;
     }
     return out;
 }

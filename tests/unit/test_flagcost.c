@@ -15,8 +15,9 @@
 /* One side of one tool build: its pairs' ratios (wall with the flag / wall without), the median as its cost. */
 static pm_an_flagcost side(pm_an_flagcost_row *row, double *ratios, size_t n, double median_cost)
 {
-    *row = (pm_an_flagcost_row){.tool = (char *)"llc", .program = (char *)"llc", .flag = (char *)"-time-passes", .n_pairs = n,
-                                .wall_overhead = median_cost, .cpu_overhead = NAN, .ratios = ratios};
+    *row = (pm_an_flagcost_row){.n_pairs = n, .wall_overhead = median_cost, .cpu_overhead = NAN, .ratios = ratios};
+    row->tool = row->program = (char *)"llc";
+    row->flag = (char *)"-time-passes";
     return (pm_an_flagcost){.rows = row, .n = 1};
 }
 
