@@ -448,6 +448,8 @@ int pm_sweep_run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const
     if ((rc = task_prepare(c, err)) || (rc = task_steps(c, err)) || c->interrupted ||
         (rc = task_collect(c, err)) || (rc = task_store(c, err)))
         goto cleanup;
+    if (!strcmp(t->mode, "cold"))
+        pm_sweep_slowdown_from_run(x, t->config, &c->steps, c->sl.results, c->n_done);
     *status_out = c->status;
     *wall_out = c->wall;
 cleanup:
