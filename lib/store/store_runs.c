@@ -1,6 +1,7 @@
 /* Reading one run back (see store_runs.h). */
 #include "store_runs.h"
 #include "store.h"
+#include "store_query_internal.h"
 #include "util.h"
 
 #include <errno.h>
@@ -64,20 +65,6 @@ static int64_t col_int(sqlite3_stmt *s, int i, int64_t absent)
     return sqlite3_column_type(s, i) == SQLITE_NULL ? absent : sqlite3_column_int64(s, i);
 }
 
-/* Schema version 1 files have neither column: the queries then select NULL in their place. */
-static int has_column(sqlite3 *db, const char *table, const char *column)
-{
-    sqlite3_stmt *s = NULL;
-    int found = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &s, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
-        found = sqlite3_step(s) == SQLITE_ROW;
-    }
-    sqlite3_finalize(s);
-    return found;
-}
-
 static int load_passes(sqlite3 *db, int64_t step_id, int with_start, int interned, pm_stored_step *st,
                        pm_err *err)
 {
@@ -132,10 +119,8 @@ void pm_stored_run_free(pm_stored_run *r)
         return;
     for (size_t i = 0; i < r->n_steps; i++) {
         pm_stored_step *st = &r->steps[i];
-        for (size_t k = 0; k < st->n_passes; k++) {
-            free(st->passes[k].name);
-            free(st->passes[k].section);
-        }
+        for (size_t k = 0; k < st->n_passes; k++)
+            pm_free_all(st->passes[k].name, st->passes[k].section);
         pm_free_all(st->passes, st->tool, st->argv, st->status, st->report_format, st->stderr_tail);
     }
     for (size_t i = 0; i < r->n_metrics; i++)
@@ -216,7 +201,7 @@ int pm_store_load_run(sqlite3 *db, int64_t run_id, int with_passes, pm_stored_ru
     sqlite3_finalize(s);
     s = NULL;
 
-    int v2 = has_column(db, "step", "pass_order");
+    int v2 = pm_sq_has_column(db, "step", "pass_order");
     out->order_recorded = v2;
     char sql[512];
     snprintf(sql, sizeof sql,
@@ -273,7 +258,8 @@ int pm_store_load_run(sqlite3 *db, int64_t run_id, int with_passes, pm_stored_ru
     }
     sqlite3_finalize(s);
     s = NULL;
-    int with_start = has_column(db, "pass_time", "start_s"), interned = has_column(db, "pass_time", "name_id");
+    int with_start = pm_sq_has_column(db, "pass_time", "start_s"),
+        interned = pm_sq_has_column(db, "pass_time", "name_id");
     for (size_t i = 0; with_passes && i < out->n_steps && rc == PM_OK; i++)
         rc = load_passes(db, step_ids[i], with_start, interned, &out->steps[i], err);
     if (rc)
