@@ -200,9 +200,7 @@ const char *pm_step_metric_kind_name(pm_step_metric_kind k)
 
 void pm_step_metric_free(pm_step_metric *m)
 {
-    free(m->name);
-    free(m->source);
-    free(m->arg);
+    pm_free_all(m->name, m->source, m->arg);
     memset(m, 0, sizeof *m);
 }
 

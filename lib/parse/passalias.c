@@ -36,8 +36,7 @@ pm_passalias *pm_passalias_new(void)
 
 static void index_free(name_index *x)
 {
-    free(x->head);
-    free(x->next);
+    pm_free_all(x->head, x->next);
 }
 
 void pm_passalias_free(pm_passalias *m)

@@ -97,13 +97,11 @@ int pm_store_read_tools(sqlite3 *db, int64_t sweep_id, pm_tool_ident **out, size
     int rc = PM_OK, oom = 0, step;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_tool_ident *g = pm_grow(*out, &cap, *n, sizeof *g, 8);
-        if (!g) {
+        pm_tool_ident *t = pm_push(out, &cap, n, sizeof *t, 8);
+        if (!t) {
             oom = 1;
             break;
         }
-        *out = g;
-        pm_tool_ident *t = &(*out)[(*n)++];
         t->name = dup_col(s, 0, &oom);
         t->path = dup_col(s, 1, &oom);
         t->version_text = dup_col(s, 2, &oom);
@@ -142,11 +140,8 @@ int pm_store_config_set_fingerprint(pm_store *st, int64_t config_id, const char 
 
 void pm_config_fps_free(pm_config_fp *c, size_t n)
 {
-    for (size_t i = 0; c && i < n; i++) {
-        free(c[i].key);
-        free(c[i].hash);
-        free(c[i].text);
-    }
+    for (size_t i = 0; c && i < n; i++)
+        pm_free_all(c[i].key, c[i].hash, c[i].text);
     free(c);
 }
 
@@ -167,13 +162,11 @@ int pm_store_config_fps(pm_store *st, const char *sweep, pm_config_fp **out, siz
     int rc = PM_OK, oom = 0, step;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_config_fp *g = pm_grow(*out, &cap, *n, sizeof *g, 16);
-        if (!g) {
+        pm_config_fp *c = pm_push(out, &cap, n, sizeof *c, 16);
+        if (!c) {
             oom = 1;
             break;
         }
-        *out = g;
-        pm_config_fp *c = &(*out)[(*n)++];
         c->key = dup_col(s, 0, &oom);
         c->hash = dup_col(s, 1, &oom);
         c->text = dup_col(s, 2, &oom);
@@ -400,9 +393,7 @@ int pm_store_retry_killed(pm_store *st, const char *sweep, int max_retries, int 
     }
 cleanup:
     sqlite3_finalize(s);
-    for (size_t i = 0; i < n; i++)
-        free(keys[i]);
-    free(keys);
+    pm_free_strs(keys, n);
     return rc;
 }
 

@@ -100,13 +100,11 @@ int pm_store_config_passcounts(sqlite3 *db, int64_t config_id, pm_config_passcou
     size_t cap = 0;
     int step, oom = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_stored_passcount *g = pm_grow(out->rows, &cap, out->n, sizeof *g, 32);
-        if (!g) {
+        pm_stored_passcount *r = pm_push(&out->rows, &cap, &out->n, sizeof *r, 32);
+        if (!r) {
             oom = 1;
             break;
         }
-        out->rows = g;
-        pm_stored_passcount *r = &out->rows[out->n++];
         int counted = sqlite3_column_int(s, 4);
         *r = (pm_stored_passcount){.tool = dup_col(s, 0, &oom),
                                    .pass = dup_col(s, 1, &oom),

@@ -82,15 +82,12 @@ static int load_passes(sqlite3 *db, int64_t step_id, int with_start, int interne
     int rc = PM_OK, oom = 0, step;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_stored_pass *grown = pm_grow(st->passes, &cap, st->n_passes, sizeof *grown, 64);
-        if (!grown) {
+        pm_stored_pass *p = pm_push(&st->passes, &cap, &st->n_passes, sizeof *p, 64);
+        if (!p) {
             oom = 1;
             break;
         }
-        st->passes = grown;
         /* idx is dense from 0 (pm_store_record_run writes it so): parent_idx is an index into passes */
-        pm_stored_pass *p = &st->passes[st->n_passes++];
-        memset(p, 0, sizeof *p);
         p->name = col_str(s, 1, &oom);
         p->section = col_str(s, 2, &oom);
         p->parent = (int)col_int(s, 3, -1);
@@ -142,13 +139,11 @@ static int load_metrics(sqlite3 *db, int64_t run_id, pm_stored_run *out, pm_err 
         return db_fail(db, err, "metrics");
     sqlite3_bind_int64(s, 1, run_id);
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_stored_metric *p = pm_grow(out->metrics, &cap, out->n_metrics, sizeof *p, 16);
-        if (!p) {
+        pm_stored_metric *m = pm_push(&out->metrics, &cap, &out->n_metrics, sizeof *m, 16);
+        if (!m) {
             oom = 1;
             break;
         }
-        out->metrics = p;
-        pm_stored_metric *m = &out->metrics[out->n_metrics++];
         m->name = col_str(s, 0, &oom);
         m->value = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 1);
         m->step_seq = (int)col_int(s, 2, -1);
@@ -327,9 +322,7 @@ static int no_config(sqlite3 *db, int64_t sweep_id, const char *config_key, pm_e
                  : pm_err_set(err, PM_ERR_NOTFOUND, "no config '%s' in this sweep%s%s%s (passmap show %s lists its "
                               "%zu configs)", config_key, near ? "; did you mean '" : "", near ? near : "",
                               near ? "'?" : "", db_path && *db_path ? db_path : "DB", n);
-    for (size_t i = 0; i < n; i++)
-        free(keys[i]);
-    free(keys);
+    pm_free_strs(keys, n);
     return rc;
 }
 
@@ -400,11 +393,8 @@ int pm_store_config_run(sqlite3 *db, int64_t config_id, const char *config_key, 
 
 void pm_run_summaries_free(pm_run_summary *r, size_t n)
 {
-    for (size_t i = 0; r && i < n; i++) {
-        free(r[i].mode);
-        free(r[i].status);
-        free(r[i].note);
-    }
+    for (size_t i = 0; r && i < n; i++)
+        pm_free_all(r[i].mode, r[i].status, r[i].note);
     free(r);
 }
 
@@ -423,13 +413,11 @@ int pm_store_config_runs(sqlite3 *db, int64_t config_id, pm_run_summary **out, s
     int oom = 0, step, rc = PM_OK;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_run_summary *p = pm_grow(*out, &cap, *n, sizeof *p, 8);
-        if (!p) {
+        pm_run_summary *r = pm_push(out, &cap, n, sizeof *r, 8);
+        if (!r) {
             oom = 1;
             break;
         }
-        *out = p;
-        pm_run_summary *r = &(*out)[(*n)++];
         r->id = sqlite3_column_int64(s, 0);
         r->repeat = sqlite3_column_int(s, 1);
         r->mode = col_str(s, 2, &oom);
