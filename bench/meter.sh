@@ -114,7 +114,8 @@ echo "wall meter, 10 runs per side, load $load at start, one busy loop: $(verdic
 bench_result meter ab_wall_verdict "$t_wall" s - - "wall meter, 10 runs/side: $(metric_verdict "$BENCH_TMP/wall.db") (expected: undecided or contended)"
 
 # determinism: the embedded pipeline's three tools, 10 repeats of one compile under the valgrind meter (one per core
-# at once: a count does not depend on what runs beside it)
+# at once: a count does not depend on what runs beside it), MLIR's threads off (single_thread): with them, what
+# mlir-opt writes and counts moves run to run under Valgrind (docs/meters.md "Determinism")
 if [ "${BENCH_METER_DET:-1}" = 0 ]; then
   bench_skip meter determinism "BENCH_METER_DET=0"
 elif [ -x "$LLVM_BIN/mlir-opt" ]; then
@@ -126,6 +127,7 @@ meter = valgrind
 [embedded]
 tile = 256
 unroll = 16
+single_thread = true
 [llm one]
 models = qwen2:0.5b
 windows = 128

@@ -127,6 +127,7 @@ static void steps_json_single_thread(void **state)
     assert_non_null(strstr(s.items[0].argv[2], "tile-size=64}"));
     assert_int_equal(s.items[0].report_format, PM_FMT_MLIR_JSON);
     assert_true(has_arg(s.items[1].argv, "--mlir-output-format=json"));
+    assert_true(has_arg(s.items[1].argv, "--mlir-disable-threading"));
     assert_int_equal(s.items[1].report_format, PM_FMT_MLIR_JSON);
     assert_string_equal(s.items[2].argv[1], "-O3");
     pm_steps_free(&s);

@@ -154,6 +154,8 @@ static char *preset_text(const pm_embedded_opts *o)
                  json);
         snprintf(llc_flag, sizeof llc_flag, "timing_flag = -time-passes\n");
     }
+    /* both MLIR tools: with threads on, what they write and count moves run to run (docs/meters.md) */
+    const char *one_thread = o->single_thread ? " --mlir-disable-threading" : "";
     char *s = NULL;
     if (asprintf(&s,
                  "[step mlir-opt]\n"
@@ -162,7 +164,7 @@ static char *preset_text(const pm_embedded_opts *o)
                  "format = %s\ntool = mlir-opt\ninputs = {input}\noutputs = {out}/out.mlirbc\n%s"
                  "ir.mlirbc_bytes = size {out}/out.mlirbc\n"
                  "[step mlir-translate]\n"
-                 "argv = {bindir}/mlir-translate --mlir-to-llvmir --mlir-timing --mlir-timing-display=%s%s"
+                 "argv = {bindir}/mlir-translate --mlir-to-llvmir --mlir-timing --mlir-timing-display=%s%s%s"
                  " {out}/out.mlirbc -o {out}/out.ll\n"
                  "format = %s\ntool = mlir-translate\ninputs = {out}/out.mlirbc\noutputs = {out}/out.ll\n%s"
                  "[step llc]\n"
@@ -170,8 +172,8 @@ static char *preset_text(const pm_embedded_opts *o)
                  "format = llvm-text\ntool = llc\ninputs = {out}/out.ll\noutputs = {out}/out.o\n%s"
                  "ir.llvm_ops = llvm-insts {out}/out.ll\n"
                  "ir.object_bytes = size {out}/out.o\n",
-                 display, json, o->single_thread ? " --mlir-disable-threading" : "", fmt, mlir_flag, display, json, fmt,
-                 mlir_flag, olevel, llc_flag) < 0)
+                 display, json, one_thread, fmt, mlir_flag, display, json, one_thread, fmt, mlir_flag, olevel,
+                 llc_flag) < 0)
         return NULL;
     return s;
 }
