@@ -71,11 +71,17 @@ void *pm_grow(void *p, size_t *cap, size_t n, size_t elem, size_t first);
  * element, zeroed, at the end (*arrp updated, *n one more), or NULL when out of memory (nothing changed):
  * `T *e = pm_push(&a, &cap, &n, sizeof *e, 16); if (!e) ...`. */
 void *pm_push(void *arrp, size_t *cap, size_t *n, size_t elem, size_t first);
+/* Resizes the array at arrp (the address of a T *) from n_old to n_new elements, the added ones zeroed: 0, or
+ * -1 when out of memory or the size would overflow (*arrp unchanged). For arrays that grow side by side. */
+int pm_resize(void *arrp, size_t n_old, size_t n_new, size_t elem);
 
 /* A line formatted whole (never cut at a buffer's size) and handed to fn(user, line); out of memory, fn gets a
  * line saying so. The one body of the sweep's notices and passmap fix's notes. */
 void pm_util_vnotify(void (*fn)(void *user, const char *line), void *user, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
+
+/* Formats into buf unless it holds a message already: the first reason stays, later ones are dropped. */
+void pm_util_vfirst(char *buf, size_t cap, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* Frees each pointer given: a struct's owned fields in one statement, `pm_free_all(r->name, r->path, r->rows);`
  * (the list is read once: sizeof does not evaluate it). */
@@ -92,6 +98,9 @@ typedef struct pm_sbuf {
     int oom;
 } pm_sbuf;
 void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The built string, handed to the caller (the builder is empty again): "" when nothing was added, NULL (and
+ * nothing left to free) after a failed allocation. */
+char *pm_sbuf_take(pm_sbuf *b);
 
 /* The one way a const pointer loses its const without a cast (so -Wcast-qual keeps watch everywhere else):
  * a string borrowed into a struct whose other instances own theirs (a pass template, a metric name), a

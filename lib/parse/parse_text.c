@@ -75,8 +75,7 @@ int pm_timing_header(const char *line, int *ncols, int *wall_col, int *user_col)
     int n = 0, wall = -1, user = -1;
     const char *p = line;
     for (;;) {
-        while (*p == ' ' || *p == '\t')
-            p++;
+        p = pm_text_skip_blanks(p);
         if (!*p)
             break;
         /* a label ends at two spaces: labels themselves contain single spaces ("---User Time---") */
@@ -212,4 +211,11 @@ int pm_text_has(const pm_text *t, const char *needle)
         keep = total < n - 1 ? total : n - 1;
         memmove(chunk, chunk + total - keep, keep);
     }
+}
+
+const char *pm_text_skip_blanks(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
 }

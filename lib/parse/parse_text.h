@@ -38,5 +38,7 @@ int pm_timing_line(const char *line, pm_timing_cols *cols, double vals[PM_TIMING
 
 /* Copy of s without leading/trailing white space (NULL on out of memory). */
 char *pm_trim_dup(const char *s);
+/* p past its spaces and tabs. */
+const char *pm_text_skip_blanks(const char *p);
 
 #endif
