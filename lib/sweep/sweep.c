@@ -94,6 +94,9 @@ static char *sweep_meta(sweep_ctx *x)
         json_object_set_new(o, "report_size", json_string(x->spec->report_size));
     if (x->spec->report_workload[0])
         json_object_set_new(o, "report_workload", json_string(x->spec->report_workload));
+    /* each cold repeat has an uninstrumented twin (sweep_pair.c): sweep --status counts them as planned */
+    if (x->spec->timing_pairs)
+        json_object_set_new(o, "timing_twins", json_true());
     if (x->spec->repeats_auto) {
         json_object_set_new(o, "repeats", json_string("auto"));
         json_object_set_new(o, "min_repeats", json_integer(x->spec->min_repeats));

@@ -143,8 +143,9 @@ int pm_sweep_mode_runs_steps_as_they_are(const char *mode);
 int pm_sweep_pair_plain(sweep_ctx *x, task **tasks, int *n_tasks, int *cap, pm_err *err);
 /* Appends the plain repeats missing whose cold twin is recorded already (a resumed sweep). */
 int pm_sweep_plan_plain_orphans(sweep_ctx *x, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err);
-/* A plain run's steps: each step's plain_argv in argv's place, no report. */
-void pm_sweep_use_plain_argv(pm_steps *steps);
+/* A plain run's steps: each step's plain_argv in argv's place, or else, where the back end's row declares a
+ * timing_flag, argv with that option's value set to off; no report. PM_ERR_NOMEM, else PM_OK. */
+int pm_sweep_use_plain_argv(pm_steps *steps, const pm_backend_ops *be);
 double pm_sweep_eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after);
 int pm_sweep_fingerprint_configs(sweep_ctx *x, pm_err *err);
 int pm_sweep_check_contract(sweep_ctx *x, pm_err *err);

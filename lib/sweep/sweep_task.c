@@ -148,8 +148,8 @@ static int task_prepare(task_run *c, pm_err *err)
         return rc;
     if (slots_alloc(&c->sl, c->steps.n))
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if (!strcmp(c->t->mode, PM_RUN_MODE_PLAIN))
-        pm_sweep_use_plain_argv(&c->steps);
+    if (!strcmp(c->t->mode, PM_RUN_MODE_PLAIN) && pm_sweep_use_plain_argv(&c->steps, x->be))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     for (int i = 0; i < c->steps.n; i++) {
         if (pm_sweep_mode_runs_steps_as_they_are(c->t->mode))
             continue;
