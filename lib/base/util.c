@@ -678,6 +678,19 @@ const char *pm_util_closest(const char *word, const char *const *cands, size_t n
     return prefixes == 1 ? prefix : NULL;
 }
 
+int pm_util_list_has(const char *list, char sep, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, sep);
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, item, n))
+            return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
 int pm_util_strcmp_null(const char *a, const char *b)
 {
     return !a || !b ? (a != NULL) - (b != NULL) : strcmp(a, b);

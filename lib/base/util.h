@@ -122,6 +122,8 @@ static inline char *pm_unconst(const char *s)
  * edit), or the one candidate word is a prefix of; NULL when none is close (at most 1 edit for words up to
  * 4 characters, 2 beyond) or two are equally close. */
 const char *pm_util_closest(const char *word, const char *const *cands, size_t n);
+/* 1 when the sep-separated list (NULL: none) holds item as one of its items, whole. */
+int pm_util_list_has(const char *list, char sep, const char *item);
 /* strcmp with NULL ordered before every string (SQLite's order for NULL): a sort key that may be missing. */
 int pm_util_strcmp_null(const char *a, const char *b);
 /* strdup of an optional string: NULL stays NULL; a copy that fails sets *oom (so a struct of several fields is

@@ -177,6 +177,12 @@ static void resize_zeroes_and_sbuf_take_and_first_message(void **state)
     first(msg, sizeof msg, "one %d", 1);
     first(msg, sizeof msg, "two %d", 2);
     assert_string_equal(msg, "one 1");
+    /* pm_util_list_has: whole items only, any separator, NULL list none */
+    assert_true(pm_util_list_has("int8,fp16", ',', "fp16"));
+    assert_false(pm_util_list_has("int8,fp16", ',', "fp1"));
+    assert_true(pm_util_list_has("warm+reuse-strategy", '+', "warm"));
+    assert_false(pm_util_list_has("warm+reuse-strategy", ',', "warm"));
+    assert_false(pm_util_list_has(NULL, ',', "x"));
 }
 
 static void write_text(const char *path, const char *text)
