@@ -255,6 +255,12 @@ typedef struct pm_backend_doctor {
     int (*check)(const pm_backend_doctor_ctx *ctx, int *ready, int *asked, pm_err *err);
 } pm_backend_doctor;
 
+/* A back end's timing option (pm_backend_ops.timing_flag): "--log-level" and its off value, "LOG_NONE" (the NPU
+ * compiler's timers print at LOG_INFO only). */
+typedef struct pm_backend_timing_flag {
+    const char *option, *off;
+} pm_backend_timing_flag;
+
 typedef struct pm_backend_ops {
     const char *name;          /* [sweep] backend = NAME */
     pm_backend_run_one run_one;   /* passmap run --backend NAME: what one measured run is */
@@ -318,6 +324,11 @@ typedef struct pm_backend_ops {
     const pm_backend_doctor *doctor;
     /* The fits' x axis per tool and stage (see pm_fit_size). NULL: no fits have an x axis. */
     const pm_fit_size *fit_sizes;
+    /* The step option that turns the timing report on, as the back end's own steps write it: a spec with timing
+     * twins (its back end's timing_twins = yes) runs each cold repeat's twin with that option's value set to off
+     * (pm_sweep_use_plain_argv, lib/sweep/sweep_pair.c). NULL: the spec names its flags ([step] timing_flag, the
+     * embedded preset). */
+    const pm_backend_timing_flag *timing_flag;
 } pm_backend_ops;
 
 /* The registry: NULL when no back end has that name. */

@@ -174,6 +174,20 @@ static void pair_line(const pm_analysis *a, const pm_an_builds_pair *p, char *bu
              bw->axis, p->a, p->b, pm_decide_name((pm_decide_metric)p->cmp.decided_on), sum, n.tested, n.faster,
              n.slower, n.same, n.undecided, n.contended ? ", some contended: no conclusion" : "", n.below,
              n.outside, n.ambiguous, n.renamed, n.only_a, p->a, n.only_b, p->b, stage);
+    /* the timers' own cost, where the builds' twin runs measured it (flagcost.h) */
+    char fc[512];
+    int d = pm_flagcost_differ(&p->cmp.a.flagcost, &p->cmp.b.flagcost, p->cmp.threshold, fc, sizeof fc);
+    size_t used = strlen(buf);
+    if (d == PM_FLAGCOST_DIFFER && used < cap)
+        snprintf(buf + used, cap - used,
+                 "; the timers cost the two builds differently (%s): its pass-level "
+                 "verdicts are partly about the instrument",
+                 fc);
+    else if (d == PM_FLAGCOST_UNDECIDED && used < cap)
+        snprintf(buf + used, cap - used,
+                 "; whether the timers cost the two builds differently is undecided (%s): "
+                 "its pass-level verdicts may be partly about the instrument",
+                 fc);
 }
 
 static void intro(const pm_analysis *a, char *buf, size_t cap)

@@ -109,8 +109,10 @@ json_t *pm_compare_to_json(const pm_compare_result *r)
     json_object_set_new(root, "cross_host_configs", json_integer((json_int_t)r->n_cross_host));
     json_object_set_new(root, "host_warning", r->host_warning ? json_string(r->host_warning) : json_null());
     char differ[512];
-    if (pm_flagcost_differ(&r->a.flagcost, &r->b.flagcost, r->threshold, differ, sizeof differ))
-        json_object_set_new(root, "timing_flags_differ", json_string(differ));
+    int fc = pm_flagcost_differ(&r->a.flagcost, &r->b.flagcost, r->threshold, differ, sizeof differ);
+    if (fc)   /* only with twin runs on both sides: other comparisons write what they wrote before */
+        json_object_set_new(root, fc == PM_FLAGCOST_DIFFER ? "timing_flags_differ" : "timing_flags_undecided",
+                            json_string(differ));
     for (size_t i = 0; i < r->n_configs; i++) {
         const pm_compare_config *c = &r->configs[i];
         json_t *o = json_object(), *wall = json_object();

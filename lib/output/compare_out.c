@@ -422,10 +422,16 @@ int pm_compare_write(FILE *out, const pm_compare_result *r, pm_compare_format fm
                 li, r->a.timing_flags ? r->a.timing_flags : "no twin runs",
                 r->b.timing_flags ? r->b.timing_flags : "no twin runs");
     char differ[512];
-    if (pm_flagcost_differ(&r->a.flagcost, &r->b.flagcost, r->threshold, differ, sizeof differ))
+    int fc = pm_flagcost_differ(&r->a.flagcost, &r->b.flagcost, r->threshold, differ, sizeof differ);
+    if (fc == PM_FLAGCOST_DIFFER)
         fprintf(out,
                 "%sthe timers cost A and B differently (%s; more than the %.0f%% threshold apart): pass-level "
                 "verdicts are partly about the instrument\n",
+                li, differ, 100 * r->threshold);
+    else if (fc == PM_FLAGCOST_UNDECIDED)
+        fprintf(out,
+                "%swhether the timers cost A and B differently is undecided (%s; the %.0f%% threshold): "
+                "pass-level verdicts may be partly about the instrument\n",
                 li, differ, 100 * r->threshold);
     if (r->host_warning)
         fprintf(out, "%swarning: %s%s\n", li, r->host_warning,

@@ -90,6 +90,12 @@ static int flagcost_text(const pm_report_ctx *x, FILE *f, pm_err *err)
                 "apart): pass-level differences between those builds are partly the instrument's; their walls "
                 "without the flag are the compilers'\n",
                 PM_MD(x, "- ", ""), a->flagcost.differs, 100 * PM_COMPARE_THRESHOLD);
+    if (a->flagcost.undecided)
+        fprintf(f,
+                "%swhether the timers cost one build more than another is undecided (%s; the interval straddles "
+                "compare's %.0f%% threshold): pass-level differences between those builds may be partly the "
+                "instrument's; more repeats would tell\n",
+                PM_MD(x, "- ", ""), a->flagcost.undecided, 100 * PM_COMPARE_THRESHOLD);
     return PM_OK;
 }
 
@@ -109,6 +115,11 @@ static int flagcost_html(const pm_report_ctx *x, FILE *f, pm_err *err)
         esc(f, a->flagcost.differs);
         fputs("): pass-level differences between those builds are partly the instrument's.</p>\n", f);
     }
+    if (rc == PM_OK && a->flagcost.undecided) {
+        fputs("<p class=note>Whether the timers cost one build more than another is undecided (", f);
+        esc(f, a->flagcost.undecided);
+        fputs("): pass-level differences between those builds may be partly the instrument's.</p>\n", f);
+    }
     return rc;
 }
 
@@ -123,7 +134,8 @@ static int flagcost_json(const pm_report_ctx *x, json_t *root)
     if (!tab)
         return PM_ERR_NOMEM;
     return json_object_set_new(root, "timing_flags",
-                               json_pack("{s:o,s:s?}", "table", tab, "differs", a->flagcost.differs))
+                               json_pack("{s:o,s:s?,s:s?}", "table", tab, "differs", a->flagcost.differs, "undecided",
+                                         a->flagcost.undecided))
         ? PM_ERR_NOMEM
         : PM_OK;
 }

@@ -160,7 +160,8 @@ typedef struct pm_shard_status {
     char *sweep;
     int shard_k, shard_n;
     int configs;
-    int planned, done;        /* runs planned by the shard's plan / recorded (capped at the plan per config+mode) */
+    int planned, done;        /* runs planned by the shard's plan / recorded (capped at the plan per config+mode);
+                                 a sweep with timing twins plans one plain run per cold one */
     int failed;               /* recorded runs whose status is not ok */
     char *hosts;              /* comma-separated host names that measured them, or NULL */
 } pm_shard_status;

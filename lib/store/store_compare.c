@@ -51,14 +51,16 @@ int pm_store_configs_of_sweep(pm_store *st, int64_t sweep_id,
 }
 
 /* A cold run with an uninstrumented twin (run mode "plain": its steps without their timing_flag) is measured by
- * the twin: the timers' own cost is no part of a wall verdict. Its passes and steps stay the cold run's (the
- * twin reads no report): those rows are keyed by the cold run's id. */
+ * the twin: the timers' own cost is no part of a wall verdict. Its passes and steps are the cold run's shares
+ * (the twin reads no report), keyed by the cold run's id and scaled to the twin's wall by the last column: the
+ * twin's wall over the cold run's (1 without a twin). */
 static const char *const runs_sql =
     "SELECT r.id, CASE WHEN p.id IS NULL THEN r.wall_s ELSE p.wall_s END,\n"
     "  coalesce(CASE WHEN p.id IS NULL THEN r.user_s ELSE p.user_s END, -1),\n"
     "  coalesce(CASE WHEN p.id IS NULL THEN r.sys_s ELSE p.sys_s END, -1), (SELECT CASE WHEN count(*) > 0 AND "
     "count(*) = count(s.instructions) THEN sum(s.instructions) ELSE -1 END FROM step s WHERE s.run_id = "
-    "coalesce(p.id, r.id))\n"
+    "coalesce(p.id, r.id)),\n"
+    "  CASE WHEN p.wall_s > 0 AND r.wall_s > 0 THEN p.wall_s / r.wall_s ELSE 1.0 END\n"
     "FROM run r LEFT JOIN run p ON p.id = (SELECT t.id FROM run t WHERE r.mode = 'cold' AND t.config_id = "
     "r.config_id AND t.mode = 'plain' AND t.repeat = r.repeat AND t.status = 'ok' ORDER BY t.id DESC LIMIT 1)\n"
     "WHERE r.config_id = ?1 AND r.mode = ?3 AND r.status = 'ok' AND r.repeat < ?2 ORDER BY r.id";
@@ -161,6 +163,7 @@ int pm_store_side_cursor_next(pm_store_side_cursor *c, pm_side_row *row, int *mo
             row->sys = sqlite3_column_double(s, 3);
             row->ins = sqlite3_column_double(s, 4);
         }
+        row->scale = sqlite3_column_double(s, 5);
         return PM_OK;
     }
     row->tool = (const char *)sqlite3_column_text(s, 1);

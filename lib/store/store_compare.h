@@ -31,6 +31,8 @@ typedef struct pm_side_row {
     int has_wall;                 /* 0: the run's wall is not recorded (the other three are then unset) */
     double wall, user, sys;       /* user, sys: -1 when not recorded */
     double ins;                   /* the run's steps' instructions summed; -1 when a step has none */
+    double scale;                 /* its step and pass seconds times this are the twin's (its wall over the cold
+                                     run's; 1: no uninstrumented twin) */
     /* PM_SIDE_STEPS, PM_SIDE_PASSES (strings valid until the next call): */
     const char *tool;             /* "" for none, so the order is the BINARY order of non-NULL strings */
     const char *pass;             /* NULL for a step */

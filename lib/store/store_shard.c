@@ -10,26 +10,33 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The SQL as it reads, one clause a line. plain: a sweep with timing twins (its meta's timing_twins, sweep.c)
+ * plans one plain run per cold one. */
+/* clang-format off */
 #define PER_CONFIG_CTE \
     "WITH per_config AS (\n" \
     "  SELECT sh.sweep_id, sh.shard_k, sh.shard_n, sh.config_key, sh.cold, sh.cache_miss, sh.warm, c.id AS config_id,\n" \
     "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'cold') AS n_cold,\n" \
     "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'cache-miss') AS n_miss,\n" \
     "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'warm') AS n_warm,\n" \
-    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.status <> 'ok') AS n_failed\n" \
+    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.status <> 'ok') AS n_failed,\n" \
+    "    (SELECT count(*) FROM run r WHERE r.config_id = c.id AND r.mode = 'plain') AS n_plain,\n" \
+    "    CASE WHEN (SELECT json_valid(w.meta_json) AND json_extract(w.meta_json, '$.timing_twins')\n" \
+    "      FROM sweep w WHERE w.id = sh.sweep_id) THEN sh.cold ELSE 0 END AS plain\n" \
     "  FROM shard sh LEFT JOIN config c ON c.sweep_id = sh.sweep_id AND c.key = sh.config_key)\n"
+#define PLANNED_OF(p) p ".cold + " p ".cache_miss + " p ".warm + " p ".plain"
 #define DONE_OF(p) \
     "min(coalesce(" p ".n_cold, 0), " p ".cold) + min(coalesce(" p ".n_miss, 0), " p ".cache_miss)\n" \
-    "      + min(coalesce(" p ".n_warm, 0), " p ".warm)"
+    "      + min(coalesce(" p ".n_warm, 0), " p ".warm) + min(coalesce(" p ".n_plain, 0), " p ".plain)"
 
 static const char plan_configs_sql[] =
     PER_CONFIG_CTE
-    "SELECT sw.name, p.shard_k, p.shard_n, p.config_key, p.cold + p.cache_miss + p.warm, " DONE_OF("p") "\n"
+    "SELECT sw.name, p.shard_k, p.shard_n, p.config_key, " PLANNED_OF("p") ", " DONE_OF("p") "\n"
     "FROM per_config p JOIN sweep sw ON sw.id = p.sweep_id ORDER BY sw.name, p.config_key";
 
 static const char status_sql[] =
     PER_CONFIG_CTE
-    "SELECT sw.name, p.shard_k, p.shard_n, count(*), sum(p.cold + p.cache_miss + p.warm),\n"
+    "SELECT sw.name, p.shard_k, p.shard_n, count(*), sum(" PLANNED_OF("p") "),\n"
     "  sum(" DONE_OF("p") "),\n"
     "  sum(coalesce(p.n_failed, 0)),\n"
     "  (SELECT group_concat(name, ',') FROM (SELECT DISTINCT h.name FROM per_config q\n"
@@ -37,6 +44,7 @@ static const char status_sql[] =
     "     WHERE q.sweep_id = p.sweep_id AND q.shard_n = p.shard_n AND q.shard_k = p.shard_k ORDER BY h.name))\n"
     "FROM per_config p JOIN sweep sw ON sw.id = p.sweep_id\n"
     "GROUP BY p.sweep_id, p.shard_n, p.shard_k ORDER BY sw.name, p.shard_n, p.shard_k";
+/* clang-format on */
 
 static char *dup_text(const unsigned char *t)
 {

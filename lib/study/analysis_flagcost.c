@@ -1,7 +1,9 @@
 /* Section: what the timing flags cost (flagcost.c reads it; the report's "timing flags" section shows it). A
  * config whose cold runs have uninstrumented twins is timed by them: its compile wall (the configs table, the
- * headline) is theirs, and its stage seconds are the instrumented reports' shares of that wall. Runs after the
- * stages and the compare-based sections, which read their walls from the store (compare's twin rule). */
+ * headline) is theirs, and its stage and pass seconds are the instrumented reports' shares of that wall. Runs after
+ * the stages, the noise and the fits (which judge the instrumented runs themselves) and before the compare-based
+ * sections: those read their walls from the store (compare's twin rule), and "between builds" reads the stage
+ * seconds scaled here. */
 #include "analysis_internal.h"
 
 #include <math.h>
@@ -23,6 +25,8 @@ static void time_by_twins(pm_analysis *a, const struct pm_flagcost_cfg *t)
         c->wall_untimed = 1;
         for (size_t k = 0; k < a->n_stages && !isnan(scale); k++)
             c->stage_s[k] *= scale;
+        for (size_t k = 0; k < c->n_passes && !isnan(scale); k++)   /* the order (heaviest first) holds */
+            c->passes[k].mean_s *= scale;
         if (!isnan(scale) && !isnan(c->startup_s)) {
             c->startup_s *= scale;
             c->outside_s *= scale;

@@ -16,7 +16,8 @@ AN_SECTION(fits)        /* heavy passes vs IR size: fits */
 AN_SECTION(handoff)     /* trends, family distance: handoff; the fingerprints: figures */
 AN_SECTION(precision)   /* precision */
 AN_SECTION(fixes)       /* the fix table and its rules: fixes */
+AN_SECTION(flagcost)    /* timing flags against their uninstrumented twin runs: flagcost (before builds, whose
+                         * stage that moved most reads the stage seconds it scales to the twins) */
 AN_SECTION(ab)          /* the in-sweep A/B by compare's rule (with pm_an_opts.db_path): ab */
 AN_SECTION(builds)      /* each tool build against the next by compare's rule (with db_path): between */
-AN_SECTION(flagcost)    /* timing flags against their uninstrumented twin runs: flagcost */
 AN_SECTION(passcount)   /* per-pass instruction counts beside per-pass wall (the callgrind meter): passcount */

@@ -396,7 +396,6 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
     for (size_t k = 0; k < out->n_configs; k++) {
         pm_compare_config *c = &out->configs[k];
         int cont = c->contended_a || c->contended_b;
-        out->n_contended += cont;
         pm_compare_withhold(&c->wall, cont, opts->allow_contended);
         /* contention moves a time, never a count: a count's verdict stands (the times beside it are withheld) */
         if (out->decided_on != PM_DECIDE_WALL)
@@ -406,6 +405,7 @@ int pm_compare_run(const pm_compare_opts *opts, pm_compare_result *out, pm_err *
             pm_compare_withhold(&c->steps[q].st, cont, opts->allow_contended);
         for (size_t q = 0; q < c->n_passes; q++)
             pm_compare_withhold(&c->passes[q].st, cont, opts->allow_contended);
+        out->n_contended += pm_compare_decider(out, c)->contended;   /* by the decider's verdict: a count's stands */
     }
     if (total_passes(out) != 0 || summarize(out) != 0)
         rc = nomem(err);

@@ -240,7 +240,8 @@ typedef struct pm_compare_result {
     double geomean_ci_lo, geomean_ci_hi; /* t interval on their log ratios; NaN if fewer than 3 */
     size_t faster, slower;             /* configs faster / slower in B by the rule */
     size_t same, undecided, untested;  /* configs same / undecided / without a verdict (n/a, below resolution) */
-    size_t n_contended;                /* configs whose A or B runs were contended */
+    size_t n_contended;                /* configs whose deciding metric's verdict met contended runs (a count
+                                          never does: decide.h) */
     int allow_contended;               /* their verdicts were kept (marked), not withheld */
     double threshold;                  /* the practical threshold used */
     pm_compare_regime *regimes;        /* sorted by name */

@@ -31,6 +31,7 @@ typedef struct side_cfg {
     char *value;        /* its value on the compared axis: the variant, or AXIS's value */
     size_t n_runs;
     int64_t *run_ids;   /* ascending */
+    double *scale;      /* beside run_ids: its twin's wall over its own (pm_side_row.scale; 1: no twin) */
     double *wall;       /* run wall, only runs where it is known */
     double *user, *sys, *ins;   /* beside wall: user, sys (-1: not recorded), instructions (-1: not counted) */
     size_t n_wall;

@@ -53,6 +53,7 @@ static void free_side_cfg(side_cfg *c)
     free(c->base);
     free(c->value);
     free(c->run_ids);
+    free(c->scale);
     free(c->wall);
     free(c->user);
     free(c->sys);
@@ -158,7 +159,7 @@ static int load_series(pm_store_side_cursor *q, pm_side_rows which, const char *
                 goto cleanup;
             }
         }
-        arr[n - 1].v[ri] += row.value;
+        arr[n - 1].v[ri] += row.value * c->scale[ri]; /* an instrumented run's share of its twin's wall */
         /* a step's time is the runner's (runner_tick); a pass's is its report's, rounded once per reading (an
          * unknown or unrecorded format declares none: 0) */
         const char *fmt = row.format;
@@ -251,10 +252,12 @@ int compare_load_cfg(pm_store_side_cursor *q, side_cfg *c, int walls_only, const
     if ((rc = pm_store_side_cursor_start(q, PM_SIDE_RUNS, c->id, mode, max_repeats, err)) != PM_OK)
         goto cleanup;
     while ((rc = pm_store_side_cursor_next(q, &row, &more, err)) == PM_OK && more) {
-        if (grow(&c->run_ids, &cap, c->n_runs, sizeof *c->run_ids) != 0) {
+        size_t cap_r = cap;
+        if (grow(&c->run_ids, &cap, c->n_runs, sizeof *c->run_ids) != 0 || (cap != cap_r && resize(&c->scale, cap))) {
             rc = nomem(err);
             goto cleanup;
         }
+        c->scale[c->n_runs] = row.scale;
         c->run_ids[c->n_runs++] = row.run_id;
         if (row.has_wall) {
             size_t cap_x = cap_w;
@@ -483,8 +486,18 @@ int compare_load_side(const char *path, const char *sweep, const char *variant, 
         pm_err_wrap(err, "%s: contention", path);
         goto cleanup;
     }
+    /* the timing flags' cost of this side's configs only (an A/B inside one sweep: each side its own builds) */
     pm_sq_sweeps one = {.ids = &sweep_id, .n = 1};
-    if ((rc = pm_flagcost_read(pm_store_db(sd->st), &one, &info->flagcost, err)) != PM_OK)
+    int64_t *ids = malloc((n_all ? n_all : 1) * sizeof *ids);
+    if (!ids) {
+        rc = nomem(err);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n_all; i++)
+        ids[i] = all[i].id;
+    rc = pm_flagcost_read_cfgs(pm_store_db(sd->st), &one, ids, n_all, &info->flagcost, err);
+    free(ids);
+    if (rc != PM_OK)
         goto cleanup;
     if (info->flagcost.n && !(info->timing_flags = pm_flagcost_words(&info->flagcost))) {
         rc = nomem(err);

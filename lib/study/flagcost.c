@@ -2,14 +2,16 @@
  * without the flag (run mode "plain", lib/sweep/sweep_pair.c). Per tool build (the step's label and argv[0]), the
  * pairs (config, step, repeat) give the flag's cost: the median of the instrumented wall over the plain one. The
  * shares stay the instrumented report's; the wall to scale them to is the plain one. Builds of one tool whose
- * costs are more than compare's threshold apart are named: between those builds, a pass-level difference is
- * partly the instrument's (llc -time-passes: +54% CPU on LLVM 14, +20% on 22). */
+ * costs differ by compare's rule (the interval of the pairs' ratios past the threshold) are named: between those
+ * builds, a pass-level difference is partly the instrument's (llc -time-passes: +54% CPU on LLVM 14, +20% on 22);
+ * where the interval straddles the threshold, that is undecided and said so. */
 #include "flagcost.h"
 #include "compare.h"
 #include "stats.h"
 #include "store_flagcost.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +32,21 @@ typedef struct fc_step {
 typedef struct fc_ctx {
     fc_step *v;
     size_t n, cap;
+    const int64_t *only; /* sorted config ids to keep (n_only of them); NULL: every config */
+    size_t n_only;
 } fc_ctx;
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
 
 static int take_step(void *ctx, const pm_sq_flagcost_row *r)
 {
     fc_ctx *x = ctx;
+    if (x->only && !bsearch(&r->config_id, x->only, x->n_only, sizeof *x->only, cmp_id))
+        return PM_OK;
     if (x->n == x->cap) {
         size_t cap = x->cap ? x->cap * 2 : 64;
         fc_step *g = realloc(x->v, cap * sizeof *g);
@@ -90,20 +102,31 @@ static int same_word(const char *c, size_t nc, const char *p, size_t np)
     return i == nc && j == np;
 }
 
-/* The words of the cold argv its plain twin leaves out, in order ("-ftime-report"); heap, NULL when out of memory. */
+/* The words of the cold argv its plain twin leaves out, in order ("-ftime-report"), or sets otherwise (a back end
+ * row's option: "--log-level LOG_INFO", the twin's LOG_NONE); heap, NULL when out of memory. A word the twin
+ * has another word in place of, with the words after both the same (or both at their end), is set otherwise;
+ * any other word the twin lacks is left out. */
 static char *flag_words(const char *cold, const char *plain)
 {
-    size_t cap = strlen(cold) + 1, len = 0;
+    size_t cap = 2 * strlen(cold) + 1, len = 0, nprev = 0;
     char *out = calloc(1, cap);
-    const char *p = plain;
+    const char *p = plain, *prev = "";
     for (const char *c = cold; out && *c;) {
         size_t nc = strcspn(c, " "), np = strcspn(p, " ");
+        const char *c2 = c + nc + (c[nc] == ' '), *p2 = p + np + (p[np] == ' ');
         if (*p && same_word(c, nc, p, np)) {
-            p += np + (p[np] == ' ');
+            prev = c;
+            nprev = nc;
+            p = p2;
+        } else if (*p && ((!*c2 && !*p2) || (*c2 && *p2 && same_word(c2, strcspn(c2, " "), p2, strcspn(p2, " "))))) {
+            int opt = nprev && prev[0] == '-'; /* the option the value belongs to, named with it */
+            len += (size_t)snprintf(out + len, cap - len, "%s%.*s%s%.*s", len ? " " : "", opt ? (int)nprev : 0, prev,
+                                    opt ? " " : "", (int)nc, c);
+            p = p2;
         } else {
             len += (size_t)snprintf(out + len, cap - len, "%s%.*s", len ? " " : "", (int)nc, c);
         }
-        c += nc + (c[nc] == ' ');
+        c = c2;
     }
     return out;
 }
@@ -162,9 +185,11 @@ static int add_row(pm_an_flagcost *fc, const fc_step *v, size_t from, size_t to,
     r->tool = strdup(first->tool);
     r->program = strdup(prog);
     r->flag = flag_words(first->argv, first[1].argv);
+    r->ratios = malloc(np * sizeof *r->ratios);
     fc->n++; /* freed by an_flagcost_free from here on */
-    if (!r->tool || !r->program || !r->flag)
+    if (!r->tool || !r->program || !r->flag || !r->ratios)
         return PM_ERR_NOMEM;
+    memcpy(r->ratios, ratio, np * sizeof *ratio);
     r->n_pairs = np;
     r->plain_wall_s = median_of(plain, np);
     r->wall_s = median_of(inst, np);
@@ -173,11 +198,52 @@ static int add_row(pm_an_flagcost *fc, const fc_step *v, size_t from, size_t to,
     return PM_OK;
 }
 
-/* The tools whose builds' costs are more than the threshold apart, as one sentence each. */
+/* Compare's rule on the pairs' ratios (1 + cost) of y against x, as a family of one: the verdict of y's cost
+ * over x's (slower: y's flag costs more), its interval in st. */
+static pm_compare_verdict cost_test(const pm_an_flagcost_row *x, const pm_an_flagcost_row *y, double threshold,
+                                    pm_compare_stat *st)
+{
+    pm_compare_stat *family = st;
+    pm_compare_test(x->ratios, x->n_pairs, y->ratios, y->n_pairs, st);
+    if (pm_compare_correct(&family, 1, PM_COMPARE_ALPHA, threshold))
+        return PM_VERDICT_NA; /* out of memory: no claim */
+    return st->verdict;
+}
+
+/* "cost ratio 0.78x [0.77, 0.79]" (the second's over the first's), "fewer than 3 pairs a build": what the rule saw. */
+static void cost_interval(const pm_compare_stat *st, const char *of, char *buf, size_t cap)
+{
+    if (isnan(st->ci_lo))
+        snprintf(buf, cap, "fewer than %d pairs a %s", PM_STATS_MIN_INTERVAL_N, of);
+    else
+        snprintf(buf, cap, "cost ratio %.2fx [%.2f, %.2f]", st->ratio, st->ci_lo, st->ci_hi);
+}
+
+static int append(char **to, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int append(char **to, const char *fmt, ...)
+{
+    char *more = NULL, *line = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return PM_ERR_NOMEM;
+    n = asprintf(&more, "%s%s%s", *to ? *to : "", *to ? "; " : "", line);
+    free(line);
+    if (n < 0)
+        return PM_ERR_NOMEM;
+    free(*to);
+    *to = more;
+    return PM_OK;
+}
+
+/* The tools whose builds' costs differ by the rule, and those it leaves undecided, as one sentence each: the
+ * cheapest build's pairs against the dearest's. */
 static int find_differs(pm_an_flagcost *fc)
 {
-    size_t len = 0;
-    for (size_t i = 0; i < fc->n;) {
+    int rc = PM_OK;
+    for (size_t i = 0; i < fc->n && !rc;) {
         size_t j = i, lo = i, hi = i;
         for (; j < fc->n && !strcmp(fc->rows[j].tool, fc->rows[i].tool); j++) {
             if (fc->rows[j].wall_overhead < fc->rows[lo].wall_overhead)
@@ -185,21 +251,20 @@ static int find_differs(pm_an_flagcost *fc)
             if (fc->rows[j].wall_overhead > fc->rows[hi].wall_overhead)
                 hi = j;
         }
-        double apart = (1 + fc->rows[hi].wall_overhead) / (1 + fc->rows[lo].wall_overhead);
-        if (j - i > 1 && apart > 1 + PM_COMPARE_THRESHOLD) {
+        if (j - i > 1) {
             const pm_an_flagcost_row *h = &fc->rows[hi], *l = &fc->rows[lo];
-            char *more = NULL;
-            if (asprintf(&more, "%s%s%s: %s %+.0f%% on %s, %+.0f%% on %s", fc->differs ? fc->differs : "",
-                         len ? "; " : "", h->tool, h->flag, 100 * h->wall_overhead, h->program, 100 * l->wall_overhead,
-                         l->program) < 0)
-                return PM_ERR_NOMEM;
-            free(fc->differs);
-            fc->differs = more;
-            len = strlen(more);
+            pm_compare_stat st;
+            pm_compare_verdict v = cost_test(l, h, PM_COMPARE_THRESHOLD, &st);
+            char why[96];
+            cost_interval(&st, "build", why, sizeof why);
+            if (v == PM_VERDICT_SLOWER || v == PM_VERDICT_FASTER || v == PM_VERDICT_UNDECIDED || v == PM_VERDICT_NA)
+                rc = append(v == PM_VERDICT_SLOWER || v == PM_VERDICT_FASTER ? &fc->differs : &fc->undecided,
+                            "%s: %s %+.0f%% on %s, %+.0f%% on %s (%s)", h->tool, h->flag, 100 * h->wall_overhead,
+                            h->program, 100 * l->wall_overhead, l->program, why);
         }
         i = j;
     }
-    return PM_OK;
+    return rc;
 }
 
 /* The plain runs' walls per config: rows come by tool, so each run's steps are summed by (config, repeat). */
@@ -246,8 +311,23 @@ static int plain_walls(pm_an_flagcost *fc, const fc_step *v, size_t n)
 
 int pm_flagcost_read(sqlite3 *db, const pm_sq_sweeps *sweeps, pm_an_flagcost *fc, pm_err *err)
 {
+    return pm_flagcost_read_cfgs(db, sweeps, NULL, 0, fc, err);
+}
+
+int pm_flagcost_read_cfgs(sqlite3 *db, const pm_sq_sweeps *sweeps, const int64_t *ids, size_t n, pm_an_flagcost *fc,
+                          pm_err *err)
+{
     fc_ctx x = {0};
     double *scratch = NULL;
+    int64_t *only = NULL;
+    if (ids) {
+        if (!(only = malloc((n ? n : 1) * sizeof *only)))
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+        memcpy(only, ids, n * sizeof *only);
+        qsort(only, n, sizeof *only, cmp_id);
+        x.only = only;
+        x.n_only = n;
+    }
     int rc = pm_sq_flagcost_steps(db, sweeps, take_step, &x, err);
     if (rc == PM_ERR_NOMEM)
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
@@ -283,6 +363,7 @@ cleanup:
     }
     free(x.v);
     free(scratch);
+    free(only);
     return rc;
 }
 
@@ -292,12 +373,14 @@ void pm_flagcost_free(pm_an_flagcost *fc)
         free(fc->rows[i].tool);
         free(fc->rows[i].program);
         free(fc->rows[i].flag);
+        free(fc->rows[i].ratios);
     }
     free(fc->rows);
     for (size_t i = 0; i < fc->n_cfgs; i++)
         free(fc->cfgs[i].walls);
     free(fc->cfgs);
     free(fc->differs);
+    free(fc->undecided);
     memset(fc, 0, sizeof *fc);
 }
 
@@ -320,16 +403,25 @@ char *pm_flagcost_words(const pm_an_flagcost *fc)
 
 int pm_flagcost_differ(const pm_an_flagcost *a, const pm_an_flagcost *b, double threshold, char *buf, size_t cap)
 {
+    int found = PM_FLAGCOST_ALIKE;
     buf[0] = '\0';
-    for (size_t i = 0; i < a->n; i++)
-        for (size_t j = 0; j < b->n; j++) {
+    for (size_t i = 0; i < a->n && found != PM_FLAGCOST_DIFFER; i++)
+        for (size_t j = 0; j < b->n && found != PM_FLAGCOST_DIFFER; j++) {
             const pm_an_flagcost_row *x = &a->rows[i], *y = &b->rows[j];
-            double r = (1 + x->wall_overhead) / (1 + y->wall_overhead);
-            if (strcmp(x->tool, y->tool) || (r <= 1 + threshold && r >= 1 / (1 + threshold)))
+            if (strcmp(x->tool, y->tool))
                 continue;
-            snprintf(buf, cap, "%s: %s %+.0f%% on A, %s %+.0f%% on B", x->tool, x->flag, 100 * x->wall_overhead,
-                     y->flag, 100 * y->wall_overhead);
-            return 1;
+            pm_compare_stat st;
+            pm_compare_verdict v = cost_test(x, y, threshold, &st);
+            int now = v == PM_VERDICT_SLOWER || v == PM_VERDICT_FASTER ? PM_FLAGCOST_DIFFER
+                : v == PM_VERDICT_SAME                                 ? PM_FLAGCOST_ALIKE
+                                                                       : PM_FLAGCOST_UNDECIDED;
+            if (now == PM_FLAGCOST_ALIKE || (now == PM_FLAGCOST_UNDECIDED && found == PM_FLAGCOST_UNDECIDED))
+                continue;
+            char why[96];
+            cost_interval(&st, "side", why, sizeof why);
+            snprintf(buf, cap, "%s: %s %+.0f%% on A, %s %+.0f%% on B, %s", x->tool, x->flag, 100 * x->wall_overhead,
+                     y->flag, 100 * y->wall_overhead, why);
+            found = now;
         }
-    return 0;
+    return found;
 }

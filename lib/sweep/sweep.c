@@ -94,6 +94,9 @@ static char *sweep_meta(sweep_ctx *x)
         json_object_set_new(o, "report_size", json_string(x->spec->report_size));
     if (x->spec->report_workload[0])
         json_object_set_new(o, "report_workload", json_string(x->spec->report_workload));
+    /* each cold repeat has an uninstrumented twin (sweep_pair.c): sweep --status counts them as planned */
+    if (x->spec->timing_pairs)
+        json_object_set_new(o, "timing_twins", json_true());
     if (x->spec->repeats_auto) {
         json_object_set_new(o, "repeats", json_string("auto"));
         json_object_set_new(o, "min_repeats", json_integer(x->spec->min_repeats));
@@ -132,7 +135,7 @@ static int batch_one(sweep_ctx *x, const task *tasks, int n_tasks, int i, int af
         /* Nothing but the measured runs before the first of them: start-up's null runs come after the first
          * run, a config's probes (a compile each) after its own first run, both between runs and never
          * beside one, so no measured run shares a core with them (sweep.c runs one process at a time; with
-         * --jobs the first run and start-up come before the pool starts). */
+         * --jobs start-up comes before the pool starts). */
         config_state *cs = &x->cs[tasks[i].config];
         double t_side = pm_util_now();
         int rc = PM_OK;
@@ -291,25 +294,25 @@ static int run_pool(sweep_ctx *x, const task *tasks, int from, int n_tasks, int 
 }
 
 /* Runs one batch of tasks. Progress counts what is left: this batch's remaining runs plus `after` runs known
- * to follow (adaptive rounds add to it as they are planned). With --jobs N, the first run and start-up alone,
- * then N at once. */
+ * to follow (adaptive rounds add to it as they are planned). With --jobs N, start-up alone, then N at once. */
 static int run_batch(sweep_ctx *x, const task *tasks, int n_tasks, int after, batch_state *bs, pm_sweep_summary *sum,
                      pm_err *err)
 {
+    /* With --jobs (a count decides) start-up is measured first, alone, and every run goes to the pool: a
+     * count does not depend on which run came first, and a first run alone would cost the sweep a compile's
+     * time on one core. */
+    if (x->jobs > 1 && !x->opts->dry_run) {
+        int rc = x->startup_done ? PM_OK : pm_sweep_measure_startup(x, x->sweep_id, sum, err);
+        return rc || sum->interrupted ? rc : run_pool(x, tasks, 0, n_tasks, after, bs, sum, err);
+    }
     for (int i = 0; i < n_tasks; i++) {
         if (batch_stops(x, bs, sum, 0))
             break;
-        if (x->jobs > 1 && !x->opts->dry_run && x->startup_done)
-            return run_pool(x, tasks, i, n_tasks, after, bs, sum, err);
         int rc = batch_one(x, tasks, n_tasks, i, after, bs, sum, &x->pgrec, err);
         if (rc)
             return rc;
         if (sum->interrupted)
             break;
-        /* the pool starts after start-up is measured, which otherwise waits for the next task */
-        if (x->jobs > 1 && !x->opts->dry_run && !x->startup_done && i + 1 < n_tasks &&
-            (rc = pm_sweep_measure_startup(x, x->sweep_id, sum, err)))
-            return rc;
     }
     return PM_OK;
 }
@@ -409,6 +412,7 @@ static int sweep_setup(sweep_run *s, pm_err *err)
     if ((rc = pm_meter_resolve(opts->meter ? opts->meter : spec->meter[0] ? spec->meter : NULL, &x->meter, err)))
         return rc;
     x->jobs = opts->jobs > 1 ? opts->jobs : 1;
+    x->slowdown_config = -1;
     snprintf(sum->meter, sizeof sum->meter, "%s", x->meter->name);
     sum->meter_slowdown = x->meter->slowdown_guess;
     sum->expected_s = -1;
@@ -593,7 +597,8 @@ static int sweep_plan(sweep_run *s, pm_err *err)
         json_t *o = s->meta ? json_loads(s->meta, 0, NULL) : NULL;
         char *updated = NULL;
         /* cut short by the deadline: not stored (no run starts after it either) */
-        if (!(rc = pm_sweep_measure_slowdown(x, s->tasks[0].config, err)) && o && !pm_sweep_past_deadline(x)) {
+        if (!(rc = pm_sweep_measure_slowdown(x, s->tasks[0].config, err)) && o && !pm_sweep_past_deadline(x) &&
+            json_object_size(x->slowdown_json)) {   /* --jobs: stored by sweep_summary, from the pool's run */
             json_object_set(o, "meter_slowdown", x->slowdown_json);
             if ((updated = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS))) {
                 free(s->meta);
@@ -685,7 +690,9 @@ static int sweep_summary(sweep_run *s, pm_err *err)
     int rc = PM_OK;
     sum->wall_s = s->t_side - s->t0 - x->side_s;
     snprintf(sum->no_report_note, sizeof sum->no_report_note, "%s", x->no_report_note);
-    if (x->bctx.versions && json_object_size(x->bctx.versions)) {
+    /* with --jobs the slowdown came from the pool's first run of its config, after the plan stored the meta */
+    int late_slowdown = x->jobs > 1 && x->slowdown_json && json_object_size(x->slowdown_json);
+    if ((x->bctx.versions && json_object_size(x->bctx.versions)) || late_slowdown) {
         /* The versions the compiles reported join the store's meta table and the sweep's method metadata. */
         json_t *o = json_loads(s->meta, 0, NULL);
         const char *key;
@@ -696,6 +703,8 @@ static int sweep_summary(sweep_run *s, pm_err *err)
             if (o)
                 json_object_set(o, key, val);
         }
+        if (o && late_slowdown)
+            json_object_set(o, "meter_slowdown", x->slowdown_json);
         char *updated = o && rc == PM_OK ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
         json_decref(o);
         if (updated)
@@ -728,6 +737,7 @@ int pm_sweep_run(const pm_spec *spec, const pm_sweep_opts *opts, pm_sweep_summar
     free(x->fp_hash);
     pm_tool_set_free(&x->tools);
     json_decref(x->slowdown_json);
+    free(x->native_walls);
     pm_stagemap_free(x->stages);
     json_decref(x->bctx.versions);
     free(s->tasks);

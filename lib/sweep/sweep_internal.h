@@ -81,12 +81,15 @@ typedef struct sweep_ctx {
     char (*fp_hash)[48];
     char no_report_note[256];   /* the first no-report run's reason, for the summary */
     pm_stagemap *stages;        /* repeats = auto: the stage map the answer test reads (NULL: precision alone) */
-    int startup_done;   /* pm_sweep_measure_startup ran in this invocation (after the first run, or at the end) */
+    int startup_done;   /* measure_startup ran here (after the first run; --jobs: before the pool; or at the end) */
     double side_s;      /* seconds of probes and start-up between runs: not the run loop's own time */
     const pm_meter *meter;      /* how each step is measured (meter.h) */
     int jobs;                   /* compiles at once (--jobs; 1: one at a time) */
     double slowdown;            /* a slowing meter's largest measured slowdown (0: not measured) */
     json_t *slowdown_json;      /* per tool, as measured (pm_sweep_measure_slowdown); NULL: not measured */
+    int slowdown_config;        /* --jobs: the config whose first metered run gives the slowdown (-1: none) */
+    double *native_walls;       /* --jobs: that config's steps' native walls, by step (< 0: failed) */
+    int n_native_walls;
     pthread_mutex_t *lock;      /* with jobs > 1, held by the worker whose run is not inside a step */
 } sweep_ctx;
 
@@ -127,6 +130,8 @@ int pm_sweep_wrap_in_cache(pm_step *st, const char *self, const char *cache_dir,
 int pm_sweep_run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const char **status_out, double *wall_out, pm_err *err);
 int pm_sweep_measure_startup(sweep_ctx *x, int64_t sweep_id, pm_sweep_summary *sum, pm_err *err);
 int pm_sweep_measure_slowdown(sweep_ctx *x, int c, pm_err *err);
+/* --jobs: the metered half of the slowdown from config c's first ok run in the pool (its steps' results) */
+void pm_sweep_slowdown_from_run(sweep_ctx *x, int c, const pm_steps *steps, const pm_run_result *results, int n_done);
 int pm_sweep_dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err);
 int pm_sweep_plan(sweep_ctx *x, const char *mode, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err);
 int pm_sweep_plan_round(sweep_ctx *x, unsigned *state, task **tasks, int *n_tasks, pm_err *err);
@@ -138,8 +143,9 @@ int pm_sweep_mode_runs_steps_as_they_are(const char *mode);
 int pm_sweep_pair_plain(sweep_ctx *x, task **tasks, int *n_tasks, int *cap, pm_err *err);
 /* Appends the plain repeats missing whose cold twin is recorded already (a resumed sweep). */
 int pm_sweep_plan_plain_orphans(sweep_ctx *x, int repeats, task **tasks, int *n_tasks, int *already, pm_err *err);
-/* A plain run's steps: each step's plain_argv in argv's place, no report. */
-void pm_sweep_use_plain_argv(pm_steps *steps);
+/* A plain run's steps: each step's plain_argv in argv's place, or else, where the back end's row declares a
+ * timing_flag, argv with that option's value set to off; no report. PM_ERR_NOMEM, else PM_OK. */
+int pm_sweep_use_plain_argv(pm_steps *steps, const pm_backend_ops *be);
 double pm_sweep_eta_left(const batch_state *bs, int n_configs, const task *tasks, int n_tasks, int i, int after);
 int pm_sweep_fingerprint_configs(sweep_ctx *x, pm_err *err);
 int pm_sweep_check_contract(sweep_ctx *x, pm_err *err);

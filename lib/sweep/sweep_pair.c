@@ -58,18 +58,50 @@ int pm_sweep_pair_plain(sweep_ctx *x, task **tasks, int *n_tasks, int *cap, pm_e
     return PM_OK;
 }
 
-void pm_sweep_use_plain_argv(pm_steps *steps)
+/* The row's timing option in argv set to its off value ("--log-level LOG_INFO" -> "--log-level LOG_NONE", or
+ * "--log-level=LOG_INFO"): 1 when argv had it, 0 when not, -1 out of memory. */
+static int option_off(char **argv, const pm_backend_timing_flag *f)
+{
+    size_t n = strlen(f->option);
+    for (int k = 0; argv[k]; k++) {
+        char *v = NULL;
+        if (!strcmp(argv[k], f->option) && argv[k + 1]) {
+            if (!(v = strdup(f->off)))
+                return -1;
+            free(argv[k + 1]);
+            argv[k + 1] = v;
+            return 1;
+        }
+        if (!strncmp(argv[k], f->option, n) && argv[k][n] == '=') {
+            if (asprintf(&v, "%s=%s", f->option, f->off) < 0)
+                return -1;
+            free(argv[k]);
+            argv[k] = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int pm_sweep_use_plain_argv(pm_steps *steps, const pm_backend_ops *be)
 {
     for (int i = 0; i < steps->n; i++) {
         pm_step *st = &steps->items[i];
-        if (!st->plain_argv)
-            continue;
-        pm_argv_free(st->argv);
-        st->argv = st->plain_argv;
-        st->plain_argv = NULL;
+        if (st->plain_argv) {
+            pm_argv_free(st->argv);
+            st->argv = st->plain_argv;
+            st->plain_argv = NULL;
+        } else {
+            int had = be && be->timing_flag ? option_off(st->argv, be->timing_flag) : 0;
+            if (had < 0)
+                return PM_ERR_NOMEM;
+            if (!had)
+                continue;
+        }
         /* the step's report is the flag's: without it there is none to wait for */
         free(st->report_path);
         st->report_path = NULL;
         st->report_stream = PM_STREAM_NONE;
     }
+    return PM_OK;
 }

@@ -27,8 +27,8 @@ int pm_sweep_dry_steps_text(sweep_ctx *x, const task *t, char **out, pm_err *err
     if ((rc = pm_sweep_fmt_path(dir, sizeof dir, err, "%s/%s-r%d", cs->dir, t->mode, t->repeat)) ||
         (rc = x->be->steps(&x->bctx, t->config, cs->prep.input, dir, &steps, err)))
         return rc;
-    if (!strcmp(t->mode, PM_RUN_MODE_PLAIN))
-        pm_sweep_use_plain_argv(&steps);
+    if (!strcmp(t->mode, PM_RUN_MODE_PLAIN) && pm_sweep_use_plain_argv(&steps, x->be))
+        rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     size_t len = 0, cap = 0;
     char *text = NULL;
     for (int i = 0; i < steps.n && rc == PM_OK; i++) {

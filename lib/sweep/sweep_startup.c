@@ -114,10 +114,37 @@ cleanup:
     return rc;
 }
 
+/* One tool's slowdown (metered / native wall) into x->slowdown_json (a tool run by several steps: the largest)
+ * and x->slowdown. */
+static void slowdown_note(sweep_ctx *x, const char *tool, double native, double metered)
+{
+    if (!(native > 0 && metered > 0))
+        return;
+    double f = metered / native;
+    json_t *was = json_object_get(x->slowdown_json, tool);
+    if (!was || json_number_value(was) < f)
+        json_object_set_new(x->slowdown_json, tool, json_real(round(f * 10) / 10));
+    x->slowdown = fmax(x->slowdown, f);
+}
+
+void pm_sweep_slowdown_from_run(sweep_ctx *x, int c, const pm_steps *steps, const pm_run_result *results, int n_done)
+{
+    if (c != x->slowdown_config || !x->native_walls || !x->slowdown_json || n_done < steps->n)
+        return;
+    for (int i = 0; i < steps->n; i++)
+        if (results[i].status != PM_RUN_OK)
+            return;
+    for (int i = 0; i < steps->n && i < x->n_native_walls; i++)
+        slowdown_note(x, steps->items[i].tool, x->native_walls[i], results[i].wall_s);
+    x->slowdown_config = -1;   /* once */
+}
+
 /* The slowing meter's cost (meter.h): config c's steps once natively (the wall meter) and once under the meter,
- * one at a time, outside every timed run. Per tool, metered wall / native wall into x->slowdown_json, the
- * largest into x->slowdown (the steps' timeouts scale by it; the sweep's metadata and the report's Method say
- * it). A step that fails either way leaves its tool out. */
+ * one at a time, outside every timed run. With --jobs the metered half is the config's first run in the pool
+ * (pm_sweep_slowdown_from_run), not a serial run of its own: under a count meter that run decides nothing by its
+ * wall, and a second metered compile before the pool would cost the sweep one compile's time alone. Per tool,
+ * metered wall / native wall into x->slowdown_json, the largest into x->slowdown (the steps' timeouts scale by it;
+ * the sweep's metadata and the report's Method say it). A step that fails either way leaves its tool out. */
 int pm_sweep_measure_slowdown(sweep_ctx *x, int c, pm_err *err)
 {
     const pm_meter *native = pm_meter_find("wall");
@@ -128,7 +155,8 @@ int pm_sweep_measure_slowdown(sweep_ctx *x, int c, pm_err *err)
     x->slowdown_json = json_object();
     if (!x->slowdown_json || !native)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    for (int m = 0; m < 2; m++) {
+    int n_halves = x->jobs > 1 ? 1 : 2;
+    for (int m = 0; m < n_halves; m++) {
         const pm_meter *meter = m ? x->meter : native;
         if ((rc = pm_sweep_fmt_path(dir, sizeof dir, err, "%s/meter-slowdown/%s", x->work, meter->name)))
             goto cleanup;
@@ -150,16 +178,19 @@ int pm_sweep_measure_slowdown(sweep_ctx *x, int c, pm_err *err)
             walls[2 * i + m] = r.status == PM_RUN_OK ? r.wall_s : -1;
         }
         if (m == 1)
-            for (int i = 0; i < steps.n; i++) {
-                if (!(walls[2 * i] > 0 && walls[2 * i + 1] > 0))
-                    continue;
-                double f = walls[2 * i + 1] / walls[2 * i];
-                json_t *was = json_object_get(x->slowdown_json, steps.items[i].tool);
-                /* a tool run by several steps: their slowdowns' largest */
-                if (!was || json_number_value(was) < f)
-                    json_object_set_new(x->slowdown_json, steps.items[i].tool, json_real(round(f * 10) / 10));
-                x->slowdown = fmax(x->slowdown, f);
+            for (int i = 0; i < steps.n; i++)
+                slowdown_note(x, steps.items[i].tool, walls[2 * i], walls[2 * i + 1]);
+        if (n_halves == 1) {   /* --jobs: the native walls wait for the config's first metered run */
+            free(x->native_walls);
+            if (!(x->native_walls = calloc((size_t)(steps.n > 0 ? steps.n : 1), sizeof *x->native_walls))) {
+                rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
+                goto cleanup;
             }
+            for (int i = 0; i < steps.n; i++)
+                x->native_walls[i] = walls[2 * i];
+            x->n_native_walls = steps.n;
+            x->slowdown_config = c;
+        }
         pm_steps_free(&steps);
         memset(&steps, 0, sizeof steps);
         pm_util_remove_tree(dir);

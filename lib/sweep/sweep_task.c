@@ -149,8 +149,8 @@ static int task_prepare(task_run *c, pm_err *err)
         return rc;
     if (slots_alloc(&c->sl, c->steps.n))
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    if (!strcmp(c->t->mode, PM_RUN_MODE_PLAIN))
-        pm_sweep_use_plain_argv(&c->steps);
+    if (!strcmp(c->t->mode, PM_RUN_MODE_PLAIN) && pm_sweep_use_plain_argv(&c->steps, x->be))
+        return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
     for (int i = 0; i < c->steps.n; i++) {
         if (pm_sweep_mode_runs_steps_as_they_are(c->t->mode))
             continue;
@@ -448,6 +448,8 @@ int pm_sweep_run_task(sweep_ctx *x, const task *t, pm_pgroup_recorder *pg, const
     if ((rc = task_prepare(c, err)) || (rc = task_steps(c, err)) || c->interrupted ||
         (rc = task_collect(c, err)) || (rc = task_store(c, err)))
         goto cleanup;
+    if (!strcmp(t->mode, "cold"))
+        pm_sweep_slowdown_from_run(x, t->config, &c->steps, c->sl.results, c->n_done);
     *status_out = c->status;
     *wall_out = c->wall;
 cleanup:

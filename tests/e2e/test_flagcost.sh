@@ -130,6 +130,39 @@ for side, path in (("a", sys.argv[2]), ("b", sys.argv[3])):
     assert abs(got - gm) <= 1e-6 * gm, (side, got, gm)
 PY
 
+python3 - "$TMP/c.json" "$TMP/rep.db" "$TMP/rep.json" <<'PY' && ok "step and pass seconds: the instrumented shares scaled to the twins' walls (compare and report)" \
+  || fail "step and pass rows with twins"
+import json, sqlite3, sys, statistics
+d = json.load(open(sys.argv[1]))
+db = sqlite3.connect(sys.argv[2])
+runs = {r: (cid, cw, pw) for r, cid, cw, pw in db.execute(
+    "select c.id, c.id, c.wall_s, p.wall_s from run c join run p on p.config_id = c.config_id and p.repeat = c.repeat "
+    "where c.mode = 'cold' and p.mode = 'plain'")}
+scale = {r: pw / cw for r, (_, cw, pw) in runs.items()}
+assert len(scale) == 3 and all(s < 0.99 for s in scale.values()), scale   # -ftime-report costs time here
+c = d["configs"][0]
+step = {r: w for r, w in db.execute("select run_id, sum(wall_s) from step group by run_id")}
+want = statistics.geometric_mean([step[r] * scale[r] for r in scale])
+got = [x for x in c["steps"] if x["tool"] == "clang"][0]["gmean_a"]
+assert abs(got - want) <= 1e-6 * want, ("step", got, want)
+checked = 0
+for row in c["passes"]:
+    v = {r: w for r, w in db.execute("select run_id, sum(wall_s) from v_pass where pass = ? and counted and "
+                                     "(flags & 16) = 0 and wall_s > 0 group by run_id", (row["pass"],))}
+    if row.get("gmean_a") and len(v) == 3 and set(v) == set(scale):
+        want = statistics.geometric_mean([v[r] * scale[r] for r in scale])
+        assert abs(row["gmean_a"] - want) <= 1e-6 * want, (row["pass"], row["gmean_a"], want)
+        checked += 1
+assert checked >= 3, checked
+# the report's pass seconds: the instrumented means times the twins' mean wall over the stages' sum
+r = json.load(open(sys.argv[3]))["configs"][0]
+dp = r["dominant_pass"]
+raw = statistics.mean(w for (w,) in db.execute("select sum(wall_s) from v_pass where pass = ? and counted "
+                                               "group by run_id", (dp["name"],)))
+ratio = statistics.mean(pw for (_, _, pw) in runs.values()) / statistics.mean(cw for (_, cw, _) in runs.values())
+assert abs(dp["mean_s"] / raw - ratio) <= 0.03 * ratio, (dp, raw, ratio)
+PY
+
 # --- llc-14 against llc-22: -time-passes costs each build its own ---
 if command -v llc-14 >/dev/null && command -v llc-22 >/dev/null && command -v clang-14 >/dev/null; then
   clang-14 -O0 -Xclang -disable-O0-optnone -S -emit-llvm "$TMP/s/big.c" -o "$TMP/s/big.ll"
@@ -157,7 +190,10 @@ d = json.load(open(sys.argv[1]))["timing_flags"]
 rows = d["table"]["rows"]
 assert [(r["tool"], r["flag"], r["pairs"]) for r in rows] == [("llc", "-time-passes", 3)] * 2, rows
 print("# llc -time-passes:", [(r["program"], "%+.0f%%" % (100 * r["wall_overhead"]), "CPU %+.0f%%" % (100 * r["cpu_overhead"]))
-      for r in rows], "differs:", d["differs"], file=sys.stderr)
+      for r in rows], "differs:", d["differs"], "undecided:", d["undecided"], file=sys.stderr)
+# the two builds' costs are tested by compare's rule: exactly one of differ / undecided / alike, with the interval
+assert not (d["differs"] and d["undecided"]), d
+assert all("cost ratio" in (x or "cost ratio") for x in (d["differs"], d["undecided"])), d
 PY
 else
   ok "# SKIP llc-14/llc-22 or clang-14 not installed"

@@ -82,6 +82,13 @@ assert a.keys() == b.keys() and all("," not in v for v in list(a.values()) + lis
 assert all(abs(int(a[k]) - int(b[k])) <= 1e-5 * int(a[k]) for k in a), (a, b)' "$TMP/m.counts" "$TMP/j.counts"
 check "... its runs record that they ran two at once (host.jobs: contended)" \
   test "$(sqlite3 "$TMP/j.db" "select count(*) from metric where name = 'host.jobs' and value = 2")" = 12
+# with --jobs the slowdown's metered half is the pool's first run (no serial metered compile before the pool),
+# and start-up is measured before the pool: both still recorded
+check "... the meter's slowdown is recorded from the pool's first run" python3 -c '
+import json, sqlite3, sys
+m = json.loads(sqlite3.connect(sys.argv[1]).execute("select meta_json from sweep").fetchone()[0])
+assert m["meter_slowdown"] and all(v > 1 for v in m["meter_slowdown"].values()), m' "$TMP/j.db"
+check "... and start-up measured once" test "$(sqlite3 "$TMP/j.db" "select count(*) > 0 from startup")" = 1
 "$PASSMAP" compare "$TMP/j.db" --a n=2000 --b n=2100 --json > "$TMP/j.json" 2>&1
 check "... so their walls are contended, and their counts still decide" python3 -c '
 import json, sys

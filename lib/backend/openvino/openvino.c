@@ -265,6 +265,7 @@ static int ov_parse_spec(pm_spec *s, pm_spec_entries *es, pm_err *err)
         rc = pm_sweep_ov_model(s, &s->configs[i], model_xml, sizeof model_xml, err);
     if (rc == PM_OK && !ov->model_template[0])
         rc = pm_err_set(err, PM_ERR_USAGE, "[openvino] model is required for backend openvino");
+    s->timing_pairs = ov->timing_twins;   /* the twin's argv: the row's timing_flag */
     for (int i = 0; rc == PM_OK && i < s->n_configs; i++)
         if (pm_kind_find(s->configs[i].kind) && pm_kind_find(s->configs[i].kind)->npuw &&
             (pm_spec_variant_has(&s->configs[i], "reuse-strategy") || ov->reuse_strategy))
@@ -406,6 +407,10 @@ static const pm_backend_option ov_sweep_options[] = {
 static const pm_fit_size ov_fit_sizes[] = {
     {"ov-*", "*tiling*", "npu.tiles"}, {"ov-*", NULL, "npu.tasks"}, {0}};
 
+/* The NPU compiler prints its per-pass timers at exactly LOG_INFO (the plugin's log level, which the compiler's
+ * own NPU_COMPILER_LOG_LEVEL inherits when unset): a twin at LOG_NONE compiles without the timers and the log. */
+static const pm_backend_timing_flag ov_timing_flag = {"--log-level", "LOG_NONE"};
+
 const pm_backend_ops pm_backend_openvino = {
     .name = "openvino",
     .run_one = PM_RUN_ONE_OV_COMPILE,
@@ -428,4 +433,5 @@ const pm_backend_ops pm_backend_openvino = {
     .run = &pm_ov_run,
     .doctor = &pm_ov_doctor,
     .fit_sizes = ov_fit_sizes,
+    .timing_flag = &ov_timing_flag,
 };

@@ -14,11 +14,13 @@
 #include "util.h"
 
 /* Every key [openvino] reads (ov_scalar), which "did you mean" suggests from. */
+/* clang-format off */
 static const char *const openvino_keys[] = {"device", "lib", "log_level", "props", "model", "schedule_trace",
                                             "strategy_json", "reuse_strategy", "task_stats", "platform",
                                             "min_response_len", "prefill_hint", "generate_pyramid",
                                             "prefill_attention_hint", "generate_attention_hint", "shared_head",
-                                            "compiler_type", "import_max_ram_share", NULL};
+                                            "compiler_type", "import_max_ram_share", "timing_twins", NULL};
+/* clang-format on */
 
 /* One of the allowed words (NULL-terminated) copied into dst, else an error listing them. */
 static int one_of(const char *v, const char *const *allowed, const char *list, char *dst, size_t cap, pm_err *err,
@@ -56,6 +58,8 @@ static int ov_scalar(pm_spec_entry *e, pm_ov_spec *s, pm_err *err)
     if (!strcmp(n, "strategy_json")) return pm_spec_bool(v, &s->strategy_json, err, what);
     if (!strcmp(n, "reuse_strategy")) return pm_spec_bool(v, &s->reuse_strategy, err, what);
     if (!strcmp(n, "task_stats")) return pm_spec_bool(v, &s->task_stats, err, what);
+    if (!strcmp(n, "timing_twins"))
+        return pm_spec_bool(v, &s->timing_twins, err, what);
     if (!strcmp(n, "platform")) return pm_spec_str(s->platform, sizeof s->platform, v, err, what);
     if (!strcmp(n, "min_response_len")) return pm_spec_int(v, 1, 1 << 20, &s->min_response_len, err, what);
     if (!strcmp(n, "prefill_hint"))

@@ -16,6 +16,7 @@ typedef struct pm_ov_spec {
     char prefill_attention_hint[16], generate_attention_hint[16], shared_head[8];   /* "": the pins */
     char compiler_type[16];   /* NPU_COMPILER_TYPE; "": DRIVER on a device, PLUGIN offline */
     double import_max_ram_share;   /* the import is skipped (stated) when the weights exceed it of MemTotal */
+    int timing_twins;         /* timing_twins = yes: each cold compile gets a twin at LOG_NONE (the row's flag) */
 } pm_ov_spec;
 
 /* Reads the [openvino] entries of es into *out (marking them used): errors name the line. */
