@@ -2,6 +2,7 @@
 #include "cli_opts.h"
 #include "meter.h"
 #include "cmds.h"
+#include "contention.h"
 #include "backend.h"
 #include "parse.h"
 #include "run.h"
@@ -145,6 +146,55 @@ int cli_one_db(const cli_cmd *cmd, int argc)
         return CLI_GO;
     fprintf(stderr, "passmap %s: expected one database file (try 'passmap %s --help')\n", cmd->name, cmd->name);
     return PM_EXIT_USAGE;
+}
+
+const cli_opt *cli_with_backend_rows(const cli_opt *own,
+                                     const pm_backend_option *(*options_of)(const pm_backend_ops *be),
+                                     const char *(*heading_of)(const pm_backend_ops *be), size_t off,
+                                     int (*parse)(const cli_cmd *, const cli_opt *, const char *, void *))
+{
+    size_t n = 0, k = 0;
+    while (own[n].name)
+        n++;
+    size_t cap = n + 1;
+    for (size_t b = 0; pm_backend_at(b); b++)
+        for (const pm_backend_option *o = options_of(pm_backend_at(b)); o && o->name; o++)
+            cap += 2;
+    cli_opt *all = calloc(cap, sizeof *all);
+    if (!all)
+        return NULL;
+    for (; k < n; k++)
+        all[k] = own[k];
+    for (size_t b = 0; pm_backend_at(b); b++) {
+        const pm_backend_ops *be = pm_backend_at(b);
+        const pm_backend_option *first = options_of(be);
+        for (const pm_backend_option *o = first; o && o->name; o++) {
+            if (o == first)
+                all[k++] = (cli_opt){"", 0, 0, be->name,
+                                     heading_of             ? heading_of(be)
+                                         : be->help_heading ? be->help_heading
+                                                            : be->name};
+            all[k++] =
+                (cli_opt){o->name, 0, 0, o->arg, o->help, .kind = CLI_FN, .off = off, .parse = parse, .lo = (long)b};
+        }
+    }
+    return all;
+}
+
+int cli_given_add(const cli_cmd *cmd, cli_given *g, const char *name, const char *arg)
+{
+    if (g->n == (int)(sizeof g->names / sizeof g->names[0]))
+        return cli_refuse(cmd, "more than %d back-end options given", g->n);
+    g->names[g->n] = name;
+    g->values[g->n++] = arg ? arg : "1";
+    return 0;
+}
+
+void cli_contended_notes(FILE *out)
+{
+    char rule[512];
+    pm_contention_rule_text(rule, sizeof rule, 0);
+    fprintf(out, "Contended runs: %s.\n", rule);
 }
 
 void cli_list_free(cli_list *l)

@@ -9,6 +9,8 @@
 #include <stdio.h>
 
 struct cli_cmd;
+struct pm_backend_ops;
+struct pm_backend_option;
 
 typedef struct cli_opt {
     const char *name;     /* the long option without "--"; NULL ends the table; "": a heading (help) over the
@@ -114,6 +116,23 @@ enum { CLI_GO = -1 };
 int cli_parse_args(const cli_cmd *cmd, int argc, char **argv, void *into, const char *const *backend);
 /* After cli_parse_args: CLI_GO when one operand (a database file) is left, else says so and returns 2. */
 int cli_one_db(const cli_cmd *cmd, int argc);
+/* A command's table made of its own rows and the back-end rows' options of one of its sections: own (ending with
+ * {0}), then for each back end whose options_of lists any, a heading (arg: its name, so --help lists them only
+ * after --backend NAME; help: heading_of, NULL: the row's help_heading, else its name) and a row per option, bound to parse at off (lo: the back end's
+ * index, pm_backend_at). NULL out of memory. Made once per process (one command line), never freed. */
+const cli_opt *cli_with_backend_rows(const cli_opt *own,
+                                     const struct pm_backend_option *(*options_of)(const struct pm_backend_ops *be),
+                                     const char *(*heading_of)(const struct pm_backend_ops *be), size_t off,
+                                     int (*parse)(const struct cli_cmd *, const cli_opt *, const char *, void *));
+/* The back ends' options given on a command line, in order, for their rows (names without dashes; a flag "1"). */
+typedef struct cli_given {
+    const char *names[32], *values[32];
+    int n;
+} cli_given;
+/* Appends --NAME ARG to g (ARG NULL: "1"); 0, or -1 having said that too many were given. */
+int cli_given_add(const struct cli_cmd *cmd, cli_given *g, const char *name, const char *arg);
+/* notes_fn of the commands that judge runs: the contention rule, from its own function. */
+void cli_contended_notes(FILE *out);
 /* The help in its one shape. */
 void cli_usage(FILE *out, const cli_cmd *cmd);
 /* The same with the options of back end `backend` listed in full (NULL: none; PASSMAP_HELP_ALL set in the

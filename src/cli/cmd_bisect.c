@@ -98,8 +98,8 @@ static int step(const char *work)
 
 int cmd_bisect(int argc, char **argv)
 {
-    bisect_cli cli = {.o = {.repo = ".", .bad = "HEAD", .work = "bisect-work", .note = print_note,
-                            .cancel = &interrupted}};
+    bisect_cli cli = {
+        .o = {.repo = ".", .bad = "HEAD", .work = "bisect-work", .note = print_note, .cancel = &interrupted}};
     int c = cli_parse_args(&bisect_cmd, argc, argv, &cli, NULL);
     if (c != CLI_GO)
         return c;

@@ -233,11 +233,8 @@ static const struct cache_verb {
     int (*run)(pm_cache *c, cli *o, char **cmd);
     int takes_cmd, uncached_ok;
 } verbs[] = {
-    {"exec", do_exec, 1, 1},   /* a broken cache must not break the build: CMD runs uncached */
-    {"stats", do_stats, 0, 0},
-    {"clear", do_clear, 0, 0},
-    {"explain", do_explain, 1, 0},
-    {"verify", do_verify, 0, 0},
+    {"exec", do_exec, 1, 1}, /* a broken cache must not break the build: CMD runs uncached */
+    {"stats", do_stats, 0, 0}, {"clear", do_clear, 0, 0}, {"explain", do_explain, 1, 0}, {"verify", do_verify, 0, 0},
 };
 
 int cmd_cache(int argc, char **argv)

@@ -55,13 +55,6 @@ static const cli_opt compare_opts[] = {
     {0},
 };
 /* clang-format on */
-/* The contention rule from its own function, so the help cannot fall behind it. */
-static void contended_notes(FILE *out)
-{
-    char rule[512];
-    pm_contention_rule_text(rule, sizeof rule, 0);
-    fprintf(out, "Contended runs: %s.\n", rule);
-}
 static const cli_cmd compare_cmd = {
     .name = "compare",
     .synopsis = "A.db [B.db] [options]",
@@ -79,7 +72,7 @@ static const cli_cmd compare_cmd = {
              "says what the build printed).",
     .opts = compare_opts,
     .notes = "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.",
-    .notes_fn = contended_notes,
+    .notes_fn = cli_contended_notes,
     .exit_status = "0 ok, 1 no config matched or a database could not be read, 2 bad usage",
     .own_words = 1,
 };
@@ -131,7 +124,8 @@ int cmd_compare(int argc, char **argv)
     opts.path_a = argv[optind];
     opts.path_b = argv[optind + (n_paths == 2)];
     if (n_paths == 1 && (!opts.variant_a || !opts.variant_b))
-        return cli_usage_error(&compare_cmd, "with one database, give --a-variant and --b-variant (or --a AXIS=V --b AXIS=W)", NULL);
+        return cli_usage_error(&compare_cmd,
+                               "with one database, give --a-variant and --b-variant (or --a AXIS=V --b AXIS=W)", NULL);
     if (!opts.sweep_a)
         opts.sweep_a = sweep;
     if (!opts.sweep_b)

@@ -21,23 +21,17 @@
 typedef struct doctor_cli {
     const char *keep, *backend;
     int json;
-    const char *names[16], *values[16];
-    int n_given;
+    cli_given given;
 } doctor_cli;
 
 /* A back end's own doctor option (its row's doctor options): checked by its row, kept for its checks. */
 static int row_option(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
 {
-    doctor_cli *d = (doctor_cli *)(void *)((char *)field - offsetof(doctor_cli, names));
     const pm_backend_ops *be = pm_backend_at((size_t)o->lo);
     pm_err err = {0};
     if (be->doctor->valid && be->doctor->valid(o->name, arg, &err))
         return cli_refuse(cmd, "--%s: %s", o->name, err.msg);
-    if (d->n_given == (int)(sizeof d->names / sizeof d->names[0]))
-        return cli_refuse(cmd, "more than %d back-end options given", d->n_given);
-    d->names[d->n_given] = o->name;
-    d->values[d->n_given++] = arg ? arg : "1";
-    return 0;
+    return cli_given_add(cmd, field, o->name, arg);
 }
 
 /* clang-format off */
@@ -54,47 +48,33 @@ static const cli_opt doctor_opts[] = {
 static cli_cmd doctor_cmd = {
     .name = "doctor",
     .synopsis = "[--keep DIR] [--json] [--backend NAME [its options]]",
-    .about = "First the default (embedded) back end: the MLIR/LLVM tools (found, versions, a tiny compile the way a\n"
-             "sweep runs it), gnuplot, the data folder, write access to the working folder. Then OpenVINO, which only\n"
-             "backend = openvino needs: missing, it is \"not installed\" and does not fail the doctor unless asked for\n"
-             "(--backend openvino, its options or $PASSMAP_OPENVINO_LIB). Exit 0 when the default back end works (and\n"
-             "OpenVINO, when asked for).\n"
-             "OpenVINO's checks for passmap's NPU back end: version, devices, NPU compiler type and version, and a\n"
-             "compile of a tiny model passmap writes (one matmul block, OpenVINO IR): on the NPU when present\n"
-             "(with the blob import, the warm path), and offline for --platform (default NPU4000) with the\n"
-             "compiler inside the plugin (OpenVINO >= 2026.0). Then the study's own kind of compile: an NPUW LLM\n"
-             "compile (a tiny stateful LLM-shaped model, or --llm-model) with the study's pinned settings, exported\n"
-             "with its weights and imported on the NPU.",
+    .about =
+        "First the default (embedded) back end: the MLIR/LLVM tools (found, versions, a tiny compile the way a\n"
+        "sweep runs it), gnuplot, the data folder, write access to the working folder. Then OpenVINO, which only\n"
+        "backend = openvino needs: missing, it is \"not installed\" and does not fail the doctor unless asked for\n"
+        "(--backend openvino, its options or $PASSMAP_OPENVINO_LIB). Exit 0 when the default back end works (and\n"
+        "OpenVINO, when asked for).\n"
+        "OpenVINO's checks for passmap's NPU back end: version, devices, NPU compiler type and version, and a\n"
+        "compile of a tiny model passmap writes (one matmul block, OpenVINO IR): on the NPU when present\n"
+        "(with the blob import, the warm path), and offline for --platform (default NPU4000) with the\n"
+        "compiler inside the plugin (OpenVINO >= 2026.0). Then the study's own kind of compile: an NPUW LLM\n"
+        "compile (a tiny stateful LLM-shaped model, or --llm-model) with the study's pinned settings, exported\n"
+        "with its weights and imported on the NPU.",
     .opts = doctor_opts,
 };
 
-/* doctor's table: its own rows, then per back end with doctor checks a heading (listed in full only with --backend
- * NAME) and the options its row owns. Built once: a process parses one command line. */
+static const pm_backend_option *doctor_options_of(const pm_backend_ops *be)
+{
+    return be->doctor ? be->doctor->options : NULL;
+}
+
+/* doctor's table: its own rows, then each back end's doctor options (cli_with_backend_rows). */
 static const cli_cmd *doctor_command(void)
 {
-    static cli_opt *all;
-    if (all)
-        return &doctor_cmd;
-    size_t n = sizeof doctor_opts / sizeof doctor_opts[0] - 1, k = 0, cap = n + 1;
-    for (size_t b = 0; pm_backend_at(b); b++)
-        for (const pm_backend_option *o = pm_backend_at(b)->doctor ? pm_backend_at(b)->doctor->options : NULL;
-             o && o->name; o++)
-            cap += 2;
-    if (!(all = calloc(cap, sizeof *all)))
-        return &doctor_cmd;   /* its own rows only */
-    for (; k < n; k++)
-        all[k] = doctor_opts[k];
-    for (size_t b = 0; pm_backend_at(b); b++) {
-        const pm_backend_ops *be = pm_backend_at(b);
-        const pm_backend_option *first = be->doctor ? be->doctor->options : NULL;
-        for (const pm_backend_option *o = first; o && o->name; o++) {
-            if (o == first)
-                all[k++] = (cli_opt){"", 0, 0, be->name, be->help_heading ? be->help_heading : be->name};
-            all[k++] = (cli_opt){o->name, 0, 0, o->arg, o->help, CLI_BIND_FN(doctor_cli, names, row_option),
-                                 .lo = (long)b};
-        }
-    }
-    doctor_cmd.opts = all;
+    static const cli_opt *all;
+    if (!all &&
+        (all = cli_with_backend_rows(doctor_opts, doctor_options_of, NULL, offsetof(doctor_cli, given), row_option)))
+        doctor_cmd.opts = all;
     return &doctor_cmd;
 }
 
@@ -106,9 +86,14 @@ static int doctor_rows(const doctor_cli *cli, const char *self, json_t *out)
         const pm_backend_ops *be = pm_backend_at(b);
         if (!be->doctor)
             continue;
-        pm_backend_doctor_ctx ctx = {.self = self, .keep_dir = cli->keep, .names = cli->names, .values = cli->values,
-                                     .n_given = cli->n_given, .asked = cli->backend && pm_backend_find(cli->backend) == be,
-                                     .text = out ? NULL : stdout, .json = out};
+        pm_backend_doctor_ctx ctx = {.self = self,
+                                     .keep_dir = cli->keep,
+                                     .names = cli->given.names,
+                                     .values = cli->given.values,
+                                     .n_given = cli->given.n,
+                                     .asked = cli->backend && pm_backend_find(cli->backend) == be,
+                                     .text = out ? NULL : stdout,
+                                     .json = out};
         int ready = 0, asked = 0;
         pm_err err = {0};
         if (!out)
@@ -166,7 +151,7 @@ int cmd_doctor(int argc, char **argv)
     int ok = pm_cli_doctor_base(base, cli.keep);
     if (out) {
         json_object_set_new(out, "default_backend", json_pack("{s:b,s:o}", "ok", ok, "checks", base));
-        json_object_set_new(out, "ok", json_false());   /* its place; its value once every row has been checked */
+        json_object_set_new(out, "ok", json_false()); /* its place; its value once every row has been checked */
     }
     ok &= doctor_rows(&cli, self, out);
     if (out) {

@@ -86,12 +86,6 @@ static const cli_opt fix_opts[] = {
     {0},
 };
 /* clang-format on */
-static void contended_notes(FILE *out)
-{
-    char rule[512];
-    pm_contention_rule_text(rule, sizeof rule, 0);
-    fprintf(out, "Contended runs: %s.\n", rule);
-}
 static const cli_cmd fix_cmd = {
     .name = "fix",
     .synopsis = "DB [--budget DURATION] [--configs N] [--dry-run] [--json] [options]",
@@ -103,7 +97,7 @@ static const cli_cmd fix_cmd = {
              "(embedded: its code run on fixed inputs; command: the spec's [check] command); a fix that changes\n"
              "the results is never recommended. Runs go into the sweep STUDY-fix of the same DB; rerun to resume.",
     .opts = fix_opts,
-    .notes_fn = contended_notes,
+    .notes_fn = cli_contended_notes,
 };
 
 static void on_note(void *user, const char *line)

@@ -85,7 +85,10 @@ int cmd_history(int argc, char **argv)
     o.path = argv[optind];
     char *copy = NULL, *vcopy = NULL, *eq = axis ? strchr(axis, '=') : NULL;
     if (axis && (!eq || eq == axis || !eq[1] || eq - axis > 127))
-        return cli_usage_error(&history_cmd, "--axis needs AXIS=A,B,... (the values in series order), e.g. llvm=14,16,19,22; an axis name of at most 127 bytes", axis);
+        return cli_usage_error(
+            &history_cmd,
+            "--axis needs AXIS=A,B,... (the values in series order), e.g. llvm=14,16,19,22; an axis name of at most 127 bytes",
+            axis);
     int oom = (list && split_list(list, &copy, &names, &o.n_sweeps)) ||
               (axis && split_list(eq + 1, &vcopy, &values, &o.n_values));
     char axis_name[128];

@@ -57,9 +57,7 @@ static const cli_opt report_opts[] = {
 /* clang-format on */
 static void report_notes(FILE *out)
 {
-    char rule[512];
-    pm_contention_rule_text(rule, sizeof rule, 0);
-    fprintf(out, "Contended runs: %s.\n", rule);
+    cli_contended_notes(out);
     fprintf(out, "data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
 static const cli_cmd report_cmd = {
@@ -135,8 +133,13 @@ static int report_run(const report_cli *cli, int argc, char **argv)
         rc = pm_stagemap_load_default(map, &err);
     if (rc)
         goto cleanup;
-    pm_an_opts o = {.sweep = cli->sweep, .map = map, .size_axis = cli->x_axis, .workload_axis = cli->y_axis,
-                    .fit_sizes_of = pm_backend_fit_sizes_of, .db_path = dbpath, .allow_contended = cli->allow_contended,
+    pm_an_opts o = {.sweep = cli->sweep,
+                    .map = map,
+                    .size_axis = cli->x_axis,
+                    .workload_axis = cli->y_axis,
+                    .fit_sizes_of = pm_backend_fit_sizes_of,
+                    .db_path = dbpath,
+                    .allow_contended = cli->allow_contended,
                     .add_fixes = add_fixes};
     if ((rc = pm_study_run(db, &o, &a, &err)))
         goto cleanup;

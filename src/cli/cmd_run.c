@@ -49,8 +49,7 @@ typedef struct run_args {
     const char *be_name;           /* --backend as given, for --help */
     const char *seen[64];          /* the options given, each once (at most one per row of run_command) */
     int n_seen;
-    const char *row_names[32], *row_values[32];   /* the back ends' run options given (their rows' run) */
-    int n_row;
+    cli_given given; /* the back ends' run options given (their rows' run) */
 } run_args;
 
 static int count(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field);
@@ -105,7 +104,7 @@ static cli_cmd run_cmd = {
              "Statistics cover the runs that succeeded; every failed run is listed and counted by status.",
     .opts = run_opts,
     .exit_status = "0 all runs succeeded, 1 a run failed (or passmap could not run it), 2 bad usage",
-    .flags = "+",   /* stop at CMD, so its own options are not taken for ours */
+    .flags = "+", /* stop at CMD, so its own options are not taken for ours */
     .seen = seen,
     .own_words = 1,
 };
@@ -312,45 +311,30 @@ static int size(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *fie
 /* A back end's own run option (its row's run): checked by its row, kept for the step it makes. */
 static int row_option(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
 {
-    run_args *a = (run_args *)(void *)((char *)field - offsetof(run_args, row_names));
     const pm_backend_ops *be = pm_backend_at((size_t)o->lo);
     pm_err err = {0};
     if (be->run->valid && be->run->valid(o->name, arg, &err))
         return cli_refuse(cmd, "--%s %s", o->name, err.msg);
-    if (a->n_row == (int)(sizeof a->row_names / sizeof a->row_names[0]))
-        return cli_refuse(cmd, "more than %d back-end options given", a->n_row);
-    a->row_names[a->n_row] = o->name;
-    a->row_values[a->n_row++] = arg ? arg : "1";
-    return 0;
+    return cli_given_add(cmd, field, o->name, arg);
 }
 
-/* run's table: its own rows, then per back end whose runs it makes a heading (listed in full only with
- * --backend NAME) and the options its row owns. Built once: a process parses one command line. */
+static const pm_backend_option *run_options_of(const pm_backend_ops *be)
+{
+    return be->run ? be->run->options : NULL;
+}
+
+static const char *run_heading_of(const pm_backend_ops *be)
+{
+    return be->run->heading;
+}
+
+/* run's table: its own rows, then each back end's run options (cli_with_backend_rows). */
 static const cli_cmd *run_command(void)
 {
-    static cli_opt *all;
-    if (all)
-        return &run_cmd;
-    size_t n = sizeof run_opts / sizeof run_opts[0] - 1, k = 0, cap = n + 1;
-    for (size_t b = 0; pm_backend_at(b); b++)
-        for (const pm_backend_option *o = pm_backend_at(b)->run ? pm_backend_at(b)->run->options : NULL; o && o->name;
-             o++)
-            cap += 2;
-    if (cap > sizeof((run_args *)0)->seen / sizeof(const char *) || !(all = calloc(cap, sizeof *all)))
-        return &run_cmd;   /* its own rows only */
-    for (; k < n; k++)
-        all[k] = run_opts[k];
-    for (size_t b = 0; pm_backend_at(b); b++) {
-        const pm_backend_ops *be = pm_backend_at(b);
-        const pm_backend_option *first = be->run ? be->run->options : NULL;
-        for (const pm_backend_option *o = first; o && o->name; o++) {
-            if (o == first)
-                all[k++] = (cli_opt){"", 0, 0, be->name, be->run->heading};
-            all[k++] = (cli_opt){o->name, 0, 0, o->arg, o->help, CLI_BIND_FN(run_args, row_names, row_option),
-                                 .lo = (long)b};
-        }
-    }
-    run_cmd.opts = all;
+    static const cli_opt *all;
+    if (!all &&
+        (all = cli_with_backend_rows(run_opts, run_options_of, run_heading_of, offsetof(run_args, given), row_option)))
+        run_cmd.opts = all;
     return &run_cmd;
 }
 
@@ -362,7 +346,8 @@ static void seen(void *into, const cli_opt *o)
     for (int i = 0; i < a->n_seen; i++)
         if (a->seen[i] == o->name)
             return;
-    a->seen[a->n_seen++] = o->name;
+    if (a->n_seen < (int)(sizeof a->seen / sizeof a->seen[0])) /* more rows than it holds: none has as many */
+        a->seen[a->n_seen++] = o->name;
 }
 
 /* Parses the options into *a. -1: go on; else the exit status (help, or a usage error already printed). */
@@ -400,7 +385,7 @@ static int prepare_row_step(run_args *a, pm_steps *steps)
         fprintf(stderr, "passmap run: cannot find passmap's own executable\n");
         return PM_EXIT_FAIL;
     }
-    int rc = a->be->run->step(self, a->row_names, a->row_values, a->n_row, steps, &err);
+    int rc = a->be->run->step(self, a->given.names, a->given.values, a->given.n, steps, &err);
     if (rc == PM_ERR_USAGE)
         return usage_error("%s", err.msg);
     if (rc) {
@@ -679,7 +664,9 @@ static void print_table(const run_args *a, const run_results *res)
 
 int cmd_run(int argc, char **argv)
 {
-    run_args a = {.be = pm_backend_run_default(), .run_dir = "passmap-run", .n_runs = 5,
+    run_args a = {.be = pm_backend_run_default(),
+                  .run_dir = "passmap-run",
+                  .n_runs = 5,
                   .opts = {.count_instructions = 1, .cancel = &interrupted},
                   .rec = {.sweep = "runs", .report = "stderr", .fmt = PM_FMT_AUTO}};
     pm_steps ov_steps = {0};

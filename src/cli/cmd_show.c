@@ -18,7 +18,7 @@
 typedef struct show_cli {
     pm_cli_run_pick pick;
     const char *chrome_trace;
-    double min_share;   /* < 0: not given */
+    double min_share; /* < 0: not given */
     cli_list maps;
     int json;
 } show_cli;
@@ -256,7 +256,8 @@ static int show_run(const show_cli *cli, int argc, char **argv)
             fprintf(stderr, "passmap show: --json, --min-share and --stage-map shape the tree, not --chrome-trace's trace\n");
             return PM_EXIT_USAGE;
         }
-        return pm_cli_trace("show", argv[optind], &cli->pick, strcmp(cli->chrome_trace, "-") ? cli->chrome_trace : NULL);
+        return pm_cli_trace("show", argv[optind], &cli->pick,
+                            strcmp(cli->chrome_trace, "-") ? cli->chrome_trace : NULL);
     }
     pm_err err = {0};
     sqlite3 *db = NULL;

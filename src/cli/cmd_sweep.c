@@ -35,12 +35,9 @@ typedef struct sweep_cli {
     int use_slurm;
     pm_sweep_opts opts;
     const char *db, *backend, *name;
-    struct {
-        const char *name, *value;
-    } row_opts[16];   /* the back ends' options given (their rows' sweep_options) */
-    int n_row_opts;
+    cli_given row_opts; /* the back ends' options given (their rows' sweep_options) */
     int json, quiet, status;
-    int mode;   /* what the command does instead of sweeping (a mode row: git's OPT_CMDMODE) */
+    int mode; /* what the command does instead of sweeping (a mode row: git's OPT_CMDMODE) */
     pm_err err;
     char dbbuf[256];
     pm_spec *spec;
@@ -80,15 +77,7 @@ static int old_site_option(const cli_cmd *cmd, const cli_opt *o, const char *arg
 /* A back end's own option (its row's sweep_options): kept to be applied once the spec says the back end. */
 static int row_option(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
 {
-    sweep_cli *sw = (sweep_cli *)(void *)((char *)field - offsetof(sweep_cli, row_opts));
-    enum { MAX_ROW_OPTS = sizeof sw->row_opts / sizeof sw->row_opts[0] };
-    if (sw->n_row_opts == MAX_ROW_OPTS) {
-        fprintf(stderr, "passmap %s: more than %d back-end options given\n", cmd->name, (int)MAX_ROW_OPTS);
-        return -1;
-    }
-    sw->row_opts[sw->n_row_opts].name = o->name;
-    sw->row_opts[sw->n_row_opts++].value = arg ? arg : "1";
-    return 0;
+    return cli_given_add(cmd, field, o->name, arg);
 }
 
 /* clang-format off */
@@ -187,33 +176,18 @@ static cli_cmd sweep_cmd = {
              "`passmap sweep --status DB...`.",
 };
 
-/* sweep's table: its own rows, then per back end a heading (listed in full only with --backend NAME) and the
- * options its row owns. Built once: a process parses one command line. */
+static const pm_backend_option *sweep_options_of(const pm_backend_ops *be)
+{
+    return be->sweep_options;
+}
+
+/* sweep's table: its own rows, then each back end's sweep options (cli_with_backend_rows). */
 static const cli_cmd *sweep_command(void)
 {
-    static cli_opt *all;
-    if (all)
-        return &sweep_cmd;
-    size_t n = 0, k = 0;
-    while (sweep_opts[n].name)
-        n++;
-    size_t cap = n + 1;
-    for (size_t b = 0; pm_backend_at(b); b++)
-        for (const pm_backend_option *o = pm_backend_at(b)->sweep_options; o && o->name; o++)
-            cap += 1 + (o == pm_backend_at(b)->sweep_options);
-    if (!(all = calloc(cap, sizeof *all)))
-        return &sweep_cmd;   /* its own rows only */
-    for (; k < n; k++)
-        all[k] = sweep_opts[k];
-    for (size_t b = 0; pm_backend_at(b); b++) {
-        const pm_backend_ops *be = pm_backend_at(b);
-        for (const pm_backend_option *o = be->sweep_options; o && o->name; o++) {
-            if (o == be->sweep_options)
-                all[k++] = (cli_opt){"", 0, 0, be->name, be->help_heading ? be->help_heading : be->name};
-            all[k++] = (cli_opt){o->name, 0, 0, o->arg, o->help, CLI_BIND_FN(sweep_cli, row_opts, row_option)};
-        }
-    }
-    sweep_cmd.opts = all;
+    static const cli_opt *all;
+    if (!all &&
+        (all = cli_with_backend_rows(sweep_opts, sweep_options_of, NULL, offsetof(sweep_cli, row_opts), row_option)))
+        sweep_cmd.opts = all;
     return &sweep_cmd;
 }
 
@@ -355,7 +329,7 @@ static int sweep_slurm(sweep_cli *sw, char **argv)
     /* Options the tasks would not receive are errors, not silently dropped. */
     const char *dropped = sw->opts.keep_outputs ? "keep"
         : sw->opts.max_runs                     ? "max-runs"
-        : sw->n_row_opts                        ? sw->row_opts[0].name
+        : sw->row_opts.n                        ? sw->row_opts.names[0]
         : sw->backend                           ? "backend"
                                                 : NULL;
     /* A warm run needs the cache its cache-miss run filled: a node-local work folder is gone after a requeue
@@ -416,8 +390,8 @@ static int sweep_check_local(sweep_cli *sw)
         return PM_EXIT_USAGE;
     }
     /* after --slurm's own refusal of the options its tasks would not receive */
-    for (int i = 0; i < sw->n_row_opts; i++)
-        if (pm_backend_set_option(pm_backend_find(spec->backend), spec, sw->row_opts[i].name, sw->row_opts[i].value,
+    for (int i = 0; i < sw->row_opts.n; i++)
+        if (pm_backend_set_option(pm_backend_find(spec->backend), spec, sw->row_opts.names[i], sw->row_opts.values[i],
                                   &sw->err)) {
             fprintf(stderr, "passmap sweep: %s\n", sw->err.msg);
             pm_spec_free(spec);

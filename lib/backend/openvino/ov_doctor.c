@@ -132,7 +132,7 @@ static void print_attempt(FILE *out, const attempt *a)
         fprintf(out, "%-22s FAILED: %s\n", a->what, a->note);
         if (*a->r.refused_property)
             fprintf(out, "%-22s refused property: %s (the selected compiler or this release does not list it)\n", "",
-                   a->r.refused_property);
+                    a->r.refused_property);
         return;
     }
     fprintf(out, "%-22s ok: %.2f s, %d timing block(s)", a->what, a->r.compile_s, a->blocks);
@@ -147,18 +147,22 @@ static void print_attempt(FILE *out, const attempt *a)
         fprintf(out, "%-22s warning: no timing report in the log (LOG_INFO not honoured, or a cached compile)\n", "");
     if (*a->r.compiler_version_source)
         fprintf(out, "%-22s compiler %s, version %s (from the %s)\n", "",
-               *a->r.compiler_type_resolved ? a->r.compiler_type_resolved : "unresolved",
-               *a->r.compiler_version_decoded ? a->r.compiler_version_decoded : a->r.compiler_version,
-               a->r.compiler_version_source);
+                *a->r.compiler_type_resolved ? a->r.compiler_type_resolved : "unresolved",
+                *a->r.compiler_version_decoded ? a->r.compiler_version_decoded : a->r.compiler_version,
+                a->r.compiler_version_source);
     if (a->npuw_lines >= 0 && pm_ov_npuw_value(&a->r, "NPUW_LLM", NULL)) {
         fprintf(out, "%-22s NPUW lines: %d\n", "", a->npuw_lines);
         if (a->npuw_lines == 0)
-            fprintf(out, "%-22s submodel split unavailable on this build (no \"[ NPUW:\" line: its NPUW logging may be\n"
-                   "%-22s compiled out); try OPENVINO_NPUW_LOG_LEVEL=INFO and OPENVINO_NPUW_COMPILE_TRACE=1, or an\n"
-                   "%-22s OpenVINO built with NPU_PLUGIN_DEVELOPER_BUILD\n", "", "", "");
+            fprintf(out,
+                    "%-22s submodel split unavailable on this build (no \"[ NPUW:\" line: its NPUW logging may be\n"
+                    "%-22s compiled out); try OPENVINO_NPUW_LOG_LEVEL=INFO and OPENVINO_NPUW_COMPILE_TRACE=1, or an\n"
+                    "%-22s OpenVINO built with NPU_PLUGIN_DEVELOPER_BUILD\n",
+                    "", "", "");
         if (a->inferred)
-            fprintf(out, "%-22s inferred split (upstream's compile order, not named by the log): generate %d block(s), "
-                   "prefill %d, LM head %d\n", "", a->split.blocks[0], a->split.blocks[1], a->split.blocks[2]);
+            fprintf(out,
+                    "%-22s inferred split (upstream's compile order, not named by the log): generate %d block(s), "
+                    "prefill %d, LM head %d\n",
+                    "", a->split.blocks[0], a->split.blocks[1], a->split.blocks[2]);
         else if (a->npuw_lines == 0 && *a->split_why)
             fprintf(out, "%-22s no inferred split: %s\n", "", a->split_why);
     }
@@ -338,7 +342,8 @@ static void put_json(const ov_doctor *d, json_t *out)
     int known;
     unadvertised(p, unadv, sizeof unadv, &known);
     json_object_set_new(out, "unadvertised_properties", known ? json_string(unadv) : json_null());
-    json_object_set_new(out, "mem_total_bytes", p->mem_total_bytes > 0 ? json_integer(p->mem_total_bytes) : json_null());
+    json_object_set_new(out, "mem_total_bytes",
+                        p->mem_total_bytes > 0 ? json_integer(p->mem_total_bytes) : json_null());
     double wmb = file_mb(d->llm_xml);
     json_object_set_new(out, "llm_weights_bytes", wmb >= 0 ? json_integer((json_int_t)(wmb * 1e6)) : json_null());
     json_object_set_new(out, "model", json_string(d->xml));
@@ -380,8 +385,10 @@ static void put_probe_text(const pm_ov_probe_result *p, FILE *out)
     if (!known)
         fprintf(out, "properties:            SUPPORTED_PROPERTIES not answered: passmap's keys not checked\n");
     else if (*unadv)
-        fprintf(out, "properties:            not in SUPPORTED_PROPERTIES: %s (a 2026 plugin refuses keys its compiler "
-                     "does not list)\n", unadv);
+        fprintf(out,
+                "properties:            not in SUPPORTED_PROPERTIES: %s (a 2026 plugin refuses keys its compiler "
+                "does not list)\n",
+                unadv);
     else
         fprintf(out, "properties:            every key passmap sends is in SUPPORTED_PROPERTIES\n");
     if (p->npu_present)
@@ -407,27 +414,32 @@ static void put_text(ov_doctor *d, FILE *out)
         snprintf(wtxt, sizeof wtxt, "%.1f MB", wmb);
     if (p->mem_total_bytes > 0)
         snprintf(mtxt, sizeof mtxt, "%.1f MB", (double)p->mem_total_bytes / 1e6);
-    fprintf(out, "memory:                MemTotal %s, LLM weights %s (a sweep skips the import above %g%% of RAM: it "
-                 "reads the weights bank back)\n", mtxt, wtxt, 100 * PM_OV_IMPORT_RAM_SHARE);
+    fprintf(out,
+            "memory:                MemTotal %s, LLM weights %s (a sweep skips the import above %g%% of RAM: it "
+            "reads the weights bank back)\n",
+            mtxt, wtxt, 100 * PM_OV_IMPORT_RAM_SHARE);
     const attempt *llm = &d->llm;
     print_attempt(out, llm);
     if (llm->tried && !llm->ok) {
         fprintf(out, "%-22s %s said: %s\n", "", strstr(llm->note, "[NPUW]") ? "NPUW" : "OpenVINO",
                 openvino_text(llm->note));
         if (!d->o.llm_model)
-            fprintf(out, "%-22s the tiny IR's layout is inferred from optimum's, not checked against NPUW: try a real "
-                         "export, --llm-model X.xml (optimum-cli export openvino ... writes <dir>/openvino_model.xml)\n",
+            fprintf(out,
+                    "%-22s the tiny IR's layout is inferred from optimum's, not checked against NPUW: try a real "
+                    "export, --llm-model X.xml (optimum-cli export openvino ... writes <dir>/openvino_model.xml)\n",
                     "");
     }
     if (d->usable)
-        fprintf(out, "=> ready: %s\n", p->npu_present ? "passmap sweep studies/npu-llm.ini"
-                                                     : "passmap sweep with platform = ... in [openvino] (offline)");
+        fprintf(out, "=> ready: %s\n",
+                p->npu_present ? "passmap sweep studies/npu-llm.ini"
+                               : "passmap sweep with platform = ... in [openvino] (offline)");
     else
-        fprintf(out, "=> NOT ready: %s\n", !llm->ok && (p->npu_present ? d->online.ok : d->offline.ok)
-                                              ? "the NPUW LLM compile the study uses failed (see above)"
-                                          : p->npu_present ? "the NPU compile failed (see above)"
-                                                           : "no NPU and the offline compile failed (OpenVINO >= 2026.0 "
-                                                             "ships the compiler inside the NPU plugin)");
+        fprintf(out, "=> NOT ready: %s\n",
+                !llm->ok && (p->npu_present ? d->online.ok : d->offline.ok)
+                    ? "the NPUW LLM compile the study uses failed (see above)"
+                    : p->npu_present ? "the NPU compile failed (see above)"
+                                     : "no NPU and the offline compile failed (OpenVINO >= 2026.0 "
+                                       "ships the compiler inside the NPU plugin)");
 }
 
 /* OpenVINO missing: not a failure for a user of the default back end, unless asked for (then the error). */
