@@ -36,6 +36,11 @@ for c in $main_cmds; do
 done
 [ "$n_opts" -le 130 ] && ok "the main commands' help lists $n_opts options (at most 130)" \
   || fail "the main commands' help lists $n_opts options (more than 130)"
+# modes are declared as modes (git's OPT_CMDMODE): two in one command line are an error naming both
+out=$("$PASSMAP" sweep --status --dry-run x.ini 2>&1); rc=$?
+[ $rc = 2 ] && [ "$(echo "$out" | head -1)" = "passmap sweep: --status and --dry-run are two modes: give one" ] \
+  && [ "$(echo "$out" | tail -1)" = "try 'passmap sweep --help'" ] && ok "sweep --status and --dry-run: one mode at a time" \
+  || fail "sweep modes: rc=$rc $out"
 "$PASSMAP" help --bogus >/dev/null 2>&1; [ $? = 2 ] && ok "passmap help with a stray word: bad usage" \
   || fail "help --bogus was taken"
 for c in $cmds; do
