@@ -200,9 +200,7 @@ const char *pm_step_metric_kind_name(pm_step_metric_kind k)
 
 void pm_step_metric_free(pm_step_metric *m)
 {
-    free(m->name);
-    free(m->source);
-    free(m->arg);
+    pm_free_all(m->name, m->source, m->arg);
     memset(m, 0, sizeof *m);
 }
 
@@ -506,19 +504,14 @@ void pm_steps_free(pm_steps *s)
         return;
     for (int i = 0; i < s->n; i++) {
         pm_step *st = &s->items[i];
-        free(st->tool);
         pm_argv_free(st->argv);
         pm_argv_free(st->plain_argv);
-        free(st->cwd);
-        free(st->output);
-        free(st->input);
+        pm_argv_free(st->more_outputs);
         for (int k = 0; k < st->n_artifacts; k++)
             free(st->artifacts[k]);
-        pm_argv_free(st->more_outputs);
-        free(st->report_path);
         for (int k = 0; k < st->n_metrics; k++)
             pm_step_metric_free(&st->metrics[k]);
-        free(st->metrics);
+        pm_free_all(st->tool, st->cwd, st->output, st->input, st->report_path, st->metrics);
     }
     free(s->items);
     s->items = NULL;

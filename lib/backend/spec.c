@@ -355,6 +355,5 @@ void pm_spec_free(pm_spec *spec)
     free(spec->configs);
     if (spec->backend_free)
         spec->backend_free(spec->backend_data);
-    free(spec->text);
-    free(spec);
+    pm_free_all(spec->text, spec);
 }

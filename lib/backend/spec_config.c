@@ -50,9 +50,7 @@ int pm_spec_config_param(pm_spec_config *c, const char *name, const char *value,
 
 void pm_spec_config_clear(pm_spec_config *c)
 {
-    for (size_t i = 0; i < c->n_params; i++)
-        free(c->paths[i]);
-    free(c->paths);
+    pm_free_strs(c->paths, c->n_params);
     c->paths = NULL;
     pm_cfg_clear(&c->cfg);
 }

@@ -12,11 +12,8 @@
 
 void pm_spec_entries_free(pm_spec_entries *es)
 {
-    for (int i = 0; i < es->n; i++) {
-        free(es->items[i].section);
-        free(es->items[i].name);
-        free(es->items[i].value);
-    }
+    for (int i = 0; i < es->n; i++)
+        pm_free_all(es->items[i].section, es->items[i].name, es->items[i].value);
     free(es->items);
 }
 

@@ -18,8 +18,7 @@ typedef struct list {
 
 static void list_free(list *l)
 {
-    free(l->buf);
-    free(l->items);
+    pm_free_all(l->buf, l->items);
     memset(l, 0, sizeof *l);
 }
 

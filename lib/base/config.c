@@ -61,10 +61,8 @@ int pm_cfg_set(pm_cfg *c, const char *key, const char *kind, const char *variant
 
 void pm_params_free(pm_param *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        free(p[i].name);
-        free(p[i].value);
-    }
+    for (size_t i = 0; i < n; i++)
+        pm_free_all(p[i].name, p[i].value);
     free(p);
 }
 

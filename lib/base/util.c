@@ -675,6 +675,27 @@ char *pm_util_strdup_opt(const char *s, int *oom)
     return d;
 }
 
+void *pm_push(void *arrp, size_t *cap, size_t *n, size_t elem, size_t first)
+{
+    void *a;
+    memcpy(&a, arrp, sizeof a);   /* arrp holds a T *: read and written as bytes, whatever T is */
+    char *grown = pm_grow(a, cap, *n, elem, first);
+    if (!grown)
+        return NULL;
+    memcpy(arrp, &grown, sizeof grown);
+    char *e = grown + *n * elem;
+    memset(e, 0, elem);
+    (*n)++;
+    return e;
+}
+
+void pm_free_strs(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
 void pm_free_each(void *const *ptrs, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -67,6 +67,10 @@ int pm_util_refuse_same_file(const char *out, const char *in, int db, const char
  * size would overflow (p is then still valid and *cap unchanged), so a caller writes
  * `T *v = pm_grow(a, &cap, n, sizeof *v, 16); if (!v) ...; a = v;`. */
 void *pm_grow(void *p, size_t *cap, size_t n, size_t elem, size_t first);
+/* pm_grow for appending one element: arrp is the address of the array pointer (T **), *n its count. The new
+ * element, zeroed, at the end (*arrp updated, *n one more), or NULL when out of memory (nothing changed):
+ * `T *e = pm_push(&a, &cap, &n, sizeof *e, 16); if (!e) ...`. */
+void *pm_push(void *arrp, size_t *cap, size_t *n, size_t elem, size_t first);
 
 /* A line formatted whole (never cut at a buffer's size) and handed to fn(user, line); out of memory, fn gets a
  * line saying so. The one body of the sweep's notices and passmap fix's notes. */
@@ -77,6 +81,8 @@ void pm_util_vnotify(void (*fn)(void *user, const char *line), void *user, const
  * (the list is read once: sizeof does not evaluate it). */
 void pm_free_each(void *const *ptrs, size_t n);
 #define pm_free_all(...) pm_free_each((void *const[]){__VA_ARGS__}, sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+/* Frees n strings (or any heap pointers) and the array that holds them: a string list in one call. */
+void pm_free_strs(char **v, size_t n);
 
 /* A growing string: appends never truncate; after a failed allocation oom is set and further appends do
  * nothing, so a builder checks oom once at the end. */

@@ -1,16 +1,14 @@
 /* pm_cache dependencies (C/C++, depend mode): what the compiler read, from its -MD -MF file, hashed. */
 #include "cache_internal.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 void pc_dep_list_free(dep_list *d)
 {
-    for (size_t i = 0; i < d->n; i++)
-        free(d->path[i]);
-    free(d->path);
-    free(d->h);
-    free(d->ok);
+    pm_free_strs(d->path, d->n);
+    pm_free_all(d->h, d->ok);
     memset(d, 0, sizeof *d);
 }
 

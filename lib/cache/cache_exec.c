@@ -159,7 +159,6 @@ void pm_cache_result_free(pm_cache_result *res)
 {
     if (!res)
         return;
-    free(res->out);
-    free(res->err);
+    pm_free_all(res->out, res->err);
     res->out = res->err = NULL;
 }

@@ -170,9 +170,7 @@ void pm_cache_explain_free(pm_cache_explain *ex)
 {
     if (!ex)
         return;
-    for (size_t i = 0; i < ex->n_changes; i++)
-        free(ex->changes[i]);
-    free(ex->changes);
+    pm_free_strs(ex->changes, ex->n_changes);
     ex->changes = NULL;
     ex->n_changes = 0;
 }

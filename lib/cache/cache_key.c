@@ -86,10 +86,8 @@ static int compiler_hash(pm_cache *c, const char *exe, XXH128_hash_t *out, pm_er
 
 void pc_key_info_free(key_info *k)
 {
-    for (size_t i = 0; i < k->n_inputs; i++) {
-        free(k->input_paths[i]);
-        free(k->input_canon[i]);
-    }
+    for (size_t i = 0; i < k->n_inputs; i++)
+        pm_free_all(k->input_paths[i], k->input_canon[i]);
     for (size_t i = 0; i < k->n_outputs; i++)
         free(k->out_paths[i]);
     pm_free_all(k->out_paths, k->input_paths, k->input_canon, k->input_h, k->env_h, k->user_depfile);

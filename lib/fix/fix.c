@@ -47,8 +47,7 @@ static void fix_ctx_free(fix_ctx *x)
         json_decref(x->jobs[i].detail);
         json_decref(x->jobs[i].ledger);
     }
-    free(x->jobs);
-    free(x->refs);
+    pm_free_all(x->jobs, x->refs);
     for (size_t i = 0; i < x->n_ev; i++)
         free(x->heavy_names[i]);
     pm_free_all(x->heavy_names, x->ev, x->ev_cfg, x->ev_an, x->superlinear);

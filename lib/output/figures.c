@@ -226,11 +226,8 @@ int pm_figures_render(const pm_analysis *a, const char *dir, pm_figures *out, pm
 
 void pm_figures_free(pm_figures *f)
 {
-    for (size_t i = 0; f->fig && i < f->n; i++) {
-        free(f->fig[i].svg);
-        free(f->fig[i].note);
-        free(f->fig[i].finding);
-    }
+    for (size_t i = 0; f->fig && i < f->n; i++)
+        pm_free_all(f->fig[i].svg, f->fig[i].note, f->fig[i].finding);
     free(f->fig);
     f->fig = NULL;
     f->n = 0;

@@ -120,8 +120,7 @@ void pm_rt_headline_free(pm_rt_headline *h)
         free(h->heaviest[i]);
     for (int i = 0; i < h->n_ab; i++)
         free(h->ab[i]);
-    free(h->dominant), free(h->heaviest), free(h->ab);
-    free(h->fix), free(h->ab_none), free(h->cache), free(h->slowest), free(h->phases);
+    pm_free_all(h->dominant, h->heaviest, h->ab, h->fix, h->ab_none, h->cache, h->slowest, h->phases);
     memset(h, 0, sizeof *h);
 }
 

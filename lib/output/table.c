@@ -1,4 +1,5 @@
 #include "table.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -26,17 +27,9 @@ void pm_table_free(pm_table *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->n_rows * t->n_cols; i++) {
-        free(t->cells[i].text);
-        free(t->cells[i].href);
-        free(t->cells[i].tip);
-    }
-    free(t->cells);
-    free(t->row_class);
-    free(t->cols);
-    free(t->id);
-    free(t->caption);
-    free(t);
+    for (size_t i = 0; i < t->n_rows * t->n_cols; i++)
+        pm_free_all(t->cells[i].text, t->cells[i].href, t->cells[i].tip);
+    pm_free_all(t->cells, t->row_class, t->cols, t->id, t->caption, t);
 }
 
 long pm_table_add_row(pm_table *t)

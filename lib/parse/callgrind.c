@@ -67,11 +67,8 @@ static void names_free(pm_cg_names *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->n; i++)
-        free(t->str[i]);
-    free(t->str);
-    free(t->slot);
-    free(t);
+    pm_free_strs(t->str, t->n);
+    pm_free_all(t->slot, t);
 }
 
 /* An id space of name compression: id -> interned name index. */
@@ -433,9 +430,7 @@ void pm_callgrind_free(pm_callgrind *cg)
 {
     if (!cg)
         return;
-    free(cg->cmd);
-    free(cg->event);
-    free(cg->fns);
+    pm_free_all(cg->cmd, cg->event, cg->fns);
     for (size_t i = 0; i < cg->n_parts; i++)
         free(cg->parts[i].trigger);
     free(cg->parts);

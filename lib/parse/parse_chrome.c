@@ -26,6 +26,7 @@
  * ~100-byte events, where the whole-file Jansson tree took about 20x). */
 #include "parse_chrome_internal.h"
 #include "parse_text.h"
+#include "util.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -157,10 +158,8 @@ static int push(spans *s, const evinfo *e, double ts, double dur, pm_err *err)
 
 static void opens_free(opens *o)
 {
-    for (size_t k = 0; k < o->n; k++) {
-        free(o->v[k].name);
-        free(o->v[k].detail);
-    }
+    for (size_t k = 0; k < o->n; k++)
+        pm_free_all(o->v[k].name, o->v[k].detail);
     free(o->v);
     memset(o, 0, sizeof *o);
 }

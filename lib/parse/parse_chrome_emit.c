@@ -126,10 +126,8 @@ static int below_granularity(const spans *s, pm_report *out, const int *self_ix,
 
 void pm_parse_spans_free(spans *s)
 {
-    for (size_t k = 0; k < s->n; k++) {
-        free(s->v[k].name);
-        free(s->v[k].detail);
-    }
+    for (size_t k = 0; k < s->n; k++)
+        pm_free_all(s->v[k].name, s->v[k].detail);
     free(s->v);
     memset(s, 0, sizeof *s);
 }

@@ -1,5 +1,6 @@
 /* See parse_report.h: the report container the parsers fill. */
 #include "parse_report.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -43,14 +44,11 @@ void pm_report_free(pm_report *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->n_passes; i++) {
-        free(r->passes[i].name);
-        free(r->passes[i].section);
-    }
+    for (size_t i = 0; i < r->n_passes; i++)
+        pm_free_all(r->passes[i].name, r->passes[i].section);
     for (size_t i = 0; i < r->n_metrics; i++)
         free(r->metrics[i].name);
-    free(r->passes);
-    free(r->metrics);
+    pm_free_all(r->passes, r->metrics);
     pm_report_init(r);
 }
 

@@ -14,9 +14,7 @@
 
 void pm_lines_free(pm_lines *l)
 {
-    for (size_t i = 0; i < l->n; i++)
-        free(l->line[i]);
-    free(l->line);
+    pm_free_strs(l->line, l->n);
     l->line = NULL;
     l->n = 0;
 }

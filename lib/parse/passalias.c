@@ -36,19 +36,15 @@ pm_passalias *pm_passalias_new(void)
 
 static void index_free(name_index *x)
 {
-    free(x->head);
-    free(x->next);
+    pm_free_all(x->head, x->next);
 }
 
 void pm_passalias_free(pm_passalias *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->n; i++) {
-        free(m->rows[i].tool);
-        free(m->rows[i].from);
-        free(m->rows[i].to);
-    }
+    for (size_t i = 0; i < m->n; i++)
+        pm_free_all(m->rows[i].tool, m->rows[i].from, m->rows[i].to);
     free(m->rows);
     index_free(&m->by_from);
     index_free(&m->by_to);

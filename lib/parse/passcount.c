@@ -27,13 +27,9 @@ void pm_cgmap_free(pm_cgmap *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->n; i++) {
-        free(m->rows[i].tool);
-        free(m->rows[i].symbol);
-        free(m->rows[i].pass);
-    }
-    free(m->rows);
-    free(m);
+    for (size_t i = 0; i < m->n; i++)
+        pm_free_all(m->rows[i].tool, m->rows[i].symbol, m->rows[i].pass);
+    pm_free_all(m->rows, m);
 }
 
 size_t pm_cgmap_rows(const pm_cgmap *m)
@@ -92,10 +88,8 @@ void pm_passcount_free(pm_passcount *pc)
 {
     if (!pc)
         return;
-    for (size_t i = 0; i < pc->n; i++) {
-        free(pc->rows[i].source);
-        free(pc->rows[i].why);
-    }
+    for (size_t i = 0; i < pc->n; i++)
+        pm_free_all(pc->rows[i].source, pc->rows[i].why);
     free(pc->rows);
     memset(pc, 0, sizeof *pc);
 }

@@ -36,15 +36,10 @@ void pm_stagemap_free(pm_stagemap *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->n; i++) {
-        free(m->rules[i].tool);
-        free(m->rules[i].pattern);
-        free(m->rules[i].stage);
-    }
-    for (size_t i = 0; i < m->n_stages; i++) {
-        free(m->stages[i]);
-        free(m->phases[i]);
-    }
+    for (size_t i = 0; i < m->n; i++)
+        pm_free_all(m->rules[i].tool, m->rules[i].pattern, m->rules[i].stage);
+    for (size_t i = 0; i < m->n_stages; i++)
+        pm_free_all(m->stages[i], m->phases[i]);
     pm_free_all(m->rules, m->stages, m->phases, m);
 }
 

@@ -5,6 +5,7 @@
  * transaction, so a reader never sees a run without its steps. */
 #include "store_internal.h"
 #include "store_passcount.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,9 +64,7 @@ static const char *const stmt_sql[S__COUNT] = {
 
 void pm_store_name_cache_clear(name_cache *c)
 {
-    for (size_t i = 0; i < c->cap; i++)
-        free(c->names[i]);
-    free(c->names);
+    pm_free_strs(c->names, c->cap);
     free(c->ids);
     memset(c, 0, sizeof *c);
 }

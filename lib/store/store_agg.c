@@ -439,8 +439,7 @@ static void agg_free(agg_ctx *c)
 {
     for (size_t k = 0; k < c->n_keys; k++)
         free(c->keys[k].tool);
-    free(c->keys);
-    free(c->slots);
+    pm_free_all(c->keys, c->slots);
     for (size_t i = 0; i < c->n_stages; i++)
         free(c->stages[i]);
     pm_free_all(c->stages, c->ents, c->touched, c->st_wall, c->st_user, c->st_uw, c->st_hit);

@@ -82,9 +82,7 @@ int pm_store_config_hosts(pm_store *st, int64_t config_id, char **hosts, pm_err 
         *hosts = join_distinct(v, n, &oom);
     if (oom)
         rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
+    pm_free_strs(v, n);
     sqlite3_reset(s);
     return rc;
 }

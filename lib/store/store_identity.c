@@ -1,5 +1,6 @@
 /* Identity (schema 7): the tools a sweep ran, each config's fingerprint, and superseded runs (see store.h). */
 #include "store.h"
+#include "store_query_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,43 +22,6 @@ static char *dup_col(sqlite3_stmt *s, int i, int *oom)
 static int db_fail(sqlite3 *db, const char *path, pm_err *err, const char *what)
 {
     return pm_err_set(err, PM_ERR_DB, "%s: %s: %s", path ? path : "store", what, sqlite3_errmsg(db));
-}
-
-static int has_column(sqlite3 *db, const char *table, const char *column)
-{
-    sqlite3_stmt *s = NULL;
-    int yes = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &s, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
-        yes = sqlite3_step(s) == SQLITE_ROW;
-    }
-    sqlite3_finalize(s);
-    return yes;
-}
-
-static int has_table(sqlite3 *db, const char *table)
-{
-    sqlite3_stmt *s = NULL;
-    int yes = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1", -1, &s, NULL) ==
-        SQLITE_OK) {
-        sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-        yes = sqlite3_step(s) == SQLITE_ROW;
-    }
-    sqlite3_finalize(s);
-    return yes;
-}
-
-int pm_store_has_superseded(sqlite3 *db)
-{
-    sqlite3_stmt *s = NULL;
-    int yes = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('sweep') WHERE name = 'superseded_by'", -1, &s,
-                           NULL) == SQLITE_OK)
-        yes = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
-    return yes;
 }
 
 const char *pm_store_study_sweep_cond(int has_superseded)
@@ -116,11 +80,11 @@ int pm_store_read_tools(sqlite3 *db, int64_t sweep_id, pm_tool_ident **out, size
 {
     *out = NULL;
     *n = 0;
-    if (!has_table(db, "tool"))
+    if (pm_sq_has_table(db, "tool") <= 0)
         return PM_OK;   /* older than schema 7: no identity recorded */
     sqlite3_stmt *s = NULL;
     /* schema 8 names each build by the word that invoked it; a schema-7 file is read as it is (NULL) */
-    const char *sql = has_column(db, "tool", "invoked")
+    const char *sql = pm_sq_has_column(db, "tool", "invoked")
         ? "SELECT t.name, min(t.path), t.version_text, t.hash, group_concat(DISTINCT h.name), t.invoked "
           "FROM tool t LEFT JOIN host h ON h.id = t.host_id WHERE t.sweep_id = ?1 "
           "GROUP BY t.name, t.invoked, t.hash, t.version_text ORDER BY t.name, t.invoked, t.hash, t.version_text"
@@ -133,13 +97,11 @@ int pm_store_read_tools(sqlite3 *db, int64_t sweep_id, pm_tool_ident **out, size
     int rc = PM_OK, oom = 0, step;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_tool_ident *g = pm_grow(*out, &cap, *n, sizeof *g, 8);
-        if (!g) {
+        pm_tool_ident *t = pm_push(out, &cap, n, sizeof *t, 8);
+        if (!t) {
             oom = 1;
             break;
         }
-        *out = g;
-        pm_tool_ident *t = &(*out)[(*n)++];
         t->name = dup_col(s, 0, &oom);
         t->path = dup_col(s, 1, &oom);
         t->version_text = dup_col(s, 2, &oom);
@@ -178,11 +140,8 @@ int pm_store_config_set_fingerprint(pm_store *st, int64_t config_id, const char 
 
 void pm_config_fps_free(pm_config_fp *c, size_t n)
 {
-    for (size_t i = 0; c && i < n; i++) {
-        free(c[i].key);
-        free(c[i].hash);
-        free(c[i].text);
-    }
+    for (size_t i = 0; c && i < n; i++)
+        pm_free_all(c[i].key, c[i].hash, c[i].text);
     free(c);
 }
 
@@ -203,13 +162,11 @@ int pm_store_config_fps(pm_store *st, const char *sweep, pm_config_fp **out, siz
     int rc = PM_OK, oom = 0, step;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_config_fp *g = pm_grow(*out, &cap, *n, sizeof *g, 16);
-        if (!g) {
+        pm_config_fp *c = pm_push(out, &cap, n, sizeof *c, 16);
+        if (!c) {
             oom = 1;
             break;
         }
-        *out = g;
-        pm_config_fp *c = &(*out)[(*n)++];
         c->key = dup_col(s, 0, &oom);
         c->hash = dup_col(s, 1, &oom);
         c->text = dup_col(s, 2, &oom);
@@ -436,9 +393,7 @@ int pm_store_retry_killed(pm_store *st, const char *sweep, int max_retries, int 
     }
 cleanup:
     sqlite3_finalize(s);
-    for (size_t i = 0; i < n; i++)
-        free(keys[i]);
-    free(keys);
+    pm_free_strs(keys, n);
     return rc;
 }
 

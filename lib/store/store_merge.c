@@ -209,9 +209,7 @@ static int columns(merge_ctx *m, const char *schema, const char *table, char ***
 
 static void free_cols(char **cols, int n)
 {
-    for (int i = 0; i < n; i++)
-        free(cols[i]);
-    free(cols);
+    pm_free_strs(cols, n);
 }
 
 /* Replaces @run_off etc. by the offsets (the same statement text is not reused across inputs). */

@@ -7,6 +7,7 @@
  *
  * The step's own count (the process tree's, the meter's) stays step.instructions. */
 #include "store_passcount.h"
+#include "store_query_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,25 +36,12 @@ int pm_store_record_passcount(sqlite3 *db, const char *path, int64_t step_id, co
     return rc;
 }
 
-static int has_table(sqlite3 *db)
-{
-    sqlite3_stmt *s = NULL;
-    int yes = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'pass_count'", -1, &s,
-                                 NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
-    return yes;
-}
-
 void pm_config_passcounts_free(pm_config_passcounts *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->n; i++) {
-        free(c->rows[i].tool);
-        free(c->rows[i].pass);
-        free(c->rows[i].why);
-    }
+    for (size_t i = 0; i < c->n; i++)
+        pm_free_all(c->rows[i].tool, c->rows[i].pass, c->rows[i].why);
     free(c->rows);
     memset(c, 0, sizeof *c);
 }
@@ -92,7 +80,7 @@ static int read_totals(sqlite3 *db, int64_t config_id, pm_config_passcounts *out
 int pm_store_config_passcounts(sqlite3 *db, int64_t config_id, pm_config_passcounts *out, pm_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (!has_table(db))
+    if (pm_sq_has_table(db, "pass_count") <= 0)
         return PM_OK; /* a store from before per-pass counts: none */
     int rc = read_totals(db, config_id, out, err);
     if (rc != PM_OK || !out->n_runs)
@@ -112,13 +100,11 @@ int pm_store_config_passcounts(sqlite3 *db, int64_t config_id, pm_config_passcou
     size_t cap = 0;
     int step, oom = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_stored_passcount *g = pm_grow(out->rows, &cap, out->n, sizeof *g, 32);
-        if (!g) {
+        pm_stored_passcount *r = pm_push(&out->rows, &cap, &out->n, sizeof *r, 32);
+        if (!r) {
             oom = 1;
             break;
         }
-        out->rows = g;
-        pm_stored_passcount *r = &out->rows[out->n++];
         int counted = sqlite3_column_int(s, 4);
         *r = (pm_stored_passcount){.tool = dup_col(s, 0, &oom),
                                    .pass = dup_col(s, 1, &oom),

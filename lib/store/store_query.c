@@ -31,19 +31,6 @@ int pm_sq_scan_int(sqlite3 *db, sqlite3_stmt *st, int rc, int *out, pm_err *err)
     return pm_sq_scan_done(db, st, rc, step, err);
 }
 
-/* 1: the file has the table; 0: not (a file older than the schema that added it, read as it is); -1: the
- * schema cannot be read. */
-int pm_sq_has_table(sqlite3 *db, const char *name)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type='table' AND name=?1", -1, &st, NULL))
-        return -1;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    int found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return found;
-}
-
 static char *text_dup(sqlite3_stmt *st, int col)
 {
     const unsigned char *s = sqlite3_column_text(st, col);

@@ -39,9 +39,11 @@ int pm_sq_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, pm_err *err);
 int pm_sq_scan_done(sqlite3 *db, sqlite3_stmt *st, int rc, int step, pm_err *err);
 /* A one-row query (rc: its prepare's status): the row's first column into *out, left as it is without a row. */
 int pm_sq_scan_int(sqlite3 *db, sqlite3_stmt *st, int rc, int *out, pm_err *err);
-/* 1: the file has the table; 0: not (a file older than the schema that added it, read as it is); -1: the
- * schema cannot be read. */
+/* store_columns.c. 1: the file has the table; 0: not (a file older than the schema that added it, read as it
+ * is); -1: the schema cannot be read. */
 int pm_sq_has_table(sqlite3 *db, const char *name);
+/* 1: the table has the column; 0: not, or the schema cannot be read. */
+int pm_sq_has_column(sqlite3 *db, const char *table, const char *column);
 const char *pm_sq_text_or(sqlite3_stmt *st, int col, const char *dflt);
 double pm_sq_real_or_neg(sqlite3_stmt *st, int col);
 int pm_sq_prepare_ids(sqlite3 *db, const char *fmt, const pm_sq_sweeps *s, sqlite3_stmt **st, pm_err *err);

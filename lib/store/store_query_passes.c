@@ -3,9 +3,7 @@
 
 void pm_sq_steps_free(sq_steps *ss)
 {
-    for (size_t i = 0; i < ss->n_tools; i++)
-        free(ss->tools[i]);
-    free(ss->tools);
+    pm_free_strs(ss->tools, ss->n_tools);
     free(ss->v);
     for (int64_t i = 0; i < ss->n_names; i++)
         free(ss->names[i]);
@@ -181,9 +179,7 @@ static int sq_name_ix(sq_names *nm, const char *name)
 
 static void sq_names_free(sq_names *nm)
 {
-    for (size_t i = 0; i < nm->n; i++)
-        free(nm->s[i]);
-    free(nm->s);
+    pm_free_strs(nm->s, nm->n);
 }
 
 /* One (config, metric) group of pm_sq_cold_metric_means: AVG's sum and count, summed in scan order. */

@@ -1,6 +1,7 @@
 /* Reading one run back (see store_runs.h). */
 #include "store_runs.h"
 #include "store.h"
+#include "store_query_internal.h"
 #include "util.h"
 
 #include <errno.h>
@@ -64,20 +65,6 @@ static int64_t col_int(sqlite3_stmt *s, int i, int64_t absent)
     return sqlite3_column_type(s, i) == SQLITE_NULL ? absent : sqlite3_column_int64(s, i);
 }
 
-/* Schema version 1 files have neither column: the queries then select NULL in their place. */
-static int has_column(sqlite3 *db, const char *table, const char *column)
-{
-    sqlite3_stmt *s = NULL;
-    int found = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &s, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
-        found = sqlite3_step(s) == SQLITE_ROW;
-    }
-    sqlite3_finalize(s);
-    return found;
-}
-
 static int load_passes(sqlite3 *db, int64_t step_id, int with_start, int interned, pm_stored_step *st,
                        pm_err *err)
 {
@@ -95,15 +82,12 @@ static int load_passes(sqlite3 *db, int64_t step_id, int with_start, int interne
     int rc = PM_OK, oom = 0, step;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_stored_pass *grown = pm_grow(st->passes, &cap, st->n_passes, sizeof *grown, 64);
-        if (!grown) {
+        pm_stored_pass *p = pm_push(&st->passes, &cap, &st->n_passes, sizeof *p, 64);
+        if (!p) {
             oom = 1;
             break;
         }
-        st->passes = grown;
         /* idx is dense from 0 (pm_store_record_run writes it so): parent_idx is an index into passes */
-        pm_stored_pass *p = &st->passes[st->n_passes++];
-        memset(p, 0, sizeof *p);
         p->name = col_str(s, 1, &oom);
         p->section = col_str(s, 2, &oom);
         p->parent = (int)col_int(s, 3, -1);
@@ -132,10 +116,8 @@ void pm_stored_run_free(pm_stored_run *r)
         return;
     for (size_t i = 0; i < r->n_steps; i++) {
         pm_stored_step *st = &r->steps[i];
-        for (size_t k = 0; k < st->n_passes; k++) {
-            free(st->passes[k].name);
-            free(st->passes[k].section);
-        }
+        for (size_t k = 0; k < st->n_passes; k++)
+            pm_free_all(st->passes[k].name, st->passes[k].section);
         pm_free_all(st->passes, st->tool, st->argv, st->status, st->report_format, st->stderr_tail);
     }
     for (size_t i = 0; i < r->n_metrics; i++)
@@ -157,13 +139,11 @@ static int load_metrics(sqlite3 *db, int64_t run_id, pm_stored_run *out, pm_err 
         return db_fail(db, err, "metrics");
     sqlite3_bind_int64(s, 1, run_id);
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_stored_metric *p = pm_grow(out->metrics, &cap, out->n_metrics, sizeof *p, 16);
-        if (!p) {
+        pm_stored_metric *m = pm_push(&out->metrics, &cap, &out->n_metrics, sizeof *m, 16);
+        if (!m) {
             oom = 1;
             break;
         }
-        out->metrics = p;
-        pm_stored_metric *m = &out->metrics[out->n_metrics++];
         m->name = col_str(s, 0, &oom);
         m->value = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 1);
         m->step_seq = (int)col_int(s, 2, -1);
@@ -216,7 +196,7 @@ int pm_store_load_run(sqlite3 *db, int64_t run_id, int with_passes, pm_stored_ru
     sqlite3_finalize(s);
     s = NULL;
 
-    int v2 = has_column(db, "step", "pass_order");
+    int v2 = pm_sq_has_column(db, "step", "pass_order");
     out->order_recorded = v2;
     char sql[512];
     snprintf(sql, sizeof sql,
@@ -273,7 +253,8 @@ int pm_store_load_run(sqlite3 *db, int64_t run_id, int with_passes, pm_stored_ru
     }
     sqlite3_finalize(s);
     s = NULL;
-    int with_start = has_column(db, "pass_time", "start_s"), interned = has_column(db, "pass_time", "name_id");
+    int with_start = pm_sq_has_column(db, "pass_time", "start_s"),
+        interned = pm_sq_has_column(db, "pass_time", "name_id");
     for (size_t i = 0; with_passes && i < out->n_steps && rc == PM_OK; i++)
         rc = load_passes(db, step_ids[i], with_start, interned, &out->steps[i], err);
     if (rc)
@@ -341,9 +322,7 @@ static int no_config(sqlite3 *db, int64_t sweep_id, const char *config_key, pm_e
                  : pm_err_set(err, PM_ERR_NOTFOUND, "no config '%s' in this sweep%s%s%s (passmap show %s lists its "
                               "%zu configs)", config_key, near ? "; did you mean '" : "", near ? near : "",
                               near ? "'?" : "", db_path && *db_path ? db_path : "DB", n);
-    for (size_t i = 0; i < n; i++)
-        free(keys[i]);
-    free(keys);
+    pm_free_strs(keys, n);
     return rc;
 }
 
@@ -414,11 +393,8 @@ int pm_store_config_run(sqlite3 *db, int64_t config_id, const char *config_key, 
 
 void pm_run_summaries_free(pm_run_summary *r, size_t n)
 {
-    for (size_t i = 0; r && i < n; i++) {
-        free(r[i].mode);
-        free(r[i].status);
-        free(r[i].note);
-    }
+    for (size_t i = 0; r && i < n; i++)
+        pm_free_all(r[i].mode, r[i].status, r[i].note);
     free(r);
 }
 
@@ -437,13 +413,11 @@ int pm_store_config_runs(sqlite3 *db, int64_t config_id, pm_run_summary **out, s
     int oom = 0, step, rc = PM_OK;
     size_t cap = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_run_summary *p = pm_grow(*out, &cap, *n, sizeof *p, 8);
-        if (!p) {
+        pm_run_summary *r = pm_push(out, &cap, n, sizeof *r, 8);
+        if (!r) {
             oom = 1;
             break;
         }
-        *out = p;
-        pm_run_summary *r = &(*out)[(*n)++];
         r->id = sqlite3_column_int64(s, 0);
         r->repeat = sqlite3_column_int(s, 1);
         r->mode = col_str(s, 2, &oom);

@@ -1,5 +1,6 @@
 /* Shard plans and their progress, and the one-writer lock a sweep holds on its database. */
 #include "store.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,10 +54,8 @@ static char *dup_text(const unsigned char *t)
 
 void pm_shard_status_free(pm_shard_status *rows, int n_rows)
 {
-    for (int i = 0; rows && i < n_rows; i++) {
-        free(rows[i].sweep);
-        free(rows[i].hosts);
-    }
+    for (int i = 0; rows && i < n_rows; i++)
+        pm_free_all(rows[i].sweep, rows[i].hosts);
     free(rows);
 }
 

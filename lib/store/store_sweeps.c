@@ -36,13 +36,11 @@ int pm_store_list_sweeps(pm_store *st, pm_store_sweep_row **rows, size_t *n, pm_
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return pm_err_set(err, PM_ERR_DB, "store: listing sweeps: %s", sqlite3_errmsg(db));
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        pm_store_sweep_row *nr = pm_grow(*rows, &cap, *n, sizeof *nr, 8);
-        if (!nr) {
+        pm_store_sweep_row *r = pm_push(rows, &cap, n, sizeof *r, 8);
+        if (!r) {
             oom = 1;
             break;
         }
-        *rows = nr;
-        pm_store_sweep_row *r = &(*rows)[(*n)++];
         r->name = col_dup(s, 0, &oom);
         r->backend = col_dup(s, 1, &oom);
         r->spec_text = col_dup(s, 2, &oom);

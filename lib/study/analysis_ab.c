@@ -81,9 +81,7 @@ int pm_analysis_ab(pm_analysis *a, const char *db_path, double threshold, int al
 void pm_an_ab_free(pm_an_ab_sec *ab)
 {
     for (size_t i = 0; i < ab->n; i++) {
-        free(ab->rows[i].variant);
-        free(ab->rows[i].against);
-        free(ab->rows[i].error);
+        pm_free_all(ab->rows[i].variant, ab->rows[i].against, ab->rows[i].error);
         pm_compare_free(&ab->rows[i].cmp);
     }
     free(ab->rows);

@@ -14,21 +14,14 @@
 
 void pm_an_builds_free(pm_an_builds *b)
 {
-    for (size_t i = 0; i < b->n_values; i++) {
-        free(b->values[i]);
-        free(b->invoked ? b->invoked[i] : NULL);
-    }
-    free(b->values);
-    free(b->invoked);
+    for (size_t i = 0; i < b->n_values; i++)
+        pm_free_all(b->values[i], b->invoked ? b->invoked[i] : NULL);
+    pm_free_all(b->values, b->invoked);
     for (size_t i = 0; i < b->n_pairs; i++) {
-        free(b->pairs[i].a);
-        free(b->pairs[i].b);
-        free(b->pairs[i].error);
+        pm_free_all(b->pairs[i].a, b->pairs[i].b, b->pairs[i].error);
         pm_compare_free(&b->pairs[i].cmp);
     }
-    free(b->pairs);
-    free(b->axis);
-    free(b->alias_error);
+    pm_free_all(b->pairs, b->axis, b->alias_error);
     memset(b, 0, sizeof *b);
 }
 

@@ -423,9 +423,7 @@ cleanup:
 
 void an_fits_free(pm_analysis *a)
 {
-    for (size_t i = 0; i < a->fits.n; i++) {
-        free(a->fits.rows[i].x);
-        free(a->fits.rows[i].y);
-    }
+    for (size_t i = 0; i < a->fits.n; i++)
+        pm_free_all(a->fits.rows[i].x, a->fits.rows[i].y);
     free(a->fits.rows);
 }

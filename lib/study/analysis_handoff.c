@@ -448,9 +448,7 @@ int an_handoff(an_work *w, pm_err *err)
 
 void an_handoff_free(pm_analysis *a)
 {
-    free(a->handoff.trends);
-    free(a->handoff.points);
-    free(a->handoff.series_axes);
+    pm_free_all(a->handoff.trends, a->handoff.points, a->handoff.series_axes);
     for (size_t i = 0; a->handoff.series && i < a->handoff.n_series; i++)
         free(a->handoff.series[i]);
     free(a->handoff.series);

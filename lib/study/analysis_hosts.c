@@ -205,9 +205,7 @@ void an_hosts_free(pm_analysis *a)
         free(h->name); free(h->fingerprint); free(h->cpu_model); free(h->kernel); free(h->compiler);
     }
     free(a->machines.rows);
-    for (size_t i = 0; i < a->machines.n_warnings; i++)
-        free(a->machines.warnings[i]);
-    free(a->machines.warnings);
+    pm_free_strs(a->machines.warnings, a->machines.n_warnings);
     pm_tool_idents_free(a->method.tools, a->method.n_tools);
     free(a->incomplete);
 }

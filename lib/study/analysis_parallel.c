@@ -115,8 +115,6 @@ int an_parallel(an_work *w, pm_err *err)
 
 void an_parallel_free(pm_analysis *a)
 {
-    for (size_t i = 0; i < a->parallelism.n_tools; i++)
-        free(a->parallelism.tools[i]);
-    free(a->parallelism.tools);
+    pm_free_strs(a->parallelism.tools, a->parallelism.n_tools);
     free(a->parallelism.tool_user_wall);
 }

@@ -105,11 +105,8 @@ int an_passcount(an_work *w, pm_err *err)
 void an_passcount_free(pm_analysis *a)
 {
     pm_an_passcount *pc = &a->passcount;
-    for (size_t i = 0; i < pc->n; i++) {
-        free(pc->rows[i].passes);
-        free(pc->rows[i].stage_count);
-        free(pc->rows[i].stage_wall);
-    }
+    for (size_t i = 0; i < pc->n; i++)
+        pm_free_all(pc->rows[i].passes, pc->rows[i].stage_count, pc->rows[i].stage_wall);
     free(pc->rows);
     memset(pc, 0, sizeof *pc);
 }

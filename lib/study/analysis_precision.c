@@ -34,8 +34,7 @@ typedef struct prec_index {
 
 static void prec_index_free(prec_index *ix)
 {
-    free(ix->size), free(ix->family), free(ix->prec), free(ix->by_size), free(ix->by_size_at), free(ix->base);
-    free(ix->slot), free(ix->cnt);
+    pm_free_all(ix->size, ix->family, ix->prec, ix->by_size, ix->by_size_at, ix->base, ix->slot, ix->cnt);
     memset(ix, 0, sizeof *ix);
 }
 
@@ -301,11 +300,8 @@ cleanup:
 
 static void free_series(pm_an_series *s, size_t n)
 {
-    for (size_t i = 0; s && i < n; i++) {
-        free(s[i].x);
-        free(s[i].y);
-        free(s[i].xlabel);
-    }
+    for (size_t i = 0; s && i < n; i++)
+        pm_free_all(s[i].x, s[i].y, s[i].xlabel);
     free(s);
 }
 
@@ -315,7 +311,5 @@ void an_precision_free(pm_analysis *a)
     size_t np = a->precision.n;
     free_series(a->precision.time, np + 1);
     free_series(a->precision.ratio, np + 1);
-    for (size_t i = 0; i < a->precision.n_crossovers; i++)
-        free(a->precision.crossovers[i]);
-    free(a->precision.crossovers);
+    pm_free_strs(a->precision.crossovers, a->precision.n_crossovers);
 }

@@ -427,9 +427,7 @@ void an_regimes_free(pm_analysis *a)
     for (size_t i = 0; i < a->regimes.n; i++) {
         pm_an_regime *r = &a->regimes.rows[i];
         free(r->cells);
-        for (size_t k = 0; k < r->n_boundaries; k++)
-            free(r->boundaries[k]);
-        free(r->boundaries);
+        pm_free_strs(r->boundaries, r->n_boundaries);
     }
     free(a->regimes.rows);
 }

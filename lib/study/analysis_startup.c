@@ -133,9 +133,7 @@ int an_startup(an_work *w, pm_err *err)
 
 void an_startup_free(pm_analysis *a)
 {
-    for (size_t i = 0; i < a->overhead.n; i++) {
-        free(a->overhead.rows[i].tool);
-        free(a->overhead.rows[i].note);
-    }
+    for (size_t i = 0; i < a->overhead.n; i++)
+        pm_free_all(a->overhead.rows[i].tool, a->overhead.rows[i].note);
     free(a->overhead.rows);
 }

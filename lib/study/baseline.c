@@ -219,13 +219,9 @@ void pm_baseline_info_free(pm_baseline_info *info)
 {
     if (!info)
         return;
-    free(info->sweep);
-    free(info->meter);
-    free(info->decides);
-    for (size_t i = 0; i < info->n_contended; i++) {
-        free(info->contended[i].key);
-        free(info->contended[i].reason);
-    }
+    pm_free_all(info->sweep, info->meter, info->decides);
+    for (size_t i = 0; i < info->n_contended; i++)
+        pm_free_all(info->contended[i].key, info->contended[i].reason);
     free(info->contended);
     memset(info, 0, sizeof *info);
 }

@@ -38,26 +38,15 @@ int pm_compare_split_key(const char *key, const char *variant_column, char **bas
 
 static void free_series(series *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        free(s[i].tool);
-        free(s[i].pass);
-        free(s[i].orig);
-        free(s[i].v);
-    }
+    for (size_t i = 0; i < n; i++)
+        pm_free_all(s[i].tool, s[i].pass, s[i].orig, s[i].v);
     free(s);
 }
 
 static void free_side_cfg(side_cfg *c)
 {
     pm_cfg_clear(&c->cfg);
-    free(c->base);
-    free(c->value);
-    free(c->run_ids);
-    free(c->scale);
-    free(c->wall);
-    free(c->user);
-    free(c->sys);
-    free(c->ins);
+    pm_free_all(c->base, c->value, c->run_ids, c->scale, c->wall, c->user, c->sys, c->ins);
     free_series(c->steps, c->n_steps);
     free_series(c->passes, c->n_passes);
 }

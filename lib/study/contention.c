@@ -353,12 +353,8 @@ int pm_contention_of(const pm_contention_sweep *s, int64_t config_id, const pm_c
 
 void pm_contention_sweep_free(pm_contention_sweep *s)
 {
-    free(s->ids);
-    free(s->c);
-    free(s->why);
-    for (size_t i = 0; i < s->n_tools; i++)
-        free(s->tools[i]);
-    free(s->tools);
+    pm_free_all(s->ids, s->c, s->why);
+    pm_free_strs(s->tools, s->n_tools);
     memset(s, 0, sizeof *s);
     s->p90 = NAN;
 }

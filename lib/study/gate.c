@@ -374,10 +374,8 @@ void pm_gate_free(pm_gate_result *r)
         return;
     pm_compare_free(&r->cmp);
     free_findings(r->findings, r->n_findings);
-    for (size_t i = 0; i < r->n_builds; i++) {
+    for (size_t i = 0; i < r->n_builds; i++)
         pm_free_all(r->builds[i].tool, r->builds[i].invoked, r->builds[i].version, r->builds[i].hash);
-    }
-    free(r->builds);
-    free(r->meter);
+    pm_free_all(r->builds, r->meter);
     memset(r, 0, sizeof *r);
 }

@@ -354,17 +354,12 @@ void pm_history_free(pm_history *h)
         for (size_t r = 0; r < cf->n_rows; r++) {
             for (size_t i = 0; i < h->n_sweeps; i++)
                 free(cf->rows[r].points[i].why);
-            free(cf->rows[r].points);
-            free(cf->rows[r].name);
+            pm_free_all(cf->rows[r].points, cf->rows[r].name);
         }
-        free(cf->rows);
-        free(cf->key);
+        pm_free_all(cf->rows, cf->key);
     }
-    free(h->configs);
     for (size_t i = 0; i < h->n_sweeps; i++)
-        free(h->sweeps[i].name), free(h->sweeps[i].compiler), free(h->sweeps[i].label);
-    free(h->sweeps);
-    free(h->path);
-    free(h->axis);
+        pm_free_all(h->sweeps[i].name, h->sweeps[i].compiler, h->sweeps[i].label);
+    pm_free_all(h->configs, h->sweeps, h->path, h->axis);
     memset(h, 0, sizeof *h);
 }

@@ -63,10 +63,8 @@ void pm_samples_identity(const pm_samples *s, char *buf, size_t n)
 
 static void free_series(pm_sample_series *s, size_t n)
 {
-    for (size_t i = 0; s && i < n; i++) {
-        free(s[i].tool), free(s[i].pass), free(s[i].metric), free(s[i].unit), free(s[i].format);
-        free(s[i].v);
-    }
+    for (size_t i = 0; s && i < n; i++)
+        pm_free_all(s[i].tool, s[i].pass, s[i].metric, s[i].unit, s[i].format, s[i].v);
     free(s);
 }
 
@@ -76,15 +74,13 @@ void pm_samples_free(pm_samples *s)
         return;
     for (size_t i = 0; i < s->n_configs; i++) {
         pm_sample_config *c = &s->configs[i];
-        free(c->key), free(c->variant), free(c->fp_hash), free(c->fp_text), free(c->host), free(c->host_fp);
-        free(c->contended);
+        pm_free_all(c->key, c->variant, c->fp_hash, c->fp_text, c->host, c->host_fp, c->contended);
         free_series(c->series, c->n_series);
     }
     free(s->configs);
     for (size_t i = 0; i < s->n_tools; i++)
         free(s->tools[i].name), free(s->tools[i].invoked), free(s->tools[i].hash), free(s->tools[i].version);
-    free(s->tools);
-    free(s->sweep), free(s->meter), free(s->decides);
+    pm_free_all(s->tools, s->sweep, s->meter, s->decides);
     memset(s, 0, sizeof *s);
 }
 

@@ -682,6 +682,6 @@ void pm_bisect_result_free(pm_bisect_result *r)
 {
     if (!r)
         return;
-    free(r->subject), free(r->level), free(r->pass_tool), free(r->pass_name), free(r->stage), free(r->why);
+    pm_free_all(r->subject, r->level, r->pass_tool, r->pass_name, r->stage, r->why);
     memset(r, 0, sizeof *r);
 }

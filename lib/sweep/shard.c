@@ -264,9 +264,7 @@ int pm_shard_select(const pm_spec *spec, const pm_shard *s, const char *costs_db
 
 void pm_shard_plan_free(pm_shard_plan *p)
 {
-    free(p->shard_of);
-    free(p->cost);
-    free(p->text);
+    pm_free_all(p->shard_of, p->cost, p->text);
     memset(p, 0, sizeof *p);
 }
 
@@ -527,10 +525,8 @@ static int by_sweep_key(const void *a, const void *b)
 
 void pm_coverage_free(pm_coverage *cov)
 {
-    for (int i = 0; i < cov->n; i++) {
-        free(cov->sweeps[i].sweep);
-        free(cov->sweeps[i].message);
-    }
+    for (int i = 0; i < cov->n; i++)
+        pm_free_all(cov->sweeps[i].sweep, cov->sweeps[i].message);
     free(cov->sweeps);
     memset(cov, 0, sizeof *cov);
 }

@@ -67,11 +67,8 @@ const char *pm_slurm_reason_shown(const pm_slurm_attempt *a)
 
 void pm_slurm_jobs_free(pm_slurm_jobs *j)
 {
-    for (size_t i = 0; j && i < j->n; i++) {
-        free(j->v[i].state);
-        free(j->v[i].reason);
-        free(j->v[i].command);
-    }
+    for (size_t i = 0; j && i < j->n; i++)
+        pm_free_all(j->v[i].state, j->v[i].reason, j->v[i].command);
     if (j) {
         free(j->v);
         memset(j, 0, sizeof *j);
@@ -258,8 +255,7 @@ static int has_id(const long *v, size_t n, long id)
 void pm_slurm_known_free(pm_slurm_known *k)
 {
     if (k) {
-        free(k->shards);
-        free(k->merge);
+        pm_free_all(k->shards, k->merge);
         memset(k, 0, sizeof *k);
     }
 }
@@ -374,8 +370,7 @@ int pm_slurm_record_jobs(const char *dir, const char *array_id, const char *merg
 void pm_slurm_view_free(pm_slurm_view *v)
 {
     if (v) {
-        free(v->shard);
-        free(v->unlisted);
+        pm_free_all(v->shard, v->unlisted);
         memset(v, 0, sizeof *v);
     }
 }

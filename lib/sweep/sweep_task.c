@@ -60,8 +60,7 @@ static void slots_free(step_slots *s, int n_done)
 {
     for (int i = 0; i < n_done; i++) {
         pm_report_free(&s->reports[i]);
-        free(s->argvs[i]);
-        free(s->tails[i]);
+        pm_free_all(s->argvs[i], s->tails[i]);
         if (s->counts)
             pm_passcount_free(&s->counts[i]);
     }

@@ -2,7 +2,8 @@
 # The format check (scripts/check-format.sh): the tree's C lines written since scripts/format-base are formatted
 # as .clang-format says; in a scratch repository a badly formatted new line fails it, --fix formats it, a moved
 # (unformatted, older) function does not, and nothing changed passes. And the commit rule (scripts/check-subjects.sh):
-# a subject over 72 characters after scripts/subject-base fails, one before it does not.
+# a subject over 72 characters after scripts/subject-base fails, one before it does not, one reworded to fit in
+# scripts/subject-fixes passes.
 . "$(dirname "$0")/lib.sh"
 if ! command -v clang-format-14 > /dev/null && ! command -v clang-format > /dev/null; then
   echo "ok 1 - # SKIP clang-format-14 is not installed"; _n=1; finish; exit
@@ -69,4 +70,9 @@ g commit --allow-empty -qm "$(printf 'y%.0s' $(seq 1 73))"
 check_fails "a subject of 73 characters fails" subj
 subj > "$TMP/out" 2>&1
 check "  ... naming its commit" grep -q "^commit $(git -C "$repo" rev-parse --short HEAD): subject of 73" "$TMP/out"
+# a landed commit cannot be reworded once merged elsewhere: scripts/subject-fixes gives the subject it reads as
+echo "$(git -C "$repo" rev-parse HEAD) $(printf 'z%.0s' $(seq 1 73))" > "$repo/scripts/subject-fixes"
+check_fails "a rewording that is itself too long fails" subj
+echo "$(git -C "$repo" rev-parse HEAD) y: reworded to fit" > "$repo/scripts/subject-fixes"
+check "a commit reworded in scripts/subject-fixes passes" subj
 finish

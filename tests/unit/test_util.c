@@ -106,6 +106,41 @@ static void grow_doubles_and_refuses_overflow(void **state)
     free(a);
 }
 
+/* pm_push appends a zeroed element and counts it; out of memory (here: an overflowing size) it changes nothing.
+ * pm_free_strs frees a list and its strings (ASan would see a leak or a double free). */
+static void push_appends_zeroed_and_free_strs_frees(void **state)
+{
+    struct pair {
+        char *name;
+        long v;
+    } *a = NULL;
+    size_t cap = 0, n = 0;
+    for (int i = 0; i < 40; i++) {
+        struct pair *e = pm_push(&a, &cap, &n, sizeof *e, 4);
+        assert_non_null(e);
+        assert_null(e->name);
+        assert_int_equal(e->v, 0);
+        assert_ptr_equal(e, &a[i]);
+        e->v = i;
+    }
+    assert_int_equal(n, 40);
+    assert_int_equal(cap, 64);
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(a[i].v, i);
+    struct pair *kept = a;
+    size_t full = 64, at = 64;
+    assert_null(pm_push(&a, &full, &at, SIZE_MAX / 64, 4));
+    assert_ptr_equal(a, kept);
+    assert_int_equal(at, 64);
+    free(a);
+    char **v = calloc(3, sizeof *v);
+    assert_non_null(v);
+    v[0] = strdup("a");
+    v[2] = strdup("c");
+    pm_free_strs(v, 3);
+    pm_free_strs(NULL, 0);
+}
+
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -276,6 +311,7 @@ int main(void)
         cmocka_unit_test(closest_suggests_near_words_only),
         cmocka_unit_test(mkdir_p_makes_parents_and_accepts_existing),
         cmocka_unit_test(grow_doubles_and_refuses_overflow),
+        cmocka_unit_test(push_appends_zeroed_and_free_strs_frees),
         cmocka_unit_test(aside_set_and_end),
         cmocka_unit_test(aside_recover_puts_back_or_names),
     };

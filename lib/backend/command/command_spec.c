@@ -27,23 +27,18 @@ static void cmd_spec_free(void *data)
                 if (ax->paths)
                     free(ax->paths[k]);
             }
-            free(ax->values);
-            free(ax->paths);
-            free(ax->name);
+            pm_free_all(ax->values, ax->paths, ax->name);
         }
-        free(cs->m[i].axes);
-        free(cs->m[i].name);
+        pm_free_all(cs->m[i].axes, cs->m[i].name);
     }
     free(cs->m);
     pm_step_tmpls_free(&cs->steps);
     for (int i = 0; i < cs->n_fixes; i++) {
         cmd_fix *f = &cs->fixes[i];
-        free(f->name), free(f->variant), free(f->regime), free(f->pass), free(f->superlinear), free(f->size);
-        free(f->why), free(f->step);
+        pm_free_all(f->name, f->variant, f->regime, f->pass, f->superlinear, f->size, f->why, f->step);
         pm_argv_free(f->add), pm_argv_free(f->drop), pm_argv_free(f->replace);
     }
-    free(cs->fixes);
-    free(cs->decls);
+    pm_free_all(cs->fixes, cs->decls);
     pm_argv_free(cs->check);
     pm_argv_free(cs->run);
     pm_argv_free(cs->run_size);

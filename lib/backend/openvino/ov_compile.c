@@ -82,28 +82,35 @@ static void usage_now(double *user_s, double *sys_s, long *maxrss_kb)
     *maxrss_kb = ru.ru_maxrss;
 }
 
-static void finish(const pm_ov_opts *o, pm_ov_result *r, int rc, const pm_err *err, int *reported)
+static void finish(const pm_ov_opts *o, pm_ov_result *r, int rc, const pm_err *err)
 {
-    if (o->on_result && !*reported) {
-        *reported = 1;
+    if (o->on_result)
         o->on_result(r, rc, rc == PM_OK ? NULL : err->msg, o->on_result_ctx);
-    }
 }
 
-int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
-{
-    int rc = PM_OK, saved_cwd = -1, reported = 0, present = 1;
+/* One compile's state, shared by its phases (setup, plan, read, compile, collect, export, import); the driver
+ * frees what is set. */
+typedef struct ov_compile_run {
+    const pm_ov_opts *o;
+    pm_ov_result *r;
+    const char *device, *workdir, *export_path;
     ov_api api;
-    ov_core_t *core = NULL;
-    ov_model_t *model = NULL;
-    ov_compiled_model_t *compiled = NULL, *imported = NULL;
-    char *blob = NULL, *export_alloc = NULL, *bin_alloc = NULL;
-    const char *device = o->device ? o->device : "NPU";
-    ov_version_t ver = {0};
-    char devlist[512] = "", arch[64] = "";
+    ov_core_t *core;
+    ov_model_t *model;
+    ov_compiled_model_t *compiled, *imported;
+    char *blob, *export_alloc, *bin_alloc;
+    int saved_cwd, present;
+} ov_compile_run;
 
-    memset(r, 0, sizeof *r);
-    memset(&api, 0, sizeof api);
+/* Setup: the result's defaults, the library, its version, the core and the device (or the offline target). */
+static int compile_setup(ov_compile_run *c, pm_err *err)
+{
+    const pm_ov_opts *o = c->o;
+    pm_ov_result *r = c->r;
+    const char *device = c->device;
+    ov_version_t ver = {0};
+    char devlist[512] = "";
+    int rc;
     r->read_s = r->compile_s = r->export_s = r->import_s = -1;
     r->compile_user_s = r->compile_sys_s = -1;
     r->blob_bytes = r->weights_bytes = -1;
@@ -111,51 +118,54 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     r->instrumented = pm_ov_instrumented(o);
     snprintf(r->device, sizeof r->device, "%s", device);
     snprintf(r->platform, sizeof r->platform, "%s", o->platform ? o->platform : "");
-    if (!o->model_xml) {
-        rc = pm_err_set(err, PM_ERR_USAGE, "no model given");
-        goto cleanup;
-    }
+    if (!o->model_xml)
+        return pm_err_set(err, PM_ERR_USAGE, "no model given");
     if ((rc = pm_ov_build_props(o, NULL, 0, &r->props, err)))
-        goto cleanup;
+        return rc;
     r->n_prop_args = 2 * r->props.n;
 
     /* NPUW names its submodels only on its own log lines, which it prints (release builds too) when this is
      * set; read as the library initialises, so set before loading it. A value the user set is kept. */
-    if (is_npu(device) && o->window > 0 && setenv("OPENVINO_NPUW_LOG_LEVEL", "INFO", 0) != 0) {
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot set OPENVINO_NPUW_LOG_LEVEL");
-        goto cleanup;
-    }
-    if ((rc = load_api(&api, o->lib, r->lib_path, sizeof r->lib_path, err)))
-        goto cleanup;
-    ov_status_e st = api.get_version(&ver);
+    if (is_npu(device) && o->window > 0 && setenv("OPENVINO_NPUW_LOG_LEVEL", "INFO", 0) != 0)
+        return pm_err_errno(err, PM_ERR_IO, "cannot set OPENVINO_NPUW_LOG_LEVEL");
+    if ((rc = load_api(&c->api, o->lib, r->lib_path, sizeof r->lib_path, err)))
+        return rc;
+    ov_status_e st = c->api.get_version(&ver);
     if (st == 0) {
         snprintf(r->ov_version, sizeof r->ov_version, "%s", ver.buildNumber ? ver.buildNumber : "");
         snprintf(r->ov_description, sizeof r->ov_description, "%s", ver.description ? ver.description : "");
-        api.version_free(&ver);
+        c->api.version_free(&ver);
     }
-    if ((st = api.core_create(&core)) != 0) {
-        rc = ov_fail(&api, err, st, "ov_core_create");
-        goto cleanup;
-    }
-    if ((rc = check_device(&api, core, device, &present, devlist, sizeof devlist, err)))
-        goto cleanup;
-    if (!present && !(is_npu(device) && o->platform && *o->platform)) {
-        rc = pm_err_set(err, PM_ERR_NOTFOUND, "device %s not available; OpenVINO lists: %s%s", device,
-                        *devlist ? devlist : "(none)",
-                        is_npu(device) ? " (to compile without an NPU, name the target: --platform NPU4000)" : "");
-        goto cleanup;
-    }
-    if (present && o->offline_only && o->platform && *o->platform) {
-        rc = pm_err_set(err, PM_ERR_USAGE,
-                        "this study compiles offline for %s, but this machine has an NPU: its runs would be on-device "
-                        "compiles pooled with offline ones; run a copy of the spec without 'platform' into another "
-                        "database", o->platform);
-        goto cleanup;
-    }
-    r->offline = !present;
+    if ((st = c->api.core_create(&c->core)) != 0)
+        return ov_fail(&c->api, err, st, "ov_core_create");
+    c->present = 1;
+    if ((rc = check_device(&c->api, c->core, device, &c->present, devlist, sizeof devlist, err)))
+        return rc;
+    if (!c->present && !(is_npu(device) && o->platform && *o->platform))
+        return pm_err_set(err, PM_ERR_NOTFOUND, "device %s not available; OpenVINO lists: %s%s", device,
+                          *devlist ? devlist : "(none)",
+                          is_npu(device) ? " (to compile without an NPU, name the target: --platform NPU4000)" : "");
+    if (c->present && o->offline_only && o->platform && *o->platform)
+        return pm_err_set(err, PM_ERR_USAGE,
+                          "this study compiles offline for %s, but this machine has an NPU: its runs would be "
+                          "on-device compiles pooled with offline ones; run a copy of the spec without 'platform' "
+                          "into another database",
+                          o->platform);
+    r->offline = !c->present;
+    return PM_OK;
+}
+
+/* Plan: the properties this compile sends, pinned to what the release and the target have; the weights' size. */
+static int compile_plan(ov_compile_run *c, pm_err *err)
+{
+    const pm_ov_opts *o = c->o;
+    pm_ov_result *r = c->r;
+    const char *device = c->device;
+    char arch[64] = "";
+    int rc;
     /* The target's architecture decides NPUW's default mode params: ask the device, else the platform. */
-    if (present && is_npu(device) && o->window > 0 && pm_ov_instrumented(o))
-        read_prop(&api, core, NULL, device, "DEVICE_ARCHITECTURE", arch, sizeof arch);
+    if (c->present && is_npu(device) && o->window > 0 && pm_ov_instrumented(o))
+        read_prop(&c->api, c->core, NULL, device, "DEVICE_ARCHITECTURE", arch, sizeof arch);
     /* The attention hints and the shared head exist from 2026.0, where their defaults start to move: pinned
      * there; before, NPUW rejects them as unknown keys, and the run says they were not pinned. */
     pm_ov_opts pinned = *o;
@@ -167,7 +177,7 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     }
     pm_ov_props_free(&r->props);
     if ((rc = pm_ov_build_props(&pinned, *arch ? arch : NULL, r->offline, &r->props, err)))
-        goto cleanup;
+        return rc;
     r->n_prop_args = 2 * r->props.n;
     for (int i = 0; i < r->props.n; i++) {
         const char *k = r->props.items[i].key, *v = r->props.items[i].value;
@@ -180,48 +190,55 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
      * this release does not have would fail deep in the plugin, or silently mean another compiler. */
     if (is_npu(device) && *r->compiler_type_set &&
         (rc = pm_ov_compiler_type_check(r->compiler_type_set, r->ov_version, err)))
-        goto cleanup;
+        return rc;
     r->mem_total_bytes = pm_ov_mem_total();
     if (o->model_bin)
         r->weights_bytes = file_bytes(o->model_bin);
     else {
         size_t n = strlen(o->model_xml);
-        if (n > 4 && !strcmp(o->model_xml + n - 4, ".xml") && (bin_alloc = strdup(o->model_xml))) {
-            memcpy(bin_alloc + n - 4, ".bin", 4);
-            r->weights_bytes = file_bytes(bin_alloc);
+        if (n > 4 && !strcmp(o->model_xml + n - 4, ".xml") && (c->bin_alloc = strdup(o->model_xml))) {
+            memcpy(c->bin_alloc + n - 4, ".bin", 4);
+            r->weights_bytes = file_bytes(c->bin_alloc);
         }
     }
+    return PM_OK;
+}
 
+/* Read: the model, timed, and the strategy to replay put where the compiler looks for it. */
+static int compile_read(ov_compile_run *c, pm_err *err)
+{
+    const pm_ov_opts *o = c->o;
     double t0 = pm_util_now();
-    if ((st = api.core_read_model(core, o->model_xml, o->model_bin, &model)) != 0) {
-        rc = ov_fail(&api, err, st, "ov_core_read_model");
+    ov_status_e st = c->api.core_read_model(c->core, o->model_xml, o->model_bin, &c->model);
+    if (st != 0) {
+        int rc = ov_fail(&c->api, err, st, "ov_core_read_model");
         pm_err_wrap(err, "%s", o->model_xml);
-        goto cleanup;
+        return rc;
     }
-    r->read_s = pm_util_now() - t0;
-
-    const char *workdir = o->workdir && *o->workdir ? o->workdir : ".";
+    c->r->read_s = pm_util_now() - t0;
     if (o->strategy_in) {
         char dest[4096];
-        snprintf(dest, sizeof dest, "%s/strategy_in.json", workdir);
+        snprintf(dest, sizeof dest, "%s/strategy_in.json", c->workdir);
         char *a = realpath(o->strategy_in, NULL), *b = realpath(dest, NULL);
         int same = a && b && !strcmp(a, b);
         free(a);
         free(b);
-        if (!same && (rc = copy_file(o->strategy_in, dest, err)))
-            goto cleanup;
+        if (!same)
+            return copy_file(o->strategy_in, dest, err);
     }
+    return PM_OK;
+}
 
+/* Compile: the one timed ov_core_compile_model, in the work folder, with its CPU time and peak RSS. */
+static int compile_run(ov_compile_run *c, pm_err *err)
+{
+    pm_ov_result *r = c->r;
     /* The compiler writes its trace files into the process's working directory. */
-    saved_cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (saved_cwd < 0) {
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot open the current directory");
-        goto cleanup;
-    }
-    if (chdir(workdir) != 0) {
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot enter %s", workdir);
-        goto cleanup;
-    }
+    c->saved_cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (c->saved_cwd < 0)
+        return pm_err_errno(err, PM_ERR_IO, "cannot open the current directory");
+    if (chdir(c->workdir) != 0)
+        return pm_err_errno(err, PM_ERR_IO, "cannot enter %s", c->workdir);
     /* ov_core_compile_model is variadic and reads property_args_size/2 key/value pairs. It is called once with
      * all PM_OV_MAX_PROPS slots: C (6.5.2.2, 7.16) defines surplus variadic arguments as evaluated and
      * ignored, so one call covers 0..N pairs without a switch. Not ov_core_set_property per pair: that changes
@@ -234,23 +251,21 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     double u0, s0, u1, s1;
     long rss_dummy;
     usage_now(&u0, &s0, &rss_dummy);
-    t0 = pm_util_now();
-    st = api.core_compile_model(core, model, device, (size_t)r->n_prop_args, &compiled, a[0], a[1], a[2], a[3], a[4],
-                                a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17],
-                                a[18], a[19], a[20], a[21], a[22], a[23], a[24], a[25], a[26], a[27], a[28], a[29],
-                                a[30], a[31], a[32], a[33], a[34], a[35], a[36], a[37], a[38], a[39], a[40], a[41],
-                                a[42], a[43], a[44], a[45], a[46], a[47]);
+    double t0 = pm_util_now();
+    ov_status_e st = c->api.core_compile_model(
+        c->core, c->model, c->device, (size_t)r->n_prop_args, &c->compiled, a[0], a[1], a[2], a[3], a[4], a[5], a[6],
+        a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21], a[22],
+        a[23], a[24], a[25], a[26], a[27], a[28], a[29], a[30], a[31], a[32], a[33], a[34], a[35], a[36], a[37], a[38],
+        a[39], a[40], a[41], a[42], a[43], a[44], a[45], a[46], a[47]);
     double t1 = pm_util_now();
     usage_now(&u1, &s1, &r->compile_maxrss_kb);
     fflush(stdout); /* the compiler's own output, before ours */
-    if (fchdir(saved_cwd) != 0) {
-        rc = pm_err_errno(err, PM_ERR_IO, "cannot return to the previous directory");
-        goto cleanup;
-    }
+    if (fchdir(c->saved_cwd) != 0)
+        return pm_err_errno(err, PM_ERR_IO, "cannot return to the previous directory");
     if (st != 0) {
-        rc = ov_fail(&api, err, st, "ov_core_compile_model");
+        int rc = ov_fail(&c->api, err, st, "ov_core_compile_model");
         pm_ov_refused_property(err->msg, r->refused_property, sizeof r->refused_property);
-        goto cleanup;
+        return rc;
     }
     r->compile_s = t1 - t0;
     if (u0 >= 0 && u1 >= 0) {
@@ -259,11 +274,20 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     }
     /* The source model is not needed after the compile: freed before the export and the import, so the
      * process does not hold model + compiled model + blob + imported copy at once. */
-    api.model_free(model);
-    model = NULL;
+    c->api.model_free(c->model);
+    c->model = NULL;
+    return PM_OK;
+}
 
-    const char *src = read_prop(&api, core, compiled, device, "NPU_COMPILER_TYPE", r->compiler_type,
-                                sizeof r->compiler_type);
+/* Collect: what the compiled model (else the core) says of the compiler, the driver and the target. */
+static int compile_collect(ov_compile_run *c, pm_err *err)
+{
+    const ov_api *api = &c->api;
+    pm_ov_result *r = c->r;
+    const char *device = c->device;
+    int rc;
+    const char *src =
+        read_prop(api, c->core, c->compiled, device, "NPU_COMPILER_TYPE", r->compiler_type, sizeof r->compiler_type);
     snprintf(r->compiler_type_source, sizeof r->compiler_type_source, "%s", src);
     /* The compiler used: a pinned PLUGIN/DRIVER/MLIR is what ran; PREFER_PLUGIN only resolves on the compiled
      * model (an NPUW model may not answer, and the core's answer is the plugin default, not this compile's). */
@@ -272,56 +296,68 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
     else if (!strcmp(src, "compiled") && strcmp(r->compiler_type, "PREFER_PLUGIN"))
         snprintf(r->compiler_type_resolved, sizeof r->compiler_type_resolved, "%s", r->compiler_type);
     if (is_npu(device))
-        read_compiler_version(&api, core, compiled, device,
+        read_compiler_version(api, c->core, c->compiled, device,
                               *r->compiler_type_resolved ? r->compiler_type_resolved : r->compiler_type_set, r);
     else
-        read_prop(&api, core, compiled, device, "NPU_COMPILER_VERSION", r->compiler_version,
+        read_prop(api, c->core, c->compiled, device, "NPU_COMPILER_VERSION", r->compiler_version,
                   sizeof r->compiler_version);
-    if (is_npu(device) && o->window > 0 && (rc = read_effective(&api, compiled, &r->effective, err)))
-        goto cleanup;
+    if (is_npu(device) && c->o->window > 0 && (rc = read_effective(api, c->compiled, &r->effective, err)))
+        return rc;
     pm_ov_decode_compiler_version(r->compiler_version, r->compiler_version_decoded,
                                   sizeof r->compiler_version_decoded);
     if (!r->offline)
-        read_prop(&api, core, compiled, device, "NPU_DRIVER_VERSION", r->driver_version, sizeof r->driver_version);
-    read_prop(&api, core, compiled, device, "DEVICE_ARCHITECTURE", r->device_arch, sizeof r->device_arch);
-    read_prop(&api, core, compiled, device, "COMPILATION_NUM_THREADS", r->num_threads, sizeof r->num_threads);
+        read_prop(api, c->core, c->compiled, device, "NPU_DRIVER_VERSION", r->driver_version, sizeof r->driver_version);
+    read_prop(api, c->core, c->compiled, device, "DEVICE_ARCHITECTURE", r->device_arch, sizeof r->device_arch);
+    read_prop(api, c->core, c->compiled, device, "COMPILATION_NUM_THREADS", r->num_threads, sizeof r->num_threads);
+    return PM_OK;
+}
 
-    const char *export_path = o->export_path;
-    if (!export_path && o->do_import) {
-        if (asprintf(&export_alloc, "%s/model.blob", workdir) < 0) {
-            export_alloc = NULL;
-            rc = pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-            goto cleanup;
+/* Export: the blob (asked for, or needed by the import), timed; the compiled model is freed after it. */
+static int compile_export(ov_compile_run *c, pm_err *err)
+{
+    const pm_ov_opts *o = c->o;
+    pm_ov_result *r = c->r;
+    int npuw = o->window > 0 && is_npu(c->device);
+    c->export_path = o->export_path;
+    if (!c->export_path && o->do_import) {
+        if (asprintf(&c->export_alloc, "%s/model.blob", c->workdir) < 0) {
+            c->export_alloc = NULL;
+            return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
         }
-        export_path = export_alloc;
+        c->export_path = c->export_alloc;
     }
     for (int i = 0; i < r->props.n; i++)
-        if (o->window > 0 && is_npu(device) && !strcmp(r->props.items[i].key, "CACHE_MODE"))
+        if (npuw && !strcmp(r->props.items[i].key, "CACHE_MODE"))
             r->blob_weightless = strcmp(r->props.items[i].value, "OPTIMIZE_SPEED") != 0;
-    if (export_path && o->window > 0 && is_npu(device) && !r->blob_weightless) {
+    if (c->export_path && npuw && !r->blob_weightless) {
         int has_cache_mode = 0;
         for (int i = 0; i < r->props.n; i++)
             has_cache_mode |= !strcmp(r->props.items[i].key, "CACHE_MODE");
         r->blob_weightless = !has_cache_mode; /* NPUW's default is OPTIMIZE_SIZE: weightless */
     }
-    if (export_path) {
-        t0 = pm_util_now();
-        st = api.export_model(compiled, export_path);
-        t1 = pm_util_now();
-        if (st != 0) {
-            rc = ov_fail(&api, err, st, "ov_compiled_model_export_model");
-            goto cleanup;
-        }
+    if (c->export_path) {
+        double t0 = pm_util_now();
+        ov_status_e st = c->api.export_model(c->compiled, c->export_path);
+        double t1 = pm_util_now();
+        if (st != 0)
+            return ov_fail(&c->api, err, st, "ov_compiled_model_export_model");
         r->export_s = t1 - t0;
-        r->blob_bytes = file_bytes(export_path);
+        r->blob_bytes = file_bytes(c->export_path);
         double eu, es;
         usage_now(&eu, &es, &r->export_maxrss_kb);
     }
     /* Everything asked of the compiled model is read: free it before the blob is read back and imported. */
-    api.compiled_free(compiled);
-    compiled = NULL;
-    /* The import reads the whole weights bank back: past a share of the RAM it would likely be killed, and a
-     * killed import says less than a stated skip. */
+    c->api.compiled_free(c->compiled);
+    c->compiled = NULL;
+    return PM_OK;
+}
+
+/* Import, first: whether to try. The import reads the whole weights bank back: past a share of the RAM it would
+ * likely be killed, and a killed import says less than a stated skip. Else the caller writes its interim line. */
+static void compile_import_gate(ov_compile_run *c)
+{
+    const pm_ov_opts *o = c->o;
+    pm_ov_result *r = c->r;
     double share = o->import_max_ram_share;
     if (o->do_import && !r->offline && share > 0 && r->weights_bytes > 0 && r->mem_total_bytes > 0 &&
         (double)r->weights_bytes > share * (double)r->mem_total_bytes) {
@@ -337,52 +373,81 @@ int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
         r->import_skipped[0] = '\0';
         r->import_pending = 0;
     }
+}
+
+/* Import: the blob read back and imported, timed. A failed warm measurement, not a failed compile: the compile
+ * above succeeded, so a failure here is said in the result and no error. */
+static void compile_import(ov_compile_run *c)
+{
+    const pm_ov_opts *o = c->o;
+    pm_ov_result *r = c->r;
+    compile_import_gate(c);
     if (o->do_import && r->offline) {
-        snprintf(r->import_skipped, sizeof r->import_skipped, "offline compile: no %s device to import on", device);
-    } else if (o->do_import && !r->import_skipped_ram) {
-        size_t size = 0;
-        pm_err rerr;
-        pm_err_clear(&rerr);
-        /* Reading the blob back can fail for want of memory too: a failed warm measurement, the compile stands. */
-        if (pm_util_read_file(export_path, &blob, &size, &rerr) != PM_OK) {
-            snprintf(r->import_error, sizeof r->import_error, "reading the blob back: %.900s", rerr.msg);
-            goto cleanup;
-        }
-        t0 = pm_util_now();
-        st = api.core_import_model(core, blob, size, device, &imported);
-        t1 = pm_util_now();
-        if (st != 0) {
-            /* A failed warm measurement, not a failed compile: the compile above succeeded. */
-            pm_err ierr;
-            pm_err_clear(&ierr);
-            ov_fail(&api, &ierr, st, "ov_core_import_model");
-            /* The import reads the weights bank back: what it held and had to read says whether memory ran out. */
-            double fu, fs;
-            long rss_kb;
-            usage_now(&fu, &fs, &rss_kb);
-            snprintf(r->import_error, sizeof r->import_error, "%.850s (weights %.1f MB, peak RSS %.1f MB)", ierr.msg,
-                     r->weights_bytes >= 0 ? (double)r->weights_bytes / 1e6 : 0.0, (double)rss_kb / 1024);
-        } else {
-            r->import_s = t1 - t0;
-        }
-        double iu, is;
-        usage_now(&iu, &is, &r->import_maxrss_kb);
+        snprintf(r->import_skipped, sizeof r->import_skipped, "offline compile: no %s device to import on", c->device);
+        return;
     }
-cleanup:
-    if (saved_cwd >= 0)
-        close(saved_cwd);
-    finish(o, r, rc, err, &reported); /* the caller's result line goes out before OpenVINO tears down */
-    if (imported)
-        api.compiled_free(imported);
-    if (compiled)
-        api.compiled_free(compiled);
-    if (model)
-        api.model_free(model);
-    if (core)
-        api.core_free(core);
-    free(blob);
-    free(export_alloc);
-    free(bin_alloc);
+    if (!o->do_import || r->import_skipped_ram)
+        return;
+    size_t size = 0;
+    pm_err rerr;
+    pm_err_clear(&rerr);
+    /* Reading the blob back can fail for want of memory too: a failed warm measurement, the compile stands. */
+    if (pm_util_read_file(c->export_path, &c->blob, &size, &rerr) != PM_OK) {
+        snprintf(r->import_error, sizeof r->import_error, "reading the blob back: %.900s", rerr.msg);
+        return;
+    }
+    double t0 = pm_util_now();
+    ov_status_e st = c->api.core_import_model(c->core, c->blob, size, c->device, &c->imported);
+    double t1 = pm_util_now();
+    if (st != 0) {
+        pm_err ierr;
+        pm_err_clear(&ierr);
+        ov_fail(&c->api, &ierr, st, "ov_core_import_model");
+        /* The import reads the weights bank back: what it held and had to read says whether memory ran out. */
+        double fu, fs;
+        long rss_kb;
+        usage_now(&fu, &fs, &rss_kb);
+        snprintf(r->import_error, sizeof r->import_error, "%.850s (weights %.1f MB, peak RSS %.1f MB)", ierr.msg,
+                 r->weights_bytes >= 0 ? (double)r->weights_bytes / 1e6 : 0.0, (double)rss_kb / 1024);
+    } else {
+        r->import_s = t1 - t0;
+    }
+    double iu, is;
+    usage_now(&iu, &is, &r->import_maxrss_kb);
+}
+
+int pm_ov_compile(const pm_ov_opts *o, pm_ov_result *r, pm_err *err)
+{
+    memset(r, 0, sizeof *r);
+    ov_compile_run c = {.o = o, .r = r, .device = o->device ? o->device : "NPU", .saved_cwd = -1};
+    c.workdir = o->workdir && *o->workdir ? o->workdir : ".";
+    int rc = compile_setup(&c, err);
+    if (rc == PM_OK)
+        rc = compile_plan(&c, err);
+    if (rc == PM_OK)
+        rc = compile_read(&c, err);
+    if (rc == PM_OK)
+        rc = compile_run(&c, err);
+    if (rc == PM_OK)
+        rc = compile_collect(&c, err);
+    if (rc == PM_OK)
+        rc = compile_export(&c, err);
+    if (rc == PM_OK)
+        compile_import(&c);
+    if (c.saved_cwd >= 0)
+        close(c.saved_cwd);
+    finish(o, r, rc, err); /* the caller's result line goes out before OpenVINO tears down */
+    if (c.imported)
+        c.api.compiled_free(c.imported);
+    if (c.compiled)
+        c.api.compiled_free(c.compiled);
+    if (c.model)
+        c.api.model_free(c.model);
+    if (c.core)
+        c.api.core_free(c.core);
+    free(c.blob);
+    free(c.export_alloc);
+    free(c.bin_alloc);
     return rc;
 }
 

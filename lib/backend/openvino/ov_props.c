@@ -12,10 +12,8 @@
 
 void pm_ov_props_free(pm_ov_props *p)
 {
-    for (int i = 0; i < p->n; i++) {
-        free(p->items[i].key);
-        free(p->items[i].value);
-    }
+    for (int i = 0; i < p->n; i++)
+        pm_free_all(p->items[i].key, p->items[i].value);
     p->n = 0;
 }
 
