@@ -1,4 +1,5 @@
 #include "backend.h"
+#include "parse_text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -151,8 +152,7 @@ int pm_split_words(const char *line, char ***words, pm_err *err)
     }
     const char *p = line;
     for (;;) {
-        while (*p == ' ' || *p == '\t')
-            p++;
+        p = pm_text_skip_blanks(p);
         if (!*p)
             break;
         size_t k = 0;
@@ -293,8 +293,7 @@ static long count_lines(FILE *f, pm_step_metric_kind kind, const regex_t *re, si
         case PM_SM_MLIR_OPS: {
             /* a statement "[%r, ... =] dialect.op" or the generic "\"dialect.op\"" form */
             const char *p = line;
-            while (*p == ' ' || *p == '\t')
-                p++;
+            p = pm_text_skip_blanks(p);
             if (*p == '%' || *p == '^') {
                 if (*p == '^')
                     break;

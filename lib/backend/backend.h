@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "error.h"
 #include "parse.h"
@@ -211,12 +212,48 @@ typedef struct pm_step_outcome {
     int say;           /* out: 1: the sweep prints the run's note now (a reason not said before in this sweep) */
 } pm_step_outcome;
 
-/* A command-line option a back end owns (pm_backend_ops.sweep_options): "--NAME ARG  HELP" in the help. */
+/* A command-line option a back end owns (pm_backend_ops.sweep_options, pm_backend_doctor.options): "--NAME ARG
+ * HELP" in the help. */
 typedef struct pm_backend_option {
     const char *name;   /* without the dashes */
     const char *arg;    /* the argument's name ("NAME"); NULL: a flag */
     const char *help;
 } pm_backend_option;
+
+/* What passmap doctor hands a back end's checks (pm_backend_doctor.check). */
+typedef struct pm_backend_doctor_ctx {
+    const char *self;       /* passmap's own executable: a check may run one of its commands, as a sweep does */
+    const char *keep_dir;   /* absolute and made: the checks' files go there and stay; NULL: a temporary folder */
+    const char *const *names, *const *values;   /* the row's doctor options given (names without dashes) */
+    int n_given;
+    int asked;              /* 1: `doctor --backend NAME` named this back end */
+    FILE *text;             /* the checks' lines go here, or with json NULL... */
+    json_t *json;           /* ...they are members of this object */
+} pm_backend_doctor_ctx;
+
+/* passmap run --backend NAME's own options, listed under heading after --backend NAME, and the step each
+ * measured run executes, made from the ones given (names without dashes, a flag's value "1", in command-line
+ * order; PM_ERR_USAGE: they make no step). */
+typedef struct pm_backend_run {
+    const pm_backend_option *options;
+    const char *heading;
+    /* PM_OK when value is one option `name` takes, else PM_ERR_USAGE saying why ("wants a ..."): the command
+     * line is refused at once. NULL: any value. */
+    int (*valid)(const char *name, const char *value, pm_err *err);
+    int (*step)(const char *self, const char *const *names, const char *const *values, int n, pm_steps *out,
+                pm_err *err);
+} pm_backend_run;
+
+/* passmap doctor's checks of a back end, after the default path's (pm_backend_ops.doctor). */
+typedef struct pm_backend_doctor {
+    const pm_backend_option *options;   /* doctor's options of this back end ({0}-terminated; NULL: none) */
+    const char *heading;                /* the line above its checks in the text */
+    int (*valid)(const char *name, const char *value, pm_err *err);   /* as pm_backend_run's */
+    /* Runs the checks into ctx->text or ctx->json. *ready: 1 when the back end can be used here. *asked: 1 when
+     * the user asked for it (ctx->asked, its options, its environment): then not ready fails the doctor, else it
+     * is only said. An error (said by the caller) means not ready. */
+    int (*check)(const pm_backend_doctor_ctx *ctx, int *ready, int *asked, pm_err *err);
+} pm_backend_doctor;
 
 /* A back end's timing option (pm_backend_ops.timing_flag): "--log-level" and its off value, "LOG_NONE" (the NPU
  * compiler's timers print at LOG_INFO only). */
@@ -280,6 +317,11 @@ typedef struct pm_backend_ops {
      * set_option; accepted like `options`. */
     const pm_backend_option *sweep_options;
     const char *help_heading;   /* e.g. "OpenVINO back end:" */
+    /* passmap run --backend NAME when its runs are not a CMD given (run_one PM_RUN_ONE_OV_COMPILE): its options
+     * and the step each run executes. NULL: none. */
+    const struct pm_backend_run *run;
+    /* passmap doctor's checks of this back end and their options. NULL: the default path's checks are its. */
+    const pm_backend_doctor *doctor;
     /* The fits' x axis per tool and stage (see pm_fit_size). NULL: no fits have an x axis. */
     const pm_fit_size *fit_sizes;
     /* The step option that turns the timing report on, as the back end's own steps write it: a spec with timing

@@ -14,5 +14,8 @@ PM_BACKEND_ROWS(PM_BACKEND_DECLARE)
 #undef PM_BACKEND_DECLARE
 /* The fix ops the rows point to (each in its back end's fix file). */
 extern const pm_backend_fix_ops pm_embedded_fix, pm_ov_fix;
+/* The doctor checks and run steps the rows point to (each in its back end's doctor and run files). */
+extern const pm_backend_doctor pm_ov_doctor;
+extern const pm_backend_run pm_ov_run;
 
 #endif

@@ -569,6 +569,12 @@ void *pm_grow(void *p, size_t *cap, size_t n, size_t elem, size_t first)
     return q;
 }
 
+void pm_util_vfirst(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    if (!buf[0])
+        vsnprintf(buf, cap, fmt, ap);
+}
+
 void pm_util_vnotify(void (*fn)(void *user, const char *line), void *user, const char *fmt, va_list ap)
 {
     va_list copy;
@@ -611,6 +617,17 @@ void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...)
     vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
+}
+
+char *pm_sbuf_take(pm_sbuf *b)
+{
+    if (!b->s && !b->oom)
+        pm_sbuf_add(b, "%s", "");
+    char *s = b->oom ? NULL : b->s;
+    if (b->oom)
+        free(b->s);
+    *b = (pm_sbuf){0};
+    return s;
 }
 
 /* Optimal string alignment distance (Levenshtein plus adjacent transpositions), rows of at most 64. */
@@ -661,6 +678,19 @@ const char *pm_util_closest(const char *word, const char *const *cands, size_t n
     return prefixes == 1 ? prefix : NULL;
 }
 
+int pm_util_list_has(const char *list, char sep, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, sep);
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, item, n))
+            return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
 int pm_util_strcmp_null(const char *a, const char *b)
 {
     return !a || !b ? (a != NULL) - (b != NULL) : strcmp(a, b);
@@ -687,6 +717,22 @@ void *pm_push(void *arrp, size_t *cap, size_t *n, size_t elem, size_t first)
     memset(e, 0, elem);
     (*n)++;
     return e;
+}
+
+int pm_resize(void *arrp, size_t n_old, size_t n_new, size_t elem)
+{
+    void *a;
+    memcpy(&a, arrp, sizeof a);
+    if (elem && n_new > SIZE_MAX / elem)
+        return -1;
+    size_t bytes = n_new * elem;
+    char *r = realloc(a, bytes ? bytes : 1);
+    if (!r)
+        return -1;
+    if (n_new > n_old)
+        memset(r + n_old * elem, 0, (n_new - n_old) * elem);
+    memcpy(arrp, &r, sizeof r);
+    return 0;
 }
 
 void pm_free_strs(char **v, size_t n)

@@ -71,11 +71,17 @@ void *pm_grow(void *p, size_t *cap, size_t n, size_t elem, size_t first);
  * element, zeroed, at the end (*arrp updated, *n one more), or NULL when out of memory (nothing changed):
  * `T *e = pm_push(&a, &cap, &n, sizeof *e, 16); if (!e) ...`. */
 void *pm_push(void *arrp, size_t *cap, size_t *n, size_t elem, size_t first);
+/* Resizes the array at arrp (the address of a T *) from n_old to n_new elements, the added ones zeroed: 0, or
+ * -1 when out of memory or the size would overflow (*arrp unchanged). For arrays that grow side by side. */
+int pm_resize(void *arrp, size_t n_old, size_t n_new, size_t elem);
 
 /* A line formatted whole (never cut at a buffer's size) and handed to fn(user, line); out of memory, fn gets a
  * line saying so. The one body of the sweep's notices and passmap fix's notes. */
 void pm_util_vnotify(void (*fn)(void *user, const char *line), void *user, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
+
+/* Formats into buf unless it holds a message already: the first reason stays, later ones are dropped. */
+void pm_util_vfirst(char *buf, size_t cap, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* Frees each pointer given: a struct's owned fields in one statement, `pm_free_all(r->name, r->path, r->rows);`
  * (the list is read once: sizeof does not evaluate it). */
@@ -92,6 +98,9 @@ typedef struct pm_sbuf {
     int oom;
 } pm_sbuf;
 void pm_sbuf_add(pm_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The built string, handed to the caller (the builder is empty again): "" when nothing was added, NULL (and
+ * nothing left to free) after a failed allocation. */
+char *pm_sbuf_take(pm_sbuf *b);
 
 /* The one way a const pointer loses its const without a cast (so -Wcast-qual keeps watch everywhere else):
  * a string borrowed into a struct whose other instances own theirs (a pass template, a metric name), a
@@ -113,6 +122,8 @@ static inline char *pm_unconst(const char *s)
  * edit), or the one candidate word is a prefix of; NULL when none is close (at most 1 edit for words up to
  * 4 characters, 2 beyond) or two are equally close. */
 const char *pm_util_closest(const char *word, const char *const *cands, size_t n);
+/* 1 when the sep-separated list (NULL: none) holds item as one of its items, whole. */
+int pm_util_list_has(const char *list, char sep, const char *item);
 /* strcmp with NULL ordered before every string (SQLite's order for NULL): a sort key that may be missing. */
 int pm_util_strcmp_null(const char *a, const char *b);
 /* strdup of an optional string: NULL stays NULL; a copy that fails sets *oom (so a struct of several fields is

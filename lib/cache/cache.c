@@ -181,10 +181,8 @@ int pm_cache_entry_path(const pm_cache *c, const char *key, char *buf, size_t n)
 /* The first problem only: the CLI prints one warning line per run. */
 void pc_warn(pm_cache_result *res, const char *fmt, ...)
 {
-    if (res->warning[0])
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(res->warning, sizeof res->warning, fmt, ap);
+    pm_util_vfirst(res->warning, sizeof res->warning, fmt, ap);
     va_end(ap);
 }

@@ -1,6 +1,7 @@
 /* pm_cache argv models: which tool a command runs and what it reads and writes, from argv alone
  * (the outputs inferred, the options refused, C/C++ dependency mode). */
 #include "cache_internal.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -57,11 +58,9 @@ static tool_kind tool_of(char *const *argv, size_t *first)
 static void not_cacheable(analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void not_cacheable(analysis *a, const char *fmt, ...)
 {
-    if (a->why[0])
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->why, sizeof a->why, fmt, ap);
+    pm_util_vfirst(a->why, sizeof a->why, fmt, ap);
     va_end(ap);
 }
 

@@ -223,13 +223,21 @@ const char *pm_fix_decided_metric(const json_t *rec)
     return m && strcmp(m, "wall") ? m : "compile wall";
 }
 
-int pm_fix_report_text(FILE *f, const char *json_text)
+/* The fix sweep's record as a JSON object; NULL when there is none or it is not an object. */
+static json_t *load_report(const char *json_text)
 {
     json_t *r = json_text ? json_loads(json_text, 0, NULL) : NULL;
-    if (!json_is_object(r)) {
-        json_decref(r);
+    if (json_is_object(r))
+        return r;
+    json_decref(r);
+    return NULL;
+}
+
+int pm_fix_report_text(FILE *f, const char *json_text)
+{
+    json_t *r = load_report(json_text);
+    if (!r)
         return PM_OK;
-    }
     char m[192];
     const json_t *rec = json_object_get(r, "recommended");
     fprintf(f, "proven fixes (passmap fix, A/B sweep %s)\n", s(r, "fix_sweep"));
@@ -260,11 +268,9 @@ int pm_fix_report_text(FILE *f, const char *json_text)
 
 int pm_fix_report_html(FILE *f, const char *json_text)
 {
-    json_t *r = json_text ? json_loads(json_text, 0, NULL) : NULL;
-    if (!json_is_object(r)) {
-        json_decref(r);
+    json_t *r = load_report(json_text);
+    if (!r)
         return PM_OK;
-    }
     char m[192];
     const json_t *rec = json_object_get(r, "recommended");
     fputs("<section id=proven-fixes><h2>Proven fixes</h2>\n<p><b>", f);

@@ -33,11 +33,15 @@ static void setting_diffs(const pm_an_npu_config *c, char *out, size_t size)
     }
 }
 
-/* The sentences both formats print: what the reader must know before comparing numbers. lines has room for
- * 8 + a->npu.n entries (one per config at most for the per-config sentences). */
-static void notes(const pm_analysis *a, char (*lines)[NOTE_MAX], int *n)
+/* The sentences both formats print: what the reader must know before comparing numbers, *n of them, in an
+ * array the caller frees (room for 8 + a->npu.n: one per config at most for the per-config sentences); NULL
+ * when out of memory. */
+static char (*notes(const pm_analysis *a, int *n))[NOTE_MAX]
 {
+    char(*lines)[NOTE_MAX] = calloc(8 + a->npu.n, sizeof *lines);
     *n = 0;
+    if (!lines)
+        return NULL;
     int stock = (int)a->npu.n - a->npu.n_instrumented;
     snprintf(lines[(*n)++], NOTE_MAX,
              "%d stock and %d instrumented config(s). Instrumented runs (schedule trace, strategy JSON, task "
@@ -94,6 +98,7 @@ static void notes(const pm_analysis *a, char (*lines)[NOTE_MAX], int *n)
         if (*diffs)
             snprintf(lines[(*n)++], NOTE_MAX, "%s: compiled %s.", a->configs[a->npu.rows[i].config].key, diffs);
     }
+    return lines;
 }
 
 /* The one NPU table: every format renders it (text, Markdown, HTML). NULL when out of memory. */
@@ -140,11 +145,10 @@ static int npu_applies(const pm_analysis *a) { return a->npu.n > 0; }
 
 static int npu_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    char (*lines)[NOTE_MAX] = calloc(8 + x->a->npu.n, sizeof *lines);
     int n;
+    char(*lines)[NOTE_MAX] = notes(x->a, &n);
     if (!lines)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    notes(x->a, lines, &n);
     fputs(x->markdown ? "\n## NPU (OpenVINO) runs\n\n" : "\nNPU (OpenVINO) runs\n", f);
     for (int i = 0; i < n; i++)
         fprintf(f, "%s%s\n", PM_MD(x, "- ", "  "), lines[i]);
@@ -159,11 +163,10 @@ static int npu_text(const pm_report_ctx *x, FILE *f, pm_err *err)
 
 static int npu_html(const pm_report_ctx *x, FILE *f, pm_err *err)
 {
-    char (*lines)[NOTE_MAX] = calloc(8 + x->a->npu.n, sizeof *lines);
     int n;
+    char(*lines)[NOTE_MAX] = notes(x->a, &n);
     if (!lines)
         return pm_err_set(err, PM_ERR_NOMEM, "out of memory");
-    notes(x->a, lines, &n);
     fputs("<h2 id=npu>NPU (OpenVINO) runs</h2>\n<ul>", f);
     for (int i = 0; i < n; i++) {
         fputs("<li>", f);

@@ -31,8 +31,7 @@ static int gcc_header(const char *line, int kinds[GCC_MAX_COLS], int *ncols)
     int n = 0;
     const char *p = line + 13;
     while (*p && n < GCC_MAX_COLS) {
-        while (*p == ' ' || *p == '\t')
-            p++;
+        p = pm_text_skip_blanks(p);
         if (!*p)
             break;
         const char *e = p;

@@ -70,6 +70,7 @@
  */
 #include "util.h"
 #include "parse_npu_internal.h"
+#include "parse_text.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -108,12 +109,7 @@ char *strip_ansi(const char *buf, size_t len, size_t *out_len)
     size_t j = 0;
     for (size_t i = 0; i < len; i++) {
         if (buf[i] == '\033') {
-            if (i + 1 < len && buf[i + 1] == '[') {
-                size_t k = i + 2;
-                while (k < len && !((unsigned char)buf[k] >= 0x40 && (unsigned char)buf[k] <= 0x7e))
-                    k++;
-                i = k; /* skip the final byte too */
-            }
+            i = pm_text_escape_end(buf, i, len);   /* the loop steps past its final byte */
             continue;
         }
         if (buf[i] == '\r')

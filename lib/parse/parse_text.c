@@ -28,11 +28,7 @@ static char *strip_line(const char *s, size_t n)
     size_t j = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\x1b') {
-            if (i + 1 < n && s[i + 1] == '[') {
-                i += 2;
-                while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e))
-                    i++;
-            }
+            i = pm_text_escape_end(s, i, n);
             continue;
         }
         d[j++] = s[i] == '\0' ? ' ' : s[i];
@@ -75,8 +71,7 @@ int pm_timing_header(const char *line, int *ncols, int *wall_col, int *user_col)
     int n = 0, wall = -1, user = -1;
     const char *p = line;
     for (;;) {
-        while (*p == ' ' || *p == '\t')
-            p++;
+        p = pm_text_skip_blanks(p);
         if (!*p)
             break;
         /* a label ends at two spaces: labels themselves contain single spaces ("---User Time---") */
@@ -212,4 +207,21 @@ int pm_text_has(const pm_text *t, const char *needle)
         keep = total < n - 1 ? total : n - 1;
         memmove(chunk, chunk + total - keep, keep);
     }
+}
+
+const char *pm_text_skip_blanks(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+size_t pm_text_escape_end(const char *s, size_t i, size_t n)
+{
+    if (i + 1 >= n || s[i + 1] != '[')
+        return i;
+    size_t k = i + 2;
+    while (k < n && !((unsigned char)s[k] >= 0x40 && (unsigned char)s[k] <= 0x7e))
+        k++;
+    return k;
 }

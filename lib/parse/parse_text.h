@@ -38,5 +38,10 @@ int pm_timing_line(const char *line, pm_timing_cols *cols, double vals[PM_TIMING
 
 /* Copy of s without leading/trailing white space (NULL on out of memory). */
 char *pm_trim_dup(const char *s);
+/* At an ESC at s[i] (of n bytes): the index of the escape's last byte, a CSI sequence's (ESC '[' params
+ * final-byte) or the lone ESC's, so a copying loop's i++ steps past it. */
+size_t pm_text_escape_end(const char *s, size_t i, size_t n);
+/* p past its spaces and tabs. */
+const char *pm_text_skip_blanks(const char *p);
 
 #endif

@@ -94,23 +94,11 @@ static int stage_index(agg_ctx *c, const char *stage)
         return -1;
     if (c->n_stages + 1 > c->cap_st) {
         size_t cap = c->cap_st ? 2 * c->cap_st : 16;
-        double *a = realloc(c->st_wall, cap * sizeof *a);
-        if (a)
-            c->st_wall = a;
-        double *b = a ? realloc(c->st_user, cap * sizeof *b) : NULL;
-        if (b)
-            c->st_user = b;
-        double *d = b ? realloc(c->st_uw, cap * sizeof *d) : NULL;
-        if (d)
-            c->st_uw = d;
-        int *h = d ? realloc(c->st_hit, cap * sizeof *h) : NULL;
-        if (!h)
+        if (pm_resize(&c->st_wall, c->cap_st, cap, sizeof *c->st_wall) ||
+            pm_resize(&c->st_user, c->cap_st, cap, sizeof *c->st_user) ||
+            pm_resize(&c->st_uw, c->cap_st, cap, sizeof *c->st_uw) ||
+            pm_resize(&c->st_hit, c->cap_st, cap, sizeof *c->st_hit))
             return -1;
-        c->st_hit = h;
-        for (size_t i = c->cap_st; i < cap; i++) {
-            c->st_wall[i] = c->st_user[i] = c->st_uw[i] = 0;
-            c->st_hit[i] = 0;
-        }
         c->cap_st = cap;
     }
     return (int)c->n_stages++;

@@ -36,13 +36,7 @@ static char *tool_lines(const char *text)
             pm_sbuf_add(&b, "%.*s\n", (int)len, p);
         p += len + (nl != NULL);
     }
-    if (!b.s && !b.oom)
-        pm_sbuf_add(&b, "%s", "");
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return pm_sbuf_take(&b);
 }
 
 /* The program words of a fingerprint text's steps ("step 1 llc: llc-14 -O2 ..." -> "llc-14"), ", "-joined. */

@@ -140,35 +140,15 @@ static int pid_cfg_room(an_work *w, size_t n_pids)
         size_t cap = w->cap_pid_cfg ? 2 * w->cap_pid_cfg : 64;
         if (cap < n_pids)
             cap = n_pids;
-        double *ps = realloc(w->pid_cfg_s, cap * nc * sizeof *ps);
-        if (ps)
-            w->pid_cfg_s = ps;
-        double *pu = ps ? realloc(w->pid_cfg_u, cap * nc * sizeof *pu) : NULL;
-        if (pu)
-            w->pid_cfg_u = pu;
-        double *puw = pu ? realloc(w->pid_cfg_uw, cap * nc * sizeof *puw) : NULL;
-        if (puw)
-            w->pid_cfg_uw = puw;
-        double *pl = puw ? realloc(w->pid_cfg_log, cap * nc * sizeof *pl) : NULL;
-        if (pl)
-            w->pid_cfg_log = pl;
-        int *pn = pl ? realloc(w->pid_cfg_nlog, cap * nc * sizeof *pn) : NULL;
-        if (pn)
-            w->pid_cfg_nlog = pn;
-        double *rs = pn ? realloc(w->run_pid_s, cap * sizeof *rs) : NULL;
-        if (rs)
-            w->run_pid_s = rs;
-        int *tc = rs ? realloc(w->touched, cap * sizeof *tc) : NULL;
-        if (!tc)
+        size_t was = w->cap_pid_cfg;
+        if (pm_resize(&w->pid_cfg_s, was * nc, cap * nc, sizeof *w->pid_cfg_s) ||
+            pm_resize(&w->pid_cfg_u, was * nc, cap * nc, sizeof *w->pid_cfg_u) ||
+            pm_resize(&w->pid_cfg_uw, was * nc, cap * nc, sizeof *w->pid_cfg_uw) ||
+            pm_resize(&w->pid_cfg_log, was * nc, cap * nc, sizeof *w->pid_cfg_log) ||
+            pm_resize(&w->pid_cfg_nlog, was * nc, cap * nc, sizeof *w->pid_cfg_nlog) ||
+            pm_resize(&w->run_pid_s, was, cap, sizeof *w->run_pid_s) ||
+            pm_resize(&w->touched, was, cap, sizeof *w->touched))
             return PM_ERR_NOMEM;
-        w->touched = tc;
-        size_t from = w->cap_pid_cfg * nc, n = (cap - w->cap_pid_cfg) * nc;
-        memset(ps + from, 0, n * sizeof *ps);
-        memset(pu + from, 0, n * sizeof *pu);
-        memset(puw + from, 0, n * sizeof *puw);
-        memset(pl + from, 0, n * sizeof *pl);
-        memset(pn + from, 0, n * sizeof *pn);
-        memset(rs + w->cap_pid_cfg, 0, (cap - w->cap_pid_cfg) * sizeof *rs);
         w->cap_pid_cfg = cap;
     }
     return PM_OK;

@@ -219,13 +219,7 @@ static char *normalize(const char *s, const char *const *subst)
             pm_sbuf_add(&b, "%c", *s++);
         }
     }
-    if (!b.s && !b.oom)
-        pm_sbuf_add(&b, "%s", "");
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return pm_sbuf_take(&b);
 }
 
 static void text_hash(const char *text, size_t len, char hash[48])

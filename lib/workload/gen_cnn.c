@@ -17,6 +17,15 @@
 
 /* ---- families ---- */
 
+/* The classifier as a unit of its own: pooled, 1000 classes. */
+static tv head_unit(gen *g, tv x)
+{
+    pm_cnn_begin_unit(g);
+    x = pm_cnn_classifier(g, x, 1000, true);
+    pm_cnn_end_unit(g, x);
+    return x;
+}
+
 static tv resnet(gen *g, tv x, int depth)
 {
     static const int d18[] = {2, 2, 2, 2}, d34[] = {3, 4, 6, 3}, d50[] = {3, 4, 6, 3}, d101[] = {3, 4, 23, 3},
@@ -51,10 +60,7 @@ static tv resnet(gen *g, tv x, int depth)
             pm_cnn_end_unit(g, x);
         }
     }
-    pm_cnn_begin_unit(g);
-    x = pm_cnn_classifier(g, x, 1000, true);
-    pm_cnn_end_unit(g, x);
-    return x;
+    return head_unit(g, x);
 }
 
 /* Squeeze-excitation: global pool, 1x1 reduce (bias) + act, 1x1 expand (bias) + gate, multiply. */
@@ -204,10 +210,7 @@ static tv regnetx_400mf(gen *g, tv x)
             x = g->emit ? r : y;
             pm_cnn_end_unit(g, x);
         }
-    pm_cnn_begin_unit(g);
-    x = pm_cnn_classifier(g, x, 1000, true);
-    pm_cnn_end_unit(g, x);
-    return x;
+    return head_unit(g, x);
 }
 
 /* GoogLeNet (Inception v1, Szegedy et al. 2014) with BN convs as in torchvision, but the paper's 5x5 kernels in
@@ -239,10 +242,7 @@ static tv googlenet(gen *g, tv x)
         x = pm_cnn_concat(g, b, 4);
         pm_cnn_end_unit(g, x);
     }
-    pm_cnn_begin_unit(g);
-    x = pm_cnn_classifier(g, x, 1000, true);
-    pm_cnn_end_unit(g, x);
-    return x;
+    return head_unit(g, x);
 }
 
 /* ConvNeXt-Tiny: depths 3/3/9/3, dims 96/192/384/768, 7x7 depthwise, LayerNorm, 4x MLP with GELU, layer scale. */

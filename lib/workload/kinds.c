@@ -41,15 +41,7 @@ const pm_kind *pm_kind_at(int i)
 
 int pm_kind_list_has(const char *list, const char *axis)
 {
-    size_t n = axis ? strlen(axis) : 0;
-    for (const char *p = list; axis && p && *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && !strncmp(p, axis, n))
-            return 1;
-        p = end ? end + 1 : NULL;
-    }
-    return 0;
+    return axis && pm_util_list_has(list, ',', axis);
 }
 
 const char *pm_kind_prefer(const pm_kind *k, const char *axis)

@@ -2,10 +2,14 @@
 #include "cli_opts.h"
 #include "meter.h"
 #include "cmds.h"
+#include "contention.h"
 #include "backend.h"
 #include "parse.h"
+#include "run.h"
 
 #include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,11 +72,8 @@ static int cli_bind(const cli_cmd *cmd, const cli_opt *o, const char *arg, void 
     case CLI_INT: {
         char *end;
         long v = strtol(arg, &end, 10);
-        if (end == arg || *end || v < o->lo || v > o->hi) {
-            fprintf(stderr, "passmap %s: --%s needs an integer from %ld to %ld, not '%s'\n", cmd->name, o->name, o->lo,
-                    o->hi, arg);
-            return -1;
-        }
+        if (end == arg || *end || v < o->lo || v > o->hi)
+            return cli_refuse(cmd, "--%s needs an integer from %ld to %ld, not '%s'", o->name, o->lo, o->hi, arg);
         *(int *)(void *)field = (int)v;
         return 0;
     }
@@ -82,14 +83,22 @@ static int cli_bind(const cli_cmd *cmd, const cli_opt *o, const char *arg, void 
             const cli_opt *other = cmd->opts;
             while (other->name && !(other->kind == CLI_MODE && other->off == o->off && other->val == *mode))
                 other++;
-            fprintf(stderr, "passmap %s: --%s and --%s are two modes: give one\n", cmd->name,
-                    other->name ? other->name : "?", o->name);
-            return -1;
+            return cli_refuse(cmd, "--%s and --%s are two modes: give one", other->name ? other->name : "?", o->name);
         }
         *mode = (int)o->val;
         return 0;
     }
     case CLI_FN: return o->parse(cmd, o, arg, field);
+    case CLI_LIST: {
+        cli_list *l = (cli_list *)(void *)field;
+        const char **bigger = realloc(l->v, (l->n + 2) * sizeof *bigger);
+        if (!bigger)
+            return cli_refuse(cmd, "out of memory for --%s", o->name);
+        l->v = bigger;
+        l->v[l->n++] = arg;
+        l->v[l->n] = NULL;
+        return 0;
+    }
     default: return 0;
     }
 }
@@ -106,8 +115,171 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, void *into)
             return c;
         if (cli_bind(cmd, o, optarg, into))
             return CLI_BAD;
+        if (cmd->seen)
+            cmd->seen(into, o);
     }
     return c;
+}
+
+int cli_parse_args(const cli_cmd *cmd, int argc, char **argv, void *into, const char *const *backend)
+{
+    optind = 1;
+    if (cmd->own_words)
+        opterr = 0;
+    int c = cli_parse(cmd, argc, argv, into);
+    if (c == -1)
+        return CLI_GO;
+    if (c == CLI_HELP) {
+        cli_usage_for(stdout, cmd, backend ? *backend : NULL);
+        return PM_EXIT_OK;
+    }
+    if (c == CLI_BAD)
+        return cli_try_help(cmd);
+    if (cmd->own_words)
+        fprintf(stderr, "passmap %s: unknown or incomplete option: %s\n", cmd->name, argv[optind - 1]);
+    return cli_try_help(cmd);
+}
+
+int cli_one_db(const cli_cmd *cmd, int argc)
+{
+    if (optind == argc - 1)
+        return CLI_GO;
+    fprintf(stderr, "passmap %s: expected one database file (try 'passmap %s --help')\n", cmd->name, cmd->name);
+    return PM_EXIT_USAGE;
+}
+
+const cli_opt *cli_with_backend_rows(const cli_opt *own,
+                                     const pm_backend_option *(*options_of)(const pm_backend_ops *be),
+                                     const char *(*heading_of)(const pm_backend_ops *be), size_t off,
+                                     int (*parse)(const cli_cmd *, const cli_opt *, const char *, void *))
+{
+    size_t n = 0, k = 0;
+    while (own[n].name)
+        n++;
+    size_t cap = n + 1;
+    for (size_t b = 0; pm_backend_at(b); b++)
+        for (const pm_backend_option *o = options_of(pm_backend_at(b)); o && o->name; o++)
+            cap += 2;
+    cli_opt *all = calloc(cap, sizeof *all);
+    if (!all)
+        return NULL;
+    for (; k < n; k++)
+        all[k] = own[k];
+    for (size_t b = 0; pm_backend_at(b); b++) {
+        const pm_backend_ops *be = pm_backend_at(b);
+        const pm_backend_option *first = options_of(be);
+        for (const pm_backend_option *o = first; o && o->name; o++) {
+            if (o == first)
+                all[k++] = (cli_opt){"", 0, 0, be->name,
+                                     heading_of             ? heading_of(be)
+                                         : be->help_heading ? be->help_heading
+                                                            : be->name};
+            all[k++] =
+                (cli_opt){o->name, 0, 0, o->arg, o->help, .kind = CLI_FN, .off = off, .parse = parse, .lo = (long)b};
+        }
+    }
+    return all;
+}
+
+int cli_given_add(const cli_cmd *cmd, cli_given *g, const char *name, const char *arg)
+{
+    if (g->n == (int)(sizeof g->names / sizeof g->names[0]))
+        return cli_refuse(cmd, "more than %d back-end options given", g->n);
+    g->names[g->n] = name;
+    g->values[g->n++] = arg ? arg : "1";
+    return 0;
+}
+
+void cli_contended_notes(FILE *out)
+{
+    char rule[512];
+    pm_contention_rule_text(rule, sizeof rule, 0);
+    fprintf(out, "Contended runs: %s.\n", rule);
+}
+
+void cli_list_free(cli_list *l)
+{
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+int cli_refuse(const cli_cmd *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "passmap %s: ", cmd->name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return -1;
+}
+
+int cli_duration(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    pm_err err = {0};
+    return pm_run_parse_duration(arg, field, &err) ? cli_refuse(cmd, "--%s: %s", o->name, err.msg) : 0;
+}
+
+int cli_positive_duration(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    pm_err err = {0};
+    if (pm_run_parse_duration(arg, field, &err) || !(*(double *)field > 0))
+        return cli_refuse(cmd, "--%s: '%s' is not a positive duration (e.g. 90s, 20m, 1h)", o->name, arg);
+    return 0;
+}
+
+int cli_choice(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    size_t n = strlen(arg);
+    for (const char *p = o->choices; n && (p = strstr(p, arg)); p += n)
+        if ((p == o->choices || p[-1] == ' ') && (!p[n] || p[n] == ',')) {
+            *(const char **)field = arg;
+            return 0;
+        }
+    return cli_refuse(cmd, "--%s is one of %s, not '%s'", o->name, o->choices, arg);
+}
+
+int cli_positive_int(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || v <= 0 || v > INT_MAX)
+        return cli_refuse(cmd, "--%s needs a positive integer, not '%s'", o->name, arg);
+    *(int *)field = (int)v;
+    return 0;
+}
+
+int cli_threshold(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    if (cli_parse_threshold(arg, field))
+        return cli_refuse(cmd, "--%s needs a fraction or percentage in (0, 100%%), e.g. 2%%: %s", o->name, arg);
+    return 0;
+}
+
+int cli_format(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    pm_format f = strcmp(arg, "auto") ? pm_format_from_name(arg) : PM_FMT_AUTO;
+    if (f == PM_FMT__COUNT)
+        return cli_refuse(cmd, "--%s: unknown format '%s'", o->name, arg);
+    *(pm_format *)field = f;
+    return 0;
+}
+
+int cli_backend_name(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    if (!pm_backend_find(arg))
+        return cli_refuse(cmd, "--%s is one of %s, not '%s'", o->name, pm_backend_names(), arg);
+    *(const char **)field = arg;
+    return 0;
+}
+
+int cli_meter_name(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    if (strcmp(arg, "auto") && !pm_meter_find(arg))
+        return cli_refuse(cmd, "--%s is one of %s, not '%s'", o->name, pm_meter_names(), arg);
+    *(const char **)field = arg;
+    return 0;
 }
 
 /* The lists a help names in braces, each computed from its table: the timing-report formats the short lists name
@@ -255,6 +427,12 @@ void cli_usage_for(FILE *out, const cli_cmd *cmd, const char *backend)
         cmd->notes_fn(out);
     fprintf(out, "exit status: %s\nmore: man passmap-%s\n",
             cmd->exit_status ? cmd->exit_status : "0 ok, 1 the work failed, 2 bad usage", cmd->name);
+}
+
+int cli_usage_error(const cli_cmd *cmd, const char *msg, const char *arg)
+{
+    fprintf(stderr, "passmap %s: %s%s%s\n", cmd->name, msg, arg ? ": " : "", arg ? arg : "");
+    return cli_try_help(cmd);
 }
 
 int cli_try_help(const cli_cmd *cmd)

@@ -9,6 +9,8 @@
 #include <stdio.h>
 
 struct cli_cmd;
+struct pm_backend_ops;
+struct pm_backend_option;
 
 typedef struct cli_opt {
     const char *name;     /* the long option without "--"; NULL ends the table; "": a heading (help) over the
@@ -32,6 +34,7 @@ typedef struct cli_opt {
     long val, lo, hi;         /* CLI_SET, CLI_MODE: the value set; CLI_INT: the range */
     /* CLI_FN: parses arg into field; 0, or -1 having said why on stderr ("passmap CMD: ...") */
     int (*parse)(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
+    const char *choices;      /* CLI_BIND_CHOICE: the words taken, ", "-separated */
 } cli_opt;
 
 enum {
@@ -42,7 +45,15 @@ enum {
     CLI_MODE,      /* int field = val: one of the command's modes (git's OPT_CMDMODE); two different ones in
                       one command line are an error naming both */
     CLI_FN,        /* parse(cmd, row, argument, field) */
+    CLI_LIST,      /* cli_list field: the argument appended (a repeated option) */
 };
+
+/* A repeated option's arguments in order, NULL-terminated (v NULL: none given); cli_list_free frees v. */
+typedef struct cli_list {
+    const char **v;
+    size_t n;
+} cli_list;
+void cli_list_free(cli_list *l);
 
 /* The bindings, appended to a row: {"db", 'd', 0, "FILE", "help", CLI_BIND_STR(report_cli, db)}. A row names
  * what it uses; the rest stays zero (hence the warning about fields left out is off for the option tables). */
@@ -53,6 +64,27 @@ enum {
 #define CLI_BIND_INT(T, f, min, max) .kind = CLI_INT, .off = offsetof(T, f), .lo = (min), .hi = (max)
 #define CLI_BIND_MODE(T, f, v) .kind = CLI_MODE, .off = offsetof(T, f), .val = (v)
 #define CLI_BIND_FN(T, f, fn) .kind = CLI_FN, .off = offsetof(T, f), .parse = (fn)
+#define CLI_BIND_LIST(T, f) .kind = CLI_LIST, .off = offsetof(T, f)
+#define CLI_BIND_CHOICE(T, f, words) .kind = CLI_FN, .off = offsetof(T, f), .parse = cli_choice, .choices = (words)
+
+/* A parser's refusal: "passmap CMD: " and the text on stderr; returns -1 (cli_parse_args adds the hint). */
+__attribute__((format(printf, 2, 3))) int cli_refuse(const struct cli_cmd *cmd, const char *fmt, ...);
+/* Parsers for CLI_BIND_FN shared by the commands, each saying a refusal as "passmap CMD: --OPT ...". */
+/* const char * field: one of the row's choices */
+int cli_choice(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
+/* int field: an integer >= 1 */
+int cli_positive_int(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
+/* double field: --threshold's "2%" or "0.02", in (0, 1) (cli_parse_threshold) */
+int cli_threshold(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
+/* const char * field: auto or a meter row's name */
+int cli_meter_name(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
+/* double field: a duration (30, 2.5s, 500ms, 5m, 1h); cli_positive_duration: also > 0 */
+int cli_duration(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
+int cli_positive_duration(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
+/* pm_format field: auto or a timing-report format row's name */
+int cli_format(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
+/* const char * field: a back end row's name */
+int cli_backend_name(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
 
 typedef struct cli_cmd {
     const char *name;         /* "report": the help's "passmap report", the man page passmap-report */
@@ -63,6 +95,9 @@ typedef struct cli_cmd {
     void (*notes_fn)(FILE *out);   /* notes computed at run time (the data folder in use); NULL: none */
     const char *exit_status;  /* NULL: "0 ok, 1 the work failed, 2 bad usage" */
     const char *flags;        /* getopt's leading flags: "+" stops at the first operand (run, cache); NULL: "" */
+    void (*seen)(void *into, const cli_opt *o);   /* cli_parse: told of each option given, once bound; NULL */
+    int own_words;            /* 1: getopt is quiet and a bad option is said "passmap NAME: unknown or incomplete
+                                 option: ARG" before the hint */
 } cli_cmd;
 
 #define CLI_HELP 'h'
@@ -74,11 +109,37 @@ int cli_getopt(const cli_cmd *cmd, int argc, char **argv);
 /* cli_getopt with the bound rows done: each writes into `into` (the command's option struct) and the next option
  * is read; returns the key of an unbound row, CLI_HELP, '?', CLI_BAD or -1 (the end). */
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, void *into);
+enum { CLI_GO = -1 };
+/* A command's whole option parse (optind from 1), every row bound into `into`: CLI_GO when the command goes on
+ * to its operands at optind, else its exit status: 0 the help printed (with the options of back end *backend
+ * when backend is given and *backend set by then), 2 a bad option or value (said, then the hint). */
+int cli_parse_args(const cli_cmd *cmd, int argc, char **argv, void *into, const char *const *backend);
+/* After cli_parse_args: CLI_GO when one operand (a database file) is left, else says so and returns 2. */
+int cli_one_db(const cli_cmd *cmd, int argc);
+/* A command's table made of its own rows and the back-end rows' options of one of its sections: own (ending with
+ * {0}), then for each back end whose options_of lists any, a heading (arg: its name, so --help lists them only
+ * after --backend NAME; help: heading_of, NULL: the row's help_heading, else its name) and a row per option, bound to parse at off (lo: the back end's
+ * index, pm_backend_at). NULL out of memory. Made once per process (one command line), never freed. */
+const cli_opt *cli_with_backend_rows(const cli_opt *own,
+                                     const struct pm_backend_option *(*options_of)(const struct pm_backend_ops *be),
+                                     const char *(*heading_of)(const struct pm_backend_ops *be), size_t off,
+                                     int (*parse)(const struct cli_cmd *, const cli_opt *, const char *, void *));
+/* The back ends' options given on a command line, in order, for their rows (names without dashes; a flag "1"). */
+typedef struct cli_given {
+    const char *names[32], *values[32];
+    int n;
+} cli_given;
+/* Appends --NAME ARG to g (ARG NULL: "1"); 0, or -1 having said that too many were given. */
+int cli_given_add(const struct cli_cmd *cmd, cli_given *g, const char *name, const char *arg);
+/* notes_fn of the commands that judge runs: the contention rule, from its own function. */
+void cli_contended_notes(FILE *out);
 /* The help in its one shape. */
 void cli_usage(FILE *out, const cli_cmd *cmd);
 /* The same with the options of back end `backend` listed in full (NULL: none; PASSMAP_HELP_ALL set in the
  * environment: every back end's, as scripts/help2man.py asks for the man pages). */
 void cli_usage_for(FILE *out, const cli_cmd *cmd, const char *backend);
+/* A usage error: "passmap NAME: MSG[: ARG]", then the hint. Returns PM_EXIT_USAGE. */
+int cli_usage_error(const cli_cmd *cmd, const char *msg, const char *arg);
 /* The one line after a usage error: "try 'passmap NAME --help'". Returns PM_EXIT_USAGE. */
 int cli_try_help(const cli_cmd *cmd);
 

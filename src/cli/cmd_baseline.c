@@ -1,5 +1,6 @@
 /* passmap baseline DB -o FILE: a sweep's baseline file for `passmap gate` (lib/study/baseline.h). */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "baseline.h"
@@ -7,11 +8,18 @@
 #include "cmds.h"
 #include "util.h"
 
+/* What the options say, each row binding its field. */
+typedef struct baseline_cli {
+    const char *out, *sweep;
+} baseline_cli;
+
+/* clang-format off */
 static const cli_opt baseline_opts[] = {
-    {"output", 'o', 1, "FILE", "the baseline file to write (required)"},
-    {"sweep", 's', 0, "NAME", "the sweep (needed when DB holds several)"},
+    {"output", 'o', 1, "FILE", "the baseline file to write (required)", CLI_BIND_STR(baseline_cli, out)},
+    {"sweep", 0, 0, "NAME", "the sweep (needed when DB holds several)", CLI_BIND_STR(baseline_cli, sweep)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd baseline_cmd = {
     .name = "baseline",
     .synopsis = "DB -o FILE [--sweep NAME]",
@@ -24,24 +32,16 @@ static const cli_cmd baseline_cmd = {
              "is recorded with the reason and without samples (the gate then cannot conclude on it).\n"
              "The format: docs/regressions.md.",
     .opts = baseline_opts,
+    .own_words = 1,
 };
 
 int cmd_baseline(int argc, char **argv)
 {
-    const char *out = NULL, *sweep = NULL;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = cli_getopt(&baseline_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 's': sweep = optarg; break;
-        case CLI_HELP: cli_usage(stdout, &baseline_cmd); return PM_EXIT_OK;
-        default:
-            fprintf(stderr, "passmap baseline: unknown or incomplete option: %s\n", argv[optind - 1]);
-            return cli_try_help(&baseline_cmd);
-        }
-    }
+    baseline_cli cli = {0};
+    int c = cli_parse_args(&baseline_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    const char *out = cli.out, *sweep = cli.sweep;
     if (argc - optind != 1 || !out) {
         fprintf(stderr, "passmap baseline: needs one DB and -o FILE\n");
         return cli_try_help(&baseline_cmd);

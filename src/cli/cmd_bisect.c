@@ -17,23 +17,38 @@
  * only skipped revisions left). The step's are git's: 0 good, 1 bad, 125 skip, 128 stop. */
 enum { BISECT_EXIT_NONE = 3, STEP_EXIT_STOP = 128 };
 
-enum { O_REPO = 256, O_GOOD, O_BAD, O_BUILD, O_WORK, O_REPEATS, O_MAX, O_THRESH, O_ALLOW, O_BTIME, O_STEP, O_JSON };
+/* What the options say, each row binding its field. */
+typedef struct bisect_cli {
+    pm_bisect_opts o;
+    const char *step_work;
+    int json;
+} bisect_cli;
+
+enum { MAX_REPEATS = 100000 };
+
+/* clang-format off */
 static const cli_opt bisect_opts[] = {
-    {"repo", O_REPO, 0, "DIR", "the compiler's git work tree (default: .)"},
-    {"good", O_GOOD, 0, "REV", "a revision without the regression (required)"},
-    {"bad", O_BAD, 0, "REV", "a revision with it (default: HEAD)"},
-    {"build", O_BUILD, 0, "CMD", "shell command that builds the compiler in DIR (required)"},
-    {"work", O_WORK, 0, "DIR", "folder for a store per revision, logs and state (default: bisect-work)"},
-    {"repeats", O_REPEATS, 0, "N", "cold runs per config and revision first (default 5)"},
-    {"max-repeats", O_MAX, 0, "N", "doubled up to N while undecided, then the revision is skipped (default 20)"},
-    {"threshold", O_THRESH, 0, "X", "practical threshold on |ratio - 1| (default 2%)"},
-    {"allow-contended", O_ALLOW, 0, NULL, "keep the verdicts of contended runs, marked (a machine known to be\n"
-                                          "shared; with a deterministic meter)"},
-    {"build-timeout", O_BTIME, 0, "DUR", "per build (default 1h)"},
-    {"json", O_JSON, 0, NULL, "the result as JSON"},
-    {"step", O_STEP, 0, "WORK", "one revision, as `git bisect run` calls it (passmap bisect runs it)"},
+    {"repo", 0, 0, "DIR", "the compiler's git work tree (default: .)", CLI_BIND_STR(bisect_cli, o.repo)},
+    {"good", 0, 0, "REV", "a revision without the regression (required)", CLI_BIND_STR(bisect_cli, o.good)},
+    {"bad", 0, 0, "REV", "a revision with it (default: HEAD)", CLI_BIND_STR(bisect_cli, o.bad)},
+    {"build", 0, 0, "CMD", "shell command that builds the compiler in DIR (required)", CLI_BIND_STR(bisect_cli, o.build)},
+    {"work", 0, 0, "DIR", "folder for a store per revision, logs and state (default: bisect-work)",
+     CLI_BIND_STR(bisect_cli, o.work)},
+    {"repeats", 0, 0, "N", "cold runs per config and revision first (default 5)",
+     CLI_BIND_INT(bisect_cli, o.repeats, 1, MAX_REPEATS)},
+    {"max-repeats", 0, 0, "N", "doubled up to N while undecided, then the revision is skipped (default 20)",
+     CLI_BIND_INT(bisect_cli, o.max_repeats, 1, MAX_REPEATS)},
+    {"threshold", 0, 0, "X", "practical threshold on |ratio - 1| (default 2%)",
+     CLI_BIND_FN(bisect_cli, o.threshold, cli_threshold)},
+    {"allow-contended", 0, 0, NULL, "keep the verdicts of contended runs, marked (a machine known to be\n"
+                                    "shared; with a deterministic meter)", CLI_BIND_FLAG(bisect_cli, o.allow_contended)},
+    {"build-timeout", 0, 0, "DUR", "per build (default 1h)", CLI_BIND_FN(bisect_cli, o.build_timeout_s, cli_positive_duration)},
+    {"json", 0, 0, NULL, "the result as JSON", CLI_BIND_FLAG(bisect_cli, json)},
+    {"step", 0, 0, "WORK", "one revision, as `git bisect run` calls it (passmap bisect runs it)",
+     CLI_BIND_STR(bisect_cli, step_work)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd bisect_cmd = {
     .name = "bisect",
     .synopsis = "--good REV [--bad REV] --build CMD [options] SPEC.ini",
@@ -50,23 +65,8 @@ static const cli_cmd bisect_cmd = {
     .exit_status = "0 a culprit named, 1 the work failed, 2 bad usage, 3 no culprit (the ends not\n"
                    "different by the rule, or only skipped revisions left); with --step git's: 0 good,\n"
                    "1 bad, 125 skip, 128 stop",
+    .own_words = 1,
 };
-
-static int usage_error(const char *msg, const char *arg)
-{
-    fprintf(stderr, "passmap bisect: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-    return cli_try_help(&bisect_cmd);
-}
-
-static int positive(const char *s, int *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < 1 || v > 100000)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
 
 static volatile sig_atomic_t interrupted;
 
@@ -98,52 +98,22 @@ static int step(const char *work)
 
 int cmd_bisect(int argc, char **argv)
 {
-    pm_bisect_opts o = {.repo = ".", .bad = "HEAD", .work = "bisect-work", .note = print_note,
-                        .cancel = &interrupted};
-    const char *step_work = NULL;
-    int json = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = cli_getopt(&bisect_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case O_REPO: o.repo = optarg; break;
-        case O_GOOD: o.good = optarg; break;
-        case O_BAD: o.bad = optarg; break;
-        case O_BUILD: o.build = optarg; break;
-        case O_WORK: o.work = optarg; break;
-        case O_REPEATS:
-            if (positive(optarg, &o.repeats))
-                return usage_error("--repeats needs a positive integer", optarg);
-            break;
-        case O_MAX:
-            if (positive(optarg, &o.max_repeats))
-                return usage_error("--max-repeats needs a positive integer", optarg);
-            break;
-        case O_THRESH:   /* "2%" or "0.02" */
-            if (cli_parse_threshold(optarg, &o.threshold))
-                return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
-            break;
-        case O_ALLOW: o.allow_contended = 1; break;
-        case O_BTIME: {
-            pm_err err = {0};
-            if (pm_run_parse_duration(optarg, &o.build_timeout_s, &err) != PM_OK || !(o.build_timeout_s > 0))
-                return usage_error("--build-timeout needs a duration such as 30m", optarg);
-            break;
-        }
-        case O_JSON: json = 1; break;
-        case O_STEP: step_work = optarg; break;
-        case CLI_HELP: cli_usage(stdout, &bisect_cmd); return PM_EXIT_OK;
-        default: return usage_error("unknown or incomplete option", argv[optind - 1]);
-        }
-    }
+    bisect_cli cli = {
+        .o = {.repo = ".", .bad = "HEAD", .work = "bisect-work", .note = print_note, .cancel = &interrupted}};
+    int c = cli_parse_args(&bisect_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    pm_bisect_opts o = cli.o;
+    const char *step_work = cli.step_work;
+    int json = cli.json;
     if (step_work)
-        return optind == argc ? step(step_work) : usage_error("--step takes no SPEC", NULL);
+        return optind == argc ? step(step_work) : cli_usage_error(&bisect_cmd, "--step takes no SPEC", NULL);
     if (argc - optind != 1)
-        return usage_error("needs one SPEC.ini", NULL);
+        return cli_usage_error(&bisect_cmd, "needs one SPEC.ini", NULL);
     if (!o.good || !o.build)
-        return usage_error("--good REV and --build CMD are needed", NULL);
+        return cli_usage_error(&bisect_cmd, "--good REV and --build CMD are needed", NULL);
     if (o.max_repeats && o.repeats > o.max_repeats)
-        return usage_error("--repeats is more than --max-repeats", NULL);
+        return cli_usage_error(&bisect_cmd, "--repeats is more than --max-repeats", NULL);
     o.spec = argv[optind];
     pm_bisect_result r;
     pm_err err = {0};

@@ -25,36 +25,38 @@ static void human_size(uint64_t b, char *buf, size_t n)
     snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
-typedef struct strlist {
-    const char **v;
-    size_t n;
-} strlist;
+/* What the options say, each row binding its field. */
+typedef struct cli {
+    const char *dir, *outcome;
+    uint64_t max_size;
+    int json;
+    cli_list inputs, outputs, env;
+} cli;
 
-static int push(strlist *l, const char *s)
+/* --max-size: a size (500M, 5G). */
+static int size(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
 {
-    const char **bigger = realloc(l->v, (l->n + 2) * sizeof *bigger);
-    if (!bigger)
-        return -1;
-    l->v = bigger;
-    l->v[l->n++] = s;
-    l->v[l->n] = NULL;
-    return 0;
+    pm_err err = {0};
+    return pm_run_parse_size(arg, field, &err) ? cli_refuse(cmd, "%s", err.msg) : 0;
 }
 
-enum { OPT_DIR = 1000, OPT_MAX_SIZE, OPT_JSON, OPT_OUTCOME };
-
+/* clang-format off */
 static const cli_opt cache_opts[] = {
-    {"dir", OPT_DIR, 0, "DIR", "cache directory (default $PASSMAP_CACHE_DIR, else $XDG_CACHE_HOME/passmap,\n"
-                               "else ~/.cache/passmap)"},
-    {"max-size", OPT_MAX_SIZE, 0, "SIZE", "evict least recently used entries beyond SIZE (e.g. 500M, 5G; default 5G)"},
-    {"input", 'i', 1, "F", "an input whose content is part of the key"},
-    {"output", 'o', 1, "F", "an output to store and restore (besides those inferred, see below)"},
-    {"env", 'e', 1, "NAME", "an environment variable that is part of the key"},
-    {"outcome", OPT_OUTCOME, 0, "F", "exec: write one line to F: hit, miss, or uncached: WHY (what passmap sweep's\n"
-                                     "warm runs check: a run the cache did not serve is not a warm measurement)"},
-    {"json", OPT_JSON, 0, NULL, "stats, verify: as JSON"},
+    {"dir", 0, 0, "DIR", "cache directory (default $PASSMAP_CACHE_DIR, else $XDG_CACHE_HOME/passmap,\n"
+                         "else ~/.cache/passmap)", CLI_BIND_STR(cli, dir)},
+    {"max-size", 0, 0, "SIZE", "evict least recently used entries beyond SIZE (e.g. 500M, 5G; default 5G)",
+     CLI_BIND_FN(cli, max_size, size)},
+    {"input", 'i', 1, "F", "an input whose content is part of the key", CLI_BIND_LIST(cli, inputs)},
+    {"output", 'o', 1, "F", "an output to store and restore (besides those inferred, see below)",
+     CLI_BIND_LIST(cli, outputs)},
+    {"env", 'e', 1, "NAME", "an environment variable that is part of the key", CLI_BIND_LIST(cli, env)},
+    {"outcome", 0, 0, "F", "exec: write one line to F: hit, miss, or uncached: WHY (what passmap sweep's\n"
+                           "warm runs check: a run the cache did not serve is not a warm measurement)",
+     CLI_BIND_STR(cli, outcome)},
+    {"json", 0, 0, NULL, "stats, verify: as JSON", CLI_BIND_FLAG(cli, json)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd cache_cmd = {
     .name = "cache",
     .synopsis = "[--dir DIR] [--max-size SIZE] COMMAND ...",
@@ -87,42 +89,6 @@ static const cli_cmd cache_cmd = {
                    "2 bad usage",
     .flags = "+",   /* global options anywhere before COMMAND, COMMAND's own after it */
 };
-
-typedef struct cli {
-    const char *dir, *outcome;
-    uint64_t max_size;
-    int json;
-    strlist inputs, outputs, env;
-} cli;
-
-/* Parses options (global ones allowed anywhere before CMD); returns -1 on help, 2 on usage error. */
-static int parse_opts(int argc, char **argv, cli *o, const char *where)
-{
-    pm_err err;
-    int c;
-    optind = 1;
-    while ((c = cli_getopt(&cache_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case OPT_DIR: o->dir = optarg; break;
-        case OPT_MAX_SIZE:
-            if (pm_run_parse_size(optarg, &o->max_size, &err)) {
-                fprintf(stderr, "passmap cache: %s\n", err.msg);
-                return PM_EXIT_USAGE;
-            }
-            break;
-        case OPT_JSON: o->json = 1; break;
-        case OPT_OUTCOME: o->outcome = optarg; break;
-        case 'i': push(&o->inputs, optarg); break;
-        case 'o': push(&o->outputs, optarg); break;
-        case 'e': push(&o->env, optarg); break;
-        case CLI_HELP: cli_usage(stdout, &cache_cmd); return -1;
-        default:
-            fprintf(stderr, "passmap cache%s%s: bad option\n", where ? " " : "", where ? where : "");
-            return cli_try_help(&cache_cmd);
-        }
-    }
-    return 0;
-}
 
 static int fail(const pm_err *err)
 {
@@ -203,8 +169,9 @@ static int do_explain(pm_cache *c, cli *o, char **cmd)
     return PM_EXIT_OK;
 }
 
-static int do_stats(pm_cache *c, cli *o)
+static int do_stats(pm_cache *c, cli *o, char **cmd)
 {
+    (void)cmd;
     pm_cache_stats st;
     pm_err err;
     if (pm_cache_stats_get(c, &st, &err))
@@ -238,8 +205,9 @@ static int do_stats(pm_cache *c, cli *o)
     return PM_EXIT_OK;
 }
 
-static int do_verify(pm_cache *c, cli *o)
+static int do_verify(pm_cache *c, cli *o, char **cmd)
 {
+    (void)cmd;
     uint64_t ok = 0, bad = 0;
     pm_err err;
     if (pm_cache_verify(c, &ok, &bad, &err))
@@ -251,12 +219,30 @@ static int do_verify(pm_cache *c, cli *o)
     return bad ? PM_EXIT_FAIL : PM_EXIT_OK;
 }
 
+static int do_clear(pm_cache *c, cli *o, char **cmd)
+{
+    (void)o;
+    (void)cmd;
+    pm_err err;
+    return pm_cache_clear(c, &err) ? fail(&err) : PM_EXIT_OK;
+}
+
+/* cache's verbs: what each runs, whether it takes a CMD after its options, whether it runs without a cache. */
+static const struct cache_verb {
+    const char *name;
+    int (*run)(pm_cache *c, cli *o, char **cmd);
+    int takes_cmd, uncached_ok;
+} verbs[] = {
+    {"exec", do_exec, 1, 1}, /* a broken cache must not break the build: CMD runs uncached */
+    {"stats", do_stats, 0, 0}, {"clear", do_clear, 0, 0}, {"explain", do_explain, 1, 0}, {"verify", do_verify, 0, 0},
+};
+
 int cmd_cache(int argc, char **argv)
 {
     cli o = {0};
-    int rc = parse_opts(argc, argv, &o, NULL);
+    int rc = cli_parse_args(&cache_cmd, argc, argv, &o, NULL);
     pm_cache *c = NULL;
-    if (rc)
+    if (rc != CLI_GO)
         goto cleanup;
     if (optind >= argc) {
         fprintf(stderr, "passmap cache: no command (exec, stats, clear, explain, verify; see --help)\n");
@@ -266,51 +252,41 @@ int cmd_cache(int argc, char **argv)
     const char *sub = argv[optind];
     int sub_argc = argc - optind;
     char **sub_argv = argv + optind;
-    if ((rc = parse_opts(sub_argc, sub_argv, &o, sub)))
+    if ((rc = cli_parse_args(&cache_cmd, sub_argc, sub_argv, &o, NULL)) != CLI_GO)
         goto cleanup;
-    int is_cmd = !strcmp(sub, "exec") || !strcmp(sub, "explain");
     char **cmd = sub_argv + optind;
-    if (!is_cmd && !strcmp(sub, "stats") + !strcmp(sub, "clear") + !strcmp(sub, "verify") == 0) {
+    const struct cache_verb *v = verbs;
+    while (v < verbs + sizeof verbs / sizeof verbs[0] && strcmp(v->name, sub))
+        v++;
+    if (v == verbs + sizeof verbs / sizeof verbs[0]) {
         fprintf(stderr, "passmap cache: unknown command '%s' (see passmap cache --help)\n", sub);
         rc = PM_EXIT_USAGE;
         goto cleanup;
     }
-    if (is_cmd && optind >= sub_argc) {
+    if (v->takes_cmd && optind >= sub_argc) {
         fprintf(stderr, "passmap cache %s: no command given (passmap cache %s [opts] -- CMD ARGS...)\n", sub, sub);
         rc = PM_EXIT_USAGE;
         goto cleanup;
     }
-    if (!is_cmd && optind < sub_argc) {
+    if (!v->takes_cmd && optind < sub_argc) {
         fprintf(stderr, "passmap cache %s: unexpected argument '%s'\n", sub, cmd[0]);
         rc = PM_EXIT_USAGE;
         goto cleanup;
     }
     pm_err err;
     if (pm_cache_open(o.dir, o.max_size, &c, &err)) {
-        if (strcmp(sub, "exec")) {
+        if (!v->uncached_ok) {
             rc = fail(&err);
             goto cleanup;
         }
-        /* a broken cache must not break the build */
         fprintf(stderr, "passmap cache: warning: cache unusable (%s): running uncached\n", err.msg);
         c = NULL;
     }
-    if (!strcmp(sub, "exec"))
-        rc = do_exec(c, &o, cmd);
-    else if (!strcmp(sub, "explain"))
-        rc = do_explain(c, &o, cmd);
-    else if (!strcmp(sub, "stats"))
-        rc = do_stats(c, &o);
-    else if (!strcmp(sub, "verify"))
-        rc = do_verify(c, &o);
-    else
-        rc = pm_cache_clear(c, &err) ? fail(&err) : PM_EXIT_OK;
+    rc = v->run(c, &o, cmd);
 cleanup:
-    if (rc < 0)
-        rc = PM_EXIT_OK;
     pm_cache_close(c);
-    free(o.inputs.v);
-    free(o.outputs.v);
-    free(o.env.v);
+    cli_list_free(&o.inputs);
+    cli_list_free(&o.outputs);
+    cli_list_free(&o.env);
     return rc;
 }

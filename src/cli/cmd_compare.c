@@ -12,33 +12,49 @@
 #include "compare_out.h"
 #include "contention.h"
 
-enum { O_AVAR = 256, O_BVAR, O_SWEEP, O_ASWEEP, O_BSWEEP, O_TOP, O_ALL, O_MD, O_JSON, O_THRESH, O_A, O_B, O_ALLOW,
-       O_EXPLAIN };
+/* One side named by an axis value: --a AXIS=V, --b AXIS=W. */
+typedef struct compare_side {
+    char axis[128];
+    const char *value;
+} compare_side;
+
+/* What the options say, each row binding its field. */
+typedef struct compare_cli {
+    pm_compare_opts opts;
+    const char *sweep;
+    compare_side side[2];
+    int top, markdown, json, explain;
+} compare_cli;
+
+static int axis_value(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field);
+
+/* clang-format off */
 static const cli_opt compare_opts[] = {
-    {"a-variant", O_AVAR, 0, "V", "variant of side A (needed when a side holds several)"},
-    {"b-variant", O_BVAR, 0, "V", "variant of side B"},
-    {"a", O_A, 0, "AXIS=V", "side A: one axis, one value (with --b AXIS=W)"},
-    {"b", O_B, 0, "AXIS=W", "side B: the same axis, another value"},
-    {"sweep", O_SWEEP, 0, "NAME", "sweep on both sides (needed when a database holds several)"},
-    {"a-sweep", O_ASWEEP, 0, "NAME", "sweep of side A"},
-    {"b-sweep", O_BSWEEP, 0, "NAME", "sweep of side B"},
-    {"top", O_TOP, 0, "N", "pass rows per config and in the summary (default 10)"},
-    {"all-passes", O_ALL, 0, NULL, "every pass row, each tested (a larger family: wider intervals)"},
-    {"threshold", O_THRESH, 0, "X", "practical threshold on |ratio - 1| for faster/slower (default 2%)"},
-    {"allow-contended", O_ALLOW, 0, NULL, "keep the verdicts of contended configs, marked contended (not a\n"
-                                          "conclusion: for a machine known to be shared)"},
-    {"explain", O_EXPLAIN, 0, NULL, "state the verdict rule in full (alone: the rule, no databases needed)"},
-    {"markdown", O_MD, 0, NULL, "GitHub Markdown tables"},
-    {"json", O_JSON, 0, NULL, "everything as JSON"},
+    {"a-variant", 0, 0, "V", "variant of side A (needed when a side holds several)",
+     CLI_BIND_STR(compare_cli, opts.variant_a)},
+    {"b-variant", 0, 0, "V", "variant of side B", CLI_BIND_STR(compare_cli, opts.variant_b)},
+    {"a", 0, 0, "AXIS=V", "side A: one axis, one value (with --b AXIS=W)", CLI_BIND_FN(compare_cli, side[0], axis_value)},
+    {"b", 0, 0, "AXIS=W", "side B: the same axis, another value", CLI_BIND_FN(compare_cli, side[1], axis_value)},
+    {"sweep", 0, 0, "NAME", "sweep on both sides (needed when a database holds several)",
+     CLI_BIND_STR(compare_cli, sweep)},
+    {"a-sweep", 0, 0, "NAME", "sweep of side A", CLI_BIND_STR(compare_cli, opts.sweep_a)},
+    {"b-sweep", 0, 0, "NAME", "sweep of side B", CLI_BIND_STR(compare_cli, opts.sweep_b)},
+    {"top", 0, 0, "N", "pass rows per config and in the summary (default 10)",
+     CLI_BIND_FN(compare_cli, top, cli_positive_int)},
+    {"all-passes", 0, 0, NULL, "every pass row, each tested (a larger family: wider intervals)",
+     CLI_BIND_FLAG(compare_cli, opts.all_passes)},
+    {"threshold", 0, 0, "X", "practical threshold on |ratio - 1| for faster/slower (default 2%)",
+     CLI_BIND_FN(compare_cli, opts.threshold, cli_threshold)},
+    {"allow-contended", 0, 0, NULL, "keep the verdicts of contended configs, marked contended (not a\n"
+                                    "conclusion: for a machine known to be shared)",
+     CLI_BIND_FLAG(compare_cli, opts.allow_contended)},
+    {"explain", 0, 0, NULL, "state the verdict rule in full (alone: the rule, no databases needed)",
+     CLI_BIND_FLAG(compare_cli, explain)},
+    {"markdown", 0, 0, NULL, "GitHub Markdown tables", CLI_BIND_FLAG(compare_cli, markdown)},
+    {"json", 0, 0, NULL, "everything as JSON", CLI_BIND_FLAG(compare_cli, json)},
     {0},
 };
-/* The contention rule from its own function, so the help cannot fall behind it. */
-static void contended_notes(FILE *out)
-{
-    char rule[512];
-    pm_contention_rule_text(rule, sizeof rule, 0);
-    fprintf(out, "Contended runs: %s.\n", rule);
-}
+/* clang-format on */
 static const cli_cmd compare_cmd = {
     .name = "compare",
     .synopsis = "A.db [B.db] [options]",
@@ -56,78 +72,46 @@ static const cli_cmd compare_cmd = {
              "says what the build printed).",
     .opts = compare_opts,
     .notes = "Text tables fit COLUMNS or the terminal; otherwise (piped) each row stays on one line.",
-    .notes_fn = contended_notes,
+    .notes_fn = cli_contended_notes,
     .exit_status = "0 ok, 1 no config matched or a database could not be read, 2 bad usage",
+    .own_words = 1,
 };
 
-static int usage_error(const char *msg, const char *arg)
+static int axis_value(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
 {
-    fprintf(stderr, "passmap compare: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-    return cli_try_help(&compare_cmd);
+    compare_side *side = field;
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1] || (size_t)(eq - arg) >= sizeof side->axis)
+        return cli_refuse(cmd, "--%s needs AXIS=VALUE: %s", o->name, arg);
+    snprintf(side->axis, sizeof side->axis, "%.*s", (int)(eq - arg), arg);
+    side->value = eq + 1;
+    return 0;
 }
 
 int cmd_compare(int argc, char **argv)
 {
-    pm_compare_opts opts = {0};
-    const char *sweep = NULL, *sel[2] = {NULL, NULL};
-    char axis[2][128];
-    size_t top = 10;
-    int all = 0, markdown = 0, json = 0, explain = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = cli_getopt(&compare_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case O_A:
-        case O_B: {
-            int k = c == O_B;
-            const char *eq = strchr(optarg, '=');
-            if (!eq || eq == optarg || !eq[1] || (size_t)(eq - optarg) >= sizeof axis[k])
-                return usage_error(k ? "--b needs AXIS=VALUE" : "--a needs AXIS=VALUE", optarg);
-            snprintf(axis[k], sizeof axis[k], "%.*s", (int)(eq - optarg), optarg);
-            sel[k] = eq + 1;
-            break;
-        }
-        case O_AVAR: opts.variant_a = optarg; break;
-        case O_BVAR: opts.variant_b = optarg; break;
-        case O_SWEEP: sweep = optarg; break;
-        case O_ASWEEP: opts.sweep_a = optarg; break;
-        case O_BSWEEP: opts.sweep_b = optarg; break;
-        case O_TOP: {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (*optarg == '\0' || *end || errno || v < 1)
-                return usage_error("--top needs a positive integer", optarg);
-            top = (size_t)v;
-            break;
-        }
-        case O_THRESH:   /* "2%" or "0.02" */
-            if (cli_parse_threshold(optarg, &opts.threshold))
-                return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
-            break;
-        case O_ALL: all = opts.all_passes = 1; break;
-        case O_ALLOW: opts.allow_contended = 1; break;
-        case O_MD: markdown = 1; break;
-        case O_JSON: json = 1; break;
-        case O_EXPLAIN: explain = 1; break;
-        case CLI_HELP: cli_usage(stdout, &compare_cmd); return PM_EXIT_OK;
-        default:
-            return usage_error("unknown or incomplete option", argv[optind - 1]);
-        }
-    }
+    compare_cli cli = {.top = 10};
+    int c = cli_parse_args(&compare_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    pm_compare_opts opts = cli.opts;
+    const char *sweep = cli.sweep, *sel[2] = {cli.side[0].value, cli.side[1].value};
+    const char *axis[2] = {cli.side[0].axis, cli.side[1].axis};
+    size_t top = (size_t)cli.top;
+    int all = opts.all_passes, markdown = cli.markdown, json = cli.json, explain = cli.explain;
     if (sel[0] || sel[1]) {
         if (!sel[0] || !sel[1])
-            return usage_error("--a AXIS=V and --b AXIS=W go together", NULL);
+            return cli_usage_error(&compare_cmd, "--a AXIS=V and --b AXIS=W go together", NULL);
         if (strcmp(axis[0], axis[1]))
-            return usage_error("--a and --b must name the same axis", axis[1]);
+            return cli_usage_error(&compare_cmd, "--a and --b must name the same axis", axis[1]);
         if (opts.variant_a || opts.variant_b)
-            return usage_error("--a/--b and --a-variant/--b-variant exclude each other", NULL);
+            return cli_usage_error(&compare_cmd, "--a/--b and --a-variant/--b-variant exclude each other", NULL);
         opts.axis = axis[0];
         opts.variant_a = sel[0];
         opts.variant_b = sel[1];
     }
     if (markdown && json)
-        return usage_error("--markdown and --json exclude each other", NULL);
+        return cli_usage_error(&compare_cmd, "--markdown and --json exclude each other", NULL);
     int n_paths = argc - optind;
     if (explain && n_paths == 0) {   /* the rule alone, from the function every verdict follows */
         char rule[2048];
@@ -136,11 +120,12 @@ int cmd_compare(int argc, char **argv)
         return PM_EXIT_OK;
     }
     if (n_paths < 1 || n_paths > 2)
-        return usage_error(n_paths < 1 ? "no database given" : "at most two databases", NULL);
+        return cli_usage_error(&compare_cmd, n_paths < 1 ? "no database given" : "at most two databases", NULL);
     opts.path_a = argv[optind];
     opts.path_b = argv[optind + (n_paths == 2)];
     if (n_paths == 1 && (!opts.variant_a || !opts.variant_b))
-        return usage_error("with one database, give --a-variant and --b-variant (or --a AXIS=V --b AXIS=W)", NULL);
+        return cli_usage_error(&compare_cmd,
+                               "with one database, give --a-variant and --b-variant (or --a AXIS=V --b AXIS=W)", NULL);
     if (!opts.sweep_a)
         opts.sweep_a = sweep;
     if (!opts.sweep_b)

@@ -9,14 +9,39 @@
 #include "export.h"
 #include "util.h"
 
+/* What the options say, each row binding its field. */
+typedef struct export_cli {
+    const pm_export_format *fmt;
+    const char *out, *sweep;
+    pm_export_opts o;
+} export_cli;
+
+/* --format: an export row's name. */
+static int export_format(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    if ((*(const pm_export_format **)field = pm_export_find(arg)))
+        return 0;
+    size_t n;
+    const pm_export_format *rows = pm_export_rows(&n);
+    fprintf(stderr, "passmap %s: --%s is one of", cmd->name, o->name);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", rows[i].name);
+    fprintf(stderr, ", not '%s'\n", arg);
+    return -1;
+}
+
+/* clang-format off */
 static const cli_opt export_opts[] = {
-    {"format", 'f', 1, "NAME", "the format (required; the list below)"},
-    {"output", 'o', 1, "FILE", "write to FILE (default: stdout)"},
-    {"sweep", 's', 0, "NAME", "the sweep (needed when DB holds several)"},
-    {"machine", 'm', 0, "NAME", "LNT's machine name (default: the machine of the runs)"},
-    {"order", 'r', 0, "REV", "LNT's llvm_project_revision, the run's order (default: the compiler's identity)"},
+    {"format", 'f', 1, "NAME", "the format (required; the list below)", CLI_BIND_FN(export_cli, fmt, export_format)},
+    {"output", 'o', 1, "FILE", "write to FILE (default: stdout)", CLI_BIND_STR(export_cli, out)},
+    {"sweep", 0, 0, "NAME", "the sweep (needed when DB holds several)", CLI_BIND_STR(export_cli, sweep)},
+    {"machine", 0, 0, "NAME", "LNT's machine name (default: the machine of the runs)",
+     CLI_BIND_STR(export_cli, o.machine)},
+    {"order", 0, 0, "REV", "LNT's llvm_project_revision, the run's order (default: the compiler's identity)",
+     CLI_BIND_STR(export_cli, o.order)},
     {0},
 };
+/* clang-format on */
 
 static void export_notes(FILE *out)
 {
@@ -38,6 +63,7 @@ static const cli_cmd export_cmd = {
              "their sources: docs/regressions.md.",
     .opts = export_opts,
     .notes_fn = export_notes,
+    .own_words = 1,
 };
 
 typedef struct export_job {
@@ -54,35 +80,13 @@ static int fill_export(FILE *f, const void *arg, pm_err *err)
 
 int cmd_export(int argc, char **argv)
 {
-    const pm_export_format *fmt = NULL;
-    const char *out = NULL, *sweep = NULL;
-    pm_export_opts o = {0};
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = cli_getopt(&export_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case 'f':
-            if (!(fmt = pm_export_find(optarg))) {
-                size_t n;
-                const pm_export_format *rows = pm_export_rows(&n);
-                fprintf(stderr, "passmap export: --format is one of");
-                for (size_t i = 0; i < n; i++)
-                    fprintf(stderr, "%s %s", i ? "," : "", rows[i].name);
-                fprintf(stderr, ", not '%s'\n", optarg);
-                return cli_try_help(&export_cmd);
-            }
-            break;
-        case 'o': out = optarg; break;
-        case 's': sweep = optarg; break;
-        case 'm': o.machine = optarg; break;
-        case 'r': o.order = optarg; break;
-        case CLI_HELP: cli_usage(stdout, &export_cmd); return PM_EXIT_OK;
-        default:
-            fprintf(stderr, "passmap export: unknown or incomplete option: %s\n", argv[optind - 1]);
-            return cli_try_help(&export_cmd);
-        }
-    }
+    export_cli cli = {0};
+    int c = cli_parse_args(&export_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    const pm_export_format *fmt = cli.fmt;
+    const char *out = cli.out, *sweep = cli.sweep;
+    pm_export_opts o = cli.o;
     if (argc - optind != 1 || !fmt) {
         fprintf(stderr, "passmap export: needs one DB (or baseline file) and --format\n");
         return cli_try_help(&export_cmd);

@@ -26,39 +26,66 @@ static void on_sigint(int sig)
     signal(sig, SIG_DFL);
 }
 
+typedef struct ui {
+    int tty, quiet, json;
+} ui;
+
+/* What the options say, each row binding its field. */
+typedef struct fix_cli {
+    pm_fix_opts o;
+    ui u;
+} fix_cli;
+
+/* --threshold: a percentage in (0, 100), "2" or "2%", kept as a fraction. */
+static int percent(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || (*end && strcmp(end, "%")) || !(v > 0 && v < 100))
+        return cli_refuse(cmd, "--%s needs a percentage in (0, 100), not '%s'", o->name, arg);
+    *(double *)field = v / 100;
+    return 0;
+}
+
+enum { MAX_COUNT = 100000 };   /* the largest count an option takes */
+
+/* clang-format off */
 static const cli_opt fix_opts[] = {
-    {"budget", 'b', 0, "DURATION", "wall clock for the whole command (e.g. 20m); default: none"},
-    {"configs", 'c', 0, "N", "configs per fix (default 3)"},
-    {"sweep", 's', 0, "NAME", "the study (default: the latest sweep that is not a fix sweep nor superseded)"},
-    {"catalogue", 'C', 0, "FILE", "fix catalogue (default: the back end's, or the command spec's [fix] sections)"},
-    {"min-repeats", 'm', 0, "N", "runs per side before any verdict (default 3, at least 3)"},
-    {"max-repeats", 'M', 0, "N", "stop adding repeats here (default 10)"},
-    {"threshold", 't', 0, "PCT", "smallest change that counts (default 2%)"},
-    {"check-window", 'w', 0, "W", "embedded: window (or resolution) of the reduced config the output check runs\n"
-                                  "(default 128)"},
-    {"check-layers", 'l', 0, "N", "embedded: its layers (default 2)"},
-    {"no-check", 'N', 0, NULL, "skip the output check (the table says unchecked)"},
-    {"allow-contended", 'A', 0, NULL, "judge A/Bs whose runs were contended (the rule below), marked; by default\n"
-                                      "such a fix is measured to the repeat limit and reads \"no conclusion\n"
-                                      "(contended)\" (compare's rule)"},
-    {"accept-slower-code", 'S', 0, NULL, "a fix whose compiled program runs slower than stock's (a trade-off: its\n"
-                                         "run time measured by the spec's [run] or, embedded, the check's forward())\n"
-                                         "may be recommended; by default it never is"},
-    {"meter", 1, 0, "M", "how the rounds' steps are measured: {meters} (default auto); a count meter decides\n"
-                         "on instructions, except for a fix that changes parallelism (wall)"},
-    {"jobs", 2, 0, "N", "N compiles at once in each round (default 1); only with a meter that counts\n"
-                        "(valgrind, counters), as sweep --jobs: the walls are recorded as contended"},
-    {"dry-run", 'n', 0, NULL, "show the plan, run nothing"},
-    {"quiet", 'q', 0, NULL, "no per-run lines"},
-    {"json", 'j', 0, NULL, "the plan and the result as JSON on stdout"},
+    {"budget", 0, 0, "DURATION", "wall clock for the whole command (e.g. 20m); default: none",
+     CLI_BIND_FN(fix_cli, o.budget_s, cli_positive_duration)},
+    {"configs", 0, 0, "N", "configs per fix (default 3)", CLI_BIND_INT(fix_cli, o.configs_per_fix, 1, MAX_COUNT)},
+    {"sweep", 0, 0, "NAME", "the study (default: the latest sweep that is not a fix sweep nor superseded)",
+     CLI_BIND_STR(fix_cli, o.sweep)},
+    {"catalogue", 0, 0, "FILE", "fix catalogue (default: the back end's, or the command spec's [fix] sections)",
+     CLI_BIND_STR(fix_cli, o.catalogue_path)},
+    {"min-repeats", 0, 0, "N", "runs per side before any verdict (default 3, at least 3)",
+     CLI_BIND_INT(fix_cli, o.min_repeats, 3, MAX_COUNT)},
+    {"max-repeats", 0, 0, "N", "stop adding repeats here (default 10)",
+     CLI_BIND_INT(fix_cli, o.max_repeats, 3, MAX_COUNT)},
+    {"threshold", 0, 0, "PCT", "smallest change that counts (default 2%)", CLI_BIND_FN(fix_cli, o.threshold, percent)},
+    {"check-window", 0, 0, "W", "embedded: window (or resolution) of the reduced config the output check runs\n"
+                                "(default 128)", CLI_BIND_INT(fix_cli, o.check_window, 1, MAX_COUNT)},
+    {"check-layers", 0, 0, "N", "embedded: its layers (default 2)", CLI_BIND_INT(fix_cli, o.check_layers, 1, MAX_COUNT)},
+    {"no-check", 0, 0, NULL, "skip the output check (the table says unchecked)", CLI_BIND_FLAG(fix_cli, o.no_check)},
+    {"allow-contended", 0, 0, NULL, "judge A/Bs whose runs were contended (the rule below), marked; by default\n"
+                                    "such a fix is measured to the repeat limit and reads \"no conclusion\n"
+                                    "(contended)\" (compare's rule)", CLI_BIND_FLAG(fix_cli, o.allow_contended)},
+    {"accept-slower-code", 0, 0, NULL, "a fix whose compiled program runs slower than stock's (a trade-off: its\n"
+                                       "run time measured by the spec's [run] or, embedded, the check's forward())\n"
+                                       "may be recommended; by default it never is",
+     CLI_BIND_FLAG(fix_cli, o.accept_slower_code)},
+    {"meter", 0, 0, "M", "how the rounds' steps are measured: {meters} (default auto); a count meter decides\n"
+                         "on instructions, except for a fix that changes parallelism (wall)",
+     CLI_BIND_FN(fix_cli, o.meter, cli_meter_name)},
+    {"jobs", 0, 0, "N", "N compiles at once in each round (default 1); only with a meter that counts\n"
+                        "(valgrind, counters), as sweep --jobs: the walls are recorded as contended",
+     CLI_BIND_INT(fix_cli, o.jobs, 1, MAX_COUNT)},
+    {"dry-run", 0, 0, NULL, "show the plan, run nothing", CLI_BIND_FLAG(fix_cli, o.dry_run)},
+    {"quiet", 0, 0, NULL, "no per-run lines", CLI_BIND_FLAG(fix_cli, u.quiet)},
+    {"json", 0, 0, NULL, "the plan and the result as JSON on stdout", CLI_BIND_FLAG(fix_cli, u.json)},
     {0},
 };
-static void contended_notes(FILE *out)
-{
-    char rule[512];
-    pm_contention_rule_text(rule, sizeof rule, 0);
-    fprintf(out, "Contended runs: %s.\n", rule);
-}
+/* clang-format on */
 static const cli_cmd fix_cmd = {
     .name = "fix",
     .synopsis = "DB [--budget DURATION] [--configs N] [--dry-run] [--json] [options]",
@@ -70,12 +97,8 @@ static const cli_cmd fix_cmd = {
              "(embedded: its code run on fixed inputs; command: the spec's [check] command); a fix that changes\n"
              "the results is never recommended. Runs go into the sweep STUDY-fix of the same DB; rerun to resume.",
     .opts = fix_opts,
-    .notes_fn = contended_notes,
+    .notes_fn = cli_contended_notes,
 };
-
-typedef struct ui {
-    int tty, quiet, json;
-} ui;
 
 static void on_note(void *user, const char *line)
 {
@@ -205,72 +228,17 @@ static void print_result(const json_t *r)
     pm_fix_frontier_text(stdout, r);
 }
 
-static int parse_int_arg(const char *opt, const char *v, int lo, int *out)
-{
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || x < lo || x > 100000) {
-        fprintf(stderr, "passmap fix: %s needs an integer >= %d, not '%s'\n", opt, lo, v);
-        return -1;
-    }
-    *out = (int)x;
-    return 0;
-}
-
 int cmd_fix(int argc, char **argv)
 {
-    pm_fix_opts o = {.stop = &stop_requested};
-    ui u = {.tty = isatty(STDERR_FILENO)};
-    int c;
+    fix_cli cli = {.o = {.stop = &stop_requested}, .u = {.tty = isatty(STDERR_FILENO)}};
+    int c = cli_parse_args(&fix_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    pm_fix_opts o = cli.o;
+    ui u = cli.u;
     pm_err err = {0};
-    optind = 1;
-    while ((c = cli_getopt(&fix_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case 'b':
-            if (pm_run_parse_duration(optarg, &o.budget_s, &err) || o.budget_s <= 0) {
-                fprintf(stderr, "passmap fix: --budget: '%s' is not a positive duration (e.g. 90s, 20m, 1h)\n", optarg);
-                return PM_EXIT_USAGE;
-            }
-            break;
-        case 'c': if (parse_int_arg("--configs", optarg, 1, &o.configs_per_fix)) return PM_EXIT_USAGE; break;
-        case 's': o.sweep = optarg; break;
-        case 'C': o.catalogue_path = optarg; break;
-        case 'm': if (parse_int_arg("--min-repeats", optarg, 3, &o.min_repeats)) return PM_EXIT_USAGE; break;
-        case 'M': if (parse_int_arg("--max-repeats", optarg, 3, &o.max_repeats)) return PM_EXIT_USAGE; break;
-        case 'w': if (parse_int_arg("--check-window", optarg, 1, &o.check_window)) return PM_EXIT_USAGE; break;
-        case 'l': if (parse_int_arg("--check-layers", optarg, 1, &o.check_layers)) return PM_EXIT_USAGE; break;
-        case 't': {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end == optarg || (*end && strcmp(end, "%")) || !(v > 0 && v < 100)) {
-                fprintf(stderr, "passmap fix: --threshold needs a percentage in (0, 100), not '%s'\n", optarg);
-                return PM_EXIT_USAGE;
-            }
-            o.threshold = v / 100;
-            break;
-        }
-        case 'N': o.no_check = 1; break;
-        case 'A': o.allow_contended = 1; break;
-        case 'S': o.accept_slower_code = 1; break;
-        case 'n': o.dry_run = 1; break;
-        case 1:
-            if (strcmp(optarg, "auto") && !pm_meter_find(optarg)) {
-                fprintf(stderr, "passmap fix: --meter is one of %s, not '%s'\n", pm_meter_names(), optarg);
-                return PM_EXIT_USAGE;
-            }
-            o.meter = optarg;
-            break;
-        case 2: if (parse_int_arg("--jobs", optarg, 1, &o.jobs)) return PM_EXIT_USAGE; break;
-        case 'q': u.quiet = 1; break;
-        case 'j': u.json = 1; break;
-        case CLI_HELP: cli_usage(stdout, &fix_cmd); return PM_EXIT_OK;
-        default: return cli_try_help(&fix_cmd);
-        }
-    }
-    if (optind != argc - 1) {
-        fprintf(stderr, "passmap fix: expected one database file (try 'passmap fix --help')\n");
+    if (cli_one_db(&fix_cmd, argc) != CLI_GO)
         return PM_EXIT_USAGE;
-    }
     o.db_path = argv[optind];
     if (access(o.db_path, R_OK) != 0) {
         fprintf(stderr, "passmap fix: %s: no such database (run `passmap sweep` first)\n", o.db_path);

@@ -14,18 +14,42 @@
 /* The gate's own statuses: distinct from each other and stable, so a CI script can branch on them. */
 enum { GATE_EXIT_ERROR = 4 };
 
-enum { O_BSWEEP = 256, O_SWEEP, O_THRESH, O_WIN, O_ALLOW, O_JSON, O_JUNIT, O_ANNOT };
+/* What the options say, each row binding its field. */
+typedef struct gate_cli {
+    pm_gate_opts o;
+    const char *junit;
+    const pm_gate_annot_style *annot;
+    int json;
+} gate_cli;
+
+/* --annotations: a style row's name. */
+static int annot_style(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    if ((*(const pm_gate_annot_style **)field = pm_gate_annot_style_find(arg)))
+        return 0;
+    char names[128];
+    pm_gate_annot_style_names(names, sizeof names);
+    return cli_refuse(cmd, "--%s takes one of %s, not '%s'", o->name, names, arg);
+}
+
+/* clang-format off */
 static const cli_opt gate_opts[] = {
-    {"baseline-sweep", O_BSWEEP, 0, "NAME", "the baseline store's sweep (needed when it holds several)"},
-    {"sweep", O_SWEEP, 0, "NAME", "the sweep of DB (needed when it holds several)"},
-    {"threshold", O_THRESH, 0, "X", "practical threshold on |ratio - 1| (default 2%)"},
-    {"fail-on-win", O_WIN, 0, NULL, "a config faster than the baseline fails too (keeps the baseline current)"},
-    {"allow-contended", O_ALLOW, 0, NULL, "keep the verdicts of contended configs, marked (compare's option)"},
-    {"json", O_JSON, 0, NULL, "everything as JSON on stdout"},
-    {"junit", O_JUNIT, 0, "FILE", "also write JUnit XML to FILE (a testcase per config)"},
-    {"annotations", O_ANNOT, 0, "STYLE", "also print one CI annotation line per finding: github, azure or plain"},
+    {"baseline-sweep", 0, 0, "NAME", "the baseline store's sweep (needed when it holds several)",
+     CLI_BIND_STR(gate_cli, o.baseline_sweep)},
+    {"sweep", 0, 0, "NAME", "the sweep of DB (needed when it holds several)", CLI_BIND_STR(gate_cli, o.sweep)},
+    {"threshold", 0, 0, "X", "practical threshold on |ratio - 1| (default 2%)",
+     CLI_BIND_FN(gate_cli, o.threshold, cli_threshold)},
+    {"fail-on-win", 0, 0, NULL, "a config faster than the baseline fails too (keeps the baseline current)",
+     CLI_BIND_FLAG(gate_cli, o.fail_on_win)},
+    {"allow-contended", 0, 0, NULL, "keep the verdicts of contended configs, marked (compare's option)",
+     CLI_BIND_FLAG(gate_cli, o.allow_contended)},
+    {"json", 0, 0, NULL, "everything as JSON on stdout", CLI_BIND_FLAG(gate_cli, json)},
+    {"junit", 0, 0, "FILE", "also write JUnit XML to FILE (a testcase per config)", CLI_BIND_STR(gate_cli, junit)},
+    {"annotations", 0, 0, "STYLE", "also print one CI annotation line per finding: github, azure or plain",
+     CLI_BIND_FN(gate_cli, annot, annot_style)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd gate_cmd = {
     .name = "gate",
     .synopsis = "BASELINE DB [options]",
@@ -42,13 +66,8 @@ static const cli_cmd gate_cmd = {
     .exit_status = "0 pass, 1 fail (slower; or faster with --fail-on-win), 2 bad usage, 3 inconclusive\n"
                    "(nothing failed, some config not concluded on), 4 a database or baseline unreadable or an\n"
                    "output not written",
+    .own_words = 1,
 };
-
-static int usage_error(const char *msg, const char *arg)
-{
-    fprintf(stderr, "passmap gate: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-    return cli_try_help(&gate_cmd);
-}
 
 static int fill_junit(FILE *f, const void *r, pm_err *err)
 {
@@ -57,40 +76,18 @@ static int fill_junit(FILE *f, const void *r, pm_err *err)
 
 int cmd_gate(int argc, char **argv)
 {
-    pm_gate_opts opts = {0};
-    const char *junit = NULL;
-    const pm_gate_annot_style *annot = NULL;
-    int json = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = cli_getopt(&gate_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case O_BSWEEP: opts.baseline_sweep = optarg; break;
-        case O_SWEEP: opts.sweep = optarg; break;
-        case O_THRESH:   /* "2%" or "0.02" */
-            if (cli_parse_threshold(optarg, &opts.threshold))
-                return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
-            break;
-        case O_WIN: opts.fail_on_win = 1; break;
-        case O_ALLOW: opts.allow_contended = 1; break;
-        case O_JSON: json = 1; break;
-        case O_JUNIT: junit = optarg; break;
-        case O_ANNOT:
-            if (!(annot = pm_gate_annot_style_find(optarg))) {
-                char names[128];
-                pm_gate_annot_style_names(names, sizeof names);
-                fprintf(stderr, "passmap gate: --annotations takes one of %s, not '%s'\n", names, optarg);
-                return cli_try_help(&gate_cmd);
-            }
-            break;
-        case CLI_HELP: cli_usage(stdout, &gate_cmd); return PM_EXIT_OK;
-        default: return usage_error("unknown or incomplete option", argv[optind - 1]);
-        }
-    }
+    gate_cli cli = {0};
+    int c = cli_parse_args(&gate_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    pm_gate_opts opts = cli.o;
+    const char *junit = cli.junit;
+    const pm_gate_annot_style *annot = cli.annot;
+    int json = cli.json;
     if (argc - optind != 2)
-        return usage_error("needs a BASELINE and a DB", NULL);
+        return cli_usage_error(&gate_cmd, "needs a BASELINE and a DB", NULL);
     if (json && annot)
-        return usage_error("--json and --annotations both write stdout: give one", NULL);
+        return cli_usage_error(&gate_cmd, "--json and --annotations both write stdout: give one", NULL);
     opts.baseline = argv[optind];
     opts.path = argv[optind + 1];
     pm_gate_result r;

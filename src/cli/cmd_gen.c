@@ -11,20 +11,32 @@
 #include "gen.h"
 #include "kinds.h"
 
+/* What the options say, each row binding its field. */
+typedef struct gen_cli {
+    pm_workload w;
+    const char *outpath;
+    int want_info, json;
+} gen_cli;
+
+enum { MAX_DIM = 1 << 30 };   /* the largest window, resolution, layer or block count taken */
+
+/* clang-format off */
 static const cli_opt gen_opts[] = {
-    {"family", 'f', 0, "F", "the model family (passmap gen list names them)"},
-    {"size", 's', 0, "S", "llm: the family's size (passmap gen list)"},
-    {"window", 'w', 0, "W", "llm: the prompt window in tokens"},
-    {"precision", 'p', 0, "P", "int4, int8 or fp16"},
-    {"layers", 'l', 0, "N", "llm: decoder layers emitted (default: the model's)"},
-    {"func-per-layer", 'F', 0, NULL, "llm: one func.func per decoder layer"},
-    {"resolution", 'r', 0, "R", "cnn: the input resolution"},
-    {"blocks", 'b', 0, "N", "cnn: the stem and the first N blocks (default: all)"},
-    {"output", 'o', 1, "FILE", "write the module there (default: stdout)"},
-    {"info", 'i', 0, NULL, "print the workload summary to stderr"},
-    {"json", 'j', 0, NULL, "print the summary as JSON on stdout (then -o is needed for the module)"},
+    {"family", 0, 0, "F", "the model family (passmap gen list names them)", CLI_BIND_STR(gen_cli, w.family)},
+    {"size", 0, 0, "S", "llm: the family's size (passmap gen list)", CLI_BIND_STR(gen_cli, w.size)},
+    {"window", 0, 0, "W", "llm: the prompt window in tokens", CLI_BIND_INT(gen_cli, w.window, 0, MAX_DIM)},
+    {"precision", 0, 0, "P", "int4, int8 or fp16", CLI_BIND_STR(gen_cli, w.precision)},
+    {"layers", 0, 0, "N", "llm: decoder layers emitted (default: the model's)", CLI_BIND_INT(gen_cli, w.layers, 0, MAX_DIM)},
+    {"func-per-layer", 0, 0, NULL, "llm: one func.func per decoder layer", CLI_BIND_FLAG(gen_cli, w.func_per_layer)},
+    {"resolution", 0, 0, "R", "cnn: the input resolution", CLI_BIND_INT(gen_cli, w.resolution, 0, MAX_DIM)},
+    {"blocks", 0, 0, "N", "cnn: the stem and the first N blocks (default: all)", CLI_BIND_INT(gen_cli, w.blocks, 0, MAX_DIM)},
+    {"output", 'o', 1, "FILE", "write the module there (default: stdout)", CLI_BIND_STR(gen_cli, outpath)},
+    {"info", 0, 0, NULL, "print the workload summary to stderr", CLI_BIND_FLAG(gen_cli, want_info)},
+    {"json", 0, 0, NULL, "print the summary as JSON on stdout (then -o is needed for the module)",
+     CLI_BIND_FLAG(gen_cli, json)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd gen_cmd = {
     .name = "gen",
     .synopsis = "llm --family F [--size S] --window W --precision P [--layers N]\n"
@@ -41,16 +53,6 @@ static json_t *info_json(const char *kind, const char *family, const char *size,
                      "params", (json_int_t)info->params, "weight_bytes", (json_int_t)info->weight_bytes,
                      "layers_total", info->layers_total, "layers_emitted", info->layers_emitted, "linalg_ops",
                      info->linalg_ops, "functions", info->functions);
-}
-
-static int parse_int(const char *s, int *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < 0 || v > 1 << 30)
-        return -1;
-    *out = (int)v;
-    return 0;
 }
 
 static int gen_list(int argc, char **argv)
@@ -123,33 +125,14 @@ int cmd_gen(int argc, char **argv)
         fprintf(stderr, "passmap gen: unknown workload kind '%s' (%s, list)\n", kind, pm_kind_names());
         return PM_EXIT_USAGE;
     }
-    const char *outpath = NULL, *family = NULL, *size = NULL, *precision = NULL;
-    int want_info = 0, json = 0, window = -1, layers = 0, resolution = -1, blocks = 0, fpl = 0;
-    optind = 1;
+    gen_cli cli = {.w = {.window = -1, .resolution = -1}};
     int ac = argc - 1;
     char **av = argv + 1;
-    for (int c; (c = cli_getopt(&gen_cmd, ac, av)) != -1;) {
-        int bad = 0;
-        switch (c) {
-        case 'f': family = optarg; break;
-        case 's': size = optarg; break;
-        case 'p': precision = optarg; break;
-        case 'w': bad = parse_int(optarg, &window); break;
-        case 'l': bad = parse_int(optarg, &layers); break;
-        case 'r': bad = parse_int(optarg, &resolution); break;
-        case 'b': bad = parse_int(optarg, &blocks); break;
-        case 'F': fpl = 1; break;
-        case 'o': outpath = optarg; break;
-        case 'i': want_info = 1; break;
-        case 'j': json = 1; break;
-        case CLI_HELP: cli_usage(stdout, &gen_cmd); return PM_EXIT_OK;
-        default: return cli_try_help(&gen_cmd);
-        }
-        if (bad) {
-            fprintf(stderr, "passmap gen %s: '%s' is not a non-negative integer\n", kind, optarg);
-            return PM_EXIT_USAGE;
-        }
-    }
+    int c = cli_parse_args(&gen_cmd, ac, av, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    const char *outpath = cli.outpath, *family = cli.w.family, *size = cli.w.size, *precision = cli.w.precision;
+    int want_info = cli.want_info, json = cli.json, window = cli.w.window, resolution = cli.w.resolution;
     if (optind < ac) {
         fprintf(stderr, "passmap gen %s: unexpected argument '%s'\n", kind, av[optind]);
         return PM_EXIT_USAGE;
@@ -176,9 +159,7 @@ int cmd_gen(int argc, char **argv)
     }
     pm_gen_info info;
     pm_err err = {0};
-    pm_workload w = {.family = family, .size = size, .precision = precision, .window = window,
-                     .resolution = resolution, .layers = layers, .blocks = blocks, .func_per_layer = fpl};
-    int rc = row->emit(&w, out, &info, &err);
+    int rc = row->emit(&cli.w, out, &info, &err);
     if (outpath && fclose(out) != 0 && rc == PM_OK) {
         perror(outpath);
         rc = PM_ERR_IO;

@@ -11,20 +11,30 @@
 #include "json_out.h"
 #include "util.h"
 
-enum { O_SWEEPS = 256, O_THRESH, O_ALLOW, O_JSON, O_HTML, O_AXIS };
+/* What the options say, each row binding its field. */
+typedef struct history_cli {
+    pm_history_opts o;
+    const char *html, *list, *axis;
+    int json;
+} history_cli;
+
+/* clang-format off */
 static const cli_opt history_opts[] = {
-    {"sweeps", O_SWEEPS, 0, "A,B,...", "the series, in order (default: every sweep of DB not superseded, oldest\n"
-                                       "first)"},
-    {"axis", O_AXIS, 0, "AXIS=A,B,...", "the series along an axis of one sweep instead, its values in order\n"
-                                      "(llvm=14,16,19,22 for an axis that picks the build: argv = llc-{llvm}):\n"
-                                      "each pair as `compare DB DB --a AXIS=A --b AXIS=B`"},
-    {"threshold", O_THRESH, 0, "X", "practical threshold on |ratio - 1| (default 2%)"},
-    {"allow-contended", O_ALLOW, 0, NULL, "keep the verdicts of contended configs, marked"},
-    {"json", O_JSON, 0, NULL, "everything as JSON"},
-    {"html", O_HTML, 0, "FILE", "also write one page of small multiples: a chart per config, a line per row,\n"
-                                "a marker at each change point"},
+    {"sweeps", 0, 0, "A,B,...", "the series, in order (default: every sweep of DB not superseded, oldest\n"
+                                "first)", CLI_BIND_STR(history_cli, list)},
+    {"axis", 0, 0, "AXIS=A,B,...", "the series along an axis of one sweep instead, its values in order\n"
+                                   "(llvm=14,16,19,22 for an axis that picks the build: argv = llc-{llvm}):\n"
+                                   "each pair as `compare DB DB --a AXIS=A --b AXIS=B`", CLI_BIND_STR(history_cli, axis)},
+    {"threshold", 0, 0, "X", "practical threshold on |ratio - 1| (default 2%)",
+     CLI_BIND_FN(history_cli, o.threshold, cli_threshold)},
+    {"allow-contended", 0, 0, NULL, "keep the verdicts of contended configs, marked",
+     CLI_BIND_FLAG(history_cli, o.allow_contended)},
+    {"json", 0, 0, NULL, "everything as JSON", CLI_BIND_FLAG(history_cli, json)},
+    {"html", 0, 0, "FILE", "also write one page of small multiples: a chart per config, a line per row,\n"
+                           "a marker at each change point", CLI_BIND_STR(history_cli, html)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd history_cmd = {
     .name = "history",
     .synopsis = "DB [--sweeps A,B,... | --axis AXIS=A,B,...] [--html FILE] [--json]",
@@ -35,13 +45,8 @@ static const cli_cmd history_cmd = {
              "`passmap compare DB --a-sweep X --b-sweep Y` says (▲ slower, ▼ faster). A stage is a sum of\n"
              "passes: its change point is its pass that moved most by the rule, named.",
     .opts = history_opts,
+    .own_words = 1,
 };
-
-static int usage_error(const char *msg, const char *arg)
-{
-    fprintf(stderr, "passmap history: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-    return cli_try_help(&history_cmd);
-}
 
 /* "a,b,c" into its names in place (copy owns them), as many as commas + 1; -1 when out of memory. */
 static int split_list(const char *list, char **copy, const char ***names, size_t *n)
@@ -67,34 +72,23 @@ static int fill_html(FILE *f, const void *h, pm_err *err)
 
 int cmd_history(int argc, char **argv)
 {
-    pm_history_opts o = {0};
-    const char *html = NULL;
-    char *list = NULL, *axis = NULL;
+    history_cli cli = {0};
+    int c = cli_parse_args(&history_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    pm_history_opts o = cli.o;
+    const char *html = cli.html, *list = cli.list, *axis = cli.axis;
     const char **names = NULL, **values = NULL;
-    int json = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = cli_getopt(&history_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case O_SWEEPS: list = optarg; break;
-        case O_AXIS: axis = optarg; break;
-        case O_THRESH:   /* "2%" or "0.02" */
-            if (cli_parse_threshold(optarg, &o.threshold))
-                return usage_error("--threshold needs a fraction or percentage in (0, 100%), e.g. 2%", optarg);
-            break;
-        case O_ALLOW: o.allow_contended = 1; break;
-        case O_JSON: json = 1; break;
-        case O_HTML: html = optarg; break;
-        case CLI_HELP: cli_usage(stdout, &history_cmd); return PM_EXIT_OK;
-        default: return usage_error("unknown or incomplete option", argv[optind - 1]);
-        }
-    }
+    int json = cli.json;
     if (argc - optind != 1)
-        return usage_error("needs one DB", NULL);
+        return cli_usage_error(&history_cmd, "needs one DB", NULL);
     o.path = argv[optind];
     char *copy = NULL, *vcopy = NULL, *eq = axis ? strchr(axis, '=') : NULL;
     if (axis && (!eq || eq == axis || !eq[1] || eq - axis > 127))
-        return usage_error("--axis needs AXIS=A,B,... (the values in series order), e.g. llvm=14,16,19,22; an axis name of at most 127 bytes", axis);
+        return cli_usage_error(
+            &history_cmd,
+            "--axis needs AXIS=A,B,... (the values in series order), e.g. llvm=14,16,19,22; an axis name of at most 127 bytes",
+            axis);
     int oom = (list && split_list(list, &copy, &names, &o.n_sweeps)) ||
               (axis && split_list(eq + 1, &vcopy, &values, &o.n_values));
     char axis_name[128];

@@ -9,16 +9,20 @@
 #include "parse.h"
 #include "store.h"
 
+/* clang-format off */
 static const cli_opt import_opts[] = {
-    {"db", 'd', 0, "FILE", "results database (created when missing)"},
-    {"sweep", 's', 0, "NAME", "sweep to record into (default: imported)"},
-    {"config", 'c', 0, "KEY", "config key (default: the report file's name)"},
-    {"tool", 't', 0, "NAME", "the compiler that printed the report (default: by format: mlir-opt, llc ...)"},
-    {"format", 'f', 0, "NAME", "{formats} (default: detected)"},
-    {"mode", 'm', 0, "NAME", "run mode recorded: cold, cache-miss or warm (default: cold)"},
-    {"quiet", 'q', 0, NULL, "print nothing on success"},
+    {"db", 0, 0, "FILE", "results database (created when missing)", CLI_BIND_STR(pm_cli_import_opts, db)},
+    {"sweep", 0, 0, "NAME", "sweep to record into (default: imported)", CLI_BIND_STR(pm_cli_import_opts, sweep)},
+    {"config", 0, 0, "KEY", "config key (default: the report file's name)", CLI_BIND_STR(pm_cli_import_opts, config)},
+    {"tool", 0, 0, "NAME", "the compiler that printed the report (default: by format: mlir-opt, llc ...)",
+     CLI_BIND_STR(pm_cli_import_opts, tool)},
+    {"format", 0, 0, "NAME", "{formats} (default: detected)", CLI_BIND_FN(pm_cli_import_opts, format, cli_format)},
+    {"mode", 0, 0, "NAME", "run mode recorded: cold, cache-miss or warm (default: cold)",
+     CLI_BIND_FN(pm_cli_import_opts, mode, pm_cli_run_mode)},
+    {"quiet", 0, 0, NULL, "print nothing on success", CLI_BIND_FLAG(pm_cli_import_opts, quiet)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd import_cmd = {
     .name = "import",
     .synopsis = "--db FILE [options] REPORT...",
@@ -35,50 +39,24 @@ static const char *default_tool(pm_format f)
 
 int cmd_import(int argc, char **argv)
 {
-    const char *db = NULL, *sweep = "imported", *config = NULL, *tool = NULL, *mode = "cold";
-    pm_format fmt = PM_FMT_AUTO;
-    int quiet = 0, c;
-    optind = 1;
-    while ((c = cli_getopt(&import_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 's': sweep = optarg; break;
-        case 'c': config = optarg; break;
-        case 't': tool = optarg; break;
-        case 'm':
-            if (pm_cli_mode_check("import", optarg))
-                return PM_EXIT_USAGE;
-            mode = optarg;
-            break;
-        case 'q': quiet = 1; break;
-        case 'f':
-            fmt = pm_format_from_name(optarg);
-            if (fmt == PM_FMT__COUNT) {
-                fprintf(stderr, "passmap import: unknown format '%s' (see --help)\n", optarg);
-                return PM_EXIT_USAGE;
-            }
-            break;
-        case CLI_HELP: cli_usage(stdout, &import_cmd); return PM_EXIT_OK;
-        default: return cli_try_help(&import_cmd);
-        }
-    }
-    if (!db || optind >= argc) {
+    pm_cli_import_opts o = {.format = PM_FMT_AUTO};
+    int c = cli_parse_args(&import_cmd, argc, argv, &o, NULL);
+    if (c != CLI_GO)
+        return c;
+    if (!o.db || optind >= argc) {
         fprintf(stderr, "passmap import: needs --db FILE and at least one REPORT\ntry 'passmap import --help'\n");
         return PM_EXIT_USAGE;
     }
-    pm_cli_import_opts o = {.db = db, .sweep = sweep, .config = config, .tool = tool, .mode = mode, .format = fmt,
-                            .quiet = quiet};
     return pm_cli_import("import", &o, argc - optind, argv + optind);
 }
 
-int pm_cli_mode_check(const char *cmd, const char *mode)
+int pm_cli_run_mode(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
 {
     /* the modes the report knows; any other string would be stored and then never shown */
-    if (strcmp(mode, "cold") && strcmp(mode, "cache-miss") && strcmp(mode, "warm")) {
-        fprintf(stderr, "passmap %s: --mode is cold, cache-miss or warm, not '%s'\n", cmd, mode);
-        return PM_EXIT_USAGE;
-    }
-    return PM_EXIT_OK;
+    if (strcmp(arg, "cold") && strcmp(arg, "cache-miss") && strcmp(arg, "warm"))
+        return cli_refuse(cmd, "--%s is cold, cache-miss or warm, not '%s'", o->name, arg);
+    *(const char **)field = arg;
+    return 0;
 }
 
 int pm_cli_import(const char *cmd, const pm_cli_import_opts *o, int n_files, char **files)

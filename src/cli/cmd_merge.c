@@ -11,14 +11,22 @@
 #include "shard.h"
 #include "store.h"
 
+/* What the options say, each row binding its field. */
+typedef struct merge_cli {
+    int force, partial, json;
+} merge_cli;
+
+/* clang-format off */
 static const cli_opt merge_opts[] = {
-    {"force", 'f', 0, NULL, "merge such inputs anyway (recorded in OUT's merge_log; the report names both builds;\n"
-                            "stores split two ways: the study is marked incomplete)"},
-    {"partial", 'p', 0, NULL, "merge although shards are missing or unfinished; OUT's report then says INCOMPLETE\n"
-                              "STUDY and what is missing, until a later merge completes it"},
-    {"json", 'j', 0, NULL, "print the result per input as JSON"},
+    {"force", 0, 0, NULL, "merge such inputs anyway (recorded in OUT's merge_log; the report names both builds;\n"
+                          "stores split two ways: the study is marked incomplete)", CLI_BIND_FLAG(merge_cli, force)},
+    {"partial", 0, 0, NULL, "merge although shards are missing or unfinished; OUT's report then says INCOMPLETE\n"
+                            "STUDY and what is missing, until a later merge completes it",
+     CLI_BIND_FLAG(merge_cli, partial)},
+    {"json", 0, 0, NULL, "print the result per input as JSON", CLI_BIND_FLAG(merge_cli, json)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd merge_cmd = {
     .name = "merge",
     .synopsis = "[--force] [--partial] [--json] OUT.db IN.db...",
@@ -193,17 +201,11 @@ static void merge_input(pm_store *out, const char *in, int force, merge_tally *t
 
 int cmd_merge(int argc, char **argv)
 {
-    int force = 0, json = 0, partial = 0, c;
-    optind = 1;
-    while ((c = cli_getopt(&merge_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case 'f': force = 1; break;
-        case 'j': json = 1; break;
-        case 'p': partial = 1; break;
-        case CLI_HELP: cli_usage(stdout, &merge_cmd); return PM_EXIT_OK;
-        default: return cli_try_help(&merge_cmd);
-        }
-    }
+    merge_cli cli = {0};
+    int c = cli_parse_args(&merge_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    int force = cli.force, json = cli.json, partial = cli.partial;
     if (argc - optind < 2) {
         fprintf(stderr, "passmap merge: expected OUT.db and at least one IN.db\ntry 'passmap merge --help'\n");
         return PM_EXIT_USAGE;

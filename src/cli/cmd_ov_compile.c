@@ -11,53 +11,94 @@
 #include "cmds.h"
 #include "ov.h"
 
-enum { O_SCHED = 256, O_SOUT, O_SIN, O_REUSE, O_CACHE, O_PROP, O_WORKDIR, O_EXPORT, O_IMPORT, O_LIB, O_JSON,
-       O_LOG, O_WEIGHTS, O_MINRESP, O_PREFILL, O_PYRAMID, O_PLATFORM, O_CACHEMODE, O_TSTATS, O_PATTN, O_GATTN,
-       O_SHEAD, O_CTYPE, O_OFFONLY, O_RAMSHARE };
+/* What the options say, each row binding its field. */
+typedef struct ov_cli {
+    pm_ov_opts o;
+    int json, reuse;
+    const char *cache_dir;
+    cli_list extra;   /* --prop KEY=VALUE... */
+} ov_cli;
+
+/* --import-max-ram-share: a share in (0, 1]. */
+static int ram_share(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !(v > 0 && v <= 1))
+        return cli_refuse(cmd, "--%s wants a share in (0, 1], got '%s'", o->name, arg);
+    *(double *)field = v;
+    return 0;
+}
+
+enum { MAX_TOKENS = 1 << 24 };   /* the largest window or response length taken */
+
+/* clang-format off */
 static const cli_opt ov_opts[] = {
-    {"model", 'm', 1, "FILE", "OpenVINO IR .xml"},
-    {"weights", O_WEIGHTS, 0, "FILE", "its .bin (default: beside the .xml)"},
-    {"device", 'd', 1, "NAME", "NPU (default), CPU, GPU"},
+    {"model", 'm', 1, "FILE", "OpenVINO IR .xml", CLI_BIND_STR(ov_cli, o.model_xml)},
+    {"weights", 0, 0, "FILE", "its .bin (default: beside the .xml)", CLI_BIND_STR(ov_cli, o.model_bin)},
+    {"device", 'd', 1, "NAME", "NPU (default), CPU, GPU", CLI_BIND_STR(ov_cli, o.device)},
     {"window", 'w', 1, "N", "LLM prompt window: NPU_USE_NPUW/NPUW_LLM/NPUW_LLM_MAX_PROMPT_LEN=N, plus\n"
-                            "NPUW_LLM_MIN_RESPONSE_LEN, NPUW_LLM_BATCH_DIM=0, NPUW_LLM_SEQ_LEN_DIM=2"},
-    {"min-response-len", O_MINRESP, 0, "N", "NPUW_LLM_MIN_RESPONSE_LEN (default 128)"},
-    {"prefill-hint", O_PREFILL, 0, "H", "NPUW_LLM_PREFILL_HINT: STATIC compiles the prefill at the window\n"
-                                        "(OpenVINO's default DYNAMIC compiles 1024-token chunks)"},
-    {"generate-pyramid", O_PYRAMID, 0, "B", "NPUW_LLM_GENERATE_PYRAMID YES|NO (YES: a generate model per 1024*2^k +\n"
-                                            "min response below the KV size; its default differs between 2026 copies)"},
-    {"prefill-attention-hint", O_PATTN, 0, "H", "NPUW_LLM_PREFILL_ATTENTION_HINT STATIC|DYNAMIC|PYRAMID|HFA (default\n"
-                                                "STATIC, pinned from OpenVINO 2026.0, whose defaults move inside 2026.x;\n"
-                                                "it changes the partitioning only with a chunked prefill)"},
-    {"generate-attention-hint", O_GATTN, 0, "H", "NPUW_LLM_GENERATE_ATTENTION_HINT, likewise"},
-    {"shared-head", O_SHEAD, 0, "B", "NPUW_LLM_SHARED_HEAD YES|NO (default YES, pinned likewise)"},
-    {"compiler-type", O_CTYPE, 0, "T", "NPU_COMPILER_TYPE PLUGIN|DRIVER|PREFER_PLUGIN (2026; MLIR|DRIVER before);\n"
-                                       "default: DRIVER on a device, PLUGIN offline; pinned because the stock\n"
-                                       "choice moves between 2026.x minors and SKUs"},
-    {"offline-only", O_OFFONLY, 0, NULL, "with --platform: fail on a machine with an NPU instead of compiling on it"},
-    {"platform", O_PLATFORM, 0, "P", "NPU_PLATFORM (NPU3720, NPU4000, NPU5010): with no NPU present, compile\n"
-                                     "offline (OpenVINO >= 2026.0; no import then)"},
-    {"cache-mode", O_CACHEMODE, 0, "M", "CACHE_MODE (default for an exported NPUW blob: OPTIMIZE_SPEED, with weights;\n"
-                                        "OPTIMIZE_SIZE exports it weightless, which the C API cannot import)"},
-    {"log-level", O_LOG, 0, "L", "LOG_LEVEL (default LOG_INFO: turns the per-pass timing report on)"},
+                            "NPUW_LLM_MIN_RESPONSE_LEN, NPUW_LLM_BATCH_DIM=0, NPUW_LLM_SEQ_LEN_DIM=2",
+                            CLI_BIND_INT(ov_cli, o.window, 0, MAX_TOKENS)},
+    {"min-response-len", 0, 0, "N", "NPUW_LLM_MIN_RESPONSE_LEN (default 128)",
+                                    CLI_BIND_INT(ov_cli, o.min_response_len, 1, MAX_TOKENS)},
+    {"prefill-hint", 0, 0, "H", "NPUW_LLM_PREFILL_HINT: STATIC compiles the prefill at the window\n"
+                                "(OpenVINO's default DYNAMIC compiles 1024-token chunks)",
+                                CLI_BIND_CHOICE(ov_cli, o.prefill_hint, "STATIC, DYNAMIC")},
+    {"generate-pyramid", 0, 0, "B", "NPUW_LLM_GENERATE_PYRAMID YES|NO (YES: a generate model per 1024*2^k +\n"
+                                    "min response below the KV size; its default differs between 2026 copies)",
+                                    CLI_BIND_CHOICE(ov_cli, o.generate_pyramid, "YES, NO")},
+    {"prefill-attention-hint", 0, 0, "H", "NPUW_LLM_PREFILL_ATTENTION_HINT STATIC|DYNAMIC|PYRAMID|HFA (default\n"
+                                          "STATIC, pinned from OpenVINO 2026.0, whose defaults move inside 2026.x;\n"
+                                          "it changes the partitioning only with a chunked prefill)",
+                                          CLI_BIND_CHOICE(ov_cli, o.prefill_attention_hint, PM_OV_ATTENTION_HINTS)},
+    {"generate-attention-hint", 0, 0, "H", "NPUW_LLM_GENERATE_ATTENTION_HINT, likewise",
+                                           CLI_BIND_CHOICE(ov_cli, o.generate_attention_hint, PM_OV_ATTENTION_HINTS)},
+    {"shared-head", 0, 0, "B", "NPUW_LLM_SHARED_HEAD YES|NO (default YES, pinned likewise)",
+                               CLI_BIND_CHOICE(ov_cli, o.shared_head, "YES, NO")},
+    {"compiler-type", 0, 0, "T", "NPU_COMPILER_TYPE PLUGIN|DRIVER|PREFER_PLUGIN (2026; MLIR|DRIVER before);\n"
+                                 "default: DRIVER on a device, PLUGIN offline; pinned because the stock\n"
+                                 "choice moves between 2026.x minors and SKUs",
+                                 CLI_BIND_CHOICE(ov_cli, o.compiler_type, "PLUGIN, DRIVER, PREFER_PLUGIN, MLIR")},
+    {"offline-only", 0, 0, NULL, "with --platform: fail on a machine with an NPU instead of compiling on it",
+                                 CLI_BIND_FLAG(ov_cli, o.offline_only)},
+    {"platform", 0, 0, "P", "NPU_PLATFORM (NPU3720, NPU4000, NPU5010): with no NPU present, compile\n"
+                            "offline (OpenVINO >= 2026.0; no import then)", CLI_BIND_STR(ov_cli, o.platform)},
+    {"cache-mode", 0, 0, "M", "CACHE_MODE (default for an exported NPUW blob: OPTIMIZE_SPEED, with weights;\n"
+                              "OPTIMIZE_SIZE exports it weightless, which the C API cannot import)",
+                              CLI_BIND_STR(ov_cli, o.cache_mode)},
+    {"log-level", 0, 0, "L", "LOG_LEVEL (default LOG_INFO: turns the per-pass timing report on)",
+                             CLI_BIND_STR(ov_cli, o.log_level)},
     {"", 0, 0, NULL, "Instrumentation (adds NPU_COMPILATION_MODE_PARAMS; under NPUW its default is kept in front):"},
-    {"schedule-trace", O_SCHED, 0, NULL, "enable-schedule-trace=true (compileTimeScheduleTrace.json)"},
-    {"strategy-out", O_SOUT, 0, NULL, "write-strategy-to-json=true (strategy_out.json)"},
-    {"task-stats", O_TSTATS, 0, NULL, "dump-task-stats=true"},
-    {"strategy-in", O_SIN, 0, "FILE", "offer FILE as strategy_in.json, read-strategy-from-json=true"},
-    {"reuse-strategy", O_REUSE, 0, NULL, "deterministic strategy replay: offer the cached strategy of the same model\n"
-                                         "and options (stored after the first compile); not with --window (NPUW)"},
-    {"cache-dir", O_CACHE, 0, "DIR", "strategy cache root (default $PASSMAP_CACHE_DIR, ~/.cache/passmap)"},
-    {"prop", O_PROP, 0, "KEY=VALUE", "extra property (repeatable; overrides a built one)"},
-    {"workdir", O_WORKDIR, 0, "DIR", "working directory of the compile (trace files land there; default .)"},
-    {"export", O_EXPORT, 0, "FILE", "export the blob (default with --import: WORKDIR/model.blob)"},
-    {"import", O_IMPORT, 0, NULL, "time ov_core_import_model of the exported blob (the warm path; a failed\n"
-                                  "import is reported as import_error, the compile still counts)"},
-    {"import-max-ram-share", O_RAMSHARE, 0, "F", "with --import: do not import (and say why) when the weights exceed\n"
-                                                 "F of MemTotal (0 < F <= 1; the sweep passes 0.5)"},
-    {"lib", O_LIB, 0, "PATH", "libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)"},
-    {"json", O_JSON, 0, NULL, "end with the bare JSON object instead of the PASSMAP-OV-RESULT line"},
+    {"schedule-trace", 0, 0, NULL, "enable-schedule-trace=true (compileTimeScheduleTrace.json)",
+                                   CLI_BIND_FLAG(ov_cli, o.schedule_trace)},
+    {"strategy-out", 0, 0, NULL, "write-strategy-to-json=true (strategy_out.json)", CLI_BIND_FLAG(ov_cli, o.strategy_out)},
+    {"task-stats", 0, 0, NULL, "dump-task-stats=true", CLI_BIND_FLAG(ov_cli, o.task_stats)},
+    {"strategy-in", 0, 0, "FILE", "offer FILE as strategy_in.json, read-strategy-from-json=true",
+                                  CLI_BIND_STR(ov_cli, o.strategy_in)},
+    {"reuse-strategy", 0, 0, NULL, "deterministic strategy replay: offer the cached strategy of the same model\n"
+                                   "and options (stored after the first compile); not with --window (NPUW)",
+                                   CLI_BIND_FLAG(ov_cli, reuse)},
+    {"cache-dir", 0, 0, "DIR", "strategy cache root (default $PASSMAP_CACHE_DIR, ~/.cache/passmap)",
+                               CLI_BIND_STR(ov_cli, cache_dir)},
+    {"prop", 0, 0, "KEY=VALUE", "extra property (repeatable; overrides a built one)", CLI_BIND_LIST(ov_cli, extra)},
+    {"workdir", 0, 0, "DIR", "working directory of the compile (trace files land there; default .)",
+                             CLI_BIND_STR(ov_cli, o.workdir)},
+    {"export", 0, 0, "FILE", "export the blob (default with --import: WORKDIR/model.blob)",
+                             CLI_BIND_STR(ov_cli, o.export_path)},
+    {"import", 0, 0, NULL, "time ov_core_import_model of the exported blob (the warm path; a failed\n"
+                           "import is reported as import_error, the compile still counts)",
+                           CLI_BIND_FLAG(ov_cli, o.do_import)},
+    {"import-max-ram-share", 0, 0, "F", "with --import: do not import (and say why) when the weights exceed\n"
+                                        "F of MemTotal (0 < F <= 1; the sweep passes 0.5)",
+                                        CLI_BIND_FN(ov_cli, o.import_max_ram_share, ram_share)},
+    {"lib", 0, 0, "PATH", "libopenvino_c (default $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)",
+                          CLI_BIND_STR(ov_cli, o.lib)},
+    {"json", 0, 0, NULL, "end with the bare JSON object instead of the PASSMAP-OV-RESULT line",
+                         CLI_BIND_FLAG(ov_cli, json)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd ov_cmd = {
     .name = "ov-compile",
     .synopsis = "--model X.xml [options]",
@@ -127,164 +168,84 @@ static void on_compiled(pm_ov_result *r, void *vctx)
     free(json_text);
 }
 
-int cmd_ov_compile(int argc, char **argv)
+/* The compile's summary on stderr: its seconds, what it ran on, and what NPUW changed of what was sent. */
+static void print_summary(const pm_ov_result *r)
 {
-    pm_ov_opts o = {0};
+    fprintf(stderr, "ov-compile: %s compile %.3f s", r->device, r->compile_s);
+    if (r->export_s >= 0)
+        fprintf(stderr, ", export %.3f s (%lld bytes)", r->export_s, r->blob_bytes);
+    if (r->import_s >= 0)
+        fprintf(stderr, ", import %.3f s", r->import_s);
+    else if (*r->import_error)
+        fprintf(stderr, ", import FAILED (%s)", r->import_error);
+    else if (*r->import_skipped)
+        fprintf(stderr, ", no import (%s)", r->import_skipped);
+    if (r->offline)
+        fprintf(stderr, ", offline for %s", r->platform);
+    fprintf(stderr, "; OpenVINO %s, compiler %s%s%s%s%s%s\n", *r->ov_version ? r->ov_version : "?",
+            *r->compiler_type_resolved ? r->compiler_type_resolved : "unresolved",
+            *r->compiler_version_decoded ? " " : "", r->compiler_version_decoded,
+            *r->compiler_version_source ? " (version from the " : "", r->compiler_version_source,
+            *r->compiler_version_source ? ")" : "");
+    if (r->strategy_reused)
+        fprintf(stderr, "ov-compile: strategy reused\n");
+    /* What NPUW compiled where it differs from what was sent (it rounds and defaults). */
+    for (int i = 0; i < r->effective.n; i++) {
+        const char *k = r->effective.items[i].key, *v = r->effective.items[i].value, *sent = NULL;
+        for (int j = 0; j < r->props.n; j++)
+            if (!strcmp(r->props.items[j].key, k))
+                sent = r->props.items[j].value;
+        if (sent && strcmp(sent, v))
+            fprintf(stderr, "ov-compile: %s compiled as %s (sent %s)\n", k, v, sent);
+    }
+}
+
+/* --reuse-strategy: the cached strategy of the same model and options offered (*cached, freed by the caller), or
+ * when there is none yet, the compile asked to write one (key: where it is stored). */
+static int offer_strategy(pm_ov_opts *o, const char *cache_dir, char *key, char **cached, pm_err *err)
+{
+    int status = pm_ov_strategy_key(o, key, err);
+    if (status != PM_OK)
+        return status;
+    int f = pm_ov_strategy_fetch(cache_dir, key, cached, err);
+    if (f == PM_OK) {
+        o->strategy_in = *cached;
+    } else if (f == PM_ERR_NOTFOUND) {
+        o->strategy_out = 1;
+        pm_err_clear(err);
+    } else {
+        return f;
+    }
+    return PM_OK;
+}
+
+/* The compile of the options in cli, its result line written (in on_result, or here when it never ran). */
+static int ov_compile_run(ov_cli *cli, int argc)
+{
+    pm_ov_opts o = cli->o;
     pm_ov_result r;
     pm_err err;
-    int json = 0, reuse = 0, rc = PM_EXIT_FAIL;
-    const char *cache_dir = NULL;
-    const char **extra = calloc((size_t)argc + 1, sizeof *extra);
-    int n_extra = 0;
+    int json = cli->json;
     char *cached = NULL, *json_text = NULL, key[33] = "";
     emit_ctx ec = {0};
-    if (!extra)
-        return PM_EXIT_FAIL;
     pm_err_clear(&err);
     memset(&r, 0, sizeof r);
-    optind = 1;
-    int c;
-    while ((c = cli_getopt(&ov_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case 'm': o.model_xml = optarg; break;
-        case O_WEIGHTS: o.model_bin = optarg; break;
-        case 'd': o.device = optarg; break;
-        case 'w': {
-            char *end;
-            long w = strtol(optarg, &end, 10);
-            if (*end || w < 0 || w > 1 << 24) {
-                fprintf(stderr, "passmap ov-compile: --window wants a non-negative integer, got '%s'\n", optarg);
-                rc = PM_EXIT_USAGE;
-                goto cleanup;
-            }
-            o.window = (int)w;
-            break;
-        }
-        case O_LOG: o.log_level = optarg; break;
-        case O_MINRESP: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v <= 0 || v > 1 << 24) {
-                fprintf(stderr, "passmap ov-compile: --min-response-len wants a positive integer, got '%s'\n", optarg);
-                rc = PM_EXIT_USAGE;
-                goto cleanup;
-            }
-            o.min_response_len = (int)v;
-            break;
-        }
-        case O_PREFILL:
-            if (strcmp(optarg, "STATIC") && strcmp(optarg, "DYNAMIC")) {
-                fprintf(stderr, "passmap ov-compile: --prefill-hint is STATIC or DYNAMIC, not '%s'\n", optarg);
-                rc = PM_EXIT_USAGE;
-                goto cleanup;
-            }
-            o.prefill_hint = optarg;
-            break;
-        case O_PYRAMID:
-            if (strcmp(optarg, "YES") && strcmp(optarg, "NO")) {
-                fprintf(stderr, "passmap ov-compile: --generate-pyramid is YES or NO, not '%s'\n", optarg);
-                rc = PM_EXIT_USAGE;
-                goto cleanup;
-            }
-            o.generate_pyramid = optarg;
-            break;
-        case O_PATTN:
-        case O_GATTN:
-            if (strcmp(optarg, "STATIC") && strcmp(optarg, "DYNAMIC") && strcmp(optarg, "PYRAMID") &&
-                strcmp(optarg, "HFA")) {
-                fprintf(stderr, "passmap ov-compile: --%s-attention-hint is one of %s, not '%s'\n",
-                        c == O_PATTN ? "prefill" : "generate", PM_OV_ATTENTION_HINTS, optarg);
-                rc = PM_EXIT_USAGE;
-                goto cleanup;
-            }
-            *(c == O_PATTN ? &o.prefill_attention_hint : &o.generate_attention_hint) = optarg;
-            break;
-        case O_SHEAD:
-            if (strcmp(optarg, "YES") && strcmp(optarg, "NO")) {
-                fprintf(stderr, "passmap ov-compile: --shared-head is YES or NO, not '%s'\n", optarg);
-                rc = PM_EXIT_USAGE;
-                goto cleanup;
-            }
-            o.shared_head = optarg;
-            break;
-        case O_CTYPE:
-            if (strcmp(optarg, "PLUGIN") && strcmp(optarg, "DRIVER") && strcmp(optarg, "PREFER_PLUGIN") &&
-                strcmp(optarg, "MLIR")) {
-                fprintf(stderr, "passmap ov-compile: --compiler-type is one of %s, not '%s'\n", PM_OV_COMPILER_TYPES,
-                        optarg);
-                rc = PM_EXIT_USAGE;
-                goto cleanup;
-            }
-            o.compiler_type = optarg;
-            break;
-        case O_RAMSHARE: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end == optarg || *end || !(v > 0 && v <= 1)) {
-                fprintf(stderr, "passmap ov-compile: --import-max-ram-share wants a share in (0, 1], got '%s'\n",
-                        optarg);
-                rc = PM_EXIT_USAGE;
-                goto cleanup;
-            }
-            o.import_max_ram_share = v;
-            break;
-        }
-        case O_OFFONLY: o.offline_only = 1; break;
-        case O_PLATFORM: o.platform = optarg; break;
-        case O_CACHEMODE: o.cache_mode = optarg; break;
-        case O_TSTATS: o.task_stats = 1; break;
-        case O_SCHED: o.schedule_trace = 1; break;
-        case O_SOUT: o.strategy_out = 1; break;
-        case O_SIN: o.strategy_in = optarg; break;
-        case O_REUSE: reuse = 1; break;
-        case O_CACHE: cache_dir = optarg; break;
-        case O_PROP: extra[n_extra++] = optarg; break;
-        case O_WORKDIR: o.workdir = optarg; break;
-        case O_EXPORT: o.export_path = optarg; break;
-        case O_IMPORT: o.do_import = 1; break;
-        case O_LIB: o.lib = optarg; break;
-        case O_JSON: json = 1; break;
-        case CLI_HELP: cli_usage(stdout, &ov_cmd); rc = PM_EXIT_OK; goto cleanup;
-        default:
-            rc = cli_try_help(&ov_cmd);
-            goto cleanup;
-        }
-    }
     if (optind < argc || !o.model_xml) {
         fprintf(stderr, "passmap ov-compile: %s (see --help)\n",
                 optind < argc ? "unexpected argument" : "--model is required");
-        rc = PM_EXIT_USAGE;
-        goto cleanup;
+        return PM_EXIT_USAGE;
     }
-    if (reuse && o.window > 0) {
+    if (cli->reuse && o.window > 0) {
         /* Under NPUW every subgraph compile overwrites strategy_out.json: only the last one's could be replayed. */
         fprintf(stderr, "passmap ov-compile: --reuse-strategy is off under NPUW (--window): only the last "
                         "subgraph's strategy file survives a compile\n");
-        rc = PM_EXIT_USAGE;
-        goto cleanup;
+        return PM_EXIT_USAGE;
     }
-    o.extra = extra;
-
+    o.extra = cli->extra.v;
     int status = PM_OK;
-    if (reuse && !o.strategy_in) {
-        if ((status = pm_ov_strategy_key(&o, key, &err)) != PM_OK)
-            goto report;
-        int f = pm_ov_strategy_fetch(cache_dir, key, &cached, &err);
-        if (f == PM_OK) {
-            o.strategy_in = cached;
-        } else if (f == PM_ERR_NOTFOUND) {
-            o.strategy_out = 1;
-            pm_err_clear(&err);
-        } else {
-            status = f;
-            goto report;
-        }
-    }
-    ec.json = json;
-    ec.cache_dir = cache_dir;
-    ec.workdir = o.workdir;
-    ec.cached = cached;
-    ec.key = key;
+    if (cli->reuse && !o.strategy_in && (status = offer_strategy(&o, cli->cache_dir, key, &cached, &err)) != PM_OK)
+        goto report;
+    ec = (emit_ctx){.json = json, .cache_dir = cli->cache_dir, .workdir = o.workdir, .cached = cached, .key = key};
     pm_err_clear(&ec.err);
     o.on_result = on_result;
     o.on_result_ctx = &ec;
@@ -308,40 +269,21 @@ report:
             fprintf(stderr, "passmap ov-compile: refused property %s (not supported by the selected compiler or "
                             "this release; drop it or pin another NPU_COMPILER_TYPE)\n", r.refused_property);
         fprintf(stderr, "passmap ov-compile: %s\n", err.msg);
-        goto cleanup;
+    } else {
+        print_summary(&r);
     }
-    fprintf(stderr, "ov-compile: %s compile %.3f s", r.device, r.compile_s);
-    if (r.export_s >= 0)
-        fprintf(stderr, ", export %.3f s (%lld bytes)", r.export_s, r.blob_bytes);
-    if (r.import_s >= 0)
-        fprintf(stderr, ", import %.3f s", r.import_s);
-    else if (*r.import_error)
-        fprintf(stderr, ", import FAILED (%s)", r.import_error);
-    else if (*r.import_skipped)
-        fprintf(stderr, ", no import (%s)", r.import_skipped);
-    if (r.offline)
-        fprintf(stderr, ", offline for %s", r.platform);
-    fprintf(stderr, "; OpenVINO %s, compiler %s%s%s%s%s%s\n", *r.ov_version ? r.ov_version : "?",
-            *r.compiler_type_resolved ? r.compiler_type_resolved : "unresolved",
-            *r.compiler_version_decoded ? " " : "", r.compiler_version_decoded,
-            *r.compiler_version_source ? " (version from the " : "", r.compiler_version_source,
-            *r.compiler_version_source ? ")" : "");
-    if (r.strategy_reused)
-        fprintf(stderr, "ov-compile: strategy reused\n");
-    /* What NPUW compiled where it differs from what was sent (it rounds and defaults). */
-    for (int i = 0; i < r.effective.n; i++) {
-        const char *k = r.effective.items[i].key, *v = r.effective.items[i].value, *sent = NULL;
-        for (int j = 0; j < r.props.n; j++)
-            if (!strcmp(r.props.items[j].key, k))
-                sent = r.props.items[j].value;
-        if (sent && strcmp(sent, v))
-            fprintf(stderr, "ov-compile: %s compiled as %s (sent %s)\n", k, v, sent);
-    }
-    rc = PM_EXIT_OK;
-cleanup:
     pm_ov_result_free(&r);
     free(json_text);
     free(cached);
-    free(extra);
+    return status == PM_OK ? PM_EXIT_OK : PM_EXIT_FAIL;
+}
+
+int cmd_ov_compile(int argc, char **argv)
+{
+    ov_cli cli = {0};
+    int rc = cli_parse_args(&ov_cmd, argc, argv, &cli, NULL);
+    if (rc == CLI_GO)
+        rc = ov_compile_run(&cli, argc);
+    cli_list_free(&cli.extra);
     return rc;
 }

@@ -12,24 +12,39 @@
 #include "parse.h"
 #include "passcount.h"
 
+/* What the options say, each row binding its field. */
+typedef struct parse_cli {
+    pm_cli_import_opts store;   /* --db: each FILE stored (its --format and --quiet too) */
+    int json, all, tree, top;
+    const char *callgrind;
+} parse_cli;
+
+/* clang-format off */
 static const cli_opt parse_opts[] = {
-    {"format", 'f', 1, "NAME", "{formats} (default: sniff)"},
+    {"format", 'f', 1, "NAME", "{formats} (default: sniff)", CLI_BIND_FN(parse_cli, store.format, cli_format)},
     {"json", 'j', 1, NULL, "machine-readable: {format, n_reports, total_wall_s, pass_wall_s, passes:[...]},\n"
-                           "every row in report order with its flags"},
-    {"all", 'a', 1, NULL, "also show group (g), summary (s) and detail (d) rows; a = analysis"},
-    {"tree", 't', 1, NULL, "report order with indentation instead of sorting by wall time"},
-    {"top", 'n', 1, "N", "show only the N largest rows"},
-    {"callgrind", 'C', 0, "OUT", "per-pass instruction counts: a callgrind.out of the same compile, matched to\n"
-                                  "the FILEs' pass names (docs/meters.md); --tool picks data/pass-symbols.tsv's rows"},
+                           "every row in report order with its flags", CLI_BIND_FLAG(parse_cli, json)},
+    {"all", 'a', 1, NULL, "also show group (g), summary (s) and detail (d) rows; a = analysis",
+     CLI_BIND_FLAG(parse_cli, all)},
+    {"tree", 't', 1, NULL, "report order with indentation instead of sorting by wall time",
+     CLI_BIND_FLAG(parse_cli, tree)},
+    {"top", 'n', 1, "N", "show only the N largest rows", CLI_BIND_FN(parse_cli, top, cli_positive_int)},
+    {"callgrind", 0, 0, "OUT", "per-pass instruction counts: a callgrind.out of the same compile, matched to\n"
+                               "the FILEs' pass names (docs/meters.md); --tool picks data/pass-symbols.tsv's rows",
+     CLI_BIND_STR(parse_cli, callgrind)},
     {"", 0, 0, NULL, "Storing (each FILE becomes one run, one step, in a results database; was `passmap import`):"},
-    {"db", 'd', 0, "FILE", "results database (created when missing): store, print one line per FILE"},
-    {"sweep", 's', 0, "NAME", "sweep to record into (default: imported)"},
-    {"config", 'c', 0, "KEY", "config key (default: the report file's name)"},
-    {"tool", 'T', 0, "NAME", "the compiler that printed the report (default: by format: mlir-opt, llc ...)"},
-    {"mode", 'm', 0, "NAME", "run mode recorded: cold, cache-miss or warm (default: cold)"},
-    {"quiet", 'q', 0, NULL, "with --db: print nothing on success"},
+    {"db", 0, 0, "FILE", "results database (created when missing): store, print one line per FILE",
+     CLI_BIND_STR(parse_cli, store.db)},
+    {"sweep", 0, 0, "NAME", "sweep to record into (default: imported)", CLI_BIND_STR(parse_cli, store.sweep)},
+    {"config", 0, 0, "KEY", "config key (default: the report file's name)", CLI_BIND_STR(parse_cli, store.config)},
+    {"tool", 0, 0, "NAME", "the compiler that printed the report (default: by format: mlir-opt, llc ...)",
+     CLI_BIND_STR(parse_cli, store.tool)},
+    {"mode", 0, 0, "NAME", "run mode recorded: cold, cache-miss or warm (default: cold)",
+     CLI_BIND_FN(parse_cli, store.mode, pm_cli_run_mode)},
+    {"quiet", 0, 0, NULL, "with --db: print nothing on success", CLI_BIND_FLAG(parse_cli, store.quiet)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd parse_cmd = {
     .name = "parse",
     .synopsis = "[--format NAME] [--json] [--all] [--tree] [--top N] FILE...\n"
@@ -248,50 +263,15 @@ cleanup:
 
 int cmd_parse(int argc, char **argv)
 {
-    pm_format fmt = PM_FMT_AUTO;
-    int json = 0, all = 0, tree = 0, quiet = 0;
-    long top = 0;
-    const char *callgrind = NULL;
-    int c;
-    pm_cli_import_opts store = {.format = PM_FMT_AUTO};
-    optind = 1;
-    while ((c = cli_getopt(&parse_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case 'f':
-            fmt = pm_format_from_name(optarg);
-            if (fmt == PM_FMT__COUNT) {
-                fprintf(stderr, "passmap parse: unknown format '%s' (try --help)\n", optarg);
-                return PM_EXIT_USAGE;
-            }
-            break;
-        case 'j': json = 1; break;
-        case 'a': all = 1; break;
-        case 't': tree = 1; break;
-        case 'n': {
-            char *e;
-            errno = 0;
-            top = strtol(optarg, &e, 10);
-            if (*e || e == optarg || errno || top <= 0) {
-                fprintf(stderr, "passmap parse: --top needs a positive number, not '%s'\n", optarg);
-                return PM_EXIT_USAGE;
-            }
-            break;
-        }
-        case 'd': store.db = optarg; break;
-        case 's': store.sweep = optarg; break;
-        case 'c': store.config = optarg; break;
-        case 'T': store.tool = optarg; break;
-        case 'm':
-            if (pm_cli_mode_check("parse", optarg))
-                return PM_EXIT_USAGE;
-            store.mode = optarg;
-            break;
-        case 'q': quiet = 1; break;
-        case 'C': callgrind = optarg; break;
-        case CLI_HELP: cli_usage(stdout, &parse_cmd); return PM_EXIT_OK;
-        default: return cli_try_help(&parse_cmd);
-        }
-    }
+    parse_cli cli = {.store = {.format = PM_FMT_AUTO}};
+    int c = cli_parse_args(&parse_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    pm_cli_import_opts store = cli.store;
+    pm_format fmt = store.format;
+    int json = cli.json, all = cli.all, tree = cli.tree, quiet = store.quiet;
+    long top = cli.top;
+    const char *callgrind = cli.callgrind;
     if (store.db && (json || all || tree || top)) {
         fprintf(stderr, "passmap parse: --db stores the reports; --json, --all, --tree and --top print them: one or the "
                         "other\n");
@@ -310,11 +290,8 @@ int cmd_parse(int argc, char **argv)
                         "with --callgrind)\n");
         return PM_EXIT_USAGE;
     }
-    if (store.db && optind < argc) {
-        store.format = fmt;
-        store.quiet = quiet;
+    if (store.db && optind < argc)
         return pm_cli_import("parse", &store, argc - optind, argv + optind);
-    }
     if (optind >= argc) {
         fprintf(stderr, "passmap parse: no FILE given (try --help)\n");
         return PM_EXIT_USAGE;

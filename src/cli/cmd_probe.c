@@ -20,10 +20,16 @@ static void on_sigint(int sig)
     stop_requested = 1;
 }
 
+typedef struct probe_cli {
+    const char *sweep;
+} probe_cli;
+
+/* clang-format off */
 static const cli_opt probe_opts[] = {
-    {"sweep", 's', 0, "NAME", "the sweep (default: the database's only one)"},
+    {"sweep", 0, 0, "NAME", "the sweep (default: the database's only one)", CLI_BIND_STR(probe_cli, sweep)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd probe_cmd = {
     .name = "probe",
     .synopsis = "[--sweep NAME] DB",
@@ -38,18 +44,11 @@ static const cli_cmd probe_cmd = {
 
 int cmd_probe(int argc, char **argv)
 {
-    const char *sweep = NULL;
-    int c;
-    optind = 1;
-    while ((c = cli_getopt(&probe_cmd, argc, argv)) != -1) {
-        if (c == 's')
-            sweep = optarg;
-        else if (c == CLI_HELP) {
-            cli_usage(stdout, &probe_cmd);
-            return PM_EXIT_OK;
-        } else
-            return cli_try_help(&probe_cmd);
-    }
+    probe_cli cli = {0};
+    int c = cli_parse_args(&probe_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    const char *sweep = cli.sweep;
     if (optind != argc - 1) {
         fprintf(stderr, "passmap probe: one database needed\n");
         return cli_try_help(&probe_cmd);

@@ -24,29 +24,40 @@
 #include "store_runs.h"
 #include "util.h"
 
+/* What the options say, each row binding its field. */
+typedef struct report_cli {
+    int json, markdown, allow_contended;
+    const char *html, *figdir, *sweep, *x_axis, *y_axis;
+    cli_list maps;
+} report_cli;
+
+/* clang-format off */
 static const cli_opt report_opts[] = {
-    {"json", 'j', 1, NULL, "the same content as JSON on stdout (schema: docs/json.md)"},
-    {"markdown", 'M', 1, NULL, "the text report's tables as Markdown"},
-    {"html", 'H', 1, "FILE", "one self-contained HTML report (figures inline; needs gnuplot)"},
-    {"figures", 'F', 1, "DIR", "also keep the figures (SVG + PNG + gnuplot scripts) in DIR"},
+    {"json", 'j', 1, NULL, "the same content as JSON on stdout (schema: docs/json.md)", CLI_BIND_FLAG(report_cli, json)},
+    {"markdown", 'M', 1, NULL, "the text report's tables as Markdown", CLI_BIND_FLAG(report_cli, markdown)},
+    {"html", 'H', 1, "FILE", "one self-contained HTML report (figures inline; needs gnuplot)",
+     CLI_BIND_STR(report_cli, html)},
+    {"figures", 'F', 1, "DIR", "also keep the figures (SVG + PNG + gnuplot scripts) in DIR",
+     CLI_BIND_STR(report_cli, figdir)},
     {"sweep", 's', 1, "NAME", "which sweep (default: the latest study, not its STUDY-fix sweep nor a superseded\n"
-                              "one); A,B reports several together"},
-    {"stage-map", 'm', 1, "FILE", "pass->stage map (tool<TAB>glob<TAB>stage); repeatable; default: data/stages-*.tsv"},
+                              "one); A,B reports several together", CLI_BIND_STR(report_cli, sweep)},
+    {"stage-map", 'm', 1, "FILE", "pass->stage map (tool<TAB>glob<TAB>stage); repeatable; default: data/stages-*.tsv",
+     CLI_BIND_LIST(report_cli, maps)},
     {"x", 'X', 0, "AXIS", "the size axis of a sweep over parameters (e.g. --x opt): regime map, handoff x,\n"
                           "fingerprint bars; default: the spec's [report] size, else the first integer axis\n"
-                          "(handoff: a declared ir.* metric, else the cold wall, grows the compile)"},
+                          "(handoff: a declared ir.* metric, else the cold wall, grows the compile)",
+     CLI_BIND_STR(report_cli, x_axis)},
     {"y", 'Y', 0, "AXIS", "the workload axis (e.g. --y input): the series; default: the spec's [report]\n"
-                          "workload, else input"},
+                          "workload, else input", CLI_BIND_STR(report_cli, y_axis)},
     {"allow-contended", 'C', 0, NULL, "the in-sweep A/B keeps the marks of configs whose runs were contended (the\n"
                                       "rule below), marked contended; by default they read \"no conclusion\n"
-                                      "(contended)\", as in passmap compare"},
+                                      "(contended)\", as in passmap compare", CLI_BIND_FLAG(report_cli, allow_contended)},
     {0},
 };
+/* clang-format on */
 static void report_notes(FILE *out)
 {
-    char rule[512];
-    pm_contention_rule_text(rule, sizeof rule, 0);
-    fprintf(out, "Contended runs: %s.\n", rule);
+    cli_contended_notes(out);
     fprintf(out, "data dir: $PASSMAP_DATA_DIR, else %s\n", pm_data_dir());
 }
 static const cli_cmd report_cmd = {
@@ -87,45 +98,18 @@ static int add_fixes(pm_analysis *a, const char *dbpath, int allow_contended, vo
     return rc ? rc : propose_fixes(a, dbpath, allow_contended, err);
 }
 
-int cmd_report(int argc, char **argv)
+/* The report of the database operand with the options o. */
+static int report_run(const report_cli *cli, int argc, char **argv)
 {
-    int json = 0, markdown = 0, allow_contended = 0, c;
-    const char *html = NULL, *figdir = NULL, *sweep = NULL, *x_axis = NULL, *y_axis = NULL;
-    const char *maps[16];
-    int n_maps = 0;
-    optind = 1;
-    while ((c = cli_getopt(&report_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case 'j': json = 1; break;
-        case 'C': allow_contended = 1; break;
-        case 'M': markdown = 1; break;
-        case 'H': html = optarg; break;
-        case 'F': figdir = optarg; break;
-        case 's': sweep = optarg; break;
-        case 'X': x_axis = optarg; break;
-        case 'Y': y_axis = optarg; break;
-        case 'm':
-            if (n_maps == 16) {
-                fprintf(stderr, "passmap report: at most 16 --stage-map files\n");
-                return PM_EXIT_USAGE;
-            }
-            maps[n_maps++] = optarg;
-            break;
-        case CLI_HELP: cli_usage(stdout, &report_cmd); return PM_EXIT_OK;
-        default: return cli_try_help(&report_cmd);
-        }
-    }
-    if (optind != argc - 1) {
-        fprintf(stderr, "passmap report: expected one database file (try 'passmap report --help')\n");
+    if (cli_one_db(&report_cmd, argc) != CLI_GO)
         return PM_EXIT_USAGE;
-    }
     const char *dbpath = argv[optind];
     int ret = PM_EXIT_FAIL;
     pm_err err = {0};
     /* --html over a file the report reads would destroy it */
-    int same = pm_util_refuse_same_file(html, dbpath, 1, "the database", &err);
-    for (int i = 0; i < n_maps && !same; i++)
-        same = pm_util_refuse_same_file(html, maps[i], 0, "the stage map", &err);
+    int same = pm_util_refuse_same_file(cli->html, dbpath, 1, "the database", &err);
+    for (size_t i = 0; i < cli->maps.n && !same; i++)
+        same = pm_util_refuse_same_file(cli->html, cli->maps.v[i], 0, "the stage map", &err);
     if (same) {
         fprintf(stderr, "passmap report: %s\n", err.msg);
         return PM_EXIT_USAGE;
@@ -143,24 +127,29 @@ int cmd_report(int argc, char **argv)
      * read-only folder). The same checks and words as show/trace: a missing file, not SQLite, not ours. */
     if ((rc = pm_store_open_report(dbpath, &db, &err)))
         goto cleanup;
-    for (int i = 0; i < n_maps && rc == PM_OK; i++)
-        rc = pm_stagemap_load(map, maps[i], &err);
-    if (!n_maps)
+    for (size_t i = 0; i < cli->maps.n && rc == PM_OK; i++)
+        rc = pm_stagemap_load(map, cli->maps.v[i], &err);
+    if (!cli->maps.n)
         rc = pm_stagemap_load_default(map, &err);
     if (rc)
         goto cleanup;
-    pm_an_opts o = {.sweep = sweep, .map = map, .size_axis = x_axis, .workload_axis = y_axis,
-                    .fit_sizes_of = pm_backend_fit_sizes_of, .db_path = dbpath, .allow_contended = allow_contended,
+    pm_an_opts o = {.sweep = cli->sweep,
+                    .map = map,
+                    .size_axis = cli->x_axis,
+                    .workload_axis = cli->y_axis,
+                    .fit_sizes_of = pm_backend_fit_sizes_of,
+                    .db_path = dbpath,
+                    .allow_contended = cli->allow_contended,
                     .add_fixes = add_fixes};
     if ((rc = pm_study_run(db, &o, &a, &err)))
         goto cleanup;
     /* the formats asked for: --html FILE, and on stdout JSON, Markdown or text (text unless only --html) */
-    const pm_report_format *page = html ? pm_report_format_find("html") : NULL;
-    const pm_report_format *out = pm_report_format_find(json ? "json" : markdown ? "markdown" : "text");
-    if (!json && !markdown && html && !figdir)
+    const pm_report_format *page = cli->html ? pm_report_format_find("html") : NULL;
+    const pm_report_format *out = pm_report_format_find(cli->json ? "json" : cli->markdown ? "markdown" : "text");
+    if (!cli->json && !cli->markdown && cli->html && !cli->figdir)
         out = NULL;
-    if ((page && page->needs_figures) || (out && out->needs_figures) || figdir) {
-        if ((rc = pm_figures_render(a, figdir, &figs, &err)))
+    if ((page && page->needs_figures) || (out && out->needs_figures) || cli->figdir) {
+        if ((rc = pm_figures_render(a, cli->figdir, &figs, &err)))
             goto cleanup;
     }
     pm_report_ctx x = {.a = a, .figs = &figs, .db = db, .map = map, .db_label = dbpath,
@@ -172,14 +161,14 @@ int cmd_report(int argc, char **argv)
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
         if (!f) {
-            pm_err_errno(&err, PM_ERR_IO, "out of memory for %s", html);
+            pm_err_errno(&err, PM_ERR_IO, "out of memory for %s", cli->html);
             goto cleanup;
         }
         rc = page->write(&x, f, &err);
         if (fclose(f) && !rc)
-            rc = pm_err_errno(&err, PM_ERR_IO, "out of memory for %s", html);
+            rc = pm_err_errno(&err, PM_ERR_IO, "out of memory for %s", cli->html);
         if (!rc)
-            rc = pm_util_write_file_atomic(html, buf, len, 0644, NULL, &err);
+            rc = pm_util_write_file_atomic(cli->html, buf, len, 0644, NULL, &err);
         free(buf);
         if (rc)
             goto cleanup;
@@ -194,5 +183,15 @@ cleanup:
     pm_analysis_free(a);
     pm_stagemap_free(map);
     pm_store_db_close(db);
+    return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_cli o = {0};
+    int ret = cli_parse_args(&report_cmd, argc, argv, &o, NULL);
+    if (ret == CLI_GO)
+        ret = report_run(&o, argc, argv);
+    cli_list_free(&o.maps);
     return ret;
 }

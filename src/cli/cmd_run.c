@@ -14,10 +14,10 @@
 
 #include "backend.h"
 #include "meter.h"
+#include "ov.h"
 #include "cli_opts.h"
 #include "cmds.h"
 #include "json_out.h"
-#include "ov.h"
 #include "parse.h"
 #include "pgroup.h"
 #include "run.h"
@@ -34,43 +34,68 @@ static void on_interrupt(int sig)
     interrupted = 1;
 }
 
+/* What the command line asks for. */
+typedef struct run_args {
+    const pm_backend_ops *be;      /* --backend: a row that passmap run offers */
+    const char *run_dir;
+    long n_runs, warmup;
+    int json, verbose;
+    pm_run_opts opts;
+    const char *meter_name;        /* --meter, resolved into meter */
+    const pm_meter *meter;
+    const char *stdout_base, *stderr_base;
+    pm_single_run_opts rec;        /* --db: where the measured runs are recorded */
+    char **cmd;                    /* what each run executes */
+    const char *be_name;           /* --backend as given, for --help */
+    const char *seen[64];          /* the options given, each once (at most one per row of run_command) */
+    int n_seen;
+    cli_given given; /* the back ends' run options given (their rows' run) */
+} run_args;
+
+static int count(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field);
+static int backend(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field);
+static int size(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field);
+
+/* clang-format off */
 static const cli_opt run_opts[] = {
-    {"runs", 'n', 1, "N", "measured runs (default 5)"},
-    {"warmup", 'W', 0, "K", "unmeasured runs first (default 0)"},
-    {"timeout", 't', 0, "DUR", "per run, e.g. 30, 2.5s, 500ms, 5m, 1h; the process group is killed"},
-    {"mem-limit", 'm', 0, "SIZE", "address-space limit (RLIMIT_AS) per run, e.g. 512M, 8G"},
-    {"cwd", 'C', 0, "DIR", "working directory of CMD"},
-    {"stdout", 'O', 0, "FILE", "keep CMD's stdout (with -n > 1: FILE.1, FILE.2, ... per run)"},
-    {"stderr", 'E', 0, "FILE", "keep CMD's stderr (with -n > 1: FILE.1, FILE.2, ... per run)"},
-    {"json", 'j', 0, NULL, "one JSON object on stdout instead of the table"},
-    {"verbose", 'v', 1, NULL, "one line per run"},
-    {"meter", 1, 0, "M", "how each run is measured: {meters} (default auto: perf counters where the\n"
+    {"runs", 'n', 1, "N", "measured runs (default 5)", CLI_BIND_FN(run_args, n_runs, count), .lo = 1},
+    {"warmup", 0, 0, "K", "unmeasured runs first (default 0)", CLI_BIND_FN(run_args, warmup, count), .lo = 0},
+    {"timeout", 0, 0, "DUR", "per run, e.g. 30, 2.5s, 500ms, 5m, 1h; the process group is killed",
+                             CLI_BIND_FN(run_args, opts.timeout_s, cli_duration)},
+    {"mem-limit", 0, 0, "SIZE", "address-space limit (RLIMIT_AS) per run, e.g. 512M, 8G",
+                                CLI_BIND_FN(run_args, opts.mem_limit_bytes, size)},
+    {"cwd", 0, 0, "DIR", "working directory of CMD", CLI_BIND_STR(run_args, opts.cwd)},
+    {"stdout", 0, 0, "FILE", "keep CMD's stdout (with -n > 1: FILE.1, FILE.2, ... per run)",
+                             CLI_BIND_STR(run_args, stdout_base)},
+    {"stderr", 0, 0, "FILE", "keep CMD's stderr (with -n > 1: FILE.1, FILE.2, ... per run)",
+                             CLI_BIND_STR(run_args, stderr_base)},
+    {"json", 0, 0, NULL, "one JSON object on stdout instead of the table", CLI_BIND_FLAG(run_args, json)},
+    {"verbose", 'v', 1, NULL, "one line per run", CLI_BIND_FLAG(run_args, verbose)},
+    {"meter", 0, 0, "M", "how each run is measured: {meters} (default auto: perf counters where the\n"
                          "kernel offers them, else wall); valgrind counts the instructions of CMD's process\n"
-                         "tree exactly (~50x slower: its wall is not CMD's)"},
-    {"backend", 'B', 0, "NAME", "{run-backends}"},
+                         "tree exactly (~50x slower: its wall is not CMD's)", CLI_BIND_STR(run_args, meter_name)},
+    {"backend", 0, 0, "NAME", "{run-backends}", CLI_BIND_FN(run_args, be, backend)},
+    {"run-dir", 0, 0, "DIR", "with a back end whose runs are its own children (not CMD): their folders, RUN_DIR/i\n"
+                             "(default passmap-run); compile and blob-import seconds are read from each child's\n"
+                             "result line and summarised too", CLI_BIND_STR(run_args, run_dir)},
     {"", 0, 0, NULL, "Recording (each measured run becomes one run in a results database, process stats and pass times\n"
                      "together, as a sweep stores them):"},
-    {"db", 'd', 0, "FILE", "results database (created when missing); what a killed `run --db` left\n"
-                           "running in a run's process group is killed first (one line on stderr)"},
-    {"config", 'k', 0, "KEY", "the config the runs belong to, e.g. c/input=a.c/opt=2 (NAME=VALUE parts\n"
-                              "become its parameters, for compare --a NAME=V --b NAME=W)"},
-    {"sweep", 's', 0, "NAME", "sweep to record into (default runs)"},
-    {"report", 'r', 0, "WHERE", "where CMD prints its timing report: stderr (default), stdout or a FILE;\n"
-                                "a FILE that never appears makes the run failed"},
-    {"format", 'f', 0, "NAME", "report parser: {formats} (default: sniff)"},
-    {"tool", 'l', 0, "LABEL", "tool stored with the step (default: CMD's name without version suffix)"},
-    {"", 0, 0, "openvino", "OpenVINO back end (each run is a `passmap ov-compile` child in its own folder RUN_DIR/i, cold):"},
-    {"model", 'M', 0, "X.xml", "OpenVINO IR to compile"},
-    {"device", 'D', 0, "NAME", "NPU, CPU or GPU (default NPU)"},
-    {"window", 'w', 0, "W", "LLM prompt window (NPUW_LLM_MAX_PROMPT_LEN)"},
-    {"ov-lib", 'L', 0, "PATH", "libopenvino_c (default: $PASSMAP_OPENVINO_LIB, then libopenvino_c.so)"},
-    {"schedule-trace", 'S', 0, NULL, "ask the NPU compiler for its schedule trace"},
-    {"strategy-out", 'T', 0, NULL, "ask the NPU compiler for its strategy file"},
-    {"run-dir", 'R', 0, "DIR", "run folders (default passmap-run); compile and blob-import seconds are\n"
-                               "read from each child's result line and summarised too"},
-    {0},
+    {"db", 0, 0, "FILE", "results database (created when missing); what a killed `run --db` left\n"
+                         "running in a run's process group is killed first (one line on stderr)",
+                         CLI_BIND_STR(run_args, rec.db)},
+    {"config", 0, 0, "KEY", "the config the runs belong to, e.g. c/input=a.c/opt=2 (NAME=VALUE parts\n"
+                            "become its parameters, for compare --a NAME=V --b NAME=W)", CLI_BIND_STR(run_args, rec.key)},
+    {"sweep", 0, 0, "NAME", "sweep to record into (default runs)", CLI_BIND_STR(run_args, rec.sweep)},
+    {"report", 0, 0, "WHERE", "where CMD prints its timing report: stderr (default), stdout or a FILE;\n"
+                              "a FILE that never appears makes the run failed", CLI_BIND_STR(run_args, rec.report)},
+    {"format", 0, 0, "NAME", "report parser: {formats} (default: sniff)", CLI_BIND_FN(run_args, rec.fmt, cli_format)},
+    {"tool", 0, 0, "LABEL", "tool stored with the step (default: CMD's name without version suffix)",
+                            CLI_BIND_STR(run_args, rec.tool)},
+    {0},   /* then each back end's run options, from its row (run_command) */
 };
-static const cli_cmd run_cmd = {
+/* clang-format on */
+static void seen(void *into, const cli_opt *o);
+static cli_cmd run_cmd = {
     .name = "run",
     .synopsis = "[options] -- CMD [ARGS...]\n"
                 "passmap run [options] --backend openvino --model X.xml [--device NPU] [--window W]",
@@ -79,7 +104,9 @@ static const cli_cmd run_cmd = {
              "Statistics cover the runs that succeeded; every failed run is listed and counted by status.",
     .opts = run_opts,
     .exit_status = "0 all runs succeeded, 1 a run failed (or passmap could not run it), 2 bad usage",
-    .flags = "+",   /* stop at CMD, so its own options are not taken for ours */
+    .flags = "+", /* stop at CMD, so its own options are not taken for ours */
+    .seen = seen,
+    .own_words = 1,
 };
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
@@ -244,20 +271,6 @@ static void on_notice(void *user, const char *line)
     fprintf(stderr, "passmap run: %s\n", line);
 }
 
-/* What the command line asks for. */
-typedef struct run_args {
-    const pm_backend_ops *be;      /* --backend: a row that passmap run offers */
-    pm_ov_opts ov;                 /* PM_RUN_ONE_OV_COMPILE: the compile each run makes */
-    const char *run_dir;
-    long n_runs, warmup;
-    int json, verbose;
-    pm_run_opts opts;
-    const char *meter_name;        /* --meter, resolved into meter */
-    const pm_meter *meter;
-    const char *stdout_base, *stderr_base;
-    pm_single_run_opts rec;        /* --db: where the measured runs are recorded */
-    char **cmd;                    /* what each run executes */
-} run_args;
 
 /* What the runs gave. */
 typedef struct run_results {
@@ -270,86 +283,84 @@ typedef struct run_results {
     pm_stats_summary ov_compile, ov_import;   /* the children's own compile and blob-import seconds */
 } run_results;
 
+/* The values of the options that need more than a copy, each said in the command's own words. */
+static int count(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    if (parse_count(arg, o->lo, field) < 0)
+        return cli_refuse(cmd, "--%s wants a whole number >= %ld, not '%s'", o->name, o->lo, arg);
+    return 0;
+}
+
+static int backend(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    /* the table says which back ends passmap run measures */
+    const pm_backend_ops *be = pm_backend_find(arg);
+    if (!be || be->run_one == PM_RUN_ONE_NONE)
+        return cli_refuse(cmd, "--%s is %s, not '%s'", o->name, pm_backend_run_names(), arg);
+    *(const pm_backend_ops **)field = be;
+    ((run_args *)(void *)((char *)field - offsetof(run_args, be)))->be_name = be->name;
+    return 0;
+}
+
+static int size(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    pm_err err = {0};
+    return pm_run_parse_size(arg, field, &err) ? cli_refuse(cmd, "--%s: %s", o->name, err.msg) : 0;
+}
+
+/* A back end's own run option (its row's run): checked by its row, kept for the step it makes. */
+static int row_option(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    const pm_backend_ops *be = pm_backend_at((size_t)o->lo);
+    pm_err err = {0};
+    if (be->run->valid && be->run->valid(o->name, arg, &err))
+        return cli_refuse(cmd, "--%s %s", o->name, err.msg);
+    return cli_given_add(cmd, field, o->name, arg);
+}
+
+static const pm_backend_option *run_options_of(const pm_backend_ops *be)
+{
+    return be->run ? be->run->options : NULL;
+}
+
+static const char *run_heading_of(const pm_backend_ops *be)
+{
+    return be->run->heading;
+}
+
+/* run's table: its own rows, then each back end's run options (cli_with_backend_rows). */
+static const cli_cmd *run_command(void)
+{
+    static const cli_opt *all;
+    if (!all &&
+        (all = cli_with_backend_rows(run_opts, run_options_of, run_heading_of, offsetof(run_args, given), row_option)))
+        run_cmd.opts = all;
+    return &run_cmd;
+}
+
+/* Each option given, once, to be checked against the back end in use when all are read (a back-end row may own
+ * it: pm_backend_ops.options). */
+static void seen(void *into, const cli_opt *o)
+{
+    run_args *a = into;
+    for (int i = 0; i < a->n_seen; i++)
+        if (a->seen[i] == o->name)
+            return;
+    if (a->n_seen < (int)(sizeof a->seen / sizeof a->seen[0])) /* more rows than it holds: none has as many */
+        a->seen[a->n_seen++] = o->name;
+}
+
 /* Parses the options into *a. -1: go on; else the exit status (help, or a usage error already printed). */
 static int parse_args(int argc, char **argv, run_args *a)
 {
     pm_err err = {0};
-    opterr = 0;
-    optind = 1;
-    int c;
-    /* The options a back-end row may own (pm_backend_ops.options), by their option code. */
-    static const struct { int code; const char *name; } backend_opts[] = {
-        {'M', "model"}, {'D', "device"}, {'w', "window"}, {'L', "ov-lib"}, {'S', "schedule-trace"},
-        {'T', "strategy-out"}, {'R', "run-dir"}, {'d', "db"}, {'k', "config"}, {'s', "sweep"}, {'r', "report"},
-        {'f', "format"}, {'l', "tool"}};
-    int given[sizeof backend_opts / sizeof backend_opts[0]] = {0};
-    while ((c = cli_getopt(&run_cmd, argc, argv)) != -1) {
-        for (size_t i = 0; i < sizeof backend_opts / sizeof backend_opts[0]; i++)
-            given[i] |= backend_opts[i].code == c;
-        switch (c) {
-        case 'n':
-            if (parse_count(optarg, 1, &a->n_runs) < 0)
-                return usage_error("-n wants a whole number of runs >= 1, not '%s'", optarg);
-            break;
-        case 'W':
-            if (parse_count(optarg, 0, &a->warmup) < 0)
-                return usage_error("--warmup wants a whole number >= 0, not '%s'", optarg);
-            break;
-        case 't':
-            if (pm_run_parse_duration(optarg, &a->opts.timeout_s, &err) != PM_OK)
-                return usage_error("--timeout: %s", err.msg);
-            break;
-        case 'm':
-            if (pm_run_parse_size(optarg, &a->opts.mem_limit_bytes, &err) != PM_OK)
-                return usage_error("--mem-limit: %s", err.msg);
-            break;
-        case 'C': a->opts.cwd = optarg; break;
-        case 'O': a->stdout_base = optarg; break;
-        case 'E': a->stderr_base = optarg; break;
-        case 'j': a->json = 1; break;
-        case 'v': a->verbose = 1; break;
-        case 1: a->meter_name = optarg; break;
-        case CLI_HELP: cli_usage_for(stdout, &run_cmd, a->be ? a->be->name : NULL); return PM_EXIT_OK;
-        case 'B':
-            /* the table says which back ends passmap run measures */
-            a->be = pm_backend_find(optarg);
-            if (!a->be || a->be->run_one == PM_RUN_ONE_NONE)
-                return usage_error("--backend is %s, not '%s'", pm_backend_run_names(), optarg);
-            break;
-        case 'M': a->ov.model_xml = optarg; break;
-        case 'D': a->ov.device = optarg; break;
-        case 'L': a->ov.lib = optarg; break;
-        case 'S': a->ov.schedule_trace = 1; break;
-        case 'T': a->ov.strategy_out = 1; break;
-        case 'R': a->run_dir = optarg; break;
-        case 'd': a->rec.db = optarg; break;
-        case 'k': a->rec.key = optarg; break;
-        case 's': a->rec.sweep = optarg; break;
-        case 'r': a->rec.report = optarg; break;
-        case 'l': a->rec.tool = optarg; break;
-        case 'f':
-            if (strcmp(optarg, "auto") && (a->rec.fmt = pm_format_from_name(optarg)) == PM_FMT__COUNT)
-                return usage_error("--format: unknown parser '%s'", optarg);
-            break;
-        case 'w': {
-            long w;
-            if (parse_count(optarg, 1, &w) < 0 || w > 1 << 20)
-                return usage_error("--window wants a positive whole number, not '%s'", optarg);
-            a->ov.window = (int)w;
-            break;
-        }
-        default:
-            if (optopt && strchr("n", optopt))
-                return usage_error("option -%c needs a value", (char)optopt);
-            return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
+    int c = cli_parse_args(run_command(), argc, argv, a, &a->be_name);
+    if (c != CLI_GO)
+        return c;
     a->cmd = argv + optind;
-    if (a->be->run_one == PM_RUN_ONE_OV_COMPILE) {
+    if (a->be->run) {
         if (optind < argc)
-            return usage_error("--backend %s compiles --model; it takes no CMD", a->be->name);
-        if (!a->ov.model_xml)
-            return usage_error("--backend %s needs --model X.xml", a->be->name);
+            return usage_error("--backend %s makes each run's own step; it takes no CMD", a->be->name);
     } else if (optind >= argc) {
         return usage_error("%s", "missing command (passmap run [options] -- CMD [ARGS...])");
     }
@@ -358,31 +369,30 @@ static int parse_args(int argc, char **argv, run_args *a)
     if (a->rec.db && a->be->run_one != PM_RUN_ONE_CMD)
         return usage_error("--db records command runs; the %s back end records through passmap sweep", a->be->name);
     /* An option of another back end is an error naming this one, never silently ignored (the rows say whose). */
-    for (size_t i = 0; i < sizeof backend_opts / sizeof backend_opts[0]; i++)
-        if (given[i] && pm_backend_option_check(a->be, backend_opts[i].name, &err))
+    for (int i = 0; i < a->n_seen; i++)
+        if (pm_backend_option_check(a->be, a->seen[i], &err))
             return usage_error("%s", err.msg);
     return -1;
 }
 
-/* The ov-compile child each run executes (a->cmd) and the run folders' parent. PM_EXIT_OK, or the exit status
- * after the error is printed. */
-static int prepare_ov_compile(run_args *a, pm_steps *ov_steps)
+/* The back end's own step each run executes (a->cmd), made by its row from the options given, and the run
+ * folders' parent. PM_EXIT_OK, or the exit status after the error is printed. */
+static int prepare_row_step(run_args *a, pm_steps *steps)
 {
     pm_err err = {0};
-    char self[PATH_MAX], model_abs[PATH_MAX], lib_abs[PATH_MAX];
-    /* Each run has its own cwd: paths given relative to ours must not change meaning there. */
-    if (realpath(a->ov.model_xml, model_abs))
-        a->ov.model_xml = model_abs;
-    if (a->ov.lib && strchr(a->ov.lib, '/') && realpath(a->ov.lib, lib_abs))
-        a->ov.lib = lib_abs;
-    int rc = !realpath("/proc/self/exe", self) || pm_ov_add_step(self, &a->ov, 0, NULL, ov_steps, &err) != PM_OK;
-    /* the step holds its own copies: the paths above end here */
-    a->ov.model_xml = a->ov.lib = NULL;
-    if (rc) {
-        fprintf(stderr, "passmap run: %s\n", err.msg[0] ? err.msg : "cannot find passmap's own executable");
+    char self[PATH_MAX];
+    if (!realpath("/proc/self/exe", self)) {
+        fprintf(stderr, "passmap run: cannot find passmap's own executable\n");
         return PM_EXIT_FAIL;
     }
-    a->cmd = ov_steps->items[0].argv;
+    int rc = a->be->run->step(self, a->given.names, a->given.values, a->given.n, steps, &err);
+    if (rc == PM_ERR_USAGE)
+        return usage_error("%s", err.msg);
+    if (rc) {
+        fprintf(stderr, "passmap run: %s\n", err.msg);
+        return PM_EXIT_FAIL;
+    }
+    a->cmd = steps->items[0].argv;
     if (mkdir(a->run_dir, 0777) && errno != EEXIST) {
         fprintf(stderr, "passmap run: cannot create %s: %s\n", a->run_dir, strerror(errno));
         return PM_EXIT_FAIL;
@@ -654,7 +664,9 @@ static void print_table(const run_args *a, const run_results *res)
 
 int cmd_run(int argc, char **argv)
 {
-    run_args a = {.be = pm_backend_run_default(), .ov = {.do_import = 1}, .run_dir = "passmap-run", .n_runs = 5,
+    run_args a = {.be = pm_backend_run_default(),
+                  .run_dir = "passmap-run",
+                  .n_runs = 5,
                   .opts = {.count_instructions = 1, .cancel = &interrupted},
                   .rec = {.sweep = "runs", .report = "stderr", .fmt = PM_FMT_AUTO}};
     pm_steps ov_steps = {0};
@@ -671,7 +683,7 @@ int cmd_run(int argc, char **argv)
         return merr.code == PM_ERR_USAGE ? PM_EXIT_USAGE : PM_EXIT_FAIL;
     }
     a.rec.meter = a.meter->name;
-    if (a.be->run_one == PM_RUN_ONE_OV_COMPILE && (rc = prepare_ov_compile(&a, &ov_steps)) != PM_EXIT_OK)
+    if (a.be->run && (rc = prepare_row_step(&a, &ov_steps)) != PM_EXIT_OK)
         goto cleanup_early;
     if (a.rec.db && (rc = open_recorder(&a, &sr, &pgrec)) != PM_EXIT_OK)
         goto cleanup_early;

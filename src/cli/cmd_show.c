@@ -14,19 +14,45 @@
 #include "passtree.h"
 #include "store_runs.h"
 
+/* What the options say, each row binding its field. */
+typedef struct show_cli {
+    pm_cli_run_pick pick;
+    const char *chrome_trace;
+    double min_share; /* < 0: not given */
+    cli_list maps;
+    int json;
+} show_cli;
+
+/* --min-share: a fraction in [0, 1). */
+static int share(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (*end || !*arg || !(v >= 0 && v < 1))
+        return cli_refuse(cmd, "--%s wants a fraction in [0, 1), not '%s'", o->name, arg);
+    *(double *)field = v;
+    return 0;
+}
+
+/* clang-format off */
 static const cli_opt show_opts[] = {
-    {"sweep", 's', 1, "NAME", "which sweep (default: the latest study)"},
-    {"config", 'c', 1, "KEY", "that config's compile: its pass tree per step"},
-    {"run", 'r', 1, "ID", "the run with this id (instead of --config)"},
-    {"repeat", 'n', 1, "N", "that repeat (default: the successful run with the median wall)"},
-    {"mode", 'm', 1, "MODE", "cold (default), cache-miss or warm"},
-    {"min-share", 'f', 1, "F", "fold passes below this share of the run (fraction, default 0.005) into one line"},
-    {"stage-map", 'M', 1, "FILE", "pass->stage map (default: the data dir's stages-*.tsv); repeatable"},
-    {"json", 'j', 1, NULL, "the tree as JSON (schema in docs/json.md)"},
+    {"sweep", 's', 1, "NAME", "which sweep (default: the latest study)", CLI_BIND_STR(show_cli, pick.sweep)},
+    {"config", 'c', 1, "KEY", "that config's compile: its pass tree per step", CLI_BIND_STR(show_cli, pick.config)},
+    {"run", 'r', 1, "ID", "the run with this id (instead of --config)", CLI_BIND_FN(show_cli, pick.run_id, pm_cli_run_id)},
+    {"repeat", 'n', 1, "N", "that repeat (default: the successful run with the median wall)",
+     CLI_BIND_FN(show_cli, pick.repeat, pm_cli_repeat)},
+    {"mode", 'm', 1, "MODE", "cold (default), cache-miss or warm", CLI_BIND_STR(show_cli, pick.mode)},
+    {"min-share", 'f', 1, "F", "fold passes below this share of the run (fraction, default 0.005) into one line",
+     CLI_BIND_FN(show_cli, min_share, share)},
+    {"stage-map", 'M', 1, "FILE", "pass->stage map (default: the data dir's stages-*.tsv); repeatable",
+     CLI_BIND_LIST(show_cli, maps)},
+    {"json", 'j', 1, NULL, "the tree as JSON (schema in docs/json.md)", CLI_BIND_FLAG(show_cli, json)},
     {"chrome-trace", 'C', 0, "FILE", "write the compile as Chrome trace event JSON to FILE ('-': stdout) for\n"
-                                     "https://ui.perfetto.dev or chrome://tracing, instead of the tree (was `passmap trace`)"},
+                                     "https://ui.perfetto.dev or chrome://tracing, instead of the tree (was `passmap trace`)",
+     CLI_BIND_STR(show_cli, chrome_trace)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd show_cmd = {
     .name = "show",
     .synopsis = "DB [--sweep NAME] [--config KEY [--repeat N] [--mode MODE] | --run ID]\n"
@@ -215,71 +241,23 @@ static int show_tree(const pm_stored_run *run, const char **maps, int n_maps, pm
     return rc;
 }
 
-int cmd_show(int argc, char **argv)
+/* The overview, a run's tree or its trace, as the options say. */
+static int show_run(const show_cli *cli, int argc, char **argv)
 {
-    const char *config = NULL, *mode = NULL, *sweep = NULL, *chrome_trace = NULL;
-    const char *maps[16];
-    int n_maps = 0, json = 0, repeat = -1, tree_opts = 0, c;
-    long long run_id = 0;
-    double min_share = 0.005;
-    char *end;
-    optind = 1;
-    while ((c = cli_getopt(&show_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case 'r':
-            run_id = strtoll(optarg, &end, 10);
-            if (*end || run_id <= 0) {
-                fprintf(stderr, "passmap show: --run wants a positive run id, not '%s'\n", optarg);
-                return PM_EXIT_USAGE;
-            }
-            break;
-        case 'n':
-            repeat = (int)strtol(optarg, &end, 10);
-            if (*end || repeat < 0 || !*optarg) {
-                fprintf(stderr, "passmap show: --repeat wants a repeat number >= 0, not '%s'\n", optarg);
-                return PM_EXIT_USAGE;
-            }
-            break;
-        case 'f':
-            min_share = strtod(optarg, &end);
-            if (*end || !*optarg || !(min_share >= 0 && min_share < 1)) {
-                fprintf(stderr, "passmap show: --min-share wants a fraction in [0, 1), not '%s'\n", optarg);
-                return PM_EXIT_USAGE;
-            }
-            tree_opts = 1;
-            break;
-        case 'M':
-            if (n_maps == 16) {
-                fprintf(stderr, "passmap show: at most 16 --stage-map files\n");
-                return PM_EXIT_USAGE;
-            }
-            maps[n_maps++] = optarg;
-            tree_opts = 1;
-            break;
-        case 'c': config = optarg; break;
-        case 'm': mode = optarg; break;
-        case 's': sweep = optarg; break;
-        case 'j': json = tree_opts = 1; break;
-        case 'C': chrome_trace = optarg; break;
-        case CLI_HELP: cli_usage(stdout, &show_cmd); return PM_EXIT_OK;
-        default: return cli_try_help(&show_cmd);
-        }
-    }
-    if (optind != argc - 1) {
-        fprintf(stderr, "passmap show: expected one database file (try 'passmap show --help')\n");
+    const char *config = cli->pick.config, *mode = cli->pick.mode, *sweep = cli->pick.sweep;
+    const char **maps = cli->maps.v;
+    int n_maps = (int)cli->maps.n, json = cli->json, repeat = cli->pick.repeat;
+    long long run_id = cli->pick.run_id;
+    double min_share = cli->min_share < 0 ? 0.005 : cli->min_share;
+    if (cli_one_db(&show_cmd, argc) != CLI_GO || pm_cli_pick_check("show", &cli->pick))
         return PM_EXIT_USAGE;
-    }
-    if (run_id && (config || repeat >= 0 || mode)) {
-        fprintf(stderr, "passmap show: --run names one run; it does not combine with --config/--repeat/--mode\n");
-        return PM_EXIT_USAGE;
-    }
-    if (chrome_trace) {
-        if (tree_opts) {
+    if (cli->chrome_trace) {
+        if (json || n_maps || cli->min_share >= 0) {
             fprintf(stderr, "passmap show: --json, --min-share and --stage-map shape the tree, not --chrome-trace's trace\n");
             return PM_EXIT_USAGE;
         }
-        pm_cli_run_pick pick = {.sweep = sweep, .config = config, .mode = mode, .repeat = repeat, .run_id = run_id};
-        return pm_cli_trace("show", argv[optind], &pick, strcmp(chrome_trace, "-") ? chrome_trace : NULL);
+        return pm_cli_trace("show", argv[optind], &cli->pick,
+                            strcmp(cli->chrome_trace, "-") ? cli->chrome_trace : NULL);
     }
     pm_err err = {0};
     sqlite3 *db = NULL;
@@ -330,5 +308,15 @@ cleanup:
         ret = PM_EXIT_USAGE;
     pm_stored_run_free(&run);
     pm_store_db_close(db);
+    return ret;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    show_cli cli = {.pick = {.repeat = -1}, .min_share = -1};
+    int ret = cli_parse_args(&show_cmd, argc, argv, &cli, NULL);
+    if (ret == CLI_GO)
+        ret = show_run(&cli, argc, argv);
+    cli_list_free(&cli.maps);
     return ret;
 }

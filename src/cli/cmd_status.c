@@ -6,10 +6,16 @@
 #include "cli_opts.h"
 #include "cmds.h"
 
+typedef struct status_cli {
+    int json;
+} status_cli;
+
+/* clang-format off */
 static const cli_opt status_opts[] = {
-    {"json", 'j', 0, NULL, "as JSON"},
+    {"json", 0, 0, NULL, "as JSON", CLI_BIND_FLAG(status_cli, json)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd status_cmd = {
     .name = "status",
     .synopsis = "[--json] DB...",
@@ -50,18 +56,13 @@ int pm_cli_status_operand(const char *path)
 
 int cmd_status(int argc, char **argv)
 {
-    int json = 0, c;
-    optind = 1;
-    while ((c = cli_getopt(&status_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case 'j': json = 1; break;
-        case CLI_HELP: cli_usage(stdout, &status_cmd); return PM_EXIT_OK;
-        default: return cli_try_help(&status_cmd);
-        }
-    }
+    status_cli cli = {0};
+    int c = cli_parse_args(&status_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
     if (optind >= argc) {
         fprintf(stderr, "passmap status: expected at least one DB\ntry 'passmap status --help'\n");
         return PM_EXIT_USAGE;
     }
-    return pm_cli_status_dbs((const char *const *)argv + optind, argc - optind, json);
+    return pm_cli_status_dbs((const char *const *)argv + optind, argc - optind, cli.json);
 }

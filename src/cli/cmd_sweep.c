@@ -25,6 +25,9 @@ static void on_sigint(int sig)
     signal(SIGINT, SIG_DFL); /* a second Ctrl-C stops at once */
 }
 
+/* sweep's modes: print the plan, or the progress; two in one command line are an error naming both. */
+enum { SWEEP_RUN, SWEEP_DRY_RUN, SWEEP_STATUS };
+
 /* cmd_sweep's state, handed from phase to phase. */
 typedef struct sweep_cli {
     const char *write_plan;
@@ -32,11 +35,9 @@ typedef struct sweep_cli {
     int use_slurm;
     pm_sweep_opts opts;
     const char *db, *backend, *name;
-    struct {
-        const char *name, *value;
-    } row_opts[16];   /* the back ends' options given (their rows' sweep_options) */
-    int n_row_opts;
+    cli_given row_opts; /* the back ends' options given (their rows' sweep_options) */
     int json, quiet, status;
+    int mode; /* what the command does instead of sweeping (a mode row: git's OPT_CMDMODE) */
     pm_err err;
     char dbbuf[256];
     pm_spec *spec;
@@ -44,38 +45,6 @@ typedef struct sweep_cli {
 } sweep_cli;
 
 /* The values of the options that need more than a copy, each said in the command's own words. */
-static int positive_int(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
-{
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || v <= 0 || v > INT_MAX) {
-        fprintf(stderr, "passmap %s: --%s needs a positive integer, not '%s'\n", cmd->name, o->name, arg);
-        return -1;
-    }
-    *(int *)field = (int)v;
-    return 0;
-}
-
-static int backend_name(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
-{
-    if (!pm_backend_find(arg)) {
-        fprintf(stderr, "passmap %s: --%s is one of %s, not '%s'\n", cmd->name, o->name, pm_backend_names(), arg);
-        return -1;
-    }
-    *(const char **)field = arg;
-    return 0;
-}
-
-static int meter_name(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
-{
-    if (strcmp(arg, "auto") && !pm_meter_find(arg)) {
-        fprintf(stderr, "passmap %s: --%s is one of %s, not '%s'\n", cmd->name, o->name, pm_meter_names(), arg);
-        return -1;
-    }
-    *(const char **)field = arg;
-    return 0;
-}
-
 static int shard_spec(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
 {
     pm_err err = {0};
@@ -108,15 +77,7 @@ static int old_site_option(const cli_cmd *cmd, const cli_opt *o, const char *arg
 /* A back end's own option (its row's sweep_options): kept to be applied once the spec says the back end. */
 static int row_option(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
 {
-    sweep_cli *sw = (sweep_cli *)(void *)((char *)field - offsetof(sweep_cli, row_opts));
-    enum { MAX_ROW_OPTS = sizeof sw->row_opts / sizeof sw->row_opts[0] };
-    if (sw->n_row_opts == MAX_ROW_OPTS) {
-        fprintf(stderr, "passmap %s: more than %d back-end options given\n", cmd->name, (int)MAX_ROW_OPTS);
-        return -1;
-    }
-    sw->row_opts[sw->n_row_opts].name = o->name;
-    sw->row_opts[sw->n_row_opts++].value = arg ? arg : "1";
-    return 0;
+    return cli_given_add(cmd, field, o->name, arg);
 }
 
 /* clang-format off */
@@ -130,13 +91,13 @@ static const cli_opt sweep_opts[] = {
     {"no-warm", 0, 0, NULL, "do not, even if the spec says warm = true", CLI_BIND_UNSET(sweep_cli, opts.warm)},
     {"keep", 0, 0, NULL, "keep every run's folder (outputs, stderr); failed runs are always kept",
                          CLI_BIND_FLAG(sweep_cli, opts.keep_outputs)},
-    {"max-runs", 0, 0, "N", "stop after N runs (resume later)", CLI_BIND_FN(sweep_cli, opts.max_runs, positive_int)},
-    {"dry-run", 0, 0, NULL, "print the plan, run nothing", CLI_BIND_FLAG(sweep_cli, opts.dry_run)},
+    {"max-runs", 0, 0, "N", "stop after N runs (resume later)", CLI_BIND_FN(sweep_cli, opts.max_runs, cli_positive_int)},
+    {"dry-run", 0, 0, NULL, "print the plan, run nothing", CLI_BIND_MODE(sweep_cli, mode, SWEEP_DRY_RUN)},
     {"quiet", 0, 0, NULL, "no per-run lines (the TTY progress bar stays; into a file or pipe, a progress line\n"
                             "a minute)", CLI_BIND_FLAG(sweep_cli, quiet)},
     {"json", 0, 0, NULL, "print the summary as JSON on stdout", CLI_BIND_FLAG(sweep_cli, json)},
     {"backend", 0, 0, "NAME", "override the spec's back end: {backends}",
-                              CLI_BIND_FN(sweep_cli, backend, backend_name)},
+                              CLI_BIND_FN(sweep_cli, backend, cli_backend_name)},
     {"shard", 0, 0, "K/N", "run only shard K of N (1 <= K <= N): the same spec gives the same shards on every\n"
                             "machine; each shard resumes on its own --db; `passmap merge` joins them",
                             CLI_BIND_FN(sweep_cli, opts.shard, shard_spec)},
@@ -158,12 +119,12 @@ static const cli_opt sweep_opts[] = {
                              "spec (was `passmap status`), run nothing; with --slurm (or a DB a Slurm sweep\n"
                              "writes into): also each shard task's and the merge job's Slurm state (squeue, then\n"
                              "sacct) and what to do about a task that ended without completing",
-                             CLI_BIND_FLAG(sweep_cli, status)},
+                             CLI_BIND_MODE(sweep_cli, mode, SWEEP_STATUS)},
     {"meter", 0, 0, "M", "how each step is measured: {meters} (default: [sweep] meter, else auto:\n"
                           "perf counters where the kernel offers them, else wall); valgrind counts the\n"
                           "instructions of the step's process tree exactly, ~50x slower, and decides on them;\n"
                           "callgrind also counts each timed pass, stored beside its wall (docs/meters.md)",
-                          CLI_BIND_FN(sweep_cli, opts.meter, meter_name)},
+                          CLI_BIND_FN(sweep_cli, opts.meter, cli_meter_name)},
     {"jobs", 0, 0, "N", "N compiles at once (default 1); only with a meter that counts (valgrind,\n"
                          "counters): the counts decide, the walls are recorded as contended; refused\n"
                          "with the wall meter. Each Slurm shard still runs on a node of its own",
@@ -215,33 +176,18 @@ static cli_cmd sweep_cmd = {
              "`passmap sweep --status DB...`.",
 };
 
-/* sweep's table: its own rows, then per back end a heading (listed in full only with --backend NAME) and the
- * options its row owns. Built once: a process parses one command line. */
+static const pm_backend_option *sweep_options_of(const pm_backend_ops *be)
+{
+    return be->sweep_options;
+}
+
+/* sweep's table: its own rows, then each back end's sweep options (cli_with_backend_rows). */
 static const cli_cmd *sweep_command(void)
 {
-    static cli_opt *all;
-    if (all)
-        return &sweep_cmd;
-    size_t n = 0, k = 0;
-    while (sweep_opts[n].name)
-        n++;
-    size_t cap = n + 1;
-    for (size_t b = 0; pm_backend_at(b); b++)
-        for (const pm_backend_option *o = pm_backend_at(b)->sweep_options; o && o->name; o++)
-            cap += 1 + (o == pm_backend_at(b)->sweep_options);
-    if (!(all = calloc(cap, sizeof *all)))
-        return &sweep_cmd;   /* its own rows only */
-    for (; k < n; k++)
-        all[k] = sweep_opts[k];
-    for (size_t b = 0; pm_backend_at(b); b++) {
-        const pm_backend_ops *be = pm_backend_at(b);
-        for (const pm_backend_option *o = be->sweep_options; o && o->name; o++) {
-            if (o == be->sweep_options)
-                all[k++] = (cli_opt){"", 0, 0, be->name, be->help_heading ? be->help_heading : be->name};
-            all[k++] = (cli_opt){o->name, 0, 0, o->arg, o->help, CLI_BIND_FN(sweep_cli, row_opts, row_option)};
-        }
-    }
-    sweep_cmd.opts = all;
+    static const cli_opt *all;
+    if (!all &&
+        (all = cli_with_backend_rows(sweep_opts, sweep_options_of, NULL, offsetof(sweep_cli, row_opts), row_option)))
+        sweep_cmd.opts = all;
     return &sweep_cmd;
 }
 
@@ -308,17 +254,10 @@ enum { SWEEP_GO = -1 };
 
 static int sweep_parse_options(sweep_cli *sw, int argc, char **argv)
 {
-    int c;
-    optind = 1;
-    const cli_cmd *cmd = sweep_command();
-    while ((c = cli_parse(cmd, argc, argv, sw)) != -1) {
-        switch (c) {
-        case CLI_HELP: cli_usage_for(stdout, cmd, sw->backend); return PM_EXIT_OK;
-        case CLI_BAD: return PM_EXIT_USAGE;
-        default: return cli_try_help(cmd);
-        }
-    }
-    return SWEEP_GO;
+    int rc = cli_parse_args(sweep_command(), argc, argv, sw, &sw->backend);
+    sw->opts.dry_run = sw->mode == SWEEP_DRY_RUN;
+    sw->status = sw->mode == SWEEP_STATUS;
+    return rc == CLI_GO ? SWEEP_GO : rc;
 }
 
 /* --status of databases, the spec and the database, and the refusals of options that do not go together. */
@@ -390,7 +329,7 @@ static int sweep_slurm(sweep_cli *sw, char **argv)
     /* Options the tasks would not receive are errors, not silently dropped. */
     const char *dropped = sw->opts.keep_outputs ? "keep"
         : sw->opts.max_runs                     ? "max-runs"
-        : sw->n_row_opts                        ? sw->row_opts[0].name
+        : sw->row_opts.n                        ? sw->row_opts.names[0]
         : sw->backend                           ? "backend"
                                                 : NULL;
     /* A warm run needs the cache its cache-miss run filled: a node-local work folder is gone after a requeue
@@ -451,8 +390,8 @@ static int sweep_check_local(sweep_cli *sw)
         return PM_EXIT_USAGE;
     }
     /* after --slurm's own refusal of the options its tasks would not receive */
-    for (int i = 0; i < sw->n_row_opts; i++)
-        if (pm_backend_set_option(pm_backend_find(spec->backend), spec, sw->row_opts[i].name, sw->row_opts[i].value,
+    for (int i = 0; i < sw->row_opts.n; i++)
+        if (pm_backend_set_option(pm_backend_find(spec->backend), spec, sw->row_opts.names[i], sw->row_opts.values[i],
                                   &sw->err)) {
             fprintf(stderr, "passmap sweep: %s\n", sw->err.msg);
             pm_spec_free(spec);

@@ -13,15 +13,26 @@
 #include "store_runs.h"
 #include "util.h"
 
+/* What the options say, each row binding its field. */
+typedef struct trace_cli {
+    pm_cli_run_pick pick;
+    const char *outpath;
+} trace_cli;
+
+/* clang-format off */
 static const cli_opt trace_opts[] = {
-    {"run", 'r', 1, "ID", "the run with this id"},
-    {"config", 'c', 1, "KEY", "a config of the sweep (default: the only config, when there is one)"},
-    {"repeat", 'n', 1, "N", "that repeat (default: the successful run with the median wall)"},
-    {"mode", 'm', 1, "MODE", "cold (default), cache-miss or warm"},
-    {"sweep", 's', 1, "NAME", "which sweep (default: the latest study, not its STUDY-fix sweep nor a superseded one)"},
-    {"output", 'o', 1, "FILE", "write there (default: stdout)"},
+    {"run", 'r', 1, "ID", "the run with this id", CLI_BIND_FN(trace_cli, pick.run_id, pm_cli_run_id)},
+    {"config", 'c', 1, "KEY", "a config of the sweep (default: the only config, when there is one)",
+     CLI_BIND_STR(trace_cli, pick.config)},
+    {"repeat", 'n', 1, "N", "that repeat (default: the successful run with the median wall)",
+     CLI_BIND_FN(trace_cli, pick.repeat, pm_cli_repeat)},
+    {"mode", 'm', 1, "MODE", "cold (default), cache-miss or warm", CLI_BIND_STR(trace_cli, pick.mode)},
+    {"sweep", 's', 1, "NAME", "which sweep (default: the latest study, not its STUDY-fix sweep nor a superseded one)",
+     CLI_BIND_STR(trace_cli, pick.sweep)},
+    {"output", 'o', 1, "FILE", "write there (default: stdout)", CLI_BIND_STR(trace_cli, outpath)},
     {0},
 };
+/* clang-format on */
 static const cli_cmd trace_cmd = {
     .name = "trace",
     .synopsis = "DB [--sweep NAME] [--run ID | --config KEY [--repeat N] [--mode MODE]] [-o FILE]",
@@ -69,47 +80,44 @@ int pm_cli_pick_run(sqlite3 *db, const char *cmd, const char *sweep, const char 
     return pm_store_find_run(db, sweep_id, config, mode, repeat, out, err);
 }
 
+int pm_cli_run_id(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    char *end;
+    long long id = strtoll(arg, &end, 10);
+    if (*end || id <= 0)
+        return cli_refuse(cmd, "--%s wants a positive run id, not '%s'", o->name, arg);
+    *(long long *)field = id;
+    return 0;
+}
+
+int pm_cli_repeat(const cli_cmd *cmd, const cli_opt *o, const char *arg, void *field)
+{
+    char *end;
+    long repeat = strtol(arg, &end, 10);
+    if (*end || repeat < 0 || repeat > INT_MAX || !*arg)
+        return cli_refuse(cmd, "--%s wants a repeat number >= 0, not '%s'", o->name, arg);
+    *(int *)field = (int)repeat;
+    return 0;
+}
+
+int pm_cli_pick_check(const char *cmd, const pm_cli_run_pick *pick)
+{
+    if (pick->run_id && (pick->config || pick->repeat >= 0 || pick->mode)) {
+        fprintf(stderr, "passmap %s: --run names one run; it does not combine with --config/--repeat/--mode\n", cmd);
+        return PM_EXIT_USAGE;
+    }
+    return PM_EXIT_OK;
+}
+
 int cmd_trace(int argc, char **argv)
 {
-    const char *config = NULL, *mode = NULL, *sweep = NULL, *outpath = NULL;
-    long long run_id = 0;
-    int repeat = -1, c;
-    char *end;
-    optind = 1;
-    while ((c = cli_getopt(&trace_cmd, argc, argv)) != -1) {
-        switch (c) {
-        case 'r':
-            run_id = strtoll(optarg, &end, 10);
-            if (*end || run_id <= 0) {
-                fprintf(stderr, "passmap trace: --run wants a positive run id, not '%s'\n", optarg);
-                return PM_EXIT_USAGE;
-            }
-            break;
-        case 'n':
-            repeat = (int)strtol(optarg, &end, 10);
-            if (*end || repeat < 0 || !*optarg) {
-                fprintf(stderr, "passmap trace: --repeat wants a repeat number >= 0, not '%s'\n", optarg);
-                return PM_EXIT_USAGE;
-            }
-            break;
-        case 'c': config = optarg; break;
-        case 'm': mode = optarg; break;
-        case 's': sweep = optarg; break;
-        case 'o': outpath = optarg; break;
-        case CLI_HELP: cli_usage(stdout, &trace_cmd); return PM_EXIT_OK;
-        default: return cli_try_help(&trace_cmd);
-        }
-    }
-    if (optind != argc - 1) {
-        fprintf(stderr, "passmap trace: expected one database file (try 'passmap trace --help')\n");
+    trace_cli cli = {.pick = {.repeat = -1}};
+    int c = cli_parse_args(&trace_cmd, argc, argv, &cli, NULL);
+    if (c != CLI_GO)
+        return c;
+    if (cli_one_db(&trace_cmd, argc) != CLI_GO || pm_cli_pick_check("trace", &cli.pick))
         return PM_EXIT_USAGE;
-    }
-    if (run_id && (config || repeat >= 0 || mode)) {
-        fprintf(stderr, "passmap trace: --run names one run; it does not combine with --config/--repeat/--mode\n");
-        return PM_EXIT_USAGE;
-    }
-    pm_cli_run_pick pick = {.sweep = sweep, .config = config, .mode = mode, .repeat = repeat, .run_id = run_id};
-    return pm_cli_trace("trace", argv[optind], &pick, outpath);
+    return pm_cli_trace("trace", argv[optind], &cli.pick, cli.outpath);
 }
 
 int pm_cli_trace(const char *cmd, const char *db_path, const pm_cli_run_pick *pick, const char *outpath)

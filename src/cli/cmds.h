@@ -71,14 +71,22 @@ typedef struct pm_cli_import_opts {
     int quiet;
 } pm_cli_import_opts;
 int pm_cli_import(const char *cmd, const pm_cli_import_opts *o, int n_files, char **files);
-/* PM_EXIT_USAGE, with a line on stderr, unless mode is one the report shows (cold, cache-miss, warm). */
-int pm_cli_mode_check(const char *cmd, const char *mode);
+/* The parser of parse's and import's --mode (const char * field): a mode the report shows (cold, cache-miss,
+ * warm). */
+struct cli_cmd;
+struct cli_opt;
+int pm_cli_run_mode(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
 /* Which stored run show's and trace's options name (run_id > 0: that one; repeat -1: the median's). */
 typedef struct pm_cli_run_pick {
     const char *sweep, *config, *mode;
     int repeat;
     long long run_id;
 } pm_cli_run_pick;
+/* The parsers of show's and trace's --run ID (long long field, > 0) and --repeat N (int field, >= 0). */
+int pm_cli_run_id(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
+int pm_cli_repeat(const struct cli_cmd *cmd, const struct cli_opt *o, const char *arg, void *field);
+/* PM_EXIT_OK when pick names a run one way (--run, or --config/--repeat/--mode), else says so: PM_EXIT_USAGE. */
+int pm_cli_pick_check(const char *cmd, const pm_cli_run_pick *pick);
 /* passmap show --chrome-trace FILE (and the old passmap trace): the picked run of the database at db_path as a
  * Chrome trace into outpath (NULL: stdout); messages start "passmap CMD:". Returns the exit status. */
 int pm_cli_trace(const char *cmd, const char *db_path, const pm_cli_run_pick *pick, const char *outpath);

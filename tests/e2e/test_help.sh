@@ -22,6 +22,25 @@ h=$("$PASSMAP" run --help); hb=$("$PASSMAP" run --backend openvino --help)
   && ! "$PASSMAP" sweep --help | grep -q -- '^  --device ' && "$PASSMAP" sweep --backend openvino --help | grep -q -- '^  --device ' \
   && ok "run and sweep --help: the openvino back end's options after --backend openvino; all in the man page" \
   || fail "back-end options in --help: $(echo "$h" | tail -5)"
+d=$("$PASSMAP" doctor --help); db=$("$PASSMAP" doctor --backend openvino --help)
+! echo "$d" | grep -q -- '^  --lib ' && echo "$d" | grep -qx 'The openvino back end.s options: passmap doctor --backend openvino --help' \
+  && echo "$db" | grep -q -- '^  --lib PATH ' && echo "$db" | grep -q -- '^  --timeout DUR ' && grep -q 'llm.-model F' "$ROOT/man/passmap-doctor.1" \
+  && ok "doctor --help: the openvino row's doctor options after --backend openvino; all in the man page" \
+  || fail "doctor's back-end options in --help: $(echo "$d" | tail -5)"
+# the main commands' help lists at most 130 options (issue 39; -h, --help not counted): a back end's own options
+# wait behind --backend NAME, old spellings are hidden aliases
+n_opts=0
+for c in $main_cmds; do
+  n=$("$PASSMAP" "$c" --help | sed -n '/^options:$/,/^  -h, --help/p' | grep -cE '^  (-[a-zA-Z], )?--[a-z]')
+  n_opts=$((n_opts + n - 1))
+done
+[ "$n_opts" -le 130 ] && ok "the main commands' help lists $n_opts options (at most 130)" \
+  || fail "the main commands' help lists $n_opts options (more than 130)"
+# modes are declared as modes (git's OPT_CMDMODE): two in one command line are an error naming both
+out=$("$PASSMAP" sweep --status --dry-run x.ini 2>&1); rc=$?
+[ $rc = 2 ] && [ "$(echo "$out" | head -1)" = "passmap sweep: --status and --dry-run are two modes: give one" ] \
+  && [ "$(echo "$out" | tail -1)" = "try 'passmap sweep --help'" ] && ok "sweep --status and --dry-run: one mode at a time" \
+  || fail "sweep modes: rc=$rc $out"
 "$PASSMAP" help --bogus >/dev/null 2>&1; [ $? = 2 ] && ok "passmap help with a stray word: bad usage" \
   || fail "help --bogus was taken"
 for c in $cmds; do

@@ -91,6 +91,28 @@ static int scratch_set_option(pm_spec *s, const char *name, const char *value, p
                                                                  value) : PM_OK;
 }
 
+/* its own doctor check with an option of its own, which passmap doctor runs and lists from this row */
+static int scratch_doctor_check(const pm_backend_doctor_ctx *ctx, int *ready, int *asked, pm_err *err)
+{
+    const char *probe = "none";
+    for (int i = 0; i < ctx->n_given; i++)
+        if (!strcmp(ctx->names[i], "scratch-probe"))
+            probe = ctx->values[i];
+    *ready = strcmp(probe, "bad") != 0;
+    *asked = ctx->asked;
+    if (ctx->json)
+        json_object_set_new(ctx->json, "scratch_probe", json_string(probe));
+    else
+        fprintf(ctx->text, "scratch probe:         %s\n", probe);
+    return PM_OK;
+}
+
+static const pm_backend_option scratch_doctor_options[] = {{"scratch-probe", "X", "the scratch back end's probe"},
+                                                           {0}};
+static const pm_backend_doctor scratch_doctor = {.options = scratch_doctor_options,
+                                                 .heading = "scratch (backend = scratch only)",
+                                                 .check = scratch_doctor_check};
+
 const pm_backend_ops pm_backend_scratch = {
     .name = "scratch",
     .sections = "[scratch]",
@@ -100,6 +122,7 @@ const pm_backend_ops pm_backend_scratch = {
     .sweep_options = scratch_options,
     .set_option = scratch_set_option,
     .help_heading = "Scratch back end:",
+    .doctor = &scratch_doctor,
 };
 EOF
 sed -i 's/^#define PM_BACKEND_ROWS(X) \(.*\)$/#define PM_BACKEND_ROWS(X) \1 X(scratch)/' "$tree/lib/backend/backends.h"
@@ -187,4 +210,17 @@ out=$("$P" sweep --dry-run --scratch-level 3 --db s3.db s.ini 2>&1); rc=$?
 out=$("$P" sweep --dry-run --scratch-level 1 --db emb.db emb.ini 2>&1); rc=$?
 [ $rc = 2 ] && [[ "$out" == *"--scratch-level is not an option of back end embedded (only of scratch)"* ]] \
   && ok "--scratch-level with the embedded back end is an error naming both" || fail "embedded --scratch-level: rc=$rc $out"
+# its own doctor check and option, from its row: listed after --backend scratch, run, and failing only when asked
+out=$("$P" doctor --help 2>&1)
+[[ "$out" == *"The scratch back end's options: passmap doctor --backend scratch --help"* ]] \
+  && "$P" doctor --backend scratch --help | grep -q -- '^  --scratch-probe X  *the scratch back end.s probe$' \
+  && ok "doctor --backend scratch --help lists its option from the row" || fail "doctor --help: $out"
+out=$("$P" doctor --json --scratch-probe seven 2>/dev/null)
+python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["scratch_probe"] == "seven", d' "$out" \
+  && ok "doctor runs the scratch row's check with its option" || fail "doctor --json: $out"
+"$P" doctor --scratch-probe bad >/dev/null 2>&1; rc1=$?
+"$P" doctor --backend scratch --scratch-probe bad >/dev/null 2>&1; rc2=$?
+out=$("$P" doctor --backend scratch --scratch-probe bad 2>&1)
+[ $rc2 = 1 ] && [ $rc1 != 1 -o "$(echo "$out" | grep -c FAILED)" != 0 ] && [[ "$out" == *$'scratch (backend = scratch only)\nscratch probe:         bad'* ]] \
+  && ok "a back end's failing check fails the doctor when --backend asks for it" || fail "doctor scratch: rc $rc1 $rc2 $out"
 finish

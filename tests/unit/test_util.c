@@ -106,6 +106,15 @@ static void grow_doubles_and_refuses_overflow(void **state)
     free(a);
 }
 
+static void first(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void first(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pm_util_vfirst(buf, cap, fmt, ap);
+    va_end(ap);
+}
+
 /* pm_push appends a zeroed element and counts it; out of memory (here: an overflowing size) it changes nothing.
  * pm_free_strs frees a list and its strings (ASan would see a leak or a double free). */
 static void push_appends_zeroed_and_free_strs_frees(void **state)
@@ -139,6 +148,41 @@ static void push_appends_zeroed_and_free_strs_frees(void **state)
     v[2] = strdup("c");
     pm_free_strs(v, 3);
     pm_free_strs(NULL, 0);
+}
+
+/* pm_resize zeroes what it adds and leaves the array alone when the size would overflow; pm_sbuf_take hands
+ * over "" for an empty builder; pm_util_vfirst keeps the first message. */
+static void resize_zeroes_and_sbuf_take_and_first_message(void **state)
+{
+    double *d = NULL;
+    assert_int_equal(pm_resize(&d, 0, 4, sizeof *d), 0);
+    for (int i = 0; i < 4; i++)
+        assert_true(d[i] == 0);
+    d[3] = 7;
+    assert_int_equal(pm_resize(&d, 4, 100, sizeof *d), 0);
+    assert_true(d[3] == 7 && d[4] == 0 && d[99] == 0);
+    double *kept = d;
+    assert_int_equal(pm_resize(&d, 100, SIZE_MAX / 4, sizeof *d), -1);
+    assert_ptr_equal(d, kept);
+    free(d);
+    pm_sbuf b = {0};
+    char *e = pm_sbuf_take(&b);
+    assert_string_equal(e, "");
+    free(e);
+    pm_sbuf_add(&b, "%d", 42);
+    e = pm_sbuf_take(&b);
+    assert_string_equal(e, "42");
+    free(e);
+    char msg[16] = "";
+    first(msg, sizeof msg, "one %d", 1);
+    first(msg, sizeof msg, "two %d", 2);
+    assert_string_equal(msg, "one 1");
+    /* pm_util_list_has: whole items only, any separator, NULL list none */
+    assert_true(pm_util_list_has("int8,fp16", ',', "fp16"));
+    assert_false(pm_util_list_has("int8,fp16", ',', "fp1"));
+    assert_true(pm_util_list_has("warm+reuse-strategy", '+', "warm"));
+    assert_false(pm_util_list_has("warm+reuse-strategy", ',', "warm"));
+    assert_false(pm_util_list_has(NULL, ',', "x"));
 }
 
 static void write_text(const char *path, const char *text)
@@ -312,6 +356,7 @@ int main(void)
         cmocka_unit_test(mkdir_p_makes_parents_and_accepts_existing),
         cmocka_unit_test(grow_doubles_and_refuses_overflow),
         cmocka_unit_test(push_appends_zeroed_and_free_strs_frees),
+        cmocka_unit_test(resize_zeroes_and_sbuf_take_and_first_message),
         cmocka_unit_test(aside_set_and_end),
         cmocka_unit_test(aside_recover_puts_back_or_names),
     };

@@ -430,6 +430,8 @@ const pm_backend_ops pm_backend_openvino = {
     .set_option = ov_set_option,
     .sweep_options = ov_sweep_options,
     .help_heading = "OpenVINO back end:",
+    .run = &pm_ov_run,
+    .doctor = &pm_ov_doctor,
     .fit_sizes = ov_fit_sizes,
     .timing_flag = &ov_timing_flag,
 };

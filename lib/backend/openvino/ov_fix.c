@@ -18,6 +18,7 @@
 #include "kinds.h"
 #include "spec.h"
 #include "sweep_ov.h"
+#include "util.h"
 
 #define OV_WARM_VARIANT "warm"
 #define OV_REUSE "reuse-strategy"
@@ -25,15 +26,7 @@
 /* 1 when the '+'-joined variant holds token tok. */
 static int has_token(const char *variant, const char *tok)
 {
-    size_t n = strlen(tok);
-    for (const char *p = variant; p && *p;) {
-        const char *end = strchr(p, '+');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && !strncmp(p, tok, n))
-            return 1;
-        p = end ? end + 1 : NULL;
-    }
-    return 0;
+    return pm_util_list_has(variant, '+', tok);
 }
 
 static int is_npuw(const pm_spec_config *c)
