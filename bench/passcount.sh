@@ -9,7 +9,7 @@
 # dominant stage by count against the dominant stage by native wall of the same passes (a wall-meter sweep of the
 # step, 3 repeats; process-overhead left out, as the counts have none), target: the same. Printed: load, the
 # time each tool took under the meter, the counts, and which Valgrind tool counted (passmap's pmcount where
-# built: tens of minutes under callgrind, whose dumps walk every block at each of ~100k timer starts).
+# built: tens of minutes under callgrind, whose dumps walk every block at each of ~20,000 dumps).
 # BENCH_PASSCOUNT=quick: opt only, on a generated .ll (BENCH_PASSCOUNT_FUNCS (4) functions of 1,500 chained
 # operations and a loop each) instead of the demo's.
 source "$(dirname "$0")/lib.sh"

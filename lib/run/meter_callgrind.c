@@ -2,7 +2,7 @@
  * runs with passmap's timer wrapper preloaded (src/vgwrap, docs/meters.md), which has the counting tool end a
  * part of the count at every start and stop of a timer of the compiler's own timing report, so each timed pass's
  * instructions can be matched to its report row. The tool is passmap's pmcount where it was built (a part costs
- * nothing), else callgrind (each dump walks every block seen so far: a compile starting 100k timers spends most
+ * nothing), else callgrind (each dump walks every block seen so far: a compile dumping 20,000 times spends most
  * of its time there). The files stay in scratch/callgrind (meter.h: profile) for the sweep, which reads them with
  * the step's report (pm_passcount_dir) and removes them. Without the wrapper (not built: Valgrind's headers
  * missing) callgrind runs alone, and the passes whose entry points the library exports are still counted
@@ -35,7 +35,7 @@ static const char *const callgrind_args[] = {"--tool=callgrind", "--combine-dump
 static const char *const pmcount_args[] = {"--tool=pmcount", NULL};
 
 /* With the wrapper and passmap's counting tool, the tool: callgrind's dumps walk every block seen so far, and a
- * compile starts 100k timers (docs/meters.md); without the wrapper, callgrind for its function costs. */
+ * compile dumps 20,000 times (docs/meters.md); without the wrapper, callgrind for its function costs. */
 static int callgrind_exec(const char *const argv[], const pm_run_opts *opts, const char *scratch, pm_run_result *res,
                           pm_err *err)
 {

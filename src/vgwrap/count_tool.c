@@ -2,7 +2,7 @@
  * instructions the program executes (one add per block exit, no call graph: cachegrind's Ir without its
  * per-instruction bookkeeping) and answers the two client requests the timer wrapper (timer_wrap.c) needs:
  * "toggle collect" and "dump at LABEL". A dump ends a part in O(1); callgrind's walks every block it has seen, so
- * a compile with 100k timer starts (the new pass manager runs loop passes per loop) spends its time in dumps.
+ * a compile with 20,000 dumps (the new pass manager runs loop passes per loop) spends its time in dumps.
  *
  * Output: one file per process (--pmcount-out-file, %p the pid), written at exit in the subset of callgrind's
  * format passmap reads (lib/parse/callgrind.h): a header, then per part "desc: Trigger: LABEL" and "totals: N".
